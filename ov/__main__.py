@@ -1,0 +1,3 @@
+from ov.cli.main import main
+
+main()

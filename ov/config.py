@@ -1,0 +1,279 @@
+"""The user's configuration: ``$OV_HOME/config.yaml``.
+
+The schema is a tree of frozen dataclasses validated with pydantic. Unknown
+keys are reported as warnings (and ignored); anything that does not parse or
+has the wrong type is a :class:`~ov.errors.ConfigError`.
+
+Importing pydantic and building its validators costs about 100 ms, more than a
+whole ``ov ls`` may take, so a validated copy of the config is cached as JSON
+in ``$OV_HOME/state/config.cache.json``, keyed by the file's SHA-256 and the ov
+version. Commands read that cache; pydantic runs only when the file changed.
+"""
+
+# No `from __future__ import annotations` here: `_build` reads the real field types.
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from ov import __version__
+from ov.errors import ConfigError, InvalidId
+from ov.files import atomic_write
+from ov.home import Home
+from ov.identity import validate_id
+
+CONFIG_VERSION = 1
+
+
+@dataclass(frozen=True)
+class IdCheck:
+    """Annotation: the value must be a valid account/user/peer id.
+
+    It speaks pydantic's ``__get_pydantic_core_schema__`` protocol, so pydantic
+    is only imported when a config is actually validated.
+    """
+
+    kind: str
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        def check(value: str | None) -> str | None:
+            if value is None:
+                return None
+            try:
+                return validate_id(value, self.kind)
+            except InvalidId as exc:
+                raise ValueError(exc.message) from None
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+
+# Unknown keys must be reported, so pydantic is told to forbid them (see _validate).
+_STRICT: dict[str, Any] = {"extra": "forbid"}
+
+
+@dataclass(frozen=True)
+class IdentityConfig:
+    """Default identity when no flag or environment variable names one."""
+
+    __pydantic_config__ = _STRICT
+
+    account: Annotated[str | None, IdCheck("account")] = None
+    user: Annotated[str | None, IdCheck("user")] = None
+    peer: Annotated[str | None, IdCheck("peer")] = None
+
+
+@dataclass(frozen=True)
+class StoreConfig:
+    """How the account repositories are written."""
+
+    __pydantic_config__ = _STRICT
+
+    lock_timeout: float = 10.0
+    """Seconds a writer waits for another writer to finish before giving up."""
+    max_file_bytes: int = 10 * 1024 * 1024
+    """Largest file `ov write` accepts."""
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    """How results are shown on a terminal."""
+
+    __pydantic_config__ = _STRICT
+
+    color: Literal["auto", "always", "never"] = "auto"
+
+
+@dataclass(frozen=True)
+class Config:
+    __pydantic_config__ = _STRICT
+
+    version: int = CONFIG_VERSION
+    identity: IdentityConfig = field(default_factory=IdentityConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class LoadedConfig:
+    config: Config
+    path: Path
+    exists: bool
+    warnings: tuple[str, ...] = ()
+
+
+def load_config(home: Home) -> LoadedConfig:
+    """Read and validate the config, using the validated cache when the file is unchanged."""
+    path = home.config_path
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedConfig(Config(), path, exists=False)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
+    key = hashlib.sha256(raw + f"|{__version__}|{CONFIG_VERSION}".encode()).hexdigest()
+    cache_path = home.state_root / "config.cache.json"
+    try:
+        cached = json.loads(cache_path.read_text(encoding="utf-8"))
+        if cached.get("key") == key:
+            return LoadedConfig(_build(Config, cached["config"]), path, True, tuple(cached["warnings"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    config, warnings = validate_config_text(raw, path)
+    try:
+        payload = {"key": key, "config": config.as_dict(), "warnings": list(warnings)}
+        atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
+    except OSError:
+        pass  # the cache only saves time; a read-only home still works
+    return LoadedConfig(config, path, True, warnings)
+
+
+def validate_config_text(raw: bytes, path: Path) -> tuple[Config, tuple[str, ...]]:
+    """Parse YAML and validate it; unknown keys become warnings."""
+    data = _parse_yaml(raw, path)
+    return _validate(data, path)
+
+
+def config_keys() -> list[str]:
+    """Every settable dotted key, e.g. ``store.lock_timeout``."""
+    return _keys(Config, "")
+
+
+def get_value(config: Config, key: str) -> Any:
+    _require_key(key)
+    value: Any = config.as_dict()
+    for part in key.split("."):
+        value = value[part]
+    return value
+
+
+def set_value(home: Home, key: str, text: str) -> Config:
+    """Set ``key`` to ``text`` (read as a YAML scalar) and write the file atomically.
+
+    The whole file is validated before it is written; on any error the file is
+    left as it was. Unknown keys already in the file are kept.
+    """
+    import yaml  # Deferred: only config writes need the YAML emitter.
+
+    _require_key(key)
+    path = home.config_path
+    data: dict[str, Any] = {}
+    if path.exists():
+        data = _parse_yaml(path.read_bytes(), path)
+    try:
+        value = yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError:
+        value = text
+    if isinstance(value, (dict, list)):
+        raise ConfigError(f"{key} takes a single value, not {type(value).__name__}")
+    node = data
+    parts = key.split(".")
+    for part in parts[:-1]:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = {}
+            node[part] = child
+        node = child
+    node[parts[-1]] = value
+    data.setdefault("version", CONFIG_VERSION)
+    config, _ = _validate(data, path)
+    atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
+    return config
+
+
+def _parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
+    import yaml  # Deferred: YAML is parsed only when the config cache is stale.
+
+    try:
+        data = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{path} does not parse as YAML{where}: {problem}", hint="fix the file or remove it") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of settings, not {type(data).__name__}")
+    return data
+
+
+def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]]:
+    import pydantic  # Deferred: ~100 ms; only when the config changed (see module docstring).
+
+    adapter = _adapter()
+    warnings: list[str] = []
+    data = json.loads(json.dumps(data, default=str))  # a private copy we may prune
+    for _attempt in range(2):
+        try:
+            config = adapter.validate_python(data)
+            return config, tuple(warnings)
+        except pydantic.ValidationError as exc:
+            problems = []
+            for error in exc.errors():
+                loc = ".".join(str(p) for p in error["loc"])
+                if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
+                    warnings.append(f"{path}: unknown key '{loc}' ignored")
+                    _drop(data, list(error["loc"]))
+                else:
+                    problems.append(f"{loc or '(top level)'}: {error['msg']}")
+            if problems:
+                raise ConfigError(f"{path} is invalid: " + "; ".join(problems)) from None
+    raise ConfigError(f"{path} is invalid")  # pragma: no cover - second pass has no extra keys
+
+
+_ADAPTER = None
+
+
+def _adapter():
+    global _ADAPTER
+    if _ADAPTER is None:
+        import pydantic
+
+        _ADAPTER = pydantic.TypeAdapter(Config)
+    return _ADAPTER
+
+
+def _build(cls, data: dict[str, Any]):
+    """Construct a (nested) config dataclass from already-validated plain data."""
+    kwargs = {}
+    for f in dataclasses.fields(cls):
+        if f.name in data:
+            value = data[f.name]
+            kwargs[f.name] = _build(f.type, value) if dataclasses.is_dataclass(f.type) else value
+    return cls(**kwargs)
+
+
+def _drop(data: dict[str, Any], loc: list[Any]) -> None:
+    node: Any = data
+    for part in loc[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return
+    if isinstance(node, dict):
+        node.pop(loc[-1], None)
+
+
+def _keys(cls, prefix: str) -> list[str]:
+    keys = []
+    for f in dataclasses.fields(cls):
+        name = f"{prefix}{f.name}"
+        if dataclasses.is_dataclass(f.type):
+            keys.extend(_keys(f.type, name + "."))
+        elif f.name != "version":
+            keys.append(name)
+    return keys
+
+
+def _require_key(key: str) -> None:
+    if key not in config_keys():
+        raise ConfigError(f"unknown config key {key!r}", hint="known keys: " + ", ".join(config_keys()))

@@ -1,0 +1,51 @@
+"""Small file-system primitives shared by the store: atomic writes and text checks."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from ov.uri import TEMP_MARKER
+
+
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """Replace ``path`` with ``data`` so that readers see the old or the new file, never a part.
+
+    The bytes go to a temporary file in the same directory, which is then
+    renamed over the target (``rename`` is atomic within one file system).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def remove_empty_parents(path: Path, stop: Path) -> None:
+    """Remove empty directories from ``path`` upwards, never removing ``stop`` itself."""
+    current = path
+    while current != stop and stop in current.parents:
+        try:
+            current.rmdir()
+        except OSError:
+            return
+        current = current.parent
+
+
+def looks_binary(data: bytes) -> bool:
+    """True for data that is not UTF-8 text (a NUL byte or an undecodable sequence)."""
+    if b"\x00" in data:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False

@@ -1,0 +1,300 @@
+"""The account's git repository, written through dulwich.
+
+This is the only module that writes git objects and refs. A commit is built
+from the changed paths alone (``commit_tree_changes`` rewrites just the trees
+on those paths), so its cost does not grow with the size of the store.
+
+A commit is applied in an order that a crash at any point can be undone:
+
+1. blobs, trees and the commit object go into the object store (unreferenced
+   objects are harmless);
+2. a journal naming the old head, the new commit and the touched paths is
+   written atomically to the account's state directory;
+3. the work-tree files are replaced atomically, one by one;
+4. the branch ref moves from the old head to the new commit (compare-and-swap);
+5. the journal is removed.
+
+:meth:`GitStore.recover` (run under the write lock before every write) finds a
+left-over journal and makes the work tree agree with whichever commit the ref
+names, so no committed data is lost and no half-applied change survives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.errors import StoreCorrupt
+from ov.files import atomic_write, remove_empty_parents
+
+BRANCH = b"refs/heads/main"
+FILE_MODE = 0o100644
+JOURNAL_NAME = "journal.json"
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str
+
+    @property
+    def ident(self) -> bytes:
+        return f"{self.name} <{self.email}>".encode()
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    id: str
+    message: str
+    author: str
+    time: int
+    parents: tuple[str, ...]
+
+
+class GitStore:
+    """One account repository: work tree at ``worktree``, derived state at ``state``."""
+
+    def __init__(self, worktree: Path, state: Path) -> None:
+        self.worktree = worktree
+        self.state = state
+        self._repo = None
+
+    # --- opening ---------------------------------------------------------
+
+    @property
+    def exists(self) -> bool:
+        return (self.worktree / ".git").is_dir()
+
+    @property
+    def repo(self):
+        if self._repo is None:
+            from dulwich.repo import Repo  # Deferred: dulwich costs ~60 ms; reads do not need it.
+
+            if not self.exists:
+                raise StoreCorrupt(f"no account repository at {self.worktree}")
+            self._repo = Repo(str(self.worktree))
+        return self._repo
+
+    def init(self, author: Author, message: str) -> bool:
+        """Create the repository with an empty first commit; False if it already exists."""
+        if self.exists:
+            return False
+        from dulwich.objects import Commit, Tree
+        from dulwich.repo import Repo
+
+        self.worktree.mkdir(parents=True, exist_ok=True)
+        repo = Repo.init(str(self.worktree), default_branch=b"main")
+        tree = Tree()
+        repo.object_store.add_object(tree)
+        commit = self._make_commit(tree.id, [], message, author)
+        repo.object_store.add_object(commit)
+        repo.refs.set_if_equals(BRANCH, None, commit.id)
+        self._repo = repo
+        return True
+
+    # --- reading committed state -----------------------------------------
+
+    def head(self) -> bytes | None:
+        try:
+            return self.repo.refs[BRANCH]
+        except KeyError:
+            return None
+
+    def tree_of(self, commit_id: bytes | None) -> bytes | None:
+        if commit_id is None:
+            return None
+        return self.repo[commit_id].tree
+
+    def entry(self, tree_id: bytes | None, path: str) -> tuple[int, bytes] | None:
+        """(mode, sha) of ``path`` in ``tree_id``, or None when it is not there."""
+        if tree_id is None or not path:
+            return None
+        from dulwich.errors import NotTreeError
+
+        try:
+            mode, sha = self.repo[tree_id].lookup_path(self.repo.object_store.__getitem__, path.encode())
+        except (KeyError, NotTreeError):
+            return None
+        return mode, sha
+
+    def blob_data(self, sha: bytes) -> bytes:
+        return self.repo[sha].as_raw_string()
+
+    @staticmethod
+    def blob_id(data: bytes) -> bytes:
+        from dulwich.objects import Blob
+
+        return Blob.from_string(data).id
+
+    def iter_files(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, bytes]]:
+        """(path, blob sha) of every file in ``tree_id`` below ``prefix``."""
+        if tree_id is None:
+            return
+        start = tree_id
+        if prefix:
+            found = self.entry(tree_id, prefix)
+            if found is None:
+                return
+            mode, start = found
+            if not stat.S_ISDIR(mode):
+                yield prefix, start
+                return
+        for entry in self.repo.object_store.iter_tree_contents(start):
+            path = entry.path.decode()
+            yield (f"{prefix}/{path}" if prefix else path), entry.sha
+
+    def log(self, limit: int | None = None) -> list[CommitInfo]:
+        head = self.head()
+        if head is None:
+            return []
+        out = []
+        for walk in self.repo.get_walker(include=[head], max_entries=limit):
+            c = walk.commit
+            out.append(
+                CommitInfo(
+                    id=c.id.decode(),
+                    message=c.message.decode("utf-8", "replace"),
+                    author=c.author.decode("utf-8", "replace"),
+                    time=c.commit_time,
+                    parents=tuple(p.decode() for p in c.parents),
+                )
+            )
+        return out
+
+    # --- writing -----------------------------------------------------------
+
+    def commit(
+        self,
+        changes: Mapping[str, bytes | None],
+        message: str,
+        author: Author,
+        expected_head: bytes | None,
+    ) -> bytes | None:
+        """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
+
+        Returns the new commit id, or None when the changes leave the tree as it
+        is. The caller holds the write lock.
+        """
+        from dulwich.object_store import commit_tree_changes
+        from dulwich.objects import Blob, Tree
+
+        store = self.repo.object_store
+        old_tree = self.tree_of(expected_head)
+        tree_changes = []
+        for path in sorted(changes):
+            data = changes[path]
+            if data is None:
+                if self.entry(old_tree, path) is not None:
+                    tree_changes.append((path.encode(), None, None))
+                continue
+            blob = Blob.from_string(data)
+            store.add_object(blob)
+            tree_changes.append((path.encode(), FILE_MODE, blob.id))
+        base = old_tree if old_tree is not None else _empty_tree(store, Tree)
+        new_tree = commit_tree_changes(store, base, tree_changes) if tree_changes else base
+        if new_tree == old_tree:
+            self._apply_worktree(changes)  # nothing to commit, but make the files agree
+            return None
+        commit = self._make_commit(new_tree, [expected_head] if expected_head else [], message, author)
+        store.add_object(commit)
+        journal = {
+            "version": 1,
+            "old": expected_head.decode() if expected_head else None,
+            "new": commit.id.decode(),
+            "paths": sorted(changes),
+            "started": time.time(),
+        }
+        atomic_write(self.state / JOURNAL_NAME, json.dumps(journal, sort_keys=True).encode())
+        try:
+            self._apply_worktree(changes)
+            if not self.repo.refs.set_if_equals(BRANCH, expected_head, commit.id):
+                raise StoreCorrupt(
+                    "the branch moved while ov held the write lock",
+                    hint="another program wrote to the account repository; run `ov status`",
+                )
+        except BaseException:
+            self._restore_paths(old_tree, list(changes))
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            raise
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+        return commit.id
+
+    def recover(self) -> str | None:
+        """Finish or undo a commit that a crash interrupted; say what was done."""
+        path = self.state / JOURNAL_NAME
+        try:
+            journal = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            path.unlink(missing_ok=True)
+            return "removed an unreadable journal"
+        head = self.head()
+        paths = list(journal.get("paths", []))
+        if head is not None and head.decode() == journal.get("new"):
+            outcome = "completed an interrupted commit"
+        else:
+            outcome = "rolled back an interrupted command"
+        self._restore_paths(self.tree_of(head), paths)
+        path.unlink(missing_ok=True)
+        return f"{outcome} ({len(paths)} path(s))"
+
+    def _apply_worktree(self, changes: Mapping[str, bytes | None]) -> None:
+        # Deletions first: a path may turn from a file into a directory in one change.
+        for path, data in changes.items():
+            if data is None:
+                target = self.worktree / path
+                if target.is_file() or target.is_symlink():
+                    target.unlink()
+                    remove_empty_parents(target.parent, self.worktree)
+        for path, data in changes.items():
+            if data is not None:
+                target = self.worktree / path
+                try:
+                    if target.read_bytes() == data:
+                        continue
+                except OSError:
+                    pass
+                atomic_write(target, data)
+
+    def _restore_paths(self, tree_id: bytes | None, paths: list[str]) -> None:
+        """Make each path in the work tree what it is in ``tree_id`` (absent if it is not there)."""
+        wanted: dict[str, bytes | None] = {}
+        for path in paths:
+            found = self.entry(tree_id, path)
+            wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
+        self._apply_worktree(wanted)
+
+    def _make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
+        from dulwich.objects import Commit
+
+        now = int(time.time())
+        offset = time.localtime(now).tm_gmtoff
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = parents
+        commit.author = commit.committer = author.ident
+        commit.author_time = commit.commit_time = now
+        commit.author_timezone = commit.commit_timezone = offset
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode("utf-8")
+        return commit
+
+
+def _empty_tree(store, tree_cls):
+    tree = tree_cls()
+    store.add_object(tree)
+    return tree.id
+
+
+def lock_path(state: Path) -> Path:
+    return state / "write.lock"
+
+
+def journal_exists(state: Path) -> bool:
+    return os.path.exists(state / JOURNAL_NAME)

@@ -1,0 +1,97 @@
+"""Who is acting: account, user and peer, and how each is chosen.
+
+Resolution order, first hit wins: command-line flags, ``OV_*`` environment
+variables, the OpenViking environment names, the config file, ``default``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ov.errors import InvalidId
+
+DEFAULT_ID = "default"
+_ID_RE = re.compile(r"^[A-Za-z0-9_.@-]+$")
+MAX_ID_LEN = 128
+
+# (our variable, OpenViking's variable) per identity field.
+ENV_NAMES: dict[str, tuple[str, str]] = {
+    "account": ("OV_ACCOUNT", "OPENVIKING_ACCOUNT"),
+    "user": ("OV_USER", "OPENVIKING_USER"),
+    "peer": ("OV_PEER", "OPENVIKING_PEER_ID"),
+}
+
+
+def validate_id(value: str, kind: str) -> str:
+    """Return ``value`` if it is a valid account/user/peer id, else raise InvalidId."""
+    allowed = "letters, digits, '_', '.', '@' and '-'"
+    if not value:
+        raise InvalidId(f"{kind} id is empty", hint=f"an id uses {allowed}")
+    if value in (".", ".."):
+        raise InvalidId(f"{kind} id {value!r} is not allowed", hint=f"an id uses {allowed}")
+    if len(value) > MAX_ID_LEN:
+        raise InvalidId(f"{kind} id is longer than {MAX_ID_LEN} characters")
+    if not _ID_RE.match(value):
+        raise InvalidId(f"{kind} id {value!r} has characters that are not allowed", hint=f"an id uses {allowed}")
+    if value.count("@") > 1:
+        raise InvalidId(f"{kind} id {value!r} has more than one '@'")
+    if kind == "account" and value.startswith("_"):
+        raise InvalidId(f"account id {value!r} must not start with '_'")
+    return value
+
+
+@dataclass(frozen=True)
+class Identity:
+    account: str = DEFAULT_ID
+    user: str = DEFAULT_ID
+    peer: str | None = None
+    # Where each field came from ("flag", "env OV_USER", "config", "default"), for `ov config show`.
+    sources: tuple[tuple[str, str], ...] = ()
+
+    def source_of(self, field: str) -> str:
+        return dict(self.sources).get(field, "default")
+
+
+def resolve_identity(
+    flags: Mapping[str, str | None],
+    env: Mapping[str, str],
+    configured: Mapping[str, str | None],
+) -> Identity:
+    """Pick each identity field from flags, then env, then config, then the default."""
+    values: dict[str, str | None] = {}
+    sources: list[tuple[str, str]] = []
+    for field, (ov_name, upstream_name) in ENV_NAMES.items():
+        candidates = [
+            ("flag", flags.get(field)),
+            (f"env {ov_name}", env.get(ov_name)),
+            (f"env {upstream_name}", env.get(upstream_name)),
+            ("config", configured.get(field)),
+        ]
+        value, source = None, "default"
+        for candidate_source, candidate in candidates:
+            if candidate:
+                value, source = candidate, candidate_source
+                break
+        if value is None and field != "peer":
+            value = DEFAULT_ID
+        if value is not None:
+            try:
+                validate_id(value, field)
+            except InvalidId as exc:
+                exc.message = f"{exc.message} (from {source})"
+                raise
+        values[field] = value
+        sources.append((field, source))
+    return Identity(
+        account=values["account"] or DEFAULT_ID,
+        user=values["user"] or DEFAULT_ID,
+        peer=values["peer"],
+        sources=tuple(sources),
+    )
+
+
+def identity_from_environment(flags: Mapping[str, str | None], configured: Mapping[str, str | None]) -> Identity:
+    return resolve_identity(flags, os.environ, configured)

@@ -1,0 +1,74 @@
+"""Directory sidecars: L0 ``.abstract.md`` and L1 ``.overview.md``.
+
+A sidecar is Markdown with optional YAML frontmatter (the OpenViking "OKF"
+shape): ``directory`` (the directory's URI, ending in ``/``), ``source``,
+``generated_by`` and ``freshness``. Readers that only want the body (``ov
+abstract``, ``ov ls``) split the frontmatter off without parsing YAML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ov.errors import InvalidInput
+
+ABSTRACT = ".abstract.md"
+OVERVIEW = ".overview.md"
+SIDECARS = (ABSTRACT, OVERVIEW)
+ABSTRACT_MAX_CHARS = 256
+OVERVIEW_MAX_CHARS = 4000
+KNOWN_FIELDS = ("directory", "source", "generated_by", "freshness")
+
+_FENCE = "---"
+
+
+def split(text: str) -> tuple[str | None, str]:
+    """(frontmatter text or None, body). Raises InvalidInput for an unclosed fence."""
+    if not (text.startswith(_FENCE + "\n") or text.startswith(_FENCE + "\r\n")):
+        return None, text
+    lines = text.splitlines(keepends=True)
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r\n") == _FENCE:
+            front = "".join(lines[1:i])
+            body = "".join(lines[i + 1 :])
+            return front, body.lstrip("\r\n")
+    raise InvalidInput("sidecar frontmatter starts with '---' but is never closed")
+
+
+def body(text: str) -> str:
+    """The visible body of a sidecar, frontmatter removed, surrounding blank lines trimmed."""
+    return split(text)[1].strip()
+
+
+def parse(text: str) -> tuple[dict[str, Any], str]:
+    """(metadata, body); malformed frontmatter raises InvalidInput."""
+    import yaml  # Deferred: only sidecar writes and validation parse YAML.
+
+    front, rest = split(text)
+    if front is None:
+        return {}, rest.strip()
+    try:
+        meta = yaml.safe_load(front) or {}
+    except yaml.YAMLError as exc:
+        raise InvalidInput(f"sidecar frontmatter is not valid YAML: {exc}") from None
+    if not isinstance(meta, dict):
+        raise InvalidInput("sidecar frontmatter must be a mapping")
+    directory = meta.get("directory")
+    if directory is not None and not isinstance(directory, str):
+        raise InvalidInput("sidecar field 'directory' must be a string")
+    return meta, rest.strip()
+
+
+def render(meta: dict[str, Any], text: str) -> str:
+    """Frontmatter (known fields first, in their usual order) and body."""
+    import yaml
+
+    ordered = {k: meta[k] for k in KNOWN_FIELDS if k in meta}
+    ordered.update({k: v for k, v in meta.items() if k not in ordered})
+    front = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True) if ordered else ""
+    out = f"{_FENCE}\n{front}{_FENCE}\n\n" if front else ""
+    return out + text.strip() + "\n"
+
+
+def directory_uri(uri: str) -> str:
+    return uri if uri.endswith("/") else uri + "/"

@@ -1,0 +1,582 @@
+"""The content store of one account: the filesystem operations behind ``ov ls``, ``ov write``, ...
+
+Reads go straight to the work tree (plain files; no git needed). Every
+mutating operation runs inside a :class:`Transaction`: it takes the account's
+write lock, recovers an interrupted commit if there is one, checks that the
+paths it touches hold no hand edits, collects its changes in memory, and ends
+in exactly one commit (or none when nothing changed). Validation happens
+before anything is written, so a failing command changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal
+
+from ov import sidecar
+from ov.config import Config
+from ov.errors import (
+    AlreadyExists,
+    AmbiguousMatch,
+    BinaryContent,
+    DirectoryNotEmpty,
+    HandEditConflict,
+    InvalidInput,
+    IsADirectory,
+    NoMatch,
+    NotADirectory,
+    NotFound,
+)
+from ov.files import looks_binary
+from ov.gitstore import Author, GitStore
+from ov.home import Home
+from ov.identity import Identity
+from ov.lock import WriteLock
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, parse
+from ov.worktree import WorktreeChanges
+
+WriteMode = Literal["replace", "append", "create"]
+MAX_TRAILER_URIS = 200
+
+
+@dataclass(frozen=True)
+class Entry:
+    uri: str
+    name: str
+    type: Literal["directory", "file"]
+    size: int | None = None
+    modified: str | None = None
+    abstract: str | None = None
+
+    @property
+    def is_dir(self) -> bool:
+        return self.type == "directory"
+
+
+@dataclass
+class TreeNode:
+    uri: str
+    name: str
+    type: Literal["directory", "file"]
+    children: list[TreeNode] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    uri: str
+    content: str
+    start_line: int
+    end_line: int
+    total_lines: int
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    command: str
+    uris: tuple[str, ...]
+    commit: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.commit is not None
+
+
+class Store:
+    """One account's store, seen as one user."""
+
+    def __init__(self, home: Home, identity: Identity, config: Config) -> None:
+        self.home = home
+        self.identity = identity
+        self.config = config
+        self.root = home.account_dir(identity.account)
+        self.state = home.state_dir(identity.account)
+        self.git = GitStore(self.root, self.state)
+
+    # --- identity and paths ----------------------------------------------
+
+    @property
+    def author(self) -> Author:
+        return Author(self.identity.user, f"{self.identity.user}@{self.identity.account}.ov")
+
+    @property
+    def exists(self) -> bool:
+        return self.git.exists
+
+    def uri(self, text: str) -> VikingURI:
+        return parse(text, self.identity.user)
+
+    def path(self, uri: VikingURI) -> Path:
+        path = self.root / uri.path if uri.parts else self.root
+        if uri.parts and self.root.exists():
+            real_root = os.path.realpath(self.root)
+            if not os.path.realpath(path).startswith(real_root + os.sep):
+                raise InvalidInput(f"{uri} leads outside the store through a symbolic link")
+        return path
+
+    def init(self) -> bool:
+        """Create the account repository; False when it already exists."""
+        if self.exists:
+            return False
+        with WriteLock(self._lock_path, self.config.store.lock_timeout):
+            return self.git.init(self.author, f"ov init: account {self.identity.account}\n\nOv-Command: init\n")
+
+    # --- reading ------------------------------------------------------------
+
+    def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
+        self._require_dir(uri)
+        out: list[Entry] = []
+        for entry, path in self.entries(uri, show_all):
+            out.append(entry)
+            if recursive and entry.is_dir:
+                out.extend(self.ls(parse(entry.uri), recursive=True, show_all=show_all))
+        return out
+
+    def tree(self, uri: VikingURI, *, depth: int | None = None, show_all: bool = False) -> TreeNode:
+        self._require_dir(uri)
+        node = TreeNode(str(uri), uri.name or "viking://", "directory")
+        self._fill_tree(node, uri, depth, show_all)
+        return node
+
+    def stat(self, uri: VikingURI) -> dict:
+        path = self._existing(uri)
+        st = path.stat()
+        info: dict = {
+            "uri": str(uri),
+            "type": "directory" if path.is_dir() else "file",
+            "modified": _iso(st.st_mtime),
+        }
+        if path.is_dir():
+            entries = list(self.entries(uri, show_all=True))
+            info["children"] = sum(1 for e, _ in entries if e.name not in sidecar.SIDECARS)
+            info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
+            info["has_overview"] = (path / sidecar.OVERVIEW).is_file()
+        else:
+            data = path.read_bytes()
+            info["size"] = st.st_size
+            info["binary"] = looks_binary(data)
+            info["lines"] = None if info["binary"] else _count_lines(data.decode("utf-8"))
+            if self.exists:
+                info["state"] = self._file_state(uri, data)
+        return info
+
+    def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
+        path = self._existing(uri)
+        if path.is_dir():
+            raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}` or read `ov overview {uri}`")
+        data = path.read_bytes()
+        if looks_binary(data):
+            raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with `ov stat {uri}`")
+        text = data.decode("utf-8")
+        lines = text.splitlines(keepends=True)
+        total = len(lines)
+        first = 1 if start is None else start
+        last = total if end is None else min(end, total)
+        if first < 1 or (end is not None and end < first):
+            raise InvalidInput(f"invalid line range {start}:{end}", hint="lines count from 1; use START:END")
+        if start is None and end is None:
+            return ReadResult(str(uri), text, 1 if total else 0, total, total)
+        if first > total and total:
+            raise InvalidInput(f"{uri} has {total} lines; line {first} does not exist")
+        return ReadResult(str(uri), "".join(lines[first - 1 : last]), first, max(last, first - 1), total)
+
+    def abstract(self, uri: VikingURI) -> str:
+        return self._sidecar_body(uri, sidecar.ABSTRACT, "abstract (L0)")
+
+    def overview(self, uri: VikingURI) -> str:
+        return self._sidecar_body(uri, sidecar.OVERVIEW, "overview (L1)")
+
+    def walk_files(self, uri: VikingURI, *, show_all: bool = False) -> Iterator[tuple[VikingURI, Path]]:
+        """Every file below ``uri`` (or ``uri`` itself when it is a file), in sorted order."""
+        path = self._existing(uri)
+        if path.is_file():
+            yield uri, path
+            return
+        for entry, child in self.entries(uri, show_all):
+            child_uri = parse(entry.uri)
+            if entry.is_dir:
+                yield from self.walk_files(child_uri, show_all=show_all)
+            else:
+                yield child_uri, child
+
+    # --- writing ------------------------------------------------------------
+
+    def transaction(self) -> Transaction:
+        return Transaction(self)
+
+    def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
+        self._require_file_uri(uri)
+        self._check_text(uri, data)
+        if uri.name in sidecar.SIDECARS:
+            sidecar.parse(data.decode("utf-8"))
+        with self.transaction() as tx:
+            current = tx.existing_file(uri)
+            if mode == "create" and current is not None:
+                raise AlreadyExists(f"{uri} already exists", hint="use --mode replace or --mode append")
+            new = (current or b"") + data if mode == "append" else data
+            self._check_size(uri, new)
+            tx.put(uri, new)
+            return tx.commit("write", [uri])
+
+    def edit(self, uri: VikingURI, old: str, new: str, *, replace_all: bool = False) -> tuple[CommitResult, int]:
+        if not old:
+            raise InvalidInput("the text to replace is empty")
+        with self.transaction() as tx:
+            current = tx.existing_file(uri)
+            if current is None:
+                raise NotFound(f"{uri} does not exist")
+            if looks_binary(current):
+                raise BinaryContent(f"{uri} is not UTF-8 text")
+            text = current.decode("utf-8")
+            count = text.count(old)
+            if count == 0:
+                raise NoMatch(f"the text to replace was not found in {uri}", hint="it must match exactly, whitespace included")
+            if count > 1 and not replace_all:
+                raise AmbiguousMatch(
+                    f"the text to replace occurs {count} times in {uri}",
+                    hint="give more surrounding text so it matches once, or pass --all",
+                )
+            updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+            tx.put(uri, updated.encode("utf-8"))
+            return tx.commit("edit", [uri]), count if replace_all else 1
+
+    def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
+        self._require_content_uri(uri)
+        if description is not None and len(description.strip()) > sidecar.ABSTRACT_MAX_CHARS:
+            raise InvalidInput(
+                f"the description is {len(description.strip())} characters long",
+                hint=f"an abstract (L0) holds at most {sidecar.ABSTRACT_MAX_CHARS} characters",
+            )
+        with self.transaction() as tx:
+            path = self.path(uri)
+            if path.exists():
+                raise AlreadyExists(f"{uri} already exists")
+            tx.require_parent_dirs(uri)
+            meta = {
+                "directory": sidecar.directory_uri(str(uri)),
+                "generated_by": {"component": "ov", "trigger": "mkdir"},
+            }
+            tx.put(uri.child(sidecar.ABSTRACT), sidecar.render(meta, description or "").encode("utf-8"))
+            return tx.commit("mkdir", [uri])
+
+    def rm(self, uri: VikingURI, *, recursive: bool = False) -> CommitResult:
+        if uri.is_root:
+            raise InvalidInput("refusing to remove viking:// (the whole store)")
+        with self.transaction() as tx:
+            path = self._existing(uri)
+            if path.is_dir():
+                visible = [e for e, _ in self.entries(uri, show_all=True) if e.name not in sidecar.SIDECARS]
+                if visible and not recursive:
+                    raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
+                files = [u for u, _ in self.walk_files(uri, show_all=True)]
+                tx.require_clean_tree(uri)
+            else:
+                files = [uri]
+            for file_uri in files:
+                tx.delete(file_uri)
+            return tx.commit("rm", [uri])
+
+    def mv(self, source: VikingURI, target: VikingURI) -> CommitResult:
+        self._require_content_uri(source)
+        self._require_content_uri(target)
+        if target.is_within(source):
+            raise InvalidInput(f"cannot move {source} into itself")
+        with self.transaction() as tx:
+            src_path = self._existing(source)
+            if self.path(target).exists():
+                raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
+            tx.require_parent_dirs(target)
+            if src_path.is_dir():
+                tx.require_clean_tree(source)
+                tx.require_clean_tree(target)
+                for file_uri, file_path in list(self.walk_files(source, show_all=True)):
+                    new_uri = VikingURI(target.parts + file_uri.parts[len(source.parts) :])
+                    data = file_path.read_bytes()
+                    if new_uri.name in sidecar.SIDECARS:
+                        data = _retarget_sidecar(data, new_uri.parent)
+                    tx.put(new_uri, data)
+                    tx.delete(file_uri)
+            else:
+                self._require_file_uri(target)
+                data = tx.existing_file(source)
+                tx.require_clean(target)
+                tx.put(target, data or b"")
+                tx.delete(source)
+            return tx.commit("mv", [source, target])
+
+    # --- hand edits -----------------------------------------------------------
+
+    def status(self) -> StoreStatus:
+        """Recover an interrupted commit if any, then compare the work tree with HEAD."""
+        from ov.worktree import scan
+
+        if not self.exists:
+            return StoreStatus(self, None, None, WorktreeChanges())
+        with WriteLock(self._lock_path, self.config.store.lock_timeout):
+            recovered = self.git.recover()
+            changes = scan(self.git)
+        return StoreStatus(self, self.git.head(), recovered, changes)
+
+    def snapshot_commit(self, message: str) -> CommitResult:
+        """Record every hand edit of the work tree as one commit (none when clean)."""
+        from ov.worktree import read_changes, scan
+
+        if not message.strip():
+            raise InvalidInput("a snapshot needs a message", hint="pass -m MESSAGE")
+        with self.transaction() as tx:
+            changes = scan(self.git, refresh_index=False)
+            for rel, data in read_changes(self.git, changes).items():
+                tx.changes[rel] = data
+            uris = [VikingURI(tuple(p.split("/"))) for p in changes.changed_paths]
+            result = tx.commit("snapshot commit", uris, subject=message.strip().splitlines()[0])
+        scan(self.git)  # the index now matches the new HEAD
+        return result
+
+    # --- helpers ------------------------------------------------------------
+
+    @property
+    def _lock_path(self) -> Path:
+        return self.state / "write.lock"
+
+    def _existing(self, uri: VikingURI) -> Path:
+        path = self.path(uri)
+        if uri.is_root or (len(uri.parts) == 1 and uri.scope in PUBLIC_SCOPES):
+            return path  # the root and the scopes exist even in a store nobody wrote to
+        if not os.path.lexists(path) or path.name.startswith(TEMP_MARKER) or path.is_symlink():
+            raise NotFound(f"{uri} does not exist", hint=_parent_hint(uri))
+        return path
+
+    def _require_dir(self, uri: VikingURI) -> Path:
+        path = self._existing(uri)
+        if path.exists() and not path.is_dir():
+            raise NotADirectory(f"{uri} is a file", hint=f"read it with `ov read {uri}`")
+        return path
+
+    def entries(self, uri: VikingURI, show_all: bool) -> Iterator[tuple[Entry, Path]]:
+        path = self.path(uri)
+        if uri.is_root:
+            for scope in PUBLIC_SCOPES:
+                child = path / scope
+                yield self._entry(uri.child(scope), child, is_dir=True), child
+            return
+        try:
+            with os.scandir(path) as it:
+                items = sorted(it, key=lambda d: d.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for item in items:
+            name = item.name
+            if TEMP_MARKER in name or item.is_symlink():
+                continue
+            if name.startswith(".") and not show_all:
+                continue
+            is_dir = item.is_dir(follow_symlinks=False)
+            yield self._entry(VikingURI((*uri.parts, name)), Path(item.path), is_dir=is_dir, dirent=item), Path(item.path)
+
+    def _entry(self, uri: VikingURI, path: Path, *, is_dir: bool, dirent: os.DirEntry | None = None) -> Entry:
+        try:
+            st = dirent.stat(follow_symlinks=False) if dirent is not None else path.stat()
+        except FileNotFoundError:
+            return Entry(str(uri), uri.name, "directory" if is_dir else "file")
+        if is_dir:
+            abstract = None
+            try:
+                abstract = sidecar.body((path / sidecar.ABSTRACT).read_text(encoding="utf-8")) or None
+            except (OSError, UnicodeDecodeError, InvalidInput):
+                pass
+            return Entry(str(uri), uri.name, "directory", None, _iso(st.st_mtime), abstract)
+        return Entry(str(uri), uri.name, "file", st.st_size, _iso(st.st_mtime))
+
+    def _fill_tree(self, node: TreeNode, uri: VikingURI, depth: int | None, show_all: bool) -> None:
+        if depth is not None and depth <= 0:
+            node.truncated = any(True for _ in self.entries(uri, show_all))
+            return
+        for entry, _path in self.entries(uri, show_all):
+            child = TreeNode(entry.uri, entry.name, entry.type)
+            if entry.is_dir:
+                self._fill_tree(child, parse(entry.uri), None if depth is None else depth - 1, show_all)
+            node.children.append(child)
+
+    def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
+        path = self._existing(uri)
+        if not path.is_dir():
+            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {label.split()[0]} {uri.parent}`")
+        try:
+            return sidecar.body((path / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise NotFound(f"{uri} has no {label}", hint=f"write one with `ov mkdir --description` or `ov write {uri.child(name)}`") from None
+
+    def _file_state(self, uri: VikingURI, data: bytes) -> str:
+        git = self.git
+        found = git.entry(git.tree_of(git.head()), uri.path)
+        if found is None:
+            return "untracked"
+        return "committed" if found[1] == git.blob_id(data) else "modified"
+
+    def _require_content_uri(self, uri: VikingURI) -> None:
+        if uri.is_root or len(uri.parts) < 2:
+            raise InvalidInput(f"{uri} is a scope; name a path inside it", hint="for example viking://resources/notes")
+        if uri.scope == "user" and len(uri.parts) < 3:
+            raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
+
+    def _require_file_uri(self, uri: VikingURI) -> None:
+        self._require_content_uri(uri)
+        if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
+            raise IsADirectory(f"{uri} is reserved for a directory")
+
+    def _check_text(self, uri: VikingURI, data: bytes) -> None:
+        if looks_binary(data):
+            raise BinaryContent(f"the content for {uri} is not UTF-8 text", hint="ov stores text; convert the file first")
+        self._check_size(uri, data)
+
+    def _check_size(self, uri: VikingURI, data: bytes) -> None:
+        limit = self.config.store.max_file_bytes
+        if len(data) > limit:
+            raise InvalidInput(
+                f"{uri} would be {len(data)} bytes, over the {limit}-byte limit",
+                hint="raise store.max_file_bytes with `ov config set` if this is intended",
+            )
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    store: Store
+    head: bytes | None
+    recovered: str | None
+    changes: WorktreeChanges
+
+
+class Transaction:
+    """Collects the changes of one command and turns them into one commit."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.git = store.git
+        self.changes: dict[str, bytes | None] = {}
+        self._lock = WriteLock(store._lock_path, store.config.store.lock_timeout)
+        self.head: bytes | None = None
+        self.tree: bytes | None = None
+        self.recovered: str | None = None
+
+    def __enter__(self) -> Transaction:
+        self._lock.acquire()
+        try:
+            if not self.git.exists:
+                self.git.init(self.store.author, f"ov init: account {self.store.identity.account}\n\nOv-Command: init\n")
+            self.recovered = self.git.recover()
+            self.head = self.git.head()
+            self.tree = self.git.tree_of(self.head)
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self._lock.release()
+
+    # Content as this command sees it: pending changes first, then the work tree.
+    def existing_file(self, uri: VikingURI) -> bytes | None:
+        path = self.store.path(uri)
+        if uri.path in self.changes:
+            return self.changes[uri.path]
+        if path.is_dir():
+            raise IsADirectory(f"{uri} is a directory", hint="name a file inside it")
+        self.require_parent_dirs(uri)
+        self.require_clean(uri)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def require_parent_dirs(self, uri: VikingURI) -> None:
+        parent = uri.parent
+        while parent is not None and not parent.is_root:
+            path = self.store.path(parent)
+            if path.exists() and not path.is_dir():
+                raise NotADirectory(f"{parent} is a file, so {uri} cannot be created under it")
+            parent = parent.parent
+
+    def require_clean(self, uri: VikingURI) -> None:
+        """Refuse to touch a path whose work-tree file differs from HEAD (a hand edit)."""
+        path = self.store.path(uri)
+        committed = self.git.entry(self.tree, uri.path)
+        try:
+            data = path.read_bytes() if path.is_file() else None
+        except FileNotFoundError:
+            data = None
+        if committed is None and data is None:
+            return
+        if committed is not None and data is not None and self.git.blob_id(data) == committed[1]:
+            return
+        if committed is not None and stat_mod.S_ISDIR(committed[0]):
+            return
+        what = "created" if committed is None else ("deleted" if data is None else "changed")
+        raise HandEditConflict(
+            f"{uri} was {what} outside ov since the last commit",
+            hint="keep the edit with `ov snapshot commit -m MESSAGE` (see `ov status`), then retry",
+        )
+
+    def require_clean_tree(self, uri: VikingURI) -> None:
+        committed = {p for p, _ in self.git.iter_files(self.tree, uri.path)}
+        present = set()
+        path = self.store.path(uri)
+        if path.is_dir():
+            for file_uri, _ in self.store.walk_files(uri, show_all=True):
+                present.add(file_uri.path)
+        for rel in sorted(committed | present):
+            self.require_clean(VikingURI(tuple(rel.split("/"))))
+
+    def put(self, uri: VikingURI, data: bytes) -> None:
+        self.changes[uri.path] = data
+
+    def delete(self, uri: VikingURI) -> None:
+        self.changes[uri.path] = None
+
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+        texts = [str(u) for u in uris]
+        message = commit_message(command, texts, subject)
+        commit = self.git.commit(self.changes, message, self.store.author, self.head)
+        self.changes = {}
+        return CommitResult(command, tuple(texts), commit.decode() if commit else None)
+
+
+def commit_message(command: str, uris: list[str], subject: str | None = None) -> str:
+    """``ov CMD URI...`` as the subject; machine-readable trailers in the body."""
+    if subject is None:
+        shown = " ".join(uris[:3])
+        more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
+        subject = f"ov {command} {shown}{more}".rstrip()
+    trailers = [f"Ov-Command: {command}"] + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
+    if len(uris) > MAX_TRAILER_URIS:
+        trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
+    return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def _retarget_sidecar(data: bytes, directory: VikingURI | None) -> bytes:
+    """Point a moved sidecar's ``directory`` field at its new place."""
+    try:
+        meta, text = sidecar.parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data
+    if "directory" not in meta or directory is None:
+        return data
+    meta["directory"] = sidecar.directory_uri(str(directory))
+    return sidecar.render(meta, text).encode("utf-8")
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _count_lines(text: str) -> int:
+    return len(text.splitlines())
+
+
+def _parent_hint(uri: VikingURI) -> str | None:
+    parent = uri.parent
+    return f"see what is there with `ov ls {parent}`" if parent is not None else None

@@ -1,0 +1,183 @@
+"""``viking://`` URIs: parse, validate, normalise, build.
+
+A :class:`VikingURI` is always canonical: aliases (``~``, ``session``) are
+expanded, empty segments and trailing slashes are gone, and every segment has
+passed the safety rules. Its ``path`` is the file path inside the account's
+work tree, so a canonical URI can never point outside the store.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ov.errors import InvalidId, InvalidURI
+from ov.identity import validate_id
+
+SCHEME = "viking://"
+PUBLIC_SCOPES = ("agent", "resources", "user")
+ALIAS_SCOPES = ("~", "session")
+INTERNAL_SCOPES = ("queue", "temp", "upload")
+# Names under viking://user/ that are content folders of a user, never user ids
+# (unless the current user really has that id).
+USER_CONTENT_NAMES = ("memories", "peers", "privacy", "resources", "sessions", "skills")
+MAX_SEGMENT_BYTES = 255
+SANITIZED_MAX_CHARS = 50
+# A temporary file of an atomic write; never addressable.
+TEMP_MARKER = ".ov-tmp-"
+
+_DRIVE_RE = re.compile(r"^[A-Za-z]:")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+_SCOPES_TEXT = ", ".join(PUBLIC_SCOPES)
+
+
+@dataclass(frozen=True, order=True)
+class VikingURI:
+    """A canonical URI; ``parts`` are its path segments (empty for the root)."""
+
+    parts: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return SCHEME + "/".join(self.parts)
+
+    @property
+    def path(self) -> str:
+        """The path inside the account work tree (``""`` for the root)."""
+        return "/".join(self.parts)
+
+    @property
+    def is_root(self) -> bool:
+        return not self.parts
+
+    @property
+    def scope(self) -> str | None:
+        return self.parts[0] if self.parts else None
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1] if self.parts else ""
+
+    @property
+    def parent(self) -> VikingURI | None:
+        return VikingURI(self.parts[:-1]) if self.parts else None
+
+    def child(self, name: str) -> VikingURI:
+        _check_segment(name, str(self))
+        return VikingURI((*self.parts, name))
+
+    def is_within(self, other: VikingURI) -> bool:
+        """True when this URI is ``other`` or lies below it."""
+        return self.parts[: len(other.parts)] == other.parts
+
+    def relative_to(self, other: VikingURI) -> str:
+        return "/".join(self.parts[len(other.parts) :])
+
+
+ROOT = VikingURI()
+
+
+def parse(text: str, user: str | None = None) -> VikingURI:
+    """Parse ``text`` into a canonical URI, expanding ``~`` and ``session`` for ``user``."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidURI("URI is empty", hint=f"URIs look like {SCHEME}resources/notes")
+    if text != text.strip():
+        raise InvalidURI(f"URI {text!r} has leading or trailing whitespace")
+    if _CONTROL_RE.search(text):
+        raise InvalidURI(f"URI {text!r} contains a control character (NUL, newline, ...)")
+    if not text.startswith(SCHEME):
+        raise InvalidURI(f"{text!r} is not a viking:// URI", hint=_scheme_hint(text))
+    if "\\" in text:
+        raise InvalidURI(f"URI {text!r} contains a backslash", hint="separate segments with '/'")
+    segments = [s for s in text[len(SCHEME) :].split("/") if s]
+    if not segments:
+        return ROOT
+    scope, rest = segments[0], segments[1:]
+    if scope == "~":
+        if user is None:
+            raise InvalidURI("the home alias viking://~ needs a current user")
+        segments = ["user", user, *rest]
+    elif scope == "session":
+        if user is None:
+            raise InvalidURI("the session alias viking://session needs a current user")
+        segments = ["user", user, "sessions", *rest]
+    elif scope in INTERNAL_SCOPES:
+        raise InvalidURI(f"scope {scope!r} is internal and cannot be addressed", hint=f"use one of: {_SCOPES_TEXT}")
+    elif scope not in PUBLIC_SCOPES:
+        raise InvalidURI(f"invalid scope {scope!r} in {text}", hint=f"use one of: {_SCOPES_TEXT}")
+    for segment in segments:
+        _check_segment(segment, text)
+    _check_identity_segments(segments, text, user)
+    return VikingURI(tuple(segments))
+
+
+def build(*segments: str, user: str | None = None) -> VikingURI:
+    """Build a canonical URI from path segments (the first one is the scope)."""
+    return parse(SCHEME + "/".join(segments), user)
+
+
+def from_path(path: str) -> VikingURI:
+    """The URI of a work-tree path; the inverse of :attr:`VikingURI.path`."""
+    return parse(SCHEME + path)
+
+
+def sanitize_segment(name: str) -> str:
+    """Turn an arbitrary name into a safe segment for generated files.
+
+    Letters of every script, digits, ``-``, ``.`` and ``_`` are kept; runs of
+    anything else become one ``_``.
+    """
+    cleaned = re.sub(r"[^\w.\-]+", "_", name, flags=re.UNICODE)
+    cleaned = re.sub(r"_+", "_", cleaned).strip("_.")[:SANITIZED_MAX_CHARS].strip("_.")
+    if cleaned in ("", ".", "..") or cleaned.lower() == ".git":
+        return "unnamed"
+    return cleaned
+
+
+def _check_segment(segment: str, text: str) -> None:
+    if segment in (".", ".."):
+        raise InvalidURI(
+            f"URI {text!r} contains a {segment!r} segment",
+            hint="relative segments are not allowed; write the full canonical path",
+        )
+    if "/" in segment or "\\" in segment:
+        raise InvalidURI(f"segment {segment!r} contains a path separator")
+    if _CONTROL_RE.search(segment):
+        raise InvalidURI(f"URI {text!r} contains a control character (NUL, newline, ...)")
+    if _DRIVE_RE.match(segment):
+        raise InvalidURI(f"URI {text!r} has a drive-letter segment {segment!r}", hint="drive letters are not allowed")
+    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise InvalidURI(
+            f"a segment of {text!r} is {len(segment.encode('utf-8'))} bytes long",
+            hint=f"segments are at most {MAX_SEGMENT_BYTES} bytes of UTF-8",
+        )
+    if segment.lower() == ".git" or segment.startswith(TEMP_MARKER) or TEMP_MARKER in segment:
+        raise InvalidURI(f"segment {segment!r} is reserved by ov")
+
+
+def _check_identity_segments(segments: list[str], text: str, user: str | None) -> None:
+    if segments[0] != "user" or len(segments) < 2:
+        return
+    uid = segments[1]
+    if uid in USER_CONTENT_NAMES and uid != user:
+        raise InvalidURI(
+            f"{text} has no user id",
+            hint=f"use 'viking://~/{'/'.join(segments[1:])}' for the current user",
+        )
+    try:
+        validate_id(uid, "user")
+        if len(segments) >= 4 and segments[2] == "peers":
+            validate_id(segments[3], "peer")
+        if len(segments) >= 4 and segments[2] == "sessions":
+            validate_id(segments[3], "session")
+    except InvalidId as exc:
+        raise InvalidURI(f"{exc.message} in {text}", hint=exc.hint) from None
+
+
+def _scheme_hint(text: str) -> str:
+    if "://" in text:
+        return f"only {SCHEME} URIs are stored in ov"
+    stripped = text.lstrip("/")
+    first = stripped.split("/", 1)[0]
+    if first in PUBLIC_SCOPES or first in ALIAS_SCOPES:
+        return f"did you mean {SCHEME}{stripped}?"
+    return f"URIs look like {SCHEME}resources/notes"
