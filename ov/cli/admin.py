@@ -1,0 +1,84 @@
+"""Store administration: init, status, version."""
+
+from __future__ import annotations
+
+import platform
+
+import typer
+
+from ov import __version__
+from ov.cli.output import emit, plain, short
+from ov.cli.runtime import OvCommand, runtime
+
+
+def register(app: typer.Typer) -> None:
+    for func in (init, status, version):
+        app.command(cls=OvCommand)(func)
+
+
+def init() -> None:
+    """Create the account's store (a git repository) if it does not exist yet."""
+    rt = runtime()
+    store = rt.store
+    created = store.init()
+    payload = {"account": rt.identity.account, "path": str(store.root), "created": created}
+    verb = "created" if created else "already exists:"
+    emit(payload, lambda: plain(f"{verb} account store {rt.identity.account!r} at {store.root}"))
+
+
+def status() -> None:
+    """Show the store, the identity in use, and edits made by hand outside ov."""
+    rt = runtime()
+    report = rt.store.status()
+    changes = report.changes
+    payload = {
+        "home": str(rt.home.root),
+        "account": rt.identity.account,
+        "user": rt.identity.user,
+        "peer": rt.identity.peer,
+        "repository": str(rt.store.root),
+        "exists": rt.store.exists,
+        "head": report.head.decode() if report.head else None,
+        "clean": changes.clean,
+        "modified": changes.modified,
+        "added": changes.added,
+        "deleted": changes.deleted,
+        "ignored": changes.ignored,
+        "recovered": report.recovered,
+    }
+
+    def human() -> None:
+        plain(f"account {rt.identity.account}  user {rt.identity.user}" + (f"  peer {rt.identity.peer}" if rt.identity.peer else ""))
+        plain(f"repository {rt.store.root}")
+        if not rt.store.exists:
+            plain("no store yet: the first write creates it (or run `ov init`)")
+            return
+        plain(f"head {short(payload['head'])}")
+        if report.recovered:
+            plain(f"recovered: {report.recovered}")
+        if changes.clean:
+            plain("work tree clean: no hand edits")
+        else:
+            plain("hand edits not yet committed (keep them with `ov snapshot commit -m MESSAGE`):")
+            for label, paths in (("modified", changes.modified), ("added", changes.added), ("deleted", changes.deleted)):
+                for path in paths:
+                    plain(f"  {label:9} viking://{path}")
+        for path in changes.ignored:
+            plain(f"  ignored   {path} (not under a viking:// scope)")
+
+    emit(payload, human)
+
+
+def version() -> None:
+    """Show the versions of ov and of the libraries it stands on."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    libs = {}
+    for name in ("typer", "rich", "dulwich", "pydantic", "pyyaml"):
+        try:
+            libs[name] = dist_version(name)
+        except PackageNotFoundError:
+            libs[name] = None
+    payload = {"ov": __version__, "python": platform.python_version(), "libraries": libs}
+    emit(payload, lambda: plain(f"ov {__version__} (python {payload['python']}; " + ", ".join(f"{k} {v}" for k, v in libs.items()) + ")"))

@@ -1,0 +1,71 @@
+"""``ov config``: show, get and set configuration values."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain
+from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.config import config_keys, get_value, set_value
+
+app = typer.Typer(cls=OvGroup, help="Show and change settings in $OV_HOME/config.yaml.", no_args_is_help=True)
+
+KeyArg = Annotated[str, typer.Argument(help="A dotted key, e.g. store.lock_timeout.", show_default=False)]
+
+
+@app.command("show", cls=OvCommand)
+def config_show() -> None:
+    """Show the effective configuration and where the identity comes from."""
+    rt = runtime()
+    loaded = rt.loaded_config
+    identity = rt.identity
+    payload = {
+        "path": str(loaded.path),
+        "exists": loaded.exists,
+        "config": loaded.config.as_dict(),
+        "identity": {
+            field: {"value": getattr(identity, field), "source": identity.source_of(field)}
+            for field in ("account", "user", "peer")
+        },
+        "warnings": list(loaded.warnings),
+    }
+
+    def human() -> None:
+        plain(f"# {loaded.path}" + ("" if loaded.exists else " (not created yet; defaults shown)"))
+        for key in config_keys():
+            plain(f"{key} = {_text(get_value(loaded.config, key))}")
+        plain("")
+        plain("# identity in use")
+        for field, info in payload["identity"].items():
+            plain(f"{field} = {_text(info['value'])}  ({info['source']})")
+
+    emit(payload, human)
+
+
+@app.command("get", cls=OvCommand)
+def config_get(key: KeyArg) -> None:
+    """Print one configuration value."""
+    value = get_value(runtime().loaded_config.config, key)
+    emit({"key": key, "value": value}, lambda: plain(_text(value)))
+
+
+@app.command("set", cls=OvCommand)
+def config_set(
+    key: KeyArg,
+    value: Annotated[str, typer.Argument(help="The new value (YAML scalar: 5, true, null, text).", show_default=False)],
+) -> None:
+    """Set one configuration value; the file is validated before it is written."""
+    rt = runtime()
+    config = set_value(rt.home, key, value)
+    new = get_value(config, key)
+    emit({"key": key, "value": new}, lambda: plain(f"{key} = {_text(new)}"))
+
+
+def _text(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

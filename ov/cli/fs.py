@@ -1,0 +1,328 @@
+"""Filesystem commands: ls, tree, stat, read, write, edit, mkdir, rm, mv, abstract, overview, grep, glob."""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, short, stdout_is_terminal
+from ov.cli.runtime import OvCommand, runtime
+from ov.errors import InvalidInput
+from ov.store import CommitResult, Entry, TreeNode
+
+UriArg = Annotated[str, typer.Argument(help="A viking:// URI.", show_default=False)]
+DirArg = Annotated[str, typer.Argument(help="A viking:// URI (default: the root).")]
+
+
+class WriteModeChoice(str, Enum):
+    replace = "replace"
+    append = "append"
+    create = "create"
+
+
+def register(app: typer.Typer) -> None:
+    for func in (ls, tree, stat, read, write, edit, mkdir, rm, mv, abstract, overview, grep, glob):
+        app.command(cls=OvCommand)(func)
+
+
+# --- reading -----------------------------------------------------------------
+
+
+def ls(
+    uri: DirArg = "viking://",
+    recursive: Annotated[bool, typer.Option("-r", "--recursive", help="List everything below, depth first.")] = False,
+    show_all: Annotated[bool, typer.Option("-a", "--all", help="Include hidden files such as .abstract.md sidecars.")] = False,
+    simple: Annotated[bool, typer.Option("--simple", help="Print URIs only, one per line.")] = False,
+) -> None:
+    """List a directory."""
+    store = runtime().store
+    entries = store.ls(store.uri(uri), recursive=recursive, show_all=show_all)
+
+    def human() -> None:
+        if simple or not stdout_is_terminal():
+            for e in entries:
+                plain(e.uri + ("/" if e.is_dir and not simple else ""))
+            return
+        _entries_table(entries, recursive)
+
+    emit([dataclasses.asdict(e) for e in entries], human)
+
+
+def tree(
+    uri: DirArg = "viking://",
+    level: Annotated[int | None, typer.Option("-L", "--level", min=1, help="Descend at most this many levels.")] = None,
+    show_all: Annotated[bool, typer.Option("-a", "--all", help="Include hidden files such as sidecars.")] = False,
+) -> None:
+    """Show a directory and everything below it as a tree."""
+    store = runtime().store
+    root = store.tree(store.uri(uri), depth=level, show_all=show_all)
+
+    def human() -> None:
+        if stdout_is_terminal():
+            from rich.tree import Tree
+            from rich.text import Text
+
+            def add(branch, node: TreeNode) -> None:
+                for child in node.children:
+                    label = Text(child.name + ("/" if child.type == "directory" else ""), style="bold blue" if child.type == "directory" else "")
+                    sub = branch.add(label)
+                    add(sub, child)
+                if node.truncated:
+                    branch.add(Text("…", style="dim"))
+
+            top = Tree(Text(root.uri, style="bold"))
+            add(top, root)
+            from ov.cli.output import console
+
+            console().print(top)
+        else:
+            plain(root.uri)
+            for line in _tree_lines(root, ""):
+                plain(line)
+
+    emit(_tree_dict(root), human)
+
+
+def stat(uri: UriArg) -> None:
+    """Show what a URI is: type, size, lines, time, and whether it is committed."""
+    store = runtime().store
+    info = store.stat(store.uri(uri))
+
+    def human() -> None:
+        width = max(len(k) for k in info)
+        for key, value in info.items():
+            plain(f"{key.ljust(width)}  {_show(value)}")
+
+    emit(info, human)
+
+
+def read(
+    uri: UriArg,
+    lines: Annotated[str | None, typer.Option("--lines", "-l", help="Line range: START:END, START:, :END or N (1-based, inclusive).")] = None,
+    numbers: Annotated[bool, typer.Option("-n", "--line-numbers", help="Prefix each line with its number.")] = False,
+) -> None:
+    """Print a file's content (L2), or a range of its lines."""
+    store = runtime().store
+    start, end = parse_line_range(lines)
+    result = store.read(store.uri(uri), start, end)
+
+    def human() -> None:
+        if numbers:
+            width = len(str(result.end_line))
+            for offset, line in enumerate(result.content.splitlines()):
+                sys.stdout.write(f"{str(result.start_line + offset).rjust(width)}  {line}\n")
+        else:
+            sys.stdout.write(result.content)
+        sys.stdout.flush()
+
+    emit(dataclasses.asdict(result), human)
+
+
+def abstract(uri: UriArg) -> None:
+    """Print a directory's abstract (L0, the .abstract.md body)."""
+    store = runtime().store
+    text = store.abstract(store.uri(uri))
+    emit({"uri": str(store.uri(uri)), "abstract": text}, lambda: plain(text))
+
+
+def overview(uri: UriArg) -> None:
+    """Print a directory's overview (L1, the .overview.md body)."""
+    store = runtime().store
+    text = store.overview(store.uri(uri))
+    emit({"uri": str(store.uri(uri)), "overview": text}, lambda: plain(text))
+
+
+def grep(
+    pattern: Annotated[str, typer.Argument(help="A regular expression (Python syntax).")],
+    uri: Annotated[str, typer.Option("--uri", "-u", help="Search below this URI.")] = "viking://",
+    ignore_case: Annotated[bool, typer.Option("-i", "--ignore-case", help="Match without regard to case.")] = False,
+    show_all: Annotated[bool, typer.Option("-a", "--all", help="Search hidden files such as sidecars too.")] = False,
+    max_count: Annotated[int | None, typer.Option("--max", "-m", min=1, help="Stop after this many matching lines.")] = None,
+) -> None:
+    """Search file contents line by line with a regular expression."""
+    from ov.grep import grep as run_grep
+
+    store = runtime().store
+    matches = list(run_grep(store, pattern, store.uri(uri), ignore_case=ignore_case, show_all=show_all, limit=max_count))
+
+    def human() -> None:
+        if stdout_is_terminal():
+            from rich.text import Text
+
+            from ov.cli.output import console
+
+            out = console()
+            for m in matches:
+                out.print(Text(m.uri, style="magenta") + Text(":") + Text(str(m.line), style="green") + Text(":") + Text(m.text))
+        else:
+            for m in matches:
+                plain(f"{m.uri}:{m.line}:{m.text}")
+
+    emit([dataclasses.asdict(m) for m in matches], human)
+
+
+def glob(
+    pattern: Annotated[str, typer.Argument(help="A path pattern: * within a segment, ** across segments, ? one character.")],
+    uri: Annotated[str, typer.Option("--uri", "-u", help="Match paths relative to this URI.")] = "viking://",
+    show_all: Annotated[bool, typer.Option("-a", "--all", help="Match hidden files too.")] = False,
+) -> None:
+    """Find files and directories whose path matches a pattern."""
+    from ov.grep import glob as run_glob
+
+    store = runtime().store
+    matches = run_glob(store, pattern, store.uri(uri), show_all=show_all)
+    emit(matches, lambda: [plain(m) for m in matches])
+
+
+# --- writing -----------------------------------------------------------------
+
+
+def write(
+    uri: UriArg,
+    content: Annotated[str | None, typer.Option("--content", "-c", help="The text to write.")] = None,
+    from_file: Annotated[Path | None, typer.Option("--from-file", "-f", help="Read the text from this file.")] = None,
+    mode: Annotated[WriteModeChoice, typer.Option("--mode", help="replace the file, append to it, or create it (fails if it exists).")] = WriteModeChoice.replace,
+) -> None:
+    """Write a file from --content, --from-file or standard input (one commit)."""
+    data = _content_bytes(content, from_file)
+    store = runtime().store
+    result = store.write(store.uri(uri), data, mode.value)
+    _report(result, f"wrote {result.uris[0]}")
+
+
+def edit(
+    uri: UriArg,
+    old: Annotated[str, typer.Option("--old", help="The exact text to replace.", show_default=False)],
+    new: Annotated[str, typer.Option("--new", help="The replacement text.", show_default=False)],
+    replace_all: Annotated[bool, typer.Option("--all", help="Replace every occurrence (otherwise it must occur once).")] = False,
+) -> None:
+    """Replace exact text in a file (one commit)."""
+    store = runtime().store
+    result, count = store.edit(store.uri(uri), old, new, replace_all=replace_all)
+    _report(result, f"edited {result.uris[0]} ({count} replacement{'s' if count != 1 else ''})", replacements=count)
+
+
+def mkdir(
+    uri: UriArg,
+    description: Annotated[str | None, typer.Option("--description", "-d", help="The directory's abstract (L0), at most 256 characters.")] = None,
+) -> None:
+    """Create a directory with its .abstract.md sidecar (one commit)."""
+    store = runtime().store
+    result = store.mkdir(store.uri(uri), description)
+    _report(result, f"created {result.uris[0]}/")
+
+
+def rm(
+    uri: UriArg,
+    recursive: Annotated[bool, typer.Option("-r", "--recursive", help="Remove a directory and everything in it.")] = False,
+) -> None:
+    """Remove a file, or a directory with -r (one commit; history keeps it)."""
+    store = runtime().store
+    result = store.rm(store.uri(uri), recursive=recursive)
+    _report(result, f"removed {result.uris[0]}")
+
+
+def mv(
+    source: Annotated[str, typer.Argument(help="The URI to move.", show_default=False)],
+    target: Annotated[str, typer.Argument(help="The new URI; it must not exist.", show_default=False)],
+) -> None:
+    """Move or rename a file or directory (one commit)."""
+    store = runtime().store
+    result = store.mv(store.uri(source), store.uri(target))
+    _report(result, f"moved {result.uris[0]} -> {result.uris[1]}")
+
+
+# --- helpers -----------------------------------------------------------------
+
+
+def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
+    if text is None:
+        return None, None
+    value = text.strip().replace("-", ":", 1) if ":" not in text else text.strip()
+    try:
+        if ":" not in value:
+            n = int(value)
+            return n, n
+        first, last = value.split(":", 1)
+        return (int(first) if first else None, int(last) if last else None)
+    except ValueError:
+        raise InvalidInput(f"invalid line range {text!r}", hint="use START:END, START:, :END or N") from None
+
+
+def _content_bytes(content: str | None, from_file: Path | None) -> bytes:
+    if content is not None and from_file is not None:
+        raise InvalidInput("give either --content or --from-file, not both")
+    if content is not None:
+        return content.encode("utf-8")
+    if from_file is not None:
+        try:
+            return from_file.read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {from_file}: {exc.strerror}") from None
+    if sys.stdin is None or sys.stdin.isatty():
+        raise InvalidInput("no content given", hint="pass --content TEXT, --from-file PATH, or pipe text on standard input")
+    return sys.stdin.buffer.read()
+
+
+def _report(result: CommitResult, done: str, **extra) -> None:
+    payload = {"command": result.command, "uris": list(result.uris), "commit": result.commit, "changed": result.changed, **extra}
+    message = f"{done} (commit {short(result.commit)})" if result.changed else f"{done}: nothing changed, no commit"
+    emit(payload, lambda: plain(message))
+
+
+def _entries_table(entries: list[Entry], recursive: bool) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from ov.cli.output import console
+
+    table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
+    table.add_column("name")
+    table.add_column("size", justify="right")
+    table.add_column("modified")
+    table.add_column("abstract", overflow="ellipsis", no_wrap=True, max_width=60)
+    for e in entries:
+        label = e.uri if recursive else e.name
+        name = Text(label + "/", style="bold blue") if e.is_dir else Text(label)
+        table.add_row(name, "" if e.size is None else _human_size(e.size), e.modified or "", Text(e.abstract or "", style="dim"))
+    console().print(table)
+
+
+def _tree_dict(node: TreeNode) -> dict:
+    out: dict = {"uri": node.uri, "name": node.name, "type": node.type}
+    if node.type == "directory":
+        out["children"] = [_tree_dict(c) for c in node.children]
+        if node.truncated:
+            out["truncated"] = True
+    return out
+
+
+def _tree_lines(node: TreeNode, prefix: str) -> list[str]:
+    lines = []
+    for i, child in enumerate(node.children):
+        last = i == len(node.children) - 1 and not node.truncated
+        lines.append(f"{prefix}{'└── ' if last else '├── '}{child.name}{'/' if child.type == 'directory' else ''}")
+        lines.extend(_tree_lines(child, prefix + ("    " if last else "│   ")))
+    if node.truncated:
+        lines.append(f"{prefix}└── …")
+    return lines
+
+
+def _human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return str(size)
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)

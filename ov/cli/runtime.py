@@ -1,0 +1,138 @@
+"""What every command shares: the common options and the store they resolve to.
+
+Every ov command is an :class:`OvCommand`. It adds the common options
+(``--json``, ``--account``, ``--user``, ``--peer``) to the command's own, takes
+them out of the parsed parameters before the command function runs, and makes
+them available through :func:`runtime`. Home, config, identity and store are
+resolved lazily and once per process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextvars import ContextVar
+from functools import cached_property
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup
+
+from ov.config import LoadedConfig, load_config
+from ov.home import Home
+from ov.identity import Identity, resolve_identity
+
+COMMON_PANEL = "Common options"
+
+
+def _common_options(
+    json_output: Annotated[
+        bool, typer.Option("--json", help="Print machine-readable JSON.", rich_help_panel=COMMON_PANEL)
+    ] = False,
+    account: Annotated[
+        str | None,
+        typer.Option("--account", help="Account id (default: $OV_ACCOUNT, config, 'default').", rich_help_panel=COMMON_PANEL),
+    ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option("--user", help="User id (default: $OV_USER, config, 'default').", rich_help_panel=COMMON_PANEL),
+    ] = None,
+    peer: Annotated[
+        str | None,
+        typer.Option("--peer", help="Peer id (default: $OV_PEER, config).", rich_help_panel=COMMON_PANEL),
+    ] = None,
+) -> None:
+    """Declares the common options once; typer turns them into click parameters below."""
+
+
+def _build_common_params() -> list:
+    probe = typer.Typer(add_completion=False)
+    probe.command()(_common_options)
+    command = typer.main.get_command(probe)
+    return [p for p in command.params if p.name != "help"]
+
+
+_COMMON_PARAMS = _build_common_params()
+COMMON_NAMES = tuple(p.name for p in _COMMON_PARAMS)
+_CURRENT: ContextVar[Runtime | None] = ContextVar("ov_runtime", default=None)
+
+
+class OvCommand(TyperCommand):
+    """A typer command with ov's common options."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.extend(_COMMON_PARAMS)
+
+    def invoke(self, ctx: Any) -> Any:
+        options = {name: ctx.params.pop(name, None) for name in COMMON_NAMES}
+        token = _CURRENT.set(Runtime(**options))
+        try:
+            return super().invoke(ctx)
+        finally:
+            _CURRENT.reset(token)
+
+
+class OvGroup(TyperGroup):
+    """Lists commands in the order they were added, which groups related ones."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+
+def runtime() -> Runtime:
+    current = _CURRENT.get()
+    if current is None:  # called outside a command (tests of helpers); use the environment alone
+        current = Runtime()
+        _CURRENT.set(current)
+    return current
+
+
+class Runtime:
+    def __init__(
+        self,
+        json_output: bool = False,
+        account: str | None = None,
+        user: str | None = None,
+        peer: str | None = None,
+    ) -> None:
+        self.json = bool(json_output)
+        self.flags = {"account": account, "user": user, "peer": peer}
+
+    @cached_property
+    def home(self) -> Home:
+        return Home.from_env()
+
+    @cached_property
+    def loaded_config(self) -> LoadedConfig:
+        loaded = load_config(self.home)
+        for warning in loaded.warnings:
+            from ov.cli.output import warn
+
+            warn(warning)
+        return loaded
+
+    @cached_property
+    def identity(self) -> Identity:
+        configured = {
+            "account": self.loaded_config.config.identity.account,
+            "user": self.loaded_config.config.identity.user,
+            "peer": self.loaded_config.config.identity.peer,
+        }
+        return resolve_identity(self.flags, os.environ, configured)
+
+    @cached_property
+    def store(self):
+        from ov.store import Store
+
+        return Store(self.home, self.identity, self.loaded_config.config)
+
+
+def wants_json(argv: list[str]) -> bool:
+    """``--json`` anywhere before a ``--``: also used to format errors raised while parsing."""
+    for arg in argv[1:]:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
