@@ -6,6 +6,7 @@ import os
 import sys
 import traceback
 
+import click
 import typer
 
 from ov.cli import admin, config_cmd, fs, snapshot
@@ -21,6 +22,7 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 fs.register(app)
 admin.register(app)
@@ -43,10 +45,10 @@ def run(args: list[str]) -> int:
         _debug_traceback()
         error(exc, as_json)
         return exc.exit_code
-    except typer.Abort:
+    except click.exceptions.Abort:
         error(OvError("aborted"), as_json)
         return EXIT_RUNTIME
-    except typer.TyperException as exc:  # click's usage errors: bad option, missing argument, ...
+    except click.exceptions.ClickException as exc:  # usage errors: bad option, missing argument, ...
         usage = InvalidInput(exc.format_message(), hint=_usage_hint(exc))
         usage.code = "usage"
         error(usage, as_json)

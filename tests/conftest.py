@@ -1,0 +1,124 @@
+"""Hermetic test setup: every test gets its own OV_HOME and HOME; the user's git
+configuration and ov/OpenViking identity variables never leak in."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ov.cli.main import run
+
+SCRUBBED_PREFIXES = ("GIT_", "OV_", "OPENVIKING_")
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in list(os.environ):
+        if name.startswith(SCRUBBED_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "ovhome"
+    monkeypatch.setenv("OV_HOME", str(home))
+    monkeypatch.setenv("HOME", str(tmp_path / "userhome"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("NO_COLOR", "1")
+    return home
+
+
+@pytest.fixture
+def ov_home(hermetic_env: Path) -> Path:
+    return hermetic_env
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self):
+        return json.loads(self.stdout)
+
+    @property
+    def error(self) -> dict:
+        return json.loads(self.stderr)["error"]
+
+
+@pytest.fixture
+def ov(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):
+    """Run `ov ARGS...` in-process, as the console script would; returns exit code and output."""
+
+    def invoke(*args: str, stdin: str | bytes | None = None) -> Result:
+        if stdin is not None:
+            data = stdin.encode() if isinstance(stdin, str) else stdin
+            monkeypatch.setattr(sys, "stdin", _Stdin(data))
+        else:
+            monkeypatch.setattr(sys, "stdin", _Stdin(b"", tty=True))
+        capsys.readouterr()
+        code = run(list(args))
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return invoke
+
+
+class _Stdin:
+    """A stand-in for sys.stdin with a binary buffer and a chosen isatty()."""
+
+    def __init__(self, data: bytes, tty: bool = False) -> None:
+        import io
+
+        self.buffer = io.BytesIO(data)
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+    def read(self) -> str:
+        return self.buffer.read().decode()
+
+
+@pytest.fixture
+def ov_process(hermetic_env: Path):
+    """Run `ov` as a separate process (for start-up, concurrency and stdin tests)."""
+
+    def invoke(*args: str, stdin: bytes | None = None, env: dict[str, str] | None = None, timeout: float = 60):
+        full_env = dict(os.environ, **(env or {}))
+        proc = subprocess.run(
+            [sys.executable, "-m", "ov", *args],
+            input=stdin,
+            capture_output=True,
+            env=full_env,
+            timeout=timeout,
+        )
+        return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+    return invoke
+
+
+def git_state(home: Path, account: str = "default") -> tuple[str | None, dict[str, bytes]]:
+    """(HEAD commit, {path: bytes}) of an account: what 'store unchanged' compares."""
+    root = home / "accounts" / account
+    head = None
+    ref = root / ".git" / "refs" / "heads" / "main"
+    if ref.exists():
+        head = ref.read_text().strip()
+    files = {}
+    if root.exists():
+        for path in sorted(root.rglob("*")):
+            rel = path.relative_to(root).as_posix()
+            if rel.startswith(".git") or not path.is_file():
+                continue
+            files[rel] = path.read_bytes()
+    return head, files
+
+
+@pytest.fixture
+def store_state(ov_home: Path):
+    return lambda account="default": git_state(ov_home, account)
