@@ -249,8 +249,9 @@ class Store:
         self._require_content_uri(uri)
         if description is not None and len(description.strip()) > sidecar.ABSTRACT_MAX_CHARS:
             raise InvalidInput(
-                f"the description is {len(description.strip())} characters long",
-                hint=f"an abstract (L0) holds at most {sidecar.ABSTRACT_MAX_CHARS} characters",
+                f"the description is {len(description.strip())} characters long; "
+                f"an abstract (L0) holds at most {sidecar.ABSTRACT_MAX_CHARS}",
+                hint="shorten it; longer text belongs in the directory's .overview.md (L1)",
             )
         with self.transaction() as tx:
             path = self.path(uri)

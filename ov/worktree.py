@@ -48,7 +48,8 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored):
-        cached = index.get(rel.encode()) if index is not None else None
+        key = rel.encode()
+        cached = index[key] if index is not None and key in index else None
         sha = None
         if (
             isinstance(cached, IndexEntry)

@@ -1,0 +1,315 @@
+"""The store: one commit per mutating command, atomic writes, hand edits, locking and crash recovery."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from ov.config import Config, StoreConfig
+from ov.errors import HandEditConflict, StoreCorrupt, StoreLocked
+from ov.gitstore import GitStore
+from ov.home import Home
+from ov.identity import Identity
+from ov.lock import WriteLock
+from ov.store import Store
+
+HAS_GIT = shutil.which("git") is not None
+
+
+@pytest.fixture
+def store(ov_home: Path) -> Store:
+    return Store(Home(ov_home), Identity(), Config())
+
+
+def commits(store: Store) -> list:
+    repo = Repo(str(store.root))
+    return [w.commit for w in repo.get_walker()]
+
+
+def changed_paths(store: Store, commit) -> set[str]:
+    repo = Repo(str(store.root))
+    parent_tree = repo[commit.parents[0]].tree if commit.parents else None
+    return {
+        (new_path or old_path).decode()
+        for (old_path, new_path), _modes, _shas in repo.object_store.tree_changes(parent_tree, commit.tree)
+    }
+
+
+def test_each_mutation_is_exactly_one_commit_naming_command_and_uris(store: Store):
+    u = store.uri
+    store.write(u("viking://resources/a.md"), b"one\n")
+    store.write(u("viking://resources/a.md"), b"two\n", "append")
+    store.edit(u("viking://resources/a.md"), "two", "2")
+    store.mkdir(u("viking://resources/dir"), "a folder")
+    store.mv(u("viking://resources/a.md"), u("viking://resources/dir/a.md"))
+    store.rm(u("viking://resources/dir"), recursive=True)
+    history = commits(store)
+    subjects = [c.message.decode().splitlines()[0] for c in history]
+    assert subjects == [
+        "ov rm viking://resources/dir",
+        "ov mv viking://resources/a.md viking://resources/dir/a.md",
+        "ov mkdir viking://resources/dir",
+        "ov edit viking://resources/a.md",
+        "ov write viking://resources/a.md",
+        "ov write viking://resources/a.md",
+        "ov init: account default",
+    ]
+    assert all(c.author == b"default <default@default.ov>" for c in history)
+    assert "Ov-Command: mv\nOv-Uri: viking://resources/a.md\nOv-Uri: viking://resources/dir/a.md" in history[1].message.decode()
+
+
+def test_author_is_the_user(ov_home: Path):
+    bob = Store(Home(ov_home), Identity(user="bob"), Config())
+    result = bob.write(bob.uri("viking://~/notes/today.md"), b"hi\n")
+    assert result.uris == ("viking://user/bob/notes/today.md",)
+    assert (bob.root / "user/bob/notes/today.md").read_bytes() == b"hi\n"
+    assert commits(bob)[0].author == b"bob <bob@default.ov>"
+
+
+def test_unchanged_write_makes_no_commit(store: Store):
+    store.write(store.uri("viking://resources/a.md"), b"same\n")
+    before = len(commits(store))
+    result = store.write(store.uri("viking://resources/a.md"), b"same\n")
+    assert not result.changed
+    assert len(commits(store)) == before
+
+
+def test_commit_contains_only_the_changed_paths(store: Store):
+    """A write commits its own path and never sweeps up hand edits elsewhere."""
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    (store.root / "resources/a.md").write_text("edited by hand\n")
+    (store.root / "resources/stray.md").write_text("created by hand\n")
+    store.write(store.uri("viking://resources/b.md"), b"b\n")
+    assert changed_paths(store, commits(store)[0]) == {"resources/b.md"}
+    changes = store.status().changes
+    assert changes.modified == ["resources/a.md"]
+    assert changes.added == ["resources/stray.md"]
+
+
+@pytest.mark.parametrize("hand_edit", ["modify", "delete", "create"])
+def test_hand_edits_are_never_overwritten(store: Store, hand_edit: str):
+    target = store.root / "resources/a.md"
+    if hand_edit != "create":
+        store.write(store.uri("viking://resources/a.md"), b"committed\n")
+    else:
+        store.init()
+    if hand_edit == "modify":
+        target.write_text("my edit\n")
+    elif hand_edit == "delete":
+        target.unlink()
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("my new file\n")
+    head = commits(store)[0].id
+    with pytest.raises(HandEditConflict) as info:
+        store.write(store.uri("viking://resources/a.md"), b"from ov\n")
+    assert "outside ov" in info.value.message
+    assert "ov snapshot commit" in info.value.hint
+    assert commits(store)[0].id == head
+    if hand_edit == "delete":
+        assert not target.exists()
+    else:
+        assert target.read_text() in ("my edit\n", "my new file\n")
+
+
+def test_snapshot_commit_records_hand_edits_then_writes_proceed(store: Store):
+    store.write(store.uri("viking://resources/a.md"), b"committed\n")
+    store.write(store.uri("viking://resources/gone.md"), b"bye\n")
+    (store.root / "resources/a.md").write_text("my edit\n")
+    (store.root / "resources/gone.md").unlink()
+    (store.root / "resources/new.md").write_text("new\n")
+    result = store.snapshot_commit("tidy up by hand")
+    assert result.changed
+    latest = commits(store)[0]
+    assert latest.message.decode().startswith("tidy up by hand\n")
+    assert changed_paths(store, latest) == {"resources/a.md", "resources/gone.md", "resources/new.md"}
+    assert store.status().changes.clean
+    assert not store.snapshot_commit("again").changed
+    store.write(store.uri("viking://resources/a.md"), b"from ov\n")
+    assert (store.root / "resources/a.md").read_text() == "from ov\n"
+
+
+def test_remove_recursive_refuses_hand_edited_files_inside(store: Store):
+    store.write(store.uri("viking://resources/d/a.md"), b"a\n")
+    (store.root / "resources/d/extra.md").write_text("hand made\n")
+    with pytest.raises(HandEditConflict):
+        store.rm(store.uri("viking://resources/d"), recursive=True)
+    assert (store.root / "resources/d/extra.md").exists()
+
+
+def test_moving_a_directory_retargets_its_sidecars(store: Store):
+    store.mkdir(store.uri("viking://resources/old"), "kept")
+    store.write(store.uri("viking://resources/old/sub/x.md"), b"x\n")
+    store.mkdir(store.uri("viking://resources/old/sub2"), "nested")
+    store.mv(store.uri("viking://resources/old"), store.uri("viking://resources/new"))
+    assert not (store.root / "resources/old").exists()
+    assert "directory: viking://resources/new/\n" in (store.root / "resources/new/.abstract.md").read_text()
+    assert "directory: viking://resources/new/sub2/\n" in (store.root / "resources/new/sub2/.abstract.md").read_text()
+    assert store.abstract(store.uri("viking://resources/new")) == "kept"
+    assert (store.root / "resources/new/sub/x.md").read_text() == "x\n"
+
+
+def test_failed_ref_update_rolls_the_work_tree_back(store: Store, monkeypatch: pytest.MonkeyPatch):
+    store.write(store.uri("viking://resources/a.md"), b"old\n")
+    head = commits(store)[0].id
+    monkeypatch.setattr(type(store.git.repo.refs), "set_if_equals", lambda *a, **k: False)
+    with pytest.raises(StoreCorrupt):
+        store.write(store.uri("viking://resources/a.md"), b"new\n")
+    monkeypatch.undo()
+    assert (store.root / "resources/a.md").read_bytes() == b"old\n"
+    assert not (store.state / "journal.json").exists()
+    assert commits(store)[0].id == head
+
+
+def test_lock_wait_is_bounded(ov_home: Path):
+    store = Store(Home(ov_home), Identity(), Config(store=StoreConfig(lock_timeout=0.2)))
+    store.init()
+    head = commits(store)[0].id
+    with WriteLock(store.state / "write.lock", timeout=1):
+        with pytest.raises(StoreLocked) as info:
+            store.write(store.uri("viking://resources/a.md"), b"x\n")
+    assert "store.lock_timeout" in info.value.hint
+    assert commits(store)[0].id == head
+    assert not (store.root / "resources/a.md").exists()
+
+
+CRASH_SCRIPT = """
+import os, sys
+from pathlib import Path
+from ov.config import Config
+from ov.gitstore import GitStore
+from ov.home import Home
+from ov.identity import Identity
+from ov.store import Store
+
+stage = sys.argv[2]
+original_apply = GitStore._apply_worktree
+original_set = None
+
+def apply_then_die(self, changes):
+    original_apply(self, changes)
+    if stage == "after-files":
+        os._exit(9)
+
+GitStore._apply_worktree = apply_then_die
+store = Store(Home(Path(sys.argv[1])), Identity(), Config())
+if stage == "after-ref":
+    refs_cls = type(store.git.repo.refs)
+    real = refs_cls.set_if_equals
+    def set_then_die(self, *a, **k):
+        real(self, *a, **k)
+        os._exit(9)
+    refs_cls.set_if_equals = set_then_die
+store.write(store.uri("viking://resources/a.md"), b"new content\\n")
+"""
+
+
+@pytest.mark.parametrize("stage, expected, outcome", [
+    ("after-files", b"old content\n", "rolled back"),
+    ("after-ref", b"new content\n", "completed"),
+])
+def test_kill_during_commit_is_recovered(ov_home: Path, store: Store, tmp_path: Path, stage, expected, outcome):
+    store.write(store.uri("viking://resources/a.md"), b"old content\n")
+    store.write(store.uri("viking://resources/keep.md"), b"keep\n")
+    script = tmp_path / "crash.py"
+    script.write_text(textwrap.dedent(CRASH_SCRIPT))
+    proc = subprocess.run([sys.executable, str(script), str(ov_home), stage], capture_output=True)
+    assert proc.returncode == 9, proc.stderr.decode()
+    assert (store.state / "journal.json").exists()
+    fresh = Store(Home(ov_home), Identity(), Config())
+    report = fresh.status()
+    assert report.recovered and report.recovered.startswith(outcome)
+    assert report.changes.clean
+    assert (fresh.root / "resources/a.md").read_bytes() == expected
+    assert (fresh.root / "resources/keep.md").read_bytes() == b"keep\n"
+    assert not (fresh.state / "journal.json").exists()
+    fresh.write(fresh.uri("viking://resources/after.md"), b"store still works\n")
+    if HAS_GIT:
+        subprocess.run(["git", "-C", str(fresh.root), "fsck", "--strict"], check=True, capture_output=True)
+
+
+def test_a_write_recovers_an_interrupted_commit_first(ov_home: Path, store: Store, tmp_path: Path):
+    store.write(store.uri("viking://resources/a.md"), b"old content\n")
+    script = tmp_path / "crash.py"
+    script.write_text(textwrap.dedent(CRASH_SCRIPT))
+    subprocess.run([sys.executable, str(script), str(ov_home), "after-files"], capture_output=True)
+    again = Store(Home(ov_home), Identity(), Config())
+    again.write(again.uri("viking://resources/b.md"), b"b\n")
+    assert (again.root / "resources/a.md").read_bytes() == b"old content\n"
+    assert again.status().changes.clean
+
+
+READER_SCRIPT = """
+import sys
+from pathlib import Path
+path, stop = Path(sys.argv[1]), Path(sys.argv[2])
+reads = torn = 0
+while not stop.exists():
+    data = path.read_bytes()
+    reads += 1
+    if data.count(data[:1]) != len(data) or len(data) != 300_000:
+        torn += 1
+print(torn, reads)
+"""
+
+
+def test_readers_never_see_a_torn_file(store: Store, tmp_path: Path):
+    uri = store.uri("viking://resources/big.md")
+    store.write(uri, b"a" * 300_000)
+    script = tmp_path / "reader.py"
+    script.write_text(READER_SCRIPT)
+    stop = tmp_path / "stop"
+    reader = subprocess.Popen([sys.executable, str(script), str(store.root / "resources/big.md"), str(stop)], stdout=subprocess.PIPE)
+    for i in range(40):
+        store.write(uri, (b"b" if i % 2 == 0 else b"a") * 300_000)
+    stop.touch()
+    out, _ = reader.communicate(timeout=60)
+    torn, reads = map(int, out.split())
+    assert reads > 0
+    assert torn == 0
+
+
+@pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+def test_real_git_reads_what_ov_wrote(store: Store):
+    store.write(store.uri("viking://resources/docs/a.md"), b"hello\n")
+    store.mkdir(store.uri("viking://resources/docs/sub"), "sub folder")
+    store.mv(store.uri("viking://resources/docs/a.md"), store.uri("viking://resources/docs/b.md"))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(store.root), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-C", str(store.root), "fsck", "--strict"], check=True, capture_output=True, env=env)
+    log = subprocess.run(["git", "-C", str(store.root), "log", "--format=%an|%s"], check=True, capture_output=True, text=True, env=env)
+    assert log.stdout.splitlines()[0] == "default|ov mv viking://resources/docs/a.md viking://resources/docs/b.md"
+    store.status()  # refreshes the index so that plain `git status` agrees
+    status = subprocess.run(["git", "-C", str(store.root), "status", "--porcelain"], check=True, capture_output=True, text=True, env=env)
+    assert status.stdout == ""
+    (store.root / "resources/docs/b.md").write_text("hand edit\n")
+    store.status()
+    status = subprocess.run(["git", "-C", str(store.root), "status", "--porcelain"], check=True, capture_output=True, text=True, env=env)
+    assert status.stdout == " M resources/docs/b.md\n"
+
+
+def test_git_store_commit_cost_reads_only_the_changed_paths(store: Store, monkeypatch: pytest.MonkeyPatch):
+    """Building a commit must not enumerate the tree: count the tree objects it loads."""
+    with store.transaction() as tx:
+        for i in range(300):
+            tx.put(store.uri(f"viking://resources/d{i % 30}/f{i}.md"), f"{i}\n".encode())
+        tx.commit("seed", [store.uri("viking://resources")])
+    git: GitStore = store.git
+    object_store = git.repo.object_store
+    loaded: list[bytes] = []
+    original = type(object_store).__getitem__
+
+    def counting(self, sha):
+        obj = original(self, sha)
+        loaded.append(obj.type_name)
+        return obj
+
+    monkeypatch.setattr(type(object_store), "__getitem__", counting)
+    store.write(store.uri("viking://resources/d7/new.md"), b"new\n")
+    trees = loaded.count(b"tree")
+    assert 0 < trees <= 12, f"a one-file commit loaded {trees} trees"
