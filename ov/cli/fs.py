@@ -16,7 +16,7 @@ from ov.errors import InvalidInput
 from ov.store import CommitResult, Entry, TreeNode
 
 UriArg = Annotated[str, typer.Argument(help="A viking:// URI.", show_default=False)]
-DirArg = Annotated[str, typer.Argument(help="A viking:// URI (default: the root).")]
+DirArg = Annotated[str, typer.Argument(help="A viking:// directory URI.")]
 
 
 class WriteModeChoice(str, Enum):

@@ -12,6 +12,7 @@ import typer
 from ov.cli import admin, config_cmd, fs, snapshot
 from ov.cli.output import error
 from ov.cli.runtime import OvGroup, wants_json
+from ov.cli.docgen import COMPLETE_VAR
 from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError
 
 app = typer.Typer(
@@ -38,6 +39,11 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: list[str]) -> int:
     """Run one command line; return its exit code (0 ok, 1 runtime error, 2 bad input)."""
     as_json = wants_json(["ov", *args])
+    if COMPLETE_VAR in os.environ:
+        # The scripts in completions/ speak typer's protocol (`complete_bash`, ...).
+        from typer.completion import completion_init
+
+        completion_init()
     try:
         result = app(args=args, prog_name="ov", standalone_mode=False)
         return result if isinstance(result, int) else 0

@@ -1,0 +1,227 @@
+"""The filesystem commands as users and scripts see them."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+
+def _normalise(data):
+    """Replace timestamps so snapshots do not depend on the clock."""
+    text = json.dumps(data, indent=2, sort_keys=True)
+    return json.loads(re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"', '"<time>"', text))
+
+
+@pytest.fixture
+def docs(ov):
+    for uri, text in [
+        ("viking://resources/guide/intro.md", "# Intro\nWelcome to the guide.\nAuth is configured in auth.md.\n"),
+        ("viking://resources/guide/auth.md", "# Auth\nTokens live in the vault.\nAUTH uses OAuth.\n"),
+        ("viking://resources/guide/deep/notes.txt", "note one\nnote two\n"),
+        ("viking://resources/readme.md", "top level\n"),
+    ]:
+        assert ov("write", uri, "--content", text).exit_code == 0
+    assert ov("mkdir", "viking://resources/empty", "--description", "A folder for later.").exit_code == 0
+    assert ov("write", "viking://resources/guide/.overview.md", "--content", "# Guide\n\nHow to use the product.\n\n## Files\n- intro\n").exit_code == 0
+
+
+def test_ls_plain_lists_uris_and_hides_sidecars(ov, docs):
+    result = ov("ls", "viking://resources")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "viking://resources/empty/",
+        "viking://resources/guide/",
+        "viking://resources/readme.md",
+    ]
+    shown = ov("ls", "-a", "viking://resources/guide").stdout.splitlines()
+    assert "viking://resources/guide/.overview.md" in shown
+
+
+def test_ls_json_snapshot(ov, docs, snapshot):
+    result = ov("ls", "viking://resources", "-r", "--json")
+    assert result.exit_code == 0
+    assert _normalise(result.json) == snapshot
+
+
+def test_ls_root_shows_the_public_scopes(ov):
+    assert ov("ls", "--simple").stdout.splitlines() == ["viking://agent", "viking://resources", "viking://user"]
+
+
+def test_ls_table_on_a_terminal(ov, docs, monkeypatch):
+    monkeypatch.setattr("ov.cli.fs.stdout_is_terminal", lambda: True)
+    out = ov("ls", "viking://resources").stdout
+    assert "empty/" in out and "A folder for later." in out and "readme.md" in out
+    assert "viking://resources/readme.md" not in out  # names, not URIs, in a flat table
+
+
+def test_tree_plain_snapshot(ov, docs, snapshot):
+    result = ov("tree", "viking://resources")
+    assert result.exit_code == 0
+    assert result.stdout == snapshot
+
+
+def test_tree_depth_limit_marks_truncation(ov, docs):
+    result = ov("tree", "viking://resources", "-L", "1", "--json")
+    guide = next(c for c in result.json["result"]["children"] if c["name"] == "guide")
+    assert guide["children"] == []
+    assert guide["truncated"] is True
+
+
+def test_read_whole_range_and_numbers(ov, docs):
+    assert ov("read", "viking://resources/guide/intro.md").stdout == "# Intro\nWelcome to the guide.\nAuth is configured in auth.md.\n"
+    assert ov("read", "viking://resources/guide/intro.md", "--lines", "2:3").stdout == "Welcome to the guide.\nAuth is configured in auth.md.\n"
+    assert ov("read", "viking://resources/guide/intro.md", "--lines", "2").stdout == "Welcome to the guide.\n"
+    assert ov("read", "viking://resources/guide/intro.md", "--lines", "2:", "-n").stdout == "2  Welcome to the guide.\n3  Auth is configured in auth.md.\n"
+    data = ov("read", "viking://resources/guide/intro.md", "--lines", ":1", "--json").json["result"]
+    assert data == {"uri": "viking://resources/guide/intro.md", "content": "# Intro\n", "start_line": 1, "end_line": 1, "total_lines": 3}
+
+
+def test_stat_file_and_directory(ov, docs, snapshot):
+    file_info = ov("stat", "viking://resources/guide/intro.md", "--json").json["result"]
+    dir_info = ov("stat", "viking://resources/guide", "--json").json["result"]
+    assert _normalise({"file": file_info, "directory": dir_info}) == snapshot
+
+
+def test_stat_reports_hand_edits(ov, docs, ov_home):
+    (ov_home / "accounts/default/resources/readme.md").write_text("changed by hand\n")
+    assert ov("stat", "viking://resources/readme.md", "--json").json["result"]["state"] == "modified"
+
+
+def test_write_from_stdin_and_modes(ov):
+    assert ov("write", "viking://resources/log.md", stdin="one\n").exit_code == 0
+    assert ov("write", "viking://resources/log.md", "--mode", "append", stdin="two\n").exit_code == 0
+    assert ov("read", "viking://resources/log.md").stdout == "one\ntwo\n"
+    created = ov("write", "viking://resources/new.md", "--mode", "create", "--content", "fresh", "--json").json["result"]
+    assert created["changed"] is True and created["command"] == "write" and len(created["commit"]) == 40
+    again = ov("write", "viking://resources/new.md", "--content", "fresh", "--json").json["result"]
+    assert again["changed"] is False and again["commit"] is None
+    assert "nothing changed, no commit" in ov("write", "viking://resources/new.md", "--content", "fresh").stdout
+
+
+def test_write_from_file(ov, tmp_path):
+    source = tmp_path / "note.md"
+    source.write_text("from a file\n")
+    assert ov("write", "viking://~/notes/n.md", "--from-file", str(source)).exit_code == 0
+    assert ov("read", "viking://user/default/notes/n.md").stdout == "from a file\n"
+
+
+def test_edit_once_and_all(ov, docs):
+    result = ov("edit", "viking://resources/guide/auth.md", "--old", "vault", "--new", "keyring", "--json")
+    assert result.json["result"]["replacements"] == 1
+    assert ov("write", "viking://resources/x.md", "--content", "a a a\n").exit_code == 0
+    assert "3 replacements" in ov("edit", "viking://resources/x.md", "--old", "a", "--new", "b", "--all").stdout
+    assert ov("read", "viking://resources/x.md").stdout == "b b b\n"
+
+
+def test_mkdir_writes_the_abstract_sidecar(ov, ov_home, snapshot):
+    assert ov("mkdir", "viking://resources/projects/api", "--description", "HTTP API design notes.").exit_code == 0
+    sidecar = (ov_home / "accounts/default/resources/projects/api/.abstract.md").read_text()
+    assert sidecar == snapshot
+    assert ov("abstract", "viking://resources/projects/api").stdout == "HTTP API design notes.\n"
+    assert ov("ls", "viking://resources/projects").stdout == "viking://resources/projects/api/\n"
+
+
+def test_abstract_and_overview_print_bodies(ov, docs):
+    assert ov("abstract", "viking://resources/empty").stdout == "A folder for later.\n"
+    overview = ov("overview", "viking://resources/guide", "--json").json["result"]
+    assert overview == {"uri": "viking://resources/guide", "overview": "# Guide\n\nHow to use the product.\n\n## Files\n- intro"}
+
+
+def test_rm_file_directory_and_empty_sidecar_directory(ov, docs):
+    assert ov("rm", "viking://resources/readme.md").exit_code == 0
+    assert ov("rm", "viking://resources/empty").exit_code == 0, "a directory holding only sidecars is empty"
+    assert ov("rm", "-r", "viking://resources/guide").exit_code == 0
+    assert ov("ls", "viking://resources").stdout == ""
+
+
+def test_mv_file_and_directory(ov, docs):
+    assert ov("mv", "viking://resources/readme.md", "viking://resources/archive/readme.md").exit_code == 0
+    assert ov("mv", "viking://resources/guide", "viking://~/resources/guide").exit_code == 0
+    assert ov("read", "viking://user/default/resources/guide/auth.md").stdout.startswith("# Auth")
+    assert ov("read", "viking://resources/archive/readme.md").stdout == "top level\n"
+    assert ov("ls", "viking://resources/guide").exit_code == 1
+
+
+def test_grep(ov, docs):
+    plain = ov("grep", "auth", "-i", "--uri", "viking://resources/guide").stdout.splitlines()
+    assert plain == [
+        "viking://resources/guide/auth.md:1:# Auth",
+        "viking://resources/guide/auth.md:3:AUTH uses OAuth.",
+        "viking://resources/guide/intro.md:3:Auth is configured in auth.md.",
+    ]
+    case = ov("grep", "Auth", "--json").json["result"]
+    assert [(m["uri"].rsplit("/", 1)[1], m["line"]) for m in case] == [("auth.md", 1), ("auth.md", 3), ("intro.md", 3)]
+    assert len(ov("grep", "note", "--max", "1", "--json").json["result"]) == 1
+    assert ov("grep", "Files").stdout == "", "sidecars are searched only with -a"
+    assert ov("grep", "Files", "-a").stdout == "viking://resources/guide/.overview.md:5:## Files\n"
+
+
+@pytest.mark.parametrize("pattern, base, expected", [
+    ("**/*.md", "viking://resources", ["viking://resources/guide/auth.md", "viking://resources/guide/intro.md", "viking://resources/readme.md"]),
+    ("*.md", "viking://resources", ["viking://resources/readme.md"]),
+    ("guide/*", "viking://resources", ["viking://resources/guide/auth.md", "viking://resources/guide/deep", "viking://resources/guide/intro.md"]),
+    ("viking://resources/guide/**/*.txt", "viking://", ["viking://resources/guide/deep/notes.txt"]),
+    ("????.md", "viking://resources/guide", ["viking://resources/guide/auth.md"]),
+    ("[ai]*.md", "viking://resources/guide", ["viking://resources/guide/auth.md", "viking://resources/guide/intro.md"]),
+    ("**/nothing*", "viking://resources", []),
+])
+def test_glob(ov, docs, pattern, base, expected):
+    result = ov("glob", pattern, "--uri", base, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"] == expected
+
+
+def test_status_reports_hand_edits_and_snapshot_commit_records_them(ov, docs, ov_home):
+    root = ov_home / "accounts/default"
+    (root / "resources/readme.md").write_text("hand\n")
+    (root / "resources/guide/extra.md").write_text("new\n")
+    (root / "resources/guide/auth.md").unlink()
+    status = ov("status", "--json").json["result"]
+    assert (status["modified"], status["added"], status["deleted"]) == (
+        ["resources/readme.md"], ["resources/guide/extra.md"], ["resources/guide/auth.md"]
+    )
+    assert status["clean"] is False
+    human = ov("status").stdout
+    assert "modified  viking://resources/readme.md" in human and "ov snapshot commit" in human
+    committed = ov("snapshot", "commit", "-m", "hand edits", "--json").json["result"]
+    assert committed["changed"] and len(committed["uris"]) == 3
+    assert ov("status", "--json").json["result"]["clean"] is True
+
+
+def test_identity_flags_pick_the_user_and_account(ov, ov_home):
+    assert ov("write", "viking://~/memories/profile.md", "--content", "bob\n", "--user", "bob", "--account", "team").exit_code == 0
+    assert (ov_home / "accounts/team/user/bob/memories/profile.md").read_text() == "bob\n"
+    assert ov("read", "viking://~/memories/profile.md", "--user", "bob").exit_code == 1, "another account"
+    assert ov("read", "viking://~/memories/profile.md", "--user", "bob", "--account", "team").stdout == "bob\n"
+
+
+def test_init_is_idempotent(ov):
+    first = ov("init", "--json").json["result"]
+    second = ov("init", "--json").json["result"]
+    assert first["created"] is True and second["created"] is False
+    assert first["path"].endswith("accounts/default")
+
+
+def test_version(ov):
+    data = ov("version", "--json").json["result"]
+    assert data["ov"] and data["libraries"]["dulwich"]
+    assert ov("version").stdout.startswith("ov ")
+
+
+def test_piped_output_of_a_real_process_is_plain(ov_process):
+    assert ov_process("write", "viking://resources/a.md", "--content", "x\n").exit_code == 0
+    result = ov_process("tree", "viking://resources")
+    assert result.stdout == "viking://resources\n└── a.md\n"
+    assert "\x1b[" not in result.stdout
+
+
+def test_shell_completion_answers(ov_home):
+    env = {"COMP_WORDS": "ov wr", "COMP_CWORD": "1", "_OV_COMPLETE": "complete_bash", "PATH": "/usr/bin:/bin", "OV_HOME": str(ov_home)}
+    proc = subprocess.run([sys.executable, "-m", "ov"], env=env, capture_output=True, text=True)
+    assert "write" in proc.stdout.split()
+    script = subprocess.run([sys.executable, "-m", "ov"], env=dict(env, _OV_COMPLETE="source_bash"), capture_output=True, text=True)
+    assert "_OV_COMPLETE=complete_bash" in script.stdout
