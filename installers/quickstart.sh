@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Install ov into ./.venv and take it for a first run on a throwaway store.
+# Offline and key-free: everything runs on the embedded defaults.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-}
+if [ -z "$PYTHON" ]; then
+  for candidate in python3.11 python3.12 python3.13 python3; do
+    if command -v "$candidate" >/dev/null 2>&1; then PYTHON=$candidate; break; fi
+  done
+fi
+if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "ov needs Python 3.11 or newer (found: $("$PYTHON" --version 2>&1))" >&2
+  exit 1
+fi
+
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+
+# A store of its own, so the tour never touches ~/.ov.
+export OV_HOME="$PWD/.ov-quickstart"
+rm -rf "$OV_HOME"
+OV=.venv/bin/ov
+
+if [ -t 1 ]; then BOLD=$'\033[1m'; RESET=$'\033[0m'; else BOLD=; RESET=; fi
+
+show() {  # print a command line the way you would type it
+  local line="\$" arg
+  for arg in "$@"; do
+    case "$arg" in
+      *[!A-Za-z0-9_./:~=@-]*|'') line+=" '${arg//\'/\'\\\'\'}'" ;;
+      *) line+=" $arg" ;;
+    esac
+  done
+  printf '\n%s%s%s\n' "$BOLD" "$line" "$RESET"
+}
+
+step() {
+  show ov "$@"
+  "$OV" "$@"
+}
+
+echo "ov is installed in .venv; this tour uses OV_HOME=$OV_HOME"
+step init
+step mkdir viking://resources/handbook --description "How our team builds and ships software."
+step write viking://resources/handbook/deploys.md --content "# Deploys
+We deploy from main with a green CI.
+Rollbacks use the previous release tag.
+"
+printf '# Auth\nTokens live in the vault.\nRotate them every 90 days.\n' > "$OV_HOME/auth-note.md"
+step write viking://resources/handbook/auth.md --from-file "$OV_HOME/auth-note.md"
+step write viking://~/memories/preferences/editor.md --content "Prefers small, reviewed pull requests."
+step ls -r viking://resources
+step tree viking://
+step read viking://resources/handbook/deploys.md --lines 2:3
+step edit viking://resources/handbook/auth.md --old "90 days" --new "30 days"
+step grep -i "tokens|deploy"
+step glob "**/*.md" --uri viking://resources
+step mv viking://resources/handbook/auth.md viking://resources/handbook/security/auth.md
+step abstract viking://resources/handbook
+step rm viking://resources/handbook/deploys.md
+step status
+
+show git -C "$OV_HOME/accounts/default" log --oneline
+if command -v git >/dev/null 2>&1; then
+  git -C "$OV_HOME/accounts/default" log --oneline
+else
+  .venv/bin/python - "$OV_HOME/accounts/default" <<'PY'
+import sys
+from dulwich.repo import Repo
+for entry in Repo(sys.argv[1]).get_walker():
+    print(entry.commit.id.decode()[:7], entry.commit.message.decode().splitlines()[0])
+PY
+fi
+printf '\nEvery change above is one git commit. Next: `.venv/bin/python -m pytest -q` runs the tests.\n'
