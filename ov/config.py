@@ -52,6 +52,29 @@ class IdCheck:
         return core_schema.no_info_after_validator_function(check, handler(source))
 
 
+@dataclass(frozen=True)
+class Positive:
+    """Annotation: a finite number above zero, and never a YAML boolean (``true`` is not 1 here)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        import math
+
+        from pydantic_core import core_schema
+
+        def no_bool(value: Any) -> Any:
+            if isinstance(value, bool):
+                raise ValueError("expected a number, not true/false")
+            return value
+
+        def positive(value: float) -> float:
+            if not math.isfinite(value) or value <= 0:
+                raise ValueError("must be a finite number greater than 0")
+            return value
+
+        inner = core_schema.no_info_after_validator_function(positive, handler(source))
+        return core_schema.no_info_before_validator_function(no_bool, inner)
+
+
 # Unknown keys must be reported, so pydantic is told to forbid them (see _validate).
 _STRICT: dict[str, Any] = {"extra": "forbid"}
 
@@ -73,9 +96,9 @@ class StoreConfig:
 
     __pydantic_config__ = _STRICT
 
-    lock_timeout: float = 10.0
+    lock_timeout: Annotated[float, Positive()] = 10.0
     """Seconds a writer waits for another writer to finish before giving up."""
-    max_file_bytes: int = 10 * 1024 * 1024
+    max_file_bytes: Annotated[int, Positive()] = 10 * 1024 * 1024
     """Largest file `ov write` accepts."""
 
 
@@ -122,7 +145,7 @@ def load_config(home: Home) -> LoadedConfig:
     cache_path = home.state_root / "config.cache.json"
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        if cached.get("key") == key:
+        if isinstance(cached, dict) and cached.get("key") == key:
             return LoadedConfig(_build(Config, cached["config"]), path, True, tuple(cached["warnings"]))
     except (OSError, ValueError, KeyError, TypeError):
         pass
@@ -173,6 +196,8 @@ def set_value(home: Home, key: str, text: str) -> Config:
         value = text
     if isinstance(value, (dict, list)):
         raise ConfigError(f"{key} takes a single value, not {type(value).__name__}")
+    if value is not None and not isinstance(value, str) and _is_text_field(key):
+        value = text  # `ov config set identity.user 1001`: an id made of digits is still text
     node = data
     parts = key.split(".")
     for part in parts[:-1]:
@@ -204,6 +229,12 @@ def _parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping of settings, not {type(data).__name__}")
+    version = data.get("version", CONFIG_VERSION)
+    if isinstance(version, int) and not isinstance(version, bool) and version > CONFIG_VERSION:
+        raise ConfigError(
+            f"{path} is format version {version}; this ov reads version {CONFIG_VERSION}",
+            hint="upgrade ov, or restore the config a newer ov rewrote",
+        )
     return data
 
 
@@ -272,6 +303,15 @@ def _keys(cls, prefix: str) -> list[str]:
         elif f.name != "version":
             keys.append(name)
     return keys
+
+
+def _is_text_field(key: str) -> bool:
+    cls: Any = Config
+    for part in key.split("."):
+        tp = {f.name: f.type for f in dataclasses.fields(cls)}[part]
+        cls = tp
+    base = getattr(cls, "__origin__", cls)  # unwrap Annotated
+    return str in getattr(base, "__args__", (base,))
 
 
 def _require_key(key: str) -> None:

@@ -128,8 +128,7 @@ def _split_uri_pattern(pattern: str, user: str) -> tuple[VikingURI, str]:
 
 
 def _dirs(store: Store, base: VikingURI, show_all: bool) -> Iterator[VikingURI]:
-    for entry, _ in store.entries(base, show_all):
-        if entry.is_dir:
-            child = parse(entry.uri)
-            yield child
-            yield from _dirs(store, child, show_all)
+    for child in store.entries(base, show_all):
+        if child.entry.is_dir:
+            yield child.uri
+            yield from _dirs(store, child.uri, show_all)

@@ -34,7 +34,7 @@ def validate_id(value: str, kind: str) -> str:
         raise InvalidId(f"{kind} id {value!r} is not allowed", hint=f"an id uses {allowed}")
     if len(value) > MAX_ID_LEN:
         raise InvalidId(f"{kind} id is longer than {MAX_ID_LEN} characters")
-    if not _ID_RE.match(value):
+    if not _ID_RE.fullmatch(value):
         raise InvalidId(f"{kind} id {value!r} has characters that are not allowed", hint=f"an id uses {allowed}")
     if value.count("@") > 1:
         raise InvalidId(f"{kind} id {value!r} has more than one '@'")
@@ -64,15 +64,16 @@ def resolve_identity(
     values: dict[str, str | None] = {}
     sources: list[tuple[str, str]] = []
     for field, (ov_name, upstream_name) in ENV_NAMES.items():
+        # An empty environment variable counts as unset; an empty flag or config value is an error.
         candidates = [
             ("flag", flags.get(field)),
-            (f"env {ov_name}", env.get(ov_name)),
-            (f"env {upstream_name}", env.get(upstream_name)),
+            (f"env {ov_name}", env.get(ov_name) or None),
+            (f"env {upstream_name}", env.get(upstream_name) or None),
             ("config", configured.get(field)),
         ]
         value, source = None, "default"
         for candidate_source, candidate in candidates:
-            if candidate:
+            if candidate is not None:
                 value, source = candidate, candidate_source
                 break
         if value is None and field != "peer":

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from ov import sidecar
 from ov.config import Config
@@ -37,7 +37,7 @@ from ov.gitstore import Author, GitStore
 from ov.home import Home
 from ov.identity import Identity
 from ov.lock import WriteLock
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, parse
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, is_valid_segment, parse
 from ov.worktree import WorktreeChanges
 
 WriteMode = Literal["replace", "append", "create"]
@@ -56,6 +56,12 @@ class Entry:
     @property
     def is_dir(self) -> bool:
         return self.type == "directory"
+
+
+class Child(NamedTuple):
+    entry: Entry
+    path: Path
+    uri: VikingURI
 
 
 @dataclass
@@ -131,10 +137,10 @@ class Store:
     def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
         self._require_dir(uri)
         out: list[Entry] = []
-        for entry, path in self.entries(uri, show_all):
-            out.append(entry)
-            if recursive and entry.is_dir:
-                out.extend(self.ls(parse(entry.uri), recursive=True, show_all=show_all))
+        for child in self.entries(uri, show_all):
+            out.append(child.entry)
+            if recursive and child.entry.is_dir:
+                out.extend(self.ls(child.uri, recursive=True, show_all=show_all))
         return out
 
     def tree(self, uri: VikingURI, *, depth: int | None = None, show_all: bool = False) -> TreeNode:
@@ -153,7 +159,7 @@ class Store:
         }
         if path.is_dir():
             entries = list(self.entries(uri, show_all=True))
-            info["children"] = sum(1 for e, _ in entries if e.name not in sidecar.SIDECARS)
+            info["children"] = sum(1 for c in entries if c.entry.name not in sidecar.SIDECARS)
             info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
             info["has_overview"] = (path / sidecar.OVERVIEW).is_file()
         else:
@@ -197,12 +203,11 @@ class Store:
         if path.is_file():
             yield uri, path
             return
-        for entry, child in self.entries(uri, show_all):
-            child_uri = parse(entry.uri)
-            if entry.is_dir:
-                yield from self.walk_files(child_uri, show_all=show_all)
+        for child in self.entries(uri, show_all):
+            if child.entry.is_dir:
+                yield from self.walk_files(child.uri, show_all=show_all)
             else:
-                yield child_uri, child
+                yield child.uri, child.path
 
     # --- writing ------------------------------------------------------------
 
@@ -262,7 +267,7 @@ class Store:
                 "directory": sidecar.directory_uri(str(uri)),
                 "generated_by": {"component": "ov", "trigger": "mkdir"},
             }
-            tx.put(uri.child(sidecar.ABSTRACT), sidecar.render(meta, description or "").encode("utf-8"))
+            tx.put(VikingURI((*uri.parts, sidecar.ABSTRACT)), sidecar.render(meta, description or "").encode("utf-8"))
             return tx.commit("mkdir", [uri])
 
     def rm(self, uri: VikingURI, *, recursive: bool = False) -> CommitResult:
@@ -271,7 +276,7 @@ class Store:
         with self.transaction() as tx:
             path = self._existing(uri)
             if path.is_dir():
-                visible = [e for e, _ in self.entries(uri, show_all=True) if e.name not in sidecar.SIDECARS]
+                visible = [c for c in self.entries(uri, show_all=True) if c.entry.name not in sidecar.SIDECARS]
                 if visible and not recursive:
                     raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
                 files = [u for u, _ in self.walk_files(uri, show_all=True)]
@@ -358,12 +363,13 @@ class Store:
             raise NotADirectory(f"{uri} is a file", hint=f"read it with `ov read {uri}`")
         return path
 
-    def entries(self, uri: VikingURI, show_all: bool) -> Iterator[tuple[Entry, Path]]:
+    def entries(self, uri: VikingURI, show_all: bool) -> Iterator[Child]:
+        """The children of a directory in name order; names that are not valid URI segments are skipped."""
         path = self.path(uri)
         if uri.is_root:
             for scope in PUBLIC_SCOPES:
-                child = path / scope
-                yield self._entry(uri.child(scope), child, is_dir=True), child
+                scope_uri = VikingURI((scope,))
+                yield Child(self._entry(scope_uri, path / scope, is_dir=True), path / scope, scope_uri)
             return
         try:
             with os.scandir(path) as it:
@@ -374,10 +380,11 @@ class Store:
             name = item.name
             if TEMP_MARKER in name or item.is_symlink():
                 continue
-            if name.startswith(".") and not show_all:
+            if (name.startswith(".") and not show_all) or not is_valid_segment(name):
                 continue
             is_dir = item.is_dir(follow_symlinks=False)
-            yield self._entry(VikingURI((*uri.parts, name)), Path(item.path), is_dir=is_dir, dirent=item), Path(item.path)
+            child_uri = VikingURI((*uri.parts, name))
+            yield Child(self._entry(child_uri, Path(item.path), is_dir=is_dir, dirent=item), Path(item.path), child_uri)
 
     def _entry(self, uri: VikingURI, path: Path, *, is_dir: bool, dirent: os.DirEntry | None = None) -> Entry:
         try:
@@ -397,11 +404,12 @@ class Store:
         if depth is not None and depth <= 0:
             node.truncated = any(True for _ in self.entries(uri, show_all))
             return
-        for entry, _path in self.entries(uri, show_all):
-            child = TreeNode(entry.uri, entry.name, entry.type)
+        for child in self.entries(uri, show_all):
+            entry = child.entry
+            sub = TreeNode(entry.uri, entry.name, entry.type)
             if entry.is_dir:
-                self._fill_tree(child, parse(entry.uri), None if depth is None else depth - 1, show_all)
-            node.children.append(child)
+                self._fill_tree(sub, child.uri, None if depth is None else depth - 1, show_all)
+            node.children.append(sub)
 
     def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
         path = self._existing(uri)

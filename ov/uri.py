@@ -27,7 +27,8 @@ SANITIZED_MAX_CHARS = 50
 TEMP_MARKER = ".ov-tmp-"
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
-_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+# C0, DEL, C1, and the Unicode line/paragraph separators (str.splitlines breaks on them).
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _SCOPES_TEXT = ", ".join(PUBLIC_SCOPES)
 
 
@@ -62,14 +63,23 @@ class VikingURI:
         return VikingURI(self.parts[:-1]) if self.parts else None
 
     def child(self, name: str) -> VikingURI:
+        """This URI with one more segment; every rule of :func:`parse` applies to the result."""
+        if not name:
+            raise InvalidURI(f"an empty name cannot follow {self}")
         _check_segment(name, str(self))
-        return VikingURI((*self.parts, name))
+        parts = (*self.parts, name)
+        result = parse(SCHEME + "/".join(parts))
+        if result.parts != parts:
+            raise InvalidURI(f"{name!r} is not a valid name under {self}", hint=f"use one of: {_SCOPES_TEXT}" if self.is_root else None)
+        return result
 
     def is_within(self, other: VikingURI) -> bool:
         """True when this URI is ``other`` or lies below it."""
         return self.parts[: len(other.parts)] == other.parts
 
     def relative_to(self, other: VikingURI) -> str:
+        if not self.is_within(other):
+            raise ValueError(f"{self} is not within {other}")
         return "/".join(self.parts[len(other.parts) :])
 
 
@@ -112,12 +122,27 @@ def parse(text: str, user: str | None = None) -> VikingURI:
 
 def build(*segments: str, user: str | None = None) -> VikingURI:
     """Build a canonical URI from path segments (the first one is the scope)."""
+    for segment in segments:
+        if not segment or "/" in segment:
+            raise InvalidURI(f"{segment!r} is not a single path segment")
     return parse(SCHEME + "/".join(segments), user)
 
 
 def from_path(path: str) -> VikingURI:
     """The URI of a work-tree path; the inverse of :attr:`VikingURI.path`."""
-    return parse(SCHEME + path)
+    parts = path.split("/")
+    # A user literally named like a content folder ("memories") is allowed in their own path.
+    user = parts[1] if len(parts) > 1 and parts[0] == "user" else None
+    return parse(SCHEME + path, user)
+
+
+def is_valid_segment(name: str) -> bool:
+    """True when ``name`` may appear as one segment of a URI (used to skip odd files on disk)."""
+    try:
+        _check_segment(name, name)
+    except InvalidURI:
+        return False
+    return bool(name)
 
 
 def sanitize_segment(name: str) -> str:
@@ -126,9 +151,15 @@ def sanitize_segment(name: str) -> str:
     Letters of every script, digits, ``-``, ``.`` and ``_`` are kept; runs of
     anything else become one ``_``.
     """
-    cleaned = re.sub(r"[^\w.\-]+", "_", name, flags=re.UNICODE)
-    cleaned = re.sub(r"_+", "_", cleaned).strip("_.")[:SANITIZED_MAX_CHARS].strip("_.")
-    if cleaned in ("", ".", "..") or cleaned.lower() == ".git":
+    import unicodedata
+
+    kept = "".join(
+        ch if ch.isalnum() or ch in "-._" or unicodedata.category(ch).startswith("M") else "_"
+        for ch in unicodedata.normalize("NFC", name)
+    )
+    cleaned = re.sub(r"_+", "_", kept.replace(TEMP_MARKER, "_ov-tmp-")).strip("_.")
+    cleaned = cleaned[:SANITIZED_MAX_CHARS].strip("_.")
+    if cleaned in ("", ".", "..") or cleaned.lower() == ".git" or not is_valid_segment(cleaned):
         return "unnamed"
     return cleaned
 

@@ -1,0 +1,623 @@
+"""The config file ``$OV_HOME/config.yaml``: loading, validation, ``ov config`` and the validated cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ov.config import Config, config_keys, get_value, load_config, set_value, validate_config_text
+from ov.errors import EXIT_USAGE, ConfigError, InvalidInput
+from ov.home import Home
+
+DEFAULTS = {
+    "version": 1,
+    "identity": {"account": None, "user": None, "peer": None},
+    "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024},
+    "output": {"color": "auto"},
+}
+
+
+@pytest.fixture
+def home(ov_home: Path) -> Home:
+    return Home(ov_home)
+
+
+def write_config(home: Home, text: str | bytes) -> Path:
+    path = home.config_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return path
+
+
+def cache_path(home: Home) -> Path:
+    return home.root / "state" / "config.cache.json"
+
+
+# --- loading ------------------------------------------------------------------------
+
+
+def test_defaults_when_no_file(home: Home) -> None:
+    loaded = load_config(home)
+    assert loaded.exists is False
+    assert loaded.path == home.config_path
+    assert loaded.warnings == ()
+    assert loaded.config == Config()
+    assert loaded.config.as_dict() == DEFAULTS
+    assert not home.config_path.exists()  # loading never creates the file
+
+
+def test_home_from_env_uses_ov_home(ov_home: Path) -> None:
+    assert Home.from_env().config_path == ov_home / "config.yaml"
+    assert Home.from_env({}).config_path == Path.home() / ".ov" / "config.yaml"
+
+
+def test_valid_file(home: Home) -> None:
+    write_config(
+        home,
+        "version: 1\n"
+        "identity:\n  account: acme\n  user: alice\n  peer: proj-x\n"
+        "store:\n  lock_timeout: 2.5\n  max_file_bytes: 1024\n"
+        "output:\n  color: never\n",
+    )
+    loaded = load_config(home)
+    assert loaded.exists is True
+    assert loaded.warnings == ()
+    cfg = loaded.config
+    assert (cfg.identity.account, cfg.identity.user, cfg.identity.peer) == ("acme", "alice", "proj-x")
+    assert cfg.store.lock_timeout == 2.5
+    assert cfg.store.max_file_bytes == 1024
+    assert cfg.output.color == "never"
+
+
+def test_partial_file_keeps_other_defaults(home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: 3\n")
+    cfg = load_config(home).config
+    assert cfg.store.lock_timeout == 3.0
+    assert isinstance(cfg.store.lock_timeout, float)
+    assert cfg.store.max_file_bytes == DEFAULTS["store"]["max_file_bytes"]
+    assert cfg.identity.user is None
+    assert cfg.output.color == "auto"
+
+
+@pytest.mark.parametrize("text", ["", "# just a comment\n", "---\n", "null\n"], ids=["empty", "comment", "doc-marker", "null"])
+def test_empty_documents_mean_defaults(home: Home, text: str) -> None:
+    write_config(home, text)
+    loaded = load_config(home)
+    assert loaded.exists is True
+    assert loaded.config == Config()
+    assert loaded.warnings == ()
+
+
+def test_unknown_keys_warn_but_do_not_fail(home: Home) -> None:
+    write_config(home, "foo: bar\nstore:\n  lock_timeout: 4\n  bogus: 1\nidentity:\n  nickname: al\n")
+    loaded = load_config(home)
+    assert loaded.config.store.lock_timeout == 4.0
+    assert len(loaded.warnings) == 3
+    text = "\n".join(loaded.warnings)
+    for key in ("'foo'", "'store.bogus'", "'identity.nickname'"):
+        assert f"unknown key {key} ignored" in text
+    assert all(str(home.config_path) in w for w in loaded.warnings)
+
+
+def test_unknown_keys_are_reported_on_stderr_by_the_cli(ov, home: Home) -> None:
+    write_config(home, "colour: never\nstore:\n  lock_timout: 3\n")
+    for _ in range(2):  # the second run is served from the validated cache and still warns
+        result = ov("config", "show", "--json")
+        assert result.exit_code == 0
+        assert "warning:" in result.stderr
+        assert "unknown key 'colour' ignored" in result.stderr
+        assert "unknown key 'store.lock_timout' ignored" in result.stderr
+        payload = result.json["result"]
+        assert len(payload["warnings"]) == 2
+        assert payload["config"]["store"]["lock_timeout"] == 10.0
+        assert payload["exists"] is True
+
+
+def test_unknown_keys_do_not_block_other_commands(ov, home: Home) -> None:
+    write_config(home, "future_feature: true\n")
+    result = ov("write", "viking://resources/a.md", "--content", "hi\n")
+    assert result.exit_code == 0
+    assert "unknown key 'future_feature' ignored" in result.stderr
+    assert ov("read", "viking://resources/a.md").stdout == "hi\n"
+
+
+# --- invalid files ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        pytest.param("store:\n  lock_timeout: [\n", "line 3", id="unclosed-flow-sequence"),
+        pytest.param("store: {lock_timeout: 1\n", "line 2", id="unclosed-flow-mapping"),
+        pytest.param("a: 1\n b: 2\nc: [\n", "line 2", id="bad-indentation"),
+        pytest.param('identity:\n  user: "alice\n', "line 3", id="unclosed-quote"),
+        pytest.param("store:\n\tlock_timeout: 1\n", "line 2", id="tab-indent"),
+    ],
+)
+def test_yaml_that_does_not_parse(home: Home, text: str, where: str) -> None:
+    write_config(home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(home)
+    exc = info.value
+    assert "does not parse as YAML" in exc.message
+    assert where in exc.message
+    assert str(home.config_path) in exc.message
+    assert exc.exit_code == EXIT_USAGE
+    assert exc.code == "config_invalid"
+    assert exc.hint
+
+
+def test_broken_yaml_via_cli_exits_2_and_writes_nothing(ov, home: Home, ov_home: Path) -> None:
+    original = b"store:\n  lock_timeout: [\n"
+    write_config(home, original)
+    result = ov("write", "viking://resources/a.md", "--content", "hi", "--json")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.error["code"] == "config_invalid"
+    assert "line 3" in result.error["message"]
+    assert not (ov_home / "accounts").exists()
+    assert home.config_path.read_bytes() == original
+
+
+def test_broken_yaml_human_error(ov, home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: [\n")
+    result = ov("config", "show")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr.startswith("error: ")
+    assert "does not parse as YAML at line 3" in result.stderr
+    assert "hint: fix the file or remove it" in result.stderr
+
+
+WRONG_TYPES = [
+    pytest.param("store:\n  lock_timeout: soon\n", "store.lock_timeout", id="timeout-text"),
+    pytest.param("store:\n  lock_timeout: [1, 2]\n", "store.lock_timeout", id="timeout-list"),
+    pytest.param("store:\n  max_file_bytes: 1.5\n", "store.max_file_bytes", id="max-bytes-fraction"),
+    pytest.param("store:\n  max_file_bytes: lots\n", "store.max_file_bytes", id="max-bytes-text"),
+    pytest.param("output:\n  color: blue\n", "output.color", id="color-not-a-choice"),
+    pytest.param("output:\n  color: null\n", "output.color", id="color-null"),
+    pytest.param('identity:\n  user: "../x"\n', "identity.user", id="user-traversal"),
+    pytest.param("identity:\n  account: _acme\n", "identity.account", id="account-underscore"),
+    pytest.param('identity:\n  peer: "a b"\n', "identity.peer", id="peer-space"),
+    pytest.param('identity:\n  user: ""\n', "identity.user", id="user-empty"),
+    pytest.param("identity:\n  user: [alice]\n", "identity.user", id="user-list"),
+    pytest.param("store: 5\n", "store", id="section-scalar"),
+    pytest.param("identity: [alice]\n", "identity", id="section-list"),
+    pytest.param("version: latest\n", "version", id="version-text"),
+]
+
+
+@pytest.mark.parametrize(("text", "key"), WRONG_TYPES)
+def test_wrong_types_name_the_key(home: Home, text: str, key: str) -> None:
+    write_config(home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(home)
+    assert f"is invalid: {key}:" in info.value.message
+    assert info.value.exit_code == 2
+    assert not cache_path(home).exists()  # an invalid file is never cached
+
+
+def test_wrong_type_via_cli(ov, home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: soon\n")
+    result = ov("config", "get", "store.lock_timeout", "--json")
+    assert result.exit_code == 2
+    assert result.error["code"] == "config_invalid"
+    assert "store.lock_timeout" in result.error["message"]
+
+
+def test_all_problems_are_reported_together(home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: soon\noutput:\n  color: blue\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(home)
+    assert "store.lock_timeout" in info.value.message
+    assert "output.color" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        pytest.param("- a\n- b\n", "list", id="list"),
+        pytest.param("hello\n", "str", id="string"),
+        pytest.param("42\n", "int", id="number"),
+        pytest.param("true\n", "bool", id="bool"),
+    ],
+)
+def test_top_level_must_be_a_mapping(home: Home, text: str, kind: str) -> None:
+    write_config(home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(home)
+    assert f"must hold a mapping of settings, not {kind}" in info.value.message
+
+
+def test_not_utf8(home: Home) -> None:
+    write_config(home, b"store:\n  lock_timeout: \xff\xfe\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(home)
+
+
+def test_config_error_is_bad_input() -> None:
+    assert issubclass(ConfigError, InvalidInput)
+    assert ConfigError("x").exit_code == 2
+
+
+# (found as a bug: lax validation took YAML booleans as numbers and accepted NaN, which made the
+# write lock wait forever since time.monotonic() >= nan is never true)
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        pytest.param("store:\n  max_file_bytes: true\n", "store.max_file_bytes", id="bool-as-byte-count"),
+        pytest.param("store:\n  lock_timeout: true\n", "store.lock_timeout", id="bool-as-timeout"),
+        pytest.param("store:\n  lock_timeout: .nan\n", "store.lock_timeout", id="nan-timeout"),
+        pytest.param("store:\n  lock_timeout: .inf\n", "store.lock_timeout", id="inf-timeout"),
+        pytest.param("store:\n  lock_timeout: 0\n", "store.lock_timeout", id="zero-timeout"),
+        pytest.param("store:\n  lock_timeout: -1\n", "store.lock_timeout", id="negative-timeout"),
+        pytest.param("store:\n  max_file_bytes: 0\n", "store.max_file_bytes", id="zero-bytes"),
+        pytest.param("store:\n  max_file_bytes: -5\n", "store.max_file_bytes", id="negative-bytes"),
+    ],
+)
+def test_nonsense_numbers_are_rejected(home: Home, text: str, key: str) -> None:
+    write_config(home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(home)
+    assert f"is invalid: {key}:" in info.value.message
+
+
+@pytest.mark.parametrize(
+    ("text", "timeout"),
+    [("store:\n  lock_timeout: 0.001\n", 0.001), ("store:\n  lock_timeout: 3600\n", 3600.0), ('store:\n  lock_timeout: "5"\n', 5.0)],
+)
+def test_sensible_numbers_are_accepted(home: Home, text: str, timeout: float) -> None:
+    write_config(home, text)
+    assert load_config(home).config.store.lock_timeout == timeout
+
+
+# --- keys, get and set ----------------------------------------------------------------
+
+
+def test_config_keys() -> None:
+    assert config_keys() == [
+        "identity.account",
+        "identity.user",
+        "identity.peer",
+        "store.lock_timeout",
+        "store.max_file_bytes",
+        "output.color",
+    ]
+
+
+def test_get_value() -> None:
+    assert get_value(Config(), "store.lock_timeout") == 10.0
+    assert get_value(Config(), "identity.peer") is None
+    for bad in ("store", "version", "nope", "store.nope", ""):
+        with pytest.raises(ConfigError, match="unknown config key"):
+            get_value(Config(), bad)
+
+
+def test_set_then_get(ov, home: Home) -> None:
+    result = ov("config", "set", "store.lock_timeout", "5")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "store.lock_timeout = 5.0\n"
+    got = ov("config", "get", "store.lock_timeout")
+    assert got.exit_code == 0
+    assert got.stdout == "5.0\n"
+    as_json = ov("config", "get", "store.lock_timeout", "--json")
+    assert as_json.json == {"ok": True, "result": {"key": "store.lock_timeout", "value": 5.0}}
+    assert isinstance(as_json.json["result"]["value"], float)
+    assert load_config(home).config.store.lock_timeout == 5.0
+
+
+def test_set_json_output(ov) -> None:
+    result = ov("config", "set", "output.color", "never", "--json")
+    assert result.exit_code == 0
+    assert result.json == {"ok": True, "result": {"key": "output.color", "value": "never"}}
+
+
+def test_file_written_by_a_sequence_of_sets(ov, home: Home, snapshot) -> None:
+    for key, value in [
+        ("store.lock_timeout", "5"),
+        ("identity.user", "alice"),
+        ("output.color", "never"),
+        ("identity.account", "acme"),
+        ("store.lock_timeout", "7.5"),
+        ("identity.peer", "proj-x"),
+        ("identity.peer", "null"),
+    ]:
+        result = ov("config", "set", key, value)
+        assert result.exit_code == 0, result.stderr
+    text = home.config_path.read_text(encoding="utf-8")
+    assert text == snapshot
+    cfg = load_config(home).config
+    assert cfg.store.lock_timeout == 7.5
+    assert (cfg.identity.account, cfg.identity.user, cfg.identity.peer) == ("acme", "alice", None)
+    assert cfg.output.color == "never"
+
+
+def test_set_creates_the_file_and_home(tmp_path: Path) -> None:
+    home = Home(tmp_path / "fresh" / "ovhome")
+    config = set_value(home, "output.color", "always")
+    assert config.output.color == "always"
+    assert home.config_path.is_file()
+    assert load_config(home).config.output.color == "always"
+
+
+@pytest.mark.parametrize("key", ["store.nope", "nope", "store", "version", "identity", "Store.lock_timeout"])
+def test_set_unknown_key_fails_and_leaves_file(ov, home: Home, key: str) -> None:
+    original = b"# my settings\nstore:\n  lock_timeout: 3\n"
+    write_config(home, original)
+    result = ov("config", "set", key, "5", "--json")
+    assert result.exit_code == 2
+    assert result.error["code"] == "config_invalid"
+    assert "unknown config key" in result.error["message"]
+    assert "store.lock_timeout" in result.error["hint"]  # the hint lists the known keys
+    assert home.config_path.read_bytes() == original
+
+
+def test_set_unknown_key_without_file_creates_nothing(ov, home: Home) -> None:
+    result = ov("config", "set", "nope", "1")
+    assert result.exit_code == 2
+    assert not home.config_path.exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        pytest.param("identity.user", "../x", "identity.user", id="user-traversal"),
+        pytest.param("identity.account", "_acme", "identity.account", id="account-underscore"),
+        pytest.param("identity.peer", "a b", "identity.peer", id="peer-space"),
+        pytest.param("store.lock_timeout", "soon", "store.lock_timeout", id="timeout-text"),
+        pytest.param("store.max_file_bytes", "1.5", "store.max_file_bytes", id="bytes-fraction"),
+        pytest.param("output.color", "blue", "output.color", id="color-choice"),
+        pytest.param("store.lock_timeout", "[1, 2]", "single value", id="list-value"),
+        pytest.param("identity.user", "{a: 1}", "single value", id="mapping-value"),
+        pytest.param("store.lock_timeout", "", "store.lock_timeout", id="empty-is-null"),
+    ],
+)
+def test_set_invalid_value_fails_and_leaves_file(ov, home: Home, key: str, value: str, message: str) -> None:
+    original = b"identity:\n  user: bob\nstore:\n  lock_timeout: 3\n"
+    write_config(home, original)
+    result = ov("config", "set", key, value, "--json")
+    assert result.exit_code == 2
+    assert result.error["code"] == "config_invalid"
+    assert message in result.error["message"]
+    assert home.config_path.read_bytes() == original
+    assert load_config(home).config.identity.user == "bob"
+
+
+def test_set_invalid_value_without_file_creates_nothing(ov, home: Home) -> None:
+    result = ov("config", "set", "identity.user", "../x")
+    assert result.exit_code == 2
+    assert "identity.user" in result.stderr
+    assert not home.config_path.exists()
+
+
+def test_set_on_broken_file_fails_and_leaves_it(ov, home: Home) -> None:
+    original = b"store:\n  lock_timeout: [\n"
+    write_config(home, original)
+    result = ov("config", "set", "output.color", "never")
+    assert result.exit_code == 2
+    assert "does not parse as YAML" in result.stderr
+    assert home.config_path.read_bytes() == original
+
+
+def test_set_keeps_unknown_keys(ov, home: Home) -> None:
+    write_config(home, "future:\n  knob: 3\nstore:\n  lock_timeout: 3\n  experimental: yes\n")
+    result = ov("config", "set", "store.lock_timeout", "9")
+    assert result.exit_code == 0
+    import yaml
+
+    data = yaml.safe_load(home.config_path.read_text())
+    assert data["future"] == {"knob": 3}
+    assert data["store"] == {"lock_timeout": 9, "experimental": True}
+    loaded = load_config(home)
+    assert loaded.config.store.lock_timeout == 9.0
+    assert any("'future'" in w for w in loaded.warnings)
+    assert any("'store.experimental'" in w for w in loaded.warnings)
+
+
+def test_set_replaces_a_scalar_section(ov, home: Home) -> None:
+    # a section that is not a mapping is replaced by one holding the new key
+    write_config(home, "output: loud\n")
+    result = ov("config", "set", "output.color", "never")
+    assert result.exit_code == 0
+    assert load_config(home).config.output.color == "never"
+
+
+def test_set_null_clears_a_value(ov, home: Home) -> None:
+    assert ov("config", "set", "identity.user", "alice").exit_code == 0
+    result = ov("config", "set", "identity.user", "null")
+    assert result.exit_code == 0
+    assert result.stdout == "identity.user = null\n"
+    assert load_config(home).config.identity.user is None
+
+
+def test_set_leaves_no_temporary_files(ov, home: Home) -> None:
+    assert ov("config", "set", "output.color", "never").exit_code == 0
+    assert ov("config", "set", "output.color", "blue").exit_code == 2
+    leftovers = [p.name for p in home.root.iterdir() if ".ov-tmp-" in p.name]
+    assert leftovers == []
+
+
+@pytest.mark.parametrize("value", ["1001", "2024", "007", "1.5", "true", "no"])
+def test_set_id_that_looks_like_another_yaml_type(ov, home: Home, value: str) -> None:
+    # (found as a bug: `ov config set identity.user 1001` failed with 'Input should be a valid string')
+    result = ov("config", "set", "identity.user", value)
+    assert result.exit_code == 0, result.stderr
+    assert load_config(home).config.identity.user == value
+    assert ov("config", "get", "identity.user").stdout == f"{value}\n"
+
+
+def test_set_null_still_clears_a_text_field(ov, home: Home) -> None:
+    assert ov("config", "set", "identity.peer", "p1").exit_code == 0
+    assert ov("config", "set", "identity.peer", "null").exit_code == 0
+    assert load_config(home).config.identity.peer is None
+
+
+@pytest.mark.parametrize(("value", "expected"), [("5", 5.0), ("0.25", 0.25), ("1e2", 100.0)])
+def test_set_number_fields_read_numbers(ov, home: Home, value: str, expected: float) -> None:
+    result = ov("config", "set", "store.lock_timeout", value, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["value"] == expected
+
+
+def test_set_boolean_for_a_number_is_refused(ov, home: Home) -> None:
+    result = ov("config", "set", "store.max_file_bytes", "true", "--json")
+    assert result.exit_code == 2
+    assert "store.max_file_bytes" in result.error["message"]
+    assert not home.config_path.exists()
+
+
+# --- the validated cache --------------------------------------------------------------
+
+
+def test_cache_is_written_and_keyed_by_content(home: Home, tmp_path: Path) -> None:
+    text = "store:\n  lock_timeout: 3\nfoo: 1\n"
+    write_config(home, text)
+    first = load_config(home)
+    cache = json.loads(cache_path(home).read_text())
+    assert cache["config"]["store"]["lock_timeout"] == 3.0
+    assert cache["warnings"] == list(first.warnings)
+    key = cache["key"]
+
+    second = load_config(home)
+    assert second == first
+    assert json.loads(cache_path(home).read_text())["key"] == key
+
+    # the same bytes in another home give the same key; other bytes give another
+    other = Home(tmp_path / "other")
+    write_config(other, text)
+    load_config(other)
+    assert json.loads(cache_path(other).read_text())["key"] == key
+    write_config(other, text + "# changed\n")
+    load_config(other)
+    assert json.loads(cache_path(other).read_text())["key"] != key
+
+
+def test_cache_is_read_when_content_is_unchanged(home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: 3\n")
+    load_config(home)
+    # Prove the cache is what answers: plant a different value under the same key.
+    cache = json.loads(cache_path(home).read_text())
+    cache["config"]["store"]["lock_timeout"] = 42.0
+    cache_path(home).write_text(json.dumps(cache))
+    assert load_config(home).config.store.lock_timeout == 42.0
+    # Rewriting identical bytes (new mtime) keeps the cache valid: it is keyed by content.
+    os.utime(home.config_path, (1, 1))
+    write_config(home, "store:\n  lock_timeout: 3\n")
+    assert load_config(home).config.store.lock_timeout == 42.0
+
+
+def test_editing_the_file_invalidates_the_cache(home: Home) -> None:
+    write_config(home, "store:\n  lock_timeout: 3\n")
+    assert load_config(home).config.store.lock_timeout == 3.0
+    key = json.loads(cache_path(home).read_text())["key"]
+    write_config(home, "store:\n  lock_timeout: 4\n")
+    assert load_config(home).config.store.lock_timeout == 4.0
+    assert json.loads(cache_path(home).read_text())["key"] != key
+    # an edit that breaks the file is reported, not hidden by the old cache
+    write_config(home, "store:\n  lock_timeout: soon\n")
+    with pytest.raises(ConfigError):
+        load_config(home)
+    # and removing the file means defaults again
+    home.config_path.unlink()
+    assert load_config(home).config == Config()
+
+
+def test_set_invalidates_the_cache(ov, home: Home) -> None:
+    assert ov("config", "set", "store.lock_timeout", "3").exit_code == 0
+    assert ov("config", "get", "store.lock_timeout").stdout == "3.0\n"
+    assert ov("config", "set", "store.lock_timeout", "4").exit_code == 0
+    assert ov("config", "get", "store.lock_timeout").stdout == "4.0\n"
+
+
+@pytest.mark.parametrize("garbage", ["", "not json", "{", '{"key": 1}', '{"config": {}}', '{"key": null, "config": 5}'])
+def test_corrupt_cache_is_ignored_and_rewritten(home: Home, garbage: str) -> None:
+    write_config(home, "output:\n  color: never\n")
+    cache_path(home).parent.mkdir(parents=True, exist_ok=True)
+    cache_path(home).write_text(garbage)
+    assert load_config(home).config.output.color == "never"
+    assert json.loads(cache_path(home).read_text())["config"]["output"]["color"] == "never"
+
+
+@pytest.mark.parametrize("garbage", ["[]", "null", "1", '"text"'])
+def test_cache_that_is_not_a_json_object_is_ignored(ov, home: Home, garbage: str) -> None:
+    # (found as a bug: cached.get() on a JSON list raised AttributeError and every command failed
+    # with 'internal error' until the cache was deleted by hand)
+    write_config(home, "output:\n  color: never\n")
+    cache_path(home).parent.mkdir(parents=True, exist_ok=True)
+    cache_path(home).write_text(garbage)
+    assert load_config(home).config.output.color == "never"
+    result = ov("config", "get", "output.color")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == "never\n"
+
+
+def test_cached_config_equals_validated_config(home: Home) -> None:
+    write_config(home, "identity:\n  user: alice\nstore:\n  lock_timeout: 1\n  max_file_bytes: 2048\noutput:\n  color: always\n")
+    fresh = load_config(home)
+    cached = load_config(home)
+    assert cached.config == fresh.config
+    assert type(cached.config.identity) is type(fresh.config.identity)
+    assert isinstance(cached.config.store.lock_timeout, float)
+    assert cached.config.as_dict() == fresh.config.as_dict()
+
+
+_PROBE = """
+import json, sys
+from ov.config import load_config
+from ov.home import Home
+loaded = load_config(Home.from_env())
+print(json.dumps({
+    "pydantic": "pydantic" in sys.modules,
+    "yaml": "yaml" in sys.modules,
+    "lock_timeout": loaded.config.store.lock_timeout,
+    "warnings": list(loaded.warnings),
+}))
+"""
+
+
+def _probe(ov_home: Path) -> dict:
+    env = dict(os.environ, OV_HOME=str(ov_home))
+    proc = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_second_load_does_not_import_pydantic(home: Home, ov_home: Path) -> None:
+    write_config(home, "store:\n  lock_timeout: 3\nfoo: 1\n")
+    first = _probe(ov_home)
+    assert first["pydantic"] is True  # the first load validates
+    second = _probe(ov_home)
+    assert second["pydantic"] is False
+    assert second["yaml"] is False
+    assert second["lock_timeout"] == first["lock_timeout"] == 3.0
+    assert second["warnings"] == first["warnings"] and len(first["warnings"]) == 1
+    # an edit brings validation back
+    write_config(home, "store:\n  lock_timeout: 4\n")
+    third = _probe(ov_home)
+    assert third["pydantic"] is True
+    assert third["lock_timeout"] == 4.0
+
+
+def test_no_file_never_imports_pydantic(ov_home: Path) -> None:
+    result = _probe(ov_home)
+    assert result["pydantic"] is False
+    assert result["yaml"] is False
+    assert result["lock_timeout"] == 10.0
+
+
+def test_unwritable_cache_still_loads(home: Home) -> None:
+    # the cache only saves time: a home where it cannot be written still works
+    write_config(home, "output:\n  color: never\n")
+    (home.root / "state").write_text("not a directory")
+    assert load_config(home).config.output.color == "never"
+    assert load_config(home).config.output.color == "never"
+
+
+def test_config_from_a_newer_version_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="format version 2"):
+        validate_config_text(b"version: 2\n", tmp_path / "config.yaml")
