@@ -135,7 +135,10 @@ class Store:
     # --- reading ------------------------------------------------------------
 
     def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
-        self._require_dir(uri)
+        """The entries of a directory (depth first with ``recursive``); a file lists itself, as ls(1) does."""
+        path = self._existing(uri)
+        if path.is_file():
+            return [self._entry(uri, path, is_dir=False)]
         out: list[Entry] = []
         for child in self.entries(uri, show_all):
             out.append(child.entry)

@@ -225,3 +225,16 @@ def test_shell_completion_answers(ov_home):
     assert "write" in proc.stdout.split()
     script = subprocess.run([sys.executable, "-m", "ov"], env=dict(env, _OV_COMPLETE="source_bash"), capture_output=True, text=True)
     assert "_OV_COMPLETE=complete_bash" in script.stdout
+
+
+def test_ls_of_a_file_lists_the_file(ov, docs):
+    result = ov("ls", "viking://resources/readme.md", "--json").json["result"]
+    assert [(e["uri"], e["type"], e["size"]) for e in result] == [("viking://resources/readme.md", "file", 10)]
+
+
+def test_config_set_takes_a_negative_number_as_a_value(ov, ov_home):
+    result = ov("config", "set", "store.lock_timeout", "-3", "--json")
+    assert result.exit_code == 2
+    assert result.error["code"] == "config_invalid"
+    assert "greater than 0" in result.error["message"]
+    assert not (ov_home / "config.yaml").exists()

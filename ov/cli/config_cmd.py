@@ -51,7 +51,8 @@ def config_get(key: KeyArg) -> None:
     emit({"key": key, "value": value}, lambda: plain(_text(value)))
 
 
-@app.command("set", cls=OvCommand)
+# ignore_unknown_options: a negative number such as `-3` is a value here, not an option.
+@app.command("set", cls=OvCommand, context_settings={"ignore_unknown_options": True})
 def config_set(
     key: KeyArg,
     value: Annotated[str, typer.Argument(help="The new value (YAML scalar: 5, true, null, text).", show_default=False)],
