@@ -17,8 +17,8 @@ from types import TracebackType
 
 from ov.errors import StoreLocked
 
-_POLL_START = 0.002
-_POLL_MAX = 0.05
+_POLL_START = 0.0005
+_POLL_MAX = 0.005  # a queued writer retries often: a commit takes ~5 ms
 
 
 class WriteLock:

@@ -1,0 +1,437 @@
+"""Helpers shared by the benchmark scripts in ``bench/``.
+
+Everything a benchmark needs besides its own measurement loop lives here:
+summary statistics, timing, a throw-away ``OV_HOME``, opening and seeding a
+store, the ``ov`` command line and a clean environment for subprocesses,
+profiling, and reporting (a plain-text table on stdout plus a JSON file in
+``bench/results/``).
+
+The scripts never assert on wall-clock time. They report medians and
+percentiles over repeated runs, and ratios against a baseline measured in the
+same process, and say whether a target is met.
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import contextlib
+import cProfile
+import io
+import json
+import math
+import os
+import platform
+import pstats
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO_ROOT = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+
+# Run from a checkout without installing: make `import ov` find the sources.
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+# Environment variables that could point ov or git somewhere else; never inherited.
+SCRUBBED_PREFIXES = ("OV_", "OPENVIKING_", "GIT_")
+SEED_ROOT = "viking://resources/seed"
+# Children run outside the checkout, so `python -c`/`-m` cannot import ./ov by accident.
+CHILD_CWD = tempfile.gettempdir()
+
+
+# --- statistics ----------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], pct: float) -> float:
+    """The ``pct``-th percentile (0..100), linear interpolation between closest ranks."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    if len(ordered) == 1:
+        return float(ordered[0])
+    rank = (len(ordered) - 1) * pct / 100.0
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return float(ordered[low] + (ordered[high] - ordered[low]) * (rank - low))
+
+
+def summarize(seconds: Sequence[float]) -> dict[str, float]:
+    """Count, min, p50, p90, p99, max and mean of samples given in seconds, reported in ms."""
+    ms = [s * 1000.0 for s in seconds]
+    return {
+        "n": len(ms),
+        "min_ms": min(ms) if ms else math.nan,
+        "p50_ms": percentile(ms, 50),
+        "p90_ms": percentile(ms, 90),
+        "p99_ms": percentile(ms, 99),
+        "max_ms": max(ms) if ms else math.nan,
+        "mean_ms": sum(ms) / len(ms) if ms else math.nan,
+    }
+
+
+def ratio(value: float, baseline: float) -> float:
+    return value / baseline if baseline else math.nan
+
+
+# --- timing --------------------------------------------------------------------
+
+
+def time_call(fn: Callable[[], Any]) -> tuple[float, Any]:
+    """Run ``fn`` once; return (elapsed seconds, its result)."""
+    start = time.perf_counter()
+    result = fn()
+    return time.perf_counter() - start, result
+
+
+# --- stores and homes ------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def temp_home(label: str = "ov-bench", keep: bool = False) -> Iterator[Path]:
+    """A fresh, empty ``OV_HOME`` directory, removed afterwards unless ``keep``."""
+    root = Path(tempfile.mkdtemp(prefix=f"{label}-"))
+    try:
+        yield root
+    finally:
+        if keep:
+            print(f"(kept {root})", file=sys.stderr)
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def temp_homes(count: int, label: str = "ov-bench", keep: bool = False) -> Iterator[list[Path]]:
+    """``count`` fresh ``OV_HOME`` directories at once (see :func:`temp_home`)."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(temp_home(f"{label}{i}", keep)) for i in range(count)]
+
+
+def open_store(home_root: Path):
+    """The default account's store in ``home_root``, as the CLI would open it (no config file)."""
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store import Store
+
+    return Store(Home(home_root), Identity(), Config())
+
+
+def seed_path(index: int, fanout: int = 10, depth: int = 2, root: str = SEED_ROOT) -> str:
+    """URI of seeded file ``index``: spread round-robin over ``fanout ** depth`` nested directories.
+
+    With the defaults, 100 files land one per leaf directory and 10,000 files
+    100 per leaf, e.g. ``viking://resources/seed/d03/d07/f000073.md``.
+    """
+    parts = []
+    rest = index
+    for _ in range(depth):
+        parts.append(f"d{rest % fanout:02d}")
+        rest //= fanout
+    return f"{root}/{'/'.join(parts)}/f{index:07d}.md"
+
+
+def file_body(index: int, tag: str = "seed", lines: int = 8) -> bytes:
+    """A small, distinct text file (about 400 bytes)."""
+    head = f"# {tag} file {index}\n\n"
+    body = "".join(f"line {n} of {tag} file {index}: some context an agent wrote down.\n" for n in range(lines))
+    return (head + body).encode()
+
+
+def seed_store(store, count: int, *, fanout: int = 10, depth: int = 2, root: str = SEED_ROOT) -> float:
+    """Write ``count`` files under ``root`` in ONE transaction (one commit); return the seconds taken."""
+    start = time.perf_counter()
+    with store.transaction() as tx:
+        for i in range(count):
+            tx.put(store.uri(seed_path(i, fanout, depth, root)), file_body(i))
+        tx.commit("bench-seed", [store.uri(root)])
+    return time.perf_counter() - start
+
+
+# --- subprocesses ------------------------------------------------------------------
+
+
+def ov_command() -> list[str]:
+    """argv prefix that runs the CLI: the ``ov`` console script next to this Python, else ``python -m ov``."""
+    bindir = Path(sys.executable).parent
+    for name in ("ov", "ov.exe"):
+        script = bindir / name
+        if script.is_file() and os.access(script, os.X_OK):
+            return [str(script)]
+    return [sys.executable, "-m", "ov"]
+
+
+_TEMP_DIRS: dict[str, Path] = {}
+
+
+def _run_temp_dir(kind: str) -> Path:
+    """A temporary directory for this run (one per ``kind``), removed at exit."""
+    if kind not in _TEMP_DIRS:
+        _TEMP_DIRS[kind] = Path(tempfile.mkdtemp(prefix=f"ov-bench-{kind}-"))
+        atexit.register(shutil.rmtree, _TEMP_DIRS[kind], True)
+    return _TEMP_DIRS[kind]
+
+
+def uncompiled_ov_copy() -> Path:
+    """A copy of this checkout's ``ov`` package without any ``__pycache__``, for ``bytecode="source"``."""
+    root = _run_temp_dir("src")
+    if not (root / "ov").is_dir():
+        shutil.copytree(REPO_ROOT / "ov", root / "ov", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return root
+
+
+BYTECODE_MODES = ("cached", "source", "inherit")
+
+
+def bench_env(home_root: Path | None = None, bytecode: str = "cached") -> dict[str, str]:
+    """The current environment without ov/OpenViking/git overrides, with ``OV_HOME`` set.
+
+    ``bytecode`` decides how child Pythons get ov's modules:
+
+    * ``"cached"`` (default): like an installed package, every module is
+      compiled once and then loaded from bytecode. ``PYTHONDONTWRITEBYTECODE``
+      is dropped and the cache goes to a private ``PYTHONPYCACHEPREFIX`` (so
+      nothing is written next to the sources);
+    * ``"source"``: ov's modules are compiled from source in every process, as
+      in a checkout without ``__pycache__`` under ``PYTHONDONTWRITEBYTECODE=1``.
+      A ``__pycache__``-free copy of ``ov/`` is put first on ``PYTHONPATH``;
+      the standard library and dependencies keep their installed bytecode;
+    * ``"inherit"``: leave the caller's settings alone.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(SCRUBBED_PREFIXES)}
+    env["NO_COLOR"] = "1"
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    if bytecode == "cached":
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(_run_temp_dir("pycache"))
+    elif bytecode == "source":
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env.pop("PYTHONPYCACHEPREFIX", None)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(uncompiled_ov_copy()), env.get("PYTHONPATH")]))
+    elif bytecode != "inherit":
+        raise ValueError(f"bytecode must be one of {BYTECODE_MODES}, not {bytecode!r}")
+    if home_root is not None:
+        env["OV_HOME"] = str(home_root)
+    return env
+
+
+@dataclass
+class Run:
+    """One finished child process: wall time, its CPU time (user + system) and the completed process."""
+
+    wall: float
+    cpu: float
+    proc: subprocess.CompletedProcess
+
+    @property
+    def stdout(self) -> str:
+        return self.proc.stdout.decode(errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.proc.stderr.decode(errors="replace")
+
+
+def children_cpu() -> float:
+    """User + system CPU seconds of all waited-for child processes so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_timed(argv: Sequence[str], env: dict[str, str], *, check: bool = True) -> Run:
+    """Run a process to completion, output captured; measure its wall and CPU time.
+
+    CPU time is the ``RUSAGE_CHILDREN`` difference, exact as long as no other
+    child of this process finishes meanwhile (the scripts run these one at a time).
+    """
+    cpu_before = children_cpu()
+    start = time.perf_counter()
+    proc = subprocess.run(list(argv), env=env, cwd=CHILD_CWD, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    run = Run(time.perf_counter() - start, children_cpu() - cpu_before, proc)
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {proc.returncode}: {run.stderr[-500:]}")
+    return run
+
+
+# --- profiling -------------------------------------------------------------------
+
+
+def profile_top(fn: Callable[[], Any], limit: int = 25, sort: str = "cumulative") -> str:
+    """Run ``fn`` under cProfile; return the ``limit`` top rows sorted by ``sort`` as text."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        fn()
+    finally:
+        profiler.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.strip_dirs().sort_stats(sort).print_stats(limit)
+    return out.getvalue()
+
+
+# --- reporting ---------------------------------------------------------------------
+
+
+def machine_info() -> dict[str, Any]:
+    try:
+        from ov import __version__ as ov_version
+    except Exception:  # noqa: BLE001 - informational only
+        ov_version = None
+    try:
+        from importlib.metadata import version
+
+        dulwich_version = version("dulwich")
+    except Exception:  # noqa: BLE001
+        dulwich_version = None
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "python": platform.python_version(),
+        "ov": ov_version,
+        "dulwich": dulwich_version,
+        "loadavg_1m": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def fmt(value: Any, digits: int = 1) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], title: str | None = None, digits: int = 1) -> None:
+    """A fixed-width text table: first column left-aligned, the rest right-aligned."""
+    cells = [[fmt(c, digits) for c in row] for row in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+
+    def line(items: Sequence[str]) -> str:
+        return "  ".join(s.ljust(w) if i == 0 else s.rjust(w) for i, (s, w) in enumerate(zip(items, widths)))
+
+    if title:
+        print(f"\n{title}")
+    print(line(headers))
+    print("  ".join("-" * w for w in widths))
+    for row in cells:
+        print(line(row))
+
+
+@dataclass
+class Target:
+    """A goal from the issue, checked against a measured value (reported, never asserted)."""
+
+    name: str
+    measured: float
+    limit: float
+    unit: str = "ms"
+
+    @property
+    def met(self) -> bool:
+        return self.measured <= self.limit
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "measured": self.measured, "limit": self.limit, "unit": self.unit, "met": self.met}
+
+
+def print_targets(targets: Sequence[Target]) -> None:
+    if not targets:
+        return
+    rows = [(t.name, f"{fmt(t.measured, 2)} {t.unit}", f"<= {fmt(t.limit, 2)} {t.unit}", "MET" if t.met else "MISSED") for t in targets]
+    print_table(("target", "measured", "goal", "result"), rows, title="Targets")
+
+
+@dataclass
+class Report:
+    """Collects a benchmark's parameters, metrics and targets; prints them and writes the JSON file."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
+    targets: list[Target] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    machine: dict[str, Any] = field(default_factory=lambda: machine_info())
+
+    def write_json(self, path: Path | None = None) -> Path:
+        path = path or RESULTS_DIR / f"{self.name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {
+            "benchmark": self.name,
+            "machine": self.machine | {"loadavg_1m_at_end": machine_info()["loadavg_1m"]},
+            "params": self.params,
+            "metrics": self.metrics,
+            "targets": [t.as_dict() for t in self.targets],
+            "notes": self.notes,
+        }
+        path.write_text(json.dumps(payload, indent=2, sort_keys=True, default=_json_default) + "\n", encoding="utf-8")
+        return path
+
+    def finish(self, path: Path | None = None) -> Path:
+        print_targets(self.targets)
+        for note in self.notes:
+            print(f"note: {note}")
+        written = self.write_json(path)
+        print(f"\nmetrics written to {_display(written)}")
+        return written
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def base_parser(description: str) -> argparse.ArgumentParser:
+    """An argument parser with the options every benchmark takes."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=None, help="JSON output path (default: bench/results/NAME.json)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary OV_HOME directories")
+    return parser
+
+
+def add_bytecode_option(parser: argparse.ArgumentParser) -> None:
+    """``--bytecode`` for scripts that start ov processes (see :func:`bench_env`)."""
+    parser.add_argument(
+        "--bytecode",
+        choices=BYTECODE_MODES,
+        default="cached",
+        help="child processes load ov from a .pyc cache like an installed package (cached, default), "
+        "compile ov's modules from source every run (source), or inherit the caller's environment",
+    )
+
+
+def header(title: str) -> None:
+    info = machine_info()
+    print(f"{title}")
+    load = info["loadavg_1m"]
+    print(
+        f"{info['timestamp']}  python {info['python']}  ov {info['ov']}  dulwich {info['dulwich']}  "
+        f"cpus {info['cpus']}  load {fmt(load, 2)}  {info['platform']}"
+    )
+    if load is not None and load > 0.5 * (info["cpus"] or 1):
+        print(f"warning: 1-minute load average is {info['loadavg_1m']:.2f}; other work on this machine will skew the figures")
