@@ -1,0 +1,1 @@
+"""Ingest: turning files, directories and URLs into resources with L0/L1 summaries."""
