@@ -103,6 +103,33 @@ class StoreConfig:
 
 
 @dataclass(frozen=True)
+class LLMConfig:
+    """The language model used for summaries (and, later, memory extraction and query plans).
+
+    Without a ``model`` everything runs offline on deterministic extractive code.
+    """
+
+    __pydantic_config__ = _STRICT
+
+    model: str | None = None
+    """A litellm model string, e.g. ``openai/gpt-4o-mini`` or ``ollama/llama3``."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible endpoint (a local server, a proxy)."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key (the key itself never goes in this file)."""
+    timeout: Annotated[float, Positive()] = 60.0
+    """Seconds one LLM call may take."""
+    max_prompt_chars: Annotated[int, Positive()] = 30000
+    """Cap on the text sent in one summary prompt; longer input is cut."""
+    max_output_tokens: Annotated[int, Positive()] = 1024
+    temperature: float = 0.0
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.model)
+
+
+@dataclass(frozen=True)
 class OutputConfig:
     """How results are shown on a terminal."""
 
@@ -119,6 +146,7 @@ class Config:
     identity: IdentityConfig = field(default_factory=IdentityConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    llm: LLMConfig = field(default_factory=LLMConfig)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

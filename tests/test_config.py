@@ -19,6 +19,15 @@ DEFAULTS = {
     "identity": {"account": None, "user": None, "peer": None},
     "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024},
     "output": {"color": "auto"},
+    "llm": {
+        "model": None,
+        "api_base": None,
+        "api_key_env": None,
+        "timeout": 60.0,
+        "max_prompt_chars": 30000,
+        "max_output_tokens": 1024,
+        "temperature": 0.0,
+    },
 }
 
 
@@ -287,6 +296,13 @@ def test_config_keys() -> None:
         "store.lock_timeout",
         "store.max_file_bytes",
         "output.color",
+        "llm.model",
+        "llm.api_base",
+        "llm.api_key_env",
+        "llm.timeout",
+        "llm.max_prompt_chars",
+        "llm.max_output_tokens",
+        "llm.temperature",
     ]
 
 
