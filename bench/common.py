@@ -341,19 +341,20 @@ class Target:
     measured: float
     limit: float
     unit: str = "ms"
+    higher_is_better: bool = False  # throughput targets (files/s) are minimums
 
     @property
     def met(self) -> bool:
-        return self.measured <= self.limit
+        return self.measured >= self.limit if self.higher_is_better else self.measured <= self.limit
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "measured": self.measured, "limit": self.limit, "unit": self.unit, "met": self.met}
+        return {"name": self.name, "measured": self.measured, "limit": self.limit, "unit": self.unit, "met": self.met, "higher_is_better": self.higher_is_better}
 
 
 def print_targets(targets: Sequence[Target]) -> None:
     if not targets:
         return
-    rows = [(t.name, f"{fmt(t.measured, 2)} {t.unit}", f"<= {fmt(t.limit, 2)} {t.unit}", "MET" if t.met else "MISSED") for t in targets]
+    rows = [(t.name, f"{fmt(t.measured, 2)} {t.unit}", f"{'>=' if t.higher_is_better else '<='} {fmt(t.limit, 2)} {t.unit}", "MET" if t.met else "MISSED") for t in targets]
     print_table(("target", "measured", "goal", "result"), rows, title="Targets")
 
 

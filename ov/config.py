@@ -103,6 +103,20 @@ class StoreConfig:
 
 
 @dataclass(frozen=True)
+class IngestConfig:
+    """Limits for `ov add-resource`."""
+
+    __pydantic_config__ = _STRICT
+
+    max_source_bytes: Annotated[int, Positive()] = 20 * 1024 * 1024
+    """Files larger than this are skipped (reported in the summary)."""
+    url_timeout: Annotated[float, Positive()] = 20.0
+    """Seconds a URL fetch may take, connection and download together."""
+    url_max_bytes: Annotated[int, Positive()] = 20 * 1024 * 1024
+    """Largest download accepted from a URL."""
+
+
+@dataclass(frozen=True)
 class LLMConfig:
     """The language model used for summaries (and, later, memory extraction and query plans).
 
@@ -146,6 +160,7 @@ class Config:
     identity: IdentityConfig = field(default_factory=IdentityConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     output: OutputConfig = field(default_factory=OutputConfig)
+    ingest: IngestConfig = field(default_factory=IngestConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
 
     def as_dict(self) -> dict[str, Any]:

@@ -9,11 +9,13 @@ from pathlib import Path
 from ov.uri import TEMP_MARKER
 
 
-def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` so that readers see the old or the new file, never a part.
 
     The bytes go to a temporary file in the same directory, which is then
     renamed over the target (``rename`` is atomic within one file system).
+    ``durable`` also flushes the data to disk before the rename, so that it
+    survives a power cut, not only a crash of ov.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
@@ -21,8 +23,9 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

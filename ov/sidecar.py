@@ -65,7 +65,9 @@ def render(meta: dict[str, Any], text: str) -> str:
 
     ordered = {k: meta[k] for k in KNOWN_FIELDS if k in meta}
     ordered.update({k: v for k, v in meta.items() if k not in ordered})
-    front = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True) if ordered else ""
+    # libyaml's emitter when present: ingest renders two sidecars per directory.
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    front = yaml.dump(ordered, Dumper=dumper, sort_keys=False, allow_unicode=True) if ordered else ""
     out = f"{_FENCE}\n{front}{_FENCE}\n\n" if front else ""
     return out + text.strip() + "\n"
 

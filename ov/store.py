@@ -103,6 +103,7 @@ class Store:
         self.root = home.account_dir(identity.account)
         self.state = home.state_dir(identity.account)
         self.git = GitStore(self.root, self.state)
+        self._real_dirs: dict[str, str] = {}
 
     # --- identity and paths ----------------------------------------------
 
@@ -118,12 +119,23 @@ class Store:
         return parse(text, self.identity.user)
 
     def path(self, uri: VikingURI) -> Path:
-        path = self.root / uri.path if uri.parts else self.root
-        if uri.parts and self.root.exists():
-            real_root = os.path.realpath(self.root)
-            if not os.path.realpath(path).startswith(real_root + os.sep):
-                raise InvalidInput(f"{uri} leads outside the store through a symbolic link")
+        """The work-tree path of ``uri``; refused when a symbolic link would lead outside the store."""
+        if not uri.parts:
+            return self.root
+        path = self.root / uri.path
+        parent = self._real_dir(str(path.parent))
+        leaf = os.path.realpath(path) if os.path.islink(path) else os.path.join(parent, path.name)
+        if not leaf.startswith(self._real_dir(str(self.root)) + os.sep):
+            raise InvalidInput(f"{uri} leads outside the store through a symbolic link")
         return path
+
+    def _real_dir(self, directory: str) -> str:
+        # Resolving symlinks costs a syscall per path component; directories are resolved once
+        # per process (ingest resolves thousands of paths in the same few directories).
+        real = self._real_dirs.get(directory)
+        if real is None:
+            real = self._real_dirs[directory] = os.path.realpath(directory)
+        return real
 
     def init(self) -> bool:
         """Create the account repository; False when it already exists."""

@@ -19,6 +19,7 @@ DEFAULTS = {
     "identity": {"account": None, "user": None, "peer": None},
     "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024},
     "output": {"color": "auto"},
+    "ingest": {"max_source_bytes": 20 * 1024 * 1024, "url_timeout": 20.0, "url_max_bytes": 20 * 1024 * 1024},
     "llm": {
         "model": None,
         "api_base": None,
@@ -296,6 +297,9 @@ def test_config_keys() -> None:
         "store.lock_timeout",
         "store.max_file_bytes",
         "output.color",
+        "ingest.max_source_bytes",
+        "ingest.url_timeout",
+        "ingest.url_max_bytes",
         "llm.model",
         "llm.api_base",
         "llm.api_key_env",

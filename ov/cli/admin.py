@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import platform
+from typing import Annotated
 
 import typer
 
@@ -12,7 +13,7 @@ from ov.cli.runtime import OvCommand, runtime
 
 
 def register(app: typer.Typer) -> None:
-    for func in (init, status, version):
+    for func in (init, status, usage, version):
         app.command(cls=OvCommand)(func)
 
 
@@ -67,6 +68,28 @@ def status() -> None:
             plain(f"  ignored   {path} (not under a viking:// scope)")
 
     emit(payload, human)
+
+
+def usage(
+    days: Annotated[float | None, typer.Option("--days", min=0, help="Only the last N days.")] = None,
+) -> None:
+    """Show the LLM calls and tokens ov has spent for this account."""
+    import time
+
+    from ov import usage as usage_log
+
+    rt = runtime()
+    since = time.time() - days * 86400 if days is not None else None
+    rows = usage_log.totals(rt.store.state, since)
+
+    def human() -> None:
+        if not rows:
+            plain("no LLM calls recorded" + ("" if rt.loaded_config.config.llm.enabled else " (no llm.model configured: ov runs offline)"))
+            return
+        for key, row in sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0])):
+            plain(f"{key:40} {row['calls']:6} calls {row['prompt_tokens']:10} prompt {row['completion_tokens']:10} completion tokens")
+
+    emit(rows, human)
 
 
 def version() -> None:

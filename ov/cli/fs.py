@@ -90,8 +90,15 @@ def tree(
 
 def stat(uri: UriArg) -> None:
     """Show what a URI is: type, size, lines, time, and whether it is committed."""
+    from ov.ingest.resource import provenance_of
+
     store = runtime().store
-    info = store.stat(store.uri(uri))
+    target = store.uri(uri)
+    info = store.stat(target)
+    if info["type"] == "file":
+        source = provenance_of(store, target)
+        if source is not None:
+            info["source"] = source
 
     def human() -> None:
         width = max(len(k) for k in info)

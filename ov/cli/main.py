@@ -9,7 +9,7 @@ import traceback
 import click
 import typer
 
-from ov.cli import admin, config_cmd, fs, snapshot
+from ov.cli import admin, config_cmd, fs, ingest, snapshot
 from ov.cli.output import error
 from ov.cli.runtime import OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
@@ -26,6 +26,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 fs.register(app)
+ingest.register(app)
 admin.register(app)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(snapshot.app, name="snapshot")

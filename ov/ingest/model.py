@@ -58,6 +58,9 @@ class Skipped:
 
     path: str
     reason: str
+    # True for inputs that should have been ingested but failed (corrupt, unreadable):
+    # `--strict` turns those into an error. Deliberate skips (.gitignore, binary) are not failures.
+    failed: bool = False
 
 
 @dataclass

@@ -1,0 +1,94 @@
+"""Ingest commands: add-resource and add-skill."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, short
+from ov.cli.runtime import OvCommand, runtime
+
+
+def register(app: typer.Typer) -> None:
+    app.command("add-resource", cls=OvCommand)(add_resource)
+    app.command("add-skill", cls=OvCommand)(add_skill)
+
+
+def add_resource(
+    source: Annotated[str, typer.Argument(help="A file, a directory, or an http(s) URL.", show_default=False)],
+    to: Annotated[str | None, typer.Option("--to", help="Exact target URI; it must not exist.")] = None,
+    parent: Annotated[str | None, typer.Option("--parent", help="Add inside this existing directory.")] = None,
+    include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate).")] = None,
+    exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why this source matters; kept as its description (L0).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Abort with no commit if any file fails to parse or read.")] = False,
+) -> None:
+    """Add documents, code, PDFs, web pages or a URL as resources, with L0/L1 summaries (one commit)."""
+    from ov.ingest.resource import add_resource as run_add
+
+    rt = runtime()
+    with _progress(enabled=not rt.json) as progress:
+        result = run_add(
+            rt.store,
+            source,
+            to=to,
+            parent=parent,
+            include=tuple(include or ()),
+            exclude=tuple(exclude or ()),
+            reason=reason,
+            strict=strict,
+            progress=progress,
+        )
+    data = result.to_dict()
+
+    def human() -> None:
+        verb = f"added to {result.root} (commit {short(result.commit)})" if result.commit else f"{result.root} is up to date: nothing changed, no commit"
+        plain(verb)
+        plain(
+            f"  {len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, "
+            f"{result.unchanged} unchanged, {len(result.skipped)} skipped; {result.bytes_read} bytes read, "
+            f"{result.summaries} summaries, {result.seconds:.2f}s"
+        )
+        for item in result.skipped:
+            plain(f"  skipped {item.path}: {item.reason}")
+        if result.tokens:
+            plain("  tokens: " + ", ".join(f"{k} {v}" for k, v in sorted(result.tokens.items())))
+
+    emit(data, human)
+
+
+def add_skill(
+    path: Annotated[str, typer.Argument(help="A skill folder holding SKILL.md, or a SKILL.md file.", show_default=False)],
+    user_scope: Annotated[bool, typer.Option("--user-scope", help="Store it among the current user's skills instead of the account's.")] = False,
+) -> None:
+    """Add an agent skill (SKILL.md with name and description) under viking://agent/skills/ (one commit)."""
+    from ov.ingest.skills import add_skill as run_add_skill
+
+    result = run_add_skill(runtime().store, path, user_scope=user_scope)
+    message = f"added skill {result.name} at {result.uri} (commit {short(result.commit)})" if result.commit else f"skill {result.name} is up to date: nothing changed, no commit"
+    emit(result.to_dict(), lambda: plain(message))
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A progress bar on stderr when it is a terminal; otherwise nothing at all."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from ov.cli.output import console
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console(stderr=True), transient=True)
+    tasks: dict[str, int] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if stage not in tasks:
+            tasks[stage] = bar.add_task(stage, total=total)
+        bar.update(tasks[stage], completed=done, total=total)
+
+    with bar:
+        yield update

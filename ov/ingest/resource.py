@@ -1,0 +1,429 @@
+"""`ov add-resource`: one source in, one commit out.
+
+The pipeline: collect the source (file, directory or URL) → parse every
+document into pieces → lay the pieces out under the import root → write a
+manifest of where each file came from (``.sources.json``) → write L0/L1
+sidecars for every directory whose content changed, bottom-up, and for its
+parents → one commit. Parsing and summarising happen before anything is
+written; a parse failure skips that document (or, with ``strict``, aborts the
+whole add with no commit).
+
+Adding the same source again rewrites nothing that is unchanged: pieces and
+sidecars are deterministic, so an unchanged source yields no commit, and a
+changed one updates exactly the files that changed (and removes the pieces of
+documents that disappeared from it).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ov import sidecar
+from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound
+from ov.ingest.model import ParseFailure, Skipped
+from ov.ingest.sources import Collected, collect
+from ov.store import Store, Transaction
+from ov.uri import VikingURI, is_valid_segment
+
+MANIFEST = ".sources.json"
+MANIFEST_VERSION = 1
+GENERATOR = ("ov-ingest", "resource_ingest")
+# How much of a file the summariser sees; summaries are about what a file is, not all of it.
+SUMMARY_TEXT_CHARS = 4000
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class AddResult:
+    root: str
+    source: str
+    added: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    skipped: list[Skipped] = field(default_factory=list)
+    bytes_read: int = 0
+    seconds: float = 0.0
+    commit: str | None = None
+    summaries: int = 0
+    tokens: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "root": self.root,
+            "source": self.source,
+            "commit": self.commit,
+            "changed": self.commit is not None,
+            "added": self.added,
+            "updated": self.updated,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "skipped": [{"path": s.path, "reason": s.reason, "failed": s.failed} for s in self.skipped],
+            "bytes": self.bytes_read,
+            "seconds": round(self.seconds, 3),
+            "summaries": self.summaries,
+            "tokens": self.tokens,
+        }
+
+
+def add_resource(
+    store: Store,
+    source: str,
+    *,
+    to: str | None = None,
+    parent: str | None = None,
+    include: tuple[str, ...] = (),
+    exclude: tuple[str, ...] = (),
+    reason: str | None = None,
+    strict: bool = False,
+    progress: Progress | None = None,
+) -> AddResult:
+    started = time.perf_counter()
+    if to and parent:
+        raise InvalidInput("give either --to or --parent, not both")
+    target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
+    limits = store.config.ingest
+    collected = collect(
+        source,
+        include=include,
+        exclude=exclude,
+        max_bytes=limits.max_source_bytes,
+        url_timeout=limits.url_timeout,
+        url_max_bytes=limits.url_max_bytes,
+    )
+    result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped))
+    result.bytes_read = sum(len(f.data) for f in collected.files)
+    files, provenance = _parse_all(collected, result, progress)
+    if strict and any(s.failed for s in result.skipped):
+        failures = "; ".join(f"{s.path}: {s.reason}" for s in result.skipped if s.failed)
+        raise InvalidInput(f"--strict: {failures}", hint="fix or exclude these files, or drop --strict to skip them")
+    if not files:
+        raise InvalidInput(f"nothing to add from {collected.uri}: every file was skipped", hint=_skip_hint(result.skipped))
+
+    with store.transaction() as tx:
+        root = _resolve_root(store, collected, target, to is not None, parent is not None)
+        result.root = str(root)
+        old_manifest = _read_manifest(store, root)
+        manifest = _manifest(collected, reason, include, exclude, provenance)
+        for rel in sorted(files):
+            uri = _join(root, rel)
+            current = tx.existing_file(uri)
+            if current == files[rel]:
+                result.unchanged += 1
+                continue
+            tx.put(uri, files[rel])
+            (result.updated if current is not None else result.added).append(str(uri))
+        for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
+            uri = _join(root, rel)
+            if tx.existing_file(uri) is not None:
+                tx.delete(uri)
+                result.removed.append(str(uri))
+        manifest_bytes = _json_bytes(manifest)
+        manifest_uri = VikingURI((*root.parts, MANIFEST))
+        if tx.existing_file(manifest_uri) != manifest_bytes:
+            tx.put(manifest_uri, manifest_bytes)
+        _refresh_sidecars(store, tx, root, collected, reason, result, progress)
+        commit = tx.commit("add-resource", [root])
+        result.commit = commit.commit
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def provenance_of(store: Store, uri: VikingURI) -> dict | None:
+    """Where a file written by add-resource came from, from the nearest manifest above it."""
+    parent = uri.parent
+    while parent is not None and not parent.is_root:
+        manifest = _read_manifest(store, parent)
+        if manifest:
+            entry = manifest.get("files", {}).get(uri.relative_to(parent))
+            return entry
+        parent = parent.parent
+    return None
+
+
+# --- parsing and layout ---------------------------------------------------------
+
+
+def _parse_all(collected: Collected, result: AddResult, progress: Progress | None) -> tuple[dict[str, bytes], dict[str, dict]]:
+    from ov.ingest.parsers import parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
+
+    files: dict[str, bytes] = {}
+    provenance: dict[str, dict] = {}
+    layout = _Layout()
+    total = len(collected.files)
+    for done, src in enumerate(collected.files, start=1):
+        try:
+            pieces = parse_source(src)
+        except ParseFailure as failure:
+            result.skipped.append(Skipped(src.relpath, failure.reason, failed=True))
+            continue
+        base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
+        for piece in pieces:
+            rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
+            files[rel] = piece.text.encode("utf-8")
+            provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
+        if progress:
+            progress("parse", done, total)
+    return files, provenance
+
+
+class _Layout:
+    """Paths claimed so far; keeps two documents from landing on one path (``guide.md`` beside
+    a long ``guide.md`` split into ``guide/``, or a file where another needs a directory)."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.dirs: set[str] = set()
+
+    def claim(self, rel: str) -> str:
+        candidate, n = rel, 2
+        while not self._free(candidate):
+            stem, dot, ext = rel.rpartition(".") if "." in posixpath.basename(rel) else (rel, "", "")
+            candidate = f"{stem}_{n}{dot}{ext}"
+            n += 1
+        self.files.add(candidate)
+        parts = candidate.split("/")
+        self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+        return candidate
+
+    def _free(self, rel: str) -> bool:
+        parts = rel.split("/")
+        ancestors = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        return rel not in self.files and rel not in self.dirs and not any(a in self.files for a in ancestors)
+
+
+def _join(root: VikingURI, rel: str) -> VikingURI:
+    parts = tuple(rel.split("/"))
+    for part in parts:
+        if not is_valid_segment(part):
+            raise InvalidInput(f"cannot store {rel!r}: {part!r} is not a valid name")
+    return VikingURI(root.parts + parts)
+
+
+def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
+    if exact:
+        assert target is not None
+        store._require_content_uri(target)  # noqa: SLF001 - shared URI rule of the store
+        if store.path(target).exists():
+            raise AlreadyExists(f"{target} already exists", hint="--to names a new location; use --parent to add inside an existing directory")
+        return target
+    if under_parent:
+        assert target is not None
+        path = store.path(target)
+        if not path.exists() and not (target.is_root or len(target.parts) == 1):
+            raise NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}` or use --to")
+        if path.exists() and not path.is_dir():
+            raise NotADirectory(f"{target} is a file")
+        root = VikingURI((*target.parts, collected.name))
+    else:
+        root = VikingURI(("resources", collected.name))
+    store._require_content_uri(root)  # noqa: SLF001
+    path = store.path(root)
+    if path.exists():
+        manifest = _read_manifest(store, root)
+        if manifest.get("source", {}).get("uri") != collected.uri:
+            raise AlreadyExists(
+                f"{root} already exists and was not added from {collected.uri}",
+                hint="choose another place with --to URI",
+            )
+    return root
+
+
+def _manifest(collected: Collected, reason, include, exclude, provenance: dict[str, dict]) -> dict:
+    return {
+        "version": MANIFEST_VERSION,
+        "source": {"kind": collected.kind, "uri": collected.uri},
+        "reason": reason,
+        "include": list(include),
+        "exclude": list(exclude),
+        "files": {rel: provenance[rel] for rel in sorted(provenance)},
+    }
+
+
+def _read_manifest(store: Store, root: VikingURI) -> dict:
+    try:
+        data = json.loads((store.path(root) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _json_bytes(data: dict) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+# --- summaries ------------------------------------------------------------------
+
+
+def _refresh_sidecars(
+    store: Store,
+    tx: Transaction,
+    root: VikingURI,
+    collected: Collected,
+    reason: str | None,
+    result: AddResult,
+    progress: Progress | None,
+) -> None:
+    """L0/L1 for every directory under ``root`` whose content changed (or that has none yet), bottom-up,
+    then for the directories above ``root`` up to the scope's top."""
+    tree = _tree_after(store, tx, root)
+    _drop_orphan_sidecars(store, tx, root, tree)
+    # Every directory on the way to a changed file has changed content.
+    touched: set[str] = set()
+    for changed_path in tx.changes:
+        parts = changed_path.split("/")[:-1]
+        touched.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    stale = []
+    for rel_dir in tree:
+        path = store.path(_join(root, rel_dir) if rel_dir else root)
+        if _abs(root, rel_dir) in touched or not (path / sidecar.OVERVIEW).exists():
+            stale.append(rel_dir)
+    if not stale:
+        return
+    stale.sort(key=lambda d: (-d.count("/") if d else 1, d))  # deepest first, root last
+    fresh_abstracts: dict[str, str] = {}
+    llm = store.config.llm if store.config.llm.enabled else None
+    prompts_dir = store.home.root / "prompts"
+    for done, rel_dir in enumerate(stale, start=1):
+        dir_uri = _join(root, rel_dir) if rel_dir else root
+        description = reason if not rel_dir else None
+        source = {"kind": collected.kind, "uri": collected.uri} if not rel_dir else None
+        _summarise(store, tx, dir_uri, tree[rel_dir], description, source, fresh_abstracts, llm, prompts_dir, result)
+        if progress:
+            progress("summarise", done, len(stale))
+    for ancestor in _ancestors(root):
+        _summarise(store, tx, ancestor, _disk_children(store, tx, ancestor), None, None, fresh_abstracts, llm, prompts_dir, result)
+
+
+def _summarise(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh, llm, prompts_dir, result) -> None:
+    from ov.layers import ChildInfo, render_sidecars, summarize_directory
+
+    existing_meta, existing_l0 = _existing_abstract(store, dir_uri)
+    user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
+    if description is None and user_written:
+        description = existing_l0
+    infos = []
+    for name in sorted(children):
+        child = VikingURI((*dir_uri.parts, name))
+        if children[name]:
+            infos.append(ChildInfo(name=name, is_dir=True, title=None, text="", abstract=fresh.get(str(child)) or _abstract_body(store, child)))
+        else:
+            data = tx.changes.get(child.path) if child.path in tx.changes else _read(store, child)
+            text = (data or b"").decode("utf-8", "replace")[:SUMMARY_TEXT_CHARS]
+            infos.append(ChildInfo(name=name, is_dir=False, title=_title(text, name), text=text, abstract=None))
+    summary = summarize_directory(str(dir_uri), infos, description=description, llm=llm, prompts_dir=prompts_dir)
+    abstract_text, overview_text = render_sidecars(str(dir_uri), summary, source=source, generated_by=GENERATOR)
+    result.summaries += 1
+    for key, value in summary.tokens.items():
+        result.tokens[key] = result.tokens.get(key, 0) + value
+    if summary.tokens and llm is not None:
+        from ov.usage import record
+
+        record(store.state, "summary", llm.model or "", summary.tokens.get("prompt_tokens", 0), summary.tokens.get("completion_tokens", 0))
+    fresh[str(dir_uri)] = sidecar.body(abstract_text)
+    _put_if_changed(tx, VikingURI((*dir_uri.parts, sidecar.OVERVIEW)), overview_text.encode("utf-8"))
+    if not user_written:
+        _put_if_changed(tx, VikingURI((*dir_uri.parts, sidecar.ABSTRACT)), abstract_text.encode("utf-8"))
+
+
+def _put_if_changed(tx: Transaction, uri: VikingURI, data: bytes) -> None:
+    if tx.existing_file(uri) != data:
+        tx.put(uri, data)
+
+
+def _tree_after(store: Store, tx: Transaction, root: VikingURI) -> dict[str, dict[str, bool]]:
+    """{dir relative to root: {child name: is_dir}} of the visible tree once the pending changes land."""
+    files = set()
+    if store.path(root).is_dir():
+        files = {u.relative_to(root) for u, _ in store.walk_files(root)}
+    prefix = root.path + "/"
+    for path, data in tx.changes.items():
+        if path.startswith(prefix):
+            rel = path[len(prefix) :]
+            if data is None:
+                files.discard(rel)
+            elif not any(part.startswith(".") for part in rel.split("/")):
+                files.add(rel)
+    tree: dict[str, dict[str, bool]] = {"": {}}
+    for rel in files:
+        parts = rel.split("/")
+        for depth in range(len(parts)):
+            parent = "/".join(parts[:depth])
+            tree.setdefault(parent, {})[parts[depth]] = depth < len(parts) - 1
+    return tree
+
+
+def _drop_orphan_sidecars(store: Store, tx: Transaction, root: VikingURI, tree: dict[str, dict[str, bool]]) -> None:
+    """Sidecars of directories whose content is all gone would keep an empty directory alive."""
+    if not store.path(root).is_dir():
+        return
+    for uri, _path in list(store.walk_files(root, show_all=True)):
+        if uri.name in sidecar.SIDECARS and uri.parent is not None and uri.parent.relative_to(root) not in tree:
+            if tx.existing_file(uri) is not None:  # also refuses a hand-edited sidecar
+                tx.delete(uri)
+
+
+def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[str, bool]:
+    children = {c.entry.name: c.entry.is_dir for c in store.entries(dir_uri, show_all=False)}
+    prefix = dir_uri.path + "/"
+    for path, data in tx.changes.items():
+        if path.startswith(prefix) and data is not None:
+            rest = path[len(prefix) :].split("/")
+            if not rest[0].startswith("."):
+                children[rest[0]] = len(rest) > 1 or children.get(rest[0], False)
+    return children
+
+
+def _ancestors(root: VikingURI) -> list[VikingURI]:
+    """Directories above ``root`` whose overviews list it: up to ``resources``/``agent``, or ``user/{uid}/{area}``."""
+    top = 3 if root.scope == "user" else 1
+    out = []
+    parent = root.parent
+    while parent is not None and len(parent.parts) >= top:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def _existing_abstract(store: Store, dir_uri: VikingURI) -> tuple[dict, str | None]:
+    try:
+        text = (store.path(dir_uri) / sidecar.ABSTRACT).read_text(encoding="utf-8")
+        meta, body = sidecar.parse(text)
+    except (OSError, UnicodeDecodeError, InvalidInput):
+        return {}, None
+    return meta, body
+
+
+def _abstract_body(store: Store, dir_uri: VikingURI) -> str | None:
+    return _existing_abstract(store, dir_uri)[1] or None
+
+
+def _read(store: Store, uri: VikingURI) -> bytes | None:
+    try:
+        return store.path(uri).read_bytes()
+    except OSError:
+        return None
+
+
+def _title(text: str, name: str) -> str:
+    for line in text.splitlines()[:40]:
+        if line.startswith("# "):
+            return line[2:].strip()
+    return name
+
+
+def _abs(root: VikingURI, rel_dir: str) -> str:
+    return f"{root.path}/{rel_dir}" if rel_dir else root.path
+
+
+def _skip_hint(skipped: list[Skipped]) -> str | None:
+    if not skipped:
+        return None
+    reasons = sorted({s.reason for s in skipped})
+    return "skipped because: " + "; ".join(reasons[:5])
+

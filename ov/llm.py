@@ -1,0 +1,164 @@
+"""The one place ov talks to a language model.
+
+Everything goes through litellm, so any provider it supports works (OpenAI,
+Anthropic, Ollama, an OpenAI-compatible local server, ...). litellm is imported
+inside :func:`import_litellm` only: it takes seconds to import, and most commands
+never need it. Before the import, litellm is told to use its bundled model
+catalogues: by default it fetches a cost map (and other catalogues) from GitHub
+at import time, and ov must reach no host but the endpoint the user configured.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ov.config import LLMConfig
+from ov.errors import EXIT_RUNTIME, OvError
+
+# Each of these makes litellm read a copy shipped in its wheel instead of the internet.
+_OFFLINE_ENV = {
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    "LITELLM_LOCAL_BLOG_POSTS": "True",
+    "LITELLM_OFFLINE_MODE": "true",
+}
+_MAX_DETAIL_CHARS = 300
+
+
+class LLMError(OvError):
+    """A model call failed: unreachable endpoint, timeout, HTTP error, or an unusable answer."""
+
+    code = "llm_error"
+    exit_code = EXIT_RUNTIME
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+
+
+def complete(
+    config: LLMConfig,
+    messages: list[dict[str, Any]],
+    *,
+    purpose: str,
+    temperature: float | None = None,
+    max_tokens: int | None = None,
+) -> Completion:
+    """Send ``messages`` to the configured model and return its text and token usage.
+
+    ``purpose`` (e.g. ``"directory overview"``) names the call in error messages.
+    ``temperature`` and ``max_tokens`` override the config for this call (a prompt
+    template may pin its own temperature). Every failure is an :class:`LLMError`.
+    """
+    if not config.enabled:
+        raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
+    kwargs: dict[str, Any] = {
+        "model": config.model,
+        "messages": messages,
+        "timeout": config.timeout,
+        "max_tokens": max_tokens if max_tokens is not None else config.max_output_tokens,
+        "temperature": config.temperature if temperature is None else temperature,
+        # A model that rejects a parameter (some reasoning models refuse temperature)
+        # should still answer rather than fail the whole summary.
+        "drop_params": True,
+        # Retries would multiply the configured timeout; callers decide whether to retry.
+        "num_retries": 0,
+        "max_retries": 0,
+    }
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.api_key_env:
+        key = os.environ.get(config.api_key_env)
+        if not key:
+            raise LLMError(
+                f"the environment variable {config.api_key_env} (llm.api_key_env) is not set",
+                hint=f"export {config.api_key_env}=... with the API key of {config.model}",
+            )
+        kwargs["api_key"] = key
+
+    litellm = import_litellm()
+    try:
+        response = litellm.completion(**kwargs)
+    except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
+        raise _translate(exc, config, purpose) from None
+    return _parse(response, config, purpose)
+
+
+def import_litellm() -> Any:
+    """litellm, configured to stay offline and quiet: use this, never a bare ``import litellm``."""
+    os.environ.update(_OFFLINE_ENV)
+    import litellm  # Deferred: seconds to import; only LLM calls need it.
+
+    litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
+    litellm.telemetry = False
+    litellm.set_verbose = False
+    logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+    return litellm
+
+
+def _translate(exc: Exception, config: LLMConfig, purpose: str) -> LLMError:
+    where = f"{config.model}" + (f" at {config.api_base}" if config.api_base else "")
+    detail = _detail(exc)
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    lowered = detail.lower()
+    if "timeout" in name.lower() or "timed out" in lowered:
+        return LLMError(
+            f"the {purpose} call to {where} timed out after {config.timeout:g}s",
+            hint="raise llm.timeout, or check that the model server is responsive",
+        )
+    if "connection error" in lowered or ("connect" in name.lower() and status in (None, 500)):
+        return LLMError(f"cannot reach {where} for the {purpose}: {detail}", hint="check llm.api_base and that the server is running")
+    if "credential" in lowered or "api key" in lowered or status in (401, 403):
+        return LLMError(
+            f"{where} refused the credentials for the {purpose}: {detail}",
+            hint="set llm.api_key_env to the name of the environment variable that holds the key",
+        )
+    if status == 404:
+        return LLMError(f"{where} does not know this model or endpoint: {detail}", hint="check llm.model and llm.api_base")
+    if status == 429:
+        return LLMError(f"{where} is rate limiting the {purpose}: {detail}", hint="try again later")
+    if "provider" in lowered and "not provided" in lowered:
+        return LLMError(f"litellm does not know which provider serves {config.model!r}", hint="prefix llm.model with a provider, e.g. openai/gpt-4o-mini or ollama/llama3")
+    if status is not None:
+        return LLMError(f"the {purpose} call to {where} failed (HTTP {status}): {detail}")
+    return LLMError(f"the {purpose} call to {where} failed: {detail}", hint="check llm.model (a litellm model string such as openai/gpt-4o-mini)")
+
+
+def _detail(exc: Exception) -> str:
+    text = " ".join(str(getattr(exc, "message", None) or exc).split())
+    # litellm prefixes its own class names ("litellm.InternalServerError: OpenAIException - ...").
+    for marker in ("Exception - ", "Error - "):
+        if marker in text:
+            text = text.split(marker, 1)[1]
+    text = re.sub(r"^litellm\.\w+: ", "", text)
+    return text[:_MAX_DETAIL_CHARS] + ("..." if len(text) > _MAX_DETAIL_CHARS else "") if text else type(exc).__name__
+
+
+def _parse(response: Any, config: LLMConfig, purpose: str) -> Completion:
+    try:
+        choice = response.choices[0]
+        text = choice.message.content
+    except (AttributeError, IndexError, KeyError, TypeError):
+        raise LLMError(f"{config.model} returned no choices for the {purpose}") from None
+    if not isinstance(text, str) or not text.strip():
+        raise LLMError(f"{config.model} returned an empty answer for the {purpose}", hint="check llm.max_output_tokens and the model")
+    usage = getattr(response, "usage", None)
+    return Completion(
+        text=text,
+        prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
+        completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
+        model=str(getattr(response, "model", None) or config.model),
+    )
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0

@@ -1,0 +1,64 @@
+"""LLM token accounting: every call ov makes is appended to ``state/{account}/usage.jsonl``.
+
+``ov usage`` sums it up. The log is derived data (never committed); losing it loses
+only the statistics.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+USAGE_FILE = "usage.jsonl"
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    time: float
+    purpose: str  # "summary", "extraction", "query_plan", ...
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, completion_tokens: int) -> None:
+    entry = UsageRecord(time.time(), purpose, model, int(prompt_tokens), int(completion_tokens))
+    state_dir.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(asdict(entry), sort_keys=True) + "\n"
+    # O_APPEND keeps concurrent writers' lines whole (each line is one small write).
+    fd = os.open(state_dir / USAGE_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def read(state_dir: Path) -> Iterator[UsageRecord]:
+    try:
+        handle = (state_dir / USAGE_FILE).open(encoding="utf-8")
+    except FileNotFoundError:
+        return
+    with handle:
+        for line in handle:
+            try:
+                yield UsageRecord(**json.loads(line))
+            except (ValueError, TypeError):
+                continue  # a torn last line after a crash
+
+
+def totals(state_dir: Path, since: float | None = None) -> dict[str, dict[str, int]]:
+    """Calls and tokens per purpose and model (``purpose/model``), plus an ``all`` row."""
+    out: dict[str, dict[str, int]] = {}
+    for rec in read(state_dir):
+        if since is not None and rec.time < since:
+            continue
+        for key in (f"{rec.purpose}/{rec.model}", "all"):
+            row = out.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+            row["calls"] += 1
+            row["prompt_tokens"] += rec.prompt_tokens
+            row["completion_tokens"] += rec.completion_tokens
+    return out

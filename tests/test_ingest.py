@@ -1,0 +1,318 @@
+"""`ov add-resource` and `ov add-skill` end to end: layout, layers, one commit per add, re-adds, bad input."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from dulwich.repo import Repo
+
+from tests.pdfs import make_pdf
+
+LONG_SECTION = "\n".join(f"Paragraph {i} explains the deployment pipeline, its stages and their checks." for i in range(60))
+
+
+def commits(home: Path) -> list:
+    return [w.commit for w in Repo(str(home / "accounts/default")).get_walker()]
+
+
+def changed(home: Path, commit) -> set[str]:
+    repo = Repo(str(home / "accounts/default"))
+    parent = repo[commit.parents[0]].tree if commit.parents else None
+    return {(n or o).decode() for (o, n), _m, _s in repo.object_store.tree_changes(parent, commit.tree)}
+
+
+@pytest.fixture
+def handbook(tmp_path: Path) -> Path:
+    root = tmp_path / "handbook"
+    (root / "ops").mkdir(parents=True)
+    (root / "README.md").write_text("# Handbook\nThe team handbook: how we build, deploy and support our services.\n")
+    (root / "ops" / "deploy.md").write_text(
+        "# Deploying\n\n## Before you start\nCheck the release notes.\n\n## Pipeline\n" + LONG_SECTION + "\n\n## Rollback\n"
+        + LONG_SECTION.replace("deployment pipeline", "rollback procedure") + "\n"
+    )
+    (root / "ops" / "oncall.txt").write_text("Pager rotation: weekly, handed over on Mondays.\n")
+    (root / "tool.py").write_text("def main():\n    return 'ok'\n")
+    (root / "guide.pdf").write_bytes(make_pdf([("Introduction", ["Welcome to the PDF guide."]), ("Security", ["Rotate keys every month."])]))
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (root / ".gitignore").write_text("scratch/\n")
+    (root / "scratch").mkdir()
+    (root / "scratch" / "notes.md").write_text("ignored\n")
+    return root
+
+
+def sidecar_meta(path: Path) -> dict:
+    text = path.read_text()
+    assert text.startswith("---\n")
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+def test_add_a_folder_builds_a_tree_with_layers_in_one_commit(ov, ov_home, handbook):
+    before = len(commits(ov_home)) if (ov_home / "accounts/default").exists() else 0
+    result = ov("add-resource", str(handbook), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["result"]
+    assert data["root"] == "viking://resources/handbook"
+    assert data["changed"] is True
+    skipped = {s["path"]: s["reason"] for s in data["skipped"]}
+    assert skipped["logo.png"] == "binary file"
+    assert skipped["scratch/"] == "ignored by .gitignore"
+    assert len(commits(ov_home)) == max(before, 1) + 1  # init + this add
+    listing = ov("ls", "-r", "--simple", "viking://resources/handbook").stdout.splitlines()
+    assert "viking://resources/handbook/README.md" in listing
+    assert "viking://resources/handbook/tool.py" in listing
+    assert any(u.startswith("viking://resources/handbook/ops/deploy/") for u in listing), "a long document is split"
+    assert any(u.startswith("viking://resources/handbook/guide") for u in listing), "the PDF is ingested"
+    store = ov_home / "accounts/default/resources/handbook"
+    for directory in [store, store / "ops"]:
+        meta = sidecar_meta(directory / ".overview.md")
+        assert meta["directory"].endswith("/") and meta["generated_by"]["component"] == "ov-ingest"
+        assert meta["freshness"]["total_entries"] >= 1
+        assert len(ov("overview", "viking://" + str(directory.relative_to(ov_home / "accounts/default"))).stdout) <= 4001
+        abstract = ov("abstract", "viking://" + str(directory.relative_to(ov_home / "accounts/default"))).stdout.strip()
+        assert 0 < len(abstract) <= 256
+    assert sidecar_meta(store / ".overview.md")["source"] == {"kind": "directory", "uri": str(handbook)}
+    assert (ov_home / "accounts/default/resources/.overview.md").exists(), "parents are refreshed"
+    subject = commits(ov_home)[0].message.decode().splitlines()[0]
+    assert subject == "ov add-resource viking://resources/handbook"
+
+
+def test_readding_unchanged_source_changes_nothing(ov, ov_home, handbook):
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    head = commits(ov_home)[0].id
+    files = {p: p.read_bytes() for p in (ov_home / "accounts/default").rglob("*") if p.is_file() and ".git" not in p.parts}
+    again = ov("add-resource", str(handbook), "--json").json["result"]
+    assert again["changed"] is False and again["added"] == [] and again["updated"] == []
+    assert commits(ov_home)[0].id == head
+    assert files == {p: p.read_bytes() for p in (ov_home / "accounts/default").rglob("*") if p.is_file() and ".git" not in p.parts}
+
+
+def test_readding_a_changed_source_updates_exactly_what_changed(ov, ov_home, handbook):
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    (handbook / "ops" / "oncall.txt").write_text("Pager rotation: daily now.\n")
+    (handbook / "tool.py").unlink()
+    data = ov("add-resource", str(handbook), "--json").json["result"]
+    assert data["updated"] == ["viking://resources/handbook/ops/oncall.txt"]
+    assert data["removed"] == ["viking://resources/handbook/tool.py"]
+    touched = changed(ov_home, commits(ov_home)[0])
+    content = {p for p in touched if not p.rsplit("/", 1)[-1].startswith(".")}
+    assert content == {"resources/handbook/ops/oncall.txt", "resources/handbook/tool.py"}
+    assert all("deploy" not in p for p in touched), "untouched documents keep their files and sidecars"
+
+
+def test_reason_becomes_the_description(ov, handbook):
+    assert ov("add-resource", str(handbook), "--reason", "Everything new engineers must read.").exit_code == 0
+    assert ov("abstract", "viking://resources/handbook").stdout.strip() == "Everything new engineers must read."
+
+
+def test_single_file_and_provenance(ov, tmp_path):
+    doc = tmp_path / "design.md"
+    doc.write_text("# Design\nWe keep state in git.\n")
+    data = ov("add-resource", str(doc), "--json").json["result"]
+    assert data["root"] == "viking://resources/design"
+    assert ov("read", "viking://resources/design/design.md").stdout == "# Design\nWe keep state in git.\n"
+    info = ov("stat", "viking://resources/design/design.md", "--json").json["result"]
+    assert info["source"]["uri"] == str(doc) and info["source"]["lines"] == [1, 2]
+
+
+def test_to_and_parent_targets(ov, tmp_path):
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\ntext\n")
+    assert ov("add-resource", str(doc), "--to", "viking://~/resources/mine").exit_code == 0
+    assert ov("read", "viking://user/default/resources/mine/a.md").exit_code == 0
+    assert ov("mkdir", "viking://resources/projects").exit_code == 0
+    assert ov("add-resource", str(doc), "--parent", "viking://resources/projects").exit_code == 0
+    assert ov("read", "viking://resources/projects/a/a.md").exit_code == 0
+
+
+def test_include_and_exclude(ov, handbook):
+    assert ov("add-resource", str(handbook), "--include", "*.md", "--exclude", "ops/").exit_code == 0
+    listing = ov("ls", "-r", "--simple", "viking://resources/handbook").stdout.splitlines()
+    assert listing == ["viking://resources/handbook/README.md"]
+
+
+def test_mkdir_description_of_a_parent_is_kept(ov, tmp_path):
+    assert ov("mkdir", "viking://resources/team", "--description", "Team knowledge, curated by hand.").exit_code == 0
+    doc = tmp_path / "n.md"
+    doc.write_text("# N\nnote\n")
+    assert ov("add-resource", str(doc), "--parent", "viking://resources/team").exit_code == 0
+    assert ov("abstract", "viking://resources/team").stdout.strip() == "Team knowledge, curated by hand."
+    assert "n/" in ov("overview", "viking://resources/team").stdout
+
+
+def test_many_children_are_sampled_and_stable(ov, ov_home, tmp_path):
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(40):
+        (root / f"note{i:02d}.md").write_text(f"# Note {i}\nFact number {i}.\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    overview = ov_home / "accounts/default/resources/many/.overview.md"
+    meta = sidecar_meta(overview)
+    assert meta["freshness"]["total_entries"] == 40
+    assert meta["freshness"]["sampled_entries"] == 32
+    assert meta["freshness"]["unsampled_entries"] == 8
+    first = overview.read_bytes()
+    assert ov("add-resource", str(root)).exit_code == 0
+    assert overview.read_bytes() == first
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    routes: dict = {}
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        route = self.routes.get(self.path)
+        if route is None:
+            self.send_error(404, "Not Found")
+            return
+        status, ctype, body, delay = route
+        time.sleep(delay)
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def web():
+    _Handler.routes = {
+        "/docs/auth.html": (200, "text/html", b"<html><head><title>Auth guide</title><script>evil()</script></head><body><h1>Auth</h1><p>Tokens rotate monthly.</p></body></html>", 0),
+        "/slow.html": (200, "text/html", b"<p>late</p>", 3),
+        "/big.txt": (200, "text/plain", b"x" * 5000, 0),
+    }
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_add_a_url(ov, web):
+    data = ov("add-resource", f"{web}/docs/auth.html", "--json").json["result"]
+    assert data["root"] == "viking://resources/auth"
+    text = ov("read", "viking://resources/auth/auth.md").stdout
+    assert "Tokens rotate monthly." in text and "evil()" not in text
+    info = ov("stat", "viking://resources/auth/auth.md", "--json").json["result"]
+    assert info["source"]["kind"] == "http" and info["source"]["uri"] == f"{web}/docs/auth.html"
+
+
+@pytest.mark.parametrize("path, setting, words", [
+    ("/missing.html", None, "HTTP 404"),
+    ("/slow.html", ("ingest.url_timeout", "0.5"), "longer than 0.5s"),
+    ("/big.txt", ("ingest.url_max_bytes", "1000"), "1000-byte limit"),
+])
+def test_url_failures_change_nothing(ov, web, store_state, path, setting, words):
+    if setting:
+        assert ov("config", "set", *setting).exit_code == 0
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-resource", f"{web}{path}", "--json")
+    assert result.exit_code == 1
+    assert result.error["code"] == "fetch_failed"
+    assert words in result.error["message"]
+    assert store_state() == before
+
+
+def test_corrupt_pdf_is_skipped_or_aborts_with_strict(ov, store_state, handbook):
+    (handbook / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj garbage")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    strict = ov("add-resource", str(handbook), "--strict", "--json")
+    assert strict.exit_code == 2 and "broken.pdf" in strict.error["message"]
+    assert store_state() == before
+    lenient = ov("add-resource", str(handbook), "--json").json["result"]
+    failed = [s for s in lenient["skipped"] if s["failed"]]
+    assert [s["path"] for s in failed] == ["broken.pdf"]
+    assert "PDF" in failed[0]["reason"]
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda d: d / "missing.md", "does not exist"),
+    (lambda d: (d / "e.pdf").write_bytes(make_pdf([("S", ["secret"])], password="pw")) and d / "e.pdf", "encrypted"),
+    (lambda d: (d / "c.pdf").write_bytes(b"%PDF-1.7 not really") and d / "c.pdf", "PDF"),
+    (lambda d: (d / "b.bin").write_bytes(b"\x00\x01\x02") and d / "b.bin", "binary"),
+])
+def test_bad_sources_change_nothing(ov, store_state, tmp_path, make, words):
+    source = make(tmp_path)
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-resource", str(source), "--json")
+    assert result.exit_code == 2
+    assert words in result.error["message"] + result.error.get("hint", "")
+    assert store_state() == before
+
+
+def test_bad_targets_change_nothing(ov, store_state, tmp_path):
+    doc = tmp_path / "a.md"
+    doc.write_text("# A\n")
+    other = tmp_path / "other" / "a.md"
+    other.parent.mkdir()
+    other.write_text("# Other A\n")
+    assert ov("add-resource", str(doc)).exit_code == 0
+    before = store_state()
+    cases = [
+        (["--to", "viking://resources/a"], 1, "already_exists"),
+        (["--parent", "viking://resources/nowhere"], 1, "not_found"),
+        (["--to", "viking://resources/x", "--parent", "viking://resources"], 2, "invalid_input"),
+        (["--to", "viking://resources/../etc"], 2, "invalid_uri"),
+    ]
+    for args, code, error in cases:
+        result = ov("add-resource", str(doc), *args, "--json")
+        assert (result.exit_code, result.error["code"]) == (code, error), args
+    clash = ov("add-resource", str(other), "--json")
+    assert clash.exit_code == 1 and "was not added from" in clash.error["message"]
+    assert store_state() == before
+
+
+# --- add-skill ---------------------------------------------------------------------
+
+
+def _skill(tmp_path: Path, front: str, extra: dict[str, str] | None = None) -> Path:
+    folder = tmp_path / "skill"
+    folder.mkdir(exist_ok=True)
+    (folder / "SKILL.md").write_text(front + "\n# Steps\n1. Open the form.\n")
+    for name, text in (extra or {}).items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_add_skill_folder(ov, ov_home, tmp_path):
+    folder = _skill(tmp_path, "---\nname: pdf-forms\ndescription: Fill in PDF forms when asked to complete one.\n---", {"fill.py": "print('fill')\n"})
+    data = ov("add-skill", str(folder), "--json").json["result"]
+    assert data["uri"] == "viking://agent/skills/pdf-forms"
+    assert ov("read", "viking://agent/skills/pdf-forms/fill.py").stdout == "print('fill')\n"
+    assert ov("abstract", "viking://agent/skills/pdf-forms").stdout.strip() == "Fill in PDF forms when asked to complete one."
+    head = commits(ov_home)[0]
+    assert head.message.decode().startswith("ov add-skill viking://agent/skills/pdf-forms")
+    assert ov("add-skill", str(folder), "--json").json["result"]["changed"] is False
+
+
+def test_add_skill_file_into_user_scope(ov, tmp_path):
+    folder = _skill(tmp_path, "---\nname: notes\ndescription: Take notes.\n---")
+    data = ov("add-skill", str(folder / "SKILL.md"), "--user-scope", "--json").json["result"]
+    assert data["uri"] == "viking://user/default/skills/notes"
+
+
+@pytest.mark.parametrize("front, words", [
+    ("# no frontmatter", "no frontmatter"),
+    ("---\ndescription: d\n---", "no `name`"),
+    ("---\nname: Bad_Name\ndescription: d\n---", "not allowed"),
+    ("---\nname: ok\n---", "no `description`"),
+    ("---\nname: [unclosed\n---", "YAML"),
+])
+def test_add_skill_bad_frontmatter(ov, store_state, tmp_path, front, words):
+    folder = _skill(tmp_path, front)
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-skill", str(folder), "--json")
+    assert result.exit_code == 2
+    assert words in result.error["message"]
+    assert store_state() == before
