@@ -60,6 +60,24 @@ class CommitInfo:
     parents: tuple[str, ...]
 
 
+@dataclass
+class EarlyApply:
+    """Work-tree writes started before their commit (see :meth:`GitStore.apply_early`)."""
+
+    written: dict[str, bytes | None]
+    futures: list
+
+    @property
+    def paths(self) -> list[str]:
+        return list(self.written)
+
+    def wait(self, raise_errors: bool = True) -> None:
+        for future in self.futures:
+            error = future.exception()
+            if error is not None and raise_errors:
+                raise error
+
+
 class GitStore:
     """One account repository: work tree at ``worktree``, derived state at ``state``."""
 
@@ -191,6 +209,7 @@ class GitStore:
         message: str,
         author: Author,
         expected_head: bytes | None,
+        early: EarlyApply | None = None,
     ) -> bytes | None:
         """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
@@ -218,33 +237,76 @@ class GitStore:
             tree_changes.append((path.encode(), FILE_MODE, blob.id))
         base = old_tree if old_tree is not None else _empty_tree(pending, Tree)
         new_tree = commit_tree_changes(store, base, tree_changes) if tree_changes else base
+        early_paths = list(early.paths) if early is not None else []
+        all_paths = sorted(set(changes) | set(early_paths))
         if new_tree == old_tree:
+            if early is not None:
+                early.wait()
             self._apply_worktree(changes)  # nothing to commit, but make the files agree
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
             return None
         commit = self._make_commit(new_tree, [expected_head] if expected_head else [], message, author)
         pending.add_object(commit)
         self._store_objects(disk, [pending[sha] for sha in pending])
-        journal = {
-            "version": 1,
-            "old": expected_head.decode() if expected_head else None,
-            "new": commit.id.decode(),
-            "paths": sorted(changes),
-            "started": time.time(),
-        }
-        atomic_write(self.state / JOURNAL_NAME, json.dumps(journal, sort_keys=True).encode())
+        self._write_journal(expected_head, commit.id, all_paths)
         try:
-            self._apply_worktree(changes)
+            if early is not None:
+                early.wait()
+                done = early.written
+                remaining = {p: d for p, d in changes.items() if p not in done or done[p] is not d}
+            else:
+                remaining = dict(changes)
+            self._apply_worktree(remaining)
             if not self.repo.refs.set_if_equals(BRANCH, expected_head, commit.id):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
                     hint="another program wrote to the account repository; run `ov status`",
                 )
         except BaseException:
-            self._restore_paths(old_tree, list(changes))
+            self._restore_paths(old_tree, all_paths)
             (self.state / JOURNAL_NAME).unlink(missing_ok=True)
             raise
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         return commit.id
+
+    def apply_early(self, expected_head: bytes | None, changes: Mapping[str, bytes | None]) -> EarlyApply:
+        """Start writing ``changes`` to the work tree before their commit exists.
+
+        A large add spends most of its time creating files; this lets that I/O
+        overlap with the work still to do (summaries) before :meth:`commit`. The
+        journal names the paths first, so a crash is rolled back as usual; a
+        failure before the commit must call :meth:`abandon_early`.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._write_journal(expected_head, None, sorted(changes))
+        written = dict(changes)
+        for path, data in written.items():
+            if data is None:
+                target = self.worktree / path
+                if target.is_file() or target.is_symlink():
+                    target.unlink()
+                    remove_empty_parents(target.parent, self.worktree)
+        pool = ThreadPoolExecutor(max_workers=4)
+        futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
+        pool.shutdown(wait=False)
+        return EarlyApply(written, futures)
+
+    def abandon_early(self, expected_head: bytes | None, early: EarlyApply) -> None:
+        """Undo :meth:`apply_early` when the command fails before it commits."""
+        early.wait(raise_errors=False)
+        self._restore_paths(self.tree_of(expected_head), list(early.paths))
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+
+    def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str]) -> None:
+        journal = {
+            "version": 1,
+            "old": old.decode() if old else None,
+            "new": new.decode() if new else None,
+            "paths": paths,
+            "started": time.time(),
+        }
+        atomic_write(self.state / JOURNAL_NAME, json.dumps(journal, sort_keys=True).encode())
 
     @staticmethod
     def _store_objects(disk, objects: list) -> None:

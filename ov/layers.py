@@ -392,7 +392,9 @@ def _terms(text: str) -> Counter[tuple[str, str, str]]:
     else the characters around the bigram."""
     text = _URL.sub(" ", text)
     out: Counter[tuple[str, str, str]] = Counter()
-    for run in _HAN_RUN.findall(text):
+    # Most text is ASCII: the CJK passes can find nothing there, so skip them.
+    ascii_only = text.isascii()
+    for run in () if ascii_only else _HAN_RUN.findall(text):
         for i in range(len(run) - 1):
             gram = run[i : i + 2]
             if gram in _CJK_STOP_BIGRAMS or _CJK_STOP_CHARS & set(gram):
@@ -401,11 +403,11 @@ def _terms(text: str) -> Counter[tuple[str, str, str]]:
             # Function characters delimit words as well as the ends of a run do.
             at_boundary = not left or not right or left in _CJK_STOP_CHARS or right in _CJK_STOP_CHARS
             out[(gram, gram, "" if at_boundary else left + right)] += 1
-    for pattern in (_KANA_RUN, _HANGUL_RUN):
+    for pattern in () if ascii_only else (_KANA_RUN, _HANGUL_RUN):
         for word in pattern.findall(text):
             out[(word, word, "")] += 1
     # Words repeat a lot: filter and fold each distinct word once, then add its count.
-    for word, n in Counter(_WORD.findall(_NON_WORD_SCRIPTS.sub(" ", text))).items():
+    for word, n in Counter(_WORD.findall(text if ascii_only else _NON_WORD_SCRIPTS.sub(" ", text))).items():
         key = word.lower().replace("’", "'").strip("'-")
         if 3 <= len(key) <= 40 and key not in _STOP_WORDS and not key.endswith("'s") and not _DIGIT.search(key):
             out[(_singular(key), word.strip("'’-"), "")] += n

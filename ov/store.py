@@ -486,6 +486,8 @@ class Transaction:
         self.head: bytes | None = None
         self.tree: bytes | None = None
         self.recovered: str | None = None
+        self._dirs_ok: set[str] = set()
+        self._early = None
 
     def __enter__(self) -> Transaction:
         self._lock.acquire()
@@ -500,8 +502,21 @@ class Transaction:
             raise
         return self
 
-    def __exit__(self, *exc_info) -> None:
-        self._lock.release()
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self._early is not None:
+                self.git.abandon_early(self.head, self._early)  # failed before its commit
+        finally:
+            self._lock.release()
+
+    def write_ahead(self) -> None:
+        """Start writing the changes so far to the work tree while the command goes on.
+
+        For large adds: file creation overlaps with the work before :meth:`commit`.
+        Later changes to the same paths still win; a failure rolls everything back.
+        """
+        if self._early is None and self.changes:
+            self._early = self.git.apply_early(self.head, dict(self.changes))
 
     # Content as this command sees it: pending changes first, then the work tree.
     def existing_file(self, uri: VikingURI) -> bytes | None:
@@ -519,10 +534,11 @@ class Transaction:
 
     def require_parent_dirs(self, uri: VikingURI) -> None:
         parent = uri.parent
-        while parent is not None and not parent.is_root:
+        while parent is not None and not parent.is_root and parent.path not in self._dirs_ok:
             path = self.store.path(parent)
             if path.exists() and not path.is_dir():
                 raise NotADirectory(f"{parent} is a file, so {uri} cannot be created under it")
+            self._dirs_ok.add(parent.path)  # checked once per transaction (large adds share parents)
             parent = parent.parent
 
     def require_clean(self, uri: VikingURI) -> None:
@@ -564,7 +580,8 @@ class Transaction:
     def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
         texts = [str(u) for u in uris]
         message = commit_message(command, texts, subject)
-        commit = self.git.commit(self.changes, message, self.store.author, self.head)
+        early, self._early = self._early, None
+        commit = self.git.commit(self.changes, message, self.store.author, self.head, early)
         self.changes = {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
 

@@ -11,6 +11,7 @@ import pytest
 import yaml
 from dulwich.repo import Repo
 
+from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, llm_server  # noqa: F401 - fixture
 from tests.pdfs import make_pdf
 
 LONG_SECTION = "\n".join(f"Paragraph {i} explains the deployment pipeline, its stages and their checks." for i in range(60))
@@ -316,3 +317,63 @@ def test_add_skill_bad_frontmatter(ov, store_state, tmp_path, front, words):
     assert result.exit_code == 2
     assert words in result.error["message"]
     assert store_state() == before
+
+
+def test_a_failure_after_files_were_written_ahead_rolls_everything_back(ov, ov_home, store_state, tmp_path, monkeypatch):
+    """Large adds start writing files before their commit; a failure must still leave nothing behind."""
+    root = tmp_path / "big"
+    root.mkdir()
+    for i in range(300):
+        (root / f"n{i:03d}.md").write_text(f"# N{i}\nfact {i}\n")
+    assert ov("init").exit_code == 0
+    before = store_state()
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("summariser crashed")
+
+    monkeypatch.setattr("ov.layers.summarize_directory", boom)
+    result = ov("add-resource", str(root), "--json")
+    assert result.exit_code == 1 and "summariser crashed" in result.error["message"]
+    assert store_state() == before
+    assert not (ov_home / "accounts/default/resources/big").exists()
+    assert not (ov_home / "state/default/journal.json").exists()
+    monkeypatch.undo()
+    assert ov("add-resource", str(root)).exit_code == 0
+    assert len(ov("ls", "--simple", "viking://resources/big").stdout.splitlines()) == 300
+
+
+def test_add_resource_with_an_llm_writes_its_summaries_and_records_tokens(ov, tmp_path, monkeypatch, llm_server):
+    server = llm_server
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    for key, value in [("llm.model", MODEL), ("llm.api_base", server.base_url), ("llm.api_key_env", API_KEY_ENV)]:
+        assert ov("config", "set", key, value).exit_code == 0
+    server.chat("# notes\n\nTeam notes on deploys and paging.\n\n## Contents\n- a.md\n- b.md\n", prompt_tokens=120, completion_tokens=30)
+    server.chat("# resources\n\nShared knowledge of the team.\n\n## Contents\n- notes/\n", prompt_tokens=80, completion_tokens=20)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Deploys\nWe deploy on Tuesdays.\n")
+    (folder / "b.md").write_text("# Paging\nThe pager rotates weekly.\n")
+    data = ov("add-resource", str(folder), "--json").json["result"]
+    assert data["tokens"] == {"prompt_tokens": 200, "completion_tokens": 50}
+    assert ov("abstract", "viking://resources/notes").stdout.strip() == "Team notes on deploys and paging."
+    assert ov("abstract", "viking://resources").stdout.strip() == "Shared knowledge of the team."
+    first = server.chat_requests()[0]
+    assert "We deploy on Tuesdays." in first.prompt and "notes" in first.prompt
+    usage = ov("usage", "--json").json["result"]
+    assert usage["all"] == {"calls": 2, "prompt_tokens": 200, "completion_tokens": 50}
+
+
+def test_an_unreachable_llm_falls_back_to_extractive_summaries(ov, tmp_path, monkeypatch, llm_server):
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    for key, value in [("llm.model", MODEL), ("llm.api_base", llm_server.base_url), ("llm.api_key_env", API_KEY_ENV), ("llm.timeout", "0.5")]:
+        assert ov("config", "set", key, value).exit_code == 0
+    llm_server.delay(3)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Deploys\nWe deploy on Tuesdays.\n")
+    result = ov("add-resource", str(folder), "--json")
+    assert result.exit_code == 0
+    data = result.json["result"]
+    assert data["changed"] and "extractive summaries written instead" in data["warnings"][0]
+    assert len(llm_server.chat_requests()) == 1, "after one failure the rest of the add stays offline"
+    assert ov("abstract", "viking://resources/notes").stdout.strip()

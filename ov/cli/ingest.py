@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short
+from ov.cli.output import emit, plain, short, warn
 from ov.cli.runtime import OvCommand, runtime
 
 
@@ -54,6 +54,8 @@ def add_resource(
         )
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
+        for warning in result.warnings:
+            warn(warning)
         if result.tokens:
             plain("  tokens: " + ", ".join(f"{k} {v}" for k, v in sorted(result.tokens.items())))
 

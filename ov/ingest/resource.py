@@ -52,6 +52,8 @@ class AddResult:
     commit: str | None = None
     summaries: int = 0
     tokens: dict[str, int] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    llm_failed: bool = False
 
     def to_dict(self) -> dict:
         return {
@@ -68,6 +70,7 @@ class AddResult:
             "seconds": round(self.seconds, 3),
             "summaries": self.summaries,
             "tokens": self.tokens,
+            "warnings": self.warnings,
         }
 
 
@@ -123,6 +126,8 @@ def add_resource(
             if tx.existing_file(uri) is not None:
                 tx.delete(uri)
                 result.removed.append(str(uri))
+        if len(tx.changes) >= 256:
+            tx.write_ahead()  # file creation overlaps with summarising
         manifest_bytes = _json_bytes(manifest)
         manifest_uri = VikingURI((*root.parts, MANIFEST))
         if tx.existing_file(manifest_uri) != manifest_bytes:
@@ -302,6 +307,7 @@ def _refresh_sidecars(
 
 def _summarise(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh, llm, prompts_dir, result) -> None:
     from ov.layers import ChildInfo, render_sidecars, summarize_directory
+    from ov.llm import LLMError
 
     existing_meta, existing_l0 = _existing_abstract(store, dir_uri)
     user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
@@ -316,7 +322,17 @@ def _summarise(store, tx, dir_uri: VikingURI, children: dict[str, bool], descrip
             data = tx.changes.get(child.path) if child.path in tx.changes else _read(store, child)
             text = (data or b"").decode("utf-8", "replace")[:SUMMARY_TEXT_CHARS]
             infos.append(ChildInfo(name=name, is_dir=False, title=_title(text, name), text=text, abstract=None))
-    summary = summarize_directory(str(dir_uri), infos, description=description, llm=llm, prompts_dir=prompts_dir)
+    if result.llm_failed:
+        llm = None
+    try:
+        summary = summarize_directory(str(dir_uri), infos, description=description, llm=llm, prompts_dir=prompts_dir)
+    except LLMError as exc:
+        # A flaky or unreachable model must not cost the user the whole add: fall back to the
+        # extractive summariser for this and every remaining directory, and say so.
+        result.llm_failed = True
+        result.warnings.append(f"LLM summary failed ({exc.message}); extractive summaries written instead")
+        llm = None
+        summary = summarize_directory(str(dir_uri), infos, description=description, llm=None, prompts_dir=prompts_dir)
     abstract_text, overview_text = render_sidecars(str(dir_uri), summary, source=source, generated_by=GENERATOR)
     result.summaries += 1
     for key, value in summary.tokens.items():
