@@ -331,13 +331,13 @@ def test_a_failure_after_files_were_written_ahead_rolls_everything_back(ov, ov_h
     def boom(*args, **kwargs):
         raise RuntimeError("summariser crashed")
 
-    monkeypatch.setattr("ov.layers.summarize_directory", boom)
-    result = ov("add-resource", str(root), "--json")
+    with monkeypatch.context() as patch:
+        patch.setattr("ov.layers.summarize_directory", boom)
+        result = ov("add-resource", str(root), "--json")
     assert result.exit_code == 1 and "summariser crashed" in result.error["message"]
     assert store_state() == before
     assert not (ov_home / "accounts/default/resources/big").exists()
     assert not (ov_home / "state/default/journal.json").exists()
-    monkeypatch.undo()
     assert ov("add-resource", str(root)).exit_code == 0
     assert len(ov("ls", "--simple", "viking://resources/big").stdout.splitlines()) == 300
 

@@ -158,10 +158,9 @@ def test_moving_a_directory_retargets_its_sidecars(store: Store):
 def test_failed_ref_update_rolls_the_work_tree_back(store: Store, monkeypatch: pytest.MonkeyPatch):
     store.write(store.uri("viking://resources/a.md"), b"old\n")
     head = commits(store)[0].id
-    monkeypatch.setattr(type(store.git.repo.refs), "set_if_equals", lambda *a, **k: False)
-    with pytest.raises(StoreCorrupt):
+    with monkeypatch.context() as patch, pytest.raises(StoreCorrupt):
+        patch.setattr(type(store.git.repo.refs), "set_if_equals", lambda *a, **k: False)
         store.write(store.uri("viking://resources/a.md"), b"new\n")
-    monkeypatch.undo()
     assert (store.root / "resources/a.md").read_bytes() == b"old\n"
     assert not (store.state / "journal.json").exists()
     assert commits(store)[0].id == head
