@@ -62,6 +62,28 @@ step abstract viking://resources/handbook
 step rm viking://resources/handbook/deploys.md
 step status
 
+# Ingest: a folder of Markdown and a PDF, then a page served on this machine.
+SAMPLE="$OV_HOME/sample-docs"
+mkdir -p "$SAMPLE"
+cp docs/concepts.md docs/storage.md docs/configuration.md "$SAMPLE/"
+.venv/bin/python -c 'import sys; from tests.pdfs import make_pdf; open(sys.argv[1], "wb").write(make_pdf([("Release checklist", ["Run the tests. Tag the release."]), ("Rollback", ["Revert the tag and redeploy."])]))' "$SAMPLE/release-guide.pdf"
+step add-resource "$SAMPLE" --reason "How ov stores and configures things, plus a release guide."
+step tree viking://resources/sample-docs -L 2
+step overview viking://resources/sample-docs
+
+PORT=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+.venv/bin/python -m http.server "$PORT" --bind 127.0.0.1 --directory docs >/dev/null 2>&1 &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null' EXIT
+for _ in $(seq 50); do
+  .venv/bin/python -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' "http://127.0.0.1:$PORT/" 2>/dev/null && break
+  sleep 0.1
+done
+step add-resource "http://127.0.0.1:$PORT/benchmarks.md"
+kill $SERVER 2>/dev/null; trap - EXIT
+step ls viking://resources
+step stat viking://resources/sample-docs/release-guide.md
+
 show git -C "$OV_HOME/accounts/default" log --oneline
 if command -v git >/dev/null 2>&1; then
   git -C "$OV_HOME/accounts/default" log --oneline

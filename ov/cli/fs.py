@@ -332,4 +332,7 @@ def _human_size(size: int) -> str:
 def _show(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, dict) and "uri" in value:  # provenance: where an ingested file came from
+        span = next((f"{key} {value[key][0]}-{value[key][1]}" for key in ("pages", "lines") if value.get(key)), "")
+        return f"{value['uri']} {span}".strip()
     return "-" if value is None else str(value)
