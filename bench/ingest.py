@@ -18,6 +18,7 @@ extractive L0/L1 summaries, one commit) into a fresh store:
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import tempfile
@@ -71,6 +72,9 @@ def scifact_corpus(data_dir: Path, root: Path) -> int:
 def timed_add(source: Path) -> tuple[float, dict]:
     from ov.ingest.resource import add_resource
 
+    # Deleting the previous run's thousands of files leaves the file system busy for a while
+    # (journal, discard); flush that before timing, or each run pays for the one before.
+    os.sync()
     with common.temp_home("ov-bench-ingest") as home:
         store = common.open_store(home)
         start = time.perf_counter()

@@ -269,7 +269,9 @@ class GitStore:
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         return commit.id
 
-    def apply_early(self, expected_head: bytes | None, changes: Mapping[str, bytes | None]) -> EarlyApply:
+    def apply_early(
+        self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply | None = None
+    ) -> EarlyApply:
         """Start writing ``changes`` to the work tree before their commit exists.
 
         A large add spends most of its time creating files; this lets that I/O
@@ -279,6 +281,8 @@ class GitStore:
         """
         from concurrent.futures import ThreadPoolExecutor
 
+        if early is not None:
+            return self._extend_early(expected_head, changes, early)
         self._write_journal(expected_head, None, sorted(changes))
         written = dict(changes)
         for path, data in written.items():
@@ -291,6 +295,22 @@ class GitStore:
         futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
         pool.shutdown(wait=False)
         return EarlyApply(written, futures)
+
+    def _extend_early(self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply) -> EarlyApply:
+        """A further batch of writes ahead (new files only; deletions wait for the commit)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        batch = {p: d for p, d in changes.items() if d is not None and early.written.get(p, b"") is not d}
+        if not batch:
+            return early
+        self._write_journal(expected_head, None, sorted(set(early.written) | set(batch)))
+        if any(p in early.written for p in batch):
+            early.wait()  # never two writes of one path in flight
+        early.written.update(batch)
+        pool = ThreadPoolExecutor(max_workers=4)
+        early.futures.extend(pool.submit(_write_if_different, self.worktree / p, d) for p, d in batch.items())
+        pool.shutdown(wait=False)
+        return early
 
     def abandon_early(self, expected_head: bytes | None, early: EarlyApply) -> None:
         """Undo :meth:`apply_early` when the command fails before it commits."""

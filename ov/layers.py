@@ -367,8 +367,12 @@ def key_terms(children: list[ChildInfo], *, limit: int = KEY_TERMS, exclude: fro
             if key in exclude:
                 continue
             counts[key] += n
-            surface.setdefault(key, Counter())[form] += n
-            contexts.setdefault(key, set()).add(context)
+            forms = surface.get(key)
+            if forms is None:  # not setdefault(): that would build a Counter per occurrence
+                forms = surface[key] = Counter()
+                contexts[key] = set()
+            forms[form] += n
+            contexts[key].add(context)
         per_doc.append(counts)
     fragments = {k for k, seen in contexts.items() if len(seen) == 1 and "" not in seen}
     per_doc = [Counter({k: n for k, n in counts.items() if k not in fragments}) for counts in per_doc]

@@ -513,10 +513,11 @@ class Transaction:
         """Start writing the changes so far to the work tree while the command goes on.
 
         For large adds: file creation overlaps with the work before :meth:`commit`.
-        Later changes to the same paths still win; a failure rolls everything back.
+        Call it again to send later changes ahead too. Later changes to the same paths
+        still win; deletions wait for the commit; a failure rolls everything back.
         """
-        if self._early is None and self.changes:
-            self._early = self.git.apply_early(self.head, dict(self.changes))
+        if self.changes:
+            self._early = self.git.apply_early(self.head, dict(self.changes), self._early)
 
     # Content as this command sees it: pending changes first, then the work tree.
     def existing_file(self, uri: VikingURI) -> bytes | None:

@@ -13,7 +13,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "ov"
 CLI_ONLY = {"typer", "click", "rich", "questionary"}
 # Imported only inside the commands that need them (hooks run on every prompt).
-HEAVY = {"litellm", "numpy", "tantivy", "hnswlib", "pypdf", "dulwich", "pydantic", "rich", "yaml", "model2vec"}
+HEAVY = {"litellm", "numpy", "tantivy", "hnswlib", "pypdf", "dulwich", "pydantic", "rich", "yaml", "model2vec", "markdownify", "bs4"}
 
 
 def _imports(path: Path, depth: int = 1) -> set[str]:

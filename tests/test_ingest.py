@@ -377,3 +377,17 @@ def test_an_unreachable_llm_falls_back_to_extractive_summaries(ov, tmp_path, mon
     assert data["changed"] and "extractive summaries written instead" in data["warnings"][0]
     assert len(llm_server.chat_requests()) == 1, "after one failure the rest of the add stays offline"
     assert ov("abstract", "viking://resources/notes").stdout.strip()
+
+
+def test_oversized_and_hidden_files_are_skipped_with_reasons(ov, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "small.md").write_text("# Small\nfits\n")
+    (folder / "huge.md").write_text("# Huge\n" + "x" * 5000 + "\n")
+    (folder / ".env").write_text("SECRET=1\n")
+    assert ov("config", "set", "ingest.max_source_bytes", "1000").exit_code == 0
+    data = ov("add-resource", str(folder), "--json").json["result"]
+    reasons = {s["path"]: s["reason"] for s in data["skipped"]}
+    assert reasons["huge.md"].startswith("larger than 1000 bytes")
+    assert reasons[".env"] == "hidden"
+    assert data["added"] == ["viking://resources/mixed/small.md"]

@@ -133,6 +133,8 @@ def add_resource(
         if tx.existing_file(manifest_uri) != manifest_bytes:
             tx.put(manifest_uri, manifest_bytes)
         _refresh_sidecars(store, tx, root, collected, reason, result, progress)
+        if len(tx.changes) >= 256:
+            tx.write_ahead()  # the sidecars too, while the commit's objects are built
         commit = tx.commit("add-resource", [root])
         result.commit = commit.commit
     result.seconds = time.perf_counter() - started
