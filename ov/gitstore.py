@@ -285,12 +285,7 @@ class GitStore:
             return self._extend_early(expected_head, changes, early)
         self._write_journal(expected_head, None, sorted(changes))
         written = dict(changes)
-        for path, data in written.items():
-            if data is None:
-                target = self.worktree / path
-                if target.is_file() or target.is_symlink():
-                    target.unlink()
-                    remove_empty_parents(target.parent, self.worktree)
+        self._delete_files(written)
         pool = ThreadPoolExecutor(max_workers=4)
         futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
         pool.shutdown(wait=False)
@@ -356,14 +351,17 @@ class GitStore:
         path.unlink(missing_ok=True)
         return f"{outcome} ({len(paths)} path(s))"
 
-    def _apply_worktree(self, changes: Mapping[str, bytes | None]) -> None:
-        # Deletions first: a path may turn from a file into a directory in one change.
+    def _delete_files(self, changes: Mapping[str, bytes | None]) -> None:
         for path, data in changes.items():
             if data is None:
                 target = self.worktree / path
                 if target.is_file() or target.is_symlink():
                     target.unlink()
                     remove_empty_parents(target.parent, self.worktree)
+
+    def _apply_worktree(self, changes: Mapping[str, bytes | None]) -> None:
+        # Deletions first: a path may turn from a file into a directory in one change.
+        self._delete_files(changes)
         writes = [(self.worktree / path, data) for path, data in changes.items() if data is not None]
         if len(writes) >= PARALLEL_WRITES:
             # Creating a file costs a disk round trip that does not hold the GIL; a few threads
