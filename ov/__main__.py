@@ -1,3 +1,5 @@
 from ov.cli.main import main
 
-main()
+# Guarded: worker processes (forkserver/spawn) import the main module again.
+if __name__ == "__main__":
+    main()

@@ -391,3 +391,23 @@ def test_oversized_and_hidden_files_are_skipped_with_reasons(ov, tmp_path):
     assert reasons["huge.md"].startswith("larger than 1000 bytes")
     assert reasons[".env"] == "hidden"
     assert data["added"] == ["viking://resources/mixed/small.md"]
+
+
+def test_summaries_from_worker_processes_are_identical_to_in_process_ones(ov, ov_home, tmp_path, monkeypatch):
+    folder = tmp_path / "docs"
+    for i in range(6):
+        (folder / f"area{i % 2}").mkdir(parents=True, exist_ok=True)
+        (folder / f"area{i % 2}" / f"doc{i}.md").write_text(f"# Doc {i}\nIntro {i}.\n\n## Part A\n{LONG_SECTION}\n\n## Part B\n{LONG_SECTION}\n")
+
+    def sidecars() -> dict[str, bytes]:
+        root = ov_home / "accounts/default/resources"
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob(".*.md"))}
+
+    monkeypatch.setattr("ov.ingest.resource.PARALLEL_SUMMARIES", 1_000_000)
+    assert ov("add-resource", str(folder)).exit_code == 0
+    in_process = sidecars()
+    assert ov("rm", "-r", "viking://resources").exit_code == 0
+    monkeypatch.setattr("ov.ingest.resource.PARALLEL_SUMMARIES", 2)
+    assert ov("add-resource", str(folder)).exit_code == 0
+    assert sidecars() == in_process
+    assert len(in_process) > 10

@@ -17,9 +17,11 @@ documents that disappeared from it).
 from __future__ import annotations
 
 import json
+import os
 import posixpath
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from ov import sidecar
@@ -34,6 +36,8 @@ MANIFEST_VERSION = 1
 GENERATOR = ("ov-ingest", "resource_ingest")
 # How much of a file the summariser sees; summaries are about what a file is, not all of it.
 SUMMARY_TEXT_CHARS = 4000
+# An offline add with at least this many directories to summarise uses worker processes.
+PARALLEL_SUMMARIES = 128
 
 Progress = Callable[[str, int, int], None]
 
@@ -292,24 +296,59 @@ def _refresh_sidecars(
             stale.append(rel_dir)
     if not stale:
         return
-    stale.sort(key=lambda d: (-d.count("/") if d else 1, d))  # deepest first, root last
-    fresh_abstracts: dict[str, str] = {}
     llm = store.config.llm if store.config.llm.enabled else None
     prompts_dir = store.home.root / "prompts"
-    for done, rel_dir in enumerate(stale, start=1):
-        dir_uri = _join(root, rel_dir) if rel_dir else root
-        description = reason if not rel_dir else None
-        source = {"kind": collected.kind, "uri": collected.uri} if not rel_dir else None
-        _summarise(store, tx, dir_uri, tree[rel_dir], description, source, fresh_abstracts, llm, prompts_dir, result)
-        if progress:
-            progress("summarise", done, len(stale))
+    levels: dict[int, list[str]] = {}
+    for rel_dir in stale:
+        levels.setdefault(rel_dir.count("/") + 1 if rel_dir else 0, []).append(rel_dir)
+    fresh: dict[str, str] = {}
+    done = 0
+    with _summary_pool(len(stale), llm) as pool:
+        for depth in sorted(levels, reverse=True):  # deepest first: parents list their children's new L0
+            jobs = []
+            for rel_dir in sorted(levels[depth]):
+                dir_uri = _join(root, rel_dir) if rel_dir else root
+                description = reason if not rel_dir else None
+                source = {"kind": collected.kind, "uri": collected.uri} if not rel_dir else None
+                jobs.append(_prepare(store, tx, dir_uri, tree[rel_dir], description, source, fresh))
+            _summarise_all(store, tx, jobs, fresh, llm, prompts_dir, result, pool)
+            done += len(jobs)
+            if progress:
+                progress("summarise", done, len(stale))
     for ancestor in _ancestors(root):
-        _summarise(store, tx, ancestor, _disk_children(store, tx, ancestor), None, None, fresh_abstracts, llm, prompts_dir, result)
+        job = _prepare(store, tx, ancestor, _disk_children(store, tx, ancestor), None, None, fresh)
+        _summarise_all(store, tx, [job], fresh, llm, prompts_dir, result, None)
 
 
-def _summarise(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh, llm, prompts_dir, result) -> None:
-    from ov.layers import ChildInfo, render_sidecars, summarize_directory
-    from ov.llm import LLMError
+@dataclass
+class _Job:
+    dir_uri: VikingURI
+    infos: list
+    description: str | None
+    source: dict | None
+    user_written: bool  # a hand-written L0 (mkdir --description) is kept, not replaced
+
+
+@contextmanager
+def _summary_pool(count: int, llm):
+    """Worker processes for a large offline add: the extractive summariser is pure CPU work, and in
+    this process it would compete for the GIL with the threads writing the work tree."""
+    if llm is not None or count < PARALLEL_SUMMARIES or (os.cpu_count() or 1) < 2:
+        yield None
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # forkserver: forking this process while its writer threads run could copy a held lock.
+    pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("forkserver"))
+    try:
+        yield pool
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh) -> _Job:
+    from ov.layers import ChildInfo
 
     existing_meta, existing_l0 = _existing_abstract(store, dir_uri)
     user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
@@ -324,29 +363,52 @@ def _summarise(store, tx, dir_uri: VikingURI, children: dict[str, bool], descrip
             data = tx.changes.get(child.path) if child.path in tx.changes else _read(store, child)
             text = (data or b"").decode("utf-8", "replace")[:SUMMARY_TEXT_CHARS]
             infos.append(ChildInfo(name=name, is_dir=False, title=_title(text, name), text=text, abstract=None))
-    if result.llm_failed:
-        llm = None
+    return _Job(dir_uri, infos, description, source, user_written)
+
+
+def offline_sidecars(dir_uri: str, infos: list, description: str | None, source: dict | None) -> tuple[str, str]:
+    """The extractive sidecars of one directory (top level, so worker processes can run it)."""
+    from ov.layers import render_sidecars, summarize_directory
+
+    summary = summarize_directory(dir_uri, infos, description=description)
+    return render_sidecars(dir_uri, summary, source=source, generated_by=GENERATOR)
+
+
+def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result: AddResult, pool) -> None:
+    if pool is not None:
+        args = [(str(j.dir_uri), j.infos, j.description, j.source) for j in jobs]
+        outputs = list(pool.map(offline_sidecars, *zip(*args), chunksize=max(1, len(jobs) // 8)))
+    else:
+        outputs = [_summarise_here(store, job, llm, prompts_dir, result) for job in jobs]
+    for job, (abstract_text, overview_text) in zip(jobs, outputs):
+        result.summaries += 1
+        fresh[str(job.dir_uri)] = sidecar.body(abstract_text)
+        _put_if_changed(tx, VikingURI((*job.dir_uri.parts, sidecar.OVERVIEW)), overview_text.encode("utf-8"))
+        if not job.user_written:
+            _put_if_changed(tx, VikingURI((*job.dir_uri.parts, sidecar.ABSTRACT)), abstract_text.encode("utf-8"))
+
+
+def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tuple[str, str]:
+    from ov.layers import render_sidecars, summarize_directory
+    from ov.llm import LLMError
+
+    if llm is None or result.llm_failed:
+        return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
     try:
-        summary = summarize_directory(str(dir_uri), infos, description=description, llm=llm, prompts_dir=prompts_dir)
+        summary = summarize_directory(str(job.dir_uri), job.infos, description=job.description, llm=llm, prompts_dir=prompts_dir)
     except LLMError as exc:
         # A flaky or unreachable model must not cost the user the whole add: fall back to the
         # extractive summariser for this and every remaining directory, and say so.
         result.llm_failed = True
         result.warnings.append(f"LLM summary failed ({exc.message}); extractive summaries written instead")
-        llm = None
-        summary = summarize_directory(str(dir_uri), infos, description=description, llm=None, prompts_dir=prompts_dir)
-    abstract_text, overview_text = render_sidecars(str(dir_uri), summary, source=source, generated_by=GENERATOR)
-    result.summaries += 1
+        return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
     for key, value in summary.tokens.items():
         result.tokens[key] = result.tokens.get(key, 0) + value
-    if summary.tokens and llm is not None:
+    if summary.tokens:
         from ov.usage import record
 
         record(store.state, "summary", llm.model or "", summary.tokens.get("prompt_tokens", 0), summary.tokens.get("completion_tokens", 0))
-    fresh[str(dir_uri)] = sidecar.body(abstract_text)
-    _put_if_changed(tx, VikingURI((*dir_uri.parts, sidecar.OVERVIEW)), overview_text.encode("utf-8"))
-    if not user_written:
-        _put_if_changed(tx, VikingURI((*dir_uri.parts, sidecar.ABSTRACT)), abstract_text.encode("utf-8"))
+    return render_sidecars(str(job.dir_uri), summary, source=job.source, generated_by=GENERATOR)
 
 
 def _put_if_changed(tx: Transaction, uri: VikingURI, data: bytes) -> None:
