@@ -482,6 +482,7 @@ class Transaction:
         self.store = store
         self.git = store.git
         self.changes: dict[str, bytes | None] = {}
+        self.appends: dict[str, int] = {}  # path -> length of the file the change appends to
         self._lock = WriteLock(store._lock_path, store.config.store.lock_timeout)
         self.head: bytes | None = None
         self.tree: bytes | None = None
@@ -574,16 +575,24 @@ class Transaction:
 
     def put(self, uri: VikingURI, data: bytes) -> None:
         self.changes[uri.path] = data
+        self.appends.pop(uri.path, None)
+
+    def append(self, uri: VikingURI, current: bytes, suffix: bytes) -> None:
+        """Like ``put(uri, current + suffix)``, but the work-tree file is appended to, not rewritten."""
+        self.changes[uri.path] = current + suffix
+        self.appends[uri.path] = len(current)
 
     def delete(self, uri: VikingURI) -> None:
         self.changes[uri.path] = None
+        self.appends.pop(uri.path, None)
 
     def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
         texts = [str(u) for u in uris]
         message = commit_message(command, texts, subject)
         early, self._early = self._early, None
-        commit = self.git.commit(self.changes, message, self.store.author, self.head, early)
+        commit = self.git.commit(self.changes, message, self.store.author, self.head, early, self.appends)
         self.changes = {}
+        self.appends = {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
 
 

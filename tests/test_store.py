@@ -191,8 +191,8 @@ stage = sys.argv[2]
 original_apply = GitStore._apply_worktree
 original_set = None
 
-def apply_then_die(self, changes):
-    original_apply(self, changes)
+def apply_then_die(self, changes, *rest):
+    original_apply(self, changes, *rest)
     if stage == "after-files":
         os._exit(9)
 

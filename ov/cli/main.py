@@ -9,9 +9,9 @@ import traceback
 import click
 import typer
 
-from ov.cli import admin, config_cmd, fs, ingest, snapshot
+from ov.cli import admin, config_cmd, fs, ingest, session_cmd, snapshot
 from ov.cli.output import error
-from ov.cli.runtime import OvGroup, wants_json
+from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
 from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError
 
@@ -28,6 +28,12 @@ app = typer.Typer(
 fs.register(app)
 ingest.register(app)
 admin.register(app)
+app.command("remember", cls=OvCommand)(session_cmd.remember)
+app.command("forget", cls=OvCommand)(session_cmd.forget)
+app.add_typer(session_cmd.app, name="session")
+app.command("commit", cls=OvCommand, help="Archive a session, summarise it and extract memories (same as `ov session commit`).")(
+    session_cmd.session_commit
+)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(snapshot.app, name="snapshot")
 

@@ -1,0 +1,215 @@
+"""``ov session``: capture agent conversations message by message."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, short
+from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.errors import InvalidInput
+
+app = typer.Typer(cls=OvGroup, help="Capture agent conversations into sessions.", no_args_is_help=True)
+
+SessionArg = Annotated[str, typer.Argument(help="The session id.", show_default=False)]
+
+
+@app.command("new", cls=OvCommand)
+def session_new(
+    session_id: Annotated[str | None, typer.Option("--id", help="Use this id (default: a new time-based one).")] = None,
+) -> None:
+    """Create a session (one commit); prints its id."""
+    from ov import session
+
+    rt = runtime()
+    result = session.create(rt.store, session_id, peer=rt.identity.peer)
+    sid = result.uris[0].rsplit("/", 1)[1]
+    emit({"session": sid, "uri": result.uris[0], "commit": result.commit}, lambda: plain(sid))
+
+
+@app.command("list", cls=OvCommand)
+def session_list() -> None:
+    """List the current user's sessions, most recently active first."""
+    from ov import session
+
+    rows = session.list_sessions(runtime().store)
+
+    def human() -> None:
+        if not rows:
+            plain("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
+        for row in rows:
+            plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {row['commits']} commits, updated {row['updated_at']}")
+
+    emit(rows, human)
+
+
+@app.command("show", cls=OvCommand)
+def session_show(
+    session_id: SessionArg,
+    last: Annotated[int | None, typer.Option("--last", "-n", min=1, help="Only the last N live messages.")] = None,
+) -> None:
+    """Show a session: its counts, archives and live messages."""
+    from ov import session
+
+    data = session.show(runtime().store, session_id, last=last)
+
+    def human() -> None:
+        plain(f"session {data['session']}  ({data['uri']})")
+        plain(f"{data['messages']} live / {data['total_messages']} total messages, {data['commits']} commits, ~{data['pending_tokens']} pending tokens")
+        for archive in data["archives"]:
+            plain(f"  archive {archive}")
+        for message in data["messages"]:
+            text = session.message_text(message).replace("\n", " ")
+            plain(f"[{message['created_at']}] {message['role']}: {text[:200]}")
+
+    emit(data, human)
+
+
+@app.command("add", cls=OvCommand)
+def session_add(
+    session_id: SessionArg,
+    text: Annotated[str | None, typer.Option("--text", "-t", help="The message text.")] = None,
+    role: Annotated[str, typer.Option("--role", "-r", help="user, assistant, system or tool.")] = "user",
+    parts: Annotated[str | None, typer.Option("--parts", help="The message parts as a JSON list (text, tool, context).")] = None,
+    message_id: Annotated[str | None, typer.Option("--id", help="The message's own id (a host's uuid); adding it twice is a no-op.")] = None,
+    created_at: Annotated[str | None, typer.Option("--created-at", help="ISO 8601 time of the message (default: now).")] = None,
+) -> None:
+    """Add one message (one commit); the session is created if it does not exist."""
+    from ov import session
+
+    if (text is None) == (parts is None):
+        raise InvalidInput("give either --text or --parts")
+    message: dict = {"role": role}
+    if text is not None:
+        message["text"] = text
+    else:
+        message["parts"] = _json(parts, "--parts")
+    if message_id is not None:
+        message["id"] = message_id
+    if created_at is not None:
+        message["created_at"] = created_at
+    _report_add(session.add_messages(runtime().store, session_id, [message]))
+
+
+@app.command("add-messages", cls=OvCommand)
+def session_add_messages(
+    session_id: SessionArg,
+    messages: Annotated[str | None, typer.Argument(help="A JSON array of messages; default: standard input (an array or JSON lines).")] = None,
+) -> None:
+    """Add several messages in one commit (all are validated before any is written)."""
+    from ov import session
+
+    if messages is None:
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InvalidInput("no messages given", hint="pass a JSON array, or pipe an array or JSON lines on standard input")
+        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+    else:
+        raw = messages
+    _report_add(session.add_messages(runtime().store, session_id, _messages(raw)))
+
+
+@app.command("used", cls=OvCommand)
+def session_used(
+    session_id: SessionArg,
+    uris: Annotated[list[str], typer.Argument(help="URIs that helped in this session.", show_default=False)],
+) -> None:
+    """Record which URIs were used in a session (one commit)."""
+    from ov import session
+
+    result = session.record_used(runtime().store, session_id, uris)
+    emit({"session": result.uris[0], "used": list(result.uris[1:]), "commit": result.commit}, lambda: plain(f"recorded {len(uris)} used URI(s) (commit {short(result.commit)})"))
+
+
+@app.command("delete", cls=OvCommand)
+def session_delete(session_id: SessionArg) -> None:
+    """Delete a session and its archives (one commit; history keeps them)."""
+    from ov import session
+
+    result = session.delete(runtime().store, session_id)
+    emit({"session": session_id, "commit": result.commit}, lambda: plain(f"deleted session {session_id} (commit {short(result.commit)})"))
+
+
+def _report_add(result) -> None:
+    data = result.to_dict()
+    if result.commit:
+        text = f"added {len(result.added)} message(s) to {result.session} (commit {short(result.commit)})"
+    else:
+        text = f"nothing added to {result.session}: {len(result.duplicates)} message(s) already there"
+    if result.redacted:
+        text += f"; {result.redacted} secret(s) redacted"
+    emit(data, lambda: plain(text))
+
+
+def _json(text: str, what: str):
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+
+
+def _messages(raw: str) -> list:
+    stripped = raw.strip()
+    if not stripped:
+        raise InvalidInput("no messages given")
+    if stripped.startswith("["):
+        value = _json(stripped, "the messages")
+        if not isinstance(value, list):
+            raise InvalidInput("the messages must be a JSON array")
+        return value
+    return [_json(line, f"line {number}") for number, line in enumerate(stripped.splitlines(), start=1) if line.strip()]
+
+
+@app.command("commit", cls=OvCommand)
+def session_commit(
+    session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages).")] = None,
+    keep: Annotated[int, typer.Option("--keep", min=0, help="Keep the last N messages live.")] = 0,
+) -> None:
+    """Archive the live messages, summarise them and extract memories (one commit)."""
+    from ov.session_commit import commit_session, latest_session
+
+    store = runtime().store
+    report = commit_session(store, session_id or latest_session(store), keep=keep)
+
+    def human() -> None:
+        if report.status == "skipped":
+            plain(f"{report.session}: nothing to archive (skipped)")
+            return
+        plain(f"archived {report.archived} message(s) to {report.archive} (commit {short(report.commit)})")
+        if report.failed:
+            plain(f"  memory extraction failed, recorded in .failed.json: {report.failed}")
+        else:
+            counts = report.memories or {}
+            plain(f"  memories: {counts.get('adds', 0)} added, {counts.get('updates', 0)} updated, {counts.get('deletes', 0)} deleted")
+
+    emit(report.to_dict(), human)
+
+
+def remember(
+    text: Annotated[str, typer.Argument(help="What to remember, e.g. \"I prefer tabs over spaces\".", show_default=False)],
+    memory_type: Annotated[str | None, typer.Option("--type", help="profile, preferences, entities, events, trajectories or experiences.")] = None,
+) -> None:
+    """Write a long-term memory now, deterministically (one commit); prints its URI.
+
+    With --peer P the memory is filed under that peer's memories (viking://~/peers/P/memories/).
+    """
+    from ov.remember import remember as run_remember
+
+    rt = runtime()
+    # Only an explicit --peer files the memory about a peer: a peer set in the environment
+    # names who the user works with, not what a statement like "I prefer tabs" is about.
+    peer = rt.identity.peer if rt.identity.source_of("peer") == "flag" else None
+    result = run_remember(rt.store, text, memory_type=memory_type, peer=peer)
+    message = "\n".join(result.uris) if result.commit else "already remembered: nothing changed, no commit"
+    emit(result.to_dict(), lambda: plain(message))
+
+
+def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)]) -> None:
+    """Remove one memory (one commit; git history keeps it)."""
+    from ov.remember import forget as run_forget
+
+    store = runtime().store
+    result = run_forget(store, store.uri(uri))
+    emit({"uri": result.uris[0], "commit": result.commit}, lambda: plain(f"forgot {result.uris[0]} (commit {short(result.commit)})"))

@@ -1,0 +1,171 @@
+"""Small, deterministic English text helpers for rule-based extraction.
+
+None of this tries to understand language; each helper is a rule simple
+enough to predict from its docstring, because a memory written from a
+misread sentence is worse than no memory.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+_FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+# Like CommonMark, a code span may run over a line break.
+_INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
+_MASK_RE = re.compile("\x00(\\d+)\x00")
+_BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+# A sentence ends at . ! ? or ; followed by space; the mark stays with the sentence.
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
+_QUOTES = "\"'“”‘’«»"
+_TRAILING = " \t.,;:!"
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
+
+# Words that start a slug without saying what it is about.
+_SLUG_SKIP = frozenset(
+    "a an the my our your their his her its to not no using use used uses prefer like love enjoy want be being "
+    "having have working work do doing get getting make making some any very really always never".split()
+)
+# Words that start a qualifier or a predicate; the slug is the phrase before them.
+_SLUG_CUT = frozenset(
+    "over than instead because when whenever while if unless for in on at with without before after rather "
+    "so but and or from by during since as whereas via into onto is are was were will would has have had "
+    "can should must needs need".split()
+)
+_ARTICLES = frozenset(("a", "an", "the"))
+SLUG_MAX_WORDS = 3
+
+_IRREGULAR_3RD = {
+    "am": "is", "are": "is", "be": "is", "have": "has", "do": "does", "go": "goes",
+    "don't": "does not", "dont": "does not", "can't": "cannot", "cant": "cannot", "won't": "will not",
+    "'m": "is", "'ve": "has", "'ll": "will", "'d": "would",
+}
+# Words that stay as they are after "I": modals and common past-tense forms.
+_UNCHANGED = frozenset(
+    "can could will would shall should must might may was were had did went made said got took came saw knew "
+    "thought wrote ran built left bought told found gave began met lost sent spent kept felt became".split()
+)
+_RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
+_RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
+
+
+def strip_code(text: str) -> tuple[str, list[str]]:
+    """``text`` without fenced blocks, and inline code spans masked.
+
+    Fenced code (and an unclosed fence to the end) is dropped: nothing in it
+    is a statement. Inline spans become ``\\x00N\\x00`` tokens so no pattern can
+    match inside them; :func:`unmask` puts them back into what was extracted.
+    """
+    text = _FENCE_RE.sub("\n", text.translate(_APOSTROPHES))
+    spans: list[str] = []
+
+    def mask(match: re.Match[str]) -> str:
+        spans.append(match.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    return _INLINE_CODE_RE.sub(mask, text), spans
+
+
+def unmask(text: str, spans: list[str]) -> str:
+    return _MASK_RE.sub(lambda m: spans[int(m.group(1))], text)
+
+
+def sentences(text: str) -> Iterator[str]:
+    """Sentences of prose, each with its final mark; block quotes are skipped."""
+    for line in text.splitlines():
+        if line.lstrip().startswith(">"):
+            continue
+        line = _BULLET_RE.sub("", line).strip()
+        for sentence in _SENTENCE_END_RE.split(line):
+            if sentence.strip():
+                yield sentence.strip()
+
+
+def is_question(sentence: str) -> bool:
+    return sentence.rstrip().rstrip(_QUOTES + ")").endswith("?")
+
+
+def is_quoted(sentence: str) -> bool:
+    return sentence[:1] in _QUOTES
+
+
+def clean(text: str) -> str:
+    """Trailing punctuation and ", please" removed, whitespace collapsed."""
+    text = " ".join(text.split()).strip(_TRAILING)
+    text = re.sub(r",?\s+please$", "", text, flags=re.IGNORECASE)
+    return text.strip(_TRAILING)
+
+
+def capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def slug(text: str, fallback: str = "general") -> str:
+    """A topic of at most three words: the phrase before the first qualifier.
+
+    "tabs over spaces" -> ``tabs``; "short commit messages" -> ``short_commit_messages``;
+    "to use type hints everywhere" -> ``type_hints_everywhere``.
+    """
+    words = [w.strip(".'-") for w in re.findall(r"[a-z0-9][a-z0-9+#.'-]*", text.lower())]
+    words = [w for w in words if w and w not in _ARTICLES]
+    while words and words[0] in _SLUG_SKIP:
+        words.pop(0)
+    kept: list[str] = []
+    for word in words:
+        if word in _SLUG_CUT or len(kept) == SLUG_MAX_WORDS:
+            break
+        kept.append(word)
+    return "_".join(kept) or fallback
+
+
+def third_person(rest: str) -> str:
+    """What follows "I", said of the user: "use fish" -> "Uses fish", "'m tired" -> "Is tired"."""
+    lead, obj = third_person_parts(rest)
+    return capitalise(f"{lead} {obj}".strip())
+
+
+def third_person_parts(rest: str) -> tuple[str, str]:
+    """(verb phrase, object) of :func:`third_person`: "really use fish" -> ("Really uses", "fish").
+
+    Adverbs ending in -ly stay before the verb they modify.
+    """
+    rest = rest.strip()
+    for contraction in ("'m", "'ve", "'ll", "'d"):
+        if rest.lower().startswith(contraction):
+            return capitalise(_IRREGULAR_3RD[contraction]), rest[len(contraction) :].strip()
+    words = rest.split()
+    lead: list[str] = []
+    while len(words) > 1 and words[0].lower().endswith("ly"):
+        lead.append(words.pop(0))
+    if not words:
+        return "", rest
+    if len(words) > 1 and words[0].lower() == "do" and words[1].lower() == "not":
+        lead.append("does not")
+        words = words[2:]
+    else:
+        lead.append(conjugate(words.pop(0)))
+    return capitalise(" ".join(lead)), " ".join(words)
+
+
+def conjugate(verb: str) -> str:
+    lower = verb.lower()
+    if lower in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[lower]
+    if lower in _UNCHANGED or lower.endswith("ed") or not lower.isalpha():
+        return verb
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(lower) > 1 and lower.endswith("y") and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def absolute_dates(text: str, day: datetime) -> str:
+    """"the release is tomorrow" -> "the release is tomorrow (2026-04-22)", relative to ``day``."""
+
+    def stamp(match: re.Match[str]) -> str:
+        date = (day + timedelta(days=_RELATIVE_DAYS[match.group(1).lower()])).strftime("%Y-%m-%d")
+        return f"{match.group(1)} ({date})"
+
+    return _RELATIVE_RE.sub(stamp, text)

@@ -1,0 +1,599 @@
+"""Memory schemas, file format, merging, rule-based extraction and write planning (ov.memory)."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from ov.errors import ConfigError, InvalidInput
+from ov.memory import (
+    Candidate,
+    build_memory_diff,
+    build_meta,
+    extract_explicit,
+    load_schemas,
+    merge_fields,
+    parse_memory,
+    patch_text,
+    plan_memory_writes,
+    render_memory,
+)
+
+WHEN = datetime(2026, 4, 21, 10, 30, 5, tzinfo=UTC)
+ARCHIVE = "viking://user/alice/sessions/s1/history/archive_001"
+MEMORIES = "viking://user/alice/memories"
+PACKAGE = Path(__file__).resolve().parents[1] / "ov" / "memory"
+
+
+@pytest.fixture(scope="module")
+def schemas():
+    return load_schemas()
+
+
+def msg(text: str, role: str = "user", id: str = "m1", created_at: str | None = "2026-04-21T09:00:00Z") -> dict:
+    message = {"id": id, "role": role, "parts": [{"type": "text", "text": text}]}
+    if created_at:
+        message["created_at"] = created_at
+    return message
+
+
+def extracted(*texts: str, user: str | None = "alice") -> list[tuple[str, dict[str, str]]]:
+    messages = [msg(t, id=f"m{i}") for i, t in enumerate(texts, start=1)]
+    return [(c.memory_type, c.fields) for c in extract_explicit(messages, when=WHEN, user=user)]
+
+
+def files(writes: dict[str, str]):
+    """A ``read`` callable over a dict of memory files."""
+    return lambda path: writes.get(path)
+
+
+# --- schemas ------------------------------------------------------------------
+
+
+def test_builtin_schemas(schemas):
+    assert sorted(schemas) == ["entities", "events", "experiences", "preferences", "profile", "trajectories"]
+    modes = {name: s.operation_mode for name, s in schemas.items()}
+    assert modes == {
+        "entities": "upsert",
+        "events": "add_only",
+        "experiences": "upsert",
+        "preferences": "upsert",
+        "profile": "upsert",
+        "trajectories": "add_only",
+    }
+    assert schemas["profile"].field("content").merge_op == "patch"
+    assert schemas["experiences"].field("content").merge_op == "replace"
+    assert schemas["preferences"].field("topic").merge_op == "immutable"
+    assert schemas["experiences"].content_sections == ("Situation", "Approach", "Reflect")
+    assert all(s.description and s.origin.endswith(f"{name}.yaml") for name, s in schemas.items())
+
+
+def test_missing_user_dir_means_builtins(tmp_path):
+    assert load_schemas(tmp_path / "absent") == load_schemas(None)
+
+
+def test_user_schema_overrides_builtin(tmp_path):
+    (tmp_path / "preferences.yaml").write_text(
+        "memory_type: preferences\n"
+        "description: Preferences, one folder per topic.\n"
+        'filename_template: "prefs/{topic}/{subject}.md"\n'
+        "operation_mode: upsert\n"
+        "fields:\n"
+        "  - {name: subject, type: string, description: who, merge_op: immutable}\n"
+        "  - {name: topic, type: string, description: what, merge_op: immutable}\n"
+        "  - {name: content, type: string, description: bullets, merge_op: replace}\n"
+    )
+    (tmp_path / "notes.txt").write_text("not a schema")
+    schemas = load_schemas(tmp_path)
+    prefs = schemas["preferences"]
+    assert prefs.origin == str(tmp_path / "preferences.yaml")
+    assert prefs.path_for({"subject": "alice", "topic": "tabs"}, WHEN) == "prefs/tabs/alice.md"
+    assert schemas["profile"].origin.startswith(str(PACKAGE))
+
+
+GOOD = {
+    "memory_type": "profile",
+    "description": "d",
+    "filename_template": "profile.md",
+    "operation_mode": "upsert",
+    "fields": [{"name": "content", "type": "string", "description": "c", "merge_op": "patch"}],
+}
+ENTITY_FIELDS = [
+    {"name": "name", "type": "string", "description": "n", "merge_op": "patch"},
+    {"name": "content", "type": "string", "description": "c", "merge_op": "patch"},
+]
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"operation_mode": "update_only"}, "operation_mode"),
+        ({"memory_type": "preferences"}, "does not match the file name"),
+        ({"colour": "blue"}, "unknown key"),
+        ({"description": ""}, "'description'"),
+        ({"filename_template": "profile.txt"}, "ending in .md"),
+        ({"filename_template": "../profile.md"}, "invalid path segment"),
+        ({"filename_template": "{who}.md"}, "{who}"),
+        ({"filename_template": "{content:>5}.md"}, "plain field name"),
+        ({"fields": []}, "non-empty list"),
+        ({"fields": [{"name": "content", "type": "string", "description": "c", "merge_op": "sum"}]}, "merge_op"),
+        ({"fields": [{"name": "content", "type": "int64", "description": "c", "merge_op": "patch"}]}, "type"),
+        ({"fields": [{"name": "body", "type": "string", "description": "c", "merge_op": "patch"}]}, "'content' field"),
+        ({"fields": [*GOOD["fields"], {"name": "version", "description": "v", "merge_op": "replace"}]}, "reserved"),
+        ({"filename_template": "{name}.md", "fields": ENTITY_FIELDS}, "must be immutable"),
+        ({"content_sections": "Situation"}, "content_sections"),
+    ],
+)
+def test_bad_override_is_a_config_error_naming_the_file(tmp_path, change, problem):
+    import yaml
+
+    (tmp_path / "profile.yaml").write_text(yaml.safe_dump({**GOOD, **change}))
+    with pytest.raises(ConfigError) as err:
+        load_schemas(tmp_path)
+    assert str(tmp_path / "profile.yaml") in err.value.message
+    assert problem in err.value.message
+
+
+@pytest.mark.parametrize(
+    "name, text, problem",
+    [
+        ("profile.yaml", "memory_type: [unclosed", "does not parse as YAML"),
+        ("profile.yaml", "- a list\n", "must be a mapping"),
+        ("profile.yaml", b"\xff\xfe", "not UTF-8"),
+        ("preference.yaml", "memory_type: preference\n", "does not name a memory type"),
+    ],
+)
+def test_unreadable_override_is_a_config_error(tmp_path, name, text, problem):
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ConfigError) as err:
+        load_schemas(tmp_path)
+    assert str(path) in err.value.message and problem in err.value.message
+
+
+# --- paths --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "memory_type, fields, path",
+    [
+        ("profile", {"content": "x"}, "profile.md"),
+        ("preferences", {"subject": "alice", "topic": "tabs"}, "preferences/alice/tabs.md"),
+        ("entities", {"category": "Projects", "name": "Atlas Web"}, "entities/projects/atlas_web.md"),
+        ("events", {"event": "release"}, "events/2026/04/21/release.md"),
+        ("trajectories", {"name": "fix_ci"}, "trajectories/fix_ci_20260421103005.md"),
+        ("experiences", {"name": "Flaky Tests"}, "experiences/flaky_tests.md"),
+    ],
+)
+def test_path_for_each_type(schemas, memory_type, fields, path):
+    assert schemas[memory_type].path_for(fields, WHEN) == path
+
+
+def test_path_values_are_sanitised_into_one_segment(schemas):
+    path = schemas["preferences"].path_for({"subject": "Alice", "topic": "../Code Style/Tabs?"}, WHEN)
+    assert path.startswith("preferences/alice/") and path.count("/") == 2
+    assert path == "preferences/alice/code_style_tabs.md"
+    assert schemas["entities"].path_for({"category": "people", "name": "..."}, WHEN) == "entities/people/unnamed.md"
+
+
+def test_path_dates_are_utc(schemas):
+    late = datetime(2026, 4, 21, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
+    assert schemas["events"].path_for({"event": "x"}, late) == "events/2026/04/22/x.md"
+    naive = datetime(2026, 1, 2, 3, 4, 5)
+    assert schemas["trajectories"].path_for({"name": "t"}, naive) == "trajectories/t_20260102030405.md"
+
+
+@pytest.mark.parametrize("fields", [{}, {"subject": "alice"}, {"subject": "alice", "topic": "  "}])
+def test_path_refuses_a_missing_field(schemas, fields):
+    with pytest.raises(InvalidInput, match="needs the field"):
+        schemas["preferences"].path_for(fields, WHEN)
+
+
+# --- file format --------------------------------------------------------------
+
+
+def test_render_and_parse_round_trip(schemas):
+    meta = build_meta(
+        schemas["preferences"],
+        {"subject": "alice", "topic": "tabs", "content": "ignored"},
+        version=3,
+        created_at=datetime(2026, 1, 1, tzinfo=UTC),
+        updated_at=WHEN,
+        sources=[ARCHIVE, ARCHIVE],
+    )
+    text = render_memory("- Prefers tabs\n", meta)
+    content, parsed = parse_memory(text)
+    assert content == "- Prefers tabs"
+    assert parsed == meta == {
+        "created_at": "2026-01-01T00:00:00Z",
+        "memory_type": "preferences",
+        "sources": [ARCHIVE],
+        "subject": "alice",
+        "topic": "tabs",
+        "updated_at": "2026-04-21T10:30:05Z",
+        "version": 3,
+    }
+    assert text.endswith("\n-->\n") and "\n\n<!-- MEMORY_FIELDS\n{" in text
+    assert render_memory(content, dict(reversed(list(parsed.items())))) == text  # keys sorted
+
+
+def test_rendered_memory_file(schemas, snapshot):
+    meta = build_meta(schemas["entities"], {"category": "projects", "name": "Atlas"}, version=1, created_at=WHEN, updated_at=WHEN, sources=[ARCHIVE])
+    assert render_memory("# Atlas\n\n- The user's project", meta) == snapshot
+
+
+def test_trailer_cannot_be_closed_early_by_a_value():
+    text = render_memory("body", {"note": "a --> b", "version": 1})
+    assert text.count("-->") == 1
+    assert parse_memory(text) == ("body", {"note": "a --> b", "version": 1})
+
+
+def test_file_without_trailer_is_all_content():
+    assert parse_memory("# Hand written\n\n- fact\n") == ("# Hand written\n\n- fact", {})
+    # A mention of the marker inside a line is text, not a trailer.
+    assert parse_memory("see <!-- MEMORY_FIELDS docs")[1] == {}
+
+
+def test_content_mentioning_the_marker_keeps_the_last_trailer():
+    text = render_memory("<!-- MEMORY_FIELDS\nnot json\n-->\n\nreal body", {"version": 2})
+    assert parse_memory(text) == ("<!-- MEMORY_FIELDS\nnot json\n-->\n\nreal body", {"version": 2})
+
+
+@pytest.mark.parametrize(
+    "trailer, problem",
+    [
+        ("{\"version\": 1}\n", "not closed"),
+        ("{version: 1}\n-->\n", "not valid JSON"),
+        ("[1, 2]\n-->\n", "JSON object"),
+        ('{"version": 0}\n-->\n', "version"),
+        ('{"version": true}\n-->\n', "version"),
+        ('{"sources": "viking://x"}\n-->\n', "sources"),
+    ],
+)
+def test_malformed_trailer_is_invalid_input(trailer, problem):
+    with pytest.raises(InvalidInput, match=problem):
+        parse_memory("body\n\n<!-- MEMORY_FIELDS\n" + trailer)
+
+
+# --- merge --------------------------------------------------------------------
+
+
+def test_immutable_keeps_existing_and_replace_takes_incoming(schemas):
+    existing = {"name": "fix_ci", "outcome": "failure", "content": "1. ran tests"}
+    merged = merge_fields(_upsert(schemas["trajectories"]), existing, {"name": "other", "outcome": "success"})
+    assert merged == {"name": "fix_ci", "outcome": "success", "content": "1. ran tests"}
+
+
+def test_immutable_is_filled_when_missing(schemas):
+    merged = merge_fields(schemas["preferences"], {"content": "- x"}, {"subject": "alice", "topic": "tabs"})
+    assert merged == {"subject": "alice", "topic": "tabs", "content": "- x"}
+
+
+def test_unchanged_merge_returns_none(schemas):
+    existing = {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs\n- Likes dark mode"}
+    incoming = {"subject": "alice", "topic": "tabs", "content": "* prefers   TABS.\n\n- Likes dark mode!"}
+    assert merge_fields(schemas["preferences"], existing, incoming) is None
+    assert merge_fields(schemas["experiences"], {"name": "n", "content": "same"}, {"content": " same\n"}) is None
+
+
+def test_new_memory_is_normalised(schemas):
+    merged = merge_fields(schemas["profile"], None, {"content": "- Uses vim\n- uses vim.\n- Actually, uses emacs"})
+    assert merged == {"content": "- Uses emacs"}
+
+
+@pytest.mark.parametrize(
+    "old, incoming, new",
+    [
+        ("- Prefers tabs", "- Prefers tabs.\n- Uses black", "- Prefers tabs\n- Uses black"),
+        ("Prefers tabs", "- PREFERS TABS", "Prefers tabs"),
+        ("", "- a\n\n- b\n- a", "- a\n- b"),
+        ("# Atlas", "- A web app", "# Atlas\n\n- A web app"),
+        ("# Atlas\n\n- A web app", "# Atlas\n\n- A web app\n- Written in Go", "# Atlas\n\n- A web app\n- Written in Go"),
+        # corrections replace the line they contradict
+        ("- Prefers tabs\n- Likes dark mode", "- Actually, prefers spaces", "- Prefers spaces\n- Likes dark mode"),
+        ("- Editor: vim\n- Works at Acme", "- Correction: editor: emacs", "- Editor: emacs\n- Works at Acme"),
+        ("- Uses vim daily\n- Works at Acme", "- No longer uses vim", "- No longer uses vim\n- Works at Acme"),
+        ("- Prefers tabs", "- Actually, prefers tabs", "- Prefers tabs"),
+        # a correction that matches no line, or two lines equally, is appended
+        ("- Prefers tabs\n- Prefers dark mode", "- Actually, prefers spaces", "- Prefers tabs\n- Prefers dark mode\n- Prefers spaces"),
+        ("- Works at Acme", "- Actually, likes jazz", "- Works at Acme\n- Likes jazz"),
+        # explicit ops
+        ("- Prefers tabs\n- Likes jazz", {"replace": "prefers tabs", "with": "- Prefers spaces"}, "- Prefers spaces\n- Likes jazz"),
+        ("- Prefers tabs\n- Likes jazz", {"replace": "Prefers tabs.", "with": "Prefers spaces"}, "- Prefers spaces\n- Likes jazz"),
+        ("- Prefers tabs\n- Likes jazz", [{"replace": "likes jazz", "with": ""}, "- Likes blues"], "- Prefers tabs\n- Likes blues"),
+        ("- Prefers tabs", {"replace": "not there", "with": "- New"}, "- Prefers tabs\n- New"),
+    ],
+)
+def test_patch(old, incoming, new):
+    assert patch_text(old, incoming) == new
+
+
+def test_patch_rejects_bad_ops():
+    with pytest.raises(InvalidInput):
+        patch_text("x", {"replace": "x"})
+    with pytest.raises(InvalidInput):
+        patch_text("x", 42)
+
+
+def test_merge_refuses_unknown_fields_and_add_only(schemas):
+    with pytest.raises(InvalidInput, match="colour"):
+        merge_fields(schemas["profile"], None, {"colour": "blue"})
+    with pytest.raises(ValueError):
+        merge_fields(schemas["events"], {"event": "x", "content": "a"}, {"content": "b"})
+
+
+def _upsert(schema):
+    from dataclasses import replace
+
+    return replace(schema, operation_mode="upsert")
+
+
+# --- extraction ---------------------------------------------------------------
+
+
+P = "preferences"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("I prefer tabs over spaces.", [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs over spaces"})]),
+        ("i really like short commit messages!", [(P, {"subject": "alice", "topic": "short_commit_messages", "content": "- Likes short commit messages"})]),
+        ("I don't like long meetings", [(P, {"subject": "alice", "topic": "long_meetings", "content": "- Does not like long meetings"})]),
+        ("I hate flaky tests.", [(P, {"subject": "alice", "topic": "flaky_tests", "content": "- Hates flaky tests"})]),
+        ("I always run the tests before committing.", [(P, {"subject": "alice", "topic": "run_tests", "content": "- Always runs the tests before committing"})]),
+        ("I never push to main", [(P, {"subject": "alice", "topic": "push_to_main", "content": "- Never pushes to main"})]),
+        ("Also, I like to use type hints everywhere.", [(P, {"subject": "alice", "topic": "type_hints_everywhere", "content": "- Likes to use type hints everywhere"})]),
+        ("Please remember to run the linter before pushing.", [(P, {"subject": "alice", "topic": "run_linter", "content": "- Remember to run the linter before pushing"})]),
+        ("I like `black` for formatting", [(P, {"subject": "alice", "topic": "black", "content": "- Likes `black` for formatting"})]),
+        ("I'm a backend engineer.", [("profile", {"content": "- Is a backend engineer"})]),
+        ("I am an SRE", [("profile", {"content": "- Is an SRE"})]),
+        ("I work at Acme Corp. I work as a data scientist", [("profile", {"content": "- Works at Acme Corp"}), ("profile", {"content": "- Works as a data scientist"})]),
+        ("My favourite editor is vim.", [("profile", {"content": "- Favourite editor: vim"})]),
+        ("my name is Alice", [("profile", {"content": "- Name: Alice"})]),
+        ("My project is called Atlas.", [("entities", {"category": "projects", "name": "Atlas", "content": "# Atlas\n\n- The user's project"})]),
+        ("My team is the Platform Team", [("entities", {"category": "teams", "name": "Platform Team", "content": "# Platform Team\n\n- The user's team"})]),
+        ("my team is small", [("profile", {"content": "- Team: small"})]),
+        ("Remember that I prefer dark mode", [(P, {"subject": "alice", "topic": "dark_mode", "content": "- Prefers dark mode"})]),
+        ("Please remember I use fish as my shell.", [("profile", {"content": "- Uses fish as my shell"})]),
+        ("Remember that I'm allergic to peanuts", [("profile", {"content": "- Is allergic to peanuts"})]),
+        ("note that my laptop runs Linux", [("profile", {"content": "- The user's laptop runs Linux"})]),
+        ("Remember that the staging DB is read-only on Fridays.", [("events", {"event": "staging_db", "content": "- The staging DB is read-only on Fridays"})]),
+        ("Keep in mind that the release is tomorrow.", [("events", {"event": "release", "content": "- The release is tomorrow (2026-04-22)"})]),
+    ],
+)
+def test_extraction_positive(text, expected):
+    assert extracted(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do I prefer tabs?",
+        "I prefer tabs, right?",
+        "What do you think I like?",
+        "If I prefer dark mode, use it.",
+        "When I'm a manager I will delegate.",
+        "Should you remember that I like jazz?",
+        "`I prefer tabs`",
+        "```\nI prefer tabs\nI'm a robot\n```",
+        "~~~text\nremember that x is y\n~~~",
+        "> I prefer tabs",
+        '"I like jazz," she said.',
+        "I like that.",
+        "I like it",
+        "remember this",
+        "My point is that tests matter.",
+        "She prefers tabs. We like jazz. You always forget.",
+        "I'd prefer tabs",
+        "no, I meant spaces",
+        "I'm a bit tired.",
+        "Remember when we fixed the login bug.",
+        "Remember that it's fine.",
+        "Actually, never mind.",
+        "",
+    ],
+)
+def test_extraction_negative(text):
+    assert extracted(text) == []
+
+
+def test_assistant_and_tool_text_is_ignored():
+    messages = [
+        msg("I prefer tabs. I'm a robot.", role="assistant"),
+        msg("remember that I like jazz", role="system"),
+        {"id": "t", "role": "user", "parts": [{"type": "tool", "tool_output": "I prefer spaces"}]},
+    ]
+    assert extract_explicit(messages, when=WHEN) == []
+
+
+def test_subject_defaults_to_user_and_legacy_content_is_read():
+    candidates = extract_explicit([{"id": "x", "role": "user", "content": "I prefer tabs"}], when=WHEN)
+    assert candidates == [Candidate("preferences", {"subject": "user", "topic": "tabs", "content": "- Prefers tabs"}, ["x"])]
+
+
+def test_relative_dates_use_the_message_time_or_when():
+    with_time = extract_explicit([msg("Remember that the demo is tomorrow", created_at="2026-05-01T08:00:00Z")], when=WHEN)
+    assert with_time[0].fields["content"] == "- The demo is tomorrow (2026-05-02)"
+    without = extract_explicit([msg("Remember that the demo was yesterday", created_at=None)], when=WHEN)
+    assert without[0].fields["content"] == "- The demo was yesterday (2026-04-20)"
+
+
+def test_repeated_statements_merge_their_sources():
+    messages = [msg("I prefer tabs.", id="a"), msg("Hi", id="b"), msg("i prefer tabs", id="c")]
+    assert [c.source_message_ids for c in extract_explicit(messages, when=WHEN)] == [["a", "c"]]
+
+
+@pytest.mark.parametrize(
+    "texts, expected",
+    [
+        # a whole statement corrects the latest recent one of its type; the topic stays
+        (["I prefer tabs.", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers spaces"})]),
+        (["I prefer tabs. No, I meant spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers spaces"})]),
+        (["I'm a developer", "sorry, I meant manager"], [("profile", {"content": "- Is a manager"})]),
+        (["I work at Acme. My editor is vim.", "Correction: I work at Globex"], [("profile", {"content": "- Works at Globex"}), ("profile", {"content": "- Editor: vim"})]),
+        (["My project is called Atlas", "no, I meant Apollo"], [("entities", {"category": "projects", "name": "Apollo", "content": "# Apollo\n\n- The user's project"})]),
+        (["Remember that the demo is on Friday", "actually, remember that the demo is on Monday"], [("events", {"event": "demo", "content": "- The demo is on Monday"})]),
+        # nothing recent to correct: kept, marked so a merge can replace the stored line
+        (["Actually, I work at Globex."], [("profile", {"content": "- Actually, works at Globex"})]),
+        (["I prefer tabs.", "Thanks", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs"}), (P, {"subject": "alice", "topic": "spaces", "content": "- Actually, prefers spaces"})]),
+        # a fragment with nothing it can correct is dropped
+        (["Remember that I use fish", "I meant zsh"], [("profile", {"content": "- Uses zsh"})]),
+        (["Remember that the demo is on Friday", "I meant Monday"], [("events", {"event": "demo", "content": "- The demo is on Friday"})]),
+        # "actually" needs a whole statement, and "I meant" a short fragment
+        (["I prefer tabs.", "Actually that's fine."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs"})]),
+        (["I prefer tabs.", "I meant that we should discuss it again next week"], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs"})]),
+        (["I prefer not to use ORMs"], [(P, {"subject": "alice", "topic": "orms", "content": "- Prefers not to use ORMs"})]),
+    ],
+)
+def test_extraction_corrections(texts, expected):
+    assert extracted(*texts) == expected
+
+
+def test_correction_sources_include_both_messages():
+    candidates = extract_explicit([msg("I prefer tabs", id="a"), msg("actually, I prefer spaces", id="b")], when=WHEN)
+    assert candidates[0].source_message_ids == ["a", "b"]
+
+
+def test_marked_correction_replaces_the_stored_line(schemas):
+    stored = {"profile.md": render_memory("- Works at Acme\n- Editor: vim", {"memory_type": "profile", "version": 1})}
+    candidates = extract_explicit([msg("Actually, I work at Globex now.")], when=WHEN)
+    plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert plan.operations["updates"][0]["after"] == "- Works at Globex now\n- Editor: vim"
+
+
+# --- planning -----------------------------------------------------------------
+
+
+def test_same_topic_in_one_session_is_one_file(schemas):
+    candidates = extract_explicit([msg("I prefer tabs for indentation. I like tabs because they are accessible.")], when=WHEN, user="alice")
+    assert len(candidates) == 2
+    plan = plan_memory_writes(schemas, candidates, read=files({}), when=WHEN, archive_uri=ARCHIVE)
+    assert list(plan.writes) == ["preferences/alice/tabs.md"]
+    assert plan.operations == {
+        "adds": [
+            {
+                "path": "preferences/alice/tabs.md",
+                "memory_type": "preferences",
+                "after": "- Prefers tabs for indentation\n- Likes tabs because they are accessible",
+            }
+        ],
+        "updates": [],
+        "deletes": [],
+    }
+    content, meta = parse_memory(plan.writes["preferences/alice/tabs.md"])
+    assert meta["version"] == 1 and meta["sources"] == [ARCHIVE] and meta["created_at"] == meta["updated_at"] == "2026-04-21T10:30:05Z"
+
+
+def test_existing_preference_file_is_updated(schemas):
+    created = datetime(2026, 3, 1, tzinfo=UTC)
+    old_meta = build_meta(schemas["preferences"], {"subject": "alice", "topic": "tabs"}, version=2, created_at=created, updated_at=created, sources=["viking://old"])
+    stored = {"preferences/alice/tabs.md": render_memory("- Prefers tabs", old_meta)}
+    candidates = [
+        Candidate("preferences", {"subject": "alice", "topic": "tabs", "content": "- prefers tabs.\n- Uses 4-wide tabs"}, ["m1"]),
+    ]
+    plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert plan.operations["updates"] == [
+        {"path": "preferences/alice/tabs.md", "memory_type": "preferences", "before": "- Prefers tabs", "after": "- Prefers tabs\n- Uses 4-wide tabs"}
+    ]
+    assert plan.operations["adds"] == []
+    content, meta = parse_memory(plan.writes["preferences/alice/tabs.md"])
+    assert content == "- Prefers tabs\n- Uses 4-wide tabs"
+    assert meta["version"] == 3
+    assert meta["created_at"] == "2026-03-01T00:00:00Z" and meta["updated_at"] == "2026-04-21T10:30:05Z"
+    assert meta["sources"] == ["viking://old", ARCHIVE]
+
+
+def test_unchanged_rewrite_is_skipped(schemas):
+    stored = {"profile.md": render_memory("- Works at Acme", {"memory_type": "profile", "version": 4})}
+    candidates = [Candidate("profile", {"content": "- works at acme."}, ["m1"])]
+    plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert plan.writes == {} and plan.is_empty
+
+
+def test_hand_written_file_without_trailer_is_merged(schemas):
+    stored = {"profile.md": "# Alice\n\n- Works at Acme\n"}
+    plan = plan_memory_writes(schemas, [Candidate("profile", {"content": "- Uses vim"})], read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert plan.operations["updates"][0]["before"] == "# Alice\n\n- Works at Acme"
+    assert parse_memory(plan.writes["profile.md"])[1]["version"] == 1
+
+
+def test_add_only_collisions_get_a_suffix(schemas):
+    stored = {"events/2026/04/21/release.md": "existing"}
+    candidates = [
+        Candidate("events", {"event": "release", "content": "- First"}),
+        Candidate("events", {"event": "release", "content": "- Second"}),
+        Candidate("events", {"event": "launch", "content": "- Third"}),
+    ]
+    plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert list(plan.writes) == ["events/2026/04/21/release_2.md", "events/2026/04/21/release_3.md", "events/2026/04/21/launch.md"]
+    assert [op["after"] for op in plan.operations["adds"]] == ["- First", "- Second", "- Third"]
+    assert plan.operations["updates"] == []
+
+
+def test_experience_needs_its_three_sections(schemas):
+    good = "## Situation\nCI was flaky.\n\n## Approach\nRetried.\n\n## Reflect\nPin versions."
+    ok = plan_memory_writes(schemas, [Candidate("experiences", {"name": "flaky_ci", "content": good})], read=files({}), when=WHEN, archive_uri=ARCHIVE)
+    assert list(ok.writes) == ["experiences/flaky_ci.md"]
+    with pytest.raises(InvalidInput, match="Reflect"):
+        plan_memory_writes(schemas, [Candidate("experiences", {"name": "x", "content": "## Situation\na\n## Approach\nb"})], read=files({}), when=WHEN, archive_uri=ARCHIVE)
+
+
+def test_plan_refuses_unknown_types_and_broken_files(schemas):
+    with pytest.raises(InvalidInput, match="unknown memory type"):
+        plan_memory_writes(schemas, [Candidate("soul", {"content": "x"})], read=files({}), when=WHEN, archive_uri=ARCHIVE)
+    broken = {"profile.md": "x\n\n<!-- MEMORY_FIELDS\n{oops\n-->\n"}
+    with pytest.raises(InvalidInput, match="profile.md"):
+        plan_memory_writes(schemas, [Candidate("profile", {"content": "- y"})], read=files(broken), when=WHEN, archive_uri=ARCHIVE)
+
+
+# --- memory_diff.json ---------------------------------------------------------
+
+
+def test_memory_diff_snapshot(schemas, snapshot):
+    stored = {"profile.md": render_memory("- Works at Acme", {"memory_type": "profile", "version": 1})}
+    messages = [
+        msg("Hi! I prefer tabs over spaces. Actually, I work at Globex.", id="m1"),
+        msg("Remember that the release is tomorrow. My project is called Atlas.", id="m2"),
+        msg("Do I like jazz?", id="m3"),
+        msg("Noted: you prefer tabs.", role="assistant", id="m4"),
+    ]
+    candidates = extract_explicit(messages, when=WHEN, user="alice")
+    plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    diff = build_memory_diff(ARCHIVE, plan.operations, WHEN, MEMORIES + "/")
+    assert diff["summary"] == {"total_adds": 3, "total_updates": 1, "total_deletes": 0}
+    assert all(op["uri"].startswith(MEMORIES + "/") for kind in diff["operations"].values() for op in kind)
+    # The text as written to memory_diff.json: key order is part of the format.
+    assert json.dumps(diff, indent=2, ensure_ascii=False) == snapshot
+    assert sorted(plan.writes) == snapshot
+
+
+def test_empty_memory_diff_is_well_formed(schemas):
+    plan = plan_memory_writes(schemas, [], read=files({}), when=WHEN, archive_uri=ARCHIVE)
+    assert plan.is_empty
+    assert build_memory_diff(ARCHIVE, plan.operations, "2026-04-21T10:30:05Z", MEMORIES) == {
+        "archive_uri": ARCHIVE,
+        "trace_id": None,
+        "extracted_at": "2026-04-21T10:30:05Z",
+        "operations": {"adds": [], "updates": [], "deletes": []},
+        "summary": {"total_adds": 0, "total_updates": 0, "total_deletes": 0},
+    }
+
+
+def test_diff_entries_keep_the_reference_key_order():
+    ops = {"deletes": [{"path": "entities/people/bob.md", "memory_type": "entities", "deleted_content": "# Bob"}]}
+    diff = build_memory_diff(ARCHIVE, ops, WHEN, MEMORIES)
+    assert list(diff) == ["archive_uri", "trace_id", "extracted_at", "operations", "summary"]
+    assert diff["operations"]["deletes"] == [{"uri": MEMORIES + "/entities/people/bob.md", "memory_type": "entities", "deleted_content": "# Bob"}]
+    assert diff["summary"]["total_deletes"] == 1
+
+
+# --- the package itself -------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_modules_stay_small(path):
+    assert len(path.read_text(encoding="utf-8").splitlines()) < 400

@@ -1,0 +1,283 @@
+"""Secrets never reach disk: every rule redacts its secret, ordinary text survives."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from ov.redact import RULES, redact, redact_value
+
+
+def fake(n: int, alphabet: str = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z") -> str:
+    """A deterministic random-looking body; built at run time so no literal token sits in the repo."""
+    return (alphabet * (n // len(alphabet) + 1))[:n]
+
+
+OPENAI = "sk-" + fake(48)
+OPENAI_PROJ = "sk-proj-" + fake(40) + "_" + fake(20) + "-" + fake(30)
+ANTHROPIC = "sk-ant-api03-" + fake(93) + "AA"
+GOOGLE = "AIza" + fake(35)
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPL3"
+AWS_STS_ID = "ASIA" + "Y34FZKBOKMUTVV7A"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+GITHUB = "ghp_" + fake(36)
+GITHUB_PAT = "github_pat_" + fake(22) + "_" + fake(59)
+GITLAB = "glpat-" + fake(20)
+SLACK = "xoxb-" + "1234567890-1234567890123-" + fake(24)
+STRIPE = "sk_live_" + fake(24)
+STRIPE_RESTRICTED = "rk_live_" + fake(24)
+HF = "hf_" + fake(34)
+NPM = "npm_" + fake(36)
+JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ" + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+VAULT = "hvs." + fake(90)
+OPAQUE = fake(32)
+
+PRIVATE_KEY_BODY = "\n".join(fake(64) for _ in range(5)) + "\n" + fake(20) + "=="
+
+
+def private_key(label: str) -> str:
+    begin, end = f"-----BEGIN {label}PRIVATE KEY", f"-----END {label}PRIVATE KEY"
+    tail = " BLOCK-----" if label.startswith("PGP") else "-----"
+    return f"{begin}{tail}\n{PRIVATE_KEY_BODY}\n{end}{tail}"
+
+
+# (id, text, secret that must vanish, text that must survive, expected count)
+POSITIVE = [
+    ("openai", f"export OPENAI_API_KEY={OPENAI}", OPENAI, "export OPENAI_API_KEY=[REDACTED:openai_key]", 1),
+    ("openai-project", f"key is {OPENAI_PROJ} ok", OPENAI_PROJ, "key is [REDACTED:openai_key] ok", 1),
+    ("anthropic", f'client = Anthropic(api_key="{ANTHROPIC}")', ANTHROPIC, '(api_key="[REDACTED:anthropic_key]")', 1),
+    ("google", f"https://maps.googleapis.com/maps/api?key={GOOGLE}&q=x", GOOGLE, "?key=[REDACTED:google_api_key]&q=x", 1),
+    ("aws-id", f"aws_access_key_id = {AWS_ID}", AWS_ID, "aws_access_key_id = [REDACTED:aws_access_key_id]", 1),
+    ("aws-sts-id", f'"AccessKeyId": "{AWS_STS_ID}",', AWS_STS_ID, '"AccessKeyId": "[REDACTED:aws_access_key_id]",', 1),
+    ("aws-secret", f"aws_secret_access_key = {AWS_SECRET}\n", AWS_SECRET, "aws_secret_access_key = [REDACTED:aws_secret_key]\n", 1),
+    ("aws-secret-json", f'"SecretAccessKey": "{AWS_SECRET}"', AWS_SECRET, '"SecretAccessKey": "[REDACTED:aws_secret_key]"', 1),
+    ("github", f"git clone https://{GITHUB}@github.com/o/r", GITHUB, "https://[REDACTED:github_token]@github.com/o/r", 1),
+    ("github-pat", f"token {GITHUB_PAT} expired", GITHUB_PAT, "token [REDACTED:github_token] expired", 1),
+    ("github-app", f"x-access-token:{'ghs_' + fake(36)}", "ghs_", "x-access-token:[REDACTED:github_token]", 1),
+    ("gitlab", f"GITLAB_TOKEN={GITLAB}", GITLAB, "GITLAB_TOKEN=[REDACTED:gitlab_token]", 1),
+    ("slack", f"bot token: {SLACK}", SLACK, "bot token: [REDACTED:slack_token]", 1),
+    (
+        "slack-webhook",
+        "post to https://hooks.slack.com/services/T0ABCDEF1/B0ABCDEF2/" + fake(24) + " now",
+        fake(24),
+        "post to https://hooks.slack.com/services/[REDACTED:slack_webhook] now",
+        1,
+    ),
+    ("stripe", f"stripe.api_key = '{STRIPE}'", STRIPE, "stripe.api_key = '[REDACTED:stripe_key]'", 1),
+    ("stripe-restricted", f"use {STRIPE_RESTRICTED}.", STRIPE_RESTRICTED, "use [REDACTED:stripe_key].", 1),
+    ("huggingface", f"huggingface-cli login --token {HF}", HF, "--token [REDACTED:huggingface_token]", 1),
+    ("npm", f"//registry.npmjs.org/:_authToken={NPM}", NPM, ":_authToken=[REDACTED:npm_token]", 1),
+    ("jwt", f"the cookie was session={JWT}; Path=/", JWT, "session=[REDACTED:jwt]; Path=/", 1),
+    (
+        "authorization-bearer",
+        f"curl -H 'Authorization: Bearer {OPAQUE}' https://api.example.com",
+        OPAQUE,
+        "curl -H 'Authorization: Bearer [REDACTED:bearer_token]' https://api.example.com",
+        1,
+    ),
+    ("bearer-jwt", f"Authorization: Bearer {JWT}", JWT, "Authorization: Bearer [REDACTED:jwt]", 1),
+    ("bearer-anywhere", f'{{"headers": {{"auth": "Bearer {OPAQUE}"}}}}', OPAQUE, '"auth": "Bearer [REDACTED:bearer_token]"', 1),
+    ("authorization-basic", "Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "Authorization: Basic [REDACTED:authorization]", 1),
+    ("authorization-raw", f"Authorization: {OPAQUE}", OPAQUE, "Authorization: [REDACTED:authorization]", 1),
+    ("private-key-rsa", private_key("RSA "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-ec", private_key("EC "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-openssh", private_key("OPENSSH "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-dsa", private_key("DSA "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-pkcs8", private_key(""), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-encrypted", private_key("ENCRYPTED "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    ("private-key-pgp", private_key("PGP "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    (
+        "private-key-truncated",
+        "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n" + fake(64) + "\n" + fake(64) + "\n$ ls",
+        fake(64),
+        "$ head -3 id_rsa\n[REDACTED:private_key]\n$ ls",
+        1,
+    ),
+    ("url-password", "DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "s3cr3t-pw", "postgres://app:[REDACTED:url_password]@db.internal:5432/app", 1),
+    ("url-password-at-sign", "mongodb://admin:p@ss:w0rd@localhost/db", "p@ss:w0rd", "mongodb://admin:[REDACTED:url_password]@localhost/db", 1),
+    ("url-password-no-user", "redis://:hunter2@cache:6379/0", "hunter2", "redis://:[REDACTED:url_password]@cache:6379/0", 1),
+    ("env-plain", "DB_PASSWORD=hunter2\nDEBUG=true", "hunter2", "DB_PASSWORD=[REDACTED:assigned_secret]\nDEBUG=true", 1),
+    ("env-export-quoted", 'export DB_PASSWORD="correct horse battery"', "correct horse", 'export DB_PASSWORD="[REDACTED:assigned_secret]"', 1),
+    ("env-docker-default", "POSTGRES_PASSWORD=postgres", "=postgres", "POSTGRES_PASSWORD=[REDACTED:assigned_secret]", 1),
+    ("yaml-secret", "app:\n  SECRET: abcd1234efgh\n  port: 80", "abcd1234efgh", "  SECRET: [REDACTED:assigned_secret]\n  port: 80", 1),
+    ("yaml-password", "  password: hunter2  # dev only", "hunter2", "  password: [REDACTED:assigned_secret]  # dev only", 1),
+    ("python-token", "token = 'abc123def456'", "abc123def456", "token = '[REDACTED:assigned_secret]'", 1),
+    ("json-client-secret", '{"client_id": "my-app", "client_secret": "Qx7-vb9.Zz"}', "Qx7-vb9.Zz", '"client_id": "my-app", "client_secret": "[REDACTED:assigned_secret]"', 1),
+    ("json-escaped", '{\\"password\\": \\"hunter2\\"}', "hunter2", '{\\"password\\": \\"[REDACTED:assigned_secret]\\"}', 1),
+    ("camel-case", "const apiKey = 'k_8f7e6d5c';", "k_8f7e6d5c", "const apiKey = '[REDACTED:assigned_secret]';", 1),
+    ("upper-key", "STRIPE_KEY=abc123xyz789", "abc123xyz789", "STRIPE_KEY=[REDACTED:assigned_secret]", 1),
+    ("header-api-key", "X-Api-Key: 9f8e7d6c5b4a", "9f8e7d6c5b4a", "X-Api-Key: [REDACTED:assigned_secret]", 1),
+    ("query-token", "GET /cb?access_token=abc123def&state=xyz", "abc123def", "?access_token=[REDACTED:assigned_secret]&state=xyz", 1),
+    ("flag-equals", "mysql --password=hunter2 -h db", "hunter2", "mysql --password=[REDACTED:assigned_secret] -h db", 1),
+    ("flag-space", "psql --password Zq8-x7Lm now", "Zq8-x7Lm", "--password [REDACTED:assigned_secret] now", 1),
+    ("vault", f"vault login {VAULT}", VAULT, "vault login [REDACTED:vault_token]", 1),
+    ("vault-legacy", f"VAULT_TOKEN={'s.' + fake(24)}", "s." + fake(24), "VAULT_TOKEN=[REDACTED:vault_token]", 1),
+    ("credentials", "GOOGLE_CREDENTIALS='{\"k\": 1}'", '{"k": 1}', "GOOGLE_CREDENTIALS='[REDACTED:assigned_secret]'", 1),
+    ("passwd-pwd", "DB_PWD=x9y8 passwd=zz77", "x9y8", "DB_PWD=[REDACTED:assigned_secret] passwd=[REDACTED:assigned_secret]", 2),
+    ("auth-token", "AUTH_TOKEN=tok_12345678", "tok_12345678", "AUTH_TOKEN=[REDACTED:assigned_secret]", 1),
+    ("long-number-is-a-secret", "PIN_PASSWORD=12345678901", "12345678901", "PIN_PASSWORD=[REDACTED:assigned_secret]", 1),
+    (
+        "several",
+        f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
+        "hunter2",
+        "OPENAI_API_KEY=[REDACTED:openai_key]\nANTHROPIC_API_KEY=[REDACTED:anthropic_key]\nDB_PASSWORD=[REDACTED:assigned_secret]\n",
+        3,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kept", "count"), [c[1:] for c in POSITIVE], ids=[c[0] for c in POSITIVE])
+def test_secret_is_redacted(text: str, secret: str, kept: str, count: int):
+    out, n = redact(text)
+    assert secret not in out
+    assert kept in out
+    assert n == count
+
+
+@pytest.mark.parametrize("text", [c[1] for c in POSITIVE], ids=[c[0] for c in POSITIVE])
+def test_redaction_is_idempotent(text: str):
+    once, _ = redact(text)
+    twice, n = redact(once)
+    assert (twice, n) == (once, 0)
+
+
+def test_every_rule_has_a_positive_case():
+    covered = {name for case in POSITIVE for name in _markers(redact(case[1])[0])}
+    assert {rule.name for rule in RULES} <= covered
+
+
+def _markers(text: str) -> set[str]:
+    import re
+
+    return set(re.findall(r"\[REDACTED:(\w+)\]", text))
+
+
+NEGATIVE = [
+    ("prose-password", "Please reset your password from the settings page."),
+    ("prose-password-colon", "Password: must be at least 8 characters long."),
+    ("prose-token", "The token budget is 2000, so the tokenizer trims long files."),
+    ("prose-tokens", "It used 1,234 tokens; the token count is shown below."),
+    ("prose-bearer", "The bearer of this letter is a friend. Bearer authentication sends a token."),
+    ("prose-auth", "Authorization: required for every endpoint listed below."),
+    ("prose-key", "The key insight: keys are sorted. Press any key."),
+    ("prose-secret", "The secret to fast hooks is doing less work."),
+    ("numbers", "PASSWORD_MIN_LENGTH=8\nmax_tokens = 2000\ntoken_budget: 4000\nexpires_in: 3600"),
+    ("bools", "AUTH_ENABLED=true\nrequire_password: false\ntoken = None\nsecret: null"),
+    ("placeholders", "API_KEY=<your-api-key>\nTOKEN=${GITHUB_TOKEN}\nPASSWORD=changeme\nSECRET_KEY=your_secret_key_here\nOPENAI_API_KEY=sk-...\nAWS_SECRET=xxxxxxxx\npassword = '****'"),
+    ("template", "token: ${{ secrets.GITHUB_TOKEN }}\npassword: {{ db_password }}\nAPI_KEY=$API_KEY\nset KEY=%API_KEY%"),
+    ("metadata-names", "TOKEN_URL=https://auth.example.com/token\nDB_PASSWORD_FILE=/run/secrets/db\nSECRET_NAME=prod-db\nAUTH_TYPE=oauth\ntoken_type: bearer"),
+    ("env-dump", "PWD=/work/main\nOLDPWD=/home/user\nSSH_AUTH_SOCK=/tmp/ssh-XXXXabc/agent.123\nXAUTHORITY=/home/user/.Xauthority\nAUTHOR=Jane Doe"),
+    ("python", "api_key = os.environ[\"OPENAI_API_KEY\"]\ntoken = get_token()\npassword = getpass.getpass()\nself.token = token\nclient = OpenAI(api_key=api_key)"),
+    ("python-typed", "def login(user: str, password: str) -> None:\n    token: str\n    api_key: Optional[str] = None\n    if token is None:\n        return"),
+    ("python-more", "headers = {\"Authorization\": f\"Bearer {token}\"}\nsort_key = lambda x: x[0]\nfor key, value in items.items():\n    cache_key = key\nd = {\"token\": token}"),
+    ("javascript", "const token = await getToken();\nconst secret = new Secret();\nconst password = req.body.password;\nreturn { token, password: hashedPassword };"),
+    ("comparisons", "if token == expected:\n    ok = password != ''\nassert secret_len >= 8\nauth := login()"),
+    ("urls", "See https://example.com/docs/auth?page=2 and https://user@example.com/path and http://localhost:8080/token and git@github.com:org/repo.git and http://[::1]:80/"),
+    ("shas", "commit 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e and abbreviation 3f2c1e9"),
+    ("uuids", "request_id 123e4567-e89b-12d3-a456-426614174000 and session 9f1c2b7e-0d4a-4c3b-8e2f-1a2b3c4d5e6f"),
+    ("base64-image", "![img](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)"),
+    ("base64-json", "data:application/json;base64,eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0="),
+    ("sk-inside-words", "task-sk-ip risk-assessment-for-the-quarterly-report sk-learn-compatible-estimator-api-docs desk-top"),
+    ("identifiers", "hf_hub_download hf_AutoModelForCausalLMWithValueHead npm_config_registry ghp_placeholder_value"),
+    ("markdown", "## Authentication\n\n| Key | Value |\n|---|---|\n| token | 2000 |\n\n- **Password**: see the vault\n- `secret` is a keyword"),
+    ("public-material", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9y user@host"),
+    ("flags", "gh auth login --with-token < token.txt\ndocker login --password-stdin\ngenerate --max-tokens 2000\nssh --identity-file ~/.ssh/id_rsa\ncli --auth github"),
+    ("yaml-structures", "auth:\n  provider: github\ncredentials: {}\ntokens:\n  - a\nkey: value"),
+    ("pathological-equals", "token" + "=" * 5000),
+    ("empty", ""),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in NEGATIVE], ids=[c[0] for c in NEGATIVE])
+def test_ordinary_text_survives(text: str):
+    assert redact(text) == (text, 0)
+
+
+def test_private_key_block_inside_other_text():
+    block = private_key("OPENSSH ")
+    text = f"I found this in ~/.ssh:\n\n```\n{block}\n```\n\nShould I rotate it?"
+    out, n = redact(text)
+    assert n == 1
+    assert out == "I found this in ~/.ssh:\n\n```\n[REDACTED:private_key]\n```\n\nShould I rotate it?"
+
+
+def test_two_private_keys_are_redacted_separately():
+    text = f"{private_key('RSA ')}\nbetween\n{private_key('EC ')}"
+    out, n = redact(text)
+    assert (out, n) == ("[REDACTED:private_key]\nbetween\n[REDACTED:private_key]", 2)
+
+
+def test_url_rule_keeps_scheme_user_and_host():
+    out, n = redact("postgresql+psycopg2://svc_user:Pa55word!@db.example.com:5432/main?sslmode=require")
+    assert (out, n) == ("postgresql+psycopg2://svc_user:[REDACTED:url_password]@db.example.com:5432/main?sslmode=require", 1)
+
+
+def test_redact_value_walks_json():
+    value = {
+        "tool": "Bash",
+        "input": {"command": f"curl -H 'Authorization: Bearer {OPAQUE}' https://x", "timeout": 30},
+        "env": {"DB_PASSWORD": "hunter2", "PASSWORD_MIN_LENGTH": "8", "HOME": "/home/u", "api_key": None},
+        "outputs": [f"found {GITHUB}", ["nested", {"client_secret": "Qx7vb9"}], 3, True],
+        "pair": ("password=hunter2", "plain"),
+    }
+    out, n = redact_value(value)
+    assert n == 5
+    assert out["tool"] == "Bash"
+    assert out["input"] == {"command": "curl -H 'Authorization: Bearer [REDACTED:bearer_token]' https://x", "timeout": 30}
+    assert out["env"] == {"DB_PASSWORD": "[REDACTED:assigned_secret]", "PASSWORD_MIN_LENGTH": "8", "HOME": "/home/u", "api_key": None}
+    assert out["outputs"] == ["found [REDACTED:github_token]", ["nested", {"client_secret": "[REDACTED:assigned_secret]"}], 3, True]
+    assert out["pair"] == ("password=[REDACTED:assigned_secret]", "plain")
+    assert OPAQUE not in json.dumps(out) and "hunter2" not in json.dumps(out)
+    assert value["env"]["DB_PASSWORD"] == "hunter2", "the input is not modified"
+    assert redact_value(out) == (out, 0)
+
+
+def test_redact_value_leaves_non_strings_alone():
+    assert redact_value(None) == (None, 0)
+    assert redact_value(42) == (42, 0)
+    assert redact_value([]) == ([], 0)
+    assert redact_value({"token": 7}) == ({"token": 7}, 0)
+
+
+def _ordinary_text(size: int) -> str:
+    chunk = (
+        "The agent read src/app.py and found that the token budget is 2000; the tokenizer counts words.\n"
+        "def load(path: str, key: str = 'name') -> dict:\n    return json.loads(Path(path).read_text())['items']\n"
+        "See https://example.com/docs?page=2 and commit 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e.\n"
+        "| key | value |\n|-----|-------|\n| auth | oauth |\nPlease reset your password: it expired.\n"
+        "request 123e4567-e89b-12d3-a456-426614174000 took 35 ms; Bearer tokens are sent on each call.\n"
+    )
+    return (chunk * (size // len(chunk) + 1))[:size]
+
+
+def test_one_megabyte_of_ordinary_text_is_fast():
+    text = _ordinary_text(1_000_000)
+    start = time.perf_counter()
+    out, n = redact(text)
+    elapsed = time.perf_counter() - start
+    assert (n, out == text) == (0, True)
+    assert elapsed < 2.0, f"1 MB took {elapsed:.2f}s"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a" * 100_000,
+        "=" * 100_000,
+        "token=" + "a" * 100_000,
+        "password: " + "," * 100_000,
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "A" * 100_000,
+        "postgres://" + "u" * 100_000 + ":" + "p" * 100_000,
+        "Bearer " + "." * 100_000,
+        "key_" * 25_000,
+        "sk-" * 30_000,
+        "x@" * 50_000 + "://a:b",
+    ],
+    ids=["a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer", "key-names", "sk-run", "at-run"],
+)
+def test_pathological_inputs_do_not_backtrack(text: str):
+    start = time.perf_counter()
+    redact(text)
+    assert time.perf_counter() - start < 2.0
