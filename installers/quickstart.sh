@@ -82,6 +82,13 @@ done
 step add-resource "http://127.0.0.1:$PORT/benchmarks.md"
 kill $SERVER 2>/dev/null; trap - EXIT
 step ls viking://resources
+
+# A session: capture two turns, commit them into an archive and long-term memories.
+step session add demo --text "I prefer small pull requests. My editor is Neovim. How do we deploy?"
+step session add demo --role assistant --text "We deploy from main with a green CI (see viking://resources/handbook)."
+step commit demo
+step tree viking://~/ -L 3
+step read viking://~/memories/profile.md
 step stat viking://resources/sample-docs/release-guide.md
 
 show git -C "$OV_HOME/accounts/default" log --oneline
