@@ -88,80 +88,182 @@ _B = r"(?<![A-Za-z0-9_-])"
 
 # ----- value and name judgements shared by the rules ---------------------------
 
-_MASKED = re.compile(r"\.\.\.|…|x{4,}|X{4,}|\*{4,}|•{3,}")
-_PLACEHOLDER = re.compile(
-    r"""(?ix)
-      [-+]?\d{1,6}(?:\.\d+)?                    # lengths, limits, ports, budgets
-    | true|false|yes|no|on|off|null|none|nil|undefined|n/a
-    | [x*•._\#-]{3,}                            # masks
-    | <[^<>]*> | \{\{.*\}\} | \{[A-Za-z_][\w.]*\}  # template slots
-    | \$\{[^}]*\} | \$\(.*\) | \$[A-Za-z_]\w* | %[A-Za-z_]\w*%   # shell/env references
-    | your[\s_-]?.* | change[_-]?me | placeholder | redacted | todo | tbd | fixme
+# Anywhere in a value, these say it is an example or a template, not a secret.
+_MASKED = re.compile(
+    r"""(?x)
+      \.\.\. | … | x{4,} | X{4,} | \*{3,} | •{3,} | REDACTED
+    | <[A-Za-z_][\w.:()\s-]*(?:>|$)                 # <your-token>
+    | \{[A-Za-z_][\w.()\[\]]*\}                      # {token}, {{ secrets.X }}
+    | \$\{ | \$[A-Z_][A-Z0-9_]{2,}\b | \$\(          # ${...}, $API_KEY, $(command)
+    | -----BEGIN\ (?:PUBLIC\ KEY|CERTIFICATE)         # public material
     """
 )
+# The whole value is one of these.
+_PLACEHOLDER = re.compile(
+    r"""(?ix)
+      [-+]?(?:\d{1,6}(?:\.\d+)?|\d*\.\d+)(?:e[-+]?\d+)?     # lengths, limits, ports, prices
+    | 0x[0-9a-f]{1,8}                                       # flags, masks
+    | true|false|yes|no|on|off|null|none|nil|undefined|n/a|value|string
+    | include|omit|same-origin|read|write|enabled|disabled  # modes and permissions
+    | [x*•._\#-]+                                           # masks
+    | \{\{.*\}\} | \{[^{}"':]*\}                            # template slots (not JSON)
+    | \$\(.*\) | \$[A-Za-z_]\w* | %[A-Za-z_]\w*%               # shell and env references
+    | [\w.]+[/:][A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+                 # os.environ/API_KEY, env:API_KEY
+    | %[-+\ \#0-9.]*[sdifrx] | %\(\w+\)[sdifr] | \?           # printf and SQL parameters
+    | your[\s_-].* | [\w.-]*[_-]here | change[_-]?me | placeholder | todo | tbd | fixme
+    | (?:bearer|basic|token|digest)(?:\s+[a-z_]*)?            # a scheme waiting for its token
+    """
+)
+_NAME_CHARS = re.compile(r"[A-Za-z_][\w.-]*")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_HEADER_NAME = re.compile(r"(?:[A-Z][A-Za-z0-9]*-)+[A-Z][A-Za-z0-9]*")
+_SNAKE_WORDS = re.compile(r"[a-z]+(?:[_.][a-z]+)+")
+_DOTTED_NAME = re.compile(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CAMEL_TYPE = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+# Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
+_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.{}-]+){2,}/?|(?:[a-z0-9][a-z0-9._{}-]*/){2,}[a-z0-9][a-z0-9._{}-]*")
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s@]+", re.I)
+_URL_PART = re.compile(r"[^/?&=#.:]+")
+_TYPE_EXPR = re.compile(r"[A-Za-z_][\w.\[\], |\"']*")
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 # Unquoted right-hand sides that are code rather than a literal secret.
 _CODE = re.compile(
     r"""(?x)
-      [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+[(\[]?.*   # attribute path, maybe called
-    | [A-Za-z_$][\w$]*[(\[].*                         # call or subscript
+      [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:[(\[)\]{}+*|&!?<>=,:].*)?   # attribute path in an expression
+    | [A-Za-z_$][\w$]*[(\[)\]{}].*                              # call, subscript, end of a call
     | (?i:self|this|cls|await|new|lambda|function|async|yield|not|typeof|return
          |str|string|int|integer|float|bool|boolean|bytes|number|any|object|dict|list
          |optional|secretstr|secretbytes|unknown|void|required)
     """
 )
-_WORDLIKE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+(?:_[A-Z]+)+")
-_PATHLIKE = re.compile(r"(?:~|\.{1,2})?/")
+# What follows a value that is an operand in an expression rather than the whole right-hand side.
+_OPERATOR_FOLLOWS = re.compile(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
+_CODE_FOLLOWS = re.compile(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
+_WORDLIKE = re.compile(r"[A-Za-z][a-z]*")
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_SECRET_NAME = re.compile(
+_SECRET_WORD = re.compile(
     r"""(?x)
-      secret | passw(?:or)?d | passphrase | pwd | credential
-    | (?:^|_)(?:pass|pw|creds?)(?:$|_)
+      secret | passw(?:or)?d | passphrase | pwd | credential | (?:^|_)creds?(?:$|_)
     | token(?!i[sz]|s(?:$|_))                     # not tokenizer, max_tokens
-    | auth(?!or(?!i[sz]))                         # authorization, not author(ity)
+    | auth(?!or(?!i[sz])|ent)                     # authorization, not author(ity), authenticated
     | (?:api|access|private|client|master|signing|encryption|app|service|account
          |session|license|webhook|consumer|deploy|ssh|hmac|jwt|bot|admin|root|auth)_?keys?(?:$|_)
     """
 )
-_UPPER_KEY = re.compile(r"(?:^|_)keys?(?:$|_)")
-# The last word of a name saying the value describes the secret rather than being it.
+# `pass` and `pw` are words of their own too (on_pass, first_pass): only a last word, after a noun.
+_PASS_WORD = re.compile(r"(?:^|_)(?:pass|pw)$")
+_PASS_NOT_SECRET = re.compile(r"(?:^|_)(?:on|first|second|third|last|next|each|per|single|multi|dry|one|two|by)_(?:pass|pw)$")
+# Tokens of a tokenizer or of a model's usage, not credentials.
+_LANGUAGE_TOKEN = re.compile(
+    r"(?:^|_)(?:bos|eos|pad|unk|sep|cls|mask|special|stop|start|end|max|min|num|first|last|next|prev"
+    r"|input|output|prompt|completion|reasoning|cached|per)_tokens?(?:$|_)"
+)
+_KEY_WORD = re.compile(r"(?:^|_)keys?(?:$|_)")
+# In UPPER_SNAKE constants, `<noun>_KEY` names a dict key or a cache key, not a credential.
+_NON_SECRET_KEY = re.compile(
+    r"(?:^|_)(?:cache|sort|primary|foreign|partition|group|lookup|dict|map|hash|idempotency|state|response"
+    r"|request|header|query|params?|id|name|field|attr|attribute|metadata|meta|storage|store|object|index"
+    r"|label|tag|config|setting|row|column|table|event|context|route|path|resource|model|message|data|item"
+    r"|entry|record|result|value|var|version|prefix|lock|queue|job|task|bucket|file|missing|default|unique"
+    r"|composite|sequence|foreign|public)_keys?$"
+)
+# The last word of a name saying the value describes or handles the secret rather than being it.
 _METADATA_WORD = re.compile(
     r"""(?x)(?:^|_)(?:
       url|uri|urls|endpoint|host|hostname|port|path|file|filename|dir|type|kind|mode|method|methods
-    | provider|scheme|name|names|length|len|count|size|limit|budget|timeout|ttl|expiry|expires
-    | expires_in|expires_at|format|header|env|var|sock|socket|id|ids|prefix|field|param
-    | location|index|version|prompt|label|hint|help|message|msg|text|title|description
-    | placeholder|error|enabled|required|policy|strategy|algorithm|alg|backend|manager
+    | provider|scheme|name|names|alias|length|len|count|counter|size|limit|budget|timeout|ttl
+    | expiry|expires|expires_in|expires_at|format|header|headers|env|var|sock|socket|id|ids
+    | prefix|field|param|params|location|index|version|prompt|label|hint|help|message|msg|text
+    | title|description|placeholder|error|errors|enabled|required|policy|strategy|algorithm|alg
+    | user|username|login|email|arn
+    | backend|manager|cache|dict|map|obj|object|handler|class|model|schema|table|column|scope
+    | scopes|status|state|info|config|settings|options|role|roles|cost|price|rate|seconds|ms|usage
+    | attr|attribute|form|owner|source|audience|issuer
     )$"""
 )
 
 
+def _words(name: str) -> str:
+    return _NON_ALNUM.sub("_", _CAMEL.sub("_", name).lower()).strip("_")
+
+
 def _is_secret_name(name: str) -> bool:
-    words = _NON_ALNUM.sub("_", _CAMEL.sub("_", name).lower()).strip("_")
-    if not words or words in ("pwd", "oldpwd") or _METADATA_WORD.search(words):
+    # `self.token`, `config.password`: the attribute names the value, its owner does not.
+    name = name.rsplit(".", 1)[-1]
+    words = _words(name)
+    if not words or words in ("pwd", "oldpwd") or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
         return False
-    if _SECRET_NAME.search(words):
+    if _SECRET_WORD.search(words) or (_PASS_WORD.search(words) and not _PASS_NOT_SECRET.search(words)):
         return True
-    return not any(c.islower() for c in name) and bool(_UPPER_KEY.search(words))
+    # STRIPE_KEY is a secret; sort_key and cache_key in code are not.
+    upper = not any(c.islower() for c in name)
+    return upper and bool(_KEY_WORD.search(words)) and not _NON_SECRET_KEY.search(words)
 
 
-def _is_literal_secret(value: str) -> bool:
-    """A quoted or structured value: anything but empty, markers and placeholders."""
-    value = value.strip()
-    return bool(value) and MARKER not in value and not _PLACEHOLDER.fullmatch(value) and not _MASKED.search(value)
-
-
-def _is_unquoted_secret(value: str) -> bool:
-    if not _is_literal_secret(value) or _CODE.fullmatch(value):
+def _is_name(value: str, name: str = "") -> bool:
+    """The value is itself a name (dict key, enum, env variable, header), not a secret."""
+    if not _NAME_CHARS.fullmatch(value):
         return False
-    # `api_key=api_key`, `password: db_password`: a variable, not its value.
-    return not (_IDENT.fullmatch(value) and _is_secret_name(value))
+    if _ENV_NAME.fullmatch(value) or _HEADER_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
+        return True
+    if _DOTTED_NAME.fullmatch(value):
+        return True
+    words = _words(value)
+    if name:
+        name_words = _words(name)
+        if name_words.endswith(words) or name_words.rsplit("_", 1)[-1].startswith(words):
+            return True  # an enum spelling its own name: AUTH = "auth", password: "pass"
+    composed = any(c in "_.-" for c in value) or bool(_CAMEL.search(value))
+    return composed and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
 
 
-def _looks_random(value: str) -> bool:
-    return _is_literal_secret(value) and not _WORDLIKE.fullmatch(value)
+def _is_generated(value: str) -> bool:
+    """Random-looking: generated secrets mix digits with letters, people's names for things rarely do."""
+    digits = any(c.isdigit() for c in value)
+    alpha = any(c.isalpha() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return digits and alpha and (mixed or len(value) >= 16) and not _ENV_NAME.fullmatch(value)
+
+
+def _is_placeholder(value: str) -> bool:
+    # Below four characters nothing is worth protecting, and `*`, `f`, `ok` are everywhere in code.
+    return len(value) < 4 or MARKER in value or bool(_PLACEHOLDER.fullmatch(value) or _MASKED.search(value))
+
+
+def _is_plain_url(value: str) -> bool:
+    """A URL carrying no credentials (those with a password are the URL rule's)."""
+    return bool(_URL.fullmatch(value)) and not any(
+        len(part) >= 16 and _is_generated(part) for part in _URL_PART.findall(value)
+    )
+
+
+def _is_secret_value(
+    value: str, *, quoted: bool, name: str = "", spaced: bool = False, colon: bool = False, after: str = ""
+) -> bool:
+    """Whether the value assigned to a secret-looking name is worth redacting.
+
+    ``spaced``: whitespace around ``=``; ``colon``: the separator was ``:``;
+    ``after``: the text right after the value (after the closing quote if quoted).
+    """
+    value = value.strip()
+    if _is_placeholder(value) or _is_name(value, name) or _PATH.fullmatch(value) or _is_plain_url(value):
+        return False
+    if quoted:
+        if _is_generated(value):
+            return True
+        annotation = after.startswith("=") and not after.startswith("==")
+        type_expr = ("|" in value or "[" in value) and bool(_TYPE_EXPR.fullmatch(value))
+        prose = value.count(" ") >= 5
+        return not (annotation or type_expr or prose or _OPERATOR_FOLLOWS.match(after))
+    if _CODE.fullmatch(value) or after.startswith(("..", "…")):
+        return False
+    if _is_generated(value):
+        return True
+    if _IDENT.fullmatch(value) and (spaced or _CODE_FOLLOWS.match(after)):
+        return False  # a variable: `api_key = key`, `f(token=tok)`, `"token": tok,`
+    return not (colon and _CAMEL_TYPE.fullmatch(value))  # `token: Histogram` annotates a type
 
 
 _QUOTE_GROUPS = ("dq", "sq", "bq", "eq")
@@ -175,36 +277,60 @@ def _has_digit(m: re.Match[str], start: int, end: int) -> bool:
 
 
 def _check_credential(m: re.Match[str], start: int, end: int) -> bool:
-    return _looks_random(m.string[start:end])
+    token = m.string[start:end].rstrip("=")
+    if len(token) < 8 or _is_placeholder(token) or _is_name(token) or _CODE.fullmatch(token):
+        return False
+    if (m.groupdict().get("scheme") or "").lower() == "basic":
+        return True
+    return _is_generated(token) or (
+        any(c.isupper() for c in token) and any(c.islower() for c in token) and not _CAMEL_TYPE.fullmatch(token)
+    )
+
+
+_URL_PLACEHOLDER_PASSWORDS = frozenset({"password", "passwd", "pass", "pwd", "pw", "secret"})
 
 
 def _check_url_password(m: re.Match[str], start: int, end: int) -> bool:
-    return _is_literal_secret(m.string[start:end])
+    secret = m.string[start:end]
+    if secret.lower() in _URL_PLACEHOLDER_PASSWORDS:
+        return False  # `scheme://user:password@host` in docs
+    return MARKER not in secret and not _PLACEHOLDER.fullmatch(secret) and not _MASKED.search(secret)
+
+
+def _check_netrc(m: re.Match[str], start: int, end: int) -> bool:
+    # A line of prose can start "password reset": a netrc password is not a plain word.
+    secret = m.string[start:end]
+    return not _WORDLIKE.fullmatch(secret) and _is_secret_value(secret, quoted=False)
 
 
 def _quoted(m: re.Match[str]) -> bool:
     return any(m.start(g) != -1 for g in _QUOTE_GROUPS)
 
 
-def _plausible_value(m: re.Match[str], start: int, end: int) -> bool:
-    secret = m.string[start:end]
-    if _quoted(m):
-        return _is_literal_secret(secret)
-    # The unquoted value stops before trailing punctuation, which hides an elided `sk-...`.
-    return _is_unquoted_secret(secret) and not m.string.startswith(("..", "…"), end)
-
-
 def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
-    return _is_secret_name(m["name"]) and _plausible_value(m, start, end)
+    name = m["name"]
+    if not _is_secret_name(name):
+        return False
+    between = m.string[m.end("name") : start]
+    quoted = _quoted(m)
+    after_at = m.end() if quoted else end
+    return _is_secret_value(
+        m.string[start:end],
+        quoted=quoted,
+        name=name.rsplit(".", 1)[-1],
+        spaced="=" in between and (" " in between or "\t" in between),
+        colon=":" in between,
+        after=m.string[after_at : after_at + 12].lstrip(" \t"),
+    )
 
 
 def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
     secret = m.string[start:end]
     return (
         _is_secret_name(m["name"])
-        and _plausible_value(m, start, end)
+        and _is_secret_value(secret, quoted=_quoted(m), name=m["name"])
         and not _WORDLIKE.fullmatch(secret)
-        and not _PATHLIKE.match(secret)
+        and not secret.startswith(("/", "~/", "./", "../"))
     )
 
 
@@ -213,13 +339,21 @@ def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
 # Unquoted value: up to whitespace, a quote or a backslash (an escaped string),
 # or a `&next=` query parameter; trailing punctuation belongs to the sentence.
 _UNQUOTED = (
-    _NOT_DONE + r"(?![(\[{<$\\])(?:[^\s\"'`&\\]|&(?![\w.-]{1,80}=))*[^\s\"'`&\\,;.)\]}>]"
+    # String prefixes (f"", b"", r"") start code, not a value.
+    # A leading `&` or `*` is a YAML anchor or alias, `!` a negation, `/^` a regex literal.
+    _NOT_DONE + r"(?![(\[{<$\\&*!])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])(?:[^\s\"'`&\\;]|&(?![\w.-]{1,80}=))*[^\s\"'`&\\,;.)\]}>]"
 )
 _QUOTED = (
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*+)\""
     r"|'(?P<sq>(?:[^'\\\n]|\\.)*+)'"
     r"|`(?P<bq>[^`\n]*+)`"
     r"|\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n])*+)\\\")"
+)
+# RFC 7235 token68, ending where the token ends: `Bearer {x}`, `Bearer <x>`, `Basic%20` are not tokens.
+# A sentence's full stop after the token is not part of it.
+_TOKEN68 = (
+    r"(?P<secret>(?=[A-Za-z0-9._~+/-]{8})[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*)"
+    r"(?=[\s\"'`,;.)\]}>]|$)"
 )
 _EQ = r"=(?![=>~])"
 _COLON = r":(?![=:])"
@@ -283,11 +417,21 @@ RULES: tuple[Rule, ...] = (
         _has_digit,
     ),
     Rule("huggingface_token", _compile(_B + r"hf_[A-Za-z0-9]{30,}+"), ("hf_",), _has_digit),
+    Rule("pypi_token", _compile(_B + r"pypi-AgE[A-Za-z0-9_-]{50,}+"), ("pypi-",)),
     Rule("npm_token", _compile(_B + r"npm_[A-Za-z0-9]{30,}+"), ("npm_",), _has_digit),
     Rule(
         "jwt",
         _compile(_B + r"eyJ[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}"),
         ("eyj",),
+    ),
+    Rule(
+        "private_key",
+        # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
+        _compile(
+            r"(?<=Private-Lines:)[ \t]*\d+\r?\n"
+            r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
+        ),
+        ("private-lines:",),
     ),
     Rule(
         "url_password",
@@ -302,9 +446,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "bearer_token",
-        _compile(r"(?i)(?<![\w-])bearer[ \t]+" + _NOT_DONE
-            # A sentence's full stop after the token is not part of it.
-            + r"(?P<secret>(?=[A-Za-z0-9_~+/.-]{8})[A-Za-z0-9_~+/.-]*[A-Za-z0-9_~+/-]=*)"),
+        _compile(r"(?i)(?<![\w-])bearer[ \t]+" + _NOT_DONE + _TOKEN68),
         ("bearer",),
         _check_credential,
     ),
@@ -313,12 +455,27 @@ RULES: tuple[Rule, ...] = (
         _compile(
             r"(?i)(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
             # Atomic, so a redacted `Bearer [REDACTED:..]` cannot be re-read with `Bearer` as the token.
-            r"(?>(?:(?:bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
+            r"(?>(?:(?P<scheme>bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
             + _NOT_DONE
-            + r"(?P<secret>[^\s\"',;]{8,}+)"
+            + _TOKEN68
         ),
         ("authorization",),
         _check_credential,
+    ),
+    Rule(
+        "user_password",
+        _compile(r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'/@]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
+        ("-u", "--user"),
+        _check_url_password,
+    ),
+    Rule(
+        "netrc_password",
+        _compile(
+            r"(?m)^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+" + _NOT_DONE
+            + r"(?P<secret>\S+)(?=[ \t]*(?:$|(?:machine|login|account|macdef|default)\b))"
+        ),
+        ("password",),
+        _check_netrc,
     ),
     Rule(
         "assigned_secret",
@@ -399,7 +556,7 @@ def redact_value(value: Any) -> tuple[Any, int]:
                 total += n
             item, n = redact_value(item)
             total += n
-            if isinstance(key, str) and isinstance(item, str) and _is_secret_name(key) and _is_literal_secret(item):
+            if isinstance(key, str) and isinstance(item, str) and _is_secret_name(key) and _is_secret_value(item, quoted=True, name=key):
                 item = _marker("assigned_secret")
                 total += 1
             out[key] = item

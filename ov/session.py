@@ -218,7 +218,10 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         meta_bytes = tx.existing_file(meta_uri)
         meta = json.loads(meta_bytes) if meta_bytes else _new_meta(session_id, store, peer)
         current = tx.existing_file(messages_uri) or b""
-        known = {m.get("id") for m in parse_messages(current)} | set(meta.get("archived_ids", []))
+        if "live_ids" not in meta:  # written by an older ov: learn the ids once from the file
+            meta["live_ids"] = [m.get("id") for m in parse_messages(current)]
+        # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
+        known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
         added, duplicates, lines = [], [], []
         for message in messages:
             if message["id"] in known:
@@ -234,6 +237,7 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         tx.append(messages_uri, current, "".join(lines).encode("utf-8"))
         from ov.tokens import estimate_tokens
 
+        meta["live_ids"] = meta["live_ids"] + added
         meta["message_count"] = meta.get("message_count", 0) + len(added)
         meta["total_message_count"] = meta.get("total_message_count", 0) + len(added)
         meta["pending_tokens"] = meta.get("pending_tokens", 0) + sum(
@@ -349,6 +353,7 @@ def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:
         "llm_token_usage": {"prompt": 0, "completion": 0},
         "memories_extracted": {},
         "used": [],
+        "live_ids": [],
         "archived_ids": [],
     }
 

@@ -86,12 +86,14 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
         tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
         when = datetime.now(timezone.utc)
         try:
-            diff, writes = _extract(store, tx, to_archive, str(archive), when)
+            diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when)
         except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
+            _add_token_usage(meta, getattr(exc, "tokens", None))
             report.failed = f"{type(exc).__name__}: {exc}"
             failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
             tx.put(VikingURI((*archive.parts, ".failed.json")), _json(failure))
         else:
+            _add_token_usage(meta, tokens)
             for path, text in writes.items():
                 tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
             tx.put(VikingURI((*archive.parts, "memory_diff.json")), _json(diff))
@@ -113,6 +115,7 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
         meta["last_commit_at"] = meta["updated_at"] = now_iso()
         archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
         meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
+        meta["live_ids"] = [m["id"] for m in kept]
         tx.put(meta_uri, meta_bytes(meta))
         report.commit = tx.commit("commit", [uri, archive]).commit
     return report
@@ -128,23 +131,90 @@ def latest_session(store: Store) -> str:
     raise NotFound("no session has messages to commit", hint="name one: `ov commit SESSION`")
 
 
-def _extract(store: Store, tx, messages: list[dict], archive_uri: str, when: datetime) -> tuple[dict, dict[str, str]]:
-    from ov.memory.extract import extract_explicit
+def _extract(store: Store, tx, messages: list[dict], archive_uri: str, when: datetime) -> tuple[dict, dict[str, str], dict[str, int]]:
+    """The memory diff, the files to write, and the LLM tokens spent (zero without a model)."""
     from ov.memory.plan import build_memory_diff, plan_memory_writes
     from ov.memory.schema import load_schemas
 
     schemas = load_schemas(store.home.root / "memory_schemas")
     memories = VikingURI(("user", store.identity.user, "memories"))
-    candidates = extract_explicit(messages, when=when, user=store.identity.user)
 
     def read(relpath: str) -> str | None:
         data = tx.existing_file(VikingURI((*memories.parts, *relpath.split("/"))))
         return data.decode("utf-8") if data is not None else None
 
+    tokens = {"prompt_tokens": 0, "completion_tokens": 0}
+    llm = store.config.llm
+    if llm.enabled:
+        from ov import usage
+        from ov.memory.llm_extract import extract_with_llm
+
+        existing = _memories_for_llm(store, memories, read, llm.max_prompt_chars)
+        try:
+            candidates, tokens = extract_with_llm(
+                llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts"
+            )
+        except Exception as exc:
+            spent = getattr(exc, "tokens", None)
+            if spent:
+                usage.record(store.state, "extraction", llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
+            raise
+        usage.record(store.state, "extraction", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+    else:
+        from ov.memory.extract import extract_explicit
+
+        candidates = extract_explicit(messages, when=when, user=store.identity.user)
+
     plan = plan_memory_writes(schemas, candidates, read=read, when=when, archive_uri=archive_uri)
     diff = build_memory_diff(archive_uri, plan.operations, when.isoformat(timespec="seconds").replace("+00:00", "Z"), str(memories))
     writes = {f"{memories.path}/{rel}": text for rel, text in plan.writes.items()}
-    return diff, writes
+    return diff, writes, tokens
+
+
+# The files a model may merge into: one profile, and topic- or name-keyed files it
+# could otherwise duplicate. Events, trajectories and experiences are never merged.
+_LLM_VISIBLE = ("profile.md", "preferences", "entities")
+
+
+def _memories_for_llm(store: Store, memories: VikingURI, read, max_chars: int) -> dict[str, str]:
+    """Visible text of the memory files the model should see, read until ``max_chars`` is reached."""
+    import os
+
+    from ov.memory.files import parse_memory
+
+    root = store.path(memories)
+    relpaths: list[str] = []
+    for name in _LLM_VISIBLE:
+        top = root / name
+        if top.is_file():
+            relpaths.append(name)
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            base = os.path.relpath(folder, root).replace(os.sep, "/")
+            relpaths.extend(f"{base}/{f}" for f in sorted(files) if f.endswith(".md") and not f.startswith("."))
+    out: dict[str, str] = {}
+    total = 0
+    for relpath in relpaths:
+        if total >= max_chars:
+            break  # llm_extract shares a smaller budget among them anyway
+        text = read(relpath)
+        if text is None:
+            continue
+        try:
+            text = parse_memory(text)[0]
+        except Exception:  # noqa: BLE001 - a broken trailer still leaves text worth showing
+            pass
+        out[relpath] = text
+        total += len(text)
+    return out
+
+
+def _add_token_usage(meta: dict, tokens: dict[str, int] | None) -> None:
+    if not tokens:
+        return
+    spent = meta.setdefault("llm_token_usage", {"prompt": 0, "completion": 0})
+    spent["prompt"] = spent.get("prompt", 0) + tokens.get("prompt_tokens", 0)
+    spent["completion"] = spent.get("completion", 0) + tokens.get("completion_tokens", 0)
 
 
 def _next_archive(store: Store, uri: VikingURI, meta: dict) -> int:

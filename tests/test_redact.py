@@ -32,6 +32,7 @@ HF = "hf_" + fake(34)
 NPM = "npm_" + fake(36)
 JWT = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ" + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 VAULT = "hvs." + fake(90)
+PYPI = "pypi-AgEIcHlwaS5vcmc" + fake(60)
 OPAQUE = fake(32)
 
 PRIVATE_KEY_BODY = "\n".join(fake(64) for _ in range(5)) + "\n" + fake(20) + "=="
@@ -118,6 +119,18 @@ POSITIVE = [
     ("passwd-pwd", "DB_PWD=x9y8 passwd=zz77", "x9y8", "DB_PWD=[REDACTED:assigned_secret] passwd=[REDACTED:assigned_secret]", 2),
     ("auth-token", "AUTH_TOKEN=tok_12345678", "tok_12345678", "AUTH_TOKEN=[REDACTED:assigned_secret]", 1),
     ("long-number-is-a-secret", "PIN_PASSWORD=12345678901", "12345678901", "PIN_PASSWORD=[REDACTED:assigned_secret]", 1),
+    ("docker-compose", "    environment:\n      - POSTGRES_PASSWORD=s3cret!\n      - POSTGRES_USER=app", "s3cret!", "      - POSTGRES_PASSWORD=[REDACTED:assigned_secret]\n      - POSTGRES_USER=app", 1),
+    ("k8s-secret", "kind: Secret\ndata:\n  password: cGFzc3dvcmQxMjM=\n", "cGFzc3dvcmQxMjM=", "  password: [REDACTED:assigned_secret]\n", 1),
+    ("ini-spaced", "[pypi]\nusername = __token__\npassword = " + PYPI + "\n", PYPI, "password = [REDACTED:pypi_token]\n", 1),
+    ("ini-generated", "[db]\npassword = Xk29fjA8qLm\n", "Xk29fjA8qLm", "password = [REDACTED:assigned_secret]\n", 1),
+    ("connection-string", "Server=tcp:db;Database=app;User Id=sa;Password=Pa55w0rd!;Encrypt=true", "Pa55w0rd!", "User Id=sa;Password=[REDACTED:assigned_secret];Encrypt=true", 1),
+    ("django", "SECRET_KEY = 'django-insecure-7x#k2!ab9@zq'", "django-insecure", "SECRET_KEY = '[REDACTED:assigned_secret]'", 1),
+    ("aws-session", "export AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjE" + fake(60), "IQoJb3JpZ2luX2VjE", "export AWS_SESSION_TOKEN=[REDACTED:assigned_secret]", 1),
+    ("curl-user", "curl -u admin:hunter2 https://example.com/api", "hunter2", "curl -u admin:[REDACTED:user_password] https://example.com/api", 1),
+    ("netrc", "machine api.example.com\n  login me\n  password hunter2\n", "hunter2", "  password [REDACTED:netrc_password]\n", 1),
+    ("netrc-one-line", "machine example.com login me password s3cr3t", "s3cr3t", "login me password [REDACTED:netrc_password]", 1),
+    ("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\n" + fake(44) + "\nPrivate-MAC: abc", fake(44), "Private-Lines: 1\n[REDACTED:private_key]\nPrivate-MAC: abc", 1),
+    ("rust-yaml-colon-generated", "api_key: Zx8Pq2Lm9Rt4", "Zx8Pq2Lm9Rt4", "api_key: [REDACTED:assigned_secret]", 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -185,6 +198,14 @@ NEGATIVE = [
     ("public-material", "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG9y user@host"),
     ("flags", "gh auth login --with-token < token.txt\ndocker login --password-stdin\ngenerate --max-tokens 2000\nssh --identity-file ~/.ssh/id_rsa\ncli --auth github"),
     ("yaml-structures", "auth:\n  provider: github\ncredentials: {}\ntokens:\n  - a\nkey: value"),
+    ("code-more", "cred = GenericOAuth2Credential(\n    token=str(payload['token']),\n    api_key=key,\n)\nself._owner_token = uuid.uuid4().hex\nif api_key == ANY($1::text[]):"),
+    ("enums", 'AUTH = "auth"\nOAUTH2 = "oauth2"\nAPI_KEY_HEADER = "x-api-key"\nTOKEN_ENV = "GITHUB_TOKEN"\napi_key = "api_key"\nSECRET_ARN = "arn:aws:secretsmanager:us-east-1:123:secret:x"'),
+    ("type-hints", 'def f(user_api_key_dict: "UserAPIKeyAuth | None" = None, credentials: "Credentials" = None): ...\nsigning_key: "jwt.PyJWK"\ncredentials: MCPCredentials'),
+    ("tokenizer-tokens", 'tokenizer.eos_token = "</s>"\npad_token: "<pad>"\n"bos_token": "<s>",\nmax_token = 512'),
+    ("ci", "permissions:\n  id-token: write\n  contents: read\nenv:\n  GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}"),
+    ("references", 'api_key: os.environ/OPENAI_API_KEY\n"Authorization": "Bearer ${TOKEN}"\nTOKEN=$(gh auth token)\nkey: &default_key\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}'),
+    ("urls-without-password", "auth: https://docs.example.com/auth#oauth-flow\nTOKEN_ENDPOINT=https://login.example.com/oauth2/token"),
+    ("prose-netrc-like", "Password reset\npassword required\nmachine learning is fun"),
     ("pathological-equals", "token" + "=" * 5000),
     ("empty", ""),
 ]

@@ -170,7 +170,8 @@ def parse_schema(raw: bytes | str, origin: str) -> MemorySchema:
         return ConfigError(f"memory schema {origin}: {problem}", hint=f"fix or delete {origin}")
 
     try:
-        data = yaml.safe_load(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
+        # libyaml's parser when present: every commit loads all the schemas.
+        data = yaml.load(raw.decode("utf-8") if isinstance(raw, bytes) else raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except UnicodeDecodeError:
         raise fail("is not UTF-8 text") from None
     except yaml.YAMLError as exc:

@@ -1,0 +1,177 @@
+"""Memory extraction with an LLM at `ov commit`, through the CLI, litellm and a loopback model server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, llm_server  # noqa: F401  (pytest fixture)
+
+SESSION = "accounts/default/user/default/sessions/s"
+MEMORIES = "accounts/default/user/default/memories"
+
+
+@pytest.fixture
+def with_llm(ov, llm_server, monkeypatch):  # noqa: F811
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    for key, value in [("llm.model", MODEL), ("llm.api_base", llm_server.base_url), ("llm.api_key_env", API_KEY_ENV)]:
+        assert ov("config", "set", key, value).exit_code == 0
+    return llm_server
+
+
+def answer(*memories: dict) -> str:
+    return json.dumps({"memories": list(memories)})
+
+
+def add(ov, text: str, msg_id: str, role: str = "user") -> None:
+    assert ov("session", "add", "s", "--role", role, "--text", text, "--id", msg_id, "--created-at", "2026-05-01T09:00:00Z").exit_code == 0
+
+
+def archive(home: Path) -> Path:
+    return home / SESSION / "history/archive_001"
+
+
+def _normalised(data):
+    text = json.dumps(data, indent=2, sort_keys=True)
+    return json.loads(re.sub(r'"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"', '"<time>"', text))
+
+
+def test_llm_answer_adds_a_preference_and_a_profile_fact(ov, ov_home, with_llm):
+    server = with_llm
+    add(ov, "I use 4-space indentation in Python and I'm a data engineer at Acme.", "u1")
+    add(ov, "Noted.", "a1", role="assistant")
+    server.chat(
+        "```json\n"
+        + answer(
+            {"memory_type": "preferences", "fields": {"subject": "default", "topic": "python_indentation", "content": "- Uses 4-space indentation in Python"}, "source_message_ids": ["u1"]},
+            {"memory_type": "profile", "fields": {"content": "- Data engineer at Acme"}, "source_message_ids": ["u1", "made_up"]},
+        )
+        + "\n```",
+        prompt_tokens=300,
+        completion_tokens=60,
+    )
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"] == {"adds": 2, "updates": 0, "deletes": 0}
+    memories = ov_home / MEMORIES
+    assert "4-space indentation" in (memories / "preferences/default/python_indentation.md").read_text()
+    profile = (memories / "profile.md").read_text()
+    assert "Data engineer at Acme" in profile and "made_up" not in profile
+    diff = json.loads((archive(ov_home) / "memory_diff.json").read_text())
+    assert diff["summary"]["total_adds"] == 2 and len(diff["operations"]["adds"]) == 2
+    usage = ov("usage", "--json").json["result"]
+    assert usage[f"extraction/{MODEL}"] == {"calls": 1, "prompt_tokens": 300, "completion_tokens": 60}
+    meta = ov("session", "show", "s", "--json").json["result"]["meta"]
+    assert meta["llm_token_usage"] == {"prompt": 300, "completion": 60}
+    (request,) = server.chat_requests()
+    assert "I'm a data engineer at Acme" in request.prompt and 'id="u1" role="user"' in request.prompt
+    assert "The topic in lowercase_underscores, at most three words." in request.prompt  # a field description
+    assert "topic (identity" in request.prompt
+
+
+def test_llm_answer_merges_into_an_existing_preference(ov, ov_home, with_llm, snapshot):
+    server = with_llm
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    add(ov, "Tabs, always; and make them 4 columns wide.", "u1")
+    server.chat(answer({
+        "memory_type": "preferences",
+        "fields": {"subject": "default", "topic": "tabs", "content": "- Prefers tabs over spaces\n- Wants tabs 4 columns wide"},
+        "source_message_ids": ["u1"],
+    }))
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["memories"] == {"adds": 0, "updates": 1, "deletes": 0}
+    text = (ov_home / MEMORIES / "preferences/default/tabs.md").read_text()
+    assert text.count("Prefers tabs over spaces") == 1 and "4 columns wide" in text
+    (request,) = server.chat_requests()
+    assert 'path="preferences/default/tabs.md"' in request.prompt and "Prefers tabs over spaces" in request.prompt
+    diff = json.loads((archive(ov_home) / "memory_diff.json").read_text())
+    (update,) = diff["operations"]["updates"]
+    assert update["before"] == "- Prefers tabs over spaces"
+    assert update["after"].count("Prefers tabs over spaces") == 1
+    assert _normalised(diff) == snapshot
+
+
+def test_invalid_json_gets_one_repair_call(ov, ov_home, with_llm):
+    server = with_llm
+    add(ov, "I prefer dark themes.", "u1")
+    server.chat('{"memories": [ {"memory_type": "preferences", ', prompt_tokens=100, completion_tokens=10)
+    server.chat(answer({"memory_type": "preferences", "fields": {"subject": "default", "topic": "themes", "content": "- Prefers dark themes"}}), prompt_tokens=150, completion_tokens=20)
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"]["adds"] == 1
+    first, second = server.chat_requests()
+    assert "not valid JSON" in second.prompt and "not valid JSON" not in first.prompt
+    assert second.messages[-2]["role"] == "assistant"
+    usage = ov("usage", "--json").json["result"]
+    assert usage[f"extraction/{MODEL}"] == {"calls": 1, "prompt_tokens": 250, "completion_tokens": 30}
+
+
+def test_a_bad_candidate_is_dropped_and_the_rest_kept(ov, ov_home, with_llm):
+    add(ov, "I prefer dark themes. I learned to pin versions.", "u1")
+    with_llm.chat(answer(
+        {"memory_type": "preferences", "fields": {"subject": "default", "topic": "themes", "content": "- Prefers dark themes"}},
+        {"memory_type": "dreams", "fields": {"content": "- Flying"}},
+        {"memory_type": "preferences", "fields": {"topic": "no_subject", "content": "- x"}},
+        {"memory_type": "experiences", "fields": {"name": "pinning", "content": "## Situation\nonly one section"}},
+        {"memory_type": "profile", "fields": {"content": 42}},
+    ))
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"] == {"adds": 1, "updates": 0, "deletes": 0}
+    assert sorted(p.name for p in (ov_home / MEMORIES).rglob("*.md") if not p.name.startswith(".")) == ["themes.md"]
+
+
+def test_a_timeout_fails_the_extraction_but_keeps_the_archive(ov, ov_home, with_llm):
+    assert ov("config", "set", "llm.timeout", "0.5").exit_code == 0
+    with_llm.delay(3)
+    add(ov, "I prefer tabs over spaces.", "u1")
+    result = ov("commit", "s", "--json")
+    assert result.exit_code == 0
+    report = result.json["result"]
+    assert report["status"] == "committed" and "timed out" in report["failed"]
+    folder = archive(ov_home)
+    assert (folder / "messages.jsonl").exists() and not (folder / ".done").exists()
+    failure = json.loads((folder / ".failed.json").read_text())
+    assert failure["stage"] == "memory_extraction" and "timed out" in failure["error"]
+    assert not (ov_home / MEMORIES).exists() or not any((ov_home / MEMORIES).rglob("*.md"))
+
+
+def test_garbage_twice_fails_the_extraction(ov, ov_home, with_llm):
+    with_llm.chat("Sure! Here are the memories you asked for.", prompt_tokens=50, completion_tokens=5)
+    with_llm.chat('{"memories": "none"}', prompt_tokens=60, completion_tokens=5)
+    add(ov, "I prefer tabs over spaces.", "u1")
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["status"] == "committed"
+    assert "usable JSON" in report["failed"]
+    folder = archive(ov_home)
+    assert (folder / "messages.jsonl").exists() and not (folder / "memory_diff.json").exists()
+    assert "usable JSON" in json.loads((folder / ".failed.json").read_text())["error"]
+    assert len(with_llm.chat_requests()) == 2
+    # the failed calls were still paid for
+    assert ov("usage", "--json").json["result"][f"extraction/{MODEL}"]["prompt_tokens"] == 110
+    meta = ov("session", "show", "s", "--json").json["result"]["meta"]
+    assert meta["llm_token_usage"] == {"prompt": 110, "completion": 10}
+
+
+def test_a_long_transcript_is_trimmed_to_the_prompt_cap(ov, ov_home, with_llm):
+    cap = 8000
+    assert ov("config", "set", "llm.max_prompt_chars", str(cap)).exit_code == 0
+    for i in range(30):
+        add(ov, f"Message number {i}: " + "lorem ipsum dolor sit amet " * 8, f"m{i:02d}")
+    add(ov, "I prefer short functions, newest of all.", "newest")
+    with_llm.chat(answer())
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"]["adds"] == 0
+    (request,) = with_llm.chat_requests()
+    template = (Path(__file__).resolve().parents[1] / "ov/prompts/memory_extraction.yaml").read_text()
+    assert len(request.prompt) <= cap + len(template)
+    assert sum(len(m["content"]) for m in request.messages) <= cap
+    assert "newest of all" in request.prompt and 'id="m00"' not in request.prompt
+    assert re.search(r"The \d+ earliest messages were omitted", request.prompt)
+
+
+def test_without_an_llm_extraction_stays_deterministic(ov, ov_home):
+    add(ov, "I prefer tabs over spaces.", "u1")
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["memories"]["adds"] == 1
+    assert ov("usage", "--json").json["result"].get("all", {}).get("calls", 0) == 0
