@@ -93,7 +93,7 @@ _MASKED = re.compile(
     r"""(?x)
       \.\.\. | … | x{4,} | X{4,} | \*{3,} | •{3,} | REDACTED
     | <[A-Za-z_][\w.:()\s-]*(?:>|$)                 # <your-token>
-    | \{[A-Za-z_][\w.()\[\]]*\}                      # {token}, {{ secrets.X }}
+    | \{[A-Za-z_][\w.]*[}\s(\[!:]                    # {token}, {{ secrets.X }}, {name or ...}
     | \$\{ | \$[A-Z_][A-Z0-9_]{2,}\b | \$\(          # ${...}, $API_KEY, $(command)
     | -----BEGIN\ (?:PUBLIC\ KEY|CERTIFICATE)         # public material
     """
@@ -101,8 +101,8 @@ _MASKED = re.compile(
 # The whole value is one of these.
 _PLACEHOLDER = re.compile(
     r"""(?ix)
-      [-+]?(?:\d{1,6}(?:\.\d+)?|\d*\.\d+)(?:e[-+]?\d+)?     # lengths, limits, ports, prices
-    | 0x[0-9a-f]{1,8}                                       # flags, masks
+      [-+]?(?:\d{1,6}(?:\.\d+)?|\d{1,3}(?:_\d{3})+|\d*\.\d+)(?:e[-+]?\d+)?   # lengths, limits, prices
+    | 0x[0-9a-f]{1,8} | \#[0-9a-f]{3,8}                     # bit masks, colours
     | true|false|yes|no|on|off|null|none|nil|undefined|n/a|value|string
     | include|omit|same-origin|read|write|enabled|disabled  # modes and permissions
     | [x*•._\#-]+                                           # masks
@@ -133,13 +133,13 @@ _CODE = re.compile(
     | [A-Za-z_$][\w$]*[(\[)\]{}].*                              # call, subscript, end of a call
     | (?i:self|this|cls|await|new|lambda|function|async|yield|not|typeof|return
          |str|string|int|integer|float|bool|boolean|bytes|number|any|object|dict|list
-         |optional|secretstr|secretbytes|unknown|void|required)
+         |optional|secretstr|secretbytes|unknown|void|required|callable)
     """
 )
 # What follows a value that is an operand in an expression rather than the whole right-hand side.
 _OPERATOR_FOLLOWS = re.compile(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
 _CODE_FOLLOWS = re.compile(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
-_WORDLIKE = re.compile(r"[A-Za-z][a-z]*")
+_WORDLIKE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+")
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _NON_ALNUM = re.compile(r"[^a-z0-9]+")
@@ -177,7 +177,7 @@ _METADATA_WORD = re.compile(
     | expiry|expires|expires_in|expires_at|format|header|headers|env|var|sock|socket|id|ids
     | prefix|field|param|params|location|index|version|prompt|label|hint|help|message|msg|text
     | title|description|placeholder|error|errors|enabled|required|policy|strategy|algorithm|alg
-    | user|username|login|email|arn
+    | user|username|login|email|arn|str|string|time|date|at|begin|end|start|eof|open|close
     | backend|manager|cache|dict|map|obj|object|handler|class|model|schema|table|column|scope
     | scopes|status|state|info|config|settings|options|role|roles|cost|price|rate|seconds|ms|usage
     | attr|attribute|form|owner|source|audience|issuer
@@ -189,17 +189,28 @@ def _words(name: str) -> str:
     return _NON_ALNUM.sub("_", _CAMEL.sub("_", name).lower()).strip("_")
 
 
-def _is_secret_name(name: str) -> bool:
+_NOT_SECRET, _WEAK, _STRONG = 0, 1, 2
+
+
+def _name_strength(name: str) -> int:
+    """How surely a name holds a secret: not, weakly (an UPPER_SNAKE `..._KEY`), or strongly."""
     # `self.token`, `config.password`: the attribute names the value, its owner does not.
     name = name.rsplit(".", 1)[-1]
     words = _words(name)
     if not words or words in ("pwd", "oldpwd") or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
-        return False
+        return _NOT_SECRET
     if _SECRET_WORD.search(words) or (_PASS_WORD.search(words) and not _PASS_NOT_SECRET.search(words)):
-        return True
-    # STRIPE_KEY is a secret; sort_key and cache_key in code are not.
+        return _STRONG
+    # STRIPE_KEY is a secret; sort_key and cache_key in code are not, and neither is
+    # CONFIG_KEY = "pydantic-mypy", so these need more evidence from the value.
     upper = not any(c.islower() for c in name)
-    return upper and bool(_KEY_WORD.search(words)) and not _NON_SECRET_KEY.search(words)
+    if upper and _KEY_WORD.search(words) and not _NON_SECRET_KEY.search(words):
+        return _WEAK
+    return _NOT_SECRET
+
+
+def _is_secret_name(name: str) -> bool:
+    return _name_strength(name) != _NOT_SECRET
 
 
 def _is_name(value: str, name: str = "") -> bool:
@@ -309,19 +320,32 @@ def _quoted(m: re.Match[str]) -> bool:
 
 def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     name = m["name"]
-    if not _is_secret_name(name):
+    strength = _name_strength(name)
+    if strength == _NOT_SECRET:
         return False
+    value = m.string[start:end]
     between = m.string[m.end("name") : start]
     quoted = _quoted(m)
+    spaced = "=" in between and (" " in between or "\t" in between)
+    colon = ":" in between
+    # A weak name is trusted in an env file (`STRIPE_KEY=...`), elsewhere only with a random-looking value.
+    if strength == _WEAK and (quoted or spaced or colon) and not _is_generated(value):
+        return False
+    # Markdown backticks hold code: "the token: `get_token()`".
+    if m.start("bq") != -1 and _CODE.fullmatch(value):
+        return False
     after_at = m.end() if quoted else end
     return _is_secret_value(
-        m.string[start:end],
+        value,
         quoted=quoted,
         name=name.rsplit(".", 1)[-1],
-        spaced="=" in between and (" " in between or "\t" in between),
-        colon=":" in between,
+        spaced=spaced,
+        colon=colon,
         after=m.string[after_at : after_at + 12].lstrip(" \t"),
     )
+
+
+_ASSIGNMENT_START = re.compile(r"[A-Za-z_]\w*=")
 
 
 def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
@@ -331,6 +355,8 @@ def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
         and _is_secret_value(secret, quoted=_quoted(m), name=m["name"])
         and not _WORDLIKE.fullmatch(secret)
         and not secret.startswith(("/", "~/", "./", "../"))
+        # `--secrets NAME=value` holds an assignment, which the assignment rule judges.
+        and not _ASSIGNMENT_START.match(secret)
     )
 
 
@@ -340,8 +366,8 @@ def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
 # or a `&next=` query parameter; trailing punctuation belongs to the sentence.
 _UNQUOTED = (
     # String prefixes (f"", b"", r"") start code, not a value.
-    # A leading `&` or `*` is a YAML anchor or alias, `!` a negation, `/^` a regex literal.
-    _NOT_DONE + r"(?![(\[{<$\\&*!])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])(?:[^\s\"'`&\\;]|&(?![\w.-]{1,80}=))*[^\s\"'`&\\,;.)\]}>]"
+    # A leading `&` or `*` is a YAML anchor or alias, `!` a negation, `#` a comment, `/^` a regex literal.
+    _NOT_DONE + r"(?![(\[{<$\\&*!#])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])(?:[^\s\"'`&\\;]|&(?!amp;|[\w.-]{1,80}=))*[^\s\"'`&\\,;:.)\]}>]"
 )
 _QUOTED = (
     r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*+)\""

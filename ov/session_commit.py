@@ -86,7 +86,7 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
         tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
         when = datetime.now(timezone.utc)
         try:
-            diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when)
+            diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
         except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
             _add_token_usage(meta, getattr(exc, "tokens", None))
             report.failed = f"{type(exc).__name__}: {exc}"
@@ -131,8 +131,14 @@ def latest_session(store: Store) -> str:
     raise NotFound("no session has messages to commit", hint="name one: `ov commit SESSION`")
 
 
-def _extract(store: Store, tx, messages: list[dict], archive_uri: str, when: datetime) -> tuple[dict, dict[str, str], dict[str, int]]:
-    """The memory diff, the files to write, and the LLM tokens spent (zero without a model)."""
+def _extract(
+    store: Store, tx, messages: list[dict], archive_uri: str, when: datetime, peer: str | None = None
+) -> tuple[dict, dict[str, str], dict[str, int]]:
+    """The memory diff, the files to write, and the LLM tokens spent (zero without a model).
+
+    Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
+    model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
+    """
     from ov.memory.plan import build_memory_diff, plan_memory_writes
     from ov.memory.schema import load_schemas
 
@@ -152,7 +158,7 @@ def _extract(store: Store, tx, messages: list[dict], archive_uri: str, when: dat
         existing = _memories_for_llm(store, memories, read, llm.max_prompt_chars)
         try:
             candidates, tokens = extract_with_llm(
-                llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts"
+                llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
             )
         except Exception as exc:
             spent = getattr(exc, "tokens", None)
@@ -165,9 +171,26 @@ def _extract(store: Store, tx, messages: list[dict], archive_uri: str, when: dat
 
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
 
-    plan = plan_memory_writes(schemas, candidates, read=read, when=when, archive_uri=archive_uri)
-    diff = build_memory_diff(archive_uri, plan.operations, when.isoformat(timespec="seconds").replace("+00:00", "Z"), str(memories))
-    writes = {f"{memories.path}/{rel}": text for rel, text in plan.writes.items()}
+    stamp = when.isoformat(timespec="seconds").replace("+00:00", "Z")
+    roots = [(memories, [c for c in candidates if c.about != "peer"])]
+    if peer:
+        roots.append((VikingURI(("user", store.identity.user, "peers", peer, "memories")), [c for c in candidates if c.about == "peer"]))
+    writes: dict[str, str] = {}
+    diffs = []
+    for root, group in roots:
+
+        def read_in(relpath: str, root: VikingURI = root) -> str | None:
+            data = tx.existing_file(VikingURI((*root.parts, *relpath.split("/"))))
+            return data.decode("utf-8") if data is not None else None
+
+        plan = plan_memory_writes(schemas, group, read=read_in, when=when, archive_uri=archive_uri)
+        diffs.append(build_memory_diff(archive_uri, plan.operations, stamp, str(root)))
+        writes.update({f"{root.path}/{rel}": text for rel, text in plan.writes.items()})
+    diff = diffs[0]
+    for extra in diffs[1:]:
+        for kind, entries in extra["operations"].items():
+            diff["operations"][kind].extend(entries)
+    diff["summary"] = {f"total_{kind}": len(entries) for kind, entries in diff["operations"].items()}
     return diff, writes, tokens
 
 

@@ -175,3 +175,23 @@ def test_without_an_llm_extraction_stays_deterministic(ov, ov_home):
     report = ov("commit", "s", "--json").json["result"]
     assert report["memories"]["adds"] == 1
     assert ov("usage", "--json").json["result"].get("all", {}).get("calls", 0) == 0
+
+
+def test_memories_about_the_sessions_peer_go_under_the_peer(ov, ov_home, with_llm):
+    server = with_llm
+    assert ov("session", "add", "p", "--text", "Acme deploys on Fridays. I prefer morning calls.", "--id", "u1", "--peer", "acme").exit_code == 0
+    server.chat(answer(
+        {"memory_type": "events", "fields": {"event": "acme_deploy_day", "content": "- Acme deploys on Fridays"}, "source_message_ids": ["u1"], "about": "peer"},
+        {"memory_type": "preferences", "fields": {"subject": "default", "topic": "morning_calls", "content": "- Prefers morning calls"}, "source_message_ids": ["u1"]},
+    ))
+    report = ov("commit", "p", "--json").json["result"]
+    assert report["failed"] is None and report["memories"]["adds"] == 2
+    peer_root = ov_home / "accounts/default/user/default/peers/acme/memories"
+    assert [p.name for p in peer_root.rglob("*.md")] == ["acme_deploy_day.md"]
+    assert (ov_home / MEMORIES / "preferences/default/morning_calls.md").exists()
+    assert "This conversation is with the peer acme" in server.chat_requests()[0].prompt
+    diff = json.loads((ov_home / "accounts/default/user/default/sessions/p/history/archive_001/memory_diff.json").read_text())
+    assert sorted(op["uri"].split("/memories/")[0] for op in diff["operations"]["adds"]) == [
+        "viking://user/default",
+        "viking://user/default/peers/acme",
+    ]

@@ -104,6 +104,8 @@ class Candidate:
     memory_type: str
     fields: dict[str, str]
     source_message_ids: list[str] = field(default_factory=list)
+    # "user", or "peer" for a memory about the session's peer (only the LLM path proposes those).
+    about: str = "user"
 
 
 @dataclass

@@ -75,6 +75,7 @@ def extract_with_llm(
     user: str,
     when: datetime,
     prompts_dir: Path | None,
+    peer: str | None = None,
 ) -> tuple[list[Candidate], dict[str, int]]:
     """Candidates proposed by the model for ``messages``, and the tokens its calls used.
 
@@ -83,6 +84,8 @@ def extract_with_llm(
     """
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
     chat = build_messages(prompt, config.max_prompt_chars, schemas, messages, existing, user=user, when=when)
+    if peer:
+        chat[-1] = {**chat[-1], "content": chat[-1]["content"] + PEER_NOTE.format(peer=peer)}
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
 
     def ask(conversation: list[dict[str, str]]) -> str:
@@ -109,10 +112,16 @@ def extract_with_llm(
                 hint="try a stronger model (llm.model), or raise llm.max_output_tokens if the answer was cut off",
             ) from None
     known_ids = [str(m.get("id")) for m in messages if m.get("id")]
-    candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids)
+    candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids, peer=peer)
     for warning in warnings:
         log.warning("memory extraction: %s", warning)
     return candidates, tokens
+
+
+PEER_NOTE = (
+    "\n\nThis conversation is with the peer {peer}. For a memory about {peer} (their facts, "
+    'preferences or events) add "about": "peer" to the item; memories about the user need no "about".'
+)
 
 
 def repair_request(error: str) -> str:
@@ -296,6 +305,7 @@ def validate_candidates(
     *,
     when: datetime,
     known_ids: list[str],
+    peer: str | None = None,
 ) -> tuple[list[Candidate], list[str]]:
     """The items that are valid memories, as candidates, and a warning for each one dropped."""
     from pydantic import BaseModel, ConfigDict, ValidationError
@@ -305,6 +315,7 @@ def validate_candidates(
         memory_type: str
         fields: dict[str, Any]
         source_message_ids: list[str | int] = []
+        about: str = "user"
 
     candidates: list[Candidate] = []
     warnings: list[str] = []
@@ -323,7 +334,10 @@ def validate_candidates(
         fields = {name: str(item.fields[name]).strip() for name in schema.field_names}
         # Ids the model made up would point provenance at messages that do not exist.
         sources = [s for s in dict.fromkeys(str(i) for i in item.source_message_ids) if s in known]
-        candidates.append(Candidate(item.memory_type, fields, sources))
+        about = "peer" if item.about == "peer" and peer else "user"
+        if item.about == "peer" and not peer:
+            warnings.append(f"memory #{number} is about a peer, but the session has none: filed as the user's")
+        candidates.append(Candidate(item.memory_type, fields, sources, about))
     return candidates, warnings
 
 
