@@ -219,7 +219,7 @@ def _is_name(value: str, name: str = "") -> bool:
         return False
     if _ENV_NAME.fullmatch(value) or _HEADER_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
         return True
-    if _DOTTED_NAME.fullmatch(value):
+    if _DOTTED_NAME.fullmatch(value) or (value.startswith("__") and value.endswith("__")):
         return True
     words = _words(value)
     if name:

@@ -46,8 +46,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     if memory_type is not None and memory_type not in schemas:
         raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))
     when = datetime.now(timezone.utc)
-    candidates = []
-    for attempt in (text, f"Remember that {text}"):
+    candidates = _llm_choice(store, schemas, text, when) if memory_type is None and store.config.llm.enabled else []
+    for attempt in () if candidates else (text, f"Remember that {text}"):
         message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
         candidates = [c for c in extract_explicit([message], when=when, user=store.identity.user) if memory_type is None or c.memory_type == memory_type]
         if candidates:
@@ -72,6 +72,29 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         result = tx.commit("remember", uris) if uris else None
     touched = [str(u) for u in uris] or [str(VikingURI((*root.parts, *op["path"].split("/")))) for op in plan.operations.get("adds", []) + plan.operations.get("updates", []) if "path" in op]
     return RememberResult(touched, result.commit if result else None, diff["operations"])
+
+
+def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
+    """With an LLM, the model only chooses the memory's type and file; the words stay the user's."""
+    from ov.llm import LLMError
+    from ov.memory.llm_extract import extract_with_llm
+    from ov.usage import record
+
+    message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": f"Remember this: {text}"}], "created_at": when.isoformat()}
+    llm = store.config.llm
+    try:
+        candidates, tokens = extract_with_llm(llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts")
+    except LLMError:
+        return []  # the deterministic reading below still remembers it
+    record(store.state, "remember", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+    if not candidates:
+        return []
+    chosen = candidates[0]
+    bullet = text if text.lstrip().startswith(("-", "#")) else f"- {text}"
+    if schemas[chosen.memory_type].content_sections:
+        return [chosen]  # a sectioned type (experiences) needs the model's structure
+    chosen.fields = {**chosen.fields, "content": bullet}
+    return [chosen]
 
 
 def forget(store: Store, uri: VikingURI) -> CommitResult:

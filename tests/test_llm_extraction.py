@@ -195,3 +195,16 @@ def test_memories_about_the_sessions_peer_go_under_the_peer(ov, ov_home, with_ll
         "viking://user/default",
         "viking://user/default/peers/acme",
     ]
+
+
+def test_remember_with_an_llm_lets_it_choose_the_type_and_file(ov, ov_home, with_llm):
+    server = with_llm
+    server.chat(answer({"memory_type": "entities", "fields": {"category": "projects", "name": "atlas", "content": "- Model's own words"}, "source_message_ids": ["remember"]}))
+    result = ov("remember", "Atlas is our billing service, owned by the payments team", "--json").json["result"]
+    assert result["uris"] == ["viking://user/default/memories/entities/projects/atlas.md"]
+    text = (ov_home / MEMORIES / "entities/projects/atlas.md").read_text()
+    assert "- Atlas is our billing service, owned by the payments team" in text and "Model's own words" not in text
+    server.delay(3)
+    assert ov("config", "set", "llm.timeout", "0.5").exit_code == 0
+    fallback = ov("remember", "I prefer squash merges", "--json").json["result"]
+    assert fallback["uris"] == ["viking://user/default/memories/preferences/default/squash_merges.md"]
