@@ -83,8 +83,6 @@ def _marker(name: str) -> str:
 
 # A marker must never be matched again, or redaction would not be idempotent.
 _NOT_DONE = r"(?!\[REDACTED)"
-# Provider tokens must start at a token boundary, not inside a longer word.
-_B = r"(?<![A-Za-z0-9_-])"
 
 # ----- value and name judgements shared by the rules ---------------------------
 
@@ -215,7 +213,7 @@ def _is_secret_name(name: str) -> bool:
 
 def _is_name(value: str, name: str = "") -> bool:
     """The value is itself a name (dict key, enum, env variable, header), not a secret."""
-    if not _NAME_CHARS.fullmatch(value):
+    if not _NAME_CHARS.fullmatch(value) or _has_random_part(value):
         return False
     if _ENV_NAME.fullmatch(value) or _HEADER_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
         return True
@@ -236,6 +234,20 @@ def _is_generated(value: str) -> bool:
     alpha = any(c.isalpha() for c in value)
     mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
     return digits and alpha and (mixed or len(value) >= 16) and not _ENV_NAME.fullmatch(value)
+
+
+_CHAR_CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
+_CODE_PARTS = re.compile(r"[^.()\[\]{}]{12,}")
+
+
+def _has_random_part(value: str) -> bool:
+    """`s.Ab12Cd34Ef56Gh78` reads as an attribute path but holds a token: random text
+    switches between lower case, upper case and digits far more often than names do."""
+    for part in _CODE_PARTS.findall(value):
+        runs = len(_CHAR_CLASS_RUNS.findall(part))
+        if runs >= 0.4 * len(part) and any(c.isdigit() for c in part):
+            return True
+    return False
 
 
 def _is_placeholder(value: str) -> bool:
@@ -268,7 +280,7 @@ def _is_secret_value(
         type_expr = ("|" in value or "[" in value) and bool(_TYPE_EXPR.fullmatch(value))
         prose = value.count(" ") >= 5
         return not (annotation or type_expr or prose or _OPERATOR_FOLLOWS.match(after))
-    if _CODE.fullmatch(value) or after.startswith(("..", "…")):
+    if (_CODE.fullmatch(value) and not _has_random_part(value)) or after.startswith(("..", "…")):
         return False
     if _is_generated(value):
         return True
@@ -308,8 +320,15 @@ def _check_url_password(m: re.Match[str], start: int, end: int) -> bool:
     return MARKER not in secret and not _PLACEHOLDER.fullmatch(secret) and not _MASKED.search(secret)
 
 
+_NETRC_LINE_START = re.compile(r"[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?")
+
+
 def _check_netrc(m: re.Match[str], start: int, end: int) -> bool:
-    # A line of prose can start "password reset": a netrc password is not a plain word.
+    # Only `password` opening a line or following `machine`/`login`; and since a line
+    # of prose can start "password reset", a netrc password must not be a plain word.
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    if not _NETRC_LINE_START.fullmatch(m.string, line_start, m.start()):
+        return False
     secret = m.string[start:end]
     return not _WORDLIKE.fullmatch(secret) and _is_secret_value(secret, quoted=False)
 
@@ -391,6 +410,15 @@ def _compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return re.compile(pattern, flags)
 
 
+def _token(prefix: str, body: str) -> str:
+    """A token that starts with ``prefix`` (fixed width) at a token boundary, not inside a longer word.
+
+    The boundary is checked behind the prefix rather than in front of it, so the
+    pattern begins with the literal prefix, which the regex engine finds quickly.
+    """
+    return f"{prefix}(?<![A-Za-z0-9_-]{prefix}){body}"
+
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
@@ -402,67 +430,62 @@ RULES: tuple[Rule, ...] = (
         ),
         ("private key",),
     ),
-    Rule("anthropic_key", _compile(_B + r"sk-ant-[A-Za-z0-9_-]{20,}+"), ("sk-ant-",), _has_digit),
-    Rule("openai_key", _compile(_B + r"sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+"), ("sk-",), _has_digit),
-    Rule("google_api_key", _compile(_B + r"AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"), ("aiza",)),
+    Rule(
+        "private_key",
+        # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
+        _compile(
+            r"Private-Lines:[ \t]*\d+\r?\n"
+            r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
+        ),
+        ("private-lines:",),
+    ),
+    Rule("anthropic_key", _compile(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), _has_digit),
+    Rule("openai_key", _compile(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), _has_digit),
+    Rule("google_api_key", _compile(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
     Rule(
         "aws_access_key_id",
-        _compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        _compile(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("akia", "asia", "abia", "acca"),
     ),
     Rule(
         "aws_secret_key",
         _compile(
-            r"(?i)(?<![\w])(?:aws_?secret_?(?:access_?)?key|secretaccesskey)[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"[Aa][Ww][Ss](?<!\w...)_?(?i:secret_?(?:access_?)?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
-        ("secret",),
+        ("aws_secret", "awssecret"),
     ),
     Rule(
-        "github_token",
-        _compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{30,}+|github_pat_[A-Za-z0-9_]{22,}+)"),
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        _has_digit,
+        "aws_secret_key",
+        # The JSON that `aws sts` and `aws iam create-access-key` print.
+        _compile(r"SecretAccessKey(?<!\wSecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        ("secretaccesskey",),
     ),
-    Rule("gitlab_token", _compile(_B + r"gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}+"), ("glpat-", "gldt-", "glrt-", "glptt-")),
-    Rule("slack_token", _compile(_B + r"xox[abprs]-[A-Za-z0-9-]{10,}+"), ("xox",)),
+    Rule("github_token", _compile(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
+    Rule("github_token", _compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
+    Rule("gitlab_token", _compile(_token("glpat-", r"[A-Za-z0-9_-]{20,}+")), ("glpat-",)),
+    Rule("slack_token", _compile(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
     Rule(
         "slack_webhook",
         _compile(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
         ("hooks.slack.com",),
     ),
-    Rule(
-        "stripe_key",
-        _compile(_B + r"(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+|whsec_[A-Za-z0-9]{24,}+)"),
-        ("_live_", "_test_", "whsec_"),
-    ),
-    Rule(
-        "vault_token",
-        _compile(_B + r"(?:hv[sbr]\.[A-Za-z0-9_-]{24,}+|s\.[A-Za-z0-9]{24}(?![A-Za-z0-9_-]))"),
-        ("hvs.", "hvb.", "hvr.", "s."),
-        _has_digit,
-    ),
-    Rule("huggingface_token", _compile(_B + r"hf_[A-Za-z0-9]{30,}+"), ("hf_",), _has_digit),
-    Rule("pypi_token", _compile(_B + r"pypi-AgE[A-Za-z0-9_-]{50,}+"), ("pypi-",)),
-    Rule("npm_token", _compile(_B + r"npm_[A-Za-z0-9]{30,}+"), ("npm_",), _has_digit),
+    Rule("stripe_key", _compile(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
+    Rule("stripe_key", _compile(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
+    Rule("vault_token", _compile(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), _has_digit),
+    Rule("huggingface_token", _compile(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
+    Rule("pypi_token", _compile(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
+    Rule("npm_token", _compile(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
     Rule(
         "jwt",
-        _compile(_B + r"eyJ[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}"),
+        _compile(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
         ("eyj",),
     ),
     Rule(
-        "private_key",
-        # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
-        _compile(
-            r"(?<=Private-Lines:)[ \t]*\d+\r?\n"
-            r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
-        ),
-        ("private-lines:",),
-    ),
-    Rule(
         "url_password",
+        # Anchored on `://`; the scheme stays in front of the match, untouched.
         _compile(
-            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,30}+://[^\s:/?#@\[\]]{0,256}+:"
+            r"://(?<=[A-Za-z0-9]://)[^\s:/?#@\[\]]{0,256}+:"
             + _NOT_DONE
             # The host has no `@`, so an unescaped `@` inside the password stays in the password.
             + r"(?P<secret>[^\s/?#\[\]]{1,256}?)@(?=[A-Za-z0-9\[][^\s/?#@]*(?:[/?#\s]|$))"
@@ -472,14 +495,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "bearer_token",
-        _compile(r"(?i)(?<![\w-])bearer[ \t]+" + _NOT_DONE + _TOKEN68),
+        _compile(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
         ("bearer",),
         _check_credential,
     ),
     Rule(
         "authorization",
         _compile(
-            r"(?i)(?<![\w-])(?:proxy-)?authorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?i)authorization(?<!\wauthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
             # Atomic, so a redacted `Bearer [REDACTED:..]` cannot be re-read with `Bearer` as the token.
             r"(?>(?:(?P<scheme>bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
             + _NOT_DONE
@@ -490,14 +513,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "user_password",
-        _compile(r"(?<![\w-])(?:-u|--user)[ \t]+[\"']?[^\s:\"'/@]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
-        ("-u", "--user"),
+        _compile(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
+        ("-u ", "-u\t", "--user"),
         _check_url_password,
     ),
     Rule(
         "netrc_password",
         _compile(
-            r"(?m)^[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?password[ \t]+" + _NOT_DONE
+            r"(?m)password(?<![\w-]password)[ \t]+" + _NOT_DONE
             + r"(?P<secret>\S+)(?=[ \t]*(?:$|(?:machine|login|account|macdef|default)\b))"
         ),
         ("password",),
@@ -505,8 +528,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "assigned_secret",
+        # The quotes around a name need not pair up: `"token": ...` and `\"token\": ...` both occur.
         _compile(
-            r"(?m)(?<![\w.])(?P<q>\\?[\"']|)(?P<name>[A-Za-z_][\w.-]{0,80}+)(?P=q)[ \t]*"
+            r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
             r"|" + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[ \t]*,?[ \t]*(?:\#|\r?$))"
             r"|(?:" + _EQ + r"|" + _COLON + r")[ \t]*" + _QUOTED + r")"
@@ -516,7 +540,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "assigned_secret",
-        _compile(r"(?<![\w-])--(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
+        _compile(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
         ("--",),
         _check_flag,
     ),

@@ -73,7 +73,8 @@ def test_llm_answer_adds_a_preference_and_a_profile_fact(ov, ov_home, with_llm):
 
 def test_llm_answer_merges_into_an_existing_preference(ov, ov_home, with_llm, snapshot):
     server = with_llm
-    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    # --type keeps `remember` deterministic: no LLM call before the one this test scripts.
+    assert ov("remember", "I prefer tabs over spaces", "--type", "preferences").exit_code == 0
     add(ov, "Tabs, always; and make them 4 columns wide.", "u1")
     server.chat(answer({
         "memory_type": "preferences",

@@ -114,7 +114,7 @@ POSITIVE = [
     ("flag-equals", "mysql --password=hunter2 -h db", "hunter2", "mysql --password=[REDACTED:assigned_secret] -h db", 1),
     ("flag-space", "psql --password Zq8-x7Lm now", "Zq8-x7Lm", "--password [REDACTED:assigned_secret] now", 1),
     ("vault", f"vault login {VAULT}", VAULT, "vault login [REDACTED:vault_token]", 1),
-    ("vault-legacy", f"VAULT_TOKEN={'s.' + fake(24)}", "s." + fake(24), "VAULT_TOKEN=[REDACTED:vault_token]", 1),
+    ("vault-legacy", f"VAULT_TOKEN={'s.' + fake(24)}", "s." + fake(24), "VAULT_TOKEN=[REDACTED:assigned_secret]", 1),
     ("credentials", "GOOGLE_CREDENTIALS='{\"k\": 1}'", '{"k": 1}', "GOOGLE_CREDENTIALS='[REDACTED:assigned_secret]'", 1),
     ("passwd-pwd", "DB_PWD=x9y8 passwd=zz77", "x9y8", "DB_PWD=[REDACTED:assigned_secret] passwd=[REDACTED:assigned_secret]", 2),
     ("auth-token", "AUTH_TOKEN=tok_12345678", "tok_12345678", "AUTH_TOKEN=[REDACTED:assigned_secret]", 1),
