@@ -6,57 +6,61 @@ string inside JSON-like data (tool inputs and outputs). Both are idempotent:
 a marker is never matched again, so redacting twice changes nothing more.
 
 Every recogniser is one row of ``RULES``: a name (the hint left in the marker),
-a compiled pattern, a few lowercase substrings of which at least one must occur
-before the pattern is tried at all (hooks run this on every agent turn, and most
-text holds no secret, so most rules never run), and an optional check that can
-veto a match. A pattern that has groups named ``secret...`` replaces only that
-group, so names, quotes, ``Bearer``, the URL's scheme, user and host survive.
+a compiled pattern, lowercase substrings of which one must occur before the
+pattern is tried at all (this runs in hooks on every agent turn and most text
+holds no secret, so most rules never run), and an optional check that can veto
+a match. A pattern with a group named ``secret...`` (or a quoted-value group)
+replaces only that group, so names, quotes, ``Bearer``, and the URL's scheme,
+user and host survive. Rules run in table order: provider tokens first, so
+``API_KEY=sk-...`` becomes ``API_KEY=[REDACTED:openai_key]``, not a generic marker.
 
-Rules run in table order. Provider tokens come first, so ``API_KEY=sk-...``
-becomes ``API_KEY=[REDACTED:openai_key]`` rather than a generic marker; the
-generic rules after them skip anything already holding a marker.
+Decisions on the edges. Provider formats and URL passwords are redacted
+whenever they match; the generic rules (assignments, flags, ``Bearer``) have
+to tell secrets from code and prose, and lean towards redacting config-like
+text and towards keeping code:
 
-Decisions on the edges (all of them err towards redacting when unsure, except
-where the text is clearly code or prose):
-
-* Provider tokens need their prefix at a token boundary (so ``task-sk-ip`` and
-  ``sk-learn`` stay), a minimum length, and, where the prefix is short
-  (``sk-``, ``hf_``, ``npm_``, ``gh?_``), at least one digit: real tokens are
+* Provider tokens need their prefix at a token boundary (``task-sk-ip`` and
+  ``sk-learn-...`` stay), a minimum length, and where the prefix is short
+  (``sk-``, ``hf_``, ``npm_``, ``gh?_``, ``hvs.``) a digit: real tokens are
   random, identifiers such as ``hf_AutoModelForCausalLM`` are not.
-* A JWT is ``eyJ`` + base64url, dot, base64url, dot, optional signature.
-  Base64 data (images, ``data:`` URLs) has no dots and so never matches.
+* A JWT is ``eyJ`` + base64url, a dot, base64url, a dot and an optional
+  signature; base64 data (images, ``data:`` URLs) has no dots.
 * ``Bearer <token>`` and ``Authorization: <scheme> <token>`` keep the words and
-  redact the token, unless the "token" is an English word ("Bearer
-  authentication"), an environment reference (``$TOKEN``, ``ACCESS_TOKEN``)
-  or a placeholder.
-* URL passwords: ``scheme://user:password@host`` keeps everything but the
-  password. URLs without a password are untouched.
+  redact a token-looking token: not an English word ("Bearer authentication"),
+  a name (``ACCESS_TOKEN``), a reference (``$TOKEN``, ``{token}``) or code.
+* ``scheme://user:password@host`` keeps everything but the password, except
+  the literal placeholders ``password``/``pass``/``secret`` of documentation.
 * Assignments (``NAME=value``, ``NAME: value``, ``"name": "value"``,
-  ``--name=value`` and ``--name value``) redact the value when the name looks
-  secret: after splitting it into words (``_``, ``-``, ``.``, camelCase) it
-  holds secret, password/passwd/pwd/pass/pw, passphrase, credential(s)/cred(s),
-  token (but not tokenizer/tokens), auth (but not author/authority), a
-  qualified key (api/access/private/client/... key), or is an UPPER_SNAKE name
-  with a KEY word (``STRIPE_KEY``). A bare ``key`` or ``sort_key`` is not
-  secret: in code those are dictionary keys. Names whose last word says the
-  value is metadata (``_url``, ``_file``, ``_path``, ``_type``, ``_id``,
-  ``_length``, ``_budget``, ``_prompt``...) are not secret, nor are ``PWD`` and
-  ``OLDPWD`` (shell working directories).
-* Values that are not secrets: empty, small numbers (up to six digits:
-  ``PASSWORD_MIN_LENGTH=8``, ``max_tokens: 2000``), booleans and nulls,
-  placeholders (``<your-key>``, ``${VAR}``, ``$VAR``, ``{{ x }}``, ``%VAR%``,
-  ``your_api_key``, ``changeme``, masks such as ``xxxx``, ``****``, ``sk-...``).
-  Unquoted values that are code are skipped too: calls and subscripts
-  (``get_token()``, ``os.environ["X"]``), dotted attribute paths
-  (``self.token``), a variable whose own name looks secret (``api_key=api_key``),
-  type names (``password: str``) and keywords (``await``, ``lambda``).
-* ``NAME: value`` without quotes only counts when the value is the last thing
-  on the line (YAML, HTTP headers); "Password: reset it from settings" is prose.
-* Space-separated flags (``--password hunter2``) also need a value that is not
-  a plain word or a path, because boolean flags are followed by arguments.
-* Known misses: short flags (``-phunter2``), type-annotated TypeScript
-  (``const token: string = "..."``), passwords containing whitespace when
-  unquoted, and dotted passwords that read like attribute paths (``Ab.cd``).
+  ``--name=value``, ``--name value``) redact the value of a secret-looking
+  name: split into words (``_``, ``-``, camelCase; the last ``.`` part only) it
+  holds secret, password/passwd/pwd, passphrase, credential/creds, token (not
+  tokenizer, max_tokens, eos_token), auth (not author, authority,
+  authenticated), a qualified key (api/access/private/client/... key), or ends
+  in pass/pw (``DB_PASS``, not ``on_pass``). An UPPER_SNAKE ``..._KEY`` counts
+  weakly (``STRIPE_KEY=...`` in an env file, or a random-looking value); a
+  bare ``key`` or ``sort_key`` never does: in code those are dictionary keys.
+  A last word that makes the value metadata (``_url``, ``_file``, ``_path``,
+  ``_type``, ``_id``, ``_length``, ``_budget``, ``_prompt``...) and the shell's
+  ``PWD``/``OLDPWD`` are not secret.
+* Values that are not secrets: under four characters; numbers of up to six
+  digits (``PASSWORD_MIN_LENGTH=8``, ``max_tokens: 2000``; longer ones may be
+  PINs or keys); booleans, nulls and modes (``true``, ``none``, ``write``);
+  placeholders and masks (``<your-key>``, ``${VAR}``, ``$VAR``, ``{{ x }}``,
+  ``your_api_key``, ``changeme``, ``xxxx``, ``****``, ``sk-...``); names
+  (``"api_key"``, ``GITHUB_TOKEN``, ``X-Api-Key``, an enum spelling its own
+  name); paths; URLs without credentials; quoted type annotations and prose
+  of six words or more. Unquoted code is skipped too: calls and subscripts
+  (``get_token()``), attribute paths (``self.token``), variables in code
+  (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
+  A random-looking value (digits mixed with letters) outweighs these guesses.
+* ``NAME: value`` without quotes counts only when the value ends the line
+  (YAML, HTTP headers): "Password: reset it from settings" is prose. A netrc
+  ``password`` needs a value that is not a plain word, and so does a
+  space-separated ``--flag`` (boolean flags are followed by arguments).
+* Known misses: short flags (``-phunter2``), TypeScript annotations
+  (``const token: string = "..."``), unquoted passwords with spaces, plain-word
+  passwords in code-like positions (``password = hunter``), and passwords that
+  read like attribute paths or names (``Ab.cd``, ``my_password``).
 """
 
 from __future__ import annotations
@@ -70,6 +74,8 @@ MARKER = "[REDACTED:"
 
 
 class Rule(NamedTuple):
+    """One recogniser; see the module docstring."""
+
     name: str
     pattern: re.Pattern[str]
     hints: tuple[str, ...]
@@ -101,12 +107,13 @@ _PLACEHOLDER = re.compile(
     r"""(?ix)
       [-+]?(?:\d{1,6}(?:\.\d+)?|\d{1,3}(?:_\d{3})+|\d*\.\d+)(?:e[-+]?\d+)?   # lengths, limits, prices
     | 0x[0-9a-f]{1,8} | \#[0-9a-f]{3,8}                     # bit masks, colours
+    | (?:\\[ux][0-9a-f]{2,8})+                               # escaped characters
     | true|false|yes|no|on|off|null|none|nil|undefined|n/a|value|string
     | include|omit|same-origin|read|write|enabled|disabled  # modes and permissions
     | [x*•._\#-]+                                           # masks
     | \{\{.*\}\} | \{[^{}"':]*\}                            # template slots (not JSON)
     | \$\(.*\) | \$[A-Za-z_]\w* | %[A-Za-z_]\w*%               # shell and env references
-    | [\w.]+[/:][A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+                 # os.environ/API_KEY, env:API_KEY
+    | (?-i:[\w.]+[/:][A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)          # os.environ/API_KEY, env:API_KEY
     | %[-+\ \#0-9.]*[sdifrx] | %\(\w+\)[sdifr] | \?           # printf and SQL parameters
     | your[\s_-].* | [\w.-]*[_-]here | change[_-]?me | placeholder | todo | tbd | fixme
     | (?:bearer|basic|token|digest)(?:\s+[a-z_]*)?            # a scheme waiting for its token
@@ -237,15 +244,22 @@ def _is_generated(value: str) -> bool:
 
 
 _CHAR_CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
-_CODE_PARTS = re.compile(r"[^.()\[\]{}]{12,}")
+_WORD_RUNS = re.compile(r"[a-z]{4,}")
+_CODE_PARTS = re.compile(r"[^._()\[\]{}-]{12,}")
 
 
 def _has_random_part(value: str) -> bool:
-    """`s.Ab12Cd34Ef56Gh78` reads as an attribute path but holds a token: random text
-    switches between lower case, upper case and digits far more often than names do."""
+    """`s.Ab12Cd34Ef56Gh78` reads as an attribute path but holds a token.
+
+    Random text switches between lower case, upper case and digits far more often
+    than names do, and has few runs of four lower-case letters (names are words).
+    """
     for part in _CODE_PARTS.findall(value):
-        runs = len(_CHAR_CLASS_RUNS.findall(part))
-        if runs >= 0.4 * len(part) and any(c.isdigit() for c in part):
+        if not any(c.isdigit() for c in part):
+            continue
+        switches = len(_CHAR_CLASS_RUNS.findall(part))
+        in_words = sum(len(word) for word in _WORD_RUNS.findall(part))
+        if switches >= 0.4 * len(part) and in_words < 0.3 * len(part):
             return True
     return False
 
@@ -386,13 +400,15 @@ def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
 _UNQUOTED = (
     # String prefixes (f"", b"", r"") start code, not a value.
     # A leading `&` or `*` is a YAML anchor or alias, `!` a negation, `#` a comment, `/^` a regex literal.
-    _NOT_DONE + r"(?![(\[{<$\\&*!#])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])(?:[^\s\"'`&\\;]|&(?!amp;|[\w.-]{1,80}=))*[^\s\"'`&\\,;:.)\]}>]"
+    # Bounded, so that rescanning inside a rejected value (see `_apply`) stays linear.
+    _NOT_DONE + r"(?![(\[{<$\\&*!#])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])"
+    r"(?:[^\s\"'`&\\;]|&(?!amp;|[\w.-]{1,80}=)){0,1023}[^\s\"'`&\\,;:.)\]}>]"
 )
 _QUOTED = (
-    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.)*+)\""
-    r"|'(?P<sq>(?:[^'\\\n]|\\.)*+)'"
-    r"|`(?P<bq>[^`\n]*+)`"
-    r"|\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n])*+)\\\")"
+    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,4096}+)\""
+    r"|'(?P<sq>(?:[^'\\\n]|\\.){0,4096}+)'"
+    r"|`(?P<bq>[^`\n]{0,4096}+)`"
+    r"|\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n]){0,4096}+)\\\")"
 )
 # RFC 7235 token68, ending where the token ends: `Bearer {x}`, `Bearer <x>`, `Basic%20` are not tokens.
 # A sentence's full stop after the token is not part of it.
@@ -404,10 +420,6 @@ _EQ = r"=(?![=>~])"
 _COLON = r":(?![=:])"
 
 _PRIVATE_KEY_LABEL = r"-----{end}[ A-Z0-9]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
-
-
-def _compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    return re.compile(pattern, flags)
 
 
 def _token(prefix: str, body: str) -> str:
@@ -422,7 +434,7 @@ def _token(prefix: str, body: str) -> str:
 RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
-        _compile(
+        re.compile(
             _PRIVATE_KEY_LABEL.format(end="BEGIN")
             + r"(?:[\s\S]{0,65536}?" + _PRIVATE_KEY_LABEL.format(end="END")
             # Truncated output (no END line): take the base64 and header lines that follow.
@@ -433,23 +445,23 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
         # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
-        _compile(
+        re.compile(
             r"Private-Lines:[ \t]*\d+\r?\n"
             r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
         ),
         ("private-lines:",),
     ),
-    Rule("anthropic_key", _compile(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), _has_digit),
-    Rule("openai_key", _compile(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), _has_digit),
-    Rule("google_api_key", _compile(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
+    Rule("anthropic_key", re.compile(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), _has_digit),
+    Rule("openai_key", re.compile(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), _has_digit),
+    Rule("google_api_key", re.compile(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
     Rule(
         "aws_access_key_id",
-        _compile(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("akia", "asia", "abia", "acca"),
     ),
     Rule(
         "aws_secret_key",
-        _compile(
+        re.compile(
             r"[Aa][Ww][Ss](?<!\w...)_?(?i:secret_?(?:access_?)?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
@@ -458,33 +470,33 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "aws_secret_key",
         # The JSON that `aws sts` and `aws iam create-access-key` print.
-        _compile(r"SecretAccessKey(?<!\wSecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        re.compile(r"[Ss]ecretAccessKey(?<!\w.ecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         ("secretaccesskey",),
     ),
-    Rule("github_token", _compile(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
-    Rule("github_token", _compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
-    Rule("gitlab_token", _compile(_token("glpat-", r"[A-Za-z0-9_-]{20,}+")), ("glpat-",)),
-    Rule("slack_token", _compile(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
+    Rule("github_token", re.compile(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
+    Rule("github_token", re.compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
+    Rule("gitlab_token", re.compile(_token("glpat-", r"[A-Za-z0-9_-]{20,}+")), ("glpat-",)),
+    Rule("slack_token", re.compile(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
     Rule(
         "slack_webhook",
-        _compile(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
+        re.compile(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
         ("hooks.slack.com",),
     ),
-    Rule("stripe_key", _compile(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
-    Rule("stripe_key", _compile(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
-    Rule("vault_token", _compile(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), _has_digit),
-    Rule("huggingface_token", _compile(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
-    Rule("pypi_token", _compile(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
-    Rule("npm_token", _compile(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
+    Rule("stripe_key", re.compile(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
+    Rule("stripe_key", re.compile(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
+    Rule("vault_token", re.compile(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), _has_digit),
+    Rule("huggingface_token", re.compile(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
+    Rule("pypi_token", re.compile(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
+    Rule("npm_token", re.compile(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
     Rule(
         "jwt",
-        _compile(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
+        re.compile(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
         ("eyj",),
     ),
     Rule(
         "url_password",
         # Anchored on `://`; the scheme stays in front of the match, untouched.
-        _compile(
+        re.compile(
             r"://(?<=[A-Za-z0-9]://)[^\s:/?#@\[\]]{0,256}+:"
             + _NOT_DONE
             # The host has no `@`, so an unescaped `@` inside the password stays in the password.
@@ -495,13 +507,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "bearer_token",
-        _compile(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
+        re.compile(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
         ("bearer",),
         _check_credential,
     ),
     Rule(
         "authorization",
-        _compile(
+        re.compile(
             r"(?i)authorization(?<!\wauthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
             # Atomic, so a redacted `Bearer [REDACTED:..]` cannot be re-read with `Bearer` as the token.
             r"(?>(?:(?P<scheme>bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
@@ -513,13 +525,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "user_password",
-        _compile(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
+        re.compile(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@\[\]=]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
         ("-u ", "-u\t", "--user"),
         _check_url_password,
     ),
     Rule(
         "netrc_password",
-        _compile(
+        re.compile(
             r"(?m)password(?<![\w-]password)[ \t]+" + _NOT_DONE
             + r"(?P<secret>\S+)(?=[ \t]*(?:$|(?:machine|login|account|macdef|default)\b))"
         ),
@@ -529,7 +541,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "assigned_secret",
         # The quotes around a name need not pair up: `"token": ...` and `\"token\": ...` both occur.
-        _compile(
+        re.compile(
             r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
             r"|" + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[ \t]*,?[ \t]*(?:\#|\r?$))"
@@ -540,7 +552,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "assigned_secret",
-        _compile(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
+        re.compile(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
         ("--",),
         _check_flag,
     ),
@@ -552,40 +564,61 @@ _SECRET_GROUPS = {
 }
 
 
+_LONGEST_MARKER = max(len(_marker(rule.name)) for rule in RULES)
+
+
+def _in_marker(text: str, start: int, end: int) -> bool:
+    """The span overlaps a marker an earlier rule left (the patterns' own guards aside)."""
+    if MARKER[1:-1] in text[start:end]:
+        return True
+    before = text[max(0, start - _LONGEST_MARKER) : start]
+    opened = before.rfind(MARKER)
+    return opened != -1 and "]" not in before[opened:]
+
+
 def _apply(rule: Rule, text: str) -> tuple[str, int]:
     groups = _SECRET_GROUPS[id(rule)]
     marker = _marker(rule.name)
-    count = 0
-
-    def replace(m: re.Match[str]) -> str:
-        nonlocal count
+    has_markers = MARKER in text
+    search = rule.pattern.search
+    pieces: list[str] = []
+    done = pos = 0
+    # Text searched twice; capped so that chains such as `key=key=key=...` stay linear.
+    rescan_budget = len(text) + 4096
+    while (m := search(text, pos)) is not None:
         start, end = m.span()
         for group in groups:
             if m.start(group) != -1:
                 start, end = m.span(group)
                 break
-        if rule.check is not None and not rule.check(m, start, end):
-            return m.group(0)
-        count += 1
-        whole = m.group(0)
-        return whole[: start - m.start()] + marker + whole[end - m.start() :]
-
-    return rule.pattern.sub(replace, text), count
+        if (has_markers and _in_marker(text, start, end)) or (rule.check is not None and not rule.check(m, start, end)):
+            # Not re.sub: a rejected match may hold a secret of its own, as in
+            # `"command": "TOKEN=abc123 ./run.sh"`, so the search resumes inside it.
+            pos = max(start, m.start() + 1)
+            rescan_budget -= m.end() - pos
+            if rescan_budget < 0:
+                pos = max(m.end(), pos)
+            continue
+        pieces += (text[done:start], marker)
+        done = end
+        pos = max(m.end(), m.start() + 1)
+    if not pieces:
+        return text, 0
+    pieces.append(text[done:])
+    return "".join(pieces), len(pieces) // 2
 
 
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every recognised secret replaced by ``[REDACTED:<rule>]``, and how many."""
     if not text:
         return text, 0
+    # Lowered once: redaction only removes hints (markers are never matched again).
     lowered = text.lower()
     total = 0
     for rule in RULES:
-        if not any(hint in lowered for hint in rule.hints):
-            continue
-        text, count = _apply(rule, text)
-        if count:
+        if any(hint in lowered for hint in rule.hints):
+            text, count = _apply(rule, text)
             total += count
-            lowered = text.lower()
     return text, total
 
 
@@ -606,7 +639,8 @@ def redact_value(value: Any) -> tuple[Any, int]:
                 total += n
             item, n = redact_value(item)
             total += n
-            if isinstance(key, str) and isinstance(item, str) and _is_secret_name(key) and _is_secret_value(item, quoted=True, name=key):
+            secret_key = isinstance(key, str) and _is_secret_name(key)
+            if secret_key and isinstance(item, str) and _is_secret_value(item, quoted=True, name=key):
                 item = _marker("assigned_secret")
                 total += 1
             out[key] = item

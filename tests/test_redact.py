@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -130,7 +131,15 @@ POSITIVE = [
     ("netrc", "machine api.example.com\n  login me\n  password hunter2\n", "hunter2", "  password [REDACTED:netrc_password]\n", 1),
     ("netrc-one-line", "machine example.com login me password s3cr3t", "s3cr3t", "login me password [REDACTED:netrc_password]", 1),
     ("putty", "PuTTY-User-Key-File-3: ssh-ed25519\nPrivate-Lines: 1\n" + fake(44) + "\nPrivate-MAC: abc", fake(44), "Private-Lines: 1\n[REDACTED:private_key]\nPrivate-MAC: abc", 1),
-    ("rust-yaml-colon-generated", "api_key: Zx8Pq2Lm9Rt4", "Zx8Pq2Lm9Rt4", "api_key: [REDACTED:assigned_secret]", 1),
+    (
+        "inside-a-rejected-value",
+        '{"command": "TOKEN=abc123 ./run.sh", "env": "A=1,API_KEY=Zx8Pq2Lm9Rt4"}',
+        "abc123",
+        '{"command": "TOKEN=[REDACTED:assigned_secret] ./run.sh", "env": "A=1,API_KEY=[REDACTED:assigned_secret]"}',
+        2,
+    ),
+    ("stripe-webhook", f"STRIPE_WEBHOOK={'whsec_' + fake(32)}", "whsec_", "STRIPE_WEBHOOK=[REDACTED:stripe_key]", 1),
+    ("yaml-api-key", "api_key: Zx8Pq2Lm9Rt4", "Zx8Pq2Lm9Rt4", "api_key: [REDACTED:assigned_secret]", 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -156,15 +165,22 @@ def test_redaction_is_idempotent(text: str):
     assert (twice, n) == (once, 0)
 
 
+@pytest.mark.parametrize("separator", ["\n", " ", "", '", "'])
+def test_mixed_document_is_idempotent(separator: str):
+    # Cases run into each other here, so one rule's match can straddle another's text.
+    text = separator.join(c[1] for c in POSITIVE + NEGATIVE)
+    once, _ = redact(text)
+    assert redact(once) == (once, 0)
+    if separator == "\n":
+        others = {c[0]: text.replace(c[1], "") for c in POSITIVE}
+        assert not [c[0] for c in POSITIVE if c[2] in once and c[2] not in others[c[0]]]
+
+
 def test_every_rule_has_a_positive_case():
-    covered = {name for case in POSITIVE for name in _markers(redact(case[1])[0])}
-    assert {rule.name for rule in RULES} <= covered
-
-
-def _markers(text: str) -> set[str]:
-    import re
-
-    return set(re.findall(r"\[REDACTED:(\w+)\]", text))
+    markers = {name for case in POSITIVE for name in re.findall(r"\[REDACTED:(\w+)\]", redact(case[1])[0])}
+    assert {rule.name for rule in RULES} <= markers
+    for rule in RULES:
+        assert any(rule.pattern.search(case[1]) for case in POSITIVE), f"no case for a {rule.name} pattern"
 
 
 NEGATIVE = [
@@ -206,6 +222,7 @@ NEGATIVE = [
     ("references", 'api_key: os.environ/OPENAI_API_KEY\n"Authorization": "Bearer ${TOKEN}"\nTOKEN=$(gh auth token)\nkey: &default_key\n//registry.npmjs.org/:_authToken=${NPM_TOKEN}'),
     ("urls-without-password", "auth: https://docs.example.com/auth#oauth-flow\nTOKEN_ENDPOINT=https://login.example.com/oauth2/token"),
     ("prose-netrc-like", "Password reset\npassword required\nmachine learning is fun"),
+    ("not-credentials", 'CONFIG_KEY = "pydantic-mypy"\nsort_key = "name"\non_pass: next\ntokens = text.split()\nauthor = "Jane Doe"\nauthenticated = user.ok'),
     ("pathological-equals", "token" + "=" * 5000),
     ("empty", ""),
 ]
@@ -295,8 +312,15 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "key_" * 25_000,
         "sk-" * 30_000,
         "x@" * 50_000 + "://a:b",
+        "key=" * 25_000,
+        '"key": "' * 20_000,
+        'sort_key="x' * 20_000,
+        "--token " * 20_000,
     ],
-    ids=["a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer", "key-names", "sk-run", "at-run"],
+    ids=[
+        "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
+        "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
+    ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):
     start = time.perf_counter()
