@@ -32,6 +32,14 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
         raise
 
 
+def json_bytes(data) -> bytes:
+    """Canonical JSON for files ov writes (sorted keys, two-space indent, UTF-8, final newline):
+    the same data always gives the same bytes, so rewrites of unchanged data make no git change."""
+    import json
+
+    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def remove_empty_parents(path: Path, stop: Path) -> None:
     """Remove empty directories from ``path`` upwards, never removing ``stop`` itself."""
     current = path

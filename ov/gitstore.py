@@ -438,10 +438,3 @@ def _empty_tree(store, tree_cls):
     store.add_object(tree)
     return tree.id
 
-
-def lock_path(state: Path) -> Path:
-    return state / "write.lock"
-
-
-def journal_exists(state: Path) -> bool:
-    return os.path.exists(state / JOURNAL_NAME)

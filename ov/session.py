@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ov.errors import AlreadyExists, InvalidInput, NotFound
+from ov.files import json_bytes
 from ov.identity import validate_id
 from ov.store import CommitResult, Store
 from ov.uri import VikingURI
@@ -196,7 +197,7 @@ def create(store: Store, session_id: str | None = None, *, peer: str | None = No
     with store.transaction() as tx:
         if store.path(uri).exists():
             raise AlreadyExists(f"session {sid} already exists", hint=f"see it with `ov session show {sid}`")
-        tx.put(VikingURI((*uri.parts, META)), _meta_bytes(_new_meta(sid, store, peer)))
+        tx.put(VikingURI((*uri.parts, META)), json_bytes(_new_meta(sid, store, peer)))
         tx.put(VikingURI((*uri.parts, MESSAGES)), b"")
         return tx.commit("session new", [uri])
 
@@ -240,11 +241,12 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         meta["live_ids"] = meta["live_ids"] + added
         meta["message_count"] = meta.get("message_count", 0) + len(added)
         meta["total_message_count"] = meta.get("total_message_count", 0) + len(added)
+        fresh = set(added)
         meta["pending_tokens"] = meta.get("pending_tokens", 0) + sum(
-            estimate_tokens(message_text(m)) for m in messages if m["id"] in set(added)
+            estimate_tokens(message_text(m)) for m in messages if m["id"] in fresh
         )
         meta["updated_at"] = meta["last_message_at"] = now_iso()
-        tx.put(meta_uri, _meta_bytes(meta))
+        tx.put(meta_uri, json_bytes(meta))
         commit = tx.commit("session add", [uri])
     return AddResult(str(uri), added, duplicates, redacted, commit.commit)
 
@@ -264,7 +266,7 @@ def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
             entry["last_at"] = stamp
         meta["used"] = sorted(used.values(), key=lambda e: e["uri"])
         meta["updated_at"] = stamp
-        tx.put(meta_uri, _meta_bytes(meta))
+        tx.put(meta_uri, json_bytes(meta))
         return tx.commit("session used", [uri, *[store.uri(u) for u in canonical]])
 
 
@@ -324,10 +326,6 @@ def read_messages(store: Store, session_id: str) -> list[dict]:
         return []
 
 
-def meta_bytes(meta: dict) -> bytes:
-    return _meta_bytes(meta)
-
-
 def _require_meta(tx, meta_uri: VikingURI, session_id: str) -> dict:
     data = tx.existing_file(meta_uri)
     if data is None:
@@ -356,10 +354,6 @@ def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:
         "live_ids": [],
         "archived_ids": [],
     }
-
-
-def _meta_bytes(meta: dict) -> bytes:
-    return (json.dumps(meta, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def _summary(meta: dict, uri: str) -> dict:

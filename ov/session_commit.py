@@ -22,7 +22,8 @@ from datetime import datetime, timezone
 
 from ov import sidecar
 from ov.errors import InvalidInput, NotFound
-from ov.session import META, MESSAGES, ARCHIVED_IDS_KEPT, message_text, meta_bytes, now_iso, parse_messages, session_uri
+from ov.files import json_bytes
+from ov.session import ARCHIVED_IDS_KEPT, META, MESSAGES, message_text, now_iso, parse_messages, session_uri
 from ov.store import Store
 from ov.uri import VikingURI
 
@@ -91,12 +92,12 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
             _add_token_usage(meta, getattr(exc, "tokens", None))
             report.failed = f"{type(exc).__name__}: {exc}"
             failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
-            tx.put(VikingURI((*archive.parts, ".failed.json")), _json(failure))
+            tx.put(VikingURI((*archive.parts, ".failed.json")), json_bytes(failure))
         else:
             _add_token_usage(meta, tokens)
             for path, text in writes.items():
                 tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
-            tx.put(VikingURI((*archive.parts, "memory_diff.json")), _json(diff))
+            tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
             report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
             done = {
                 "starting_message_id": to_archive[0]["id"],
@@ -105,7 +106,7 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
                 "memories": report.memories,
                 "completed_at": now_iso(),
             }
-            tx.put(VikingURI((*archive.parts, ".done")), _json(done))
+            tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
             for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
                 kind = op.get("memory_type", "memory")
                 meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
@@ -116,7 +117,7 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
         archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
         meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
         meta["live_ids"] = [m["id"] for m in kept]
-        tx.put(meta_uri, meta_bytes(meta))
+        tx.put(meta_uri, json_bytes(meta))
         report.commit = tx.commit("commit", [uri, archive]).commit
     return report
 
@@ -288,5 +289,3 @@ def _jsonl(messages: list[dict]) -> bytes:
     return "".join(json.dumps(m, ensure_ascii=False, sort_keys=True) + "\n" for m in messages).encode("utf-8")
 
 
-def _json(data: dict) -> bytes:
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")

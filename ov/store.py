@@ -142,7 +142,7 @@ class Store:
         if self.exists:
             return False
         with WriteLock(self._lock_path, self.config.store.lock_timeout):
-            return self.git.init(self.author, f"ov init: account {self.identity.account}\n\nOv-Command: init\n")
+            return self.git.init(self.author, self._init_message)
 
     # --- reading ------------------------------------------------------------
 
@@ -266,7 +266,7 @@ class Store:
             return tx.commit("edit", [uri]), count if replace_all else 1
 
     def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
-        self._require_content_uri(uri)
+        self.require_content_uri(uri)
         if description is not None and len(description.strip()) > sidecar.ABSTRACT_MAX_CHARS:
             raise InvalidInput(
                 f"the description is {len(description.strip())} characters long; "
@@ -303,8 +303,8 @@ class Store:
             return tx.commit("rm", [uri])
 
     def mv(self, source: VikingURI, target: VikingURI) -> CommitResult:
-        self._require_content_uri(source)
-        self._require_content_uri(target)
+        self.require_content_uri(source)
+        self.require_content_uri(target)
         if target.is_within(source):
             raise InvalidInput(f"cannot move {source} into itself")
         with self.transaction() as tx:
@@ -359,6 +359,10 @@ class Store:
         return result
 
     # --- helpers ------------------------------------------------------------
+
+    @property
+    def _init_message(self) -> str:
+        return f"ov init: account {self.identity.account}\n\nOv-Command: init\n"
 
     @property
     def _lock_path(self) -> Path:
@@ -442,14 +446,14 @@ class Store:
             return "untracked"
         return "committed" if found[1] == git.blob_id(data) else "modified"
 
-    def _require_content_uri(self, uri: VikingURI) -> None:
+    def require_content_uri(self, uri: VikingURI) -> None:
         if uri.is_root or len(uri.parts) < 2:
             raise InvalidInput(f"{uri} is a scope; name a path inside it", hint="for example viking://resources/notes")
         if uri.scope == "user" and len(uri.parts) < 3:
             raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
 
     def _require_file_uri(self, uri: VikingURI) -> None:
-        self._require_content_uri(uri)
+        self.require_content_uri(uri)
         if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
             raise IsADirectory(f"{uri} is reserved for a directory")
 
@@ -494,7 +498,7 @@ class Transaction:
         self._lock.acquire()
         try:
             if not self.git.exists:
-                self.git.init(self.store.author, f"ov init: account {self.store.identity.account}\n\nOv-Command: init\n")
+                self.git.init(self.store.author, self.store._init_message)
             self.recovered = self.git.recover()
             self.head = self.git.head()
             self.tree = self.git.tree_of(self.head)

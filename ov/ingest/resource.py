@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from ov import sidecar
 from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound
+from ov.files import json_bytes
 from ov.ingest.model import ParseFailure, Skipped
 from ov.ingest.sources import Collected, collect
 from ov.store import Store, Transaction
@@ -132,7 +133,7 @@ def add_resource(
                 result.removed.append(str(uri))
         if len(tx.changes) >= 256:
             tx.write_ahead()  # file creation overlaps with summarising
-        manifest_bytes = _json_bytes(manifest)
+        manifest_bytes = json_bytes(manifest)
         manifest_uri = VikingURI((*root.parts, MANIFEST))
         if tx.existing_file(manifest_uri) != manifest_bytes:
             tx.put(manifest_uri, manifest_bytes)
@@ -219,7 +220,7 @@ def _join(root: VikingURI, rel: str) -> VikingURI:
 def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
     if exact:
         assert target is not None
-        store._require_content_uri(target)  # noqa: SLF001 - shared URI rule of the store
+        store.require_content_uri(target)
         if store.path(target).exists():
             raise AlreadyExists(f"{target} already exists", hint="--to names a new location; use --parent to add inside an existing directory")
         return target
@@ -233,7 +234,7 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         root = VikingURI((*target.parts, collected.name))
     else:
         root = VikingURI(("resources", collected.name))
-    store._require_content_uri(root)  # noqa: SLF001
+    store.require_content_uri(root)
     path = store.path(root)
     if path.exists():
         manifest = _read_manifest(store, root)
@@ -262,10 +263,6 @@ def _read_manifest(store: Store, root: VikingURI) -> dict:
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
-
-
-def _json_bytes(data: dict) -> bytes:
-    return (json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 # --- summaries ------------------------------------------------------------------
