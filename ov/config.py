@@ -144,6 +144,57 @@ class LLMConfig:
 
 
 @dataclass(frozen=True)
+class EmbeddingConfig:
+    """The embedder that turns text into vectors for `ov find` (see docs/retrieval.md).
+
+    ``auto`` uses a model2vec model when one is on disk (``model``, or
+    ``$OV_HOME/models/model2vec``) and lexical retrieval alone otherwise.
+    """
+
+    __pydantic_config__ = _STRICT
+
+    provider: Literal["auto", "none", "hash", "model2vec", "sentence-transformers", "litellm"] = "auto"
+    model: str | None = None
+    """A local model directory (model2vec, sentence-transformers) or a litellm model string."""
+    api_base: str | None = None
+    """Base URL of an OpenAI-compatible embeddings endpoint (litellm only)."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the API key (litellm only)."""
+    dimensions: Annotated[int, Positive()] = 256
+    """Vector size of the hashing embedder; API models may honour it too when set explicitly."""
+    timeout: Annotated[float, Positive()] = 60.0
+    """Seconds one embeddings call may take (litellm only)."""
+    batch_size: Annotated[int, Positive()] = 64
+    """Texts sent per embeddings call."""
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """How `ov find` and `ov search` rank (docs/retrieval.md explains each weight)."""
+
+    __pydantic_config__ = _STRICT
+
+    language: str = "english"
+    """Stemming language of the full-text index (a tantivy stemmer name, or ``none``)."""
+    vector_weight: float = 1.0
+    """Weight of the vector ranking against the full-text ranking in the fusion."""
+    parent_weight: float = 0.5
+    """How much of a directory's or a session log's score its children inherit."""
+    context_weight: float = 0.5
+    """Weight of a message's neighbouring messages when it is matched."""
+    speaker_weight: float = 1.5
+    """Weight of a query word that names who spoke a message."""
+    session_weight: float = 0.8
+    """Session messages' scores are scaled by this when ranked beside memories and resources."""
+    candidates: Annotated[int, Positive()] = 200
+    """Records each ranking contributes before fusion."""
+    budget: Annotated[int, Positive()] = 1600
+    """Default token budget of `ov search --mode context`."""
+    query_planner: bool = True
+    """Let `ov search` ask the LLM (when one is configured) for a query plan."""
+
+
+@dataclass(frozen=True)
 class OutputConfig:
     """How results are shown on a terminal."""
 
@@ -162,6 +213,8 @@ class Config:
     output: OutputConfig = field(default_factory=OutputConfig)
     ingest: IngestConfig = field(default_factory=IngestConfig)
     llm: LLMConfig = field(default_factory=LLMConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
