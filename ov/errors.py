@@ -102,3 +102,9 @@ class StoreLocked(OvError):
 
 class StoreCorrupt(OvError):
     code = "store_corrupt"
+
+
+class IndexUnavailable(OvError):
+    """The search indices cannot be opened or built."""
+
+    code = "index_unavailable"

@@ -1,0 +1,297 @@
+"""The full-text index: tantivy, BM25, one document per :class:`~ov.index.records.Record`.
+
+Text is analysed by one tantivy analyzer for every language: a regex tokenizer
+that makes each Han, kana and Hangul character a token of its own and every
+other run of letters and digits a word, then lower-casing and a stemmer. So a
+Chinese, Japanese or Korean query matches lexically (consecutive characters are
+also asked for as phrases, which ranks exact words first) while English keeps
+its stemming. Queries drop stop words and question words before they are built.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.index.records import Record
+
+SCHEMA_VERSION = 3
+TOKEN_PATTERN = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]|[\p{L}\p{N}]+"
+ANALYZER = "ov"
+SHARED_OWNER = "-"
+WRITER_HEAP = 64_000_000
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# tantivy has built-in stop word lists for these languages only.
+_STOPWORD_LANGUAGES = frozenset(
+    "danish dutch english finnish french german hungarian italian norwegian portuguese russian spanish swedish".split()
+)
+# Words that make a sentence a question rather than say what it is about.
+_QUESTION_WORDS = {
+    "english": "what when where who whom whose which why how did does do done has have had can could would "
+    "should might may shall will kind type sort any some ever yet likely",
+}
+
+STORED_TEXT = ("id", "path", "uri", "kind", "type", "owner", "parent", "title", "text", "speaker", "session_id", "message_id", "role")
+STORED_INT = ("level", "start_line", "end_line", "label")
+
+
+def _tantivy():
+    import tantivy  # Deferred: only index work needs it.
+
+    return tantivy
+
+
+def analyzer(language: str, *, for_query: bool = False):
+    tantivy = _tantivy()
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
+    builder = builder.filter(tantivy.Filter.remove_long(64)).filter(tantivy.Filter.lowercase())
+    if for_query and language in _STOPWORD_LANGUAGES:
+        builder = builder.filter(tantivy.Filter.stopword(language))
+    if language != "none":
+        builder = builder.filter(tantivy.Filter.stemmer(language))
+    return builder.build()
+
+
+def _schema():
+    tantivy = _tantivy()
+    sb = tantivy.SchemaBuilder()
+    for name in ("id", "path", "uri", "kind", "type", "owner", "parent", "session_id", "message_id", "role"):
+        sb.add_text_field(name, stored=True, tokenizer_name="raw")
+    sb.add_text_field("ancestors", tokenizer_name="raw", index_option="basic")
+    for name in ("title", "text", "speaker"):
+        sb.add_text_field(name, stored=True, tokenizer_name=ANALYZER)
+    sb.add_text_field("context", tokenizer_name=ANALYZER)
+    sb.add_unsigned_field("level", stored=True, indexed=True, fast=True)
+    sb.add_unsigned_field("start_line", stored=True)
+    sb.add_unsigned_field("end_line", stored=True)
+    sb.add_unsigned_field("label", stored=True, indexed=True, fast=True)
+    sb.add_float_field("time", stored=True, indexed=True, fast=True)
+    return sb.build()
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a search may return; None means no restriction."""
+
+    types: tuple[str, ...] | None = None
+    levels: tuple[int, ...] | None = None
+    kinds: tuple[str, ...] | None = None
+    exclude_kinds: tuple[str, ...] = ()
+    scope: str | None = None  # a store path: the record's file is it or below it
+    owners: tuple[str, ...] | None = None  # "" = shared scopes
+    after: float | None = None
+    before: float | None = None
+    labels: tuple[int, ...] | None = None
+    uris: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Hit:
+    score: float
+    record: Record
+    label: int
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """A query as index terms: words (stemmed) and the CJK runs to ask for as phrases."""
+
+    words: tuple[str, ...]
+    phrases: tuple[tuple[str, ...], ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.words)
+
+
+class LexicalIndex:
+    """One tantivy index in a directory."""
+
+    def __init__(self, index, language: str) -> None:
+        self._index = index
+        self.language = language
+        self._writer = None
+        self._query_analyzer = None
+        self._analyzer = None
+
+    @classmethod
+    def open(cls, path: Path, language: str, *, create: bool = False) -> LexicalIndex:
+        tantivy = _tantivy()
+        path.mkdir(parents=True, exist_ok=True)
+        if not create and not tantivy.Index.exists(str(path)):
+            raise FileNotFoundError(f"no full-text index in {path}")
+        index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+        index.register_tokenizer(ANALYZER, analyzer(language))
+        return cls(index, language)
+
+    # --- writing --------------------------------------------------------------
+
+    @property
+    def writer(self):
+        if self._writer is None:
+            self._writer = self._index.writer(WRITER_HEAP, 1)
+        return self._writer
+
+    def add(self, record: Record, label: int) -> None:
+        tantivy = _tantivy()
+        doc = tantivy.Document()
+        for name in STORED_TEXT:
+            value = getattr(record, _FIELD_ATTR.get(name, name))
+            doc.add_text(name, SHARED_OWNER if name == "owner" and not value else value)
+        doc.add_text("context", record.context)
+        for ancestor in _ancestors(record.path):
+            doc.add_text("ancestors", ancestor)
+        for name in ("level", "start_line", "end_line"):
+            doc.add_unsigned(name, getattr(record, name))
+        doc.add_unsigned("label", label)
+        doc.add_float("time", float(record.time))
+        self.writer.add_document(doc)
+
+    def delete_path(self, path: str) -> None:
+        self.writer.delete_documents_by_term("path", path)
+
+    def commit(self) -> None:
+        if self._writer is not None:
+            self._writer.commit()
+            self._writer.wait_merging_threads()
+            self._writer = None
+            self._index.reload()
+
+    # --- reading --------------------------------------------------------------
+
+    def count(self) -> int:
+        return self._index.searcher().num_docs
+
+    def labels_of_paths(self, paths: list[str]) -> list[int]:
+        """The vector labels of every record of ``paths``."""
+        tantivy = _tantivy()
+        if not paths:
+            return []
+        self._index.reload()
+        searcher = self._index.searcher()
+        query = tantivy.Query.term_set_query(self._index.schema, "path", list(paths))
+        total = searcher.search(query, 1, count=True).count
+        if not total:
+            return []
+        hits = searcher.search(query, total).hits
+        return [searcher.doc(address)["label"][0] for _, address in hits]
+
+    def analyze_words(self, text: str) -> list[str]:
+        """``text`` as the index sees it (for marking matches in snippets)."""
+        if self._analyzer is None:
+            self._analyzer = analyzer(self.language)
+        return self._analyzer.analyze(text)
+
+    def query_terms(self, text: str) -> QueryTerms:
+        if self._query_analyzer is None:
+            self._query_analyzer = analyzer(self.language, for_query=True)
+        skip = _question_words(self.language, self._query_analyzer)
+        tokens = [t for t in self._query_analyzer.analyze(text) if t not in skip]
+        words = tuple(dict.fromkeys(tokens))
+        phrases = []
+        for run in re.findall(r"(?:%s)+" % _CJK_RE.pattern, text):
+            chars = [c for c in run]
+            phrases.extend(tuple(chars[i : i + 2]) for i in range(len(chars) - 1))
+        return QueryTerms(words, tuple(dict.fromkeys(phrases)))
+
+    def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int) -> list[Hit]:
+        """BM25 over ``weights``' fields (field -> boost), restricted by ``filters``, best first."""
+        tantivy = _tantivy()
+        if not terms or limit <= 0:
+            return []
+        schema = self._index.schema
+        should = []
+        for field, boost in weights.items():
+            if boost <= 0:
+                continue
+            for word in terms.words:
+                should.append((tantivy.Occur.Should, _boost(tantivy.Query.term_query(schema, field, word), boost)))
+        for a, b in terms.phrases:
+            if "text" in weights:
+                phrase = tantivy.Query.phrase_query(schema, "text", [a, b])
+                should.append((tantivy.Occur.Should, _boost(phrase, weights["text"])))
+        if not should:
+            return []
+        query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *self._filter_clauses(filters)])
+        return self._run(query, limit)
+
+    def fetch(self, filters: Filters, limit: int) -> list[Hit]:
+        """Records matching ``filters`` alone (score 0), e.g. the records of vector labels."""
+        tantivy = _tantivy()
+        clauses = self._filter_clauses(filters)
+        query = tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
+        return self._run(query, limit)
+
+    def _run(self, query, limit: int) -> list[Hit]:
+        searcher = self._index.searcher()
+        out = []
+        for score, address in searcher.search(query, limit).hits:
+            doc = searcher.doc(address)
+            out.append(Hit(float(score), _record(doc), doc["label"][0]))
+        return out
+
+    def _filter_clauses(self, filters: Filters) -> list:
+        tantivy = _tantivy()
+        schema = self._index.schema
+        must, clauses = tantivy.Occur.Must, []
+        if filters.types is not None:
+            clauses.append((must, tantivy.Query.term_set_query(schema, "type", list(filters.types))))
+        if filters.levels is not None:
+            clauses.append((must, tantivy.Query.term_set_query(schema, "level", list(filters.levels))))
+        if filters.kinds is not None:
+            clauses.append((must, tantivy.Query.term_set_query(schema, "kind", list(filters.kinds))))
+        for kind in filters.exclude_kinds:
+            clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "kind", kind)))
+        if filters.scope:
+            clauses.append((must, tantivy.Query.term_query(schema, "ancestors", filters.scope)))
+        if filters.owners is not None:
+            owners = [o or SHARED_OWNER for o in filters.owners]
+            clauses.append((must, tantivy.Query.term_set_query(schema, "owner", owners)))
+        if filters.uris is not None:
+            clauses.append((must, tantivy.Query.term_set_query(schema, "uri", list(filters.uris))))
+        if filters.labels is not None:
+            clauses.append((must, tantivy.Query.term_set_query(schema, "label", list(filters.labels))))
+        if filters.after is not None or filters.before is not None:
+            clauses.append(
+                (must, tantivy.Query.range_query(schema, "time", tantivy.FieldType.Float, filters.after, filters.before))
+            )
+        if clauses and all(occur == tantivy.Occur.MustNot for occur, _ in clauses):
+            clauses.append((must, tantivy.Query.all_query()))
+        return clauses
+
+
+_FIELD_ATTR = {"type": "context_type"}
+
+
+def _boost(query, boost: float):
+    return query if boost == 1.0 else _tantivy().Query.boost_query(query, boost)
+
+
+def _ancestors(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[: i + 1]) for i in range(len(parts))]
+
+
+def _record(doc) -> Record:
+    values = {}
+    for name in STORED_TEXT:
+        got = doc.get_first(name) or ""
+        values[_FIELD_ATTR.get(name, name)] = got
+    if values["owner"] == SHARED_OWNER:
+        values["owner"] = ""
+    for name in ("level", "start_line", "end_line"):
+        values[name] = doc.get_first(name) or 0
+    values["time"] = doc.get_first("time") or 0.0
+    values.pop("label", None)
+    return Record(**values)
+
+
+_QUESTION_CACHE: dict[str, frozenset[str]] = {}
+
+
+def _question_words(language: str, query_analyzer) -> frozenset[str]:
+    found = _QUESTION_CACHE.get(language)
+    if found is None:
+        words = _QUESTION_WORDS.get(language, "")
+        found = _QUESTION_CACHE[language] = frozenset(t for w in words.split() for t in query_analyzer.analyze(w))
+    return found

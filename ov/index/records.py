@@ -1,0 +1,287 @@
+"""What the indices hold: the records derived from one committed file.
+
+A file of the store becomes zero or more :class:`Record` s, chosen by where it
+lives and what it is:
+
+* a directory's ``.abstract.md`` / ``.overview.md`` -> one record at level 0 / 1,
+  named by the directory's URI (the body only: frontmatter never ranks);
+* a memory file -> one record per chunk of its content (the MEMORY_FIELDS trailer
+  is bookkeeping and is left out);
+* a session's ``messages.jsonl`` (live or archived) -> one record per message,
+  with who spoke and when, plus the neighbouring messages as lower-weighted
+  context, and one ``log`` record of the whole conversation whose score the
+  messages inherit (it is never a result itself);
+* any other text file -> heading-aware chunks with their line ranges, so a hit
+  points into the file;
+* ov's bookkeeping (``.meta.json``, ``.sources.json``, ``memory_diff.json``,
+  markers) and binary files -> nothing.
+
+Context type and owner come from the path alone, so a record can be rebuilt
+from any commit without other state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ov import sidecar
+from ov.files import looks_binary
+
+# Records are sized for ranking, not for reading: a few paragraphs each.
+CHUNK_MAX_TOKENS = 400
+CHUNK_MERGE_BELOW_TOKENS = 120
+# Characters of a neighbouring message that go into a message's context.
+NEIGHBOUR_CHARS = 600
+# ov's own files that describe content rather than being content.
+BOOKKEEPING = frozenset({".meta.json", ".sources.json", "memory_diff.json", ".done", ".failed.json", ".relations.json"})
+MESSAGES_FILE = "messages.jsonl"
+
+CONTEXT_TYPES = ("memory", "resource", "skill", "session")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One searchable unit of text, and everything a hit needs to name it."""
+
+    id: str  # unique in the index: "{path}#{n}", "{path}#{message id}", "{path}#log"
+    path: str  # the committed file it came from (records are replaced per file)
+    uri: str  # what a hit names: the file, the directory (L0/L1)
+    level: int  # 0 abstract, 1 overview, 2 content
+    kind: str  # chunk | abstract | overview | memory | message | log
+    context_type: str  # memory | resource | skill | session
+    owner: str  # the user a user-scoped path belongs to; "" for shared scopes
+    parent: str  # the URI whose score this record inherits (its directory, its session log)
+    text: str
+    title: str = ""
+    context: str = ""  # neighbouring text that ranks lower than ``text``
+    speaker: str = ""
+    start_line: int = 0  # 1-based, inclusive; 0 when the record is not a run of lines
+    end_line: int = 0
+    time: float = 0.0  # seconds since the epoch: message time, memory update, file write
+    session_id: str = ""
+    message_id: str = ""
+    role: str = ""
+
+    @property
+    def unit(self) -> str:
+        """The result this record belongs to: a file (any of its chunks), a directory level, a message."""
+        if self.kind == "message":
+            return f"{self.uri}#{self.message_id}"
+        if self.kind in ("abstract", "overview"):
+            return f"{self.uri}@{self.level}"
+        return self.uri
+
+
+def classify(path: str) -> tuple[str, str]:
+    """(context type, owner) of a store path."""
+    parts = path.split("/")
+    owner = parts[1] if parts[0] == "user" and len(parts) > 1 else ""
+    rest = parts[2:] if owner else parts[1:]
+    if owner and rest[:1] == ["peers"] and len(rest) > 2:
+        rest = rest[2:]  # a peer's folders have the user's shape
+    head = rest[0] if rest else ""
+    if parts[0] == "agent" and head == "memories" or head == "memories":
+        return "memory", owner
+    if head == "skills":
+        return "skill", owner
+    if head == "sessions":
+        return "session", owner
+    return "resource", owner
+
+
+def uri_of(path: str) -> str:
+    return "viking://" + path
+
+
+def records_for(path: str, data: bytes, *, mtime: float = 0.0) -> list[Record]:
+    """The records of the committed file ``path`` holding ``data``."""
+    name = path.rsplit("/", 1)[-1]
+    if name in BOOKKEEPING or looks_binary(data):
+        return []
+    context_type, owner = classify(path)
+    text = data.decode("utf-8")
+    directory = path.rsplit("/", 1)[0] if "/" in path else ""
+    base = dict(path=path, context_type=context_type, owner=owner)
+    if name in sidecar.SIDECARS:
+        return _sidecar_record(base, directory, name, text, mtime)
+    if name.startswith("."):
+        return []
+    if name == MESSAGES_FILE and context_type == "session":
+        return _message_records(base, path, directory, text)
+    if context_type == "memory" and name.endswith(".md"):
+        return _memory_records(base, path, directory, text, mtime)
+    return _chunk_records(base, path, directory, text, mtime)
+
+
+# --- per kind -------------------------------------------------------------------------
+
+
+def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: float) -> list[Record]:
+    try:
+        body = sidecar.body(text)
+    except Exception:  # an unclosed frontmatter fence: index what a reader would see
+        body = text.strip()
+    if not body:
+        return []
+    level, kind = (0, "abstract") if name == sidecar.ABSTRACT else (1, "overview")
+    dir_uri = uri_of(directory)
+    parent = directory.rsplit("/", 1)[0] if "/" in directory else ""
+    return [
+        Record(
+            id=f"{base['path']}#0",
+            uri=dir_uri,
+            level=level,
+            kind=kind,
+            parent=uri_of(parent) if parent else "",
+            text=body,
+            title=directory.rsplit("/", 1)[-1],
+            time=mtime,
+            **base,
+        )
+    ]
+
+
+def _memory_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
+    from ov.memory.files import parse_memory
+
+    try:
+        content, meta = parse_memory(text)
+    except Exception:  # a hand-edited memory without a valid trailer is still a memory
+        content, meta = text, {}
+    when = _epoch(meta.get("updated_at")) or mtime
+    records = _chunk_records(base, path, directory, content, when)
+    return [_replace(r, kind="memory") for r in records]
+
+
+def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
+    from ov.ingest.model import Provenance
+    from ov.ingest.splitter import split_markdown
+
+    if not text.strip():
+        return []
+    name = path.rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    pieces = split_markdown(
+        name,
+        text,
+        Provenance("file", path),
+        single_max_tokens=CHUNK_MAX_TOKENS,
+        merge_below_tokens=CHUNK_MERGE_BELOW_TOKENS,
+    )
+    out = []
+    for n, piece in enumerate(pieces):
+        if not piece.text.strip():
+            continue
+        first, last = piece.provenance.lines or (1, 1)
+        title = piece.title if piece.title and piece.title != stem else ""
+        out.append(
+            Record(
+                id=f"{path}#{n}",
+                uri=uri_of(path),
+                level=2,
+                kind="chunk",
+                parent=uri_of(directory) if directory else "",
+                text=piece.text,
+                title=" ".join(t for t in (stem.replace("_", " ").replace("-", " "), title) if t),
+                start_line=first,
+                end_line=last,
+                time=mtime,
+                **base,
+            )
+        )
+    return out
+
+
+def _message_records(base: dict, path: str, directory: str, text: str) -> list[Record]:
+    from ov.session import message_text, parse_messages
+
+    messages = [m for m in parse_messages(text.encode("utf-8")) if isinstance(m, dict)]
+    parts = directory.split("/")
+    session_id = parts[parts.index("sessions") + 1] if "sessions" in parts[:-1] else ""
+    log_uri = uri_of(path)
+    texts = [message_text(m) for m in messages]
+    speakers = [_speaker(m, base["owner"]) for m in messages]
+    out = []
+    for i, message in enumerate(messages):
+        if not texts[i].strip():
+            continue
+        neighbours = [texts[j][:NEIGHBOUR_CHARS] for j in (i - 1, i + 1) if 0 <= j < len(messages)]
+        out.append(
+            Record(
+                id=f"{path}#{message.get('id', i)}",
+                uri=log_uri,
+                level=2,
+                kind="message",
+                parent=log_uri,
+                text=texts[i],
+                context="\n".join(neighbours),
+                speaker=speakers[i],
+                time=_epoch(message.get("created_at")),
+                session_id=session_id,
+                message_id=str(message.get("id", i)),
+                role=str(message.get("role", "")),
+                **base,
+            )
+        )
+    if out:
+        whole = "\n".join(f"{s}: {t}" for s, t in zip(speakers, texts) if t.strip())
+        out.append(
+            Record(
+                id=f"{path}#log",
+                uri=log_uri,
+                level=2,
+                kind="log",
+                parent=uri_of(directory),
+                text=whole,
+                time=max(r.time for r in out),
+                session_id=session_id,
+                **base,
+            )
+        )
+    return out
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def _speaker(message: dict, owner: str) -> str:
+    """Who said it: the peer when one is named, the user for their own turns, else the role."""
+    peer = message.get("peer")
+    if isinstance(peer, str) and peer:
+        return peer
+    role = str(message.get("role", ""))
+    return owner if role == "user" and owner else role
+
+
+def _epoch(value) -> float:
+    if not isinstance(value, str) or not value:
+        return 0.0
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return 0.0
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.timestamp()
+
+
+def _replace(record: Record, **changes) -> Record:
+    from dataclasses import replace
+
+    return replace(record, **changes)
+
+
+def file_mtime(root: str, path: str) -> float:
+    """The work-tree modification time of ``path`` (0 when it is gone)."""
+    try:
+        return os.stat(os.path.join(root, path)).st_mtime
+    except OSError:
+        return 0.0
+
+
+def dumps(records: list[Record]) -> str:
+    """Records as JSON lines (used by fsck and tests to compare what is indexed)."""
+    return "\n".join(json.dumps(r.__dict__, sort_keys=True, ensure_ascii=False) for r in records)

@@ -1,0 +1,426 @@
+"""Keeping the indices in step with the commits.
+
+The indices of an account live in ``state/{account}/index/`` (outside the work
+tree, never committed)::
+
+    meta.json          the commit they reflect, schema version, language,
+                       embedder fingerprint, vector file, next label, counts
+    text/              tantivy
+    vectors-{gen}.hnsw hnswlib (only with an embedder)
+
+:meth:`Indices.open` is called before every search. When HEAD moved since the
+indexed commit, the indices catch up from the git diff of the two trees: only
+the changed paths are read again. When ``meta.json`` is missing or unreadable,
+the schema version, language or embedder differ, or the index files fail to
+open, everything is rebuilt from HEAD into a fresh directory that replaces the
+old one. ``meta.json`` is written last, so an update that dies half-way is
+simply replayed (deletion by path, then the adds, is idempotent; labels and the
+vector file generation are only taken over with the new meta).
+
+Updates hold ``state/{account}/index.lock``; searches never wait for writers of
+the store.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov.errors import IndexUnavailable, OvError, StoreLocked
+from ov.files import atomic_write, json_bytes
+from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
+from ov.index.records import Record, file_mtime, records_for
+from ov.lock import WriteLock
+
+log = logging.getLogger(__name__)
+
+INDEX_DIR = "index"
+META_NAME = "meta.json"
+TEXT_DIR = "text"
+EMBED_CHARS = 2000
+EMBED_BATCH = 256
+
+
+@dataclass
+class Meta:
+    schema_version: int
+    commit: str | None
+    language: str
+    embedder: dict | None
+    vectors_file: str | None = None
+    vectors_stale: bool = False
+    next_label: int = 0
+    records: int = 0
+    vectors: int = 0
+    built_at: float = 0.0
+    updated_at: float = 0.0
+
+    @classmethod
+    def read(cls, path: Path) -> Meta | None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def write(self, path: Path) -> None:
+        atomic_write(path, json_bytes(self.__dict__))
+
+
+@dataclass
+class OpenIndex:
+    """The indices as a search sees them."""
+
+    lexical: LexicalIndex
+    vectors: object | None  # VectorIndex
+    embedder: object | None  # Embedder
+    meta: Meta
+    embedding: dict  # what retrieval reports: provider, model, available, reason
+    stale: bool = False  # another process was updating; this is the last complete state
+    actions: list[str] = field(default_factory=list)  # what open() had to do: "rebuilt: ...", "updated 3 paths"
+
+    @property
+    def mode(self) -> str:
+        return "hybrid" if self.vectors is not None and self.embedder is not None else "lexical"
+
+
+class Indices:
+    """The full-text and vector indices of one store."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        self.root = store.state / INDEX_DIR
+        self._cache: OpenIndex | None = None
+        self._resolution = None
+
+    # --- public ----------------------------------------------------------------
+
+    def open(self, *, update: bool = True) -> OpenIndex:
+        """The indices, caught up with HEAD (or rebuilt) first when ``update``."""
+        head = self._head()
+        cached = self._cache
+        if cached is not None and cached.meta.commit == head and not cached.actions:
+            return cached
+        meta = Meta.read(self.root / META_NAME)
+        if meta is not None and meta.commit == head and self._compatible(meta) is None:
+            return self._load(meta, [])
+        if not update:
+            if meta is None:
+                raise IndexUnavailable("the index has not been built yet", hint="run `ov reindex`")
+            return self._load(meta, [], stale=True)
+        try:
+            lock = WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout)
+            lock.acquire()
+        except StoreLocked:
+            if meta is not None and self._compatible(meta) is None:
+                return self._load(meta, [], stale=True)
+            raise
+        try:
+            return self._catch_up(head)
+        finally:
+            lock.release()
+
+    def rebuild(self, reason: str = "requested") -> OpenIndex:
+        with WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout):
+            self._rebuild(self._head(), reason)
+            meta = Meta.read(self.root / META_NAME)
+            assert meta is not None
+            return self._load(meta, [f"rebuilt: {reason}"])
+
+    def status(self) -> dict:
+        """What the index says of itself, without touching it."""
+        meta = Meta.read(self.root / META_NAME)
+        resolution = self.resolution
+        out = {
+            "path": str(self.root),
+            "built": meta is not None,
+            "embedding": resolution.as_dict(),
+        }
+        if meta is not None:
+            out.update(
+                commit=meta.commit,
+                head=self._head(),
+                records=meta.records,
+                vectors=meta.vectors,
+                embedder=meta.embedder,
+                problem=self._compatible(meta),
+            )
+        return out
+
+    @property
+    def resolution(self):
+        if self._resolution is None:
+            from ov.index.embedders import resolve
+
+            self._resolution = resolve(self.store.config.embedding, self.store.home)
+        return self._resolution
+
+    # --- catching up -----------------------------------------------------------
+
+    def _catch_up(self, head: str | None) -> OpenIndex:
+        meta = Meta.read(self.root / META_NAME)
+        problem = "no index yet" if meta is None else self._compatible(meta)
+        if problem is None and meta is not None:
+            try:
+                lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+            except (OSError, ValueError, FileNotFoundError) as exc:
+                problem = f"the full-text index does not open ({exc})"
+        if problem is not None or meta is None:
+            self._rebuild(head, problem or "unknown")
+            meta = Meta.read(self.root / META_NAME)
+            assert meta is not None
+            return self._load(meta, [f"rebuilt: {problem}"])
+        actions = []
+        if meta.commit != head:
+            try:
+                changed = self._apply_diff(meta, lexical, head)
+            except (_Rebuild, OSError, ValueError, KeyError) as exc:
+                reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
+                self._rebuild(head, reason)
+                meta = Meta.read(self.root / META_NAME)
+                assert meta is not None
+                return self._load(meta, [f"rebuilt: {reason}"])
+            actions.append(f"updated {changed} path{'s' if changed != 1 else ''}")
+        if meta.vectors_stale and self._embedder() is not None:
+            self._rebuild_vectors(meta, lexical)
+            actions.append("vectors rebuilt")
+        return self._load(meta, actions, lexical=lexical)
+
+    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None) -> int:
+        git = self.store.git
+        old_tree = _tree_or_none(git, meta.commit)
+        new_tree = git.tree_of(head.encode()) if head else None
+        paths: dict[str, bytes | None] = {}
+        if old_tree is None and meta.commit is not None:
+            raise _Rebuild("the indexed commit is not in the repository")
+        for (old, new), (_, new_mode), (_, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
+            if old is not None:
+                paths.setdefault(old.decode(), None)
+            if new is not None and new_mode is not None and not _is_dir_mode(new_mode):
+                paths[new.decode()] = new_sha
+        removed_labels = lexical.labels_of_paths(list(paths))
+        records: list[Record] = []
+        for path, sha in sorted(paths.items()):
+            lexical.delete_path(path)
+            if sha is not None:
+                records.extend(records_for(path, git.blob_data(sha), mtime=file_mtime(str(git.worktree), path)))
+        labels = list(range(meta.next_label, meta.next_label + len(records)))
+        vectors, gen_file = self._update_vectors(meta, records, labels, removed_labels)
+        for record, label in zip(records, labels):
+            lexical.add(record, label)
+        lexical.commit()
+        old_file = meta.vectors_file
+        meta.commit = head
+        meta.next_label += len(records)
+        meta.records = lexical.count()
+        if vectors is not None:
+            meta.vectors_file, meta.vectors = gen_file, vectors.live
+        meta.updated_at = time.time()
+        meta.write(self.root / META_NAME)
+        if gen_file and old_file and old_file != gen_file:
+            _unlink(self.root / old_file)
+        return len(paths)
+
+    def _update_vectors(self, meta: Meta, records: list[Record], labels: list[int], removed: list[int]):
+        """Apply a diff to the vectors into a new generation file; (None, None) when there are none."""
+        from ov.index.vectors import VectorIndex
+
+        embedder = self._embedder()
+        if embedder is None or meta.embedder is None or meta.vectors_stale or not meta.vectors_file:
+            return None, None
+        try:
+            vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+            matrix = _embed(embedder, records)
+        except OvError as exc:
+            log.warning("vectors left behind: %s", exc)
+            meta.vectors_stale = True
+            return None, None
+        except (OSError, RuntimeError) as exc:
+            log.warning("vector index unreadable (%s); it will be rebuilt", exc)
+            meta.vectors_stale = True
+            return None, None
+        vectors.remove(removed)
+        vectors.add(matrix, labels)
+        gen_file = _next_vectors_file(meta.vectors_file)
+        vectors.save(self.root / gen_file)
+        return vectors, gen_file
+
+    def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> None:
+        from ov.index.lexical import Filters
+        from ov.index.vectors import VectorIndex
+
+        embedder = self._embedder()
+        hits = lexical.fetch(Filters(), max(lexical.count(), 1))
+        try:
+            matrix = _embed(embedder, [h.record for h in hits])
+        except OvError as exc:
+            log.warning("vectors still behind: %s", exc)
+            return
+        vectors = VectorIndex.create(embedder.fingerprint.dimension, len(hits))
+        vectors.add(matrix, [h.label for h in hits])
+        old_file = meta.vectors_file
+        gen_file = _next_vectors_file(old_file)
+        vectors.save(self.root / gen_file)
+        meta.vectors_file, meta.vectors, meta.vectors_stale = gen_file, vectors.live, False
+        meta.embedder = embedder.fingerprint.as_dict()
+        meta.write(self.root / META_NAME)
+        if old_file and old_file != gen_file:
+            _unlink(self.root / old_file)
+
+    # --- rebuilding ------------------------------------------------------------
+
+    def _rebuild(self, head: str | None, reason: str) -> None:
+        """Build everything from HEAD in a new directory, then swap it in."""
+        from ov.index.vectors import VectorIndex
+
+        log.info("rebuilding the index: %s", reason)
+        git = self.store.git
+        language = self.store.config.retrieval.language
+        work = self.root.with_name(f"{INDEX_DIR}.new-{os.getpid()}")
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
+        records: list[Record] = []
+        tree = git.tree_of(head.encode()) if head else None
+        worktree = str(git.worktree)
+        for path, sha in git.iter_files(tree):
+            records.extend(records_for(path, git.blob_data(sha), mtime=file_mtime(worktree, path)))
+        for label, record in enumerate(records):
+            lexical.add(record, label)
+        lexical.commit()
+        embedder = self._embedder()
+        meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
+        if embedder is not None:
+            try:
+                matrix = _embed(embedder, records)
+                vectors = VectorIndex.create(embedder.fingerprint.dimension, len(records))
+                vectors.add(matrix, list(range(len(records))))
+                meta.vectors_file = _next_vectors_file(None)
+                vectors.save(work / meta.vectors_file)
+                meta.embedder, meta.vectors = embedder.fingerprint.as_dict(), vectors.live
+            except OvError as exc:
+                log.warning("index built without vectors: %s", exc)
+                meta.embedder, meta.vectors_stale = _identity(self.resolution), True
+        meta.built_at = meta.updated_at = time.time()
+        meta.write(work / META_NAME)
+        self._cache = None
+        old = self.root.with_name(f"{INDEX_DIR}.old-{os.getpid()}")
+        if self.root.exists():
+            os.replace(self.root, old)
+        os.replace(work, self.root)
+        shutil.rmtree(old, ignore_errors=True)
+
+    # --- helpers ---------------------------------------------------------------
+
+    def _compatible(self, meta: Meta) -> str | None:
+        """Why ``meta`` cannot be caught up incrementally, or None."""
+        if meta.schema_version != SCHEMA_VERSION:
+            return f"index schema {meta.schema_version}, ov needs {SCHEMA_VERSION}"
+        if meta.language != self.store.config.retrieval.language:
+            return f"index language {meta.language}, configured {self.store.config.retrieval.language}"
+        wanted = _identity(self.resolution)
+        have = meta.embedder
+        if (wanted is None) != (have is None):
+            return "the embedder changed" if wanted is not None else "the embedder was removed"
+        if wanted is not None and have is not None:
+            if (wanted["provider"], wanted["model"]) != (have.get("provider"), have.get("model")):
+                return f"vectors from {have.get('provider')}:{have.get('model')}, configured {wanted['provider']}:{wanted['model']}"
+            if wanted.get("dimension") not in (None, have.get("dimension")):
+                return "the embedder's dimension changed"
+        if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
+            return "the vector file is missing"
+        return None
+
+    def _embedder(self):
+        return self.resolution.embedder
+
+    def _load(self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None) -> OpenIndex:
+        from ov.index.vectors import VectorIndex
+
+        if lexical is None:
+            try:
+                lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+            except (OSError, ValueError, FileNotFoundError) as exc:
+                raise IndexUnavailable(f"the full-text index does not open: {exc}", hint="run `ov reindex`") from None
+        vectors = None
+        embedder = self._embedder()
+        if embedder is not None and meta.vectors_file and not meta.vectors_stale and meta.embedder:
+            try:
+                vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+            except (OSError, RuntimeError) as exc:
+                log.warning("vector index unreadable (%s); searching lexically", exc)
+        embedding = self.resolution.as_dict()
+        if embedder is not None and vectors is None:
+            embedding = {**embedding, "available": False, "reason": "vectors are being rebuilt; this search is lexical"}
+        opened = OpenIndex(lexical, vectors, embedder if vectors is not None else None, meta, embedding, stale, actions)
+        self._cache = OpenIndex(lexical, opened.vectors, opened.embedder, meta, embedding, stale, [])
+        return opened
+
+    def _head(self) -> str | None:
+        head = self.store.git.head() if self.store.exists else None
+        return head.decode() if head else None
+
+
+class _Rebuild(Exception):
+    pass
+
+
+def _identity(resolution) -> dict | None:
+    """provider/model (and dimension when known without a call) of the configured embedder."""
+    embedder = resolution.embedder
+    if embedder is None:
+        return None
+    info = resolution.as_dict()
+    return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension")}
+
+
+def embed_text(record: Record) -> str:
+    head = f"{record.title}\n" if record.title else ""
+    return (head + record.text)[:EMBED_CHARS]
+
+
+def _embed(embedder, records: list[Record]):
+    import numpy as np
+
+    texts = [embed_text(r) for r in records]
+    if not texts:
+        return np.zeros((0, embedder.fingerprint.dimension), dtype=np.float32)
+    parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    return np.vstack(parts).astype(np.float32)
+
+
+def _next_vectors_file(current: str | None) -> str:
+    gen = 0
+    if current:
+        try:
+            gen = int(current.split("-")[1].split(".")[0]) + 1
+        except (IndexError, ValueError):
+            gen = 0
+    return f"vectors-{gen:06d}.hnsw"
+
+
+def _tree_or_none(git, commit: str | None):
+    if commit is None:
+        return None
+    try:
+        return git.tree_of(commit.encode())
+    except KeyError:
+        return None
+
+
+def _is_dir_mode(mode: int) -> bool:
+    import stat
+
+    return stat.S_ISDIR(mode)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass

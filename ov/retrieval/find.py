@@ -1,0 +1,258 @@
+"""``ov find``: hybrid retrieval without an LLM.
+
+1. The indices catch up with HEAD (:mod:`ov.index.sync`).
+2. BM25 over each record's text, title, neighbouring messages and speaker
+   (weights from ``retrieval.*``), restricted by scope, type, level, time and
+   owner; with an embedder, the nearest vectors under the same restrictions.
+3. Fusion: each ranking is scaled to its best score (BM25 / best BM25, cosine /
+   best cosine) and the two are combined convexly (``retrieval.vector_weight``).
+4. Propagation: a record inherits part of its parent's match
+   (``retrieval.parent_weight``): a chunk its directory's L0/L1, a message its
+   whole session log. A message that answers a question rarely repeats all its
+   words; the conversation around it usually does.
+5. One result per unit (a file with its best chunk, a directory level, a
+   message), session messages scaled by ``retrieval.session_weight`` when they
+   compete with memories and resources, ties broken by URI: the same input
+   always gives the same order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+
+from ov.index.lexical import Filters, QueryTerms
+from ov.index.records import CONTEXT_TYPES, Record
+from ov.uri import VikingURI
+
+BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "session": "sessions"}
+SNIPPET_LINES = 3
+SNIPPET_CHARS = 300
+PARENT_KINDS = ("abstract", "overview", "log")
+
+
+@dataclass(frozen=True)
+class FindOptions:
+    uri: VikingURI | None = None
+    limit: int = 10
+    levels: tuple[int, ...] | None = None
+    types: tuple[str, ...] | None = None
+    after: float | None = None
+    before: float | None = None
+    threshold: float | None = None
+    lexical_only: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    uri: str
+    level: int
+    context_type: str
+    score: float
+    kind: str
+    title: str = ""
+    snippet: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    abstract: str = ""
+    session_id: str = ""
+    message_id: str = ""
+    role: str = ""
+    speaker: str = ""
+    time: str = ""
+    parent: str = ""
+    record: Record | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        out = {"uri": self.uri, "level": self.level, "context_type": self.context_type, "score": round(self.score, 4)}
+        if self.kind == "message":
+            out.update(session_id=self.session_id, message_id=self.message_id, role=self.role, speaker=self.speaker, time=self.time)
+            out["snippet"] = self.snippet
+        elif self.level < 2:
+            out["abstract"] = self.abstract
+        else:
+            out.update(snippet=self.snippet, lines=[self.start_line, self.end_line])
+        if self.title:
+            out["title"] = self.title
+        return out
+
+
+@dataclass
+class FindResult:
+    query: str
+    hits: list[Hit]
+    mode: str  # hybrid | lexical
+    embedding: dict
+    index: dict
+
+    def buckets(self) -> dict[str, list[Hit]]:
+        out: dict[str, list[Hit]] = {name: [] for name in BUCKETS.values()}
+        for hit in self.hits:
+            out[BUCKETS[hit.context_type]].append(hit)
+        return out
+
+    def to_dict(self) -> dict:
+        out: dict = {name: [h.to_dict() for h in hits] for name, hits in self.buckets().items()}
+        out.update(total=len(self.hits), query=self.query, retrieval={"mode": self.mode, "embedding": self.embedding}, index=self.index)
+        return out
+
+
+def find(store, query: str, options: FindOptions = FindOptions(), *, indices=None) -> FindResult:
+    """Search the store; an empty store or a query without hits gives an empty result."""
+    from ov.index.sync import Indices
+
+    indices = indices or Indices(store)
+    opened = indices.open()
+    hits = rank(store, opened, query, options)
+    index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
+    if opened.actions:
+        index_info["actions"] = opened.actions
+    mode = "lexical" if options.lexical_only else opened.mode
+    return FindResult(query, hits, mode, opened.embedding, index_info)
+
+
+def rank(store, opened, query: str, options: FindOptions) -> list[Hit]:
+    """The ranked units for ``query`` in an open index (see the module docstring)."""
+    config = store.config.retrieval
+    lexical = opened.lexical
+    terms = lexical.query_terms(query)
+    filters = _filters(store, options)
+    pool = max(config.candidates, options.limit * 3)
+    scores: dict[str, float] = {}
+    records: dict[str, Record] = {}
+
+    weights = {"text": 1.0, "title": 1.0, "context": config.context_weight, "speaker": config.speaker_weight}
+    lexical_hits = lexical.search(terms, weights, filters, pool)
+    if lexical_hits:
+        best = lexical_hits[0].score or 1.0
+        for hit in lexical_hits:
+            scores[hit.record.id] = hit.score / best
+            records[hit.record.id] = hit.record
+    vector_weight = config.vector_weight
+    if opened.vectors is not None and not options.lexical_only and vector_weight > 0 and query.strip():
+        nearest = opened.vectors.search(opened.embedder.embed([query])[0], pool)
+        best_sim = max((sim for _, sim in nearest), default=0.0)
+        if best_sim > 0:
+            by_label = {label: sim for label, sim in nearest if sim > 0}
+            found = lexical.fetch(replace(filters, labels=tuple(by_label)), len(by_label)) if by_label else []
+            for hit in found:
+                rid = hit.record.id
+                records[rid] = hit.record
+                scores[rid] = (scores.get(rid, 0.0) + vector_weight * by_label[hit.label] / best_sim) / (1 + vector_weight)
+            for rid in scores.keys() - {h.record.id for h in found}:
+                scores[rid] = scores[rid] / (1 + vector_weight)
+    if not scores:
+        return []
+    _propagate(lexical, terms, records, scores, config.parent_weight)
+    return _units(records, scores, options, terms, lexical, config.session_weight)
+
+
+def _filters(store, options: FindOptions) -> Filters:
+    types = tuple(t for t in (options.types or CONTEXT_TYPES) if t in CONTEXT_TYPES)
+    scope = options.uri.path if options.uri is not None and not options.uri.is_root else None
+    return Filters(
+        types=types,
+        levels=options.levels,
+        exclude_kinds=("log",),
+        scope=scope,
+        owners=(store.identity.user, ""),
+        after=options.after,
+        before=options.before,
+    )
+
+
+def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: dict[str, float], weight: float) -> None:
+    if weight <= 0:
+        return
+    parents = sorted({r.parent for r in records.values() if r.parent})
+    if not parents:
+        return
+    where = Filters(kinds=PARENT_KINDS, uris=tuple(parents))
+    existing = {hit.record.uri for hit in lexical.fetch(where, len(parents) * 3)}
+    found = lexical.search(terms, {"text": 1.0}, where, len(parents) * 3)
+    best = found[0].score if found and found[0].score > 0 else 1.0
+    parent_score: dict[str, float] = {}
+    for hit in found:
+        parent_score.setdefault(hit.record.uri, hit.score / best)
+    for rid, record in records.items():
+        # A parent with no summary or log says nothing about the match: the record keeps its own score.
+        inherited = parent_score.get(record.parent, 0.0) if record.parent in existing else scores[rid]
+        scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
+
+
+def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float) -> list[Hit]:
+    mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
+    best: dict[str, tuple[float, Record]] = {}
+    for rid, record in records.items():
+        score = scores[rid]
+        if mixed and record.context_type == "session" and record.kind == "message":
+            score *= session_weight
+        unit = record.unit
+        current = best.get(unit)
+        if current is None or (score, _neg(current[1].id)) > (current[0], _neg(record.id)):
+            best[unit] = (score, record)
+    ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
+    if options.threshold is not None:
+        ranked = [item for item in ranked if item[0] >= options.threshold]
+    words = set(terms.words)
+    analyze = lexical.analyze_words
+    return [_hit(record, score, words, analyze) for score, record in ranked[: options.limit]]
+
+
+def _neg(text: str) -> tuple:
+    return tuple(-ord(c) for c in text)  # the lower id wins a tie
+
+
+def _hit(record: Record, score: float, words: set[str], analyze) -> Hit:
+    common = dict(
+        uri=record.uri,
+        level=record.level,
+        context_type=record.context_type,
+        score=score,
+        kind=record.kind,
+        title=record.title,
+        parent=record.parent,
+        record=record,
+    )
+    if record.kind == "message":
+        return Hit(
+            **common,
+            snippet=_clip(record.text, SNIPPET_CHARS * 2),
+            session_id=record.session_id,
+            message_id=record.message_id,
+            role=record.role,
+            speaker=record.speaker,
+            time=_iso(record.time),
+        )
+    if record.level < 2:
+        return Hit(**common, abstract=_clip(record.text, SNIPPET_CHARS * 2))
+    snippet, first, last = snippet_lines(record, words, analyze)
+    return Hit(**common, snippet=snippet, start_line=first, end_line=last)
+
+
+def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, int]:
+    """The few lines of a chunk that hold the most query words, numbered as in the file."""
+    lines = record.text.splitlines()
+    if not lines:
+        return "", record.start_line, record.start_line
+    counts = [len(words.intersection(analyze(line))) if line.strip() else 0 for line in lines]
+    window = min(SNIPPET_LINES, len(lines))
+    best_at, best_count = 0, -1
+    for i in range(len(lines) - window + 1):
+        total = sum(counts[i : i + window])
+        if total > best_count:
+            best_at, best_count = i, total
+    first = record.start_line + best_at if record.start_line else best_at + 1
+    shown = [f"{first + k}: {_clip(line, SNIPPET_CHARS)}" for k, line in enumerate(lines[best_at : best_at + window])]
+    return "\n".join(shown), first, first + window - 1
+
+
+def _clip(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _iso(epoch: float) -> str:
+    if not epoch:
+        return ""
+    return datetime.fromtimestamp(epoch, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
