@@ -502,6 +502,10 @@ class LiteLLMEmbedder(_BaseEmbedder):
             kwargs["api_key"] = key
 
         litellm = import_litellm()  # seconds to import the first time: only API embedders pay it
+        # litellm's OpenAI embeddings path reads ``max_retries or DEFAULT_MAX_RETRIES``, so the
+        # max_retries=0 above is taken for "unset" and the SDK retries twice with back-off.
+        # Zero here keeps one call per batch, as ov.llm asks for chat calls.
+        litellm.DEFAULT_MAX_RETRIES = 0
         try:
             response = litellm.embedding(**kwargs)
         except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"

@@ -107,8 +107,11 @@ class Indices:
         if cached is not None and cached.meta.commit == head and not cached.actions:
             return cached
         meta = Meta.read(self.root / META_NAME)
-        if meta is not None and meta.commit == head and self._compatible(meta) is None:
-            return self._load(meta, [])
+        if meta is not None and meta.commit == head and self.incompatibility(meta) is None:
+            try:
+                return self._load(meta, [], strict=update)
+            except IndexUnavailable:
+                pass  # damaged: repaired below, under the lock
         if not update:
             if meta is None:
                 raise IndexUnavailable("the index has not been built yet", hint="run `ov reindex`")
@@ -117,7 +120,7 @@ class Indices:
             lock = WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout)
             lock.acquire()
         except StoreLocked:
-            if meta is not None and self._compatible(meta) is None:
+            if meta is not None and self.incompatibility(meta) is None:
                 return self._load(meta, [], stale=True)
             raise
         try:
@@ -148,7 +151,7 @@ class Indices:
                 records=meta.records,
                 vectors=meta.vectors,
                 embedder=meta.embedder,
-                problem=self._compatible(meta),
+                problem=self.incompatibility(meta),
             )
         return out
 
@@ -164,10 +167,11 @@ class Indices:
 
     def _catch_up(self, head: str | None) -> OpenIndex:
         meta = Meta.read(self.root / META_NAME)
-        problem = "no index yet" if meta is None else self._compatible(meta)
+        problem = "no index yet" if meta is None else self.incompatibility(meta)
         if problem is None and meta is not None:
             try:
                 lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+                lexical.count()
             except (OSError, ValueError, FileNotFoundError) as exc:
                 problem = f"the full-text index does not open ({exc})"
         if problem is not None or meta is None:
@@ -186,6 +190,8 @@ class Indices:
                 assert meta is not None
                 return self._load(meta, [f"rebuilt: {reason}"])
             actions.append(f"updated {changed} path{'s' if changed != 1 else ''}")
+        if meta.vectors_file and not meta.vectors_stale and not self._vectors_load(meta):
+            meta.vectors_stale = True
         if meta.vectors_stale and self._embedder() is not None:
             self._rebuild_vectors(meta, lexical)
             actions.append("vectors rebuilt")
@@ -317,7 +323,7 @@ class Indices:
 
     # --- helpers ---------------------------------------------------------------
 
-    def _compatible(self, meta: Meta) -> str | None:
+    def incompatibility(self, meta: Meta) -> str | None:
         """Why ``meta`` cannot be caught up incrementally, or None."""
         if meta.schema_version != SCHEMA_VERSION:
             return f"index schema {meta.schema_version}, ov needs {SCHEMA_VERSION}"
@@ -339,21 +345,32 @@ class Indices:
     def _embedder(self):
         return self.resolution.embedder
 
-    def _load(self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None) -> OpenIndex:
+    def _vectors_load(self, meta: Meta):
+        """The vector index of ``meta``, or None when it does not load."""
         from ov.index.vectors import VectorIndex
 
+        try:
+            return VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+        except (OSError, RuntimeError, TypeError, KeyError) as exc:
+            log.info("vector index unreadable (%s)", exc)
+            return None
+
+    def _load(
+        self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None, strict: bool = False
+    ) -> OpenIndex:
+        """Open what ``meta`` describes; ``strict`` raises IndexUnavailable for damaged vectors too."""
         if lexical is None:
             try:
                 lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+                lexical.count()
             except (OSError, ValueError, FileNotFoundError) as exc:
                 raise IndexUnavailable(f"the full-text index does not open: {exc}", hint="run `ov reindex`") from None
         vectors = None
         embedder = self._embedder()
         if embedder is not None and meta.vectors_file and not meta.vectors_stale and meta.embedder:
-            try:
-                vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
-            except (OSError, RuntimeError) as exc:
-                log.warning("vector index unreadable (%s); searching lexically", exc)
+            vectors = self._vectors_load(meta)
+            if vectors is None and strict:
+                raise IndexUnavailable("the vector index does not load", hint="run `ov reindex`")
         embedding = self.resolution.as_dict()
         if embedder is not None and vectors is None:
             embedding = {**embedding, "available": False, "reason": "vectors are being rebuilt; this search is lexical"}

@@ -1,0 +1,170 @@
+"""Retrieval and index upkeep: find, reindex, fsck, doctor."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, short, stdout_is_terminal
+from ov.cli.runtime import OvCommand, runtime
+from ov.errors import InvalidInput
+
+QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
+
+
+def register(app: typer.Typer) -> None:
+    for func in (find, reindex, fsck, doctor):
+        app.command(cls=OvCommand)(func)
+
+
+def find(
+    query: QueryArg,
+    uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Results to return.")] = 10,
+    level: Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")] = None,
+    type_: Annotated[
+        str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
+    ] = None,
+    after: Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")] = None,
+    before: Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Drop results scoring below this (0..1).")] = None,
+) -> None:
+    """Search memories, resources, skills and sessions (full-text and vectors, no LLM)."""
+    from ov.retrieval.find import FindOptions
+    from ov.retrieval.find import find as run_find
+
+    rt = runtime()
+    store = rt.store
+    options = FindOptions(
+        uri=store.uri(uri) if uri else None,
+        limit=limit,
+        levels=parse_levels(level),
+        types=parse_types(type_),
+        after=_time(after),
+        before=_time(before),
+        threshold=threshold,
+    )
+    if not query.strip():
+        raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov find "release process"`')
+    result = run_find(store, query, options)
+    emit(result.to_dict(), lambda: print_hits(result.buckets(), result.mode))
+
+
+def reindex() -> None:
+    """Rebuild the search indices from the commits."""
+    from ov.index.sync import Indices
+
+    store = runtime().store
+    opened = Indices(store).rebuild("requested by `ov reindex`")
+    meta = opened.meta
+    payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding}
+    emit(payload, lambda: plain(f"indexed {meta.records} records at {short(meta.commit)}" + (f", {meta.vectors} vectors" if meta.vectors else " (lexical only)")))
+
+
+def fsck() -> None:
+    """Check that the store is intact and that the indices agree with it."""
+    from ov.fsck import fsck as run_fsck
+
+    report = run_fsck(runtime().store)
+
+    def human() -> None:
+        checked = ", ".join(f"{v} {k}" for k, v in report.checked.items())
+        plain(("ok" if report.ok else "problems found") + (f" ({checked} checked)" if checked else ""))
+        for f in report.findings:
+            plain(f"{f.severity}: {f.area}: {f.message}" + (f"\n  fix: {f.fix}" if f.fix else ""))
+
+    emit(report.to_dict(), human)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def doctor() -> None:
+    """Check configuration, store, indices, embedder and LLM, and say what to fix."""
+    from ov.doctor import diagnose, exit_status
+
+    rt = runtime()
+    checks = diagnose(rt.home, rt.loaded_config, rt.store)
+
+    def human() -> None:
+        marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+        for c in checks:
+            plain(f"{marks[c.status]}  {c.name}: {c.detail}" + (f"\n      fix: {c.fix}" if c.fix else ""))
+
+    emit({"checks": [c.to_dict() for c in checks], "ok": exit_status(checks) == 0}, human)
+    if exit_status(checks):
+        raise typer.Exit(1)
+
+
+# --- shared with `ov search` -------------------------------------------------------
+
+
+def parse_levels(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        levels = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
+    except ValueError:
+        levels = ()
+    if not levels or any(lv not in (0, 1, 2) for lv in levels):
+        raise InvalidInput(f"--level {text!r} is not a list of levels", hint="levels are 0, 1 and 2, e.g. --level 0,1")
+    return levels
+
+
+def parse_types(text: str | None) -> tuple[str, ...] | None:
+    from ov.index.records import CONTEXT_TYPES
+
+    if text is None:
+        return None
+    types = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    wrong = [t for t in types if t not in CONTEXT_TYPES]
+    if not types or wrong:
+        raise InvalidInput(f"unknown type {', '.join(wrong) or text!r}", hint=f"types are: {', '.join(CONTEXT_TYPES)}")
+    return types
+
+
+def _time(text: str | None) -> float | None:
+    from ov.timespec import parse_time
+
+    return None if text is None else parse_time(text)
+
+
+def print_hits(buckets: dict, mode: str) -> None:
+    """Results grouped by type: score, URI (with lines or message), then the snippet or abstract."""
+    total = sum(len(hits) for hits in buckets.values())
+    if not total:
+        plain("no results")
+        return
+    terminal = stdout_is_terminal()
+    if terminal:
+        from rich.text import Text
+
+        from ov.cli.output import console
+
+        out = console()
+    for name, hits in buckets.items():
+        if not hits:
+            continue
+        if terminal:
+            out.print(Text(name, style="bold"))
+        else:
+            plain(f"# {name}")
+        for hit in hits:
+            where = hit.uri
+            if hit.kind == "message":
+                where += f"  [{hit.speaker or hit.role} {hit.time} {hit.message_id}]"
+            elif hit.level == 2 and hit.start_line:
+                where += f":{hit.start_line}-{hit.end_line}"
+            elif hit.level < 2:
+                where += f"  (L{hit.level})"
+            body = hit.snippet or hit.abstract
+            if terminal:
+                out.print(Text(f"{hit.score:.3f} ", style="cyan") + Text(where, style="blue"))
+                for line in body.splitlines():
+                    out.print(Text("    " + line, style="dim"))
+            else:
+                plain(f"{hit.score:.3f} {where}")
+                for line in body.splitlines():
+                    plain("    " + line)
+    if mode == "lexical" and terminal:
+        out.print(Text("(lexical search: no embedder; see `ov doctor`)", style="dim"))
