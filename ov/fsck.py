@@ -139,6 +139,8 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     git = store.git
     expected = set()
     for path, sha in git.iter_files(git.tree_of(head.encode())):
+        if sha not in git.repo.object_store:
+            continue  # already reported as store damage
         expected.update(r.id for r in records_for(path, git.blob_data(sha), mtime=file_mtime(str(git.worktree), path)))
     missing, extra = expected - indexed.keys(), indexed.keys() - expected
     if missing or extra:

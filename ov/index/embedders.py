@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ov import usage
 from ov.config import EmbeddingConfig
 from ov.errors import EXIT_RUNTIME, OvError
 from ov.home import Home
-from ov import usage
 from ov.llm import _detail, import_litellm
 
 if TYPE_CHECKING:
@@ -62,6 +62,7 @@ HASH_MODEL = "hash-v1"
 # ``StaticModel.save_pretrained`` writes and the Hugging Face repositories use).
 MODEL2VEC_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 SUGGESTED_MODEL = "minishlab/potion-base-8M"
+_ST_HINT = "pip install 'ovctx[sentence-transformers]'"
 
 # Text the litellm embedder sends once to learn an API model's dimension.
 _PROBE_TEXT = "dimension probe"
@@ -447,9 +448,6 @@ class SentenceTransformerEmbedder(_BaseEmbedder):
         return self._st_model
 
 
-_ST_HINT = "pip install 'ovctx[sentence-transformers]'"
-
-
 # --- litellm: an embeddings API ----------------------------------------------------
 
 
@@ -516,8 +514,8 @@ class LiteLLMEmbedder(_BaseEmbedder):
             matrix = np.asarray(vectors, dtype=np.float32)
         except (TypeError, ValueError):
             raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers") from None
-        if matrix.ndim != 2 or matrix.shape[1] == 0:
-            raise EmbeddingError(f"{self._where()} returned embeddings of different or zero lengths")
+        if matrix.ndim != 2:
+            raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers")
         if self._dimension is None:
             self._dimension = int(matrix.shape[1])
         elif matrix.shape[1] != self._dimension:
@@ -545,6 +543,9 @@ class LiteLLMEmbedder(_BaseEmbedder):
         if not all(isinstance(vector, list) and vector for vector in vectors):
             # base64 strings (encoding_format) or nothing at all: not what was asked for
             raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers")
+        lengths = sorted({len(vector) for vector in vectors})
+        if len(lengths) > 1:
+            raise EmbeddingError(f"{self._where()} returned embeddings of different lengths ({', '.join(map(str, lengths))})")
         return vectors
 
     def _record_usage(self, response: Any) -> None:

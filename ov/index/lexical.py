@@ -16,12 +16,15 @@ from pathlib import Path
 
 from ov.index.records import Record
 
-SCHEMA_VERSION = 3
-TOKEN_PATTERN = r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]|[\p{L}\p{N}]+"
+SCHEMA_VERSION = 4
+# Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
+# sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
+_CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
+TOKEN_PATTERN = rf"[{_CJK_CLASS}]|[\p{{L}}\p{{N}}&&[^{_CJK_CLASS}]]+"
 ANALYZER = "ov"
 SHARED_OWNER = "-"
 WRITER_HEAP = 64_000_000
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_CJK_RE = re.compile(r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # tantivy has built-in stop word lists for these languages only.
 _STOPWORD_LANGUAGES = frozenset(
     "danish dutch english finnish french german hungarian italian norwegian portuguese russian spanish swedish".split()

@@ -1,0 +1,369 @@
+"""Retrieval: indices derived from commits, `ov find`, `ov reindex`, `ov fsck`, `ov doctor`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+INDEX = "state/default/index"
+
+
+def write(ov, uri: str, text: str) -> None:
+    result = ov("write", uri, "--content", text)
+    assert result.exit_code == 0, result.stderr
+
+
+def found(ov, query: str, *args: str) -> dict:
+    result = ov("find", query, "--json", *args)
+    assert result.exit_code == 0, result.stderr
+    return result.json["result"]
+
+
+def uris(result: dict, bucket: str = "resources") -> list[str]:
+    return [h["uri"] for h in result[bucket]]
+
+
+@pytest.fixture
+def docs(ov):
+    write(ov, "viking://resources/handbook/security.md", "# Security\n\nRotate API keys every 90 days.\n\n## Tokens\n\nTokens expire after one hour.\n")
+    write(ov, "viking://resources/handbook/deploy.md", "# Deploy\n\nWe deploy from main after a green CI run.\n")
+    write(ov, "viking://resources/notes/cooking.md", "# Cooking\n\nA risotto needs patience and warm stock.\n")
+    return ov
+
+
+# --- find ------------------------------------------------------------------------
+
+
+def test_find_on_an_empty_or_missing_store_is_empty_and_ok(ov):
+    result = found(ov, "anything at all")
+    assert result["total"] == 0 and result["resources"] == [] and result["sessions"] == []
+    write(ov, "viking://resources/a.md", "alpha")
+    assert found(ov, "nothing matches zebra")["total"] == 0
+
+
+def test_find_returns_a_chunk_with_its_lines_and_a_stemmed_match(docs):
+    result = found(docs, "how often are keys rotated")
+    top = result["resources"][0]
+    assert top["uri"] == "viking://resources/handbook/security.md"
+    assert top["level"] == 2 and top["context_type"] == "resource" and 0 < top["score"] <= 1
+    assert "3: Rotate API keys every 90 days." in top["snippet"]
+    assert top["lines"][0] <= 3 <= top["lines"][1]
+    assert result["retrieval"]["mode"] == "lexical"
+    assert result["retrieval"]["embedding"]["available"] is False and result["retrieval"]["embedding"]["reason"]
+
+
+def test_one_result_per_file_even_with_several_matching_chunks(ov):
+    sections = "\n\n".join(f"## Part {i}\n\n" + "The release checklist matters. " * 60 for i in range(6))
+    write(ov, "viking://resources/big.md", "# Big\n\n" + sections)
+    result = found(ov, "release checklist")
+    assert uris(result) == ["viking://resources/big.md"]
+
+
+def test_the_index_follows_every_commit(docs):
+    assert "viking://resources/notes/cooking.md" in uris(found(docs, "risotto"))
+    assert docs("edit", "viking://resources/notes/cooking.md", "--old", "risotto", "--new", "paella").exit_code == 0
+    updated = found(docs, "paella")
+    assert uris(updated) == ["viking://resources/notes/cooking.md"]
+    assert updated["index"]["actions"] == ["updated 1 path"]
+    assert found(docs, "risotto")["total"] == 0
+    assert docs("mv", "viking://resources/notes", "viking://resources/kitchen").exit_code == 0
+    assert uris(found(docs, "paella")) == ["viking://resources/kitchen/cooking.md"]
+    assert docs("rm", "-r", "viking://resources/kitchen").exit_code == 0
+    assert found(docs, "paella")["total"] == 0
+
+
+def test_a_directory_summary_is_found_at_its_level(ov):
+    assert ov("mkdir", "viking://resources/infra", "--description", "Kubernetes clusters and their upgrades").exit_code == 0
+    write(ov, "viking://resources/infra/notes.md", "Nodes are drained one at a time.")
+    result = found(ov, "kubernetes upgrades", "--level", "0")
+    assert result["resources"][0] == {
+        "uri": "viking://resources/infra",
+        "level": 0,
+        "context_type": "resource",
+        "score": 1.0,
+        "abstract": "Kubernetes clusters and their upgrades",
+        "title": "infra",
+    }
+    assert all(h["level"] == 0 for h in result["resources"])
+    # Frontmatter is not content: its keys do not match.
+    assert found(ov, "generated_by component")["total"] == 0
+
+
+def test_filters_by_scope_type_and_threshold(docs):
+    assert docs("remember", "I prefer deploying on Tuesdays").exit_code == 0
+    everything = found(docs, "deploy")
+    assert everything["memories"] and everything["resources"]
+    only_memory = found(docs, "deploy", "--type", "memory")
+    assert only_memory["memories"] and not only_memory["resources"]
+    scoped = found(docs, "deploy", "--uri", "viking://resources/handbook")
+    assert uris(scoped) == ["viking://resources/handbook/deploy.md"] and not scoped["memories"]
+    assert found(docs, "deploy", "--uri", "viking://resources/notes")["total"] == 0
+    strict = found(docs, "deploy", "--threshold", "0.99")
+    assert strict["total"] >= 1 and all(h["score"] >= 0.99 for b in ("memories", "resources") for h in strict[b])
+    assert len(found(docs, "deploy", "--limit", "1")["resources"] + found(docs, "deploy", "--limit", "1")["memories"]) == 1
+
+
+def test_time_filters(docs):
+    assert found(docs, "risotto", "--after", "1h")["total"] == 1
+    assert found(docs, "risotto", "--before", "1h")["total"] == 0
+    assert found(docs, "risotto", "--after", "2000-01-01", "--before", "2999-01-01")["total"] == 1
+
+
+def test_another_users_memories_are_not_found(ov):
+    assert ov("remember", "My favourite editor is Helix", "--user", "alice").exit_code == 0
+    assert found(ov, "favourite editor", "--user", "alice")["total"] == 1
+    assert found(ov, "favourite editor", "--user", "bob")["total"] == 0
+
+
+def test_session_messages_are_found_one_at_a_time(ov):
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "I went to the climbing gym yesterday").exit_code == 0
+    assert ov("session", "add", "s1", "--role", "assistant", "--text", "Nice, which route did you try?").exit_code == 0
+    result = found(ov, "climbing gym", "--type", "session")
+    top = result["sessions"][0]
+    assert top["session_id"] == "s1" and top["role"] == "user" and top["speaker"] == "default"
+    assert top["message_id"].startswith("msg_") and top["time"].endswith("Z")
+    assert top["snippet"] == "I went to the climbing gym yesterday"
+    assert top["uri"] == "viking://user/default/sessions/s1/messages.jsonl"
+    # Committing archives the messages; they stay searchable in the archive.
+    assert ov("commit", "s1").exit_code == 0
+    archived = found(ov, "climbing gym", "--type", "session")["sessions"]
+    assert any(h["uri"].endswith("history/archive_001/messages.jsonl") and h["session_id"] == "s1" for h in archived)
+
+
+def test_raw_session_logs_do_not_crowd_out_memories(ov):
+    assert ov("remember", "The staging database is called orca").exit_code == 0
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    for text in ("The staging database is called orca", "orca the staging database was slow", "staging database orca again"):
+        assert ov("session", "add", "s1", "--text", text).exit_code == 0
+    result = found(ov, "staging database orca")
+    assert result["memories"][0]["score"] > max(h["score"] for h in result["sessions"])
+
+
+def test_same_query_same_order(docs):
+    for i in range(5):
+        write(docs, f"viking://resources/same/{i}.md", "identical text about caching layers")
+    first = found(docs, "caching layers")
+    assert [h["uri"] for h in first["resources"]] == sorted(h["uri"] for h in first["resources"])
+    assert found(docs, "caching layers")["resources"] == first["resources"]
+
+
+@pytest.mark.parametrize(
+    ("doc", "query"),
+    [
+        ("我们使用数据库来存储用户的长期记忆。", "长期记忆"),
+        ("このツールは会話の記憶を検索します。", "記憶を検索"),
+        ("사용자의 기억을 데이터베이스에 저장합니다.", "기억"),
+    ],
+)
+def test_cjk_text_matches_lexically_without_an_embedder(ov, doc, query):
+    write(ov, "viking://resources/cjk/doc.md", doc)
+    write(ov, "viking://resources/cjk/other.md", "Unrelated English text about gardening.")
+    result = found(ov, query)
+    assert result["retrieval"]["mode"] == "lexical"
+    assert uris(result) == ["viking://resources/cjk/doc.md"]
+
+
+def test_cjk_exact_words_rank_before_scattered_characters(ov):
+    write(ov, "viking://resources/zh/exact.md", "长期记忆很重要。")
+    write(ov, "viking://resources/zh/scattered.md", "记得长城的日期。忆苦思甜。")
+    assert uris(found(ov, "长期记忆"))[0] == "viking://resources/zh/exact.md"
+
+
+# --- the index repairs itself ---------------------------------------------------------
+
+
+def index_dir(home: Path) -> Path:
+    return home / INDEX
+
+
+@pytest.mark.parametrize("damage", ["delete", "meta", "segments", "schema"])
+def test_a_damaged_index_is_rebuilt_by_the_next_search(docs, ov_home, damage):
+    found(docs, "risotto")
+    root = index_dir(ov_home)
+    if damage == "delete":
+        import shutil
+
+        shutil.rmtree(root)
+    elif damage == "meta":
+        (root / "meta.json").write_text("{not json")
+    elif damage == "segments":
+        for path in (root / "text").iterdir():
+            if path.suffix in (".idx", ".term", ".store"):
+                path.write_bytes(b"garbage" * 10)
+    else:
+        meta = json.loads((root / "meta.json").read_text())
+        meta["schema_version"] = 0
+        (root / "meta.json").write_text(json.dumps(meta))
+    result = found(docs, "risotto")
+    assert uris(result) == ["viking://resources/notes/cooking.md"]
+    assert result["index"]["actions"][0].startswith("rebuilt: ")
+    assert docs("fsck").exit_code == 0
+
+
+def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home):
+    found(docs, "risotto")
+    meta_path = index_dir(ov_home) / "meta.json"
+    before = json.loads(meta_path.read_text())
+    write(docs, "viking://resources/notes/cooking.md", "# Cooking\n\nPaella wants saffron.\n")
+    found(docs, "paella")
+    # As if the update died after tantivy's commit but before meta.json was written.
+    meta_path.write_text(json.dumps(before))
+    result = found(docs, "paella")
+    assert result["index"]["actions"] == ["updated 1 path"]
+    assert uris(result) == ["viking://resources/notes/cooking.md"]
+    assert docs("fsck").exit_code == 0
+
+
+def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
+    found(docs, "risotto")
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    result = found(docs, "risotto")
+    assert result["retrieval"]["mode"] == "hybrid"
+    assert result["retrieval"]["embedding"]["provider"] == "hash"
+    assert result["index"]["actions"] == ["rebuilt: the embedder changed"]
+    meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
+    assert meta["embedder"] == {"provider": "hash", "model": "hash-v1", "dimension": 256}
+    assert meta["vectors"] == meta["records"]
+    write(docs, "viking://resources/notes/pasta.md", "Pasta water should taste like the sea.")
+    assert uris(found(docs, "pasta water"))[0] == "viking://resources/notes/pasta.md"
+    assert docs("fsck", "--json").json["result"]["checked"]["vectors"] == json.loads((index_dir(ov_home) / "meta.json").read_text())["records"]
+    assert docs("config", "set", "embedding.provider", "none").exit_code == 0
+    back = found(docs, "pasta water")
+    assert back["retrieval"]["mode"] == "lexical" and back["index"]["actions"] == ["rebuilt: the embedder was removed"]
+
+
+def test_a_damaged_vector_file_is_rebuilt(docs, ov_home):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    for path in index_dir(ov_home).glob("vectors-*.hnsw"):
+        path.write_bytes(b"junk")
+    result = found(docs, "risotto")
+    assert result["retrieval"]["mode"] == "hybrid" and result["index"]["actions"] == ["vectors rebuilt"]
+    assert docs("fsck").exit_code == 0
+
+
+def test_hybrid_search_finds_a_near_miss_that_words_alone_miss(ov):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    write(ov, "viking://resources/a.md", "Configuring the authentication middleware")
+    write(ov, "viking://resources/b.md", "Gardening in spring")
+    # "authenticate" and "authentication" stem differently; the hashing embedder's trigrams still match.
+    result = found(ov, "authenticator configurations")
+    assert uris(result)[0] == "viking://resources/a.md"
+
+
+def test_reindex_rebuilds_and_reports(docs):
+    result = docs("reindex", "--json")
+    assert result.exit_code == 0
+    payload = result.json["result"]
+    assert payload["records"] == 3 and payload["vectors"] == 0 and payload["embedding"]["available"] is False
+    assert "indexed 3 records" in docs("reindex").stdout
+
+
+def test_concurrent_first_searches_build_once_and_both_answer(docs, ov_home):
+    env_home = str(ov_home)
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "ov", "find", "risotto", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**__import__("os").environ, "OV_HOME": env_home})
+        for _ in range(3)
+    ]
+    for proc in procs:
+        out, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        assert json.loads(out)["result"]["resources"][0]["uri"] == "viking://resources/notes/cooking.md"
+    assert docs("fsck").exit_code == 0
+
+
+# --- fsck and doctor ----------------------------------------------------------------
+
+
+def test_fsck_reports_problems_with_a_fix_and_exit_1(docs, ov_home):
+    found(docs, "risotto")
+    assert docs("fsck").exit_code == 0
+    (index_dir(ov_home) / "meta.json").unlink()
+    result = docs("fsck", "--json")
+    assert result.exit_code == 1
+    report = result.json["result"]
+    assert report["ok"] is False
+    assert report["findings"][0]["area"] == "index" and "ov reindex" in report["findings"][0]["fix"]
+    assert docs("reindex").exit_code == 0 and docs("fsck").exit_code == 0
+
+
+def test_fsck_notes_hand_edits_and_a_missing_object(docs, ov_home):
+    found(docs, "risotto")
+    (ov_home / "accounts/default/resources/notes/cooking.md").write_text("edited by hand")
+    report = docs("fsck", "--json").json["result"]
+    assert report["ok"] is True and any("edited by hand" in f["message"] for f in report["findings"])
+    from dulwich.repo import Repo
+
+    repo = Repo(str(ov_home / "accounts/default"))
+    tree = repo[repo.head()].tree
+    objects = ov_home / "accounts/default/.git/objects"
+    blob = next(entry.sha for entry in repo.object_store.iter_tree_contents(tree) if entry.path.endswith(b"deploy.md"))
+    loose = objects / blob.decode()[:2] / blob.decode()[2:]
+    assert loose.exists()
+    loose.unlink()
+    damaged = docs("fsck", "--json")
+    assert damaged.exit_code == 1
+    assert any("deploy.md is missing" in f["message"] for f in damaged.json["result"]["findings"])
+
+
+def test_doctor_reports_lexical_retrieval_as_a_warning_not_an_error(docs):
+    result = docs("doctor", "--json")
+    assert result.exit_code == 0
+    checks = {c["name"]: c for c in result.json["result"]["checks"]}
+    assert checks["embedder"]["status"] == "warn" and "lexical" in checks["embedder"]["detail"]
+    assert checks["store"]["status"] == "ok" and checks["llm"]["status"] == "ok"
+
+
+def test_doctor_fails_when_the_llm_key_is_missing(ov):
+    assert ov("config", "set", "llm.model", "openai/gpt-4o-mini").exit_code == 0
+    assert ov("config", "set", "llm.api_key_env", "OV_TEST_MISSING_KEY").exit_code == 0
+    result = ov("doctor", "--json")
+    assert result.exit_code == 1
+    assert {c["name"]: c["status"] for c in result.json["result"]["checks"]}["llm"] == "fail"
+
+
+# --- bad input ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("find", ""),
+        ("find", "x", "--level", "5"),
+        ("find", "x", "--level", "a,b"),
+        ("find", "x", "--type", "memories"),
+        ("find", "x", "--after", "yesterday-ish"),
+        ("find", "x", "--uri", "viking://nowhere/../../etc"),
+        ("find", "x", "--limit", "0"),
+    ],
+)
+def test_bad_find_input_is_refused_with_exit_2(docs, store_state, args):
+    before = store_state()
+    result = docs(*args, "--json")
+    assert result.exit_code == 2, result.stdout
+    assert result.error["message"]
+    assert store_state() == before
+
+
+# --- snapshots ---------------------------------------------------------------------
+
+
+def test_find_json_shape(docs, snapshot):
+    result = found(docs, "deploy keys")
+    for bucket in ("memories", "resources", "skills", "sessions"):
+        for hit in result[bucket]:
+            hit.pop("time", None)
+    result["index"] = {k: v for k, v in result["index"].items() if k not in ("commit",)}
+    result["retrieval"]["embedding"]["reason"] = "<reason>"
+    assert result == snapshot
+
+
+def test_find_plain_output(docs, snapshot):
+    result = docs("find", "rotate keys")
+    assert result.exit_code == 0
+    assert result.stdout == snapshot
