@@ -100,37 +100,58 @@ def import_litellm() -> Any:
     litellm.suppress_debug_info = True  # no "Give Feedback / Get Help" banners on stderr
     litellm.telemetry = False
     litellm.set_verbose = False
+    # The OpenAI path reads ``max_retries or DEFAULT_MAX_RETRIES``, so an explicit 0 counts as
+    # unset and the SDK would retry twice with back-off: one call per request is what ov wants.
+    litellm.DEFAULT_MAX_RETRIES = 0
     logging.getLogger("LiteLLM").setLevel(logging.ERROR)
     return litellm
 
 
 def _translate(exc: Exception, config: LLMConfig, purpose: str) -> LLMError:
-    where = f"{config.model}" + (f" at {config.api_base}" if config.api_base else "")
+    return translate_failure(
+        exc,
+        LLMError,
+        where=f"{config.model}" + (f" at {config.api_base}" if config.api_base else ""),
+        model=config.model or "",
+        timeout=config.timeout,
+        call=f"the {purpose} call",
+        section="llm",
+        example="openai/gpt-4o-mini or ollama/llama3",
+    )
+
+
+def translate_failure(exc: Exception, error: type[OvError], *, where: str, model: str, timeout: float, call: str, section: str, example: str) -> OvError:
+    """One litellm failure as ``error`` with a hint that names the ``{section}.*`` setting to fix.
+
+    Shared by chat calls (``llm.*``) and embeddings (``embedding.*``): litellm raises many
+    unrelated exception types, and people need the same few answers for all of them.
+    """
     detail = _detail(exc)
     name = type(exc).__name__
     status = getattr(exc, "status_code", None)
     lowered = detail.lower()
     if "timeout" in name.lower() or "timed out" in lowered:
-        return LLMError(
-            f"the {purpose} call to {where} timed out after {config.timeout:g}s",
-            hint="raise llm.timeout, or check that the model server is responsive",
+        return error(
+            f"{call} to {where} timed out after {timeout:g}s",
+            hint=f"raise {section}.timeout, or check that the model server is responsive",
         )
+    # litellm reports a refused connection as APIConnectionError with status 500.
     if "connection error" in lowered or ("connect" in name.lower() and status in (None, 500)):
-        return LLMError(f"cannot reach {where} for the {purpose}: {detail}", hint="check llm.api_base and that the server is running")
+        return error(f"cannot reach {where} for {call}: {detail}", hint=f"check {section}.api_base and that the server is running")
     if "credential" in lowered or "api key" in lowered or status in (401, 403):
-        return LLMError(
-            f"{where} refused the credentials for the {purpose}: {detail}",
-            hint="set llm.api_key_env to the name of the environment variable that holds the key",
+        return error(
+            f"{where} refused the credentials for {call}: {detail}",
+            hint=f"set {section}.api_key_env to the name of the environment variable that holds the key",
         )
     if status == 404:
-        return LLMError(f"{where} does not know this model or endpoint: {detail}", hint="check llm.model and llm.api_base")
+        return error(f"{where} does not know this model or endpoint: {detail}", hint=f"check {section}.model and {section}.api_base")
     if status == 429:
-        return LLMError(f"{where} is rate limiting the {purpose}: {detail}", hint="try again later")
+        return error(f"{where} is rate limiting {call}: {detail}", hint="try again later")
     if "provider" in lowered and "not provided" in lowered:
-        return LLMError(f"litellm does not know which provider serves {config.model!r}", hint="prefix llm.model with a provider, e.g. openai/gpt-4o-mini or ollama/llama3")
+        return error(f"litellm does not know which provider serves {model!r}", hint=f"prefix {section}.model with a provider, e.g. {example}")
     if status is not None:
-        return LLMError(f"the {purpose} call to {where} failed (HTTP {status}): {detail}")
-    return LLMError(f"the {purpose} call to {where} failed: {detail}", hint="check llm.model (a litellm model string such as openai/gpt-4o-mini)")
+        return error(f"{call} to {where} failed (HTTP {status}): {detail}")
+    return error(f"{call} to {where} failed: {detail}", hint=f"check {section}.model (a litellm model string such as {example.split(' or ')[0]})")
 
 
 def _detail(exc: Exception) -> str:

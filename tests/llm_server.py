@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from ov.config import LLMConfig
+from ov.config import EmbeddingConfig, LLMConfig
 
 API_KEY_ENV = "OV_TEST_LLM_API_KEY"
 API_KEY = "sk-ov-test-dummy"
@@ -180,6 +180,9 @@ class LLMServer:
     def chat_requests(self) -> list[Request]:
         return [r for r in self.requests if r.endpoint == CHAT]
 
+    def embedding_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.endpoint == EMBEDDINGS]
+
     # --- serving -----------------------------------------------------------
 
     def _answer(self, request: Request) -> Reply:
@@ -310,6 +313,19 @@ def make_llm_config(server: LLMServer, **overrides: Any) -> LLMConfig:
     }
     values.update(overrides)
     return LLMConfig(**values)
+
+
+def make_embedding_config(server: LLMServer, **overrides: Any) -> EmbeddingConfig:
+    """An EmbeddingConfig with provider litellm aimed at ``server`` (``API_KEY_ENV`` must be set)."""
+    values: dict[str, Any] = {
+        "provider": "litellm",
+        "model": MODEL,
+        "api_base": server.base_url,
+        "api_key_env": API_KEY_ENV,
+        "timeout": 10.0,
+    }
+    values.update(overrides)
+    return EmbeddingConfig(**values)
 
 
 @pytest.fixture

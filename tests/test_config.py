@@ -29,6 +29,26 @@ DEFAULTS = {
         "max_output_tokens": 1024,
         "temperature": 0.0,
     },
+    "embedding": {
+        "provider": "auto",
+        "model": None,
+        "api_base": None,
+        "api_key_env": None,
+        "dimensions": 256,
+        "timeout": 60.0,
+        "batch_size": 64,
+    },
+    "retrieval": {
+        "language": "english",
+        "vector_weight": 1.0,
+        "parent_weight": 0.5,
+        "context_weight": 0.5,
+        "speaker_weight": 1.5,
+        "session_weight": 0.8,
+        "candidates": 200,
+        "budget": 1600,
+        "query_planner": True,
+    },
 }
 
 
@@ -307,6 +327,8 @@ def test_config_keys() -> None:
         "llm.max_prompt_chars",
         "llm.max_output_tokens",
         "llm.temperature",
+        *(f"embedding.{key}" for key in DEFAULTS["embedding"]),
+        *(f"retrieval.{key}" for key in DEFAULTS["retrieval"]),
     ]
 
 

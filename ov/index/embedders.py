@@ -45,7 +45,7 @@ from ov import usage
 from ov.config import EmbeddingConfig
 from ov.errors import EXIT_RUNTIME, OvError
 from ov.home import Home
-from ov.llm import _detail, import_litellm
+from ov.llm import import_litellm, translate_failure
 
 if TYPE_CHECKING:
     import numpy
@@ -500,10 +500,6 @@ class LiteLLMEmbedder(_BaseEmbedder):
             kwargs["api_key"] = key
 
         litellm = import_litellm()  # seconds to import the first time: only API embedders pay it
-        # litellm's OpenAI embeddings path reads ``max_retries or DEFAULT_MAX_RETRIES``, so the
-        # max_retries=0 above is taken for "unset" and the SDK retries twice with back-off.
-        # Zero here keeps one call per batch, as ov.llm asks for chat calls.
-        litellm.DEFAULT_MAX_RETRIES = 0
         try:
             response = litellm.embedding(**kwargs)
         except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
@@ -574,41 +570,16 @@ def _where(config: EmbeddingConfig) -> str:
 
 
 def _translate(exc: Exception, config: EmbeddingConfig) -> EmbeddingError:
-    """One litellm failure as an EmbeddingError whose hint names the embedding.* setting to fix.
-
-    Mirrors ``ov.llm._translate`` (which names the llm.* settings instead) and shares
-    its clean-up of litellm's messages.
-    """
-    where = _where(config)
-    detail = _detail(exc)
-    name = type(exc).__name__.lower()
-    status = getattr(exc, "status_code", None)
-    lowered = detail.lower()
-    if "timeout" in name or "timed out" in lowered:
-        return EmbeddingError(
-            f"the embeddings call to {where} timed out after {config.timeout:g}s",
-            hint="raise embedding.timeout or lower embedding.batch_size, or check that the server is responsive",
-        )
-    # litellm reports a refused connection as APIConnectionError with status 500.
-    if "connection error" in lowered or ("connect" in name and status in (None, 500)):
-        return EmbeddingError(f"cannot reach {where}: {detail}", hint="check embedding.api_base and that the server is running")
-    if "credential" in lowered or "api key" in lowered or status in (401, 403):
-        return EmbeddingError(
-            f"{where} refused the credentials: {detail}",
-            hint="set embedding.api_key_env to the name of the environment variable that holds the key",
-        )
-    if status == 404:
-        return EmbeddingError(f"{where} does not know this model or endpoint: {detail}", hint="check embedding.model and embedding.api_base")
-    if status == 429:
-        return EmbeddingError(f"{where} is rate limiting the embeddings calls: {detail}", hint="try again later, or lower embedding.batch_size")
-    if "provider" in lowered and "not provided" in lowered:
-        return EmbeddingError(
-            f"litellm does not know which provider serves {config.model!r}",
-            hint="prefix embedding.model with a provider, e.g. openai/text-embedding-3-small or ollama/nomic-embed-text",
-        )
-    if status is not None:
-        return EmbeddingError(f"the embeddings call to {where} failed (HTTP {status}): {detail}")
-    return EmbeddingError(f"the embeddings call to {where} failed: {detail}", hint="check embedding.model (a litellm model string)")
+    return translate_failure(
+        exc,
+        EmbeddingError,
+        where=_where(config),
+        model=config.model or "",
+        timeout=config.timeout,
+        call="the embeddings call",
+        section="embedding",
+        example="openai/text-embedding-3-small or ollama/nomic-embed-text",
+    )
 
 
 # --- resolution ----------------------------------------------------------------

@@ -176,7 +176,9 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
         if not piece.text.strip():
             continue
         first, last = piece.provenance.lines or (1, 1)
-        title = piece.title if piece.title and piece.title != stem else ""
+        named = stem.replace("_", " ").replace("-", " ")
+        heading = piece.title if piece.title and piece.title != stem else ""
+        title = heading if heading.lower() == named.lower() else " ".join(t for t in (named, heading) if t)
         out.append(
             Record(
                 id=f"{path}#{n}",
@@ -185,7 +187,7 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
                 kind="chunk",
                 parent=uri_of(directory) if directory else "",
                 text=piece.text,
-                title=" ".join(t for t in (stem.replace("_", " ").replace("-", " "), title) if t),
+                title=title,
                 start_line=first,
                 end_line=last,
                 time=mtime,

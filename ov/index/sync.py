@@ -160,7 +160,7 @@ class Indices:
         if self._resolution is None:
             from ov.index.embedders import resolve
 
-            self._resolution = resolve(self.store.config.embedding, self.store.home)
+            self._resolution = resolve(self.store.config.embedding, self.store.home, usage_dir=self.store.state)
         return self._resolution
 
     # --- catching up -----------------------------------------------------------
