@@ -180,10 +180,11 @@ class RetrievalConfig:
     """Weight of the vector ranking against the full-text ranking in the fusion."""
     parent_weight: float = 0.5
     """How much of a directory's or a session log's score its children inherit."""
-    context_weight: float = 0.5
+    context_weight: float = 0.3
     """Weight of a message's neighbouring messages when it is matched."""
-    speaker_weight: float = 1.5
-    """Weight of a query word that names who spoke a message."""
+    speaker_weight: float = 6.0
+    """Weight of a query word that names the peer who spoke a message: a question about a person
+    is usually answered by what that person said."""
     session_weight: float = 0.8
     """Session messages' scores are scaled by this when ranked beside memories and resources."""
     candidates: Annotated[int, Positive()] = 200

@@ -125,7 +125,7 @@ def test_session_messages_are_found_one_at_a_time(ov):
     assert ov("session", "add", "s1", "--role", "assistant", "--text", "Nice, which route did you try?").exit_code == 0
     result = found(ov, "climbing gym", "--type", "session")
     top = result["sessions"][0]
-    assert top["session_id"] == "s1" and top["role"] == "user" and top["speaker"] == "default"
+    assert top["session_id"] == "s1" and top["role"] == "user" and top["speaker"] == ""
     assert top["message_id"].startswith("msg_") and top["time"].endswith("Z")
     assert top["snippet"] == "I went to the climbing gym yesterday"
     assert top["uri"] == "viking://user/default/sessions/s1/messages.jsonl"
@@ -367,3 +367,15 @@ def test_find_plain_output(docs, snapshot):
     result = docs("find", "rotate keys")
     assert result.exit_code == 0
     assert result.stdout == snapshot
+
+
+def test_a_question_naming_a_peer_prefers_what_that_peer_said(ov):
+    messages = [
+        {"role": "user", "peer": "alice", "text": "I have been painting landscapes every weekend."},
+        {"role": "user", "peer": "bob", "text": "Alice told me painting is her thing; I like cycling and painting fences."},
+        {"role": "user", "peer": "bob", "text": "Painting the fence took all Saturday."},
+    ]
+    assert ov("session", "new", "--id", "chat").exit_code == 0
+    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+    top = found(ov, "What does Alice paint?", "--type", "session")["sessions"][0]
+    assert top["speaker"] == "alice" and top["snippet"].startswith("I have been painting")

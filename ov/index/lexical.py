@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ov.index.records import Record
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"

@@ -205,7 +205,7 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
     session_id = parts[parts.index("sessions") + 1] if "sessions" in parts[:-1] else ""
     log_uri = uri_of(path)
     texts = [message_text(m) for m in messages]
-    speakers = [_speaker(m, base["owner"]) for m in messages]
+    speakers = [_speaker(m) for m in messages]
     out = []
     for i, message in enumerate(messages):
         if not texts[i].strip():
@@ -229,7 +229,7 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
             )
         )
     if out:
-        whole = "\n".join(f"{s}: {t}" for s, t in zip(speakers, texts) if t.strip())
+        whole = "\n".join(f"{s or m.get('role', '')}: {t}" for s, m, t in zip(speakers, messages, texts) if t.strip())
         out.append(
             Record(
                 id=f"{path}#log",
@@ -249,13 +249,14 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
 # --- helpers ------------------------------------------------------------------------
 
 
-def _speaker(message: dict, owner: str) -> str:
-    """Who said it: the peer when one is named, the user for their own turns, else the role."""
+def _speaker(message: dict) -> str:
+    """The peer who spoke, when the message names one ("" for the user's and the agent's own turns).
+
+    Only real names go into the speaker field: a query that names a person then prefers what
+    that person said, while words like "assistant" or a user id never act as names.
+    """
     peer = message.get("peer")
-    if isinstance(peer, str) and peer:
-        return peer
-    role = str(message.get("role", ""))
-    return owner if role == "user" and owner else role
+    return peer if isinstance(peer, str) else ""
 
 
 def _epoch(value) -> float:

@@ -1,0 +1,351 @@
+"""Query plans for ``ov search``: which queries to run, for which context type, how important.
+
+With a language model (``llm.model`` set and ``retrieval.query_planner`` on), one
+bounded call reads the query, the session's last messages and its latest summary
+and answers with 0 to 5 typed queries (template ``ov/prompts/intent_analysis.yaml``).
+The answer is validated; an unusable one gets one repair call, and when that fails
+too (or the call itself fails) the deterministic plan is used and says why. Tokens
+are recorded in the usage log (``ov usage``) as ``query_plan``.
+
+Without a model the plan is deterministic: the query as given and, in a session,
+the query joined with the topic words of the last user messages, so that a
+follow-up ("and how do I rotate them?") still finds what the conversation is about.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ov import sidecar
+from ov.errors import NotFound
+
+if TYPE_CHECKING:
+    from ov.config import LLMConfig
+    from ov.store import Store
+
+PROMPT = "intent_analysis"
+VARIABLES = ("query", "recent_messages", "session_summary", "type_constraint")
+REQUIRED = ("query",)
+PURPOSE = "query plan"  # names the call in LLM error messages
+USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
+PLANNED_TYPES = ("memory", "resource", "skill")
+MAX_QUERIES = 5
+# What the planner sees of the session: the last few messages, each cut short, and the newest summary.
+RECENT_MESSAGES = 5
+MESSAGE_CHARS = 1000
+SUMMARY_CHARS = 4000
+# The deterministic follow-up query: topic words of the last few user messages.
+TOPIC_MESSAGES = 3
+TOPIC_WORDS = 8
+CUT_MARK = " [...]"
+
+_PLURALS = {"memories": "memory", "resources": "resource", "skills": "skill"}
+_FENCE_RE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
+_WORD_RE = re.compile(r"[^\W_]+")
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Words that carry no topic: function words, question words and conversational filler.
+_STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any anything are as at be because been before being
+    below between both but by can cannot could did do does doing done down during each either else etc ever
+    every few for from further get gets getting give go going got had has have having he her here hers him his
+    how however i if in into is it its itself just know let lets like many may maybe me might mine more most
+    much must my need needs no nor not now of off ok okay on once one only or other our ours out over own
+    please rather really right said same say says see she should show so some something still such sure tell
+    than thank thanks that the their theirs them then there these they thing things this those though through
+    thus to too try under until up us use used using very want wants was way we well were what whatever when
+    where whether which while who whom whose why will with within without would yes yet you your yours
+    hi hello hey
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class TypedQuery:
+    query: str
+    context_type: str | None  # memory | resource | skill; None: every type the search allows
+    intent: str
+    priority: int  # 1 (core need) to 5 (optional)
+
+    def to_dict(self) -> dict:
+        return {"query": self.query, "context_type": self.context_type, "intent": self.intent, "priority": self.priority}
+
+
+@dataclass(frozen=True)
+class QueryPlan:
+    reasoning: str
+    queries: list[TypedQuery] = field(default_factory=list)
+    source: str = "deterministic"  # llm | deterministic
+
+    def to_dict(self) -> dict:
+        return {"reasoning": self.reasoning, "queries": [q.to_dict() for q in self.queries], "source": self.source}
+
+
+@dataclass(frozen=True)
+class SessionContext:
+    """What a plan may know of the conversation around the query."""
+
+    session_id: str
+    messages: list[dict]  # live messages, oldest first
+    summary: str  # the newest archive's working-memory overview, or ""
+
+
+def session_context(store: Store, session_id: str) -> SessionContext:
+    """The session's live messages and newest summary; NotFound for a session that does not exist."""
+    from ov.session import read_messages, read_meta, session_uri
+
+    uri = session_uri(store, session_id)  # InvalidId for a malformed id
+    if read_meta(store, session_id) is None:
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    return SessionContext(session_id, read_messages(store, session_id), _newest_summary(store.path(uri) / "history"))
+
+
+def _newest_summary(history: Path) -> str:
+    try:
+        archives = sorted((p for p in history.iterdir() if p.is_dir() and p.name.startswith("archive_")), reverse=True)
+    except OSError:
+        return ""
+    for archive in archives:
+        try:
+            return sidecar.body((archive / sidecar.OVERVIEW).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return ""
+
+
+# --- choosing a plan -------------------------------------------------------------
+
+
+def plan_query(store: Store, query: str, session: SessionContext | None = None, *, types: tuple[str, ...] | None = None) -> QueryPlan:
+    """The plan for ``query``: the model's when one is configured and usable, else the deterministic one."""
+    messages = session.messages if session else []
+    config = store.config
+    if not config.llm.enabled:
+        return deterministic_plan(query, messages, why="no language model is configured")
+    if not config.retrieval.query_planner:
+        return deterministic_plan(query, messages, why="the query planner is off (retrieval.query_planner)")
+    allowed = [t for t in PLANNED_TYPES if types is None or t in types]
+    if not allowed:
+        return deterministic_plan(query, messages, why="only session messages are searched, so there is nothing to plan")
+    from ov import usage
+    from ov.llm import LLMError
+
+    spent = {"prompt_tokens": 0, "completion_tokens": 0}
+    try:
+        plan = llm_plan(
+            config.llm,
+            query,
+            messages,
+            session.summary if session else "",
+            types=tuple(allowed),
+            prompts_dir=store.home.root / "prompts",
+            spent=spent,
+        )
+    except LLMError as exc:
+        plan = deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
+    finally:
+        if spent["prompt_tokens"] or spent["completion_tokens"]:
+            usage.record(store.state, USAGE_PURPOSE, config.llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
+    return plan
+
+
+def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
+    """The query itself; in a session, also the query joined with the topic words of the last user messages."""
+    query = " ".join(query.split())
+    queries = [TypedQuery(query, None, "the query as given", 1)]
+    reasoning = (f"{why}; " if why else "") + "deterministic plan: the query as given"
+    words = topic_words(query, messages or [])
+    if words:
+        queries.append(TypedQuery(f"{query} {' '.join(words)}", None, "the query in the context of the conversation", 2))
+        reasoning += f", and the query with the topic of the last user messages ({', '.join(words)})"
+    return QueryPlan(reasoning, queries, "deterministic")
+
+
+def topic_words(query: str, messages: list[dict]) -> list[str]:
+    """Up to ``TOPIC_WORDS`` salient words of the last user messages that the query does not already hold, newest first."""
+    from ov.session import message_text
+
+    have = set(_words(query))
+    texts = []
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        text = message_text(message)[:MESSAGE_CHARS * 2]
+        if " ".join(text.split()) == query or not text.strip():
+            continue  # the query itself, just captured by a hook
+        texts.append(text)
+        if len(texts) == TOPIC_MESSAGES:
+            break
+    out: list[str] = []
+    for text in texts:
+        for word in _words(text):
+            if word not in have and word not in out:
+                out.append(word)
+                if len(out) == TOPIC_WORDS:
+                    return out
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD_RE.findall(text.lower()) if _CJK_RE.search(w) or (len(w) > 1 and w not in _STOP_WORDS and not w.isdigit())]
+
+
+# --- with a model -----------------------------------------------------------------
+
+
+def llm_plan(
+    config: LLMConfig,
+    query: str,
+    messages: list[dict],
+    summary: str,
+    *,
+    types: tuple[str, ...] = PLANNED_TYPES,
+    prompts_dir: Path | None,
+    spent: dict[str, int],
+) -> QueryPlan:
+    """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
+    ``spent`` adds up the tokens of every call made, also then."""
+    from ov.llm import LLMError, complete
+    from ov.prompts import load_prompt
+
+    prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
+    chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
+
+    def ask(conversation: list[dict[str, str]]) -> str:
+        answer = complete(config, conversation, purpose=PURPOSE, temperature=prompt.temperature)
+        spent["prompt_tokens"] += answer.prompt_tokens
+        spent["completion_tokens"] += answer.completion_tokens
+        return answer.text
+
+    text = ask(chat)
+    try:
+        reasoning, queries = parse_plan(text, types)
+    except ValueError as exc:
+        text = ask(chat + [{"role": "assistant", "content": text}, {"role": "user", "content": repair_request(str(exc))}])
+        try:
+            reasoning, queries = parse_plan(text, types)
+        except ValueError as again:
+            raise LLMError(f"{config.model} did not answer the {PURPOSE} with usable JSON, even when asked to correct it: {again}") from None
+    return QueryPlan(reasoning, queries, "llm")
+
+
+def repair_request(error: str) -> str:
+    return (
+        f"Your answer could not be used: {error}\n"
+        'Reply with the corrected JSON object only, in the shape {"reasoning": "...", "queries": [{"query": "...", '
+        '"context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}, with no code fences and no commentary.'
+    )
+
+
+def build_messages(prompt, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:
+    """The chat messages, within ``max_prompt_chars``: the summary is cut first, then the oldest messages go."""
+    from ov.session import message_text
+
+    recent = [f"[{m.get('role', '')}]: {_cut(' '.join(message_text(m).split()), MESSAGE_CHARS)}" for m in messages[-RECENT_MESSAGES:]]
+    constraint = (
+        f"Only these context types may be searched: {', '.join(types)}. Use no other context_type."
+        if set(types) != set(PLANNED_TYPES)
+        else "Any of memory, resource and skill may be searched."
+    )
+    values = {
+        "query": _cut(query, MESSAGE_CHARS * 2),
+        "recent_messages": "\n".join(recent) or "(none)",
+        "session_summary": _cut(summary.strip(), SUMMARY_CHARS) or "(none)",
+        "type_constraint": constraint,
+    }
+    chat = prompt.render(values)
+    over = _chars(chat) - max_prompt_chars
+    if over > 0 and summary.strip():
+        room = max(len(values["session_summary"]) - over, 0)
+        values["session_summary"] = _cut(values["session_summary"], room) if room > len(CUT_MARK) else "(left out)"
+        chat = prompt.render(values)
+    while _chars(chat) > max_prompt_chars and recent:
+        recent.pop(0)
+        values["recent_messages"] = "\n".join(recent) or "(left out)"
+        chat = prompt.render(values)
+    return chat
+
+
+def _chars(chat: list[dict[str, str]]) -> int:
+    return sum(len(m["content"]) for m in chat)
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - len(CUT_MARK), 0)].rstrip() + CUT_MARK
+
+
+# --- the answer -------------------------------------------------------------------
+
+
+def parse_plan(text: str, types: tuple[str, ...] = PLANNED_TYPES) -> tuple[str, list[TypedQuery]]:
+    """(reasoning, queries) of the model's answer; ValueError saying what is wrong when it is not that shape.
+
+    Queries of a type the search does not allow, and repeats, are left out; more than
+    ``MAX_QUERIES`` are cut to the most important ones.
+    """
+    from typing import Literal
+
+    from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator  # Deferred: only plans with an LLM validate.
+
+    class Planned(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        query: str = Field(min_length=1)
+        context_type: Literal["memory", "resource", "skill"] | None = None
+        intent: str = ""
+        priority: int = Field(default=3, ge=1, le=5)
+
+        @field_validator("context_type", mode="before")
+        @classmethod
+        def _lower(cls, value: Any) -> Any:
+            if not isinstance(value, str):
+                return value
+            value = value.strip().lower()
+            return _PLURALS.get(value, value) or None
+
+    class Answer(BaseModel):
+        model_config = ConfigDict(extra="ignore")
+        reasoning: str = ""
+        queries: list[Planned]
+
+    data = load_json_answer(text)
+    try:
+        answer = Answer.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in exc.errors()[:5])
+        raise ValueError(f'the answer is not an object {{"reasoning": "...", "queries": [...]}} of queries ({problems})') from None
+    seen: set[tuple[str, str | None]] = set()
+    queries: list[TypedQuery] = []
+    for item in answer.queries:
+        words = " ".join(item.query.split())
+        key = (words.lower(), item.context_type)
+        if not words or key in seen or (item.context_type is not None and item.context_type not in types):
+            continue
+        seen.add(key)
+        queries.append(TypedQuery(words, item.context_type, " ".join(item.intent.split()), item.priority))
+    queries = sorted(queries, key=lambda q: q.priority)[:MAX_QUERIES]  # stable: the model's order within a priority
+    return " ".join(answer.reasoning.split()), queries
+
+
+def load_json_answer(text: str) -> Any:
+    """The JSON value of a model's answer, tolerating a code fence or a sentence around the object.
+
+    The same leniency as memory extraction's answer parsing; ValueError when there is no JSON.
+    """
+    body = text.strip()
+    fenced = _FENCE_RE.match(body)
+    if fenced:
+        body = fenced.group("body").strip()
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        start, end = body.find("{"), body.rfind("}")
+        if 0 <= start < end:
+            try:
+                return json.loads(body[start : end + 1])
+            except json.JSONDecodeError:
+                pass
+        raise ValueError(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None

@@ -1,0 +1,229 @@
+"""``ov search``: ``find`` plus a query plan and hierarchical retrieval.
+
+1. A plan (:mod:`ov.retrieval.plan`): the model's typed queries, or the
+   deterministic ones.
+2. Every query of the plan runs on one opened index:
+
+   * the ranking of :func:`ov.retrieval.find.rank` (all levels);
+   * directories are starting points: the best directory summaries (L0/L1) are
+     put in a queue by score; a few of them at a time, for up to
+     ``MAX_ROUNDS`` rounds, the units below each directory are ranked within
+     it, and each of them scores
+     ``final = ALPHA * own + (1 - ALPHA) * directory``; the subdirectories found
+     this way join the queue with their final score, so a match deep in a tree
+     is reached through the summaries above it;
+   * scores from different rankings are made comparable: each ranking is scaled
+     to its own best hit, so a unit keeps the score of the plan query's ranking
+     over the whole scope when it is in it, and otherwise may score at most as
+     the weakest unit of that ranking (it did not make that list).
+
+   A unit found both ways keeps its better score: a directory's summary can lift
+   what is below it, never bury a strong match.
+3. The queries' results merge: each scaled by its query's priority, the best
+   score per unit. A directory is one result (its best level), a file one, a
+   session message one; the messages of the session being searched from are
+   left out (the agent has them already). Ties are broken by URI, so the same
+   input always gives the same order.
+4. ``mode="context"`` hands the results to :mod:`ov.retrieval.context`, which
+   assembles one block within a token budget.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, replace
+
+from ov.errors import InvalidInput
+from ov.retrieval.find import BUCKETS, FindOptions, Hit, rank
+from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
+from ov.uri import VikingURI
+
+MODES = ("list", "context")
+# A unit reached through a directory: this share of its score is its own match, the
+# rest is the directory's. 0.5 is upstream's original value (its configurable default
+# later became 1.0, which ignores the directory and so the hierarchy).
+ALPHA = 0.5
+MAX_ROUNDS = 3  # rounds of directory expansion per query
+DIRS_PER_ROUND = 4  # directories expanded per round: at most 12 per query in all
+START_DIRS = 10  # the best directory summaries that seed the queue
+CHILD_LIMIT = 20  # units ranked below one directory (at least twice the result limit)
+# A plan query's weight by its priority (1 = the core need).
+PRIORITY_WEIGHTS = {1: 1.0, 2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6}
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    session_id: str | None = None
+    mode: str = "list"  # list | context
+    budget: int | None = None  # tokens for mode "context"; None: retrieval.budget
+    uri: VikingURI | None = None
+    limit: int = 10
+    types: tuple[str, ...] | None = None
+
+
+@dataclass
+class SearchResult:
+    query: str
+    hits: list[Hit]
+    plan: QueryPlan
+    mode: str  # list | context
+    retrieval: str  # hybrid | lexical
+    embedding: dict
+    index: dict
+    context: object | None = None  # ContextBlock in mode "context"
+
+    def buckets(self) -> dict[str, list[Hit]]:
+        out: dict[str, list[Hit]] = {name: [] for name in BUCKETS.values()}
+        for hit in self.hits:
+            out[BUCKETS[hit.context_type]].append(hit)
+        return out
+
+    def to_dict(self) -> dict:
+        if self.context is not None:
+            return {**self.context.to_dict(), "query_plan": self.plan.to_dict()}
+        out: dict = {name: [h.to_dict() for h in hits] for name, hits in self.buckets().items()}
+        out.update(
+            total=len(self.hits),
+            query=self.query,
+            query_plan=self.plan.to_dict(),
+            retrieval={"mode": self.retrieval, "embedding": self.embedding},
+            index=self.index,
+        )
+        return out
+
+
+def search(store, query: str, options: SearchOptions = SearchOptions(), *, indices=None) -> SearchResult:
+    """Plan, retrieve hierarchically, and (in mode "context") assemble; see the module docstring."""
+    from ov.index.sync import Indices
+
+    _check(query, options)
+    session = session_context(store, options.session_id) if options.session_id else None
+    plan = plan_query(store, query, session, types=options.types)
+    exclude = f"{session_uri_text(store, session.session_id)}/messages.jsonl" if session else None
+    opened = (indices or Indices(store)).open()
+    hits = retrieve(store, opened, plan, options, exclude=exclude)
+    index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
+    if opened.actions:
+        index_info["actions"] = opened.actions
+    result = SearchResult(query, hits, plan, options.mode, opened.mode, opened.embedding, index_info)
+    if options.mode == "context":
+        from ov.retrieval.context import assemble
+
+        budget = options.budget if options.budget is not None else store.config.retrieval.budget
+        result.context = assemble(store, hits, budget)
+    return result
+
+
+def _check(query: str, options: SearchOptions) -> None:
+    if not query.strip():
+        raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov search "release process"`')
+    if options.mode not in MODES:
+        raise InvalidInput(f"unknown mode {options.mode!r}", hint=f"modes are: {', '.join(MODES)}")
+    if options.budget is not None and options.budget <= 0:
+        raise InvalidInput(f"the budget must be a positive number of tokens, not {options.budget}")
+    if options.limit <= 0:
+        raise InvalidInput(f"the limit must be 1 or more, not {options.limit}")
+
+
+def session_uri_text(store, session_id: str) -> str:
+    from ov.session import session_uri
+
+    return str(session_uri(store, session_id))
+
+
+# --- retrieval ---------------------------------------------------------------------
+
+
+def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: str | None = None) -> list[Hit]:
+    """Every query of ``plan`` on the open index, merged: the best ``options.limit`` results."""
+    best: dict[str, Hit] = {}
+    for typed in plan.queries:
+        weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
+        for hit in _hierarchical(store, opened, typed, options).values():
+            if exclude is not None and hit.uri == exclude:
+                continue
+            scored = replace(hit, score=hit.score * weight)
+            key = result_key(hit)
+            current = best.get(key)
+            if current is None or (scored.score, -scored.level) > (current.score, -current.level):
+                best[key] = scored
+    ranked = sorted(best.values(), key=lambda h: (-h.score, h.uri, h.level, h.message_id))
+    return ranked[: options.limit]
+
+
+def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions) -> dict[str, Hit]:
+    """One plan query: its ranking over the scope, lifted by the directories above each unit."""
+    types = _types(typed, options.types)
+    if not types:
+        return {}
+    config = store.config.retrieval
+    base = FindOptions(uri=options.uri, limit=max(config.candidates, options.limit * 3), types=types)
+    text = typed.query
+    direct = rank(store, opened, text, base)
+    scope_scores = {unit(h): h.score for h in direct}
+    weakest = min(scope_scores.values(), default=0.0)
+
+    def comparable(hit: Hit) -> float:
+        return scope_scores.get(unit(hit), min(hit.score, weakest))
+
+    found: dict[str, Hit] = {unit(h): h for h in direct}
+
+    def keep(hit: Hit, score: float) -> None:
+        key = unit(hit)
+        current = found.get(key)
+        if current is None or score > current.score:
+            found[key] = replace(hit, score=score)
+
+    queue: list[tuple[float, str]] = []
+    for directory in rank(store, opened, text, replace(base, levels=(0, 1), limit=START_DIRS)):
+        score = comparable(directory)
+        keep(directory, score)
+        heapq.heappush(queue, (-score, directory.uri))
+    expanded: set[str] = set()
+    child_limit = max(CHILD_LIMIT, options.limit * 2)
+    for _round in range(MAX_ROUNDS):
+        batch: list[tuple[float, str]] = []
+        while queue and len(batch) < DIRS_PER_ROUND:
+            negative, dir_uri = heapq.heappop(queue)
+            if dir_uri not in expanded and _path(dir_uri):
+                expanded.add(dir_uri)
+                batch.append((-negative, dir_uri))
+        if not batch:
+            break
+        for parent_score, dir_uri in batch:
+            below = VikingURI(tuple(_path(dir_uri).split("/")))
+            for child in rank(store, opened, text, replace(base, uri=below, limit=child_limit)):
+                if child.uri == dir_uri:
+                    continue  # the directory's own summaries
+                final = ALPHA * comparable(child) + (1 - ALPHA) * parent_score
+                keep(child, final)
+                if child.level < 2 and child.uri not in expanded:
+                    heapq.heappush(queue, (-final, child.uri))
+    return found
+
+
+def _types(typed: TypedQuery, allowed: tuple[str, ...] | None) -> tuple[str, ...]:
+    from ov.index.records import CONTEXT_TYPES
+
+    pool = tuple(t for t in (allowed or CONTEXT_TYPES) if t in CONTEXT_TYPES)
+    if typed.context_type is None:
+        return pool
+    return (typed.context_type,) if typed.context_type in pool else ()
+
+
+def unit(hit: Hit) -> str:
+    """What find counts as one result: a file, one level of a directory, a message."""
+    if hit.kind == "message":
+        return f"{hit.uri}#{hit.message_id}"
+    if hit.level < 2:
+        return f"{hit.uri}@{hit.level}"
+    return hit.uri
+
+
+def result_key(hit: Hit) -> str:
+    """What search counts as one result: a file, a directory (its best level), a message."""
+    return f"{hit.uri}#{hit.message_id}" if hit.kind == "message" else hit.uri
+
+
+def _path(uri: str) -> str:
+    return uri[len("viking://") :].strip("/")
