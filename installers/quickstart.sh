@@ -91,6 +91,11 @@ step tree viking://~/ -L 3
 step read viking://~/memories/profile.md
 step stat viking://resources/sample-docs/release-guide.md
 
+# Retrieval: full-text search (vectors too, once an embedder is configured), no LLM needed.
+step find "how do we deploy"
+step find "which editor" --type memory,session
+step fsck
+
 show git -C "$OV_HOME/accounts/default" log --oneline
 if command -v git >/dev/null 2>&1; then
   git -C "$OV_HOME/accounts/default" log --oneline

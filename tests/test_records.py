@@ -1,0 +1,95 @@
+"""What a committed file becomes in the indices (ov.index.records)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ov.index.records import classify, records_for
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("resources/docs/a.md", ("resource", "")),
+        ("user/alice/resources/notes.md", ("resource", "alice")),
+        ("user/alice/memories/preferences/alice/editor.md", ("memory", "alice")),
+        ("user/alice/peers/bob/memories/profile.md", ("memory", "alice")),
+        ("user/alice/sessions/s1/messages.jsonl", ("session", "alice")),
+        ("user/alice/skills/pdf/SKILL.md", ("skill", "alice")),
+        ("agent/skills/pdf/SKILL.md", ("skill", "")),
+        ("agent/memories/tips.md", ("memory", "")),
+    ],
+)
+def test_context_type_and_owner_come_from_the_path(path, expected):
+    assert classify(path) == expected
+
+
+def test_a_markdown_file_becomes_heading_aware_chunks_with_line_ranges():
+    body = "\n\n".join(f"## Section {i}\n\n" + ("Words about topic %d. " % i) * 120 for i in range(3))
+    text = "# Guide\n\n" + body + "\n"
+    records = records_for("resources/guide.md", text.encode())
+    assert len(records) >= 3
+    lines = text.splitlines()
+    for record in records:
+        assert record.uri == "viking://resources/guide.md" and record.level == 2 and record.kind == "chunk"
+        assert record.parent == "viking://resources"
+        got = "\n".join(lines[record.start_line - 1 : record.end_line])
+        assert got.strip() == record.text.strip()
+    assert [r.id for r in records] == [f"resources/guide.md#{n}" for n in range(len(records))]
+
+
+def test_sidecars_index_their_body_at_their_level_named_by_the_directory():
+    overview = "---\ndirectory: viking://resources/docs/\ngenerated_by:\n  component: ov\n---\n\n# docs\n\nHow we ship.\n"
+    [record] = records_for("resources/docs/.overview.md", overview.encode())
+    assert (record.uri, record.level, record.kind, record.parent) == ("viking://resources/docs", 1, "overview", "viking://resources")
+    assert "generated_by" not in record.text and "How we ship." in record.text
+    [abstract] = records_for("resources/docs/.abstract.md", b"Shipping notes.")
+    assert (abstract.level, abstract.kind, abstract.text) == (0, "abstract", "Shipping notes.")
+    assert records_for("resources/docs/.abstract.md", b"   \n") == []
+
+
+def test_memories_leave_out_their_fields_trailer():
+    text = '- Prefers tabs\n\n<!-- MEMORY_FIELDS\n{\n  "memory_type": "preferences",\n  "updated_at": "2026-04-21T10:00:00Z",\n  "version": 1\n}\n-->\n'
+    [record] = records_for("user/u/memories/preferences/u/indent.md", text.encode())
+    assert record.kind == "memory" and record.context_type == "memory" and record.owner == "u"
+    assert record.text.strip() == "- Prefers tabs"
+    assert record.time == pytest.approx(1776765600.0)
+
+
+def test_bookkeeping_dotfiles_and_binary_files_are_not_indexed():
+    for path in (
+        "user/u/sessions/s1/.meta.json",
+        "resources/docs/.sources.json",
+        "user/u/sessions/s1/history/archive_001/memory_diff.json",
+        "user/u/sessions/s1/history/archive_001/.done",
+        "resources/docs/.hidden.md",
+    ):
+        assert records_for(path, b'{"a": 1}') == []
+    assert records_for("resources/logo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00") == []
+
+
+def test_messages_are_one_record_each_with_neighbours_and_a_log():
+    messages = [
+        {"id": "m1", "role": "user", "peer": "alice", "created_at": "2026-05-01T10:00:00.000Z", "parts": [{"type": "text", "text": "I adopted a cat."}]},
+        {"id": "m2", "role": "assistant", "created_at": "2026-05-01T10:00:01.000Z", "parts": [{"type": "text", "text": "What is its name?"}]},
+        {"id": "m3", "role": "user", "created_at": "2026-05-01T10:00:02.000Z", "parts": [{"type": "text", "text": "Miso."}]},
+    ]
+    data = "".join(json.dumps(m) + "\n" for m in messages).encode()
+    records = records_for("user/u/sessions/s1/history/archive_001/messages.jsonl", data)
+    by_kind = {r.kind: [] for r in records}
+    for r in records:
+        by_kind[r.kind].append(r)
+    assert [r.message_id for r in by_kind["message"]] == ["m1", "m2", "m3"]
+    first, middle, last = by_kind["message"]
+    assert first.session_id == "s1" and first.speaker == "alice" and first.role == "user"
+    assert middle.speaker == "" and middle.context == "I adopted a cat.\nMiso."
+    assert last.unit == "viking://user/u/sessions/s1/history/archive_001/messages.jsonl#m3"
+    assert first.time == pytest.approx(1777629600.0)
+    [log] = by_kind["log"]
+    assert log.text == "alice: I adopted a cat.\nassistant: What is its name?\nuser: Miso."
+    assert all(r.parent == log.uri for r in by_kind["message"])
+    # An append in progress (no final newline) is not read as a message yet.
+    partial = data + b'{"id": "m4", "role": "user", "parts": [{"type": "text", "text": "half'
+    assert len([r for r in records_for("user/u/sessions/s1/messages.jsonl", partial) if r.kind == "message"]) == 3
