@@ -9,7 +9,7 @@ import traceback
 import click
 import typer
 
-from ov.cli import admin, config_cmd, fs, ingest, retrieval_cmd, session_cmd, snapshot
+from ov.cli import admin, config_cmd, fs, ingest, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.output import error
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
@@ -28,6 +28,7 @@ app = typer.Typer(
 fs.register(app)
 ingest.register(app)
 retrieval_cmd.register(app)
+search_cmd.register(app)
 admin.register(app)
 app.command("remember", cls=OvCommand)(session_cmd.remember)
 app.command("forget", cls=OvCommand)(session_cmd.forget)

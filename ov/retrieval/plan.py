@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov import sidecar
-from ov.errors import NotFound
+from ov.errors import InvalidInput, NotFound
 
 if TYPE_CHECKING:
     from ov.config import LLMConfig
+    from ov.prompts import PromptTemplate
     from ov.store import Store
 
 PROMPT = "intent_analysis"
@@ -90,6 +91,7 @@ class SessionContext:
     """What a plan may know of the conversation around the query."""
 
     session_id: str
+    uri: str  # viking://user/{uid}/sessions/{sid}
     messages: list[dict]  # live messages, oldest first
     summary: str  # the newest archive's working-memory overview, or ""
 
@@ -101,7 +103,7 @@ def session_context(store: Store, session_id: str) -> SessionContext:
     uri = session_uri(store, session_id)  # InvalidId for a malformed id
     if read_meta(store, session_id) is None:
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
-    return SessionContext(session_id, read_messages(store, session_id), _newest_summary(store.path(uri) / "history"))
+    return SessionContext(session_id, str(uri), read_messages(store, session_id), _newest_summary(store.path(uri) / "history"))
 
 
 def _newest_summary(history: Path) -> str:
@@ -112,7 +114,7 @@ def _newest_summary(history: Path) -> str:
     for archive in archives:
         try:
             return sidecar.body((archive / sidecar.OVERVIEW).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, InvalidInput):  # missing, not text, or an unclosed frontmatter fence
             continue
     return ""
 
@@ -174,10 +176,10 @@ def topic_words(query: str, messages: list[dict]) -> list[str]:
     for message in reversed(messages):
         if message.get("role") != "user":
             continue
-        text = message_text(message)[:MESSAGE_CHARS * 2]
+        text = message_text(message)
         if " ".join(text.split()) == query or not text.strip():
             continue  # the query itself, just captured by a hook
-        texts.append(text)
+        texts.append(text[: MESSAGE_CHARS * 2])
         if len(texts) == TOPIC_MESSAGES:
             break
     out: list[str] = []
@@ -241,7 +243,7 @@ def repair_request(error: str) -> str:
     )
 
 
-def build_messages(prompt, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:
+def build_messages(prompt: PromptTemplate, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:
     """The chat messages, within ``max_prompt_chars``: the summary is cut first, then the oldest messages go."""
     from ov.session import message_text
 

@@ -32,11 +32,15 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
 from ov.retrieval.find import BUCKETS, FindOptions, Hit, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
+
+if TYPE_CHECKING:
+    from ov.retrieval.context import ContextBlock
 
 MODES = ("list", "context")
 # A unit reached through a directory: this share of its score is its own match, the
@@ -46,6 +50,9 @@ ALPHA = 0.5
 MAX_ROUNDS = 3  # rounds of directory expansion per query
 DIRS_PER_ROUND = 4  # directories expanded per round: at most 12 per query in all
 START_DIRS = 10  # the best directory summaries that seed the queue
+# Units kept from the ranking over the whole scope (at least three times the result limit);
+# what is not among them counts as weaker than the last of them.
+SCOPE_LIMIT = 30
 CHILD_LIMIT = 20  # units ranked below one directory (at least twice the result limit)
 # A plan query's weight by its priority (1 = the core need).
 PRIORITY_WEIGHTS = {1: 1.0, 2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6}
@@ -70,7 +77,7 @@ class SearchResult:
     retrieval: str  # hybrid | lexical
     embedding: dict
     index: dict
-    context: object | None = None  # ContextBlock in mode "context"
+    context: ContextBlock | None = None  # mode "context" only
 
     def buckets(self) -> dict[str, list[Hit]]:
         out: dict[str, list[Hit]] = {name: [] for name in BUCKETS.values()}
@@ -99,7 +106,11 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
     _check(query, options)
     session = session_context(store, options.session_id) if options.session_id else None
     plan = plan_query(store, query, session, types=options.types)
-    exclude = f"{session_uri_text(store, session.session_id)}/messages.jsonl" if session else None
+    exclude = None
+    if session is not None:
+        from ov.session import MESSAGES
+
+        exclude = f"{session.uri}/{MESSAGES}"  # the live log; archived messages stay searchable
     opened = (indices or Indices(store)).open()
     hits = retrieve(store, opened, plan, options, exclude=exclude)
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
@@ -123,12 +134,6 @@ def _check(query: str, options: SearchOptions) -> None:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {options.budget}")
     if options.limit <= 0:
         raise InvalidInput(f"the limit must be 1 or more, not {options.limit}")
-
-
-def session_uri_text(store, session_id: str) -> str:
-    from ov.session import session_uri
-
-    return str(session_uri(store, session_id))
 
 
 # --- retrieval ---------------------------------------------------------------------
@@ -156,8 +161,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions) -> d
     types = _types(typed, options.types)
     if not types:
         return {}
-    config = store.config.retrieval
-    base = FindOptions(uri=options.uri, limit=max(config.candidates, options.limit * 3), types=types)
+    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types)
     text = typed.query
     direct = rank(store, opened, text, base)
     scope_scores = {unit(h): h.score for h in direct}

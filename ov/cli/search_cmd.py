@@ -1,0 +1,83 @@
+"""``ov search``: find with a query plan and hierarchical retrieval; ``--mode context`` for prompts."""
+
+from __future__ import annotations
+
+import sys
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, stdout_is_terminal
+from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
+from ov.cli.runtime import OvCommand, runtime
+
+
+class SearchMode(str, Enum):
+    list = "list"
+    context = "context"
+
+
+def register(app: typer.Typer) -> None:
+    app.command(cls=OvCommand)(search)
+
+
+def search(
+    query: QueryArg,
+    session: Annotated[
+        str | None, typer.Option("--session", help="The session the query comes from: its recent messages shape the query plan.")
+    ] = None,
+    mode: Annotated[
+        SearchMode, typer.Option("--mode", help="list: results by type; context: one block within --budget, for an agent's prompt.")
+    ] = SearchMode.list,
+    budget: Annotated[
+        int | None, typer.Option("--budget", min=1, help="Tokens the context block may use (default: retrieval.budget).")
+    ] = None,
+    uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Results to return (the candidates of a context block).")] = 10,
+    type_: Annotated[
+        str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
+    ] = None,
+) -> None:
+    """Search with a query plan and hierarchical retrieval; `--mode context` assembles a block for an agent."""
+    from ov.retrieval.search import SearchOptions
+    from ov.retrieval.search import search as run_search
+
+    store = runtime().store
+    options = SearchOptions(
+        session_id=session,
+        mode=mode.value,
+        budget=budget,
+        uri=store.uri(uri) if uri else None,
+        limit=limit,
+        types=parse_types(type_),
+    )
+    result = run_search(store, query, options)
+
+    def human() -> None:
+        if result.context is not None:
+            block = result.context
+            if block.rendered:
+                plain(block.rendered)
+            stats = block.stats
+            tiers = ", ".join(f"{n} {tier}" for tier, n in stats["tier_counts"].items() if n)
+            footer = f"{stats['returned']} of {stats['candidates']} results, {stats['used_tokens']}/{stats['budget']} tokens"
+            footer += (f" ({tiers})" if tiers else "") + (f", {stats['dropped']} left out" if stats["dropped"] else "")
+            sys.stderr.write(footer + "\n")
+            return
+        if stdout_is_terminal():
+            _print_plan(result.plan)
+        print_hits(result.buckets(), result.retrieval)
+
+    emit(result.to_dict(), human)
+
+
+def _print_plan(plan) -> None:
+    from rich.text import Text
+
+    from ov.cli.output import console
+
+    out = console()
+    out.print(Text(f"plan ({plan.source}): {plan.reasoning}", style="dim"))
+    for q in plan.queries:
+        out.print(Text(f"  [{q.priority}] {q.context_type or 'any type'}: {q.query}", style="dim"))

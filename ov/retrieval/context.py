@@ -1,0 +1,255 @@
+"""``ov search --mode context``: one block of context within a token budget.
+
+Every result becomes one entry at the richest tier that fits, tiers being
+``uri < abstract < overview < full``:
+
+=============  =====================  ===========================  ===============
+result         abstract               overview                     full
+=============  =====================  ===========================  ===============
+directory      its L0 (.abstract.md)  its L1 (.overview.md)        -
+file, memory   the matching lines     the matching section (chunk) the whole file
+message        its first lines        -                            the message
+=============  =====================  ===========================  ===============
+
+A tier whose text would repeat the tier below it (a one-section file) is left out.
+
+1. Floor: in score order, each entry starts at its cheapest useful tier (the
+   first one above ``uri``); one that does not fit, or would take more than
+   twice its fair share of the budget, steps down to ``uri``; one that does not
+   fit even as a URI is dropped (and counted).
+2. Deepening: in score order, each entry moves up to the richest tier that the
+   budget left over still allows. An entry too large for a tier steps down to
+   the next one; text is never cut in the middle.
+
+Tokens are estimated with :func:`ov.tokens.estimate_tokens` on the rendered
+element (one more per entry for the line between elements), so the rendered
+block never exceeds the budget. The block is what hooks inject into an agent's
+prompt: one ``<context uri=... type=... score=... tier=...>`` element per entry,
+in score order, holding text from the store as it is (a literal ``</context``
+inside it is written ``<\\/context`` so that it cannot close the element early).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+
+from ov import sidecar
+from ov.errors import InvalidInput
+from ov.retrieval.find import Hit
+from ov.tokens import estimate_tokens
+from ov.uri import VikingURI
+
+TIERS = ("uri", "abstract", "overview", "full")
+SEPARATOR = "\n"
+# In the first pass an entry may use this many fair shares of the budget (budget / candidates),
+# so that one long abstract cannot leave the results after it without even their URIs.
+PER_ENTRY_SHARES = 2
+MESSAGE_ABSTRACT_CHARS = 600  # a message's abstract: its first whole lines up to this length
+_CLOSING_RE = re.compile(r"</(context)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Entry:
+    uri: str
+    context_type: str
+    score: float
+    tier: str
+    text: str
+    tokens: int
+    lines: tuple[int, int] | None = None
+    message_id: str = ""
+
+    def to_dict(self) -> dict:
+        out = {
+            "uri": self.uri,
+            "context_type": self.context_type,
+            "score": round(self.score, 4),
+            "tier": self.tier,
+            "text": self.text,
+            "tokens": self.tokens,
+        }
+        if self.lines:
+            out["lines"] = list(self.lines)
+        if self.message_id:
+            out["message_id"] = self.message_id
+        return out
+
+
+@dataclass
+class ContextBlock:
+    entries: list[Entry]
+    rendered: str
+    stats: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {"entries": [e.to_dict() for e in self.entries], "rendered": self.rendered, "stats": self.stats}
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One tier of one candidate: its text and what the rendered element costs."""
+
+    tier: str
+    text: str
+    element: str
+    cost: int  # tokens of the element plus its separator
+    lines: tuple[int, int] | None = None
+
+
+def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
+    """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring."""
+    options = [_options(store, hit) for hit in hits]
+    chosen: dict[int, int] = {}  # candidate -> index into its options
+    left = budget
+    cap = per_entry_cap(budget, len(hits))
+    for i, tiers in enumerate(options):
+        for at in range(min(1, len(tiers) - 1), -1, -1):  # the cheapest useful tier, else the URI alone
+            if tiers[at].cost <= left and (at == 0 or tiers[at].cost <= cap):
+                chosen[i] = at
+                left -= tiers[at].cost
+                break
+    for i in sorted(chosen):
+        tiers, now = options[i], chosen[i]
+        for at in range(len(tiers) - 1, now, -1):
+            extra = tiers[at].cost - tiers[now].cost
+            if extra <= left:
+                chosen[i] = at
+                left -= extra
+                break
+    entries: list[Entry] = []
+    for i in sorted(chosen):
+        hit, option = hits[i], options[i][chosen[i]]
+        entries.append(
+            Entry(
+                uri=hit.uri,
+                context_type=hit.context_type,
+                score=hit.score,
+                tier=option.tier,
+                text=option.text,
+                tokens=estimate_tokens(option.element),
+                lines=option.lines,
+                message_id=hit.message_id if hit.kind == "message" else "",
+            )
+        )
+    rendered = SEPARATOR.join(options[i][chosen[i]].element for i in sorted(chosen))
+    counts = {tier: 0 for tier in TIERS}
+    for entry in entries:
+        counts[entry.tier] += 1
+    stats = {
+        "budget": budget,
+        "used_tokens": estimate_tokens(rendered),
+        "candidates": len(hits),
+        "returned": len(entries),
+        "dropped": len(hits) - len(entries),
+        "tier_counts": counts,
+    }
+    return ContextBlock(entries, rendered, stats)
+
+
+def per_entry_cap(budget: int, candidates: int) -> int:
+    """What one entry may take before every candidate had its turn: twice a fair share."""
+    return budget * PER_ENTRY_SHARES // max(candidates, 1)
+
+
+# --- the tiers of one result --------------------------------------------------------
+
+
+def _options(store, hit: Hit) -> list[_Option]:
+    """The tiers available for ``hit``, cheapest first; the first is always ``uri``."""
+    texts: list[tuple[str, str, tuple[int, int] | None]] = []
+    if hit.kind == "message":
+        full = hit.record.text.strip() if hit.record is not None else ""
+        texts = [("abstract", _leading_lines(full, MESSAGE_ABSTRACT_CHARS), None), ("full", full, None)]
+    elif hit.level < 2:
+        texts = [("abstract", _sidecar_text(store, hit, sidecar.ABSTRACT, 0), None), ("overview", _sidecar_text(store, hit, sidecar.OVERVIEW, 1), None)]
+    else:
+        record = hit.record
+        chunk = record.text.strip() if record is not None else ""
+        chunk_lines = (record.start_line, record.end_line) if record is not None and record.start_line else None
+        matched = _matched_lines(hit)
+        texts = [
+            ("abstract", matched, (hit.start_line, hit.end_line) if hit.start_line else None),
+            ("overview", chunk, chunk_lines),
+            ("full", _file_text(store, hit), None),
+        ]
+    out = [_option(hit, "uri", "", None)]
+    kept: list[tuple[str, str, tuple[int, int] | None]] = []
+    for tier, text, lines in texts:
+        if not text:
+            continue
+        if kept and kept[-1][1] == text:
+            kept[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
+            continue
+        kept.append((tier, text, lines))
+    out.extend(_option(hit, tier, text, lines) for tier, text, lines in kept)
+    return out
+
+
+def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None) -> _Option:
+    element = render_entry(hit, tier, text, lines)
+    return _Option(tier, text, element, estimate_tokens(element) + estimate_tokens(SEPARATOR), lines)
+
+
+def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None) -> str:
+    attrs = [("uri", hit.uri), ("type", hit.context_type), ("score", f"{hit.score:.2f}"), ("tier", tier)]
+    if lines:
+        attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
+    if hit.kind == "message":
+        attrs.extend([("message", hit.message_id), ("role", hit.role)])
+    head = "<context " + " ".join(f'{name}="{html.escape(value, quote=True)}"' for name, value in attrs)
+    if tier == "uri":
+        return head + " />"
+    body = _CLOSING_RE.sub(r"<\\/\1", text)
+    return f"{head}>\n{body}\n</context>"
+
+
+def _leading_lines(text: str, limit: int) -> str:
+    """The first whole lines of ``text`` within ``limit`` characters ("" when the first line alone is longer)."""
+    kept, used = [], 0
+    for line in text.splitlines():
+        used += len(line) + 1
+        if used > limit + 1:
+            break
+        kept.append(line)
+    return "\n".join(kept).strip()
+
+
+def _matched_lines(hit: Hit) -> str:
+    """The lines of the hit's snippet, as they are in the file (without find's line numbers)."""
+    record = hit.record
+    if record is None or not hit.start_line:
+        return ""
+    lines = record.text.splitlines()
+    first = hit.start_line - (record.start_line or 1)
+    return "\n".join(lines[max(first, 0) : first + hit.end_line - hit.start_line + 1]).strip()
+
+
+def _sidecar_text(store, hit: Hit, name: str, level: int) -> str:
+    """A directory's summary body; the indexed text when the file cannot be read."""
+    try:
+        path = store.path(VikingURI(tuple(hit.uri[len("viking://") :].split("/")))) / name
+        return sidecar.body(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, InvalidInput):  # gone, not text, or an unclosed frontmatter fence
+        pass
+    if hit.level == level and hit.record is not None:
+        return hit.record.text.strip()
+    return ""
+
+
+def _file_text(store, hit: Hit) -> str:
+    """The whole file as a reader sees it (a memory without its bookkeeping trailer); "" when unreadable."""
+    try:
+        path = store.path(VikingURI(tuple(hit.uri[len("viking://") :].split("/"))))
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError, InvalidInput):
+        return ""
+    if hit.kind == "memory":
+        from ov.memory.files import parse_memory
+
+        try:
+            text, _fields = parse_memory(text)
+        except InvalidInput:
+            pass
+    return text.strip()

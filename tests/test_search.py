@@ -1,0 +1,569 @@
+"""`ov search`: query plans (deterministic and with a model), hierarchical retrieval, context blocks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ov import session, usage
+from ov.config import Config, RetrievalConfig
+from ov.errors import InvalidId, InvalidInput, NotFound
+from ov.home import Home
+from ov.identity import Identity
+from ov.retrieval.context import TIERS, assemble
+from ov.retrieval.find import FindOptions, find
+from ov.retrieval.plan import deterministic_plan, parse_plan, plan_query, session_context
+from ov.retrieval.search import SearchOptions, search
+from ov.store import Store
+from ov.tokens import estimate_tokens
+from ov.uri import VikingURI
+from tests.llm_server import MODEL, llm_config, llm_server, make_llm_config  # noqa: F401  (pytest fixtures)
+
+AT = "2026-05-01T09:00:{:02d}Z"
+
+
+def make_store(home: Path, config: Config | None = None) -> Store:
+    store = Store(Home(home), Identity(), config or Config())
+    store.init()
+    return store
+
+
+def put(store: Store, files: dict[str, str]) -> None:
+    """Write ``files`` (URI -> text) in one commit."""
+    with store.transaction() as tx:
+        uris = []
+        for text_uri, text in files.items():
+            uri = store.uri(text_uri)
+            tx.put(uri, text.encode("utf-8"))
+            uris.append(uri)
+        tx.commit("write", uris)
+
+
+def say(store: Store, sid: str, *turns: tuple[str, str]) -> None:
+    start = len(session.read_messages(store, sid)) if session.read_meta(store, sid) else 0
+    messages = [
+        {"role": role, "text": text, "id": f"{sid}-{start + i}", "created_at": AT.format(start + i)} for i, (role, text) in enumerate(turns)
+    ]
+    session.add_messages(store, sid, messages)
+
+
+def uris(hits) -> list[str]:
+    return [h.uri for h in hits]
+
+
+@pytest.fixture
+def store(ov_home: Path) -> Store:
+    return make_store(ov_home)
+
+
+@pytest.fixture
+def handbook(store: Store) -> Store:
+    store.mkdir(store.uri("viking://resources/security"), "Credential rotation: how API keys and service tokens are rotated and revoked.")
+    put(
+        store,
+        {
+            "viking://resources/security/keys.md": "# Keys\n\nAPI keys live in the vault. Rotate API keys every 90 days with `vault rotate`.\n",
+            "viking://resources/deploy.md": "# Deploy\n\nWe deploy from main after a green CI run.\n",
+            "viking://resources/cooking.md": "# Cooking\n\nA risotto needs patience and warm stock.\n",
+        },
+    )
+    return store
+
+
+# --- plans without a model -----------------------------------------------------------
+
+
+def test_deterministic_plan_is_the_query_itself(store):
+    plan = plan_query(store, "how often are keys rotated")
+    assert plan.source == "deterministic" and "no language model" in plan.reasoning
+    assert [(q.query, q.context_type, q.priority) for q in plan.queries] == [("how often are keys rotated", None, 1)]
+
+
+def test_deterministic_plan_adds_the_topic_of_the_conversation(store):
+    say(store, "s1", ("user", "Where do we keep the API keys for billing?"), ("assistant", "In the vault, under billing/."), ("user", "and how do I rotate them?"))
+    plan = plan_query(store, "and how do I rotate them?", session_context(store, "s1"))
+    assert plan.source == "deterministic" and len(plan.queries) == 2
+    follow_up = plan.queries[1]
+    assert follow_up.query.startswith("and how do I rotate them? ")
+    # Newest message first, small words left out, the assistant's words not taken.
+    assert follow_up.query.split()[6:] == ["keep", "api", "keys", "billing"] and follow_up.priority == 2
+    assert plan == plan_query(store, "and how do I rotate them?", session_context(store, "s1"))
+
+
+def test_a_follow_up_in_a_session_finds_what_the_conversation_is_about(handbook):
+    say(handbook, "s1", ("user", "Where are the API keys kept?"), ("assistant", "In the vault."), ("user", "and how often do we change them?"))
+    alone = search(handbook, "and how often do we change them?")
+    assert "viking://resources/security/keys.md" not in uris(alone.hits)
+    within = search(handbook, "and how often do we change them?", SearchOptions(session_id="s1"))
+    assert uris(within.hits)[:2] == ["viking://resources/security/keys.md", "viking://resources/security"]
+    # The live messages of the session searched from are not results: the agent has them already.
+    assert not [h for h in within.hits if h.uri.endswith("/sessions/s1/messages.jsonl")]
+
+
+def test_messages_of_other_sessions_are_still_found(handbook):
+    say(handbook, "old", ("user", "The staging database password rotation broke the nightly import."))
+    say(handbook, "now", ("user", "what broke the nightly import?"))
+    result = search(handbook, "what broke the nightly import?", SearchOptions(session_id="now"))
+    sessions = [h for h in result.hits if h.context_type == "session"]
+    assert [h.session_id for h in sessions] == ["old"]
+
+
+# --- plans with a model (a loopback OpenAI-compatible server) ---------------------------
+
+
+def llm_store(home: Path, server, **retrieval) -> Store:
+    return make_store(home, Config(llm=make_llm_config(server), retrieval=RetrievalConfig(**retrieval)))
+
+
+def plan_answer(*queries: dict, reasoning: str = "The user asks how to rotate keys.") -> str:
+    return json.dumps({"reasoning": reasoning, "queries": list(queries)})
+
+
+KEY_QUERIES = (
+    {"query": "Rotate API keys", "context_type": "skill", "intent": "the procedure", "priority": 1},
+    {"query": "API key rotation policy", "context_type": "resource", "intent": "the rules", "priority": 2},
+    {"query": "User's key management habits", "context_type": "memory", "intent": "preferences", "priority": 3},
+)
+
+
+def test_llm_plan_is_used_and_its_tokens_recorded(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    put(store, {"viking://resources/policy.md": "# Policy\n\nAPI key rotation happens every 90 days.\n"})
+    say(store, "s1", ("user", "We keep API keys in the vault."), ("assistant", "Noted."), ("user", "how do I rotate them?"))
+    llm_server.chat("```json\n" + plan_answer(*KEY_QUERIES) + "\n```", prompt_tokens=120, completion_tokens=40)
+    result = search(store, "how do I rotate them?", SearchOptions(session_id="s1"))
+    plan = result.plan
+    assert plan.source == "llm" and plan.reasoning == "The user asks how to rotate keys."
+    assert [(q.query, q.context_type, q.priority) for q in plan.queries] == [
+        ("Rotate API keys", "skill", 1),
+        ("API key rotation policy", "resource", 2),
+        ("User's key management habits", "memory", 3),
+    ]
+    assert uris(result.hits) == ["viking://resources/policy.md"]
+    assert result.to_dict()["query_plan"]["source"] == "llm"
+    (request,) = llm_server.chat_requests()
+    assert "[user]: We keep API keys in the vault." in request.prompt and "[assistant]: Noted." in request.prompt
+    assert "how do I rotate them?" in request.prompt
+    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 1, "prompt_tokens": 120, "completion_tokens": 40}
+
+
+def test_the_planner_sees_the_newest_session_summary_and_only_the_last_messages(ov_home, llm_server, llm_config):
+    from ov.session_commit import commit_session
+
+    plain = make_store(ov_home)  # no model: the commit's extraction stays deterministic
+    say(plain, "s1", ("user", "We are migrating the billing service to Postgres 16."), ("assistant", "Understood."))
+    assert commit_session(plain, "s1").status == "committed"
+    say(plain, "s1", *[("user", f"step {i} of the plan") for i in range(7)])
+    store = llm_store(ov_home, llm_server)
+    llm_server.chat(plan_answer(KEY_QUERIES[1]))
+    plan_query(store, "what next?", session_context(store, "s1"))
+    (request,) = llm_server.chat_requests()
+    assert "migrating the billing service to Postgres 16" in request.prompt  # from the archive's summary
+    assert "[user]: step 6 of the plan" in request.prompt and "[user]: step 2 of the plan" in request.prompt
+    assert "step 1 of the plan" not in request.prompt  # five messages at most
+
+
+def test_llm_plan_with_invalid_json_is_repaired_once(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    llm_server.chat("Sure! Here are the queries: rotate keys, key policy", prompt_tokens=100, completion_tokens=10)
+    llm_server.chat(plan_answer(KEY_QUERIES[1]), prompt_tokens=130, completion_tokens=20)
+    plan = plan_query(store, "key rotation")
+    assert plan.source == "llm" and [q.query for q in plan.queries] == ["API key rotation policy"]
+    first, repair = llm_server.chat_requests()
+    assert repair.messages[-2] == {"role": "assistant", "content": "Sure! Here are the queries: rotate keys, key policy"}
+    assert "could not be used" in repair.messages[-1]["content"]
+    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 1, "prompt_tokens": 230, "completion_tokens": 30}
+
+
+def test_garbage_twice_falls_back_to_the_deterministic_plan(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    put(store, {"viking://resources/policy.md": "# Policy\n\nAPI key rotation happens every 90 days.\n"})
+    llm_server.chat("no idea", prompt_tokens=50, completion_tokens=3)
+    llm_server.chat('{"queries": "rotate keys"}', prompt_tokens=60, completion_tokens=5)
+    result = search(store, "key rotation")
+    assert result.plan.source == "deterministic" and "query planner failed" in result.plan.reasoning
+    assert [q.query for q in result.plan.queries] == ["key rotation"]
+    assert uris(result.hits) == ["viking://resources/policy.md"]
+    assert len(llm_server.chat_requests()) == 2
+    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 1, "prompt_tokens": 110, "completion_tokens": 8}
+
+
+def test_an_unreachable_planner_falls_back_without_failing_the_search(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    llm_server.error(500, "model overloaded")
+    plan = plan_query(store, "key rotation")
+    assert plan.source == "deterministic" and "query planner failed" in plan.reasoning and "model overloaded" in plan.reasoning
+    assert f"query_plan/{MODEL}" not in usage.totals(store.state)
+
+
+def test_no_planner_call_when_it_is_off_or_only_sessions_are_searched(ov_home, llm_server, llm_config):
+    off = llm_store(ov_home, llm_server, query_planner=False)
+    assert "retrieval.query_planner" in plan_query(off, "keys").reasoning
+    on = llm_store(ov_home, llm_server)
+    assert plan_query(on, "keys", types=("session",)).source == "deterministic"
+    assert llm_server.chat_requests() == []
+
+
+def test_llm_queries_of_types_the_search_excludes_are_dropped(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    llm_server.chat(plan_answer(*KEY_QUERIES))
+    plan = plan_query(store, "rotate keys", types=("resource", "session"))
+    assert [q.context_type for q in plan.queries] == ["resource"]
+    assert "Only these context types may be searched: resource." in llm_server.chat_requests()[0].prompt
+
+
+def test_llm_plan_for_small_talk_may_have_no_queries(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    put(store, {"viking://resources/policy.md": "# Thanks\n\nthanks a lot\n"})
+    llm_server.chat(plan_answer(reasoning="Small talk."))
+    result = search(store, "thanks a lot!", SearchOptions(mode="context"))
+    assert result.plan.queries == [] and result.hits == [] and result.context.rendered == ""
+
+
+@pytest.mark.parametrize(
+    "answer, expected",
+    [
+        ('{"reasoning": "r", "queries": [{"query": "  Rotate   keys ", "context_type": "Skills", "priority": "2"}]}', [("Rotate keys", "skill", 2)]),
+        ('Here you go: {"queries": [{"query": "a", "context_type": null}]} done', [("a", None, 3)]),
+        (
+            json.dumps({"queries": [{"query": f"q{i}", "context_type": "resource", "priority": 5 - i % 5} for i in range(7)]}),
+            [("q4", "resource", 1), ("q3", "resource", 2), ("q2", "resource", 3), ("q1", "resource", 4), ("q6", "resource", 4)],
+        ),
+        ('{"queries": [{"query": "x", "context_type": "memory"}, {"query": "X", "context_type": "memory"}]}', [("x", "memory", 3)]),
+    ],
+)
+def test_parse_plan_is_lenient_about_form_not_about_shape(answer, expected):
+    _reasoning, queries = parse_plan(answer)
+    assert [(q.query, q.context_type, q.priority) for q in queries] == expected
+
+
+@pytest.mark.parametrize(
+    "answer, problem",
+    [
+        ("not json", "not valid JSON"),
+        ('{"reasoning": "r"}', "queries"),
+        ('{"queries": [{"query": "x", "context_type": "weather"}]}', "context_type"),
+        ('{"queries": [{"query": "x", "priority": 9}]}', "priority"),
+        ('{"queries": [{"query": ""}]}', "query"),
+    ],
+)
+def test_parse_plan_refuses_other_shapes(answer, problem):
+    with pytest.raises(ValueError, match=problem):
+        parse_plan(answer)
+
+
+# --- hierarchical retrieval -------------------------------------------------------------
+
+FILLER = " ".join(f"The vault also stores certificates, database passwords and signing material for team {i}." for i in range(12))
+
+
+@pytest.fixture
+def tree(store: Store) -> Store:
+    """A directory whose summary is about credential rotation, holding a long file that mentions rotation
+    once, and short files elsewhere that mention both words in passing."""
+    store.mkdir(store.uri("viking://resources/security"), "Credential rotation runbooks: how service credentials are rotated.")
+    files = {
+        "viking://resources/security/vault.md": f"# Vault\n\n{FILLER}\n\nRotation happens quarterly.\n",
+        "viking://resources/security/audit.md": "# Audit\n\nEvery access to the vault is logged.\n",
+    }
+    for i in range(5):
+        files[f"viking://resources/farming/field{i}.md"] = (
+            f"# Field {i}\n\nThe credential of the tractor in field {i} is kept in the barn next to the seed drill, the spare wheels and the rotation plan.\n"
+        )
+    put(store, files)
+    return store
+
+
+def test_a_weak_file_under_a_matching_directory_is_lifted_by_it(tree):
+    direct = find(tree, "credential rotation", FindOptions(limit=4))
+    assert "viking://resources/security/vault.md" not in uris(direct.hits)
+    result = search(tree, "credential rotation", SearchOptions(limit=4))
+    assert uris(result.hits)[:2] == ["viking://resources/security", "viking://resources/security/vault.md"]
+    lifted = result.hits[1]
+    assert lifted.level == 2 and lifted.start_line > 0
+    assert len(set(uris(result.hits))) == len(result.hits)  # one result per unit
+
+
+def test_search_reaches_files_below_nested_directories(store):
+    store.mkdir(store.uri("viking://resources/platform"), "Platform engineering: clusters, networking and credential rotation.")
+    store.mkdir(store.uri("viking://resources/platform/identity"), "Identity: service accounts and credential rotation schedules.")
+    put(
+        store,
+        {
+            "viking://resources/platform/identity/accounts.md": f"# Accounts\n\n{FILLER}\n\nRotation is automated.\n",
+            **{f"viking://resources/misc/r{i}.md": f"# R{i}\n\nrotation rotation of tyres {i}\n" for i in range(6)},
+        },
+    )
+    result = search(store, "credential rotation", SearchOptions(limit=5))
+    assert "viking://resources/platform/identity/accounts.md" in uris(result.hits)
+    assert uris(result.hits).index("viking://resources/platform/identity/accounts.md") < uris(result.hits).index("viking://resources/misc/r0.md")
+
+
+def test_search_respects_uri_scope_and_types(handbook):
+    put(handbook, {"viking://user/default/memories/preferences/default/keys.md": "- Rotates API keys on Mondays\n"})
+    scoped = search(handbook, "rotate API keys", SearchOptions(uri=VikingURI(("resources", "security"))))
+    assert uris(scoped.hits) and all(u.startswith("viking://resources/security") for u in uris(scoped.hits))
+    memories = search(handbook, "rotate API keys", SearchOptions(types=("memory",)))
+    assert uris(memories.hits) == ["viking://user/default/memories/preferences/default/keys.md"]
+    both = search(handbook, "rotate API keys").to_dict()
+    assert both["memories"] and both["resources"] and both["total"] == len(both["memories"]) + len(both["resources"])
+
+
+def test_search_on_an_empty_store_is_empty(store):
+    result = search(store, "anything", SearchOptions(mode="context"))
+    assert result.hits == [] and result.context.rendered == "" and result.context.stats["candidates"] == 0
+
+
+# --- context assembly --------------------------------------------------------------------
+
+
+def section(title: str, sentence: str, n: int = 14, *, wrap: bool = False) -> str:
+    return f"## {title}\n\n" + ("\n" if wrap else " ").join(f"{sentence} ({i})" for i in range(n)) + "\n"
+
+
+@pytest.fixture
+def library(store: Store) -> Store:
+    """Three two-section files that match 'key rotation' less and less, and a directory with L0 and L1."""
+    store.mkdir(store.uri("viking://resources/runbooks"), "Runbooks for key rotation and incident response.")
+    store.write(
+        store.uri("viking://resources/runbooks/.overview.md"),
+        b"# runbooks\n\nRunbooks for key rotation and incident response.\n\n## Contents\n\n- rotation.md: how keys are rotated\n",
+    )
+    put(
+        store,
+        {
+            "viking://resources/a.md": "# A\n\n" + section("Key rotation", "Key rotation of signing keys uses the key rotation tool") + section("Other", "Unrelated words about lunch", 30),
+            "viking://resources/b.md": "# B\n\n" + section("Rotation", "Key rotation is mentioned here once") + section("Other", "Unrelated words about tea", 30),
+            "viking://resources/c.md": "# C\n\n" + section("Keys", "Keys are kept somewhere safe") + section("Other", "Unrelated words about bikes", 30),
+        },
+    )
+    return store
+
+
+def hits_of(store: Store, query: str = "key rotation", **options):
+    return search(store, query, SearchOptions(**options)).hits
+
+
+@pytest.mark.parametrize("budget", [1, 10, 40, 80, 150, 300, 600, 1200, 1600, 5000])
+def test_context_stays_within_the_budget(library, budget):
+    block = search(library, "key rotation", SearchOptions(mode="context", budget=budget)).context
+    stats = block.stats
+    assert stats["used_tokens"] == estimate_tokens(block.rendered) <= budget
+    assert stats["budget"] == budget and stats["returned"] + stats["dropped"] == stats["candidates"] == 4
+    assert sum(stats["tier_counts"].values()) == stats["returned"] == len(block.entries)
+    assert sum(e.tokens for e in block.entries) + max(len(block.entries) - 1, 0) >= stats["used_tokens"]
+    for entry in block.entries:  # provenance on every entry
+        assert entry.uri.startswith("viking://") and f'uri="{entry.uri}"' in block.rendered and 0 < entry.score <= 1
+    scores = [e.score for e in block.entries]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_context_with_a_generous_budget_takes_every_entry_at_its_richest_tier(library):
+    block = search(library, "key rotation", SearchOptions(mode="context", budget=100_000)).context
+    tiers = {e.uri: e.tier for e in block.entries}
+    assert tiers == {
+        "viking://resources/a.md": "full",
+        "viking://resources/b.md": "full",
+        "viking://resources/c.md": "full",
+        "viking://resources/runbooks": "overview",
+    }
+    overview = next(e for e in block.entries if e.uri == "viking://resources/runbooks")
+    assert overview.text.startswith("# runbooks") and "- rotation.md: how keys are rotated" in overview.text
+    full = next(e for e in block.entries if e.uri == "viking://resources/a.md")
+    assert full.text == (library.root / "resources/a.md").read_text().strip()
+
+
+def test_context_deepens_in_score_order(library):
+    hits = hits_of(library)
+    assert [h.uri for h in hits][0] == "viking://resources/a.md"
+    richest = {e.uri: (e.tier, e.tokens + 1) for e in assemble(library, hits, 100_000).entries}
+    # The smallest budget that has every entry at its cheapest useful tier: nothing is left to deepen with.
+    floor = next(b for b in range(1, 5000) if [e.tier for e in assemble(library, hits, b).entries] == ["abstract"] * len(hits))
+    start = assemble(library, hits, floor)
+    top = start.entries[0]
+    exactly = floor + richest[top.uri][1] - (top.tokens + 1)
+    deepened = assemble(library, hits, exactly)
+    assert deepened.entries[0].tier == richest[top.uri][0] == "full"
+    assert [(e.uri, e.tier) for e in deepened.entries[1:]] == [(e.uri, e.tier) for e in start.entries[1:]]
+    assert deepened.stats["used_tokens"] <= exactly
+    # One token short of the whole file, the top entry steps down to its section; what it leaves goes to the next.
+    short = assemble(library, hits, exactly - 1)
+    assert short.entries[0].tier == "overview" and short.entries[0].lines
+    left = exactly - 1 - floor - (short.entries[0].tokens - top.tokens)
+    second = short.entries[1]
+    assert second.tier == ("full" if richest[second.uri][1] - (start.entries[1].tokens + 1) <= left else "abstract")
+    assert short.stats["used_tokens"] <= exactly - 1
+
+
+def test_oversize_entries_step_down_a_tier_instead_of_being_cut(store):
+    body = "\n\n".join(section(f"Part {i}", f"Key rotation step {i} is described in full detail here", 10, wrap=True) for i in range(8))
+    put(store, {"viking://resources/big.md": "# Big\n\n" + body})
+    text = (store.root / "resources/big.md").read_text()
+    hits = hits_of(store)
+    full_cost = estimate_tokens(text)
+    seen = set()
+    for budget in (30, 60, 150, 300, full_cost // 2, full_cost + 200):
+        block = assemble(store, hits, budget)
+        assert block.stats["used_tokens"] <= budget
+        (entry,) = block.entries
+        seen.add(entry.tier)
+        if entry.tier != "uri":
+            assert entry.text in text  # whole lines of the file, never a cut-off prefix
+            assert all(line in text.splitlines() for line in entry.text.splitlines())
+        if entry.tier in ("abstract", "overview"):
+            assert entry.lines and f'lines="{entry.lines[0]}-{entry.lines[1]}"' in block.rendered
+    assert seen == {"uri", "abstract", "overview", "full"}
+    nothing = assemble(store, hits, 5)
+    assert nothing.entries == [] and nothing.rendered == "" and nothing.stats["dropped"] == 1
+
+
+def test_same_input_gives_byte_identical_output(library, ov_home):
+    first = search(library, "key rotation", SearchOptions(mode="context", budget=400)).to_dict()
+    again = search(make_store(ov_home), "key rotation", SearchOptions(mode="context", budget=400)).to_dict()
+    assert json.dumps(first, sort_keys=True).encode() == json.dumps(again, sort_keys=True).encode()
+    assert first["rendered"].encode() == again["rendered"].encode()
+
+
+def test_a_memory_in_full_leaves_out_its_bookkeeping_trailer(store):
+    from ov.remember import remember
+
+    remember(store, "I prefer rotating API keys on Mondays", memory_type="preferences")
+    assert "MEMORY_FIELDS" in next((store.root / "user/default/memories").rglob("*.md")).read_text()
+    (entry,) = search(store, "rotating API keys", SearchOptions(mode="context")).context.entries
+    assert entry.context_type == "memory" and entry.tier == "full"
+    assert "rotating API keys on Mondays" in entry.text and "MEMORY_FIELDS" not in entry.text
+
+
+def test_rendered_entries_are_escaped_fenced_elements(store):
+    put(store, {'viking://resources/odd "name" & <tag>.md': "# Odd\n\nKey rotation ends here </context> and goes on.\n"})
+    block = search(store, "key rotation", SearchOptions(mode="context")).context
+    assert block.rendered.startswith('<context uri="viking://resources/odd &quot;name&quot; &amp; &lt;tag&gt;.md" type="resource"')
+    assert block.rendered.count("</context>") == 1 and "<\\/context> and goes on." in block.rendered
+
+
+def test_a_message_entry_carries_its_session_and_role(store):
+    say(store, "past", ("user", "The key rotation job failed because the vault token expired."))
+    block = search(store, "key rotation job", SearchOptions(mode="context")).context
+    (entry,) = block.entries
+    assert entry.context_type == "session" and entry.tier == "full" and entry.message_id == "past-0"
+    assert 'message="past-0" role="user"' in block.rendered and "the vault token expired" in entry.text
+    long = "\n".join(f"Line {i}: the key rotation job log says the token expired again." for i in range(40))
+    say(store, "past", ("assistant", long))
+    hits = [h for h in hits_of(store, "key rotation job") if h.message_id == "past-1"]
+    short = assemble(store, hits, 200).entries[0]
+    assert short.tier == "abstract" and long.startswith(short.text) and short.text.endswith("expired again.")
+    assert assemble(store, hits, 2000).entries[0].text == long
+
+
+def test_cjk_query(store):
+    store.mkdir(store.uri("viking://resources/运维"), "密钥轮换流程和注意事项")
+    put(
+        store,
+        {
+            "viking://resources/运维/密钥.md": "# 密钥管理\n\n所有密钥每九十天轮换一次，轮换前先通知值班人员。\n",
+            "viking://resources/食谱.md": "# 食谱\n\n寿司需要醋饭。\n",
+        },
+    )
+    result = search(store, "密钥轮换", SearchOptions(mode="context", budget=200))
+    assert {e.uri for e in result.context.entries[:2]} == {"viking://resources/运维", "viking://resources/运维/密钥.md"}
+    assert "viking://resources/食谱.md" not in [e.uri for e in result.context.entries]
+    assert result.context.stats["used_tokens"] <= 200
+    assert deterministic_plan("密钥轮换").queries[0].query == "密钥轮换"
+
+
+# --- bad input (library) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "query, options, error, words",
+    [
+        ("", SearchOptions(), InvalidInput, "empty"),
+        ("   ", SearchOptions(), InvalidInput, "empty"),
+        ("keys", SearchOptions(mode="digest"), InvalidInput, "unknown mode"),
+        ("keys", SearchOptions(mode="context", budget=0), InvalidInput, "budget"),
+        ("keys", SearchOptions(session_id="nope"), NotFound, "session nope does not exist"),
+        ("keys", SearchOptions(session_id="../x"), InvalidId, "session id"),
+    ],
+)
+def test_bad_search_input_is_refused(handbook, query, options, error, words):
+    with pytest.raises(error, match=words):
+        search(handbook, query, options)
+
+
+# --- the command ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def cli_store(ov):
+    def write(uri: str, text: str) -> None:
+        result = ov("write", uri, "--content", text)
+        assert result.exit_code == 0, result.stderr
+
+    assert ov("mkdir", "viking://resources/security", "--description", "Credential rotation: how API keys are rotated.").exit_code == 0
+    write("viking://resources/security/keys.md", "# Keys\n\nAPI keys live in the vault.\n\n## Rotation\n\nRotate API keys every 90 days with `vault rotate`.\n")
+    write("viking://resources/deploy.md", "# Deploy\n\nWe deploy from main after a green CI run; deploy keys are rotated by CI.\n")
+    for i, (role, text) in enumerate([("user", "Where are the API keys kept?"), ("assistant", "In the vault."), ("user", "and how do I rotate them?")]):
+        args = ("session", "add", "s1", "--role", role, "--text", text, "--id", f"m{i}", "--created-at", AT.format(i))
+        assert ov(*args).exit_code == 0
+    return ov
+
+
+def test_cli_context_json_snapshot(cli_store, snapshot):
+    result = cli_store("search", "and how do I rotate them?", "--session", "s1", "--mode", "context", "--budget", "120", "--json")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    assert payload["stats"]["used_tokens"] <= 120
+    assert payload == snapshot
+
+
+def test_cli_list_mode_json_and_plain(cli_store):
+    result = cli_store("search", "rotate API keys", "--json", "--limit", "3", "--type", "resource")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    assert set(payload) >= {"memories", "resources", "skills", "sessions", "total", "query", "query_plan", "retrieval", "index"}
+    assert payload["resources"][0]["uri"].startswith("viking://resources/security")
+    assert payload["query_plan"]["source"] == "deterministic"
+    plain = cli_store("search", "rotate API keys")
+    assert plain.exit_code == 0 and "# resources" in plain.stdout and "viking://resources/security/keys.md" in plain.stdout
+
+
+def test_cli_context_mode_prints_the_block_and_a_footer(cli_store):
+    result = cli_store("search", "rotate API keys", "--mode", "context", "--budget", "500")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("<context uri=") and result.stdout.rstrip().endswith(("</context>", "/>"))
+    assert "tokens" in result.stderr and "/500" in result.stderr
+    again = cli_store("search", "rotate API keys", "--mode", "context", "--budget", "500")
+    assert again.stdout.encode() == result.stdout.encode()
+
+
+def test_cli_tiny_budget_is_an_empty_block_not_an_error(cli_store):
+    result = cli_store("search", "rotate API keys", "--mode", "context", "--budget", "2", "--json")
+    assert result.exit_code == 0
+    payload = result.json["result"]
+    assert payload["entries"] == [] and payload["rendered"] == "" and payload["stats"]["dropped"] == payload["stats"]["candidates"] > 0
+
+
+@pytest.mark.parametrize(
+    "args, code, words",
+    [
+        (("search", "keys", "--mode", "digest"), 2, "--mode"),
+        (("search", "keys", "--budget", "0"), 2, "--budget"),
+        (("search", "keys", "--budget", "-5"), 2, "--budget"),
+        (("search", "   "), 2, "query is empty"),
+        (("search", "keys", "--session", "ghost"), 1, "session ghost does not exist"),
+        (("search", "keys", "--type", "weather"), 2, "unknown type"),
+        (("search", "keys", "--uri", "viking://nowhere"), 2, "scope"),
+    ],
+)
+def test_cli_bad_input_is_refused_and_changes_nothing(cli_store, store_state, args, code, words):
+    before = store_state()
+    result = cli_store(*args, "--json")
+    assert result.exit_code == code, result.stdout
+    assert words in result.error["message"]
+    assert store_state() == before
+
+
+def test_every_tier_name_is_known():
+    assert TIERS == ("uri", "abstract", "overview", "full")
