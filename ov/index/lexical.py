@@ -32,7 +32,8 @@ _STOPWORD_LANGUAGES = frozenset(
 # Words that make a sentence a question rather than say what it is about.
 _QUESTION_WORDS = {
     "english": "what when where who whom whose which why how did does do done has have had can could would "
-    "should might may shall will kind type sort any some ever yet likely",
+    "should might may shall will kind type sort any some ever yet likely "
+    "i me my mine we us our ours you your yours he him his she her hers they them their theirs its",
 }
 
 STORED_TEXT = ("id", "path", "uri", "kind", "type", "owner", "parent", "title", "text", "speaker", "session_id", "message_id", "role")
@@ -81,6 +82,7 @@ class Filters:
     levels: tuple[int, ...] | None = None
     kinds: tuple[str, ...] | None = None
     exclude_kinds: tuple[str, ...] = ()
+    exclude_paths: tuple[str, ...] = ()
     scope: str | None = None  # a store path: the record's file is it or below it
     owners: tuple[str, ...] | None = None  # "" = shared scopes
     after: float | None = None
@@ -179,6 +181,23 @@ class LexicalIndex:
         hits = searcher.search(query, total).hits
         return [searcher.doc(address)["label"][0] for _, address in hits]
 
+    def idf_sum(self, terms: QueryTerms, field: str = "text") -> float:
+        """What a record matching every query word once, at average length, scores in ``field``.
+
+        BM25 gives such a record about the sum of the words' IDFs; a word the index has never
+        seen counts with the highest IDF, so a query half made of unknown words can never look
+        like a full match.
+        """
+        import math
+
+        searcher = self._index.searcher()
+        total = max(searcher.num_docs, 1)
+        out = 0.0
+        for word in terms.words:
+            df = searcher.doc_freq(field, word)
+            out += math.log(1 + (total - df + 0.5) / (df + 0.5))
+        return out
+
     def analyze_words(self, text: str) -> list[str]:
         """``text`` as the index sees it (for marking matches in snippets)."""
         if self._analyzer is None:
@@ -245,6 +264,8 @@ class LexicalIndex:
             clauses.append((must, tantivy.Query.term_set_query(schema, "kind", list(filters.kinds))))
         for kind in filters.exclude_kinds:
             clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "kind", kind)))
+        if filters.exclude_paths:
+            clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "path", list(filters.exclude_paths))))
         if filters.scope:
             clauses.append((must, tantivy.Query.term_query(schema, "ancestors", filters.scope)))
         if filters.owners is not None:

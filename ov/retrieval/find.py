@@ -41,6 +41,7 @@ class FindOptions:
     before: float | None = None
     threshold: float | None = None
     lexical_only: bool = False
+    exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,12 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
     return FindResult(query, hits, mode, opened.embedding, index_info)
 
 
-def rank(store, opened, query: str, options: FindOptions) -> list[Hit]:
-    """The ranked units for ``query`` in an open index (see the module docstring)."""
+def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = True) -> list[Hit]:
+    """The ranked units for ``query`` in an open index (see the module docstring).
+
+    ``snippets=False`` skips the snippet lines (the costliest step per result) for callers that
+    rank many times and show few results; :func:`attach_snippets` adds them afterwards.
+    """
     config = store.config.retrieval
     lexical = opened.lexical
     terms = lexical.query_terms(query)
@@ -123,8 +128,13 @@ def rank(store, opened, query: str, options: FindOptions) -> list[Hit]:
 
     weights = {"text": 1.0, "title": 1.0, "context": config.context_weight, "speaker": config.speaker_weight}
     lexical_hits = lexical.search(terms, weights, filters, pool)
+    # How well the best record answers the query at all: the score of the top result. Within one
+    # ranking only the order matters; across rankings (the queries of a search plan, a threshold)
+    # a query whose best match covers half its words must not score like a perfect match.
+    strength = 0.0
     if lexical_hits:
         best = lexical_hits[0].score or 1.0
+        strength = min(1.0, best / (lexical.idf_sum(terms) or best))
         for hit in lexical_hits:
             scores[hit.record.id] = hit.score / best
             records[hit.record.id] = hit.record
@@ -133,6 +143,7 @@ def rank(store, opened, query: str, options: FindOptions) -> list[Hit]:
         nearest = opened.vectors.search(opened.embedder.embed([query])[0], pool)
         best_sim = max((sim for _, sim in nearest), default=0.0)
         if best_sim > 0:
+            strength = max(strength, best_sim)
             by_label = {label: sim for label, sim in nearest if sim > 0}
             found = lexical.fetch(replace(filters, labels=tuple(by_label)), len(by_label)) if by_label else []
             for hit in found:
@@ -144,7 +155,7 @@ def rank(store, opened, query: str, options: FindOptions) -> list[Hit]:
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight)
-    return _units(records, scores, options, terms, lexical, config.session_weight)
+    return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
 
 
 def _filters(store, options: FindOptions) -> Filters:
@@ -154,6 +165,7 @@ def _filters(store, options: FindOptions) -> Filters:
         types=types,
         levels=options.levels,
         exclude_kinds=("log",),
+        exclude_paths=options.exclude,
         scope=scope,
         owners=(store.identity.user, ""),
         after=options.after,
@@ -162,6 +174,11 @@ def _filters(store, options: FindOptions) -> Filters:
 
 
 def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: dict[str, float], weight: float) -> None:
+    """Blend in ``weight`` times the parent's match (a directory's L0/L1, a message's conversation).
+
+    A parent with no summary says nothing either way, so such a record keeps its own score; one
+    whose summary or log does not match the query inherits nothing.
+    """
     if weight <= 0:
         return
     parents = sorted({r.parent for r in records.values() if r.parent})
@@ -175,13 +192,16 @@ def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: d
     for hit in found:
         parent_score.setdefault(hit.record.uri, hit.score / best)
     for rid, record in records.items():
-        # A parent with no summary or log says nothing about the match: the record keeps its own score.
         inherited = parent_score.get(record.parent, 0.0) if record.parent in existing else scores[rid]
         scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
 
 
-def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float) -> list[Hit]:
+def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
+    top = max(scores.values())
+    if top > 0:
+        for rid in scores:
+            scores[rid] *= strength / top  # the best result scores what the best match is worth
     best: dict[str, tuple[float, Record]] = {}
     for rid, record in records.items():
         score = scores[rid]
@@ -194,16 +214,16 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
     if options.threshold is not None:
         ranked = [item for item in ranked if item[0] >= options.threshold]
-    words = set(terms.words)
-    analyze = lexical.analyze_words
-    return [_hit(record, score, words, analyze) for score, record in ranked[: options.limit]]
+    words = set(terms.words) if snippets else None
+    return [_hit(record, score, words, lexical.analyze_words) for score, record in ranked[: options.limit]]
 
 
 def _neg(text: str) -> tuple:
     return tuple(-ord(c) for c in text)  # the lower id wins a tie
 
 
-def _hit(record: Record, score: float, words: set[str], analyze) -> Hit:
+def _hit(record: Record, score: float, words: set[str] | None, analyze) -> Hit:
+    """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`."""
     common = dict(
         uri=record.uri,
         level=record.level,
@@ -226,8 +246,23 @@ def _hit(record: Record, score: float, words: set[str], analyze) -> Hit:
         )
     if record.level < 2:
         return Hit(**common, abstract=_clip(record.text, SNIPPET_CHARS * 2))
+    if words is None:
+        return Hit(**common)
     snippet, first, last = snippet_lines(record, words, analyze)
     return Hit(**common, snippet=snippet, start_line=first, end_line=last)
+
+
+def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
+    """Fill in the snippets of content hits ranked with ``snippets=False`` (only the ones shown pay)."""
+    lexical = opened.lexical
+    words = set(lexical.query_terms(query).words)
+    out = []
+    for hit in hits:
+        if hit.record is not None and hit.kind != "message" and hit.level == 2 and not hit.snippet:
+            snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words)
+            hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
+        out.append(hit)
+    return out
 
 
 def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, int]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
-from ov.retrieval.find import BUCKETS, FindOptions, Hit, rank
+from ov.retrieval.find import BUCKETS, FindOptions, Hit, attach_snippets, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -106,13 +106,13 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
     _check(query, options)
     session = session_context(store, options.session_id) if options.session_id else None
     plan = plan_query(store, query, session, types=options.types)
-    exclude = None
+    exclude: tuple[str, ...] = ()
     if session is not None:
         from ov.session import MESSAGES
 
-        exclude = f"{session.uri}/{MESSAGES}"  # the live log; archived messages stay searchable
+        exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
     opened = (indices or Indices(store)).open()
-    hits = retrieve(store, opened, plan, options, exclude=exclude)
+    hits = attach_snippets(opened, query, retrieve(store, opened, plan, options, exclude=exclude))
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
@@ -139,14 +139,12 @@ def _check(query: str, options: SearchOptions) -> None:
 # --- retrieval ---------------------------------------------------------------------
 
 
-def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: str | None = None) -> list[Hit]:
+def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: tuple[str, ...] = ()) -> list[Hit]:
     """Every query of ``plan`` on the open index, merged: the best ``options.limit`` results."""
     best: dict[str, Hit] = {}
     for typed in plan.queries:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
-        for hit in _hierarchical(store, opened, typed, options).values():
-            if exclude is not None and hit.uri == exclude:
-                continue
+        for hit in _hierarchical(store, opened, typed, options, exclude).values():
             scored = replace(hit, score=hit.score * weight)
             key = result_key(hit)
             current = best.get(key)
@@ -156,14 +154,14 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     return ranked[: options.limit]
 
 
-def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions) -> dict[str, Hit]:
+def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:
     """One plan query: its ranking over the scope, lifted by the directories above each unit."""
     types = _types(typed, options.types)
     if not types:
         return {}
-    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types)
+    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude)
     text = typed.query
-    direct = rank(store, opened, text, base)
+    direct = rank(store, opened, text, base, snippets=False)
     scope_scores = {unit(h): h.score for h in direct}
     weakest = min(scope_scores.values(), default=0.0)
 
@@ -179,7 +177,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions) -> d
             found[key] = replace(hit, score=score)
 
     queue: list[tuple[float, str]] = []
-    for directory in rank(store, opened, text, replace(base, levels=(0, 1), limit=START_DIRS)):
+    for directory in rank(store, opened, text, replace(base, levels=(0, 1), limit=START_DIRS), snippets=False):
         score = comparable(directory)
         keep(directory, score)
         heapq.heappush(queue, (-score, directory.uri))
@@ -196,7 +194,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions) -> d
             break
         for parent_score, dir_uri in batch:
             below = VikingURI(tuple(_path(dir_uri).split("/")))
-            for child in rank(store, opened, text, replace(base, uri=below, limit=child_limit)):
+            for child in rank(store, opened, text, replace(base, uri=below, limit=child_limit), snippets=False):
                 if child.uri == dir_uri:
                     continue  # the directory's own summaries
                 final = ALPHA * comparable(child) + (1 - ALPHA) * parent_score
