@@ -10,6 +10,7 @@ at import time, and ov must reach no host but the endpoint the user configured.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -183,3 +184,29 @@ def _parse(response: Any, config: LLMConfig, purpose: str) -> Completion:
 
 def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+# A whole answer inside one Markdown code fence (```json ... ```).
+_FENCE_RE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
+
+
+def load_json_answer(text: str) -> Any:
+    """The JSON value of a model's answer, tolerating a code fence or a sentence around the object.
+
+    ValueError (saying what is wrong) when there is no JSON in it.
+    """
+    body = text.strip()
+    fenced = _FENCE_RE.match(body)
+    if fenced:
+        body = fenced.group("body").strip()
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        # Some models wrap the object in a sentence; the outermost braces are the answer then.
+        start, end = body.find("{"), body.rfind("}")
+        if 0 <= start < end:
+            try:
+                return json.loads(body[start : end + 1])
+            except json.JSONDecodeError:
+                pass
+        raise ValueError(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None

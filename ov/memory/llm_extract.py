@@ -15,7 +15,6 @@ that JSON shape at all gets one repair call, and then fails the extraction
 from __future__ import annotations
 
 import html
-import json
 import logging
 import re
 from collections.abc import Mapping
@@ -24,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput
-from ov.llm import LLMError, complete
+from ov.llm import LLMError, complete, load_json_answer
 from ov.memory.extract import Candidate
 from ov.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
 from ov.prompts import PromptTemplate, load_prompt
@@ -49,7 +48,6 @@ EXISTING_FILE_MAX_CHARS = 2000
 # Below this the newest message would be cut to nothing useful; a tiny cap is then exceeded.
 MIN_TRANSCRIPT_TOKENS = 64
 CUT_MARK = " [...]"
-_FENCE_RE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
 _WORD_RE = re.compile(r"[^\W_]+")
 # The schema's merge op names mean little to a model; say what happens to a stored value.
 _MERGE_WORDS = {"patch": "new lines are added to the stored ones", "replace": "replaces the stored value"}
@@ -277,21 +275,7 @@ def parse_answer(text: str) -> list[dict[str, Any]]:
         # Items are checked one by one later, so one bad memory does not cost the others.
         memories: list[dict[str, Any]]
 
-    body = text.strip()
-    fenced = _FENCE_RE.match(body)
-    if fenced:
-        body = fenced.group("body").strip()
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        # Some models wrap the object in a sentence; the outermost braces are the answer then.
-        start, end = body.find("{"), body.rfind("}")
-        try:
-            data = json.loads(body[start : end + 1]) if 0 <= start < end else None
-        except json.JSONDecodeError:
-            data = None
-        if data is None:
-            raise ValueError(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    data = load_json_answer(text)
     try:
         return Answer.model_validate(data).memories
     except ValidationError as exc:

@@ -14,7 +14,6 @@ follow-up ("and how do I rotate them?") still finds what the conversation is abo
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ov import sidecar
 from ov.errors import InvalidInput, NotFound
+from ov.llm import load_json_answer
 
 if TYPE_CHECKING:
     from ov.config import LLMConfig
@@ -45,7 +45,6 @@ TOPIC_WORDS = 8
 CUT_MARK = " [...]"
 
 _PLURALS = {"memories": "memory", "resources": "resource", "skills": "skill"}
-_FENCE_RE = re.compile(r"^\s*```[\w-]*\s*\n(?P<body>.*?)\n?\s*```\s*$", re.DOTALL)
 _WORD_RE = re.compile(r"[^\W_]+")
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Words that carry no topic: function words, question words and conversational filler.
@@ -330,24 +329,3 @@ def parse_plan(text: str, types: tuple[str, ...] = PLANNED_TYPES) -> tuple[str, 
         queries.append(TypedQuery(words, item.context_type, " ".join(item.intent.split()), item.priority))
     queries = sorted(queries, key=lambda q: q.priority)[:MAX_QUERIES]  # stable: the model's order within a priority
     return " ".join(answer.reasoning.split()), queries
-
-
-def load_json_answer(text: str) -> Any:
-    """The JSON value of a model's answer, tolerating a code fence or a sentence around the object.
-
-    The same leniency as memory extraction's answer parsing; ValueError when there is no JSON.
-    """
-    body = text.strip()
-    fenced = _FENCE_RE.match(body)
-    if fenced:
-        body = fenced.group("body").strip()
-    try:
-        return json.loads(body)
-    except json.JSONDecodeError as exc:
-        start, end = body.find("{"), body.rfind("}")
-        if 0 <= start < end:
-            try:
-                return json.loads(body[start : end + 1])
-            except json.JSONDecodeError:
-                pass
-        raise ValueError(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
