@@ -94,6 +94,7 @@ step stat viking://resources/sample-docs/release-guide.md
 # Retrieval: full-text search (vectors too, once an embedder is configured), no LLM needed.
 step find "how do we deploy"
 step find "which editor" --type memory,session
+step search "how do we ship a release" --mode context --budget 400
 step fsck
 
 show git -C "$OV_HOME/accounts/default" log --oneline
