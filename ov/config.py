@@ -178,8 +178,10 @@ class RetrievalConfig:
     """Stemming language of the full-text index (a tantivy stemmer name, or ``none``)."""
     vector_weight: float = 1.0
     """Weight of the vector ranking against the full-text ranking in the fusion."""
-    parent_weight: float = 0.5
-    """How much of a directory's or a session log's score its children inherit."""
+    parent_weight: float = 0.2
+    """How much of its directory's L0/L1 match a file inherits."""
+    conversation_weight: float = 0.5
+    """How much of its whole conversation's match a session message inherits."""
     context_weight: float = 0.3
     """Weight of a message's neighbouring messages when it is matched."""
     speaker_weight: float = 6.0

@@ -41,7 +41,8 @@ DEFAULTS = {
     "retrieval": {
         "language": "english",
         "vector_weight": 1.0,
-        "parent_weight": 0.5,
+        "parent_weight": 0.2,
+        "conversation_weight": 0.5,
         "context_weight": 0.3,
         "speaker_weight": 6.0,
         "session_weight": 0.8,

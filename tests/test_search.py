@@ -270,7 +270,8 @@ def tree(store: Store) -> Store:
     }
     for i in range(5):
         files[f"viking://resources/farming/field{i}.md"] = (
-            f"# Field {i}\n\nThe credential of the tractor in field {i} is kept in the barn next to the seed drill, the spare wheels and the rotation plan.\n"
+            f"# Field {i}\n\nThe credential of the tractor in field {i} is kept in the barn next to the seed drill, the spare wheels and the rotation plan. "
+            "The barn also holds hay, feed for the cows, fence posts and the old plough.\n"
         )
     put(store, files)
     return store
@@ -319,8 +320,10 @@ def test_search_on_an_empty_store_is_empty(store):
 # --- context assembly --------------------------------------------------------------------
 
 
-def section(title: str, sentence: str, n: int = 14, *, wrap: bool = False) -> str:
-    return f"## {title}\n\n" + ("\n" if wrap else " ").join(f"{sentence} ({i})" for i in range(n)) + "\n"
+def section(title: str, sentence: str, n: int = 70, *, wrap: bool = False) -> str:
+    # Sentences in paragraphs of five, so a file has several sections and matched lines stay short.
+    sep = lambda i: "\n" if wrap else ("\n\n" if i % 5 == 4 else " ")  # noqa: E731
+    return f"## {title}\n\n" + "".join(f"{sentence} ({i})" + sep(i) for i in range(n)).rstrip() + "\n"
 
 
 @pytest.fixture
@@ -334,9 +337,9 @@ def library(store: Store) -> Store:
     put(
         store,
         {
-            "viking://resources/a.md": "# A\n\n" + section("Key rotation", "Key rotation of signing keys uses the key rotation tool") + section("Other", "Unrelated words about lunch", 30),
-            "viking://resources/b.md": "# B\n\n" + section("Rotation", "Key rotation is mentioned here once") + section("Other", "Unrelated words about tea", 30),
-            "viking://resources/c.md": "# C\n\n" + section("Keys", "Keys are kept somewhere safe") + section("Other", "Unrelated words about bikes", 30),
+            "viking://resources/a.md": "# A\n\n" + section("Key rotation", "Key rotation of signing keys uses the key rotation tool") + section("Other", "Unrelated words about lunch", 90),
+            "viking://resources/b.md": "# B\n\n" + section("Rotation", "Key rotation is mentioned here once") + section("Other", "Unrelated words about tea", 90),
+            "viking://resources/c.md": "# C\n\n" + section("Keys", "Keys are kept somewhere safe") + section("Other", "Unrelated words about bikes", 90),
         },
     )
     return store
@@ -393,7 +396,10 @@ def test_context_deepens_in_score_order(library):
     assert short.entries[0].tier == "overview" and short.entries[0].lines
     left = exactly - 1 - floor - (short.entries[0].tokens - top.tokens)
     second = short.entries[1]
-    assert second.tier == ("full" if richest[second.uri][1] - (start.entries[1].tokens + 1) <= left else "abstract")
+    if richest[second.uri][1] - (start.entries[1].tokens + 1) <= left:
+        assert second.tier == "full"
+    else:  # the leftover buys at most the second entry's section
+        assert second.tier in ("abstract", "overview") and second.tokens - start.entries[1].tokens <= left
     assert short.stats["used_tokens"] <= exactly - 1
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ov.index.records import Record
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
@@ -32,7 +32,7 @@ _STOPWORD_LANGUAGES = frozenset(
 # Words that make a sentence a question rather than say what it is about.
 _QUESTION_WORDS = {
     "english": "what when where who whom whose which why how did does do done has have had can could would "
-    "should might may shall will kind type sort any some ever yet likely "
+    "should might may shall will ever yet likely "
     "i me my mine we us our ours you your yours he him his she her hers they them their theirs its",
 }
 

@@ -29,6 +29,9 @@ BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "se
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 300
 PARENT_KINDS = ("abstract", "overview", "log")
+# A chunk's text already holds its own heading; the title adds the file name and the headings
+# above it, which say less than the text does.
+TITLE_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
     scores: dict[str, float] = {}
     records: dict[str, Record] = {}
 
-    weights = {"text": 1.0, "title": 1.0, "context": config.context_weight, "speaker": config.speaker_weight}
+    weights = {"text": 1.0, "title": TITLE_WEIGHT, "context": config.context_weight, "speaker": config.speaker_weight}
     lexical_hits = lexical.search(terms, weights, filters, pool)
     # How well the best record answers the query at all: the score of the top result. Within one
     # ranking only the order matters; across rankings (the queries of a search plan, a threshold)
@@ -154,7 +157,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
                 scores[rid] = scores[rid] / (1 + vector_weight)
     if not scores:
         return []
-    _propagate(lexical, terms, records, scores, config.parent_weight)
+    _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
 
 
@@ -173,13 +176,14 @@ def _filters(store, options: FindOptions) -> Filters:
     )
 
 
-def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: dict[str, float], weight: float) -> None:
-    """Blend in ``weight`` times the parent's match (a directory's L0/L1, a message's conversation).
+def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: dict[str, float], directory: float, conversation: float) -> None:
+    """Blend in the parent's match: a directory's L0/L1 (weight ``directory``), a message's whole
+    conversation (weight ``conversation``).
 
     A parent with no summary says nothing either way, so such a record keeps its own score; one
     whose summary or log does not match the query inherits nothing.
     """
-    if weight <= 0:
+    if directory <= 0 and conversation <= 0:
         return
     parents = sorted({r.parent for r in records.values() if r.parent})
     if not parents:
@@ -192,6 +196,7 @@ def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: d
     for hit in found:
         parent_score.setdefault(hit.record.uri, hit.score / best)
     for rid, record in records.items():
+        weight = conversation if record.kind == "message" else directory
         inherited = parent_score.get(record.parent, 0.0) if record.parent in existing else scores[rid]
         scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
 
