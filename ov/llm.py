@@ -14,11 +14,14 @@ import json
 import logging
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ov.config import LLMConfig
 from ov.errors import EXIT_RUNTIME, OvError
+
+T = TypeVar("T")
 
 # Each of these makes litellm read a copy shipped in its wheel instead of the internet.
 _OFFLINE_ENV = {
@@ -77,13 +80,7 @@ def complete(
     if config.api_base:
         kwargs["api_base"] = config.api_base
     if config.api_key_env:
-        key = os.environ.get(config.api_key_env)
-        if not key:
-            raise LLMError(
-                f"the environment variable {config.api_key_env} (llm.api_key_env) is not set",
-                hint=f"export {config.api_key_env}=... with the API key of {config.model}",
-            )
-        kwargs["api_key"] = key
+        kwargs["api_key"] = api_key(config.api_key_env, config.model or "", "llm", LLMError)
 
     litellm = import_litellm()
     try:
@@ -91,6 +88,60 @@ def complete(
     except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
         raise _translate(exc, config, purpose) from None
     return _parse(response, config, purpose)
+
+
+def api_key(env_name: str, model: str, section: str, error: type[OvError]) -> str:
+    """The key held by the environment variable ``env_name`` (named by ``{section}.api_key_env``)."""
+    key = os.environ.get(env_name)
+    if not key:
+        raise error(
+            f"the environment variable {env_name} ({section}.api_key_env) is not set",
+            hint=f"export {env_name}=... with the API key of {model}",
+        )
+    return key
+
+
+class UnusableAnswer(LLMError):
+    """The model answered, twice, with something that is not the JSON asked for."""
+
+
+def complete_json(
+    config: LLMConfig,
+    messages: list[dict[str, Any]],
+    parse: Callable[[str], T],
+    *,
+    shape: str,
+    purpose: str,
+    spent: dict[str, int],
+    temperature: float | None = None,
+) -> T:
+    """One call whose answer ``parse`` turns into a value, and one repair request when it cannot.
+
+    ``parse`` raises ValueError saying what is wrong; the model is shown that and the expected
+    ``shape`` once. ``spent`` adds up the prompt and completion tokens of every call made, also
+    when it fails: they were billed. Raises :class:`UnusableAnswer` when the repaired answer
+    cannot be used either, and LLMError when a call fails.
+    """
+
+    def ask(conversation: list[dict[str, Any]]) -> str:
+        answer = complete(config, conversation, purpose=purpose, temperature=temperature)
+        spent["prompt_tokens"] = spent.get("prompt_tokens", 0) + answer.prompt_tokens
+        spent["completion_tokens"] = spent.get("completion_tokens", 0) + answer.completion_tokens
+        return answer.text
+
+    text = ask(messages)
+    try:
+        return parse(text)
+    except ValueError as exc:
+        repair = (
+            f"Your answer could not be used: {exc}\n"
+            f"Reply with the corrected JSON object only, in the shape {shape}, with no code fences and no commentary."
+        )
+        text = ask([*messages, {"role": "assistant", "content": text}, {"role": "user", "content": repair}])
+    try:
+        return parse(text)
+    except ValueError as again:
+        raise UnusableAnswer(f"{config.model} did not answer the {purpose} with usable JSON, even when asked to correct it: {again}") from None
 
 
 def import_litellm() -> Any:

@@ -67,7 +67,7 @@ def search(
             return
         if stdout_is_terminal():
             _print_plan(result.plan)
-        print_hits(result.buckets(), result.retrieval)
+        print_hits(result.buckets(), result.mode)
 
     emit(result.to_dict(), human)
 

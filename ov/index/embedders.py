@@ -45,7 +45,7 @@ from ov import usage
 from ov.config import EmbeddingConfig
 from ov.errors import EXIT_RUNTIME, OvError
 from ov.home import Home
-from ov.llm import import_litellm, translate_failure
+from ov.llm import api_key, import_litellm, translate_failure
 
 if TYPE_CHECKING:
     import numpy
@@ -491,13 +491,7 @@ class LiteLLMEmbedder(_BaseEmbedder):
         if config.api_base:
             kwargs["api_base"] = config.api_base
         if config.api_key_env:
-            key = os.environ.get(config.api_key_env)
-            if not key:
-                raise EmbeddingError(
-                    f"the environment variable {config.api_key_env} (embedding.api_key_env) is not set",
-                    hint=f"export {config.api_key_env}=... with the API key of {config.model}",
-                )
-            kwargs["api_key"] = key
+            kwargs["api_key"] = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError)
 
         litellm = import_litellm()  # seconds to import the first time: only API embedders pay it
         try:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput
-from ov.llm import LLMError, complete, load_json_answer
+from ov.llm import LLMError, UnusableAnswer, complete_json, load_json_answer
 from ov.memory.extract import Candidate
 from ov.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
 from ov.prompts import PromptTemplate, load_prompt
@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 PROMPT = "memory_extraction"
 VARIABLES = ("user", "today", "memory_types", "existing_memories", "transcript")
 REQUIRED = ("memory_types", "transcript")
+ANSWER_SHAPE = '{"memories": [{"memory_type": "...", "fields": {...}, "source_message_ids": ["..."]}]}'
 PURPOSE = "memory extraction"
 # estimate_tokens never counts fewer than a quarter token per character, so a
 # token budget of chars // 4 can never let the prompt outgrow max_prompt_chars.
@@ -85,30 +86,14 @@ def extract_with_llm(
     if peer:
         chat[-1] = {**chat[-1], "content": chat[-1]["content"] + PEER_NOTE.format(peer=peer)}
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
-
-    def ask(conversation: list[dict[str, str]]) -> str:
-        answer = complete(config, conversation, purpose=PURPOSE, temperature=prompt.temperature)
-        tokens["prompt_tokens"] += answer.prompt_tokens
-        tokens["completion_tokens"] += answer.completion_tokens
-        return answer.text
-
-    text = ask(chat)
     try:
-        items = parse_answer(text)
-    except ValueError as exc:
-        repair = chat + [
-            {"role": "assistant", "content": text},
-            {"role": "user", "content": repair_request(str(exc))},
-        ]
-        text = ask(repair)
-        try:
-            items = parse_answer(text)
-        except ValueError as again:
-            raise ExtractionError(
-                f"{config.model} did not answer the {PURPOSE} with usable JSON, even when asked to correct it: {again}",
-                tokens=tokens,
-                hint="try a stronger model (llm.model), or raise llm.max_output_tokens if the answer was cut off",
-            ) from None
+        items = complete_json(config, chat, parse_answer, shape=ANSWER_SHAPE, purpose=PURPOSE, spent=tokens, temperature=prompt.temperature)
+    except UnusableAnswer as exc:
+        raise ExtractionError(
+            exc.message,
+            tokens=tokens,
+            hint="try a stronger model (llm.model), or raise llm.max_output_tokens if the answer was cut off",
+        ) from None
     known_ids = [str(m.get("id")) for m in messages if m.get("id")]
     candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids, peer=peer)
     for warning in warnings:
@@ -120,14 +105,6 @@ PEER_NOTE = (
     "\n\nThis conversation is with the peer {peer}. For a memory about {peer} (their facts, "
     'preferences or events) add "about": "peer" to the item; memories about the user need no "about".'
 )
-
-
-def repair_request(error: str) -> str:
-    return (
-        f"Your answer could not be used: {error}\n"
-        'Reply with the corrected JSON object only, in the shape {"memories": [{"memory_type": "...", '
-        '"fields": {...}, "source_message_ids": ["..."]}]}, with no code fences and no commentary.'
-    )
 
 
 # --- the prompt ----------------------------------------------------------------

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 PROMPT = "intent_analysis"
 VARIABLES = ("query", "recent_messages", "session_summary", "type_constraint")
 REQUIRED = ("query",)
+ANSWER_SHAPE = '{"reasoning": "...", "queries": [{"query": "...", "context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}'
 PURPOSE = "query plan"  # names the call in LLM error messages
 USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
 PLANNED_TYPES = ("memory", "resource", "skill")
@@ -210,36 +211,15 @@ def llm_plan(
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
     ``spent`` adds up the tokens of every call made, also then."""
-    from ov.llm import LLMError, complete
+    from ov.llm import complete_json
     from ov.prompts import load_prompt
 
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
     chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
-
-    def ask(conversation: list[dict[str, str]]) -> str:
-        answer = complete(config, conversation, purpose=PURPOSE, temperature=prompt.temperature)
-        spent["prompt_tokens"] += answer.prompt_tokens
-        spent["completion_tokens"] += answer.completion_tokens
-        return answer.text
-
-    text = ask(chat)
-    try:
-        reasoning, queries = parse_plan(text, types)
-    except ValueError as exc:
-        text = ask(chat + [{"role": "assistant", "content": text}, {"role": "user", "content": repair_request(str(exc))}])
-        try:
-            reasoning, queries = parse_plan(text, types)
-        except ValueError as again:
-            raise LLMError(f"{config.model} did not answer the {PURPOSE} with usable JSON, even when asked to correct it: {again}") from None
-    return QueryPlan(reasoning, queries, "llm")
-
-
-def repair_request(error: str) -> str:
-    return (
-        f"Your answer could not be used: {error}\n"
-        'Reply with the corrected JSON object only, in the shape {"reasoning": "...", "queries": [{"query": "...", '
-        '"context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}, with no code fences and no commentary.'
+    reasoning, queries = complete_json(
+        config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, spent=spent, temperature=prompt.temperature
     )
+    return QueryPlan(reasoning, queries, "llm")
 
 
 def build_messages(prompt: PromptTemplate, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:

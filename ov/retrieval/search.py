@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
-from ov.retrieval.find import BUCKETS, FindOptions, Hit, attach_snippets, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -69,34 +69,17 @@ class SearchOptions:
 
 
 @dataclass
-class SearchResult:
-    query: str
-    hits: list[Hit]
-    plan: QueryPlan
-    mode: str  # list | context
-    retrieval: str  # hybrid | lexical
-    embedding: dict
-    index: dict
+class SearchResult(FindResult):
+    """find's result (``mode`` = hybrid | lexical) plus the plan and, in context mode, the block."""
+
+    plan: QueryPlan | None = None
     context: ContextBlock | None = None  # mode "context" only
 
-    def buckets(self) -> dict[str, list[Hit]]:
-        out: dict[str, list[Hit]] = {name: [] for name in BUCKETS.values()}
-        for hit in self.hits:
-            out[BUCKETS[hit.context_type]].append(hit)
-        return out
-
     def to_dict(self) -> dict:
+        plan = self.plan.to_dict() if self.plan is not None else None
         if self.context is not None:
-            return {**self.context.to_dict(), "query_plan": self.plan.to_dict()}
-        out: dict = {name: [h.to_dict() for h in hits] for name, hits in self.buckets().items()}
-        out.update(
-            total=len(self.hits),
-            query=self.query,
-            query_plan=self.plan.to_dict(),
-            retrieval={"mode": self.retrieval, "embedding": self.embedding},
-            index=self.index,
-        )
-        return out
+            return {**self.context.to_dict(), "query_plan": plan}
+        return {**super().to_dict(), "query_plan": plan}
 
 
 def search(store, query: str, options: SearchOptions = SearchOptions(), *, indices=None) -> SearchResult:
@@ -116,7 +99,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
-    result = SearchResult(query, hits, plan, options.mode, opened.mode, opened.embedding, index_info)
+    result = SearchResult(query, hits, opened.mode, opened.embedding, index_info, plan=plan)
     if options.mode == "context":
         from ov.retrieval.context import assemble
 
