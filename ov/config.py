@@ -176,6 +176,9 @@ class RetrievalConfig:
 
     language: str = "english"
     """Stemming language of the full-text index (a tantivy stemmer name, or ``none``)."""
+    fusion: Literal["convex", "rrf"] = "convex"
+    """How the full-text and vector rankings combine: scores scaled to their best and added
+    (``convex``), or reciprocal ranks (``rrf``)."""
     vector_weight: float = 1.0
     """Weight of the vector ranking against the full-text ranking in the fusion."""
     parent_weight: float = 0.2

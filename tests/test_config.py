@@ -40,6 +40,7 @@ DEFAULTS = {
     },
     "retrieval": {
         "language": "english",
+        "fusion": "convex",
         "vector_weight": 1.0,
         "parent_weight": 0.2,
         "conversation_weight": 0.5,

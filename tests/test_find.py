@@ -379,3 +379,13 @@ def test_a_question_naming_a_peer_prefers_what_that_peer_said(ov):
     assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
     top = found(ov, "What does Alice paint?", "--type", "session")["sessions"][0]
     assert top["speaker"] == "alice" and top["snippet"].startswith("I have been painting")
+
+
+def test_reciprocal_rank_fusion_is_a_choice(ov):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("config", "set", "retrieval.fusion", "rrf").exit_code == 0
+    write(ov, "viking://resources/a.md", "Configuring the authentication middleware")
+    write(ov, "viking://resources/b.md", "Gardening in spring")
+    result = found(ov, "authentication middleware")
+    assert result["retrieval"]["mode"] == "hybrid" and uris(result)[0] == "viking://resources/a.md"
+    assert ov("config", "set", "retrieval.fusion", "borda").exit_code == 2

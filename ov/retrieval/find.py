@@ -32,6 +32,7 @@ PARENT_KINDS = ("abstract", "overview", "log")
 # A chunk's text already holds its own heading; the title adds the file name and the headings
 # above it, which say less than the text does.
 TITLE_WEIGHT = 0.3
+RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
 
 
 @dataclass(frozen=True)
@@ -144,21 +145,41 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
     vector_weight = config.vector_weight
     if opened.vectors is not None and not options.lexical_only and vector_weight > 0 and query.strip():
         nearest = opened.vectors.search(opened.embedder.embed([query])[0], pool)
-        best_sim = max((sim for _, sim in nearest), default=0.0)
-        if best_sim > 0:
-            strength = max(strength, best_sim)
-            by_label = {label: sim for label, sim in nearest if sim > 0}
-            found = lexical.fetch(replace(filters, labels=tuple(by_label)), len(by_label)) if by_label else []
-            for hit in found:
-                rid = hit.record.id
-                records[rid] = hit.record
-                scores[rid] = (scores.get(rid, 0.0) + vector_weight * by_label[hit.label] / best_sim) / (1 + vector_weight)
-            for rid in scores.keys() - {h.record.id for h in found}:
-                scores[rid] = scores[rid] / (1 + vector_weight)
+        by_label = {label: sim for label, sim in nearest if sim > 0}
+        found = lexical.fetch(replace(filters, labels=tuple(by_label)), len(by_label)) if by_label else []
+        if found:
+            strength = max(strength, max(by_label.values()))
+            ranked = sorted(found, key=lambda h: (-by_label[h.label], h.record.id))
+            for hit in ranked:
+                records[hit.record.id] = hit.record
+            _fuse(config.fusion, scores, [h.record.id for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], vector_weight)
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
+
+
+def _fuse(method: str, scores: dict[str, float], lexical_order: list[str], nearest: list[tuple[str, float]], weight: float) -> None:
+    """Combine the full-text scores (already in ``scores``, best = 1) with the vector ranking.
+
+    ``convex``: each list scaled to its best, then ``(text + weight * vector) / (1 + weight)``:
+    the size of a lead counts. ``rrf``: reciprocal-rank fusion, ``1/(k + rank)`` from each list:
+    only the order counts, which is robust when the two scores are on unrelated scales.
+    """
+    if method == "rrf":
+        fused: dict[str, float] = {}
+        for rank_, rid in enumerate(lexical_order, 1):
+            fused[rid] = 1.0 / (RRF_K + rank_)
+        for rank_, (rid, _) in enumerate(nearest, 1):
+            fused[rid] = fused.get(rid, 0.0) + weight / (RRF_K + rank_)
+        top = max(fused.values())
+        scores.clear()
+        scores.update({rid: value / top for rid, value in fused.items()})
+        return
+    best_sim = nearest[0][1]
+    vector = {rid: sim / best_sim for rid, sim in nearest}
+    for rid in scores.keys() | vector.keys():
+        scores[rid] = (scores.get(rid, 0.0) + weight * vector.get(rid, 0.0)) / (1 + weight)
 
 
 def _filters(store, options: FindOptions) -> Filters:
