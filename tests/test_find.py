@@ -38,9 +38,11 @@ def docs(ov):
 # --- find ------------------------------------------------------------------------
 
 
-def test_find_on_an_empty_or_missing_store_is_empty_and_ok(ov):
+def test_find_on_an_empty_or_missing_store_is_empty_and_ok(ov, ov_home):
     result = found(ov, "anything at all")
     assert result["total"] == 0 and result["resources"] == [] and result["sessions"] == []
+    assert not (ov_home / "state" / "default" / "index").exists()  # nothing written for an unused account
+    assert ov("search", "anything at all", "--json").json["result"]["total"] == 0
     write(ov, "viking://resources/a.md", "alpha")
     assert found(ov, "nothing matches zebra")["total"] == 0
 

@@ -129,6 +129,13 @@ class LexicalIndex:
         index.register_tokenizer(ANALYZER, analyzer(language))
         return cls(index, language)
 
+    @classmethod
+    def empty(cls, language: str) -> LexicalIndex:
+        """An index in memory with nothing in it (for a store that does not exist yet)."""
+        index = _tantivy().Index(_schema())
+        index.register_tokenizer(ANALYZER, analyzer(language))
+        return cls(index, language)
+
     # --- writing --------------------------------------------------------------
 
     @property

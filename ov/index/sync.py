@@ -102,6 +102,11 @@ class Indices:
 
     def open(self, *, update: bool = True) -> OpenIndex:
         """The indices, caught up with HEAD (or rebuilt) first when ``update``."""
+        if not self.store.exists:
+            # Nothing to index, and nothing is written for an account nobody has used.
+            language = self.store.config.retrieval.language
+            meta = Meta(SCHEMA_VERSION, None, language, None)
+            return OpenIndex(LexicalIndex.empty(language), None, None, meta, self.resolution.as_dict())
         head = self._head()
         cached = self._cache
         if cached is not None and cached.meta.commit == head and not cached.actions:
