@@ -436,3 +436,141 @@ def header(title: str) -> None:
     )
     if load is not None and load > 0.5 * (info["cpus"] or 1):
         print(f"warning: 1-minute load average is {info['loadavg_1m']:.2f}; other work on this machine will skew the figures")
+
+
+# --- retrieval benchmarks: stores as a user, config overrides, ranking metrics ----------
+
+
+def open_store_as(home_root: Path, user: str | None = None, config=None):
+    """The default account's store in ``home_root`` seen as ``user`` (default user when None), with ``config``."""
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store import Store
+
+    identity = Identity(user=user) if user else Identity()
+    return Store(Home(home_root), identity, config or Config())
+
+
+def _coerce(text: str, current: Any) -> Any:
+    if isinstance(current, bool):
+        lowered = text.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"expected true/false, not {text!r}")
+    if isinstance(current, int):
+        return int(text)
+    if isinstance(current, float):
+        return float(text)
+    if current is None and text.strip().lower() in ("none", "null", ""):
+        return None
+    return text
+
+
+def parse_assignment(text: str) -> tuple[str, str]:
+    """``"retrieval.context_weight=0.3"`` -> (``"retrieval.context_weight"``, ``"0.3"``)."""
+    key, sep, value = text.partition("=")
+    if not sep or "." not in key:
+        raise ValueError(f"expected SECTION.KEY=VALUE, not {text!r}")
+    return key.strip(), value.strip()
+
+
+def config_with(config, assignments: Sequence[tuple[str, str]] | dict[str, str]):
+    """A copy of ``config`` (an ``ov.config.Config``) with dotted keys set; values are read by each field's type."""
+    import dataclasses
+
+    items = assignments.items() if isinstance(assignments, dict) else assignments
+    for key, text in items:
+        section_name, _, name = key.partition(".")
+        section = getattr(config, section_name, None)
+        if section is None or not dataclasses.is_dataclass(section) or name not in {f.name for f in dataclasses.fields(section)}:
+            raise ValueError(f"unknown config key {key!r}")
+        value = _coerce(text, getattr(section, name)) if isinstance(text, str) else text
+        config = dataclasses.replace(config, **{section_name: dataclasses.replace(section, **{name: value})})
+    return config
+
+
+def embedder_assignments(spec: str | None) -> list[tuple[str, str]]:
+    """``--embedder`` as config assignments: ``auto`` (leave the config), ``none``, ``hash``,
+    ``model2vec:PATH``, ``sentence-transformers:PATH``, ``litellm:MODEL``."""
+    if not spec or spec == "auto":
+        return []
+    provider, _, model = spec.partition(":")
+    if provider not in ("none", "hash", "model2vec", "sentence-transformers", "litellm"):
+        raise ValueError(f"unknown embedder {spec!r}")
+    out = [("embedding.provider", provider)]
+    if model:
+        out.append(("embedding.model", str(Path(model).expanduser().absolute()) if provider != "litellm" else model))
+    return out
+
+
+def first_rank(ranked: Sequence[Any], relevant: Any) -> int | None:
+    """1-based rank of the first item of ``ranked`` that is in ``relevant``; None when none is."""
+    for i, item in enumerate(ranked, start=1):
+        if item in relevant:
+            return i
+    return None
+
+
+def hit_rates(ranks: Sequence[int | None], ks: Sequence[int]) -> dict[str, float]:
+    """``R@k`` (the share of queries with a relevant item in the top k) for each k, and MRR."""
+    n = len(ranks) or 1
+    out = {f"R@{k}": sum(1 for r in ranks if r is not None and r <= k) / n for k in ks}
+    out["MRR"] = sum(1.0 / r for r in ranks if r) / n
+    out["n"] = len(ranks)
+    return out
+
+
+def ndcg_at(ranked: Sequence[Any], grades: dict[Any, float], k: int) -> float:
+    """nDCG@k with graded gains (``grades``: item -> relevance), log2 discount; duplicates in ``ranked`` count once."""
+    seen: set = set()
+    dcg = 0.0
+    position = 0
+    for item in ranked:
+        if item in seen:
+            continue
+        seen.add(item)
+        position += 1
+        if position > k:
+            break
+        gain = grades.get(item, 0.0)
+        if gain:
+            dcg += gain / math.log2(position + 1)
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg else 0.0
+
+
+def recall_at(ranked: Sequence[Any], relevant: Any, k: int) -> float:
+    """The share of ``relevant`` found in the first ``k`` distinct items of ``ranked``."""
+    if not relevant:
+        return 0.0
+    top = list(dict.fromkeys(ranked))[:k]
+    return len(set(top) & set(relevant)) / len(set(relevant))
+
+
+def git_state() -> dict[str, Any]:
+    """The checkout's HEAD and whether ``ov/`` has uncommitted changes (results depend on both)."""
+    def run(*argv: str) -> str:
+        try:
+            return subprocess.run(["git", *argv], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    return {"head": run("rev-parse", "--short", "HEAD") or None, "ov_dirty": bool(run("status", "--porcelain", "--", "ov"))}
+
+
+def preload_retrieval() -> None:
+    """Import ov's retrieval modules up front, so a run uses one consistent version of them
+    (other work in the same checkout may change the sources while a long benchmark runs)."""
+    import ov.index.embedders  # noqa: F401
+    import ov.index.lexical  # noqa: F401
+    import ov.index.records  # noqa: F401
+    import ov.index.sync  # noqa: F401
+    import ov.index.vectors  # noqa: F401
+    import ov.ingest.resource  # noqa: F401
+    import ov.retrieval.find  # noqa: F401
+    import ov.session  # noqa: F401
+    import ov.session_commit  # noqa: F401

@@ -434,7 +434,9 @@ class SentenceTransformerEmbedder(_BaseEmbedder):
                 from sentence_transformers import SentenceTransformer  # Deferred: imports torch (seconds).
 
                 model = SentenceTransformer(str(self._path), device="cpu", local_files_only=True)
-                dimension = model.get_sentence_embedding_dimension()
+                # Renamed in sentence-transformers 5; older releases only have the long name.
+                size = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+                dimension = size()
                 if not dimension:  # some models only know it once they have embedded something
                     dimension = len(model.encode([_PROBE_TEXT], convert_to_numpy=True)[0])
             except ImportError as exc:
