@@ -157,7 +157,7 @@ def print_hits(buckets: dict, mode: str) -> None:
                 where += f":{hit.start_line}-{hit.end_line}"
             elif hit.level < 2:
                 where += f"  (L{hit.level})"
-            body = hit.snippet or hit.abstract
+            body = hit.snippet or _preview(hit.abstract)
             if terminal:
                 out.print(Text(f"{hit.score:.3f} ", style="cyan") + Text(where, style="blue"))
                 for line in body.splitlines():
@@ -168,3 +168,9 @@ def print_hits(buckets: dict, mode: str) -> None:
                     plain("    " + line)
     if mode == "lexical" and terminal:
         out.print(Text("(lexical search: no embedder; see `ov doctor`)", style="dim"))
+
+
+def _preview(text: str, lines: int = 3) -> str:
+    """The first few non-blank lines of a summary: enough to tell what a directory holds."""
+    kept = [line for line in text.splitlines() if line.strip()]
+    return "\n".join(kept[:lines]) + ("\n…" if len(kept) > lines else "")
