@@ -266,7 +266,7 @@ def _lead_of(child: ChildInfo | None) -> str:
     if child is None:
         return ""
     if child.is_dir:
-        return " ".join((child.abstract or "").split())
+        return " ".join(_without_template(child.abstract).split())
     description, body = _split_frontmatter(child.text.replace("\r\n", "\n"))
     return description or _first_paragraph(body)
 
@@ -361,7 +361,8 @@ def key_terms(children: list[ChildInfo], *, limit: int = KEY_TERMS, exclude: fro
     surface: dict[str, Counter[str]] = {}
     contexts: dict[str, set[str]] = {}
     for child in children:
-        text = " ".join(filter(None, (_stem(child.name).replace("_", " ").replace("-", " "), child.title, child.abstract if child.is_dir else _without_code(child.text))))
+        body = _without_template(child.abstract) if child.is_dir else _without_code(child.text)
+        text = " ".join(filter(None, (_stem(child.name).replace("_", " ").replace("-", " "), child.title, body)))
         counts: Counter[str] = Counter()
         for (key, form, context), n in _terms(text).items():
             if key in exclude:
@@ -388,6 +389,15 @@ def key_terms(children: list[ChildInfo], *, limit: int = KEY_TERMS, exclude: fro
     scored = [(total[k] < 2, -round(w * math.log(1 + n_docs / df[k]), 6), k) for k, w in weight.items()]
     scored.sort()
     return [_display(surface[k]) for _, _, k in scored[:limit]]
+
+
+# The sentence this module opens a generated abstract with: its words describe the layout, not the
+# content, and would otherwise become the parent's key terms ("holds", "subdirectories").
+_TEMPLATE_RE = re.compile(r"^(?:This directory (?:holds|is empty)[^.]*\.|该目录[^。]*。)\s*")
+
+
+def _without_template(abstract: str | None) -> str:
+    return _TEMPLATE_RE.sub("", abstract or "")
 
 
 def _terms(text: str) -> Counter[tuple[str, str, str]]:

@@ -700,3 +700,14 @@ def test_server_handler_and_embeddings_work_through_litellm(llm_server, llm_conf
     llm_server.handler = lambda request: Reply(body=chat_body(f"echo {len(request.messages)}"))
     result = complete(llm_config, [{"role": "user", "content": "hi"}], purpose="test")
     assert result.text == "echo 1"
+
+
+def test_a_parent_summary_is_about_its_children_content_not_their_generated_wording():
+    children = [
+        ChildInfo("billing", True, abstract="This directory holds files about invoices, refunds and taxes. Invoices are sent monthly."),
+        ChildInfo("payroll", True, abstract="This directory holds files about salaries, invoices and bonuses. Salaries are paid monthly."),
+    ]
+    terms = key_terms(children)
+    assert "Invoices" in terms and not {"holds", "directory", "files", "subdirectories"} & {t.lower() for t in terms}
+    abstract = derive_abstract(summarize_directory("viking://resources/finance", children).overview)
+    assert abstract.count("This directory holds") == 1 and ("are sent monthly." in abstract or "are paid monthly." in abstract)
