@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -24,3 +25,155 @@ def snapshot_commit(
     else:
         text = "work tree clean: nothing to commit"
     emit(payload, lambda: plain(text))
+
+
+UriOption = Annotated[str | None, typer.Option("--uri", help="Only this file or subtree.")]
+
+
+@app.command("log", cls=OvCommand)
+def snapshot_log(
+    uri: UriOption = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
+) -> None:
+    """List commits newest first, with the command and the URIs each one touched."""
+    from ov import history
+
+    store = runtime().store
+    entries = history.log(store, store.uri(uri) if uri else None, limit)
+
+    def human() -> None:
+        if not entries:
+            plain("no commits" + (f" touched {uri}" if uri else ""))
+        for e in entries:
+            tags = f" [{', '.join(e.tags)}]" if e.tags else ""
+            plain(f"{short(e.commit)} {e.time} {e.subject}{tags}")
+            shown = [u for u in e.uris if u not in e.subject]
+            for u in shown[:5]:
+                plain(f"    {u}")
+            if len(shown) > 5:
+                plain(f"    (+{len(shown) - 5} more)")
+
+    emit([e.to_dict() for e in entries], human)
+
+
+@app.command("show", cls=OvCommand)
+def snapshot_show(
+    rev: Annotated[str, typer.Argument(help="A commit id (or its first digits), a tag, HEAD, HEAD~2, ...", show_default=False)],
+    uri: UriOption = None,
+) -> None:
+    """Show what a commit changed, or (with --uri FILE) the file as it was at that revision."""
+    from ov import history
+
+    store = runtime().store
+    result = history.show(store, rev, store.uri(uri) if uri else None)
+
+    def human() -> None:
+        if "content" in result:
+            content = result["content"]
+            sys.stdout.write(content if not content or content.endswith("\n") else content + "\n")
+            return
+        if result.get("binary"):
+            plain(f"{result['uri']} at {short(result['commit'])}: binary, {result['size']} bytes")
+            return
+        plain(f"commit {result['commit']}" + (f"  [{', '.join(result['tags'])}]" if result["tags"] else ""))
+        plain(f"{result['time']}  {result['author']}")
+        plain(f"    {result['subject']}")
+        plain()
+        _print_diffs(result["changes"])
+
+    emit(result, human)
+
+
+@app.command("diff", cls=OvCommand)
+def snapshot_diff(
+    from_rev: Annotated[str | None, typer.Argument(metavar="[FROM]", help="The older revision (default: HEAD, against the work tree).")] = None,
+    to_rev: Annotated[str | None, typer.Argument(metavar="[TO]", help="The newer revision (default: HEAD).")] = None,
+    uri: UriOption = None,
+) -> None:
+    """Show a readable diff between two revisions; with none, the hand edits since the last commit."""
+    from ov import history
+
+    store = runtime().store
+    result = history.diff(store, from_rev, to_rev, store.uri(uri) if uri else None)
+    payload = {**result, "changes": [c.to_dict() for c in result["changes"]]}
+
+    def human() -> None:
+        if not result["changes"]:
+            plain("no differences")
+            return
+        _print_diffs(payload["changes"])
+
+    emit(payload, human)
+
+
+@app.command("restore", cls=OvCommand)
+def snapshot_restore(
+    rev: Annotated[str, typer.Argument(help="The revision to bring back.", show_default=False)],
+    uri: UriOption = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written and deleted.")] = False,
+) -> None:
+    """Bring a subtree (or everything) back to a revision, as a new commit on top (history is kept)."""
+    from ov import history
+
+    store = runtime().store
+    plan = history.restore(store, rev, store.uri(uri) if uri else None, dry_run=dry_run)
+
+    def human() -> None:
+        verb = ("would write", "would delete") if dry_run else ("wrote", "deleted")
+        for path in plan.write:
+            plain(f"{verb[0]} viking://{path}")
+        for path in plan.delete:
+            plain(f"{verb[1]} viking://{path}")
+        if not plan.write and not plan.delete:
+            plain(f"already as at {rev}: nothing to restore")
+        elif plan.new_commit:
+            plain(f"restored to {rev} ({short(plan.commit)}) in commit {short(plan.new_commit)}")
+
+    emit({**plan.to_dict(), "dry_run": dry_run}, human)
+
+
+@app.command("tag", cls=OvCommand)
+def snapshot_tag(
+    name: Annotated[str | None, typer.Argument(help="The tag to create (none: list the tags).")] = None,
+    rev: Annotated[str | None, typer.Argument(help="The revision to name (default: HEAD).")] = None,
+) -> None:
+    """Name a revision, to restore or diff against it later; without a name, list the tags."""
+    from ov import history
+
+    store = runtime().store
+    if name is None:
+        listed = history.tags(store)
+
+        def human() -> None:
+            for t in listed:
+                plain(f"{t['tag']} {short(t['commit'])}")
+            if not listed:
+                plain("no tags")
+
+        emit(listed, human)
+        return
+    result = history.tag(store, name, rev)
+    emit(result, lambda: plain(f"tagged {short(result['commit'])} as {name}"))
+
+
+def _print_diffs(changes: list[dict]) -> None:
+    """Unified diffs, coloured on a terminal (green additions, red deletions)."""
+    from ov.cli.output import stdout_is_terminal
+
+    terminal = stdout_is_terminal()
+    if terminal:
+        from rich.text import Text
+
+        from ov.cli.output import console
+
+        out = console()
+    for change in changes:
+        if change.get("binary"):
+            plain(f"{change['change']}: {change['uri']} (binary)")
+            continue
+        for line in change["diff"].splitlines():
+            if not terminal:
+                plain(line)
+                continue
+            style = "bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else ""
+            out.print(Text(line, style=style))

@@ -1,0 +1,151 @@
+"""History: `ov snapshot log|show|diff|restore|tag` and revisions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from dulwich.repo import Repo
+
+MEMORY = "viking://user/default/memories/preferences/default/tea.md"
+
+
+def ok(result):
+    assert result.exit_code == 0, result.stderr
+    return result.json["result"] if result.stdout.lstrip().startswith("{") else result
+
+
+@pytest.fixture
+def history(ov):
+    """Four commits: init, write a.md, edit a.md, remember a preference (which an agent regrets)."""
+    assert ov("write", "viking://resources/a.md", "--content", "one\ntwo\n").exit_code == 0
+    assert ov("edit", "viking://resources/a.md", "--old", "two", "--new", "three").exit_code == 0
+    assert ov("remember", "I like tea").exit_code == 0
+    return ov
+
+
+def head(ov_home) -> str:
+    return Repo(str(ov_home / "accounts/default")).head().decode()
+
+
+def test_log_is_newest_first_with_command_and_uris(history):
+    entries = ok(history("snapshot", "log", "--json"))
+    assert [e["command"] for e in entries] == ["remember", "edit", "write", "init"]
+    assert entries[1]["uris"] == ["viking://resources/a.md"] and entries[0]["uris"] == [MEMORY]
+    assert entries[0]["time"].endswith("Z") and entries[0]["author"].startswith("default <")
+    assert [e["command"] for e in ok(history("snapshot", "log", "-n", "2", "--json"))] == ["remember", "edit"]
+    scoped = ok(history("snapshot", "log", "--uri", "viking://resources", "--json"))
+    assert [e["command"] for e in scoped] == ["edit", "write"]
+    text = history("snapshot", "log").stdout
+    assert "ov remember" in text.splitlines()[0]
+
+
+def test_revisions_by_short_hash_relative_and_tag(history, ov_home):
+    full = head(ov_home)
+    for rev in (full, full[:7], "HEAD", "HEAD~0"):
+        assert ok(history("snapshot", "show", rev, "--json"))["commit"] == full
+    parent = ok(history("snapshot", "show", "HEAD~1", "--json"))
+    assert parent["command"] == "edit" and ok(history("snapshot", "show", "HEAD^", "--json"))["commit"] == parent["commit"]
+    assert ok(history("snapshot", "tag", "before-tea", "HEAD~1", "--json")) == {"tag": "before-tea", "commit": parent["commit"]}
+    assert ok(history("snapshot", "show", "before-tea", "--json"))["tags"] == ["before-tea"]
+    assert ok(history("snapshot", "show", "before-tea~1", "--json"))["command"] == "write"
+    assert ok(history("snapshot", "tag", "--json")) == [{"tag": "before-tea", "commit": parent["commit"]}]
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (("snapshot", "show", "nosuchtag"), 1),
+        (("snapshot", "show", "HEAD~99"), 1),
+        (("snapshot", "show", "deadbeef"), 1),
+        (("snapshot", "show", "a b"), 2),
+        (("snapshot", "diff", "HEAD", "nope"), 1),
+        (("snapshot", "restore", "nope"), 1),
+        (("snapshot", "tag", "../x"), 2),
+        (("snapshot", "tag", "abcdef"), 2),
+        (("snapshot", "show", "HEAD", "--uri", "viking://resources/missing.md"), 1),
+    ],
+)
+def test_bad_revisions_and_names_are_refused_and_change_nothing(history, store_state, args, code):
+    before = store_state()
+    result = history(*args, "--json")
+    assert result.exit_code == code, result.stdout
+    assert result.error["message"]
+    assert store_state() == before
+
+
+def test_a_tag_cannot_be_created_twice(history):
+    assert history("snapshot", "tag", "v1").exit_code == 0
+    again = history("snapshot", "tag", "v1", "HEAD~1", "--json")
+    assert again.exit_code == 1 and "already exists" in again.error["message"]
+
+
+def test_show_lists_what_a_commit_changed_and_a_file_as_it_was(history):
+    shown = ok(history("snapshot", "show", "HEAD~1", "--json"))
+    [change] = shown["changes"]
+    assert change["uri"] == "viking://resources/a.md" and change["change"] == "modified"
+    assert "-two\n+three\n" in change["diff"]
+    old = history("snapshot", "show", "HEAD~2", "--uri", "viking://resources/a.md")
+    assert old.exit_code == 0 and old.stdout == "one\ntwo\n"
+    assert ok(history("snapshot", "show", "HEAD~2", "--uri", "viking://resources/a.md", "--json"))["content"] == "one\ntwo\n"
+
+
+def test_diff_between_revisions_since_a_revision_and_of_hand_edits(history, ov_home):
+    since = ok(history("snapshot", "diff", "HEAD~2", "--json"))
+    assert [(c["uri"], c["change"]) for c in since["changes"]] == [("viking://resources/a.md", "modified"), (MEMORY, "added")]
+    assert since["to"] == head(ov_home)
+    scoped = ok(history("snapshot", "diff", "HEAD~3", "HEAD~1", "--uri", "viking://resources", "--json"))
+    assert [c["change"] for c in scoped["changes"]] == ["added"] and "+three\n" in scoped["changes"][0]["diff"]
+    assert ok(history("snapshot", "diff", "--json"))["changes"] == []
+    (ov_home / "accounts/default/resources/a.md").write_text("one\nfour\n")
+    edits = ok(history("snapshot", "diff", "--json"))
+    assert edits["to"] == "work tree" and "-three\n+four\n" in edits["changes"][0]["diff"]
+    assert "+four" in history("snapshot", "diff").stdout
+
+
+def test_restore_dry_run_lists_and_changes_nothing(history, store_state):
+    before = store_state()
+    plan = ok(history("snapshot", "restore", "HEAD~1", "--dry-run", "--json"))
+    assert plan["deleted"] == [MEMORY] and plan["written"] == [] and plan["commit"] is None and plan["dry_run"]
+    assert store_state() == before
+
+
+def test_restore_undoes_a_memory_as_a_new_commit_and_search_follows(history, ov_home):
+    assert ok(history("find", "tea", "--json"))["total"] == 1
+    old_head = head(ov_home)
+    plan = ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://user/default/memories", "--json"))
+    assert plan["deleted"] == [MEMORY] and plan["commit"]
+    repo = Repo(str(ov_home / "accounts/default"))
+    assert repo[repo.head()].parents == [old_head.encode()]  # on top: history is never rewritten
+    assert not (ov_home / "accounts/default/user/default/memories/preferences/default/tea.md").exists()
+    assert ok(history("find", "tea", "--json"))["total"] == 0
+    assert ok(history("snapshot", "log", "-n", "1", "--json"))[0]["command"] == "snapshot restore"
+    # The undo can itself be undone.
+    ok(history("snapshot", "restore", old_head[:8], "--json"))
+    assert (ov_home / "accounts/default/user/default/memories/preferences/default/tea.md").exists()
+    assert ok(history("find", "tea", "--json"))["total"] == 1
+
+
+def test_restore_of_a_file_brings_its_content_back(history, ov_home):
+    plan = ok(history("snapshot", "restore", "HEAD~2", "--uri", "viking://resources/a.md", "--json"))
+    assert plan["written"] == ["viking://resources/a.md"]
+    assert (ov_home / "accounts/default/resources/a.md").read_text() == "one\ntwo\n"
+    # HEAD~1 is now the commit before that restore: a.md as edited.
+    again = ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://resources/a.md", "--json"))
+    assert again["written"] == ["viking://resources/a.md"]
+    assert (ov_home / "accounts/default/resources/a.md").read_text() == "one\nthree\n"
+    assert ok(history("snapshot", "restore", "HEAD", "--uri", "viking://resources/a.md", "--json"))["commit"] is None
+
+
+def test_restore_refuses_to_overwrite_hand_edits(history, ov_home, store_state):
+    (ov_home / "accounts/default/resources/a.md").write_text("edited by hand\n")
+    before = store_state()
+    result = history("snapshot", "restore", "HEAD~2", "--uri", "viking://resources/a.md", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert store_state() == before
+
+
+def test_history_of_an_empty_store(ov):
+    assert ok(ov("snapshot", "log", "--json")) == []
+    assert ov("snapshot", "diff", "--json").exit_code == 1
+    assert ok(ov("snapshot", "tag", "--json")) == []
