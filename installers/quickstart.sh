@@ -97,6 +97,10 @@ step find "which editor" --type memory,session
 step search "how do we ship a release" --mode context --budget 400
 step fsck
 
+# History: audit what changed the memories, then undo the last change as a new commit.
+step snapshot log --uri viking://~/memories
+step snapshot restore HEAD~1 --uri viking://~/memories --dry-run
+
 show git -C "$OV_HOME/accounts/default" log --oneline
 if command -v git >/dev/null 2>&1; then
   git -C "$OV_HOME/accounts/default" log --oneline
