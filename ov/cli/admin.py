@@ -28,7 +28,9 @@ def init() -> None:
 
 
 def status() -> None:
-    """Show the store, the identity in use, and edits made by hand outside ov."""
+    """Show the store, the identity in use, edits made by hand outside ov, and pull conflicts."""
+    from ov import remotes
+
     rt = runtime()
     report = rt.store.status()
     changes = report.changes
@@ -46,6 +48,7 @@ def status() -> None:
         "deleted": changes.deleted,
         "ignored": changes.ignored,
         "recovered": report.recovered,
+        "conflicts": remotes.conflicts(rt.store) if rt.store.exists else [],
     }
 
     def human() -> None:
@@ -66,6 +69,8 @@ def status() -> None:
                     plain(f"  {label:9} viking://{path}")
         for path in changes.ignored:
             plain(f"  ignored   {path} (not under a viking:// scope)")
+        for path in payload["conflicts"]:
+            plain(f"  conflict  viking://{path} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
 
     emit(payload, human)
 

@@ -1,0 +1,116 @@
+"""Portability commands: export, import, backup, restore (OVPack v3 files; the logic is in ov.ovpack)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain
+from ov.cli.runtime import OvCommand, runtime
+
+PackArg = Annotated[Path, typer.Argument(help="An .ovpack file.", show_default=False)]
+
+
+class OnConflictChoice(str, Enum):
+    fail = "fail"
+    overwrite = "overwrite"
+    skip = "skip"
+
+
+class VectorModeChoice(str, Enum):
+    auto = "auto"
+    recompute = "recompute"
+    require = "require"
+
+
+OnConflictOpt = Annotated[
+    OnConflictChoice,
+    typer.Option("--on-conflict", help="When the target exists: fail, overwrite (replace), or skip (keep what is there)."),
+]
+VectorModeOpt = Annotated[
+    VectorModeChoice,
+    typer.Option(
+        "--vector-mode",
+        help="auto: accept the pack's vectors when this store's embedder made them, else recompute; "
+        "recompute: ignore them; require: refuse unless they match this store's embedder.",
+    ),
+]
+VectorsOpt = Annotated[
+    bool, typer.Option("--include-vectors", help="Also pack the vectors of the current embedder (dense.f32 with its fingerprint).")
+]
+
+
+def _files(n: int) -> str:
+    return f"{n} file{'' if n == 1 else 's'}"
+
+
+def register(app: typer.Typer) -> None:
+    app.command("export", cls=OvCommand)(export)
+    app.command("import", cls=OvCommand)(import_)
+    app.command("backup", cls=OvCommand)(backup)
+    app.command("restore", cls=OvCommand)(restore)
+
+
+def export(
+    uri: Annotated[str, typer.Argument(help="The viking:// directory to export.", show_default=False)],
+    file: PackArg,
+    include_vectors: VectorsOpt = False,
+) -> None:
+    """Export a committed subtree to an .ovpack file (OVPack v3)."""
+    from ov import ovpack
+
+    store = runtime().store
+    result = ovpack.export(store, store.uri(uri), file, include_vectors=include_vectors)
+    vectors = f", {result.vectors} vectors" if result.vectors else ""
+    emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
+
+
+def import_(
+    file: PackArg,
+    parent: Annotated[str, typer.Argument(help="The viking:// directory to import into (the pack's root goes below it).", show_default=False)],
+    on_conflict: OnConflictOpt = OnConflictChoice.fail,
+    vector_mode: VectorModeOpt = VectorModeChoice.auto,
+) -> None:
+    """Import an .ovpack file under a parent URI, as one commit (everything is checked first)."""
+    from ov import ovpack
+
+    store = runtime().store
+    result = ovpack.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+
+    def human() -> None:
+        if result.action == "skipped":
+            plain(f"skipped: {result.uri} already exists (nothing written)")
+        else:
+            plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes; vectors {result.vectors})")
+
+    emit(result.to_dict(), human)
+
+
+def backup(file: PackArg, include_vectors: VectorsOpt = False) -> None:
+    """Write every committed file of the account (all scopes, all users) to an .ovpack file."""
+    from ov import ovpack
+
+    result = ovpack.backup(runtime().store, file, include_vectors=include_vectors)
+    emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
+
+
+def restore(
+    file: PackArg,
+    on_conflict: Annotated[
+        OnConflictChoice,
+        typer.Option(
+            "--on-conflict",
+            help="When a file exists with other content: fail, overwrite (replace it; files only here are kept), or skip (keep it).",
+        ),
+    ] = OnConflictChoice.fail,
+    vector_mode: VectorModeOpt = VectorModeChoice.auto,
+) -> None:
+    """Restore a backup .ovpack into this account, as one commit (everything is checked first)."""
+    from ov import ovpack
+
+    result = ovpack.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+    kept = f", {result.kept} kept as they were" if result.kept else ""
+    emit(result.to_dict(), lambda: plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}"))

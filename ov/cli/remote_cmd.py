@@ -1,0 +1,110 @@
+"""``ov remote``, ``ov push``, ``ov pull``: sharing an account through a git remote."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from ov.cli.output import emit, plain, short
+from ov.cli.runtime import OvCommand, OvGroup, runtime
+
+app = typer.Typer(cls=OvGroup, help="Manage the git remotes an account is shared through.", no_args_is_help=True)
+
+RemoteArg = Annotated[
+    str | None, typer.Argument(help="The remote (default: the only one, else 'origin').", show_default=False)
+]
+
+
+def register(main_app: typer.Typer) -> None:
+    main_app.add_typer(app, name="remote")
+    main_app.command("push", cls=OvCommand)(push)
+    main_app.command("pull", cls=OvCommand)(pull)
+
+
+@app.command("add", cls=OvCommand)
+def remote_add(
+    name: Annotated[str, typer.Argument(help="A short name for the remote, e.g. origin.")],
+    url: Annotated[str, typer.Argument(help="Any git URL: a path, file://, ssh:// or user@host:path, http(s)://.")],
+) -> None:
+    """Add a git remote to push to and pull from."""
+    from ov import remotes
+
+    remote = remotes.add_remote(runtime().store, name, url)
+    emit({"name": remote.name, "url": remote.url}, lambda: plain(f"added remote {remote.name} {remote.url}"))
+
+
+@app.command("list", cls=OvCommand)
+def remote_list() -> None:
+    """List the account's git remotes."""
+    from ov import remotes
+
+    items = remotes.list_remotes(runtime().store)
+
+    def human() -> None:
+        if not items:
+            plain("no remotes (add one with `ov remote add origin URL`)")
+        for remote in items:
+            plain(f"{remote.name}\t{remote.url}")
+
+    emit([{"name": r.name, "url": r.url} for r in items], human)
+
+
+@app.command("remove", cls=OvCommand)
+def remote_remove(name: Annotated[str, typer.Argument(help="The remote to remove.")]) -> None:
+    """Remove a git remote (nothing on the remote itself changes)."""
+    from ov import remotes
+
+    remote = remotes.remove_remote(runtime().store, name)
+    emit({"name": remote.name, "url": remote.url}, lambda: plain(f"removed remote {remote.name}"))
+
+
+def push(remote: RemoteArg = None) -> None:
+    """Send the account's commits to a git remote (refused when the remote has commits you do not have)."""
+    from ov import remotes
+
+    result = remotes.push(runtime().store, remote)
+    payload = {
+        "remote": result.remote,
+        "url": result.url,
+        "old_head": result.old_head,
+        "new_head": result.new_head,
+        "pushed": result.pushed,
+    }
+    if result.pushed:
+        text = f"pushed to {result.remote}: {short(result.old_head) if result.old_head else '(empty)'} -> {short(result.new_head)}"
+    else:
+        text = f"{result.remote} is up to date ({short(result.new_head)})"
+    emit(payload, lambda: plain(text))
+
+
+def pull(remote: RemoteArg = None) -> None:
+    """Take a git remote's commits: fast-forward, or one merge commit that keeps both sides of a conflict."""
+    from ov import remotes
+
+    result = remotes.pull(runtime().store, remote)
+    payload = {
+        "remote": result.remote,
+        "url": result.url,
+        "outcome": result.outcome,
+        "old_head": result.old_head,
+        "new_head": result.new_head,
+        "remote_head": result.remote_head,
+        "merged": result.merged,
+        "changed": result.changed,
+        "conflicts": result.conflicts,
+    }
+    if result.outcome == "empty-remote":
+        text = f"nothing to pull: {result.remote} has no commits yet"
+    elif result.outcome == "up-to-date":
+        text = f"already up to date with {result.remote} ({short(result.new_head)})"
+    elif result.outcome == "fast-forward":
+        text = f"fast-forwarded to {result.remote} ({short(result.old_head)} -> {short(result.new_head)}, {len(result.changed)} path(s))"
+    else:
+        text = f"merged {result.remote} ({short(result.remote_head)}) as {short(result.new_head)}, {len(result.changed)} path(s)"
+        if result.conflicts:
+            copies = [c["copy"] for c in result.conflicts if c["copy"]]
+            text += f"; {len(result.conflicts)} conflict(s) kept both versions" + (
+                f" (theirs beside ours: {', '.join(copies)})" if copies else ""
+            )
+    emit(payload, lambda: plain(text))

@@ -1,0 +1,466 @@
+"""ovpack: export/import and backup/restore round trips, and hostile packs that must change nothing."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ov import ovpack
+from ov.cli import main as cli_main
+from ov.cli import pack_cmd
+from tests.conftest import git_state
+
+
+@pytest.fixture(autouse=True)
+def pack_commands(monkeypatch):
+    """Registers export/import/backup/restore for this test only, until ov/cli/main.py does it."""
+    app = cli_main.app
+    if not any(c.name == "export" for c in app.registered_commands):
+        monkeypatch.setattr(app, "registered_commands", list(app.registered_commands))
+        pack_cmd.register(app)
+
+
+@pytest.fixture
+def project(ov):
+    """A small resources tree, a memory and a session in the default account."""
+    assert ov("mkdir", "viking://resources/proj", "--description", "The project handbook.").exit_code == 0
+    assert ov("write", "viking://resources/proj/intro.md", "--content", "# Intro\nDeploy on Tuesdays with the blue pipeline.\n").exit_code == 0
+    assert ov("write", "viking://resources/proj/docs/auth.md", "--content", "# Auth\nTokens rotate every 30 days. Ünïcode ✓\n").exit_code == 0
+    assert ov("write", "viking://resources/proj/docs/.overview.md", "--content", "# Docs\n\nAuthentication notes.\n").exit_code == 0
+    assert ov("write", "viking://resources/other.md", "--content", "Not in the pack.\n").exit_code == 0
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    return "viking://resources/proj"
+
+
+def _export(ov, tmp_path, uri="viking://resources/proj", name="proj.ovpack", *extra):
+    dest = tmp_path / name
+    result = ov("export", uri, str(dest), "--json", *extra)
+    assert result.exit_code == 0, result.stderr
+    return dest, result.json["result"]
+
+
+def _subtree(state, prefix: str) -> dict[str, bytes]:
+    return {p: d for p, d in state[1].items() if p.startswith(prefix + "/")}
+
+
+# --- export ------------------------------------------------------------------------------
+
+
+def test_export_writes_an_ovpack_v3(ov, project, tmp_path):
+    dest, result = _export(ov, tmp_path)
+    assert result["files"] == 4 and result["uri"] == project and result["vectors"] == 0
+    with zipfile.ZipFile(dest) as zf:
+        names = zf.namelist()
+        assert {n.split("/")[0] for n in names} == {"proj"}
+        assert all(i.compress_type == zipfile.ZIP_DEFLATED for i in zf.infolist() if not i.is_dir())
+        manifest = json.loads(zf.read("proj/_ovpack/manifest.json"))
+        records = zf.read("proj/_ovpack/index_records.jsonl").decode().splitlines()
+        intro = zf.read("proj/files/intro.md")
+    assert manifest["kind"] == "openviking.ovpack" and manifest["format_version"] == 3
+    assert manifest["root"] == {"name": "proj", "uri": "viking://resources/proj", "scope": "resources"}
+    files = {e["path"]: e for e in manifest["entries"] if e["kind"] == "file"}
+    assert set(files) == {".abstract.md", "intro.md", "docs/auth.md", "docs/.overview.md"}
+    assert {e["path"] for e in manifest["entries"] if e["kind"] == "directory"} == {"", "docs"}
+    assert files["intro.md"]["sha256"] == hashlib.sha256(intro).hexdigest() and files["intro.md"]["size"] == len(intro)
+    expected = json.dumps(
+        sorted(({"path": p, "size": e["size"], "sha256": e["sha256"]} for p, e in files.items()), key=lambda e: e["path"]),
+        ensure_ascii=False, sort_keys=True, separators=(",", ":"),
+    )
+    assert manifest["content_sha256"] == hashlib.sha256(expected.encode()).hexdigest()
+    assert manifest["index"]["records"]["count"] == len(records) > 0
+    first = json.loads(records[0])
+    assert list(first) == sorted(first) and {"record_id", "path", "kind", "level", "text"} <= set(first)
+    assert any(json.loads(r)["path"] == "intro.md" and json.loads(r)["level"] == 2 for r in records)
+    assert "dense" not in manifest["index"]
+
+
+def test_export_human_output_is_one_line(ov, project, tmp_path):
+    out = ov("export", project, str(tmp_path / "p.ovpack")).stdout
+    assert out.count("\n") == 1 and out.startswith("exported viking://resources/proj to ")
+
+
+def test_export_reads_what_is_committed(ov, project, tmp_path, ov_home):
+    (ov_home / "accounts" / "default" / "resources" / "proj" / "intro.md").write_text("hand edit\n")
+    dest, _ = _export(ov, tmp_path)
+    with zipfile.ZipFile(dest) as zf:
+        assert zf.read("proj/files/intro.md").startswith(b"# Intro")
+
+
+@pytest.mark.parametrize(
+    "uri, code",
+    [
+        ("viking://", "invalid_input"),
+        ("viking://session/s1", "invalid_input"),
+        ("viking://resources/missing", "not_found"),
+        ("viking://resources/proj/intro.md", "invalid_input"),
+    ],
+)
+def test_export_refuses(ov, project, tmp_path, uri, code):
+    result = ov("export", uri, str(tmp_path / "x.ovpack"), "--json")
+    assert result.exit_code != 0 and result.error["code"] == code
+    assert not (tmp_path / "x.ovpack").exists()
+
+
+def test_export_refuses_a_file_inside_the_home_or_without_the_extension(ov, project, tmp_path, ov_home):
+    inside = ov("export", project, str(ov_home / "accounts" / "p.ovpack"), "--json")
+    assert inside.exit_code == 2 and "inside ov's home" in inside.error["message"]
+    assert ov("export", project, str(tmp_path / "p.zip")).exit_code == 2
+
+
+def test_export_with_vectors_needs_an_embedder(ov, project, tmp_path):
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+    result = ov("export", project, str(tmp_path / "v.ovpack"), "--include-vectors", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "vectors_unavailable"
+    assert not (tmp_path / "v.ovpack").exists()
+
+
+# --- import round trips ------------------------------------------------------------------
+
+
+def test_export_import_into_another_account_is_byte_identical(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path)
+    result = ov("import", str(dest), "viking://resources", "--account", "other", "--json")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    assert payload["uri"] == project and payload["action"] == "imported" and payload["files"] == 4 and payload["commit"]
+    source = _subtree(store_state(), "resources/proj")
+    target = _subtree(store_state("other"), "resources/proj")
+    assert source == target and len(source) == 4
+    assert "resources/other.md" not in store_state("other")[1]
+    log = ov("snapshot", "log", "--account", "other", "--json", "--limit", "1")
+    assert log.exit_code == 0 and "import" in json.dumps(log.json["result"])
+
+
+def test_import_goes_below_the_parent_and_retargets_sidecars(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path)
+    result = ov("import", str(dest), "viking://resources/archive/2026", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["uri"] == "viking://resources/archive/2026/proj"
+    files = store_state()[1]
+    assert files["resources/archive/2026/proj/intro.md"] == files["resources/proj/intro.md"]
+    assert "viking://resources/archive/2026/proj" in files["resources/archive/2026/proj/.abstract.md"].decode()
+    assert ov("ls", "viking://resources/archive/2026/proj/docs").exit_code == 0
+
+
+def test_import_human_output_is_one_line(ov, project, tmp_path):
+    dest, _ = _export(ov, tmp_path)
+    out = ov("import", str(dest), "viking://resources", "--account", "other").stdout
+    assert out.count("\n") == 1 and out.startswith("imported viking://resources/proj (4 files")
+
+
+def test_on_conflict_fail_skip_overwrite(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path)
+    before = store_state()
+    fail = ov("import", str(dest), "viking://resources", "--json")
+    assert fail.exit_code == 1 and fail.error["code"] == "already_exists"
+    assert store_state() == before
+    skip = ov("import", str(dest), "viking://resources", "--on-conflict", "skip", "--json")
+    assert skip.exit_code == 0 and skip.json["result"]["action"] == "skipped" and skip.json["result"]["commit"] is None
+    assert store_state() == before
+    # overwrite replaces the subtree: a file only the target has is gone afterwards
+    assert ov("import", str(dest), "viking://resources", "--account", "other").exit_code == 0
+    assert ov("write", "viking://resources/proj/extra.md", "--content", "x\n", "--account", "other").exit_code == 0
+    assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n", "--account", "other").exit_code == 0
+    over = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json")
+    assert over.exit_code == 0 and over.json["result"]["action"] == "overwritten" and over.json["result"]["deleted"] == 1
+    assert _subtree(store_state("other"), "resources/proj") == _subtree(store_state(), "resources/proj")
+
+
+def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path, "viking://~/memories", "mem.ovpack")
+    result = ov("import", str(dest), "viking://~", "--account", "other", "--user", "bob", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["uri"] == "viking://user/bob/memories"
+    mine = {p.split("/", 2)[2]: d for p, d in _subtree(store_state(), "user/default/memories").items()}
+    theirs = {p.split("/", 2)[2]: d for p, d in _subtree(store_state("other"), "user/bob/memories").items()}
+    assert mine == theirs and mine
+    # the same pack cannot land at another depth, or in another user's tree
+    deeper = ov("import", str(dest), "viking://~/resources", "--account", "other", "--user", "bob", "--json")
+    assert deeper.exit_code == 2
+    foreign = ov("import", str(dest), "viking://user/carol", "--account", "other", "--user", "bob", "--json")
+    assert foreign.exit_code == 2
+
+
+def test_vectors_are_packed_and_reused_when_the_embedder_matches(ov, project, tmp_path, store_state):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    dest, result = _export(ov, tmp_path, "viking://resources/proj", "v.ovpack", "--include-vectors")
+    with zipfile.ZipFile(dest) as zf:
+        manifest = json.loads(zf.read("proj/_ovpack/manifest.json"))
+        dense = zf.read("proj/_ovpack/dense.f32")
+        records = zf.read("proj/_ovpack/index_records.jsonl").decode().splitlines()
+    info = manifest["index"]["dense"]
+    assert info["embedding"] == {"provider": "hash", "model": "hash-v1", "dimension": 256}
+    assert info["count"] == len(records) == result["vectors"] and len(dense) == len(records) * 256 * 4
+    assert info["dtype"] == "float32" and info["byte_order"] == "little"
+    assert json.loads(records[1])["vector"]["dense"] == {"offset": 256, "dimensions": 256}
+    reused = ov("import", str(dest), "viking://resources", "--account", "other", "--vector-mode", "require", "--json")
+    assert reused.exit_code == 0 and reused.json["result"]["vectors"] == "reused"
+    found = ov("find", "blue pipeline", "--account", "other", "--json").json["result"]
+    assert "viking://resources/proj/intro.md" in json.dumps(found)
+    recomputed = ov("import", str(dest), "viking://resources", "--account", "third", "--vector-mode", "recompute", "--json")
+    assert recomputed.json["result"]["vectors"] == "recomputed"
+
+
+def test_vector_mode_require_refuses_without_matching_vectors(ov, project, tmp_path, store_state):
+    plain_pack, _ = _export(ov, tmp_path)
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    before = store_state("other")
+    missing = ov("import", str(plain_pack), "viking://resources", "--account", "other", "--vector-mode", "require", "--json")
+    assert missing.exit_code == 1 and missing.error["code"] == "vectors_unavailable"
+    with_vectors, _ = _export(ov, tmp_path, "viking://resources/proj", "v.ovpack", "--include-vectors")
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+    other = ov("import", str(with_vectors), "viking://resources", "--account", "other", "--vector-mode", "require", "--json")
+    assert other.exit_code == 1 and other.error["code"] == "vectors_unavailable"
+    assert store_state("other") == before
+    auto = ov("import", str(with_vectors), "viking://resources", "--account", "other", "--json")
+    assert auto.exit_code == 0 and auto.json["result"]["vectors"] == "none"
+
+
+# --- backup and restore --------------------------------------------------------------------
+
+
+def _find_uris(ov, query):
+    result = ov("find", query, "--json", "--limit", "20")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    return [(h["uri"], h.get("level")) for bucket in ("memories", "resources", "skills") for h in payload.get(bucket, [])]
+
+
+def test_backup_restore_into_an_empty_home(ov, project, tmp_path, monkeypatch, ov_home):
+    assert ov("session", "add", "s1", "--text", "hello there, the deploy is on Tuesday").exit_code == 0
+    dest = tmp_path / "all.ovpack"
+    result = ov("backup", str(dest), "--json")
+    assert result.exit_code == 0, result.stderr
+    with zipfile.ZipFile(dest) as zf:
+        manifest = json.loads(zf.read("ov-backup/_ovpack/manifest.json"))
+    assert manifest["root"]["scope"] == "root" and manifest["root"]["package_type"] == "backup"
+    assert "resources" in manifest["scopes"] and "user" in manifest["scopes"]
+    source = git_state(ov_home)[1]
+    assert any("/sessions/s1/" in p for p in source)
+    queries = ("blue pipeline", "tabs", "tokens rotate")
+    found = {q: _find_uris(ov, q) for q in queries}
+    assert any(found.values())
+    second = tmp_path / "second-home"
+    monkeypatch.setenv("OV_HOME", str(second))
+    restored = ov("restore", str(dest), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert restored.json["result"]["files"] == len(source)
+    assert git_state(second)[1] == source
+    assert {q: _find_uris(ov, q) for q in queries} == found
+
+
+def test_restore_conflicts_and_merge_upsert(ov, project, tmp_path, store_state):
+    dest = tmp_path / "all.ovpack"
+    assert ov("backup", str(dest)).exit_code == 0
+    same = ov("restore", str(dest), "--json")  # everything already there, identical: nothing to do
+    assert same.exit_code == 0 and same.json["result"]["commit"] is None
+    assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n").exit_code == 0
+    assert ov("write", "viking://resources/only-here.md", "--content", "mine\n").exit_code == 0
+    before = store_state()
+    fail = ov("restore", str(dest), "--json")
+    assert fail.exit_code == 1 and fail.error["code"] == "already_exists" and store_state() == before
+    skip = ov("restore", str(dest), "--on-conflict", "skip", "--json")
+    assert skip.exit_code == 0 and store_state() == before
+    over = ov("restore", str(dest), "--on-conflict", "overwrite", "--json")
+    assert over.exit_code == 0 and over.json["result"]["files"] == 1
+    files = store_state()[1]
+    assert files["resources/proj/intro.md"].startswith(b"# Intro") and files["resources/only-here.md"] == b"mine\n"
+
+
+def test_backup_and_subtree_packs_are_not_interchangeable(ov, project, tmp_path, store_state):
+    sub, _ = _export(ov, tmp_path)
+    full = tmp_path / "all.ovpack"
+    assert ov("backup", str(full)).exit_code == 0
+    before = store_state()
+    assert ov("restore", str(sub)).exit_code == 2
+    assert ov("import", str(full), "viking://resources").exit_code == 2
+    assert store_state() == before
+
+
+# --- hostile packs -------------------------------------------------------------------------
+
+
+def _entries(files: dict[str, bytes]) -> list[dict]:
+    dirs = sorted({"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)})
+    out = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in dirs]
+    out += [{"path": p, "kind": "file", "size": len(d), "sha256": hashlib.sha256(d).hexdigest()} for p, d in files.items()]
+    return out
+
+
+def build_pack(path: Path, *, root="evil", files=None, mutate=None, extra=(), skip=(), manifest=True, raw=None) -> Path:
+    """A pack written with zipfile directly; ``mutate`` edits the manifest, ``extra`` adds (ZipInfo|name, data)."""
+    files = {"a.md": b"# A\nhello\n", "sub/b.md": b"# B\n"} if files is None else files
+    entries = _entries(files)
+    file_entries = [e for e in entries if e["kind"] == "file"]
+    data = {
+        "kind": "openviking.ovpack",
+        "format_version": 3,
+        "root": {"name": root, "uri": f"viking://resources/{root}", "scope": "resources"},
+        "entries": entries,
+        "content_sha256": ovpack.content_sha256(file_entries),
+        "index": {"records": {"path": "_ovpack/index_records.jsonl", "count": 0, "sha256": hashlib.sha256(b"").hexdigest()}},
+    }
+    if mutate:
+        mutate(data)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel, content in (raw if raw is not None else files).items():
+            if rel not in skip:
+                zf.writestr(f"{root}/files/{rel}", content)
+        if manifest:
+            zf.writestr(f"{root}/_ovpack/manifest.json", json.dumps(data))
+        zf.writestr(f"{root}/_ovpack/index_records.jsonl", b"")
+        for member, content in extra:
+            zf.writestr(member, content)
+    return path
+
+
+def _symlink_member(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name)
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info
+
+
+def _set(path, value):
+    def mutate(m):
+        target = m
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+
+    return mutate
+
+
+def _bad_file_entry(field, value):
+    def mutate(m):
+        for e in m["entries"]:
+            if e["path"] == "a.md":
+                e[field] = value
+        m["content_sha256"] = ovpack.content_sha256([e for e in m["entries"] if e["kind"] == "file"])
+
+    return mutate
+
+
+HOSTILE = {
+    "absolute path": dict(extra=[("/etc/evil.md", b"x")], expect="absolute"),
+    "dot-dot": dict(extra=[("evil/files/../../escape.md", b"x")], expect="'..'"),
+    "backslash": dict(extra=[("evil/files/sub\\c.md", b"x")], expect="backslash"),
+    "drive letter": dict(extra=[("C:/evil/files/x.md", b"x")], expect="drive letter"),
+    "drive letter inside": dict(extra=[("evil/files/C:x.md", b"x")], expect="drive letter"),
+    "symlink member": dict(extra=[(_symlink_member("evil/files/link.md"), b"/etc/passwd")], expect="symbolic link"),
+    "two roots": dict(extra=[("second/files/x.md", b"x")], expect="one root"),
+    "missing manifest": dict(manifest=False, expect="manifest.json"),
+    "wrong kind": dict(mutate=_set(["kind"], "something.else"), expect="kind"),
+    "future version": dict(mutate=_set(["format_version"], 4), expect="format_version 4"),
+    "old version": dict(mutate=_set(["format_version"], 2), expect="format_version 2"),
+    "root name mismatch": dict(mutate=_set(["root", "name"], "other"), expect="root"),
+    "entry missing from manifest": dict(extra=[("evil/files/c.md", b"x")], expect="not in the manifest"),
+    "entry missing from zip": dict(skip=("sub/b.md",), expect="missing from the ZIP"),
+    "wrong sha256": dict(raw={"a.md": b"# A\nHELLO\n", "sub/b.md": b"# B\n"}, expect="sha256"),
+    "wrong size": dict(mutate=_bad_file_entry("size", 3), expect="bytes"),
+    "content_sha256 mismatch": dict(mutate=_set(["content_sha256"], "0" * 64), expect="content_sha256"),
+    "declared size over the cap": dict(mutate=_bad_file_entry("size", 10**12), expect="limit"),
+    "unexpected member": dict(extra=[("evil/notes.txt", b"x")], expect="unexpected member"),
+    "unstorable name": dict(files={".git/config": b"x"}, expect="cannot store"),
+    "records hash": dict(mutate=_set(["index", "records", "sha256"], "0" * 64), expect="index_records"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE), ids=list(HOSTILE))
+def test_hostile_packs_change_nothing(ov, project, tmp_path, store_state, case):
+    spec = dict(HOSTILE[case])
+    expect = spec.pop("expect")
+    pack = build_pack(tmp_path / "evil.ovpack", **spec)
+    before = store_state()
+    result = ov("import", str(pack), "viking://resources", "--json")
+    assert result.exit_code == 2, result.stderr
+    assert expect in result.error["message"], result.error
+    assert store_state() == before
+    assert not (tmp_path.parent / "escape.md").exists()
+    assert ov("import", str(pack), "viking://resources").stderr.startswith("error: ")
+
+
+def test_a_well_formed_hand_built_pack_imports(ov, project, tmp_path, store_state):
+    pack = build_pack(tmp_path / "good.ovpack")
+    result = ov("import", str(pack), "viking://resources", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert store_state()[1]["resources/evil/sub/b.md"] == b"# B\n"
+
+
+def test_a_member_is_never_read_past_its_declared_size(tmp_path):
+    # A ZIP whose member inflates to more than the size it declares (a zip bomb's shape) is
+    # refused after reading one byte more than declared, never inflated in full.
+    big = build_pack(tmp_path / "big.ovpack", files={"a.md": b"x" * 100}, raw={"a.md": b"x" * 5_000_000})
+    with pytest.raises(ovpack.InvalidPack, match="the ZIP says 5000000"):
+        ovpack.read_pack(big, max_file_bytes=10_000_000)
+    with zipfile.ZipFile(big) as zf:
+        with pytest.raises(ovpack.InvalidPack, match="more than its declared 100 bytes"):
+            ovpack._read_member(zf, zf.getinfo("evil/files/a.md"), 100)
+
+
+@pytest.mark.parametrize("kind", ["truncated", "not a zip", "empty zip", "missing file", "a directory"])
+def test_broken_files_change_nothing(ov, project, tmp_path, store_state, kind):
+    good, _ = _export(ov, tmp_path)
+    target = tmp_path / "broken.ovpack"
+    if kind == "truncated":
+        target.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    elif kind == "not a zip":
+        target.write_text("just some text\n")
+    elif kind == "empty zip":
+        zipfile.ZipFile(target, "w").close()
+    elif kind == "a directory":
+        target.mkdir()
+    before = store_state()
+    result = ov("import", str(target), "viking://resources", "--account", "default", "--json")
+    assert result.exit_code == (1 if kind == "missing file" else 2), result.stderr
+    assert result.error["message"]
+    assert store_state() == before
+
+
+def test_corrupt_member_data_is_refused(ov, project, tmp_path, store_state):
+    good, _ = _export(ov, tmp_path)
+    data = bytearray(good.read_bytes())
+    with zipfile.ZipFile(good) as zf:
+        info = zf.getinfo("proj/files/intro.md")
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    for i in range(start, start + min(info.compress_size, 8)):
+        data[i] ^= 0xFF
+    bad = tmp_path / "corrupt.ovpack"
+    bad.write_bytes(bytes(data))
+    before = store_state("other")
+    result = ov("import", str(bad), "viking://resources", "--account", "other", "--json")
+    assert result.exit_code == 2 and store_state("other") == before
+
+
+def test_scope_mismatch_is_refused(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path)
+    before = store_state()
+    result = ov("import", str(dest), "viking://~/resources", "--json")
+    assert result.exit_code == 2 and "viking://resources" in result.error["message"]
+    assert ov("import", str(dest), "viking://agent/x").exit_code == 2
+    assert ov("import", str(dest), "viking://session/s1").exit_code == 2
+    assert store_state() == before
+
+
+def test_export_to_an_unwritable_place_is_a_clear_error(ov, project, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        result = ov("export", project, str(locked / "p.ovpack"), "--json")
+    finally:
+        locked.chmod(0o700)
+    if result.exit_code == 0:
+        pytest.skip("running as root: the directory is writable anyway")
+    assert result.exit_code == 1 and "cannot write" in result.error["message"]
+    assert list(locked.iterdir()) == []
+
+
+def test_bad_option_values_are_usage_errors(ov, project, tmp_path):
+    dest, _ = _export(ov, tmp_path)
+    assert ov("import", str(dest), "viking://resources", "--on-conflict", "merge").exit_code == 2
+    assert ov("import", str(dest), "viking://resources", "--vector-mode", "maybe").exit_code == 2

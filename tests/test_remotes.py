@@ -1,0 +1,505 @@
+"""Git remotes: two homes share an account through a bare repository on disk or dulwich's HTTP server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+import typer
+
+from tests.conftest import git_state
+
+
+@pytest.fixture(autouse=True)
+def remote_commands(monkeypatch):
+    """Use `ov remote/push/pull` whether or not ov.cli.main registers them yet."""
+    from ov.cli import main, remote_cmd
+
+    if "push" not in {c.name for c in main.app.registered_commands}:
+        probe = typer.Typer()
+        remote_cmd.register(probe)
+        monkeypatch.setattr(main.app, "registered_commands", main.app.registered_commands + probe.registered_commands)
+        monkeypatch.setattr(main.app, "registered_groups", main.app.registered_groups + probe.registered_groups)
+
+
+@pytest.fixture
+def homes(tmp_path, monkeypatch, ov):
+    """`run("a", *args)` runs ov in home A (or B); `state("a")` is that home's (HEAD, files)."""
+    paths = {"a": tmp_path / "home-a", "b": tmp_path / "home-b"}
+
+    def run(home, *args, stdin=None):
+        monkeypatch.setenv("OV_HOME", str(paths[home]))
+        return ov(*args, stdin=stdin)
+
+    run.path = paths
+    run.state = lambda home: git_state(paths[home])
+    return run
+
+
+@pytest.fixture
+def bare(tmp_path) -> Path:
+    from dulwich.repo import Repo
+
+    path = tmp_path / "shared.git"
+    path.mkdir()
+    Repo.init_bare(str(path)).close()
+    return path
+
+
+@pytest.fixture
+def http_url(bare):
+    """dulwich's own smart-HTTP server over the bare repository, on a free loopback port."""
+    from wsgiref.simple_server import make_server
+
+    from dulwich.repo import Repo
+    from dulwich.server import DictBackend
+    from dulwich.web import WSGIRequestHandlerLogger, WSGIServerLogger, make_wsgi_chain
+
+    repo = Repo(str(bare))
+    app = make_wsgi_chain(DictBackend({"/": repo}))
+    server = make_server("127.0.0.1", 0, app, handler_class=WSGIRequestHandlerLogger, server_class=WSGIServerLogger)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+    thread.join(5)
+    repo.close()
+
+
+@pytest.fixture(params=["path", "file", "http"])
+def url(request, bare):
+    if request.param == "http":
+        return request.getfixturevalue("http_url")
+    return str(bare) if request.param == "path" else bare.as_uri()
+
+
+def write(homes, home, uri, text):
+    result = homes(home, "write", uri, "--content", text)
+    assert result.exit_code == 0, result.stderr
+
+
+def shared_start(homes, url):
+    """A writes a first file and pushes; B adds the remote and pulls it."""
+    write(homes, "a", "viking://resources/notes.md", "first\n")
+    write(homes, "a", "viking://resources/other.md", "other\n")
+    assert homes("a", "remote", "add", "origin", url).exit_code == 0
+    pushed = homes("a", "push", "--json")
+    assert pushed.exit_code == 0, pushed.stderr
+    assert homes("b", "remote", "add", "origin", url).exit_code == 0
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0, pulled.stderr
+    return pushed.json["result"], pulled.json["result"]
+
+
+# --- remote add / list / remove ------------------------------------------------------
+
+
+def test_remote_add_list_remove(ov, tmp_path, bare):
+    assert ov("remote", "list", "--json").json["result"] == []
+    added = ov("remote", "add", "origin", str(bare))
+    assert added.exit_code == 0 and added.stdout.count("\n") == 1
+    assert ov("remote", "add", "backup", "https://example.com/team/ctx.git").exit_code == 0
+    assert ov("remote", "add", "laptop", "me@laptop:ctx.git").exit_code == 0
+    listed = ov("remote", "list", "--json").json["result"]
+    assert listed == [
+        {"name": "backup", "url": "https://example.com/team/ctx.git"},
+        {"name": "laptop", "url": "me@laptop:ctx.git"},
+        {"name": "origin", "url": str(bare)},
+    ]
+    config = (tmp_path / "ovhome" / "accounts" / "default" / ".git" / "config").read_text()
+    assert '[remote "origin"]' in config
+    assert ov("remote", "remove", "backup").exit_code == 0
+    assert [r["name"] for r in ov("remote", "list", "--json").json["result"]] == ["laptop", "origin"]
+
+
+def test_relative_path_url_becomes_absolute(ov, tmp_path, bare, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert ov("remote", "add", "origin", "shared.git").exit_code == 0
+    assert ov("remote", "list", "--json").json["result"][0]["url"] == str(bare)
+
+
+def test_adding_an_existing_name_or_removing_a_missing_one_is_a_clear_error(ov, bare, store_state):
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    before = store_state()
+    again = ov("remote", "add", "origin", "/elsewhere", "--json")
+    assert again.exit_code == 1 and again.error["code"] == "already_exists"
+    missing = ov("remote", "remove", "nope", "--json")
+    assert missing.exit_code == 1 and missing.error["code"] == "not_found"
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("name", ["-x", "a b", "../up", "a..b", "x.lock", "", "a/b", "ü" * 3])
+def test_bad_remote_name_exits_2(ov, bare, name, store_state):
+    before = store_state()
+    result = ov("remote", "add", "--json", "--", name, str(bare))
+    assert result.exit_code == 2, result.stderr
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("bad_url", ["", "ftp://host/x.git", "a\nb"])
+def test_bad_remote_url_exits_2(ov, bad_url):
+    result = ov("remote", "add", "origin", bad_url, "--json")
+    assert result.exit_code == 2
+    assert result.error["code"] == "invalid_input"
+
+
+def test_push_and_pull_need_a_remote(ov):
+    write_result = ov("write", "viking://resources/a.md", "--content", "x\n")
+    assert write_result.exit_code == 0
+    for verb in ("push", "pull"):
+        result = ov(verb, "--json")
+        assert result.exit_code == 1 and "ov remote add" in result.error["hint"]
+    assert ov("push", "nope", "--json").error["code"] == "not_found"
+    assert ov("pull", "bad name", "--json").exit_code == 2
+
+
+# --- push and pull ---------------------------------------------------------------------
+
+
+def test_push_then_pull_fast_forwards_into_another_home(homes, url):
+    pushed, pulled = shared_start(homes, url)
+    assert pushed["old_head"] is None and pushed["pushed"]
+    head_a, files_a = homes.state("a")
+    assert pushed["new_head"] == head_a
+    assert pulled["outcome"] == "fast-forward" and not pulled["merged"]
+    head_b, files_b = homes.state("b")
+    assert head_b == head_a and files_b == files_a
+    assert homes("b", "read", "viking://resources/notes.md").stdout == "first\n"
+    assert homes("b", "status", "--json").json["result"]["clean"]
+
+    # Nothing new either way.
+    again = homes("b", "pull")
+    assert again.exit_code == 0 and "up to date" in again.stdout and again.stdout.count("\n") == 1
+    assert homes("b", "push", "--json").json["result"]["pushed"] is False
+
+    # A later change travels back the other way and only touches what changed.
+    write(homes, "b", "viking://resources/notes.md", "second\n")
+    assert homes("b", "push").exit_code == 0
+    other = homes.path["a"] / "accounts" / "default" / "resources" / "other.md"
+    mtime = other.stat().st_mtime_ns
+    pulled = homes("a", "pull", "--json").json["result"]
+    assert pulled["outcome"] == "fast-forward" and pulled["changed"] == ["resources/notes.md"]
+    assert homes("a", "read", "viking://resources/notes.md").stdout == "second\n"
+    assert other.stat().st_mtime_ns == mtime
+    assert homes.state("a") == homes.state("b")
+
+
+def test_diverged_pull_merges_changes_to_different_files(homes, url):
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "first\nfrom a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/other.md", "other\nfrom b\n")
+    write(homes, "b", "viking://resources/new-b.md", "new in b\n")
+    head_b, _ = homes.state("b")
+
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 0, result.stderr
+    pulled = result.json["result"]
+    assert pulled["outcome"] == "merged" and pulled["merged"] and pulled["conflicts"] == []
+    assert pulled["old_head"] == head_b
+    assert homes("b", "read", "viking://resources/notes.md").stdout == "first\nfrom a\n"
+    assert homes("b", "read", "viking://resources/other.md").stdout == "other\nfrom b\n"
+    assert homes("b", "read", "viking://resources/new-b.md").stdout == "new in b\n"
+    from dulwich.repo import Repo
+
+    repo = Repo(str(homes.path["b"] / "accounts" / "default"))
+    merge = repo[repo.refs[b"refs/heads/main"]]
+    repo.close()
+    assert [p.decode() for p in merge.parents] == [head_b, pulled["remote_head"]]
+    status = homes("b", "status", "--json").json["result"]
+    assert status["clean"]
+    findings = homes("b", "fsck", "--json").json["result"]["findings"]
+    assert [f for f in findings if f["area"] != "index"] == []  # the index is built by the first search
+
+    # The merge pushes as a fast-forward, and A then fast-forwards to it.
+    assert homes("b", "push").exit_code == 0
+    assert homes("a", "pull", "--json").json["result"]["outcome"] == "fast-forward"
+    assert homes.state("a") == homes.state("b")
+
+
+def test_a_file_changed_on_both_sides_keeps_both_versions(homes, url):
+    from ov import remotes
+
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "version a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/notes.md", "version b\n")
+
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 0, result.stderr
+    pulled = result.json["result"]
+    sha = pulled["remote_head"][:7]
+    copy = f"resources/notes.theirs-{sha}.md"
+    assert pulled["conflicts"] == [{"path": "resources/notes.md", "kind": "both-changed", "copy": copy}]
+    assert homes("b", "read", "viking://resources/notes.md").stdout == "version b\n"
+    assert homes("b", "read", f"viking://{copy}").stdout == "version a\n"
+    human = homes("b", "pull")  # already merged: up to date
+    assert "up to date" in human.stdout
+
+    # Reported until resolved.
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store import Store
+
+    store = Store(Home(homes.path["b"]), Identity(), Config())
+    assert remotes.conflicts(store) == [copy]
+    assert homes("b", "status", "--json").json["result"]["conflicts"] == [copy]
+    assert f"conflict  viking://{copy}" in homes("b", "status").stdout
+    assert homes("b", "rm", f"viking://{copy}").exit_code == 0
+    assert remotes.conflicts(store) == []
+    assert homes("b", "status", "--json").json["result"]["conflicts"] == []
+
+
+def test_human_merge_output_is_one_line_naming_the_copy(homes, url):
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "version a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/notes.md", "version b\n")
+    result = homes("b", "pull")
+    assert result.exit_code == 0
+    assert result.stdout.count("\n") == 1
+    assert "1 conflict(s)" in result.stdout and ".theirs-" in result.stdout
+
+
+def test_deleted_on_one_side_changed_on_the_other_drops_nothing(homes, url):
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "changed in a\n")
+    assert homes("a", "rm", "viking://resources/other.md").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    assert homes("b", "rm", "viking://resources/notes.md").exit_code == 0
+    write(homes, "b", "viking://resources/other.md", "changed in b\n")
+
+    pulled = homes("b", "pull", "--json").json["result"]
+    kinds = {c["path"]: c for c in pulled["conflicts"]}
+    assert kinds["resources/other.md"]["kind"] == "deleted-by-them"
+    assert homes("b", "read", "viking://resources/other.md").stdout == "changed in b\n"
+    copy = kinds["resources/notes.md"]["copy"]
+    assert kinds["resources/notes.md"]["kind"] == "deleted-by-us"
+    assert homes("b", "read", f"viking://{copy}").stdout == "changed in a\n"
+
+
+def test_push_rejected_as_non_fast_forward_says_pull_first(homes, url, bare):
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "from a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/other.md", "from b\n")
+    remote_before = (bare / "refs" / "heads" / "main").read_text()
+    before = homes.state("b")
+
+    result = homes("b", "push")
+    assert result.exit_code == 1
+    assert "the remote" in result.stderr and "run `ov pull` first" in result.stderr
+    as_json = homes("b", "push", "--json")
+    assert as_json.exit_code == 1 and as_json.error["code"] == "push_rejected"
+    assert (bare / "refs" / "heads" / "main").read_text() == remote_before
+    assert homes.state("b") == before
+
+    # Pull, then the push goes through.
+    assert homes("b", "pull").exit_code == 0
+    assert homes("b", "push").exit_code == 0
+
+
+def test_pull_refuses_hand_edits(homes, url):
+    shared_start(homes, url)
+    write(homes, "a", "viking://resources/notes.md", "from a\n")
+    assert homes("a", "push").exit_code == 0
+    edited = homes.path["b"] / "accounts" / "default" / "resources" / "other.md"
+    edited.write_text("edited by hand\n")
+    before = homes.state("b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert "ov snapshot commit" in result.error["hint"]
+    assert homes.state("b") == before
+    assert homes("b", "snapshot", "commit", "-m", "keep it").exit_code == 0
+    assert homes("b", "pull", "--json").json["result"]["outcome"] == "merged"
+    assert homes("b", "read", "viking://resources/other.md").stdout == "edited by hand\n"
+    assert homes("b", "read", "viking://resources/notes.md").stdout == "from a\n"
+
+
+def test_pull_from_an_empty_remote_does_nothing(ov, bare, store_state):
+    assert ov("write", "viking://resources/a.md", "--content", "x\n").exit_code == 0
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    before = store_state()
+    result = ov("pull", "--json")
+    assert result.exit_code == 0 and result.json["result"]["outcome"] == "empty-remote"
+    assert store_state() == before
+
+
+def test_unrelated_histories_merge_without_losing_either_side(homes, bare):
+    write(homes, "a", "viking://resources/a.md", "a\n")
+    write(homes, "a", "viking://resources/same.md", "from a\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/b.md", "b\n")
+    write(homes, "b", "viking://resources/same.md", "from b\n")
+    assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0
+    pulled = homes("b", "pull", "--json").json["result"]
+    assert pulled["outcome"] == "merged"
+    assert [c["path"] for c in pulled["conflicts"]] == ["resources/same.md"]
+    for uri, text in (("a.md", "a\n"), ("b.md", "b\n"), ("same.md", "from b\n")):
+        assert homes("b", "read", f"viking://resources/{uri}").stdout == text
+
+
+# --- unreachable remotes -------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind", ["missing-path", "closed-port", "not-a-repo"])
+@pytest.mark.parametrize("verb", ["push", "pull"])
+def test_unreachable_remote_is_a_clear_error_and_changes_nothing(ov, tmp_path, store_state, kind, verb):
+    target = {
+        "missing-path": str(tmp_path / "nowhere.git"),
+        "closed-port": f"http://127.0.0.1:{_closed_port()}/x.git",
+        "not-a-repo": str(tmp_path),
+    }[kind]
+    assert ov("write", "viking://resources/a.md", "--content", "x\n").exit_code == 0
+    assert ov("remote", "add", "origin", target).exit_code == 0
+    before = store_state()
+    result = ov(verb, "--json")
+    assert result.exit_code == 1, result.stderr
+    assert result.error["code"] == "remote_unreachable"
+    assert "origin" in result.error["message"]
+    human = ov(verb)
+    assert human.exit_code == 1 and human.stderr.startswith("error: cannot reach remote 'origin'")
+    assert store_state() == before
+
+
+# --- helpers of the core ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("resources/notes.md", "resources/notes.theirs-abcdef1.md"),
+        ("resources/README", "resources/README.theirs-abcdef1"),
+        ("resources/d/.abstract.md", "resources/d/.abstract.theirs-abcdef1.md"),
+        ("a.tar.gz", "a.tar.theirs-abcdef1.gz"),
+    ],
+)
+def test_conflict_copy_name(path, expected):
+    from ov.remotes import conflict_copy_name, is_conflict_copy
+
+    assert conflict_copy_name(path, "abcdef1234567890") == expected
+    assert is_conflict_copy(expected)
+    assert not is_conflict_copy(path)
+
+
+def test_an_interrupted_pull_is_rolled_back_by_recover(homes, bare):
+    """A crash after the journal and some work-tree writes, before the ref moved: recover undoes it."""
+    import json
+    import time
+
+    from ov.gitstore import JOURNAL_NAME
+
+    shared_start(homes, str(bare))
+    write(homes, "a", "viking://resources/notes.md", "from a\n")
+    assert homes("a", "push").exit_code == 0
+    before = homes.state("b")
+    root = homes.path["b"] / "accounts" / "default"
+    state = homes.path["b"] / "state" / "default"
+    journal = {"version": 1, "old": before[0], "new": "0" * 40, "paths": ["resources/notes.md"], "started": time.time()}
+    (state / JOURNAL_NAME).write_text(json.dumps(journal))
+    (root / "resources" / "notes.md").write_text("half applied\n")
+    status = homes("b", "status", "--json").json["result"]
+    assert status["recovered"].startswith("rolled back") and status["clean"]
+    assert homes.state("b") == before
+
+
+def test_conflict_copy_name_when_taken():
+    from ov.remotes import conflict_copy_name, is_conflict_copy
+
+    name = conflict_copy_name("resources/notes.md", "abcdef1234", 2)
+    assert name == "resources/notes.theirs-abcdef1-2.md" and is_conflict_copy(name)
+
+
+@pytest.mark.parametrize("dir_side", ["a", "b"])
+def test_a_file_against_a_directory_is_refused_and_changes_nothing(homes, bare, dir_side):
+    shared_start(homes, str(bare))
+    file_side = "b" if dir_side == "a" else "a"
+    write(homes, dir_side, "viking://resources/d/e.md", "in a directory\n")
+    write(homes, file_side, "viking://resources/d", "a file\n")
+    pusher, puller = ("a", "b")
+    assert homes(pusher, "push").exit_code == 0
+    before = homes.state(puller)
+    result = homes(puller, "pull", "--json")
+    assert result.exit_code == 1, result.stdout
+    assert result.error["code"] == "merge_impossible"
+    assert homes.state(puller) == before
+
+
+def test_the_search_index_follows_a_pull(homes, url):
+    def found(home, query):
+        result = homes(home, "find", query, "--json")
+        assert result.exit_code == 0, result.stderr
+        return [h["uri"] for h in result.json["result"]["resources"]]
+
+    shared_start(homes, url)
+    write(homes, "b", "viking://resources/mine.md", "zucchini harvest notes\n")
+    assert found("b", "zucchini") == ["viking://resources/mine.md"]
+    write(homes, "a", "viking://resources/theirs.md", "kohlrabi planting notes\n")
+    assert homes("a", "push").exit_code == 0
+    assert found("b", "kohlrabi") == []
+    assert homes("b", "pull", "--json").json["result"]["outcome"] == "merged"
+    assert found("b", "kohlrabi") == ["viking://resources/theirs.md"]
+    assert found("b", "zucchini") == ["viking://resources/mine.md"]
+
+
+def test_with_several_remotes_the_default_is_origin_or_must_be_named(ov, bare, tmp_path):
+    from dulwich.repo import Repo
+
+    other = tmp_path / "other.git"
+    other.mkdir()
+    Repo.init_bare(str(other)).close()
+    assert ov("write", "viking://resources/a.md", "--content", "x\n").exit_code == 0
+    assert ov("remote", "add", "second", str(other)).exit_code == 0
+    assert ov("remote", "add", "third", str(bare)).exit_code == 0
+    ambiguous = ov("push", "--json")
+    assert ambiguous.exit_code == 2 and "second, third" in ambiguous.error["message"]
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    pushed = ov("push", "--json").json["result"]
+    assert pushed["remote"] == "origin"
+    assert not (other / "refs" / "heads" / "main").exists()
+    assert ov("push", "second").exit_code == 0
+    assert (other / "refs" / "heads" / "main").exists()
+
+
+def test_removing_a_remote_drops_its_tracking_refs(ov, bare, tmp_path):
+    assert ov("write", "viking://resources/a.md", "--content", "x\n").exit_code == 0
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    assert ov("push").exit_code == 0
+    refs = tmp_path / "ovhome" / "accounts" / "default" / ".git" / "refs" / "remotes" / "origin"
+    assert (refs / "main").exists()
+    assert ov("remote", "remove", "origin").exit_code == 0
+    assert not (refs / "main").exists()
+    assert "[remote" not in (tmp_path / "ovhome" / "accounts" / "default" / ".git" / "config").read_text()
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")
+def test_real_git_agrees_with_a_merge(homes, bare):
+    """Compat check: git itself sees a valid, clean merge in the account and in the remote."""
+    shared_start(homes, str(bare))
+    write(homes, "a", "viking://resources/notes.md", "version a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/notes.md", "version b\n")
+    assert homes("b", "pull").exit_code == 0
+    assert homes("b", "push").exit_code == 0
+    account = homes.path["b"] / "accounts" / "default"
+    env = {"PATH": os.environ["PATH"], "HOME": str(account.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    for repo in (account, bare):
+        subprocess.run(["git", "-C", str(repo), "fsck", "--strict"], check=True, env=env, capture_output=True)
+    status = subprocess.run(["git", "-C", str(account), "status", "--porcelain"], check=True, env=env, capture_output=True, text=True)
+    assert status.stdout == ""
+    parents = subprocess.run(["git", "-C", str(bare), "log", "-1", "--format=%P", "main"], check=True, env=env, capture_output=True, text=True)
+    assert len(parents.stdout.split()) == 2
