@@ -9,7 +9,7 @@ import traceback
 import click
 import typer
 
-from ov.cli import admin, config_cmd, fs, ingest, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
+from ov.cli import admin, config_cmd, fs, ingest, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.output import error
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
@@ -31,6 +31,7 @@ retrieval_cmd.register(app)
 search_cmd.register(app)
 admin.register(app)
 remote_cmd.register(app)
+pack_cmd.register(app)
 app.command("remember", cls=OvCommand)(session_cmd.remember)
 app.command("forget", cls=OvCommand)(session_cmd.forget)
 app.add_typer(session_cmd.app, name="session")
