@@ -114,7 +114,7 @@ class GitStore:
         repo = Repo.init(str(self.worktree), default_branch=b"main")
         tree = Tree()
         repo.object_store.add_object(tree)
-        commit = self._make_commit(tree.id, [], message, author)
+        commit = self.make_commit(tree.id, [], message, author)
         repo.object_store.add_object(commit)
         repo.refs.set_if_equals(BRANCH, None, commit.id)
         self._repo = repo
@@ -246,7 +246,7 @@ class GitStore:
             self._apply_worktree(changes)  # nothing to commit, but make the files agree
             (self.state / JOURNAL_NAME).unlink(missing_ok=True)
             return None
-        commit = self._make_commit(new_tree, [expected_head] if expected_head else [], message, author)
+        commit = self.make_commit(new_tree, [expected_head] if expected_head else [], message, author)
         pending.add_object(commit)
         self._store_objects(disk, [pending[sha] for sha in pending])
         self._write_journal(expected_head, commit.id, all_paths)
@@ -312,6 +312,22 @@ class GitStore:
         """Undo :meth:`apply_early` when the command fails before it commits."""
         early.wait(raise_errors=False)
         self._restore_paths(self.tree_of(expected_head), list(early.paths))
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+
+    def move_head(self, old: bytes | None, new: bytes, paths: list[str]) -> None:
+        """Point the branch at ``new`` (a commit already in the object store, e.g. fetched or
+        merged) and make ``paths`` of the work tree match it, in :meth:`commit`'s order and with
+        its journal, so :meth:`recover` settles a crash at any point. The caller holds the lock.
+        """
+        self._write_journal(old, new, paths)
+        try:
+            self._restore_paths(self.tree_of(new), paths)
+            if not self.repo.refs.set_if_equals(BRANCH, old, new):
+                raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
+        except BaseException:
+            self._restore_paths(self.tree_of(old), paths)
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            raise
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
 
     def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str]) -> None:
@@ -390,7 +406,7 @@ class GitStore:
             wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
         self._apply_worktree(wanted)
 
-    def _make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
+    def make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
         from dulwich.objects import Commit
 
         now = int(time.time())

@@ -573,7 +573,7 @@ def import_pack(
         for rel, uri in uris.items():
             data = pack.files[rel]
             if uri.name in sidecar.SIDECARS and original != str(target):
-                data = _retarget(data, uri.parent)
+                data = sidecar.retarget(data, str(uri.parent))
             tx.put(uri, data)
         result = tx.commit("import", [target])
     return ImportResult(
@@ -696,21 +696,6 @@ def _current_fingerprint(store) -> dict | None:
 
 def _same_fingerprint(a, b: dict) -> bool:
     return isinstance(a, dict) and all(a.get(k) == b.get(k) for k in ("provider", "model", "dimension"))
-
-
-def _retarget(data: bytes, directory: VikingURI | None) -> bytes:
-    """Point an imported sidecar's ``directory`` field at its new place."""
-    try:
-        meta, text = sidecar.parse(data.decode("utf-8"))
-    except (UnicodeDecodeError, InvalidInput):
-        return data
-    if "directory" not in meta or directory is None:
-        return data
-    meta["directory"] = sidecar.directory_uri(str(directory))
-    return sidecar.render(meta, text).encode("utf-8")
-
-
-# --- helpers -----------------------------------------------------------------------------
 
 
 def content_sha256(file_entries: list[dict]) -> str:

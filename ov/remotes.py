@@ -26,12 +26,10 @@ from __future__ import annotations
 import os
 import re
 import stat
-import time
 from dataclasses import dataclass, field
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotFound, OvError
-from ov.files import atomic_write
-from ov.gitstore import BRANCH, FILE_MODE, JOURNAL_NAME, GitStore
+from ov.gitstore import BRANCH, FILE_MODE, GitStore
 from ov.store import Store, commit_message
 from ov.uri import VikingURI
 
@@ -259,7 +257,7 @@ def _pull(store: Store, remote: Remote) -> PullResult:
             )
         if ours is None or _is_ancestor(git, ours, theirs) or _is_empty_root(git, ours):
             changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
-            _move_head(git, ours, theirs, changed)
+            git.move_head(ours, theirs, changed)
             return PullResult(remote.name, remote.url, "fast-forward", _hex(ours), _hex(theirs), _hex(theirs), changed)
         return _merge(store, remote, ours, theirs)
 
@@ -388,7 +386,7 @@ def _changed_paths(git: GitStore, old_tree: bytes | None, new_tree: bytes | None
 def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResult:
     from dulwich.graph import find_merge_base
     from dulwich.object_store import commit_tree_changes
-    from dulwich.objects import Commit, Tree
+    from dulwich.objects import Tree
 
     git = store.git
     repo = git.repo
@@ -436,18 +434,10 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
     message = commit_message("pull", uris, subject)
     if found:
         message += "".join(f"Ov-Conflict: viking://{c['path']}\n" for c in found)
-    commit = Commit()
-    commit.tree = new_tree
-    commit.parents = [ours, theirs]
-    commit.author = commit.committer = store.author.ident
-    now = int(time.time())
-    commit.author_time = commit.commit_time = now
-    commit.author_timezone = commit.commit_timezone = time.localtime(now).tm_gmtoff
-    commit.encoding = b"UTF-8"
-    commit.message = message.encode("utf-8")
+    commit = git.make_commit(new_tree, [ours, theirs], message, store.author)
     repo.object_store.add_object(commit)
     changed = sorted(result)
-    _move_head(git, ours, commit.id, changed)
+    git.move_head(ours, commit.id, changed)
     return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), changed, found)
 
 
@@ -473,52 +463,3 @@ def _check_file_dir_clashes(git: GitStore, ours_tree: bytes, result: dict[str, b
             )
 
 
-def _move_head(git: GitStore, old: bytes | None, new: bytes, paths: list[str]) -> None:
-    """Point ``main`` at ``new`` and make ``paths`` of the work tree match it, crash-safely.
-
-    Same order and journal as :meth:`GitStore.commit`: journal, work-tree files, ref
-    (compare-and-swap), journal removed. A crash is settled by :meth:`GitStore.recover`,
-    which makes the journal's paths agree with whatever the ref names.
-    """
-    import json
-
-    from ov.files import remove_empty_parents
-
-    journal = git.state / JOURNAL_NAME
-    git.state.mkdir(parents=True, exist_ok=True)
-    record = {"version": 1, "old": _hex(old), "new": new.decode(), "paths": paths, "started": time.time()}
-    atomic_write(journal, json.dumps(record, sort_keys=True).encode())
-    new_tree = git.tree_of(new)
-    old_tree = git.tree_of(old)
-    try:
-        _write_paths(git, new_tree, paths, remove_empty_parents)
-        if not git.repo.refs.set_if_equals(BRANCH, old, new):
-            raise OvError("the branch moved while ov held the write lock", hint="run `ov status`, then pull again")
-    except BaseException:
-        _write_paths(git, old_tree, paths, remove_empty_parents)
-        journal.unlink(missing_ok=True)
-        raise
-    journal.unlink(missing_ok=True)
-
-
-def _write_paths(git: GitStore, tree: bytes | None, paths: list[str], remove_empty_parents) -> None:
-    # Deletions first: a path may turn from a file into a directory.
-    wanted = {}
-    for path in paths:
-        found = git.entry(tree, path)
-        wanted[path] = git.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
-    for path, data in wanted.items():
-        if data is None:
-            target = git.worktree / path
-            if target.is_file() or target.is_symlink():
-                target.unlink()
-                remove_empty_parents(target.parent, git.worktree)
-    for path, data in wanted.items():
-        if data is not None:
-            target = git.worktree / path
-            try:
-                if target.read_bytes() == data:
-                    continue
-            except OSError:
-                pass
-            atomic_write(target, data, durable=False)

@@ -74,3 +74,16 @@ def render(meta: dict[str, Any], text: str) -> str:
 
 def directory_uri(uri: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
+
+
+def retarget(data: bytes, directory: str | None) -> bytes:
+    """A sidecar's bytes with its ``directory`` field pointing at ``directory`` (a moved or imported
+    directory's URI); anything that does not parse, or has no such field, is returned unchanged."""
+    try:
+        meta, text = parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data
+    if "directory" not in meta or directory is None:
+        return data
+    meta["directory"] = directory_uri(directory)
+    return render(meta, text).encode("utf-8")

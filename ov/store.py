@@ -319,7 +319,7 @@ class Store:
                     new_uri = VikingURI(target.parts + file_uri.parts[len(source.parts) :])
                     data = file_path.read_bytes()
                     if new_uri.name in sidecar.SIDECARS:
-                        data = _retarget_sidecar(data, new_uri.parent)
+                        data = sidecar.retarget(data, str(new_uri.parent))
                     tx.put(new_uri, data)
                     tx.delete(file_uri)
             else:
@@ -610,18 +610,6 @@ def commit_message(command: str, uris: list[str], subject: str | None = None) ->
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     return subject + "\n\n" + "\n".join(trailers) + "\n"
-
-
-def _retarget_sidecar(data: bytes, directory: VikingURI | None) -> bytes:
-    """Point a moved sidecar's ``directory`` field at its new place."""
-    try:
-        meta, text = sidecar.parse(data.decode("utf-8"))
-    except (UnicodeDecodeError, InvalidInput):
-        return data
-    if "directory" not in meta or directory is None:
-        return data
-    meta["directory"] = sidecar.directory_uri(str(directory))
-    return sidecar.render(meta, text).encode("utf-8")
 
 
 def _iso(ts: float) -> str:
