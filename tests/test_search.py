@@ -573,3 +573,16 @@ def test_cli_bad_input_is_refused_and_changes_nothing(cli_store, store_state, ar
 
 def test_every_tier_name_is_known():
     assert TIERS == ("uri", "abstract", "overview", "full")
+
+
+def test_a_whole_scope_summary_is_not_a_result(store):
+    put(
+        store,
+        {
+            "viking://resources/.abstract.md": "Release notes, release checklists and release tooling.",
+            "viking://resources/guide.md": "# Guide\n\nThe release checklist: run the tests, then tag.\n",
+        },
+    )
+    hits = search(store, "release checklist").hits
+    assert uris(hits) == ["viking://resources/guide.md"]
+    assert "viking://resources" in uris(find(store, "release checklist").hits)  # find still lists it

@@ -128,6 +128,8 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     for typed in plan.queries:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
         for hit in _hierarchical(store, opened, typed, options, exclude).values():
+            if _is_scope_root(hit):
+                continue  # a whole scope's summary says little about any query; its children are found
             scored = replace(hit, score=hit.score * weight)
             key = result_key(hit)
             current = best.get(key)
@@ -185,6 +187,14 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
                 if child.level < 2 and child.uri not in expanded:
                     heapq.heappush(queue, (-final, child.uri))
     return found
+
+
+def _is_scope_root(hit: Hit) -> bool:
+    """``viking://resources``, ``viking://agent``, ``viking://user/{id}`` and its top folders."""
+    if hit.level == 2:
+        return False
+    parts = _path(hit.uri).split("/")
+    return len(parts) == 1 or (parts[0] == "user" and len(parts) <= 3)
 
 
 def _types(typed: TypedQuery, allowed: tuple[str, ...] | None) -> tuple[str, ...]:
