@@ -326,7 +326,7 @@ def tag(store, name: str, rev: str | None = None) -> dict:
     ref = TAG_PREFIX + name.encode()
     if ref in refs:
         raise AlreadyExists(f"tag {name} already exists", hint="choose another name")
-    if not refs.set_if_equals(ref, None, commit):
+    if not refs.add_if_new(ref, commit):
         raise AlreadyExists(f"tag {name} already exists")
     return {"tag": name, "commit": commit.decode()}
 

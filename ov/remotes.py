@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotFound, OvError
 from ov.gitstore import BRANCH, FILE_MODE, GitStore
+from ov.history import TAG_PREFIX
 from ov.store import Store, commit_message
 from ov.uri import VikingURI
 
@@ -69,6 +70,7 @@ class PushResult:
     old_head: str | None  # the remote's main before the push
     new_head: str | None
     pushed: bool
+    tags: list[str] = field(default_factory=list)  # tags the remote did not have, sent with main
 
 
 @dataclass
@@ -81,6 +83,7 @@ class PullResult:
     remote_head: str | None
     changed: list[str] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # the remote's tags this account did not have
 
     @property
     def merged(self) -> bool:
@@ -196,6 +199,7 @@ def push(store: Store, name: str | None = None) -> PushResult:
     from dulwich.graph import can_fast_forward
 
     seen: dict[str, bytes | None] = {}
+    sent: list[str] = []
 
     def update_refs(refs):
         old = refs.get(BRANCH)
@@ -208,6 +212,10 @@ def push(store: Store, name: str | None = None) -> PushResult:
                 )
         new = dict(refs)
         new[BRANCH] = head
+        for ref, sha in sorted(repo.refs.as_dict(TAG_PREFIX).items()):
+            if TAG_PREFIX + ref not in refs:  # a tag is never moved on the remote, only added
+                new[TAG_PREFIX + ref] = sha
+                sent.append(ref.decode())
         return new
 
     client, path = _client(remote)
@@ -221,7 +229,7 @@ def push(store: Store, name: str | None = None) -> PushResult:
         )
     old = seen.get("old")
     _set_tracking(repo, remote.name, head)
-    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head)
+    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent)
 
 
 # --- pull ------------------------------------------------------------------------
@@ -239,27 +247,46 @@ def pull(store: Store, name: str | None = None) -> PullResult:
 
 def _pull(store: Store, remote: Remote) -> PullResult:
     git = store.git
-    theirs = _fetch(git, remote)
+    theirs, remote_tags = _fetch(git, remote)
     with store.transaction() as tx:  # write lock held; an interrupted commit recovered
-        from ov.worktree import scan
+        result = _integrate(store, tx, remote, theirs)
+        result.tags = _adopt_tags(git.repo, remote_tags)
+    return result
 
-        ours = tx.head
-        if theirs is None:
-            return PullResult(remote.name, remote.url, "empty-remote", _hex(ours), _hex(ours), None)
-        _set_tracking(git.repo, remote.name, theirs)
-        if theirs == ours or (ours is not None and _is_ancestor(git, theirs, ours)):
-            return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
-        changes = scan(git, refresh_index=False)
-        if not changes.clean:
-            raise HandEditConflict(
-                f"the work tree has {len(changes.changed_paths)} hand edit(s) not yet committed",
-                hint="keep them with `ov snapshot commit -m MESSAGE` (see `ov status`), then pull again",
-            )
-        if ours is None or _is_ancestor(git, ours, theirs) or _is_empty_root(git, ours):
-            changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
-            git.move_head(ours, theirs, changed)
-            return PullResult(remote.name, remote.url, "fast-forward", _hex(ours), _hex(theirs), _hex(theirs), changed)
-        return _merge(store, remote, ours, theirs)
+
+def _adopt_tags(repo, remote_tags: dict[bytes, bytes]) -> list[str]:
+    """Create the remote's tags this account lacks (when their commits are here); never move one."""
+    added = []
+    for ref, sha in sorted(remote_tags.items()):
+        if ref.endswith(b"^{}") or sha not in repo.object_store:
+            continue
+        if repo.refs.add_if_new(ref, sha):
+            added.append(ref[len(TAG_PREFIX):].decode())
+    return added
+
+
+def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullResult:
+    """Bring ``theirs`` into the account under the transaction's lock: nothing, fast-forward or merge."""
+    from ov.worktree import scan
+
+    git = store.git
+    ours = tx.head
+    if theirs is None:
+        return PullResult(remote.name, remote.url, "empty-remote", _hex(ours), _hex(ours), None)
+    _set_tracking(git.repo, remote.name, theirs)
+    if theirs == ours or (ours is not None and _is_ancestor(git, theirs, ours)):
+        return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
+    changes = scan(git, refresh_index=False)
+    if not changes.clean:
+        raise HandEditConflict(
+            f"the work tree has {len(changes.changed_paths)} hand edit(s) not yet committed",
+            hint="keep them with `ov snapshot commit -m MESSAGE` (see `ov status`), then pull again",
+        )
+    if ours is None or _is_ancestor(git, ours, theirs) or _is_empty_root(git, ours):
+        changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
+        git.move_head(ours, theirs, changed)
+        return PullResult(remote.name, remote.url, "fast-forward", _hex(ours), _hex(theirs), _hex(theirs), changed)
+    return _merge(store, remote, ours, theirs)
 
 
 def conflicts(store: Store) -> list[str]:
@@ -328,8 +355,9 @@ def _talk(remote: Remote, call):
         ) from None
 
 
-def _fetch(git: GitStore, remote: Remote) -> bytes | None:
-    """Copy the remote's ``main`` and its objects into the local object store (refs untouched)."""
+def _fetch(git: GitStore, remote: Remote) -> tuple[bytes | None, dict[bytes, bytes]]:
+    """Copy the remote's ``main`` and its objects into the local object store (refs untouched);
+    return its head and its tags."""
     repo = git.repo
 
     def determine_wants(refs, depth=None):
@@ -338,11 +366,11 @@ def _fetch(git: GitStore, remote: Remote) -> bytes | None:
 
     client, path = _client(remote)
     result = _talk(remote, lambda: client.fetch(path, repo, determine_wants=determine_wants))
-    refs = result.refs if hasattr(result, "refs") else result
-    theirs = (refs or {}).get(BRANCH)
+    refs = (result.refs if hasattr(result, "refs") else result) or {}
+    theirs = refs.get(BRANCH)
     if theirs is not None and theirs not in repo.object_store:
         raise RemoteUnreachable(f"the remote {remote.name!r} did not send commit {theirs.decode()[:SHORT]}")
-    return theirs
+    return theirs, {ref: sha for ref, sha in refs.items() if ref.startswith(TAG_PREFIX)}
 
 
 def _set_tracking(repo, name: str, sha: bytes) -> None:

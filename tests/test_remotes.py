@@ -285,6 +285,28 @@ def test_deleted_on_one_side_changed_on_the_other_drops_nothing(homes, url):
     assert homes("b", "read", f"viking://{copy}").stdout == "changed in a\n"
 
 
+def test_tags_travel_with_main_and_are_never_moved(homes, url):
+    shared_start(homes, url)
+    assert homes("a", "snapshot", "tag", "v1").exit_code == 0
+    write(homes, "a", "viking://resources/notes.md", "second\n")
+    pushed = homes("a", "push", "--json").json["result"]
+    assert pushed["tags"] == ["v1"] and pushed["pushed"]
+    pulled = homes("b", "pull", "--json").json["result"]
+    assert pulled["tags"] == ["v1"]
+    tag_a = homes("a", "snapshot", "tag", "--json").json["result"]
+    assert homes("b", "snapshot", "tag", "--json").json["result"] == tag_a
+    assert homes("b", "snapshot", "show", "v1", "--uri", "viking://resources/notes.md").stdout == "first\n"
+    # Already there: not sent or created again.
+    assert homes("a", "push", "--json").json["result"]["tags"] == []
+    assert homes("b", "pull", "--json").json["result"]["tags"] == []
+    # A tag of the same name elsewhere is left as it is.
+    assert homes("b", "snapshot", "tag", "v2").exit_code == 0
+    assert homes("a", "snapshot", "tag", "v2", "HEAD~1").exit_code == 0
+    assert homes("b", "push", "--json").json["result"]["tags"] == ["v2"]
+    assert homes("a", "pull", "--json").json["result"]["tags"] == []
+    assert homes("a", "snapshot", "show", "v2", "--json").json["result"]["commit"] != homes("b", "snapshot", "show", "v2", "--json").json["result"]["commit"]
+
+
 def test_push_rejected_as_non_fast_forward_says_pull_first(homes, url, bare):
     shared_start(homes, url)
     write(homes, "a", "viking://resources/notes.md", "from a\n")

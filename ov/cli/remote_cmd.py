@@ -70,6 +70,7 @@ def push(remote: RemoteArg = None) -> None:
         "old_head": result.old_head,
         "new_head": result.new_head,
         "pushed": result.pushed,
+        "tags": result.tags,
     }
     if result.pushed:
         text = f"pushed to {result.remote}: {short(result.old_head) if result.old_head else '(empty)'} -> {short(result.new_head)}"
@@ -93,6 +94,7 @@ def pull(remote: RemoteArg = None) -> None:
         "merged": result.merged,
         "changed": result.changed,
         "conflicts": result.conflicts,
+        "tags": result.tags,
     }
     if result.outcome == "empty-remote":
         text = f"nothing to pull: {result.remote} has no commits yet"
