@@ -22,7 +22,7 @@ class Check:
         return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
 
 
-def diagnose(home, loaded_config, store) -> list[Check]:
+def diagnose(loaded_config, store) -> list[Check]:
     checks = [_config(loaded_config), _store(store)]
     checks.extend(_index(store))
     checks.append(_llm(loaded_config.config.llm))

@@ -112,7 +112,7 @@ def _walk(git, tree_id, prefix: str):
 
 def _check_index(store, head: str, report: FsckReport) -> None:
     from ov.index.lexical import Filters, LexicalIndex
-    from ov.index.records import file_mtime, records_for
+    from ov.index.records import committed_records
     from ov.index.sync import META_NAME, TEXT_DIR, Indices, Meta
 
     add = report.findings.append
@@ -141,7 +141,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     for path, sha in git.iter_files(git.tree_of(head.encode())):
         if sha not in git.repo.object_store:
             continue  # already reported as store damage
-        expected.update(r.id for r in records_for(path, git.blob_data(sha), mtime=file_mtime(str(git.worktree), path)))
+        expected.update(r.id for r in committed_records(git, path, sha))
     missing, extra = expected - indexed.keys(), indexed.keys() - expected
     if missing or extra:
         add(

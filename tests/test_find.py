@@ -391,3 +391,10 @@ def test_reciprocal_rank_fusion_is_a_choice(ov):
     result = found(ov, "authentication middleware")
     assert result["retrieval"]["mode"] == "hybrid" and uris(result)[0] == "viking://resources/a.md"
     assert ov("config", "set", "retrieval.fusion", "borda").exit_code == 2
+
+
+def test_equal_chunks_of_one_file_resolve_to_the_first(ov):
+    section = "## Same\n\n" + "The rollback plan is written before every release. " * 60 + "\n\n"
+    write(ov, "viking://resources/twice.md", section + section)  # two byte-identical chunks: lines 1-3 and 5-7
+    [hit] = found(ov, "rollback plan")["resources"]
+    assert hit["lines"][1] <= 3  # a tie goes to the lower record id, the first chunk

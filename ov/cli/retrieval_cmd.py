@@ -84,7 +84,7 @@ def doctor() -> None:
     from ov.doctor import diagnose, exit_status
 
     rt = runtime()
-    checks = diagnose(rt.home, rt.loaded_config, rt.store)
+    checks = diagnose(rt.loaded_config, rt.store)
 
     def human() -> None:
         marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}

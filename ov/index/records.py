@@ -22,9 +22,8 @@ from any commit without other state.
 
 from __future__ import annotations
 
-import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
 from ov import sidecar
@@ -156,7 +155,7 @@ def _memory_records(base: dict, path: str, directory: str, text: str, mtime: flo
         content, meta = text, {}
     when = _epoch(meta.get("updated_at")) or mtime
     records = _chunk_records(base, path, directory, content, when)
-    return [_replace(r, kind="memory") for r in records]
+    return [replace(r, kind="memory") for r in records]
 
 
 def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
@@ -274,20 +273,10 @@ def _epoch(value) -> float:
     return parsed.timestamp()
 
 
-def _replace(record: Record, **changes) -> Record:
-    from dataclasses import replace
-
-    return replace(record, **changes)
-
-
-def file_mtime(root: str, path: str) -> float:
-    """The work-tree modification time of ``path`` (0 when it is gone)."""
+def committed_records(git, path: str, sha: bytes) -> list[Record]:
+    """The records of ``path`` as committed (blob ``sha``), dated by its work-tree write time."""
     try:
-        return os.stat(os.path.join(root, path)).st_mtime
+        mtime = os.stat(git.worktree / path).st_mtime
     except OSError:
-        return 0.0
-
-
-def dumps(records: list[Record]) -> str:
-    """Records as JSON lines (used by fsck and tests to compare what is indexed)."""
-    return "\n".join(json.dumps(r.__dict__, sort_keys=True, ensure_ascii=False) for r in records)
+        mtime = 0.0
+    return records_for(path, git.blob_data(sha), mtime=mtime)

@@ -34,7 +34,7 @@ from pathlib import Path
 from ov.errors import IndexUnavailable, OvError, StoreLocked
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
-from ov.index.records import Record, file_mtime, records_for
+from ov.index.records import Record, committed_records
 from ov.lock import WriteLock
 
 log = logging.getLogger(__name__)
@@ -100,8 +100,8 @@ class Indices:
 
     # --- public ----------------------------------------------------------------
 
-    def open(self, *, update: bool = True) -> OpenIndex:
-        """The indices, caught up with HEAD (or rebuilt) first when ``update``."""
+    def open(self) -> OpenIndex:
+        """The indices, caught up with HEAD (or rebuilt) first."""
         if not self.store.exists:
             # Nothing to index, and nothing is written for an account nobody has used.
             language = self.store.config.retrieval.language
@@ -114,13 +114,9 @@ class Indices:
         meta = Meta.read(self.root / META_NAME)
         if meta is not None and meta.commit == head and self.incompatibility(meta) is None:
             try:
-                return self._load(meta, [], strict=update)
+                return self._load(meta, [], strict=True)
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
-        if not update:
-            if meta is None:
-                raise IndexUnavailable("the index has not been built yet", hint="run `ov reindex`")
-            return self._load(meta, [], stale=True)
         try:
             lock = WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout)
             lock.acquire()
@@ -219,7 +215,7 @@ class Indices:
         for path, sha in sorted(paths.items()):
             lexical.delete_path(path)
             if sha is not None:
-                records.extend(records_for(path, git.blob_data(sha), mtime=file_mtime(str(git.worktree), path)))
+                records.extend(committed_records(git, path, sha))
         labels = list(range(meta.next_label, meta.next_label + len(records)))
         vectors, gen_file = self._update_vectors(meta, records, labels, removed_labels)
         for record, label in zip(records, labels):
@@ -298,9 +294,8 @@ class Indices:
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
         records: list[Record] = []
         tree = git.tree_of(head.encode()) if head else None
-        worktree = str(git.worktree)
         for path, sha in git.iter_files(tree):
-            records.extend(records_for(path, git.blob_data(sha), mtime=file_mtime(worktree, path)))
+            records.extend(committed_records(git, path, sha))
         for label, record in enumerate(records):
             lexical.add(record, label)
         lexical.commit()

@@ -2,8 +2,9 @@
 
 Each record's vector is stored under the record's integer label (the same label
 the full-text index stores), so a vector hit is turned back into a record by one
-full-text lookup. Removing a file marks its labels deleted; hnswlib reuses no
-label, so an interrupted update that is replayed cannot mix old and new vectors.
+full-text lookup. Removing a file marks its labels deleted. Each update is saved
+to a new generation file that ``meta.json`` names only once the update is done, so
+an interrupted update that is replayed starts again from the previous vectors.
 """
 
 from __future__ import annotations

@@ -235,17 +235,15 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
             score *= session_weight
         unit = record.unit
         current = best.get(unit)
-        if current is None or (score, _neg(current[1].id)) > (current[0], _neg(record.id)):
+        # The best-scoring record stands for its unit; on a tie the lower id does, so it never
+        # depends on the order the rankings happened to produce.
+        if current is None or score > current[0] or (score == current[0] and record.id < current[1].id):
             best[unit] = (score, record)
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
     if options.threshold is not None:
         ranked = [item for item in ranked if item[0] >= options.threshold]
     words = set(terms.words) if snippets else None
     return [_hit(record, score, words, lexical.analyze_words) for score, record in ranked[: options.limit]]
-
-
-def _neg(text: str) -> tuple:
-    return tuple(-ord(c) for c in text)  # the lower id wins a tie
 
 
 def _hit(record: Record, score: float, words: set[str] | None, analyze) -> Hit:
