@@ -3,8 +3,10 @@
 Read-only. Each finding names what is wrong and the command that fixes it.
 Store: the branch resolves, every commit of the history and its root tree is
 present, every tree and blob of HEAD is readable, no interrupted commit is
-pending, and hand edits are listed (they are not damage, but they are not
-indexed until committed). Indices: ``meta.json`` is readable and matches the
+pending, no git lock file or temporary file of a killed writer is left, and
+hand edits are listed (they are not damage, but they are not indexed until
+committed). What the next command settles by itself (an interrupted commit, a
+stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
 records HEAD yields; the vector index holds one live vector per record.
 """
@@ -12,9 +14,10 @@ records HEAD yields; the vector index holds one live vector per record.
 from __future__ import annotations
 
 import stat
+import time
 from dataclasses import dataclass, field
 
-from ov.gitstore import JOURNAL_NAME
+from ov.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,18 @@ def fsck(store) -> FsckReport:
 def _check_store(store, report: FsckReport) -> str | None:
     git = store.git
     add = report.findings.append
+    settle = "run `ov status` (any write does it too)"
     if (git.state / JOURNAL_NAME).exists():
-        add(Finding("store", "problem", "an interrupted commit is pending", "run `ov status` (it finishes or undoes it)"))
+        add(Finding("store", "note", "an interrupted commit is pending (or a write is running right now)", settle))
+    now = time.time()
+    for path in git.stale_files(deep=True):
+        try:
+            age = now - path.lstat().st_mtime
+        except FileNotFoundError:
+            continue
+        if age >= STALE_LOCK_SECONDS:
+            shown = path.relative_to(git.worktree / ".git")
+            add(Finding("store", "note", f"a killed writer left .git/{shown} (plain git refuses to write while it is there)", settle))
     head = git.head()
     if head is None:
         add(Finding("store", "problem", "the branch refs/heads/main does not resolve", "restore the account from a backup"))
@@ -82,6 +95,9 @@ def _check_store(store, report: FsckReport) -> str | None:
     from ov.worktree import scan
 
     changes = scan(git, refresh_index=False)
+    if changes.temporary:
+        count = len(changes.temporary)
+        add(Finding("store", "note", f"{count} temporary file(s) of interrupted writes (e.g. {changes.temporary[0]})", settle))
     edited = len(changes.modified) + len(changes.added) + len(changes.deleted)
     if edited:
         add(
@@ -120,7 +136,8 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     meta = Meta.read(indices.root / META_NAME)
     rebuild = "run `ov reindex` (any search also rebuilds it)"
     if meta is None:
-        add(Finding("index", "problem", "the index is missing or its meta.json is unreadable", rebuild))
+        # Derived data: the next search builds it (a fresh store has never had one).
+        add(Finding("index", "note", "the index is not built yet (or its meta.json is unreadable)", "the next search builds it, or run `ov reindex`"))
         return
     problem = indices.incompatibility(meta)
     if problem is not None:

@@ -1,59 +1,100 @@
-"""The per-account write lock.
+"""The per-account write lock, served first come, first served.
 
-Writers from several processes (hooks of parallel agent sessions) take an
-exclusive ``flock`` on ``state/{account}/write.lock``. The kernel releases it
-when the holder exits, even on ``kill -9``, so a crash never leaves a stale
-lock behind. Waiting is bounded: after ``timeout`` seconds the writer gives up
-with :class:`~ov.errors.StoreLocked` instead of hanging an agent.
+Writers from several processes (hooks of parallel agent sessions) serialise
+on ``state/{account}/write.lock``. The locks are the operating system's
+(``flock`` on POSIX, ``LockFileEx`` on Windows, through ``filelock``), so the
+kernel releases them when their holder exits, even on ``kill -9``: a crash
+never leaves a lock held.
+
+A bare lock file is not fair: waiters that poll for it race, and under load
+some lose every race until they time out while newcomers get through. So a
+writer first takes a ticket, a file in ``write.queue/`` named by the time it
+arrived, which it holds locked while it waits and works. It waits for the
+ticket just before its own to be released (the predecessor finished, gave up,
+or died: its lock is gone either way), then takes the lock file itself. Waiting
+is bounded: after ``timeout`` seconds the writer gives up with
+:class:`~ov.errors.StoreLocked` instead of hanging an agent.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
+import secrets
 import time
 from pathlib import Path
 from types import TracebackType
 
 from ov.errors import StoreLocked
 
-_POLL_START = 0.0005
-_POLL_MAX = 0.005  # a queued writer retries often: a commit takes ~5 ms
+# A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
+_POLL = 0.002
 
 
 class WriteLock:
     def __init__(self, path: Path, timeout: float) -> None:
         self.path = path
         self.timeout = timeout
-        self._fd: int | None = None
+        self.queue = path.with_name(path.stem + ".queue")
+        self._lock = None
+        self._ticket = None
+        self._ticket_path: Path | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        # Deferred: filelock costs ~20 ms to import, and only writers need it.
+        from filelock import FileLock, Timeout
+
         deadline = time.monotonic() + self.timeout
-        delay = _POLL_START
+        self.queue.mkdir(parents=True, exist_ok=True)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._ticket_path = self.queue / name
+        self._ticket = FileLock(self._ticket_path, timeout=0)
+        self._ticket.acquire()
+        try:
+            self._wait_for_turn(name, deadline, FileLock, Timeout)
+            self._lock = FileLock(self.path, timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
+            self._lock.acquire()
+        except Timeout:
+            self._drop_ticket()
+            raise StoreLocked(
+                f"another ov process held the store for more than {self.timeout:g}s",
+                hint="retry, or raise store.lock_timeout with `ov config set store.lock_timeout 30`",
+            ) from None
+        except BaseException:
+            self._drop_ticket()
+            raise
+
+    def _wait_for_turn(self, name: str, deadline: float, file_lock, timeout_error) -> None:
+        """Return once no ticket older than ``name`` is held; raise ``timeout_error`` at the deadline."""
         while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    os.close(fd)
-                    raise StoreLocked(
-                        f"another ov process held the store for more than {self.timeout:g}s",
-                        hint="retry, or raise store.lock_timeout with `ov config set store.lock_timeout 30`",
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, _POLL_MAX)
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
+            ahead = _tickets_before(self.queue, name)
+            if not ahead:
+                return
+            predecessor = self.queue / ahead[-1]
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise timeout_error(str(self.path))
+            probe = file_lock(predecessor, timeout=remaining, poll_interval=_POLL)
+            probe.acquire()
+            probe.release()
+            # Released: the predecessor is done (it removed its ticket) or died (it did not).
+            predecessor.unlink(missing_ok=True)
 
     def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        self._drop_ticket()
+
+    def _drop_ticket(self) -> None:
+        if self._ticket is not None:
+            # Removed while still held, so a successor never mistakes the file for a live ticket.
+            try:
+                if self._ticket_path is not None:
+                    self._ticket_path.unlink(missing_ok=True)
+            except PermissionError:
+                pass  # Windows refuses to delete an open file; filelock removes it on release there
+            self._ticket.release()
+            self._ticket = None
 
     def __enter__(self) -> WriteLock:
         self.acquire()
@@ -66,3 +107,11 @@ class WriteLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+def _tickets_before(queue: Path, name: str) -> list[str]:
+    try:
+        names = os.listdir(queue)
+    except FileNotFoundError:
+        return []
+    return sorted(n for n in names if n < name and not n.startswith("."))

@@ -26,6 +26,8 @@ class WorktreeChanges:
     deleted: list[str] = field(default_factory=list)
     # Present in the work tree but not addressable by a viking:// URI (never committed).
     ignored: list[str] = field(default_factory=list)
+    # Temporary files of atomic writes that a killed ov left behind (never content).
+    temporary: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -47,7 +49,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     index_mtime = index_path.stat().st_mtime_ns if index is not None else 0
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
-    for rel, st in _walk(git.worktree, changes.ignored):
+    for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
         key = rel.encode()
         cached = index[key] if index is not None and key in index else None
         sha = None
@@ -81,7 +83,7 @@ def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | N
     return out
 
 
-def _walk(root: Path, ignored: list[str]):
+def _walk(root: Path, ignored: list[str], temporary: list[str]):
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         if rel_dir == ".":
@@ -97,6 +99,7 @@ def _walk(root: Path, ignored: list[str]):
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}".replace(os.sep, "/")
             if TEMP_MARKER in name:
+                temporary.append(rel)
                 continue
             st = os.lstat(os.path.join(dirpath, name))
             if not _is_regular(st):

@@ -1,0 +1,267 @@
+"""What a killed ov leaves behind is cleaned up by the next command, and git in an account behaves.
+
+Each test recreates, by hand, the exact files a SIGKILL at one point of a write leaves (the
+crash-point suite in test_crash_points.py produces them for real); before these fixes every one
+of them made a later command fail or lie.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from dulwich.objects import Blob
+
+from ov.gitstore import JOURNAL_NAME
+
+HAS_GIT = shutil.which("git") is not None
+needs_git = pytest.mark.skipif(not HAS_GIT, reason="needs the git executable")
+
+
+def account(ov_home: Path) -> Path:
+    return ov_home / "accounts/default"
+
+
+def state(ov_home: Path) -> Path:
+    return ov_home / "state/default"
+
+
+def old(path: Path) -> Path:
+    """Age a file past the grace a live git is given for its locks."""
+    past = time.time() - 30
+    os.utime(path, (past, past))
+    return path
+
+
+def git(ov_home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    return subprocess.run(["git", "-C", str(account(ov_home)), *args], capture_output=True, text=True, env=env)
+
+
+def interrupted_journal(ov_home: Path, paths: list[str]) -> None:
+    """The journal a writer killed before its ref moved leaves (old head, no new commit yet)."""
+    head = (account(ov_home) / ".git/refs/heads/main").read_text().strip()
+    journal = {"version": 1, "old": head, "new": None, "paths": paths, "started": time.time()}
+    (state(ov_home) / JOURNAL_NAME).write_text(json.dumps(journal))
+
+
+# --- git's lock files ---------------------------------------------------------------------
+
+
+def test_a_stale_branch_lock_no_longer_blocks_every_later_write(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "before").exit_code == 0
+    lock = account(ov_home) / ".git/refs/heads/main.lock"
+    lock.touch()
+    old(lock)
+    result = ov("write", "viking://resources/e.md", "--content", "after")
+    assert result.exit_code == 0, result.stderr
+    assert "stale git lock" in result.stderr and "refs/heads/main.lock" in result.stderr
+    assert not lock.exists()
+    assert ov("read", "viking://resources/e.md").stdout == "after"
+
+
+def test_a_young_branch_lock_is_given_time_before_it_counts_as_stale(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "before").exit_code == 0
+    lock = account(ov_home) / ".git/refs/heads/main.lock"
+    lock.touch()  # as if a plain git were writing the branch this very moment
+    started = time.monotonic()
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    assert time.monotonic() - started >= 0.5
+    assert not lock.exists()
+
+
+def test_a_stale_tag_lock_and_index_lock_are_removed(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    tags = account(ov_home) / ".git/refs/tags"
+    tags.mkdir(parents=True, exist_ok=True)
+    tag_lock = tags / "v1.lock"
+    tag_lock.touch()
+    index_lock = account(ov_home) / ".git/index.lock"
+    index_lock.touch()
+    old(tag_lock), old(index_lock)
+    status = ov("status")
+    assert status.exit_code == 0, status.stderr
+    assert not tag_lock.exists() and not index_lock.exists()
+    assert ov("snapshot", "commit", "-m", "nothing").exit_code == 0
+
+
+def test_a_stale_object_lock_does_not_refuse_the_retry_of_the_same_write(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    sha = Blob.from_string(b"retried content").id.decode()
+    obj_dir = account(ov_home) / ".git/objects" / sha[:2]
+    obj_dir.mkdir(exist_ok=True)
+    (obj_dir / (sha[2:] + ".lock")).touch()
+    old(obj_dir / (sha[2:] + ".lock"))
+    interrupted_journal(ov_home, ["resources/x.md"])  # killed while its objects were written
+    result = ov("write", "viking://resources/x.md", "--content", "retried content")
+    assert result.exit_code == 0, result.stderr
+    assert not (obj_dir / (sha[2:] + ".lock")).exists()
+
+
+def test_fsck_reports_a_stale_lock_and_status_clears_it(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    lock = account(ov_home) / ".git/refs/heads/main.lock"
+    lock.touch()
+    old(lock)
+    report = ov("fsck", "--json").json["result"]
+    assert any("refs/heads/main.lock" in f["message"] for f in report["findings"])
+    assert ov("status").exit_code == 0
+    assert not lock.exists()
+    assert not any("lock" in f["message"] for f in ov("fsck", "--json").json["result"]["findings"])
+
+
+# --- temporary files of atomic writes -------------------------------------------------------
+
+
+def test_temp_files_of_a_killed_add_are_removed_and_never_make_phantom_directories(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    phantom = account(ov_home) / "resources/notes"
+    phantom.mkdir()
+    (phantom / ".ov-tmp-0123456789ab").write_bytes(b"half of a file")
+    interrupted_journal(ov_home, ["resources/notes/n.md"])
+    listing = ov("ls", "viking://resources", "--json").json["result"]
+    assert [e["name"] for e in listing] == ["a.md"]  # the read settled the interrupted add first
+    assert not phantom.exists()
+    assert ov("mkdir", "viking://resources/notes").exit_code == 0
+
+
+def test_status_sweeps_temp_files_that_no_journal_names(ov, ov_home):
+    assert ov("write", "viking://resources/d/a.md", "--content", "a").exit_code == 0
+    stray = account(ov_home) / "resources/d/.ov-tmp-feedfacecafe"
+    stray.write_bytes(b"x" * 1000)
+    result = ov("status")
+    assert result.exit_code == 0 and "temporary file" in result.stdout + result.stderr
+    assert not stray.exists()
+    assert all("temporary" not in f["message"] for f in ov("fsck", "--json").json["result"]["findings"])
+
+
+def test_an_unreadable_journal_is_removed_and_the_store_writes_again(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    (state(ov_home) / JOURNAL_NAME).write_bytes(b"{ torn")
+    result = ov("write", "viking://resources/b.md", "--content", "b")
+    assert result.exit_code == 0 and "unreadable journal" in result.stderr
+    assert not (state(ov_home) / JOURNAL_NAME).exists()
+
+
+# --- rm and hand edits ----------------------------------------------------------------------
+
+
+def test_rm_of_a_hand_edited_file_is_refused_and_keeps_the_edit(ov, ov_home):
+    assert ov("write", "viking://resources/n.md", "--content", "committed").exit_code == 0
+    path = account(ov_home) / "resources/n.md"
+    path.write_text("committed\nuncommitted hand edit\n")
+    result = ov("rm", "viking://resources/n.md", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert "uncommitted hand edit" in path.read_text()
+
+
+def test_rm_of_a_file_that_was_never_committed_is_refused(ov, ov_home):
+    assert ov("write", "viking://resources/n.md", "--content", "committed").exit_code == 0
+    handmade = account(ov_home) / "resources/handmade.md"
+    handmade.write_text("never committed")
+    result = ov("rm", "viking://resources/handmade.md", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert handmade.exists()
+
+
+@pytest.mark.parametrize("scope", ["viking://resources", "viking://agent", "viking://user/default", "viking://~"])
+def test_rm_of_a_whole_scope_is_refused(ov, ov_home, scope):
+    assert ov("write", "viking://resources/n.md", "--content", "keep").exit_code == 0
+    result = ov("rm", "-r", scope, "--json")
+    assert result.exit_code == 2 and "name a path inside it" in result.error["message"]
+    assert (account(ov_home) / "resources/n.md").exists()
+
+
+@pytest.mark.parametrize("uri", ["viking://session/x", "viking://~/sessions/x", "viking://user/default/sessions/x"])
+def test_a_plain_file_where_a_session_folder_belongs_is_refused(ov, uri):
+    result = ov("write", uri, "--content", "x", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "is_directory"
+    assert ov("session", "add", "x", "--text", "hi").exit_code == 0
+
+
+# --- git in the account ---------------------------------------------------------------------
+
+
+@needs_git
+def test_plain_git_status_agrees_with_ov_after_every_kind_of_write(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    assert ov("write", "viking://resources/d/b.md", "--content", "b").exit_code == 0
+    assert git(ov_home, "status", "--porcelain").stdout == ""
+    assert ov("mv", "viking://resources/d", "viking://resources/e").exit_code == 0
+    assert ov("rm", "viking://resources/a.md").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "I prefer tabs").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    assert git(ov_home, "status", "--porcelain").stdout == ""
+    (account(ov_home) / "resources/e/b.md").write_text("edited")
+    assert git(ov_home, "status", "--porcelain").stdout.strip() == "M resources/e/b.md"
+
+
+@needs_git
+def test_a_plain_git_commit_in_the_account_commits_only_the_hand_edit(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    (account(ov_home) / "resources/a.md").write_text("by hand")
+    assert git(ov_home, "commit", "-qam", "mine").returncode == 0
+    assert git(ov_home, "show", "--name-only", "--format=", "HEAD").stdout.split() == ["resources/a.md"]
+    assert ov("read", "viking://resources/b.md").stdout == "b"
+    assert ov("write", "viking://resources/c.md", "--content", "c").exit_code == 0
+    assert git(ov_home, "status", "--porcelain").stdout == ""
+
+
+@needs_git
+def test_the_index_is_rebuilt_when_missing_and_git_fsck_stays_strict_clean(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    (account(ov_home) / ".git/index").unlink()
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    assert git(ov_home, "status", "--porcelain").stdout == ""
+    assert git(ov_home, "fsck", "--strict").returncode == 0
+
+
+# --- the write lock -------------------------------------------------------------------------
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from ov.lock import WriteLock
+path, name, hold = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+with WriteLock(path, 30):
+    with open(path.with_name("order.txt"), "a") as out:
+        out.write(name + "\\n")
+    time.sleep(hold)
+"""
+
+
+def test_waiters_get_the_lock_in_the_order_they_arrived(tmp_path: Path):
+    lock = tmp_path / "state/write.lock"
+    lock.parent.mkdir(parents=True)
+    procs = [subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "1.0"])]
+    time.sleep(0.5)  # the first holds the lock
+    for name in ("w1", "w2", "w3", "w4", "w5"):
+        procs.append(subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), name, "0.05"]))
+        time.sleep(0.12)  # each has taken its ticket before the next one starts
+    for proc in procs:
+        assert proc.wait(timeout=30) == 0
+    assert (tmp_path / "state/order.txt").read_text().split() == ["first", "w1", "w2", "w3", "w4", "w5"]
+    assert list((tmp_path / "state/write.queue").iterdir()) == []
+
+
+def test_a_waiter_killed_in_the_queue_does_not_block_the_ones_behind_it(tmp_path: Path):
+    lock = tmp_path / "state/write.lock"
+    lock.parent.mkdir(parents=True)
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "first", "1.0"])
+    time.sleep(0.5)
+    doomed = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "doomed", "0"])
+    time.sleep(0.3)
+    behind = subprocess.Popen([sys.executable, "-c", _HOLDER, str(lock), "behind", "0"])
+    time.sleep(0.2)
+    doomed.kill()
+    assert holder.wait(timeout=30) == 0 and behind.wait(timeout=30) == 0
+    assert (tmp_path / "state/order.txt").read_text().split() == ["first", "behind"]
