@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import stat
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import StoreCorrupt, StoreLocked
@@ -41,6 +42,7 @@ from ov.uri import TEMP_MARKER
 BRANCH = b"refs/heads/main"
 FILE_MODE = 0o100644
 JOURNAL_NAME = "journal.json"
+STAGING_DIR = "staging"
 # A commit with at least this many new objects is written as a pack rather than loose objects.
 PACK_THRESHOLD = 64
 # Changes with at least this many files are written to the work tree by a few threads.
@@ -88,6 +90,40 @@ class EarlyApply:
             error = future.exception()
             if error is not None and raise_errors:
                 raise error
+
+
+@dataclass
+class Staged:
+    """Work-tree files written ahead, outside the work tree, before the write lock is held.
+
+    A large add creates thousands of files; writing them takes about a second, renaming them
+    into place a few milliseconds. So they are written to ``state/{account}/staging/TOKEN/``
+    first (by a few threads, while the command goes on), and the commit, under the lock,
+    renames each into the work tree. The staging folder belongs to its owner while
+    ``TOKEN.owner`` is locked; :meth:`GitStore.recover` removes any whose owner is gone.
+    """
+
+    root: Path
+    data: dict[str, bytes]  # path -> the exact bytes object staged (compared by identity)
+    owner: object
+    futures: list = field(default_factory=list)
+
+    def wait(self) -> None:
+        for future in self.futures:
+            future.result()
+        self.futures = []
+
+    def release(self) -> None:
+        import shutil
+
+        for future in self.futures:
+            future.exception()  # let every write finish before its folder goes
+        self.futures = []
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.owner is not None:
+            Path(self.owner.lock_file).unlink(missing_ok=True)
+            self.owner.release()
+            self.owner = None
 
 
 class GitStore:
@@ -227,6 +263,7 @@ class GitStore:
         expected_head: bytes | None,
         early: EarlyApply | None = None,
         appends: Mapping[str, int] | None = None,
+        staged: Staged | None = None,
     ) -> bytes | None:
         """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
 
@@ -277,7 +314,7 @@ class GitStore:
                 remaining = {p: d for p, d in changes.items() if p not in done or done[p] is not d}
             else:
                 remaining = dict(changes)
-            self._apply_worktree(remaining, appends)
+            self._apply_worktree(remaining, appends, staged)
             if not self._move_branch(expected_head, commit.id):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
@@ -290,6 +327,65 @@ class GitStore:
         self.sync_index(new_tree, all_paths)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         return commit.id
+
+    def changed_paths(self, old_tree: bytes | None, new_tree: bytes | None) -> Iterator[str]:
+        """Every file path that differs between two trees (only differing subtrees are read)."""
+        for change in self.repo.object_store.tree_changes(old_tree, new_tree):
+            (old_path, new_path) = change[0]
+            yield (new_path or old_path).decode()
+
+    def store_objects_ahead(self, changes: Mapping[str, bytes | None]) -> None:
+        """Put the blobs of a large change into the object store before its commit.
+
+        Called without the write lock (objects nobody refers to are harmless), so the commit
+        under the lock only adds its trees and commit object: writing a pack of thousands of
+        blobs takes about a second. Best effort: whatever is missing is written by the commit.
+        """
+        from dulwich.file import FileLocked
+        from dulwich.objects import Blob
+
+        if not self.exists:
+            return  # the first commit creates the repository; it stores its own objects
+        disk = self.repo.object_store
+        blobs = {}
+        for data in changes.values():
+            if data is not None:
+                blob = Blob.from_string(data)
+                blobs[blob.id] = blob
+        missing = [blob for sha, blob in blobs.items() if sha not in disk]
+        if len(missing) < PACK_THRESHOLD:
+            return
+        try:
+            disk.add_objects([(obj, None) for obj in missing])
+        except FileLocked:
+            return  # another writer is storing the same pack right now
+
+    def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
+        """Start writing the files of ``changes`` to a private staging folder (see
+        :class:`Staged`); call again with the result to stage later changes too."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if staged is None:
+            from filelock import FileLock
+
+            staging = self.state / STAGING_DIR
+            staging.mkdir(parents=True, exist_ok=True)
+            token = f"{os.getpid()}-{secrets.token_hex(4)}"
+            owner = FileLock(staging / f"{token}.owner")
+            owner.acquire(timeout=0)
+            staged = Staged(staging / token, {}, owner)
+        batch = {p: d for p, d in changes.items() if d is not None and staged.data.get(p) is not d}
+        if not batch:
+            return staged
+        if any(p in staged.data for p in batch):
+            staged.wait()  # never two writes of one path in flight
+        staged.data.update(batch)
+        for directory in sorted({os.path.dirname(p) for p in batch}):
+            (staged.root / directory).mkdir(parents=True, exist_ok=True)
+        pool = ThreadPoolExecutor(max_workers=4)
+        staged.futures.extend(pool.submit((staged.root / p).write_bytes, d) for p, d in batch.items())
+        pool.shutdown(wait=False)
+        return staged
 
     def apply_early(
         self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply | None = None
@@ -387,6 +483,7 @@ class GitStore:
 
     @staticmethod
     def _store_objects(disk, objects: list) -> None:
+        objects = [obj for obj in objects if obj.id not in disk]  # e.g. stored ahead, or unchanged trees
         if len(objects) >= PACK_THRESHOLD:
             disk.add_objects([(obj, None) for obj in objects])
         else:
@@ -398,6 +495,7 @@ class GitStore:
         behind; say what was done. The caller holds the write lock."""
         path = self.state / JOURNAL_NAME
         done = []
+        _remove_orphaned_staging(self.state / STAGING_DIR)
         try:
             journal = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -471,15 +569,20 @@ class GitStore:
                     target.unlink()
                     remove_empty_parents(target.parent, self.worktree)
 
-    def _apply_worktree(self, changes: Mapping[str, bytes | None], appends: Mapping[str, int] | None = None) -> None:
+    def _apply_worktree(
+        self, changes: Mapping[str, bytes | None], appends: Mapping[str, int] | None = None, staged: Staged | None = None
+    ) -> None:
         # Deletions first: a path may turn from a file into a directory in one change.
         self._delete_files(changes)
         writes = []
+        made: set[Path] = set()
         for path, data in changes.items():
             if data is None:
                 continue
             offset = (appends or {}).get(path)
             if offset is not None and _append_in_place(self.worktree / path, data, offset):
+                continue
+            if staged is not None and staged.data.get(path) is data and _move_in(staged, path, self.worktree / path, made):
                 continue
             writes.append((self.worktree / path, data))
         if len(writes) >= PARALLEL_WRITES:
@@ -515,6 +618,45 @@ class GitStore:
         commit.encoding = b"UTF-8"
         commit.message = message.encode("utf-8")
         return commit
+
+
+def _move_in(staged: Staged, path: str, target: Path, made: set[Path]) -> bool:
+    """Rename a staged file over its work-tree path (atomic, like atomic_write); False when it
+    cannot be (another file system), so the caller writes it instead."""
+    staged.wait()
+    source = staged.root / path
+    if target.parent not in made:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        made.add(target.parent)
+    try:
+        os.replace(source, target)
+    except OSError:
+        return False
+    return True
+
+
+def _remove_orphaned_staging(staging: Path) -> None:
+    """Remove staging folders whose owner exited (or was killed) before it committed them."""
+    import shutil
+
+    owners = [p for p in _files_in(staging) if p.name.endswith(".owner")]
+    if not owners and not _dirs_in(staging):
+        return
+    from filelock import FileLock, Timeout
+
+    live = set()
+    for owner in owners:
+        probe = FileLock(owner)
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            live.add(owner.name[: -len(".owner")])
+            continue
+        owner.unlink(missing_ok=True)
+        probe.release()
+    for folder in _dirs_in(staging):
+        if folder.name not in live:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _files_in(directory: Path) -> list[Path]:

@@ -47,12 +47,12 @@ class WriteLock:
         self.queue.mkdir(parents=True, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
         self._ticket_path = self.queue / name
-        self._ticket = FileLock(self._ticket_path, timeout=0)
-        self._ticket.acquire()
+        self._ticket = FileLock(self._ticket_path)
+        self._ticket.acquire(timeout=0)
         try:
             self._wait_for_turn(name, deadline, FileLock, Timeout)
-            self._lock = FileLock(self.path, timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
-            self._lock.acquire()
+            self._lock = FileLock(self.path)
+            self._lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
         except Timeout:
             self._drop_ticket()
             raise StoreLocked(
@@ -73,8 +73,8 @@ class WriteLock:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise timeout_error(str(self.path))
-            probe = file_lock(predecessor, timeout=remaining, poll_interval=_POLL)
-            probe.acquire()
+            probe = file_lock(predecessor)
+            probe.acquire(timeout=remaining, poll_interval=_POLL)
             probe.release()
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
             predecessor.unlink(missing_ok=True)

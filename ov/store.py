@@ -31,8 +31,9 @@ from ov.errors import (
     NoMatch,
     NotADirectory,
     NotFound,
+    StoreLocked,
 )
-from ov.files import looks_binary
+from ov.files import looks_binary, remove_empty_parents
 from ov.gitstore import Author, GitStore
 from ov.home import Home
 from ov.identity import Identity
@@ -41,6 +42,8 @@ from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, is_valid_segment, pars
 from ov.worktree import WorktreeChanges
 
 WriteMode = Literal["replace", "append", "create"]
+# A draft with at least this many changes stages its files and objects before taking the lock.
+STAGE_THRESHOLD = 64
 MAX_TRAILER_URIS = 200
 
 
@@ -104,6 +107,7 @@ class Store:
         self.state = home.state_dir(identity.account)
         self.git = GitStore(self.root, self.state)
         self._real_dirs: dict[str, str] = {}
+        self._settled = False
 
     # --- identity and paths ----------------------------------------------
 
@@ -120,6 +124,8 @@ class Store:
 
     def path(self, uri: VikingURI) -> Path:
         """The work-tree path of ``uri``; refused when a symbolic link would lead outside the store."""
+        if not self._settled:
+            self._settle()
         if not uri.parts:
             return self.root
         path = self.root / uri.path
@@ -128,6 +134,21 @@ class Store:
         if not leaf.startswith(self._real_dir(str(self.root)) + os.sep):
             raise InvalidInput(f"{uri} leads outside the store through a symbolic link")
         return path
+
+    def _settle(self) -> None:
+        """Before the first read, finish a command that a crash interrupted, so reads never see
+        its half-written work tree (phantom directories, rolled-back files). One stat when there
+        is nothing to do; a writer at work right now owns the journal and is left alone."""
+        self._settled = True
+        from ov.gitstore import JOURNAL_NAME
+
+        if not (self.state / JOURNAL_NAME).exists() or not self.exists:
+            return
+        try:
+            with WriteLock(self._lock_path, 0):
+                _report_recovery(self.git.recover())
+        except StoreLocked:
+            return
 
     def _real_dir(self, directory: str) -> str:
         # Resolving symlinks costs a syscall per path component; directories are resolved once
@@ -229,6 +250,10 @@ class Store:
     def transaction(self) -> Transaction:
         return Transaction(self)
 
+    def draft(self) -> Draft:
+        """A transaction planned without the write lock; see :class:`Draft`."""
+        return Draft(self)
+
     def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
         self._require_file_uri(uri)
         self._check_text(uri, data)
@@ -288,6 +313,9 @@ class Store:
     def rm(self, uri: VikingURI, *, recursive: bool = False) -> CommitResult:
         if uri.is_root:
             raise InvalidInput("refusing to remove viking:// (the whole store)")
+        # A scope (or a user's root) is refused like mkdir, mv and write refuse it: a one-word
+        # slip of an agent must not empty every shared resource in one commit.
+        self.require_content_uri(uri)
         with self.transaction() as tx:
             path = self._existing(uri)
             if path.is_dir():
@@ -297,6 +325,7 @@ class Store:
                 files = [u for u, _ in self.walk_files(uri, show_all=True)]
                 tx.require_clean_tree(uri)
             else:
+                tx.require_clean(uri)  # a hand edit, or a file never committed, is not ov's to discard
                 files = [uri]
             for file_uri in files:
                 tx.delete(file_uri)
@@ -341,6 +370,13 @@ class Store:
         with WriteLock(self._lock_path, self.config.store.lock_timeout):
             recovered = self.git.recover()
             changes = scan(self.git)
+            if changes.temporary:
+                # Under the write lock no atomic write is in flight: these were left by a kill.
+                for rel in changes.temporary:
+                    (self.root / rel).unlink(missing_ok=True)
+                    remove_empty_parents((self.root / rel).parent, self.root)
+                swept = f"removed {len(changes.temporary)} temporary file(s) of interrupted writes"
+                recovered = f"{recovered}; {swept}" if recovered else swept
         return StoreStatus(self, self.git.head(), recovered, changes)
 
     def snapshot_commit(self, message: str) -> CommitResult:
@@ -456,6 +492,13 @@ class Store:
         self.require_content_uri(uri)
         if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
             raise IsADirectory(f"{uri} is reserved for a directory")
+        if uri.scope == "user" and len(uri.parts) == 4 and uri.parts[2] == "sessions":
+            # viking://user/U/sessions/ID is a session's folder: a plain file there would make
+            # the session unusable (`ov session add` could no longer create its files).
+            raise IsADirectory(
+                f"{uri} is reserved for a session's folder",
+                hint="capture messages with `ov session add`; write files elsewhere",
+            )
 
     def _check_text(self, uri: VikingURI, data: bytes) -> None:
         if looks_binary(data):
@@ -493,13 +536,16 @@ class Transaction:
         self.recovered: str | None = None
         self._dirs_ok: set[str] = set()
         self._early = None
+        self.staged = None  # files written ahead by a Draft (see GitStore.stage)
 
     def __enter__(self) -> Transaction:
         self._lock.acquire()
+        self.store._settled = True
         try:
             if not self.git.exists:
                 self.git.init(self.store.author, self.store._init_message)
             self.recovered = self.git.recover()
+            _report_recovery(self.recovered)
             self.head = self.git.head()
             self.tree = self.git.tree_of(self.head)
         except BaseException:
@@ -512,7 +558,12 @@ class Transaction:
             if self._early is not None:
                 self.git.abandon_early(self.head, self._early)  # failed before its commit
         finally:
-            self._lock.release()
+            try:
+                if self.staged is not None:
+                    self.staged.release()
+                    self.staged = None
+            finally:
+                self._lock.release()
 
     def write_ahead(self) -> None:
         """Start writing the changes so far to the work tree while the command goes on.
@@ -594,10 +645,87 @@ class Transaction:
         texts = [str(u) for u in uris]
         message = commit_message(command, texts, subject)
         early, self._early = self._early, None
-        commit = self.git.commit(self.changes, message, self.store.author, self.head, early, self.appends)
+        commit = self.git.commit(self.changes, message, self.store.author, self.head, early, self.appends, self.staged)
         self.changes = {}
         self.appends = {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
+
+
+class Draft(Transaction):
+    """The changes of a slow command, planned without the write lock.
+
+    A large add spends seconds reading, laying out and summarising; holding the lock all that
+    time makes every hook of every other session wait (or time out). A draft collects the
+    changes like a transaction, against HEAD as it was, and notes what each file it read
+    looked like on disk. Under the lock, :meth:`still_holds` checks that no commit since then
+    touched ``scope`` or a path the draft changes, and that no file it read was edited; if so
+    :meth:`hand_over` moves the changes into the locked transaction, else the command plans
+    again under the lock. A draft writes nothing, so there is nothing to undo.
+    """
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self._seen: dict[str, tuple[int, int, int] | None] = {}
+
+    def __enter__(self) -> Draft:
+        if self.git.exists:
+            self.head = self.git.head()
+            self.tree = self.git.tree_of(self.head)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.discard()
+
+    def existing_file(self, uri: VikingURI) -> bytes | None:
+        if uri.path not in self.changes and uri.path not in self._seen:
+            self._seen[uri.path] = _signature(self.store.path(uri))
+        return super().existing_file(uri)
+
+    def write_ahead(self) -> None:
+        """Start writing the changes so far to the staging folder: nothing reaches the work
+        tree before the lock is held, but the files are ready to be renamed into it."""
+        if self.git.exists and len(self.changes) >= STAGE_THRESHOLD:
+            self.staged = self.git.stage(self.changes, self.staged)
+
+    def stage(self) -> None:
+        """Stage whatever is not yet, and store the new objects, before the lock is taken."""
+        self.write_ahead()
+        if self.staged is not None:
+            self.git.store_objects_ahead(self.changes)
+
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+        raise TypeError("a draft is committed through Draft.hand_over into a locked transaction")
+
+    def still_holds(self, tx: Transaction, scope: VikingURI) -> bool:
+        if tx.head != self.head:
+            if self.head is None or tx.head is None:
+                return False
+            prefix = scope.path + "/"
+            for path in self.git.changed_paths(self.tree, tx.tree):
+                if path.startswith(prefix) or path == scope.path or path in self.changes or path in self._seen:
+                    return False
+        return all(_signature(self.store.root / path) == seen for path, seen in self._seen.items())
+
+    def hand_over(self, tx: Transaction) -> None:
+        tx.changes.update(self.changes)
+        tx.appends.update(self.appends)
+        tx.staged, self.staged = self.staged, None
+
+    def discard(self) -> None:
+        """Drop what was staged (the plan no longer holds, or the command failed)."""
+        if self.staged is not None:
+            self.staged.release()
+            self.staged = None
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    """What a file looked like (change time, size, inode), or None when it is absent."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
 def commit_message(command: str, uris: list[str], subject: str | None = None) -> str:
@@ -610,6 +738,14 @@ def commit_message(command: str, uris: list[str], subject: str | None = None) ->
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def _report_recovery(recovered: str | None) -> None:
+    if recovered:
+        # Said on the "ov" logger: the CLI prints it on stderr, the hooks write it to their log.
+        import logging
+
+        logging.getLogger("ov").warning("recovered: %s", recovered)
 
 
 def _iso(ts: float) -> str:

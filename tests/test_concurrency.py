@@ -53,3 +53,86 @@ def test_sixteen_processes_writing_sixteen_uris(ov_home: Path, tmp_path: Path):
     head_tree = repo[repo.head()].tree
     files = [e.path for e in repo.object_store.iter_tree_contents(head_tree)]
     assert len([f for f in files if f.startswith(b"resources/parallel/")]) == WRITERS
+
+
+# --- a large add holds the lock only to commit ------------------------------------------------
+
+
+def _folder(tmp_path: Path, files: int) -> Path:
+    folder = tmp_path / "bulk"
+    for i in range(files):
+        (folder / f"part{i % 4}").mkdir(parents=True, exist_ok=True)
+        (folder / f"part{i % 4}" / f"note{i}.md").write_text(f"# Note {i}\n\nThe release train leaves on day {i}.\n")
+    return folder
+
+
+def test_other_writers_commit_while_a_large_add_summarises(ov, ov_home, tmp_path, monkeypatch):
+    """The add plans (reads, lays out, summarises) without the lock: a write made meanwhile by
+    another process goes through at once, and the add still lands whole on top of it."""
+    from ov.ingest import resource
+
+    folder = _folder(tmp_path, 80)
+    assert ov("init").exit_code == 0
+    during = {}
+    real = resource._refresh_sidecars
+
+    def summarise_slowly(*args, **kwargs):
+        started = time.monotonic()
+        proc = subprocess.run(
+            [sys.executable, "-m", "ov", "write", "viking://resources/hook.md", "--content", "from a hook", "--json"],
+            capture_output=True, text=True, timeout=60,
+        )
+        during.update(code=proc.returncode, seconds=time.monotonic() - started, stderr=proc.stderr)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(resource, "_refresh_sidecars", summarise_slowly)
+    result = ov("add-resource", str(folder), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert during["code"] == 0, during["stderr"]
+    repo = Repo(str(ov_home / "accounts/default"))
+    head = repo[repo.head()]
+    assert b"add-resource" in head.message and b"write" in repo[head.parents[0]].message
+    assert ov("read", "viking://resources/hook.md").stdout == "from a hook"
+    assert len(result.json["result"]["added"]) == 80
+    assert ov("status", "--json").json["result"]["clean"] is True
+    assert not list((ov_home / "state/default/staging").glob("*"))
+
+
+def test_a_commit_into_the_add_root_meanwhile_makes_the_add_plan_again_under_the_lock(ov, ov_home, tmp_path, monkeypatch):
+    from ov.ingest import resource
+
+    folder = _folder(tmp_path, 80)
+    assert ov("add-resource", str(folder)).exit_code == 0
+    (folder / "part0" / "note0.md").write_text("# Note 0\n\nChanged at the source.\n")
+    real = resource._refresh_sidecars
+    calls = []
+
+    def interfere(store, tx, *args, **kwargs):
+        if not calls:  # the first (lock-free) plan: another process edits a file of the same root
+            proc = subprocess.run(
+                [sys.executable, "-m", "ov", "write", "viking://resources/bulk/part1/note1.md", "--content", "edited meanwhile"],
+                capture_output=True, text=True, timeout=60,
+            )
+            assert proc.returncode == 0, proc.stderr
+        calls.append(type(tx).__name__)
+        return real(store, tx, *args, **kwargs)
+
+    monkeypatch.setattr(resource, "_refresh_sidecars", interfere)
+    result = ov("add-resource", str(folder), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert calls == ["Draft", "Transaction"]
+    updated = result.json["result"]["updated"]
+    # Planned again on top of the edit: the source's version of note1 wins back, as a re-add does.
+    assert "viking://resources/bulk/part1/note1.md" in updated and "viking://resources/bulk/part0/note0.md" in updated
+    assert "Changed at the source" in ov("read", "viking://resources/bulk/part0/note0.md").stdout
+    assert ov("status", "--json").json["result"]["clean"] is True
+
+
+def test_a_staging_folder_left_by_a_killed_add_is_removed(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    staging = ov_home / "state/default/staging"
+    (staging / "999-dead/resources/x").mkdir(parents=True)
+    (staging / "999-dead/resources/x/big.md").write_bytes(b"x" * 10_000)
+    (staging / "999-dead.owner").touch()  # nobody holds it: its owner was killed
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    assert list(staging.iterdir()) == []

@@ -406,7 +406,7 @@ def test_summaries_from_worker_processes_are_identical_to_in_process_ones(ov, ov
     monkeypatch.setattr("ov.ingest.resource.PARALLEL_SUMMARIES", 1_000_000)
     assert ov("add-resource", str(folder)).exit_code == 0
     in_process = sidecars()
-    assert ov("rm", "-r", "viking://resources").exit_code == 0
+    assert ov("rm", "-r", "viking://resources/docs").exit_code == 0  # a whole scope is refused
     monkeypatch.setattr("ov.ingest.resource.PARALLEL_SUMMARIES", 2)
     assert ov("add-resource", str(folder)).exit_code == 0
     assert sidecars() == in_process

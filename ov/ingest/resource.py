@@ -22,7 +22,7 @@ import posixpath
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ov import sidecar
 from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound
@@ -113,37 +113,74 @@ def add_resource(
     if not files:
         raise InvalidInput(f"nothing to add from {collected.uri}: every file was skipped", hint=_skip_hint(result.skipped))
 
-    with store.transaction() as tx:
-        root = _resolve_root(store, collected, target, to is not None, parent is not None)
-        result.root = str(root)
-        old_manifest = _read_manifest(store, root)
-        manifest = _manifest(collected, reason, include, exclude, provenance)
-        for rel in sorted(files):
-            uri = _join(root, rel)
-            current = tx.existing_file(uri)
-            if current == files[rel]:
-                result.unchanged += 1
-                continue
-            tx.put(uri, files[rel])
-            (result.updated if current is not None else result.added).append(str(uri))
-        for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
-            uri = _join(root, rel)
-            if tx.existing_file(uri) is not None:
-                tx.delete(uri)
-                result.removed.append(str(uri))
-        if len(tx.changes) >= 256:
-            tx.write_ahead()  # file creation overlaps with summarising
-        manifest_bytes = json_bytes(manifest)
-        manifest_uri = VikingURI((*root.parts, MANIFEST))
-        if tx.existing_file(manifest_uri) != manifest_bytes:
-            tx.put(manifest_uri, manifest_bytes)
-        _refresh_sidecars(store, tx, root, collected, reason, result, progress)
-        if len(tx.changes) >= 256:
-            tx.write_ahead()  # the sidecars too, while the commit's objects are built
-        commit = tx.commit("add-resource", [root])
-        result.commit = commit.commit
+    # The slow part (reading what is there, laying out and summarising) is planned without the
+    # write lock, so the hooks of other sessions keep writing meanwhile; the lock is taken only
+    # to check the plan still holds and to commit it (see Store.draft).
+    # `result` stays as it is after parsing, in case the plan is made again under the lock.
+    store.init()  # a no-op when it exists; the plan is made against its first commit otherwise
+    planned = replace(result, skipped=list(result.skipped), warnings=list(result.warnings), tokens=dict(result.tokens))
+    with store.draft() as draft:
+        root = _plan(store, draft, collected, files, provenance, target, to, parent, reason, include, exclude, planned, progress)
+        draft.stage()
+    try:
+        with store.transaction() as tx:
+            if draft.still_holds(tx, root):
+                draft.hand_over(tx)
+                result = planned
+            else:  # another writer changed what the plan read: plan again, under the lock
+                draft.discard()
+                _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
+            commit = tx.commit("add-resource", [root])
+            result.commit = commit.commit
+    finally:
+        draft.discard()
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _plan(
+    store: Store,
+    tx: Transaction,
+    collected: Collected,
+    files: dict[str, bytes],
+    provenance: dict[str, dict],
+    target: VikingURI | None,
+    to: str | None,
+    parent: str | None,
+    reason: str | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    result: AddResult,
+    progress: Progress | None,
+) -> VikingURI:
+    """Put every change of the add into ``tx`` (pieces, removals, manifest, sidecars); the root."""
+    root = _resolve_root(store, collected, target, to is not None, parent is not None)
+    result.root = str(root)
+    old_manifest = _read_manifest(store, root)
+    manifest = _manifest(collected, reason, include, exclude, provenance)
+    for rel in sorted(files):
+        uri = _join(root, rel)
+        current = tx.existing_file(uri)
+        if current == files[rel]:
+            result.unchanged += 1
+            continue
+        tx.put(uri, files[rel])
+        (result.updated if current is not None else result.added).append(str(uri))
+    for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
+        uri = _join(root, rel)
+        if tx.existing_file(uri) is not None:
+            tx.delete(uri)
+            result.removed.append(str(uri))
+    if len(tx.changes) >= 256:
+        tx.write_ahead()  # file creation overlaps with summarising
+    manifest_bytes = json_bytes(manifest)
+    manifest_uri = VikingURI((*root.parts, MANIFEST))
+    if tx.existing_file(manifest_uri) != manifest_bytes:
+        tx.put(manifest_uri, manifest_bytes)
+    _refresh_sidecars(store, tx, root, collected, reason, result, progress)
+    if len(tx.changes) >= 256:
+        tx.write_ahead()  # the sidecars too, while the commit's objects are built
+    return root
 
 
 def provenance_of(store: Store, uri: VikingURI) -> dict | None:
