@@ -62,64 +62,86 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
     if keep < 0:
         raise InvalidInput("--keep must be 0 or more")
     uri = session_uri(store, session_id)
+    # Extraction may call a model for seconds: it is planned without the write lock, so hooks
+    # of other sessions keep writing, and the lock is taken only to check the plan and commit.
+    memories = VikingURI(("user", store.identity.user, "memories"))
+    peers = VikingURI(("user", store.identity.user, "peers"))
+    with store.draft() as draft:
+        report, archive = _plan(store, draft, uri, session_id, keep)
+    if archive is None:
+        return report
     with store.transaction() as tx:
-        meta_uri = VikingURI((*uri.parts, META))
-        messages_uri = VikingURI((*uri.parts, MESSAGES))
-        meta_data = tx.existing_file(meta_uri)
-        if meta_data is None:
-            raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
-        meta = json.loads(meta_data)
-        live = parse_messages(tx.existing_file(messages_uri) or b"")
-        to_archive = live[: len(live) - keep] if keep else live
-        kept = live[len(to_archive) :]
-        if not to_archive:
-            return CommitReport(str(uri), "skipped", kept=len(kept))
-        index = _next_archive(store, uri, meta)
-        archive = VikingURI((*uri.parts, "history", f"archive_{index:03d}"))
-        report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
-        tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
-        tx.put(messages_uri, _jsonl(kept))
-        overview = working_memory(to_archive, session_id)
-        front = {"directory": sidecar.directory_uri(str(archive)), "generated_by": {"component": GENERATOR[0], "trigger": GENERATOR[1]}}
-        from ov.layers import derive_abstract
-
-        tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
-        tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
-        when = datetime.now(timezone.utc)
-        try:
-            diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
-        except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
-            _add_token_usage(meta, getattr(exc, "tokens", None))
-            report.failed = f"{type(exc).__name__}: {exc}"
-            failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
-            tx.put(VikingURI((*archive.parts, ".failed.json")), json_bytes(failure))
-        else:
-            _add_token_usage(meta, tokens)
-            for path, text in writes.items():
-                tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
-            tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
-            report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
-            done = {
-                "starting_message_id": to_archive[0]["id"],
-                "ending_message_id": to_archive[-1]["id"],
-                "messages": len(to_archive),
-                "memories": report.memories,
-                "completed_at": now_iso(),
-            }
-            tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
-            for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
-                kind = op.get("memory_type", "memory")
-                meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
-        meta["commit_count"] = meta.get("commit_count", 0) + 1
-        meta["message_count"] = len(kept)
-        meta["pending_tokens"] = 0 if not kept else meta.get("pending_tokens", 0)
-        meta["last_commit_at"] = meta["updated_at"] = now_iso()
-        archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
-        meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
-        meta["live_ids"] = [m["id"] for m in kept]
-        tx.put(meta_uri, json_bytes(meta))
+        if draft.still_holds(tx, uri, memories, peers):
+            draft.hand_over(tx)
+        else:  # a capture or a memory landed meanwhile: plan again on top of it, under the lock
+            report, archive = _plan(store, tx, uri, session_id, keep)
+            if archive is None:
+                return report
         report.commit = tx.commit("commit", [uri, archive]).commit
     return report
+
+
+def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple[CommitReport, VikingURI | None]:
+    """Put the session's commit into ``tx``: archive, summary, memories, meta; the report and
+    the archive's URI (None when there is nothing to archive)."""
+    meta_uri = VikingURI((*uri.parts, META))
+    messages_uri = VikingURI((*uri.parts, MESSAGES))
+    meta_data = tx.existing_file(meta_uri)
+    if meta_data is None:
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    meta = json.loads(meta_data)
+    live = parse_messages(tx.existing_file(messages_uri) or b"")
+    to_archive = live[: len(live) - keep] if keep else live
+    kept = live[len(to_archive) :]
+    if not to_archive:
+        return CommitReport(str(uri), "skipped", kept=len(kept)), None
+    index = _next_archive(store, uri, meta)
+    archive = VikingURI((*uri.parts, "history", f"archive_{index:03d}"))
+    report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
+    tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
+    tx.put(messages_uri, _jsonl(kept))
+    overview = working_memory(to_archive, session_id)
+    front = {"directory": sidecar.directory_uri(str(archive)), "generated_by": {"component": GENERATOR[0], "trigger": GENERATOR[1]}}
+    from ov.layers import derive_abstract
+
+    tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
+    tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
+    when = datetime.now(timezone.utc)
+    try:
+        diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
+    except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
+        _add_token_usage(meta, getattr(exc, "tokens", None))
+        report.failed = f"{type(exc).__name__}: {exc}"
+        failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
+        tx.put(VikingURI((*archive.parts, ".failed.json")), json_bytes(failure))
+    else:
+        _add_token_usage(meta, tokens)
+        for path, text in writes.items():
+            tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
+        tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
+        report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
+        done = {
+            "starting_message_id": to_archive[0]["id"],
+            "ending_message_id": to_archive[-1]["id"],
+            "messages": len(to_archive),
+            "memories": report.memories,
+            "completed_at": now_iso(),
+        }
+        tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
+        for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
+            kind = op.get("memory_type", "memory")
+            meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
+    meta["commit_count"] = meta.get("commit_count", 0) + 1
+    meta["message_count"] = len(kept)
+    meta["pending_tokens"] = 0 if not kept else meta.get("pending_tokens", 0)
+    meta["last_commit_at"] = meta["updated_at"] = now_iso()
+    archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
+    meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
+    meta["live_ids"] = [m["id"] for m in kept]
+    tx.put(meta_uri, json_bytes(meta))
+    return report, archive
+
+
 
 
 def latest_session(store: Store) -> str:

@@ -658,7 +658,7 @@ class Draft(Transaction):
     time makes every hook of every other session wait (or time out). A draft collects the
     changes like a transaction, against HEAD as it was, and notes what each file it read
     looked like on disk. Under the lock, :meth:`still_holds` checks that no commit since then
-    touched ``scope`` or a path the draft changes, and that no file it read was edited; if so
+    touched the given scopes or a path the draft changes, and that no file it read was edited; if so
     :meth:`hand_over` moves the changes into the locked transaction, else the command plans
     again under the lock. A draft writes nothing, so there is nothing to undo.
     """
@@ -697,13 +697,13 @@ class Draft(Transaction):
     def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
         raise TypeError("a draft is committed through Draft.hand_over into a locked transaction")
 
-    def still_holds(self, tx: Transaction, scope: VikingURI) -> bool:
+    def still_holds(self, tx: Transaction, *scopes: VikingURI) -> bool:
         if tx.head != self.head:
             if self.head is None or tx.head is None:
                 return False
-            prefix = scope.path + "/"
+            prefixes = tuple(scope.path + "/" for scope in scopes)
             for path in self.git.changed_paths(self.tree, tx.tree):
-                if path.startswith(prefix) or path == scope.path or path in self.changes or path in self._seen:
+                if path.startswith(prefixes) or path in self.changes or path in self._seen:
                     return False
         return all(_signature(self.store.root / path) == seen for path, seen in self._seen.items())
 

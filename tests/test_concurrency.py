@@ -136,3 +136,28 @@ def test_a_staging_folder_left_by_a_killed_add_is_removed(ov, ov_home):
     (staging / "999-dead.owner").touch()  # nobody holds it: its owner was killed
     assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
     assert list(staging.iterdir()) == []
+
+
+def test_other_writers_commit_while_a_session_commit_extracts_memories(ov, ov_home, monkeypatch):
+    """Extraction (a model call of seconds, with an LLM) runs without the lock."""
+    from ov import session_commit
+
+    assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
+    real = session_commit._extract
+    during = {}
+
+    def extract_slowly(*args, **kwargs):
+        proc = subprocess.run(
+            [sys.executable, "-m", "ov", "session", "add", "s2", "--text", "another session's turn"],
+            capture_output=True, text=True, timeout=60,
+        )
+        during.update(code=proc.returncode, stderr=proc.stderr)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session_commit, "_extract", extract_slowly)
+    result = ov("commit", "s1", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert during["code"] == 0, during["stderr"]
+    assert result.json["result"]["memories"]  # the preference was extracted and committed
+    assert ov("session", "show", "s2", "--json").exit_code == 0
+    assert ov("status", "--json").json["result"]["clean"] is True
