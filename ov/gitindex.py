@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import os
 import struct
 from collections.abc import Iterable, Mapping
@@ -48,21 +49,25 @@ def update(git_dir: Path, worktree: Path, blobs: Mapping[str, bytes | None], hea
     if parsed is None:
         if head_files is None:
             return False
-        version, entries = 2, []
-        for path, sha in head_files:
-            if path not in blobs:
-                entries.append((path.encode(), _entry(path, sha, None)))
-        entries.sort(key=lambda item: item[0])
+        rebuilt = sorted((path.encode(), _entry(path, sha, None)) for path, sha in head_files if path not in blobs)
+        version, names, data = 2, [name for name, _ in rebuilt], b"".join(raw for _, raw in rebuilt)
+        offsets = list(itertools.accumulate((len(raw) for _, raw in rebuilt), initial=0))
     else:
-        version, entries = parsed
-    names = [name for name, _ in entries]
+        version, names, offsets = parsed
+    # The result is the old entries copied in runs, with the touched paths' entries replaced,
+    # removed or inserted between the runs.
+    pieces: list[bytes] = []
+    count = len(names)
+    at = 0  # index into names of the first old entry not yet copied
     for path in sorted(blobs):
         key = path.encode()
-        start = bisect.bisect_left(names, key)
+        start = bisect.bisect_left(names, key, at)
         end = start
         while end < len(names) and names[end] == key:  # every stage of the path
             end += 1
-        del names[start:end], entries[start:end]
+        pieces.append(data[offsets[at] : offsets[start]])
+        count -= end - start
+        at = end
         sha = blobs[path]
         if sha is None:
             continue
@@ -70,9 +75,10 @@ def update(git_dir: Path, worktree: Path, blobs: Mapping[str, bytes | None], hea
             st = os.lstat(worktree / path)
         except FileNotFoundError:
             st = None
-        names.insert(start, key)
-        entries.insert(start, (key, _entry(path, sha, st)))
-    body = _HEADER.pack(b"DIRC", version, len(entries)) + b"".join(raw for _, raw in entries)
+        pieces.append(_entry(path, sha, st))
+        count += 1
+    pieces.append(data[offsets[at] : offsets[len(names)]])
+    body = _HEADER.pack(b"DIRC", version, count) + b"".join(pieces)
     return _write(index_path, body + hashlib.sha1(body).digest())
 
 
@@ -100,37 +106,40 @@ def _entry(path: str, sha: bytes | str, st: os.stat_result | None) -> bytes:
     return (_STAT.pack(*fields) + raw_sha + struct.pack(">H", flags) + name).ljust(size, b"\0")
 
 
-def _parse(data: bytes) -> tuple[int, list[tuple[bytes, bytes]]] | None:
-    """(version, [(name, raw entry)]) of a version 2 or 3 index; None when it cannot be spliced."""
+def _parse(data: bytes) -> tuple[int, list[bytes], list[int]] | None:
+    """(version, names, offsets) of a version 2 or 3 index, where entry i is
+    ``data[offsets[i]:offsets[i + 1]]``; None when it cannot be spliced."""
     if len(data) < _HEADER.size + 20 or hashlib.sha1(data[:-20]).digest() != data[-20:]:
         return None
     signature, version, count = _HEADER.unpack_from(data)
     if signature != b"DIRC" or version not in (2, 3):
         return None
-    entries = []
+    names: list[bytes] = []
+    offsets: list[int] = []
     pos = _HEADER.size
     end = len(data) - 20
+    unpack = struct.Struct(">H").unpack_from
     for _ in range(count):
         if pos + _FIXED > end:
             return None
-        (flags,) = struct.unpack_from(">H", data, pos + 60)
+        (flags,) = unpack(data, pos + 60)
         name_at = pos + _FIXED + (2 if flags & _EXTENDED else 0)
         length = flags & _NAME_MASK
         if length == _NAME_MASK:  # a long name: its length is where the NUL is
             length = data.index(b"\0", name_at) - name_at
-        name = data[name_at : name_at + length]
-        size = (name_at - pos + length + 8) & ~7
-        entries.append((name, data[pos : pos + size]))
-        pos += size
+        names.append(data[name_at : name_at + length])
+        offsets.append(pos)
+        pos += (name_at - pos + length + 8) & ~7
+    offsets.append(pos)
     # Extensions (the cached tree, the untracked cache, ...) describe the old entries; git
     # rebuilds them when it needs them. A split or sparse index cannot be spliced.
-    while pos + 8 <= end:
-        signature = data[pos : pos + 4]
-        if signature in (b"link", b"sdir"):
+    at = pos
+    while at + 8 <= end:
+        if data[at : at + 4] in (b"link", b"sdir"):
             return None
-        (size,) = struct.unpack_from(">L", data, pos + 4)
-        pos += 8 + size
-    return version, entries
+        (size,) = struct.unpack_from(">L", data, at + 4)
+        at += 8 + size
+    return version, names, offsets
 
 
 def _write(index_path: Path, data: bytes) -> bool:
