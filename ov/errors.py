@@ -2,15 +2,37 @@
 
 Every failure a user can cause or meet is one of these. Each carries a stable
 machine ``code`` (used in ``--json`` error output), the process exit code the
-CLI turns it into, and an optional ``hint`` that says what to do next. The CLI
-translates them in exactly one place (:mod:`ov.cli.main`).
+CLI turns it into, and a ``hint`` that says what to do next: the one given where
+it is raised, else its class's. The CLI translates them in exactly one place
+(:mod:`ov.cli.main`).
 """
 
 from __future__ import annotations
 
+import errno
+import re
+
 EXIT_OK = 0
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
+
+# How much of an offending input a message repeats: enough to recognise it, never a 10 KB line.
+QUOTE_MAX_CHARS = 200
+
+
+def quote(value: object, limit: int = QUOTE_MAX_CHARS) -> str:
+    """``repr(value)`` for a message, cut to about ``limit`` characters.
+
+    Every message that echoes user input goes through here: the input may be a
+    10,000-byte URI segment, a whole file name made of control characters, or a
+    JSON value of any type from a manifest.
+    """
+    if isinstance(value, (str, bytes)):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}... ({len(value)} {'bytes' if isinstance(value, bytes) else 'characters'} in all)"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class OvError(Exception):
@@ -18,17 +40,18 @@ class OvError(Exception):
 
     code = "error"
     exit_code = EXIT_RUNTIME
+    # The class's hint, for when the raise site has nothing more specific to say: every
+    # error envelope promises one (`{code, message, hint}`).
+    hint = "run `ov doctor` to check the set-up; OV_DEBUG=1 shows where it failed"
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
-        self.hint = hint
+        if hint:
+            self.hint = hint
 
     def to_dict(self) -> dict[str, str]:
-        data = {"code": self.code, "message": self.message}
-        if self.hint:
-            data["hint"] = self.hint
-        return data
+        return {"code": self.code, "message": self.message, "hint": self.hint}
 
 
 # --- bad input: the command line itself is wrong (exit 2) -------------------
@@ -39,24 +62,29 @@ class InvalidInput(OvError):
 
     code = "invalid_input"
     exit_code = EXIT_USAGE
+    hint = "see `ov COMMAND --help` for what the command accepts"
 
 
 class InvalidURI(InvalidInput):
     code = "invalid_uri"
+    hint = "a URI looks like viking://resources/notes/a.md or viking://~/memories/ (see `ov ls viking://`)"
 
 
 class InvalidId(InvalidInput):
     code = "invalid_id"
+    hint = "an id uses letters, digits, '_', '.', '@' and '-'"
 
 
 class BinaryContent(InvalidInput):
     code = "binary_content"
+    hint = "ov stores UTF-8 text; `ov add-resource` converts PDFs and web pages"
 
 
 class ConfigError(InvalidInput):
     """The config file does not parse or holds a value of the wrong type."""
 
     code = "config_invalid"
+    hint = "`ov config show` lists the settings; fix them with `ov config set KEY VALUE`"
 
 
 # --- runtime: the input is well formed but the store says no (exit 1) -------
@@ -64,47 +92,93 @@ class ConfigError(InvalidInput):
 
 class NotFound(OvError):
     code = "not_found"
+    hint = "see what is there with `ov ls` (`ov ls -r viking://` lists everything)"
 
 
 class AlreadyExists(OvError):
     code = "already_exists"
+    hint = "choose a name that does not exist yet, or see what is there with `ov stat`"
 
 
 class IsADirectory(OvError):
     code = "is_directory"
+    hint = "name a file; `ov ls` lists what the directory holds"
 
 
 class NotADirectory(OvError):
     code = "not_directory"
+    hint = "name a directory; `ov stat` shows what a URI is"
 
 
 class DirectoryNotEmpty(OvError):
     code = "not_empty"
+    hint = "pass -r to remove it and everything in it"
 
 
 class NoMatch(OvError):
     code = "no_match"
+    hint = "the text must match exactly, whitespace included; check it with `ov read`"
 
 
 class AmbiguousMatch(OvError):
     code = "ambiguous_match"
+    hint = "give more of the surrounding text so it matches once, or pass --all"
 
 
 class HandEditConflict(OvError):
     """The work tree holds edits made outside ov that a command would overwrite."""
 
     code = "hand_edit_conflict"
+    hint = "see them with `ov status`; keep them with `ov snapshot commit -m MESSAGE`"
 
 
 class StoreLocked(OvError):
     code = "store_locked"
+    hint = "another ov command is writing; try again (store.lock_timeout sets how long ov waits)"
 
 
 class StoreCorrupt(OvError):
     code = "store_corrupt"
+    hint = "run `ov fsck` to see what is wrong and how to fix it"
 
 
 class IndexUnavailable(OvError):
     """The search indices cannot be opened or built."""
 
     code = "index_unavailable"
+    hint = "run `ov reindex` to rebuild the indices from the commits"
+
+
+class NotRegularFile(OvError):
+    """A named pipe, socket or device where a file should be: ov never opens one (a pipe blocks for ever)."""
+
+    code = "not_regular_file"
+    hint = "ov stores regular files only; remove it from the account's folder (`ov status` lists it)"
+
+
+class DiskFull(OvError):
+    """The file system ov writes to is full (ENOSPC) or the user's quota is used up (EDQUOT)."""
+
+    code = "disk_full"
+    hint = "free some space there (or raise the quota), then run the command again (nothing already committed is lost)"
+
+    def __init__(self, path: object, *, hint: str | None = None) -> None:
+        super().__init__(f"no space left on device under {path}", hint=hint)
+        self.path = path
+
+
+NO_SPACE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e is not None)
+# Rust libraries (tantivy) raise ValueError with no errno attribute: std::io::Error prints an OS
+# error as "MESSAGE (os error N)", or in a debug dump as "Os { code: N, kind: StorageFull, ... }".
+_RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)|\bcode: (\d+)")
+
+
+def disk_full(exc: BaseException, path: object) -> DiskFull | None:
+    """The :class:`DiskFull` that ``exc`` means (``path``: where ov was writing), or None."""
+    if isinstance(exc, OSError):
+        found = exc.errno in NO_SPACE_ERRNOS
+    else:
+        text = str(exc)
+        codes = [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
+        found = any(code in NO_SPACE_ERRNOS for code in codes) or "StorageFull" in text or "QuotaExceeded" in text
+    return DiskFull(path) if found else None

@@ -69,7 +69,8 @@ def _check_store(store, report: FsckReport) -> str | None:
             continue
         if age >= STALE_LOCK_SECONDS:
             shown = path.relative_to(git.worktree / ".git")
-            add(Finding("store", "note", f"a killed writer left .git/{shown} (plain git refuses to write while it is there)", settle))
+            why = "plain git refuses to write while it is there" if path.name.endswith(".lock") else "space wasted"
+            add(Finding("store", "note", f"an interrupted write left .git/{shown} ({why})", settle))
     head = git.head()
     if head is None:
         add(Finding("store", "problem", "the branch refs/heads/main does not resolve", "restore the account from a backup"))

@@ -469,7 +469,14 @@ class GitStore:
         for path in paths:
             found = self.entry(tree_id, path)
             blobs[path] = found[1] if found is not None and not stat.S_ISDIR(found[0]) else None
-        gitindex.update(self.worktree / ".git", self.worktree, blobs, self.iter_files(tree_id))
+        try:
+            gitindex.update(self.worktree / ".git", self.worktree, blobs, self.iter_files(tree_id))
+        except OSError as exc:
+            # Derived data, refreshed by the next commit or `ov status`: a full disk here must not
+            # turn a commit that has landed into a failure.
+            import logging
+
+            logging.getLogger("ov").debug("git index not updated: %s", exc)
 
     def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str]) -> None:
         journal = {
@@ -486,13 +493,20 @@ class GitStore:
         objects = [obj for obj in objects if obj.id not in disk]  # e.g. stored ahead, or unchanged trees
         if len(objects) >= PACK_THRESHOLD:
             disk.add_objects([(obj, None) for obj in objects])
-        else:
-            for obj in objects:
-                disk.add_object(obj)
+            return
+        for obj in objects:
+            # Through ov's own atomic write rather than dulwich's lock-file protocol: an object
+            # is named by its content, so a temporary name and a rename suffice, and a write
+            # killed (or refused by a full disk) leaves no `.lock` that refuses every retry.
+            sha = obj.id.decode()
+            target = Path(disk.path) / sha[:2] / sha[2:]
+            if not target.exists():
+                atomic_write(target, obj.as_legacy_object(compression_level=disk.loose_compression_level), mode=0o444)
 
-    def recover(self) -> str | None:
+    def recover(self, sweep: bool = False) -> str | None:
         """Finish or undo a commit that a crash interrupted, and remove what the crash left
-        behind; say what was done. The caller holds the write lock."""
+        behind; say what was done. The caller holds the write lock. ``sweep`` looks through the
+        object directories even when no journal says a write was interrupted (``ov status``)."""
         path = self.state / JOURNAL_NAME
         done = []
         _remove_orphaned_staging(self.state / STAGING_DIR)
@@ -503,14 +517,14 @@ class GitStore:
         except (OSError, ValueError):
             journal = {}
             done.append("removed an unreadable journal")
-        stale = self.stale_files(deep=journal is not None)
+        stale = self.stale_files(deep=sweep or journal is not None)
         if stale:
             _wait_until_stale(stale)
             removed = [p for p in stale if _remove_if_present(p)]
             if removed:
                 shown = ", ".join(str(p.relative_to(self.worktree / ".git")) for p in removed[:3])
                 more = f" (+{len(removed) - 3} more)" if len(removed) > 3 else ""
-                done.append(f"removed {len(removed)} stale git lock file(s): {shown}{more}")
+                done.append(f"removed {len(removed)} file(s) an interrupted git write left: {shown}{more}")
         if journal is not None:
             paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
             head = self.head()

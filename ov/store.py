@@ -31,9 +31,10 @@ from ov.errors import (
     NoMatch,
     NotADirectory,
     NotFound,
+    NotRegularFile,
     StoreLocked,
 )
-from ov.files import looks_binary, remove_empty_parents
+from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.gitstore import Author, GitStore
 from ov.home import Home
 from ov.identity import Identity
@@ -368,7 +369,7 @@ class Store:
         if not self.exists:
             return StoreStatus(self, None, None, WorktreeChanges())
         with WriteLock(self._lock_path, self.config.store.lock_timeout):
-            recovered = self.git.recover()
+            recovered = self.git.recover(sweep=True)
             changes = scan(self.git)
             if changes.temporary:
                 # Under the write lock no atomic write is in flight: these were left by a kill.
@@ -408,8 +409,13 @@ class Store:
         path = self.path(uri)
         if uri.is_root or (len(uri.parts) == 1 and uri.scope in PUBLIC_SCOPES):
             return path  # the root and the scopes exist even in a store nobody wrote to
-        if not os.path.lexists(path) or path.name.startswith(TEMP_MARKER) or path.is_symlink():
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:  # missing, or under a file
+            mode = None
+        if mode is None or path.name.startswith(TEMP_MARKER) or stat_mod.S_ISLNK(mode):
             raise NotFound(f"{uri} does not exist", hint=_parent_hint(uri))
+        _refuse_special(uri, mode)  # never opened: reading a named pipe blocks for ever
         return path
 
     def _require_dir(self, uri: VikingURI) -> Path:
@@ -435,6 +441,8 @@ class Store:
             name = item.name
             if TEMP_MARKER in name or item.is_symlink():
                 continue
+            if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
+                continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
             if (name.startswith(".") and not show_all) or not is_valid_segment(name):
                 continue
             is_dir = item.is_dir(follow_symlinks=False)
@@ -580,6 +588,10 @@ class Transaction:
         path = self.store.path(uri)
         if uri.path in self.changes:
             return self.changes[uri.path]
+        try:
+            _refuse_special(uri, os.stat(path).st_mode)  # read_bytes below would block on a pipe
+        except OSError:
+            pass  # missing: the read below says so
         if path.is_dir():
             raise IsADirectory(f"{uri} is a directory", hint="name a file inside it")
         self.require_parent_dirs(uri)
@@ -746,6 +758,12 @@ def _report_recovery(recovered: str | None) -> None:
         import logging
 
         logging.getLogger("ov").warning("recovered: %s", recovered)
+
+
+def _refuse_special(uri: VikingURI, mode: int) -> None:
+    kind = special_kind(mode)
+    if kind:
+        raise NotRegularFile(f"{uri} is a {kind}, not a file")
 
 
 def _iso(ts: float) -> str:

@@ -71,7 +71,10 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes.added.sort()
     changes.modified.sort()
     if refresh_index:
-        _write_index(git, committed, seen, Index, index_entry_from_stat)
+        try:
+            _write_index(git, committed, seen, Index, index_entry_from_stat)
+        except OSError:
+            pass  # a stat cache for git and for the next scan; a full disk must not fail `ov status`
     return changes
 
 

@@ -122,3 +122,38 @@ def git_state(home: Path, account: str = "default") -> tuple[str | None, dict[st
 @pytest.fixture
 def store_state(ov_home: Path):
     return lambda account="default": git_state(ov_home, account)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """A 2 MB tmpfs to fill up (root only); skipped where mounting is not permitted."""
+    import shutil
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    proc = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs: {proc.stderr.decode().strip()}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill_disk(mount: Path, leave: int = 0) -> Path:
+    """Fill the file system of ``mount`` up to ``leave`` bytes free; returns the ballast file."""
+    import errno
+
+    ballast = mount / "ballast"
+    with open(ballast, "wb") as out:
+        room = os.statvfs(mount).f_bavail * os.statvfs(mount).f_frsize - leave
+        try:
+            while room > 0:
+                out.write(b"\0" * min(65536, room))
+                out.flush()
+                room -= 65536
+        except OSError as exc:
+            assert exc.errno == errno.ENOSPC
+    return ballast

@@ -5,15 +5,21 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from pathlib import Path
+from typing import Annotated
 
 import click
 import typer
 
+from ov import __version__
 from ov.cli import admin, config_cmd, fs, ingest, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
-from ov.cli.output import error
+from ov.cli.output import error, plain
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
-from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError
+from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, disk_full
+
+# click >= 8.2 raises this for a group given no command; older click printed the help itself.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 
 app = typer.Typer(
     cls=OvGroup,
@@ -42,6 +48,22 @@ app.add_typer(config_cmd.app, name="config")
 app.add_typer(snapshot.app, name="snapshot")
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        plain(f"ov {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", is_eager=True, callback=_print_version, help="Print ov's version and exit (`ov version` also lists its libraries)."),
+    ] = False,
+) -> None:
+    """Options of `ov` itself, before any command."""
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     sys.exit(run(args))
@@ -49,7 +71,30 @@ def main(argv: list[str] | None = None) -> None:
 
 def run(args: list[str]) -> int:
     """Run one command line; return its exit code (0 ok, 1 runtime error, 2 bad input)."""
+    try:
+        code = _dispatch(args)
+        sys.stdout.flush()  # here, not at interpreter exit, so that a reader gone away is caught below
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
+    except SystemExit as exc:
+        # click answers a broken pipe while it prints (help, a command's output) with exit 1.
+        if isinstance(exc.__context__, BrokenPipeError):
+            return _reader_gone()
+        raise
+
+
+def _reader_gone() -> int:
+    """The reader went away (`ov ls | head`): not an error. What is still buffered goes to
+    /dev/null, so Python's own flush at exit has nothing to complain about."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def _dispatch(args: list[str]) -> int:
     as_json = wants_json(["ov", *args])
+    _notices_to_stderr()
+    _quiet_unraisable()
     if COMPLETE_VAR in os.environ:
         # The scripts in completions/ speak typer's protocol (`complete_bash`, ...).
         from typer.completion import completion_init
@@ -63,8 +108,12 @@ def run(args: list[str]) -> int:
         error(exc, as_json)
         return exc.exit_code
     except click.exceptions.Abort:
-        error(OvError("aborted"), as_json)
+        error(OvError("aborted", hint="nothing was changed by the interrupted step; run the command again"), as_json)
         return EXIT_RUNTIME
+    except _NO_ARGS_IS_HELP as exc:
+        # `ov` or `ov snapshot` alone: asking for help is not an error (as with git and llm).
+        plain(exc.ctx.get_help())
+        return 0
     except click.exceptions.ClickException as exc:  # usage errors: bad option, missing argument, ...
         usage = InvalidInput(exc.format_message(), hint=_usage_hint(exc))
         usage.code = "usage"
@@ -73,10 +122,15 @@ def run(args: list[str]) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        # The reader went away (`ov ls | head`): not an error; keep Python quiet at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        raise  # see run()
     except Exception as exc:  # noqa: BLE001 - the one edge where unexpected failures become a message
+        # An OSError for a full disk can surface from any write (git objects, the journal, the
+        # indices); the core translates the ones it expects, this catches the rest.
+        full = disk_full(exc, _written_under(exc))
+        if full is not None:
+            _debug_traceback()
+            error(full, as_json)
+            return full.exit_code
         if os.environ.get("OV_DEBUG"):
             raise
         error(
@@ -84,6 +138,49 @@ def run(args: list[str]) -> int:
             as_json,
         )
         return EXIT_RUNTIME
+
+
+def _quiet_unraisable() -> None:
+    """A write refused by a full disk can leave a dulwich file object that fails again when it
+    is collected ("Exception ignored in _GitFile.__del__"); the command has already said what
+    happened in one line, so that echo is dropped unless OV_DEBUG asks for everything."""
+    if os.environ.get("OV_DEBUG"):
+        return
+    previous = sys.unraisablehook
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, OSError) and "_GitFile" in repr(unraisable.object):
+            return
+        previous(unraisable)
+
+    sys.unraisablehook = hook
+
+
+def _notices_to_stderr() -> None:
+    """What the core says on the "ov" logger (a crash it recovered from, ...) goes to stderr,
+    one line each; hooks and the MCP server send the same logger to their log files instead."""
+    import logging
+
+    class StderrNotices(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            print(record.getMessage(), file=sys.stderr)  # whatever sys.stderr is now (tests swap it)
+
+    logger = logging.getLogger("ov")
+    if not any(type(h).__name__ == "StderrNotices" for h in logger.handlers):
+        logger.addHandler(StderrNotices(logging.WARNING))
+        logger.propagate = False
+
+
+def _written_under(exc: Exception) -> Path:
+    """The folder a failed write was under, for a message: ov's home, unless the file named
+    by the error lies elsewhere (an .ovpack exported to another disk)."""
+    from ov.home import Home
+
+    home = Home.from_env().root
+    filename = getattr(exc, "filename", None)
+    if isinstance(filename, str) and not Path(filename).is_relative_to(home):
+        return Path(filename).parent
+    return home
 
 
 def _usage_hint(exc: Exception) -> str:

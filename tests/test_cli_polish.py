@@ -1,0 +1,260 @@
+"""The CLI's edges as a newcomer meets them: help, version, exit codes, pipes, error envelopes,
+bytes that are not UTF-8, and a full disk."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import fill_disk
+from tests.test_architecture import PROBE
+
+# --- help, version, typos -----------------------------------------------------------
+
+
+def test_bare_ov_prints_the_help_and_succeeds(ov):
+    result = ov()
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("Usage: ov ") and "Commands:" in result.stdout
+    assert result.stderr == ""
+
+
+def test_a_bare_group_prints_its_help_and_succeeds(ov):
+    result = ov("snapshot")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("Usage: ov snapshot ") and result.stderr == ""
+
+
+def test_a_mistyped_command_is_suggested_once(ov):
+    result = ov("serch", "foo")
+    assert result.exit_code == 2
+    assert result.stderr.count("Did you mean 'search'?") == 1, result.stderr
+
+
+def test_version_option(ov):
+    from ov import __version__
+
+    result = ov("--version")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"ov {__version__}\n"
+
+
+def test_version_lists_what_a_bug_report_needs(ov):
+    data = ov("version", "--json").json["result"]
+    for name in ("tantivy", "hnswlib", "numpy", "model2vec", "pypdf", "litellm", "dulwich", "typer"):
+        assert data["libraries"][name], name
+    assert data["python"] and data["platform"]
+    text = ov("version").stdout
+    assert text.splitlines()[0].startswith("ov ") and "tantivy " in text and "litellm " in text and "python " in text
+
+
+def test_version_reads_metadata_without_importing_the_libraries():
+    proc = subprocess.run([sys.executable, "-c", PROBE, "version"], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & {"tantivy", "hnswlib", "numpy", "model2vec", "pypdf", "litellm"}
+
+
+# --- sessions -----------------------------------------------------------------------
+
+
+def test_session_show_header_gives_counts(ov):
+    assert ov("session", "add", "s1", "--text", "hi").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "there").exit_code == 0
+    lines = ov("session", "show", "s1", "--last", "1").stdout.splitlines()
+    assert lines[1].startswith("2 live / 2 total messages, 0 commits"), lines
+    assert "[{" not in lines[1]
+
+
+# --- pipes --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def many_entries(ov, tmp_path):
+    """A store whose `ls -r` runs to hundreds of lines, and a file far larger than a pipe holds."""
+    source = tmp_path / "many"
+    for i in range(300):
+        folder = source / f"d{i % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{i}.md").write_text(f"file {i}\n")
+    assert ov("add-resource", str(source)).exit_code == 0
+    assert ov("write", "viking://resources/big.md", "--content", "line of text\n" * 20000).exit_code == 0
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("head") is None, reason="needs bash and head")
+@pytest.mark.parametrize(
+    "pipeline",
+    ["OV ls -r viking:// | head -1", "OV read viking://resources/big.md | head -1", "OV ls viking://resources | true"],
+)
+def test_a_reader_that_goes_away_is_not_a_failure(many_entries, pipeline):
+    ov_cmd = f"{sys.executable} -m ov"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", pipeline.replace("OV", ov_cmd)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+
+
+# --- exit codes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["import", "{tmp}/missing.ovpack", "viking://resources"],
+        ["restore", "{tmp}/missing.ovpack"],
+        ["export", "viking://resources/docs", "{tmp}/no/such/folder/docs.ovpack"],
+        ["backup", "{tmp}/no/such/folder/all.ovpack"],
+        ["write", "viking://resources/x.md", "--from-file", "{tmp}/missing.md"],
+        ["add-resource", "{tmp}/missing.md"],
+        ["add-skill", "{tmp}/missing-skill"],
+    ],
+)
+def test_a_missing_local_file_or_folder_is_bad_input(ov, tmp_path, store_state, args):
+    assert ov("write", "viking://resources/docs/a.md", "--content", "a\n").exit_code == 0
+    before = store_state()
+    result = ov(*[a.replace("{tmp}", str(tmp_path)) for a in args], "--json")
+    assert result.exit_code == 2, result.stderr
+    assert result.error["message"] and result.error["hint"]
+    assert store_state() == before
+
+
+def test_grep_exits_1_when_nothing_matches_and_still_prints_json(ov):
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    none = ov("grep", "zebra", "--json")
+    assert none.exit_code == 1 and none.json == {"ok": True, "result": []} and none.stderr == ""
+    assert ov("grep", "zebra").exit_code == 1
+    assert ov("grep", "alpha").exit_code == 0
+
+
+@pytest.mark.parametrize("command", ["find", "search"])
+def test_find_and_search_succeed_with_no_results(ov, command):
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    result = ov(command, "zebra", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert ov(command, "zebra").exit_code == 0
+
+
+# --- error envelopes ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["mkdir", "viking://resources/d"],  # already exists
+        ["grep", "(unclosed"],
+        ["read", "viking://resources/nothing.md"],
+        ["ls", "nota-uri"],
+        ["snapshot", "show", "nosuchtag"],
+        ["no-such-command"],
+    ],
+)
+def test_every_error_envelope_has_a_hint(ov, args):
+    assert ov("mkdir", "viking://resources/d").exit_code == 0
+    result = ov(*args, "--json")
+    assert result.exit_code in (1, 2)
+    envelope = json.loads(result.stderr)
+    assert envelope["ok"] is False and set(envelope["error"]) == {"code", "message", "hint"}
+    assert envelope["error"]["hint"].strip()
+
+
+def _subclasses(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def test_every_error_class_has_a_default_hint():
+    import importlib
+    import pkgutil
+
+    import ov
+    from ov.errors import OvError
+
+    for module in pkgutil.walk_packages(ov.__path__, "ov."):
+        if ".cli" not in module.name:
+            importlib.import_module(module.name)
+    for cls in [OvError, *_subclasses(OvError)]:
+        error = cls.__new__(cls)
+        OvError.__init__(error, "something went wrong")
+        assert error.to_dict()["hint"].strip(), cls.__name__
+
+
+def test_an_explicit_hint_wins_over_the_default():
+    from ov.errors import NotFound
+
+    assert NotFound("gone", hint="look elsewhere").to_dict() == {"code": "not_found", "message": "gone", "hint": "look elsewhere"}
+    assert NotFound("gone").to_dict()["hint"] == NotFound.hint
+
+
+# --- bytes that are not UTF-8 -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["write", "viking://resources/caf\udce9.md", "--content", "x"], "URI"),
+        (["write", "viking://resources/a.md", "--content", "caf\udce9"], "--content"),
+        (["find", "caf\udce9"], "QUERY"),
+    ],
+)
+def test_arguments_that_are_not_utf8_are_refused_by_name(ov, store_state, args, named):
+    before = store_state()
+    result = ov(*args, "--json")
+    assert result.exit_code == 2, result.stderr
+    assert result.error["code"] == "invalid_input"
+    assert named in result.error["message"] and "UTF-8" in result.error["message"]
+    assert store_state() == before
+
+
+def test_raw_bytes_on_a_real_command_line_are_refused(hermetic_env):
+    proc = subprocess.run(
+        [sys.executable.encode(), b"-m", b"ov", b"write", b"viking://resources/caf\xe9.md", b"--content", b"x"],
+        capture_output=True,
+        env=os.environ,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert b"URI" in proc.stderr and b"UTF-8" in proc.stderr and b"internal error" not in proc.stderr
+
+
+# --- a full disk ----------------------------------------------------------------------
+
+
+def test_disk_full_is_recognised_from_errno_and_from_tantivy():
+    from ov.errors import DiskFull, disk_full
+
+    for code in (errno.ENOSPC, errno.EDQUOT):
+        found = disk_full(OSError(code, os.strerror(code)), "/data/ov")
+        assert isinstance(found, DiskFull) and found.exit_code == 1 and found.code == "disk_full"
+        assert found.message == "no space left on device under /data/ov" and found.hint
+    assert disk_full(OSError(errno.EACCES, "denied"), "/data/ov") is None
+    tantivy = ValueError("An IO error occurred: 'No space left on device (os error 28) at path \"/x/index/.tmp\"'")
+    assert isinstance(disk_full(tantivy, "/data/ov"), DiskFull)
+    assert disk_full(ValueError("An IO error occurred: 'Permission denied (os error 13)'"), "/data/ov") is None
+
+
+def test_a_full_disk_is_one_clear_error(small_disk, ov_process):
+    home = small_disk / "home"
+    env = {"OV_HOME": str(home)}
+    for i in range(3):
+        assert ov_process("write", f"viking://resources/doc{i}.md", "--content", f"deploy notes {i}\n", env=env).exit_code == 0
+    assert ov_process("find", "deploy", env=env).exit_code == 0
+    fill_disk(small_disk)
+    for args in (
+        ["write", "viking://resources/new.md", "--content", "hello disk full"],
+        ["session", "add", "s1", "--text", "hi"],
+        ["mkdir", "viking://resources/newdir"],
+        ["reindex"],
+    ):
+        result = ov_process(*args, "--json", env=env)
+        assert result.exit_code == 1, (args, result.stderr)
+        assert "Exception ignored" not in result.stderr and "Traceback" not in result.stderr
+        error = json.loads(result.stderr)["error"]
+        assert error["code"] == "disk_full", (args, error)
+        assert error["message"].startswith("no space left on device under ") and error["hint"]
+    human = ov_process("write", "viking://resources/new.md", "--content", "x", env=env)
+    assert human.stderr.startswith(f"error: no space left on device under {home}"), human.stderr
