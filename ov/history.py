@@ -31,6 +31,13 @@ _WALK_RE = re.compile(r"~(\d*)|\^")
 _TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
+class UnknownRevision(InvalidInput):
+    """A well-formed revision that names no commit of this store: bad input, as a malformed one is."""
+
+    code = "unknown_revision"
+    hint = "see `ov snapshot log` for commit ids and `ov snapshot tag` for tags"
+
+
 @dataclass(frozen=True)
 class LogEntry:
     commit: str
@@ -95,7 +102,8 @@ class RestorePlan:
 
 
 def resolve(store, rev: str) -> bytes:
-    """The commit id ``rev`` names; InvalidInput for a malformed one, NotFound for an unknown one."""
+    """The commit id ``rev`` names; InvalidInput for a malformed one, UnknownRevision for one that names
+    no commit; NotFound when the store has no history at all."""
     git = store.git
     _require_history(store)
     match = _REV_RE.match(rev.strip())
@@ -107,7 +115,7 @@ def resolve(store, rev: str) -> bytes:
         for _ in range(count):
             parents = git.repo[commit].parents
             if not parents:
-                raise NotFound(f"{rev} goes back further than the first commit")
+                raise UnknownRevision(f"{rev} goes back further than the first commit")
             commit = parents[0]
     return commit
 
@@ -129,7 +137,7 @@ def _base(store, name: str) -> bytes:
             return found[0]
         if len(found) > 1:
             raise InvalidInput(f"{name} is ambiguous: {len(found)} commits start with it", hint="give more digits")
-    raise NotFound(f"unknown revision {name!r}", hint="see `ov snapshot log` for commit ids and `ov snapshot tag` for tags")
+    raise UnknownRevision(f"unknown revision {name!r}")
 
 
 def _commits_with_prefix(git, prefix: str) -> list[bytes]:
@@ -173,12 +181,18 @@ def _touched(git, commit, parent_id: bytes | None, path: str) -> bool:
     return now != before
 
 
+def trailers(commit) -> list[tuple[str, str]]:
+    """The ``Ov-*: value`` lines ov writes in its commit messages, in order."""
+    message = commit.message.decode("utf-8", "replace")
+    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in message.splitlines() if line.startswith("Ov-"))]
+
+
 def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
     message = commit.message.decode("utf-8", "replace")
     subject = message.splitlines()[0] if message else ""
-    trailers = [line.split(":", 1) for line in message.splitlines() if line.startswith("Ov-")]
-    command = next((v.strip() for k, v in trailers if k == "Ov-Command"), "")
-    uris = tuple(v.strip() for k, v in trailers if k == "Ov-Uri")
+    found = trailers(commit)
+    command = next((v for k, v in found if k == "Ov-Command"), "")
+    uris = tuple(v for k, v in found if k == "Ov-Uri")
     when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     return LogEntry(commit.id.decode(), when, commit.author.decode("utf-8", "replace"), subject, command, uris, tags)
 

@@ -5,16 +5,23 @@ so plain ``git remote -v`` in the account repository shows the same list. Any gi
 works: a path, ``file://``, ``ssh://`` or ``user@host:path``, ``http(s)://``.
 
 Push sends ``refs/heads/main`` and refuses (before anything is sent) when the remote has
-commits this account does not have. Pull fetches the remote's ``main`` and then:
+commits this account does not have. A repository on a path that ``git init --bare`` made names
+``master`` as its HEAD; when a push creates ``main`` there and HEAD names no branch that
+exists, HEAD is pointed at ``main`` so that ``git clone`` checks it out. Pull fetches the
+remote's ``main`` and then:
 
 - up to date (the remote has nothing new): nothing happens;
 - fast-forward: HEAD moves to the remote's commit and only the changed paths of the work
   tree are rewritten;
+- replaced: the account held only its empty first commit (``ov remote add`` before any
+  write), so the remote's history takes its place;
 - diverged: one merge commit with two parents. A path changed on one side only is taken
   from that side. A file changed differently on both sides keeps both versions: ours stays
   at its path and theirs is written beside it as ``NAME.theirs-<shortsha>.EXT``
-  (:func:`conflict_copy_name`); :func:`conflicts` lists such files so ``ov status`` can
-  report them until the user resolves them (edit the file, remove the copy).
+  (:func:`conflict_copy_name`). The merge commit records each conflict (``Ov-Conflict:``)
+  and each copy (``Ov-Conflict-Copy:``); :func:`conflicts` lists the recorded copies still
+  present, so ``ov status`` can report them until the user resolves them (edit the file,
+  remove the copy). A file of the user's that merely looks like a copy is not one.
 
 HEAD and the work tree move under the account's write lock with the same journal that
 :mod:`ov.gitstore` uses, so a crash midway is rolled forward or back by
@@ -23,6 +30,7 @@ HEAD and the work tree move under the account's write lock with the same journal
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import stat
@@ -30,31 +38,36 @@ from dataclasses import dataclass, field
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotFound, OvError
 from ov.gitstore import BRANCH, FILE_MODE, GitStore
-from ov.history import TAG_PREFIX
+from ov.history import TAG_PREFIX, trailers
 from ov.store import Store, commit_message
-from ov.uri import VikingURI
+from ov.uri import SCHEME, VikingURI
 
 DEFAULT_REMOTE = "origin"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-# NAME.theirs-<7..40 hex>[.EXT]: the copy of the remote's version of a conflicting file.
+# NAME.theirs-<7..40 hex>[.EXT]: how conflict_copy_name names the copy of the remote's version.
 _CONFLICT_RE = re.compile(r"\.theirs-[0-9a-f]{7,40}(-[0-9]+)?(\.[^./]*)?$")
+CONFLICT_COPY_TRAILER = "Ov-Conflict-Copy"
 SHORT = 7
+log = logging.getLogger(__name__)
 
 
 class RemoteUnreachable(OvError):
     """The remote cannot be reached, is not a git repository, or refused the request."""
 
     code = "remote_unreachable"
+    hint = "check the URL with `ov remote list` and that the server or path is available"
 
 
 class PushRejected(OvError):
     """The remote has commits this account does not have (a non-fast-forward push)."""
 
     code = "push_rejected"
+    hint = "`ov pull` merges the remote's commits; then push again"
 
 
 class MergeImpossible(OvError):
     code = "merge_impossible"
+    hint = "resolve the clash on one side, commit, then pull again"
 
 
 @dataclass(frozen=True)
@@ -77,7 +90,7 @@ class PushResult:
 class PullResult:
     remote: str
     url: str
-    outcome: str  # "up-to-date", "fast-forward", "merged", "empty-remote"
+    outcome: str  # "up-to-date", "fast-forward", "replaced", "merged", "empty-remote"
     old_head: str | None
     new_head: str | None
     remote_head: str | None
@@ -228,6 +241,8 @@ def push(store: Store, name: str | None = None) -> PushResult:
             hint=f"if someone pushed meanwhile, run `ov pull {remote.name}` first",
         )
     old = seen.get("old")
+    if old is None:
+        _point_head_at_main(client, path)
     _set_tracking(repo, remote.name, head)
     return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent)
 
@@ -238,7 +253,7 @@ def push(store: Store, name: str | None = None) -> PushResult:
 def pull(store: Store, name: str | None = None) -> PullResult:
     """Fetch the remote's ``main`` and fast-forward or merge it into this account (one commit at most)."""
     result = _pull(store, resolve_remote(store, name))
-    if result.outcome in ("fast-forward", "merged"):
+    if result.outcome in ("fast-forward", "replaced", "merged"):
         from ov.worktree import scan
 
         scan(store.git)  # the git index now matches the new HEAD (plain `git status` agrees)
@@ -282,28 +297,51 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullRe
             f"the work tree has {len(changes.changed_paths)} hand edit(s) not yet committed",
             hint="keep them with `ov snapshot commit -m MESSAGE` (see `ov status`), then pull again",
         )
-    if ours is None or _is_ancestor(git, ours, theirs) or _is_empty_root(git, ours):
-        changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
-        git.move_head(ours, theirs, changed)
-        return PullResult(remote.name, remote.url, "fast-forward", _hex(ours), _hex(theirs), _hex(theirs), changed)
-    return _merge(store, remote, ours, theirs)
+    if ours is None or _is_ancestor(git, ours, theirs):
+        outcome = "fast-forward"
+    elif _is_empty_root(git, ours):
+        outcome = "replaced"  # nothing of ours is lost: our only commit is the empty first one
+    else:
+        return _merge(store, remote, ours, theirs)
+    changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
+    git.move_head(ours, theirs, changed)
+    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed)
 
 
 def conflicts(store: Store) -> list[str]:
     """Paths of committed files that hold the remote's side of an unresolved pull conflict.
 
-    A conflict copy is ``NAME.theirs-<shortsha>.EXT`` beside ``NAME.EXT``; it disappears
-    from this list when the user removes it (after merging what they want to keep).
+    Those are the copies a pull's merge commit recorded (``Ov-Conflict-Copy``) that HEAD still
+    holds; one disappears from this list when the user removes it (after merging what they
+    want to keep). A file the user named like a copy is not one.
     """
     if not store.exists:
         return []
     git = store.git
     head = git.head()
-    return sorted(p for p, _ in git.iter_files(git.tree_of(head)) if is_conflict_copy(p))
+    if head is None:
+        return []
+    # Every copy is named by conflict_copy_name, so only such names can be one: the history is
+    # read only when HEAD holds a file named like that, and only until each is accounted for.
+    candidates = {p for p, _ in git.iter_files(git.tree_of(head)) if is_conflict_copy(p)}
+    recorded: set[str] = set()
+    if candidates:
+        for entry in git.repo.get_walker(include=[head]):
+            if len(entry.commit.parents) > 1:
+                recorded |= _recorded_copies(entry.commit) & candidates
+                if recorded == candidates:
+                    break
+    return sorted(recorded)
 
 
 def is_conflict_copy(path: str) -> bool:
+    """Whether ``path`` is named as :func:`conflict_copy_name` names copies (not whether it is one)."""
     return bool(_CONFLICT_RE.search(path.rsplit("/", 1)[-1]))
+
+
+def _recorded_copies(commit) -> set[str]:
+    """The work-tree paths of the conflict copies a merge commit recorded."""
+    return {v[len(SCHEME):] for k, v in trailers(commit) if k == CONFLICT_COPY_TRAILER and v.startswith(SCHEME)}
 
 
 def conflict_copy_name(path: str, commit: bytes | str, n: int = 1) -> str:
@@ -371,6 +409,24 @@ def _fetch(git: GitStore, remote: Remote) -> tuple[bytes | None, dict[bytes, byt
     if theirs is not None and theirs not in repo.object_store:
         raise RemoteUnreachable(f"the remote {remote.name!r} did not send commit {theirs.decode()[:SHORT]}")
     return theirs, {ref: sha for ref, sha in refs.items() if ref.startswith(TAG_PREFIX)}
+
+
+def _point_head_at_main(client, path: str) -> None:
+    """After a push created ``main`` in a repository on a path: if its HEAD names a branch that
+    does not exist (``git init --bare`` names ``master``), point it at ``main``, or ``git clone``
+    checks out nothing. A HEAD naming a branch that exists is someone's choice: left alone."""
+    from dulwich.client import LocalGitClient
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return  # a server's HEAD is the server's business
+    try:
+        with Repo(path) as repo:
+            head = repo.refs.read_ref(b"HEAD") or b""
+            if head.startswith(b"ref: ") and head[5:].strip() not in repo.refs:
+                repo.refs.set_symbolic_ref(b"HEAD", BRANCH)
+    except OSError as exc:  # the push itself succeeded: say so, and what is left to do
+        log.warning("pushed, but could not point HEAD of %s at main (%s): run `git symbolic-ref HEAD refs/heads/main` there", path, exc)
 
 
 def _set_tracking(repo, name: str, sha: bytes) -> None:
@@ -460,8 +516,10 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
     uris = [str(VikingURI(tuple(p.split("/")))) for p in sorted(result)]
     subject = f"ov pull {remote.name}: merge {theirs.decode()[:SHORT]}" + (f" ({len(found)} conflict(s))" if found else "")
     message = commit_message("pull", uris, subject)
-    if found:
-        message += "".join(f"Ov-Conflict: viking://{c['path']}\n" for c in found)
+    for c in found:
+        message += f"Ov-Conflict: viking://{c['path']}\n"
+        if c["copy"]:
+            message += f"{CONFLICT_COPY_TRAILER}: viking://{c['copy']}\n"
     commit = git.make_commit(new_tree, [ours, theirs], message, store.author)
     repo.object_store.add_object(commit)
     changed = sorted(result)

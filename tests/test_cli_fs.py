@@ -182,7 +182,7 @@ def test_status_reports_hand_edits_and_snapshot_commit_records_them(ov, docs, ov
     (root / "resources/guide/auth.md").unlink()
     status = ov("status", "--json").json["result"]
     assert (status["modified"], status["added"], status["deleted"]) == (
-        ["resources/readme.md"], ["resources/guide/extra.md"], ["resources/guide/auth.md"]
+        ["viking://resources/readme.md"], ["viking://resources/guide/extra.md"], ["viking://resources/guide/auth.md"]
     )
     assert status["clean"] is False
     human = ov("status").stdout
@@ -210,6 +210,17 @@ def test_version(ov):
     data = ov("version", "--json").json["result"]
     assert data["ov"] and data["libraries"]["dulwich"]
     assert ov("version").stdout.startswith("ov ")
+
+
+def test_status_json_lists_uris_like_the_human_output(ov, docs, ov_home):
+    root = ov_home / "accounts/default"
+    (root / "resources/notes").mkdir()
+    (root / "resources/notes/release.md").write_text("by hand\n")
+    (root / "stray.txt").write_text("outside the scopes\n")
+    status = ov("status", "--json").json["result"]
+    assert status["added"] == ["viking://resources/notes/release.md"]
+    assert status["ignored"] == ["stray.txt"], "not under a scope, so not a URI"
+    assert "added     viking://resources/notes/release.md" in ov("status").stdout
 
 
 def test_piped_output_of_a_real_process_is_plain(ov_process):

@@ -55,12 +55,16 @@ def test_revisions_by_short_hash_relative_and_tag(history, ov_home):
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        (("snapshot", "show", "nosuchtag"), 1),
-        (("snapshot", "show", "HEAD~99"), 1),
-        (("snapshot", "show", "deadbeef"), 1),
+        # A revision that names no commit is bad input, like a malformed one.
+        (("snapshot", "show", "nosuchtag"), 2),
+        (("snapshot", "show", "HEAD~99"), 2),
+        (("snapshot", "show", "deadbeef"), 2),
         (("snapshot", "show", "a b"), 2),
-        (("snapshot", "diff", "HEAD", "nope"), 1),
-        (("snapshot", "restore", "nope"), 1),
+        (("snapshot", "diff", "HEAD", "nope"), 2),
+        (("snapshot", "diff", "nope"), 2),
+        (("snapshot", "restore", "nope"), 2),
+        (("snapshot", "restore", "nope", "--dry-run"), 2),
+        (("snapshot", "tag", "v1", "nope"), 2),
         (("snapshot", "tag", "../x"), 2),
         (("snapshot", "tag", "abcdef"), 2),
         (("snapshot", "show", "HEAD", "--uri", "viking://resources/missing.md"), 1),
@@ -70,8 +74,14 @@ def test_bad_revisions_and_names_are_refused_and_change_nothing(history, store_s
     before = store_state()
     result = history(*args, "--json")
     assert result.exit_code == code, result.stdout
-    assert result.error["message"]
+    assert result.error["message"] and result.error["hint"]
     assert store_state() == before
+
+
+def test_an_unknown_revision_has_its_own_code(history):
+    result = history("snapshot", "show", "nosuchtag", "--json")
+    assert result.error["code"] == "unknown_revision" and "nosuchtag" in result.error["message"]
+    assert "ov snapshot log" in result.error["hint"]
 
 
 def test_a_tag_cannot_be_created_twice(history):

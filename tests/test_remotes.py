@@ -167,7 +167,9 @@ def test_push_then_pull_fast_forwards_into_another_home(homes, url):
     assert pushed["old_head"] is None and pushed["pushed"]
     head_a, files_a = homes.state("a")
     assert pushed["new_head"] == head_a
-    assert pulled["outcome"] == "fast-forward" and not pulled["merged"]
+    # B had only the init commit of `ov remote add`: replaced by A's history (a fast-forward when
+    # both init commits fell in the same second, and so are one commit).
+    assert pulled["outcome"] in ("replaced", "fast-forward") and not pulled["merged"]
     head_b, files_b = homes.state("b")
     assert head_b == head_a and files_b == files_a
     assert homes("b", "read", "viking://resources/notes.md").stdout == "first\n"
@@ -250,11 +252,87 @@ def test_a_file_changed_on_both_sides_keeps_both_versions(homes, url):
 
     store = Store(Home(homes.path["b"]), Identity(), Config())
     assert remotes.conflicts(store) == [copy]
-    assert homes("b", "status", "--json").json["result"]["conflicts"] == [copy]
+    assert homes("b", "status", "--json").json["result"]["conflicts"] == [f"viking://{copy}"]
     assert f"conflict  viking://{copy}" in homes("b", "status").stdout
     assert homes("b", "rm", f"viking://{copy}").exit_code == 0
     assert remotes.conflicts(store) == []
     assert homes("b", "status", "--json").json["result"]["conflicts"] == []
+
+
+def test_a_file_named_like_a_conflict_copy_is_not_a_conflict(homes, bare):
+    from ov import remotes
+
+    shared_start(homes, str(bare))
+    write(homes, "b", "viking://resources/x.theirs-1234567.md", "my own file\n")
+    assert homes("b", "status", "--json").json["result"]["conflicts"] == []
+    assert "conflict" not in homes("b", "status").stdout
+    # A real conflict, recorded by the merge, is still listed; the look-alike is not.
+    write(homes, "a", "viking://resources/notes.md", "version a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/notes.md", "version b\n")
+    pulled = homes("b", "pull", "--json").json["result"]
+    [conflict] = pulled["conflicts"]
+    assert homes("b", "status", "--json").json["result"]["conflicts"] == [f"viking://{conflict['copy']}"]
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store import Store
+
+    assert remotes.conflicts(Store(Home(homes.path["b"]), Identity(), Config())) == [conflict["copy"]]
+
+
+def test_pull_into_a_fresh_store_says_it_replaced_the_empty_history(homes, bare):
+    write(homes, "a", "viking://resources/notes.md", "first\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    # Creates B with its init commit; another author, so never the same commit as A's.
+    assert homes("b", "remote", "add", "origin", str(bare), "--user", "bob").exit_code == 0
+    result = homes("b", "pull")
+    assert result.exit_code == 0, result.stderr
+    assert "fast-forward" not in result.stdout
+    assert "replaced the empty local history with origin's" in result.stdout
+    assert homes.state("a") == homes.state("b")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs the git command")
+def test_git_clone_of_a_fresh_bare_remote_checks_out_main(ov, bare, tmp_path):
+    """A bare repository made by `git init --bare` names master as HEAD; ov pushes main only."""
+    from dulwich.repo import Repo
+
+    with Repo(str(bare)) as repo:
+        assert repo.refs.read_ref(b"HEAD") == b"ref: refs/heads/master"
+    assert ov("write", "viking://resources/notes.md", "--content", "shared\n").exit_code == 0
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    assert ov("push").exit_code == 0
+    with Repo(str(bare)) as repo:
+        assert repo.refs.read_ref(b"HEAD") == b"ref: refs/heads/main"
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GIT_CONFIG_NOSYSTEM": "1"}
+    clone = tmp_path / "clone"
+    proc = subprocess.run(["git", "clone", str(bare), str(clone)], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and "nonexistent ref" not in proc.stderr, proc.stderr
+    assert (clone / "resources" / "notes.md").read_text() == "shared\n"
+
+
+def test_push_leaves_a_remote_head_that_names_an_existing_branch_alone(ov, bare):
+    from dulwich.objects import Commit, Tree
+    from dulwich.repo import Repo
+
+    with Repo(str(bare)) as repo:  # someone else's branch `trunk` is the remote's HEAD
+        tree = Tree()
+        commit = Commit()
+        commit.tree = tree.id
+        commit.author = commit.committer = b"x <x@example.com>"
+        commit.author_time = commit.commit_time = 0
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = b"trunk"
+        repo.object_store.add_objects([(tree, None), (commit, None)])
+        repo.refs[b"refs/heads/trunk"] = commit.id
+        repo.refs.set_symbolic_ref(b"HEAD", b"refs/heads/trunk")
+    assert ov("write", "viking://resources/notes.md", "--content", "x\n").exit_code == 0
+    assert ov("remote", "add", "origin", str(bare)).exit_code == 0
+    assert ov("push").exit_code == 0
+    with Repo(str(bare)) as repo:
+        assert repo.refs.read_ref(b"HEAD") == b"ref: refs/heads/trunk" and b"refs/heads/main" in repo.refs
 
 
 def test_human_merge_output_is_one_line_naming_the_copy(homes, url):

@@ -10,6 +10,7 @@ import typer
 from ov import __version__
 from ov.cli.output import emit, plain, short
 from ov.cli.runtime import OvCommand, runtime
+from ov.uri import SCHEME
 
 
 def register(app: typer.Typer) -> None:
@@ -43,12 +44,14 @@ def status() -> None:
         "exists": rt.store.exists,
         "head": report.head.decode() if report.head else None,
         "clean": changes.clean,
-        "modified": changes.modified,
-        "added": changes.added,
-        "deleted": changes.deleted,
+        # URIs, as the human output and every other command speak; ignored files lie outside
+        # the scopes, so they have no URI and stay work-tree paths.
+        "modified": [_uri(p) for p in changes.modified],
+        "added": [_uri(p) for p in changes.added],
+        "deleted": [_uri(p) for p in changes.deleted],
         "ignored": changes.ignored,
         "recovered": report.recovered,
-        "conflicts": remotes.conflicts(rt.store) if rt.store.exists else [],
+        "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
     }
 
     def human() -> None:
@@ -64,15 +67,20 @@ def status() -> None:
             plain("work tree clean: no hand edits")
         else:
             plain("hand edits not yet committed (keep them with `ov snapshot commit -m MESSAGE`):")
-            for label, paths in (("modified", changes.modified), ("added", changes.added), ("deleted", changes.deleted)):
-                for path in paths:
-                    plain(f"  {label:9} viking://{path}")
+            for label in ("modified", "added", "deleted"):
+                for uri in payload[label]:
+                    plain(f"  {label:9} {uri}")
         for path in changes.ignored:
             plain(f"  ignored   {path} (not under a viking:// scope)")
-        for path in payload["conflicts"]:
-            plain(f"  conflict  viking://{path} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
+        for uri in payload["conflicts"]:
+            plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
 
     emit(payload, human)
+
+
+def _uri(path: str) -> str:
+    # Not parsed: a file made by hand may have a name no URI allows, and status must still list it.
+    return SCHEME + path
 
 
 def usage(
@@ -97,16 +105,29 @@ def usage(
     emit(rows, human)
 
 
+# What a bug report needs: the CLI stack, the store, and what retrieval, ingest and LLMs run on.
+LIBRARIES = ("typer", "click", "rich", "dulwich", "pydantic", "pyyaml", "tantivy", "hnswlib", "numpy", "model2vec", "pypdf", "litellm")
+
+
 def version() -> None:
-    """Show the versions of ov and of the libraries it stands on."""
+    """Show the versions of ov, Python, the platform and the libraries ov stands on."""
+    # Read from the installed packages' metadata: importing tantivy, numpy or litellm to ask
+    # would take seconds.
     from importlib.metadata import PackageNotFoundError
     from importlib.metadata import version as dist_version
 
     libs = {}
-    for name in ("typer", "rich", "dulwich", "pydantic", "pyyaml"):
+    for name in LIBRARIES:
         try:
             libs[name] = dist_version(name)
         except PackageNotFoundError:
             libs[name] = None
-    payload = {"ov": __version__, "python": platform.python_version(), "libraries": libs}
-    emit(payload, lambda: plain(f"ov {__version__} (python {payload['python']}; " + ", ".join(f"{k} {v}" for k, v in libs.items()) + ")"))
+    payload = {"ov": __version__, "python": platform.python_version(), "platform": platform.platform(), "libraries": libs}
+
+    def human() -> None:
+        plain(f"ov {__version__}")
+        plain(f"python {payload['python']} on {payload['platform']}")
+        for name, found in libs.items():
+            plain(f"{name} {found or 'not installed'}")
+
+    emit(payload, human)

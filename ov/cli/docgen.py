@@ -42,7 +42,9 @@ def commands_markdown() -> str:
         "Every command accepts `--json` (machine-readable output: `{\"ok\": true, \"result\": ...}`,",
         "errors as `{\"ok\": false, \"error\": {\"code\", \"message\", \"hint\"}}` on stderr),",
         "`--account`, `--user`, `--peer` (see [configuration](configuration.md)) and `-h/--help`.",
-        "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, ...), 2 bad input.",
+        "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, disk full, ...), 2 bad input",
+        "(including a local file or folder that does not exist, and an unknown revision); `ov grep` also",
+        "exits 1 when no line matches. `ov` alone prints the help; `ov --version` prints the version.",
         "",
     ]
     for path, command in iter_commands():

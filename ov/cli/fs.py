@@ -151,7 +151,10 @@ def grep(
     show_all: Annotated[bool, typer.Option("-a", "--all", help="Search hidden files such as sidecars too.")] = False,
     max_count: Annotated[int | None, typer.Option("--max", "-m", min=1, help="Stop after this many matching lines.")] = None,
 ) -> None:
-    """Search file contents line by line with a regular expression."""
+    """Search file contents line by line with a regular expression.
+
+    Exits 1 when no line matches, like grep(1) and rg (with --json, after printing the empty list).
+    """
     from ov.grep import grep as run_grep
 
     store = runtime().store
@@ -171,6 +174,8 @@ def grep(
                 plain(f"{m.uri}:{m.line}:{m.text}")
 
     emit([dataclasses.asdict(m) for m in matches], human)
+    if not matches:
+        raise typer.Exit(1)  # as grep(1) does: a script can write `if ov grep PATTERN; then`
 
 
 def glob(

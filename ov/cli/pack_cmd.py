@@ -11,7 +11,17 @@ import typer
 from ov.cli.output import emit, plain
 from ov.cli.runtime import OvCommand, runtime
 
-PackArg = Annotated[Path, typer.Argument(help="An .ovpack file.", show_default=False)]
+
+def _in_existing_folder(file: Path) -> Path:
+    # A missing local folder is the caller's mistake (exit 2), as a missing input file is.
+    if not file.parent.is_dir():
+        raise typer.BadParameter(f"the folder {file.parent} does not exist")
+    return file
+
+
+# Local paths that do not exist are bad input, checked while the command line is parsed.
+PackArg = Annotated[Path, typer.Argument(help="An .ovpack file.", show_default=False, exists=True, dir_okay=False)]
+NewPackArg = Annotated[Path, typer.Argument(help="The .ovpack file to write.", show_default=False, callback=_in_existing_folder)]
 
 
 class OnConflictChoice(str, Enum):
@@ -56,7 +66,7 @@ def register(app: typer.Typer) -> None:
 
 def export(
     uri: Annotated[str, typer.Argument(help="The viking:// directory to export.", show_default=False)],
-    file: PackArg,
+    file: NewPackArg,
     include_vectors: VectorsOpt = False,
 ) -> None:
     """Export a committed subtree to an .ovpack file (OVPack v3)."""
@@ -89,7 +99,7 @@ def import_(
     emit(result.to_dict(), human)
 
 
-def backup(file: PackArg, include_vectors: VectorsOpt = False) -> None:
+def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     """Write every committed file of the account (all scopes, all users) to an .ovpack file."""
     from ov import ovpack
 

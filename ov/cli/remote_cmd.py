@@ -100,6 +100,8 @@ def pull(remote: RemoteArg = None) -> None:
         text = f"nothing to pull: {result.remote} has no commits yet"
     elif result.outcome == "up-to-date":
         text = f"already up to date with {result.remote} ({short(result.new_head)})"
+    elif result.outcome == "replaced":
+        text = f"replaced the empty local history with {result.remote}'s ({short(result.new_head)}, {len(result.changed)} path(s))"
     elif result.outcome == "fast-forward":
         text = f"fast-forwarded to {result.remote} ({short(result.old_head)} -> {short(result.new_head)}, {len(result.changed)} path(s))"
     else:

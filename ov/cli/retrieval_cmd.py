@@ -30,7 +30,10 @@ def find(
     before: Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")] = None,
     threshold: Annotated[float | None, typer.Option("--threshold", help="Drop results scoring below this (0..1).")] = None,
 ) -> None:
-    """Search memories, resources, skills and sessions (full-text and vectors, no LLM)."""
+    """Search memories, resources, skills and sessions (full-text and vectors, no LLM).
+
+    A query with no results succeeds (exit 0) with an empty list; only `ov grep` exits 1 on no match.
+    """
     from ov.retrieval.find import FindOptions
     from ov.retrieval.find import find as run_find
 

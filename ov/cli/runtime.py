@@ -15,10 +15,12 @@ from contextvars import ContextVar
 from functools import cached_property
 from typing import Annotated, Any
 
+import click
 import typer
 from typer.core import TyperCommand, TyperGroup
 
 from ov.config import LoadedConfig, load_config
+from ov.errors import InvalidInput
 from ov.home import Home
 from ov.identity import Identity, resolve_identity
 
@@ -65,6 +67,7 @@ class OvCommand(TyperCommand):
         self.params.extend(_COMMON_PARAMS)
 
     def invoke(self, ctx: Any) -> Any:
+        _refuse_undecodable(self, ctx.params)
         options = {name: ctx.params.pop(name, None) for name in COMMON_NAMES}
         token = _CURRENT.set(Runtime(**options))
         try:
@@ -76,8 +79,39 @@ class OvCommand(TyperCommand):
 class OvGroup(TyperGroup):
     """Lists commands in the order they were added, which groups related ones."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # click >= 8.4 suggests a close command name itself; typer's suggestion would repeat it.
+        if hasattr(click.exceptions, "NoSuchCommand"):
+            self.suggest_commands = False
+
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
+
+
+def _refuse_undecodable(command: click.Command, params: dict[str, Any]) -> None:
+    """Refuse a text argument that was not valid UTF-8 on the command line.
+
+    Python turns such bytes into lone surrogates (PEP 383), which fail much later, when
+    they are written, as an "internal error". Paths are left alone: the OS takes them back.
+    """
+    for param in command.params:
+        value = params.get(param.name)
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if any(isinstance(v, str) and _has_surrogates(v) for v in values):
+            name = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+            raise InvalidInput(
+                f"{name} is not valid UTF-8 text",
+                hint="ov takes its text arguments in UTF-8; check the terminal's or the script's encoding",
+            )
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def runtime() -> Runtime:

@@ -39,7 +39,10 @@ def search(
         str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
     ] = None,
 ) -> None:
-    """Search with a query plan and hierarchical retrieval; `--mode context` assembles a block for an agent."""
+    """Search with a query plan and hierarchical retrieval; `--mode context` assembles a block for an agent.
+
+    A query with no results succeeds (exit 0) with an empty result.
+    """
     from ov.retrieval.search import SearchOptions
     from ov.retrieval.search import search as run_search
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated
 
@@ -58,7 +57,8 @@ def session_show(
 
     def human() -> None:
         plain(f"session {data['session']}  ({data['uri']})")
-        plain(f"{data['messages']} live / {data['total_messages']} total messages, {data['commits']} commits, ~{data['pending_tokens']} pending tokens")
+        # data["messages"] is the list shown below (perhaps only the --last N); the count is the meta's.
+        plain(f"{data['meta'].get('message_count', 0)} live / {data['total_messages']} total messages, {data['commits']} commits, ~{data['pending_tokens']} pending tokens")
         for archive in data["archives"]:
             plain(f"  archive {archive}")
         for message in data["messages"]:
@@ -144,22 +144,15 @@ def _report_add(result) -> None:
 
 
 def _json(text: str, what: str):
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+    from ov.messages import load_json
+
+    return load_json(text, what)
 
 
 def _messages(raw: str) -> list:
-    stripped = raw.strip()
-    if not stripped:
-        raise InvalidInput("no messages given")
-    if stripped.startswith("["):
-        value = _json(stripped, "the messages")
-        if not isinstance(value, list):
-            raise InvalidInput("the messages must be a JSON array")
-        return value
-    return [_json(line, f"line {number}") for number, line in enumerate(stripped.splitlines(), start=1) if line.strip()]
+    from ov.messages import load_messages
+
+    return load_messages(raw)
 
 
 @app.command("commit", cls=OvCommand)

@@ -11,9 +11,12 @@ its stemming. Queries drop stop words and question words before they are built.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov.errors import disk_full
 from ov.index.records import Record
 
 SCHEMA_VERSION = 6
@@ -44,6 +47,23 @@ def _tantivy():
     import tantivy  # Deferred: only index work needs it.
 
     return tantivy
+
+
+@contextmanager
+def _writing(path: Path | None) -> Iterator[None]:
+    """A full disk while tantivy writes becomes :class:`~ov.errors.DiskFull`.
+
+    tantivy raises every IO failure as a ValueError whose text carries the OS error. Left as
+    it is, a full disk reads as a damaged index (the caller rebuilds it, which cannot help)
+    and ends in "internal error".
+    """
+    try:
+        yield
+    except ValueError as exc:
+        full = disk_full(exc, path)
+        if full is not None:
+            raise full from exc
+        raise
 
 
 def analyzer(language: str, *, for_query: bool = False):
@@ -112,9 +132,10 @@ class QueryTerms:
 class LexicalIndex:
     """One tantivy index in a directory."""
 
-    def __init__(self, index, language: str) -> None:
+    def __init__(self, index, language: str, path: Path | None = None) -> None:
         self._index = index
         self.language = language
+        self._path = path  # None: in memory
         self._writer = None
         self._query_analyzer = None
         self._analyzer = None
@@ -125,9 +146,10 @@ class LexicalIndex:
         path.mkdir(parents=True, exist_ok=True)
         if not create and not tantivy.Index.exists(str(path)):
             raise FileNotFoundError(f"no full-text index in {path}")
-        index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+        with _writing(path):
+            index = tantivy.Index(_schema(), path=str(path), reuse=not create)
         index.register_tokenizer(ANALYZER, analyzer(language))
-        return cls(index, language)
+        return cls(index, language, path)
 
     @classmethod
     def empty(cls, language: str) -> LexicalIndex:
@@ -141,7 +163,8 @@ class LexicalIndex:
     @property
     def writer(self):
         if self._writer is None:
-            self._writer = self._index.writer(WRITER_HEAP, 1)
+            with _writing(self._path):
+                self._writer = self._index.writer(WRITER_HEAP, 1)
         return self._writer
 
     def add(self, record: Record, label: int) -> None:
@@ -157,15 +180,20 @@ class LexicalIndex:
             doc.add_unsigned(name, getattr(record, name))
         doc.add_unsigned("label", label)
         doc.add_float("time", float(record.time))
-        self.writer.add_document(doc)
+        writer = self.writer
+        with _writing(self._path):  # a full in-memory segment is flushed to disk here
+            writer.add_document(doc)
 
     def delete_path(self, path: str) -> None:
-        self.writer.delete_documents_by_term("path", path)
+        writer = self.writer
+        with _writing(self._path):
+            writer.delete_documents_by_term("path", path)
 
     def commit(self) -> None:
         if self._writer is not None:
-            self._writer.commit()
-            self._writer.wait_merging_threads()
+            with _writing(self._path):
+                self._writer.commit()
+                self._writer.wait_merging_threads()
             self._writer = None
             self._index.reload()
 
