@@ -405,3 +405,22 @@ def test_equal_chunks_of_one_file_resolve_to_the_first(ov):
     write(ov, "viking://resources/twice.md", section + section)  # two byte-identical chunks: lines 1-3 and 5-7
     [hit] = found(ov, "rollback plan")["resources"]
     assert hit["lines"][1] <= 3  # a tie goes to the lower record id, the first chunk
+
+
+def test_a_failed_rebuild_leaves_no_half_built_index_and_a_killed_ones_is_swept(docs, ov_home, monkeypatch):
+    from ov.index import sync
+
+    found(docs, "risotto")
+    killed = index_dir(ov_home).with_name(index_dir(ov_home).name + ".new-999999")
+    (killed / "text").mkdir(parents=True)  # what a rebuild killed mid-way leaves
+    real = sync.LexicalIndex.commit
+
+    def disk_full_at_commit(self):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sync.LexicalIndex, "commit", disk_full_at_commit)
+    failed = docs("reindex", "--json")
+    assert failed.exit_code == 1 and failed.error["code"] == "disk_full"
+    assert not list(index_dir(ov_home).parent.glob(index_dir(ov_home).name + ".new-*"))
+    monkeypatch.setattr(sync.LexicalIndex, "commit", real)
+    assert docs("reindex").exit_code == 0 and found(docs, "risotto")["resources"]

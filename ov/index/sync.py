@@ -283,14 +283,31 @@ class Indices:
 
     def _rebuild(self, head: str | None, reason: str) -> None:
         """Build everything from HEAD in a new directory, then swap it in."""
-        from ov.index.vectors import VectorIndex
-
         log.info("rebuilding the index: %s", reason)
-        git = self.store.git
         language = self.store.config.retrieval.language
         work = self.root.with_name(f"{INDEX_DIR}.new-{os.getpid()}")
-        shutil.rmtree(work, ignore_errors=True)
+        # Under the index lock, any other half-built or swapped-out index belongs to a rebuild
+        # that was killed (or failed on a full disk): it is only wasted space.
+        for kind in ("new", "old"):
+            for leftover in self.root.parent.glob(f"{INDEX_DIR}.{kind}-*"):
+                shutil.rmtree(leftover, ignore_errors=True)
         work.mkdir(parents=True)
+        try:
+            self._build_into(work, head, language)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+        self._cache = None
+        old = self.root.with_name(f"{INDEX_DIR}.old-{os.getpid()}")
+        if self.root.exists():
+            os.replace(self.root, old)
+        os.replace(work, self.root)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def _build_into(self, work: Path, head: str | None, language: str) -> None:
+        from ov.index.vectors import VectorIndex
+
+        git = self.store.git
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
         records: list[Record] = []
         tree = git.tree_of(head.encode()) if head else None
@@ -314,12 +331,6 @@ class Indices:
                 meta.embedder, meta.vectors_stale = _identity(self.resolution), True
         meta.built_at = meta.updated_at = time.time()
         meta.write(work / META_NAME)
-        self._cache = None
-        old = self.root.with_name(f"{INDEX_DIR}.old-{os.getpid()}")
-        if self.root.exists():
-            os.replace(self.root, old)
-        os.replace(work, self.root)
-        shutil.rmtree(old, ignore_errors=True)
 
     # --- helpers ---------------------------------------------------------------
 
