@@ -197,6 +197,17 @@ class LexicalIndex:
             self._writer = None
             self._index.reload()
 
+    def abandon(self) -> None:
+        """Drop what was added since the last commit and stop the writer's threads, so nothing
+        is written to the index folder any more (it is about to be deleted)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            try:
+                writer.rollback()
+                writer.wait_merging_threads()
+            except ValueError:
+                pass  # already failing (a full disk): what it leaves goes with the folder
+
     # --- reading --------------------------------------------------------------
 
     def count(self) -> int:

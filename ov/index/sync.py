@@ -313,9 +313,13 @@ class Indices:
         tree = git.tree_of(head.encode()) if head else None
         for path, sha in git.iter_files(tree):
             records.extend(committed_records(git, path, sha))
-        for label, record in enumerate(records):
-            lexical.add(record, label)
-        lexical.commit()
+        try:
+            for label, record in enumerate(records):
+                lexical.add(record, label)
+            lexical.commit()
+        except BaseException:
+            lexical.abandon()
+            raise
         embedder = self._embedder()
         meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
         if embedder is not None:
