@@ -424,3 +424,34 @@ def test_a_failed_rebuild_leaves_no_half_built_index_and_a_killed_ones_is_swept(
     assert not list(index_dir(ov_home).parent.glob(index_dir(ov_home).name + ".new-*"))
     monkeypatch.setattr(sync.LexicalIndex, "commit", real)
     assert docs("reindex").exit_code == 0 and found(docs, "risotto")["resources"]
+
+
+def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
+    """hnswlib does not check its writes: on a full disk it leaves a short file silently."""
+    import numpy as np
+
+    from ov.errors import IndexUnavailable
+    from ov.index.vectors import VectorIndex
+
+    vectors = VectorIndex.create(16, 64)
+    matrix = np.random.default_rng(1).random((64, 16), dtype=np.float32)
+    vectors.add(matrix / np.linalg.norm(matrix, axis=1, keepdims=True), list(range(64)))
+    target = tmp_path / "vectors.bin"
+    vectors.save(target)
+    good = target.read_bytes()
+    class ShortWrites:  # hnswlib's index, but its file comes out short
+        def __init__(self, real) -> None:
+            self.real = real
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def save_index(self, path: str) -> None:
+            self.real.save_index(path)
+            with open(path, "r+b") as handle:
+                handle.truncate(len(good) // 2)
+
+    vectors._index = ShortWrites(vectors._index)
+    with pytest.raises((OSError, IndexUnavailable)):
+        vectors.save(target)
+    assert target.read_bytes() == good and [p.name for p in tmp_path.iterdir()] == ["vectors.bin"]

@@ -9,6 +9,7 @@ an interrupted update that is replayed starts again from the previous vectors.
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
@@ -42,9 +43,26 @@ class VectorIndex:
     def save(self, path: Path) -> None:
         """Write to ``path`` atomically (a temporary file renamed over it)."""
         tmp = path.with_name(path.name + ".tmp")
-        self._index.save_index(str(tmp))
-        with open(tmp, "rb+") as handle:
-            os.fsync(handle.fileno())
+        try:
+            self._index.save_index(str(tmp))
+            with open(tmp, "rb+") as handle:
+                os.fsync(handle.fileno())
+            # hnswlib writes through a C++ stream whose errors it never checks: on a full disk
+            # it leaves a short file without a word. Loading it back is the check (its loader
+            # compares the file's size with what the header promises).
+            VectorIndex.load(tmp, self.dimension, self.live)
+        except RuntimeError as exc:
+            written = tmp.stat().st_size if tmp.exists() else 0
+            tmp.unlink(missing_ok=True)
+            free = os.statvfs(path.parent)
+            if free.f_bavail * free.f_frsize < max(written, 1 << 20):
+                raise OSError(errno.ENOSPC, "no space left for the vector index", str(path)) from None
+            from ov.errors import IndexUnavailable
+
+            raise IndexUnavailable(f"the vector index could not be written whole: {exc}") from None
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         os.replace(tmp, path)
 
     def labels(self) -> set[int]:
