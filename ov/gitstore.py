@@ -552,8 +552,9 @@ class GitStore:
         """
         git_dir = self.worktree / ".git"
         found = [git_dir / name for name in _TOP_LOCKS if os.path.lexists(git_dir / name)]
-        for ref_dir in ("refs/tags", "refs/heads"):
-            found.extend(p for p in _files_in(git_dir / ref_dir) if p.name.endswith(".lock") and p.name != "main.lock")
+        for ref_dir in ("refs/tags", "refs/heads", "refs/remotes"):
+            for directory in (git_dir / ref_dir, *_dirs_in(git_dir / ref_dir)):  # refs/remotes/NAME/
+                found.extend(p for p in _files_in(directory) if p.name.endswith(".lock") and p != git_dir / "refs/heads/main.lock")
         if deep:
             objects = git_dir / "objects"
             for sub in _dirs_in(objects):

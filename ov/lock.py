@@ -46,9 +46,18 @@ class WriteLock:
         deadline = time.monotonic() + self.timeout
         self.queue.mkdir(parents=True, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
-        self._ticket_path = self.queue / name
-        self._ticket = FileLock(self._ticket_path)
+        # The ticket is locked under a hidden name and then renamed into the queue, so no
+        # successor can find it before it is held (and take it for a dead writer's).
+        hidden = self.queue / f".{name}"
+        self._ticket = FileLock(hidden)
         self._ticket.acquire(timeout=0)
+        self._ticket_path = self.queue / name
+        try:
+            os.replace(hidden, self._ticket_path)
+        except OSError:
+            # Windows cannot rename a file that is open and locked: the writer still gets the
+            # lock below, only without its place in the queue.
+            self._ticket_path = hidden
         try:
             self._wait_for_turn(name, deadline, FileLock, Timeout)
             self._lock = FileLock(self.path)

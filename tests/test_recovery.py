@@ -77,7 +77,7 @@ def test_a_young_branch_lock_is_given_time_before_it_counts_as_stale(ov, ov_home
     assert not lock.exists()
 
 
-def test_a_stale_tag_lock_and_index_lock_are_removed(ov, ov_home):
+def test_stale_tag_remote_and_index_locks_are_removed(ov, ov_home):
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
     tags = account(ov_home) / ".git/refs/tags"
     tags.mkdir(parents=True, exist_ok=True)
@@ -85,10 +85,13 @@ def test_a_stale_tag_lock_and_index_lock_are_removed(ov, ov_home):
     tag_lock.touch()
     index_lock = account(ov_home) / ".git/index.lock"
     index_lock.touch()
-    old(tag_lock), old(index_lock)
+    remote_lock = account(ov_home) / ".git/refs/remotes/origin/main.lock"  # a pull killed mid-fetch
+    remote_lock.parent.mkdir(parents=True)
+    remote_lock.touch()
+    old(tag_lock), old(index_lock), old(remote_lock)
     status = ov("status")
     assert status.exit_code == 0, status.stderr
-    assert not tag_lock.exists() and not index_lock.exists()
+    assert not tag_lock.exists() and not index_lock.exists() and not remote_lock.exists()
     assert ov("snapshot", "commit", "-m", "nothing").exit_code == 0
 
 
