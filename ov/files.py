@@ -32,6 +32,45 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
         raise
 
 
+def atomic_write_all(items: list[tuple[Path, bytes]], *, mode: int | None = None) -> None:
+    """:func:`atomic_write` (durable) of several files, with their flushes to disk overlapping.
+
+    Each ``fsync`` waits for the disk's journal; issued one after another they cost a round trip
+    each, issued together the file system commits them in one or two. Every file is renamed into
+    place only after all of them are on disk.
+    """
+    if len(items) <= 1:
+        for path, data in items:
+            atomic_write(path, data, mode=mode)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    temps: list[tuple[Path, Path, int]] = []
+    try:
+        for path, data in items:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+            temps.append((path, tmp, fd))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        with ThreadPoolExecutor(max_workers=min(len(temps), 8)) as pool:
+            list(pool.map(os.fsync, [fd for _, _, fd in temps]))
+        for path, tmp, fd in temps:
+            os.close(fd)
+            fd = -1
+            os.replace(tmp, path)
+        temps = []
+    finally:
+        for _, tmp, fd in temps:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+            tmp.unlink(missing_ok=True)
+
+
 def json_bytes(data) -> bytes:
     """Canonical JSON for files ov writes (sorted keys, two-space indent, UTF-8, final newline):
     the same data always gives the same bytes, so rewrites of unchanged data make no git change."""
@@ -51,12 +90,35 @@ def remove_empty_parents(path: Path, stop: Path) -> None:
         current = current.parent
 
 
-def looks_binary(data: bytes) -> bool:
-    """True for data that is not UTF-8 text (a NUL byte or an undecodable sequence)."""
+def looks_binary(data: bytes, *, cut: bool = False) -> bool:
+    """True for data that is not UTF-8 text (a NUL byte or an undecodable sequence).
+
+    ``cut`` says that ``data`` is the start of a longer file (a sniff): a character
+    that the cut split (up to 3 bytes of an incomplete sequence at the very end)
+    is then not evidence of binary data, as it is at the end of a whole file.
+    """
     if b"\x00" in data:
         return True
     try:
         data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
+    except UnicodeDecodeError as exc:
+        # "unexpected end of data" is only reported for a sequence the end of the input cut short.
+        return not (cut and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3)
     return False
+
+
+def special_kind(mode: int) -> str | None:
+    """"named pipe", "socket" or "device" for such an ``st_mode``; None for a regular file, a
+    directory or a symbolic link (callers that refuse links do so on their own). Opening a
+    named pipe blocks until some other process writes to it, so nothing ov reads may be one."""
+    import stat
+
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+        return None
+    if stat.S_ISFIFO(mode):
+        return "named pipe"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    return "special file"

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -82,9 +83,13 @@ class WriteLock:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise timeout_error(str(self.path))
-            probe = file_lock(predecessor)
-            probe.acquire(timeout=remaining, poll_interval=_POLL)
-            probe.release()
+            released = _wait_released(predecessor, remaining)
+            if released is None:
+                probe = file_lock(predecessor)
+                probe.acquire(timeout=remaining, poll_interval=_POLL)
+                probe.release()
+            elif not released:
+                raise timeout_error(str(self.path))
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
             predecessor.unlink(missing_ok=True)
 
@@ -116,6 +121,49 @@ class WriteLock:
         tb: TracebackType | None,
     ) -> None:
         self.release()
+
+
+class _Expired(Exception):
+    pass
+
+
+def _wait_released(path: Path, timeout: float) -> bool | None:
+    """Sleep in the kernel until nobody holds ``path``'s lock: True once it is free, False when
+    ``timeout`` passed first, None when this cannot be done here (not POSIX, or not the main
+    thread), and the caller polls through filelock instead.
+
+    Thirty waiters polling every few milliseconds burn a good part of a core, which the holder
+    of the lock needs; a blocking ``flock`` costs nothing until the holder lets go. Python has
+    no timeout for it, so a timer signal interrupts it at the deadline.
+    """
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        return None
+    import fcntl
+    import signal
+
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return True
+    previous = signal.getsignal(signal.SIGALRM)
+    try:
+
+        def expire(signum, frame) -> None:
+            raise _Expired
+
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, max(timeout, 0.001))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    except _Expired:
+        return False
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        os.close(fd)
 
 
 def _tickets_before(queue: Path, name: str) -> list[str]:

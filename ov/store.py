@@ -547,6 +547,7 @@ class Transaction:
         self.staged = None  # files written ahead by a Draft (see GitStore.stage)
 
     def __enter__(self) -> Transaction:
+        self.git.warm_up()
         self._lock.acquire()
         self.store._settled = True
         try:
