@@ -21,8 +21,12 @@ text and towards keeping code:
 
 * Provider tokens need their prefix at a token boundary (``task-sk-ip`` and
   ``sk-learn-...`` stay), a minimum length, and where the prefix is short
-  (``sk-``, ``hf_``, ``npm_``, ``gh?_``, ``hvs.``) a digit: real tokens are
-  random, identifiers such as ``hf_AutoModelForCausalLM`` are not.
+  (``sk-``, ``hf_``, ``npm_``, ``gh?_``, ``hvs.``, ``key-``, ``secret_``) a digit:
+  real tokens are random, identifiers such as ``hf_AutoModelForCausalLM`` are
+  not. Formats without a prefix are pinned by their shape: a Telegram bot token
+  is a numeric id, ``:AA`` and 33 more; a Discord bot token opens with its
+  user id in base64 (checked by decoding it); Mailchimp's is 32 hex digits and
+  ``-usNN``. A masked example (``AKIAXXXXXXXXXXXXXXXX``) is not a token.
 * A JWT is ``eyJ`` + base64url, a dot, base64url, a dot and an optional
   signature; base64 data (images, ``data:`` URLs) has no dots.
 * ``Bearer <token>`` and ``Authorization: <scheme> <token>`` keep the words and
@@ -54,17 +58,40 @@ text and towards keeping code:
   (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
   A random-looking value (digits mixed with letters) outweighs these guesses.
 * ``NAME: value`` without quotes counts only when the value ends the line
-  (YAML, HTTP headers): "Password: reset it from settings" is prose. A netrc
-  ``password`` needs a value that is not a plain word, and so does a
-  space-separated ``--flag`` (boolean flags are followed by arguments).
-* Known misses: short flags (``-phunter2``), TypeScript annotations
-  (``const token: string = "..."``), unquoted passwords with spaces, plain-word
-  passwords in code-like positions (``password = hunter``), and passwords that
-  read like attribute paths or names (``Ab.cd``, ``my_password``).
+  (YAML, HTTP headers, or a header closing its quote in ``curl -H '...'``):
+  "Password: reset it from settings" is prose. Opening a line (after
+  indentation, a list or comment marker) it is YAML; further into a line it is
+  as often code (``if not password: raise``), so there only a random-looking
+  value counts. A netrc ``password`` needs a value that is not a plain word,
+  and so does a space-separated ``--flag`` (boolean flags are followed by
+  arguments, or by the next ``--flag``).
+* Short options (``cli_password``) only for the commands that take a password
+  that way, each with its own spelling: ``mysql -pSECRET`` (attached: ``-p db``
+  prompts and names the database), ``sshpass -p``, ``docker login -p``,
+  ``redis-cli -a``, ``zip -P``, ``7z -p``, ``sqlcmd -P``, ``mongosh -p``,
+  ``ssh-keygen -N``, ``htpasswd -b FILE USER PASSWORD``, and keytool's
+  ``-storepass`` and openssl's ``pass:`` anywhere. Elsewhere ``-p`` is a port,
+  a path or ``--parents``.
+* Prose (``prose_secret``, last): "my password is X", "the password for the
+  db was X", "set the root password to X", "password: X" in a sentence, also
+  for passphrase, secret, token and API key. X counts when quoted (the quotes
+  say so) or when it is not a plain word (``required``), a compound ending in
+  one (``case-sensitive``, ``base64-encoded``), a name, a placeholder or code.
+* Name/value pairs in data (``{"name": "DB_PASSWORD", "value": ...}``) are
+  judged like ``DB_PASSWORD=...``.
+* Known misses: TypeScript annotations (``const token: string = "..."``),
+  unquoted passwords with spaces, plain-word passwords in code-like positions
+  (``password = hunter``) and in prose unless quoted ("my password is
+  bluebird", "the passphrase is correct-horse-battery-staple"), passwords that
+  read like attribute paths or names (``Ab.cd``, ``my_password``), short PINs
+  (numbers of up to six digits), and ``mysql -p SECRET`` (which mysql itself
+  reads as a database name).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Any, Callable, NamedTuple
 
@@ -367,6 +394,13 @@ def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     # Markdown backticks hold code: "the token: `get_token()`".
     if m.start("bq") != -1 and _CODE.fullmatch(value):
         return False
+    # `NAME: value` opening a line is YAML or a header; further into a line it is as often code
+    # (`if not password: raise`) or prose, so there only a random-looking value counts (the
+    # prose rule below judges `password: value` in a sentence).
+    if colon and not quoted and not _KEY_LINE_START.fullmatch(m.string, m.string.rfind("\n", 0, m.start()) + 1, m.start()):
+        # `arn:aws:secretsmanager:...`: a name inside a chain of colons is not a key at all.
+        if not _is_generated(value) or m.string[m.start() - 1 : m.start()] == ":":
+            return False
     after_at = m.end() if quoted else end
     return _is_secret_value(
         value,
@@ -379,6 +413,50 @@ def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
 
 
 _ASSIGNMENT_START = re.compile(r"[A-Za-z_]\w*=")
+# What may come before a YAML key or a header name on its line: indentation, a list marker, a
+# comment marker (a commented-out setting), an opening quote.
+_KEY_LINE_START = re.compile(r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?")
+_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+# `base64-encoded`, `case-sensitive`, `auto-generated`: a compound ending in a word is a description.
+_COMPOUND_WORD = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")
+
+
+def _check_prose(m: re.Match[str], start: int, end: int) -> bool:
+    """"my password is X": X is a secret unless it reads as a word, a description, a name or code."""
+    value = m.string[start:end]
+    if _is_placeholder(value) or _is_name(value) or _PATH.fullmatch(value) or _is_plain_url(value):
+        return False
+    if _quoted(m):  # "the wifi password is 'bluebird'": quotes say the words are the password
+        if m.start("bq") != -1 and _CODE.fullmatch(value):
+            return False
+        if m["colon"] and _CAMEL_TYPE.fullmatch(value):
+            return False  # a quoted annotation: `token: "Token"`
+        return _is_secret_value(value, quoted=True, after=m.string[m.end() : m.end() + 12].lstrip(" \t")) and value.count(" ") < 3
+    if _CODE.fullmatch(value) and not _has_random_part(value):
+        return False  # `password: get_password()`, `token: Optional[str]`
+    return not (_PLAIN_WORD.fullmatch(value) or _COMPOUND_WORD.fullmatch(value))
+
+
+def _check_cli_password(m: re.Match[str], start: int, end: int) -> bool:
+    return _check_url_password(m, start, end) and not m.string[start:end].startswith("-")
+
+
+def _not_masked(m: re.Match[str], start: int, end: int) -> bool:
+    return not _MASKED.search(m.string[start:end])
+
+
+def _is_generated_token(m: re.Match[str], start: int, end: int) -> bool:
+    return _is_generated(m.string[start:end]) and not _MASKED.search(m.string[start:end])
+
+
+def _check_discord(m: re.Match[str], start: int, end: int) -> bool:
+    # A bot token opens with its bot's user id (a snowflake: 17 to 20 digits) in base64.
+    head = m.string[start:end].split(".", 1)[0]
+    try:
+        user_id = base64.b64decode(head + "=" * (-len(head) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return user_id.isdigit() and 17 <= len(user_id) <= 20
 
 
 def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
@@ -387,7 +465,8 @@ def _check_flag(m: re.Match[str], start: int, end: int) -> bool:
         _is_secret_name(m["name"])
         and _is_secret_value(secret, quoted=_quoted(m), name=m["name"])
         and not _WORDLIKE.fullmatch(secret)
-        and not secret.startswith(("/", "~/", "./", "../"))
+        # `psql --password --host db`: a boolean flag followed by the next flag.
+        and not secret.startswith(("-", "/", "~/", "./", "../"))
         # `--secrets NAME=value` holds an assignment, which the assignment rule judges.
         and not _ASSIGNMENT_START.match(secret)
     )
@@ -410,6 +489,7 @@ _QUOTED = (
     r"|`(?P<bq>[^`\n]{0,4096}+)`"
     r"|\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n]){0,4096}+)\\\")"
 )
+_SHELL_QUOTED = r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,4096}+)\"|'(?P<sq>[^'\n]{0,4096}+)')"
 # RFC 7235 token68, ending where the token ends: `Bearer {x}`, `Bearer <x>`, `Basic%20` are not tokens.
 # A sentence's full stop after the token is not part of it.
 _TOKEN68 = (
@@ -420,6 +500,9 @@ _EQ = r"=(?![=>~])"
 _COLON = r":(?![=:])"
 
 _PRIVATE_KEY_LABEL = r"-----{end}[ A-Z0-9]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+# The arguments of one simple command before an option: not across a pipe, `;`, `&&` or a line.
+# Nor across a marker: a rule that re-read text past its own marker would not be idempotent.
+_CLI_ARGS = r"(?:[ \t](?:(?!\[REDACTED)[^\n|;&]){0,300}?)??[ \t]"
 
 
 def _token(prefix: str, body: str) -> str:
@@ -458,6 +541,7 @@ RULES: tuple[Rule, ...] = (
         "aws_access_key_id",
         re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("akia", "asia", "abia", "acca"),
+        _not_masked,  # AKIAXXXXXXXXXXXXXXXX in docs
     ),
     Rule(
         "aws_secret_key",
@@ -475,8 +559,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("github_token", re.compile(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
     Rule("github_token", re.compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
-    Rule("gitlab_token", re.compile(_token("glpat-", r"[A-Za-z0-9_-]{20,}+")), ("glpat-",)),
+    Rule(
+        "gitlab_token",
+        # Personal, deploy, runner, pipeline-trigger, CI-job, incoming-mail and SCIM tokens.
+        re.compile(r"gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|rt|ptt|cbt|imt|soat)-[A-Za-z0-9_-]{20,}+"),
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glsoat-"),
+        _has_digit,
+    ),
     Rule("slack_token", re.compile(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
+    Rule("slack_token", re.compile(_token("xapp-", r"\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{20,}+")), ("xapp-",)),
     Rule(
         "slack_webhook",
         re.compile(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
@@ -488,6 +579,62 @@ RULES: tuple[Rule, ...] = (
     Rule("huggingface_token", re.compile(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
     Rule("pypi_token", re.compile(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
     Rule("npm_token", re.compile(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
+    Rule("google_oauth_secret", re.compile(_token("GOCSPX-", r"[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])")), ("gocspx-",)),
+    Rule("google_oauth_token", re.compile(_token(r"ya29\.", r"[A-Za-z0-9_-]{30,}+")), ("ya29.",), _has_digit),
+    Rule("google_oauth_token", re.compile(_token("1//0", r"[A-Za-z0-9_-]{40,}+")), ("1//0",), _has_digit),
+    Rule("sendgrid_key", re.compile(_token(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")), ("sg.",)),
+    Rule("mailgun_key", re.compile(_token("key-", r"[0-9a-f]{32}(?![A-Za-z0-9_-])")), ("key-",), _has_digit),
+    # Mailchimp: 32 hex digits, then the data centre.
+    Rule("mailchimp_key", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), ("-us",)),
+    Rule(
+        "telegram_bot_token",
+        # The bot's numeric id, a colon and 35 characters that start with AA; in a Bot API URL after `/bot`.
+        re.compile(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        (":aa",),
+    ),
+    Rule(
+        "discord_token",
+        re.compile(r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        (".",),
+        _check_discord,
+    ),
+    Rule(
+        "discord_webhook",
+        re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{60,}+)"),
+        ("discord",),
+    ),
+    Rule("digitalocean_token", re.compile(_token("do[opr]_v1_", r"[a-f0-9]{64}(?![A-Za-z0-9_-])")), ("dop_v1_", "doo_v1_", "dor_v1_")),
+    Rule("shopify_token", re.compile(_token("shp(?:at|ss|ca|pa)_", r"[a-fA-F0-9]{32}(?![A-Za-z0-9_-])")), ("shpat_", "shpss_", "shpca_", "shppa_")),
+    Rule("databricks_token", re.compile(_token("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9_-])")), ("dapi",), _has_digit),
+    Rule("atlassian_token", re.compile(_token("ATATT3", r"[A-Za-z0-9_=-]{100,}+")), ("atatt3",)),
+    Rule("linear_key", re.compile(_token("lin_api_", r"[A-Za-z0-9]{40}(?![A-Za-z0-9_-])")), ("lin_api_",)),
+    Rule("notion_token", re.compile(_token("secret_", r"[A-Za-z0-9]{43}(?![A-Za-z0-9_-])")), ("secret_",), _is_generated_token),
+    Rule("notion_token", re.compile(_token("ntn_", r"[A-Za-z0-9]{40,50}(?![A-Za-z0-9_-])")), ("ntn_",), _has_digit),
+    Rule("newrelic_key", re.compile(_token("NR(?:AK|II|JS|RA)-", r"[A-Z0-9]{27}(?![A-Za-z0-9_-])")), ("nrak-", "nrii-", "nrjs-", "nrra-")),
+    Rule("grafana_token", re.compile(_token("glsa_", r"[A-Za-z0-9]{32}_[a-f0-9]{8}(?![A-Za-z0-9_-])")), ("glsa_",)),
+    Rule("grafana_token", re.compile(_token("glc_", r"[A-Za-z0-9+/]{32,}+={0,2}")), ("glc_",), _has_digit),
+    Rule("postman_key", re.compile(_token("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9_-])")), ("pmak-",)),
+    Rule(
+        "doppler_token",
+        re.compile(r"dp(?<![A-Za-z0-9_.-]dp)\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9_-])"),
+        ("dp.",),
+    ),
+    Rule("pulumi_token", re.compile(_token("pul-", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("pul-",)),
+    Rule(
+        "terraform_token",
+        re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
+        (".atlasv1.",),
+    ),
+    Rule("supabase_token", re.compile(_token("sbp_", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("sbp_",)),
+    Rule("netlify_token", re.compile(_token("nfp_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9_-])")), ("nfp_",), _has_digit),
+    Rule("age_secret_key", re.compile(_token("AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")), ("age-secret-key-1",)),
+    Rule(
+        "azure_client_secret",
+        # Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
+        re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+        ("q~",),
+    ),
+    Rule("azure_sas_signature", re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}+={0,2})"), ("sig=",)),
     Rule(
         "jwt",
         re.compile(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
@@ -530,6 +677,32 @@ RULES: tuple[Rule, ...] = (
         _check_url_password,
     ),
     Rule(
+        "cli_password",
+        # Commands that take a password as a short option, each with its own spelling. mysql's
+        # must be attached (`-pSECRET`): `-p db` prompts and reads `db` as the database. Only the
+        # named commands: `-p` is a port, a path or `--parents` everywhere else.
+        re.compile(
+            r"(?<![\w./-])(?:"
+            r"(?:mysql\w*|mariadb(?:-\w+)?)(?![\w-])" + _CLI_ARGS + r"-p(?=[^\s-])"
+            r"|7z[az]?(?![\w-])" + _CLI_ARGS + r"-p(?=\S)"
+            r"|sshpass(?![\w-])" + _CLI_ARGS + r"-p[ \t]*"
+            r"|(?:docker|podman|nerdctl|buildah)[ \t]+login(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
+            r"|mongo(?:sh|dump|restore|import|export)?(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
+            r"|redis-cli(?![\w-])" + _CLI_ARGS + r"-a[ \t]+"
+            r"|(?:zip|unzip|sqlcmd|bcp|ipmitool)(?![\w-])" + _CLI_ARGS + r"-P[ \t]+"
+            r"|ssh-keygen(?![\w-])" + _CLI_ARGS + r"-[NP][ \t]+"
+            # keytool's and jarsigner's, and openssl's `pass:` argument, are spelled like no one else's.
+            r"|(?<=[ \t])-(?:src|dest|new)?(?:store|key)pass[ \t]+"
+            r"|(?<=[ \t])-pass(?:in|out)?[ \t]+pass:"
+            # htpasswd -b[c...] FILE USER PASSWORD (batch mode, with a file).
+            r"|htpasswd[ \t]+-[a-mo-zA-Z]*b[a-mo-zA-Z]*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"
+            # Shell quotes only: a backtick is command substitution (or, in Markdown, the end of code).
+            r")" + _NOT_DONE + r"(?:" + _SHELL_QUOTED + r"|(?P<secret>(?:[^\s\"'`;|&]|&(?!&)){1,256}))"
+        ),
+        ("mysql", "mariadb", "7z", "sshpass", "login", "mongo", "redis-cli", "zip", "sqlcmd", "bcp", "ipmitool", "ssh-keygen", "pass", "htpasswd"),
+        _check_cli_password,
+    ),
+    Rule(
         "netrc_password",
         re.compile(
             r"(?m)password(?<![\w-]password)[ \t]+" + _NOT_DONE
@@ -544,7 +717,7 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
-            r"|" + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[ \t]*,?[ \t]*(?:\#|\r?$))"
+            r"|" + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
             r"|(?:" + _EQ + r"|" + _COLON + r")[ \t]*" + _QUOTED + r")"
         ),
         ("secret", "pass", "pw", "cred", "token", "auth", "key"),
@@ -555,6 +728,22 @@ RULES: tuple[Rule, ...] = (
         re.compile(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
         ("--",),
         _check_flag,
+    ),
+    Rule(
+        "prose_secret",
+        # "my password is X", "the password for the staging db was X", "set the root password to X",
+        # "password: X" inside a sentence. Last, so that the rules that know a format go first.
+        re.compile(
+            # Not a word inside a name, path or URN (`arn:aws:...:secret:prod/db`).
+            r"(?i)(?<![\w:/.@-])(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key)(?![\w-])"
+            r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+(?!is\b|was\b)[\w.@-]{1,40}){1,3}(?=[ \t]+(?:is|was)\b))?"
+            r"(?:[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]+|[ \t]+to[ \t]+|[ \t]*(?P<colon>:)[ \t]*)"
+            + _NOT_DONE
+            # Not `&str`, `*const T`, `[u8]`, `<T>`, `{...}`, `$VAR`: types and references in code.
+            + r"(?:" + _QUOTED + r"|(?P<secret>(?![\[(<{$&*])[^\s\"'`]{0,255}[^\s\"'`.,;:!?)\]}>]))"
+        ),
+        ("pass", "pwd", "secret", "token", "key"),
+        _check_prose,
     ),
 )
 
@@ -622,10 +811,16 @@ def redact(text: str) -> tuple[str, int]:
     return text, total
 
 
+# Lists of settings as objects: `{"name": "DB_PASSWORD", "value": "..."}` (Kubernetes, ECS, GitHub),
+# `{"key": ..., "value": ...}` (Postman, Terraform), `{"ParameterKey", "ParameterValue"}` (CloudFormation).
+_NAME_VALUE_KEYS = (("name", "value"), ("key", "value"), ("Name", "Value"), ("Key", "Value"), ("ParameterKey", "ParameterValue"))
+
+
 def redact_value(value: Any) -> tuple[Any, int]:
     """Redact every string inside dicts, lists and tuples; returns (new value, count).
 
-    A string under a secret-looking key (``{"password": "hunter2"}``) is
+    A string under a secret-looking key (``{"password": "hunter2"}``), or the value of
+    a name/value pair naming a secret (``{"name": "DB_PASSWORD", "value": "hunter2"}``), is
     replaced whole, since the key is the only sign that it is a secret.
     """
     if isinstance(value, str):
@@ -644,6 +839,11 @@ def redact_value(value: Any) -> tuple[Any, int]:
                 item = _marker("assigned_secret")
                 total += 1
             out[key] = item
+        for name_key, value_key in _NAME_VALUE_KEYS:
+            name, item = out.get(name_key), out.get(value_key)
+            if isinstance(name, str) and isinstance(item, str) and _is_secret_name(name) and _is_secret_value(item, quoted=True, name=name):
+                out[value_key] = _marker("assigned_secret")
+                total += 1
         return out, total
     if isinstance(value, (list, tuple)):
         total = 0

@@ -11,27 +11,37 @@ appended to, not rewritten) and is one git commit. A message may carry its own
 id; adding an id the session already holds is a no-op, so a host can retry a
 capture safely. Secrets are redacted before anything is written.
 
-Messages are validated by hand rather than with pydantic: this runs in a hook
-on every turn, and pydantic costs ~100 ms to import and build.
+The forms a message may arrive in (ov's own, Anthropic blocks, OpenAI chat) and
+how they are validated live in :mod:`ov.messages`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ov.errors import AlreadyExists, InvalidInput, NotFound
+from ov.errors import AlreadyExists, NotFound
 from ov.files import json_bytes
 from ov.identity import validate_id
+from ov.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.session
+    PART_TYPES,
+    ROLES,
+    TOOL_STATUSES,
+    UNKNOWN_TOOL,
+    message_text,
+    normalise_message,
+    normalise_messages,
+    now_iso,
+    parse_messages,
+    tool_call_names,
+)
 from ov.store import CommitResult, Store
 from ov.uri import VikingURI
 
-ROLES = ("user", "assistant", "system", "tool")
-PART_TYPES = ("text", "tool", "context")
-TOOL_STATUSES = ("pending", "running", "completed", "error")
 MESSAGES = "messages.jsonl"
 META = ".meta.json"
 # Ids of archived messages remembered for de-duplication (a retried capture after a commit).
@@ -57,10 +67,6 @@ class AddResult:
         }
 
 
-def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def session_uri(store: Store, session_id: str) -> VikingURI:
     validate_id(session_id, "session")
     return VikingURI(("user", store.identity.user, "sessions", session_id))
@@ -68,124 +74,6 @@ def session_uri(store: Store, session_id: str) -> VikingURI:
 
 def new_session_id() -> str:
     return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
-
-
-# --- messages ------------------------------------------------------------------------
-
-
-def normalise_message(raw: Any, *, peer: str | None = None) -> dict:
-    """Validate one message (``{"role", "text"}`` or ``{"role", "parts"}``, optional ``id``,
-    ``created_at``, ``peer``) and return its stored form."""
-    if not isinstance(raw, dict):
-        raise InvalidInput(f"a message must be a JSON object, not {type(raw).__name__}")
-    role = raw.get("role")
-    if role not in ROLES:
-        raise InvalidInput(f"unknown role {role!r}", hint=f"roles are: {', '.join(ROLES)}")
-    parts = raw.get("parts")
-    text = raw.get("text", raw.get("content"))
-    if parts is None:
-        if not isinstance(text, str):
-            raise InvalidInput("a message needs `text` (a string) or `parts` (a list)")
-        parts = [{"type": "text", "text": text}]
-    elif text is not None:
-        raise InvalidInput("give a message either `text` or `parts`, not both")
-    if not isinstance(parts, list) or not parts:
-        raise InvalidInput("`parts` must be a non-empty list")
-    message = {
-        "id": _message_id(raw.get("id")),
-        "role": role,
-        "parts": [_normalise_part(p, i) for i, p in enumerate(parts)],
-        "created_at": _timestamp(raw.get("created_at")),
-    }
-    message_peer = raw.get("peer", raw.get("peer_id", peer))
-    if message_peer is not None:
-        message["peer"] = validate_id(str(message_peer), "peer")
-    return message
-
-
-def _normalise_part(part: Any, index: int) -> dict:
-    if not isinstance(part, dict):
-        raise InvalidInput(f"part {index} must be a JSON object")
-    kind = part.get("type")
-    if kind == "text":
-        if not isinstance(part.get("text"), str):
-            raise InvalidInput(f"part {index}: a text part needs `text` (a string)")
-        return {"type": "text", "text": part["text"]}
-    if kind == "tool":
-        name = part.get("tool_name")
-        if not isinstance(name, str) or not name:
-            raise InvalidInput(f"part {index}: a tool part needs `tool_name`")
-        status = part.get("tool_status", "completed")
-        if status not in TOOL_STATUSES:
-            raise InvalidInput(f"part {index}: tool_status {status!r} is not one of {', '.join(TOOL_STATUSES)}")
-        out = {"type": "tool", "tool_name": name, "tool_status": status}
-        for key in ("tool_id", "tool_input", "tool_output", "duration_ms"):
-            if key in part:
-                out[key] = part[key]
-        return out
-    if kind == "context":
-        uri = part.get("uri")
-        if not isinstance(uri, str) or not uri.startswith("viking://"):
-            raise InvalidInput(f"part {index}: a context part needs a viking:// `uri`")
-        out = {"type": "context", "uri": uri}
-        for key in ("context_type", "abstract"):
-            if isinstance(part.get(key), str):
-                out[key] = part[key]
-        return out
-    raise InvalidInput(f"part {index}: unknown type {kind!r}", hint=f"part types are: {', '.join(PART_TYPES)}")
-
-
-def _message_id(value: Any) -> str:
-    if value is None:
-        return "msg_" + secrets.token_hex(8)
-    if not isinstance(value, str) or not value or len(value) > 128 or any(ch in value for ch in "\n\r\t"):
-        raise InvalidInput(f"invalid message id {value!r}")
-    return value
-
-
-def _timestamp(value: Any) -> str:
-    if value is None:
-        return now_iso()
-    if not isinstance(value, str):
-        raise InvalidInput(f"created_at must be an ISO 8601 string, not {value!r}")
-    try:
-        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise InvalidInput(f"created_at {value!r} is not an ISO 8601 time") from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def message_text(message: dict) -> str:
-    """The human-readable text of a message (text parts, tool names and outputs, context URIs)."""
-    chunks = []
-    for part in message.get("parts", []):
-        if part.get("type") == "text":
-            chunks.append(part["text"])
-        elif part.get("type") == "tool":
-            output = part.get("tool_output")
-            shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False) if output is not None else ""
-            chunks.append(f"[tool {part.get('tool_name')} {part.get('tool_status', '')}] {shown}".strip())
-        elif part.get("type") == "context":
-            chunks.append(f"[context {part.get('uri')}]")
-    return "\n".join(chunks)
-
-
-def parse_messages(data: bytes) -> list[dict]:
-    """Messages of a ``messages.jsonl``; an unterminated last line (an append in progress) is skipped."""
-    out = []
-    text = data.decode("utf-8")
-    lines = text.split("\n")
-    if lines and lines[-1] != "":
-        lines = lines[:-1]
-    for line in lines:
-        if line.strip():
-            try:
-                out.append(json.loads(line))
-            except ValueError:
-                continue
-    return out
 
 
 # --- operations ------------------------------------------------------------------------
@@ -208,11 +96,12 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
 
     uri = session_uri(store, session_id)
     peer = store.identity.peer
-    messages = [normalise_message(m, peer=peer) for m in raw_messages]  # all or nothing
+    messages = normalise_messages(raw_messages, peer=peer)  # all or nothing
     redacted = 0
     for message in messages:
         message["parts"], count = redact_value(message["parts"])
-        redacted += count
+        message["id"], id_count = _redact_id(message["id"])
+        redacted += count + id_count
     with store.transaction() as tx:
         meta_uri = VikingURI((*uri.parts, META))
         messages_uri = VikingURI((*uri.parts, MESSAGES))
@@ -221,6 +110,7 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         current = tx.existing_file(messages_uri) or b""
         if "live_ids" not in meta:  # written by an older ov: learn the ids once from the file
             meta["live_ids"] = [m.get("id") for m in parse_messages(current)]
+        _name_results(messages, current)
         # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
         known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
         added, duplicates, lines = [], [], []
@@ -230,7 +120,7 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
                 continue
             known.add(message["id"])
             added.append(message["id"])
-            lines.append(json.dumps(message, ensure_ascii=False, sort_keys=True) + "\n")
+            lines.append(json.dumps(message, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
         if not added:
             return AddResult(str(uri), [], duplicates, redacted, None)
         if current and not current.endswith(b"\n"):
@@ -249,6 +139,48 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         tx.put(meta_uri, json_bytes(meta))
         commit = tx.commit("session add", [uri])
     return AddResult(str(uri), added, duplicates, redacted, commit.commit)
+
+
+def _redact_id(message_id: str) -> tuple[str, int]:
+    """The id to store for ``message_id``, and 1 if it held a secret (else the id itself and 0).
+
+    An id that holds a secret is replaced by ``redacted-`` and a SHA-256 digest of it. Ids
+    de-duplicate repeated captures, so the replacement must be the same each time the same id
+    comes back, and different for different ids: a bare marker would make every such id equal,
+    and each later message would be dropped as a "duplicate" of the first. The digest keeps a
+    retried capture a no-op and cannot be read back into the secret (a guessable password used
+    as an id could be confirmed by hashing guesses; hosts do not put secrets in ids, the point is
+    that the text never reaches disk).
+    """
+    from ov.redact import redact
+
+    _, count = redact(message_id)
+    if not count:
+        return message_id, 0
+    return "redacted-" + hashlib.sha256(message_id.encode("utf-8")).hexdigest()[:32], 1
+
+
+def _name_results(messages: list[dict], stored: bytes) -> None:
+    """Name the tools of results whose call was captured by an earlier add (an ``unknown`` name).
+
+    Looks for the call's ``"tool_id": ...`` in the live messages' bytes, newest first, and parses
+    only the lines that hold it (add_messages writes lines with json.dumps' default separators).
+    """
+    for message in messages:
+        for part in message["parts"]:
+            if part["type"] != "tool" or part["tool_name"] != UNKNOWN_TOOL or "tool_id" not in part:
+                continue
+            needle = b'"tool_id": ' + json.dumps(part["tool_id"], ensure_ascii=False).encode("utf-8")
+            end = len(stored)
+            while (at := stored.rfind(needle, 0, end)) != -1:
+                start = stored.rfind(b"\n", 0, at) + 1
+                stop = stored.find(b"\n", at)
+                line = stored[start : stop if stop != -1 else len(stored)] + b"\n"
+                name = next((n for m in parse_messages(line) if (n := tool_call_names(m).get(part["tool_id"]))), None)
+                if name:
+                    part["tool_name"] = name
+                    break
+                end = start
 
 
 def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:

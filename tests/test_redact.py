@@ -9,6 +9,7 @@ import time
 import pytest
 
 from ov.redact import RULES, redact, redact_value
+from tests.secrets_corpus import AUDIT, AUDIT_ORDINARY, ORDINARY, SECRETS
 
 
 def fake(n: int, alphabet: str = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0z") -> str:
@@ -177,10 +178,11 @@ def test_mixed_document_is_idempotent(separator: str):
 
 
 def test_every_rule_has_a_positive_case():
-    markers = {name for case in POSITIVE for name in re.findall(r"\[REDACTED:(\w+)\]", redact(case[1])[0])}
+    texts = [case[1] for case in POSITIVE] + [value for _, value, _ in SECRETS if isinstance(value, str)]
+    markers = {name for text in texts for name in re.findall(r"\[REDACTED:(\w+)\]", redact(text)[0])}
     assert {rule.name for rule in RULES} <= markers
     for rule in RULES:
-        assert any(rule.pattern.search(case[1]) for case in POSITIVE), f"no case for a {rule.name} pattern"
+        assert any(rule.pattern.search(text) for text in texts), f"no case for a {rule.name} pattern"
 
 
 NEGATIVE = [
@@ -326,3 +328,65 @@ def test_pathological_inputs_do_not_backtrack(text: str):
     start = time.perf_counter()
     redact(text)
     assert time.perf_counter() - start < 2.0
+
+
+# --- the corpus (tests/secrets_corpus.py) -------------------------------------------------------
+
+
+def _leaks(secret: str, text: str) -> bool:
+    """The secret, or any 12-character slice of it, is still in ``text`` (the audit's criterion)."""
+    if len(secret) <= 12:
+        return secret in text
+    return any(secret[i : i + 12] in text for i in range(len(secret) - 11))
+
+
+def _as_text(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def test_corpus_secrets_are_caught_and_ordinary_texts_survive():
+    assert len(SECRETS) >= 150 and len(ORDINARY) >= 100
+    assert len(AUDIT) >= 60 and len(AUDIT_ORDINARY) >= 39  # the audit's 69 and 39, as far as they are known
+    missed, altered = [], []
+    for name, value, secrets in SECRETS:
+        assert secrets, f"{name}: a secret case names no secret"
+        out, _count = redact_value(value)
+        if any(_leaks(secret, _as_text(out)) for secret in secrets):
+            missed.append(f"{name}: {_as_text(out)[:160]!r}")
+        if redact_value(out) != (out, 0):
+            altered.append(f"{name} (not idempotent)")
+    for name, value in ORDINARY:
+        out, count = redact_value(value)
+        if (out, count) != (value, 0):
+            altered.append(f"{name}: {_as_text(out)[:160]!r}")
+    report = f"{len(SECRETS) - len(missed)}/{len(SECRETS)} secrets caught, {len(altered)}/{len(ORDINARY)} ordinary texts altered"
+    assert not missed and not altered, report + "\nmissed:\n  " + "\n  ".join(missed) + "\naltered:\n  " + "\n  ".join(altered)
+
+
+def test_no_corpus_secret_reaches_the_work_tree_or_history(ov, ov_home):
+    """The audit's check, end to end: every secret through add-messages, in every message form."""
+    from dulwich.repo import Repo
+
+    messages = []
+    for name, value, _ in SECRETS:
+        if name == "message-id":
+            messages.append({"role": "user", **value})
+        elif isinstance(value, str):
+            messages += [
+                {"role": "user", "content": [{"type": "text", "text": value}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"t-{name}", "content": value}]},
+            ]
+        else:
+            messages += [
+                {"role": "assistant", "content": [{"type": "tool_use", "id": f"t-{name}", "name": "Bash", "input": value}]},
+                {"role": "assistant", "tool_calls": [{"id": f"c-{name}", "type": "function", "function": {"name": "run", "arguments": json.dumps(value)}}]},
+            ]
+    result = ov("session", "add-messages", "corpus", json.dumps(messages))
+    assert result.exit_code == 0, result.stderr
+    account = ov_home / "accounts/default"
+    stored = [p.read_text(encoding="utf-8") for p in account.rglob("*") if p.is_file() and ".git" not in p.parts]
+    repo = Repo(str(account))
+    stored += [repo.object_store[sha].as_raw_string().decode("utf-8", "replace") for sha in repo.object_store]
+    everything = "\n".join(stored)
+    leaked = [name for name, _, secrets in SECRETS if any(_leaks(secret, everything) for secret in secrets)]
+    assert not leaked, f"{len(leaked)} of {len(SECRETS)} secrets reached the store: {leaked}"

@@ -264,3 +264,204 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
     archive = session_dir(ov_home, "s") / "history/archive_001"
     assert (archive / "messages.jsonl").exists() and not (archive / ".done").exists()
     assert json.loads((archive / ".failed.json").read_text())["stage"] == "memory_extraction"
+
+
+# --- message forms: Anthropic blocks, OpenAI chat -------------------------------------------
+
+
+def stored(home: Path, sid: str = "s") -> list[dict]:
+    text = (session_dir(home, sid) / "messages.jsonl").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.split("\n") if line]  # not splitlines(): U+2028 is not a line end
+
+
+def test_add_messages_accepts_anthropic_blocks(ov, ov_home):
+    messages = [
+        {"role": "user", "content": "Run the tests"},
+        {"role": "user", "content": [{"type": "text", "text": "and look at this"}, {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]},
+        {
+            "role": "assistant",
+            "id": "msg_01",
+            "content": [
+                {"type": "thinking", "thinking": "The user wants pytest.", "signature": "c2ln"},
+                {"type": "text", "text": "Running them."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "3 passed"},
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": [{"type": "text", "text": "no such file"}, {"type": "image", "source": {}}], "is_error": True},
+            ],
+        },
+    ]
+    result = ov("session", "add-messages", "s", json.dumps(messages), "--json")
+    assert result.exit_code == 0, result.stderr
+    one, two, three, four = stored(ov_home)
+    assert (one["role"], one["parts"]) == ("user", [{"type": "text", "text": "Run the tests"}])
+    assert two["parts"] == [{"type": "text", "text": "and look at this"}, {"type": "text", "text": "[image]"}]
+    assert three["id"] == "msg_01" and three["parts"] == [
+        {"type": "text", "text": "[thinking]"},
+        {"type": "text", "text": "Running them."},
+        {"type": "tool", "tool_name": "Bash", "tool_id": "toolu_1", "tool_input": {"command": "pytest -q"}, "tool_status": "pending"},
+    ]
+    # Tool results are tool output, not the user's words; the first one names its tool after the call.
+    assert four["role"] == "tool" and four["parts"] == [
+        {"type": "tool", "tool_name": "Bash", "tool_id": "toolu_1", "tool_output": "3 passed", "tool_status": "completed"},
+        {"type": "tool", "tool_name": "unknown", "tool_id": "toolu_2", "tool_output": "no such file\n[image]", "tool_status": "error"},
+    ]
+
+
+def test_add_messages_accepts_openai_chat(ov, ov_home):
+    messages = [
+        {"role": "developer", "content": "Be brief."},
+        {"role": "user", "content": [{"type": "text", "text": "Weather in Paris?"}, {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
+                {"id": "call_2", "type": "function", "function": {"name": "get_time", "arguments": "{not json"}},
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "18 C, sunny"},
+        {"role": "tool", "tool_call_id": "call_2", "content": [{"type": "text", "text": "12:00"}]},
+        {"role": "assistant", "content": "It is 18 C and sunny.", "refusal": None},
+    ]
+    result = ov("session", "add-messages", "s", json.dumps(messages))
+    assert result.exit_code == 0, result.stderr
+    lines = stored(ov_home)
+    assert [m["role"] for m in lines] == ["system", "user", "assistant", "tool", "tool", "assistant"]
+    assert lines[1]["parts"][1] == {"type": "text", "text": "[image]"}
+    assert lines[2]["parts"] == [
+        {"type": "tool", "tool_name": "get_weather", "tool_id": "call_1", "tool_input": {"city": "Paris"}, "tool_status": "pending"},
+        {"type": "tool", "tool_name": "get_time", "tool_id": "call_2", "tool_input": "{not json", "tool_status": "pending"},
+    ]
+    assert lines[3]["parts"] == [{"type": "tool", "tool_name": "get_weather", "tool_id": "call_1", "tool_output": "18 C, sunny", "tool_status": "completed"}]
+    assert lines[4]["parts"][0]["tool_output"] == "12:00" and lines[4]["parts"][0]["tool_name"] == "get_time"
+
+
+def test_a_result_names_its_tool_after_a_call_from_an_earlier_add(ov, ov_home):
+    call = {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_9", "name": "Read", "input": {"file_path": "a.py"}}]}
+    assert ov("session", "add-messages", "s", json.dumps([call])).exit_code == 0
+    assert ov("session", "add", "s", "--text", "meanwhile").exit_code == 0
+    result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_9", "content": "print(1)"}]}
+    assert ov("session", "add-messages", "s", stdin=json.dumps(result) + "\n").exit_code == 0
+    assert stored(ov_home)[-1]["parts"][0]["tool_name"] == "Read"
+    shown = ov("session", "show", "s").stdout
+    assert "[tool Read pending]" in shown and "[tool Read completed] print(1)" in shown
+
+
+@pytest.mark.parametrize("message, words", [
+    ({"role": "user"}, "`content`"),
+    ({"role": "user", "content": 7}, "`content` must be a string or a list of blocks"),
+    ({"role": "user", "content": []}, "`content` is an empty list"),
+    ({"role": "user", "content": ["hi"]}, "content block 0 must be a JSON object with a `type`"),
+    ({"role": "user", "content": [{"type": "text"}]}, "needs `text`"),
+    ({"role": "user", "text": "a", "content": "b"}, "not `text` and `content`"),
+    ({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "input": {}}]}, "needs `name`"),
+    ({"role": "user", "content": [{"type": "tool_result", "content": "x"}]}, "needs `tool_use_id`"),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "is_error": "yes"}]}, "is_error"),
+    ({"role": "assistant", "tool_calls": [{"id": "c", "type": "function"}]}, "needs `function`"),
+    ({"role": "assistant", "tool_calls": {"id": "c"}}, "`tool_calls` must be a list"),
+    ({"role": "robot", "content": "x"}, "unknown role"),
+])
+def test_unusable_message_forms_are_refused(ov, store_state, message, words):
+    assert ov("session", "add", "s", "--text", "existing").exit_code == 0
+    before = store_state()
+    result = ov("session", "add-messages", "s", json.dumps([message]), "--json")
+    assert result.exit_code == 2, result.stderr
+    assert words in result.error["message"]
+    assert store_state() == before
+
+
+def test_json_lines_are_split_at_newlines_only(ov, ov_home):
+    lines = json.dumps({"role": "user", "text": "one\u2028two"}, ensure_ascii=False) + "\n" + json.dumps({"role": "user", "text": "three"}) + "\n"
+    assert ov("session", "add-messages", "s", stdin=lines).exit_code == 0
+    assert [m["parts"][0]["text"] for m in stored(ov_home)] == ["one\u2028two", "three"]
+
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+@pytest.mark.parametrize("raw, words", [
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": {"a": NaN}}]}]', "NaN, which is not JSON"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_output": Infinity}]}]', "Infinity, which is not JSON"),
+    ('[{"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "x", "input": {"n": -Infinity}}]}]', "-Infinity"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": 1e999}]}]', "beyond a float's range"),
+    ('[{"role": "user", "text": "bad \\ud800 text"}]', "lone surrogate (U+D800)"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": {"k": "\\udc00"}}]}]', "lone surrogate"),
+    ('[{"role": "user", "text": "x", "id": "id-\\ud83d"}]', "lone surrogate"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": ' + _nested(70) + "}]}]", "nested more than 64 levels"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": ' + _nested(10_000) + "}]}]", "nested too deeply"),
+    ('[{"role": "user", "parts": [{"type": "tool", "tool_name": "x", "tool_input": ' + '{"a":' * 100_000 + "1" + "}" * 100_000 + "}]}]", "nested too deeply"),
+    ('{"role": "user", "text": "x"}\n{"role": "user", "text": NaN}\n', "line 2 holds NaN"),
+], ids=["nan", "infinity", "minus-infinity", "overflow", "surrogate-text", "surrogate-input", "surrogate-id", "nested-70", "nested-10k", "nested-100k-objects", "jsonl-nan"])
+def test_values_that_are_not_strict_json_are_refused(ov, store_state, raw, words):
+    assert ov("session", "add", "s", "--text", "existing").exit_code == 0
+    before = store_state()
+    result = ov("session", "add-messages", "s", "--json", stdin=raw)
+    assert result.exit_code == 2, result.stderr
+    assert words in result.error["message"]
+    assert store_state() == before
+
+
+def test_stored_lines_are_strict_json(ov, ov_home):
+    escaped_pair = '[{"role": "user", "text": "smile \\ud83d\\ude00", "parts": null}]'
+    assert ov("session", "add-messages", "s", escaped_pair).exit_code == 0
+    raw = (session_dir(ov_home, "s") / "messages.jsonl").read_text(encoding="utf-8")
+    assert "\U0001f600" in raw
+    for line in raw.split("\n")[:-1]:
+        json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} written"))
+
+
+def test_parse_messages_reads_old_and_hand_edited_lines_as_strict_json():
+    from ov.session import parse_messages
+
+    data = (
+        b'{"id": "a", "parts": [{"type": "tool", "tool_input": {"x": NaN, "y": 1e999}}]}\n'
+        b'[1, 2]\n'
+        b'{"id": "b", "text": "\\ud800 \xff"}\n'
+        + b"[" * 5000 + b"]" * 5000 + b"\n"
+        b'{"id": "c", "half'
+    )
+    messages = parse_messages(data)
+    assert [m["id"] for m in messages] == ["a", "b"]
+    assert messages[0]["parts"][0]["tool_input"] == {"x": None, "y": None}
+    json.dumps(messages, allow_nan=False, ensure_ascii=False).encode("utf-8")
+
+
+def test_a_secret_in_a_message_id_is_redacted_and_still_de_duplicates(ov, ov_home):
+    secret_id = "sk-" + "Ab1" * 16
+    other_id = "sk-" + "Cd2" * 16
+    first = ov("session", "add-messages", "s", json.dumps([{"role": "user", "text": "one", "id": secret_id}]), "--json").json["result"]
+    assert first["redacted"] == 1 and first["added"][0].startswith("redacted-")
+    again = ov("session", "add-messages", "s", json.dumps([{"role": "user", "text": "one", "id": secret_id}]), "--json").json["result"]
+    assert again["changed"] is False and again["duplicates"] == first["added"]
+    other = ov("session", "add-messages", "s", json.dumps([{"role": "user", "text": "two", "id": other_id}]), "--json").json["result"]
+    assert other["changed"] is True and other["added"] != first["added"]
+    for name in ("messages.jsonl", ".meta.json"):
+        text = (session_dir(ov_home, "s") / name).read_text()
+        assert secret_id[:12] not in text and other_id[:12] not in text, name
+    assert json.loads((session_dir(ov_home, "s") / ".meta.json").read_text())["live_ids"] == first["added"] + other["added"]
+
+
+def test_tool_inputs_and_outputs_are_redacted_in_every_form(ov, ov_home):
+    key = "sk-ant-api03-" + "Zy9" * 30
+    messages = [
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": f"ANTHROPIC_API_KEY={key} ./run"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": f"key={key}"}]}]},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "env", "arguments": json.dumps({"env": {"password": "hunter2-Xy"}})}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": f"export ANTHROPIC_API_KEY={key}"},
+    ]
+    result = ov("session", "add-messages", "s", json.dumps(messages), "--json").json["result"]
+    assert result["redacted"] == 4
+    raw = (session_dir(ov_home, "s") / "messages.jsonl").read_text()
+    assert key[:20] not in raw and "hunter2-Xy" not in raw
+
+
+def test_a_transcript_line_gets_a_hint(ov):
+    line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
+    result = ov("session", "add-messages", "s", json.dumps([line]), "--json")
+    assert result.exit_code == 2 and "transcript line" in result.error["message"] and "`message`" in result.error["hint"]
