@@ -375,7 +375,8 @@ def _check_netrc(m: re.Match[str], start: int, end: int) -> bool:
 
 
 def _quoted(m: re.Match[str]) -> bool:
-    return any(m.start(g) != -1 for g in _QUOTE_GROUPS)
+    groups = m.re.groupindex
+    return any(g in groups and m.start(g) != -1 for g in _QUOTE_GROUPS)
 
 
 def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
@@ -392,7 +393,7 @@ def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     if strength == _WEAK and (quoted or spaced or colon) and not _is_generated(value):
         return False
     # Markdown backticks hold code: "the token: `get_token()`".
-    if m.start("bq") != -1 and _CODE.fullmatch(value):
+    if "bq" in m.re.groupindex and m.start("bq") != -1 and _CODE.fullmatch(value):
         return False
     # `NAME: value` opening a line is YAML or a header; further into a line it is as often code
     # (`if not password: raise`) or prose, so there only a random-looking value counts (the
@@ -427,7 +428,7 @@ def _check_prose(m: re.Match[str], start: int, end: int) -> bool:
     if _is_placeholder(value) or _is_name(value) or _PATH.fullmatch(value) or _is_plain_url(value):
         return False
     if _quoted(m):  # "the wifi password is 'bluebird'": quotes say the words are the password
-        if m.start("bq") != -1 and _CODE.fullmatch(value):
+        if "bq" in m.re.groupindex and m.start("bq") != -1 and _CODE.fullmatch(value):
             return False
         if m["colon"] and _CAMEL_TYPE.fullmatch(value):
             return False  # a quoted annotation: `token: "Token"`
@@ -717,8 +718,19 @@ RULES: tuple[Rule, ...] = (
         re.compile(
             r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
-            r"|" + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
             r"|(?:" + _EQ + r"|" + _COLON + r")[ \t]*" + _QUOTED + r")"
+        ),
+        ("secret", "pass", "pw", "cred", "token", "auth", "key"),
+        _check_assignment,
+    ),
+    Rule(
+        "assigned_secret",
+        # `name: value` to the end of the line (YAML). A name right after a `:` is not a key of its
+        # own (`a:b:c`), and leaving it out keeps a long `x:x:x:...` run linear: otherwise every
+        # `x` in it starts a match that reads the rest of the run and backtracks through it.
+        re.compile(
+            r"(?m)(?<![\w.:])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
+            + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
         ),
         ("secret", "pass", "pw", "cred", "token", "auth", "key"),
         _check_assignment,

@@ -1,0 +1,56 @@
+"""Redaction throughput on ordinary text and on inputs built to make its patterns backtrack.
+
+Hooks pass every captured message and tool output through ``ov.redact``, so a tool output that
+makes one pattern quadratic (or a bounded scan restart at every character) stalls a hook. For
+each input shape the same text is redacted at two sizes; a linear redactor's time grows by the
+size ratio (10x), a quadratic one's by its square. The baseline, measured in the same run, is
+ordinary prose of the same sizes.
+
+    .venv/bin/python bench/redact.py [--kb 40,400] [--reps 3]
+"""
+
+from __future__ import annotations
+
+import common
+
+SHAPES = {
+    "prose": "The deploy runs from main after a green CI run; rotate the keys monthly. ",
+    "colon chain x:x:": "x:",
+    "yaml-ish a:b": "a:b ",
+    "assignments x=": "x=",
+    "query k=v&": "k=v&",
+    "json keys": '"a":',
+    "flags --p": "--p ",
+    "prose password is": "password is ",
+    "base64-ish": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3",
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = common.base_parser(__doc__.splitlines()[0])
+    parser.add_argument("--kb", default="40,400", help="two input sizes in KB (default 40,400)")
+    parser.add_argument("--reps", type=int, default=3, help="runs per shape and size; the median is kept (default 3)")
+    args = parser.parse_args(argv)
+    small, large = (int(x) for x in args.kb.split(","))
+    common.header("redact: throughput and growth on backtracking-prone inputs")
+
+    from ov.redact import redact
+
+    report = common.Report("redact", params=vars(args))
+    rows = []
+    for name, unit in SHAPES.items():
+        timings = {}
+        for kb in (small, large):
+            text = unit * (kb * 1024 // len(unit)) + " secret: x"
+            timings[kb] = common.percentile([common.time_call(lambda: redact(text))[0] for _ in range(args.reps)], 50)
+        growth = common.ratio(timings[large], timings[small])
+        report.metrics[name] = {f"{kb}kb_ms": t * 1000 for kb, t in timings.items()} | {"growth": growth}
+        rows.append((name, timings[small] * 1000, timings[large] * 1000, large / small, growth, (large * 1024 / 1e6) / timings[large]))
+        report.targets.append(common.Target(f"{name}: growth for {large // small}x the input", growth, 3 * large / small, unit="x"))
+    common.print_table(("input", f"{small} KB ms", f"{large} KB ms", "size ratio", "time ratio", "MB/s"), rows)
+    report.finish(args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
