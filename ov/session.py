@@ -93,6 +93,7 @@ def create(store: Store, session_id: str | None = None, *, peer: str | None = No
 def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddResult:
     """Append messages (validated and redacted first); create the session if it does not exist."""
     from ov.redact import redact_value
+    from ov.tokens import estimate_tokens  # imported before the lock: other writers wait while it holds
 
     uri = session_uri(store, session_id)
     peer = store.identity.peer
@@ -126,8 +127,6 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         if current and not current.endswith(b"\n"):
             current += b"\n"
         tx.append(messages_uri, current, "".join(lines).encode("utf-8"))
-        from ov.tokens import estimate_tokens
-
         meta["live_ids"] = meta["live_ids"] + added
         meta["message_count"] = meta.get("message_count", 0) + len(added)
         meta["total_message_count"] = meta.get("total_message_count", 0) + len(added)
