@@ -93,6 +93,17 @@ class WriteLock:
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
             predecessor.unlink(missing_ok=True)
 
+    def others_waiting(self) -> bool:
+        """True when another writer has queued behind this one (the lock is held)."""
+        if self._ticket_path is None:
+            return False
+        try:
+            names = os.listdir(self.queue)
+        except FileNotFoundError:
+            return False
+        mine = self._ticket_path.name
+        return any(n > mine and not n.startswith(".") for n in names)
+
     def release(self) -> None:
         if self._lock is not None:
             self._lock.release()

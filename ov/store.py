@@ -658,7 +658,9 @@ class Transaction:
         texts = [str(u) for u in uris]
         message = commit_message(command, texts, subject)
         early, self._early = self._early, None
-        commit = self.git.commit(self.changes, message, self.store.author, self.head, early, self.appends, self.staged)
+        commit = self.git.commit(
+            self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting()
+        )
         self.changes = {}
         self.appends = {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)

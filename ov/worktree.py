@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.gitstore import GitStore
+from ov.gitstore import INDEX_PENDING, GitStore
 from ov.uri import PUBLIC_SCOPES, TEMP_MARKER
 
 
@@ -73,6 +73,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     if refresh_index:
         try:
             _write_index(git, committed, seen, Index, index_entry_from_stat)
+            (git.state / INDEX_PENDING).unlink(missing_ok=True)  # every path is up to date now
         except OSError:
             pass  # a stat cache for git and for the next scan; a full disk must not fail `ov status`
     return changes

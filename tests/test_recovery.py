@@ -298,3 +298,20 @@ def test_a_write_refused_by_a_full_disk_can_be_retried_once_there_is_room(small_
     home = small_disk / "home/accounts/default/.git"
     assert not [p for p in home.rglob("*.lock")]
     assert ov_process("status", env=env).exit_code == 0
+
+
+@needs_git
+def test_a_writer_with_others_queued_leaves_the_index_to_the_last_of_them(ov, ov_home, monkeypatch):
+    from ov.lock import WriteLock
+
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    monkeypatch.setattr(WriteLock, "others_waiting", lambda self: True)
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    assert ov("rm", "viking://resources/a.md").exit_code == 0
+    pending = state(ov_home) / "index.pending"
+    assert sorted(pending.read_text().split()) == ["resources/a.md", "resources/b.md"]
+    assert git(ov_home, "status", "--porcelain").stdout != ""  # not yet: the queue is still busy
+    monkeypatch.setattr(WriteLock, "others_waiting", lambda self: False)
+    assert ov("write", "viking://resources/c.md", "--content", "c").exit_code == 0  # the last writer
+    assert git(ov_home, "status", "--porcelain").stdout == ""
+    assert not pending.exists()
