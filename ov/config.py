@@ -20,12 +20,18 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from ov import __version__
-from ov.errors import ConfigError, InvalidId
+from ov.errors import ConfigError, InvalidId, quote
 from ov.files import atomic_write
 from ov.home import Home
 from ov.identity import validate_id
 
 CONFIG_VERSION = 1
+# Limits of what a config file may be. The real one is a few hundred bytes and four levels
+# deep; these only stop a file that would cost every command seconds (a 30 MB comment) or
+# expand into millions of values (a YAML "billion laughs" of nested aliases).
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_CONFIG_NODES = 10_000
+MAX_CONFIG_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -237,12 +243,9 @@ class LoadedConfig:
 def load_config(home: Home) -> LoadedConfig:
     """Read and validate the config, using the validated cache when the file is unchanged."""
     path = home.config_path
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = _read(path)
+    if raw is None:
         return LoadedConfig(Config(), path, exists=False)
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from None
     key = hashlib.sha256(raw + f"|{__version__}|{CONFIG_VERSION}".encode()).hexdigest()
     cache_path = home.state_root / "config.cache.json"
     try:
@@ -289,12 +292,11 @@ def set_value(home: Home, key: str, text: str) -> Config:
 
     _require_key(key)
     path = home.config_path
-    data: dict[str, Any] = {}
-    if path.exists():
-        data = _parse_yaml(path.read_bytes(), path)
+    raw = _read(path)
+    data: dict[str, Any] = {} if raw is None else _parse_yaml(raw, path)
     try:
         value = yaml.safe_load(text) if text.strip() else None
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: a date like 2026-02-30
         value = text
     if isinstance(value, (dict, list)):
         raise ConfigError(f"{key} takes a single value, not {type(value).__name__}")
@@ -315,6 +317,26 @@ def set_value(home: Home, key: str, text: str) -> Config:
     return config
 
 
+def _read(path: Path) -> bytes | None:
+    """The config file's bytes, None when there is none; refused when it is not a small regular file."""
+    import stat
+
+    try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{path} is not a regular file", hint="replace it with a YAML file, or remove it")
+        if st.st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(
+                f"{path} is {st.st_size} bytes; a config file holds at most {MAX_CONFIG_BYTES}",
+                hint="it holds a few settings; remove what is not one (`ov config show` lists them)",
+            )
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def _parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
     import yaml  # Deferred: YAML is parsed only when the config cache is stale.
 
@@ -327,10 +349,15 @@ def _parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(f"{path} does not parse as YAML{where}: {problem}", hint="fix the file or remove it") from None
+    except ValueError as exc:  # a well-formed scalar PyYAML cannot build, such as the date 2026-02-30
+        raise ConfigError(f"{path} holds a value YAML cannot read: {exc}", hint="quote it, or fix it") from None
+    except RecursionError:  # PyYAML composes nested collections by recursion
+        raise ConfigError(f"{path} is nested more than {MAX_CONFIG_DEPTH} levels deep", hint="fix the file or remove it") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path} must hold a mapping of settings, not {type(data).__name__}")
+    data = _plain(data, path)
     version = data.get("version", CONFIG_VERSION)
     if isinstance(version, int) and not isinstance(version, bool) and version > CONFIG_VERSION:
         raise ConfigError(
@@ -345,7 +372,7 @@ def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]
 
     adapter = _adapter()
     warnings: list[str] = []
-    data = json.loads(json.dumps(data, default=str))  # a private copy we may prune
+    data = _plain(data, path)  # a private copy we may prune
     for _attempt in range(2):
         try:
             config = adapter.validate_python(data)
@@ -355,13 +382,39 @@ def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]
             for error in exc.errors():
                 loc = ".".join(str(p) for p in error["loc"])
                 if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-                    warnings.append(f"{path}: unknown key '{loc}' ignored")
+                    warnings.append(f"{path}: unknown key {quote(loc)} ignored")
                     _drop(data, list(error["loc"]))
                 else:
-                    problems.append(f"{loc or '(top level)'}: {error['msg']}")
+                    problems.append(f"{loc or '(top level)'}: {error['msg']}")  # schema keys: short
             if problems:
                 raise ConfigError(f"{path} is invalid: " + "; ".join(problems)) from None
     raise ConfigError(f"{path} is invalid")  # pragma: no cover - second pass has no extra keys
+
+
+def _plain(data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """A copy of parsed YAML as plain JSON-like data: string keys, dates as text.
+
+    YAML aliases make shared (even self-containing) nodes, so the copy is counted as it
+    is made and refused past MAX_CONFIG_NODES or MAX_CONFIG_DEPTH: an alias bomb is
+    stopped after ten thousand values, not after expanding a hundred million of them.
+    """
+    budget = [MAX_CONFIG_NODES]
+
+    def copy(value: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ConfigError(f"{path} holds more than {MAX_CONFIG_NODES} values (YAML aliases expand to copies)", hint="fix the file or remove it")
+        if depth > MAX_CONFIG_DEPTH:
+            raise ConfigError(f"{path} is nested more than {MAX_CONFIG_DEPTH} levels deep", hint="fix the file or remove it")
+        if isinstance(value, dict):
+            return {k if isinstance(k, str) else str(k): copy(v, depth + 1) for k, v in value.items()}
+        if isinstance(value, list):
+            return [copy(v, depth + 1) for v in value]
+        if value is None or isinstance(value, (str, int, float)):
+            return value
+        return str(value)  # dates, timestamps, binary: pydantic reports them where a type is wrong
+
+    return copy(data, 0)
 
 
 _ADAPTER = None

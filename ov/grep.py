@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, quote
 from ov.files import looks_binary
 from ov.store import Store
 from ov.uri import SCHEME, VikingURI, parse
@@ -35,12 +36,16 @@ def grep(
     """Lines matching ``pattern`` in the text files below ``base``, in path order."""
     try:
         regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except re.error as exc:
-        raise InvalidInput(f"invalid regular expression {pattern!r}: {exc}") from None
+    except (re.error, OverflowError) as exc:  # OverflowError: a repeat count such as a{99999999999}
+        raise InvalidInput(f"invalid regular expression {quote(pattern)}: {exc}") from None
+    except RecursionError:  # the parser recurses once per nested group: "((((...", 10,000 deep
+        raise InvalidInput(f"the regular expression {quote(pattern)} nests too deeply") from None
     found = 0
     for uri, path in store.walk_files(base, show_all=show_all):
         try:
-            if path.stat().st_size > GREP_MAX_FILE_BYTES:
+            st = path.lstat()
+            # Only regular files are read: a named pipe put there by hand would block for ever.
+            if not stat.S_ISREG(st.st_mode) or st.st_size > GREP_MAX_FILE_BYTES:
                 continue
             data = path.read_bytes()
         except OSError:
@@ -112,8 +117,8 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         out.append("".join(seg) + ("" if last else "/"))
     try:
         return re.compile("".join(out))
-    except re.error as exc:
-        raise InvalidInput(f"invalid glob pattern {pattern!r}: {exc}") from None
+    except (re.error, OverflowError, RecursionError) as exc:
+        raise InvalidInput(f"invalid glob pattern {quote(pattern)}: {exc}") from None
 
 
 def _split_uri_pattern(pattern: str, user: str) -> tuple[VikingURI, str]:

@@ -11,7 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ov.errors import InvalidId
+from ov.errors import InvalidId, quote
+from ov.names import reserved_reason
 
 DEFAULT_ID = "default"
 _ID_RE = re.compile(r"^[A-Za-z0-9_.@-]+$")
@@ -26,20 +27,32 @@ ENV_NAMES: dict[str, tuple[str, str]] = {
 
 
 def validate_id(value: str, kind: str) -> str:
-    """Return ``value`` if it is a valid account/user/peer id, else raise InvalidId."""
+    """Return ``value`` if it is a valid account/user/peer/session id, else raise InvalidId.
+
+    Every id becomes a directory name in the account's git tree (``user/{uid}``,
+    ``peers/{peer}``, ``sessions/{id}``), so it obeys the tree-name rules of
+    :mod:`ov.names` as well as its own character set.
+    """
     allowed = "letters, digits, '_', '.', '@' and '-'"
     if not value:
         raise InvalidId(f"{kind} id is empty", hint=f"an id uses {allowed}")
     if value in (".", ".."):
         raise InvalidId(f"{kind} id {value!r} is not allowed", hint=f"an id uses {allowed}")
     if len(value) > MAX_ID_LEN:
-        raise InvalidId(f"{kind} id is longer than {MAX_ID_LEN} characters")
+        raise InvalidId(f"{kind} id {quote(value, 40)} is longer than {MAX_ID_LEN} characters")
     if not _ID_RE.fullmatch(value):
-        raise InvalidId(f"{kind} id {value!r} has characters that are not allowed", hint=f"an id uses {allowed}")
+        raise InvalidId(f"{kind} id {quote(value)} has characters that are not allowed", hint=f"an id uses {allowed}")
     if value.count("@") > 1:
         raise InvalidId(f"{kind} id {value!r} has more than one '@'")
     if kind == "account" and value.startswith("_"):
         raise InvalidId(f"account id {value!r} must not start with '_'")
+    reason = reserved_reason(value)
+    if reason:
+        raise InvalidId(f"{kind} id {value!r} is reserved: {reason}", hint="choose another id")
+    if value.lower().endswith(".lock"):
+        # git's own lock files end in ".lock" (refs, the index), and a ref named after an id
+        # could never be created; ids stay clear of the suffix.
+        raise InvalidId(f"{kind} id {value!r} ends in '.lock'", hint="choose another id")
     return value
 
 

@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Literal
 
 from ov import sidecar
-from ov.errors import AlreadyExists, InvalidInput, NotFound, OvError
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, from_path
+from ov.errors import AlreadyExists, InvalidInput, NotFound, OvError, quote
+from ov.files import looks_binary
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path
 
 KIND = "openviking.ovpack"
 FORMAT_VERSION = 3
@@ -329,16 +330,16 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         name = info.filename
         _check_member_name(name)
         if name in seen:
-            raise InvalidPack(f"the pack holds {name!r} twice")
+            raise InvalidPack(f"the pack holds {quote(name)} twice")
         seen.add(name)
         mode = (info.external_attr >> 16) & 0o170000
         if mode == stat_mod.S_IFLNK:
-            raise InvalidPack(f"the pack member {name!r} is a symbolic link", hint="packs hold regular files only")
+            raise InvalidPack(f"the pack member {quote(name)} is a symbolic link", hint="packs hold regular files only")
         if mode not in (0, stat_mod.S_IFREG, stat_mod.S_IFDIR):
-            raise InvalidPack(f"the pack member {name!r} is not a regular file or directory")
+            raise InvalidPack(f"the pack member {quote(name)} is not a regular file or directory")
         roots.add(name.split("/", 1)[0])
     if len(roots) != 1:
-        raise InvalidPack(f"a pack has exactly one root folder; this one has {len(roots)}: {', '.join(sorted(roots))}")
+        raise InvalidPack(f"a pack has exactly one root folder; this one has {len(roots)}: {', '.join(quote(r) for r in sorted(roots)[:5])}")
     root = roots.pop()
     by_name = {i.filename: i for i in infos}
     manifest_info = by_name.get(f"{root}/{META_DIR}/{MANIFEST}")
@@ -346,7 +347,7 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         raise InvalidPack(f"{path} has no {root}/{META_DIR}/{MANIFEST}", hint="it is not an OVPack v3 file")
     manifest = _parse_manifest(_read_meta(zf, manifest_info))
     if manifest["root"]["name"] != root:
-        raise InvalidPack(f"the manifest names the root {manifest['root']['name']!r}, the ZIP's root folder is {root!r}")
+        raise InvalidPack(f"the manifest names the root {quote(manifest['root']['name'])}, the ZIP's root folder is {quote(root)}")
     # What the ZIP holds under files/, and nothing unexpected besides.
     zip_files: dict[str, object] = {}
     zip_dirs: set[str] = set()
@@ -356,7 +357,7 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         if name in (f"{root}/", files_prefix, f"{root}/{META_DIR}/") or name in allowed_meta:
             continue
         if not name.startswith(files_prefix):
-            raise InvalidPack(f"unexpected member {name!r} (a pack holds {FILES_DIR}/ and {META_DIR}/ only)")
+            raise InvalidPack(f"unexpected member {quote(name)} (a pack holds {FILES_DIR}/ and {META_DIR}/ only)")
         rel = name[len(files_prefix) :]
         if info.is_dir():
             zip_dirs.add(rel.rstrip("/"))
@@ -370,14 +371,14 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         extra = sorted(set(zip_files) - set(declared))
         raise InvalidPack(
             "the manifest's entries do not match the ZIP's files"
-            + (f"; missing from the ZIP: {', '.join(missing[:5])}" if missing else "")
-            + (f"; not in the manifest: {', '.join(extra[:5])}" if extra else "")
+            + (f"; missing from the ZIP: {', '.join(quote(m) for m in missing[:5])}" if missing else "")
+            + (f"; not in the manifest: {', '.join(quote(m) for m in extra[:5])}" if extra else "")
         )
     if zip_dirs - declared_dirs:
-        raise InvalidPack(f"the ZIP has directories the manifest does not list: {', '.join(sorted(zip_dirs - declared_dirs)[:5])}")
+        raise InvalidPack(f"the ZIP has directories the manifest does not list: {', '.join(quote(d) for d in sorted(zip_dirs - declared_dirs)[:5])}")
     implied = {"/".join(p.split("/")[:i]) for p in declared for i in range(1, p.count("/") + 1)}
     if declared_dirs - implied - zip_dirs:
-        raise InvalidPack(f"the manifest lists directories the ZIP does not hold: {', '.join(sorted(declared_dirs - implied - zip_dirs)[:5])}")
+        raise InvalidPack(f"the manifest lists directories the ZIP does not hold: {', '.join(quote(d) for d in sorted(declared_dirs - implied - zip_dirs)[:5])}")
     for rel in declared:
         _check_content_path(rel)
     # Sizes first (declared and in the ZIP's directory), before a byte is decompressed.
@@ -386,11 +387,11 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         size = entry["size"]
         if size > max_file_bytes:
             raise InvalidPack(
-                f"{rel} declares {size} bytes, over the {max_file_bytes}-byte limit for one file",
+                f"{quote(rel)} declares {size} bytes, over the {max_file_bytes}-byte limit for one file",
                 hint="raise store.max_file_bytes with `ov config set` if this pack is trusted",
             )
         if zip_files[rel].file_size != size:
-            raise InvalidPack(f"{rel}: the manifest says {size} bytes, the ZIP says {zip_files[rel].file_size}")
+            raise InvalidPack(f"{quote(rel)}: the manifest says {size} bytes, the ZIP says {zip_files[rel].file_size}")
         total += size
     if total > max_total_bytes:
         raise InvalidPack(f"the pack would unpack to {total} bytes, over the {max_total_bytes}-byte limit")
@@ -401,9 +402,10 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         entry = declared[rel]
         data = _read_member(zf, zip_files[rel], entry["size"])
         if len(data) != entry["size"]:
-            raise InvalidPack(f"{rel} is {len(data)} bytes, the manifest says {entry['size']}")
+            raise InvalidPack(f"{quote(rel)} is {len(data)} bytes, the manifest says {entry['size']}")
         if _sha(data) != entry["sha256"]:
-            raise InvalidPack(f"{rel} does not match its sha256 in the manifest", hint="the pack is damaged or was altered")
+            raise InvalidPack(f"{quote(rel)} does not match its sha256 in the manifest", hint="the pack is damaged or was altered")
+        _check_sidecar(rel, data)
         files[rel] = data
     records, dense = _check_index(zf, by_name, root, manifest)
     return Pack(root, manifest, files, records, dense, sorted(declared_dirs))
@@ -463,12 +465,12 @@ def _parse_manifest(data: bytes) -> dict:
     if not isinstance(manifest, dict):
         raise InvalidPack(f"{MANIFEST} is not a JSON object")
     if manifest.get("kind") != KIND:
-        raise InvalidPack(f"{MANIFEST} has kind {manifest.get('kind')!r}, not {KIND!r}", hint="it is not an OVPack file")
+        raise InvalidPack(f"{MANIFEST} has kind {quote(manifest.get('kind'))}, not {KIND!r}", hint="it is not an OVPack file")
     version = manifest.get("format_version")
     if version != FORMAT_VERSION or isinstance(version, bool):
         newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
         raise UnsupportedPackVersion(
-            f"the pack has format_version {version!r}; ov reads format_version {FORMAT_VERSION} only",
+            f"the pack has format_version {quote(version)}; ov reads format_version {FORMAT_VERSION} only",
             hint="it was made by a newer version; upgrade ov" if newer else "export it again with a current version",
         )
     root = manifest.get("root")
@@ -484,9 +486,9 @@ def _parse_manifest(data: bytes) -> dict:
         if not isinstance(e, dict) or not isinstance(e.get("path"), str) or e.get("kind") not in ("file", "directory"):
             raise InvalidPack(f"{MANIFEST} has a malformed entry: {str(e)[:80]}")
         if e["kind"] == "file" and not (_is_count(e.get("size")) and isinstance(e.get("sha256"), str)):
-            raise InvalidPack(f"the entry {e['path']!r} has no valid size and sha256")
+            raise InvalidPack(f"the entry {quote(e['path'])} has no valid size and sha256")
         if e["path"] in paths:
-            raise InvalidPack(f"the entry {e['path']!r} is listed twice")
+            raise InvalidPack(f"the entry {quote(e['path'])} is listed twice")
         paths.add(e["path"])
     if not isinstance(manifest.get("content_sha256"), str):
         raise InvalidPack(f"{MANIFEST} has no content_sha256")
@@ -494,7 +496,7 @@ def _parse_manifest(data: bytes) -> dict:
 
 
 def _check_member_name(name: str) -> None:
-    shown = repr(name)
+    shown = quote(name)
     if "\\" in name:
         raise InvalidPack(f"the pack member {shown} contains a backslash", hint="a hostile or non-portable pack; nothing was written")
     if name.startswith("/"):
@@ -515,7 +517,19 @@ def _check_content_path(rel: str) -> None:
 
     for segment in rel.split("/"):
         if not is_valid_segment(segment):
-            raise InvalidPack(f"the pack file {rel!r} has a name ov cannot store ({segment!r})")
+            raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store ({quote(segment)})")
+
+
+def _check_sidecar(rel: str, data: bytes) -> None:
+    """An L0/L1 sidecar must be what `ov write` accepts there: UTF-8 text with well-formed frontmatter."""
+    if rel.rsplit("/", 1)[-1] not in sidecar.SIDECARS:
+        return
+    if looks_binary(data):
+        raise InvalidPack(f"the pack's {quote(rel)} is not UTF-8 text", hint="an L0/L1 sidecar is Markdown; nothing was written")
+    try:
+        sidecar.parse(data.decode("utf-8"))
+    except InvalidInput as exc:
+        raise InvalidPack(f"the pack's {quote(rel)} is not a valid sidecar: {exc.message}") from None
 
 
 def _read_meta(zf, info) -> bytes:
@@ -536,7 +550,7 @@ def _read_member(zf, info, limit: int) -> bytes:
             chunks.append(chunk)
             got += len(chunk)
             if got > limit:
-                raise InvalidPack(f"the pack member {info.filename!r} holds more than its declared {limit} bytes")
+                raise InvalidPack(f"the pack member {quote(info.filename)} holds more than its declared {limit} bytes")
     return b"".join(chunks)
 
 
@@ -555,6 +569,11 @@ def import_pack(
     target = _target(store, pack, parent)
     vectors = _vector_outcome(store, pack, vector_mode)
     uris = {rel: VikingURI((*target.parts, *rel.split("/"))) for rel in pack.files}
+    for rel, uri in uris.items():
+        try:
+            check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
+        except InvalidInput as exc:
+            raise InvalidPack(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", hint=exc.hint) from None
     original = pack.manifest["root"]["uri"]
     with store.transaction() as tx:
         committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
@@ -598,9 +617,9 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
         try:
             uri = from_path(rel)
         except InvalidInput as exc:
-            raise InvalidPack(f"the backup holds {rel!r}, which is not a path ov can store: {exc.message}") from None
+            raise InvalidPack(f"the backup holds {quote(rel)}, which is not a path ov can store: {exc.message}") from None
         if uri.scope not in PUBLIC_SCOPES or len(uri.parts) < 2:
-            raise InvalidPack(f"the backup holds {rel!r}, outside the scopes {', '.join(PUBLIC_SCOPES)}")
+            raise InvalidPack(f"the backup holds {quote(rel)}, outside the scopes {', '.join(PUBLIC_SCOPES)}")
         uris[rel] = uri
     vectors = _vector_outcome(store, pack, vector_mode)
     with store.transaction() as tx:
@@ -637,7 +656,7 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
 def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     scope = pack.scope
     if scope not in PUBLIC_SCOPES:
-        raise InvalidPack(f"the pack's scope {scope!r} cannot be imported", hint=f"packs come from {', '.join(PUBLIC_SCOPES)}")
+        raise InvalidPack(f"the pack's scope {quote(scope)} cannot be imported", hint=f"packs come from {', '.join(PUBLIC_SCOPES)}")
     if parent.scope != scope:
         raise InvalidInput(
             f"the pack comes from viking://{scope} and cannot be imported under {parent}",
@@ -648,7 +667,7 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     try:
         target = parent.child(pack.root)
     except InvalidInput as exc:
-        raise InvalidPack(f"the pack's root name {pack.root!r} is not a valid name: {exc.message}") from None
+        raise InvalidPack(f"the pack's root name {quote(pack.root)} is not a valid name: {exc.message}") from None
     store.require_content_uri(target)
     if scope == "user" and target.parts[1] != store.identity.user:
         raise InvalidInput(f"{parent} belongs to another user", hint="import under your own tree, viking://~/...")
@@ -656,7 +675,7 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
         try:
             original = from_path(pack.manifest["root"]["uri"].removeprefix("viking://"))
         except InvalidInput:
-            raise InvalidPack(f"the pack's root uri {pack.manifest['root']['uri']!r} is not valid") from None
+            raise InvalidPack(f"the pack's root uri {quote(pack.manifest['root']['uri'])} is not valid") from None
         if original.scope != "user" or len(original.parts) != len(target.parts):
             raise InvalidInput(
                 f"the pack came from {original}; under {parent} it would land at a different depth of a user's tree",
@@ -715,7 +734,7 @@ def is_session_uri(uri: VikingURI) -> bool:
 
 def _check_choice(value: str, choices: tuple[str, ...], option: str) -> None:
     if value not in choices:
-        raise InvalidInput(f"{option} must be one of {', '.join(choices)}, not {value!r}")
+        raise InvalidInput(f"{option} must be one of {', '.join(choices)}, not {quote(value)}")
 
 
 def _is_count(value) -> bool:

@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ov.errors import InvalidId, InvalidURI
+from ov.errors import QUOTE_MAX_CHARS, InvalidId, InvalidURI, quote
 from ov.identity import validate_id
+from ov.names import TEMP_MARKER, reserved_reason
 
 SCHEME = "viking://"
 PUBLIC_SCOPES = ("agent", "resources", "user")
@@ -22,13 +23,16 @@ INTERNAL_SCOPES = ("queue", "temp", "upload")
 # (unless the current user really has that id).
 USER_CONTENT_NAMES = ("memories", "peers", "privacy", "resources", "sessions", "skills")
 MAX_SEGMENT_BYTES = 255
+# A whole path (segments and slashes, UTF-8). The OS refuses a path over PATH_MAX (4096 bytes
+# on Linux) with ENAMETOOLONG, and the account directory comes in front of this one: 3 KiB
+# leaves 1 KiB for $OV_HOME/accounts/{account}/.
+MAX_PATH_BYTES = 3072
 SANITIZED_MAX_CHARS = 50
-# A temporary file of an atomic write; never addressable.
-TEMP_MARKER = ".ov-tmp-"
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 # C0, DEL, C1, and the Unicode line/paragraph separators (str.splitlines breaks on them).
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SCOPES_TEXT = ", ".join(PUBLIC_SCOPES)
 
 
@@ -70,7 +74,7 @@ class VikingURI:
         parts = (*self.parts, name)
         result = parse(SCHEME + "/".join(parts))
         if result.parts != parts:
-            raise InvalidURI(f"{name!r} is not a valid name under {self}", hint=f"use one of: {_SCOPES_TEXT}" if self.is_root else None)
+            raise InvalidURI(f"{quote(name)} is not a valid name under {self}", hint=f"use one of: {_SCOPES_TEXT}" if self.is_root else None)
         return result
 
     def is_within(self, other: VikingURI) -> bool:
@@ -91,13 +95,17 @@ def parse(text: str, user: str | None = None) -> VikingURI:
     if not isinstance(text, str) or not text.strip():
         raise InvalidURI("URI is empty", hint=f"URIs look like {SCHEME}resources/notes")
     if text != text.strip():
-        raise InvalidURI(f"URI {text!r} has leading or trailing whitespace")
+        raise InvalidURI(f"URI {quote(text)} has leading or trailing whitespace")
     if _CONTROL_RE.search(text):
-        raise InvalidURI(f"URI {text!r} contains a control character (NUL, newline, ...)")
+        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, ...)")
+    if _SURROGATE_RE.search(text):
+        # Bytes that are not UTF-8 on the command line arrive as lone surrogates; they can be
+        # neither encoded into a git tree nor printed.
+        raise InvalidURI(f"URI {quote(text)} is not valid UTF-8 text")
     if not text.startswith(SCHEME):
-        raise InvalidURI(f"{text!r} is not a viking:// URI", hint=_scheme_hint(text))
+        raise InvalidURI(f"{quote(text)} is not a viking:// URI", hint=_scheme_hint(text))
     if "\\" in text:
-        raise InvalidURI(f"URI {text!r} contains a backslash", hint="separate segments with '/'")
+        raise InvalidURI(f"URI {quote(text)} contains a backslash", hint="separate segments with '/'")
     segments = [s for s in text[len(SCHEME) :].split("/") if s]
     if not segments:
         return ROOT
@@ -111,11 +119,12 @@ def parse(text: str, user: str | None = None) -> VikingURI:
             raise InvalidURI("the session alias viking://session needs a current user")
         segments = ["user", user, "sessions", *rest]
     elif scope in INTERNAL_SCOPES:
-        raise InvalidURI(f"scope {scope!r} is internal and cannot be addressed", hint=f"use one of: {_SCOPES_TEXT}")
+        raise InvalidURI(f"scope {quote(scope)} is internal and cannot be addressed", hint=f"use one of: {_SCOPES_TEXT}")
     elif scope not in PUBLIC_SCOPES:
-        raise InvalidURI(f"invalid scope {scope!r} in {text}", hint=f"use one of: {_SCOPES_TEXT}")
+        raise InvalidURI(f"invalid scope {quote(scope)} in {quote(text)}", hint=f"use one of: {_SCOPES_TEXT}")
     for segment in segments:
         _check_segment(segment, text)
+    check_path_length(segments, text)
     _check_identity_segments(segments, text, user)
     return VikingURI(tuple(segments))
 
@@ -124,7 +133,7 @@ def build(*segments: str, user: str | None = None) -> VikingURI:
     """Build a canonical URI from path segments (the first one is the scope)."""
     for segment in segments:
         if not segment or "/" in segment:
-            raise InvalidURI(f"{segment!r} is not a single path segment")
+            raise InvalidURI(f"{quote(segment)} is not a single path segment")
     return parse(SCHEME + "/".join(segments), user)
 
 
@@ -159,30 +168,44 @@ def sanitize_segment(name: str) -> str:
     )
     cleaned = re.sub(r"_+", "_", kept.replace(TEMP_MARKER, "_ov-tmp-")).strip("_.")
     cleaned = cleaned[:SANITIZED_MAX_CHARS].strip("_.")
-    if cleaned in ("", ".", "..") or cleaned.lower() == ".git" or not is_valid_segment(cleaned):
+    if cleaned in ("", ".", "..") or not is_valid_segment(cleaned):
         return "unnamed"
     return cleaned
+
+
+def check_path_length(segments: tuple[str, ...] | list[str], text: str) -> None:
+    """Refuse a path the file system could not hold (see MAX_PATH_BYTES)."""
+    size = sum(len(s.encode("utf-8")) for s in segments) + max(len(segments) - 1, 0)
+    if size > MAX_PATH_BYTES:
+        raise InvalidURI(
+            f"the path of {quote(text)} is {size} bytes long",
+            hint=f"a path is at most {MAX_PATH_BYTES} bytes of UTF-8; use shorter names or fewer levels",
+        )
 
 
 def _check_segment(segment: str, text: str) -> None:
     if segment in (".", ".."):
         raise InvalidURI(
-            f"URI {text!r} contains a {segment!r} segment",
+            f"URI {quote(text)} contains a {segment!r} segment",
             hint="relative segments are not allowed; write the full canonical path",
         )
     if "/" in segment or "\\" in segment:
-        raise InvalidURI(f"segment {segment!r} contains a path separator")
+        raise InvalidURI(f"segment {quote(segment)} contains a path separator")
     if _CONTROL_RE.search(segment):
-        raise InvalidURI(f"URI {text!r} contains a control character (NUL, newline, ...)")
+        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, ...)")
+    if _SURROGATE_RE.search(segment):
+        raise InvalidURI(f"segment {quote(segment)} is not valid UTF-8 text")
     if _DRIVE_RE.match(segment):
-        raise InvalidURI(f"URI {text!r} has a drive-letter segment {segment!r}", hint="drive letters are not allowed")
-    if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+        raise InvalidURI(f"URI {quote(text)} has a drive-letter segment {quote(segment)}", hint="drive letters are not allowed")
+    size = len(segment.encode("utf-8"))
+    if size > MAX_SEGMENT_BYTES:
         raise InvalidURI(
-            f"a segment of {text!r} is {len(segment.encode('utf-8'))} bytes long",
+            f"a segment of {quote(text)} is {size} bytes long",
             hint=f"segments are at most {MAX_SEGMENT_BYTES} bytes of UTF-8",
         )
-    if segment.lower() == ".git" or segment.startswith(TEMP_MARKER) or TEMP_MARKER in segment:
-        raise InvalidURI(f"segment {segment!r} is reserved by ov")
+    reason = reserved_reason(segment)
+    if reason:
+        raise InvalidURI(f"segment {quote(segment)} is reserved: {reason}", hint="choose another name")
 
 
 def _check_identity_segments(segments: list[str], text: str, user: str | None) -> None:
@@ -191,7 +214,7 @@ def _check_identity_segments(segments: list[str], text: str, user: str | None) -
     uid = segments[1]
     if uid in USER_CONTENT_NAMES and uid != user:
         raise InvalidURI(
-            f"{text} has no user id",
+            f"{quote(text)} has no user id",
             hint=f"use 'viking://~/{'/'.join(segments[1:])}' for the current user",
         )
     try:
@@ -201,7 +224,7 @@ def _check_identity_segments(segments: list[str], text: str, user: str | None) -
         if len(segments) >= 4 and segments[2] == "sessions":
             validate_id(segments[3], "session")
     except InvalidId as exc:
-        raise InvalidURI(f"{exc.message} in {text}", hint=exc.hint) from None
+        raise InvalidURI(f"{exc.message} in {quote(text)}", hint=exc.hint) from None
 
 
 def _scheme_hint(text: str) -> str:
@@ -209,6 +232,6 @@ def _scheme_hint(text: str) -> str:
         return f"only {SCHEME} URIs are stored in ov"
     stripped = text.lstrip("/")
     first = stripped.split("/", 1)[0]
-    if first in PUBLIC_SCOPES or first in ALIAS_SCOPES:
+    if (first in PUBLIC_SCOPES or first in ALIAS_SCOPES) and len(stripped) <= QUOTE_MAX_CHARS:
         return f"did you mean {SCHEME}{stripped}?"
     return f"URIs look like {SCHEME}resources/notes"

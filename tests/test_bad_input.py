@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -141,3 +145,138 @@ def test_oversized_write_is_refused(ov, seeded, store_state):
     result = ov("write", "viking://resources/docs/b.md", "--content", "y" * 8, "--mode", "append", "--json")
     assert result.exit_code == 2, "append must count the whole resulting file"
     assert store_state() == before
+
+
+# --- names git refuses in a tree (found as a bug: they broke `git fsck --strict` for good) ----
+
+
+def _git_fsck(home: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["git", "-C", str(home / "accounts" / "default"), "fsck", "--strict", "--no-dangling"], capture_output=True, text=True
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(
+    "argv, code",
+    [
+        (["session", "add", ".git", "--text", "hello"], "invalid_id"),
+        (["session", "add", ".GIT", "--text", "hello"], "invalid_id"),
+        (["session", "add", ".git.", "--text", "hello"], "invalid_id"),
+        (["session", "add", ".gitmodules", "--text", "hello"], "invalid_id"),
+        (["session", "add", ".ov-tmp-1", "--text", "hello"], "invalid_id"),
+        (["commit", ".git"], "invalid_id"),
+        (["remember", "--peer", ".Git", "I prefer tea"], "invalid_id"),
+        (["write", "viking://~/notes.md", "--content", "x", "--user", ".git"], "invalid_id"),
+        (["write", "viking://resources/.git./x.md", "--content", "x"], "invalid_uri"),
+        (["write", "viking://resources/GIT~1/x.md", "--content", "x"], "invalid_uri"),
+        (["write", "viking://resources/.g\u200cit/x.md", "--content", "x"], "invalid_uri"),
+        (["mkdir", "viking://resources/.gitmodules"], "invalid_uri"),
+        (["write", "viking://resources/docs/.GitAttributes", "--content", "* filter=lfs"], "invalid_uri"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else v,
+)
+def test_names_git_refuses_are_refused(ov, seeded, store_state, ov_home, argv, code):
+    before = store_state()
+    result = ov(*argv, "--json")
+    assert result.exit_code == 2, result.stderr
+    assert result.error["code"] == code
+    assert "reserved" in result.error["message"]
+    assert store_state() == before
+    fsck = _git_fsck(ov_home)
+    assert fsck.returncode == 0, fsck.stderr
+
+
+# --- named pipes in the work tree (found as a bug: read/stat/grep/write/edit hung for ever) ---
+
+
+@pytest.fixture
+def fifo_store(ov, ov_home: Path):
+    assert ov("write", "viking://resources/notes/a.md", "--content", "hi there\n").exit_code == 0
+    fifo = ov_home / "accounts" / "default" / "resources" / "notes" / "pipe.md"
+    os.mkfifo(fifo)
+    return fifo
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["read", "viking://resources/notes/pipe.md"],
+        ["stat", "viking://resources/notes/pipe.md"],
+        ["write", "viking://resources/notes/pipe.md", "--content", "x"],
+        ["write", "viking://resources/notes/pipe.md", "--content", "x", "--mode", "append"],
+        ["edit", "viking://resources/notes/pipe.md", "--old", "a", "--new", "b"],
+        ["mv", "viking://resources/notes/pipe.md", "viking://resources/moved.md"],
+        ["rm", "viking://resources/notes/pipe.md"],
+    ],
+    ids=lambda v: " ".join(v[:1] + v[3:]),
+)
+def test_a_named_pipe_in_the_work_tree_is_refused_not_opened(ov_process, fifo_store, store_state, argv):
+    before = store_state()
+    result = ov_process(*argv, "--json", timeout=30)  # a hang fails the test instead of the suite
+    assert result.exit_code == 1, result.stderr
+    assert json.loads(result.stderr)["error"]["code"] == "not_regular_file"
+    assert "named pipe" in json.loads(result.stderr)["error"]["message"]
+    assert store_state() == before
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_is_left_out_of_listings_searches_and_moves(ov_process, fifo_store, ov_home):
+    grep = ov_process("grep", "hi", "--json", timeout=30)
+    assert grep.exit_code in (0, 1), grep.stderr
+    assert "pipe.md" not in grep.stdout and "a.md" in grep.stdout
+    listing = ov_process("ls", "--simple", "viking://resources/notes", timeout=30)
+    assert listing.stdout.split() == ["viking://resources/notes/a.md"]
+    moved = ov_process("mv", "viking://resources/notes", "viking://resources/n2", timeout=30)
+    assert moved.exit_code == 0, moved.stderr
+    assert ov_process("read", "viking://resources/n2/a.md", timeout=30).stdout == "hi there\n"
+
+
+# --- over-long input is refused, and quoted briefly --------------------------------------------
+
+LONG_PATH = "viking://resources/" + "/".join(["y" * 250] * 17)
+DEEP_PATH = "viking://resources/" + "/".join(["d"] * 2100)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["write", LONG_PATH, "--content", "x"],
+        ["write", DEEP_PATH, "--content", "x"],
+        ["mkdir", LONG_PATH],
+        ["mkdir", DEEP_PATH],
+        ["mv", "viking://resources/docs/a.md", LONG_PATH],
+        ["mv", "viking://resources/docs", DEEP_PATH],
+    ],
+    ids=["write-long", "write-deep", "mkdir-long", "mkdir-deep", "mv-long", "mv-deep"],
+)
+def test_a_path_over_path_max_is_refused(ov, seeded, store_state, argv):
+    # (found as a bug: "internal error: OSError: [Errno 36] File name too long")
+    before = store_state()
+    result = ov(*argv, "--json")
+    assert result.exit_code == 2, result.stderr
+    assert result.error["code"] == "invalid_uri"
+    assert "bytes long" in result.error["message"]
+    assert len(result.stderr) < 1200
+    assert store_state() == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["write", "viking://resources/" + "x" * 10_000, "--content", "x"],
+        ["read", "viking://resources/docs/" + "é" * 10_000],
+        ["session", "add", "s" * 10_000, "--text", "x"],
+        ["ls", "viking://" + "q" * 10_000],
+        ["grep", "(" * 10_000],
+        ["grep", "a{99999999999}"],
+    ],
+    ids=["segment", "segment-2-byte", "session-id", "scope", "regex-nesting", "regex-repeat"],
+)
+def test_errors_quote_at_most_a_few_hundred_characters_of_the_input(ov, seeded, argv):
+    # (found as a bug: a 10,000-byte segment produced a 10 KB error)
+    result = ov(*argv)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: ")
+    assert len(result.stderr) < 800, result.stderr[:300]

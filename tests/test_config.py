@@ -665,3 +665,62 @@ def test_unwritable_cache_still_loads(home: Home) -> None:
 def test_config_from_a_newer_version_is_refused(tmp_path):
     with pytest.raises(ConfigError, match="format version 2"):
         validate_config_text(b"version: 2\n", tmp_path / "config.yaml")
+
+
+# --- hostile files: refused quickly, with exit 2 -----------------------------------------------
+
+
+def _alias_bomb(levels: int = 9) -> str:
+    """YAML whose last alias expands to 10**levels values (a "billion laughs")."""
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, levels)]
+    return "\n".join(lines) + "\nstore:\n  lock_timeout: 5\n"
+
+
+HOSTILE_CONFIGS = {
+    # (found as a bug: json.dumps in _validate expanded it; `ov write` took 55 s)
+    "alias bomb": (_alias_bomb(), "more than 10000 values"),
+    "self-referencing alias": ("store: &s\n  x: *s\n", "nested more than 32 levels"),
+    "deep nesting": ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 32 levels"),
+    "deep mapping": ("".join("  " * i + f"k{i}:\n" for i in range(40)) + "  " * 40 + "v: 1\n", "nested more than 32 levels"),
+    # (found as a bug: a 30 MB comment cost every command 26 s)
+    "huge file": ("# " + "x" * (1024 * 1024) + "\nstore:\n  lock_timeout: 5\n", "at most 1048576"),
+    "impossible date": ("identity:\n  user: 2026-02-30\n", "YAML cannot read"),
+    "date as a key": ("2026-01-01: x\n", "unknown key '2026-01-01'"),
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_CONFIGS))
+def test_hostile_config_files_are_refused_quickly(ov_process, ov_home: Path, name: str) -> None:
+    text, words = HOSTILE_CONFIGS[name]
+    ov_home.mkdir(parents=True, exist_ok=True)
+    (ov_home / "config.yaml").write_text(text)
+    result = ov_process("write", "viking://resources/x.md", "--content", "x", "--json", timeout=20)
+    if words.startswith("unknown key"):  # a date key is an unknown key like any other, not a crash
+        assert result.exit_code == 0, result.stderr
+        assert words in result.stderr
+        return
+    assert result.exit_code == 2, result.stderr[-500:]
+    error = json.loads(result.stderr)["error"]
+    assert error["code"] == "config_invalid" and words in error["message"]
+    assert len(error["message"]) < 500
+    assert not (ov_home / "accounts").exists()
+
+
+def test_a_config_path_that_is_a_named_pipe_is_refused(ov_process, ov_home: Path) -> None:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs named pipes")
+    ov_home.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(ov_home / "config.yaml")
+    result = ov_process("ls", "--json", timeout=20)
+    assert result.exit_code == 2
+    assert "not a regular file" in json.loads(result.stderr)["error"]["message"]
+
+
+def test_set_on_an_oversized_file_fails_and_leaves_it(ov, home: Home) -> None:
+    text = "# " + "x" * (1024 * 1024) + "\n"
+    home.config_path.parent.mkdir(parents=True, exist_ok=True)
+    home.config_path.write_text(text)
+    result = ov("config", "set", "store.lock_timeout", "5", "--json")
+    assert result.exit_code == 2 and "at most" in result.error["message"]
+    assert home.config_path.read_text() == text

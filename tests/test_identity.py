@@ -57,6 +57,19 @@ INVALID_IDS = [
     pytest.param("a\r\n", "user", "characters that are not allowed", id="trailing-crlf"),
     pytest.param("a@b@c", "user", "more than one '@'", id="two-ats"),
     pytest.param("_acme", "account", "must not start with '_'", id="account-leading-underscore"),
+    # ids become tree entries (sessions/{id}, peers/{peer}): what git fsck refuses, ov refuses
+    # (found as a bug: `ov session add .git` and `ov remember --peer .Git` broke `git fsck --strict`)
+    pytest.param(".git", "session", "reserved", id="session-dot-git"),
+    pytest.param(".GIT", "session", "reserved", id="session-dot-git-upper"),
+    pytest.param(".Git", "peer", "reserved", id="peer-dot-git-mixed"),
+    pytest.param(".git.", "user", "reserved", id="ntfs-trailing-dot"),
+    pytest.param(".git...", "user", "reserved", id="ntfs-trailing-dots"),
+    pytest.param(".gitmodules", "peer", "reserved", id="gitmodules"),
+    pytest.param(".GitAttributes", "session", "reserved", id="gitattributes"),
+    pytest.param(".ov-tmp-1", "session", "temporary files", id="temp-marker"),
+    pytest.param("a.ov-tmp-b", "user", "temporary files", id="temp-marker-inside"),
+    pytest.param("main.lock", "session", "ends in '.lock'", id="lock-suffix"),
+    pytest.param("x.LOCK", "account", "ends in '.lock'", id="lock-suffix-upper"),
 ]
 
 
@@ -70,6 +83,19 @@ def test_validate_id_rejects(value: str, kind: str, message: str) -> None:
     assert isinstance(exc, InvalidInput)
     assert exc.exit_code == EXIT_USAGE == 2
     assert exc.code == "invalid_id"
+
+
+@pytest.mark.parametrize("value", ["x" * 10_000, "\x00" * 10_000, "é" * 10_000])
+def test_validate_id_quotes_a_long_value_briefly(value: str) -> None:
+    # (found as a bug: a 10,000-character id made a 10 KB error message)
+    with pytest.raises(InvalidId) as info:
+        validate_id(value, "peer")
+    assert len(info.value.message) < 400
+
+
+@pytest.mark.parametrize("value", [".gitignore", "git", ".gitx", "lock", "a.locks", "locksmith", ".github"])
+def test_validate_id_allows_names_git_does_not_reserve(value: str) -> None:
+    assert validate_id(value, "session") == value
 
 
 # --- resolve_identity ---------------------------------------------------------------

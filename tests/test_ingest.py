@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import http.server
+import json
+import os
 import threading
 import time
 from pathlib import Path
@@ -171,11 +173,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         status, ctype, body, delay = route
         time.sleep(delay)
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            # The client gave up (the timeout tests): socketserver would print a traceback on the
+            # stderr of whichever test runs by then.
+            pass
 
     def log_message(self, *args):
         pass
@@ -411,3 +418,183 @@ def test_summaries_from_worker_processes_are_identical_to_in_process_ones(ov, ov
     assert ov("add-resource", str(folder)).exit_code == 0
     assert sidecars() == in_process
     assert len(in_process) > 10
+
+
+# --- hostile and awkward sources ---------------------------------------------------------
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_a_named_pipe_in_a_folder_is_skipped_not_opened(ov_process, tmp_path):
+    # (found as a bug: add-resource of a folder holding a FIFO never returned)
+    folder = tmp_path / "withpipe"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\nkept\n")
+    os.mkfifo(folder / "pipe.md")
+    result = ov_process("add-resource", str(folder), "--json", timeout=30)
+    assert result.exit_code == 0, result.stderr
+    data = json.loads(result.stdout)["result"]
+    assert data["added"] == ["viking://resources/withpipe/a.md"]
+    assert {"path": "pipe.md", "reason": "named pipe", "failed": False} in data["skipped"]
+
+
+class _Drip(http.server.BaseHTTPRequestHandler):
+    """Sends a 100-byte page one byte every half second: each read succeeds well within any
+    socket timeout, so only a deadline on the whole download stops it."""
+
+    def do_GET(self):  # noqa: N802 - http.server's naming
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            for _ in range(100):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+                time.sleep(0.5)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_url_that_trickles_fails_after_url_timeout(ov_process, store_state):
+    # (found as a bug: url_timeout bounded each read, not the download; a drip ran for ever)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Drip)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        assert ov_process("config", "set", "ingest.url_timeout", "2").exit_code == 0
+        assert ov_process("init").exit_code == 0
+        before = store_state()
+        started = time.monotonic()
+        result = ov_process("add-resource", f"http://127.0.0.1:{server.server_address[1]}/drip.txt", "--json", timeout=40)
+        elapsed = time.monotonic() - started
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert result.exit_code == 1, result.stderr
+    error = json.loads(result.stderr)["error"]
+    assert error["code"] == "fetch_failed" and "longer than 2s" in error["message"]
+    assert elapsed < 8, f"took {elapsed:.1f}s"
+    assert store_state() == before
+
+
+def test_deeply_nested_html_is_converted(ov, tmp_path):
+    # (found as a bug: 50,000 nested <div>s ended in "internal error: RecursionError")
+    folder = tmp_path / "deep"
+    folder.mkdir()
+    (folder / "page.html").write_text("<html><body><h1>Deep</h1>" + "<div>" * 50_000 + "the innermost words" + "</div>" * 50_000 + "</body></html>")
+    result = ov("add-resource", str(folder), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert "the innermost words" in ov("read", "viking://resources/deep/page.md").stdout
+
+
+def test_a_file_whose_name_is_not_utf8_is_skipped_alone(ov, tmp_path):
+    # (found as a bug: one such name failed the whole add with UnicodeEncodeError)
+    folder = tmp_path / "names"
+    folder.mkdir()
+    (folder / "ok.md").write_text("# OK\nkept\n")
+    try:
+        (folder / os.fsdecode(b"caf\xe9.md")).write_text("# Latin-1 name\n")
+        (folder / os.fsdecode(b"d\xffir")).mkdir()
+    except (OSError, UnicodeError):
+        pytest.skip("this file system refuses names that are not UTF-8")
+    result = ov("add-resource", str(folder), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["result"]
+    assert data["added"] == ["viking://resources/names/ok.md"]
+    skipped = {s["path"]: s["reason"] for s in data["skipped"]}
+    assert skipped == {"caf\\xe9.md": "name is not UTF-8", "d\\xffir/": "name is not UTF-8"}
+    human = ov("add-resource", str(folder), "--to", "viking://resources/names2")
+    assert human.exit_code == 0 and "skipped caf\\xe9.md: name is not UTF-8" in human.stdout
+
+
+@pytest.mark.parametrize("where", ["home", "inside", "holding"])
+def test_a_source_that_is_or_holds_the_store_is_refused(ov, ov_home, tmp_path, store_state, where):
+    # (found as a bug: `ov add-resource $OV_HOME` ingested the store into itself)
+    assert ov("write", "viking://resources/notes/a.md", "--content", "# A\nx\n").exit_code == 0
+    source = {"home": ov_home, "inside": ov_home / "accounts" / "default" / "resources", "holding": tmp_path}[where]
+    before = store_state()
+    result = ov("add-resource", str(source), "--json")
+    assert result.exit_code == 2, result.stderr
+    assert "ov's home" in result.error["message"]
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("option", ["--include", "--exclude"])
+def test_a_malformed_pattern_is_refused_without_dulwich_noise(ov_process, handbook, store_state, option):
+    # (found as a bug: dulwich logged "Ignoring malformed pattern b'['" and every file was skipped)
+    assert ov_process("init").exit_code == 0
+    before = store_state()
+    result = ov_process("add-resource", str(handbook), option, "[")  # a process: its real stderr
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"error: invalid {option} pattern '['"), result.stderr
+    assert "Ignoring malformed pattern" not in result.stderr
+    assert store_state() == before
+
+
+CJK_LINE = "我们从主分支部署，持续集成必须通过。回滚使用上一个发布标签。\n"
+
+
+def _straddling(prefix: str, line: str, size: int = 18_000) -> str:
+    """Text of about ``size`` bytes in which a multi-byte character straddles byte 8192."""
+    text = prefix
+    while len(text.encode()) < size:
+        text += line
+    assert not _decodes(text.encode()[:8192]), "the fixture must cut a character at byte 8192"
+    return text
+
+
+def _decodes(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_utf8_text_split_by_the_binary_sniff_is_not_binary(ov, tmp_path):
+    # (found as a bug: a CJK file over 8 KiB was skipped as "binary file" when a character
+    # straddled byte 8192; so were rich's _spinners.py and _unicode_data/unicode8-0-0.py)
+    folder = tmp_path / "cjk"
+    folder.mkdir()
+    (folder / "guide.md").write_text(_straddling("# 部署指南\n\n", CJK_LINE))
+    (folder / "spinners.py").write_text(_straddling("SPINNERS = [\n", '    "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏",\n') + "]\n")
+    folder_result = ov("add-resource", str(folder), "--json")
+    assert folder_result.exit_code == 0, folder_result.stderr
+    data = folder_result.json["result"]
+    assert data["skipped"] == []
+    assert "viking://resources/cjk/spinners.py" in data["added"]
+    assert any(u.startswith("viking://resources/cjk/guide/") for u in data["added"])
+    single = ov("add-resource", str(folder / "guide.md"), "--json")
+    assert single.exit_code == 0, single.stderr
+    assert single.json["result"]["skipped"] == []
+
+
+def test_a_split_single_file_lands_in_its_root_once(ov, tmp_path, ov_home):
+    # (found as a bug: `ov add-resource libtasn1.pdf` gave resources/libtasn1/libtasn1/00_...md)
+    doc = tmp_path / "deploy.md"
+    doc.write_text("# Deploying\n\n## Pipeline\n" + LONG_SECTION + "\n\n## Rollback\n" + LONG_SECTION + "\n")
+    data = ov("add-resource", str(doc), "--json").json["result"]
+    assert data["root"] == "viking://resources/deploy"
+    assert data["added"] and all(u.count("/") == 4 for u in data["added"]), data["added"]  # viking://resources/deploy/NAME
+    assert not any(u.startswith("viking://resources/deploy/deploy") for u in data["added"])
+    info = ov("stat", data["added"][0], "--json").json["result"]
+    assert info["source"]["uri"] == str(doc)
+    again = ov("add-resource", str(doc), "--json").json["result"]
+    assert again["commit"] is None and again["unchanged"] == len(data["added"])
+    pdf = tmp_path / "manual.pdf"
+    pdf.write_bytes(make_pdf([("Introduction", ["Welcome to the manual. " * 200]), ("Security", ["Rotate keys every month. " * 200])]))
+    pdf_data = ov("add-resource", str(pdf), "--json").json["result"]
+    assert pdf_data["root"] == "viking://resources/manual"
+    assert len(pdf_data["added"]) > 1 and not any("/manual/manual" in u for u in pdf_data["added"]), pdf_data["added"]
+
+
+def test_a_url_without_a_path_is_named_after_host_and_port(ov, web):
+    # (found as a bug: http://127.0.0.1:PORT/ landed in resources/127.0.0, the port dropped)
+    _Handler.routes["/"] = (200, "text/html", b"<html><body><h1>Home</h1><p>Welcome.</p></body></html>", 0)
+    port = web.rsplit(":", 1)[1]
+    data = ov("add-resource", f"{web}/", "--json").json["result"]
+    assert data["root"] == f"viking://resources/127.0.0.1_{port}"
+    assert ov("add-resource", f"{web}/", "--json").json["result"]["commit"] is None

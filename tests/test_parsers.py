@@ -582,3 +582,62 @@ def test_importing_parsers_loads_no_heavy_module():
     probe = "import sys, ov.ingest.parsers; print(sorted(m for m in ('pypdf', 'markdownify', 'bs4') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --- hostile and awkward input ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [150, 5_000, 50_000])
+def test_deeply_nested_html_converts_and_keeps_its_text(depth: int) -> None:
+    # (found as a bug: markdownify recursed once per level; 50,000 <div>s hit RecursionError)
+    html = "<html><body><h1>Top</h1><p>First <b>bold</b>.</p>" + "<div>" * depth + "<p>innermost <i>words</i></p>" + "</div>" * depth + "</body></html>"
+    markdown, title = html_to_markdown(html)
+    assert title == "Top"
+    assert "**bold**" in markdown  # shallow content keeps its markup
+    assert "innermost words" in markdown
+
+
+def test_a_standalone_document_is_not_nested_under_its_own_name() -> None:
+    text = "# Guide\n\n## One\n" + words("a", 800) + "\n\n## Two\n" + words("b", 800) + "\n"
+    in_folder = parse_source(source("guide.md", text))
+    alone = parse_source(SourceFile("guide.md", text.encode(), "file", "/docs/guide.md", standalone=True))
+    assert len(in_folder) > 1 and all(p.relpath.startswith("guide/") for p in in_folder)
+    assert [p.relpath for p in alone] == [p.relpath.removeprefix("guide/") for p in in_folder]
+    short = parse_source(SourceFile("note.md", b"# Note\nshort\n", "file", "/docs/note.md", standalone=True))
+    assert [p.relpath for p in short] == ["note.md"]
+
+
+@pytest.mark.parametrize(
+    "data, cut, binary",
+    [
+        ("部署".encode()[:-1], True, False),  # a character cut after 2 of its 3 bytes
+        ("部署".encode()[:-2], True, False),
+        ("😀".encode()[:-1], True, False),  # 3 of 4 bytes
+        ("部署".encode()[:-1], False, True),  # the same bytes as a whole file are not UTF-8
+        (b"text\xff", True, True),  # an invalid byte is not a cut character
+        (b"\xe9\x00text", True, True),
+        ("部".encode()[:1] + b"A", True, True),  # a broken sequence before the end
+        ("é".encode(), False, False),
+    ],
+)
+def test_looks_binary_tolerates_only_a_character_the_sniff_cut(data: bytes, cut: bool, binary: bool) -> None:
+    from ov.files import looks_binary
+
+    assert looks_binary(data, cut=cut) is binary
+
+
+@pytest.mark.parametrize(
+    "url, ctype, name",
+    [
+        ("http://127.0.0.1:8080/", "text/html", "127.0.0.1_8080.html"),
+        ("https://example.com/", "text/html", "example.com.html"),
+        ("https://example.com", "application/pdf", "example.com.pdf"),
+        ("https://example.com/docs/auth.html", "text/html", "auth.html"),
+        ("https://example.com/docs/", "text/markdown", "docs.md"),
+    ],
+)
+def test_url_names(url: str, ctype: str, name: str) -> None:
+    from ov.ingest.sources import _stem_name, _url_name
+
+    assert _url_name(url, ctype) == name
+    assert _stem_name(name) == name.rsplit(".", 1)[0]

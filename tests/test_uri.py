@@ -210,6 +210,18 @@ REJECTED = [
     pytest.param("viking://~/.Git", USER, "reserved", None, id="dot-git-mixed-case"),
     pytest.param("viking://resources/.ov-tmp-abc123", USER, "reserved", None, id="ov-tmp-prefix"),
     pytest.param("viking://resources/a.ov-tmp-1", USER, "reserved", None, id="ov-tmp-inside"),
+    pytest.param("viking://resources/.git./x", USER, "reserved", None, id="dot-git-trailing-dot"),
+    pytest.param("viking://resources/git~1/x", USER, "reserved", None, id="dot-git-short-name"),
+    pytest.param("viking://resources/.gi\u200dt", USER, "reserved", None, id="dot-git-ignorable-code-point"),
+    pytest.param("viking://resources/.GITMODULES", USER, "reserved", None, id="gitmodules"),
+    pytest.param("viking://resources/a/.gitattributes", USER, "reserved", None, id="gitattributes"),
+    pytest.param("viking://session/.git/messages.jsonl", USER, "reserved", None, id="session-id-dot-git"),
+    pytest.param("viking://~/peers/.Git/memories", USER, "reserved", None, id="peer-id-dot-git"),
+    # paths the file system cannot hold (found as a bug: OSError ENAMETOOLONG from write/mv/mkdir)
+    pytest.param("viking://resources/" + "/".join(["y" * 250] * 17), USER, "bytes long", "3072", id="path-17-segments-of-250"),
+    pytest.param("viking://resources/" + "/".join(["d"] * 2100), USER, "bytes long", "3072", id="path-2100-segments"),
+    # bytes that are not UTF-8 in argv arrive as lone surrogates (found as a bug: UnicodeEncodeError)
+    pytest.param("viking://resources/caf\udce9.md", USER, "not valid UTF-8", None, id="surrogate"),
     # ids inside user paths
     pytest.param("viking://user/a b/x", USER, "user id 'a b'", "an id uses", id="user-id-space"),
     pytest.param("viking://user/~/x", USER, "user id '~'", None, id="user-id-tilde"),
@@ -312,6 +324,15 @@ def test_child_appends_one_checked_segment() -> None:
         pytest.param(".git", "reserved", id="dot-git"),
         pytest.param(".GIT", "reserved", id="dot-git-upper"),
         pytest.param(".ov-tmp-123", "reserved", id="ov-tmp"),
+        pytest.param(".git.", "reserved", id="dot-git-ntfs-dot"),
+        pytest.param(".git ", "reserved", id="dot-git-ntfs-space"),
+        pytest.param(".git::$INDEX_ALLOCATION", "reserved", id="dot-git-ntfs-stream"),
+        pytest.param("GIT~1", "reserved", id="dot-git-8.3-name"),
+        pytest.param(".g\u200cit", "reserved", id="dot-git-hfs-ignorable"),
+        pytest.param("\ufeff.GIT", "reserved", id="dot-git-hfs-bom"),
+        pytest.param(".gitmodules", "reserved", id="gitmodules"),
+        pytest.param("gitmod~1", "reserved", id="gitmodules-8.3-name"),
+        pytest.param(".gitattributes", "reserved", id="gitattributes"),
         pytest.param("C:", "drive-letter", id="drive"),
         pytest.param("a\x00", "control character", id="nul"),
         pytest.param("a" * 256, "256 bytes", id="too-long"),
@@ -579,3 +600,69 @@ def test_relative_to_refuses_a_uri_outside():
 def test_build_takes_single_segments(segments):
     with pytest.raises(InvalidURI):
         build(*segments)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "viking://resources/" + "x" * 10_000,
+        "viking://resources/" + "/".join(["y" * 250] * 17),
+        "viking://resources/a\x00" + "b" * 10_000,
+        "viking://nowhere/" + "z" * 10_000,
+        "resources/" + "r" * 10_000,
+        "viking://user/" + "u" * 10_000,
+    ],
+)
+def test_messages_quote_a_long_input_briefly(text: str) -> None:
+    # (found as a bug: a 10,000-byte segment produced a 10 KB error)
+    with pytest.raises(InvalidURI) as info:
+        parse(text, user=USER)
+    assert len(info.value.message) < 600
+    assert len(info.value.hint or "") < 600
+
+
+def test_a_path_of_exactly_the_limit_is_accepted() -> None:
+    from ov.uri import MAX_PATH_BYTES
+
+    rest = MAX_PATH_BYTES - len("resources/")
+    segments = ["s" * 200] * (rest // 201) + ["t" * (rest % 201)]  # 200 bytes and a slash each
+    text = "viking://resources/" + "/".join(segments)
+    assert len(parse(text).path.encode()) == MAX_PATH_BYTES
+    with pytest.raises(InvalidURI):
+        parse(text + "t")
+
+
+# Names a git tree entry can take, and whether real `git fsck --strict` accepts a tree holding
+# one as a directory. ov's rule (ov.names) must refuse exactly the ones git refuses, plus its
+# own temporary-file marker.
+GIT_NAMES = [
+    (".git", False), (".GIT", False), (".git.", False), (".git ", False), (".git..", False),
+    ("git~1", False), ("GIT~1", False), (".git:x", False), (".g\u200cit", False), (".git\u200e", False),
+    ("\ufeff.git", False), (".gitmodules", False), (".GitModules.", False), ("gitmod~1", False),
+    (".gitattributes", False),
+    (".gitignore", True), (".gitx", True), ("git", True), ("x.lock", True), (".mailmap", True),
+    (".g\u00edt", True), ("\u0130git", True),
+]
+
+
+@pytest.mark.parametrize(("name", "git_accepts"), GIT_NAMES, ids=[repr(n) for n, _ in GIT_NAMES])
+def test_reserved_names_agree_with_git_fsck(tmp_path, name: str, git_accepts: bool) -> None:
+    import shutil
+    import subprocess
+
+    from dulwich.objects import Blob, Tree
+    from dulwich.repo import Repo
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = Repo.init(str(tmp_path / "r"), mkdir=True)
+    blob = Blob.from_string(b"x\n")
+    inner = Tree()
+    inner.add(b"f", 0o100644, blob.id)
+    outer = Tree()
+    outer.add(name.encode("utf-8"), 0o040000, inner.id)
+    for obj in (blob, inner, outer):
+        repo.object_store.add_object(obj)
+    fsck = subprocess.run(["git", "-C", str(tmp_path / "r"), "fsck", "--strict", "--no-dangling"], capture_output=True, text=True)
+    assert (fsck.returncode == 0) == git_accepts, fsck.stderr
+    assert is_valid_segment(name) == git_accepts

@@ -35,6 +35,9 @@ class SourceFile:
     kind: SourceKind
     uri: str  # absolute path or URL
     content_type: str | None = None  # from HTTP, when known
+    # The whole source is this one document (a single file or a URL), so the import root is
+    # already a directory named after it: a long document's sections go straight into it.
+    standalone: bool = False
 
 
 @dataclass(frozen=True)

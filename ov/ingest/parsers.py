@@ -59,6 +59,11 @@ _LINE_END = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 def parse_source(src: SourceFile) -> list[Piece]:
     """Parse one document into pieces; raises :class:`ParseFailure` for what cannot be read."""
+    pieces = _parse(src)
+    return _unnest(pieces) if src.standalone else pieces
+
+
+def _parse(src: SourceFile) -> list[Piece]:
     kind = detect_format(src)
     if kind == "pdf":
         return _parse_pdf(src)
@@ -71,6 +76,16 @@ def parse_source(src: SourceFile) -> list[Piece]:
         markdown, title = html_to_markdown(_decode_html(src), base_url=src.uri if src.kind == "http" else None)
         return split_markdown(_file_name(src), markdown, _base(src), title=title)
     return [_verbatim(src)]
+
+
+def _unnest(pieces: list[Piece]) -> list[Piece]:
+    """A standalone document's sections without the directory named after it: its import root
+    (``viking://resources/guide``) already is that directory, and ``guide/guide/01_...`` would
+    name it twice. A document that stayed one file keeps its name."""
+    heads = {piece.relpath.split("/", 1)[0] for piece in pieces}
+    if len(heads) != 1 or not all("/" in piece.relpath for piece in pieces):
+        return pieces
+    return [replace(piece, relpath=piece.relpath.split("/", 1)[1]) for piece in pieces]
 
 
 def detect_format(src: SourceFile) -> str:
@@ -222,6 +237,9 @@ def _rst_plain(title: str) -> str:
 
 # HTML elements that are page furniture, never content.
 _HTML_NOISE = ("script", "style", "noscript", "template", "head", "nav", "iframe", "svg", "canvas", "button", "select")
+# markdownify converts by recursion, about three Python frames per level of nesting; real pages
+# stay far below this depth, and deeper elements are replaced by their plain text.
+_HTML_MAX_DEPTH = 100
 
 
 def html_to_markdown(html: str, *, base_url: str | None = None) -> tuple[str, str | None]:
@@ -255,6 +273,7 @@ def html_to_markdown(html: str, *, base_url: str | None = None) -> tuple[str, st
         if len(found) == 1:
             root = found[0]
             break
+    _flatten_deep(root, _HTML_MAX_DEPTH)
     first_h1 = root.find("h1")
     if not title and first_h1 is not None:
         title = " ".join(first_h1.get_text().split())
@@ -276,6 +295,22 @@ def html_to_markdown(html: str, *, base_url: str | None = None) -> tuple[str, st
     if title and not any(h.level == 1 for h in scan_markdown(body.splitlines())[0]):
         body = f"# {title}\n\n{body}"
     return body.rstrip("\n") + "\n", title or None
+
+
+def _flatten_deep(root, limit: int) -> None:
+    """Replace every element nested more than ``limit`` levels below ``root`` by its text, so the
+    recursive converter never goes deeper than that (50,000 nested ``<div>``s would exhaust
+    Python's stack). An explicit stack and bs4's iterative ``get_text``: no recursion here."""
+    from bs4 import NavigableString, Tag
+
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        for child in [c for c in node.children if isinstance(c, Tag)]:
+            if depth < limit:
+                stack.append((child, depth + 1))
+            else:
+                child.replace_with(NavigableString(child.get_text()))
 
 
 def _code_language(element) -> str | None:

@@ -28,7 +28,7 @@ from ov import sidecar
 from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound
 from ov.files import json_bytes
 from ov.ingest.model import ParseFailure, Skipped
-from ov.ingest.sources import Collected, collect
+from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import Store, Transaction
 from ov.uri import VikingURI, is_valid_segment
 
@@ -255,6 +255,7 @@ def _join(root: VikingURI, rel: str) -> VikingURI:
 
 
 def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
+    refuse_store_source(collected, store.home.root)
     if exact:
         assert target is not None
         store.require_content_uri(target)

@@ -3,20 +3,22 @@
 Directories are walked in sorted order. ``.gitignore`` files are honoured
 (with dulwich's own gitignore matcher, the same rules git uses), and so are
 ``--include`` / ``--exclude`` patterns, which use gitignore syntax too.
-Version-control folders, hidden entries, symbolic links, binary files that no
-parser reads, and oversized files are skipped, each with its reason.
+Version-control folders, hidden entries, symbolic links, named pipes, sockets
+and devices, names that are not UTF-8, binary files that no parser reads, and
+oversized files are skipped, each with its reason.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from ov.errors import InvalidInput, OvError
-from ov.files import looks_binary
+from ov.errors import InvalidInput, OvError, quote
+from ov.files import looks_binary, special_kind
 from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
 
@@ -24,6 +26,7 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
 _SNIFF_BYTES = 8192
+NOT_UTF8_NAME = "name is not UTF-8"
 
 
 class FetchError(OvError):
@@ -57,58 +60,105 @@ def collect(
     if is_url(source):
         return fetch_url(source, timeout=url_timeout, max_bytes=url_max_bytes)
     if "://" in source:
-        raise InvalidInput(f"{source!r} is neither a local path nor an http(s) URL")
+        raise InvalidInput(f"{quote(source)} is neither a local path nor an http(s) URL")
     return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes)
 
 
 def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int) -> Collected:
     if not os.path.lexists(path):
-        raise InvalidInput(f"{path} does not exist", hint="give a file, a directory or an http(s) URL")
+        raise InvalidInput(f"{_shown(str(path))} does not exist", hint="give a file, a directory or an http(s) URL")
     path = path.absolute()
     if path.is_symlink():
         path = path.resolve()
+    if not _is_utf8(str(path)):
+        # The path is recorded as the source in .sources.json (UTF-8) and printed.
+        raise InvalidInput(f"the path {_shown(str(path))} is not UTF-8", hint="rename it, or add a folder above it with a UTF-8 path")
+    include_filter, exclude_filter = _patterns(include, "--include"), _patterns(exclude, "--exclude")
     if path.is_file():
         collected = Collected(_stem_name(path.name), "file", str(path))
-        _add_file(collected, path, path.name, max_bytes)
+        _add_file(collected, path, path.name, max_bytes, standalone=True)
         return collected
     if not path.is_dir():
-        raise InvalidInput(f"{path} is neither a file nor a directory")
+        try:
+            kind = special_kind(os.stat(path).st_mode) or "special file"
+        except OSError:
+            raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
+        raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
-    _walk(collected, path, _patterns(include), _patterns(exclude), max_bytes)
+    _walk(collected, path, include_filter, exclude_filter, max_bytes)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")
     return collected
 
 
+def refuse_store_source(collected: Collected, home_root: Path) -> None:
+    """Refuse a local source that is ov's home, lies inside it or holds it: the store (and its
+    .git objects' neighbours) would be ingested into itself."""
+    if collected.kind == "http":
+        return
+    source = Path(os.path.realpath(collected.uri))
+    home = Path(os.path.realpath(home_root))
+    if source == home or home in source.parents or source in home.parents:
+        where = "is" if source == home else "is inside" if home in source.parents else "holds"
+        raise InvalidInput(
+            f"{collected.uri} {where} ov's home ({home_root}); a store cannot be added to itself",
+            hint="add the original files, or copy them out with `ov export` first",
+        )
+
+
 def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     """Download one document; the whole fetch is bounded in time and size."""
+    import time
     import urllib.error
+    import urllib.parse
     import urllib.request
 
-    parts = urlsplit(url)
+    shown = quote(_shown(url))
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:  # "Invalid IPv6 URL", ...
+        raise InvalidInput(f"{shown} is not a valid URL: {exc}") from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise InvalidInput(f"{url!r} is not an http(s) URL")
-    request = urllib.request.Request(url, headers={"User-Agent": "ov (+https://github.com/ovctx/ov)"})
+        raise InvalidInput(f"{shown} is not an http(s) URL")
+    if not _is_utf8(url):
+        raise InvalidInput(f"the URL {shown} is not UTF-8 text")
+    # urlopen's timeout bounds each socket operation, not the download: a server sending a
+    # byte a second never trips it. The deadline is checked between reads instead.
+    deadline = time.monotonic() + timeout
+    too_slow = FetchError(f"fetching {shown} took longer than {timeout:g}s", hint="raise ingest.url_timeout")
+    # http.client sends ASCII only: spaces and letters beyond ASCII are percent-encoded (an IRI
+    # pasted from a browser's address bar); what is already encoded stays as it is.
+    wire = urllib.parse.quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+    request = urllib.request.Request(wire, headers={"User-Agent": "ov (+https://github.com/ovctx/ov)"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
-                raise FetchError(f"{url} is {int(declared)} bytes, over the {max_bytes}-byte limit", hint="raise ingest.url_max_bytes")
-            data = response.read(max_bytes + 1)
-            if len(data) > max_bytes:
-                raise FetchError(f"{url} is larger than the {max_bytes}-byte limit", hint="raise ingest.url_max_bytes")
+                raise FetchError(f"{shown} is {int(declared)} bytes, over the {max_bytes}-byte limit", hint="raise ingest.url_max_bytes")
+            chunks: list[bytes] = []
+            size = 0
+            while chunk := response.read1(64 * 1024):  # read1: whatever has arrived, never waits for a full buffer
+                size += len(chunk)
+                if size > max_bytes:
+                    raise FetchError(f"{shown} is larger than the {max_bytes}-byte limit", hint="raise ingest.url_max_bytes")
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise too_slow
+            data = b"".join(chunks)
             content_type = response.headers.get_content_type()
             final_url = response.geturl()
     except urllib.error.HTTPError as exc:
-        raise FetchError(f"{url} answered HTTP {exc.code} {exc.reason}") from None
+        raise FetchError(f"{shown} answered HTTP {exc.code} {exc.reason}") from None
     except (TimeoutError, OSError) as exc:  # URLError is an OSError; socket timeouts too
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-            raise FetchError(f"fetching {url} took longer than {timeout:g}s", hint="raise ingest.url_timeout") from None
-        raise FetchError(f"cannot fetch {url}: {reason}") from None
+            raise too_slow from None
+        raise FetchError(f"cannot fetch {shown}: {reason}") from None
+    except ValueError as exc:  # http.client's InvalidURL: a port that is not a number, ...
+        raise InvalidInput(f"{shown} is not a valid URL: {exc}") from None
     name = _url_name(final_url, content_type)
     collected = Collected(_stem_name(name), "http", url)
-    collected.files.append(SourceFile(name, data, "http", final_url, content_type))
+    collected.files.append(SourceFile(name, data, "http", final_url, content_type, standalone=True))
     return collected
 
 
@@ -124,7 +174,7 @@ def _walk(collected: Collected, root: Path, include, exclude, max_bytes: int) ->
             rel = rel_dir + name
             reason = _skip_dir_reason(root / rel, name, rel, gitignore, exclude)
             if reason:
-                collected.skipped.append(Skipped(rel + "/", reason))
+                collected.skipped.append(Skipped(_shown(rel) + "/", reason))
             else:
                 keep.append(name)
         dirnames[:] = keep
@@ -132,12 +182,14 @@ def _walk(collected: Collected, root: Path, include, exclude, max_bytes: int) ->
             rel = rel_dir + name
             reason = _skip_file_reason(root / rel, name, rel, gitignore, include, exclude)
             if reason:
-                collected.skipped.append(Skipped(rel, reason))
+                collected.skipped.append(Skipped(_shown(rel), reason))
             else:
                 _add_file(collected, root / rel, rel, max_bytes)
 
 
 def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude) -> str | None:
+    if not _is_utf8(name):
+        return NOT_UTF8_NAME
     if name in VCS_DIRS:
         return "version-control folder"
     if path.is_symlink():
@@ -152,8 +204,17 @@ def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude) -> str
 
 
 def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclude) -> str | None:
-    if path.is_symlink():
+    if not _is_utf8(name):
+        return NOT_UTF8_NAME  # it could be neither stored as a URI segment nor printed
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = stat.S_IFREG  # gone since the listing: _add_file reports it
+    if stat.S_ISLNK(mode):
         return "symbolic link"
+    kind = special_kind(mode)
+    if kind:
+        return kind  # a named pipe would block the read for ever; git stores none of these
     if name.startswith("."):
         return "hidden"
     if gitignore.is_ignored(rel):
@@ -165,27 +226,52 @@ def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclu
     return None
 
 
-def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int) -> None:
+def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int, *, standalone: bool = False) -> None:
     try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            collected.skipped.append(Skipped(rel, f"larger than {max_bytes} bytes ({size})"))
-            return
-        data = path.read_bytes()
+        # O_NONBLOCK: should the file have become a named pipe since it was listed, the open
+        # returns at once (fstat then says what it is) instead of waiting for a writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        with open(fd, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            kind = special_kind(st.st_mode)
+            if kind:
+                collected.skipped.append(Skipped(rel, kind))
+                return
+            if st.st_size > max_bytes:
+                collected.skipped.append(Skipped(rel, f"larger than {max_bytes} bytes ({st.st_size})"))
+                return
+            data = handle.read(max_bytes + 1)
     except OSError as exc:
         collected.skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}", failed=True))
         return
-    if path.suffix.lower() not in PARSEABLE_BINARY and looks_binary(data[:_SNIFF_BYTES] if len(data) > _SNIFF_BYTES else data):
+    if len(data) > max_bytes:  # it grew while being read
+        collected.skipped.append(Skipped(rel, f"larger than {max_bytes} bytes"))
+        return
+    sniff = data[:_SNIFF_BYTES]
+    if path.suffix.lower() not in PARSEABLE_BINARY and looks_binary(sniff, cut=len(data) > len(sniff)):
         collected.skipped.append(Skipped(rel, "binary file"))
         return
-    collected.files.append(SourceFile(rel, data, "file", str(path)))
+    collected.files.append(SourceFile(rel, data, "file", str(path), standalone=standalone))
 
 
-def _patterns(patterns: Sequence[str]):
-    """Gitignore-style patterns (comma-separated values allowed) as one dulwich filter, or None."""
-    from dulwich.ignore import IgnoreFilter
+def _patterns(patterns: Sequence[str], option: str):
+    """Gitignore-style patterns (comma-separated values allowed) as one dulwich filter, or None.
+
+    Each pattern is compiled on its own first: dulwich's filter logs and drops a malformed
+    one ("Ignoring malformed pattern"), and a dropped --include would skip every file.
+    """
+    from dulwich.ignore import IgnoreFilter, Pattern
+    from dulwich.wildmatch import MalformedPattern
 
     items = [p.strip() for value in patterns for p in value.split(",") if p.strip()]
+    for item in items:
+        try:
+            Pattern(item.encode())
+        except (MalformedPattern, ValueError):  # ValueError: what re.error derives from
+            raise InvalidInput(
+                f"invalid {option} pattern {quote(item)}: git's matcher refuses it (an unclosed '[', a trailing '\\', ...)",
+                hint="patterns use gitignore syntax, e.g. '*.md' or 'docs/'; a literal '[' is written '\\['",
+            ) from None
     return IgnoreFilter([p.encode() for p in items]) if items else None
 
 
@@ -195,10 +281,31 @@ def _stem_name(filename: str) -> str:
 
 
 def _url_name(url: str, content_type: str) -> str:
+    """The document's file name: the URL's last path segment, or for a bare host the host and
+    port (``127.0.0.1_8080``, ``example.com``), with an extension from the content type."""
     parts = urlsplit(url)
+    extension = {"text/html": ".html", "application/pdf": ".pdf", "text/markdown": ".md"}.get(content_type, ".txt")
     last = parts.path.rstrip("/").rsplit("/", 1)[-1]
     if not last:
-        last = parts.hostname or "page"
-    if "." not in last:
-        last += {"text/html": ".html", "application/pdf": ".pdf", "text/markdown": ".md"}.get(content_type, ".txt")
-    return last
+        # A host's dots are not an extension: the content type's always follows it.
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        host = parts.hostname or "page"
+        return f"{host}_{port}{extension}" if port else f"{host}{extension}"
+    return last if "." in last else last + extension
+
+
+def _is_utf8(text: str) -> bool:
+    """False for a name the OS gave with bytes that are not UTF-8 (they arrive as surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(text: str) -> str:
+    """``text`` printable: bytes that are not UTF-8 are shown as ``\\xe9`` escapes."""
+    return text if _is_utf8(text) else text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -1,0 +1,39 @@
+"""Names that no URI segment or id may take, because of what git or ov make of them.
+
+Every segment of a URI, and every account, user, peer and session id (ids
+become path segments), ends up as an entry of a git tree. ``git fsck
+--strict`` (and every server with ``receive.fsckObjects``) refuses a tree
+that holds ``.git`` in any spelling that some file system reads as ``.git``,
+and a ``.gitmodules`` or ``.gitattributes`` that is not a plain file; a
+history that holds one can never be pushed. This module knows those spellings
+(the rules of git's ``is_hfs_dotgit``/``is_ntfs_dotgit``) and ov's own
+temporary-file marker. It imports nothing from ov, so :mod:`ov.uri` and
+:mod:`ov.identity` can both use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A temporary file of an atomic write; never addressable (recovery may delete it).
+TEMP_MARKER = ".ov-tmp-"
+
+# Code points HFS+ ignores when it compares names, so ".g\u200cit" is ".git" on a Mac
+# (the list git's utf8.c skips in is_hfs_dotgit).
+_HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF])
+# Names git gives a meaning inside a tree; each is refused in every spelling below.
+_GIT_NAMES = frozenset({".git", ".gitmodules", ".gitattributes"})
+# Their NTFS 8.3 short names ("git~1", "gitmod~2", and the hashed fallbacks git also checks).
+_SHORT_NAME_RE = re.compile(r"(?:git|gitmod|gi7eba|gitatt|gi7d29)~[0-9]+")
+
+
+def reserved_reason(name: str) -> str | None:
+    """Why ``name`` cannot be a tree entry ov writes, or None when it can."""
+    if TEMP_MARKER in name:
+        return f"names holding {TEMP_MARKER!r} are ov's temporary files"
+    # NTFS drops trailing dots and spaces and reads "name:stream" as "name"; HFS+ drops the
+    # ignorable code points; both compare without case. What is left is what git compares.
+    core = name.translate(_HFS_IGNORED).split(":", 1)[0].rstrip(" .").lower()
+    if core in _GIT_NAMES or _SHORT_NAME_RE.fullmatch(core):
+        return "git reserves this name in a tree (any case, and spellings such as '.git.' or 'git~1')"
+    return None
