@@ -280,3 +280,17 @@ def test_errors_quote_at_most_a_few_hundred_characters_of_the_input(ov, seeded, 
     assert result.exit_code == 2
     assert result.stderr.startswith("error: ")
     assert len(result.stderr) < 800, result.stderr[:300]
+
+
+def test_a_folder_nested_past_the_path_limit_is_refused_before_anything_is_written(ov, tmp_path, store_state):
+    deep = tmp_path / "deep"
+    folder = deep
+    for i in range(14):
+        folder = folder / (f"{i:02d}" + "d" * 230)
+    folder.mkdir(parents=True)
+    (folder / "note.md").write_text("# Deep\n\nA note far down.\n")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-resource", str(deep), "--json")
+    assert result.exit_code == 2 and "bytes" in result.error["message"] and len(result.error["message"]) < 600
+    assert store_state() == before

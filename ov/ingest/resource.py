@@ -25,12 +25,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 from ov import sidecar
-from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound
+from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import ParseFailure, Skipped
 from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import Store, Transaction
-from ov.uri import VikingURI, is_valid_segment
+from ov.uri import MAX_PATH_BYTES, VikingURI, is_valid_segment
 
 MANIFEST = ".sources.json"
 MANIFEST_VERSION = 1
@@ -95,6 +95,7 @@ def add_resource(
     if to and parent:
         raise InvalidInput("give either --to or --parent, not both")
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
+    refuse_store_source(source, store.home.root)  # before reading a byte of it
     limits = store.config.ingest
     collected = collect(
         source,
@@ -250,12 +251,17 @@ def _join(root: VikingURI, rel: str) -> VikingURI:
     parts = tuple(rel.split("/"))
     for part in parts:
         if not is_valid_segment(part):
-            raise InvalidInput(f"cannot store {rel!r}: {part!r} is not a valid name")
-    return VikingURI(root.parts + parts)
+            raise InvalidInput(f"cannot store {quote(rel)}: {quote(part)} is not a valid name")
+    joined = VikingURI(root.parts + parts)
+    if len(joined.path.encode("utf-8")) > MAX_PATH_BYTES:
+        raise InvalidInput(
+            f"cannot store {quote(rel)}: its path would be over {MAX_PATH_BYTES} bytes",
+            hint="add a folder nested less deeply, or exclude this part with --exclude",
+        )
+    return joined
 
 
 def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
-    refuse_store_source(collected, store.home.root)
     if exact:
         assert target is not None
         store.require_content_uri(target)

@@ -91,17 +91,17 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
     return collected
 
 
-def refuse_store_source(collected: Collected, home_root: Path) -> None:
+def refuse_store_source(source_text: str, home_root: Path) -> None:
     """Refuse a local source that is ov's home, lies inside it or holds it: the store (and its
     .git objects' neighbours) would be ingested into itself."""
-    if collected.kind == "http":
+    if is_url(source_text):
         return
-    source = Path(os.path.realpath(collected.uri))
+    source = Path(os.path.realpath(source_text))
     home = Path(os.path.realpath(home_root))
     if source == home or home in source.parents or source in home.parents:
         where = "is" if source == home else "is inside" if home in source.parents else "holds"
         raise InvalidInput(
-            f"{collected.uri} {where} ov's home ({home_root}); a store cannot be added to itself",
+            f"{quote(source_text)} {where} ov's home ({home_root}); a store cannot be added to itself",
             hint="add the original files, or copy them out with `ov export` first",
         )
 
