@@ -23,8 +23,8 @@ One run per ``--writers`` value, each on a fresh ``OV_HOME``:
 Reported per run: commands, successes, failures by error code (the ``code`` of the
 ``--json`` error on stderr; ``timeout`` when a command outlived ``--command-timeout``),
 lost writes, distinct commits against successes, how long each writer's command waited for
-the store's write lock (measured inside the process by a bootstrap that times
-``WriteLock.acquire``; ov itself is unchanged), the writers' command duration
+the store's write lock and then held it (measured inside the process by a bootstrap that
+times ``WriteLock.acquire`` and ``release``; ov itself is unchanged), the writers' command duration
 (p50/p95/p99/max) over all their commands and over those that overlapped the
 add-resource, and the add-resource's own duration. Everything is bounded: the commands
 per writer and reader, ``--command-timeout`` per process and ``--max-seconds`` for a run
@@ -53,16 +53,23 @@ LOCK_WAIT_BOOT = """
 import sys, time
 from ov import lock
 out, argv = sys.argv[1], sys.argv[2:]
-real = lock.WriteLock.acquire
+real_acquire, real_release = lock.WriteLock.acquire, lock.WriteLock.release
 def acquire(self):
     started = time.perf_counter()
     try:
-        real(self)
+        real_acquire(self)
     finally:
         if self.path.name == "write.lock":
+            self._bench_held = time.perf_counter()
             with open(out, "a") as handle:
-                handle.write(f"{time.perf_counter() - started}\\n")
-lock.WriteLock.acquire = acquire
+                handle.write(f"wait {self._bench_held - started}\\n")
+def release(self):
+    held = getattr(self, "_bench_held", None)
+    real_release(self)
+    if held is not None:
+        with open(out, "a") as handle:
+            handle.write(f"hold {time.perf_counter() - held}\\n")
+lock.WriteLock.acquire, lock.WriteLock.release = acquire, release
 from ov.cli.main import main
 sys.argv = ["ov", *argv]
 main()
@@ -126,6 +133,7 @@ class Command:
     problem: str | None = None  # a success that returned the wrong thing (a torn read)
     wait_file: Path | None = None  # where the bootstrap notes the lock waits
     lock_wait: float | None = None  # seconds this command waited for the write lock
+    lock_hold: float | None = None  # seconds it then held it
 
     @property
     def seconds(self) -> float:
@@ -150,7 +158,9 @@ def execute(cmd: Command, env: dict[str, str], timeout: float, t0: float) -> Non
     cmd.end = time.perf_counter() - t0
     cmd.rc = proc.returncode
     if cmd.wait_file is not None and cmd.wait_file.exists():
-        cmd.lock_wait = sum(float(line) for line in cmd.wait_file.read_text().split())
+        noted = [line.split() for line in cmd.wait_file.read_text().splitlines() if line.strip()]
+        cmd.lock_wait = sum(float(v) for k, v in noted if k == "wait")
+        cmd.lock_hold = sum(float(v) for k, v in noted if k == "hold")
     if proc.returncode != 0:
         cmd.code, cmd.message = error_code(proc.stderr.decode(errors="replace"), proc.returncode)
         return
@@ -342,6 +352,7 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
             "commits_match_successes": checked["distinct_commit_ids"] == checked["new_commits_in_history"] == checked["successes_that_commit"],
             "writer_lock_wait": stats([c.lock_wait for c in writer_cmds if c.lock_wait is not None]),
             "writer_lock_wait_during_add": stats([c.lock_wait for c in during if c.lock_wait is not None]),
+            "writer_lock_hold": stats([c.lock_hold for c in writer_cmds if c.lock_hold is not None]),
             "writer_wait": stats([c.seconds for c in writer_cmds]),
             "writer_wait_during_add": stats([c.seconds for c in during]),
             "writer_successes_during_add": sum(1 for c in during if c.ok),
@@ -456,6 +467,9 @@ def main(argv: list[str] | None = None) -> int:
 
     headers, rows = table_rows(runs)
     print("\nLock wait: how long a writer's command waited for the store's write lock (measured inside the process).")
+    for r in runs:
+        hold = r["writer_lock_hold"]
+        print(f"{r['writers']} writers: a writer held the lock p50 {hold['p50_ms']:.0f} ms, p99 {hold['p99_ms']:.0f} ms, max {hold['max_ms']:.0f} ms")
     print("Command durations are whole `ov` processes (start to exit), writers only; 'during add' = commands that overlapped the add-resource.")
     print("commits = successes: distinct commit ids reported / new commits in history / successful writer and add commands.\n")
     print(markdown_table(headers, rows))

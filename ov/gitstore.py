@@ -718,17 +718,18 @@ def _remove_orphaned_staging(staging: Path) -> None:
 
 
 def _files_in(directory: Path) -> list[Path]:
-    try:
-        with os.scandir(directory) as it:
-            return [Path(e.path) for e in it if e.is_file(follow_symlinks=False)]
-    except (FileNotFoundError, NotADirectoryError):
-        return []
+    return _entries_in(directory, dirs=False)
 
 
 def _dirs_in(directory: Path) -> list[Path]:
+    return _entries_in(directory, dirs=True)
+
+
+def _entries_in(directory: Path, dirs: bool) -> list[Path]:
+    """The files (or the directories) right inside ``directory``; none when it is not there."""
     try:
         with os.scandir(directory) as it:
-            return [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
+            return [Path(e.path) for e in it if (e.is_dir if dirs else e.is_file)(follow_symlinks=False)]
     except (FileNotFoundError, NotADirectoryError):
         return []
 

@@ -16,6 +16,12 @@ from ov.cli.main import run
 
 SCRUBBED_PREFIXES = ("GIT_", "OV_", "OPENVIKING_")
 
+# Property tests keep no example database in the checkout: each run is hermetic like the others.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("ov", database=None)
+_hypothesis_settings.load_profile("ov")
+
 
 @pytest.fixture(autouse=True)
 def hermetic_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
