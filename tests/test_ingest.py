@@ -518,8 +518,17 @@ def test_a_source_that_is_or_holds_the_store_is_refused(ov, ov_home, tmp_path, s
     before = store_state()
     result = ov("add-resource", str(source), "--json")
     assert result.exit_code == 2, result.stderr
-    assert "ov's home" in result.error["message"]
+    assert "ov's store" in result.error["message"]
     assert store_state() == before
+
+
+def test_a_folder_kept_beside_the_config_in_ov_home_is_an_ordinary_source(ov, ov_home):
+    # The quick start keeps its sample documents under $OV_HOME; only the stores themselves are off limits.
+    notes = ov_home / "sample-docs"
+    notes.mkdir(parents=True)
+    (notes / "guide.md").write_text("# Guide\n\nShip on Tuesdays.\n")
+    result = ov("add-resource", str(notes), "--json")
+    assert result.exit_code == 0, result.stderr
 
 
 @pytest.mark.parametrize("option", ["--include", "--exclude"])

@@ -95,7 +95,7 @@ def add_resource(
     if to and parent:
         raise InvalidInput("give either --to or --parent, not both")
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
-    refuse_store_source(source, store.home.root)  # before reading a byte of it
+    refuse_store_source(source, store.home)  # before reading a byte of it
     limits = store.config.ingest
     collected = collect(
         source,

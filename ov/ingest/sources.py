@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import looks_binary, special_kind
+from ov.home import Home
 from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
 
@@ -91,19 +92,25 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
     return collected
 
 
-def refuse_store_source(source_text: str, home_root: Path) -> None:
-    """Refuse a local source that is ov's home, lies inside it or holds it: the store (and its
-    .git objects' neighbours) would be ingested into itself."""
+def refuse_store_source(source_text: str, home: Home) -> None:
+    """Refuse a local source that holds ov's home or lies in its stores (the accounts or their
+    derived state): the store would be ingested into itself. Other folders under the home (notes
+    kept beside the config, say) are ordinary sources."""
     if is_url(source_text):
         return
     source = Path(os.path.realpath(source_text))
-    home = Path(os.path.realpath(home_root))
-    if source == home or home in source.parents or source in home.parents:
-        where = "is" if source == home else "is inside" if home in source.parents else "holds"
-        raise InvalidInput(
-            f"{quote(source_text)} {where} ov's home ({home_root}); a store cannot be added to itself",
-            hint="add the original files, or copy them out with `ov export` first",
-        )
+    root = Path(os.path.realpath(home.root))
+    stores = [Path(os.path.realpath(p)) for p in (home.root / "accounts", home.state_root)]
+    if source == root or source in root.parents:
+        where = "is" if source == root else "holds"
+    elif any(source == p or p in source.parents for p in stores):
+        where = "is inside"
+    else:
+        return
+    raise InvalidInput(
+        f"{quote(source_text)} {where} ov's store ({home.root}); a store cannot be added to itself",
+        hint="add the original files, or copy them out with `ov export` first",
+    )
 
 
 def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
