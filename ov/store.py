@@ -681,6 +681,7 @@ class Draft(Transaction):
     def __init__(self, store: Store) -> None:
         super().__init__(store)
         self._seen: dict[str, tuple[int, int, int] | None] = {}
+        self._doubtful = False
 
     def __enter__(self) -> Draft:
         if self.git.exists:
@@ -696,6 +697,15 @@ class Draft(Transaction):
         if uri.path not in self.changes and uri.path not in self._seen:
             self._seen[uri.path] = _signature(self.store.path(uri))
         return super().existing_file(uri)
+
+    def require_clean(self, uri: VikingURI) -> None:
+        # Without the lock, a file that differs from HEAD may be another writer's commit being
+        # applied right now, not a hand edit: the plan is then made again under the lock, where
+        # the check is the real one.
+        try:
+            super().require_clean(uri)
+        except HandEditConflict:
+            self._doubtful = True
 
     def write_ahead(self) -> None:
         """Start writing the changes so far to the staging folder: nothing reaches the work
@@ -713,6 +723,8 @@ class Draft(Transaction):
         raise TypeError("a draft is committed through Draft.hand_over into a locked transaction")
 
     def still_holds(self, tx: Transaction, *scopes: VikingURI) -> bool:
+        if self._doubtful:
+            return False
         if tx.head != self.head:
             if self.head is None or tx.head is None:
                 return False

@@ -161,3 +161,26 @@ def test_other_writers_commit_while_a_session_commit_extracts_memories(ov, ov_ho
     assert result.json["result"]["memories"]  # the preference was extracted and committed
     assert ov("session", "show", "s2", "--json").exit_code == 0
     assert ov("status", "--json").json["result"]["clean"] is True
+
+
+def test_a_commit_landing_while_a_draft_reads_is_not_taken_for_a_hand_edit(ov, ov_home, monkeypatch):
+    """A draft reads without the lock, so it can see another writer's files before (or just as)
+    their commit lands; that must send it to plan again under the lock, not fail as a hand edit."""
+    from ov.store import Draft
+
+    for i in range(4):
+        assert ov("session", "add", "race", "--text", f"m{i}").exit_code == 0
+    real_enter = Draft.__enter__
+
+    def head_then_a_commit_lands(self):
+        entered = real_enter(self)  # the draft has read HEAD; now another writer commits
+        proc = subprocess.run(
+            [sys.executable, "-m", "ov", "session", "add", "race", "--text", "m4"], capture_output=True, text=True, timeout=60
+        )
+        assert proc.returncode == 0, proc.stderr
+        return entered
+
+    monkeypatch.setattr(Draft, "__enter__", head_then_a_commit_lands)
+    result = ov("commit", "race", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["archived"] == 5  # planned again on top of the fifth message
