@@ -769,7 +769,9 @@ def commit_message(command: str, uris: list[str], subject: str | None = None) ->
 
 def _report_recovery(recovered: str | None) -> None:
     if recovered:
-        # Said on the "ov" logger: the CLI prints it on stderr, the hooks write it to their log.
+        # Said on the "ov" logger. The CLI configures no logging (importing it costs every command a
+        # few ms), so Python's last-resort handler prints the line on stderr; hooks and the MCP
+        # server give the logger a handler of their own.
         import logging
 
         logging.getLogger("ov").warning("recovered: %s", recovered)

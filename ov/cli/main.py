@@ -93,7 +93,6 @@ def _reader_gone() -> int:
 
 def _dispatch(args: list[str]) -> int:
     as_json = wants_json(["ov", *args])
-    _notices_to_stderr()
     _quiet_unraisable()
     if COMPLETE_VAR in os.environ:
         # The scripts in completions/ speak typer's protocol (`complete_bash`, ...).
@@ -156,21 +155,6 @@ def _quiet_unraisable() -> None:
     sys.unraisablehook = hook
 
 
-def _notices_to_stderr() -> None:
-    """What the core says on the "ov" logger (a crash it recovered from, ...) goes to stderr,
-    one line each; hooks and the MCP server send the same logger to their log files instead."""
-    import logging
-
-    class StderrNotices(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            print(record.getMessage(), file=sys.stderr)  # whatever sys.stderr is now (tests swap it)
-
-    logger = logging.getLogger("ov")
-    if not any(type(h).__name__ == "StderrNotices" for h in logger.handlers):
-        logger.addHandler(StderrNotices(logging.WARNING))
-        logger.propagate = False
-
-
 def _written_under(exc: Exception) -> Path:
     """The folder a failed write was under, for a message: ov's home, unless the file named
     by the error lies elsewhere (an .ovpack exported to another disk)."""
@@ -181,6 +165,7 @@ def _written_under(exc: Exception) -> Path:
     if isinstance(filename, str) and not Path(filename).is_relative_to(home):
         return Path(filename).parent
     return home
+
 
 
 def _usage_hint(exc: Exception) -> str:
