@@ -373,8 +373,10 @@ class GitStore:
             return
         try:
             disk.add_objects([(obj, None) for obj in missing])
-        except FileLocked:
-            return  # another writer is storing the same pack right now
+        except (FileLocked, OSError):
+            # Another writer is storing the same pack, or a full disk: the commit stores what is
+            # missing (and reports a full disk there, under the lock, with the journal written).
+            return
 
     def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
         """Start writing the files of ``changes`` to a private staging folder (see
@@ -541,9 +543,7 @@ class GitStore:
         loose = []
         for obj in objects:
             sha = obj.id.decode()
-            target = Path(disk.path) / sha[:2] / sha[2:]
-            if not target.exists():
-                loose.append((target, obj.as_legacy_object(compression_level=disk.loose_compression_level)))
+            loose.append((Path(disk.path) / sha[:2] / sha[2:], obj.as_legacy_object(compression_level=disk.loose_compression_level)))
         atomic_write_all(loose, mode=0o444)
 
     def recover(self, sweep: bool = False) -> str | None:
@@ -562,8 +562,7 @@ class GitStore:
             done.append("removed an unreadable journal")
         stale = self.stale_files(deep=sweep or journal is not None)
         if stale:
-            _wait_until_stale(stale)
-            removed = [p for p in stale if _remove_if_present(p)]
+            removed = [p for p in _still_stale(stale) if _remove_if_present(p)]
             if removed:
                 shown = ", ".join(str(p.relative_to(self.worktree / ".git")) for p in removed[:3])
                 more = f" (+{len(removed) - 3} more)" if len(removed) > 3 else ""
@@ -738,18 +737,23 @@ def _temp_files_in(directory: Path) -> list[Path]:
     return [p for p in _files_in(directory) if p.name.startswith(TEMP_MARKER)]
 
 
-def _wait_until_stale(paths: list[Path]) -> None:
-    """Sleep until every lock in ``paths`` is old enough that no live git can own it."""
-    now = time.time()
-    ages = []
-    for p in paths:
+def _still_stale(paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` nobody is writing: after waiting until each could be old enough, the
+    ones whose last change is still at least STALE_LOCK_SECONDS ago. A lock a live git holds is
+    gone by then; a pack another ov is still writing (a large add stores its objects before it
+    takes the lock) keeps changing, and is left alone."""
+
+    def age(path: Path) -> float | None:
         try:
-            ages.append(now - p.lstat().st_mtime)
+            return time.time() - path.lstat().st_mtime
         except FileNotFoundError:
-            pass
+            return None
+
+    ages = [a for a in map(age, paths) if a is not None]
     youngest = min(ages, default=STALE_LOCK_SECONDS)
     if youngest < STALE_LOCK_SECONDS:
         time.sleep(STALE_LOCK_SECONDS - max(youngest, 0.0))
+    return [p for p in paths if (a := age(p)) is not None and a >= STALE_LOCK_SECONDS]
 
 
 def _remove_if_present(path: Path) -> bool:

@@ -316,3 +316,32 @@ def test_a_writer_with_others_queued_leaves_the_index_to_the_last_of_them(ov, ov
     assert ov("write", "viking://resources/c.md", "--content", "c").exit_code == 0  # the last writer
     assert git(ov_home, "status", "--porcelain").stdout == ""
     assert not pending.exists()
+
+
+def test_a_pack_another_writer_is_still_writing_is_left_alone(ov, ov_home):
+    """A large add stores its objects before it takes the lock; a sweep meanwhile must not take
+    its half-written pack for a killed writer's."""
+    import threading
+
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    live = account(ov_home) / ".git/objects/pack/tmp_live.pack"
+    live.parent.mkdir(parents=True, exist_ok=True)
+    live.write_bytes(b"PACK")
+    done = threading.Event()
+
+    def keep_writing() -> None:
+        while not done.is_set():
+            with open(live, "ab") as out:
+                out.write(b"x")
+            time.sleep(0.1)
+
+    writer = threading.Thread(target=keep_writing)
+    writer.start()
+    try:
+        assert ov("status").exit_code == 0  # a sweep of the object directories
+    finally:
+        done.set()
+        writer.join()
+    assert live.exists()
+    old(live)
+    assert ov("status").exit_code == 0 and not live.exists()  # once nobody writes it, it goes
