@@ -17,18 +17,15 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
     ``durable`` also flushes the data to disk before the rename, so that it
     survives a power cut, not only a crash of ov.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    tmp, fd = _temp_beside(path, data, mode)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            if durable:
-                handle.flush()
-                os.fsync(handle.fileno())
+        if durable:
+            os.fsync(fd)
+        os.close(fd)
+        fd = -1
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        _abandon(tmp, fd)
         raise
 
 
@@ -46,29 +43,45 @@ def atomic_write_all(items: list[tuple[Path, bytes]], *, mode: int | None = None
     from concurrent.futures import ThreadPoolExecutor
 
     temps: list[tuple[Path, Path, int]] = []
+    renamed = 0
     try:
         for path, data in items:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
-            temps.append((path, tmp, fd))
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
+            temps.append((path, *_temp_beside(path, data, mode)))
         with ThreadPoolExecutor(max_workers=min(len(temps), 8)) as pool:
             list(pool.map(os.fsync, [fd for _, _, fd in temps]))
-        for path, tmp, fd in temps:
+        for _, _, fd in temps:
             os.close(fd)
-            fd = -1
+        temps = [(path, tmp, -1) for path, tmp, _ in temps]
+        for path, tmp, _ in temps:
             os.replace(tmp, path)
-        temps = []
+            renamed += 1
     finally:
-        for _, tmp, fd in temps:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-            tmp.unlink(missing_ok=True)
+        for _, tmp, fd in temps[renamed:]:
+            _abandon(tmp, fd)
+
+
+def _temp_beside(path: Path, data: bytes, mode: int | None) -> tuple[Path, int]:
+    """A new temporary file next to ``path`` holding ``data``, still open: (its path, its fd)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BaseException:
+        _abandon(tmp, fd)
+        raise
+    return tmp, fd
+
+
+def _abandon(tmp: Path, fd: int) -> None:
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    tmp.unlink(missing_ok=True)
 
 
 def json_bytes(data) -> bytes:

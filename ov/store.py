@@ -675,7 +675,8 @@ class Draft(Transaction):
     looked like on disk. Under the lock, :meth:`still_holds` checks that no commit since then
     touched the given scopes or a path the draft changes, and that no file it read was edited; if so
     :meth:`hand_over` moves the changes into the locked transaction, else the command plans
-    again under the lock. A draft writes nothing, so there is nothing to undo.
+    again under the lock. A draft never touches the work tree or the branch: what it writes
+    ahead (staged files, unreferenced objects) is discarded or harmless when the plan is dropped.
     """
 
     def __init__(self, store: Store) -> None:
