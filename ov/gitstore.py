@@ -500,12 +500,12 @@ class GitStore:
             noted = pending.read_text(encoding="utf-8").split("\n")
         except (OSError, UnicodeDecodeError):
             noted = []
-        self.sync_index(tree_id, sorted(set(paths) | {p for p in noted if p}))
-        if noted:
-            pending.unlink(missing_ok=True)
+        if self.sync_index(tree_id, sorted(set(paths) | {p for p in noted if p})) and noted:
+            pending.unlink(missing_ok=True)  # kept when a git command had the index: noted for next time
 
-    def sync_index(self, tree_id: bytes | None, paths: list[str]) -> None:
-        """Bring the git index's entries of ``paths`` in step with ``tree_id`` (HEAD)."""
+    def sync_index(self, tree_id: bytes | None, paths: list[str]) -> bool:
+        """Bring the git index's entries of ``paths`` in step with ``tree_id`` (HEAD); False when
+        it was left as it is (a git command holds it, or the disk is full)."""
         from ov import gitindex
 
         blobs: dict[str, bytes | None] = {}
@@ -513,13 +513,14 @@ class GitStore:
             found = self.entry(tree_id, path)
             blobs[path] = found[1] if found is not None and not stat.S_ISDIR(found[0]) else None
         try:
-            gitindex.update(self.worktree / ".git", self.worktree, blobs, self.iter_files(tree_id))
+            return gitindex.update(self.worktree / ".git", self.worktree, blobs, self.iter_files(tree_id))
         except OSError as exc:
             # Derived data, refreshed by the next commit or `ov status`: a full disk here must not
             # turn a commit that has landed into a failure.
             import logging
 
             logging.getLogger("ov").debug("git index not updated: %s", exc)
+            return False
 
     def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str], durable: bool = True) -> None:
         journal = {

@@ -345,3 +345,33 @@ def test_a_pack_another_writer_is_still_writing_is_left_alone(ov, ov_home):
     assert live.exists()
     old(live)
     assert ov("status").exit_code == 0 and not live.exists()  # once nobody writes it, it goes
+
+
+def test_noted_index_paths_are_kept_while_a_git_command_holds_the_index(ov, ov_home, monkeypatch):
+    from ov.lock import WriteLock
+
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    monkeypatch.setattr(WriteLock, "others_waiting", lambda self: True)
+    assert ov("write", "viking://resources/b.md", "--content", "b").exit_code == 0
+    monkeypatch.setattr(WriteLock, "others_waiting", lambda self: False)
+    import threading
+
+    git_lock = account(ov_home) / ".git/index.lock"
+    done = threading.Event()
+
+    def git_at_work() -> None:  # keeps its lock fresh: recovery leaves it, the update is skipped
+        while not done.is_set():
+            git_lock.touch()
+            time.sleep(0.1)
+
+    worker = threading.Thread(target=git_at_work)
+    worker.start()
+    try:
+        assert ov("write", "viking://resources/c.md", "--content", "c").exit_code == 0
+    finally:
+        done.set()
+        worker.join()
+    assert "resources/b.md" in (state(ov_home) / "index.pending").read_text()
+    git_lock.unlink()
+    assert ov("write", "viking://resources/d.md", "--content", "d").exit_code == 0
+    assert not (state(ov_home) / "index.pending").exists()

@@ -129,8 +129,7 @@ def add_resource(
                 draft.hand_over(tx)
                 result = planned
             else:  # another writer changed what the plan read: plan again, under the lock
-                draft.discard()
-                _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
+                root = _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
             commit = tx.commit("add-resource", [root])
             result.commit = commit.commit
     finally:
