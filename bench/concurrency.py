@@ -23,8 +23,12 @@ One run per ``--writers`` value, each on a fresh ``OV_HOME``:
 Reported per run: commands, successes, failures by error code (the ``code`` of the
 ``--json`` error on stderr; ``timeout`` when a command outlived ``--command-timeout``),
 lost writes, distinct commits against successes, how long each writer's command waited for
-the store's write lock and then held it (measured inside the process by a bootstrap that
-times ``WriteLock.acquire`` and ``release``; ov itself is unchanged), the writers' command duration
+the store's write lock (or for the holder to commit its request: group commit) and, when it took
+the lock itself, how long it held it and how that hold splits into CPU time, time runnable but
+waiting for a CPU (Linux ``/proc/self/schedstat``) and time in fsync (measured inside the process
+by a bootstrap that wraps ``WriteLock.acquire`` / ``release`` and ``os.fsync``; ov itself is
+unchanged; the add-resource runs through it too), how many writer commands the holder committed,
+the writers' command duration
 (p50/p95/p99/max) over all their commands and over those that overlapped the
 add-resource, and the add-resource's own duration. Everything is bounded: the commands
 per writer and reader, ``--command-timeout`` per process and ``--max-seconds`` for a run
@@ -36,6 +40,7 @@ per writer and reader, ``--command-timeout`` per process and ``--max-seconds`` f
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -50,25 +55,54 @@ from concurrent_writes import git_checks, worktree_matches_head
 # write lock (WriteLock.acquire) in the file named by its first argument, then runs the CLI as
 # the console script would. Nothing in ov changes; the wait is measured where it happens.
 LOCK_WAIT_BOOT = """
-import sys, time
+import os, sys, time
 from ov import lock
 out, argv = sys.argv[1], sys.argv[2:]
 real_acquire, real_release = lock.WriteLock.acquire, lock.WriteLock.release
-def acquire(self):
-    started = time.perf_counter()
+synced = [0.0]
+def timed(call):
+    def run(fd):
+        started = time.perf_counter()
+        try:
+            return call(fd)
+        finally:
+            synced[0] += time.perf_counter() - started
+    return run
+os.fsync, os.fdatasync = timed(os.fsync), timed(os.fdatasync)
+def runnable():
+    # Linux: nanoseconds this process has spent runnable but waiting for a CPU.
     try:
-        real_acquire(self)
+        with open("/proc/self/schedstat") as handle:
+            return int(handle.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+def acquire(self, *args, **kwargs):
+    started = time.perf_counter()
+    outcome = None
+    try:
+        outcome = real_acquire(self, *args, **kwargs)
+        return outcome
     finally:
-        if self.path.name == "write.lock":
-            self._bench_held = time.perf_counter()
+        if self.path.name == "write.lock" and getattr(self, "outermost", True):
+            now = time.perf_counter()
             with open(out, "a") as handle:
-                handle.write(f"wait {self._bench_held - started}\\n")
+                handle.write(f"wait {now - started}\\n")
+                if outcome is not None:
+                    handle.write("served 1\\n")  # the holder committed it (group commit)
+            if outcome is None:
+                self._bench_held = now
+                self._bench_marks = (time.process_time(), runnable(), synced[0])
 def release(self):
     held = getattr(self, "_bench_held", None)
     real_release(self)
     if held is not None:
+        self._bench_held = None
+        cpu, queued, sync = self._bench_marks
         with open(out, "a") as handle:
             handle.write(f"hold {time.perf_counter() - held}\\n")
+            handle.write(f"holdcpu {time.process_time() - cpu}\\n")
+            handle.write(f"holdqueued {runnable() - queued}\\n")
+            handle.write(f"holdsync {synced[0] - sync}\\n")
 lock.WriteLock.acquire, lock.WriteLock.release = acquire, release
 from ov.cli.main import main
 sys.argv = ["ov", *argv]
@@ -134,6 +168,10 @@ class Command:
     wait_file: Path | None = None  # where the bootstrap notes the lock waits
     lock_wait: float | None = None  # seconds this command waited for the write lock
     lock_hold: float | None = None  # seconds it then held it
+    lock_hold_cpu: float | None = None  # CPU seconds the process spent while it held it
+    lock_hold_queued: float | None = None  # seconds of the hold spent runnable, waiting for a CPU (Linux)
+    lock_hold_sync: float | None = None  # seconds of the hold spent in fsync / fdatasync
+    served: bool = False  # committed by the lock's holder (group commit), not by this process
 
     @property
     def seconds(self) -> float:
@@ -160,7 +198,12 @@ def execute(cmd: Command, env: dict[str, str], timeout: float, t0: float) -> Non
     if cmd.wait_file is not None and cmd.wait_file.exists():
         noted = [line.split() for line in cmd.wait_file.read_text().splitlines() if line.strip()]
         cmd.lock_wait = sum(float(v) for k, v in noted if k == "wait")
-        cmd.lock_hold = sum(float(v) for k, v in noted if k == "hold")
+        if any(k == "hold" for k, _ in noted):  # a served command never held the lock
+            cmd.lock_hold = sum(float(v) for k, v in noted if k == "hold")
+            cmd.lock_hold_cpu = sum(float(v) for k, v in noted if k == "holdcpu")
+            cmd.lock_hold_queued = sum(float(v) for k, v in noted if k == "holdqueued")
+            cmd.lock_hold_sync = sum(float(v) for k, v in noted if k == "holdsync")
+        cmd.served = any(k == "served" for k, _ in noted)
     if proc.returncode != 0:
         cmd.code, cmd.message = error_code(proc.stderr.decode(errors="replace"), proc.returncode)
         return
@@ -295,9 +338,11 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
         repo_dir = common.open_store(home).root
         old_head = (repo_dir / ".git" / "refs" / "heads" / "main").read_bytes().strip()
 
-        add = Command("add", "add-resource", [*ov, "add-resource", str(corpus), "--json"])
         waits = home.parent / f"{home.name}-waits"
         waits.mkdir()
+        add_waits = waits / "add.txt"
+        add_argv = [sys.executable, "-c", LOCK_WAIT_BOOT, str(add_waits), "add-resource", str(corpus), "--json"]
+        add = Command("add", "add-resource", add_argv, wait_file=add_waits)
         sequences = [writer_commands(ov, w, args.commands, waits) for w in range(writers)]
         sequences += [reader_commands(ov, args.reader_commands) for _ in range(args.readers)]
         t0 = time.perf_counter()
@@ -330,11 +375,27 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
         git = git_checks(repo_dir, env)
 
         successes = sum(1 for c in writer_cmds if c.ok)
+        if not args.keep:
+            shutil.rmtree(waits, ignore_errors=True)
+        if args.timeline:
+            with open(args.timeline, "a", encoding="utf-8") as out:
+                for c in [add, *ran]:
+                    row = {"writers": writers, "role": c.role, "kind": c.kind, "start": c.start, "end": c.end, "ok": c.ok}
+                    row.update(wait=c.lock_wait, hold=c.lock_hold, served=c.served)
+                    out.write(json.dumps(row) + "\n")
         return {
             "writers": writers,
             "readers": args.readers,
             "wall_s": wall,
-            "add_resource": {"ok": add.rc == 0, "code": add.code, "seconds": add.seconds, "start_s": add.start, "end_s": add.end},
+            "add_resource": {
+                "ok": add.rc == 0,
+                "code": add.code,
+                "seconds": add.seconds,
+                "start_s": add.start,
+                "end_s": add.end,
+                "lock_wait_s": add.lock_wait,
+                "lock_hold_s": add.lock_hold,
+            },
             "commands": len(ran) + 1,
             "writer_commands": len(writer_cmds),
             "writer_successes": successes,
@@ -353,6 +414,10 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
             "writer_lock_wait": stats([c.lock_wait for c in writer_cmds if c.lock_wait is not None]),
             "writer_lock_wait_during_add": stats([c.lock_wait for c in during if c.lock_wait is not None]),
             "writer_lock_hold": stats([c.lock_hold for c in writer_cmds if c.lock_hold is not None]),
+            "writer_lock_hold_cpu": stats([c.lock_hold_cpu for c in writer_cmds if c.lock_hold_cpu is not None]),
+            "writer_lock_hold_queued": stats([c.lock_hold_queued for c in writer_cmds if c.lock_hold_queued is not None]),
+            "writer_lock_hold_sync": stats([c.lock_hold_sync for c in writer_cmds if c.lock_hold_sync is not None]),
+            "writer_served": sum(1 for c in writer_cmds if c.served),
             "writer_wait": stats([c.seconds for c in writer_cmds]),
             "writer_wait_during_add": stats([c.seconds for c in during]),
             "writer_successes_during_add": sum(1 for c in during if c.ok),
@@ -441,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start-delay", type=float, default=0.5, help="seconds between starting add-resource and the writers (default 0.5)")
     parser.add_argument("--command-timeout", type=float, default=120.0, help="a writer or reader process is killed after this (default 120 s)")
     parser.add_argument("--add-timeout", type=float, default=600.0, help="the add-resource process is killed after this (default 600 s)")
+    parser.add_argument("--timeline", type=Path, help="append one JSON line per command (start, end, lock wait and hold) to this file")
     parser.add_argument("--max-seconds", type=float, default=600.0, help="no command starts later than this into a run (default 600 s)")
     common.add_bytecode_option(parser)
     args = parser.parse_args(argv)
@@ -469,7 +535,13 @@ def main(argv: list[str] | None = None) -> int:
     print("\nLock wait: how long a writer's command waited for the store's write lock (measured inside the process).")
     for r in runs:
         hold = r["writer_lock_hold"]
-        print(f"{r['writers']} writers: a writer held the lock p50 {hold['p50_ms']:.0f} ms, p99 {hold['p99_ms']:.0f} ms, max {hold['max_ms']:.0f} ms")
+        cpu, queued, sync = r["writer_lock_hold_cpu"], r["writer_lock_hold_queued"], r["writer_lock_hold_sync"]
+        print(
+            f"{r['writers']} writers: a writer held the lock p50 {hold['p50_ms']:.0f} ms, p99 {hold['p99_ms']:.0f} ms, "
+            f"max {hold['max_ms']:.0f} ms; of it, p50 / p99: on a CPU {cpu['p50_ms']:.0f} / {cpu['p99_ms']:.0f} ms, "
+            f"waiting for a CPU {queued['p50_ms']:.0f} / {queued['p99_ms']:.0f} ms, in fsync {sync['p50_ms']:.0f} / {sync['p99_ms']:.0f} ms; "
+            f"{r['writer_served']} writer commands were committed by the holder (group commit)"
+        )
     print("Command durations are whole `ov` processes (start to exit), writers only; 'during add' = commands that overlapped the add-resource.")
     print("commits = successes: distinct commit ids reported / new commits in history / successful writer and add commands.\n")
     print(markdown_table(headers, rows))

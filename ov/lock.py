@@ -14,10 +14,24 @@ ticket just before its own to be released (the predecessor finished, gave up,
 or died: its lock is gone either way), then takes the lock file itself. Waiting
 is bounded: after ``timeout`` seconds the writer gives up with
 :class:`~ov.errors.StoreLocked` instead of hanging an agent.
+
+Under load the queue is long and each small commit pays for its own lock
+hand-over, journal, fsync and branch move, in a process that competes for a
+CPU with every other one starting up. So a small command may leave its change
+as a *request* beside its ticket (``NAME.op``): the holder, once its own work
+is done, commits the requests queued right behind it, each as a commit of its
+own, in one go (see :class:`Request` and ``Store`` ). A served waiter finds its
+outcome (``NAME.done``) when its turn comes and never takes the lock. A holder
+that dies while serving leaves ``NAME.result`` without ``NAME.done``: the
+waiter then takes the lock and checks whether that commit landed.
+
+The lock is re-entrant within a thread: code that already holds it (a holder
+committing a request through the same functions a command uses) passes through.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import threading
@@ -26,9 +40,16 @@ from pathlib import Path
 from types import TracebackType
 
 from ov.errors import StoreLocked
+from ov.files import atomic_write
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
+# A waiter with a request looks for its outcome this often while it waits.
+_SERVED_POLL = 0.05
+# What a request leaves beside its ticket, in the order the two sides create them.
+_REQUEST_FILES = (".op", ".taken", ".result", ".done")
+# (lock path, thread) -> the WriteLock holding it, for re-entry.
+_HELD: dict[tuple[str, int], WriteLock] = {}
 
 
 class WriteLock:
@@ -39,8 +60,22 @@ class WriteLock:
         self._lock = None
         self._ticket = None
         self._ticket_path: Path | None = None
+        self._outer: WriteLock | None = None  # set when this thread already held the lock
+        self._key = (str(path), threading.get_ident())
+        self.leftover: dict | None = None  # see acquire()
 
-    def acquire(self) -> None:
+    def acquire(self, request: bytes | None = None) -> dict | None:
+        """Take the lock; or, when ``request`` (an encoded :class:`Request`) was served by the
+        holder while this writer waited, return its outcome without taking the lock.
+
+        With None returned the lock is held. ``leftover`` is then the recorded outcome of a
+        request whose server died before it knew whether its commit landed, for the caller
+        to check under the lock; it is None otherwise.
+        """
+        outer = _HELD.get(self._key)
+        if outer is not None:
+            self._outer = outer
+            return None
         # Deferred: filelock costs ~20 ms to import, and only writers need it.
         from filelock import FileLock, Timeout
 
@@ -53,28 +88,79 @@ class WriteLock:
         self._ticket = FileLock(hidden)
         self._ticket.acquire(timeout=0)
         self._ticket_path = self.queue / name
+        if request is not None:
+            # Before the ticket shows: a holder that sees the ticket sees its request too.
+            atomic_write(self.queue / (name + ".op"), request, durable=False)
         try:
             os.replace(hidden, self._ticket_path)
         except OSError:
             # Windows cannot rename a file that is open and locked: the writer still gets the
-            # lock below, only without its place in the queue.
+            # lock below, only without its place in the queue (and without being served).
             self._ticket_path = hidden
-        try:
-            self._wait_for_turn(name, deadline, FileLock, Timeout)
-            self._lock = FileLock(self.path)
-            self._lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
-        except Timeout:
-            self._drop_ticket()
-            raise StoreLocked(
-                f"another ov process held the store for more than {self.timeout:g}s",
-                hint="retry, or raise store.lock_timeout with `ov config set store.lock_timeout 30`",
-            ) from None
-        except BaseException:
-            self._drop_ticket()
-            raise
+            _remove_request(self.queue, name)
+            request = None
+        extended = False
+        while True:
+            try:
+                served = (lambda: (self.queue / (name + ".done")).exists()) if request is not None else None
+                self._wait_for_turn(name, deadline, FileLock, Timeout, served)
+                if request is not None:
+                    outcome = self._outcome(name)
+                    if outcome is not None:
+                        self._drop_ticket()
+                        return outcome
+                self._lock = FileLock(self.path)
+                self._lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
+                break
+            except Timeout:
+                if request is not None and not extended and not _withdraw(self.queue, name):
+                    # The holder took the request and is committing it right now: its outcome
+                    # is moments away, and giving up here could report a write that landed.
+                    extended, deadline = True, time.monotonic() + self.timeout
+                    continue
+                self._drop_ticket()
+                raise StoreLocked(
+                    f"another ov process held the store for more than {self.timeout:g}s",
+                    hint="retry, or raise store.lock_timeout with `ov config set store.lock_timeout 30`",
+                ) from None
+            except BaseException:
+                self._drop_ticket()
+                raise
+        _HELD[self._key] = self
+        return None
 
-    def _wait_for_turn(self, name: str, deadline: float, file_lock, timeout_error) -> None:
-        """Return once no ticket older than ``name`` is held; raise ``timeout_error`` at the deadline."""
+    def _outcome(self, name: str) -> dict | None:
+        """Once this writer's turn has come: the served outcome of its request, if any. A
+        recorded but unconfirmed one (its server died while committing) becomes ``leftover``."""
+        done = _read_json(self.queue / (name + ".done"))
+        if done is not None:
+            return done
+        self.leftover = _read_json(self.queue / (name + ".result"))
+        return None
+
+    def requests(self) -> list[Request]:
+        """The requests queued behind this holder, oldest first, from writers still waiting.
+
+        Tickets without a request (a large command waiting for the lock itself) are passed
+        over: the writers behind one see their outcome without waiting for it.
+        """
+        if self._outer is not None or self._ticket_path is None or os.name != "posix":
+            return []
+        try:
+            names = os.listdir(self.queue)
+        except FileNotFoundError:
+            return []
+        mine = self._ticket_path.name
+        present = set(names)
+        found = []
+        for name in sorted(n for n in names if n > mine and _is_ticket(n)):
+            if name + ".op" in present and _held_by_someone(self.queue / name):
+                found.append(Request(self.queue, name))
+        return found
+
+    def _wait_for_turn(self, name: str, deadline: float, file_lock, timeout_error, served=None) -> None:
+        """Return once no ticket older than ``name`` is held, or as soon as ``served()`` is true
+        (checked every ``_SERVED_POLL`` s); raise ``timeout_error`` at the deadline."""
         while True:
             ahead = _tickets_before(self.queue, name)
             if not ahead:
@@ -83,28 +169,54 @@ class WriteLock:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise timeout_error(str(self.path))
-            released = _wait_released(predecessor, remaining)
+            if served is not None and served():
+                return
+            # A writer with a request looks for its outcome now and then: a holder ahead may
+            # serve it while a long command between them still waits for its own turn.
+            step = min(remaining, _SERVED_POLL) if served is not None else remaining
+            released = _wait_released(predecessor, step)
             if released is None:
                 probe = file_lock(predecessor)
-                probe.acquire(timeout=remaining, poll_interval=_POLL)
+                try:
+                    probe.acquire(timeout=step, poll_interval=_POLL)
+                except timeout_error:
+                    if step < remaining:
+                        continue
+                    raise
                 probe.release()
             elif not released:
+                if step < remaining:
+                    continue
                 raise timeout_error(str(self.path))
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
+            _remove_request(self.queue, predecessor.name)
             predecessor.unlink(missing_ok=True)
 
-    def others_waiting(self) -> bool:
-        """True when another writer has queued behind this one (the lock is held)."""
+    def others_waiting(self, after: str | None = None) -> bool:
+        """True when another writer has queued behind this one (the lock is held), or behind
+        the ticket named ``after``."""
+        if self._outer is not None:
+            return self._outer.others_waiting(after)
         if self._ticket_path is None:
             return False
         try:
             names = os.listdir(self.queue)
         except FileNotFoundError:
             return False
-        mine = self._ticket_path.name
-        return any(n > mine and not n.startswith(".") for n in names)
+        mine = after or self._ticket_path.name
+        return any(n > mine and _is_ticket(n) for n in names)
+
+    @property
+    def outermost(self) -> bool:
+        """False for a re-entry into a lock this thread already held."""
+        return self._outer is None
 
     def release(self) -> None:
+        if self._outer is not None:
+            self._outer = None
+            return
+        if _HELD.get(self._key) is self:
+            del _HELD[self._key]
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -115,6 +227,7 @@ class WriteLock:
             # Removed while still held, so a successor never mistakes the file for a live ticket.
             try:
                 if self._ticket_path is not None:
+                    _remove_request(self.queue, self._ticket_path.name)
                     self._ticket_path.unlink(missing_ok=True)
             except PermissionError:
                 pass  # Windows refuses to delete an open file; filelock removes it on release there
@@ -182,4 +295,94 @@ def _tickets_before(queue: Path, name: str) -> list[str]:
         names = os.listdir(queue)
     except FileNotFoundError:
         return []
-    return sorted(n for n in names if n < name and not n.startswith("."))
+    return sorted(n for n in names if n < name and _is_ticket(n))
+
+
+def _is_ticket(name: str) -> bool:
+    # Tickets are TIME-PID-HEX; hidden ones (being created) and request files have a dot.
+    return "." not in name
+
+
+class Request:
+    """A queued writer's change, as the holder of the lock sees it.
+
+    The holder :meth:`claim`\\ s it (so the writer can no longer withdraw it), runs it,
+    :meth:`record`\\ s the outcome before its commit lands and :meth:`confirm`\\ s it after;
+    or gives it :meth:`back` for the writer to run itself. An error is final at once
+    (:meth:`answer`): it changed nothing.
+    """
+
+    def __init__(self, queue: Path, name: str) -> None:
+        self.queue = queue
+        self.name = name
+
+    def _file(self, suffix: str) -> Path:
+        return self.queue / (self.name + suffix)
+
+    def claim(self) -> dict | None:
+        """The request's content, now the holder's to serve; None when it was withdrawn."""
+        try:
+            os.replace(self._file(".op"), self._file(".taken"))
+        except FileNotFoundError:
+            return None
+        content = _read_json(self._file(".taken"))
+        if content is None:
+            self.back()
+        return content
+
+    def record(self, outcome: dict) -> None:
+        atomic_write(self._file(".result"), json.dumps(outcome).encode(), durable=False)
+
+    def confirm(self) -> None:
+        os.replace(self._file(".result"), self._file(".done"))
+
+    def answer(self, outcome: dict) -> None:
+        atomic_write(self._file(".done"), json.dumps(outcome).encode(), durable=False)
+
+    def back(self) -> None:
+        for suffix in (".result", ".taken"):
+            self._file(suffix).unlink(missing_ok=True)
+
+
+def _withdraw(queue: Path, name: str) -> bool:
+    """Take back a request nobody has claimed; False when the holder already has it."""
+    try:
+        os.unlink(queue / (name + ".op"))
+    except FileNotFoundError:
+        return not any((queue / (name + suffix)).exists() for suffix in (".taken", ".result", ".done"))
+    return True
+
+
+def _remove_request(queue: Path, name: str) -> None:
+    for suffix in _REQUEST_FILES:
+        try:
+            os.unlink(queue / (name + suffix))
+        except FileNotFoundError:
+            pass
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        value = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _held_by_someone(ticket: Path) -> bool:
+    """Whether a waiter still holds ``ticket`` (one killed while it waited does not)."""
+    import fcntl
+
+    try:
+        fd = os.open(ticket, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the probe's lock, if it got one
+    return False

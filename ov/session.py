@@ -92,17 +92,27 @@ def create(store: Store, session_id: str | None = None, *, peer: str | None = No
 
 def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddResult:
     """Append messages (validated and redacted first); create the session if it does not exist."""
+    from ov import group_commit
     from ov.redact import redact_value
-    from ov.tokens import estimate_tokens  # imported before the lock: other writers wait while it holds
+    from ov.tokens import estimate_tokens  # noqa: F401 - imported before the lock: other writers wait while it holds
 
-    uri = session_uri(store, session_id)
-    peer = store.identity.peer
-    messages = normalise_messages(raw_messages, peer=peer)  # all or nothing
+    session_uri(store, session_id)  # a bad id is refused before anything else
+    messages = normalise_messages(raw_messages, peer=store.identity.peer)  # all or nothing
     redacted = 0
     for message in messages:
         message["parts"], count = redact_value(message["parts"])
         message["id"], id_count = _redact_id(message["id"])
         redacted += count + id_count
+    args = {"session_id": session_id, "messages": messages, "redacted": redacted}
+    return group_commit.run(store, "session.add", args, lambda data: AddResult(**data))
+
+
+def locked_add(store: Store, session_id: str, messages: list[dict], redacted: int) -> AddResult:
+    """The locked step of :func:`add_messages`: ``messages`` are validated and redacted already."""
+    from ov.tokens import estimate_tokens
+
+    uri = session_uri(store, session_id)
+    peer = store.identity.peer
     with store.transaction() as tx:
         meta_uri = VikingURI((*uri.parts, META))
         messages_uri = VikingURI((*uri.parts, MESSAGES))

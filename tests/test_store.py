@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -170,10 +171,25 @@ def test_lock_wait_is_bounded(ov_home: Path):
     store = Store(Home(ov_home), Identity(), Config(store=StoreConfig(lock_timeout=0.2)))
     store.init()
     head = commits(store)[0].id
-    with WriteLock(store.state / "write.lock", timeout=1):
+    # Held by another thread: the lock is re-entrant within the thread that holds it.
+    held, done = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with WriteLock(store.state / "write.lock", timeout=1):
+            held.set()
+            done.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(30)
+    try:
         with pytest.raises(StoreLocked) as info:
             store.write(store.uri("viking://resources/a.md"), b"x\n")
+    finally:
+        done.set()
+        holder.join(30)
     assert "store.lock_timeout" in info.value.hint
+    assert not list((store.state / "write.queue").glob("*.op"))  # the request was taken back
     assert commits(store)[0].id == head
     assert not (store.root / "resources/a.md").exists()
 

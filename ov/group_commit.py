@@ -1,0 +1,226 @@
+"""Group commit: the holder of the write lock commits the small writes queued behind it.
+
+Hooks of many agent sessions write at once: a captured turn, a note. Each is a
+commit of a few files, and alone it holds the lock for ~10 ms of CPU: lock
+hand-over, recovery check, journal, fsyncs, branch move, git index. On a loaded
+machine (dozens of processes starting up on a few cores) the holder gets a
+small share of a CPU, those 10 ms stretch to 150, and a queue of 30 writers
+waits seconds. So such a write is queued as a *request* (:class:`ov.lock.Request`)
+and the holder, once its own work is done, runs the requests queued behind it
+through the same functions the commands use, each as its own commit on a
+:class:`~ov.gitstore.CommitChain`, and lands them together: one fsync round, one
+branch move, one index update. A writer whose request was served gets the
+outcome its own process would have had, commit id and error alike.
+
+Only steps listed in :data:`SERVABLE` are served, with their arguments as
+JSON; everything else (adds, session commits, restores) takes the lock as it
+always did, and serves the queue behind it when done.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any, TypeVar
+
+from ov import errors
+from ov.errors import OvError
+from ov.gitstore import CommitChain
+from ov.identity import Identity
+from ov.lock import Request, WriteLock
+from ov.store import CommitResult, Store, Transaction, commit_message
+from ov.uri import VikingURI
+
+T = TypeVar("T")
+
+# The locked steps a holder runs for others: name -> "module:function", called as
+# function(store, **args) under the lock. Named here, so a request cannot run anything else.
+SERVABLE = {
+    "write": "ov.store:locked_write",
+    "session.add": "ov.session:locked_add",
+}
+# Requests one holder serves in one go; the rest wait for the next holder.
+MAX_SERVED = 64
+# A request's arguments larger than this are not queued (they would be copied through a file);
+# such a writer takes the lock itself.
+MAX_REQUEST_BYTES = 256 * 1024
+
+_log = logging.getLogger("ov")
+
+
+def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], T]) -> T:
+    """Run the servable ``step`` for ``store`` under the write lock, or have the holder run it.
+
+    ``decode`` turns the step's result, encoded as :func:`encode` does, back into its type.
+    """
+    function = _resolve(step)
+    if store.chain is not None:  # being served: the holder's lock and chain are in force
+        return function(store, **args)
+    lock = WriteLock(store.lock_path, store.config.store.lock_timeout)
+    store.git.warm_up()
+    request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity)}).encode()
+    outcome = lock.acquire(request if store.exists and len(request) <= MAX_REQUEST_BYTES else None)
+    if outcome is not None:
+        return _decoded(outcome, decode)
+    try:
+        if lock.leftover is not None and lock.leftover.get("commit") and _landed(store, lock.leftover["commit"]):
+            return _decoded(lock.leftover, decode)
+        try:
+            result = function(store, **args)
+        except OvError:
+            serve(store, lock)
+            raise
+        serve(store, lock)
+        return result
+    finally:
+        lock.release()
+
+
+def serve(store: Store, lock: WriteLock) -> None:
+    """Commit the requests queued right behind ``lock``'s holder. Never raises an ov error:
+    whatever cannot be served is given back, and its writer runs it itself."""
+    if not lock.outermost or not store.exists:
+        return
+    requests = lock.requests()[:MAX_SERVED]
+    if not requests:
+        return
+    try:
+        chain = CommitChain(store.git, store.git.head())
+    except Exception as exc:  # noqa: BLE001 - the writers run their own steps instead
+        _log.debug("not serving queued writes: %s", exc)
+        return
+    recorded: list[Request] = []
+    for request in requests:
+        content = request.claim()
+        if content is None:
+            continue
+        tip = chain.tip
+        try:
+            result = _serve_one(store, chain, content)
+        except OvError as exc:
+            request.answer({"error": {"type": type(exc).__name__, "code": exc.code, "message": exc.message, "hint": exc.hint}})
+            continue
+        except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
+            _log.debug("queued write given back: %s", exc)
+            request.back()
+            continue
+        request.record({"ok": result, "commit": chain.tip.decode() if chain.tip != tip and chain.tip else None})
+        recorded.append(request)
+    if not recorded:
+        return
+    try:
+        chain.land(appends=chain.appends, defer_index=lock.others_waiting(after=recorded[-1].name))
+    except Exception as exc:  # noqa: BLE001 - nothing landed: each writer commits its own
+        _log.debug("queued writes given back: %s", exc)
+        for request in recorded:
+            request.back()
+        return
+    for request in recorded:
+        request.confirm()
+
+
+def encode(result: Any) -> dict:
+    return asdict(result)
+
+
+def decode_commit(data: dict) -> CommitResult:
+    return CommitResult(data["command"], tuple(data["uris"]), data["commit"])
+
+
+def _serve_one(store: Store, chain: CommitChain, content: dict) -> dict:
+    function = _resolve(content["step"])
+    identity = Identity(**content["identity"])
+    if identity.account != store.identity.account:
+        raise ValueError("a request for another account")
+    served = Store(store.home, identity, store.config)
+    served.chain = chain
+    return encode(function(served, **content["args"]))
+
+
+def _resolve(step: str) -> Callable[..., Any]:
+    target = SERVABLE.get(step)
+    if target is None:
+        raise ValueError(f"not a servable step: {step!r}")
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _decoded(outcome: dict, decode: Callable[[dict], T]) -> T:
+    failure = outcome.get("error")
+    if failure is not None:
+        raise _error(failure)
+    return decode(outcome["ok"])
+
+
+def _error(failure: dict) -> OvError:
+    """The served step's error, as the writer's own process would have raised it."""
+    cls = getattr(errors, str(failure.get("type")), None)
+    if not (isinstance(cls, type) and issubclass(cls, OvError)):
+        cls = OvError
+    exc = cls.__new__(cls)
+    OvError.__init__(exc, failure.get("message") or "the write failed", hint=failure.get("hint"))
+    if failure.get("code"):
+        exc.code = failure["code"]
+    return exc
+
+
+def _landed(store: Store, commit: str, depth: int = 256) -> bool:
+    """Whether ``commit`` is HEAD or one of its recent ancestors (after recovery settled a
+    holder killed while it landed the commit)."""
+    store.git.recover()
+    try:
+        for info in store.git.log(limit=depth):
+            if info.id == commit:
+                return True
+    except Exception:  # noqa: BLE001 - cannot tell: the writer runs its step again
+        return False
+    return False
+
+
+class ServedTransaction(Transaction):
+    """A transaction of a request served by the lock's holder: it reads through the changes
+    the chain made so far and commits onto the chain instead of the branch."""
+
+    def __init__(self, store: Store, chain: CommitChain) -> None:
+        super().__init__(store)
+        self.chain = chain
+
+    def __enter__(self) -> ServedTransaction:
+        self.head = self.chain.tip
+        # Paths the chain has not changed are as in the work tree and its base commit.
+        self.tree = self.chain.base_tree
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        return None
+
+    def existing_file(self, uri: VikingURI) -> bytes | None:
+        if uri.path not in self.changes and uri.path in self.chain.contents:
+            return self.chain.contents[uri.path]
+        return super().existing_file(uri)
+
+    def require_parent_dirs(self, uri: VikingURI) -> None:
+        parent = uri.parent
+        while parent is not None and not parent.is_root:
+            if self.chain.contents.get(parent.path) is not None:
+                raise errors.NotADirectory(f"{parent} is a file, so {uri} cannot be created under it")
+            parent = parent.parent
+        super().require_parent_dirs(uri)
+
+    def write_ahead(self) -> None:
+        return None
+
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+        texts = [str(u) for u in uris]
+        for path in self.changes:
+            offset = self.appends.get(path)
+            if offset is not None and (path not in self.chain.contents or path in self.chain.appends):
+                self.chain.appends.setdefault(path, offset)  # still one run of appends to the file
+            else:
+                self.chain.appends.pop(path, None)
+        commit = self.chain.add(self.changes, commit_message(command, texts, subject), self.store.author)
+        self.changes, self.appends = {}, {}
+        return CommitResult(command, tuple(texts), commit.decode() if commit else None)

@@ -1,0 +1,203 @@
+"""Group commit: the holder of the write lock commits the small writes queued behind it.
+
+The queued writers here are real `ov` processes; the test holds the lock itself, waits until
+their requests are queued, and then serves them as any holder would (or does not).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from ov import group_commit
+from ov.cli.runtime import Runtime
+from ov.lock import WriteLock
+
+
+@pytest.fixture
+def store(ov, ov_home):
+    assert ov("init").exit_code == 0
+    return Runtime().store
+
+
+def _queue(store) -> Path:
+    return store.lock_path.with_name("write.queue")
+
+
+def _start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "ov", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+
+
+def _wait_for_requests(store, count: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while len(list(_queue(store).glob("*.op"))) < count:
+        assert time.monotonic() < deadline, "the writers never queued their requests"
+        time.sleep(0.02)
+
+
+def _served(store, *commands: tuple[str, ...]) -> tuple[list[tuple[int, dict]], list[str]]:
+    """Hold the lock while ``commands`` queue (in this order), serve them, release; their exit
+    codes and JSON, and the history as it was once served, before the lock was let go."""
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        procs = []
+        for command in commands:
+            procs.append(_start(*command))
+            _wait_for_requests(store, len(procs))
+        group_commit.serve(store, lock)
+        landed = _history(store)
+    finally:
+        lock.release()
+    return _finish(procs), landed
+
+
+def _finish(procs: list[subprocess.Popen]) -> list[tuple[int, dict]]:
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=60)
+        out.append((proc.returncode, json.loads(stdout if proc.returncode == 0 else stderr)))
+    return out
+
+
+def _history(store) -> list[str]:
+    repo = Repo(str(store.root))
+    try:
+        return [entry.commit.id.decode() for entry in repo.get_walker()]
+    finally:
+        repo.close()
+
+
+def test_the_holder_commits_queued_writes_and_session_adds_each_as_its_own_commit(store):
+    before = _history(store)
+    commands = [("write", f"viking://resources/q/w{i}.md", "--content", f"note {i}\n") for i in range(4)]
+    commands += [("session", "add", "s1", "--text", f"turn {i}", "--id", f"m{i}") for i in range(4)]
+    # `landed` is the history while the test still held the lock: the holder committed them.
+    results, landed = _served(store, *commands)
+
+    assert [code for code, _ in results] == [0] * len(commands)
+    commits = [body["result"]["commit"] for _, body in results]
+    assert len(set(commits)) == len(commands)
+    assert set(commits) <= set(landed)
+    assert len(landed) == len(before) + len(commands)
+    assert _history(store) == landed
+    for i in range(4):
+        assert (store.root / f"resources/q/w{i}.md").read_text() == f"note {i}\n"
+    lines = (store.root / "user/default/sessions/s1/messages.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["id"] for line in lines) == [f"m{i}" for i in range(4)]
+    meta = json.loads((store.root / "user/default/sessions/s1/.meta.json").read_text())
+    assert meta["message_count"] == 4
+    assert subprocess.run(["git", "status", "--porcelain"], cwd=store.root, capture_output=True, text=True).stdout == ""
+    assert list(_queue(store).iterdir()) == []
+
+
+def test_a_served_error_is_the_writers_own_error_and_changes_nothing(store, ov):
+    assert ov("write", "viking://resources/q/a.md", "--content", "first\n").exit_code == 0
+    before = _history(store)
+    [(code, body)], _ = _served(store, ("write", "viking://resources/q/a.md", "--content", "second\n", "--mode", "create"))
+    assert code == 1
+    assert body["error"]["code"] == "already_exists"
+    assert "--mode replace" in body["error"]["hint"]
+    assert _history(store) == before
+    assert (store.root / "resources/q/a.md").read_text() == "first\n"
+
+
+def test_writes_served_together_see_each_other(store):
+    results, _ = _served(
+        store,
+        ("write", "viking://resources/q/log.md", "--content", "one\n"),
+        ("write", "viking://resources/q/log.md", "--content", "two\n", "--mode", "append"),
+        ("write", "viking://resources/q/log.md/inner.md", "--content", "x"),
+    )
+    assert [code for code, _ in results] == [0, 0, 1]
+    assert results[2][1]["error"]["code"] == "not_directory"
+    assert (store.root / "resources/q/log.md").read_text() == "one\ntwo\n"
+
+
+def test_a_writer_that_times_out_takes_its_request_back(store, ov):
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    before = _history(store)
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        [(code, body)] = _finish([_start("write", "viking://resources/q/late.md", "--content", "late\n")])
+        assert list(_queue(store).glob("*.op")) == []
+        group_commit.serve(store, lock)  # nothing left to serve
+    finally:
+        lock.release()
+    assert code == 1 and body["error"]["code"] == "store_locked"
+    assert _history(store) == before
+    assert not (store.root / "resources/q/late.md").exists()
+
+
+def test_a_request_left_by_a_killed_writer_is_not_served(store):
+    before = _history(store)
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        proc = _start("write", "viking://resources/q/gone.md", "--content", "gone\n")
+        _wait_for_requests(store, 1)
+        proc.kill()
+        proc.wait()
+        group_commit.serve(store, lock)
+    finally:
+        lock.release()
+    assert _history(store) == before
+    assert not (store.root / "resources/q/gone.md").exists()
+
+
+def _queued_in_thread(store, text: str) -> tuple[threading.Thread, dict]:
+    """A writer in another thread of this process (the lock is per thread), queued with a request."""
+    box: dict = {}
+
+    def write() -> None:
+        try:
+            box["result"] = store.write(store.uri("viking://resources/q/t.md"), text.encode())
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not list(_queue(store).glob("*.op")):
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    return thread, box
+
+
+@pytest.mark.parametrize("landed", [True, False])
+def test_a_server_that_dies_while_committing_leaves_the_writer_a_right_answer(store, landed):
+    """The holder records a request's outcome before its commit lands and confirms it after.
+    Killed in between, the writer checks under the lock whether that commit is in HEAD: it is
+    reported, not made twice; it is not, the writer commits it itself."""
+    from ov.gitstore import CommitChain
+
+    before = _history(store)
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        thread, box = _queued_in_thread(store, "served\n")
+        [request] = lock.requests()
+        content = request.claim()
+        chain = CommitChain(store.git, store.git.head())
+        result = group_commit._serve_one(store, chain, content)
+        request.record({"ok": result, "commit": chain.tip.decode()})
+        if landed:
+            chain.land()
+        # ... and the holder dies here: no confirm.
+    finally:
+        lock.release()
+    thread.join(30)
+    assert "error" not in box, box.get("error")
+    history = _history(store)
+    assert len(history) == len(before) + 1
+    assert box["result"].commit == history[0]  # one commit, reported once, whoever made it
+    assert (store.root / "resources/q/t.md").read_text() == "served\n"
