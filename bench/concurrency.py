@@ -104,6 +104,16 @@ def release(self):
             handle.write(f"holdqueued {runnable() - queued}\\n")
             handle.write(f"holdsync {synced[0] - sync}\\n")
 lock.WriteLock.acquire, lock.WriteLock.release = acquire, release
+from ov import group_commit
+real_serve = group_commit.serve
+def serve(store, held):
+    started = time.perf_counter()
+    try:
+        return real_serve(store, held)
+    finally:
+        with open(out, "a") as handle:
+            handle.write(f"serving {time.perf_counter() - started}\\n")
+group_commit.serve = serve
 from ov.cli.main import main
 sys.argv = ["ov", *argv]
 main()
@@ -172,6 +182,7 @@ class Command:
     lock_hold_queued: float | None = None  # seconds of the hold spent runnable, waiting for a CPU (Linux)
     lock_hold_sync: float | None = None  # seconds of the hold spent in fsync / fdatasync
     served: bool = False  # committed by the lock's holder (group commit), not by this process
+    serving: float = 0.0  # seconds of the hold spent committing other writers' requests
 
     @property
     def seconds(self) -> float:
@@ -204,6 +215,7 @@ def execute(cmd: Command, env: dict[str, str], timeout: float, t0: float) -> Non
             cmd.lock_hold_queued = sum(float(v) for k, v in noted if k == "holdqueued")
             cmd.lock_hold_sync = sum(float(v) for k, v in noted if k == "holdsync")
         cmd.served = any(k == "served" for k, _ in noted)
+        cmd.serving = sum(float(v) for k, v in noted if k == "serving")
     if proc.returncode != 0:
         cmd.code, cmd.message = error_code(proc.stderr.decode(errors="replace"), proc.returncode)
         return
@@ -381,7 +393,7 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
             with open(args.timeline, "a", encoding="utf-8") as out:
                 for c in [add, *ran]:
                     row = {"writers": writers, "role": c.role, "kind": c.kind, "start": c.start, "end": c.end, "ok": c.ok}
-                    row.update(wait=c.lock_wait, hold=c.lock_hold, served=c.served)
+                    row.update(wait=c.lock_wait, hold=c.lock_hold, served=c.served, serving=c.serving)
                     out.write(json.dumps(row) + "\n")
         return {
             "writers": writers,

@@ -29,24 +29,24 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
         raise
 
 
-def atomic_write_all(items: list[tuple[Path, bytes]], *, mode: int | None = None) -> None:
+def atomic_write_all(items: list[tuple[Path, bytes]] | list[tuple[Path, bytes, int | None]], *, mode: int | None = None) -> None:
     """:func:`atomic_write` (durable) of several files, with their flushes to disk overlapping.
 
     Each ``fsync`` waits for the disk's journal; issued one after another they cost a round trip
     each, issued together the file system commits them in one or two. Every file is renamed into
-    place only after all of them are on disk.
+    place only after all of them are on disk. An item may carry its own mode as a third element.
     """
     if len(items) <= 1:
-        for path, data in items:
-            atomic_write(path, data, mode=mode)
+        for path, data, *own in items:
+            atomic_write(path, data, mode=own[0] if own else mode)
         return
     from concurrent.futures import ThreadPoolExecutor
 
     temps: list[tuple[Path, Path, int]] = []
     renamed = 0
     try:
-        for path, data in items:
-            temps.append((path, *_temp_beside(path, data, mode)))
+        for path, data, *own in items:
+            temps.append((path, *_temp_beside(path, data, own[0] if own else mode)))
         with ThreadPoolExecutor(max_workers=min(len(temps), 8)) as pool:
             list(pool.map(os.fsync, [fd for _, _, fd in temps]))
         for _, _, fd in temps:

@@ -148,6 +148,7 @@ class CommitChain:
         self._objects = OverlayObjectStore([self.pending, git.repo.object_store], add_store=self.pending)
         self.contents: dict[str, bytes | None] = {}  # path -> what the work tree is to hold
         self.appends: dict[str, int] = {}  # path -> length of the work-tree file the changes append to
+        self.commits = 0
 
     def add(self, changes: Mapping[str, bytes | None], message: str, author: Author) -> bytes | None:
         """Commit ``changes`` on top of the chain; the new commit id, or None when they change nothing."""
@@ -155,11 +156,16 @@ class CommitChain:
         from dulwich.objects import Blob, Tree
 
         tree_changes = []
+        ahead = self.git.stored_ahead
         for path in sorted(changes):
             data = changes[path]
             if data is None:
                 if self._has(path):
                     tree_changes.append((path.encode(), None, None))
+                continue
+            known = ahead.get(path)
+            if known is not None and known[0] is data:
+                tree_changes.append((path.encode(), FILE_MODE, known[1]))
                 continue
             blob = Blob.from_string(data)
             self.pending.add_object(blob)
@@ -172,6 +178,7 @@ class CommitChain:
         commit = self.git.make_commit(new_tree, [self.tip] if self.tip else [], message, author)
         self.pending.add_object(commit)
         self.tip, self.tree = commit.id, new_tree
+        self.commits += 1
         return commit.id
 
     def _has(self, path: str) -> bool:
@@ -208,6 +215,8 @@ class GitStore:
         self.state = state
         self._repo = None
         self._trees: dict[bytes, object] = {}
+        # path -> (the exact bytes object, its blob id) of blobs already in the object store
+        self.stored_ahead: dict[str, tuple[bytes, bytes]] = {}
 
     # --- opening ---------------------------------------------------------
 
@@ -370,6 +379,19 @@ class GitStore:
         staged: Staged | None,
         defer_index: bool,
     ) -> None:
+        try:
+            self._land_chain(chain, early, appends, staged, defer_index)
+        finally:
+            self.stored_ahead.clear()  # named by this commit only: a later one hashes its own
+
+    def _land_chain(
+        self,
+        chain: CommitChain,
+        early: EarlyApply | None,
+        appends: Mapping[str, int] | None,
+        staged: Staged | None,
+        defer_index: bool,
+    ) -> None:
         changes = chain.contents
         early_paths = list(early.paths) if early is not None else []
         all_paths = sorted(set(changes) | set(early_paths))
@@ -386,8 +408,10 @@ class GitStore:
             # Not flushed: it only tells the next command to look for leftovers, and it is
             # rewritten (flushed) below before anything reaches the work tree.
             self._write_journal(chain.base, None, all_paths, durable=False)
-        self._store_objects(disk, [chain.pending[sha] for sha in chain.pending])
-        self._write_journal(chain.base, chain.tip, all_paths)
+        # The journal naming the new commit is flushed together with the objects (one round of
+        # fsyncs, not two): both must be on disk before the work tree or the branch changes.
+        journal = (self.state / JOURNAL_NAME, self._journal_bytes(chain.base, chain.tip, all_paths), None)
+        self._store_objects(disk, chain.pending.objects(), may_pack=chain.commits <= 1, along=journal)
         try:
             if early is not None:
                 early.wait()
@@ -428,10 +452,12 @@ class GitStore:
             return  # the first commit creates the repository; it stores its own objects
         disk = self.repo.object_store
         blobs = {}
-        for data in changes.values():
+        ids = {}
+        for path, data in changes.items():
             if data is not None:
                 blob = Blob.from_string(data)
                 blobs[blob.id] = blob
+                ids[path] = (data, blob.id)
         missing = [blob for sha, blob in blobs.items() if sha not in disk]
         if len(missing) < PACK_THRESHOLD:
             return
@@ -441,6 +467,9 @@ class GitStore:
             # Another writer is storing the same pack, or a full disk: the commit stores what is
             # missing (and reports a full disk there, under the lock, with the journal written).
             return
+        # The commit under the lock then only names these blobs: hashing and storing thousands
+        # of them again would cost it a good part of its hold.
+        self.stored_ahead.update(ids)
 
     def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
         """Start writing the files of ``changes`` to a private staging folder (see
@@ -587,6 +616,10 @@ class GitStore:
             return False
 
     def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str], durable: bool = True) -> None:
+        atomic_write(self.state / JOURNAL_NAME, self._journal_bytes(old, new, paths), durable=durable)
+
+    @staticmethod
+    def _journal_bytes(old: bytes | None, new: bytes | None, paths: list[str]) -> bytes:
         journal = {
             "version": 1,
             "old": old.decode() if old else None,
@@ -594,13 +627,18 @@ class GitStore:
             "paths": paths,
             "started": time.time(),
         }
-        atomic_write(self.state / JOURNAL_NAME, json.dumps(journal, sort_keys=True).encode(), durable=durable)
+        return json.dumps(journal, sort_keys=True).encode()
 
     @staticmethod
-    def _store_objects(disk, objects: list) -> None:
+    def _store_objects(disk, objects: list, may_pack: bool = True, along: tuple[Path, bytes, int | None] | None = None) -> None:
+        """Write ``objects`` durably (those not stored yet), and the file ``along`` with them."""
         objects = [obj for obj in objects if obj.id not in disk]  # e.g. stored ahead, or unchanged trees
-        if len(objects) >= PACK_THRESHOLD:
+        # A batch of small commits (group commit) stays loose, as each of them alone would: a
+        # pack per batch would leave thousands of tiny packs, and every lookup searches each one.
+        if may_pack and len(objects) >= PACK_THRESHOLD:
             disk.add_objects([(obj, None) for obj in objects])
+            if along is not None:
+                atomic_write(along[0], along[1])
             return
         # Through ov's own atomic writes rather than dulwich's lock-file protocol: an object is
         # named by its content, so a temporary name and a rename suffice, and a write killed (or
@@ -608,8 +646,10 @@ class GitStore:
         loose = []
         for obj in objects:
             sha = obj.id.decode()
-            loose.append((Path(disk.path) / sha[:2] / sha[2:], obj.as_legacy_object(compression_level=disk.loose_compression_level)))
-        atomic_write_all(loose, mode=0o444)
+            loose.append((Path(disk.path) / sha[:2] / sha[2:], obj.as_legacy_object(compression_level=disk.loose_compression_level), 0o444))
+        if along is not None:
+            loose.append(along)
+        atomic_write_all(loose)
 
     def recover(self, sweep: bool = False) -> str | None:
         """Finish or undo a commit that a crash interrupted, and remove what the crash left
@@ -700,8 +740,9 @@ class GitStore:
         made: set[str] = set()
         root = str(self.worktree)  # plain strings: pathlib costs ~40 µs a path, 0.1 s for a large add
         staged_root = str(staged.root) if staged is not None else ""
+        moved = _move_in_new_dirs(staged, changes, root) if staged is not None else set()
         for path, data in changes.items():
-            if data is None:
+            if data is None or path in moved:
                 continue
             target = os.path.join(root, path)
             offset = (appends or {}).get(path)
@@ -743,6 +784,50 @@ class GitStore:
         commit.encoding = b"UTF-8"
         commit.message = message.encode("utf-8")
         return commit
+
+
+def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root: str) -> set[str]:
+    """Rename whole staged directories that are new to the work tree into place; the paths moved.
+
+    A new import root holds thousands of files and is one directory the work tree does not have
+    yet: one rename puts it in place instead of one per file (and one mkdir per folder), which
+    is most of a large add's time under the lock.
+    """
+    staged.wait()
+    exists: dict[str, bool] = {}
+
+    def new_top(path: str) -> str | None:
+        parts = path.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if directory not in exists:
+                exists[directory] = os.path.lexists(os.path.join(root, directory))
+            if not exists[directory]:
+                return directory
+        return None
+
+    groups: dict[str, list[str]] = {}
+    refused: set[str] = set()
+    for path, data in changes.items():
+        top = new_top(path)
+        if top is None:
+            continue
+        if data is None or staged.data.get(path) is not data:
+            refused.add(top)  # something under it is not staged as it is to be: file by file
+        groups.setdefault(top, []).append(path)
+    moved: set[str] = set()
+    for top, paths in groups.items():
+        prefix = top + "/"
+        if top in refused or sum(1 for p in staged.data if p.startswith(prefix)) != len(paths):
+            continue
+        target = os.path.join(root, top)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            os.rename(os.path.join(str(staged.root), top), target)
+        except OSError:
+            continue  # (another file system, or it appeared meanwhile): file by file
+        moved.update(paths)
+    return moved
 
 
 def _move_in(staged: Staged, source: str, target: str, made: set[str]) -> bool:
@@ -867,6 +952,9 @@ def _uncopied_store_class():
         # it, and copying 6,000 objects of a large add cost ~0.1 s of the lock's hold.
         def add_object(self, obj) -> None:
             self._data[obj.id] = obj
+
+        def objects(self) -> list:
+            return list(self._data.values())
 
     return UncopiedStore
 

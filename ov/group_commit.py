@@ -136,6 +136,7 @@ def _serve_one(store: Store, chain: CommitChain, content: dict) -> dict:
     if identity.account != store.identity.account:
         raise ValueError("a request for another account")
     served = Store(store.home, identity, store.config)
+    served.git = store.git  # one open repository for the whole batch (opening one reads its config and packs)
     served.chain = chain
     return encode(function(served, **content["args"]))
 

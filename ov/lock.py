@@ -41,11 +41,14 @@ from types import TracebackType
 
 from ov.errors import StoreLocked
 from ov.files import atomic_write
+from ov.names import TEMP_MARKER
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
 # A waiter with a request looks for its outcome this often while it waits.
 _SERVED_POLL = 0.05
+# A hidden ticket is made and locked in one step; one this old and unlocked was left by a kill.
+_STALE_SECONDS = 1.0
 # What a request leaves beside its ticket, in the order the two sides create them.
 _REQUEST_FILES = (".op", ".taken", ".result", ".done")
 # (lock path, thread) -> the WriteLock holding it, for re-entry.
@@ -89,8 +92,9 @@ class WriteLock:
         self._ticket.acquire(timeout=0)
         self._ticket_path = self.queue / name
         if request is not None:
-            # Before the ticket shows: a holder that sees the ticket sees its request too.
-            atomic_write(self.queue / (name + ".op"), request, durable=False)
+            # Written in full before the ticket shows (so no temporary file is needed): a holder
+            # only looks at the requests of tickets it can see.
+            _write_new(self.queue / (name + ".op"), request)
         try:
             os.replace(hidden, self._ticket_path)
         except OSError:
@@ -191,6 +195,38 @@ class WriteLock:
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
             _remove_request(self.queue, predecessor.name)
             predecessor.unlink(missing_ok=True)
+
+    def sweep_queue(self) -> int:
+        """Remove what killed writers left in the queue; the holder calls it. How many files.
+
+        Requests whose ticket is gone, tickets still hidden whose owner is dead, and temporary
+        files of outcomes a killed holder was writing (only a holder writes those, and this one
+        holds the lock). Live tickets and their requests are not touched.
+        """
+        try:
+            names = os.listdir(self.queue)
+        except FileNotFoundError:
+            return 0
+        present = set(names)
+        removed = 0
+        for name in names:
+            path = self.queue / name
+            if name.startswith(TEMP_MARKER):
+                gone = True
+            elif name.startswith("."):  # a ticket killed before it was renamed into the queue
+                gone = _older_than(path, _STALE_SECONDS) and not _held_by_someone(path)
+            elif "." in name:  # a request file: its ticket is NAME (or .NAME while being made)
+                ticket = name.split(".", 1)[0]
+                gone = ticket not in present and not _held_by_someone(self.queue / ("." + ticket))
+            else:
+                continue  # a ticket: a dead one is removed by the writer behind it
+            if gone:
+                try:
+                    path.unlink()
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+        return removed
 
     def others_waiting(self, after: str | None = None) -> bool:
         """True when another writer has queued behind this one (the lock is held), or behind
@@ -359,6 +395,23 @@ def _remove_request(queue: Path, name: str) -> None:
             os.unlink(queue / (name + suffix))
         except FileNotFoundError:
             pass
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _older_than(path: Path, seconds: float) -> bool:
+    try:
+        return time.time() - path.lstat().st_mtime >= seconds
+    except FileNotFoundError:
+        return False
 
 
 def _read_json(path: Path) -> dict | None:

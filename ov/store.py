@@ -381,8 +381,9 @@ class Store:
 
         if not self.exists:
             return StoreStatus(self, None, None, WorktreeChanges())
-        with WriteLock(self.lock_path, self.config.store.lock_timeout):
+        with WriteLock(self.lock_path, self.config.store.lock_timeout) as lock:
             recovered = self.git.recover(sweep=True)
+            lock.sweep_queue()
             changes = scan(self.git)
             if changes.temporary:
                 # Under the write lock no atomic write is in flight: these were left by a kill.
@@ -568,6 +569,7 @@ class Transaction:
                 self.git.init(self.store.author, self.store._init_message)
             self.recovered = self.git.recover()
             _report_recovery(self.recovered)
+            self._lock.sweep_queue()
             self.head = self.git.head()
             self.tree = self.git.tree_of(self.head)
         except BaseException:
@@ -753,7 +755,8 @@ class Draft(Transaction):
             for path in self.git.changed_paths(self.tree, tx.tree):
                 if path.startswith(prefixes) or path in self.changes or path in self._seen:
                     return False
-        return all(_signature(self.store.root / path) == seen for path, seen in self._seen.items())
+        root = str(self.store.root)
+        return all(_signature(os.path.join(root, path)) == seen for path, seen in self._seen.items())
 
     def hand_over(self, tx: Transaction) -> None:
         tx.changes.update(self.changes)
@@ -762,12 +765,13 @@ class Draft(Transaction):
 
     def discard(self) -> None:
         """Drop what was staged (the plan no longer holds, or the command failed)."""
+        self.git.stored_ahead.clear()
         if self.staged is not None:
             self.staged.release()
             self.staged = None
 
 
-def _signature(path: Path) -> tuple[int, int, int] | None:
+def _signature(path: Path | str) -> tuple[int, int, int] | None:
     """What a file looked like (change time, size, inode), or None when it is absent."""
     try:
         st = os.lstat(path)

@@ -201,3 +201,25 @@ def test_a_server_that_dies_while_committing_leaves_the_writer_a_right_answer(st
     assert len(history) == len(before) + 1
     assert box["result"].commit == history[0]  # one commit, reported once, whoever made it
     assert (store.root / "resources/q/t.md").read_text() == "served\n"
+
+
+def test_the_next_writer_sweeps_what_killed_writers_left_in_the_queue(store, ov):
+    queue = _queue(store)
+    queue.mkdir(parents=True, exist_ok=True)
+    dead = "00000000000000000001-1-aaaaaa"
+    leftovers = [queue / f"{dead}.op", queue / f"{dead}.result", queue / f".{dead}", queue / ".ov-tmp-0123456789ab"]
+    for path in leftovers:
+        path.write_text("{}")
+        os.utime(path, (time.time() - 60, time.time() - 60))
+    # A live writer's request (its ticket still hidden and held) is left alone.
+    live = "99999999999999999999-2-bbbbbb"
+    ticket = os.open(queue / f".{live}", os.O_CREAT | os.O_RDWR)
+    try:
+        import fcntl
+
+        fcntl.flock(ticket, fcntl.LOCK_EX)
+        (queue / f"{live}.op").write_text("{}")
+        assert ov("write", "viking://resources/q/next.md", "--content", "next\n").exit_code == 0
+        assert sorted(p.name for p in queue.iterdir()) == [f".{live}", f"{live}.op"]
+    finally:
+        os.close(ticket)
