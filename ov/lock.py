@@ -84,12 +84,14 @@ class WriteLock:
 
         deadline = time.monotonic() + self.timeout
         self.queue.mkdir(parents=True, exist_ok=True)
-        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
         # The ticket is locked under a hidden name and then renamed into the queue, so no
-        # successor can find it before it is held (and take it for a dead writer's).
-        hidden = self.queue / f".{name}"
+        # successor can find it before it is held (and take it for a dead writer's). Its place
+        # is taken as late as possible: a writer slow between taking a name and showing its
+        # ticket would be passed by the writers behind it.
+        hidden = self.queue / f".{os.getpid()}-{secrets.token_hex(6)}"
         self._ticket = FileLock(hidden)
         self._ticket.acquire(timeout=0)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
         self._ticket_path = self.queue / name
         if request is not None:
             # Written in full before the ticket shows (so no temporary file is needed): a holder
@@ -108,13 +110,26 @@ class WriteLock:
             try:
                 served = (lambda: (self.queue / (name + ".done")).exists()) if request is not None else None
                 self._wait_for_turn(name, deadline, FileLock, Timeout, served)
+                claimed = False
                 if request is not None:
                     outcome = self._outcome(name)
                     if outcome is not None:
                         self._drop_ticket()
                         return outcome
+                    # From here on this writer commits its change itself, unless a holder has
+                    # claimed it already (one whose ticket showed late can still be at it).
+                    claimed = not _withdraw(self.queue, name)
                 self._lock = FileLock(self.path)
                 self._lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
+                if claimed:
+                    # The claimer held the lock until now: it served the request, gave it back,
+                    # or died while landing it (then ``leftover`` says what it recorded).
+                    outcome = self._outcome(name)
+                    if outcome is not None:
+                        self._lock.release()
+                        self._lock = None
+                        self._drop_ticket()
+                        return outcome
                 break
             except Timeout:
                 if request is not None and not extended and not _withdraw(self.queue, name):
@@ -134,8 +149,8 @@ class WriteLock:
         return None
 
     def _outcome(self, name: str) -> dict | None:
-        """Once this writer's turn has come: the served outcome of its request, if any. A
-        recorded but unconfirmed one (its server died while committing) becomes ``leftover``."""
+        """The served outcome of this writer's request, if any. A recorded but unconfirmed one
+        (its server died while committing) becomes ``leftover``."""
         done = _read_json(self.queue / (name + ".done"))
         if done is not None:
             return done
@@ -199,7 +214,7 @@ class WriteLock:
     def sweep_queue(self) -> int:
         """Remove what killed writers left in the queue; the holder calls it. How many files.
 
-        Requests whose ticket is gone, tickets still hidden whose owner is dead, and temporary
+        Requests whose ticket is gone (or never showed), tickets still hidden whose owner is dead, and temporary
         files of outcomes a killed holder was writing (only a holder writes those, and this one
         holds the lock). Live tickets and their requests are not touched.
         """
@@ -215,9 +230,8 @@ class WriteLock:
                 gone = True
             elif name.startswith("."):  # a ticket killed before it was renamed into the queue
                 gone = _older_than(path, _STALE_SECONDS) and not _held_by_someone(path)
-            elif "." in name:  # a request file: its ticket is NAME (or .NAME while being made)
-                ticket = name.split(".", 1)[0]
-                gone = ticket not in present and not _held_by_someone(self.queue / ("." + ticket))
+            elif "." in name:  # a request file, beside the ticket NAME once that shows
+                gone = name.split(".", 1)[0] not in present and _older_than(path, _STALE_SECONDS)
             else:
                 continue  # a ticket: a dead one is removed by the writer behind it
             if gone:

@@ -154,7 +154,7 @@ def test_a_request_left_by_a_killed_writer_is_not_served(store):
     assert not (store.root / "resources/q/gone.md").exists()
 
 
-def _queued_in_thread(store, text: str) -> tuple[threading.Thread, dict]:
+def _queued_in_thread(store, text: str, wait_for_request: bool = True) -> tuple[threading.Thread, dict]:
     """A writer in another thread of this process (the lock is per thread), queued with a request."""
     box: dict = {}
 
@@ -167,7 +167,7 @@ def _queued_in_thread(store, text: str) -> tuple[threading.Thread, dict]:
     thread = threading.Thread(target=write)
     thread.start()
     deadline = time.monotonic() + 30
-    while not list(_queue(store).glob("*.op")):
+    while wait_for_request and not list(_queue(store).glob("*.op")):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     return thread, box
@@ -211,15 +211,43 @@ def test_the_next_writer_sweeps_what_killed_writers_left_in_the_queue(store, ov)
     for path in leftovers:
         path.write_text("{}")
         os.utime(path, (time.time() - 60, time.time() - 60))
-    # A live writer's request (its ticket still hidden and held) is left alone.
+    # A live writer's request, written just before its ticket (still hidden and held) shows, is left alone.
     live = "99999999999999999999-2-bbbbbb"
-    ticket = os.open(queue / f".{live}", os.O_CREAT | os.O_RDWR)
+    ticket = os.open(queue / ".2-0123456789ab", os.O_CREAT | os.O_RDWR)
     try:
         import fcntl
 
         fcntl.flock(ticket, fcntl.LOCK_EX)
         (queue / f"{live}.op").write_text("{}")
         assert ov("write", "viking://resources/q/next.md", "--content", "next\n").exit_code == 0
-        assert sorted(p.name for p in queue.iterdir()) == [f".{live}", f"{live}.op"]
+        assert sorted(p.name for p in queue.iterdir()) == [".2-0123456789ab", f"{live}.op"]
     finally:
         os.close(ticket)
+
+
+def test_a_writer_past_its_turn_is_not_served_by_a_holder_whose_ticket_showed_late(store):
+    """A holder slow to show its ticket can hold the lock while a writer behind it in time has
+    already seen no one ahead. That writer takes its request back before it waits for the lock,
+    so the holder cannot commit it too (found by a stress run: a write reported as no change)."""
+    from filelock import FileLock
+
+    before = _history(store)
+    holder = WriteLock(store.lock_path, 30)
+    holder._lock = FileLock(store.lock_path)
+    holder._lock.acquire()
+    holder._ticket_path = _queue(store) / "00000000000000000000-0-000000"  # never shown
+    try:
+        thread, box = _queued_in_thread(store, "mine\n", wait_for_request=False)
+        deadline = time.monotonic() + 30
+        # Its ticket shows after its request is written; past its turn, it withdraws the request.
+        while not [p for p in _queue(store).iterdir() if "." not in p.name] or list(_queue(store).glob("*.op")):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        group_commit.serve(store, holder)
+        assert _history(store) == before
+    finally:
+        holder._lock.release()
+    thread.join(30)
+    assert "error" not in box, box.get("error")
+    assert box["result"].commit == _history(store)[0]
+    assert len(_history(store)) == len(before) + 1
