@@ -393,7 +393,7 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
             with open(args.timeline, "a", encoding="utf-8") as out:
                 for c in [add, *ran]:
                     row = {"writers": writers, "role": c.role, "kind": c.kind, "start": c.start, "end": c.end, "ok": c.ok}
-                    row.update(wait=c.lock_wait, hold=c.lock_hold, served=c.served, serving=c.serving)
+                    row.update(wait=c.lock_wait, hold=c.lock_hold, hold_cpu=c.lock_hold_cpu, served=c.served, serving=c.serving)
                     out.write(json.dumps(row) + "\n")
         return {
             "writers": writers,

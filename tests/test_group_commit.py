@@ -251,3 +251,28 @@ def test_a_writer_past_its_turn_is_not_served_by_a_holder_whose_ticket_showed_la
     assert "error" not in box, box.get("error")
     assert box["result"].commit == _history(store)[0]
     assert len(_history(store)) == len(before) + 1
+
+
+def test_the_small_packs_of_many_batches_are_merged_and_nothing_is_lost(store):
+    from ov.gitstore import MERGE_SMALL_PACKS, PACK_THRESHOLD, CommitChain
+
+    pack_dir = store.root / ".git/objects/pack"
+    for batch in range(MERGE_SMALL_PACKS + 2):
+        chain = CommitChain(store.git, store.git.head())
+        for half in range(2):  # two commits a batch, with enough objects for a pack
+            files = {f"resources/b{batch}/{half}/f{i}.md": f"batch {batch} {half} {i}\n".encode() for i in range(PACK_THRESHOLD)}
+            chain.add(files, f"ov write batch {batch}.{half}\n", store.author)
+        chain.land()
+    packs = list(pack_dir.glob("*.pack"))
+    assert len(packs) < MERGE_SMALL_PACKS
+    assert len(_history(store)) == 1 + 2 * (MERGE_SMALL_PACKS + 2)
+    assert (store.root / "resources/b0/1/f3.md").read_text() == "batch 0 1 3\n"
+    repo = Repo(str(store.root))
+    try:
+        for entry in repo.get_walker():  # every commit's tree and blobs are still there
+            for item in repo.object_store.iter_tree_contents(entry.commit.tree):
+                assert repo.object_store[item.sha].type_name == b"blob"
+    finally:
+        repo.close()
+    fsck = subprocess.run(["git", "fsck", "--strict"], cwd=store.root, capture_output=True, text=True)
+    assert fsck.returncode == 0, fsck.stderr
