@@ -8,9 +8,9 @@ A commit is applied in an order that a crash at any point can be undone:
 
 1. a journal naming the old head and the touched paths is written atomically
    to the account's state directory;
-2. blobs, trees and the commit object go into the object store, each flushed
-   to disk (unreferenced objects are harmless); the journal now names the new
-   commit too;
+2. blobs, trees and the commit object go into the object store, flushed to
+   disk (unreferenced objects are harmless), and the journal, now naming the new
+   commit too, is flushed together with them;
 3. the work-tree files are replaced atomically, one by one;
 4. the branch ref moves from the old head to the new commit (compare-and-swap);
 5. the git index is brought in step with the new HEAD for the touched paths,
@@ -207,7 +207,10 @@ class CommitChain:
     ) -> None:
         """Write the chain's objects and files and move the branch to its last commit. The
         caller holds the write lock; on failure nothing of the chain remains in the work tree."""
-        self.git._land(self, early, appends, staged, defer_index)
+        try:
+            self.git._land(self, early, appends, staged, defer_index)
+        finally:
+            self.git.stored_ahead.clear()  # named by this commit only: a later one hashes its own
 
 
 class GitStore:
@@ -375,19 +378,6 @@ class GitStore:
         return commit
 
     def _land(
-        self,
-        chain: CommitChain,
-        early: EarlyApply | None,
-        appends: Mapping[str, int] | None,
-        staged: Staged | None,
-        defer_index: bool,
-    ) -> None:
-        try:
-            self._land_chain(chain, early, appends, staged, defer_index)
-        finally:
-            self.stored_ahead.clear()  # named by this commit only: a later one hashes its own
-
-    def _land_chain(
         self,
         chain: CommitChain,
         early: EarlyApply | None,
