@@ -352,6 +352,20 @@ class GitStore:
             )
         return out
 
+    def reaches(self, commit: str, since: str | None) -> bool:
+        """Whether HEAD is ``commit`` or a descendant of it, looking back no further than
+        ``since`` (an ancestor of both, where the search can stop)."""
+        head = self.head()
+        if head is None:
+            return False
+        target, stop = commit.encode(), since.encode() if since else None
+        for walk in self.repo.get_walker(include=[head]):
+            if walk.commit.id == target:
+                return True
+            if walk.commit.id == stop:
+                return False
+        return False
+
     # --- writing -----------------------------------------------------------
 
     def commit(

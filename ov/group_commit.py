@@ -66,8 +66,9 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
     if outcome is not None:
         return _decoded(outcome, decode)
     try:
-        if lock.leftover is not None and lock.leftover.get("commit") and _landed(store, lock.leftover["commit"]):
-            return _decoded(lock.leftover, decode)
+        leftover = lock.leftover
+        if leftover is not None and leftover.get("commit") and _landed(store, leftover["commit"], leftover.get("base")):
+            return _decoded(leftover, decode)
         try:
             result = function(store, **args)
         except OvError:
@@ -80,8 +81,13 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
 
 
 def serve(store: Store, lock: WriteLock) -> None:
-    """Commit the requests queued right behind ``lock``'s holder. Never raises an ov error:
-    whatever cannot be served is given back, and its writer runs it itself."""
+    """Commit the requests queued behind ``lock``'s holder. Never raises an ov error: whatever
+    cannot be served is given back, and its writer runs it itself.
+
+    Every outcome, an error too, is recorded first and confirmed only once the batch has
+    landed: an error may come from an earlier request of the same batch (a file where a folder
+    was to be), and must not reach its writer if that request never lands.
+    """
     if not lock.outermost or not store.exists:
         return
     requests = lock.requests()[:MAX_SERVED]
@@ -99,27 +105,50 @@ def serve(store: Store, lock: WriteLock) -> None:
             continue
         tip = chain.tip
         try:
-            result = _serve_one(store, chain, content)
+            outcome = {"ok": _serve_one(store, chain, content)}
         except OvError as exc:
-            request.answer({"error": {"type": type(exc).__name__, "code": exc.code, "message": exc.message, "hint": exc.hint}})
-            continue
+            outcome = {"error": {"type": type(exc).__name__, "code": exc.code, "message": exc.message, "hint": exc.hint}}
         except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
             _log.debug("queued write given back: %s", exc)
+            outcome = None
+        if chain.tip != tip and (outcome is None or "error" in outcome):
+            outcome = None  # it failed after its commit was made: the batch cannot be trusted
+            recorded.append(request)
+            return _give_back(recorded)
+        if outcome is None:
             request.back()
             continue
-        request.record({"ok": result, "commit": chain.tip.decode() if chain.tip != tip and chain.tip else None})
+        outcome["commit"] = chain.tip.decode() if chain.tip != tip and chain.tip else None
+        outcome["base"] = chain.base.decode() if chain.base else None
+        try:
+            request.record(outcome)
+        except OSError as exc:  # a full disk: the change is in the chain, so none of it may land
+            _log.debug("queued writes given back: %s", exc)
+            recorded.append(request)
+            return _give_back(recorded)
         recorded.append(request)
-    if not recorded:
+    if chain.tip == chain.base and not chain.contents:
+        for request in recorded:
+            request.confirm()
         return
     try:
         chain.land(appends=chain.appends, defer_index=lock.others_waiting(after=recorded[-1].name))
-    except Exception as exc:  # noqa: BLE001 - nothing landed: each writer commits its own
-        _log.debug("queued writes given back: %s", exc)
-        for request in recorded:
-            request.back()
-        return
+    except Exception as exc:  # noqa: BLE001 - each writer commits its own, unless the batch did land
+        try:
+            landed = chain.tip != chain.base and store.git.head() == chain.tip
+        except Exception:  # noqa: BLE001
+            landed = False
+        if not landed:
+            _log.debug("queued writes given back: %s", exc)
+            return _give_back(recorded)
+        _log.debug("queued writes landed, then: %s", exc)
     for request in recorded:
         request.confirm()
+
+
+def _give_back(requests: list[Request]) -> None:
+    for request in requests:
+        request.back()
 
 
 def encode(result: Any) -> dict:
@@ -168,17 +197,14 @@ def _error(failure: dict) -> OvError:
     return exc
 
 
-def _landed(store: Store, commit: str, depth: int = 256) -> bool:
-    """Whether ``commit`` is HEAD or one of its recent ancestors (after recovery settled a
-    holder killed while it landed the commit)."""
+def _landed(store: Store, commit: str, base: str | None) -> bool:
+    """Whether ``commit`` is HEAD or one of its ancestors since ``base`` (the HEAD its batch was
+    built on), after recovery settled a holder killed while it landed the batch."""
     store.git.recover()
     try:
-        for info in store.git.log(limit=depth):
-            if info.id == commit:
-                return True
+        return store.git.reaches(commit, base)
     except Exception:  # noqa: BLE001 - cannot tell: the writer runs its step again
         return False
-    return False
 
 
 class ServedTransaction(Transaction):
@@ -201,6 +227,9 @@ class ServedTransaction(Transaction):
     def existing_file(self, uri: VikingURI) -> bytes | None:
         if uri.path not in self.changes and uri.path in self.chain.contents:
             return self.chain.contents[uri.path]
+        prefix = uri.path + "/"
+        if any(path.startswith(prefix) and data is not None for path, data in self.chain.contents.items()):
+            raise errors.IsADirectory(f"{uri} is a directory", hint="name a file inside it")
         return super().existing_file(uri)
 
     def require_parent_dirs(self, uri: VikingURI) -> None:

@@ -132,12 +132,19 @@ class WriteLock:
                         return outcome
                 break
             except Timeout:
-                if request is not None and not extended and not _withdraw(self.queue, name):
+                claimed = request is not None and not _withdraw(self.queue, name)
+                if claimed and not extended:
                     # The holder took the request and is committing it right now: its outcome
                     # is moments away, and giving up here could report a write that landed.
                     extended, deadline = True, time.monotonic() + self.timeout
                     continue
                 self._drop_ticket()
+                if claimed:
+                    raise StoreLocked(
+                        f"the ov process committing this change for it took more than {2 * self.timeout:g}s; "
+                        "the change may still land",
+                        hint="look whether it did (`ov read`, `ov session show`) before you retry",
+                    ) from None
                 raise StoreLocked(
                     f"another ov process held the store for more than {self.timeout:g}s",
                     hint="retry, or raise store.lock_timeout with `ov config set store.lock_timeout 30`",
@@ -208,7 +215,9 @@ class WriteLock:
                     continue
                 raise timeout_error(str(self.path))
             # Released: the predecessor is done (it removed its ticket) or died (it did not).
-            _remove_request(self.queue, predecessor.name)
+            # Only its request goes: a holder may be serving it (its claim and outcome are the
+            # holder's to finish, and the sweep's under the lock).
+            (self.queue / (predecessor.name + ".op")).unlink(missing_ok=True)
             predecessor.unlink(missing_ok=True)
 
     def sweep_queue(self) -> int:
@@ -357,9 +366,8 @@ class Request:
     """A queued writer's change, as the holder of the lock sees it.
 
     The holder :meth:`claim`\\ s it (so the writer can no longer withdraw it), runs it,
-    :meth:`record`\\ s the outcome before its commit lands and :meth:`confirm`\\ s it after;
-    or gives it :meth:`back` for the writer to run itself. An error is final at once
-    (:meth:`answer`): it changed nothing.
+    :meth:`record`\\ s the outcome (a result or an error) before its batch lands and
+    :meth:`confirm`\\ s it after; or gives it :meth:`back` for the writer to run itself.
     """
 
     def __init__(self, queue: Path, name: str) -> None:
@@ -384,10 +392,10 @@ class Request:
         atomic_write(self._file(".result"), json.dumps(outcome).encode(), durable=False)
 
     def confirm(self) -> None:
-        os.replace(self._file(".result"), self._file(".done"))
-
-    def answer(self, outcome: dict) -> None:
-        atomic_write(self._file(".done"), json.dumps(outcome).encode(), durable=False)
+        try:
+            os.replace(self._file(".result"), self._file(".done"))
+        except FileNotFoundError:
+            pass  # its writer gave up or was killed, and its files went with it
 
     def back(self) -> None:
         for suffix in (".result", ".taken"):

@@ -111,15 +111,40 @@ def test_a_served_error_is_the_writers_own_error_and_changes_nothing(store, ov):
 
 
 def test_writes_served_together_see_each_other(store):
-    results, _ = _served(
+    results, landed = _served(
         store,
         ("write", "viking://resources/q/log.md", "--content", "one\n"),
         ("write", "viking://resources/q/log.md", "--content", "two\n", "--mode", "append"),
         ("write", "viking://resources/q/log.md/inner.md", "--content", "x"),
+        ("write", "viking://resources/q/dir/x.md", "--content", "x"),
+        ("write", "viking://resources/q/dir", "--content", "a file where the folder is"),
     )
-    assert [code for code, _ in results] == [0, 0, 1]
+    assert [code for code, _ in results] == [0, 0, 1, 0, 1]
+    assert {results[0][1]["result"]["commit"], results[1][1]["result"]["commit"], results[3][1]["result"]["commit"]} <= set(landed)
     assert results[2][1]["error"]["code"] == "not_directory"
+    assert results[4][1]["error"]["code"] == "is_directory"
     assert (store.root / "resources/q/log.md").read_text() == "one\ntwo\n"
+    assert (store.root / "resources/q/dir/x.md").read_text() == "x"
+
+
+def test_a_served_writer_gone_before_its_outcome_does_not_fail_the_holder(store, monkeypatch):
+    """A killed writer's files are cleared by the next one; the holder's own command, and the
+    other writers it serves, must not notice."""
+    from ov.lock import Request
+
+    confirm = Request.confirm
+    gone: list[str] = []
+
+    def vanish_first(self):
+        if not gone:
+            gone.append(self.name)
+            self._file(".result").unlink()
+        confirm(self)
+
+    monkeypatch.setattr(Request, "confirm", vanish_first)
+    results, landed = _served(store, *[("write", f"viking://resources/q/g{i}.md", "--content", f"{i}\n") for i in range(3)])
+    assert [code for code, _ in results] == [0, 0, 0]
+    assert len({body["result"]["commit"] for _, body in results} - {None}) >= 2
 
 
 def test_a_writer_that_times_out_takes_its_request_back(store, ov):
