@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -184,3 +185,39 @@ def test_a_commit_landing_while_a_draft_reads_is_not_taken_for_a_hand_edit(ov, o
     result = ov("commit", "race", "--json")
     assert result.exit_code == 0, result.stderr
     assert result.json["result"]["archived"] == 5  # planned again on top of the fifth message
+
+
+def test_twelve_processes_adding_to_one_session_at_once(ov_home: Path, tmp_path: Path):
+    """Captures of parallel hooks into one session, most of them committed by whichever process
+    holds the lock (group commit): every message once, in one commit each, the meta in step."""
+    script = tmp_path / "writer.py"
+    script.write_text(WAIT_THEN_WRITE)
+    start = tmp_path / "go"
+    count = 12
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), str(start), "session", "add", "shared", "--text", f"turn {i}", "--id", f"m{i:02d}", "--json"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(os.environ),
+        )
+        for i in range(count)
+    ]
+    time.sleep(0.5)
+    start.touch()
+    results = [p.communicate(timeout=120) + (p.returncode,) for p in procs]
+    assert [r[2] for r in results] == [0] * count, [r[1].decode() for r in results]
+    commits = [json.loads(r[0])["result"]["commit"] for r in results]
+    assert None not in commits and len(set(commits)) == count
+    root = ov_home / "accounts" / "default"
+    session = root / "user/default/sessions/shared"
+    ids = [json.loads(line)["id"] for line in (session / "messages.jsonl").read_text().splitlines()]
+    assert sorted(ids) == [f"m{i:02d}" for i in range(count)]
+    meta = json.loads((session / ".meta.json").read_text())
+    assert meta["message_count"] == count and sorted(meta["live_ids"]) == sorted(ids)
+    repo = Repo(str(root))
+    try:
+        history = [w.commit.id.decode() for w in repo.get_walker()]
+    finally:
+        repo.close()
+    assert set(commits) <= set(history) and len(history) == count + 1
