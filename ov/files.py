@@ -66,13 +66,27 @@ def _temp_beside(path: Path, data: bytes, mode: int | None) -> tuple[Path, int]:
     tmp = path.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        _write_fully(fd, data)
     except BaseException:
         _abandon(tmp, fd)
         raise
     return tmp, fd
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` holding ``data``; refused (FileExistsError) when it exists. Not atomic:
+    for a file nobody reads before the writer says it is there."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        _write_fully(fd, data)
+    finally:
+        os.close(fd)
+
+
+def _write_fully(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _abandon(tmp: Path, fd: int) -> None:

@@ -137,7 +137,7 @@ class CommitChain:
     one (its parent), so every command keeps a commit of its own; :meth:`land` then writes
     all the new objects, moves the branch once from the first parent to the last commit and
     applies the files, in :meth:`GitStore.commit`'s crash-safe order. Writers queued on the
-    lock are committed this way by the one that holds it (see :mod:`ov.lock`): one fsync
+    lock are committed this way by the one that holds it (see :mod:`ov.group_commit`): one fsync
     round, one branch move and one index update for all of them.
     """
 

@@ -107,14 +107,14 @@ def serve(store: Store, lock: WriteLock) -> None:
         try:
             outcome = {"ok": _serve_one(store, chain, content)}
         except OvError as exc:
-            outcome = {"error": {"type": type(exc).__name__, "code": exc.code, "message": exc.message, "hint": exc.hint}}
+            outcome = {"error": {"type": type(exc).__name__, **exc.to_dict()}}
         except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
             _log.debug("queued write given back: %s", exc)
             outcome = None
         if chain.tip != tip and (outcome is None or "error" in outcome):
-            outcome = None  # it failed after its commit was made: the batch cannot be trusted
-            recorded.append(request)
-            return _give_back(recorded)
+            # It failed after its commit was made: the batch cannot be trusted, none of it lands.
+            _give_back([*recorded, request])
+            return
         if outcome is None:
             request.back()
             continue
@@ -124,8 +124,8 @@ def serve(store: Store, lock: WriteLock) -> None:
             request.record(outcome)
         except OSError as exc:  # a full disk: the change is in the chain, so none of it may land
             _log.debug("queued writes given back: %s", exc)
-            recorded.append(request)
-            return _give_back(recorded)
+            _give_back([*recorded, request])
+            return
         recorded.append(request)
     if chain.tip == chain.base and not chain.contents:
         for request in recorded:
@@ -140,7 +140,8 @@ def serve(store: Store, lock: WriteLock) -> None:
             landed = False
         if not landed:
             _log.debug("queued writes given back: %s", exc)
-            return _give_back(recorded)
+            _give_back(recorded)
+            return
         _log.debug("queued writes landed, then: %s", exc)
     for request in recorded:
         request.confirm()

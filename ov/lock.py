@@ -19,11 +19,12 @@ Under load the queue is long and each small commit pays for its own lock
 hand-over, journal, fsync and branch move, in a process that competes for a
 CPU with every other one starting up. So a small command may leave its change
 as a *request* beside its ticket (``NAME.op``): the holder, once its own work
-is done, commits the requests queued right behind it, each as a commit of its
-own, in one go (see :class:`Request` and ``Store`` ). A served waiter finds its
-outcome (``NAME.done``) when its turn comes and never takes the lock. A holder
-that dies while serving leaves ``NAME.result`` without ``NAME.done``: the
-waiter then takes the lock and checks whether that commit landed.
+is done, commits the requests queued behind it, each as a commit of its own,
+in one go (see :class:`Request` and :mod:`ov.group_commit`). A served waiter
+looks for its outcome (``NAME.done``) while it waits and never takes the lock;
+one whose turn comes first takes its request back. A holder that dies while
+serving leaves ``NAME.result`` without ``NAME.done``: the waiter then takes the
+lock and checks whether that commit landed.
 
 The lock is re-entrant within a thread: code that already holds it (a holder
 committing a request through the same functions a command uses) passes through.
@@ -40,7 +41,7 @@ from pathlib import Path
 from types import TracebackType
 
 from ov.errors import StoreLocked
-from ov.files import atomic_write
+from ov.files import atomic_write, write_new
 from ov.names import TEMP_MARKER
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
@@ -96,7 +97,7 @@ class WriteLock:
         if request is not None:
             # Written in full before the ticket shows (so no temporary file is needed): a holder
             # only looks at the requests of tickets it can see.
-            _write_new(self.queue / (name + ".op"), request)
+            write_new(self.queue / (name + ".op"), request)
         try:
             os.replace(hidden, self._ticket_path)
         except OSError:
@@ -106,9 +107,9 @@ class WriteLock:
             _remove_request(self.queue, name)
             request = None
         extended = False
+        served = (lambda: (self.queue / (name + ".done")).exists()) if request is not None else None
         while True:
             try:
-                served = (lambda: (self.queue / (name + ".done")).exists()) if request is not None else None
                 self._wait_for_turn(name, deadline, FileLock, Timeout, served)
                 claimed = False
                 if request is not None:
@@ -417,16 +418,6 @@ def _remove_request(queue: Path, name: str) -> None:
             os.unlink(queue / (name + suffix))
         except FileNotFoundError:
             pass
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
 
 
 def _older_than(path: Path, seconds: float) -> bool:
