@@ -1,5 +1,5 @@
-from ov.cli.main import main
+from ov.cli.main import entry
 
 # Guarded: worker processes (forkserver/spawn) import the main module again.
 if __name__ == "__main__":
-    main()
+    entry()

@@ -6,7 +6,7 @@ string inside JSON-like data (tool inputs and outputs). Both are idempotent:
 a marker is never matched again, so redacting twice changes nothing more.
 
 Every recogniser is one row of ``RULES``: a name (the hint left in the marker),
-a compiled pattern, lowercase substrings of which one must occur before the
+a pattern (compiled when first needed), lowercase substrings of which one must occur before the
 pattern is tried at all (this runs in hooks on every agent turn and most text
 holds no secret, so most rules never run), and an optional check that can veto
 a match. A pattern with a group named ``secret...`` (or a quoted-value group)
@@ -100,11 +100,34 @@ __all__ = ["RULES", "Rule", "redact", "redact_value"]
 MARKER = "[REDACTED:"
 
 
+class LazyPattern:
+    """A regular expression compiled the first time it is used.
+
+    Compiling the ~90 patterns of this module costs ~40 ms of CPU, paid by every
+    ``ov session add`` and, soon, by hooks on every agent turn; yet most texts hold
+    none of the hints that wake a rule, so most patterns are never needed. Used like
+    the ``re.Pattern`` it stands for (``search``, ``match``, ``groupindex``, ...).
+    """
+
+    __slots__ = ("pattern", "flags", "_compiled")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(self.pattern, self.flags)
+        return getattr(compiled, name)
+
+
 class Rule(NamedTuple):
     """One recogniser; see the module docstring."""
 
     name: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     hints: tuple[str, ...]
     # Given the match and the span about to be replaced; False keeps the text.
     check: Callable[[re.Match[str], int, int], bool] | None = None
@@ -120,7 +143,7 @@ _NOT_DONE = r"(?!\[REDACTED)"
 # ----- value and name judgements shared by the rules ---------------------------
 
 # Anywhere in a value, these say it is an example or a template, not a secret.
-_MASKED = re.compile(
+_MASKED = LazyPattern(
     r"""(?x)
       \.\.\. | … | x{4,} | X{4,} | \*{3,} | •{3,} | REDACTED
     | <[A-Za-z_][\w.:()\s-]*(?:>|$)                 # <your-token>
@@ -130,7 +153,7 @@ _MASKED = re.compile(
     """
 )
 # The whole value is one of these.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = LazyPattern(
     r"""(?ix)
       [-+]?(?:\d{1,6}(?:\.\d+)?|\d{1,3}(?:_\d{3})+|\d*\.\d+)(?:e[-+]?\d+)?   # lengths, limits, prices
     | 0x[0-9a-f]{1,8} | \#[0-9a-f]{3,8}                     # bit masks, colours
@@ -146,20 +169,20 @@ _PLACEHOLDER = re.compile(
     | (?:bearer|basic|token|digest)(?:\s+[a-z_]*)?            # a scheme waiting for its token
     """
 )
-_NAME_CHARS = re.compile(r"[A-Za-z_][\w.-]*")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
-_HEADER_NAME = re.compile(r"(?:[A-Z][A-Za-z0-9]*-)+[A-Z][A-Za-z0-9]*")
-_SNAKE_WORDS = re.compile(r"[a-z]+(?:[_.][a-z]+)+")
-_DOTTED_NAME = re.compile(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
-_CAMEL_TYPE = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+_NAME_CHARS = LazyPattern(r"[A-Za-z_][\w.-]*")
+_ENV_NAME = LazyPattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_HEADER_NAME = LazyPattern(r"(?:[A-Z][A-Za-z0-9]*-)+[A-Z][A-Za-z0-9]*")
+_SNAKE_WORDS = LazyPattern(r"[a-z]+(?:[_.][a-z]+)+")
+_DOTTED_NAME = LazyPattern(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CAMEL_TYPE = LazyPattern(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 # Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
-_PATH = re.compile(r"(?:~|\.{1,2})?(?:/[\w.{}-]+){2,}/?|(?:[a-z0-9][a-z0-9._{}-]*/){2,}[a-z0-9][a-z0-9._{}-]*")
-_URL = re.compile(r"[a-z][a-z0-9+.-]*://[^\s@]+", re.I)
-_URL_PART = re.compile(r"[^/?&=#.:]+")
-_TYPE_EXPR = re.compile(r"[A-Za-z_][\w.\[\], |\"']*")
-_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_PATH = LazyPattern(r"(?:~|\.{1,2})?(?:/[\w.{}-]+){2,}/?|(?:[a-z0-9][a-z0-9._{}-]*/){2,}[a-z0-9][a-z0-9._{}-]*")
+_URL = LazyPattern(r"[a-z][a-z0-9+.-]*://[^\s@]+", re.I)
+_URL_PART = LazyPattern(r"[^/?&=#.:]+")
+_TYPE_EXPR = LazyPattern(r"[A-Za-z_][\w.\[\], |\"']*")
+_IDENT = LazyPattern(r"[A-Za-z_$][\w$]*")
 # Unquoted right-hand sides that are code rather than a literal secret.
-_CODE = re.compile(
+_CODE = LazyPattern(
     r"""(?x)
       [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:[(\[)\]{}+*|&!?<>=,:].*)?   # attribute path in an expression
     | [A-Za-z_$][\w$]*[(\[)\]{}].*                              # call, subscript, end of a call
@@ -169,13 +192,13 @@ _CODE = re.compile(
     """
 )
 # What follows a value that is an operand in an expression rather than the whole right-hand side.
-_OPERATOR_FOLLOWS = re.compile(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
-_CODE_FOLLOWS = re.compile(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
-_WORDLIKE = re.compile(r"[A-Za-z][a-z]*|[A-Z]+")
+_OPERATOR_FOLLOWS = LazyPattern(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
+_CODE_FOLLOWS = LazyPattern(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
+_WORDLIKE = LazyPattern(r"[A-Za-z][a-z]*|[A-Z]+")
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
-_SECRET_WORD = re.compile(
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_ALNUM = LazyPattern(r"[^a-z0-9]+")
+_SECRET_WORD = LazyPattern(
     r"""(?x)
       secret | passw(?:or)?d | passphrase | pwd | credential | (?:^|_)creds?(?:$|_)
     | token(?!i[sz]|s(?:$|_))                     # not tokenizer, max_tokens
@@ -185,16 +208,16 @@ _SECRET_WORD = re.compile(
     """
 )
 # `pass` and `pw` are words of their own too (on_pass, first_pass): only a last word, after a noun.
-_PASS_WORD = re.compile(r"(?:^|_)(?:pass|pw)$")
-_PASS_NOT_SECRET = re.compile(r"(?:^|_)(?:on|first|second|third|last|next|each|per|single|multi|dry|one|two|by)_(?:pass|pw)$")
+_PASS_WORD = LazyPattern(r"(?:^|_)(?:pass|pw)$")
+_PASS_NOT_SECRET = LazyPattern(r"(?:^|_)(?:on|first|second|third|last|next|each|per|single|multi|dry|one|two|by)_(?:pass|pw)$")
 # Tokens of a tokenizer or of a model's usage, not credentials.
-_LANGUAGE_TOKEN = re.compile(
+_LANGUAGE_TOKEN = LazyPattern(
     r"(?:^|_)(?:bos|eos|pad|unk|sep|cls|mask|special|stop|start|end|max|min|num|first|last|next|prev"
     r"|input|output|prompt|completion|reasoning|cached|per)_tokens?(?:$|_)"
 )
-_KEY_WORD = re.compile(r"(?:^|_)keys?(?:$|_)")
+_KEY_WORD = LazyPattern(r"(?:^|_)keys?(?:$|_)")
 # In UPPER_SNAKE constants, `<noun>_KEY` names a dict key or a cache key, not a credential.
-_NON_SECRET_KEY = re.compile(
+_NON_SECRET_KEY = LazyPattern(
     r"(?:^|_)(?:cache|sort|primary|foreign|partition|group|lookup|dict|map|hash|idempotency|state|response"
     r"|request|header|query|params?|id|name|field|attr|attribute|metadata|meta|storage|store|object|index"
     r"|label|tag|config|setting|row|column|table|event|context|route|path|resource|model|message|data|item"
@@ -202,7 +225,7 @@ _NON_SECRET_KEY = re.compile(
     r"|composite|sequence|foreign|public)_keys?$"
 )
 # The last word of a name saying the value describes or handles the secret rather than being it.
-_METADATA_WORD = re.compile(
+_METADATA_WORD = LazyPattern(
     r"""(?x)(?:^|_)(?:
       url|uri|urls|endpoint|host|hostname|port|path|file|filename|dir|type|kind|mode|method|methods
     | provider|scheme|name|names|alias|length|len|count|counter|size|limit|budget|timeout|ttl
@@ -270,9 +293,9 @@ def _is_generated(value: str) -> bool:
     return digits and alpha and (mixed or len(value) >= 16) and not _ENV_NAME.fullmatch(value)
 
 
-_CHAR_CLASS_RUNS = re.compile(r"[a-z]+|[A-Z]+|[0-9]+")
-_WORD_RUNS = re.compile(r"[a-z]{4,}")
-_CODE_PARTS = re.compile(r"[^._()\[\]{}-]{12,}")
+_CHAR_CLASS_RUNS = LazyPattern(r"[a-z]+|[A-Z]+|[0-9]+")
+_WORD_RUNS = LazyPattern(r"[a-z]{4,}")
+_CODE_PARTS = LazyPattern(r"[^._()\[\]{}-]{12,}")
 
 
 def _has_random_part(value: str) -> bool:
@@ -361,7 +384,7 @@ def _check_url_password(m: re.Match[str], start: int, end: int) -> bool:
     return MARKER not in secret and not _PLACEHOLDER.fullmatch(secret) and not _MASKED.search(secret)
 
 
-_NETRC_LINE_START = re.compile(r"[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?")
+_NETRC_LINE_START = LazyPattern(r"[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?")
 
 
 def _check_netrc(m: re.Match[str], start: int, end: int) -> bool:
@@ -413,13 +436,13 @@ def _check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     )
 
 
-_ASSIGNMENT_START = re.compile(r"[A-Za-z_]\w*=")
+_ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
 # What may come before a YAML key or a header name on its line: indentation, a list marker, a
 # comment marker (a commented-out setting), an opening quote.
-_KEY_LINE_START = re.compile(r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?")
-_PLAIN_WORD = re.compile(r"[A-Za-z]+")
+_KEY_LINE_START = LazyPattern(r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?")
+_PLAIN_WORD = LazyPattern(r"[A-Za-z]+")
 # `base64-encoded`, `case-sensitive`, `auto-generated`: a compound ending in a word is a description.
-_COMPOUND_WORD = re.compile(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")
+_COMPOUND_WORD = LazyPattern(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")
 
 
 def _check_prose(m: re.Match[str], start: int, end: int) -> bool:
@@ -518,7 +541,7 @@ def _token(prefix: str, body: str) -> str:
 RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
-        re.compile(
+        LazyPattern(
             _PRIVATE_KEY_LABEL.format(end="BEGIN")
             + r"(?:[\s\S]{0,65536}?" + _PRIVATE_KEY_LABEL.format(end="END")
             # Truncated output (no END line): take the base64 and header lines that follow.
@@ -529,24 +552,24 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "private_key",
         # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
-        re.compile(
+        LazyPattern(
             r"Private-Lines:[ \t]*\d+\r?\n"
             r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
         ),
         ("private-lines:",),
     ),
-    Rule("anthropic_key", re.compile(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), _has_digit),
-    Rule("openai_key", re.compile(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), _has_digit),
-    Rule("google_api_key", re.compile(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
+    Rule("anthropic_key", LazyPattern(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), _has_digit),
+    Rule("openai_key", LazyPattern(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), _has_digit),
+    Rule("google_api_key", LazyPattern(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
     Rule(
         "aws_access_key_id",
-        re.compile(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        LazyPattern(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
         ("akia", "asia", "abia", "acca"),
         _not_masked,  # AKIAXXXXXXXXXXXXXXXX in docs
     ),
     Rule(
         "aws_secret_key",
-        re.compile(
+        LazyPattern(
             r"[Aa][Ww][Ss](?<!\w...)_?(?i:secret_?(?:access_?)?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
             r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
@@ -555,96 +578,96 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "aws_secret_key",
         # The JSON that `aws sts` and `aws iam create-access-key` print.
-        re.compile(r"[Ss]ecretAccessKey(?<!\w.ecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        LazyPattern(r"[Ss]ecretAccessKey(?<!\w.ecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         ("secretaccesskey",),
     ),
-    Rule("github_token", re.compile(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
-    Rule("github_token", re.compile(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
+    Rule("github_token", LazyPattern(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _has_digit),
+    Rule("github_token", LazyPattern(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), _has_digit),
     Rule(
         "gitlab_token",
         # Personal, deploy, runner, pipeline-trigger, CI-job, incoming-mail and SCIM tokens.
-        re.compile(r"gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|rt|ptt|cbt|imt|soat)-[A-Za-z0-9_-]{20,}+"),
+        LazyPattern(r"gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|rt|ptt|cbt|imt|soat)-[A-Za-z0-9_-]{20,}+"),
         ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glsoat-"),
         _has_digit,
     ),
-    Rule("slack_token", re.compile(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
-    Rule("slack_token", re.compile(_token("xapp-", r"\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{20,}+")), ("xapp-",)),
+    Rule("slack_token", LazyPattern(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
+    Rule("slack_token", LazyPattern(_token("xapp-", r"\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{20,}+")), ("xapp-",)),
     Rule(
         "slack_webhook",
-        re.compile(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
+        LazyPattern(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
         ("hooks.slack.com",),
     ),
-    Rule("stripe_key", re.compile(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
-    Rule("stripe_key", re.compile(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
-    Rule("vault_token", re.compile(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), _has_digit),
-    Rule("huggingface_token", re.compile(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
-    Rule("pypi_token", re.compile(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
-    Rule("npm_token", re.compile(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
-    Rule("google_oauth_secret", re.compile(_token("GOCSPX-", r"[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])")), ("gocspx-",)),
-    Rule("google_oauth_token", re.compile(_token(r"ya29\.", r"[A-Za-z0-9_-]{30,}+")), ("ya29.",), _has_digit),
-    Rule("google_oauth_token", re.compile(_token("1//0", r"[A-Za-z0-9_-]{40,}+")), ("1//0",), _has_digit),
-    Rule("sendgrid_key", re.compile(_token(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")), ("sg.",)),
-    Rule("mailgun_key", re.compile(_token("key-", r"[0-9a-f]{32}(?![A-Za-z0-9_-])")), ("key-",), _has_digit),
+    Rule("stripe_key", LazyPattern(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
+    Rule("stripe_key", LazyPattern(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
+    Rule("vault_token", LazyPattern(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), _has_digit),
+    Rule("huggingface_token", LazyPattern(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), _has_digit),
+    Rule("pypi_token", LazyPattern(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
+    Rule("npm_token", LazyPattern(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), _has_digit),
+    Rule("google_oauth_secret", LazyPattern(_token("GOCSPX-", r"[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])")), ("gocspx-",)),
+    Rule("google_oauth_token", LazyPattern(_token(r"ya29\.", r"[A-Za-z0-9_-]{30,}+")), ("ya29.",), _has_digit),
+    Rule("google_oauth_token", LazyPattern(_token("1//0", r"[A-Za-z0-9_-]{40,}+")), ("1//0",), _has_digit),
+    Rule("sendgrid_key", LazyPattern(_token(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")), ("sg.",)),
+    Rule("mailgun_key", LazyPattern(_token("key-", r"[0-9a-f]{32}(?![A-Za-z0-9_-])")), ("key-",), _has_digit),
     # Mailchimp: 32 hex digits, then the data centre.
-    Rule("mailchimp_key", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), ("-us",)),
+    Rule("mailchimp_key", LazyPattern(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), ("-us",)),
     Rule(
         "telegram_bot_token",
         # The bot's numeric id, a colon and 35 characters that start with AA; in a Bot API URL after `/bot`.
-        re.compile(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        LazyPattern(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
         (":aa",),
     ),
     Rule(
         "discord_token",
-        re.compile(r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        LazyPattern(r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
         (".",),
         _check_discord,
     ),
     Rule(
         "discord_webhook",
-        re.compile(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{60,}+)"),
+        LazyPattern(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{60,}+)"),
         ("discord",),
     ),
-    Rule("digitalocean_token", re.compile(_token("do[opr]_v1_", r"[a-f0-9]{64}(?![A-Za-z0-9_-])")), ("dop_v1_", "doo_v1_", "dor_v1_")),
-    Rule("shopify_token", re.compile(_token("shp(?:at|ss|ca|pa)_", r"[a-fA-F0-9]{32}(?![A-Za-z0-9_-])")), ("shpat_", "shpss_", "shpca_", "shppa_")),
-    Rule("databricks_token", re.compile(_token("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9_-])")), ("dapi",), _has_digit),
-    Rule("atlassian_token", re.compile(_token("ATATT3", r"[A-Za-z0-9_=-]{100,}+")), ("atatt3",)),
-    Rule("linear_key", re.compile(_token("lin_api_", r"[A-Za-z0-9]{40}(?![A-Za-z0-9_-])")), ("lin_api_",)),
-    Rule("notion_token", re.compile(_token("secret_", r"[A-Za-z0-9]{43}(?![A-Za-z0-9_-])")), ("secret_",), _is_generated_token),
-    Rule("notion_token", re.compile(_token("ntn_", r"[A-Za-z0-9]{40,50}(?![A-Za-z0-9_-])")), ("ntn_",), _has_digit),
-    Rule("newrelic_key", re.compile(_token("NR(?:AK|II|JS|RA)-", r"[A-Z0-9]{27}(?![A-Za-z0-9_-])")), ("nrak-", "nrii-", "nrjs-", "nrra-")),
-    Rule("grafana_token", re.compile(_token("glsa_", r"[A-Za-z0-9]{32}_[a-f0-9]{8}(?![A-Za-z0-9_-])")), ("glsa_",)),
-    Rule("grafana_token", re.compile(_token("glc_", r"[A-Za-z0-9+/]{32,}+={0,2}")), ("glc_",), _has_digit),
-    Rule("postman_key", re.compile(_token("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9_-])")), ("pmak-",)),
+    Rule("digitalocean_token", LazyPattern(_token("do[opr]_v1_", r"[a-f0-9]{64}(?![A-Za-z0-9_-])")), ("dop_v1_", "doo_v1_", "dor_v1_")),
+    Rule("shopify_token", LazyPattern(_token("shp(?:at|ss|ca|pa)_", r"[a-fA-F0-9]{32}(?![A-Za-z0-9_-])")), ("shpat_", "shpss_", "shpca_", "shppa_")),
+    Rule("databricks_token", LazyPattern(_token("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9_-])")), ("dapi",), _has_digit),
+    Rule("atlassian_token", LazyPattern(_token("ATATT3", r"[A-Za-z0-9_=-]{100,}+")), ("atatt3",)),
+    Rule("linear_key", LazyPattern(_token("lin_api_", r"[A-Za-z0-9]{40}(?![A-Za-z0-9_-])")), ("lin_api_",)),
+    Rule("notion_token", LazyPattern(_token("secret_", r"[A-Za-z0-9]{43}(?![A-Za-z0-9_-])")), ("secret_",), _is_generated_token),
+    Rule("notion_token", LazyPattern(_token("ntn_", r"[A-Za-z0-9]{40,50}(?![A-Za-z0-9_-])")), ("ntn_",), _has_digit),
+    Rule("newrelic_key", LazyPattern(_token("NR(?:AK|II|JS|RA)-", r"[A-Z0-9]{27}(?![A-Za-z0-9_-])")), ("nrak-", "nrii-", "nrjs-", "nrra-")),
+    Rule("grafana_token", LazyPattern(_token("glsa_", r"[A-Za-z0-9]{32}_[a-f0-9]{8}(?![A-Za-z0-9_-])")), ("glsa_",)),
+    Rule("grafana_token", LazyPattern(_token("glc_", r"[A-Za-z0-9+/]{32,}+={0,2}")), ("glc_",), _has_digit),
+    Rule("postman_key", LazyPattern(_token("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9_-])")), ("pmak-",)),
     Rule(
         "doppler_token",
-        re.compile(r"dp(?<![A-Za-z0-9_.-]dp)\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9_-])"),
+        LazyPattern(r"dp(?<![A-Za-z0-9_.-]dp)\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9_-])"),
         ("dp.",),
     ),
-    Rule("pulumi_token", re.compile(_token("pul-", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("pul-",)),
+    Rule("pulumi_token", LazyPattern(_token("pul-", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("pul-",)),
     Rule(
         "terraform_token",
-        re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
+        LazyPattern(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
         (".atlasv1.",),
     ),
-    Rule("supabase_token", re.compile(_token("sbp_", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("sbp_",)),
-    Rule("netlify_token", re.compile(_token("nfp_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9_-])")), ("nfp_",), _has_digit),
-    Rule("age_secret_key", re.compile(_token("AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")), ("age-secret-key-1",)),
+    Rule("supabase_token", LazyPattern(_token("sbp_", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("sbp_",)),
+    Rule("netlify_token", LazyPattern(_token("nfp_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9_-])")), ("nfp_",), _has_digit),
+    Rule("age_secret_key", LazyPattern(_token("AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")), ("age-secret-key-1",)),
     Rule(
         "azure_client_secret",
         # Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
-        re.compile(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+        LazyPattern(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
         ("q~",),
     ),
-    Rule("azure_sas_signature", re.compile(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}+={0,2})"), ("sig=",)),
+    Rule("azure_sas_signature", LazyPattern(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}+={0,2})"), ("sig=",)),
     Rule(
         "jwt",
-        re.compile(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
+        LazyPattern(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
         ("eyj",),
     ),
     Rule(
         "url_password",
         # Anchored on `://`; the scheme stays in front of the match, untouched.
-        re.compile(
+        LazyPattern(
             r"://(?<=[A-Za-z0-9]://)[^\s:/?#@\[\]]{0,256}+:"
             + _NOT_DONE
             # The host has no `@`, so an unescaped `@` inside the password stays in the password.
@@ -655,13 +678,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "bearer_token",
-        re.compile(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
+        LazyPattern(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
         ("bearer",),
         _check_credential,
     ),
     Rule(
         "authorization",
-        re.compile(
+        LazyPattern(
             r"(?i)authorization(?<!\wauthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
             # Atomic, so a redacted `Bearer [REDACTED:..]` cannot be re-read with `Bearer` as the token.
             r"(?>(?:(?P<scheme>bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
@@ -673,7 +696,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "user_password",
-        re.compile(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@\[\]=]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
+        LazyPattern(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@\[\]=]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
         ("-u ", "-u\t", "--user"),
         _check_url_password,
     ),
@@ -682,7 +705,7 @@ RULES: tuple[Rule, ...] = (
         # Commands that take a password as a short option, each with its own spelling. mysql's
         # must be attached (`-pSECRET`): `-p db` prompts and reads `db` as the database. Only the
         # named commands: `-p` is a port, a path or `--parents` everywhere else.
-        re.compile(
+        LazyPattern(
             r"(?<![\w./-])(?:"
             r"(?:mysql\w*|mariadb(?:-\w+)?)(?![\w-])" + _CLI_ARGS + r"-p(?=[^\s-])"
             r"|7z[az]?(?![\w-])" + _CLI_ARGS + r"-p(?=\S)"
@@ -705,7 +728,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "netrc_password",
-        re.compile(
+        LazyPattern(
             r"(?m)password(?<![\w-]password)[ \t]+" + _NOT_DONE
             + r"(?P<secret>\S+)(?=[ \t]*(?:$|(?:machine|login|account|macdef|default)\b))"
         ),
@@ -715,7 +738,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "assigned_secret",
         # The quotes around a name need not pair up: `"token": ...` and `\"token\": ...` both occur.
-        re.compile(
+        LazyPattern(
             r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
             r"|(?:" + _EQ + r"|" + _COLON + r")[ \t]*" + _QUOTED + r")"
@@ -728,7 +751,7 @@ RULES: tuple[Rule, ...] = (
         # `name: value` to the end of the line (YAML). A name right after a `:` is not a key of its
         # own (`a:b:c`), and leaving it out keeps a long `x:x:x:...` run linear: otherwise every
         # `x` in it starts a match that reads the rest of the run and backtracks through it.
-        re.compile(
+        LazyPattern(
             r"(?m)(?<![\w.:])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
         ),
@@ -737,7 +760,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "assigned_secret",
-        re.compile(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
+        LazyPattern(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
         ("--",),
         _check_flag,
     ),
@@ -745,7 +768,7 @@ RULES: tuple[Rule, ...] = (
         "prose_secret",
         # "my password is X", "the password for the staging db was X", "set the root password to X",
         # "password: X" inside a sentence. Last, so that the rules that know a format go first.
-        re.compile(
+        LazyPattern(
             # Not a word inside a name, path or URN (`arn:aws:...:secret:prod/db`).
             r"(?i)(?<![\w:/.@-])(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key)(?![\w-])"
             r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+(?!is\b|was\b)[\w.@-]{1,40}){1,3}(?=[ \t]+(?:is|was)\b))?"
@@ -759,10 +782,9 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
-_SECRET_GROUPS = {
-    id(rule): tuple(g for g in rule.pattern.groupindex if g.startswith("secret") or g in _QUOTE_GROUPS)
-    for rule in RULES
-}
+def _secret_groups(pattern: LazyPattern) -> tuple[str, ...]:
+    """The groups of a rule's pattern that hold the secret (the rest of the match is kept)."""
+    return tuple(g for g in pattern.groupindex if g.startswith("secret") or g in _QUOTE_GROUPS)
 
 
 _LONGEST_MARKER = max(len(_marker(rule.name)) for rule in RULES)
@@ -778,7 +800,7 @@ def _in_marker(text: str, start: int, end: int) -> bool:
 
 
 def _apply(rule: Rule, text: str) -> tuple[str, int]:
-    groups = _SECRET_GROUPS[id(rule)]
+    groups = _secret_groups(rule.pattern)
     marker = _marker(rule.name)
     has_markers = MARKER in text
     search = rule.pattern.search

@@ -61,6 +61,22 @@ def test_version_reads_metadata_without_importing_the_libraries():
     assert not loaded & {"tantivy", "hnswlib", "numpy", "model2vec", "pypdf", "litellm"}
 
 
+def test_a_command_line_builds_only_the_command_it_names():
+    """typer turns each registered command into click objects on every run; `ov session add`
+    builds that one command, and anything that names none (help, a typo) the whole group."""
+    from ov.cli import session_cmd
+    from ov.cli.main import _narrowed, app
+
+    only = _narrowed(app, ["session", "add", "s1", "--text", "hi"])
+    assert only.registered_commands == []
+    [group] = only.registered_groups
+    assert group.name == "session"
+    assert [c.callback for c in group.typer_instance.registered_commands] == [session_cmd.session_add]
+    assert _narrowed(app, ["session", "--help"]).registered_groups[0].typer_instance is session_cmd.app
+    assert _narrowed(app, ["session", "adx"]).registered_groups[0].typer_instance is session_cmd.app
+    assert _narrowed(app, ["--version"]) is app
+
+
 # --- sessions -----------------------------------------------------------------------
 
 
@@ -97,6 +113,30 @@ def test_a_reader_that_goes_away_is_not_a_failure(many_entries, pipeline):
     proc = subprocess.run(["bash", "-o", "pipefail", "-c", pipeline.replace("OV", ov_cmd)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
+
+
+def test_the_ov_program_delivers_all_its_output_and_its_exit_code(many_entries, ov, ov_process):
+    """The program ends without unwinding the interpreter (ov.cli.main.entry): what it printed
+    must still arrive whole, on both streams, with the command's own exit code."""
+    listing = ov_process("read", "viking://resources/big.md")
+    assert listing.exit_code == 0 and listing.stdout == ov("read", "viking://resources/big.md").stdout
+    missing = ov_process("read", "viking://resources/missing.md", "--json")
+    assert missing.exit_code == ov("read", "viking://resources/missing.md").exit_code == 1
+    assert json.loads(missing.stderr)["error"]["code"] == "not_found"
+
+
+def test_the_ov_program_waits_for_a_thread_still_running(tmp_path, hermetic_env):
+    done = tmp_path / "done"
+    script = (
+        "import sys, threading, time\n"
+        "from ov.cli.main import entry\n"
+        f"threading.Thread(target=lambda: (time.sleep(0.3), open({str(done)!r}, 'w').close())).start()\n"
+        "sys.argv = ['ov', '--version']\n"
+        "entry()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.startswith("ov ")
+    assert done.exists()
 
 
 # --- exit codes ---------------------------------------------------------------------

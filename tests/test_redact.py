@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -390,3 +392,26 @@ def test_no_corpus_secret_reaches_the_work_tree_or_history(ov, ov_home):
     everything = "\n".join(stored)
     leaked = [name for name, _, secrets in SECRETS if any(_leaks(secret, everything) for secret in secrets)]
     assert not leaked, f"{len(leaked)} of {len(SECRETS)} secrets reached the store: {leaked}"
+
+
+def test_a_pattern_is_compiled_only_once_a_text_holds_one_of_its_hints():
+    """Importing the rules costs no compiling (every `ov session add` imports them); a text
+    compiles just the rules its hints wake. Checked in a fresh interpreter."""
+    script = """
+import json
+from ov.redact import RULES, redact
+def compiled():
+    return sorted({i for i, rule in enumerate(RULES) if rule.pattern._compiled is not None})
+seen = [compiled()]
+redact("the build finished in four minutes")
+seen.append(compiled())
+text = "OPENAI_API_KEY=sk-proj-4f9aQ2mZ7xK1pL8wR3tY6uV0bN5cD2eF"
+print(json.dumps([seen, redact(text)[0], compiled()]))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    (before, after_plain), redacted, after_secret = json.loads(proc.stdout)
+    lowered = "openai_api_key=sk-proj-4f9aq2mz7xk1pl8wr3ty6uv0bn5cd2ef"
+    woken = [i for i, rule in enumerate(RULES) if any(hint in lowered for hint in rule.hints)]
+    assert before == [] and after_plain == []
+    assert redacted == "OPENAI_API_KEY=[REDACTED:openai_key]"
+    assert after_secret == woken
