@@ -55,9 +55,14 @@ from concurrent_writes import git_checks, worktree_matches_head
 # write lock (WriteLock.acquire) in the file named by its first argument, then runs the CLI as
 # the console script would. Nothing in ov changes; the wait is measured where it happens.
 LOCK_WAIT_BOOT = """
-import os, sys, time
+import atexit, os, sys, time
 from ov import lock
 out, argv = sys.argv[1], sys.argv[2:]
+def total_cpu():
+    times = os.times()
+    with open(out, "a") as handle:
+        handle.write(f"cpu {times.user + times.system}\\n")
+atexit.register(total_cpu)
 real_acquire, real_release = lock.WriteLock.acquire, lock.WriteLock.release
 synced = [0.0]
 def timed(call):
@@ -106,17 +111,17 @@ def release(self):
 lock.WriteLock.acquire, lock.WriteLock.release = acquire, release
 from ov import group_commit
 real_serve = group_commit.serve
-def serve(store, held):
+def serve(*args, **kwargs):
     started = time.perf_counter()
     try:
-        return real_serve(store, held)
+        return real_serve(*args, **kwargs)
     finally:
         with open(out, "a") as handle:
             handle.write(f"serving {time.perf_counter() - started}\\n")
 group_commit.serve = serve
-from ov.cli.main import main
+from ov.cli.main import entry
 sys.argv = ["ov", *argv]
-main()
+entry()  # what the console script runs
 """
 HOT_URI = "viking://resources/hot/notes.md"
 HOT_TEXT = "# Hot notes\n\n" + "".join(f"- line {i}: the deploy cache is warmed before the release\n" for i in range(40))
@@ -181,6 +186,7 @@ class Command:
     lock_hold_cpu: float | None = None  # CPU seconds the process spent while it held it
     lock_hold_queued: float | None = None  # seconds of the hold spent runnable, waiting for a CPU (Linux)
     lock_hold_sync: float | None = None  # seconds of the hold spent in fsync / fdatasync
+    cpu: float | None = None  # CPU seconds of the whole process (start-up included)
     served: bool = False  # committed by the lock's holder (group commit), not by this process
     serving: float = 0.0  # seconds of the hold spent committing other writers' requests
 
@@ -215,6 +221,7 @@ def execute(cmd: Command, env: dict[str, str], timeout: float, t0: float) -> Non
             cmd.lock_hold_queued = sum(float(v) for k, v in noted if k == "holdqueued")
             cmd.lock_hold_sync = sum(float(v) for k, v in noted if k == "holdsync")
         cmd.served = any(k == "served" for k, _ in noted)
+        cmd.cpu = sum(float(v) for k, v in noted if k == "cpu") or None
         cmd.serving = sum(float(v) for k, v in noted if k == "serving")
     if proc.returncode != 0:
         cmd.code, cmd.message = error_code(proc.stderr.decode(errors="replace"), proc.returncode)
@@ -257,13 +264,15 @@ def writer_commands(ov: list[str], writer: int, count: int, waits: Path) -> list
     return out
 
 
-def reader_commands(ov: list[str], count: int) -> list[Command]:
+def reader_commands(reader: int, count: int, waits: Path) -> list[Command]:
     out = []
     for j in range(count):
+        wait_file = waits / f"r{reader:02d}-{j}.txt"
+        ov = [sys.executable, "-c", LOCK_WAIT_BOOT, str(wait_file)]
         if j % 2 == 0:
-            out.append(Command("reader", "read", [*ov, "read", HOT_URI, "--json"], {"content": HOT_TEXT}))
+            out.append(Command("reader", "read", [*ov, "read", HOT_URI, "--json"], {"content": HOT_TEXT}, wait_file=wait_file))
         else:
-            out.append(Command("reader", "find", [*ov, "find", "deploy cache release", "--json"]))
+            out.append(Command("reader", "find", [*ov, "find", "deploy cache release", "--json"], wait_file=wait_file))
     return out
 
 
@@ -356,7 +365,7 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
         add_argv = [sys.executable, "-c", LOCK_WAIT_BOOT, str(add_waits), "add-resource", str(corpus), "--json"]
         add = Command("add", "add-resource", add_argv, wait_file=add_waits)
         sequences = [writer_commands(ov, w, args.commands, waits) for w in range(writers)]
-        sequences += [reader_commands(ov, args.reader_commands) for _ in range(args.readers)]
+        sequences += [reader_commands(r, args.reader_commands, waits) for r in range(args.readers)]
         t0 = time.perf_counter()
         add_thread = threading.Thread(target=execute, args=(add, env, args.add_timeout, t0))
         add_thread.start()
@@ -393,7 +402,8 @@ def one_run(writers: int, args, ov: list[str], corpus: Path) -> dict:
             with open(args.timeline, "a", encoding="utf-8") as out:
                 for c in [add, *ran]:
                     row = {"writers": writers, "role": c.role, "kind": c.kind, "start": c.start, "end": c.end, "ok": c.ok}
-                    row.update(wait=c.lock_wait, hold=c.lock_hold, hold_cpu=c.lock_hold_cpu, served=c.served, serving=c.serving)
+                    row.update(wait=c.lock_wait, hold=c.lock_hold, hold_cpu=c.lock_hold_cpu, hold_queued=c.lock_hold_queued, hold_sync=c.lock_hold_sync)
+                    row.update(served=c.served, serving=c.serving, cpu=c.cpu)
                     out.write(json.dumps(row) + "\n")
         return {
             "writers": writers,

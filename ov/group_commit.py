@@ -9,8 +9,10 @@ waits seconds. So such a write is queued as a *request* (:class:`ov.lock.Request
 and the holder, once its own work is done, runs the requests queued behind it
 through the same functions the commands use, each as its own commit on a
 :class:`~ov.gitstore.CommitChain`, and lands them together: one fsync round, one
-branch move, one index update. A writer whose request was served gets the
-outcome its own process would have had, commit id and error alike.
+branch move, one index update. A holder that is itself a servable step puts its
+own commit first in that batch; requests that queue while a batch is served join
+it. A writer whose request was served gets the outcome its own process would
+have had, commit id and error alike.
 
 Only steps listed in :data:`SERVABLE` are served, with their arguments as
 JSON; everything else (adds, session commits, restores) takes the lock as it
@@ -21,8 +23,7 @@ from __future__ import annotations
 
 import importlib
 import json
-import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any, TypeVar
 
@@ -42,13 +43,18 @@ SERVABLE = {
     "write": "ov.store:locked_write",
     "session.add": "ov.session:locked_add",
 }
-# Requests one holder serves in one go; the rest wait for the next holder.
+# Requests one holder serves in one batch (those queued meanwhile included); the rest wait for the next.
 MAX_SERVED = 64
 # A request's arguments larger than this are not queued (they would be copied through a file);
 # such a writer takes the lock itself.
 MAX_REQUEST_BYTES = 256 * 1024
 
-_log = logging.getLogger("ov")
+
+def _logger():
+    # Imported when something goes wrong: logging costs every command a few ms to import.
+    import logging
+
+    return logging.getLogger("ov")
 
 
 def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], T]) -> T:
@@ -69,37 +75,75 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         leftover = lock.leftover
         if leftover is not None and leftover.get("commit") and _landed(store, leftover["commit"], leftover.get("base")):
             return _decoded(leftover, decode)
+        with Transaction(store):
+            pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
+        chain = _chain(store)
+        if chain is None:
+            return _alone(store, lock, function, args)
+        # The holder's own step is the first commit of the batch: its commit and those it serves
+        # land together, in one fsync round and one branch move, not one after the other.
+        store.chain = chain
         try:
             result = function(store, **args)
         except OvError:
-            serve(store, lock)
+            if chain.tip == chain.base:
+                serve(store, lock, chain)  # nothing of its own on the chain: the others still land
+            else:
+                serve(store, lock)  # it failed after its commit: that chain cannot land
             raise
-        serve(store, lock)
+        finally:
+            store.chain = None
+        if not serve(store, lock, chain):
+            # Its batch did not land: the step runs again on its own, and says what stops it.
+            result = function(store, **args)
         return result
     finally:
         lock.release()
 
 
-def serve(store: Store, lock: WriteLock) -> None:
-    """Commit the requests queued behind ``lock``'s holder. Never raises an ov error: whatever
-    cannot be served is given back, and its writer runs it itself.
+def _alone(store: Store, lock: WriteLock, function: Callable[..., Any], args: dict[str, Any]) -> Any:
+    """The step committed by itself, then the queue served."""
+    try:
+        result = function(store, **args)
+    except OvError:
+        serve(store, lock)
+        raise
+    serve(store, lock)
+    return result
+
+
+def _chain(store: Store) -> CommitChain | None:
+    """A chain on HEAD, or None when one cannot be made (nothing is served then)."""
+    if not store.exists:
+        return None
+    try:
+        return CommitChain(store.git, store.git.head())
+    except Exception as exc:  # noqa: BLE001 - the writers run their own steps instead
+        _logger().debug("not serving queued writes: %s", exc)
+        return None
+
+
+def serve(store: Store, lock: WriteLock, chain: CommitChain | None = None) -> bool:
+    """Commit the requests queued behind ``lock``'s holder, on ``chain`` when given (it holds
+    the holder's own commit), and land them; whether ``chain`` landed (True without one).
+    Never raises an ov error: whatever cannot be served is given back, and its writer runs it
+    itself.
 
     Every outcome, an error too, is recorded first and confirmed only once the batch has
     landed: an error may come from an earlier request of the same batch (a file where a folder
     was to be), and must not reach its writer if that request never lands.
     """
     if not lock.outermost or not store.exists:
-        return
-    requests = lock.requests()[:MAX_SERVED]
-    if not requests:
-        return
-    try:
-        chain = CommitChain(store.git, store.git.head())
-    except Exception as exc:  # noqa: BLE001 - the writers run their own steps instead
-        _log.debug("not serving queued writes: %s", exc)
-        return
+        return chain is None
+    requests = lock.requests()
+    if not requests and chain is None:
+        return True
+    own = chain is not None
+    chain = chain if chain is not None else _chain(store)
+    if chain is None:
+        return True
     recorded: list[Request] = []
-    for request in requests:
+    for request in _queued(lock, requests):
         content = request.claim()
         if content is None:
             continue
@@ -109,12 +153,12 @@ def serve(store: Store, lock: WriteLock) -> None:
         except OvError as exc:
             outcome = {"error": {"type": type(exc).__name__, **exc.to_dict()}}
         except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
-            _log.debug("queued write given back: %s", exc)
+            _logger().debug("queued write given back: %s", exc)
             outcome = None
         if chain.tip != tip and (outcome is None or "error" in outcome):
             # It failed after its commit was made: the batch cannot be trusted, none of it lands.
             _give_back([*recorded, request])
-            return
+            return False
         if outcome is None:
             request.back()
             continue
@@ -123,28 +167,42 @@ def serve(store: Store, lock: WriteLock) -> None:
         try:
             request.record(outcome)
         except OSError as exc:  # a full disk: the change is in the chain, so none of it may land
-            _log.debug("queued writes given back: %s", exc)
+            _logger().debug("queued writes given back: %s", exc)
             _give_back([*recorded, request])
-            return
+            return False
         recorded.append(request)
-    if chain.tip == chain.base and not chain.contents:
-        for request in recorded:
-            request.confirm()
-        return
+    if not own and not recorded:
+        return True
     try:
-        chain.land(appends=chain.appends, defer_index=lock.others_waiting(after=recorded[-1].name))
+        chain.land(appends=chain.appends, defer_index=lock.others_waiting(after=recorded[-1].name if recorded else None))
     except Exception as exc:  # noqa: BLE001 - each writer commits its own, unless the batch did land
         try:
             landed = chain.tip != chain.base and store.git.head() == chain.tip
         except Exception:  # noqa: BLE001
             landed = False
         if not landed:
-            _log.debug("queued writes given back: %s", exc)
+            _logger().debug("queued writes given back: %s", exc)
             _give_back(recorded)
-            return
-        _log.debug("queued writes landed, then: %s", exc)
+            return False
+        _logger().debug("queued writes landed, then: %s", exc)
     for request in recorded:
         request.confirm()
+    return True
+
+
+def _queued(lock: WriteLock, first: list[Request]) -> Iterator[Request]:
+    """The requests to serve, up to :data:`MAX_SERVED`: those queued when serving began, then
+    those that queued meanwhile. A writer arriving during a batch joins it instead of waiting
+    for this batch to land and the next holder's to follow: under load that halves the wait."""
+    count = 0
+    batch = first
+    while batch:
+        for request in batch:
+            if count == MAX_SERVED:
+                return
+            count += 1
+            yield request
+        batch = lock.requests()  # a request served, withdrawn or given back is not listed again
 
 
 def _give_back(requests: list[Request]) -> None:

@@ -301,3 +301,89 @@ def test_the_small_packs_of_many_batches_are_merged_and_nothing_is_lost(store):
         repo.close()
     fsck = subprocess.run(["git", "fsck", "--strict"], cwd=store.root, capture_output=True, text=True)
     assert fsck.returncode == 0, fsck.stderr
+
+
+def _holding_write(store, uri: str, content: str, monkeypatch, mode: str = "replace"):
+    """Hold the lock in a thread while a write of this process queues behind it and then
+    ``ov write`` processes queue behind that; the first write becomes the holder once the
+    lock is let go. Returns (release, wait for the write's result, the chains landed)."""
+    from ov import gitstore
+
+    landed: list[int] = []
+    land = gitstore.GitStore._land
+
+    def counting(self, chain, *args, **kwargs):
+        landed.append(chain.commits)
+        return land(self, chain, *args, **kwargs)
+
+    monkeypatch.setattr(gitstore.GitStore, "_land", counting)
+    lock = WriteLock(store.lock_path, 30)
+    taken = threading.Event()
+    release = threading.Event()
+
+    def hold():
+        lock.acquire()
+        taken.set()
+        release.wait(60)
+        lock.release()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    taken.wait(10)
+    outcome: dict = {}
+
+    def write():
+        try:
+            outcome["result"] = store.write(store.uri(uri), content.encode(), mode)
+        except Exception as exc:  # noqa: BLE001 - handed to the test
+            outcome["error"] = exc
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    _wait_for_requests(store, 1)
+
+    def finish():
+        release.set()
+        holder.join(30)
+        writer.join(60)
+        return outcome
+
+    return finish, landed
+
+
+def test_the_holders_own_write_and_those_it_serves_land_in_one_go(store, monkeypatch):
+    before = _history(store)
+    finish, landed = _holding_write(store, "viking://resources/q/own.md", "the holder's own\n", monkeypatch)
+    procs = []
+    for i in range(3):
+        procs.append(_start("write", f"viking://resources/q/s{i}.md", "--content", f"served {i}\n"))
+        _wait_for_requests(store, 2 + i)
+    outcome = finish()
+    results = _finish(procs)
+
+    assert "error" not in outcome, outcome
+    assert [code for code, _ in results] == [0, 0, 0]
+    own = outcome["result"].commit
+    served = [body["result"]["commit"] for _, body in results]
+    # One landing of four commits, the holder's first: each command keeps a commit of its own.
+    assert landed == [4]
+    assert _history(store) == [*reversed(served), own, *before]
+    assert (store.root / "resources/q/own.md").read_text() == "the holder's own\n"
+    assert [(store.root / f"resources/q/s{i}.md").read_text() for i in range(3)] == [f"served {i}\n" for i in range(3)]
+
+
+def test_a_holder_whose_own_write_is_refused_still_lands_those_it_serves(store, ov, monkeypatch):
+    assert ov("write", "viking://resources/q/taken.md", "--content", "first\n").exit_code == 0
+    before = _history(store)
+    # Refused under the lock, after the queue formed behind it.
+    finish, landed = _holding_write(store, "viking://resources/q/taken.md", "second\n", monkeypatch, mode="create")
+    procs = [_start("write", "viking://resources/q/fine.md", "--content", "served\n")]
+    _wait_for_requests(store, 2)
+    outcome = finish()
+    [(code, body)] = _finish(procs)
+
+    assert outcome["error"].code == "already_exists"
+    assert (store.root / "resources/q/taken.md").read_text() == "first\n"
+    assert code == 0
+    assert landed == [1]
+    assert _history(store) == [body["result"]["commit"], *before]
