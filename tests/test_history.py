@@ -159,3 +159,33 @@ def test_history_of_an_empty_store(ov):
     assert ok(ov("snapshot", "log", "--json")) == []
     assert ov("snapshot", "diff", "--json").exit_code == 1
     assert ok(ov("snapshot", "tag", "--json")) == []
+
+
+
+def _stored_objects(account) -> int:
+    """Objects in the repository, counting each copy (loose files and every pack's entries)."""
+    from dulwich.repo import Repo
+
+    objects = account / ".git" / "objects"
+    loose = sum(1 for sub in objects.iterdir() if len(sub.name) == 2 for _ in sub.iterdir())
+    repo = Repo(str(account))
+    try:
+        return loose + sum(len(pack.index) for pack in repo.object_store.packs)
+    finally:
+        repo.close()
+
+
+def test_restoring_many_files_stores_none_of_their_content_again(ov, ov_home, tmp_path):
+    """A restore brings back content the store holds already: its commit adds trees and the
+    commit object, not a second copy of each file."""
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i in range(80):
+        (source / f"d{i:02d}.md").write_text(f"document {i}\n" * 20)
+    assert ov("add-resource", str(source), "--to", "viking://resources/docs").exit_code == 0
+    assert ov("rm", "-r", "viking://resources/docs").exit_code == 0
+    account = ov_home / "accounts/default"
+    before = _stored_objects(account)
+    assert ok(ov("snapshot", "restore", "HEAD~1", "--json"))["commit"]
+    assert (account / "resources/docs/d07.md").read_text() == "document 7\n" * 20
+    assert _stored_objects(account) - before < 20  # trees and a commit; 80 files would be 80 more
