@@ -95,32 +95,11 @@ import binascii
 import re
 from typing import Any, Callable, NamedTuple
 
+from ov.regex import LazyPattern
+
 __all__ = ["RULES", "Rule", "redact", "redact_value"]
 
 MARKER = "[REDACTED:"
-
-
-class LazyPattern:
-    """A regular expression compiled the first time it is used.
-
-    Compiling the ~90 patterns of this module costs ~40 ms of CPU, paid by every
-    ``ov session add`` and, soon, by hooks on every agent turn; yet most texts hold
-    none of the hints that wake a rule, so most patterns are never needed. Used like
-    the ``re.Pattern`` it stands for (``search``, ``match``, ``groupindex``, ...).
-    """
-
-    __slots__ = ("pattern", "flags", "_compiled")
-
-    def __init__(self, pattern: str, flags: int = 0) -> None:
-        self.pattern = pattern
-        self.flags = flags
-        self._compiled: re.Pattern[str] | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(self.pattern, self.flags)
-        return getattr(compiled, name)
 
 
 class Rule(NamedTuple):

@@ -19,8 +19,7 @@ The sum is rounded up, so any non-empty text costs at least one token.
 
 from __future__ import annotations
 
-import functools
-import re
+from ov.regex import LazyPattern
 
 __all__ = ["estimate_tokens"]
 
@@ -44,6 +43,9 @@ _CJK_CLASS = (
     "\uff00-\uffef"  # halfwidth and fullwidth forms
     "\U00020000-\U0003134f"  # CJK extensions B to G
 )
+# Compiled when first needed: the class reaches into the supplementary planes (~5 ms to compile),
+# and ASCII text, most of what `ov session add` sees, never uses it.
+_CJK_RE = LazyPattern(f"[{_CJK_CLASS}]")
 _CJK_CHARS = 4  # weights in quarter tokens
 _OTHER_CHARS = 2
 _ASCII_CHARS = 1
@@ -58,14 +60,8 @@ def estimate_tokens(text: str) -> int:
         return -(-length // 4)
     # encode(ignore) counts the ASCII characters in C, without a Python loop over the text.
     ascii_count = len(text.encode("ascii", "ignore"))
-    cjk = length - len(_cjk_re().sub("", text))
+    cjk = length - len(_CJK_RE.sub("", text))
     other = length - ascii_count - cjk
     quarters = cjk * _CJK_CHARS + other * _OTHER_CHARS + ascii_count * _ASCII_CHARS
     return -(-quarters // 4)
 
-
-@functools.cache
-def _cjk_re() -> re.Pattern[str]:
-    # Compiled when first needed: the class reaches into the supplementary planes, and compiling
-    # it costs ~5 ms, which every `ov session add` paid at import although ASCII text never uses it.
-    return re.compile(f"[{_CJK_CLASS}]")
