@@ -756,7 +756,20 @@ class Draft(Transaction):
                 if path.startswith(prefixes) or path in self.changes or path in self._seen:
                     return False
         root = str(self.store.root)
-        return all(_signature(os.path.join(root, path)) == seen for path, seen in self._seen.items())
+        # A file that was absent is still absent when its folder is: a new import root's
+        # thousands of files are checked with one lstat a folder, not one each.
+        missing: dict[str, bool] = {}
+
+        def unchanged(path: str, seen: tuple[int, int, int] | None) -> bool:
+            if seen is None:
+                folder = os.path.dirname(path)
+                if folder not in missing:
+                    missing[folder] = bool(folder) and not os.path.lexists(os.path.join(root, folder))
+                if missing[folder]:
+                    return True
+            return _signature(os.path.join(root, path)) == seen
+
+        return all(unchanged(path, seen) for path, seen in self._seen.items())
 
     def hand_over(self, tx: Transaction) -> None:
         tx.changes.update(self.changes)

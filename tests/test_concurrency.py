@@ -129,6 +129,29 @@ def test_a_commit_into_the_add_root_meanwhile_makes_the_add_plan_again_under_the
     assert ov("status", "--json").json["result"]["clean"] is True
 
 
+def test_a_file_made_by_hand_in_a_new_add_root_meanwhile_is_not_overwritten(ov, ov_home, tmp_path, monkeypatch):
+    """The draft checks that files absent when it planned are still absent, a folder at a time
+    while the folder is missing: a file made in the new root meanwhile must be seen."""
+    from ov.ingest import resource
+
+    assert ov("write", "viking://resources/other.md", "--content", "x").exit_code == 0
+    folder = _folder(tmp_path, 80)
+    real = resource._refresh_sidecars
+    made = ov_home / "accounts/default/resources/bulk/part1/note1.md"
+
+    def hand_edit(store, tx, *args, **kwargs):
+        if not made.exists():  # during the lock-free plan, someone makes the file by hand
+            made.parent.mkdir(parents=True)
+            made.write_text("made by hand\n")
+        return real(store, tx, *args, **kwargs)
+
+    monkeypatch.setattr(resource, "_refresh_sidecars", hand_edit)
+    result = ov("add-resource", str(folder), "--json")
+    assert made.read_text() == "made by hand\n"
+    # Planned again under the lock, the add finds the root taken by something it did not add.
+    assert result.exit_code != 0 and result.error["code"] == "already_exists", result.stderr
+
+
 def test_a_staging_folder_left_by_a_killed_add_is_removed(ov, ov_home):
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
     staging = ov_home / "state/default/staging"
