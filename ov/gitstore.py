@@ -160,7 +160,21 @@ class CommitChain:
 
         tree_changes = []
         ahead = self.git.stored_ahead
+        grafted: set[str] = set()
+        for folder, (tree_id, files) in self.git.grafts.items():
+            # A folder the change creates whole, its tree built before the lock: one entry
+            # instead of thousands, as long as the change is still exactly what it was built from.
+            inside = folder + "/"
+            if (
+                not self._has(folder)
+                and all(changes.get(path) is data for path, data in files.items())
+                and sum(1 for path in changes if path.startswith(inside)) == len(files)
+            ):
+                tree_changes.append((folder.encode(), stat.S_IFDIR, tree_id))
+                grafted.update(files)
         for path in sorted(changes):
+            if path in grafted:
+                continue
             data = changes[path]
             if data is None:
                 if self._has(path):
@@ -210,7 +224,7 @@ class CommitChain:
         try:
             self.git._land(self, early, appends, staged, defer_index)
         finally:
-            self.git.stored_ahead.clear()  # named by this commit only: a later one hashes its own
+            self.git.forget_ahead()  # named by this commit only: a later one hashes its own
 
 
 class GitStore:
@@ -223,6 +237,9 @@ class GitStore:
         self._trees: dict[bytes, object] = {}
         # path -> (the exact bytes object, its blob id) of blobs already in the object store
         self.stored_ahead: dict[str, tuple[bytes, bytes]] = {}
+        # folder -> (its tree id, path -> the exact bytes object) of folders a change creates whole,
+        # their trees already in the object store
+        self.grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
 
     # --- opening ---------------------------------------------------------
 
@@ -452,12 +469,19 @@ class GitStore:
             (old_path, new_path) = change[0]
             yield (new_path or old_path).decode()
 
-    def store_objects_ahead(self, changes: Mapping[str, bytes | None]) -> None:
-        """Put the blobs of a large change into the object store before its commit.
+    def forget_ahead(self) -> None:
+        """Drop what :meth:`store_objects_ahead` noted (its commit landed, or was dropped)."""
+        self.stored_ahead.clear()
+        self.grafts.clear()
+
+    def store_objects_ahead(self, changes: Mapping[str, bytes | None], base_tree: bytes | None = None) -> None:
+        """Put the blobs of a large change into the object store before its commit, and the
+        trees of the folders it creates whole (those ``base_tree`` lacks).
 
         Called without the write lock (objects nobody refers to are harmless), so the commit
         under the lock only adds its trees and commit object: writing a pack of thousands of
-        blobs takes about a second. Best effort: whatever is missing is written by the commit.
+        blobs takes about a second, and building the tree of a 3,000-file folder a good part
+        of the commit. Best effort: whatever is missing is written by the commit.
         """
         from dulwich.file import FileLocked
         from dulwich.objects import Blob
@@ -475,15 +499,50 @@ class GitStore:
         missing = [blob for sha, blob in blobs.items() if sha not in disk]
         if len(missing) < PACK_THRESHOLD:
             return
+        grafts, trees = self._new_folder_trees(changes, ids, base_tree)
         try:
-            disk.add_objects([(obj, None) for obj in missing])
+            disk.add_objects([(obj, None) for obj in [*missing, *trees]])
         except (FileLocked, OSError):
             # Another writer is storing the same pack, or a full disk: the commit stores what is
             # missing (and reports a full disk there, under the lock, with the journal written).
             return
-        # The commit under the lock then only names these blobs: hashing and storing thousands
-        # of them again would cost it a good part of its hold.
+        # The commit under the lock then only names these blobs and trees: hashing and storing
+        # thousands of them again would cost it a good part of its hold.
         self.stored_ahead.update(ids)
+        self.grafts.update(grafts)
+
+    def _new_folder_trees(
+        self, changes: Mapping[str, bytes | None], ids: Mapping[str, tuple[bytes, bytes]], base_tree: bytes | None
+    ) -> tuple[dict[str, tuple[bytes, dict[str, bytes]]], list]:
+        """The folders ``changes`` creates whole (absent from ``base_tree``, nothing but new
+        files below them), each with its tree id and files; and the trees to store."""
+        from dulwich.object_store import MemoryObjectStore, commit_tree_changes
+        from dulwich.objects import Tree
+
+        if base_tree is None:
+            return {}, []
+        absent: dict[str, bool] = {}
+        below: dict[str, list[str]] = {}
+        for path in changes:
+            parts = path.split("/")
+            for depth in range(1, len(parts)):
+                folder = "/".join(parts[:depth])
+                if folder not in absent:
+                    absent[folder] = self.entry(base_tree, folder) is None
+                if absent[folder]:
+                    below.setdefault(folder, []).append(path)
+                    break
+        grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
+        trees: list = []
+        for folder, paths in below.items():
+            if len(paths) < PACK_THRESHOLD or any(changes[path] is None or path not in ids for path in paths):
+                continue
+            built = MemoryObjectStore()
+            start = len(folder) + 1
+            tree_id = commit_tree_changes(built, Tree(), [(path[start:].encode(), FILE_MODE, ids[path][1]) for path in paths])
+            grafts[folder] = (tree_id, {path: changes[path] for path in paths})
+            trees.extend(built[sha] for sha in built)  # the folder's trees, all new
+        return grafts, trees
 
     def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
         """Start writing the files of ``changes`` to a private staging folder (see

@@ -737,7 +737,7 @@ class Draft(Transaction):
         """Stage whatever is not yet, and store the new objects, before the lock is taken."""
         self.write_ahead()
         if self.staged is not None:
-            self.git.store_objects_ahead(self.changes)
+            self.git.store_objects_ahead(self.changes, self.tree)
             # The staged files are written now, not while the lock is held: writing 3,000 files
             # takes a second or more, renaming them into place a fraction of that.
             self.staged.wait()
@@ -778,7 +778,7 @@ class Draft(Transaction):
 
     def discard(self) -> None:
         """Drop what was staged (the plan no longer holds, or the command failed)."""
-        self.git.stored_ahead.clear()
+        self.git.forget_ahead()
         if self.staged is not None:
             self.staged.release()
             self.staged = None

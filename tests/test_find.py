@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -196,7 +197,11 @@ def test_a_damaged_index_is_rebuilt_by_the_next_search(docs, ov_home, damage):
     elif damage == "segments":
         for path in (root / "text").iterdir():
             if path.suffix in (".idx", ".term", ".store"):
-                path.write_bytes(b"garbage" * 10)
+                # Replaced, not overwritten in place: this process may still map the old file,
+                # and a mapped file cut short kills it with SIGBUS when a thread reads it.
+                damaged = path.with_name(path.name + ".damaged")
+                damaged.write_bytes(b"garbage" * 10)
+                os.replace(damaged, path)
     else:
         meta = json.loads((root / "meta.json").read_text())
         meta["schema_version"] = 0

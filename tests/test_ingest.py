@@ -11,8 +11,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from dulwich.objects import Tree
 from dulwich.repo import Repo
 
+from ov.gitstore import FILE_MODE
 from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, llm_server  # noqa: F401 - fixture
 from tests.pdfs import make_pdf
 
@@ -607,3 +609,50 @@ def test_a_url_without_a_path_is_named_after_host_and_port(ov, web):
     data = ov("add-resource", f"{web}/", "--json").json["result"]
     assert data["root"] == f"viking://resources/127.0.0.1_{port}"
     assert ov("add-resource", f"{web}/", "--json").json["result"]["commit"] is None
+
+
+def test_a_large_add_into_a_new_folder_commits_the_tree_built_before_the_lock(ov, ov_home, tmp_path, monkeypatch):
+    """The folder's tree is built while planning; under the lock the commit names it in one
+    entry. The result is the tree file-by-file building gives, every file in it."""
+    from dulwich import object_store
+
+    source = tmp_path / "notes"
+    for i in range(120):
+        folder = source / f"part{i % 3}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"n{i:03d}.md").write_text(f"# Note {i}\n\nThe deploy window of week {i}.\n")
+    assert ov("write", "viking://resources/seed.md", "--content", "seed\n").exit_code == 0
+    sizes: list[int] = []  # entries of each commit's tree change (not the folder's, built apart)
+    real = object_store.commit_tree_changes
+    depth = [0]
+
+    def counting(store, tree, changes):
+        if depth[0] == 0 and isinstance(store, object_store.OverlayObjectStore):
+            sizes.append(len(changes))
+        depth[0] += 1
+        try:
+            return real(store, tree, changes)
+        finally:
+            depth[0] -= 1
+
+    monkeypatch.setattr(object_store, "commit_tree_changes", counting)
+    assert ov("add-resource", str(source), "--to", "viking://resources/notes").exit_code == 0
+    monkeypatch.setattr(object_store, "commit_tree_changes", real)
+
+    account = ov_home / "accounts/default"
+    repo = Repo(str(account))
+    try:
+        head_tree = repo[repo.head()].tree
+        in_head = {path.decode(): repo[sha].data for path, _, sha in object_store.iter_tree_contents(repo.object_store, head_tree)}
+        # The same files, committed one entry each, make the same tree.
+        files = sorted((p, FILE_MODE, repo.object_store[head_tree].lookup_path(repo.__getitem__, p.encode())[1]) for p in in_head)
+        rebuilt = real(repo.object_store, Tree(), [(p.encode(), mode, sha) for p, mode, sha in files])
+    finally:
+        repo.close()
+    on_disk = {p.relative_to(account).as_posix(): p.read_bytes() for p in account.rglob("*") if p.is_file() and ".git" not in p.parts}
+    assert in_head == on_disk
+    assert sum(1 for p in in_head if p.startswith("resources/notes/part") and p.rsplit("/", 1)[1].startswith("n")) == 120
+    assert rebuilt == head_tree
+    # The commit under the lock: the folder's entry (and the scope's refreshed summaries), not 126.
+    assert len(sizes) == 1 and sizes[0] < 10, sizes
+    assert ov("status", "--json").json["result"]["clean"] is True
