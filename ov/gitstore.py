@@ -535,7 +535,7 @@ class GitStore:
         grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
         trees: list = []
         for folder, paths in below.items():
-            if len(paths) < PACK_THRESHOLD or any(changes[path] is None or path not in ids for path in paths):
+            if len(paths) < PACK_THRESHOLD or any(path not in ids for path in paths):  # a deletion is not in ids
                 continue
             built = MemoryObjectStore()
             start = len(folder) + 1

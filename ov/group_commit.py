@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import logging
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
 from typing import Any, TypeVar
@@ -50,11 +51,7 @@ MAX_SERVED = 64
 MAX_REQUEST_BYTES = 256 * 1024
 
 
-def _logger():
-    # Imported when something goes wrong: logging costs every command a few ms to import.
-    import logging
-
-    return logging.getLogger("ov")
+_log = logging.getLogger("ov")
 
 
 def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], T]) -> T:
@@ -119,7 +116,7 @@ def _chain(store: Store) -> CommitChain | None:
     try:
         return CommitChain(store.git, store.git.head())
     except Exception as exc:  # noqa: BLE001 - the writers run their own steps instead
-        _logger().debug("not serving queued writes: %s", exc)
+        _log.debug("not serving queued writes: %s", exc)
         return None
 
 
@@ -153,7 +150,7 @@ def serve(store: Store, lock: WriteLock, chain: CommitChain | None = None) -> bo
         except OvError as exc:
             outcome = {"error": {"type": type(exc).__name__, **exc.to_dict()}}
         except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
-            _logger().debug("queued write given back: %s", exc)
+            _log.debug("queued write given back: %s", exc)
             outcome = None
         if chain.tip != tip and (outcome is None or "error" in outcome):
             # It failed after its commit was made: the batch cannot be trusted, none of it lands.
@@ -167,7 +164,7 @@ def serve(store: Store, lock: WriteLock, chain: CommitChain | None = None) -> bo
         try:
             request.record(outcome)
         except OSError as exc:  # a full disk: the change is in the chain, so none of it may land
-            _logger().debug("queued writes given back: %s", exc)
+            _log.debug("queued writes given back: %s", exc)
             _give_back([*recorded, request])
             return False
         recorded.append(request)
@@ -181,10 +178,10 @@ def serve(store: Store, lock: WriteLock, chain: CommitChain | None = None) -> bo
         except Exception:  # noqa: BLE001
             landed = False
         if not landed:
-            _logger().debug("queued writes given back: %s", exc)
+            _log.debug("queued writes given back: %s", exc)
             _give_back(recorded)
             return False
-        _logger().debug("queued writes landed, then: %s", exc)
+        _log.debug("queued writes landed, then: %s", exc)
     for request in recorded:
         request.confirm()
     return True

@@ -387,3 +387,36 @@ def test_a_holder_whose_own_write_is_refused_still_lands_those_it_serves(store, 
     assert code == 0
     assert landed == [1]
     assert _history(store) == [body["result"]["commit"], *before]
+
+
+def test_a_request_queued_while_a_batch_is_served_joins_that_batch(store, monkeypatch):
+    from ov import gitstore
+
+    landed: list[int] = []
+    land = gitstore.GitStore._land
+
+    def counting(self, chain, *args, **kwargs):
+        landed.append(chain.commits)
+        return land(self, chain, *args, **kwargs)
+
+    monkeypatch.setattr(gitstore.GitStore, "_land", counting)
+    late: list[subprocess.Popen] = []
+    serve_one = group_commit._serve_one
+
+    def a_writer_arrives_meanwhile(*args, **kwargs):
+        if not late:  # while the first request is being served, another writer queues
+            late.append(_start("write", "viking://resources/q/late.md", "--content", "late\n"))
+            deadline = time.monotonic() + 60
+            while not list(_queue(store).glob("*.op")):
+                assert time.monotonic() < deadline, "the late writer never queued"
+                time.sleep(0.02)
+        return serve_one(*args, **kwargs)
+
+    monkeypatch.setattr(group_commit, "_serve_one", a_writer_arrives_meanwhile)
+    results, history = _served(store, ("write", "viking://resources/q/first.md", "--content", "first\n"))
+    [(late_code, late_body)] = _finish(late)
+
+    assert [code for code, _ in results] == [0] and late_code == 0
+    assert landed == [2]  # one landing for both: the late request joined the batch under way
+    assert late_body["result"]["commit"] == history[0] and results[0][1]["result"]["commit"] == history[1]
+    assert (store.root / "resources/q/late.md").read_text() == "late\n"
