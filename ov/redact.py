@@ -92,6 +92,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from typing import Any, Callable, NamedTuple
 
@@ -761,6 +762,7 @@ RULES: tuple[Rule, ...] = (
     ),
 )
 
+@functools.cache
 def _secret_groups(pattern: LazyPattern) -> tuple[str, ...]:
     """The groups of a rule's pattern that hold the secret (the rest of the match is kept)."""
     return tuple(g for g in pattern.groupindex if g.startswith("secret") or g in _QUOTE_GROUPS)
