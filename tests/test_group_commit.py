@@ -303,10 +303,8 @@ def test_the_small_packs_of_many_batches_are_merged_and_nothing_is_lost(store):
     assert fsck.returncode == 0, fsck.stderr
 
 
-def _holding_write(store, uri: str, content: str, monkeypatch, mode: str = "replace"):
-    """Hold the lock in a thread while a write of this process queues behind it and then
-    ``ov write`` processes queue behind that; the first write becomes the holder once the
-    lock is let go. Returns (release, wait for the write's result, the chains landed)."""
+def _count_landings(monkeypatch) -> list[int]:
+    """The commits of each chain this process lands from now on, one entry per landing."""
     from ov import gitstore
 
     landed: list[int] = []
@@ -317,6 +315,14 @@ def _holding_write(store, uri: str, content: str, monkeypatch, mode: str = "repl
         return land(self, chain, *args, **kwargs)
 
     monkeypatch.setattr(gitstore.GitStore, "_land", counting)
+    return landed
+
+
+def _holding_write(store, uri: str, content: str, monkeypatch, mode: str = "replace"):
+    """Hold the lock in a thread while a write of this process queues behind it and then
+    ``ov write`` processes queue behind that; the first write becomes the holder once the
+    lock is let go. Returns (let go and wait for the write's outcome, the landings counted)."""
+    landed = _count_landings(monkeypatch)
     lock = WriteLock(store.lock_path, 30)
     taken = threading.Event()
     release = threading.Event()
@@ -390,16 +396,7 @@ def test_a_holder_whose_own_write_is_refused_still_lands_those_it_serves(store, 
 
 
 def test_a_request_queued_while_a_batch_is_served_joins_that_batch(store, monkeypatch):
-    from ov import gitstore
-
-    landed: list[int] = []
-    land = gitstore.GitStore._land
-
-    def counting(self, chain, *args, **kwargs):
-        landed.append(chain.commits)
-        return land(self, chain, *args, **kwargs)
-
-    monkeypatch.setattr(gitstore.GitStore, "_land", counting)
+    landed = _count_landings(monkeypatch)
     late: list[subprocess.Popen] = []
     serve_one = group_commit._serve_one
 
