@@ -122,7 +122,7 @@ def open_store(home_root: Path):
     from ov.config import Config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.store import Store
+    from ov.store.store import Store
 
     return Store(Home(home_root), Identity(), Config())
 
@@ -446,7 +446,7 @@ def open_store_as(home_root: Path, user: str | None = None, config=None):
     from ov.config import Config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.store import Store
+    from ov.store.store import Store
 
     identity = Identity(user=user) if user else Identity()
     return Store(Home(home_root), identity, config or Config())
@@ -565,12 +565,12 @@ def git_state() -> dict[str, Any]:
 def preload_retrieval() -> None:
     """Import ov's retrieval modules up front, so a run uses one consistent version of them
     (other work in the same checkout may change the sources while a long benchmark runs)."""
-    import ov.index.embedders  # noqa: F401
+    import ov.index.embedders.registry  # noqa: F401
     import ov.index.lexical  # noqa: F401
     import ov.index.records  # noqa: F401
     import ov.index.sync  # noqa: F401
     import ov.index.vectors  # noqa: F401
     import ov.ingest.resource  # noqa: F401
     import ov.retrieval.find  # noqa: F401
-    import ov.session  # noqa: F401
-    import ov.session_commit  # noqa: F401
+    import ov.sessions.commit  # noqa: F401
+    import ov.sessions.session  # noqa: F401

@@ -56,7 +56,7 @@ from concurrent_writes import git_checks, worktree_matches_head
 # the console script would. Nothing in ov changes; the wait is measured where it happens.
 LOCK_WAIT_BOOT = """
 import atexit, os, sys, time
-from ov import lock
+from ov.store import lock
 out, argv = sys.argv[1], sys.argv[2:]
 def total_cpu():
     times = os.times()
@@ -109,7 +109,7 @@ def release(self):
             handle.write(f"holdqueued {runnable() - queued}\\n")
             handle.write(f"holdsync {synced[0] - sync}\\n")
 lock.WriteLock.acquire, lock.WriteLock.release = acquire, release
-from ov import group_commit
+from ov.store import group_commit
 real_serve = group_commit.serve
 def serve(*args, **kwargs):
     started = time.perf_counter()

@@ -1,7 +1,7 @@
 """Cost of keeping ``.git/index`` in step with one commit, by store size.
 
 Every ov commit updates the git index entries of the paths it touched (so plain ``git status``
-in an account tells the truth). ``ov.gitindex.update`` splices the raw file: the other entries are
+in an account tells the truth). ``ov.store.gitindex.update`` splices the raw file: the other entries are
 copied as bytes. The baseline, measured in the same run on the same index files, is what dulwich
 costs for the same update (parse every entry into an object, set one, write them all).
 
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from dulwich.index import Index, index_entry_from_stat
 
-    from ov import gitindex
+    from ov.store import gitindex
 
     report = common.Report("git_index", params=vars(args) | {"sizes": sizes})
     rows = []

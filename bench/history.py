@@ -2,16 +2,16 @@
 
 1. **diff**: a store gets ``--commits`` (1,000) one-file writes on top of a
    seeded tree (each write one commit, spread over 100 files); then
-   ``ov.history.diff(store, "HEAD~1000", "HEAD")`` is timed ``--reps`` times
+   ``ov.history.snapshots.diff(store, "HEAD~1000", "HEAD")`` is timed ``--reps`` times
    (p50): the cost of auditing everything those commits changed.
 2. **restore**: in a ``--files`` (10,000) file store, a subtree of 100 files is
-   rewritten in one commit, then ``ov.history.restore(store, "HEAD~1", uri)``
+   rewritten in one commit, then ``ov.history.snapshots.restore(store, "HEAD~1", uri)``
    brings it back (one new commit) and the next round rewrites it again;
    p50 over ``--reps`` restores.
-3. **export / import**: ``ov.ovpack`` export of the whole ``viking://resources``
+3. **export / import**: ``ov.ovpack.pack`` export of the whole ``viking://resources``
    tree of that store, and import of the pack into a second account; MB/s of
    file content (median of ``--pack-reps``). Skipped with a note when ov has no
-   ``ov.ovpack`` module.
+   ``ov.ovpack.pack`` module.
 
     .venv/bin/python bench/history.py [--files 10000] [--commits 1000] [--reps 10] [--pack-reps 3] [--quick]
 """
@@ -34,7 +34,7 @@ def build_history(store, commits: int) -> None:
 
 
 def time_diff(store, commits: int, reps: int) -> tuple[dict, int]:
-    from ov import history
+    from ov.history import snapshots as history
 
     seconds, changed = [], 0
     for _ in range(reps):
@@ -45,7 +45,7 @@ def time_diff(store, commits: int, reps: int) -> tuple[dict, int]:
 
 
 def time_restore(store, reps: int) -> tuple[dict, int]:
-    from ov import history
+    from ov.history import snapshots as history
 
     subtree = store.uri("viking://resources/seed/d00")
     seconds, written = [], 0
@@ -61,7 +61,7 @@ def time_restore(store, reps: int) -> tuple[dict, int]:
 
 
 def time_pack(home, store, reps: int) -> dict:
-    from ov import ovpack
+    from ov.ovpack import pack as ovpack
 
     rows = {"export_s": [], "import_s": []}
     size = 0
@@ -85,7 +85,7 @@ def _other_account(home, account: str):
     from ov.config import Config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.store import Store
+    from ov.store.store import Store
 
     return Store(Home(home), Identity(account=account), Config())
 
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         common.print_table(("operation", "p50 ms", "p90 ms"), rows, title=f"History, {args.files} files")
         report.metrics.update(diff=diff_stats | {"files": changed}, restore=restore_stats | {"files": written})
-        if importlib.util.find_spec("ov.ovpack") is not None:
+        if importlib.util.find_spec("ov.ovpack.pack") is not None:
             pack = time_pack(home, store, args.pack_reps)
             report.metrics["ovpack"] = pack
             common.print_table(
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 digits=2,
             )
         else:
-            report.notes.append("ov.ovpack is not available: export/import not measured")
+            report.notes.append("ov.ovpack.pack is not available: export/import not measured")
     report.finish(args.out)
     return 0
 

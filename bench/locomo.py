@@ -3,12 +3,12 @@
 Each LoCoMo conversation (sample) becomes one user's memory in a throw-away
 ``OV_HOME`` (user id = the sanitised ``sample_id``, e.g. ``conv-26``): one ov
 session per ``session_N`` (``session_N`` keys are iterated, not the date keys),
-every turn one message added with ``ov.session.add_messages`` (one call per
+every turn one message added with ``ov.sessions.session.add_messages`` (one call per
 session): role ``user``, ``peer`` = the speaker's name as a peer id
 (``caroline``), ``created_at`` = the session's ``date_time`` plus one second per
 turn, ``id`` = the ``dia_id`` (``D1:3``), text = the turn's text plus
 `` [image: CAPTION]`` when it carries a ``blip_caption``. Then each session is
-committed with ``ov.session_commit.commit_session`` (archived to
+committed with ``ov.sessions.commit.commit_session`` (archived to
 ``history/archive_001/messages.jsonl``, still indexed) unless ``--no-commit``.
 
 Every question (category 5 left out; questions without a ``D<n>:<m>`` evidence id
@@ -157,8 +157,8 @@ def questions_of(sample: dict, known_dia: dict[str, str]) -> tuple[list[dict], d
 
 def build_store(home: Path, samples: list[dict], config, *, commit: bool) -> dict:
     """Every sample into its own user's sessions; returns timings, the dia_id -> message id maps and counts."""
-    from ov import session as ov_session
-    from ov.session_commit import commit_session
+    from ov.sessions import session as ov_session
+    from ov.sessions.commit import commit_session
 
     stats = {"users": {}, "dia_to_message": {}, "sessions": 0, "messages": 0, "add_s": 0.0, "commit_s": 0.0, "memories": 0, "commit_failures": []}
     for sample in samples:

@@ -1,6 +1,6 @@
 """Redaction throughput on ordinary text and on inputs built to make its patterns backtrack.
 
-Hooks pass every captured message and tool output through ``ov.redact``, so a tool output that
+Hooks pass every captured message and tool output through ``ov.redact.engine``, so a tool output that
 makes one pattern quadratic (or a bounded scan restart at every character) stalls a hook. For
 each input shape the same text is redacted at two sizes; a linear redactor's time grows by the
 size ratio (10x), a quadratic one's by its square. The baseline, measured in the same run, is
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     small, large = (int(x) for x in args.kb.split(","))
     common.header("redact: throughput and growth on backtracking-prone inputs")
 
-    from ov.redact import redact
+    from ov.redact.engine import redact
 
     report = common.Report("redact", params=vars(args))
     rows = []

@@ -169,7 +169,7 @@ def bench_cold(home: Path, queries: list[str], reps: int, warmup: int, bytecode:
         label = "python -c find(...) (no `ov find` command)"
         code = (
             "import sys; from ov.home import Home; from ov.config import load_config; from ov.identity import Identity; "
-            "from ov.store import Store; from ov.retrieval.find import find, FindOptions; h = Home.from_env(); "
+            "from ov.store.store import Store; from ov.retrieval.find import find, FindOptions; h = Home.from_env(); "
             "s = Store(h, Identity(), load_config(h).config); print(len(find(s, sys.argv[1], FindOptions(limit=10)).hits))"
         )
 

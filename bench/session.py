@@ -2,7 +2,7 @@
 
 Three measurements, all without an LLM:
 
-1. **add, in-process**: ``ov.session.add_messages`` of ONE message into an
+1. **add, in-process**: ``ov.sessions.session.add_messages`` of ONE message into an
    existing session (one commit each), ``--reps`` (200) adds into each of
    several sessions of the same store that already hold ``--sizes`` messages
    (0 and 1,000 by default; the first is the baseline), round-robin with the
@@ -14,7 +14,7 @@ Three measurements, all without an LLM:
    baseline) and ``ov --help`` (ov's own start-up, so the difference is what
    the add itself costs). Child processes load ov from a private ``.pyc`` cache like an
    installed package (``--bytecode``, as in ``startup.py``).
-3. **commit**: in-process ``ov.session_commit.commit_session`` of a session of
+3. **commit**: in-process ``ov.sessions.commit.commit_session`` of a session of
    ``--messages`` (200) realistic mixed user/assistant turns (preferences,
    "my editor is ...", file paths, errors, tool calls, corrections). The
    session is built once with one ``add_messages`` call per message (their
@@ -129,7 +129,7 @@ def conversation(count: int, seed: int = 4) -> list[dict]:
 
 
 def bench_adds(store, sizes: list[int], reps: int, warmup: int, report: common.Report) -> dict[int, list[float]]:
-    from ov import session
+    from ov.sessions import session
 
     pool = conversation(200, seed=7)
     sids = {size: f"{SESSION_PREFIX}-{size}" for size in sizes}
@@ -167,7 +167,7 @@ def bench_adds(store, sizes: list[int], reps: int, warmup: int, report: common.R
 
 def bench_cold(home, reps: int, warmup: int, bytecode: str) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Cold ``ov session add`` processes, with ``python -c pass`` (baseline) and ``ov --help`` (ov's start-up) round-robin."""
-    from ov import session
+    from ov.sessions import session
 
     sid = f"{SESSION_PREFIX}-cold"
     store = common.open_store(home)
@@ -199,7 +199,7 @@ def bench_cold(home, reps: int, warmup: int, bytecode: str) -> tuple[dict[str, l
 
 def build_commit_session(home, messages: list[dict]) -> list[float]:
     """One ``add_messages`` call per message, as a hook would; returns each call's seconds."""
-    from ov import session
+    from ov.sessions import session
 
     store = common.open_store(home)
     times = []
@@ -209,7 +209,7 @@ def build_commit_session(home, messages: list[dict]) -> list[float]:
 
 
 def bench_commits(template, reps: int, keep: bool) -> tuple[list[float], list[dict]]:
-    from ov.session_commit import commit_session
+    from ov.sessions.commit import commit_session
 
     times, outcomes = [], []
     for rep in range(reps):
@@ -300,8 +300,8 @@ def main(argv: list[str] | None = None) -> int:
         )
 
         if args.profile:
-            from ov import session
-            from ov.session_commit import commit_session
+            from ov.sessions import session
+            from ov.sessions.commit import commit_session
 
             big_sid = report.metrics["add_session_ids"][sizes[-1]]
             pool = conversation(100, seed=13)

@@ -164,7 +164,7 @@ def test_a_staging_folder_left_by_a_killed_add_is_removed(ov, ov_home):
 
 def test_other_writers_commit_while_a_session_commit_extracts_memories(ov, ov_home, monkeypatch):
     """Extraction (a model call of seconds, with an LLM) runs without the lock."""
-    from ov import session_commit
+    from ov.sessions import commit as session_commit
 
     assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
     real = session_commit._extract
@@ -190,7 +190,7 @@ def test_other_writers_commit_while_a_session_commit_extracts_memories(ov, ov_ho
 def test_a_commit_landing_while_a_draft_reads_is_not_taken_for_a_hand_edit(ov, ov_home, monkeypatch):
     """A draft reads without the lock, so it can see another writer's files before (or just as)
     their commit lands; that must send it to plan again under the lock, not fail as a hand edit."""
-    from ov.store import Draft
+    from ov.store.store import Draft
 
     for i in range(4):
         assert ov("session", "add", "race", "--text", f"m{i}").exit_code == 0

@@ -16,10 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ov import usage
 from ov.config import EmbeddingConfig
 from ov.home import Home
-from ov.index.embedders import (
+from ov.index.embedders.registry import (
     HASH_MODEL,
     EmbeddingError,
     Fingerprint,
@@ -27,8 +26,17 @@ from ov.index.embedders import (
     default_model_dir,
     resolve,
 )
-from tests.llm_server import API_KEY, API_KEY_ENV, EMBEDDINGS, LLMServer, Reply, hash_vector, make_embedding_config
-from tests.llm_server import llm_server  # noqa: F401  (fixture)
+from ov.llm import usage
+from tests.llm_server import (
+    API_KEY,
+    API_KEY_ENV,
+    EMBEDDINGS,
+    LLMServer,
+    Reply,
+    hash_vector,
+    llm_server,  # noqa: F401  (fixture)
+    make_embedding_config,
+)
 
 
 @pytest.fixture
@@ -144,7 +152,7 @@ import json, sys
 from pathlib import Path
 from ov.config import EmbeddingConfig
 from ov.home import Home
-from ov.index.embedders import resolve
+from ov.index.embedders.registry import resolve
 texts = json.loads(sys.argv[1])
 embedder = resolve(EmbeddingConfig(provider="hash", dimensions=96), Home(Path("/nonexistent"))).embedder
 print(embedder.embed(texts).tobytes().hex())

@@ -11,7 +11,7 @@ from dulwich.index import Index
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ov import gitindex
+from ov.store import gitindex
 
 segment = st.text(alphabet="abcdefghij_-.", min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
 paths = st.lists(segment, min_size=1, max_size=3).map("/".join)

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from ov import group_commit
 from ov.cli.runtime import Runtime
-from ov.lock import WriteLock
+from ov.store import group_commit
+from ov.store.lock import WriteLock
 
 
 @pytest.fixture
@@ -130,7 +130,7 @@ def test_writes_served_together_see_each_other(store):
 def test_a_served_writer_gone_before_its_outcome_does_not_fail_the_holder(store, monkeypatch):
     """A killed writer's files are cleared by the next one; the holder's own command, and the
     other writers it serves, must not notice."""
-    from ov.lock import Request
+    from ov.store.lock import Request
 
     confirm = Request.confirm
     gone: list[str] = []
@@ -203,7 +203,7 @@ def test_a_server_that_dies_while_committing_leaves_the_writer_a_right_answer(st
     """The holder records a request's outcome before its commit lands and confirms it after.
     Killed in between, the writer checks under the lock whether that commit is in HEAD: it is
     reported, not made twice; it is not, the writer commits it itself."""
-    from ov.gitstore import CommitChain
+    from ov.store.gitstore import CommitChain
 
     before = _history(store)
     lock = WriteLock(store.lock_path, 30)
@@ -279,7 +279,7 @@ def test_a_writer_past_its_turn_is_not_served_by_a_holder_whose_ticket_showed_la
 
 
 def test_the_small_packs_of_many_batches_are_merged_and_nothing_is_lost(store):
-    from ov.gitstore import MERGE_SMALL_PACKS, PACK_THRESHOLD, CommitChain
+    from ov.store.gitstore import MERGE_SMALL_PACKS, PACK_THRESHOLD, CommitChain
 
     pack_dir = store.root / ".git/objects/pack"
     for batch in range(MERGE_SMALL_PACKS + 2):
@@ -305,7 +305,7 @@ def test_the_small_packs_of_many_batches_are_merged_and_nothing_is_lost(store):
 
 def _count_landings(monkeypatch) -> list[int]:
     """The commits of each chain this process lands from now on, one entry per landing."""
-    from ov import gitstore
+    from ov.store import gitstore
 
     landed: list[int] = []
     land = gitstore.GitStore._land

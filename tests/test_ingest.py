@@ -14,7 +14,7 @@ import yaml
 from dulwich.objects import Tree
 from dulwich.repo import Repo
 
-from ov.gitstore import FILE_MODE
+from ov.store.gitstore import FILE_MODE
 from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, llm_server  # noqa: F401 - fixture
 from tests.pdfs import make_pdf
 
@@ -341,7 +341,7 @@ def test_a_failure_after_files_were_written_ahead_rolls_everything_back(ov, ov_h
         raise RuntimeError("summariser crashed")
 
     with monkeypatch.context() as patch:
-        patch.setattr("ov.layers.summarize_directory", boom)
+        patch.setattr("ov.summaries.layers.summarize_directory", boom)
         result = ov("add-resource", str(root), "--json")
     assert result.exit_code == 1 and "summariser crashed" in result.error["message"]
     assert store_state() == before

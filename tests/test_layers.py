@@ -16,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from ov import sidecar
 from ov.config import LLMConfig
 from ov.errors import ConfigError, InvalidInput
-from ov.ingest.model import DirectorySummary
-from ov.layers import (
+from ov.llm.client import LLMError, complete
+from ov.llm.prompts import load_prompt, parse_prompt
+from ov.store import sidecar
+from ov.summaries.layers import (
     SAMPLE_LIMIT,
     ChildInfo,
+    DirectorySummary,
     clean_overview,
     derive_abstract,
     key_terms,
@@ -31,12 +33,9 @@ from ov.layers import (
     summarize_directory,
     truncate_generated,
 )
-from ov.llm import LLMError, complete
-from ov.prompts import load_prompt, parse_prompt
-from ov.prompts.overview import OVERVIEW_VARIABLES as OVERVIEW_VARS
-from ov.prompts.overview import entries_block
-from tests.llm_server import API_KEY, API_KEY_ENV, LLMServer, make_llm_config
-from tests.llm_server import llm_config, llm_server  # noqa: F401  (fixtures)
+from ov.summaries.overview_prompt import OVERVIEW_VARIABLES as OVERVIEW_VARS
+from ov.summaries.overview_prompt import entries_block
+from tests.llm_server import API_KEY, API_KEY_ENV, LLMServer, llm_config, llm_server, make_llm_config  # noqa: F401  (fixtures)
 
 GENERATOR = ("SemanticProcessor", "resource_ingest")
 DIR = "viking://resources/handbook/"
@@ -477,7 +476,7 @@ def test_entries_block_never_exceeds_its_budget():
 def test_tiny_prompt_cap_falls_back_to_extractive(llm_server, monkeypatch, caplog):
     monkeypatch.setenv(API_KEY_ENV, API_KEY)
     config = make_llm_config(llm_server, max_prompt_chars=100)
-    with caplog.at_level(logging.WARNING, logger="ov.layers"):
+    with caplog.at_level(logging.WARNING, logger="ov.summaries.layers"):
         summary = summarize_directory(DIR, handbook(), llm=config)
     assert summary == summarize_directory(DIR, handbook())
     assert llm_server.chat_requests() == []
@@ -495,7 +494,7 @@ def test_tiny_prompt_cap_falls_back_to_extractive(llm_server, monkeypatch, caplo
 )
 def test_invalid_llm_output_falls_back_to_extractive(llm_server, llm_config, caplog, answer):
     llm_server.chat(answer, prompt_tokens=100, completion_tokens=9)
-    with caplog.at_level(logging.WARNING, logger="ov.layers"):
+    with caplog.at_level(logging.WARNING, logger="ov.summaries.layers"):
         summary = summarize_directory(DIR, handbook(), llm=llm_config)
     extractive = summarize_directory(DIR, handbook())
     assert summary.overview == extractive.overview
@@ -648,7 +647,7 @@ socket.socket.connect = connect
 socket.getaddrinfo = getaddrinfo
 
 from ov.config import LLMConfig
-from ov.llm import complete
+from ov.llm.client import complete
 
 config = LLMConfig(model="openai/test-model", api_base=sys.argv[1], api_key_env=sys.argv[2], timeout=20)
 result = complete(config, [{"role": "user", "content": "hi"}], purpose="probe")
@@ -685,7 +684,7 @@ def test_unknown_provider_is_an_llm_error(monkeypatch):
 
 def test_server_handler_and_embeddings_work_through_litellm(llm_server, llm_config):
     """The fake also serves embeddings (scripted or deterministic) and handler-made replies."""
-    from ov.llm import import_litellm
+    from ov.llm.client import import_litellm
     from tests.llm_server import Reply, chat_body
 
     litellm = import_litellm()

@@ -164,7 +164,7 @@ def test_a_long_transcript_is_trimmed_to_the_prompt_cap(ov, ov_home, with_llm):
     report = ov("commit", "s", "--json").json["result"]
     assert report["failed"] is None and report["memories"]["adds"] == 0
     (request,) = with_llm.chat_requests()
-    template = (Path(__file__).resolve().parents[1] / "ov/prompts/memory_extraction.yaml").read_text()
+    template = (Path(__file__).resolve().parents[1] / "ov/llm/templates/memory_extraction.yaml").read_text()
     assert len(request.prompt) <= cap + len(template)
     assert sum(len(m["content"]) for m in request.messages) <= cap
     assert "newest of all" in request.prompt and 'id="m00"' not in request.prompt

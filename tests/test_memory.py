@@ -1,4 +1,4 @@
-"""Memory schemas, file format, merging, rule-based extraction and write planning (ov.memory)."""
+"""Memory schemas, file format, merging, rule-based extraction and write planning (ov.sessions.memory)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,16 @@ from pathlib import Path
 import pytest
 
 from ov.errors import ConfigError, InvalidInput
-from ov.memory import (
-    Candidate,
-    build_memory_diff,
-    build_meta,
-    extract_explicit,
-    load_schemas,
-    merge_fields,
-    parse_memory,
-    patch_text,
-    plan_memory_writes,
-    render_memory,
-)
+from ov.sessions.memory.extract import Candidate, extract_explicit
+from ov.sessions.memory.files import build_meta, parse_memory, render_memory
+from ov.sessions.memory.merge import merge_fields, patch_text
+from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
+from ov.sessions.memory.schema import load_schemas
 
 WHEN = datetime(2026, 4, 21, 10, 30, 5, tzinfo=UTC)
 ARCHIVE = "viking://user/alice/sessions/s1/history/archive_001"
 MEMORIES = "viking://user/alice/memories"
-PACKAGE = Path(__file__).resolve().parents[1] / "ov" / "memory"
+PACKAGE = Path(__file__).resolve().parents[1] / "ov" / "sessions" / "memory"
 
 
 @pytest.fixture(scope="module")

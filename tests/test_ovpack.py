@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from ov import ovpack
 from ov.cli import main as cli_main
 from ov.cli import pack_cmd
+from ov.ovpack import pack as ovpack
 from tests.conftest import git_state
 
 

@@ -17,13 +17,13 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from ov import ovpack
 from ov.config import Config, validate_config_text
 from ov.errors import InvalidId, InvalidURI, OvError
 from ov.home import Home
 from ov.identity import Identity, validate_id
 from ov.names import reserved_reason
-from ov.store import Store
+from ov.ovpack import pack as ovpack
+from ov.store.store import Store
 from ov.uri import MAX_PATH_BYTES, SCHEME, USER_CONTENT_NAMES, VikingURI, from_path, is_valid_segment, parse
 from tests.conftest import git_state
 

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ov.errors import OvError
-from ov.messages import PART_TYPES, ROLES, TOOL_STATUSES, load_messages, normalise_messages, parse_messages
-from ov.redact import redact, redact_value
+from ov.redact.engine import redact, redact_value
+from ov.sessions.messages import PART_TYPES, ROLES, TOOL_STATUSES, load_messages, normalise_messages, parse_messages
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

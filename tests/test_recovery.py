@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from dulwich.objects import Blob
 
-from ov.gitstore import JOURNAL_NAME
+from ov.store.gitstore import JOURNAL_NAME
 
 HAS_GIT = shutil.which("git") is not None
 needs_git = pytest.mark.skipif(not HAS_GIT, reason="needs the git executable")
@@ -234,7 +234,7 @@ def test_the_index_is_rebuilt_when_missing_and_git_fsck_stays_strict_clean(ov, o
 _HOLDER = """
 import sys, time
 from pathlib import Path
-from ov.lock import WriteLock
+from ov.store.lock import WriteLock
 path, name, hold = Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
 with WriteLock(path, 30):
     with open(path.with_name("order.txt"), "a") as out:
@@ -303,7 +303,7 @@ def test_a_write_refused_by_a_full_disk_can_be_retried_once_there_is_room(small_
 
 @needs_git
 def test_a_writer_with_others_queued_leaves_the_index_to_the_last_of_them(ov, ov_home, monkeypatch):
-    from ov.lock import WriteLock
+    from ov.store.lock import WriteLock
 
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
     monkeypatch.setattr(WriteLock, "others_waiting", lambda self: True)
@@ -348,7 +348,7 @@ def test_a_pack_another_writer_is_still_writing_is_left_alone(ov, ov_home):
 
 
 def test_noted_index_paths_are_kept_while_a_git_command_holds_the_index(ov, ov_home, monkeypatch):
-    from ov.lock import WriteLock
+    from ov.store.lock import WriteLock
 
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
     monkeypatch.setattr(WriteLock, "others_waiting", lambda self: True)

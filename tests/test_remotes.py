@@ -226,7 +226,7 @@ def test_diverged_pull_merges_changes_to_different_files(homes, url):
 
 
 def test_a_file_changed_on_both_sides_keeps_both_versions(homes, url):
-    from ov import remotes
+    from ov.history import remotes
 
     shared_start(homes, url)
     write(homes, "a", "viking://resources/notes.md", "version a\n")
@@ -248,7 +248,7 @@ def test_a_file_changed_on_both_sides_keeps_both_versions(homes, url):
     from ov.config import Config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.store import Store
+    from ov.store.store import Store
 
     store = Store(Home(homes.path["b"]), Identity(), Config())
     assert remotes.conflicts(store) == [copy]
@@ -260,7 +260,7 @@ def test_a_file_changed_on_both_sides_keeps_both_versions(homes, url):
 
 
 def test_a_file_named_like_a_conflict_copy_is_not_a_conflict(homes, bare):
-    from ov import remotes
+    from ov.history import remotes
 
     shared_start(homes, str(bare))
     write(homes, "b", "viking://resources/x.theirs-1234567.md", "my own file\n")
@@ -276,7 +276,7 @@ def test_a_file_named_like_a_conflict_copy_is_not_a_conflict(homes, bare):
     from ov.config import Config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.store import Store
+    from ov.store.store import Store
 
     assert remotes.conflicts(Store(Home(homes.path["b"]), Identity(), Config())) == [conflict["copy"]]
 
@@ -489,7 +489,7 @@ def test_unreachable_remote_is_a_clear_error_and_changes_nothing(ov, tmp_path, s
     ],
 )
 def test_conflict_copy_name(path, expected):
-    from ov.remotes import conflict_copy_name, is_conflict_copy
+    from ov.history.remotes import conflict_copy_name, is_conflict_copy
 
     assert conflict_copy_name(path, "abcdef1234567890") == expected
     assert is_conflict_copy(expected)
@@ -501,7 +501,7 @@ def test_an_interrupted_pull_is_rolled_back_by_recover(homes, bare):
     import json
     import time
 
-    from ov.gitstore import JOURNAL_NAME
+    from ov.store.gitstore import JOURNAL_NAME
 
     shared_start(homes, str(bare))
     write(homes, "a", "viking://resources/notes.md", "from a\n")
@@ -518,7 +518,7 @@ def test_an_interrupted_pull_is_rolled_back_by_recover(homes, bare):
 
 
 def test_conflict_copy_name_when_taken():
-    from ov.remotes import conflict_copy_name, is_conflict_copy
+    from ov.history.remotes import conflict_copy_name, is_conflict_copy
 
     name = conflict_copy_name("resources/notes.md", "abcdef1234", 2)
     assert name == "resources/notes.theirs-abcdef1-2.md" and is_conflict_copy(name)

@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from ov import session, usage
 from ov.config import Config, RetrievalConfig
 from ov.errors import InvalidId, InvalidInput, NotFound
 from ov.home import Home
 from ov.identity import Identity
+from ov.llm import usage
 from ov.retrieval.context import HEADER, HEADER_COST, TIERS, assemble
 from ov.retrieval.find import FindOptions, find
 from ov.retrieval.plan import deterministic_plan, parse_plan, plan_query, session_context
 from ov.retrieval.search import SearchOptions, search
-from ov.store import Store
+from ov.sessions import session
+from ov.store.store import Store
 from ov.tokens import estimate_tokens
 from ov.uri import VikingURI
 from tests.llm_server import MODEL, llm_config, llm_server, make_llm_config  # noqa: F401  (pytest fixtures)
@@ -151,7 +152,7 @@ def test_llm_plan_is_used_and_its_tokens_recorded(ov_home, llm_server, llm_confi
 
 
 def test_the_planner_sees_the_newest_session_summary_and_only_the_last_messages(ov_home, llm_server, llm_config):
-    from ov.session_commit import commit_session
+    from ov.sessions.commit import commit_session
 
     plain = make_store(ov_home)  # no model: the commit's extraction stays deterministic
     say(plain, "s1", ("user", "We are migrating the billing service to Postgres 16."), ("assistant", "Understood."))
@@ -436,7 +437,7 @@ def test_same_input_gives_byte_identical_output(library, ov_home):
 
 
 def test_a_memory_in_full_leaves_out_its_bookkeeping_trailer(store):
-    from ov.remember import remember
+    from ov.sessions.remember import remember
 
     remember(store, "I prefer rotating API keys on Mondays", memory_type="preferences")
     assert "MEMORY_FIELDS" in next((store.root / "user/default/memories").rglob("*.md")).read_text()

@@ -258,7 +258,7 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
         raise RuntimeError("extractor exploded")
 
     with monkeypatch.context() as patch:
-        patch.setattr("ov.memory.extract.extract_explicit", broken)
+        patch.setattr("ov.sessions.memory.extract.extract_explicit", broken)
         report = ov("commit", "s", "--json").json["result"]
     assert report["status"] == "committed" and "extractor exploded" in report["failed"]
     archive = session_dir(ov_home, "s") / "history/archive_001"
@@ -417,7 +417,7 @@ def test_stored_lines_are_strict_json(ov, ov_home):
 
 
 def test_parse_messages_reads_old_and_hand_edited_lines_as_strict_json():
-    from ov.session import parse_messages
+    from ov.sessions.session import parse_messages
 
     data = (
         b'{"id": "a", "parts": [{"type": "tool", "tool_input": {"x": NaN, "y": 1e999}}]}\n'

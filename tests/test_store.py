@@ -14,11 +14,11 @@ from dulwich.repo import Repo
 
 from ov.config import Config, StoreConfig
 from ov.errors import HandEditConflict, StoreCorrupt, StoreLocked
-from ov.gitstore import GitStore
 from ov.home import Home
 from ov.identity import Identity
-from ov.lock import WriteLock
-from ov.store import Store
+from ov.store.gitstore import GitStore
+from ov.store.lock import WriteLock
+from ov.store.store import Store
 
 HAS_GIT = shutil.which("git") is not None
 
@@ -198,10 +198,10 @@ CRASH_SCRIPT = """
 import os, sys
 from pathlib import Path
 from ov.config import Config
-from ov.gitstore import GitStore
+from ov.store.gitstore import GitStore
 from ov.home import Home
 from ov.identity import Identity
-from ov.store import Store
+from ov.store.store import Store
 
 stage = sys.argv[2]
 original_apply = GitStore._apply_worktree

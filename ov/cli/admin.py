@@ -30,7 +30,7 @@ def init() -> None:
 
 def status() -> None:
     """Show the store, the identity in use, edits made by hand outside ov, and pull conflicts."""
-    from ov import remotes
+    from ov.history import remotes
 
     rt = runtime()
     report = rt.store.status()
@@ -89,7 +89,7 @@ def usage(
     """Show the LLM calls and tokens ov has spent for this account."""
     import time
 
-    from ov import usage as usage_log
+    from ov.llm import usage as usage_log
 
     rt = runtime()
     since = time.time() - days * 86400 if days is not None else None

@@ -13,7 +13,7 @@ import typer
 from ov.cli.output import emit, plain, short, stdout_is_terminal
 from ov.cli.runtime import OvCommand, runtime
 from ov.errors import InvalidInput
-from ov.store import CommitResult, Entry, TreeNode
+from ov.store.store import CommitResult, Entry, TreeNode
 
 UriArg = Annotated[str, typer.Argument(help="A viking:// URI.", show_default=False)]
 DirArg = Annotated[str, typer.Argument(help="A viking:// directory URI.")]
@@ -64,8 +64,8 @@ def tree(
 
     def human() -> None:
         if stdout_is_terminal():
-            from rich.tree import Tree
             from rich.text import Text
+            from rich.tree import Tree
 
             def add(branch, node: TreeNode) -> None:
                 for child in node.children:
@@ -155,7 +155,7 @@ def grep(
 
     Exits 1 when no line matches, like grep(1) and rg (with --json, after printing the empty list).
     """
-    from ov.grep import grep as run_grep
+    from ov.retrieval.grep import grep as run_grep
 
     store = runtime().store
     matches = list(run_grep(store, pattern, store.uri(uri), ignore_case=ignore_case, show_all=show_all, limit=max_count))
@@ -184,7 +184,7 @@ def glob(
     show_all: Annotated[bool, typer.Option("-a", "--all", help="Match hidden files too.")] = False,
 ) -> None:
     """Find files and directories whose path matches a pattern."""
-    from ov.grep import glob as run_glob
+    from ov.retrieval.grep import glob as run_glob
 
     store = runtime().store
     matches = run_glob(store, pattern, store.uri(uri), show_all=show_all)

@@ -1,4 +1,4 @@
-"""Portability commands: export, import, backup, restore (OVPack v3 files; the logic is in ov.ovpack)."""
+"""Portability commands: export, import, backup, restore (OVPack v3 files; the logic is in ov.ovpack.pack)."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def export(
     include_vectors: VectorsOpt = False,
 ) -> None:
     """Export a committed subtree to an .ovpack file (OVPack v3)."""
-    from ov import ovpack
+    from ov.ovpack import pack as ovpack
 
     store = runtime().store
     result = ovpack.export(store, store.uri(uri), file, include_vectors=include_vectors)
@@ -85,7 +85,7 @@ def import_(
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
 ) -> None:
     """Import an .ovpack file under a parent URI, as one commit (everything is checked first)."""
-    from ov import ovpack
+    from ov.ovpack import pack as ovpack
 
     store = runtime().store
     result = ovpack.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value)
@@ -101,7 +101,7 @@ def import_(
 
 def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     """Write every committed file of the account (all scopes, all users) to an .ovpack file."""
-    from ov import ovpack
+    from ov.ovpack import pack as ovpack
 
     result = ovpack.backup(runtime().store, file, include_vectors=include_vectors)
     emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
@@ -119,7 +119,7 @@ def restore(
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
 ) -> None:
     """Restore a backup .ovpack into this account, as one commit (everything is checked first)."""
-    from ov import ovpack
+    from ov.ovpack import pack as ovpack
 
     result = ovpack.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
     kept = f", {result.kept} kept as they were" if result.kept else ""

@@ -28,7 +28,7 @@ def remote_add(
     url: Annotated[str, typer.Argument(help="Any git URL: a path, file://, ssh:// or user@host:path, http(s)://.")],
 ) -> None:
     """Add a git remote to push to and pull from."""
-    from ov import remotes
+    from ov.history import remotes
 
     remote = remotes.add_remote(runtime().store, name, url)
     emit({"name": remote.name, "url": remote.url}, lambda: plain(f"added remote {remote.name} {remote.url}"))
@@ -37,7 +37,7 @@ def remote_add(
 @app.command("list", cls=OvCommand)
 def remote_list() -> None:
     """List the account's git remotes."""
-    from ov import remotes
+    from ov.history import remotes
 
     items = remotes.list_remotes(runtime().store)
 
@@ -53,7 +53,7 @@ def remote_list() -> None:
 @app.command("remove", cls=OvCommand)
 def remote_remove(name: Annotated[str, typer.Argument(help="The remote to remove.")]) -> None:
     """Remove a git remote (nothing on the remote itself changes)."""
-    from ov import remotes
+    from ov.history import remotes
 
     remote = remotes.remove_remote(runtime().store, name)
     emit({"name": remote.name, "url": remote.url}, lambda: plain(f"removed remote {remote.name}"))
@@ -61,7 +61,7 @@ def remote_remove(name: Annotated[str, typer.Argument(help="The remote to remove
 
 def push(remote: RemoteArg = None) -> None:
     """Send the account's commits to a git remote (refused when the remote has commits you do not have)."""
-    from ov import remotes
+    from ov.history import remotes
 
     result = remotes.push(runtime().store, remote)
     payload = {
@@ -81,7 +81,7 @@ def push(remote: RemoteArg = None) -> None:
 
 def pull(remote: RemoteArg = None) -> None:
     """Take a git remote's commits: fast-forward, or one merge commit that keeps both sides of a conflict."""
-    from ov import remotes
+    from ov.history import remotes
 
     result = remotes.pull(runtime().store, remote)
     payload = {

@@ -67,7 +67,7 @@ def reindex() -> None:
 
 def fsck() -> None:
     """Check that the store is intact and that the indices agree with it."""
-    from ov.fsck import fsck as run_fsck
+    from ov.health.fsck import fsck as run_fsck
 
     report = run_fsck(runtime().store)
 
@@ -84,7 +84,7 @@ def fsck() -> None:
 
 def doctor() -> None:
     """Check configuration, store, indices, embedder and LLM, and say what to fix."""
-    from ov.doctor import diagnose, exit_status
+    from ov.health.doctor import diagnose, exit_status
 
     rt = runtime()
     checks = diagnose(rt.loaded_config, rt.store)

@@ -157,7 +157,7 @@ class Runtime:
 
     @cached_property
     def store(self):
-        from ov.store import Store
+        from ov.store.store import Store
 
         return Store(self.home, self.identity, self.loaded_config.config)
 

@@ -21,7 +21,7 @@ def session_new(
     session_id: Annotated[str | None, typer.Option("--id", help="Use this id (default: a new time-based one).")] = None,
 ) -> None:
     """Create a session (one commit); prints its id."""
-    from ov import session
+    from ov.sessions import session
 
     rt = runtime()
     result = session.create(rt.store, session_id, peer=rt.identity.peer)
@@ -32,7 +32,7 @@ def session_new(
 @app.command("list", cls=OvCommand)
 def session_list() -> None:
     """List the current user's sessions, most recently active first."""
-    from ov import session
+    from ov.sessions import session
 
     rows = session.list_sessions(runtime().store)
 
@@ -51,7 +51,7 @@ def session_show(
     last: Annotated[int | None, typer.Option("--last", "-n", min=1, help="Only the last N live messages.")] = None,
 ) -> None:
     """Show a session: its counts, archives and live messages."""
-    from ov import session
+    from ov.sessions import session
 
     data = session.show(runtime().store, session_id, last=last)
 
@@ -78,7 +78,7 @@ def session_add(
     created_at: Annotated[str | None, typer.Option("--created-at", help="ISO 8601 time of the message (default: now).")] = None,
 ) -> None:
     """Add one message (one commit); the session is created if it does not exist."""
-    from ov import session
+    from ov.sessions import session
 
     if (text is None) == (parts is None):
         raise InvalidInput("give either --text or --parts")
@@ -100,7 +100,7 @@ def session_add_messages(
     messages: Annotated[str | None, typer.Argument(help="A JSON array of messages; default: standard input (an array or JSON lines).")] = None,
 ) -> None:
     """Add several messages in one commit (all are validated before any is written)."""
-    from ov import session
+    from ov.sessions import session
 
     if messages is None:
         if sys.stdin is None or sys.stdin.isatty():
@@ -117,7 +117,7 @@ def session_used(
     uris: Annotated[list[str], typer.Argument(help="URIs that helped in this session.", show_default=False)],
 ) -> None:
     """Record which URIs were used in a session (one commit)."""
-    from ov import session
+    from ov.sessions import session
 
     result = session.record_used(runtime().store, session_id, uris)
     emit({"session": result.uris[0], "used": list(result.uris[1:]), "commit": result.commit}, lambda: plain(f"recorded {len(uris)} used URI(s) (commit {short(result.commit)})"))
@@ -126,7 +126,7 @@ def session_used(
 @app.command("delete", cls=OvCommand)
 def session_delete(session_id: SessionArg) -> None:
     """Delete a session and its archives (one commit; history keeps them)."""
-    from ov import session
+    from ov.sessions import session
 
     result = session.delete(runtime().store, session_id)
     emit({"session": session_id, "commit": result.commit}, lambda: plain(f"deleted session {session_id} (commit {short(result.commit)})"))
@@ -144,13 +144,13 @@ def _report_add(result) -> None:
 
 
 def _json(text: str, what: str):
-    from ov.messages import load_json
+    from ov.sessions.messages import load_json
 
     return load_json(text, what)
 
 
 def _messages(raw: str) -> list:
-    from ov.messages import load_messages
+    from ov.sessions.messages import load_messages
 
     return load_messages(raw)
 
@@ -161,7 +161,7 @@ def session_commit(
     keep: Annotated[int, typer.Option("--keep", min=0, help="Keep the last N messages live.")] = 0,
 ) -> None:
     """Archive the live messages, summarise them and extract memories (one commit)."""
-    from ov.session_commit import commit_session, latest_session
+    from ov.sessions.commit import commit_session, latest_session
 
     store = runtime().store
     report = commit_session(store, session_id or latest_session(store), keep=keep)
@@ -188,7 +188,7 @@ def remember(
 
     With --peer P the memory is filed under that peer's memories (viking://~/peers/P/memories/).
     """
-    from ov.remember import remember as run_remember
+    from ov.sessions.remember import remember as run_remember
 
     rt = runtime()
     # Only an explicit --peer files the memory about a peer: a peer set in the environment
@@ -201,7 +201,7 @@ def remember(
 
 def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)]) -> None:
     """Remove one memory (one commit; git history keeps it)."""
-    from ov.remember import forget as run_forget
+    from ov.sessions.remember import forget as run_forget
 
     store = runtime().store
     result = run_forget(store, store.uri(uri))

@@ -36,7 +36,7 @@ def snapshot_log(
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
 ) -> None:
     """List commits newest first, with the command and the URIs each one touched."""
-    from ov import history
+    from ov.history import snapshots as history
 
     store = runtime().store
     entries = history.log(store, store.uri(uri) if uri else None, limit)
@@ -62,7 +62,7 @@ def snapshot_show(
     uri: UriOption = None,
 ) -> None:
     """Show what a commit changed, or (with --uri FILE) the file as it was at that revision."""
-    from ov import history
+    from ov.history import snapshots as history
 
     store = runtime().store
     result = history.show(store, rev, store.uri(uri) if uri else None)
@@ -91,7 +91,7 @@ def snapshot_diff(
     uri: UriOption = None,
 ) -> None:
     """Show a readable diff between two revisions; with none, the hand edits since the last commit."""
-    from ov import history
+    from ov.history import snapshots as history
 
     store = runtime().store
     result = history.diff(store, from_rev, to_rev, store.uri(uri) if uri else None)
@@ -113,7 +113,7 @@ def snapshot_restore(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written and deleted.")] = False,
 ) -> None:
     """Bring a subtree (or everything) back to a revision, as a new commit on top (history is kept)."""
-    from ov import history
+    from ov.history import snapshots as history
 
     store = runtime().store
     plan = history.restore(store, rev, store.uri(uri) if uri else None, dry_run=dry_run)
@@ -138,7 +138,7 @@ def snapshot_tag(
     rev: Annotated[str | None, typer.Argument(help="The revision to name (default: HEAD).")] = None,
 ) -> None:
     """Name a revision, to restore or diff against it later; without a name, list the tags."""
-    from ov import history
+    from ov.history import snapshots as history
 
     store = runtime().store
     if name is None:

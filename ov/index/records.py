@@ -26,8 +26,8 @@ import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
-from ov import sidecar
 from ov.files import looks_binary
+from ov.store import sidecar
 
 # Records are sized for ranking: as large as an ingested piece (ingest splits documents at the
 # same size), so a document ov split itself is one record, and a long hand-written file becomes
@@ -147,7 +147,7 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
 
 
 def _memory_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
-    from ov.memory.files import parse_memory
+    from ov.sessions.memory.files import parse_memory
 
     try:
         content, meta = parse_memory(text)
@@ -200,7 +200,7 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
 
 
 def _message_records(base: dict, path: str, directory: str, text: str) -> list[Record]:
-    from ov.session import message_text, parse_messages
+    from ov.sessions.session import message_text, parse_messages
 
     messages = [m for m in parse_messages(text.encode("utf-8")) if isinstance(m, dict)]
     parts = directory.split("/")

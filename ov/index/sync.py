@@ -35,7 +35,7 @@ from ov.errors import IndexUnavailable, OvError, StoreLocked
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
-from ov.lock import WriteLock
+from ov.store.lock import WriteLock
 
 log = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ class Indices:
     @property
     def resolution(self):
         if self._resolution is None:
-            from ov.index.embedders import resolve
+            from ov.index.embedders.registry import resolve
 
             self._resolution = resolve(self.store.config.embedding, self.store.home, usage_dir=self.store.state)
         return self._resolution

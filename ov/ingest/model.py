@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 SourceKind = Literal["file", "http"]
@@ -75,13 +75,3 @@ class ParseFailure(Exception):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
-
-
-@dataclass
-class DirectorySummary:
-    """The L1 body a summariser produced for one directory, and what it cost."""
-
-    overview: str  # Markdown body: H1, brief paragraph (becomes L0), then sections
-    total_entries: int
-    sampled_entries: int
-    tokens: dict[str, int] = field(default_factory=dict)  # prompt/completion tokens when an LLM wrote it

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ov import sidecar
 from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import ParseFailure, Skipped
 from ov.ingest.sources import Collected, collect, refuse_store_source
-from ov.store import Store, Transaction
+from ov.store import sidecar
+from ov.store.store import Store, Transaction
 from ov.uri import MAX_PATH_BYTES, VikingURI, is_valid_segment
 
 MANIFEST = ".sources.json"
@@ -388,7 +388,7 @@ def _summary_pool(count: int, llm):
 
 
 def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh) -> _Job:
-    from ov.layers import ChildInfo
+    from ov.summaries.layers import ChildInfo
 
     existing_meta, existing_l0 = _existing_abstract(store, dir_uri)
     user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
@@ -408,7 +408,7 @@ def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], descripti
 
 def offline_sidecars(dir_uri: str, infos: list, description: str | None, source: dict | None) -> tuple[str, str]:
     """The extractive sidecars of one directory (top level, so worker processes can run it)."""
-    from ov.layers import render_sidecars, summarize_directory
+    from ov.summaries.layers import render_sidecars, summarize_directory
 
     summary = summarize_directory(dir_uri, infos, description=description)
     return render_sidecars(dir_uri, summary, source=source, generated_by=GENERATOR)
@@ -429,8 +429,8 @@ def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result:
 
 
 def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tuple[str, str]:
-    from ov.layers import render_sidecars, summarize_directory
-    from ov.llm import LLMError
+    from ov.llm.client import LLMError
+    from ov.summaries.layers import render_sidecars, summarize_directory
 
     if llm is None or result.llm_failed:
         return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
@@ -445,7 +445,7 @@ def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tu
     for key, value in summary.tokens.items():
         result.tokens[key] = result.tokens.get(key, 0) + value
     if summary.tokens:
-        from ov.usage import record
+        from ov.llm.usage import record
 
         record(store.state, "summary", llm.model or "", summary.tokens.get("prompt_tokens", 0), summary.tokens.get("completion_tokens", 0))
     return render_sidecars(str(job.dir_uri), summary, source=job.source, generated_by=GENERATOR)

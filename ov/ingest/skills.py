@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov import sidecar
 from ov.errors import InvalidInput
 from ov.ingest.model import Skipped
 from ov.ingest.sources import collect_path
-from ov.store import Store
+from ov.store import sidecar
+from ov.store.store import Store
 from ov.uri import VikingURI
 
 SKILL_FILE = "SKILL.md"
@@ -127,7 +127,7 @@ def parse_skill(data: bytes, where: str) -> dict[str, str]:
 
 
 def _sidecars(root: VikingURI, name: str, description: str, files: list[str]) -> tuple[str, str]:
-    from ov.layers import derive_abstract, truncate_generated
+    from ov.summaries.layers import derive_abstract, truncate_generated
 
     lines = [f"# {name}", "", description, "", "## Files"]
     lines += [f"- {rel}" for rel in files]

@@ -40,9 +40,9 @@ import html
 import re
 from dataclasses import dataclass, field
 
-from ov import sidecar
 from ov.errors import InvalidInput
 from ov.retrieval.find import Hit
+from ov.store import sidecar
 from ov.tokens import estimate_tokens
 from ov.uri import VikingURI
 
@@ -254,7 +254,7 @@ def _file_text(store, hit: Hit) -> str:
     except (OSError, ValueError, InvalidInput):
         return ""
     if hit.kind == "memory":
-        from ov.memory.files import parse_memory
+        from ov.sessions.memory.files import parse_memory
 
         try:
             text, _fields = parse_memory(text)

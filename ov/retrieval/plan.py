@@ -2,7 +2,7 @@
 
 With a language model (``llm.model`` set and ``retrieval.query_planner`` on), one
 bounded call reads the query, the session's last messages and its latest summary
-and answers with 0 to 5 typed queries (template ``ov/prompts/intent_analysis.yaml``).
+and answers with 0 to 5 typed queries (template ``ov/llm/templates/intent_analysis.yaml``).
 The answer is validated; an unusable one gets one repair call, and when that fails
 too (or the call itself fails) the deterministic plan is used and says why. Tokens
 are recorded in the usage log (``ov usage``) as ``query_plan``.
@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ov import sidecar
 from ov.errors import InvalidInput, NotFound
-from ov.llm import load_json_answer
+from ov.llm.client import load_json_answer
+from ov.store import sidecar
 
 if TYPE_CHECKING:
     from ov.config import LLMConfig
-    from ov.prompts import PromptTemplate
-    from ov.store import Store
+    from ov.llm.prompts import PromptTemplate
+    from ov.store.store import Store
 
 PROMPT = "intent_analysis"
 VARIABLES = ("query", "recent_messages", "session_summary", "type_constraint")
@@ -98,7 +98,7 @@ class SessionContext:
 
 def session_context(store: Store, session_id: str) -> SessionContext:
     """The session's live messages and newest summary; NotFound for a session that does not exist."""
-    from ov.session import read_messages, read_meta, session_uri
+    from ov.sessions.session import read_messages, read_meta, session_uri
 
     uri = session_uri(store, session_id)  # InvalidId for a malformed id
     if read_meta(store, session_id) is None:
@@ -133,8 +133,8 @@ def plan_query(store: Store, query: str, session: SessionContext | None = None, 
     allowed = [t for t in PLANNED_TYPES if types is None or t in types]
     if not allowed:
         return deterministic_plan(query, messages, why="only session messages are searched, so there is nothing to plan")
-    from ov import usage
-    from ov.llm import LLMError
+    from ov.llm import usage
+    from ov.llm.client import LLMError
 
     spent = {"prompt_tokens": 0, "completion_tokens": 0}
     try:
@@ -169,7 +169,7 @@ def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: s
 
 def topic_words(query: str, messages: list[dict]) -> list[str]:
     """Up to ``TOPIC_WORDS`` salient words of the last user messages that the query does not already hold, newest first."""
-    from ov.session import message_text
+    from ov.sessions.session import message_text
 
     have = set(_words(query))
     texts = []
@@ -211,8 +211,8 @@ def llm_plan(
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
     ``spent`` adds up the tokens of every call made, also then."""
-    from ov.llm import complete_json
-    from ov.prompts import load_prompt
+    from ov.llm.client import complete_json
+    from ov.llm.prompts import load_prompt
 
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
     chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
@@ -224,7 +224,7 @@ def llm_plan(
 
 def build_messages(prompt: PromptTemplate, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:
     """The chat messages, within ``max_prompt_chars``: the summary is cut first, then the oldest messages go."""
-    from ov.session import message_text
+    from ov.sessions.session import message_text
 
     recent = [f"[{m.get('role', '')}]: {_cut(' '.join(message_text(m).split()), MESSAGE_CHARS)}" for m in messages[-RECENT_MESSAGES:]]
     constraint = (

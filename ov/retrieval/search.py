@@ -91,7 +91,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
     plan = plan_query(store, query, session, types=options.types)
     exclude: tuple[str, ...] = ()
     if session is not None:
-        from ov.session import MESSAGES
+        from ov.sessions.session import MESSAGES
 
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
     opened = (indices or Indices(store)).open()

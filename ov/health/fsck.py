@@ -1,0 +1,187 @@
+"""``ov fsck``: do the store and its indices agree, and is anything damaged?
+
+Read-only. Each finding names what is wrong and the command that fixes it.
+Store: the branch resolves, every commit of the history and its root tree is
+present, every tree and blob of HEAD is readable, no interrupted commit is
+pending, no git lock file or temporary file of a killed writer is left, and
+hand edits are listed (they are not damage, but they are not indexed until
+committed). What the next command settles by itself (an interrupted commit, a
+stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
+schema, language and embedder; the full-text index opens and holds exactly the
+records HEAD yields; the vector index holds one live vector per record.
+"""
+
+from __future__ import annotations
+
+import stat
+import time
+from dataclasses import dataclass, field
+
+from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
+
+
+@dataclass(frozen=True)
+class Finding:
+    area: str  # store | index
+    severity: str  # problem | note
+    message: str
+    fix: str = ""
+
+    def to_dict(self) -> dict:
+        return {"area": self.area, "severity": self.severity, "message": self.message, "fix": self.fix}
+
+
+@dataclass
+class FsckReport:
+    findings: list[Finding] = field(default_factory=list)
+    checked: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "problem" for f in self.findings)
+
+    def to_dict(self) -> dict:
+        return {"ok": self.ok, "checked": self.checked, "findings": [f.to_dict() for f in self.findings]}
+
+
+def fsck(store) -> FsckReport:
+    report = FsckReport()
+    if not store.exists:
+        report.findings.append(Finding("store", "note", "no store yet: nothing to check", "write something, or run `ov init`"))
+        return report
+    head = _check_store(store, report)
+    if head is not None:
+        _check_index(store, head, report)
+    return report
+
+
+def _check_store(store, report: FsckReport) -> str | None:
+    git = store.git
+    add = report.findings.append
+    settle = "run `ov status` (any write does it too)"
+    if (git.state / JOURNAL_NAME).exists():
+        add(Finding("store", "note", "an interrupted commit is pending (or a write is running right now)", settle))
+    now = time.time()
+    for path in git.stale_files(deep=True):
+        try:
+            age = now - path.lstat().st_mtime
+        except FileNotFoundError:
+            continue
+        if age >= STALE_LOCK_SECONDS:
+            shown = path.relative_to(git.worktree / ".git")
+            why = "plain git refuses to write while it is there" if path.name.endswith(".lock") else "space wasted"
+            add(Finding("store", "note", f"an interrupted write left .git/{shown} ({why})", settle))
+    head = git.head()
+    if head is None:
+        add(Finding("store", "problem", "the branch refs/heads/main does not resolve", "restore the account from a backup"))
+        return None
+    commits = 0
+    try:
+        for entry in git.repo.get_walker(include=[head]):
+            commits += 1
+            if entry.commit.tree not in git.repo.object_store:
+                add(Finding("store", "problem", f"commit {entry.commit.id.decode()[:10]} has no tree", "restore the account from a backup"))
+    except KeyError as exc:
+        add(Finding("store", "problem", f"the history is broken: object {exc} is missing", "restore the account from a backup"))
+    files = 0
+    missing = []
+    tree = git.tree_of(head)
+    for path, sha in _walk(git, tree, ""):
+        files += 1
+        if sha not in git.repo.object_store:
+            missing.append(path)
+    for path in missing[:20]:
+        add(Finding("store", "problem", f"HEAD's {path} is missing from the object store", "restore the account from a backup"))
+    report.checked.update(commits=commits, files=files)
+    from ov.store.worktree import scan
+
+    changes = scan(git, refresh_index=False)
+    if changes.temporary:
+        count = len(changes.temporary)
+        add(Finding("store", "note", f"{count} temporary file(s) of interrupted writes (e.g. {changes.temporary[0]})", settle))
+    edited = len(changes.modified) + len(changes.added) + len(changes.deleted)
+    if edited:
+        add(
+            Finding(
+                "store",
+                "note",
+                f"{edited} file{'s' if edited != 1 else ''} edited by hand since the last commit (not indexed until committed)",
+                "`ov status` lists them; `ov snapshot commit -m MESSAGE` records them",
+            )
+        )
+    return head.decode()
+
+
+def _walk(git, tree_id, prefix: str):
+    """(path, sha) of every file under ``tree_id``; a missing subtree is reported as its own path."""
+    try:
+        tree = git.repo.object_store[tree_id]
+    except KeyError:
+        yield prefix or "/", tree_id
+        return
+    for item in tree.iteritems():
+        path = f"{prefix}/{item.path.decode()}" if prefix else item.path.decode()
+        if stat.S_ISDIR(item.mode):
+            yield from _walk(git, item.sha, path)
+        else:
+            yield path, item.sha
+
+
+def _check_index(store, head: str, report: FsckReport) -> None:
+    from ov.index.lexical import Filters, LexicalIndex
+    from ov.index.records import committed_records
+    from ov.index.sync import META_NAME, TEXT_DIR, Indices, Meta
+
+    add = report.findings.append
+    indices = Indices(store)
+    meta = Meta.read(indices.root / META_NAME)
+    rebuild = "run `ov reindex` (any search also rebuilds it)"
+    if meta is None:
+        # Derived data: the next search builds it (a fresh store has never had one).
+        add(Finding("index", "note", "the index is not built yet (or its meta.json is unreadable)", "the next search builds it, or run `ov reindex`"))
+        return
+    problem = indices.incompatibility(meta)
+    if problem is not None:
+        add(Finding("index", "problem", f"the index cannot be used as it is: {problem}", rebuild))
+        return
+    try:
+        lexical = LexicalIndex.open(indices.root / TEXT_DIR, meta.language)
+        indexed = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
+    except (OSError, ValueError) as exc:
+        add(Finding("index", "problem", f"the full-text index does not open: {exc}", rebuild))
+        return
+    report.checked["records"] = len(indexed)
+    if meta.commit != head:
+        add(Finding("index", "note", f"the index reflects {str(meta.commit)[:10]}, HEAD is {head[:10]}", "the next search catches up"))
+        return
+    git = store.git
+    expected = set()
+    for path, sha in git.iter_files(git.tree_of(head.encode())):
+        if sha not in git.repo.object_store:
+            continue  # already reported as store damage
+        expected.update(r.id for r in committed_records(git, path, sha))
+    missing, extra = expected - indexed.keys(), indexed.keys() - expected
+    if missing or extra:
+        add(
+            Finding(
+                "index",
+                "problem",
+                f"the full-text index disagrees with HEAD: {len(missing)} record(s) missing, {len(extra)} extra"
+                + (f" (e.g. {sorted(missing or extra)[0]})" if missing or extra else ""),
+                rebuild,
+            )
+        )
+    if meta.embedder and meta.vectors_file and not meta.vectors_stale:
+        from ov.index.vectors import VectorIndex
+
+        try:
+            vectors = VectorIndex.load(indices.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+            live = vectors.labels()
+        except (OSError, RuntimeError) as exc:
+            add(Finding("index", "problem", f"the vector index does not open: {exc}", rebuild))
+            return
+        report.checked["vectors"] = len(live)
+        if live != set(indexed.values()):
+            add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
+    elif meta.vectors_stale:
+        add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))

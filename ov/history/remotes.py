@@ -1,0 +1,551 @@
+"""Git remotes of an account: where ``ov push`` sends commits and ``ov pull`` takes them from.
+
+Remotes live in the account repository's ``.git/config`` (``[remote "NAME"] url = ...``),
+so plain ``git remote -v`` in the account repository shows the same list. Any git URL
+works: a path, ``file://``, ``ssh://`` or ``user@host:path``, ``http(s)://``.
+
+Push sends ``refs/heads/main`` and refuses (before anything is sent) when the remote has
+commits this account does not have. A repository on a path that ``git init --bare`` made names
+``master`` as its HEAD; when a push creates ``main`` there and HEAD names no branch that
+exists, HEAD is pointed at ``main`` so that ``git clone`` checks it out. Pull fetches the
+remote's ``main`` and then:
+
+- up to date (the remote has nothing new): nothing happens;
+- fast-forward: HEAD moves to the remote's commit and only the changed paths of the work
+  tree are rewritten;
+- replaced: the account held only its empty first commit (``ov remote add`` before any
+  write), so the remote's history takes its place;
+- diverged: one merge commit with two parents. A path changed on one side only is taken
+  from that side. A file changed differently on both sides keeps both versions: ours stays
+  at its path and theirs is written beside it as ``NAME.theirs-<shortsha>.EXT``
+  (:func:`conflict_copy_name`). The merge commit records each conflict (``Ov-Conflict:``)
+  and each copy (``Ov-Conflict-Copy:``); :func:`conflicts` lists the recorded copies still
+  present, so ``ov status`` can report them until the user resolves them (edit the file,
+  remove the copy). A file of the user's that merely looks like a copy is not one.
+
+HEAD and the work tree move under the account's write lock with the same journal that
+:mod:`ov.store.gitstore` uses, so a crash midway is rolled forward or back by
+:meth:`GitStore.recover`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+
+from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotFound, OvError
+from ov.history.snapshots import TAG_PREFIX, trailers
+from ov.store.gitstore import BRANCH, FILE_MODE, GitStore
+from ov.store.store import Store, commit_message
+from ov.uri import SCHEME, VikingURI
+
+DEFAULT_REMOTE = "origin"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# NAME.theirs-<7..40 hex>[.EXT]: how conflict_copy_name names the copy of the remote's version.
+_CONFLICT_RE = re.compile(r"\.theirs-[0-9a-f]{7,40}(-[0-9]+)?(\.[^./]*)?$")
+CONFLICT_COPY_TRAILER = "Ov-Conflict-Copy"
+SHORT = 7
+log = logging.getLogger(__name__)
+
+
+class RemoteUnreachable(OvError):
+    """The remote cannot be reached, is not a git repository, or refused the request."""
+
+    code = "remote_unreachable"
+    hint = "check the URL with `ov remote list` and that the server or path is available"
+
+
+class PushRejected(OvError):
+    """The remote has commits this account does not have (a non-fast-forward push)."""
+
+    code = "push_rejected"
+    hint = "`ov pull` merges the remote's commits; then push again"
+
+
+class MergeImpossible(OvError):
+    code = "merge_impossible"
+    hint = "resolve the clash on one side, commit, then pull again"
+
+
+@dataclass(frozen=True)
+class Remote:
+    name: str
+    url: str
+
+
+@dataclass
+class PushResult:
+    remote: str
+    url: str
+    old_head: str | None  # the remote's main before the push
+    new_head: str | None
+    pushed: bool
+    tags: list[str] = field(default_factory=list)  # tags the remote did not have, sent with main
+
+
+@dataclass
+class PullResult:
+    remote: str
+    url: str
+    outcome: str  # "up-to-date", "fast-forward", "replaced", "merged", "empty-remote"
+    old_head: str | None
+    new_head: str | None
+    remote_head: str | None
+    changed: list[str] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # the remote's tags this account did not have
+
+    @property
+    def merged(self) -> bool:
+        return self.outcome == "merged"
+
+
+# --- remote configuration ------------------------------------------------------
+
+
+def validate_name(name: str) -> str:
+    if not _NAME_RE.match(name or "") or ".." in name or name.endswith(".lock"):
+        raise InvalidInput(
+            f"invalid remote name {name!r}",
+            hint="use letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)",
+        )
+    return name
+
+
+def normalize_url(url: str) -> str:
+    """Check a git URL; a local path becomes absolute (so it works from any directory)."""
+    if not url or not url.strip() or any(ord(c) < 32 or c == "\x7f" for c in url):
+        raise InvalidInput(f"invalid remote URL {url!r}", hint="give a path, file://, ssh:// or http(s):// URL")
+    if "://" in url:
+        scheme = url.split("://", 1)[0].lower()
+        if scheme not in ("file", "ssh", "git", "http", "https", "git+ssh", "ssh+git"):
+            raise InvalidInput(f"unsupported URL scheme {scheme!r} in {url!r}", hint="use a path, file://, ssh:// or http(s)://")
+        return url
+    if re.match(r"^[^/]*:", url) and not re.match(r"^[A-Za-z]:[\\/]", url):
+        return url  # scp-like ssh: [user@]host:path
+    return os.path.abspath(os.path.expanduser(url))
+
+
+def list_remotes(store: Store) -> list[Remote]:
+    if not store.exists:
+        return []
+    config = store.git.repo.get_config()
+    out = []
+    for section in config.sections():
+        if len(section) == 2 and section[0] == b"remote":
+            try:
+                url = config.get(section, b"url").decode("utf-8", "replace")
+            except KeyError:
+                continue
+            out.append(Remote(section[1].decode("utf-8", "replace"), url))
+    return sorted(out, key=lambda r: r.name)
+
+
+def add_remote(store: Store, name: str, url: str) -> Remote:
+    validate_name(name)
+    url = normalize_url(url)
+    with store.transaction():  # the write lock; creates the account repository if needed
+        config = store.git.repo.get_config()
+        section = (b"remote", name.encode())
+        if config.has_section(section):
+            raise AlreadyExists(f"remote {name!r} already exists", hint=f"remove it first with `ov remote remove {name}`")
+        config.set(section, b"url", url.encode())
+        config.set(section, b"fetch", f"+refs/heads/*:refs/remotes/{name}/*".encode())
+        config.write_to_path()
+    return Remote(name, url)
+
+
+def remove_remote(store: Store, name: str) -> Remote:
+    validate_name(name)
+    remote = get_remote(store, name)
+    with store.transaction():
+        repo = store.git.repo
+        config = repo.get_config()
+        section = (b"remote", name.encode())
+        if config.has_section(section):
+            del config[section]
+            config.write_to_path()
+        prefix = f"refs/remotes/{name}/".encode()
+        for ref in [r for r in repo.refs.allkeys() if r.startswith(prefix)]:
+            repo.refs.remove_if_equals(ref, None)
+    return remote
+
+
+def get_remote(store: Store, name: str) -> Remote:
+    validate_name(name)
+    for remote in list_remotes(store):
+        if remote.name == name:
+            return remote
+    raise NotFound(f"no remote named {name!r}", hint="see `ov remote list`; add one with `ov remote add NAME URL`")
+
+
+def resolve_remote(store: Store, name: str | None) -> Remote:
+    """The named remote; without a name, the only one, else ``origin``."""
+    if name is not None:
+        return get_remote(store, name)
+    remotes = list_remotes(store)
+    if not remotes:
+        raise NotFound("no remote is configured", hint="add one with `ov remote add origin URL`")
+    if len(remotes) == 1:
+        return remotes[0]
+    for remote in remotes:
+        if remote.name == DEFAULT_REMOTE:
+            return remote
+    names = ", ".join(r.name for r in remotes)
+    raise InvalidInput(f"several remotes and none is named origin: {names}", hint="name the remote to use")
+
+
+# --- push ------------------------------------------------------------------------
+
+
+def push(store: Store, name: str | None = None) -> PushResult:
+    """Send ``main`` to the remote; refuse when the remote has commits we do not have."""
+    remote = resolve_remote(store, name)
+    git = store.git
+    repo = git.repo
+    head = git.head()
+    if head is None:
+        raise NotFound("the account has no commits to push")
+    from dulwich.graph import can_fast_forward
+
+    seen: dict[str, bytes | None] = {}
+    sent: list[str] = []
+
+    def update_refs(refs):
+        old = refs.get(BRANCH)
+        seen["old"] = old
+        if old is not None and old != head:
+            if old not in repo.object_store or not can_fast_forward(repo, old, head):
+                raise PushRejected(
+                    f"the remote {remote.name!r} has commits you do not have; run `ov pull` first",
+                    hint=f"`ov pull {remote.name}` merges them, then `ov push {remote.name}` again",
+                )
+        new = dict(refs)
+        new[BRANCH] = head
+        for ref, sha in sorted(repo.refs.as_dict(TAG_PREFIX).items()):
+            if TAG_PREFIX + ref not in refs:  # a tag is never moved on the remote, only added
+                new[TAG_PREFIX + ref] = sha
+                sent.append(ref.decode())
+        return new
+
+    client, path = _client(remote)
+    result = _talk(remote, lambda: client.send_pack(path, update_refs, generate_pack_data=repo.generate_pack_data))
+    status = (getattr(result, "ref_status", None) or {}).get(BRANCH)
+    if status is not None:
+        text = status.decode("utf-8", "replace") if isinstance(status, bytes) else str(status)
+        raise RemoteUnreachable(
+            f"the remote {remote.name!r} refused the push: {text}",
+            hint=f"if someone pushed meanwhile, run `ov pull {remote.name}` first",
+        )
+    old = seen.get("old")
+    if old is None:
+        _point_head_at_main(client, path)
+    _set_tracking(repo, remote.name, head)
+    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent)
+
+
+# --- pull ------------------------------------------------------------------------
+
+
+def pull(store: Store, name: str | None = None) -> PullResult:
+    """Fetch the remote's ``main`` and fast-forward or merge it into this account (one commit at most)."""
+    result = _pull(store, resolve_remote(store, name))
+    if result.outcome in ("fast-forward", "replaced", "merged"):
+        from ov.store.worktree import scan
+
+        scan(store.git)  # the git index now matches the new HEAD (plain `git status` agrees)
+    return result
+
+
+def _pull(store: Store, remote: Remote) -> PullResult:
+    git = store.git
+    theirs, remote_tags = _fetch(git, remote)
+    with store.transaction() as tx:  # write lock held; an interrupted commit recovered
+        result = _integrate(store, tx, remote, theirs)
+        result.tags = _adopt_tags(git.repo, remote_tags)
+    return result
+
+
+def _adopt_tags(repo, remote_tags: dict[bytes, bytes]) -> list[str]:
+    """Create the remote's tags this account lacks (when their commits are here); never move one."""
+    added = []
+    for ref, sha in sorted(remote_tags.items()):
+        if ref.endswith(b"^{}") or sha not in repo.object_store:
+            continue
+        if repo.refs.add_if_new(ref, sha):
+            added.append(ref[len(TAG_PREFIX):].decode())
+    return added
+
+
+def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullResult:
+    """Bring ``theirs`` into the account under the transaction's lock: nothing, fast-forward or merge."""
+    from ov.store.worktree import scan
+
+    git = store.git
+    ours = tx.head
+    if theirs is None:
+        return PullResult(remote.name, remote.url, "empty-remote", _hex(ours), _hex(ours), None)
+    _set_tracking(git.repo, remote.name, theirs)
+    if theirs == ours or (ours is not None and _is_ancestor(git, theirs, ours)):
+        return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
+    changes = scan(git, refresh_index=False)
+    if not changes.clean:
+        raise HandEditConflict(
+            f"the work tree has {len(changes.changed_paths)} hand edit(s) not yet committed",
+            hint="keep them with `ov snapshot commit -m MESSAGE` (see `ov status`), then pull again",
+        )
+    if ours is None or _is_ancestor(git, ours, theirs):
+        outcome = "fast-forward"
+    elif _is_empty_root(git, ours):
+        outcome = "replaced"  # nothing of ours is lost: our only commit is the empty first one
+    else:
+        return _merge(store, remote, ours, theirs)
+    changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
+    git.move_head(ours, theirs, changed)
+    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed)
+
+
+def conflicts(store: Store) -> list[str]:
+    """Paths of committed files that hold the remote's side of an unresolved pull conflict.
+
+    Those are the copies a pull's merge commit recorded (``Ov-Conflict-Copy``) that HEAD still
+    holds; one disappears from this list when the user removes it (after merging what they
+    want to keep). A file the user named like a copy is not one.
+    """
+    if not store.exists:
+        return []
+    git = store.git
+    head = git.head()
+    if head is None:
+        return []
+    # Every copy is named by conflict_copy_name, so only such names can be one: the history is
+    # read only when HEAD holds a file named like that, and only until each is accounted for.
+    candidates = {p for p, _ in git.iter_files(git.tree_of(head)) if is_conflict_copy(p)}
+    recorded: set[str] = set()
+    if candidates:
+        for entry in git.repo.get_walker(include=[head]):
+            if len(entry.commit.parents) > 1:
+                recorded |= _recorded_copies(entry.commit) & candidates
+                if recorded == candidates:
+                    break
+    return sorted(recorded)
+
+
+def is_conflict_copy(path: str) -> bool:
+    """Whether ``path`` is named as :func:`conflict_copy_name` names copies (not whether it is one)."""
+    return bool(_CONFLICT_RE.search(path.rsplit("/", 1)[-1]))
+
+
+def _recorded_copies(commit) -> set[str]:
+    """The work-tree paths of the conflict copies a merge commit recorded."""
+    return {v[len(SCHEME):] for k, v in trailers(commit) if k == CONFLICT_COPY_TRAILER and v.startswith(SCHEME)}
+
+
+def conflict_copy_name(path: str, commit: bytes | str, n: int = 1) -> str:
+    """``dir/NAME.EXT`` -> ``dir/NAME.theirs-<shortsha>.EXT`` (the extension stays last).
+
+    ``n`` > 1 gives ``NAME.theirs-<shortsha>-N.EXT``, for the rare name that is taken.
+    """
+    sha = (commit.decode() if isinstance(commit, bytes) else commit)[:SHORT] + (f"-{n}" if n > 1 else "")
+    head, _, leaf = path.rpartition("/")
+    body = leaf[1:] if leaf.startswith(".") else leaf
+    dot = "." if leaf.startswith(".") else ""
+    stem, sep, ext = body.rpartition(".")
+    new = f"{dot}{stem}.theirs-{sha}.{ext}" if sep and stem else f"{leaf}.theirs-{sha}"
+    return f"{head}/{new}" if head else new
+
+
+# --- internals -------------------------------------------------------------------
+
+
+def _client(remote: Remote):
+    from dulwich.client import get_transport_and_path
+
+    try:
+        return get_transport_and_path(remote.url, quiet=True)
+    except (ValueError, OSError) as exc:
+        raise RemoteUnreachable(f"cannot use remote {remote.name!r} ({remote.url}): {exc}") from None
+
+
+def _talk(remote: Remote, call):
+    """Run one network exchange, turning transport failures into one clear error."""
+    from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+
+    errors: tuple = (OSError, GitProtocolError, HangupException, NotGitRepository)
+    try:
+        import urllib3.exceptions
+
+        errors = (*errors, urllib3.exceptions.HTTPError)
+    except ImportError:  # dulwich's HTTP client is optional
+        pass
+    try:
+        return call()
+    except OvError:
+        raise
+    except errors as exc:
+        detail = str(exc).strip() or type(exc).__name__
+        raise RemoteUnreachable(
+            f"cannot reach remote {remote.name!r} ({remote.url}): {detail}",
+            hint="check the URL with `ov remote list` and that the server or path is available",
+        ) from None
+
+
+def _fetch(git: GitStore, remote: Remote) -> tuple[bytes | None, dict[bytes, bytes]]:
+    """Copy the remote's ``main`` and its objects into the local object store (refs untouched);
+    return its head and its tags."""
+    repo = git.repo
+
+    def determine_wants(refs, depth=None):
+        want = refs.get(BRANCH)
+        return [want] if want is not None and want not in repo.object_store else []
+
+    client, path = _client(remote)
+    result = _talk(remote, lambda: client.fetch(path, repo, determine_wants=determine_wants))
+    refs = (result.refs if hasattr(result, "refs") else result) or {}
+    theirs = refs.get(BRANCH)
+    if theirs is not None and theirs not in repo.object_store:
+        raise RemoteUnreachable(f"the remote {remote.name!r} did not send commit {theirs.decode()[:SHORT]}")
+    return theirs, {ref: sha for ref, sha in refs.items() if ref.startswith(TAG_PREFIX)}
+
+
+def _point_head_at_main(client, path: str) -> None:
+    """After a push created ``main`` in a repository on a path: if its HEAD names a branch that
+    does not exist (``git init --bare`` names ``master``), point it at ``main``, or ``git clone``
+    checks out nothing. A HEAD naming a branch that exists is someone's choice: left alone."""
+    from dulwich.client import LocalGitClient
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return  # a server's HEAD is the server's business
+    try:
+        with Repo(path) as repo:
+            head = repo.refs.read_ref(b"HEAD") or b""
+            if head.startswith(b"ref: ") and head[5:].strip() not in repo.refs:
+                repo.refs.set_symbolic_ref(b"HEAD", BRANCH)
+    except OSError as exc:  # the push itself succeeded: say so, and what is left to do
+        log.warning("pushed, but could not point HEAD of %s at main (%s): run `git symbolic-ref HEAD refs/heads/main` there", path, exc)
+
+
+def _set_tracking(repo, name: str, sha: bytes) -> None:
+    repo.refs[f"refs/remotes/{name}/main".encode()] = sha
+
+
+def _hex(sha: bytes | None) -> str | None:
+    return sha.decode() if sha else None
+
+
+def _is_ancestor(git: GitStore, ancestor: bytes, descendant: bytes) -> bool:
+    from dulwich.graph import can_fast_forward
+
+    return can_fast_forward(git.repo, ancestor, descendant)
+
+
+def _is_empty_root(git: GitStore, commit: bytes) -> bool:
+    """The first commit of a fresh account (no parents, nothing in it): safe to replace."""
+    obj = git.repo[commit]
+    return not obj.parents and not any(True for _ in git.iter_files(obj.tree))
+
+
+def _file_changes(git: GitStore, old_tree: bytes | None, new_tree: bytes | None) -> dict[str, bytes | None]:
+    """path -> new blob sha (None when deleted) for every file that differs between two trees."""
+    from dulwich.diff_tree import tree_changes
+
+    out: dict[str, bytes | None] = {}
+    for change in tree_changes(git.repo.object_store, old_tree, new_tree):
+        old, new = change.old, change.new
+        if old is not None and old.path is not None and not (new is not None and new.path == old.path):
+            out[old.path.decode()] = None
+        if new is not None and new.path is not None:
+            out[new.path.decode()] = new.sha
+    return out
+
+
+def _changed_paths(git: GitStore, old_tree: bytes | None, new_tree: bytes | None) -> list[str]:
+    return sorted(_file_changes(git, old_tree, new_tree))
+
+
+def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResult:
+    from dulwich.graph import find_merge_base
+    from dulwich.object_store import commit_tree_changes
+    from dulwich.objects import Tree
+
+    git = store.git
+    repo = git.repo
+    bases = find_merge_base(repo, [ours, theirs])
+    base_tree = git.tree_of(bases[0]) if bases else None
+    if base_tree is None:  # unrelated histories: compare against an empty tree
+        empty = Tree()
+        repo.object_store.add_object(empty)
+        base_tree = empty.id
+    ours_tree, theirs_tree = git.tree_of(ours), git.tree_of(theirs)
+    ours_changes = _file_changes(git, base_tree, ours_tree)
+    theirs_changes = _file_changes(git, base_tree, theirs_tree)
+
+    result: dict[str, bytes | None] = {}  # path -> blob sha (None: delete), relative to ours
+    found: list[dict] = []
+    for path in sorted(theirs_changes):
+        mine, other = ours_changes.get(path, "unchanged"), theirs_changes[path]
+        if mine == "unchanged":
+            result[path] = other  # changed on their side only
+            continue
+        if mine == other:
+            continue  # the same change on both sides
+        if other is None:
+            # Deleted there, changed here: keep ours (nothing is lost) and say so.
+            found.append({"path": path, "kind": "deleted-by-them", "copy": None})
+            continue
+        n = 1
+        copy = conflict_copy_name(path, theirs)
+        while copy in result or git.entry(ours_tree, copy) is not None or git.entry(theirs_tree, copy) is not None:
+            n += 1
+            copy = conflict_copy_name(path, theirs, n)
+        result[copy] = other
+        kind = "deleted-by-us" if mine is None else "both-changed"
+        found.append({"path": path, "kind": kind, "copy": copy})
+
+    _check_file_dir_clashes(git, ours_tree, result)
+    tree_changes = [(p.encode(), None, None) if sha is None else (p.encode(), FILE_MODE, sha) for p, sha in sorted(result.items())]
+    try:
+        new_tree = commit_tree_changes(repo.object_store, ours_tree, tree_changes) if tree_changes else ours_tree
+    except (KeyError, ValueError, AssertionError) as exc:
+        raise MergeImpossible(f"cannot merge {remote.name!r}: {exc}", hint="resolve the clash on one side, then pull again") from None
+
+    uris = [str(VikingURI(tuple(p.split("/")))) for p in sorted(result)]
+    subject = f"ov pull {remote.name}: merge {theirs.decode()[:SHORT]}" + (f" ({len(found)} conflict(s))" if found else "")
+    message = commit_message("pull", uris, subject)
+    for c in found:
+        message += f"Ov-Conflict: viking://{c['path']}\n"
+        if c["copy"]:
+            message += f"{CONFLICT_COPY_TRAILER}: viking://{c['copy']}\n"
+    commit = git.make_commit(new_tree, [ours, theirs], message, store.author)
+    repo.object_store.add_object(commit)
+    changed = sorted(result)
+    git.move_head(ours, commit.id, changed)
+    return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), changed, found)
+
+
+def _check_file_dir_clashes(git: GitStore, ours_tree: bytes, result: dict[str, bytes | None]) -> None:
+    """Refuse (before writing anything) a merge where a path is a file on one side and a directory on the other."""
+    for path, sha in result.items():
+        if sha is None:
+            continue
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            parent = "/".join(parts[:i])
+            entry = git.entry(ours_tree, parent)
+            if entry is not None and not stat.S_ISDIR(entry[0]) and result.get(parent, b"") is not None:
+                raise MergeImpossible(
+                    f"cannot merge: {parent} is a file here and a directory on the remote",
+                    hint="rename one of them on one side, commit, then pull again",
+                )
+        entry = git.entry(ours_tree, path)
+        if entry is not None and stat.S_ISDIR(entry[0]):
+            raise MergeImpossible(
+                f"cannot merge: {path} is a directory here and a file on the remote",
+                hint="rename one of them on one side, commit, then pull again",
+            )
+
+

@@ -1,0 +1,360 @@
+"""The store's history: ``ov snapshot log|show|diff|restore|tag``.
+
+Auditing what an agent learned is reading commits: every command is one commit
+whose message names the command (``Ov-Command``) and the URIs it touched
+(``Ov-Uri``). Undoing it is :func:`restore`: the files of a subtree as they
+were at a revision, written as a **new** commit on top, so history is never
+rewritten and the undo can itself be undone.
+
+Revisions are spelled like git's: a full or abbreviated commit id (at least 4
+hex digits, unambiguous), a tag name (``ov snapshot tag``), ``HEAD``, and any
+of them followed by ``~N`` or ``^`` (first parents).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import stat
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ov.errors import AlreadyExists, InvalidInput, NotFound
+from ov.files import looks_binary
+from ov.uri import VikingURI
+
+TAG_PREFIX = b"refs/tags/"
+MAX_LOG = 10_000
+DIFF_CONTEXT = 3
+_REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<walk>(?:~\d*|\^)*)$")
+_WALK_RE = re.compile(r"~(\d*)|\^")
+_TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+class UnknownRevision(InvalidInput):
+    """A well-formed revision that names no commit of this store: bad input, as a malformed one is."""
+
+    code = "unknown_revision"
+    hint = "see `ov snapshot log` for commit ids and `ov snapshot tag` for tags"
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    commit: str
+    time: str
+    author: str
+    subject: str
+    command: str
+    uris: tuple[str, ...]
+    tags: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "commit": self.commit,
+            "time": self.time,
+            "author": self.author,
+            "subject": self.subject,
+            "command": self.command,
+            "uris": list(self.uris),
+            "tags": list(self.tags),
+        }
+
+
+@dataclass(frozen=True)
+class FileChange:
+    path: str
+    change: str  # added | modified | deleted
+    diff: str = ""  # unified diff ("" for binary content)
+    binary: bool = False
+
+    @property
+    def uri(self) -> str:
+        return "viking://" + self.path
+
+    def to_dict(self, with_diff: bool = True) -> dict:
+        out = {"uri": self.uri, "change": self.change}
+        if self.binary:
+            out["binary"] = True
+        if with_diff:
+            out["diff"] = self.diff
+        return out
+
+
+@dataclass
+class RestorePlan:
+    rev: str
+    commit: str
+    write: list[str] = field(default_factory=list)
+    delete: list[str] = field(default_factory=list)
+    new_commit: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "rev": self.rev,
+            "source_commit": self.commit,
+            "written": ["viking://" + p for p in self.write],
+            "deleted": ["viking://" + p for p in self.delete],
+            "commit": self.new_commit,
+        }
+
+
+# --- revisions ------------------------------------------------------------------
+
+
+def resolve(store, rev: str) -> bytes:
+    """The commit id ``rev`` names; InvalidInput for a malformed one, UnknownRevision for one that names
+    no commit; NotFound when the store has no history at all."""
+    git = store.git
+    _require_history(store)
+    match = _REV_RE.match(rev.strip())
+    if not match:
+        raise InvalidInput(f"{rev!r} is not a revision", hint="use a commit id, a tag, HEAD, or one of them with ~N")
+    commit = _base(store, match.group("base"))
+    for step in _WALK_RE.finditer(match.group("walk")):
+        count = 1 if step.group(0) == "^" or step.group(1) == "" else int(step.group(1))
+        for _ in range(count):
+            parents = git.repo[commit].parents
+            if not parents:
+                raise UnknownRevision(f"{rev} goes back further than the first commit")
+            commit = parents[0]
+    return commit
+
+
+def _base(store, name: str) -> bytes:
+    git = store.git
+    if name == "HEAD":
+        head = git.head()
+        if head is None:
+            raise NotFound("the store has no commits yet")
+        return head
+    refs = git.repo.refs
+    tag_ref = TAG_PREFIX + name.encode()
+    if _TAG_RE.match(name) and tag_ref in refs:
+        return _peel(git, refs[tag_ref])
+    if re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
+        found = _commits_with_prefix(git, name.lower())
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            raise InvalidInput(f"{name} is ambiguous: {len(found)} commits start with it", hint="give more digits")
+    raise UnknownRevision(f"unknown revision {name!r}")
+
+
+def _commits_with_prefix(git, prefix: str) -> list[bytes]:
+    head = git.head()
+    if head is None:
+        return []
+    return [entry.commit.id for entry in git.repo.get_walker(include=[head]) if entry.commit.id.decode().startswith(prefix)]
+
+
+def _peel(git, sha: bytes) -> bytes:
+    obj = git.repo[sha]
+    while obj.type_name == b"tag":
+        obj = git.repo[obj.object[1]]
+    return obj.id
+
+
+# --- log ------------------------------------------------------------------------
+
+
+def log(store, uri: VikingURI | None = None, limit: int | None = None) -> list[LogEntry]:
+    """Commits newest first (first parents); with ``uri``, only those that changed that subtree."""
+    if not store.exists or store.git.head() is None:
+        return []
+    git = store.git
+    path = uri.path if uri is not None and not uri.is_root else ""
+    tags = _tags_by_commit(git)
+    out: list[LogEntry] = []
+    commit_id = git.head()
+    while commit_id is not None and (limit is None or len(out) < limit) and len(out) < MAX_LOG:
+        commit = git.repo[commit_id]
+        parent = commit.parents[0] if commit.parents else None
+        if not path or _touched(git, commit, parent, path):
+            out.append(_entry(commit, tags.get(commit.id, ())))
+        commit_id = parent
+    return out
+
+
+def _touched(git, commit, parent_id: bytes | None, path: str) -> bool:
+    now = git.entry(commit.tree, path)
+    before = git.entry(git.repo[parent_id].tree, path) if parent_id is not None else None
+    return now != before
+
+
+def trailers(commit) -> list[tuple[str, str]]:
+    """The ``Ov-*: value`` lines ov writes in its commit messages, in order."""
+    message = commit.message.decode("utf-8", "replace")
+    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in message.splitlines() if line.startswith("Ov-"))]
+
+
+def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
+    message = commit.message.decode("utf-8", "replace")
+    subject = message.splitlines()[0] if message else ""
+    found = trailers(commit)
+    command = next((v for k, v in found if k == "Ov-Command"), "")
+    uris = tuple(v for k, v in found if k == "Ov-Uri")
+    when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return LogEntry(commit.id.decode(), when, commit.author.decode("utf-8", "replace"), subject, command, uris, tags)
+
+
+def _tags_by_commit(git) -> dict[bytes, tuple[str, ...]]:
+    out: dict[bytes, list[str]] = {}
+    for ref, sha in git.repo.refs.as_dict(TAG_PREFIX).items():
+        out.setdefault(_peel(git, sha), []).append(ref.decode())
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+# --- show and diff ----------------------------------------------------------------
+
+
+def show(store, rev: str, uri: VikingURI | None = None) -> dict:
+    """What commit ``rev`` changed (below ``uri`` when given), or a file as it was at ``rev``."""
+    git = store.git
+    commit_id = resolve(store, rev)
+    commit = git.repo[commit_id]
+    path = uri.path if uri is not None and not uri.is_root else ""
+    if path:
+        found = git.entry(commit.tree, path)
+        if found is not None and not stat.S_ISDIR(found[0]):
+            data = git.blob_data(found[1])
+            if looks_binary(data):
+                return {"commit": commit_id.decode(), "uri": str(uri), "binary": True, "size": len(data)}
+            return {"commit": commit_id.decode(), "uri": str(uri), "content": data.decode("utf-8")}
+        if found is None:
+            raise NotFound(f"{uri} did not exist at {rev}", hint=f"see `ov snapshot log --uri {uri}`")
+    parent = commit.parents[0] if commit.parents else None
+    changes = _changes(store, git.repo[parent].tree if parent else None, commit.tree, path)
+    entry = _entry(commit, _tags_by_commit(git).get(commit_id, ()))
+    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": [c.to_dict() for c in changes]}
+
+
+def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: VikingURI | None = None) -> dict:
+    """Unified diffs between two revisions (default: HEAD and the work tree, i.e. hand edits).
+
+    With one revision, it is compared with HEAD: "what changed since FROM".
+    """
+    git = store.git
+    _require_history(store)
+    path = uri.path if uri is not None and not uri.is_root else ""
+    if from_rev is None and to_rev is None:
+        head = git.head()
+        changes = _worktree_changes(store, git.tree_of(head), path)
+        return {"from": head.decode() if head else None, "to": "work tree", "changes": changes}
+    old = resolve(store, from_rev or "HEAD")
+    new = resolve(store, to_rev or "HEAD")
+    changes = _changes(store, git.repo[old].tree, git.repo[new].tree, path)
+    return {"from": old.decode(), "to": new.decode(), "changes": changes}
+
+
+def _changes(store, old_tree, new_tree, path: str) -> list[FileChange]:
+    git = store.git
+    out = []
+    for (old_path, new_path), _modes, (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
+        name = (new_path or old_path).decode()
+        if path and not (name == path or name.startswith(path + "/")):
+            continue
+        before = git.blob_data(old_sha) if old_sha is not None else None
+        after = git.blob_data(new_sha) if new_sha is not None else None
+        out.append(_file_change(name, before, after))
+    return sorted(out, key=lambda c: c.path)
+
+
+def _worktree_changes(store, tree, path: str) -> list[FileChange]:
+    from ov.store.worktree import scan
+
+    git = store.git
+    changes = scan(git, refresh_index=False)
+    out = []
+    for rel in changes.changed_paths:
+        if path and not (rel == path or rel.startswith(path + "/")):
+            continue
+        found = git.entry(tree, rel)
+        before = git.blob_data(found[1]) if found is not None else None
+        try:
+            after = (git.worktree / rel).read_bytes()
+        except FileNotFoundError:
+            after = None
+        out.append(_file_change(rel, before, after))
+    return sorted(out, key=lambda c: c.path)
+
+
+def _file_change(path: str, before: bytes | None, after: bytes | None) -> FileChange:
+    change = "added" if before is None else "deleted" if after is None else "modified"
+    if looks_binary(before or b"") or looks_binary(after or b""):
+        return FileChange(path, change, binary=True)
+    a = (before or b"").decode("utf-8").splitlines(keepends=True)
+    b = (after or b"").decode("utf-8").splitlines(keepends=True)
+    label = "viking://" + path
+    lines = difflib.unified_diff(
+        a, b, fromfile=label if before is not None else "/dev/null", tofile=label if after is not None else "/dev/null", n=DIFF_CONTEXT
+    )
+    text = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    return FileChange(path, change, text)
+
+
+# --- restore ------------------------------------------------------------------------
+
+
+def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = False) -> RestorePlan:
+    """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD."""
+    git = store.git
+    source = resolve(store, rev)
+    path = uri.path if uri is not None and not uri.is_root else ""
+    if path:
+        store.require_content_uri(uri)
+    then = dict(git.iter_files(git.repo[source].tree, path))
+    with store.transaction() as tx:
+        now = dict(git.iter_files(tx.tree, path))
+        if path and not then and not now:
+            raise NotFound(f"{uri} exists neither at {rev} nor now")
+        plan = RestorePlan(rev, source.decode())
+        plan.write = sorted(p for p, sha in then.items() if now.get(p) != sha)
+        plan.delete = sorted(p for p in now if p not in then)
+        if dry_run or not (plan.write or plan.delete):
+            return plan
+        for rel in plan.write + plan.delete:
+            tx.require_clean(VikingURI(tuple(rel.split("/"))))
+        for rel in plan.write:
+            tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(then[rel]))
+        for rel in plan.delete:
+            tx.delete(VikingURI(tuple(rel.split("/"))))
+        target = [uri] if uri is not None and not uri.is_root else [VikingURI(())]
+        subject = f"ov snapshot restore {target[0]} to {rev} ({source.decode()[:10]})"
+        result = tx.commit("snapshot restore", target, subject=subject)
+        plan.new_commit = result.commit
+    return plan
+
+
+# --- tags ---------------------------------------------------------------------------
+
+
+def tag(store, name: str, rev: str | None = None) -> dict:
+    """Name a commit (default HEAD) so it can be given as a revision later."""
+    if not _TAG_RE.match(name) or name == "HEAD" or re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
+        raise InvalidInput(
+            f"{name!r} is not a usable tag name",
+            hint="letters, digits, '.', '_' and '-', starting with a letter or digit, and not something that looks like a commit id",
+        )
+    commit = resolve(store, rev or "HEAD")
+    refs = store.git.repo.refs
+    ref = TAG_PREFIX + name.encode()
+    if ref in refs:
+        raise AlreadyExists(f"tag {name} already exists", hint="choose another name")
+    if not refs.add_if_new(ref, commit):
+        raise AlreadyExists(f"tag {name} already exists")
+    return {"tag": name, "commit": commit.decode()}
+
+
+def tags(store) -> list[dict]:
+    if not store.exists:
+        return []
+    git = store.git
+    return [
+        {"tag": ref.decode(), "commit": _peel(git, sha).decode()}
+        for ref, sha in sorted(git.repo.refs.as_dict(TAG_PREFIX).items())
+    ]
+
+
+def _require_history(store) -> None:
+    if not store.exists or store.git.head() is None:
+        raise NotFound("the store has no history yet", hint="the first write creates it")

@@ -1,0 +1,1 @@
+"""Embedders: text to vectors, chosen by the ``embedding`` config."""

@@ -1,0 +1,313 @@
+"""`ov commit`: archive a session's live messages, summarise them, and distil long-term memories.
+
+Everything lands in one git commit::
+
+    sessions/{sid}/history/archive_NNN/messages.jsonl   the archived messages
+    sessions/{sid}/history/archive_NNN/.overview.md     working-memory summary (L1) and its L0
+    sessions/{sid}/history/archive_NNN/memory_diff.json adds / updates / deletes of memories
+    sessions/{sid}/history/archive_NNN/.done           or .failed.json when extraction failed
+    user/{uid}/memories/...                            the memories themselves
+    sessions/{sid}/messages.jsonl, .meta.json          the kept tail and the new counts
+
+A failed extraction never loses the session: the archive is committed with
+``.failed.json`` naming the stage and the error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from ov.errors import InvalidInput, NotFound
+from ov.files import json_bytes
+from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, message_text, now_iso, parse_messages, session_uri
+from ov.store import sidecar
+from ov.store.store import Store
+from ov.uri import VikingURI
+
+GENERATOR = ("ov-session", "session_commit")
+_PATH_RE = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|ts|js|json|yaml|yml|toml|go|rs|java|sql|sh|txt)\b")
+_ERROR_RE = re.compile(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b", re.IGNORECASE)
+_DECISION_RE = re.compile(r"\b(decided|decision|agreed|we will|we'll|let's|going with|chose|choose|settled on)\b", re.IGNORECASE)
+_CORRECTION_RE = re.compile(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
+
+
+@dataclass
+class CommitReport:
+    session: str
+    status: str  # "committed" | "skipped"
+    archive: str | None = None
+    archived: int = 0
+    kept: int = 0
+    commit: str | None = None
+    memories: dict[str, int] = field(default_factory=dict)  # adds/updates/deletes
+    failed: str | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "session": self.session,
+            "status": self.status,
+            "archive": self.archive,
+            "archived": self.archived,
+            "kept": self.kept,
+            "commit": self.commit,
+            "memories": self.memories,
+            "failed": self.failed,
+        }
+
+
+def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitReport:
+    if keep < 0:
+        raise InvalidInput("--keep must be 0 or more")
+    uri = session_uri(store, session_id)
+    # Extraction may call a model for seconds: it is planned without the write lock, so hooks
+    # of other sessions keep writing, and the lock is taken only to check the plan and commit.
+    memories = VikingURI(("user", store.identity.user, "memories"))
+    peers = VikingURI(("user", store.identity.user, "peers"))
+    with store.draft() as draft:
+        report, archive = _plan(store, draft, uri, session_id, keep)
+    if archive is None:
+        return report
+    with store.transaction() as tx:
+        if draft.still_holds(tx, uri, memories, peers):
+            draft.hand_over(tx)
+        else:  # a capture or a memory landed meanwhile: plan again on top of it, under the lock
+            report, archive = _plan(store, tx, uri, session_id, keep)
+            if archive is None:
+                return report
+        report.commit = tx.commit("commit", [uri, archive]).commit
+    return report
+
+
+def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple[CommitReport, VikingURI | None]:
+    """Put the session's commit into ``tx``: archive, summary, memories, meta; the report and
+    the archive's URI (None when there is nothing to archive)."""
+    meta_uri = VikingURI((*uri.parts, META))
+    messages_uri = VikingURI((*uri.parts, MESSAGES))
+    meta_data = tx.existing_file(meta_uri)
+    if meta_data is None:
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    meta = json.loads(meta_data)
+    live = parse_messages(tx.existing_file(messages_uri) or b"")
+    to_archive = live[: len(live) - keep] if keep else live
+    kept = live[len(to_archive) :]
+    if not to_archive:
+        return CommitReport(str(uri), "skipped", kept=len(kept)), None
+    index = _next_archive(store, uri, meta)
+    archive = VikingURI((*uri.parts, "history", f"archive_{index:03d}"))
+    report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
+    tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
+    tx.put(messages_uri, _jsonl(kept))
+    overview = working_memory(to_archive, session_id)
+    front = {"directory": sidecar.directory_uri(str(archive)), "generated_by": {"component": GENERATOR[0], "trigger": GENERATOR[1]}}
+    from ov.summaries.layers import derive_abstract
+
+    tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
+    tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
+    when = datetime.now(timezone.utc)
+    try:
+        diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
+    except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
+        _add_token_usage(meta, getattr(exc, "tokens", None))
+        report.failed = f"{type(exc).__name__}: {exc}"
+        failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
+        tx.put(VikingURI((*archive.parts, ".failed.json")), json_bytes(failure))
+    else:
+        _add_token_usage(meta, tokens)
+        for path, text in writes.items():
+            tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
+        tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
+        report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
+        done = {
+            "starting_message_id": to_archive[0]["id"],
+            "ending_message_id": to_archive[-1]["id"],
+            "messages": len(to_archive),
+            "memories": report.memories,
+            "completed_at": now_iso(),
+        }
+        tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
+        for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
+            kind = op.get("memory_type", "memory")
+            meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
+    meta["commit_count"] = meta.get("commit_count", 0) + 1
+    meta["message_count"] = len(kept)
+    meta["pending_tokens"] = 0 if not kept else meta.get("pending_tokens", 0)
+    meta["last_commit_at"] = meta["updated_at"] = now_iso()
+    archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
+    meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
+    meta["live_ids"] = [m["id"] for m in kept]
+    tx.put(meta_uri, json_bytes(meta))
+    return report, archive
+
+
+
+
+def latest_session(store: Store) -> str:
+    """The most recently active session with live messages (what `ov commit` with no id commits)."""
+    from ov.sessions.session import list_sessions
+
+    for row in list_sessions(store):
+        if row["messages"]:
+            return row["session"]
+    raise NotFound("no session has messages to commit", hint="name one: `ov commit SESSION`")
+
+
+def _extract(
+    store: Store, tx, messages: list[dict], archive_uri: str, when: datetime, peer: str | None = None
+) -> tuple[dict, dict[str, str], dict[str, int]]:
+    """The memory diff, the files to write, and the LLM tokens spent (zero without a model).
+
+    Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
+    model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
+    """
+    from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
+    from ov.sessions.memory.schema import load_schemas
+
+    schemas = load_schemas(store.home.root / "memory_schemas")
+    memories = VikingURI(("user", store.identity.user, "memories"))
+
+    def read(relpath: str) -> str | None:
+        data = tx.existing_file(VikingURI((*memories.parts, *relpath.split("/"))))
+        return data.decode("utf-8") if data is not None else None
+
+    tokens = {"prompt_tokens": 0, "completion_tokens": 0}
+    llm = store.config.llm
+    if llm.enabled:
+        from ov.llm import usage
+        from ov.sessions.memory.llm_extract import extract_with_llm
+
+        existing = _memories_for_llm(store, memories, read, llm.max_prompt_chars)
+        try:
+            candidates, tokens = extract_with_llm(
+                llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
+            )
+        except Exception as exc:
+            spent = getattr(exc, "tokens", None)
+            if spent:
+                usage.record(store.state, "extraction", llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
+            raise
+        usage.record(store.state, "extraction", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+    else:
+        from ov.sessions.memory.extract import extract_explicit
+
+        candidates = extract_explicit(messages, when=when, user=store.identity.user)
+
+    stamp = when.isoformat(timespec="seconds").replace("+00:00", "Z")
+    roots = [(memories, [c for c in candidates if c.about != "peer"])]
+    if peer:
+        roots.append((VikingURI(("user", store.identity.user, "peers", peer, "memories")), [c for c in candidates if c.about == "peer"]))
+    writes: dict[str, str] = {}
+    diffs = []
+    for root, group in roots:
+
+        def read_in(relpath: str, root: VikingURI = root) -> str | None:
+            data = tx.existing_file(VikingURI((*root.parts, *relpath.split("/"))))
+            return data.decode("utf-8") if data is not None else None
+
+        plan = plan_memory_writes(schemas, group, read=read_in, when=when, archive_uri=archive_uri)
+        diffs.append(build_memory_diff(archive_uri, plan.operations, stamp, str(root)))
+        writes.update({f"{root.path}/{rel}": text for rel, text in plan.writes.items()})
+    diff = diffs[0]
+    for extra in diffs[1:]:
+        for kind, entries in extra["operations"].items():
+            diff["operations"][kind].extend(entries)
+    diff["summary"] = {f"total_{kind}": len(entries) for kind, entries in diff["operations"].items()}
+    return diff, writes, tokens
+
+
+# The files a model may merge into: one profile, and topic- or name-keyed files it
+# could otherwise duplicate. Events, trajectories and experiences are never merged.
+_LLM_VISIBLE = ("profile.md", "preferences", "entities")
+
+
+def _memories_for_llm(store: Store, memories: VikingURI, read, max_chars: int) -> dict[str, str]:
+    """Visible text of the memory files the model should see, read until ``max_chars`` is reached."""
+    import os
+
+    from ov.sessions.memory.files import parse_memory
+
+    root = store.path(memories)
+    relpaths: list[str] = []
+    for name in _LLM_VISIBLE:
+        top = root / name
+        if top.is_file():
+            relpaths.append(name)
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            base = os.path.relpath(folder, root).replace(os.sep, "/")
+            relpaths.extend(f"{base}/{f}" for f in sorted(files) if f.endswith(".md") and not f.startswith("."))
+    out: dict[str, str] = {}
+    total = 0
+    for relpath in relpaths:
+        if total >= max_chars:
+            break  # llm_extract shares a smaller budget among them anyway
+        text = read(relpath)
+        if text is None:
+            continue
+        try:
+            text = parse_memory(text)[0]
+        except Exception:  # noqa: BLE001 - a broken trailer still leaves text worth showing
+            pass
+        out[relpath] = text
+        total += len(text)
+    return out
+
+
+def _add_token_usage(meta: dict, tokens: dict[str, int] | None) -> None:
+    if not tokens:
+        return
+    spent = meta.setdefault("llm_token_usage", {"prompt": 0, "completion": 0})
+    spent["prompt"] = spent.get("prompt", 0) + tokens.get("prompt_tokens", 0)
+    spent["completion"] = spent.get("completion", 0) + tokens.get("completion_tokens", 0)
+
+
+def _next_archive(store: Store, uri: VikingURI, meta: dict) -> int:
+    index = meta.get("commit_count", 0) + 1
+    while store.path(VikingURI((*uri.parts, "history", f"archive_{index:03d}"))).exists():
+        index += 1
+    return index
+
+
+def working_memory(messages: list[dict], session_id: str) -> str:
+    """An extractive working-memory overview of archived messages (no LLM)."""
+    user_texts = [message_text(m).strip() for m in messages if m["role"] == "user" and message_text(m).strip()]
+    assistant_texts = [message_text(m).strip() for m in messages if m["role"] == "assistant" and message_text(m).strip()]
+    title = _first_sentence(user_texts[0])[:80] if user_texts else f"Session {session_id}"
+    start, end = messages[0]["created_at"][:10], messages[-1]["created_at"][:10]
+    span = start if start == end else f"{start} to {end}"
+    brief = f"{len(messages)} messages ({span}). The user asked: {_first_sentence(user_texts[0])}" if user_texts else f"{len(messages)} messages ({span})."
+    all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
+    sections = {
+        "Current State": [_first_sentence(assistant_texts[-1])] if assistant_texts else [],
+        "Task & Goals": [_first_sentence(t) for t in user_texts[:8]],
+        "Key Facts & Decisions": [line for line in all_lines if _DECISION_RE.search(line)][:8],
+        "Files & Context": sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
+        "Errors & Corrections": [line for line in all_lines if _ERROR_RE.search(line) or _CORRECTION_RE.match(line)][:8],
+        "Open Issues": [t for t in user_texts[-5:] if t.rstrip().endswith("?")][:5],
+    }
+    out = [f"# {title}", "", brief, ""]
+    for heading, items in sections.items():
+        out.append(f"## {heading}")
+        out.extend(f"- {item[:300]}" for item in dict.fromkeys(items)) if items else out.append("- none")
+        out.append("")
+    from ov.summaries.layers import truncate_generated
+
+    return truncate_generated("\n".join(out).strip() + "\n", sidecar.OVERVIEW_MAX_CHARS)
+
+
+def _context_uris(messages: list[dict]) -> set[str]:
+    return {p["uri"] for m in messages for p in m.get("parts", []) if p.get("type") == "context"}
+
+
+def _first_sentence(text: str) -> str:
+    flat = " ".join(text.split())
+    match = re.search(r"(.+?[.!?])(\s|$)", flat)
+    return (match.group(1) if match else flat)[:240]
+
+
+def _jsonl(messages: list[dict]) -> bytes:
+    return "".join(json.dumps(m, ensure_ascii=False, sort_keys=True) + "\n" for m in messages).encode("utf-8")
+
+

@@ -1,0 +1,108 @@
+"""The memory file format: visible Markdown, then a MEMORY_FIELDS trailer.
+
+::
+
+    - Prefers tabs for indentation
+
+    <!-- MEMORY_FIELDS
+    {
+      "created_at": "2026-04-21T10:00:00Z",
+      "memory_type": "preferences",
+      ...
+    }
+    -->
+
+The trailer is an HTML comment so Markdown viewers hide it, and holds the
+schema fields except ``content`` plus what ov maintains: ``memory_type``,
+``version`` (1 on creation, +1 per write), ``created_at``, ``updated_at`` and
+``sources`` (the archive URIs the memory came from). Keys are sorted so the
+same memory always renders to the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from ov.errors import InvalidInput
+from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
+
+TRAILER_OPEN = "<!-- MEMORY_FIELDS"
+TRAILER_CLOSE = "-->"
+
+# The last line that opens a trailer; earlier mentions in the content are just text.
+_OPEN_RE = re.compile(r"(?:^|\n)" + re.escape(TRAILER_OPEN) + r"[ \t]*\r?\n")
+_CLOSE_RE = re.compile(r"\r?\n" + re.escape(TRAILER_CLOSE) + r"\s*\Z")
+
+
+def format_time(when: datetime) -> str:
+    """ISO 8601 in UTC to the second, with a ``Z``: ``2026-04-21T10:00:00Z``."""
+    return as_utc(when).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_meta(
+    schema: MemorySchema,
+    fields: Mapping[str, Any],
+    *,
+    version: int,
+    created_at: datetime | str,
+    updated_at: datetime | str,
+    sources: Iterable[str] = (),
+) -> dict[str, Any]:
+    """The trailer of a memory: its non-content fields and ov's bookkeeping."""
+    meta: dict[str, Any] = {
+        name: str(fields[name]) for name in schema.field_names if name != CONTENT_FIELD and fields.get(name) is not None
+    }
+    meta.update(
+        memory_type=schema.memory_type,
+        version=version,
+        created_at=created_at if isinstance(created_at, str) else format_time(created_at),
+        updated_at=updated_at if isinstance(updated_at, str) else format_time(updated_at),
+        sources=list(dict.fromkeys(sources)),
+    )
+    return meta
+
+
+def render_memory(content: str, meta: Mapping[str, Any]) -> str:
+    """The file text for ``content`` and its trailer ``meta``; the inverse of :func:`parse_memory`."""
+    payload = json.dumps(dict(meta), indent=2, sort_keys=True, ensure_ascii=False)
+    # "-->" inside a value would end the comment early; JSON lets us spell ">" as \u003e.
+    payload = payload.replace(TRAILER_CLOSE, "--\\u003e")
+    body = content.strip()
+    return f"{body}\n\n{TRAILER_OPEN}\n{payload}\n{TRAILER_CLOSE}\n"
+
+
+def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
+    """(visible content, trailer fields). A file without a trailer is all content."""
+    opening = None
+    for opening in _OPEN_RE.finditer(text):
+        pass
+    if opening is None:
+        return text.strip(), {}
+    rest = text[opening.end() :]
+    closing = _CLOSE_RE.search(rest)
+    if closing is None:
+        raise InvalidInput("the MEMORY_FIELDS trailer is not closed by '-->' at the end of the file")
+    try:
+        meta = json.loads(rest[: closing.start()])
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"the MEMORY_FIELDS trailer is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    if not isinstance(meta, dict):
+        raise InvalidInput("the MEMORY_FIELDS trailer must be a JSON object")
+    _check_meta(meta)
+    return text[: opening.start()].strip(), meta
+
+
+def _check_meta(meta: dict[str, Any]) -> None:
+    version = meta.get("version")
+    if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
+        raise InvalidInput(f"MEMORY_FIELDS 'version' must be a positive integer, not {version!r}")
+    sources = meta.get("sources")
+    if sources is not None and not (isinstance(sources, list) and all(isinstance(s, str) for s in sources)):
+        raise InvalidInput("MEMORY_FIELDS 'sources' must be a list of URIs")
+    for key in ("memory_type", "created_at", "updated_at"):
+        if key in meta and not isinstance(meta[key], str):
+            raise InvalidInput(f"MEMORY_FIELDS {key!r} must be text")

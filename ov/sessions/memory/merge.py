@@ -1,0 +1,217 @@
+"""Merging new facts into an existing memory, field by field.
+
+Each schema field names its merge op:
+
+- ``immutable``: the existing value stays (it usually names the file);
+  the incoming one is used only when there was none.
+- ``replace``: the incoming value wins.
+- ``patch``: text merged line by line (see :func:`patch_text`).
+
+A patch never rewrites what it does not understand: it appends new lines,
+skips lines already present, and replaces a line only when a correction
+identifies it. That keeps hand edits safe and makes every result
+reproducible from the same inputs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ov.errors import InvalidInput
+from ov.sessions.memory.schema import MemorySchema
+
+# "Actually, X" / "Correction: X": X replaces the line it contradicts; the marker is dropped.
+_RESTATE_RE = re.compile(r"^(?:actually|correction)\b[\s,:;-]*(?P<rest>.+)$", re.IGNORECASE)
+# "Not X" / "No longer X": the line is kept as written and replaces the line saying X.
+_NEGATE_RE = re.compile(r"^(?:not|no longer)\s+(?P<rest>.+)$", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^(?P<prefix>\s*(?:[-*+]|\d+[.)])\s+)?(?P<body>.*?)\s*$")
+_KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
+_TRAILING_PUNCT = ".!;,:"
+# Words that say nothing about which fact a line states.
+_STOPWORDS = frozenset(
+    "a an the i me my mine is am are was were be been to of in on at for and or but with by as it its "
+    "this that these those their they user user's now currently still instead anymore any more".split()
+)
+# A correction may replace a line only if they share at least this share of its content words.
+MIN_OVERLAP = 0.5
+
+
+def merge_fields(schema: MemorySchema, existing: Mapping[str, Any] | None, incoming: Mapping[str, Any]) -> dict[str, str] | None:
+    """The fields after merging ``incoming`` into ``existing``; None when nothing changed.
+
+    ``existing`` is None for a memory that does not exist yet; the result is
+    then ``incoming`` normalised (duplicate lines collapsed, corrections
+    applied among themselves). add_only memories are never merged: the
+    planner writes each one to a new file, so passing ``existing`` for them is
+    a programming error.
+    """
+    if schema.add_only and existing is not None:
+        raise ValueError(f"{schema.memory_type} memories are add_only and never merged")
+    unknown = sorted(set(incoming) - set(schema.field_names))
+    if unknown:
+        raise InvalidInput(f"a {schema.memory_type} memory has no field(s) {', '.join(unknown)}")
+    base = {name: str(existing[name]) for name in schema.field_names if existing and existing.get(name) is not None}
+    merged = dict(base)
+    for spec in schema.fields:
+        value = incoming.get(spec.name)
+        if value is None:
+            continue
+        old = base.get(spec.name)
+        if spec.merge_op == "patch":
+            merged[spec.name] = patch_text(old or "", value)
+            continue
+        if not isinstance(value, str):
+            raise InvalidInput(f"{schema.memory_type} field {spec.name!r} takes text, not {type(value).__name__}")
+        if spec.merge_op == "immutable":
+            merged[spec.name] = old if old and old.strip() else value.strip()
+        else:
+            merged[spec.name] = value.strip()
+    if existing is not None and merged == base:
+        return None
+    return merged
+
+
+def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapping[str, str]]) -> str:
+    """``old`` with the lines of ``incoming`` merged in.
+
+    ``incoming`` is text, an explicit op ``{"replace": old_line, "with": new_line}``
+    (``"with": ""`` deletes), or a list of both. For each incoming line, in order:
+
+    1. a blank line is skipped;
+    2. a line already present is skipped; lines are compared without bullet
+       markers, case, repeated whitespace or trailing punctuation;
+    3. a correction ("Actually, X", "Correction: X", "Not X", "No longer X")
+       replaces the one line it contradicts: the line with the same ``key:``
+       when X is ``key: value``; else the line equal to X; else the only line
+       sharing the most content words with X, if it shares at least half of
+       them. "Actually"/"Correction" is dropped from the stored line;
+    4. anything else is appended.
+    """
+    lines = [line.rstrip() for line in old.strip().splitlines()]
+    for op in _ops(incoming):
+        if isinstance(op, tuple):
+            _apply_replace(lines, *op)
+            continue
+        line = op.rstrip()
+        if not line.strip():
+            continue
+        prefix, body = _split(line)
+        restated, negated = _RESTATE_RE.match(body), _NEGATE_RE.match(body)
+        if restated and not body.startswith("#"):
+            line, probe = prefix + _capitalise(restated.group("rest")), restated.group("rest")
+        elif negated and not body.startswith("#"):
+            probe = negated.group("rest")
+        else:
+            if not _present(lines, body):
+                _append(lines, line)
+            continue
+        if _present(lines, _split(line)[1]):
+            continue
+        target = find_target(lines, probe)
+        if target is None:
+            _append(lines, line)
+        else:
+            lines[target] = line
+    return "\n".join(lines).strip()
+
+
+def find_target(lines: Sequence[str], probe: str) -> int | None:
+    """The index of the one line ``probe`` corrects, or None when it cannot be told."""
+    items = [(i, _split(line)[1]) for i, line in enumerate(lines) if _is_item(line)]
+    key = _KEY_RE.match(probe)
+    if key:
+        wanted = normalise(key.group("key"))
+        same_key = [i for i, body in items if (m := _KEY_RE.match(body)) and normalise(m.group("key")) == wanted]
+        if len(same_key) == 1:
+            return same_key[0]
+    exact = [i for i, body in items if normalise(body) == normalise(probe)]
+    if len(exact) == 1:
+        return exact[0]
+    words = content_words(probe)
+    if not words:
+        return None
+    scored = sorted(((len(words & content_words(body)) / len(words), i) for i, body in items), reverse=True)
+    if not scored or scored[0][0] < MIN_OVERLAP or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1]
+
+
+def normalise(text: str) -> str:
+    """The form two lines are compared in: no bullet, lower case, single spaces, no trailing punctuation."""
+    body = _split(text)[1]
+    return " ".join(body.lower().split()).rstrip(_TRAILING_PUNCT + " ")
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
+
+
+def _ops(incoming: Any) -> list[str | tuple[str, str]]:
+    if isinstance(incoming, str):
+        return list(incoming.splitlines())
+    if isinstance(incoming, Mapping):
+        if set(incoming) != {"replace", "with"} or not all(isinstance(v, str) for v in incoming.values()):
+            raise InvalidInput('a patch op is {"replace": "old line", "with": "new line"}')
+        return [(incoming["replace"], incoming["with"])]
+    if isinstance(incoming, Sequence):
+        ops: list[str | tuple[str, str]] = []
+        for item in incoming:
+            ops.extend(_ops(item))
+        return ops
+    raise InvalidInput(f"a patch takes text or replace ops, not {type(incoming).__name__}")
+
+
+def _apply_replace(lines: list[str], old: str, new: str) -> None:
+    matches = [i for i, line in enumerate(lines) if line.strip() and normalise(line) == normalise(old)]
+    new = new.rstrip()
+    if not new.strip():
+        for i in reversed(matches):
+            del lines[i]
+        return
+    if not matches:
+        if not _present(lines, new):
+            _append(lines, new)
+        return
+    if not _split(new)[0]:
+        new = _split(lines[matches[0]])[0] + new.strip()  # keep the bullet style of the line it replaces
+    if _present([line for i, line in enumerate(lines) if i not in matches], new):
+        for i in reversed(matches):
+            del lines[i]
+        return
+    lines[matches[0]] = new
+    for i in reversed(matches[1:]):
+        del lines[i]
+
+
+def _append(lines: list[str], line: str) -> None:
+    # Markdown wants a blank line around a heading; incoming blank lines are dropped, so add it back.
+    if lines and lines[-1].strip() and (_is_heading(line) or _is_heading(lines[-1])):
+        lines.append("")
+    lines.append(line)
+
+
+def _is_heading(line: str) -> bool:
+    return line.lstrip().startswith("#")
+
+
+def _present(lines: Sequence[str], body: str) -> bool:
+    wanted = normalise(body)
+    return any(line.strip() and normalise(line) == wanted for line in lines)
+
+
+def _is_item(line: str) -> bool:
+    body = _split(line)[1]
+    return bool(body) and not body.startswith("#")
+
+
+def _split(line: str) -> tuple[str, str]:
+    match = _ITEM_RE.match(line)
+    assert match is not None  # the pattern matches every string
+    return match.group("prefix") or "", match.group("body")
+
+
+def _capitalise(text: str) -> str:
+    text = text.strip()
+    return text[:1].upper() + text[1:]

@@ -1,0 +1,154 @@
+"""Turning candidates into file writes and a ``memory_diff.json``, without touching the store.
+
+The caller reads files through ``read`` and writes the planned texts itself,
+so a commit's archive, its memories and its diff land in one git commit and
+this module stays a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ov.errors import InvalidInput
+from ov.sessions.memory.extract import Candidate
+from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory
+from ov.sessions.memory.merge import merge_fields
+from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
+
+OPERATION_KINDS = ("adds", "updates", "deletes")
+# Beyond this many numbered siblings something is wrong with the caller, not the name.
+MAX_SUFFIX = 1000
+
+
+@dataclass
+class MemoryPlan:
+    """Texts to write (paths relative to the memories root) and the diff operations they make."""
+
+    writes: dict[str, str] = field(default_factory=dict)
+    operations: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in OPERATION_KINDS})
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.writes and not any(self.operations.values())
+
+
+def plan_memory_writes(
+    schemas: Mapping[str, MemorySchema],
+    candidates: Iterable[Candidate],
+    *,
+    read: Callable[[str], str | None],
+    when: datetime,
+    archive_uri: str,
+) -> MemoryPlan:
+    """The writes that store ``candidates``; ``read(relpath)`` gives a memory file's text or None.
+
+    Upsert candidates with the same path are merged into one file, in order,
+    and then into the file already there; an add_only candidate always gets a
+    new file, numbered ``name_2.md``, ``name_3.md``, ... when its name is taken.
+    A write that would not change a file's fields is skipped. Operation
+    entries carry ``path`` where ``memory_diff.json`` has ``uri``; see
+    :func:`build_memory_diff`.
+    """
+    groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
+    for candidate in candidates:
+        schema = schemas.get(candidate.memory_type)
+        if schema is None:
+            raise InvalidInput(f"unknown memory type {candidate.memory_type!r}", hint=f"known: {', '.join(sorted(schemas))}")
+        path = schema.path_for(candidate.fields, when)
+        if schema.add_only:
+            path = _free_path(path, groups, read)
+        elif path in groups and groups[path][0] is not schema:
+            raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
+        groups.setdefault(path, (schema, []))[1].append(candidate)
+
+    plan = MemoryPlan()
+    for path, (schema, group) in groups.items():
+        existing_text = None if schema.add_only else read(path)
+        _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri)
+    return plan
+
+
+def _plan_file(
+    plan: MemoryPlan,
+    path: str,
+    schema: MemorySchema,
+    group: list[Candidate],
+    existing_text: str | None,
+    *,
+    when: datetime,
+    archive_uri: str,
+) -> None:
+    existing: dict[str, str] | None = None
+    meta: dict[str, Any] = {}
+    if existing_text is not None:
+        try:
+            content, meta = parse_memory(existing_text)
+        except InvalidInput as exc:
+            raise InvalidInput(f"memory file {path}: {exc.message}", hint="fix or remove its MEMORY_FIELDS trailer") from None
+        existing = {name: str(meta[name]) for name in schema.field_names if isinstance(meta.get(name), str)}
+        existing[CONTENT_FIELD] = content
+
+    fields = existing
+    for candidate in group:
+        merged = merge_fields(schema, fields, candidate.fields)
+        if merged is not None:
+            fields = merged
+    if fields is None or fields == existing:
+        return
+    after = fields.get(CONTENT_FIELD, "").strip()
+    schema.check_content(after)
+    meta_out = build_meta(
+        schema,
+        fields,
+        version=int(meta.get("version", 0)) + 1,
+        created_at=meta.get("created_at") or when,
+        updated_at=when,
+        sources=[*meta.get("sources", []), archive_uri],
+    )
+    plan.writes[path] = render_memory(after, meta_out)
+    if existing is None:
+        plan.operations["adds"].append({"path": path, "memory_type": schema.memory_type, "after": after})
+    else:
+        plan.operations["updates"].append(
+            {"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD], "after": after}
+        )
+
+
+def _free_path(path: str, taken: Mapping[str, Any], read: Callable[[str], str | None]) -> str:
+    stem = path[: -len(".md")] if path.endswith(".md") else path
+    for n in range(1, MAX_SUFFIX + 1):
+        candidate = path if n == 1 else f"{stem}_{n}.md"
+        if candidate not in taken and read(candidate) is None:
+            return candidate
+    raise InvalidInput(f"more than {MAX_SUFFIX} memories are named like {path}")
+
+
+def build_memory_diff(
+    archive_uri: str,
+    operations: Mapping[str, Iterable[Mapping[str, Any]]],
+    extracted_at: datetime | str,
+    memories_base_uri: str,
+) -> dict[str, Any]:
+    """The ``memory_diff.json`` document: each operation's ``path`` becomes a ``uri`` under ``memories_base_uri``.
+
+    Keys and entry shapes follow OpenViking's, so its tools read ours; the
+    document is complete (zero totals, empty lists) when nothing was extracted.
+    """
+    base = memories_base_uri.rstrip("/")
+    ops: dict[str, list[dict[str, Any]]] = {}
+    for kind in OPERATION_KINDS:
+        ops[kind] = []
+        for entry in operations.get(kind, ()):
+            out: dict[str, Any] = {"uri": entry["uri"] if "uri" in entry else f"{base}/{entry['path']}"}
+            out.update((k, v) for k, v in entry.items() if k not in ("path", "uri"))
+            ops[kind].append(out)
+    return {
+        "archive_uri": archive_uri,
+        "trace_id": None,
+        "extracted_at": extracted_at if isinstance(extracted_at, str) else format_time(extracted_at),
+        "operations": ops,
+        "summary": {f"total_{kind}": len(ops[kind]) for kind in OPERATION_KINDS},
+    }

@@ -1,0 +1,485 @@
+"""Messages: the JSON forms a conversation message may arrive in, and the one form ov stores.
+
+The stored form, one line of a session's ``messages.jsonl``::
+
+    {"id", "role": "user" | "assistant" | "system" | "tool", "parts": [...], "created_at", "peer"?}
+
+with parts ``{"type": "text", "text"}``, ``{"type": "tool", "tool_name", "tool_status",
+"tool_id"?, "tool_input"?, "tool_output"?, "duration_ms"?}`` and ``{"type": "context", "uri",
+"context_type"?, "abstract"?}``.
+
+Accepted input forms, each mapped to that one:
+
+* ov's own: ``{"role", "text"}``, or ``{"role", "parts"}`` with parts exactly as stored (strict:
+  an unknown part type is an error, since ov wrote the form and a typo should not pass).
+* ``{"role", "content": "text"}``: Anthropic, OpenAI, and Gemini CLI's hook payloads.
+* Anthropic blocks, ``"content": [...]``: ``text``, ``tool_use`` (``id``, ``name``, ``input``),
+  ``tool_result`` (``tool_use_id``, ``content`` as a string or blocks, ``is_error``), and the
+  server and MCP variants (``server_tool_use``, ``*_tool_result``). OpenAI and Codex content
+  parts (``input_text``, ``output_text``, ``refusal``, images) are read from the same list.
+* OpenAI chat: ``"tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}]``
+  (custom tools: ``"custom": {"name", "input"}``), the legacy ``function_call``, and results
+  ``{"role": "tool", "tool_call_id", "content"}`` (legacy: ``{"role": "function", "name"}``).
+
+How they map, and why:
+
+* A tool call is a tool part with status ``pending``: the call as the model asked for it. Its
+  outcome is the result's tool part with the same ``tool_id``, status ``completed`` or ``error``.
+  A result names its tool after that call (found earlier in the same batch, or by
+  ``ov.sessions.session.add_messages`` in the live messages), else ``unknown``.
+* OpenAI ``arguments`` (a JSON string) are stored parsed when they parse, else as the string.
+* A user message of nothing but tool results (Anthropic's shape) is stored with role ``tool``:
+  it is tool output, not something the user said, and memory extraction reads user messages.
+* A block ov does not keep (image, document, audio, thinking, a type ov has not met) becomes a
+  text placeholder such as ``[image]``: the transcript keeps a trace of it, and a well-formed
+  message is never refused for one of its blocks.
+* ``developer`` is stored as ``system`` and ``function`` as ``tool``.
+
+Every value must be strict JSON that can be written as UTF-8, so NaN and Infinity, lone
+surrogates (``"\\ud800"``) and nesting deeper than ``MAX_NESTING`` are refused as bad input
+(exit 2) instead of being written into a file that strict readers reject, or crashing on the way.
+
+Validated by hand rather than with pydantic: this runs in a hook on every turn, and pydantic
+costs ~100 ms to import and build.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import secrets
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from ov.errors import InvalidInput
+from ov.identity import validate_id
+
+ROLES = ("user", "assistant", "system", "tool")
+ROLE_ALIASES = {"developer": "system", "function": "tool"}
+PART_TYPES = ("text", "tool", "context")
+TOOL_STATUSES = ("pending", "running", "completed", "error")
+UNKNOWN_TOOL = "unknown"
+# Levels of lists and objects inside one value (a tool's input or output). Real tool inputs are a
+# few levels deep; the bound keeps every later walk (redaction, json.dumps) far from the
+# interpreter's recursion limit.
+MAX_NESTING = 64
+MAX_ID_CHARS = 128
+_TEXT_BLOCKS = ("text", "input_text", "output_text")
+_PLACEHOLDER_NAMES = {
+    "image": "image",
+    "image_url": "image",
+    "input_image": "image",
+    "audio": "audio",
+    "input_audio": "audio",
+    "document": "document",
+    "file": "file",
+    "input_file": "file",
+}
+_BLOCK_TYPE = re.compile(r"[A-Za-z][\w.-]{0,63}")
+# Only a line holding an escaped surrogate can decode to a lone one; most lines never need the check.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+# --- reading JSON ------------------------------------------------------------------------
+
+
+def load_json(text: str, what: str) -> Any:
+    """Strict JSON: NaN, Infinity and numbers beyond a float's range are refused, and so is
+    nesting deeper than the parser can follow."""
+
+    def refuse_constant(constant: str) -> None:
+        raise InvalidInput(f"{what} holds {constant}, which is not JSON", hint="send null or a string instead")
+
+    def finite_float(literal: str) -> float:
+        value = float(literal)
+        if math.isinf(value):
+            raise InvalidInput(f"{what} holds the number {_shown(literal)}, beyond a float's range", hint="send it as a string")
+        return value
+
+    try:
+        return json.loads(text, parse_constant=refuse_constant, parse_float=finite_float)
+    except RecursionError:
+        hint = f"ov accepts up to {MAX_NESTING} levels of lists and objects in a value"
+        raise InvalidInput(f"{what} is nested too deeply", hint=hint) from None
+    except ValueError as exc:
+        raise InvalidInput(f"{what} is not valid JSON: {exc}") from None
+
+
+def load_messages(text: str) -> list[Any]:
+    """The messages given to ``ov session add-messages``: one JSON array, or one JSON value per line."""
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidInput("no messages given", hint="pass a JSON array, or pipe an array or JSON lines on standard input")
+    if stripped.startswith("["):
+        value = load_json(stripped, "the message array")
+        if not isinstance(value, list):
+            raise InvalidInput("the messages must be a JSON array")
+        return value
+    # "\n" only: str.splitlines() also splits at U+2028 and other separators a JSON string may hold.
+    return [load_json(line, f"line {number}") for number, line in enumerate(stripped.split("\n"), start=1) if line.strip()]
+
+
+def parse_messages(data: bytes) -> list[dict]:
+    """The messages of a stored ``messages.jsonl``, read leniently.
+
+    An unterminated last line (an append in progress) and lines that are not JSON objects are
+    skipped; invalid UTF-8 and lone surrogates (a hand edit) become U+FFFD or ``?``; NaN and
+    Infinity, which older versions wrote, read as null. What comes back is always strict JSON.
+    """
+    out = []
+    lines = data.decode("utf-8", "replace").split("\n")
+    for line in lines[:-1]:  # the last piece is "" after a final newline, else an unfinished line
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=lambda _constant: None, parse_float=_float_or_none)
+            if isinstance(value, dict) and _SURROGATE_ESCAPE.search(line):
+                value = json.loads(json.dumps(value, ensure_ascii=False).encode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict):
+            out.append(value)
+    return out
+
+
+def _float_or_none(literal: str) -> float | None:
+    value = float(literal)
+    return None if math.isinf(value) else value
+
+
+# --- normalising -------------------------------------------------------------------------
+
+
+def normalise_messages(raw_messages: Any, *, peer: str | None = None) -> list[dict]:
+    """Normalise a batch (all or nothing); a result names its tool after a call earlier in the batch."""
+    if not isinstance(raw_messages, list):
+        raise InvalidInput(f"the messages must be a JSON array, not {_kind(raw_messages)}")
+    names: dict[Any, str] = {}
+    out = []
+    for number, raw in enumerate(raw_messages, start=1):
+        try:
+            message = normalise_message(raw, peer=peer, tool_names=names)
+        except InvalidInput as exc:
+            if len(raw_messages) == 1:
+                raise
+            raise type(exc)(f"message {number}: {exc.message}", hint=exc.hint) from None
+        names.update(tool_call_names(message))
+        out.append(message)
+    return out
+
+
+def normalise_message(raw: Any, *, peer: str | None = None, tool_names: Mapping[Any, str] | None = None) -> dict:
+    """Validate one message in any accepted form (see the module docstring); return its stored form.
+
+    ``tool_names`` maps the ids of earlier tool calls to their tools' names.
+    """
+    if not isinstance(raw, dict):
+        raise InvalidInput(f"a message must be a JSON object, not {_kind(raw)}")
+    given_role = raw.get("role")
+    role = ROLE_ALIASES.get(given_role, given_role) if isinstance(given_role, str) else None
+    if role not in ROLES:
+        if given_role is None and isinstance(raw.get("message"), dict):
+            # A Claude Code or Cursor transcript line wraps the message in `message`.
+            raise InvalidInput("a message needs a `role`; this looks like a transcript line", hint="send the line's `message` object")
+        roles = ", ".join(ROLES)
+        raise InvalidInput(f"unknown role {_shown(given_role)}", hint=f"roles are: {roles} (developer and function are read as system and tool)")
+    parts = _parts(raw, role, tool_names or {})
+    if role == "user" and isinstance(raw.get("content"), list) and all(p["type"] == "tool" for p in parts):
+        role = "tool"  # Anthropic sends tool results as user messages; they are not the user's words
+    message = {
+        "id": _message_id(raw.get("id")),
+        "role": role,
+        "parts": parts,
+        "created_at": _timestamp(raw.get("created_at")),
+    }
+    message_peer = raw.get("peer", raw.get("peer_id", peer))
+    if message_peer is not None:
+        message["peer"] = validate_id(_text(str(message_peer), "peer"), "peer")
+    return message
+
+
+def tool_call_names(message: dict) -> dict[Any, str]:
+    """{tool_id: tool_name} of the calls in a stored-form message (what names later results)."""
+    return {
+        p["tool_id"]: p["tool_name"]
+        for p in message.get("parts", [])
+        if p.get("type") == "tool" and "tool_id" in p and p.get("tool_name") != UNKNOWN_TOOL and "tool_output" not in p
+    }
+
+
+def _parts(raw: dict, role: str, tool_names: Mapping[Any, str]) -> list[dict]:
+    given = [key for key in ("text", "content", "parts") if raw.get(key) is not None]
+    if len(given) > 1:
+        raise InvalidInput(f"give a message one of `text`, `content` or `parts`, not {' and '.join(f'`{k}`' for k in given)}")
+    key = given[0] if given else None
+    value = raw.get(key) if key else None
+    calls = _openai_calls(raw)
+    if key == "parts":
+        if not isinstance(value, list) or not value:
+            raise InvalidInput("`parts` must be a non-empty list")
+        parts = [_normalise_part(p, i) for i, p in enumerate(value)]
+    elif role == "tool" and ("tool_call_id" in raw or raw.get("role") == "function"):
+        # An OpenAI tool result: the whole message is the output of one call.
+        parts = [_result_part(raw.get("tool_call_id"), raw.get("name"), value, False, "the tool result", tool_names)]
+    elif isinstance(value, str):
+        # OpenAI sends "" (or null) beside tool calls; that empty text is not a part worth keeping.
+        parts = [{"type": "text", "text": _text(value, f"`{key}`")}] if value or not calls else []
+    elif key == "content":
+        if not isinstance(value, list):
+            raise InvalidInput(f"`content` must be a string or a list of blocks, not {_kind(value)}")
+        if not value and not calls:
+            raise InvalidInput("`content` is an empty list", hint="give at least one block, e.g. {\"type\": \"text\", \"text\": \"...\"}")
+        parts = [_block_part(block, i, tool_names) for i, block in enumerate(value)]
+    elif key == "text":
+        raise InvalidInput(f"`text` must be a string, not {_kind(value)}")
+    else:
+        parts = []
+    parts += calls
+    if not parts:
+        raise InvalidInput(
+            "a message needs `text` (a string), `content` (a string or a list of blocks), `parts` (a list) or `tool_calls`",
+            hint='e.g. {"role": "user", "content": "..."} or {"role": "user", "content": [{"type": "text", "text": "..."}]}',
+        )
+    return parts
+
+
+def _normalise_part(part: Any, index: int) -> dict:
+    """One part in ov's own form (strict)."""
+    where = f"part {index}"
+    if not isinstance(part, dict):
+        raise InvalidInput(f"{where} must be a JSON object")
+    kind = part.get("type")
+    if kind == "text":
+        if not isinstance(part.get("text"), str):
+            raise InvalidInput(f"{where}: a text part needs `text` (a string)")
+        return {"type": "text", "text": _text(part["text"], where)}
+    if kind == "tool":
+        name = part.get("tool_name")
+        if not isinstance(name, str) or not name:
+            raise InvalidInput(f"{where}: a tool part needs `tool_name`")
+        status = part.get("tool_status", "completed")
+        if status not in TOOL_STATUSES:
+            raise InvalidInput(f"{where}: tool_status {_shown(status)} is not one of {', '.join(TOOL_STATUSES)}")
+        out = {"type": "tool", "tool_name": _text(name, where), "tool_status": status}
+        if "tool_id" in part:
+            out["tool_id"] = _tool_id(part["tool_id"], where)
+        for key in ("tool_input", "tool_output"):
+            if key in part:
+                out[key] = _json_value(part[key], f"{where} {key}")
+        if "duration_ms" in part:
+            duration = part["duration_ms"]
+            if isinstance(duration, bool) or not isinstance(duration, (int, float)) or not math.isfinite(duration) or duration < 0:
+                raise InvalidInput(f"{where}: duration_ms must be a number of milliseconds, not {_shown(duration)}")
+            out["duration_ms"] = duration
+        return out
+    if kind == "context":
+        uri = part.get("uri")
+        if not isinstance(uri, str) or not uri.startswith("viking://"):
+            raise InvalidInput(f"{where}: a context part needs a viking:// `uri`")
+        out = {"type": "context", "uri": _text(uri, where)}
+        for key in ("context_type", "abstract"):
+            if isinstance(part.get(key), str):
+                out[key] = _text(part[key], where)
+        return out
+    raise InvalidInput(f"{where}: unknown type {_shown(kind)}", hint=f"part types are: {', '.join(PART_TYPES)}")
+
+
+def _block_part(block: Any, index: int, tool_names: Mapping[Any, str]) -> dict:
+    """One Anthropic/OpenAI content block as a stored part (see the module docstring)."""
+    where = f"content block {index}"
+    kind = block.get("type") if isinstance(block, dict) else None
+    if not isinstance(kind, str) or not _BLOCK_TYPE.fullmatch(kind):
+        raise InvalidInput(f"{where} must be a JSON object with a `type`", hint='e.g. {"type": "text", "text": "..."}')
+    if kind in _TEXT_BLOCKS or kind == "refusal":
+        field = "refusal" if kind == "refusal" else "text"
+        if not isinstance(block.get(field), str):
+            raise InvalidInput(f"{where}: a {kind} block needs `{field}` (a string)")
+        return {"type": "text", "text": _text(block[field], where)}
+    if kind == "tool_use" or kind.endswith("_tool_use"):  # server_tool_use, mcp_tool_use
+        return _call_part(block.get("id"), block.get("name"), block.get("input"), where)
+    if kind == "tool_result" or kind.endswith("_tool_result"):  # web_search_tool_result, mcp_tool_result
+        if block.get("tool_use_id") is None:
+            raise InvalidInput(f"{where}: a {kind} block needs `tool_use_id`")
+        is_error = block.get("is_error", False)
+        if not isinstance(is_error, bool):
+            raise InvalidInput(f"{where}: is_error must be true or false, not {_shown(is_error)}")
+        return _result_part(block["tool_use_id"], None, block.get("content"), is_error, where, tool_names)
+    return {"type": "text", "text": _placeholder(kind)}
+
+
+def _openai_calls(raw: dict) -> list[dict]:
+    """The tool parts of OpenAI's ``tool_calls`` and legacy ``function_call``."""
+    out = []
+    calls = raw.get("tool_calls")
+    if calls is not None:
+        if not isinstance(calls, list):
+            raise InvalidInput(f"`tool_calls` must be a list, not {_kind(calls)}")
+        for index, call in enumerate(calls):
+            where = f"tool call {index}"
+            kind = call.get("type", "function") if isinstance(call, dict) else None
+            body = call.get(kind) if kind in ("function", "custom") else None
+            if not isinstance(body, dict):
+                raise InvalidInput(f"{where} needs `function`: {{\"name\", \"arguments\"}}")
+            arguments = body.get("arguments") if kind == "function" else body.get("input")
+            out.append(_call_part(call.get("id"), body.get("name"), _arguments(arguments), where))
+    legacy = raw.get("function_call")
+    if legacy is not None:
+        if not isinstance(legacy, dict):
+            raise InvalidInput("`function_call` must be an object: {\"name\", \"arguments\"}")
+        out.append(_call_part(None, legacy.get("name"), _arguments(legacy.get("arguments")), "function_call"))
+    return out
+
+
+def _arguments(value: Any) -> Any:
+    """OpenAI arguments, parsed when they are strict JSON; what a model wrote that is not stays a string."""
+    if not isinstance(value, str):
+        return value
+    if not value.strip():
+        return None
+    try:
+        return load_json(value, "arguments")
+    except InvalidInput:
+        return value
+
+
+def _call_part(tool_id: Any, name: Any, tool_input: Any, where: str) -> dict:
+    if not isinstance(name, str) or not name:
+        raise InvalidInput(f"{where}: a tool call needs `name` (a string)")
+    part = {"type": "tool", "tool_name": _text(name, where), "tool_status": "pending"}
+    if tool_id is not None:
+        part["tool_id"] = _tool_id(tool_id, where)
+    if tool_input is not None:
+        part["tool_input"] = _json_value(tool_input, f"{where} input")
+    return part
+
+
+def _result_part(tool_id: Any, name: Any, content: Any, is_error: bool, where: str, tool_names: Mapping[Any, str]) -> dict:
+    if name is not None and (not isinstance(name, str) or not name):
+        raise InvalidInput(f"{where}: `name` must be a tool's name (a string)")
+    part: dict[str, Any] = {"type": "tool", "tool_status": "error" if is_error else "completed"}
+    if tool_id is not None:
+        part["tool_id"] = _tool_id(tool_id, where)
+    part["tool_name"] = _text(name, where) if name else tool_names.get(part.get("tool_id"), UNKNOWN_TOOL)
+    if content is not None:
+        part["tool_output"] = _output(content, f"{where} content")
+    return part
+
+
+def _output(content: Any, where: str) -> Any:
+    """A result's content: text as it is, text and media blocks joined into text, anything else as JSON."""
+    if isinstance(content, list) and all(_is_text_or_media(block) for block in content):
+        return "\n".join(
+            _text(block["text"], where) if block["type"] in _TEXT_BLOCKS else _placeholder(block["type"]) for block in content
+        )
+    return _json_value(content, where)
+
+
+def _is_text_or_media(block: Any) -> bool:
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    return (kind in _TEXT_BLOCKS and isinstance(block.get("text"), str)) or kind in _PLACEHOLDER_NAMES
+
+
+def _placeholder(kind: str) -> str:
+    return f"[{_PLACEHOLDER_NAMES.get(kind, kind)}]"
+
+
+def _tool_id(value: Any, where: str) -> str | int:
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "" or len(str(value)) > 256:
+        raise InvalidInput(f"{where}: a tool id must be a non-empty string, not {_shown(value)}")
+    return _text(value, where) if isinstance(value, str) else value
+
+
+def _message_id(value: Any) -> str:
+    if value is None:
+        return "msg_" + secrets.token_hex(8)
+    if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS or any(ch in value for ch in "\n\r\t"):
+        raise InvalidInput(f"invalid message id {_shown(value)}", hint=f"an id is a string of 1 to {MAX_ID_CHARS} characters on one line")
+    return _text(value, "the message id")
+
+
+def _timestamp(value: Any) -> str:
+    if value is None:
+        return now_iso()
+    if not isinstance(value, str):
+        raise InvalidInput(f"created_at must be an ISO 8601 string, not {_shown(value)}")
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        return parsed.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (ValueError, OverflowError):  # not a time, or one that leaves the calendar in UTC
+        raise InvalidInput(f"created_at {_shown(value)} is not an ISO 8601 time") from None
+
+
+def _json_value(value: Any, where: str, depth: int = 0) -> Any:
+    """A copy of ``value`` checked to be strict JSON that can be written as UTF-8."""
+    if isinstance(value, str):
+        return _text(value, where)
+    if value is None or isinstance(value, (bool, int)):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise InvalidInput(f"{where} holds {value}, which is not JSON", hint="send null or a string instead")
+        return value
+    if depth >= MAX_NESTING:
+        raise InvalidInput(f"{where} is nested more than {MAX_NESTING} levels deep")
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidInput(f"{where}: an object key must be a string, not {_shown(key)}")
+            out[_text(key, where)] = _json_value(item, where, depth + 1)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item, where, depth + 1) for item in value]
+    raise InvalidInput(f"{where} holds {_kind(value)}, which is not a JSON value")
+
+
+def _text(value: str, where: str) -> str:
+    """``value`` if it can be written as UTF-8: a JSON escape such as "\\ud800" decodes to a lone
+    surrogate, which cannot."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidInput(
+                f"{where} holds a lone surrogate (U+{ord(value[exc.start]):04X}), which is not text",
+                hint="send valid UTF-8; escapes between \\ud800 and \\udfff must come in pairs",
+            ) from None
+    return value
+
+
+def _kind(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number", float: "a number", type(None): "null"}
+    return names.get(type(value), f"a {type(value).__name__}")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters: an error message should not echo a whole input."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# --- reading stored messages --------------------------------------------------------------
+
+
+def message_text(message: dict) -> str:
+    """The human-readable text of a message (text parts, tool names and outputs, context URIs)."""
+    chunks = []
+    for part in message.get("parts", []):
+        if part.get("type") == "text":
+            chunks.append(part["text"])
+        elif part.get("type") == "tool":
+            output = part.get("tool_output")
+            shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False) if output is not None else ""
+            chunks.append(f"[tool {part.get('tool_name')} {part.get('tool_status', '')}] {shown}".strip())
+        elif part.get("type") == "context":
+            chunks.append(f"[context {part.get('uri')}]")
+    return "\n".join(chunks)

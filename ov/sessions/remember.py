@@ -1,0 +1,113 @@
+"""`ov remember` and `ov forget`: deterministic writes of long-term memories, no LLM needed.
+
+``remember`` reads TEXT the way a session commit reads a user's explicit
+statement ("I prefer ...", "my X is Y", ...; anything else as "remember that
+..."), merges it into the memory file it belongs to, and commits. ``forget``
+removes one memory file; git history keeps it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from ov.errors import InvalidInput, IsADirectory
+from ov.identity import validate_id
+from ov.store.store import CommitResult, Store
+from ov.uri import VikingURI
+
+
+@dataclass(frozen=True)
+class RememberResult:
+    uris: list[str]
+    commit: str | None
+    operations: dict
+
+    def to_dict(self) -> dict:
+        return {"uris": self.uris, "commit": self.commit, "changed": self.commit is not None, "operations": self.operations}
+
+
+def memories_root(store: Store, peer: str | None = None) -> VikingURI:
+    if peer:
+        return VikingURI(("user", store.identity.user, "peers", validate_id(peer, "peer"), "memories"))
+    return VikingURI(("user", store.identity.user, "memories"))
+
+
+def remember(store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None) -> RememberResult:
+    from ov.redact.engine import redact
+    from ov.sessions.memory.extract import extract_explicit
+    from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
+    from ov.sessions.memory.schema import load_schemas
+
+    text, _count = redact(text.strip())
+    if not text:
+        raise InvalidInput("nothing to remember: the text is empty")
+    schemas = load_schemas(store.home.root / "memory_schemas")
+    if memory_type is not None and memory_type not in schemas:
+        raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))
+    when = datetime.now(timezone.utc)
+    candidates = _llm_choice(store, schemas, text, when) if memory_type is None and store.config.llm.enabled else []
+    for attempt in () if candidates else (text, f"Remember that {text}"):
+        message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
+        candidates = [c for c in extract_explicit([message], when=when, user=store.identity.user) if memory_type is None or c.memory_type == memory_type]
+        if candidates:
+            break
+    if not candidates:
+        hint = f"say it as an explicit statement, or pick another --type than {memory_type}" if memory_type else None
+        raise InvalidInput(f"could not turn {text!r} into a memory", hint=hint)
+    root = memories_root(store, peer)
+    with store.transaction() as tx:
+
+        def read(relpath: str) -> str | None:
+            data = tx.existing_file(VikingURI((*root.parts, *relpath.split("/"))))
+            return data.decode("utf-8") if data is not None else None
+
+        plan = plan_memory_writes(schemas, candidates, read=read, when=when, archive_uri="ov remember")
+        uris = []
+        for rel, content in sorted(plan.writes.items()):
+            uri = VikingURI((*root.parts, *rel.split("/")))
+            tx.put(uri, content.encode("utf-8"))
+            uris.append(uri)
+        diff = build_memory_diff("ov remember", plan.operations, when.isoformat(timespec="seconds").replace("+00:00", "Z"), str(root))
+        result = tx.commit("remember", uris) if uris else None
+    touched = [str(u) for u in uris] or [str(VikingURI((*root.parts, *op["path"].split("/")))) for op in plan.operations.get("adds", []) + plan.operations.get("updates", []) if "path" in op]
+    return RememberResult(touched, result.commit if result else None, diff["operations"])
+
+
+def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
+    """With an LLM, the model only chooses the memory's type and file; the words stay the user's."""
+    from ov.llm.client import LLMError
+    from ov.llm.usage import record
+    from ov.sessions.memory.llm_extract import extract_with_llm
+
+    message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": f"Remember this: {text}"}], "created_at": when.isoformat()}
+    llm = store.config.llm
+    try:
+        candidates, tokens = extract_with_llm(llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts")
+    except LLMError:
+        return []  # the deterministic reading below still remembers it
+    record(store.state, "remember", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+    if not candidates:
+        return []
+    chosen = candidates[0]
+    bullet = text if text.lstrip().startswith(("-", "#")) else f"- {text}"
+    if schemas[chosen.memory_type].content_sections:
+        return [chosen]  # a sectioned type (experiences) needs the model's structure
+    chosen.fields = {**chosen.fields, "content": bullet}
+    return [chosen]
+
+
+def forget(store: Store, uri: VikingURI) -> CommitResult:
+    parts = uri.parts
+    in_memories = "memories" in parts and parts[0] == "user" and (parts.index("memories") in (2, 4))
+    if not in_memories or parts[-1] == "memories":
+        raise InvalidInput(f"{uri} is not a memory", hint="memories live under viking://~/memories/ (or a peer's memories/)")
+    if store.path(uri).is_dir():
+        raise IsADirectory(f"{uri} is a directory of memories", hint="forget one memory file at a time, or use `ov rm -r`")
+    with store.transaction() as tx:
+        if tx.existing_file(uri) is None:
+            from ov.errors import NotFound
+
+            raise NotFound(f"{uri} does not exist", hint="list memories with `ov ls -r viking://~/memories`")
+        tx.delete(uri)
+        return tx.commit("forget", [uri])

@@ -1,0 +1,310 @@
+"""Sessions: the messages of one agent conversation, captured turn by turn.
+
+A session lives at ``viking://user/{uid}/sessions/{sid}/``::
+
+    messages.jsonl          live (not yet archived) messages, one JSON object per line
+    .meta.json              counts, pending tokens, commit count, token usage, used URIs
+    history/archive_NNN/    what each `ov commit` archived (see ov.sessions.commit)
+
+Adding a message appends one line to ``messages.jsonl`` (the work-tree file is
+appended to, not rewritten) and is one git commit. A message may carry its own
+id; adding an id the session already holds is a no-op, so a host can retry a
+capture safely. Secrets are redacted before anything is written.
+
+The forms a message may arrive in (ov's own, Anthropic blocks, OpenAI chat) and
+how they are validated live in :mod:`ov.sessions.messages`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from ov.errors import AlreadyExists, NotFound
+from ov.files import json_bytes
+from ov.identity import validate_id
+from ov.sessions.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.sessions.session
+    PART_TYPES,
+    ROLES,
+    TOOL_STATUSES,
+    UNKNOWN_TOOL,
+    message_text,
+    normalise_message,
+    normalise_messages,
+    now_iso,
+    parse_messages,
+    tool_call_names,
+)
+from ov.store.store import CommitResult, Store
+from ov.uri import VikingURI
+
+MESSAGES = "messages.jsonl"
+META = ".meta.json"
+# Ids of archived messages remembered for de-duplication (a retried capture after a commit).
+ARCHIVED_IDS_KEPT = 2000
+
+
+@dataclass(frozen=True)
+class AddResult:
+    session: str
+    added: list[str]
+    duplicates: list[str]
+    redacted: int
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return {
+            "session": self.session,
+            "added": self.added,
+            "duplicates": self.duplicates,
+            "redacted": self.redacted,
+            "commit": self.commit,
+            "changed": self.commit is not None,
+        }
+
+
+def session_uri(store: Store, session_id: str) -> VikingURI:
+    validate_id(session_id, "session")
+    return VikingURI(("user", store.identity.user, "sessions", session_id))
+
+
+def new_session_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+# --- operations ------------------------------------------------------------------------
+
+
+def create(store: Store, session_id: str | None = None, *, peer: str | None = None) -> CommitResult:
+    sid = session_id or new_session_id()
+    uri = session_uri(store, sid)
+    with store.transaction() as tx:
+        if store.path(uri).exists():
+            raise AlreadyExists(f"session {sid} already exists", hint=f"see it with `ov session show {sid}`")
+        tx.put(VikingURI((*uri.parts, META)), json_bytes(_new_meta(sid, store, peer)))
+        tx.put(VikingURI((*uri.parts, MESSAGES)), b"")
+        return tx.commit("session new", [uri])
+
+
+def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddResult:
+    """Append messages (validated and redacted first); create the session if it does not exist."""
+    from ov.redact.engine import redact_value
+    from ov.store import group_commit
+    from ov.tokens import estimate_tokens  # noqa: F401 - imported before the lock: other writers wait while it holds
+
+    session_uri(store, session_id)  # a bad id is refused before anything else
+    messages = normalise_messages(raw_messages, peer=store.identity.peer)  # all or nothing
+    redacted = 0
+    for message in messages:
+        message["parts"], count = redact_value(message["parts"])
+        message["id"], id_count = _redact_id(message["id"])
+        redacted += count + id_count
+    args = {"session_id": session_id, "messages": messages, "redacted": redacted}
+    return group_commit.run(store, "session.add", args, lambda data: AddResult(**data))
+
+
+def locked_add(store: Store, session_id: str, messages: list[dict], redacted: int) -> AddResult:
+    """The locked step of :func:`add_messages`: ``messages`` are validated and redacted already."""
+    from ov.tokens import estimate_tokens
+
+    uri = session_uri(store, session_id)
+    peer = store.identity.peer
+    with store.transaction() as tx:
+        meta_uri = VikingURI((*uri.parts, META))
+        messages_uri = VikingURI((*uri.parts, MESSAGES))
+        meta_bytes = tx.existing_file(meta_uri)
+        meta = json.loads(meta_bytes) if meta_bytes else _new_meta(session_id, store, peer)
+        current = tx.existing_file(messages_uri) or b""
+        if "live_ids" not in meta:  # written by an older ov: learn the ids once from the file
+            meta["live_ids"] = [m.get("id") for m in parse_messages(current)]
+        _name_results(messages, current)
+        # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
+        known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
+        added, duplicates, lines = [], [], []
+        for message in messages:
+            if message["id"] in known:
+                duplicates.append(message["id"])
+                continue
+            known.add(message["id"])
+            added.append(message["id"])
+            lines.append(json.dumps(message, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n")
+        if not added:
+            return AddResult(str(uri), [], duplicates, redacted, None)
+        if current and not current.endswith(b"\n"):
+            current += b"\n"
+        tx.append(messages_uri, current, "".join(lines).encode("utf-8"))
+        meta["live_ids"] = meta["live_ids"] + added
+        meta["message_count"] = meta.get("message_count", 0) + len(added)
+        meta["total_message_count"] = meta.get("total_message_count", 0) + len(added)
+        fresh = set(added)
+        meta["pending_tokens"] = meta.get("pending_tokens", 0) + sum(
+            estimate_tokens(message_text(m)) for m in messages if m["id"] in fresh
+        )
+        meta["updated_at"] = meta["last_message_at"] = now_iso()
+        tx.put(meta_uri, json_bytes(meta))
+        commit = tx.commit("session add", [uri])
+    return AddResult(str(uri), added, duplicates, redacted, commit.commit)
+
+
+def _redact_id(message_id: str) -> tuple[str, int]:
+    """The id to store for ``message_id``, and 1 if it held a secret (else the id itself and 0).
+
+    An id that holds a secret is replaced by ``redacted-`` and a SHA-256 digest of it. Ids
+    de-duplicate repeated captures, so the replacement must be the same each time the same id
+    comes back, and different for different ids: a bare marker would make every such id equal,
+    and each later message would be dropped as a "duplicate" of the first. The digest keeps a
+    retried capture a no-op and cannot be read back into the secret (a guessable password used
+    as an id could be confirmed by hashing guesses; hosts do not put secrets in ids, the point is
+    that the text never reaches disk).
+    """
+    from ov.redact.engine import redact
+
+    _, count = redact(message_id)
+    if not count:
+        return message_id, 0
+    return "redacted-" + hashlib.sha256(message_id.encode("utf-8")).hexdigest()[:32], 1
+
+
+def _name_results(messages: list[dict], stored: bytes) -> None:
+    """Name the tools of results whose call was captured by an earlier add (an ``unknown`` name).
+
+    Looks for the call's ``"tool_id": ...`` in the live messages' bytes, newest first, and parses
+    only the lines that hold it (add_messages writes lines with json.dumps' default separators).
+    """
+    for message in messages:
+        for part in message["parts"]:
+            if part["type"] != "tool" or part["tool_name"] != UNKNOWN_TOOL or "tool_id" not in part:
+                continue
+            needle = b'"tool_id": ' + json.dumps(part["tool_id"], ensure_ascii=False).encode("utf-8")
+            end = len(stored)
+            while (at := stored.rfind(needle, 0, end)) != -1:
+                start = stored.rfind(b"\n", 0, at) + 1
+                stop = stored.find(b"\n", at)
+                line = stored[start : stop if stop != -1 else len(stored)] + b"\n"
+                name = next((n for m in parse_messages(line) if (n := tool_call_names(m).get(part["tool_id"]))), None)
+                if name:
+                    part["tool_name"] = name
+                    break
+                end = start
+
+
+def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
+    """Note which URIs helped in this session (ranking signals later)."""
+    canonical = [str(store.uri(u)) for u in uris]
+    uri = session_uri(store, session_id)
+    with store.transaction() as tx:
+        meta_uri = VikingURI((*uri.parts, META))
+        meta = _require_meta(tx, meta_uri, session_id)
+        used = {entry["uri"]: entry for entry in meta.get("used", [])}
+        stamp = now_iso()
+        for item in canonical:
+            entry = used.setdefault(item, {"uri": item, "count": 0, "first_at": stamp})
+            entry["count"] += 1
+            entry["last_at"] = stamp
+        meta["used"] = sorted(used.values(), key=lambda e: e["uri"])
+        meta["updated_at"] = stamp
+        tx.put(meta_uri, json_bytes(meta))
+        return tx.commit("session used", [uri, *[store.uri(u) for u in canonical]])
+
+
+def delete(store: Store, session_id: str) -> CommitResult:
+    uri = session_uri(store, session_id)
+    if not store.path(uri).is_dir():
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    return store.rm(uri, recursive=True)
+
+
+def list_sessions(store: Store) -> list[dict]:
+    base = VikingURI(("user", store.identity.user, "sessions"))
+    path = store.path(base)
+    if not path.is_dir():
+        return []
+    out = []
+    for child in store.entries(base, show_all=False):
+        if not child.entry.is_dir:
+            continue
+        meta = read_meta(store, child.entry.name) or {"session_id": child.entry.name}
+        out.append(_summary(meta, str(child.uri)))
+    out.sort(key=lambda s: s.get("updated_at") or "", reverse=True)
+    return out
+
+
+def show(store: Store, session_id: str, *, last: int | None = None) -> dict:
+    uri = session_uri(store, session_id)
+    meta = read_meta(store, session_id)
+    if meta is None:
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    messages = read_messages(store, session_id)
+    archives = []
+    history = store.path(VikingURI((*uri.parts, "history")))
+    if history.is_dir():
+        archives = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith("archive_"))
+    return {
+        **_summary(meta, str(uri)),
+        "meta": meta,
+        "archives": [f"{uri}/history/{name}" for name in archives],
+        "messages": messages[-last:] if last else messages,
+    }
+
+
+def read_meta(store: Store, session_id: str) -> dict | None:
+    path = store.path(session_uri(store, session_id)) / META
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def read_messages(store: Store, session_id: str) -> list[dict]:
+    path = store.path(session_uri(store, session_id)) / MESSAGES
+    try:
+        return parse_messages(path.read_bytes())
+    except OSError:
+        return []
+
+
+def _require_meta(tx, meta_uri: VikingURI, session_id: str) -> dict:
+    data = tx.existing_file(meta_uri)
+    if data is None:
+        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    return json.loads(data)
+
+
+def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:
+    stamp = now_iso()
+    return {
+        "version": 1,
+        "session_id": session_id,
+        "user": store.identity.user,
+        "peer": peer,
+        "created_at": stamp,
+        "updated_at": stamp,
+        "last_message_at": None,
+        "last_commit_at": None,
+        "message_count": 0,
+        "total_message_count": 0,
+        "pending_tokens": 0,
+        "commit_count": 0,
+        "llm_token_usage": {"prompt": 0, "completion": 0},
+        "memories_extracted": {},
+        "used": [],
+        "live_ids": [],
+        "archived_ids": [],
+    }
+
+
+def _summary(meta: dict, uri: str) -> dict:
+    return {
+        "session": meta.get("session_id"),
+        "uri": uri,
+        "peer": meta.get("peer"),
+        "messages": meta.get("message_count", 0),
+        "total_messages": meta.get("total_message_count", 0),
+        "commits": meta.get("commit_count", 0),
+        "pending_tokens": meta.get("pending_tokens", 0),
+        "updated_at": meta.get("updated_at"),
+    }

@@ -1,0 +1,1092 @@
+"""The account's git repository, written through dulwich.
+
+This is the only module that writes git objects and refs. A commit is built
+from the changed paths alone (``commit_tree_changes`` rewrites just the trees
+on those paths), so its cost does not grow with the size of the store.
+
+A commit is applied in an order that a crash at any point can be undone:
+
+1. a journal naming the old head and the touched paths is written atomically
+   to the account's state directory;
+2. blobs, trees and the commit object go into the object store, flushed to
+   disk (unreferenced objects are harmless), and the journal, now naming the new
+   commit too, is flushed together with them;
+3. the work-tree files are replaced atomically, one by one;
+4. the branch ref moves from the old head to the new commit (compare-and-swap);
+5. the git index is brought in step with the new HEAD for the touched paths,
+   and the journal is removed.
+
+:meth:`GitStore.recover` (run under the write lock before every write) finds a
+left-over journal and makes the work tree agree with whichever commit the ref
+names, so no committed data is lost and no half-applied change survives. It
+also removes what a killed writer leaves behind: git's ``*.lock`` files (which
+would refuse every later write of the same ref or object) and the temporary
+files of interrupted atomic writes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import stat
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov.errors import StoreCorrupt, StoreLocked
+from ov.files import atomic_write, atomic_write_all, remove_empty_parents
+from ov.uri import TEMP_MARKER
+
+BRANCH = b"refs/heads/main"
+FILE_MODE = 0o100644
+JOURNAL_NAME = "journal.json"
+INDEX_PENDING = "index.pending"
+STAGING_DIR = "staging"
+# A commit with at least this many new objects is written as a pack rather than loose objects.
+PACK_THRESHOLD = 64
+# Batches of commits (group commit) leave small packs; this many under SMALL_PACK_BYTES are merged.
+MERGE_SMALL_PACKS = 16
+SMALL_PACK_BYTES = 1 << 20
+# Changes with at least this many files are written to the work tree by a few threads.
+PARALLEL_WRITES = 64
+# A git lock file younger than this may belong to a plain `git` running in the account right
+# now (git holds its locks for milliseconds); an older one was left by a killed writer.
+STALE_LOCK_SECONDS = 1.0
+# Lock files git or dulwich create next to what they write; outside objects/ they are few and
+# known, so checking them costs a handful of stat calls per write.
+_TOP_LOCKS = ("index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "refs/heads/main.lock")
+
+
+@dataclass(frozen=True)
+class Author:
+    name: str
+    email: str
+
+    @property
+    def ident(self) -> bytes:
+        return f"{self.name} <{self.email}>".encode()
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    id: str
+    message: str
+    author: str
+    time: int
+    parents: tuple[str, ...]
+
+
+@dataclass
+class EarlyApply:
+    """Work-tree writes started before their commit (see :meth:`GitStore.apply_early`)."""
+
+    written: dict[str, bytes | None]
+    futures: list
+
+    @property
+    def paths(self) -> list[str]:
+        return list(self.written)
+
+    def wait(self, raise_errors: bool = True) -> None:
+        for future in self.futures:
+            error = future.exception()
+            if error is not None and raise_errors:
+                raise error
+
+
+@dataclass
+class Staged:
+    """Work-tree files written ahead, outside the work tree, before the write lock is held.
+
+    A large add creates thousands of files; writing them takes about a second, renaming them
+    into place a few milliseconds. So they are written to ``state/{account}/staging/TOKEN/``
+    first (by a few threads, while the command goes on), and the commit, under the lock,
+    renames each into the work tree. The staging folder belongs to its owner while
+    ``TOKEN.owner`` is locked; :meth:`GitStore.recover` removes any whose owner is gone.
+    """
+
+    root: Path
+    data: dict[str, bytes]  # path -> the exact bytes object staged (compared by identity)
+    owner: object
+    futures: list = field(default_factory=list)
+
+    def wait(self) -> None:
+        for future in self.futures:
+            future.result()
+        self.futures = []
+
+    def release(self) -> None:
+        import shutil
+
+        for future in self.futures:
+            future.exception()  # let every write finish before its folder goes
+        self.futures = []
+        shutil.rmtree(self.root, ignore_errors=True)
+        if self.owner is not None:
+            Path(self.owner.lock_file).unlink(missing_ok=True)
+            self.owner.release()
+            self.owner = None
+
+
+class CommitChain:
+    """Commits made one after another in memory, then landed as one change of the work tree.
+
+    Each :meth:`add` builds the trees and the commit of one command on top of the previous
+    one (its parent), so every command keeps a commit of its own; :meth:`land` then writes
+    all the new objects, moves the branch once from the first parent to the last commit and
+    applies the files, in :meth:`GitStore.commit`'s crash-safe order. Writers queued on the
+    lock are committed this way by the one that holds it (see :mod:`ov.store.group_commit`): one fsync
+    round, one branch move and one index update for all of them.
+    """
+
+    def __init__(self, git: GitStore, head: bytes | None) -> None:
+        from dulwich.object_store import OverlayObjectStore
+
+        self.git = git
+        self.base = self.tip = head
+        self.base_tree = self.tree = git.tree_of(head)
+        self.pending = _UncopiedStore()
+        self._objects = OverlayObjectStore([self.pending, git.repo.object_store], add_store=self.pending)
+        self.contents: dict[str, bytes | None] = {}  # path -> what the work tree is to hold
+        self.appends: dict[str, int] = {}  # path -> length of the work-tree file the changes append to
+        self.commits = 0
+
+    def add(self, changes: Mapping[str, bytes | None], message: str, author: Author) -> bytes | None:
+        """Commit ``changes`` on top of the chain; the new commit id, or None when they change nothing."""
+        from dulwich.object_store import commit_tree_changes
+        from dulwich.objects import Blob, Tree
+
+        tree_changes = []
+        ahead = self.git.stored_ahead
+        grafted: set[str] = set()
+        for folder, (tree_id, files) in self.git.grafts.items():
+            # A folder the change creates whole, its tree built before the lock: one entry
+            # instead of thousands, as long as the change is still exactly what it was built from.
+            inside = folder + "/"
+            if (
+                not self._has(folder)
+                and all(changes.get(path) is data for path, data in files.items())
+                and sum(1 for path in changes if path.startswith(inside)) == len(files)
+            ):
+                tree_changes.append((folder.encode(), stat.S_IFDIR, tree_id))
+                grafted.update(files)
+        for path in sorted(changes):
+            if path in grafted:
+                continue
+            data = changes[path]
+            if data is None:
+                if self._has(path):
+                    tree_changes.append((path.encode(), None, None))
+                continue
+            known = ahead.get(path)
+            if known is not None and known[0] is data:
+                tree_changes.append((path.encode(), FILE_MODE, known[1]))
+                continue
+            blob = Blob.from_string(data)
+            self.pending.add_object(blob)
+            tree_changes.append((path.encode(), FILE_MODE, blob.id))
+        base = self.tree if self.tree is not None else _empty_tree(self.pending, Tree)
+        new_tree = commit_tree_changes(self._objects, base, tree_changes) if tree_changes else base
+        self.contents.update(changes)
+        if new_tree == self.tree:
+            return None
+        commit = self.git.make_commit(new_tree, [self.tip] if self.tip else [], message, author)
+        self.pending.add_object(commit)
+        self.tip, self.tree = commit.id, new_tree
+        self.commits += 1
+        return commit.id
+
+    def _has(self, path: str) -> bool:
+        """Whether ``path`` is in the chain's tree (which may exist in memory only)."""
+        if self.tree is None:
+            return False
+        if self.tree == self.base_tree:
+            return self.git.entry(self.tree, path) is not None
+        from dulwich.errors import NotTreeError
+
+        try:
+            self._objects[self.tree].lookup_path(self._objects.__getitem__, path.encode())
+        except (KeyError, NotTreeError):
+            return False
+        return True
+
+    def land(
+        self,
+        early: EarlyApply | None = None,
+        appends: Mapping[str, int] | None = None,
+        staged: Staged | None = None,
+        defer_index: bool = False,
+    ) -> None:
+        """Write the chain's objects and files and move the branch to its last commit. The
+        caller holds the write lock; on failure nothing of the chain remains in the work tree."""
+        try:
+            self.git._land(self, early, appends, staged, defer_index)
+        finally:
+            self.git.forget_ahead()  # named by this commit only: a later one hashes its own
+
+
+class GitStore:
+    """One account repository: work tree at ``worktree``, derived state at ``state``."""
+
+    def __init__(self, worktree: Path, state: Path) -> None:
+        self.worktree = worktree
+        self.state = state
+        self._repo = None
+        self._trees: dict[bytes, object] = {}
+        # path -> (the exact bytes object, its blob id) of blobs already in the object store
+        self.stored_ahead: dict[str, tuple[bytes, bytes]] = {}
+        # folder -> (its tree id, path -> the exact bytes object) of folders a change creates whole,
+        # their trees already in the object store
+        self.grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
+
+    # --- opening ---------------------------------------------------------
+
+    @property
+    def exists(self) -> bool:
+        return (self.worktree / ".git").is_dir()
+
+    @property
+    def repo(self):
+        if self._repo is None:
+            from dulwich.repo import Repo  # Deferred: dulwich costs ~60 ms; reads do not need it.
+
+            if not self.exists:
+                raise StoreCorrupt(f"no account repository at {self.worktree}")
+            self._repo = Repo(str(self.worktree))
+            # A ref must never name an object a power cut could lose: flush loose objects and
+            # packs before they are renamed into place (about 0.3 ms an object here).
+            self._repo.object_store.fsync_object_files = True
+        return self._repo
+
+    def warm_up(self) -> None:
+        """Import and open what a commit needs, before the write lock is taken: dulwich costs
+        ~50 ms to import and open, time every other writer would otherwise wait through."""
+        import concurrent.futures  # noqa: F401 - the object and work-tree writers' thread pools
+
+        from ov.store import gitindex  # noqa: F401
+
+        if self.exists:
+            self.repo  # noqa: B018 - opened (and cached) now, outside the lock
+
+    def init(self, author: Author, message: str) -> bool:
+        """Create the repository with an empty first commit; False if it already exists."""
+        if self.exists:
+            return False
+        from dulwich.objects import Commit, Tree
+        from dulwich.repo import Repo
+
+        self.worktree.mkdir(parents=True, exist_ok=True)
+        repo = Repo.init(str(self.worktree), default_branch=b"main")
+        repo.object_store.fsync_object_files = True
+        tree = Tree()
+        repo.object_store.add_object(tree)
+        commit = self.make_commit(tree.id, [], message, author)
+        repo.object_store.add_object(commit)
+        repo.refs.set_if_equals(BRANCH, None, commit.id)
+        self._repo = repo
+        return True
+
+    # --- reading committed state -----------------------------------------
+
+    def head(self) -> bytes | None:
+        try:
+            return self.repo.refs[BRANCH]
+        except KeyError:
+            return None
+
+    def tree_of(self, commit_id: bytes | None) -> bytes | None:
+        if commit_id is None:
+            return None
+        return self.repo[commit_id].tree
+
+    def entry(self, tree_id: bytes | None, path: str) -> tuple[int, bytes] | None:
+        """(mode, sha) of ``path`` in ``tree_id``, or None when it is not there."""
+        if tree_id is None or not path:
+            return None
+        from dulwich.errors import NotTreeError
+
+        try:
+            mode, sha = self._tree(tree_id).lookup_path(self._tree, path.encode())
+        except (KeyError, NotTreeError):
+            return None
+        return mode, sha
+
+    def _tree(self, sha: bytes):
+        # Trees are immutable and looked up again and again (every path checked in a large
+        # add walks the same directories), so parsed ones are kept for the life of this object.
+        obj = self._trees.get(sha)
+        if obj is None:
+            obj = self.repo.object_store[sha]
+            if obj.type_name == b"tree":
+                if len(self._trees) > 4096:
+                    self._trees.clear()
+                self._trees[sha] = obj
+        return obj
+
+    def blob_data(self, sha: bytes) -> bytes:
+        return self.repo[sha].as_raw_string()
+
+    @staticmethod
+    def blob_id(data: bytes) -> bytes:
+        from dulwich.objects import Blob
+
+        return Blob.from_string(data).id
+
+    def iter_files(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, bytes]]:
+        """(path, blob sha) of every file in ``tree_id`` below ``prefix``."""
+        if tree_id is None:
+            return
+        start = tree_id
+        if prefix:
+            found = self.entry(tree_id, prefix)
+            if found is None:
+                return
+            mode, start = found
+            if not stat.S_ISDIR(mode):
+                yield prefix, start
+                return
+        for entry in self.repo.object_store.iter_tree_contents(start):
+            path = entry.path.decode()
+            yield (f"{prefix}/{path}" if prefix else path), entry.sha
+
+    def log(self, limit: int | None = None) -> list[CommitInfo]:
+        head = self.head()
+        if head is None:
+            return []
+        out = []
+        for walk in self.repo.get_walker(include=[head], max_entries=limit):
+            c = walk.commit
+            out.append(
+                CommitInfo(
+                    id=c.id.decode(),
+                    message=c.message.decode("utf-8", "replace"),
+                    author=c.author.decode("utf-8", "replace"),
+                    time=c.commit_time,
+                    parents=tuple(p.decode() for p in c.parents),
+                )
+            )
+        return out
+
+    def reaches(self, commit: str, since: str | None) -> bool:
+        """Whether HEAD is ``commit`` or a descendant of it, looking back no further than
+        ``since`` (an ancestor of both, where the search can stop)."""
+        head = self.head()
+        if head is None:
+            return False
+        target, stop = commit.encode(), since.encode() if since else None
+        for walk in self.repo.get_walker(include=[head]):
+            if walk.commit.id == target:
+                return True
+            if walk.commit.id == stop:
+                return False
+        return False
+
+    # --- writing -----------------------------------------------------------
+
+    def commit(
+        self,
+        changes: Mapping[str, bytes | None],
+        message: str,
+        author: Author,
+        expected_head: bytes | None,
+        early: EarlyApply | None = None,
+        appends: Mapping[str, int] | None = None,
+        staged: Staged | None = None,
+        defer_index: bool = False,
+    ) -> bytes | None:
+        """Commit ``changes`` (path -> new bytes, or None to delete) on top of ``expected_head``.
+
+        Returns the new commit id, or None when the changes leave the tree as it
+        is. The caller holds the write lock. ``defer_index`` (other writers are queued behind
+        it) leaves the git index update of these paths to the last of them; see
+        :meth:`update_index`.
+        """
+        chain = CommitChain(self, expected_head)
+        commit = chain.add(changes, message, author)
+        chain.land(early, appends, staged, defer_index)
+        return commit
+
+    def _land(
+        self,
+        chain: CommitChain,
+        early: EarlyApply | None,
+        appends: Mapping[str, int] | None,
+        staged: Staged | None,
+        defer_index: bool,
+    ) -> None:
+        changes = chain.contents
+        early_paths = list(early.paths) if early is not None else []
+        all_paths = sorted(set(changes) | set(early_paths))
+        if chain.tip == chain.base:
+            if early is not None:
+                early.wait()
+            self._apply_worktree(changes)  # nothing to commit, but make the files agree
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            return
+        disk = self.repo.object_store
+        # The journal comes first, so a crash while objects are written is seen (and their
+        # leftovers cleared) by the next command.
+        if early is None:
+            # Not flushed: it only tells the next command to look for leftovers, and it is
+            # rewritten (flushed) below before anything reaches the work tree.
+            self._write_journal(chain.base, None, all_paths, durable=False)
+        # The journal naming the new commit is flushed together with the objects (one round of
+        # fsyncs, not two): both must be on disk before the work tree or the branch changes.
+        journal = (self.state / JOURNAL_NAME, self._journal_bytes(chain.base, chain.tip, all_paths), None)
+        packed = self._store_objects(disk, chain.pending.objects(), along=journal)
+        try:
+            if early is not None:
+                early.wait()
+                done = early.written
+                remaining = {p: d for p, d in changes.items() if p not in done or done[p] is not d}
+            else:
+                remaining = dict(changes)
+            self._apply_worktree(remaining, appends, staged)
+            if not self._move_branch(chain.base, chain.tip):
+                raise StoreCorrupt(
+                    "the branch moved while ov held the write lock",
+                    hint="another program wrote to the account repository; run `ov status`",
+                )
+        except BaseException:
+            self._restore_paths(chain.base_tree, all_paths)
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            raise
+        self.update_index(chain.tree, all_paths, defer=defer_index)
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+        if packed and chain.commits > 1:
+            try:
+                self.merge_small_packs()
+            except Exception as exc:  # noqa: BLE001 - tidying only: the commits have landed
+                import logging
+
+                logging.getLogger("ov").debug("small packs not merged: %s", exc)
+
+    def changed_paths(self, old_tree: bytes | None, new_tree: bytes | None) -> Iterator[str]:
+        """Every file path that differs between two trees (only differing subtrees are read)."""
+        for change in self.repo.object_store.tree_changes(old_tree, new_tree):
+            (old_path, new_path) = change[0]
+            yield (new_path or old_path).decode()
+
+    def forget_ahead(self) -> None:
+        """Drop what :meth:`store_objects_ahead` noted (its commit landed, or was dropped)."""
+        self.stored_ahead.clear()
+        self.grafts.clear()
+
+    def store_objects_ahead(self, changes: Mapping[str, bytes | None], base_tree: bytes | None = None) -> None:
+        """Put the blobs of a large change into the object store before its commit, and the
+        trees of the folders it creates whole (those ``base_tree`` lacks).
+
+        Called without the write lock (objects nobody refers to are harmless), so the commit
+        under the lock only adds its trees and commit object: writing a pack of thousands of
+        blobs takes about a second, and building the tree of a 3,000-file folder a good part
+        of the commit. Best effort: whatever is missing is written by the commit.
+        """
+        from dulwich.file import FileLocked
+        from dulwich.objects import Blob
+
+        if not self.exists:
+            return  # the first commit creates the repository; it stores its own objects
+        disk = self.repo.object_store
+        blobs = {}
+        ids = {}
+        for path, data in changes.items():
+            if data is not None:
+                blob = Blob.from_string(data)
+                blobs[blob.id] = blob
+                ids[path] = (data, blob.id)
+        missing = [blob for sha, blob in blobs.items() if sha not in disk]
+        if len(missing) < PACK_THRESHOLD:
+            return
+        grafts, trees = self._new_folder_trees(changes, ids, base_tree)
+        try:
+            disk.add_objects([(obj, None) for obj in [*missing, *trees]])
+        except (FileLocked, OSError):
+            # Another writer is storing the same pack, or a full disk: the commit stores what is
+            # missing (and reports a full disk there, under the lock, with the journal written).
+            return
+        # The commit under the lock then only names these blobs and trees: hashing and storing
+        # thousands of them again would cost it a good part of its hold.
+        self.stored_ahead.update(ids)
+        self.grafts.update(grafts)
+
+    def _new_folder_trees(
+        self, changes: Mapping[str, bytes | None], ids: Mapping[str, tuple[bytes, bytes]], base_tree: bytes | None
+    ) -> tuple[dict[str, tuple[bytes, dict[str, bytes]]], list]:
+        """The folders ``changes`` creates whole (absent from ``base_tree``, nothing but new
+        files below them), each with its tree id and files; and the trees to store."""
+        from dulwich.object_store import MemoryObjectStore, commit_tree_changes
+        from dulwich.objects import Tree
+
+        if base_tree is None:
+            return {}, []
+        absent: dict[str, bool] = {}
+        below: dict[str, list[str]] = {}
+        for path in changes:
+            parts = path.split("/")
+            for depth in range(1, len(parts)):
+                folder = "/".join(parts[:depth])
+                if folder not in absent:
+                    absent[folder] = self.entry(base_tree, folder) is None
+                if absent[folder]:
+                    below.setdefault(folder, []).append(path)
+                    break
+        grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
+        trees: list = []
+        for folder, paths in below.items():
+            if len(paths) < PACK_THRESHOLD or any(path not in ids for path in paths):  # a deletion is not in ids
+                continue
+            built = MemoryObjectStore()
+            start = len(folder) + 1
+            tree_id = commit_tree_changes(built, Tree(), [(path[start:].encode(), FILE_MODE, ids[path][1]) for path in paths])
+            grafts[folder] = (tree_id, {path: changes[path] for path in paths})
+            trees.extend(built[sha] for sha in built)  # the folder's trees, all new
+        return grafts, trees
+
+    def stage(self, changes: Mapping[str, bytes | None], staged: Staged | None = None) -> Staged:
+        """Start writing the files of ``changes`` to a private staging folder (see
+        :class:`Staged`); call again with the result to stage later changes too."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        if staged is None:
+            from filelock import FileLock
+
+            staging = self.state / STAGING_DIR
+            staging.mkdir(parents=True, exist_ok=True)
+            token = f"{os.getpid()}-{secrets.token_hex(4)}"
+            owner = FileLock(staging / f"{token}.owner")
+            owner.acquire(timeout=0)
+            staged = Staged(staging / token, {}, owner)
+        batch = {p: d for p, d in changes.items() if d is not None and staged.data.get(p) is not d}
+        if not batch:
+            return staged
+        if any(p in staged.data for p in batch):
+            staged.wait()  # never two writes of one path in flight
+        staged.data.update(batch)
+        for directory in sorted({os.path.dirname(p) for p in batch}):
+            (staged.root / directory).mkdir(parents=True, exist_ok=True)
+        pool = ThreadPoolExecutor(max_workers=4)
+        staged.futures.extend(pool.submit((staged.root / p).write_bytes, d) for p, d in batch.items())
+        pool.shutdown(wait=False)
+        return staged
+
+    def apply_early(
+        self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply | None = None
+    ) -> EarlyApply:
+        """Start writing ``changes`` to the work tree before their commit exists.
+
+        A large add spends most of its time creating files; this lets that I/O
+        overlap with the work still to do (summaries) before :meth:`commit`. The
+        journal names the paths first, so a crash is rolled back as usual; a
+        failure before the commit must call :meth:`abandon_early`.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        if early is not None:
+            return self._extend_early(expected_head, changes, early)
+        self._write_journal(expected_head, None, sorted(changes))
+        written = dict(changes)
+        self._delete_files(written)
+        pool = ThreadPoolExecutor(max_workers=4)
+        futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
+        pool.shutdown(wait=False)
+        return EarlyApply(written, futures)
+
+    def _extend_early(self, expected_head: bytes | None, changes: Mapping[str, bytes | None], early: EarlyApply) -> EarlyApply:
+        """A further batch of writes ahead (new files only; deletions wait for the commit)."""
+        from concurrent.futures import ThreadPoolExecutor
+
+        batch = {p: d for p, d in changes.items() if d is not None and early.written.get(p, b"") is not d}
+        if not batch:
+            return early
+        self._write_journal(expected_head, None, sorted(set(early.written) | set(batch)))
+        if any(p in early.written for p in batch):
+            early.wait()  # never two writes of one path in flight
+        early.written.update(batch)
+        pool = ThreadPoolExecutor(max_workers=4)
+        early.futures.extend(pool.submit(_write_if_different, self.worktree / p, d) for p, d in batch.items())
+        pool.shutdown(wait=False)
+        return early
+
+    def abandon_early(self, expected_head: bytes | None, early: EarlyApply) -> None:
+        """Undo :meth:`apply_early` when the command fails before it commits."""
+        early.wait(raise_errors=False)
+        self._restore_paths(self.tree_of(expected_head), list(early.paths))
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+
+    def move_head(self, old: bytes | None, new: bytes, paths: list[str]) -> None:
+        """Point the branch at ``new`` (a commit already in the object store, e.g. fetched or
+        merged) and make ``paths`` of the work tree match it, in :meth:`commit`'s order and with
+        its journal, so :meth:`recover` settles a crash at any point. The caller holds the lock.
+        """
+        self._write_journal(old, new, paths)
+        try:
+            self._restore_paths(self.tree_of(new), paths)
+            if not self._move_branch(old, new):
+                raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
+        except BaseException:
+            self._restore_paths(self.tree_of(old), paths)
+            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            raise
+        self.sync_index(self.tree_of(new), paths)
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+
+    def _move_branch(self, old: bytes | None, new: bytes) -> bool:
+        from dulwich.file import FileLocked
+
+        try:
+            return self.repo.refs.set_if_equals(BRANCH, old, new)
+        except FileLocked:
+            # Only a plain `git` running in the account right now holds this lock (a stale one
+            # was removed by recover()); nothing has moved, and the caller rolls back.
+            raise StoreLocked(
+                "git is updating refs/heads/main in the account repository right now",
+                hint="wait for that git command to finish, then retry",
+            ) from None
+
+    def update_index(self, tree_id: bytes | None, paths: list[str], defer: bool) -> None:
+        """Bring the git index in step with the commit just made, or note its paths for later.
+
+        Rewriting the index costs a pass over all its entries (~10 ms at 3,000 files), time that
+        a queue of writers would each spend holding the lock. So while others wait, a writer only
+        notes its paths in ``index.pending``, and the first writer with nobody behind it brings
+        every noted path up to date in one pass. When the store is quiet, the index agrees
+        with HEAD (and ``ov status`` rewrites it whole in any case).
+        """
+        pending = self.state / INDEX_PENDING
+        if defer:
+            try:
+                with open(pending, "a", encoding="utf-8") as out:
+                    out.write("".join(p + "\n" for p in paths))
+                return
+            except OSError:
+                pass  # could not note them: update now
+        try:
+            noted = pending.read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            noted = []
+        if self.sync_index(tree_id, sorted(set(paths) | {p for p in noted if p})) and noted:
+            pending.unlink(missing_ok=True)  # kept when a git command had the index: noted for next time
+
+    def sync_index(self, tree_id: bytes | None, paths: list[str]) -> bool:
+        """Bring the git index's entries of ``paths`` in step with ``tree_id`` (HEAD); False when
+        it was left as it is (a git command holds it, or the disk is full)."""
+        from ov.store import gitindex
+
+        blobs: dict[str, bytes | None] = {}
+        for path in paths:
+            found = self.entry(tree_id, path)
+            blobs[path] = found[1] if found is not None and not stat.S_ISDIR(found[0]) else None
+        try:
+            return gitindex.update(self.worktree / ".git", self.worktree, blobs, self.iter_files(tree_id))
+        except OSError as exc:
+            # Derived data, refreshed by the next commit or `ov status`: a full disk here must not
+            # turn a commit that has landed into a failure.
+            import logging
+
+            logging.getLogger("ov").debug("git index not updated: %s", exc)
+            return False
+
+    def _write_journal(self, old: bytes | None, new: bytes | None, paths: list[str], durable: bool = True) -> None:
+        atomic_write(self.state / JOURNAL_NAME, self._journal_bytes(old, new, paths), durable=durable)
+
+    @staticmethod
+    def _journal_bytes(old: bytes | None, new: bytes | None, paths: list[str]) -> bytes:
+        journal = {
+            "version": 1,
+            "old": old.decode() if old else None,
+            "new": new.decode() if new else None,
+            "paths": paths,
+            "started": time.time(),
+        }
+        return json.dumps(journal, sort_keys=True).encode()
+
+    @staticmethod
+    def _store_objects(disk, objects: list, along: tuple[Path, bytes, int | None] | None = None) -> bool:
+        """Write ``objects`` durably (those not stored yet), and the file ``along`` with them;
+        True when they went into a pack."""
+        # Only blobs are looked up (content stored before: a restore, a revert, a file written
+        # twice). A lookup searches every pack, ~0.1 ms an object with 15 packs, and a batch of
+        # queued writes brings ~6 objects a write, most of them trees and commits that are new
+        # (a tree that is not is small, and a pack may hold an object twice).
+        objects = [obj for obj in objects if obj.type_name != b"blob" or obj.id not in disk]
+        # Many objects go into one pack: a loose object costs a file (and often a directory)
+        # of its own, ~1-2 ms each on a journaling file system, a pack one file for them all.
+        if len(objects) >= PACK_THRESHOLD:
+            if along is None:
+                disk.add_objects([(obj, None) for obj in objects])
+                return True
+            from concurrent.futures import ThreadPoolExecutor
+
+            # The file along is flushed while dulwich writes and flushes the pack.
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                flushed = pool.submit(atomic_write, along[0], along[1])
+                disk.add_objects([(obj, None) for obj in objects])
+                flushed.result()
+            return True
+        # Through ov's own atomic writes rather than dulwich's lock-file protocol: an object is
+        # named by its content, so a temporary name and a rename suffice, and a write killed (or
+        # refused by a full disk) leaves no `.lock` that refuses every retry.
+        loose = []
+        for obj in objects:
+            if obj.type_name == b"tree" and obj.id in disk:
+                continue  # an unchanged tree: its file is there
+            sha = obj.id.decode()
+            loose.append((Path(disk.path) / sha[:2] / sha[2:], obj.as_legacy_object(compression_level=disk.loose_compression_level), 0o444))
+        if along is not None:
+            loose.append(along)
+        atomic_write_all(loose)
+        return False
+
+    def merge_small_packs(self) -> int:
+        """Fold the small packs that batches of commits leave into one; how many were folded.
+
+        Every object lookup searches each pack in turn, so hours of group commits would
+        slow every read down. Once there are ``MERGE_SMALL_PACKS`` packs under
+        ``SMALL_PACK_BYTES`` their objects are written as one new pack (flushed) before
+        the old ones go: a crash in between leaves objects twice, never missing. The caller
+        holds the write lock.
+        """
+        disk = self.repo.object_store
+        small = []
+        for pack in disk.packs:
+            try:
+                if os.path.getsize(pack._data_path) < SMALL_PACK_BYTES:
+                    small.append(pack)
+            except OSError:
+                continue
+        if len(small) < MERGE_SMALL_PACKS:
+            return 0
+        objects = {}
+        for pack in small:
+            for obj in pack.iterobjects():
+                objects[obj.id] = obj
+        disk.add_objects([(obj, None) for obj in objects.values()])
+        for pack in small:
+            disk._remove_pack(pack)
+        return len(small)
+
+    def recover(self, sweep: bool = False) -> str | None:
+        """Finish or undo a commit that a crash interrupted, and remove what the crash left
+        behind; say what was done. The caller holds the write lock. ``sweep`` looks through the
+        object directories even when no journal says a write was interrupted (``ov status``)."""
+        path = self.state / JOURNAL_NAME
+        done = []
+        _remove_orphaned_staging(self.state / STAGING_DIR)
+        try:
+            journal = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            journal = None
+        except (OSError, ValueError):
+            journal = {}
+            done.append("removed an unreadable journal")
+        stale = self.stale_files(deep=sweep or journal is not None)
+        if stale:
+            removed = [p for p in _still_stale(stale) if _remove_if_present(p)]
+            if removed:
+                shown = ", ".join(str(p.relative_to(self.worktree / ".git")) for p in removed[:3])
+                more = f" (+{len(removed) - 3} more)" if len(removed) > 3 else ""
+                done.append(f"removed {len(removed)} file(s) an interrupted git write left: {shown}{more}")
+        if journal is not None:
+            paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
+            head = self.head()
+            if journal:
+                if head is not None and head.decode() == journal.get("new"):
+                    done.append(f"completed an interrupted commit ({len(paths)} path(s))")
+                else:
+                    done.append(f"rolled back an interrupted command ({len(paths)} path(s))")
+            self._restore_paths(self.tree_of(head), paths)
+            temps = self._remove_temp_files(paths)
+            if temps:
+                done.append(f"removed {temps} temporary file(s) of interrupted writes")
+            self.sync_index(self.tree_of(head), paths)
+            path.unlink(missing_ok=True)
+        for leftover in _temp_files_in(self.state):
+            _remove_if_present(leftover)
+        return "; ".join(done) or None
+
+    def stale_files(self, deep: bool) -> list[Path]:
+        """git lock files and temporary pack files that a killed writer may have left.
+
+        The few fixed lock names and the tags are always looked at; ``deep`` (a journal says a
+        write was interrupted) also walks the object directories, where a loose object's
+        ``.lock`` would refuse every later write of that object.
+        """
+        git_dir = self.worktree / ".git"
+        found = [git_dir / name for name in _TOP_LOCKS if os.path.lexists(git_dir / name)]
+        for ref_dir in ("refs/tags", "refs/heads", "refs/remotes"):
+            for directory in (git_dir / ref_dir, *_dirs_in(git_dir / ref_dir)):  # refs/remotes/NAME/
+                found.extend(p for p in _files_in(directory) if p.name.endswith(".lock") and p != git_dir / "refs/heads/main.lock")
+        if deep:
+            objects = git_dir / "objects"
+            for sub in _dirs_in(objects):
+                if sub.name == "pack":
+                    found.extend(p for p in _files_in(sub) if p.name.endswith(".lock") or p.name.startswith("tmp"))
+                elif len(sub.name) == 2:
+                    found.extend(p for p in _files_in(sub) if p.name.endswith(".lock") or TEMP_MARKER in p.name)
+            found.extend(p for p in _files_in(objects) if p.name.startswith("tmp_pack_"))
+        return found
+
+    def _remove_temp_files(self, paths: list[str]) -> int:
+        """Delete temporary files of atomic writes in the directories of ``paths``, then the
+        directories they alone kept alive (they would list as phantom directories)."""
+        removed = 0
+        dirs = {(self.worktree / p).parent for p in paths}
+        for directory in sorted(dirs, key=lambda d: len(d.parts), reverse=True):
+            for leftover in _temp_files_in(directory):
+                removed += _remove_if_present(leftover)
+            remove_empty_parents(directory, self.worktree)
+        return removed
+
+    def _delete_files(self, changes: Mapping[str, bytes | None]) -> None:
+        for path, data in changes.items():
+            if data is None:
+                target = self.worktree / path
+                if target.is_file() or target.is_symlink():
+                    target.unlink()
+                    remove_empty_parents(target.parent, self.worktree)
+
+    def _apply_worktree(
+        self, changes: Mapping[str, bytes | None], appends: Mapping[str, int] | None = None, staged: Staged | None = None
+    ) -> None:
+        # Deletions first: a path may turn from a file into a directory in one change.
+        self._delete_files(changes)
+        writes = []
+        made: set[str] = set()
+        root = str(self.worktree)  # plain strings: pathlib costs ~40 µs a path, 0.1 s for a large add
+        staged_root = str(staged.root) if staged is not None else ""
+        moved = _move_in_new_dirs(staged, changes, root) if staged is not None else set()
+        for path, data in changes.items():
+            if data is None or path in moved:
+                continue
+            target = os.path.join(root, path)
+            offset = (appends or {}).get(path)
+            if offset is not None and _append_in_place(target, data, offset):
+                continue
+            if staged is not None and staged.data.get(path) is data and _move_in(staged, os.path.join(staged_root, path), target, made):
+                continue
+            writes.append((Path(target), data))
+        if len(writes) >= PARALLEL_WRITES:
+            # Creating a file costs a disk round trip that does not hold the GIL; a few threads
+            # overlap them (about 1.8x faster for a large add on a 2-core machine).
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                list(pool.map(lambda item: _write_if_different(*item), writes))
+        else:
+            for target, data in writes:
+                _write_if_different(target, data)
+
+    def _restore_paths(self, tree_id: bytes | None, paths: list[str]) -> None:
+        """Make each path in the work tree what it is in ``tree_id`` (absent if it is not there)."""
+        wanted: dict[str, bytes | None] = {}
+        for path in paths:
+            found = self.entry(tree_id, path)
+            wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
+        self._apply_worktree(wanted)
+
+    def make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
+        from dulwich.objects import Commit
+
+        now = int(time.time())
+        offset = time.localtime(now).tm_gmtoff
+        commit = Commit()
+        commit.tree = tree
+        commit.parents = parents
+        commit.author = commit.committer = author.ident
+        commit.author_time = commit.commit_time = now
+        commit.author_timezone = commit.commit_timezone = offset
+        commit.encoding = b"UTF-8"
+        commit.message = message.encode("utf-8")
+        return commit
+
+
+def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root: str) -> set[str]:
+    """Rename whole staged directories that are new to the work tree into place; the paths moved.
+
+    A new import root holds thousands of files and is one directory the work tree does not have
+    yet: one rename puts it in place instead of one per file (and one mkdir per folder), which
+    is most of a large add's time under the lock.
+    """
+    staged.wait()
+    exists: dict[str, bool] = {}
+
+    def new_top(path: str) -> str | None:
+        parts = path.split("/")[:-1]
+        for depth in range(1, len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            if directory not in exists:
+                exists[directory] = os.path.lexists(os.path.join(root, directory))
+            if not exists[directory]:
+                return directory
+        return None
+
+    groups: dict[str, list[str]] = {}
+    refused: set[str] = set()
+    for path, data in changes.items():
+        top = new_top(path)
+        if top is None:
+            continue
+        if data is None or staged.data.get(path) is not data:
+            refused.add(top)  # something under it is not staged as it is to be: file by file
+        groups.setdefault(top, []).append(path)
+    moved: set[str] = set()
+    for top, paths in groups.items():
+        prefix = top + "/"
+        if top in refused or sum(1 for p in staged.data if p.startswith(prefix)) != len(paths):
+            continue
+        target = os.path.join(root, top)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        try:
+            os.rename(os.path.join(str(staged.root), top), target)
+        except OSError:
+            continue  # (another file system, or it appeared meanwhile): file by file
+        moved.update(paths)
+    return moved
+
+
+def _move_in(staged: Staged, source: str, target: str, made: set[str]) -> bool:
+    """Rename a staged file over its work-tree path (atomic, like atomic_write); False when it
+    cannot be (another file system), so the caller writes it instead."""
+    staged.wait()
+    parent = os.path.dirname(target)
+    if parent not in made:
+        os.makedirs(parent, exist_ok=True)
+        made.add(parent)
+    try:
+        os.replace(source, target)
+    except OSError:
+        return False
+    return True
+
+
+def _remove_orphaned_staging(staging: Path) -> None:
+    """Remove staging folders whose owner exited (or was killed) before it committed them."""
+    import shutil
+
+    owners = [p for p in _files_in(staging) if p.name.endswith(".owner")]
+    if not owners and not _dirs_in(staging):
+        return
+    from filelock import FileLock, Timeout
+
+    live = set()
+    for owner in owners:
+        probe = FileLock(owner)
+        try:
+            probe.acquire(timeout=0)
+        except Timeout:
+            live.add(owner.name[: -len(".owner")])
+            continue
+        owner.unlink(missing_ok=True)
+        probe.release()
+    for folder in _dirs_in(staging):
+        if folder.name not in live:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _files_in(directory: Path) -> list[Path]:
+    return _entries_in(directory, dirs=False)
+
+
+def _dirs_in(directory: Path) -> list[Path]:
+    return _entries_in(directory, dirs=True)
+
+
+def _entries_in(directory: Path, dirs: bool) -> list[Path]:
+    """The files (or the directories) right inside ``directory``; none when it is not there."""
+    try:
+        with os.scandir(directory) as it:
+            return [Path(e.path) for e in it if (e.is_dir if dirs else e.is_file)(follow_symlinks=False)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def _temp_files_in(directory: Path) -> list[Path]:
+    return [p for p in _files_in(directory) if p.name.startswith(TEMP_MARKER)]
+
+
+def _still_stale(paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` nobody is writing: after waiting until each could be old enough, the
+    ones whose last change is still at least STALE_LOCK_SECONDS ago. A lock a live git holds is
+    gone by then; a pack another ov is still writing (a large add stores its objects before it
+    takes the lock) keeps changing, and is left alone."""
+
+    def age(path: Path) -> float | None:
+        try:
+            return time.time() - path.lstat().st_mtime
+        except FileNotFoundError:
+            return None
+
+    ages = [a for a in map(age, paths) if a is not None]
+    youngest = min(ages, default=STALE_LOCK_SECONDS)
+    if youngest < STALE_LOCK_SECONDS:
+        time.sleep(STALE_LOCK_SECONDS - max(youngest, 0.0))
+    return [p for p in paths if (a := age(p)) is not None and a >= STALE_LOCK_SECONDS]
+
+
+def _remove_if_present(path: Path) -> bool:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _append_in_place(target: str, data: bytes, offset: int) -> bool:
+    """Append ``data[offset:]`` when the file still has exactly ``offset`` bytes; else let the
+    caller rewrite it. Appending keeps a per-turn capture cheap however long the session grows."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+    except FileNotFoundError:
+        return False
+    try:
+        if os.fstat(fd).st_size != offset:
+            return False
+        os.write(fd, data[offset:])
+        return True
+    finally:
+        os.close(fd)
+
+
+def _write_if_different(target: Path, data: bytes) -> None:
+    try:
+        if target.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    # No fsync per file: git's objects are the durable copy, and a work-tree file
+    # lost to a power cut shows up in `ov status` and can be restored from them.
+    atomic_write(target, data, durable=False)
+
+
+def _uncopied_store_class():
+    from dulwich.object_store import MemoryObjectStore
+
+    class UncopiedStore(MemoryObjectStore):
+        # dulwich copies each object it is given; a chain never changes an object after adding
+        # it, and copying 6,000 objects of a large add cost ~0.1 s of the lock's hold.
+        def add_object(self, obj) -> None:
+            self._data[obj.id] = obj
+
+        def objects(self) -> list:
+            return list(self._data.values())
+
+    return UncopiedStore
+
+
+def _UncopiedStore():
+    global _UNCOPIED
+    if _UNCOPIED is None:
+        _UNCOPIED = _uncopied_store_class()
+    return _UNCOPIED()
+
+
+_UNCOPIED = None
+
+
+def _empty_tree(store, tree_cls):
+    tree = tree_cls()
+    store.add_object(tree)
+    return tree.id
+

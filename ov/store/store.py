@@ -1,0 +1,839 @@
+"""The content store of one account: the filesystem operations behind ``ov ls``, ``ov write``, ...
+
+Reads go straight to the work tree (plain files; no git needed). Every
+mutating operation runs inside a :class:`Transaction`: it takes the account's
+write lock, recovers an interrupted commit if there is one, checks that the
+paths it touches hold no hand edits, collects its changes in memory, and ends
+in exactly one commit (or none when nothing changed). Validation happens
+before anything is written, so a failing command changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Literal, NamedTuple
+
+from ov.config import Config
+from ov.errors import (
+    AlreadyExists,
+    AmbiguousMatch,
+    BinaryContent,
+    DirectoryNotEmpty,
+    HandEditConflict,
+    InvalidInput,
+    IsADirectory,
+    NoMatch,
+    NotADirectory,
+    NotFound,
+    NotRegularFile,
+    OvError,
+    StoreLocked,
+)
+from ov.files import looks_binary, remove_empty_parents, special_kind
+from ov.home import Home
+from ov.identity import Identity
+from ov.store import sidecar
+from ov.store.gitstore import Author, GitStore
+from ov.store.lock import WriteLock
+from ov.store.worktree import WorktreeChanges
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, is_valid_segment, parse
+
+WriteMode = Literal["replace", "append", "create"]
+# A draft with at least this many changes stages its files and objects before taking the lock.
+STAGE_THRESHOLD = 64
+MAX_TRAILER_URIS = 200
+
+
+@dataclass(frozen=True)
+class Entry:
+    uri: str
+    name: str
+    type: Literal["directory", "file"]
+    size: int | None = None
+    modified: str | None = None
+    abstract: str | None = None
+
+    @property
+    def is_dir(self) -> bool:
+        return self.type == "directory"
+
+
+class Child(NamedTuple):
+    entry: Entry
+    path: Path
+    uri: VikingURI
+
+
+@dataclass
+class TreeNode:
+    uri: str
+    name: str
+    type: Literal["directory", "file"]
+    children: list[TreeNode] = field(default_factory=list)
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    uri: str
+    content: str
+    start_line: int
+    end_line: int
+    total_lines: int
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    command: str
+    uris: tuple[str, ...]
+    commit: str | None
+
+    @property
+    def changed(self) -> bool:
+        return self.commit is not None
+
+
+class Store:
+    """One account's store, seen as one user."""
+
+    def __init__(self, home: Home, identity: Identity, config: Config) -> None:
+        self.home = home
+        self.identity = identity
+        self.config = config
+        self.root = home.account_dir(identity.account)
+        self.state = home.state_dir(identity.account)
+        self.git = GitStore(self.root, self.state)
+        self._real_dirs: dict[str, str] = {}
+        self._settled = False
+        self.chain = None  # a CommitChain while the lock's holder serves this store's request (ov.store.group_commit)
+
+    # --- identity and paths ----------------------------------------------
+
+    @property
+    def author(self) -> Author:
+        return Author(self.identity.user, f"{self.identity.user}@{self.identity.account}.ov")
+
+    @property
+    def exists(self) -> bool:
+        return self.git.exists
+
+    def uri(self, text: str) -> VikingURI:
+        return parse(text, self.identity.user)
+
+    def path(self, uri: VikingURI) -> Path:
+        """The work-tree path of ``uri``; refused when a symbolic link would lead outside the store."""
+        if not self._settled:
+            self._settle()
+        if not uri.parts:
+            return self.root
+        path = self.root / uri.path
+        parent = self._real_dir(str(path.parent))
+        leaf = os.path.realpath(path) if os.path.islink(path) else os.path.join(parent, path.name)
+        if not leaf.startswith(self._real_dir(str(self.root)) + os.sep):
+            raise InvalidInput(f"{uri} leads outside the store through a symbolic link")
+        return path
+
+    def _settle(self) -> None:
+        """Before the first read, finish a command that a crash interrupted, so reads never see
+        its half-written work tree (phantom directories, rolled-back files). One stat when there
+        is nothing to do; a writer at work right now owns the journal and is left alone."""
+        self._settled = True
+        from ov.store.gitstore import JOURNAL_NAME
+
+        if not (self.state / JOURNAL_NAME).exists() or not self.exists:
+            return
+        try:
+            with WriteLock(self.lock_path, 0):
+                _report_recovery(self.git.recover())
+        except StoreLocked:
+            return
+
+    def _real_dir(self, directory: str) -> str:
+        # Resolving symlinks costs a syscall per path component; directories are resolved once
+        # per process (ingest resolves thousands of paths in the same few directories).
+        real = self._real_dirs.get(directory)
+        if real is None:
+            real = self._real_dirs[directory] = os.path.realpath(directory)
+        return real
+
+    def init(self) -> bool:
+        """Create the account repository; False when it already exists."""
+        if self.exists:
+            return False
+        with WriteLock(self.lock_path, self.config.store.lock_timeout):
+            return self.git.init(self.author, self._init_message)
+
+    # --- reading ------------------------------------------------------------
+
+    def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
+        """The entries of a directory (depth first with ``recursive``); a file lists itself, as ls(1) does."""
+        path = self._existing(uri)
+        if path.is_file():
+            return [self._entry(uri, path, is_dir=False)]
+        out: list[Entry] = []
+        for child in self.entries(uri, show_all):
+            out.append(child.entry)
+            if recursive and child.entry.is_dir:
+                out.extend(self.ls(child.uri, recursive=True, show_all=show_all))
+        return out
+
+    def tree(self, uri: VikingURI, *, depth: int | None = None, show_all: bool = False) -> TreeNode:
+        self._require_dir(uri)
+        node = TreeNode(str(uri), uri.name or "viking://", "directory")
+        self._fill_tree(node, uri, depth, show_all)
+        return node
+
+    def stat(self, uri: VikingURI) -> dict:
+        path = self._existing(uri)
+        st = path.stat()
+        info: dict = {
+            "uri": str(uri),
+            "type": "directory" if path.is_dir() else "file",
+            "modified": _iso(st.st_mtime),
+        }
+        if path.is_dir():
+            entries = list(self.entries(uri, show_all=True))
+            info["children"] = sum(1 for c in entries if c.entry.name not in sidecar.SIDECARS)
+            info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
+            info["has_overview"] = (path / sidecar.OVERVIEW).is_file()
+        else:
+            data = path.read_bytes()
+            info["size"] = st.st_size
+            info["binary"] = looks_binary(data)
+            info["lines"] = None if info["binary"] else _count_lines(data.decode("utf-8"))
+            if self.exists:
+                info["state"] = self._file_state(uri, data)
+        return info
+
+    def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
+        path = self._existing(uri)
+        if path.is_dir():
+            raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}` or read `ov overview {uri}`")
+        data = path.read_bytes()
+        if looks_binary(data):
+            raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with `ov stat {uri}`")
+        text = data.decode("utf-8")
+        lines = text.splitlines(keepends=True)
+        total = len(lines)
+        first = 1 if start is None else start
+        last = total if end is None else min(end, total)
+        if first < 1 or (end is not None and end < first):
+            raise InvalidInput(f"invalid line range {start}:{end}", hint="lines count from 1; use START:END")
+        if start is None and end is None:
+            return ReadResult(str(uri), text, 1 if total else 0, total, total)
+        if first > total and total:
+            raise InvalidInput(f"{uri} has {total} lines; line {first} does not exist")
+        return ReadResult(str(uri), "".join(lines[first - 1 : last]), first, max(last, first - 1), total)
+
+    def abstract(self, uri: VikingURI) -> str:
+        return self._sidecar_body(uri, sidecar.ABSTRACT, "abstract (L0)")
+
+    def overview(self, uri: VikingURI) -> str:
+        return self._sidecar_body(uri, sidecar.OVERVIEW, "overview (L1)")
+
+    def walk_files(self, uri: VikingURI, *, show_all: bool = False) -> Iterator[tuple[VikingURI, Path]]:
+        """Every file below ``uri`` (or ``uri`` itself when it is a file), in sorted order."""
+        path = self._existing(uri)
+        if path.is_file():
+            yield uri, path
+            return
+        for child in self.entries(uri, show_all):
+            if child.entry.is_dir:
+                yield from self.walk_files(child.uri, show_all=show_all)
+            else:
+                yield child.uri, child.path
+
+    # --- writing ------------------------------------------------------------
+
+    def transaction(self) -> Transaction:
+        if self.chain is not None:
+            from ov.store.group_commit import ServedTransaction
+
+            return ServedTransaction(self, self.chain)
+        return Transaction(self)
+
+    def draft(self) -> Draft:
+        """A transaction planned without the write lock; see :class:`Draft`."""
+        return Draft(self)
+
+    def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
+        self._require_file_uri(uri)
+        self._check_text(uri, data)
+        if uri.name in sidecar.SIDECARS:
+            sidecar.parse(data.decode("utf-8"))
+        from ov.store import group_commit
+
+        # Checked text is UTF-8, so it travels as text in a queued request.
+        args = {"uri": str(uri), "text": data.decode("utf-8", "surrogateescape"), "mode": mode}
+        return group_commit.run(self, "write", args, group_commit.decode_commit)
+
+    def _write(self, uri: VikingURI, data: bytes, mode: WriteMode) -> CommitResult:
+        with self.transaction() as tx:
+            current = tx.existing_file(uri)
+            if mode == "create" and current is not None:
+                raise AlreadyExists(f"{uri} already exists", hint="use --mode replace or --mode append")
+            new = (current or b"") + data if mode == "append" else data
+            self._check_size(uri, new)
+            tx.put(uri, new)
+            return tx.commit("write", [uri])
+
+    def edit(self, uri: VikingURI, old: str, new: str, *, replace_all: bool = False) -> tuple[CommitResult, int]:
+        if not old:
+            raise InvalidInput("the text to replace is empty")
+        with self.transaction() as tx:
+            current = tx.existing_file(uri)
+            if current is None:
+                raise NotFound(f"{uri} does not exist")
+            if looks_binary(current):
+                raise BinaryContent(f"{uri} is not UTF-8 text")
+            text = current.decode("utf-8")
+            count = text.count(old)
+            if count == 0:
+                raise NoMatch(f"the text to replace was not found in {uri}", hint="it must match exactly, whitespace included")
+            if count > 1 and not replace_all:
+                raise AmbiguousMatch(
+                    f"the text to replace occurs {count} times in {uri}",
+                    hint="give more surrounding text so it matches once, or pass --all",
+                )
+            updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+            tx.put(uri, updated.encode("utf-8"))
+            return tx.commit("edit", [uri]), count if replace_all else 1
+
+    def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
+        self.require_content_uri(uri)
+        if description is not None and len(description.strip()) > sidecar.ABSTRACT_MAX_CHARS:
+            raise InvalidInput(
+                f"the description is {len(description.strip())} characters long; "
+                f"an abstract (L0) holds at most {sidecar.ABSTRACT_MAX_CHARS}",
+                hint="shorten it; longer text belongs in the directory's .overview.md (L1)",
+            )
+        with self.transaction() as tx:
+            path = self.path(uri)
+            if path.exists():
+                raise AlreadyExists(f"{uri} already exists")
+            tx.require_parent_dirs(uri)
+            meta = {
+                "directory": sidecar.directory_uri(str(uri)),
+                "generated_by": {"component": "ov", "trigger": "mkdir"},
+            }
+            tx.put(VikingURI((*uri.parts, sidecar.ABSTRACT)), sidecar.render(meta, description or "").encode("utf-8"))
+            return tx.commit("mkdir", [uri])
+
+    def rm(self, uri: VikingURI, *, recursive: bool = False) -> CommitResult:
+        if uri.is_root:
+            raise InvalidInput("refusing to remove viking:// (the whole store)")
+        # A scope (or a user's root) is refused like mkdir, mv and write refuse it: a one-word
+        # slip of an agent must not empty every shared resource in one commit.
+        self.require_content_uri(uri)
+        with self.transaction() as tx:
+            path = self._existing(uri)
+            if path.is_dir():
+                visible = [c for c in self.entries(uri, show_all=True) if c.entry.name not in sidecar.SIDECARS]
+                if visible and not recursive:
+                    raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
+                files = [u for u, _ in self.walk_files(uri, show_all=True)]
+                tx.require_clean_tree(uri)
+            else:
+                tx.require_clean(uri)  # a hand edit, or a file never committed, is not ov's to discard
+                files = [uri]
+            for file_uri in files:
+                tx.delete(file_uri)
+            return tx.commit("rm", [uri])
+
+    def mv(self, source: VikingURI, target: VikingURI) -> CommitResult:
+        self.require_content_uri(source)
+        self.require_content_uri(target)
+        if target.is_within(source):
+            raise InvalidInput(f"cannot move {source} into itself")
+        with self.transaction() as tx:
+            src_path = self._existing(source)
+            if self.path(target).exists():
+                raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
+            tx.require_parent_dirs(target)
+            if src_path.is_dir():
+                tx.require_clean_tree(source)
+                tx.require_clean_tree(target)
+                for file_uri, file_path in list(self.walk_files(source, show_all=True)):
+                    new_uri = VikingURI(target.parts + file_uri.parts[len(source.parts) :])
+                    data = file_path.read_bytes()
+                    if new_uri.name in sidecar.SIDECARS:
+                        data = sidecar.retarget(data, str(new_uri.parent))
+                    tx.put(new_uri, data)
+                    tx.delete(file_uri)
+            else:
+                self._require_file_uri(target)
+                data = tx.existing_file(source)
+                tx.require_clean(target)
+                tx.put(target, data or b"")
+                tx.delete(source)
+            return tx.commit("mv", [source, target])
+
+    # --- hand edits -----------------------------------------------------------
+
+    def status(self) -> StoreStatus:
+        """Recover an interrupted commit if any, then compare the work tree with HEAD."""
+        from ov.store.worktree import scan
+
+        if not self.exists:
+            return StoreStatus(self, None, None, WorktreeChanges())
+        with WriteLock(self.lock_path, self.config.store.lock_timeout) as lock:
+            recovered = self.git.recover(sweep=True)
+            lock.sweep_queue()
+            changes = scan(self.git)
+            if changes.temporary:
+                # Under the write lock no atomic write is in flight: these were left by a kill.
+                for rel in changes.temporary:
+                    (self.root / rel).unlink(missing_ok=True)
+                    remove_empty_parents((self.root / rel).parent, self.root)
+                swept = f"removed {len(changes.temporary)} temporary file(s) of interrupted writes"
+                recovered = f"{recovered}; {swept}" if recovered else swept
+        return StoreStatus(self, self.git.head(), recovered, changes)
+
+    def snapshot_commit(self, message: str) -> CommitResult:
+        """Record every hand edit of the work tree as one commit (none when clean)."""
+        from ov.store.worktree import read_changes, scan
+
+        if not message.strip():
+            raise InvalidInput("a snapshot needs a message", hint="pass -m MESSAGE")
+        with self.transaction() as tx:
+            changes = scan(self.git, refresh_index=False)
+            for rel, data in read_changes(self.git, changes).items():
+                tx.changes[rel] = data
+            uris = [VikingURI(tuple(p.split("/"))) for p in changes.changed_paths]
+            result = tx.commit("snapshot commit", uris, subject=message.strip().splitlines()[0])
+        scan(self.git)  # the index now matches the new HEAD
+        return result
+
+    # --- helpers ------------------------------------------------------------
+
+    @property
+    def _init_message(self) -> str:
+        return f"ov init: account {self.identity.account}\n\nOv-Command: init\n"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.state / "write.lock"
+
+    def _existing(self, uri: VikingURI) -> Path:
+        path = self.path(uri)
+        if uri.is_root or (len(uri.parts) == 1 and uri.scope in PUBLIC_SCOPES):
+            return path  # the root and the scopes exist even in a store nobody wrote to
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:  # missing, or under a file
+            mode = None
+        if mode is None or path.name.startswith(TEMP_MARKER) or stat_mod.S_ISLNK(mode):
+            raise NotFound(f"{uri} does not exist", hint=_parent_hint(uri))
+        _refuse_special(uri, mode)  # never opened: reading a named pipe blocks for ever
+        return path
+
+    def _require_dir(self, uri: VikingURI) -> Path:
+        path = self._existing(uri)
+        if path.exists() and not path.is_dir():
+            raise NotADirectory(f"{uri} is a file", hint=f"read it with `ov read {uri}`")
+        return path
+
+    def entries(self, uri: VikingURI, show_all: bool) -> Iterator[Child]:
+        """The children of a directory in name order; names that are not valid URI segments are skipped."""
+        path = self.path(uri)
+        if uri.is_root:
+            for scope in PUBLIC_SCOPES:
+                scope_uri = VikingURI((scope,))
+                yield Child(self._entry(scope_uri, path / scope, is_dir=True), path / scope, scope_uri)
+            return
+        try:
+            with os.scandir(path) as it:
+                items = sorted(it, key=lambda d: d.name)
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        for item in items:
+            name = item.name
+            if TEMP_MARKER in name or item.is_symlink():
+                continue
+            if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
+                continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
+            if (name.startswith(".") and not show_all) or not is_valid_segment(name):
+                continue
+            is_dir = item.is_dir(follow_symlinks=False)
+            child_uri = VikingURI((*uri.parts, name))
+            yield Child(self._entry(child_uri, Path(item.path), is_dir=is_dir, dirent=item), Path(item.path), child_uri)
+
+    def _entry(self, uri: VikingURI, path: Path, *, is_dir: bool, dirent: os.DirEntry | None = None) -> Entry:
+        try:
+            st = dirent.stat(follow_symlinks=False) if dirent is not None else path.stat()
+        except FileNotFoundError:
+            return Entry(str(uri), uri.name, "directory" if is_dir else "file")
+        if is_dir:
+            abstract = None
+            try:
+                abstract = sidecar.body((path / sidecar.ABSTRACT).read_text(encoding="utf-8")) or None
+            except (OSError, UnicodeDecodeError, InvalidInput):
+                pass
+            return Entry(str(uri), uri.name, "directory", None, _iso(st.st_mtime), abstract)
+        return Entry(str(uri), uri.name, "file", st.st_size, _iso(st.st_mtime))
+
+    def _fill_tree(self, node: TreeNode, uri: VikingURI, depth: int | None, show_all: bool) -> None:
+        if depth is not None and depth <= 0:
+            node.truncated = any(True for _ in self.entries(uri, show_all))
+            return
+        for child in self.entries(uri, show_all):
+            entry = child.entry
+            sub = TreeNode(entry.uri, entry.name, entry.type)
+            if entry.is_dir:
+                self._fill_tree(sub, child.uri, None if depth is None else depth - 1, show_all)
+            node.children.append(sub)
+
+    def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
+        path = self._existing(uri)
+        if not path.is_dir():
+            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {label.split()[0]} {uri.parent}`")
+        try:
+            return sidecar.body((path / name).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise NotFound(f"{uri} has no {label}", hint=f"write one with `ov mkdir --description` or `ov write {uri.child(name)}`") from None
+
+    def _file_state(self, uri: VikingURI, data: bytes) -> str:
+        git = self.git
+        found = git.entry(git.tree_of(git.head()), uri.path)
+        if found is None:
+            return "untracked"
+        return "committed" if found[1] == git.blob_id(data) else "modified"
+
+    def require_content_uri(self, uri: VikingURI) -> None:
+        if uri.is_root or len(uri.parts) < 2:
+            raise InvalidInput(f"{uri} is a scope; name a path inside it", hint="for example viking://resources/notes")
+        if uri.scope == "user" and len(uri.parts) < 3:
+            raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
+
+    def _require_file_uri(self, uri: VikingURI) -> None:
+        self.require_content_uri(uri)
+        if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
+            raise IsADirectory(f"{uri} is reserved for a directory")
+        if uri.scope == "user" and len(uri.parts) == 4 and uri.parts[2] == "sessions":
+            # viking://user/U/sessions/ID is a session's folder: a plain file there would make
+            # the session unusable (`ov session add` could no longer create its files).
+            raise IsADirectory(
+                f"{uri} is reserved for a session's folder",
+                hint="capture messages with `ov session add`; write files elsewhere",
+            )
+
+    def _check_text(self, uri: VikingURI, data: bytes) -> None:
+        if looks_binary(data):
+            raise BinaryContent(f"the content for {uri} is not UTF-8 text", hint="ov stores text; convert the file first")
+        self._check_size(uri, data)
+
+    def _check_size(self, uri: VikingURI, data: bytes) -> None:
+        limit = self.config.store.max_file_bytes
+        if len(data) > limit:
+            raise InvalidInput(
+                f"{uri} would be {len(data)} bytes, over the {limit}-byte limit",
+                hint="raise store.max_file_bytes with `ov config set` if this is intended",
+            )
+
+
+@dataclass(frozen=True)
+class StoreStatus:
+    store: Store
+    head: bytes | None
+    recovered: str | None
+    changes: WorktreeChanges
+
+
+class Transaction:
+    """Collects the changes of one command and turns them into one commit."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.git = store.git
+        self.changes: dict[str, bytes | None] = {}
+        self.appends: dict[str, int] = {}  # path -> length of the file the change appends to
+        self._lock = WriteLock(store.lock_path, store.config.store.lock_timeout)
+        self.head: bytes | None = None
+        self.tree: bytes | None = None
+        self.recovered: str | None = None
+        self._dirs_ok: set[str] = set()
+        self._early = None
+        self.staged = None  # files written ahead by a Draft (see GitStore.stage)
+
+    def __enter__(self) -> Transaction:
+        self.git.warm_up()
+        self._lock.acquire()
+        self.store._settled = True
+        try:
+            if not self.git.exists:
+                self.git.init(self.store.author, self.store._init_message)
+            self.recovered = self.git.recover()
+            _report_recovery(self.recovered)
+            self._lock.sweep_queue()
+            self.head = self.git.head()
+            self.tree = self.git.tree_of(self.head)
+        except BaseException:
+            self._lock.release()
+            raise
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        try:
+            if self._early is not None:
+                self.git.abandon_early(self.head, self._early)  # failed before its commit
+        finally:
+            try:
+                if self.staged is not None:
+                    self.staged.release()
+                    self.staged = None
+                if self._lock.outermost and (exc_type is None or issubclass(exc_type, OvError)):
+                    from ov.store.group_commit import serve
+
+                    serve(self.store, self._lock)  # the small writes queued behind this one
+            finally:
+                self._lock.release()
+
+    def write_ahead(self) -> None:
+        """Start writing the changes so far to the work tree while the command goes on.
+
+        For large adds: file creation overlaps with the work before :meth:`commit`.
+        Call it again to send later changes ahead too. Later changes to the same paths
+        still win; deletions wait for the commit; a failure rolls everything back.
+        """
+        if self.changes:
+            self._early = self.git.apply_early(self.head, dict(self.changes), self._early)
+
+    # Content as this command sees it: pending changes first, then the work tree.
+    def existing_file(self, uri: VikingURI) -> bytes | None:
+        path = self.store.path(uri)
+        if uri.path in self.changes:
+            return self.changes[uri.path]
+        try:
+            _refuse_special(uri, os.stat(path).st_mode)  # read_bytes below would block on a pipe
+        except OSError:
+            pass  # missing: the read below says so
+        if path.is_dir():
+            raise IsADirectory(f"{uri} is a directory", hint="name a file inside it")
+        self.require_parent_dirs(uri)
+        self.require_clean(uri)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def require_parent_dirs(self, uri: VikingURI) -> None:
+        parent = uri.parent
+        while parent is not None and not parent.is_root and parent.path not in self._dirs_ok:
+            path = self.store.path(parent)
+            if path.exists() and not path.is_dir():
+                raise NotADirectory(f"{parent} is a file, so {uri} cannot be created under it")
+            self._dirs_ok.add(parent.path)  # checked once per transaction (large adds share parents)
+            parent = parent.parent
+
+    def require_clean(self, uri: VikingURI) -> None:
+        """Refuse to touch a path whose work-tree file differs from HEAD (a hand edit)."""
+        path = self.store.path(uri)
+        committed = self.git.entry(self.tree, uri.path)
+        try:
+            data = path.read_bytes() if path.is_file() else None
+        except FileNotFoundError:
+            data = None
+        if committed is None and data is None:
+            return
+        if committed is not None and data is not None and self.git.blob_id(data) == committed[1]:
+            return
+        if committed is not None and stat_mod.S_ISDIR(committed[0]):
+            return
+        what = "created" if committed is None else ("deleted" if data is None else "changed")
+        raise HandEditConflict(
+            f"{uri} was {what} outside ov since the last commit",
+            hint="keep the edit with `ov snapshot commit -m MESSAGE` (see `ov status`), then retry",
+        )
+
+    def require_clean_tree(self, uri: VikingURI) -> None:
+        committed = {p for p, _ in self.git.iter_files(self.tree, uri.path)}
+        present = set()
+        path = self.store.path(uri)
+        if path.is_dir():
+            for file_uri, _ in self.store.walk_files(uri, show_all=True):
+                present.add(file_uri.path)
+        for rel in sorted(committed | present):
+            self.require_clean(VikingURI(tuple(rel.split("/"))))
+
+    def put(self, uri: VikingURI, data: bytes) -> None:
+        self.changes[uri.path] = data
+        self.appends.pop(uri.path, None)
+
+    def append(self, uri: VikingURI, current: bytes, suffix: bytes) -> None:
+        """Like ``put(uri, current + suffix)``, but the work-tree file is appended to, not rewritten."""
+        self.changes[uri.path] = current + suffix
+        self.appends[uri.path] = len(current)
+
+    def delete(self, uri: VikingURI) -> None:
+        self.changes[uri.path] = None
+        self.appends.pop(uri.path, None)
+
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+        texts = [str(u) for u in uris]
+        message = commit_message(command, texts, subject)
+        early, self._early = self._early, None
+        commit = self.git.commit(
+            self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting()
+        )
+        self.changes = {}
+        self.appends = {}
+        return CommitResult(command, tuple(texts), commit.decode() if commit else None)
+
+
+class Draft(Transaction):
+    """The changes of a slow command, planned without the write lock.
+
+    A large add spends seconds reading, laying out and summarising; holding the lock all that
+    time makes every hook of every other session wait (or time out). A draft collects the
+    changes like a transaction, against HEAD as it was, and notes what each file it read
+    looked like on disk. Under the lock, :meth:`still_holds` checks that no commit since then
+    touched the given scopes or a path the draft changes, and that no file it read was edited; if so
+    :meth:`hand_over` moves the changes into the locked transaction, else the command plans
+    again under the lock. A draft never touches the work tree or the branch: what it writes
+    ahead (staged files, unreferenced objects) is discarded or harmless when the plan is dropped.
+    """
+
+    def __init__(self, store: Store) -> None:
+        super().__init__(store)
+        self._seen: dict[str, tuple[int, int, int] | None] = {}
+        self._doubtful = False
+
+    def __enter__(self) -> Draft:
+        if self.git.exists:
+            self.head = self.git.head()
+            self.tree = self.git.tree_of(self.head)
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.discard()
+
+    def existing_file(self, uri: VikingURI) -> bytes | None:
+        if uri.path not in self.changes and uri.path not in self._seen:
+            self._seen[uri.path] = _signature(self.store.path(uri))
+        return super().existing_file(uri)
+
+    def require_clean(self, uri: VikingURI) -> None:
+        # Without the lock, a file that differs from HEAD may be another writer's commit being
+        # applied right now, not a hand edit: the plan is then made again under the lock, where
+        # the check is the real one.
+        try:
+            super().require_clean(uri)
+        except HandEditConflict:
+            self._doubtful = True
+
+    def write_ahead(self) -> None:
+        """Start writing the changes so far to the staging folder: nothing reaches the work
+        tree before the lock is held, but the files are ready to be renamed into it."""
+        if self.git.exists and len(self.changes) >= STAGE_THRESHOLD:
+            self.staged = self.git.stage(self.changes, self.staged)
+
+    def stage(self) -> None:
+        """Stage whatever is not yet, and store the new objects, before the lock is taken."""
+        self.write_ahead()
+        if self.staged is not None:
+            self.git.store_objects_ahead(self.changes, self.tree)
+            # The staged files are written now, not while the lock is held: writing 3,000 files
+            # takes a second or more, renaming them into place a fraction of that.
+            self.staged.wait()
+
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+        raise TypeError("a draft is committed through Draft.hand_over into a locked transaction")
+
+    def still_holds(self, tx: Transaction, *scopes: VikingURI) -> bool:
+        if self._doubtful:
+            return False
+        if tx.head != self.head:
+            if self.head is None or tx.head is None:
+                return False
+            prefixes = tuple(scope.path + "/" for scope in scopes)
+            for path in self.git.changed_paths(self.tree, tx.tree):
+                if path.startswith(prefixes) or path in self.changes or path in self._seen:
+                    return False
+        root = str(self.store.root)
+        # A file that was absent is still absent when its folder is: a new import root's
+        # thousands of files are checked with one lstat a folder, not one each.
+        missing: dict[str, bool] = {}
+
+        def unchanged(path: str, seen: tuple[int, int, int] | None) -> bool:
+            if seen is None:
+                folder = os.path.dirname(path)
+                if folder not in missing:
+                    missing[folder] = bool(folder) and not os.path.lexists(os.path.join(root, folder))
+                if missing[folder]:
+                    return True
+            return _signature(os.path.join(root, path)) == seen
+
+        return all(unchanged(path, seen) for path, seen in self._seen.items())
+
+    def hand_over(self, tx: Transaction) -> None:
+        tx.changes.update(self.changes)
+        tx.appends.update(self.appends)
+        tx.staged, self.staged = self.staged, None
+
+    def discard(self) -> None:
+        """Drop what was staged (the plan no longer holds, or the command failed)."""
+        self.git.forget_ahead()
+        if self.staged is not None:
+            self.staged.release()
+            self.staged = None
+
+
+def _signature(path: Path | str) -> tuple[int, int, int] | None:
+    """What a file looked like (change time, size, inode), or None when it is absent."""
+    try:
+        st = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def locked_write(store: Store, uri: str, text: str, mode: WriteMode) -> CommitResult:
+    """The locked step of :meth:`Store.write` (checked before the lock), as a queued request runs it."""
+    return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode)
+
+
+def commit_message(command: str, uris: list[str], subject: str | None = None) -> str:
+    """``ov CMD URI...`` as the subject; machine-readable trailers in the body."""
+    if subject is None:
+        shown = " ".join(uris[:3])
+        more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
+        subject = f"ov {command} {shown}{more}".rstrip()
+    trailers = [f"Ov-Command: {command}"] + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
+    if len(uris) > MAX_TRAILER_URIS:
+        trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
+    return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def _report_recovery(recovered: str | None) -> None:
+    if recovered:
+        # Said on the "ov" logger. The CLI configures no logging (importing it costs every command a
+        # few ms), so Python's last-resort handler prints the line on stderr; hooks and the MCP
+        # server give the logger a handler of their own.
+        import logging
+
+        logging.getLogger("ov").warning("recovered: %s", recovered)
+
+
+def _refuse_special(uri: VikingURI, mode: int) -> None:
+    kind = special_kind(mode)
+    if kind:
+        raise NotRegularFile(f"{uri} is a {kind}, not a file")
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _count_lines(text: str) -> int:
+    return len(text.splitlines())
+
+
+def _parent_hint(uri: VikingURI) -> str | None:
+    parent = uri.parent
+    return f"see what is there with `ov ls {parent}`" if parent is not None else None

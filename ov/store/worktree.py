@@ -1,0 +1,141 @@
+"""Edits made by hand in the work tree: finding them and keeping the git index honest.
+
+ov writes commits without touching ``.git/index`` (rewriting it would cost time
+proportional to the store on every write). This module compares the work tree
+with HEAD when asked (``ov status``, ``ov snapshot commit``), using the git
+index as a stat cache, and then rewrites the index so that plain ``git
+status`` in the account repository agrees with ``ov status``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov.store.gitstore import INDEX_PENDING, GitStore
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER
+
+
+@dataclass
+class WorktreeChanges:
+    """Paths (relative to the work tree) that differ from HEAD."""
+
+    modified: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    # Present in the work tree but not addressable by a viking:// URI (never committed).
+    ignored: list[str] = field(default_factory=list)
+    # Temporary files of atomic writes that a killed ov left behind (never content).
+    temporary: list[str] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return not (self.modified or self.added or self.deleted)
+
+    @property
+    def changed_paths(self) -> list[str]:
+        return sorted(self.modified + self.added + self.deleted)
+
+
+def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
+    """Compare every file of the work tree with HEAD."""
+    from dulwich.index import Index, IndexEntry, index_entry_from_stat
+
+    head_tree = git.tree_of(git.head())
+    committed = dict(git.iter_files(head_tree))
+    index_path = Path(git.repo.index_path())
+    index = Index(str(index_path)) if index_path.exists() else None
+    index_mtime = index_path.stat().st_mtime_ns if index is not None else 0
+    changes = WorktreeChanges()
+    seen: dict[str, tuple[os.stat_result, bytes]] = {}
+    for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
+        key = rel.encode()
+        cached = index[key] if index is not None and key in index else None
+        sha = None
+        if (
+            isinstance(cached, IndexEntry)
+            and cached.sha == committed.get(rel)
+            and _stat_matches(st, cached)
+            and st.st_mtime_ns < index_mtime  # "racily clean" entries are re-read, as git does
+        ):
+            sha = cached.sha
+        if sha is None:
+            sha = git.blob_id((git.worktree / rel).read_bytes())
+        seen[rel] = (st, sha)
+        if rel not in committed:
+            changes.added.append(rel)
+        elif committed[rel] != sha:
+            changes.modified.append(rel)
+    changes.deleted = sorted(p for p in committed if p not in seen)
+    changes.added.sort()
+    changes.modified.sort()
+    if refresh_index:
+        try:
+            _write_index(git, committed, seen, Index, index_entry_from_stat)
+            (git.state / INDEX_PENDING).unlink(missing_ok=True)  # every path is up to date now
+        except OSError:
+            pass  # a stat cache for git and for the next scan; a full disk must not fail `ov status`
+    return changes
+
+
+def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:
+    """The work-tree contents of every changed path (None for deleted ones)."""
+    out: dict[str, bytes | None] = {p: None for p in changes.deleted}
+    for rel in changes.modified + changes.added:
+        out[rel] = (git.worktree / rel).read_bytes()
+    return out
+
+
+def _walk(root: Path, ignored: list[str], temporary: list[str]):
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        if rel_dir == ".":
+            for name in list(dirnames):
+                if name not in PUBLIC_SCOPES:
+                    if name != ".git":
+                        ignored.append(name + "/")
+                    dirnames.remove(name)
+            ignored.extend(sorted(filenames))
+            dirnames.sort()
+            continue
+        dirnames.sort()
+        for name in sorted(filenames):
+            rel = f"{rel_dir}/{name}".replace(os.sep, "/")
+            if TEMP_MARKER in name:
+                temporary.append(rel)
+                continue
+            st = os.lstat(os.path.join(dirpath, name))
+            if not _is_regular(st):
+                ignored.append(rel)
+                continue
+            yield rel, st
+
+
+def _is_regular(st: os.stat_result) -> bool:
+    import stat
+
+    return stat.S_ISREG(st.st_mode)
+
+
+def _stat_matches(st: os.stat_result, entry) -> bool:
+    mtime = entry.mtime if isinstance(entry.mtime, tuple) else (int(entry.mtime), 0)
+    return (
+        entry.size == (st.st_size & 0xFFFFFFFF)
+        and mtime[0] == int(st.st_mtime)
+        and mtime[1] == st.st_mtime_ns % 1_000_000_000
+        and entry.ino == (st.st_ino & 0xFFFFFFFF)
+    )
+
+
+def _write_index(git: GitStore, committed, seen, index_cls, entry_from_stat) -> None:
+    """Make the git index equal HEAD, with fresh stat data for files that match it."""
+    index = index_cls(git.repo.index_path(), read=False)
+    for rel, sha in committed.items():
+        st_sha = seen.get(rel)
+        if st_sha is not None and st_sha[1] == sha:
+            index[rel.encode()] = entry_from_stat(st_sha[0], sha)
+        else:
+            # Zeroed stat data: git will re-read the file and see it differ from HEAD.
+            index[rel.encode()] = entry_from_stat(os.stat_result((0o100644,) + (0,) * 9), sha)
+    index.write()
