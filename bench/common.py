@@ -190,6 +190,19 @@ def uncompiled_ov_copy() -> Path:
     return root
 
 
+def ov_at_revision(rev: str) -> Path:
+    """A directory holding this checkout's ``ov`` package as it was at git revision ``rev``.
+
+    Put it first on ``PYTHONPATH`` to run that version with the same interpreter and
+    dependencies, e.g. to time a change against its parent in one run.
+    """
+    root = _run_temp_dir(f"rev-{rev}")
+    if not (root / "ov").is_dir():
+        archive = subprocess.run(["git", "archive", rev, "ov"], cwd=REPO_ROOT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(root)], input=archive, check=True)
+    return root
+
+
 BYTECODE_MODES = ("cached", "source", "inherit")
 
 

@@ -8,10 +8,10 @@
    rewritten in one commit, then ``ov.history.snapshots.restore(store, "HEAD~1", uri)``
    brings it back (one new commit) and the next round rewrites it again;
    p50 over ``--reps`` restores.
-3. **export / import**: ``ov.ovpack.pack`` export of the whole ``viking://resources``
+3. **export / import**: ``ov.ovpack.transfer`` export of the whole ``viking://resources``
    tree of that store, and import of the pack into a second account; MB/s of
    file content (median of ``--pack-reps``). Skipped with a note when ov has no
-   ``ov.ovpack.pack`` module.
+   ``ov.ovpack.transfer`` module.
 
     .venv/bin/python bench/history.py [--files 10000] [--commits 1000] [--reps 10] [--pack-reps 3] [--quick]
 """
@@ -61,7 +61,7 @@ def time_restore(store, reps: int) -> tuple[dict, int]:
 
 
 def time_pack(home, store, reps: int) -> dict:
-    from ov.ovpack import pack as ovpack
+    from ov.ovpack import transfer as ovpack
 
     rows = {"export_s": [], "import_s": []}
     size = 0
@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         common.print_table(("operation", "p50 ms", "p90 ms"), rows, title=f"History, {args.files} files")
         report.metrics.update(diff=diff_stats | {"files": changed}, restore=restore_stats | {"files": written})
-        if importlib.util.find_spec("ov.ovpack.pack") is not None:
+        if importlib.util.find_spec("ov.ovpack.transfer") is not None:
             pack = time_pack(home, store, args.pack_reps)
             report.metrics["ovpack"] = pack
             common.print_table(
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
                 digits=2,
             )
         else:
-            report.notes.append("ov.ovpack.pack is not available: export/import not measured")
+            report.notes.append("ov.ovpack.transfer is not available: export/import not measured")
     report.finish(args.out)
     return 0
 

@@ -9,7 +9,7 @@ Python at all. ``ov ls`` lists a directory of 20 files in a small seeded store
 
 Issue target: p50 <= 150 ms for both ov commands.
 
-    .venv/bin/python bench/startup.py [--reps 20] [--breakdown] [--no-compare-source]
+    .venv/bin/python bench/startup.py [--reps 20] [--breakdown] [--no-compare-source] [--against REV]
 
 ``--breakdown`` also measures, inside fresh processes, how long importing
 ``ov.cli.main`` and running the command take, and runs each ov command under
@@ -21,14 +21,17 @@ package would (``--bytecode cached``). ``--bytecode source`` compiles ov's own
 modules from source in every process, which is what a checkout without
 ``__pycache__`` costs when ``PYTHONDONTWRITEBYTECODE=1`` is set; by default the
 two ov commands are also timed that way, in the same round-robin, for
-comparison (``--no-compare-source`` skips it). Targets are checked on the
-primary series only.
+comparison (``--no-compare-source`` skips it). ``--against REV`` also times
+both commands with ov's package as it was at git revision ``REV`` (same
+interpreter and dependencies), in the same round-robin: a change measured
+against its parent in one run. Targets are checked on the primary series only.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections import defaultdict
 
@@ -101,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         default=True,
         help="also time both ov commands with ov's modules compiled from source each run (default: on)",
     )
+    parser.add_argument("--against", metavar="REV", help="also time both ov commands with ov's package at git revision REV")
     parser.add_argument("--breakdown", action="store_true", help="also measure import vs run time and -X importtime per package")
     common.add_bytecode_option(parser)
     args = parser.parse_args(argv)
@@ -119,6 +123,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.compare_source and args.bytecode != "source":
             source_env = common.bench_env(home, "source")
             commands |= {f"{name}  [ov from source]": (argv_, source_env) for name, argv_ in primary.items()}
+        if args.against:
+            old_env = env | {"PYTHONPATH": os.pathsep.join(filter(None, [str(common.ov_at_revision(args.against)), env.get("PYTHONPATH")]))}
+            commands |= {f"{name}  [at {args.against}]": (argv_, old_env) for name, argv_ in primary.items()}
+        for name, (_, cmd_env) in commands.items():  # each series must run the ov it names
+            if name != baseline:
+                where = common.run_timed([sys.executable, "-c", "import ov; print(ov.__file__)"], cmd_env).stdout.strip()
+                report.params.setdefault("ov_package", {})[name] = where
         for name, (command, cmd_env) in commands.items():
             if name.startswith("ov ls"):
                 listed = common.run_timed(command, cmd_env).stdout.split()

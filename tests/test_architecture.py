@@ -1,4 +1,4 @@
-"""Layers stay apart and the CLI starts fast."""
+"""Layers stay apart, in their order, and the CLI starts fast."""
 
 from __future__ import annotations
 
@@ -39,19 +39,126 @@ def _module_level_imports(path: Path) -> set[str]:
     return names
 
 
-# The core is everything but the CLI adapter and the `python -m ov` entry point.
-CORE_MODULES = sorted(
-    p for p in PACKAGE.rglob("*.py") if "cli" not in p.relative_to(PACKAGE).parts and p.name != "__main__.py"
+# The layers, lowest first (docs/architecture.md draws them). A module may import
+# modules of its own component and of any lower layer. Components that share a layer
+# are independent of each other. "ov" is the basics: the modules at the package root.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("basics", frozenset({"ov"})),
+    ("foundations", frozenset({"store", "llm", "redact"})),
+    ("summaries", frozenset({"summaries"})),
+    ("content", frozenset({"ingest", "sessions"})),
+    ("index", frozenset({"index"})),
+    ("queries", frozenset({"retrieval", "history", "ovpack", "health"})),
+    ("agent adapters", frozenset({"hosts", "mcp"})),
+    ("command line", frozenset({"cli"})),
 )
+LAYER_OF = {component: rank for rank, (_, components) in enumerate(LAYERS) for component in components}
+ADAPTERS = {"hosts", "mcp", "cli"}
+ALL_MODULES = sorted(PACKAGE.rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def component(module: str) -> str:
+    """The component a dotted ``ov`` module belongs to: its package under ``ov``, or "ov" for the basics."""
+    parts = module.split(".")
+    if module == "ov.__main__":
+        return "cli"  # `python -m ov` is the command line's entry point
+    if len(parts) == 1 or (len(parts) == 2 and (PACKAGE / f"{parts[1]}.py").is_file()):
+        return "ov"
+    return parts[1]
+
+
+def _is_module(dotted: str) -> bool:
+    path = PACKAGE.parent.joinpath(*dotted.split("."))
+    return path.with_suffix(".py").is_file() or path.is_dir()
+
+
+def _ov_imports(module: str, source: str, is_package: bool) -> list[tuple[str, int]]:
+    """Every ``ov`` module that ``source`` (the text of ``module``) imports, anywhere in it, with its line."""
+    package = module if is_package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: resolve against the importing package
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            # `from ov.sessions import session` imports the module ov.sessions.session
+            found += [(f"{base}.{alias.name}" if _is_module(f"{base}.{alias.name}") else base, node.lineno) for alias in node.names]
+    return [(name, line) for name, line in found if name == "ov" or name.startswith("ov.")]
+
+
+def layer_violations(module: str, source: str, is_package: bool = False) -> list[str]:
+    """Why each ``ov`` import in ``source`` goes against the layer order, naming both modules."""
+    own = component(module)
+    if own not in LAYER_OF:
+        return [f"{module}: its package ov.{own} is in no layer; place it in LAYERS (tests/test_architecture.py)"]
+    problems = []
+    for imported, line in _ov_imports(module, source, is_package):
+        theirs = component(imported)
+        if theirs == own:
+            continue
+        if theirs not in LAYER_OF:
+            problems.append(f"{module} (line {line}) imports {imported}, whose package is in no layer")
+        elif LAYER_OF[theirs] >= LAYER_OF[own]:
+            how = "a sibling of the same layer" if LAYER_OF[theirs] == LAYER_OF[own] else "a higher layer"
+            problems.append(
+                f"{module} (line {line}) imports {imported}: {own} ({LAYERS[LAYER_OF[own]][0]}) may not import "
+                f"{theirs} ({how}, {LAYERS[LAYER_OF[theirs]][0]})"
+            )
+    return problems
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_follow_the_layer_order(path: Path):
+    problems = layer_violations(_module_name(path), path.read_text(encoding="utf-8"), path.name == "__init__.py")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "named"),
+    [
+        ("ov.store.lock", "from ov.index.sync import Indices", "ov.index.sync"),  # down the order: store below index
+        ("ov.ingest.resource", "def f():\n    from ov.sessions import session", "ov.sessions.session"),  # siblings, even lazily
+        ("ov.uri", "import ov.store.store", "ov.store.store"),  # the basics import no package
+        ("ov.retrieval.find", "from ov.cli.output import emit", "ov.cli.output"),  # the core never imports an adapter
+        ("ov.hosts.hook", "from ov.cli import main", "ov.cli.main"),  # an agent adapter never imports the command line
+        ("ov.sessions.session", "from .. import index", "ov.index"),  # relative imports are resolved
+    ],
+)
+def test_a_wrong_way_import_fails_with_both_module_names(module, source, named):
+    problems = layer_violations(module, source)
+    assert len(problems) == 1 and module in problems[0] and named in problems[0], problems
+
+
+def test_imports_down_the_order_and_within_a_component_pass():
+    assert not layer_violations("ov.retrieval.search", "from ov.index.sync import Indices\nfrom ov.retrieval.find import find\nfrom ov import errors")
+    assert not layer_violations("ov.cli.main", "from ov.hosts import hook\nfrom ov.mcp import server")
+    assert not layer_violations("ov.config", "from ov.home import Home\nimport ov")
+
+
+def test_every_package_is_placed_in_a_layer_and_has_a_docstring():
+    for path in sorted(PACKAGE.rglob("__init__.py")):
+        assert component(_module_name(path)) in LAYER_OF, f"{path.parent.name}/ is in no layer of LAYERS"
+        assert ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))), f"{path.relative_to(PACKAGE.parent)} has no docstring"
+
+
+# The core is everything but the adapters and the `python -m ov` entry point.
+CORE_MODULES = [p for p in ALL_MODULES if component(_module_name(p)) not in ADAPTERS]
 
 
 @pytest.mark.parametrize("path", CORE_MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_core_never_imports_the_cli_stack(path: Path):
     assert not (_imports(path) & CLI_ONLY), f"{path.name} imports {_imports(path) & CLI_ONLY}"
-    assert "ov.cli" not in _imports(path, depth=2)
 
 
-@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(PACKAGE)))
+@pytest.mark.parametrize("path", ALL_MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_heavy_modules_are_imported_lazily(path: Path):
     assert not (_module_level_imports(path) & HEAVY), f"{path.name} imports {_module_level_imports(path) & HEAVY} at module level"
 

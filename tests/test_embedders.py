@@ -18,14 +18,9 @@ import pytest
 
 from ov.config import EmbeddingConfig
 from ov.home import Home
-from ov.index.embedders.registry import (
-    HASH_MODEL,
-    EmbeddingError,
-    Fingerprint,
-    Resolution,
-    default_model_dir,
-    resolve,
-)
+from ov.index.embedders.base import EmbeddingError, Fingerprint
+from ov.index.embedders.hashing import HASH_MODEL
+from ov.index.embedders.registry import Resolution, default_model_dir, resolve
 from ov.llm import usage
 from tests.llm_server import (
     API_KEY,

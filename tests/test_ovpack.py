@@ -12,7 +12,7 @@ import pytest
 
 from ov.cli import main as cli_main
 from ov.cli import pack_cmd
-from ov.ovpack import pack as ovpack
+from ov.ovpack import format as ovpack
 from tests.conftest import git_state
 
 

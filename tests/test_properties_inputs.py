@@ -22,7 +22,8 @@ from ov.errors import InvalidId, InvalidURI, OvError
 from ov.home import Home
 from ov.identity import Identity, validate_id
 from ov.names import reserved_reason
-from ov.ovpack import pack as ovpack
+from ov.ovpack import format as pack_format
+from ov.ovpack import transfer as ovpack
 from ov.store.store import Store
 from ov.uri import MAX_PATH_BYTES, SCHEME, USER_CONTENT_NAMES, VikingURI, from_path, is_valid_segment, parse
 from tests.conftest import git_state
@@ -169,7 +170,7 @@ def _manifest(root: str, files: dict[str, bytes], backup: bool) -> dict:
         "format_version": 3,
         "root": where,
         "entries": entries,
-        "content_sha256": ovpack.content_sha256([e for e in entries if e["kind"] == "file"]),
+        "content_sha256": pack_format.content_sha256([e for e in entries if e["kind"] == "file"]),
         "index": {"records": {"path": "_ovpack/index_records.jsonl", "count": 0, "sha256": hashlib.sha256(b"").hexdigest()}},
     }
 

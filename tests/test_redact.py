@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from ov.redact.engine import RULES, redact, redact_value
+from ov.redact.engine import redact, redact_value
+from ov.redact.rules import RULES
 from tests.secrets_corpus import AUDIT, AUDIT_ORDINARY, ORDINARY, SECRETS
 
 
@@ -399,7 +400,8 @@ def test_a_pattern_is_compiled_only_once_a_text_holds_one_of_its_hints():
     compiles just the rules its hints wake. Checked in a fresh interpreter."""
     script = """
 import json
-from ov.redact.engine import RULES, redact
+from ov.redact.engine import redact
+from ov.redact.rules import RULES
 def compiled():
     return sorted({i for i, rule in enumerate(RULES) if rule.pattern._compiled is not None})
 seen = [compiled()]

@@ -1,4 +1,4 @@
-"""Portability commands: export, import, backup, restore (OVPack v3 files; the logic is in ov.ovpack.pack)."""
+"""Portability commands: export, import, backup, restore (OVPack v3 files; the logic is in ov.ovpack.transfer)."""
 
 from __future__ import annotations
 
@@ -70,10 +70,10 @@ def export(
     include_vectors: VectorsOpt = False,
 ) -> None:
     """Export a committed subtree to an .ovpack file (OVPack v3)."""
-    from ov.ovpack import pack as ovpack
+    from ov.ovpack import transfer
 
     store = runtime().store
-    result = ovpack.export(store, store.uri(uri), file, include_vectors=include_vectors)
+    result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors)
     vectors = f", {result.vectors} vectors" if result.vectors else ""
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
 
@@ -85,10 +85,10 @@ def import_(
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
 ) -> None:
     """Import an .ovpack file under a parent URI, as one commit (everything is checked first)."""
-    from ov.ovpack import pack as ovpack
+    from ov.ovpack import transfer
 
     store = runtime().store
-    result = ovpack.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+    result = transfer.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value)
 
     def human() -> None:
         if result.action == "skipped":
@@ -101,9 +101,9 @@ def import_(
 
 def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     """Write every committed file of the account (all scopes, all users) to an .ovpack file."""
-    from ov.ovpack import pack as ovpack
+    from ov.ovpack import transfer
 
-    result = ovpack.backup(runtime().store, file, include_vectors=include_vectors)
+    result = transfer.backup(runtime().store, file, include_vectors=include_vectors)
     emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
 
 
@@ -119,8 +119,8 @@ def restore(
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
 ) -> None:
     """Restore a backup .ovpack into this account, as one commit (everything is checked first)."""
-    from ov.ovpack import pack as ovpack
+    from ov.ovpack import transfer
 
-    result = ovpack.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+    result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
     kept = f", {result.kept} kept as they were" if result.kept else ""
     emit(result.to_dict(), lambda: plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}"))

@@ -1,17 +1,10 @@
-"""OVPack v3: moving a subtree (``export``/``import``) or a whole account (``backup``/``restore``)
-between stores as one ZIP file, compatible with OpenViking's format.
-
-A pack is a ZIP (DEFLATED) with exactly one root folder::
-
-    ROOT/files/...                    the files of the subtree, as committed
-    ROOT/_ovpack/manifest.json        kind, format_version 3, root, entries, content_sha256, index
-    ROOT/_ovpack/index_records.jsonl  one sorted-key compact JSON line per index record
-    ROOT/_ovpack/dense.f32            optional: little-endian float32 vectors of those records
+"""OVPack v3 transfers: moving a subtree (``export``/``import``) or a whole account (``backup``/``restore``)
+between stores as one ZIP file, compatible with OpenViking's format (the layout is in :mod:`ov.ovpack.format`).
 
 Export reads blobs from git HEAD, so a pack holds what is committed (hand edits not
 yet recorded with ``ov snapshot commit`` are not in it). Import and restore check
-everything before anything is written -- member paths, manifest, sizes and hashes
-(sizes before decompressing, and no member is read past its declared size), scope --
+everything before anything is written -- the pack itself with
+:func:`~ov.ovpack.format.read_pack`, then its scope and where it lands --
 and then write in one :class:`~ov.store.store.Transaction`: one commit or nothing.
 
 Vectors are derived data in ov (the indices rebuild from the commits), so a pack's
@@ -22,50 +15,37 @@ present and made by the current embedder (``require``), are accepted when they a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import secrets
-import stat as stat_mod
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from ov.errors import AlreadyExists, InvalidInput, NotFound, OvError, quote
-from ov.files import looks_binary
+from ov.ovpack.format import (
+    BACKUP_ROOT,
+    DENSE,
+    EXTENSION,
+    FILES_DIR,
+    FORMAT_VERSION,
+    KIND,
+    MANIFEST,
+    META_DIR,
+    RECORDS,
+    InvalidPack,
+    Pack,
+    content_sha256,
+    read_pack,
+    sha256_hex,
+)
 from ov.store import sidecar
 from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path
-
-KIND = "openviking.ovpack"
-FORMAT_VERSION = 3
-EXTENSION = ".ovpack"
-FILES_DIR = "files"
-META_DIR = "_ovpack"
-MANIFEST = "manifest.json"
-RECORDS = "index_records.jsonl"
-DENSE = "dense.f32"
-BACKUP_ROOT = "ov-backup"
-MAX_TOTAL_BYTES = 1024**3  # everything a pack may unpack to
-MAX_META_BYTES = 256 * 1024**2  # manifest, records and vectors, each
-MAX_MEMBERS = 1_000_000
 
 OnConflict = Literal["fail", "overwrite", "skip"]
 VectorMode = Literal["auto", "recompute", "require"]
 ON_CONFLICT = ("fail", "overwrite", "skip")
 VECTOR_MODES = ("auto", "recompute", "require")
-
-_DRIVE_RE = re.compile(r"^[A-Za-z]:")
-
-
-class InvalidPack(InvalidInput):
-    """A file that is not a well-formed, intact OVPack v3 (or one that would write outside its place)."""
-
-    code = "invalid_pack"
-
-
-class UnsupportedPackVersion(InvalidPack):
-    code = "unsupported_pack_version"
 
 
 class VectorsUnavailable(OvError):
@@ -102,30 +82,6 @@ class ImportResult:
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
-
-
-@dataclass
-class Pack:
-    """A pack that passed every check; nothing of it has been written anywhere yet."""
-
-    root: str
-    manifest: dict
-    files: dict[str, bytes]  # path relative to files/ -> content
-    records: int
-    dense: dict | None = None
-    directories: list[str] = field(default_factory=list)
-
-    @property
-    def scope(self) -> str:
-        return self.manifest["root"]["scope"]
-
-    @property
-    def is_backup(self) -> bool:
-        return self.manifest["root"].get("package_type") == "backup"
-
-    @property
-    def total_bytes(self) -> int:
-        return sum(len(d) for d in self.files.values())
 
 
 # --- export ----------------------------------------------------------------------------
@@ -179,7 +135,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     entries = [{"path": "", "kind": "directory"}]
     directories = sorted({"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)})
     entries += [{"path": d, "kind": "directory"} for d in directories]
-    file_entries = [{"path": p, "kind": "file", "size": len(d), "sha256": _sha(d)} for p, d in files.items()]
+    file_entries = [{"path": p, "kind": "file", "size": len(d), "sha256": sha256_hex(d)} for p, d in files.items()]
     entries += file_entries
     records = []
     sessions = [p for p in files if is_session_path(f"{prefix}/{p}" if prefix else p)]
@@ -200,7 +156,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
         for n, line in enumerate(lines):
             line["vector"] = {"dense": {"offset": n * dense_meta["dimensions"], "dimensions": dense_meta["dimensions"]}}
     records_bytes = "".join(_compact(line) + "\n" for line in lines).encode("utf-8")
-    index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": len(lines), "sha256": _sha(records_bytes)}}
+    index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": len(lines), "sha256": sha256_hex(records_bytes)}}
     if dense_meta is not None:
         index["dense"] = dense_meta
     manifest = {
@@ -274,7 +230,7 @@ def _vectors(store, records: list) -> tuple[bytes, dict]:
         "dtype": "float32",
         "byte_order": "little",
         "dimensions": fp.dimension,
-        "sha256": _sha(data),
+        "sha256": sha256_hex(data),
         "embedding": fp.as_dict(),
     }
     return data, meta
@@ -291,267 +247,6 @@ def _check_destination(store, dest: Path) -> None:
         raise InvalidInput(f"{dest} is a directory", hint="name a file")
     if not real.parent.is_dir():
         raise NotFound(f"the directory {dest.parent} does not exist")
-
-
-# --- reading and validating --------------------------------------------------------------
-
-
-def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_BYTES) -> Pack:
-    """Open and check the pack at ``path`` completely; raise :class:`InvalidPack` at the first problem."""
-    import zipfile
-
-    if not path.exists():
-        raise NotFound(f"{path} does not exist")
-    if not path.is_file():
-        raise InvalidInput(f"{path} is not a file", hint="name an .ovpack file")
-    try:
-        zf = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InvalidPack(f"{path} is not a readable ZIP file ({exc})", hint="it may be truncated or not an .ovpack at all") from None
-    import zlib
-
-    with zf:
-        try:
-            return _validate(zf, path, max_file_bytes, max_total_bytes)
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
-            # Damaged or unsupported data inside the ZIP (CRC, deflate stream, encryption, method).
-            raise InvalidPack(f"{path} is damaged: {exc}", hint="it may be truncated; export it again") from None
-
-
-def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack:
-    infos = zf.infolist()
-    if not infos:
-        raise InvalidPack(f"{path} is an empty ZIP")
-    if len(infos) > MAX_MEMBERS:
-        raise InvalidPack(f"{path} holds {len(infos)} members, more than the {MAX_MEMBERS} a pack may hold")
-    seen: set[str] = set()
-    roots: set[str] = set()
-    for info in infos:
-        name = info.filename
-        _check_member_name(name)
-        if name in seen:
-            raise InvalidPack(f"the pack holds {quote(name)} twice")
-        seen.add(name)
-        mode = (info.external_attr >> 16) & 0o170000
-        if mode == stat_mod.S_IFLNK:
-            raise InvalidPack(f"the pack member {quote(name)} is a symbolic link", hint="packs hold regular files only")
-        if mode not in (0, stat_mod.S_IFREG, stat_mod.S_IFDIR):
-            raise InvalidPack(f"the pack member {quote(name)} is not a regular file or directory")
-        roots.add(name.split("/", 1)[0])
-    if len(roots) != 1:
-        raise InvalidPack(f"a pack has exactly one root folder; this one has {len(roots)}: {', '.join(quote(r) for r in sorted(roots)[:5])}")
-    root = roots.pop()
-    by_name = {i.filename: i for i in infos}
-    manifest_info = by_name.get(f"{root}/{META_DIR}/{MANIFEST}")
-    if manifest_info is None:
-        raise InvalidPack(f"{path} has no {root}/{META_DIR}/{MANIFEST}", hint="it is not an OVPack v3 file")
-    manifest = _parse_manifest(_read_meta(zf, manifest_info))
-    if manifest["root"]["name"] != root:
-        raise InvalidPack(f"the manifest names the root {quote(manifest['root']['name'])}, the ZIP's root folder is {quote(root)}")
-    # What the ZIP holds under files/, and nothing unexpected besides.
-    zip_files: dict[str, object] = {}
-    zip_dirs: set[str] = set()
-    files_prefix = f"{root}/{FILES_DIR}/"
-    allowed_meta = {f"{root}/{META_DIR}/{n}" for n in (MANIFEST, RECORDS, DENSE)}
-    for name, info in by_name.items():
-        if name in (f"{root}/", files_prefix, f"{root}/{META_DIR}/") or name in allowed_meta:
-            continue
-        if not name.startswith(files_prefix):
-            raise InvalidPack(f"unexpected member {quote(name)} (a pack holds {FILES_DIR}/ and {META_DIR}/ only)")
-        rel = name[len(files_prefix) :]
-        if info.is_dir():
-            zip_dirs.add(rel.rstrip("/"))
-        else:
-            zip_files[rel] = info
-    entries = manifest["entries"]
-    declared = {e["path"]: e for e in entries if e["kind"] == "file"}
-    declared_dirs = {e["path"] for e in entries if e["kind"] == "directory"} - {""}
-    if set(declared) != set(zip_files):
-        missing = sorted(set(declared) - set(zip_files))
-        extra = sorted(set(zip_files) - set(declared))
-        raise InvalidPack(
-            "the manifest's entries do not match the ZIP's files"
-            + (f"; missing from the ZIP: {', '.join(quote(m) for m in missing[:5])}" if missing else "")
-            + (f"; not in the manifest: {', '.join(quote(m) for m in extra[:5])}" if extra else "")
-        )
-    if zip_dirs - declared_dirs:
-        raise InvalidPack(f"the ZIP has directories the manifest does not list: {', '.join(quote(d) for d in sorted(zip_dirs - declared_dirs)[:5])}")
-    implied = {"/".join(p.split("/")[:i]) for p in declared for i in range(1, p.count("/") + 1)}
-    if declared_dirs - implied - zip_dirs:
-        raise InvalidPack(f"the manifest lists directories the ZIP does not hold: {', '.join(quote(d) for d in sorted(declared_dirs - implied - zip_dirs)[:5])}")
-    for rel in declared:
-        _check_content_path(rel)
-    # Sizes first (declared and in the ZIP's directory), before a byte is decompressed.
-    total = 0
-    for rel, entry in declared.items():
-        size = entry["size"]
-        if size > max_file_bytes:
-            raise InvalidPack(
-                f"{quote(rel)} declares {size} bytes, over the {max_file_bytes}-byte limit for one file",
-                hint="raise store.max_file_bytes with `ov config set` if this pack is trusted",
-            )
-        if zip_files[rel].file_size != size:
-            raise InvalidPack(f"{quote(rel)}: the manifest says {size} bytes, the ZIP says {zip_files[rel].file_size}")
-        total += size
-    if total > max_total_bytes:
-        raise InvalidPack(f"the pack would unpack to {total} bytes, over the {max_total_bytes}-byte limit")
-    if content_sha256([{"path": p, "size": e["size"], "sha256": e["sha256"]} for p, e in declared.items()]) != manifest["content_sha256"]:
-        raise InvalidPack("content_sha256 does not match the manifest's entries", hint="the manifest was altered or damaged")
-    files: dict[str, bytes] = {}
-    for rel in sorted(declared):
-        entry = declared[rel]
-        data = _read_member(zf, zip_files[rel], entry["size"])
-        if len(data) != entry["size"]:
-            raise InvalidPack(f"{quote(rel)} is {len(data)} bytes, the manifest says {entry['size']}")
-        if _sha(data) != entry["sha256"]:
-            raise InvalidPack(f"{quote(rel)} does not match its sha256 in the manifest", hint="the pack is damaged or was altered")
-        _check_sidecar(rel, data)
-        files[rel] = data
-    records, dense = _check_index(zf, by_name, root, manifest)
-    return Pack(root, manifest, files, records, dense, sorted(declared_dirs))
-
-
-def _check_index(zf, by_name: dict, root: str, manifest: dict) -> tuple[int, dict | None]:
-    index = manifest.get("index") or {}
-    if not isinstance(index, dict):
-        raise InvalidPack("the manifest's index is not an object")
-    count = 0
-    rec = index.get("records")
-    rec_name = f"{root}/{META_DIR}/{RECORDS}"
-    if rec is not None:
-        if rec_name not in by_name or not isinstance(rec, dict):
-            raise InvalidPack(f"the manifest lists index records but the ZIP has no {rec_name}")
-        data = _read_meta(zf, by_name[rec_name])
-        if _sha(data) != rec.get("sha256"):
-            raise InvalidPack(f"{RECORDS} does not match its sha256 in the manifest")
-        lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-        if len(lines) != rec.get("count"):
-            raise InvalidPack(f"{RECORDS} holds {len(lines)} records, the manifest says {rec.get('count')}")
-        for line in lines:
-            try:
-                if not isinstance(json.loads(line), dict):
-                    raise ValueError
-            except ValueError:
-                raise InvalidPack(f"{RECORDS} holds a line that is not a JSON object") from None
-        count = len(lines)
-    elif rec_name in by_name:
-        raise InvalidPack(f"the ZIP holds {RECORDS} but the manifest does not list it")
-    dense = index.get("dense")
-    dense_name = f"{root}/{META_DIR}/{DENSE}"
-    if dense is None:
-        if dense_name in by_name:
-            raise InvalidPack(f"the ZIP holds {DENSE} but the manifest does not list it")
-        return count, None
-    if not isinstance(dense, dict) or dense_name not in by_name:
-        raise InvalidPack(f"the manifest lists vectors but the ZIP has no {dense_name}")
-    dims, n = dense.get("dimensions"), dense.get("count")
-    if not (_is_count(dims) and dims > 0 and _is_count(n)) or dense.get("dtype") != "float32" or dense.get("byte_order") != "little":
-        raise InvalidPack("the manifest's dense vectors are not described as little-endian float32 with count and dimensions")
-    if n != count:
-        raise InvalidPack(f"the pack has {n} vectors for {count} index records")
-    if by_name[dense_name].file_size != n * dims * 4 or n * dims * 4 > MAX_META_BYTES:
-        raise InvalidPack(f"{DENSE} is {by_name[dense_name].file_size} bytes; {n} vectors of {dims} float32 make {n * dims * 4}")
-    data = _read_member(zf, by_name[dense_name], n * dims * 4)
-    if len(data) != n * dims * 4 or _sha(data) != dense.get("sha256"):
-        raise InvalidPack(f"{DENSE} does not match its size or sha256 in the manifest")
-    return count, dense
-
-
-def _parse_manifest(data: bytes) -> dict:
-    try:
-        manifest = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise InvalidPack(f"{MANIFEST} is not valid JSON") from None
-    if not isinstance(manifest, dict):
-        raise InvalidPack(f"{MANIFEST} is not a JSON object")
-    if manifest.get("kind") != KIND:
-        raise InvalidPack(f"{MANIFEST} has kind {quote(manifest.get('kind'))}, not {KIND!r}", hint="it is not an OVPack file")
-    version = manifest.get("format_version")
-    if version != FORMAT_VERSION or isinstance(version, bool):
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
-        raise UnsupportedPackVersion(
-            f"the pack has format_version {quote(version)}; ov reads format_version {FORMAT_VERSION} only",
-            hint="it was made by a newer version; upgrade ov" if newer else "export it again with a current version",
-        )
-    root = manifest.get("root")
-    if not isinstance(root, dict) or not isinstance(root.get("name"), str) or not isinstance(root.get("scope"), str):
-        raise InvalidPack(f"{MANIFEST} has no valid root (name, uri, scope)")
-    if not isinstance(root.get("uri"), str):
-        raise InvalidPack(f"{MANIFEST}'s root has no uri")
-    entries = manifest.get("entries")
-    if not isinstance(entries, list):
-        raise InvalidPack(f"{MANIFEST} has no entries list")
-    paths = set()
-    for e in entries:
-        if not isinstance(e, dict) or not isinstance(e.get("path"), str) or e.get("kind") not in ("file", "directory"):
-            raise InvalidPack(f"{MANIFEST} has a malformed entry: {str(e)[:80]}")
-        if e["kind"] == "file" and not (_is_count(e.get("size")) and isinstance(e.get("sha256"), str)):
-            raise InvalidPack(f"the entry {quote(e['path'])} has no valid size and sha256")
-        if e["path"] in paths:
-            raise InvalidPack(f"the entry {quote(e['path'])} is listed twice")
-        paths.add(e["path"])
-    if not isinstance(manifest.get("content_sha256"), str):
-        raise InvalidPack(f"{MANIFEST} has no content_sha256")
-    return manifest
-
-
-def _check_member_name(name: str) -> None:
-    shown = quote(name)
-    if "\\" in name:
-        raise InvalidPack(f"the pack member {shown} contains a backslash", hint="a hostile or non-portable pack; nothing was written")
-    if name.startswith("/"):
-        raise InvalidPack(f"the pack member {shown} is an absolute path", hint="a hostile pack; nothing was written")
-    segments = name.rstrip("/").split("/")
-    for segment in segments:
-        if segment in ("", ".", ".."):
-            raise InvalidPack(f"the pack member {shown} has a {segment or 'empty'!r} path segment", hint="a hostile pack; nothing was written")
-        if _DRIVE_RE.match(segment):
-            raise InvalidPack(f"the pack member {shown} has a drive letter", hint="a hostile pack; nothing was written")
-        if "\x00" in segment:
-            raise InvalidPack(f"the pack member {shown} contains a NUL byte")
-
-
-def _check_content_path(rel: str) -> None:
-    """Every segment of a file's path must be a valid URI segment (so it lands inside its target)."""
-    from ov.uri import is_valid_segment
-
-    for segment in rel.split("/"):
-        if not is_valid_segment(segment):
-            raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store ({quote(segment)})")
-
-
-def _check_sidecar(rel: str, data: bytes) -> None:
-    """An L0/L1 sidecar must be what `ov write` accepts there: UTF-8 text with well-formed frontmatter."""
-    if rel.rsplit("/", 1)[-1] not in sidecar.SIDECARS:
-        return
-    if looks_binary(data):
-        raise InvalidPack(f"the pack's {quote(rel)} is not UTF-8 text", hint="an L0/L1 sidecar is Markdown; nothing was written")
-    try:
-        sidecar.parse(data.decode("utf-8"))
-    except InvalidInput as exc:
-        raise InvalidPack(f"the pack's {quote(rel)} is not a valid sidecar: {exc.message}") from None
-
-
-def _read_meta(zf, info) -> bytes:
-    if info.file_size > MAX_META_BYTES:
-        raise InvalidPack(f"{info.filename} is {info.file_size} bytes, over the {MAX_META_BYTES}-byte limit")
-    return _read_member(zf, info, info.file_size)
-
-
-def _read_member(zf, info, limit: int) -> bytes:
-    """At most ``limit`` bytes of a member; more than that means the ZIP lies about its size (a bomb)."""
-    chunks = []
-    got = 0
-    with zf.open(info) as handle:
-        while True:
-            chunk = handle.read(min(1 << 20, limit + 1 - got))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-            if got > limit:
-                raise InvalidPack(f"the pack member {quote(info.filename)} holds more than its declared {limit} bytes")
-    return b"".join(chunks)
 
 
 # --- import and restore --------------------------------------------------------------------
@@ -717,12 +412,6 @@ def _same_fingerprint(a, b: dict) -> bool:
     return isinstance(a, dict) and all(a.get(k) == b.get(k) for k in ("provider", "model", "dimension"))
 
 
-def content_sha256(file_entries: list[dict]) -> str:
-    """The upstream definition: sha256 of the sorted [{path, size, sha256}] as compact sorted-key JSON."""
-    items = sorted(({"path": e["path"], "size": e["size"], "sha256": e["sha256"]} for e in file_entries), key=lambda e: e["path"])
-    return _sha(json.dumps(items, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode("utf-8"))
-
-
 def is_session_path(path: str) -> bool:
     parts = path.split("/")
     return len(parts) >= 3 and parts[0] == "user" and parts[2] == "sessions"
@@ -735,14 +424,6 @@ def is_session_uri(uri: VikingURI) -> bool:
 def _check_choice(value: str, choices: tuple[str, ...], option: str) -> None:
     if value not in choices:
         raise InvalidInput(f"{option} must be one of {', '.join(choices)}, not {quote(value)}")
-
-
-def _is_count(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def _compact(obj) -> str:

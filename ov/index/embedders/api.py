@@ -1,0 +1,152 @@
+"""``litellm``: any embeddings API litellm speaks (OpenAI, Ollama, a local server, ...).
+
+:class:`LiteLLMEmbedder` learns the model's dimension from the first answer, checks
+the shape of every answer, and, when given an account's state directory, appends
+each call to its usage log (see :mod:`ov.llm.usage`). Failed calls are translated
+once, by :func:`ov.llm.client.translate_failure`, into an :class:`EmbeddingError`.
+
+litellm takes seconds to import and most commands never embed anything, so it is
+imported inside the method that calls it (tests/test_architecture.py checks this).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ov.config import EmbeddingConfig
+from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
+from ov.llm import usage
+from ov.llm.client import api_key, import_litellm, translate_failure
+
+if TYPE_CHECKING:
+    import numpy
+
+LITELLM_PROVIDER = "litellm"
+
+_USAGE_PURPOSE = "embedding"
+
+
+class LiteLLMEmbedder(BaseEmbedder):
+    """Any embeddings endpoint litellm can call. The dimension is learnt from the first answer."""
+
+    provider = LITELLM_PROVIDER
+
+    def __init__(self, config: EmbeddingConfig, usage_dir: Path | None = None) -> None:
+        super().__init__(config.batch_size)
+        assert config.model
+        self.model = config.model
+        self._config = config
+        self._usage_dir = usage_dir
+        self._dimension: int | None = None
+
+    @property
+    def known_dimension(self) -> int | None:
+        return self._dimension
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        """Calls the API once (a probe text) when no answer has told the dimension yet."""
+        if self._dimension is None:
+            self._embed_batch([PROBE_TEXT])
+        assert self._dimension is not None
+        return Fingerprint(LITELLM_PROVIDER, self.model, self._dimension)
+
+    def _embed_batch(self, texts: list[str]) -> numpy.ndarray:
+        import numpy as np
+
+        config = self._config
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "input": texts,
+            "timeout": config.timeout,
+            # Retries would multiply the configured timeout; a failed call fails the command.
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+        if config.api_key_env:
+            kwargs["api_key"] = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError)
+
+        litellm = import_litellm()  # seconds to import the first time: only API embedders pay it
+        try:
+            response = litellm.embedding(**kwargs)
+        except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
+            raise _translate(exc, config) from None
+        vectors = self._parse(response, len(texts))
+        self._record_usage(response)
+        try:
+            matrix = np.asarray(vectors, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers") from None
+        if matrix.ndim != 2:
+            raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers")
+        if self._dimension is None:
+            self._dimension = int(matrix.shape[1])
+        elif matrix.shape[1] != self._dimension:
+            raise EmbeddingError(
+                f"{self._where()} returned vectors of {matrix.shape[1]} dimensions, expected {self._dimension}",
+                hint="the model behind embedding.model changed; rebuild the index",
+            )
+        return matrix
+
+    def _parse(self, response: Any, expected: int) -> list[Any]:
+        """The vectors of an embeddings answer, in input order (by each item's ``index`` when present)."""
+        data = _field(response, "data")
+        if not isinstance(data, list):
+            raise EmbeddingError(f"{self._where()} returned no embeddings", hint="check that embedding.model is an embeddings model")
+        if len(data) != expected:
+            raise EmbeddingError(f"{self._where()} returned {len(data)} embeddings for {expected} texts")
+        indexed = []
+        for position, item in enumerate(data):
+            index = _field(item, "index")
+            indexed.append((index if isinstance(index, int) else position, _field(item, "embedding")))
+        indexed.sort(key=lambda pair: pair[0])
+        if [index for index, _ in indexed] != list(range(expected)):
+            raise EmbeddingError(f"{self._where()} returned embeddings with inconsistent indices")
+        vectors = [vector for _, vector in indexed]
+        if not all(isinstance(vector, list) and vector for vector in vectors):
+            # base64 strings (encoding_format) or nothing at all: not what was asked for
+            raise EmbeddingError(f"{self._where()} returned embeddings that are not lists of numbers")
+        lengths = sorted({len(vector) for vector in vectors})
+        if len(lengths) > 1:
+            raise EmbeddingError(f"{self._where()} returned embeddings of different lengths ({', '.join(map(str, lengths))})")
+        return vectors
+
+    def _record_usage(self, response: Any) -> None:
+        if self._usage_dir is None:
+            return
+        tokens = _field(_field(response, "usage"), "prompt_tokens")
+        tokens = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
+        usage.record(self._usage_dir, _USAGE_PURPOSE, self.model, tokens, 0)
+
+    def _where(self) -> str:
+        return _where(self._config)
+
+    def _name(self) -> str:
+        return self._where()
+
+
+def _field(obj: Any, name: str) -> Any:
+    """``obj[name]`` or ``obj.name``: litellm answers with objects, some servers' items stay dicts."""
+    if isinstance(obj, dict):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+def _where(config: EmbeddingConfig) -> str:
+    return f"the embedding model {config.model}" + (f" at {config.api_base}" if config.api_base else "")
+
+
+def _translate(exc: Exception, config: EmbeddingConfig) -> EmbeddingError:
+    return translate_failure(
+        exc,
+        EmbeddingError,
+        where=_where(config),
+        model=config.model or "",
+        timeout=config.timeout,
+        call="the embeddings call",
+        section="embedding",
+        example="openai/text-embedding-3-small or ollama/nomic-embed-text",
+    )

@@ -1,0 +1,137 @@
+"""The embedder interface: text in, unit vectors out, and what every embedder shares.
+
+An :class:`Embedder` turns texts into L2-normalised vectors of one fixed dimension.
+:class:`BaseEmbedder` does the batching, blank texts, shape checks and normalisation
+once for every provider. Failures while embedding are :class:`EmbeddingError`.
+
+Every embedder carries a :class:`Fingerprint` (provider, model identity,
+dimension). Vector indices store it, so vectors made by one model are never
+compared with vectors made by another: a different fingerprint means "rebuild".
+
+numpy takes tens of milliseconds to import and most commands never embed anything,
+so it is imported inside the method that needs it (tests/test_architecture.py
+checks this).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ov.errors import EXIT_RUNTIME, OvError
+
+if TYPE_CHECKING:
+    import numpy
+
+# Text an embedder embeds once to learn a model's dimension: the litellm embedder
+# for an API model, the sentence-transformers one for a model that does not say.
+PROBE_TEXT = "dimension probe"
+
+
+class EmbeddingError(OvError):
+    """An embedder failed at run time: a model that does not load, an API call that failed."""
+
+    code = "embedding_failed"
+    exit_code = EXIT_RUNTIME
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What made a vector. Two vectors are comparable only when their fingerprints are equal."""
+
+    provider: str  # "hash" | "model2vec" | "sentence-transformers" | "litellm"
+    model: str  # "hash-v1"; a local model's absolute path + "#" + content digest; a litellm model string
+    dimension: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"provider": self.provider, "model": self.model, "dimension": self.dimension}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any] | None) -> Fingerprint | None:
+        """The fingerprint stored in index metadata, or ``None`` when it is absent or unreadable."""
+        if not isinstance(d, dict):
+            return None
+        provider, model, dimension = d.get("provider"), d.get("model"), d.get("dimension")
+        if not isinstance(provider, str) or not isinstance(model, str):
+            return None
+        if not isinstance(dimension, int) or isinstance(dimension, bool) or dimension <= 0:
+            return None
+        return cls(provider, model, dimension)
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of one fixed dimension."""
+
+    @property
+    def fingerprint(self) -> Fingerprint: ...
+
+    def embed(self, texts: list[str]) -> numpy.ndarray:
+        """An array of shape ``(len(texts), dimension)``; a row is all zeros when its text has nothing to embed."""
+        ...
+
+
+class BaseEmbedder:
+    """Batching, blank texts, shape checks and normalisation, done once for every provider.
+
+    A subclass sets ``provider`` and ``model``, reports ``known_dimension`` and
+    implements :meth:`_embed_batch` (a few non-blank texts -> a 2-D array).
+    """
+
+    provider: str
+    model: str
+
+    def __init__(self, batch_size: int) -> None:
+        self._batch_size = max(1, batch_size)
+
+    @property
+    def known_dimension(self) -> int | None:
+        """The dimension when it is known without loading a model or calling an API."""
+        raise NotImplementedError
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        raise NotImplementedError
+
+    def embed(self, texts: list[str]) -> numpy.ndarray:
+        import numpy as np  # Deferred: only commands that embed need numpy.
+
+        texts = list(texts)
+        # Whitespace has nothing to embed; APIs reject empty inputs, so blank texts get a zero row
+        # from every provider alike instead of whatever each model makes of "".
+        live = [i for i, text in enumerate(texts) if text.strip()]
+        if not live:
+            return np.zeros((len(texts), self.fingerprint.dimension), dtype=np.float32)
+        parts = []
+        for start in range(0, len(live), self._batch_size):
+            batch = [texts[i] for i in live[start : start + self._batch_size]]
+            vectors = np.asarray(self._embed_batch(batch), dtype=np.float32)
+            if vectors.ndim != 2 or vectors.shape[0] != len(batch):
+                raise EmbeddingError(f"{self._name()} returned {vectors.shape[0] if vectors.ndim else 0} vectors for {len(batch)} texts")
+            parts.append(vectors)
+        matrix = np.concatenate(parts)
+        dimension = self.fingerprint.dimension  # known by now: the batches above told the API embedder
+        if matrix.shape[1] != dimension:
+            raise EmbeddingError(
+                f"{self._name()} returned vectors of {matrix.shape[1]} dimensions, expected {dimension}",
+                hint="the model changed under ov; rebuild the index",
+            )
+        if not np.isfinite(matrix).all():
+            raise EmbeddingError(f"{self._name()} returned vectors with NaN or infinite values")
+        out = np.zeros((len(texts), dimension), dtype=np.float32)
+        out[live] = matrix
+        return _normalise_rows(out)
+
+    def _embed_batch(self, texts: list[str]) -> Any:
+        raise NotImplementedError
+
+    def _name(self) -> str:
+        return f"the {self.provider} embedder {self.model}"
+
+
+def _normalise_rows(matrix: numpy.ndarray) -> numpy.ndarray:
+    """Scale each row to unit length in place; an all-zero row stays zero."""
+    import numpy as np
+
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    np.divide(matrix, norms, out=matrix, where=norms > 0)
+    return matrix

@@ -1,0 +1,395 @@
+"""How the redaction rules tell a secret from code and prose: judgements and checks.
+
+The judgements of names and values (does ``DB_PASS`` name a secret, is
+``get_token()`` a secret or code) are shared by the rules' checks and by
+:func:`ov.redact.engine.redact_value`, which judges dict keys the same way. A
+check is the veto of one rule (or a few) in :mod:`ov.redact.rules` over a match
+of its pattern, reading the pattern's named groups. The decisions they make are
+listed in the docstring of :mod:`ov.redact.rules`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+
+from ov.regex import LazyPattern
+
+__all__ = [
+    "MARKER",
+    "QUOTE_GROUPS",
+    "check_assignment",
+    "check_cli_password",
+    "check_credential",
+    "check_discord",
+    "check_flag",
+    "check_netrc",
+    "check_prose",
+    "check_url_password",
+    "has_digit",
+    "is_generated_token",
+    "is_secret_name",
+    "is_secret_value",
+    "not_masked",
+]
+
+# What every marker starts with. Here rather than in the engine: the judgements below need it too
+# (a value holding a marker is never a secret to redact again).
+MARKER = "[REDACTED:"
+
+# ----- value and name judgements shared by the rules ---------------------------
+
+# Anywhere in a value, these say it is an example or a template, not a secret.
+_MASKED = LazyPattern(
+    r"""(?x)
+      \.\.\. | … | x{4,} | X{4,} | \*{3,} | •{3,} | REDACTED
+    | <[A-Za-z_][\w.:()\s-]*(?:>|$)                 # <your-token>
+    | \{[A-Za-z_][\w.]*[}\s(\[!:]                    # {token}, {{ secrets.X }}, {name or ...}
+    | \$\{ | \$[A-Z_][A-Z0-9_]{2,}\b | \$\(          # ${...}, $API_KEY, $(command)
+    | -----BEGIN\ (?:PUBLIC\ KEY|CERTIFICATE)         # public material
+    """
+)
+# The whole value is one of these.
+_PLACEHOLDER = LazyPattern(
+    r"""(?ix)
+      [-+]?(?:\d{1,6}(?:\.\d+)?|\d{1,3}(?:_\d{3})+|\d*\.\d+)(?:e[-+]?\d+)?   # lengths, limits, prices
+    | 0x[0-9a-f]{1,8} | \#[0-9a-f]{3,8}                     # bit masks, colours
+    | (?:\\[ux][0-9a-f]{2,8})+                               # escaped characters
+    | true|false|yes|no|on|off|null|none|nil|undefined|n/a|value|string
+    | include|omit|same-origin|read|write|enabled|disabled  # modes and permissions
+    | [x*•._\#-]+                                           # masks
+    | \{\{.*\}\} | \{[^{}"':]*\}                            # template slots (not JSON)
+    | \$\(.*\) | \$[A-Za-z_]\w* | %[A-Za-z_]\w*%               # shell and env references
+    | (?-i:[\w.]+[/:][A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)          # os.environ/API_KEY, env:API_KEY
+    | %[-+\ \#0-9.]*[sdifrx] | %\(\w+\)[sdifr] | \?           # printf and SQL parameters
+    | your[\s_-].* | [\w.-]*[_-]here | change[_-]?me | placeholder | todo | tbd | fixme
+    | (?:bearer|basic|token|digest)(?:\s+[a-z_]*)?            # a scheme waiting for its token
+    """
+)
+_NAME_CHARS = LazyPattern(r"[A-Za-z_][\w.-]*")
+_ENV_NAME = LazyPattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
+_HEADER_NAME = LazyPattern(r"(?:[A-Z][A-Za-z0-9]*-)+[A-Z][A-Za-z0-9]*")
+_SNAKE_WORDS = LazyPattern(r"[a-z]+(?:[_.][a-z]+)+")
+_DOTTED_NAME = LazyPattern(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
+_CAMEL_TYPE = LazyPattern(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+# Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
+_PATH = LazyPattern(r"(?:~|\.{1,2})?(?:/[\w.{}-]+){2,}/?|(?:[a-z0-9][a-z0-9._{}-]*/){2,}[a-z0-9][a-z0-9._{}-]*")
+_URL = LazyPattern(r"[a-z][a-z0-9+.-]*://[^\s@]+", re.I)
+_URL_PART = LazyPattern(r"[^/?&=#.:]+")
+_TYPE_EXPR = LazyPattern(r"[A-Za-z_][\w.\[\], |\"']*")
+_IDENT = LazyPattern(r"[A-Za-z_$][\w$]*")
+# Unquoted right-hand sides that are code rather than a literal secret.
+_CODE = LazyPattern(
+    r"""(?x)
+      [A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+(?:[(\[)\]{}+*|&!?<>=,:].*)?   # attribute path in an expression
+    | [A-Za-z_$][\w$]*[(\[)\]{}].*                              # call, subscript, end of a call
+    | (?i:self|this|cls|await|new|lambda|function|async|yield|not|typeof|return
+         |str|string|int|integer|float|bool|boolean|bytes|number|any|object|dict|list
+         |optional|secretstr|secretbytes|unknown|void|required|callable)
+    """
+)
+# What follows a value that is an operand in an expression rather than the whole right-hand side.
+_OPERATOR_FOLLOWS = LazyPattern(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
+_CODE_FOLLOWS = LazyPattern(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
+_WORDLIKE = LazyPattern(r"[A-Za-z][a-z]*|[A-Z]+")
+
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])")
+_NON_ALNUM = LazyPattern(r"[^a-z0-9]+")
+_SECRET_WORD = LazyPattern(
+    r"""(?x)
+      secret | passw(?:or)?d | passphrase | pwd | credential | (?:^|_)creds?(?:$|_)
+    | token(?!i[sz]|s(?:$|_))                     # not tokenizer, max_tokens
+    | auth(?!or(?!i[sz])|ent)                     # authorization, not author(ity), authenticated
+    | (?:api|access|private|client|master|signing|encryption|app|service|account
+         |session|license|webhook|consumer|deploy|ssh|hmac|jwt|bot|admin|root|auth)_?keys?(?:$|_)
+    """
+)
+# `pass` and `pw` are words of their own too (on_pass, first_pass): only a last word, after a noun.
+_PASS_WORD = LazyPattern(r"(?:^|_)(?:pass|pw)$")
+_PASS_NOT_SECRET = LazyPattern(r"(?:^|_)(?:on|first|second|third|last|next|each|per|single|multi|dry|one|two|by)_(?:pass|pw)$")
+# Tokens of a tokenizer or of a model's usage, not credentials.
+_LANGUAGE_TOKEN = LazyPattern(
+    r"(?:^|_)(?:bos|eos|pad|unk|sep|cls|mask|special|stop|start|end|max|min|num|first|last|next|prev"
+    r"|input|output|prompt|completion|reasoning|cached|per)_tokens?(?:$|_)"
+)
+_KEY_WORD = LazyPattern(r"(?:^|_)keys?(?:$|_)")
+# In UPPER_SNAKE constants, `<noun>_KEY` names a dict key or a cache key, not a credential.
+_NON_SECRET_KEY = LazyPattern(
+    r"(?:^|_)(?:cache|sort|primary|foreign|partition|group|lookup|dict|map|hash|idempotency|state|response"
+    r"|request|header|query|params?|id|name|field|attr|attribute|metadata|meta|storage|store|object|index"
+    r"|label|tag|config|setting|row|column|table|event|context|route|path|resource|model|message|data|item"
+    r"|entry|record|result|value|var|version|prefix|lock|queue|job|task|bucket|file|missing|default|unique"
+    r"|composite|sequence|foreign|public)_keys?$"
+)
+# The last word of a name saying the value describes or handles the secret rather than being it.
+_METADATA_WORD = LazyPattern(
+    r"""(?x)(?:^|_)(?:
+      url|uri|urls|endpoint|host|hostname|port|path|file|filename|dir|type|kind|mode|method|methods
+    | provider|scheme|name|names|alias|length|len|count|counter|size|limit|budget|timeout|ttl
+    | expiry|expires|expires_in|expires_at|format|header|headers|env|var|sock|socket|id|ids
+    | prefix|field|param|params|location|index|version|prompt|label|hint|help|message|msg|text
+    | title|description|placeholder|error|errors|enabled|required|policy|strategy|algorithm|alg
+    | user|username|login|email|arn|str|string|time|date|at|begin|end|start|eof|open|close
+    | backend|manager|cache|dict|map|obj|object|handler|class|model|schema|table|column|scope
+    | scopes|status|state|info|config|settings|options|role|roles|cost|price|rate|seconds|ms|usage
+    | attr|attribute|form|owner|source|audience|issuer
+    )$"""
+)
+
+
+def _words(name: str) -> str:
+    return _NON_ALNUM.sub("_", _CAMEL.sub("_", name).lower()).strip("_")
+
+
+_NOT_SECRET, _WEAK, _STRONG = 0, 1, 2
+
+
+def _name_strength(name: str) -> int:
+    """How surely a name holds a secret: not, weakly (an UPPER_SNAKE `..._KEY`), or strongly."""
+    # `self.token`, `config.password`: the attribute names the value, its owner does not.
+    name = name.rsplit(".", 1)[-1]
+    words = _words(name)
+    if not words or words in ("pwd", "oldpwd") or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
+        return _NOT_SECRET
+    if _SECRET_WORD.search(words) or (_PASS_WORD.search(words) and not _PASS_NOT_SECRET.search(words)):
+        return _STRONG
+    # STRIPE_KEY is a secret; sort_key and cache_key in code are not, and neither is
+    # CONFIG_KEY = "pydantic-mypy", so these need more evidence from the value.
+    upper = not any(c.islower() for c in name)
+    if upper and _KEY_WORD.search(words) and not _NON_SECRET_KEY.search(words):
+        return _WEAK
+    return _NOT_SECRET
+
+
+def is_secret_name(name: str) -> bool:
+    return _name_strength(name) != _NOT_SECRET
+
+
+def _is_name(value: str, name: str = "") -> bool:
+    """The value is itself a name (dict key, enum, env variable, header), not a secret."""
+    if not _NAME_CHARS.fullmatch(value) or _has_random_part(value):
+        return False
+    if _ENV_NAME.fullmatch(value) or _HEADER_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
+        return True
+    if _DOTTED_NAME.fullmatch(value) or (value.startswith("__") and value.endswith("__")):
+        return True
+    words = _words(value)
+    if name:
+        name_words = _words(name)
+        if name_words.endswith(words) or name_words.rsplit("_", 1)[-1].startswith(words):
+            return True  # an enum spelling its own name: AUTH = "auth", password: "pass"
+    composed = any(c in "_.-" for c in value) or bool(_CAMEL.search(value))
+    return composed and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
+
+
+def _is_generated(value: str) -> bool:
+    """Random-looking: generated secrets mix digits with letters, people's names for things rarely do."""
+    digits = any(c.isdigit() for c in value)
+    alpha = any(c.isalpha() for c in value)
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    return digits and alpha and (mixed or len(value) >= 16) and not _ENV_NAME.fullmatch(value)
+
+
+_CHAR_CLASS_RUNS = LazyPattern(r"[a-z]+|[A-Z]+|[0-9]+")
+_WORD_RUNS = LazyPattern(r"[a-z]{4,}")
+_CODE_PARTS = LazyPattern(r"[^._()\[\]{}-]{12,}")
+
+
+def _has_random_part(value: str) -> bool:
+    """`s.Ab12Cd34Ef56Gh78` reads as an attribute path but holds a token.
+
+    Random text switches between lower case, upper case and digits far more often
+    than names do, and has few runs of four lower-case letters (names are words).
+    """
+    for part in _CODE_PARTS.findall(value):
+        if not any(c.isdigit() for c in part):
+            continue
+        switches = len(_CHAR_CLASS_RUNS.findall(part))
+        in_words = sum(len(word) for word in _WORD_RUNS.findall(part))
+        if switches >= 0.4 * len(part) and in_words < 0.3 * len(part):
+            return True
+    return False
+
+
+def _is_placeholder(value: str) -> bool:
+    # Below four characters nothing is worth protecting, and `*`, `f`, `ok` are everywhere in code.
+    return len(value) < 4 or MARKER in value or bool(_PLACEHOLDER.fullmatch(value) or _MASKED.search(value))
+
+
+def _is_plain_url(value: str) -> bool:
+    """A URL carrying no credentials (those with a password are the URL rule's)."""
+    return bool(_URL.fullmatch(value)) and not any(
+        len(part) >= 16 and _is_generated(part) for part in _URL_PART.findall(value)
+    )
+
+
+def is_secret_value(
+    value: str, *, quoted: bool, name: str = "", spaced: bool = False, colon: bool = False, after: str = ""
+) -> bool:
+    """Whether the value assigned to a secret-looking name is worth redacting.
+
+    ``spaced``: whitespace around ``=``; ``colon``: the separator was ``:``;
+    ``after``: the text right after the value (after the closing quote if quoted).
+    """
+    value = value.strip()
+    if _is_placeholder(value) or _is_name(value, name) or _PATH.fullmatch(value) or _is_plain_url(value):
+        return False
+    if quoted:
+        if _is_generated(value):
+            return True
+        annotation = after.startswith("=") and not after.startswith("==")
+        type_expr = ("|" in value or "[" in value) and bool(_TYPE_EXPR.fullmatch(value))
+        prose = value.count(" ") >= 5
+        return not (annotation or type_expr or prose or _OPERATOR_FOLLOWS.match(after))
+    if (_CODE.fullmatch(value) and not _has_random_part(value)) or after.startswith(("..", "…")):
+        return False
+    if _is_generated(value):
+        return True
+    if _IDENT.fullmatch(value) and (spaced or _CODE_FOLLOWS.match(after)):
+        return False  # a variable: `api_key = key`, `f(token=tok)`, `"token": tok,`
+    return not (colon and _CAMEL_TYPE.fullmatch(value))  # `token: Histogram` annotates a type
+
+
+# The groups of the rules' quoted-value fragments that hold the value without its quotes.
+QUOTE_GROUPS = ("dq", "sq", "bq", "eq")
+
+# ----- checks used by the rules ------------------------------------------------
+
+
+def has_digit(m: re.Match[str], start: int, end: int) -> bool:
+    secret = m.string[start:end]
+    return any(c.isdigit() for c in secret) and not _MASKED.search(secret)
+
+
+def check_credential(m: re.Match[str], start: int, end: int) -> bool:
+    token = m.string[start:end].rstrip("=")
+    if len(token) < 8 or _is_placeholder(token) or _is_name(token) or _CODE.fullmatch(token):
+        return False
+    if (m.groupdict().get("scheme") or "").lower() == "basic":
+        return True
+    return _is_generated(token) or (
+        any(c.isupper() for c in token) and any(c.islower() for c in token) and not _CAMEL_TYPE.fullmatch(token)
+    )
+
+
+_URL_PLACEHOLDER_PASSWORDS = frozenset({"password", "passwd", "pass", "pwd", "pw", "secret"})
+
+
+def check_url_password(m: re.Match[str], start: int, end: int) -> bool:
+    secret = m.string[start:end]
+    if secret.lower() in _URL_PLACEHOLDER_PASSWORDS:
+        return False  # `scheme://user:password@host` in docs
+    return MARKER not in secret and not _PLACEHOLDER.fullmatch(secret) and not _MASKED.search(secret)
+
+
+_NETRC_LINE_START = LazyPattern(r"[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?")
+
+
+def check_netrc(m: re.Match[str], start: int, end: int) -> bool:
+    # Only `password` opening a line or following `machine`/`login`; and since a line
+    # of prose can start "password reset", a netrc password must not be a plain word.
+    line_start = m.string.rfind("\n", 0, m.start()) + 1
+    if not _NETRC_LINE_START.fullmatch(m.string, line_start, m.start()):
+        return False
+    secret = m.string[start:end]
+    return not _WORDLIKE.fullmatch(secret) and is_secret_value(secret, quoted=False)
+
+
+def _quoted(m: re.Match[str]) -> bool:
+    groups = m.re.groupindex
+    return any(g in groups and m.start(g) != -1 for g in QUOTE_GROUPS)
+
+
+def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
+    name = m["name"]
+    strength = _name_strength(name)
+    if strength == _NOT_SECRET:
+        return False
+    value = m.string[start:end]
+    between = m.string[m.end("name") : start]
+    quoted = _quoted(m)
+    spaced = "=" in between and (" " in between or "\t" in between)
+    colon = ":" in between
+    # A weak name is trusted in an env file (`STRIPE_KEY=...`), elsewhere only with a random-looking value.
+    if strength == _WEAK and (quoted or spaced or colon) and not _is_generated(value):
+        return False
+    # Markdown backticks hold code: "the token: `get_token()`".
+    if "bq" in m.re.groupindex and m.start("bq") != -1 and _CODE.fullmatch(value):
+        return False
+    # `NAME: value` opening a line is YAML or a header; further into a line it is as often code
+    # (`if not password: raise`) or prose, so there only a random-looking value counts (the
+    # prose rule, last in the table, judges `password: value` in a sentence).
+    if colon and not quoted and not _KEY_LINE_START.fullmatch(m.string, m.string.rfind("\n", 0, m.start()) + 1, m.start()):
+        # `arn:aws:secretsmanager:...`: a name inside a chain of colons is not a key at all.
+        if not _is_generated(value) or m.string[m.start() - 1 : m.start()] == ":":
+            return False
+    after_at = m.end() if quoted else end
+    return is_secret_value(
+        value,
+        quoted=quoted,
+        name=name.rsplit(".", 1)[-1],
+        spaced=spaced,
+        colon=colon,
+        after=m.string[after_at : after_at + 12].lstrip(" \t"),
+    )
+
+
+_ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
+# What may come before a YAML key or a header name on its line: indentation, a list marker, a
+# comment marker (a commented-out setting), an opening quote.
+_KEY_LINE_START = LazyPattern(r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?")
+_PLAIN_WORD = LazyPattern(r"[A-Za-z]+")
+# `base64-encoded`, `case-sensitive`, `auto-generated`: a compound ending in a word is a description.
+_COMPOUND_WORD = LazyPattern(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")
+
+
+def check_prose(m: re.Match[str], start: int, end: int) -> bool:
+    """"my password is X": X is a secret unless it reads as a word, a description, a name or code."""
+    value = m.string[start:end]
+    if _is_placeholder(value) or _is_name(value) or _PATH.fullmatch(value) or _is_plain_url(value):
+        return False
+    if _quoted(m):  # "the wifi password is 'bluebird'": quotes say the words are the password
+        if "bq" in m.re.groupindex and m.start("bq") != -1 and _CODE.fullmatch(value):
+            return False
+        if m["colon"] and _CAMEL_TYPE.fullmatch(value):
+            return False  # a quoted annotation: `token: "Token"`
+        return is_secret_value(value, quoted=True, after=m.string[m.end() : m.end() + 12].lstrip(" \t")) and value.count(" ") < 3
+    if _CODE.fullmatch(value) and not _has_random_part(value):
+        return False  # `password: get_password()`, `token: Optional[str]`
+    return not (_PLAIN_WORD.fullmatch(value) or _COMPOUND_WORD.fullmatch(value))
+
+
+def check_cli_password(m: re.Match[str], start: int, end: int) -> bool:
+    return check_url_password(m, start, end) and not m.string[start:end].startswith("-")
+
+
+def not_masked(m: re.Match[str], start: int, end: int) -> bool:
+    return not _MASKED.search(m.string[start:end])
+
+
+def is_generated_token(m: re.Match[str], start: int, end: int) -> bool:
+    return _is_generated(m.string[start:end]) and not _MASKED.search(m.string[start:end])
+
+
+def check_discord(m: re.Match[str], start: int, end: int) -> bool:
+    # A bot token opens with its bot's user id (a snowflake: 17 to 20 digits) in base64.
+    head = m.string[start:end].split(".", 1)[0]
+    try:
+        user_id = base64.b64decode(head + "=" * (-len(head) % 4), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return user_id.isdigit() and 17 <= len(user_id) <= 20
+
+
+def check_flag(m: re.Match[str], start: int, end: int) -> bool:
+    secret = m.string[start:end]
+    return (
+        is_secret_name(m["name"])
+        and is_secret_value(secret, quoted=_quoted(m), name=m["name"])
+        and not _WORDLIKE.fullmatch(secret)
+        # `psql --password --host db`: a boolean flag followed by the next flag.
+        and not secret.startswith(("-", "/", "~/", "./", "../"))
+        # `--secrets NAME=value` holds an assignment, which the assignment rule judges.
+        and not _ASSIGNMENT_START.match(secret)
+    )

@@ -1,0 +1,405 @@
+"""The rule table: what redaction recognises as a secret.
+
+Every recogniser is one row of ``RULES``: a name (the hint left in the marker),
+a pattern (compiled when first needed), lowercase substrings of which one must occur before the
+pattern is tried at all (this runs in hooks on every agent turn and most text
+holds no secret, so most rules never run), and an optional check that can veto
+a match. A pattern with a group named ``secret...`` (or a quoted-value group)
+replaces only that group, so names, quotes, ``Bearer``, and the URL's scheme,
+user and host survive. Rules run in table order: provider tokens first, so
+``API_KEY=sk-...`` becomes ``API_KEY=[REDACTED:openai_key]``, not a generic marker.
+
+Decisions on the edges. Provider formats and URL passwords are redacted
+whenever they match; the generic rules (assignments, flags, ``Bearer``) have
+to tell secrets from code and prose, and lean towards redacting config-like
+text and towards keeping code:
+
+* Provider tokens need their prefix at a token boundary (``task-sk-ip`` and
+  ``sk-learn-...`` stay), a minimum length, and where the prefix is short
+  (``sk-``, ``hf_``, ``npm_``, ``gh?_``, ``hvs.``, ``key-``, ``secret_``) a digit:
+  real tokens are random, identifiers such as ``hf_AutoModelForCausalLM`` are
+  not. Formats without a prefix are pinned by their shape: a Telegram bot token
+  is a numeric id, ``:AA`` and 33 more; a Discord bot token opens with its
+  user id in base64 (checked by decoding it); Mailchimp's is 32 hex digits and
+  ``-usNN``. A masked example (``AKIAXXXXXXXXXXXXXXXX``) is not a token.
+* A JWT is ``eyJ`` + base64url, a dot, base64url, a dot and an optional
+  signature; base64 data (images, ``data:`` URLs) has no dots.
+* ``Bearer <token>`` and ``Authorization: <scheme> <token>`` keep the words and
+  redact a token-looking token: not an English word ("Bearer authentication"),
+  a name (``ACCESS_TOKEN``), a reference (``$TOKEN``, ``{token}``) or code.
+* ``scheme://user:password@host`` keeps everything but the password, except
+  the literal placeholders ``password``/``pass``/``secret`` of documentation.
+* Assignments (``NAME=value``, ``NAME: value``, ``"name": "value"``,
+  ``--name=value``, ``--name value``) redact the value of a secret-looking
+  name: split into words (``_``, ``-``, camelCase; the last ``.`` part only) it
+  holds secret, password/passwd/pwd, passphrase, credential/creds, token (not
+  tokenizer, max_tokens, eos_token), auth (not author, authority,
+  authenticated), a qualified key (api/access/private/client/... key), or ends
+  in pass/pw (``DB_PASS``, not ``on_pass``). An UPPER_SNAKE ``..._KEY`` counts
+  weakly (``STRIPE_KEY=...`` in an env file, or a random-looking value); a
+  bare ``key`` or ``sort_key`` never does: in code those are dictionary keys.
+  A last word that makes the value metadata (``_url``, ``_file``, ``_path``,
+  ``_type``, ``_id``, ``_length``, ``_budget``, ``_prompt``...) and the shell's
+  ``PWD``/``OLDPWD`` are not secret.
+* Values that are not secrets: under four characters; numbers of up to six
+  digits (``PASSWORD_MIN_LENGTH=8``, ``max_tokens: 2000``; longer ones may be
+  PINs or keys); booleans, nulls and modes (``true``, ``none``, ``write``);
+  placeholders and masks (``<your-key>``, ``${VAR}``, ``$VAR``, ``{{ x }}``,
+  ``your_api_key``, ``changeme``, ``xxxx``, ``****``, ``sk-...``); names
+  (``"api_key"``, ``GITHUB_TOKEN``, ``X-Api-Key``, an enum spelling its own
+  name); paths; URLs without credentials; quoted type annotations and prose
+  of six words or more. Unquoted code is skipped too: calls and subscripts
+  (``get_token()``), attribute paths (``self.token``), variables in code
+  (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
+  A random-looking value (digits mixed with letters) outweighs these guesses.
+* ``NAME: value`` without quotes counts only when the value ends the line
+  (YAML, HTTP headers, or a header closing its quote in ``curl -H '...'``):
+  "Password: reset it from settings" is prose. Opening a line (after
+  indentation, a list or comment marker) it is YAML; further into a line it is
+  as often code (``if not password: raise``), so there only a random-looking
+  value counts. A netrc ``password`` needs a value that is not a plain word,
+  and so does a space-separated ``--flag`` (boolean flags are followed by
+  arguments, or by the next ``--flag``).
+* Short options (``cli_password``) only for the commands that take a password
+  that way, each with its own spelling: ``mysql -pSECRET`` (attached: ``-p db``
+  prompts and names the database), ``sshpass -p``, ``docker login -p``,
+  ``redis-cli -a``, ``zip -P``, ``7z -p``, ``sqlcmd -P``, ``mongosh -p``,
+  ``ssh-keygen -N``, ``htpasswd -b FILE USER PASSWORD``, and keytool's
+  ``-storepass`` and openssl's ``pass:`` anywhere. Elsewhere ``-p`` is a port,
+  a path or ``--parents``.
+* Prose (``prose_secret``, last): "my password is X", "the password for the
+  db was X", "set the root password to X", "password: X" in a sentence, also
+  for passphrase, secret, token and API key. X counts when quoted (the quotes
+  say so) or when it is not a plain word (``required``), a compound ending in
+  one (``case-sensitive``, ``base64-encoded``), a name, a placeholder or code.
+* Known misses: TypeScript annotations (``const token: string = "..."``),
+  unquoted passwords with spaces, plain-word passwords in code-like positions
+  (``password = hunter``) and in prose unless quoted ("my password is
+  bluebird", "the passphrase is correct-horse-battery-staple"), passwords that
+  read like attribute paths or names (``Ab.cd``, ``my_password``), short PINs
+  (numbers of up to six digits), and ``mysql -p SECRET`` (which mysql itself
+  reads as a database name).
+
+The judgements of names and values and the checks that veto a match are in
+:mod:`ov.redact.checks`; :mod:`ov.redact.engine` applies the table.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple
+
+from ov.redact.checks import (
+    check_assignment,
+    check_cli_password,
+    check_credential,
+    check_discord,
+    check_flag,
+    check_netrc,
+    check_prose,
+    check_url_password,
+    has_digit,
+    is_generated_token,
+    not_masked,
+)
+from ov.regex import LazyPattern
+
+__all__ = ["RULES", "Rule"]
+
+
+class Rule(NamedTuple):
+    """One recogniser; see the module docstring."""
+
+    name: str
+    pattern: LazyPattern
+    hints: tuple[str, ...]
+    # Given the match and the span about to be replaced; False keeps the text.
+    check: Callable[[re.Match[str], int, int], bool] | None = None
+
+
+# A marker must never be matched again, or redaction would not be idempotent.
+_NOT_DONE = r"(?!\[REDACTED)"
+
+# Unquoted value: up to whitespace, a quote or a backslash (an escaped string),
+# or a `&next=` query parameter; trailing punctuation belongs to the sentence.
+_UNQUOTED = (
+    # String prefixes (f"", b"", r"") start code, not a value.
+    # A leading `&` or `*` is a YAML anchor or alias, `!` a negation, `#` a comment, `/^` a regex literal.
+    # Bounded, so that rescanning inside a rejected value (see the engine's `_apply`) stays linear.
+    _NOT_DONE + r"(?![(\[{<$\\&*!#])(?!/\^)(?![rRbBuUfF]{1,2}[\"'])"
+    r"(?:[^\s\"'`&\\;]|&(?!amp;|[\w.-]{1,80}=)){0,1023}[^\s\"'`&\\,;:.)\]}>]"
+)
+_QUOTED = (
+    r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,4096}+)\""
+    r"|'(?P<sq>(?:[^'\\\n]|\\.){0,4096}+)'"
+    r"|`(?P<bq>[^`\n]{0,4096}+)`"
+    r"|\\\"(?P<eq>(?:[^\"\\\n]|\\[^\"\n]){0,4096}+)\\\")"
+)
+_SHELL_QUOTED = r"(?:\"(?P<dq>(?:[^\"\\\n]|\\.){0,4096}+)\"|'(?P<sq>[^'\n]{0,4096}+)')"
+# RFC 7235 token68, ending where the token ends: `Bearer {x}`, `Bearer <x>`, `Basic%20` are not tokens.
+# A sentence's full stop after the token is not part of it.
+_TOKEN68 = (
+    r"(?P<secret>(?=[A-Za-z0-9._~+/-]{8})[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*)"
+    r"(?=[\s\"'`,;.)\]}>]|$)"
+)
+_EQ = r"=(?![=>~])"
+_COLON = r":(?![=:])"
+
+_PRIVATE_KEY_LABEL = r"-----{end}[ A-Z0-9]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
+# The arguments of one simple command before an option: not across a pipe, `;`, `&&` or a line.
+# Nor across a marker: a rule that re-read text past its own marker would not be idempotent.
+_CLI_ARGS = r"(?:[ \t](?:(?!\[REDACTED)[^\n|;&]){0,300}?)??[ \t]"
+
+
+def _token(prefix: str, body: str) -> str:
+    """A token that starts with ``prefix`` (fixed width) at a token boundary, not inside a longer word.
+
+    The boundary is checked behind the prefix rather than in front of it, so the
+    pattern begins with the literal prefix, which the regex engine finds quickly.
+    """
+    return f"{prefix}(?<![A-Za-z0-9_-]{prefix}){body}"
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "private_key",
+        LazyPattern(
+            _PRIVATE_KEY_LABEL.format(end="BEGIN")
+            + r"(?:[\s\S]{0,65536}?" + _PRIVATE_KEY_LABEL.format(end="END")
+            # Truncated output (no END line): take the base64 and header lines that follow.
+            + r"|(?:(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\r\n\\]*)?[ \t]*(?=\r?\n|\\n|\Z))*+)"
+        ),
+        ("private key",),
+    ),
+    Rule(
+        "private_key",
+        # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
+        LazyPattern(
+            r"Private-Lines:[ \t]*\d+\r?\n"
+            r"(?P<secret>[A-Za-z0-9+/=]++(?:\r?\n[A-Za-z0-9+/=]++(?=\r?\n|\Z))*+)(?=\r?\n|\Z)"
+        ),
+        ("private-lines:",),
+    ),
+    Rule("anthropic_key", LazyPattern(_token("sk-ant-", r"[A-Za-z0-9_-]{20,}+")), ("sk-ant-",), has_digit),
+    Rule("openai_key", LazyPattern(_token("sk-", r"(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}+")), ("sk-",), has_digit),
+    Rule("google_api_key", LazyPattern(_token("AIza", r"[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])")), ("aiza",)),
+    Rule(
+        "aws_access_key_id",
+        LazyPattern(r"(?:AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9]....)[A-Z0-9]{16}(?![A-Za-z0-9])"),
+        ("akia", "asia", "abia", "acca"),
+        not_masked,  # AKIAXXXXXXXXXXXXXXXX in docs
+    ),
+    Rule(
+        "aws_secret_key",
+        LazyPattern(
+            r"[Aa][Ww][Ss](?<!\w...)_?(?i:secret_?(?:access_?)?key)[\"']?[ \t]*[:=][ \t]*[\"']?"
+            r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
+        ),
+        ("aws_secret", "awssecret"),
+    ),
+    Rule(
+        "aws_secret_key",
+        # The JSON that `aws sts` and `aws iam create-access-key` print.
+        LazyPattern(r"[Ss]ecretAccessKey(?<!\w.ecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
+        ("secretaccesskey",),
+    ),
+    Rule("github_token", LazyPattern(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), has_digit),
+    Rule("github_token", LazyPattern(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), has_digit),
+    Rule(
+        "gitlab_token",
+        # Personal, deploy, runner, pipeline-trigger, CI-job, incoming-mail and SCIM tokens.
+        LazyPattern(r"gl(?<![A-Za-z0-9_-]gl)(?:pat|dt|rt|ptt|cbt|imt|soat)-[A-Za-z0-9_-]{20,}+"),
+        ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glimt-", "glsoat-"),
+        has_digit,
+    ),
+    Rule("slack_token", LazyPattern(_token("xox[abprs]-", r"[A-Za-z0-9-]{10,}+")), ("xox",)),
+    Rule("slack_token", LazyPattern(_token("xapp-", r"\d-[A-Z0-9]+-\d+-[A-Za-z0-9]{20,}+")), ("xapp-",)),
+    Rule(
+        "slack_webhook",
+        LazyPattern(r"https://hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]+)"),
+        ("hooks.slack.com",),
+    ),
+    Rule("stripe_key", LazyPattern(_token("[sr]k_(?:live|test)_", r"[A-Za-z0-9]{16,}+")), ("_live_", "_test_")),
+    Rule("stripe_key", LazyPattern(_token("whsec_", r"[A-Za-z0-9]{24,}+")), ("whsec_",)),
+    Rule("vault_token", LazyPattern(_token(r"hv[sbr]\.", r"[A-Za-z0-9_-]{24,}+")), ("hvs.", "hvb.", "hvr."), has_digit),
+    Rule("huggingface_token", LazyPattern(_token("hf_", r"[A-Za-z0-9]{30,}+")), ("hf_",), has_digit),
+    Rule("pypi_token", LazyPattern(_token("pypi-AgE", r"[A-Za-z0-9_-]{50,}+")), ("pypi-",)),
+    Rule("npm_token", LazyPattern(_token("npm_", r"[A-Za-z0-9]{30,}+")), ("npm_",), has_digit),
+    Rule("google_oauth_secret", LazyPattern(_token("GOCSPX-", r"[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])")), ("gocspx-",)),
+    Rule("google_oauth_token", LazyPattern(_token(r"ya29\.", r"[A-Za-z0-9_-]{30,}+")), ("ya29.",), has_digit),
+    Rule("google_oauth_token", LazyPattern(_token("1//0", r"[A-Za-z0-9_-]{40,}+")), ("1//0",), has_digit),
+    Rule("sendgrid_key", LazyPattern(_token(r"SG\.", r"[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")), ("sg.",)),
+    Rule("mailgun_key", LazyPattern(_token("key-", r"[0-9a-f]{32}(?![A-Za-z0-9_-])")), ("key-",), has_digit),
+    # Mailchimp: 32 hex digits, then the data centre.
+    Rule("mailchimp_key", LazyPattern(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])"), ("-us",)),
+    Rule(
+        "telegram_bot_token",
+        # The bot's numeric id, a colon and 35 characters that start with AA; in a Bot API URL after `/bot`.
+        LazyPattern(r"(?:(?<=/bot)|(?<![\w:]))\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])"),
+        (":aa",),
+    ),
+    Rule(
+        "discord_token",
+        LazyPattern(r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])"),
+        (".",),
+        check_discord,
+    ),
+    Rule(
+        "discord_webhook",
+        LazyPattern(r"https://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<secret>[A-Za-z0-9_-]{60,}+)"),
+        ("discord",),
+    ),
+    Rule("digitalocean_token", LazyPattern(_token("do[opr]_v1_", r"[a-f0-9]{64}(?![A-Za-z0-9_-])")), ("dop_v1_", "doo_v1_", "dor_v1_")),
+    Rule("shopify_token", LazyPattern(_token("shp(?:at|ss|ca|pa)_", r"[a-fA-F0-9]{32}(?![A-Za-z0-9_-])")), ("shpat_", "shpss_", "shpca_", "shppa_")),
+    Rule("databricks_token", LazyPattern(_token("dapi", r"[a-f0-9]{32}(?:-\d)?(?![A-Za-z0-9_-])")), ("dapi",), has_digit),
+    Rule("atlassian_token", LazyPattern(_token("ATATT3", r"[A-Za-z0-9_=-]{100,}+")), ("atatt3",)),
+    Rule("linear_key", LazyPattern(_token("lin_api_", r"[A-Za-z0-9]{40}(?![A-Za-z0-9_-])")), ("lin_api_",)),
+    Rule("notion_token", LazyPattern(_token("secret_", r"[A-Za-z0-9]{43}(?![A-Za-z0-9_-])")), ("secret_",), is_generated_token),
+    Rule("notion_token", LazyPattern(_token("ntn_", r"[A-Za-z0-9]{40,50}(?![A-Za-z0-9_-])")), ("ntn_",), has_digit),
+    Rule("newrelic_key", LazyPattern(_token("NR(?:AK|II|JS|RA)-", r"[A-Z0-9]{27}(?![A-Za-z0-9_-])")), ("nrak-", "nrii-", "nrjs-", "nrra-")),
+    Rule("grafana_token", LazyPattern(_token("glsa_", r"[A-Za-z0-9]{32}_[a-f0-9]{8}(?![A-Za-z0-9_-])")), ("glsa_",)),
+    Rule("grafana_token", LazyPattern(_token("glc_", r"[A-Za-z0-9+/]{32,}+={0,2}")), ("glc_",), has_digit),
+    Rule("postman_key", LazyPattern(_token("PMAK-", r"[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9_-])")), ("pmak-",)),
+    Rule(
+        "doppler_token",
+        LazyPattern(r"dp(?<![A-Za-z0-9_.-]dp)\.(?:st|ct|pt|sa|scim|audit)\.(?:[a-z0-9_-]{2,35}\.)?[A-Za-z0-9]{40,44}(?![A-Za-z0-9_-])"),
+        ("dp.",),
+    ),
+    Rule("pulumi_token", LazyPattern(_token("pul-", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("pul-",)),
+    Rule(
+        "terraform_token",
+        LazyPattern(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}(?![A-Za-z0-9_=-])"),
+        (".atlasv1.",),
+    ),
+    Rule("supabase_token", LazyPattern(_token("sbp_", r"[a-f0-9]{40}(?![A-Za-z0-9_-])")), ("sbp_",)),
+    Rule("netlify_token", LazyPattern(_token("nfp_", r"[A-Za-z0-9]{36}(?![A-Za-z0-9_-])")), ("nfp_",), has_digit),
+    Rule("age_secret_key", LazyPattern(_token("AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")), ("age-secret-key-1",)),
+    Rule(
+        "azure_client_secret",
+        # Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
+        LazyPattern(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+        ("q~",),
+    ),
+    Rule("azure_sas_signature", LazyPattern(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}+={0,2})"), ("sig=",)),
+    Rule(
+        "jwt",
+        LazyPattern(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
+        ("eyj",),
+    ),
+    Rule(
+        "url_password",
+        # Anchored on `://`; the scheme stays in front of the match, untouched.
+        LazyPattern(
+            r"://(?<=[A-Za-z0-9]://)[^\s:/?#@\[\]]{0,256}+:"
+            + _NOT_DONE
+            # The host has no `@`, so an unescaped `@` inside the password stays in the password.
+            + r"(?P<secret>[^\s/?#\[\]]{1,256}?)@(?=[A-Za-z0-9\[][^\s/?#@]*(?:[/?#\s]|$))"
+        ),
+        ("://",),
+        check_url_password,
+    ),
+    Rule(
+        "bearer_token",
+        LazyPattern(r"(?i)bearer(?<![\w-]bearer)[ \t]+" + _NOT_DONE + _TOKEN68),
+        ("bearer",),
+        check_credential,
+    ),
+    Rule(
+        "authorization",
+        LazyPattern(
+            r"(?i)authorization(?<!\wauthorization)[\"']?[ \t]*[:=][ \t]*[\"']?"
+            # Atomic, so a redacted `Bearer [REDACTED:..]` cannot be re-read with `Bearer` as the token.
+            r"(?>(?:(?P<scheme>bearer|basic|token|bot|apikey|key|ssws)[ \t]+)?)"
+            + _NOT_DONE
+            + _TOKEN68
+        ),
+        ("authorization",),
+        check_credential,
+    ),
+    Rule(
+        "user_password",
+        LazyPattern(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@\[\]=]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
+        ("-u ", "-u\t", "--user"),
+        check_url_password,
+    ),
+    Rule(
+        "cli_password",
+        # Commands that take a password as a short option, each with its own spelling. mysql's
+        # must be attached (`-pSECRET`): `-p db` prompts and reads `db` as the database. Only the
+        # named commands: `-p` is a port, a path or `--parents` everywhere else.
+        LazyPattern(
+            r"(?<![\w./-])(?:"
+            r"(?:mysql\w*|mariadb(?:-\w+)?)(?![\w-])" + _CLI_ARGS + r"-p(?=[^\s-])"
+            r"|7z[az]?(?![\w-])" + _CLI_ARGS + r"-p(?=\S)"
+            r"|sshpass(?![\w-])" + _CLI_ARGS + r"-p[ \t]*"
+            r"|(?:docker|podman|nerdctl|buildah)[ \t]+login(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
+            r"|mongo(?:sh|dump|restore|import|export)?(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
+            r"|redis-cli(?![\w-])" + _CLI_ARGS + r"-a[ \t]+"
+            r"|(?:zip|unzip|sqlcmd|bcp|ipmitool)(?![\w-])" + _CLI_ARGS + r"-P[ \t]+"
+            r"|ssh-keygen(?![\w-])" + _CLI_ARGS + r"-[NP][ \t]+"
+            # keytool's and jarsigner's, and openssl's `pass:` argument, are spelled like no one else's.
+            r"|(?<=[ \t])-(?:src|dest|new)?(?:store|key)pass[ \t]+"
+            r"|(?<=[ \t])-pass(?:in|out)?[ \t]+pass:"
+            # htpasswd -b[c...] FILE USER PASSWORD (batch mode, with a file).
+            r"|htpasswd[ \t]+-[a-mo-zA-Z]*b[a-mo-zA-Z]*[ \t]+[^\s-]\S*[ \t]+[^\s-]\S*[ \t]+"
+            # Shell quotes only: a backtick is command substitution (or, in Markdown, the end of code).
+            r")" + _NOT_DONE + r"(?:" + _SHELL_QUOTED + r"|(?P<secret>(?:[^\s\"'`;|&]|&(?!&)){1,256}))"
+        ),
+        ("mysql", "mariadb", "7z", "sshpass", "login", "mongo", "redis-cli", "zip", "sqlcmd", "bcp", "ipmitool", "ssh-keygen", "pass", "htpasswd"),
+        check_cli_password,
+    ),
+    Rule(
+        "netrc_password",
+        LazyPattern(
+            r"(?m)password(?<![\w-]password)[ \t]+" + _NOT_DONE
+            + r"(?P<secret>\S+)(?=[ \t]*(?:$|(?:machine|login|account|macdef|default)\b))"
+        ),
+        ("password",),
+        check_netrc,
+    ),
+    Rule(
+        "assigned_secret",
+        # The quotes around a name need not pair up: `"token": ...` and `\"token\": ...` both occur.
+        LazyPattern(
+            r"(?m)(?<![\w.])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
+            r"(?:" + _EQ + r"[ \t]*(?P<secret_eq>" + _UNQUOTED + r")"
+            r"|(?:" + _EQ + r"|" + _COLON + r")[ \t]*" + _QUOTED + r")"
+        ),
+        ("secret", "pass", "pw", "cred", "token", "auth", "key"),
+        check_assignment,
+    ),
+    Rule(
+        "assigned_secret",
+        # `name: value` to the end of the line (YAML). A name right after a `:` is not a key of its
+        # own (`a:b:c`), and leaving it out keeps a long `x:x:x:...` run linear: otherwise every
+        # `x` in it starts a match that reads the rest of the run and backtracks through it.
+        LazyPattern(
+            r"(?m)(?<![\w.:])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
+            + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
+        ),
+        ("secret", "pass", "pw", "cred", "token", "auth", "key"),
+        check_assignment,
+    ),
+    Rule(
+        "assigned_secret",
+        LazyPattern(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
+        ("--",),
+        check_flag,
+    ),
+    Rule(
+        "prose_secret",
+        # "my password is X", "the password for the staging db was X", "set the root password to X",
+        # "password: X" inside a sentence. Last, so that the rules that know a format go first.
+        LazyPattern(
+            # Not a word inside a name, path or URN (`arn:aws:...:secret:prod/db`).
+            r"(?i)(?<![\w:/.@-])(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key)(?![\w-])"
+            r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+(?!is\b|was\b)[\w.@-]{1,40}){1,3}(?=[ \t]+(?:is|was)\b))?"
+            r"(?:[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]+|[ \t]+to[ \t]+|[ \t]*(?P<colon>:)[ \t]*)"
+            + _NOT_DONE
+            # Not `&str`, `*const T`, `[u8]`, `<T>`, `{...}`, `$VAR`: types and references in code.
+            + r"(?:" + _QUOTED + r"|(?P<secret>(?![\[(<{$&*])[^\s\"'`]{0,255}[^\s\"'`.,;:!?)\]}>]))"
+        ),
+        ("pass", "pwd", "secret", "token", "key"),
+        check_prose,
+    ),
+)
