@@ -119,7 +119,7 @@ def serve(*args, **kwargs):
         with open(out, "a") as handle:
             handle.write(f"serving {time.perf_counter() - started}\\n")
 group_commit.serve = serve
-from ov.cli.main import entry
+from ov.cli.entry import entry
 sys.argv = ["ov", *argv]
 entry()  # what the console script runs
 """

@@ -207,6 +207,33 @@ class RetrievalConfig:
 
 
 @dataclass(frozen=True)
+class HooksConfig:
+    """What `ov hook` injects into and captures from coding agents (docs/hosts.md)."""
+
+    __pydantic_config__ = _STRICT
+
+    session_start_budget: Annotated[int, Positive()] = 1500
+    """Tokens of the block injected at session start: profile, preferences, memory index."""
+    prompt_budget: Annotated[int, Positive()] = 1000
+    """Tokens of the context block injected before a prompt."""
+    max_chars: Annotated[int, Positive()] = 9000
+    """Hard cap on the characters of one injected block (hosts cut context at 10,000)."""
+    tool_output_chars: Annotated[int, Positive()] = 2000
+    """Characters kept of each tool input and output a capture stores."""
+    workspace_peer: bool = True
+    """Without an explicit peer, file each workspace's sessions under a peer named for it,
+    so project knowledge and personal memories stay apart."""
+    deadline: Annotated[float, Positive()] = 1.0
+    """Seconds a recall hook may take before it answers with nothing (the agent never waits)."""
+    commit_wait: Annotated[float, Positive()] = 10.0
+    """Seconds a session start waits for a commit of the same user still running, so the new
+    session sees what the last one learned."""
+    orphan_after: float = 1800.0
+    """Seconds after its last capture that a session no host ended is committed by the next
+    session start (0: at once)."""
+
+
+@dataclass(frozen=True)
 class OutputConfig:
     """How results are shown on a terminal."""
 
@@ -227,6 +254,7 @@ class Config:
     llm: LLMConfig = field(default_factory=LLMConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    hooks: HooksConfig = field(default_factory=HooksConfig)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

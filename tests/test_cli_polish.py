@@ -129,7 +129,7 @@ def test_the_ov_program_waits_for_a_thread_still_running(tmp_path, hermetic_env)
     done = tmp_path / "done"
     script = (
         "import sys, threading, time\n"
-        "from ov.cli.main import entry\n"
+        "from ov.cli.entry import entry\n"
         f"threading.Thread(target=lambda: (time.sleep(0.3), open({str(done)!r}, 'w').close())).start()\n"
         "sys.argv = ['ov', '--version']\n"
         "entry()\n"

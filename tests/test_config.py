@@ -51,6 +51,16 @@ DEFAULTS = {
         "budget": 1600,
         "query_planner": True,
     },
+    "hooks": {
+        "session_start_budget": 1500,
+        "prompt_budget": 1000,
+        "max_chars": 9000,
+        "tool_output_chars": 2000,
+        "workspace_peer": True,
+        "deadline": 1.0,
+        "commit_wait": 10.0,
+        "orphan_after": 1800.0,
+    },
 }
 
 
@@ -331,6 +341,7 @@ def test_config_keys() -> None:
         "llm.temperature",
         *(f"embedding.{key}" for key in DEFAULTS["embedding"]),
         *(f"retrieval.{key}" for key in DEFAULTS["retrieval"]),
+        *(f"hooks.{key}" for key in DEFAULTS["hooks"]),
     ]
 
 

@@ -13,7 +13,7 @@ import click
 import typer
 
 from ov import __version__
-from ov.cli import admin, config_cmd, fs, ingest, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
+from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.output import error, plain
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
@@ -47,6 +47,7 @@ app.command("commit", cls=OvCommand, help="Archive a session, summarise it and e
 )
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(snapshot.app, name="snapshot")
+hooks_cmd.register(app)
 
 
 def _print_version(value: bool) -> None:
@@ -68,32 +69,6 @@ def _root(
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else list(argv)
     sys.exit(run(args))
-
-
-def entry() -> None:
-    """The ``ov`` program (console script and ``python -m ov``): ``main``, ending the process
-    as soon as the command is done.
-
-    Unwinding the interpreter afterwards (freeing every module and object) costs ~20 ms of CPU
-    and changes nothing on disk: ov closes what it writes before it returns. Hooks run ov on
-    every prompt of several agents at once, so that time is skipped: the exit handlers run
-    (logging's flush among them) and the process ends. With a thread still running, the
-    normal exit waits for it instead.
-    """
-    code = run(sys.argv[1:])
-    import threading
-
-    if threading.active_count() > 1:
-        sys.exit(code)
-    import atexit
-
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a reader gone away or a closed stream: nothing more can be said
-    os._exit(code)
 
 
 def run(args: list[str]) -> int:

@@ -206,8 +206,13 @@ def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None =
         attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
     if hit.kind == "message":
         attrs.extend([("message", hit.message_id), ("role", hit.role)])
+    return render_element(attrs, None if tier == "uri" else text)
+
+
+def render_element(attrs: list[tuple[str, str]], text: str | None) -> str:
+    """One ``<context ...>`` element: attributes escaped, stored text defused (see the module docstring)."""
     head = "<context " + " ".join(f'{name}="{html.escape(value, quote=True)}"' for name, value in attrs)
-    if tier == "uri":
+    if text is None:
         return head + " />"
     body = _TAG_RE.sub(r"<\\\1", text)
     return f"{head}>\n{body}\n</context>"

@@ -122,10 +122,15 @@ def _newest_summary(history: Path) -> str:
 # --- choosing a plan -------------------------------------------------------------
 
 
-def plan_query(store: Store, query: str, session: SessionContext | None = None, *, types: tuple[str, ...] | None = None) -> QueryPlan:
-    """The plan for ``query``: the model's when one is configured and usable, else the deterministic one."""
+def plan_query(
+    store: Store, query: str, session: SessionContext | None = None, *, types: tuple[str, ...] | None = None, use_llm: bool = True
+) -> QueryPlan:
+    """The plan for ``query``: the model's when one is configured, usable and wanted (``use_llm``),
+    else the deterministic one."""
     messages = session.messages if session else []
     config = store.config
+    if not use_llm:
+        return deterministic_plan(query, messages, why="the caller asked for a deterministic plan")
     if not config.llm.enabled:
         return deterministic_plan(query, messages, why="no language model is configured")
     if not config.retrieval.query_planner:

@@ -66,6 +66,7 @@ class SearchOptions:
     uri: VikingURI | None = None
     limit: int = 10
     types: tuple[str, ...] | None = None
+    planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
 
 
 @dataclass
@@ -88,7 +89,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 
     _check(query, options)
     session = session_context(store, options.session_id) if options.session_id else None
-    plan = plan_query(store, query, session, types=options.types)
+    plan = plan_query(store, query, session, types=options.types, use_llm=options.planner)
     exclude: tuple[str, ...] = ()
     if session is not None:
         from ov.sessions.session import MESSAGES

@@ -1,0 +1,1 @@
+"""The coding-agent hosts: the hook runtime each host calls, per-host formats, the installers that wire ov into them, and their checks. An adapter beside ov/cli/: it imports the core, and neither the core nor the MCP server imports it."""

@@ -1,0 +1,133 @@
+"""Work a hook leaves for after its answer: captures, commits and index catch-up, in detached processes.
+
+A hook answers first and then starts ``python -m ov.hosts.worker JOB`` in a new session with no
+terminal, so the agent never waits for a commit or an LLM extraction, and the host killing its
+hook (or exiting) does not stop the job.
+
+**The commit barrier.** The next session must see what the last one learned, so a session start
+waits (at most ``hooks.commit_wait`` seconds) for the commits of the same user still running.
+Each commit job holds an exclusive ``flock`` on a file of its own in
+``state/{account}/hooks/commits/{user}/``; the hook takes the lock *before* it starts the job and
+hands the open file to it, so there is no moment at which the job is started but not yet
+visible. A session start waits until it can take each such lock shared. The kernel drops a
+lock when its holder dies, so a killed job never blocks a session: its file is removed by the
+next waiter. Where ``fcntl`` does not exist (Windows), jobs run without a barrier.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no barrier
+    fcntl = None  # type: ignore[assignment]
+
+POLL = 0.05
+
+
+def barrier_dir(store) -> Path:
+    return store.state / "hooks" / "commits" / store.identity.user
+
+
+def start(job: dict, *, barrier_store=None) -> int | None:
+    """Start the detached worker for ``job``; with ``barrier_store``, under a commit barrier of its user.
+
+    Returns the worker's pid, or None when it could not be started (the caller logs it).
+    """
+    pass_fds: tuple[int, ...] = ()
+    lock_fd = None
+    if barrier_store is not None and fcntl is not None:
+        folder = barrier_dir(barrier_store)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{job.get('session', 'job')}-{os.getpid()}-{secrets.token_hex(4)}.lock"
+        # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
+        pending = path.with_suffix(".new")
+        lock_fd = os.open(pending, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        os.replace(pending, path)
+        job = {**job, "barrier": str(path), "barrier_fd": lock_fd}
+        pass_fds = (lock_fd,)
+    try:
+        # The job goes on stdin: an OpenCode turn end carries the session's messages, more than
+        # a command line may hold.
+        process = subprocess.Popen(
+            [sys.executable, "-m", "ov.hosts.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            pass_fds=pass_fds,
+            start_new_session=True,
+        )
+        try:
+            process.stdin.write(json.dumps(job, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+        finally:
+            process.stdin.close()
+        return process.pid
+    except OSError:
+        if lock_fd is not None:
+            os.unlink(job["barrier"])
+        return None
+    finally:
+        if lock_fd is not None:
+            os.close(lock_fd)  # the worker holds its own copy of the locked file
+
+
+def release(job: dict) -> None:
+    """In the worker, once its commit is done: the barrier file goes, then the lock with it."""
+    if "barrier" in job:
+        try:
+            os.unlink(job["barrier"])
+        except OSError:
+            pass
+        try:
+            os.close(job["barrier_fd"])
+        except OSError:
+            pass
+
+
+def wait(store, timeout: float) -> tuple[int, bool]:
+    """Wait until no commit of the store's user is running, at most ``timeout`` seconds.
+
+    Returns how many running commits were waited for, and whether all of them finished.
+    """
+    if fcntl is None:
+        return 0, True
+    folder = barrier_dir(store)
+    try:
+        pending = sorted(folder.glob("*.lock"))
+    except OSError:
+        return 0, True
+    deadline = time.monotonic() + timeout
+    waited = 0
+    for path in pending:
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue  # finished meanwhile
+        try:
+            blocked = False
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    blocked = True
+                    if time.monotonic() >= deadline:
+                        return waited + 1, False
+                    time.sleep(POLL)
+            waited += blocked
+            try:
+                os.unlink(path)  # done, or its holder died: nobody will release it
+            except OSError:
+                pass
+        finally:
+            os.close(fd)
+    return waited, True

@@ -1,0 +1,122 @@
+"""Capturing a host's turns into its ov session, incrementally and idempotently.
+
+A capture reads the host's transcript from the offset where the previous capture of that
+session stopped (``state/{account}/hooks/capture/{session}.json``), turns the new lines into
+messages (the host module decides what is conversation), and adds them to the ov session in
+one commit. Each message has a stable id, and a session never stores an id twice, so a capture
+that runs twice, or two that overlap, store every message once. A host without a transcript
+sends the turn in the hook input itself (Gemini's turn end, OpenCode's plugin).
+
+Each capture also marks the session live (``state/{account}/hooks/live/{user}/{session}``, its
+mtime the last capture): the next session start commits sessions whose host never ended them.
+The state is derived: losing it makes the next capture read the transcript from the start and
+store nothing twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.errors import InvalidInput
+from ov.files import atomic_write, json_bytes
+
+
+@dataclass
+class Captured:
+    added: int = 0
+    duplicates: int = 0
+    dropped: int = 0  # messages the session refused (malformed in the transcript)
+    commit: str | None = None
+
+
+def state_dir(store) -> Path:
+    return store.state / "hooks"
+
+
+def live_dir(store) -> Path:
+    return state_dir(store) / "live" / store.identity.user
+
+
+def capture(store, host, hook, session_id: str) -> Captured:
+    """Add what the transcript (or the hook input) holds beyond the last capture to ``session_id``."""
+    from ov.sessions.messages import normalise_message
+    from ov.sessions.session import add_messages
+
+    limit = store.config.hooks.tool_output_chars
+    state_path = state_dir(store) / "capture" / f"{session_id}.json"
+    state = _read_state(state_path)
+    end = None
+    transcript = Path(hook.transcript_path) if hook.transcript_path else None
+    if transcript is not None and transcript.is_file():
+        start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
+        raw, end = host.transcript_messages(transcript, start, limit)
+    else:
+        raw = host.fallback_messages(hook, limit)
+    # One malformed line must not lose the turn: keep every message the session accepts.
+    messages, dropped = [], 0
+    for message in raw:
+        try:
+            normalise_message(message)
+        except InvalidInput:
+            dropped += 1
+            continue
+        messages.append(message)
+    result = Captured(dropped=dropped)
+    if messages:
+        added = add_messages(store, session_id, messages)
+        result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
+    if end is not None and end != state.get("offset"):
+        _write_state(state_path, {"transcript": str(transcript), "offset": end})
+    if messages:
+        mark_live(store, session_id, hook.host)
+    return result
+
+
+def mark_live(store, session_id: str, host: str) -> None:
+    path = live_dir(store) / session_id
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(host, encoding="utf-8")  # the mtime is what counts; the host helps `ov doctor`
+    except OSError:
+        pass
+
+
+def clear_live(store, session_id: str) -> None:
+    try:
+        (live_dir(store) / session_id).unlink()
+    except OSError:
+        pass
+
+
+def live_sessions(store) -> list[tuple[str, float]]:
+    """``(session id, time of its last capture)`` of the user's sessions captured since their last commit."""
+    out = []
+    try:
+        with os.scandir(live_dir(store)) as entries:
+            for entry in entries:
+                try:
+                    out.append((entry.name, entry.stat().st_mtime))
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    return sorted(out)
+
+
+def _read_state(path: Path) -> dict:
+    try:
+        state = json.loads(path.read_text(encoding="utf-8"))
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_state(path: Path, state: dict) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json_bytes(state))
+    except OSError:
+        pass  # the next capture reads a little more and stores nothing twice

@@ -1,0 +1,86 @@
+"""Codex CLI: its hook input, its answer, its rollout (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``).
+
+Hook input and answer are Claude Code's shapes (Codex adopted them), but Codex validates
+answers strictly: only ``hookSpecificOutput.hookEventName``/``additionalContext`` for recall, and
+nothing at all for the other events. Every event carries ``session_id``, ``transcript_path``
+(the rollout, or null) and ``cwd``.
+
+Rollout lines are ``{timestamp, type, payload}``. The conversation is in ``response_item`` lines:
+``message`` (role user, assistant or developer, content parts ``input_text``/``output_text``),
+``function_call``/``function_call_output`` and ``custom_tool_call``/``custom_tool_call_output``
+(paired by ``call_id``). Developer messages and the user-role messages Codex writes itself
+(environment context, AGENTS.md instructions) are not what the user said, and hook context
+arrives as developer messages: all are left out. ``event_msg`` lines repeat the conversation
+for the UI and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ov.hosts.host import Host
+from ov.hosts.transcript import bound, clean_blocks, iter_text, jsonl_from, line_id
+
+# User-role messages Codex writes itself, recognised by how their text starts.
+_HOST_WRITTEN = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>", "<user_shell_command>")
+
+
+class Codex(Host):
+    name = "codex"
+    label = "Codex"
+    prefix = "cx"
+
+    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+        lines, end = jsonl_from(path, start)
+        messages = []
+        for offset, raw, line in lines:
+            if not isinstance(line, dict) or line.get("type") != "response_item" or not isinstance(line.get("payload"), dict):
+                continue
+            message = _message(line["payload"], limit)
+            if message is None:
+                continue
+            message["id"] = line_id(self.prefix, offset, raw)
+            if isinstance(line.get("timestamp"), str):
+                message["created_at"] = line["timestamp"]
+            messages.append(message)
+        return messages, end
+
+
+def _message(item: dict, limit: int) -> dict | None:
+    kind = item.get("type")
+    if kind == "message":
+        role = item.get("role")
+        if role not in ("user", "assistant"):
+            return None  # developer: instructions and hook context (ov's recall among them)
+        blocks = clean_blocks(item.get("content") if isinstance(item.get("content"), list) else [], limit)
+        text = "\n".join(iter_text(blocks)).lstrip()
+        if not blocks or (role == "user" and text.startswith(_HOST_WRITTEN)):
+            return None
+        return {"role": role, "content": blocks}
+    if kind in ("function_call", "custom_tool_call"):
+        name = item.get("name") or "unknown"
+        if item.get("namespace"):
+            name = f"{item['namespace']}__{name}"
+        if kind == "function_call":
+            call = {"type": "function", "function": {"name": name, "arguments": bound(str(item.get("arguments") or ""), limit)}}
+        else:
+            call = {"type": "custom", "custom": {"name": name, "input": bound(item.get("input"), limit)}}
+        return {"role": "assistant", "tool_calls": [{"id": item.get("call_id"), **call}]}
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        if isinstance(output, dict):  # {"content": ..., "success": ...} in some versions
+            output = output.get("content", json.dumps(output, ensure_ascii=False))
+        return {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
+    return None  # reasoning, web search and shell status items: not conversation
+
+
+def _as_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(iter_text(value))
+    return json.dumps(value, ensure_ascii=False)
+
+
+HOST = Codex()

@@ -1,0 +1,65 @@
+"""The hook log: one JSON line per hook run and per background job, in ``$OV_HOME/logs/hooks.jsonl``.
+
+A hook fails open, so the log is where a user (``ov hooks log``) and ``ov doctor`` see what
+recall injected, what a capture stored, and why a run did nothing. Lines are appended with
+one ``write`` on a file opened ``O_APPEND``, so parallel hooks never interleave within a line.
+The file is renamed to ``hooks.jsonl.1`` once it passes ``MAX_BYTES`` (one old file is kept):
+it is a diagnostic, never canonical.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+LOG_NAME = "hooks.jsonl"
+MAX_BYTES = 4 * 1024 * 1024
+
+
+def log_path(home_root: Path) -> Path:
+    return home_root / "logs" / LOG_NAME
+
+
+def append(home_root: Path, record: dict) -> None:
+    """Append ``record`` (plus the time) to the log; a failure to log is never an error of the hook."""
+    path = log_path(home_root)
+    line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, sort_keys=True, default=str) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                os.replace(path, path.with_name(LOG_NAME + ".1"))
+        except FileNotFoundError:
+            pass
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass  # a read-only or full home: the hook still answers
+
+
+def read(home_root: Path, *, host: str | None = None, last: int | None = None) -> list[dict]:
+    """The logged records, oldest first (the rotated file's too), optionally one host's and the last ``last``."""
+    records = [r for r in _records(home_root) if host is None or r.get("host") == host]
+    return records[-last:] if last else records
+
+
+def _records(home_root: Path) -> Iterator[dict]:
+    path = log_path(home_root)
+    for candidate in (path.with_name(LOG_NAME + ".1"), path):
+        try:
+            lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a line cut by a full disk: skip it, keep the rest
+            if isinstance(record, dict):
+                yield record

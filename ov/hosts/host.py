@@ -1,0 +1,136 @@
+"""What every host has: its name, the events ov handles, how its hook input reads and how an answer is written.
+
+``ov hook HOST EVENT`` names one of :data:`EVENTS` (the same five words for every host). The host
+modules (``claude``, ``codex``, ``gemini``, ``cursor``, ``opencode``) each subclass :class:`Host`:
+they read the host's stdin JSON into a :class:`HookInput`, turn ov's context into the JSON the
+host expects on stdout, and read the host's transcript into messages ov can store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The lifecycle events ov handles, in the order a session meets them.
+EVENTS = ("session-start", "prompt-submit", "stop", "pre-compact", "session-end")
+RECALL_EVENTS = ("session-start", "prompt-submit")
+
+# host name -> module holding its Host; imported only when that host's hook runs.
+HOST_MODULES = {
+    "claude": "ov.hosts.claude",
+    "codex": "ov.hosts.codex",
+    "gemini": "ov.hosts.gemini",
+    "cursor": "ov.hosts.cursor",
+    "opencode": "ov.hosts.opencode",
+}
+
+_ID_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+MAX_SESSION_ID = 100
+
+
+class HookInputError(ValueError):
+    """The host's stdin is not what this event of this host sends."""
+
+
+@dataclass
+class HookInput:
+    """One hook call, in the terms every host shares."""
+
+    host: str
+    event: str
+    session_id: str  # the host's own id
+    cwd: str | None = None
+    transcript_path: str | None = None
+    prompt: str | None = None
+    source: str | None = None  # session start: startup | resume | compact | clear
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+class Host:
+    """One coding agent. Subclasses set the class attributes and override what differs."""
+
+    name = ""
+    label = ""
+    prefix = ""  # ov session ids are f"{prefix}-{host session id}"
+
+    # --- reading the hook input ---------------------------------------------------
+
+    def parse(self, event: str, payload: Any) -> HookInput:
+        """The hook input of ``event``; HookInputError when ``payload`` lacks what it needs."""
+        if not isinstance(payload, dict):
+            raise HookInputError(f"{self.label} sent {type(payload).__name__}, not a JSON object")
+        session = payload.get("session_id")
+        if not isinstance(session, str) or not session.strip():
+            raise HookInputError(f"{self.label}'s hook input has no session_id")
+        return HookInput(
+            host=self.name,
+            event=event,
+            session_id=session,
+            cwd=_text(payload.get("cwd")),
+            transcript_path=_text(payload.get("transcript_path")),
+            prompt=_text(payload.get("prompt")),
+            source=_text(payload.get("source")),
+            payload=payload,
+        )
+
+    def ov_session(self, hook: HookInput) -> str:
+        """The ov session id for the host's session: prefix, then the host's id made safe for a path."""
+        safe = _ID_UNSAFE.sub("-", hook.session_id).strip("-.") or "session"
+        if len(safe) > MAX_SESSION_ID or safe != hook.session_id:
+            # Keep it readable and unique: what was dropped is in the digest.
+            digest = hashlib.sha256(hook.session_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+            safe = f"{safe[: MAX_SESSION_ID - 11]}-{digest}"
+        return f"{self.prefix}-{safe}"
+
+    # --- answering ----------------------------------------------------------------
+
+    def answer(self, event: str, context: str | None) -> str:
+        """What to print on stdout: ``context`` for the model (recall events), or the host's no-op."""
+        if context and event in RECALL_EVENTS:
+            return _json({"hookSpecificOutput": {"hookEventName": self.native_event(event), "additionalContext": context}})
+        return ""
+
+    def native_event(self, event: str) -> str:
+        return {
+            "session-start": "SessionStart",
+            "prompt-submit": "UserPromptSubmit",
+            "stop": "Stop",
+            "pre-compact": "PreCompact",
+            "session-end": "SessionEnd",
+        }[event]
+
+    # --- the transcript -------------------------------------------------------------
+
+    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+        """Messages of the transcript at ``path`` from byte ``start``, and the offset read up to.
+
+        Returns messages in a form :func:`ov.sessions.messages.normalise_messages` accepts, each
+        with a stable ``id`` (the same line always gives the same id), with what hosts and ov
+        injected left out and tool inputs and outputs cut to ``limit`` characters. The default:
+        no transcript format known.
+        """
+        return [], start
+
+    def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:
+        """Messages taken from the hook input itself when there is no transcript to read."""
+        return []
+
+
+def load(name: str) -> Host:
+    """The host named ``name`` (a key of :data:`HOST_MODULES`)."""
+    module = importlib.import_module(HOST_MODULES[name])
+    return module.HOST
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _json(value: Any) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False)

@@ -1,0 +1,167 @@
+"""OpenCode: the plugin that forwards its events to ``ov hook opencode EVENT``, and the messages it sends.
+
+OpenCode has no shell hooks; a JavaScript plugin in its ``plugins/`` folder is the only channel.
+ov's plugin (:func:`plugin_source`, written by ``ov install hooks``) starts ``ov`` only when
+something must happen, never per streamed part:
+
+* on a user message (``chat.message``): ``session-start`` once per session, then
+  ``prompt-submit`` with the prompt; the answers are kept and added to the system prompt of
+  that session's next model request (``experimental.chat.system.transform``), so recall never
+  lands in the user's own message;
+* when a turn ends (``session.idle``): ``stop`` with the session's messages, read through the
+  plugin's SDK client;
+* after a compaction (``session.compacted``): ``pre-compact``, which commits the session.
+
+OpenCode has no session-end event: the next session start commits sessions left open
+(``hooks.orphan_after``). The plugin sends ``{"session_id", "cwd", "prompt"?, "messages"?}``
+and reads ``{"context"}`` back. Messages are the SDK's ``{info: {id, role, time}, parts: [...]}``:
+text parts are kept (synthetic ones, which OpenCode adds itself, are not), tool parts become
+one tool call with its input and output.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from ov.hosts.host import Host, HookInput, _json
+from ov.hosts.transcript import bound, strip_injected
+
+PLUGIN_FILE = "ov-memory.js"
+# The first line of the plugin: how the installer recognises its own file.
+PLUGIN_MARKER = "// ov-memory: installed by `ov install hooks`"
+
+
+class OpenCode(Host):
+    name = "opencode"
+    label = "OpenCode"
+    prefix = "oc"
+
+    def answer(self, event: str, context: str | None) -> str:
+        return _json({"context": context} if context and event in ("session-start", "prompt-submit") else {})
+
+    def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:
+        raw = hook.payload.get("messages")
+        if not isinstance(raw, list):
+            return []
+        messages = []
+        for entry in raw:
+            message = _message(entry, limit)
+            if message is not None:
+                messages.append(message)
+        return messages
+
+
+def _message(entry: object, limit: int) -> dict | None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("info"), dict):
+        return None
+    info = entry["info"]
+    role = info.get("role")
+    if role not in ("user", "assistant") or not isinstance(info.get("id"), str):
+        return None
+    parts = []
+    for part in entry.get("parts") or []:
+        if not isinstance(part, dict):
+            continue
+        if part.get("type") == "text" and not part.get("synthetic") and not part.get("ignored"):
+            text = strip_injected(str(part.get("text") or ""))
+            if text:
+                parts.append({"type": "text", "text": text})
+        elif part.get("type") == "tool" and isinstance(part.get("state"), dict):
+            state = part["state"]
+            status = {"completed": "completed", "error": "error"}.get(state.get("status"), "pending")
+            tool = {"type": "tool", "tool_name": str(part.get("tool") or "unknown"), "tool_status": status}
+            if part.get("callID"):
+                tool["tool_id"] = str(part["callID"])
+            if state.get("input") is not None:
+                tool["tool_input"] = bound(state["input"], limit)
+            output = state.get("output") if status == "completed" else state.get("error")
+            if output is not None:
+                tool["tool_output"] = bound(output if isinstance(output, str) else json.dumps(output, ensure_ascii=False), limit)
+            parts.append(tool)
+    if not parts:
+        return None
+    message = {"id": info["id"], "role": role, "parts": parts}
+    created = (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
+    if isinstance(created, (int, float)):
+        message["created_at"] = datetime.fromtimestamp(created / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return message
+
+
+def plugin_source(command: list[str]) -> str:
+    """The plugin file for an ``ov`` started as ``command`` (absolute path first)."""
+    return _PLUGIN.replace("__OV_COMMAND__", json.dumps(command))
+
+
+_PLUGIN = PLUGIN_MARKER + """
+// It forwards a few OpenCode events to `ov hook opencode EVENT`; remove it with `ov uninstall hooks`.
+import { spawn } from "node:child_process";
+
+const OV = __OV_COMMAND__;
+
+function ov(event, payload) {
+  // Resolves to ov's answer ({} on any failure): a memory hook must never break a turn.
+  return new Promise((resolve) => {
+    let out = "";
+    let child;
+    try {
+      child = spawn(OV[0], [...OV.slice(1), "hook", "opencode", event], { stdio: ["pipe", "pipe", "ignore"] });
+    } catch {
+      return resolve({});
+    }
+    const timer = setTimeout(() => { try { child.kill(); } catch {} resolve({}); }, 15000);
+    child.stdout.on("data", (chunk) => { out += chunk; });
+    child.on("error", () => { clearTimeout(timer); resolve({}); });
+    child.on("close", () => {
+      clearTimeout(timer);
+      try { resolve(JSON.parse(out || "{}")); } catch { resolve({}); }
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(JSON.stringify(payload));
+  });
+}
+
+export const OvMemory = async ({ client, directory }) => {
+  const started = new Set();
+  const recall = new Map();
+  const text = (parts) => (parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\\n");
+  const messages = async (id) => {
+    try {
+      const res = await client.session.messages({ path: { id } });
+      return res.data || [];
+    } catch {
+      return [];
+    }
+  };
+  return {
+    "chat.message": async (input, output) => {
+      const id = input.sessionID;
+      const context = [];
+      if (!started.has(id)) {
+        started.add(id);
+        const start = await ov("session-start", { session_id: id, cwd: directory, source: "startup" });
+        if (start.context) context.push(start.context);
+      }
+      const prompt = await ov("prompt-submit", { session_id: id, cwd: directory, prompt: text(output.parts) });
+      if (prompt.context) context.push(prompt.context);
+      recall.set(id, context);
+    },
+    "experimental.chat.system.transform": async (input, output) => {
+      const context = recall.get(input.sessionID);
+      if (context && context.length) output.system.push(...context);
+    },
+    event: async ({ event }) => {
+      const id = event.properties && event.properties.sessionID;
+      if (!id) return;
+      if (event.type === "session.idle") {
+        await ov("stop", { session_id: id, cwd: directory, messages: await messages(id) });
+      } else if (event.type === "session.compacted") {
+        await ov("pre-compact", { session_id: id, cwd: directory, messages: await messages(id) });
+      }
+    },
+  };
+};
+"""
+
+
+HOST = OpenCode()

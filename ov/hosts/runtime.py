@@ -1,0 +1,235 @@
+"""``ov hook HOST EVENT``: read the host's JSON on stdin, answer in the host's format, exit 0.
+
+=============  ===========================================================================
+event          what happens
+=============  ===========================================================================
+session-start  commit sessions no host ended (idle ``hooks.orphan_after``), wait for the
+               user's commits still running (``hooks.commit_wait``), inject the profile,
+               preferences and memory index (:mod:`ov.hosts.recall`)
+prompt-submit  inject ``search --mode context`` for the prompt, deterministic plan
+stop           capture the new turns, in a detached job (:mod:`ov.hosts.capture`)
+pre-compact,   capture, then commit the session (archive, memories, ``memory_diff.json``)
+session-end    and catch the index up, in a detached job under the commit barrier
+=============  ===========================================================================
+
+**It fails open.** Malformed stdin, a locked or broken store, a missing index, a bug: the
+host gets its no-op answer and exit code 0, and the reason goes to ``$OV_HOME/logs/hooks.jsonl``
+with the time, host, event, session, duration, outcome and the URIs injected. Recall hooks also
+stop at ``hooks.deadline`` seconds (a session start also waits for running commits): the agent
+never waits for a slow store. This is one of the few places where every exception is caught,
+because an agent's turn matters more than ov's.
+
+Host sessions map to ov sessions (``cc-<id>``, ``cx-…``, ``gm-…``, ``oc-…``, ``cu-…``). Without
+an explicit peer, the workspace (the git root above the hook's ``cwd``, else the ``cwd``) is the
+peer, so project knowledge and personal memories stay apart (``hooks.workspace_peer``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+from ov.hosts import hooklog
+from ov.hosts.host import HookInputError, load
+
+MAX_STDIN = 16 * 1024 * 1024  # OpenCode sends a session's messages; hosts send a few KB otherwise
+MAX_ORPHANS = 5  # sessions committed by one session start; the rest wait for the next
+END_EVENTS = ("pre-compact", "session-end")
+
+
+class HookTimeout(Exception):
+    pass
+
+
+def main(host_name: str, event: str) -> int:
+    """The hook process: stdin to stdout, always exit 0."""
+    raw = sys.stdin.buffer.read(MAX_STDIN + 1)
+    answer = run(host_name, event, raw)
+    if answer:
+        sys.stdout.write(answer + "\n")
+    return 0
+
+
+def run(host_name: str, event: str, raw: bytes, environ=None) -> str:
+    """The answer to one hook call (the host's no-op on any failure); logs one line."""
+    from ov.home import Home
+
+    environ = os.environ if environ is None else environ
+    started = time.monotonic()
+    home = Home.from_env(environ)
+    host = load(host_name)
+    record: dict = {"host": host_name, "event": event}
+    try:
+        answer = _handle(home, host, event, raw, record, environ)
+    except HookTimeout as exc:
+        answer = host.answer(event, None)
+        record.update(outcome="timeout", error=str(exc))
+    except Exception as exc:  # fail open: a hook must never break the agent's turn
+        answer = host.answer(event, None)
+        record.update(outcome="error", error=f"{type(exc).__name__}: {_message(exc)}")
+    record["ms"] = round((time.monotonic() - started) * 1000, 1)
+    hooklog.append(home.root, record)
+    return answer
+
+
+def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
+    from ov.config import load_config
+
+    if len(raw) > MAX_STDIN:
+        raise HookInputError(f"the hook input is larger than {MAX_STDIN // (1024 * 1024)} MiB")
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise HookInputError(f"the hook input is not JSON ({exc})") from None
+    hook = host.parse(event, payload)
+    config = load_config(home).config
+    store = _store(home, config, hook, environ)
+    session = host.ov_session(hook)
+    record.update(session=session, peer=store.identity.peer)
+    seconds = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0)
+    with _deadline(seconds):
+        if event == "session-start":
+            return host.answer(event, _session_start(store, host, hook, session, record))
+        if event == "prompt-submit":
+            return host.answer(event, _prompt(store, hook, session, record))
+        _background(store, host, hook, event, session, record)
+        return host.answer(event, None)
+
+
+def _store(home, config, hook, environ):
+    from ov.identity import resolve_identity
+    from ov.store.store import Store
+
+    configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
+    identity = resolve_identity({}, environ, configured)
+    if identity.peer is None and config.hooks.workspace_peer and hook.cwd:
+        identity = replace(identity, peer=workspace_peer(hook.cwd))
+    return Store(home, identity, config)
+
+
+def workspace_peer(cwd: str) -> str:
+    """The peer id of a workspace: its folder's name and a digest of its path (unique, readable)."""
+    from ov.uri import sanitize_segment
+
+    path = Path(cwd).expanduser().absolute()
+    root = next((p for p in (path, *path.parents) if (p / ".git").exists()), path)
+    name = sanitize_segment(root.name or "root").strip(".-")[:40] or "workspace"
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    return f"{name}-{digest}"
+
+
+# --- the events --------------------------------------------------------------------
+
+
+def _session_start(store, host, hook, session: str, record: dict) -> str | None:
+    from ov.hosts import background, recall
+    from ov.hosts.capture import live_sessions
+
+    hooks = store.config.hooks
+    now = time.time()
+    orphans = [sid for sid, last in live_sessions(store) if sid != session and now - last >= hooks.orphan_after][:MAX_ORPHANS]
+    for orphan in orphans:
+        background.start(_job(store, "commit", None, orphan, event="orphan"), barrier_store=store)
+    if orphans:
+        record["orphans"] = orphans
+    waited, finished = background.wait(store, hooks.commit_wait)
+    if waited:
+        record["waited_for_commits"] = waited if finished else f"{waited} (gave up after {hooks.commit_wait:g} s)"
+    archive_of = session if hook.source in ("resume", "compact") else None
+    block = recall.session_start(
+        store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars
+    )
+    _record_block(record, block)
+    return block.text
+
+
+def _prompt(store, hook, session: str, record: dict) -> str | None:
+    from ov.hosts import recall
+
+    hooks = store.config.hooks
+    if recall.is_trivial(hook.prompt):
+        record["outcome"] = "skipped: trivial prompt"
+        return None
+    block = recall.prompt(store, hook.prompt or "", session_id=session, budget=hooks.prompt_budget, max_chars=hooks.max_chars)
+    _record_block(record, block)
+    return block.text
+
+
+def _background(store, host, hook, event: str, session: str, record: dict) -> None:
+    from ov.hosts import background
+    from ov.hosts.capture import live_dir
+
+    committing = event in END_EVENTS
+    has_transcript = bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
+    if not has_transcript and not host.fallback_messages(hook, 1) and not (committing and (live_dir(store) / session).exists()):
+        # Claude Code fires SessionEnd for `claude mcp list` and the like: a session with no turns.
+        record["outcome"] = "nothing to capture"
+        return
+    kind = "commit" if committing else "capture"
+    pid = background.start(_job(store, kind, hook, session, event=event), barrier_store=store if committing else None)
+    record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"
+    if pid:
+        record["job"] = pid
+
+
+def _job(store, kind: str, hook, session: str, *, event: str) -> dict:
+    identity = store.identity
+    job = {
+        "kind": kind,
+        "event": event,
+        "session": session,
+        "identity": {"account": identity.account, "user": identity.user, "peer": identity.peer},
+    }
+    if hook is not None:
+        job["host"] = hook.host
+        job["hook"] = {
+            "host": hook.host,
+            "event": hook.event,
+            "session_id": hook.session_id,
+            "cwd": hook.cwd,
+            "transcript_path": hook.transcript_path,
+            "prompt": hook.prompt,
+            "source": hook.source,
+            "payload": hook.payload,
+        }
+    return job
+
+
+def _record_block(record: dict, block) -> None:
+    record["outcome"] = "injected" if block.text else "nothing to inject"
+    if block.text:
+        record["uris"] = block.uris
+        record["chars"] = len(block.text)
+    if block.omitted:
+        record["omitted"] = block.omitted
+
+
+def _message(exc: Exception) -> str:
+    return getattr(exc, "message", None) or str(exc)
+
+
+@contextmanager
+def _deadline(seconds: float):
+    """Raise HookTimeout in this (main) thread after ``seconds``; a no-op where signals cannot."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expire(signum, frame):
+        raise HookTimeout(f"no answer within {seconds:g} s (hooks.deadline)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

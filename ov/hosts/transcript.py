@@ -1,0 +1,120 @@
+"""Reading host transcripts: JSON lines from an offset, stable ids, and what to leave out.
+
+Every host that keeps a transcript writes JSON lines and only appends, so a capture reads from
+the byte offset where the last one stopped, and only up to the last complete line (the host
+may be writing the next). A line with no id of its own gets one from its offset and content,
+so reading the same line twice gives the same id and the session drops the repeat.
+
+What ov injected (its ``<ov-context>`` block) and what hosts wrap around a prompt
+(``<hook_context>``, ``<system-reminder>``) is cut out of captured text: memories must come from
+what the user and the agent said, never from recall fed back into the session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+# The tag of the block ov injects (ov.hosts.recall writes it).
+FENCE_TAG = "ov-context"
+_INJECTED = re.compile(
+    r"<(?P<tag>ov-context|hook_context|system-reminder)\b[^>]*>.*?</(?P=tag)>\s*",
+    re.DOTALL,
+)
+# A transcript larger than this is read from its end: a capture must stay cheap.
+MAX_READ_BYTES = 8 * 1024 * 1024
+
+
+def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]:
+    """``(offset, raw line, parsed value)`` of each complete line from byte ``start``, and the offset after them.
+
+    Lines that are not JSON are skipped (a host's partial write is never complete, so this is
+    damage, not a race). A file shorter than ``start`` was replaced: it is read from the start.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return [], start
+    if size < start:
+        start = 0
+    with path.open("rb") as f:
+        f.seek(start)
+        data = f.read(min(size - start, MAX_READ_BYTES))
+    end = data.rfind(b"\n") + 1
+    if end == 0:
+        return [], start
+    lines = []
+    offset = start
+    for raw in data[:end].split(b"\n")[:-1]:
+        text = raw.decode("utf-8", "replace").strip()
+        if text:
+            try:
+                lines.append((offset, text, json.loads(text)))
+            except ValueError:
+                pass
+        offset += len(raw) + 1
+    return lines, start + end
+
+
+def line_id(prefix: str, offset: int, raw: str) -> str:
+    """A stable id for a transcript line without one of its own."""
+    return f"{prefix}-{offset}-{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+
+
+def strip_injected(text: str) -> str:
+    """``text`` without the blocks ov and the hosts injected."""
+    if "<" not in text:
+        return text
+    return _INJECTED.sub("", text).strip()
+
+
+def bound(value: Any, limit: int) -> Any:
+    """``value`` with every string longer than ``limit`` cut, saying how much was left out.
+
+    Tool inputs (a whole file being written) and outputs (a build log) would otherwise fill the
+    session with text no memory is made of.
+    """
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        return f"{value[:limit]}… [{len(value) - limit} more characters not captured]"
+    if isinstance(value, list):
+        return [bound(v, limit) for v in value]
+    if isinstance(value, dict):
+        return {k: bound(v, limit) for k, v in value.items()}
+    return value
+
+
+def clean_blocks(blocks: list[Any], limit: int) -> list[Any]:
+    """Content blocks with injected text cut out, empty text blocks dropped and tool payloads bounded."""
+    out = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in ("text", "input_text", "output_text"):
+            text = strip_injected(str(block.get("text") or ""))
+            if text:
+                out.append({**block, "text": text})
+        elif kind == "tool_use":
+            out.append({**block, "input": bound(block.get("input"), limit)})
+        elif kind == "tool_result":
+            out.append({**block, "content": bound(block.get("content"), limit)})
+        elif kind in ("thinking", "redacted_thinking"):
+            continue  # the model's private reasoning: not what was said or done
+        else:
+            out.append(block)
+    return out
+
+
+def iter_text(blocks: Any) -> Iterator[str]:
+    if isinstance(blocks, str):
+        yield blocks
+    elif isinstance(blocks, list):
+        for block in blocks:
+            if isinstance(block, dict) and isinstance(block.get("text"), str):
+                yield block["text"]

@@ -1,0 +1,98 @@
+"""The detached job a hook starts (``python -m ov.hosts.worker``, the job as JSON on stdin).
+
+``capture``: add the turns since the last capture to the session, then catch the index up.
+``commit``: the same, then commit the session (archive, summary, memories, ``memory_diff.json``)
+and catch the index up again, so the next session's recall finds what was learned. An orphan
+(a session no host ended) is captured from the transcript its last capture read.
+
+Every job logs one line to the hook log, as the hook did. Nobody waits for this process, so it
+catches everything (like the hook) and logs it; it always exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+
+def main() -> int:
+    from ov.home import Home
+    from ov.hosts import background, hooklog
+
+    started = time.monotonic()
+    home = Home.from_env()
+    try:
+        job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+    except (OSError, ValueError) as exc:
+        hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
+        return 0
+    record = {"host": job.get("host"), "event": f"{job.get('event')} (job)", "session": job.get("session"), "kind": job.get("kind")}
+    try:
+        record.update(_run(home, job))
+    except Exception as exc:  # nobody waits for this process: the log is where a failure shows
+        record.update(outcome="error", error=f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
+    finally:
+        background.release(job)
+    record["ms"] = round((time.monotonic() - started) * 1000, 1)
+    hooklog.append(home.root, record)
+    return 0
+
+
+def _run(home, job: dict) -> dict:
+    from ov.config import load_config
+    from ov.hosts.capture import capture, clear_live
+    from ov.hosts.host import HookInput, load
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.sessions.session import read_meta
+    from ov.store.store import Store
+
+    config = load_config(home).config
+    identity = Identity(**job["identity"])
+    store = Store(home, identity, config)
+    session = job["session"]
+    out: dict = {}
+    hook = HookInput(**job["hook"]) if job.get("hook") else _orphan_hook(store, session)
+    if hook is not None:
+        captured = capture(store, load(hook.host), hook, session)
+        out.update(captured=captured.added)
+        if captured.dropped:
+            out["dropped"] = captured.dropped
+    if job["kind"] == "commit":
+        meta = read_meta(store, session)
+        if meta and meta.get("message_count", 0):
+            from ov.sessions.commit import commit_session
+
+            report = commit_session(store, session)
+            out.update(outcome=report.status, commit=report.commit, archived=report.archived, memories=report.memories)
+        else:
+            out["outcome"] = "nothing to commit"
+        clear_live(store, session)
+    else:
+        out["outcome"] = "captured" if out.get("captured") else "nothing new"
+    if out.get("captured") or out.get("commit"):
+        Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+    return out
+
+
+def _orphan_hook(store, session: str):
+    """The hook input of a session's last capture (its host and transcript), or None."""
+    from ov.hosts.capture import live_dir, state_dir
+    from ov.hosts.host import HOST_MODULES, HookInput
+
+    try:
+        host = (live_dir(store) / session).read_text(encoding="utf-8").strip()
+        state = json.loads((state_dir(store) / "capture" / f"{session}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if host not in HOST_MODULES or not isinstance(state, dict) or not state.get("transcript"):
+        return None
+    return HookInput(host=host, event="orphan", session_id=session, transcript_path=state["transcript"])
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    os._exit(code)
