@@ -1,4 +1,4 @@
-"""Host commands: ``ov hook`` (what coding agents run), ``ov hooks log``."""
+"""Host commands: ``ov hook`` (what coding agents run), ``ov install|uninstall hooks``, ``ov hooks log``."""
 
 from __future__ import annotations
 
@@ -17,11 +17,23 @@ HostChoice = Enum("HostChoice", {name: name for name in HOST_MODULES}, type=str)
 EventChoice = Enum("EventChoice", {name.replace("-", "_"): name for name in EVENTS}, type=str)
 
 app = typer.Typer(cls=OvGroup, help="What ov's hooks did: recall injected, turns captured, sessions committed.", no_args_is_help=True)
+install_app = typer.Typer(cls=OvGroup, help="Wire ov into coding agents.", no_args_is_help=True)
+uninstall_app = typer.Typer(cls=OvGroup, help="Take ov out of coding agents again.", no_args_is_help=True)
+ScopeChoice = Enum("ScopeChoice", {"user": "user", "project": "project"}, type=str)
+
+HostsOpt = Annotated[
+    list[HostChoice] | None,
+    typer.Option("--host", help="A host to wire (repeat for several; default: the hosts found on this machine)."),
+]
+ScopeOpt = Annotated[ScopeChoice, typer.Option("--scope", help="user: every project of this user; project: the current folder's project.")]
+DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print what would change, as a diff, and change nothing.")]
 
 
 def register(root: typer.Typer) -> None:
     root.command("hook", cls=OvCommand)(hook)
     root.add_typer(app, name="hooks")
+    root.add_typer(install_app, name="install")
+    root.add_typer(uninstall_app, name="uninstall")
 
 
 def hook(
@@ -75,3 +87,103 @@ def _print(records: list[dict]) -> None:
         if r.get("error"):
             what += f": {r['error']}"
         plain(f"{when}  {r.get('host') or '-':8} {r.get('event', ''):20} {r.get('session') or '-':24} {r.get('ms', 0):>7.0f} ms  {what}")
+
+
+@install_app.command("hooks", cls=OvCommand)
+def install_hooks(
+    host: HostsOpt = None,
+    scope: ScopeOpt = ScopeChoice.user,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
+    dry_run: DryRunOpt = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word).")] = False,
+    uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove ov's hooks instead (same as `ov uninstall hooks`).")] = False,
+) -> None:
+    """Add ov's hooks to Claude Code, Codex, Gemini CLI, Cursor and OpenCode (only ov's entries change)."""
+    if uninstall:
+        _uninstall(host, scope, dry_run)
+        return
+    from ov.hosts import install
+
+    hosts = _chosen_hosts(host, yes)
+    command = install.ov_command()
+    changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
+    notes = _gates(changes, trust, dry_run)
+    _finish(changes, dry_run, notes, verb="installed")
+
+
+@uninstall_app.command("hooks", cls=OvCommand)
+def uninstall_hooks(host: HostsOpt = None, scope: ScopeOpt = ScopeChoice.user, dry_run: DryRunOpt = False) -> None:
+    """Remove ov's hooks from the hosts: their files come back as they were before ov's entries."""
+    _uninstall(host, scope, dry_run)
+
+
+def _uninstall(host, scope, dry_run: bool) -> None:
+    from ov.hosts import install
+
+    hosts = [h.value for h in host] if host else list(install.HOSTS)
+    changes = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, [], verb="removed")
+
+
+def _chosen_hosts(host, yes: bool) -> list[str]:
+    from ov.hosts import install
+
+    if host:
+        return list(dict.fromkeys(h.value for h in host))
+    found = install.detect()
+    if not found:
+        from ov.errors import InvalidInput
+
+        raise InvalidInput("no coding agent found on this machine", hint="name one with --host (" + ", ".join(install.HOSTS) + ")")
+    if yes or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return found
+    import questionary
+
+    picked = questionary.checkbox("Wire ov into which hosts?", choices=[questionary.Choice(h, checked=True) for h in found]).ask()
+    if not picked:
+        raise typer.Exit(1)
+    return picked
+
+
+def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
+    """What the user must know (or what --trust did) about each host's own gate."""
+    from ov.hosts import gates
+
+    notes = []
+    for change in changes:
+        notes.extend(gates.after_install(change.spec, trust=trust, dry_run=dry_run))
+    return notes
+
+
+def _finish(changes, dry_run: bool, notes: list[str], verb: str) -> None:
+    from ov.hosts import install
+
+    payload = [
+        {"host": c.spec.host, "scope": c.spec.scope, "file": str(c.spec.path), "changed": c.changed, **({"diff": c.diff()} if dry_run else {})}
+        for c in changes
+    ]
+    if not dry_run:
+        for change in changes:
+            install.apply(change, _receipts())
+
+    def human() -> None:
+        for change in changes:
+            if dry_run:
+                plain(change.diff() or f"{change.spec.path}: no change")
+            else:
+                plain(f"{change.spec.host:9} {verb if change.changed else 'unchanged'}: {change.spec.path}")
+        for note in notes:
+            plain(note)
+
+    emit({"dry_run": dry_run, "files": payload, "notes": notes}, human)
+
+
+def project_dir():
+    from pathlib import Path
+
+    cwd = Path.cwd()
+    return next((p for p in (cwd, *cwd.parents) if (p / ".git").exists()), cwd)
+
+
+def _receipts():
+    return runtime().home.root / "installs"

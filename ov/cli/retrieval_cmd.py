@@ -83,11 +83,13 @@ def fsck() -> None:
 
 
 def doctor() -> None:
-    """Check configuration, store, indices, embedder and LLM, and say what to fix."""
+    """Check configuration, store, indices, embedder and LLM, each coding agent's hooks, and say what to fix."""
+    from ov.cli.hooks_cmd import project_dir
     from ov.health.doctor import diagnose, exit_status
+    from ov.hosts import doctor as host_doctor
 
     rt = runtime()
-    checks = diagnose(rt.loaded_config, rt.store)
+    checks = diagnose(rt.loaded_config, rt.store) + host_doctor.checks(rt.home.root, project_dir())
 
     def human() -> None:
         marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}

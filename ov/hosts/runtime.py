@@ -89,6 +89,13 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise HookInputError(f"the hook input is not JSON ({exc})") from None
+    if host.name == "claude" and _from_cursor(payload, environ):
+        # Cursor runs Claude Code's hooks too ("Third-party skills"): answer one channel only.
+        if any((home.root / "installs").glob("cursor-*.json")):
+            record["outcome"] = "skipped: Cursor runs its own ov hooks"
+            return host.answer(event, None)
+        host = load("cursor")
+        record["host"] = "cursor"
     hook = host.parse(event, payload)
     config = load_config(home).config
     store = _store(home, config, hook, environ)
@@ -102,6 +109,10 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
             return host.answer(event, _prompt(store, hook, session, record))
         _background(store, host, hook, event, session, record)
         return host.answer(event, None)
+
+
+def _from_cursor(payload, environ) -> bool:
+    return bool(environ.get("CURSOR_VERSION")) or (isinstance(payload, dict) and "cursor_version" in payload)
 
 
 def _store(home, config, hook, environ):

@@ -1,0 +1,113 @@
+"""``ov doctor``'s host checks: is each host wired to this ``ov``, past its gates, and did its hooks run?
+
+For every host that is installed on the machine or has ov's entries (user scope, and the
+current project's): ov's handler for each event is present, its ``ov`` still exists (a moved
+virtualenv breaks every hook silently), Codex has the review of ov's hooks on record, Cursor
+is not answered twice, and the last hook run of that host, from the hook log, with its outcome
+("session-start injected 3 entries 2 h ago"). Each finding that is not ok names the command
+that fixes it. Nothing here changes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import time
+from pathlib import Path
+
+from ov.health.doctor import Check
+from ov.hosts import hooklog, install
+
+
+def checks(home_root: Path, project: Path, env=None) -> list[Check]:
+    env = os.environ if env is None else env
+    current = install.ov_command()
+    found = set(install.detect(env))
+    log = hooklog.read(home_root)
+    out = []
+    wired = set()
+    for host in install.HOSTS:
+        specs = [install.spec(host, scope, project, env) for scope in install.SCOPES]
+        present = [(s, install.installed_entries(s)) for s in specs]
+        present = [(s, entries) for s, entries in present if entries]
+        if not present:
+            if host in found:
+                out.append(Check(f"{host} hooks", "warn", "installed, but ov's hooks are not", f"ov install hooks --host {host}"))
+            continue
+        wired.add(host)
+        for spec, entries in present:
+            out.append(_entries_check(spec, entries, current))
+            if host == "codex":
+                out.append(_codex_trust(spec))
+        out.append(_last_run(host, log))
+    if {"claude", "cursor"} <= wired:
+        out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
+    return out
+
+
+def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str]) -> Check:
+    name = f"{spec.host} hooks ({spec.scope})"
+    if spec.shape != "plugin":
+        missing = [native for native, _event, _t in spec.events if native not in entries]
+        if missing:
+            return Check(name, "fail", f"{spec.path}: no ov hook for {', '.join(missing)}", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    commands = [c for cs in entries.values() for c in cs]
+    programs = {_program(c) for c in commands}
+    gone = [p for p in programs if p and not _runs(p)]
+    if gone:
+        return Check(name, "fail", f"{spec.path} runs {gone[0]}, which no longer exists", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    if programs and programs != {current[0]}:
+        return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
+
+
+def _codex_trust(spec: install.Spec) -> Check:
+    from ov.hosts.gates import codex_hooks_off, codex_untrusted
+
+    if codex_hooks_off(spec):
+        return Check("codex review", "fail", f"Codex's hooks are turned off in {spec.path.parent / 'config.toml'}", "set `hooks = true` under [features] there")
+    pending = codex_untrusted(spec)
+    if pending:
+        return Check(
+            "codex review",
+            "warn",
+            f"{pending} of ov's hooks are not reviewed, so Codex skips them",
+            "ov install hooks --host codex --trust (or open /hooks in Codex)",
+        )
+    return Check("codex review", "ok", "ov's hooks are reviewed")
+
+
+def _last_run(host: str, log: list[dict]) -> Check:
+    runs = [r for r in log if r.get("host") == host]
+    if not runs:
+        return Check(f"{host} last run", "warn", "no hook has run yet", f"start a {host} session; `ov hooks log` shows what its hooks did")
+    last = runs[-1]
+    ago = _ago(time.time() - float(last.get("ts", 0)))
+    what = f"{last.get('event')} {last.get('outcome', '')}"
+    if last.get("uris"):
+        what += f" ({len(last['uris'])} entries)"
+    if last.get("captured"):
+        what += f" ({last['captured']} messages)"
+    if last.get("outcome") in ("error", "timeout"):
+        return Check(f"{host} last run", "warn", f"{what} {ago}: {last.get('error', '')}", "`ov hooks log` shows the runs before it")
+    return Check(f"{host} last run", "ok", f"{what} {ago}")
+
+
+def _program(command: str) -> str | None:
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    return parts[0] if parts else None
+
+
+def _runs(program: str) -> bool:
+    path = Path(program)
+    return path.is_file() and os.access(path, os.X_OK) if path.is_absolute() else True
+
+
+def _ago(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)} {unit} ago"
+    return "just now"

@@ -1,0 +1,438 @@
+"""``ov install hooks`` / ``ov uninstall hooks``: wiring ``ov hook`` into each host's config, and out again.
+
+======== ===================================================== ===================================
+host     file (user scope / project scope)                     entries
+======== ===================================================== ===================================
+claude   ``~/.claude/settings.json`` / ``.claude/settings.json``  ``hooks.<Event>[].hooks[]``, timeout s
+codex    ``~/.codex/hooks.json`` / ``.codex/hooks.json``          the same shape, timeout s
+gemini   ``~/.gemini/settings.json`` / ``.gemini/settings.json``  the same shape, ``name``, timeout ms
+cursor   ``~/.cursor/hooks.json`` / ``.cursor/hooks.json``        ``{"version": 1, "hooks": {event: [handler]}}``
+opencode ``~/.config/opencode/plugins/ov-memory.js`` / ``.opencode/plugins/ov-memory.js``: ov's plugin file
+======== ===================================================== ===================================
+
+The rules users of such installers ask for, and how they hold here:
+
+* **Only ov's entries change.** ov's handlers are recognised by their command (``… hook HOST
+  EVENT``, whatever path of ``ov`` wrote them). A re-install removes those and appends fresh ones;
+  every other entry keeps its place, and the file keeps its formatting and comments
+  (:mod:`ov.hosts.jsonc` edits the text in place).
+* **A file that does not parse is refused** with its path, line and column, and nothing is written.
+* **Writes are atomic**, and the file as it was is kept beside it as ``<file>.ov.bak``.
+* **A receipt** (``$OV_HOME/installs/<host>-<scope>-<digest>.json``) records the file, what ov
+  created (the file itself, the ``hooks`` key, an event's list) and the command installed.
+  Uninstall removes ov's entries and then only what the receipt says ov created, so a file ov
+  only added to comes back byte for byte.
+* The command is the absolute path of the ``ov`` that runs the install, so a virtualenv's ``ov``
+  keeps working from any directory; ``ov doctor`` flags entries whose ``ov`` moved.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ov.errors import InvalidInput
+from ov.files import atomic_write
+
+HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
+SCOPES = ("user", "project")
+BACKUP_SUFFIX = ".ov.bak"
+# ov's own handlers: whatever launched ov, the command ends with `hook HOST EVENT`.
+_OURS = re.compile(r"(?:^|[\s/'\"])(?:ov|-m\s+ov)['\"]?\s+hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
+
+
+class HostConfigError(InvalidInput):
+    """A host's config file holds something ov cannot safely add to (wrong types, a foreign plugin)."""
+
+    code = "host_config"
+    hint = "fix the file or move it aside, then run the command again (ov never rewrites what it cannot read)"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one host (in one scope) is wired: its file, its shape and its events."""
+
+    host: str
+    scope: str
+    path: Path
+    shape: str  # "nested" (Claude, Codex, Gemini) | "flat" (Cursor) | "plugin" (OpenCode)
+    events: tuple[tuple[str, str, int], ...] = ()  # (host's event name, ov's event, timeout in the host's unit)
+    comments: bool = False  # the file may hold comments (JSONC)
+    named: bool = False  # handlers carry a "name" (Gemini)
+
+
+@dataclass
+class Change:
+    """What one install or uninstall does to one file."""
+
+    spec: Spec
+    before: bytes | None
+    after: bytes | None
+    receipt: dict | None  # written after the file (None: the receipt is removed)
+    notes: list[str] = field(default_factory=list)
+    spec_receipt: dict = field(default_factory=dict)  # the receipt as it was (what an uninstall undoes)
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self) -> str:
+        old = (self.before or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        new = (self.after or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        name = str(self.spec.path)
+        return "".join(difflib.unified_diff(old, new, name if self.before is not None else "/dev/null", name if self.after is not None else "/dev/null"))
+
+
+def is_ours(command: object) -> bool:
+    return isinstance(command, str) and _OURS.search(command) is not None
+
+
+def ov_command() -> list[str]:
+    """How hosts should start this ``ov``: its console script's absolute path, else this Python with ``-m ov``."""
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if script is not None and script.name in ("ov", "ov.exe") and script.is_file():
+        return [str(script.absolute())]
+    beside = Path(sys.executable).parent / ("ov.exe" if os.name == "nt" else "ov")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return [str(beside)]
+    return [sys.executable, "-m", "ov"]
+
+
+def hook_command(command: list[str], host: str, event: str) -> str:
+    return shlex.join([*command, "hook", host, event])
+
+
+# --- where each host keeps its hooks ---------------------------------------------------------
+
+
+def spec(host: str, scope: str, project: Path, env=None) -> Spec:
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    if host == "claude":
+        root = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") and scope == "user" else (home / ".claude" if scope == "user" else project / ".claude")
+        events = (("SessionStart", "session-start", 30), ("UserPromptSubmit", "prompt-submit", 10), ("Stop", "stop", 10), ("PreCompact", "pre-compact", 30), ("SessionEnd", "session-end", 10))
+        return Spec(host, scope, root / "settings.json", "nested", events)
+    if host == "codex":
+        root = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") and scope == "user" else (home / ".codex" if scope == "user" else project / ".codex")
+        # Codex clamps SessionEnd to 3 s; its hook only starts the commit job.
+        events = (("SessionStart", "session-start", 30), ("UserPromptSubmit", "prompt-submit", 10), ("Stop", "stop", 10), ("PreCompact", "pre-compact", 30), ("SessionEnd", "session-end", 3))
+        return Spec(host, scope, root / "hooks.json", "nested", events)
+    if host == "gemini":
+        root = home / ".gemini" if scope == "user" else project / ".gemini"
+        # No PreCompress: Gemini fires it on ordinary turns, so it says nothing about compaction.
+        events = (("SessionStart", "session-start", 30000), ("BeforeAgent", "prompt-submit", 10000), ("AfterAgent", "stop", 10000), ("SessionEnd", "session-end", 10000))
+        return Spec(host, scope, root / "settings.json", "nested", events, comments=True, named=True)
+    if host == "cursor":
+        root = home / ".cursor" if scope == "user" else project / ".cursor"
+        events = (("sessionStart", "session-start", 30), ("beforeSubmitPrompt", "prompt-submit", 10), ("stop", "stop", 10), ("preCompact", "pre-compact", 30), ("sessionEnd", "session-end", 10))
+        return Spec(host, scope, root / "hooks.json", "flat", events)
+    if host == "opencode":
+        from ov.hosts.opencode import PLUGIN_FILE
+
+        config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+        root = config / "opencode" / "plugins" if scope == "user" else project / ".opencode" / "plugins"
+        return Spec(host, scope, root / PLUGIN_FILE, "plugin")
+    raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+
+
+def detect(env=None) -> list[str]:
+    """The hosts that look installed on this machine: their program on PATH or their config folder in HOME."""
+    import shutil
+
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    signs = {
+        "claude": (("claude",), home / ".claude"),
+        "codex": (("codex",), Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"),
+        "gemini": (("gemini",), home / ".gemini"),
+        "cursor": (("cursor", "cursor-agent"), home / ".cursor"),
+        "opencode": (("opencode",), (Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config") / "opencode"),
+    }
+    path = env.get("PATH")
+    return [host for host, (programs, folder) in signs.items() if folder.is_dir() or any(shutil.which(p, path=path) for p in programs)]
+
+
+# --- planning ----------------------------------------------------------------------------------
+
+
+def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
+    before = _read(spec_.path)
+    receipt = _read_receipt(receipts_dir, spec_) or {}
+    if spec_.shape == "plugin":
+        return _plan_plugin(spec_, before, command, receipt)
+    doc = _parse(spec_, before)
+    created = [list(p) for p in receipt.get("created", [])] if before is not None else []
+    _remove_ours(doc, spec_)
+    if spec_.shape == "flat" and ("version",) not in doc:
+        doc.set(("version",), 1)
+        created.append(["version"])
+    if ("hooks",) not in doc:
+        created.append(["hooks"])
+    for native, event, timeout in spec_.events:
+        if ("hooks", native) not in doc:
+            created.append(["hooks", native])
+        doc.append(("hooks", native), _entry(spec_, command, native, event, timeout))
+    after = doc.text().encode("utf-8")
+    if before is None and not after.endswith(b"\n"):
+        after += b"\n"
+    new_receipt = {
+        "host": spec_.host,
+        "scope": spec_.scope,
+        "file": str(spec_.path),
+        "created_file": receipt.get("created_file", False) if before is not None else True,
+        "created": _unique(created),
+        "command": command,
+        "events": [event for _native, event, _t in spec_.events],
+        "created_dirs": receipt.get("created_dirs", []),
+        "installed_at": receipt.get("installed_at") or _now(),
+        "updated_at": _now(),
+    }
+    return Change(spec_, before, after, new_receipt)
+
+
+def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
+    before = _read(spec_.path)
+    receipt = _read_receipt(receipts_dir, spec_) or {}
+    if before is None:
+        return Change(spec_, None, None, None, spec_receipt=receipt)
+    if spec_.shape == "plugin":
+        from ov.hosts.opencode import PLUGIN_MARKER
+
+        if not before.startswith(PLUGIN_MARKER.encode()):
+            return Change(spec_, before, before, None, [f"{spec_.path} is not ov's plugin: left as it is"])
+        return Change(spec_, before, None, None, spec_receipt=receipt)
+    doc = _parse(spec_, before)
+    _remove_ours(doc, spec_)
+    for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
+        # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
+        if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
+            doc.remove(path)
+    after: bytes | None = doc.text().encode("utf-8")
+    if receipt.get("created_file") and doc.value() == {}:
+        after = None  # ov made the file: it goes
+    return Change(spec_, before, after, None, spec_receipt=receipt)
+
+
+def apply(change: Change, receipts_dir: Path) -> None:
+    """Write the file (atomically, the old one kept as ``.ov.bak``) and then the receipt.
+
+    An uninstall that gives the file back as it was before the install also takes the backup
+    and the folders the install made away: nothing of ov's is left in the host's config.
+    """
+    path = change.spec.path
+    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    if change.changed:
+        if change.after is None:
+            path.unlink()
+        else:
+            made = _missing_parents(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if change.before is not None and change.receipt is not None:
+                atomic_write(backup, change.before, mode=0o600)
+            mode = path.stat().st_mode & 0o777 if path.exists() else (0o644 if change.spec.shape == "plugin" else 0o600)
+            atomic_write(path, change.after, mode=mode)
+            if change.receipt is not None and made:
+                change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
+    if change.receipt is None:  # an uninstall
+        restored = change.after is None or (backup.exists() and backup.read_bytes() == change.after)
+        if restored:
+            _unlink(backup)
+        if change.after is None:
+            for folder in sorted((Path(p) for p in change.spec_receipt.get("created_dirs", [])), key=lambda p: len(p.parts), reverse=True):
+                try:
+                    folder.rmdir()  # only when empty: whatever else is in it stays
+                except OSError:
+                    pass
+    receipt_path = _receipt_path(receipts_dir, change.spec)
+    if change.receipt is None:
+        try:
+            receipt_path.unlink()
+        except FileNotFoundError:
+            pass
+    else:
+        receipt_path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(receipt_path, (json.dumps(change.receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+
+
+def receipts(receipts_dir: Path) -> list[dict]:
+    out = []
+    for path in sorted(receipts_dir.glob("*.json")) if receipts_dir.is_dir() else []:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            out.append(data)
+    return out
+
+
+def installed_entries(spec_: Spec) -> dict[str, list[str]]:
+    """ov's commands in the host's file, by the host's event name (empty when none or unreadable)."""
+    before = _read(spec_.path)
+    if before is None:
+        return {}
+    if spec_.shape == "plugin":
+        from ov.hosts.opencode import PLUGIN_MARKER
+
+        text = before.decode("utf-8", "replace")
+        if not text.startswith(PLUGIN_MARKER):
+            return {}
+        match = re.search(r"^const OV = (\[.*\]);$", text, re.M)
+        return {"plugin": [shlex.join(json.loads(match.group(1)))] if match else []}
+    try:
+        doc = _parse(spec_, before)
+    except InvalidInput:
+        return {}
+    found: dict[str, list[str]] = {}
+    hooks = doc.get(("hooks",), {})
+    for native, items in (hooks.items() if isinstance(hooks, dict) else []):
+        for handler in _handlers(spec_, items):
+            if is_ours(handler.get("command")):
+                found.setdefault(native, []).append(handler["command"])
+    return found
+
+
+# --- editing one file ------------------------------------------------------------------------------
+
+
+def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int) -> dict:
+    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event), "timeout": timeout}
+    if spec_.named:
+        handler = {"name": f"ov-{event}", **handler}
+    if spec_.shape == "flat":
+        return {"command": handler["command"], "timeout": timeout}
+    return {"hooks": [handler]}
+
+
+def _handlers(spec_: Spec, items) -> list[dict]:
+    if not isinstance(items, list):
+        return []
+    if spec_.shape == "flat":
+        return [h for h in items if isinstance(h, dict)]
+    return [h for group in items if isinstance(group, dict) and isinstance(group.get("hooks"), list) for h in group["hooks"] if isinstance(h, dict)]
+
+
+def _remove_ours(doc, spec_: Spec) -> None:
+    """Take every ov handler out of the file; a group left with no handler goes too."""
+    hooks = doc.get(("hooks",))
+    if hooks is None:
+        return
+    if not isinstance(hooks, dict):
+        raise HostConfigError(f"{spec_.path}: `hooks` is {type(hooks).__name__}, not an object", hint="fix the file, then run the command again")
+    for native, items in hooks.items():
+        if not isinstance(items, list):
+            raise HostConfigError(f"{spec_.path}: `hooks.{native}` is not a list", hint="fix the file, then run the command again")
+        for gi in range(len(items) - 1, -1, -1):
+            item = items[gi]
+            if spec_.shape == "flat":
+                if isinstance(item, dict) and is_ours(item.get("command")):
+                    doc.remove(("hooks", native, gi))
+                continue
+            handlers = item.get("hooks") if isinstance(item, dict) else None
+            if not isinstance(handlers, list):
+                continue
+            ours = [hi for hi, h in enumerate(handlers) if isinstance(h, dict) and is_ours(h.get("command"))]
+            if ours and len(ours) == len(handlers):
+                doc.remove(("hooks", native, gi))  # a group that held only ov's handlers was ov's
+            else:
+                for hi in reversed(ours):
+                    doc.remove(("hooks", native, gi, "hooks", hi))
+
+
+def _plan_plugin(spec_: Spec, before: bytes | None, command: list[str], receipt: dict) -> Change:
+    from ov.hosts.opencode import PLUGIN_MARKER, plugin_source
+
+    if before is not None and not before.startswith(PLUGIN_MARKER.encode()):
+        raise HostConfigError(
+            f"{spec_.path} exists and is not ov's plugin",
+            hint="move it aside (ov never overwrites a file it did not write), then run the command again",
+        )
+    after = plugin_source(command).encode("utf-8")
+    new_receipt = {
+        "host": spec_.host,
+        "scope": spec_.scope,
+        "file": str(spec_.path),
+        "created_file": True,
+        "created": [],
+        "command": command,
+        "events": ["session-start", "prompt-submit", "stop", "pre-compact"],
+        "created_dirs": receipt.get("created_dirs", []),
+        "installed_at": receipt.get("installed_at") or _now(),
+        "updated_at": _now(),
+    }
+    return Change(spec_, before, after, new_receipt)
+
+
+def _parse(spec_: Spec, data: bytes | None):
+    from ov.hosts import jsonc
+
+    if data is None:
+        return jsonc.parse("{}", name=spec_.path, comments=spec_.comments)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HostConfigError(f"{spec_.path} is not UTF-8 text (byte {exc.start})", hint="fix the file or move it aside, then run the command again") from None
+    doc = jsonc.parse(text, name=spec_.path, comments=spec_.comments, empty_as_object=True)  # ConfigFileInvalid: path, line, column
+    if not isinstance(doc.value(), dict):
+        raise HostConfigError(f"{spec_.path} holds {type(doc.value()).__name__}, not a JSON object", hint="fix the file or move it aside, then run the command again")
+    return doc
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise HostConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def _receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
+    digest = hashlib.sha256(str(spec_.path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return receipts_dir / f"{spec_.host}-{spec_.scope}-{digest}.json"
+
+
+def _read_receipt(receipts_dir: Path, spec_: Spec) -> dict | None:
+    try:
+        data = json.loads(_receipt_path(receipts_dir, spec_).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _unique(paths: list[list[str]]) -> list[list[str]]:
+    seen, out = set(), []
+    for p in paths:
+        if tuple(p) not in seen:
+            seen.add(tuple(p))
+            out.append(p)
+    return out
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The folders above ``path`` that do not exist yet, outermost first."""
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(parent)
+    return missing[::-1]
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

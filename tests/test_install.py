@@ -1,0 +1,224 @@
+"""`ov install hooks` / `ov uninstall hooks`: only ov's entries change, and uninstall gives every file back."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from ov.hosts import install
+
+HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
+
+CLAUDE_SETTINGS = """{
+  "model": "opus",
+  "permissions": {"allow": ["Bash(git status)"]},
+  "hooks": {
+    "Stop": [
+      {"hooks": [{"type": "command", "command": "notify-send done"}]}
+    ],
+    "PreToolUse": [
+      {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}
+    ]
+  }
+}
+"""
+GEMINI_SETTINGS = """{
+  // my Gemini settings
+  "theme": "GitHub",
+  "security": {"auth": {"selectedType": "gemini-api-key"}}, /* auth */
+  "hooks": {
+    "BeforeTool": [{"matcher": "write_file", "hooks": [{"name": "lint", "type": "command", "command": "lint.sh", "timeout": 5000}]}]
+  }
+}
+"""
+CURSOR_HOOKS = '{\n\t"version": 1,\n\t"hooks": {\n\t\t"stop": [{"command": "./cursor-stop.sh"}]\n\t}\n}\n'
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else b"<dir>") for p in sorted(root.rglob("*"))}
+
+
+@pytest.fixture
+def user_home(tmp_path: Path, monkeypatch) -> Path:
+    home = Path(os.environ["HOME"])
+    (home / ".claude").mkdir(parents=True)
+    (home / ".claude" / "settings.json").write_text(CLAUDE_SETTINGS)
+    (home / ".gemini").mkdir()
+    (home / ".gemini" / "settings.json").write_text(GEMINI_SETTINGS)
+    (home / ".cursor").mkdir()
+    (home / ".cursor" / "hooks.json").write_text(CURSOR_HOOKS)
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return home
+
+
+def _hosts_args() -> list[str]:
+    return [arg for host in HOSTS for arg in ("--host", host)]
+
+
+def test_install_keeps_everything_else_and_uninstall_gives_every_file_back(ov, user_home):
+    before = _tree(user_home)
+    first = ov("install", "hooks", *_hosts_args(), "--yes")
+    assert first.exit_code == 0, first.stderr
+    installed = _tree(user_home)
+    settings = json.loads((user_home / ".claude" / "settings.json").read_text())
+    assert settings["model"] == "opus" and settings["permissions"] == {"allow": ["Bash(git status)"]}
+    assert settings["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "notify-send done"}]}  # the user's first
+    assert settings["hooks"]["PreToolUse"] == [{"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]}]
+    assert install.is_ours(settings["hooks"]["Stop"][1]["hooks"][0]["command"])
+    gemini = (user_home / ".gemini" / "settings.json").read_text()
+    assert "// my Gemini settings" in gemini and "/* auth */" in gemini
+    assert (user_home / ".cursor" / "hooks.json").read_text().startswith('{\n\t"version": 1,\n\t"hooks": {\n\t\t"stop": [{"command": "./cursor-stop.sh"}')
+
+    again = ov("install", "hooks", *_hosts_args(), "--yes")
+    assert again.exit_code == 0 and "unchanged" in again.stdout
+    assert _tree(user_home) == installed  # idempotent: a second install changes no byte
+
+    removed = ov("uninstall", "hooks")
+    assert removed.exit_code == 0, removed.stderr
+    assert _tree(user_home) == before  # every file, backup and folder as it was
+
+
+def test_each_hosts_file_has_the_shape_that_host_reads(ov, user_home, tmp_path, snapshot):
+    fresh = tmp_path / "fresh"
+    os.environ["HOME"] = str(fresh)  # monkeypatched per test by the hermetic fixture
+    assert ov("install", "hooks", *_hosts_args(), "--yes").exit_code == 0
+    command = install.hook_command(install.ov_command(), "HOST", "EVENT").rsplit(" hook ", 1)[0]
+    files = {name: data.decode().replace(command, "<ov>") for name, data in _tree(fresh).items() if data != b"<dir>"}
+    assert files == snapshot
+
+
+def test_an_install_from_another_ov_is_replaced_not_doubled(ov, user_home):
+    settings = user_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionStart"] = [{"hooks": [{"type": "command", "command": "/old/venv/bin/ov hook claude session-start", "timeout": 30}]}]
+    settings.write_text(json.dumps(data, indent=2))
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    groups = json.loads(settings.read_text())["hooks"]["SessionStart"]
+    assert len(groups) == 1 and "/old/venv" not in groups[0]["hooks"][0]["command"]
+
+
+def test_a_group_shared_with_a_users_handler_keeps_the_users_handler(ov, user_home):
+    settings = user_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": "ov hook claude stop"})
+    settings.write_text(json.dumps(data, indent=2))
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
+    assert json.loads(settings.read_text())["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [('{\n  "hooks": {\n    "Stop": []\n  \n', "line 5"), ('{"hooks": [1, 2,]}', "line 1, column 16"), ('{"a": 1, "a": 2}', "line 1")],
+)
+def test_a_file_that_does_not_parse_is_refused_and_left_alone(ov, user_home, text, where):
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text(text)
+    result = ov("install", "hooks", "--host", "claude", "--yes", "--json")
+    assert result.exit_code == 2
+    error = result.error
+    assert str(settings) in error["message"] and where in error["message"], error
+    assert settings.read_text() == text
+    assert not (settings.parent / "settings.json.ov.bak").exists() and not (Path(os.environ["OV_HOME"]) / "installs").exists()
+
+
+def test_a_hooks_key_of_the_wrong_type_is_refused(ov, user_home):
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text('{"hooks": ["not", "an", "object"]}\n')
+    result = ov("install", "hooks", "--host", "claude", "--yes")
+    assert result.exit_code == 2 and "not an object" in result.stderr
+    assert settings.read_text() == '{"hooks": ["not", "an", "object"]}\n'
+
+
+def test_a_foreign_opencode_plugin_is_never_overwritten(ov, user_home):
+    plugin = user_home / ".config" / "opencode" / "plugins" / "ov-memory.js"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text("export const Mine = async () => ({})\n")
+    result = ov("install", "hooks", "--host", "opencode", "--yes")
+    assert result.exit_code == 2 and "is not ov's plugin" in result.stderr
+    assert plugin.read_text() == "export const Mine = async () => ({})\n"
+    assert ov("uninstall", "hooks", "--host", "opencode").exit_code == 0
+    assert plugin.exists()
+
+
+def test_dry_run_prints_the_diff_and_changes_nothing(ov, user_home):
+    before = _tree(user_home)
+    result = ov("install", "hooks", "--host", "claude", "--host", "cursor", "--yes", "--dry-run")
+    assert result.exit_code == 0
+    assert "+++ " in result.stdout and "hook claude session-start" in result.stdout and "hook cursor stop" in result.stdout
+    assert _tree(user_home) == before and not (Path(os.environ["OV_HOME"]) / "installs").exists()
+    as_json = ov("install", "hooks", "--host", "claude", "--yes", "--dry-run", "--json").json["result"]
+    assert as_json["dry_run"] and as_json["files"][0]["changed"] and as_json["files"][0]["diff"].startswith("---")
+
+
+def test_project_scope_writes_into_the_project(ov, user_home, tmp_path, monkeypatch):
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    monkeypatch.chdir(project / "src")
+    assert ov("install", "hooks", "--host", "claude", "--host", "gemini", "--scope", "project", "--yes").exit_code == 0
+    assert install.is_ours(json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["SessionStart"][0]["hooks"][0]["command"])
+    assert "ov-session-start" in (project / ".gemini" / "settings.json").read_text()
+    assert ov("uninstall", "hooks", "--scope", "project").exit_code == 0
+    assert not (project / ".claude").exists() and not (project / ".gemini").exists()
+
+
+def test_no_host_found_is_bad_input(ov, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "empty"))
+    monkeypatch.setenv("PATH", str(tmp_path / "nobin"))
+    result = ov("install", "hooks", "--yes")
+    assert result.exit_code == 2 and "--host" in result.stderr
+
+
+def test_the_command_is_an_absolute_ov(ov, user_home):
+    assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0
+    command = json.loads((user_home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
+    program = command.split(" hook ")[0].strip("'")
+    assert os.path.isabs(program.split()[0]) and command.endswith("hook codex stop")
+
+
+# --- doctor ---------------------------------------------------------------------------------------
+
+
+def _checks(ov) -> dict[str, dict]:
+    result = ov("doctor", "--json")
+    return {c["name"]: c for c in json.loads(result.stdout)["result"]["checks"]}
+
+
+def test_doctor_reports_each_hosts_wiring_and_what_fixes_it(ov, user_home):
+    assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--yes").exit_code == 0
+    checks = _checks(ov)
+    assert checks["claude hooks (user)"]["status"] == "ok"
+    assert checks["codex review"]["status"] == "warn" and "--trust" in checks["codex review"]["fix"]
+    assert checks["claude last run"]["status"] == "warn"
+    # An ov that moved: every hook would fail silently.
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(install.ov_command()[0], "/moved/venv/bin/ov"))
+    moved = _checks(ov)["claude hooks (user)"]
+    assert moved["status"] == "fail" and "/moved/venv/bin/ov" in moved["detail"] and moved["fix"] == "ov install hooks --host claude --scope user"
+
+
+def test_doctor_shows_the_last_hook_run(ov, user_home, tmp_path):
+    from ov.hosts.runtime import run
+
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert ov("remember", "I prefer short commit messages").exit_code == 0
+    run("claude", "session-start", json.dumps({"session_id": "s", "cwd": str(tmp_path)}).encode())
+    last = _checks(ov)["claude last run"]
+    assert last["status"] == "ok" and "session-start injected" in last["detail"] and "just now" in last["detail"]
+
+
+def test_cursor_running_claudes_hooks_is_answered_once(ov, user_home, tmp_path):
+    from ov.hosts import hooklog
+    from ov.hosts.runtime import run
+
+    assert ov("install", "hooks", "--host", "claude", "--host", "cursor", "--yes").exit_code == 0
+    assert ov("remember", "I prefer short commit messages").exit_code == 0
+    payload = {"session_id": "s", "conversation_id": "s", "cwd": str(tmp_path), "cursor_version": "2.1"}
+    assert run("claude", "session-start", json.dumps(payload).encode()) == ""
+    assert hooklog.read(Path(os.environ["OV_HOME"]))[-1]["outcome"] == "skipped: Cursor runs its own ov hooks"
+    assert "short commit" in json.loads(run("cursor", "session-start", json.dumps(payload).encode()))["additional_context"]
