@@ -85,11 +85,16 @@ def fsck() -> None:
 def doctor() -> None:
     """Check configuration, store, indices, embedder and LLM, each coding agent's hooks, and say what to fix."""
     from ov.cli.hooks_cmd import project_dir
-    from ov.health.doctor import diagnose, exit_status
+    from ov.errors import ConfigError
+    from ov.health.doctor import config_failure, diagnose, exit_status
     from ov.hosts import doctor as host_doctor
 
     rt = runtime()
-    checks = diagnose(rt.loaded_config, rt.store) + host_doctor.checks(rt.home.root, project_dir())
+    try:
+        checks = diagnose(rt.loaded_config, rt.store)
+    except ConfigError as exc:  # a config that does not load is a finding; the rest is checked on the defaults
+        checks = [config_failure(exc), *diagnose(*_default_config(rt))[1:]]
+    checks += host_doctor.checks(rt.home.root, project_dir())
 
     def human() -> None:
         marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
@@ -99,6 +104,18 @@ def doctor() -> None:
     emit({"checks": [c.to_dict() for c in checks], "ok": exit_status(checks) == 0}, human)
     if exit_status(checks):
         raise typer.Exit(1)
+
+
+def _default_config(rt):
+    """The loaded config and store doctor checks with when the config file does not load."""
+    import os
+
+    from ov.config import Config, LoadedConfig
+    from ov.identity import resolve_identity
+    from ov.store.store import Store
+
+    identity = resolve_identity(rt.flags, os.environ, {})
+    return LoadedConfig(Config(), rt.home.config_path, True), Store(rt.home, identity, Config())
 
 
 # --- shared with `ov search` -------------------------------------------------------

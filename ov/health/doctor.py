@@ -2,13 +2,18 @@
 
 Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
-Nothing here reaches the network or changes anything.
+Nothing here changes anything. The embedder and the LLM are *probed*: a one-line text is
+embedded and a one-word answer asked for, bounded by ``PROBE_SECONDS``, because a config that
+reads well can still point at a model that is not there or a key that is refused.
 """
 
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
+
+PROBE_SECONDS = 20.0
 
 
 @dataclass(frozen=True)
@@ -22,11 +27,36 @@ class Check:
         return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
 
 
-def diagnose(loaded_config, store) -> list[Check]:
+def diagnose(loaded_config, store, *, probe: bool = True) -> list[Check]:
     checks = [_config(loaded_config), _store(store)]
-    checks.extend(_index(store))
-    checks.append(_llm(loaded_config.config.llm))
+    checks.extend(_index(store, probe=probe))
+    checks.append(_llm(loaded_config.config.llm, probe=probe))
     return checks
+
+
+def config_failure(error) -> Check:
+    """The finding for a config file that does not load (the other checks then use the defaults)."""
+    return Check("config", "fail", error.message, error.hint or "fix the file; `ov config show` names the line")
+
+
+def _bounded(call, seconds: float):
+    """``call()``'s result, or raise TimeoutError after ``seconds`` (the call is left to finish alone)."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed back to the caller below
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise TimeoutError(f"no answer in {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def _config(loaded) -> Check:
@@ -44,14 +74,14 @@ def _store(store) -> Check:
     return Check("store", "ok", f"{store.root} at {head.decode()[:10] if head else '-'}")
 
 
-def _index(store) -> list[Check]:
+def _index(store, *, probe: bool) -> list[Check]:
     from ov.index.sync import Indices
 
     indices = Indices(store)
     status = indices.status()
     embedding = status["embedding"]
     if embedding.get("available"):
-        embed = Check("embedder", "ok", f"{embedding.get('provider')}: {embedding.get('model')}")
+        embed = _probe_embedder(indices, embedding) if probe else Check("embedder", "ok", f"{embedding.get('provider')}: {embedding.get('model')}")
     else:
         embed = Check("embedder", "warn", f"none, retrieval is lexical only: {embedding.get('reason')}", "see docs/retrieval.md#embedders")
     if not store.exists:
@@ -67,12 +97,32 @@ def _index(store) -> list[Check]:
     return [index, embed]
 
 
-def _llm(config) -> Check:
+def _probe_embedder(indices, embedding: dict) -> Check:
+    name = f"{embedding.get('provider')}: {embedding.get('model')}"
+    try:
+        vectors = _bounded(lambda: indices.resolution.embedder.embed(["ov doctor probe"]), PROBE_SECONDS)
+    except Exception as exc:  # any failure of the model is the finding itself
+        return Check("embedder", "fail", f"{name} does not embed: {getattr(exc, 'message', None) or exc}", "see docs/retrieval.md#embedders")
+    return Check("embedder", "ok", f"{name}, {len(vectors[0])} dimensions (probed)")
+
+
+def _llm(config, *, probe: bool) -> Check:
     if not config.enabled:
         return Check("llm", "ok", "none configured: summaries, memory extraction and query plans are deterministic")
+    where = f"{config.model}" + (f" at {config.api_base}" if config.api_base else "")
     if config.api_key_env and not os.environ.get(config.api_key_env):
         return Check("llm", "fail", f"{config.model}: ${config.api_key_env} is not set", f"export {config.api_key_env}=...")
-    return Check("llm", "ok", f"{config.model}" + (f" at {config.api_base}" if config.api_base else ""))
+    if not probe:
+        return Check("llm", "ok", where)
+    from ov.llm.client import complete, import_litellm
+
+    import_litellm()  # seconds on a slow machine: not the model's time, so outside the bound
+    messages = [{"role": "user", "content": "Reply with the single word: ok"}]
+    try:
+        _bounded(lambda: complete(config, messages, purpose="doctor probe", max_tokens=5), min(config.timeout, PROBE_SECONDS))
+    except Exception as exc:  # any failure of the model is the finding itself
+        return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", "check llm.model, llm.api_base and the key, then `ov doctor` again")
+    return Check("llm", "ok", f"{where} (answered a probe)")
 
 
 def exit_status(checks: list[Check]) -> int:

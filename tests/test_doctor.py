@@ -1,0 +1,56 @@
+"""`ov doctor` probes what a config only names, and still runs when the config does not load."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.llm_server import API_KEY, API_KEY_ENV, llm_config, llm_server  # noqa: F401  (pytest fixtures)
+
+
+def _checks(ov) -> tuple[int, dict[str, dict]]:
+    result = ov("doctor", "--json")
+    return result.exit_code, {c["name"]: c for c in result.json["result"]["checks"]}
+
+
+def _use_llm(ov, llm_config) -> None:
+    for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env), ("llm.timeout", "5")):
+        assert ov("config", "set", key, value).exit_code == 0
+
+
+def test_an_llm_that_answers_passes_the_probe(ov, llm_server, llm_config):
+    _use_llm(ov, llm_config)
+    llm_server.chat("ok")
+    code, checks = _checks(ov)
+    assert checks["llm"]["status"] == "ok" and "answered a probe" in checks["llm"]["detail"]
+    assert llm_server.requests[-1].prompt.endswith("Reply with the single word: ok")
+
+
+def test_an_llm_that_refuses_fails_with_its_reason(ov, llm_server, llm_config):
+    _use_llm(ov, llm_config)
+    llm_server.handler = lambda request: (401, {"error": {"message": "invalid api key"}})
+    code, checks = _checks(ov)
+    assert code == 1 and checks["llm"]["status"] == "fail" and "does not answer" in checks["llm"]["detail"]
+
+
+def test_an_unreachable_llm_fails_within_the_bound(ov, monkeypatch):
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    for key, value in (("llm.model", "openai/gpt-4o-mini"), ("llm.api_base", "http://127.0.0.1:9/v1"), ("llm.api_key_env", API_KEY_ENV), ("llm.timeout", "3")):
+        assert ov("config", "set", key, value).exit_code == 0
+    code, checks = _checks(ov)
+    assert code == 1 and checks["llm"]["status"] == "fail"
+
+
+def test_the_embedder_is_probed(ov):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    _code, checks = _checks(ov)
+    assert checks["embedder"]["status"] == "ok" and "256 dimensions (probed)" in checks["embedder"]["detail"]
+
+
+def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):
+    ov_home.mkdir(parents=True, exist_ok=True)
+    (ov_home / "config.yaml").write_text("llm: [unclosed\n")
+    code, checks = _checks(ov)
+    assert code == 1
+    assert checks["config"]["status"] == "fail" and "line 2" in checks["config"]["detail"]
+    assert {"store", "index", "embedder", "llm"} <= set(checks)
+
