@@ -372,6 +372,24 @@ def test_opencode_messages_become_text_and_tool_parts():
     assert messages[1]["parts"][0] == {"type": "tool", "tool_name": "bash", "tool_status": "completed", "tool_id": "c1", "tool_input": {"command": "ls"}, "tool_output": "a.txt"}
 
 
+def test_opencode_runs_quoting_of_the_message_is_undone():
+    from ov.hosts import opencode
+
+    raw = [{"info": {"id": "m", "role": "user"}, "parts": [{"type": "text", "text": '"I prefer tabs."'}]}]
+    hook = opencode.HOST.parse("stop", {"session_id": "s", "messages": raw})
+    assert opencode.HOST.fallback_messages(hook, 100)[0]["parts"][0]["text"] == "I prefer tabs."
+    said = [{"info": {"id": "m", "role": "user"}, "parts": [{"type": "text", "text": 'He said "hi" and "bye"'}]}]
+    assert opencode.HOST.fallback_messages(opencode.HOST.parse("stop", {"session_id": "s", "messages": said}), 100)[0]["parts"][0]["text"] == 'He said "hi" and "bye"'
+
+
+def test_gemini_escaped_fence_is_cut_out_too():
+    from ov.hosts.transcript import strip_injected
+
+    echoed = '<hook_context>&lt;ov-context kind="session-start"&gt;\nrecall\n&lt;/ov-context&gt;</hook_context>\n\nMy name is Dana.'
+    assert strip_injected(echoed) == "My name is Dana."
+    assert strip_injected('&lt;ov-context kind="prompt"&gt;x&lt;/ov-context&gt; Hi') == "Hi"
+
+
 def test_cursor_hook_json_and_transcript(ov, project, ov_home, tmp_path, remembered, snapshot):
     start = {"conversation_id": "cv-1", "session_id": "cv-1", "generation_id": "g", "hook_event_name": "sessionStart", "workspace_roots": [str(project)], "cursor_version": "2.0", "is_background_agent": False}
     answer = json.loads(run("cursor", "session-start", json.dumps(start).encode()))

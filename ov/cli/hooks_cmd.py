@@ -107,8 +107,8 @@ def install_hooks(
     hosts = _chosen_hosts(host, yes)
     command = install.ov_command()
     changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
-    notes = _gates(changes, trust, dry_run)
-    _finish(changes, dry_run, notes, verb="installed")
+    # Gates come after the files are written: Codex's review is keyed by the written entries.
+    _finish(changes, dry_run, lambda: _gates(changes, trust, dry_run), verb="installed")
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -122,7 +122,7 @@ def _uninstall(host, scope, dry_run: bool) -> None:
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
     changes = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
-    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, [], verb="removed")
+    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
 
 
 def _chosen_hosts(host, yes: bool) -> list[str]:
@@ -155,7 +155,7 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
     return notes
 
 
-def _finish(changes, dry_run: bool, notes: list[str], verb: str) -> None:
+def _finish(changes, dry_run: bool, notes_after, verb: str) -> None:
     from ov.hosts import install
 
     payload = [
@@ -165,6 +165,7 @@ def _finish(changes, dry_run: bool, notes: list[str], verb: str) -> None:
     if not dry_run:
         for change in changes:
             install.apply(change, _receipts())
+    notes = notes_after()
 
     def human() -> None:
         for change in changes:

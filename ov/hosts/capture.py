@@ -50,7 +50,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
     state = _read_state(state_path)
     end = None
     transcript = Path(hook.transcript_path) if hook.transcript_path else None
-    if transcript is not None and transcript.is_file():
+    if host.reads_transcript and transcript is not None and transcript.is_file():
         start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
         raw, end = host.transcript_messages(transcript, start, limit)
     else:

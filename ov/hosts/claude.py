@@ -26,6 +26,7 @@ class ClaudeCode(Host):
     name = "claude"
     label = "Claude Code"
     prefix = "cc"
+    reads_transcript = True
 
     def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)

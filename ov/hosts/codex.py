@@ -30,6 +30,7 @@ class Codex(Host):
     name = "codex"
     label = "Codex"
     prefix = "cx"
+    reads_transcript = True
 
     def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)

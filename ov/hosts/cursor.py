@@ -22,6 +22,7 @@ class Cursor(Host):
     name = "cursor"
     label = "Cursor"
     prefix = "cu"
+    reads_transcript = True
 
     def native_event(self, event: str) -> str:
         return {

@@ -56,6 +56,7 @@ class Host:
     name = ""
     label = ""
     prefix = ""  # ov session ids are f"{prefix}-{host session id}"
+    reads_transcript = False  # True: turns come from the transcript file, else from the hook input
 
     # --- reading the hook input ---------------------------------------------------
 

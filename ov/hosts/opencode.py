@@ -65,6 +65,8 @@ def _message(entry: object, limit: int) -> dict | None:
             continue
         if part.get("type") == "text" and not part.get("synthetic") and not part.get("ignored"):
             text = strip_injected(str(part.get("text") or ""))
+            if role == "user":
+                text = _unquoted(text)
             if text:
                 parts.append({"type": "text", "text": text})
         elif part.get("type") == "tool" and isinstance(part.get("state"), dict):
@@ -86,6 +88,14 @@ def _message(entry: object, limit: int) -> dict | None:
     if isinstance(created, (int, float)):
         message["created_at"] = datetime.fromtimestamp(created / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     return message
+
+
+def _unquoted(text: str) -> str:
+    """``opencode run MESSAGE`` sends the message wrapped in double quotes; a user typing it does
+    not. Unwrapped, "I prefer tabs" is the user's own statement again, not a quotation."""
+    if len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]:
+        return text[1:-1].strip()
+    return text
 
 
 def plugin_source(command: list[str]) -> str:

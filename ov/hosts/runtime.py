@@ -176,15 +176,17 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
 
 def _background(store, host, hook, event: str, session: str, record: dict) -> None:
     from ov.hosts import background
-    from ov.hosts.capture import live_dir
+    from ov.hosts.capture import live_dir, mark_live
 
     committing = event in END_EVENTS
-    has_transcript = bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
+    has_transcript = host.reads_transcript and bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
     if not has_transcript and not host.fallback_messages(hook, 1) and not (committing and (live_dir(store) / session).exists()):
         # Claude Code fires SessionEnd for `claude mcp list` and the like: a session with no turns.
         record["outcome"] = "nothing to capture"
         return
     kind = "commit" if committing else "capture"
+    # Marked live now, not by the job: an end hook right after this one must know there is a turn.
+    mark_live(store, session, host.name)
     pid = background.start(_job(store, kind, hook, session, event=event), barrier_store=store if committing else None)
     record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"
     if pid:

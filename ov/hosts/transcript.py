@@ -22,7 +22,9 @@ from typing import Any
 # The tag of the block ov injects (ov.hosts.recall writes it).
 FENCE_TAG = "ov-context"
 _INJECTED = re.compile(
-    r"<(?P<tag>ov-context|hook_context|system-reminder)\b[^>]*>.*?</(?P=tag)>\s*",
+    r"<(?P<tag>ov-context|hook_context|system-reminder)\b[^>]*>.*?</(?P=tag)>\s*"
+    # Gemini CLI escapes the brackets of what a hook injects when it echoes it back.
+    r"|&lt;ov-context\b.*?&lt;/ov-context&gt;\s*",
     re.DOTALL,
 )
 # A transcript larger than this is read from its end: a capture must stay cheap.
@@ -67,7 +69,7 @@ def line_id(prefix: str, offset: int, raw: str) -> str:
 
 def strip_injected(text: str) -> str:
     """``text`` without the blocks ov and the hosts injected."""
-    if "<" not in text:
+    if "<" not in text and "&lt;" not in text:
         return text
     return _INJECTED.sub("", text).strip()
 
