@@ -54,3 +54,9 @@ def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):
     assert checks["config"]["status"] == "fail" and "line 2" in checks["config"]["detail"]
     assert {"store", "index", "embedder", "llm"} <= set(checks)
 
+
+
+def test_doctor_says_who_is_acting_and_where_that_came_from(ov, monkeypatch):
+    monkeypatch.setenv("OV_USER", "dana")
+    _code, checks = _checks(ov)
+    assert checks["identity"]["detail"].startswith("account default (default), user dana (env OV_USER), no peer")

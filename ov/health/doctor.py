@@ -28,7 +28,7 @@ class Check:
 
 
 def diagnose(loaded_config, store, *, probe: bool = True) -> list[Check]:
-    checks = [_config(loaded_config), _store(store)]
+    checks = [_config(loaded_config), _identity(store.identity), _store(store)]
     checks.extend(_index(store, probe=probe))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
     return checks
@@ -65,6 +65,12 @@ def _config(loaded) -> Check:
     if loaded.warnings:
         return Check("config", "warn", "; ".join(loaded.warnings), f"edit {loaded.path}")
     return Check("config", "ok", str(loaded.path))
+
+
+def _identity(identity) -> Check:
+    parts = [f"{field} {getattr(identity, field)} ({identity.source_of(field)})" for field in ("account", "user")]
+    peer = f"peer {identity.peer} ({identity.source_of('peer')})" if identity.peer else "no peer (hooks use each workspace as the peer)"
+    return Check("identity", "ok", ", ".join([*parts, peer]))
 
 
 def _store(store) -> Check:

@@ -79,8 +79,8 @@ def _codex_trust(spec: install.Spec) -> Check:
 
 def _last_run(host: str, log: list[dict]) -> Check:
     runs = [r for r in log if r.get("host") == host]
-    if not runs:
-        return Check(f"{host} last run", "warn", "no hook has run yet", f"start a {host} session; `ov hooks log` shows what its hooks did")
+    if not runs:  # just installed: nothing is wrong yet
+        return Check(f"{host} last run", "ok", f"no hook has run yet; start a {host} session, then `ov hooks log` shows what its hooks did")
     last = runs[-1]
     ago = _ago(time.time() - float(last.get("ts", 0)))
     what = f"{last.get('event')} {last.get('outcome', '')}"
