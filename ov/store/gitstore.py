@@ -291,8 +291,18 @@ class GitStore:
     # --- reading committed state -----------------------------------------
 
     def head(self) -> bytes | None:
+        # The branch's loose ref, read as a file: every ref update renames a whole new file into
+        # place, so this reads the old or the new id, never a part. It spares a hook that only
+        # asks "has HEAD moved?" the import of dulwich and the opening of the repository.
+        if self._repo is None:
+            try:
+                value = (self.worktree / ".git" / BRANCH.decode()).read_bytes().strip()
+            except OSError:
+                value = b""
+            if len(value) == 40 and all(c in b"0123456789abcdef" for c in value):
+                return value
         try:
-            return self.repo.refs[BRANCH]
+            return self.repo.refs[BRANCH]  # packed refs, or a repository without a commit yet
         except KeyError:
             return None
 
