@@ -1,8 +1,10 @@
 """The ``ov`` program: the console script and ``python -m ov``.
 
-Agents start ``ov hook HOST EVENT`` on every prompt of every session, so that command line
-skips the typer app (its import and build cost more than the hook's own work): it goes
-straight to :mod:`ov.hosts.runtime`. Every other command line runs :func:`ov.cli.main.run`.
+Agents start ``ov hook HOST EVENT`` on every prompt of every session, and ``ov mcp`` at the
+start of each; a host waits for either. Those two command lines skip the typer app (its import
+and build cost more than a hook's own work, and would delay the MCP server's tool list): they
+go straight to :mod:`ov.hosts.runtime` and :mod:`ov.mcp.server`. Every other command line
+runs :func:`ov.cli.main.run`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ def entry() -> None:
     """
     args = sys.argv[1:]
     code = _hook(args)
+    if code is None:
+        code = _mcp(args)
     if code is None:
         from ov.cli.main import run
 
@@ -53,3 +57,31 @@ def _hook(args: list[str]) -> int | None:
     from ov.hosts.runtime import main
 
     return main(args[1], args[2])
+
+
+_IDENTITY_OPTIONS = {"--account": "account", "--user": "user", "--peer": "peer"}
+
+
+def _mcp(args: list[str]) -> int | None:
+    """The exit code of ``ov mcp [--account A] [--user U] [--peer P]`` run directly, or None."""
+    if not args or args[0] != "mcp":
+        return None
+    flags: dict[str, str] = {}
+    rest = args[1:]
+    while rest:
+        option, _, value = rest[0].partition("=")
+        if option not in _IDENTITY_OPTIONS:
+            return None  # --help, a typo: typer explains
+        if not value:
+            if len(rest) < 2:
+                return None
+            value, rest = rest[1], rest[1:]
+        flags[_IDENTITY_OPTIONS[option]] = value
+        rest = rest[1:]
+    from ov.identity import validate_id
+
+    for field, value in flags.items():
+        validate_id(value, field)  # InvalidId here is a bad command line: let typer report it
+    from ov.mcp.server import main
+
+    return main(flags)

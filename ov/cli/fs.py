@@ -13,7 +13,7 @@ import typer
 from ov.cli.output import emit, plain, short, stdout_is_terminal
 from ov.cli.runtime import OvCommand, runtime
 from ov.errors import InvalidInput
-from ov.store.store import CommitResult, Entry, TreeNode
+from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
 
 UriArg = Annotated[str, typer.Argument(help="A viking:// URI.", show_default=False)]
 DirArg = Annotated[str, typer.Argument(help="A viking:// directory URI.")]
@@ -250,20 +250,6 @@ def mv(
 
 
 # --- helpers -----------------------------------------------------------------
-
-
-def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
-    if text is None:
-        return None, None
-    value = text.strip().replace("-", ":", 1) if ":" not in text else text.strip()
-    try:
-        if ":" not in value:
-            n = int(value)
-            return n, n
-        first, last = value.split(":", 1)
-        return (int(first) if first else None, int(last) if last else None)
-    except ValueError:
-        raise InvalidInput(f"invalid line range {text!r}", hint="use START:END, START:, :END or N") from None
 
 
 def _content_bytes(content: str | None, from_file: Path | None) -> bytes:

@@ -13,7 +13,7 @@ import click
 import typer
 
 from ov import __version__
-from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
+from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.output import error, plain
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
 from ov.cli.docgen import COMPLETE_VAR
@@ -48,6 +48,7 @@ app.command("commit", cls=OvCommand, help="Archive a session, summarise it and e
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(snapshot.app, name="snapshot")
 hooks_cmd.register(app)
+mcp_cmd.register(app)
 
 
 def _print_version(value: bool) -> None:

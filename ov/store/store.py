@@ -793,6 +793,21 @@ def _signature(path: Path | str) -> tuple[int, int, int] | None:
     return (st.st_mtime_ns, st.st_size, st.st_ino)
 
 
+def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
+    """``(start, end)`` of a line range as people write it: ``START:END``, ``START:``, ``:END``, ``N``."""
+    if text is None:
+        return None, None
+    value = text.strip().replace("-", ":", 1) if ":" not in text else text.strip()
+    try:
+        if ":" not in value:
+            n = int(value)
+            return n, n
+        first, last = value.split(":", 1)
+        return (int(first) if first else None, int(last) if last else None)
+    except ValueError:
+        raise InvalidInput(f"invalid line range {text!r}", hint="use START:END, START:, :END or N") from None
+
+
 def locked_write(store: Store, uri: str, text: str, mode: WriteMode) -> CommitResult:
     """The locked step of :meth:`Store.write` (checked before the lock), as a queued request runs it."""
     return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode)

@@ -1,0 +1,188 @@
+"""``ov mcp``: MCP over stdio, one JSON-RPC message per line, nothing but protocol on stdout.
+
+The protocol ov needs is small: ``initialize`` (answered with the client's protocol version when
+ov supports it, else ov's newest), ``notifications/initialized``, ``ping``, ``tools/list`` and
+``tools/call``; any other request gets -32601 and other notifications are ignored. It is served
+by this loop rather than the official SDK's server, which takes over a second to import here:
+Codex sends its first model request before a slow server has listed its tools. (The SDK's own
+client drives every test, so conformance is checked by the reference implementation.)
+
+Calls run on a small pool of threads, so a slow ``add_resource`` does not hold up a ``find``;
+answers are written whole, one per line, under a lock. When stdin closes, calls still running
+are answered before the process exits. Each call opens the store afresh: no lock is held between
+calls, and what hooks and the CLI wrote meanwhile is seen (the index catches up before a read).
+Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+# Newest first; a client asking for one of these gets it back.
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+WORKERS = 4
+MAX_LINE = 64 * 1024 * 1024
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+
+
+class Server:
+    def __init__(self, out=None, *, identity_flags: dict | None = None, environ=None) -> None:
+        self.out = out if out is not None else sys.stdout.buffer
+        self.environ = os.environ if environ is None else environ
+        self.flags = identity_flags or {}
+        self.lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ov-mcp")
+        self.pending: set = set()
+        self._context = None
+
+    # --- the loop ---------------------------------------------------------------------
+
+    def serve(self, stdin=None) -> int:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        for raw in iter(lambda: stream.readline(MAX_LINE), b""):
+            line = raw.strip()
+            if line:
+                self.handle_line(line)
+        for future in list(self.pending):  # stdin closed: answer what is still running
+            future.result()
+        self.pool.shutdown(wait=True)
+        return 0
+
+    def handle_line(self, line: bytes) -> None:
+        try:
+            message = json.loads(line)
+        except ValueError as exc:
+            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": f"not JSON: {exc}"}})
+            return
+        for item in message if isinstance(message, list) else [message]:  # a batch (2025-03-26)
+            self.handle(item)
+
+    def handle(self, message) -> None:
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            if isinstance(message, dict) and ("result" in message or "error" in message):
+                return  # an answer to a request ov never sends
+            self.send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC request"}})
+            return
+        method, params, request_id = message["method"], message.get("params") or {}, message.get("id")
+        is_request = "id" in message
+        if not is_request:
+            return  # notifications: initialized, cancelled, ...: nothing to answer
+        if method == "tools/call":
+            future = self.pool.submit(self._call, request_id, params)
+            with self.lock:
+                self.pending.add(future)
+            future.add_done_callback(self._done)
+            return
+        if method == "initialize":
+            self.reply(request_id, self._initialize(params))
+        elif method == "ping":
+            self.reply(request_id, {})
+        elif method == "tools/list":
+            from ov.mcp.tools import definitions
+
+            self.reply(request_id, {"tools": definitions()})
+        else:
+            self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"}})
+
+    def _done(self, future) -> None:
+        with self.lock:
+            self.pending.discard(future)
+
+    # --- methods ------------------------------------------------------------------------
+
+    def _initialize(self, params: dict) -> dict:
+        from ov import __version__
+
+        asked = params.get("protocolVersion") if isinstance(params, dict) else None
+        version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
+        return {
+            "protocolVersion": version,
+            "capabilities": {"tools": {"listChanged": False}},
+            "serverInfo": {"name": "ov", "version": __version__},
+            "instructions": "ov is the user's local memory and knowledge store. Search it before work that may have history; remember decisions and facts worth keeping.",
+        }
+
+    def _call(self, request_id, params) -> None:
+        started = time.monotonic()
+        name = params.get("name") if isinstance(params, dict) else None
+        arguments = params.get("arguments") if isinstance(params, dict) else None
+        record: dict = {"tool": name}
+        try:
+            from ov.mcp.tools import call
+
+            result = call(self.context(), name, arguments if arguments is not None else {})
+            record["outcome"] = "error" if result.get("isError") else "ok"
+        except UnknownTool as exc:
+            self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}})
+            record["outcome"] = "unknown tool"
+            self._log(record, started)
+            return
+        except Exception as exc:  # a bug in a tool: the client gets a tool error, the server lives
+            result = {"content": [{"type": "text", "text": f"ov failed: {type(exc).__name__}: {exc}"}], "isError": True}
+            record.update(outcome="error", error=f"{type(exc).__name__}: {exc}")
+        if result.get("isError") and "error" not in record:
+            record["error"] = result["content"][0]["text"][:500]
+        self.reply(request_id, result)
+        self._log(record, started)
+
+    def context(self):
+        """Home and identity, resolved once (flags of the registered command, env, config)."""
+        if self._context is None:
+            from ov.mcp.tools import Context
+
+            self._context = Context.resolve(self.flags, self.environ)
+        return self._context
+
+    # --- writing ------------------------------------------------------------------------
+
+    def reply(self, request_id, result: dict) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def send(self, message: dict) -> None:
+        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape") + b"\n"
+        with self.lock:
+            self.out.write(data)
+            self.out.flush()
+
+    def _log(self, record: dict, started: float) -> None:
+        record["ms"] = round((time.monotonic() - started) * 1000, 1)
+        try:
+            from ov.home import Home
+
+            path = Home.from_env(self.environ).root / "logs" / "mcp.jsonl"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, default=str) + "\n"
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line.encode("utf-8", "surrogateescape"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # a log that cannot be written never fails a call
+
+
+class UnknownTool(LookupError):
+    pass
+
+
+def _id(message):
+    return message.get("id") if isinstance(message, dict) else None
+
+
+def main(flags: dict | None = None) -> int:
+    """The ``ov mcp`` process."""
+    return Server(identity_flags=flags).serve()
+
+
+def log_path(home_root: Path) -> Path:
+    return home_root / "logs" / "mcp.jsonl"

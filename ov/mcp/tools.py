@@ -1,0 +1,325 @@
+"""ov's MCP tools: a schema and a one-line description each, and the core function each one calls.
+
+Every tool is a command of the CLI made callable by a model: the same core functions, the same
+identity, one commit per mutating call, the same messages. Results are the text a model should
+read: URIs first, then what it needs to judge them (scores, abstracts, snippets, provenance).
+An :class:`~ov.errors.OvError` becomes a tool error carrying ov's message and hint, so the model
+can correct its call; nothing a model sends can stop the server.
+
+The definitions are the fixed prefix every session pays for (``tools/list`` is sent with every
+model request), so descriptions are one line and schemas carry no prose a name already says.
+``tests/test_mcp.py`` keeps the whole list within the budget of ``PREFIX_BUDGET`` tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ov.errors import InvalidInput, OvError
+
+PREFIX_BUDGET = 1500
+MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; longer reads say how to page
+
+_STR = {"type": "string"}
+_INT = {"type": "integer", "minimum": 1}
+_BOOL = {"type": "boolean"}
+_URI = {"type": "string", "description": "viking:// URI"}
+_TYPES = {"type": "array", "items": {"enum": ["memory", "resource", "skill", "session"]}}
+
+
+def _tool(name: str, description: str, properties: dict, required: tuple[str, ...] = (), *, read_only: bool = True) -> dict:
+    schema: dict = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = list(required)
+    return {"name": name, "description": description, "inputSchema": schema, "annotations": {"readOnlyHint": read_only}}
+
+
+TOOLS = (
+    _tool("find", "Search memories, resources, skills and past sessions; returns URIs with snippets.", {"query": _STR, "uri": _URI, "limit": _INT, "types": _TYPES}, ("query",)),
+    _tool(
+        "search",
+        "find with a query plan; mode context returns one token-budgeted block to read.",
+        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "limit": _INT},
+        ("query",),
+    ),
+    _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
+    _tool("ls", "List a directory with abstracts.", {"uri": _URI, "recursive": _BOOL}),
+    _tool("tree", "The tree below a URI.", {"uri": _URI, "depth": _INT}),
+    _tool("stat", "Size, times and provenance of a URI.", {"uri": _URI}, ("uri",)),
+    _tool("grep", "Regex over file lines.", {"pattern": _STR, "uri": _URI, "ignore_case": _BOOL, "limit": _INT}, ("pattern",)),
+    _tool("glob", "Paths matching a glob such as **/*.md.", {"pattern": _STR, "uri": _URI}, ("pattern",)),
+    _tool(
+        "remember",
+        "Keep a fact, preference or decision as a memory now (never secrets or transient state).",
+        {"text": _STR, "type": {"enum": ["profile", "preferences", "entities", "events", "experiences"]}},
+        ("text",),
+        read_only=False,
+    ),
+    _tool("forget", "Delete a memory (history keeps it).", {"uri": _URI}, ("uri",), read_only=False),
+    _tool("add_resource", "Ingest a local file, folder or URL with summaries.", {"source": _STR, "parent": _URI, "reason": _STR}, ("source",), read_only=False),
+    _tool("write", "Create, replace or append to a file.", {"uri": _URI, "content": _STR, "mode": {"enum": ["replace", "append", "create"]}}, ("uri", "content"), read_only=False),
+    _tool("edit", "Replace an exact string in a file.", {"uri": _URI, "old": _STR, "new": _STR, "all": _BOOL}, ("uri", "old", "new"), read_only=False),
+    _tool("session_commit", "Archive a session and distil its memories now.", {"session": _STR}, ("session",), read_only=False),
+    _tool("health", "Store, index and embedder status.", {}),
+)
+
+
+def definitions() -> list[dict]:
+    return list(TOOLS)
+
+
+@dataclass
+class Context:
+    home: object
+    flags: dict
+    environ: object
+
+    @classmethod
+    def resolve(cls, flags: dict, environ) -> Context:
+        from ov.home import Home
+
+        return cls(Home.from_env(environ), dict(flags), environ)
+
+    def store(self):
+        """A store for one call: the config and identity as they are now."""
+        from ov.config import load_config
+        from ov.identity import resolve_identity
+        from ov.store.store import Store
+
+        config = load_config(self.home).config
+        configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
+        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config)
+
+
+def call(context: Context, name, arguments) -> dict:
+    """The result of tool ``name`` (MCP ``CallToolResult``); UnknownTool for a name ov has not."""
+    from ov.mcp.server import UnknownTool
+
+    handler = _HANDLERS.get(name) if isinstance(name, str) else None
+    if handler is None:
+        raise UnknownTool(f"unknown tool: {name!r}; tools are: {', '.join(t['name'] for t in TOOLS)}")
+    if not isinstance(arguments, dict):
+        return _error("arguments must be a JSON object")
+    try:
+        text = handler(context.store(), _Args(name, arguments))
+    except OvError as exc:
+        return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
+    if len(text) > MAX_RESULT_CHARS:
+        text = text[:MAX_RESULT_CHARS] + f"\n[… {len(text) - MAX_RESULT_CHARS} more characters: read fewer lines at a time]"
+    return {"content": [{"type": "text", "text": text}]}
+
+
+def _error(text: str) -> dict:
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+class _Args:
+    """A tool's arguments, each checked against what the schema says before it is used."""
+
+    def __init__(self, tool: str, values: dict) -> None:
+        self.tool = tool
+        self.values = values
+
+    def _get(self, key: str, kinds, default, required: bool):
+        if key not in self.values or self.values[key] is None:
+            if required:
+                raise InvalidInput(f"{self.tool} needs `{key}`")
+            return default
+        value = self.values[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,))):
+            raise InvalidInput(f"`{key}` of {self.tool} must be {_kind_name(kinds)}, not {type(value).__name__}")
+        return value
+
+    def text(self, key: str, default=None, *, required: bool = False) -> str | None:
+        return self._get(key, str, default, required)
+
+    def number(self, key: str, default=None) -> int | None:
+        value = self._get(key, int, default, False)
+        if value is not None and value < 1:
+            raise InvalidInput(f"`{key}` of {self.tool} must be 1 or more")
+        return value
+
+    def flag(self, key: str) -> bool:
+        return bool(self._get(key, bool, False, False))
+
+    def texts(self, key: str, *, required: bool = False) -> list[str]:
+        value = self._get(key, (list, str), [], required)
+        values = [value] if isinstance(value, str) else value
+        if not all(isinstance(v, str) for v in values):
+            raise InvalidInput(f"`{key}` of {self.tool} must be a list of strings")
+        if required and not values:
+            raise InvalidInput(f"{self.tool} needs at least one entry in `{key}`")
+        return values
+
+
+def _kind_name(kinds) -> str:
+    names = {str: "a string", int: "an integer", bool: "true or false", list: "a list"}
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+# --- the tools ------------------------------------------------------------------------------------
+
+
+def _find(store, args: _Args) -> str:
+    from ov.retrieval.find import FindOptions, find
+
+    query = args.text("query", required=True)
+    if not query.strip():
+        raise InvalidInput("the query is empty", hint="say what to look for")
+    uri = args.text("uri")
+    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
+    result = find(store, query, options)
+    return _hits(result.hits, result.mode)
+
+
+def _search(store, args: _Args) -> str:
+    from ov.retrieval.search import SearchOptions, search
+
+    mode = args.text("mode", "context")
+    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10))
+    result = search(store, args.text("query", required=True), options)
+    if mode == "context":
+        return result.context.rendered if result.context and result.context.entries else "nothing in the store matches"
+    return _hits(result.hits, result.mode)
+
+
+def _hits(hits, mode: str) -> str:
+    if not hits:
+        return f"no results ({mode} search)"
+    lines = []
+    for hit in hits:
+        lines.append(f"{hit.uri}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else ""))
+        if hit.snippet:
+            lines.extend(f"  {line}" for line in hit.snippet.splitlines()[:4])
+    return "\n".join(lines)
+
+
+def _read(store, args: _Args) -> str:
+    from ov.store.store import parse_line_range
+
+    start, end = parse_line_range(args.text("lines"))
+    parts = []
+    for uri in args.texts("uris", required=True):
+        result = store.read(store.uri(uri), start, end)
+        head = f"{uri}" + (f" (lines {result.start_line}-{result.end_line} of {result.total_lines})" if start or end else "")
+        parts.append(f"=== {head}\n{result.content.rstrip(chr(10))}")
+    return "\n".join(parts)
+
+
+def _ls(store, args: _Args) -> str:
+    entries = store.ls(store.uri(args.text("uri", "viking://")), recursive=args.flag("recursive"))
+    if not entries:
+        return "(empty)"
+    return "\n".join(f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries)
+
+
+def _tree(store, args: _Args) -> str:
+    root = store.tree(store.uri(args.text("uri", "viking://")), depth=args.number("depth", 3))
+    lines: list[str] = []
+
+    def walk(node, depth: int) -> None:
+        lines.append("  " * depth + node.name + ("/" if node.type == "directory" else "") + (" …" if node.truncated else ""))
+        for child in node.children:
+            walk(child, depth + 1)
+
+    walk(root, 0)
+    return "\n".join(lines)
+
+
+def _stat(store, args: _Args) -> str:
+    import json
+
+    return json.dumps(store.stat(store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
+
+
+def _grep(store, args: _Args) -> str:
+    from ov.retrieval.grep import grep
+
+    matches = list(grep(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")), ignore_case=args.flag("ignore_case"), limit=args.number("limit", 100)))
+    return "\n".join(f"{m.uri}:{m.line}: {m.text}" for m in matches) or "no line matches"
+
+
+def _glob(store, args: _Args) -> str:
+    from ov.retrieval.grep import glob
+
+    return "\n".join(glob(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")))) or "no path matches"
+
+
+def _remember(store, args: _Args) -> str:
+    from ov.sessions.remember import remember
+
+    result = remember(store, args.text("text", required=True), memory_type=args.text("type"))
+    if result.commit is None:
+        return "already remembered: " + ", ".join(result.uris)
+    return f"remembered in {', '.join(result.uris)} (commit {result.commit[:10]})"
+
+
+def _forget(store, args: _Args) -> str:
+    from ov.sessions.remember import forget
+
+    uri = args.text("uri", required=True)
+    result = forget(store, store.uri(uri))
+    return f"forgot {uri} (commit {result.commit[:10] if result.commit else '-'}; `ov snapshot log` keeps it)"
+
+
+def _add_resource(store, args: _Args) -> str:
+    from ov.ingest.resource import add_resource
+
+    result = add_resource(store, args.text("source", required=True), parent=args.text("parent"), reason=args.text("reason"))
+    counts = f"{len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, {result.unchanged} unchanged"
+    return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+
+
+def _write(store, args: _Args) -> str:
+    uri = args.text("uri", required=True)
+    mode = args.text("mode", "replace")
+    if mode not in ("replace", "append", "create"):
+        raise InvalidInput(f"unknown mode {mode!r}", hint="modes are: replace, append, create")
+    result = store.write(store.uri(uri), args.text("content", required=True).encode("utf-8"), mode)
+    return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)")
+
+
+def _edit(store, args: _Args) -> str:
+    uri = args.text("uri", required=True)
+    result, count = store.edit(store.uri(uri), args.text("old", required=True), args.text("new", required=True), replace_all=args.flag("all"))
+    return f"replaced {count} occurrence{'s' if count != 1 else ''} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+
+
+def _session_commit(store, args: _Args) -> str:
+    from ov.sessions.commit import commit_session
+
+    report = commit_session(store, args.text("session", required=True))
+    if report.status != "committed":
+        return f"nothing to commit in {report.session}"
+    memories = ", ".join(f"{n} {k}" for k, n in report.memories.items() if n) or "no memories"
+    return f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
+
+
+def _health(store, args: _Args) -> str:
+    from ov.health.doctor import diagnose
+    from ov.config import LoadedConfig
+
+    checks = diagnose(LoadedConfig(store.config, store.home.config_path, store.home.config_path.exists()), store, probe=False)
+    return "\n".join(f"{c.status:4} {c.name}: {c.detail}" for c in checks)
+
+
+_HANDLERS = {
+    "find": _find,
+    "search": _search,
+    "read": _read,
+    "ls": _ls,
+    "tree": _tree,
+    "stat": _stat,
+    "grep": _grep,
+    "glob": _glob,
+    "remember": _remember,
+    "forget": _forget,
+    "add_resource": _add_resource,
+    "write": _write,
+    "edit": _edit,
+    "session_commit": _session_commit,
+    "health": _health,
+}
+
+assert set(_HANDLERS) == {t["name"] for t in TOOLS}

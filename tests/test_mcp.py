@@ -1,0 +1,271 @@
+"""`ov mcp`, driven by the official MCP SDK's own client over stdio (the reference implementation)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+from ov.mcp.tools import PREFIX_BUDGET, definitions
+from ov.tokens import estimate_tokens
+
+OV = str(Path(sys.executable).parent / "ov")
+
+
+def _params(*args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=OV, args=["mcp", *args], env=dict(os.environ))
+
+
+def _with_client(body, *args: str):
+    async def run():
+        async with Client(_params(*args)) as client:
+            return await body(client)
+
+    return asyncio.run(run())
+
+
+def _text(result) -> str:
+    return result.content[0].text
+
+
+async def _call(client, name: str, arguments: dict):
+    return await client.call_tool(name, arguments)
+
+
+def _raw(lines: list[dict | str], *, timeout: float = 60) -> list[dict]:
+    """Send protocol lines to a fresh `ov mcp` and read every line it answers until it exits."""
+    data = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines).encode()
+    proc = subprocess.run([OV, "mcp"], input=data, capture_output=True, timeout=timeout, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr
+    return [json.loads(line) for line in proc.stdout.decode().splitlines()]  # every stdout line is protocol
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+# --- the protocol ---------------------------------------------------------------------------
+
+
+def test_tools_are_listed_with_schemas_and_one_line_descriptions(snapshot):
+    async def body(client):
+        return await client.list_tools()
+
+    tools = _with_client(body).tools
+    assert [t.name for t in tools] == [d["name"] for d in definitions()]
+    for tool in tools:
+        assert tool.description and "\n" not in tool.description and len(tool.description) <= 100
+        assert tool.input_schema["type"] == "object"
+        assert tool.output_schema is None  # hosts show structuredContent instead of text when one is declared
+    assert definitions() == snapshot
+
+
+def test_all_tool_definitions_fit_the_prefix_budget():
+    listed = json.dumps({"tools": definitions()})
+    assert estimate_tokens(listed) <= PREFIX_BUDGET
+
+
+def test_initialize_answers_with_the_clients_version_when_supported():
+    answers = _raw([INIT, {**INIT, "id": 2, "params": {**INIT["params"], "protocolVersion": "2099-01-01"}}])
+    by_id = {a["id"]: a for a in answers}
+    assert by_id[1]["result"]["protocolVersion"] == "2025-06-18" and by_id[1]["result"]["serverInfo"]["name"] == "ov"
+    assert by_id[2]["result"]["protocolVersion"] == "2025-11-25"  # ov's newest for a version it does not know
+
+
+def test_the_sdks_older_session_client_negotiates_too():
+    async def run():
+        async with stdio_client(_params()) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                await session.send_ping()
+                return init
+
+    assert asyncio.run(run()).protocol_version == "2025-11-25"
+
+
+def test_unknown_methods_bad_json_and_notifications():
+    answers = _raw(
+        [
+            INIT,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "resources/list"},
+            "{not json",
+            {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 4},
+        ]
+    )
+    errors = {a.get("id"): a.get("error", {}).get("code") for a in answers if "error" in a}
+    assert errors == {2: -32601, None: -32700, 4: -32600}
+    assert {"id": 3, "jsonrpc": "2.0", "result": {}} in answers
+    assert len(answers) == 5  # the notification gets no answer
+
+
+def test_a_call_in_flight_when_stdin_closes_is_answered(tmp_path):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(150):
+        (folder / f"note{i:03}.md").write_text(f"# Note {i}\n\nSomething about topic {i}.\n")
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "add_resource", "arguments": {"source": str(folder)}}}
+    answers = _raw([INIT, call])
+    answer = next(a for a in answers if a["id"] == 7)
+    assert "150 added" in answer["result"]["content"][0]["text"]
+
+
+def test_the_server_answers_before_importing_the_heavy_stack():
+    probe = (
+        "import sys, json, atexit\n"
+        "atexit.register(lambda: print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr))\n"
+        "sys.argv = ['ov', 'mcp']\n"
+        "from ov.cli.entry import entry\n"
+        "entry()\n"
+    )
+    lines = json.dumps(INIT) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"
+    proc = subprocess.run([sys.executable, "-c", probe], input=lines.encode(), capture_output=True, timeout=60, env=dict(os.environ))
+    assert proc.returncode == 0 and len(proc.stdout.decode().splitlines()) == 2
+    loaded = set(json.loads(proc.stderr.decode().strip().splitlines()[-1]))
+    assert not loaded & {"typer", "click", "rich", "pydantic", "dulwich", "tantivy", "numpy", "litellm", "mcp", "yaml"}, sorted(loaded)
+
+
+# --- the tools ------------------------------------------------------------------------------
+
+
+def test_every_tool_does_what_its_command_does(ov, tmp_path):
+    source = tmp_path / "handbook"
+    source.mkdir()
+    (source / "deploy.md").write_text("# Deploy\n\nStaging deploys run with make ship.\nProduction waits for review.\n")
+
+    async def body(client):
+        out = {}
+        out["remember"] = _text(await _call(client, "remember", {"text": "I prefer tabs over spaces"}))
+        out["add"] = _text(await _call(client, "add_resource", {"source": str(source), "reason": "team docs"}))
+        out["find"] = _text(await _call(client, "find", {"query": "staging deploys", "limit": 3}))
+        out["search"] = _text(await _call(client, "search", {"query": "how do staging deploys run", "budget": 400}))
+        out["search_list"] = _text(await _call(client, "search", {"query": "tabs", "mode": "list"}))
+        out["read"] = _text(await _call(client, "read", {"uris": ["viking://resources/handbook/deploy.md"], "lines": "3:3"}))
+        out["ls"] = _text(await _call(client, "ls", {"uri": "viking://resources"}))
+        out["tree"] = _text(await _call(client, "tree", {"uri": "viking://resources", "depth": 2}))
+        out["stat"] = _text(await _call(client, "stat", {"uri": "viking://resources/handbook/deploy.md"}))
+        out["grep"] = _text(await _call(client, "grep", {"pattern": "make \\w+", "uri": "viking://resources"}))
+        out["glob"] = _text(await _call(client, "glob", {"pattern": "**/*.md", "uri": "viking://resources"}))
+        out["write"] = _text(await _call(client, "write", {"uri": "viking://resources/notes/todo.md", "content": "- ship it\n"}))
+        out["edit"] = _text(await _call(client, "edit", {"uri": "viking://resources/notes/todo.md", "old": "ship", "new": "test"}))
+        out["health"] = _text(await _call(client, "health", {}))
+        return out
+
+    out = _with_client(body)
+    assert out["remember"].startswith("remembered in viking://user/default/memories/preferences/")
+    assert "viking://resources/handbook: 1 added" in out["add"]
+    assert out["find"].splitlines()[0].startswith("viking://resources/handbook/deploy.md")
+    assert "make ship" in out["search"] and "<context " in out["search"]
+    assert "preferences" in out["search_list"]
+    assert out["read"] == "=== viking://resources/handbook/deploy.md (lines 3-3 of 4)\nStaging deploys run with make ship."
+    assert "viking://resources/handbook/" in out["ls"]
+    assert "handbook/" in out["tree"] and "deploy.md" in out["tree"]
+    assert json.loads(out["stat"])["uri"] == "viking://resources/handbook/deploy.md"
+    assert out["grep"] == "viking://resources/handbook/deploy.md:3: Staging deploys run with make ship."
+    assert "viking://resources/handbook/deploy.md" in out["glob"]
+    assert out["write"].startswith("wrote viking://resources/notes/todo.md (commit ")
+    assert out["edit"].startswith("replaced 1 occurrence in viking://resources/notes/todo.md")
+    assert "store" in out["health"] and "index" in out["health"]
+    # One commit per mutating call, named for what it did.
+    log = ov("snapshot", "log", "--json").json["result"]
+    commands = [entry["command"] for entry in log]
+    assert commands[:4] == ["edit", "write", "add-resource", "remember"]
+
+
+def test_forget_and_session_commit(ov):
+    assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
+
+    async def body(client):
+        committed = _text(await _call(client, "session_commit", {"session": "s1"}))
+        remembered = _text(await _call(client, "remember", {"text": "My editor is Helix"}))
+        uri = remembered.split(" in ")[1].split(" (")[0]
+        forgot = _text(await _call(client, "forget", {"uri": uri}))
+        empty = _text(await _call(client, "session_commit", {"session": "s1"}))
+        return committed, forgot, empty
+
+    committed, forgot, empty = _with_client(body)
+    assert committed.startswith("archived 1 messages into viking://user/default/sessions/s1/history/archive_001")
+    assert forgot.startswith("forgot viking://user/default/memories/") and "snapshot log" in forgot
+    assert empty == "nothing to commit in viking://user/default/sessions/s1"
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        ("find", {}, "find needs `query`"),
+        ("find", {"query": 7}, "`query` of find must be a string, not int"),
+        ("find", {"query": "x", "limit": 0}, "must be 1 or more"),
+        ("read", {"uris": ["viking://resources/missing.md"]}, "does not exist"),
+        ("read", {"uris": ["viking://../../etc/passwd"]}, "invalid"),
+        ("write", {"uri": "viking://resources/a.md", "content": "x", "mode": "overwrite"}, "unknown mode"),
+        ("edit", {"uri": "viking://resources/nope.md", "old": "a", "new": "b"}, "does not exist"),
+        ("grep", {"pattern": "("}, "pattern"),
+        ("ls", {"uri": 3}, "must be a string"),
+    ],
+)
+def test_bad_arguments_are_tool_errors_with_ovs_message(ov_home, name, arguments, says):
+    async def body(client):
+        return await _call(client, name, arguments)
+
+    result = _with_client(body)
+    assert result.is_error and says in _text(result), _text(result)
+
+
+def test_an_unknown_tool_is_a_protocol_error_and_the_server_goes_on():
+    async def body(client):
+        with pytest.raises(Exception, match="unknown tool"):
+            await _call(client, "drop_database", {})
+        return _text(await _call(client, "health", {}))
+
+    assert "store" in _with_client(body)
+
+
+def test_concurrent_calls_are_all_answered(ov):
+    for i in range(5):
+        assert ov("write", f"viking://resources/n{i}.md", "--content", f"note number {i} about gardens\n").exit_code == 0
+
+    async def body(client):
+        calls = [_call(client, "find", {"query": f"note number {i}"}) for i in range(6)]
+        calls += [_call(client, "remember", {"text": f"I prefer color scheme {i}"}) for i in range(3)]
+        return await asyncio.gather(*calls)
+
+    results = _with_client(body)
+    assert len(results) == 9 and not any(r.is_error for r in results), [_text(r) for r in results]
+    prefs = ov("ls", "-r", "viking://user/default/memories", "--json").json["result"]
+    assert sum("color" in e["uri"] for e in prefs) >= 1
+
+
+def test_writes_by_other_processes_are_seen_on_the_next_call(ov):
+    async def body(client):
+        before = _text(await _call(client, "find", {"query": "marmalade"}))
+        assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+        after = _text(await _call(client, "find", {"query": "marmalade"}))
+        return before, after
+
+    before, after = _with_client(body)
+    assert before.startswith("no results") and after.startswith("viking://resources/jam.md")
+
+
+def test_the_registered_identity_is_the_one_tools_act_as(ov):
+    async def body(client):
+        return _text(await _call(client, "remember", {"text": "I prefer early meetings"}))
+
+    assert "viking://user/dana/memories/" in _with_client(body, "--user", "dana")
+
+
+def test_calls_are_logged_off_stdout(ov_home):
+    async def body(client):
+        await _call(client, "find", {"query": "anything"})
+        await _call(client, "read", {"uris": ["viking://resources/none.md"]})
+
+    _with_client(body)
+    records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert [(r["tool"], r["outcome"]) for r in records] == [("find", "ok"), ("read", "error")]
+    assert "does not exist" in records[1]["error"]
