@@ -222,3 +222,63 @@ def test_cursor_running_claudes_hooks_is_answered_once(ov, user_home, tmp_path):
     assert run("claude", "session-start", json.dumps(payload).encode()) == ""
     assert hooklog.read(Path(os.environ["OV_HOME"]))[-1]["outcome"] == "skipped: Cursor runs its own ov hooks"
     assert "short commit" in json.loads(run("cursor", "session-start", json.dumps(payload).encode()))["additional_context"]
+
+
+# --- the MCP server's registration ---------------------------------------------------------------
+
+CODEX_CONFIG = '# my Codex settings\nmodel = "o3"  # the good one\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\nenv = { TOKEN_FILE = "~/.docs" }\n'
+OPENCODE_CONFIG = '{\n  // OpenCode\n  "theme": "tokyonight",\n  "mcp": {"other": {"type": "remote", "url": "https://example.com/mcp"}}\n}\n'
+
+
+def test_mcp_registration_keeps_everything_else_and_uninstall_gives_it_back(ov, user_home):
+    (user_home / ".codex").mkdir()
+    (user_home / ".codex" / "config.toml").write_text(CODEX_CONFIG)
+    (user_home / ".config" / "opencode").mkdir(parents=True)
+    (user_home / ".config" / "opencode" / "opencode.json").write_text(OPENCODE_CONFIG)
+    before = _tree(user_home)
+    assert ov("install", "mcp", *_hosts_args(), "--yes").exit_code == 0
+    installed = _tree(user_home)
+    import tomllib
+
+    codex = tomllib.loads((user_home / ".codex" / "config.toml").read_text())
+    assert codex["mcp_servers"]["docs"] == {"command": "docs-mcp", "env": {"TOKEN_FILE": "~/.docs"}}
+    assert codex["mcp_servers"]["ov"]["args"] == ["mcp"] and codex["mcp_servers"]["ov"]["required"] is True
+    assert codex["mcp_servers"]["ov"]["default_tools_approval_mode"] == "approve"
+    assert (user_home / ".codex" / "config.toml").read_text().startswith(CODEX_CONFIG)  # comments and all
+    opencode = (user_home / ".config" / "opencode" / "opencode.json").read_text()
+    assert "// OpenCode" in opencode and '"type": "local"' in opencode
+    claude = json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]
+    assert claude["type"] == "stdio" and claude["args"] == ["mcp"] and os.path.isabs(claude["command"])
+    assert ov("install", "mcp", *_hosts_args(), "--yes").exit_code == 0
+    assert _tree(user_home) == installed
+    assert ov("uninstall", "mcp").exit_code == 0
+    assert _tree(user_home) == before
+
+
+def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
+    from ov.hosts import jsonc
+
+    assert ov("install", "mcp", "--host", "gemini", "--yes").exit_code == 0
+    settings = lambda: jsonc.parse((user_home / ".gemini" / "settings.json").read_text(), comments=True).value()  # noqa: E731
+    assert "trust" not in settings()["mcpServers"]["ov"]
+    assert ov("install", "mcp", "--host", "gemini", "--yes", "--trust").exit_code == 0
+    assert settings()["mcpServers"]["ov"]["trust"] is True
+
+
+def test_hooks_with_mcp_wires_both_and_doctor_starts_the_server(ov, user_home):
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--with-mcp").exit_code == 0
+    checks = _checks(ov)
+    assert checks["codex hooks (user)"]["status"] == "ok"
+    assert checks["codex mcp (user)"]["status"] == "ok" and "lists 15 tools" in checks["codex mcp (user)"]["detail"]
+    config = user_home / ".codex" / "config.toml"
+    config.write_text(config.read_text().replace(install.ov_command()[0], "/moved/bin/ov"))
+    moved = _checks(ov)["codex mcp (user)"]
+    assert moved["status"] == "fail" and moved["fix"] == "ov install mcp --host codex --scope user"
+
+
+def test_an_unparsable_codex_config_is_refused(ov, user_home):
+    (user_home / ".codex").mkdir()
+    (user_home / ".codex" / "config.toml").write_text("model = \n")
+    result = ov("install", "mcp", "--host", "codex", "--yes")
+    assert result.exit_code == 2 and "config.toml" in result.stderr and "line 1" in result.stderr
+    assert (user_home / ".codex" / "config.toml").read_text() == "model = \n"

@@ -96,6 +96,7 @@ def install_hooks(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
     dry_run: DryRunOpt = False,
     trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word).")] = False,
+    with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also register ov's MCP server (as `ov install mcp`).")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove ov's hooks instead (same as `ov uninstall hooks`).")] = False,
 ) -> None:
     """Add ov's hooks to Claude Code, Codex, Gemini CLI, Cursor and OpenCode (only ov's entries change)."""
@@ -107,6 +108,8 @@ def install_hooks(
     hosts = _chosen_hosts(host, yes)
     command = install.ov_command()
     changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
+    if with_mcp:
+        changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
     # Gates come after the files are written: Codex's review is keyed by the written entries.
     _finish(changes, dry_run, lambda: _gates(changes, trust, dry_run), verb="installed")
 
@@ -115,6 +118,44 @@ def install_hooks(
 def uninstall_hooks(host: HostsOpt = None, scope: ScopeOpt = ScopeChoice.user, dry_run: DryRunOpt = False) -> None:
     """Remove ov's hooks from the hosts: their files come back as they were before ov's entries."""
     _uninstall(host, scope, dry_run)
+
+
+@install_app.command("mcp", cls=OvCommand)
+def install_mcp(
+    host: HostsOpt = None,
+    scope: ScopeOpt = ScopeChoice.user,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
+    dry_run: DryRunOpt = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Gemini CLI: mark ov's server trusted (headless runs offer an untrusted server no tools).")] = False,
+) -> None:
+    """Register ov's MCP server (`ov mcp`) with Claude Code, Codex, Gemini CLI, Cursor and OpenCode."""
+    from ov.hosts import install
+
+    hosts = _chosen_hosts(host, yes)
+    command = install.ov_command()
+    changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
+    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered")
+
+
+@uninstall_app.command("mcp", cls=OvCommand)
+def uninstall_mcp(host: HostsOpt = None, scope: ScopeOpt = ScopeChoice.user, dry_run: DryRunOpt = False) -> None:
+    """Remove ov's MCP server from the hosts' configs (each file comes back as it was)."""
+    from ov.hosts import install
+
+    hosts = [h.value for h in host] if host else list(install.HOSTS)
+    changes = [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
+
+
+def _mcp_notes(changes, trust: bool) -> list[str]:
+    notes = []
+    for change in changes:
+        spec = change.spec
+        if spec.host == "gemini" and not trust:
+            notes.append("gemini   offers an untrusted server's tools only after asking (headless: never): `ov install mcp --host gemini --trust` to trust ov's")
+        if spec.host == "claude" and spec.scope == "project":
+            notes.append("claude   asks before it starts a project's .mcp.json servers; approve ov's once (or list it in enabledMcpjsonServers)")
+    return notes
 
 
 def _uninstall(host, scope, dry_run: bool) -> None:

@@ -4,7 +4,8 @@ For every host that is installed on the machine or has ov's entries (user scope,
 current project's): ov's handler for each event is present, its ``ov`` still exists (a moved
 virtualenv breaks every hook silently), Codex has the review of ov's hooks on record, Cursor
 is not answered twice, and the last hook run of that host, from the hook log, with its outcome
-("session-start injected 3 entries 2 h ago"). Each finding that is not ok names the command
+("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
+host would start it and must list its tools. Each finding that is not ok names the command
 that fixes it. Nothing here changes anything.
 """
 
@@ -17,6 +18,8 @@ from pathlib import Path
 
 from ov.health.doctor import Check
 from ov.hosts import hooklog, install
+
+MCP_PROBE_SECONDS = 10.0
 
 
 def checks(home_root: Path, project: Path, env=None) -> list[Check]:
@@ -40,6 +43,12 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             if host == "codex":
                 out.append(_codex_trust(spec))
         out.append(_last_run(host, log))
+    for host in install.HOSTS:
+        for scope in install.SCOPES:
+            spec = install.mcp_spec(host, scope, project, env)
+            command = install.registered_mcp(spec)
+            if command:
+                out.append(_mcp_check(spec, command))
     if {"claude", "cursor"} <= wired:
         out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
     return out
@@ -59,6 +68,30 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
     if programs and programs != {current[0]}:
         return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
+
+
+def _mcp_check(spec: install.Spec, command: list[str]) -> Check:
+    """Start the registered server as the host would and ask it for its tools (bounded)."""
+    import json
+    import subprocess
+
+    name = f"{spec.host} mcp ({spec.scope})"
+    fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
+    if not _runs(command[0]):
+        return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+    ]
+    data = "".join(json.dumps(r) + "\n" for r in requests).encode()
+    try:
+        proc = subprocess.run(command, input=data, capture_output=True, timeout=MCP_PROBE_SECONDS)
+        answers = [json.loads(line) for line in proc.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
+        tools = next(a["result"]["tools"] for a in answers if a.get("id") == 2)
+    except (OSError, subprocess.TimeoutExpired, ValueError, StopIteration, KeyError, TypeError) as exc:
+        return Check(name, "fail", f"{' '.join(command)} does not list its tools ({type(exc).__name__})", fix)
+    return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
 
 
 def _codex_trust(spec: install.Spec) -> Check:

@@ -67,6 +67,7 @@ class Spec:
     events: tuple[tuple[str, str, int], ...] = ()  # (host's event name, ov's event, timeout in the host's unit)
     comments: bool = False  # the file may hold comments (JSONC)
     named: bool = False  # handlers carry a "name" (Gemini)
+    kind: str = "hooks"  # "hooks" | "mcp": what the receipt is about (Gemini keeps both in one file)
 
 
 @dataclass
@@ -300,6 +301,183 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     return found
 
 
+# --- the MCP server's registration ------------------------------------------------------------------
+
+MCP_NAME = "ov"
+
+
+def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
+    """Where ``host`` registers MCP servers (``ov install mcp``)."""
+    env = os.environ if env is None else env
+    home = Path(env.get("HOME") or Path.home())
+    if host == "claude":
+        path = home / ".claude.json" if scope == "user" else project / ".mcp.json"
+        return Spec(host, scope, path, "mcp-json", kind="mcp")
+    if host == "codex":
+        root = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") and scope == "user" else (home / ".codex" if scope == "user" else project / ".codex")
+        return Spec(host, scope, root / "config.toml", "mcp-toml", kind="mcp")
+    if host == "gemini":
+        root = home / ".gemini" if scope == "user" else project / ".gemini"
+        return Spec(host, scope, root / "settings.json", "mcp-json", comments=True, kind="mcp")
+    if host == "cursor":
+        root = home / ".cursor" if scope == "user" else project / ".cursor"
+        return Spec(host, scope, root / "mcp.json", "mcp-json", kind="mcp")
+    if host == "opencode":
+        config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+        folder = config / "opencode" if scope == "user" else project
+        name = "opencode.jsonc" if (folder / "opencode.jsonc").exists() and not (folder / "opencode.json").exists() else "opencode.json"
+        return Spec(host, scope, folder / name, "mcp-json", comments=True, kind="mcp")
+    raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+
+
+def mcp_entry(host: str, command: list[str], *, trust: bool = False) -> tuple[tuple[str, ...], dict]:
+    """Where ov's server goes in the host's file, and its entry."""
+    program, *args = [*command, "mcp"]
+    if host == "opencode":
+        return ("mcp", MCP_NAME), {"type": "local", "command": [program, *args], "enabled": True}
+    entry: dict = {"command": program, "args": args}
+    if host == "claude":
+        entry = {"type": "stdio", **entry}
+    if host == "gemini" and trust:
+        entry["trust"] = True  # Gemini offers an untrusted server's tools only after asking
+    return ("mcpServers", MCP_NAME), entry
+
+
+def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False) -> Change:
+    before = _read(spec_.path)
+    receipt = _read_receipt(receipts_dir, spec_) or {}
+    if spec_.shape == "mcp-toml":
+        after = _toml_with_server(spec_, before, command)
+        created: list[list[str]] = []
+    else:
+        doc = _parse(spec_, before)
+        path, entry = mcp_entry(spec_.host, command, trust=trust)
+        created = [list(p) for p in receipt.get("created", [])] if before is not None else []
+        if path[:1] not in doc:
+            created.append(list(path[:1]))
+        doc.set(path, entry)
+        after = doc.text().encode("utf-8")
+        if before is None and not after.endswith(b"\n"):
+            after += b"\n"
+    new_receipt = {
+        "host": spec_.host,
+        "scope": spec_.scope,
+        "kind": "mcp",
+        "file": str(spec_.path),
+        "created_file": receipt.get("created_file", False) if before is not None else True,
+        "created": _unique(created),
+        "command": command,
+        "created_dirs": receipt.get("created_dirs", []),
+        "installed_at": receipt.get("installed_at") or _now(),
+        "updated_at": _now(),
+    }
+    return Change(spec_, before, after, new_receipt)
+
+
+def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
+    before = _read(spec_.path)
+    receipt = _read_receipt(receipts_dir, spec_) or {}
+    if before is None:
+        return Change(spec_, None, None, None, spec_receipt=receipt)
+    if spec_.shape == "mcp-toml":
+        after: bytes | None = _toml_without_server(spec_, before)
+        empty = not after.strip()
+    else:
+        doc = _parse(spec_, before)
+        path, _entry = mcp_entry(spec_.host, [])
+        doc.remove(path)
+        for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
+            if created in doc and doc.get(created) in ({}, []):
+                doc.remove(created)
+        after = doc.text().encode("utf-8")
+        empty = doc.value() == {}
+    if receipt.get("created_file") and empty:
+        after = None
+    return Change(spec_, before, after, None, spec_receipt=receipt)
+
+
+def registered_mcp(spec_: Spec) -> list[str] | None:
+    """The command line of ov's registered server in the host's file, or None."""
+    data = _read(spec_.path)
+    if data is None:
+        return None
+    if spec_.shape == "mcp-toml":
+        import tomllib
+
+        try:
+            server = tomllib.loads(data.decode("utf-8")).get("mcp_servers", {}).get(MCP_NAME)
+        except (UnicodeDecodeError, ValueError):
+            return None
+        return [server.get("command"), *server.get("args", [])] if isinstance(server, dict) and server.get("command") else None
+    try:
+        entry = _parse(spec_, data).get(mcp_entry(spec_.host, [])[0])
+    except InvalidInput:
+        return None
+    if not isinstance(entry, dict):
+        return None
+    if isinstance(entry.get("command"), list):
+        return [str(c) for c in entry["command"]]
+    return [entry["command"], *entry.get("args", [])] if isinstance(entry.get("command"), str) else None
+
+
+# Codex's table, written and removed line by line: tomlkit puts a blank line before a table it
+# appends and that line stays behind on removal, which would break "uninstall gives the file back".
+_TOML_HEADER = f"[mcp_servers.{MCP_NAME}]"
+
+
+def _toml_with_server(spec_: Spec, before: bytes | None, command: list[str]) -> bytes:
+    """``before`` with ov's table at its end, after one blank line (any earlier copy taken out)."""
+    text = _toml_without_server(spec_, before).decode("utf-8") if before is not None else ""
+    newline = "\r\n" if "\r\n" in text else "\n"
+    program, *args = [*command, "mcp"]
+    block = newline.join(
+        [
+            _TOML_HEADER,
+            f"command = {json.dumps(program)}",
+            f"args = {json.dumps(args)}",
+            # Codex waits for a required server before its first model request, so the tools are
+            # there from the first turn (without it they were missing in 4 of 8 runs).
+            "required = true",
+            # `codex exec` runs with approval "never": without this every tool call is refused.
+            'default_tools_approval_mode = "approve"',
+        ]
+    ) + newline
+    if text:
+        text += ("" if text.endswith(newline) else newline) + newline
+    result = (text + block).encode("utf-8")
+    _check_toml(spec_, result)
+    return result
+
+
+def _toml_without_server(spec_: Spec, data: bytes) -> bytes:
+    """``data`` without ov's table and the blank line ov put before it."""
+    lines = _check_toml(spec_, data).splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.strip() == _TOML_HEADER), None)
+    if start is None:
+        return data
+    end = start + 1
+    while end < len(lines) and not lines[end].lstrip().startswith("["):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1  # blank lines before the next table are that table's
+    if start > 0 and not lines[start - 1].strip():
+        start -= 1
+    return "".join(lines[:start] + lines[end:]).encode("utf-8")
+
+
+def _check_toml(spec_: Spec, data: bytes) -> str:
+    import tomllib
+
+    try:
+        text = data.decode("utf-8")
+        tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise HostConfigError(f"{spec_.path} is not UTF-8 text (byte {exc.start})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise HostConfigError(f"{spec_.path}: {exc}") from None
+    return text
+
+
 # --- editing one file ------------------------------------------------------------------------------
 
 
@@ -397,7 +575,7 @@ def _read(path: Path) -> bytes | None:
 
 def _receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
     digest = hashlib.sha256(str(spec_.path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
-    return receipts_dir / f"{spec_.host}-{spec_.scope}-{digest}.json"
+    return receipts_dir / f"{spec_.host}-{spec_.kind}-{spec_.scope}-{digest}.json"
 
 
 def _read_receipt(receipts_dir: Path, spec_: Spec) -> dict | None:
