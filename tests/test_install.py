@@ -249,6 +249,8 @@ def test_mcp_registration_keeps_everything_else_and_uninstall_gives_it_back(ov, 
     assert "// OpenCode" in opencode and '"type": "local"' in opencode
     claude = json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]
     assert claude["type"] == "stdio" and claude["args"] == ["mcp"] and os.path.isabs(claude["command"])
+    # Hosts start servers with an environment of their own: the install's OV_HOME goes with the entry.
+    assert claude["env"] == {"OV_HOME": os.environ["OV_HOME"]} and codex["mcp_servers"]["ov"]["env"] == {"OV_HOME": os.environ["OV_HOME"]}
     assert ov("install", "mcp", *_hosts_args(), "--yes").exit_code == 0
     assert _tree(user_home) == installed
     assert ov("uninstall", "mcp").exit_code == 0

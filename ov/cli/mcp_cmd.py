@@ -1,14 +1,22 @@
-"""``ov mcp``: the MCP server over stdio (the logic is in ov.mcp)."""
+"""``ov mcp``: the MCP server over stdio; ``ov plugin build``: ov as an Agent Plugins package (the logic is in ov.mcp)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 
-from ov.cli.runtime import OvCommand, runtime
+from ov import __version__
+from ov.cli.output import emit, plain
+from ov.cli.runtime import OvCommand, OvGroup, runtime
+
+plugin_app = typer.Typer(cls=OvGroup, help="ov as an Agent Plugins package, for hosts that install plugins (Codex).", no_args_is_help=True)
 
 
 def register(root: typer.Typer) -> None:
     root.command("mcp", cls=OvCommand)(mcp)
+    root.add_typer(plugin_app, name="plugin")
 
 
 def mcp() -> None:
@@ -21,3 +29,25 @@ def mcp() -> None:
     from ov.mcp.server import main
 
     raise typer.Exit(main({k: v for k, v in runtime().flags.items() if v}))
+
+
+@plugin_app.command("build", cls=OvCommand)
+def plugin_build(
+    out: Annotated[Path, typer.Option("--out", help="The folder to write: new, empty, or an earlier package (which is replaced).", show_default=False)],
+) -> None:
+    """Write an Agent Plugins 1.0 package: ov's MCP server and a skill that teaches recall and remember.
+
+    The package holds plugin.json, mcp.json, skills/ov-memory/SKILL.md and bin/ov, a launcher
+    that starts this ov (build the package again if ov moves). Install it through the host's
+    plugin marketplace, e.g. Codex: list it in a local .agents/plugins/marketplace.json, then
+    `codex plugin marketplace add DIR` and `codex plugin add ov@MARKETPLACE`.
+    """
+    from ov.hosts.install import ov_command, server_env
+    from ov.mcp import plugin
+
+    written = plugin.build(out, ov_command(), server_env())
+    root = written[0].parent
+    result = {"out": str(root), "files": [str(p.relative_to(root)) for p in written], "version": __version__}
+    emit(result, lambda: plain(f"wrote the ov plugin package ({len(written)} files) to {root}"))
+
+

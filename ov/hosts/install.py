@@ -330,14 +330,28 @@ def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
     raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
 
 
-def mcp_entry(host: str, command: list[str], *, trust: bool = False) -> tuple[tuple[str, ...], dict]:
+def server_env(env=None) -> dict[str, str]:
+    """What the registered server must be told: the ov home the install used, when it is not the
+    default. Hosts start MCP servers with an environment of their own (Codex passes a handful of
+    variables), so an ``OV_HOME`` from the user's shell would not reach the server, and its tools
+    would act on another store than the hooks."""
+    env = os.environ if env is None else env
+    return {"OV_HOME": str(Path(env["OV_HOME"]).expanduser().absolute())} if env.get("OV_HOME") else {}
+
+
+def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[str, str] | None = None) -> tuple[tuple[str, ...], dict]:
     """Where ov's server goes in the host's file, and its entry."""
     program, *args = [*command, "mcp"]
     if host == "opencode":
-        return ("mcp", MCP_NAME), {"type": "local", "command": [program, *args], "enabled": True}
-    entry: dict = {"command": program, "args": args}
+        entry: dict = {"type": "local", "command": [program, *args], "enabled": True}
+        if env:
+            entry["environment"] = env
+        return ("mcp", MCP_NAME), entry
+    entry = {"command": program, "args": args}
     if host == "claude":
         entry = {"type": "stdio", **entry}
+    if env:
+        entry["env"] = env
     if host == "gemini" and trust:
         entry["trust"] = True  # Gemini offers an untrusted server's tools only after asking
     return ("mcpServers", MCP_NAME), entry
@@ -351,7 +365,7 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
         created: list[list[str]] = []
     else:
         doc = _parse(spec_, before)
-        path, entry = mcp_entry(spec_.host, command, trust=trust)
+        path, entry = mcp_entry(spec_.host, command, trust=trust, env=server_env())
         created = [list(p) for p in receipt.get("created", [])] if before is not None else []
         if path[:1] not in doc:
             created.append(list(path[:1]))
@@ -440,6 +454,7 @@ def _toml_with_server(spec_: Spec, before: bytes | None, command: list[str]) -> 
             "required = true",
             # `codex exec` runs with approval "never": without this every tool call is refused.
             'default_tools_approval_mode = "approve"',
+            *(["env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in server_env().items()) + " }"] if server_env() else []),
         ]
     ) + newline
     if text:
