@@ -6,5 +6,7 @@
 
 Each stub is a context manager that records every request it was sent and answers model calls
 with one configurable reply text; each module's ``text_of(request)`` flattens what the model was
-shown in one request, so a test can assert that injected context reached the model.
+shown in one request, so a test can assert that injected context reached the model. A test can
+also script tool calls (``stub.script = [ToolCall(...), ..., "text"]``, :mod:`tests.stubs.base`)
+and read back the results the host returned (``stub.tool_result(call)``).
 """

@@ -3,6 +3,25 @@
 A stub binds ``127.0.0.1:0`` (a free port), serves from a background thread while its ``with``
 block runs, and records every request as a :class:`StubRequest`. Subclasses implement
 :meth:`StubServer.answer` for their API and ``text_of`` for their request format.
+
+A test can also script the model's side of a turn: ``stub.script`` is a list of steps, each a
+:class:`ToolCall` or a reply text, consumed one per model request that offers tools (a side call
+the host makes with no tools, such as a title or a routing request, consumes nothing and gets
+``reply``)::
+
+    stub.script = [
+        ToolCall("mcp__ov__find", {"query": "staging deploys"}),
+        ToolCall("mcp__ov__remember", {"text": "I prefer squash merges"}),
+        "done",
+    ]
+    host.run("...").check()
+    find, remember = stub.calls_of("mcp__ov__")
+    assert "deploy.md" in stub.tool_result(find)
+
+A :class:`ToolCall` step waits for a request that offers one tool whose name contains
+``name_contains``; until then such requests get ``reply`` (or, in a stub that knows its host
+defers tools, the call that loads the tool first). Every call answered is kept in
+``stub.calls``; :meth:`StubServer.tool_result` finds the text the host sent back for one.
 """
 
 from __future__ import annotations
@@ -47,6 +66,35 @@ class Response:
 Reply = str | Callable[[StubRequest], str]
 
 
+@dataclass(frozen=True)
+class ToolCall:
+    """A scripted step: answer with a call of the one offered tool whose name contains
+    ``name_contains`` (case-sensitive), with ``arguments``. Tool names are the host's: Claude Code
+    ``mcp__ov__find``, Codex ``mcp__ov__find`` (namespace ``mcp__ov``, name ``find``), Gemini CLI
+    ``mcp_ov_find``, OpenCode ``ov_find``."""
+
+    name_contains: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+Step = str | ToolCall
+
+
+@dataclass(frozen=True)
+class IssuedCall:
+    """A tool call the stub answered a model request with."""
+
+    name: str  # the tool as the host offered it (Codex: ``namespace__name``)
+    arguments: dict[str, Any]
+    call_id: str
+    request_index: int  # where the request it answered is in ``stub.requests``
+    step: ToolCall | None  # None for a call the stub made on its own (loading a deferred tool)
+
+
+class ScriptError(AssertionError):
+    """The script cannot be followed as written (a step matches several offered tools)."""
+
+
 def json_response(value: Any, status: int = 200) -> Response:
     return Response(status, json.dumps(value).encode())
 
@@ -81,12 +129,18 @@ class StubServer:
     """Serves one model API on 127.0.0.1 while used as a context manager.
 
     ``reply`` is the text every model call answers with, or a function of the request that
-    returns it; both can be changed between turns. ``requests`` is a snapshot of everything
-    received so far (thread-safe); ``errors`` holds exceptions raised while answering.
+    returns it; both can be changed between turns. ``script`` (empty: off) takes precedence
+    over ``reply`` for the model requests that offer tools (module docstring); ``calls`` is
+    every tool call it answered with. ``requests`` is a snapshot of everything received so far
+    (thread-safe); ``errors`` holds exceptions raised while answering.
     """
+
+    call_id_prefix = "call_stub"
 
     def __init__(self, reply: Reply = DEFAULT_REPLY) -> None:
         self.reply: Reply = reply
+        self.script: list[Step] = []
+        self.calls: list[IssuedCall] = []
         self.errors: list[BaseException] = []
         self._requests: list[StubRequest] = []
         self._lock = threading.Lock()
@@ -105,6 +159,23 @@ class StubServer:
     def text_of(request: StubRequest) -> str:
         raise NotImplementedError
 
+    def offered_tools(self, request: StubRequest) -> list[str]:
+        """The names of the tools a model request offers (none for a side call)."""
+        return []
+
+    def deferred_tools(self, request: StubRequest) -> list[str]:
+        """Tools the request names but does not offer yet (Claude Code's ``ToolSearch``)."""
+        return []
+
+    def load_deferred(self, name: str) -> tuple[str, dict[str, Any]] | None:
+        """The call (tool, arguments) that makes the host offer deferred tool ``name``."""
+        return None
+
+    @staticmethod
+    def tool_results(request: StubRequest) -> dict[str, str]:
+        """The text of every tool result a request carries, by call id."""
+        return {}
+
     # --- what tests read ------------------------------------------------------------
 
     @property
@@ -122,6 +193,57 @@ class StubServer:
 
     def reply_text(self, request: StubRequest) -> str:
         return self.reply(request) if callable(self.reply) else self.reply
+
+    def calls_of(self, name_contains: str = "") -> list[IssuedCall]:
+        """The tool calls answered so far whose tool name contains ``name_contains``."""
+        with self._lock:
+            return [c for c in self.calls if name_contains in c.name]
+
+    def tool_result(self, call: IssuedCall) -> str | None:
+        """The text of ``call``'s result in the first later model request that carries it."""
+        for request in self.requests[call.request_index + 1 :]:
+            if self.is_model_request(request):
+                results = self.tool_results(request)
+                for key in (call.call_id, call.name):  # by name: a host that echoes no id
+                    if key in results:
+                        return results[key]
+        return None
+
+    def next_step(self, request: StubRequest) -> str | IssuedCall | None:
+        """The scripted answer to a model request: a text, a tool call (recorded in ``calls``),
+        or None when the script has nothing for it (the stub answers ``reply``)."""
+        offered = self.offered_tools(request)
+        if not offered:
+            return None  # a side call (title, routing, classifier): never scripted
+        with self._lock:
+            if not self.script:
+                return None
+            step = self.script[0]
+            if isinstance(step, str):
+                self.script.pop(0)
+                return step
+            matches = [name for name in offered if step.name_contains in name]
+            if len(matches) > 1:
+                raise ScriptError(f"{step} matches several offered tools: {matches}")
+            if matches:
+                self.script.pop(0)
+                return self._issue(request, matches[0], step.arguments, step)
+            deferred = [name for name in self.deferred_tools(request) if step.name_contains in name]
+            if len(deferred) > 1:
+                raise ScriptError(f"{step} matches several deferred tools: {deferred}")
+            loader = self.load_deferred(deferred[0]) if deferred else None
+            if loader is None or loader[0] not in offered:
+                return None
+            if any(c.step is None and c.name == loader[0] and c.arguments == loader[1] for c in self.calls):
+                raise ScriptError(f"{deferred[0]} is still not offered after {loader[0]} {loader[1]}")
+            return self._issue(request, loader[0], loader[1], None)
+
+    def _issue(self, request: StubRequest, name: str, arguments: dict[str, Any], step: ToolCall | None) -> IssuedCall:
+        # Called with the lock held.
+        index = next(i for i, r in enumerate(self._requests) if r is request)
+        call = IssuedCall(name, dict(arguments), f"{self.call_id_prefix}{len(self.calls) + 1:04d}", index, step)
+        self.calls.append(call)
+        return call
 
     # --- lifecycle ------------------------------------------------------------------
 

@@ -5,6 +5,8 @@
   "application/json"`` and a schema; they get an object that fits the schema.
 - ``POST /v1beta/models/<model>:streamGenerateContent?alt=sse``: the same candidate as one SSE
   chunk with ``finishReason: "STOP"``.
+- A scripted :class:`~tests.stubs.base.ToolCall` step is answered with one ``functionCall`` part
+  (``name``, ``args``, ``id``) in place of the text.
 - ``POST /v1beta/models/<model>:countTokens``: an estimate.
 
 Every other path gets a 404.
@@ -16,6 +18,7 @@ import json
 from typing import Any
 
 from tests.stubs.base import (
+    IssuedCall,
     Response,
     StubRequest,
     StubServer,
@@ -48,6 +51,23 @@ def text_of(request: StubRequest) -> str:
     return "\n".join(flatten_text([body.get("systemInstruction", {}), body.get("contents", [])]))
 
 
+def tool_results(request: StubRequest) -> dict[str, str]:
+    """The text of every ``functionResponse`` part in the request, by its ``id`` (and by its
+    ``name``, for a host that sends no id)."""
+    body = request.body if isinstance(request.body, dict) else {}
+    found: dict[str, str] = {}
+    for content in body.get("contents", []):
+        parts = content.get("parts") if isinstance(content, dict) else None
+        for part in parts if isinstance(parts, list) else []:
+            response = part.get("functionResponse") if isinstance(part, dict) else None
+            if isinstance(response, dict):
+                text = "\n".join(flatten_text(response.get("response", {})))
+                for key in (response.get("name"), response.get("id")):
+                    if isinstance(key, str):
+                        found[key] = text
+    return found
+
+
 def fill_schema(schema: Any) -> Any:
     """A small value that validates against ``schema`` (OpenAPI-style upper-case types too)."""
     if not isinstance(schema, dict):
@@ -75,6 +95,18 @@ class GeminiStub(StubServer):
     ``stub.url``."""
 
     text_of = staticmethod(text_of)
+    tool_results = staticmethod(tool_results)
+
+    def offered_tools(self, request: StubRequest) -> list[str]:
+        body = request.body if isinstance(request.body, dict) else {}
+        tools = body.get("tools") if self.is_model_request(request) else None
+        return [
+            d["name"]
+            for t in tools or []
+            if isinstance(t, dict)
+            for d in t.get("functionDeclarations") or []
+            if isinstance(d, dict) and isinstance(d.get("name"), str)
+        ]
 
     def is_model_request(self, request: StubRequest) -> bool:
         return request.method == "POST" and method_of(request) in (GENERATE, STREAM)
@@ -93,15 +125,21 @@ class GeminiStub(StubServer):
             return not_found(request)
         body = request.body if isinstance(request.body, dict) else {}
         config = body.get("generationConfig") or {}
+        step = None
         if config.get("responseMimeType") == "application/json":
             schema = config.get("responseJsonSchema") or config.get("responseSchema") or {}
             text = json.dumps(fill_schema(schema))
         else:
-            text = self.reply_text(request)
+            step = self.next_step(request)
+            text = step if isinstance(step, str) else self.reply_text(request)
+        part: dict[str, Any] = {"text": text}
+        if isinstance(step, IssuedCall):
+            part = {"functionCall": {"name": step.name, "args": step.arguments, "id": step.call_id}}
+            text = json.dumps(step.arguments)
         prompt_tokens, reply_tokens = estimate_tokens(text_of(request)), estimate_tokens(text)
         chunk = {
             "candidates": [
-                {"content": {"role": "model", "parts": [{"text": text}]}, "finishReason": "STOP", "index": 0}
+                {"content": {"role": "model", "parts": [part]}, "finishReason": "STOP", "index": 0}
             ],
             "usageMetadata": {
                 "promptTokenCount": prompt_tokens,
