@@ -1,7 +1,8 @@
-"""Small file-system primitives shared by the store: atomic writes and text checks."""
+"""Small file-system primitives: atomic writes, text checks, and appending JSON lines to logs."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 from pathlib import Path
@@ -149,3 +150,15 @@ def special_kind(mode: int) -> str | None:
     if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
         return "device"
     return "special file"
+
+
+def append_jsonl(path: Path, record: dict) -> None:
+    """Append ``record`` as one JSON line, in one ``write`` on a file opened ``O_APPEND``, so lines
+    of parallel processes never interleave. For logs: a failure to write is the caller's to ignore."""
+    line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, line.encode("utf-8", "surrogateescape"))
+    finally:
+        os.close(fd)

@@ -14,9 +14,9 @@ import typer
 
 from ov import __version__
 from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
+from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import error, plain
 from ov.cli.runtime import OvCommand, OvGroup, wants_json
-from ov.cli.docgen import COMPLETE_VAR
 from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, disk_full
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ov.hosts.host import Host, HookInput, HookInputError, _json
+from ov.hosts.host import HookInput, HookInputError, Host, _json
 from ov.hosts.transcript import clean_blocks, jsonl_from, line_id
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ov.hosts.host import Host, HookInput
+from ov.hosts.host import HookInput, Host
 from ov.hosts.transcript import bound, strip_injected
 
 

@@ -25,20 +25,16 @@ def log_path(home_root: Path) -> Path:
 
 def append(home_root: Path, record: dict) -> None:
     """Append ``record`` (plus the time) to the log; a failure to log is never an error of the hook."""
+    from ov.files import append_jsonl
+
     path = log_path(home_root)
-    line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, sort_keys=True, default=str) + "\n"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             if path.stat().st_size > MAX_BYTES:
                 os.replace(path, path.with_name(LOG_NAME + ".1"))
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(fd, line.encode("utf-8", "surrogateescape"))
-        finally:
-            os.close(fd)
+        append_jsonl(path, {"ts": round(time.time(), 3), **record})
     except OSError:
         pass  # a read-only or full home: the hook still answers
 

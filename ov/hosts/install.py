@@ -184,19 +184,7 @@ def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
     after = doc.text().encode("utf-8")
     if before is None and not after.endswith(b"\n"):
         after += b"\n"
-    new_receipt = {
-        "host": spec_.host,
-        "scope": spec_.scope,
-        "file": str(spec_.path),
-        "created_file": receipt.get("created_file", False) if before is not None else True,
-        "created": _unique(created),
-        "command": command,
-        "events": [event for _native, event, _t in spec_.events],
-        "created_dirs": receipt.get("created_dirs", []),
-        "installed_at": receipt.get("installed_at") or _now(),
-        "updated_at": _now(),
-    }
-    return Change(spec_, before, after, new_receipt)
+    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command, events=[e for _n, e, _t in spec_.events]))
 
 
 def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
@@ -373,19 +361,7 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
         after = doc.text().encode("utf-8")
         if before is None and not after.endswith(b"\n"):
             after += b"\n"
-    new_receipt = {
-        "host": spec_.host,
-        "scope": spec_.scope,
-        "kind": "mcp",
-        "file": str(spec_.path),
-        "created_file": receipt.get("created_file", False) if before is not None else True,
-        "created": _unique(created),
-        "command": command,
-        "created_dirs": receipt.get("created_dirs", []),
-        "installed_at": receipt.get("installed_at") or _now(),
-        "updated_at": _now(),
-    }
-    return Change(spec_, before, after, new_receipt)
+    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command))
 
 
 def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
@@ -549,19 +525,7 @@ def _plan_plugin(spec_: Spec, before: bytes | None, command: list[str], receipt:
             hint="move it aside (ov never overwrites a file it did not write), then run the command again",
         )
     after = plugin_source(command).encode("utf-8")
-    new_receipt = {
-        "host": spec_.host,
-        "scope": spec_.scope,
-        "file": str(spec_.path),
-        "created_file": True,
-        "created": [],
-        "command": command,
-        "events": ["session-start", "prompt-submit", "stop", "pre-compact"],
-        "created_dirs": receipt.get("created_dirs", []),
-        "installed_at": receipt.get("installed_at") or _now(),
-        "updated_at": _now(),
-    }
-    return Change(spec_, before, after, new_receipt)
+    return Change(spec_, before, after, _receipt(spec_, receipt, True, [], command, events=["session-start", "prompt-submit", "stop", "pre-compact"]))
 
 
 def _parse(spec_: Spec, data: bytes | None):
@@ -608,6 +572,23 @@ def _unique(paths: list[list[str]]) -> list[list[str]]:
             seen.add(tuple(p))
             out.append(p)
     return out
+
+
+def _receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]], command: list[str], **extra) -> dict:
+    """The receipt of an install: what ov wrote where, and what it created (kept from ``old``)."""
+    return {
+        "host": spec_.host,
+        "scope": spec_.scope,
+        "kind": spec_.kind,
+        "file": str(spec_.path),
+        "created_file": True if new_file else old.get("created_file", False),
+        "created": _unique(created),
+        "command": command,
+        **extra,
+        "created_dirs": old.get("created_dirs", []),
+        "installed_at": old.get("installed_at") or _now(),
+        "updated_at": _now(),
+    }
 
 
 def _missing_parents(path: Path) -> list[Path]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from ov.hosts.host import Host, HookInput, _json
+from ov.hosts.host import HookInput, Host, _json
 from ov.hosts.transcript import bound, strip_injected
 
 PLUGIN_FILE = "ov-memory.js"

@@ -157,16 +157,10 @@ class Server:
     def _log(self, record: dict, started: float) -> None:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)
         try:
+            from ov.files import append_jsonl
             from ov.home import Home
 
-            path = Home.from_env(self.environ).root / "logs" / "mcp.jsonl"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, default=str) + "\n"
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, line.encode("utf-8", "surrogateescape"))
-            finally:
-                os.close(fd)
+            append_jsonl(log_path(Home.from_env(self.environ).root), {"ts": round(time.time(), 3), **record})
         except OSError:
             pass  # a log that cannot be written never fails a call
 

@@ -297,8 +297,8 @@ def _session_commit(store, args: _Args) -> str:
 
 
 def _health(store, args: _Args) -> str:
-    from ov.health.doctor import diagnose
     from ov.config import LoadedConfig
+    from ov.health.doctor import diagnose
 
     checks = diagnose(LoadedConfig(store.config, store.home.config_path, store.home.config_path.exists()), store, probe=False)
     return "\n".join(f"{c.status:4} {c.name}: {c.detail}" for c in checks)
