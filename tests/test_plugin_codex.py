@@ -125,5 +125,9 @@ def test_codex_installs_the_package_lists_its_skill_and_calls_ovs_tools(codex_ho
     result = stub.tool_result(calls[0])
     assert result is not None and "tabs" in result.lower(), result  # ov's answer reached the model
     assert not stub.script and not stub.errors
-    # Offline: Codex's curated-marketplace sync was served by the local stand-in.
-    assert (host.codex_home / ".tmp" / "plugins.sha").read_text().strip() == curated_head
+    # Offline: Codex's curated-marketplace sync, when it got as far as recording what it synced
+    # (it runs beside the turn and may not finish before `codex exec` does), was served by the
+    # local stand-in, not GitHub.
+    synced = host.codex_home / ".tmp" / "plugins.sha"
+    if synced.exists():
+        assert synced.read_text().strip() == curated_head
