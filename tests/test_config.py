@@ -54,6 +54,7 @@ DEFAULTS = {
     "hooks": {
         "session_start_budget": 1500,
         "prompt_budget": 1000,
+        "prompt_min_score": 0.5,
         "max_chars": 9000,
         "tool_output_chars": 2000,
         "workspace_peer": True,

@@ -458,3 +458,16 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
     assert records[-2]["outcome"] == "injected" and records[-2]["session"] == "cc-s-log"
     shown = ov("hooks", "log", "--host", "claude", "-n", "1")
     assert shown.exit_code == 0 and "prompt-submit" in shown.stdout and "skipped: trivial prompt" in shown.stdout
+
+
+def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov_home):
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch with make ship.\n").exit_code == 0
+    assert ov("write", "viking://resources/ops/oncall.md", "--content", "# On call\n\nThe on-call rota changes every Monday.\n").exit_code == 0
+    unrelated = _stdin("claude", cwd=str(project), prompt="write a short poem about the branch of an old tree in autumn")
+    assert _hook("claude", "prompt-submit", unrelated) == ""
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    related = _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")
+    assert "make ship" in _context("claude", _hook("claude", "prompt-submit", related))
+    # The cut-off is what keeps the poem request quiet: without it, the loose match is injected.
+    assert ov("config", "set", "hooks.prompt_min_score", "0").exit_code == 0
+    assert "deploy.md" in _context("claude", _hook("claude", "prompt-submit", unrelated))

@@ -169,7 +169,9 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
     if recall.is_trivial(hook.prompt):
         record["outcome"] = "skipped: trivial prompt"
         return None
-    block = recall.prompt(store, hook.prompt or "", session_id=session, budget=hooks.prompt_budget, max_chars=hooks.max_chars)
+    block = recall.prompt(
+        store, hook.prompt or "", session_id=session, budget=hooks.prompt_budget, max_chars=hooks.max_chars, min_score=hooks.prompt_min_score
+    )
     _record_block(record, block)
     return block.text
 

@@ -67,6 +67,7 @@ class SearchOptions:
     limit: int = 10
     types: tuple[str, ...] | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
+    min_score: float | None = None  # no results at all when the best one scores below this
 
 
 @dataclass
@@ -96,7 +97,10 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
     opened = (indices or Indices(store)).open()
-    hits = attach_snippets(opened, query, retrieve(store, opened, plan, options, exclude=exclude))
+    hits = retrieve(store, opened, plan, options, exclude=exclude)
+    if options.min_score and (not hits or max(h.score for h in hits) < options.min_score):
+        hits = []  # nothing in the store answers this query well enough to be worth reading
+    hits = attach_snippets(opened, query, hits)
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
