@@ -257,6 +257,17 @@ def test_mcp_registration_keeps_everything_else_and_uninstall_gives_it_back(ov, 
     assert _tree(user_home) == before
 
 
+def test_the_identity_the_install_ran_with_goes_with_the_server(ov, user_home, monkeypatch):
+    monkeypatch.setenv("OV_USER", "dana")
+    assert ov("install", "mcp", "--host", "codex", "--host", "cursor", "--yes").exit_code == 0
+    import tomllib
+
+    codex = tomllib.loads((user_home / ".codex" / "config.toml").read_text())["mcp_servers"]["ov"]
+    cursor = json.loads((user_home / ".cursor" / "mcp.json").read_text())["mcpServers"]["ov"]
+    assert codex["env"] == cursor["env"] == {"OV_HOME": os.environ["OV_HOME"], "OV_USER": "dana"}
+    assert ov("uninstall", "mcp").exit_code == 0
+
+
 def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
     from ov.hosts import jsonc
 

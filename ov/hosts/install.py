@@ -318,13 +318,20 @@ def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
     raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
 
 
+# What says which store and identity ov acts for, when it comes from the environment.
+SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
+
+
 def server_env(env=None) -> dict[str, str]:
-    """What the registered server must be told: the ov home the install used, when it is not the
-    default. Hosts start MCP servers with an environment of their own (Codex passes a handful of
-    variables), so an ``OV_HOME`` from the user's shell would not reach the server, and its tools
-    would act on another store than the hooks."""
+    """What the registered server must be told: the ov home and identity the install ran with,
+    where they came from the environment. Hosts start MCP servers with an environment of their
+    own (Codex passes a handful of variables), so these would not reach the server, and its
+    tools would act on another store, or as another user, than the hooks."""
     env = os.environ if env is None else env
-    return {"OV_HOME": str(Path(env["OV_HOME"]).expanduser().absolute())} if env.get("OV_HOME") else {}
+    out = {name: env[name] for name in SERVER_ENV if env.get(name)}
+    if "OV_HOME" in out:
+        out["OV_HOME"] = str(Path(out["OV_HOME"]).expanduser().absolute())
+    return out
 
 
 def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[str, str] | None = None) -> tuple[tuple[str, ...], dict]:
