@@ -471,3 +471,14 @@ def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov
     # The cut-off is what keeps the poem request quiet: without it, the loose match is injected.
     assert ov("config", "set", "hooks.prompt_min_score", "0").exit_code == 0
     assert "deploy.md" in _context("claude", _hook("claude", "prompt-submit", unrelated))
+
+
+def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, project):
+    assert ov("session", "add", "cc-s-res", "--text", "We are migrating the billing service to Postgres.").exit_code == 0
+    assert ov("commit", "cc-s-res").exit_code == 0
+    fresh = _context("claude", _hook("claude", "session-start", _stdin("claude", "s-res", cwd=str(project), source="startup")))
+    assert "last-session" not in fresh
+    for source in ("resume", "compact"):
+        text = _context("claude", _hook("claude", "session-start", _stdin("claude", "s-res", cwd=str(project), source=source)))
+        assert 'uri="viking://user/default/sessions/cc-s-res/history/archive_001/.overview.md" type="last-session"' in text
+        assert "billing service to Postgres" in text

@@ -24,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from ov.hosts.install import Spec, installed_entries
+from ov.hosts.install import Spec
 
 # Codex names events in trust keys in snake case.
 _CODEX_EVENTS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop", "PreCompact": "pre_compact", "SessionEnd": "session_end"}
@@ -137,10 +137,6 @@ def _position(spec: Spec, key: object) -> tuple[str, int, int] | None:
         return event, int(group), int(handler)
     except (OSError, ValueError):
         return None
-
-
-def entries_present(spec: Spec) -> bool:
-    return bool(installed_entries(spec))
 
 
 class _JsonRpc:

@@ -114,34 +114,47 @@ def hook_command(command: list[str], host: str, event: str) -> str:
 # --- where each host keeps its hooks ---------------------------------------------------------
 
 
-def spec(host: str, scope: str, project: Path, env=None) -> Spec:
+# Seconds (Gemini: milliseconds) each host gives ov's hook, by ov's event; an event a host is not
+# wired for is absent. Codex clamps SessionEnd to 3 s (the hook only starts the commit job). Gemini
+# gets no pre-compact: its PreCompress fires on ordinary turns, so it says nothing about compaction.
+_TIMEOUTS = {
+    "claude": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 10},
+    "codex": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 3},
+    "gemini": {"session-start": 30000, "prompt-submit": 10000, "stop": 10000, "session-end": 10000},
+    "cursor": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 10},
+}
+
+
+def config_dir(host: str, scope: str, project: Path, env=None) -> Path:
+    """The host's own config folder: in HOME (or where its variable points) or in the project."""
     env = os.environ if env is None else env
     home = Path(env.get("HOME") or Path.home())
-    if host == "claude":
-        root = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") and scope == "user" else (home / ".claude" if scope == "user" else project / ".claude")
-        events = (("SessionStart", "session-start", 30), ("UserPromptSubmit", "prompt-submit", 10), ("Stop", "stop", 10), ("PreCompact", "pre-compact", 30), ("SessionEnd", "session-end", 10))
-        return Spec(host, scope, root / "settings.json", "nested", events)
-    if host == "codex":
-        root = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") and scope == "user" else (home / ".codex" if scope == "user" else project / ".codex")
-        # Codex clamps SessionEnd to 3 s; its hook only starts the commit job.
-        events = (("SessionStart", "session-start", 30), ("UserPromptSubmit", "prompt-submit", 10), ("Stop", "stop", 10), ("PreCompact", "pre-compact", 30), ("SessionEnd", "session-end", 3))
-        return Spec(host, scope, root / "hooks.json", "nested", events)
-    if host == "gemini":
-        root = home / ".gemini" if scope == "user" else project / ".gemini"
-        # No PreCompress: Gemini fires it on ordinary turns, so it says nothing about compaction.
-        events = (("SessionStart", "session-start", 30000), ("BeforeAgent", "prompt-submit", 10000), ("AfterAgent", "stop", 10000), ("SessionEnd", "session-end", 10000))
-        return Spec(host, scope, root / "settings.json", "nested", events, comments=True, named=True)
-    if host == "cursor":
-        root = home / ".cursor" if scope == "user" else project / ".cursor"
-        events = (("sessionStart", "session-start", 30), ("beforeSubmitPrompt", "prompt-submit", 10), ("stop", "stop", 10), ("preCompact", "pre-compact", 30), ("sessionEnd", "session-end", 10))
-        return Spec(host, scope, root / "hooks.json", "flat", events)
+    if host not in HOSTS:
+        raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+    if scope == "project":
+        return project / f".{host}"
+    override = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}.get(host)
+    if override and env.get(override):
+        return Path(env[override])
+    if host == "opencode":
+        return (Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config") / "opencode"
+    return home / f".{host}"
+
+
+def spec(host: str, scope: str, project: Path, env=None) -> Spec:
+    from ov.hosts.host import load
+
+    root = config_dir(host, scope, project, env)
     if host == "opencode":
         from ov.hosts.opencode import PLUGIN_FILE
 
-        config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
-        root = config / "opencode" / "plugins" if scope == "user" else project / ".opencode" / "plugins"
-        return Spec(host, scope, root / PLUGIN_FILE, "plugin")
-    raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+        return Spec(host, scope, root / "plugins" / PLUGIN_FILE, "plugin")
+    native = load(host).native_event
+    events = tuple((native(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    if host == "cursor":
+        return Spec(host, scope, root / "hooks.json", "flat", events)
+    name = "hooks.json" if host == "codex" else "settings.json"
+    return Spec(host, scope, root / name, "nested", events, comments=host == "gemini", named=host == "gemini")
 
 
 def detect(env=None) -> list[str]:
@@ -149,16 +162,13 @@ def detect(env=None) -> list[str]:
     import shutil
 
     env = os.environ if env is None else env
-    home = Path(env.get("HOME") or Path.home())
-    signs = {
-        "claude": (("claude",), home / ".claude"),
-        "codex": (("codex",), Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"),
-        "gemini": (("gemini",), home / ".gemini"),
-        "cursor": (("cursor", "cursor-agent"), home / ".cursor"),
-        "opencode": (("opencode",), (Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config") / "opencode"),
-    }
+    programs = {"cursor": ("cursor", "cursor-agent")}
     path = env.get("PATH")
-    return [host for host, (programs, folder) in signs.items() if folder.is_dir() or any(shutil.which(p, path=path) for p in programs)]
+    return [
+        host
+        for host in HOSTS
+        if config_dir(host, "user", Path(), env).is_dir() or any(shutil.which(p, path=path) for p in programs.get(host, (host,)))
+    ]
 
 
 # --- planning ----------------------------------------------------------------------------------
@@ -251,18 +261,6 @@ def apply(change: Change, receipts_dir: Path) -> None:
         atomic_write(receipt_path, (json.dumps(change.receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
 
 
-def receipts(receipts_dir: Path) -> list[dict]:
-    out = []
-    for path in sorted(receipts_dir.glob("*.json")) if receipts_dir.is_dir() else []:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(data, dict):
-            out.append(data)
-    return out
-
-
 def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     """ov's commands in the host's file, by the host's event name (empty when none or unreadable)."""
     before = _read(spec_.path)
@@ -297,25 +295,18 @@ MCP_NAME = "ov"
 def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
     """Where ``host`` registers MCP servers (``ov install mcp``)."""
     env = os.environ if env is None else env
-    home = Path(env.get("HOME") or Path.home())
+    root = config_dir(host, scope, project, env)
     if host == "claude":
-        path = home / ".claude.json" if scope == "user" else project / ".mcp.json"
+        path = Path(env.get("HOME") or Path.home()) / ".claude.json" if scope == "user" else project / ".mcp.json"
         return Spec(host, scope, path, "mcp-json", kind="mcp")
     if host == "codex":
-        root = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") and scope == "user" else (home / ".codex" if scope == "user" else project / ".codex")
         return Spec(host, scope, root / "config.toml", "mcp-toml", kind="mcp")
-    if host == "gemini":
-        root = home / ".gemini" if scope == "user" else project / ".gemini"
-        return Spec(host, scope, root / "settings.json", "mcp-json", comments=True, kind="mcp")
-    if host == "cursor":
-        root = home / ".cursor" if scope == "user" else project / ".cursor"
-        return Spec(host, scope, root / "mcp.json", "mcp-json", kind="mcp")
     if host == "opencode":
-        config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
-        folder = config / "opencode" if scope == "user" else project
+        folder = root if scope == "user" else project  # a project's opencode.json sits at its root
         name = "opencode.jsonc" if (folder / "opencode.jsonc").exists() and not (folder / "opencode.json").exists() else "opencode.json"
         return Spec(host, scope, folder / name, "mcp-json", comments=True, kind="mcp")
-    raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+    name = "settings.json" if host == "gemini" else "mcp.json"
+    return Spec(host, scope, root / name, "mcp-json", comments=host == "gemini", kind="mcp")
 
 
 # What says which store and identity ov acts for, when it comes from the environment.

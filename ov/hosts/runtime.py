@@ -34,7 +34,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from ov.hosts import hooklog
@@ -205,16 +205,7 @@ def _job(store, kind: str, hook, session: str, *, event: str) -> dict:
     }
     if hook is not None:
         job["host"] = hook.host
-        job["hook"] = {
-            "host": hook.host,
-            "event": hook.event,
-            "session_id": hook.session_id,
-            "cwd": hook.cwd,
-            "transcript_path": hook.transcript_path,
-            "prompt": hook.prompt,
-            "source": hook.source,
-            "payload": hook.payload,
-        }
+        job["hook"] = asdict(hook)  # the worker rebuilds it with HookInput(**job["hook"])
     return job
 
 

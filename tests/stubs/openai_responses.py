@@ -101,20 +101,7 @@ class ResponsesStub(StubServer):
             "status": "completed",
             "content": [{"type": "output_text", "text": text, "annotations": []}],
         }
-        completed = {
-            "id": response_id,
-            "object": "response",
-            "status": "completed",
-            "model": model,
-            "output": [item],
-            "usage": {
-                "input_tokens": input_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": input_tokens + output_tokens,
-            },
-        }
+        completed = _completed(response_id, model, item, input_tokens, output_tokens)
         if not body.get("stream"):
             return json_response(completed)
         started = {"id": response_id, "object": "response", "status": "in_progress", "model": model, "output": []}
@@ -149,20 +136,7 @@ class ResponsesStub(StubServer):
             item["namespace"] = namespace
         item.update(arguments=arguments, status="completed")
         input_tokens, output_tokens = estimate_tokens(text_of(request)), estimate_tokens(arguments)
-        completed = {
-            "id": response_id,
-            "object": "response",
-            "status": "completed",
-            "model": body.get("model", "gpt-stub"),
-            "output": [item],
-            "usage": {
-                "input_tokens": input_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": output_tokens,
-                "output_tokens_details": {"reasoning_tokens": 0},
-                "total_tokens": input_tokens + output_tokens,
-            },
-        }
+        completed = _completed(response_id, body.get("model", "gpt-stub"), item, input_tokens, output_tokens)
         if not body.get("stream"):
             return json_response(completed)
         started = {"id": response_id, "object": "response", "status": "in_progress", "model": completed["model"], "output": []}
@@ -180,3 +154,21 @@ class ResponsesStub(StubServer):
                 ("response.completed", {"type": "response.completed", "response": completed}),
             ]
         )
+
+
+def _completed(response_id: str, model: str, item: dict, input_tokens: int, output_tokens: int) -> dict:
+    """The finished response holding ``item``, as ``response.completed`` and a JSON answer carry it."""
+    return {
+        "id": response_id,
+        "object": "response",
+        "status": "completed",
+        "model": model,
+        "output": [item],
+        "usage": {
+            "input_tokens": input_tokens,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": output_tokens,
+            "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": input_tokens + output_tokens,
+        },
+    }
