@@ -507,11 +507,12 @@ def config_with(config, assignments: Sequence[tuple[str, str]] | dict[str, str])
 
 def embedder_assignments(spec: str | None) -> list[tuple[str, str]]:
     """``--embedder`` as config assignments: ``auto`` (leave the config), ``none``, ``hash``,
-    ``model2vec:PATH``, ``sentence-transformers:PATH``, ``litellm:MODEL``."""
+    ``builtin`` (the model in ov's wheel), ``minilm`` (the extra), ``model2vec:PATH``,
+    ``sentence-transformers:PATH``, ``litellm:MODEL``."""
     if not spec or spec == "auto":
         return []
     provider, _, model = spec.partition(":")
-    if provider not in ("none", "hash", "model2vec", "sentence-transformers", "litellm"):
+    if provider not in ("none", "hash", "builtin", "minilm", "model2vec", "sentence-transformers", "litellm"):
         raise ValueError(f"unknown embedder {spec!r}")
     out = [("embedding.provider", provider)]
     if model:

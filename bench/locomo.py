@@ -329,6 +329,11 @@ def run_bm25(samples: list[dict], stats: dict, questions: list[dict], depth: int
 # --- metrics ------------------------------------------------------------------------------
 
 
+# Conversations held back from tuning (``--holdout``): each figure is also reported on the
+# others ("tune") and on these ("held"), so a weight that only fits the tuning conversations shows.
+HOLDOUT: set[str] = set()
+
+
 def metrics(questions: list[dict], outputs: list[dict], session_key: str = "session_rank") -> dict:
     def block(rows):
         turn = common.hit_rates([o["turn_rank"] for o in rows], TURN_KS)
@@ -336,6 +341,10 @@ def metrics(questions: list[dict], outputs: list[dict], session_key: str = "sess
         return {"turn": turn, "session": common.hit_rates([o[session_key] for o in rows], SESSION_KS)}
 
     out = {"all": block(outputs), "by_category": {}, "by_conversation": {}}
+    held = [o for q, o in zip(questions, outputs) if q["sample_id"] in HOLDOUT]
+    tune = [o for q, o in zip(questions, outputs) if q["sample_id"] not in HOLDOUT]
+    if held and tune:
+        out["tune"], out["held"] = block(tune), block(held)
     for cat, name in CATEGORIES.items():
         rows = [o for q, o in zip(questions, outputs) if q["category"] == cat]
         if rows:
@@ -372,8 +381,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check-limit", type=int, default=20, help="questions also asked with limit 10 to check the top 10 is unchanged")
     parser.add_argument("--levels", default=None, help="FindOptions.levels, e.g. 2 (messages only, no session summaries); default all")
     parser.add_argument("--no-baseline", action="store_true", help="skip the BM25 baseline")
+    parser.add_argument("--holdout", default="conv-43", help="comma-separated conversations held back from tuning: figures on the rest and on these (default conv-43; '' for none)")
     args = parser.parse_args(argv)
 
+    HOLDOUT.update(x for x in args.holdout.split(",") if x)
     common.preload_retrieval()
     from ov.config import Config
     from ov.index.sync import Indices
@@ -444,7 +455,11 @@ def main(argv: list[str] | None = None) -> int:
                 outputs, _ = run_ov(grid_stores, indices, questions, args.depth, args.lexical_only, levels=levels)
                 m = metrics(questions, outputs)["all"]
                 per = {sid: {"R@10": b["turn"]["R@10"], "MRR": b["turn"]["MRR"]} for sid, b in metrics(questions, outputs)["by_conversation"].items()}
-                grid_rows.append({"values": combo, "turn": m["turn"], "session": m["session"], "turn_by_conversation": per})
+                split = metrics(questions, outputs)
+                row_ = {"values": combo, "turn": m["turn"], "session": m["session"], "turn_by_conversation": per}
+                if "held" in split:
+                    row_.update(tune=split["tune"]["turn"], held=split["held"]["turn"])
+                grid_rows.append(row_)
             report.metrics["grid"] = grid_rows
 
         bm25_out = None
@@ -462,6 +477,9 @@ def main(argv: list[str] | None = None) -> int:
         return [name, *[m[level].get(key, float("nan")) for level, key in columns]]
 
     rows.append(row(label, ov_metrics["all"]))
+    if "held" in ov_metrics:
+        rows.append(row("  tuning conversations", ov_metrics["tune"]))
+        rows.append(row(f"  held back ({','.join(sorted(HOLDOUT))})", ov_metrics["held"]))
     if bm25_out is not None:
         rows.append(row("BM25 en_stem, turn text (same run)", report.metrics["bm25_text"]["all"]))
         rows.append(row("BM25 en_stem, 'speaker: text' (same run)", report.metrics["bm25_speaker_text"]["all"]))
@@ -481,10 +499,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if grid_rows:
         keys = list(grid_rows[0]["values"])
-        grid_table = [[*(g["values"][k] for k in keys), g["turn"]["R@1"], g["turn"]["R@5"], g["turn"]["R@10"], g["turn"]["MRR"], g["session"]["R@1"], g["session"]["MRR"]] for g in grid_rows]
-        grid_table.sort(key=lambda r: (-r[-3], -r[-4]))
-        common.print_table([*keys, "turn R@1", "R@5", "R@10", "MRR", "sess R@1", "sess MRR"], grid_table, title="Grid (sorted by turn MRR)", digits=3)
-        best = max(grid_rows, key=lambda g: (g["turn"]["MRR"], g["turn"]["R@10"]))
+        nan = {"R@10": float("nan"), "MRR": float("nan")}
+        grid_table = [
+            [*(g["values"][k] for k in keys), g["turn"]["R@1"], g["turn"]["R@5"], g["turn"]["R@10"], g["turn"]["MRR"], g["session"]["R@1"], g["session"]["MRR"],
+             g.get("tune", nan)["R@10"], g.get("tune", nan)["MRR"], g.get("held", nan)["R@10"], g.get("held", nan)["MRR"]]
+            for g in grid_rows
+        ]
+        grid_table.sort(key=lambda r: (-r[-3], -r[-4]) if "held" in grid_rows[0] else (-r[-7], -r[-8]))
+        common.print_table([*keys, "turn R@1", "R@5", "R@10", "MRR", "sess R@1", "sess MRR", "tune R@10", "tune MRR", "held R@10", "held MRR"], grid_table, title="Grid (sorted by turn MRR on the tuning conversations)", digits=3)
+        best = max(grid_rows, key=lambda g: (g.get("tune", g["turn"])["MRR"], g.get("tune", g["turn"])["R@10"]))
         report.metrics["grid_best"] = best
         print(f"best by turn MRR: {best['values']} -> R@10 {best['turn']['R@10']:.3f}, MRR {best['turn']['MRR']:.3f}")
 

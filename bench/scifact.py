@@ -43,6 +43,8 @@ import common
 REFERENCE_NDCG10 = 0.702
 LIMIT = 100
 KEPT_HITS = 20
+# Keys that change only the fusion with the vectors: a lexical-only ranking ignores them.
+VECTOR_ONLY_KEYS = ("vector_weight", "memory_vector_weight", "session_vector_weight", "fusion")
 
 
 def load(data: Path) -> tuple[dict[str, dict], dict[str, str], dict[str, dict[str, float]]]:
@@ -120,6 +122,20 @@ class Bm25:
         return [(self.searcher.doc(a)["id"][0], float(s)) for s, a in self.searcher.search(query, limit).hits]
 
 
+def held_back(qids: list[str], every: int) -> set[str]:
+    """Every ``every``-th query (in id order) is held back from tuning: figures are also given on the rest and on these."""
+    return {q for n, q in enumerate(qids) if every and n % every == every - 1}
+
+
+def split_summary(per: dict[str, dict], held: set[str]) -> dict:
+    """nDCG@10 on the tuning queries and on the held-back ones."""
+    out = {}
+    for name, keep in (("tune", lambda q: q not in held), ("held", lambda q: q in held)):
+        values = [p["ndcg@10"] for q, p in per.items() if keep(q)]
+        out[name] = sum(values) / len(values) if values else float("nan")
+    return out
+
+
 def evaluate(rankings: dict[str, list[str]], qrels: dict[str, dict[str, float]]) -> tuple[dict, dict[str, dict]]:
     per = {}
     for qid, grades in qrels.items():
@@ -172,6 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="sets", action="append", default=[], metavar="SECTION.KEY=VALUE", help="config override (repeatable)")
     parser.add_argument("--grid", action="append", default=[], metavar="retrieval.KEY=V1,V2", help="query-time retrieval.* values to try on the same store (repeatable)")
     parser.add_argument("--no-baseline", action="store_true", help="skip the in-run BM25")
+    parser.add_argument("--holdout-every", type=int, default=5, help="hold back every Nth query from tuning and report both parts (default 5; 0 for none)")
     args = parser.parse_args(argv)
 
     common.preload_retrieval()
@@ -187,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         keep = {d for q in qids for d in qrels[q]} | set(list(corpus)[:1000])
         corpus = {d: doc for d, doc in corpus.items() if d in keep}
         qrels = {q: qrels[q] for q in qids}
+    held = held_back(qids, args.holdout_every)
     notes = []
     embedder = args.embedder
     if embedder.startswith("sentence-transformers") and importlib.util.find_spec("sentence_transformers") is None:
@@ -234,20 +252,22 @@ def main(argv: list[str] | None = None) -> int:
                 rankings, returned, seconds, mode = run_find(store, indices, queries, qids, mapper, lexical_only)
                 summary, per = evaluate(rankings, qrels)
                 latency = common.summarize(seconds)
+                summary.update(split_summary(per, held))
                 report.metrics[label] = {**summary, "find": latency, "mode": mode}
                 report.metrics[f"{label}_questions"] = [
                     {"query_id": q, "query": queries[q], "gold": qrels[q], **per[q], "returned": returned[q]} for q in qids
                 ]
-                rows.append([f"ov find, {label}" + (f" ({opened.embedding.get('provider')})" if label == "hybrid" else ""), summary["nDCG@10"], summary["R@100"], summary["MRR"], f"{latency['p50_ms']:.1f}"])
+                rows.append([f"ov find, {label}" + (f" ({opened.embedding.get('provider')})" if label == "hybrid" else ""), summary["nDCG@10"], summary["tune"], summary["held"], summary["R@100"], summary["MRR"], f"{latency['p50_ms']:.1f}"])
             if args.grid:
                 grid_rows = []
                 for combo, grid_config in grid_configs(config, args.grid):
                     grid_store = common.open_store_as(home, None, grid_config)
                     for label, lexical_only in modes:
-                        if label == "lexical" and not any(k.split(".")[1] not in ("vector_weight",) for k in combo):
+                        if label == "lexical" and not any(k.split(".")[1] not in VECTOR_ONLY_KEYS for k in combo):
                             continue  # vector_weight does not change a lexical-only ranking
                         rankings, _, _, _ = run_find(grid_store, indices, queries, qids, mapper, lexical_only)
-                        summary, _ = evaluate(rankings, qrels)
+                        summary, per = evaluate(rankings, qrels)
+                        summary.update(split_summary(per, held))
                         grid_rows.append({"values": combo, "mode": label, **summary})
                 report.metrics["grid"] = grid_rows
             if mapper.fallbacks:
@@ -259,14 +279,15 @@ def main(argv: list[str] | None = None) -> int:
         bm25 = Bm25(corpus)
         rankings = {q: [d for d, _ in bm25.search(queries[q], LIMIT)] for q in qids}
         summary, per = evaluate(rankings, qrels)
+        summary.update(split_summary(per, held))
         report.metrics["bm25"] = summary
-        rows.append(["BM25 en_stem, title + text (same run)", summary["nDCG@10"], summary["R@100"], summary["MRR"], "-"])
-    rows.append(["BM25 reference (data README)", REFERENCE_NDCG10, float("nan"), float("nan"), "-"])
-    common.print_table(["system", "nDCG@10", "R@100", "MRR", "p50 ms"], rows, title=f"SciFact train, {len(qids)} queries, {len(corpus)} abstracts", digits=3)
+        rows.append(["BM25 en_stem, title + text (same run)", summary["nDCG@10"], summary["tune"], summary["held"], summary["R@100"], summary["MRR"], "-"])
+    rows.append(["BM25 reference (data README)", REFERENCE_NDCG10, float("nan"), float("nan"), float("nan"), float("nan"), "-"])
+    common.print_table(["system", "nDCG@10", "tune", "held", "R@100", "MRR", "p50 ms"], rows, title=f"SciFact train, {len(qids)} queries, {len(corpus)} abstracts", digits=3)
     if report.metrics.get("grid"):
         keys = list(report.metrics["grid"][0]["values"])
-        table = [[*(g["values"][k] for k in keys), g["mode"], g["nDCG@10"], g["R@100"], g["MRR"]] for g in report.metrics["grid"]]
-        common.print_table([*keys, "mode", "nDCG@10", "R@100", "MRR"], sorted(table, key=lambda r: -r[-3]), title="Grid (sorted by nDCG@10)", digits=3)
+        table = [[*(g["values"][k] for k in keys), g["mode"], g["nDCG@10"], g["tune"], g["held"], g["R@100"], g["MRR"]] for g in report.metrics["grid"]]
+        common.print_table([*keys, "mode", "nDCG@10", "tune", "held", "R@100", "MRR"], sorted(table, key=lambda r: -r[-4]), title="Grid (sorted by nDCG@10 on the tuning queries)", digits=3)
     best = max((report.metrics[m]["nDCG@10"] for m in ("lexical", "hybrid") if m in report.metrics), default=float("nan"))
     report.targets.append(common.Target("SciFact nDCG@10 (x100) vs BM25 reference", 100 * best, 100 * REFERENCE_NDCG10, unit="", higher_is_better=True))
     report.notes.extend(notes)

@@ -25,6 +25,9 @@ these candidate signals (the index's analyzer and BM25 via ``LexicalIndex``):
 
 * ``top_score``: the first result's score, as ``search`` returns it today (find's
   fused score, scaled by find's "strength", blended with the directories above);
+* ``top_relevance``: the best result's relevance (``Hit.relevance``: find's score on
+  the scale shared by every type and query, before session messages are scaled for
+  ranking beside distilled content), what the hook's cut-off compares since #14;
 * ``entry_score``: the same score used per entry (what ``--threshold`` does): a
   positive keeps its evidence when an evidence entry scores at least t;
 * ``strength``: find's own strength before its clip at 1: the best BM25 over
@@ -73,9 +76,10 @@ RETAINED_GOAL = 0.90
 NOISE_GOAL = 0.10
 STEPS = 100  # thresholds per signal
 # Signals in [0, 1] by construction are swept 0.00..1.00; the others over 0..their largest value.
-BOUNDED = {"top_score", "entry_score", "coverage_top", "idf_coverage_top", "idf_coverage_best", "entry_idf_coverage", "known_terms"}
+BOUNDED = {"top_score", "top_relevance", "entry_score", "coverage_top", "idf_coverage_top", "idf_coverage_best", "entry_idf_coverage", "known_terms"}
 SIGNALS = (
     "top_score",
+    "top_relevance",
     "entry_score",
     "strength",
     "text_bm25_idf",
@@ -147,6 +151,7 @@ def measure(store, indices, question: str, gold: set[str]) -> dict:
         "terms": list(words),
         "signals": {
             "top_score": result.hits[0].score if result.hits else 0.0,
+            "top_relevance": max((h.relevance for h in result.hits), default=0.0),
             "entry_score": max((r["score"] for r in rows), default=0.0),
             "strength": top_bm25 / idf_total if idf_total else 0.0,
             "text_bm25_idf": text_bm25 / idf_total if idf_total else 0.0,
@@ -274,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", default=None, help="comma-separated sample ids (default: all dev conversations)")
     parser.add_argument("--holdout-every", type=int, default=5, help="every Nth question is held back from the sweep (default 5)")
     parser.add_argument("--plateau", type=float, default=2.0, help="points both rates may move within the plateau (default 2)")
+    parser.add_argument("--embedder", default="auto", help="auto (the default config), none, hash, builtin, model2vec:PATH, ...")
     parser.add_argument("--max-questions", type=int, default=None, help="at most this many questions per conversation (quick runs)")
     args = parser.parse_args(argv)
 
@@ -289,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         samples = [s for s in samples if s["sample_id"] in wanted]
     if len(samples) < 2:
         raise SystemExit("need at least two conversations (negatives are asked on another conversation's store)")
-    config = Config()
+    config = common.config_with(Config(), common.embedder_assignments(args.embedder))
     report = common.Report("silence", params={k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()})
     report.params.update(budget=BUDGET, git=common.git_state(), retained_goal=RETAINED_GOAL, noise_goal=NOISE_GOAL, negative_rotation="conversation i -> i+1")
 

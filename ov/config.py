@@ -154,14 +154,16 @@ class EmbeddingConfig:
     """The embedder that turns text into vectors for `ov find` (see docs/retrieval.md).
 
     ``auto`` uses a model2vec model when one is on disk (``model``, or
-    ``$OV_HOME/models/model2vec``) and lexical retrieval alone otherwise.
+    ``$OV_HOME/models/model2vec``) and lexical retrieval alone otherwise. ``builtin`` is the
+    static model built into ov, ``minilm`` all-MiniLM-L6-v2 from the ``minilm`` extra.
     """
 
     __pydantic_config__ = _STRICT
 
-    provider: Literal["auto", "none", "hash", "model2vec", "sentence-transformers", "litellm"] = "auto"
+    provider: Literal["auto", "none", "builtin", "minilm", "hash", "model2vec", "sentence-transformers", "litellm"] = "auto"
     model: str | None = None
-    """A local model directory (model2vec, sentence-transformers) or a litellm model string."""
+    """A local model directory (model2vec, sentence-transformers) or a litellm model string; not read by
+    ``builtin`` and ``minilm``."""
     api_base: str | None = None
     """Base URL of an OpenAI-compatible embeddings endpoint (litellm only)."""
     api_key_env: str | None = None
@@ -182,11 +184,17 @@ class RetrievalConfig:
 
     language: str = "english"
     """Stemming language of the full-text index (a tantivy stemmer name, or ``none``)."""
-    fusion: Literal["convex", "rrf"] = "convex"
-    """How the full-text and vector rankings combine: scores scaled to their best and added
-    (``convex``), or reciprocal ranks (``rrf``)."""
-    vector_weight: float = 1.0
-    """Weight of the vector ranking against the full-text ranking in the fusion."""
+    fusion: Literal["convex", "minmax", "rrf"] = "convex"
+    """How the full-text and vector rankings combine: each scaled to its best and added
+    (``convex``), each scaled onto 0..1 between its worst and best candidate and added
+    (``minmax``), or reciprocal ranks (``rrf``)."""
+    vector_weight: float | None = None
+    """Weight of the vector ranking against the full-text ranking for resources and skills; unset:
+    the value measured for the embedder in use (docs/retrieval.md, "Fusion")."""
+    memory_vector_weight: float | None = None
+    """The same for memories."""
+    session_vector_weight: float | None = None
+    """The same for session messages (short, chatty texts whose nearest vectors are often noise)."""
     parent_weight: float = 0.2
     """How much of its directory's L0/L1 match a file inherits."""
     conversation_weight: float = 0.5
@@ -216,11 +224,12 @@ class HooksConfig:
     """Tokens of the block injected at session start: profile, preferences, memory index."""
     prompt_budget: Annotated[int, Positive()] = 1000
     """Tokens of the context block injected before a prompt."""
-    prompt_min_score: float = 0.5
-    """Inject nothing before a prompt whose best result scores below this (0 turns the cut-off
-    off). Measured on LoCoMo dev with questions asked of their own and of another conversation's
-    store (docs/benchmarks.md, silence.py): 0.5 keeps 94% of the evidence and lets 5-7% of the
-    unrelated questions through, where no cut-off injects into 95% of them."""
+    prompt_min_score: float = 0.6
+    """Inject nothing before a prompt whose most relevant result is below this (``relevance``, the
+    score on one scale for every type; 0 turns the cut-off off). Measured on LoCoMo dev with
+    questions asked of their own and of another conversation's store (docs/benchmarks.md,
+    silence.py, built-in embedder): 0.6 keeps 94% of the evidence and lets 6-7% of the unrelated
+    questions through, where no cut-off injects into 95% of them."""
     max_chars: Annotated[int, Positive()] = 9000
     """Hard cap on the characters of one injected block (hosts cut context at 10,000)."""
     tool_output_chars: Annotated[int, Positive()] = 2000

@@ -41,7 +41,9 @@ DEFAULTS = {
     "retrieval": {
         "language": "english",
         "fusion": "convex",
-        "vector_weight": 1.0,
+        "vector_weight": None,
+        "memory_vector_weight": None,
+        "session_vector_weight": None,
         "parent_weight": 0.2,
         "conversation_weight": 0.5,
         "context_weight": 0.3,
@@ -54,7 +56,7 @@ DEFAULTS = {
     "hooks": {
         "session_start_budget": 1500,
         "prompt_budget": 1000,
-        "prompt_min_score": 0.5,
+        "prompt_min_score": 0.6,
         "max_chars": 9000,
         "tool_output_chars": 2000,
         "workspace_peer": True,

@@ -20,7 +20,7 @@ from ov.config import EmbeddingConfig
 from ov.home import Home
 from ov.index.embedders.base import EmbeddingError, Fingerprint
 from ov.index.embedders.hashing import HASH_MODEL
-from ov.index.embedders.registry import Resolution, default_model_dir, resolve
+from ov.index.embedders.registry import Resolution, WarmEmbedders, default_model_dir, resolve
 from ov.llm import usage
 from tests.llm_server import (
     API_KEY,
@@ -60,7 +60,15 @@ def test_provider_none_is_disabled(home):
     resolution = resolve(EmbeddingConfig(provider="none"), home)
     assert resolution.embedder is None and not resolution.available
     assert resolution.reason == "disabled by embedding.provider: none"
-    assert resolution.as_dict() == {"provider": None, "model": None, "dimension": None, "available": False, "reason": resolution.reason}
+    assert resolution.as_dict() == {
+        "provider": None,
+        "model": None,
+        "dimension": None,
+        "available": False,
+        "reason": resolution.reason,
+        "tier": "none",
+        "licence": None,
+    }
 
 
 def test_unknown_provider_is_a_reason_not_an_exception(home):
@@ -68,11 +76,10 @@ def test_unknown_provider_is_a_reason_not_an_exception(home):
     assert resolution.embedder is None and "bogus" in resolution.reason and "model2vec" in resolution.reason
 
 
-def test_auto_with_nothing_on_disk_says_where_to_put_a_model(home):
+def test_auto_with_nothing_on_disk_uses_the_built_in_model(home):
     resolution = resolve(EmbeddingConfig(), home)
-    assert resolution.embedder is None
-    assert str(default_model_dir(home)) in resolution.reason
-    assert "minishlab/potion-base-8M" in resolution.reason and "embedding.provider" in resolution.reason
+    assert resolution.embedder is not None and resolution.embedder.fingerprint.provider == "builtin"
+    assert resolution.tier == "default" and "built-in static model" in resolution.reason
     assert default_model_dir(home) == home.root / "models" / "model2vec"
     assert not default_model_dir(home).exists()  # resolving never creates or downloads anything
 
@@ -93,7 +100,15 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 def test_hash_fingerprint_and_resolution(home):
     resolution = resolve(EmbeddingConfig(provider="hash", dimensions=64), home)
     assert resolution.embedder.fingerprint == Fingerprint("hash", HASH_MODEL, 64)
-    assert resolution.as_dict() == {"provider": "hash", "model": "hash-v1", "dimension": 64, "available": True, "reason": resolution.reason}
+    assert resolution.as_dict() == {
+        "provider": "hash",
+        "model": "hash-v1",
+        "dimension": 64,
+        "available": True,
+        "reason": resolution.reason,
+        "tier": "custom",
+        "licence": None,
+    }
     assert "hash" in resolution.reason
 
 
@@ -226,6 +241,23 @@ def test_model2vec_fingerprint_names_the_directory_and_notices_a_replaced_model(
     assert resolve(config, home).embedder.fingerprint.model != fp.model
 
 
+def test_warm_embedders_keep_one_loaded_model_until_the_config_or_the_model_changes(home, tiny_model):
+    path, _ = tiny_model
+    warm = WarmEmbedders()
+    config = EmbeddingConfig(provider="model2vec", model=str(path))
+    first = resolve(config, home, warm=warm).embedder
+    assert warm.newly_loaded() is None and not first.loaded  # kept, not loaded: nothing has embedded yet
+    first.embed(["cat"])
+    assert warm.newly_loaded() == f"model2vec:{first.model}" and warm.newly_loaded() is None  # said once
+    assert resolve(config, home, warm=warm).embedder is first  # the next call gets the loaded one
+    assert resolve(config, home).embedder is not first  # without `warm`, every resolve is its own
+
+    other = resolve(EmbeddingConfig(provider="model2vec", model=str(path), batch_size=8), home, warm=warm).embedder
+    assert other is not first and warm.current is other  # another config: another embedder replaces it
+    save_tiny_model2vec(path, seed=1, vocab=[*VOCAB, "extra"])  # the model replaced on disk
+    assert resolve(config, home, warm=warm).embedder is not first
+
+
 def test_auto_uses_embedding_model_then_the_default_directory(home, tiny_model, tmp_path):
     path, _ = tiny_model
     chosen = resolve(EmbeddingConfig(model=str(path)), home)
@@ -246,9 +278,10 @@ def test_auto_uses_embedding_model_then_the_default_directory(home, tiny_model, 
 
 
 def test_auto_explains_a_configured_path_that_is_no_model(home, tmp_path):
+    # The model asked for is not there: auto says so, and falls back to the built-in model.
     resolution = resolve(EmbeddingConfig(model=str(tmp_path / "missing")), home)
-    assert resolution.embedder is None
-    assert str(tmp_path / "missing") in resolution.reason and str(default_model_dir(home)) in resolution.reason
+    assert resolution.embedder is not None and resolution.embedder.fingerprint.provider == "builtin"
+    assert resolution.reason.startswith(f"embedding.model: {tmp_path / 'missing'} is not a directory; ")
 
 
 def test_model2vec_relative_model_paths_are_taken_from_ov_home(home):

@@ -36,6 +36,15 @@ def docs(ov):
     return ov
 
 
+
+@pytest.fixture(autouse=True)
+def full_text_only(ov):
+    """These tests pin full-text ranking and the index's upkeep; with the built-in model (the
+    default embedder) scores move a little. Vectors have their own tests here (each sets
+    `embedding.provider`) and in test_builtin_embedder.py."""
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+
+
 # --- find ------------------------------------------------------------------------
 
 
@@ -88,6 +97,7 @@ def test_a_directory_summary_is_found_at_its_level(ov):
         "level": 0,
         "context_type": "resource",
         "score": 1.0,
+        "relevance": 1.0,
         "abstract": "Kubernetes clusters and their upgrades",
         "title": "infra",
     }
@@ -405,6 +415,52 @@ def test_reciprocal_rank_fusion_is_a_choice(ov):
     assert ov("config", "set", "retrieval.fusion", "borda").exit_code == 2
 
 
+def _chat(ov) -> None:
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    for text in ("We should configure authentication before the launch", "The garden needs water", "Lunch at noon?"):
+        assert ov("session", "add", "s1", "--text", text).exit_code == 0
+    write(ov, "viking://resources/auth.md", "Configuring the authentication middleware")
+
+
+def test_a_type_whose_vector_weight_is_0_ranks_exactly_as_without_vectors(ov):
+    _chat(ov)
+    lexical = found(ov, "authenticator configuration", "--type", "session")["sessions"]
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("config", "set", "retrieval.session_vector_weight", "0").exit_code == 0
+    hybrid = found(ov, "authenticator configuration", "--type", "session")
+    assert hybrid["retrieval"]["mode"] == "hybrid"
+    assert [(h["message_id"], h["score"]) for h in hybrid["sessions"]] == [(h["message_id"], h["score"]) for h in lexical]
+    # The resources' weight is their own: the near miss is still found by its vector.
+    assert uris(found(ov, "authenticator configurations", "--type", "resource"))[0] == "viking://resources/auth.md"
+
+
+def test_each_type_has_its_own_vector_weight(ov):
+    _chat(ov)
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("config", "set", "retrieval.vector_weight", "0").exit_code == 0
+    # A misspelt word matches nothing in the full-text index, only the hashing embedder's
+    # trigrams: with the resources' weight at 0 the resource is found by nothing, while
+    # messages still use their vectors.
+    assert found(ov, "authentcation", "--type", "resource")["total"] == 0
+    assert found(ov, "authentcation", "--type", "session")["total"] >= 1
+    assert ov("config", "set", "retrieval.vector_weight", "0.5").exit_code == 0
+    assert uris(found(ov, "authentcation", "--type", "resource")) == ["viking://resources/auth.md"]
+
+
+def test_threshold_compares_relevance_on_one_scale_for_every_type(ov):
+    # Messages are scaled down (retrieval.session_weight) to rank below what was distilled from
+    # them, but how relevant a message is does not depend on what it is ranked beside.
+    _chat(ov)
+    mixed = found(ov, "configure authentication launch")
+    alone = found(ov, "configure authentication launch", "--type", "session")
+    message = next(h for h in mixed["sessions"] if h["snippet"].startswith("We should configure"))
+    same = next(h for h in alone["sessions"] if h["message_id"] == message["message_id"])
+    assert message["score"] == pytest.approx(same["score"] * 0.8, abs=1e-3)
+    between = (message["score"] + same["score"]) / 2
+    kept = found(ov, "configure authentication launch", "--threshold", f"{between:.4f}")
+    assert message["message_id"] in [h["message_id"] for h in kept["sessions"]]
+
+
 def test_equal_chunks_of_one_file_resolve_to_the_first(ov):
     section = "## Same\n\n" + "The rollback plan is written before every release. " * 60 + "\n\n"
     write(ov, "viking://resources/twice.md", section + section)  # two byte-identical chunks: lines 1-3 and 5-7
@@ -441,7 +497,8 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
     vectors = VectorIndex.create(16, 64)
     matrix = np.random.default_rng(1).random((64, 16), dtype=np.float32)
     vectors.add(matrix / np.linalg.norm(matrix, axis=1, keepdims=True), list(range(64)))
-    target = tmp_path / "vectors.bin"
+    (tmp_path / "v").mkdir()
+    target = tmp_path / "v" / "vectors.bin"
     vectors.save(target)
     good = target.read_bytes()
     class ShortWrites:  # hnswlib's index, but its file comes out short
@@ -459,4 +516,4 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
     vectors._index = ShortWrites(vectors._index)
     with pytest.raises((OSError, IndexUnavailable)):
         vectors.save(target)
-    assert target.read_bytes() == good and [p.name for p in tmp_path.iterdir()] == ["vectors.bin"]
+    assert target.read_bytes() == good and [p.name for p in target.parent.iterdir()] == ["vectors.bin"]

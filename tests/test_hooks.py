@@ -165,6 +165,27 @@ def test_prompt_submit_never_asks_a_model_for_the_plan(ov, project, llm_server, 
     assert llm_server.requests == []
 
 
+def test_prompt_submit_never_waits_for_an_embedder_that_loads_slowly(ov, project, ov_home, llm_server):
+    # An embeddings API (like the MiniLM tier, seconds to load) would spend the hook's deadline:
+    # the hook searches the full text of the index as it is and never calls the embedder.
+    from tests.llm_server import make_embedding_config
+
+    config = make_embedding_config(llm_server)
+    for key in ("provider", "model", "api_base"):  # a local server needs no key (and OV_* is scrubbed)
+        assert ov("config", "set", f"embedding.{key}", getattr(config, key)).exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "The cache warms at nine.\n").exit_code == 0
+    built = ov("find", "cache", "--json").json["result"]
+    assert built["retrieval"]["mode"] == "hybrid", (built["retrieval"], built["index"])  # the vectors are built
+    assert ov("write", "viking://resources/b.md", "--content", "Backups run at midnight.\n").exit_code == 0
+    before = len(llm_server.embedding_requests())
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="when does the cache warm?")))
+    assert "The cache warms at nine." in text
+    assert len(llm_server.embedding_requests()) == before
+    # The next command that may wait catches the index up, with the vectors of the new file.
+    assert "viking://resources/b.md" in [h["uri"] for h in ov("find", "backups midnight", "--json").json["result"]["resources"]]
+    assert len(llm_server.embedding_requests()) > before
+
+
 # --- failing open ----------------------------------------------------------------------
 
 

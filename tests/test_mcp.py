@@ -269,3 +269,17 @@ def test_calls_are_logged_off_stdout(ov_home):
     records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
     assert [(r["tool"], r["outcome"]) for r in records] == [("find", "ok"), ("read", "error")]
     assert "does not exist" in records[1]["error"]
+
+
+def test_the_embedder_is_kept_from_one_call_to_the_next(ov, ov_home):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+
+    async def body(client):
+        return [_text(await _call(client, "find", {"query": query})) for query in ("marmalade", "oranges", "jam")]
+
+    answers = _with_client(body)
+    assert answers[0].startswith("viking://resources/jam.md") and answers[1].startswith("viking://resources/jam.md")
+    records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    # The first call brought the embedder in; the others were served by the same one.
+    assert [r.get("loaded") for r in records] == ["hash:hash-v1", None, None]

@@ -354,7 +354,7 @@ P = "preferences"
         ("Please remember I use fish as my shell.", [("profile", {"content": "- Uses fish as my shell"})]),
         ("Remember that I'm allergic to peanuts", [("profile", {"content": "- Is allergic to peanuts"})]),
         ("note that my laptop runs Linux", [("profile", {"content": "- The user's laptop runs Linux"})]),
-        ("Remember that the staging DB is read-only on Fridays.", [("events", {"event": "staging_db", "content": "- The staging DB is read-only on Fridays"})]),
+        ("Remember that the staging DB is read-only on Fridays.", [("entities", {"category": "systems", "name": "staging DB", "content": "# Staging DB\n\n- Is read-only on Fridays"})]),
         ("Keep in mind that the release is tomorrow.", [("events", {"event": "release", "content": "- The release is tomorrow (2026-04-22)"})]),
     ],
 )
@@ -405,7 +405,9 @@ def test_assistant_and_tool_text_is_ignored():
 
 def test_subject_defaults_to_user_and_legacy_content_is_read():
     candidates = extract_explicit([{"id": "x", "role": "user", "content": "I prefer tabs"}], when=WHEN)
-    assert candidates == [Candidate("preferences", {"subject": "user", "topic": "tabs", "content": "- Prefers tabs"}, ["x"])]
+    assert [(c.memory_type, c.fields, c.source_message_ids) for c in candidates] == [
+        ("preferences", {"subject": "user", "topic": "tabs", "content": "- Prefers tabs"}, ["x"])
+    ]
 
 
 def test_relative_dates_use_the_message_time_or_when():
@@ -423,9 +425,9 @@ def test_repeated_statements_merge_their_sources():
 @pytest.mark.parametrize(
     "texts, expected",
     [
-        # a whole statement corrects the latest recent one of its type; the topic stays
-        (["I prefer tabs.", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers spaces"})]),
-        (["I prefer tabs. No, I meant spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers spaces"})]),
+        # a whole statement corrects the latest recent one of its type; the file is named for what it says
+        (["I prefer tabs.", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "spaces", "content": "- Prefers spaces"})]),
+        (["I prefer tabs. No, I meant spaces."], [(P, {"subject": "alice", "topic": "spaces", "content": "- Prefers spaces"})]),
         (["I'm a developer", "sorry, I meant manager"], [("profile", {"content": "- Is a manager"})]),
         (["I work at Acme. My editor is vim.", "Correction: I work at Globex"], [("profile", {"content": "- Works at Globex"}), ("profile", {"content": "- Editor: vim"})]),
         (["My project is called Atlas", "no, I meant Apollo"], [("entities", {"category": "projects", "name": "Apollo", "content": "# Apollo\n\n- The user's project"})]),
@@ -455,7 +457,7 @@ def test_marked_correction_replaces_the_stored_line(schemas):
     stored = {"profile.md": render_memory("- Works at Acme\n- Editor: vim", {"memory_type": "profile", "version": 1})}
     candidates = extract_explicit([msg("Actually, I work at Globex now.")], when=WHEN)
     plan = plan_memory_writes(schemas, candidates, read=files(stored), when=WHEN, archive_uri=ARCHIVE)
-    assert plan.operations["updates"][0]["after"] == "- Works at Globex now\n- Editor: vim"
+    assert plan.operations["updates"][0]["after"] == "- Works at Globex\n- Editor: vim"
 
 
 # --- planning -----------------------------------------------------------------

@@ -547,13 +547,14 @@ def test_the_search_index_follows_a_pull(homes, url):
 
     shared_start(homes, url)
     write(homes, "b", "viking://resources/mine.md", "zucchini harvest notes\n")
-    assert found("b", "zucchini") == ["viking://resources/mine.md"]
+    assert found("b", "zucchini")[0] == "viking://resources/mine.md"
     write(homes, "a", "viking://resources/theirs.md", "kohlrabi planting notes\n")
     assert homes("a", "push").exit_code == 0
-    assert found("b", "kohlrabi") == []
+    # (Vectors may bring the other vegetable along; the file that was pulled is what matters.)
+    assert "viking://resources/theirs.md" not in found("b", "kohlrabi")
     assert homes("b", "pull", "--json").json["result"]["outcome"] == "merged"
-    assert found("b", "kohlrabi") == ["viking://resources/theirs.md"]
-    assert found("b", "zucchini") == ["viking://resources/mine.md"]
+    assert found("b", "kohlrabi")[0] == "viking://resources/theirs.md"
+    assert found("b", "zucchini")[0] == "viking://resources/mine.md"
 
 
 def test_with_several_remotes_the_default_is_origin_or_must_be_named(ov, bare, tmp_path):

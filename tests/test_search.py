@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ov.config import Config, RetrievalConfig
+from ov.config import Config, EmbeddingConfig, RetrievalConfig
 from ov.errors import InvalidId, InvalidInput, NotFound
 from ov.home import Home
 from ov.identity import Identity
@@ -27,7 +27,8 @@ AT = "2026-05-01T09:00:{:02d}Z"
 
 
 def make_store(home: Path, config: Config | None = None) -> Store:
-    store = Store(Home(home), Identity(), config or Config())
+    # Full text only, like the CLI tests below (see full_text_only).
+    store = Store(Home(home), Identity(), config or Config(embedding=EmbeddingConfig(provider="none")))
     store.init()
     return store
 
@@ -72,6 +73,15 @@ def handbook(store: Store) -> Store:
         },
     )
     return store
+
+
+
+@pytest.fixture(autouse=True)
+def full_text_only(ov):
+    """These tests pin full-text ranking and the index's upkeep; with the built-in model (the
+    default embedder) scores move a little. Vectors have their own tests here (each sets
+    `embedding.provider`) and in test_builtin_embedder.py."""
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
 
 
 # --- plans without a model -----------------------------------------------------------

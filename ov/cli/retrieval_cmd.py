@@ -54,15 +54,38 @@ def find(
     emit(result.to_dict(), lambda: print_hits(result.buckets(), result.mode))
 
 
-def reindex() -> None:
-    """Rebuild the search indices from the commits."""
+def reindex(
+    embedder: Annotated[
+        str | None,
+        typer.Option("--embedder", help="Switch embedding.provider first: builtin, minilm, hash or none (written to the config).", show_default=False),
+    ] = None,
+) -> None:
+    """Rebuild the search indices from the commits, with another embedder if asked.
+
+    `--embedder` first sets embedding.provider in $OV_HOME/config.yaml, as `ov config set` would:
+    builtin (the model inside ov), minilm (the `ovctx[minilm]` extra), hash, or none (lexical only).
+    An embedder that is not installed is refused, and then nothing changes.
+    """
     from ov.index.sync import Indices
 
-    store = runtime().store
-    opened = Indices(store).rebuild("requested by `ov reindex`")
+    rt = runtime()
+    store = rt.store
+    reason = "requested by `ov reindex`"
+    if embedder is not None:
+        from ov.index.embedders.registry import switch
+        from ov.store.store import Store
+
+        # Refused (and nothing written) when the embedder is unknown or not installed.
+        store = Store(rt.home, rt.identity, switch(rt.home, embedder))
+        reason = f"requested by `ov reindex --embedder {embedder}`"
+    opened = Indices(store).rebuild(reason)
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding}
-    emit(payload, lambda: plain(f"indexed {meta.records} records at {short(meta.commit)}" + (f", {meta.vectors} vectors" if meta.vectors else " (lexical only)")))
+    if meta.vectors:
+        vectors = f", {meta.vectors} vectors (tier {opened.embedding.get('tier')})"
+    else:
+        vectors = " (lexical only)"
+    emit(payload, lambda: plain(f"indexed {meta.records} records at {short(meta.commit)}{vectors}"))
 
 
 def fsck() -> None:

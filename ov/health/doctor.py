@@ -4,14 +4,20 @@ Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
 Nothing here changes anything. The embedder and the LLM are *probed*: a one-line text is
 embedded and a one-word answer asked for, bounded by ``PROBE_SECONDS``, because a config that
-reads well can still point at a model that is not there or a key that is refused.
+reads well can still point at a model that is not there or a key that is refused. A local
+model is loaded before the bound starts: importing torch alone can take longer than an answer
+may, and a slow load is not a model that does not answer.
+
+The embedder check names the tier (``default``, ``minilm``, ``custom`` or ``none``), the model
+and, when ov knows it, the licence of the weights, in its detail and as ``tier``, ``provider``,
+``model`` and ``licence`` in ``--json``.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 PROBE_SECONDS = 20.0
 
@@ -22,9 +28,10 @@ class Check:
     status: str  # ok | warn | fail
     detail: str
     fix: str = ""
+    facts: dict = field(default_factory=dict)  # what a program may want without parsing the detail
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
+        return {**self.facts, "name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
 
 
 def diagnose(loaded_config, store, *, probe: bool = True) -> list[Check]:
@@ -86,10 +93,12 @@ def _index(store, *, probe: bool) -> list[Check]:
     indices = Indices(store)
     status = indices.status()
     embedding = status["embedding"]
+    facts = {key: embedding.get(key) for key in ("tier", "provider", "model", "licence")}
     if embedding.get("available"):
-        embed = _probe_embedder(indices, embedding) if probe else Check("embedder", "ok", f"{embedding.get('provider')}: {embedding.get('model')}")
+        embed = _probe_embedder(indices, embedding) if probe else Check("embedder", "ok", _embedder_name(embedding) + _licence(embedding))
     else:
         embed = Check("embedder", "warn", f"none, retrieval is lexical only: {embedding.get('reason')}", "see docs/retrieval.md#embedders")
+    embed = replace(embed, facts=facts)
     if not store.exists:
         return [Check("index", "ok", "nothing to index yet"), embed]
     if not status["built"]:
@@ -104,12 +113,24 @@ def _index(store, *, probe: bool) -> list[Check]:
 
 
 def _probe_embedder(indices, embedding: dict) -> Check:
-    name = f"{embedding.get('provider')}: {embedding.get('model')}"
+    name = _embedder_name(embedding)
+    embedder = indices.resolution.embedder
     try:
-        vectors = _bounded(lambda: indices.resolution.embedder.embed(["ov doctor probe"]), PROBE_SECONDS)
+        if hasattr(embedder, "load"):
+            embedder.load()  # seconds for a local model (torch): not the model's answer, so outside the bound
+        vectors = _bounded(lambda: embedder.embed(["ov doctor probe"]), PROBE_SECONDS)
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("embedder", "fail", f"{name} does not embed: {getattr(exc, 'message', None) or exc}", "see docs/retrieval.md#embedders")
-    return Check("embedder", "ok", f"{name}, {len(vectors[0])} dimensions (probed)")
+    return Check("embedder", "ok", f"{name}, {len(vectors[0])} dimensions (probed)" + _licence(embedding))
+
+
+def _embedder_name(embedding: dict) -> str:
+    """``tier minilm, sentence-transformers: /path/model#digest``: the tier, then the model."""
+    return f"tier {embedding.get('tier')}, {embedding.get('provider')}: {embedding.get('model')}"
+
+
+def _licence(embedding: dict) -> str:
+    return f", licence {embedding['licence']}" if embedding.get("licence") else ""
 
 
 def _llm(config, *, probe: bool) -> Check:
@@ -120,9 +141,10 @@ def _llm(config, *, probe: bool) -> Check:
         return Check("llm", "fail", f"{config.model}: ${config.api_key_env} is not set", f"export {config.api_key_env}=...")
     if not probe:
         return Check("llm", "ok", where)
-    from ov.llm.client import complete, import_litellm
+    from ov.llm.client import complete, import_litellm, served_by_litellm
 
-    import_litellm()  # seconds on a slow machine: not the model's time, so outside the bound
+    if served_by_litellm(config.model):
+        import_litellm()  # seconds on a slow machine: not the model's time, so outside the bound
     messages = [{"role": "user", "content": "Reply with the single word: ok"}]
     try:
         _bounded(lambda: complete(config, messages, purpose="doctor probe", max_tokens=5), min(config.timeout, PROBE_SECONDS))

@@ -16,7 +16,7 @@ injects nothing: the fixed prefix of a session is only what exists.
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
 trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a prompt whose best
-result scores below ``hooks.prompt_min_score``.
+result is less relevant than ``hooks.prompt_min_score``.
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and are cut at ``hooks.max_chars`` characters.
@@ -218,6 +218,7 @@ def _read(path: Path) -> str | None:
 def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it)."""
+    from ov.index.sync import Indices
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
@@ -225,8 +226,14 @@ def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: 
         return Block(None)
     if session_id is not None and read_meta(store, session_id) is None:
         session_id = None  # nothing captured yet: search without the session's context
-    options = SearchOptions(session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None)
-    result = search(store, text, options)
+    indices = Indices(store)
+    # An embedder that takes seconds to load (the MiniLM tier, an API) would spend the hook's
+    # deadline: then the search is full-text only, on the index as the background job left it.
+    fast = getattr(indices.resolution.embedder, "starts_fast", True)
+    options = SearchOptions(
+        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, vectors=fast, catch_up=fast
+    )
+    result = search(store, text, options, indices=indices)
     block = result.context
     if block is None or not block.entries:
         return Block(None)

@@ -92,16 +92,24 @@ class OpenIndex:
 class Indices:
     """The full-text and vector indices of one store."""
 
-    def __init__(self, store) -> None:
+    def __init__(self, store, *, warm=None) -> None:
+        """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
+        keeps, so that its embedder stays loaded from one ``Indices`` to the next."""
         self.store = store
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
         self._resolution = None
+        self._warm = warm
 
     # --- public ----------------------------------------------------------------
 
-    def open(self) -> OpenIndex:
-        """The indices, caught up with HEAD (or rebuilt) first."""
+    def open(self, *, catch_up: bool = True) -> OpenIndex:
+        """The indices, caught up with HEAD (or rebuilt) first.
+
+        ``catch_up=False``: an index behind HEAD but otherwise usable is read as it is (marked
+        stale) instead of being updated, for a caller that cannot wait for an embedder to load
+        (a prompt hook with the MiniLM tier); the hooks' background job catches it up.
+        """
         if not self.store.exists:
             # Nothing to index, and nothing is written for an account nobody has used.
             language = self.store.config.retrieval.language
@@ -112,9 +120,9 @@ class Indices:
         if cached is not None and cached.meta.commit == head and not cached.actions:
             return cached
         meta = Meta.read(self.root / META_NAME)
-        if meta is not None and meta.commit == head and self.incompatibility(meta) is None:
+        if meta is not None and (meta.commit == head or not catch_up) and self.incompatibility(meta) is None:
             try:
-                return self._load(meta, [], strict=True)
+                return self._load(meta, [], strict=True, stale=meta.commit != head)
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
@@ -161,7 +169,7 @@ class Indices:
         if self._resolution is None:
             from ov.index.embedders.registry import resolve
 
-            self._resolution = resolve(self.store.config.embedding, self.store.home, usage_dir=self.store.state)
+            self._resolution = resolve(self.store.config.embedding, self.store.home, usage_dir=self.store.state, warm=self._warm)
         return self._resolution
 
     # --- catching up -----------------------------------------------------------

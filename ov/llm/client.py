@@ -1,11 +1,19 @@
 """The one place ov talks to a language model.
 
-Everything goes through litellm, so any provider it supports works (OpenAI,
-Anthropic, Ollama, an OpenAI-compatible local server, ...). litellm is imported
-inside :func:`import_litellm` only: it takes seconds to import, and most commands
-never need it. Before the import, litellm is told to use its bundled model
-catalogues: by default it fetches a cost map (and other catalogues) from GitHub
-at import time, and ov must reach no host but the endpoint the user configured.
+Model strings are litellm's (``openai/gpt-4o-mini``, ``anthropic/claude-...``, ``ollama/llama3``).
+The providers most people use, OpenAI-compatible servers (OpenAI, OpenRouter, vLLM, LM Studio,
+llama.cpp, any ``api_base``), Anthropic and Ollama, are called natively on the standard library
+(:mod:`ov.llm.routes` picks the route, :mod:`ov.llm.native` speaks the protocol): litellm takes
+seconds to import, and `ov remember` or `ov search` must not wait for that. Every other
+provider (bedrock, vertex, azure, ...) goes through litellm, imported inside
+:func:`import_litellm` only. Before that import, litellm is told to use its bundled model
+catalogues: by default it fetches a cost map (and other catalogues) from GitHub at import time,
+and ov must reach no host but the endpoint the user configured.
+
+Both paths have the same semantics: one request per call (no retries; the timeout is the
+user's), ``max_tokens`` and ``temperature`` from the config or the call, a parameter the model
+rejects dropped rather than failing the call, and every failure one :class:`LLMError` with a
+hint (:func:`translate_failure`).
 """
 
 from __future__ import annotations
@@ -16,10 +24,14 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ov.config import LLMConfig
 from ov.errors import EXIT_RUNTIME, OvError
+
+if TYPE_CHECKING:
+    from ov.llm.routes import Route
+    from ov.llm.wire import CallFailed
 
 T = TypeVar("T")
 
@@ -30,7 +42,6 @@ _OFFLINE_ENV = {
     "LITELLM_LOCAL_BLOG_POSTS": "True",
     "LITELLM_OFFLINE_MODE": "true",
 }
-_MAX_DETAIL_CHARS = 300
 
 
 class LLMError(OvError):
@@ -64,12 +75,20 @@ def complete(
     """
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
+    model = config.model or ""
+    key = api_key(config.api_key_env, model, "llm", LLMError) if config.api_key_env else None
+    max_tokens = max_tokens if max_tokens is not None else config.max_output_tokens
+    temperature = config.temperature if temperature is None else temperature
+    native = native_route(model, config.api_base, key, LLMError, section="llm")
+    if native is not None:
+        return _complete_natively(native, config, messages, purpose, max_tokens, temperature)
+
     kwargs: dict[str, Any] = {
-        "model": config.model,
+        "model": model,
         "messages": messages,
         "timeout": config.timeout,
-        "max_tokens": max_tokens if max_tokens is not None else config.max_output_tokens,
-        "temperature": config.temperature if temperature is None else temperature,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
         # A model that rejects a parameter (some reasoning models refuse temperature)
         # should still answer rather than fail the whole summary.
         "drop_params": True,
@@ -79,8 +98,8 @@ def complete(
     }
     if config.api_base:
         kwargs["api_base"] = config.api_base
-    if config.api_key_env:
-        kwargs["api_key"] = api_key(config.api_key_env, config.model or "", "llm", LLMError)
+    if key is not None:
+        kwargs["api_key"] = key
 
     litellm = import_litellm()
     try:
@@ -88,6 +107,49 @@ def complete(
     except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
         raise _translate(exc, config, purpose) from None
     return _parse(response, config, purpose)
+
+
+def served_by_litellm(model: str) -> bool:
+    """Whether calls to ``model`` go through litellm (and so pay its import) rather than ov's own client."""
+    from ov.llm.routes import provider_of
+
+    return provider_of(model) is None
+
+
+def native_route(model: str, api_base: str | None, key: str | None, error: type[OvError], *, section: str, embeddings: bool = False) -> Route | None:
+    """The route ov's own client takes for ``model``, None when litellm serves it.
+
+    ``error`` (naming the ``{section}.*`` settings) when the provider needs a key or a base URL
+    that is not set.
+    """
+    from ov.llm.routes import NoBase, NoKey, route
+
+    try:
+        return route(model, api_base, key, embeddings=embeddings)
+    except NoKey as missing:
+        names = " or ".join(missing.variables)
+        raise error(
+            f"no API key for {model}: {names} is not set",
+            hint=f"export {missing.variables[0]}=..., or set {section}.api_key_env to the variable that holds the key",
+        ) from None
+    except NoBase as missing:
+        raise error(
+            f"{model} needs the URL of its server: {section}.api_base (or {' or '.join(missing.variables)}) is not set",
+            hint=f"ov config set {section}.api_base http://HOST:PORT/v1",
+        ) from None
+
+
+def _complete_natively(route: Route, config: LLMConfig, messages: list[dict[str, Any]], purpose: str, max_tokens: int, temperature: float) -> Completion:
+    from ov.llm import native
+    from ov.llm.wire import CallFailed
+
+    try:
+        answer = native.chat(route, messages, max_tokens=max_tokens, temperature=temperature, timeout=config.timeout)
+    except CallFailed as failure:
+        raise _translate(failure, config, purpose) from None
+    if not isinstance(answer.text, str) or not answer.text.strip():
+        raise LLMError(f"{config.model} returned an empty answer for the {purpose}", hint="check llm.max_output_tokens and the model")
+    return Completion(answer.text, answer.prompt_tokens, answer.completion_tokens, answer.model or config.model or "")
 
 
 def api_key(env_name: str, model: str, section: str, error: type[OvError]) -> str:
@@ -173,47 +235,83 @@ def _translate(exc: Exception, config: LLMConfig, purpose: str) -> LLMError:
 
 
 def translate_failure(exc: Exception, error: type[OvError], *, where: str, model: str, timeout: float, call: str, section: str, example: str) -> OvError:
-    """One litellm failure as ``error`` with a hint that names the ``{section}.*`` setting to fix.
+    """One failed call as ``error`` with a hint that names the ``{section}.*`` setting to fix.
 
-    Shared by chat calls (``llm.*``) and embeddings (``embedding.*``): litellm raises many
-    unrelated exception types, and people need the same few answers for all of them.
+    Shared by chat calls (``llm.*``) and embeddings (``embedding.*``), by ov's own client
+    (a :class:`~ov.llm.wire.CallFailed`) and by litellm (which raises many unrelated exception
+    types): people need the same few answers for all of them.
     """
-    detail = _detail(exc)
-    name = type(exc).__name__
-    status = getattr(exc, "status_code", None)
-    lowered = detail.lower()
-    if "timeout" in name.lower() or "timed out" in lowered:
+    from ov.llm.wire import ANSWER, CONNECTION, HTTP, TIMEOUT, CallFailed
+
+    failure = exc if isinstance(exc, CallFailed) else _litellm_failure(exc)
+    kind, status, detail = failure.kind, failure.status, failure.detail
+    if kind == TIMEOUT:
         return error(
             f"{call} to {where} timed out after {timeout:g}s",
             hint=f"raise {section}.timeout, or check that the model server is responsive",
         )
-    # litellm reports a refused connection as APIConnectionError with status 500.
-    if "connection error" in lowered or ("connect" in name.lower() and status in (None, 500)):
+    if kind == CONNECTION:
         return error(f"cannot reach {where} for {call}: {detail}", hint=f"check {section}.api_base and that the server is running")
-    if "credential" in lowered or "api key" in lowered or status in (401, 403):
+    if kind == _NO_PROVIDER:
+        return error(f"litellm does not know which provider serves {model!r}", hint=f"prefix {section}.model with a provider, e.g. {example}")
+    if kind == ANSWER:
+        return error(
+            f"{where} sent an answer ov cannot read for {call}: {detail}",
+            hint=f"check that {section}.api_base is the model server's API (e.g. http://HOST:PORT/v1 for an OpenAI-compatible one)",
+        )
+    if kind == HTTP and status in (401, 403):
         return error(
             f"{where} refused the credentials for {call}: {detail}",
             hint=f"set {section}.api_key_env to the name of the environment variable that holds the key",
         )
-    if status == 404:
+    if kind == HTTP and status == 404:
         return error(f"{where} does not know this model or endpoint: {detail}", hint=f"check {section}.model and {section}.api_base")
-    if status == 429:
+    if kind == HTTP and status == 429:
         return error(f"{where} is rate limiting {call}: {detail}", hint="try again later")
-    if "provider" in lowered and "not provided" in lowered:
-        return error(f"litellm does not know which provider serves {model!r}", hint=f"prefix {section}.model with a provider, e.g. {example}")
-    if status is not None:
-        return error(f"{call} to {where} failed (HTTP {status}): {detail}")
+    if kind == HTTP and status is not None and status >= 500:
+        return error(f"{call} to {where} failed (HTTP {status}): {detail}", hint="the model server failed on its side: try again later, or read its log")
+    if kind == HTTP and status is not None:
+        return error(f"{call} to {where} failed (HTTP {status}): {detail}", hint=f"the server refused the request: check {section}.model and the message above")
     return error(f"{call} to {where} failed: {detail}", hint=f"check {section}.model (a litellm model string such as {example.split(' or ')[0]})")
 
 
+_NO_PROVIDER = "no_provider"  # litellm could not tell the provider from the model string
+_OTHER = "other"
+
+
+def _litellm_failure(exc: Exception) -> CallFailed:
+    """A litellm exception as the :class:`~ov.llm.wire.CallFailed` ov's own client would raise."""
+    from ov.llm.wire import CONNECTION, HTTP, TIMEOUT, CallFailed
+
+    detail = _detail(exc)
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    lowered = detail.lower()
+    if "timeout" in name.lower() or "timed out" in lowered:
+        return CallFailed(TIMEOUT, detail)
+    # litellm reports a refused connection as APIConnectionError with status 500.
+    if "connection error" in lowered or ("connect" in name.lower() and status in (None, 500)):
+        return CallFailed(CONNECTION, detail)
+    if "credential" in lowered or "api key" in lowered:
+        return CallFailed(HTTP, detail, status=status if status in (401, 403) else 401)
+    if "provider" in lowered and "not provided" in lowered and status not in (404, 429):
+        return CallFailed(_NO_PROVIDER, detail)
+    if status is not None:
+        return CallFailed(HTTP, detail, status=status)
+    return CallFailed(_OTHER, detail)
+
+
 def _detail(exc: Exception) -> str:
+    from ov.llm.wire import cut
+
     text = " ".join(str(getattr(exc, "message", None) or exc).split())
     # litellm prefixes its own class names ("litellm.InternalServerError: OpenAIException - ...").
     for marker in ("Exception - ", "Error - "):
         if marker in text:
             text = text.split(marker, 1)[1]
     text = re.sub(r"^litellm\.\w+: ", "", text)
-    return text[:_MAX_DETAIL_CHARS] + ("..." if len(text) > _MAX_DETAIL_CHARS else "") if text else type(exc).__name__
+    return cut(text) if text else type(exc).__name__
 
 
 def _parse(response: Any, config: LLMConfig, purpose: str) -> Completion:

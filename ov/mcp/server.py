@@ -11,7 +11,12 @@ Calls run on a small pool of threads, so a slow ``add_resource`` does not hold u
 answers are written whole, one per line, under a lock. When stdin closes, calls still running
 are answered before the process exits. Each call opens the store afresh: no lock is held between
 calls, and what hooks and the CLI wrote meanwhile is seen (the index catches up before a read).
-Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout.
+The embedder is the exception: the first ``find`` or ``search`` loads its model (seconds for the
+MiniLM tier, which imports torch) and the server keeps it for every later call while the config
+and the model on disk stay the same (:class:`~ov.index.embedders.registry.WarmEmbedders`).
+Nothing is loaded before that, so ``initialize`` and ``tools/list`` answer at once.
+Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout; the record of the call that loaded a
+model says so (``loaded``).
 """
 
 from __future__ import annotations
@@ -120,8 +125,12 @@ class Server:
         try:
             from ov.mcp.tools import call
 
-            result = call(self.context(), name, arguments if arguments is not None else {})
+            context = self.context()
+            result = call(context, name, arguments if arguments is not None else {})
             record["outcome"] = "error" if result.get("isError") else "ok"
+            loaded = context.embedders.newly_loaded()
+            if loaded:
+                record["loaded"] = loaded
         except UnknownTool as exc:
             self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}})
             record["outcome"] = "unknown tool"

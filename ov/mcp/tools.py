@@ -70,15 +70,25 @@ def definitions() -> list[dict]:
 
 @dataclass
 class Context:
+    """What the server resolves once: home and identity flags, and the embedder it keeps loaded."""
+
     home: object
     flags: dict
     environ: object
+    embedders: object = None  # WarmEmbedders: the model a find loaded serves the next find
 
     @classmethod
     def resolve(cls, flags: dict, environ) -> Context:
         from ov.home import Home
+        from ov.index.embedders.registry import WarmEmbedders  # imports no model stack: only find loads one
 
-        return cls(Home.from_env(environ), dict(flags), environ)
+        return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders())
+
+    def indices(self, store):
+        """The indices of ``store`` with the embedder this server keeps warm."""
+        from ov.index.sync import Indices
+
+        return Indices(store, warm=self.embedders)
 
     def store(self):
         """A store for one call: the config and identity as they are now."""
@@ -101,7 +111,7 @@ def call(context: Context, name, arguments) -> dict:
     if not isinstance(arguments, dict):
         return _error("arguments must be a JSON object")
     try:
-        text = handler(context.store(), _Args(name, arguments))
+        text = handler(context.store(), _Args(name, arguments), context)
     except OvError as exc:
         return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
     if len(text) > MAX_RESULT_CHARS:
@@ -161,7 +171,7 @@ def _kind_name(kinds) -> str:
 # --- the tools ------------------------------------------------------------------------------------
 
 
-def _find(store, args: _Args) -> str:
+def _find(store, args: _Args, context: Context) -> str:
     from ov.retrieval.find import FindOptions, find
 
     query = args.text("query", required=True)
@@ -169,16 +179,16 @@ def _find(store, args: _Args) -> str:
         raise InvalidInput("the query is empty", hint="say what to look for")
     uri = args.text("uri")
     options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
-    result = find(store, query, options)
+    result = find(store, query, options, indices=context.indices(store))
     return _hits(result.hits, result.mode)
 
 
-def _search(store, args: _Args) -> str:
+def _search(store, args: _Args, context: Context) -> str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
     options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10))
-    result = search(store, args.text("query", required=True), options)
+    result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     if mode == "context":
         return result.context.rendered if result.context and result.context.entries else "nothing in the store matches"
     return _hits(result.hits, result.mode)
@@ -195,7 +205,7 @@ def _hits(hits, mode: str) -> str:
     return "\n".join(lines)
 
 
-def _read(store, args: _Args) -> str:
+def _read(store, args: _Args, _context: Context) -> str:
     from ov.store.store import parse_line_range
 
     start, end = parse_line_range(args.text("lines"))
@@ -207,14 +217,14 @@ def _read(store, args: _Args) -> str:
     return "\n".join(parts)
 
 
-def _ls(store, args: _Args) -> str:
+def _ls(store, args: _Args, _context: Context) -> str:
     entries = store.ls(store.uri(args.text("uri", "viking://")), recursive=args.flag("recursive"))
     if not entries:
         return "(empty)"
     return "\n".join(f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries)
 
 
-def _tree(store, args: _Args) -> str:
+def _tree(store, args: _Args, _context: Context) -> str:
     root = store.tree(store.uri(args.text("uri", "viking://")), depth=args.number("depth", 3))
     lines: list[str] = []
 
@@ -227,26 +237,26 @@ def _tree(store, args: _Args) -> str:
     return "\n".join(lines)
 
 
-def _stat(store, args: _Args) -> str:
+def _stat(store, args: _Args, _context: Context) -> str:
     import json
 
     return json.dumps(store.stat(store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
 
 
-def _grep(store, args: _Args) -> str:
+def _grep(store, args: _Args, _context: Context) -> str:
     from ov.retrieval.grep import grep
 
     matches = list(grep(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")), ignore_case=args.flag("ignore_case"), limit=args.number("limit", 100)))
     return "\n".join(f"{m.uri}:{m.line}: {m.text}" for m in matches) or "no line matches"
 
 
-def _glob(store, args: _Args) -> str:
+def _glob(store, args: _Args, _context: Context) -> str:
     from ov.retrieval.grep import glob
 
     return "\n".join(glob(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")))) or "no path matches"
 
 
-def _remember(store, args: _Args) -> str:
+def _remember(store, args: _Args, _context: Context) -> str:
     from ov.sessions.remember import remember
 
     result = remember(store, args.text("text", required=True), memory_type=args.text("type"))
@@ -255,7 +265,7 @@ def _remember(store, args: _Args) -> str:
     return f"remembered in {', '.join(result.uris)} (commit {result.commit[:10]})"
 
 
-def _forget(store, args: _Args) -> str:
+def _forget(store, args: _Args, _context: Context) -> str:
     from ov.sessions.remember import forget
 
     uri = args.text("uri", required=True)
@@ -263,7 +273,7 @@ def _forget(store, args: _Args) -> str:
     return f"forgot {uri} (commit {result.commit[:10] if result.commit else '-'}; `ov snapshot log` keeps it)"
 
 
-def _add_resource(store, args: _Args) -> str:
+def _add_resource(store, args: _Args, _context: Context) -> str:
     from ov.ingest.resource import add_resource
 
     result = add_resource(store, args.text("source", required=True), parent=args.text("parent"), reason=args.text("reason"))
@@ -271,7 +281,7 @@ def _add_resource(store, args: _Args) -> str:
     return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "")
 
 
-def _write(store, args: _Args) -> str:
+def _write(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
     mode = args.text("mode", "replace")
     if mode not in ("replace", "append", "create"):
@@ -280,13 +290,13 @@ def _write(store, args: _Args) -> str:
     return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)")
 
 
-def _edit(store, args: _Args) -> str:
+def _edit(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
     result, count = store.edit(store.uri(uri), args.text("old", required=True), args.text("new", required=True), replace_all=args.flag("all"))
     return f"replaced {count} occurrence{'s' if count != 1 else ''} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
 
 
-def _session_commit(store, args: _Args) -> str:
+def _session_commit(store, args: _Args, _context: Context) -> str:
     from ov.sessions.commit import commit_session
 
     report = commit_session(store, args.text("session", required=True))
@@ -296,7 +306,7 @@ def _session_commit(store, args: _Args) -> str:
     return f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
 
 
-def _health(store, args: _Args) -> str:
+def _health(store, args: _Args, _context: Context) -> str:
     from ov.config import LoadedConfig
     from ov.health.doctor import diagnose
 

@@ -5,7 +5,10 @@
    (weights from ``retrieval.*``), restricted by scope, type, level, time and
    owner; with an embedder, the nearest vectors under the same restrictions.
 3. Fusion: each ranking is scaled to its best score (BM25 / best BM25, cosine /
-   best cosine) and the two are combined convexly (``retrieval.vector_weight``).
+   best cosine) and the two are combined convexly, the vectors weighted per
+   context type (:func:`vector_weights`). How relevant the best record is at all
+   ("strength", on one scale for every query) scales the result, so scores can
+   be compared across queries (``--threshold``, the prompt hook's cut-off).
 4. Propagation: a record inherits part of its parent's match
    (``retrieval.parent_weight``): a chunk its directory's L0/L1, a message its
    whole session log. A message that answers a question rarely repeats all its
@@ -33,6 +36,9 @@ PARENT_KINDS = ("abstract", "overview", "log")
 # above it, which say less than the text does.
 TITLE_WEIGHT = 0.3
 RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
+# Nearest records asked of the vector index beyond the full-text candidates (at least; 3x the limit
+# when that is more): a record the words missed enters the results only near the top of this list.
+NEAREST = 30
 
 
 @dataclass(frozen=True)
@@ -66,10 +72,14 @@ class Hit:
     speaker: str = ""
     time: str = ""
     parent: str = ""
+    # How well this unit answers the query on one scale for every type and query: the score before
+    # session messages are scaled down for ranking beside distilled content. ``--threshold`` and the
+    # prompt hook's "inject nothing" cut-off compare against it.
+    relevance: float = 0.0
     record: Record | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
-        out = {"uri": self.uri, "level": self.level, "context_type": self.context_type, "score": round(self.score, 4)}
+        out = {"uri": self.uri, "level": self.level, "context_type": self.context_type, "score": round(self.score, 4), "relevance": round(self.relevance, 4)}
         if self.kind == "message":
             out.update(session_id=self.session_id, message_id=self.message_id, role=self.role, speaker=self.speaker, time=self.time)
             out["snippet"] = self.snippet
@@ -132,54 +142,114 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
 
     weights = {"text": 1.0, "title": TITLE_WEIGHT, "context": config.context_weight, "speaker": config.speaker_weight}
     lexical_hits = lexical.search(terms, weights, filters, pool)
-    # How well the best record answers the query at all: the score of the top result. Within one
-    # ranking only the order matters; across rankings (the queries of a search plan, a threshold)
-    # a query whose best match covers half its words must not score like a perfect match.
-    strength = 0.0
+    # How well the best record answers the query at all, on a scale shared by every query: its BM25
+    # against the most a record matching every query word could score, and with vectors its cosine,
+    # weighed as in the fusion. Within one ranking only the order matters; across rankings (the
+    # queries of a search plan, a threshold, the prompt hook's cut-off) a query whose best match
+    # covers half its words must not score like a perfect match.
+    absolute: dict[str, float] = {}
     if lexical_hits:
         best = lexical_hits[0].score or 1.0
-        strength = min(1.0, best / (lexical.idf_sum(terms) or best))
+        ceiling = lexical.idf_sum(terms) or best
         for hit in lexical_hits:
             scores[hit.record.id] = hit.score / best
             records[hit.record.id] = hit.record
-    vector_weight = config.vector_weight
-    if opened.vectors is not None and not options.lexical_only and vector_weight > 0 and query.strip():
-        nearest = opened.vectors.search(opened.embedder.embed([query])[0], pool)
-        by_label = {label: sim for label, sim in nearest if sim > 0}
-        found = lexical.fetch(replace(filters, labels=tuple(by_label)), len(by_label)) if by_label else []
+            absolute[hit.record.id] = min(1.0, hit.score / ceiling)
+    weights_by_type = vector_weights(config, getattr(opened.embedder, "provider", None))
+    if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
+        query_vector = opened.embedder.embed([query])[0]
+        # Every full-text candidate gets its own cosine (read from the index, no search needed), and
+        # the nearest records the words missed join them: only those few are fetched, which is what
+        # keeps a query with vectors within milliseconds of one without.
+        by_label = opened.vectors.similarity(query_vector, [h.label for h in lexical_hits])
+        known = set(by_label)
+        nearest = [(label, sim) for label, sim in opened.vectors.search(query_vector, max(options.limit * 3, NEAREST)) if label not in known]
+        found = list(lexical_hits)
+        if nearest:
+            by_label.update(nearest)
+            found += lexical.fetch(replace(filters, labels=tuple(label for label, _ in nearest)), len(nearest))
+        # A type whose weight is 0 is ranked by its words alone, exactly as without vectors.
+        found = [h for h in found if by_label.get(h.label, 0.0) > 0 and weights_by_type.get(h.record.context_type, 0.0) > 0]
         if found:
-            strength = max(strength, max(by_label.values()))
             ranked = sorted(found, key=lambda h: (-by_label[h.label], h.record.id))
             for hit in ranked:
                 records[hit.record.id] = hit.record
-            _fuse(config.fusion, scores, [h.record.id for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], vector_weight)
+            weight_of = {rid: weights_by_type.get(record.context_type, 0.0) for rid, record in records.items()}
+            similarity = {h.record.id: min(1.0, by_label[h.label]) for h in ranked}
+            for rid in absolute.keys() | similarity.keys():
+                absolute[rid] = (absolute.get(rid, 0.0) + weight_of[rid] * similarity.get(rid, 0.0)) / (1 + weight_of[rid])
+            _fuse(config.fusion, scores, [(h.record.id, h.score) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
+    strength = max(absolute.values(), default=0.0)
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
 
 
-def _fuse(method: str, scores: dict[str, float], lexical_order: list[str], nearest: list[tuple[str, float]], weight: float) -> None:
-    """Combine the full-text scores (already in ``scores``, best = 1) with the vector ranking.
+# The vector ranking's weight per context type, by the kind of embedder, measured on the dev
+# benchmarks (docs/benchmarks.md, "Embedders"): static models (the built-in one, model2vec, the
+# hashing embedder) help only at a small weight, transformer models and APIs at a larger one for
+# documents; conversations take a small weight from every embedder, because a chat message is
+# short and shares its small talk with every other one. Memories have no benchmark and take the
+# conversations' weight: they are as short.
+STATIC_WEIGHTS = {"resource": 0.1, "skill": 0.1, "memory": 0.1, "session": 0.1}
+MODEL_WEIGHTS = {"resource": 1.0, "skill": 1.0, "memory": 0.25, "session": 0.25}
+STATIC_PROVIDERS = ("builtin", "model2vec", "hash")
 
-    ``convex``: each list scaled to its best, then ``(text + weight * vector) / (1 + weight)``:
-    the size of a lead counts. ``rrf``: reciprocal-rank fusion, ``1/(k + rank)`` from each list:
-    only the order counts, which is robust when the two scores are on unrelated scales.
+
+def vector_weights(config, provider: str | None) -> dict[str, float]:
+    """The vector ranking's weight for each context type: ``retrieval.*vector_weight`` where set,
+    else the measured default for ``provider``'s kind of embedder (see :data:`STATIC_WEIGHTS`)."""
+    measured = STATIC_WEIGHTS if provider in STATIC_PROVIDERS else MODEL_WEIGHTS
+    chosen = {"resource": config.vector_weight, "skill": config.vector_weight, "memory": config.memory_vector_weight, "session": config.session_vector_weight}
+    return {kind: measured[kind] if value is None else value for kind, value in chosen.items()}
+
+
+def _fuse(
+    method: str,
+    scores: dict[str, float],
+    lexical: list[tuple[str, float]],
+    nearest: list[tuple[str, float]],
+    weights: dict[str, float],
+) -> None:
+    """Replace the full-text scores in ``scores`` by their fusion with the vector ranking.
+
+    Each record's type weighs the vectors (``weights``; 0 leaves it to full text alone).
+    ``minmax``: each list scaled onto 0..1 between its worst and best candidate, then
+    ``(text + w * vector) / (1 + w)``: the size of a lead counts, and a list whose scores
+    bunch together (cosines of a static model lie within a few hundredths) spreads out
+    instead of adding a near-constant. ``convex``: the same with each list divided by its
+    best. ``rrf``: reciprocal-rank fusion, ``1/(k + rank)`` from each list: only the order
+    counts.
     """
     if method == "rrf":
         fused: dict[str, float] = {}
-        for rank_, rid in enumerate(lexical_order, 1):
+        for rank_, (rid, _) in enumerate(lexical, 1):
             fused[rid] = 1.0 / (RRF_K + rank_)
         for rank_, (rid, _) in enumerate(nearest, 1):
-            fused[rid] = fused.get(rid, 0.0) + weight / (RRF_K + rank_)
+            fused[rid] = fused.get(rid, 0.0) + weights.get(rid, 0.0) / (RRF_K + rank_)
         top = max(fused.values())
         scores.clear()
         scores.update({rid: value / top for rid, value in fused.items()})
         return
-    best_sim = nearest[0][1]
-    vector = {rid: sim / best_sim for rid, sim in nearest}
-    for rid in scores.keys() | vector.keys():
-        scores[rid] = (scores.get(rid, 0.0) + weight * vector.get(rid, 0.0)) / (1 + weight)
+    text = _scaled(lexical, method)
+    vector = _scaled(nearest, method)
+    scores.clear()
+    for rid in text.keys() | vector.keys():
+        weight = weights.get(rid, 0.0)
+        scores[rid] = (text.get(rid, 0.0) + weight * vector.get(rid, 0.0)) / (1 + weight)
+
+
+def _scaled(ranking: list[tuple[str, float]], method: str) -> dict[str, float]:
+    """A ranking's scores on 0..1: divided by the best (``convex``), or between worst and best (``minmax``)."""
+    if not ranking:
+        return {}
+    best = max(score for _, score in ranking)
+    floor = min(score for _, score in ranking) if method == "minmax" else 0.0
+    span = best - floor
+    if span <= 0:
+        return {rid: 1.0 for rid, _ in ranking}
+    return {rid: (score - floor) / span for rid, score in ranking}
 
 
 def _filters(store, options: FindOptions) -> Filters:
@@ -228,9 +298,9 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
     if top > 0:
         for rid in scores:
             scores[rid] *= strength / top  # the best result scores what the best match is worth
-    best: dict[str, tuple[float, Record]] = {}
+    best: dict[str, tuple[float, Record, float]] = {}
     for rid, record in records.items():
-        score = scores[rid]
+        relevance = score = scores[rid]
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
         unit = record.unit
@@ -238,21 +308,22 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
         # The best-scoring record stands for its unit; on a tie the lower id does, so it never
         # depends on the order the rankings happened to produce.
         if current is None or score > current[0] or (score == current[0] and record.id < current[1].id):
-            best[unit] = (score, record)
+            best[unit] = (score, record, relevance)
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
     if options.threshold is not None:
-        ranked = [item for item in ranked if item[0] >= options.threshold]
+        ranked = [item for item in ranked if item[2] >= options.threshold]
     words = set(terms.words) if snippets else None
-    return [_hit(record, score, words, lexical.analyze_words) for score, record in ranked[: options.limit]]
+    return [_hit(record, score, words, lexical.analyze_words, relevance) for score, record, relevance in ranked[: options.limit]]
 
 
-def _hit(record: Record, score: float, words: set[str] | None, analyze) -> Hit:
+def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float) -> Hit:
     """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`."""
     common = dict(
         uri=record.uri,
         level=record.level,
         context_type=record.context_type,
         score=score,
+        relevance=relevance,
         kind=record.kind,
         title=record.title,
         parent=record.parent,

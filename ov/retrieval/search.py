@@ -67,7 +67,9 @@ class SearchOptions:
     limit: int = 10
     types: tuple[str, ...] | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
-    min_score: float | None = None  # no results at all when the best one scores below this
+    min_score: float | None = None  # no results at all when the most relevant one is below this (Hit.relevance)
+    vectors: bool = True  # False: full text only (an embedder too slow to load for the caller)
+    catch_up: bool = True  # False: an index behind HEAD is read as it is (see Indices.open)
 
 
 @dataclass
@@ -96,15 +98,15 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         from ov.sessions.session import MESSAGES
 
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
-    opened = (indices or Indices(store)).open()
+    opened = (indices or Indices(store)).open(catch_up=options.catch_up)
     hits = retrieve(store, opened, plan, options, exclude=exclude)
-    if options.min_score and (not hits or max(h.score for h in hits) < options.min_score):
+    if options.min_score and (not hits or max(h.relevance for h in hits) < options.min_score):
         hits = []  # nothing in the store answers this query well enough to be worth reading
     hits = attach_snippets(opened, query, hits)
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
-    result = SearchResult(query, hits, opened.mode, opened.embedding, index_info, plan=plan)
+    result = SearchResult(query, hits, opened.mode if options.vectors else "lexical", opened.embedding, index_info, plan=plan)
     if options.mode == "context":
         from ov.retrieval.context import assemble
 
@@ -149,7 +151,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
     types = _types(typed, options.types)
     if not types:
         return {}
-    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude)
+    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude, lexical_only=not options.vectors)
     text = typed.query
     direct = rank(store, opened, text, base, snippets=False)
     scope_scores = {unit(h): h.score for h in direct}

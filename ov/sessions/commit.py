@@ -162,23 +162,20 @@ def _extract(
     Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
     model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
     """
-    from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
+    from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
+    from ov.sessions.remember import reader
 
     schemas = load_schemas(store.home.root / "memory_schemas")
     memories = VikingURI(("user", store.identity.user, "memories"))
-
-    def read(relpath: str) -> str | None:
-        data = tx.existing_file(VikingURI((*memories.parts, *relpath.split("/"))))
-        return data.decode("utf-8") if data is not None else None
-
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
     llm = store.config.llm
     if llm.enabled:
         from ov.llm import usage
         from ov.sessions.memory.llm_extract import extract_with_llm
 
-        existing = _memories_for_llm(store, memories, read, llm.max_prompt_chars)
+        read = reader(tx, memories)
+        existing = _memories_for_llm(store, memories, lambda rel: read(str(memories), rel), llm.max_prompt_chars)
         try:
             candidates, tokens = extract_with_llm(
                 llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
@@ -194,26 +191,15 @@ def _extract(
 
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
 
-    stamp = when.isoformat(timespec="seconds").replace("+00:00", "Z")
-    roots = [(memories, [c for c in candidates if c.about != "peer"])]
+    roots = {memories: [c for c in candidates if c.about != "peer"]}
     if peer:
-        roots.append((VikingURI(("user", store.identity.user, "peers", peer, "memories")), [c for c in candidates if c.about == "peer"]))
-    writes: dict[str, str] = {}
-    diffs = []
-    for root, group in roots:
-
-        def read_in(relpath: str, root: VikingURI = root) -> str | None:
-            data = tx.existing_file(VikingURI((*root.parts, *relpath.split("/"))))
-            return data.decode("utf-8") if data is not None else None
-
-        plan = plan_memory_writes(schemas, group, read=read_in, when=when, archive_uri=archive_uri)
-        diffs.append(build_memory_diff(archive_uri, plan.operations, stamp, str(root)))
-        writes.update({f"{root.path}/{rel}": text for rel, text in plan.writes.items()})
-    diff = diffs[0]
-    for extra in diffs[1:]:
-        for kind, entries in extra["operations"].items():
-            diff["operations"][kind].extend(entries)
-    diff["summary"] = {f"total_{kind}": len(entries) for kind, entries in diff["operations"].items()}
+        roots[VikingURI(("user", store.identity.user, "peers", peer, "memories"))] = [c for c in candidates if c.about == "peer"]
+    # The same planning as `ov remember`: one way of merging, one shape of diff.
+    planned, diff = plan_memories(
+        schemas, {str(root): group for root, group in roots.items()}, read=reader(tx, *roots), when=when, archive_uri=archive_uri
+    )
+    by_name = {str(root): root for root in roots}
+    writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}
     return diff, writes, tokens
 
 

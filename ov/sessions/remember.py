@@ -36,7 +36,7 @@ def memories_root(store: Store, peer: str | None = None) -> VikingURI:
 def remember(store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None) -> RememberResult:
     from ov.redact.engine import redact
     from ov.sessions.memory.extract import extract_explicit
-    from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
+    from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
 
     text, _count = redact(text.strip())
@@ -57,21 +57,26 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         raise InvalidInput(f"could not turn {text!r} into a memory", hint=hint)
     root = memories_root(store, peer)
     with store.transaction() as tx:
-
-        def read(relpath: str) -> str | None:
-            data = tx.existing_file(VikingURI((*root.parts, *relpath.split("/"))))
-            return data.decode("utf-8") if data is not None else None
-
-        plan = plan_memory_writes(schemas, candidates, read=read, when=when, archive_uri="ov remember")
-        uris = []
-        for rel, content in sorted(plan.writes.items()):
+        writes, diff = plan_memories(schemas, {str(root): candidates}, read=reader(tx, root), when=when, archive_uri="ov remember")
+        uris = []  # in order of mention: the memory first, then any file it amends
+        for (_root, rel), content in writes.items():
             uri = VikingURI((*root.parts, *rel.split("/")))
             tx.put(uri, content.encode("utf-8"))
             uris.append(uri)
-        diff = build_memory_diff("ov remember", plan.operations, when.isoformat(timespec="seconds").replace("+00:00", "Z"), str(root))
         result = tx.commit("remember", uris) if uris else None
-    touched = [str(u) for u in uris] or [str(VikingURI((*root.parts, *op["path"].split("/")))) for op in plan.operations.get("adds", []) + plan.operations.get("updates", []) if "path" in op]
-    return RememberResult(touched, result.commit if result else None, diff["operations"])
+    return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+def reader(tx, *roots: VikingURI):
+    """``read(root_uri, relpath)`` over a transaction (or draft) for the memories ``roots``,
+    as :func:`ov.sessions.memory.plan.plan_memories` reads."""
+    by_name = {str(root): root for root in roots}
+
+    def read(root: str, relpath: str) -> str | None:
+        data = tx.existing_file(VikingURI((*by_name[root].parts, *relpath.split("/"))))
+        return data.decode("utf-8") if data is not None else None
+
+    return read
 
 
 def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:

@@ -5,8 +5,11 @@ the shape of every answer, and, when given an account's state directory, appends
 each call to its usage log (see :mod:`ov.llm.usage`). Failed calls are translated
 once, by :func:`ov.llm.client.translate_failure`, into an :class:`EmbeddingError`.
 
-litellm takes seconds to import and most commands never embed anything, so it is
-imported inside the method that calls it (tests/test_architecture.py checks this).
+The model strings are litellm's, but OpenAI-compatible endpoints (``openai/...``, vLLM,
+LM Studio, llamafile, any ``api_base``) and Ollama (``ollama/...``) are called by ov's own
+client (:mod:`ov.llm.native`): litellm takes seconds to import, and every `ov find` with an
+API embedder would wait for it. Other providers go through litellm, imported inside the
+method that calls it (tests/test_architecture.py checks this).
 """
 
 from __future__ import annotations
@@ -17,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ov.config import EmbeddingConfig
 from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
 from ov.llm import usage
-from ov.llm.client import api_key, import_litellm, translate_failure
+from ov.llm.client import api_key, import_litellm, native_route, translate_failure
 
 if TYPE_CHECKING:
     import numpy
+
+    from ov.llm.routes import Route
 
 LITELLM_PROVIDER = "litellm"
 
@@ -56,24 +61,12 @@ class LiteLLMEmbedder(BaseEmbedder):
         import numpy as np
 
         config = self._config
-        kwargs: dict[str, Any] = {
-            "model": config.model,
-            "input": texts,
-            "timeout": config.timeout,
-            # Retries would multiply the configured timeout; a failed call fails the command.
-            "num_retries": 0,
-            "max_retries": 0,
-        }
-        if config.api_base:
-            kwargs["api_base"] = config.api_base
-        if config.api_key_env:
-            kwargs["api_key"] = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError)
-
-        litellm = import_litellm()  # seconds to import the first time: only API embedders pay it
-        try:
-            response = litellm.embedding(**kwargs)
-        except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
-            raise _translate(exc, config) from None
+        key = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError) if config.api_key_env else None
+        route = native_route(config.model or "", config.api_base, key, EmbeddingError, section="embedding", embeddings=True)
+        if route is not None:
+            response = self._embed_natively(route, texts)
+        else:
+            response = self._embed_with_litellm(texts, key)
         vectors = self._parse(response, len(texts))
         self._record_usage(response)
         try:
@@ -90,6 +83,35 @@ class LiteLLMEmbedder(BaseEmbedder):
                 hint="the model behind embedding.model changed; rebuild the index",
             )
         return matrix
+
+    def _embed_natively(self, route: Route, texts: list[str]) -> dict[str, Any]:
+        from ov.llm import native
+        from ov.llm.wire import CallFailed
+
+        try:
+            return native.embed(route, texts, timeout=self._config.timeout)
+        except CallFailed as failure:
+            raise _translate(failure, self._config) from None
+
+    def _embed_with_litellm(self, texts: list[str], key: str | None) -> Any:
+        config = self._config
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "input": texts,
+            "timeout": config.timeout,
+            # Retries would multiply the configured timeout; a failed call fails the command.
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+        if key is not None:
+            kwargs["api_key"] = key
+        litellm = import_litellm()  # seconds to import the first time: only providers ov does not speak pay it
+        try:
+            return litellm.embedding(**kwargs)
+        except Exception as exc:  # litellm raises many unrelated types; all mean "the call failed"
+            raise _translate(exc, config) from None
 
     def _parse(self, response: Any, expected: int) -> list[Any]:
         """The vectors of an embeddings answer, in input order (by each item's ``index`` when present)."""

@@ -15,6 +15,7 @@ checks this).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -75,13 +76,31 @@ class BaseEmbedder:
 
     A subclass sets ``provider`` and ``model``, reports ``known_dimension`` and
     implements :meth:`_embed_batch` (a few non-blank texts -> a 2-D array).
+
+    One embedder may serve several threads (the MCP server keeps one per process, see
+    :class:`~ov.index.embedders.registry.WarmEmbedders`): :meth:`embed` runs one call at a
+    time, because model stacks do not promise more (a fast tokenizer shared by two threads
+    fails with "Already borrowed"). A subclass that loads a model loads it under the same lock.
     """
 
     provider: str
     model: str
+    # Whether a cold process can load it and embed a query in a few tens of milliseconds: the
+    # prompt hook (a one-second deadline) uses vectors only then (docs/hosts.md).
+    starts_fast: bool = False
 
     def __init__(self, batch_size: int) -> None:
         self._batch_size = max(1, batch_size)
+        self._lock = threading.RLock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory; an embedder with nothing to load is always loaded."""
+        return True
+
+    def load(self) -> None:
+        """Bring the model into memory now rather than on the first :meth:`embed` (a local
+        model imports its stack and reads its weights; others have nothing to load)."""
 
     @property
     def known_dimension(self) -> int | None:
@@ -93,9 +112,12 @@ class BaseEmbedder:
         raise NotImplementedError
 
     def embed(self, texts: list[str]) -> numpy.ndarray:
+        with self._lock:
+            return self._embed(list(texts))
+
+    def _embed(self, texts: list[str]) -> numpy.ndarray:
         import numpy as np  # Deferred: only commands that embed need numpy.
 
-        texts = list(texts)
         # Whitespace has nothing to embed; APIs reject empty inputs, so blank texts get a zero row
         # from every provider alike instead of whatever each model makes of "".
         live = [i for i, text in enumerate(texts) if text.strip()]

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import struct
+import time
 from pathlib import Path
 from typing import Any
 
 from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
+
+log = logging.getLogger(__name__)
 
 MODEL2VEC_PROVIDER = "model2vec"
 SENTENCE_TRANSFORMERS_PROVIDER = "sentence-transformers"
@@ -33,8 +37,14 @@ MODEL2VEC_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 ST_HINT = "pip install 'ovctx[sentence-transformers]'"
 
 # Set before model2vec / sentence-transformers (and so huggingface_hub) are imported:
-# huggingface_hub reads them at import time, and ov must never reach a model hub.
-_HUB_OFFLINE_ENV = {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1"}
+# huggingface_hub reads them at import time, and ov must never reach a model hub. No
+# progress bars either: transformers draws one on stderr while it loads the weights.
+_HUB_OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",
+}
 
 
 # --- model2vec: static embeddings from a local directory -----------------------
@@ -57,6 +67,10 @@ class Model2VecEmbedder(BaseEmbedder):
         return self._dimension
 
     @property
+    def loaded(self) -> bool:
+        return self._static_model is not None
+
+    @property
     def fingerprint(self) -> Fingerprint:
         return Fingerprint(MODEL2VEC_PROVIDER, self.model, self._dimension)
 
@@ -64,24 +78,31 @@ class Model2VecEmbedder(BaseEmbedder):
         model = self._load()
         return model.encode(texts, batch_size=len(texts), show_progress_bar=False)
 
-    def _load(self) -> Any:
-        if self._static_model is None:
-            os.environ.update(_HUB_OFFLINE_ENV)
-            try:
-                from model2vec import StaticModel  # Deferred: imports numpy, tokenizers, huggingface_hub.
+    def load(self) -> None:
+        self._load()
 
-                # resolve() checked that the path is an existing directory, so model2vec
-                # reads it and never treats it as a hub repository name.
-                model = StaticModel.from_pretrained(str(self._path))
-            except Exception as exc:  # model2vec, safetensors and tokenizers raise unrelated types
-                raise EmbeddingError(
-                    f"cannot load the model2vec model at {self._path}: {_one_line(exc)}",
-                    hint="replace the directory with a model saved by model2vec (config.json, model.safetensors, tokenizer.json)",
-                ) from None
-            if model.dim != self._dimension:
-                raise EmbeddingError(f"the model2vec model at {self._path} changed while ov was using it; run the command again")
-            self._static_model = model
-        return self._static_model
+    def _load(self) -> Any:
+        with self._lock:
+            if self._static_model is None:
+                self._static_model = self._read_model()
+            return self._static_model
+
+    def _read_model(self) -> Any:
+        os.environ.update(_HUB_OFFLINE_ENV)
+        try:
+            from model2vec import StaticModel  # Deferred: imports numpy, tokenizers, huggingface_hub.
+
+            # resolve() checked that the path is an existing directory, so model2vec
+            # reads it and never treats it as a hub repository name.
+            model = StaticModel.from_pretrained(str(self._path))
+        except Exception as exc:  # model2vec, safetensors and tokenizers raise unrelated types
+            raise EmbeddingError(
+                f"cannot load the model2vec model at {self._path}: {_one_line(exc)}",
+                hint="replace the directory with a model saved by model2vec (config.json, model.safetensors, tokenizer.json)",
+            ) from None
+        if model.dim != self._dimension:
+            raise EmbeddingError(f"the model2vec model at {self._path} changed while ov was using it; run the command again")
+        return model
 
 
 def _model2vec_dimension(path: Path) -> int:
@@ -141,6 +162,10 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         return self._dimension
 
     @property
+    def loaded(self) -> bool:
+        return self._st_model is not None
+
+    @property
     def fingerprint(self) -> Fingerprint:
         """Loads the model the first time: only the model knows its dimension."""
         self._load()
@@ -154,27 +179,37 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         except Exception as exc:  # torch and transformers raise unrelated types
             raise EmbeddingError(f"the sentence-transformers model at {self._path} failed to embed: {_one_line(exc)}") from None
 
-    def _load(self) -> Any:
-        if self._st_model is None:
-            os.environ.update(_HUB_OFFLINE_ENV)
-            try:
-                from sentence_transformers import SentenceTransformer  # Deferred: imports torch (seconds).
+    def load(self) -> None:
+        self._load()
 
-                model = SentenceTransformer(str(self._path), device="cpu", local_files_only=True)
-                # Renamed in sentence-transformers 5; older releases only have the long name.
-                size = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
-                dimension = size()
-                if not dimension:  # some models only know it once they have embedded something
-                    dimension = len(model.encode([PROBE_TEXT], convert_to_numpy=True)[0])
-            except ImportError as exc:
-                raise EmbeddingError(f"sentence-transformers cannot be imported: {_one_line(exc)}", hint=ST_HINT) from None
-            except Exception as exc:  # torch, transformers and safetensors raise unrelated types
-                raise EmbeddingError(
-                    f"cannot load the sentence-transformers model at {self._path}: {_one_line(exc)}",
-                    hint="embedding.model must be a directory saved by SentenceTransformer.save()",
-                ) from None
-            self._st_model, self._dimension = model, int(dimension)
-        return self._st_model
+    def _load(self) -> Any:
+        with self._lock:  # two threads asking first (the MCP server) load the model once
+            if self._st_model is None:
+                self._st_model = self._read_model()
+            return self._st_model
+
+    def _read_model(self) -> Any:
+        os.environ.update(_HUB_OFFLINE_ENV)
+        started = time.monotonic()
+        try:
+            from sentence_transformers import SentenceTransformer  # Deferred: imports torch (seconds).
+
+            model = SentenceTransformer(str(self._path), device="cpu", local_files_only=True)
+            # Renamed in sentence-transformers 5; older releases only have the long name.
+            size = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+            dimension = size()
+            if not dimension:  # some models only know it once they have embedded something
+                dimension = len(model.encode([PROBE_TEXT], convert_to_numpy=True)[0])
+        except ImportError as exc:
+            raise EmbeddingError(f"sentence-transformers cannot be imported: {_one_line(exc)}", hint=ST_HINT) from None
+        except Exception as exc:  # torch, transformers and safetensors raise unrelated types
+            raise EmbeddingError(
+                f"cannot load the sentence-transformers model at {self._path}: {_one_line(exc)}",
+                hint="embedding.model must be a directory saved by SentenceTransformer.save()",
+            ) from None
+        self._dimension = int(dimension)
+        log.info("loaded the sentence-transformers model at %s in %.1f s", self._path, time.monotonic() - started)
+        return model
 
 
 # --- helpers -------------------------------------------------------------------

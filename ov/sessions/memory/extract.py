@@ -1,35 +1,65 @@
 """Deterministic extraction of explicit statements from user messages (no LLM).
 
 Only what the user says about themselves in so many words is kept; each rule
-applies to one sentence of a ``user`` message, matched from its start
-(after fillers such as "also," or "btw"), case-insensitively:
+applies to one clause of a ``user`` message, matched from its start (after
+fillers such as "also," or "btw"), case-insensitively. A sentence is split
+into clauses before " and I", ", and my", " but I'm" and the like (a join
+followed by I, I'm, I've, I'd or my), so "My name is Dana and I work at Acme"
+is two statements; "; " ends a sentence.
 
-=====================================  ======================================================
-sentence                                memory
-=====================================  ======================================================
-I prefer / like / love / enjoy X        preferences/{user}/{slug(X)}: "Prefers X", "Likes X", ...
-I dislike / hate X                      preferences: "Dislikes X", "Hates X"
-I don't like / love / enjoy / want X    preferences: "Does not like X", ...
-I always / never X                      preferences: "Always Xs", "Never Xs"
-I am a / I'm an X                       profile: "Is a X"
-I work as / at / for / on X             profile: "Works at X", ...
-my K is Y                               profile: "K: Y"; or entities/{category}/{Y} when K ends
-                                        in project, team, company, ... and Y looks like a name
-                                        (capitalised, at most four words, or "called Y")
-remember (that) / note that / keep in   X is read by the rules above; else a first-person X
-mind that / don't forget (that) X       ("I use fish") is a profile fact ("Uses fish") and
-                                        anything else is a dated note in events/
-remember to / don't forget to X         preferences: "Remember to X"
-actually X / correction: X / no, I      corrects the statement it refers to (see _correct)
-meant X / I meant X
-=====================================  ======================================================
+=======================================  ====================================================
+clause                                    memory
+=======================================  ====================================================
+I prefer / like / love / enjoy X          preferences/{user}/{slug(X)}: "Prefers X", "Likes X", ...
+I dislike / hate X                        preferences: "Dislikes X", "Hates X"
+I don't like / love / enjoy / want X      preferences: "Does not like X", ...
+I always / never X                        preferences: "Always Xs", "Never Xs"
+I am a / I'm an X                         profile: "Is a X"
+I work as / at / for / on X               profile: "Works at X", ...
+my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
+                                          in project, team, company, ... and Y looks like a name
+                                          (capitalised, at most four words, or "called Y")
+I no longer V X; I don't V X anymore;     "No longer Vs X": a preference when V is prefer, like,
+I've stopped V-ing X                      love, enjoy or want; profile when V is use, work,
+                                          live, write, code or program
+I'm no longer a X; I'm not a X anymore    profile: "Is no longer a X"
+my K is no longer Y; my K isn't Y anymore profile: "K: no longer Y"
+remember (that) / note that / keep in     X is read by the rules above; else "our S" or "the
+mind that / don't forget (that) X;        T S" (a modifier T) followed by is, runs, uses, has,
+X, remember that; X. Remember that.       ... P, with S ending in db, database, server, api,
+                                          queue, ci, ... and P naming no day, nothing that
+                                          happened and no passing state (down, broken, slow,
+                                          ...), is a fact: entities/systems/{S}, "P"; a
+                                          first-person X ("I use fish") is a profile fact
+                                          ("Uses fish"); anything else is a dated note in events/
+remember to / don't forget to X           preferences: "Remember to X"
+actually X / correction: X / no, I        corrects the statement it refers to (see _correct)
+meant X / I meant X; X now; now X; I now
+X; X these days; X instead
+=======================================  ====================================================
 
-Ignored: questions (a sentence ending in "?"), conditionals (a statement not
-at the start of its sentence, as in "if I prefer ..."), fenced code, text
-inside backticks, block quotes and sentences that open with a quotation mark,
-and objects that only point at the conversation ("I like that", "remember
-this"). "today", "tomorrow" and "yesterday" gain the absolute date of the
-message. Topics are at most three words (:func:`ov.sessions.memory.text.slug`).
+A stored line that a new one replaces is superseded, not kept beside it (see
+:func:`ov.sessions.memory.rules.supersedes`): "K: Y" replaces the lines with
+key K; "Works at / for" and "Works as" replace the line with the same lead; a
+"No longer" line replaces the line it negates ("Uses X", or any "K: X" for
+"uses"); a preference replaces the opposite one about the same object
+("Prefers X" and "Hates X", "Always X" and "Never X"). Preferring one of a few
+known exclusive choices (tabs / spaces, dark / light mode or theme, single /
+double quotes, vim / emacs / helix / ...) turns a stored "Prefers" line for
+another into "No longer prefers ..." in that file; no file is created for it.
+Git keeps every earlier version.
+
+Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
+statement not at the start of its clause, or in a sentence opening with "if",
+"when", "because", "maybe", "I think", ...), fenced code, text inside
+backticks, block quotes and sentences that open with a quotation mark, and
+objects that only point at the conversation ("I like that", "remember this",
+"to do this"). The markers "actually", "now", "these days", "instead" are
+dropped from what is stored ("for now" and "until now" are kept). "today",
+"tomorrow" and "yesterday" gain the absolute date of the message. Topics are
+at most three words (:func:`ov.sessions.memory.text.slug`). A session that
+shows a task done also yields an experience
+(:mod:`ov.sessions.memory.experience`).
 """
 
 from __future__ import annotations
@@ -41,9 +71,9 @@ from datetime import datetime
 from typing import Any
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.experience import extract_experience
+from ov.sessions.memory.rules import Statement, informative, remembered, rivals, statement_of, supersedes, unmark
 
-# A fact longer than this is a paragraph, not a statement worth a bullet.
-MAX_OBJECT_CHARS = 240
 # "No, I meant X": a longer X is a new thought, not a swapped word.
 MAX_FRAGMENT_WORDS = 6
 DEFAULT_SUBJECT = "user"
@@ -58,43 +88,10 @@ _CORRECTION_RES = (
     re.compile(r"^(?:no|sorry|oops)\b[,.!]?\s*I\s+mean(?:t)?\b[,:]?\s*(?P<x>.+)$", re.I),
     re.compile(r"^I\s+meant\b[,:]?\s*(?P<x>.+)$", re.I),
 )
-_REMEMBER_RE = re.compile(
-    r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
-    r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
-    re.I,
-)
-_PREFER_RE = re.compile(
-    r"^I\s+(?:(?:really|generally|usually|mostly|much|strongly|definitely|also|still|do|truly)\s+)*"
-    r"(?P<verb>prefer|like|love|enjoy|dislike|hate)\s+(?P<x>.+)$",
-    re.I,
-)
-_NOT_LIKE_RE = re.compile(r"^I\s+(?:don't|do\s+not|dont)\s+(?:really\s+)?(?P<verb>like|love|enjoy|want)\s+(?P<x>.+)$", re.I)
-_ALWAYS_RE = re.compile(r"^I\s+(?P<adv>always|never)\s+(?P<x>.+)$", re.I)
-_IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
-_WORK_RE = re.compile(r"^I\s+work\s+(?P<prep>as|at|for|on)\s+(?P<x>.+)$", re.I)
-_MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P<y>.+)$", re.I)
-_RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
-# "I'm a bit tired" is a mood, not an identity.
-_NOT_IDENTITY_RE = re.compile(r"(?i)^an?\s+(?:bit|little|lot|tad|few|fan)\b")
-_FIRST_PERSON_RE = re.compile(r"^I(?P<rest>(?:'m|'ve|'ll|'d)\b.*|\s+.+)$", re.I)
-_MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
-
-_PREFER_LEADS = {"prefer": "Prefers", "like": "Likes", "love": "Loves", "enjoy": "Enjoys", "dislike": "Dislikes", "hate": "Hates"}
-# Objects that point at the conversation rather than state something.
-_DEICTIC = frozenset("it this that these those them you me him her us".split())
-# "my K is ..." where K is a passing thought, not a fact about the user.
-_NOT_FACTS = frozenset(
-    "point question guess concern problem issue idea suggestion plan goal answer bad fault pleasure "
-    "understanding assumption hope worry thought thinking feeling take opinion request task".split()
-)
-ENTITY_CATEGORIES = {
-    "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
-    "team": "teams", "squad": "teams",
-    "company": "organizations", "employer": "organizations", "organization": "organizations",
-    "organisation": "organizations", "org": "organizations", "startup": "organizations",
-    "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
-    "product": "products", "app": "products", "service": "products",
-}
+# "X, remember that." is "Remember that X."; "Remember that." alone points at the sentence before.
+_REMEMBER_THAT = r"(?:please\s+)?(?:(?:remember|note)\s+(?:that|this|it)|keep\s+(?:that|this|it)\s+in\s+mind)"
+_TRAILING_REMEMBER_RE = re.compile(rf"^(?P<x>.+?)\s*[,;:-]+\s*(?:so\s+)?{_REMEMBER_THAT}$", re.I)
+_BARE_REMEMBER_RE = re.compile(rf"^{_REMEMBER_THAT}(?:,?\s*please)?[.!]*$", re.I)
 
 
 @dataclass
@@ -106,58 +103,49 @@ class Candidate:
     source_message_ids: list[str] = field(default_factory=list)
     # "user", or "peer" for a memory about the session's peer (only the LLM path proposes those).
     about: str = "user"
-
-
-@dataclass
-class _Statement:
-    """One extracted statement, kept editable until the session is read to the end."""
-
-    memory_type: str
-    lead: str  # "Prefers ", "Works at ", "Editor: ", "" ...
-    obj: str  # what the lead is about; a correction may swap it
-    slot: tuple[str, ...]  # what a later correction of the same thing would match
-    path_fields: dict[str, str]
-    sources: list[str]
-    noun: str = ""  # for entities: the user's word for it ("current project")
-    marked: bool = False  # a correction of nothing in this session: merge may replace a stored line
-    turn: int = 0  # which user message it came from; corrections look back one message at most
-
-    def candidate(self) -> Candidate:
-        fields = dict(self.path_fields)
-        if self.memory_type == "entities":
-            fields["name"] = self.obj
-            fields["content"] = f"# {self.obj}\n\n- The user's {self.noun}"
-        else:
-            line = tx.capitalise(self.lead + self.obj)
-            if self.memory_type == "events":
-                fields["event"] = tx.slug(self.obj, fallback="note")
-            fields["content"] = "- " + (f"Actually, {line[:1].lower()}{line[1:]}" if self.marked else line)
-        return Candidate(self.memory_type, fields, list(dict.fromkeys(s for s in self.sources if s)))
+    # Stored lines the content's lines replace (probes of merge's "supersede" op; see rules.supersedes).
+    replaces: tuple[str, ...] = ()
+    # Only amends a stored line that ``replaces`` matches: never creates a file or appends a line.
+    only_amends: bool = False
+    # Such amendments of other files that storing this one implies ("Prefers spaces": tabs.md).
+    amends: list[Candidate] = field(default_factory=list)
 
 
 def extract_explicit(messages: Iterable[Mapping[str, Any]], *, when: datetime, user: str | None = None) -> list[Candidate]:
-    """Candidates for the explicit statements in the ``user`` messages, in order of first mention.
+    """Candidates for the explicit statements in the ``user`` messages, in order of first mention,
+    then the experience the session shows, if any.
 
     ``when`` dates a message that has no ``created_at`` (for "tomorrow" and the
     like); ``user`` is the subject of preferences (default ``"user"``).
     Identical candidates are merged, keeping all their source messages.
     """
+    messages = list(messages)
     subject = user or DEFAULT_SUBJECT
-    found: list[_Statement] = []
+    found: list[Statement] = []
     turn = 0
     for message in messages:
         if message.get("role") != "user":
             continue
         turn += 1
-        msg_id = str(message.get("id") or "")
-        day = _message_time(message, when)
-        masked, spans = tx.strip_code(_message_text(message))
+        ctx = _Context(subject, str(message.get("id") or ""), turn)
+        masked, spans = tx.strip_code(tx.message_text(message))
+        restore = _restorer(spans, tx.message_time(message, when))
+        previous = None
         for sentence in tx.sentences(masked):
             if tx.is_question(sentence) or tx.is_quoted(sentence):
+                previous = None
                 continue
-            clause = _FILLER_RE.sub("", tx.clean(sentence))
-            _read_clause(clause, _restorer(spans, day), _Context(subject, msg_id, turn), found)
-    return _dedupe(s.candidate() for s in found)
+            sentence = tx.clean(sentence)
+            if _BARE_REMEMBER_RE.match(sentence) and previous:
+                sentence = f"Remember that {previous}"
+            elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
+                sentence = f"Remember that {trailing.group('x')}"
+            previous = sentence
+            for clause in tx.clauses(sentence):
+                _read_clause(_FILLER_RE.sub("", tx.clean(clause)), restore, ctx, found)
+    experience = extract_experience(messages, when=when)
+    experiences = [Candidate("experiences", *experience)] if experience else []
+    return _dedupe([*(_candidate(s) for s in found), *experiences])
 
 
 def _restorer(spans: list[str], day: datetime):
@@ -176,27 +164,31 @@ class _Context:
     turn: int
 
 
-def _read_clause(clause: str, restore, ctx: _Context, found: list[_Statement]) -> None:
+def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) -> None:
     for pattern in _CORRECTION_RES:
         match = pattern.match(clause)
         if match:
             # Only "I meant X" may be a bare fragment; "actually X" must be a whole statement.
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
-            _correct(match.group("x"), restore, ctx, found, fragments=said_meant)
+            _correct(unmark(match.group("x"))[0], restore, ctx, found, fragments=said_meant)
             return
-    statement = _remembered(clause, restore, ctx.subject) or _statement(clause, restore, ctx.subject)
+    plain, changed = unmark(clause)
+    if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
+        _correct(plain, restore, ctx, found, fragments=False)
+        return
+    statement = remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     if statement is not None:
         _add(statement, ctx, found)
 
 
-def _add(statement: _Statement, ctx: _Context, found: list[_Statement]) -> None:
+def _add(statement: Statement, ctx: _Context, found: list[Statement]) -> None:
     statement.sources.append(ctx.msg_id)
     statement.turn = ctx.turn
     found.append(statement)
 
 
-def _correct(body: str, restore, ctx: _Context, found: list[_Statement], *, fragments: bool) -> None:
-    """Apply "actually X": X replaces the statement it corrects, or stands alone.
+def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragments: bool) -> None:
+    """Apply "actually X" (or "X now", "X instead", ...): X replaces the statement it corrects, or stands alone.
 
     A correction refers to something just said, so only statements from this
     user message or the one before are corrected, except for a statement
@@ -205,154 +197,88 @@ def _correct(body: str, restore, ctx: _Context, found: list[_Statement], *, frag
 
     When X is a whole statement, it corrects the latest statement about the
     same thing; failing that, for preferences and notes, whose topics are
-    guessed from their wording, the latest recent statement of the same type.
-    The corrected statement keeps its file (its topic) and takes X's wording.
-    With nothing to correct, X is kept; a preference or profile fact then
-    carries an "Actually," marker so that merging replaces the stored line it
+    guessed from their wording, the latest recent statement of the same type
+    and lead ("Prefers tabs" for "actually, I prefer spaces"). The corrected
+    statement takes X's wording and X's file: "I prefer tabs. Actually, I
+    prefer spaces." is one preference, filed under spaces. With nothing to
+    correct, X is kept; a statement other than a note then carries an
+    "Actually," marker so that merging replaces the stored line it
     contradicts. When X is only a short fragment after "I meant" ("no, I meant
     spaces"), it replaces the object of the latest recent statement that has
-    one ("Prefers tabs" -> "Prefers spaces"); any other fragment is dropped.
+    one ("Prefers tabs" -> "Prefers spaces", now under spaces); any other
+    fragment is dropped.
     """
     body = _FILLER_RE.sub("", body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
-    new = _remembered(body, restore, ctx.subject) or _statement(body, restore, ctx.subject)
+    new = remembered(body, restore, ctx.subject) or statement_of(body, restore, ctx.subject)
     if new is None:
-        fragment = restore(body)
-        target = recent[-1] if recent and fragments else None
-        if target is None or not _informative(fragment) or len(fragment.split()) > MAX_FRAGMENT_WORDS:
-            return
-        if not (target.lead or target.memory_type == "entities"):
-            return
-        if target.lead.lower() == "is " and not re.match(r"(?i)an?\s", fragment):
-            fragment = ("an " if fragment[:1].lower() in "aeiou" else "a ") + fragment
-        target.obj = re.sub(r"(?i)^(?:called|named|the)\s+", "", fragment) if target.memory_type == "entities" else fragment
-        target.sources.append(ctx.msg_id)
+        _swap_fragment(restore(body), recent, ctx, fragments)
         return
     target = next((s for s in reversed(found) if s.slot == new.slot), None)
     if target is None and new.memory_type in ("preferences", "events"):
-        target = next((s for s in reversed(recent) if s.memory_type == new.memory_type), None)
+        target = next((s for s in reversed(recent) if s.memory_type == new.memory_type and s.lead == new.lead), None)
     if target is None:
-        new.marked = new.memory_type in ("preferences", "profile")
+        new.marked = new.memory_type != "events"
         _add(new, ctx, found)
         return
-    target.lead, target.obj, target.noun = new.lead, new.obj, new.noun
-    if new.memory_type != "preferences":
-        target.slot, target.path_fields = new.slot, new.path_fields
+    target.lead, target.obj, target.noun, target.fact = new.lead, new.obj, new.noun, new.fact
+    target.slot, target.path_fields = new.slot, new.path_fields
     target.sources.append(ctx.msg_id)
 
 
-def _remembered(clause: str, restore, subject: str) -> _Statement | None:
-    match = _REMEMBER_RE.match(clause)
-    if not match:
-        return None
-    body = match.group("x").strip()
-    if _RECALL_RE.match(body):
-        return None  # "remember when we ..." asks to recall, it does not state
-    to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
-    if to_do:
-        obj = restore(to_do.group("x"))
-        if not _informative(obj):
-            return None
-        topic = tx.slug(obj)
-        return _Statement("preferences", "Remember to ", obj, ("preferences", topic), {"subject": subject, "topic": topic}, [])
-    statement = _statement(body, restore, subject)
-    if statement is not None:
-        return statement
-    first = _FIRST_PERSON_RE.match(body)
-    mine = _MY_FACT_RE.match(body)
-    if first:
-        verb, fact = tx.third_person_parts(restore(first.group("rest")))
-        lead = verb + " " if verb else ""
-    elif mine:
-        lead, fact = "The user's ", restore(mine.group("rest"))
+def _swap_fragment(fragment: str, recent: list[Statement], ctx: _Context, fragments: bool) -> None:
+    target = recent[-1] if recent and fragments else None
+    if target is None or not informative(fragment) or len(fragment.split()) > MAX_FRAGMENT_WORDS:
+        return
+    if not (target.lead or target.memory_type == "entities") or target.fact:
+        return
+    if target.lead.lower() == "is " and not re.match(r"(?i)an?\s", fragment):
+        fragment = ("an " if fragment[:1].lower() in "aeiou" else "a ") + fragment
+    if target.memory_type == "entities":
+        target.obj = re.sub(r"(?i)^(?:called|named|the)\s+", "", fragment)
     else:
-        note = restore(body)
-        if not _informative(note):
-            return None
-        return _Statement("events", "", note, ("events", tx.slug(note, fallback="note")), {}, [])
-    if not _informative(fact):
-        return None
-    return _Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {}, [])
+        target.obj = fragment
+    if target.memory_type == "preferences" and not target.lead.startswith(("Always ", "Never ")):
+        topic = tx.slug(fragment)  # the file is named for what the preference now says
+        target.slot, target.path_fields = ("preferences", topic), {**target.path_fields, "topic": topic}
+    target.sources.append(ctx.msg_id)
 
 
-def _statement(clause: str, restore, subject: str) -> _Statement | None:
-    """The statement a clause makes about the user, if it matches one of the rules."""
-    if m := _NOT_LIKE_RE.match(clause):
-        return _preference(f"Does not {m.group('verb').lower()} ", m.group("x"), restore, subject)
-    if m := _PREFER_RE.match(clause):
-        return _preference(_PREFER_LEADS[m.group("verb").lower()] + " ", m.group("x"), restore, subject)
-    if m := _ALWAYS_RE.match(clause):
-        obj = restore(m.group("x"))
-        if not _informative(obj):
-            return None
-        verb, rest = tx.third_person_parts(obj)
-        lead = f"{m.group('adv').capitalize()} {verb.lower()} " if rest else f"{m.group('adv').capitalize()} "
-        topic = tx.slug(obj)
-        return _Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic}, [])
-    if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")):
-        return _profile("Is ", m.group("x"), restore)
-    if m := _WORK_RE.match(clause):
-        return _profile(f"Works {m.group('prep').lower()} ", m.group("x"), restore)
-    if m := _MY_RE.match(clause):
-        return _possession(m.group("k"), m.group("y"), restore)
-    return None
-
-
-def _preference(lead: str, raw: str, restore, subject: str) -> _Statement | None:
-    obj = restore(raw)
-    if not _informative(obj):
-        return None
-    topic = tx.slug(obj)
-    return _Statement("preferences", lead, obj, ("preferences", topic), {"subject": subject, "topic": topic}, [])
-
-
-def _profile(lead: str, raw: str, restore) -> _Statement | None:
-    obj = restore(raw)
-    if not _informative(obj):
-        return None
-    return _Statement("profile", lead, obj, ("profile", lead.strip().lower()), {}, [])
-
-
-def _possession(key: str, raw: str, restore) -> _Statement | None:
-    key = " ".join(key.lower().split())
-    if key.split()[-1] in _NOT_FACTS:
-        return None
-    value = restore(raw)
-    if not _informative(value):
-        return None
-    head = key.split()[-1]
-    name, named = re.subn(r"(?i)^(?:called|named)\s+", "", value)
-    name = re.sub(r"(?i)^the\s+", "", name).strip()
-    looks_like_name = bool(named) or (name[:1].isupper() or name[:1].isdigit())
-    if head in ENTITY_CATEGORIES and looks_like_name and len(name.split()) <= 4:
-        category = ENTITY_CATEGORIES[head]
-        return _Statement(
-            "entities", "", name, ("entities", category, key), {"category": category}, [], noun=key
+def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
+    """For a choice ("Prefers spaces"), the negation of each rival a stored preference may state."""
+    if statement.memory_type != "preferences":
+        return []
+    return [
+        Candidate(
+            "preferences",
+            {**statement.path_fields, "topic": tx.slug(rival), "content": f"- No longer prefers {rival}"},
+            list(sources),
+            replaces=(f"Prefers {rival}",),
+            only_amends=True,
         )
-    return _Statement("profile", tx.capitalise(key) + ": ", value, ("profile", key), {}, [])
+        for rival in rivals(statement.lead, statement.obj)
+    ]
 
 
-def _informative(obj: str) -> bool:
-    words = obj.split()
-    return bool(words) and re.sub(r"'s$", "", words[0].lower()) not in _DEICTIC and len(obj) <= MAX_OBJECT_CHARS
-
-
-def _message_text(message: Mapping[str, Any]) -> str:
-    parts = message.get("parts")
-    if parts is None and isinstance(message.get("content"), str):
-        return message["content"]  # a legacy line: {"role", "content"}
-    texts = [p.get("text") for p in parts or () if isinstance(p, Mapping) and p.get("type") == "text"]
-    return "\n\n".join(t for t in texts if isinstance(t, str))
-
-
-def _message_time(message: Mapping[str, Any], when: datetime) -> datetime:
-    stamp = message.get("created_at")
-    if isinstance(stamp, str):
-        try:
-            return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError:
-            pass
-    return when
+def _candidate(statement: Statement) -> Candidate:
+    fields = dict(statement.path_fields)
+    marker = "Actually, " if statement.marked else ""
+    if statement.memory_type == "entities":
+        fields["name"] = statement.obj
+        if statement.fact:
+            line = marker + (statement.fact[:1].lower() + statement.fact[1:] if marker else statement.fact)
+            fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
+        else:
+            fields["content"] = f"# {statement.obj}\n\n- The user's {statement.noun}"
+        replaces: tuple[str, ...] = ()
+    else:
+        line = tx.capitalise(statement.lead + statement.obj)
+        if statement.memory_type == "events":
+            fields["event"] = tx.slug(statement.obj, fallback="note")
+        fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
+        replaces = supersedes(statement.memory_type, statement.lead, statement.obj)
+    sources = list(dict.fromkeys(s for s in statement.sources if s))
+    return Candidate(statement.memory_type, fields, sources, replaces=replaces, amends=_rivals(statement, sources))
 
 
 def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:

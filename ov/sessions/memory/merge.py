@@ -9,7 +9,8 @@ Each schema field names its merge op:
 
 A patch never rewrites what it does not understand: it appends new lines,
 skips lines already present, and replaces a line only when a correction
-identifies it. That keeps hand edits safe and makes every result
+identifies it, or when the extractor names the lines a new one supersedes
+(the same key, the opposite preference: see :func:`apply_supersede`). That keeps hand edits safe and makes every result
 reproducible from the same inputs.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ov.errors import InvalidInput
@@ -77,7 +79,10 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
     """``old`` with the lines of ``incoming`` merged in.
 
     ``incoming`` is text, an explicit op ``{"replace": old_line, "with": new_line}``
-    (``"with": ""`` deletes), or a list of both. For each incoming line, in order:
+    (``"with": ""`` deletes), an op ``{"supersede": [probe, ...], "with": new_line}``
+    (see :func:`apply_supersede`; when no probe matches, ``new_line`` is merged
+    as text below, or dropped with ``"append": false``), or a list of them.
+    For each incoming line, in order:
 
     1. a blank line is skipped;
     2. a line already present is skipped; lines are compared without bullet
@@ -93,6 +98,10 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
     for op in _ops(incoming):
         if isinstance(op, tuple):
             _apply_replace(lines, *op)
+            continue
+        if isinstance(op, _Supersede):
+            if not apply_supersede(lines, op.probes, op.line) and op.append:
+                lines[:] = patch_text("\n".join(lines), op.line).splitlines()
             continue
         line = op.rstrip()
         if not line.strip():
@@ -115,6 +124,45 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
         else:
             lines[target] = line
     return "\n".join(lines).strip()
+
+
+def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
+    """Put ``new`` in place of the lines any probe matches; False (``lines`` untouched) when none does.
+
+    A probe ending in ":" matches the lines with that key ("editor:" matches
+    "- Editor: Neovim"); one starting with "*:" the lines with that value under
+    any key ("*: neovim"); any other the lines that start with it, up to a word
+    boundary ("works at" matches "Works at Acme", not "Works atop"). Lines are
+    compared as :func:`normalise` makes them. The first match takes ``new``
+    (in its bullet style, without an "Actually," marker) and the others are
+    removed, so a key stated twice by older versions heals to one line.
+    """
+    hits = [i for i, line in enumerate(lines) if _is_item(line) and any(_matches(_split(line)[1], p) for p in probes)]
+    if not hits:
+        return False
+    prefix, body = _split(new.rstrip())
+    restated = _RESTATE_RE.match(body)
+    body = _capitalise(restated.group("rest")) if restated else body
+    line = (prefix or _split(lines[hits[0]])[0]) + body
+    others = [line_ for i, line_ in enumerate(lines) if i not in hits]
+    for i in reversed(hits[1:]):
+        del lines[i]
+    if _present(others, body):
+        del lines[hits[0]]
+    else:
+        lines[hits[0]] = line
+    return True
+
+
+def _matches(body: str, probe: str) -> bool:
+    have, want = normalise(body), " ".join(probe.lower().split())
+    key = _KEY_RE.match(body)
+    if want.endswith(":"):
+        return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
+    if want.startswith("*:"):
+        return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
+    want = normalise(want)
+    return bool(want) and (have == want or re.match(re.escape(want) + r"(?:$|[\s,;:(])", have) is not None)
 
 
 def find_target(lines: Sequence[str], probe: str) -> int | None:
@@ -148,15 +196,31 @@ def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
 
 
-def _ops(incoming: Any) -> list[str | tuple[str, str]]:
+@dataclass(frozen=True)
+class _Supersede:
+    probes: tuple[str, ...]
+    line: str
+    append: bool = True  # when no probe matches: merge the line as text (False: drop it)
+
+
+def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede]:
     if isinstance(incoming, str):
         return list(incoming.splitlines())
     if isinstance(incoming, Mapping):
+        if {"supersede", "with"} <= set(incoming) <= {"supersede", "with", "append"}:
+            probes, line, append = incoming["supersede"], incoming["with"], incoming.get("append", True)
+            if isinstance(probes, str) or not isinstance(probes, Sequence) or not all(isinstance(p, str) for p in probes):
+                raise InvalidInput('a supersede op is {"supersede": ["probe", ...], "with": "new line"}')
+            if not isinstance(line, str) or len(line.strip().splitlines()) != 1:
+                raise InvalidInput("a supersede op puts one line in place of the lines it matches")
+            if not isinstance(append, bool):
+                raise InvalidInput('a supersede op\'s "append" is true or false')
+            return [_Supersede(tuple(probes), line, append)]
         if set(incoming) != {"replace", "with"} or not all(isinstance(v, str) for v in incoming.values()):
             raise InvalidInput('a patch op is {"replace": "old line", "with": "new line"}')
         return [(incoming["replace"], incoming["with"])]
     if isinstance(incoming, Sequence):
-        ops: list[str | tuple[str, str]] = []
+        ops: list[str | tuple[str, str] | _Supersede] = []
         for item in incoming:
             ops.extend(_ops(item))
         return ops

@@ -46,14 +46,15 @@ def plan_memory_writes(
     """The writes that store ``candidates``; ``read(relpath)`` gives a memory file's text or None.
 
     Upsert candidates with the same path are merged into one file, in order,
-    and then into the file already there; an add_only candidate always gets a
+    and then into the file already there; a candidate's ``amends`` follow it,
+    and one that ``only_amends`` never creates a file; an add_only candidate always gets a
     new file, numbered ``name_2.md``, ``name_3.md``, ... when its name is taken.
     A write that would not change a file's fields is skipped. Operation
     entries carry ``path`` where ``memory_diff.json`` has ``uri``; see
     :func:`build_memory_diff`.
     """
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
-    for candidate in candidates:
+    for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
             raise InvalidInput(f"unknown memory type {candidate.memory_type!r}", hint=f"known: {', '.join(sorted(schemas))}")
@@ -91,9 +92,11 @@ def _plan_file(
         existing = {name: str(meta[name]) for name in schema.field_names if isinstance(meta.get(name), str)}
         existing[CONTENT_FIELD] = content
 
+    if existing is None and all(c.only_amends for c in group):
+        return  # "no longer prefers tabs" where nothing said tabs
     fields = existing
     for candidate in group:
-        merged = merge_fields(schema, fields, candidate.fields)
+        merged = merge_fields(schema, fields, _incoming(schema, candidate))
         if merged is not None:
             fields = merged
     if fields is None or fields == existing:
@@ -117,6 +120,19 @@ def _plan_file(
         )
 
 
+def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
+    """The candidate's fields, its content lines as supersede ops when it names lines it replaces."""
+    content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
+    if not candidate.replaces or content is None or spec is None or spec.merge_op != "patch":
+        return candidate.fields
+    probes = list(candidate.replaces)
+    ops: list[Any] = [
+        {"supersede": probes, "with": line, "append": not candidate.only_amends} if line.lstrip().startswith(("- ", "* ", "+ ")) else line
+        for line in content.splitlines()
+    ]
+    return {**candidate.fields, CONTENT_FIELD: ops}
+
+
 def _free_path(path: str, taken: Mapping[str, Any], read: Callable[[str], str | None]) -> str:
     stem = path[: -len(".md")] if path.endswith(".md") else path
     for n in range(1, MAX_SUFFIX + 1):
@@ -124,6 +140,31 @@ def _free_path(path: str, taken: Mapping[str, Any], read: Callable[[str], str | 
         if candidate not in taken and read(candidate) is None:
             return candidate
     raise InvalidInput(f"more than {MAX_SUFFIX} memories are named like {path}")
+
+
+def plan_memories(
+    schemas: Mapping[str, MemorySchema],
+    groups: Mapping[str, Iterable[Candidate]],
+    *,
+    read: Callable[[str, str], str | None],
+    when: datetime,
+    archive_uri: str,
+) -> tuple[dict[tuple[str, str], str], dict[str, Any]]:
+    """Plan the candidates of each memories root, ``{root_uri: candidates}``, into one diff.
+
+    This is how ``ov remember`` and ``ov commit`` both store what they
+    extracted. ``read(root_uri, relpath)`` gives a file's text or None. Returns
+    the writes, ``{(root_uri, relpath): text}``, and the ``memory_diff.json``
+    document whose URIs sit under each candidate's root.
+    """
+    writes: dict[tuple[str, str], str] = {}
+    ops: dict[str, list[dict[str, Any]]] = {kind: [] for kind in OPERATION_KINDS}
+    for root, candidates in groups.items():
+        plan = plan_memory_writes(schemas, candidates, read=lambda rel, root=root: read(root, rel), when=when, archive_uri=archive_uri)
+        writes.update({(root, rel): text for rel, text in plan.writes.items()})
+        for kind, entries in build_memory_diff(archive_uri, plan.operations, when, root)["operations"].items():
+            ops[kind].extend(entries)
+    return writes, build_memory_diff(archive_uri, ops, when, "")
 
 
 def build_memory_diff(

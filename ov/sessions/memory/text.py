@@ -1,4 +1,4 @@
-"""Small, deterministic English text helpers for rule-based extraction.
+"""Small, deterministic English text helpers for rule-based extraction, and the text of a message.
 
 None of this tries to understand language; each helper is a rule simple
 enough to predict from its docstring, because a memory written from a
@@ -8,8 +8,9 @@ misread sentence is worse than no memory.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta
+from typing import Any
 
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 # Like CommonMark, a code span may run over a line break.
@@ -48,6 +49,13 @@ _UNCHANGED = frozenset(
 )
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
+# "X and I Y", "X, but my Y": where a first-person clause starts after "and" or "but".
+_CLAUSE_JOIN_RE = re.compile(r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|I'm|I've|I'd|Im|my)\b)", re.IGNORECASE)
+# A sentence that opens with one of these is subordinate or hedged as a whole: none of its clauses is a statement.
+_SUBORDINATE_RE = re.compile(
+    r"(?i)^(?:if|when|whenever|unless|because|although|though|while|whether|once|until|before|after|since|as\s+long\s+as|"
+    r"maybe|perhaps|probably|possibly|I\s+think|I\s+guess|I\s+suppose|I\s+wonder)\b"
+)
 
 
 def strip_code(text: str) -> tuple[str, list[str]]:
@@ -80,6 +88,19 @@ def sentences(text: str) -> Iterator[str]:
         for sentence in _SENTENCE_END_RE.split(line):
             if sentence.strip():
                 yield sentence.strip()
+
+
+def clauses(sentence: str) -> list[str]:
+    """The first-person clauses of a sentence: split before " and I", ", and my", " but I'm", ...
+
+    Only a join followed by "I", "I'm", "I've", "I'd" or "my" splits, so lists
+    ("red, green, and blue") and qualifiers ("tabs, but only in Go") stay
+    whole; a sentence opening with "if", "when", "because", "maybe", "I think",
+    ... is not split.
+    """
+    if _SUBORDINATE_RE.match(sentence):
+        return [sentence]
+    return [part for part in _CLAUSE_JOIN_RE.split(sentence) if part.strip()]
 
 
 def is_question(sentence: str) -> bool:
@@ -169,3 +190,23 @@ def absolute_dates(text: str, day: datetime) -> str:
         return f"{match.group(1)} ({date})"
 
     return _RELATIVE_RE.sub(stamp, text)
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The text parts of a stored message, joined by blank lines (tool and context parts are not text)."""
+    parts = message.get("parts")
+    if parts is None and isinstance(message.get("content"), str):
+        return message["content"]  # a legacy line: {"role", "content"}
+    texts = [p.get("text") for p in parts or () if isinstance(p, Mapping) and p.get("type") == "text"]
+    return "\n\n".join(t for t in texts if isinstance(t, str))
+
+
+def message_time(message: Mapping[str, Any], when: datetime) -> datetime:
+    """The message's ``created_at``, or ``when`` if it has none that parses."""
+    stamp = message.get("created_at")
+    if isinstance(stamp, str):
+        try:
+            return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    return when

@@ -1,0 +1,89 @@
+"""The built-in embedding model: the default tier of vector search, shipped inside ov."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+
+import numpy as np
+import pytest
+
+from ov.config import EmbeddingConfig
+from ov.home import Home
+from ov.index.embedders import builtin
+from ov.index.embedders.builtin import MODEL_DIR, MODEL_FILES, BuiltinEmbedder
+from ov.index.embedders.registry import resolve
+
+
+def test_the_default_config_uses_the_built_in_model_and_names_its_tier_and_licence(tmp_path):
+    resolution = resolve(EmbeddingConfig(), Home(tmp_path))
+    info = resolution.as_dict()
+    assert info["provider"] == "builtin" and info["tier"] == "default" and info["available"]
+    assert info["model"].startswith("minilm-static#") and info["dimension"] == 256
+    assert "Apache-2.0" in info["licence"] and "all-MiniLM-L6-v2" in info["licence"]
+
+
+def test_the_model_files_are_the_ones_its_provenance_names():
+    provenance = (MODEL_DIR / "PROVENANCE.md").read_text(encoding="utf-8")
+    assert "Apache-2.0" in provenance and "Apache License" in (MODEL_DIR / "LICENSE").read_text(encoding="utf-8")
+    for name in MODEL_FILES:
+        digest = hashlib.sha256((MODEL_DIR / name).read_bytes()).hexdigest()
+        assert re.search(rf"`{re.escape(name)}` \| `{digest}`", provenance), f"{name} differs from PROVENANCE.md"
+
+
+def test_vectors_are_model2vecs_own_for_the_same_model():
+    # ov reads the files itself (model2vec's loader costs a cold `ov find` hundreds of ms); the
+    # vectors must be the ones model2vec makes of them.
+    from model2vec import StaticModel
+
+    texts = ["Rotate the API keys every 90 days.", "naïve café — 東京 tower", "x", "a " * 3000]
+    ours = BuiltinEmbedder(16).embed(texts)
+    theirs = StaticModel.from_pretrained(str(MODEL_DIR)).encode(texts[:3])
+    theirs = theirs / np.linalg.norm(theirs, axis=1, keepdims=True)
+    assert np.allclose((ours[:3] * theirs).sum(axis=1), 1.0, atol=1e-3)
+    assert ours.shape == (4, 256) and np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+
+
+def test_meaning_is_found_without_a_shared_word(ov):
+    for name, text in {
+        "car.md": "The automobile would not start this morning; the battery was flat.",
+        "fruit.md": "Bananas are rich in potassium and easy to digest.",
+        "tax.md": "Quarterly tax returns are filed with the revenue office.",
+    }.items():
+        assert ov("write", f"viking://resources/{name}", "--content", text).exit_code == 0
+    result = ov("find", "my vehicle broke down", "--json")
+    assert result.exit_code == 0, result.stderr
+    found = result.json["result"]
+    assert found["retrieval"]["mode"] == "hybrid" and found["retrieval"]["embedding"]["tier"] == "default"
+    assert found["resources"][0]["uri"] == "viking://resources/car.md"
+
+
+def test_one_copy_per_process_and_the_same_fingerprint_wherever_it_is_installed(tmp_path):
+    first, second = BuiltinEmbedder(8), BuiltinEmbedder(8)
+    first.embed(["warm"])
+    assert second.loaded is False and second.embed(["warm"]) is not None
+    assert second._matrix is first._matrix  # read from disk once
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(MODEL_DIR, copy)
+    assert BuiltinEmbedder(8, copy).fingerprint == first.fingerprint
+
+
+def test_an_install_without_the_model_says_so_and_stays_lexical(tmp_path, monkeypatch):
+    monkeypatch.setattr(builtin, "MODEL_DIR", tmp_path / "missing")
+    import ov.index.embedders.registry as registry
+
+    monkeypatch.setattr(registry, "builtin_available", lambda: False)
+    auto = resolve(EmbeddingConfig(), Home(tmp_path))
+    assert auto.embedder is None and auto.tier == "none" and "reinstall ov" in auto.reason
+    asked = resolve(EmbeddingConfig(provider="builtin"), Home(tmp_path))
+    assert asked.embedder is None and "reinstall" in asked.reason
+
+
+def test_a_damaged_model_is_a_clear_error(tmp_path):
+    from ov.index.embedders.base import EmbeddingError
+
+    shutil.copytree(MODEL_DIR, tmp_path / "model")
+    (tmp_path / "model" / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
+        BuiltinEmbedder(8, tmp_path / "model").embed(["hello"])

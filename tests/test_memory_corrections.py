@@ -1,0 +1,331 @@
+"""Deterministic memories that correct themselves (issue #14), through `ov remember` and `ov commit`.
+
+Each row of the table is a sequence of steps run against a fresh store, and the
+memory files that must exist afterwards, with their visible content, exactly:
+
+- ``"text"``: one `ov remember TEXT` (one call, one commit);
+- ``("refused", "text")``: `ov remember TEXT` that finds nothing to remember (exit 2);
+- ``("as", "alice", "text")``: `ov remember TEXT --user alice`;
+- ``[message, ...]``: one session, captured with `ov session add-messages` and committed
+  with `ov commit` (a message is a text said by the user, or ``(role, text or parts)``).
+
+Expected files are paths under the default user's memories, or ``"alice:path"`` for
+another user's. A row may also name the ``updates`` the last step's diff must hold
+(``ov remember --json`` operations, or the archive's ``memory_diff.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from ov.sessions.memory.files import parse_memory
+
+ACCOUNT = "accounts/default/user"
+AT = "2026-05-01T09:00:00Z"
+
+
+def bash(cmd: str, output: str, status: str = "completed") -> dict:
+    return {"type": "tool", "tool_name": "bash", "tool_input": {"command": cmd}, "tool_output": output, "tool_status": status}
+
+
+def edit(path: str) -> dict:
+    return {"type": "tool", "tool_name": "edit", "tool_input": {"file_path": path}, "tool_output": "ok", "tool_status": "completed"}
+
+
+def said(text: str) -> dict:
+    return {"type": "text", "text": text}
+
+
+FLAKY_FIX = [
+    "Let's fix the flaky login test.",
+    ("assistant", [said("Running the login tests first."), bash("pytest tests/test_login.py", "1 failed", "error")]),
+    ("assistant", [said("The test waits on a real clock; I will freeze it."), edit("tests/test_login.py")]),
+    ("assistant", [bash("pytest tests/test_login.py", "3 passed")]),
+]
+FLAKY_EXPERIENCE = (
+    "## Situation\n\nGoal: fix the flaky login test.\n\n"
+    "## Approach\n\n"
+    "1. Running the login tests first\n"
+    "2. bash: `pytest tests/test_login.py` (error)\n"
+    "3. The test waits on a real clock; I will freeze it\n"
+    "4. edit: `tests/test_login.py`\n"
+    "5. bash: `pytest tests/test_login.py`\n\n"
+    "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it, tests pass now\" (2026-05-01)."
+)
+TODAY = datetime.now(UTC)
+
+CASES = [
+    # --- a new value for the same key replaces the old one ------------------------------------
+    pytest.param(["My editor is Neovim", "My editor is Emacs"], {"profile.md": "- Editor: Emacs"},
+                 {"profile.md": ("- Editor: Neovim", "- Editor: Emacs")}, id="same-key-replaced"),
+    pytest.param(["My editor is Neovim", "My editor is Emacs", "Actually, my editor is Helix"], {"profile.md": "- Editor: Helix"},
+                 {"profile.md": ("- Editor: Emacs", "- Editor: Helix")}, id="third-value-still-one-line"),
+    pytest.param(["My editor is Neovim. My editor is Emacs."], {"profile.md": "- Editor: Emacs"}, None, id="same-key-in-one-text"),
+    pytest.param([["My shell is bash."], ["My shell is zsh."]], {"profile.md": "- Shell: zsh"},
+                 {"profile.md": ("- Shell: bash", "- Shell: zsh")}, id="same-key-across-session-commits"),
+    pytest.param(["My shell is bash", ["My shell is zsh."]], {"profile.md": "- Shell: zsh"}, None, id="remember-then-commit-merge-alike"),
+    pytest.param(["I work at Acme", "I work at Globex"], {"profile.md": "- Works at Globex"}, None, id="employer-replaced"),
+    pytest.param(["I work for Acme", "I work at Globex"], {"profile.md": "- Works at Globex"}, None, id="work-for-and-at-are-one-key"),
+    pytest.param(["My editor is Neovim", "I prefer tabs", "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs", "preferences/default/tabs.md": "- Prefers tabs"}, None, id="other-files-untouched"),
+    pytest.param(["My editor is vim", "My favourite editor is Emacs"], {"profile.md": "- Editor: vim\n- Favourite editor: Emacs"},
+                 None, id="different-keys-both-kept"),
+    pytest.param(["I work at Acme", "I work on the billing service"], {"profile.md": "- Works at Acme\n- Works on the billing service"},
+                 None, id="works-on-is-not-the-employer"),
+    pytest.param(["I like jazz", "I hate jazz"], {"preferences/default/jazz.md": "- Hates jazz"},
+                 {"preferences/default/jazz.md": ("- Likes jazz", "- Hates jazz")}, id="opposite-preference-replaced"),
+    pytest.param(["I always squash commits", "I never squash commits"], {"preferences/default/squash_commits.md": "- Never squashes commits"},
+                 None, id="always-then-never"),
+    pytest.param(["I like jazz", "I love jazz"], {"preferences/default/jazz.md": "- Likes jazz\n- Loves jazz"}, None,
+                 id="same-side-preferences-supplement"),
+    # --- actually / now / no longer / not ... anymore / instead / switched / these days -------
+    pytest.param(["My editor is Neovim", "Actually, my editor is Vim now."], {"profile.md": "- Editor: Vim"}, None, id="actually-and-now"),
+    pytest.param(["My editor is Vim now"], {"profile.md": "- Editor: Vim"}, None, id="trailing-now-dropped"),
+    pytest.param(["My editor is now Helix"], {"profile.md": "- Editor: Helix"}, None, id="inner-now-dropped"),
+    pytest.param(["I work at Acme", "I work at Globex now"], {"profile.md": "- Works at Globex"}, None, id="now-replaces-employer"),
+    pytest.param(["My status is away for now"], {"profile.md": "- Status: away for now"}, None, id="for-now-is-kept"),
+    pytest.param(["I use Neovim", "I don't use Neovim anymore"], {"profile.md": "- No longer uses Neovim"}, None, id="not-anymore-negates"),
+    pytest.param(["My editor is Neovim", "I no longer use Neovim"], {"profile.md": "- No longer uses Neovim"}, None,
+                 id="no-longer-negates-a-keyed-line"),
+    pytest.param(["I work at Acme", "I no longer work at Acme"], {"profile.md": "- No longer works at Acme"}, None, id="no-longer-works-at"),
+    pytest.param(["I use fish", "I stopped using fish"], {"profile.md": "- No longer uses fish"}, None, id="stopped-using"),
+    pytest.param(["I prefer tabs", "I no longer prefer tabs"], {"preferences/default/tabs.md": "- No longer prefers tabs"}, None,
+                 id="no-longer-prefers"),
+    pytest.param(["I'm a manager", "I'm not a manager anymore"], {"profile.md": "- Is no longer a manager"}, None, id="not-a-x-anymore"),
+    pytest.param(["My editor is Neovim", "My editor is no longer Neovim"], {"profile.md": "- Editor: no longer Neovim"}, None,
+                 id="my-k-is-no-longer"),
+    pytest.param(["My editor is Vim", "I switched my editor from Vim to Helix"], {"profile.md": "- Editor: Helix"}, None, id="switched-my-k"),
+    pytest.param(["These days I prefer dark mode"], {"preferences/default/dark_mode.md": "- Prefers dark mode"}, None, id="these-days-dropped"),
+    pytest.param(["I prefer spaces instead"], {"preferences/default/spaces.md": "- Prefers spaces"}, None, id="instead-dropped"),
+    # --- clause boundaries ----------------------------------------------------------------------
+    pytest.param(["My name is Dana and I work at Acme"], {"profile.md": "- Name: Dana\n- Works at Acme"}, None, id="and-I"),
+    pytest.param(["My name is Dana, and my editor is Vim"], {"profile.md": "- Name: Dana\n- Editor: Vim"}, None, id="comma-and-my"),
+    pytest.param(["I like Python, but I hate Java"],
+                 {"preferences/default/python.md": "- Likes Python", "preferences/default/java.md": "- Hates Java"}, None, id="but-I"),
+    pytest.param(["My editor is Vim; my shell is fish"], {"profile.md": "- Editor: Vim\n- Shell: fish"}, None, id="semicolon"),
+    pytest.param(["I'm a backend engineer and my team is Platform"],
+                 {"profile.md": "- Is a backend engineer", "entities/teams/platform.md": "# Platform\n\n- The user's team"}, None,
+                 id="profile-and-entity"),
+    pytest.param(["I like red, green, and blue"], {"preferences/default/red_green.md": "- Likes red, green, and blue"}, None,
+                 id="a-list-is-not-split"),
+    pytest.param(["I prefer tabs, but only in Go"], {"preferences/default/tabs.md": "- Prefers tabs, but only in Go"}, None,
+                 id="a-qualifier-is-not-split"),
+    # --- a correction lands in the file named for what it says ----------------------------------
+    pytest.param(["I prefer tabs. Actually, I prefer spaces."], {"preferences/default/spaces.md": "- Prefers spaces"}, None,
+                 id="tabs-then-spaces-in-one-text"),
+    pytest.param(["I prefer tabs. No, I meant spaces."], {"preferences/default/spaces.md": "- Prefers spaces"}, None, id="i-meant-spaces"),
+    pytest.param([["I prefer tabs.", ("assistant", "Noted."), "Actually, I prefer spaces."]],
+                 {"preferences/default/spaces.md": "- Prefers spaces"}, None, id="tabs-then-spaces-in-a-session"),
+    pytest.param(["I prefer tabs", "Actually, I prefer spaces"],
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs"},
+                 {"preferences/default/tabs.md": ("- Prefers tabs", "- No longer prefers tabs")}, id="stored-tabs-negated"),
+    pytest.param(["I prefer tabs over spaces", "I prefer spaces now"],
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs"}, None,
+                 id="tabs-over-spaces-then-spaces"),
+    pytest.param(["I hate tabs", "I prefer spaces"],
+                 {"preferences/default/tabs.md": "- Hates tabs", "preferences/default/spaces.md": "- Prefers spaces"}, None,
+                 id="a-rival-only-negates-a-preference-for-it"),
+    pytest.param(["I prefer dark mode", "I prefer light mode"],
+                 {"preferences/default/dark_mode.md": "- No longer prefers dark mode", "preferences/default/light_mode.md": "- Prefers light mode"},
+                 None, id="dark-then-light-mode"),
+    # --- "remember that" states a fact --------------------------------------------------------
+    pytest.param(["Remember that our staging DB is on port 5433"], {"entities/systems/staging_db.md": "# Staging DB\n\n- Is on port 5433"},
+                 None, id="remember-that-fact"),
+    pytest.param(["Our staging database runs on port 5433, remember that."],
+                 {"entities/systems/staging_database.md": "# Staging database\n\n- Runs on port 5433"}, None, id="fact-then-remember-that"),
+    pytest.param([["Our staging DB runs on port 5433. Remember that."]],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Runs on port 5433"}, None, id="bare-remember-that-in-a-session"),
+    pytest.param(["Remember that our staging DB runs on port 5433", "Remember that our staging DB runs on port 5434 now"],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Runs on port 5434"}, None, id="fact-corrected"),
+    pytest.param(["Remember that our staging DB is read-only and I need the VPN for it"],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Is read-only"}, None, id="fact-clause-split"),
+    pytest.param(["Keep in mind that the release is tomorrow."],
+                 {f"events/{TODAY:%Y/%m/%d}/release.md": f"- The release is tomorrow ({TODAY + timedelta(days=1):%Y-%m-%d})"},
+                 None, id="a-dated-note-stays-an-event"),
+    # --- negatives: no memory at all ------------------------------------------------------------
+    pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
+    pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),
+    pytest.param([["Can you check whether my editor is Vim now?"]], {}, None, id="question-with-marker"),
+    pytest.param([["If I prefer dark mode and I like jazz, tell me."]], {}, None, id="conditional-with-and-I"),
+    pytest.param([["When my editor is Vim, I work faster."]], {}, None, id="conditional-possession"),
+    pytest.param([['"I prefer tabs," she said.']], {}, None, id="quote"),
+    pytest.param([["> My editor is Emacs"]], {}, None, id="block-quote"),
+    pytest.param([["```\nmy editor is vim\nI prefer tabs\n```"]], {}, None, id="fenced-code"),
+    pytest.param([["`I no longer use vim`"]], {}, None, id="inline-code"),
+    pytest.param([["Let's do it now.", "I like that."]], {}, None, id="marker-without-statement"),
+    pytest.param([["I don't use vim for this project."]], {}, None, id="not-without-anymore"),
+    pytest.param([("refused", "Do I prefer tabs?")], {}, None, id="remember-refuses-a-question"),
+    # --- multi-user isolation -------------------------------------------------------------------
+    pytest.param([("as", "alice", "My editor is Vim"), ("as", "bob", "My editor is Emacs")],
+                 {"alice:profile.md": "- Editor: Vim", "bob:profile.md": "- Editor: Emacs"}, None, id="users-keep-their-own-key"),
+    pytest.param([("as", "alice", "I prefer tabs"), ("as", "bob", "I prefer spaces")],
+                 {"alice:preferences/alice/tabs.md": "- Prefers tabs", "bob:preferences/bob/spaces.md": "- Prefers spaces"}, None,
+                 id="a-rival-of-another-user-is-untouched"),
+    # --- experiences from a session ---------------------------------------------------------------
+    pytest.param([[*FLAKY_FIX, "That fixed it, tests pass now."]], {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE}, None,
+                 id="experience"),
+    pytest.param([[*FLAKY_FIX, "That fixed it, tests pass now."], [*FLAKY_FIX, "Thanks, it works now."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "Thanks, it works now")},
+                 {"experiences/fix_flaky_login_test.md": (
+                     FLAKY_EXPERIENCE, FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "Thanks, it works now"))},
+                 id="experience-updated-by-a-later-run"),
+    pytest.param([[*FLAKY_FIX, "It still fails."]], {}, None, id="no-experience-when-it-still-fails"),
+    pytest.param([[*FLAKY_FIX, "Thanks."]], {}, None, id="no-experience-without-an-outcome"),
+    pytest.param([[*FLAKY_FIX, "Tests pass now, but the e2e suite is broken."]], {}, None, id="no-experience-for-a-hedged-outcome"),
+    pytest.param([["Fix the build.", "That worked."]], {}, None, id="no-experience-without-steps"),
+    pytest.param([["What does this test do?", *FLAKY_FIX[1:], "That fixed it."]], {}, None, id="no-experience-without-a-goal"),
+    pytest.param([[*FLAKY_FIX, "That fixed it. I prefer short test names."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed it"),
+                  "preferences/default/short_test_names.md": "- Prefers short test names"}, None, id="experience-and-a-preference"),
+]
+
+
+def test_the_table_is_large_enough():
+    assert len(CASES) >= 40
+
+
+@pytest.mark.parametrize("steps, expected, updates", CASES)
+def test_memories(ov, ov_home, steps, expected, updates):
+    diff = None
+    for n, step in enumerate(steps):
+        diff = _run(ov, ov_home, step, f"s{n}")
+    assert _memories(ov_home) == expected
+    if updates is not None:
+        got = {op["uri"].split("/memories/", 1)[1]: (op["before"], op["after"]) for op in diff["updates"]}
+        assert got == updates
+
+
+def test_remember_reports_an_update_with_before_and_after(ov):
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    result = ov("remember", "My editor is Emacs", "--json").json["result"]
+    assert result["changed"] is True
+    assert result["operations"] == {
+        "adds": [],
+        "updates": [
+            {
+                "uri": "viking://user/default/memories/profile.md",
+                "memory_type": "profile",
+                "before": "- Editor: Neovim",
+                "after": "- Editor: Emacs",
+            }
+        ],
+        "deletes": [],
+    }
+
+
+def test_commit_writes_an_update_with_before_and_after(ov, ov_home):
+    _run(ov, ov_home, ["My editor is Neovim. I prefer tabs."], "a")
+    diff = _run(ov, ov_home, ["My editor is Emacs now.", "Actually, I prefer spaces."], "b")
+    assert diff["adds"] == [
+        {"uri": "viking://user/default/memories/preferences/default/spaces.md", "memory_type": "preferences", "after": "- Prefers spaces"}
+    ]
+    assert diff["updates"] == [
+        {"uri": "viking://user/default/memories/profile.md", "memory_type": "profile", "before": "- Editor: Neovim", "after": "- Editor: Emacs"},
+        {
+            "uri": "viking://user/default/memories/preferences/default/tabs.md",
+            "memory_type": "preferences",
+            "before": "- Prefers tabs",
+            "after": "- No longer prefers tabs",
+        },
+    ]
+
+
+def test_each_correction_is_one_commit_so_git_keeps_the_old_value(ov, ov_home):
+    from dulwich.repo import Repo
+
+    for text in ("My editor is Neovim", "My editor is Emacs"):
+        assert ov("remember", text).exit_code == 0
+    repo = Repo(str(ov_home / "accounts/default"))
+    versions = []
+    for entry in repo.get_walker(paths=[b"user/default/memories/profile.md"]):
+        tree = repo[entry.commit.tree]
+        mode, sha = tree.lookup_path(repo.__getitem__, b"user/default/memories/profile.md")
+        versions.append(parse_memory(repo[sha].data.decode())[0])
+    assert versions == ["- Editor: Emacs", "- Editor: Neovim"]
+
+
+def _run(ov, home: Path, step, session: str) -> dict:
+    """Run one step; the diff operations it produced."""
+    if isinstance(step, list):
+        lines = []
+        for n, message in enumerate(step):
+            role, body = ("user", message) if isinstance(message, str) else message
+            content = {"text": body} if isinstance(body, str) else {"parts": body}
+            lines.append(json.dumps({"role": role, **content, "id": f"{session}-{n}", "created_at": AT}))
+        assert ov("session", "add-messages", session, stdin="\n".join(lines)).exit_code == 0
+        report = ov("commit", session, "--json").json["result"]
+        assert report["status"] == "committed" and report["failed"] is None
+        archive = home / ACCOUNT / "default/sessions" / session / "history/archive_001/memory_diff.json"
+        return json.loads(archive.read_text())["operations"]
+    if isinstance(step, tuple) and step[0] == "refused":
+        result = ov("remember", step[1], "--json")
+        assert result.exit_code == 2 and "could not turn" in result.error["message"]
+        return {"adds": [], "updates": [], "deletes": []}
+    args = ("remember", step[2], "--user", step[1]) if isinstance(step, tuple) else ("remember", step)
+    result = ov(*args, "--json")
+    assert result.exit_code == 0, result.stderr
+    return result.json["result"]["operations"]
+
+
+def _memories(home: Path) -> dict[str, str]:
+    out = {}
+    for user_dir in sorted((home / ACCOUNT).glob("*")):
+        root = user_dir / "memories"
+        for path in sorted(root.rglob("*.md")) if root.is_dir() else ():
+            rel = path.relative_to(root).as_posix()
+            out[rel if user_dir.name == "default" else f"{user_dir.name}:{rel}"] = parse_memory(path.read_text())[0]
+    return out
+
+
+# --- the supersede op of merge.patch_text, which the rules above rely on ---------------------------
+
+
+@pytest.mark.parametrize(
+    "old, probes, line, new",
+    [
+        ("- Editor: Neovim\n- Shell: fish", ["editor:"], "- Editor: Emacs", "- Editor: Emacs\n- Shell: fish"),
+        # a key stated twice (as older versions of ov wrote it) heals to one line
+        ("- Editor: Neovim\n- Shell: fish\n- Editor: Emacs", ["Editor:"], "- Editor: Helix", "- Editor: Helix\n- Shell: fish"),
+        ("- Favourite editor: Neovim", ["*: neovim"], "- No longer uses Neovim", "- No longer uses Neovim"),
+        ("- Works at Acme\n- Works atop a desk", ["works at"], "- Works at Globex", "- Works at Globex\n- Works atop a desk"),
+        # a bare line takes the bullet style of the line it replaces, and loses its "Actually,"
+        ("* Works at Acme", ["works at"], "Actually, works at Globex", "* Works at Globex"),
+        ("- Prefers tabs", ["dislikes tabs"], "- Likes tabs", "- Prefers tabs\n- Likes tabs"),
+        # no probe matches: the line is merged as text, where "Actually," still replaces the closest line
+        ("- Is read-only\n- Runs on port 5433", ["nothing"], "- Actually, runs on port 5434", "- Is read-only\n- Runs on port 5434"),
+        ("# Notes\n\n- Editor: vim", ["editor:"], "- Editor: vim", "# Notes\n\n- Editor: vim"),
+    ],
+)
+def test_supersede(old, probes, line, new):
+    from ov.sessions.memory.merge import patch_text
+
+    assert patch_text(old, {"supersede": probes, "with": line}) == new
+
+
+def test_supersede_that_only_amends_never_appends():
+    from ov.sessions.memory.merge import patch_text
+
+    op = {"supersede": ["Prefers tabs"], "with": "- No longer prefers tabs", "append": False}
+    assert patch_text("- Hates tabs", op) == "- Hates tabs"
+    assert patch_text("- Prefers tabs over spaces", op) == "- No longer prefers tabs"
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        {"supersede": "editor:", "with": "- Editor: vim"},
+        {"supersede": ["editor:"], "with": "- a\n- b"},
+        {"supersede": ["editor:"], "with": "- a", "append": "no"},
+        {"supersede": ["editor:"], "with": "- a", "colour": "blue"},
+    ],
+)
+def test_bad_supersede_ops_are_refused(op):
+    from ov.errors import InvalidInput
+    from ov.sessions.memory.merge import patch_text
+
+    with pytest.raises(InvalidInput):
+        patch_text("- Editor: Neovim", op)

