@@ -477,8 +477,13 @@ def _coerce(text: str, current: Any) -> Any:
         return int(text)
     if isinstance(current, float):
         return float(text)
-    if current is None and text.strip().lower() in ("none", "null", ""):
-        return None
+    if current is None:  # an optional field (e.g. a vector weight left to the embedder's default)
+        if text.strip().lower() in ("none", "null", ""):
+            return None
+        try:
+            return float(text)
+        except ValueError:
+            return text
     return text
 
 

@@ -117,14 +117,18 @@ def test_a_call_in_flight_when_stdin_closes_is_answered(tmp_path):
     assert "150 added" in answer["result"]["content"][0]["text"]
 
 
+# `ov mcp` in a process that prints, as it exits, the top-level modules it imported (on stderr).
+MODULES_PROBE = (
+    "import sys, json, atexit\n"
+    "atexit.register(lambda: print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr))\n"
+    "sys.argv = ['ov', 'mcp']\n"
+    "from ov.cli.entry import entry\n"
+    "entry()\n"
+)
+
+
 def test_the_server_answers_before_importing_the_heavy_stack():
-    probe = (
-        "import sys, json, atexit\n"
-        "atexit.register(lambda: print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr))\n"
-        "sys.argv = ['ov', 'mcp']\n"
-        "from ov.cli.entry import entry\n"
-        "entry()\n"
-    )
+    probe = MODULES_PROBE
     lines = json.dumps(INIT) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"
     proc = subprocess.run([sys.executable, "-c", probe], input=lines.encode(), capture_output=True, timeout=60, env=dict(os.environ))
     assert proc.returncode == 0 and len(proc.stdout.decode().splitlines()) == 2

@@ -190,13 +190,8 @@ def test_the_mcp_server_loads_the_model_once_and_not_before_the_first_find(minil
     assert ov("reindex", "--embedder", "minilm").exit_code == 0
 
     # initialize and tools/list do not import torch even with the MiniLM tier configured.
-    probe = (
-        "import sys, json, atexit\n"
-        "atexit.register(lambda: print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr))\n"
-        "sys.argv = ['ov', 'mcp']\n"
-        "from ov.cli.entry import entry\n"
-        "entry()\n"
-    )
+    from tests.test_mcp import MODULES_PROBE as probe
+
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
     lines = json.dumps(init) + "\n" + json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}) + "\n"
     proc = subprocess.run([sys.executable, "-c", probe], input=lines.encode(), capture_output=True, timeout=60, env=_user_env())

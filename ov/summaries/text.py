@@ -1,0 +1,61 @@
+"""Sentences: where they end, how they join, and how generated text is cut to a size limit."""
+
+from __future__ import annotations
+
+import re
+
+SENTENCE_END = re.compile(r"\.(?!\d)(?=\s|$)|[!?](?=\s|$)|[。？！]")
+_CJK_END = "。？！"
+
+
+def sentences(text: str) -> list[str]:
+    """``text`` cut after each sentence end; the rest after the last one is a sentence too."""
+    out, start = [], 0
+    for match in SENTENCE_END.finditer(text):
+        piece = text[start : match.end()].strip()
+        if piece:
+            out.append(piece)
+        start = match.end()
+    rest = text[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+def join_sentences(first: str, second: str) -> str:
+    if not first or not second:
+        return first or second
+    # Chinese and Japanese run sentences together without a space.
+    return first + ("" if first[-1] in _CJK_END else " ") + second
+
+
+def as_sentence(text: str) -> str:
+    """``text`` ending in a sentence mark (a period added when it has none)."""
+    text = text.strip()
+    if not text or text[-1] in ".!?…" + _CJK_END:
+        return text
+    return text.rstrip(":;,") + "."
+
+
+def truncate_generated(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters at the last sentence end that fits.
+
+    Without such a sentence end the cut falls on a word boundary and ends in ``...``.
+    (OpenViking would keep a first sentence longer than the limit; ov's limits are hard.)
+    """
+    if limit <= 0 or len(text) <= limit:
+        return text
+    if limit <= 3:
+        return text[:limit]
+    last_end = None
+    for match in SENTENCE_END.finditer(text, 0, limit + 1):
+        if match.end() <= limit:
+            last_end = match.end()
+    if last_end is not None:
+        return text[:last_end].strip()
+    head = text[: limit - 3]
+    if not text[limit - 3].isspace():  # the cut fell inside a word: drop the partial word
+        space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
+        if space > 0:
+            head = head[:space]
+    return head.rstrip() + "..."
