@@ -93,28 +93,6 @@ class VectorIndex:
                 continue  # not there (a replayed update); nothing to remove
             self.live -= 1
 
-    def similarity(self, vector, labels: list[int]) -> dict[int, float]:
-        """Cosine similarity of ``vector`` to each of ``labels`` that has a live vector."""
-        import numpy as np  # Deferred: only searches with vectors need numpy.
-
-        if not labels:
-            return {}
-        try:
-            matrix = np.asarray(self._index.get_items(labels), dtype=np.float32)
-            kept = labels
-        except RuntimeError:  # one of them has no live vector (marked deleted, never added)
-            rows, kept = [], []
-            for label in labels:
-                try:
-                    rows.append(self._index.get_items([label])[0])
-                except RuntimeError:
-                    continue
-                kept.append(label)
-            if not kept:
-                return {}
-            matrix = np.asarray(rows, dtype=np.float32)
-        return {label: float(sim) for label, sim in zip(kept, matrix @ np.asarray(vector, dtype=np.float32))}
-
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest live vectors, best first."""
         k = min(limit, self.live)
