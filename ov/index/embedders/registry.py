@@ -318,7 +318,11 @@ def _resolve_litellm(config: EmbeddingConfig, home: Home, usage_dir: Path | None
     if config.api_key_env and not os.environ.get(config.api_key_env):
         return Resolution(None, f"the environment variable {config.api_key_env} (embedding.api_key_env) is not set")
     where = config.model + (f" at {config.api_base}" if config.api_base else "")
-    return Resolution(LiteLLMEmbedder(config, usage_dir), f"embeddings API {where} through litellm")
+    from ov.llm.routes import PROVIDERS, provider_of  # Light: names and regular expressions only.
+
+    found = provider_of(config.model)
+    client = "ov's own client" if found is not None and PROVIDERS[found[0]].embeddings else "litellm"
+    return Resolution(LiteLLMEmbedder(config, usage_dir), f"embeddings API {where} through {client}")
 
 
 # What `ov reindex --embedder` switches between: the two tiers, the hashing embedder, nothing.
