@@ -218,7 +218,6 @@ def _read(path: Path) -> str | None:
 def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it)."""
-    from ov.index.sync import Indices
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
@@ -226,14 +225,13 @@ def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: 
         return Block(None)
     if session_id is not None and read_meta(store, session_id) is None:
         session_id = None  # nothing captured yet: search without the session's context
-    indices = Indices(store)
-    # An embedder that takes seconds to load (the MiniLM tier, an API) would spend the hook's
-    # deadline: then the search is full-text only, on the index as the background job left it.
-    fast = getattr(indices.resolution.embedder, "starts_fast", True)
+    # Full text only, on the index as the background job left it: vectors would make every prompt
+    # pay for numpy, the vector index and the embedder (about 150 ms more with the built-in model,
+    # seconds with MiniLM or an API) for a few points of recall (docs/benchmarks.md).
     options = SearchOptions(
-        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, vectors=fast, catch_up=fast
+        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
     )
-    result = search(store, text, options, indices=indices)
+    result = search(store, text, options)
     block = result.context
     if block is None or not block.entries:
         return Block(None)

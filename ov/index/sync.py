@@ -103,12 +103,13 @@ class Indices:
 
     # --- public ----------------------------------------------------------------
 
-    def open(self, *, catch_up: bool = True) -> OpenIndex:
+    def open(self, *, full_text_only: bool = False) -> OpenIndex:
         """The indices, caught up with HEAD (or rebuilt) first.
 
-        ``catch_up=False``: an index behind HEAD but otherwise usable is read as it is (marked
-        stale) instead of being updated, for a caller that cannot wait for an embedder to load
-        (a prompt hook with the MiniLM tier); the hooks' background job catches it up.
+        ``full_text_only``: for a caller on every prompt (the prompt hook), which must not pay for
+        numpy, hnswlib or an embedder: the vectors are not loaded, and an index behind HEAD but
+        otherwise usable is read as it is (marked stale) rather than updated, since an update
+        embeds; the hooks' background job catches it up.
         """
         if not self.store.exists:
             # Nothing to index, and nothing is written for an account nobody has used.
@@ -120,9 +121,9 @@ class Indices:
         if cached is not None and cached.meta.commit == head and not cached.actions:
             return cached
         meta = Meta.read(self.root / META_NAME)
-        if meta is not None and (meta.commit == head or not catch_up) and self.incompatibility(meta) is None:
+        if meta is not None and (meta.commit == head or full_text_only) and self.incompatibility(meta) is None:
             try:
-                return self._load(meta, [], strict=True, stale=meta.commit != head)
+                return self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only)
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
@@ -379,25 +380,28 @@ class Indices:
             return None
 
     def _load(
-        self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None, strict: bool = False
+        self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None, strict: bool = False, vectors: bool = True
     ) -> OpenIndex:
-        """Open what ``meta`` describes; ``strict`` raises IndexUnavailable for damaged vectors too."""
+        """Open what ``meta`` describes; ``strict`` raises IndexUnavailable for damaged vectors too;
+        ``vectors=False`` leaves them unloaded (and the result uncached: it is not the whole index)."""
         if lexical is None:
             try:
                 lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
                 lexical.count()
             except (OSError, ValueError, FileNotFoundError) as exc:
                 raise IndexUnavailable(f"the full-text index does not open: {exc}", hint="run `ov reindex`") from None
-        vectors = None
+        embedding = self.resolution.as_dict()
+        if not vectors:
+            return OpenIndex(lexical, None, None, meta, embedding, stale, actions)
+        loaded = None
         embedder = self._embedder()
         if embedder is not None and meta.vectors_file and not meta.vectors_stale and meta.embedder:
-            vectors = self._vectors_load(meta)
-            if vectors is None and strict:
+            loaded = self._vectors_load(meta)
+            if loaded is None and strict:
                 raise IndexUnavailable("the vector index does not load", hint="run `ov reindex`")
-        embedding = self.resolution.as_dict()
-        if embedder is not None and vectors is None:
+        if embedder is not None and loaded is None:
             embedding = {**embedding, "available": False, "reason": "vectors are being rebuilt; this search is lexical"}
-        opened = OpenIndex(lexical, vectors, embedder if vectors is not None else None, meta, embedding, stale, actions)
+        opened = OpenIndex(lexical, loaded, embedder if loaded is not None else None, meta, embedding, stale, actions)
         self._cache = OpenIndex(lexical, opened.vectors, opened.embedder, meta, embedding, stale, [])
         return opened
 

@@ -68,8 +68,7 @@ class SearchOptions:
     types: tuple[str, ...] | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
     min_score: float | None = None  # no results at all when the most relevant one is below this (Hit.relevance)
-    vectors: bool = True  # False: full text only (an embedder too slow to load for the caller)
-    catch_up: bool = True  # False: an index behind HEAD is read as it is (see Indices.open)
+    full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
 
 
 @dataclass
@@ -98,7 +97,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         from ov.sessions.session import MESSAGES
 
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
-    opened = (indices or Indices(store)).open(catch_up=options.catch_up)
+    opened = (indices or Indices(store)).open(full_text_only=options.full_text_only)
     hits = retrieve(store, opened, plan, options, exclude=exclude)
     if options.min_score and (not hits or max(h.relevance for h in hits) < options.min_score):
         hits = []  # nothing in the store answers this query well enough to be worth reading
@@ -106,7 +105,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
-    result = SearchResult(query, hits, opened.mode if options.vectors else "lexical", opened.embedding, index_info, plan=plan)
+    result = SearchResult(query, hits, opened.mode if not options.full_text_only else "lexical", opened.embedding, index_info, plan=plan)
     if options.mode == "context":
         from ov.retrieval.context import assemble
 
@@ -151,7 +150,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
     types = _types(typed, options.types)
     if not types:
         return {}
-    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude, lexical_only=not options.vectors)
+    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude, lexical_only=options.full_text_only)
     text = typed.query
     direct = rank(store, opened, text, base, snippets=False)
     scope_scores = {unit(h): h.score for h in direct}

@@ -85,9 +85,6 @@ class BaseEmbedder:
 
     provider: str
     model: str
-    # Whether a cold process can load it and embed a query in a few tens of milliseconds: the
-    # prompt hook (a one-second deadline) uses vectors only then (docs/hosts.md).
-    starts_fast: bool = False
 
     def __init__(self, batch_size: int) -> None:
         self._batch_size = max(1, batch_size)

@@ -50,7 +50,6 @@ class BuiltinEmbedder(BaseEmbedder):
     """The built-in static model, loaded the first time it embeds (tens of milliseconds)."""
 
     provider = BUILTIN_PROVIDER
-    starts_fast = True
 
     def __init__(self, batch_size: int, directory: Path = MODEL_DIR) -> None:
         super().__init__(batch_size)

@@ -48,7 +48,6 @@ class HashEmbedder(BaseEmbedder):
     """
 
     provider = HASH_PROVIDER
-    starts_fast = True
     model = HASH_MODEL
 
     def __init__(self, dimension: int, batch_size: int) -> None:
