@@ -1,9 +1,10 @@
 """What the default tier's embedder costs: cold ``ov find``, a warm query, indexing, install size.
 
-Two ``OV_HOME``s hold the same 300 Markdown documents (SciFact abstracts when the
-bench data is there, else synthetic text), one with the default configuration (the
-built-in model) and one with ``embedding.provider: none``; both indices are built
-before timing. Then:
+Two ``OV_HOME``s hold the same ``--docs`` Markdown documents (300 by default; SciFact
+abstracts when the bench data is there, else synthetic text), one with the default
+configuration (the built-in model) and one with ``embedding.provider: none``; both
+indices are built before timing. Up to 2,048 vectors a search reads the index's flat
+copy without numpy; past it, hnswlib (``--docs 3000`` measures that side). Then:
 
 1. **cold ``ov find``**: fresh ``ov find QUERY --limit 10`` processes on each home,
    round-robin with ``python -c pass``, ``--cold-reps`` runs after 2 untimed ones;
@@ -16,7 +17,7 @@ before timing. Then:
    vectors (records/s; target >= 500);
 4. **install size**: the model's files in the wheel (target <= 40 MB more).
 
-    .venv/bin/python bench/embedder_speed.py [--cold-reps 20] [--reps 5] [--records 5000]
+    .venv/bin/python bench/embedder_speed.py [--docs 300] [--cold-reps 20] [--reps 5] [--records 5000]
 """
 
 from __future__ import annotations
@@ -71,6 +72,7 @@ def seed(home: Path, docs: list[str], provider: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = common.base_parser(__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=300, help="documents in the two stores the finds run on")
     parser.add_argument("--cold-reps", type=int, default=20)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--records", type=int, default=5000)
@@ -78,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     common.header("embedder speed: the built-in model against lexical")
     report = common.Report("embedder_speed", params=vars(args) | {"git": common.git_state()})
-    docs = texts(300)
+    docs = texts(args.docs)
     with common.temp_homes(2, "ov-bench-embspeed", keep=args.keep) as (vec_home, lex_home):
         seed(vec_home, docs, None)
         seed(lex_home, docs, "none")

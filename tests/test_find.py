@@ -257,10 +257,32 @@ def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
 def test_a_damaged_vector_file_is_rebuilt(docs, ov_home):
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
     found(docs, "risotto")
-    for path in index_dir(ov_home).glob("vectors-*.hnsw"):
+    for path in index_dir(ov_home).glob("vectors-*"):
         path.write_bytes(b"junk")
     result = found(docs, "risotto")
     assert result["retrieval"]["mode"] == "hybrid" and result["index"]["actions"] == ["vectors rebuilt"]
+    assert docs("fsck").exit_code == 0
+
+
+def test_a_damaged_flat_copy_is_passed_over_for_the_hnswlib_index(docs, ov_home):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    before = found(docs, "risotto")
+    (exact,) = index_dir(ov_home).glob("vectors-*.exact")
+    exact.write_bytes(exact.read_bytes()[:-8])  # cut short, as by a crash mid-write
+    after = found(docs, "risotto")
+    assert after["retrieval"]["mode"] == "hybrid" and uris(after) == uris(before)
+    assert docs("fsck").exit_code != 0  # the copy disagrees with the index: fsck says so
+
+
+def test_a_damaged_hnswlib_file_is_rebuilt_by_the_next_update_while_searches_use_the_flat_copy(docs, ov_home):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    before = found(docs, "risotto")
+    (hnsw,) = index_dir(ov_home).glob("vectors-*.hnsw")
+    hnsw.write_bytes(b"junk")
+    assert uris(found(docs, "risotto")) == uris(before)
+    write(docs, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    result = found(docs, "tomato soup")
+    assert result["retrieval"]["mode"] == "hybrid" and "vectors rebuilt" in result["index"]["actions"]
     assert docs("fsck").exit_code == 0
 
 
@@ -516,4 +538,67 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
     vectors._index = ShortWrites(vectors._index)
     with pytest.raises((OSError, IndexUnavailable)):
         vectors.save(target)
-    assert target.read_bytes() == good and [p.name for p in target.parent.iterdir()] == ["vectors.bin"]
+    assert target.read_bytes() == good and sorted(p.name for p in target.parent.iterdir()) == ["vectors.bin", "vectors.exact"]
+
+
+def _unit_rows(count: int, dimension: int, seed: int):
+    import numpy as np
+
+    matrix = np.random.default_rng(seed).standard_normal((count, dimension)).astype(np.float32)
+    return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_a_small_index_is_searched_exactly_from_its_flat_copy(tmp_path, monkeypatch):
+    import numpy as np
+
+    from ov.index import vectors as vectors_module
+    from ov.index.vectors import ExactVectors, VectorIndex, exact_path, load_for_search
+
+    matrix = _unit_rows(300, 32, 3)
+    index = VectorIndex.create(32, 300)
+    index.add(matrix, list(range(1000, 1300)))
+    index.remove([1000, 1007])
+    index.save(tmp_path / "vectors-000001.hnsw")
+    flat = load_for_search(tmp_path / "vectors-000001.hnsw", 32, index.live)
+    assert isinstance(flat, ExactVectors) and flat.labels() == set(range(1000, 1300)) - {1000, 1007}
+    query = matrix[5] + 0.5 * matrix[9]
+    sims = matrix @ query
+    expected = [(1000 + int(i), float(sims[i])) for i in np.argsort(-sims) if 1000 + int(i) not in (1000, 1007)][:20]
+    with_numpy = flat.search(query.tolist(), 20)
+    monkeypatch.delitem(__import__("sys").modules, "numpy")  # the plain-Python branch of a cold process
+    without = flat.search(query.tolist(), 20)
+    monkeypatch.undo()
+    for got in (with_numpy, without):
+        assert [label for label, _ in got] == [label for label, _ in expected]
+        assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+    # Past the limit there is no flat copy, and the search goes through hnswlib.
+    monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 100)
+    index.save(tmp_path / "vectors-000002.hnsw")
+    assert not exact_path(tmp_path / "vectors-000002.hnsw").exists()
+    assert isinstance(load_for_search(tmp_path / "vectors-000002.hnsw", 32, index.live), VectorIndex)
+
+
+def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):
+    from ov.index.vectors import ExactVectors, VectorIndex, exact_path, load_for_search, remove_generation
+
+    index = VectorIndex.create(8, 16)
+    index.add(_unit_rows(16, 8, 4), list(range(16)))
+    path = tmp_path / "vectors-000000.hnsw"
+    index.save(path)
+    assert isinstance(load_for_search(path, 8, 16), ExactVectors)
+    assert isinstance(load_for_search(path, 8, 15), VectorIndex)  # meta counts another number of vectors
+    assert isinstance(load_for_search(path, 16, 16), VectorIndex)  # another dimension
+    exact_path(path).write_bytes(b"ovexact1" + b"\x00" * 4)
+    assert isinstance(load_for_search(path, 8, 16), VectorIndex)
+    remove_generation(path)
+    assert not path.exists() and not exact_path(path).exists()
+
+
+def test_an_update_leaves_only_the_current_generation_and_its_flat_copy(docs, ov_home):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    write(docs, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    assert uris(found(docs, "tomato soup"))[0] == "viking://resources/notes/soup.md"
+    meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
+    names = sorted(p.name for p in index_dir(ov_home).glob("vectors-*"))
+    assert names == sorted([meta["vectors_file"], meta["vectors_file"].replace(".hnsw", ".exact")])

@@ -172,7 +172,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
-        from ov.index.vectors import VectorIndex
+        from ov.index.vectors import ExactVectors, VectorIndex, exact_path
 
         try:
             vectors = VectorIndex.load(indices.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
@@ -183,5 +183,14 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         report.checked["vectors"] = len(live)
         if live != set(indexed.values()):
             add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
+        exact = exact_path(indices.root / meta.vectors_file)
+        if exact.is_file():
+            try:
+                copied = ExactVectors.load(exact, meta.embedder["dimension"], meta.vectors).labels()
+            except (OSError, ValueError) as exc:
+                add(Finding("index", "problem", f"the flat copy of the vectors does not load: {exc}", rebuild))
+                return
+            if copied != live:
+                add(Finding("index", "problem", f"the flat copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
     elif meta.vectors_stale:
         add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))

@@ -7,6 +7,8 @@ tree, never committed)::
                        embedder fingerprint, vector file, next label, counts
     text/              tantivy
     vectors-{gen}.hnsw hnswlib (only with an embedder)
+    vectors-{gen}.exact the same vectors as a flat array, while there are few
+                       enough to search exhaustively (see ov.index.vectors)
 
 :meth:`Indices.open` is called before every search. When HEAD moved since the
 indexed commit, the indices catch up from the git diff of the two trees: only
@@ -35,6 +37,7 @@ from ov.errors import IndexUnavailable, OvError, StoreLocked
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
+from ov.index.vectors import remove_generation
 from ov.store.lock import WriteLock
 
 log = logging.getLogger(__name__)
@@ -239,7 +242,7 @@ class Indices:
         meta.updated_at = time.time()
         meta.write(self.root / META_NAME)
         if gen_file and old_file and old_file != gen_file:
-            _unlink(self.root / old_file)
+            remove_generation(self.root / old_file)
         return len(paths)
 
     def _update_vectors(self, meta: Meta, records: list[Record], labels: list[int], removed: list[int]):
@@ -286,7 +289,7 @@ class Indices:
         meta.embedder = embedder.fingerprint.as_dict()
         meta.write(self.root / META_NAME)
         if old_file and old_file != gen_file:
-            _unlink(self.root / old_file)
+            remove_generation(self.root / old_file)
 
     # --- rebuilding ------------------------------------------------------------
 
@@ -370,11 +373,11 @@ class Indices:
         return self.resolution.embedder
 
     def _vectors_load(self, meta: Meta):
-        """The vector index of ``meta``, or None when it does not load."""
-        from ov.index.vectors import VectorIndex
+        """The vectors of ``meta`` to search, or None when they do not load."""
+        from ov.index.vectors import load_for_search
 
         try:
-            return VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+            return load_for_search(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
         except (OSError, RuntimeError, TypeError, KeyError) as exc:
             log.info("vector index unreadable (%s)", exc)
             return None
@@ -462,9 +465,3 @@ def _is_dir_mode(mode: int) -> bool:
 
     return stat.S_ISDIR(mode)
 
-
-def _unlink(path: Path) -> None:
-    try:
-        path.unlink()
-    except FileNotFoundError:
-        pass

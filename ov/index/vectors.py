@@ -5,17 +5,127 @@ the full-text index stores), so a vector hit is turned back into a record by one
 full-text lookup. Removing a file marks its labels deleted. Each update is saved
 to a new generation file that ``meta.json`` names only once the update is done, so
 an interrupted update that is replayed starts again from the previous vectors.
+
+An index of at most :data:`EXACT_LIMIT` vectors also gets an ``.exact`` file beside
+its generation: the live vectors as a flat array, which a search reads and compares
+one by one (:class:`ExactVectors`). For a store that small this is exact rather
+than approximate and, in plain Python, costs a cold process less than importing
+numpy, which hnswlib cannot do without: a cold ``ov find`` with vectors then costs
+little more than one without.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import struct
+import sys
+from array import array
+from operator import mul
 from pathlib import Path
 
 M = 16
 EF_CONSTRUCTION = 100
 MIN_EF = 64
+# Up to this many live vectors an exhaustive plain-Python search (~14 us a vector on the 2-core
+# machine of docs/benchmarks.md) stays below what importing numpy costs a cold process (~70 ms).
+EXACT_LIMIT = 2048
+EXACT_SUFFIX = ".exact"
+_EXACT_MAGIC = b"ovexact1"
+_EXACT_HEAD = struct.Struct("<8sII")  # magic, dimension, count; then int64 labels, float32 rows
+
+
+def exact_path(path: Path) -> Path:
+    """Where the flat copy of the vector generation ``path`` lives."""
+    return path.with_suffix(EXACT_SUFFIX)
+
+
+def load_for_search(path: Path, dimension: int, live: int):
+    """The vectors of generation ``path`` for searching: the flat copy when there is a whole one
+    (no numpy, no hnswlib), else the hnswlib index."""
+    exact = exact_path(path)
+    if live <= EXACT_LIMIT and exact.is_file():
+        try:
+            return ExactVectors.load(exact, dimension, live)
+        except (OSError, ValueError):
+            pass  # damaged or from an interrupted write: the hnswlib file is the authority
+    return VectorIndex.load(path, dimension, live)
+
+
+def remove_generation(path: Path) -> None:
+    """Delete a vector generation's files (the hnswlib index and its flat copy)."""
+    for name in (path, exact_path(path)):
+        try:
+            name.unlink()
+        except FileNotFoundError:
+            pass
+
+
+class ExactVectors:
+    """Every live vector of a small index, searched exhaustively (see the module docstring)."""
+
+    def __init__(self, labels: array, rows: array, dimension: int) -> None:
+        self._labels = labels
+        self._rows = rows
+        self.dimension = dimension
+        self.live = len(labels)
+
+    @classmethod
+    def load(cls, path: Path, dimension: int, live: int) -> ExactVectors:
+        data = path.read_bytes()
+        if len(data) < _EXACT_HEAD.size:
+            raise ValueError(f"{path.name} is too short")
+        magic, dim, count = _EXACT_HEAD.unpack_from(data)
+        if magic != _EXACT_MAGIC or dim != dimension or count != live:
+            raise ValueError(f"{path.name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
+        start = _EXACT_HEAD.size
+        if len(data) != start + count * 8 + count * dim * 4:
+            raise ValueError(f"{path.name} has {len(data)} bytes, not what its header promises")
+        labels, rows = array("q"), array("f")
+        labels.frombytes(data[start : start + count * 8])
+        rows.frombytes(data[start + count * 8 :])
+        if sys.byteorder != "little":
+            labels.byteswap()
+            rows.byteswap()
+        return cls(labels, rows, dim)
+
+    @staticmethod
+    def write(path: Path, labels, matrix) -> None:
+        """Write labels and their float32 rows (numpy arrays) to ``path`` atomically."""
+        import numpy as np
+
+        tmp = path.with_name(path.name + ".tmp")
+        try:
+            with open(tmp, "wb") as handle:
+                handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, matrix.shape[1], len(labels)))
+                handle.write(np.asarray(labels, dtype="<i8").tobytes())
+                handle.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+                handle.flush()
+                os.fsync(handle.fileno())
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, path)
+
+    def labels(self) -> set[int]:
+        return set(self._labels)
+
+    def search(self, vector, limit: int) -> list[tuple[int, float]]:
+        """(label, cosine similarity) of the nearest ``limit`` vectors, best first; ties by label."""
+        count, dim = self.live, self.dimension
+        if min(limit, count) <= 0:
+            return []
+        numpy = sys.modules.get("numpy")
+        if numpy is not None:
+            # A process that has numpy already (the MCP server, a batch job) takes one matrix product.
+            matrix = numpy.frombuffer(self._rows, dtype=numpy.float32).reshape(count, dim)
+            sims = (matrix @ numpy.asarray(vector, dtype=numpy.float32)).tolist()
+        else:
+            query = [float(x) for x in vector]
+            rows = memoryview(self._rows)
+            sims = [sum(map(mul, query, rows[i * dim : (i + 1) * dim])) for i in range(count)]
+        order = sorted(range(count), key=lambda i: (-sims[i], self._labels[i]))[:limit]
+        return [(self._labels[i], float(sims[i])) for i in order]
 
 
 class VectorIndex:
@@ -41,7 +151,9 @@ class VectorIndex:
         return cls(index, dimension, live)
 
     def save(self, path: Path) -> None:
-        """Write to ``path`` atomically (a temporary file renamed over it)."""
+        """Write to ``path`` atomically (a temporary file renamed over it), and the flat copy
+        beside it while the index is small enough to be searched exhaustively (written second: a
+        generation without its flat copy is searched through hnswlib, never wrongly)."""
         tmp = path.with_name(path.name + ".tmp")
         try:
             self._index.save_index(str(tmp))
@@ -64,6 +176,12 @@ class VectorIndex:
             tmp.unlink(missing_ok=True)
             raise
         os.replace(tmp, path)
+        exact = exact_path(path)
+        if self.live <= EXACT_LIMIT:
+            labels = sorted(self.labels())
+            ExactVectors.write(exact, labels, self._index.get_items(labels) if labels else _empty(self.dimension))
+        else:
+            exact.unlink(missing_ok=True)
 
     def labels(self) -> set[int]:
         """Labels of the live vectors (a full scan: for checks, not for queries)."""
@@ -105,3 +223,9 @@ class VectorIndex:
                 continue
             return [(int(label), float(1.0 - dist)) for label, dist in zip(labels[0], distances[0])]
         return []
+
+
+def _empty(dimension: int):
+    import numpy as np
+
+    return np.zeros((0, dimension), dtype=np.float32)

@@ -157,7 +157,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
             absolute[hit.record.id] = min(1.0, hit.score / ceiling)
     weights_by_type = vector_weights(config, getattr(opened.embedder, "provider", None))
     if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
-        query_vector = opened.embedder.embed([query])[0]
+        query_vector = opened.embedder.embed_query(query)
         # The vector ranking is the nearest `pool` records. A full-text candidate among them takes
         # its cosine, one outside them takes none (it is not near the query, so it loses ground);
         # of the neighbours the words missed, only the nearest few are fetched from the full-text

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ov.errors import EXIT_RUNTIME, OvError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy
 
 # Text an embedder embeds once to learn a model's dimension: the litellm embedder
@@ -70,6 +72,10 @@ class Embedder(Protocol):
         """An array of shape ``(len(texts), dimension)``; a row is all zeros when its text has nothing to embed."""
         ...
 
+    def embed_query(self, text: str) -> Sequence[float]:
+        """One text's vector, equal to ``embed([text])[0]`` up to float rounding."""
+        ...
+
 
 class BaseEmbedder:
     """Batching, blank texts, shape checks and normalisation, done once for every provider.
@@ -111,6 +117,11 @@ class BaseEmbedder:
     def embed(self, texts: list[str]) -> numpy.ndarray:
         with self._lock:
             return self._embed(list(texts))
+
+    def embed_query(self, text: str) -> Sequence[float]:
+        """One query's unit vector: what :meth:`embed` gives for ``[text]``. An embedder that can
+        do it without its batch machinery (the built-in model) answers a cold search faster."""
+        return self.embed([text])[0]
 
     def _embed(self, texts: list[str]) -> numpy.ndarray:
         import numpy as np  # Deferred: only commands that embed need numpy.
