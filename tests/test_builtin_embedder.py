@@ -138,6 +138,10 @@ def test_a_damaged_model_is_a_clear_error_for_a_query_too(tmp_path):
     (tmp_path / "model" / "model.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
     with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
         BuiltinEmbedder(8, tmp_path / "model").embed_query("hello")
+    for damaged in (b"", b"\x01\x02", b"\xff" * 8 + b"{}", b"\x10\x00\x00\x00\x00\x00\x00\x00not json at all!", b'\x0e\x00\x00\x00\x00\x00\x00\x00{"embeddings":1}'):
+        (tmp_path / "model" / "model.safetensors").write_bytes(damaged)
+        with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
+            BuiltinEmbedder(8, tmp_path / "model").embed_query("hello")
     (tmp_path / "model" / "vocab.txt").unlink()
     with pytest.raises(EmbeddingError, match="cannot load the built-in embedding model"):
         BuiltinEmbedder(8, tmp_path / "model").embed_query("hello")

@@ -575,7 +575,9 @@ def test_a_small_index_is_searched_exactly_from_its_flat_copy(tmp_path, monkeypa
     monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 100)
     index.save(tmp_path / "vectors-000002.hnsw")
     assert not exact_path(tmp_path / "vectors-000002.hnsw").exists()
-    assert isinstance(load_for_search(tmp_path / "vectors-000002.hnsw", 32, index.live), VectorIndex)
+    approximate = load_for_search(tmp_path / "vectors-000002.hnsw", 32, index.live)
+    assert isinstance(approximate, VectorIndex)
+    assert approximate.search(query.tolist(), 3)[0][0] == expected[0][0]  # a plain list, as embed_query gives
 
 
 def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):

@@ -376,6 +376,11 @@ class Indices:
         """The vectors of ``meta`` to search, or None when they do not load."""
         from ov.index.vectors import load_for_search
 
+        if self._warm is not None:
+            # A long-lived process (the MCP server) pays numpy's import once; after it every search
+            # of a flat copy is one matrix product instead of a plain-Python loop.
+            import numpy  # noqa: F401
+
         try:
             return load_for_search(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
         except (OSError, RuntimeError, TypeError, KeyError) as exc:

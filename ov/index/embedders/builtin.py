@@ -128,7 +128,7 @@ class BuiltinEmbedder(BaseEmbedder):
         try:
             wordpiece = WordPiece.from_vocab_file(self._dir / "vocab.txt")
             table = _QueryTable.open(self._dir / "model.safetensors", wordpiece)
-        except (OSError, ValueError, KeyError) as exc:
+        except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:  # a short, empty or garbled file
             raise EmbeddingError(f"cannot load the built-in embedding model at {self._dir}: {' '.join(str(exc).split())[:300]}", hint=_REINSTALL) from None
         if table.dimension != self.known_dimension:
             raise EmbeddingError(f"the built-in embedding model at {self._dir} does not match its config.json", hint=_REINSTALL)
