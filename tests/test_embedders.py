@@ -506,3 +506,27 @@ def test_resolution_is_frozen(home):
     assert isinstance(resolution, Resolution)
     with pytest.raises(AttributeError):
         resolution.reason = "x"  # type: ignore[misc]
+
+
+def test_a_packaged_model_is_the_same_model_wherever_it_is_installed(tmp_path):
+    """The MiniLM tier names its model, so a second venv or a reinstall keeps the vectors; a model
+    configured by path stays tied to its path and to its weights' modification time."""
+    import os
+
+    from ov.index.embedders.local import SentenceTransformerEmbedder
+
+    copies = []
+    for n in (1, 2):
+        model = tmp_path / f"venv{n}" / "model"
+        model.mkdir(parents=True)
+        (model / "modules.json").write_text("[]")
+        (model / "config.json").write_text('{"hidden_size": 384}')
+        (model / "model.safetensors").write_bytes(b"\0" * 64)
+        os.utime(model / "model.safetensors", ns=(n * 10**18, n * 10**18))
+        copies.append(model)
+    named = [SentenceTransformerEmbedder(path, 8, name="sentence-transformers/all-MiniLM-L6-v2").model for path in copies]
+    assert named[0] == named[1] and named[0].startswith("sentence-transformers/all-MiniLM-L6-v2#")
+    by_path = [SentenceTransformerEmbedder(path, 8).model for path in copies]
+    assert by_path[0] != by_path[1] and by_path[0].startswith(str(copies[0]))
+    (copies[1] / "config.json").write_text('{"hidden_size": 768}')  # another model under the same name
+    assert SentenceTransformerEmbedder(copies[1], 8, name="sentence-transformers/all-MiniLM-L6-v2").model != named[0]

@@ -146,13 +146,16 @@ class SentenceTransformerEmbedder(BaseEmbedder):
 
     provider = SENTENCE_TRANSFORMERS_PROVIDER
 
-    def __init__(self, path: Path, batch_size: int) -> None:
+    def __init__(self, path: Path, batch_size: int, *, name: str | None = None) -> None:
+        """``name``: a packaged model's own name (the MiniLM tier), which identifies it in place of
+        its path, so another virtual environment or a reinstall of the same package keeps the vectors."""
         super().__init__(batch_size)
         self._path = path
         self.model = _local_model_identity(
             path,
             read=("config.json", "modules.json", "config_sentence_transformers.json", "sentence_bert_config.json"),
             stat=("model.safetensors", "pytorch_model.bin", "tokenizer.json"),
+            name=name,
         )
         self._st_model: Any = None
         self._dimension: int | None = None
@@ -215,27 +218,31 @@ class SentenceTransformerEmbedder(BaseEmbedder):
 # --- helpers -------------------------------------------------------------------
 
 
-def _local_model_identity(path: Path, *, read: tuple[str, ...], stat: tuple[str, ...]) -> str:
+def _local_model_identity(path: Path, *, read: tuple[str, ...], stat: tuple[str, ...], name: str | None = None) -> str:
     """``path#digest``: the fingerprint's model, so that a model replaced in place is noticed.
 
     The digest (12 hex of SHA-256) covers the content of the small ``read`` files and the
     size and modification time of the large ``stat`` files: hashing hundreds of megabytes
     of weights on every command would cost more than it saves. Touching a weights file
     therefore counts as a new model (the index is rebuilt, which is safe).
+
+    With ``name`` (a model a package ships, whose files change only with its version) it is
+    ``name#digest`` and the digest leaves out the modification times, so the same package
+    installed anywhere is the same model.
     """
     digest = hashlib.sha256()
-    for name in read:
+    for read_name in read:
         try:
-            digest.update(name.encode() + b"\0" + (path / name).read_bytes() + b"\0")
+            digest.update(read_name.encode() + b"\0" + (path / read_name).read_bytes() + b"\0")
         except OSError:
             continue  # not every layout has every file
-    for name in stat:
+    for stat_name in stat:
         try:
-            info = (path / name).stat()
+            info = (path / stat_name).stat()
         except OSError:
             continue
-        digest.update(f"{name}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
-    return f"{path}#{digest.hexdigest()[:12]}"
+        digest.update(f"{stat_name}\0{info.st_size}\0{'' if name else info.st_mtime_ns}\0".encode())
+    return f"{name or path}#{digest.hexdigest()[:12]}"
 
 
 def _one_line(exc: BaseException) -> str:

