@@ -604,3 +604,27 @@ def test_an_update_leaves_only_the_current_generation_and_its_flat_copy(docs, ov
     meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
     names = sorted(p.name for p in index_dir(ov_home).glob("vectors-*"))
     assert names == sorted([meta["vectors_file"], meta["vectors_file"].replace(".hnsw", ".exact")])
+
+
+def test_an_updated_flat_copy_holds_what_hnswlib_holds(tmp_path):
+    """The copy is written from the previous one and the diff; without a previous copy, from hnswlib."""
+    import numpy as np
+
+    from ov.index.vectors import ExactVectors, VectorIndex, exact_path
+
+    matrix = _unit_rows(40, 8, 5)
+    first = VectorIndex.create(8, 40)
+    first.add(matrix[:30], list(range(30)))
+    first.save(tmp_path / "vectors-000000.hnsw")
+    for source, name in (("copy", "vectors-000001.hnsw"), ("hnswlib", "vectors-000002.hnsw")):
+        if source == "hnswlib":
+            exact_path(tmp_path / "vectors-000000.hnsw").unlink()
+        index = VectorIndex.load(tmp_path / "vectors-000000.hnsw", 8, 30, for_update=True)
+        index.remove([3, 4])
+        index.add(matrix[30:], list(range(30, 40)))
+        index.save(tmp_path / name)
+        copy = ExactVectors.load(exact_path(tmp_path / name), 8, index.live)
+        labels = sorted(index.labels())
+        assert sorted(copy.labels()) == labels and 3 not in labels and 39 in labels, source
+        rows = copy.rows()
+        assert np.allclose(np.stack([rows[label] for label in labels]), index._index.get_items(labels)), source

@@ -253,7 +253,7 @@ class Indices:
         if embedder is None or meta.embedder is None or meta.vectors_stale or not meta.vectors_file:
             return None, None
         try:
-            vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
+            vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors, for_update=True)
             matrix = _embed(embedder, records)
         except OvError as exc:
             log.warning("vectors left behind: %s", exc)

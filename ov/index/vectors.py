@@ -90,14 +90,16 @@ class ExactVectors:
         return cls(labels, rows, dim)
 
     @staticmethod
-    def write(path: Path, labels, matrix) -> None:
-        """Write labels and their float32 rows (numpy arrays) to ``path`` atomically."""
+    def write(path: Path, rows: dict, dimension: int) -> None:
+        """Write ``rows`` (label -> vector, as numpy arrays) to ``path`` atomically, by label."""
         import numpy as np
 
+        labels = sorted(rows)
+        matrix = np.stack([rows[label] for label in labels]) if labels else np.zeros((0, dimension))
         tmp = path.with_name(path.name + ".tmp")
         try:
             with open(tmp, "wb") as handle:
-                handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, matrix.shape[1], len(labels)))
+                handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)))
                 handle.write(np.asarray(labels, dtype="<i8").tobytes())
                 handle.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
                 handle.flush()
@@ -109,6 +111,13 @@ class ExactVectors:
 
     def labels(self) -> set[int]:
         return set(self._labels)
+
+    def rows(self) -> dict:
+        """label -> vector (numpy rows over this copy's buffer), for the index's next update."""
+        import numpy as np
+
+        matrix = np.frombuffer(self._rows, dtype=np.float32).reshape(self.live, self.dimension)
+        return dict(zip(self._labels, matrix))
 
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest ``limit`` vectors, best first; ties by label."""
@@ -129,10 +138,13 @@ class ExactVectors:
 
 
 class VectorIndex:
-    def __init__(self, index, dimension: int, live: int) -> None:
+    def __init__(self, index, dimension: int, live: int, rows: dict | None = None) -> None:
         self._index = index
         self.dimension = dimension
         self.live = live  # vectors not marked deleted (hnswlib does not count them)
+        # label -> vector of every live vector, kept beside hnswlib while the flat copy can be
+        # written from it (None: unknown, read back from hnswlib on save, which is slow).
+        self._rows = rows
 
     @classmethod
     def create(cls, dimension: int, capacity: int = 1024) -> VectorIndex:
@@ -140,15 +152,23 @@ class VectorIndex:
 
         index = hnswlib.Index(space="ip", dim=dimension)
         index.init_index(max_elements=max(capacity, 16), ef_construction=EF_CONSTRUCTION, M=M)
-        return cls(index, dimension, 0)
+        return cls(index, dimension, 0, {})
 
     @classmethod
-    def load(cls, path: Path, dimension: int, live: int) -> VectorIndex:
+    def load(cls, path: Path, dimension: int, live: int, *, for_update: bool = False) -> VectorIndex:
+        """``for_update``: also read the flat copy, so the next :meth:`save` writes its successor
+        from it and the diff instead of reading every vector back out of hnswlib."""
         import hnswlib
 
         index = hnswlib.Index(space="ip", dim=dimension)
         index.load_index(str(path))
-        return cls(index, dimension, live)
+        rows = None
+        if for_update and live <= EXACT_LIMIT and exact_path(path).is_file():
+            try:
+                rows = ExactVectors.load(exact_path(path), dimension, live).rows()
+            except (OSError, ValueError):
+                rows = None
+        return cls(index, dimension, live, rows)
 
     def save(self, path: Path) -> None:
         """Write to ``path`` atomically (a temporary file renamed over it), and the flat copy
@@ -177,11 +197,14 @@ class VectorIndex:
             raise
         os.replace(tmp, path)
         exact = exact_path(path)
-        if self.live <= EXACT_LIMIT:
-            labels = sorted(self.labels())
-            ExactVectors.write(exact, labels, self._index.get_items(labels) if labels else _empty(self.dimension))
-        else:
+        if self.live > EXACT_LIMIT:
             exact.unlink(missing_ok=True)
+            self._rows = None
+            return
+        if self._rows is None:  # grown back under the limit, or a copy that did not load
+            labels = sorted(self.labels())
+            self._rows = dict(zip(labels, self._index.get_items(labels))) if labels else {}
+        ExactVectors.write(exact, self._rows, self.dimension)
 
     def labels(self) -> set[int]:
         """Labels of the live vectors (a full scan: for checks, not for queries)."""
@@ -202,6 +225,8 @@ class VectorIndex:
             self._index.resize_index(max(needed, self._index.get_max_elements() * 2))
         self._index.add_items(vectors, labels)
         self.live += len(labels)
+        if self._rows is not None:
+            self._rows.update(zip(labels, vectors))
 
     def remove(self, labels: list[int]) -> None:
         for label in labels:
@@ -210,6 +235,8 @@ class VectorIndex:
             except RuntimeError:
                 continue  # not there (a replayed update); nothing to remove
             self.live -= 1
+            if self._rows is not None:
+                self._rows.pop(label, None)
 
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest live vectors, best first."""
@@ -223,9 +250,3 @@ class VectorIndex:
                 continue
             return [(int(label), float(1.0 - dist)) for label, dist in zip(labels[0], distances[0])]
         return []
-
-
-def _empty(dimension: int):
-    import numpy as np
-
-    return np.zeros((0, dimension), dtype=np.float32)
