@@ -34,6 +34,12 @@ def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def added_layers(ov, root: Path, files: dict[str, str | bytes]) -> tuple[str, str]:
+    """Write ``files`` under ``root``, add it as a resource and return its abstract and overview."""
+    assert ov("add-resource", str(write_tree(root, files))).exit_code == 0
+    return layers(ov, f"viking://resources/{root.name}")
+
+
 def layers(ov, uri: str) -> tuple[str, str]:
     abstract, overview = ov("abstract", uri), ov("overview", uri)
     assert abstract.exit_code == 0 and overview.exit_code == 0, abstract.stderr + overview.stderr
@@ -106,9 +112,7 @@ PACKAGE = {
 
 
 def test_a_python_package_is_summarised_from_its_docstrings_and_definitions(ov, tmp_path):
-    source = write_tree(tmp_path / "widgets", PACKAGE)
-    assert ov("add-resource", str(source)).exit_code == 0
-    abstract, overview = layers(ov, "viking://resources/widgets")
+    abstract, overview = added_layers(ov, tmp_path / "widgets", PACKAGE)
     assert abstract == (
         "Widgets: small reusable parts for terminal dashboards. "
         "Holds 4 Python modules (__init__.py, _compat.py, gauges.py and tables.py)."
@@ -170,9 +174,7 @@ DOCS = {
 
 
 def test_markdown_docs_give_their_first_paragraph_frontmatter_and_headings(ov, tmp_path):
-    source = write_tree(tmp_path / "handbook", DOCS)
-    assert ov("add-resource", str(source)).exit_code == 0
-    abstract, overview = layers(ov, "viking://resources/handbook")
+    abstract, overview = added_layers(ov, tmp_path / "handbook", DOCS)
     assert abstract == (
         "How the platform team deploys, watches and repairs the billing service. "
         "Holds 3 Markdown docs (README.md, deploys.md and paging.md)."
@@ -199,7 +201,8 @@ def test_a_long_document_split_into_sections_is_introduced_by_its_first_section(
 
 
 def test_a_mixed_project_leads_with_its_manifest_description(ov, tmp_path):
-    source = write_tree(
+    abstract, overview = added_layers(
+        ov,
         tmp_path / "tool",
         {
             "pyproject.toml": """
@@ -217,8 +220,6 @@ def test_a_mixed_project_leads_with_its_manifest_description(ov, tmp_path):
             "src/ledger/__init__.py": '"""Matching payments to ledger lines."""\n',
         },
     )
-    assert ov("add-resource", str(source)).exit_code == 0
-    abstract, overview = layers(ov, "viking://resources/tool")
     assert abstract.startswith("Reconciles bank exports against the ledger every night. Holds 2 package manifests")
     for fact in ("1 text file (notes.txt)", "1 CSV file (rates.csv)", "1 subdirectory (src/)"):
         assert fact in abstract, abstract
@@ -234,7 +235,8 @@ def memory(content: str, memory_type: str = "preferences") -> str:
 
 
 def test_a_directory_of_memories_is_summarised_by_the_memories_themselves(ov, tmp_path):
-    source = write_tree(
+    abstract, overview = added_layers(
+        ov,
         tmp_path / "prefs",
         {
             "editor.md": memory("- Prefers tabs for indentation in Python files"),
@@ -242,8 +244,6 @@ def test_a_directory_of_memories_is_summarised_by_the_memories_themselves(ov, tm
             "tests.md": memory("Runs `pytest -q` before every commit."),
         },
     )
-    assert ov("add-resource", str(source)).exit_code == 0
-    abstract, overview = layers(ov, "viking://resources/prefs")
     assert abstract == (
         "Prefers tabs for indentation in Python files. Never deploys on Fridays; releases freeze after Thursday noon. "
         "Runs pytest -q before every commit. Holds 3 memories (editor.md, release.md and tests.md)."
@@ -274,9 +274,7 @@ def test_empty_and_binary_only_directories(ov, tmp_path):
     assert "\ufffd" not in overview and "\x00" not in overview and "ELF" not in overview
     assert "## Key terms" in overview or "## Contents" in overview
     # Through ingest: binary files are skipped, and a folder left with nothing readable says so.
-    write_tree(tmp_path / "assets", {"logo.png": b"\x89PNG\r\n\x1a\n\x00\x00binary", "readme.txt": "Brand assets for the 2026 launch.\n"})
-    assert ov("add-resource", str(tmp_path / "assets")).exit_code == 0
-    abstract, _ = layers(ov, "viking://resources/assets")
+    abstract, _ = added_layers(ov, tmp_path / "assets", {"logo.png": b"\x89PNG\r\n\x1a\n\x00\x00binary", "readme.txt": "Brand assets for the 2026 launch.\n"})
     assert abstract == "Brand assets for the 2026 launch. Holds 1 text file (readme.txt)."
 
 

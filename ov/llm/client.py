@@ -83,24 +83,18 @@ def complete(
     if native is not None:
         return _complete_natively(native, config, messages, purpose, max_tokens, temperature)
 
-    kwargs: dict[str, Any] = {
-        "model": model,
-        "messages": messages,
-        "timeout": config.timeout,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
+    kwargs = litellm_kwargs(
+        model,
+        config.timeout,
+        config.api_base,
+        key,
+        messages=messages,
+        max_tokens=max_tokens,
+        temperature=temperature,
         # A model that rejects a parameter (some reasoning models refuse temperature)
         # should still answer rather than fail the whole summary.
-        "drop_params": True,
-        # Retries would multiply the configured timeout; callers decide whether to retry.
-        "num_retries": 0,
-        "max_retries": 0,
-    }
-    if config.api_base:
-        kwargs["api_base"] = config.api_base
-    if key is not None:
-        kwargs["api_key"] = key
-
+        drop_params=True,
+    )
     litellm = import_litellm()
     try:
         response = litellm.completion(**kwargs)
@@ -204,6 +198,24 @@ def complete_json(
         return parse(text)
     except ValueError as again:
         raise UnusableAnswer(f"{config.model} did not answer the {purpose} with usable JSON, even when asked to correct it: {again}") from None
+
+
+def litellm_kwargs(model: str, timeout: float, api_base: str | None, key: str | None, **call: Any) -> dict[str, Any]:
+    """The keyword arguments of one litellm call (completion or embedding): ``call`` plus the
+    model, timeout, endpoint and key, with litellm's own retries off."""
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "timeout": timeout,
+        # Retries would multiply the configured timeout; callers decide whether to retry.
+        "num_retries": 0,
+        "max_retries": 0,
+        **call,
+    }
+    if api_base:
+        kwargs["api_base"] = api_base
+    if key is not None:
+        kwargs["api_key"] = key
+    return kwargs
 
 
 def import_litellm() -> Any:

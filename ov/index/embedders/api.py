@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from ov.config import EmbeddingConfig
 from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
 from ov.llm import usage
-from ov.llm.client import api_key, import_litellm, native_route, translate_failure
+from ov.llm.client import api_key, import_litellm, litellm_kwargs, native_route, translate_failure
 
 if TYPE_CHECKING:
     import numpy
@@ -95,18 +95,7 @@ class LiteLLMEmbedder(BaseEmbedder):
 
     def _embed_with_litellm(self, texts: list[str], key: str | None) -> Any:
         config = self._config
-        kwargs: dict[str, Any] = {
-            "model": config.model,
-            "input": texts,
-            "timeout": config.timeout,
-            # Retries would multiply the configured timeout; a failed call fails the command.
-            "num_retries": 0,
-            "max_retries": 0,
-        }
-        if config.api_base:
-            kwargs["api_base"] = config.api_base
-        if key is not None:
-            kwargs["api_key"] = key
+        kwargs = litellm_kwargs(config.model, config.timeout, config.api_base, key, input=texts)
         litellm = import_litellm()  # seconds to import the first time: only providers ov does not speak pay it
         try:
             return litellm.embedding(**kwargs)
