@@ -204,6 +204,9 @@ class RetrievalConfig:
     speaker_weight: float = 6.0
     """Weight of a query word that names the peer who spoke a message: a question about a person
     is usually answered by what that person said."""
+    date_weight: float = 1.0
+    """How much a record from around a date the query names ("on 3 June", "in July 2023") is
+    raised: its score is multiplied by 1 + this at the date, less further away (0 turns it off)."""
     session_weight: float = 0.8
     """Session messages' scores are scaled by this when ranked beside memories and resources."""
     candidates: Annotated[int, Positive()] = 200

@@ -48,6 +48,7 @@ DEFAULTS = {
         "conversation_weight": 0.5,
         "context_weight": 0.3,
         "speaker_weight": 6.0,
+        "date_weight": 1.0,
         "session_weight": 0.8,
         "candidates": 200,
         "budget": 1600,

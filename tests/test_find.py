@@ -427,6 +427,30 @@ def test_a_question_naming_a_peer_prefers_what_that_peer_said(ov):
     assert top["speaker"] == "alice" and top["snippet"].startswith("I have been painting")
 
 
+def test_a_question_naming_a_date_prefers_what_was_said_around_it(ov):
+    messages = [
+        {"role": "user", "text": "The launch review: the launch review slipped again.", "created_at": "2026-03-02T10:00:00Z"},
+        {"role": "user", "text": "At the launch review we agreed to ship.", "created_at": "2026-06-03T10:00:00Z"},
+        {"role": "user", "text": "Another launch review is booked for autumn.", "created_at": "2026-09-15T10:00:00Z"},
+    ]
+    assert ov("session", "new", "--id", "chat").exit_code == 0
+    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+
+    def top(query: str) -> dict:
+        return found(ov, query, "--type", "session")["sessions"][0]
+
+    undated = top("What happened at the launch review?")
+    assert undated["time"].startswith("2026-03-02")  # on its words alone
+    on_the_day = top("What happened at the launch review on 3 June, 2026?")
+    assert on_the_day["time"].startswith("2026-06-03")
+    assert top("What happened at the launch review in September?")["time"].startswith("2026-09-15")
+    # Only the order changes: the best result is worth what the best match is, so a threshold or
+    # the prompt hook's cut-off sees the same relevance with or without the date.
+    assert ov("config", "set", "retrieval.date_weight", "0").exit_code == 0
+    assert top("What happened at the launch review on 3 June, 2026?")["time"].startswith("2026-03-02")
+    assert top("What happened at the launch review on 3 June, 2026?")["relevance"] == on_the_day["relevance"]
+
+
 def test_reciprocal_rank_fusion_is_a_choice(ov):
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
     assert ov("config", "set", "retrieval.fusion", "rrf").exit_code == 0

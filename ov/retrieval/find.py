@@ -13,7 +13,9 @@
    (``retrieval.parent_weight``): a chunk its directory's L0/L1, a message its
    whole session log. A message that answers a question rarely repeats all its
    words; the conversation around it usually does.
-5. One result per unit (a file with its best chunk, a directory level, a
+5. Dates: a query that names one ("on 3 June, 2023", "in July", "last week")
+   raises the records from around it (``retrieval.date_weight``).
+6. One result per unit (a file with its best chunk, a directory level, a
    message), session messages scaled by ``retrieval.session_weight`` when they
    compete with memories and resources, ties broken by URI: the same input
    always gives the same order.
@@ -185,6 +187,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
+    _favour_dates(query, records, scores, config.date_weight)
     return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
 
 
@@ -292,6 +295,22 @@ def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: d
         weight = conversation if record.kind == "message" else directory
         inherited = parent_score.get(record.parent, 0.0) if record.parent in existing else scores[rid]
         scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
+
+
+def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, float], weight: float) -> None:
+    """Raise the records from around a date the query names ("on 3 June, 2023", "in July", "last
+    week"): each score is multiplied by ``1 + weight * closeness`` (1 within the date, less around
+    it: :meth:`ov.timespec.DateMention.closeness`). A record without a time keeps its score."""
+    if weight <= 0:
+        return
+    from ov.timespec import mentioned_dates
+
+    dates = mentioned_dates(query)
+    if not dates:
+        return
+    for rid, record in records.items():
+        if record.time:
+            scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
 def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float) -> list[Hit]:
