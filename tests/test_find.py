@@ -415,26 +415,28 @@ def test_find_plain_output(docs, snapshot):
     assert result.stdout == snapshot
 
 
+def add_chat(ov, messages: list[dict]) -> None:
+    """One session, ``chat``, holding ``messages``."""
+    assert ov("session", "new", "--id", "chat").exit_code == 0
+    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+
+
 def test_a_question_naming_a_peer_prefers_what_that_peer_said(ov):
-    messages = [
+    add_chat(ov, [
         {"role": "user", "peer": "alice", "text": "I have been painting landscapes every weekend."},
         {"role": "user", "peer": "bob", "text": "Alice told me painting is her thing; I like cycling and painting fences."},
         {"role": "user", "peer": "bob", "text": "Painting the fence took all Saturday."},
-    ]
-    assert ov("session", "new", "--id", "chat").exit_code == 0
-    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+    ])
     top = found(ov, "What does Alice paint?", "--type", "session")["sessions"][0]
     assert top["speaker"] == "alice" and top["snippet"].startswith("I have been painting")
 
 
 def test_a_question_naming_a_date_prefers_what_was_said_around_it(ov):
-    messages = [
+    add_chat(ov, [
         {"role": "user", "text": "The launch review: the launch review slipped again.", "created_at": "2026-03-02T10:00:00Z"},
         {"role": "user", "text": "At the launch review we agreed to ship.", "created_at": "2026-06-03T10:00:00Z"},
         {"role": "user", "text": "Another launch review is booked for autumn.", "created_at": "2026-09-15T10:00:00Z"},
-    ]
-    assert ov("session", "new", "--id", "chat").exit_code == 0
-    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+    ])
 
     def top(query: str) -> dict:
         return found(ov, query, "--type", "session")["sessions"][0]
