@@ -654,3 +654,36 @@ def test_an_updated_flat_copy_holds_what_hnswlib_holds(tmp_path):
         assert sorted(copy.labels()) == labels and 3 not in labels and 39 in labels, source
         rows = copy.rows()
         assert np.allclose(np.stack([rows[label] for label in labels]), index._index.get_items(labels)), source
+
+
+def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_whole(tmp_path, monkeypatch):
+    import numpy as np
+
+    from ov.index import vectors as vectors_module
+    from ov.index.vectors import PART_STRIDE, VectorIndex, load_for_search, nearest_records, part_labels, record_label
+
+    assert part_labels(7, 3) == [7, 7 + PART_STRIDE, 7 + 2 * PART_STRIDE] and record_label(7 + 2 * PART_STRIDE) == 7
+    matrix = _unit_rows(40, 16, 6)
+    # Record 0 has 30 passages' worth of vectors near the query: they fill the first nearest
+    # vectors, and the records behind them are still found.
+    crowd = matrix[0] + 0.05 * _unit_rows(30, 16, 7)
+    crowd /= np.linalg.norm(crowd, axis=1, keepdims=True)
+    monkeypatch.setattr(vectors_module, "MAX_PARTS", 30)
+    labels = part_labels(0, 30) + list(range(1, 40))
+    for exact in (True, False):
+        monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 2048 if exact else 10)
+        index = VectorIndex.create(16, 80)
+        index.add(np.vstack([crowd, matrix[1:]]), labels)
+        path = tmp_path / f"vectors-{exact}.hnsw"
+        index.save(path)
+        searched = load_for_search(path, 16, index.live)
+        assert isinstance(searched, VectorIndex) is not exact
+        nearest = nearest_records(searched, matrix[0].tolist(), 5)
+        sims = {label: float(sim) for label, sim in zip(range(1, 40), matrix[1:] @ matrix[0])}
+        expected = [0] + sorted(sims, key=lambda label: -sims[label])[:4]
+        assert [label for label, _ in nearest] == expected, exact
+        assert nearest[0][1] == pytest.approx(float(np.max(crowd @ matrix[0])), abs=1e-5)
+        # Removing the record removes every passage; a replayed removal changes nothing.
+        index.remove([0])
+        index.remove([0])
+        assert index.live == 39 and index.labels() == set(range(1, 40))

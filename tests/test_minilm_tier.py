@@ -144,6 +144,79 @@ def test_doctor_names_the_tier_the_model_and_the_licence(minilm, offline, ov):
     assert "licence Apache-2.0" in check["detail"]
 
 
+# Sentences about one thing and then another, long enough that MiniLM's 256 word pieces end well
+# before the last one.
+GARDEN = " ".join(
+    f"In week {n} of the season the {plant} beds were weeded, watered at dawn and mulched with straw."
+    for n, plant in enumerate(["tomato", "bean", "lettuce", "pumpkin", "onion", "pepper"] * 5, 1)
+)
+BAKING = " ".join(
+    f"On day {n} the {loaf} dough was kneaded, left to prove in a warm bowl and baked until golden."
+    for n, loaf in enumerate(["rye", "spelt", "sourdough", "brioche", "wholemeal", "focaccia"] * 5, 1)
+)
+
+
+def test_a_long_document_is_found_by_what_its_end_says(minilm, offline, ov):
+    """A record longer than the model reads gets a vector per passage, so its end counts too."""
+    shed = "viking://resources/notes/shed.md"
+    assert ov("write", shed, "--content", GARDEN + " Last of all, the automobile in the shed needs new tyres and an oil change.\n").exit_code == 0
+    assert ov("write", "viking://resources/notes/kitchen.md", "--content", BAKING + " Last of all, the oven needs a new door seal.\n").exit_code == 0
+    reindexed = ov("reindex", "--embedder", "minilm", "--json")
+    assert reindexed.exit_code == 0, reindexed.stderr
+    assert reindexed.json["result"]["records"] == 2 and reindexed.json["result"]["vectors"] > 2
+    # "car" is in neither document; only the shed's last passage is about one.
+    found = ov("find", "car", "--json")
+    assert [hit["uri"] for hit in found.json["result"]["resources"]][0] == shed
+
+
+def test_a_reply_is_embedded_with_what_it_answers(minilm, offline, ov):
+    """"Yes, last June." says nothing alone: with MiniLM a message also has a vector of itself with
+    the message before it, and a query about the trip is nearer to the reply through it."""
+    messages = [
+        {"role": "user", "text": "Did you ever get to Lisbon?"},
+        {"role": "assistant", "text": "Yes, last June, for a week."},
+        {"role": "user", "text": "The plumber is coming on Tuesday."},
+        {"role": "assistant", "text": "Good, the kitchen tap has been dripping for days."},
+    ]
+    assert ov("session", "new", "--id", "chat").exit_code == 0
+    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+    reindexed = ov("reindex", "--embedder", "minilm", "--json")
+    assert reindexed.exit_code == 0, reindexed.stderr
+    result = reindexed.json["result"]
+    # four messages and the log, and a second vector for each of the three messages after the first
+    assert (result["records"], result["vectors"]) == (5, 8)
+    # The reply's similarity is its nearer vector's: here the one made with the question before it.
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.lexical import Filters
+    from ov.index.sync import Indices
+    from ov.index.vectors import nearest_records
+    from ov.store.store import Store
+
+    opened = Indices(Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)).open()
+    label = {h.record.text: h.label for h in opened.lexical.fetch(Filters(kinds=("message",)), 10)}["Yes, last June, for a week."]
+    query = opened.embedder.embed_query("the trip to Portugal")
+    similarity = dict(nearest_records(opened.vectors, query, 10))[label]
+    alone, together = opened.embedder.embed(["Yes, last June, for a week.", "Did you ever get to Lisbon?\nYes, last June, for a week."]) @ query
+    assert together > alone + 0.1 and similarity == pytest.approx(together, abs=1e-5)
+
+
+def test_passages_are_windows_of_whole_words_that_cover_the_text(minilm, offline):
+    from ov.index.embedders.local import PASSAGE_TOKENS, SentenceTransformerEmbedder
+    from ov.index.embedders.registry import minilm_model_dir
+
+    embedder = SentenceTransformerEmbedder(minilm_model_dir(), 8)
+    # Words of several word pieces each, so a window of 128 pieces ends inside one more often than not.
+    text = " ".join(f"antidisestablishmentarianism{n} photosynthesising" for n in range(120))
+    passages = embedder.passages(text)
+    tokenizer = embedder._load().tokenizer
+    assert len(passages) > 2
+    assert " ".join(passages).split() == text.split()  # every word, in order, none cut in two
+    assert all(len(tokenizer.tokenize(p)) <= PASSAGE_TOKENS for p in passages)
+    assert embedder.passages("a short note") == ["a short note"]
+
+
 def test_reindex_switches_back_to_none(minilm, offline, ov, ov_home):
     _write_docs(ov)
     assert ov("reindex", "--embedder", "minilm").exit_code == 0

@@ -85,6 +85,7 @@ def test_messages_are_one_record_each_with_neighbours_and_a_log():
     first, middle, last = by_kind["message"]
     assert first.session_id == "s1" and first.speaker == "alice" and first.role == "user"
     assert middle.speaker == "" and middle.context == "I adopted a cat.\nMiso."
+    assert (first.previous, last.previous) == ("", "What is its name?")  # what a reply answers
     assert last.unit == "viking://user/u/sessions/s1/history/archive_001/messages.jsonl#m3"
     assert first.time == pytest.approx(1777629600.0)
     [log] = by_kind["log"]

@@ -172,7 +172,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
-        from ov.index.vectors import ExactVectors, VectorIndex, exact_path
+        from ov.index.vectors import ExactVectors, VectorIndex, exact_path, record_label
 
         try:
             vectors = VectorIndex.load(indices.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
@@ -181,7 +181,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             add(Finding("index", "problem", f"the vector index does not open: {exc}", rebuild))
             return
         report.checked["vectors"] = len(live)
-        if live != set(indexed.values()):
+        if {record_label(label) for label in live} != set(indexed.values()):
             add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
         exact = exact_path(indices.root / meta.vectors_file)
         if exact.is_file():

@@ -59,6 +59,7 @@ class Record:
     text: str
     title: str = ""
     context: str = ""  # neighbouring text that ranks lower than ``text``
+    previous: str = ""  # a message's: the one before it (clipped), embedded with it by a model that reads context
     speaker: str = ""
     start_line: int = 0  # 1-based, inclusive; 0 when the record is not a run of lines
     end_line: int = 0
@@ -222,6 +223,7 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
                 parent=log_uri,
                 text=texts[i],
                 context="\n".join(neighbours),
+                previous=texts[i - 1][:NEIGHBOUR_CHARS] if i > 0 else "",
                 speaker=speakers[i],
                 time=_epoch(message.get("created_at")),
                 session_id=session_id,

@@ -45,7 +45,6 @@ log = logging.getLogger(__name__)
 INDEX_DIR = "index"
 META_NAME = "meta.json"
 TEXT_DIR = "text"
-EMBED_CHARS = 2000
 EMBED_BATCH = 256
 
 
@@ -254,7 +253,7 @@ class Indices:
             return None, None
         try:
             vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors, for_update=True)
-            matrix = _embed(embedder, records)
+            matrix, vector_labels = _embed(embedder, records, labels)
         except OvError as exc:
             log.warning("vectors left behind: %s", exc)
             meta.vectors_stale = True
@@ -264,7 +263,7 @@ class Indices:
             meta.vectors_stale = True
             return None, None
         vectors.remove(removed)
-        vectors.add(matrix, labels)
+        vectors.add(matrix, vector_labels)
         gen_file = _next_vectors_file(meta.vectors_file)
         vectors.save(self.root / gen_file)
         return vectors, gen_file
@@ -274,14 +273,17 @@ class Indices:
         from ov.index.vectors import VectorIndex
 
         embedder = self._embedder()
-        hits = lexical.fetch(Filters(), max(lexical.count(), 1))
+        # The records are read again from the indexed commit: the full-text index stores what a
+        # hit shows, not everything a vector is made from (a message's previous one).
+        labels = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
+        records = [r for r in _records_at(self.store.git, meta.commit) if r.id in labels]
         try:
-            matrix = _embed(embedder, [h.record for h in hits])
+            matrix, vector_labels = _embed(embedder, records, [labels[r.id] for r in records])
         except OvError as exc:
             log.warning("vectors still behind: %s", exc)
             return
-        vectors = VectorIndex.create(embedder.fingerprint.dimension, len(hits))
-        vectors.add(matrix, [h.label for h in hits])
+        vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
+        vectors.add(matrix, vector_labels)
         old_file = meta.vectors_file
         gen_file = _next_vectors_file(old_file)
         vectors.save(self.root / gen_file)
@@ -321,10 +323,7 @@ class Indices:
 
         git = self.store.git
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
-        records: list[Record] = []
-        tree = git.tree_of(head.encode()) if head else None
-        for path, sha in git.iter_files(tree):
-            records.extend(committed_records(git, path, sha))
+        records = _records_at(git, head)
         try:
             for label, record in enumerate(records):
                 lexical.add(record, label)
@@ -336,9 +335,9 @@ class Indices:
         meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
         if embedder is not None:
             try:
-                matrix = _embed(embedder, records)
-                vectors = VectorIndex.create(embedder.fingerprint.dimension, len(records))
-                vectors.add(matrix, list(range(len(records))))
+                matrix, vector_labels = _embed(embedder, records, list(range(len(records))))
+                vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
+                vectors.add(matrix, vector_labels)
                 meta.vectors_file = _next_vectors_file(None)
                 vectors.save(work / meta.vectors_file)
                 meta.embedder, meta.vectors = embedder.fingerprint.as_dict(), vectors.live
@@ -431,19 +430,45 @@ def _identity(resolution) -> dict | None:
     return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension")}
 
 
+def _records_at(git, commit: str | None) -> list[Record]:
+    """Every record of the files of ``commit`` (none for no commit)."""
+    records: list[Record] = []
+    tree = git.tree_of(commit.encode()) if commit else None
+    for path, sha in git.iter_files(tree):
+        records.extend(committed_records(git, path, sha))
+    return records
+
+
 def embed_text(record: Record) -> str:
+    """What a record's vectors are made from (the embedder cuts it into passages)."""
     head = f"{record.title}\n" if record.title else ""
-    return (head + record.text)[:EMBED_CHARS]
+    return head + record.text
 
 
-def _embed(embedder, records: list[Record]):
+def _embed(embedder, records: list[Record], labels: list[int]):
+    """The vectors of ``records`` (labelled ``labels``): one per passage, and their vector labels."""
     import numpy as np
 
-    texts = [embed_text(r) for r in records]
+    from ov.index.embedders.base import EMBED_CHARS
+    from ov.index.vectors import MAX_PARTS, part_labels
+
+    texts: list[str] = []
+    vector_labels: list[int] = []
+    for record, label in zip(records, labels):
+        text = embed_text(record)
+        # A session's whole log is never a vector candidate (only its messages are results): its
+        # opening is all it ever had embedded, and all it needs.
+        passages = embedder.passages(text[:EMBED_CHARS])[:1] if record.kind == "log" else embedder.passages(text)
+        if record.previous and not embedder.static:
+            # A reply often means little without what it answers ("Yes, last June"): a model that
+            # reads context also sees it with the message before it, and the nearer vector counts.
+            passages = passages[: MAX_PARTS - 1] + [f"{record.previous}\n{record.text}"[:EMBED_CHARS]]
+        texts.extend(passages)
+        vector_labels.extend(part_labels(label, len(passages)))
     if not texts:
-        return np.zeros((0, embedder.fingerprint.dimension), dtype=np.float32)
+        return np.zeros((0, embedder.fingerprint.dimension), dtype=np.float32), []
     parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
-    return np.vstack(parts).astype(np.float32)
+    return np.vstack(parts).astype(np.float32), vector_labels
 
 
 def _next_vectors_file(current: str | None) -> str:

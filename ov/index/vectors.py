@@ -2,7 +2,11 @@
 
 Each record's vector is stored under the record's integer label (the same label
 the full-text index stores), so a vector hit is turned back into a record by one
-full-text lookup. Removing a file marks its labels deleted. Each update is saved
+full-text lookup. A record longer than its embedder reads at once has one vector
+per passage (:meth:`~ov.index.embedders.base.BaseEmbedder.passages`): passage
+``j`` of the record labelled ``L`` is stored as ``L + j * PART_STRIDE``, and
+:func:`nearest_records` gives each record the cosine of its nearest passage.
+Removing a file marks its labels deleted. Each update is saved
 to a new generation file that ``meta.json`` names only once the update is done, so
 an interrupted update that is replayed starts again from the previous vectors.
 
@@ -33,6 +37,39 @@ EXACT_LIMIT = 2048
 EXACT_SUFFIX = ".exact"
 _EXACT_MAGIC = b"ovexact1"
 _EXACT_HEAD = struct.Struct("<8sII")  # magic, dimension, count; then int64 labels, float32 rows
+# Passage j of record L is the vector labelled L + j * PART_STRIDE: part 0 keeps the record's own
+# label (an index of one vector per record looks as it always did), and 2**40 labels are more than
+# an index hands out (labels are never reused, but a rebuild starts again from 0).
+PART_STRIDE = 1 << 40
+MAX_PARTS = 16
+
+
+def part_labels(label: int, parts: int) -> list[int]:
+    """The vector labels of a record's ``parts`` passages."""
+    return [label + part * PART_STRIDE for part in range(parts)]
+
+
+def record_label(label: int) -> int:
+    """The record a vector label belongs to."""
+    return label % PART_STRIDE
+
+
+def nearest_records(vectors, vector, limit: int) -> list[tuple[int, float]]:
+    """(record label, cosine of its nearest passage) of the ``limit`` nearest records, best first.
+
+    A record with several passages can fill several of the nearest vectors, so more are asked for
+    until ``limit`` records are found or none are left; an index of one vector per record answers
+    in one search.
+    """
+    asked = limit
+    while True:
+        hits = vectors.search(vector, asked)
+        best: dict[int, float] = {}
+        for label, similarity in hits:  # best first, so the first passage seen is the nearest
+            best.setdefault(record_label(label), similarity)
+        if len(best) >= limit or len(hits) < asked or asked >= vectors.live:
+            return list(best.items())[:limit]
+        asked = min(vectors.live, asked * 4)
 
 
 def exact_path(path: Path) -> Path:
@@ -229,14 +266,16 @@ class VectorIndex:
             self._rows.update(zip(labels, vectors))
 
     def remove(self, labels: list[int]) -> None:
+        """Mark every passage of the records ``labels`` deleted."""
         for label in labels:
-            try:
-                self._index.mark_deleted(label)
-            except RuntimeError:
-                continue  # not there (a replayed update); nothing to remove
-            self.live -= 1
-            if self._rows is not None:
-                self._rows.pop(label, None)
+            for part in part_labels(label, MAX_PARTS):
+                try:
+                    self._index.mark_deleted(part)
+                except RuntimeError:
+                    break  # not there (a replayed update, or the record's passages end here)
+                self.live -= 1
+                if self._rows is not None:
+                    self._rows.pop(part, None)
 
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest live vectors, best first."""

@@ -218,7 +218,8 @@ def _vectors(store, records: list) -> tuple[bytes, dict]:
             f"--include-vectors needs an embedder, and none is available: {resolution.reason}",
             hint="configure one (`ov config set embedding.provider hash`, or a local model), or export without --include-vectors",
         )
-    texts = [embed_text(r) for r in records]
+    # A pack carries one vector per record (the format's): a long record's first passage.
+    texts = [embedder.passages(embed_text(r))[0] for r in records]
     dim = embedder.fingerprint.dimension
     parts = [np.asarray(embedder.embed(texts[i : i + EMBED_BATCH]), dtype="<f4") for i in range(0, len(texts), EMBED_BATCH)]
     matrix = np.vstack(parts) if parts else np.zeros((0, dim), dtype="<f4")

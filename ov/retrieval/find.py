@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 
 from ov.index.lexical import Filters, QueryTerms
 from ov.index.records import CONTEXT_TYPES, Record
+from ov.index.vectors import nearest_records
 from ov.uri import VikingURI
 
 BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "session": "sessions"}
@@ -157,14 +158,14 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
             scores[hit.record.id] = hit.score / best
             records[hit.record.id] = hit.record
             absolute[hit.record.id] = min(1.0, hit.score / ceiling)
-    weights_by_type = vector_weights(config, getattr(opened.embedder, "provider", None))
+    weights_by_type = vector_weights(config, getattr(opened.embedder, "static", False))
     if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
         query_vector = opened.embedder.embed_query(query)
         # The vector ranking is the nearest `pool` records. A full-text candidate among them takes
         # its cosine, one outside them takes none (it is not near the query, so it loses ground);
         # of the neighbours the words missed, only the nearest few are fetched from the full-text
         # index as candidates of their own: fetching all of them cost a warm query ~20 ms.
-        neighbours = dict(opened.vectors.search(query_vector, pool))
+        neighbours = dict(nearest_records(opened.vectors, query_vector, pool))
         by_label = {h.label: neighbours[h.label] for h in lexical_hits if h.label in neighbours}
         known = {h.label for h in lexical_hits}
         nearest = [(label, sim) for label, sim in neighbours.items() if label not in known][: max(options.limit * 3, NEAREST)]
@@ -199,13 +200,12 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
 # conversations' weight: they are as short.
 STATIC_WEIGHTS = {"resource": 0.1, "skill": 0.1, "memory": 0.1, "session": 0.1}
 MODEL_WEIGHTS = {"resource": 1.0, "skill": 1.0, "memory": 0.25, "session": 0.25}
-STATIC_PROVIDERS = ("builtin", "model2vec", "hash")
 
 
-def vector_weights(config, provider: str | None) -> dict[str, float]:
+def vector_weights(config, static: bool) -> dict[str, float]:
     """The vector ranking's weight for each context type: ``retrieval.*vector_weight`` where set,
-    else the measured default for ``provider``'s kind of embedder (see :data:`STATIC_WEIGHTS`)."""
-    measured = STATIC_WEIGHTS if provider in STATIC_PROVIDERS else MODEL_WEIGHTS
+    else the measured default for the kind of embedder, ``static`` or not (see :data:`STATIC_WEIGHTS`)."""
+    measured = STATIC_WEIGHTS if static else MODEL_WEIGHTS
     chosen = {"resource": config.vector_weight, "skill": config.vector_weight, "memory": config.memory_vector_weight, "session": config.session_vector_weight}
     return {kind: measured[kind] if value is None else value for kind, value in chosen.items()}
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 # Text an embedder embeds once to learn a model's dimension: the litellm embedder
 # for an API model, the sentence-transformers one for a model that does not say.
 PROBE_TEXT = "dimension probe"
+# What a model that reads a text in one piece is given of it: enough for a record's opening, where
+# its subject is stated; a static model's mean of token vectors gains nothing from more.
+EMBED_CHARS = 2000
 
 
 class EmbeddingError(OvError):
@@ -65,6 +68,8 @@ class Fingerprint:
 class Embedder(Protocol):
     """Turns texts into L2-normalised float32 vectors of one fixed dimension."""
 
+    static: bool  # one vector per token, no context (see BaseEmbedder)
+
     @property
     def fingerprint(self) -> Fingerprint: ...
 
@@ -74,6 +79,10 @@ class Embedder(Protocol):
 
     def embed_query(self, text: str) -> Sequence[float]:
         """One text's vector, equal to ``embed([text])[0]`` up to float rounding."""
+        ...
+
+    def passages(self, text: str) -> list[str]:
+        """The pieces of a record's text that are embedded, one vector each."""
         ...
 
 
@@ -91,6 +100,9 @@ class BaseEmbedder:
 
     provider: str
     model: str
+    # A static model (one vector per token, a text the mean of its tokens') reads no context:
+    # a message embedded with the one before it only blurs. Transformer models and APIs read it.
+    static = False
 
     def __init__(self, batch_size: int) -> None:
         self._batch_size = max(1, batch_size)
@@ -122,6 +134,13 @@ class BaseEmbedder:
         """One query's unit vector: what :meth:`embed` gives for ``[text]``. An embedder that can
         do it without its batch machinery (the built-in model) answers a cold search faster."""
         return self.embed([text])[0]
+
+    def passages(self, text: str) -> list[str]:
+        """The pieces of a record's text that get a vector each (at least one, at most
+        :data:`~ov.index.vectors.MAX_PARTS`): here its first :data:`EMBED_CHARS` characters. A
+        model that reads only a window of tokens cuts the text into windows instead, so the end
+        of a long record is seen too."""
+        return [text[:EMBED_CHARS]]
 
     def _embed(self, texts: list[str]) -> numpy.ndarray:
         import numpy as np  # Deferred: only commands that embed need numpy.

@@ -59,6 +59,7 @@ class BuiltinEmbedder(BaseEmbedder):
     """The built-in static model, loaded the first time it embeds (tens of milliseconds)."""
 
     provider = BUILTIN_PROVIDER
+    static = True
 
     def __init__(self, batch_size: int, directory: Path = MODEL_DIR) -> None:
         super().__init__(batch_size)

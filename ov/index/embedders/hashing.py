@@ -48,6 +48,7 @@ class HashEmbedder(BaseEmbedder):
     """
 
     provider = HASH_PROVIDER
+    static = True
     model = HASH_MODEL
 
     def __init__(self, dimension: int, batch_size: int) -> None:

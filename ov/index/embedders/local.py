@@ -35,6 +35,11 @@ SENTENCE_TRANSFORMERS_PROVIDER = "sentence-transformers"
 # ``StaticModel.save_pretrained`` writes and the Hugging Face repositories use).
 MODEL2VEC_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 ST_HINT = "pip install 'ovctx[sentence-transformers]'"
+# Word pieces per passage of a long text. all-MiniLM-L6-v2 was trained on 128 and cuts at 256; on
+# SciFact windows of 128 beat 64, 256 and the first 256 alone (docs/benchmarks.md, "Passages and replies").
+PASSAGE_TOKENS = 128
+# A passage cut mid-word moves back to the word's start, by at most this many word pieces.
+_WORD_BACKOFF = 16
 
 # Set before model2vec / sentence-transformers (and so huggingface_hub) are imported:
 # huggingface_hub reads them at import time, and ov must never reach a model hub. No
@@ -54,6 +59,7 @@ class Model2VecEmbedder(BaseEmbedder):
     """A model2vec ``StaticModel``, loaded from its directory the first time it embeds."""
 
     provider = MODEL2VEC_PROVIDER
+    static = True
 
     def __init__(self, path: Path, dimension: int, batch_size: int) -> None:
         super().__init__(batch_size)
@@ -156,6 +162,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
             read=("config.json", "modules.json", "config_sentence_transformers.json", "sentence_bert_config.json"),
             stat=("model.safetensors", "pytorch_model.bin", "tokenizer.json"),
             name=name,
+            scheme=f"passages of {PASSAGE_TOKENS} word pieces, a message also with the one before",
         )
         self._st_model: Any = None
         self._dimension: int | None = None
@@ -174,6 +181,40 @@ class SentenceTransformerEmbedder(BaseEmbedder):
         self._load()
         assert self._dimension is not None
         return Fingerprint(SENTENCE_TRANSFORMERS_PROVIDER, self.model, self._dimension)
+
+    def passages(self, text: str) -> list[str]:
+        """``text`` in windows of :data:`PASSAGE_TOKENS` word pieces, cut between words: the
+        model reads no further than its maximum sequence, and a long record's vector would
+        otherwise say nothing of its end. A record is at most ``MAX_PARTS`` windows."""
+        from ov.index.vectors import MAX_PARTS
+
+        with self._lock:  # the tokenizer is the model's, and not safe to share between threads
+            return self._passages(text, MAX_PARTS)
+
+    def _passages(self, text: str, max_parts: int) -> list[str]:
+        model = self._load()
+        window = max(16, min(PASSAGE_TOKENS, int(getattr(model, "max_seq_length", 0) or PASSAGE_TOKENS) - 2))
+        # A word piece is a few characters: tokenising more than the windows can hold is wasted work.
+        text = text[: max_parts * window * 12]
+        try:
+            offsets = model.tokenizer(text, add_special_tokens=False, return_offsets_mapping=True, verbose=False)["offset_mapping"]
+        except Exception as exc:  # tokenizers raise their own types
+            raise EmbeddingError(f"the sentence-transformers model at {self._path} failed to tokenise: {_one_line(exc)}") from None
+        if len(offsets) <= window:
+            return [text]
+        out: list[str] = []
+        start = 0
+        while start < len(offsets) and len(out) < max_parts:
+            end = min(start + window, len(offsets))
+            # A piece that follows the previous one without a gap continues its word: cut before the word.
+            cut = end
+            while cut < len(offsets) and cut > end - _WORD_BACKOFF and cut > start + 1 and offsets[cut][0] == offsets[cut - 1][1]:
+                cut -= 1
+            if cut < len(offsets) and offsets[cut][0] == offsets[cut - 1][1]:
+                cut = end  # one very long word: cut inside it
+            out.append(text[offsets[start][0] : offsets[cut - 1][1]])
+            start = cut
+        return out
 
     def _embed_batch(self, texts: list[str]) -> Any:
         model = self._load()
@@ -218,7 +259,7 @@ class SentenceTransformerEmbedder(BaseEmbedder):
 # --- helpers -------------------------------------------------------------------
 
 
-def _local_model_identity(path: Path, *, read: tuple[str, ...], stat: tuple[str, ...], name: str | None = None) -> str:
+def _local_model_identity(path: Path, *, read: tuple[str, ...], stat: tuple[str, ...], name: str | None = None, scheme: str = "") -> str:
     """``path#digest``: the fingerprint's model, so that a model replaced in place is noticed.
 
     The digest (12 hex of SHA-256) covers the content of the small ``read`` files and the
@@ -229,8 +270,10 @@ def _local_model_identity(path: Path, *, read: tuple[str, ...], stat: tuple[str,
     With ``name`` (a model a package ships, whose files change only with its version) it is
     ``name#digest`` and the digest leaves out the modification times, so the same package
     installed anywhere is the same model.
+
+    ``scheme``: how texts are cut for the model; vectors cut another way are not comparable.
     """
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(scheme.encode())
     for read_name in read:
         try:
             digest.update(read_name.encode() + b"\0" + (path / read_name).read_bytes() + b"\0")
