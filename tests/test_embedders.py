@@ -343,7 +343,10 @@ def test_sentence_transformers_absent_names_the_extra(home, tiny_model):
 def test_sentence_transformers_embeds_with_a_local_model(home, tmp_path):
     pytest.importorskip("sentence_transformers")
     from sentence_transformers import SentenceTransformer
-    from sentence_transformers.models import StaticEmbedding
+    try:  # the module's home since sentence-transformers 6.2; the old one warns there
+        from sentence_transformers.sentence_transformer.modules import StaticEmbedding
+    except ImportError:
+        from sentence_transformers.models import StaticEmbedding
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
 
     tokenizer = Tokenizer(models.WordLevel(vocab={word: i for i, word in enumerate(VOCAB)}, unk_token="[UNK]"))
