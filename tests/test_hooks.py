@@ -372,6 +372,27 @@ def test_gemini_turn_end_is_captured_without_the_recall_it_was_given(ov, project
     assert [m["parts"][0]["text"] for m in messages] == ["My name is Dana.", "Hello Dana."]
 
 
+def test_an_end_right_after_a_turn_commits_the_turn_its_capture_is_still_adding(ov, project, ov_home):
+    """Gemini CLI fires AfterAgent and SessionEnd ~100 ms apart: the commit job waits for the
+    turn's capture job instead of finding the session empty."""
+    from ov.config import load_config
+    from ov.identity import Identity
+    from ov.store.lock import WriteLock
+    from ov.store.store import Store
+
+    turn = _stdin("gemini", "g2", cwd=str(project), hook_event_name="AfterAgent", prompt="I deploy with Ansible.", prompt_response="Noted.", transcript_path=None)
+    end = _stdin("gemini", "g2", cwd=str(project), hook_event_name="SessionEnd", reason="exit", transcript_path=None)
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    with WriteLock(store.lock_path, 5):  # the capture job cannot write its messages yet
+        assert _hook("gemini", "stop", turn) == "{}"
+        assert _hook("gemini", "session-end", end) in ("", "{}")
+        time.sleep(1.0)
+    capture, commit = _wait_job(ov_home, "gm-g2"), _wait_job(ov_home, "gm-g2", 2)
+    assert (capture["kind"], capture["captured"]) == ("capture", 2)
+    assert commit["kind"] == "commit" and commit["outcome"] == "committed" and commit["waited_for_captures"] == 1
+    assert ov("session", "show", "gm-g2", "--json").json["result"]["archives"]
+
+
 def test_opencode_messages_become_text_and_tool_parts():
     from ov.hosts import opencode
 

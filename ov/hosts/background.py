@@ -12,10 +12,17 @@ hands the open file to it, so there is no moment at which the job is started but
 visible. A session start waits until it can take each such lock shared. The kernel drops a
 lock when its holder dies, so a killed job never blocks a session: its file is removed by the
 next waiter. Where ``fcntl`` does not exist (Windows), jobs run without a barrier.
+
+**Captures before the commit.** A turn's capture job can still be adding its messages when the
+session's end hook starts the commit (Gemini CLI fires both within ~100 ms). Capture jobs hold a
+lock of the same kind in ``state/{account}/hooks/captures/{user}/``, named by their session, and
+a commit job waits for its session's (at most ``hooks.commit_wait`` seconds) before it reads the
+session, so the last turn is committed rather than left for the orphan sweep.
 """
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import secrets
@@ -33,18 +40,25 @@ POLL = 0.05
 
 
 def barrier_dir(store) -> Path:
+    """Where the running commits of the store's user hold their locks."""
     return store.state / "hooks" / "commits" / store.identity.user
 
 
-def start(job: dict, *, barrier_store=None) -> int | None:
-    """Start the detached worker for ``job``; with ``barrier_store``, under a commit barrier of its user.
+def captures_dir(store) -> Path:
+    """Where the running captures of the store's user hold their locks."""
+    return store.state / "hooks" / "captures" / store.identity.user
+
+
+def start(job: dict, *, barrier: Path | None = None) -> int | None:
+    """Start the detached worker for ``job``; with ``barrier`` (:func:`barrier_dir` or
+    :func:`captures_dir`), holding a lock there until it is done.
 
     Returns the worker's pid, or None when it could not be started (the caller logs it).
     """
     pass_fds: tuple[int, ...] = ()
     lock_fd = None
-    if barrier_store is not None and fcntl is not None:
-        folder = barrier_dir(barrier_store)
+    if barrier is not None and fcntl is not None:
+        folder = barrier
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{job.get('session', 'job')}-{os.getpid()}-{secrets.token_hex(4)}.lock"
         # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
@@ -98,11 +112,19 @@ def wait(store, timeout: float) -> tuple[int, bool]:
 
     Returns how many running commits were waited for, and whether all of them finished.
     """
+    return _wait_for(barrier_dir(store), "*.lock", timeout)
+
+
+def wait_captures(store, session: str, timeout: float) -> tuple[int, bool]:
+    """Wait until no capture of ``session`` is running, at most ``timeout`` seconds (as :func:`wait`)."""
+    return _wait_for(captures_dir(store), f"{glob.escape(session)}-*.lock", timeout)
+
+
+def _wait_for(folder: Path, pattern: str, timeout: float) -> tuple[int, bool]:
     if fcntl is None:
         return 0, True
-    folder = barrier_dir(store)
     try:
-        pending = sorted(folder.glob("*.lock"))
+        pending = sorted(folder.glob(pattern))
     except OSError:
         return 0, True
     deadline = time.monotonic() + timeout

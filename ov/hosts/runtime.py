@@ -148,7 +148,7 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     now = time.time()
     orphans = [sid for sid, last in live_sessions(store) if sid != session and now - last >= hooks.orphan_after][:MAX_ORPHANS]
     for orphan in orphans:
-        background.start(_job(store, "commit", None, orphan, event="orphan"), barrier_store=store)
+        background.start(_job(store, "commit", None, orphan, event="orphan"), barrier=background.barrier_dir(store))
     if orphans:
         record["orphans"] = orphans
     waited, finished = background.wait(store, hooks.commit_wait)
@@ -189,7 +189,8 @@ def _background(store, host, hook, event: str, session: str, record: dict) -> No
     kind = "commit" if committing else "capture"
     # Marked live now, not by the job: an end hook right after this one must know there is a turn.
     mark_live(store, session, host.name)
-    pid = background.start(_job(store, kind, hook, session, event=event), barrier_store=store if committing else None)
+    barrier = background.barrier_dir(store) if committing else background.captures_dir(store)
+    pid = background.start(_job(store, kind, hook, session, event=event), barrier=barrier)
     record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"
     if pid:
         record["job"] = pid

@@ -54,6 +54,13 @@ def _run(home, job: dict) -> dict:
     store = Store(home, identity, config)
     session = job["session"]
     out: dict = {}
+    if job["kind"] == "commit":
+        # A turn's capture may still be adding its messages: commit after it, not without it.
+        from ov.hosts.background import wait_captures
+
+        waited, finished = wait_captures(store, session, config.hooks.commit_wait)
+        if waited:
+            out["waited_for_captures"] = waited if finished else f"{waited} (gave up)"
     hook = HookInput(**job["hook"]) if job.get("hook") else _orphan_hook(store, session)
     if hook is not None:
         captured = capture(store, load(hook.host), hook, session)
