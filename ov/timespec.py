@@ -11,9 +11,8 @@ import re
 import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
-from functools import cache
-
 from ov.errors import InvalidInput
+from ov.regex import LazyPattern
 
 _SPAN_RE = re.compile(r"^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -68,16 +67,19 @@ _YEAR = r"(?P<{0}>(?:19|20)\d\d)"
 # a count. A month followed by a number is left to the forms that read the number.
 _LEAD = r"(?:in|on|during|since|until|till|by|before|after|of|from|through|last|this|next|early|mid|late|spring|summer|fall|autumn|winter)\s+(?:the\s+)?"
 _UNITS = {"day": 1, "week": 7, "month": 30, "year": 365}
-_DATE_PATTERN = "|".join(
-    (
-        r"\b(?P<iy>\d{4})-(?P<im>\d\d)-(?P<id>\d\d)\b",
-        r"\b" + _MONTH.format("m1") + r"\s+" + _DAY.format("d1") + r"\b(?:,?\s*" + _YEAR.format("y1") + r"\b)?",
-        r"\b" + _DAY.format("d2") + r"\s+(?:of\s+)?" + _MONTH.format("m2") + r"\b(?:,?\s*" + _YEAR.format("y2") + r"\b)?",
-        r"\b" + _MONTH.format("m3") + r",?\s+" + _YEAR.format("y3") + r"\b",
-        r"\b" + _LEAD + _MONTH.format("m4") + r"\b(?!,?\s*\d)",
-        r"\b" + _LEAD + _YEAR.format("y5") + r"\b(?!-\d)",
-        r"\b(?P<rel>today|yesterday|(?:last|this)\s+(?:week|month|year)|(?P<n>\d{1,3}|a|an|one|two|three)\s+(?P<unit>day|week|month|year)s?\s+ago)\b",
-    )
+_DATE_RE = LazyPattern(
+    "|".join(
+        (
+            r"\b(?P<iy>\d{4})-(?P<im>\d\d)-(?P<id>\d\d)\b",
+            r"\b" + _MONTH.format("m1") + r"\s+" + _DAY.format("d1") + r"\b(?:,?\s*" + _YEAR.format("y1") + r"\b)?",
+            r"\b" + _DAY.format("d2") + r"\s+(?:of\s+)?" + _MONTH.format("m2") + r"\b(?:,?\s*" + _YEAR.format("y2") + r"\b)?",
+            r"\b" + _MONTH.format("m3") + r",?\s+" + _YEAR.format("y3") + r"\b",
+            r"\b" + _LEAD + _MONTH.format("m4") + r"\b(?!,?\s*\d)",
+            r"\b" + _LEAD + _YEAR.format("y5") + r"\b(?!-\d)",
+            r"\b(?P<rel>today|yesterday|(?:last|this)\s+(?:week|month|year)|(?P<n>\d{1,3}|a|an|one|two|three)\s+(?P<unit>day|week|month|year)s?\s+ago)\b",
+        )
+    ),
+    re.IGNORECASE,
 )
 # Words without which a text names no date (a date with a number is found by its digits): most
 # questions have neither, and skip compiling the pattern (~3 ms, on every prompt a hook searches).
@@ -142,7 +144,7 @@ def mentioned_dates(text: str, *, now: float | None = None) -> list[DateMention]
     out: list[DateMention] = []
     if not any(char.isdigit() for char in text) and _CUES.isdisjoint(re.findall(r"[a-z]+", text.lower())):
         return out
-    for match in _date_re().finditer(text):
+    for match in _DATE_RE.finditer(text):
         if match["rel"]:
             out.append(_relative(match, time.time() if now is None else now))
             continue
@@ -166,11 +168,6 @@ def mentioned_dates(text: str, *, now: float | None = None) -> list[DateMention]
             out[i] = replace(out[i], year=following)
         following = out[i].year if out[i].year is not None else following
     return out
-
-
-@cache
-def _date_re() -> re.Pattern:
-    return re.compile(_DATE_PATTERN, re.IGNORECASE)
 
 
 def _relative(match: re.Match, now: float) -> DateMention:

@@ -58,9 +58,8 @@ def start(job: dict, *, barrier: Path | None = None) -> int | None:
     pass_fds: tuple[int, ...] = ()
     lock_fd = None
     if barrier is not None and fcntl is not None:
-        folder = barrier
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{job.get('session', 'job')}-{os.getpid()}-{secrets.token_hex(4)}.lock"
+        barrier.mkdir(parents=True, exist_ok=True)
+        path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{secrets.token_hex(4)}.lock"
         # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
         pending = path.with_suffix(".new")
         lock_fd = os.open(pending, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
