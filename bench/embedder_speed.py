@@ -3,8 +3,9 @@
 Two ``OV_HOME``s hold the same ``--docs`` Markdown documents (300 by default; SciFact
 abstracts when the bench data is there, else synthetic text), one with the default
 configuration (the built-in model) and one with ``embedding.provider: none``; both
-indices are built before timing. Up to 2,048 vectors a search reads the index's flat
-copy without numpy; past it, hnswlib (``--docs 3000`` measures that side). Then:
+indices are built before timing. Up to 8,192 vectors a search reads the index's flat
+copy without numpy (``--docs 3000`` and ``--docs 8000`` measure it at larger sizes);
+past that, hnswlib (``--docs 12000``; past the corpus, abstracts come round again). Then:
 
 1. **cold ``ov find``**: fresh ``ov find QUERY --limit 10`` processes on each home,
    round-robin with ``python -c pass``, ``--cold-reps`` runs after 2 untimed ones;
@@ -35,14 +36,18 @@ QUERIES = ["vitamin d deficiency", "how are genes regulated in cancer cells", "a
 
 def texts(limit: int) -> list[str]:
     if DATA.is_file():
-        out = []
+        docs = []
         with DATA.open(encoding="utf-8") as handle:
             for line in handle:
-                doc = json.loads(line)
-                out.append(f"# {doc.get('title', '')}\n\n{doc.get('text', '')}\n")
-                if len(out) >= limit:
+                docs.append(json.loads(line))
+                if len(docs) >= limit:
                     break
-        return out
+        # Past the corpus's 5,183 abstracts (for sizes past the flat copy's limit), they come
+        # round again as numbered copies: the timing needs as many vectors, not new meanings.
+        return [
+            f"# {doc.get('title', '')}{f' (copy {n // len(docs)})' if n >= len(docs) else ''}\n\n{doc.get('text', '')}\n"
+            for n, doc in ((n, docs[n % len(docs)]) for n in range(limit))
+        ]
     return [f"# Note {i}\n\nA synthetic note about topic {i % 37} and item {i}.\n" for i in range(limit)]
 
 

@@ -116,9 +116,29 @@ def test_the_plain_python_tokeniser_cuts_text_as_tokenizers_does():
     reference.no_truncation()
     unknown = reference.token_to_id("[UNK]")
     ours = WordPiece.from_vocab_file(MODEL_DIR / "vocab.txt")
-    assert json.loads((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"] == ours._vocab
+    vocab = json.loads((MODEL_DIR / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
+    assert {token: ours.id_of(token) for token in vocab} == vocab
     differ = [text for text in _parity_texts() if [i for i in reference.encode(text, add_special_tokens=False).ids if i != unknown] != [i for i in ours.ids(text) if i != unknown]]
     assert differ == []
+
+
+def test_vocabulary_lookups_read_the_file_until_a_text_needs_many_then_a_dict(monkeypatch):
+    """A few lookups search the file's text; past VocabLines.SEARCHES the whole file becomes a
+    dict. Both give every token its line number, the first line when a token repeats."""
+    from ov.index.embedders.wordpiece import VocabLines
+
+    lines = (MODEL_DIR / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    text = "\n".join(lines[:2000] + [lines[1000], "zzlastline"])  # a repeated token, and no final newline
+    expected = {token: i for i, token in reversed(list(enumerate(text.split("\n"))))}
+    for searches in (10**6, 5):
+        monkeypatch.setattr(VocabLines, "SEARCHES", searches)
+        vocab = VocabLines(text)
+        assert {token: vocab.get(token) for token in expected} == expected, searches
+        assert vocab.get(lines[1000]) == 1000 and vocab["zzlastline"] == 2001
+        assert vocab.get("zzqxjv") is None and vocab.get("") is None and vocab.get("a\nb") is None
+        assert "[UNK]" in vocab and "##zzqxjv" not in vocab
+        with pytest.raises(KeyError):
+            vocab["zzqxjv"]
 
 
 def test_a_query_embedded_without_numpy_is_the_batch_vector():

@@ -274,6 +274,24 @@ def test_a_damaged_flat_copy_is_passed_over_for_the_hnswlib_index(docs, ov_home)
     assert docs("fsck").exit_code != 0  # the copy disagrees with the index: fsck says so
 
 
+def test_a_flat_copy_an_earlier_ov_wrote_is_passed_over_and_rewritten_by_the_next_update(docs, ov_home):
+    """Earlier copies held float rows under the magic ``ovexact1``: an upgraded ov searches through
+    hnswlib meanwhile, fsck notes it without calling it damage, and the next update writes the
+    current format."""
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    before = found(docs, "risotto")
+    (exact,) = index_dir(ov_home).glob("vectors-*.exact")
+    exact.write_bytes(b"ovexact1" + exact.read_bytes()[8:])
+    assert uris(found(docs, "risotto")) == uris(before)
+    checked = docs("fsck", "--json")
+    assert checked.exit_code == 0, checked.stdout
+    assert [f["severity"] for f in checked.json["result"]["findings"]] == ["note"] and "older format" in checked.stdout
+    write(docs, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    assert uris(found(docs, "tomato soup"))[0] == "viking://resources/notes/soup.md"
+    (exact,) = index_dir(ov_home).glob("vectors-*.exact")
+    assert exact.read_bytes()[:8] == b"ovexact2" and docs("fsck", "--json").json["result"]["findings"] == []
+
+
 def test_a_damaged_hnswlib_file_is_rebuilt_by_the_next_update_while_searches_use_the_flat_copy(docs, ov_home):
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
     before = found(docs, "risotto")
@@ -574,7 +592,7 @@ def _unit_rows(count: int, dimension: int, seed: int):
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
 
 
-def test_a_small_index_is_searched_exactly_from_its_flat_copy(tmp_path, monkeypatch):
+def test_a_small_index_is_searched_exhaustively_from_its_flat_copy(tmp_path, monkeypatch):
     import numpy as np
 
     from ov.index import vectors as vectors_module
@@ -596,7 +614,8 @@ def test_a_small_index_is_searched_exactly_from_its_flat_copy(tmp_path, monkeypa
     monkeypatch.undo()
     for got in (with_numpy, without):
         assert [label for label, _ in got] == [label for label, _ in expected]
-        assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-5)
+        # The copy holds 16-bit rows, a cold search integer query weights: within 1e-4 of float32.
+        assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-4)
     # Past the limit there is no flat copy, and the search goes through hnswlib.
     monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 100)
     index.save(tmp_path / "vectors-000002.hnsw")
@@ -604,6 +623,34 @@ def test_a_small_index_is_searched_exactly_from_its_flat_copy(tmp_path, monkeypa
     approximate = load_for_search(tmp_path / "vectors-000002.hnsw", 32, index.live)
     assert isinstance(approximate, VectorIndex)
     assert approximate.search(query.tolist(), 3)[0][0] == expected[0][0]  # a plain list, as embed_query gives
+
+
+def test_the_plain_search_of_the_flat_copy_never_carries_between_rows(tmp_path, monkeypatch):
+    """Every row's dot product is one 32-bit field of a sum of big integers: rows and queries at
+    the extremes fill their fields to the top, and no field spills into its neighbour's."""
+    import numpy as np
+
+    from ov.index.vectors import ExactVectors
+
+    dimension = 256
+    ones = np.full(dimension, dimension**-0.5, dtype=np.float32)
+    spike = np.zeros(dimension, dtype=np.float32)
+    spike[3] = 1.0
+    rows = {0: ones, 1: -ones, 2: spike, 3: np.zeros(dimension, dtype=np.float32), 4: -spike, 5: ones}
+    path = tmp_path / "extremes.exact"
+    ExactVectors.write(path, rows, dimension)
+    monkeypatch.delitem(__import__("sys").modules, "numpy")
+    flat = ExactVectors.load(path, dimension, len(rows))
+    for query, expected in (
+        (ones, {0: 1.0, 1: -1.0, 2: dimension**-0.5, 3: 0.0, 4: -(dimension**-0.5), 5: 1.0}),
+        (-ones, {0: -1.0, 1: 1.0, 2: -(dimension**-0.5), 3: 0.0, 4: dimension**-0.5, 5: -1.0}),
+        (spike, {0: dimension**-0.5, 1: -(dimension**-0.5), 2: 1.0, 3: 0.0, 4: -1.0, 5: dimension**-0.5}),
+    ):
+        got = dict(flat.search(query.tolist(), len(rows)))
+        # Integer weights round each component by at most half a unit, here all the same way
+        # (2e-3 at worst; 1e-4 for real vectors, as above): a carry would be off by whole units.
+        assert got == pytest.approx(expected, abs=3e-3)
+    assert flat.search([0.0] * dimension, 2) == [(0, 0.0), (1, 0.0)]  # a blank query: all alike, ties by label
 
 
 def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):
@@ -653,7 +700,7 @@ def test_an_updated_flat_copy_holds_what_hnswlib_holds(tmp_path):
         labels = sorted(index.labels())
         assert sorted(copy.labels()) == labels and 3 not in labels and 39 in labels, source
         rows = copy.rows()
-        assert np.allclose(np.stack([rows[label] for label in labels]), index._index.get_items(labels)), source
+        assert np.allclose(np.stack([rows[label] for label in labels]), index._index.get_items(labels), atol=1e-4), source  # 16-bit rows
 
 
 def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_whole(tmp_path, monkeypatch):
@@ -682,7 +729,7 @@ def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_wh
         sims = {label: float(sim) for label, sim in zip(range(1, 40), matrix[1:] @ matrix[0])}
         expected = [0] + sorted(sims, key=lambda label: -sims[label])[:4]
         assert [label for label, _ in nearest] == expected, exact
-        assert nearest[0][1] == pytest.approx(float(np.max(crowd @ matrix[0])), abs=1e-5)
+        assert nearest[0][1] == pytest.approx(float(np.max(crowd @ matrix[0])), abs=1e-4)  # the flat copy's rows are 16-bit
         # Removing the record removes every passage; a replayed removal changes nothing.
         index.remove([0])
         index.remove([0])

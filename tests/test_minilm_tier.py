@@ -203,7 +203,7 @@ def test_a_reply_is_embedded_with_what_it_answers(minilm, offline, ov, ov_home):
     query = opened.embedder.embed_query("the trip to Portugal")
     similarity = dict(nearest_records(opened.vectors, query, 10))[label]
     alone, together = opened.embedder.embed(["Yes, last June, for a week.", "Did you ever get to Lisbon?\nYes, last June, for a week."]) @ query
-    assert together > alone + 0.1 and similarity == pytest.approx(together, abs=1e-5)
+    assert together > alone + 0.1 and similarity == pytest.approx(together, abs=1e-4)  # read from the flat copy's 16-bit rows
     # Vectors rebuilt after a failed embedding are made from the commit, as a full build's are:
     # the full-text index does not hold the message before a reply.
     meta_path = next(ov_home.rglob("index/meta.json"))

@@ -11,32 +11,38 @@ to a new generation file that ``meta.json`` names only once the update is done, 
 an interrupted update that is replayed starts again from the previous vectors.
 
 An index of at most :data:`EXACT_LIMIT` vectors also gets an ``.exact`` file beside
-its generation: the live vectors as a flat array, which a search reads and compares
-one by one (:class:`ExactVectors`). For a store that small this is exact rather
-than approximate and, in plain Python, costs a cold process less than importing
-numpy, which hnswlib cannot do without: a cold ``ov find`` with vectors then costs
-little more than one without.
+its generation: the live vectors quantised to 16 bits and laid out so that plain
+Python compares a query with all of them at once (:class:`ExactVectors`). For a
+store that size this is exhaustive rather than approximate and costs a cold process
+less than importing numpy, which hnswlib cannot do without: a cold ``ov find`` with
+vectors then costs little more than one without.
 """
 
 from __future__ import annotations
 
 import errno
+import heapq
 import os
 import struct
 import sys
 from array import array
-from operator import mul
 from pathlib import Path
 
 M = 16
 EF_CONSTRUCTION = 100
 MIN_EF = 64
-# Up to this many live vectors an exhaustive plain-Python search (~14 us a vector on the 2-core
-# machine of docs/benchmarks.md) stays below what importing numpy costs a cold process (~70 ms).
-EXACT_LIMIT = 2048
+# Up to this many live vectors an exhaustive plain-Python search of the flat copy (~3 us a vector
+# in a cold process on the 2-core machine of docs/benchmarks.md, reading the file included) stays
+# well below what importing numpy and loading hnswlib's file cost one (~80 ms).
+EXACT_LIMIT = 8192
 EXACT_SUFFIX = ".exact"
-_EXACT_MAGIC = b"ovexact1"
-_EXACT_HEAD = struct.Struct("<8sII")  # magic, dimension, count; then int64 labels, float32 rows
+_EXACT_MAGIC = b"ovexact2"
+_OLDER_MAGICS = (b"ovexact1",)
+# magic, dimension, count; then int64 labels, float32 scales, and the quantised rows by column
+_EXACT_HEAD = struct.Struct("<8sII")
+_STEPS = 32767  # a row's largest component becomes +-_STEPS
+_OFFSET = 32768  # added to every quantised component, which makes it 1..65535
+_FIELD_SUM = (2**32 - 1) // 65535  # the most the integer query weights of one sign may add up to
 # Passage j of record L is the vector labelled L + j * PART_STRIDE: part 0 keeps the record's own
 # label (an index of one vector per record looks as it always did), and 2**40 labels are more than
 # an index hands out (labels are never reused, but a rebuild starts again from 0).
@@ -89,6 +95,16 @@ def load_for_search(path: Path, dimension: int, live: int):
     return VectorIndex.load(path, dimension, live)
 
 
+def older_copy(path: Path) -> bool:
+    """Whether ``path`` is a flat copy in a format an earlier ov wrote (float rows): searches pass
+    it over for hnswlib until the next update writes the current format beside the new generation."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_EXACT_MAGIC)) in _OLDER_MAGICS
+    except OSError:
+        return False
+
+
 def remove_generation(path: Path) -> None:
     """Delete a vector generation's files (the hnswlib index and its flat copy)."""
     for name in (path, exact_path(path)):
@@ -99,13 +115,28 @@ def remove_generation(path: Path) -> None:
 
 
 class ExactVectors:
-    """Every live vector of a small index, searched exhaustively (see the module docstring)."""
+    """Every live vector of an index small enough to search exhaustively (see the module docstring).
 
-    def __init__(self, labels: array, rows: array, dimension: int) -> None:
+    The rows are stored quantised and transposed, so that a process without numpy compares a query
+    with every row in a few hundred big-integer operations instead of a Python loop per row. Row
+    ``i`` is ``scale[i] * (q[i] - OFFSET)`` with ``q[i]`` 16-bit integers (``OFFSET`` keeps them
+    positive): within 2e-5 of each component, where the built-in model's float16 weights carry 5e-4.
+    Column ``j`` (component ``j`` of every row) is one little-endian run of 32-bit fields: read as
+    one integer ``C_j``, ``sum(w_j * C_j)`` over integer query weights ``w_j`` holds every row's dot
+    product in its own field, without carries as long as each field stays below 2**32 (so the
+    positive and the negative weights are summed apart, each at most ``_FIELD_SUM``). Rounding the
+    query to those weights moves a similarity by about 1e-4 (2e-3 at the very worst), which only
+    reorders near-ties; a process with numpy uses float32 rows instead.
+    """
+
+    def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int) -> None:
         self._labels = labels
-        self._rows = rows
+        self._scales = scales
+        self._columns = columns  # dimension x live little-endian uint32 fields
         self.dimension = dimension
         self.live = len(labels)
+        self._integers: list[int] | None = None
+        self._matrix = None  # the rows as a float32 numpy matrix, made on the first numpy search
 
     @classmethod
     def load(cls, path: Path, dimension: int, live: int) -> ExactVectors:
@@ -116,15 +147,15 @@ class ExactVectors:
         if magic != _EXACT_MAGIC or dim != dimension or count != live:
             raise ValueError(f"{path.name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
         start = _EXACT_HEAD.size
-        if len(data) != start + count * 8 + count * dim * 4:
+        if len(data) != start + count * 12 + count * dim * 4:
             raise ValueError(f"{path.name} has {len(data)} bytes, not what its header promises")
-        labels, rows = array("q"), array("f")
+        labels, scales = array("q"), array("f")
         labels.frombytes(data[start : start + count * 8])
-        rows.frombytes(data[start + count * 8 :])
+        scales.frombytes(data[start + count * 8 : start + count * 12])
         if sys.byteorder != "little":
             labels.byteswap()
-            rows.byteswap()
-        return cls(labels, rows, dim)
+            scales.byteswap()
+        return cls(labels, scales, memoryview(data)[start + count * 12 :], dim)
 
     @staticmethod
     def write(path: Path, rows: dict, dimension: int) -> None:
@@ -132,13 +163,17 @@ class ExactVectors:
         import numpy as np
 
         labels = sorted(rows)
-        matrix = np.stack([rows[label] for label in labels]) if labels else np.zeros((0, dimension))
+        matrix = np.stack([rows[label] for label in labels]).astype(np.float32) if labels else np.zeros((0, dimension), np.float32)
+        peak = np.abs(matrix).max(axis=1) if labels else np.zeros(0, np.float32)
+        scales = np.where(peak > 0, peak / _STEPS, 0.0).astype(np.float32)
+        quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + _OFFSET
         tmp = path.with_name(path.name + ".tmp")
         try:
             with open(tmp, "wb") as handle:
                 handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)))
                 handle.write(np.asarray(labels, dtype="<i8").tobytes())
-                handle.write(np.ascontiguousarray(matrix, dtype="<f4").tobytes())
+                handle.write(scales.astype("<f4").tobytes())
+                handle.write(np.ascontiguousarray(quantised.T, dtype="<u4").tobytes())
                 handle.flush()
                 os.fsync(handle.fileno())
         except BaseException:
@@ -150,28 +185,63 @@ class ExactVectors:
         return set(self._labels)
 
     def rows(self) -> dict:
-        """label -> vector (numpy rows over this copy's buffer), for the index's next update."""
-        import numpy as np
-
-        matrix = np.frombuffer(self._rows, dtype=np.float32).reshape(self.live, self.dimension)
-        return dict(zip(self._labels, matrix))
+        """label -> vector (numpy rows), for the index's next update."""
+        return dict(zip(self._labels, self._float_matrix()))
 
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest ``limit`` vectors, best first; ties by label."""
-        count, dim = self.live, self.dimension
+        count = self.live
         if min(limit, count) <= 0:
             return []
+        limit = min(limit, count)
         numpy = sys.modules.get("numpy")
         if numpy is not None:
-            # A process that has numpy already (the MCP server, a batch job) takes one matrix product.
-            matrix = numpy.frombuffer(self._rows, dtype=numpy.float32).reshape(count, dim)
-            sims = (matrix @ numpy.asarray(vector, dtype=numpy.float32)).tolist()
-        else:
-            query = [float(x) for x in vector]
-            rows = memoryview(self._rows)
-            sims = [sum(map(mul, query, rows[i * dim : (i + 1) * dim])) for i in range(count)]
-        order = sorted(range(count), key=lambda i: (-sims[i], self._labels[i]))[:limit]
-        return [(self._labels[i], float(sims[i])) for i in order]
+            # A process that has numpy already (the MCP server, a batch job) takes one matrix
+            # product, and picks the nearest without a Python loop over every vector.
+            sims = self._float_matrix() @ numpy.asarray(vector, dtype=numpy.float32)
+            labels = numpy.frombuffer(self._labels, dtype=numpy.int64)
+            near = numpy.flatnonzero(sims >= numpy.partition(sims, count - limit)[count - limit])
+            order = near[numpy.lexsort((labels[near], -sims[near]))][:limit]
+            return [(int(labels[i]), float(sims[i])) for i in order]
+        sims = self._plain_similarities([float(x) for x in vector])
+        cutoff = heapq.nlargest(limit, sims)[-1]  # compares floats alone: cheaper than keyed sorting
+        labels = self._labels
+        order = sorted((i for i, sim in enumerate(sims) if sim >= cutoff), key=lambda i: (-sims[i], labels[i]))[:limit]
+        return [(labels[i], sims[i]) for i in order]
+
+    def _plain_similarities(self, query: list[float]) -> list[float]:
+        count, width = self.live, self.live * 4
+        if self._integers is None:
+            self._integers = [int.from_bytes(self._columns[j * width : (j + 1) * width], "little") for j in range(self.dimension)]
+        heaviest = max(sum(x for x in query if x > 0), -sum(x for x in query if x < 0))
+        if heaviest <= 0:
+            return [0.0] * count
+        # Rounding adds at most half a unit per component, hence the room of half the dimension.
+        factor = (_FIELD_SUM - self.dimension / 2) / heaviest
+        weights = [round(x * factor) for x in query]
+        positive = negative = 0
+        for weight, column in zip(weights, self._integers):
+            if weight > 0:
+                positive += weight * column
+            elif weight < 0:
+                negative -= weight * column
+        above, below = array("I"), array("I")
+        above.frombytes(positive.to_bytes(width, "little"))
+        below.frombytes(negative.to_bytes(width, "little"))
+        if sys.byteorder != "little":
+            above.byteswap()
+            below.byteswap()
+        shift = _OFFSET * sum(weights)
+        return [(a - b - shift) * scale / factor for a, b, scale in zip(above, below, self._scales)]
+
+    def _float_matrix(self):
+        import numpy as np
+
+        if self._matrix is None:
+            quantised = np.frombuffer(self._columns, dtype="<u4").reshape(self.dimension, self.live)
+            scales = np.frombuffer(self._scales, dtype=np.float32)
+            self._matrix = np.ascontiguousarray(((quantised.T.astype(np.float32) - _OFFSET) * scales[:, None]).astype(np.float32))
+        return self._matrix
 
 
 class VectorIndex:

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from ov.config import EmbeddingConfig
 from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
-from ov.llm import usage
-from ov.llm.client import api_key, import_litellm, litellm_kwargs, native_route, translate_failure
 
 if TYPE_CHECKING:
     import numpy
@@ -60,6 +58,9 @@ class LiteLLMEmbedder(BaseEmbedder):
     def _embed_batch(self, texts: list[str]) -> numpy.ndarray:
         import numpy as np
 
+        # Deferred, like numpy: every find resolves its embedder, and few of them call an API.
+        from ov.llm.client import api_key, native_route
+
         config = self._config
         key = api_key(config.api_key_env, config.model or "", "embedding", EmbeddingError) if config.api_key_env else None
         route = native_route(config.model or "", config.api_base, key, EmbeddingError, section="embedding", embeddings=True)
@@ -94,6 +95,8 @@ class LiteLLMEmbedder(BaseEmbedder):
             raise _translate(failure, self._config) from None
 
     def _embed_with_litellm(self, texts: list[str], key: str | None) -> Any:
+        from ov.llm.client import import_litellm, litellm_kwargs
+
         config = self._config
         kwargs = litellm_kwargs(config.model, config.timeout, config.api_base, key, input=texts)
         litellm = import_litellm()  # seconds to import the first time: only providers ov does not speak pay it
@@ -128,6 +131,8 @@ class LiteLLMEmbedder(BaseEmbedder):
     def _record_usage(self, response: Any) -> None:
         if self._usage_dir is None:
             return
+        from ov.llm import usage
+
         tokens = _field(_field(response, "usage"), "prompt_tokens")
         tokens = tokens if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens >= 0 else 0
         usage.record(self._usage_dir, _USAGE_PURPOSE, self.model, tokens, 0)
@@ -151,6 +156,8 @@ def _where(config: EmbeddingConfig) -> str:
 
 
 def _translate(exc: Exception, config: EmbeddingConfig) -> EmbeddingError:
+    from ov.llm.client import translate_failure
+
     return translate_failure(
         exc,
         EmbeddingError,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
-import re
 import unicodedata
 from collections import Counter
 from typing import TYPE_CHECKING
 
 from ov.index.embedders.base import BaseEmbedder, Fingerprint
+from ov.regex import LazyPattern
 
 if TYPE_CHECKING:
     import numpy
@@ -30,7 +30,9 @@ HASH_MODEL = "hash-v1"
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
 # A run of CJK characters, or a word of letters and digits in any other script.
 # Underscores split words, so snake_case identifiers match their parts.
-_TOKENS = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
+# Compiled on first use: a class reaching into the supplementary planes takes ~3 ms, which every
+# find would pay (the registry imports this module) while few stores use the hashing embedder.
+_TOKENS = LazyPattern(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 # Character trigrams let "embedder" meet "embedders" and "embedding"; they are many
 # per word and each says less than a whole word, so they weigh less.
 _TRIGRAM_WEIGHT = 0.3

@@ -32,10 +32,54 @@ _CJK = (
 _DROPPED = frozenset(("Cc", "Cf", "Co", "Cs"))
 
 
+class VocabLines:
+    """A vocabulary file's token -> id (its line number), looked up in the file's text.
+
+    A short query needs a few dozen lookups; a dict of all 30,522 tokens costs a cold process
+    ~10 ms to build (splitting the file and hashing every line), a lookup here tens of
+    microseconds (a substring search, then counting the lines before it). A long text of odd
+    words needs many lookups, so after :data:`SEARCHES` of them the dict is built after all.
+    """
+
+    SEARCHES = 256
+
+    def __init__(self, text: str) -> None:
+        self._text = "\n" + text
+        self._known: dict[str, int | None] = {}
+        self._all: dict[str, int] | None = None
+
+    def get(self, token: str) -> int | None:
+        if self._all is not None:
+            return self._all.get(token)
+        found = self._known.get(token, -1)
+        if found != -1:
+            return found
+        if len(self._known) >= self.SEARCHES:
+            lines = self._text.split("\n")[1:]
+            # The first line of a token wins, as the substring search finds it.
+            self._all = {token: i for i, token in reversed(list(enumerate(lines))) if token}
+            return self._all.get(token)
+        at = -1 if "\n" in token else self._text.find(f"\n{token}\n")
+        if at < 0 and "\n" not in token and self._text.endswith(f"\n{token}"):
+            at = len(self._text) - len(token) - 1  # the last line, with no newline after it
+        found = self._text.count("\n", 0, at) if at >= 0 and token else None
+        self._known[token] = found
+        return found
+
+    def __getitem__(self, token: str) -> int:
+        found = self.get(token)
+        if found is None:
+            raise KeyError(token)
+        return found
+
+    def __contains__(self, token: str) -> bool:
+        return self.get(token) is not None
+
+
 class WordPiece:
     """Token ids of a text under a BERT uncased vocabulary (one token per line, id = line)."""
 
-    def __init__(self, vocab: dict[str, int], special: tuple[str, ...] = SPECIAL) -> None:
+    def __init__(self, vocab: dict[str, int] | VocabLines, special: tuple[str, ...] = SPECIAL) -> None:
         self._vocab = vocab
         # Special tokens are matched in the raw text, before normalising, as tokenizers does.
         present = [token for token in special if token in vocab]
@@ -43,10 +87,7 @@ class WordPiece:
 
     @classmethod
     def from_vocab_file(cls, path: Path) -> WordPiece:
-        tokens = path.read_text(encoding="utf-8").split("\n")
-        if tokens and tokens[-1] == "":
-            tokens.pop()
-        return cls({token: i for i, token in enumerate(tokens)})
+        return cls(VocabLines(path.read_text(encoding="utf-8")))
 
     def id_of(self, token: str) -> int | None:
         return self._vocab.get(token)
