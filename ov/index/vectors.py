@@ -43,6 +43,7 @@ _EXACT_HEAD = struct.Struct("<8sII")
 _STEPS = 32767  # a row's largest component becomes +-_STEPS
 _OFFSET = 32768  # added to every quantised component, which makes it 1..65535
 _FIELD_SUM = (2**32 - 1) // 65535  # the most the integer query weights of one sign may add up to
+_U32 = "I" if array("I").itemsize == 4 else "L"  # the array type code of 32-bit unsigned fields
 # Passage j of record L is the vector labelled L + j * PART_STRIDE: part 0 keeps the record's own
 # label (an index of one vector per record looks as it always did), and 2**40 labels are more than
 # an index hands out (labels are never reused, but a rebuild starts again from 0).
@@ -225,7 +226,7 @@ class ExactVectors:
                 positive += weight * column
             elif weight < 0:
                 negative -= weight * column
-        above, below = array("I"), array("I")
+        above, below = array(_U32), array(_U32)
         above.frombytes(positive.to_bytes(width, "little"))
         below.frombytes(negative.to_bytes(width, "little"))
         if sys.byteorder != "little":
