@@ -449,6 +449,30 @@ def test_a_question_naming_a_peer_prefers_what_that_peer_said(ov):
     assert top["speaker"] == "alice" and top["snippet"].startswith("I have been painting")
 
 
+def test_a_session_log_takes_no_place_among_the_nearest_vectors(ov, ov_home):
+    """A log is never a result, so its vector is the zero one: a query that repeats the whole
+    conversation still finds the messages nearest, not the log (which once took their places)."""
+    messages = [{"role": "user", "text": text} for text in ("The boiler was serviced in March.", "A new radiator went into the hall.", "The plumber charged 140 euros.")]
+    add_chat(ov, messages)
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("reindex").exit_code == 0
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.lexical import Filters
+    from ov.index.sync import Indices
+    from ov.index.vectors import nearest_records
+    from ov.store.store import Store
+
+    opened = Indices(Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)).open()
+    kinds = {h.label: h.record.kind for h in opened.lexical.fetch(Filters(), 20)}
+    assert sorted(kinds.values()).count("log") == 1 and opened.meta.vectors == len(kinds)  # one vector per record still
+    query = opened.embedder.embed_query(" ".join(m["text"] for m in messages))
+    nearest = nearest_records(opened.vectors, query, len(kinds))
+    assert [kinds[label] for label, sim in nearest if sim > 0] == ["message"] * 3
+    assert dict(nearest)[next(label for label, kind in kinds.items() if kind == "log")] == 0.0
+
+
 def test_a_question_naming_a_date_prefers_what_was_said_around_it(ov):
     add_chat(ov, [
         {"role": "user", "text": "The launch review: the launch review slipped again.", "created_at": "2026-03-02T10:00:00Z"},
