@@ -124,17 +124,18 @@ def test_the_plain_python_tokeniser_cuts_text_as_tokenizers_does():
 
 def test_vocabulary_lookups_read_the_file_until_a_text_needs_many_then_a_dict(monkeypatch):
     """A few lookups search the file's text; past VocabLines.SEARCHES the whole file becomes a
-    dict. Both give every token its line number, the first line when a token repeats."""
+    dict. Both give every token its line number, the last line when a token repeats (as
+    tokenizers' WordPiece.read_file does)."""
     from ov.index.embedders.wordpiece import VocabLines
 
     lines = (MODEL_DIR / "vocab.txt").read_text(encoding="utf-8").split("\n")
     text = "\n".join(lines[:2000] + [lines[1000], "zzlastline"])  # a repeated token, and no final newline
-    expected = {token: i for i, token in reversed(list(enumerate(text.split("\n"))))}
+    expected = {token: i for i, token in enumerate(text.split("\n"))}
     for searches in (10**6, 5):
         monkeypatch.setattr(VocabLines, "SEARCHES", searches)
         vocab = VocabLines(text)
         assert {token: vocab.get(token) for token in expected} == expected, searches
-        assert vocab.get(lines[1000]) == 1000 and vocab["zzlastline"] == 2001
+        assert vocab.get(lines[1000]) == 2000 and vocab["zzlastline"] == 2001
         assert vocab.get("zzqxjv") is None and vocab.get("") is None and vocab.get("a\nb") is None
         assert "[UNK]" in vocab and "##zzqxjv" not in vocab
         with pytest.raises(KeyError):

@@ -641,7 +641,7 @@ def test_a_small_index_is_searched_exhaustively_from_its_flat_copy(tmp_path, mon
         # The copy holds 16-bit rows, a cold search integer query weights: within 1e-4 of float32.
         assert np.allclose([s for _, s in got], [s for _, s in expected], atol=1e-4)
     # Past the limit there is no flat copy, and the search goes through hnswlib.
-    monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 100)
+    monkeypatch.setattr(vectors_module, "EXACT_COMPONENTS", 100 * 32)
     index.save(tmp_path / "vectors-000002.hnsw")
     assert not exact_path(tmp_path / "vectors-000002.hnsw").exists()
     approximate = load_for_search(tmp_path / "vectors-000002.hnsw", 32, index.live)
@@ -663,6 +663,9 @@ def test_the_plain_search_of_the_flat_copy_never_carries_between_rows(tmp_path, 
     rows = {0: ones, 1: -ones, 2: spike, 3: np.zeros(dimension, dtype=np.float32), 4: -spike, 5: ones}
     path = tmp_path / "extremes.exact"
     ExactVectors.write(path, rows, dimension)
+    row = np.full(3, 3**-0.5, dtype=np.float32)
+    for count in (1, 2):
+        ExactVectors.write(tmp_path / f"round-{count}.exact", dict.fromkeys(range(count), row), 3)
     monkeypatch.delitem(__import__("sys").modules, "numpy")
     flat = ExactVectors.load(path, dimension, len(rows))
     for query, expected in (
@@ -675,6 +678,15 @@ def test_the_plain_search_of_the_flat_copy_never_carries_between_rows(tmp_path, 
         # (2e-3 at worst; 1e-4 for real vectors, as above): a carry would be off by whole units.
         assert got == pytest.approx(expected, abs=3e-3)
     assert flat.search([0.0] * dimension, 2) == [(0, 0.0), (1, 0.0)]  # a blank query: all alike, ties by label
+    # Rounding the weights may push each one up by half a unit: a query whose weights all round up
+    # (fractions .7, .7, .6 of the most the fields hold) must still fit, in an odd dimension and
+    # with a single row as with two.
+    weights = (21845.7, 21845.7, 21845.6)
+    query = [w / sum(weights) for w in weights]
+    for count in (1, 2):
+        got = ExactVectors.load(tmp_path / f"round-{count}.exact", 3, count).search(query, count)
+        assert [label for label, _ in got] == list(range(count))
+        assert [sim for _, sim in got] == pytest.approx([sum(query) * 3**-0.5] * count, abs=1e-4)
 
 
 def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):
@@ -742,7 +754,7 @@ def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_wh
     monkeypatch.setattr(vectors_module, "MAX_PARTS", 30)
     labels = part_labels(0, 30) + list(range(1, 40))
     for exact in (True, False):
-        monkeypatch.setattr(vectors_module, "EXACT_LIMIT", 2048 if exact else 10)
+        monkeypatch.setattr(vectors_module, "EXACT_COMPONENTS", 2048 * 16 if exact else 10 * 16)
         index = VectorIndex.create(16, 80)
         index.add(np.vstack([crowd, matrix[1:]]), labels)
         path = tmp_path / f"vectors-{exact}.hnsw"

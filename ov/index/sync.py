@@ -7,7 +7,7 @@ tree, never committed)::
                        embedder fingerprint, vector file, next label, counts
     text/              tantivy
     vectors-{gen}.hnsw hnswlib (only with an embedder)
-    vectors-{gen}.exact the same vectors as a flat array, while there are few
+    vectors-{gen}.exact the same vectors quantised by component, while there are few
                        enough to search exhaustively (see ov.index.vectors)
 
 :meth:`Indices.open` is called before every search. When HEAD moved since the

@@ -10,7 +10,7 @@ Removing a file marks its labels deleted. Each update is saved
 to a new generation file that ``meta.json`` names only once the update is done, so
 an interrupted update that is replayed starts again from the previous vectors.
 
-An index of at most :data:`EXACT_LIMIT` vectors also gets an ``.exact`` file beside
+An index of at most :data:`EXACT_COMPONENTS` numbers (vectors times dimensions) also gets an ``.exact`` file beside
 its generation: the live vectors quantised to 16 bits and laid out so that plain
 Python compares a query with all of them at once (:class:`ExactVectors`). For a
 store that size this is exhaustive rather than approximate and costs a cold process
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import heapq
+import math
 import os
 import struct
 import sys
@@ -31,10 +32,12 @@ from pathlib import Path
 M = 16
 EF_CONSTRUCTION = 100
 MIN_EF = 64
-# Up to this many live vectors an exhaustive plain-Python search of the flat copy (~3 us a vector
-# in a cold process on the 2-core machine of docs/benchmarks.md, reading the file included) stays
-# well below what importing numpy and loading hnswlib's file cost one (~80 ms).
-EXACT_LIMIT = 8192
+# Up to this many live vectors times their dimension (8,192 vectors of the built-in model's 256) an
+# exhaustive plain-Python search of the flat copy (~12 ns a component in a cold process on the 2-core
+# machine of docs/benchmarks.md, reading the file included: ~3 us a 256-dimension vector) stays well
+# below what importing numpy and loading hnswlib's file cost one (~80-110 ms). Counted in components,
+# not vectors: 8,192 vectors of an API's 3,072 dimensions took 290 ms, against 160-190 ms by hnswlib.
+EXACT_COMPONENTS = 8192 * 256
 EXACT_SUFFIX = ".exact"
 _EXACT_MAGIC = b"ovexact2"
 _OLDER_MAGICS = (b"ovexact1",)
@@ -79,6 +82,11 @@ def nearest_records(vectors, vector, limit: int) -> list[tuple[int, float]]:
         asked = min(vectors.live, asked * 4)
 
 
+def exact_fits(live: int, dimension: int) -> bool:
+    """Whether an index of ``live`` vectors of ``dimension`` keeps a flat copy."""
+    return live * dimension <= EXACT_COMPONENTS
+
+
 def exact_path(path: Path) -> Path:
     """Where the flat copy of the vector generation ``path`` lives."""
     return path.with_suffix(EXACT_SUFFIX)
@@ -88,7 +96,7 @@ def load_for_search(path: Path, dimension: int, live: int):
     """The vectors of generation ``path`` for searching: the flat copy when there is a whole one
     (no numpy, no hnswlib), else the hnswlib index."""
     exact = exact_path(path)
-    if live <= EXACT_LIMIT and exact.is_file():
+    if exact_fits(live, dimension) and exact.is_file():
         try:
             return ExactVectors.load(exact, dimension, live)
         except (OSError, ValueError):
@@ -126,8 +134,9 @@ class ExactVectors:
     one integer ``C_j``, ``sum(w_j * C_j)`` over integer query weights ``w_j`` holds every row's dot
     product in its own field, without carries as long as each field stays below 2**32 (so the
     positive and the negative weights are summed apart, each at most ``_FIELD_SUM``). Rounding the
-    query to those weights moves a similarity by about 1e-4 (2e-3 at the very worst), which only
-    reorders near-ties; a process with numpy uses float32 rows instead.
+    query to those weights moves a similarity by about 1e-4, at the very worst by
+    ``0.5 * d / (65537 - d / 2)`` (0.002 at 256 dimensions, 0.012 at 1,536), which only reorders
+    near-ties; a process with numpy uses float32 rows instead.
     """
 
     def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int) -> None:
@@ -215,7 +224,7 @@ class ExactVectors:
         if self._integers is None:
             self._integers = [int.from_bytes(self._columns[j * width : (j + 1) * width], "little") for j in range(self.dimension)]
         heaviest = max(sum(x for x in query if x > 0), -sum(x for x in query if x < 0))
-        if heaviest <= 0:
+        if not 1e-30 < heaviest < math.inf:  # blank, or not numbers (no embedder gives such)
             return [0.0] * count
         # Rounding adds at most half a unit per component, hence the room of half the dimension.
         factor = (_FIELD_SUM - self.dimension / 2) / heaviest
@@ -271,7 +280,7 @@ class VectorIndex:
         index = hnswlib.Index(space="ip", dim=dimension)
         index.load_index(str(path))
         rows = None
-        if for_update and live <= EXACT_LIMIT and exact_path(path).is_file():
+        if for_update and exact_fits(live, dimension) and exact_path(path).is_file():
             try:
                 rows = ExactVectors.load(exact_path(path), dimension, live).rows()
             except (OSError, ValueError):
@@ -305,7 +314,7 @@ class VectorIndex:
             raise
         os.replace(tmp, path)
         exact = exact_path(path)
-        if self.live > EXACT_LIMIT:
+        if not exact_fits(self.live, self.dimension):
             exact.unlink(missing_ok=True)
             self._rows = None
             return
