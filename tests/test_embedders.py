@@ -533,3 +533,15 @@ def test_a_packaged_model_is_the_same_model_wherever_it_is_installed(tmp_path):
     assert by_path[0] != by_path[1] and by_path[0].startswith(str(copies[0]))
     (copies[1] / "config.json").write_text('{"hidden_size": 768}')  # another model under the same name
     assert SentenceTransformerEmbedder(copies[1], 8, name="sentence-transformers/all-MiniLM-L6-v2").model != named[0]
+
+
+def test_resolving_an_embedder_loads_no_llm_client_and_compiles_no_hashing_pattern():
+    """Every find and hook resolves its embedder: the LLM client an API embedder calls and the
+    hashing embedder's CJK pattern (~3 ms to compile) wait until one of them is used."""
+    probe = (
+        "import sys\n"
+        "from ov.index.embedders import hashing, registry\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ov.llm')), hashing._TOKENS._compiled is None)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["[]", "True"]

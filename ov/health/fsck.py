@@ -172,7 +172,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
-        from ov.index.vectors import ExactVectors, VectorIndex, exact_path, older_copy, record_label
+        from ov.index.vectors import ExactVectors, OlderCopy, VectorIndex, exact_path, record_label
 
         try:
             vectors = VectorIndex.load(indices.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
@@ -184,11 +184,12 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         if {record_label(label) for label in live} != set(indexed.values()):
             add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
         exact = exact_path(indices.root / meta.vectors_file)
-        if older_copy(exact):
-            add(Finding("index", "note", "the flat copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
-        elif exact.is_file():
+        if exact.is_file():
             try:
                 copied = ExactVectors.load(exact, meta.embedder["dimension"], meta.vectors).labels()
+            except OlderCopy:
+                add(Finding("index", "note", "the flat copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
+                return
             except (OSError, ValueError) as exc:
                 add(Finding("index", "problem", f"the flat copy of the vectors does not load: {exc}", rebuild))
                 return

@@ -455,11 +455,10 @@ def _embed(embedder, records: list[Record], labels: list[int]):
     texts: list[str] = []
     vector_labels: list[int] = []
     for record, label in zip(records, labels):
-        text = embed_text(record)
         # A session's whole log is never a result (its messages are), and a vector of it would only
         # take one of the nearest places a message could have (LoCoMo R@10 0.834 -> 0.837 without):
         # it gets the zero vector of a blank text, near nothing, and no embedding call.
-        passages = [""] if record.kind == "log" else embedder.passages(text)
+        passages = [""] if record.kind == "log" else embedder.passages(embed_text(record))
         if record.previous and not embedder.static:
             # A reply often means little without what it answers ("Yes, last June"): a model that
             # reads context also sees it with the message before it, and the nearer vector counts.

@@ -104,16 +104,6 @@ def load_for_search(path: Path, dimension: int, live: int):
     return VectorIndex.load(path, dimension, live)
 
 
-def older_copy(path: Path) -> bool:
-    """Whether ``path`` is a flat copy in a format an earlier ov wrote (float rows): searches pass
-    it over for hnswlib until the next update writes the current format beside the new generation."""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(len(_EXACT_MAGIC)) in _OLDER_MAGICS
-    except OSError:
-        return False
-
-
 def remove_generation(path: Path) -> None:
     """Delete a vector generation's files (the hnswlib index and its flat copy)."""
     for name in (path, exact_path(path)):
@@ -121,6 +111,11 @@ def remove_generation(path: Path) -> None:
             name.unlink()
         except FileNotFoundError:
             pass
+
+
+class OlderCopy(ValueError):
+    """A flat copy in a format an earlier ov wrote (float rows): searches pass it over for hnswlib,
+    as any copy that does not load, until the next update writes the current format."""
 
 
 class ExactVectors:
@@ -154,6 +149,8 @@ class ExactVectors:
         if len(data) < _EXACT_HEAD.size:
             raise ValueError(f"{path.name} is too short")
         magic, dim, count = _EXACT_HEAD.unpack_from(data)
+        if magic in _OLDER_MAGICS:
+            raise OlderCopy(f"{path.name} is in an older format")
         if magic != _EXACT_MAGIC or dim != dimension or count != live:
             raise ValueError(f"{path.name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
         start = _EXACT_HEAD.size
@@ -174,7 +171,7 @@ class ExactVectors:
 
         labels = sorted(rows)
         matrix = np.stack([rows[label] for label in labels]).astype(np.float32) if labels else np.zeros((0, dimension), np.float32)
-        peak = np.abs(matrix).max(axis=1) if labels else np.zeros(0, np.float32)
+        peak = np.abs(matrix).max(axis=1, initial=0.0)
         scales = np.where(peak > 0, peak / _STEPS, 0.0).astype(np.float32)
         quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + _OFFSET
         tmp = path.with_name(path.name + ".tmp")
@@ -250,7 +247,7 @@ class ExactVectors:
         if self._matrix is None:
             quantised = np.frombuffer(self._columns, dtype="<u4").reshape(self.dimension, self.live)
             scales = np.frombuffer(self._scales, dtype=np.float32)
-            self._matrix = np.ascontiguousarray(((quantised.T.astype(np.float32) - _OFFSET) * scales[:, None]).astype(np.float32))
+            self._matrix = np.ascontiguousarray((quantised.T.astype(np.float32) - _OFFSET) * scales[:, None])
         return self._matrix
 
 
