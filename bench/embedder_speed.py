@@ -44,10 +44,11 @@ def texts(limit: int) -> list[str]:
                     break
         # Past the corpus's 5,183 abstracts (for sizes past the flat copy's limit), they come
         # round again as numbered copies: the timing needs as many vectors, not new meanings.
-        return [
-            f"# {doc.get('title', '')}{f' (copy {n // len(docs)})' if n >= len(docs) else ''}\n\n{doc.get('text', '')}\n"
-            for n, doc in ((n, docs[n % len(docs)]) for n in range(limit))
-        ]
+        out = []
+        for n in range(limit):
+            doc, copy = docs[n % len(docs)], n // len(docs)
+            out.append(f"# {doc.get('title', '')}{f' (copy {copy})' if copy else ''}\n\n{doc.get('text', '')}\n")
+        return out
     return [f"# Note {i}\n\nA synthetic note about topic {i % 37} and item {i}.\n" for i in range(limit)]
 
 
