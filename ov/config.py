@@ -195,6 +195,14 @@ class RetrievalConfig:
     """The same for memories."""
     session_vector_weight: float | None = None
     """The same for session messages (short, chatty texts whose nearest vectors are often noise)."""
+    every_candidate: bool | None = None
+    """Give every full-text candidate its similarity to the query, read from the vector index, not
+    only those among the nearest ``candidates`` records (which leaves the rest none); unset: yes for
+    transformer and API embedders, no for static ones (docs/retrieval.md, "Fusion")."""
+    first_passage_weight: float | None = None
+    """For a record embedded as several passages (a document longer than its embedder reads at
+    once), the share of its similarity that comes from its first passage (its title and opening:
+    what the whole is about) beside its nearest one; unset: the measured value for the embedder."""
     parent_weight: float = 0.2
     """How much of its directory's L0/L1 match a file inherits."""
     conversation_weight: float = 0.5

@@ -44,6 +44,8 @@ DEFAULTS = {
         "vector_weight": None,
         "memory_vector_weight": None,
         "session_vector_weight": None,
+        "every_candidate": None,
+        "first_passage_weight": None,
         "parent_weight": 0.2,
         "conversation_weight": 0.5,
         "context_weight": 0.3,

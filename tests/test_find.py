@@ -537,6 +537,61 @@ def test_each_type_has_its_own_vector_weight(ov):
     assert uris(found(ov, "authentcation", "--type", "resource")) == ["viking://resources/auth.md"]
 
 
+def test_every_candidate_takes_its_similarity_however_few_nearest_records_are_asked(ov):
+    """A full-text match outside the nearest records is ranked by how near it really is when
+    `retrieval.every_candidate` is on, so its score no longer depends on how many nearest records
+    were asked for; off, it takes no similarity at all."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    for i in range(6):  # near twins of the query fill the few nearest places
+        write(ov, f"viking://resources/near/n{i}.md", f"Deploy checklist for the staging rollout, part {i}")
+    write(ov, "viking://resources/far/target.md", "We deploy on Tuesdays; the release notes go out the day before")
+
+    def relevance(candidates: int, every: bool) -> float:
+        assert ov("config", "set", "retrieval.candidates", str(candidates)).exit_code == 0
+        assert ov("config", "set", "retrieval.every_candidate", str(every).lower()).exit_code == 0
+        [hit] = found(ov, "deploy checklist staging", "--uri", "viking://resources/far", "--limit", "1")["resources"]
+        return hit["relevance"]
+
+    among_nearest = relevance(200, False)  # 7 records: the target is among the nearest 200
+    assert relevance(1, True) == pytest.approx(among_nearest, abs=1e-4)
+    assert relevance(1, False) != pytest.approx(among_nearest, abs=1e-4)  # outside the nearest 3
+
+
+def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):
+    """record_similarities gives a record its nearest and first passage's cosines and its number of
+    passages, from hnswlib and from the flat copy alike; of a record whose nearest is known (from
+    the nearest records) only the first passage is read; a removed or unknown record gets nothing."""
+    import numpy as np
+
+    from ov.index import vectors as vectors_module
+    from ov.index.vectors import ExactVectors, RecordSimilarity, VectorIndex, load_for_search, part_labels, record_similarities
+
+    matrix = _unit_rows(12, 16, 8)
+    labels = part_labels(3, 4) + part_labels(5, 1) + part_labels(9, 2) + list(range(20, 25))
+    query = matrix[2] + 0.3 * matrix[7]
+    sims = (matrix @ query).tolist()
+    expected = {3: RecordSimilarity(max(sims[0:4]), sims[0], 4), 5: RecordSimilarity(sims[4], sims[4], 1), 20: RecordSimilarity(sims[7], sims[7], 1)}
+    for exact in (True, False):
+        monkeypatch.setattr(vectors_module, "EXACT_COMPONENTS", 2048 * 16 if exact else 4 * 16)
+        index = VectorIndex.create(16, 16)
+        index.add(matrix, labels)
+        index.remove([9])
+        path = tmp_path / f"vectors-{exact}.hnsw"
+        index.save(path)
+        searched = load_for_search(path, 16, index.live)
+        assert isinstance(searched, ExactVectors) is exact
+        for asked in ([3, 5, 20, 77], [3, 5, 9, 20, 77]):  # 9 was removed: nothing, as for 77
+            got = record_similarities(searched, query.tolist(), asked, {})
+            assert got.keys() == expected.keys()
+            for label, want in expected.items():
+                assert np.allclose(got[label], want, atol=1e-4), (exact, asked, label)  # the flat copy's rows are 16-bit
+        known = record_similarities(searched, query.tolist(), [3, 5], {3: 0.99, 5: 0.5})
+        assert known[3].nearest == 0.99 and known[3].first == pytest.approx(sims[0], abs=1e-4) and known[5] == (0.5, 0.5, 1)
+    # hnswlib asked for a passage it holds marked deleted answers with NaN for it, the others' rows unchanged.
+    rows = searched.rows_of([3, 9, 5])
+    assert np.isnan(rows[1]).all() and np.allclose(rows[[0, 2]], matrix[[0, 4]], atol=1e-6)
+
+
 def test_threshold_compares_relevance_on_one_scale_for_every_type(ov):
     # Messages are scaled down (retrieval.session_weight) to rank below what was distilled from
     # them, but how relevant a message is does not depend on what it is ranked beside.

@@ -173,6 +173,31 @@ def test_a_long_document_is_found_by_what_its_end_says(minilm, offline, ov):
     assert not [f for f in checked.json["result"]["findings"] if f["area"] == "index"]
 
 
+def test_a_long_documents_opening_counts_beside_its_nearest_passage(minilm, offline, ov):
+    """With a model that reads context, a record of several passages is worth its nearest passage
+    mixed with its first (title and opening: what the whole is about), 0.3 of it unless
+    `retrieval.first_passage_weight` says otherwise; a reply's second vector is not a passage and
+    keeps its nearest."""
+    shed = "viking://resources/notes/shed.md"
+    assert ov("write", shed, "--content", "# Garden diary\n\n" + GARDEN + " Last of all, the car in the shed needs new tyres.\n").exit_code == 0
+    assert ov("write", "viking://resources/notes/tyres.md", "--content", "# Car tyres\n\nThe car needs new tyres before winter.\n").exit_code == 0
+    messages = [{"role": "user", "text": "Is the car ready?"}, {"role": "assistant", "text": "Not yet, it needs new tyres."}]
+    assert ov("session", "new", "--id", "chat").exit_code == 0
+    assert ov("session", "add-messages", "chat", stdin=json.dumps(messages)).exit_code == 0
+    assert ov("reindex", "--embedder", "minilm").exit_code == 0
+
+    def relevance(weight: str) -> dict[str, float]:
+        assert ov("config", "set", "retrieval.first_passage_weight", weight).exit_code == 0
+        result = ov("find", "car tyres", "--json").json["result"]
+        return {hit.get("message_id") or hit["uri"]: hit["relevance"] for hit in result["resources"] + result["sessions"]}
+
+    nearest, mixed, default = relevance("0"), relevance("0.3"), relevance("null")
+    assert mixed[shed] < nearest[shed] - 0.01  # its opening is about the garden, not the car
+    assert default == pytest.approx(mixed, abs=1e-6)
+    messages_only = [key for key in nearest if not key.startswith("viking://")]
+    assert len(messages_only) == 2 and all(mixed[key] == pytest.approx(nearest[key], abs=1e-6) for key in messages_only)
+
+
 def test_a_reply_is_embedded_with_what_it_answers(minilm, offline, ov, ov_home):
     """"Yes, last June." says nothing alone: with MiniLM a message also has a vector of itself with
     the message before it, and a query about the trip is nearer to the reply through it."""

@@ -20,6 +20,7 @@ vectors then costs little more than one without.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import heapq
 import math
@@ -28,6 +29,7 @@ import struct
 import sys
 from array import array
 from pathlib import Path
+from typing import NamedTuple
 
 M = 16
 EF_CONSTRUCTION = 100
@@ -80,6 +82,51 @@ def nearest_records(vectors, vector, limit: int) -> list[tuple[int, float]]:
         if len(best) >= limit or len(hits) < asked or asked >= vectors.live:
             return list(best.items())[:limit]
         asked = min(vectors.live, asked * 4)
+
+
+class RecordSimilarity(NamedTuple):
+    nearest: float  # the cosine of the record's nearest passage
+    first: float  # the cosine of its first passage (its title and opening)
+    passages: int
+
+
+def record_similarities(vectors, vector, labels, known: dict[int, float]) -> dict[int, RecordSimilarity]:
+    """What the records of ``labels`` that have vectors are worth to the query ``vector``, read from
+    the index instead of searched for: any record, not only the nearest. ``known`` holds the nearest
+    passage's cosine of records already found by :func:`nearest_records`; of those only the first
+    passage is read, and only where there are several."""
+    import numpy as np  # Deferred: only the rankings that look beyond the nearest records need it.
+
+    counts = vectors.passage_counts(labels)
+    asked: list[int] = []
+    for label, count in counts.items():
+        if label not in known:
+            asked += part_labels(label, count)
+        elif count > 1:
+            asked.append(label)  # its first passage, labelled as the record
+    sims = dict(zip(asked, (vectors.rows_of(asked) @ np.asarray(vector, dtype=np.float32)).tolist())) if asked else {}
+    out = {}
+    for label, count in counts.items():
+        if label in known:
+            out[label] = RecordSimilarity(known[label], sims.get(label, known[label]), count)
+            continue
+        parts = [sims[part] for part in part_labels(label, count)]
+        if not any(math.isnan(sim) for sim in parts):  # NaN: a vector hnswlib holds marked deleted
+            out[label] = RecordSimilarity(max(parts), parts[0], count)
+    return out
+
+
+def _passage_counts(labels, stored) -> dict[int, int]:
+    """Record label -> how many passages it has (numbered from 0 without gaps), for the records
+    with any; ``stored(vector_label)`` tells whether the index holds a vector."""
+    counts: dict[int, int] = {}
+    for label in labels:
+        count = 0
+        while count < MAX_PARTS and stored(label + count * PART_STRIDE):
+            count += 1
+        if count:
+            counts[label] = count
+    return counts
 
 
 def exact_fits(live: int, dimension: int) -> bool:
@@ -216,6 +263,18 @@ class ExactVectors:
         order = sorted((i for i, sim in enumerate(sims) if sim >= cutoff), key=lambda i: (-sims[i], labels[i]))[:limit]
         return [(labels[i], sims[i]) for i in order]
 
+    def passage_counts(self, labels) -> dict[int, int]:
+        """Record label -> its number of passages, for the records of ``labels`` with vectors."""
+        return _passage_counts(labels, lambda label: self._row_of(label) is not None)
+
+    def rows_of(self, labels: list[int]):
+        """The float32 vectors of ``labels`` (all held), one row each."""
+        return self._float_matrix()[[self._row_of(label) for label in labels]]
+
+    def _row_of(self, label: int) -> int | None:
+        at = bisect.bisect_left(self._labels, label)  # written sorted by label
+        return at if at < self.live and self._labels[at] == label else None
+
     def _plain_similarities(self, query: list[float]) -> list[float]:
         count, width = self.live, self.live * 4
         if self._integers is None:
@@ -259,6 +318,7 @@ class VectorIndex:
         # label -> vector of every live vector, kept beside hnswlib while the flat copy can be
         # written from it (None: unknown, read back from hnswlib on save, which is slow).
         self._rows = rows
+        self._stored: set[int] | None = None  # every label added, deleted ones too (passage_counts)
 
     @classmethod
     def create(cls, dimension: int, capacity: int = 1024) -> VectorIndex:
@@ -339,6 +399,8 @@ class VectorIndex:
             self._index.resize_index(max(needed, self._index.get_max_elements() * 2))
         self._index.add_items(vectors, labels)
         self.live += len(labels)
+        if self._stored is not None:
+            self._stored.update(labels)
         if self._rows is not None:
             self._rows.update(zip(labels, vectors))
 
@@ -353,6 +415,31 @@ class VectorIndex:
                 self.live -= 1
                 if self._rows is not None:
                     self._rows.pop(part, None)
+
+    def passage_counts(self, labels) -> dict[int, int]:
+        """Record label -> its number of passages, for the records of ``labels`` with vectors."""
+        if self._stored is None:
+            self._stored = set(self._index.get_ids_list())  # once: asking hnswlib label by label raises for each absent one
+        return _passage_counts(labels, self._stored.__contains__)
+
+    def rows_of(self, labels: list[int]):
+        """The float32 vectors of ``labels`` (all held), one row each."""
+        import numpy as np
+
+        try:
+            return np.asarray(self._index.get_items(labels), dtype=np.float32).reshape(len(labels), self.dimension)
+        except RuntimeError:
+            # One is marked deleted (a record the full-text index no longer holds, which rankings
+            # do not ask about): one at a time, a deleted one as a row of NaN, worth nothing.
+            return np.vstack([self._live_row(label) for label in labels])
+
+    def _live_row(self, label: int):
+        import numpy as np
+
+        try:
+            return np.asarray(self._index.get_items([label]), dtype=np.float32)
+        except RuntimeError:
+            return np.full((1, self.dimension), np.nan, dtype=np.float32)
 
     def search(self, vector, limit: int) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest live vectors, best first."""

@@ -42,6 +42,9 @@ RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
 # Neighbours the words missed that become candidates (at least; 3x the limit when that is more): such
 # a record scores at most weight / (1 + weight) and enters the results only from the top of the list.
 NEAREST = 30
+# The first passage's share of a several-passage record's similarity, for models that read context
+# (docs/benchmarks.md, "Passages and replies"); static models embed one passage.
+FIRST_PASSAGE_WEIGHT = 0.3
 
 
 @dataclass(frozen=True)
@@ -158,13 +161,16 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
             scores[hit.record.id] = hit.score / best
             records[hit.record.id] = hit.record
             absolute[hit.record.id] = min(1.0, hit.score / ceiling)
-    weights_by_type = vector_weights(config, getattr(opened.embedder, "static", False))
+    static = getattr(opened.embedder, "static", False)
+    weights_by_type = vector_weights(config, static)
     if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
         query_vector = opened.embedder.embed_query(query)
         # The vector ranking is the nearest `pool` records. A full-text candidate among them takes
-        # its cosine, one outside them takes none (it is not near the query, so it loses ground);
-        # of the neighbours the words missed, only the nearest few are fetched from the full-text
-        # index as candidates of their own: fetching all of them cost a warm query ~20 ms.
+        # its cosine; one outside them takes none with a static model (it is not near the query,
+        # so it loses ground) and its own, read from the index, with a model that reads context
+        # (candidate_similarity). Of the neighbours the words missed, only the nearest few are
+        # fetched from the full-text index as candidates of their own: fetching all of them cost a
+        # warm query ~20 ms.
         neighbours = dict(nearest_records(opened.vectors, query_vector, pool))
         by_label = {h.label: neighbours[h.label] for h in lexical_hits if h.label in neighbours}
         known = {h.label for h in lexical_hits}
@@ -173,6 +179,9 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
         if nearest:
             by_label.update(nearest)
             found += lexical.fetch(replace(filters, labels=tuple(label for label, _ in nearest)), len(nearest))
+        every, first = candidate_similarity(config, static)
+        if every or first > 0:
+            _read_similarities(opened.vectors, query_vector, found, neighbours, by_label, every, first)
         # A type whose weight is 0 is ranked by its words alone, exactly as without vectors.
         found = [h for h in found if by_label.get(h.label, 0.0) > 0 and weights_by_type.get(h.record.context_type, 0.0) > 0]
         if found:
@@ -208,6 +217,43 @@ def vector_weights(config, static: bool) -> dict[str, float]:
     measured = STATIC_WEIGHTS if static else MODEL_WEIGHTS
     chosen = {"resource": config.vector_weight, "skill": config.vector_weight, "memory": config.memory_vector_weight, "session": config.session_vector_weight}
     return {kind: measured[kind] if value is None else value for kind, value in chosen.items()}
+
+
+def candidate_similarity(config, static: bool) -> tuple[bool, float]:
+    """(whether every full-text candidate takes its similarity, the first passage's share of a
+    several-passage record's similarity): ``retrieval.every_candidate`` and
+    ``retrieval.first_passage_weight`` where set, else what was measured for the kind of embedder.
+
+    Measured on the dev benchmarks (docs/benchmarks.md, "Passages and replies"). A static model's
+    cosine says little on its own (a mean of word vectors, close to the words the full text already
+    matched): being outside its nearest records is more telling than where outside (with every
+    candidate's cosine the built-in model lost 0.009 of LoCoMo R@10 and SciFact did not move), and
+    it embeds a record as one passage. A model that reads context ranks a candidate it missed by
+    how near it really is, and a document's first passage, which carries its title, says what the
+    whole is about.
+    """
+    every = (not static) if config.every_candidate is None else bool(config.every_candidate)
+    first = (0.0 if static else FIRST_PASSAGE_WEIGHT) if config.first_passage_weight is None else config.first_passage_weight
+    return every, min(1.0, max(0.0, first))
+
+
+def _read_similarities(vectors, query_vector, found, neighbours: dict[int, float], by_label: dict[int, float], every: bool, first: float) -> None:
+    """Set ``by_label`` from each candidate's passages: its nearest passage's cosine, mixed with its
+    first passage's by ``first`` for a record of several passages (a message's second vector is
+    itself with the message before it, not a passage of a longer text: it keeps its nearest).
+    Without ``every``, a candidate outside ``neighbours`` keeps none."""
+    from ov.index.vectors import record_similarities
+
+    wanted = [h for h in found if every or h.label in neighbours]
+    sims = record_similarities(vectors, query_vector, [h.label for h in wanted], neighbours)
+    for hit in wanted:
+        sim = sims.get(hit.label)
+        if sim is None:
+            continue
+        value = sim.nearest
+        if first > 0 and sim.passages > 1 and hit.record.kind != "message":
+            value = (1 - first) * sim.nearest + first * sim.first
+        by_label[hit.label] = value
 
 
 def _fuse(
