@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -36,3 +37,37 @@ def test_completion_scripts_call_back_into_ov():
     for shell in ("bash", "zsh", "fish"):
         script = (REPO / "completions" / f"ov.{shell}").read_text(encoding="utf-8")
         assert "_OV_COMPLETE" in script
+
+
+LINK = re.compile(r"\]\((?!https?://|mailto:)([^)\s]+?)\)")
+
+
+def _anchors(markdown: Path) -> set[str]:
+    """The anchors GitHub gives the headings of ``markdown``: lower case, punctuation dropped,
+    spaces as hyphens, a repeated one numbered from -1."""
+    seen: dict[str, int] = {}
+    anchors = set()
+    inside_code = False
+    for line in markdown.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            inside_code = not inside_code
+        if inside_code or not line.startswith("#"):
+            continue
+        slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        anchors.add(slug if count == 0 else f"{slug}-{count}")
+    return anchors
+
+
+def test_every_link_between_the_docs_reaches_its_file_and_heading():
+    broken = []
+    for page in [REPO / "README.md", REPO / "CHANGELOG.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists():
+                broken.append(f"{page.name}: {target} (no such file)")
+            elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
+                broken.append(f"{page.name}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
