@@ -559,8 +559,8 @@ def test_every_candidate_takes_its_similarity_however_few_nearest_records_are_as
 
 def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):
     """record_similarities gives a record its nearest and first passage's cosines and its number of
-    passages, from hnswlib and from the flat copy alike; of a record whose nearest is known (from
-    the nearest records) only the first passage is read; a removed or unknown record gets nothing."""
+    passages, from hnswlib and from the flat copy alike; of a record among the nearest (its nearest
+    passage's cosine known) only the first passage is read; a removed or unknown record gets nothing."""
     import numpy as np
 
     from ov.index import vectors as vectors_module
@@ -825,3 +825,16 @@ def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_wh
         index.remove([0])
         index.remove([0])
         assert index.live == 39 and index.labels() == set(range(1, 40))
+
+
+def test_the_measured_choice_of_candidates_and_passages_by_kind_of_embedder_and_its_overrides():
+    from ov.config import RetrievalConfig
+    from ov.retrieval.find import FIRST_PASSAGE_WEIGHT, candidate_similarity
+
+    assert candidate_similarity(RetrievalConfig(), static=True) == (False, 0.0)
+    assert candidate_similarity(RetrievalConfig(), static=False) == (True, FIRST_PASSAGE_WEIGHT)
+    assert candidate_similarity(RetrievalConfig(every_candidate=True, first_passage_weight=0.5), static=True) == (True, 0.5)
+    assert candidate_similarity(RetrievalConfig(every_candidate=False, first_passage_weight=0), static=False) == (False, 0.0)
+    # A share outside 0..1 would make a record worth more than any of its passages, or less than none.
+    assert candidate_similarity(RetrievalConfig(first_passage_weight=7), static=False)[1] == 1.0
+    assert candidate_similarity(RetrievalConfig(first_passage_weight=-1), static=False)[1] == 0.0

@@ -43,7 +43,8 @@ EXACT_COMPONENTS = 8192 * 256
 EXACT_SUFFIX = ".exact"
 _EXACT_MAGIC = b"ovexact2"
 _OLDER_MAGICS = (b"ovexact1",)
-# magic, dimension, count; then int64 labels, float32 scales, and the quantised rows by column
+# magic, dimension, count; then int64 labels (ascending: rows are found by bisection), float32 scales,
+# and the quantised rows by column
 _EXACT_HEAD = struct.Struct("<8sII")
 _STEPS = 32767  # a row's largest component becomes +-_STEPS
 _OFFSET = 32768  # added to every quantised component, which makes it 1..65535
@@ -90,25 +91,27 @@ class RecordSimilarity(NamedTuple):
     passages: int
 
 
-def record_similarities(vectors, vector, labels, known: dict[int, float]) -> dict[int, RecordSimilarity]:
+def record_similarities(vectors, vector, labels, neighbours: dict[int, float]) -> dict[int, RecordSimilarity]:
     """What the records of ``labels`` that have vectors are worth to the query ``vector``, read from
-    the index instead of searched for: any record, not only the nearest. ``known`` holds the nearest
-    passage's cosine of records already found by :func:`nearest_records`; of those only the first
+    the index instead of searched for: any record, not only the nearest. ``neighbours`` holds the
+    nearest passage's cosine of the records :func:`nearest_records` found; of those only the first
     passage is read, and only where there are several."""
     import numpy as np  # Deferred: only the rankings that look beyond the nearest records need it.
 
     counts = vectors.passage_counts(labels)
     asked: list[int] = []
     for label, count in counts.items():
-        if label not in known:
+        if label not in neighbours:
             asked += part_labels(label, count)
         elif count > 1:
             asked.append(label)  # its first passage, labelled as the record
     sims = dict(zip(asked, (vectors.rows_of(asked) @ np.asarray(vector, dtype=np.float32)).tolist())) if asked else {}
     out = {}
     for label, count in counts.items():
-        if label in known:
-            out[label] = RecordSimilarity(known[label], sims.get(label, known[label]), count)
+        if label in neighbours:
+            nearest = neighbours[label]
+            first = sims.get(label, nearest)
+            out[label] = RecordSimilarity(nearest, nearest if math.isnan(first) else first, count)
             continue
         parts = [sims[part] for part in part_labels(label, count)]
         if not any(math.isnan(sim) for sim in parts):  # NaN: a vector hnswlib holds marked deleted

@@ -239,9 +239,10 @@ def candidate_similarity(config, static: bool) -> tuple[bool, float]:
 
 def _read_similarities(vectors, query_vector, found, neighbours: dict[int, float], by_label: dict[int, float], every: bool, first: float) -> None:
     """Set ``by_label`` from each candidate's passages: its nearest passage's cosine, mixed with its
-    first passage's by ``first`` for a record of several passages (a message's second vector is
-    itself with the message before it, not a passage of a longer text: it keeps its nearest).
-    Without ``every``, a candidate outside ``neighbours`` keeps none."""
+    first passage's by ``first`` for a record of several passages. A message keeps its nearest: its
+    last vector is itself with the message before it, not a passage of a longer text, and a chat
+    message has no title or opening to speak for it. Without ``every``, a candidate outside
+    ``neighbours`` keeps none."""
     from ov.index.vectors import record_similarities
 
     wanted = [h for h in found if every or h.label in neighbours]
