@@ -190,7 +190,7 @@ class RetrievalConfig:
     (``minmax``), or reciprocal ranks (``rrf``)."""
     vector_weight: float | None = None
     """Weight of the vector ranking against the full-text ranking for resources and skills; unset:
-    the value measured for the embedder in use (docs/retrieval.md, "Fusion")."""
+    the value measured for the embedder in use (docs/retrieval.md, "How `find` ranks")."""
     memory_vector_weight: float | None = None
     """The same for memories."""
     session_vector_weight: float | None = None
@@ -198,7 +198,7 @@ class RetrievalConfig:
     every_candidate: bool | None = None
     """Give every full-text candidate its similarity to the query, read from the vector index, not
     only those among the nearest ``candidates`` records (which leaves the rest none); unset: yes for
-    transformer and API embedders, no for static ones (docs/retrieval.md, "Fusion")."""
+    transformer and API embedders, no for static ones (docs/retrieval.md, "How `find` ranks")."""
     first_passage_weight: float | None = None
     """For a record embedded as several passages (a document longer than its embedder reads at
     once), the share of its similarity that comes from its first passage (its title and opening:

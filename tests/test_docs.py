@@ -42,16 +42,18 @@ def test_completion_scripts_call_back_into_ov():
 LINK = re.compile(r"\]\((?!https?://|mailto:)([^)\s]+?)\)")
 
 
+def _without_fences(markdown: str) -> str:
+    """``markdown`` without its fenced code blocks (backticks or tildes, indented up to 3 spaces)."""
+    return re.sub(r"^ {0,3}(```|~~~).*?^ {0,3}\1[^\n]*", "", markdown, flags=re.S | re.M)
+
+
 def _anchors(markdown: Path) -> set[str]:
     """The anchors GitHub gives the headings of ``markdown``: lower case, punctuation dropped,
     spaces as hyphens, a repeated one numbered from -1."""
     seen: dict[str, int] = {}
     anchors = set()
-    inside_code = False
-    for line in markdown.read_text(encoding="utf-8").splitlines():
-        if line.lstrip(" ").startswith(("```", "~~~")):
-            inside_code = not inside_code
-        if inside_code or not line.startswith("#"):
+    for line in _without_fences(markdown.read_text(encoding="utf-8")).splitlines():
+        if not line.startswith("#"):
             continue
         slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
         count = seen.get(slug, 0)
@@ -61,8 +63,8 @@ def _anchors(markdown: Path) -> set[str]:
 
 
 def _prose(markdown: str) -> str:
-    """``markdown`` without its fenced code blocks and inline code, where a link is only an example."""
-    return re.sub(r"`[^`\n]*`", "", re.sub(r"^ {0,3}(```|~~~).*?^ {0,3}\1", "", markdown, flags=re.S | re.M))
+    """``markdown`` without code, fenced or inline, where a link is only an example."""
+    return re.sub(r"`[^`\n]*`", "", _without_fences(markdown))
 
 
 def test_every_link_between_the_docs_reaches_its_file_and_heading():

@@ -3,7 +3,9 @@
 1. The indices catch up with HEAD (:mod:`ov.index.sync`).
 2. BM25 over each record's text, title, neighbouring messages and speaker
    (weights from ``retrieval.*``), restricted by scope, type, level, time and
-   owner; with an embedder, the nearest vectors under the same restrictions.
+   owner; with an embedder, the nearest vectors under the same restrictions,
+   and with a model that reads context every full-text candidate's similarity,
+   a long record's first passage mixed in (:func:`candidate_similarity`).
 3. Fusion: each ranking is scaled to its best score (BM25 / best BM25, cosine /
    best cosine) and the two are combined convexly, the vectors weighted per
    context type (:func:`vector_weights`). How relevant the best record is at all
