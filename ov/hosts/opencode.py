@@ -9,7 +9,9 @@ something must happen, never per streamed part:
   that session's next model request (``experimental.chat.system.transform``), so recall never
   lands in the user's own message;
 * when a turn ends (``session.idle``): ``stop`` with the session's messages, read through the
-  plugin's SDK client;
+  plugin's SDK client. OpenCode does not await event handlers, and ``opencode run`` exits as
+  soon as the turn is idle, so the plugin's ``dispose`` (which OpenCode awaits before exiting)
+  waits for these calls;
 * after a compaction (``session.compacted``): ``pre-compact``, which commits the session.
 
 OpenCode has no session-end event: the next session start commits sessions left open
@@ -134,6 +136,11 @@ function ov(event, payload) {
 export const OvMemory = async ({ client, directory }) => {
   const started = new Set();
   const recall = new Map();
+  const pending = new Set();
+  const track = (work) => {
+    pending.add(work);
+    work.finally(() => pending.delete(work));
+  };
   const text = (parts) => (parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\\n");
   const messages = async (id) => {
     try {
@@ -160,14 +167,21 @@ export const OvMemory = async ({ client, directory }) => {
       const context = recall.get(input.sessionID);
       if (context && context.length) output.system.push(...context);
     },
-    event: async ({ event }) => {
+    // OpenCode calls this without awaiting it, and `opencode run` exits right after the turn's
+    // idle: the work is kept in `pending` (synchronously) so that dispose can wait for it.
+    event: ({ event }) => {
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
       if (event.type === "session.idle") {
-        await ov("stop", { session_id: id, cwd: directory, messages: await messages(id) });
+        track(messages(id).then((all) => ov("stop", { session_id: id, cwd: directory, messages: all })));
       } else if (event.type === "session.compacted") {
-        await ov("pre-compact", { session_id: id, cwd: directory, messages: await messages(id) });
+        track(messages(id).then((all) => ov("pre-compact", { session_id: id, cwd: directory, messages: all })));
       }
+    },
+    // Awaited by OpenCode before it exits: a turn's capture is never cut off (each call ends
+    // within ov()'s own time limit).
+    dispose: async () => {
+      while (pending.size) await Promise.all([...pending]);
     },
   };
 };

@@ -1,0 +1,82 @@
+"""ov's OpenCode plugin under Node, with a recording stand-in for ``ov``: the contract OpenCode
+relies on, checked without OpenCode's timing.
+
+OpenCode calls a plugin's ``event`` handler without awaiting it, and ``opencode run`` calls
+``process.exit()`` right after the turn goes idle, awaiting only the plugin's ``dispose``. A
+turn's capture therefore survives only if ``dispose`` waits for the ``stop`` call the idle
+event started (seen failing in CI when it did not: the real host exited before ov ran).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ov.hosts.opencode import plugin_source
+from tests.realhosts import REQUIRE_HOSTS
+
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(NODE is None and not REQUIRE_HOSTS, reason="needs Node.js (installed with the hosts)")
+
+# Stands in for `ov hook opencode EVENT`: slow to answer, then records its event and stdin.
+FAKE_OV = """\
+import json, sys, time
+time.sleep(float(sys.argv[1]))
+payload = json.loads(sys.stdin.read())
+with open(sys.argv[2], "a") as log:
+    log.write(json.dumps({"event": sys.argv[-1], "payload": payload}) + "\\n")
+print(json.dumps({"context": "<ov-context>remembered</ov-context>"}))
+"""
+
+# Drives the plugin as `opencode run` does: a user message, the idle event (not awaited), then
+# dispose, then process.exit() at once.
+DRIVER = """\
+import { OvMemory } from "./ov-memory.mjs";
+const messages = [{ info: { id: "m1", role: "user", time: { created: 1 } }, parts: [{ type: "text", text: "hi" }] }];
+const client = { session: { messages: async () => ({ data: messages }) } };
+const hooks = await OvMemory({ client, directory: process.cwd() });
+const output = { parts: [{ type: "text", text: "I prefer tabs." }] };
+await hooks["chat.message"]({ sessionID: "ses_1" }, output);
+const system = { system: [] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1" }, system);
+console.log(JSON.stringify({ system: system.system }));
+hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+hooks.event({ event: { type: "message.updated", properties: { info: {} } } });
+await hooks.dispose();
+process.exit(0);
+"""
+
+
+def _drive(tmp_path: Path, delay: float) -> tuple[list[dict], dict]:
+    log = tmp_path / "calls.jsonl"
+    fake = tmp_path / "fake_ov.py"
+    fake.write_text(FAKE_OV)
+    (tmp_path / "ov-memory.mjs").write_text(plugin_source([sys.executable, str(fake), str(delay), str(log)]))
+    (tmp_path / "driver.mjs").write_text(DRIVER)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NODE_")}
+    proc = subprocess.run([NODE or "node", "driver.mjs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    return calls, json.loads(proc.stdout.splitlines()[0])
+
+
+def test_dispose_waits_for_the_turns_capture_before_opencode_exits(tmp_path):
+    calls, _ = _drive(tmp_path, delay=0.5)
+    assert [c["event"] for c in calls] == ["session-start", "prompt-submit", "stop"]
+    stop = calls[-1]["payload"]
+    assert stop["session_id"] == "ses_1" and stop["cwd"] == str(tmp_path)
+    assert stop["messages"][0]["parts"][0]["text"] == "hi"  # read through the SDK client
+
+
+def test_recall_goes_to_the_system_prompt_not_the_users_message(tmp_path):
+    calls, seen = _drive(tmp_path, delay=0)
+    assert calls[1]["payload"]["prompt"] == "I prefer tabs."
+    # Both answers (session start, then the prompt's recall) are added to the next model request.
+    assert seen["system"] == ["<ov-context>remembered</ov-context>"] * 2
