@@ -7,8 +7,11 @@ nearest records (``nearest_records``). This times both on synthetic unit vectors
 abstracts in windows of 128 word pieces), once through hnswlib and once through the flat copy
 (an index small enough for it: ``--flat-records``). ``--candidates`` records are asked for, half of
 them among the nearest (as a query's full-text hits are): p50 and p90 over ``--reps`` queries, with
-the nearest-records search of the same queries beside it as the baseline. No model is loaded: the
-cost of embedding the query (about 30 ms with MiniLM) comes on top of both.
+the nearest-records search of the same queries beside it as the baseline. Such a find also takes
+its nearest records among those its filters let through (``find._nearest_allowed``): timed over a
+full-text index of the same records, unscoped (the label check of the nearest 200 alone) and scoped
+to a seventh of the records (more neighbours asked for until 200 pass). No model is loaded: the
+cost of embedding the query (about 30 ms with MiniLM) comes on top of all of them.
 
     .venv/bin/python bench/passage_read.py [--records 5241] [--flat-records 1500] [--candidates 200] [--reps 50]
 """
@@ -38,23 +41,54 @@ def build(root: Path, records: int, dimension: int, seed: int):
     return load_for_search(path, dimension, index.live), matrix, len(labels)
 
 
-def measure(vectors, matrix, records: int, candidates: int, reps: int, seed: int) -> dict:
+SCOPES = 7  # record i lives in resources/p{i % SCOPES}/
+
+
+def build_lexical(root: Path, records: int):
+    """A full-text index of ``records`` records labelled 0.. (the vector index's records)."""
+    from ov.index.lexical import LexicalIndex
+    from ov.index.records import Record
+
+    index = LexicalIndex.open(root / f"text-{records}", "english", create=True)
+    for label in range(records):
+        path = f"resources/p{label % SCOPES}/f{label}.md"
+        index.add(Record(id=f"{path}#0", path=path, uri=f"viking://{path}", level=2, kind="chunk", context_type="resource", owner="", parent="", text=f"record {label}"), label)
+    index.commit()
+    return index
+
+
+def measure(vectors, matrix, lexical, records: int, candidates: int, reps: int, seed: int) -> dict:
     import numpy as np
 
+    from ov.index.lexical import Filters
     from ov.index.vectors import nearest_records, record_similarities
+    from ov.retrieval.find import _nearest_allowed
 
+    # What find's filters are for one user of an account, unscoped and scoped.
+    unscoped = Filters(types=("memory", "resource", "skill", "session"), exclude_kinds=("log",), owners=("default", ""))
+    scoped = Filters(types=unscoped.types, exclude_kinds=("log",), owners=unscoped.owners, scope="resources/p3")
     rng = np.random.default_rng(seed)
-    search, read = [], []
+    search, read, plain, narrow = [], [], [], []
     for rep in range(reps + 1):  # the first round is untimed (the label set, the float rows)
         query = matrix[rng.integers(len(matrix))] + 0.5 * rng.standard_normal(matrix.shape[1]).astype(np.float32)
         query = (query / np.linalg.norm(query)).tolist()
         seconds, neighbours = common.time_call(lambda: dict(nearest_records(vectors, query, 200)))
         asked = list(neighbours)[: candidates // 2] + [int(r) for r in rng.choice(records, candidates - candidates // 2, replace=False)]
         elapsed, _ = common.time_call(lambda: record_similarities(vectors, query, asked, neighbours))
+        known = set(list(neighbours)[: candidates // 2])  # the full-text hits among them passed already
+        everyone, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, unscoped, known))
+        within, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, scoped, set()))
         if rep:
             search.append(seconds)
             read.append(elapsed)
-    return {"nearest_records": common.summarize(search), "record_similarities": common.summarize(read)}
+            plain.append(everyone)
+            narrow.append(within)
+    return {
+        "nearest_records": common.summarize(search),
+        "record_similarities": common.summarize(read),
+        "nearest_allowed_unscoped": common.summarize(plain),
+        "nearest_allowed_scoped": common.summarize(narrow),
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,12 +105,18 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ov-bench-passages-") as root:
         for records in (args.records, args.flat_records):
             vectors, matrix, count = build(Path(root), records, args.dimension, records)
+            lexical = build_lexical(Path(root), records)
             kind = type(vectors).__name__
-            result = measure(vectors, matrix, records, args.candidates, args.reps, records + 1)
+            result = measure(vectors, matrix, lexical, records, args.candidates, args.reps, records + 1)
             report.metrics[kind] = {"records": records, "vectors": count, **result}
             near, read = result["nearest_records"], result["record_similarities"]
-            rows.append([kind, records, count, near["p50_ms"], read["p50_ms"], read["p90_ms"]])
-    common.print_table(["index", "records", "vectors", "nearest p50 ms", "read p50 ms", "read p90 ms"], rows, digits=2)
+            plain, narrow = result["nearest_allowed_unscoped"], result["nearest_allowed_scoped"]
+            rows.append([kind, records, count, near["p50_ms"], read["p50_ms"], read["p90_ms"], plain["p50_ms"], narrow["p50_ms"]])
+    common.print_table(
+        ["index", "records", "vectors", "nearest p50 ms", "read p50 ms", "read p90 ms", "filtered nearest p50 ms", f"scoped (1/{SCOPES}) p50 ms"],
+        rows,
+        digits=2,
+    )
     report.finish(args.out)
     return 0
 

@@ -542,19 +542,106 @@ def test_every_candidate_takes_its_similarity_however_few_nearest_records_are_as
     `retrieval.every_candidate` is on, so its score no longer depends on how many nearest records
     were asked for; off, it takes no similarity at all."""
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
-    for i in range(6):  # near twins of the query fill the few nearest places
-        write(ov, f"viking://resources/near/n{i}.md", f"Deploy checklist for the staging rollout, part {i}")
+    for i in range(6):  # near the query by their letters (the hashing embedder's trigrams), not its words
+        write(ov, f"viking://resources/near/n{i}.md", f"deplo checkl stagin deplo checkl stagin {i}")
     write(ov, "viking://resources/far/target.md", "We deploy on Tuesdays; the release notes go out the day before")
 
     def relevance(candidates: int, every: bool) -> float:
         assert ov("config", "set", "retrieval.candidates", str(candidates)).exit_code == 0
         assert ov("config", "set", "retrieval.every_candidate", str(every).lower()).exit_code == 0
-        [hit] = found(ov, "deploy checklist staging", "--uri", "viking://resources/far", "--limit", "1")["resources"]
+        [hit] = found(ov, "deploy checklist staging", "--limit", "1")["resources"]
+        assert hit["uri"].endswith("far/target.md")  # the only record with one of the query's words
         return hit["relevance"]
 
     among_nearest = relevance(200, False)  # 7 records: the target is among the nearest 200
     assert relevance(1, True) == pytest.approx(among_nearest, abs=1e-4)
     assert relevance(1, False) != pytest.approx(among_nearest, abs=1e-4)  # outside the nearest 3
+
+
+def test_a_scoped_find_takes_the_nearest_records_of_its_scope(ov):
+    """With a model whose every candidate takes its similarity, the vectors obey the same filters
+    as the words: a scoped find looks for what its words missed among the nearest records of its
+    scope, however many records outside it are nearer the query. A static model keeps the store's
+    nearest, which are its evidence."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    for i in range(8):  # outside the scope, and nearer the query (the hashing embedder's trigrams)
+        write(ov, f"viking://resources/near/n{i}.md", f"deplo checkl stagin deplo checkl stagin {i}")
+    write(ov, "viking://resources/far/target.md", "We deploy on Tuesdays; the release notes go out the day before")
+    write(ov, "viking://resources/far/rollout.md", "checkl stagin for the rollout")  # none of the query's words
+
+    def scoped(candidates: int, every: bool) -> dict[str, float]:
+        assert ov("config", "set", "retrieval.candidates", str(candidates)).exit_code == 0
+        assert ov("config", "set", "retrieval.every_candidate", str(every).lower()).exit_code == 0
+        hits = found(ov, "deploy checklist staging", "--uri", "viking://resources/far", "--limit", "2")["resources"]
+        return {h["uri"].rsplit("/", 1)[1]: h["relevance"] for h in hits}
+
+    # A pool of 6 (the least a limit of 2 asks for) is filled by the scope's two records, not by
+    # the nearer eight outside it: the one without the query's words is found by its vector.
+    assert set(scoped(1, True)) == {"target.md", "rollout.md"} and scoped(1, True) == scoped(200, True)
+    # Static by default: the scope's records are not among the store's nearest 6, and only the
+    # target, by its words, is found.
+    assert set(scoped(1, False)) == {"target.md"}
+
+
+class _Nearest:
+    """Vectors whose record ``i`` is the ``i``-th nearest to any query (one passage each)."""
+
+    def __init__(self, live: int) -> None:
+        self.live = live
+        self.asked: list[int] = []
+
+    def search(self, vector, limit: int) -> list[tuple[int, float]]:
+        self.asked.append(limit)
+        return [(i, 1.0 - i / self.live) for i in range(min(limit, self.live))]
+
+
+class _Passing:
+    """A full-text index whose filters let through the labels ``accept`` accepts."""
+
+    def __init__(self, accept) -> None:
+        self.accept = accept
+        self.asked: list[int] = []
+
+    def passing(self, filters) -> set[int]:
+        self.asked.append(len(filters.labels))
+        return {label for label in filters.labels if self.accept(label)}
+
+
+def test_the_nearest_records_obey_the_filters_and_the_search_for_them_is_bounded():
+    from ov.index.lexical import Filters
+    from ov.retrieval.find import NEAREST_SCAN, _nearest_allowed
+
+    # Every nearest record passes (an unscoped find in a one-user account): one look, at the
+    # records the full text did not find (its hits passed the same filters).
+    vectors, lexical = _Nearest(1000), _Passing(lambda label: True)
+    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={2})) == [0, 1, 2, 3, 4]
+    assert vectors.asked == [5] and lexical.asked == [4]
+
+    # A tenth pass: more neighbours are asked for, as many as the share that passed says will fill
+    # the pool (a fifth of the first five: 5 / 0.2 and a quarter more), and none is looked at twice.
+    vectors, lexical = _Nearest(1000), _Passing(lambda label: label % 10 == 0)
+    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={7})) == [0, 7, 10, 20, 30]
+    assert vectors.asked == [5, 32] and lexical.asked == [5, 32 - 5 - 1]
+
+    # Almost nothing passes: the search stops after NEAREST_SCAN pools with what it found.
+    vectors, lexical = _Nearest(100_000), _Passing(lambda label: label == 3)
+    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [3]
+    assert vectors.asked[-1] >= 5 * NEAREST_SCAN and vectors.asked[-2] < 5 * NEAREST_SCAN
+
+
+def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tmp_path):
+    from ov.index.lexical import Filters, LexicalIndex
+    from ov.index.records import Record
+
+    index = LexicalIndex.open(tmp_path / "text", "english", create=True)
+    for i in range(6):
+        path = f"resources/{'a' if i % 2 else 'b'}/f{i}.md"
+        record = Record(id=f"{path}#0", path=path, uri=f"viking://{path}", level=2, kind="chunk", context_type="resource", owner="", parent="", text=f"text {i}")
+        index.add(record, 10 + i)
+    index.commit()
+    assert index.passing(Filters(labels=(10, 11, 12, 99))) == {10, 11, 12}
+    assert index.passing(Filters(scope="resources/a", labels=(10, 11, 12, 13))) == {11, 13}
+    assert index.passing(Filters(types=("memory",), labels=(10, 11))) == set()
 
 
 def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):

@@ -213,6 +213,16 @@ class LexicalIndex:
     def count(self) -> int:
         return self._index.searcher().num_docs
 
+    def passing(self, filters: Filters) -> set[int]:
+        """The labels among ``filters.labels`` whose records ``filters`` let through, read from the
+        labels' fast field: no record is loaded."""
+        tantivy = _tantivy()
+        if not filters.labels:
+            return set()
+        query = tantivy.Query.boolean_query(self._filter_clauses(filters))
+        hits = self._index.searcher().search(query, len(filters.labels), order_by_field="label").hits
+        return {int(label) for label, _ in hits}
+
     def labels_of_paths(self, paths: list[str]) -> list[int]:
         """The vector labels of every record of ``paths``."""
         tantivy = _tantivy()

@@ -192,6 +192,9 @@ class ExactVectors:
         self.live = len(labels)
         self._integers: list[int] | None = None
         self._matrix = None  # the rows as a float32 numpy matrix, made on the first numpy search
+        # The last query's similarities: a search that asks again for more neighbours of the same
+        # query vector object (nearest_records, a filtered find) does not compare it again.
+        self._last: tuple[object, list[float]] | None = None
 
     @classmethod
     def load(cls, path: Path, dimension: int, live: int) -> ExactVectors:
@@ -260,7 +263,11 @@ class ExactVectors:
             near = numpy.flatnonzero(sims >= numpy.partition(sims, count - limit)[count - limit])
             order = near[numpy.lexsort((labels[near], -sims[near]))][:limit]
             return [(int(labels[i]), float(sims[i])) for i in order]
-        sims = self._plain_similarities([float(x) for x in vector])
+        if self._last is not None and self._last[0] is vector:
+            sims = self._last[1]
+        else:
+            sims = self._plain_similarities([float(x) for x in vector])
+            self._last = (vector, sims)
         cutoff = heapq.nlargest(limit, sims)[-1]  # compares floats alone: cheaper than keyed sorting
         labels = self._labels
         order = sorted((i for i, sim in enumerate(sims) if sim >= cutoff), key=lambda i: (-sims[i], labels[i]))[:limit]
