@@ -202,6 +202,20 @@ def test_doctor_reports_each_hosts_wiring_and_what_fixes_it(ov, user_home):
     assert moved["status"] == "fail" and "/moved/venv/bin/ov" in moved["detail"] and moved["fix"] == "ov install hooks --host claude --scope user"
 
 
+def test_doctor_tells_an_older_ovs_opencode_plugin_and_reinstalling_replaces_it(ov, user_home):
+    """An upgrade can change the plugin (it once lost a turn's capture when `opencode run` exited);
+    the file keeps the old one until `ov install hooks` writes it again."""
+    assert ov("install", "hooks", "--host", "opencode", "--yes").exit_code == 0
+    assert _checks(ov)["opencode hooks (user)"]["status"] == "ok"
+    plugin = user_home / ".config" / "opencode" / "plugins" / "ov-memory.js"
+    current = plugin.read_text()
+    plugin.write_text(current.replace("    dispose: async () => {", "    disposed: async () => {"))  # as an older ov wrote it
+    old = _checks(ov)["opencode hooks (user)"]
+    assert old["status"] == "warn" and "older ov" in old["detail"] and old["fix"] == "ov install hooks --host opencode --scope user"
+    assert ov("install", "hooks", "--host", "opencode", "--yes").exit_code == 0
+    assert plugin.read_text() == current and _checks(ov)["opencode hooks (user)"]["status"] == "ok"
+
+
 def test_doctor_shows_the_last_hook_run(ov, user_home, tmp_path):
     from ov.hosts.runtime import run
 

@@ -67,6 +67,8 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         return Check(name, "fail", f"{spec.path} runs {gone[0]}, which no longer exists", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     if programs and programs != {current[0]}:
         return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    if spec.shape == "plugin" and install.plugin_outdated(spec):
+        return Check(name, "warn", f"{spec.path} is the plugin of an older ov", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
 
 

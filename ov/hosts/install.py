@@ -261,6 +261,23 @@ def apply(change: Change, receipts_dir: Path) -> None:
         atomic_write(receipt_path, (json.dumps(change.receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
 
 
+def plugin_outdated(spec_: Spec) -> bool:
+    """Whether ov's plugin at ``spec_.path`` differs from the one this ov writes for the same
+    command: an upgrade changed the plugin, and the file keeps the old one until reinstalled."""
+    from ov.hosts.opencode import PLUGIN_MARKER, plugin_source
+
+    before = _read(spec_.path)
+    text = before.decode("utf-8", "replace") if before is not None else ""
+    match = re.search(r"^const OV = (\[.*\]);$", text, re.M)
+    if not text.startswith(PLUGIN_MARKER) or match is None:
+        return False
+    try:
+        command = json.loads(match.group(1))
+    except ValueError:
+        return True
+    return text != plugin_source(command)
+
+
 def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     """ov's commands in the host's file, by the host's event name (empty when none or unreadable)."""
     before = _read(spec_.path)
