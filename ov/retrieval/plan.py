@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput, NotFound
-from ov.llm.client import load_json_answer
+from ov.regex import LazyPattern
 from ov.store import sidecar
 
 if TYPE_CHECKING:
@@ -47,7 +47,8 @@ CUT_MARK = " [...]"
 
 _PLURALS = {"memories": "memory", "resources": "resource", "skills": "skill"}
 _WORD_RE = re.compile(r"[^\W_]+")
-_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+# Compiled on first use (~4 ms): an ASCII word never needs it, and hooks plan every prompt.
+_CJK_RE = LazyPattern(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 # Words that carry no topic: function words, question words and conversational filler.
 _STOP_WORDS = frozenset(
     """
@@ -198,7 +199,7 @@ def topic_words(query: str, messages: list[dict]) -> list[str]:
 
 
 def _words(text: str) -> list[str]:
-    return [w for w in _WORD_RE.findall(text.lower()) if _CJK_RE.search(w) or (len(w) > 1 and w not in _STOP_WORDS and not w.isdigit())]
+    return [w for w in _WORD_RE.findall(text.lower()) if (not w.isascii() and _CJK_RE.search(w)) or (len(w) > 1 and w not in _STOP_WORDS and not w.isdigit())]
 
 
 # --- with a model -----------------------------------------------------------------
@@ -296,6 +297,8 @@ def parse_plan(text: str, types: tuple[str, ...] = PLANNED_TYPES) -> tuple[str, 
         model_config = ConfigDict(extra="ignore")
         reasoning: str = ""
         queries: list[Planned]
+
+    from ov.llm.client import load_json_answer  # Deferred: hooks plan without a model, and the client costs ~5 ms to import.
 
     data = load_json_answer(text)
     try:
