@@ -588,45 +588,59 @@ class _Nearest:
 
     def __init__(self, live: int) -> None:
         self.live = live
-        self.asked: list[int] = []
+        self.asked: list[tuple[int, bool]] = []
 
-    def search(self, vector, limit: int) -> list[tuple[int, float]]:
-        self.asked.append(limit)
-        return [(i, 1.0 - i / self.live) for i in range(min(limit, self.live))]
+    def search(self, vector, limit: int, allowed=None) -> list[tuple[int, float]]:
+        self.asked.append((limit, allowed is not None))
+        labels = range(self.live) if allowed is None else sorted(allowed)
+        return [(i, 1.0 - i / self.live) for i in labels][:limit]
 
 
 class _Passing:
-    """A full-text index whose filters let through the labels ``accept`` accepts."""
+    """A full-text index of ``records`` records whose filters let through the labels ``accept`` accepts."""
 
-    def __init__(self, accept) -> None:
-        self.accept = accept
-        self.asked: list[int] = []
+    def __init__(self, records: int, accept) -> None:
+        self.records, self.accept = records, accept
+        self.looked: list[int] = []
 
-    def passing(self, filters) -> set[int]:
-        self.asked.append(len(filters.labels))
-        return {label for label in filters.labels if self.accept(label)}
+    def matching(self, filters) -> int:
+        return sum(1 for label in range(self.records) if self.accept(label))
+
+    def passing(self, filters, limit=None) -> set[int]:
+        labels = filters.labels if filters.labels is not None else range(self.records)
+        self.looked.append(len(labels) if filters.labels is not None else -1)
+        return {label for label in labels if self.accept(label)}
 
 
-def test_the_nearest_records_obey_the_filters_and_the_search_for_them_is_bounded():
+def test_the_nearest_records_obey_the_filters_and_the_search_for_them_is_bounded(monkeypatch):
     from ov.index.lexical import Filters
+    from ov.retrieval import find as find_module
     from ov.retrieval.find import NEAREST_SCAN, _nearest_allowed
 
     # Every nearest record passes (an unscoped find in a one-user account): one look, at the
     # records the full text did not find (its hits passed the same filters).
-    vectors, lexical = _Nearest(1000), _Passing(lambda label: True)
+    vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: True)
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={2})) == [0, 1, 2, 3, 4]
-    assert vectors.asked == [5] and lexical.asked == [4]
+    assert vectors.asked == [(5, False)] and lexical.looked == [4]
 
-    # A tenth pass: more neighbours are asked for, as many as the share that passed says will fill
-    # the pool (a fifth of the first five: 5 / 0.2 and a quarter more), and none is looked at twice.
-    vectors, lexical = _Nearest(1000), _Passing(lambda label: label % 10 == 0)
+    # A small part passes (a scope of a few records): they are listed and searched alone, however
+    # far from the query they lie in the whole store.
+    vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label >= 990)
+    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [990, 991, 992, 993, 994]
+    assert vectors.asked == [(5, False), (5, True)] and lexical.looked == [5, -1]
+
+    # A part too large to list: more neighbours are asked for, as many as the share that passed
+    # says will fill the pool (a fifth of the first five: 5 / 0.2 and a quarter more), none looked
+    # at twice.
+    monkeypatch.setattr(find_module, "FILTERED_SEARCH", 10)
+    vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label % 10 == 0)
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={7})) == [0, 7, 10, 20, 30]
-    assert vectors.asked == [5, 32] and lexical.asked == [5, 32 - 5 - 1]
+    assert vectors.asked == [(5, False), (32, False)] and lexical.looked == [5, 32 - 5 - 1]
 
-    # Almost nothing passes: the search stops after NEAREST_SCAN pools with what it found.
-    vectors, lexical = _Nearest(100_000), _Passing(lambda label: label == 3)
+    # Almost nothing of a part too large to list passes: the search stops after NEAREST_SCAN pools.
+    vectors, lexical = _Nearest(100_000), _Passing(100_000, lambda label: label == 3 or label >= 50_000)
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [3]
-    assert vectors.asked[-1] >= 5 * NEAREST_SCAN and vectors.asked[-2] < 5 * NEAREST_SCAN
+    assert vectors.asked[-1][0] >= 5 * NEAREST_SCAN and vectors.asked[-2][0] < 5 * NEAREST_SCAN
 
 
 def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tmp_path):
@@ -642,6 +656,9 @@ def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tm
     assert index.passing(Filters(labels=(10, 11, 12, 99))) == {10, 11, 12}
     assert index.passing(Filters(scope="resources/a", labels=(10, 11, 12, 13))) == {11, 13}
     assert index.passing(Filters(types=("memory",), labels=(10, 11))) == set()
+    # Without labels: every record the filters let through, as many as they count.
+    scope = Filters(scope="resources/a")
+    assert index.matching(scope) == 3 and index.passing(scope, index.matching(scope)) == {11, 13, 15}
 
 
 def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):
@@ -677,6 +694,47 @@ def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kin
     # hnswlib asked for a passage it holds marked deleted answers with NaN for it, the others' rows unchanged.
     rows = searched.rows_of([3, 9, 5])
     assert np.isnan(rows[1]).all() and np.allclose(rows[[0, 2]], matrix[[0, 4]], atol=1e-6)
+
+
+def test_every_index_kind_searches_the_passages_of_the_allowed_records_only(tmp_path, monkeypatch):
+    """nearest_records among allowed records: hnswlib's filtered search, the flat copy with numpy
+    and in plain Python give the same records, nearest first, however near the others lie."""
+    import sys
+
+    import numpy as np
+
+    from ov.index import vectors as vectors_module
+    from ov.index.vectors import ExactVectors, VectorIndex, load_for_search, nearest_records, part_labels
+
+    matrix = _unit_rows(40, 16, 11)
+    labels = part_labels(3, 4) + part_labels(5, 1) + part_labels(9, 2) + list(range(20, 53))
+    query = matrix[30] + 0.2 * matrix[1]
+    allowed = {3, 9, 25, 99}  # 99 has no vector
+    record_sims = {}
+    for row, label in enumerate(labels):
+        record = label % vectors_module.PART_STRIDE
+        if record in allowed:
+            record_sims[record] = max(record_sims.get(record, -2.0), float(matrix[row] @ query))
+    want = sorted(record_sims, key=lambda r: -record_sims[r])
+    for exact in (True, False):
+        monkeypatch.setattr(vectors_module, "EXACT_COMPONENTS", 2048 * 16 if exact else 4 * 16)
+        index = VectorIndex.create(16, 64)
+        index.add(matrix, labels)
+        path = tmp_path / f"vectors-{exact}.hnsw"
+        index.save(path)
+        searched = load_for_search(path, 16, index.live)
+        assert isinstance(searched, ExactVectors) is exact
+        got = nearest_records(searched, query.tolist(), 10, allowed)
+        assert [label for label, _ in got] == want and np.allclose([s for _, s in got], [record_sims[r] for r in want], atol=1e-3)
+        assert [label for label, _ in nearest_records(searched, query.tolist(), 2, allowed)] == want[:2]
+        if exact:  # the same without numpy in the process: the plain-Python scan
+            fresh = ExactVectors.load(vectors_module.exact_path(path), 16, index.live)
+            numpy = sys.modules.pop("numpy")
+            try:
+                plain = nearest_records(fresh, query.tolist(), 10, allowed)
+            finally:
+                sys.modules["numpy"] = numpy
+            assert [label for label, _ in plain] == want
 
 
 def test_threshold_compares_relevance_on_one_scale_for_every_type(ov):

@@ -211,7 +211,7 @@ def test_doctor_tells_an_older_ovs_opencode_plugin_and_reinstalling_replaces_it(
     current = plugin.read_text()
     plugin.write_text(current.replace("    dispose: async () => {", "    disposed: async () => {"))  # as an older ov wrote it
     old = _checks(ov)["opencode hooks (user)"]
-    assert old["status"] == "warn" and "older ov" in old["detail"] and old["fix"] == "ov install hooks --host opencode --scope user"
+    assert old["status"] == "warn" and "differs from the plugin this ov writes" in old["detail"] and old["fix"] == "ov install hooks --host opencode --scope user"
     assert ov("install", "hooks", "--host", "opencode", "--yes").exit_code == 0
     assert plugin.read_text() == current and _checks(ov)["opencode hooks (user)"]["status"] == "ok"
 

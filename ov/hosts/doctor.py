@@ -68,7 +68,7 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
     if programs and programs != {current[0]}:
         return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     if spec.shape == "plugin" and install.plugin_outdated(spec):
-        return Check(name, "warn", f"{spec.path} is the plugin of an older ov", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+        return Check(name, "warn", f"{spec.path} differs from the plugin this ov writes (an older ov's, or edited)", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
 
 

@@ -264,18 +264,30 @@ def apply(change: Change, receipts_dir: Path) -> None:
 def plugin_outdated(spec_: Spec) -> bool:
     """Whether ov's plugin at ``spec_.path`` differs from the one this ov writes for the same
     command: an upgrade changed the plugin, and the file keeps the old one until reinstalled."""
-    from ov.hosts.opencode import PLUGIN_MARKER, plugin_source
+    from ov.hosts.opencode import plugin_source
+
+    text = _plugin_text(spec_)
+    command = _plugin_command(text) if text is not None else None
+    return command is not None and text != plugin_source(command)
+
+
+def _plugin_text(spec_: Spec) -> str | None:
+    """The text of ov's plugin at ``spec_.path``; None when there is none, or it is not ov's."""
+    from ov.hosts.opencode import PLUGIN_MARKER
 
     before = _read(spec_.path)
-    text = before.decode("utf-8", "replace") if before is not None else ""
+    text = before.decode("utf-8", "replace") if before is not None else None
+    return text if text is not None and text.startswith(PLUGIN_MARKER) else None
+
+
+def _plugin_command(text: str) -> list[str] | None:
+    """The ``ov`` command a plugin starts, from its ``const OV = [...]`` line."""
     match = re.search(r"^const OV = (\[.*\]);$", text, re.M)
-    if not text.startswith(PLUGIN_MARKER) or match is None:
-        return False
     try:
-        command = json.loads(match.group(1))
+        command = json.loads(match.group(1)) if match else None
     except ValueError:
-        return True
-    return text != plugin_source(command)
+        return None
+    return command if isinstance(command, list) and command and all(isinstance(c, str) for c in command) else None
 
 
 def installed_entries(spec_: Spec) -> dict[str, list[str]]:
@@ -284,13 +296,11 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     if before is None:
         return {}
     if spec_.shape == "plugin":
-        from ov.hosts.opencode import PLUGIN_MARKER
-
-        text = before.decode("utf-8", "replace")
-        if not text.startswith(PLUGIN_MARKER):
+        text = _plugin_text(spec_)
+        if text is None:
             return {}
-        match = re.search(r"^const OV = (\[.*\]);$", text, re.M)
-        return {"plugin": [shlex.join(json.loads(match.group(1)))] if match else []}
+        command = _plugin_command(text)
+        return {"plugin": [shlex.join(command)] if command else []}
     try:
         doc = _parse(spec_, before)
     except InvalidInput:

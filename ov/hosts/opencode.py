@@ -138,8 +138,8 @@ export const OvMemory = async ({ client, directory }) => {
   const recall = new Map();
   const pending = new Set();
   const track = (work) => {
-    pending.add(work);
-    work.finally(() => pending.delete(work));
+    const done = work.catch(() => {}).finally(() => pending.delete(done));
+    pending.add(done);
   };
   const text = (parts) => (parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("\\n");
   const messages = async (id) => {
@@ -168,8 +168,8 @@ export const OvMemory = async ({ client, directory }) => {
       if (context && context.length) output.system.push(...context);
     },
     // OpenCode calls this without awaiting it, and `opencode run` exits right after the turn's
-    // idle: the work is kept in `pending` (synchronously) so that dispose can wait for it.
-    event: ({ event }) => {
+    // idle: the work is kept in `pending` (before the first await) so that dispose can wait for it.
+    event: async ({ event }) => {
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
       if (event.type === "session.idle") {
@@ -178,10 +178,16 @@ export const OvMemory = async ({ client, directory }) => {
         track(messages(id).then((all) => ov("pre-compact", { session_id: id, cwd: directory, messages: all })));
       }
     },
-    // Awaited by OpenCode before it exits: a turn's capture is never cut off (each call ends
-    // within ov()'s own time limit).
+    // Awaited by OpenCode before it exits: a turn's capture is not cut off, and a host that
+    // stalls (its SDK call for the messages has no time limit) holds the exit for 20 s at most.
     dispose: async () => {
-      while (pending.size) await Promise.all([...pending]);
+      const deadline = Date.now() + 20000;
+      while (pending.size && Date.now() < deadline) {
+        let timer;
+        const expired = new Promise((resolve) => { timer = setTimeout(resolve, deadline - Date.now()); });
+        await Promise.race([Promise.all([...pending]), expired]);
+        clearTimeout(timer);
+      }
     },
   };
 };

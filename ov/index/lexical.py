@@ -213,14 +213,17 @@ class LexicalIndex:
     def count(self) -> int:
         return self._index.searcher().num_docs
 
-    def passing(self, filters: Filters) -> set[int]:
-        """The labels among ``filters.labels`` whose records ``filters`` let through, read from the
-        labels' fast field: no record is loaded."""
-        tantivy = _tantivy()
-        if not filters.labels:
+    def matching(self, filters: Filters) -> int:
+        """How many records ``filters`` let through (counted, none loaded)."""
+        return self._index.searcher().search(self._filter_query(filters), 1, count=True).count
+
+    def passing(self, filters: Filters, limit: int | None = None) -> set[int]:
+        """The labels of the records ``filters`` let through (at most ``limit``; all of
+        ``filters.labels`` by default), read from the labels' fast field: no record is loaded."""
+        limit = len(filters.labels or ()) if limit is None else limit
+        if limit <= 0:
             return set()
-        query = tantivy.Query.boolean_query(self._filter_clauses(filters))
-        hits = self._index.searcher().search(query, len(filters.labels), order_by_field="label").hits
+        hits = self._index.searcher().search(self._filter_query(filters), limit, order_by_field="label").hits
         return {int(label) for label, _ in hits}
 
     def labels_of_paths(self, paths: list[str]) -> list[int]:
@@ -295,10 +298,12 @@ class LexicalIndex:
 
     def fetch(self, filters: Filters, limit: int) -> list[Hit]:
         """Records matching ``filters`` alone (score 0), e.g. the records of vector labels."""
+        return self._run(self._filter_query(filters), limit)
+
+    def _filter_query(self, filters: Filters):
         tantivy = _tantivy()
         clauses = self._filter_clauses(filters)
-        query = tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
-        return self._run(query, limit)
+        return tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
 
     def _run(self, query, limit: int) -> list[Hit]:
         searcher = self._index.searcher()

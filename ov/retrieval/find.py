@@ -45,8 +45,11 @@ RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
 # Neighbours the words missed that become candidates (at least; 3x the limit when that is more): such
 # a record scores at most weight / (1 + weight) and enters the results only from the top of the list.
 NEAREST = 30
-# How far a filtered find looks for neighbours that pass its filters: this many times the pool of
-# records (the nearest 3,200 of 200), enough for a scope holding a sixteenth of the store.
+# A find whose filters let fewer of the store's nearest records through than it needs lists the
+# records they let through, up to this many (about 10 ms from the label column), and searches them
+# alone; past it, it asks for more neighbours, up to NEAREST_SCAN times the pool (the nearest 3,200
+# of 200), enough for any part of the store above a sixteenth.
+FILTERED_SEARCH = 20_000
 NEAREST_SCAN = 16
 # The first passage's share of a several-passage record's similarity, for models that read context
 # (docs/benchmarks.md, "Passages and replies"); static models embed one passage.
@@ -221,11 +224,13 @@ def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters
 
     The filters (scope, type, level, time, the user's own records) apply to the vectors as they do
     to the words: a scoped find, or one in an account shared by several users, finds what its
-    words missed among the records it may return, as a store holding only those would, instead of
-    taking the neighbours of the whole store and keeping the few that pass (a scope of memories in
-    a store of many messages would find none). Which neighbours pass is read from the full-text index's
-    label column (``known``, the full-text hits, passed already); while fewer than ``pool`` do, more
-    are asked for, until :data:`NEAREST_SCAN` times ``pool`` records have been looked at.
+    words missed among the records it may return, instead of taking the neighbours of the whole
+    store and keeping the few that pass (a scope of memories in a store of many messages would
+    find none). Which of the store's nearest pass is read from the full-text index's label column
+    (``known``, the full-text hits, passed already); when fewer than ``pool`` do, the records the
+    filters let through are listed (up to :data:`FILTERED_SEARCH` of them) and searched alone. A
+    larger part of the store is searched by asking for more neighbours, as many as the share that
+    passed says will fill the pool, until :data:`NEAREST_SCAN` pools' worth have been looked at.
     """
     asked = pool
     checked: set[int] = set()
@@ -239,6 +244,10 @@ def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters
         allowed = [(label, sim) for label, sim in near if label in known or label in passing]
         if len(allowed) >= pool or len(near) < asked or asked >= pool * NEAREST_SCAN:
             return dict(allowed[:pool])
+        if asked == pool:
+            count = lexical.matching(filters)
+            if count <= FILTERED_SEARCH:
+                return dict(nearest_records(vectors, query_vector, pool, lexical.passing(filters, count)))
         # Ask for as many as the share that passed so far says will fill the pool, and a quarter
         # more: one more search, most often, where doubling would take several.
         share = len(allowed) / len(near)
