@@ -9,16 +9,17 @@ abstracts in windows of 128 word pieces), once through hnswlib and once through 
 them among the nearest (as a query's full-text hits are): p50 and p90 over ``--reps`` queries, with
 the nearest-records search of the same queries beside it as the baseline. Such a find also takes
 its nearest records among those its filters let through (``find._nearest_allowed``): timed over a
-full-text index of the same records, unscoped (the label check of the nearest 200 alone) and scoped
-to a seventh of the records (more neighbours asked for until 200 pass). No model is loaded: the
+full-text index of the same records, unscoped (the label check of the nearest 200 alone), scoped
+to a seventh of the records and to ten of them (the records listed and searched alone). No model is loaded: the
 cost of embedding the query (about 30 ms with MiniLM) comes on top of all of them.
 
-    .venv/bin/python bench/passage_read.py [--records 5241] [--flat-records 1500] [--candidates 200] [--reps 50]
+    .venv/bin/python bench/passage_read.py [--records 5241] [--flat-records 1500] [--candidates 200] [--reps 50] [--read-allowed N]
 """
 
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import common
@@ -41,7 +42,8 @@ def build(root: Path, records: int, dimension: int, seed: int):
     return load_for_search(path, dimension, index.live), matrix, len(labels)
 
 
-SCOPES = 7  # record i lives in resources/p{i % SCOPES}/
+SCOPES = 7  # record i lives in resources/p{i % SCOPES}/, the first TINY in resources/tiny/ instead
+TINY = 10
 
 
 def build_lexical(root: Path, records: int):
@@ -51,7 +53,7 @@ def build_lexical(root: Path, records: int):
 
     index = LexicalIndex.open(root / f"text-{records}", "english", create=True)
     for label in range(records):
-        path = f"resources/p{label % SCOPES}/f{label}.md"
+        path = f"resources/tiny/f{label}.md" if label < TINY else f"resources/p{label % SCOPES}/f{label}.md"
         index.add(Record(id=f"{path}#0", path=path, uri=f"viking://{path}", level=2, kind="chunk", context_type="resource", owner="", parent="", text=f"record {label}"), label)
     index.commit()
     return index
@@ -67,8 +69,9 @@ def measure(vectors, matrix, lexical, records: int, candidates: int, reps: int, 
     # What find's filters are for one user of an account, unscoped and scoped.
     unscoped = Filters(types=("memory", "resource", "skill", "session"), exclude_kinds=("log",), owners=("default", ""))
     scoped = Filters(types=unscoped.types, exclude_kinds=("log",), owners=unscoped.owners, scope="resources/p3")
+    tiny = replace(scoped, scope="resources/tiny")
     rng = np.random.default_rng(seed)
-    search, read, plain, narrow = [], [], [], []
+    search, read, plain, narrow, smallest = [], [], [], [], []
     for rep in range(reps + 1):  # the first round is untimed (the label set, the float rows)
         query = matrix[rng.integers(len(matrix))] + 0.5 * rng.standard_normal(matrix.shape[1]).astype(np.float32)
         query = (query / np.linalg.norm(query)).tolist()
@@ -78,16 +81,20 @@ def measure(vectors, matrix, lexical, records: int, candidates: int, reps: int, 
         known = set(list(neighbours)[: candidates // 2])  # the full-text hits among them passed already
         everyone, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, unscoped, known))
         within, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, scoped, set()))
+        few, found = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, tiny, set()))
+        assert sorted(found) == list(range(TINY)), sorted(found)  # every record of the scope, however far
         if rep:
             search.append(seconds)
             read.append(elapsed)
             plain.append(everyone)
             narrow.append(within)
+            smallest.append(few)
     return {
         "nearest_records": common.summarize(search),
         "record_similarities": common.summarize(read),
         "nearest_allowed_unscoped": common.summarize(plain),
         "nearest_allowed_scoped": common.summarize(narrow),
+        "nearest_allowed_ten": common.summarize(smallest),
     }
 
 
@@ -98,7 +105,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dimension", type=int, default=384)
     parser.add_argument("--candidates", type=int, default=200, help="records asked about per query, half among the nearest")
     parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument("--read-allowed", type=int, default=None, help="ov.index.vectors.READ_ALLOWED for this run (0: hnswlib's filtered search for any scope)")
     args = parser.parse_args(argv)
+    if args.read_allowed is not None:
+        from ov.index import vectors
+
+        vectors.READ_ALLOWED = args.read_allowed
     common.header("passage_read: reading every candidate's passages, beside the nearest-records search")
     report = common.Report("passage_read", params=vars(args) | {"git": common.git_state()})
     rows = []
@@ -110,10 +122,10 @@ def main(argv: list[str] | None = None) -> int:
             result = measure(vectors, matrix, lexical, records, args.candidates, args.reps, records + 1)
             report.metrics[kind] = {"records": records, "vectors": count, **result}
             near, read = result["nearest_records"], result["record_similarities"]
-            plain, narrow = result["nearest_allowed_unscoped"], result["nearest_allowed_scoped"]
-            rows.append([kind, records, count, near["p50_ms"], read["p50_ms"], read["p90_ms"], plain["p50_ms"], narrow["p50_ms"]])
+            plain, narrow, few = result["nearest_allowed_unscoped"], result["nearest_allowed_scoped"], result["nearest_allowed_ten"]
+            rows.append([kind, records, count, near["p50_ms"], read["p50_ms"], read["p90_ms"], plain["p50_ms"], narrow["p50_ms"], few["p50_ms"]])
     common.print_table(
-        ["index", "records", "vectors", "nearest p50 ms", "read p50 ms", "read p90 ms", "filtered nearest p50 ms", f"scoped (1/{SCOPES}) p50 ms"],
+        ["index", "records", "vectors", "nearest p50 ms", "read p50 ms", "read p90 ms", "filtered nearest p50 ms", f"scoped (1/{SCOPES}) p50 ms", f"scoped ({TINY}) p50 ms"],
         rows,
         digits=2,
     )

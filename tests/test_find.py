@@ -603,6 +603,9 @@ class _Passing:
         self.records, self.accept = records, accept
         self.looked: list[int] = []
 
+    def count(self) -> int:
+        return self.records
+
     def matching(self, filters) -> int:
         return sum(1 for label in range(self.records) if self.accept(label))
 
@@ -623,24 +626,24 @@ def test_the_nearest_records_obey_the_filters_and_the_search_for_them_is_bounded
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={2})) == [0, 1, 2, 3, 4]
     assert vectors.asked == [(5, False)] and lexical.looked == [4]
 
-    # A small part passes (a scope of a few records): they are listed and searched alone, however
-    # far from the query they lie in the whole store.
+    # A small part passes (a scope of a few records, under a sixteenth of the store): they are
+    # listed and searched alone, however far from the query they lie in the whole store.
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label >= 990)
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [990, 991, 992, 993, 994]
     assert vectors.asked == [(5, False), (5, True)] and lexical.looked == [5, -1]
 
-    # A part too large to list: more neighbours are asked for, as many as the share that passed
-    # says will fill the pool (a fifth of the first five: 5 / 0.2 and a quarter more), none looked
-    # at twice.
-    monkeypatch.setattr(find_module, "FILTERED_SEARCH", 10)
+    # A larger part (a tenth): more neighbours are asked for, as many as the share that passed says
+    # will fill the pool (a fifth of the first five: 5 / 0.2 and a quarter more), none looked at
+    # twice. So is a small part of a store too large to list its records.
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label % 10 == 0)
     assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={7})) == [0, 7, 10, 20, 30]
     assert vectors.asked == [(5, False), (32, False)] and lexical.looked == [5, 32 - 5 - 1]
 
-    # Almost nothing of a part too large to list passes: the search stops after NEAREST_SCAN pools.
-    vectors, lexical = _Nearest(100_000), _Passing(100_000, lambda label: label == 3 or label >= 50_000)
-    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [3]
-    assert vectors.asked[-1][0] >= 5 * NEAREST_SCAN and vectors.asked[-2][0] < 5 * NEAREST_SCAN
+    monkeypatch.setattr(find_module, "FILTERED_SEARCH", 3)
+    vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label in (2, 500, 501, 502))
+    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [2]
+    # ... where the search stops after NEAREST_SCAN pools with what it found.
+    assert vectors.asked[-1] == (5 * NEAREST_SCAN, False) and all(not listed for _, listed in vectors.asked)
 
 
 def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tmp_path):
@@ -716,11 +719,12 @@ def test_every_index_kind_searches_the_passages_of_the_allowed_records_only(tmp_
         if record in allowed:
             record_sims[record] = max(record_sims.get(record, -2.0), float(matrix[row] @ query))
     want = sorted(record_sims, key=lambda r: -record_sims[r])
-    for exact in (True, False):
+    for exact, read in ((True, 1000), (False, 1000), (False, 0)):  # hnswlib: its vectors read, then searched for
         monkeypatch.setattr(vectors_module, "EXACT_COMPONENTS", 2048 * 16 if exact else 4 * 16)
+        monkeypatch.setattr(vectors_module, "READ_ALLOWED", read)
         index = VectorIndex.create(16, 64)
         index.add(matrix, labels)
-        path = tmp_path / f"vectors-{exact}.hnsw"
+        path = tmp_path / f"vectors-{exact}-{read}.hnsw"
         index.save(path)
         searched = load_for_search(path, 16, index.live)
         assert isinstance(searched, ExactVectors) is exact

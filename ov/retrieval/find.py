@@ -45,10 +45,10 @@ RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
 # Neighbours the words missed that become candidates (at least; 3x the limit when that is more): such
 # a record scores at most weight / (1 + weight) and enters the results only from the top of the list.
 NEAREST = 30
-# A find whose filters let fewer of the store's nearest records through than it needs lists the
-# records they let through, up to this many (about 10 ms from the label column), and searches them
-# alone; past it, it asks for more neighbours, up to NEAREST_SCAN times the pool (the nearest 3,200
-# of 200), enough for any part of the store above a sixteenth.
+# A find whose filters let fewer of the store's nearest records through than it needs, and keep
+# less than a sixteenth of the store, lists the records they let through, up to this many (about
+# 10 ms from the label column), and searches them alone; otherwise it asks for more neighbours, up
+# to NEAREST_SCAN times the pool (the nearest 3,200 of 200), enough for a sixteenth of the store.
 FILTERED_SEARCH = 20_000
 NEAREST_SCAN = 16
 # The first passage's share of a several-passage record's similarity, for models that read context
@@ -227,10 +227,11 @@ def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters
     words missed among the records it may return, instead of taking the neighbours of the whole
     store and keeping the few that pass (a scope of memories in a store of many messages would
     find none). Which of the store's nearest pass is read from the full-text index's label column
-    (``known``, the full-text hits, passed already); when fewer than ``pool`` do, the records the
-    filters let through are listed (up to :data:`FILTERED_SEARCH` of them) and searched alone. A
-    larger part of the store is searched by asking for more neighbours, as many as the share that
-    passed says will fill the pool, until :data:`NEAREST_SCAN` pools' worth have been looked at.
+    (``known``, the full-text hits, passed already). When fewer than ``pool`` do, a part of the
+    store under a sixteenth (:data:`NEAREST_SCAN`) and of at most :data:`FILTERED_SEARCH` records
+    is listed and searched alone; a larger part, by asking for more neighbours, as many as the
+    share that passed says will fill the pool, until ``NEAREST_SCAN`` pools' worth have been looked
+    at (for a part above a sixteenth, one or two more searches).
     """
     asked = pool
     checked: set[int] = set()
@@ -246,7 +247,7 @@ def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters
             return dict(allowed[:pool])
         if asked == pool:
             count = lexical.matching(filters)
-            if count <= FILTERED_SEARCH:
+            if count * NEAREST_SCAN < lexical.count() and count <= FILTERED_SEARCH:
                 return dict(nearest_records(vectors, query_vector, pool, lexical.passing(filters, count)))
         # Ask for as many as the share that passed so far says will fill the pool, and a quarter
         # more: one more search, most often, where doubling would take several.
