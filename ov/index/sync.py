@@ -26,9 +26,7 @@ the store.
 from __future__ import annotations
 
 import json
-import logging
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +37,6 @@ from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
 from ov.index.vectors import remove_generation
 from ov.store.lock import WriteLock
-
-log = logging.getLogger(__name__)
 
 INDEX_DIR = "index"
 META_NAME = "meta.json"
@@ -255,11 +251,11 @@ class Indices:
             vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors, for_update=True)
             matrix, vector_labels = _embed(embedder, records, labels)
         except OvError as exc:
-            log.warning("vectors left behind: %s", exc)
+            _log().warning("vectors left behind: %s", exc)
             meta.vectors_stale = True
             return None, None
         except (OSError, RuntimeError) as exc:
-            log.warning("vector index unreadable (%s); it will be rebuilt", exc)
+            _log().warning("vector index unreadable (%s); it will be rebuilt", exc)
             meta.vectors_stale = True
             return None, None
         vectors.remove(removed)
@@ -280,7 +276,7 @@ class Indices:
         try:
             matrix, vector_labels = _embed(embedder, records, [labels[r.id] for r in records])
         except OvError as exc:
-            log.warning("vectors still behind: %s", exc)
+            _log().warning("vectors still behind: %s", exc)
             return
         vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
         vectors.add(matrix, vector_labels)
@@ -297,7 +293,9 @@ class Indices:
 
     def _rebuild(self, head: str | None, reason: str) -> None:
         """Build everything from HEAD in a new directory, then swap it in."""
-        log.info("rebuilding the index: %s", reason)
+        import shutil  # Deferred with what it imports (bz2, lzma): only a rebuild removes folders.
+
+        _log().info("rebuilding the index: %s", reason)
         language = self.store.config.retrieval.language
         work = self.root.with_name(f"{INDEX_DIR}.new-{os.getpid()}")
         # Under the index lock, any other half-built or swapped-out index belongs to a rebuild
@@ -342,7 +340,7 @@ class Indices:
                 vectors.save(work / meta.vectors_file)
                 meta.embedder, meta.vectors = embedder.fingerprint.as_dict(), vectors.live
             except OvError as exc:
-                log.warning("index built without vectors: %s", exc)
+                _log().warning("index built without vectors: %s", exc)
                 meta.embedder, meta.vectors_stale = _identity(self.resolution), True
         meta.built_at = meta.updated_at = time.time()
         meta.write(work / META_NAME)
@@ -383,7 +381,7 @@ class Indices:
         try:
             return load_for_search(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
         except (OSError, RuntimeError, TypeError, KeyError) as exc:
-            log.info("vector index unreadable (%s)", exc)
+            _log().info("vector index unreadable (%s)", exc)
             return None
 
     def _load(
@@ -419,6 +417,14 @@ class Indices:
 
 class _Rebuild(Exception):
     pass
+
+
+def _log():
+    """This module's logger, imported when first needed (logging with what it pulls in, ~7 ms): only
+    a rebuild or a damaged index logs, and every find and hook opens the index."""
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def _identity(resolution) -> dict | None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import struct
 import time
@@ -25,8 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
-
-log = logging.getLogger(__name__)
 
 MODEL2VEC_PROVIDER = "model2vec"
 SENTENCE_TRANSFORMERS_PROVIDER = "sentence-transformers"
@@ -252,7 +249,9 @@ class SentenceTransformerEmbedder(BaseEmbedder):
                 hint="embedding.model must be a directory saved by SentenceTransformer.save()",
             ) from None
         self._dimension = int(dimension)
-        log.info("loaded the sentence-transformers model at %s in %.1f s", self._path, time.monotonic() - started)
+        import logging  # Deferred: the registry imports this module for every find and hook.
+
+        logging.getLogger(__name__).info("loaded the sentence-transformers model at %s in %.1f s", self._path, time.monotonic() - started)
         return model
 
 
