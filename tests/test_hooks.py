@@ -509,6 +509,44 @@ def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     assert proc.returncode == 0 and b"make ship" in proc.stdout  # it did recall
     loaded = set(json.loads(proc.stderr.decode().strip().splitlines()[-1]))
     assert "ov.retrieval.plan" in loaded and not loaded & {"ov.llm.client", "litellm", "typer", "rich", "logging", "shutil"}, sorted(loaded)
+    # A turn's end starts the detached worker without importing subprocess (~10 ms).
+    stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
+    loaded = set(json.loads(stop.stderr.decode().strip().splitlines()[-1]))
+    assert stop.returncode == 0 and "ov.hosts.background" in loaded and "subprocess" not in loaded, sorted(loaded)
+
+
+@pytest.mark.parametrize("posix_spawn", [True, False])
+def test_the_detached_worker_gets_its_job_on_stdin_in_a_session_of_its_own(tmp_path, monkeypatch, posix_spawn):
+    """background._spawn, by os.posix_spawn and by the subprocess fallback alike: the job arrives on
+    stdin, the child leads a new session (a host killing its process group spares it), its output
+    goes nowhere, and of the hook's descriptors only the barrier's lock is inherited."""
+    from ov.hosts import background
+
+    if not posix_spawn:
+        monkeypatch.delattr(os, "posix_spawn")
+    report = tmp_path / "report.json"
+    child = (
+        "import json, os, sys\n"
+        "job = sys.stdin.read()\n"
+        "def is_open(fd):\n"
+        "    try:\n"
+        "        os.fstat(fd)\n"
+        "        return True\n"
+        "    except OSError:\n"
+        "        return False\n"
+        "print('to nowhere')\n"
+        f"open({str(report)!r}, 'w').write(json.dumps({{'job': job, 'sid': os.getsid(0), 'pid': os.getpid(), 'passed': is_open(int(sys.argv[1])), 'other': is_open(int(sys.argv[2]))}}))\n"
+    )
+    passed = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+    other = os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        pid = background._spawn([sys.executable, "-c", child, str(passed), str(other)], b'{"kind": "capture"}', (passed,))
+    finally:
+        os.close(passed)
+        os.close(other)
+    os.waitpid(pid, 0)
+    got = json.loads(report.read_text())
+    assert got == {"job": '{"kind": "capture"}', "sid": pid, "pid": pid, "passed": True, "other": False}
 
 
 def test_hooks_log_shows_what_happened(ov, project, remembered):
