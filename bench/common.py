@@ -38,6 +38,8 @@ from typing import Any
 BENCH_DIR = Path(__file__).resolve().parent
 REPO_ROOT = BENCH_DIR.parent
 RESULTS_DIR = BENCH_DIR / "results"
+# The dev splits (../shared/bench-data): read from there, never copied into the repository.
+BENCH_DATA = REPO_ROOT.parent / "shared" / "bench-data"
 
 # Run from a checkout without installing: make `import ov` find the sources.
 if str(REPO_ROOT) not in sys.path:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import common
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data" / "scifact" / "corpus.jsonl"
+DATA = common.BENCH_DATA / "scifact" / "corpus.jsonl"
 QUERIES = ["vitamin d deficiency", "how are genes regulated in cancer cells", "antibiotic resistance", "heart failure treatment", "sleep and memory"]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import common
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE.parent.parent / "shared" / "bench-data"
+DATA = common.BENCH_DATA
 
 
 def run(script: str, data: Path, embedder: str, sets: list[str], out: Path) -> dict | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import common
 
-DATA = common.REPO_ROOT.parent / "shared" / "bench-data"
+DATA = common.BENCH_DATA
 K = 200
 
 

@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=3, help="runs per measurement (default 3)")
     parser.add_argument("--files", type=int, default=1000, help="files in the main synthetic corpus (default 1000)")
     parser.add_argument("--sizes", default="250,500,1000,2000", help="corpus sizes for the growth curve")
-    parser.add_argument("--scifact", default=str(common.REPO_ROOT.parent / "shared" / "bench-data" / "scifact"), help="SciFact folder (corpus.jsonl)")
+    parser.add_argument("--scifact", default=str(common.BENCH_DATA / "scifact"), help="SciFact folder (corpus.jsonl)")
     args = parser.parse_args(argv)
     common.header("ingest: add-resource throughput, offline (extractive summaries)")
     report = common.Report("ingest", params=vars(args))

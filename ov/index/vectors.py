@@ -281,7 +281,7 @@ class ExactVectors:
         limit = min(limit, len(rows))
         if limit <= 0:
             return []
-        cutoff = heapq.nlargest(limit, [sims[i] for i in rows])[-1]  # compares floats alone: cheaper than keyed sorting
+        cutoff = heapq.nlargest(limit, sims if allowed is None else [sims[i] for i in rows])[-1]  # floats alone: cheaper than keyed sorting
         order = sorted((i for i in rows if sims[i] >= cutoff), key=lambda i: (-sims[i], labels[i]))[:limit]
         return [(labels[i], sims[i]) for i in order]
 
