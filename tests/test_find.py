@@ -664,6 +664,80 @@ def test_the_full_text_index_tells_which_labels_pass_without_loading_a_record(tm
     assert index.matching(scope) == 3 and index.passing(scope, index.matching(scope)) == {11, 13, 15}
 
 
+def _small_index(path, count: int = 6):
+    from ov.index.lexical import LexicalIndex
+    from ov.index.records import Record
+
+    index = LexicalIndex.open(path, "english", create=True)
+    for i in range(count):
+        folder = "a" if i % 2 else "b"
+        file = f"resources/{folder}/f{i}.md"
+        words = "cache warms nightly" if i % 3 == 0 else "deploy from main"
+        record = Record(id=f"{file}#0", path=file, uri=f"viking://{file}", level=2, kind="chunk", context_type="resource",
+                        owner="", parent=f"viking://resources/{folder}", text=f"{words} {i}")
+        index.add(record, 10 + i)
+    for folder, text in (("a", "everything about the cache"), ("b", "deploy notes")):
+        record = Record(id=f"resources/{folder}/.abstract.md#0", path=f"resources/{folder}/.abstract.md", uri=f"viking://resources/{folder}",
+                        level=0, kind="abstract", context_type="resource", owner="", parent="viking://resources", text=text)
+        index.add(record, 100 + ord(folder))
+    index.commit()
+    return index
+
+
+def test_a_filter_of_a_few_values_scores_as_the_term_set_it_stands_for(tmp_path, monkeypatch):
+    """Filters of a few values are a disjunction of terms (tantivy's term set query costs ~0.3 ms a
+    search); every score must stay what the term set gave, or the relevance scale would move."""
+    from ov.index import lexical as lexical_module
+    from ov.index.lexical import Filters
+
+    index = _small_index(tmp_path / "text")
+    terms = index.query_terms("when does the cache warm?")
+    filters = Filters(types=("memory", "resource"), owners=("default", ""), levels=(2,), exclude_paths=("resources/a/f3.md",))
+
+    def ranked():
+        return [(h.record.id, h.score) for h in index.search(terms, {"text": 1.0, "title": 2.0}, filters, 10)]
+
+    fast = ranked()
+    monkeypatch.setattr(lexical_module, "_TERMS_AS_DISJUNCTION", 0)  # every filter a term set, as before
+    assert ranked() == fast and [rid for rid, _ in fast] == ["resources/b/f0.md#0"]
+
+
+def test_reads_within_one_reading_share_a_searcher_and_load_each_record_once(tmp_path):
+    from ov.index.lexical import Filters, LexicalIndex
+    from ov.index.records import Record
+
+    index = _small_index(tmp_path / "text")
+    every = Filters(types=("resource",))
+    outside = [h.record for h in index.fetch(every, 20)], [h.record for h in index.fetch(every, 20)]
+    assert outside[0] == outside[1] and all(a is not b for a, b in zip(*outside))
+    other = LexicalIndex.open(tmp_path / "text", "english")
+    with index.reading():
+        first = [h.record for h in index.fetch(every, 20)]
+        other.add(Record(id="resources/c.md#0", path="resources/c.md", uri="viking://resources/c.md", level=2, kind="chunk",
+                         context_type="resource", owner="", parent="", text="late"), 99)
+        other.commit()
+        index._index.reload()  # what the reader's own reload policy does after a commit
+        again = [h.record for h in index.fetch(every, 20)]
+        assert all(a is b for a, b in zip(first, again)) and len(again) == len(first) == 8
+        assert index.count() == 8  # the commit is not seen halfway through
+    assert index.count() == 9 and len(index.fetch(every, 20)) == 9
+
+
+def test_parent_scores_asked_in_parts_match_one_lookup(tmp_path):
+    """best_scores remembers each parent within a reading; asked in any order or split, the scores
+    are the ones a single lookup gives; a parent without a record is left out, one without a
+    match scores 0."""
+    index = _small_index(tmp_path / "text")
+    terms = index.query_terms("cache")
+    kinds = ("abstract", "overview", "log")
+    parents = ["viking://resources/a", "viking://resources/b", "viking://resources/none"]
+    whole = index.best_scores(terms, "text", kinds, parents)
+    assert set(whole) == {"viking://resources/a", "viking://resources/b"} and whole["viking://resources/b"] == 0.0 < whole["viking://resources/a"]
+    with index.reading():
+        parts = index.best_scores(terms, "text", kinds, parents[1:]) | index.best_scores(terms, "text", kinds, parents[:2])
+        assert parts == whole and index.best_scores(terms, "text", kinds, parents) == whole
+
+
 def test_what_a_record_of_several_passages_is_worth_is_read_from_every_index_kind(tmp_path, monkeypatch):
     """record_similarities gives a record its nearest and first passage's cosines and its number of
     passages, from hnswlib and from the flat copy alike; of a record among the nearest (its nearest

@@ -132,6 +132,15 @@ class QueryTerms:
         return bool(self.words)
 
 
+class _Reading:
+    """One searcher held for a run of reads, and what they loaded from it (see :meth:`LexicalIndex.reading`)."""
+
+    def __init__(self, searcher) -> None:
+        self.searcher = searcher
+        self.docs: dict[tuple[int, int], tuple[Record, int]] = {}  # (segment, doc) -> record, label
+        self.parents: dict[tuple, dict[str, float | None]] = {}  # (terms, field, kinds) -> uri -> best score
+
+
 class LexicalIndex:
     """One tantivy index in a directory."""
 
@@ -142,6 +151,7 @@ class LexicalIndex:
         self._writer = None
         self._query_analyzer = None
         self._analyzer = None
+        self._reading: _Reading | None = None
 
     @classmethod
     def open(cls, path: Path, language: str, *, create: bool = False) -> LexicalIndex:
@@ -213,12 +223,33 @@ class LexicalIndex:
 
     # --- reading --------------------------------------------------------------
 
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Within: every read uses one searcher, and each record and parent score is loaded once.
+
+        A search runs a ranking per directory it expands (ten or more for one prompt), and they
+        load mostly the same records and parents again: held, a prompt hook's retrieval loads
+        each once. One searcher also makes the rankings of one search agree on what the index
+        holds while another process commits. Nested calls share the outer one.
+        """
+        if self._reading is not None:
+            yield
+            return
+        self._reading = _Reading(self._index.searcher())
+        try:
+            yield
+        finally:
+            self._reading = None
+
+    def _searcher(self):
+        return self._reading.searcher if self._reading is not None else self._index.searcher()
+
     def count(self) -> int:
-        return self._index.searcher().num_docs
+        return self._searcher().num_docs
 
     def matching(self, filters: Filters) -> int:
         """How many records ``filters`` let through (counted, none loaded)."""
-        return self._index.searcher().search(self._filter_query(filters), 1, count=True).count
+        return self._searcher().search(self._filter_query(filters), 1, count=True).count
 
     def passing(self, filters: Filters, limit: int | None = None) -> set[int]:
         """The labels of the records ``filters`` let through (at most ``limit``; all of
@@ -226,7 +257,7 @@ class LexicalIndex:
         limit = len(filters.labels or ()) if limit is None else limit
         if limit <= 0:
             return set()
-        hits = self._index.searcher().search(self._filter_query(filters), limit, order_by_field="label").hits
+        hits = self._searcher().search(self._filter_query(filters), limit, order_by_field="label", count=False).hits
         return {int(label) for label, _ in hits}
 
     def labels_of_paths(self, paths: list[str]) -> list[int]:
@@ -252,7 +283,7 @@ class LexicalIndex:
         """
         import math
 
-        searcher = self._index.searcher()
+        searcher = self._searcher()
         total = max(searcher.num_docs, 1)
         out = 0.0
         for word in terms.words:
@@ -303,42 +334,71 @@ class LexicalIndex:
         """Records matching ``filters`` alone (score 0), e.g. the records of vector labels."""
         return self._run(self._filter_query(filters), limit)
 
+    def best_scores(self, terms: QueryTerms, field: str, kinds: tuple[str, ...], uris: list[str]) -> dict[str, float]:
+        """For each of ``uris`` that has a record of ``kinds``: the best BM25 of its records for
+        ``terms`` in ``field``, 0.0 when none matches. Within :meth:`reading`, a uri asked for
+        again (the same parents recur in every ranking of a search) is not looked up again."""
+        memo = self._reading.parents.setdefault((terms, field, kinds), {}) if self._reading is not None else {}
+        todo = [uri for uri in dict.fromkeys(uris) if uri not in memo]
+        if todo:
+            where = Filters(kinds=kinds, uris=tuple(todo))
+            # A uri has at most one record of each parent kind (its L0, its L1, its log).
+            limit = len(todo) * len(kinds)
+            for hit in self.fetch(where, limit):
+                memo.setdefault(hit.record.uri, 0.0)
+            for uri in todo:
+                memo.setdefault(uri, None)
+            for hit in self.search(terms, {field: 1.0}, where, limit):
+                if hit.score > memo[hit.record.uri]:
+                    memo[hit.record.uri] = hit.score
+        return {uri: memo[uri] for uri in uris if memo[uri] is not None}
+
     def _filter_query(self, filters: Filters):
         tantivy = _tantivy()
         clauses = self._filter_clauses(filters)
         return tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
 
     def _run(self, query, limit: int) -> list[Hit]:
-        searcher = self._index.searcher()
+        searcher = self._searcher()
+        docs = self._reading.docs if self._reading is not None else None
         out = []
-        for score, address in searcher.search(query, limit).hits:
-            doc = searcher.doc(address)
-            out.append(Hit(float(score), _record(doc), doc["label"][0]))
+        for score, address in searcher.search(query, limit, count=False).hits:
+            key = (address.segment_ord, address.doc)
+            loaded = docs.get(key) if docs is not None else None
+            if loaded is None:
+                doc = searcher.doc(address)
+                loaded = (_record(doc), doc["label"][0])
+                if docs is not None:
+                    docs[key] = loaded
+            out.append(Hit(float(score), *loaded))
         return out
 
     def _filter_clauses(self, filters: Filters) -> list:
         tantivy = _tantivy()
         schema = self._index.schema
         must, clauses = tantivy.Occur.Must, []
+
+        def one_of(field: str, values) -> None:
+            clauses.append((must, _any_of(schema, field, values)))
+
         if filters.types is not None:
-            clauses.append((must, tantivy.Query.term_set_query(schema, "type", list(filters.types))))
+            one_of("type", filters.types)
         if filters.levels is not None:
-            clauses.append((must, tantivy.Query.term_set_query(schema, "level", list(filters.levels))))
+            one_of("level", filters.levels)
         if filters.kinds is not None:
-            clauses.append((must, tantivy.Query.term_set_query(schema, "kind", list(filters.kinds))))
+            one_of("kind", filters.kinds)
         for kind in filters.exclude_kinds:
             clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "kind", kind)))
         if filters.exclude_paths:
-            clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_set_query(schema, "path", list(filters.exclude_paths))))
+            clauses.append((tantivy.Occur.MustNot, _any_of(schema, "path", filters.exclude_paths)))
         if filters.scope:
             clauses.append((must, tantivy.Query.term_query(schema, "ancestors", filters.scope)))
         if filters.owners is not None:
-            owners = [o or SHARED_OWNER for o in filters.owners]
-            clauses.append((must, tantivy.Query.term_set_query(schema, "owner", owners)))
+            one_of("owner", [o or SHARED_OWNER for o in filters.owners])
         if filters.uris is not None:
-            clauses.append((must, tantivy.Query.term_set_query(schema, "uri", list(filters.uris))))
+            one_of("uri", filters.uris)
         if filters.labels is not None:
-            clauses.append((must, tantivy.Query.term_set_query(schema, "label", list(filters.labels))))
+            one_of("label", filters.labels)
         if filters.after is not None or filters.before is not None:
             clauses.append(
                 (must, tantivy.Query.range_query(schema, "time", tantivy.FieldType.Float, filters.after, filters.before))
@@ -346,6 +406,23 @@ class LexicalIndex:
         if clauses and all(occur == tantivy.Occur.MustNot for occur, _ in clauses):
             clauses.append((must, tantivy.Query.all_query()))
         return clauses
+
+
+# Up to this many values a filter is a disjunction of terms: tantivy's term set query builds an
+# automaton for every search (~0.3 ms whatever the set's size, 30 times a term's cost), and a prompt
+# hook runs some twenty searches, each with a type and an owner filter.
+_TERMS_AS_DISJUNCTION = 64
+
+
+def _any_of(schema, field: str, values):
+    """Records whose ``field`` is one of ``values``; like tantivy's term set query, each adds 1.0
+    to a hit's score (the rankings, and the relevance scale chosen on them, were measured so)."""
+    tantivy = _tantivy()
+    values = list(values)
+    if len(values) > _TERMS_AS_DISJUNCTION:
+        return tantivy.Query.term_set_query(schema, field, values)
+    terms = [(tantivy.Occur.Should, tantivy.Query.term_query(schema, field, v)) for v in values]
+    return tantivy.Query.const_score_query(tantivy.Query.boolean_query(terms), 1.0)
 
 
 _FIELD_ATTR = {"type": "context_type"}

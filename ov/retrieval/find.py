@@ -147,6 +147,11 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
     ``snippets=False`` skips the snippet lines (the costliest step per result) for callers that
     rank many times and show few results; :func:`attach_snippets` adds them afterwards.
     """
+    with opened.lexical.reading():
+        return _rank(store, opened, query, options, snippets)
+
+
+def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> list[Hit]:
     config = store.config.retrieval
     lexical = opened.lexical
     terms = lexical.query_terms(query)
@@ -386,16 +391,11 @@ def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: d
     parents = sorted({r.parent for r in records.values() if r.parent})
     if not parents:
         return
-    where = Filters(kinds=PARENT_KINDS, uris=tuple(parents))
-    existing = {hit.record.uri for hit in lexical.fetch(where, len(parents) * 3)}
-    found = lexical.search(terms, {"text": 1.0}, where, len(parents) * 3)
-    best = found[0].score if found and found[0].score > 0 else 1.0
-    parent_score: dict[str, float] = {}
-    for hit in found:
-        parent_score.setdefault(hit.record.uri, hit.score / best)
+    parent_score = lexical.best_scores(terms, "text", PARENT_KINDS, parents)
+    best = max(parent_score.values(), default=0.0) or 1.0
     for rid, record in records.items():
         weight = conversation if record.kind == "message" else directory
-        inherited = parent_score.get(record.parent, 0.0) if record.parent in existing else scores[rid]
+        inherited = parent_score[record.parent] / best if record.parent in parent_score else scores[rid]
         scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
 
 

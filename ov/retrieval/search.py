@@ -131,9 +131,11 @@ def _check(query: str, options: SearchOptions) -> None:
 def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: tuple[str, ...] = ()) -> list[Hit]:
     """Every query of ``plan`` on the open index, merged: the best ``options.limit`` results."""
     best: dict[str, Hit] = {}
-    for typed in plan.queries:
+    with opened.lexical.reading():  # the rankings below load mostly the same records: once each
+        found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
+    for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
-        for hit in _hierarchical(store, opened, typed, options, exclude).values():
+        for hit in hits.values():
             if _is_scope_root(hit):
                 continue  # a whole scope's summary says little about any query; its children are found
             scored = replace(hit, score=hit.score * weight)
