@@ -25,7 +25,6 @@ from __future__ import annotations
 import glob
 import json
 import os
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -58,7 +57,7 @@ def start(job: dict, *, barrier: Path | None = None) -> int | None:
     lock_fd = None
     if barrier is not None and fcntl is not None:
         barrier.mkdir(parents=True, exist_ok=True)
-        path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{secrets.token_hex(4)}.lock"
+        path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{os.urandom(4).hex()}.lock"
         # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
         pending = path.with_suffix(".new")
         lock_fd = os.open(pending, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)

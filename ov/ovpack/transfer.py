@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -172,7 +171,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     if scopes is not None:
         manifest["scopes"] = scopes
     dest = dest.absolute()
-    tmp = dest.parent / f"{TEMP_MARKER}{secrets.token_hex(6)}{EXTENSION}"
+    tmp = dest.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}{EXTENSION}"
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
             zf.writestr(f"{name}/", b"")

@@ -47,8 +47,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
-import secrets
 from datetime import datetime, timezone
 from typing import Any, Mapping
 
@@ -398,7 +398,7 @@ def _tool_id(value: Any, where: str) -> str | int:
 
 def _message_id(value: Any) -> str:
     if value is None:
-        return "msg_" + secrets.token_hex(8)
+        return "msg_" + os.urandom(8).hex()
     if not isinstance(value, str) or not value or len(value) > MAX_ID_CHARS or any(ch in value for ch in "\n\r\t"):
         raise InvalidInput(f"invalid message id {_shown(value)}", hint=f"an id is a string of 1 to {MAX_ID_CHARS} characters on one line")
     return _text(value, "the message id")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import secrets
+import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -73,7 +73,7 @@ def session_uri(store: Store, session_id: str) -> VikingURI:
 
 
 def new_session_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(3).hex()
 
 
 # --- operations ------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import stat
 import time
 from collections.abc import Iterator, Mapping
@@ -564,7 +563,7 @@ class GitStore:
 
             staging = self.state / STAGING_DIR
             staging.mkdir(parents=True, exist_ok=True)
-            token = f"{os.getpid()}-{secrets.token_hex(4)}"
+            token = f"{os.getpid()}-{os.urandom(4).hex()}"
             owner = FileLock(staging / f"{token}.owner")
             owner.acquire(timeout=0)
             staged = Staged(staging / token, {}, owner)

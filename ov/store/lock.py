@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import threading
 import time
 from pathlib import Path
@@ -89,10 +88,10 @@ class WriteLock:
         # successor can find it before it is held (and take it for a dead writer's). Its place
         # is taken as late as possible: a writer slow between taking a name and showing its
         # ticket would be passed by the writers behind it.
-        hidden = self.queue / f".{os.getpid()}-{secrets.token_hex(6)}"
+        hidden = self.queue / f".{os.getpid()}-{os.urandom(6).hex()}"
         self._ticket = FileLock(hidden)
         self._ticket.acquire(timeout=0)
-        name = f"{time.time_ns():020d}-{os.getpid()}-{secrets.token_hex(3)}"
+        name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
         self._ticket_path = self.queue / name
         if request is not None:
             # Written in full before the ticket shows (so no temporary file is needed): a holder
