@@ -721,6 +721,11 @@ def test_reads_within_one_reading_share_a_searcher_and_load_each_record_once(tmp
         assert all(a is b for a, b in zip(first, again)) and len(again) == len(first) == 8
         assert index.count() == 8  # the commit is not seen halfway through
     assert index.count() == 9 and len(index.fetch(every, 20)) == 9
+    with index.reading():  # its own commit is seen at once
+        assert index.count() == 9
+        index.delete_path("resources/c.md")
+        index.commit()
+        assert index.count() == 8 and len(index.fetch(every, 20)) == 8
 
 
 def test_parent_scores_asked_in_parts_match_one_lookup(tmp_path):

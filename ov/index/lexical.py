@@ -209,6 +209,8 @@ class LexicalIndex:
                 self._writer.wait_merging_threads()
             self._writer = None
             self._index.reload()
+            if self._reading is not None:  # a reading that outlives a commit reads what it committed
+                self._reading = _Reading(self._index.searcher())
 
     def abandon(self) -> None:
         """Drop what was added since the last commit and stop the writer's threads, so nothing
@@ -242,7 +244,8 @@ class LexicalIndex:
             self._reading = None
 
     def _searcher(self):
-        return self._reading.searcher if self._reading is not None else self._index.searcher()
+        reading = self._reading  # read once: another thread's reading may end meanwhile
+        return reading.searcher if reading is not None else self._index.searcher()
 
     def count(self) -> int:
         return self._searcher().num_docs
@@ -338,7 +341,8 @@ class LexicalIndex:
         """For each of ``uris`` that has a record of ``kinds``: the best BM25 of its records for
         ``terms`` in ``field``, 0.0 when none matches. Within :meth:`reading`, a uri asked for
         again (the same parents recur in every ranking of a search) is not looked up again."""
-        memo = self._reading.parents.setdefault((terms, field, kinds), {}) if self._reading is not None else {}
+        reading = self._reading
+        memo = reading.parents.setdefault((terms, field, kinds), {}) if reading is not None else {}
         todo = [uri for uri in dict.fromkeys(uris) if uri not in memo]
         if todo:
             where = Filters(kinds=kinds, uris=tuple(todo))
@@ -359,8 +363,9 @@ class LexicalIndex:
         return tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
 
     def _run(self, query, limit: int) -> list[Hit]:
-        searcher = self._searcher()
-        docs = self._reading.docs if self._reading is not None else None
+        reading = self._reading
+        searcher = reading.searcher if reading is not None else self._index.searcher()
+        docs = reading.docs if reading is not None else None
         out = []
         for score, address in searcher.search(query, limit, count=False).hits:
             key = (address.segment_ord, address.doc)
