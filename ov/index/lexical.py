@@ -353,7 +353,8 @@ class LexicalIndex:
             for uri in todo:
                 memo.setdefault(uri, None)
             for hit in self.search(terms, {field: 1.0}, where, limit):
-                if hit.score > memo[hit.record.uri]:
+                best = memo.get(hit.record.uri)
+                if best is None or hit.score > best:
                     memo[hit.record.uri] = hit.score
         return {uri: memo[uri] for uri in uris if memo[uri] is not None}
 
