@@ -495,7 +495,7 @@ def test_the_hook_process_does_not_load_the_command_line_stack(project, ov_home)
 def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     """Recall plans every prompt without a model: the LLM client is not imported; nor are logging and
     shutil, which only a rebuild of the index or a damaged one needs (~7 and ~4 ms of every hook); nor
-    secrets (random, hmac, base64: ~5 ms) for the random part of a temporary file's name."""
+    secrets (random, hmac, base64) for the random part of a temporary file's name."""
     probe = (
         "import sys, atexit, json\n"
         "sys.argv = ['ov', 'hook', 'claude', 'prompt-submit']\n"
