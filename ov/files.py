@@ -64,7 +64,7 @@ def _temp_beside(path: Path, data: bytes, mode: int | None) -> tuple[Path, int]:
     """A new temporary file next to ``path`` holding ``data``, still open: (its path, its fd)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # os.urandom(n).hex() is what secrets.token_hex does, without importing secrets (random, hmac,
-    # base64: 4-5 ms by -X importtime, a ms or two in fact) into every ov process and hook.
+    # base64) into every ov process: a stop hook took 3.4 ms less (150 alternating pairs).
     tmp = path.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
     try:
