@@ -269,6 +269,8 @@ class OutputConfig:
 
 @dataclass(frozen=True)
 class Config:
+    """The whole configuration: one section per part of ov, each with its defaults."""
+
     __pydantic_config__ = _STRICT
 
     version: int = CONFIG_VERSION
@@ -287,6 +289,8 @@ class Config:
 
 @dataclass(frozen=True)
 class LoadedConfig:
+    """A configuration as read: where from, whether the file exists, and what was odd in it."""
+
     config: Config
     path: Path
     exists: bool

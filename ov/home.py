@@ -21,6 +21,8 @@ HOME_ENV = "OV_HOME"
 
 @dataclass(frozen=True)
 class Home:
+    """The folder that holds every account's store and state (``$OV_HOME``)."""
+
     root: Path
 
     @classmethod

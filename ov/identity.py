@@ -58,6 +58,8 @@ def validate_id(value: str, kind: str) -> str:
 
 @dataclass(frozen=True)
 class Identity:
+    """Who is acting: account, user and peer, and where each came from."""
+
     account: str = DEFAULT_ID
     user: str = DEFAULT_ID
     peer: str | None = None

@@ -149,6 +149,27 @@ def test_every_package_is_placed_in_a_layer_and_has_a_docstring():
         assert ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))), f"{path.relative_to(PACKAGE.parent)} has no docstring"
 
 
+def _undocumented_dataclasses(source: str) -> list[str]:
+    def is_dataclass(decorator) -> bool:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        return getattr(target, "id", getattr(target, "attr", None)) == "dataclass"
+
+    return [
+        node.name
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ClassDef) and any(is_dataclass(d) for d in node.decorator_list) and ast.get_docstring(node) is None
+    ]
+
+
+def test_every_dataclass_has_a_docstring():
+    """Besides saying what it holds: for a class without one, dataclass() builds a docstring from
+    inspect.signature when the module is imported, ~0.25 ms a class, and a hook imports some 50."""
+    missing = [f"{p.relative_to(PACKAGE.parent)}: {name}" for p in ALL_MODULES for name in _undocumented_dataclasses(p.read_text(encoding="utf-8"))]
+    assert not missing, "dataclasses without a docstring:\n" + "\n".join(missing)
+    assert _undocumented_dataclasses("@dataclasses.dataclass(frozen=True)\nclass A:\n    x: int\n") == ["A"]
+    assert _undocumented_dataclasses('@dataclass\nclass B:\n    """B."""\n') == []
+
+
 # The core is everything but the adapters and the `python -m ov` entry point.
 CORE_MODULES = [p for p in ALL_MODULES if component(_module_name(p)) not in ADAPTERS]
 

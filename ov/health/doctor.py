@@ -24,6 +24,8 @@ PROBE_SECONDS = 20.0
 
 @dataclass(frozen=True)
 class Check:
+    """One line of `ov doctor`: what was checked, how it stands, and how to fix it."""
+
     name: str
     status: str  # ok | warn | fail
     detail: str

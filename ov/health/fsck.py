@@ -22,6 +22,8 @@ from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
 
 @dataclass(frozen=True)
 class Finding:
+    """One problem or note that `ov fsck` found in the store or its index."""
+
     area: str  # store | index
     severity: str  # problem | note
     message: str
@@ -33,6 +35,8 @@ class Finding:
 
 @dataclass
 class FsckReport:
+    """What `ov fsck` found, and what it looked at."""
+
     findings: list[Finding] = field(default_factory=list)
     checked: dict = field(default_factory=dict)
 

@@ -72,12 +72,16 @@ class MergeImpossible(OvError):
 
 @dataclass(frozen=True)
 class Remote:
+    """A git remote of the account: its name and URL."""
+
     name: str
     url: str
 
 
 @dataclass
 class PushResult:
+    """What `ov push` sent: the remote's main before and after, and the tags it lacked."""
+
     remote: str
     url: str
     old_head: str | None  # the remote's main before the push
@@ -88,6 +92,8 @@ class PushResult:
 
 @dataclass
 class PullResult:
+    """What `ov pull` did to main, which files it changed, and any conflicts."""
+
     remote: str
     url: str
     outcome: str  # "up-to-date", "fast-forward", "replaced", "merged", "empty-remote"

@@ -40,6 +40,8 @@ class UnknownRevision(InvalidInput):
 
 @dataclass(frozen=True)
 class LogEntry:
+    """One commit of the account's history as `ov log` shows it."""
+
     commit: str
     time: str
     author: str
@@ -62,6 +64,8 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class FileChange:
+    """One file that differs between two snapshots, with its diff."""
+
     path: str
     change: str  # added | modified | deleted
     diff: str = ""  # unified diff ("" for binary content)
@@ -82,6 +86,8 @@ class FileChange:
 
 @dataclass
 class RestorePlan:
+    """What restoring a snapshot writes and deletes, and the commit it made."""
+
     rev: str
     commit: str
     write: list[str] = field(default_factory=list)

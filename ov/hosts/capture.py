@@ -26,6 +26,8 @@ from ov.files import atomic_write, json_bytes
 
 @dataclass
 class Captured:
+    """What one capture added to a session from a host's transcript."""
+
     added: int = 0
     duplicates: int = 0
     dropped: int = 0  # messages the session refused (malformed in the transcript)

@@ -48,6 +48,8 @@ _WORD = re.compile(r"[\w']+", re.UNICODE)
 
 @dataclass
 class Block:
+    """The context a hook injects (None: nothing), and the URIs it holds."""
+
     text: str | None
     uris: list[str] = field(default_factory=list)
     omitted: int = 0

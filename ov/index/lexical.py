@@ -116,6 +116,8 @@ class Filters:
 
 @dataclass(frozen=True)
 class Hit:
+    """A record the full-text index returned, with its BM25 score and vector label."""
+
     score: float
     record: Record
     label: int

@@ -46,6 +46,8 @@ EMBED_BATCH = 256
 
 @dataclass
 class Meta:
+    """What an index folder holds: the commit it reflects, its schema, language and vectors."""
+
     schema_version: int
     commit: str | None
     language: str

@@ -45,6 +45,8 @@ Progress = Callable[[str, int, int], None]
 
 @dataclass
 class AddResult:
+    """What `ov add-resource` added, updated, removed and skipped."""
+
     root: str
     source: str
     added: list[str] = field(default_factory=list)
@@ -362,6 +364,8 @@ def _refresh_sidecars(
 
 @dataclass
 class _Job:
+    """A directory whose summaries (L0/L1) ingest writes, and what they are made from."""
+
     dir_uri: VikingURI
     infos: list
     description: str | None

@@ -34,6 +34,8 @@ GENERATOR = ("ov-ingest", "skill_ingest")
 
 @dataclass
 class SkillResult:
+    """What adding a skill wrote, removed and skipped."""
+
     name: str
     uri: str
     files: list[str] = field(default_factory=list)

@@ -38,6 +38,8 @@ class FetchError(OvError):
 
 @dataclass
 class Collected:
+    """The files read from a source (file, folder or URL) before they are added."""
+
     name: str  # default name of the import root
     kind: str  # "file" | "directory" | "http"
     uri: str  # absolute path or URL of what was added

@@ -53,6 +53,8 @@ class LLMError(OvError):
 
 @dataclass(frozen=True)
 class Completion:
+    """A model's answer and the tokens it cost."""
+
     text: str
     prompt_tokens: int
     completion_tokens: int

@@ -32,6 +32,8 @@ _THINK_RE = re.compile(r"^\s*<(think|thinking)>.*?</\1>", re.DOTALL)
 
 @dataclass(frozen=True)
 class Answer:
+    """A model's answer from ov's own client, and the tokens it cost."""
+
     text: str | None  # None or blank: the model said nothing (the caller decides what that means)
     prompt_tokens: int
     completion_tokens: int

@@ -30,6 +30,8 @@ _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 @dataclass(frozen=True)
 class PromptTemplate:
+    """A prompt ov sends a model: its text, variables and sampling settings."""
+
     id: str
     version: str
     description: str

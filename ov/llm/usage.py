@@ -18,6 +18,8 @@ USAGE_FILE = "usage.jsonl"
 
 @dataclass(frozen=True)
 class UsageRecord:
+    """One model call in the usage log: when, what for, which model, how many tokens."""
+
     time: float
     purpose: str  # "summary", "extraction", "query_plan", ...
     model: str

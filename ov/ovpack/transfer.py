@@ -55,6 +55,8 @@ class VectorsUnavailable(OvError):
 
 @dataclass(frozen=True)
 class ExportResult:
+    """What an export wrote into a pack."""
+
     uri: str
     file: str
     files: int
@@ -70,6 +72,8 @@ class ExportResult:
 
 @dataclass(frozen=True)
 class ImportResult:
+    """What an import or restore did with a pack."""
+
     uri: str
     action: str  # imported | overwritten | skipped | restored
     files: int

@@ -60,6 +60,8 @@ _TAG_RE = re.compile(r"<(/context|context(?![\w-]))", re.IGNORECASE)
 
 @dataclass(frozen=True)
 class Entry:
+    """One result as a context block holds it: the tier of text chosen and its tokens."""
+
     uri: str
     context_type: str
     score: float
@@ -87,6 +89,8 @@ class Entry:
 
 @dataclass
 class ContextBlock:
+    """Results fitted into a token budget and rendered for an agent."""
+
     entries: list[Entry]
     rendered: str
     stats: dict = field(default_factory=dict)

@@ -58,6 +58,8 @@ FIRST_PASSAGE_WEIGHT = 0.3
 
 @dataclass(frozen=True)
 class FindOptions:
+    """What a find may return (scope, types, levels, time) and how many."""
+
     uri: VikingURI | None = None
     limit: int = 10
     levels: tuple[int, ...] | None = None
@@ -71,6 +73,8 @@ class FindOptions:
 
 @dataclass(frozen=True)
 class Hit:
+    """One ranked result of a find: a file, a directory level or a message."""
+
     uri: str
     level: int
     context_type: str
@@ -109,6 +113,8 @@ class Hit:
 
 @dataclass
 class FindResult:
+    """A find's results, how they were ranked and the index they came from."""
+
     query: str
     hits: list[Hit]
     mode: str  # hybrid | lexical

@@ -19,6 +19,8 @@ _WILDCARDS = set("*?[")
 
 @dataclass(frozen=True)
 class GrepMatch:
+    """One line that `ov grep` matched."""
+
     uri: str
     line: int
     text: str

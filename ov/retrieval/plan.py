@@ -68,6 +68,8 @@ _STOP_WORDS = frozenset(
 
 @dataclass(frozen=True)
 class TypedQuery:
+    """One query of a search plan, with the type it looks for and its priority."""
+
     query: str
     context_type: str | None  # memory | resource | skill; None: every type the search allows
     intent: str
@@ -79,6 +81,8 @@ class TypedQuery:
 
 @dataclass(frozen=True)
 class QueryPlan:
+    """The queries a search runs for one request, and who planned them."""
+
     reasoning: str
     queries: list[TypedQuery] = field(default_factory=list)
     source: str = "deterministic"  # llm | deterministic

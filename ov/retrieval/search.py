@@ -60,6 +60,8 @@ PRIORITY_WEIGHTS = {1: 1.0, 2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6}
 
 @dataclass(frozen=True)
 class SearchOptions:
+    """How a search runs: its session, output mode, budget, scope and cut-off."""
+
     session_id: str | None = None
     mode: str = "list"  # list | context
     budget: int | None = None  # tokens for mode "context"; None: retrieval.budget

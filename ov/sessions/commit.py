@@ -36,6 +36,8 @@ _CORRECTION_RE = re.compile(r"^\s*(actually|no[,.]|correction|that's wrong|not q
 
 @dataclass
 class CommitReport:
+    """What committing a session archived and which memories it changed."""
+
     session: str
     status: str  # "committed" | "skipped"
     archive: str | None = None

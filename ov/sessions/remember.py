@@ -19,6 +19,8 @@ from ov.uri import VikingURI
 
 @dataclass(frozen=True)
 class RememberResult:
+    """What `ov remember` wrote."""
+
     uris: list[str]
     commit: str | None
     operations: dict

@@ -50,6 +50,8 @@ ARCHIVED_IDS_KEPT = 2000
 
 @dataclass(frozen=True)
 class AddResult:
+    """What adding messages to a session added, skipped as duplicates, and redacted."""
+
     session: str
     added: list[str]
     duplicates: list[str]

@@ -60,6 +60,8 @@ _TOP_LOCKS = ("index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "ref
 
 @dataclass(frozen=True)
 class Author:
+    """The name and e-mail a commit is made under."""
+
     name: str
     email: str
 
@@ -70,6 +72,8 @@ class Author:
 
 @dataclass(frozen=True)
 class CommitInfo:
+    """One commit as the store reads it back."""
+
     id: str
     message: str
     author: str

@@ -51,6 +51,8 @@ MAX_TRAILER_URIS = 200
 
 @dataclass(frozen=True)
 class Entry:
+    """One child of a directory as `ov ls` lists it."""
+
     uri: str
     name: str
     type: Literal["directory", "file"]
@@ -71,6 +73,8 @@ class Child(NamedTuple):
 
 @dataclass
 class TreeNode:
+    """One node of `ov tree`, with its children."""
+
     uri: str
     name: str
     type: Literal["directory", "file"]
@@ -80,6 +84,8 @@ class TreeNode:
 
 @dataclass(frozen=True)
 class ReadResult:
+    """Lines read from a file, and where they sit in it."""
+
     uri: str
     content: str
     start_line: int
@@ -89,6 +95,8 @@ class ReadResult:
 
 @dataclass(frozen=True)
 class CommitResult:
+    """The commit a mutating command made (None when nothing changed)."""
+
     command: str
     uris: tuple[str, ...]
     commit: str | None
@@ -538,6 +546,8 @@ class Store:
 
 @dataclass(frozen=True)
 class StoreStatus:
+    """The store's state against HEAD: what changed by hand, and what was recovered."""
+
     store: Store
     head: bytes | None
     recovered: str | None

@@ -159,6 +159,8 @@ def _restorer(spans: list[str], day: datetime):
 
 @dataclass(frozen=True)
 class _Context:
+    """Where a statement was made: its subject, message and turn."""
+
     subject: str
     msg_id: str
     turn: int

@@ -198,6 +198,8 @@ def content_words(text: str) -> set[str]:
 
 @dataclass(frozen=True)
 class _Supersede:
+    """A memory line that replaces the lines its probes match."""
+
     probes: tuple[str, ...]
     line: str
     append: bool = True  # when no probe matches: merge the line as text (False: drop it)

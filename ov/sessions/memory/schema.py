@@ -47,6 +47,8 @@ _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One field of a memory type, and how a new value merges with the old."""
+
     name: str
     type: str
     description: str
@@ -55,6 +57,8 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class MemorySchema:
+    """A memory type: where its files go, its fields and how it is updated."""
+
     memory_type: str
     description: str
     filename_template: str
