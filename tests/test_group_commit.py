@@ -192,7 +192,9 @@ def _queued_in_thread(store, text: str, wait_for_request: bool = True) -> tuple[
     thread = threading.Thread(target=write)
     thread.start()
     deadline = time.monotonic() + 30
-    while wait_for_request and not list(_queue(store).glob("*.op")):
+    # The request is written before its ticket is renamed into the queue, and a holder sees only
+    # the requests of tickets it can see: wait for both.
+    while wait_for_request and not [op for op in _queue(store).glob("*.op") if op.with_suffix("").exists()]:
         assert time.monotonic() < deadline
         time.sleep(0.01)
     return thread, box
