@@ -36,9 +36,15 @@ def _start(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "ov", *args, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
 
 
+def _requests_shown(store) -> list[Path]:
+    """The queued requests a holder can see: a request is written before its ticket is renamed
+    into the queue, and a holder serves only the requests of tickets it sees."""
+    return [op for op in _queue(store).glob("*.op") if op.with_suffix("").exists()]
+
+
 def _wait_for_requests(store, count: int, timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
-    while len(list(_queue(store).glob("*.op"))) < count:
+    while len(_requests_shown(store)) < count:
         assert time.monotonic() < deadline, "the writers never queued their requests"
         time.sleep(0.02)
 
@@ -192,9 +198,7 @@ def _queued_in_thread(store, text: str, wait_for_request: bool = True) -> tuple[
     thread = threading.Thread(target=write)
     thread.start()
     deadline = time.monotonic() + 30
-    # The request is written before its ticket is renamed into the queue, and a holder sees only
-    # the requests of tickets it can see: wait for both.
-    while wait_for_request and not [op for op in _queue(store).glob("*.op") if op.with_suffix("").exists()]:
+    while wait_for_request and not _requests_shown(store):
         assert time.monotonic() < deadline
         time.sleep(0.01)
     return thread, box
@@ -406,7 +410,7 @@ def test_a_request_queued_while_a_batch_is_served_joins_that_batch(store, monkey
         if not late:  # while the first request is being served, another writer queues
             late.append(_start("write", "viking://resources/q/late.md", "--content", "late\n"))
             deadline = time.monotonic() + 60
-            while not list(_queue(store).glob("*.op")):
+            while not _requests_shown(store):
                 assert time.monotonic() < deadline, "the late writer never queued"
                 time.sleep(0.02)
         return serve_one(*args, **kwargs)
