@@ -266,16 +266,15 @@ def plugin_outdated(spec_: Spec) -> bool:
     command: an upgrade changed the plugin, and the file keeps the old one until reinstalled."""
     from ov.hosts.opencode import plugin_source
 
-    text = _plugin_text(spec_)
+    text = _plugin_text(_read(spec_.path))
     command = _plugin_command(text) if text is not None else None
     return command is not None and text != plugin_source(command)
 
 
-def _plugin_text(spec_: Spec) -> str | None:
-    """The text of ov's plugin at ``spec_.path``; None when there is none, or it is not ov's."""
+def _plugin_text(before: bytes | None) -> str | None:
+    """The text of ov's plugin from the file's bytes; None when there is no file, or it is not ov's."""
     from ov.hosts.opencode import PLUGIN_MARKER
 
-    before = _read(spec_.path)
     text = before.decode("utf-8", "replace") if before is not None else None
     return text if text is not None and text.startswith(PLUGIN_MARKER) else None
 
@@ -296,7 +295,7 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     if before is None:
         return {}
     if spec_.shape == "plugin":
-        text = _plugin_text(spec_)
+        text = _plugin_text(before)
         if text is None:
             return {}
         command = _plugin_command(text)
