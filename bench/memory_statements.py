@@ -1,0 +1,203 @@
+"""Deterministic memories on statements the extraction rules were not written for.
+
+``tests/test_memory_corrections.py`` holds the table the rules were built against, exactly (file
+paths and lines). This set was written afterwards, as a user would phrase things, and is scored
+loosely, on what a memory must say and must no longer say, not on its wording:
+
+* ``has``: (file glob under the user's memories, text) -- some file matching the glob contains the
+  text (case-insensitive);
+* ``lacks``: (file glob, text) -- no file matching the glob contains a line with the text;
+* ``no_event``: the statements are not dated happenings, so nothing may land under ``events/``;
+* ``nothing``: no memory at all may be written (``ov remember`` may refuse).
+
+Each case runs its ``ov remember`` steps on a fresh store (in-process, the CLI's own path). The
+cases are split by position into a **tune** part (the rules may be changed while looking at it)
+and a **held** part, every third case, read only to report: the gap between the two says how much
+of a gain is the rules learning the tune part's phrasings.
+
+    .venv/bin/python bench/memory_statements.py [--show held|tune|all] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+P, ANY, PREF, ENT = "profile.md", "*", "preferences/*", "entities/*"
+
+# (id, steps, checks). Checks: has=[(glob, text)], lacks=[(glob, text)], no_event=True, nothing=True.
+CASES: list[tuple[str, list[str], dict]] = [
+    ("switched-from-to", ["My editor is Neovim", "I switched from Neovim to Zed"],
+     {"has": [(P, "Editor: Zed")], "lacks": [(P, "Editor: Neovim")], "no_event": True}),
+    ("moved-from-to-uses", ["I use Vim", "I've moved from Vim to Helix"],
+     {"has": [(P, "Helix")], "lacks": [(P, "- Uses Vim")], "no_event": True}),
+    ("changed-my-k-to", ["My shell is bash", "I changed my shell to zsh"],
+     {"has": [(P, "Shell: zsh")], "lacks": [(P, "Shell: bash")], "no_event": True}),
+    ("instead-of-old", ["My shell is bash", "I use zsh now instead of bash"],
+     {"has": [(P, "zsh")], "lacks": [(P, "Shell: bash")], "no_event": True}),
+    ("call-me", ["Call me Dan"], {"has": [(P, "Dan")], "no_event": True}),
+    ("nickname-keeps-name", ["My name is Daniel", "Please call me Dan"],
+     {"has": [(P, "Name: Daniel"), (P, "Dan")], "no_event": True}),
+    ("live-then-moved", ["I live in Berlin", "I moved to Lisbon"],
+     {"has": [(P, "Lisbon")], "lacks": [(P, "Lives in Berlin")], "no_event": True}),
+    ("based-in", ["I'm based in Berlin"], {"has": [(P, "Berlin")], "no_event": True}),
+    ("so-clause", ["I'm in Berlin, so my timezone is CET"],
+     {"has": [(P, "Timezone: CET"), (P, "Berlin")], "lacks": [(P, "so my timezone")], "no_event": True}),
+    ("moved-and-timezone-now", ["My timezone is CET", "I moved to New York and my timezone is now EST"],
+     {"has": [(P, "Timezone: EST"), (P, "New York")], "lacks": [(P, "Timezone: CET")], "no_event": True}),
+    ("dont-use", ["Don't use tabs in this repo"], {"has": [(PREF, "tabs")], "no_event": True}),
+    ("always-use", ["Always use type hints"], {"has": [(PREF, "type hints")], "no_event": True}),
+    ("never-do", ["Never push directly to main"], {"has": [(PREF, "push directly to main")], "no_event": True}),
+    ("use-x-not-y", ["Please use pytest, not unittest"], {"has": [(PREF, "pytest")], "no_event": True}),
+    ("id-rather", ["I'd rather have small pull requests"], {"has": [(PREF, "small pull requests")], "no_event": True}),
+    ("system-moved", ["Our CI runs on GitHub Actions", "Actually we moved CI to Buildkite"],
+     {"has": [(ENT, "Buildkite")], "lacks": [(ENT, "- Runs on GitHub Actions")], "no_event": True}),
+    ("remember-adds-to-entity", ["The staging DB is at db-staging.internal:5432", "Remember the staging DB password rotates monthly"],
+     {"has": [(ENT, "db-staging.internal:5432"), (ENT, "rotates monthly")], "no_event": True}),
+    ("entity-value-now", ["Our main database is Postgres 15", "Our main database is Postgres 16 now"],
+     {"has": [(ENT, "Postgres 16")], "lacks": [(ENT, "Postgres 15")], "no_event": True}),
+    ("work-at-as", ["I work at Acme as a backend engineer"],
+     {"has": [(P, "Acme"), (P, "backend engineer")], "no_event": True}),
+    ("because-clause", ["My editor is Vim because it's fast"], {"has": [(P, "- Editor: Vim")], "lacks": [(P, "because")], "no_event": True}),
+    ("which-clause", ["My editor is Vim, which I've used for ten years"],
+     {"has": [(P, "- Editor: Vim")], "lacks": [(P, "Editor: Vim, which")], "no_event": True}),
+    ("favorite-now", ["My favorite language is Rust", "My favorite language is Go now"],
+     {"has": [(P, "Favorite language: Go")], "lacks": [(P, "Favorite language: Rust")], "no_event": True}),
+    ("not-anymore-then-new", ["I use VS Code", "I don't use VS Code anymore, I use Cursor"],
+     {"has": [(P, "Uses Cursor")], "lacks": [(P, "- Uses VS Code")], "no_event": True}),
+    ("joined-team", ["I joined the Platform team"], {"has": [("entities/teams/*", "Platform")], "no_event": True}),
+    ("email-now", ["My email is dan@example.com", "My email is dan@acme.io now"],
+     {"has": [(P, "dan@acme.io")], "lacks": [(P, "dan@example.com")], "no_event": True}),
+    ("handle", ["My GitHub handle is dortiz"], {"has": [(P, "dortiz")], "no_event": True}),
+    ("allergic", ["I'm allergic to peanuts"], {"has": [(P, "allergic to peanuts")], "no_event": True}),
+    ("we-switched-tools", ["We use Jira for tickets", "We switched from Jira to Linear"],
+     {"has": [(ANY, "Linear")], "lacks": [(ANY, "- Uses Jira")], "no_event": True}),
+    ("question-switch", ["Should I switch from Vim to Helix?"], {"nothing": True}),
+    ("conditional-we", ["If we move CI to Buildkite, update the docs"], {"nothing": True}),
+    ("hypothetical-keeps-value", ["My editor is Vim", "What if I switched to Emacs?"],
+     {"has": [(P, "Editor: Vim")], "lacks": [(ANY, "Emacs")]}),
+    ("might", ["I might switch to Emacs next year"], {"lacks": [(P, "Editor: Emacs")]}),
+    ("three-clauses", ["My editor is Vim and my shell is fish, and I work at Acme"],
+     {"has": [(P, "Editor: Vim"), (P, "Shell: fish"), (P, "Works at Acme")], "no_event": True}),
+    ("dash-boundary", ["My editor is Vim - my shell is fish"], {"has": [(P, "Editor: Vim"), (P, "Shell: fish")], "no_event": True}),
+    ("two-sentences", ["I work at Acme. My role is SRE."], {"has": [(P, "Works at Acme"), (P, "Role: SRE")], "no_event": True}),
+    ("love-but-cant-stand", ["I love Rust but I can't stand Java"],
+     {"has": [(PREF, "Loves Rust"), (PREF, "Java")], "lacks": [(PREF, "- Likes Java"), (PREF, "- Loves Java")], "no_event": True}),
+    ("really-like", ["I really like pair programming"], {"has": [(PREF, "pair programming")], "no_event": True}),
+    ("not-a-fan", ["I'm not a fan of long meetings"],
+     {"has": [(PREF, "long meetings")], "lacks": [(PREF, "- Likes long meetings")], "no_event": True}),
+    ("preferred-now", ["My preferred test runner is pytest", "My preferred test runner is now ward"],
+     {"has": [(P, "test runner: ward")], "lacks": [(P, "test runner: pytest")], "no_event": True}),
+    ("birthday", ["My birthday is March 3"], {"has": [(P, "March 3")], "no_event": True}),
+    ("remember-rate-limit", ["Remember that the API rate limit is 100 requests per minute"],
+     {"has": [(ENT, "100 requests per minute")], "no_event": True}),
+    ("remember-owner", ["Remember that Bob owns the billing service"], {"has": [(ENT, "Bob")], "no_event": True}),
+    ("note-that-corrected", ["Note that the prod cluster is in eu-west-1", "Actually the prod cluster is in eu-central-1"],
+     {"has": [(ENT, "eu-central-1")], "lacks": [(ENT, "eu-west-1")], "no_event": True}),
+    ("go-by", ["I go by Sam"], {"has": [(P, "Sam")], "no_event": True}),
+    ("pronouns", ["My pronouns are she/her"], {"has": [(P, "she/her")], "no_event": True}),
+    ("prefer-over-then-flip", ["I prefer Python over Go", "Actually I prefer Go over Python now"],
+     {"has": [(PREF, "Prefers Go")], "lacks": [(PREF, "- Prefers Python")], "no_event": True}),
+    ("dislike", ["I dislike long commit messages"], {"has": [(PREF, "long commit messages")], "lacks": [(PREF, "- Likes long")], "no_event": True}),
+    ("work-from", ["I work from home on Fridays"], {"has": [(ANY, "home on Fridays")], "no_event": True}),
+    ("team-uses", ["Our team uses trunk-based development"], {"has": [(ANY, "trunk-based development")], "no_event": True}),
+    ("no-longer-at-now-at", ["I work at Acme", "I left Acme and now work at Initech"],
+     {"has": [(P, "Works at Initech")], "lacks": [(P, "- Works at Acme")], "no_event": True}),
+    ("os", ["I'm on macOS", "I'm on Linux now"], {"has": [(P, "Linux")], "lacks": [(P, "macOS")], "no_event": True}),
+    ("language-native", ["My native language is Portuguese"], {"has": [(P, "Native language: Portuguese")], "no_event": True}),
+    ("past-event-stays", ["I deployed the billing service to production yesterday"], {"has": [("events/*", "billing service")]}),
+    ("quoted-other-person", ["My manager said her editor is Emacs"], {"lacks": [(P, "Editor: Emacs")]}),
+]
+
+
+def split(name: str) -> list[tuple[str, list[str], dict]]:
+    """``tune``, ``held`` (every third case) or ``all``."""
+    if name == "all":
+        return CASES
+    return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
+
+
+def memories(root: Path) -> dict[str, str]:
+    """Each memory file's visible text, by path under the user's memories."""
+    from ov.sessions.memory.files import parse_memory
+
+    base = root / "accounts" / "default" / "user" / "default" / "memories"
+    out = {}
+    for path in sorted(base.rglob("*.md")) if base.exists() else []:
+        rel = path.relative_to(base).as_posix()
+        if not rel.startswith(".") and "/." not in rel:
+            out[rel] = parse_memory(path.read_text(encoding="utf-8"))[0]
+    return out
+
+
+def failures(files: dict[str, str], checks: dict, refused: bool) -> list[str]:
+    """What of ``checks`` does not hold for ``files`` (empty: the case passes)."""
+    bad = []
+    if checks.get("nothing"):
+        if files:
+            bad.append(f"nothing expected, got {sorted(files)}")
+        return bad
+
+    def matching(glob: str) -> list[str]:
+        return [text for path, text in files.items() if fnmatch.fnmatch(path, glob)]
+
+    for glob, text in checks.get("has", ()):
+        if not any(text.lower() in body.lower() for body in matching(glob)):
+            bad.append(f"no {glob} says {text!r}")
+    for glob, text in checks.get("lacks", ()):
+        if any(text.lower() in line.lower() for body in matching(glob) for line in body.splitlines()):
+            bad.append(f"a {glob} still says {text!r}")
+    if checks.get("no_event") and any(p.startswith("events/") for p in files):
+        bad.append(f"filed as an event: {[p for p in files if p.startswith('events/')]}")
+    return bad
+
+
+def run_case(steps: list[str]) -> tuple[dict[str, str], bool]:
+    """The memories a fresh store holds after ``ov remember`` of each step; whether one refused."""
+    import common
+    from ov.errors import OvError
+    from ov.sessions.remember import remember
+
+    with tempfile.TemporaryDirectory(prefix="ov-bench-memory-") as tmp:
+        store = common.open_store(Path(tmp))
+        refused = False
+        for text in steps:
+            try:
+                remember(store, text)
+            except OvError:
+                refused = True
+        return memories(Path(tmp)), refused
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--show", choices=("tune", "held", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--json", type=Path, help="write the per-case results here")
+    args = parser.parse_args(argv)
+    results = {}
+    for part in ("tune", "held"):
+        rows = []
+        for name, steps, checks in split(part):
+            files, refused = run_case(steps)
+            rows.append({"id": name, "steps": steps, "failures": failures(files, checks, refused), "files": files})
+        results[part] = rows
+    for part, rows in results.items():
+        passed = sum(not r["failures"] for r in rows)
+        print(f"{part}: {passed}/{len(rows)} cases hold ({passed / len(rows):.0%})")
+        if args.show in (part, "all"):
+            for r in rows:
+                if r["failures"]:
+                    print(f"  {r['id']}: {'; '.join(r['failures'])}")
+                    for path, body in r["files"].items():
+                        print(f"      {path}: {body!r}")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
