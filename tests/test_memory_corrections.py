@@ -146,6 +146,55 @@ CASES = [
     pytest.param(["Keep in mind that the release is tomorrow."],
                  {f"events/{TODAY:%Y/%m/%d}/release.md": f"- The release is tomorrow ({TODAY + timedelta(days=1):%Y-%m-%d})"},
                  None, id="a-dated-note-stays-an-event"),
+    # --- a change said in other words (bench/memory_statements.py measures more) ---------------------
+    pytest.param(["My editor is Neovim", "I switched from Neovim to Zed"], {"profile.md": "- Editor: Zed"},
+                 {"profile.md": ("- Editor: Neovim", "- Editor: Zed")}, id="switched-from-to-keeps-the-key"),
+    pytest.param(["I switched from Neovim to Zed"], {"profile.md": "- Switched from Neovim to Zed"}, None, id="switched-with-nothing-stored"),
+    pytest.param(["I use Vim daily", "I've moved over from Vim to Helix"], {"profile.md": "- Uses Helix daily"}, None, id="moved-over-from-to"),
+    pytest.param(["My shell is bash", "I use zsh instead of bash"], {"profile.md": "- Shell: zsh"}, None, id="use-y-instead-of-x"),
+    pytest.param(["My shell is bash", "I changed my shell to zsh"], {"profile.md": "- Shell: zsh"}, None, id="changed-my-k-to"),
+    pytest.param(["I live in Berlin", "I moved to Lisbon"], {"profile.md": "- Lives in Lisbon"}, None, id="moved-to-replaces-where-i-live"),
+    pytest.param(["I moved to Lisbon"], {"profile.md": "- Moved to Lisbon"}, None, id="moved-to-with-nothing-stored"),
+    pytest.param(["I'm based in Berlin", "I relocated to Lisbon"], {"profile.md": "- Lives in Lisbon"}, None, id="based-in-then-relocated"),
+    pytest.param([["Call me Dan."]], {"profile.md": "- Preferred name: Dan"}, None, id="call-me"),
+    pytest.param(["My name is Daniel", "I go by Dan"], {"profile.md": "- Name: Daniel\n- Preferred name: Dan"}, None, id="go-by-keeps-the-name"),
+    pytest.param([["Always use type hints."], ["Never use type hints."]], {"preferences/default/type_hints.md": "- Never use type hints"},
+                 None, id="standing-instruction-flipped"),
+    pytest.param(["Don't use tabs in this repo"], {"preferences/default/tabs.md": "- Don't use tabs in this repo"}, None,
+                 id="remembered-instruction"),
+    pytest.param(["Please use pytest, not unittest"], {"preferences/default/pytest.md": "- Use pytest, not unittest"}, None,
+                 id="remembered-please-use"),
+    pytest.param(["I'm not a fan of long meetings"], {"preferences/default/long_meetings.md": "- Is not a fan of long meetings"}, None,
+                 id="not-a-fan"),
+    pytest.param(["I like Java", "I can't stand Java"], {"preferences/default/java.md": "- Cannot stand Java"}, None, id="cannot-stand-replaces-likes"),
+    pytest.param(["I'd rather have small pull requests"],
+                 {"preferences/default/small_pull_requests.md": "- Would rather have small pull requests"}, None, id="would-rather"),
+    pytest.param(["I prefer Python over Go", "I prefer Go over Python now"],
+                 {"preferences/default/go.md": "- Prefers Go over Python", "preferences/default/python.md": "- No longer prefers Python"},
+                 None, id="a-named-rival-is-negated"),
+    pytest.param(["Remember that the staging DB password rotates monthly"],
+                 {"entities/systems/staging_db.md": "# Staging DB\n\n- Password rotates monthly"}, None, id="a-fact-about-a-systems-part"),
+    pytest.param(["Note that the prod cluster is in eu-west-1", "Actually the prod cluster is in eu-central-1"],
+                 {"entities/systems/prod_cluster.md": "# Prod cluster\n\n- Is in eu-central-1"}, None, id="remembered-fact-actually-corrected"),
+    pytest.param(["Our CI runs on GitHub Actions", "We moved CI to Buildkite"], {"entities/systems/ci.md": "# CI\n\n- Moved to Buildkite"},
+                 None, id="a-system-moved"),
+    pytest.param(["We use Jira for tickets", "We switched from Jira to Linear"], {"profile.md": "- Team uses Linear for tickets"}, None,
+                 id="a-team-tool-switched"),
+    pytest.param(["We shipped v2 yesterday"], {f"events/{TODAY:%Y/%m/%d}/we_shipped_v2.md":
+                 f"- We shipped v2 yesterday ({TODAY - timedelta(days=1):%Y-%m-%d})"}, None, id="a-dated-team-note-is-an-event"),
+    pytest.param(["My editor is Vim because it's fast"], {"profile.md": "- Editor: Vim"}, None, id="a-reason-is-not-the-value"),
+    pytest.param(["My editor is Vim, which I've used for years"], {"profile.md": "- Editor: Vim"}, None, id="an-aside-is-not-the-value"),
+    pytest.param([["My manager said her editor is Emacs."]], {}, None, id="reported-speech-is-not-the-users"),
+    pytest.param(["I use VS Code", "I don't use VS Code anymore, I use Cursor"], {"profile.md": "- No longer uses VS Code\n- Uses Cursor"},
+                 None, id="comma-splice"),
+    pytest.param(["My editor is Vim - my shell is fish"], {"profile.md": "- Editor: Vim\n- Shell: fish"}, None, id="dash"),
+    pytest.param(["I'm in Berlin, so my timezone is CET"], {"profile.md": "- Is in Berlin\n- Timezone: CET"}, None, id="so-my"),
+    pytest.param(["I work at Acme", "I left Acme and now work at Initech"], {"profile.md": "- Works at Initech\n- Left Acme"}, None,
+                 id="left-and-now-work-at"),
+    # --- said in a session, these stay unremembered: only what is asked to be kept is read so widely ---
+    pytest.param([["We use Jira for tickets.", "Don't use tabs in this file.", "Use the new API here."]], {}, None,
+                 id="team-talk-and-task-instructions-in-a-session"),
+    pytest.param([["Never mind.", "Never do that again."]], {}, None, id="never-mind"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),
@@ -324,6 +373,58 @@ def test_supersede_that_only_amends_never_appends():
     ],
 )
 def test_bad_supersede_ops_are_refused(op):
+    from ov.errors import InvalidInput
+    from ov.sessions.memory.merge import patch_text
+
+    with pytest.raises(InvalidInput):
+        patch_text("- Editor: Neovim", op)
+
+
+def test_supersede_merges_its_otherwise_line_when_no_probe_matches():
+    from ov.sessions.memory.merge import patch_text
+
+    op = {"supersede": ["Lives in", "Is based in"], "with": "- Lives in Lisbon", "otherwise": "- Moved to Lisbon"}
+    assert patch_text("- Is based in Berlin\n- Shell: fish", op) == "- Lives in Lisbon\n- Shell: fish"
+    assert patch_text("- Shell: fish", op) == "- Shell: fish\n- Moved to Lisbon"
+
+
+# --- the swap op: a changed value put in place in the lines that name it ---------------------------
+
+
+@pytest.mark.parametrize(
+    "old, swap, new",
+    [
+        ("- Editor: Neovim\n- Shell: fish", ("neovim", "Zed"), "- Editor: Zed\n- Shell: fish"),
+        # whole words only, and every line naming the value
+        ("- Uses Vim daily\n- Editor: vim\n- Likes Vimscript", ("Vim", "Helix"), "- Uses Helix daily\n- Editor: Helix\n- Likes Vimscript"),
+        # a line saying the old value no longer holds is left alone
+        ("- No longer uses Neovim\n- Editor: Neovim", ("Neovim", "Zed"), "- No longer uses Neovim\n- Editor: Zed"),
+        # a swap that would repeat another line removes it instead
+        ("- Uses Zed\n- Uses Neovim", ("Neovim", "Zed"), "- Uses Zed"),
+        # a value with regex characters is matched as text; the new one is put in as text
+        ("- Language: C++", ("C++", r"Rust \1"), r"- Language: Rust \1"),
+        # nothing names it: the otherwise line is merged
+        ("- Shell: fish", ("Neovim", "Zed"), "- Shell: fish\n- Switched from Neovim to Zed"),
+    ],
+)
+def test_swap(old, swap, new):
+    from ov.sessions.memory.merge import patch_text
+
+    assert patch_text(old, {"swap": swap[0], "to": swap[1], "otherwise": "- Switched from Neovim to Zed"}) == new
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        {"swap": "", "to": "Zed"},
+        {"swap": "Neovim", "to": "a\nb"},
+        {"swap": ["Neovim"], "to": "Zed"},
+        {"swap": "Neovim", "to": "Zed", "otherwise": 3},
+        {"swap": "Neovim", "to": "Zed", "colour": "blue"},
+        {"supersede": ["editor:"], "with": "- a", "otherwise": "- b\n- c"},
+    ],
+)
+def test_bad_swap_ops_are_refused(op):
     from ov.errors import InvalidInput
     from ov.sessions.memory.merge import patch_text
 

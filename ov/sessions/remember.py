@@ -51,7 +51,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     candidates = _llm_choice(store, schemas, text, when) if memory_type is None and store.config.llm.enabled else []
     for attempt in () if candidates else (text, f"Remember that {text}"):
         message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
-        candidates = [c for c in extract_explicit([message], when=when, user=store.identity.user) if memory_type is None or c.memory_type == memory_type]
+        found = extract_explicit([message], when=when, user=store.identity.user, asked=True)
+        candidates = [c for c in found if memory_type is None or c.memory_type == memory_type]
         if candidates:
             break
     if not candidates:

@@ -3,9 +3,10 @@
 Only what the user says about themselves in so many words is kept; each rule
 applies to one clause of a ``user`` message, matched from its start (after
 fillers such as "also," or "btw"), case-insensitively. A sentence is split
-into clauses before " and I", ", and my", " but I'm" and the like (a join
-followed by I, I'm, I've, I'd or my), so "My name is Dana and I work at Acme"
-is two statements; "; " ends a sentence.
+into clauses before " and I", ", and my", " but I'm", ", so my", " - my" and
+the like (a join or dash followed by I, I'm, I've, I'd or my), and at a comma
+before I or my after a clause of four words or more, so "My name is Dana and I
+work at Acme" is two statements; "; " ends a sentence.
 
 =======================================  ====================================================
 clause                                    memory
@@ -24,19 +25,45 @@ I've stopped V-ing X                      love, enjoy or want; profile when V is
                                           live, write, code or program
 I'm no longer a X; I'm not a X anymore    profile: "Is no longer a X"
 my K is no longer Y; my K isn't Y anymore profile: "K: no longer Y"
-remember (that) / note that / keep in     X is read by the rules above; else "our S" or "the
-mind that / don't forget (that) X;        T S" (a modifier T) followed by is, runs, uses, has,
-X, remember that; X. Remember that.       ... P, with S ending in db, database, server, api,
-                                          queue, ci, ... and P naming no day, nothing that
-                                          happened and no passing state (down, broken, slow,
-                                          ...), is a fact: entities/systems/{S}, "P"; a
-                                          first-person X ("I use fish") is a profile fact
-                                          ("Uses fish"); anything else is a dated note in events/
+I switched / moved / migrated / changed   profile: each stored line naming X names Y instead
+from X to Y; I use Y instead of X         ("Editor: Neovim" -> "Editor: Zed"); with none,
+                                          the statement itself ("Switched from X to Y")
+I live / I'm based / located in X;        profile: "Lives in X", "Is based in X", in place of
+I moved / relocated to X                  the line saying where the user lives; "moved to"
+                                          with none stored: "Moved to X"
+call me X; I go by X                      profile: "Preferred name: X" (X capitalised)
+I'm (not) a fan of X; I can't stand X;    preferences: "Is a fan of X", "Is not a fan of X",
+I'd rather X                              "Cannot stand X", "Would rather X"
+always / never X (an instruction)         preferences: "Always X", "Never X"
+remember (that) / note that / keep in     X is read by the rules above (see facts.py); else
+mind that / don't forget (that) X;        "our S" or "the T S" (a modifier T), then is, runs,
+X, remember that; X. Remember that.       uses, has, rotates, ... P, with S holding db,
+                                          database, server, api, queue, ci, ... and P naming
+                                          no day, nothing that happened and no passing state
+                                          (down, broken, slow, ...), is a fact:
+                                          entities/systems/{S}, "P" (words after S go into the
+                                          fact: "Password rotates monthly"); "we moved S to Y":
+                                          "Moved to Y" in place of where S ran; "we switched
+                                          from X to Y" as above, for the team's lines; an
+                                          instruction ("don't use tabs", "please use pytest")
+                                          is a preference in the user's words; a first-person
+                                          X ("I use fish") a profile fact ("Uses fish"), "we
+                                          use Jira" one about the team ("Team uses Jira"); a
+                                          note naming a day, or anything else, is a dated note
+                                          in events/. "Actually X" corrects the stored fact
+                                          with X's verb and preposition ("Is in eu-west-1")
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / no, I        corrects the statement it refers to (see _correct)
 meant X / I meant X; X now; now X; I now
 X; X these days; X instead
 =======================================  ====================================================
+
+``ov remember`` reads its text as asked to be remembered: a clause no rule
+reads is read as "remember that" would (never as a dated note of its own,
+nor when it says only "it" or "that"), so "I don't use VS Code anymore, I use
+Cursor" is two memories. In a session, the team's facts and instructions
+other than "always ..." and "never ..." stay unremembered unless the user
+asks to remember them: a session is full of task instructions.
 
 A stored line that a new one replaces is superseded, not kept beside it (see
 :func:`ov.sessions.memory.rules.supersedes`): "K: Y" replaces the lines with
@@ -45,8 +72,9 @@ key K; "Works at / for" and "Works as" replace the line with the same lead; a
 "uses"); a preference replaces the opposite one about the same object
 ("Prefers X" and "Hates X", "Always X" and "Never X"). Preferring one of a few
 known exclusive choices (tabs / spaces, dark / light mode or theme, single /
-double quotes, vim / emacs / helix / ...) turns a stored "Prefers" line for
-another into "No longer prefers ..." in that file; no file is created for it.
+double quotes, vim / emacs / helix / ...), or one named over another ("Go over
+Python"), turns a stored "Prefers" line for the other into "No longer prefers
+..." in that file; no file is created for it.
 Git keeps every earlier version.
 
 Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
@@ -54,7 +82,9 @@ statement not at the start of its clause, or in a sentence opening with "if",
 "when", "because", "maybe", "I think", ...), fenced code, text inside
 backticks, block quotes and sentences that open with a quotation mark, and
 objects that only point at the conversation ("I like that", "remember this",
-"to do this"). The markers "actually", "now", "these days", "instead" are
+"to do this", "never do that again"), and what someone else said ("my manager
+said her editor is ..."). A reason or an aside after a value is not part of
+it ("Vim because it's fast", "Vim, which ..."). The markers "actually", "now", "these days", "instead" are
 dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
 at most three words (:func:`ov.sessions.memory.text.slug`). A session that
@@ -72,7 +102,8 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.rules import Statement, informative, remembered, rivals, statement_of, supersedes, unmark
+from ov.sessions.memory.facts import fact_probes, remembered
+from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes, unmark
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
 MAX_FRAGMENT_WORDS = 6
@@ -109,14 +140,24 @@ class Candidate:
     only_amends: bool = False
     # Such amendments of other files that storing this one implies ("Prefers spaces": tabs.md).
     amends: list[Candidate] = field(default_factory=list)
+    # (old, new): a changed value, put in place in the stored lines naming it; the content is
+    # stored only when none does (merge's "swap" op).
+    swap: tuple[str, str] | None = None
+    # With ``replaces``: the line to store when no stored line is replaced ("Moved to Lisbon").
+    otherwise: str | None = None
 
 
-def extract_explicit(messages: Iterable[Mapping[str, Any]], *, when: datetime, user: str | None = None) -> list[Candidate]:
+def extract_explicit(
+    messages: Iterable[Mapping[str, Any]], *, when: datetime, user: str | None = None, asked: bool = False
+) -> list[Candidate]:
     """Candidates for the explicit statements in the ``user`` messages, in order of first mention,
     then the experience the session shows, if any.
 
     ``when`` dates a message that has no ``created_at`` (for "tomorrow" and the
     like); ``user`` is the subject of preferences (default ``"user"``).
+    ``asked``: the messages were given to be remembered (``ov remember``), so a
+    clause no rule reads is read as "remember that" would (a fact, an
+    instruction), though never as a dated note on its own.
     Identical candidates are merged, keeping all their source messages.
     """
     messages = list(messages)
@@ -127,7 +168,7 @@ def extract_explicit(messages: Iterable[Mapping[str, Any]], *, when: datetime, u
         if message.get("role") != "user":
             continue
         turn += 1
-        ctx = _Context(subject, str(message.get("id") or ""), turn)
+        ctx = _Context(subject, str(message.get("id") or ""), turn, asked)
         masked, spans = tx.strip_code(tx.message_text(message))
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
@@ -164,6 +205,7 @@ class _Context:
     subject: str
     msg_id: str
     turn: int
+    asked: bool = False  # given to be remembered: see extract_explicit
 
 
 def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) -> None:
@@ -178,9 +220,20 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
     if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
         _correct(plain, restore, ctx, found, fragments=False)
         return
-    statement = remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
+    statement = _read(clause, restore, ctx)
     if statement is not None:
         _add(statement, ctx, found)
+
+
+def _read(clause: str, restore, ctx: _Context) -> Statement | None:
+    statement = remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
+    if statement is None and ctx.asked:
+        statement = remembered(f"Remember that {clause}", restore, ctx.subject)
+        if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
+            return None  # a clause of a longer text is no note of its own, nor one that says "it"
+    return statement
+
+
 
 
 def _add(statement: Statement, ctx: _Context, found: list[Statement]) -> None:
@@ -212,7 +265,7 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     """
     body = _FILLER_RE.sub("", body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
-    new = remembered(body, restore, ctx.subject) or statement_of(body, restore, ctx.subject)
+    new = _read(body, restore, ctx)
     if new is None:
         _swap_fragment(restore(body), recent, ctx, fragments)
         return
@@ -272,15 +325,18 @@ def _candidate(statement: Statement) -> Candidate:
             fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
         else:
             fields["content"] = f"# {statement.obj}\n\n- The user's {statement.noun}"
-        replaces: tuple[str, ...] = ()
+        replaces: tuple[str, ...] = statement.probes or (fact_probes(statement.fact) if statement.marked else ())
     else:
         line = tx.capitalise(statement.lead + statement.obj)
         if statement.memory_type == "events":
             fields["event"] = tx.slug(statement.obj, fallback="note")
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
-        replaces = supersedes(statement.memory_type, statement.lead, statement.obj)
+        replaces = (*supersedes(statement.memory_type, statement.lead, statement.obj), *statement.probes)
     sources = list(dict.fromkeys(s for s in statement.sources if s))
-    return Candidate(statement.memory_type, fields, sources, replaces=replaces, amends=_rivals(statement, sources))
+    otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
+    return Candidate(
+        statement.memory_type, fields, sources, replaces=replaces, amends=_rivals(statement, sources), swap=statement.swap, otherwise=otherwise
+    )
 
 
 def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:

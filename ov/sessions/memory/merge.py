@@ -80,8 +80,10 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
 
     ``incoming`` is text, an explicit op ``{"replace": old_line, "with": new_line}``
     (``"with": ""`` deletes), an op ``{"supersede": [probe, ...], "with": new_line}``
-    (see :func:`apply_supersede`; when no probe matches, ``new_line`` is merged
-    as text below, or dropped with ``"append": false``), or a list of them.
+    (see :func:`apply_supersede`; when no probe matches, ``new_line``, or the op's
+    ``"otherwise"`` line, is merged as text below, or dropped with ``"append": false``),
+    an op ``{"swap": old_value, "to": new_value, "otherwise": line}`` (see
+    :func:`apply_swap`; ``line`` is merged when no line names ``old_value``), or a list of them.
     For each incoming line, in order:
 
     1. a blank line is skipped;
@@ -101,7 +103,11 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
             continue
         if isinstance(op, _Supersede):
             if not apply_supersede(lines, op.probes, op.line) and op.append:
-                lines[:] = patch_text("\n".join(lines), op.line).splitlines()
+                lines[:] = patch_text("\n".join(lines), op.otherwise or op.line).splitlines()
+            continue
+        if isinstance(op, _Swap):
+            if not apply_swap(lines, op.old, op.new) and op.otherwise:
+                lines[:] = patch_text("\n".join(lines), op.otherwise).splitlines()
             continue
         line = op.rstrip()
         if not line.strip():
@@ -154,6 +160,25 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     return True
 
 
+def apply_swap(lines: list[str], old: str, new: str) -> bool:
+    """Put ``new`` in place of the value ``old`` in each line that names it; False when none does.
+
+    "I switched from Neovim to Zed" turns "Editor: Neovim" into "Editor: Zed" and "Uses Neovim
+    daily" into "Uses Zed daily": the value is matched as whole words, case aside. A line that
+    says the old value is no longer so ("No longer uses Neovim") is left alone, and a line the
+    swap makes a copy of another is removed.
+    """
+    pattern = re.compile(rf"(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])", re.IGNORECASE)
+    hits = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(line)]
+    for i in reversed(hits):
+        swapped = pattern.sub(lambda _match: new, lines[i], count=1)
+        if _present([line for j, line in enumerate(lines) if j != i], _split(swapped)[1]):
+            del lines[i]
+        else:
+            lines[i] = swapped
+    return bool(hits)
+
+
 def _matches(body: str, probe: str) -> bool:
     have, want = normalise(body), " ".join(probe.lower().split())
     key = _KEY_RE.match(body)
@@ -203,13 +228,29 @@ class _Supersede:
     probes: tuple[str, ...]
     line: str
     append: bool = True  # when no probe matches: merge the line as text (False: drop it)
+    otherwise: str | None = None  # the line to merge then instead of ``line``
 
 
-def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede]:
+@dataclass(frozen=True)
+class _Swap:
+    """A changed value: ``old`` becomes ``new`` in the lines that name it (see :func:`apply_swap`)."""
+
+    old: str
+    new: str
+    otherwise: str | None  # merged as text when no line names ``old``
+
+
+def _one_line(value: Any, what: str) -> str:
+    if not isinstance(value, str) or len(value.strip().splitlines()) != 1:
+        raise InvalidInput(f"{what} is one line of text")
+    return value
+
+
+def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede | _Swap]:
     if isinstance(incoming, str):
         return list(incoming.splitlines())
     if isinstance(incoming, Mapping):
-        if {"supersede", "with"} <= set(incoming) <= {"supersede", "with", "append"}:
+        if {"supersede", "with"} <= set(incoming) <= {"supersede", "with", "append", "otherwise"}:
             probes, line, append = incoming["supersede"], incoming["with"], incoming.get("append", True)
             if isinstance(probes, str) or not isinstance(probes, Sequence) or not all(isinstance(p, str) for p in probes):
                 raise InvalidInput('a supersede op is {"supersede": ["probe", ...], "with": "new line"}')
@@ -217,12 +258,20 @@ def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede]:
                 raise InvalidInput("a supersede op puts one line in place of the lines it matches")
             if not isinstance(append, bool):
                 raise InvalidInput('a supersede op\'s "append" is true or false')
-            return [_Supersede(tuple(probes), line, append)]
+            otherwise = incoming.get("otherwise")
+            otherwise = None if otherwise is None else _one_line(otherwise, 'a supersede op\'s "otherwise"')
+            return [_Supersede(tuple(probes), line, append, otherwise)]
+        if {"swap", "to"} <= set(incoming) <= {"swap", "to", "otherwise"}:
+            old, new = _one_line(incoming["swap"], "a swap op's value").strip(), _one_line(incoming["to"], "a swap op's new value").strip()
+            if not old or not new:
+                raise InvalidInput('a swap op is {"swap": "old value", "to": "new value"}')
+            otherwise = incoming.get("otherwise")
+            return [_Swap(old, new, None if otherwise is None else _one_line(otherwise, 'a swap op\'s "otherwise"'))]
         if set(incoming) != {"replace", "with"} or not all(isinstance(v, str) for v in incoming.values()):
             raise InvalidInput('a patch op is {"replace": "old line", "with": "new line"}')
         return [(incoming["replace"], incoming["with"])]
     if isinstance(incoming, Sequence):
-        ops: list[str | tuple[str, str] | _Supersede] = []
+        ops: list[str | tuple[str, str] | _Supersede | _Swap] = []
         for item in incoming:
             ops.extend(_ops(item))
         return ops

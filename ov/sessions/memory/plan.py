@@ -123,14 +123,19 @@ def _plan_file(
 def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     """The candidate's fields, its content lines as supersede ops when it names lines it replaces."""
     content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
-    if not candidate.replaces or content is None or spec is None or spec.merge_op != "patch":
+    if not (candidate.replaces or candidate.swap) or content is None or spec is None or spec.merge_op != "patch":
         return candidate.fields
     probes = list(candidate.replaces)
-    ops: list[Any] = [
-        {"supersede": probes, "with": line, "append": not candidate.only_amends} if line.lstrip().startswith(("- ", "* ", "+ ")) else line
-        for line in content.splitlines()
-    ]
-    return {**candidate.fields, CONTENT_FIELD: ops}
+
+    def op(line: str) -> Any:
+        if not line.lstrip().startswith(("- ", "* ", "+ ")):
+            return line
+        if candidate.swap:
+            return {"swap": candidate.swap[0], "to": candidate.swap[1], "otherwise": line}
+        supersede = {"supersede": probes, "with": line, "append": not candidate.only_amends}
+        return supersede | ({"otherwise": candidate.otherwise} if candidate.otherwise else {})
+
+    return {**candidate.fields, CONTENT_FIELD: [op(line) for line in content.splitlines()]}
 
 
 def _free_path(path: str, taken: Mapping[str, Any], read: Callable[[str], str | None]) -> str:

@@ -25,11 +25,6 @@ _CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm|is|are)\s+now\s+")
 # "for now" and "until now" are part of what is said, not a change.
 _NOW_KEEPS = frozenset("for until till right just by from to up".split())
 
-_REMEMBER_RE = re.compile(
-    r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
-    r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
-    re.I,
-)
 _PREFER_RE = re.compile(
     r"^I\s+(?:(?:really|generally|usually|mostly|much|strongly|definitely|also|still|do|truly)\s+)*"
     r"(?P<verb>prefer|like|love|enjoy|dislike|hate)\s+(?P<x>.+)$",
@@ -41,8 +36,42 @@ _IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
 _WORK_RE = re.compile(r"^I\s+work\s+(?P<prep>as|at|for|on)\s+(?P<x>.+)$", re.I)
 _MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P<y>.+)$", re.I)
 _SWITCHED_RE = re.compile(
-    r"^I(?:'ve|\s+have)?\s+switched\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
+    r"^I(?:'ve|\s+have)?\s+(?:switched|changed|moved)\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
 )
+# "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
+_CHANGE_FROM_TO_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went)"
+    r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    re.I,
+)
+# "I use zsh now instead of bash", "we use Linear rather than Jira".
+_USE_INSTEAD_RE = re.compile(
+    r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
+)
+# Where the user lives: one line, whichever way it was said.
+_LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
+_MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
+_LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
+# A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
+_CALL_ME_RE = re.compile(
+    r"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})$"
+)
+# An instruction that stands: "Always use type hints", "Never push directly to main".
+_STANDING_RE = re.compile(r"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?!mind\b)\S+\s+.+)$", re.I)
+# More ways of liking: "I can't stand Java", "I'd rather have small PRs", "I'm not a fan of meetings".
+_FAN_RE = re.compile(
+    r"^I(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:a\s+|a\s+(?:big|huge|great)\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<x>.+)$", re.I
+)
+_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?rather\s+(?P<x>.+)$", re.I)
+_CANT_STAND_RE = re.compile(r"^I\s+(?:can't|cannot|can\s+not)\s+(?:stand|bear)\s+(?P<x>.+)$", re.I)
+# "Prefers Go over Python" rules out Python, as "tabs" rules out "spaces" (see rivals).
+_OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<y>.+)$", re.I)
+# "we ..." and "our team ...": a standing fact about the user's team, only when asked to remember it.
+TEAM_RE = re.compile(r"^(?:(?P<we>we)|our\s+team|my\s+team)\s+(?P<rest>.+)$", re.I)
+# "My manager said her editor is Emacs" says nothing about the user's editor.
+_REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
+# A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...".
+_VALUE_END_RE = re.compile(r"(?i)\s*(?:,\s*(?:which|who|since|as|so)\b|\s+(?:because|since|so\s+that)\b|\s+[-\u2013\u2014]+\s).*$")
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
 _NO_LONGER_RE = re.compile(rf"^I\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
@@ -53,30 +82,13 @@ _NOT_IDENTITY_NOW_RE = re.compile(
 )
 _MY_NOT_RE = re.compile(r"(?i)^(?:no\s+longer\s+(?P<x>.+)|not\s+(?P<y>.+?)\s+any\s?more)$")
 _MY_ISNT_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:isn't|is\s+not|aren't|are\s+not)\s+(?P<y>.+?)\s+any\s?more$", re.I)
-_FIRST_PERSON_RE = re.compile(r"^I(?P<rest>(?:'m|'ve|'ll|'d)\b.*|\s+.+)$", re.I)
-_MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
-# "our staging DB runs on port 5433": a fact about a system the user works with ("the X" needs
-# a modifier, "the staging DB": "the server" alone could be anyone's).
-_FACT_RE = re.compile(
-    r"^(?:(?:our|our\s+team's|my\s+team's)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)|"
-    r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?))\s+"
-    r"(?P<pred>(?:is|are|runs|uses|lives|has|listens|needs|requires|sits|points|hosts|stores|serves|accepts|holds)\s+.+)$",
-    re.I,
-)
-# A note that names a day or tells what happened is an event, not a standing fact.
-_DATED_RE = re.compile(
-    r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
-)
-# A state that passes ("the staging DB is down") is news for events, not a standing fact.
-_TRANSIENT_RE = re.compile(r"(?i)\b(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back)\b")
-_RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
+FIRST_PERSON_RE = re.compile(r"^I(?P<rest>(?:'m|'ve|'ll|'d)\b.*|\s+.+)$", re.I)
 # "I'm a bit tired" is a mood, not an identity.
 _NOT_IDENTITY_RE = re.compile(r"(?i)^an?\s+(?:bit|little|lot|tad|few|fan)\b")
 
 _PREFER_LEADS = {"prefer": "Prefers", "like": "Likes", "love": "Loves", "enjoy": "Enjoys", "dislike": "Dislikes", "hate": "Hates"}
-_POSITIVE = ("Prefers ", "Likes ", "Loves ", "Enjoys ")
-_NEGATIVE = ("Dislikes ", "Hates ", "Does not like ", "Does not love ", "Does not enjoy ", "Does not want ")
+_POSITIVE = ("Prefers ", "Likes ", "Loves ", "Enjoys ", "Is a fan of ")
+_NEGATIVE = ("Dislikes ", "Hates ", "Does not like ", "Does not love ", "Does not enjoy ", "Does not want ", "Is not a fan of ", "Cannot stand ")
 _PREFERENCE_VERBS = frozenset(("prefer", "like", "love", "enjoy", "want"))
 _GERUNDS = {"using": "use", "preferring": "prefer", "liking": "like", "working": "work"}
 # Objects that point at the conversation rather than state something.
@@ -94,12 +106,6 @@ ENTITY_CATEGORIES = {
     "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
     "product": "products", "app": "products", "service": "products",
 }
-# The things "remember that our X ..." may state a fact about: entities/systems/{X}.
-SYSTEM_NOUNS = frozenset(
-    "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
-    "gateway proxy broker vpn ci cdn domain instance machine".split()
-)
-
 # Choices that exclude each other: preferring one is no longer preferring the others (see rivals).
 EXCLUSIVE = (
     ("tabs", "spaces"),
@@ -124,6 +130,9 @@ class Statement:
     fact: str = ""  # for entities: a line about it ("Runs on port 5433") instead of "The user's {noun}"
     marked: bool = False  # a correction of nothing in this session: merge may replace a stored line
     turn: int = 0  # which user message it came from; corrections look back one message at most
+    swap: tuple[str, str] | None = None  # (old, new): a changed value, put in place in the lines naming it
+    probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what :func:`supersedes` derives
+    otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
 
 
 def unmark(clause: str) -> tuple[str, bool]:
@@ -144,46 +153,27 @@ def unmark(clause: str) -> tuple[str, bool]:
     return inner, changed or inner != stripped
 
 
-def remembered(clause: str, restore, subject: str) -> Statement | None:
-    """"Remember (that) X": X read by the rules, else as a fact, a first-person fact or a dated note."""
-    match = _REMEMBER_RE.match(clause)
-    if not match:
-        return None
-    body = match.group("x").strip()
-    if _RECALL_RE.match(body):
-        return None  # "remember when we ..." asks to recall, it does not state
-    to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
-    if to_do:
-        obj = restore(to_do.group("x"))
-        if not informative(obj):
-            return None
-        return _topical("Remember to ", obj, subject)
-    body, _ = unmark(body)
-    statement = statement_of(body, restore, subject) or _system_fact(body, restore)
-    if statement is not None:
-        return statement
-    first = _FIRST_PERSON_RE.match(body)
-    mine = _MY_FACT_RE.match(body)
-    if first:
-        verb, fact = tx.third_person_parts(restore(first.group("rest")))
-        lead = verb + " " if verb else ""
-    elif mine:
-        lead, fact = "The user's ", restore(mine.group("rest"))
-    else:
-        note = restore(body)
-        if not informative(note):
-            return None
-        return Statement("events", "", note, ("events", tx.slug(note, fallback="note")), {})
-    if not informative(fact):
-        return None
-    return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
-
-
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
     """The statement a clause makes about the user, if it matches one of the rules."""
     negated = _negation(clause, restore, subject)
     if negated is not None:
         return negated
+    changed = change_match(clause)
+    if changed and changed.group("who").lower() == "i":
+        return changed_value(changed, clause, restore)
+    if m := _LIVE_RE.match(clause):
+        lead = "Lives in " if m.group("live") else f"Is {m.group('based').lower()} in "
+        return _place(lead, m.group("x"), restore)
+    if m := _MOVED_TO_RE.match(clause):
+        return _place("Lives in ", m.group("x"), restore, moved=True)
+    if m := _CALL_ME_RE.match(clause):
+        return Statement("profile", "Preferred name: ", restore(m.group("x")), ("profile", "preferred name"), {})
+    if m := _FAN_RE.match(clause):
+        return _preference("Is not a fan of " if m.group("neg") else "Is a fan of ", m.group("x"), restore, subject)
+    if m := _CANT_STAND_RE.match(clause):
+        return _preference("Cannot stand ", m.group("x"), restore, subject)
+    if m := _RATHER_RE.match(clause):
+        return _preference("Would rather ", m.group("x"), restore, subject)
     if m := _NOT_LIKE_RE.match(clause):
         return _preference(f"Does not {m.group('verb').lower()} ", m.group("x"), restore, subject)
     if m := _PREFER_RE.match(clause):
@@ -196,6 +186,11 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         lead = f"{m.group('adv').capitalize()} {verb.lower()} " if rest else f"{m.group('adv').capitalize()} "
         topic = tx.slug(obj)
         return Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic})
+    if m := _STANDING_RE.match(clause):
+        obj = restore(m.group("x"))
+        if not informative(obj) or points_back(obj):
+            return None  # "never do that again"
+        return topical(m.group("adv").capitalize() + " ", obj, subject)
     if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
     if m := _WORK_RE.match(clause):
@@ -254,7 +249,24 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
         chosen = next((c for c in choices if said == c or said.startswith(c + " ")), None)
         if chosen is not None:
             return tuple(c for c in choices if c != chosen)
+    named = _OVER_RE.match(" ".join(obj.split()))
+    if named and len(named.group("y").split()) <= 3:
+        return (named.group("y"),)  # "Go over Python": a stored "Prefers Python" no longer holds
     return ()
+
+
+def points_back(text: str) -> bool:
+    """Whether ``text`` leans on what was said before it for its meaning: "I need the VPN for it",
+    "never do that again"; not "in this repo", where "this" names a thing."""
+    words = [w.lower().strip(".,;:!?") for w in text.split()]
+    return any(
+        w in _PRONOUNS or (w in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _NOT_NOUNS)) for i, w in enumerate(words)
+    )
+
+
+_PRONOUNS = frozenset(("it", "them"))
+_DEMONSTRATIVES = frozenset(("this", "that", "these", "those"))
+_NOT_NOUNS = frozenset("again too also either as for with to in on at please anymore".split())
 
 
 def informative(obj: str) -> bool:
@@ -282,7 +294,7 @@ def _negation(clause: str, restore, subject: str) -> Statement | None:
     return None
 
 
-def _topical(lead: str, obj: str, subject: str) -> Statement:
+def topical(lead: str, obj: str, subject: str) -> Statement:
     topic = tx.slug(obj)
     return Statement("preferences", lead, obj, ("preferences", topic), {"subject": subject, "topic": topic})
 
@@ -291,7 +303,7 @@ def _preference(lead: str, raw: str, restore, subject: str) -> Statement | None:
     obj = restore(raw)
     if not informative(obj):
         return None
-    return _topical(lead, obj, subject)
+    return topical(lead, obj, subject)
 
 
 def _profile(lead: str, raw: str, restore) -> Statement | None:
@@ -303,9 +315,9 @@ def _profile(lead: str, raw: str, restore) -> Statement | None:
 
 def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statement | None:
     key = " ".join(key.lower().split())
-    if key.split()[-1] in _NOT_FACTS:
+    if key.split()[-1] in _NOT_FACTS or _REPORTED.intersection(key.split()):
         return None
-    value = restore(raw)
+    value = _VALUE_END_RE.sub("", restore(raw))
     no_longer = None if negated else _MY_NOT_RE.match(value)
     if no_longer:
         value, negated = no_longer.group("x") or no_longer.group("y"), True
@@ -323,15 +335,47 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     return Statement("profile", tx.capitalise(key) + ": ", value, ("profile", key), {})
 
 
-def _system_fact(body: str, restore) -> Statement | None:
-    """"our staging DB runs on port 5433" -> entities/systems/staging_db.md: "Runs on port 5433"."""
-    match = _FACT_RE.match(body)
-    if not match:
+def team_says(team: re.Match[str], restore) -> str:
+    """"we use Jira for tickets" -> "uses Jira for tickets"; "our team uses ..." as it is."""
+    rest = restore(team.group("rest"))
+    if not team.group("we"):
+        return rest
+    verb, obj = tx.third_person_parts(rest)
+    return f"{verb[:1].lower()}{verb[1:]} {obj}".strip()
+
+
+def change_match(clause: str) -> re.Match[str] | None:
+    """"I switched from X to Y", "we use Y instead of X": a value that changed, said by "I" or "we" (group ``who``)."""
+    return _CHANGE_FROM_TO_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
+
+
+def changed_value(match: re.Match[str], clause: str, restore, *, team: bool = False) -> Statement | None:
+    """A value that changed ("from Neovim to Zed"): stored lines naming the old value name the new
+    one; when none does, the statement itself is stored."""
+    old, new = value_of(match.group("old"), restore), value_of(match.group("new"), restore)
+    old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
+    if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
         return None
-    raw_name, pred = match.group("name") or match.group("named"), match.group("pred")
-    if raw_name.split()[-1].lower() not in SYSTEM_NOUNS or _DATED_RE.search(pred) or _TRANSIENT_RE.search(pred):
+    if team:
+        said = team_says(TEAM_RE.match(clause), restore)  # type: ignore[arg-type]  # the change rules start with "we"
+        lead = "Team "
+    else:
+        first = FIRST_PERSON_RE.match(clause)
+        verb, rest = tx.third_person_parts(restore(first.group("rest"))) if first else ("", restore(clause))
+        said, lead = f"{verb} {rest}".strip(), ""
+    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
+
+
+def _place(lead: str, raw: str, restore, *, moved: bool = False) -> Statement | None:
+    place = value_of(raw, restore)
+    if not informative(place):
         return None
-    name, fact = restore(raw_name), restore(pred)
-    if not informative(fact):
-        return None
-    return Statement("entities", "", name, ("entities", "systems", name.lower()), {"category": "systems"}, fact=tx.capitalise(fact))
+    return Statement(
+        "profile", lead, place, ("profile", "location"), {}, probes=_LOCATION_LEADS, otherwise=f"Moved to {place}" if moved else ""
+    )
+
+
+def value_of(raw: str, restore) -> str:
+    """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
+    value = _VALUE_END_RE.sub("", restore(raw))
+    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4})\b.*$", "", value).strip()

@@ -31,7 +31,7 @@ _SLUG_SKIP = frozenset(
 # Words that start a qualifier or a predicate; the slug is the phrase before them.
 _SLUG_CUT = frozenset(
     "over than instead because when whenever while if unless for in on at with without before after rather "
-    "so but and or from by during since as whereas via into onto is are was were will would has have had "
+    "so but and or not from by during since as whereas via into onto is are was were will would has have had "
     "can should must needs need".split()
 )
 _ARTICLES = frozenset(("a", "an", "the"))
@@ -49,8 +49,20 @@ _UNCHANGED = frozenset(
 )
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
-# "X and I Y", "X, but my Y": where a first-person clause starts after "and" or "but".
-_CLAUSE_JOIN_RE = re.compile(r"(?:,\s*|\s+)(?:and|but)\s+(?=(?:I|I'm|I've|I'd|Im|my)\b)", re.IGNORECASE)
+# "X and I Y", "X, but my Y", "X, so my Y", "X - my Y", "X, I Y": where a first-person clause
+# starts after a join, a dash or a comma.
+_FIRST_PERSON_AHEAD = r"(?=(?:I|I'm|I've|I'd|Im|my)\b)"
+_CLAUSE_JOIN_RE = re.compile(
+    rf"(?:,\s*|\s+)(?:and|but|so)\s+{_FIRST_PERSON_AHEAD}|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}",
+    re.IGNORECASE,
+)
+# "I left Acme and now work at Initech": a second statement whose "I" is left out.
+_ELIDED_RE = re.compile(
+    r"^(?P<a>I\s+.+?)\s+and\s+(?P<b>(?:now|also|still)\s+(?:work|use|live|prefer|like|love|enjoy|hate)\b.+)$", re.IGNORECASE
+)
+# A comma splits only after a clause of its own: "Actually, I ...", "No, I meant ..." and
+# "For the record, I ..." are one clause led by a marker.
+_MIN_SPLICE_WORDS = 4
 # A sentence that opens with one of these is subordinate or hedged as a whole: none of its clauses is a statement.
 _SUBORDINATE_RE = re.compile(
     r"(?i)^(?:if|when|whenever|unless|because|although|though|while|whether|once|until|before|after|since|as\s+long\s+as|"
@@ -91,7 +103,10 @@ def sentences(text: str) -> Iterator[str]:
 
 
 def clauses(sentence: str) -> list[str]:
-    """The first-person clauses of a sentence: split before " and I", ", and my", " but I'm", ...
+    """The first-person clauses of a sentence: split before " and I", ", and my", " but I'm",
+    ", so my", " - my", and at a comma before "I" or "my" that ends a clause of four words or more
+    ("I don't use VS Code anymore, I use Cursor"); "I left Acme and now work at Initech" is
+    "I left Acme" and "I now work at Initech".
 
     Only a join followed by "I", "I'm", "I've", "I'd" or "my" splits, so lists
     ("red, green, and blue") and qualifiers ("tabs, but only in Go") stay
@@ -100,7 +115,19 @@ def clauses(sentence: str) -> list[str]:
     """
     if _SUBORDINATE_RE.match(sentence):
         return [sentence]
-    return [part for part in _CLAUSE_JOIN_RE.split(sentence) if part.strip()]
+    parts, start = [], 0
+    for join in _CLAUSE_JOIN_RE.finditer(sentence):
+        left = sentence[start : join.start()]
+        if join.group("comma") and len(left.split()) < _MIN_SPLICE_WORDS:
+            continue
+        parts.append(left)
+        start = join.end()
+    parts.append(sentence[start:])
+    out = []
+    for part in parts:
+        elided = _ELIDED_RE.match(part.strip())
+        out.extend((elided.group("a"), "I " + elided.group("b")) if elided else (part,))
+    return [part for part in out if part.strip()]
 
 
 def is_question(sentence: str) -> bool:

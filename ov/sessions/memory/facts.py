@@ -1,0 +1,202 @@
+"""What a text asked to be remembered says beyond the user's own statements.
+
+"Remember that X" (and ``ov remember X``) reads X with the clause rules of
+:mod:`ov.sessions.memory.rules` first; what they do not read may still be worth
+keeping: a fact about a system the user works with ("our staging DB runs on
+port 5433"), about the user's team ("we use Linear for tickets"), an
+instruction ("don't use tabs in this repo"), a first-person fact, or a dated
+note. A session's plain chatter never reaches these rules: only what was
+asked to be remembered does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory.rules import (
+    FIRST_PERSON_RE,
+    TEAM_RE,
+    Statement,
+    change_match,
+    changed_value,
+    informative,
+    points_back,
+    statement_of,
+    team_says,
+    topical,
+    unmark,
+    value_of,
+)
+
+_REMEMBER_RE = re.compile(
+    r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
+    r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
+    re.I,
+)
+
+# What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
+_INSTRUCTION_RE = re.compile(
+    r"^(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|(?P<pos>always|use|prefer|keep|write|run|name|put))\s+"
+    r"(?P<x>(?!mind\b).+)$",
+    re.I,
+)
+# "we moved CI to Buildkite": where a system now runs.
+_SYSTEM_MOVED_RE = re.compile(
+    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
+    r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
+    re.I,
+)
+_PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to")
+
+# A day named in a first-person note makes it an event, not a standing fact.
+_DAY_RE = re.compile(
+    r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|week|month|year|sprint|night|morning))\b"
+)
+# "Actually, the prod cluster is in eu-central-1" asked to be remembered corrects the stored fact.
+_CORRECTION_LEAD_RE = re.compile(r"^(?:actually|correction)\b[,:;-]?\s*", re.I)
+
+
+_MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
+# "our staging DB runs on port 5433": a fact about a system the user works with ("the X" needs
+# a modifier, "the staging DB": "the server" alone could be anyone's).
+_FACT_RE = re.compile(
+    r"^(?:(?:our|our\s+team's|my\s+team's)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)|"
+    r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?))\s+"
+    r"(?P<pred>(?:is|are|runs|uses|lives|has|listens|needs|requires|sits|points|hosts|stores|serves|accepts|holds|rotates|"
+    r"expires|resets|restarts|belongs|deploys|connects|contains|returns|sends|syncs|backs|times|allows|blocks|takes|costs|"
+    r"supports|keeps|lasts|caps|goes|talks|reads|writes|must|should|can|cannot|can't|doesn't|does|isn't|aren't)\s+.+)$",
+    re.I,
+)
+# A note that names a day or tells what happened is an event, not a standing fact.
+_DATED_RE = re.compile(
+    r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
+)
+# A state that passes ("the staging DB is down") is news for events, not a standing fact.
+_TRANSIENT_RE = re.compile(r"(?i)\b(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back)\b")
+_RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
+
+# The things "remember that our X ..." may state a fact about: entities/systems/{X}.
+SYSTEM_NOUNS = frozenset(
+    "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
+    "gateway proxy broker vpn ci cdn domain instance machine".split()
+)
+
+
+
+def remembered(clause: str, restore, subject: str) -> Statement | None:
+    """"Remember (that) X": X read by the rules, else as a fact, a first-person fact or a dated note."""
+    match = _REMEMBER_RE.match(clause)
+    if not match:
+        return None
+    body = match.group("x").strip()
+    corrected = _CORRECTION_LEAD_RE.match(body)
+    body = body[corrected.end() :] if corrected else body
+    if _RECALL_RE.match(body):
+        return None  # "remember when we ..." asks to recall, it does not state
+    to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
+    if to_do:
+        obj = restore(to_do.group("x"))
+        if not informative(obj):
+            return None
+        return topical("Remember to ", obj, subject)
+    body, changed = unmark(body)
+    statement = (
+        statement_of(body, restore, subject)
+        or _system_fact(body, restore)
+        or _system_moved(body, restore)
+        or _team_change(body, restore)
+        or _instruction(body, restore, subject)
+    )
+    if statement is not None:
+        statement.marked = statement.marked or ((corrected is not None or changed) and statement.memory_type != "events")
+        return statement
+    first = FIRST_PERSON_RE.match(body)
+    mine = _MY_FACT_RE.match(body)
+    team = TEAM_RE.match(body)
+    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)):
+        first = mine = team = None  # something that happened on a day: a note for events
+    if first:
+        verb, fact = tx.third_person_parts(restore(first.group("rest")))
+        lead = verb + " " if verb else ""
+    elif mine:
+        lead, fact = "The user's ", restore(mine.group("rest"))
+    elif team:
+        lead, fact = "Team ", team_says(team, restore)
+    else:
+        note = restore(body)
+        if not informative(note):
+            return None
+        return Statement("events", "", note, ("events", tx.slug(note, fallback="note")), {})
+    if not informative(fact):
+        return None
+    return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
+
+
+
+def _system_fact(body: str, restore) -> Statement | None:
+    """"our staging DB runs on port 5433" -> entities/systems/staging_db.md: "Runs on port 5433"."""
+    match = _FACT_RE.match(body)
+    if not match:
+        return None
+    raw_name, pred = match.group("name") or match.group("named"), match.group("pred")
+    words = raw_name.split()
+    # "the staging DB password rotates monthly": the system is the staging DB, the fact is about its password.
+    last = max((i for i, w in enumerate(words) if w.lower() in SYSTEM_NOUNS), default=None)
+    if last is None or _DATED_RE.search(pred) or _TRANSIENT_RE.search(pred):
+        return None
+    attribute = " ".join(words[last + 1 :])
+    name, fact = restore(" ".join(words[: last + 1])), restore(f"{attribute} {pred}" if attribute else pred)
+    if not informative(fact):
+        return None
+    return Statement("entities", "", name, ("entities", "systems", name.lower()), {"category": "systems"}, fact=tx.capitalise(fact))
+
+
+def fact_probes(fact: str) -> tuple[str, ...]:
+    """The stored facts a corrected one replaces: those with the same verb and preposition
+    ("Is in eu-central-1" replaces "Is in eu-west-1"); () for a bare "is", which merge's
+    word overlap decides."""
+    words = fact.split()
+    if len(words) > 2 and words[1].lower() in _PLACE_PREPOSITIONS:
+        return (f"{words[0]} {words[1]}",)
+    return ()
+
+
+_PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
+
+
+def _system_moved(body: str, restore) -> Statement | None:
+    """"we moved CI to Buildkite" -> entities/systems/ci.md: "Moved to Buildkite", in place of where it ran."""
+    match = _SYSTEM_MOVED_RE.match(body)
+    if not match or match.group("name").split()[-1].lower() not in SYSTEM_NOUNS:
+        return None
+    name, new = restore(match.group("name")), value_of(match.group("new"), restore)
+    if not informative(new):
+        return None
+    slot = ("entities", "systems", name.lower())
+    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=_PLACEMENT_LEADS)
+
+
+def _team_change(body: str, restore) -> Statement | None:
+    """"we switched from Jira to Linear": the team's line naming Jira now names Linear."""
+    changed = change_match(body)
+    return changed_value(changed, body, restore, team=True) if changed and changed.group("who").lower() == "we" else None
+
+
+
+def _instruction(body: str, restore, subject: str) -> Statement | None:
+    """An instruction asked to be remembered ("Don't use tabs in this repo") is a preference, in the user's words."""
+    match = _INSTRUCTION_RE.match(body)
+    if not match or not informative(match.group("x")) or points_back(match.group("x")):
+        return None  # "never mind", "don't do that again"
+    said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
+    core = restore(match.group("x")) if match.group("neg") or match.group("pos").lower() == "always" else said
+    core = core[:1].lower() + core[1:]
+    if match.group("neg"):
+        probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
+    else:
+        probes = (f"Never {core}", f"Don't {core}", f"Do not {core}", f"Avoid {core}")
+    topic = tx.slug(core)
+    return Statement("preferences", "", said, ("preferences", topic), {"subject": subject, "topic": topic}, probes=probes)
