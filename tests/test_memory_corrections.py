@@ -182,6 +182,7 @@ CASES = [
                  id="a-team-tool-switched"),
     pytest.param(["We shipped v2 yesterday"], {f"events/{TODAY:%Y/%m/%d}/we_shipped_v2.md":
                  f"- We shipped v2 yesterday ({TODAY - timedelta(days=1):%Y-%m-%d})"}, None, id="a-dated-team-note-is-an-event"),
+    pytest.param(["I'm on macOS", "I'm on Linux now"], {"profile.md": "- Is on Linux"}, None, id="a-first-person-fact-corrected"),
     pytest.param(["My editor is Vim because it's fast"], {"profile.md": "- Editor: Vim"}, None, id="a-reason-is-not-the-value"),
     pytest.param(["My editor is Vim, which I've used for years"], {"profile.md": "- Editor: Vim"}, None, id="an-aside-is-not-the-value"),
     pytest.param([["My manager said her editor is Emacs."]], {}, None, id="reported-speech-is-not-the-users"),
@@ -194,7 +195,7 @@ CASES = [
     # --- said in a session, these stay unremembered: only what is asked to be kept is read so widely ---
     pytest.param([["We use Jira for tickets.", "Don't use tabs in this file.", "Use the new API here."]], {}, None,
                  id="team-talk-and-task-instructions-in-a-session"),
-    pytest.param([["Never mind.", "Never do that again."]], {}, None, id="never-mind"),
+    pytest.param([["Never mind.", "Never do that again.", "Never use print here, use logging."]], {}, None, id="never-mind"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),

@@ -332,6 +332,9 @@ def _candidate(statement: Statement) -> Candidate:
             fields["event"] = tx.slug(statement.obj, fallback="note")
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
         replaces = (*supersedes(statement.memory_type, statement.lead, statement.obj), *statement.probes)
+        if statement.marked and statement.slot[:2] == ("profile", "fact"):
+            # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
+            replaces = (*replaces, *fact_probes(line))
     sources = list(dict.fromkeys(s for s in statement.sources if s))
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
     return Candidate(

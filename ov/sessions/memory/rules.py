@@ -257,6 +257,7 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
 
 def points_back(text: str) -> bool:
     """Whether ``text`` leans on what was said before it for its meaning: "I need the VPN for it",
+    "never use print here",
     "never do that again"; not "in this repo", where "this" names a thing."""
     words = [w.lower().strip(".,;:!?") for w in text.split()]
     return any(
@@ -264,7 +265,7 @@ def points_back(text: str) -> bool:
     )
 
 
-_PRONOUNS = frozenset(("it", "them"))
+_PRONOUNS = frozenset(("it", "them", "here", "there"))
 _DEMONSTRATIVES = frozenset(("this", "that", "these", "those"))
 _NOT_NOUNS = frozenset("again too also either as for with to in on at please anymore".split())
 
