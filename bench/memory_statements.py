@@ -16,7 +16,7 @@ and a **held** part, every third case, read only to report: the gap between the 
 of a gain is the rules learning the tune part's phrasings. A **fresh** part (:data:`FRESH`) was
 written after the rules were changed, and run once.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|all] [--json out.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -219,10 +219,30 @@ def run_case(steps: list[str]) -> tuple[dict[str, str], bool]:
         return memories(Path(tmp)), refused
 
 
+def conversation_memories(path: Path) -> list[dict]:
+    """What a session commit would extract from every turn of LoCoMo's conversations, each turn read
+    as a user message: a check on precision, since chit-chat states little worth keeping."""
+    from datetime import datetime, timezone
+
+    from ov.sessions.memory.extract import extract_explicit
+
+    when = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    out = []
+    for sample in json.loads(path.read_text(encoding="utf-8")):
+        conversation = sample["conversation"]
+        for key in sorted(k for k in conversation if k.startswith("session_") and not k.endswith("date_time")):
+            for turn in conversation[key]:
+                message = {"id": turn["dia_id"], "role": "user", "parts": [{"type": "text", "text": turn["text"]}]}
+                for candidate in extract_explicit([message], when=when, user="u"):
+                    out.append({"turn": turn["text"], "type": candidate.memory_type, "content": candidate.fields.get("content", "")})
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", choices=("tune", "held", "fresh", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
+    parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
     for part in ("tune", "held", "fresh"):
@@ -240,6 +260,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {r['id']}: {'; '.join(r['failures'])}")
                     for path, body in r["files"].items():
                         print(f"      {path}: {body!r}")
+    if args.locomo:
+        found = conversation_memories(args.locomo)
+        results["locomo"] = found
+        kinds = {kind: sum(1 for f in found if f["type"] == kind) for kind in sorted({f["type"] for f in found})}
+        print(f"locomo: {len(found)} memories from every turn read as the user's ({', '.join(f'{k} {n}' for k, n in kinds.items())})")
+        for f in found if args.show != "none" else ():
+            print(f"  {f['type']}: {f['content'].splitlines()[-1]!r}  <- {f['turn'][:100]!r}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2), encoding="utf-8")
     return 0

@@ -196,6 +196,11 @@ CASES = [
     pytest.param([["We use Jira for tickets.", "Don't use tabs in this file.", "Use the new API here."]], {}, None,
                  id="team-talk-and-task-instructions-in-a-session"),
     pytest.param([["Never mind.", "Never do that again.", "Never use print here, use logging."]], {}, None, id="never-mind"),
+    # talk, not instructions (all said in LoCoMo's conversations)
+    pytest.param([["Never give up!", "Always good to hear!", "Never saw this coming.", "Always up for something sweet."]], {}, None,
+                 id="never-and-always-in-talk"),
+    pytest.param([["I'm a huge fan of it, that's why I go!", "Allergies make it so I don't really want to get any."]], {}, None,
+                 id="pointing-and-so-without-a-comma"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),

@@ -56,8 +56,15 @@ _LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "
 _CALL_ME_RE = re.compile(
     r"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})$"
 )
-# An instruction that stands: "Always use type hints", "Never push directly to main".
-_STANDING_RE = re.compile(r"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?!mind\b)\S+\s+.+)$", re.I)
+# An instruction that stands: "Always use type hints", "Never push directly to main". Only with a
+# verb of the work: "never give up", "always up for it", "never saw this coming" are talk.
+_INSTRUCTION_VERBS = (
+    "use|run|write|add|put|commit|push|merge|squash|rebase|test|format|lint|check|include|keep|name|ask|document|"
+    "comment|log|import|return|raise|catch|handle|mock|delete|remove|edit|modify|touch|change|deploy|update|create|"
+    "make|prefer|pin|install|upgrade|skip|disable|enable|reply|answer|explain|show|print|wrap|sort|indent|quote|"
+    "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
+)
+_STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{_INSTRUCTION_VERBS})\s+.+)$", re.I)
 # More ways of liking: "I can't stand Java", "I'd rather have small PRs", "I'm not a fan of meetings".
 _FAN_RE = re.compile(
     r"^I(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:a\s+|a\s+(?:big|huge|great)\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<x>.+)$", re.I
@@ -275,7 +282,7 @@ def informative(obj: str) -> bool:
     words = obj.split()
     if len(words) > 2 and words[0].lower() == "to":
         words = words[2:]  # "to do this" points as much as "this"
-    return bool(words) and re.sub(r"'s$", "", words[0].lower()) not in _DEICTIC and len(obj) <= MAX_OBJECT_CHARS
+    return bool(words) and re.sub(r"'s$", "", words[0].lower().rstrip(".,;:!?")) not in _DEICTIC and len(obj) <= MAX_OBJECT_CHARS
 
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
