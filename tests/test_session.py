@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -234,6 +235,29 @@ def test_remember_and_forget(ov, ov_home):
     assert ov("read", uri).exit_code == 1
     log = [w.commit.message.decode().splitlines()[0] for w in Repo(str(ov_home / "accounts/default")).get_walker()]
     assert log[0] == f"ov forget {uri}" and log[-2].startswith("ov remember")
+
+
+@pytest.mark.parametrize("memory_type, path", [
+    ("events", f"events/{datetime.now(timezone.utc):%Y/%m/%d}/staging_db.md"),
+    ("preferences", "preferences/default/staging_db.md"),
+    ("profile", "profile.md"),
+    ("entities", "entities/systems/staging_db.md"),
+])
+def test_remember_with_a_type_keeps_the_text_as_that_type(ov, memory_type, path):
+    # The example docs/sessions.md gives: no rule reads the text as an event, so --type makes it one.
+    result = ov("remember", "Our staging DB is read-only", "--type", memory_type, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["uris"] == [f"viking://user/default/memories/{path}"]
+    said = "- Is read-only" if memory_type == "entities" else "- Our staging DB is read-only"  # an entity's card reads the fact
+    assert said in ov("read", result.json["result"]["uris"][0]).stdout
+
+
+def test_remember_with_a_type_that_needs_a_statement_is_refused(ov, store_state):
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("remember", "the weather was nice", "--type", "experiences", "--json")
+    assert result.exit_code == 2 and "could not turn" in result.error["message"]
+    assert store_state() == before
 
 
 @pytest.mark.parametrize("argv, code, words", [

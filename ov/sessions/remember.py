@@ -55,6 +55,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         candidates = [c for c in found if memory_type is None or c.memory_type == memory_type]
         if candidates:
             break
+    if not candidates and memory_type is not None:
+        candidates = _as_typed(text, memory_type, when, store.identity.user)
     if not candidates:
         hint = f"say it as an explicit statement, or pick another --type than {memory_type}" if memory_type else None
         raise InvalidInput(f"could not turn {text!r} into a memory", hint=hint)
@@ -68,6 +70,19 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:
+    """``--type`` named a type the rules found nothing of: the text itself, as one bullet of that
+    type, where the type needs no more than the text to name its file (a dated note, a preference
+    on the text's topic, a profile line). Other types need a statement the rules read."""
+    from ov.sessions.memory import text as tx
+    from ov.sessions.memory.extract import Candidate
+
+    line = "- " + tx.capitalise(tx.absolute_dates(tx.clean(text), when))
+    topic = tx.slug(text, fallback="note")
+    fields = {"events": {"event": topic}, "preferences": {"subject": user, "topic": topic}, "profile": {}}.get(memory_type)
+    return [] if fields is None else [Candidate(memory_type, {**fields, "content": line}, ["remember"])]
 
 
 def reader(tx, *roots: VikingURI):
