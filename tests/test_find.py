@@ -244,7 +244,7 @@ def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
     assert result["retrieval"]["embedding"]["provider"] == "hash"
     assert result["index"]["actions"] == ["rebuilt: the embedder changed"]
     meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
-    assert meta["embedder"] == {"provider": "hash", "model": "hash-v1", "dimension": 256}
+    assert meta["embedder"] == {"provider": "hash", "model": "hash-v1", "dimension": 256, "recipe": 1}
     assert meta["vectors"] == meta["records"]
     write(docs, "viking://resources/notes/pasta.md", "Pasta water should taste like the sea.")
     assert uris(found(docs, "pasta water"))[0] == "viking://resources/notes/pasta.md"
@@ -252,6 +252,24 @@ def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
     assert docs("config", "set", "embedding.provider", "none").exit_code == 0
     back = found(docs, "pasta water")
     assert back["retrieval"]["mode"] == "lexical" and back["index"]["actions"] == ["rebuilt: the embedder was removed"]
+
+
+def test_vectors_made_by_another_recipe_are_rebuilt(docs, ov_home, monkeypatch):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    meta_path = index_dir(ov_home) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["embedder"]["recipe"] == 1
+    # An index from before the recipe was recorded is recipe 1: nothing to do.
+    del meta["embedder"]["recipe"]
+    meta_path.write_text(json.dumps(meta))
+    assert "actions" not in found(docs, "risotto")["index"]
+    # A later ov that makes vectors another way rebuilds them once.
+    monkeypatch.setattr("ov.index.sync.VECTOR_RECIPE", 2)
+    result = found(docs, "risotto")
+    assert result["index"]["actions"] == ["rebuilt: vectors made by ov's recipe 1, this ov makes recipe 2"]
+    assert json.loads(meta_path.read_text())["embedder"]["recipe"] == 2
+    assert "actions" not in found(docs, "risotto")["index"]
 
 
 def test_a_damaged_vector_file_is_rebuilt(docs, ov_home):

@@ -42,6 +42,10 @@ INDEX_DIR = "index"
 META_NAME = "meta.json"
 TEXT_DIR = "text"
 EMBED_BATCH = 256
+# How a record becomes vectors (embed_text, _embed, an embedder's passages): vectors made another
+# way do not compare with new ones, whatever the model. Bump it when any of them changes what a
+# vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
+VECTOR_RECIPE = 1
 
 
 @dataclass
@@ -286,7 +290,7 @@ class Indices:
         gen_file = _next_vectors_file(old_file)
         vectors.save(self.root / gen_file)
         meta.vectors_file, meta.vectors, meta.vectors_stale = gen_file, vectors.live, False
-        meta.embedder = embedder.fingerprint.as_dict()
+        meta.embedder = _made_by(embedder)
         meta.write(self.root / META_NAME)
         if old_file and old_file != gen_file:
             remove_generation(self.root / old_file)
@@ -340,7 +344,7 @@ class Indices:
                 vectors.add(matrix, vector_labels)
                 meta.vectors_file = _next_vectors_file(None)
                 vectors.save(work / meta.vectors_file)
-                meta.embedder, meta.vectors = embedder.fingerprint.as_dict(), vectors.live
+                meta.embedder, meta.vectors = _made_by(embedder), vectors.live
             except OvError as exc:
                 _log().warning("index built without vectors: %s", exc)
                 meta.embedder, meta.vectors_stale = _identity(self.resolution), True
@@ -364,6 +368,8 @@ class Indices:
                 return f"vectors from {have.get('provider')}:{have.get('model')}, configured {wanted['provider']}:{wanted['model']}"
             if wanted.get("dimension") not in (None, have.get("dimension")):
                 return "the embedder's dimension changed"
+            if have.get("recipe", 1) != VECTOR_RECIPE:
+                return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {VECTOR_RECIPE}"
         if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
             return "the vector file is missing"
         return None
@@ -435,7 +441,12 @@ def _identity(resolution) -> dict | None:
     if embedder is None:
         return None
     info = resolution.as_dict()
-    return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension")}
+    return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension"), "recipe": VECTOR_RECIPE}
+
+
+def _made_by(embedder) -> dict:
+    """What meta.json records of the vectors' making: the embedder's fingerprint and the recipe."""
+    return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
 
 
 def _records_at(git, commit: str | None) -> list[Record]:
