@@ -57,6 +57,23 @@ FLAKY_EXPERIENCE = (
     "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it, tests pass now\" (2026-05-01)."
 )
 TODAY = datetime.now(UTC)
+RETRY_SESSION = [
+    "Hey, can you help me add retry logic to the payment client? We use httpx, not requests, in this repo.",
+    ("assistant", [said("Sure. Let me look at the client first."), edit("billing/client.py")]),
+    "Always use tenacity for retries, and never retry on 4xx errors. Also my editor is Neovim so keep lines under 100 chars.",
+    ("assistant", [said("Adding a tenacity decorator."), bash("pytest tests/test_client.py", "5 passed")]),
+    "Don't change the tests. I moved to Lisbon last month by the way.",
+    "Perfect, that works now. Thanks!",
+]
+RETRY_EXPERIENCE = (
+    "## Situation\n\nGoal: add retry logic to the payment client.\n\n"
+    "## Approach\n\n"
+    "1. Let me look at the client first\n"
+    "2. edit: `billing/client.py`\n"
+    "3. Adding a tenacity decorator\n"
+    "4. bash: `pytest tests/test_client.py`\n\n"
+    "## Reflect\n\nOutcome: success; the user confirmed \"Perfect, that works now\" (2026-05-01)."
+)
 
 CASES = [
     # --- a new value for the same key replaces the old one ------------------------------------
@@ -192,6 +209,12 @@ CASES = [
     pytest.param(["I'm in Berlin, so my timezone is CET"], {"profile.md": "- Is in Berlin\n- Timezone: CET"}, None, id="so-my"),
     pytest.param(["I work at Acme", "I left Acme and now work at Initech"], {"profile.md": "- Works at Initech\n- Left Acme"}, None,
                  id="left-and-now-work-at"),
+    pytest.param([RETRY_SESSION], {
+        "experiences/add_retry_logic_to.md": RETRY_EXPERIENCE,
+        "preferences/default/tenacity.md": "- Always use tenacity for retries",
+        "preferences/default/retry.md": "- Never retry on 4xx errors",
+        "profile.md": "- Editor: Neovim\n- Moved to Lisbon",
+    }, None, id="a-working-session"),
     # --- said in a session, these stay unremembered: only what is asked to be kept is read so widely ---
     pytest.param([["We use Jira for tickets.", "Don't use tabs in this file.", "Use the new API here."]], {}, None,
                  id="team-talk-and-task-instructions-in-a-session"),
@@ -199,6 +222,9 @@ CASES = [
     # talk, not instructions (all said in LoCoMo's conversations)
     pytest.param([["Never give up!", "Always good to hear!", "Never saw this coming.", "Always up for something sweet."]], {}, None,
                  id="never-and-always-in-talk"),
+    pytest.param([["They brighten up our day and always make us smile."]], {}, None, id="and-always-in-talk"),
+    pytest.param([["My favorite character is Aragorn, he grows so much throughout the story."]],
+                 {"profile.md": "- Favorite character: Aragorn"}, None, id="an-aside-after-a-comma"),
     pytest.param([["I'm a huge fan of it, that's why I go!", "Allergies make it so I don't really want to get any."]], {}, None,
                  id="pointing-and-so-without-a-comma"),
     # --- negatives: no memory at all ------------------------------------------------------------

@@ -4,12 +4,14 @@ Three things must all be there, or nothing is extracted:
 
 =========  ==================================================================
 goal       a user message, among the first three, opening with a task: "let's
-           / please / can you / help me / I need to / we need to" and a verb
+           / please / can you / help me / I need to / we need to" (two at
+           most: "can you help me add ...") and a verb
            such as fix, add, debug, implement, refactor, migrate ... ("Let's
            fix the flaky login test"), or that verb alone ("Fix the build")
 steps      assistant and tool messages after the goal: each tool call
            (its name and command, path or query; "(error)" when it failed)
-           and the first sentence of each assistant text, at most
+           and the first sentence of each assistant text (past a bare
+           "Sure." or "OK."), at most
            ``MAX_STEPS``
 outcome    the last user message says it worked ("that fixed it", "it works
            now", "tests pass now", "problem solved", ...), with no "not",
@@ -49,7 +51,7 @@ _TASK_VERBS = (
 _GOAL_RE = re.compile(
     r"^(?:(?:ok|okay|so|hey|hi|hello|now|alright)\b[,!]?\s+)*"
     r"(?:(?:let's|let\s+us|please|can\s+you|could\s+you|would\s+you|help\s+me|I\s+need\s+to|I\s+want\s+to|"
-    r"we\s+need\s+to|I'd\s+like\s+to|I\s+would\s+like\s+to|we\s+should)\s+)?"
+    r"we\s+need\s+to|I'd\s+like\s+to|I\s+would\s+like\s+to|we\s+should)\s+){0,2}"
     rf"(?:please\s+)?(?P<verb>{_TASK_VERBS})\s+(?P<x>.+)$",
     re.I,
 )
@@ -65,6 +67,8 @@ _FAILURE_RE = re.compile(r"(?i)\b(?:fail(?:s|ed|ing|ure)?|broken|broke|error|err
 # A step is the first sentence of an assistant text; unlike a statement it runs on past "; ".
 _SENTENCE_RE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 _INPUT_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url")
+# "Sure." opening an assistant's text is no step: the sentence after it is.
+_ACK_RE = re.compile(r"(?i)^(?:sure|ok|okay|alright|all\s+right|certainly|of\s+course|got\s+it|great|absolutely|will\s+do|on\s+it)[.!,]*$")
 
 
 def extract_experience(messages: Sequence[Mapping[str, Any]], *, when: datetime) -> tuple[dict[str, str], list[str]] | None:
@@ -140,7 +144,8 @@ def _steps(messages: Sequence[Mapping[str, Any]]) -> list[str]:
                 continue
             if part.get("type") == "text" and message.get("role") == "assistant" and not said:
                 masked, spans = tx.strip_code(str(part.get("text") or ""))
-                first = next((s for s in _SENTENCE_RE.findall(" ".join(masked.split())) if not tx.is_question(s)), "")
+                sentences = _SENTENCE_RE.findall(" ".join(masked.split()))
+                first = next((s for s in sentences if not tx.is_question(s) and not _ACK_RE.match(s.strip())), "")
                 if first:
                     steps.append(_cut(tx.clean(tx.unmask(first, spans))))
                     said = True

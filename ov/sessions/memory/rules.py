@@ -77,8 +77,12 @@ _OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<
 TEAM_RE = re.compile(r"^(?:(?P<we>we)|our\s+team|my\s+team)\s+(?P<rest>.+)$", re.I)
 # "My manager said her editor is Emacs" says nothing about the user's editor.
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
-# A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...".
-_VALUE_END_RE = re.compile(r"(?i)\s*(?:,\s*(?:which|who|since|as|so)\b|\s+(?:because|since|so\s+that)\b|\s+[-\u2013\u2014]+\s).*$")
+# A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
+# "Neovim so keep lines short", "Aragorn, he grows ...".
+_VALUE_END_RE = re.compile(
+    r"(?i)\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|\s+(?:because|since)\b|"
+    r"\s+so\s+(?=(?:I|I'm|I've|we|you|please|it|it's|that|my|our|keep|use|make|don't|do)\b)|\s+[-\u2013\u2014]+\s).*$"
+)
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
 _NO_LONGER_RE = re.compile(rf"^I\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)

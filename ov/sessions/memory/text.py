@@ -50,16 +50,18 @@ _UNCHANGED = frozenset(
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
 # "X and I Y", "X, but my Y", "X, so my Y", "X - my Y", "X, I Y": where a first-person clause
-# starts after a join, a dash or a comma.
+# starts after a join, a dash or a comma; "always X, and never Y": where an instruction does.
 _FIRST_PERSON_AHEAD = r"(?=(?:I|I'm|I've|I'd|Im|my)\b)"
 _CLAUSE_JOIN_RE = re.compile(
-    rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}|,\s*so\s+{_FIRST_PERSON_AHEAD}|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}",
+    rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}|,\s*so\s+{_FIRST_PERSON_AHEAD}|(?:,\s*|\s+)and\s+(?P<rule>(?=(?:always|never)\b))|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}",
     re.IGNORECASE,
 )
 # "I left Acme and now work at Initech": a second statement whose "I" is left out.
 _ELIDED_RE = re.compile(
     r"^(?P<a>I\s+.+?)\s+and\s+(?P<b>(?:now|also|still)\s+(?:work|use|live|prefer|like|love|enjoy|hate)\b.+)$", re.IGNORECASE
 )
+# "and always ..." / "and never ..." splits only a sentence that is itself an instruction.
+_INSTRUCTION_START_RE = re.compile(r"(?i)^(?:please\s+)?(?:always|never|don't|do\s+not)\b")
 # A comma splits only after a clause of its own: "Actually, I ...", "No, I meant ..." and
 # "For the record, I ..." are one clause led by a marker.
 _MIN_SPLICE_WORDS = 4
@@ -120,6 +122,8 @@ def clauses(sentence: str) -> list[str]:
         left = sentence[start : join.start()]
         if join.group("comma") and len(left.split()) < _MIN_SPLICE_WORDS:
             continue
+        if join.group("rule") is not None and not _INSTRUCTION_START_RE.match(sentence):
+            continue  # "they brighten our day and always make us smile" is no instruction
         parts.append(left)
         start = join.end()
     parts.append(sentence[start:])
