@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
                     for name in order:
                         env = envs[name]
                         if command == "remember":
-                            argv = [*ov, "remember", f"I prefer squash merges (note {rep})"]
+                            argv = [*ov, "remember", f"Atlas merges are squashed (note {rep})"]  # no rule reads it: the model is asked
                         elif command == "search":
                             argv = [*ov, "search", "how do staging deploys run?"]
                         else:

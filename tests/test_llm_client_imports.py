@@ -58,11 +58,12 @@ def memory_answer() -> str:
 
 def test_remember_asks_the_model_without_importing_litellm(with_llm, ov_home):
     with_llm.chat(memory_answer(), prompt_tokens=210, completion_tokens=33)
-    proc, loaded = run_ov("remember", "I prefer squash merges", "--json")
+    # A text the rules do not read ("I prefer ..." they would, without asking the model).
+    proc, loaded = run_ov("remember", "Atlas merges are squashed", "--json")
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert "litellm" not in loaded and "openai" not in loaded and "httpx" not in loaded
     [request] = with_llm.chat_requests()
-    assert "I prefer squash merges" in request.prompt
+    assert "Atlas merges are squashed" in request.prompt
     assert json.loads(proc.stdout)["result"]["uris"] == ["viking://user/default/memories/preferences/default/merges.md"]
     totals = usage.totals(ov_home / "state" / "default")
     assert totals[f"remember/{MODEL}"] == {"calls": 1, "prompt_tokens": 210, "completion_tokens": 33}
@@ -115,7 +116,7 @@ def test_find_with_an_api_embedder_does_not_import_litellm(llm_server, ov, monke
 def test_a_provider_ov_does_not_speak_still_goes_through_litellm(with_llm, ov):
     assert ov("config", "set", "llm.model", "custom_openai/test-model").exit_code == 0
     with_llm.chat(memory_answer())
-    proc, loaded = run_ov("remember", "I prefer squash merges", "--json")
+    proc, loaded = run_ov("remember", "Atlas merges are squashed", "--json")
     assert proc.returncode == 0, proc.stderr.decode()[-2000:]
     assert "litellm" in loaded
     assert with_llm.chat_requests()[-1].json["model"] == "test-model"

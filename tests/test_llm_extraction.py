@@ -207,5 +207,17 @@ def test_remember_with_an_llm_lets_it_choose_the_type_and_file(ov, ov_home, with
     assert "- Atlas is our billing service, owned by the payments team" in text and "Model's own words" not in text
     server.delay(3)
     assert ov("config", "set", "llm.timeout", "0.5").exit_code == 0
-    fallback = ov("remember", "I prefer squash merges", "--json").json["result"]
-    assert fallback["uris"] == ["viking://user/default/memories/preferences/default/squash_merges.md"]
+    calls = len(server.requests)
+    fallback = ov("remember", "Atlas deploys from the release branch", "--json").json["result"]
+    assert len(server.requests) > calls  # asked, and too slow: the rules keep it as a dated note
+    assert fallback["uris"][0].startswith("viking://user/default/memories/events/")
+
+
+def test_remember_with_an_llm_still_corrects_what_the_rules_read(ov, ov_home, with_llm):
+    # The model is never asked: the rules read these, and know which line the second one replaces.
+    with_llm.chat(answer({"memory_type": "events", "fields": {"event": "editor", "content": "- Model's own words"}}))
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    result = ov("remember", "My editor is Emacs", "--json").json["result"]
+    assert result["operations"]["updates"][0]["before"] == "- Editor: Neovim"
+    assert "- Editor: Emacs" in (ov_home / MEMORIES / "profile.md").read_text()
+    assert with_llm.requests == []

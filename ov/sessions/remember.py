@@ -48,13 +48,20 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     if memory_type is not None and memory_type not in schemas:
         raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))
     when = datetime.now(timezone.utc)
-    candidates = _llm_choice(store, schemas, text, when) if memory_type is None and store.config.llm.enabled else []
-    for attempt in () if candidates else (text, f"Remember that {text}"):
+
+    def read(attempt: str) -> list:
         message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
         found = extract_explicit([message], when=when, user=store.identity.user, asked=True)
-        candidates = [c for c in found if memory_type is None or c.memory_type == memory_type]
-        if candidates:
-            break
+        return [c for c in found if memory_type is None or c.memory_type == memory_type]
+
+    # A statement the rules read ("my editor is ...", "I prefer ...") is theirs, LLM or not: they
+    # know which stored line it corrects. The model chooses a type and file for the rest; a text
+    # neither reads is kept as "remember that ..." would keep it (a fact or a dated note).
+    candidates = read(text)
+    if not candidates and memory_type is None and store.config.llm.enabled:
+        candidates = _llm_choice(store, schemas, text, when)
+    if not candidates:
+        candidates = read(f"Remember that {text}")
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
     if not candidates:
