@@ -94,6 +94,24 @@ def test_llm_answer_merges_into_an_existing_preference(ov, ov_home, with_llm, sn
     assert _normalised(diff) == snapshot
 
 
+def test_an_llm_correction_replaces_the_stored_line(ov, ov_home, with_llm):
+    server = with_llm
+    assert ov("remember", "My editor is Neovim").exit_code == 0  # read by the rules: no model call
+    add(ov, "I switched to Emacs last week, and I no longer use tmux.", "u1")
+    server.chat(answer({
+        "memory_type": "profile",
+        "fields": {"content": "- Actually, Editor: Emacs\n- No longer uses tmux"},
+        "source_message_ids": ["u1"],
+    }))
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["memories"] == {"adds": 0, "updates": 1, "deletes": 0}
+    (request,) = server.chat_requests()
+    assert '"Actually, <new line>"' in request.prompt  # the prompt tells the model how to correct
+    diff = json.loads((archive(ov_home) / "memory_diff.json").read_text())
+    (update,) = diff["operations"]["updates"]
+    assert (update["before"], update["after"]) == ("- Editor: Neovim", "- Editor: Emacs\n- No longer uses tmux")
+
+
 def test_invalid_json_gets_one_repair_call(ov, ov_home, with_llm):
     server = with_llm
     add(ov, "I prefer dark themes.", "u1")
