@@ -34,7 +34,6 @@ _REMEMBER_RE = re.compile(
     r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
     re.I,
 )
-
 # What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
 _INSTRUCTION_RE = re.compile(
     r"^(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|(?P<pos>always|use|prefer|keep|write|run|name|put))\s+"
@@ -47,6 +46,9 @@ _SYSTEM_MOVED_RE = re.compile(
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
+# A corrected fact replaces the stored one with the same verb and one of these after it (fact_probes).
+_PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
+# What a move replaces: the lines that say where a system ran.
 _PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to")
 
 # A day named in a first-person note makes it an event, not a standing fact.
@@ -83,7 +85,6 @@ SYSTEM_NOUNS = frozenset(
     "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
     "gateway proxy broker vpn ci cdn domain instance machine".split()
 )
-
 
 
 def remembered(clause: str, restore, subject: str) -> Statement | None:
@@ -135,7 +136,6 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
 
 
-
 def _system_fact(body: str, restore) -> Statement | None:
     """"our staging DB runs on port 5433" -> entities/systems/staging_db.md: "Runs on port 5433"."""
     match = _FACT_RE.match(body)
@@ -164,9 +164,6 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     return ()
 
 
-_PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
-
-
 def _system_moved(body: str, restore) -> Statement | None:
     """"we moved CI to Buildkite" -> entities/systems/ci.md: "Moved to Buildkite", in place of where it ran."""
     match = _SYSTEM_MOVED_RE.match(body)
@@ -182,8 +179,7 @@ def _system_moved(body: str, restore) -> Statement | None:
 def _team_change(body: str, restore) -> Statement | None:
     """"we switched from Jira to Linear": the team's line naming Jira now names Linear."""
     changed = change_match(body)
-    return changed_value(changed, body, restore, team=True) if changed and changed.group("who").lower() == "we" else None
-
+    return changed_value(changed, body, restore) if changed and changed.group("who").lower() == "we" else None
 
 
 def _instruction(body: str, restore, subject: str) -> Statement | None:

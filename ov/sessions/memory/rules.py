@@ -267,9 +267,8 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
 
 
 def points_back(text: str) -> bool:
-    """Whether ``text`` leans on what was said before it for its meaning: "I need the VPN for it",
-    "never use print here",
-    "never do that again"; not "in this repo", where "this" names a thing."""
+    """Whether ``text`` leans on what was said before it for its meaning ("I need the VPN for it",
+    "never use print here", "never do that again"); not "in this repo", where "this" names a thing."""
     words = [w.lower().strip(".,;:!?") for w in text.split()]
     return any(
         w in _PRONOUNS or (w in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _NOT_NOUNS)) for i, w in enumerate(words)
@@ -361,20 +360,18 @@ def change_match(clause: str) -> re.Match[str] | None:
     return _CHANGE_FROM_TO_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
 
 
-def changed_value(match: re.Match[str], clause: str, restore, *, team: bool = False) -> Statement | None:
+def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
     """A value that changed ("from Neovim to Zed"): stored lines naming the old value name the new
-    one; when none does, the statement itself is stored."""
+    one; when none does, the statement itself is stored ("Switched from ...", "Team switched from ...")."""
     old, new = value_of(match.group("old"), restore), value_of(match.group("new"), restore)
     old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
     if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
         return None
-    if team:
-        said = team_says(TEAM_RE.match(clause), restore)  # type: ignore[arg-type]  # the change rules start with "we"
-        lead = "Team "
-    else:
-        first = FIRST_PERSON_RE.match(clause)
-        verb, rest = tx.third_person_parts(restore(first.group("rest"))) if first else ("", restore(clause))
-        said, lead = f"{verb} {rest}".strip(), ""
+    verb, rest = tx.third_person_parts(restore(clause[match.end("who") :]))
+    said = f"{verb} {rest}".strip()
+    lead = "Team " if match.group("who").lower() == "we" else ""
+    if lead:
+        said = said[:1].lower() + said[1:]
     return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
 
 
