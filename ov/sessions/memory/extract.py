@@ -32,8 +32,9 @@ I live / I'm based / located in X;        profile: "Lives in X", "Is based in X"
 I moved / relocated to X                  the line saying where the user lives; "moved to"
                                           with none stored: "Moved to X"
 call me X; I go by X                      profile: "Preferred name: X" (X capitalised)
-I'm (not) a fan of X; I can't stand X;    preferences: "Is a fan of X", "Is not a fan of X",
-I'd rather X                              "Cannot stand X", "Would rather X"
+I joined the X team                       as "my team is X"
+I'm (not) a fan of X; I can't stand X     preferences: "Is a fan of X", "Is not a fan of X",
+                                          "Cannot stand X"
 always / never X (an instruction)         preferences: "Always X", "Never X"
 remember (that) / note that / keep in     X is read by the rules above (see facts.py); else
 mind that / don't forget (that) X;        "our S" or "the T S" (a modifier T), then is, runs,
@@ -46,7 +47,10 @@ X, remember that; X. Remember that.       uses, has, rotates, ... P, with S hold
                                           "Moved to Y" in place of where S ran; "we switched
                                           from X to Y" as above, for the team's lines; an
                                           instruction ("don't use tabs", "please use pytest")
-                                          is a preference in the user's words; a first-person
+                                          or a wish ("I'd rather X", "I'd prefer that you X")
+                                          is a preference in the user's words; "Bob owns /
+                                          leads / reviews ... X": entities/people/bob, "Owns
+                                          X"; a first-person
                                           X ("I use fish") a profile fact ("Uses fish"), "we
                                           use Jira" one about the team ("Team uses Jira"); a
                                           note naming a day, or anything else, is a dated note

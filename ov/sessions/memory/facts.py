@@ -66,9 +66,9 @@ _MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
 _FACT_RE = re.compile(
     r"^(?:(?:our|our\s+team's|my\s+team's)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)|"
     r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?))\s+"
-    r"(?P<pred>(?:is|are|runs|uses|lives|has|listens|needs|requires|sits|points|hosts|stores|serves|accepts|holds|rotates|"
-    r"expires|resets|restarts|belongs|deploys|connects|contains|returns|sends|syncs|backs|times|allows|blocks|takes|costs|"
-    r"supports|keeps|lasts|caps|goes|talks|reads|writes|must|should|can|cannot|can't|doesn't|does|isn't|aren't)\s+.+)$",
+    r"(?P<pred>(?:is|are|has|have|goes|go|does|do|must|should|can|cannot|can't|doesn't|don't|isn't|aren't|(?:run|use|live|"
+    r"listen|need|require|sit|point|host|store|serve|accept|hold|rotate|expire|reset|restart|belong|deploy|connect|contain|"
+    r"return|send|sync|back|time|allow|block|take|cost|support|keep|last|cap|talk|read|write|happen)s?)\s+.+)$",
     re.I,
 )
 # A note that names a day or tells what happened is an event, not a standing fact.
@@ -80,6 +80,15 @@ _DATED_RE = re.compile(
 _TRANSIENT_RE = re.compile(r"(?i)\b(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back)\b")
 _RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
 
+# "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
+# session is as often about the task at hand, so only when asked to remember it.
+_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.I)
+# "Bob owns the billing service": what a named person does for the team, when asked to remember it.
+_PERSON_FACT_RE = re.compile(
+    r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?P<pred>(?:owns|leads|maintains|manages|reviews|approves|"
+    r"handles|runs|is\s+responsible\s+for|is\s+in\s+charge\s+of|is\s+our|is\s+the|knows|wrote|built)\s+.+)$",
+    re.I,
+)
 # The things "remember that our X ..." may state a fact about: entities/systems/{X}.
 SYSTEM_NOUNS = frozenset(
     "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
@@ -110,6 +119,8 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or _system_moved(body, restore)
         or _team_change(body, restore)
         or _instruction(body, restore, subject)
+        or _wish(body, restore, subject)
+        or _person_fact(body, restore)
     )
     if statement is not None:
         statement.marked = statement.marked or ((corrected is not None or changed) and statement.memory_type != "events")
@@ -180,6 +191,29 @@ def _team_change(body: str, restore) -> Statement | None:
     """"we switched from Jira to Linear": the team's line naming Jira now names Linear."""
     changed = change_match(body)
     return changed_value(changed, body, restore) if changed and changed.group("who").lower() == "we" else None
+
+
+def _wish(body: str, restore, subject: str) -> Statement | None:
+    match = _RATHER_RE.match(body)
+    # What follows "that you" must say something: "I'd prefer that you use British spelling".
+    if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
+        return None
+    return topical(f"Would {match.group('verb').lower()} ", restore(match.group("x")), subject)
+
+
+def _person_fact(body: str, restore) -> Statement | None:
+    """"Bob owns the billing service" -> entities/people/bob.md: "Owns the billing service"."""
+    match = _PERSON_FACT_RE.match(body)
+    if not match or _DATED_RE.search(match.group("pred")):
+        return None
+    name, fact = restore(match.group("name")), restore(match.group("pred"))
+    if not informative(fact) or name.split()[0].lower() in _NOT_NAMES:
+        return None
+    return Statement("entities", "", name, ("entities", "people", name.lower()), {"category": "people"}, fact=tx.capitalise(fact))
+
+
+# Capitalised words that open a sentence without naming anyone.
+_NOT_NAMES = frozenset("it this that there here everyone nobody someone the our my we they he she you i".split())
 
 
 def _instruction(body: str, restore, subject: str) -> Statement | None:

@@ -52,6 +52,8 @@ _USE_INSTEAD_RE = re.compile(
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
 _MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
 _LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
+# "I joined the Platform team" says what "my team is Platform" says.
+_JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
 # A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
 _CALL_ME_RE = re.compile(
     r"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})$"
@@ -65,11 +67,10 @@ _INSTRUCTION_VERBS = (
     "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
 )
 _STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{_INSTRUCTION_VERBS})\s+.+)$", re.I)
-# More ways of liking: "I can't stand Java", "I'd rather have small PRs", "I'm not a fan of meetings".
+# More ways of liking: "I can't stand Java", "I'm not a fan of meetings".
 _FAN_RE = re.compile(
     r"^I(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:a\s+|a\s+(?:big|huge|great)\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<x>.+)$", re.I
 )
-_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?rather\s+(?P<x>.+)$", re.I)
 _CANT_STAND_RE = re.compile(r"^I\s+(?:can't|cannot|can\s+not)\s+(?:stand|bear)\s+(?P<x>.+)$", re.I)
 # "Prefers Go over Python" rules out Python, as "tabs" rules out "spaces" (see rivals).
 _OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<y>.+)$", re.I)
@@ -177,14 +178,14 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return _place(lead, m.group("x"), restore)
     if m := _MOVED_TO_RE.match(clause):
         return _place("Lives in ", m.group("x"), restore, moved=True)
+    if m := _JOINED_RE.match(clause):
+        return _possession(m.group("k"), m.group("y"), restore)
     if m := _CALL_ME_RE.match(clause):
         return Statement("profile", "Preferred name: ", restore(m.group("x")), ("profile", "preferred name"), {})
     if m := _FAN_RE.match(clause):
         return _preference("Is not a fan of " if m.group("neg") else "Is a fan of ", m.group("x"), restore, subject)
     if m := _CANT_STAND_RE.match(clause):
         return _preference("Cannot stand ", m.group("x"), restore, subject)
-    if m := _RATHER_RE.match(clause):
-        return _preference("Would rather ", m.group("x"), restore, subject)
     if m := _NOT_LIKE_RE.match(clause):
         return _preference(f"Does not {m.group('verb').lower()} ", m.group("x"), restore, subject)
     if m := _PREFER_RE.match(clause):

@@ -26,7 +26,7 @@ _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 # Words that start a slug without saying what it is about.
 _SLUG_SKIP = frozenset(
     "a an the my our your their his her its to not no using use used uses prefer like love enjoy want be being "
-    "having have working work do doing get getting make making some any very really always never".split()
+    "having have working work do doing get getting make making some any very really always never that you".split()
 )
 # Words that start a qualifier or a predicate; the slug is the phrase before them.
 _SLUG_CUT = frozenset(
