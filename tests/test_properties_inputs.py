@@ -8,6 +8,7 @@ seconds; hypothesis's example database is off, so a run writes nothing outside i
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import zipfile
@@ -292,3 +293,49 @@ def test_a_mutated_backup_restores_or_is_refused_and_a_refusal_changes_nothing(p
         return
     event("restored")
     assert git_state(home)[1]["resources/keep.md"] == b"# Keep\nme\n"
+
+
+# --- what a user says: deterministic memory extraction and its merge --------------------------------
+
+# Words the extraction rules react to, so that random sentences reach them.
+SAID = st.sampled_from(
+    [
+        "I", "I'm", "my", "we", "our", "the", "editor", "is", "are", "prefer", "like", "switched", "from", "to", "moved",
+        "instead", "of", "now", "actually", "no", "longer", "don't", "anymore", "always", "never", "use", "call", "me",
+        "remember", "that", "team", "DB", "runs", "on", "port", "Bob", "owns", "rather", "fan", "so", "because", ",", "-",
+        ";", ".", "?", "`", "Neovim", "Zed", "Lisbon", "it", "this", "and", "but", "\u2014", "'", '"', "\n",
+    ]
+)
+SPEECH = st.one_of(st.text(ANY_CHAR, max_size=80), st.lists(SAID, max_size=25).map(" ".join))
+
+
+@QUICK
+@given(SPEECH, st.booleans(), st.text(ANY_CHAR, max_size=60))
+@example("I switched from Neovim to Zed", True, "- Editor: Neovim")
+@example("I've moved from \\1 to (a", True, "- Uses \\1 daily")
+@example("Remember that the  DB  is in us-east-1, so my editor is Zed - and I", False, "# DB\n\n- Is in us-west-1")
+def test_what_a_user_says_is_read_or_left_and_merges_without_error(said: str, asked: bool, stored: str) -> None:
+    from datetime import UTC, datetime
+
+    from ov.sessions.memory.extract import extract_explicit
+    from ov.sessions.memory.plan import plan_memories
+
+    when = datetime(2026, 5, 1, tzinfo=UTC)
+    message = {"id": "m", "role": "user", "parts": [{"type": "text", "text": said}], "created_at": when.isoformat()}
+    candidates = extract_explicit([message], when=when, user="alice", asked=asked)
+    for candidate in candidates:
+        assert candidate.fields.get("content", "").strip(), candidate
+    # Each candidate merges into a file that already holds anything at all (events are new files).
+    def read(_root: str, rel: str) -> str | None:
+        return None if rel.startswith("events/") else stored or None
+
+    writes, _diff = plan_memories(_memory_schemas(), {"r": candidates}, read=read, when=when, archive_uri="t")
+    for text in writes.values():
+        assert "MEMORY_FIELDS" in text
+
+
+@functools.cache
+def _memory_schemas():
+    from ov.sessions.memory.schema import load_schemas
+
+    return load_schemas(None)  # YAML, ~0.2 s: once, not per example
