@@ -84,9 +84,10 @@ _RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
 # session is as often about the task at hand, so only when asked to remember it.
 _RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.I)
 # "Bob owns the billing service": what a named person does for the team, when asked to remember it.
+# Only verbs a person's role takes: "Atlas is our billing service", "Atlas runs on k8s" name no one.
 _PERSON_FACT_RE = re.compile(
     r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?P<pred>(?:owns|leads|maintains|manages|reviews|approves|"
-    r"handles|runs|is\s+responsible\s+for|is\s+in\s+charge\s+of|is\s+our|is\s+the|knows|wrote|built)\s+.+)$",
+    r"is\s+responsible\s+for|is\s+in\s+charge\s+of|knows)\s+.+)$",
     re.I,
 )
 # The things "remember that our X ..." may state a fact about: entities/systems/{X}.
