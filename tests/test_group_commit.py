@@ -423,3 +423,17 @@ def test_a_request_queued_while_a_batch_is_served_joins_that_batch(store, monkey
     assert landed == [2]  # one landing for both: the late request joined the batch under way
     assert late_body["result"]["commit"] == history[0] and results[0][1]["result"]["commit"] == history[1]
     assert (store.root / "resources/q/late.md").read_text() == "late\n"
+
+
+def test_a_served_request_lists_a_folder_as_the_chain_left_it(store):
+    """A request served after others in one chain sees the files they added or removed."""
+    from types import SimpleNamespace
+
+    for name in ("a.md", "b.md"):
+        store.write(store.uri(f"viking://resources/notes/{name}"), b"x\n")
+    chain = SimpleNamespace(contents={"resources/notes/c.md": b"from an earlier request\n", "resources/notes/a.md": None}, appends={})
+    tx = group_commit.ServedTransaction(store, chain)
+    folder = store.uri("viking://resources/notes")
+    assert tx.file_names(folder) == ["b.md", "c.md"]
+    tx.put(store.uri("viking://resources/notes/a.md"), b"back again\n")  # this request's own change wins
+    assert tx.file_names(folder) == ["a.md", "b.md", "c.md"]

@@ -93,6 +93,20 @@ def test_commit_contains_only_the_changed_paths(store: Store):
     assert changes.added == ["resources/stray.md"]
 
 
+def test_a_transaction_lists_a_folder_with_its_own_pending_changes(store: Store):
+    for name in ("a.md", "b.md"):
+        store.write(store.uri(f"viking://resources/notes/{name}"), b"x\n")
+    store.write(store.uri("viking://resources/notes/sub/c.md"), b"x\n")
+    folder = store.uri("viking://resources/notes")
+    with store.transaction() as tx:
+        assert tx.file_names(folder) == ["a.md", "b.md"]  # files only, not the folder inside
+        tx.put(store.uri("viking://resources/notes/d.md"), b"new\n")
+        tx.delete(store.uri("viking://resources/notes/a.md"))
+        tx.put(store.uri("viking://resources/notes/sub/e.md"), b"deeper\n")
+        assert tx.file_names(folder) == ["b.md", "d.md"]
+        assert tx.file_names(store.uri("viking://resources/nowhere")) == []
+
+
 @pytest.mark.parametrize("hand_edit", ["modify", "delete", "create"])
 def test_hand_edits_are_never_overwritten(store: Store, hand_edit: str):
     target = store.root / "resources/a.md"

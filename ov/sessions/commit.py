@@ -166,7 +166,7 @@ def _extract(
     """
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
-    from ov.sessions.remember import reader
+    from ov.sessions.remember import lister, reader
 
     schemas = load_schemas(store.home.root / "memory_schemas")
     memories = VikingURI(("user", store.identity.user, "memories"))
@@ -198,7 +198,12 @@ def _extract(
         roots[VikingURI(("user", store.identity.user, "peers", peer, "memories"))] = [c for c in candidates if c.about == "peer"]
     # The same planning as `ov remember`: one way of merging, one shape of diff.
     planned, diff = plan_memories(
-        schemas, {str(root): group for root, group in roots.items()}, read=reader(tx, *roots), when=when, archive_uri=archive_uri
+        schemas,
+        {str(root): group for root, group in roots.items()},
+        read=reader(tx, *roots),
+        listing=lister(tx, *roots),
+        when=when,
+        archive_uri=archive_uri,
     )
     by_name = {str(root): root for root in roots}
     writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}

@@ -69,7 +69,9 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         raise InvalidInput(f"could not turn {text!r} into a memory", hint=hint)
     root = memories_root(store, peer)
     with store.transaction() as tx:
-        writes, diff = plan_memories(schemas, {str(root): candidates}, read=reader(tx, root), when=when, archive_uri="ov remember")
+        writes, diff = plan_memories(
+            schemas, {str(root): candidates}, read=reader(tx, root), listing=lister(tx, root), when=when, archive_uri="ov remember"
+        )
         uris = []  # in order of mention: the memory first, then any file it amends
         for (_root, rel), content in writes.items():
             uri = VikingURI((*root.parts, *rel.split("/")))
@@ -77,6 +79,17 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+def lister(tx, *roots: VikingURI):
+    """``listing(root_uri, reldir)``: the names of the files in a folder of the memories ``roots``,
+    as the transaction ``tx`` sees them."""
+    by_name = {str(root): root for root in roots}
+
+    def listing(root: str, reldir: str) -> list[str]:
+        return tx.file_names(VikingURI((*by_name[root].parts, *(reldir.split("/") if reldir else ()))))
+
+    return listing
 
 
 def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:

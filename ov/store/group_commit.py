@@ -33,7 +33,7 @@ from ov.errors import OvError
 from ov.identity import Identity
 from ov.store.gitstore import CommitChain
 from ov.store.lock import Request, WriteLock
-from ov.store.store import CommitResult, Store, Transaction, commit_message
+from ov.store.store import CommitResult, Store, Transaction, commit_message, names_with_changes
 from ov.uri import VikingURI
 
 T = TypeVar("T")
@@ -287,6 +287,12 @@ class ServedTransaction(Transaction):
         if any(path.startswith(prefix) and data is not None for path, data in self.chain.contents.items()):
             raise errors.IsADirectory(f"{uri} is a directory", hint="name a file inside it")
         return super().existing_file(uri)
+
+    def file_names(self, uri: VikingURI) -> list[str]:
+        names = set(super().file_names(uri))
+        names_with_changes(names, uri.path, self.chain.contents)  # what the chain changed, under this one's own
+        names_with_changes(names, uri.path, self.changes)
+        return sorted(names)
 
     def require_parent_dirs(self, uri: VikingURI) -> None:
         parent = uri.parent

@@ -613,6 +613,16 @@ class Transaction:
         if self.changes:
             self._early = self.git.apply_early(self.head, dict(self.changes), self._early)
 
+    def file_names(self, uri: VikingURI) -> list[str]:
+        """The names of the files directly in directory ``uri`` as this command sees it: the work
+        tree's, with this command's pending changes (sorted; none for a directory not there)."""
+        try:
+            names = {entry.name for entry in os.scandir(self.store.path(uri)) if entry.is_file(follow_symlinks=False)}
+        except (FileNotFoundError, NotADirectoryError):
+            names = set()
+        names_with_changes(names, uri.path, self.changes)
+        return sorted(names)
+
     # Content as this command sees it: pending changes first, then the work tree.
     def existing_file(self, uri: VikingURI) -> bytes | None:
         path = self.store.path(uri)
@@ -693,6 +703,14 @@ class Transaction:
         self.changes = {}
         self.appends = {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
+
+
+def names_with_changes(names: set[str], directory: str, changes: dict[str, bytes | None]) -> None:
+    """``names`` (of the files in ``directory``) with ``changes`` (path -> content, None: deleted) applied."""
+    prefix = directory + "/"
+    for path, data in changes.items():
+        if path.startswith(prefix) and "/" not in path[len(prefix) :]:
+            (names.add if data is not None else names.discard)(path[len(prefix) :])
 
 
 class Draft(Transaction):

@@ -19,7 +19,9 @@ I am a / I'm an X                         profile: "Is a X"
 I work as / at / for / on X               profile: "Works at X", ...
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
                                           in project, team, company, ... and Y looks like a name
-                                          (capitalised, at most four words, or "called Y")
+                                          (capitalised, at most four words, or "called Y"): "The
+                                          user's K", which the folder's other cards then lose
+                                          ("No longer the user's K")
 I no longer V X; I don't V X anymore;     "No longer Vs X": a preference when V is prefer, like,
 I've stopped V-ing X                      love, enjoy or want; profile when V is use, work,
                                           live, write, code or program
@@ -149,6 +151,8 @@ class Candidate:
     swap: tuple[str, str] | None = None
     # With ``replaces``: the line to store when no stored line is replaced ("Moved to Lisbon").
     otherwise: str | None = None
+    # A role only one file of its folder holds ("The user's manager"): the others lose it.
+    role: str | None = None
 
 
 def extract_explicit(
@@ -322,6 +326,7 @@ def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
 def _candidate(statement: Statement) -> Candidate:
     fields = dict(statement.path_fields)
     marker = "Actually, " if statement.marked else ""
+    role = None
     if statement.memory_type == "entities":
         fields["name"] = statement.obj
         if statement.fact:
@@ -329,6 +334,7 @@ def _candidate(statement: Statement) -> Candidate:
             fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
         else:
             fields["content"] = f"# {statement.obj}\n\n- The user's {statement.noun}"
+            role = f"The user's {statement.noun}"
         replaces: tuple[str, ...] = statement.probes or (fact_probes(statement.fact) if statement.marked else ())
     else:
         line = tx.capitalise(statement.lead + statement.obj)
@@ -342,7 +348,14 @@ def _candidate(statement: Statement) -> Candidate:
     sources = list(dict.fromkeys(s for s in statement.sources if s))
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
     return Candidate(
-        statement.memory_type, fields, sources, replaces=replaces, amends=_rivals(statement, sources), swap=statement.swap, otherwise=otherwise
+        statement.memory_type,
+        fields,
+        sources,
+        replaces=replaces,
+        amends=_rivals(statement, sources),
+        swap=statement.swap,
+        otherwise=otherwise,
+        role=role,
     )
 
 

@@ -42,6 +42,7 @@ def plan_memory_writes(
     read: Callable[[str], str | None],
     when: datetime,
     archive_uri: str,
+    listing: Callable[[str], list[str]] | None = None,
 ) -> MemoryPlan:
     """The writes that store ``candidates``; ``read(relpath)`` gives a memory file's text or None.
 
@@ -49,11 +50,14 @@ def plan_memory_writes(
     and then into the file already there; a candidate's ``amends`` follow it,
     and one that ``only_amends`` never creates a file; an add_only candidate always gets a
     new file, numbered ``name_2.md``, ``name_3.md``, ... when its name is taken.
-    A write that would not change a file's fields is skipped. Operation
-    entries carry ``path`` where ``memory_diff.json`` has ``uri``; see
-    :func:`build_memory_diff`.
+    A candidate with a ``role`` ("The user's manager") takes it from the other files
+    of its folder, which ``listing(reldir)`` names: each line saying it there becomes
+    "No longer the user's manager". A write that would not change a file's fields is
+    skipped. Operation entries carry ``path`` where ``memory_diff.json`` has ``uri``;
+    see :func:`build_memory_diff`.
     """
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
+    roles: list[tuple[str, MemorySchema, Candidate]] = []
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
@@ -64,6 +68,17 @@ def plan_memory_writes(
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
         groups.setdefault(path, (schema, []))[1].append(candidate)
+        if candidate.role and listing is not None and not schema.add_only:
+            roles.append((path, schema, candidate))
+    for path, schema, candidate in roles:
+        folder = path.rpartition("/")[0]
+        for name in listing(folder):
+            other = f"{folder}/{name}" if folder else name
+            if other != path and name.endswith(".md") and (other not in groups or groups[other][0] is schema):
+                role = candidate.role or ""
+                line = f"- No longer {role[:1].lower()}{role[1:]}"
+                amend = Candidate(schema.memory_type, {CONTENT_FIELD: line}, list(candidate.source_message_ids), replaces=(role,), only_amends=True)
+                groups.setdefault(other, (schema, []))[1].append(amend)
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
@@ -154,18 +169,27 @@ def plan_memories(
     read: Callable[[str, str], str | None],
     when: datetime,
     archive_uri: str,
+    listing: Callable[[str, str], list[str]] | None = None,
 ) -> tuple[dict[tuple[str, str], str], dict[str, Any]]:
     """Plan the candidates of each memories root, ``{root_uri: candidates}``, into one diff.
 
     This is how ``ov remember`` and ``ov commit`` both store what they
-    extracted. ``read(root_uri, relpath)`` gives a file's text or None. Returns
+    extracted. ``read(root_uri, relpath)`` gives a file's text or None, and
+    ``listing(root_uri, reldir)`` the names of the files in a folder. Returns
     the writes, ``{(root_uri, relpath): text}``, and the ``memory_diff.json``
     document whose URIs sit under each candidate's root.
     """
     writes: dict[tuple[str, str], str] = {}
     ops: dict[str, list[dict[str, Any]]] = {kind: [] for kind in OPERATION_KINDS}
     for root, candidates in groups.items():
-        plan = plan_memory_writes(schemas, candidates, read=lambda rel, root=root: read(root, rel), when=when, archive_uri=archive_uri)
+        plan = plan_memory_writes(
+            schemas,
+            candidates,
+            read=lambda rel, root=root: read(root, rel),
+            when=when,
+            archive_uri=archive_uri,
+            listing=None if listing is None else lambda rel, root=root: listing(root, rel),
+        )
         writes.update({(root, rel): text for rel, text in plan.writes.items()})
         for kind, entries in build_memory_diff(archive_uri, plan.operations, when, root)["operations"].items():
             ops[kind].extend(entries)
