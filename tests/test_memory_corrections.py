@@ -487,3 +487,16 @@ def test_bad_swap_ops_are_refused(op):
 
     with pytest.raises(InvalidInput):
         patch_text("- Editor: Neovim", op)
+
+
+def test_a_role_leaves_broken_cards_and_sidecars_of_its_folder_alone(ov, ov_home):
+    assert ov("remember", "My manager is Dana").exit_code == 0
+    people = ov_home / ACCOUNT / "default/memories/entities/people"
+    (people / "lee.md").write_text("# Lee\n\n- The user's manager\n\n<!-- MEMORY_FIELDS\n{broken\n")  # no closing: unreadable
+    (people / ".overview.md").write_text("The user's manager is Dana.\n")
+    assert ov("snapshot", "commit", "-m", "hand edits").exit_code == 0
+    result = ov("remember", "My manager is Sam now", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert "No longer the user's manager" in (people / "dana.md").read_text()
+    assert (people / "lee.md").read_text().startswith("# Lee\n\n- The user's manager\n")
+    assert (people / ".overview.md").read_text() == "The user's manager is Dana.\n"

@@ -71,14 +71,17 @@ def plan_memory_writes(
         if candidate.role and listing is not None and not schema.add_only:
             roles.append((path, schema, candidate))
     for path, schema, candidate in roles:
+        role = candidate.role or ""
+        line = f"- No longer {role[:1].lower()}{role[1:]}"
         folder = path.rpartition("/")[0]
         for name in listing(folder):
             other = f"{folder}/{name}" if folder else name
-            if other != path and name.endswith(".md") and (other not in groups or groups[other][0] is schema):
-                role = candidate.role or ""
-                line = f"- No longer {role[:1].lower()}{role[1:]}"
-                amend = Candidate(schema.memory_type, {CONTENT_FIELD: line}, list(candidate.source_message_ids), replaces=(role,), only_amends=True)
-                groups.setdefault(other, (schema, []))[1].append(amend)
+            if other == path or name.startswith(".") or not name.endswith(".md") or (other in groups and groups[other][0] is not schema):
+                continue  # itself, a summary sidecar, not a memory, or another type's file
+            if other not in groups and not _holds_role(read(other), role):
+                continue
+            amend = Candidate(schema.memory_type, {CONTENT_FIELD: line}, list(candidate.source_message_ids), replaces=(role,), only_amends=True)
+            groups.setdefault(other, (schema, []))[1].append(amend)
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
@@ -133,6 +136,18 @@ def _plan_file(
         plan.operations["updates"].append(
             {"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD], "after": after}
         )
+
+
+def _holds_role(text: str | None, role: str) -> bool:
+    """Whether a stored memory's text states ``role``; a file that is not a readable memory (edited
+    by hand past recognition) is left alone rather than failing the write that named the role."""
+    if text is None or role.lower() not in text.lower():
+        return False
+    try:
+        parse_memory(text)
+    except InvalidInput:
+        return False
+    return True
 
 
 def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
