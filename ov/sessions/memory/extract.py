@@ -28,8 +28,8 @@ I've stopped V-ing X                      love, enjoy or want; profile when V is
 I'm no longer a X; I'm not a X anymore    profile: "Is no longer a X"
 my K is no longer Y; my K isn't Y anymore profile: "K: no longer Y"
 I switched / moved / migrated / changed   profile: each stored line naming X names Y instead
-from X to Y; I use Y instead of X         ("Editor: Neovim" -> "Editor: Zed"); with none,
-                                          the statement itself ("Switched from X to Y")
+from X to Y; I replaced X with Y; I use   ("Editor: Neovim" -> "Editor: Zed"); with none,
+Y instead of X                            the statement itself ("Switched from X to Y")
 I live / I'm based / located in X;        profile: "Lives in X", "Is based in X", in place of
 I moved / relocated to X                  the line saying where the user lives; "moved to"
                                           with none stored: "Moved to X"
@@ -57,7 +57,8 @@ X, remember that; X. Remember that.       uses, has, rotates, ... P, with S hold
                                           use Jira" one about the team ("Team uses Jira"); a
                                           note naming a day, or anything else, is a dated note
                                           in events/. "Actually X" corrects the stored fact
-                                          with X's verb and preposition ("Is in eu-west-1")
+                                          with X's verb and preposition ("Is in eu-west-1"),
+                                          or for a place, any with its preposition ("Lives in")
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / no, I        corrects the statement it refers to (see _correct)
 meant X / I meant X; X now; now X; I now

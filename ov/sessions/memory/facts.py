@@ -168,12 +168,17 @@ def _system_fact(body: str, restore) -> Statement | None:
 
 def fact_probes(fact: str) -> tuple[str, ...]:
     """The stored facts a corrected one replaces: those with the same verb and preposition
-    ("Is in eu-central-1" replaces "Is in eu-west-1"); () for a bare "is", which merge's
-    word overlap decides."""
+    ("Is in eu-central-1" replaces "Is in eu-west-1"), and for a fact that says where something
+    is, the others that say so with the same preposition ("Is in us-west-2" replaces "Lives in
+    us-east-1"; a port is no place: "Is on port 5433" replaces only "Is on ..."); () for a bare
+    "is", which merge's word overlap decides."""
     words = fact.split()
-    if len(words) > 2 and words[1].lower() in _PLACE_PREPOSITIONS:
-        return (f"{words[0]} {words[1]}",)
-    return ()
+    if len(words) < 3 or words[1].lower() not in _PLACE_PREPOSITIONS:
+        return ()
+    lead = f"{words[0]} {words[1]}"
+    if lead.lower() not in {p.lower() for p in _PLACEMENT_LEADS} or words[2].lower() == "port" or words[2][:1].isdigit():
+        return (lead,)
+    return tuple(dict.fromkeys((lead, *(p for p in _PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
 
 
 def _system_moved(body: str, restore) -> Statement | None:

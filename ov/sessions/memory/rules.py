@@ -44,6 +44,11 @@ _CHANGE_FROM_TO_RE = re.compile(
     r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
     re.I,
 )
+# "we replaced ArgoCD with Flux", "I swapped Jest for Vitest".
+_REPLACED_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)\s+(?P<new>.+)$",
+    re.I,
+)
 # "I use zsh now instead of bash", "we use Linear rather than Jira".
 _USE_INSTEAD_RE = re.compile(
     r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
@@ -357,8 +362,9 @@ def team_says(team: re.Match[str], restore) -> str:
 
 
 def change_match(clause: str) -> re.Match[str] | None:
-    """"I switched from X to Y", "we use Y instead of X": a value that changed, said by "I" or "we" (group ``who``)."""
-    return _CHANGE_FROM_TO_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
+    """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
+    said by "I" or "we" (group ``who``)."""
+    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
 
 
 def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
