@@ -191,6 +191,8 @@ CASES = [
                  {"entities/people/alice.md": "# Alice\n\n- Reviews all DB migrations", "entities/people/bob.md": "# Bob\n\n- Owns the billing service"},
                  None, id="what-a-person-does"),
     pytest.param([["Bob owns the billing service."]], {}, None, id="a-person-fact-in-a-session-needs-asking"),
+    pytest.param(["My editor is Vim. Lunch was great today."], {"profile.md": "- Editor: Vim"}, None,
+                 id="a-clause-of-a-remembered-text-is-no-note-of-its-own"),
     pytest.param(["Remember that Atlas runs on Kubernetes"], {f"events/{TODAY:%Y/%m/%d}/atlas_runs.md": "- Atlas runs on Kubernetes"}, None,
                  id="a-name-that-runs-is-no-person"),
     pytest.param([["I joined the Platform team."]], {"entities/teams/platform.md": "# Platform\n\n- The user's team"}, None, id="joined-the-team"),

@@ -52,9 +52,9 @@ X, remember that; X. Remember that.       uses, has, rotates, ... P, with S hold
                                           or a wish ("I'd rather X", "I'd prefer that you X")
                                           is a preference in the user's words; "Bob owns /
                                           leads / reviews ... X": entities/people/bob, "Owns
-                                          X"; a first-person
-                                          X ("I use fish") a profile fact ("Uses fish"), "we
-                                          use Jira" one about the team ("Team uses Jira"); a
+                                          X"; a first-person X ("I use fish") a profile fact
+                                          ("Uses fish"), "we use Jira" one about the team
+                                          ("Team uses Jira"); a
                                           note naming a day, or anything else, is a dated note
                                           in events/. "Actually X" corrects the stored fact
                                           with X's verb and preposition ("Is in eu-west-1"),
@@ -91,8 +91,8 @@ backticks, block quotes and sentences that open with a quotation mark, and
 objects that only point at the conversation ("I like that", "remember this",
 "to do this", "never do that again"), and what someone else said ("my manager
 said her editor is ..."). A reason or an aside after a value is not part of
-it ("Vim because it's fast", "Vim, which ..."). The markers "actually", "now", "these days", "instead" are
-dropped from what is stored ("for now" and "until now" are kept). "today",
+it ("Vim because it's fast", "Vim, which ..."). The markers "actually",
+"now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
 at most three words (:func:`ov.sessions.memory.text.slug`). A session that
 shows a task done also yields an experience
@@ -241,8 +241,6 @@ def _read(clause: str, restore, ctx: _Context) -> Statement | None:
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
             return None  # a clause of a longer text is no note of its own, nor one that says "it"
     return statement
-
-
 
 
 def _add(statement: Statement, ctx: _Context, found: list[Statement]) -> None:

@@ -254,8 +254,7 @@ def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede | _Swap]:
             probes, line, append = incoming["supersede"], incoming["with"], incoming.get("append", True)
             if isinstance(probes, str) or not isinstance(probes, Sequence) or not all(isinstance(p, str) for p in probes):
                 raise InvalidInput('a supersede op is {"supersede": ["probe", ...], "with": "new line"}')
-            if not isinstance(line, str) or len(line.strip().splitlines()) != 1:
-                raise InvalidInput("a supersede op puts one line in place of the lines it matches")
+            line = _one_line(line, "a supersede op's new line")
             if not isinstance(append, bool):
                 raise InvalidInput('a supersede op\'s "append" is true or false')
             otherwise = incoming.get("otherwise")

@@ -53,7 +53,12 @@ _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d
 # starts after a join, a dash or a comma; "always X, and never Y": where an instruction does.
 _FIRST_PERSON_AHEAD = r"(?=(?:I|I'm|I've|I'd|Im|my)\b)"
 _CLAUSE_JOIN_RE = re.compile(
-    rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}|,\s*so\s+{_FIRST_PERSON_AHEAD}|(?:,\s*|\s+)and\s+(?P<rule>(?=(?:always|never)\b))|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}",
+    rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}"
+    rf"|,\s*so\s+{_FIRST_PERSON_AHEAD}"
+    rf"|\s+[-\u2013\u2014]+\s+{_FIRST_PERSON_AHEAD}"
+    rf"|(?P<comma>,)\s+{_FIRST_PERSON_AHEAD}"
+    # an empty group that marks the join before an instruction (see clauses)
+    r"|(?:,\s*|\s+)and\s+(?P<rule>(?=(?:always|never)\b))",
     re.IGNORECASE,
 )
 # "I left Acme and now work at Initech": a second statement whose "I" is left out.
