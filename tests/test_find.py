@@ -292,6 +292,23 @@ def test_a_damaged_flat_copy_is_passed_over_for_the_hnswlib_index(docs, ov_home)
     assert docs("fsck").exit_code != 0  # the copy disagrees with the index: fsck says so
 
 
+def test_past_the_flat_copys_limit_a_grouped_copy_follows_every_update_and_fsck_checks_it(docs, ov_home, monkeypatch):
+    monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)  # every index is past the flat copy's limit
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (first,) = index_dir(ov_home).glob("vectors-*.groups")
+    assert not list(index_dir(ov_home).glob("vectors-*.exact")) and docs("fsck", "--json").json["result"]["findings"] == []
+    write(docs, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    assert uris(found(docs, "tomato soup"))[0] == "viking://resources/notes/soup.md"
+    (second,) = index_dir(ov_home).glob("vectors-*.groups")  # the update's generation, the old one gone
+    assert second != first and docs("fsck", "--json").json["result"]["findings"] == []
+    before = found(docs, "risotto")
+    second.write_bytes(second.read_bytes()[:-8])  # cut short
+    assert uris(found(docs, "risotto")) == uris(before)
+    checked = docs("fsck")
+    assert checked.exit_code != 0 and "grouped copy" in checked.stdout
+
+
 def test_a_flat_copy_an_earlier_ov_wrote_is_passed_over_and_rewritten_by_the_next_update(docs, ov_home):
     """Earlier copies held float rows under the magic ``ovexact1``: an upgraded ov searches through
     hnswlib meanwhile, fsck notes it without calling it damage, and the next update writes the

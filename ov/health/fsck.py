@@ -176,6 +176,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
+        from ov.index.vector_groups import GroupedVectors, groups_path
         from ov.index.vectors import ExactVectors, OlderCopy, VectorIndex, exact_path, record_label
 
         try:
@@ -199,5 +200,14 @@ def _check_index(store, head: str, report: FsckReport) -> None:
                 return
             if copied != live:
                 add(Finding("index", "problem", f"the flat copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
+        grouped = groups_path(indices.root / meta.vectors_file)
+        if grouped.is_file():
+            try:
+                copied = GroupedVectors.load(grouped, meta.embedder["dimension"], meta.vectors).labels()
+            except (OSError, ValueError) as exc:
+                add(Finding("index", "problem", f"the grouped copy of the vectors does not load: {exc}", rebuild))
+                return
+            if copied != live:
+                add(Finding("index", "problem", f"the grouped copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
     elif meta.vectors_stale:
         add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))

@@ -9,6 +9,8 @@ tree, never committed)::
     vectors-{gen}.hnsw hnswlib (only with an embedder)
     vectors-{gen}.exact the same vectors quantised by component, while there are few
                        enough to search exhaustively (see ov.index.vectors)
+    vectors-{gen}.groups above that, the same grouped around centroids, for a cold
+                       search that compares the nearest groups (ov.index.vector_groups)
 
 :meth:`Indices.open` is called before every search. When HEAD moved since the
 indexed commit, the indices catch up from the git diff of the two trees: only

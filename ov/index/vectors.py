@@ -156,16 +156,38 @@ def load_for_search(path: Path, dimension: int, live: int):
             return ExactVectors.load(exact, dimension, live)
         except (OSError, ValueError):
             pass  # damaged or from an interrupted write: the hnswlib file is the authority
+    elif "numpy" not in sys.modules:  # a process that has numpy searches hnswlib's graph faster
+        from ov.index import vector_groups
+
+        grouped = vector_groups.groups_path(path)
+        if vector_groups.grouped_fits(live, dimension) and grouped.is_file():
+            try:
+                return vector_groups.GroupedVectors.load(grouped, dimension, live)
+            except (OSError, ValueError):
+                pass
     return VectorIndex.load(path, dimension, live)
 
 
 def remove_generation(path: Path) -> None:
-    """Delete a vector generation's files (the hnswlib index and its flat copy)."""
-    for name in (path, exact_path(path)):
+    """Delete a vector generation's files (the hnswlib index and its flat or grouped copy)."""
+    from ov.index.vector_groups import groups_path
+
+    for name in (path, exact_path(path), groups_path(path)):
         try:
             name.unlink()
         except FileNotFoundError:
             pass
+
+
+def quantise(matrix) -> tuple:
+    """(float32 scales, uint32 columns: dimension x rows, C-contiguous) of the float rows
+    ``matrix``, as :class:`ExactVectors` reads them: row ``i`` is ``scales[i] * (q[i] - _OFFSET)``."""
+    import numpy as np
+
+    peak = np.abs(matrix).max(axis=1, initial=0.0)
+    scales = np.where(peak > 0, peak / _STEPS, 0.0).astype(np.float32)
+    quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + _OFFSET
+    return scales, np.ascontiguousarray(quantised.T, dtype="<u4")
 
 
 class OlderCopy(ValueError):
@@ -229,16 +251,14 @@ class ExactVectors:
 
         labels = sorted(rows)
         matrix = np.stack([rows[label] for label in labels]).astype(np.float32) if labels else np.zeros((0, dimension), np.float32)
-        peak = np.abs(matrix).max(axis=1, initial=0.0)
-        scales = np.where(peak > 0, peak / _STEPS, 0.0).astype(np.float32)
-        quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + _OFFSET
+        scales, columns = quantise(matrix)
         tmp = path.with_name(path.name + ".tmp")
         try:
             with open(tmp, "wb") as handle:
                 handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)))
                 handle.write(np.asarray(labels, dtype="<i8").tobytes())
                 handle.write(scales.astype("<f4").tobytes())
-                handle.write(np.ascontiguousarray(quantised.T, dtype="<u4").tobytes())
+                handle.write(columns)
                 handle.flush()
                 os.fsync(handle.fileno())
         except BaseException:
@@ -333,13 +353,18 @@ class ExactVectors:
 
 
 class VectorIndex:
-    def __init__(self, index, dimension: int, live: int, rows: dict | None = None) -> None:
+    def __init__(self, index, dimension: int, live: int, rows: dict | None = None, base=None) -> None:
         self._index = index
         self.dimension = dimension
         self.live = live  # vectors not marked deleted (hnswlib does not count them)
-        # label -> vector of every live vector, kept beside hnswlib while the flat copy can be
-        # written from it (None: unknown, read back from hnswlib on save, which is slow).
+        # label -> vector of every live vector, kept beside hnswlib while the flat or grouped copy
+        # can be written from it (None: unknown, read back from hnswlib on save, which is slow).
         self._rows = rows
+        # The grouped copy this index was read with, and what changed since: its next write keeps
+        # the groups and the rows of everything else (vector_groups.write_update).
+        self._base = base
+        self._added: dict = {}
+        self._removed: set[int] = set()
         self._stored: set[int] | None = None  # every label added, deleted ones too (passage_counts)
 
     @classmethod
@@ -352,19 +377,23 @@ class VectorIndex:
 
     @classmethod
     def load(cls, path: Path, dimension: int, live: int, *, for_update: bool = False) -> VectorIndex:
-        """``for_update``: also read the flat copy, so the next :meth:`save` writes its successor
-        from it and the diff instead of reading every vector back out of hnswlib."""
+        """``for_update``: also read the flat or grouped copy, so the next :meth:`save` writes its
+        successor from it and the diff instead of reading every vector back out of hnswlib."""
         import hnswlib
+
+        from ov.index import vector_groups
 
         index = hnswlib.Index(space="ip", dim=dimension)
         index.load_index(str(path))
-        rows = None
-        if for_update and exact_fits(live, dimension) and exact_path(path).is_file():
-            try:
+        rows = base = None
+        try:
+            if for_update and exact_fits(live, dimension) and exact_path(path).is_file():
                 rows = ExactVectors.load(exact_path(path), dimension, live).rows()
-            except (OSError, ValueError):
-                rows = None
-        return cls(index, dimension, live, rows)
+            elif for_update and vector_groups.grouped_fits(live, dimension) and vector_groups.groups_path(path).is_file():
+                base = vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
+        except (OSError, ValueError):
+            rows = base = None
+        return cls(index, dimension, live, rows, base)
 
     def save(self, path: Path) -> None:
         """Write to ``path`` atomically (a temporary file renamed over it), and the flat copy
@@ -392,15 +421,36 @@ class VectorIndex:
             tmp.unlink(missing_ok=True)
             raise
         os.replace(tmp, path)
-        exact = exact_path(path)
-        if not exact_fits(self.live, self.dimension):
+        from ov.index import vector_groups
+
+        exact, grouped = exact_path(path), vector_groups.groups_path(path)
+        small, middling = exact_fits(self.live, self.dimension), vector_groups.grouped_fits(self.live, self.dimension)
+        if not small:
             exact.unlink(missing_ok=True)
+        if small or not middling:
+            grouped.unlink(missing_ok=True)
+        base, self._base = self._base, None
+        if not small and not middling:
             self._rows = None
             return
-        if self._rows is None:  # grown back under the limit, or a copy that did not load
-            labels = sorted(self.labels())
-            self._rows = dict(zip(labels, self._index.get_items(labels))) if labels else {}
-        ExactVectors.write(exact, self._rows, self.dimension)
+        if base is not None and not small and not vector_groups.stale(base.trained, self.live):
+            # The groups stay: only what changed is placed (written whole, still atomically).
+            vector_groups.write_update(grouped, base, self._added, self._removed)
+        else:
+            if self._rows is None and base is not None:  # the groups are made again, from every row
+                self._rows = {label: row for label, row in base.rows().items() if label not in self._removed} | self._added
+            if self._rows is None:  # grown back under the limit, or a copy that did not load
+                labels = sorted(self.labels())
+                self._rows = dict(zip(labels, self._index.get_items(labels))) if labels else {}
+            if small:
+                ExactVectors.write(exact, self._rows, self.dimension)
+                return
+            vector_groups.write(grouped, self._rows, self.dimension)
+        self._rows, self._added, self._removed = None, {}, set()
+        try:
+            self._base = vector_groups.GroupedVectors.load(grouped, self.dimension, self.live)
+        except ValueError:  # it disagrees with the index: searches use hnswlib, which is the authority
+            grouped.unlink()
 
     def labels(self) -> set[int]:
         """Labels of the live vectors (a full scan: for checks, not for queries)."""
@@ -425,6 +475,8 @@ class VectorIndex:
             self._stored.update(labels)
         if self._rows is not None:
             self._rows.update(zip(labels, vectors))
+        if self._base is not None:
+            self._added.update(zip(labels, vectors))
 
     def remove(self, labels: list[int]) -> None:
         """Mark every passage of the records ``labels`` deleted."""
@@ -437,6 +489,8 @@ class VectorIndex:
                 self.live -= 1
                 if self._rows is not None:
                     self._rows.pop(part, None)
+                if self._base is not None and self._added.pop(part, None) is None:
+                    self._removed.add(part)
 
     def passage_counts(self, labels) -> dict[int, int]:
         """Record label -> its number of passages, for the records of ``labels`` with vectors."""
