@@ -3,9 +3,9 @@
 Two ``OV_HOME``s hold the same ``--docs`` Markdown documents (300 by default; SciFact
 abstracts when the bench data is there, else synthetic text), one with the default
 configuration (the built-in model) and one with ``embedding.provider: none``; both
-indices are built before timing. Up to 8,192 vectors a search reads the index's flat
-copy without numpy (``--docs 3000`` and ``--docs 8000`` measure it at larger sizes);
-past that, hnswlib (``--docs 12000``; past the corpus, abstracts come round again). Then:
+indices are built before timing. Up to 4,096 vectors a search reads the index's flat
+copy without numpy; past that its grouped copy, up to 131,072 (``--docs 8000``, ``12000``,
+``30000``, ``53000``; past the corpus, abstracts come round again); past that, hnswlib. Then:
 
 1. **cold ``ov find``**: fresh ``ov find QUERY --limit 10`` processes on each home,
    round-robin with ``python -c pass``, ``--cold-reps`` runs after 2 untimed ones;

@@ -11,7 +11,9 @@ indexed as ov indexes them, then:
    and hnswlib (at the ``ef`` ov searches with) return, mean and 10th percentile over the queries;
 2. **cold**: ``--reps`` fresh processes each load the index and search the 200 nearest records
    of one query (p50 of the time inside the process, from the import of ``ov.index.vectors`` to
-   the answer): the grouped copy without numpy, and hnswlib as a process without the copy has it.
+   the answer): the grouped copy without numpy, and hnswlib as a process without the copy has it;
+3. **update**: 8 updates of one vector each (the index read for an update, the vector added, the
+   next generation saved), p50, with the grouped copy and with hnswlib's file alone.
 
 ``--quality`` also runs ``scifact.py`` and ``locomo.py`` with the built-in model with every
 index searched through its grouped copy (no flat copy), to show what it changes on the benchmarks.
@@ -110,8 +112,10 @@ def main(argv: list[str] | None = None) -> int:
                     assert name == ("GroupedVectors" if kind == "grouped" else "VectorIndex"), name
                     if rep:  # the first warms the page cache
                         cold[kind].append(seconds)
+            updates = {"grouped": update_times(Path(folder), matrix, size, True), "hnswlib": update_times(Path(folder), matrix, size, False)}
             result = {
                 "vectors": size,
+                "update": {kind: common.summarize(v) for kind, v in updates.items()},
                 "groups": grouped.groups,
                 "write_s": build_s,
                 "found": {kind: {"mean": float(np.mean(v)), "p10": float(np.percentile(v, 10))} for kind, v in found.items()},
@@ -126,11 +130,12 @@ def main(argv: list[str] | None = None) -> int:
                     f"{result['found']['hnswlib']['mean']:.3f} ({result['found']['hnswlib']['p10']:.2f})",
                     result["cold"]["grouped"]["p50_ms"],
                     result["cold"]["hnswlib"]["p50_ms"],
-                    build_s,
+                    result["update"]["grouped"]["p50_ms"],
+                    result["update"]["hnswlib"]["p50_ms"],
                 ]
             )
     common.print_table(
-        ["vectors", "groups", "grouped: found of 200 (p10)", "hnswlib: found (p10)", "cold grouped p50 ms", "cold hnswlib p50 ms", "save s"],
+        ["vectors", "groups", "grouped: found of 200 (p10)", "hnswlib: found (p10)", "cold grouped p50 ms", "cold hnswlib p50 ms", "update grouped ms", "update hnswlib ms"],
         rows,
         title=f"{len(queries)} queries; cold: {args.reps} processes each, time inside the process",
         digits=1,
@@ -139,6 +144,39 @@ def main(argv: list[str] | None = None) -> int:
         quality(report)
     print(f"\nmetrics written to {report.write_json()}")
     return 0
+
+
+def update_times(folder: Path, matrix, size: int, grouped: bool) -> list[float]:
+    """Seconds of 8 updates that add one vector each to an index of ``size`` (the next ones of
+    ``matrix``), with the grouped copy or with hnswlib's file alone."""
+    from ov.index import vector_groups
+    from ov.index.vectors import VectorIndex, remove_generation
+
+    limit = vector_groups.GROUPED_COMPONENTS
+    vector_groups.GROUPED_COMPONENTS = limit if grouped else 0
+    try:
+        path = folder / f"update-{grouped}-0.hnsw"
+        index = VectorIndex.create(matrix.shape[1], size)
+        index.add(matrix[:size], list(range(size)))
+        index.save(path)
+        times = []
+        for step in range(8):
+            label = (size + step) % len(matrix)
+            nxt = folder / f"update-{grouped}-{step + 1}.hnsw"
+
+            def update(path=path, nxt=nxt, label=label, live=size + step):
+                index = VectorIndex.load(path, matrix.shape[1], live, for_update=True)
+                index.add(matrix[label : label + 1], [size + step])
+                index.save(nxt)
+
+            seconds, _ = common.time_call(update)
+            times.append(seconds)
+            remove_generation(path)
+            path = nxt
+        remove_generation(path)
+        return times
+    finally:
+        vector_groups.GROUPED_COMPONENTS = limit
 
 
 def quality(report) -> None:

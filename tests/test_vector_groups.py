@@ -182,3 +182,26 @@ def test_a_damaged_grouped_copy_is_passed_over_for_hnswlib(tmp_path, monkeypatch
     assert isinstance(searched, VectorIndex)
     with pytest.raises(ValueError, match="does not match"):
         GroupedVectors.load(copy, DIM, index.live + 1)
+
+
+@pytest.mark.parametrize("count", [5, 6, 1])
+def test_sixteen_bit_columns_give_the_same_similarities_as_thirty_two_bit_ones(monkeypatch, count):
+    """The grouped copy stores 16-bit columns, which a cold search splits into even and odd rows:
+    at the extremes (rows and queries that fill the fields to the top), for an odd number of rows
+    as for an even one, every similarity is the one the flat copy's 32-bit columns give."""
+    from array import array
+
+    from ov.index.vectors import quantise
+
+    dimension = 256
+    ones = np.full(dimension, dimension**-0.5, dtype=np.float32)
+    spike = np.zeros(dimension, dtype=np.float32)
+    spike[3] = 1.0
+    matrix = np.stack([ones, -ones, spike, np.zeros(dimension, dtype=np.float32), -spike, ones][:count])
+    scales, columns = quantise(matrix)
+    _without_numpy(monkeypatch)
+    made = {size: ExactVectors(array("q", range(count)), array("f", scales.tolist()), memoryview(columns.astype(f"<u{size}").tobytes()), dimension, size=size) for size in (2, 4)}
+    for query in (ones, -ones, spike, ones + spike):
+        query = (query / np.linalg.norm(query)).tolist()
+        assert made[2].search(query, count) == made[4].search(query, count)
+        assert made[2]._plain_similarities(query) == pytest.approx((matrix @ np.asarray(query)).tolist(), abs=3e-3)

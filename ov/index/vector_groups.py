@@ -36,6 +36,11 @@ _HEAD = struct.Struct("<8sIIII")
 # keeps a grouped copy. Above it making the centroids again (once each time the index doubles)
 # takes seconds, and hnswlib serves alone.
 GROUPED_COMPONENTS = 1 << 25
+# A search compares about 27 * sqrt(n) vectors (centroids and groups) of `dimension` numbers each, at
+# ~12 ns a number: up to this dimension * sqrt(n) that stays under ~40 ms, well below numpy's import
+# and hnswlib's file. The built-in model's 256 dimensions meet GROUPED_COMPONENTS first; an API's
+# 1,536 stop at about 7,000 vectors.
+GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
 COMPARED_PER_ROOT = 25  # vectors compared by a search: 25 * sqrt(n), about 50 average groups
 _KMEANS_ROUNDS = 8
@@ -48,7 +53,8 @@ def groups_path(path: Path) -> Path:
 
 
 def grouped_fits(live: int, dimension: int) -> bool:
-    return live * dimension <= GROUPED_COMPONENTS
+    """Whether an index of ``live`` vectors of ``dimension`` past the flat copy's limit keeps a grouped copy."""
+    return live * dimension <= GROUPED_COMPONENTS and dimension * math.sqrt(live) <= GROUPED_SEARCH
 
 
 def stale(trained: int, live: int) -> bool:
@@ -114,7 +120,7 @@ def write_update(path: Path, base: GroupedVectors, added: dict, removed: set[int
     view, dimension, live = base._view, base.dimension, base.live
     labels = np.frombuffer(view, dtype="<i8", count=live, offset=base._labels_at)
     scales = np.frombuffer(view, dtype="<f4", count=live, offset=base._scales_at)
-    columns = np.frombuffer(view, dtype="<u4", count=dimension * live, offset=base._columns_at).reshape(dimension, live)
+    columns = np.frombuffer(view, dtype="<u2", count=dimension * live, offset=base._columns_at).reshape(dimension, live)
     groups = np.repeat(np.arange(base.groups), np.diff(np.frombuffer(base._starts, dtype=np.uint32).astype(np.int64)))
     kept = np.flatnonzero(~np.isin(labels, np.fromiter(removed, dtype=np.int64, count=len(removed))))
     new_labels = np.fromiter(added, dtype=np.int64, count=len(added))
@@ -130,17 +136,19 @@ def write_update(path: Path, base: GroupedVectors, added: dict, removed: set[int
         np.concatenate([groups[kept], np.argmax(matrix @ centroids.T, axis=1) if added else np.zeros(0, np.int64)]),
         np.concatenate([labels[kept], new_labels]),
         np.concatenate([scales[kept], new_scales]),
-        np.concatenate([columns[:, kept], new_columns], axis=1),
+        np.concatenate([columns, new_columns.astype("<u2")], axis=1) if added else columns,
+        np.concatenate([kept, live + np.arange(len(added))]),
     )
 
 
-def _write(path: Path, dimension: int, trained: int, centroid_block, groups, labels, scales, columns) -> None:
+def _write(path: Path, dimension: int, trained: int, centroid_block, groups, labels, scales, columns, taken=None) -> None:
     """Write a grouped copy atomically. Layout, all little-endian after the head: the groups'
     first rows (uint32, groups + 1), the centroids quantised like the flat copy's rows (float32
     scales, then uint32 columns), every row's label (int64) and scale (float32) in group order, the
-    rows' columns (each column in group order, so that neighbouring groups read as one run), and
+    rows' columns (uint16; each column in group order, so that neighbouring groups read as one run), and
     the labels sorted (int64) with their rows (uint32), for finding a label's row. ``groups``,
-    ``labels``, ``scales`` and ``columns`` (dimension x rows) are given in any order."""
+    ``labels`` and ``scales`` are given in any order, and ``columns`` (dimension x rows) in the
+    same order, or ``taken``: the columns of ``columns`` they are (one copy fewer than taking them first)."""
     import numpy as np
 
     centroid_scales, centroid_columns = centroid_block
@@ -159,7 +167,7 @@ def _write(path: Path, dimension: int, trained: int, centroid_block, groups, lab
                 centroid_columns,
                 labels.astype("<i8"),
                 np.asarray(scales, dtype="<f4")[order],
-                np.ascontiguousarray(columns[:, order], dtype="<u4"),
+                np.ascontiguousarray(columns[:, order if taken is None else taken[order]], dtype="<u2"),  # 1..65535: 16 bits suffice
                 labels[by_label].astype("<i8"),
                 by_label.astype("<u4"),
             ):
@@ -200,7 +208,7 @@ class GroupedVectors:
         self._labels_at = at
         self._scales_at = at + 8 * live
         self._columns_at = at + 12 * live
-        self._sorted_at = self._columns_at + 4 * dimension * live
+        self._sorted_at = self._columns_at + 2 * dimension * live
         self._sorted: array | None = None  # labels sorted, read on the first lookup by label
         self._rows: array | None = None
         # The last search's query and the groups it compared: a search that asks again for more
@@ -219,7 +227,7 @@ class GroupedVectors:
         if magic != _MAGIC or dim != dimension or count != live:
             view.close()
             raise ValueError(f"{path.name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
-        expected = _HEAD.size + 4 * (groups + 1) + 4 * groups + 4 * dim * groups + 12 * count + 4 * dim * count + 12 * count
+        expected = _HEAD.size + 4 * (groups + 1) + 4 * groups + 4 * dim * groups + 12 * count + 2 * dim * count + 12 * count
         if size != expected:
             view.close()
             raise ValueError(f"{path.name} has {size} bytes, not what its head promises")
@@ -268,7 +276,7 @@ class GroupedVectors:
 
         out = np.empty((len(labels), self.dimension), dtype=np.float32)
         scales = np.frombuffer(self._view, dtype="<f4", count=self.live, offset=self._scales_at)
-        columns = np.frombuffer(self._view, dtype="<u4", count=self.dimension * self.live, offset=self._columns_at).reshape(self.dimension, self.live)
+        columns = np.frombuffer(self._view, dtype="<u2", count=self.dimension * self.live, offset=self._columns_at).reshape(self.dimension, self.live)
         for i, label in enumerate(labels):
             row = self._row_of(label)
             out[i] = (columns[:, row].astype(np.float32) - _OFFSET) * scales[row]
@@ -302,8 +310,8 @@ class GroupedVectors:
             labels += _read(view, self._labels_at + 8 * start, "q", end - start)
             scales += _read(view, self._scales_at + 4 * start, "f", end - start)
         whole, live, at = memoryview(view), self.live, self._columns_at  # slices of a memoryview are views: one copy, by the join
-        columns = b"".join([whole[at + 4 * (j * live + start) : at + 4 * (j * live + end)] for j in range(dimension) for start, end in runs])
-        return ExactVectors(labels, scales, memoryview(columns), dimension)
+        columns = b"".join([whole[at + 2 * (j * live + start) : at + 2 * (j * live + end)] for j in range(dimension) for start, end in runs])
+        return ExactVectors(labels, scales, memoryview(columns), dimension, size=2)
 
     def _row_of(self, label: int) -> int | None:
         if self._sorted is None:

@@ -34,12 +34,13 @@ from typing import NamedTuple
 M = 16
 EF_CONSTRUCTION = 100
 MIN_EF = 64
-# Up to this many live vectors times their dimension (8,192 vectors of the built-in model's 256) an
+# Up to this many live vectors times their dimension (4,096 vectors of the built-in model's 256) an
 # exhaustive plain-Python search of the flat copy (~12 ns a component in a cold process on the 2-core
-# machine of docs/benchmarks.md, reading the file included: ~3 us a 256-dimension vector) stays well
-# below what importing numpy and loading hnswlib's file cost one (~80-110 ms). Counted in components,
-# not vectors: 8,192 vectors of an API's 3,072 dimensions took 290 ms, against 160-190 ms by hnswlib.
-EXACT_COMPONENTS = 8192 * 256
+# machine of docs/benchmarks.md, reading the file included: ~3 us a 256-dimension vector) costs less
+# than the grouped copy's search of the nearest groups (ov.index.vector_groups), which takes over
+# above it: 4,096 vectors cost a cold search 23 ms exhaustively and 15 ms by groups, 2,048 16 and 19.
+# Counted in components, not vectors: the cost grows with the dimension as with the count.
+EXACT_COMPONENTS = 4096 * 256
 EXACT_SUFFIX = ".exact"
 _EXACT_MAGIC = b"ovexact2"
 _OLDER_MAGICS = (b"ovexact1",)
@@ -208,13 +209,16 @@ class ExactVectors:
     positive and the negative weights are summed apart, each at most ``_FIELD_SUM``). Rounding the
     query to those weights moves a similarity by about 1e-4, at the very worst by
     ``0.5 * d / (65537 - d / 2)`` (0.002 at 256 dimensions, 0.012 at 1,536), which only reorders
-    near-ties; a process with numpy uses float32 rows instead.
+    near-ties; a process with numpy uses float32 rows instead. Columns of 16-bit fields (``size``
+    2, the grouped copy's: half the bytes to store and read) are split into the even and the odd
+    rows, each then in 32-bit fields, by two masks and a shift of each column's integer.
     """
 
-    def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int) -> None:
+    def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int, size: int = 4) -> None:
         self._labels = labels
         self._scales = scales
-        self._columns = columns  # dimension x live little-endian uint32 fields
+        self._columns = columns  # dimension x live little-endian unsigned fields of `size` bytes
+        self._size = size
         self.dimension = dimension
         self.live = len(labels)
         self._integers: list[int] | None = None
@@ -318,38 +322,61 @@ class ExactVectors:
         return at if at < self.live and self._labels[at] == label else None
 
     def _plain_similarities(self, query: list[float]) -> list[float]:
-        count, width = self.live, self.live * 4
+        count, width = self.live, self.live * self._size
         if self._integers is None:
-            self._integers = [int.from_bytes(self._columns[j * width : (j + 1) * width], "little") for j in range(self.dimension)]
+            columns = [int.from_bytes(self._columns[j * width : (j + 1) * width], "little") for j in range(self.dimension)]
+            if self._size == 2:
+                odd = int.from_bytes(b"\xff\xff\x00\x00" * ((count + 1) // 2), "little")
+                columns = [(column & odd, (column >> 16) & odd) for column in columns]
+            self._integers = columns
         heaviest = max(sum(x for x in query if x > 0), -sum(x for x in query if x < 0))
         if not 1e-30 < heaviest < math.inf:  # blank, or not numbers (no embedder gives such)
             return [0.0] * count
         # Rounding adds at most half a unit per component, hence the room of half the dimension.
         factor = (_FIELD_SUM - self.dimension / 2) / heaviest
         weights = [round(x * factor) for x in query]
-        positive = negative = 0
-        for weight, column in zip(weights, self._integers):
-            if weight > 0:
-                positive += weight * column
-            elif weight < 0:
-                negative -= weight * column
-        above, below = array(_U32), array(_U32)
-        above.frombytes(positive.to_bytes(width, "little"))
-        below.frombytes(negative.to_bytes(width, "little"))
-        if sys.byteorder != "little":
-            above.byteswap()
-            below.byteswap()
         shift = _OFFSET * sum(weights)
-        return [(a - b - shift) * scale / factor for a, b, scale in zip(above, below, self._scales)]
+        if self._size == 4:
+            positive = negative = 0
+            for weight, column in zip(weights, self._integers):
+                if weight > 0:
+                    positive += weight * column
+                elif weight < 0:
+                    negative -= weight * column
+            return _field_sums(positive, negative, count, shift, factor, self._scales)
+        even_up = even_down = odd_up = odd_down = 0
+        for weight, (even, odd) in zip(weights, self._integers):
+            if weight > 0:
+                even_up += weight * even
+                odd_up += weight * odd
+            elif weight < 0:
+                even_down -= weight * even
+                odd_down -= weight * odd
+        sims = [0.0] * count
+        sims[0::2] = _field_sums(even_up, even_down, (count + 1) // 2, shift, factor, self._scales[0::2])
+        sims[1::2] = _field_sums(odd_up, odd_down, count // 2, shift, factor, self._scales[1::2])
+        return sims
 
     def _float_matrix(self):
         import numpy as np
 
         if self._matrix is None:
-            quantised = np.frombuffer(self._columns, dtype="<u4").reshape(self.dimension, self.live)
+            quantised = np.frombuffer(self._columns, dtype="<u4" if self._size == 4 else "<u2").reshape(self.dimension, self.live)
             scales = np.frombuffer(self._scales, dtype=np.float32)
             self._matrix = np.ascontiguousarray((quantised.T.astype(np.float32) - _OFFSET) * scales[:, None])
         return self._matrix
+
+
+def _field_sums(positive: int, negative: int, count: int, shift: int, factor: float, scales) -> list[float]:
+    """The similarities held in ``count`` 32-bit fields of the sums of the positive and the
+    negative weights' products (:meth:`ExactVectors._plain_similarities`)."""
+    above, below = array(_U32), array(_U32)
+    above.frombytes(positive.to_bytes(count * 4, "little"))
+    below.frombytes(negative.to_bytes(count * 4, "little"))
+    if sys.byteorder != "little":
+        above.byteswap()
+        below.byteswap()
+    return [(a - b - shift) * scale / factor for a, b, scale in zip(above, below, scales)]
 
 
 class VectorIndex:
