@@ -26,7 +26,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from ov.index.vectors import _OFFSET, ExactVectors, _passage_counts, part_labels, quantise
+from ov.index.vectors import _OFFSET, ExactVectors, _passage_counts, part_labels, quantise, write_blocks
 
 GROUPS_SUFFIX = ".groups"
 _MAGIC = b"ovgroup1"
@@ -157,27 +157,20 @@ def _write(path: Path, dimension: int, trained: int, centroid_block, groups, lab
     labels = labels[order]
     starts = np.concatenate([[0], np.cumsum(np.bincount(groups, minlength=count))])
     by_label = np.argsort(labels, kind="stable")
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(_HEAD.pack(_MAGIC, dimension, len(labels), count, trained))
-            for block in (
-                starts.astype("<u4"),
-                np.asarray(centroid_scales, dtype="<f4"),
-                centroid_columns,
-                labels.astype("<i8"),
-                np.asarray(scales, dtype="<f4")[order],
-                np.ascontiguousarray(columns[:, order if taken is None else taken[order]], dtype="<u2"),  # 1..65535: 16 bits suffice
-                labels[by_label].astype("<i8"),
-                by_label.astype("<u4"),
-            ):
-                handle.write(block)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, path)
+    write_blocks(
+        path,
+        [
+            _HEAD.pack(_MAGIC, dimension, len(labels), count, trained),
+            starts.astype("<u4"),
+            np.asarray(centroid_scales, dtype="<f4"),
+            centroid_columns,
+            labels.astype("<i8"),
+            np.asarray(scales, dtype="<f4")[order],
+            np.ascontiguousarray(columns[:, order if taken is None else taken[order]], dtype="<u2"),  # 1..65535: 16 bits suffice
+            labels[by_label].astype("<i8"),
+            by_label.astype("<u4"),
+        ],
+    )
 
 
 def _read(view, offset: int, code: str, count: int) -> array:

@@ -180,6 +180,22 @@ def remove_generation(path: Path) -> None:
             pass
 
 
+def write_blocks(path: Path, blocks) -> None:
+    """Write ``blocks`` (bytes-like: bytes, C-contiguous numpy arrays) one after another to
+    ``path`` atomically: into a temporary file beside it, flushed to disk, renamed over it."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            for block in blocks:
+                handle.write(block)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, path)
+
+
 def quantise(matrix) -> tuple:
     """(float32 scales, uint32 columns: dimension x rows, C-contiguous) of the float rows
     ``matrix``, as :class:`ExactVectors` reads them: row ``i`` is ``scales[i] * (q[i] - _OFFSET)``."""
@@ -256,19 +272,7 @@ class ExactVectors:
         labels = sorted(rows)
         matrix = np.stack([rows[label] for label in labels]).astype(np.float32) if labels else np.zeros((0, dimension), np.float32)
         scales, columns = quantise(matrix)
-        tmp = path.with_name(path.name + ".tmp")
-        try:
-            with open(tmp, "wb") as handle:
-                handle.write(_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)))
-                handle.write(np.asarray(labels, dtype="<i8").tobytes())
-                handle.write(scales.astype("<f4").tobytes())
-                handle.write(columns)
-                handle.flush()
-                os.fsync(handle.fileno())
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        os.replace(tmp, path)
+        write_blocks(path, [_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)), np.asarray(labels, dtype="<i8"), scales.astype("<f4"), columns])
 
     def labels(self) -> set[int]:
         return set(self._labels)
