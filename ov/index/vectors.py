@@ -15,7 +15,9 @@ its generation: the live vectors quantised to 16 bits and laid out so that plain
 Python compares a query with all of them at once (:class:`ExactVectors`). For a
 store that size this is exhaustive rather than approximate and costs a cold process
 less than importing numpy, which hnswlib cannot do without: a cold ``ov find`` with
-vectors then costs little more than one without.
+vectors then costs little more than one without. A larger index gets a ``.groups`` file
+instead, the same vectors grouped around centroids, of which a search compares the
+nearest groups (:mod:`ov.index.vector_groups`).
 """
 
 from __future__ import annotations
@@ -427,9 +429,10 @@ class VectorIndex:
         return cls(index, dimension, live, rows, base)
 
     def save(self, path: Path) -> None:
-        """Write to ``path`` atomically (a temporary file renamed over it), and the flat copy
-        beside it while the index is small enough to be searched exhaustively (written second: a
-        generation without its flat copy is searched through hnswlib, never wrongly)."""
+        """Write to ``path`` atomically (a temporary file renamed over it), and beside it the flat
+        copy while the index is small enough to be searched exhaustively, or the grouped copy
+        above that (written second: a generation without its copy is searched through hnswlib,
+        never wrongly)."""
         tmp = path.with_name(path.name + ".tmp")
         try:
             self._index.save_index(str(tmp))
