@@ -1,6 +1,6 @@
 """The grouped copy of a large vector index: what a cold search finds and costs (issue #14).
 
-Past the flat copy's limit (8,192 vectors of 256 dimensions) a cold ``ov find`` searches the
+Past the flat copy's limit (4,096 vectors of 256 dimensions) a cold ``ov find`` searches the
 index's grouped copy (``ov.index.vector_groups``) instead of importing numpy and loading hnswlib.
 This measures it on real vectors of the built-in model: SciFact's abstracts (their passages),
 LoCoMo's turns and, to reach larger sizes, SciFact's sentences one by one; the queries are

@@ -51,16 +51,16 @@ def test_past_the_flat_copys_limit_a_cold_search_reads_the_grouped_copy(tmp_path
     index, path = _saved(tmp_path, matrix, labels)
     assert groups_path(path).is_file() and not exact_path(path).exists()
     assert isinstance(load_for_search(path, DIM, index.live), VectorIndex)  # numpy is here: hnswlib's graph
-    _without_numpy(monkeypatch)
+    queries = _topics(20, 2)
+    _without_numpy(monkeypatch)  # the searches take the plain-Python path
     grouped = load_for_search(path, DIM, index.live)
     assert isinstance(grouped, GroupedVectors) and grouped.labels() == set(labels)
-    queries = _topics(20, 2)
-    monkeypatch.undo()
+    answers = [grouped.search(query.tolist(), 50) for query in queries]
+    monkeypatch.setitem(sys.modules, "numpy", np)  # numpy's own functions below import it
     found = []
-    for query in queries:
+    for query, got in zip(queries, answers):
         sims = matrix @ query
         exact = [labels[i] for i in np.argsort(-sims)[:50]]
-        got = grouped.search(query.tolist(), 50)
         assert got[0][0] == exact[0]  # the nearest is always in the nearest group
         # The similarities are the vectors' own, to the flat copy's precision, best first.
         assert np.allclose([s for _, s in got], [sims[labels.index(label)] for label, _ in got], atol=1e-4)
@@ -106,6 +106,51 @@ def test_a_search_among_allowed_records_reads_every_group_that_holds_one(tmp_pat
     _without_numpy(monkeypatch)
     cold = GroupedVectors.load(groups_path(path), DIM, len(labels))
     assert [label for label, _ in nearest_records(cold, query.tolist(), 10, allowed)] == want
+
+
+def test_asking_again_for_more_neighbours_of_the_same_query_compares_more_groups(tmp_path, monkeypatch, small_limits):
+    """nearest_records asks again with a larger limit for the same vector object: the groups
+    compared for the first answer are reused only when they cover the larger one."""
+    matrix = _topics(1500, 9)
+    _, path = _saved(tmp_path, matrix, list(range(1500)))
+    _without_numpy(monkeypatch)
+    grouped = GroupedVectors.load(groups_path(path), DIM, 1500)
+    query = matrix[40].tolist()
+    for limit, allowed in ((10, None), (1200, None), (10, {5, 900}), (1500, None), (3, None)):
+        fresh = GroupedVectors.load(groups_path(path), DIM, 1500)
+        got = grouped.search(query, limit, allowed)
+        assert got == fresh.search(query, limit, allowed) and len(got) == (2 if allowed else limit)
+
+
+def test_allowed_records_scattered_over_the_store_are_searched_through_hnswlib(tmp_path, small_limits, monkeypatch):
+    monkeypatch.setattr(vector_groups, "ALLOWED_SEARCHES", 1)  # at 1,500 vectors four searches' worth is the whole store
+    matrix = _topics(1500, 10)
+    _, path = _saved(tmp_path, matrix, list(range(1500)))
+    grouped = GroupedVectors.load(groups_path(path), DIM, 1500)
+    query = matrix[7]
+    allowed = set(range(0, 1500, 3))  # in every group
+    sims = matrix @ query
+    want = sorted((sims[label] for label in allowed), reverse=True)[:20]
+    got = grouped.search(query.tolist(), 20, allowed)
+    assert {label for label, _ in got} <= allowed and np.allclose([sim for _, sim in got], want, atol=1e-5)
+    assert isinstance(grouped._graph, VectorIndex)  # comparing nearly every group would cost more
+    few = GroupedVectors.load(groups_path(path), DIM, 1500)
+    assert [label for label, _ in few.search(query.tolist(), 3, {1, 2, 3})] == sorted({1, 2, 3}, key=lambda label: -sims[label])
+    assert few._graph is None  # a few groups: compared in plain Python
+
+
+def test_a_grouped_copy_whose_groups_do_not_add_up_is_refused(tmp_path, small_limits):
+    import struct
+
+    matrix = _topics(600, 11)
+    _, path = _saved(tmp_path, matrix, list(range(600)))
+    copy = groups_path(path)
+    whole = bytearray(copy.read_bytes())
+    head = struct.calcsize("<8sIIII")
+    struct.pack_into("<I", whole, head + 4, 601)  # the second group's first row, past the end
+    copy.write_bytes(bytes(whole))
+    with pytest.raises(ValueError, match="do not add up"):
+        GroupedVectors.load(copy, DIM, 600)
 
 
 def test_the_grouped_copy_reads_a_records_passages_and_rows(tmp_path, small_limits):

@@ -26,7 +26,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from ov.index.vectors import _OFFSET, ExactVectors, _passage_counts, part_labels, quantise, write_blocks
+from ov.index.vectors import _OFFSET, _U32, ExactVectors, _passage_counts, part_labels, quantise, write_blocks
 
 GROUPS_SUFFIX = ".groups"
 _MAGIC = b"ovgroup1"
@@ -43,6 +43,10 @@ GROUPED_COMPONENTS = 1 << 25
 GROUPED_SEARCH = 1 << 17
 GROUPS_PER_ROOT = 2  # groups: 2 * sqrt(n)
 COMPARED_PER_ROOT = 25  # vectors compared by a search: 25 * sqrt(n), about 50 average groups
+# A search among allowed records scattered over more groups than hold this many searches' worth of
+# vectors goes to hnswlib instead: comparing nearly every vector in plain Python (53,000 of them with
+# 2,650 records allowed: 150 ms) costs more than numpy's import and hnswlib's filtered search.
+ALLOWED_SEARCHES = 4
 _KMEANS_ROUNDS = 8
 _KMEANS_SAMPLE = 32  # the centroids are made from at most this many vectors a group
 
@@ -185,14 +189,15 @@ class GroupedVectors:
     """A grouped copy, read for searching (see the module docstring): only the head, the groups'
     bounds and the centroids are read on opening; a search reads the groups it compares."""
 
-    def __init__(self, view: mmap.mmap, dimension: int, live: int, groups: int, trained: int) -> None:
+    def __init__(self, path: Path, view: mmap.mmap, dimension: int, live: int, groups: int, trained: int) -> None:
+        self._path = path
         self._view = view
         self.dimension = dimension
         self.live = live
         self.groups = groups
         self.trained = trained
         at = _HEAD.size
-        self._starts = _read(view, at, "I", groups + 1)
+        self._starts = _read(view, at, _U32, groups + 1)
         at += 4 * (groups + 1)
         centroid_scales = _read(view, at, "f", groups)
         at += 4 * groups
@@ -208,6 +213,7 @@ class GroupedVectors:
         # neighbours of the same query vector object (nearest_records) compares them again only
         # when it needs more groups.
         self._last: tuple[object, frozenset[int], ExactVectors] | None = None
+        self._graph = None  # the generation's hnswlib index, loaded for a filtered search only
 
     @classmethod
     def load(cls, path: Path, dimension: int, live: int) -> GroupedVectors:
@@ -224,15 +230,28 @@ class GroupedVectors:
         if size != expected:
             view.close()
             raise ValueError(f"{path.name} has {size} bytes, not what its head promises")
-        return cls(view, dim, count, groups, trained)
+        starts = _read(view, _HEAD.size, _U32, groups + 1)
+        if starts[0] != 0 or starts[-1] != count or any(a > b for a, b in zip(starts, starts[1:])):
+            view.close()
+            raise ValueError(f"{path.name} has groups that do not add up to its {count} vectors")
+        return cls(path, view, dim, count, groups, trained)
 
     def search(self, vector, limit: int, allowed: set[int] | None = None) -> list[tuple[int, float]]:
         """(label, cosine similarity) of the nearest ``limit`` vectors found, best first; ties by
-        label. ``allowed``: only the passages of these records (every group holding one is read)."""
+        label. ``allowed``: only the passages of these records, exactly: every group holding one is
+        compared, or, when those groups hold more than :data:`ALLOWED_SEARCHES` searches' worth of
+        vectors (allowed records scattered over the store), hnswlib's filtered search does it."""
+        budget = round(COMPARED_PER_ROOT * math.sqrt(self.live))
         if allowed is None:
-            chosen = self._nearest_groups(vector, max(limit, round(COMPARED_PER_ROOT * math.sqrt(self.live))))
+            chosen = self._nearest_groups(vector, max(limit, budget))
         else:
             chosen = frozenset(self._group_of_row(row) for row in self._rows_of_records(allowed))
+            if sum(self._starts[group + 1] - self._starts[group] for group in chosen) > ALLOWED_SEARCHES * budget:
+                if self._graph is None:
+                    from ov.index.vectors import VectorIndex
+
+                    self._graph = VectorIndex.load(self._path.with_suffix(".hnsw"), self.dimension, self.live)
+                return self._graph.search(vector, limit, allowed)
         last = self._last
         if last is not None and last[0] is vector and chosen <= last[1]:
             compared = last[2]
@@ -289,7 +308,9 @@ class GroupedVectors:
         return frozenset(chosen)
 
     def _gather(self, groups) -> ExactVectors:
-        """The vectors of ``groups`` as one flat copy (each column is the groups' runs of it)."""
+        """The vectors of ``groups`` as one flat copy (each column is the groups' runs of it), for
+        :meth:`ExactVectors.search` and ``rows`` only: its labels are in group order, not sorted,
+        so its lookups by label (which bisect) do not apply."""
         view, dimension, starts = self._view, self.dimension, self._starts
         runs: list[list[int]] = []  # [first row, end] of each run of neighbouring groups
         for group in groups:
@@ -309,7 +330,7 @@ class GroupedVectors:
     def _row_of(self, label: int) -> int | None:
         if self._sorted is None:
             self._sorted = _read(self._view, self._sorted_at, "q", self.live)
-            self._rows = _read(self._view, self._sorted_at + 8 * self.live, "I", self.live)
+            self._rows = _read(self._view, self._sorted_at + 8 * self.live, _U32, self.live)
         at = bisect.bisect_left(self._sorted, label)
         return self._rows[at] if at < self.live and self._sorted[at] == label else None
 

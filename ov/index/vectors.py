@@ -152,7 +152,8 @@ def exact_path(path: Path) -> Path:
 
 def load_for_search(path: Path, dimension: int, live: int):
     """The vectors of generation ``path`` for searching: the flat copy when there is a whole one
-    (no numpy, no hnswlib), else the hnswlib index."""
+    (no numpy, no hnswlib); past its limit, in a process without numpy, the grouped copy when
+    there is a whole one; else the hnswlib index."""
     exact = exact_path(path)
     if exact_fits(live, dimension) and exact.is_file():
         try:
@@ -229,7 +230,7 @@ class ExactVectors:
     ``0.5 * d / (65537 - d / 2)`` (0.002 at 256 dimensions, 0.012 at 1,536), which only reorders
     near-ties; a process with numpy uses float32 rows instead. Columns of 16-bit fields (``size``
     2, the grouped copy's: half the bytes to store and read) are split into the even and the odd
-    rows, each then in 32-bit fields, by two masks and a shift of each column's integer.
+    rows, each then in 32-bit fields, by a mask of each column's integer and of it shifted.
     """
 
     def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int, size: int = 4) -> None:
@@ -332,8 +333,8 @@ class ExactVectors:
         if self._integers is None:
             columns = [int.from_bytes(self._columns[j * width : (j + 1) * width], "little") for j in range(self.dimension)]
             if self._size == 2:
-                odd = int.from_bytes(b"\xff\xff\x00\x00" * ((count + 1) // 2), "little")
-                columns = [(column & odd, (column >> 16) & odd) for column in columns]
+                low = int.from_bytes(b"\xff\xff\x00\x00" * ((count + 1) // 2), "little")  # the low half of each 32 bits
+                columns = [(column & low, (column >> 16) & low) for column in columns]
             self._integers = columns
         heaviest = max(sum(x for x in query if x > 0), -sum(x for x in query if x < 0))
         if not 1e-30 < heaviest < math.inf:  # blank, or not numbers (no embedder gives such)
