@@ -250,3 +250,18 @@ def test_sixteen_bit_columns_give_the_same_similarities_as_thirty_two_bit_ones(m
         query = (query / np.linalg.norm(query)).tolist()
         assert made[2].search(query, count) == made[4].search(query, count)
         assert made[2]._plain_similarities(query) == pytest.approx((matrix @ np.asarray(query)).tolist(), abs=3e-3)
+
+
+def test_a_grouped_copy_written_out_of_step_with_the_index_is_removed(tmp_path, monkeypatch, small_limits):
+    """The hnswlib file is the authority: a copy whose count disagrees with it is not left for
+    searches to read (they then take hnswlib)."""
+    matrix = _topics(800, 12)
+    _, path = _saved(tmp_path, matrix, list(range(800)))
+    real = vector_groups.write_update
+    monkeypatch.setattr(vector_groups, "write_update", lambda path, base, added, removed: real(path, base, added, set()))  # forgets the removals
+    index = VectorIndex.load(path, DIM, 800, for_update=True)
+    index.remove([1, 2, 3])
+    index.save(tmp_path / "vectors-000002.hnsw")
+    assert not groups_path(tmp_path / "vectors-000002.hnsw").exists()
+    _without_numpy(monkeypatch)
+    assert isinstance(load_for_search(tmp_path / "vectors-000002.hnsw", DIM, 797), VectorIndex)

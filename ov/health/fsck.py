@@ -188,26 +188,19 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         report.checked["vectors"] = len(live)
         if {record_label(label) for label in live} != set(indexed.values()):
             add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
-        exact = exact_path(indices.root / meta.vectors_file)
-        if exact.is_file():
+        generation = indices.root / meta.vectors_file
+        for name, copy, reader in (("flat", exact_path(generation), ExactVectors), ("grouped", groups_path(generation), GroupedVectors)):
+            if not copy.is_file():
+                continue
             try:
-                copied = ExactVectors.load(exact, meta.embedder["dimension"], meta.vectors).labels()
+                copied = reader.load(copy, meta.embedder["dimension"], meta.vectors).labels()
             except OlderCopy:
-                add(Finding("index", "note", "the flat copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
+                add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
                 return
             except (OSError, ValueError) as exc:
-                add(Finding("index", "problem", f"the flat copy of the vectors does not load: {exc}", rebuild))
+                add(Finding("index", "problem", f"the {name} copy of the vectors does not load: {exc}", rebuild))
                 return
             if copied != live:
-                add(Finding("index", "problem", f"the flat copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
-        grouped = groups_path(indices.root / meta.vectors_file)
-        if grouped.is_file():
-            try:
-                copied = GroupedVectors.load(grouped, meta.embedder["dimension"], meta.vectors).labels()
-            except (OSError, ValueError) as exc:
-                add(Finding("index", "problem", f"the grouped copy of the vectors does not load: {exc}", rebuild))
-                return
-            if copied != live:
-                add(Finding("index", "problem", f"the grouped copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
+                add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
     elif meta.vectors_stale:
         add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))

@@ -26,7 +26,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from ov.index.vectors import _OFFSET, _U32, ExactVectors, _passage_counts, part_labels, quantise, write_blocks
+from ov.index.vectors import _OFFSET, _U32, ExactVectors, _passage_counts, part_labels, quantise, stacked, write_blocks
 
 GROUPS_SUFFIX = ".groups"
 _MAGIC = b"ovgroup1"
@@ -109,7 +109,7 @@ def write(path: Path, rows: dict, dimension: int) -> None:
     import numpy as np
 
     labels = np.fromiter(rows, dtype=np.int64, count=len(rows))
-    matrix = np.stack([rows[label] for label in rows]).astype(np.float32) if len(rows) else np.zeros((0, dimension), np.float32)
+    matrix = stacked(rows, list(rows), dimension)
     centroids, groups = _make_groups(matrix)
     scales, columns = quantise(matrix)
     _write(path, dimension, len(labels), quantise(centroids), groups, labels, scales, columns)
@@ -128,10 +128,10 @@ def write_update(path: Path, base: GroupedVectors, added: dict, removed: set[int
     groups = np.repeat(np.arange(base.groups), np.diff(np.frombuffer(base._starts, dtype=np.uint32).astype(np.int64)))
     kept = np.flatnonzero(~np.isin(labels, np.fromiter(removed, dtype=np.int64, count=len(removed))))
     new_labels = np.fromiter(added, dtype=np.int64, count=len(added))
-    matrix = np.stack([added[label] for label in added]).astype(np.float32) if added else np.zeros((0, dimension), np.float32)
+    matrix = stacked(added, list(added), dimension)
     centroids = base.centroids()
     new_scales, new_columns = quantise(matrix)
-    centroid_block = (np.frombuffer(base._centroids._scales, dtype=np.float32), base._centroids._columns)
+    centroid_block = (np.frombuffer(view, dtype="<f4", count=base.groups, offset=base._centroid_scales_at), base._centroids_section)
     _write(
         path,
         dimension,
@@ -199,9 +199,11 @@ class GroupedVectors:
         at = _HEAD.size
         self._starts = _read(view, at, _U32, groups + 1)
         at += 4 * (groups + 1)
+        self._centroid_scales_at = at
         centroid_scales = _read(view, at, "f", groups)
         at += 4 * groups
-        self._centroids = ExactVectors(array("q", range(groups)), centroid_scales, memoryview(view)[at : at + 4 * dimension * groups], dimension)
+        self._centroids_section = memoryview(view)[at : at + 4 * dimension * groups]  # their columns, as stored
+        self._centroids = ExactVectors(array("q", range(groups)), centroid_scales, self._centroids_section, dimension)
         at += 4 * dimension * groups
         self._labels_at = at
         self._scales_at = at + 8 * live

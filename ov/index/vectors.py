@@ -199,6 +199,13 @@ def write_blocks(path: Path, blocks) -> None:
     os.replace(tmp, path)
 
 
+def stacked(rows: dict, labels, dimension: int):
+    """The vectors of ``labels`` in ``rows`` (label -> vector) as one float32 matrix, a row each."""
+    import numpy as np
+
+    return np.stack([rows[label] for label in labels]).astype(np.float32) if len(labels) else np.zeros((0, dimension), np.float32)
+
+
 def quantise(matrix) -> tuple:
     """(float32 scales, uint32 columns: dimension x rows, C-contiguous) of the float rows
     ``matrix``, as :class:`ExactVectors` reads them: row ``i`` is ``scales[i] * (q[i] - _OFFSET)``."""
@@ -273,8 +280,7 @@ class ExactVectors:
         import numpy as np
 
         labels = sorted(rows)
-        matrix = np.stack([rows[label] for label in labels]).astype(np.float32) if labels else np.zeros((0, dimension), np.float32)
-        scales, columns = quantise(matrix)
+        scales, columns = quantise(stacked(rows, labels, dimension))
         write_blocks(path, [_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)), np.asarray(labels, dtype="<i8"), scales.astype("<f4"), columns])
 
     def labels(self) -> set[int]:
