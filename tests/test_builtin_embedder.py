@@ -122,24 +122,40 @@ def test_the_plain_python_tokeniser_cuts_text_as_tokenizers_does():
     assert differ == []
 
 
-def test_vocabulary_lookups_read_the_file_until_a_text_needs_many_then_a_dict(monkeypatch):
-    """A few lookups search the file's text; past VocabLines.SEARCHES the whole file becomes a
-    dict. Both give every token its line number, the last line when a token repeats (as
-    tokenizers' WordPiece.read_file does)."""
-    from ov.index.embedders.wordpiece import VocabLines
+def test_vocabulary_lookups_go_through_the_index_built_beside_it_or_a_dict_when_it_does_not_match(tmp_path):
+    """Every token gets its line number, the last line when a token repeats (as tokenizers'
+    WordPiece.read_file does), through the index and through the dict that stands in for an index
+    of another vocabulary, a cut one, or none."""
+    from ov.index.embedders.wordpiece import VocabIndex, WordPiece, read_vocabulary
 
     lines = (MODEL_DIR / "vocab.txt").read_text(encoding="utf-8").split("\n")
-    text = "\n".join(lines[:2000] + [lines[1000], "zzlastline"])  # a repeated token, and no final newline
-    expected = {token: i for i, token in enumerate(text.split("\n"))}
-    for searches in (10**6, 5):
-        monkeypatch.setattr(VocabLines, "SEARCHES", searches)
-        vocab = VocabLines(text)
-        assert {token: vocab.get(token) for token in expected} == expected, searches
-        assert vocab.get(lines[1000]) == 2000 and vocab["zzlastline"] == 2001
-        assert vocab.get("zzqxjv") is None and vocab.get("") is None and vocab.get("a\nb") is None
-        assert "[UNK]" in vocab and "##zzqxjv" not in vocab
+    text = "\n".join(lines[:2000] + [lines[1000], "", "zzlastline"])  # a repeated token, a blank line, no final newline
+    expected = {token: i for i, token in enumerate(text.split("\n")) if token}
+    vocab_path = tmp_path / "vocab.txt"
+    vocab_path.write_text(text, encoding="utf-8")
+    index = VocabIndex.build(vocab_path.read_bytes())
+    other = VocabIndex.build(("\n".join(lines[:2000]) + "\n").encode())
+    for name, stored in {"index": index, "none": None, "another vocabulary's": other, "cut": index[:-4], "another format": b"ovvocab0" + index[8:]}.items():
+        if stored is None:
+            vocab_path.with_suffix(".index").unlink(missing_ok=True)
+        else:
+            vocab_path.with_suffix(".index").write_bytes(stored)
+        vocab = read_vocabulary(vocab_path)
+        assert isinstance(vocab, VocabIndex) == (name == "index"), name
+        assert {token: vocab.get(token) for token in expected} == expected, name
+        assert vocab.get(lines[1000]) == 2000 and vocab["zzlastline"] == 2002, name
+        assert vocab.get("zzqxjv") is None and vocab.get("") is None and vocab.get("a\nb") is None, name
+        assert "[UNK]" in vocab and "##zzqxjv" not in vocab, name
         with pytest.raises(KeyError):
             vocab["zzqxjv"]
+        assert WordPiece(vocab).ids("zzlastline [UNK]") == [2002, expected["[UNK]"]], name
+
+
+def test_the_shipped_vocabulary_index_is_the_one_its_vocabulary_builds():
+    from ov.index.embedders.wordpiece import VocabIndex, read_vocabulary
+
+    assert (MODEL_DIR / "vocab.index").read_bytes() == VocabIndex.build((MODEL_DIR / "vocab.txt").read_bytes())
+    assert isinstance(read_vocabulary(MODEL_DIR / "vocab.txt"), VocabIndex)
 
 
 def test_a_query_embedded_without_numpy_is_the_batch_vector():

@@ -36,7 +36,7 @@ BUILTIN_PROVIDER = "builtin"
 BUILTIN_NAME = "minilm-static"
 MODEL_DIR = Path(__file__).resolve().parent / "models" / BUILTIN_NAME
 BUILTIN_LICENCE = "Apache-2.0 (distilled from sentence-transformers/all-MiniLM-L6-v2)"
-MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt")
+MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "vocab.txt", "vocab.index")
 # A text's vector is the mean of its tokens' vectors; past this many tokens the mean barely moves,
 # and a bound keeps one huge record from costing more than thousands of ordinary ones.
 MAX_TOKENS = 4096

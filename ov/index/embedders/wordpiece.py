@@ -5,14 +5,18 @@ The built-in model indexes with ``tokenizers`` (fast on thousands of texts), but
 its ``tokenizer.json`` cost ~60 ms: more than the whole full-text search. This module does
 what that tokenizer.json describes (``BertNormalizer`` with lowercasing and accent
 stripping, ``BertPreTokenizer``, ``WordPiece`` with ``##`` continuations) from the model's
-``vocab.txt`` in ~3 ms. A test checks it gives ``tokenizers``' ids on a wide sample of
+``vocab.txt`` and the hash table built beside it (:class:`VocabIndex`) in about a millisecond. A test checks it gives ``tokenizers``' ids on a wide sample of
 text, so queries and the records they are compared with are cut into the same pieces.
 """
 
 from __future__ import annotations
 
 import re
+import struct
+import sys
 import unicodedata
+import zlib
+from array import array
 from pathlib import Path
 
 CONTINUATION = "##"
@@ -32,40 +36,82 @@ _CJK = (
 _DROPPED = frozenset(("Cc", "Cf", "Co", "Cs"))
 
 
-class VocabLines:
-    """A vocabulary file's token -> id (its line number), looked up in the file's text.
+class VocabIndex:
+    """A vocabulary's token -> id through the hash table built beside it (``vocab.index``).
 
-    A short query needs a few lookups; a dict of all 29,525 tokens costs a cold process ~7-10 ms
-    to build (splitting the file and hashing every line), a lookup here 100-200 us (a substring
-    search, then counting the lines before it). Longest-match-first makes odd words (hashes,
-    compounds, foreign words) take many lookups, mostly misses, so after :data:`SEARCHES` of them
-    the dict is built after all: past that many, searching would cost more than the dict.
+    A cold ``ov find`` embeds one query, and longest-match-first makes even a short one look up
+    dozens of spellings, most of them misses. A dict of all 29,525 tokens costs a cold process
+    7-10 ms to build, and a search of the file's text 50-200 us per lookup; here a lookup is a
+    CRC of the token and a probe or two of a table read whole in well under a millisecond.
+
+    The file (little-endian): :data:`MAGIC`, the CRC-32 of the vocabulary's bytes (an index of
+    another vocabulary is refused), its line count ``n`` and the table's size ``slots`` (a power
+    of two, at least twice ``n``), as u32; then ``n + 1`` u32 byte offsets of the lines' starts
+    (the last one past the final newline), and ``slots`` u32 entries, each 0 (empty) or a line's
+    id + 1, placed at the token's CRC-32 modulo ``slots`` and probed linearly from there. A token
+    on two lines has the later one's id, as in ``tokenizers``' WordPiece.
     """
 
-    SEARCHES = 40
+    MAGIC = b"ovvocab1"
+    _HEAD = struct.Struct("<8sIII")
 
-    def __init__(self, text: str) -> None:
-        self._text = "\n" + text
-        self._known: dict[str, int | None] = {}
-        self._all: dict[str, int] | None = None
+    def __init__(self, text: bytes, starts: array, table: array) -> None:
+        self._text = text
+        self._starts = starts
+        self._table = table
+        self._mask = len(table) - 1
+        self._lines = len(starts) - 1
+
+    @classmethod
+    def build(cls, vocab: bytes) -> bytes:
+        """The index file of a vocabulary file's bytes."""
+        text = _ended(vocab)
+        starts = array("I", [0])
+        for line in text.split(b"\n")[:-1]:
+            starts.append(starts[-1] + len(line) + 1)
+        lines = len(starts) - 1
+        slots = 1 << max(1, (2 * lines - 1).bit_length())
+        table = array("I", bytes(4 * slots))
+        for i in range(lines):
+            key = text[starts[i] : starts[i + 1] - 1]
+            if not key:
+                continue
+            slot = zlib.crc32(key) & (slots - 1)
+            while table[slot] and text[starts[table[slot] - 1] : starts[table[slot]] - 1] != key:
+                slot = (slot + 1) & (slots - 1)
+            table[slot] = i + 1  # a repeated token: the later line's id
+        return cls._HEAD.pack(cls.MAGIC, zlib.crc32(vocab), lines, slots) + _little(starts).tobytes() + _little(table).tobytes()
+
+    @classmethod
+    def read(cls, vocab: bytes, index: bytes) -> VocabIndex | None:
+        """The index of ``vocab`` from a file's bytes; None when they are not that (another
+        vocabulary's, another format, cut short)."""
+        if len(index) < cls._HEAD.size:
+            return None
+        magic, crc, lines, slots = cls._HEAD.unpack_from(index)
+        if magic != cls.MAGIC or crc != zlib.crc32(vocab) or slots & (slots - 1) or len(index) != cls._HEAD.size + 4 * (lines + 1 + slots):
+            return None
+        starts, table = array("I"), array("I")
+        starts.frombytes(index[cls._HEAD.size : cls._HEAD.size + 4 * (lines + 1)])
+        table.frombytes(index[cls._HEAD.size + 4 * (lines + 1) :])
+        if sys.byteorder != "little":
+            starts.byteswap()
+            table.byteswap()
+        text = _ended(vocab)
+        if starts[lines] != len(text):
+            return None
+        return cls(text, starts, table)
 
     def get(self, token: str) -> int | None:
-        if self._all is not None:
-            return self._all.get(token)
-        found = self._known.get(token, -1)
-        if found != -1:
-            return found
-        if len(self._known) >= self.SEARCHES:
-            # A token on two lines takes the later one's id, as in tokenizers' WordPiece.
-            self._all = {line: i for i, line in enumerate(self._text.split("\n")[1:]) if line}
-            return self._all.get(token)
-        at = -1
-        if "\n" not in token:
-            # The last line holding it (see above), which may be the file's, with no newline after.
-            at = len(self._text) - len(token) - 1 if self._text.endswith(f"\n{token}") else self._text.rfind(f"\n{token}\n")
-        found = self._text.count("\n", 0, at) if at >= 0 and token else None
-        self._known[token] = found
-        return found
+        key = token.encode("utf-8", "surrogatepass")
+        slot = zlib.crc32(key) & self._mask
+        while entry := self._table[slot]:
+            if entry > self._lines:  # a damaged table: no id past the vocabulary
+                return None
+            if self._text[self._starts[entry - 1] : self._starts[entry] - 1] == key:
+                return entry - 1
+            slot = (slot + 1) & self._mask
+        return None
 
     def __getitem__(self, token: str) -> int:
         found = self.get(token)
@@ -77,10 +123,36 @@ class VocabLines:
         return self.get(token) is not None
 
 
+def _ended(vocab: bytes) -> bytes:
+    return vocab if vocab.endswith(b"\n") or not vocab else vocab + b"\n"
+
+
+def _little(values: array) -> array:
+    """``values`` as little-endian fields: itself on a little-endian machine, else a swapped copy."""
+    if sys.byteorder == "little":
+        return values
+    swapped = array(values.typecode, values)
+    swapped.byteswap()
+    return swapped
+
+
+def read_vocabulary(path: Path) -> VocabIndex | dict[str, int]:
+    """``path``'s token -> id, through its index (``vocab.index`` beside it) when that is the
+    index of this file, else as a dict built from its lines (slower to build, the same ids)."""
+    vocab = path.read_bytes()
+    try:
+        index = VocabIndex.read(vocab, path.with_suffix(".index").read_bytes())
+    except OSError:
+        index = None
+    if index is not None:
+        return index
+    return {line: i for i, line in enumerate(vocab.decode("utf-8").split("\n")) if line}
+
+
 class WordPiece:
     """Token ids of a text under a BERT uncased vocabulary (one token per line, id = line)."""
 
-    def __init__(self, vocab: dict[str, int] | VocabLines, special: tuple[str, ...] = SPECIAL) -> None:
+    def __init__(self, vocab: dict[str, int] | VocabIndex, special: tuple[str, ...] = SPECIAL) -> None:
         self._vocab = vocab
         # Special tokens are matched in the raw text, before normalising, as tokenizers does.
         present = [token for token in special if token in vocab]
@@ -88,7 +160,7 @@ class WordPiece:
 
     @classmethod
     def from_vocab_file(cls, path: Path) -> WordPiece:
-        return cls(VocabLines(path.read_text(encoding="utf-8")))
+        return cls(read_vocabulary(path))
 
     def id_of(self, token: str) -> int | None:
         return self._vocab.get(token)
