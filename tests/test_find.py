@@ -1101,3 +1101,23 @@ def test_the_measured_choice_of_candidates_and_passages_by_kind_of_embedder_and_
     # A share outside 0..1 would make a record worth more than any of its passages, or less than none.
     assert candidate_similarity(RetrievalConfig(first_passage_weight=7), static=False)[1] == 1.0
     assert candidate_similarity(RetrievalConfig(first_passage_weight=-1), static=False)[1] == 0.0
+
+
+@pytest.mark.parametrize("past_the_flat_limit", [False, True], ids=["flat copy", "grouped copy"])
+def test_fsck_finds_damage_inside_a_copy_of_the_vectors_that_still_loads(docs, ov_home, monkeypatch, past_the_flat_limit):
+    """A copy cut short is passed over by searches; one damaged inside, at its right size, loads
+    and is searched, so only comparing it with the index finds it. `ov reindex` writes it anew."""
+    if past_the_flat_limit:
+        monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (copy,) = index_dir(ov_home).glob("vectors-*.groups" if past_the_flat_limit else "vectors-*.exact")
+    assert docs("fsck", "--json").json["result"]["findings"] == []
+    data = bytearray(copy.read_bytes())
+    data[-len(data) // 3 :: 97] = bytes(b ^ 0xFF for b in data[-len(data) // 3 :: 97])  # bytes of the last third inverted
+    copy.write_bytes(bytes(data))
+    checked = docs("fsck", "--json")
+    (finding,) = checked.json["result"]["findings"]
+    assert checked.exit_code != 0 and finding["severity"] == "problem" and "differs from the index" in finding["message"]
+    assert finding["fix"] == "run `ov reindex`"
+    assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []

@@ -8,7 +8,8 @@ hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
-records HEAD yields; the vector index holds one live vector per record.
+records HEAD yields; the vector index holds one live vector per record, and its
+flat or grouped copy the same vectors.
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             if not copy.is_file():
                 continue
             try:
-                copied = reader.load(copy, meta.embedder["dimension"], meta.vectors).labels()
+                loaded = reader.load(copy, meta.embedder["dimension"], meta.vectors)
+                copied = loaded.labels()
             except OlderCopy:
                 add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
                 return
@@ -202,5 +204,25 @@ def _check_index(store, head: str, report: FsckReport) -> None:
                 return
             if copied != live:
                 add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
+            elif differing := _differing_rows(loaded, vectors):
+                # Damage inside a copy of the right size loads and is searched: only this finds it.
+                add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(live)} vectors", "run `ov reindex`"))
     elif meta.vectors_stale:
         add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))
+
+
+# Quantising to 16 bits moves a copy's component by at most 2e-5 from the index's; a component
+# moved by more than this is damage, large enough to change what a search finds.
+COPY_TOLERANCE = 1e-3
+
+
+def _differing_rows(copy, vectors) -> int:
+    """How many of a flat or grouped copy's vectors differ from the vector index's."""
+    import numpy as np
+
+    rows = copy.rows()
+    if not rows:
+        return 0
+    labels = list(rows)
+    ours = np.stack([rows[label] for label in labels])
+    return int((np.abs(ours - vectors.rows_of(labels)).max(axis=1) > COPY_TOLERANCE).sum())

@@ -236,8 +236,9 @@ class ExactVectors:
     query to those weights moves a similarity by about 1e-4, at the very worst by
     ``0.5 * d / (65537 - d / 2)`` (0.002 at 256 dimensions, 0.012 at 1,536), which only reorders
     near-ties; a process with numpy uses float32 rows instead. Columns of 16-bit fields (``size``
-    2, the grouped copy's: half the bytes to store and read) are split into the even and the odd
-    rows, each then in 32-bit fields, by a mask of each column's integer and of it shifted.
+    2, the grouped copy's: half the bytes to store and read) give the even rows' sums through a
+    mask that puts those rows in 32-bit fields, and the odd rows' as what the whole columns' sums
+    hold beyond them.
     """
 
     def __init__(self, labels: array, scales: array, columns: memoryview, dimension: int, size: int = 4) -> None:
