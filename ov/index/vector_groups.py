@@ -26,7 +26,7 @@ import sys
 from array import array
 from pathlib import Path
 
-from ov.index.vectors import _OFFSET, _U32, ExactVectors, _passage_counts, part_labels, quantise, stacked, write_blocks
+from ov.index.vectors import OFFSET, U32, ExactVectors, part_labels, passage_counts_of, quantise, stacked, write_blocks
 
 GROUPS_SUFFIX = ".groups"
 _MAGIC = b"ovgroup1"
@@ -197,7 +197,7 @@ class GroupedVectors:
         self.groups = groups
         self.trained = trained
         at = _HEAD.size
-        self._starts = _read(view, at, _U32, groups + 1)
+        self._starts = _read(view, at, U32, groups + 1)
         at += 4 * (groups + 1)
         self._centroid_scales_at = at
         centroid_scales = _read(view, at, "f", groups)
@@ -232,7 +232,7 @@ class GroupedVectors:
         if size != expected:
             view.close()
             raise ValueError(f"{path.name} has {size} bytes, not what its head promises")
-        starts = _read(view, _HEAD.size, _U32, groups + 1)
+        starts = _read(view, _HEAD.size, U32, groups + 1)
         if starts[0] != 0 or starts[-1] != count or any(a > b for a, b in zip(starts, starts[1:])):
             view.close()
             raise ValueError(f"{path.name} has groups that do not add up to its {count} vectors")
@@ -282,7 +282,7 @@ class GroupedVectors:
 
     def passage_counts(self, labels) -> dict[int, int]:
         """Record label -> its number of passages, for the records of ``labels`` with vectors."""
-        return _passage_counts(labels, lambda label: self._row_of(label) is not None)
+        return passage_counts_of(labels, lambda label: self._row_of(label) is not None)
 
     def rows_of(self, labels: list[int]):
         """The float32 vectors of ``labels`` (all held), one row each."""
@@ -293,7 +293,7 @@ class GroupedVectors:
         columns = np.frombuffer(self._view, dtype="<u2", count=self.dimension * self.live, offset=self._columns_at).reshape(self.dimension, self.live)
         for i, label in enumerate(labels):
             row = self._row_of(label)
-            out[i] = (columns[:, row].astype(np.float32) - _OFFSET) * scales[row]
+            out[i] = (columns[:, row].astype(np.float32) - OFFSET) * scales[row]
         return out
 
     def _nearest_groups(self, vector, wanted: int) -> frozenset[int]:
@@ -332,7 +332,7 @@ class GroupedVectors:
     def _row_of(self, label: int) -> int | None:
         if self._sorted is None:
             self._sorted = _read(self._view, self._sorted_at, "q", self.live)
-            self._rows = _read(self._view, self._sorted_at + 8 * self.live, _U32, self.live)
+            self._rows = _read(self._view, self._sorted_at + 8 * self.live, U32, self.live)
         at = bisect.bisect_left(self._sorted, label)
         return self._rows[at] if at < self.live and self._sorted[at] == label else None
 

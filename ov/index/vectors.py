@@ -50,9 +50,9 @@ _OLDER_MAGICS = (b"ovexact1",)
 # and the quantised rows by column
 _EXACT_HEAD = struct.Struct("<8sII")
 _STEPS = 32767  # a row's largest component becomes +-_STEPS
-_OFFSET = 32768  # added to every quantised component, which makes it 1..65535
+OFFSET = 32768  # added to every quantised component, which makes it 1..65535
 _FIELD_SUM = (2**32 - 1) // 65535  # the most the integer query weights of one sign may add up to
-_U32 = "I" if array("I").itemsize == 4 else "L"  # the array type code of 32-bit unsigned fields
+U32 = "I" if array("I").itemsize == 4 else "L"  # the array type code of 32-bit unsigned fields
 # Passage j of record L is the vector labelled L + j * PART_STRIDE: part 0 keeps the record's own
 # label (an index of one vector per record looks as it always did), and 2**40 labels are more than
 # an index hands out (labels are never reused, but a rebuild starts again from 0).
@@ -127,7 +127,7 @@ def record_similarities(vectors, vector, labels, neighbours: dict[int, float]) -
     return out
 
 
-def _passage_counts(labels, stored) -> dict[int, int]:
+def passage_counts_of(labels, stored) -> dict[int, int]:
     """Record label -> how many passages it has (numbered from 0 without gaps), for the records
     with any; ``stored(vector_label)`` tells whether the index holds a vector."""
     counts: dict[int, int] = {}
@@ -208,12 +208,12 @@ def stacked(rows: dict, labels, dimension: int):
 
 def quantise(matrix) -> tuple:
     """(float32 scales, uint32 columns: dimension x rows, C-contiguous) of the float rows
-    ``matrix``, as :class:`ExactVectors` reads them: row ``i`` is ``scales[i] * (q[i] - _OFFSET)``."""
+    ``matrix``, as :class:`ExactVectors` reads them: row ``i`` is ``scales[i] * (q[i] - OFFSET)``."""
     import numpy as np
 
     peak = np.abs(matrix).max(axis=1, initial=0.0)
     scales = np.where(peak > 0, peak / _STEPS, 0.0).astype(np.float32)
-    quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + _OFFSET
+    quantised = np.rint(matrix / np.where(scales > 0, scales, 1.0)[:, None]) + OFFSET
     return scales, np.ascontiguousarray(quantised.T, dtype="<u4")
 
 
@@ -325,7 +325,7 @@ class ExactVectors:
 
     def passage_counts(self, labels) -> dict[int, int]:
         """Record label -> its number of passages, for the records of ``labels`` with vectors."""
-        return _passage_counts(labels, lambda label: self._row_of(label) is not None)
+        return passage_counts_of(labels, lambda label: self._row_of(label) is not None)
 
     def rows_of(self, labels: list[int]):
         """The float32 vectors of ``labels`` (all held), one row each."""
@@ -352,7 +352,7 @@ class ExactVectors:
         # Rounding adds at most half a unit per component, hence the room of half the dimension.
         factor = (_FIELD_SUM - self.dimension / 2) / heaviest
         weights = [round(x * factor) for x in query]
-        shift = _OFFSET * sum(weights)
+        shift = OFFSET * sum(weights)
         if self._size == 4:
             positive = negative = 0
             for weight, column in zip(weights, self._integers):
@@ -383,14 +383,14 @@ class ExactVectors:
         if self._matrix is None:
             quantised = np.frombuffer(self._columns, dtype="<u4" if self._size == 4 else "<u2").reshape(self.dimension, self.live)
             scales = np.frombuffer(self._scales, dtype=np.float32)
-            self._matrix = np.ascontiguousarray((quantised.T.astype(np.float32) - _OFFSET) * scales[:, None])
+            self._matrix = np.ascontiguousarray((quantised.T.astype(np.float32) - OFFSET) * scales[:, None])
         return self._matrix
 
 
 def _field_sums(positive: int, negative: int, count: int, shift: int, factor: float, scales) -> list[float]:
     """The similarities held in ``count`` 32-bit fields of the sums of the positive and the
     negative weights' products (:meth:`ExactVectors._plain_similarities`)."""
-    above, below = array(_U32), array(_U32)
+    above, below = array(U32), array(U32)
     above.frombytes(positive.to_bytes(count * 4, "little"))
     below.frombytes(negative.to_bytes(count * 4, "little"))
     if sys.byteorder != "little":
@@ -544,7 +544,7 @@ class VectorIndex:
         """Record label -> its number of passages, for the records of ``labels`` with vectors."""
         if self._stored is None:
             self._stored = set(self._index.get_ids_list())  # once: asking hnswlib label by label raises for each absent one
-        return _passage_counts(labels, self._stored.__contains__)
+        return passage_counts_of(labels, self._stored.__contains__)
 
     def rows_of(self, labels: list[int]):
         """The float32 vectors of ``labels`` (all held), one row each."""
