@@ -135,7 +135,17 @@ def test_vocabulary_lookups_go_through_the_index_built_beside_it_or_a_dict_when_
     vocab_path.write_text(text, encoding="utf-8")
     index = VocabIndex.build(vocab_path.read_bytes())
     other = VocabIndex.build(("\n".join(lines[:2000]) + "\n").encode())
-    for name, stored in {"index": index, "none": None, "another vocabulary's": other, "cut": index[:-4], "another format": b"ovvocab0" + index[8:]}.items():
+    damaged = bytearray(index)
+    damaged[-4000:] = bytes(4000)  # part of the table emptied: its tokens would all be misses
+    cases = {
+        "index": index,
+        "none": None,
+        "another vocabulary's": other,
+        "cut": index[:-4],
+        "another format": b"ovvocab0" + index[8:],
+        "damaged inside": bytes(damaged),
+    }
+    for name, stored in cases.items():
         if stored is None:
             vocab_path.with_suffix(".index").unlink(missing_ok=True)
         else:
@@ -149,6 +159,24 @@ def test_vocabulary_lookups_go_through_the_index_built_beside_it_or_a_dict_when_
         with pytest.raises(KeyError):
             vocab["zzqxjv"]
         assert WordPiece(vocab).ids("zzlastline [UNK]") == [2002, expected["[UNK]"]], name
+
+
+def test_a_vocabulary_with_windows_newlines_gives_the_same_ids_with_or_without_its_index(tmp_path):
+    """A checkout that turned vocab.txt's newlines into CRLF no longer matches the shipped index;
+    the lines still give each token its id, as reading the file as text did, and so does an index
+    built from those bytes."""
+    from ov.index.embedders.wordpiece import VocabIndex, read_vocabulary
+
+    shipped = (MODEL_DIR / "vocab.txt").read_bytes()
+    expected = {token: i for i, token in enumerate(shipped.decode("utf-8").split("\n")) if token}
+    (tmp_path / "vocab.txt").write_bytes(shipped.replace(b"\n", b"\r\n"))
+    (tmp_path / "vocab.index").write_bytes((MODEL_DIR / "vocab.index").read_bytes())
+    for built in (False, True):
+        if built:
+            (tmp_path / "vocab.index").write_bytes(VocabIndex.build((tmp_path / "vocab.txt").read_bytes()))
+        vocab = read_vocabulary(tmp_path / "vocab.txt")
+        assert isinstance(vocab, VocabIndex) == built
+        assert {token: vocab.get(token) for token in expected} == expected
 
 
 def test_the_shipped_vocabulary_index_is_the_one_its_vocabulary_builds():

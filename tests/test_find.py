@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -307,6 +308,30 @@ def test_past_the_flat_copys_limit_a_grouped_copy_follows_every_update_and_fsck_
     assert uris(found(docs, "risotto")) == uris(before)
     checked = docs("fsck")
     assert checked.exit_code != 0 and "grouped copy" in checked.stdout
+
+
+@pytest.mark.parametrize("damage", ["inverted bytes", "flat copy, a NaN scale", "grouped copy"])
+def test_fsck_finds_damage_inside_a_copy_of_the_vectors_that_still_loads(docs, ov_home, monkeypatch, damage):
+    """A copy cut short is passed over by searches; one damaged inside, at its right size, loads
+    and is searched, so only comparing it with the index finds it. `ov reindex` writes it anew."""
+    if damage == "grouped copy":
+        monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (copy,) = index_dir(ov_home).glob("vectors-*.groups" if damage == "grouped copy" else "vectors-*.exact")
+    assert docs("fsck", "--json").json["result"]["findings"] == []
+    data = bytearray(copy.read_bytes())
+    if damage == "flat copy, a NaN scale":
+        _, _, count = struct.unpack_from("<8sII", data)  # the flat copy: head, labels (int64), scales (float32), columns
+        data[16 + 8 * count : 16 + 8 * count + 4] = b"\xff\xff\xff\xff"
+    else:
+        data[-len(data) // 3 :: 97] = bytes(b ^ 0xFF for b in data[-len(data) // 3 :: 97])  # bytes of the last third inverted
+    copy.write_bytes(bytes(data))
+    checked = docs("fsck", "--json")
+    (finding,) = checked.json["result"]["findings"]
+    assert checked.exit_code != 0 and finding["severity"] == "problem" and "differs from the index" in finding["message"]
+    assert finding["fix"] == "run `ov reindex`"
+    assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []
 
 
 def test_a_flat_copy_an_earlier_ov_wrote_is_passed_over_and_rewritten_by_the_next_update(docs, ov_home):
@@ -1101,23 +1126,3 @@ def test_the_measured_choice_of_candidates_and_passages_by_kind_of_embedder_and_
     # A share outside 0..1 would make a record worth more than any of its passages, or less than none.
     assert candidate_similarity(RetrievalConfig(first_passage_weight=7), static=False)[1] == 1.0
     assert candidate_similarity(RetrievalConfig(first_passage_weight=-1), static=False)[1] == 0.0
-
-
-@pytest.mark.parametrize("past_the_flat_limit", [False, True], ids=["flat copy", "grouped copy"])
-def test_fsck_finds_damage_inside_a_copy_of_the_vectors_that_still_loads(docs, ov_home, monkeypatch, past_the_flat_limit):
-    """A copy cut short is passed over by searches; one damaged inside, at its right size, loads
-    and is searched, so only comparing it with the index finds it. `ov reindex` writes it anew."""
-    if past_the_flat_limit:
-        monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)
-    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
-    found(docs, "risotto")
-    (copy,) = index_dir(ov_home).glob("vectors-*.groups" if past_the_flat_limit else "vectors-*.exact")
-    assert docs("fsck", "--json").json["result"]["findings"] == []
-    data = bytearray(copy.read_bytes())
-    data[-len(data) // 3 :: 97] = bytes(b ^ 0xFF for b in data[-len(data) // 3 :: 97])  # bytes of the last third inverted
-    copy.write_bytes(bytes(data))
-    checked = docs("fsck", "--json")
-    (finding,) = checked.json["result"]["findings"]
-    assert checked.exit_code != 0 and finding["severity"] == "problem" and "differs from the index" in finding["message"]
-    assert finding["fix"] == "run `ov reindex`"
-    assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []

@@ -5,8 +5,9 @@ The built-in model indexes with ``tokenizers`` (fast on thousands of texts), but
 its ``tokenizer.json`` cost ~60 ms: more than the whole full-text search. This module does
 what that tokenizer.json describes (``BertNormalizer`` with lowercasing and accent
 stripping, ``BertPreTokenizer``, ``WordPiece`` with ``##`` continuations) from the model's
-``vocab.txt`` and the hash table built beside it (:class:`VocabIndex`) in about a millisecond. A test checks it gives ``tokenizers``' ids on a wide sample of
-text, so queries and the records they are compared with are cut into the same pieces.
+``vocab.txt`` and the hash table built beside it (:class:`VocabIndex`) in about a
+millisecond. A test checks it gives ``tokenizers``' ids on a wide sample of text, so
+queries and the records they are compared with are cut into the same pieces.
 """
 
 from __future__ import annotations
@@ -40,20 +41,21 @@ class VocabIndex:
     """A vocabulary's token -> id through the hash table built beside it (``vocab.index``).
 
     A cold ``ov find`` embeds one query, and longest-match-first makes even a short one look up
-    dozens of spellings, most of them misses. A dict of all 29,525 tokens costs a cold process
+    dozens of spellings, many of them misses. A dict of all 29,525 tokens costs a cold process
     7-10 ms to build, and a search of the file's text 50-200 us per lookup; here a lookup is a
     CRC of the token and a probe or two of a table read whole in well under a millisecond.
 
-    The file (little-endian): :data:`MAGIC`, the CRC-32 of the vocabulary's bytes (an index of
-    another vocabulary is refused), its line count ``n`` and the table's size ``slots`` (a power
-    of two, at least twice ``n``), as u32; then ``n + 1`` u32 byte offsets of the lines' starts
-    (the last one past the final newline), and ``slots`` u32 entries, each 0 (empty) or a line's
-    id + 1, placed at the token's CRC-32 modulo ``slots`` and probed linearly from there. A token
-    on two lines has the later one's id, as in ``tokenizers``' WordPiece.
+    The file (little-endian): :data:`MAGIC`; as u32, the CRC-32 of the vocabulary's bytes (an
+    index of another vocabulary is refused) and of the rest of this file (a damaged one is
+    refused), the vocabulary's line count ``n`` and the table's size ``slots`` (a power of two, at
+    least twice ``n``); then ``n + 1`` u32 byte offsets of the lines' starts (the last one past
+    the final newline), and ``slots`` u32 entries, each 0 (empty) or a line's id + 1, placed at
+    the token's CRC-32 modulo ``slots`` and probed linearly from there. A token on two lines has
+    the later one's id, as in ``tokenizers``' WordPiece.
     """
 
     MAGIC = b"ovvocab1"
-    _HEAD = struct.Struct("<8sIII")
+    _HEAD = struct.Struct("<8sIIII")
 
     def __init__(self, text: bytes, starts: array, table: array) -> None:
         self._text = text
@@ -65,53 +67,65 @@ class VocabIndex:
     @classmethod
     def build(cls, vocab: bytes) -> bytes:
         """The index file of a vocabulary file's bytes."""
-        text = _ended(vocab)
-        starts = array("I", [0])
+        text = _lines_ended(vocab)
+        starts = array(_U32, [0])
         for line in text.split(b"\n")[:-1]:
             starts.append(starts[-1] + len(line) + 1)
         lines = len(starts) - 1
-        slots = 1 << max(1, (2 * lines - 1).bit_length())
-        table = array("I", bytes(4 * slots))
+        index = cls(text, starts, array(_U32, bytes(4 * (1 << max(1, (2 * lines - 1).bit_length())))))
         for i in range(lines):
-            key = text[starts[i] : starts[i + 1] - 1]
-            if not key:
-                continue
-            slot = zlib.crc32(key) & (slots - 1)
-            while table[slot] and text[starts[table[slot] - 1] : starts[table[slot]] - 1] != key:
-                slot = (slot + 1) & (slots - 1)
-            table[slot] = i + 1  # a repeated token: the later line's id
-        return cls._HEAD.pack(cls.MAGIC, zlib.crc32(vocab), lines, slots) + _little(starts).tobytes() + _little(table).tobytes()
+            key = index._token(i)
+            if key:
+                index._table[index._slot(key)] = i + 1  # a repeated token: the later line's id
+        body = _little(starts).tobytes() + _little(index._table).tobytes()
+        return cls._HEAD.pack(cls.MAGIC, zlib.crc32(vocab), zlib.crc32(body), lines, len(index._table)) + body
 
     @classmethod
     def read(cls, vocab: bytes, index: bytes) -> VocabIndex | None:
         """The index of ``vocab`` from a file's bytes; None when they are not that (another
-        vocabulary's, another format, cut short)."""
+        vocabulary's, another format, cut short or damaged)."""
         if len(index) < cls._HEAD.size:
             return None
-        magic, crc, lines, slots = cls._HEAD.unpack_from(index)
-        if magic != cls.MAGIC or crc != zlib.crc32(vocab) or slots & (slots - 1) or len(index) != cls._HEAD.size + 4 * (lines + 1 + slots):
+        magic, crc, body_crc, lines, slots = cls._HEAD.unpack_from(index)
+        body = index[cls._HEAD.size :]
+        if (
+            magic != cls.MAGIC
+            or crc != zlib.crc32(vocab)
+            or body_crc != zlib.crc32(body)
+            or slots < max(2, 2 * lines)
+            or slots & (slots - 1)
+            or len(body) != 4 * (lines + 1 + slots)
+        ):
             return None
-        starts, table = array("I"), array("I")
-        starts.frombytes(index[cls._HEAD.size : cls._HEAD.size + 4 * (lines + 1)])
-        table.frombytes(index[cls._HEAD.size + 4 * (lines + 1) :])
+        starts, table = array(_U32), array(_U32)
+        starts.frombytes(body[: 4 * (lines + 1)])
+        table.frombytes(body[4 * (lines + 1) :])
         if sys.byteorder != "little":
             starts.byteswap()
             table.byteswap()
-        text = _ended(vocab)
+        text = _lines_ended(vocab)
         if starts[lines] != len(text):
             return None
         return cls(text, starts, table)
 
     def get(self, token: str) -> int | None:
-        key = token.encode("utf-8", "surrogatepass")
+        slot = self._slot(token.encode("utf-8", "surrogatepass"))
+        entry = 0 if slot is None else self._table[slot]
+        return entry - 1 if entry else None
+
+    def _slot(self, key: bytes) -> int | None:
+        """The slot holding ``key``, else the empty one where it would go; None when a whole round
+        of the table finds neither (only a damaged table, which :meth:`read` refuses, could)."""
         slot = zlib.crc32(key) & self._mask
-        while entry := self._table[slot]:
-            if entry > self._lines:  # a damaged table: no id past the vocabulary
-                return None
-            if self._text[self._starts[entry - 1] : self._starts[entry] - 1] == key:
-                return entry - 1
+        for _ in range(len(self._table)):
+            entry = self._table[slot]
+            if not entry or (entry <= self._lines and self._token(entry - 1) == key):
+                return slot
             slot = (slot + 1) & self._mask
         return None
+
+    def _token(self, line: int) -> bytes:
+        return self._text[self._starts[line] : self._starts[line + 1] - 1]
 
     def __getitem__(self, token: str) -> int:
         found = self.get(token)
@@ -123,8 +137,14 @@ class VocabIndex:
         return self.get(token) is not None
 
 
-def _ended(vocab: bytes) -> bytes:
-    return vocab if vocab.endswith(b"\n") or not vocab else vocab + b"\n"
+_U32 = "I" if array("I").itemsize == 4 else "L"  # the array type code of 32-bit unsigned fields
+
+
+def _lines_ended(vocab: bytes) -> bytes:
+    """A vocabulary file's bytes with each line ended by one newline, as reading it as text does
+    (a Windows checkout may have turned the newlines into CRLF)."""
+    text = vocab.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    return text if not text or text.endswith(b"\n") else text + b"\n"
 
 
 def _little(values: array) -> array:
@@ -146,7 +166,7 @@ def read_vocabulary(path: Path) -> VocabIndex | dict[str, int]:
         index = None
     if index is not None:
         return index
-    return {line: i for i, line in enumerate(vocab.decode("utf-8").split("\n")) if line}
+    return {line: i for i, line in enumerate(_lines_ended(vocab).decode("utf-8").split("\n")) if line}
 
 
 class WordPiece:
