@@ -62,7 +62,8 @@ class InvalidInput(OvError):
 
     code = "invalid_input"
     exit_code = EXIT_USAGE
-    hint = "see `ov COMMAND --help` for what the command accepts"
+    # The command line names the command (``ov.cli.main``): "see `ov grep --help` ...".
+    hint = "see the command's --help, or the tool's description, for what it accepts"
 
 
 class InvalidURI(InvalidInput):

@@ -160,6 +160,18 @@ def test_grep(ov, docs):
     assert ov("grep", "Files", "-a").stdout == "viking://resources/guide/.overview.md:5:## Files\n"
 
 
+def test_grep_stops_a_pattern_that_backtracks_for_ever_with_a_clear_error(ov, monkeypatch):
+    """(a|aa)+$ tries exponentially many ways to match 40 a's and a '!': grep gives up after its
+    time limit, names the pattern and the line, and says why, instead of hanging."""
+    monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", 0.5)
+    assert ov("write", "viking://resources/r.md", "--content", "fine\n" + "a" * 40 + "!").exit_code == 0
+    result = ov("grep", "(a|aa)+$", "--json")
+    assert result.exit_code == 2
+    assert "took more than 0.5 s to match (at viking://resources/r.md:2)" in result.error["message"]
+    assert "nested repeats" in result.error["hint"]
+    assert ov("grep", "(a+)+!", "--json").json["result"][0]["line"] == 2  # a nested repeat the matcher handles
+
+
 @pytest.mark.parametrize("pattern, base, expected", [
     ("**/*.md", "viking://resources", ["viking://resources/guide/auth.md", "viking://resources/guide/intro.md", "viking://resources/readme.md"]),
     ("*.md", "viking://resources", ["viking://resources/readme.md"]),

@@ -298,3 +298,9 @@ def test_a_full_disk_is_one_clear_error(small_disk, ov_process):
         assert error["message"].startswith("no space left on device under ") and error["hint"]
     human = ov_process("write", "viking://resources/new.md", "--content", "x", env=env)
     assert human.stderr.startswith(f"error: no space left on device under {home}"), human.stderr
+
+
+def test_bad_input_without_a_hint_of_its_own_points_at_that_commands_help(ov):
+    result = ov("grep", "(", "--json")
+    assert result.exit_code == 2 and result.error["hint"] == "see `ov grep --help` for what it accepts"
+    assert ov("remember", "!!!").stderr.endswith("hint: see `ov remember --help` for what it accepts\n")

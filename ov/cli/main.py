@@ -112,8 +112,8 @@ def _narrowed(group: typer.Typer, args: list[str]) -> typer.Typer:
     or ``group`` itself when ``args`` name none."""
     if not args or args[0].startswith("-"):
         return group
-    commands = [c for c in group.registered_commands if (c.name or typer.main.get_command_name(c.callback.__name__)) == args[0]]
-    groups = [copy.copy(g) for g in group.registered_groups if g.name == args[0]]
+    commands, groups = _named(group, args[0])
+    groups = [copy.copy(g) for g in groups]
     if not commands and not groups:
         return group
     for info in groups:
@@ -121,6 +121,24 @@ def _narrowed(group: typer.Typer, args: list[str]) -> typer.Typer:
     only = copy.copy(group)
     only.registered_commands, only.registered_groups = commands, groups
     return only
+
+
+def _named(group: typer.Typer, name: str) -> tuple[list, list]:
+    """The commands and the subgroups of ``group`` called ``name``."""
+    commands = [c for c in group.registered_commands if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
+    return commands, [g for g in group.registered_groups if g.name == name]
+
+
+def _command_path(args: list[str]) -> str:
+    """``ov`` and the command ``args`` name, with its groups (``ov snapshot restore``)."""
+    group, path = app, ["ov"]
+    for arg in args:
+        commands, groups = _named(group, arg)
+        if commands or not groups:
+            return " ".join([*path, arg] if commands else path)
+        path.append(arg)
+        group = groups[0].typer_instance
+    return " ".join(path)
 
 
 def _dispatch(args: list[str]) -> int:
@@ -136,6 +154,8 @@ def _dispatch(args: list[str]) -> int:
         return result if isinstance(result, int) else 0
     except OvError as exc:
         _debug_traceback()
+        if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
+            exc.hint = f"see `{_command_path(args)} --help` for what it accepts"
         error(exc, as_json)
         return exc.exit_code
     except click.exceptions.Abort:

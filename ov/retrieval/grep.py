@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import stat
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -14,6 +15,9 @@ from ov.uri import SCHEME, VikingURI, parse
 
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
+# A pattern whose nested repeats backtrack exponentially ("(a|aa)+$") would hold a process (an
+# MCP server's tool call among them) for ever: a whole grep gets this long to match.
+GREP_SECONDS = 10.0
 _WILDCARDS = set("*?[")
 
 
@@ -35,13 +39,19 @@ def grep(
     show_all: bool = False,
     limit: int | None = None,
 ) -> Iterator[GrepMatch]:
-    """Lines matching ``pattern`` in the text files below ``base``, in path order."""
+    """Lines matching ``pattern`` in the text files below ``base``, in path order.
+
+    Matched by the ``regex`` package, ``re``'s syntax with a time limit (:data:`GREP_SECONDS`)
+    and a matcher that avoids much of the backtracking that makes ``re`` hang."""
+    import regex as engine  # Deferred: only grep needs it.
+
     try:
-        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
-    except (re.error, OverflowError) as exc:  # OverflowError: a repeat count such as a{99999999999}
-        raise InvalidInput(f"invalid regular expression {quote(pattern)}: {exc}") from None
+        compiled = engine.compile(pattern, engine.IGNORECASE if ignore_case else 0)
+    except (engine.error, OverflowError) as exc:  # OverflowError: a repeat count such as a{99999999999}
+        raise InvalidInput(f"invalid pattern {quote(pattern)} (a regular expression): {exc}") from None
     except RecursionError:  # the parser recurses once per nested group: "((((...", 10,000 deep
         raise InvalidInput(f"the regular expression {quote(pattern)} nests too deeply") from None
+    deadline = time.monotonic() + GREP_SECONDS
     found = 0
     for uri, path in store.walk_files(base, show_all=show_all):
         try:
@@ -55,7 +65,14 @@ def grep(
         if looks_binary(data):
             continue
         for number, line in enumerate(data.decode("utf-8").splitlines(), start=1):
-            if regex.search(line):
+            try:
+                hit = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.0))
+            except TimeoutError:
+                raise InvalidInput(
+                    f"the regular expression {quote(pattern)} took more than {GREP_SECONDS:g} s to match (at {uri}:{number})",
+                    hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern",
+                ) from None
+            if hit:
                 yield GrepMatch(str(uri), number, line)
                 found += 1
                 if limit is not None and found >= limit:

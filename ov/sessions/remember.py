@@ -8,6 +8,7 @@ removes one memory file; git history keeps it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -38,20 +39,26 @@ def memories_root(store: Store, peer: str | None = None) -> VikingURI:
 def remember(store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None) -> RememberResult:
     from ov.redact.engine import redact
     from ov.sessions.memory.extract import extract_explicit
+    from ov.sessions.memory.facts import without_ask
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
 
     text, _count = redact(text.strip())
     if not text:
         raise InvalidInput("nothing to remember: the text is empty")
+    if not re.search(r"\w", text):
+        raise InvalidInput("nothing to remember: the text has no words")
     schemas = load_schemas(store.home.root / "memory_schemas")
     if memory_type is not None and memory_type not in schemas:
         raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))
     when = datetime.now(timezone.utc)
 
+    unread: list[str] = []
+
     def read(attempt: str) -> list:
         message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
-        found = extract_explicit([message], when=when, user=store.identity.user, asked=True)
+        unread.clear()
+        found = extract_explicit([message], when=when, user=store.identity.user, asked=True, unread=unread)
         return [c for c in found if memory_type is None or c.memory_type == memory_type]
 
     # A statement the rules read ("my editor is ...", "I prefer ...") is theirs, LLM or not: they
@@ -60,13 +67,28 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     candidates = read(text)
     if not candidates and memory_type is None and store.config.llm.enabled:
         candidates = _llm_choice(store, schemas, text, when)
+        if candidates:
+            unread.clear()
     if not candidates:
         candidates = read(f"Remember that {text}")
+    if memory_type in (None, "events") and unread:
+        # Part of the text no rule reads (a second sentence, a list, a long aside), or none of it:
+        # the whole text is kept too, in the user's words, as a dated note, which holds any note
+        # read from a part of it. Nothing asked to be remembered is dropped.
+        note = _as_typed(without_ask(text), "events", when, store.identity.user)
+        candidates = [*(c for c in candidates if c.memory_type != "events"), *note]
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
+    if not candidates and memory_type is not None:
+        raise InvalidInput(
+            f"could not turn the text into a memory of type {memory_type}",
+            hint=f"say it as an explicit statement, or pick another --type than {memory_type}",
+        )
     if not candidates:
-        hint = f"say it as an explicit statement, or pick another --type than {memory_type}" if memory_type else None
-        raise InvalidInput(f"could not turn {text!r} into a memory", hint=hint)
+        raise InvalidInput(
+            "could not turn the text into a memory: it asks a question, or only points at the conversation",
+            hint='say what to remember as a statement ("I prefer tabs", "Remember that the build takes 20 minutes")',
+        )
     root = memories_root(store, peer)
     with store.transaction() as tx:
         writes, diff = plan_memories(

@@ -157,7 +157,12 @@ class Candidate:
 
 
 def extract_explicit(
-    messages: Iterable[Mapping[str, Any]], *, when: datetime, user: str | None = None, asked: bool = False
+    messages: Iterable[Mapping[str, Any]],
+    *,
+    when: datetime,
+    user: str | None = None,
+    asked: bool = False,
+    unread: list[str] | None = None,
 ) -> list[Candidate]:
     """Candidates for the explicit statements in the ``user`` messages, in order of first mention,
     then the experience the session shows, if any.
@@ -168,6 +173,8 @@ def extract_explicit(
     clause no rule reads is read as "remember that" would (a fact, an
     instruction), though never as a dated note on its own.
     Identical candidates are merged, keeping all their source messages.
+    ``unread``: a list that gets each informative clause no rule read (``ov remember`` keeps
+    the whole text when there is one, so that nothing it was asked to remember is lost).
     """
     messages = list(messages)
     subject = user or DEFAULT_SUBJECT
@@ -177,7 +184,7 @@ def extract_explicit(
         if message.get("role") != "user":
             continue
         turn += 1
-        ctx = _Context(subject, str(message.get("id") or ""), turn, asked)
+        ctx = _Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(tx.message_text(message))
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
@@ -215,6 +222,7 @@ class _Context:
     msg_id: str
     turn: int
     asked: bool = False  # given to be remembered: see extract_explicit
+    unread: list[str] | None = None  # collects the clauses no rule reads: see extract_explicit
 
 
 def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) -> None:
@@ -232,6 +240,8 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
     statement = _read(clause, restore, ctx)
     if statement is not None:
         _add(statement, ctx, found)
+    elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause):
+        ctx.unread.append(clause)
 
 
 def _read(clause: str, restore, ctx: _Context) -> Statement | None:

@@ -97,6 +97,12 @@ SYSTEM_NOUNS = frozenset(
 )
 
 
+def without_ask(text: str) -> str:
+    """``text`` without a leading "remember that", "note that", "keep in mind" and the like."""
+    match = _REMEMBER_RE.match(text.strip())
+    return match.group("x") if match else text
+
+
 def remembered(clause: str, restore, subject: str) -> Statement | None:
     """"Remember (that) X": X read by the rules, else as a fact, a first-person fact or a dated note."""
     match = _REMEMBER_RE.match(clause)

@@ -286,12 +286,13 @@ _DEMONSTRATIVES = frozenset(("this", "that", "these", "those"))
 _NOT_NOUNS = frozenset("again too also either as for with to in on at please anymore".split())
 
 
-def informative(obj: str) -> bool:
-    """False for an object that only points at the conversation: "it", "that's fine", "to do this"."""
+def informative(obj: str, *, any_length: bool = False) -> bool:
+    """False for an object that only points at the conversation: "it", "that's fine", "to do this";
+    and, unless ``any_length``, for one longer than :data:`MAX_OBJECT_CHARS` (no value is that long)."""
     words = obj.split()
     if len(words) > 2 and words[0].lower() == "to":
         words = words[2:]  # "to do this" points as much as "this"
-    return bool(words) and re.sub(r"'s$", "", words[0].lower().rstrip(".,;:!?")) not in _DEICTIC and len(obj) <= MAX_OBJECT_CHARS
+    return bool(words) and re.sub(r"'s$", "", words[0].lower().rstrip(".,;:!?")) not in _DEICTIC and (any_length or len(obj) <= MAX_OBJECT_CHARS)
 
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
