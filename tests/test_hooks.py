@@ -274,10 +274,18 @@ def test_stop_captures_new_turns_once_with_injected_text_cut_out(ov, project, ov
     assert tool["role"] == "tool" and tool["parts"][0]["tool_name"] == "Bash" and len(tool["parts"][0]["tool_output"]) < 2100
     assert all(m.get("peer", "").startswith("project-") for m in shown["messages"])
 
+    # A secret that the cut splits is redacted first: what is kept of it would not look like one.
+    token = "ghp_Q9w8E7r6T5y4U3i2O1p0A9s8D7f6G5h4J3k2"
+    _claude_transcript(transcript, [_user("u2b", [{"type": "tool_result", "tool_use_id": "t1", "content": "z" * 1965 + " " + token}])])
+    assert _hook("claude", "stop", data) == ""
+    assert _wait_job(ov_home, "cc-s-cap", 2)["captured"] == 1
+    kept = ov("session", "show", "cc-s-cap", "--json").json["result"]["messages"][-1]["parts"][0]["tool_output"]
+    assert "ghp_" not in kept and "Q9w8E7r6" not in kept and "REDACTED" in kept
+
     # The next turn: only the new lines are read; a repeat of the whole transcript stores nothing twice.
     _claude_transcript(transcript, [_user("u5", "And make test?"), _assistant("as3", "msg_2", [{"type": "text", "text": "Runs the tests."}])])
     assert _hook("claude", "stop", data) == ""
-    assert _wait_job(ov_home, "cc-s-cap", 2)["captured"] == 2
+    assert _wait_job(ov_home, "cc-s-cap", 3)["captured"] == 2
     (ov_home / "state" / "default" / "hooks" / "capture" / "cc-s-cap.json").unlink()  # forget the offset
     from ov.hosts import claude
     from ov.hosts.capture import capture
@@ -288,8 +296,8 @@ def test_stop_captures_new_turns_once_with_injected_text_cut_out(ov, project, ov
 
     store = Store(Home.from_env(), Identity(peer="p"), load_config(Home.from_env()).config)
     again = capture(store, claude.HOST, HookInput("claude", "stop", "s-cap", transcript_path=str(transcript)), "cc-s-cap")
-    assert again.added == 0 and again.duplicates == 5
-    assert len(ov("session", "show", "cc-s-cap", "--json").json["result"]["messages"]) == 5
+    assert again.added == 0 and again.duplicates == 6
+    assert len(ov("session", "show", "cc-s-cap", "--json").json["result"]["messages"]) == 6
 
 
 def test_session_end_commits_and_the_next_session_start_sees_it(ov, project, ov_home, tmp_path, ov_process):

@@ -74,16 +74,25 @@ def strip_injected(text: str) -> str:
     return _INJECTED.sub("", text).strip()
 
 
+# How far past a cut a secret may reach: a private key block of 4,096 bits is ~3,300 characters.
+_SECRET_REACH = 8192
+
+
 def bound(value: Any, limit: int) -> Any:
     """``value`` with every string longer than ``limit`` cut, saying how much was left out.
 
     Tool inputs (a whole file being written) and outputs (a build log) would otherwise fill the
-    session with text no memory is made of.
+    session with text no memory is made of. What is kept is redacted before the cut: a secret the
+    cut splits no longer looks like one (a token's first 29 characters, a key block without its
+    end line), and would be stored as it is by the redaction that follows.
     """
     if isinstance(value, str):
         if len(value) <= limit:
             return value
-        return f"{value[:limit]}… [{len(value) - limit} more characters not captured]"
+        from ov.redact.engine import redact  # Deferred: only a capture that cuts needs it here.
+
+        head, _count = redact(value[: limit + _SECRET_REACH])
+        return f"{head[:limit]}… [{len(value) - limit} more characters not captured]"
     if isinstance(value, list):
         return [bound(v, limit) for v in value]
     if isinstance(value, dict):
