@@ -597,3 +597,19 @@ def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, proje
         text = _context("claude", _hook("claude", "session-start", _stdin("claude", "s-res", cwd=str(project), source=source)))
         assert 'uri="viking://user/default/sessions/cc-s-res/history/archive_001/.overview.md" type="last-session"' in text
         assert "billing service to Postgres" in text
+
+
+def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after_it_are_read(tmp_path, monkeypatch):
+    from ov.hosts import transcript
+
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 1000)
+    path = tmp_path / "t.jsonl"
+    big = json.dumps({"n": 1, "image": "x" * 5000})
+    path.write_text(json.dumps({"n": 0}) + "\n" + big + "\n" + json.dumps({"n": 2}) + "\n", encoding="utf-8")
+    lines, offset = transcript.jsonl_from(path, 0)
+    assert [value["n"] for _, _, value in lines] == [0] and offset == len(json.dumps({"n": 0})) + 1
+    lines, offset = transcript.jsonl_from(path, offset)  # the next read starts in the long line
+    assert [value["n"] for _, _, value in lines] == [2] and offset == path.stat().st_size
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"n": 3, "image": "y" * 5000}))  # a long line still being written
+    assert transcript.jsonl_from(path, offset) == ([], offset)

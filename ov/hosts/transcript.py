@@ -36,6 +36,8 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
 
     Lines that are not JSON are skipped (a host's partial write is never complete, so this is
     damage, not a race). A file shorter than ``start`` was replaced: it is read from the start.
+    A line longer than :data:`MAX_READ_BYTES` (a pasted image as base64) is passed over, so that
+    the lines after it are read.
     """
     try:
         size = path.stat().st_size
@@ -44,9 +46,16 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
     if size < start:
         start = 0
     with path.open("rb") as f:
-        f.seek(start)
-        data = f.read(min(size - start, MAX_READ_BYTES))
-    end = data.rfind(b"\n") + 1
+        while True:
+            f.seek(start)
+            data = f.read(min(size - start, MAX_READ_BYTES))
+            end = data.rfind(b"\n") + 1
+            if end or len(data) < MAX_READ_BYTES:
+                break
+            after = _past_line(f)
+            if after is None:
+                return [], start  # still being written
+            start = after
     if end == 0:
         return [], start
     lines = []
@@ -60,6 +69,15 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
                 pass
         offset += len(raw) + 1
     return lines, start + end
+
+
+def _past_line(f) -> int | None:
+    """The offset just past the end of the line ``f`` is inside, None when it has no end yet."""
+    while chunk := f.read(1024 * 1024):
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return f.tell() - len(chunk) + newline + 1
+    return None
 
 
 def line_id(prefix: str, offset: int, raw: str) -> str:
