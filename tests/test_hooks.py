@@ -52,10 +52,10 @@ def _log(home: Path) -> list[dict]:
 
 
 def _wait_job(home: Path, session: str, count: int = 1, timeout: float = 30) -> dict:
-    """The log line of the ``count``-th background job of ``session`` (jobs are detached processes)."""
+    """The log line of the ``count``-th capture or commit job of ``session`` (jobs are detached processes)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        jobs = [r for r in _log(home) if r.get("session") == session and str(r.get("event", "")).endswith("(job)")]
+        jobs = [r for r in _log(home) if r.get("session") == session and str(r.get("event", "")).endswith("(job)") and r.get("kind") != "index"]
         if len(jobs) >= count:
             return jobs[count - 1]
         time.sleep(0.05)
@@ -613,3 +613,34 @@ def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"n": 3, "image": "y" * 5000}))  # a long line still being written
     assert transcript.jsonl_from(path, offset) == ([], offset)
+
+
+def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_job_builds_it(ov, project, ov_home):
+    """A store whose index is not built (a fresh one, or after the embedder changed): a prompt
+    builds it in the hook and in a background job; while a build holds the index lock the hook
+    answers at once instead of spending its deadline waiting, and once the job is done the next
+    prompt gets its context."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    index_dir = ov_home / "state" / "default" / "index"
+    assert not (index_dir / "meta.json").exists()
+    holder = subprocess.Popen(  # another process building the index holds its lock
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
+         "WriteLock(Path(sys.argv[1]), 5).acquire(); print('held', flush=True); time.sleep(60)", str(ov_home / "state" / "default" / "index.lock")],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        answer = _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?"))
+        assert answer == "" and time.monotonic() - started < 5
+        record = _log(ov_home)[-1]
+        assert record["outcome"] == "nothing to inject: the index is being built" and record["index"] == "being built"
+    finally:
+        holder.kill()
+        holder.wait()
+    deadline = time.monotonic() + 30
+    while not (index_dir / "meta.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(r.get("kind") == "index" and r.get("outcome") == "index built" for r in _log(ov_home))
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    assert "make ship" in text and "index" not in _log(ov_home)[-1]

@@ -53,6 +53,7 @@ class Block:
     text: str | None
     uris: list[str] = field(default_factory=list)
     omitted: int = 0
+    unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
 
 
 def fence(kind: str, body: str, max_chars: int, *, preamble: bool = True) -> str:
@@ -220,6 +221,7 @@ def _read(path: Path) -> str | None:
 def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it)."""
+    from ov.errors import StoreLocked
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
@@ -233,7 +235,10 @@ def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: 
     options = SearchOptions(
         session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
     )
-    result = search(store, text, options)
+    try:
+        result = search(store, text, options)
+    except StoreLocked:
+        return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
     block = result.context
     if block is None or not block.entries:
         return Block(None)

@@ -3,7 +3,9 @@
 ``capture``: add the turns since the last capture to the session, then catch the index up.
 ``commit``: the same, then commit the session (archive, summary, memories, ``memory_diff.json``)
 and catch the index up again, so the next session's recall finds what was learned. An orphan
-(a session no host ended) is captured from the transcript its last capture read.
+(a session no host ended) is captured from the transcript its last capture read. ``index``:
+build the index, which a hook found unbuilt (or built for another configuration) and could not
+build within its deadline.
 
 Every job logs one line to the hook log, as the hook did. Nobody waits for this process, so it
 catches everything (like the hook) and logs it; it always exits 0.
@@ -54,6 +56,9 @@ def _run(home, job: dict) -> dict:
     store = Store(home, identity, config)
     session = job["session"]
     out: dict = {}
+    if job["kind"] == "index":
+        opened = Indices(store).open()
+        return {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
         from ov.hosts.background import wait_captures

@@ -133,7 +133,8 @@ class Indices:
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
-            lock = WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout)
+            # A caller on every prompt never waits for a build another process is doing.
+            lock = WriteLock(self.store.state / "index.lock", 0 if full_text_only else self.store.config.store.lock_timeout)
             lock.acquire()
         except StoreLocked:
             if meta is not None and self.incompatibility(meta) is None:
@@ -143,6 +144,15 @@ class Indices:
             return self._catch_up(head)
         finally:
             lock.release()
+
+    def ready(self) -> bool:
+        """Whether :meth:`open` with ``full_text_only`` reads the index as it is: it is built, and
+        for this configuration. Otherwise opening it builds it (seconds for a large store, with
+        vectors), which a caller with a deadline may not see finished."""
+        if not self.store.exists:
+            return True
+        meta = Meta.read(self.root / META_NAME)
+        return meta is not None and self.incompatibility(meta) is None
 
     def rebuild(self, reason: str = "requested") -> OpenIndex:
         with WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout):
