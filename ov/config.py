@@ -182,8 +182,11 @@ class RetrievalConfig:
 
     __pydantic_config__ = _STRICT
 
-    language: str = "english"
-    """Stemming language of the full-text index (a tantivy stemmer name, or ``none``)."""
+    language: Literal[
+        "none", "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian",
+        "italian", "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",
+    ] = "english"
+    """Stemming language of the full-text index: one of tantivy's stemmers, or ``none``."""
     fusion: Literal["convex", "minmax", "rrf"] = "convex"
     """How the full-text and vector rankings combine: each scaled to its best and added
     (``convex``), each scaled onto 0..1 between its worst and best candidate and added

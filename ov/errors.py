@@ -85,7 +85,7 @@ class ConfigError(InvalidInput):
     """The config file does not parse or holds a value of the wrong type."""
 
     code = "config_invalid"
-    hint = "`ov config show` lists the settings; fix them with `ov config set KEY VALUE`"
+    hint = "fix the setting with `ov config set KEY VALUE`, or edit or remove the file"
 
 
 # --- runtime: the input is well formed but the store says no (exit 1) -------

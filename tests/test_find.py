@@ -1126,3 +1126,18 @@ def test_the_measured_choice_of_candidates_and_passages_by_kind_of_embedder_and_
     # A share outside 0..1 would make a record worth more than any of its passages, or less than none.
     assert candidate_similarity(RetrievalConfig(first_passage_weight=7), static=False)[1] == 1.0
     assert candidate_similarity(RetrievalConfig(first_passage_weight=-1), static=False)[1] == 0.0
+
+
+def test_fsck_notes_an_index_built_for_another_configuration_which_the_next_search_rebuilds(docs, ov_home):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    assert docs("config", "set", "retrieval.language", "german").exit_code == 0
+    checked = docs("fsck", "--json")
+    (finding,) = checked.json["result"]["findings"]
+    assert checked.exit_code == 0 and finding["severity"] == "note" and "index language english, configured german" in finding["message"]
+    found(docs, "risotto")
+    assert docs("fsck", "--json").json["result"]["findings"] == []
+    meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
+    (index_dir(ov_home) / meta["vectors_file"]).unlink()  # damage, not another configuration
+    checked = docs("fsck", "--json")
+    assert checked.exit_code != 0 and checked.json["result"]["findings"][0]["severity"] == "problem"

@@ -147,7 +147,10 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         return
     problem = indices.incompatibility(meta)
     if problem is not None:
-        add(Finding("index", "problem", f"the index cannot be used as it is: {problem}", rebuild))
+        # Built by another ov, or for another language or embedder than configured: the next search
+        # rebuilds it by itself, as for an index not built yet. A vector file gone is damage.
+        damaged = bool(meta.vectors_file) and not (indices.root / meta.vectors_file).is_file()
+        add(Finding("index", "problem" if damaged else "note", f"the index cannot be used as it is: {problem}", rebuild))
         return
     try:
         lexical = LexicalIndex.open(indices.root / TEXT_DIR, meta.language)

@@ -70,6 +70,12 @@ class FindOptions:
     lexical_only: bool = False
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
 
+    def __post_init__(self) -> None:
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:  # NaN fails too
+            from ov.errors import InvalidInput
+
+            raise InvalidInput(f"--threshold is a relevance from 0 to 1, not {self.threshold}", hint="e.g. --threshold 0.3")
+
 
 @dataclass(frozen=True)
 class Hit:
