@@ -573,6 +573,11 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
     assert records[-2]["outcome"] == "injected" and records[-2]["session"] == "cc-s-log"
     shown = ov("hooks", "log", "--host", "claude", "-n", "1")
     assert shown.exit_code == 0 and "prompt-submit" in shown.stdout and "skipped: trivial prompt" in shown.stdout
+    # A record damaged by hand or by a disk (fields of the wrong type) is shown as well as it can be.
+    with hooklog.log_path(Home.from_env().root).open("a", encoding="utf-8") as f:
+        f.write(json.dumps({"ts": "yesterday", "host": "claude", "ms": [1], "uris": "x", "session": 7, "outcome": None}) + "\n")
+    shown = ov("hooks", "log", "-n", "2")
+    assert shown.exit_code == 0 and "skipped: trivial prompt" in shown.stdout and " 7 " in shown.stdout
 
 
 def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov_home):

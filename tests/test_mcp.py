@@ -206,6 +206,7 @@ def test_forget_and_session_commit(ov):
         ("find", {}, "find needs `query`"),
         ("find", {"query": 7}, "`query` of find must be a string, not int"),
         ("find", {"query": "x", "limit": 0}, "must be 1 or more"),
+        ("find", {"query": "x", "types": ["bogus"]}, "unknown type 'bogus'"),
         ("read", {"uris": ["viking://resources/missing.md"]}, "does not exist"),
         ("read", {"uris": ["viking://../../etc/passwd"]}, "invalid"),
         ("write", {"uri": "viking://resources/a.md", "content": "x", "mode": "overwrite"}, "unknown mode"),

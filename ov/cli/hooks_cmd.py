@@ -77,16 +77,22 @@ def _print(records: list[dict]) -> None:
     if not records:
         plain("no hook has run yet (install them with `ov install hooks`)")
         return
+    def number(value) -> float:
+        # The log is ov's own, but a hand edit or a damaged disk may leave any JSON in a field.
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e12 else 0.0
+
     for r in records:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.get("ts", 0)))
-        what = r.get("outcome", "")
-        if r.get("uris"):
-            what += f" {len(r['uris'])} entries: " + ", ".join(r["uris"][:3]) + (" …" if len(r["uris"]) > 3 else "")
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(number(r.get("ts"))))
+        what = str(r.get("outcome", ""))
+        uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
+        if uris:
+            what += f" {len(uris)} entries: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
         if r.get("captured"):
             what += f", {r['captured']} messages"
         if r.get("error"):
             what += f": {r['error']}"
-        plain(f"{when}  {r.get('host') or '-':8} {r.get('event', ''):20} {r.get('session') or '-':24} {r.get('ms', 0):>7.0f} ms  {what}")
+        host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))
+        plain(f"{when}  {host:8} {event:20} {session:24} {number(r.get('ms')):>7.0f} ms  {what}")
 
 
 @install_app.command("hooks", cls=OvCommand)

@@ -71,10 +71,20 @@ class FindOptions:
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
 
     def __post_init__(self) -> None:
-        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:  # NaN fails too
-            from ov.errors import InvalidInput
+        from ov.errors import InvalidInput
 
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:  # NaN fails too
             raise InvalidInput(f"--threshold is a relevance from 0 to 1, not {self.threshold}", hint="e.g. --threshold 0.3")
+        check_types(self.types)
+
+
+def check_types(types: tuple[str, ...] | None) -> None:
+    """Refuse a context type other than :data:`~ov.index.records.CONTEXT_TYPES` (it would find nothing)."""
+    wrong = [t for t in types or () if t not in CONTEXT_TYPES]
+    if wrong:
+        from ov.errors import InvalidInput, quote
+
+        raise InvalidInput(f"unknown type {', '.join(quote(t) for t in wrong)}", hint=f"types are: {', '.join(CONTEXT_TYPES)}")
 
 
 @dataclass(frozen=True)
