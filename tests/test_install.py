@@ -309,3 +309,20 @@ def test_an_unparsable_codex_config_is_refused(ov, user_home):
     result = ov("install", "mcp", "--host", "codex", "--yes")
     assert result.exit_code == 2 and "config.toml" in result.stderr and "line 1" in result.stderr
     assert (user_home / ".codex" / "config.toml").read_text() == "model = \n"
+
+
+def test_a_settings_file_linked_from_dotfiles_stays_a_link_and_keeps_its_mode(ov, user_home):
+    dotfiles = user_home / "dotfiles"
+    dotfiles.mkdir()
+    settings = user_home / ".claude" / "settings.json"
+    (dotfiles / "claude-settings.json").write_bytes(settings.read_bytes())
+    settings.unlink()
+    settings.symlink_to(dotfiles / "claude-settings.json")
+    (dotfiles / "claude-settings.json").chmod(0o664)
+    before = (dotfiles / "claude-settings.json").read_bytes()
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert settings.is_symlink() and install.is_ours(json.loads(settings.read_text())["hooks"]["Stop"][1]["hooks"][0]["command"])
+    assert (dotfiles / "claude-settings.json").stat().st_mode & 0o777 == 0o664
+    assert ov("uninstall", "hooks").exit_code == 0
+    assert settings.is_symlink() and (dotfiles / "claude-settings.json").read_bytes() == before
+    assert (dotfiles / "claude-settings.json").stat().st_mode & 0o777 == 0o664

@@ -236,8 +236,14 @@ def apply(change: Change, receipts_dir: Path) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             if change.before is not None and change.receipt is not None:
                 atomic_write(backup, change.before, mode=0o600)
-            mode = path.stat().st_mode & 0o777 if path.exists() else (0o644 if change.spec.shape == "plugin" else 0o600)
-            atomic_write(path, change.after, mode=mode)
+            # A settings file linked from a dotfiles folder: the file the link names is the one
+            # to change (replacing the link by a file would cut it off from the user's dotfiles).
+            target = path.resolve() if path.is_symlink() else path
+            existed = target.exists()
+            mode = target.stat().st_mode & 0o777 if existed else (0o644 if change.spec.shape == "plugin" else 0o600)
+            atomic_write(target, change.after, mode=mode)
+            if existed:
+                os.chmod(target, mode)  # as it was: the umask narrows what a new file is created with
             if change.receipt is not None and made:
                 change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
     if change.receipt is None:  # an uninstall
