@@ -39,7 +39,12 @@ print(json.dumps({"context": "<ov-context>remembered</ov-context>"}))
 # dispose, then process.exit() at once.
 DRIVER = """\
 import { OvMemory } from "./ov-memory.mjs";
-const messages = [{ info: { id: "m1", role: "user", time: { created: 1 } }, parts: [{ type: "text", text: "hi" }] }];
+const history = Number(process.env.HISTORY || 0);  // older messages of 1 MB each before the newest
+const messages = [];
+for (let i = 0; i < history; i++) {
+  messages.push({ info: { id: `old${i}`, role: "user", time: { created: 1 } }, parts: [{ type: "text", text: "x".repeat(1000000) }] });
+}
+messages.push({ info: { id: "m1", role: "user", time: { created: 1 } }, parts: [{ type: "text", text: "hi" }] });
 const client = { session: { messages: async () => ({ data: messages }) } };
 const hooks = await OvMemory({ client, directory: process.cwd() });
 const output = { parts: [{ type: "text", text: "I prefer tabs." }] };
@@ -54,13 +59,13 @@ process.exit(0);
 """
 
 
-def _drive(tmp_path: Path, delay: float) -> tuple[list[dict], dict]:
+def _drive(tmp_path: Path, delay: float, history: int = 0) -> tuple[list[dict], dict]:
     log = tmp_path / "calls.jsonl"
     fake = tmp_path / "fake_ov.py"
     fake.write_text(FAKE_OV)
     (tmp_path / "ov-memory.mjs").write_text(plugin_source([sys.executable, str(fake), str(delay), str(log)]))
     (tmp_path / "driver.mjs").write_text(DRIVER)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("NODE_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NODE_")} | {"HISTORY": str(history)}
     proc = subprocess.run([NODE or "node", "driver.mjs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     calls = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
@@ -80,3 +85,14 @@ def test_recall_goes_to_the_system_prompt_not_the_users_message(tmp_path):
     assert calls[1]["payload"]["prompt"] == "I prefer tabs."
     # Both answers (session start, then the prompt's recall) are added to the next model request.
     assert seen["system"] == ["<ov-context>remembered</ov-context>"] * 2
+
+
+def test_a_long_sessions_capture_sends_its_newest_messages_within_what_ov_reads(tmp_path):
+    """ov reads at most 16 MiB of a hook's input: a session of 20 MB of messages sends its newest
+    ones, up to 4 million characters, the turn just ended among them."""
+    calls, _ = _drive(tmp_path, delay=0, history=20)
+    stop = calls[-1]["payload"]
+    sent = [m["info"]["id"] for m in stop["messages"]]
+    assert sent[-1] == "m1" and sent[:-1] == [f"old{i}" for i in range(17, 20)]
+    assert len(json.dumps(stop)) < 16 * 1024 * 1024
+

@@ -110,6 +110,21 @@ _PLUGIN = PLUGIN_MARKER + """
 import { spawn } from "node:child_process";
 
 const OV = __OV_COMMAND__;
+// A session's newest messages, at most this many characters of them as JSON: a long session's
+// whole history would outgrow what ov reads of one hook's input (16 MiB). ov drops the messages
+// it already has, so each turn's capture needs only the newest.
+const MAX_SEND = 4000000;
+
+function newest(all) {
+  let size = 0;
+  let from = all.length;
+  while (from > 0) {
+    size += JSON.stringify(all[from - 1]).length;
+    if (size > MAX_SEND) break;
+    from -= 1;
+  }
+  return all.slice(from);
+}
 
 function ov(event, payload) {
   // Resolves to ov's answer ({} on any failure): a memory hook must never break a turn.
@@ -173,9 +188,9 @@ export const OvMemory = async ({ client, directory }) => {
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
       if (event.type === "session.idle") {
-        track(messages(id).then((all) => ov("stop", { session_id: id, cwd: directory, messages: all })));
+        track(messages(id).then((all) => ov("stop", { session_id: id, cwd: directory, messages: newest(all) })));
       } else if (event.type === "session.compacted") {
-        track(messages(id).then((all) => ov("pre-compact", { session_id: id, cwd: directory, messages: all })));
+        track(messages(id).then((all) => ov("pre-compact", { session_id: id, cwd: directory, messages: newest(all) })));
       }
     },
     // Awaited by OpenCode before it exits: a turn's capture is not cut off, and a host that
