@@ -125,6 +125,20 @@ def test_mkdir_writes_the_abstract_sidecar(ov, ov_home, snapshot):
     assert ov("ls", "viking://resources/projects").stdout == "viking://resources/projects/api/\n"
 
 
+@pytest.mark.parametrize("name, limit", [(".abstract.md", 256), (".overview.md", 4000)])
+def test_a_written_sidecar_is_held_to_its_layers_length(ov, ov_home, name, limit):
+    """L0 holds at most 256 characters and L1 4000, written by hand as by ingest: a longer body
+    (frontmatter aside), all at once or appended, is refused and nothing is committed."""
+    uri = f"viking://resources/d/{name}"
+    assert ov("write", uri, "--content", "---\ndirectory: viking://resources/d\n---\n" + "a" * limit).exit_code == 0
+    log = lambda: subprocess.run(["git", "-C", str(ov_home / "accounts/default"), "rev-list", "--count", "HEAD"], capture_output=True, text=True).stdout  # noqa: E731
+    commits = log()
+    refused = ov("write", uri, "--content", "b" * (limit + 1), "--json")
+    assert refused.exit_code == 2 and f"holds at most {limit} characters; this one has {limit + 1}" in refused.error["message"]
+    assert ov("write", uri, "--content", "b", "--mode", "append").exit_code == 2
+    assert log() == commits
+
+
 def test_abstract_and_overview_print_bodies(ov, docs):
     assert ov("abstract", "viking://resources/empty").stdout == "A folder for later.\n"
     overview = ov("overview", "viking://resources/guide", "--json").json["result"]

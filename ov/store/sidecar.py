@@ -59,6 +59,16 @@ def parse(text: str) -> tuple[dict[str, Any], str]:
     return meta, rest.strip()
 
 
+def check_length(name: str, body: str, *, what: str = "this one") -> None:
+    """Refuse a body longer than the layer ``name`` holds (L0 256, L1 4000 characters)."""
+    limit, layer = (ABSTRACT_MAX_CHARS, "an abstract (L0)") if name == ABSTRACT else (OVERVIEW_MAX_CHARS, "an overview (L1)")
+    if len(body) > limit:
+        raise InvalidInput(
+            f"{layer} holds at most {limit} characters; {what} has {len(body)}",
+            hint="shorten it; longer text belongs in the directory's .overview.md (L1)" if name == ABSTRACT else "shorten it; the files themselves hold the detail",
+        )
+
+
 def render(meta: dict[str, Any], text: str) -> str:
     """Frontmatter (known fields first, in their usual order) and body."""
     import yaml

@@ -272,8 +272,8 @@ class Store:
     def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
         self._require_file_uri(uri)
         self._check_text(uri, data)
-        if uri.name in sidecar.SIDECARS:
-            sidecar.parse(data.decode("utf-8"))
+        if uri.name in sidecar.SIDECARS and mode != "append":
+            sidecar.check_length(uri.name, sidecar.parse(data.decode("utf-8"))[1])
         from ov.store import group_commit
 
         # Checked text is UTF-8, so it travels as text in a queued request.
@@ -287,6 +287,8 @@ class Store:
                 raise AlreadyExists(f"{uri} already exists", hint="use --mode replace or --mode append")
             new = (current or b"") + data if mode == "append" else data
             self._check_size(uri, new)
+            if uri.name in sidecar.SIDECARS and mode == "append":
+                sidecar.check_length(uri.name, sidecar.parse(new.decode("utf-8"))[1])
             tx.put(uri, new)
             return tx.commit("write", [uri])
 
@@ -314,12 +316,8 @@ class Store:
 
     def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
         self.require_content_uri(uri)
-        if description is not None and len(description.strip()) > sidecar.ABSTRACT_MAX_CHARS:
-            raise InvalidInput(
-                f"the description is {len(description.strip())} characters long; "
-                f"an abstract (L0) holds at most {sidecar.ABSTRACT_MAX_CHARS}",
-                hint="shorten it; longer text belongs in the directory's .overview.md (L1)",
-            )
+        if description is not None:
+            sidecar.check_length(sidecar.ABSTRACT, description.strip(), what="the description")
         with self.transaction() as tx:
             path = self.path(uri)
             if path.exists():
