@@ -30,8 +30,9 @@ MAX_PATH_BYTES = 3072
 SANITIZED_MAX_CHARS = 50
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
-# C0, DEL, C1, and the Unicode line/paragraph separators (str.splitlines breaks on them).
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# C0, DEL, C1, the Unicode line/paragraph separators (str.splitlines breaks on them), and the
+# marks that reverse how text is shown (a name would read as another one in every listing).
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SCOPES_TEXT = ", ".join(PUBLIC_SCOPES)
 
@@ -97,7 +98,7 @@ def parse(text: str, user: str | None = None) -> VikingURI:
     if text != text.strip():
         raise InvalidURI(f"URI {quote(text)} has leading or trailing whitespace")
     if _CONTROL_RE.search(text):
-        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, ...)")
+        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, a text-direction mark, ...)")
     if _SURROGATE_RE.search(text):
         # Bytes that are not UTF-8 on the command line arrive as lone surrogates; they can be
         # neither encoded into a git tree nor printed.
@@ -192,7 +193,7 @@ def _check_segment(segment: str, text: str) -> None:
     if "/" in segment or "\\" in segment:
         raise InvalidURI(f"segment {quote(segment)} contains a path separator")
     if _CONTROL_RE.search(segment):
-        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, ...)")
+        raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, a text-direction mark, ...)")
     if _SURROGATE_RE.search(segment):
         raise InvalidURI(f"segment {quote(segment)} is not valid UTF-8 text")
     if _DRIVE_RE.match(segment):
