@@ -218,10 +218,14 @@ def _read(path: Path) -> str | None:
 # --- prompt submit ------------------------------------------------------------------
 
 
-def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0) -> Block:
+def prompt(
+    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, lock_wait: float | None = None
+) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
-    below ``min_score`` (noise costs the agent tokens and misleads it)."""
+    below ``min_score`` (noise costs the agent tokens and misleads it). ``lock_wait``: how long
+    to wait for an index another process is building (then nothing is searched)."""
     from ov.errors import StoreLocked
+    from ov.index.sync import Indices
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
@@ -236,7 +240,7 @@ def prompt(store, text: str, *, session_id: str | None, budget: int, max_chars: 
         session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
     )
     try:
-        result = search(store, text, options)
+        result = search(store, text, options, indices=Indices(store, lock_wait=lock_wait))
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
     block = result.context

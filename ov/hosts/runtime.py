@@ -154,10 +154,6 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     waited, finished = background.wait(store, hooks.commit_wait)
     if waited:
         record["waited_for_commits"] = waited if finished else f"{waited} (gave up after {hooks.commit_wait:g} s)"
-    from ov.index.sync import Indices
-
-    if not Indices(store).ready():
-        _build_index(store, session, record)  # so that the first prompt finds it built
     archive_of = session if hook.source in ("resume", "compact") else None
     block = recall.session_start(
         store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars
@@ -178,7 +174,13 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
     if not Indices(store).ready():
         _build_index(store, session, record)
     block = recall.prompt(
-        store, hook.prompt or "", session_id=session, budget=hooks.prompt_budget, max_chars=hooks.max_chars, min_score=hooks.prompt_min_score
+        store,
+        hook.prompt or "",
+        session_id=session,
+        budget=hooks.prompt_budget,
+        max_chars=hooks.max_chars,
+        min_score=hooks.prompt_min_score,
+        lock_wait=hooks.deadline / 2,  # a build that ends by then is searched; one that does not, left to its job
     )
     _record_block(record, block)
     if block.unbuilt:
@@ -188,8 +190,9 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
 
 def _build_index(store, session: str, record: dict) -> None:
     """Build the index in a background job too (a new store, or one whose embedder or language
-    changed). The hook also builds it, which a small store finishes at once; a large one outlasts
-    the hook's deadline, and the job, which has none, finishes it for the prompts after."""
+    changed). The hook, started first, builds it as well, which a small store finishes at once; a
+    large one outlasts the hook's deadline, and the job, which has none, finishes it for the
+    prompts after."""
     from ov.hosts import background
 
     pid = background.start(_job(store, "index", None, session, event="index"))

@@ -98,14 +98,17 @@ class OpenIndex:
 class Indices:
     """The full-text and vector indices of one store."""
 
-    def __init__(self, store, *, warm=None) -> None:
+    def __init__(self, store, *, warm=None, lock_wait: float | None = None) -> None:
         """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
-        keeps, so that its embedder stays loaded from one ``Indices`` to the next."""
+        keeps, so that its embedder stays loaded from one ``Indices`` to the next. ``lock_wait``:
+        how long to wait for a build or update another process is doing (default: the store's
+        lock timeout); a caller with a deadline (the prompt hook) waits less than it has."""
         self.store = store
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
         self._resolution = None
         self._warm = warm
+        self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
 
     # --- public ----------------------------------------------------------------
 
@@ -133,8 +136,7 @@ class Indices:
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
-            # A caller on every prompt never waits for a build another process is doing.
-            lock = WriteLock(self.store.state / "index.lock", 0 if full_text_only else self.store.config.store.lock_timeout)
+            lock = WriteLock(self.store.state / "index.lock", self._lock_wait)
             lock.acquire()
         except StoreLocked:
             if meta is not None and self.incompatibility(meta) is None:
