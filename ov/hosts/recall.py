@@ -219,13 +219,13 @@ def _read(path: Path) -> str | None:
 
 
 def prompt(
-    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, lock_wait: float | None = None
+    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, indices=None
 ) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
-    below ``min_score`` (noise costs the agent tokens and misleads it). ``lock_wait``: how long
-    to wait for an index another process is building (then nothing is searched)."""
+    below ``min_score`` (noise costs the agent tokens and misleads it). ``indices``: the store's
+    :class:`~ov.index.sync.Indices`, with how long to wait for a build another process is doing
+    (then nothing is searched)."""
     from ov.errors import StoreLocked
-    from ov.index.sync import Indices
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
@@ -240,7 +240,7 @@ def prompt(
         session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
     )
     try:
-        result = search(store, text, options, indices=Indices(store, lock_wait=lock_wait))
+        result = search(store, text, options, indices=indices)
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
     block = result.context

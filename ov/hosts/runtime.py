@@ -171,7 +171,10 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         return None
     from ov.index.sync import Indices
 
-    if not Indices(store).ready():
+    # A build or update another process is doing: one that ends within half the deadline is
+    # searched, one that does not is left to it.
+    indices = Indices(store, lock_wait=hooks.deadline / 2)
+    if not indices.ready():
         _build_index(store, session, record)
     block = recall.prompt(
         store,
@@ -180,7 +183,7 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         budget=hooks.prompt_budget,
         max_chars=hooks.max_chars,
         min_score=hooks.prompt_min_score,
-        lock_wait=hooks.deadline / 2,  # a build that ends by then is searched; one that does not, left to its job
+        indices=indices,
     )
     _record_block(record, block)
     if block.unbuilt:
