@@ -649,3 +649,18 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
     assert any(r.get("kind") == "index" and r.get("outcome") == "index built" for r in _log(ov_home))
     text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
+
+
+def test_a_long_opencode_session_starts_its_capture_within_the_deadline(ov, project, ov_home):
+    """The stop hook only checks that the input holds a message: it does not cut (and so redact)
+    the tool payloads of a long session's hundreds of messages, which ran past its deadline."""
+    messages = []
+    for i in range(400):
+        messages.append({
+            "info": {"id": f"msg{i}", "role": "assistant", "time": {"created": 1}},
+            "parts": [{"type": "tool", "tool": "bash", "callID": f"c{i}", "state": {"status": "completed", "input": {"command": "ls"}, "output": "password=hunter2 " * 400}}],
+        })
+    data = json.dumps({"session_id": "ses_long", "cwd": str(project), "messages": messages}).encode()
+    assert _hook("opencode", "stop", data) == "{}"
+    record = [r for r in _log(ov_home) if r.get("event") == "stop"][-1]
+    assert record["outcome"] == "capture started", record

@@ -342,3 +342,37 @@ def test_git_store_commit_cost_reads_only_the_changed_paths(store: Store, monkey
     store.write(store.uri("viking://resources/d7/new.md"), b"new\n")
     trees = loaded.count(b"tree")
     assert 0 < trees <= 12, f"a one-file commit loaded {trees} trees"
+
+
+def test_a_lock_wait_keeps_the_callers_own_timer(tmp_path: Path):
+    """A hook's deadline is a SIGALRM timer, and so is a lock wait's: the wait must not cancel
+    the deadline (a prompt hook then waited out a whole index build)."""
+    import signal
+    import time
+
+    path = tmp_path / "index.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
+         "WriteLock(Path(sys.argv[1]), 5).acquire(); print('held', flush=True); time.sleep(60)", str(path)],
+        stdout=subprocess.PIPE, text=True,
+    )
+
+    class Deadline(Exception):
+        pass
+
+    def expire(signum, frame):
+        raise Deadline
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Deadline):
+            WriteLock(path, 10).acquire()
+        assert time.monotonic() - started < 3
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        holder.kill()
+        holder.wait()

@@ -210,7 +210,10 @@ def _background(store, host, hook, event: str, session: str, record: dict) -> No
 
     committing = event in END_EVENTS
     has_transcript = host.reads_transcript and bool(hook.transcript_path) and Path(hook.transcript_path).is_file()
-    if not has_transcript and not host.fallback_messages(hook, 1) and not (committing and (live_dir(store) / session).exists()):
+    # Whether the input holds any message: nothing is cut (a cut is redacted first, milliseconds a
+    # tool payload, which a long OpenCode session's hundreds of them would spend the deadline on).
+    has_messages = bool(host.fallback_messages(hook, sys.maxsize))
+    if not has_transcript and not has_messages and not (committing and (live_dir(store) / session).exists()):
         # Claude Code fires SessionEnd for `claude mcp list` and the like: a session with no turns.
         record["outcome"] = "nothing to capture"
         return

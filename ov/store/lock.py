@@ -329,13 +329,17 @@ def _wait_released(path: Path, timeout: float) -> bool | None:
     except FileNotFoundError:
         return True
     previous = signal.getsignal(signal.SIGALRM)
+    # A timer the caller has running (a hook's deadline) is the same timer: the wait ends by it at
+    # the latest, and it is armed again afterwards with what is left of it, so it still fires.
+    outer_left, outer_interval = signal.getitimer(signal.ITIMER_REAL)
+    started = time.monotonic()
     try:
 
         def expire(signum, frame) -> None:
             raise _Expired
 
         signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, max(timeout, 0.001))
+        signal.setitimer(signal.ITIMER_REAL, max(min(timeout, outer_left) if outer_left else timeout, 0.001))
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
         finally:
@@ -347,6 +351,12 @@ def _wait_released(path: Path, timeout: float) -> bool | None:
     finally:
         signal.signal(signal.SIGALRM, previous)
         os.close(fd)
+        if outer_left:
+            left = outer_left - (time.monotonic() - started)
+            if left > 0.001 or not callable(previous):
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001), outer_interval)
+            else:
+                previous(signal.SIGALRM, None)  # the caller's deadline is what ended the wait: it goes off here
 
 
 def _tickets_before(queue: Path, name: str) -> list[str]:
