@@ -81,6 +81,15 @@ class Positive:
         return core_schema.no_info_before_validator_function(no_bool, inner)
 
 
+class Lowercase:
+    """Annotation: a name given in any case is read in lower case (tantivy took "English" too)."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        return core_schema.no_info_before_validator_function(lambda value: value.lower() if isinstance(value, str) else value, handler(source))
+
+
 # Unknown keys must be reported, so pydantic is told to forbid them (see _validate).
 _STRICT: dict[str, Any] = {"extra": "forbid"}
 
@@ -182,9 +191,12 @@ class RetrievalConfig:
 
     __pydantic_config__ = _STRICT
 
-    language: Literal[
-        "none", "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian",
-        "italian", "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",
+    language: Annotated[
+        Literal[
+            "none", "arabic", "danish", "dutch", "english", "finnish", "french", "german", "greek", "hungarian",
+            "italian", "norwegian", "portuguese", "romanian", "russian", "spanish", "swedish", "tamil", "turkish",
+        ],
+        Lowercase(),
     ] = "english"
     """Stemming language of the full-text index: one of tantivy's stemmers, or ``none``."""
     fusion: Literal["convex", "minmax", "rrf"] = "convex"

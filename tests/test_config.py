@@ -741,3 +741,14 @@ def test_set_on_an_oversized_file_fails_and_leaves_it(ov, home: Home) -> None:
     result = ov("config", "set", "store.lock_timeout", "5", "--json")
     assert result.exit_code == 2 and "at most" in result.error["message"]
     assert home.config_path.read_text() == text
+
+
+def test_the_stemming_language_is_one_tantivy_has_in_any_case(ov):
+    """tantivy takes "German" as "german": a config that says so keeps working; a language it has
+    no stemmer for is refused when set, before every find would fail on it."""
+    assert ov("config", "set", "retrieval.language", "German").exit_code == 0
+    assert ov("config", "get", "retrieval.language").stdout.strip() == "german"
+    refused = ov("config", "set", "retrieval.language", "klingon", "--json")
+    assert refused.exit_code == 2 and "retrieval.language" in refused.error["message"]
+    assert ov("config", "get", "retrieval.language").stdout.strip() == "german"
+

@@ -83,7 +83,7 @@ def _print(records: list[dict]) -> None:
 
     for r in records:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(number(r.get("ts"))))
-        what = str(r.get("outcome", ""))
+        what = str(r.get("outcome") or "")
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
             what += f" {len(uris)} entries: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")

@@ -48,7 +48,7 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
     with path.open("rb") as f:
         while True:
             f.seek(start)
-            data = f.read(min(size - start, MAX_READ_BYTES))
+            data = f.read(max(0, min(size - start, MAX_READ_BYTES)))  # past `size`: the file grew since
             end = data.rfind(b"\n") + 1
             if end or len(data) < MAX_READ_BYTES:
                 break
@@ -109,7 +109,17 @@ def bound(value: Any, limit: int) -> Any:
             return value
         from ov.redact.engine import redact  # Deferred: only a capture that cuts needs it here.
 
-        head, _count = redact(value[: limit + _SECRET_REACH])
+        end = limit + _SECRET_REACH
+        head, _count = redact(value[:end])
+        for _ in range(4):
+            # What redaction took out brought the window's end (which may split a secret) nearer
+            # the cut: the window grows until the kept text is that far from its end again.
+            if len(head) >= limit + _SECRET_REACH or end >= len(value):
+                break
+            end += limit + _SECRET_REACH - len(head)
+            head, _count = redact(value[:end])
+        else:
+            head = head[: max(0, len(head) - _SECRET_REACH)]
         return f"{head[:limit]}… [{len(value) - limit} more characters not captured]"
     if isinstance(value, list):
         return [bound(v, limit) for v in value]

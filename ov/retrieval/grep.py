@@ -51,6 +51,8 @@ def grep(
         raise InvalidInput(f"invalid pattern {quote(pattern)} (a regular expression): {exc}") from None
     except RecursionError:  # the parser recurses once per nested group: "((((...", 10,000 deep
         raise InvalidInput(f"the regular expression {quote(pattern)} nests too deeply") from None
+    except MemoryError:  # nested counted repeats are expanded when compiled: (?:(?:a{1000}){1000}){100}
+        raise InvalidInput(f"the regular expression {quote(pattern)} is too large to compile") from None
     deadline = time.monotonic() + GREP_SECONDS
     found = 0
     for uri, path in store.walk_files(base, show_all=show_all):
@@ -69,8 +71,9 @@ def grep(
                 hit = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.0))
             except TimeoutError:
                 raise InvalidInput(
-                    f"the regular expression {quote(pattern)} took more than {GREP_SECONDS:g} s to match (at {uri}:{number})",
-                    hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern",
+                    f"grep of {quote(pattern)} took more than {GREP_SECONDS:g} s (stopped at {uri}:{number})",
+                    hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern,"
+                    " or grep fewer files with --uri",
                 ) from None
             if hit:
                 yield GrepMatch(str(uri), number, line)

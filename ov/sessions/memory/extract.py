@@ -190,6 +190,8 @@ def extract_explicit(
         previous = None
         for sentence in tx.sentences(masked):
             if tx.is_question(sentence) or tx.is_quoted(sentence):
+                if unread is not None and not tx.is_question(sentence):
+                    unread.append(sentence)  # a quotation is no statement of the user's, but was given
                 previous = None
                 continue
             sentence = tx.clean(sentence)
