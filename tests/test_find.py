@@ -1141,3 +1141,10 @@ def test_fsck_notes_an_index_built_for_another_configuration_which_the_next_sear
     (index_dir(ov_home) / meta["vectors_file"]).unlink()  # damage, not another configuration
     checked = docs("fsck", "--json")
     assert checked.exit_code != 0 and checked.json["result"]["findings"][0]["severity"] == "problem"
+
+
+@pytest.mark.parametrize("threshold", ["2", "-1", "nan"])
+def test_a_threshold_outside_zero_to_one_is_refused(docs, threshold):
+    result = docs("find", "risotto", "--threshold", threshold, "--json")
+    assert result.exit_code == 2 and "threshold is a relevance from 0 to 1" in result.error["message"]
+    assert docs("find", "risotto", "--threshold", "0.0", "--json").exit_code == 0

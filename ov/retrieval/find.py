@@ -74,7 +74,7 @@ class FindOptions:
         from ov.errors import InvalidInput
 
         if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:  # NaN fails too
-            raise InvalidInput(f"--threshold is a relevance from 0 to 1, not {self.threshold}", hint="e.g. --threshold 0.3")
+            raise InvalidInput(f"the threshold is a relevance from 0 to 1, not {self.threshold}", hint="e.g. 0.3")
         check_types(self.types)
 
 

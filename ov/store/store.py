@@ -272,8 +272,8 @@ class Store:
     def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
         self._require_file_uri(uri)
         self._check_text(uri, data)
-        if uri.name in sidecar.SIDECARS and mode != "append":
-            sidecar.check_length(uri.name, sidecar.parse(data.decode("utf-8"))[1])
+        if uri.name in sidecar.SIDECARS:
+            sidecar.parse(data.decode("utf-8"))
         from ov.store import group_commit
 
         # Checked text is UTF-8, so it travels as text in a queued request.
@@ -287,7 +287,7 @@ class Store:
                 raise AlreadyExists(f"{uri} already exists", hint="use --mode replace or --mode append")
             new = (current or b"") + data if mode == "append" else data
             self._check_size(uri, new)
-            if uri.name in sidecar.SIDECARS and mode == "append":
+            if uri.name in sidecar.SIDECARS:  # what the file will hold, appended to or not
                 sidecar.check_length(uri.name, sidecar.parse(new.decode("utf-8"))[1])
             tx.put(uri, new)
             return tx.commit("write", [uri])
