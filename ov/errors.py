@@ -150,6 +150,12 @@ class IndexUnavailable(OvError):
     hint = "run `ov reindex` to rebuild the indices from the commits"
 
 
+class IndexDamaged(IndexUnavailable):
+    """The full-text index opened but failed while being read (a damaged segment): a search drops it and rebuilds."""
+
+    code = "index_damaged"
+
+
 class NotRegularFile(OvError):
     """A named pipe, socket or device where a file should be: ov never opens one (a pipe blocks for ever)."""
 

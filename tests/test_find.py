@@ -223,6 +223,94 @@ def test_a_damaged_index_is_rebuilt_by_the_next_search(docs, ov_home, damage):
     assert docs("fsck").exit_code == 0
 
 
+def _damage_stored_records(root: Path) -> None:
+    """Every stored-record file of the full-text index garbled in its first half (its compressed
+    records), at its size: the index opens (its segment list and the files' footers are intact)
+    and fails only when a search loads a record."""
+    for path in (root / "text").glob("*.store"):
+        data = path.read_bytes()
+        cut = len(data) // 2
+        damaged = path.with_name(path.name + ".damaged")  # replaced, not written in place (see above)
+        damaged.write_bytes(bytes((b * 7 + 13) % 256 for b in range(cut)) + data[cut:])
+        os.replace(damaged, path)
+
+
+def test_an_index_that_opens_but_fails_when_read_is_rebuilt_by_the_search_that_meets_it(docs, ov_home):
+    found(docs, "risotto")
+    root = index_dir(ov_home)
+    _damage_stored_records(root)
+    report = docs("fsck", "--json")
+    assert report.exit_code == 1
+    finding = next(f for f in report.json["result"]["findings"] if f["area"] == "index")
+    assert finding["message"].startswith("the full-text index could not be read") and finding["fix"] == "run `ov reindex`"
+    result = found(docs, "risotto")
+    assert uris(result) == ["viking://resources/notes/cooking.md"]
+    assert result["index"]["actions"][0].startswith("rebuilt: the full-text index could not be read")
+    assert docs("fsck").exit_code == 0
+    _damage_stored_records(root)
+    searched = docs("search", "risotto", "--json")  # the other search path repairs it the same way
+    assert searched.exit_code == 0, searched.stderr
+    assert searched.json["result"]["index"]["actions"][0].startswith("rebuilt: the full-text index could not be read")
+
+
+def test_a_read_failure_drops_the_index_it_read_and_not_a_newer_one(docs, ov_home):
+    """What a search that meets a damaged index does, by steps: the index it read is marked not
+    built (so a hook's ready() starts a build job), unless another process replaced it meanwhile."""
+    from ov.config import load_config
+    from ov.errors import IndexDamaged
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    found(docs, "risotto")
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    indices = Indices(store)
+    calls = []
+
+    def work(opened):
+        calls.append(opened.meta.commit)
+        if len(calls) == 1:
+            raise IndexDamaged("the full-text index could not be read: test")
+        return opened
+
+    opened = indices.use(work)
+    assert len(calls) == 2 and opened.actions == ["rebuilt: the full-text index could not be read: test"]
+    assert indices.ready()
+    newer = Indices(store).open().meta
+    stale = Indices(store).open().meta
+    stale.updated_at -= 1  # read before another process's update
+    indices.discard(stale, "test")
+    assert (index_dir(ov_home) / "meta.json").exists()
+    indices.discard(newer, "test")
+    assert not (index_dir(ov_home) / "meta.json").exists() and not Indices(store).ready()
+
+
+def test_a_rebuild_of_a_damaged_index_cut_short_leaves_it_not_built(docs, ov_home, monkeypatch):
+    """A hook's deadline can end the rebuild a damaged index needs: the index then reads as not
+    built (a prompt starts a build job), not as ready to every prompt that fails on it again."""
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    found(docs, "risotto")
+    for path in (index_dir(ov_home) / "text").glob("*.idx"):
+        path.unlink()
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    assert Indices(store).ready()  # its meta.json alone says nothing of the damage
+
+    def deadline(*args):
+        raise TimeoutError("the hook's deadline")
+
+    with monkeypatch.context() as patch, pytest.raises(TimeoutError):
+        patch.setattr(Indices, "_build_into", deadline)
+        Indices(store).open(full_text_only=True)
+    assert not Indices(store).ready()
+    assert uris(found(docs, "risotto")) == ["viking://resources/notes/cooking.md"]
+
+
 def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home):
     found(docs, "risotto")
     meta_path = index_dir(ov_home) / "meta.json"

@@ -651,6 +651,33 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
 
 
+def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, ov_home):
+    """An index job holds a lock for its lifetime: while one runs, a prompt on the unbuilt index
+    starts no other (each used to start one, which queued on the index lock)."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    state = ov_home / "state" / "default"
+    index_lock, job_lock = state / "index.lock", state / "hooks" / "index-job.lock"
+    holder = subprocess.Popen(  # a running index job: it holds its own lock, and the index's for its build
+        [sys.executable, "-c", "import fcntl, os, sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
+         "WriteLock(Path(sys.argv[1]), 5).acquire(); os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True); "
+         "fd = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT); fcntl.flock(fd, fcntl.LOCK_EX); print('held', flush=True); time.sleep(60)",
+         str(index_lock), str(job_lock)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for _ in range(2):
+            assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")) == ""
+            record = _log(ov_home)[-1]
+            assert record["index"] == "being built by an earlier prompt's job" and "index_job" not in record
+    finally:
+        holder.kill()
+        holder.wait()
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    hook_record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert "make ship" in text and hook_record["index"] == "being built"  # the job's lock is free again: a job starts
+
+
 def test_a_long_opencode_session_starts_its_capture_within_the_deadline(ov, project, ov_home):
     """The stop hook only checks that the input holds a message: it does not cut (and so redact)
     the tool payloads of a long session's hundreds of messages, which ran past its deadline."""

@@ -133,6 +133,7 @@ def _walk(git, tree_id, prefix: str):
 
 
 def _check_index(store, head: str, report: FsckReport) -> None:
+    from ov.errors import IndexDamaged
     from ov.index.lexical import Filters, LexicalIndex
     from ov.index.records import committed_records
     from ov.index.sync import META_NAME, TEXT_DIR, Indices, Meta
@@ -155,6 +156,10 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     try:
         lexical = LexicalIndex.open(indices.root / TEXT_DIR, meta.language)
         indexed = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
+    except IndexDamaged as exc:
+        # Only a search that reads the damaged part rebuilds it: reindex now.
+        add(Finding("index", "problem", exc.message, "run `ov reindex`"))
+        return
     except (OSError, ValueError) as exc:
         add(Finding("index", "problem", f"the full-text index does not open: {exc}", rebuild))
         return

@@ -47,15 +47,34 @@ def captures_dir(store) -> Path:
     return store.state / "hooks" / "captures" / store.identity.user
 
 
-def start(job: dict, *, barrier: Path | None = None) -> int | None:
+def index_job_lock(store) -> Path:
+    """What a running index job holds, so that the prompts during a long build start no other."""
+    return store.state / "hooks" / "index-job.lock"
+
+
+class AlreadyRunning(Exception):
+    """:func:`start` with ``once``: a job holding that lock is running."""
+
+
+def start(job: dict, *, barrier: Path | None = None, once: Path | None = None) -> int | None:
     """Start the detached worker for ``job``; with ``barrier`` (:func:`barrier_dir` or
-    :func:`captures_dir`), holding a lock there until it is done.
+    :func:`captures_dir`), holding a lock there until it is done; with ``once``, only when no
+    job holds the lock of that file (else :class:`AlreadyRunning`), and holding it until done.
 
     Returns the worker's pid, or None when it could not be started (the caller logs it).
     """
     pass_fds: tuple[int, ...] = ()
     lock_fd = None
-    if barrier is not None and fcntl is not None:
+    if once is not None and fcntl is not None:
+        once.parent.mkdir(parents=True, exist_ok=True)
+        lock_fd = os.open(once, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock_fd)
+            raise AlreadyRunning(str(once)) from None
+        pass_fds = (lock_fd,)  # the worker's copy holds the lock until it exits; the file stays
+    elif barrier is not None and fcntl is not None:
         barrier.mkdir(parents=True, exist_ok=True)
         path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{os.urandom(4).hex()}.lock"
         # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
@@ -70,7 +89,7 @@ def start(job: dict, *, barrier: Path | None = None) -> int | None:
         # a command line may hold.
         return _spawn([sys.executable, "-m", "ov.hosts.worker"], json.dumps(job, ensure_ascii=False).encode("utf-8", "surrogateescape"), pass_fds)
     except OSError:
-        if lock_fd is not None:
+        if "barrier" in job:
             os.unlink(job["barrier"])
         return None
     finally:

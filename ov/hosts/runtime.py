@@ -195,10 +195,14 @@ def _build_index(store, session: str, record: dict) -> None:
     """Build the index in a background job too (a new store, or one whose embedder or language
     changed). The hook, started first, builds it as well, which a small store finishes at once; a
     large one outlasts the hook's deadline, and the job, which has none, finishes it for the
-    prompts after."""
+    prompts after. One job at a time: the prompts during a long build start no other."""
     from ov.hosts import background
 
-    pid = background.start(_job(store, "index", None, session, event="index"))
+    try:
+        pid = background.start(_job(store, "index", None, session, event="index"), once=background.index_job_lock(store))
+    except background.AlreadyRunning:
+        record["index"] = "being built by an earlier prompt's job"
+        return
     record["index"] = "being built" if pid else "not built, and its job could not start"
     if pid:
         record["index_job"] = pid

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov.errors import disk_full
+from ov.errors import IndexDamaged, disk_full
 from ov.index.records import Record
 from ov.regex import LazyPattern
 
@@ -67,6 +67,20 @@ def _writing(path: Path | None) -> Iterator[None]:
         if full is not None:
             raise full from exc
         raise
+
+
+@contextmanager
+def _read_failure() -> Iterator[None]:
+    """tantivy failing to read a segment that opened becomes :class:`~ov.errors.IndexDamaged`.
+
+    Opening an index reads its segments' list, not their postings or stored records: a damaged
+    one shows only when a search reads it, as a ValueError (an IO error or corrupt data). Typed,
+    the search that meets it rebuilds the index instead of ending in "internal error" each time.
+    """
+    try:
+        yield
+    except ValueError as exc:
+        raise IndexDamaged(f"the full-text index could not be read: {exc}", hint="run `ov reindex`") from exc
 
 
 def analyzer(language: str, *, for_query: bool = False):
@@ -254,7 +268,8 @@ class LexicalIndex:
 
     def matching(self, filters: Filters) -> int:
         """How many records ``filters`` let through (counted, none loaded)."""
-        return self._searcher().search(self._filter_query(filters), 1, count=True).count
+        with _read_failure():
+            return self._searcher().search(self._filter_query(filters), 1, count=True).count
 
     def passing(self, filters: Filters, limit: int | None = None) -> set[int]:
         """The labels of the records ``filters`` let through (at most ``limit``; all of
@@ -262,7 +277,8 @@ class LexicalIndex:
         limit = len(filters.labels or ()) if limit is None else limit
         if limit <= 0:
             return set()
-        hits = self._searcher().search(self._filter_query(filters), limit, order_by_field="label", count=False).hits
+        with _read_failure():
+            hits = self._searcher().search(self._filter_query(filters), limit, order_by_field="label", count=False).hits
         return {int(label) for label, _ in hits}
 
     def labels_of_paths(self, paths: list[str]) -> list[int]:
@@ -273,11 +289,12 @@ class LexicalIndex:
         self._index.reload()
         searcher = self._index.searcher()
         query = tantivy.Query.term_set_query(self._index.schema, "path", list(paths))
-        total = searcher.search(query, 1, count=True).count
-        if not total:
-            return []
-        hits = searcher.search(query, total).hits
-        return [searcher.doc(address)["label"][0] for _, address in hits]
+        with _read_failure():
+            total = searcher.search(query, 1, count=True).count
+            if not total:
+                return []
+            hits = searcher.search(query, total).hits
+            return [searcher.doc(address)["label"][0] for _, address in hits]
 
     def idf_sum(self, terms: QueryTerms, field: str = "text") -> float:
         """What a record matching every query word once, at average length, scores in ``field``.
@@ -291,9 +308,10 @@ class LexicalIndex:
         searcher = self._searcher()
         total = max(searcher.num_docs, 1)
         out = 0.0
-        for word in terms.words:
-            df = searcher.doc_freq(field, word)
-            out += math.log(1 + (total - df + 0.5) / (df + 0.5))
+        with _read_failure():
+            for word in terms.words:
+                df = searcher.doc_freq(field, word)
+                out += math.log(1 + (total - df + 0.5) / (df + 0.5))
         return out
 
     def analyze_words(self, text: str) -> list[str]:
@@ -370,15 +388,16 @@ class LexicalIndex:
         searcher = reading.searcher if reading is not None else self._index.searcher()
         docs = reading.docs if reading is not None else None
         out = []
-        for score, address in searcher.search(query, limit, count=False).hits:
-            key = (address.segment_ord, address.doc)
-            loaded = docs.get(key) if docs is not None else None
-            if loaded is None:
-                doc = searcher.doc(address)
-                loaded = (_record(doc), doc["label"][0])
-                if docs is not None:
-                    docs[key] = loaded
-            out.append(Hit(float(score), *loaded))
+        with _read_failure():  # one block for the loop: a context manager per record costs a prompt ~1 ms
+            for score, address in searcher.search(query, limit, count=False).hits:
+                key = (address.segment_ord, address.doc)
+                loaded = docs.get(key) if docs is not None else None
+                if loaded is None:
+                    doc = searcher.doc(address)
+                    loaded = (_record(doc), doc["label"][0])
+                    if docs is not None:
+                        docs[key] = loaded
+                out.append(Hit(float(score), *loaded))
         return out
 
     def _filter_clauses(self, filters: Filters) -> list:

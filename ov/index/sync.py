@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import IndexUnavailable, OvError, StoreLocked
+from ov.errors import IndexDamaged, IndexUnavailable, OvError, StoreLocked
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
@@ -109,6 +109,7 @@ class Indices:
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
+        self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
 
     # --- public ----------------------------------------------------------------
 
@@ -146,6 +147,33 @@ class Indices:
             return self._catch_up(head)
         finally:
             lock.release()
+
+    def use(self, work, *, full_text_only: bool = False):
+        """``work(opened)`` on the open index (:meth:`open`). A full-text index that opens but
+        proves damaged while ``work`` reads it is dropped (:meth:`discard`) and rebuilt, and
+        ``work`` runs once more on the new one: a damaged segment costs one search a rebuild,
+        not every search an error until someone runs ``ov reindex``."""
+        opened = self.open(full_text_only=full_text_only)
+        try:
+            return work(opened)
+        except IndexDamaged as exc:
+            self.discard(opened.meta, exc.message)
+        return work(self.open(full_text_only=full_text_only))
+
+    def discard(self, meta: Meta, reason: str) -> None:
+        """Mark the index ``meta`` describes as not built, so that the next :meth:`open` rebuilds
+        it (and a hook's :meth:`ready` starts a job to), unless another process replaced it
+        meanwhile or holds its lock (it is rebuilding or updating it, and meets the damage)."""
+        _log().info("dropping the index: %s", reason)
+        self._cache = None
+        self._dropped = reason
+        try:
+            with WriteLock(self.store.state / "index.lock", self._lock_wait):
+                current = Meta.read(self.root / META_NAME)
+                if current is not None and _same_build(current, meta):
+                    (self.root / META_NAME).unlink()
+        except StoreLocked:
+            pass
 
     def ready(self) -> bool:
         """Whether :meth:`open` with ``full_text_only`` reads the index as it is: it is built, and
@@ -195,13 +223,17 @@ class Indices:
 
     def _catch_up(self, head: str | None) -> OpenIndex:
         meta = Meta.read(self.root / META_NAME)
-        problem = "no index yet" if meta is None else self.incompatibility(meta)
+        problem = (self._dropped or "no index yet") if meta is None else self.incompatibility(meta)
         if problem is None and meta is not None:
             try:
                 lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
                 lexical.count()
             except (OSError, ValueError, FileNotFoundError) as exc:
                 problem = f"the full-text index does not open ({exc})"
+                # Damaged: until the rebuild below is done the index reads as not built, so a
+                # rebuild cut short (a hook's deadline) leaves it to the next prompt's job rather
+                # than to every prompt's own attempt.
+                (self.root / META_NAME).unlink(missing_ok=True)
         if problem is not None or meta is None:
             self._rebuild(head, problem or "unknown")
             meta = Meta.read(self.root / META_NAME)
@@ -211,7 +243,7 @@ class Indices:
         if meta.commit != head:
             try:
                 changed = self._apply_diff(meta, lexical, head)
-            except (_Rebuild, OSError, ValueError, KeyError) as exc:
+            except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
                 reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
                 self._rebuild(head, reason)
                 meta = Meta.read(self.root / META_NAME)
@@ -435,6 +467,11 @@ class Indices:
     def _head(self) -> str | None:
         head = self.store.git.head() if self.store.exists else None
         return head.decode() if head else None
+
+
+def _same_build(a: Meta, b: Meta) -> bool:
+    """Whether two reads of ``meta.json`` describe the same state of the index folder."""
+    return (a.commit, a.built_at, a.updated_at, a.vectors_file) == (b.commit, b.built_at, b.updated_at, b.vectors_file)
 
 
 class _Rebuild(Exception):

@@ -154,8 +154,7 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
     from ov.index.sync import Indices
 
     indices = indices or Indices(store)
-    opened = indices.open()
-    hits = rank(store, opened, query, options)
+    opened, hits = indices.use(lambda opened: (opened, rank(store, opened, query, options)))
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions

@@ -99,11 +99,14 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         from ov.sessions.session import MESSAGES
 
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
-    opened = (indices or Indices(store)).open(full_text_only=options.full_text_only)
-    hits = retrieve(store, opened, plan, options, exclude=exclude)
-    if options.min_score and (not hits or max(h.relevance for h in hits) < options.min_score):
-        hits = []  # nothing in the store answers this query well enough to be worth reading
-    hits = attach_snippets(opened, query, hits)
+
+    def run(opened):
+        hits = retrieve(store, opened, plan, options, exclude=exclude)
+        if options.min_score and (not hits or max(h.relevance for h in hits) < options.min_score):
+            hits = []  # nothing in the store answers this query well enough to be worth reading
+        return opened, attach_snippets(opened, query, hits)
+
+    opened, hits = (indices or Indices(store)).use(run, full_text_only=options.full_text_only)
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
     if opened.actions:
         index_info["actions"] = opened.actions
