@@ -75,7 +75,7 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         # Part of the text no rule reads (a second sentence, a list, a long aside), or none of it:
         # the whole text is kept too, in the user's words, as a dated note, which holds any note
         # read from a part of it. Nothing asked to be remembered is dropped.
-        note = _as_typed(without_ask(text), "events", when, store.identity.user)
+        note = _as_typed(without_ask(_one_line(text)), "events", when, store.identity.user)
         candidates = [*(c for c in candidates if c.memory_type != "events"), *note]
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
@@ -121,10 +121,27 @@ def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:
     from ov.sessions.memory import text as tx
     from ov.sessions.memory.extract import Candidate
 
+    text = _one_line(text)
     line = "- " + tx.capitalise(tx.absolute_dates(tx.clean(text), when))
     topic = tx.slug(text, fallback="note")
     fields = {"events": {"event": topic}, "preferences": {"subject": user, "topic": topic}, "profile": {}}.get(memory_type)
     return [] if fields is None else [Candidate(memory_type, {**fields, "content": line}, ["remember"])]
+
+
+# A list item's mark: "-", "*", "+", "•", "1." or "1)", and a task box after it ("- [ ] ", "- [x] ").
+_LIST_MARK = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
+
+
+def _one_line(text: str) -> str:
+    """A text of several lines (a checklist, steps, a list) as the one line a memory bullet is:
+    the lines without their list marks, joined by "; ". Collapsed as they came, a checklist read
+    "- - run make lint - run make test - push"."""
+    out = ""
+    for line in text.splitlines():
+        line = _LIST_MARK.sub("", line).strip().rstrip(";")
+        if line:
+            out += (" " if not out or out.endswith(":") else "; ") + line
+    return out.strip()
 
 
 def reader(tx, *roots: VikingURI):
