@@ -186,6 +186,38 @@ def test_grep_stops_a_pattern_that_backtracks_for_ever_with_a_clear_error(ov, mo
     assert ov("grep", "(a+)+!", "--json").json["result"][0]["line"] == 2  # a nested repeat the matcher handles
 
 
+# Lines ended every way str.splitlines knows (CRLF, CR, form feed, U+2028...), for the patterns
+# that a search of the whole file could read differently from a search of each line.
+_ODD_LINES = "alpha end\r\nbeta\rgamma x end\x0cdelta\u2028a end\nxyz\n\nabc\x85last a"
+
+
+@pytest.mark.parametrize("pattern", [
+    "end$", "^beta$", "^gamma", "a$", "^$", "\\bend\\b", "end(?!\\s)", "(?<=\\s)end", "a[^x]*+$", "\\Aabc", "abc\\Z",
+    "(?i)^DELTA", "(?>a[^x]*)$", "x end$", "^(?P<w>\\w)(?P=w)", "a(?=$)", "end[\\s\\S]", "nothing at all", "t a",
+])
+@pytest.mark.parametrize("block", [1024, 3])
+def test_grep_finds_each_line_a_pattern_matches_alone(ov, monkeypatch, pattern, block):
+    """grep searches a block of lines at once first and skips a block without a match: it must find
+    exactly the lines a search of each line alone finds, whatever ends the lines and whatever the
+    pattern anchors to, in a file of one block or of several."""
+    import regex
+
+    monkeypatch.setattr("ov.retrieval.grep.GREP_BLOCK_LINES", block)
+    assert ov("write", "viking://resources/odd.txt", "--content", _ODD_LINES).exit_code == 0
+    expected = [n for n, line in enumerate(_ODD_LINES.splitlines(), start=1) if regex.search(pattern, line)]
+    result = ov("grep", pattern, "--json")
+    assert result.exit_code in (0, 1), result.stderr
+    assert [m["line"] for m in result.json["result"]] == expected
+
+
+def test_grep_refuses_a_pattern_whose_counted_repeats_would_take_a_gigabyte_to_compile(ov):
+    assert ov("write", "viking://resources/r.md", "--content", "aaaa\n").exit_code == 0
+    result = ov("grep", "(?:(?:a{200}){200}){100}", "--json")
+    assert result.exit_code == 2
+    assert "too large to compile" in result.error["message"] and "{1,1000}" in result.error["hint"]
+    assert ov("grep", "(?:a{2,100}){1000}|a{4}", "--json").json["result"][0]["line"] == 1  # a range's maximum is not written out
+
+
 @pytest.mark.parametrize("pattern, base, expected", [
     ("**/*.md", "viking://resources", ["viking://resources/guide/auth.md", "viking://resources/guide/intro.md", "viking://resources/readme.md"]),
     ("*.md", "viking://resources", ["viking://resources/readme.md"]),
