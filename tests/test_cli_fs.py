@@ -139,6 +139,25 @@ def test_a_written_sidecar_is_held_to_its_layers_length(ov, ov_home, name, limit
     assert log() == commits
 
 
+def test_an_edited_or_moved_sidecar_is_held_to_its_layers_length(ov, ov_home):
+    """edit and mv are held to the layers' limits as write is; an abstract an earlier ov let grow
+    past 256 characters can still be edited shorter, and a summary moved keeps pointing at its folder."""
+    uri = "viking://resources/d/.abstract.md"
+    assert ov("write", uri, "--content", "---\ndirectory: viking://resources/d\n---\nShort notes.").exit_code == 0
+    grown = ov("edit", uri, "--old", "Short", "--new", "x" * 300, "--json")
+    assert grown.exit_code == 2 and "holds at most 256 characters" in grown.error["message"]
+    assert ov("write", "viking://resources/long.md", "--content", "y" * 300).exit_code == 0
+    moved = ov("mv", "viking://resources/long.md", "viking://resources/e/.abstract.md", "--json")
+    assert moved.exit_code == 2 and "holds at most 256 characters" in moved.error["message"]
+    assert ov("read", "viking://resources/long.md").exit_code == 0  # nothing moved
+    path = ov_home / "accounts/default/resources/d/.abstract.md"
+    path.write_text("---\ndirectory: viking://resources/d\n---\n" + "z" * 300 + " tail")  # as an earlier ov let it be
+    assert ov("snapshot", "commit", "-m", "old abstract").exit_code == 0
+    assert ov("edit", uri, "--old", " tail", "--new", "").exit_code == 0  # shorter: allowed
+    assert ov("mv", uri, "viking://resources/f/.abstract.md").exit_code == 0  # a summary moved as it is
+    assert "directory: viking://resources/f" in (ov_home / "accounts/default/resources/f/.abstract.md").read_text()
+
+
 def test_abstract_and_overview_print_bodies(ov, docs):
     assert ov("abstract", "viking://resources/empty").stdout == "A folder for later.\n"
     overview = ov("overview", "viking://resources/guide", "--json").json["result"]

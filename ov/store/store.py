@@ -288,7 +288,7 @@ class Store:
             new = (current or b"") + data if mode == "append" else data
             self._check_size(uri, new)
             if uri.name in sidecar.SIDECARS:  # what the file will hold, appended to or not
-                sidecar.check_length(uri.name, sidecar.parse(new.decode("utf-8"))[1])
+                _check_sidecar(uri, new)
             tx.put(uri, new)
             return tx.commit("write", [uri])
 
@@ -311,6 +311,8 @@ class Store:
                     hint="give more surrounding text so it matches once, or pass --all",
                 )
             updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+            if uri.name in sidecar.SIDECARS:
+                _check_sidecar(uri, updated.encode("utf-8"), before=current)
             tx.put(uri, updated.encode("utf-8"))
             return tx.commit("edit", [uri]), count if replace_all else 1
 
@@ -373,9 +375,14 @@ class Store:
                     tx.delete(file_uri)
             else:
                 self._require_file_uri(target)
-                data = tx.existing_file(source)
+                data = tx.existing_file(source) or b""
                 tx.require_clean(target)
-                tx.put(target, data or b"")
+                if target.name in sidecar.SIDECARS:
+                    if source.name != target.name:  # a file becoming a directory's summary
+                        self._check_text(target, data)
+                        _check_sidecar(target, data)
+                    data = sidecar.retarget(data, str(target.parent))
+                tx.put(target, data)
                 tx.delete(source)
             return tx.commit("mv", [source, target])
 
@@ -878,3 +885,16 @@ def _count_lines(text: str) -> int:
 def _parent_hint(uri: VikingURI) -> str | None:
     parent = uri.parent
     return f"see what is there with `ov ls {parent}`" if parent is not None else None
+
+
+def _check_sidecar(uri: VikingURI, data: bytes, *, before: bytes | None = None) -> None:
+    """What a sidecar will hold: frontmatter that parses, and a body its layer holds (L0 256, L1
+    4,000 characters). One an earlier ov let grow past that may be edited, but not lengthened."""
+    body = sidecar.parse(data.decode("utf-8"))[1]
+    if before is not None:
+        try:
+            if len(body) <= len(sidecar.parse(before.decode("utf-8"))[1]):
+                return
+        except (InvalidInput, UnicodeDecodeError):
+            pass  # the old one did not parse: the new one is held to the limit
+    sidecar.check_length(uri.name, body)
