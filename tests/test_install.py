@@ -311,6 +311,20 @@ def test_an_unparsable_codex_config_is_refused(ov, user_home):
     assert (user_home / ".codex" / "config.toml").read_text() == "model = \n"
 
 
+def test_a_link_to_a_settings_file_not_made_yet_is_followed_and_left_as_it_was(ov, user_home):
+    """A dotfiles link whose file does not exist yet: install makes that file (and its folder),
+    the link stays; uninstall removes the file ov made, and the link is dangling again."""
+    settings = user_home / ".gemini" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.unlink(missing_ok=True)
+    target = user_home / "dotfiles" / "gemini" / "settings.json"
+    settings.symlink_to(target)
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    assert settings.is_symlink() and target.is_file() and "ov hook gemini" in target.read_text().replace('"', "")
+    assert ov("uninstall", "hooks").exit_code == 0
+    assert settings.is_symlink() and not target.exists() and not target.parent.exists()
+
+
 def test_a_settings_file_linked_from_dotfiles_stays_a_link_and_keeps_its_mode(ov, user_home):
     dotfiles = user_home / "dotfiles"
     dotfiles.mkdir()

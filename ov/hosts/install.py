@@ -228,17 +228,18 @@ def apply(change: Change, receipts_dir: Path) -> None:
     """
     path = change.spec.path
     backup = path.with_name(path.name + BACKUP_SUFFIX)
+    # A settings file linked from a dotfiles folder: the file the link names is the one to change
+    # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
+    # ov made it (a link to a file not made yet stays the dangling link it was).
+    target = path.resolve() if path.is_symlink() else path
     if change.changed:
         if change.after is None:
-            path.unlink()
+            target.unlink()
         else:
-            made = _missing_parents(path)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            made = _missing_parents(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
             if change.before is not None and change.receipt is not None:
                 atomic_write(backup, change.before, mode=0o600)
-            # A settings file linked from a dotfiles folder: the file the link names is the one
-            # to change (replacing the link by a file would cut it off from the user's dotfiles).
-            target = path.resolve() if path.is_symlink() else path
             existed = target.exists()
             mode = target.stat().st_mode & 0o777 if existed else (0o644 if change.spec.shape == "plugin" else 0o600)
             atomic_write(target, change.after, mode=mode)
