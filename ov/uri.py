@@ -32,7 +32,7 @@ SANITIZED_MAX_CHARS = 50
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 # C0, DEL, C1, the Unicode line/paragraph separators (str.splitlines breaks on them), and the
 # marks that reverse how text is shown (a name would read as another one in every listing).
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _SCOPES_TEXT = ", ".join(PUBLIC_SCOPES)
 

@@ -189,6 +189,7 @@ REJECTED = [
     pytest.param("viking://~/a\x00", USER, "control character", None, id="nul-under-alias"),
     pytest.param("viking://resources/invoice\u202egpj.md", USER, "text-direction mark", None, id="right-to-left-override"),
     pytest.param("viking://resources/a\u2066b", USER, "text-direction mark", None, id="bidi-isolate"),
+    pytest.param("viking://resources/a\u061cb.md", USER, "text-direction mark", None, id="arabic-letter-mark"),
     pytest.param("viking://resources/a\x85b", USER, "control character", None, id="C1-NEL"),
     pytest.param("viking://resources/a\x9bb", USER, "control character", None, id="C1-CSI"),
     pytest.param("viking://resources/a\x80b", USER, "control character", None, id="C1-PAD"),
