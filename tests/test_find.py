@@ -1008,8 +1008,11 @@ def test_a_failed_rebuild_leaves_no_half_built_index_and_a_killed_ones_is_swept(
     assert docs("reindex").exit_code == 0 and found(docs, "risotto")["resources"]
 
 
-def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
-    """hnswlib does not check its writes: on a full disk it leaves a short file silently."""
+def test_a_vector_file_written_short_is_never_swapped_in(tmp_path, monkeypatch):
+    """hnswlib does not check its writes: on a full disk it leaves a short file silently. The
+    file is loaded back when the disk is (nearly) full after the write."""
+    import types
+
     import numpy as np
 
     from ov.errors import IndexUnavailable
@@ -1035,6 +1038,7 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path):
                 handle.truncate(len(good) // 2)
 
     vectors._index = ShortWrites(vectors._index)
+    monkeypatch.setattr("ov.index.vectors.os.statvfs", lambda path: types.SimpleNamespace(f_bavail=0, f_frsize=4096))
     with pytest.raises((OSError, IndexUnavailable)):
         vectors.save(target)
     assert target.read_bytes() == good and sorted(p.name for p in target.parent.iterdir()) == ["vectors.bin", "vectors.exact"]
