@@ -67,6 +67,9 @@ def test_revisions_by_short_hash_relative_and_tag(history, ov_home):
         (("snapshot", "tag", "v1", "nope"), 2),
         (("snapshot", "tag", "../x"), 2),
         (("snapshot", "tag", "abcdef"), 2),
+        (("snapshot", "tag", "release.lock"), 2),
+        (("snapshot", "tag", "x."), 2),
+        (("snapshot", "tag", "a..b"), 2),
         (("snapshot", "show", "HEAD", "--uri", "viking://resources/missing.md"), 1),
     ],
 )
@@ -189,3 +192,16 @@ def test_restoring_many_files_stores_none_of_their_content_again(ov, ov_home, tm
     assert ok(ov("snapshot", "restore", "HEAD~1", "--json"))["commit"]
     assert (account / "resources/docs/d07.md").read_text() == "document 7\n" * 20
     assert _stored_objects(account) - before < 20  # trees and a commit; 80 files would be 80 more
+
+
+def test_a_diff_cuts_lines_at_newlines_only(history):
+    """A form feed or U+2028 inside a line is part of it, as git and patch read it: the hunk's line
+    numbers and its "No newline at end of file" marks stay where they belong."""
+    assert history("write", "viking://resources/d/f.md", "--content", "one\nsec\x0cond\u2028half\nlast").exit_code == 0
+    assert history("write", "viking://resources/d/f.md", "--content", "one\nsec\x0cond\u2028half\nLAST").exit_code == 0
+    [change] = ok(history("snapshot", "show", "HEAD", "--json"))["changes"]
+    assert change["diff"].split("\n")[2:] == [
+        "@@ -1,3 +1,3 @@", " one", " sec\x0cond\u2028half", "-last", "\\ No newline at end of file", "+LAST", "\\ No newline at end of file", "",
+    ]
+    shown = history("snapshot", "show", "HEAD").stdout.split("\n")
+    assert "-last" in shown and " sec\x0cond\u2028half" in shown

@@ -474,3 +474,46 @@ def test_bad_option_values_are_usage_errors(ov, project, tmp_path):
     dest, _ = _export(ov, tmp_path)
     assert ov("import", str(dest), "viking://resources", "--on-conflict", "merge").exit_code == 2
     assert ov("import", str(dest), "viking://resources", "--vector-mode", "maybe").exit_code == 2
+
+
+def test_a_pack_rooted_at_sessions_is_not_imported_over_the_users_sessions(ov, project, tmp_path, store_state):
+    assert ov("session", "add", "s1", "--text", "a real conversation").exit_code == 0
+
+    def as_user_sessions(m):
+        m["root"] = {"name": "sessions", "uri": "viking://user/x/sessions", "scope": "user"}
+
+    pack = build_pack(tmp_path / "sessions.ovpack", root="sessions", files={"evil/messages.jsonl": b"junk\n"}, mutate=as_user_sessions)
+    before = store_state()
+    for conflict in ("fail", "overwrite"):
+        result = ov("import", str(pack), "viking://~", "--on-conflict", conflict, "--json")
+        assert result.exit_code == 2 and "packs are not imported into sessions" in result.error["message"]
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("path", ["user/default", "user/bob/memories", "user/bob/sessions/s9"])
+def test_a_backup_with_a_file_where_a_users_folder_must_be_is_refused(ov, project, tmp_path, store_state, path):
+    def as_backup(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    pack = build_pack(tmp_path / "backup.ovpack", root="ov-backup", files={path: b"a file"}, mutate=as_backup)
+    before = store_state()
+    result = ov("restore", str(pack), "--json")
+    assert result.exit_code == 2 and "cannot store as a file" in result.error["message"], result.error
+    assert store_state() == before
+    assert ov("remember", "I like tea").exit_code == 0
+
+
+def test_text_with_line_separators_of_every_kind_survives_a_backup_and_an_export(ov, project, tmp_path, monkeypatch):
+    """A record's text may hold U+2028, U+2029, U+0085 or a form feed (pasted from a web page or a
+    PDF): JSON keeps them as they are, and the pack's records are still counted by line."""
+    text = "pasted\u2028text\u2029with\x85odd\x0cline ends\n"
+    assert ov("write", "viking://resources/web/page.md", "--content", text).exit_code == 0
+    exported = ov("export", "viking://resources/web", str(tmp_path / "web.ovpack"))
+    assert exported.exit_code == 0, exported.stderr
+    assert ov("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    restored = ov("restore", str(tmp_path / "all.ovpack"), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert ov("read", "viking://resources/web/page.md").stdout == text
+    imported = ov("import", str(tmp_path / "web.ovpack"), "viking://resources/copy", "--json")
+    assert imported.exit_code == 0, imported.stderr

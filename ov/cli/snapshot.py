@@ -171,7 +171,8 @@ def _print_diffs(changes: list[dict]) -> None:
         if change.get("binary"):
             plain(f"{change['change']}: {change['uri']} (binary)")
             continue
-        for line in change["diff"].splitlines():
+        diff = change["diff"].rstrip("\n")
+        for line in diff.split("\n") if diff else ():  # "\n" alone ends a diff's line
             if not terminal:
                 plain(line)
                 continue

@@ -28,7 +28,9 @@ MAX_LOG = 10_000
 DIFF_CONTEXT = 3
 _REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<walk>(?:~\d*|\^)*)$")
 _WALK_RE = re.compile(r"~(\d*)|\^")
-_TAG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+# git's rules for a ref's name also refuse "..", a name ending in "." and one ending in ".lock"
+# (which ov's sweep of stale locks would take for a lock file).
+_TAG_RE = re.compile(r"^(?!.*\.\.)(?!.*\.lock$)[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?<!\.)$")
 
 
 class UnknownRevision(InvalidInput):
@@ -284,12 +286,19 @@ def _worktree_changes(store, tree, path: str) -> list[FileChange]:
     return sorted(out, key=lambda c: c.path)
 
 
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each "\n", as git and patch read lines (splitlines also cuts at form
+    feeds, U+2028 and eight more, which shifted the hunks' line numbers)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
+
+
 def _file_change(path: str, before: bytes | None, after: bytes | None) -> FileChange:
     change = "added" if before is None else "deleted" if after is None else "modified"
     if looks_binary(before or b"") or looks_binary(after or b""):
         return FileChange(path, change, binary=True)
-    a = (before or b"").decode("utf-8").splitlines(keepends=True)
-    b = (after or b"").decode("utf-8").splitlines(keepends=True)
+    a, b = _lines((before or b"").decode("utf-8")), _lines((after or b"").decode("utf-8"))
     label = "viking://" + path
     lines = difflib.unified_diff(
         a, b, fromfile=label if before is not None else "/dev/null", tofile=label if after is not None else "/dev/null", n=DIFF_CONTEXT
@@ -339,7 +348,8 @@ def tag(store, name: str, rev: str | None = None) -> dict:
     if not _TAG_RE.match(name) or name == "HEAD" or re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
         raise InvalidInput(
             f"{name!r} is not a usable tag name",
-            hint="letters, digits, '.', '_' and '-', starting with a letter or digit, and not something that looks like a commit id",
+            hint="letters, digits, '.', '_' and '-', starting with a letter or digit, without '..', not ending in '.' or"
+            " '.lock', and not something that looks like a commit id",
         )
     commit = resolve(store, rev or "HEAD")
     refs = store.git.repo.refs

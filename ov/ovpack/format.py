@@ -211,7 +211,9 @@ def _check_index(zf, by_name: dict, root: str, manifest: dict) -> tuple[int, dic
         data = _read_meta(zf, by_name[rec_name])
         if sha256_hex(data) != rec.get("sha256"):
             raise InvalidPack(f"{RECORDS} does not match its sha256 in the manifest")
-        lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+        # Lines end at "\n" alone: a record's text may hold U+2028, U+0085 or a form feed, which
+        # JSON leaves as they are and splitlines would break on.
+        lines = [line for line in data.decode("utf-8", "replace").split("\n") if line.strip()]
         if len(lines) != rec.get("count"):
             raise InvalidPack(f"{RECORDS} holds {len(lines)} records, the manifest says {rec.get('count')}")
         for line in lines:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ov.errors import AlreadyExists, InvalidInput, NotFound, OvError, quote
+from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, OvError, quote
 from ov.ovpack.format import (
     BACKUP_ROOT,
     DENSE,
@@ -319,6 +319,10 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
             raise InvalidPack(f"the backup holds {quote(rel)}, which is not a path ov can store: {exc.message}") from None
         if uri.scope not in PUBLIC_SCOPES or len(uri.parts) < 2:
             raise InvalidPack(f"the backup holds {quote(rel)}, outside the scopes {', '.join(PUBLIC_SCOPES)}")
+        try:
+            store.require_file_uri(uri)  # not where a user's folders or a session's must be
+        except (InvalidInput, IsADirectory) as exc:
+            raise InvalidPack(f"the backup holds {quote(rel)}, which ov cannot store as a file: {exc.message}") from None
         uris[rel] = uri
     vectors = _vector_outcome(store, pack, vector_mode)
     with store.transaction() as tx:
@@ -368,6 +372,8 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     except InvalidInput as exc:
         raise InvalidPack(f"the pack's root name {quote(pack.root)} is not a valid name: {exc.message}") from None
     store.require_content_uri(target)
+    if is_session_uri(target):  # a pack rooted at "sessions" would replace the user's sessions
+        raise InvalidInput(f"{target} is the user's sessions; packs are not imported into sessions")
     if scope == "user" and target.parts[1] != store.identity.user:
         raise InvalidInput(f"{parent} belongs to another user", hint="import under your own tree, viking://~/...")
     if scope == "user":

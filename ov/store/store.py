@@ -270,7 +270,7 @@ class Store:
         return Draft(self)
 
     def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
-        self._require_file_uri(uri)
+        self.require_file_uri(uri)
         self._check_text(uri, data)
         if uri.name in sidecar.SIDECARS:
             sidecar.parse(data.decode("utf-8"))
@@ -374,7 +374,7 @@ class Store:
                     tx.put(new_uri, data)
                     tx.delete(file_uri)
             else:
-                self._require_file_uri(target)
+                self.require_file_uri(target)
                 data = tx.existing_file(source) or b""
                 tx.require_clean(target)
                 if target.name in sidecar.SIDECARS:
@@ -523,7 +523,7 @@ class Store:
         if uri.scope == "user" and len(uri.parts) < 3:
             raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
 
-    def _require_file_uri(self, uri: VikingURI) -> None:
+    def require_file_uri(self, uri: VikingURI) -> None:
         self.require_content_uri(uri)
         if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
             raise IsADirectory(f"{uri} is reserved for a directory")
