@@ -371,6 +371,9 @@ CONTEXTS: list[tuple[str, object, tuple[str, ...]]] = [
     # Prose.
     ("prose-password-is", "The password is " + PW[1] + ", don't share it.", (PW[1],)),
     ("prose-password-quoted", "my wifi password is 'bluebird'", ("bluebird",)),
+    # (found as a bug: a sentence going on with "if", "and", "or", "for" read as an expression)
+    ("prose-password-quoted-if", 'The wifi password is "bluebird42" if you need it', ("bluebird42",)),
+    ("prose-password-quoted-and", 'my password is "correct-horse-battery" and the stripe key is elsewhere', ("correct-horse-battery",)),
     ("prose-password-backticks", "the admin password is `" + PW[4] + "`.", (PW[4],)),
     ("prose-password-for", "The password for the staging database is " + PW[3], (PW[3],)),
     ("prose-set-to", "I set the root password to " + PW[8] + " for now.", (PW[8],)),

@@ -202,6 +202,12 @@ CASES = [
     pytest.param(["Remember that releases need:\n- [ ] a green CI run\n- [x] the changelog\n2. a tag"],
                  {f"events/{TODAY:%Y/%m/%d}/releases.md": "- Releases need: a green CI run; the changelog; a tag"},
                  None, id="a-checklist-is-kept-as-one-line-of-its-items"),
+    pytest.param([["My wifi password is bluebird. My PIN is 4821. Remember that my ssh passphrase is swordfish. My editor is Neovim."]],
+                 {"profile.md": "- Editor: Neovim"}, None, id="what-a-secret-is-never-becomes-a-memory"),
+    pytest.param(["The API key is in 1Password", "Our deploy token is rotated monthly"],
+                 {"entities/systems/api.md": "# API\n\n- Key is in 1Password",
+                  f"events/{TODAY:%Y/%m/%d}/deploy_token.md": "- Our deploy token is rotated monthly"},
+                 None, id="where-a-secret-lives-is-remembered"),
     pytest.param(['I prefer tabs. "Never deploy on Fridays."'],
                  {"preferences/default/tabs.md": "- Prefers tabs",
                   f"events/{TODAY:%Y/%m/%d}/i_prefer_tabs.md": '- I prefer tabs. "Never deploy on Fridays."'},
@@ -326,6 +332,13 @@ def test_memories(ov, ov_home, steps, expected, updates):
     if updates is not None:
         got = {op["uri"].split("/memories/", 1)[1]: (op["before"], op["after"]) for op in diff["updates"]}
         assert got == updates
+
+
+@pytest.mark.parametrize("text", ["my ssh passphrase is swordfish", "My PIN is 4821", "my github token: ghp_x1", "Remember that our wifi password is bluebird"])
+def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
+    refused = ov("remember", text, "--json")
+    assert refused.exit_code == 2 and "ov does not keep secrets in memories" in refused.error["message"]
+    assert "swordfish" not in refused.stdout + refused.stderr and _memories(ov_home) == {}
 
 
 def test_remember_reports_an_update_with_before_and_after(ov):

@@ -91,6 +91,8 @@ _CODE = LazyPattern(
 )
 # What follows a value that is an operand in an expression rather than the whole right-hand side.
 _OPERATOR_FOLLOWS = LazyPattern(r"\s*(?:[+*/%|^<>!=?]|-\s|&&|\.\w|(?:or|and|if|else|in|is|not|for)\b)")
+# The words of _OPERATOR_FOLLOWS, which in a sentence ("... is "x" and the key is ...") go on with it.
+_PROSE_GOES_ON = LazyPattern(r"(?:or|and|if|else|in|is|not|for)\b")
 _CODE_FOLLOWS = LazyPattern(r"\s*[,)\]}]|" + _OPERATOR_FOLLOWS.pattern)
 _WORDLIKE = LazyPattern(r"[A-Za-z][a-z]*|[A-Z]+")
 
@@ -354,7 +356,10 @@ def check_prose(m: re.Match[str], start: int, end: int) -> bool:
             return False
         if m["colon"] and _CAMEL_TYPE.fullmatch(value):
             return False  # a quoted annotation: `token: "Token"`
-        return is_secret_value(value, quoted=True, after=m.string[m.end() : m.end() + 12].lstrip(" \t")) and value.count(" ") < 3
+        after = m.string[m.end() : m.end() + 12].lstrip(" \t")
+        if _PROSE_GOES_ON.match(after):
+            after = ""  # 'the password is "bluebird" if you need it': a sentence goes on, no expression
+        return is_secret_value(value, quoted=True, after=after) and value.count(" ") < 3
     if _CODE.fullmatch(value) and not _has_random_part(value):
         return False  # `password: get_password()`, `token: Optional[str]`
     return not (_PLAIN_WORD.fullmatch(value) or _COMPOUND_WORD.fullmatch(value))

@@ -48,6 +48,15 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         raise InvalidInput("nothing to remember: the text is empty")
     if not re.search(r"\w", text):
         raise InvalidInput("nothing to remember: the text has no words")
+    from ov.sessions.memory.secrets import states_a_secret
+
+    if states_a_secret(text):
+        # Redaction misses plain words and short numbers ("bluebird", "4821"), and memories are
+        # given to every later session of every agent.
+        raise InvalidInput(
+            "this says what a password, PIN, token or key is: ov does not keep secrets in memories",
+            hint="keep it in a password manager; remember where it lives instead",
+        )
     schemas = load_schemas(store.home.root / "memory_schemas")
     if memory_type is not None and memory_type not in schemas:
         raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))

@@ -28,6 +28,7 @@ from ov.sessions.memory.rules import (
     unmark,
     value_of,
 )
+from ov.sessions.memory.secrets import states_a_secret
 
 _REMEMBER_RE = re.compile(
     r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
@@ -109,6 +110,8 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     if not match:
         return None
     body = match.group("x").strip()
+    if states_a_secret(body):
+        return None  # not even as a note: a memory is given to every later session
     corrected = _CORRECTION_LEAD_RE.match(body)
     body = body[corrected.end() :] if corrected else body
     if _RECALL_RE.match(body):

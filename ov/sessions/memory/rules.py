@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.secrets import names_a_secret
 
 # A fact longer than this is a paragraph, not a statement worth a bullet.
 MAX_OBJECT_CHARS = 240
@@ -333,7 +334,7 @@ def _profile(lead: str, raw: str, restore) -> Statement | None:
 
 def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statement | None:
     key = " ".join(key.lower().split())
-    if key.split()[-1] in _NOT_FACTS or _REPORTED.intersection(key.split()):
+    if key.split()[-1] in _NOT_FACTS or _REPORTED.intersection(key.split()) or names_a_secret(key):
         return None
     value = _VALUE_END_RE.sub("", restore(raw))
     no_longer = None if negated else _MY_NOT_RE.match(value)
