@@ -269,7 +269,7 @@ def test_stop_captures_new_turns_once_with_injected_text_cut_out(ov, project, ov
     shown = ov("session", "show", "cc-s-cap", "--json").json["result"]
     user, assistant, tool = shown["messages"]
     assert user["parts"] == [{"type": "text", "text": "What does make ship do?"}]
-    assert [p["type"] for p in assistant["parts"]] == ["text", "tool"] and assistant["id"] == "msg_1"
+    assert [p["type"] for p in assistant["parts"]] == ["text", "tool"] and assistant["id"] == "as1"
     assert len(assistant["parts"][1]["tool_input"]["command"]) < 2100 and "more characters not captured" in assistant["parts"][1]["tool_input"]["command"]
     assert tool["role"] == "tool" and tool["parts"][0]["tool_name"] == "Bash" and len(tool["parts"][0]["tool_output"]) < 2100
     assert all(m.get("peer", "").startswith("project-") for m in shown["messages"])
@@ -676,6 +676,37 @@ def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, 
     text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
     hook_record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
     assert "make ship" in text and hook_record["index"] == "being built"  # the job's lock is free again: a job starts
+
+
+def test_a_claude_turn_split_over_lines_and_captures_loses_no_tool_call(ov, project, ov_home, tmp_path):
+    """Claude Code writes one assistant turn as several lines sharing message.id; they need not be
+    next to each other (a tool's result between two calls), and a capture can end between them.
+    The summary a compaction writes as a user line is not something the user said."""
+    transcript = _claude_transcript(
+        tmp_path / "t.jsonl",
+        [
+            _user("cs", "This session is being continued from a previous conversation that ran out of context.", isCompactSummary=True),
+            _user("u1", "Run the tests"),
+            _assistant("a1", "msg_X", [{"type": "text", "text": "Running them."}]),
+            _assistant("a2", "msg_X", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "pytest -x"}}]),
+            _user("u2", [{"type": "tool_result", "tool_use_id": "t1", "content": "3 passed"}]),
+            _assistant("a3", "msg_X", [{"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "cat a.py"}}]),
+        ],
+    )
+    data = _stdin("claude", "s-split", cwd=str(project), transcript_path=str(transcript))
+    assert _hook("claude", "stop", data) == ""
+    _wait_job(ov_home, "cc-s-split")
+    _claude_transcript(transcript, [
+        _assistant("a4", "msg_X", [{"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "make lint"}}]),
+        _user("u3", [{"type": "tool_result", "tool_use_id": "t3", "content": "clean"}]),
+    ])
+    assert _hook("claude", "stop", data) == ""
+    _wait_job(ov_home, "cc-s-split", 2)
+    messages = ov("session", "show", "cc-s-split", "--json").json["result"]["messages"]
+    commands = [p["tool_input"]["command"] for m in messages for p in m["parts"] if p["type"] == "tool" and "tool_input" in p]
+    assert commands == ["pytest -x", "cat a.py", "make lint"]
+    assert [m["id"] for m in messages if m["role"] == "assistant"] == ["a1", "a4"]
+    assert messages[0]["parts"] == [{"type": "text", "text": "Run the tests"}]  # a compaction's summary is the host's
 
 
 def test_a_long_opencode_session_starts_its_capture_within_the_deadline(ov, project, ov_home):

@@ -112,8 +112,12 @@ def test_used_records_uris(ov):
 def test_commit_archives_and_keeps_a_tail(ov, ov_home):
     for i in range(5):
         assert ov("session", "add", "s", "--role", "user" if i % 2 == 0 else "assistant", "--text", f"message {i}.").exit_code == 0
+    beyond = ov("commit", "s", "--keep", "9", "--json").json["result"]  # more than there are: all kept
+    assert beyond["status"] == "skipped" and beyond["kept"] == 5
     report = ov("commit", "s", "--keep", "2", "--json").json["result"]
     assert report["status"] == "committed" and report["archived"] == 3 and report["kept"] == 2
+    pending = ov("session", "show", "s", "--json").json["result"]["meta"]["pending_tokens"]
+    assert 0 < pending < 10  # the two kept messages' tokens, not the five's
     archive = session_dir(ov_home, "s") / "history/archive_001"
     assert len((archive / "messages.jsonl").read_text().splitlines()) == 3
     assert len((session_dir(ov_home, "s") / "messages.jsonl").read_text().splitlines()) == 2

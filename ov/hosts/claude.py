@@ -8,7 +8,8 @@ compact, clear), UserPromptSubmit ``prompt``. Recall is answered as
 Transcript lines are ``{type, uuid, timestamp, message: {id?, role, content}, isMeta?,
 isSidechain?, ...}``. Only ``user`` and ``assistant`` lines are conversation: ``attachment`` lines
 hold what hooks injected (ov's recall among them), ``system``/``summary`` lines are the host's
-own. An assistant turn may span several lines sharing ``message.id``: they are one message.
+own. An assistant turn may span several lines sharing ``message.id``: those a read meets are one
+message, whose id is its first line's ``uuid``.
 """
 
 from __future__ import annotations
@@ -31,23 +32,31 @@ class ClaudeCode(Host):
     def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
         messages: list[dict] = []
+        turns: dict[str, dict] = {}  # an assistant turn's message.id -> its message in this read
         for _offset, _raw, line in lines:
             message = _message(line, limit)
             if message is None:
                 continue
-            last = messages[-1] if messages else None
-            if last is not None and message["role"] == "assistant" and last["role"] == "assistant" and last["id"] == message["id"]:
-                last["content"].extend(message["content"])  # one turn written as several lines
-            else:
-                messages.append(message)
+            turn = message.pop("turn", None)
+            if turn is not None and turn in turns:
+                # One turn written as several lines, which need not be next to each other (a tool's
+                # result between its calls): one message, under its first line's uuid. A line of it
+                # that a later read meets has a uuid of its own, so it is not taken for a duplicate.
+                turns[turn]["content"].extend(message["content"])
+                continue
+            messages.append(message)
+            if turn is not None:
+                turns[turn] = message
         return [m for m in messages if m["content"]], end
 
 
 def _message(line: object, limit: int) -> dict | None:
     if not isinstance(line, dict) or line.get("type") not in ("user", "assistant"):
         return None
-    if line.get("isMeta") or line.get("isSidechain"):
-        return None  # host-generated context, or a subagent's own conversation
+    if line.get("isMeta") or line.get("isSidechain") or line.get("isCompactSummary") or line.get("isVisibleInTranscriptOnly"):
+        # Host-generated context, a subagent's own conversation, or the summary a compaction writes
+        # as a user line ("This session is being continued from a previous conversation ...").
+        return None
     body = line.get("message")
     if not isinstance(body, dict) or body.get("role") not in ("user", "assistant"):
         return None
@@ -59,13 +68,14 @@ def _message(line: object, limit: int) -> dict | None:
     if not isinstance(content, list):
         return None
     uuid = line.get("uuid")
-    message_id = body.get("id") if body["role"] == "assistant" and isinstance(body.get("id"), str) else uuid
-    if not isinstance(message_id, str) or not message_id:
+    turn = body.get("id") if body["role"] == "assistant" and isinstance(body.get("id"), str) and body.get("id") else None
+    message_id = uuid if isinstance(uuid, str) and uuid else turn
+    if message_id is None:
         return None
     blocks = clean_blocks(content, limit)
     if body["role"] == "user" and any(_is_command(b) for b in blocks):
         return None
-    message = {"id": message_id, "role": body["role"], "content": blocks}
+    message = {"id": message_id, "role": body["role"], "content": blocks, "turn": turn}
     if isinstance(line.get("timestamp"), str):
         message["created_at"] = line["timestamp"]
     return message

@@ -25,6 +25,7 @@ from ov.files import json_bytes
 from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, message_text, now_iso, parse_messages, session_uri
 from ov.store import sidecar
 from ov.store.store import Store
+from ov.tokens import estimate_tokens
 from ov.uri import VikingURI
 
 GENERATOR = ("ov-session", "session_commit")
@@ -93,7 +94,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
     meta = json.loads(meta_data)
     live = parse_messages(tx.existing_file(messages_uri) or b"")
-    to_archive = live[: len(live) - keep] if keep else live
+    to_archive = live[: max(len(live) - keep, 0)]  # --keep past the live messages keeps them all
     kept = live[len(to_archive) :]
     if not to_archive:
         return CommitReport(str(uri), "skipped", kept=len(kept)), None
@@ -135,7 +136,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
             meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
     meta["commit_count"] = meta.get("commit_count", 0) + 1
     meta["message_count"] = len(kept)
-    meta["pending_tokens"] = 0 if not kept else meta.get("pending_tokens", 0)
+    meta["pending_tokens"] = sum(estimate_tokens(message_text(m)) for m in kept)
     meta["last_commit_at"] = meta["updated_at"] = now_iso()
     archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
     meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
