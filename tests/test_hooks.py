@@ -7,6 +7,7 @@ import re
 import os
 import subprocess
 import sys
+import shutil
 import time
 from pathlib import Path
 
@@ -329,6 +330,49 @@ def test_a_session_no_host_ended_is_committed_by_the_next_start(ov, project, ov_
     assert "dark mode" in text
     assert "cx-killed" in next(r for r in _log(ov_home) if r.get("event") == "session-start")["orphans"]
     assert ov("session", "show", "cx-killed", "--json").json["result"]["archives"]
+
+
+def test_a_session_whose_first_capture_never_finished_is_still_committed_by_the_next_start(ov, project, ov_home, tmp_path):
+    """The hook marks the session live with its transcript before the job runs: a job killed before
+    it wrote its capture state (a reboot, an OOM kill) leaves the orphan sweep what to capture."""
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(
+        json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Remember that the VPN gateway is vpn2.corp"}]}})
+        + "\n"
+    )
+    assert _hook("codex", "stop", _stdin("codex", "lost", cwd=str(project), transcript_path=str(transcript))) == ""
+    _wait_job(ov_home, "cx-lost")
+    state = ov_home / "state" / "default" / "hooks"
+    shutil.rmtree(state / "capture")  # as if the job had died before it wrote its state
+    shutil.rmtree(ov_home / "accounts" / "default" / "user" / "default" / "sessions", ignore_errors=True)
+    assert ov("snapshot", "commit", "-m", "the session never captured").exit_code == 0
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    assert "cx-lost" in next(r for r in _log(ov_home) if r.get("event") == "session-start")["orphans"]
+    deadline = time.monotonic() + 30
+    while not any(r.get("session") == "cx-lost" and r.get("kind") == "commit" and r.get("event", "").startswith("orphan") for r in _log(ov_home)):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    shown = ov("session", "show", "cx-lost", "--json").json["result"]
+    assert shown["archives"] and "vpn2.corp" in ov("grep", "vpn2.corp", "--uri", "viking://user/default/sessions/cx-lost").stdout
+
+
+def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):
+    """A read takes at most MAX_READ_BYTES of lines; a capture reads on to where the file ended, so
+    a commit does not archive a session whose last turns were never read."""
+    from ov.config import load_config
+    from ov.hosts import claude, transcript
+    from ov.hosts.capture import capture
+    from ov.hosts.host import HookInput
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 400)
+    path = _claude_transcript(tmp_path / "t.jsonl", [_user(f"u{i}", f"turn {i} " + "x" * 150) for i in range(12)])
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    got = capture(store, claude.HOST, HookInput("claude", "stop", "long", transcript_path=str(path)), "cc-long")
+    assert got.added == 12
+    assert [m["id"] for m in ov("session", "show", "cc-long", "--json").json["result"]["messages"]] == [f"u{i}" for i in range(12)]
 
 
 def test_an_end_without_turns_does_nothing(ov_home, project):

@@ -55,6 +55,18 @@ def capture(store, host, hook, session_id: str) -> Captured:
     if host.reads_transcript and transcript is not None and transcript.is_file():
         start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
         raw, end = host.transcript_messages(transcript, start, limit)
+        # One read takes at most MAX_READ_BYTES of lines: read on to where the file ended when this
+        # capture began (what is written after is the next capture's), or a commit would archive
+        # a session whose last turns were never read.
+        try:
+            size = transcript.stat().st_size
+        except OSError:
+            size = end
+        while end < size:
+            more, after = host.transcript_messages(transcript, end, limit)
+            if after <= end:
+                break  # a line still being written
+            raw, end = raw + more, after
     else:
         raw = host.fallback_messages(hook, limit)
     # One malformed line must not lose the turn: keep every message the session accepts.
@@ -73,15 +85,17 @@ def capture(store, host, hook, session_id: str) -> Captured:
     if end is not None and end != state.get("offset"):
         _write_state(state_path, {"transcript": str(transcript), "offset": end})
     if messages:
-        mark_live(store, session_id, hook.host)
+        mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
 
 
-def mark_live(store, session_id: str, host: str) -> None:
+def mark_live(store, session_id: str, host: str, transcript: str | None = None) -> None:
+    """Mark the session live: its host, and its transcript, so that the orphan sweep can capture
+    it even when no capture of it ever finished (a job killed before it wrote its state)."""
     path = live_dir(store) / session_id
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(host, encoding="utf-8")  # the mtime is what counts; the host helps `ov doctor`
+        path.write_text(host + (f"\n{transcript}" if transcript else ""), encoding="utf-8")  # the mtime is what counts
     except OSError:
         pass
 

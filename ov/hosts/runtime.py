@@ -223,7 +223,7 @@ def _background(store, host, hook, event: str, session: str, record: dict) -> No
         return
     kind = "commit" if committing else "capture"
     # Marked live now, not by the job: an end hook right after this one must know there is a turn.
-    mark_live(store, session, host.name)
+    mark_live(store, session, host.name, hook.transcript_path if has_transcript else None)
     barrier = background.barrier_dir(store) if committing else background.captures_dir(store)
     pid = background.start(_job(store, kind, hook, session, event=event), barrier=barrier)
     record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"

@@ -95,13 +95,17 @@ def _orphan_hook(store, session: str):
     from ov.hosts.host import HOST_MODULES, HookInput
 
     try:
-        host = (live_dir(store) / session).read_text(encoding="utf-8").strip()
+        host, _, marked = (live_dir(store) / session).read_text(encoding="utf-8").strip().partition("\n")
+    except OSError:
+        return None
+    try:
         state = json.loads((state_dir(store) / "capture" / f"{session}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        state = None  # no capture of it finished: the transcript its hook marked
+    transcript = state.get("transcript") if isinstance(state, dict) and state.get("transcript") else marked.strip()
+    if host not in HOST_MODULES or not transcript:
         return None
-    if host not in HOST_MODULES or not isinstance(state, dict) or not state.get("transcript"):
-        return None
-    return HookInput(host=host, event="orphan", session_id=session, transcript_path=state["transcript"])
+    return HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript)
 
 
 if __name__ == "__main__":
