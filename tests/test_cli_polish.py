@@ -115,6 +115,16 @@ def test_a_reader_that_goes_away_is_not_a_failure(many_entries, pipeline):
     assert proc.stderr == ""
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("pipeline", ["OV restore /nonexistent.ovpack 2>&1 | true", "OV read viking://resources/missing.md --json 2>&1 | head -c 1"])
+def test_a_failure_whose_reader_went_away_still_fails(hermetic_env, pipeline):
+    """The reader of the error message gone (`2>&1 | head -1`) must not turn a failure into success:
+    a script under pipefail would take a failed restore for a done one."""
+    ov_cmd = f"{sys.executable} -m ov"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", pipeline.replace("OV", ov_cmd) + " > /dev/null"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode in (1, 2), proc.stdout + proc.stderr
+
+
 def test_the_ov_program_delivers_all_its_output_and_its_exit_code(many_entries, ov, ov_process):
     """The program ends without unwinding the interpreter (ov.cli.main.entry): what it printed
     must still arrive whole, on both streams, with the command's own exit code."""

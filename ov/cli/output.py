@@ -65,6 +65,16 @@ def warn(message: str) -> None:
 
 
 def error(err: OvError, as_json: bool) -> None:
+    """Say what went wrong on stderr. A reader of it that went away (`ov restore X 2>&1 | head -1`)
+    does not turn the failure into success: the message is dropped, and the caller still exits
+    with the error's code."""
+    try:
+        _error(err, as_json)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())  # nothing left to flush at exit
+
+
+def _error(err: OvError, as_json: bool) -> None:
     if as_json:
         print_json({"ok": False, "error": err.to_dict()}, stderr=True)
         return
