@@ -205,3 +205,22 @@ def test_a_diff_cuts_lines_at_newlines_only(history):
     ]
     shown = history("snapshot", "show", "HEAD").stdout.split("\n")
     assert "-last" in shown and " sec\x0cond\u2028half" in shown
+
+
+def test_restore_turns_a_folder_back_into_the_file_it_was(history, ov_home):
+    assert history("write", "viking://resources/t/x", "--content", "a file").exit_code == 0
+    assert history("snapshot", "tag", "v1").exit_code == 0
+    assert history("rm", "viking://resources/t/x").exit_code == 0
+    assert history("write", "viking://resources/t/x/y.md", "--content", "a folder").exit_code == 0
+    restored = history("snapshot", "restore", "v1", "--uri", "viking://resources/t", "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert history("read", "viking://resources/t/x").stdout == "a file" and history("fsck").exit_code == 0
+    assert not (ov_home / "accounts/default/resources/t/x").is_dir()
+
+
+def test_nothing_is_created_under_a_file_deleted_by_hand(history, ov_home):
+    assert history("write", "viking://resources/q/a", "--content", "a").exit_code == 0
+    (ov_home / "accounts/default/resources/q/a").unlink()
+    refused = history("write", "viking://resources/q/a/b", "--content", "b", "--json")
+    assert refused.exit_code == 1 and "is a file in the last commit" in refused.error["message"]
+    assert "ov status" in refused.error["hint"]

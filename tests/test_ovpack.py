@@ -376,6 +376,9 @@ HOSTILE = {
     "path over PATH_MAX": dict(files={"/".join(["y" * 250] * 17): b"x"}, expect="bytes long"),
     "2,100 levels": dict(files={"/".join(["d"] * 2100): b"x"}, expect="bytes long"),
     "records hash": dict(mutate=_set(["index", "records", "sha256"], "0" * 64), expect="index_records"),
+    # (found as a bug: "internal error: AssertionError" from dulwich)
+    "a file and a folder": dict(files={"a": b"file", "a/b": b"child"}, mutate=lambda m: m.update(entries=[e for e in m["entries"] if e != {"path": "a", "kind": "directory"}]),
+                                expect="both as a file and as a folder"),
 }
 
 
@@ -517,3 +520,20 @@ def test_text_with_line_separators_of_every_kind_survives_a_backup_and_an_export
     assert ov("read", "viking://resources/web/page.md").stdout == text
     imported = ov("import", str(tmp_path / "web.ovpack"), "viking://resources/copy", "--json")
     assert imported.exit_code == 0, imported.stderr
+
+
+def test_a_file_and_a_folder_trade_places_on_import_and_restore(ov, project, tmp_path, store_state):
+    """A pack's file where the store has a folder: import --on-conflict overwrite replaces the
+    folder; a backup's restore (which keeps what only the account has) refuses, changing nothing."""
+    assert ov("write", "viking://resources/pk/x", "--content", "file").exit_code == 0
+    assert ov("export", "viking://resources/pk", str(tmp_path / "pk.ovpack")).exit_code == 0
+    assert ov("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    assert ov("rm", "viking://resources/pk/x").exit_code == 0
+    assert ov("write", "viking://resources/pk/x/y.md", "--content", "now a folder").exit_code == 0
+    before = store_state()
+    refused = ov("restore", str(tmp_path / "all.ovpack"), "--on-conflict", "overwrite", "--json")
+    assert refused.exit_code == 1 and "is a folder, so a file cannot replace it" in refused.error["message"]
+    assert store_state() == before
+    imported = ov("import", str(tmp_path / "pk.ovpack"), "viking://resources", "--on-conflict", "overwrite", "--json")
+    assert imported.exit_code == 0, imported.stderr
+    assert ov("read", "viking://resources/pk/x").stdout == "file" and ov("fsck").exit_code == 0

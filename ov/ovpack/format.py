@@ -164,6 +164,9 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
     if zip_dirs - declared_dirs:
         raise InvalidPack(f"the ZIP has directories the manifest does not list: {', '.join(quote(d) for d in sorted(zip_dirs - declared_dirs)[:5])}")
     implied = {"/".join(p.split("/")[:i]) for p in declared for i in range(1, p.count("/") + 1)}
+    both = sorted(implied & set(declared))
+    if both:
+        raise InvalidPack(f"the pack holds {quote(both[0])} both as a file and as a folder of other files")
     if declared_dirs - implied - zip_dirs:
         raise InvalidPack(f"the manifest lists directories the ZIP does not hold: {', '.join(quote(d) for d in sorted(declared_dirs - implied - zip_dirs)[:5])}")
     for rel in declared:

@@ -34,7 +34,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import StoreCorrupt, StoreLocked
+from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked
 from ov.files import atomic_write, atomic_write_all, remove_empty_parents
 from ov.uri import TEMP_MARKER
 
@@ -190,6 +190,7 @@ class CommitChain:
             blob = Blob.from_string(data)
             self.pending.add_object(blob)
             tree_changes.append((path.encode(), FILE_MODE, blob.id))
+        tree_changes = self._as_one_tree(tree_changes)
         base = self.tree if self.tree is not None else _empty_tree(self.pending, Tree)
         new_tree = commit_tree_changes(self._objects, base, tree_changes) if tree_changes else base
         self.contents.update(changes)
@@ -200,6 +201,53 @@ class CommitChain:
         self.tip, self.tree = commit.id, new_tree
         self.commits += 1
         return commit.id
+
+    def _as_one_tree(self, tree_changes: list) -> list:
+        """``tree_changes`` that dulwich can apply: a folder that becomes a file loses its files
+        with the file alone (dulwich cannot descend into a path it has just made a file), and a
+        path cannot be both, nor be created under what stays a file (deleted by hand, say)."""
+        if not tree_changes:
+            return tree_changes
+        files = {path for path, mode, sha in tree_changes if sha is not None and mode == FILE_MODE}
+        deleted = {path for path, _, sha in tree_changes if sha is None}
+        kept, parents, emptied = [], set(), set()
+        for change in tree_changes:
+            path, _, sha = change
+            above = _folders_above(path)
+            replaced = next((folder for folder in above if folder in files), None)
+            if replaced is None:
+                kept.append(change)
+                if sha is not None:
+                    parents.update(above)
+            elif sha is not None:
+                raise NotADirectory(
+                    f"viking://{replaced.decode()} is both a file and a folder in one change ({path.decode()})",
+                    hint="a path holds a file or other files, not both",
+                )
+            else:
+                emptied.add(replaced)
+        for folder in sorted(parents - deleted - files):
+            if self._mode(folder) not in (None, stat.S_IFDIR):
+                raise NotADirectory(
+                    f"viking://{folder.decode()} is a file in the last commit, so nothing can be created under it",
+                    hint="`ov status` shows hand edits; `ov snapshot commit` records them",
+                )
+        for path in sorted(files - emptied):
+            if self._mode(path) == stat.S_IFDIR:  # its files would leave the commit, not the work tree
+                raise IsADirectory(f"viking://{path.decode()} is a folder, so a file cannot replace it", hint="remove the folder first")
+        return kept
+
+    def _mode(self, path: bytes) -> int | None:
+        """The mode of ``path`` in the chain's tree (a folder's is stat.S_IFDIR), None when absent."""
+        if self.tree is None:
+            return None
+        from dulwich.errors import NotTreeError
+
+        try:
+            mode, _ = self._objects[self.tree].lookup_path(self._objects.__getitem__, path)
+        except (KeyError, NotTreeError):
+            return None
+        return stat.S_IFDIR if stat.S_ISDIR(mode) else mode
 
     def _has(self, path: str) -> bool:
         """Whether ``path`` is in the chain's tree (which may exist in memory only)."""
@@ -1096,6 +1144,15 @@ def _UncopiedStore():
 
 
 _UNCOPIED = None
+
+
+def _folders_above(path: bytes) -> list[bytes]:
+    """b"a/b/c" -> [b"a", b"a/b"]."""
+    out, at = [], path.find(b"/")
+    while at != -1:
+        out.append(path[:at])
+        at = path.find(b"/", at + 1)
+    return out
 
 
 def _empty_tree(store, tree_cls):
