@@ -224,3 +224,21 @@ def test_nothing_is_created_under_a_file_deleted_by_hand(history, ov_home):
     refused = history("write", "viking://resources/q/a/b", "--content", "b", "--json")
     assert refused.exit_code == 1 and "is a file in the last commit" in refused.error["message"]
     assert "ov status" in refused.error["hint"]
+
+
+def test_a_file_no_uri_can_name_is_never_recorded_and_the_backup_restores(history, ov_home, tmp_path, monkeypatch):
+    """A file copied in by hand whose name no URI can hold (`.gitattributes`, a backslash, a drive
+    letter) is ignored by `ov snapshot commit`: recorded, no command could remove it and no backup
+    of the store would restore."""
+    folder = ov_home / "accounts/default/resources/proj"
+    folder.mkdir(parents=True)
+    for name in (".gitattributes", "back\\slash.md", "c:odd.md"):
+        (folder / name).write_text("x\n")
+    (folder / "fine.md").write_text("fine\n")
+    status = ok(history("status", "--json"))
+    assert status["added"] == ["viking://resources/proj/fine.md"] and len(status["ignored"]) == 3
+    assert history("snapshot", "commit", "-m", "files copied in").exit_code == 0
+    assert history("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    assert history("restore", str(tmp_path / "all.ovpack")).exit_code == 0
+    assert history("read", "viking://resources/proj/fine.md").stdout == "fine\n"

@@ -537,3 +537,20 @@ def test_a_file_and_a_folder_trade_places_on_import_and_restore(ov, project, tmp
     imported = ov("import", str(tmp_path / "pk.ovpack"), "viking://resources", "--on-conflict", "overwrite", "--json")
     assert imported.exit_code == 0, imported.stderr
     assert ov("read", "viking://resources/pk/x").stdout == "file" and ov("fsck").exit_code == 0
+
+
+def test_records_too_large_to_read_back_are_left_out_and_the_pack_still_restores(ov, project, tmp_path, monkeypatch, ov_home):
+    """The index records repeat the files' text: past the reader's limit for them, a backup
+    written whole could not be restored. They are left out; restore rebuilds the index."""
+    assert ov("write", "viking://resources/long.md", "--content", "A long page of text.\n" * 1000).exit_code == 0
+    monkeypatch.setattr("ov.ovpack.format.MAX_META_BYTES", 10_000)  # the manifest fits, the records do not
+    dest = tmp_path / "all.ovpack"
+    assert ov("backup", str(dest)).exit_code == 0
+    with zipfile.ZipFile(dest) as zf:
+        assert not any(n.endswith("index_records.jsonl") for n in zf.namelist())
+        assert "index" not in json.loads(zf.read("ov-backup/_ovpack/manifest.json")) or not json.loads(zf.read("ov-backup/_ovpack/manifest.json"))["index"]
+    source = git_state(ov_home)[1]
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    restored = ov("restore", str(dest), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert git_state(tmp_path / "second-home")[1] == source

@@ -71,7 +71,7 @@ def status() -> None:
                 for uri in payload[label]:
                     plain(f"  {label:9} {uri}")
         for path in changes.ignored:
-            plain(f"  ignored   {path} (not under a viking:// scope)")
+            plain(f"  ignored   {path} (no viking:// URI can name it: outside the scopes, or an odd name)")
         for uri in payload["conflicts"]:
             plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, OvError, quote
+from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     BACKUP_ROOT,
     DENSE,
@@ -158,10 +159,16 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
         dense_bytes, dense_meta = _vectors(store, [r for _, r in records])
         for n, line in enumerate(lines):
             line["vector"] = {"dense": {"offset": n * dense_meta["dimensions"], "dimensions": dense_meta["dimensions"]}}
-    records_bytes = "".join(_compact(line) + "\n" for line in lines).encode("utf-8")
+    records_bytes: bytes | None = "".join(_compact(line) + "\n" for line in lines).encode("utf-8")
     index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": len(lines), "sha256": sha256_hex(records_bytes)}}
     if dense_meta is not None:
         index["dense"] = dense_meta
+    if len(records_bytes) > pack_format.MAX_META_BYTES or (dense_bytes is not None and len(dense_bytes) > pack_format.MAX_META_BYTES):
+        # The records repeat the files' text: past what a reader takes (a store of some 250 MB of
+        # text), the pack could not be read back. They and the vectors they index are left out;
+        # an import or a restore rebuilds both from the files.
+        records_bytes = dense_bytes = None
+        index = {}
     manifest = {
         "kind": KIND,
         "format_version": FORMAT_VERSION,
@@ -185,7 +192,8 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
             for rel, data in files.items():
                 zf.writestr(f"{name}/{FILES_DIR}/{rel}", data)
             zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-            zf.writestr(f"{name}/{META_DIR}/{RECORDS}", records_bytes)
+            if records_bytes is not None:
+                zf.writestr(f"{name}/{META_DIR}/{RECORDS}", records_bytes)
             if dense_bytes is not None:
                 zf.writestr(f"{name}/{META_DIR}/{DENSE}", dense_bytes)
         with open(tmp, "rb") as handle:

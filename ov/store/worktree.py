@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.store.gitstore import INDEX_PENDING, GitStore
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, is_valid_segment
 
 
 @dataclass
@@ -50,6 +50,11 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
+        if rel not in committed and not all(map(is_valid_segment, rel.split("/"))):
+            # Named as no URI can name it (`.gitattributes`, `a\b.md`, `c:x.md`): never recorded,
+            # or no command could remove it and no backup of the store would restore.
+            changes.ignored.append(rel)
+            continue
         key = rel.encode()
         cached = index[key] if index is not None and key in index else None
         sha = None
