@@ -375,6 +375,24 @@ def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_pa
     assert [m["id"] for m in ov("session", "show", "cc-long", "--json").json["result"]["messages"]] == [f"u{i}" for i in range(12)]
 
 
+def test_a_transcript_rewritten_longer_is_read_from_its_start(ov, project, ov_home, tmp_path):
+    """A host that rewrites its transcript rather than appending: reading on from the old offset
+    would start mid-line and skip the new lines before it."""
+    def line(text):
+        return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}}) + "\n"
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(line("turn one is long enough to matter") + line("turn two"))
+    data = _stdin("codex", "rw", cwd=str(project), transcript_path=str(transcript))
+    assert _hook("codex", "stop", data) == ""
+    _wait_job(ov_home, "cx-rw")
+    transcript.write_text("".join(line(f"new {n}") for n in "ABCDE"))
+    assert _hook("codex", "stop", data) == ""
+    _wait_job(ov_home, "cx-rw", 2)
+    texts = [m["parts"][0]["text"] for m in ov("session", "show", "cx-rw", "--json").json["result"]["messages"]]
+    assert texts[-5:] == [f"new {n}" for n in "ABCDE"]
+
+
 def test_an_end_without_turns_does_nothing(ov_home, project):
     # Claude Code fires SessionEnd for `claude mcp list`: a fresh id, no transcript.
     assert _hook("claude", "session-end", _stdin("claude", "phantom", cwd=str(project), transcript_path="/nope.jsonl")) == ""

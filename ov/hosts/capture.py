@@ -54,6 +54,8 @@ def capture(store, host, hook, session_id: str) -> Captured:
     transcript = Path(hook.transcript_path) if hook.transcript_path else None
     if host.reads_transcript and transcript is not None and transcript.is_file():
         start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
+        if start and state.get("head") not in (None, _head(transcript, start)):
+            start = 0  # rewritten since (not only grown): read from the start, not from mid-line
         raw, end = host.transcript_messages(transcript, start, limit)
         # One read takes at most MAX_READ_BYTES of lines: read on to where the file ended when this
         # capture began (what is written after is the next capture's), or a commit would archive
@@ -83,7 +85,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
         added = add_messages(store, session_id, messages)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
     if end is not None and end != state.get("offset"):
-        _write_state(state_path, {"transcript": str(transcript), "offset": end})
+        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end)})
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
@@ -120,6 +122,18 @@ def live_sessions(store) -> list[tuple[str, float]]:
     except OSError:
         return []
     return sorted(out)
+
+
+def _head(transcript: Path, offset: int) -> str | None:
+    """A digest of the transcript's first bytes up to ``offset`` (at most 4 KiB): a file that
+    was rewritten rather than appended to no longer has them."""
+    import hashlib
+
+    try:
+        with transcript.open("rb") as handle:
+            return hashlib.sha256(handle.read(min(offset, 4096))).hexdigest()[:16]
+    except OSError:
+        return None
 
 
 def _read_state(path: Path) -> dict:
