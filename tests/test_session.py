@@ -493,3 +493,25 @@ def test_a_transcript_line_gets_a_hint(ov):
     line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
     result = ov("session", "add-messages", "s", json.dumps([line]), "--json")
     assert result.exit_code == 2 and "transcript line" in result.error["message"] and "`message`" in result.error["hint"]
+
+
+def test_a_commit_remembers_every_id_it_archived_for_a_capture_that_overlapped_it(ov, ov_home, monkeypatch):
+    """A capture that read the transcript before a large commit archived it adds the same messages
+    again: every id of that commit is remembered, however many (the window was 2,000 ids)."""
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+    from ov.store.store import Store
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 5)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 5)
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    messages = [{"id": f"m{i}", "role": "user", "content": [{"type": "text", "text": f"message {i}"}]} for i in range(12)]
+    add_messages(store, "big", [dict(m) for m in messages[:3]])
+    commit_session(store, "big")
+    add_messages(store, "big", [dict(m) for m in messages[3:]])
+    commit_session(store, "big")
+    again = add_messages(store, "big", [dict(m) for m in messages])
+    assert again.added == [] and len(again.duplicates) == 12 - 3 + min(3, 5)

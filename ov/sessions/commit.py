@@ -139,7 +139,8 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     meta["pending_tokens"] = sum(estimate_tokens(message_text(m)) for m in kept)
     meta["last_commit_at"] = meta["updated_at"] = now_iso()
     archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
-    meta["archived_ids"] = archived_ids[-ARCHIVED_IDS_KEPT:]
+    # Every id of this commit, however many: a capture that overlapped it may add any of them again.
+    meta["archived_ids"] = archived_ids[-(ARCHIVED_IDS_KEPT + len(to_archive)) :]
     meta["live_ids"] = [m["id"] for m in kept]
     tx.put(meta_uri, json_bytes(meta))
     return report, archive
