@@ -515,3 +515,8 @@ def test_a_commit_remembers_every_id_it_archived_for_a_capture_that_overlapped_i
     commit_session(store, "big")
     again = add_messages(store, "big", [dict(m) for m in messages])
     assert again.added == [] and len(again.duplicates) == 12 - 3 + min(3, 5)
+
+
+def test_a_message_of_blank_text_is_refused(ov):
+    refused = ov("session", "add", "s", "--text", "   ", "--json")
+    assert refused.exit_code == 2 and refused.error["message"] == "the message text is empty"

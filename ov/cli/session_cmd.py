@@ -84,6 +84,8 @@ def session_add(
         raise InvalidInput("give either --text or --parts")
     message: dict = {"role": role}
     if text is not None:
+        if not text.strip():
+            raise InvalidInput("the message text is empty", hint='say something, e.g. --text "we deploy on Tuesdays"')
         message["text"] = text
     else:
         message["parts"] = _json(parts, "--parts")

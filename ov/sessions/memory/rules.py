@@ -86,8 +86,8 @@ TEAM_RE = re.compile(r"^(?:(?P<we>we)|our\s+team|my\s+team)\s+(?P<rest>.+)$", re
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
 # A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
 # "Neovim so keep lines short", "Aragorn, he grows ...".
-_VALUE_END_RE = re.compile(
-    r"(?i)\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|\s+(?:because|since)\b|"
+_VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
+    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|\s+(?:because|since)\b|"
     r"\s+so\s+(?=(?:I|I'm|I've|we|you|please|it|it's|that|my|our|keep|use|make|don't|do)\b)|\s+[-\u2013\u2014]+\s).*$"
 )
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
