@@ -357,6 +357,7 @@ HOSTILE = {
     "wrong kind": dict(mutate=_set(["kind"], "something.else"), expect="kind"),
     "future version": dict(mutate=_set(["format_version"], 4), expect="format_version 4"),
     "old version": dict(mutate=_set(["format_version"], 2), expect="format_version 2"),
+    "version as a float": dict(mutate=_set(["format_version"], 3.0), expect="format_version 3.0"),
     "root name mismatch": dict(mutate=_set(["root", "name"], "other"), expect="root"),
     "entry missing from manifest": dict(extra=[("evil/files/c.md", b"x")], expect="not in the manifest"),
     "entry missing from zip": dict(skip=("sub/b.md",), expect="missing from the ZIP"),
@@ -554,3 +555,16 @@ def test_records_too_large_to_read_back_are_left_out_and_the_pack_still_restores
     restored = ov("restore", str(dest), "--json")
     assert restored.exit_code == 0, restored.stderr
     assert git_state(tmp_path / "second-home")[1] == source
+
+
+def test_an_export_removes_what_a_killed_export_left_in_its_folder(ov, project, tmp_path):
+    import os
+    import time
+
+    stale, fresh = tmp_path / ".ov-tmp-0123456789ab.ovpack", tmp_path / ".ov-tmp-ba9876543210.ovpack"
+    for path in (stale, fresh):
+        path.write_bytes(b"half a zip")
+    old = time.time() - 7200
+    os.utime(stale, (old, old))
+    assert ov("export", project, str(tmp_path / "p.ovpack")).exit_code == 0
+    assert not stale.exists() and fresh.exists()  # one still being written by another export is left

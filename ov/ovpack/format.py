@@ -259,7 +259,7 @@ def _parse_manifest(data: bytes) -> dict:
     if manifest.get("kind") != KIND:
         raise InvalidPack(f"{MANIFEST} has kind {quote(manifest.get('kind'))}, not {KIND!r}", hint="it is not an OVPack file")
     version = manifest.get("format_version")
-    if version != FORMAT_VERSION or isinstance(version, bool):
+    if version != FORMAT_VERSION or type(version) is not int:  # not True, not 3.0
         newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
         raise UnsupportedPackVersion(
             f"the pack has format_version {quote(version)}; ov reads format_version {FORMAT_VERSION} only",

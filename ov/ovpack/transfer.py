@@ -182,6 +182,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     if scopes is not None:
         manifest["scopes"] = scopes
     dest = dest.absolute()
+    _sweep_killed_writes(dest.parent)
     tmp = dest.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}{EXTENSION}"
     try:
         with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
@@ -428,6 +429,19 @@ def _current_fingerprint(store) -> dict | None:
 
 def _same_fingerprint(a, b: dict) -> bool:
     return isinstance(a, dict) and all(a.get(k) == b.get(k) for k in ("provider", "model", "dimension"))
+
+
+def _sweep_killed_writes(folder: Path, older_than: float = 3600.0) -> None:
+    """Remove the temporary packs of exports killed in ``folder`` (ov's own names, an hour old:
+    nothing still writes them), which nothing else would ever remove."""
+    import time
+
+    for leftover in folder.glob(f"{TEMP_MARKER}*{EXTENSION}"):
+        try:
+            if time.time() - leftover.lstat().st_mtime > older_than and leftover.is_file():
+                leftover.unlink()
+        except OSError:
+            continue
 
 
 def is_session_path(path: str) -> bool:
