@@ -317,12 +317,15 @@ def test_session_end_commits_and_the_next_session_start_sees_it(ov, project, ov_
     assert shown["archives"] and shown["messages"] == []
 
 
+def _codex_line(text: str) -> str:
+    """One user message as a line of a Codex rollout."""
+    item = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+    return json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": item}) + "\n"
+
+
 def test_a_session_no_host_ended_is_committed_by_the_next_start(ov, project, ov_home, tmp_path):
     transcript = tmp_path / "rollout.jsonl"
-    transcript.write_text(
-        json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "I prefer dark mode in every editor."}]}})
-        + "\n"
-    )
+    transcript.write_text(_codex_line("I prefer dark mode in every editor."))
     assert _hook("codex", "stop", _stdin("codex", "killed", cwd=str(project), transcript_path=str(transcript))) == ""
     _wait_job(ov_home, "cx-killed")
     assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
@@ -336,10 +339,7 @@ def test_a_session_whose_first_capture_never_finished_is_still_committed_by_the_
     """The hook marks the session live with its transcript before the job runs: a job killed before
     it wrote its capture state (a reboot, an OOM kill) leaves the orphan sweep what to capture."""
     transcript = tmp_path / "rollout.jsonl"
-    transcript.write_text(
-        json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Remember that the VPN gateway is vpn2.corp"}]}})
-        + "\n"
-    )
+    transcript.write_text(_codex_line("Remember that the VPN gateway is vpn2.corp"))
     assert _hook("codex", "stop", _stdin("codex", "lost", cwd=str(project), transcript_path=str(transcript))) == ""
     _wait_job(ov_home, "cx-lost")
     state = ov_home / "state" / "default" / "hooks"
@@ -378,15 +378,12 @@ def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_pa
 def test_a_transcript_rewritten_longer_is_read_from_its_start(ov, project, ov_home, tmp_path):
     """A host that rewrites its transcript rather than appending: reading on from the old offset
     would start mid-line and skip the new lines before it."""
-    def line(text):
-        return json.dumps({"timestamp": "2026-01-01T00:00:00Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}}) + "\n"
-
     transcript = tmp_path / "rollout.jsonl"
-    transcript.write_text(line("turn one is long enough to matter") + line("turn two"))
+    transcript.write_text(_codex_line("turn one is long enough to matter") + _codex_line("turn two"))
     data = _stdin("codex", "rw", cwd=str(project), transcript_path=str(transcript))
     assert _hook("codex", "stop", data) == ""
     _wait_job(ov_home, "cx-rw")
-    transcript.write_text("".join(line(f"new {n}") for n in "ABCDE"))
+    transcript.write_text("".join(_codex_line(f"new {n}") for n in "ABCDE"))
     assert _hook("codex", "stop", data) == ""
     _wait_job(ov_home, "cx-rw", 2)
     texts = [m["parts"][0]["text"] for m in ov("session", "show", "cx-rw", "--json").json["result"]["messages"]]
