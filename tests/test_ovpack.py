@@ -358,6 +358,7 @@ HOSTILE = {
     "future version": dict(mutate=_set(["format_version"], 4), expect="format_version 4"),
     "old version": dict(mutate=_set(["format_version"], 2), expect="format_version 2"),
     "version as a float": dict(mutate=_set(["format_version"], 3.0), expect="format_version 3.0"),
+    "no files": dict(files={}, expect="holds no files"),
     "root name mismatch": dict(mutate=_set(["root", "name"], "other"), expect="root"),
     "entry missing from manifest": dict(extra=[("evil/files/c.md", b"x")], expect="not in the manifest"),
     "entry missing from zip": dict(skip=("sub/b.md",), expect="missing from the ZIP"),

@@ -152,6 +152,8 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
             zip_files[rel] = info
     entries = manifest["entries"]
     declared = {e["path"]: e for e in entries if e["kind"] == "file"}
+    if not declared:  # a folder lives in git through its files: ov never writes such a pack
+        raise InvalidPack(f"{path} holds no files", hint="nothing to import")
     declared_dirs = {e["path"] for e in entries if e["kind"] == "directory"} - {""}
     if set(declared) != set(zip_files):
         missing = sorted(set(declared) - set(zip_files))
