@@ -375,6 +375,24 @@ def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_pa
     assert [m["id"] for m in ov("session", "show", "cc-long", "--json").json["result"]["messages"]] == [f"u{i}" for i in range(12)]
 
 
+def test_a_codex_call_that_failed_is_stored_as_failed(ov, project, ov_home, tmp_path):
+    def item(payload):
+        return json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": payload}) + "\n"
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(
+        _codex_line("run the tests")
+        + item({"type": "function_call", "name": "shell", "arguments": '{"command": ["pytest"]}', "call_id": "c1"})
+        + item({"type": "function_call_output", "call_id": "c1", "output": {"content": "2 failed", "success": False}})
+        + item({"type": "function_call", "name": "shell", "arguments": '{"command": ["ls"]}', "call_id": "c2"})
+        + item({"type": "function_call_output", "call_id": "c2", "output": "a.py"})
+    )
+    assert _hook("codex", "stop", _stdin("codex", "fail", cwd=str(project), transcript_path=str(transcript))) == ""
+    _wait_job(ov_home, "cx-fail")
+    results = [p for m in ov("session", "show", "cx-fail", "--json").json["result"]["messages"] if m["role"] == "tool" for p in m["parts"]]
+    assert [(p["tool_output"], p["tool_status"]) for p in results] == [("2 failed", "error"), ("a.py", "completed")]
+
+
 def test_a_transcript_rewritten_longer_is_read_from_its_start(ov, project, ov_home, tmp_path):
     """A host that rewrites its transcript rather than appending: reading on from the old offset
     would start mid-line and skip the new lines before it."""

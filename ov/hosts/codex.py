@@ -70,9 +70,12 @@ def _message(item: dict, limit: int) -> dict | None:
         return {"role": "assistant", "tool_calls": [{"id": item.get("call_id"), **call}]}
     if kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
+        failed = False
         if isinstance(output, dict):  # {"content": ..., "success": ...} in some versions
+            failed = output.get("success") is False
             output = output.get("content", json.dumps(output, ensure_ascii=False))
-        return {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
+        message = {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
+        return {**message, "is_error": True} if failed else message
     return None  # reasoning, web search and shell status items: not conversation
 
 

@@ -19,7 +19,8 @@ Accepted input forms, each mapped to that one:
   parts (``input_text``, ``output_text``, ``refusal``, images) are read from the same list.
 * OpenAI chat: ``"tool_calls": [{"id", "type": "function", "function": {"name", "arguments"}}]``
   (custom tools: ``"custom": {"name", "input"}``), the legacy ``function_call``, and results
-  ``{"role": "tool", "tool_call_id", "content"}`` (legacy: ``{"role": "function", "name"}``).
+  ``{"role": "tool", "tool_call_id", "content"}`` (``is_error`` when true; legacy: ``{"role":
+  "function", "name"}``).
 
 How they map, and why:
 
@@ -224,8 +225,10 @@ def _parts(raw: dict, role: str, tool_names: Mapping[Any, str]) -> list[dict]:
             raise InvalidInput("`parts` must be a non-empty list")
         parts = [_normalise_part(p, i) for i, p in enumerate(value)]
     elif role == "tool" and ("tool_call_id" in raw or raw.get("role") == "function"):
-        # An OpenAI tool result: the whole message is the output of one call.
-        parts = [_result_part(raw.get("tool_call_id"), raw.get("name"), value, False, "the tool result", tool_names)]
+        # An OpenAI tool result: the whole message is the output of one call (Codex says whether it
+        # failed, carried here as ``is_error``).
+        failed = raw.get("is_error") is True
+        parts = [_result_part(raw.get("tool_call_id"), raw.get("name"), value, failed, "the tool result", tool_names)]
     elif isinstance(value, str):
         # OpenAI sends "" (or null) beside tool calls; that empty text is not a part worth keeping.
         parts = [{"type": "text", "text": _text(value, f"`{key}`")}] if value or not calls else []
