@@ -375,6 +375,16 @@ def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_pa
     assert [m["id"] for m in ov("session", "show", "cc-long", "--json").json["result"]["messages"]] == [f"u{i}" for i in range(12)]
 
 
+def test_half_an_emoji_in_a_transcript_loses_one_character_not_the_message(ov, project, ov_home, tmp_path):
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("deploy done ").replace('done ', 'done \\ud83d') + _codex_line("next"))
+    assert "\\ud83d" in transcript.read_text()  # as a host writes it: JSON's escape of a lone surrogate
+    assert _hook("codex", "stop", _stdin("codex", "emoji", cwd=str(project), transcript_path=str(transcript))) == ""
+    assert _wait_job(ov_home, "cx-emoji")["captured"] == 2
+    texts = [m["parts"][0]["text"] for m in ov("session", "show", "cx-emoji", "--json").json["result"]["messages"]]
+    assert texts == ["deploy done \ufffd", "next"]
+
+
 def test_a_codex_call_that_failed_is_stored_as_failed(ov, project, ov_home, tmp_path):
     def item(payload):
         return json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": payload}) + "\n"

@@ -22,6 +22,10 @@ from pathlib import Path
 
 from ov.errors import InvalidInput
 from ov.files import atomic_write, json_bytes
+from ov.regex import LazyPattern
+
+
+_LONE_SURROGATE = LazyPattern("[\ud800-\udfff]")
 
 
 @dataclass
@@ -77,8 +81,14 @@ def capture(store, host, hook, session_id: str) -> Captured:
         try:
             normalise_message(message)
         except InvalidInput:
-            dropped += 1
-            continue
+            # A host that cut its output inside an emoji leaves half of it (a lone surrogate), which
+            # no file can hold: that character is replaced, not the whole message lost.
+            message = _without_lone_surrogates(message)
+            try:
+                normalise_message(message)
+            except InvalidInput:
+                dropped += 1
+                continue
         messages.append(message)
     result = Captured(dropped=dropped)
     if messages:
@@ -89,6 +99,16 @@ def capture(store, host, hook, session_id: str) -> Captured:
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
+
+
+def _without_lone_surrogates(value):
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_without_lone_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_lone_surrogates(v) for k, v in value.items()}
+    return value
 
 
 def mark_live(store, session_id: str, host: str, transcript: str | None = None) -> None:
