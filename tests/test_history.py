@@ -242,3 +242,12 @@ def test_a_file_no_uri_can_name_is_never_recorded_and_the_backup_restores(histor
     monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
     assert history("restore", str(tmp_path / "all.ovpack")).exit_code == 0
     assert history("read", "viking://resources/proj/fine.md").stdout == "fine\n"
+
+
+def test_a_whole_scope_or_a_users_tree_can_be_restored(history, ov_home):
+    assert history("write", "viking://resources/b.md", "--content", "later").exit_code == 0
+    plan = ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://resources", "--dry-run", "--json"))
+    assert plan["deleted"] == ["viking://resources/b.md"] and plan["written"] == []
+    assert ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://resources", "--json"))["commit"]
+    assert history("read", "viking://resources/b.md").exit_code == 1
+    assert ok(history("snapshot", "restore", "HEAD~3", "--uri", "viking://~", "--dry-run", "--json"))["deleted"] == [MEMORY]

@@ -314,9 +314,8 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD."""
     git = store.git
     source = resolve(store, rev)
+    # Any subtree, a scope or a user's tree included: the whole store may be restored, so may a part.
     path = uri.path if uri is not None and not uri.is_root else ""
-    if path:
-        store.require_content_uri(uri)
     then = dict(git.iter_files(git.repo[source].tree, path))
     with store.transaction() as tx:
         now = dict(git.iter_files(tx.tree, path))
