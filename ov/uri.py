@@ -146,6 +146,20 @@ def from_path(path: str) -> VikingURI:
     return parse(SCHEME + path, user)
 
 
+def file_place_problem(uri: VikingURI) -> str | None:
+    """Why no file may be at ``uri`` (a scope, a user's root, a folder ov keeps for a user or a
+    session), or None: every file a command writes, a scan records or a backup restores obeys it."""
+    if uri.is_root or len(uri.parts) < 2:
+        return "a scope"
+    if uri.scope == "user" and len(uri.parts) < 3:
+        return "a user's root"
+    if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
+        return "reserved for a directory"
+    if uri.scope == "user" and len(uri.parts) == 4 and uri.parts[2] == "sessions":
+        return "reserved for a session's folder"
+    return None
+
+
 def is_valid_segment(name: str) -> bool:
     """True when ``name`` may appear as one segment of a URI (used to skip odd files on disk)."""
     try:

@@ -213,6 +213,7 @@ _ODD_LINES = "alpha end\r\nbeta\rgamma x end\x0cdelta\u2028a end\nxyz\n\nabc\x85
 @pytest.mark.parametrize("pattern", [
     "end$", "^beta$", "^gamma", "a$", "^$", "\\bend\\b", "end(?!\\s)", "(?<=\\s)end", "a[^x]*+$", "\\Aabc", "abc\\Z",
     "(?i)^DELTA", "(?>a[^x]*)$", "x end$", "^(?P<w>\\w)(?P=w)", "a(?=$)", "end[\\s\\S]", "nothing at all", "t a",
+    "a[^x]*(*PRUNE)$", "a[^x]*(*SKIP)$", "(?=(a[^x]*))\\1$",
 ])
 @pytest.mark.parametrize("block", [1024, 3])
 def test_grep_finds_each_line_a_pattern_matches_alone(ov, monkeypatch, pattern, block):

@@ -253,6 +253,21 @@ def test_an_index_that_opens_but_fails_when_read_is_rebuilt_by_the_search_that_m
     assert searched.json["result"]["index"]["actions"][0].startswith("rebuilt: the full-text index could not be read")
 
 
+def test_damage_met_while_the_index_is_opened_is_repaired_by_the_same_search(docs, ov_home):
+    """Rebuilding stale vectors reads every record when the index is opened: damage met there is
+    repaired by that search too, not by the next one."""
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    meta_path = index_dir(ov_home) / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "vectors_stale": True}))
+    _damage_stored_records(index_dir(ov_home))
+    write(docs, "viking://resources/notes/pasta.md", "Pasta water should taste like the sea.")
+    result = found(docs, "risotto")
+    assert uris(result) == ["viking://resources/notes/cooking.md"]
+    assert any(a.startswith("rebuilt: the full-text index could not be read") for a in result["index"]["actions"])
+
+
 def test_a_read_failure_drops_the_index_it_read_and_not_a_newer_one(docs, ov_home):
     """What a search that meets a damaged index does, by steps: the index it read is marked not
     built (so a hook's ready() starts a build job), unless another process replaced it meanwhile."""
@@ -1037,6 +1052,13 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path, monkeypatch):
             with open(path, "r+b") as handle:
                 handle.truncate(len(good) // 2)
 
+    # An index read from a file: a write shorter than that file is checked, whatever the free space
+    # (a quota or an IO error cuts a write short on a disk with room).
+    loaded = VectorIndex.load(target, 16, 64, for_update=True)
+    loaded._index = ShortWrites(loaded._index)
+    with pytest.raises((OSError, IndexUnavailable)):
+        loaded.save(target)
+    assert target.read_bytes() == good
     vectors._index = ShortWrites(vectors._index)
     monkeypatch.setattr("ov.index.vectors.os.statvfs", lambda path: types.SimpleNamespace(f_bavail=0, f_frsize=4096))
     with pytest.raises((OSError, IndexUnavailable)):

@@ -235,8 +235,11 @@ def test_a_file_no_uri_can_name_is_never_recorded_and_the_backup_restores(histor
     for name in (".gitattributes", "back\\slash.md", "c:odd.md"):
         (folder / name).write_text("x\n")
     (folder / "fine.md").write_text("fine\n")
+    for rel in ("user/Bad User/x.md", "user/bob/memories", "user/default/sessions/s1"):  # no URI, or where a folder belongs
+        (ov_home / "accounts/default" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ov_home / "accounts/default" / rel).write_text("x\n")
     status = ok(history("status", "--json"))
-    assert status["added"] == ["viking://resources/proj/fine.md"] and len(status["ignored"]) == 3
+    assert status["added"] == ["viking://resources/proj/fine.md"] and len(status["ignored"]) == 6
     assert history("snapshot", "commit", "-m", "files copied in").exit_code == 0
     assert history("backup", str(tmp_path / "all.ovpack")).exit_code == 0
     monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))

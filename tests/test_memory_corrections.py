@@ -336,11 +336,22 @@ def test_memories(ov, ov_home, steps, expected, updates):
         assert got == updates
 
 
-@pytest.mark.parametrize("text", ["my ssh passphrase is swordfish", "My PIN is 4821", "my github token: ghp_x1", "Remember that our wifi password is bluebird"])
+@pytest.mark.parametrize("text", [
+    "my ssh passphrase is swordfish", "My PIN is 4821", "my github token: ghp_x1", "Remember that our wifi password is bluebird",
+    "my password is set to bluebird", "my pin number is 4821", "the alarm code is 4821", "wifi password is bluebird", "my passcode's 1234",
+])
 def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
     refused = ov("remember", text, "--json")
     assert refused.exit_code == 2 and "ov does not keep secrets in memories" in refused.error["message"]
     assert "swordfish" not in refused.stdout + refused.stderr and _memories(ov_home) == {}
+
+
+@pytest.mark.parametrize("text", [
+    "my SSH key is ed25519, not RSA", "the secret is to batch writes", "my secret ingredient is paprika",
+    "Our winning combination is Go and Postgres", "my favourite key is C minor", "the zip code is 94110",
+])
+def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
+    assert ov("remember", text).exit_code == 0
 
 
 def test_remember_reports_an_update_with_before_and_after(ov):

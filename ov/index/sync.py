@@ -113,7 +113,7 @@ class Indices:
         self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
         # The vector generation this object last wrote, as it wrote it: searched as it is rather
         # than read back from disk (an hnswlib file is read in ~12 ms a 10,000 vectors).
-        self._written: tuple[str, object] | None = None
+        self._written: tuple[str, float, object] | None = None  # (vector file, the build's time, the index)
 
     # --- public ----------------------------------------------------------------
 
@@ -157,11 +157,15 @@ class Indices:
         proves damaged while ``work`` reads it is dropped (:meth:`discard`) and rebuilt, and
         ``work`` runs once more on the new one: a damaged segment costs one search a rebuild,
         not every search an error until someone runs ``ov reindex``."""
-        opened = self.open(full_text_only=full_text_only)
+        opened = None
         try:
+            opened = self.open(full_text_only=full_text_only)
             return work(opened)
         except IndexDamaged as exc:
-            self.discard(opened.meta, exc.message)
+            # Met by the search, or by open itself (rebuilding stale vectors reads every record).
+            meta = opened.meta if opened is not None else Meta.read(self.root / META_NAME)
+            if meta is not None:
+                self.discard(meta, exc.message)
         return work(self.open(full_text_only=full_text_only))
 
     def discard(self, meta: Meta, reason: str) -> None:
@@ -318,7 +322,7 @@ class Indices:
         vectors.add(matrix, vector_labels)
         gen_file = _next_vectors_file(meta.vectors_file)
         vectors.save(self.root / gen_file)
-        self._written = (gen_file, vectors)
+        self._written = (gen_file, meta.built_at, vectors)
         return vectors, gen_file
 
     def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> None:
@@ -433,9 +437,10 @@ class Indices:
         from ov.index.vectors import exact_fits, load_for_search
 
         written = self._written
-        if written is not None and written[0] == meta.vectors_file and "numpy" in sys.modules and not exact_fits(meta.vectors, meta.embedder["dimension"]):
-            # What load_for_search would read back in a process with numpy: this hnswlib index.
-            return written[1]
+        if written is not None and written[:2] == (meta.vectors_file, meta.built_at) and "numpy" in sys.modules and not exact_fits(meta.vectors, meta.embedder["dimension"]):
+            # What load_for_search would read back in a process with numpy: this hnswlib index (of
+            # this build: another process's rebuild numbers its files from 0 again).
+            return written[2]
         if self._warm is not None:
             # A long-lived process (the MCP server) pays numpy's import once; after it every search
             # of a flat copy is one matrix product instead of a plain-Python loop.

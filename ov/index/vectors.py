@@ -404,6 +404,7 @@ class VectorIndex:
         self._index = index
         self.dimension = dimension
         self.live = live  # vectors not marked deleted (hnswlib does not count them)
+        self._read_bytes: int | None = None  # the size of the file it was read from (save's check)
         # label -> vector of every live vector, kept beside hnswlib while the flat or grouped copy
         # can be written from it (None: unknown, read back from hnswlib on save, which is slow).
         self._rows = rows
@@ -440,7 +441,9 @@ class VectorIndex:
                 base = vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
         except (OSError, ValueError):
             rows = base = None
-        return cls(index, dimension, live, rows, base)
+        loaded = cls(index, dimension, live, rows, base)
+        loaded._read_bytes = os.path.getsize(path)
+        return loaded
 
     def save(self, path: Path) -> None:
         """Write to ``path`` atomically (a temporary file renamed over it), and beside it the flat
@@ -452,13 +455,16 @@ class VectorIndex:
             self._index.save_index(str(tmp))
             with open(tmp, "rb+") as handle:
                 os.fsync(handle.fileno())
-            # hnswlib writes through a C++ stream whose errors it never checks: on a full disk
-            # it leaves a short file without a word. Loading it back is the check (its loader
-            # compares the file's size with what the header promises), made only when the disk
-            # is nearly full after the write: with as much free again as was written, no write
-            # was cut short by it (the load costs an update ~12 ms a 10,000 vectors).
+            # hnswlib writes through a C++ stream whose errors it never checks: on a full disk, a
+            # quota or an IO error it leaves a short file without a word. Loading it back is the
+            # check (its loader compares the file's size with what the header promises), made
+            # unless the write can be seen whole without it (the load costs an update ~12 ms a
+            # 10,000 vectors): a file no smaller than the one the index was read from (hnswlib's
+            # files only grow: deleted vectors keep their place), on a disk with as much free
+            # again as was written.
+            written = tmp.stat().st_size
             free = os.statvfs(path.parent)
-            if free.f_bavail * free.f_frsize < max(tmp.stat().st_size, 1 << 20):
+            if self._read_bytes is None or written < self._read_bytes or free.f_bavail * free.f_frsize < max(written, 1 << 20):
                 VectorIndex.load(tmp, self.dimension, self.live)
         except RuntimeError as exc:
             written = tmp.stat().st_size if tmp.exists() else 0

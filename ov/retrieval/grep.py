@@ -23,9 +23,10 @@ GREP_SECONDS = 10.0
 GREP_BLOCK_LINES = 1024
 _WILDCARDS = set("*?[")
 # How many items a pattern may hold once its counted repeats are written out: the regex package
-# expands "x{n}" (and the minimum of "x{m,n}") when it compiles, ~250 bytes an item, so nested
-# counts such as (?:(?:a{200}){200}){100} (4 million) took seconds and a gigabyte to refuse.
-GREP_MAX_EXPANDED = 200_000
+# expands "x{n}" (and the minimum of "x{m,n}") when it compiles, ~250 bytes an item (a million:
+# ~0.5 s and 250 MB), so nested counts such as (?:(?:a{200}){200}){100} (4 million) took seconds
+# and a gigabyte before they could be refused.
+GREP_MAX_EXPANDED = 1_000_000
 _REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
@@ -117,12 +118,15 @@ def _lines_only(pattern: str) -> bool:
 
     Elsewhere the joined file only adds a newline where a line ended, which ^ and $ (multi-line)
     and \b read as a line's end, and which other items can only match more. Not so for anchors
-    where a search starts (\A, \Z, \G), lookarounds other than a positive lookahead, inline
-    flags, and items that never give back what they took (atomic groups, possessive repeats):
-    "a[^x]*+$" takes a line's newline and then cannot end there.
+    where a search starts (\A, \Z, \G), lookarounds other than a positive lookahead (and that
+    one with a backreference), inline flags, and items that never give back what they took
+    (atomic groups, possessive repeats, backtracking verbs): "a[^x]*+$" takes a line's newline
+    and then cannot end there.
     """
-    if any(mark in pattern for mark in ("\\A", "\\Z", "\\z", "\\G", "*+", "++", "?+", "}+")):
-        return True
+    if any(mark in pattern for mark in ("\\A", "\\Z", "\\z", "\\G", "*+", "++", "?+", "}+", "(*")):
+        return True  # (*PRUNE), (*SKIP) and the like do not give back either
+    if "(?=" in pattern and re.search(r"\\[1-9]|\\g|\(\?P=", pattern):
+        return True  # a lookahead is atomic: what it captured across a newline a backreference holds
     return re.search(r"\(\?(?![:=]|P[<=])", pattern) is not None
 
 
@@ -159,6 +163,13 @@ def expanded_size(pattern: str) -> int:
         if ch == "(":
             sizes.append(0)
             last = 0
+            if pattern.startswith("?", i + 1):  # (?:, (?P<name>, (?<=, (?i): a group's kind, not items
+                i += 2
+                while i < n and pattern[i] not in ":>=!)":
+                    i += 1
+                if i < n and pattern[i] != ")":
+                    i += 1
+                continue
         elif ch == ")":
             last = sizes.pop() if len(sizes) > 1 else 0
             sizes[-1] += last

@@ -226,28 +226,37 @@ class CommitChain:
                 )
             else:
                 emptied.add(replaced)
+        folders: dict[bytes, dict[bytes, int] | None] = {}  # each folder's tree read once: a large add meets the same ones
         for folder in sorted(parents - deleted - files):
-            if self._mode(folder) not in (None, stat.S_IFDIR):
+            if self._mode(folder, folders) not in (None, stat.S_IFDIR):
                 raise NotADirectory(
                     f"viking://{folder.decode()} is a file in the last commit, so nothing can be created under it",
                     hint="`ov status` shows hand edits; `ov snapshot commit` records them",
                 )
         for path in sorted(files - emptied):
-            if self._mode(path) == stat.S_IFDIR:  # its files would leave the commit, not the work tree
+            if self._mode(path, folders) == stat.S_IFDIR:  # its files would leave the commit, not the work tree
                 raise IsADirectory(f"viking://{path.decode()} is a folder, so a file cannot replace it", hint="remove the folder first")
         return kept
 
-    def _mode(self, path: bytes) -> int | None:
-        """The mode of ``path`` in the chain's tree (a folder's is stat.S_IFDIR), None when absent."""
-        if self.tree is None:
-            return None
-        from dulwich.errors import NotTreeError
+    def _mode(self, path: bytes, folders: dict) -> int | None:
+        """The mode of ``path`` in the chain's tree (a folder's is stat.S_IFDIR), None when absent;
+        ``folders`` keeps each folder's entries as they are read."""
+        parent, _, name = path.rpartition(b"/")
+        found = (self._entries(parent, folders) or {}).get(name)
+        return None if found is None else stat.S_IFDIR if stat.S_ISDIR(found[0]) else found[0]
 
-        try:
-            mode, _ = self._objects[self.tree].lookup_path(self._objects.__getitem__, path)
-        except (KeyError, NotTreeError):
-            return None
-        return stat.S_IFDIR if stat.S_ISDIR(mode) else mode
+    def _entries(self, folder: bytes, folders: dict) -> dict[bytes, tuple[int, bytes]] | None:
+        """name -> (mode, sha) of the folder ``folder`` (b"" the root) in the chain's tree; None when it is no folder."""
+        if folder not in folders:
+            if not folder:
+                tree_id = self.tree
+            else:
+                parent, _, name = folder.rpartition(b"/")
+                found = (self._entries(parent, folders) or {}).get(name)
+                tree_id = found[1] if found is not None and stat.S_ISDIR(found[0]) else None
+            tree = self._objects[tree_id] if tree_id is not None else None
+            folders[folder] = {item.path: (item.mode, item.sha) for item in tree.iteritems()} if tree is not None else None
+        return folders[folder]
 
     def _has(self, path: str) -> bool:
         """Whether ``path`` is in the chain's tree (which may exist in memory only)."""

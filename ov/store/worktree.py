@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.store.gitstore import INDEX_PENDING, GitStore
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, is_valid_segment
+from ov.errors import InvalidInput
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, file_place_problem, from_path
 
 
 @dataclass
@@ -50,9 +51,10 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
-        if rel not in committed and not all(map(is_valid_segment, rel.split("/"))):
-            # Named as no URI can name it (`.gitattributes`, `a\b.md`, `c:x.md`): never recorded,
-            # or no command could remove it and no backup of the store would restore.
+        if rel not in committed and not _storable(rel):
+            # Named as no URI can name it (`.gitattributes`, `a\b.md`, `user/Bad User/x.md`), or
+            # where ov keeps a folder: never recorded, or no command could remove it and no backup
+            # of the store would restore.
             changes.ignored.append(rel)
             continue
         key = rel.encode()
@@ -82,6 +84,14 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
         except OSError:
             pass  # a stat cache for git and for the next scan; a full disk must not fail `ov status`
     return changes
+
+
+def _storable(rel: str) -> bool:
+    """Whether a file at work-tree path ``rel`` is one ov could have written there."""
+    try:
+        return file_place_problem(from_path(rel)) is None
+    except InvalidInput:
+        return False
 
 
 def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:
