@@ -268,6 +268,27 @@ def test_damage_met_while_the_index_is_opened_is_repaired_by_the_same_search(doc
     assert any(a.startswith("rebuilt: the full-text index could not be read") for a in result["index"]["actions"])
 
 
+def test_a_read_the_system_failed_keeps_the_index(docs, ov_home, monkeypatch):
+    """Too many open files, an IO error: the system failed the read, not the index, which is kept
+    (a rebuild would re-embed everything, and the same failure may stop it as well)."""
+    from ov.index import lexical
+
+    found(docs, "risotto")
+    meta = (index_dir(ov_home) / "meta.json").read_text()
+    real = lexical.LexicalIndex._run
+
+    def run_out_of_files(self, query, limit):
+        with lexical._read_failure():
+            raise ValueError("An IO error occurred: 'Too many open files (os error 24)'")
+
+    monkeypatch.setattr(lexical.LexicalIndex, "_run", run_out_of_files)
+    failed = docs("find", "risotto", "--json")
+    assert failed.exit_code == 1 and failed.error["code"] == "index_unavailable" and "just now" in failed.error["message"]
+    assert (index_dir(ov_home) / "meta.json").read_text() == meta
+    monkeypatch.setattr(lexical.LexicalIndex, "_run", real)
+    assert "actions" not in found(docs, "risotto")["index"]
+
+
 def test_a_read_failure_drops_the_index_it_read_and_not_a_newer_one(docs, ov_home):
     """What a search that meets a damaged index does, by steps: the index it read is marked not
     built (so a hook's ready() starts a build job), unless another process replaced it meanwhile."""

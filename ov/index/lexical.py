@@ -15,11 +15,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov.errors import IndexDamaged, disk_full
+from ov.errors import IndexDamaged, IndexUnavailable, disk_full
 from ov.index.records import Record
 from ov.regex import LazyPattern
 
 SCHEMA_VERSION = 6
+# OS errors of a read that say nothing of the index itself (tantivy gives them as text).
+_PASSING = LazyPattern(
+    r"Too many open files|Cannot allocate memory|Resource temporarily unavailable|Interrupted system call"
+    r"|Input/output error|Stale file handle|Operation timed out|Connection (?:reset|timed out)"
+)
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
@@ -80,6 +85,10 @@ def _read_failure() -> Iterator[None]:
     try:
         yield
     except ValueError as exc:
+        if _PASSING.search(str(exc)):
+            # The system failed the read, not the index: dropping it would cost a rebuild (and an
+            # API embedder's re-embedding) that the same failure may stop as well.
+            raise IndexUnavailable(f"the full-text index could not be read just now: {exc}", hint="run the command again") from exc
         raise IndexDamaged(f"the full-text index could not be read: {exc}", hint="run `ov reindex`") from exc
 
 
