@@ -204,6 +204,8 @@ CASES = [
                  None, id="a-checklist-is-kept-as-one-line-of-its-items"),
     pytest.param([["My wifi password is bluebird. My PIN is 4821. Remember that my ssh passphrase is swordfish. My editor is Neovim."]],
                  {"profile.md": "- Editor: Neovim"}, None, id="what-a-secret-is-never-becomes-a-memory"),
+    pytest.param(["My favourite language is Go", "My favorite language is Rust"], {"profile.md": "- Favorite language: Rust"},
+                 {"profile.md": ("- Favourite language: Go", "- Favorite language: Rust")}, id="one-key-in-either-spelling"),
     pytest.param(["My editor is Vim", "My editor is actually Emacs"], {"profile.md": "- Editor: Emacs"},
                  {"profile.md": ("- Editor: Vim", "- Editor: Emacs")}, id="actually-inside-the-value"),
     pytest.param(["The API key is in 1Password", "Our deploy token is rotated monthly"],

@@ -250,7 +250,7 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
     if lead.endswith(": no longer "):
         return (lead[: -len(" no longer ")] + " " + obj,)
     if lead.endswith(": "):
-        return (lead.strip(),)
+        return (lead.strip(), *tx.other_spellings(lead.strip()))
     if lead in ("Works at ", "Works for "):
         return ("Works at", "Works for")
     if lead == "Works as ":

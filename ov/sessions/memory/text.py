@@ -246,3 +246,17 @@ def message_time(message: Mapping[str, Any], when: datetime) -> datetime:
         except ValueError:
             pass
     return when
+
+
+# British and American spellings of words a profile key often holds: one key, whichever is used.
+_SPELLINGS = (("favourite", "favorite"), ("colour", "color"), ("organisation", "organization"), ("licence", "license"))
+
+
+def other_spellings(key: str) -> tuple[str, ...]:
+    """``key`` with each word of :data:`_SPELLINGS` in its other spelling ("Favourite language:"
+    -> "Favorite language:"), for the stored line a new one replaces; () when it has none."""
+    out = key
+    for british, american in _SPELLINGS:
+        swapped = re.sub(british, american, out, flags=re.I) if re.search(british, out, re.I) else re.sub(american, british, out, flags=re.I)
+        out = swapped
+    return (out,) if out != key else ()
