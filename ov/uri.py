@@ -146,17 +146,21 @@ def from_path(path: str) -> VikingURI:
     return parse(SCHEME + path, user)
 
 
+# What file_place_problem says of a URI no file may have.
+A_SCOPE, A_USER_ROOT, A_USER_FOLDER, A_SESSION_FOLDER = "a scope", "a user's root", "reserved for a directory", "reserved for a session's folder"
+
+
 def file_place_problem(uri: VikingURI) -> str | None:
-    """Why no file may be at ``uri`` (a scope, a user's root, a folder ov keeps for a user or a
-    session), or None: every file a command writes, a scan records or a backup restores obeys it."""
+    """Why no file may be at ``uri`` (one of the constants above), or None: every file a command
+    writes, a scan records or a backup restores obeys it."""
     if uri.is_root or len(uri.parts) < 2:
-        return "a scope"
+        return A_SCOPE
     if uri.scope == "user" and len(uri.parts) < 3:
-        return "a user's root"
+        return A_USER_ROOT
     if uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] in ("memories", "peers", "resources", "sessions", "skills"):
-        return "reserved for a directory"
+        return A_USER_FOLDER
     if uri.scope == "user" and len(uri.parts) == 4 and uri.parts[2] == "sessions":
-        return "reserved for a session's folder"
+        return A_SESSION_FOLDER
     return None
 
 

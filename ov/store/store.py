@@ -41,7 +41,7 @@ from ov.store import sidecar
 from ov.store.gitstore import Author, GitStore
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, parse
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, parse
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -518,21 +518,24 @@ class Store:
         return "committed" if found[1] == git.blob_id(data) else "modified"
 
     def require_content_uri(self, uri: VikingURI) -> None:
-        problem = file_place_problem(uri)
-        if problem == "a scope":
-            raise InvalidInput(f"{uri} is a scope; name a path inside it", hint="for example viking://resources/notes")
-        if problem == "a user's root":
-            raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
+        self._require_place(uri, file_place_problem(uri))
 
     def require_file_uri(self, uri: VikingURI) -> None:
-        self.require_content_uri(uri)
         problem = file_place_problem(uri)
-        if problem == "reserved for a directory":
+        self._require_place(uri, problem)
+        if problem == A_USER_FOLDER:
             raise IsADirectory(f"{uri} is reserved for a directory")
-        if problem is not None:
-            # viking://user/U/sessions/ID is a session's folder: a plain file there would make
-            # the session unusable (`ov session add` could no longer create its files).
+        if problem == A_SESSION_FOLDER:
+            # A plain file there would make the session unusable (`ov session add` could no
+            # longer create its files).
             raise IsADirectory(f"{uri} is {problem}", hint="capture messages with `ov session add`; write files elsewhere")
+
+    @staticmethod
+    def _require_place(uri: VikingURI, problem: str | None) -> None:
+        if problem == A_SCOPE:
+            raise InvalidInput(f"{uri} is a scope; name a path inside it", hint="for example viking://resources/notes")
+        if problem == A_USER_ROOT:
+            raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
 
     def _check_text(self, uri: VikingURI, data: bytes) -> None:
         if looks_binary(data):

@@ -249,14 +249,12 @@ def message_time(message: Mapping[str, Any], when: datetime) -> datetime:
 
 
 # British and American spellings of words a profile key often holds: one key, whichever is used.
-_SPELLINGS = (("favourite", "favorite"), ("colour", "color"), ("organisation", "organization"), ("licence", "license"))
+_OTHER_SPELLING = {"favourite": "favorite", "colour": "color", "organisation": "organization", "licence": "license"}
+_OTHER_SPELLING |= {american: british for british, american in _OTHER_SPELLING.items()}
 
 
 def other_spellings(key: str) -> tuple[str, ...]:
-    """``key`` with each word of :data:`_SPELLINGS` in its other spelling ("Favourite language:"
-    -> "Favorite language:"), for the stored line a new one replaces; () when it has none."""
-    out = key
-    for british, american in _SPELLINGS:
-        swapped = re.sub(british, american, out, flags=re.I) if re.search(british, out, re.I) else re.sub(american, british, out, flags=re.I)
-        out = swapped
-    return (out,) if out != key else ()
+    """``key`` with each word of :data:`_OTHER_SPELLING` in its other spelling ("Favourite
+    language:" -> "favorite language:"), for the stored line a new one replaces; () when none."""
+    other = re.sub(r"[A-Za-z]+", lambda m: _OTHER_SPELLING.get(m.group().lower(), m.group()), key)
+    return (other,) if other != key else ()
