@@ -419,6 +419,7 @@ def test_a_damaged_flat_copy_is_passed_over_for_the_hnswlib_index(docs, ov_home)
 
 def test_past_the_flat_copys_limit_a_grouped_copy_follows_every_update_and_fsck_checks_it(docs, ov_home, monkeypatch):
     monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)  # every index is past the flat copy's limit
+    monkeypatch.setattr("ov.index.vector_delta.DELTA_LIMIT", 0)  # every update writes a new generation
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
     found(docs, "risotto")
     (first,) = index_dir(ov_home).glob("vectors-*.groups")
@@ -476,7 +477,8 @@ def test_a_flat_copy_an_earlier_ov_wrote_is_passed_over_and_rewritten_by_the_nex
     assert exact.read_bytes()[:8] == b"ovexact2" and docs("fsck", "--json").json["result"]["findings"] == []
 
 
-def test_a_damaged_hnswlib_file_is_rebuilt_by_the_next_update_while_searches_use_the_flat_copy(docs, ov_home):
+def test_a_damaged_hnswlib_file_is_rebuilt_by_the_next_update_while_searches_use_the_flat_copy(docs, ov_home, monkeypatch):
+    monkeypatch.setattr("ov.index.vector_delta.DELTA_LIMIT", 0)  # the update writes a new generation from it
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
     before = found(docs, "risotto")
     (hnsw,) = index_dir(ov_home).glob("vectors-*.hnsw")
@@ -1168,7 +1170,7 @@ def test_the_plain_search_of_the_flat_copy_never_carries_between_rows(tmp_path, 
 
 
 def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):
-    from ov.index.vectors import ExactVectors, VectorIndex, exact_path, load_for_search, remove_generation
+    from ov.index.vectors import ExactVectors, VectorIndex, exact_path, load_for_search
 
     index = VectorIndex.create(8, 16)
     index.add(_unit_rows(16, 8, 4), list(range(16)))
@@ -1179,11 +1181,10 @@ def test_a_flat_copy_that_disagrees_with_the_index_is_not_used(tmp_path):
     assert isinstance(load_for_search(path, 16, 16), VectorIndex)  # another dimension
     exact_path(path).write_bytes(b"ovexact1" + b"\x00" * 4)
     assert isinstance(load_for_search(path, 8, 16), VectorIndex)
-    remove_generation(path)
-    assert not path.exists() and not exact_path(path).exists()
 
 
-def test_an_update_leaves_only_the_current_generation_and_its_flat_copy(docs, ov_home):
+def test_an_update_leaves_only_the_current_generation_and_its_flat_copy(docs, ov_home, monkeypatch):
+    monkeypatch.setattr("ov.index.vector_delta.DELTA_LIMIT", 0)  # every update writes a new generation
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
     found(docs, "risotto")
     write(docs, "viking://resources/notes/soup.md", "A tomato soup with basil")

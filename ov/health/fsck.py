@@ -185,12 +185,21 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
+        from ov.index.vector_delta import Delta, DeltaVectors
         from ov.index.vector_groups import GroupedVectors, groups_path
         from ov.index.vectors import ExactVectors, OlderCopy, VectorIndex, exact_path, record_label
 
+        dimension = meta.embedder["dimension"]
         try:
-            vectors = VectorIndex.load(indices.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
-            live = vectors.labels()
+            delta = Delta.load(indices.root / meta.vectors_delta, dimension) if meta.vectors_delta else None
+        except (OSError, ValueError) as exc:
+            add(Finding("index", "problem", f"the vector delta does not load: {exc}", rebuild))
+            return
+        generation_live = meta.vectors if delta is None else delta.base_live
+        try:
+            vectors = VectorIndex.load(indices.root / meta.vectors_file, dimension, generation_live)
+            in_generation = vectors.labels()
+            live = in_generation if delta is None else DeltaVectors(vectors, delta).labels()
         except (OSError, RuntimeError) as exc:
             add(Finding("index", "problem", f"the vector index does not open: {exc}", rebuild))
             return
@@ -202,7 +211,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             if not copy.is_file():
                 continue
             try:
-                loaded = reader.load(copy, meta.embedder["dimension"], meta.vectors)
+                loaded = reader.load(copy, dimension, generation_live)
                 copied = loaded.labels()
             except OlderCopy:
                 add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
@@ -210,11 +219,11 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             except (OSError, ValueError) as exc:
                 add(Finding("index", "problem", f"the {name} copy of the vectors does not load: {exc}", rebuild))
                 return
-            if copied != live:
-                add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(live)}", rebuild))
+            if copied != in_generation:
+                add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(in_generation)}", rebuild))
             elif differing := _differing_rows(loaded, vectors):
                 # Damage inside a copy of the right size loads and is searched: only this finds it.
-                add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(live)} vectors", "run `ov reindex`"))
+                add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", "run `ov reindex`"))
     elif meta.vectors_stale:
         add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))
 

@@ -11,6 +11,8 @@ tree, never committed)::
                        enough to search exhaustively (see ov.index.vectors)
     vectors-{gen}.groups above that, the same grouped around centroids, for a cold
                        search that compares the nearest groups (ov.index.vector_groups)
+    vectors-{gen}.delta what changed since that generation, while it is little
+                       (ov.index.vector_delta)
 
 :meth:`Indices.open` is called before every search. When HEAD moved since the
 indexed commit, the indices catch up from the git diff of the two trees: only
@@ -38,7 +40,6 @@ from ov.errors import IndexDamaged, IndexUnavailable, OvError, StoreLocked
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
-from ov.index.vectors import remove_generation
 from ov.store.lock import WriteLock
 
 INDEX_DIR = "index"
@@ -60,10 +61,11 @@ class Meta:
     language: str
     embedder: dict | None
     vectors_file: str | None = None
+    vectors_delta: str | None = None  # the generation's delta (ov.index.vector_delta), if any
     vectors_stale: bool = False
     next_label: int = 0
     records: int = 0
-    vectors: int = 0
+    vectors: int = 0  # live vectors, the delta's changes counted
     built_at: float = 0.0
     updated_at: float = 0.0
 
@@ -284,46 +286,91 @@ class Indices:
             if sha is not None:
                 records.extend(committed_records(git, path, sha))
         labels = list(range(meta.next_label, meta.next_label + len(records)))
-        vectors, gen_file = self._update_vectors(meta, records, labels, removed_labels)
+        update = self._update_vectors(meta, records, labels, removed_labels)
         for record, label in zip(records, labels):
             lexical.add(record, label)
         lexical.commit()
-        old_file = meta.vectors_file
         meta.commit = head
         meta.next_label += len(records)
         meta.records = lexical.count()
-        if vectors is not None:
-            meta.vectors_file, meta.vectors = gen_file, vectors.live
+        if update is not None:
+            meta.vectors_file, meta.vectors_delta, meta.vectors = update
         meta.updated_at = time.time()
         meta.write(self.root / META_NAME)
-        if gen_file and old_file and old_file != gen_file:
-            remove_generation(self.root / old_file)
+        if update is not None:
+            self._sweep_vector_files(meta)
         return len(paths)
 
     def _update_vectors(self, meta: Meta, records: list[Record], labels: list[int], removed: list[int]):
-        """Apply a diff to the vectors into a new generation file; (None, None) when there are none."""
-        from ov.index.vectors import VectorIndex
+        """Apply a diff to the vectors: into a new delta while the change since the generation is
+        small (ov.index.vector_delta), else into a new generation. (vector file, delta file,
+        live vectors) of the result, or None when there are no vectors to update."""
+        from ov.index.vector_delta import DELTA_LIMIT, DELTA_SUFFIX, Delta
+        from ov.index.vectors import VectorIndex, stacked
 
         embedder = self._embedder()
         if embedder is None or meta.embedder is None or meta.vectors_stale or not meta.vectors_file:
-            return None, None
+            return None
+        dimension = meta.embedder["dimension"]
         try:
-            vectors = VectorIndex.load(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors, for_update=True)
             matrix, vector_labels = _embed(embedder, records, labels)
+            delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else Delta.empty(dimension, meta.vectors)
+            base = self._copy_of(meta.vectors_file, dimension, delta.base_live)
+            if base is not None:
+                changed = delta.changed(removed, dict(zip(vector_labels, matrix)), base)
+                if changed.size <= DELTA_LIMIT:
+                    delta_file = _next_vectors_file(meta, DELTA_SUFFIX)
+                    changed.write(self.root / delta_file)
+                    return meta.vectors_file, delta_file, changed.live
+            vectors = VectorIndex.load(self.root / meta.vectors_file, dimension, delta.base_live, for_update=True)
         except OvError as exc:
             _log().warning("vectors left behind: %s", exc)
             meta.vectors_stale = True
-            return None, None
-        except (OSError, RuntimeError) as exc:
+            return None
+        except (OSError, RuntimeError, ValueError) as exc:
             _log().warning("vector index unreadable (%s); it will be rebuilt", exc)
             meta.vectors_stale = True
-            return None, None
+            return None
+        # The delta folded in, then this change, into a new generation.
+        vectors.remove(sorted(delta.removed))
+        if delta.added.live:
+            rows = delta.added.rows()
+            vectors.add(stacked(rows, list(rows), dimension), list(rows))
         vectors.remove(removed)
         vectors.add(matrix, vector_labels)
-        gen_file = _next_vectors_file(meta.vectors_file)
+        gen_file = _next_vectors_file(meta)
         vectors.save(self.root / gen_file)
         self._written = (gen_file, meta.built_at, vectors)
-        return vectors, gen_file
+        return gen_file, None, vectors.live
+
+    def _copy_of(self, vectors_file: str, dimension: int, live: int):
+        """The flat or grouped copy of a generation, loaded (cheaply: no hnswlib), or None."""
+        from ov.index import vector_groups
+        from ov.index.vectors import ExactVectors, exact_fits, exact_path
+
+        path = self.root / vectors_file
+        try:
+            if exact_fits(live, dimension):
+                return ExactVectors.load(exact_path(path), dimension, live)
+            if vector_groups.grouped_fits(live, dimension):
+                return vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
+        except (OSError, ValueError):
+            pass  # the generation's own file is the authority: the update folds into a new one
+        return None
+
+    def _sweep_vector_files(self, meta: Meta) -> None:
+        """Remove every vector file ``meta`` does not name: the generation or delta it replaced,
+        and any that an update killed before its ``meta.json`` was written left behind."""
+        from ov.index.vector_groups import groups_path
+        from ov.index.vectors import exact_path
+
+        keep = {meta.vectors_delta}
+        if meta.vectors_file:
+            generation = self.root / meta.vectors_file
+            keep |= {generation.name, exact_path(generation).name, groups_path(generation).name}
+        for path in self.root.glob("vectors-*"):
+            if path.name not in keep:
+                path.unlink(missing_ok=True)
 
     def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> None:
         from ov.index.lexical import Filters
@@ -341,14 +388,12 @@ class Indices:
             return
         vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
         vectors.add(matrix, vector_labels)
-        old_file = meta.vectors_file
-        gen_file = _next_vectors_file(old_file)
+        gen_file = _next_vectors_file(meta)
         vectors.save(self.root / gen_file)
-        meta.vectors_file, meta.vectors, meta.vectors_stale = gen_file, vectors.live, False
+        meta.vectors_file, meta.vectors_delta, meta.vectors, meta.vectors_stale = gen_file, None, vectors.live, False
         meta.embedder = _made_by(embedder)
         meta.write(self.root / META_NAME)
-        if old_file and old_file != gen_file:
-            remove_generation(self.root / old_file)
+        self._sweep_vector_files(meta)
 
     # --- rebuilding ------------------------------------------------------------
 
@@ -425,7 +470,7 @@ class Indices:
                 return "the embedder's dimension changed"
             if have.get("recipe", 1) != VECTOR_RECIPE:
                 return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {VECTOR_RECIPE}"
-        if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
+        if any(name and not (self.root / name).is_file() for name in (meta.vectors_file, meta.vectors_delta)):
             return "the vector file is missing"
         return None
 
@@ -434,23 +479,33 @@ class Indices:
 
     def _vectors_load(self, meta: Meta):
         """The vectors of ``meta`` to search, or None when they do not load."""
+        from ov.index.vector_delta import Delta, DeltaVectors
         from ov.index.vectors import exact_fits, load_for_search
 
+        dimension = meta.embedder["dimension"]
+        try:
+            delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else None
+        except (OSError, ValueError) as exc:
+            _log().info("vector delta unreadable (%s)", exc)
+            return None
+        live = meta.vectors if delta is None else delta.base_live
         written = self._written
-        if written is not None and written[:2] == (meta.vectors_file, meta.built_at) and "numpy" in sys.modules and not exact_fits(meta.vectors, meta.embedder["dimension"]):
+        if written is not None and written[:2] == (meta.vectors_file, meta.built_at) and "numpy" in sys.modules and not exact_fits(live, dimension):
             # What load_for_search would read back in a process with numpy: this hnswlib index (of
             # this build: another process's rebuild numbers its files from 0 again).
-            return written[2]
-        if self._warm is not None:
-            # A long-lived process (the MCP server) pays numpy's import once; after it every search
-            # of a flat copy is one matrix product instead of a plain-Python loop.
-            import numpy  # noqa: F401
+            base = written[2]
+        else:
+            if self._warm is not None:
+                # A long-lived process (the MCP server) pays numpy's import once; after it every
+                # search of a flat copy is one matrix product instead of a plain-Python loop.
+                import numpy  # noqa: F401
 
-        try:
-            return load_for_search(self.root / meta.vectors_file, meta.embedder["dimension"], meta.vectors)
-        except (OSError, RuntimeError, TypeError, KeyError) as exc:
-            _log().info("vector index unreadable (%s)", exc)
-            return None
+            try:
+                base = load_for_search(self.root / meta.vectors_file, dimension, live)
+            except (OSError, RuntimeError, TypeError, KeyError) as exc:
+                _log().info("vector index unreadable (%s)", exc)
+                return None
+        return base if delta is None else DeltaVectors(base, delta)
 
     def _load(
         self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None, strict: bool = False, vectors: bool = True
@@ -485,7 +540,7 @@ class Indices:
 
 def _same_build(a: Meta, b: Meta) -> bool:
     """Whether two reads of ``meta.json`` describe the same state of the index folder."""
-    return (a.commit, a.built_at, a.updated_at, a.vectors_file) == (b.commit, b.built_at, b.updated_at, b.vectors_file)
+    return (a.commit, a.built_at, a.updated_at, a.vectors_file, a.vectors_delta) == (b.commit, b.built_at, b.updated_at, b.vectors_file, b.vectors_delta)
 
 
 class _Rebuild(Exception):
@@ -555,14 +610,16 @@ def _embed(embedder, records: list[Record], labels: list[int]):
     return np.vstack(parts).astype(np.float32), vector_labels
 
 
-def _next_vectors_file(current: str | None) -> str:
-    gen = 0
-    if current:
+def _next_vectors_file(meta: Meta | None, suffix: str = ".hnsw") -> str:
+    """The name of the vector file after those ``meta`` names (a generation's, or with ``suffix``
+    ``.delta`` a delta's): numbered past both, so that neither is ever written over."""
+    gen = -1
+    for name in (meta.vectors_file, meta.vectors_delta) if meta is not None else ():
         try:
-            gen = int(current.split("-")[1].split(".")[0]) + 1
-        except (IndexError, ValueError):
-            gen = 0
-    return f"vectors-{gen:06d}.hnsw"
+            gen = max(gen, int(name.split("-")[1].split(".")[0]))
+        except (AttributeError, IndexError, ValueError):
+            pass
+    return f"vectors-{gen + 1:06d}{suffix}"
 
 
 def _tree_or_none(git, commit: str | None):

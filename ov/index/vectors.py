@@ -172,17 +172,6 @@ def load_for_search(path: Path, dimension: int, live: int):
     return VectorIndex.load(path, dimension, live)
 
 
-def remove_generation(path: Path) -> None:
-    """Delete a vector generation's files (the hnswlib index and its flat or grouped copy)."""
-    from ov.index.vector_groups import groups_path
-
-    for name in (path, exact_path(path), groups_path(path)):
-        try:
-            name.unlink()
-        except FileNotFoundError:
-            pass
-
-
 def write_blocks(path: Path, blocks) -> None:
     """Write ``blocks`` (bytes-like: bytes, C-contiguous numpy arrays) one after another to
     ``path`` atomically: into a temporary file beside it, flushed to disk, renamed over it."""
@@ -256,17 +245,22 @@ class ExactVectors:
 
     @classmethod
     def load(cls, path: Path, dimension: int, live: int) -> ExactVectors:
-        data = path.read_bytes()
+        return cls.from_bytes(path.read_bytes(), dimension, live, path.name)
+
+    @classmethod
+    def from_bytes(cls, data: bytes, dimension: int, live: int | None, name: str) -> ExactVectors:
+        """The flat copy held in ``data`` (what :meth:`blocks` wrote); ``live``: the number of
+        vectors it must hold, None for any. ``name`` is what an error calls it."""
         if len(data) < _EXACT_HEAD.size:
-            raise ValueError(f"{path.name} is too short")
+            raise ValueError(f"{name} is too short")
         magic, dim, count = _EXACT_HEAD.unpack_from(data)
         if magic in _OLDER_MAGICS:
-            raise OlderCopy(f"{path.name} is in an older format")
-        if magic != _EXACT_MAGIC or dim != dimension or count != live:
-            raise ValueError(f"{path.name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
+            raise OlderCopy(f"{name} is in an older format")
+        if magic != _EXACT_MAGIC or dim != dimension or (live is not None and count != live):
+            raise ValueError(f"{name} does not match the index ({dim} x {count}, expected {dimension} x {live})")
         start = _EXACT_HEAD.size
         if len(data) != start + count * 12 + count * dim * 4:
-            raise ValueError(f"{path.name} has {len(data)} bytes, not what its header promises")
+            raise ValueError(f"{name} has {len(data)} bytes, not what its header promises")
         labels, scales = array("q"), array("f")
         labels.frombytes(data[start : start + count * 8])
         scales.frombytes(data[start + count * 8 : start + count * 12])
@@ -278,11 +272,16 @@ class ExactVectors:
     @staticmethod
     def write(path: Path, rows: dict, dimension: int) -> None:
         """Write ``rows`` (label -> vector, as numpy arrays) to ``path`` atomically, by label."""
+        write_blocks(path, ExactVectors.blocks(rows, dimension))
+
+    @staticmethod
+    def blocks(rows: dict, dimension: int) -> list:
+        """The flat copy of ``rows`` (label -> vector, as numpy arrays), by label, as bytes-like blocks."""
         import numpy as np
 
         labels = sorted(rows)
         scales, columns = quantise(stacked(rows, labels, dimension))
-        write_blocks(path, [_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)), np.asarray(labels, dtype="<i8"), scales.astype("<f4"), columns])
+        return [_EXACT_HEAD.pack(_EXACT_MAGIC, dimension, len(labels)), np.asarray(labels, dtype="<i8"), scales.astype("<f4"), columns]
 
     def labels(self) -> set[int]:
         return set(self._labels)
@@ -330,6 +329,10 @@ class ExactVectors:
     def rows_of(self, labels: list[int]):
         """The float32 vectors of ``labels`` (all held), one row each."""
         return self._float_matrix()[[self._row_of(label) for label in labels]]
+
+    def holds(self, label: int) -> bool:
+        """Whether the vector ``label`` is here."""
+        return self._row_of(label) is not None
 
     def _row_of(self, label: int) -> int | None:
         at = bisect.bisect_left(self._labels, label)  # written sorted by label
