@@ -113,9 +113,9 @@ class Indices:
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
         self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
-        # The vector generation this object last wrote, as it wrote it: searched as it is rather
-        # than read back from disk (an hnswlib file is read in ~12 ms a 10,000 vectors).
-        self._written: tuple[str, float, object] | None = None  # (vector file, the build's time, the index)
+        # The vector generation this object last loaded or wrote, searched as it is rather than read
+        # again (an hnswlib file is read in ~8-12 ms a 10,000 vectors): a delta leaves it as it is.
+        self._generation: tuple[tuple[str, float], object] | None = None  # ((vector file, the build's time), its vectors)
 
     # --- public ----------------------------------------------------------------
 
@@ -306,7 +306,7 @@ class Indices:
         small (ov.index.vector_delta), else into a new generation. (vector file, delta file,
         live vectors) of the result, or None when there are no vectors to update."""
         from ov.index.vector_delta import DELTA_LIMIT, DELTA_SUFFIX, Delta
-        from ov.index.vectors import VectorIndex, stacked
+        from ov.index.vectors import VectorIndex, exact_fits, stacked
 
         embedder = self._embedder()
         if embedder is None or meta.embedder is None or meta.vectors_stale or not meta.vectors_file:
@@ -340,7 +340,9 @@ class Indices:
         vectors.add(matrix, vector_labels)
         gen_file = _next_vectors_file(meta)
         vectors.save(self.root / gen_file)
-        self._written = (gen_file, meta.built_at, vectors)
+        # Searched as it is where load_for_search would read this hnswlib index back (a process
+        # with numpy, past the flat copy's limit; of this build: a rebuild numbers files from 0).
+        self._generation = ((gen_file, meta.built_at), vectors) if not exact_fits(vectors.live, dimension) else None
         return gen_file, None, vectors.live
 
     def _copy_of(self, vectors_file: str, dimension: int, live: int):
@@ -480,7 +482,7 @@ class Indices:
     def _vectors_load(self, meta: Meta):
         """The vectors of ``meta`` to search, or None when they do not load."""
         from ov.index.vector_delta import Delta, DeltaVectors
-        from ov.index.vectors import exact_fits, load_for_search
+        from ov.index.vectors import load_for_search
 
         dimension = meta.embedder["dimension"]
         try:
@@ -489,11 +491,9 @@ class Indices:
             _log().info("vector delta unreadable (%s)", exc)
             return None
         live = meta.vectors if delta is None else delta.base_live
-        written = self._written
-        if written is not None and written[:2] == (meta.vectors_file, meta.built_at) and "numpy" in sys.modules and not exact_fits(live, dimension):
-            # What load_for_search would read back in a process with numpy: this hnswlib index (of
-            # this build: another process's rebuild numbers its files from 0 again).
-            base = written[2]
+        held, key = self._generation, (meta.vectors_file, meta.built_at)
+        if held is not None and held[0] == key:
+            base = held[1]
         else:
             if self._warm is not None:
                 # A long-lived process (the MCP server) pays numpy's import once; after it every
@@ -505,6 +505,7 @@ class Indices:
             except (OSError, RuntimeError, TypeError, KeyError) as exc:
                 _log().info("vector index unreadable (%s)", exc)
                 return None
+            self._generation = (key, base)
         return base if delta is None else DeltaVectors(base, delta)
 
     def _load(

@@ -122,7 +122,7 @@ class DeltaVectors:
         if allowed is None:
             # The removed records' vectors may be among the generation's nearest: ask past them.
             asked = min(limit + self._delta.removed_parts, self._base.live)
-            hits = [hit for hit in self._base.search(vector, asked) if record_label(hit[0]) not in removed]
+            hits = [hit for hit in self._base.search(vector, asked) if record_label(hit[0]) not in removed] if asked > 0 else []
         else:
             kept = allowed - removed
             hits = self._base.search(vector, limit, kept) if kept else []
