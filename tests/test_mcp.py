@@ -106,6 +106,55 @@ def test_unknown_methods_bad_json_and_notifications():
     assert len(answers) == 5  # the notification gets no answer
 
 
+def test_requests_json_rpc_refuses_are_answered_and_the_server_goes_on():
+    answers = _raw(
+        [
+            INIT,
+            '{"jsonrpc": "2.0", "id": 2, "method": "\\ud800"}',  # half a UTF-16 pair: crashed the server writing its answer
+            '{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}',
+            {"jsonrpc": "1.0", "id": 3, "method": "ping"},
+            {"jsonrpc": "2.0", "id": None, "method": "ping"},
+            {"jsonrpc": "2.0", "id": {"a": 1}, "method": "ping"},
+            [],
+            [{"jsonrpc": "2.0", "id": 5, "method": "ping"}, {"jsonrpc": "2.0", "method": "notifications/initialized"}, {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "health"}}],
+            {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+            '{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {"name": "write", "arguments": {"uri": "viking://resources/a.md", "content": "half a pair \\ud800"}}}',
+            '{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "find", "arguments": {"query": "x", "types": ["\\udc80"]}}}',
+        ]
+    )
+    assert answers[1] == {"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "method not found: \ufffd"}}
+    assert answers[2] == {"jsonrpc": "2.0", "id": "\ufffd", "result": {}}
+    assert [a["error"]["code"] for a in answers[3:7]] == [-32600] * 4 and [a["id"] for a in answers[3:7]] == [3, None, None, None]
+    (batch,) = [a for a in answers if isinstance(a, list)]  # one array of the batch's answers (its notification has none)
+    assert sorted(a["id"] for a in batch) == [5, 6] and all("result" in a for a in batch)
+    by_id = {a["id"]: a for a in answers[7:] if isinstance(a, dict)}
+    assert by_id[7] == {"jsonrpc": "2.0", "id": 7, "result": {}} and len(answers) == 11
+    for request in (8, 9):  # half a pair in an argument: a tool error that says so, not "ov failed"
+        assert by_id[request]["result"]["isError"] and "lone surrogate" in by_id[request]["result"]["content"][0]["text"]
+
+
+def test_a_tool_that_raises_past_exception_gets_an_error_and_the_server_goes_on(monkeypatch, ov_home):
+    """pyo3 panics (tantivy's among them) are BaseExceptions: they used to end the process."""
+    import io
+
+    from ov.mcp import server as server_module, tools
+
+    class Panic(BaseException):
+        pass
+
+    def panicking(context, name, arguments):
+        raise Panic("capacity overflow")
+
+    monkeypatch.setattr(tools, "call", panicking)
+    out = io.BytesIO()
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "find", "arguments": {"query": "x"}}}, {"jsonrpc": "2.0", "id": 2, "method": "ping"}]
+    stdin = io.BytesIO("".join(json.dumps(line) + "\n" for line in lines).encode())
+    assert server_module.Server(out=out).serve(stdin) == 0
+    answers = {a["id"]: a for a in map(json.loads, out.getvalue().decode().splitlines())}
+    assert answers[1]["result"]["isError"] and "Panic: capacity overflow" in answers[1]["result"]["content"][0]["text"]
+    assert answers[2]["result"] == {}
+
+
 def test_a_call_in_flight_when_stdin_closes_is_answered(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -206,6 +255,8 @@ def test_forget_and_session_commit(ov):
         ("find", {}, "find needs `query`"),
         ("find", {"query": 7}, "`query` of find must be a string, not int"),
         ("find", {"query": "x", "limit": 0}, "must be 1 or more"),
+        ("find", {"query": "x", "limit": 2**32}, "must be at most 1000"),  # aborted the server on a 206 GB allocation
+        ("search", {"query": "x", "limit": 10**18}, "must be at most 1000"),  # a tantivy panic the server did not catch
         ("find", {"query": "x", "types": ["bogus"]}, "unknown type 'bogus'"),
         ("read", {"uris": ["viking://resources/missing.md"]}, "does not exist"),
         ("read", {"uris": ["viking://../../etc/passwd"]}, "invalid"),

@@ -9,6 +9,7 @@ import typer
 from ov.cli.output import emit, plain, short, stdout_is_terminal
 from ov.cli.runtime import OvCommand, runtime
 from ov.errors import InvalidInput
+from ov.retrieval import MAX_RESULTS
 
 QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
 
@@ -21,7 +22,7 @@ def register(app: typer.Typer) -> None:
 def find(
     query: QueryArg,
     uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Results to return.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_RESULTS, help="Results to return.")] = 10,
     level: Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")] = None,
     type_: Annotated[
         str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")

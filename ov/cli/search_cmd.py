@@ -11,6 +11,7 @@ import typer
 from ov.cli.output import emit, plain, stdout_is_terminal
 from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
 from ov.cli.runtime import OvCommand, runtime
+from ov.retrieval import MAX_RESULTS
 
 
 class SearchMode(str, Enum):
@@ -34,7 +35,7 @@ def search(
         int | None, typer.Option("--budget", min=1, help="Tokens the context block may use (default: retrieval.budget).")
     ] = None,
     uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
-    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000, help="Results to return (the candidates of a context block).")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_RESULTS, help="Results to return (the candidates of a context block).")] = 10,
     type_: Annotated[
         str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
     ] = None,

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 import time
@@ -33,6 +34,8 @@ from pathlib import Path
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 WORKERS = 4
 MAX_LINE = 64 * 1024 * 1024
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -69,35 +72,44 @@ class Server:
         except ValueError as exc:
             self.send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": f"not JSON: {exc}"}})
             return
-        for item in message if isinstance(message, list) else [message]:  # a batch (2025-03-26)
-            self.handle(item)
+        if not isinstance(message, list):
+            self.handle(message, self.send)
+        elif not message:
+            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "an empty batch"}})
+        else:  # a batch (JSON-RPC 2.0, MCP 2025-03-26): its answers go back as one array
+            batch = _Batch(sum(_answered(item) for item in message), self.send)
+            for item in message:
+                self.handle(item, batch.add)
 
-    def handle(self, message) -> None:
+    def handle(self, message, send) -> None:
+        """Answer ``message`` through ``send`` (a message a time), now or from a worker thread."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             if isinstance(message, dict) and ("result" in message or "error" in message):
                 return  # an answer to a request ov never sends
-            self.send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC request"}})
+            send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC request"}})
             return
         method, params, request_id = message["method"], message.get("params") or {}, message.get("id")
-        is_request = "id" in message
-        if not is_request:
+        if "id" not in message:
             return  # notifications: initialized, cancelled, ...: nothing to answer
+        if message.get("jsonrpc") != "2.0" or not _valid_id(request_id):
+            send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC 2.0 request (jsonrpc \"2.0\", an id that is a string or an integer)"}})
+            return
         if method == "tools/call":
-            future = self.pool.submit(self._call, request_id, params)
+            future = self.pool.submit(self._call, request_id, params, send)
             with self.lock:
                 self.pending.add(future)
             future.add_done_callback(self._done)
             return
         if method == "initialize":
-            self.reply(request_id, self._initialize(params))
+            send(_result(request_id, self._initialize(params)))
         elif method == "ping":
-            self.reply(request_id, {})
+            send(_result(request_id, {}))
         elif method == "tools/list":
             from ov.mcp.tools import definitions
 
-            self.reply(request_id, {"tools": definitions()})
+            send(_result(request_id, {"tools": definitions()}))
         else:
-            self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"}})
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"}})
 
     def _done(self, future) -> None:
         with self.lock:
@@ -117,7 +129,7 @@ class Server:
             "instructions": "ov is the user's local memory and knowledge store. Search it before work that may have history; remember decisions and facts worth keeping.",
         }
 
-    def _call(self, request_id, params) -> None:
+    def _call(self, request_id, params, send) -> None:
         started = time.monotonic()
         name = params.get("name") if isinstance(params, dict) else None
         arguments = params.get("arguments") if isinstance(params, dict) else None
@@ -132,16 +144,18 @@ class Server:
             if loaded:
                 record["loaded"] = loaded
         except UnknownTool as exc:
-            self.send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}})
+            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}})
             record["outcome"] = "unknown tool"
             self._log(record, started)
             return
-        except Exception as exc:  # a bug in a tool: the client gets a tool error, the server lives
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a bug in a tool (or a Rust panic, a BaseException): the client gets a tool error, the server lives
             result = {"content": [{"type": "text", "text": f"ov failed: {type(exc).__name__}: {exc}"}], "isError": True}
             record.update(outcome="error", error=f"{type(exc).__name__}: {exc}")
         if result.get("isError") and "error" not in record:
             record["error"] = result["content"][0]["text"][:500]
-        self.reply(request_id, result)
+        send(_result(request_id, result))
         self._log(record, started)
 
     def context(self):
@@ -154,11 +168,15 @@ class Server:
 
     # --- writing ------------------------------------------------------------------------
 
-    def reply(self, request_id, result: dict) -> None:
-        self.send({"jsonrpc": "2.0", "id": request_id, "result": result})
-
-    def send(self, message: dict) -> None:
-        data = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogateescape") + b"\n"
+    def send(self, message) -> None:
+        """Write one answer (or a batch's array of them) as one line."""
+        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+        try:
+            data = text.encode("utf-8") + b"\n"
+        except UnicodeEncodeError:
+            # A lone surrogate (an id or method the client sent as "\ud800", a file name that was
+            # not UTF-8) has no UTF-8 form: U+FFFD stands in, so the answer is still sent.
+            data = _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
         with self.lock:
             self.out.write(data)
             self.out.flush()
@@ -178,8 +196,42 @@ class UnknownTool(LookupError):
     pass
 
 
+class _Batch:
+    """The answers to a batch's requests, sent as one array once the last is in."""
+
+    def __init__(self, expected: int, send) -> None:
+        self.expected = expected
+        self.answers: list = []
+        self.lock = threading.Lock()
+        self.send = send
+
+    def add(self, message: dict) -> None:
+        with self.lock:
+            self.answers.append(message)
+            complete = len(self.answers) == self.expected
+        if complete:
+            self.send(self.answers)
+
+
+def _answered(item) -> bool:
+    """Whether :meth:`Server.handle` answers ``item``: all but notifications and answers."""
+    if isinstance(item, dict) and isinstance(item.get("method"), str):
+        return "id" in item
+    return not (isinstance(item, dict) and ("result" in item or "error" in item))
+
+
+def _result(request_id, result: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _valid_id(request_id) -> bool:
+    return isinstance(request_id, str) or (isinstance(request_id, int) and not isinstance(request_id, bool))
+
+
 def _id(message):
-    return message.get("id") if isinstance(message, dict) else None
+    """The id to answer an invalid request with: its own when it is a valid one, else null."""
+    request_id = message.get("id") if isinstance(message, dict) else None
+    return request_id if _valid_id(request_id) else None
 
 
 def main(flags: dict | None = None) -> int:

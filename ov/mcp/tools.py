@@ -16,12 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ov.errors import InvalidInput, OvError
+from ov.retrieval import MAX_RESULTS
 
 PREFIX_BUDGET = 1500
 MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; longer reads say how to page
 
 _STR = {"type": "string"}
 _INT = {"type": "integer", "minimum": 1}
+_RESULTS = {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}
 _BOOL = {"type": "boolean"}
 _URI = {"type": "string", "description": "viking:// URI"}
 _TYPES = {"type": "array", "items": {"enum": ["memory", "resource", "skill", "session"]}}
@@ -35,11 +37,11 @@ def _tool(name: str, description: str, properties: dict, required: tuple[str, ..
 
 
 TOOLS = (
-    _tool("find", "Search memories, resources, skills and past sessions; returns URIs with snippets.", {"query": _STR, "uri": _URI, "limit": _INT, "types": _TYPES}, ("query",)),
+    _tool("find", "Search memories, resources, skills and past sessions; returns URIs with snippets.", {"query": _STR, "uri": _URI, "limit": _RESULTS, "types": _TYPES}, ("query",)),
     _tool(
         "search",
         "find with a query plan; mode context returns one token-budgeted block to read.",
-        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "limit": _INT},
+        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "limit": _RESULTS},
         ("query",),
     ),
     _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
@@ -138,15 +140,24 @@ class _Args:
         value = self.values[key]
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,))):
             raise InvalidInput(f"`{key}` of {self.tool} must be {_kind_name(kinds)}, not {type(value).__name__}")
+        for text in [value] if isinstance(value, str) else value if isinstance(value, list) else ():
+            if isinstance(text, str) and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    # JSON may carry half of a UTF-16 pair (\ud800) that no file or index can hold.
+                    raise InvalidInput(f"`{key}` of {self.tool} is not valid Unicode: it holds a lone surrogate") from None
         return value
 
     def text(self, key: str, default=None, *, required: bool = False) -> str | None:
         return self._get(key, str, default, required)
 
-    def number(self, key: str, default=None) -> int | None:
+    def number(self, key: str, default=None, *, maximum: int | None = None) -> int | None:
         value = self._get(key, int, default, False)
         if value is not None and value < 1:
             raise InvalidInput(f"`{key}` of {self.tool} must be 1 or more")
+        if value is not None and maximum is not None and value > maximum:
+            raise InvalidInput(f"`{key}` of {self.tool} must be at most {maximum}, not {value}")
         return value
 
     def flag(self, key: str) -> bool:
@@ -178,7 +189,7 @@ def _find(store, args: _Args, context: Context) -> str:
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
     uri = args.text("uri")
-    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
+    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10, maximum=MAX_RESULTS), types=tuple(args.texts("types")) or None)
     result = find(store, query, options, indices=context.indices(store))
     return _hits(result.hits, result.mode)
 
@@ -187,7 +198,7 @@ def _search(store, args: _Args, context: Context) -> str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
-    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10))
+    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10, maximum=MAX_RESULTS))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     if mode == "context":
         return result.context.rendered if result.context and result.context.entries else "nothing in the store matches"

@@ -78,6 +78,15 @@ class FindOptions:
         check_types(self.types)
 
 
+def check_limit(limit: int) -> None:
+    """Refuse a number of results below 1 or above :data:`~ov.retrieval.MAX_RESULTS`."""
+    from ov.errors import InvalidInput
+    from ov.retrieval import MAX_RESULTS
+
+    if not 1 <= limit <= MAX_RESULTS:
+        raise InvalidInput(f"the limit is a number of results from 1 to {MAX_RESULTS}, not {limit}")
+
+
 def check_types(types: tuple[str, ...] | None) -> None:
     """Refuse a context type other than :data:`~ov.index.records.CONTEXT_TYPES` (it would find nothing)."""
     wrong = [t for t in types or () if t not in CONTEXT_TYPES]
@@ -153,6 +162,7 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
     """Search the store; an empty store or a query without hits gives an empty result."""
     from ov.index.sync import Indices
 
+    check_limit(options.limit)
     indices = indices or Indices(store)
     opened, hits = indices.use(lambda opened: (opened, rank(store, opened, query, options)))
     index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_types, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_types, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -126,8 +126,7 @@ def _check(query: str, options: SearchOptions) -> None:
         raise InvalidInput(f"unknown mode {options.mode!r}", hint=f"modes are: {', '.join(MODES)}")
     if options.budget is not None and options.budget <= 0:
         raise InvalidInput(f"the budget must be a positive number of tokens, not {options.budget}")
-    if options.limit <= 0:
-        raise InvalidInput(f"the limit must be 1 or more, not {options.limit}")
+    check_limit(options.limit)
     check_types(options.types)
 
 
