@@ -164,6 +164,22 @@ def test_abstract_and_overview_print_bodies(ov, docs):
     assert overview == {"uri": "viking://resources/guide", "overview": "# Guide\n\nHow to use the product.\n\n## Files\n- intro"}
 
 
+@pytest.mark.parametrize("written", [False, True])
+def test_the_root_and_a_scope_nobody_wrote_to_are_directories_to_stat_abstract_and_overview(ov, written):
+    # (found by an audit: `ov stat viking://agent` was an internal error, and `ov overview viking://`
+    # spoke of an invalid scope '.overview.md')
+    if written:
+        assert ov("write", "viking://resources/a.md", "--content", "x").exit_code == 0
+    for uri, children in (("viking://agent", 0), ("viking://", 3)):
+        info = ov("stat", uri, "--json")
+        assert info.exit_code == 0, info.stderr
+        assert info.json["result"] | {"modified": None} == {"uri": uri, "type": "directory", "modified": None, "children": children, "has_abstract": False, "has_overview": False}
+    agent = ov("abstract", "viking://agent", "--json")
+    assert agent.exit_code == 1 and agent.error["message"] == "viking://agent has no abstract (L0)"
+    root = ov("overview", "viking://", "--json")
+    assert root.exit_code == 1 and root.error["message"] == "the root has no overview (L1)" and "viking://resources" in root.error["hint"]
+
+
 def test_rm_file_directory_and_empty_sidecar_directory(ov, docs):
     assert ov("rm", "viking://resources/readme.md").exit_code == 0
     assert ov("rm", "viking://resources/empty").exit_code == 0, "a directory holding only sidecars is empty"

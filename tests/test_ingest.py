@@ -524,6 +524,17 @@ def test_a_source_that_is_or_holds_the_store_is_refused(ov, ov_home, tmp_path, s
     assert store_state() == before
 
 
+@pytest.mark.parametrize("source", ["", "  "])
+def test_an_empty_source_is_refused_not_read_as_the_working_directory(ov, tmp_path, monkeypatch, store_state, source):
+    # (found by an audit: `ov add-resource ""` added the folder it ran in)
+    (tmp_path / "here.md").write_text("# Here\n")
+    monkeypatch.chdir(tmp_path)
+    before = store_state()
+    result = ov("add-resource", source, "--json")
+    assert result.exit_code == 2 and result.error["message"] == "the source is empty"
+    assert store_state() == before
+
+
 def test_a_folder_kept_beside_the_config_in_ov_home_is_an_ordinary_source(ov, ov_home):
     # The quick start keeps its sample documents under $OV_HOME; only the stores themselves are off limits.
     notes = ov_home / "sample-docs"

@@ -94,6 +94,10 @@ def add_resource(
     progress: Progress | None = None,
 ) -> AddResult:
     started = time.perf_counter()
+    if not source.strip():
+        # An empty path is the working directory to the OS: a script's unset $DIR, or a model's
+        # empty argument, would add whatever folder it runs in.
+        raise InvalidInput("the source is empty", hint="name a file, a folder or a URL")
     if to and parent:
         raise InvalidInput("give either --to or --parent, not both")
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O

@@ -198,13 +198,17 @@ class Store:
 
     def stat(self, uri: VikingURI) -> dict:
         path = self._existing(uri)
-        st = path.stat()
+        try:
+            st = path.stat()
+        except FileNotFoundError:  # the root or a scope nobody wrote to: listed, so a directory
+            st = None
+        is_dir = st is None or path.is_dir()
         info: dict = {
             "uri": str(uri),
-            "type": "directory" if path.is_dir() else "file",
-            "modified": _iso(st.st_mtime),
+            "type": "directory" if is_dir else "file",
+            "modified": _iso(st.st_mtime) if st is not None else None,
         }
-        if path.is_dir():
+        if is_dir:
             entries = list(self.entries(uri, show_all=True))
             info["children"] = sum(1 for c in entries if c.entry.name not in sidecar.SIDECARS)
             info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
@@ -503,8 +507,11 @@ class Store:
 
     def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
         path = self._existing(uri)
-        if not path.is_dir():
-            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {label.split()[0]} {uri.parent}`")
+        command = label.split()[0]
+        if path.exists() and not path.is_dir():  # the root and a scope nobody wrote to are directories too
+            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {command} {uri.parent}`")
+        if uri.is_root:
+            raise NotFound(f"the root has no {label}", hint=f"each scope has its own: `ov {command} viking://resources`")
         try:
             return sidecar.body((path / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
