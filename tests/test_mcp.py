@@ -133,6 +133,13 @@ def test_requests_json_rpc_refuses_are_answered_and_the_server_goes_on():
         assert by_id[request]["result"]["isError"] and "lone surrogate" in by_id[request]["result"]["content"][0]["text"]
 
 
+@pytest.mark.parametrize("flags", [["--user", "bad/user"], ["--account=a b"]])
+def test_a_bad_identity_on_the_command_line_is_a_usage_error_not_a_traceback(flags):
+    proc = subprocess.run([OV, "mcp", *flags], input=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode() + b"\n", capture_output=True, timeout=60, env=dict(os.environ))
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("error: ") and "has characters that are not allowed" in proc.stderr.decode() and "Traceback" not in proc.stderr.decode()
+
+
 def test_a_tool_that_raises_past_exception_gets_an_error_and_the_server_goes_on(monkeypatch, ov_home):
     """pyo3 panics (tantivy's among them) are BaseExceptions: they used to end the process."""
     import io
@@ -199,6 +206,7 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
         out["add"] = _text(await _call(client, "add_resource", {"source": str(source), "reason": "team docs"}))
         out["find"] = _text(await _call(client, "find", {"query": "staging deploys", "limit": 3}))
         out["search"] = _text(await _call(client, "search", {"query": "how do staging deploys run", "budget": 400}))
+        out["search_tight"] = _text(await _call(client, "search", {"query": "how do staging deploys run", "budget": 3}))
         out["search_list"] = _text(await _call(client, "search", {"query": "tabs", "mode": "list"}))
         out["read"] = _text(await _call(client, "read", {"uris": ["viking://resources/handbook/deploy.md"], "lines": "3:3"}))
         out["ls"] = _text(await _call(client, "ls", {"uri": "viking://resources"}))
@@ -216,6 +224,8 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert "viking://resources/handbook: 1 added" in out["add"]
     assert out["find"].splitlines()[0].startswith("viking://resources/handbook/deploy.md")
     assert "make ship" in out["search"] and "<context " in out["search"]
+    # (found by an audit: a budget too small for any result read "nothing in the store matches")
+    assert out["search_tight"].endswith("matched, but none fits a budget of 3 tokens: ask with a larger `budget`, or use mode list")
     assert "preferences" in out["search_list"]
     assert out["read"] == "=== viking://resources/handbook/deploy.md (lines 3-3 of 4)\nStaging deploys run with make ship."
     assert "viking://resources/handbook/" in out["ls"]

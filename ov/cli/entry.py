@@ -78,10 +78,14 @@ def _mcp(args: list[str]) -> int | None:
             value, rest = rest[1], rest[1:]
         flags[_IDENTITY_OPTIONS[option]] = value
         rest = rest[1:]
+    from ov.errors import InvalidId
     from ov.identity import validate_id
 
-    for field, value in flags.items():
-        validate_id(value, field)  # InvalidId here is a bad command line: let typer report it
+    try:
+        for field, value in flags.items():
+            validate_id(value, field)
+    except InvalidId:
+        return None  # a bad command line: the typer app reports it as for any command
     from ov.mcp.server import main
 
     return main(flags)

@@ -26,9 +26,13 @@ def mcp() -> None:
     and logs to $OV_HOME/logs/mcp.jsonl. --account, --user and --peer choose the identity its
     tools act as, as for every command.
     """
+    from ov.identity import validate_id
     from ov.mcp.server import main
 
-    raise typer.Exit(main({k: v for k, v in runtime().flags.items() if v}))
+    flags = {k: v for k, v in runtime().flags.items() if v}
+    for field, value in flags.items():
+        validate_id(value, field)  # before serving: a host shows what a server that never started said
+    raise typer.Exit(main(flags))
 
 
 @plugin_app.command("build", cls=OvCommand)

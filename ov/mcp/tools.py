@@ -201,7 +201,13 @@ def _search(store, args: _Args, context: Context) -> str:
     options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10, maximum=MAX_RESULTS))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     if mode == "context":
-        return result.context.rendered if result.context and result.context.entries else "nothing in the store matches"
+        block = result.context
+        if block is not None and block.entries:
+            return block.rendered
+        dropped = block.stats.get("dropped", 0) if block is not None else 0
+        if dropped:  # found, but not one fits: saying "nothing matches" would send the model elsewhere
+            return f"{dropped} result{'s' if dropped != 1 else ''} matched, but none fits a budget of {block.stats['budget']} tokens: ask with a larger `budget`, or use mode list"
+        return "nothing in the store matches"
     return _hits(result.hits, result.mode)
 
 
