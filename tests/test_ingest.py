@@ -667,3 +667,45 @@ def test_a_large_add_into_a_new_folder_commits_the_tree_built_before_the_lock(ov
     # The commit under the lock: the folder's entry (and the scope's refreshed summaries), not 126.
     assert len(sizes) == 1 and sizes[0] < 10, sizes
     assert ov("status", "--json").json["result"]["clean"] is True
+
+
+# --- summaries after rm and mv ----------------------------------------------------------
+
+
+def _summary(ov, command: str, uri: str) -> str:
+    result = ov(command, uri)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout
+
+
+def test_mv_and_rm_write_the_generated_summaries_they_make_stale_in_the_same_commit(ov, ov_home, handbook):
+    # (found by an audit: after `ov mv` and `ov rm` the scope's summary still listed docs/, and
+    # `ov find` returned it)
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    assert "handbook/" in _summary(ov, "abstract", "viking://resources")
+    commits = len(ov("snapshot", "log", "--json").json["result"])
+    assert ov("mv", "viking://resources/handbook", "viking://resources/manual").exit_code == 0
+    scope = _summary(ov, "overview", "viking://resources")
+    assert "manual/" in scope and "handbook/" not in scope
+    assert _summary(ov, "overview", "viking://resources/manual").startswith("# manual\n")  # it named the old folder
+    assert ov("rm", "-r", "viking://resources/manual/ops").exit_code == 0
+    manual = _summary(ov, "overview", "viking://resources/manual")
+    assert "ops/" not in manual and "README.md" in manual
+    assert "ops" not in _summary(ov, "abstract", "viking://resources")
+    assert len(ov("snapshot", "log", "--json").json["result"]) == commits + 2  # one commit each
+    assert ov("rm", "-r", "viking://resources/manual").exit_code == 0
+    assert _summary(ov, "abstract", "viking://resources") == "This directory is empty.\n"
+    assert ov("fsck").exit_code == 0
+
+
+def test_a_summary_written_by_hand_is_kept_by_mv_and_rm(ov, ov_home, handbook, tmp_path):
+    assert ov("mkdir", "viking://resources/team", "--description", "Our team's folder, kept by hand.").exit_code == 0
+    assert ov("add-resource", str(handbook), "--parent", "viking://resources/team").exit_code == 0
+    assert ov("rm", "viking://resources/team/handbook/tool.py").exit_code == 0
+    assert _summary(ov, "abstract", "viking://resources/team") == "Our team's folder, kept by hand.\n"
+    assert "tool.py" not in _summary(ov, "overview", "viking://resources/team/handbook")
+    # A summary edited by hand since its commit is the user's: the rm goes on and leaves it.
+    edited = ov_home / "accounts" / "default" / "resources" / "team" / "handbook" / ".overview.md"
+    edited.write_text(edited.read_text().replace("# handbook", "# handbook (my notes)"))
+    assert ov("rm", "viking://resources/team/handbook/README.md").exit_code == 0
+    assert "(my notes)" in edited.read_text() and "README.md" in edited.read_text()

@@ -234,8 +234,10 @@ def rm(
     recursive: Annotated[bool, typer.Option("-r", "--recursive", help="Remove a directory and everything in it.")] = False,
 ) -> None:
     """Remove a file, or a directory with -r (one commit; history keeps it)."""
+    from ov.ingest.resource import remove
+
     store = runtime().store
-    result = store.rm(store.uri(uri), recursive=recursive)
+    result = remove(store, store.uri(uri), recursive=recursive)
     _report(result, f"removed {result.uris[0]}")
 
 
@@ -244,8 +246,10 @@ def mv(
     target: Annotated[str, typer.Argument(help="The new URI; it must not exist.", show_default=False)],
 ) -> None:
     """Move or rename a file or directory (one commit)."""
+    from ov.ingest.resource import move
+
     store = runtime().store
-    result = store.mv(store.uri(source), store.uri(target))
+    result = move(store, store.uri(source), store.uri(target))
     _report(result, f"moved {result.uris[0]} -> {result.uris[1]}")
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ov.errors import AlreadyExists, InvalidInput, NotADirectory, NotFound, quote
+from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import ParseFailure, Skipped
 from ov.ingest.sources import Collected, collect, refuse_store_source
@@ -398,7 +398,7 @@ def _summary_pool(count: int, llm):
 def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], description, source, fresh) -> _Job:
     from ov.summaries.layers import ChildInfo
 
-    existing_meta, existing_l0 = _existing_abstract(store, dir_uri)
+    existing_meta, existing_l0 = _existing_abstract(store, dir_uri, tx)
     user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
     if description is None and user_written:
         description = existing_l0
@@ -406,7 +406,7 @@ def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], descripti
     for name in sorted(children):
         child = VikingURI((*dir_uri.parts, name))
         if children[name]:
-            infos.append(ChildInfo(name=name, is_dir=True, title=None, text="", abstract=fresh.get(str(child)) or _abstract_body(store, child)))
+            infos.append(ChildInfo(name=name, is_dir=True, title=None, text="", abstract=fresh.get(str(child)) or _abstract_body(store, child, tx)))
         else:
             data = tx.changes.get(child.path) if child.path in tx.changes else _read(store, child)
             text = (data or b"").decode("utf-8", "replace")[:SUMMARY_TEXT_CHARS]
@@ -497,14 +497,90 @@ def _drop_orphan_sidecars(store: Store, tx: Transaction, root: VikingURI, tree: 
 
 
 def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[str, bool]:
+    """The visible children of ``dir_uri`` (name -> is a directory) once ``tx`` lands: a child
+    whose every visible file ``tx`` deletes is gone, one it adds files to is there."""
     children = {c.entry.name: c.entry.is_dir for c in store.entries(dir_uri, show_all=False)}
     prefix = dir_uri.path + "/"
+    deleted: dict[str, set[str]] = {}
     for path, data in tx.changes.items():
-        if path.startswith(prefix) and data is not None:
+        if path.startswith(prefix):
             rest = path[len(prefix) :].split("/")
-            if not rest[0].startswith("."):
+            if rest[0].startswith("."):
+                continue
+            if data is not None:
                 children[rest[0]] = len(rest) > 1 or children.get(rest[0], False)
+            else:
+                deleted.setdefault(rest[0], set()).add(path)
+    for name, paths in deleted.items():
+        if name not in children:
+            continue
+        child = VikingURI((*dir_uri.parts, name))
+        kept = [uri for uri, _ in store.walk_files(child)] if children[name] else [child]
+        if all(uri.path in paths or tx.changes.get(uri.path, b"") is None for uri in kept) and not _adds_under(tx, child):
+            del children[name]
     return children
+
+
+def _adds_under(tx: Transaction, uri: VikingURI) -> bool:
+    prefix = uri.path + "/"
+    return any(path.startswith(prefix) and data is not None for path, data in tx.changes.items())
+
+
+def remove(store: Store, uri: VikingURI, *, recursive: bool = False):
+    """:meth:`Store.rm`, with the generated summaries above ``uri`` written again in the same commit."""
+    return store.rm(uri, recursive=recursive, then=lambda tx: refresh_summaries(store, tx, _ancestors(uri)))
+
+
+def move(store: Store, source: VikingURI, target: VikingURI):
+    """:meth:`Store.mv`, with the generated summaries above both places, and a moved directory's
+    own (which names it), written again in the same commit."""
+    return store.mv(source, target, then=lambda tx: refresh_summaries(store, tx, [target, *_ancestors(source), *_ancestors(target)]))
+
+
+def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI]) -> list[str]:
+    """Write again, in ``tx``, the summaries (L0/L1) that ingest generated for ``directories``, which
+    the pending changes of ``tx`` make stale (a child removed, moved in or out, renamed): deepest
+    first, so that each parent lists its children's new abstracts. A directory without a generated
+    overview (none, or written by hand) is left as it is, and so is one whose summary was edited by
+    hand since it was committed. The summariser is ingest's (the configured LLM, else extractive).
+    Returns the warnings (an LLM that failed and was replaced by the extractive summariser)."""
+    chosen: dict[str, VikingURI] = {}
+    for dir_uri in directories:
+        overview = VikingURI((*dir_uri.parts, sidecar.OVERVIEW))
+        meta, _body = _existing_sidecar(store, overview, tx)
+        if (meta.get("generated_by") or {}).get("component") != GENERATOR[0]:
+            continue
+        if _exists_after(store, tx, dir_uri):
+            chosen[str(dir_uri)] = dir_uri
+            continue
+        # Nothing is left in it but its summaries, which would keep an empty directory alive
+        # (ingest drops them the same way). A description written by hand keeps it.
+        abstract = VikingURI((*dir_uri.parts, sidecar.ABSTRACT))
+        try:
+            for name in (overview, abstract) if (_existing_sidecar(store, abstract, tx)[0].get("generated_by") or {}).get("component") == GENERATOR[0] else (overview,):
+                if tx.existing_file(name) is not None:
+                    tx.delete(name)
+        except HandEditConflict:
+            pass
+    if not chosen:
+        return []
+    result = AddResult(root="", source="")
+    llm = store.config.llm if store.config.llm.enabled else None
+    fresh: dict[str, str] = {}
+    for dir_uri in sorted(chosen.values(), key=lambda uri: -len(uri.parts)):
+        try:
+            job = _prepare(store, tx, dir_uri, _disk_children(store, tx, dir_uri), None, None, fresh)
+            _summarise_all(store, tx, [job], fresh, llm, store.home.root / "prompts", result, None)
+        except HandEditConflict:
+            continue  # its summary was edited by hand: the edit is the user's, not ov's to replace
+    return result.warnings
+
+
+def _exists_after(store: Store, tx: Transaction, dir_uri: VikingURI) -> bool:
+    """Whether ``dir_uri`` is still a directory of visible files once ``tx`` lands."""
+    if dir_uri.parent is None:
+        return True
+    return dir_uri.name in _disk_children(store, tx, dir_uri.parent) or (len(dir_uri.parts) <= 1)
 
 
 def _ancestors(root: VikingURI) -> list[VikingURI]:
@@ -518,17 +594,23 @@ def _ancestors(root: VikingURI) -> list[VikingURI]:
     return out
 
 
-def _existing_abstract(store: Store, dir_uri: VikingURI) -> tuple[dict, str | None]:
+def _existing_abstract(store: Store, dir_uri: VikingURI, tx: Transaction | None = None) -> tuple[dict, str | None]:
+    return _existing_sidecar(store, VikingURI((*dir_uri.parts, sidecar.ABSTRACT)), tx)
+
+
+def _existing_sidecar(store: Store, uri: VikingURI, tx: Transaction | None) -> tuple[dict, str | None]:
+    """(frontmatter, body) of a sidecar as ``tx`` leaves it (pending changes first), ({}, None) when there is none."""
     try:
-        text = (store.path(dir_uri) / sidecar.ABSTRACT).read_text(encoding="utf-8")
-        meta, body = sidecar.parse(text)
+        data = tx.changes[uri.path] if tx is not None and uri.path in tx.changes else store.path(uri).read_bytes()
+        if data is None:
+            return {}, None
+        return sidecar.parse(data.decode("utf-8"))
     except (OSError, UnicodeDecodeError, InvalidInput):
         return {}, None
-    return meta, body
 
 
-def _abstract_body(store: Store, dir_uri: VikingURI) -> str | None:
-    return _existing_abstract(store, dir_uri)[1] or None
+def _abstract_body(store: Store, dir_uri: VikingURI, tx: Transaction | None = None) -> str | None:
+    return _existing_abstract(store, dir_uri, tx)[1] or None
 
 
 def _read(store: Store, uri: VikingURI) -> bytes | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -336,7 +336,9 @@ class Store:
             tx.put(VikingURI((*uri.parts, sidecar.ABSTRACT)), sidecar.render(meta, description or "").encode("utf-8"))
             return tx.commit("mkdir", [uri])
 
-    def rm(self, uri: VikingURI, *, recursive: bool = False) -> CommitResult:
+    def rm(self, uri: VikingURI, *, recursive: bool = False, then: Callable[[Transaction], object] | None = None) -> CommitResult:
+        """Remove a file, or a directory with ``recursive``; ``then(tx)`` adds to the same commit
+        (the content layer writes the summaries above it again)."""
         if uri.is_root:
             raise InvalidInput("refusing to remove viking:// (the whole store)")
         # A scope (or a user's root) is refused like mkdir, mv and write refuse it: a one-word
@@ -355,9 +357,12 @@ class Store:
                 files = [uri]
             for file_uri in files:
                 tx.delete(file_uri)
+            if then is not None:
+                then(tx)
             return tx.commit("rm", [uri])
 
-    def mv(self, source: VikingURI, target: VikingURI) -> CommitResult:
+    def mv(self, source: VikingURI, target: VikingURI, *, then: Callable[[Transaction], object] | None = None) -> CommitResult:
+        """Move a file or a directory; ``then(tx)`` adds to the same commit, as for :meth:`rm`."""
         self.require_content_uri(source)
         self.require_content_uri(target)
         if target.is_within(source):
@@ -388,6 +393,8 @@ class Store:
                     data = sidecar.retarget(data, str(target.parent))
                 tx.put(target, data)
                 tx.delete(source)
+            if then is not None:
+                then(tx)
             return tx.commit("mv", [source, target])
 
     # --- hand edits -----------------------------------------------------------
