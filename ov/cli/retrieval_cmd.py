@@ -196,13 +196,7 @@ def print_hits(buckets: dict, mode: str) -> None:
         else:
             plain(f"# {name}")
         for hit in hits:
-            where = hit.uri
-            if hit.kind == "message":
-                where += f"  [{hit.speaker or hit.role} {hit.time} {hit.message_id}]"
-            elif hit.level == 2 and hit.start_line:
-                where += f":{hit.start_line}-{hit.end_line}"
-            elif hit.level < 2:
-                where += f"  (L{hit.level})"
+            where = hit.where
             body = hit.snippet or _preview(hit.abstract)
             if terminal:
                 out.print(Text(f"{hit.score:.3f} ", style="cyan") + Text(where, style="blue"))

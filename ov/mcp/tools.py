@@ -216,7 +216,7 @@ def _hits(hits, mode: str) -> str:
         return f"no results ({mode} search)"
     lines = []
     for hit in hits:
-        lines.append(f"{hit.uri}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else ""))
+        lines.append(f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else ""))
         if hit.snippet:
             lines.extend(f"  {line}" for line in hit.snippet.splitlines()[:4])
     return "\n".join(lines)
@@ -246,7 +246,8 @@ def _tree(store, args: _Args, _context: Context) -> str:
     lines: list[str] = []
 
     def walk(node, depth: int) -> None:
-        lines.append("  " * depth + node.name + ("/" if node.type == "directory" else "") + (" …" if node.truncated else ""))
+        slash = "/" if node.type == "directory" and not node.name.endswith("/") else ""  # the root is named viking://
+        lines.append("  " * depth + node.name + slash + (" …" if node.truncated else ""))
         for child in node.children:
             walk(child, depth + 1)
 

@@ -122,6 +122,18 @@ class Hit:
     relevance: float = 0.0
     record: Record | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def where(self) -> str:
+        """The URI and the part of it that matched: the lines of a chunk, a directory's level (L0
+        or L1: both may match), a message's speaker, time and id."""
+        if self.kind == "message":
+            return f"{self.uri}  [{self.speaker or self.role} {self.time} {self.message_id}]"
+        if self.level == 2 and self.start_line:
+            return f"{self.uri}:{self.start_line}-{self.end_line}"
+        if self.level < 2:
+            return f"{self.uri}  (L{self.level})"
+        return self.uri
+
     def to_dict(self) -> dict:
         out = {"uri": self.uri, "level": self.level, "context_type": self.context_type, "score": round(self.score, 4), "relevance": round(self.relevance, 4)}
         if self.kind == "message":
