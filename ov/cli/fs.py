@@ -233,7 +233,12 @@ def rm(
     uri: UriArg,
     recursive: Annotated[bool, typer.Option("-r", "--recursive", help="Remove a directory and everything in it.")] = False,
 ) -> None:
-    """Remove a file, or a directory with -r (one commit; history keeps it)."""
+    """Remove a file, or a directory with -r (one commit; history keeps it).
+
+    The summaries (L0/L1) that add-resource generated for the directories above it are written
+    again in the same commit, so they stop naming what is gone; a directory left with nothing but
+    its generated summaries goes too. Summaries written or edited by hand are left as they are.
+    """
     from ov.ingest.resource import remove
 
     store = runtime().store
@@ -245,7 +250,11 @@ def mv(
     source: Annotated[str, typer.Argument(help="The URI to move.", show_default=False)],
     target: Annotated[str, typer.Argument(help="The new URI; it must not exist.", show_default=False)],
 ) -> None:
-    """Move or rename a file or directory (one commit)."""
+    """Move or rename a file or directory (one commit).
+
+    As for rm, the generated summaries above the source and the target, and a moved directory's
+    own (its title is its name), are written again in the same commit.
+    """
     from ov.ingest.resource import move
 
     store = runtime().store
