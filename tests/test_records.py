@@ -40,6 +40,15 @@ def test_a_markdown_file_becomes_heading_aware_chunks_with_line_ranges():
     assert [r.id for r in records] == [f"resources/guide.md#{n}" for n in range(len(records))]
 
 
+def test_a_chunks_title_names_the_file_once():
+    # (found by an audit: the parts of a long text without headings were titled "huge huge (part 4 of 587)")
+    text = "\n".join(f"line {i} of a long plain text about nothing much at all" for i in range(1500))
+    titles = [r.title for r in records_for("resources/huge/huge.txt", text.encode())]
+    assert len(titles) > 2 and all(t.startswith("huge (part ") for t in titles), titles[:3]
+    headed = records_for("resources/notes/deploy-guide.md", b"# Rollback\n\nUndo the release.\n")
+    assert [r.title for r in headed] == ["deploy guide Rollback"]
+
+
 def test_sidecars_index_their_body_at_their_level_named_by_the_directory():
     overview = "---\ndirectory: viking://resources/docs/\ngenerated_by:\n  component: ov\n---\n\n# docs\n\nHow we ship.\n"
     [record] = records_for("resources/docs/.overview.md", overview.encode())

@@ -181,7 +181,10 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
         first, last = piece.provenance.lines or (1, 1)
         named = stem.replace("_", " ").replace("-", " ")
         heading = piece.title if piece.title and piece.title != stem else ""
-        title = heading if heading.lower() == named.lower() else " ".join(t for t in (named, heading) if t)
+        # A heading that already starts with the file's name ("huge (part 4 of 587)", the part of a
+        # long text without headings) is not prefixed with it again.
+        said = heading.lower() == named.lower() or heading.lower().startswith(named.lower() + " ")
+        title = heading if said else " ".join(t for t in (named, heading) if t)
         out.append(
             Record(
                 id=f"{path}#{n}",
