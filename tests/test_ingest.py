@@ -709,3 +709,38 @@ def test_a_summary_written_by_hand_is_kept_by_mv_and_rm(ov, ov_home, handbook, t
     edited.write_text(edited.read_text().replace("# handbook", "# handbook (my notes)"))
     assert ov("rm", "viking://resources/team/handbook/README.md").exit_code == 0
     assert "(my notes)" in edited.read_text() and "README.md" in edited.read_text()
+
+
+def test_a_summary_changed_with_ov_edit_is_the_users_and_survives_rm(ov, ov_home, handbook):
+    # (found by a review: `ov edit` kept `generated_by: ov-ingest`, so the next rm wrote the summary again)
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    uri = "viking://resources/handbook/.overview.md"
+    assert ov("edit", uri, "--old", "# handbook", "--new", "# handbook\n\nMy own note: keep the beta on Friday.").exit_code == 0
+    assert ov("rm", "viking://resources/handbook/tool.py").exit_code == 0
+    overview = ov("read", uri).stdout
+    assert "My own note: keep the beta on Friday." in overview and "trigger: edit" in overview
+
+
+def test_rm_with_an_llm_configured_writes_summaries_without_asking_it(ov, tmp_path, monkeypatch, llm_server):
+    """rm and mv hold the write lock: a model's latency there would stall every other writer."""
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# Deploys\nWe deploy on Tuesdays.\n")
+    (folder / "b.md").write_text("# Paging\nThe pager rotates weekly.\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    for key, value in [("llm.model", MODEL), ("llm.api_base", llm_server.base_url), ("llm.api_key_env", API_KEY_ENV)]:
+        assert ov("config", "set", key, value).exit_code == 0
+    assert ov("rm", "viking://resources/notes/b.md").exit_code == 0
+    assert llm_server.chat_requests() == []
+    overview = ov("overview", "viking://resources/notes").stdout
+    assert "a.md" in overview and "b.md" not in overview
+
+
+def test_rm_of_an_added_folders_last_file_takes_the_folder_with_it(ov, tmp_path):
+    folder = tmp_path / "solo"
+    folder.mkdir()
+    (folder / "only.md").write_text("# Only\nThe one note.\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    assert ov("rm", "viking://resources/solo/only.md").exit_code == 0
+    assert ov("ls", "viking://resources", "-a").stdout.splitlines() == ["viking://resources/.abstract.md", "viking://resources/.overview.md"]

@@ -197,3 +197,16 @@ def test_a_damaged_delta_rebuilds_the_vectors_and_a_killed_updates_files_are_swe
     write(hashed, "viking://resources/notes/bread.md", "Onion bread")
     found(hashed, "bread")
     assert not list(index_dir(ov_home).glob("vectors-00009*"))
+
+
+def test_a_delta_gone_is_damage_fsck_reports_and_only_the_vectors_are_rebuilt(hashed, ov_home):
+    # (found by a review: it read as an incompatible index, a note, and rebuilt the full text too)
+    write(hashed, "viking://resources/notes/soup.md", "A tomato soup with basil")
+    found(hashed, "soup")
+    (index_dir(ov_home) / _meta(ov_home)["vectors_delta"]).unlink()
+    checked = hashed("fsck", "--json")
+    assert checked.exit_code != 0 and [f["severity"] for f in checked.json["result"]["findings"]] == ["problem"]
+    result = found(hashed, "tomato soup")
+    assert result["index"]["actions"] == ["vectors rebuilt"] and result["retrieval"]["mode"] == "hybrid"
+    assert uris(result)[0] == "viking://resources/notes/soup.md"
+    assert hashed("fsck", "--json").json["result"]["findings"] == []

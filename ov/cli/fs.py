@@ -238,6 +238,8 @@ def rm(
     The summaries (L0/L1) that add-resource generated for the directories above it are written
     again in the same commit, so they stop naming what is gone; a directory left with nothing but
     its generated summaries goes too. Summaries written or edited by hand are left as they are.
+    They are written by the offline summariser, even with an LLM configured: the store stays
+    locked while rm runs, and other sessions' hooks would wait for the model.
     """
     from ov.ingest.resource import remove
 

@@ -472,8 +472,8 @@ class Indices:
                 return "the embedder's dimension changed"
             if have.get("recipe", 1) != VECTOR_RECIPE:
                 return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {VECTOR_RECIPE}"
-        if any(name and not (self.root / name).is_file() for name in (meta.vectors_file, meta.vectors_delta)):
-            return "the vector file is missing"
+        if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
+            return "the vector file is missing"  # a delta gone is damage to the vectors alone: they are rebuilt
         return None
 
     def _embedder(self):

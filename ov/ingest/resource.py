@@ -499,7 +499,7 @@ def _drop_orphan_sidecars(store: Store, tx: Transaction, root: VikingURI, tree: 
 def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[str, bool]:
     """The visible children of ``dir_uri`` (name -> is a directory) once ``tx`` lands: a child
     whose every visible file ``tx`` deletes is gone, one it adds files to is there."""
-    children = {c.entry.name: c.entry.is_dir for c in store.entries(dir_uri, show_all=False)}
+    children = {item.name: is_dir for item, is_dir in store.scan(dir_uri)}
     prefix = dir_uri.path + "/"
     deleted: dict[str, set[str]] = {}
     for path, data in tx.changes.items():
@@ -512,13 +512,18 @@ def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[st
             else:
                 deleted.setdefault(rest[0], set()).add(path)
     for name, paths in deleted.items():
-        if name not in children:
-            continue
-        child = VikingURI((*dir_uri.parts, name))
-        kept = [uri for uri, _ in store.walk_files(child)] if children[name] else [child]
-        if all(uri.path in paths or tx.changes.get(uri.path, b"") is None for uri in kept) and not _adds_under(tx, child):
+        if name in children and not (children[name] and (_adds_under(tx, VikingURI((*dir_uri.parts, name))) or _keeps_a_file(store, VikingURI((*dir_uri.parts, name)), paths))):
             del children[name]
     return children
+
+
+def _keeps_a_file(store: Store, dir_uri: VikingURI, deleted: set[str]) -> bool:
+    """Whether a visible file below ``dir_uri`` is not among the paths ``deleted`` (stops at the first)."""
+    for item, is_dir in store.scan(dir_uri):
+        child = VikingURI((*dir_uri.parts, item.name))
+        if (is_dir and _keeps_a_file(store, child, deleted)) or (not is_dir and child.path not in deleted):
+            return True
+    return False
 
 
 def _adds_under(tx: Transaction, uri: VikingURI) -> bool:
@@ -537,50 +542,49 @@ def move(store: Store, source: VikingURI, target: VikingURI):
     return store.mv(source, target, then=lambda tx: refresh_summaries(store, tx, [target, *_ancestors(source), *_ancestors(target)]))
 
 
-def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI]) -> list[str]:
+def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI]) -> None:
     """Write again, in ``tx``, the summaries (L0/L1) that ingest generated for ``directories``, which
     the pending changes of ``tx`` make stale (a child removed, moved in or out, renamed): deepest
     first, so that each parent lists its children's new abstracts. A directory without a generated
-    overview (none, or written by hand) is left as it is, and so is one whose summary was edited by
-    hand since it was committed. The summariser is ingest's (the configured LLM, else extractive).
-    Returns the warnings (an LLM that failed and was replaced by the extractive summariser)."""
+    overview (none, or written or edited by hand: :func:`ov.store.sidecar.by_hand`) is left as it
+    is, and so is one whose summary was edited by hand since its commit. A directory left with
+    nothing but its generated summaries (and ingest's manifest) loses them, and so goes.
+
+    The extractive summariser writes them, even with an LLM configured: ``rm`` and ``mv`` hold the
+    write lock, and every hook of every session would wait for the model (``ov add-resource`` of the
+    folder writes its LLM summaries again)."""
+    children: dict[str, dict[str, bool]] = {}
+
+    def listed(dir_uri: VikingURI) -> dict[str, bool]:
+        key = str(dir_uri)
+        if key not in children:
+            children[key] = _disk_children(store, tx, dir_uri)
+        return children[key]
+
     chosen: dict[str, VikingURI] = {}
     for dir_uri in directories:
         overview = VikingURI((*dir_uri.parts, sidecar.OVERVIEW))
-        meta, _body = _existing_sidecar(store, overview, tx)
-        if (meta.get("generated_by") or {}).get("component") != GENERATOR[0]:
+        if (_existing_sidecar(store, overview, tx)[0].get("generated_by") or {}).get("component") != GENERATOR[0]:
             continue
-        if _exists_after(store, tx, dir_uri):
+        if len(dir_uri.parts) <= 1 or dir_uri.name in listed(dir_uri.parent):
             chosen[str(dir_uri)] = dir_uri
             continue
-        # Nothing is left in it but its summaries, which would keep an empty directory alive
-        # (ingest drops them the same way). A description written by hand keeps it.
         abstract = VikingURI((*dir_uri.parts, sidecar.ABSTRACT))
+        generated_abstract = (_existing_sidecar(store, abstract, tx)[0].get("generated_by") or {}).get("component") == GENERATOR[0]
         try:
-            for name in (overview, abstract) if (_existing_sidecar(store, abstract, tx)[0].get("generated_by") or {}).get("component") == GENERATOR[0] else (overview,):
+            for name in (overview, abstract, VikingURI((*dir_uri.parts, MANIFEST))) if generated_abstract else (overview,):
                 if tx.existing_file(name) is not None:
                     tx.delete(name)
         except HandEditConflict:
-            pass
-    if not chosen:
-        return []
-    result = AddResult(root="", source="")
-    llm = store.config.llm if store.config.llm.enabled else None
+            pass  # edited by hand since its commit: the user's to remove
     fresh: dict[str, str] = {}
+    result = AddResult(root="", source="")
     for dir_uri in sorted(chosen.values(), key=lambda uri: -len(uri.parts)):
         try:
-            job = _prepare(store, tx, dir_uri, _disk_children(store, tx, dir_uri), None, None, fresh)
-            _summarise_all(store, tx, [job], fresh, llm, store.home.root / "prompts", result, None)
+            job = _prepare(store, tx, dir_uri, listed(dir_uri), None, None, fresh)
+            _summarise_all(store, tx, [job], fresh, None, None, result, None)
         except HandEditConflict:
-            continue  # its summary was edited by hand: the edit is the user's, not ov's to replace
-    return result.warnings
-
-
-def _exists_after(store: Store, tx: Transaction, dir_uri: VikingURI) -> bool:
-    """Whether ``dir_uri`` is still a directory of visible files once ``tx`` lands."""
-    if dir_uri.parent is None:
-        return True
-    return dir_uri.name in _disk_children(store, tx, dir_uri.parent) or (len(dir_uri.parts) <= 1)
+            continue  # its summary was edited by hand since its commit: the edit is the user's
 
 
 def _ancestors(root: VikingURI) -> list[VikingURI]:

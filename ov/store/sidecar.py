@@ -82,6 +82,22 @@ def render(meta: dict[str, Any], text: str) -> str:
     return out + text.strip() + "\n"
 
 
+def by_hand(data: bytes, trigger: str) -> bytes:
+    """A sidecar's bytes as a person's edit or write leaves them: one that says a program made it
+    (``generated_by`` other than ov's own commands) says ov's ``trigger`` instead, so that nothing
+    that regenerates what it generated (rm and mv above a folder, add-resource) takes the edit for
+    its own. Anything else, or what does not parse, is returned unchanged."""
+    try:
+        meta, text = parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data
+    made = meta.get("generated_by")
+    if not isinstance(made, dict) or made.get("component") == "ov":
+        return data
+    meta["generated_by"] = {"component": "ov", "trigger": trigger}
+    return render(meta, text).encode("utf-8")
+
+
 def directory_uri(uri: str) -> str:
     return uri if uri.endswith("/") else uri + "/"
 

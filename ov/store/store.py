@@ -293,6 +293,7 @@ class Store:
             self._check_size(uri, new)
             if uri.name in sidecar.SIDECARS:  # what the file will hold, appended to or not
                 _check_sidecar(uri, new)
+                new = sidecar.by_hand(new, "write")
             tx.put(uri, new)
             return tx.commit("write", [uri])
 
@@ -315,9 +316,11 @@ class Store:
                     hint="give more surrounding text so it matches once, or pass --all",
                 )
             updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+            data = updated.encode("utf-8")
             if uri.name in sidecar.SIDECARS:
-                _check_sidecar(uri, updated.encode("utf-8"), before=current)
-            tx.put(uri, updated.encode("utf-8"))
+                _check_sidecar(uri, data, before=current)
+                data = sidecar.by_hand(data, "edit")
+            tx.put(uri, data)
             return tx.commit("edit", [uri]), count if replace_all else 1
 
     def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
@@ -470,8 +473,15 @@ class Store:
                 scope_uri = VikingURI((scope,))
                 yield Child(self._entry(scope_uri, path / scope, is_dir=True), path / scope, scope_uri)
             return
+        for item, is_dir in self.scan(uri, show_all):
+            child_uri = VikingURI((*uri.parts, item.name))
+            yield Child(self._entry(child_uri, Path(item.path), is_dir=is_dir, dirent=item), Path(item.path), child_uri)
+
+    def scan(self, uri: VikingURI, show_all: bool = False) -> Iterator[tuple[os.DirEntry, bool]]:
+        """(directory entry, is a directory) of each child :meth:`entries` lists below a
+        directory other than the root, in name order, without reading anything of theirs."""
         try:
-            with os.scandir(path) as it:
+            with os.scandir(self.path(uri)) as it:
                 items = sorted(it, key=lambda d: d.name)
         except (FileNotFoundError, NotADirectoryError):
             return
@@ -483,9 +493,7 @@ class Store:
                 continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
             if (name.startswith(".") and not show_all) or not is_valid_segment(name):
                 continue
-            is_dir = item.is_dir(follow_symlinks=False)
-            child_uri = VikingURI((*uri.parts, name))
-            yield Child(self._entry(child_uri, Path(item.path), is_dir=is_dir, dirent=item), Path(item.path), child_uri)
+            yield item, item.is_dir(follow_symlinks=False)
 
     def _entry(self, uri: VikingURI, path: Path, *, is_dir: bool, dirent: os.DirEntry | None = None) -> Entry:
         try:
@@ -522,7 +530,8 @@ class Store:
         try:
             return sidecar.body((path / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
-            raise NotFound(f"{uri} has no {label}", hint=f"write one with `ov mkdir --description` or `ov write {uri.child(name)}`") from None
+            how = f"`ov write {uri.child(name)}`" if len(uri.parts) == 1 else f"`ov mkdir --description` or `ov write {uri.child(name)}`"  # mkdir refuses a scope
+            raise NotFound(f"{uri} has no {label}", hint=f"write one with {how}") from None
 
     def _file_state(self, uri: VikingURI, data: bytes) -> str:
         git = self.git
