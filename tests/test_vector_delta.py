@@ -210,3 +210,34 @@ def test_a_delta_gone_is_damage_fsck_reports_and_only_the_vectors_are_rebuilt(ha
     assert result["index"]["actions"] == ["vectors rebuilt"] and result["retrieval"]["mode"] == "hybrid"
     assert uris(result)[0] == "viking://resources/notes/soup.md"
     assert hashed("fsck", "--json").json["result"]["findings"] == []
+
+
+def test_an_update_killed_after_its_full_text_commit_leaves_no_vectors_behind(hashed, ov_home, monkeypatch):
+    # (found by a review: the replay found the new records' labels, not those the vectors held for
+    # the records they replaced, and those vectors stayed: "202 vectors for 46 records")
+    from ov.index import sync
+
+    write(hashed, "viking://resources/handbook/deploy.md", "# Deploy\n\nWe deploy on Fridays now.\n")  # replaces a record
+    real = sync.Meta.write
+
+    def killed(self, path):
+        raise KeyboardInterrupt  # as a SIGKILL between the full-text commit and meta.json
+
+    monkeypatch.setattr(sync.Meta, "write", killed)
+    with pytest.raises(KeyboardInterrupt):
+        sync.Indices(_store(ov_home)).open()
+    monkeypatch.setattr(sync.Meta, "write", real)
+    result = found(hashed, "deploy fridays")
+    assert "vectors rebuilt" in result["index"]["actions"] and uris(result)[0] == "viking://resources/handbook/deploy.md"
+    checked = hashed("fsck", "--json").json["result"]
+    assert checked["findings"] == [] and checked["checked"]["vectors"] == _meta(ov_home)["records"]
+
+
+def _store(ov_home):
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import resolve_identity
+    from ov.store.store import Store
+
+    home = Home(ov_home)
+    return Store(home, resolve_identity({}, {}, {}), load_config(home).config)

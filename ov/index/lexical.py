@@ -290,6 +290,15 @@ class LexicalIndex:
             hits = self._searcher().search(self._filter_query(filters), limit, order_by_field="label", count=False).hits
         return {int(label) for label, _ in hits}
 
+    def has_labels_from(self, first: int) -> bool:
+        """Whether a record labelled ``first`` or above is indexed (labels are handed out in order,
+        so one is when an update committed its records and died before its ``meta.json``)."""
+        tantivy = _tantivy()
+        self._index.reload()
+        query = tantivy.Query.range_query(self._index.schema, "label", tantivy.FieldType.Unsigned, first, 2**63 - 1)
+        with _read_failure():
+            return self._index.searcher().search(query, 1, count=True).count > 0
+
     def labels_of_paths(self, paths: list[str]) -> list[int]:
         """The vector labels of every record of ``paths``."""
         tantivy = _tantivy()

@@ -251,6 +251,11 @@ class Indices:
             return self._load(meta, [f"rebuilt: {problem}"])
         actions = []
         if meta.commit != head:
+            if meta.vectors_file and not meta.vectors_stale and lexical.has_labels_from(meta.next_label):
+                # The last update committed its full-text records and died before its meta.json:
+                # replayed, it would find those records' labels, not the ones the vectors hold for
+                # the records it replaced, and leave those vectors behind. They are made again.
+                meta.vectors_stale = True
             try:
                 changed = self._apply_diff(meta, lexical, head)
             except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
