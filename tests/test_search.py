@@ -376,6 +376,23 @@ def test_context_stays_within_the_budget(library, budget):
     assert scores == sorted(scores, reverse=True)
 
 
+def test_a_context_block_holds_the_head_of_the_ranking_at_every_budget(store):
+    # (found by an audit: with a tight budget a 0.03 hit with a short URI filled the block while the
+    # 0.96 hit before it, whose URI did not fit, was dropped)
+    put(
+        store,
+        {
+            "viking://resources/a-long-and-descriptive-name-for-the-key-rotation-runbook.md": "# Key rotation\n\nKey rotation of signing keys, step by step: key rotation.\n",
+            "viking://resources/z.md": "# Z\n\nOnce, a key.\n",
+        },
+    )
+    hits = hits_of(store)
+    assert [h.uri for h in hits][-1] == "viking://resources/z.md" and len(hits) >= 2
+    for budget in range(1, 200):
+        taken = [e.uri for e in assemble(store, hits, budget).entries]
+        assert taken == [h.uri for h in hits][: len(taken)], budget
+
+
 def test_context_with_a_generous_budget_takes_every_entry_at_its_richest_tier(library):
     block = search(library, "key rotation", SearchOptions(mode="context", budget=100_000)).context
     tiers = {e.uri: e.tier for e in block.entries}

@@ -16,7 +16,8 @@ A tier whose text would repeat the tier below it (a one-section file) is left ou
 1. Floor: in score order, each entry starts at its cheapest useful tier (the
    first one above ``uri``); one that does not fit, or would take more than
    twice its fair share of the budget, steps down to ``uri``; one that does not
-   fit even as a URI is dropped (and counted).
+   fit even as a URI is dropped (and counted), and so is every result after it:
+   the block always holds the head of the ranking.
 2. Deepening: in score order, each entry moves up to the richest tier that the
    budget left over still allows. An entry too large for a tier steps down to
    the next one; text is never cut in the middle.
@@ -125,6 +126,10 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
                 chosen[i] = at
                 left -= tiers[at].cost
                 break
+        else:
+            # Not even its URI fits: the results after it are not taken either. A block holds the
+            # head of the ranking; a 0.03 hit with a short URI must not stand in for a 0.96 one.
+            break
     for i in sorted(chosen):
         tiers, now = options[i], chosen[i]
         for at in range(len(tiers) - 1, now, -1):
