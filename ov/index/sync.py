@@ -319,7 +319,7 @@ class Indices:
         try:
             matrix, vector_labels = _embed(embedder, records, labels)
             delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else Delta.empty(dimension, meta.vectors)
-            base = self._copy_of(meta.vectors_file, dimension, delta.base_live)
+            base = self._copy_of(meta, dimension, delta.base_live)
             if base is not None:
                 changed = delta.changed(removed, dict(zip(vector_labels, matrix)), base)
                 if changed.size <= DELTA_LIMIT:
@@ -349,20 +349,32 @@ class Indices:
         self._generation = ((gen_file, meta.built_at), vectors) if not exact_fits(vectors.live, dimension) else None
         return gen_file, None, vectors.live
 
-    def _copy_of(self, vectors_file: str, dimension: int, live: int):
-        """The flat or grouped copy of a generation, loaded (cheaply: no hnswlib), or None."""
+    def _copy_of(self, meta: Meta, dimension: int, live: int):
+        """The generation's vectors, to count the passages a delta removes: as this object holds
+        them, else its flat or grouped copy, loaded (no hnswlib); None when neither is there."""
         from ov.index import vector_groups
         from ov.index.vectors import ExactVectors, exact_fits, exact_path
 
-        path = self.root / vectors_file
+        held = self._held(meta)
+        if held is not None:
+            return held
+        path = self.root / meta.vectors_file
         try:
             if exact_fits(live, dimension):
-                return ExactVectors.load(exact_path(path), dimension, live)
+                # What load_for_search reads for the search after this update: read once, kept.
+                copy = ExactVectors.load(exact_path(path), dimension, live)
+                self._generation = ((meta.vectors_file, meta.built_at), copy)
+                return copy
             if vector_groups.grouped_fits(live, dimension):
                 return vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
         except (OSError, ValueError):
             pass  # the generation's own file is the authority: the update folds into a new one
         return None
+
+    def _held(self, meta: Meta):
+        """The generation ``meta`` names (of its build) as this object loaded or wrote it, or None."""
+        held = self._generation
+        return held[1] if held is not None and held[0] == (meta.vectors_file, meta.built_at) else None
 
     def _sweep_vector_files(self, meta: Meta) -> None:
         """Remove every vector file ``meta`` does not name: the generation or delta it replaced,
@@ -495,10 +507,8 @@ class Indices:
             _log().info("vector delta unreadable (%s)", exc)
             return None
         live = meta.vectors if delta is None else delta.base_live
-        held, key = self._generation, (meta.vectors_file, meta.built_at)
-        if held is not None and held[0] == key:
-            base = held[1]
-        else:
+        base = self._held(meta)
+        if base is None:
             if self._warm is not None:
                 # A long-lived process (the MCP server) pays numpy's import once; after it every
                 # search of a flat copy is one matrix product instead of a plain-Python loop.
@@ -509,7 +519,7 @@ class Indices:
             except (OSError, RuntimeError, TypeError, KeyError) as exc:
                 _log().info("vector index unreadable (%s)", exc)
                 return None
-            self._generation = (key, base)
+            self._generation = ((meta.vectors_file, meta.built_at), base)
         return base if delta is None else DeltaVectors(base, delta)
 
     def _load(

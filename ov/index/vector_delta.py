@@ -38,12 +38,13 @@ _HEAD = struct.Struct("<8sIIQQ")
 class Delta:
     """The change a delta file holds over its generation."""
 
-    def __init__(self, dimension: int, base_live: int, removed: set[int], removed_parts: int, added: ExactVectors) -> None:
+    def __init__(self, dimension: int, base_live: int, removed: set[int], removed_parts: int, flat: bytes) -> None:
         self.dimension = dimension
         self.base_live = base_live  # the live vectors of the generation it changes
         self.removed = removed  # labels of records whose vectors the generation holds and no longer counts
         self.removed_parts = removed_parts  # how many vectors those are
-        self.added = added
+        self._flat = flat  # the added vectors' flat copy as the file holds it (ExactVectors.blocks)
+        self.added = ExactVectors.from_bytes(flat, dimension, None, "the delta")
 
     @property
     def size(self) -> int:
@@ -55,7 +56,7 @@ class Delta:
 
     @classmethod
     def empty(cls, dimension: int, base_live: int) -> Delta:
-        return cls(dimension, base_live, set(), 0, ExactVectors(array("q"), array("f"), memoryview(b""), dimension))
+        return cls(dimension, base_live, set(), 0, _flat({}, dimension))
 
     @classmethod
     def load(cls, path: Path, dimension: int) -> Delta:
@@ -72,37 +73,40 @@ class Delta:
         removed.frombytes(data[_HEAD.size : end])
         if sys.byteorder != "little":
             removed.byteswap()
-        added = ExactVectors.from_bytes(data[end:], dimension, None, path.name)
         if removed_parts > base_live or len(removed) > removed_parts:
             raise ValueError(f"{path.name} removes more vectors than its generation has")
-        return cls(dimension, base_live, set(removed), removed_parts, added)
+        try:
+            return cls(dimension, base_live, set(removed), removed_parts, data[end:])
+        except ValueError as exc:
+            raise ValueError(f"{path.name}: {exc}") from None
 
     def changed(self, removed: list[int], added: dict, base) -> Delta:
         """This delta with the records ``removed`` gone and the vectors ``added`` (label -> row)
         added; ``base``: the generation, searchable (to count the removed records' vectors)."""
         rows = self.added.rows() if self.added.live else {}
-        gone, gone_parts = set(self.removed), self.removed_parts
+        gone, elsewhere = set(self.removed), []
         for label in removed:
             mine = [part for part in part_labels(label, MAX_PARTS) if part in rows]
-            if mine:  # added since the generation: forgotten
-                for part in mine:
-                    del rows[part]
-            elif label not in gone:
-                count = base.passage_counts([label]).get(label, 0)
-                if count:
-                    gone.add(label)
-                    gone_parts += count
+            for part in mine:  # added since the generation: forgotten
+                del rows[part]
+            if not mine and label not in gone:
+                elsewhere.append(label)
+        counts = base.passage_counts(elsewhere) if elsewhere else {}  # records the generation holds
         rows.update(added)
-        flat = b"".join(bytes(block) for block in ExactVectors.blocks(rows, self.dimension))
-        return Delta(self.dimension, self.base_live, gone, gone_parts, ExactVectors.from_bytes(flat, self.dimension, len(rows), "the delta"))
+        return Delta(self.dimension, self.base_live, gone | counts.keys(), self.removed_parts + sum(counts.values()), _flat(rows, self.dimension))
 
     def write(self, path: Path) -> None:
         """Write to ``path`` atomically."""
-        import numpy as np
-
         head = _HEAD.pack(_MAGIC, self.dimension, len(self.removed), self.base_live, self.removed_parts)
-        added = self.added.rows() if self.added.live else {}
-        write_blocks(path, [head, np.asarray(sorted(self.removed), dtype="<i8"), *ExactVectors.blocks(added, self.dimension)])
+        removed = array("q", sorted(self.removed))
+        if sys.byteorder != "little":
+            removed.byteswap()
+        write_blocks(path, [head, removed, self._flat])
+
+
+def _flat(rows: dict, dimension: int) -> bytes:
+    """The flat copy of ``rows`` (label -> vector) as one block of bytes."""
+    return b"".join(bytes(block) for block in ExactVectors.blocks(rows, dimension))
 
 
 class DeltaVectors:

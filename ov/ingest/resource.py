@@ -399,7 +399,7 @@ def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], descripti
     from ov.summaries.layers import ChildInfo
 
     existing_meta, existing_l0 = _existing_abstract(store, dir_uri, tx)
-    user_written = existing_l0 is not None and (existing_meta.get("generated_by") or {}).get("component") != GENERATOR[0]
+    user_written = existing_l0 is not None and not _generated(existing_meta)
     if description is None and user_written:
         description = existing_l0
     infos = []
@@ -501,6 +501,7 @@ def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[st
     whose every visible file ``tx`` deletes is gone, one it adds files to is there."""
     children = {item.name: is_dir for item, is_dir in store.scan(dir_uri)}
     prefix = dir_uri.path + "/"
+    added: set[str] = set()
     deleted: dict[str, set[str]] = {}
     for path, data in tx.changes.items():
         if path.startswith(prefix):
@@ -509,10 +510,13 @@ def _disk_children(store: Store, tx: Transaction, dir_uri: VikingURI) -> dict[st
                 continue
             if data is not None:
                 children[rest[0]] = len(rest) > 1 or children.get(rest[0], False)
+                added.add(rest[0])
             else:
                 deleted.setdefault(rest[0], set()).add(path)
     for name, paths in deleted.items():
-        if name in children and not (children[name] and (_adds_under(tx, VikingURI((*dir_uri.parts, name))) or _keeps_a_file(store, VikingURI((*dir_uri.parts, name)), paths))):
+        if name in added or name not in children:
+            continue
+        if not children[name] or not _keeps_a_file(store, VikingURI((*dir_uri.parts, name)), paths):
             del children[name]
     return children
 
@@ -524,11 +528,6 @@ def _keeps_a_file(store: Store, dir_uri: VikingURI, deleted: set[str]) -> bool:
         if (is_dir and _keeps_a_file(store, child, deleted)) or (not is_dir and child.path not in deleted):
             return True
     return False
-
-
-def _adds_under(tx: Transaction, uri: VikingURI) -> bool:
-    prefix = uri.path + "/"
-    return any(path.startswith(prefix) and data is not None for path, data in tx.changes.items())
 
 
 def remove(store: Store, uri: VikingURI, *, recursive: bool = False):
@@ -564,15 +563,14 @@ def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI
     chosen: dict[str, VikingURI] = {}
     for dir_uri in directories:
         overview = VikingURI((*dir_uri.parts, sidecar.OVERVIEW))
-        if (_existing_sidecar(store, overview, tx)[0].get("generated_by") or {}).get("component") != GENERATOR[0]:
+        if not _generated(_existing_sidecar(store, overview, tx)[0]):
             continue
         if len(dir_uri.parts) <= 1 or dir_uri.name in listed(dir_uri.parent):
             chosen[str(dir_uri)] = dir_uri
             continue
         abstract = VikingURI((*dir_uri.parts, sidecar.ABSTRACT))
-        generated_abstract = (_existing_sidecar(store, abstract, tx)[0].get("generated_by") or {}).get("component") == GENERATOR[0]
         try:
-            for name in (overview, abstract, VikingURI((*dir_uri.parts, MANIFEST))) if generated_abstract else (overview,):
+            for name in (overview, abstract, VikingURI((*dir_uri.parts, MANIFEST))) if _generated(_existing_sidecar(store, abstract, tx)[0]) else (overview,):
                 if tx.existing_file(name) is not None:
                     tx.delete(name)
         except HandEditConflict:
@@ -596,6 +594,11 @@ def _ancestors(root: VikingURI) -> list[VikingURI]:
         out.append(parent)
         parent = parent.parent
     return out
+
+
+def _generated(meta: dict) -> bool:
+    """Whether a sidecar's frontmatter says ingest wrote it (not a person, nor ``mkdir``)."""
+    return (meta.get("generated_by") or {}).get("component") == GENERATOR[0]
 
 
 def _existing_abstract(store: Store, dir_uri: VikingURI, tx: Transaction | None = None) -> tuple[dict, str | None]:

@@ -77,29 +77,29 @@ class Server:
         elif not message:
             self.send({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": "an empty batch"}})
         else:  # a batch (JSON-RPC 2.0, MCP 2025-03-26): its answers go back as one array
-            batch = _Batch(sum(_answered(item) for item in message), self.send)
-            for item in message:
-                self.handle(item, batch.add)
+            batch = _Batch(self.send)
+            batch.close(sum(self.handle(item, batch.add) for item in message))
 
-    def handle(self, message, send) -> None:
-        """Answer ``message`` through ``send`` (a message a time), now or from a worker thread."""
+    def handle(self, message, send) -> bool:
+        """Answer ``message`` through ``send`` (a message a time), now or from a worker thread;
+        whether it is answered at all (notifications and answers are not)."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
             if isinstance(message, dict) and ("result" in message or "error" in message):
-                return  # an answer to a request ov never sends
+                return False  # an answer to a request ov never sends
             send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC request"}})
-            return
+            return True
         method, params, request_id = message["method"], message.get("params") or {}, message.get("id")
         if "id" not in message:
-            return  # notifications: initialized, cancelled, ...: nothing to answer
+            return False  # notifications: initialized, cancelled, ...: nothing to answer
         if message.get("jsonrpc") != "2.0" or not _valid_id(request_id):
             send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC 2.0 request (jsonrpc \"2.0\", an id that is a string or an integer)"}})
-            return
+            return True
         if method == "tools/call":
             future = self.pool.submit(self._call, request_id, params, send)
             with self.lock:
                 self.pending.add(future)
             future.add_done_callback(self._done)
-            return
+            return True
         if method == "initialize":
             send(_result(request_id, self._initialize(params)))
         elif method == "ping":
@@ -110,6 +110,7 @@ class Server:
             send(_result(request_id, {"tools": definitions()}))
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"}})
+        return True
 
     def _done(self, future) -> None:
         with self.lock:
@@ -197,10 +198,11 @@ class UnknownTool(LookupError):
 
 
 class _Batch:
-    """The answers to a batch's requests, sent as one array once the last is in."""
+    """The answers to a batch's requests, sent as one array once the last is in (some come from
+    worker threads, before or after the batch has been read to its end)."""
 
-    def __init__(self, expected: int, send) -> None:
-        self.expected = expected
+    def __init__(self, send) -> None:
+        self.expected: int | None = None  # known once every request of the batch was handled
         self.answers: list = []
         self.lock = threading.Lock()
         self.send = send
@@ -212,12 +214,13 @@ class _Batch:
         if complete:
             self.send(self.answers)
 
-
-def _answered(item) -> bool:
-    """Whether :meth:`Server.handle` answers ``item``: all but notifications and answers."""
-    if isinstance(item, dict) and isinstance(item.get("method"), str):
-        return "id" in item
-    return not (isinstance(item, dict) and ("result" in item or "error" in item))
+    def close(self, expected: int) -> None:
+        """Every request was handled; ``expected`` answers are coming (none: nothing is sent)."""
+        with self.lock:
+            self.expected = expected
+            complete = expected > 0 and len(self.answers) == expected
+        if complete:
+            self.send(self.answers)
 
 
 def _result(request_id, result: dict) -> dict:

@@ -152,12 +152,10 @@ class _Args:
     def text(self, key: str, default=None, *, required: bool = False) -> str | None:
         return self._get(key, str, default, required)
 
-    def number(self, key: str, default=None, *, maximum: int | None = None) -> int | None:
+    def number(self, key: str, default=None) -> int | None:
         value = self._get(key, int, default, False)
         if value is not None and value < 1:
             raise InvalidInput(f"`{key}` of {self.tool} must be 1 or more")
-        if value is not None and maximum is not None and value > maximum:
-            raise InvalidInput(f"`{key}` of {self.tool} must be at most {maximum}, not {value}")
         return value
 
     def flag(self, key: str) -> bool:
@@ -189,7 +187,7 @@ def _find(store, args: _Args, context: Context) -> str:
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
     uri = args.text("uri")
-    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10, maximum=MAX_RESULTS), types=tuple(args.texts("types")) or None)
+    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
     result = find(store, query, options, indices=context.indices(store))
     return _hits(result.hits, result.mode)
 
@@ -198,7 +196,7 @@ def _search(store, args: _Args, context: Context) -> str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
-    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10, maximum=MAX_RESULTS))
+    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     if mode == "context":
         block = result.context

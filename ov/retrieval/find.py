@@ -83,8 +83,10 @@ def check_limit(limit: int) -> None:
     from ov.errors import InvalidInput
     from ov.retrieval import MAX_RESULTS
 
-    if not 1 <= limit <= MAX_RESULTS:
-        raise InvalidInput(f"the limit is a number of results from 1 to {MAX_RESULTS}, not {limit}")
+    if limit < 1:
+        raise InvalidInput(f"the limit must be 1 or more, not {limit}")
+    if limit > MAX_RESULTS:
+        raise InvalidInput(f"the limit must be at most {MAX_RESULTS}, not {limit}")
 
 
 def check_types(types: tuple[str, ...] | None) -> None:
