@@ -31,7 +31,6 @@ and over one commit.
 
 from __future__ import annotations
 
-import json
 import random
 import shutil
 import sys

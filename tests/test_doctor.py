@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from tests.llm_server import API_KEY, API_KEY_ENV, llm_config, llm_server  # noqa: F401  (pytest fixtures)
 

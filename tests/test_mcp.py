@@ -349,3 +349,24 @@ def test_the_embedder_is_kept_from_one_call_to_the_next(ov, ov_home):
     records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
     # The first call brought the embedder in; the others were served by the same one.
     assert [r.get("loaded") for r in records] == ["hash:hash-v1", None, None]
+
+
+def test_an_agents_write_and_edit_are_redacted_before_they_are_stored(ov_home):
+    """What a model writes came from its session; a key in a commit stays in history and backups."""
+    import os as _os
+
+    from ov.mcp import tools
+    from tests.secrets_corpus import OPENAI
+
+    context = tools.Context.resolve({}, _os.environ)
+    uri = "viking://resources/notes/deploy.md"
+    wrote = tools.call(context, "write", {"uri": uri, "content": f"# Deploy\n\nOPENAI_API_KEY={OPENAI}\nregion: eu-west-1\n"})
+    edited = tools.call(context, "edit", {"uri": uri, "old": "eu-west-1", "new": f"eu-west-2 (token {OPENAI})"})
+    plain = tools.call(context, "edit", {"uri": uri, "old": "# Deploy", "new": "# Deploying"})
+
+    assert wrote["content"][0]["text"].endswith("; 1 secret redacted") and not wrote.get("isError")
+    assert edited["content"][0]["text"].endswith("; 1 secret redacted")
+    assert "redacted" not in plain["content"][0]["text"]
+    store = context.store()
+    text = store.read(store.uri(uri)).content
+    assert OPENAI not in text and text.count("[REDACTED:") == 2 and "# Deploying" in text

@@ -10,7 +10,6 @@ resolved lazily and once per process.
 from __future__ import annotations
 
 import os
-import sys
 from contextvars import ContextVar
 from functools import cached_property
 from typing import Annotated, Any

@@ -302,14 +302,29 @@ def _write(store, args: _Args, _context: Context) -> str:
     mode = args.text("mode", "replace")
     if mode not in ("replace", "append", "create"):
         raise InvalidInput(f"unknown mode {mode!r}", hint="modes are: replace, append, create")
-    result = store.write(store.uri(uri), args.text("content", required=True).encode("utf-8"), mode)
-    return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)")
+    content, redacted = _scrubbed(args.text("content", required=True))
+    result = store.write(store.uri(uri), content.encode("utf-8"), mode)
+    return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)") + _redacted_note(redacted)
 
 
 def _edit(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
-    result, count = store.edit(store.uri(uri), args.text("old", required=True), args.text("new", required=True), replace_all=args.flag("all"))
-    return f"replaced {count} occurrence{'s' if count != 1 else ''} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+    new, redacted = _scrubbed(args.text("new", required=True))
+    result, count = store.edit(store.uri(uri), args.text("old", required=True), new, replace_all=args.flag("all"))
+    done = f"replaced {count} occurrence{'s' if count != 1 else ''} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+    return done + _redacted_note(redacted)
+
+
+def _scrubbed(text: str) -> tuple[str, int]:
+    """An agent's text with its secrets redacted: what a model writes came from a session, and a
+    key stored in a commit stays in history and in every backup (PRODUCT.md, sessions and memory)."""
+    from ov.redact.engine import redact
+
+    return redact(text)
+
+
+def _redacted_note(count: int) -> str:
+    return f"; {count} secret{'s' if count != 1 else ''} redacted" if count else ""
 
 
 def _session_commit(store, args: _Args, _context: Context) -> str:

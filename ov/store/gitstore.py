@@ -341,7 +341,7 @@ class GitStore:
         """Create the repository with an empty first commit; False if it already exists."""
         if self.exists:
             return False
-        from dulwich.objects import Commit, Tree
+        from dulwich.objects import Tree
         from dulwich.repo import Repo
 
         self.worktree.mkdir(parents=True, exist_ok=True)
