@@ -744,3 +744,44 @@ def test_rm_of_an_added_folders_last_file_takes_the_folder_with_it(ov, tmp_path)
     assert ov("add-resource", str(folder)).exit_code == 0
     assert ov("rm", "viking://resources/solo/only.md").exit_code == 0
     assert ov("ls", "viking://resources", "-a").stdout.splitlines() == ["viking://resources/.abstract.md", "viking://resources/.overview.md"]
+
+
+def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
+    """A token in a README would otherwise be committed, summarised into every folder above it,
+    packed into backups and injected into prompts."""
+    from tests.secrets_corpus import OPENAI
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "README.md").write_text(f"# App\n\nSet `OPENAI_API_KEY={OPENAI}` before you run it.\n")
+    (project / ".env").write_text("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n")
+    out = ov("add-resource", str(project))
+    assert out.exit_code == 0 and "1 secret redacted" in out.stdout and "skipped .env: hidden" in out.stdout
+    stored = [p for p in (ov_home / "accounts").rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert not [p for p in stored if OPENAI in p.read_text(errors="replace")]
+    assert "[REDACTED:" in ov("read", "viking://resources/proj/README.md").stdout
+    assert ov("add-resource", str(project), "--json").json["result"]["changed"] is False, "the redacted text is what an unchanged source compares with"
+
+    # A hidden file named on purpose is stored where ls and grep show it, and redacted too.
+    data = ov("add-resource", str(project / ".env"), "--to", "viking://resources/envfile", "--json").json["result"]
+    assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 1
+    assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\n"
+
+
+def test_a_reason_is_kept_when_the_source_is_added_again_without_one(ov, ov_home, handbook):
+    assert ov("add-resource", str(handbook), "--reason", "Everything new engineers must read.").exit_code == 0
+    (handbook / "ops" / "oncall.txt").write_text("Pager rotation: daily now.\n")
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    assert ov("abstract", "viking://resources/handbook").stdout.strip() == "Everything new engineers must read."
+    head = commits(ov_home)[0].id
+    again = ov("add-resource", str(handbook), "--json").json["result"]
+    assert again["changed"] is False and commits(ov_home)[0].id == head
+
+
+def test_a_plan_made_again_under_the_lock_counts_each_file_once(ov, handbook, monkeypatch):
+    """Another writer changed what the first plan read, so it is planned again under the lock."""
+    from ov.store.store import Draft
+
+    monkeypatch.setattr(Draft, "still_holds", lambda self, tx, *scopes: False)
+    data = ov("add-resource", str(handbook), "--json").json["result"]
+    assert data["added"] and len(data["added"]) == len(set(data["added"])), "the second plan's files were added to the first's"

@@ -54,6 +54,8 @@ def add_resource(
         )
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
+        if result.redacted:
+            plain(f"  {result.redacted} secret{'s' if result.redacted != 1 else ''} redacted (replaced by [REDACTED:<kind>] before storing)")
         for warning in result.warnings:
             warn(warning)
         if result.tokens:

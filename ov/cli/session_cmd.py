@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short
+from ov.cli.output import emit, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, runtime
 from ov.errors import InvalidInput
 
@@ -178,6 +178,8 @@ def session_commit(
         else:
             counts = report.memories or {}
             plain(f"  memories: {counts.get('adds', 0)} added, {counts.get('updates', 0)} updated, {counts.get('deletes', 0)} deleted")
+            if report.model_failed:
+                warn(f"the model failed ({report.model_failed}); the offline rules extracted these memories instead")
 
     emit(report.to_dict(), human)
 

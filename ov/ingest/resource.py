@@ -61,6 +61,7 @@ class AddResult:
     tokens: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     llm_failed: bool = False
+    redacted: int = 0  # secrets replaced by a redaction marker before anything was stored
 
     def to_dict(self) -> dict:
         return {
@@ -78,6 +79,7 @@ class AddResult:
             "summaries": self.summaries,
             "tokens": self.tokens,
             "warnings": self.warnings,
+            "redacted": self.redacted,
         }
 
 
@@ -125,7 +127,15 @@ def add_resource(
     # to check the plan still holds and to commit it (see Store.draft).
     # `result` stays as it is after parsing, in case the plan is made again under the lock.
     store.init()  # a no-op when it exists; the plan is made against its first commit otherwise
-    planned = replace(result, skipped=list(result.skipped), warnings=list(result.warnings), tokens=dict(result.tokens))
+    planned = replace(
+        result,
+        added=list(result.added),
+        updated=list(result.updated),
+        removed=list(result.removed),
+        skipped=list(result.skipped),
+        warnings=list(result.warnings),
+        tokens=dict(result.tokens),
+    )
     with store.draft() as draft:
         root = _plan(store, draft, collected, files, provenance, target, to, parent, reason, include, exclude, planned, progress)
         draft.stage()
@@ -163,6 +173,8 @@ def _plan(
     root = _resolve_root(store, collected, target, to is not None, parent is not None)
     result.root = str(root)
     old_manifest = _read_manifest(store, root)
+    if reason is None and isinstance(old_manifest.get("reason"), str):
+        reason = old_manifest["reason"]  # the usual "update my docs" run does not restate why they were added
     manifest = _manifest(collected, reason, include, exclude, provenance)
     for rel in sorted(files):
         uri = _join(root, rel)
@@ -206,6 +218,7 @@ def provenance_of(store: Store, uri: VikingURI) -> dict | None:
 
 def _parse_all(collected: Collected, result: AddResult, progress: Progress | None) -> tuple[dict[str, bytes], dict[str, dict]]:
     from ov.ingest.parsers import parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
+    from ov.redact.engine import redact
 
     files: dict[str, bytes] = {}
     provenance: dict[str, dict] = {}
@@ -220,8 +233,13 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
         base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
         for piece in pieces:
             rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
-            files[rel] = piece.text.encode("utf-8")
-            provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
+            # A token in a README would be committed for good, summarised into every folder
+            # above it, packed into every backup and injected into agents' prompts.
+            text, found = redact(piece.text)
+            title, in_title = redact(piece.title)
+            result.redacted += found + in_title
+            files[rel] = text.encode("utf-8")
+            provenance[rel] = {**piece.provenance.to_dict(), "title": title}
         if progress:
             progress("parse", done, total)
     return files, provenance

@@ -79,7 +79,9 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
     include_filter, exclude_filter = _patterns(include, "--include"), _patterns(exclude, "--exclude")
     if path.is_file():
         collected = Collected(_stem_name(path.name), "file", str(path))
-        _add_file(collected, path, path.name, max_bytes, standalone=True)
+        # A file named on purpose is shown: `.env` kept as `.env` would be stored where ls, grep
+        # and the summaries never look (ov's own files are the hidden ones), yet committed.
+        _add_file(collected, path, path.name.lstrip(".") or path.name, max_bytes, standalone=True)
         return collected
     if not path.is_dir():
         try:

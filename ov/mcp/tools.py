@@ -294,7 +294,7 @@ def _add_resource(store, args: _Args, _context: Context) -> str:
 
     result = add_resource(store, args.text("source", required=True), parent=args.text("parent"), reason=args.text("reason"))
     counts = f"{len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, {result.unchanged} unchanged"
-    return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+    return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "") + _redacted_note(result.redacted)
 
 
 def _write(store, args: _Args, _context: Context) -> str:
@@ -334,7 +334,8 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
     if report.status != "committed":
         return f"nothing to commit in {report.session}"
     memories = ", ".join(f"{n} {k}" for k, n in report.memories.items() if n) or "no memories"
-    return f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
+    done = f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
+    return done + (f"; the model failed ({report.model_failed}), so the offline rules extracted them" if report.model_failed else "")
 
 
 def _health(store, args: _Args, _context: Context) -> str:

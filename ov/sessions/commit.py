@@ -10,7 +10,9 @@ Everything lands in one git commit::
     sessions/{sid}/messages.jsonl, .meta.json          the kept tail and the new counts
 
 A failed extraction never loses the session: the archive is committed with
-``.failed.json`` naming the stage and the error.
+``.failed.json`` naming the stage and the error. A model that fails (unreachable, a bad key, a
+timeout, output that is not usable) does not cost the memories: the offline rules extract them
+instead, and ``.done`` names the model's error (``model_failed``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ class CommitReport:
     commit: str | None = None
     memories: dict[str, int] = field(default_factory=dict)  # adds/updates/deletes
     failed: str | None = None
+    model_failed: str | None = None  # the model's error; the offline rules extracted instead
 
     def to_dict(self) -> dict:
         return {
@@ -58,6 +61,7 @@ class CommitReport:
             "commit": self.commit,
             "memories": self.memories,
             "failed": self.failed,
+            "model_failed": self.model_failed,
         }
 
 
@@ -111,7 +115,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
     when = datetime.now(timezone.utc)
     try:
-        diff, writes, tokens = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
+        diff, writes, tokens, report.model_failed = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
     except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
         _add_token_usage(meta, getattr(exc, "tokens", None))
         report.failed = f"{type(exc).__name__}: {exc}"
@@ -130,6 +134,8 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
             "memories": report.memories,
             "completed_at": now_iso(),
         }
+        if report.model_failed:
+            done["model_failed"] = report.model_failed
         tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
         for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
             kind = op.get("memory_type", "memory")
@@ -160,8 +166,9 @@ def latest_session(store: Store) -> str:
 
 def _extract(
     store: Store, tx, messages: list[dict], archive_uri: str, when: datetime, peer: str | None = None
-) -> tuple[dict, dict[str, str], dict[str, int]]:
-    """The memory diff, the files to write, and the LLM tokens spent (zero without a model).
+) -> tuple[dict, dict[str, str], dict[str, int], str | None]:
+    """The memory diff, the files to write, the LLM tokens spent (zero without a model), and the
+    model's error when it failed and the offline rules extracted instead.
 
     Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
     model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
@@ -172,7 +179,10 @@ def _extract(
 
     schemas = load_schemas(store.home.root / "memory_schemas")
     memories = VikingURI(("user", store.identity.user, "memories"))
+    from ov.sessions.memory.extract import extract_explicit
+
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
+    model_failed = None
     llm = store.config.llm
     if llm.enabled:
         from ov.llm import usage
@@ -184,15 +194,16 @@ def _extract(
             candidates, tokens = extract_with_llm(
                 llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
             )
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - an offline laptop or an expired key must not lose the memories
             spent = getattr(exc, "tokens", None)
             if spent:
                 usage.record(store.state, "extraction", llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
-            raise
-        usage.record(store.state, "extraction", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+                tokens = spent
+            model_failed = f"{type(exc).__name__}: {exc}"
+            candidates = extract_explicit(messages, when=when, user=store.identity.user)
+        else:
+            usage.record(store.state, "extraction", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
     else:
-        from ov.sessions.memory.extract import extract_explicit
-
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
 
     roots = {memories: [c for c in candidates if c.about != "peer"]}
@@ -209,7 +220,7 @@ def _extract(
     )
     by_name = {str(root): root for root in roots}
     writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}
-    return diff, writes, tokens
+    return diff, writes, tokens, model_failed
 
 
 # The files a model may merge into: one profile, and topic- or name-keyed files it
