@@ -384,7 +384,15 @@ def set_value(home: Home, key: str, text: str) -> Config:
         node = child
     node[parts[-1]] = value
     data.setdefault("version", CONFIG_VERSION)
-    config, _ = _validate(data, path)
+    try:
+        config, _ = _validate(data, path)
+    except ConfigError as exc:
+        mine = [p for p in getattr(exc, "problems", ()) if p.split(":", 1)[0] == key]
+        if not mine:
+            raise
+        # The file is fine; the value given is not: say so rather than send the user to the file.
+        reason = mine[0].split(":", 1)[1].strip()
+        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {reason}", hint=f"{path} is unchanged") from None
     atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
     return config
 
@@ -459,7 +467,9 @@ def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]
                 else:
                     problems.append(f"{loc or '(top level)'}: {error['msg']}")  # schema keys: short
             if problems:
-                raise ConfigError(f"{path} is invalid: " + "; ".join(problems)) from None
+                error = ConfigError(f"{path} is invalid: " + "; ".join(problems))
+                error.problems = problems
+                raise error from None
     raise ConfigError(f"{path} is invalid")  # pragma: no cover - second pass has no extra keys
 
 

@@ -72,7 +72,7 @@ CASES = [
     ("abstract-of-file", ["abstract", "viking://resources/docs/a.md"], 1, "not_directory", "is a file"),
     ("overview-missing", ["overview", "viking://resources/docs"], 1, "not_found", "no overview"),
     ("config-set-unknown", ["config", "set", "store.nope", "1"], 2, "config_invalid", "unknown config key"),
-    ("config-set-bad-value", ["config", "set", "store.lock_timeout", "soon"], 2, "config_invalid", "lock_timeout"),
+    ("config-set-bad-value", ["config", "set", "store.lock_timeout", "soon"], 2, "config_invalid", "'soon' is not a valid value for store.lock_timeout"),
     ("snapshot-empty-message", ["snapshot", "commit", "-m", " "], 2, "invalid_input", "message"),
 ]
 

@@ -195,6 +195,15 @@ def test_mv_file_and_directory(ov, docs):
     assert ov("ls", "viking://resources/guide").exit_code == 1
 
 
+def test_a_trailing_slash_names_a_folder(ov, docs):
+    """It used to be dropped: `mv a.md other/` made a file named `other`, and so did `write dir/`."""
+    assert ov("mv", "viking://resources/readme.md", "viking://resources/archive/").exit_code == 0
+    assert ov("read", "viking://resources/archive/readme.md").stdout == "top level\n"
+    refused = ov("write", "viking://resources/dirlike/", "--content", "x")
+    assert refused.exit_code == 2 and "names a folder, not a file" in refused.stderr
+    assert ov("stat", "viking://resources/dirlike").exit_code == 1
+
+
 def test_grep(ov, docs):
     plain = ov("grep", "auth", "-i", "--uri", "viking://resources/guide").stdout.splitlines()
     assert plain == [
@@ -343,3 +352,27 @@ def test_config_set_takes_a_negative_number_as_a_value(ov, ov_home):
     assert result.error["code"] == "config_invalid"
     assert "greater than 0" in result.error["message"]
     assert not (ov_home / "config.yaml").exists()
+
+
+def test_ovs_own_records_are_not_written_by_hand(ov, tmp_path):
+    """A hand-written manifest made the next add-resource refuse its own source; a session's
+    messages written by hand were dropped by the next capture without a word."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nalpha\n")
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0
+    assert ov("session", "add", "s2", "--text", "hello").exit_code == 0
+    for uri in ("viking://resources/docs/.sources.json", "viking://user/default/sessions/s2/messages.jsonl", "viking://user/default/sessions/s2/.meta.json"):
+        refused = ov("write", uri, "--content", "garbage")
+        assert refused.exit_code == 2 and "ov's own record" in refused.stderr, uri
+    assert ov("edit", "viking://resources/docs/.sources.json", "--old", "docs", "--new", "x").exit_code == 2
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0, "the manifest is intact"
+    assert ov("write", "viking://resources/notes/messages.jsonl", "--content", "{}\n").exit_code == 0, "outside a session it is any file"
+
+
+def test_find_and_search_below_a_place_that_does_not_exist_say_so(ov, docs):
+    """A typo in --uri used to answer "no results", as if the place were empty."""
+    for command in ("find", "search"):
+        out = ov(command, "auth", "--uri", "viking://resources/giude")
+        assert out.exit_code == 1 and "viking://resources/giude does not exist" in out.stderr, command
+    assert ov("find", "auth", "--uri", "viking://resources/guide", "--json").json["result"]
+    assert ov("find", "auth", "--uri", "viking://~/memories").exit_code == 0, "a user's memories are a place before the first one"

@@ -738,6 +738,23 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
 
 
+def test_a_prompt_on_an_index_behind_the_store_starts_a_job_that_catches_it_up(ov, project, ov_home):
+    """After an add-resource no hook made, prompts searched the old index until the next turn's
+    capture, and the log said only "nothing to inject"."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0  # the index is built and up to date
+    assert ov("write", "viking://resources/fish/tank.md", "--content", "# Tank\n\nThe zebrafish tank is cleaned every Wednesday.\n").exit_code == 0
+    prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
+    assert _hook("claude", "prompt-submit", prompt) == ""  # the prompt never updates the index itself
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["index"] == "behind the store: catching up" and record.get("index_job")
+    deadline = time.monotonic() + 30
+    while not any(r.get("kind") == "index" and r.get("outcome") == "index built" for r in _log(ov_home)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+
+
 def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, ov_home):
     """An index job holds a lock for its lifetime: while one runs, a prompt on the unbuilt index
     starts no other (each used to start one, which queued on the index lock)."""
@@ -756,7 +773,7 @@ def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, 
         for _ in range(2):
             assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")) == ""
             record = _log(ov_home)[-1]
-            assert record["index"] == "being built by an earlier prompt's job" and "index_job" not in record
+            assert record["index"] == "being built (an earlier prompt's job)" and "index_job" not in record
     finally:
         holder.kill()
         holder.wait()

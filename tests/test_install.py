@@ -78,7 +78,7 @@ def test_install_keeps_everything_else_and_uninstall_gives_every_file_back(ov, u
     assert again.exit_code == 0 and "unchanged" in again.stdout
     assert _tree(user_home) == installed  # idempotent: a second install changes no byte
 
-    removed = ov("uninstall", "hooks")
+    removed = ov("uninstall", "hooks", "--yes")  # a script passes install's flags to both
     assert removed.exit_code == 0, removed.stderr
     assert _tree(user_home) == before  # every file, backup and folder as it was
 

@@ -203,7 +203,7 @@ def write(
     """Write a file from --content, --from-file or standard input (one commit)."""
     data = _content_bytes(content, from_file)
     store = runtime().store
-    result = store.write(store.uri(uri), data, mode.value)
+    result = store.write(store.file_uri(uri), data, mode.value)
     _report(result, f"wrote {result.uris[0]}")
 
 
@@ -250,7 +250,7 @@ def rm(
 
 def mv(
     source: Annotated[str, typer.Argument(help="The URI to move.", show_default=False)],
-    target: Annotated[str, typer.Argument(help="The new URI; it must not exist.", show_default=False)],
+    target: Annotated[str, typer.Argument(help="The new URI, which must not exist; ending in '/', the folder to move it into.", show_default=False)],
 ) -> None:
     """Move or rename a file or directory (one commit).
 
@@ -260,7 +260,10 @@ def mv(
     from ov.ingest.resource import move
 
     store = runtime().store
-    result = move(store, store.uri(source), store.uri(target))
+    moved, destination = store.uri(source), store.uri(target)
+    if target.endswith("/") and not moved.is_root:
+        destination = destination.child(moved.name)  # as mv's `DIR/`: into it, under its own name
+    result = move(store, moved, destination)
     _report(result, f"moved {result.uris[0]} -> {result.uris[1]}")
 
 

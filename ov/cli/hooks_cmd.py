@@ -25,6 +25,12 @@ HostsOpt = Annotated[
     list[HostChoice] | None,
     typer.Option("--host", help="A host to wire (repeat for several; default: the hosts found on this machine)."),
 ]
+UninstallHostsOpt = Annotated[
+    list[HostChoice] | None,
+    typer.Option("--host", help="A host to remove ov from (repeat for several; default: every host)."),
+]
+# Uninstalling asks nothing; the flag is accepted so that a script can pass install's flags to both.
+UninstallYesOpt = Annotated[bool, typer.Option("--yes", "-y", help="Accepted for symmetry with install; nothing is asked.")]
 ScopeOpt = Annotated[ScopeChoice, typer.Option("--scope", help="user: every project of this user; project: the current folder's project.")]
 DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print what would change, as a diff, and change nothing.")]
 
@@ -121,7 +127,9 @@ def install_hooks(
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
-def uninstall_hooks(host: HostsOpt = None, scope: ScopeOpt = ScopeChoice.user, dry_run: DryRunOpt = False) -> None:
+def uninstall_hooks(
+    host: UninstallHostsOpt = None, scope: ScopeOpt = ScopeChoice.user, yes: UninstallYesOpt = False, dry_run: DryRunOpt = False
+) -> None:
     """Remove ov's hooks from the hosts: their files come back as they were before ov's entries."""
     _uninstall(host, scope, dry_run)
 
@@ -144,7 +152,9 @@ def install_mcp(
 
 
 @uninstall_app.command("mcp", cls=OvCommand)
-def uninstall_mcp(host: HostsOpt = None, scope: ScopeOpt = ScopeChoice.user, dry_run: DryRunOpt = False) -> None:
+def uninstall_mcp(
+    host: UninstallHostsOpt = None, scope: ScopeOpt = ScopeChoice.user, yes: UninstallYesOpt = False, dry_run: DryRunOpt = False
+) -> None:
     """Remove ov's MCP server from the hosts' configs (each file comes back as it was)."""
     from ov.hosts import install
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, stdout_is_terminal
-from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
+from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits, search_scope
 from ov.cli.runtime import OvCommand, runtime
 from ov.retrieval import MAX_RESULTS
 
@@ -52,7 +52,7 @@ def search(
         session_id=session,
         mode=mode.value,
         budget=budget,
-        uri=store.uri(uri) if uri else None,
+        uri=search_scope(store, uri),
         limit=limit,
         types=parse_types(type_),
     )

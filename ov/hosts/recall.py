@@ -54,6 +54,7 @@ class Block:
     uris: list[str] = field(default_factory=list)
     omitted: int = 0
     unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
+    stale: bool = False  # the index searched is behind the store's last commit
 
 
 def fence(kind: str, body: str, max_chars: int, *, preamble: bool = True) -> str:
@@ -243,7 +244,7 @@ def prompt(
         result = search(store, text, options, indices=indices)
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
-    block = result.context
+    block, stale = result.context, bool(result.index.get("stale"))
     if block is None or not block.entries:
-        return Block(None)
-    return Block(fence("prompt", block.rendered, max_chars, preamble=False), [e.uri for e in block.entries])
+        return Block(None, stale=stale)
+    return Block(fence("prompt", block.rendered, max_chars, preamble=False), [e.uri for e in block.entries], stale=stale)

@@ -188,22 +188,27 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
     _record_block(record, block)
     if block.unbuilt:
         record["outcome"] = "nothing to inject: the index is being built"
+    elif block.stale:
+        # Behind a commit no hook made (an add-resource, a CLI write): without a job the prompts
+        # would search the old index until the next turn's capture, and the log would not say why.
+        _build_index(store, session, record, doing="behind the store: catching up")
     return block.text
 
 
-def _build_index(store, session: str, record: dict) -> None:
+def _build_index(store, session: str, record: dict, *, doing: str = "being built") -> None:
     """Build the index in a background job too (a new store, or one whose embedder or language
-    changed). The hook, started first, builds it as well, which a small store finishes at once; a
-    large one outlasts the hook's deadline, and the job, which has none, finishes it for the
-    prompts after. One job at a time: the prompts during a long build start no other."""
+    changed), or catch it up (``doing``). The hook, started first, builds it as well, which a small
+    store finishes at once; a large one outlasts the hook's deadline, and the job, which has none,
+    finishes it for the prompts after. One job at a time: the prompts during a long build start no
+    other."""
     from ov.hosts import background
 
     try:
         pid = background.start(_job(store, "index", None, session, event="index"), once=background.index_job_lock(store))
     except background.AlreadyRunning:
-        record["index"] = "being built by an earlier prompt's job"
+        record["index"] = f"{doing} (an earlier prompt's job)"
         return
-    record["index"] = "being built" if pid else "not built, and its job could not start"
+    record["index"] = doing if pid else f"{doing}, but its job could not start"
     if pid:
         record["index_job"] = pid
 

@@ -37,9 +37,7 @@ CHUNK_MAX_TOKENS = 1024
 CHUNK_MERGE_BELOW_TOKENS = 256
 # Characters of a neighbouring message that go into a message's context.
 NEIGHBOUR_CHARS = 600
-# ov's own files that describe content rather than being content.
-BOOKKEEPING = frozenset({".meta.json", ".sources.json", "memory_diff.json", ".done", ".failed.json", ".relations.json"})
-MESSAGES_FILE = "messages.jsonl"
+BOOKKEEPING, MESSAGES_FILE = sidecar.BOOKKEEPING, sidecar.MESSAGES
 
 CONTEXT_TYPES = ("memory", "resource", "skill", "session")
 

@@ -303,7 +303,7 @@ def _write(store, args: _Args, _context: Context) -> str:
     if mode not in ("replace", "append", "create"):
         raise InvalidInput(f"unknown mode {mode!r}", hint="modes are: replace, append, create")
     content, redacted = _scrubbed(args.text("content", required=True))
-    result = store.write(store.uri(uri), content.encode("utf-8"), mode)
+    result = store.write(store.file_uri(uri), content.encode("utf-8"), mode)
     return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)") + _redacted_note(redacted)
 
 

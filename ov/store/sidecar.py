@@ -15,6 +15,10 @@ from ov.errors import InvalidInput
 ABSTRACT = ".abstract.md"
 OVERVIEW = ".overview.md"
 SIDECARS = (ABSTRACT, OVERVIEW)
+# ov's own files that describe content rather than being content: commands write them, never by hand.
+BOOKKEEPING = frozenset({".meta.json", ".sources.json", "memory_diff.json", ".done", ".failed.json", ".relations.json"})
+# A session's messages, live or archived.
+MESSAGES = "messages.jsonl"
 ABSTRACT_MAX_CHARS = 256
 OVERVIEW_MAX_CHARS = 4000
 KNOWN_FIELDS = ("directory", "source", "generated_by", "freshness")

@@ -26,6 +26,7 @@ from ov.errors import (
     DirectoryNotEmpty,
     HandEditConflict,
     InvalidInput,
+    InvalidURI,
     IsADirectory,
     NoMatch,
     NotADirectory,
@@ -33,6 +34,7 @@ from ov.errors import (
     NotRegularFile,
     OvError,
     StoreLocked,
+    quote,
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
@@ -132,6 +134,14 @@ class Store:
 
     def uri(self, text: str) -> VikingURI:
         return parse(text, self.identity.user)
+
+    def file_uri(self, text: str) -> VikingURI:
+        """The URI of a file to write: one written with a trailing '/' names a folder, and used to
+        become a file of that name without a word."""
+        uri = parse(text, self.identity.user)
+        if text.endswith("/") and not uri.is_root:
+            raise InvalidURI(f"{quote(text)} ends with '/', which names a folder, not a file", hint=f"write to {uri} without the '/', or to a file inside it")
+        return uri
 
     def path(self, uri: VikingURI) -> Path:
         """The work-tree path of ``uri``; refused when a symbolic link would lead outside the store."""
@@ -275,6 +285,7 @@ class Store:
 
     def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
         self.require_file_uri(uri)
+        _refuse_bookkeeping(uri)
         self._check_text(uri, data)
         if uri.name in sidecar.SIDECARS:
             sidecar.parse(data.decode("utf-8"))
@@ -300,6 +311,7 @@ class Store:
     def edit(self, uri: VikingURI, old: str, new: str, *, replace_all: bool = False) -> tuple[CommitResult, int]:
         if not old:
             raise InvalidInput("the text to replace is empty")
+        _refuse_bookkeeping(uri)
         with self.transaction() as tx:
             current = tx.existing_file(uri)
             if current is None:
@@ -445,6 +457,10 @@ class Store:
     @property
     def lock_path(self) -> Path:
         return self.state / "write.lock"
+
+    def require(self, uri: VikingURI) -> None:
+        """NotFound, saying where to look, when nothing is at ``uri`` (the root and the scopes always are)."""
+        self._existing(uri)
 
     def _existing(self, uri: VikingURI) -> Path:
         path = self.path(uri)
@@ -923,3 +939,13 @@ def _check_sidecar(uri: VikingURI, data: bytes, *, before: bytes | None = None) 
         except (InvalidInput, UnicodeDecodeError):
             pass  # the old one did not parse: the new one is held to the limit
     sidecar.check_length(uri.name, body)
+
+
+def _refuse_bookkeeping(uri: VikingURI) -> None:
+    """ov's own records are written by the commands that own them: a hand-written manifest made
+    the next add-resource say its folder "was not added from" its own source, and a session's
+    messages are checked and rewritten by the next capture."""
+    in_session = uri.scope == "user" and len(uri.parts) > 4 and uri.parts[2] == "sessions"
+    if uri.name in sidecar.BOOKKEEPING or (in_session and uri.name == sidecar.MESSAGES):
+        hint = "add messages with `ov session add`" if in_session else "the command that wrote it keeps it (`ov add-resource` for .sources.json)"
+        raise InvalidInput(f"{uri} is ov's own record, not a file to write by hand", hint=hint)
