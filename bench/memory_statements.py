@@ -16,10 +16,11 @@ and a **held** part, every third case, read only to report: the gap between the 
 of a gain is the rules learning the tune part's phrasings. A **fresh** part (:data:`FRESH`) was
 written after the rules were changed, and run once; when the rules were then changed on what it
 showed, a second one (:data:`FRESH2`) was written and run once in its turn, and a third
-(:data:`FRESH3`) after the second round. Each comment says when its part was read untouched;
-docs/benchmarks.md has the figures.
+(:data:`FRESH3`) after the second round. A fourth (:data:`FRESH4`) was written blind by a
+different author, who had read neither the rules nor the cases. Each comment says when its part
+was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -241,16 +242,86 @@ FRESH3: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# Written 2026-12-04, blind, by a different author than the rules': without reading the
+# extraction code, tests/test_memory_corrections.py or the cases above (only this module's
+# docstring, its first lines and the functions below), as developers talk to a coding agent.
+# Read once, untouched (14 / 30).
+FRESH4: list[tuple[str, list[str], dict]] = [
+    ("f4-name-role-employer", ["Hi, I'm Priya Raman, a backend engineer at Stripe."],
+     {"has": [(P, "Priya"), (ANY, "Stripe"), (ANY, "backend engineer")], "no_event": True}),
+    ("f4-location-timezone", ["I'm based in Berlin, so I'm on CET."],
+     {"has": [(P, "Berlin"), (ANY, "CET")], "no_event": True}),
+    ("f4-pronouns", ["My pronouns are they/them."],
+     {"has": [(P, "they/them")], "no_event": True}),
+    ("f4-os-editor-languages", ["I'm on macOS and code in VS Code, mostly Go and TypeScript."],
+     {"has": [(P, "macOS"), (P, "VS Code"), (ANY, "TypeScript")], "no_event": True}),
+    ("f4-multi-clause-profile", ["I'm Tomás, I work remotely from Buenos Aires for a fintech called Ualá, and my daily driver is Arch with i3."],
+     {"has": [(P, "Tomás"), (ANY, "Buenos Aires"), (ANY, "Ualá")], "no_event": True}),
+    ("f4-pref-style", ["Please always use type hints and keep functions under 40 lines."],
+     {"has": [(ANY, "type hints"), (ANY, "40 lines")], "no_event": True}),
+    ("f4-pref-testing", ["When you write tests, use pytest, not unittest, and don't mock the database."],
+     {"has": [(ANY, "pytest"), (ANY, "mock")], "no_event": True}),
+    ("f4-pref-commits", ["I like small commits with conventional commit messages, like feat: and fix:."],
+     {"has": [(ANY, "conventional commit")], "no_event": True}),
+    ("f4-pref-avoid-tool", ["Never use npm in this repo, we use pnpm."],
+     {"has": [(ANY, "pnpm")], "no_event": True}),
+    ("f4-pref-pr-branch", ["Don't open PRs against main directly; always target the develop branch."],
+     {"has": [(ANY, "develop")], "no_event": True}),
+    ("f4-service-port", ["The billing service runs on port 8443 behind nginx on the staging box."],
+     {"has": [(ANY, "8443")], "no_event": True}),
+    ("f4-db-version", ["We're on Postgres 15 in production."],
+     {"has": [(ANY, "Postgres 15")], "no_event": True}),
+    ("f4-endpoint", ["Our internal API lives at https://api.internal.acme.dev/v2"],
+     {"has": [(ANY, "api.internal.acme.dev")], "no_event": True}),
+    ("f4-team-ownership", ["The payments team owns the ledger service, and Marco is the tech lead there."],
+     {"has": [(ANY, "ledger"), (ANY, "payments"), (ANY, "Marco")], "no_event": True}),
+    ("f4-actually-editor", ["I use Neovim for everything.", "Actually, I use Emacs these days."],
+     {"has": [(P, "Emacs")], "lacks": [(P, "Neovim")], "no_event": True}),
+    ("f4-not-anymore-employer", ["I work at Shopify.", "I don't work at Shopify anymore, I joined Datadog last month."],
+     {"has": [(ANY, "Datadog")], "lacks": [(P, "Shopify")]}),
+    ("f4-these-days-language", ["My main language is Java.", "These days I mostly write Kotlin."],
+     {"has": [(ANY, "Kotlin")], "lacks": [(P, "Java")], "no_event": True}),
+    ("f4-we-migrated-db", ["We use MySQL for the orders database.", "We migrated the orders database to Postgres in March."],
+     {"has": [(ANY, "Postgres")], "lacks": [(P, "MySQL"), (PREF, "MySQL")]}),
+    ("f4-scratch-that-port", ["The dev server runs on port 3000.", "Scratch that, it's on port 5173 now that we moved to Vite."],
+     {"has": [(ANY, "5173")], "lacks": [(ANY, "port 3000")], "no_event": True}),
+    ("f4-correction-timezone", ["My timezone is PST.", "Correction: I'm on Eastern time now, I moved to New York."],
+     {"has": [(ANY, "Eastern"), (ANY, "New York")], "lacks": [(P, "PST")]}),
+    ("f4-i-was-wrong-version", ["We run Node 18 on the build servers.", "I was wrong, the build servers are on Node 20."],
+     {"has": [(ANY, "Node 20")], "lacks": [(ANY, "Node 18")], "no_event": True}),
+    ("f4-since-last-week-role", ["I'm a frontend developer.", "Since last week I'm the team lead for the platform team."],
+     {"has": [(ANY, "team lead")]}),
+    ("f4-no-longer-os", ["I develop on Windows.", "Not on Windows anymore - I switched to Fedora Linux."],
+     {"has": [(P, "Fedora")], "lacks": [(P, "Windows")], "no_event": True}),
+    ("f4-pref-reversed", ["I prefer tabs for indentation.", "Actually I've come around to spaces, 4 spaces please."],
+     {"has": [(ANY, "spaces")], "lacks": [(ANY, "tabs")], "no_event": True}),
+    ("f4-ownership-moved", ["The search service is owned by the data team.", "Heads up: ownership of the search service moved to the platform team."],
+     {"has": [(ANY, "platform team")], "lacks": [(ANY, "data team")]}),
+    ("f4-question", ["What's the difference between a mutex and a semaphore?"],
+     {"nothing": True}),
+    ("f4-one-off-fix", ["Fix the failing test in test_auth.py please."],
+     {"nothing": True}),
+    ("f4-chit-chat", ["Thanks, that worked great! Have a good weekend."],
+     {"nothing": True}),
+    ("f4-one-off-run", ["Can you run the migrations and then restart the worker?"],
+     {"nothing": True}),
+    ("f4-venting", ["Ugh, this build is so slow today."],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
-    """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3`` or ``all``."""
+    """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
         return FRESH
     if name == "fresh2":
         return FRESH2
     if name == "fresh3":
         return FRESH3
+    if name == "fresh4":
+        return FRESH4
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -327,12 +398,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
