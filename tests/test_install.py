@@ -282,6 +282,19 @@ def test_the_identity_the_install_ran_with_goes_with_the_server(ov, user_home, m
     assert ov("uninstall", "mcp").exit_code == 0
 
 
+def test_doctor_warns_when_the_server_is_pinned_to_another_store_than_this_environments(ov, user_home, monkeypatch, tmp_path):
+    """The entry pins the install's OV_HOME; hooks use the host's environment. Two stores would
+    split what the agent reads (MCP) from what it records (hooks), and doctor said both were ok."""
+    assert ov("install", "mcp", "--host", "cursor", "--host", "codex", "--yes").exit_code == 0
+    assert {c["status"] for name, c in _checks(ov).items() if " mcp " in name} == {"ok"}
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    checks = _checks(ov)
+    for host in ("cursor", "codex"):
+        check = checks[f"{host} mcp (user)"]
+        assert check["status"] == "warn" and "unlike this ov's environment" in check["detail"], check
+        assert check["fix"].startswith(f"ov install mcp --host {host} --scope user")
+
+
 def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
     from ov.hosts import jsonc
 

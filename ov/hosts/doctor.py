@@ -48,7 +48,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             spec = install.mcp_spec(host, scope, project, env)
             command = install.registered_mcp(spec)
             if command:
-                out.append(_mcp_check(spec, command))
+                out.append(_mcp_check(spec, command, env))
     if {"claude", "cursor"} <= wired:
         out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
     return out
@@ -72,7 +72,7 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
     return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
 
 
-def _mcp_check(spec: install.Spec, command: list[str]) -> Check:
+def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
     """Start the registered server as the host would and ask it for its tools (bounded)."""
     import json
     import subprocess
@@ -81,6 +81,13 @@ def _mcp_check(spec: install.Spec, command: list[str]) -> Check:
     fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
     if not _runs(command[0]):
         return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
+    # The entry pins the store and identity the install ran with; the hooks act on the host's
+    # environment, like this ov. Two stores would split what the agent reads from what it records.
+    pinned, here = install.registered_mcp_env(spec), install.server_env(env)
+    differs = sorted(k for k in install.SERVER_ENV if pinned.get(k) != here.get(k))
+    if differs:
+        said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
+        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix + "  (from the environment the hooks run in)")
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},

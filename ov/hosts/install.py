@@ -419,6 +419,23 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
 
 def registered_mcp(spec_: Spec) -> list[str] | None:
     """The command line of ov's registered server in the host's file, or None."""
+    entry = _registered_entry(spec_)
+    if entry is None:
+        return None
+    if isinstance(entry.get("command"), list):
+        return [str(c) for c in entry["command"]]
+    return [entry["command"], *entry.get("args", [])] if isinstance(entry.get("command"), str) else None
+
+
+def registered_mcp_env(spec_: Spec) -> dict[str, str]:
+    """The ov home and identity the registered server is told (:func:`server_env`), if any."""
+    entry = _registered_entry(spec_) or {}
+    env = entry.get("environment" if spec_.host == "opencode" else "env")
+    return {k: str(v) for k, v in env.items() if k in SERVER_ENV} if isinstance(env, dict) else {}
+
+
+def _registered_entry(spec_: Spec) -> dict | None:
+    """ov's server entry (or Codex's table) in the host's file, as parsed."""
     data = _read(spec_.path)
     if data is None:
         return None
@@ -429,16 +446,12 @@ def registered_mcp(spec_: Spec) -> list[str] | None:
             server = tomllib.loads(data.decode("utf-8")).get("mcp_servers", {}).get(MCP_NAME)
         except (UnicodeDecodeError, ValueError):
             return None
-        return [server.get("command"), *server.get("args", [])] if isinstance(server, dict) and server.get("command") else None
+        return server if isinstance(server, dict) and server.get("command") else None
     try:
         entry = _parse(spec_, data).get(mcp_entry(spec_.host, [])[0])
     except InvalidInput:
         return None
-    if not isinstance(entry, dict):
-        return None
-    if isinstance(entry.get("command"), list):
-        return [str(c) for c in entry["command"]]
-    return [entry["command"], *entry.get("args", [])] if isinstance(entry.get("command"), str) else None
+    return entry if isinstance(entry, dict) else None
 
 
 # Codex's table, written and removed line by line: tomlkit puts a blank line before a table it
