@@ -313,3 +313,11 @@ def test_bad_input_without_a_hint_of_its_own_points_at_that_commands_help(ov):
     result = ov("grep", "(", "--json")
     assert result.exit_code == 2 and result.error["hint"] == "see `ov grep --help` for what it accepts"
     assert ov("remember", "!!!").stderr.endswith("hint: see `ov remember --help` for what it accepts\n")
+
+
+def test_counts_and_articles_read_as_english():
+    from ov.wording import a, counted
+
+    assert [counted(n, "hook") for n in (0, 1, 2)] == ["0 hooks", "1 hook", "2 hooks"]
+    assert counted(1, "entry", "entries") == "1 entry" and counted(3, "entry", "entries") == "3 entries"
+    assert [a(w) for w in ("OpenCode", "Codex", "Gemini CLI", "entry")] == ["an OpenCode", "a Codex", "a Gemini CLI", "an entry"]

@@ -140,6 +140,19 @@ def test_include_and_exclude(ov, handbook):
     assert listing == ["viking://resources/handbook/README.md"]
 
 
+def test_generated_folders_are_skipped_without_a_gitignore(ov, tmp_path):
+    """An installed package or a downloaded project has no .gitignore to leave them out."""
+    pkg = tmp_path / "pkg"
+    for folder in ("__pycache__", "node_modules/left-pad", "src"):
+        (pkg / folder).mkdir(parents=True)
+    (pkg / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"\x00\x01binary")
+    (pkg / "node_modules" / "left-pad" / "index.js").write_text("module.exports = pad;\n")
+    (pkg / "src" / "mod.py").write_text("def pad(): ...\n")
+    data = ov("add-resource", str(pkg), "--json").json["result"]
+    assert data["added"] == ["viking://resources/pkg/src/mod.py"]
+    assert {(s["path"], s["reason"]) for s in data["skipped"]} == {("__pycache__/", "generated folder"), ("node_modules/", "generated folder")}
+
+
 def test_mkdir_description_of_a_parent_is_kept(ov, tmp_path):
     assert ov("mkdir", "viking://resources/team", "--description", "Team knowledge, curated by hand.").exit_code == 0
     doc = tmp_path / "n.md"

@@ -14,6 +14,7 @@ from ov.cli.output import emit, plain, short, stdout_is_terminal
 from ov.cli.runtime import OvCommand, runtime
 from ov.errors import InvalidInput
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
+from ov.wording import counted
 
 UriArg = Annotated[str, typer.Argument(help="A viking:// URI.", show_default=False)]
 DirArg = Annotated[str, typer.Argument(help="A viking:// directory URI.")]
@@ -216,7 +217,7 @@ def edit(
     """Replace exact text in a file (one commit)."""
     store = runtime().store
     result, count = store.edit(store.uri(uri), old, new, replace_all=replace_all)
-    _report(result, f"edited {result.uris[0]} ({count} replacement{'s' if count != 1 else ''})", replacements=count)
+    _report(result, f"edited {result.uris[0]} ({counted(count, 'replacement')})", replacements=count)
 
 
 def mkdir(

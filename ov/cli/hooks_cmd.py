@@ -12,6 +12,7 @@ import typer
 from ov.cli.output import emit, plain
 from ov.cli.runtime import OvCommand, OvGroup, runtime
 from ov.hosts.host import EVENTS, HOST_MODULES
+from ov.wording import counted
 
 HostChoice = Enum("HostChoice", {name: name for name in HOST_MODULES}, type=str)
 EventChoice = Enum("EventChoice", {name.replace("-", "_"): name for name in EVENTS}, type=str)
@@ -94,7 +95,7 @@ def _print(records: list[dict]) -> None:
         if uris:
             what += f" {len(uris)} entries: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
         if r.get("captured"):
-            what += f", {r['captured']} messages"
+            what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):
             what += f": {r['error']}"
         host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))

@@ -10,6 +10,7 @@ import typer
 
 from ov.cli.output import emit, plain, short, warn
 from ov.cli.runtime import OvCommand, runtime
+from ov.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -55,7 +56,7 @@ def add_resource(
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
         if result.redacted:
-            plain(f"  {result.redacted} secret{'s' if result.redacted != 1 else ''} redacted (replaced by [REDACTED:<kind>] before storing)")
+            plain(f"  {counted(result.redacted, 'secret')} redacted (replaced by [REDACTED:<kind>] before storing)")
         for warning in result.warnings:
             warn(warning)
         if result.tokens:

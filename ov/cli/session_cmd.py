@@ -10,6 +10,7 @@ import typer
 from ov.cli.output import emit, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, runtime
 from ov.errors import InvalidInput
+from ov.wording import counted
 
 app = typer.Typer(cls=OvGroup, help="Capture agent conversations into sessions.", no_args_is_help=True)
 
@@ -40,7 +41,7 @@ def session_list() -> None:
         if not rows:
             plain("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
         for row in rows:
-            plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {row['commits']} commits, updated {row['updated_at']}")
+            plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {counted(row['commits'], 'commit')}, updated {row['updated_at']}")
 
     emit(rows, human)
 
@@ -58,7 +59,7 @@ def session_show(
     def human() -> None:
         plain(f"session {data['session']}  ({data['uri']})")
         # data["messages"] is the list shown below (perhaps only the --last N); the count is the meta's.
-        plain(f"{data['meta'].get('message_count', 0)} live / {data['total_messages']} total messages, {data['commits']} commits, ~{data['pending_tokens']} pending tokens")
+        plain(f"{data['meta'].get('message_count', 0)} live / {data['total_messages']} total messages, {counted(data['commits'], 'commit')}, ~{data['pending_tokens']} pending tokens")
         for archive in data["archives"]:
             plain(f"  archive {archive}")
         for message in data["messages"]:

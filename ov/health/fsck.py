@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass, field
 
 from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
+from ov.wording import counted
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,7 @@ def _check_store(store, report: FsckReport) -> str | None:
             Finding(
                 "store",
                 "note",
-                f"{edited} file{'s' if edited != 1 else ''} edited by hand since the last commit (not indexed until committed)",
+                f"{counted(edited, 'file')} edited by hand since the last commit (not indexed until committed)",
                 "`ov status` lists them; `ov snapshot commit -m MESSAGE` records them",
             )
         )

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from ov.health.doctor import Check
 from ov.hosts import hooklog, install
+from ov.hosts.host import load
+from ov.wording import a, counted
 
 MCP_PROBE_SECONDS = 10.0
 
@@ -69,7 +71,7 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     if spec.shape == "plugin" and install.plugin_outdated(spec):
         return Check(name, "warn", f"{spec.path} differs from the plugin this ov writes (an older ov's, or edited)", f"ov install hooks --host {spec.host} --scope {spec.scope}")
-    return Check(name, "ok", f"{spec.path}: {len(commands)} hooks")
+    return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
 
 
 def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
@@ -122,14 +124,14 @@ def _codex_trust(spec: install.Spec) -> Check:
 def _last_run(host: str, log: list[dict]) -> Check:
     runs = [r for r in log if r.get("host") == host]
     if not runs:  # just installed: nothing is wrong yet
-        return Check(f"{host} last run", "ok", f"no hook has run yet; start a {host} session, then `ov hooks log` shows what its hooks did")
+        return Check(f"{host} last run", "ok", f"no hook has run yet; start {a(load(host).label)} session, then `ov hooks log` shows what its hooks did")
     last = runs[-1]
     ago = _ago(time.time() - float(last.get("ts", 0)))
     what = f"{last.get('event')} {last.get('outcome', '')}"
     if last.get("uris"):
-        what += f" ({len(last['uris'])} entries)"
+        what += f" ({counted(len(last['uris']), 'entry', 'entries')})"
     if last.get("captured"):
-        what += f" ({last['captured']} messages)"
+        what += f" ({counted(last['captured'], 'message')})"
     if last.get("outcome") in ("error", "timeout"):
         return Check(f"{host} last run", "warn", f"{what} {ago}: {last.get('error', '')}", "`ov hooks log` shows the runs before it")
     return Check(f"{host} last run", "ok", f"{what} {ago}")

@@ -40,6 +40,7 @@ from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
 from ov.store.lock import WriteLock
+from ov.wording import counted
 
 INDEX_DIR = "index"
 META_NAME = "meta.json"
@@ -263,7 +264,7 @@ class Indices:
                 meta = Meta.read(self.root / META_NAME)
                 assert meta is not None
                 return self._load(meta, [f"rebuilt: {reason}"])
-            actions.append(f"updated {changed} path{'s' if changed != 1 else ''}")
+            actions.append(f"updated {counted(changed, 'path')}")
         if meta.vectors_file and not meta.vectors_stale and not self._vectors_load(meta):
             meta.vectors_stale = True
         if meta.vectors_stale and self._embedder() is not None:

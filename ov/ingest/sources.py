@@ -3,9 +3,10 @@
 Directories are walked in sorted order. ``.gitignore`` files are honoured
 (with dulwich's own gitignore matcher, the same rules git uses), and so are
 ``--include`` / ``--exclude`` patterns, which use gitignore syntax too.
-Version-control folders, hidden entries, symbolic links, named pipes, sockets
-and devices, names that are not UTF-8, binary files that no parser reads, and
-oversized files are skipped, each with its reason.
+Version-control folders, generated folders (``__pycache__``, ``node_modules``),
+hidden entries, symbolic links, named pipes, sockets and devices, names that
+are not UTF-8, binary files that no parser reads, and oversized files are
+skipped, each with its reason.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
+# Folders tools fill with what they generate: a folder added outside a git work tree (an installed
+# package, a downloaded project) has no .gitignore to leave them out.
+GENERATED_DIRS = frozenset({"__pycache__", "node_modules"})
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
 _SNIFF_BYTES = 8192
@@ -203,6 +207,8 @@ def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude) -> str
         return NOT_UTF8_NAME
     if name in VCS_DIRS:
         return "version-control folder"
+    if name in GENERATED_DIRS:
+        return "generated folder"
     if path.is_symlink():
         return "symbolic link"
     if name.startswith("."):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ov.errors import InvalidInput, OvError
 from ov.retrieval import MAX_RESULTS
+from ov.wording import counted
 
 PREFIX_BUDGET = 1500
 MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; longer reads say how to page
@@ -204,7 +205,7 @@ def _search(store, args: _Args, context: Context) -> str:
             return block.rendered
         dropped = block.stats.get("dropped", 0) if block is not None else 0
         if dropped:  # found, but not one fits: saying "nothing matches" would send the model elsewhere
-            return f"{dropped} result{'s' if dropped != 1 else ''} matched, but none fits a budget of {block.stats['budget']} tokens: ask with a larger `budget`, or use mode list"
+            return f"{counted(dropped, 'result')} matched, but none fits a budget of {block.stats['budget']} tokens: ask with a larger `budget`, or use mode list"
         return "nothing in the store matches"
     return _hits(result.hits, result.mode)
 
@@ -311,7 +312,7 @@ def _edit(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
     new, redacted = _scrubbed(args.text("new", required=True))
     result, count = store.edit(store.uri(uri), args.text("old", required=True), new, replace_all=args.flag("all"))
-    done = f"replaced {count} occurrence{'s' if count != 1 else ''} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
+    done = f"replaced {counted(count, 'occurrence')} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
     return done + _redacted_note(redacted)
 
 
@@ -324,7 +325,7 @@ def _scrubbed(text: str) -> tuple[str, int]:
 
 
 def _redacted_note(count: int) -> str:
-    return f"; {count} secret{'s' if count != 1 else ''} redacted" if count else ""
+    return f"; {counted(count, 'secret')} redacted" if count else ""
 
 
 def _session_commit(store, args: _Args, _context: Context) -> str:
