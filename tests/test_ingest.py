@@ -153,6 +153,19 @@ def test_generated_folders_are_skipped_without_a_gitignore(ov, tmp_path):
     assert {(s["path"], s["reason"]) for s in data["skipped"]} == {("__pycache__/", "generated folder"), ("node_modules/", "generated folder")}
 
 
+def test_a_text_kept_whole_past_the_file_limit_is_skipped(ov, tmp_path):
+    """`ov write` refuses a file over store.max_file_bytes; add-resource stored a 15 MB log whole,
+    and the next find spent 13 s indexing it."""
+    assert ov("config", "set", "store.max_file_bytes", "4000").exit_code == 0
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "big.log").write_text("x" * 2000 + "\n" + "y" * 3000 + "\n")
+    (src / "long.md").write_text("".join(f"# Part {i}\n\n" + "words here. " * 100 + "\n\n" for i in range(6)))  # split into parts
+    data = ov("add-resource", str(src), "--json").json["result"]
+    assert [s["path"] for s in data["skipped"]] == ["big.log"] and "store.max_file_bytes (4000)" in data["skipped"][0]["reason"]
+    assert data["added"] and all(u.startswith("viking://resources/src/long") for u in data["added"])
+
+
 def test_mkdir_description_of_a_parent_is_kept(ov, tmp_path):
     assert ov("mkdir", "viking://resources/team", "--description", "Team knowledge, curated by hand.").exit_code == 0
     doc = tmp_path / "n.md"

@@ -115,7 +115,7 @@ def add_resource(
     )
     result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped))
     result.bytes_read = sum(len(f.data) for f in collected.files)
-    files, provenance = _parse_all(collected, result, progress)
+    files, provenance = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
     if strict and any(s.failed for s in result.skipped):
         failures = "; ".join(f"{s.path}: {s.reason}" for s in result.skipped if s.failed)
         raise InvalidInput(f"--strict: {failures}", hint="fix or exclude these files, or drop --strict to skip them")
@@ -216,7 +216,7 @@ def provenance_of(store: Store, uri: VikingURI) -> dict | None:
 # --- parsing and layout ---------------------------------------------------------
 
 
-def _parse_all(collected: Collected, result: AddResult, progress: Progress | None) -> tuple[dict[str, bytes], dict[str, dict]]:
+def _parse_all(collected: Collected, result: AddResult, progress: Progress | None, max_file_bytes: int) -> tuple[dict[str, bytes], dict[str, dict]]:
     from ov.ingest.parsers import parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
     from ov.redact.engine import redact
 
@@ -229,6 +229,12 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             pieces = parse_source(src)
         except ParseFailure as failure:
             result.skipped.append(Skipped(src.relpath, failure.reason, failed=True))
+            continue
+        largest = max((len(piece.text.encode("utf-8")) for piece in pieces), default=0)
+        if largest > max_file_bytes:
+            # A text kept whole (plain text and code are not split) past the limit `ov write` holds
+            # every file to: one record of megabytes that every index update would embed again.
+            result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes})"))
             continue
         base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
         for piece in pieces:
