@@ -321,3 +321,12 @@ def test_counts_and_articles_read_as_english():
     assert [counted(n, "hook") for n in (0, 1, 2)] == ["0 hooks", "1 hook", "2 hooks"]
     assert counted(1, "entry", "entries") == "1 entry" and counted(3, "entry", "entries") == "3 entries"
     assert [a(w) for w in ("OpenCode", "Codex", "Gemini CLI", "entry")] == ["an OpenCode", "a Codex", "a Gemini CLI", "an entry"]
+
+
+def test_common_options_may_come_before_the_command(ov):
+    """As with git and gh: `ov --json ls` and `ov --user dana remember ...` were usage errors."""
+    assert ov("--user", "dana", "remember", "I prefer tabs over spaces").exit_code == 0
+    listed = ov("--json", "--user=dana", "ls", "viking://~/memories/preferences")
+    assert listed.exit_code == 0 and listed.json["result"], listed.stderr
+    assert ov("--json", "--account", "elsewhere", "ls", "viking://resources").json["result"] == []
+    assert ov("--json").exit_code == 2, "no command named: still a usage error"

@@ -141,7 +141,28 @@ def _command_path(args: list[str]) -> str:
     return " ".join(path)
 
 
+# The common options (ov.cli.runtime) every command takes, and whether each takes a value.
+_COMMON = {"--json": False, "--account": True, "--user": True, "--peer": True}
+
+
+def _common_options_last(args: list[str]) -> list[str]:
+    """``ov --json ls`` as ``ov ls --json``: the common options belong to each command, and the
+    habit of git and gh is to put them first. They move after the command's own arguments
+    (before a ``--``), where click reads them as the command's."""
+    moved, rest = [], list(args)
+    while rest and rest[0].split("=", 1)[0] in _COMMON:
+        option = rest.pop(0)
+        moved.append(option)
+        if _COMMON.get(option) and rest:  # `--account x`; `--account=x` is one word
+            moved.append(rest.pop(0))
+    if not moved or not rest or rest[0].startswith("-"):
+        return args  # nothing moved, or no command named: click says what is wrong as it is
+    at = rest.index("--") if "--" in rest else len(rest)
+    return [*rest[:at], *moved, *rest[at:]]
+
+
 def _dispatch(args: list[str]) -> int:
+    args = _common_options_last(args)
     as_json = wants_json(["ov", *args])
     _quiet_unraisable()
     if COMPLETE_VAR in os.environ:
