@@ -115,6 +115,15 @@ def test_diff_between_revisions_since_a_revision_and_of_hand_edits(history, ov_h
     assert "+four" in history("snapshot", "diff").stdout
 
 
+def test_stat_lists_each_changed_file_with_its_lines_instead_of_the_diffs(history):
+    """An add-resource commit's diffs run to tens of thousands of lines."""
+    shown = history("snapshot", "show", "HEAD~1", "--stat").stdout.splitlines()
+    assert shown[-2:] == ["modified  viking://resources/a.md  +1 -1", "1 file changed, 1 line added, 1 line removed"]
+    since = history("snapshot", "diff", "HEAD~3", "--stat").stdout.splitlines()
+    assert since[-3] == "added     viking://resources/a.md  +2 -0" and since[-1].startswith("2 files changed, ")
+    assert not any(line.startswith(("@@", "+", "-")) for line in since)
+
+
 def test_restore_dry_run_lists_and_changes_nothing(history, store_state):
     before = store_state()
     plan = ok(history("snapshot", "restore", "HEAD~1", "--dry-run", "--json"))

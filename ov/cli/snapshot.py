@@ -28,6 +28,7 @@ def snapshot_commit(
 
 
 UriOption = Annotated[str | None, typer.Option("--uri", help="Only this file or subtree.")]
+StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs.")]
 
 
 @app.command("log", cls=OvCommand)
@@ -60,6 +61,7 @@ def snapshot_log(
 def snapshot_show(
     rev: Annotated[str, typer.Argument(help="A commit id (or its first digits), a tag, HEAD, HEAD~2, ...", show_default=False)],
     uri: UriOption = None,
+    stat: StatOption = False,
 ) -> None:
     """Show what a commit changed, or (with --uri FILE) the file as it was at that revision."""
     from ov.history import snapshots as history
@@ -79,7 +81,7 @@ def snapshot_show(
         plain(f"{result['time']}  {result['author']}")
         plain(f"    {result['subject']}")
         plain()
-        _print_diffs(result["changes"])
+        (_print_stat if stat else _print_diffs)(result["changes"])
 
     emit(result, human)
 
@@ -89,6 +91,7 @@ def snapshot_diff(
     from_rev: Annotated[str | None, typer.Argument(metavar="[FROM]", help="The older revision (default: HEAD, against the work tree).")] = None,
     to_rev: Annotated[str | None, typer.Argument(metavar="[TO]", help="The newer revision (default: HEAD).")] = None,
     uri: UriOption = None,
+    stat: StatOption = False,
 ) -> None:
     """Show a readable diff between two revisions; with none, the hand edits since the last commit."""
     from ov.history import snapshots as history
@@ -101,7 +104,7 @@ def snapshot_diff(
         if not result["changes"]:
             plain("no differences")
             return
-        _print_diffs(payload["changes"])
+        (_print_stat if stat else _print_diffs)(payload["changes"])
 
     emit(payload, human)
 
@@ -154,6 +157,24 @@ def snapshot_tag(
         return
     result = history.tag(store, name, rev)
     emit(result, lambda: plain(f"tagged {short(result['commit'])} as {name}"))
+
+
+def _print_stat(changes: list[dict]) -> None:
+    """One line per file (kind of change, URI, lines added and removed) and the totals: an
+    add-resource commit's diffs run to tens of thousands of lines."""
+    from ov.wording import counted
+
+    added = removed = 0
+    for change in changes:
+        if change.get("binary"):
+            plain(f"{change['change']:<9} {change['uri']}  (binary)")
+            continue
+        lines = change["diff"].split("\n")
+        plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+        minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        added, removed = added + plus, removed + minus
+        plain(f"{change['change']:<9} {change['uri']}  +{plus} -{minus}")
+    plain(f"{counted(len(changes), 'file')} changed, {counted(added, 'line')} added, {counted(removed, 'line')} removed")
 
 
 def _print_diffs(changes: list[dict]) -> None:
