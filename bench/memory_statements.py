@@ -20,7 +20,7 @@ showed, a second one (:data:`FRESH2`) was written and run once in its turn, and 
 different author, who had read neither the rules nor the cases. Each comment says when its part
 was read untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -245,7 +245,9 @@ FRESH3: list[tuple[str, list[str], dict]] = [
 # Written 2026-12-04, blind, by a different author than the rules': without reading the
 # extraction code, tests/test_memory_corrections.py or the cases above (only this module's
 # docstring, its first lines and the functions below), as developers talk to a coding agent.
-# Read once, untouched (14 / 30).
+# Read once, untouched (14 / 30). The rules were then changed, with general rules, on what it
+# showed (25 / 30 after: the misses left are "it" in "Scratch that, it's on port 5173", "tabs" kept
+# in "No longer prefers tabs", and three texts kept as dated notes by design), so it is tuned on now.
 FRESH4: list[tuple[str, list[str], dict]] = [
     ("f4-name-role-employer", ["Hi, I'm Priya Raman, a backend engineer at Stripe."],
      {"has": [(P, "Priya"), (ANY, "Stripe"), (ANY, "backend engineer")], "no_event": True}),
@@ -310,6 +312,110 @@ FRESH4: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# Written blind on 2026-12-04 (author read neither the rules nor the other cases);
+# sealed until the rules change of that day is done.
+# Written 2026-12-04, blind, by a third author who read neither the rules, nor the table test,
+# nor the case lists above; sealed (kept in a file of its own, unread by whoever changed the
+# rules) until the rules change made on FRESH4 was done, then run once on the rules before and
+# after that change. Thirds: facts about the user, working preferences, project and system facts,
+# about half of each third corrections over two or three steps; no `nothing` checks (an explicit
+# remember keeps what it cannot read as a dated note, by design).
+FRESH5: list[tuple[str, list[str], dict]] = [
+    # --- standing facts about the user ---
+    ("f5-self-based-in", ["I'm based in Lisbon, so my timezone is WET"],
+     {"has": [(ANY, "Lisbon")], "no_event": True}),
+    ("f5-self-work-as", ["I work as a backend engineer at a fintech startup"],
+     {"has": [(P, "backend engineer")], "no_event": True}),
+    ("f5-self-first-language", ["My first language is Portuguese, English is my second"],
+     {"has": [(ANY, "Portuguese")], "no_event": True}),
+    ("f5-self-fyi-shell", ["fyi I use fish as my shell"],
+     {"has": [(ANY, "fish")], "no_event": True}),
+    ("f5-self-machine", ["I'm on an M2 MacBook Air"],
+     {"has": [(ANY, "MacBook")], "no_event": True}),
+    # corrections
+    ("f5-self-editor-actually",
+     ["I use VS Code for everything", "Actually, I've moved over to JetBrains Rider"],
+     {"has": [(ANY, "Rider")], "lacks": [(P, "VS Code")]}),
+    ("f5-self-city-update",
+     ["I live in Berlin", "Update: I moved to Amsterdam last month"],
+     {"has": [(ANY, "Amsterdam")], "lacks": [(P, "Berlin")]}),
+    ("f5-self-surname-scratch",
+     ["My name is Sam Ortiz", "Scratch that - my last name is Ortega"],
+     {"has": [(ANY, "Ortega")], "lacks": [(P, "Ortiz")], "no_event": True}),
+    ("f5-self-team-these-days",
+     ["I'm on the payments team", "These days I'm on the platform team"],
+     {"has": [(ANY, "platform")], "lacks": [(P, "payments team")], "no_event": True}),
+    ("f5-self-experience-was-wrong",
+     ["I've got about 5 years of Go experience",
+      "I was wrong earlier, it's closer to 8 years of Go",
+      "and around 3 years of Rust"],
+     {"has": [(ANY, "8 years"), (ANY, "Rust")], "lacks": [(P, "5 years")], "no_event": True}),
+    # --- working preferences / instructions ---
+    ("f5-pref-when-commit", ["When you write commit messages, use the conventional commits format"],
+     {"has": [(PREF, "conventional commit")], "no_event": True}),
+    ("f5-pref-dont-emoji", ["Please don't put emojis in code comments"],
+     {"has": [(PREF, "emoji")], "no_event": True}),
+    ("f5-pref-rather-pytest", ["I'd rather you use pytest fixtures than unittest setUp methods"],
+     {"has": [(PREF, "pytest")], "no_event": True}),
+    ("f5-pref-going-forward-hints", ["Going forward, always add type hints to new Python functions"],
+     {"has": [(PREF, "type hint")], "no_event": True}),
+    ("f5-pref-ask-before-deps", ["Ask me before adding any new dependency to the project"],
+     {"has": [(PREF, "dependenc")], "no_event": True}),
+    # corrections
+    ("f5-pref-indent-changed-mind",
+     ["I prefer tabs for indentation", "Changed my mind, I prefer 2 spaces for indentation"],
+     {"has": [(PREF, "2 spaces")], "lacks": [(PREF, "tabs")], "no_event": True}),
+    ("f5-pref-quotes-actually",
+     ["Use single quotes in JavaScript",
+      "Actually, use double quotes in JavaScript, it matches prettier's default"],
+     {"has": [(PREF, "double quotes")], "lacks": [(PREF, "single quotes")], "no_event": True}),
+    ("f5-pref-answers-no-wait",
+     ["Keep your answers short, bullet points only",
+      "No wait, I'd rather get full explanations with your reasoning",
+      "but keep code blocks minimal"],
+     {"has": [(PREF, "explanation"), (PREF, "code block")],
+      "lacks": [(PREF, "bullet points only")], "no_event": True}),
+    ("f5-pref-rebase-not-anymore",
+     ["Always rebase feature branches onto main instead of merging",
+      "I don't want you rebasing anymore, just merge main into the branch"],
+     {"has": [(PREF, "merge")], "lacks": [(PREF, "always rebase")], "no_event": True}),
+    ("f5-pref-test-runner-update",
+     ["Write the frontend tests with Jest",
+      "Update: we've switched to Vitest, please write the tests with that"],
+     {"has": [(ANY, "Vitest")], "lacks": [(PREF, "Jest")]}),
+    # --- project / system facts ---
+    ("f5-proj-broker", ["Our message broker is RabbitMQ, running on port 5672"],
+     {"has": [(ANY, "RabbitMQ")], "no_event": True}),
+    ("f5-proj-staging-host", ["Staging lives at staging.acme-internal.net"],
+     {"has": [(ANY, "staging.acme-internal.net")], "no_event": True}),
+    ("f5-proj-owner", ["Priya owns the billing service"],
+     {"has": [(ANY, "Priya"), (ANY, "billing")], "no_event": True}),
+    ("f5-proj-ci", ["Our CI runs on GitHub Actions with self-hosted runners"],
+     {"has": [(ANY, "GitHub Actions")], "no_event": True}),
+    ("f5-proj-where-workers-run", ["We deploy the background workers to Fly.io, ams region"],
+     {"has": [(ANY, "Fly.io")], "no_event": True}),
+    # corrections
+    ("f5-proj-port-correction",
+     ["The API gateway runs on port 8080", "Correction: the gateway is on port 8443"],
+     {"has": [(ANY, "8443")], "lacks": [(ANY, "8080")], "no_event": True}),
+    ("f5-proj-python-since-moved",
+     ["The backend runs on Python 3.10", "We've since moved the backend to Python 3.12"],
+     {"has": [(ANY, "3.12")], "lacks": [(P, "3.10"), (ENT, "3.10")]}),
+    ("f5-proj-owner-not-anymore",
+     ["Marco is the owner of the search service",
+      "Marco doesn't own search anymore, Dana took it over"],
+     {"has": [(ANY, "Dana")], "lacks": [(ANY, "Marco is the owner")]}),
+    ("f5-proj-redis-scratch",
+     ["Redis is at cache-01.internal:6379", "Scratch that, Redis is at cache-02.internal"],
+     {"has": [(ANY, "cache-02")], "lacks": [(ANY, "cache-01")], "no_event": True}),
+    ("f5-proj-region-three-steps",
+     ["Production runs in us-east-1",
+      "No wait, production is in eu-west-1",
+      "Actually it's eu-central-1; eu-west-1 is only the DR region"],
+     {"has": [(ANY, "eu-central-1")], "lacks": [(ANY, "us-east-1")], "no_event": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -320,8 +426,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH3
     if name == "fresh4":
         return FRESH4
+    if name == "fresh5":
+        return FRESH5
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -398,12 +506,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)

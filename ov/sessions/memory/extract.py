@@ -29,7 +29,11 @@ I'm no longer a X; I'm not a X anymore    profile: "Is no longer a X"
 my K is no longer Y; my K isn't Y anymore profile: "K: no longer Y"
 I switched / moved / migrated / changed   profile: each stored line naming X names Y instead
 from X to Y; I replaced X with Y; I use   ("Editor: Neovim" -> "Editor: Zed"); with none,
-Y instead of X                            the statement itself ("Switched from X to Y")
+Y instead of X; not on X anymore - I      the statement itself ("Switched from X to Y")
+switched to Y
+I'm on Eastern time / CET / UTC+2         profile: "Timezone: X"
+I mostly write / code mainly in X         profile: "Main language: X" (X capitalised)
+I've come around to X                     as "I prefer X"
 I live / I'm based / located in X;        profile: "Lives in X", "Is based in X", in place of
 I moved / relocated to X                  the line saying where the user lives; "moved to"
                                           with none stored: "Moved to X"
@@ -41,7 +45,7 @@ always / never X (an instruction)         preferences: "Always X", "Never X"
 remember (that) / note that / keep in     X is read by the rules above (see facts.py); else
 mind that / don't forget (that) X;        "our S" or "the T S" (a modifier T), then is, runs,
 X, remember that; X. Remember that.       uses, has, rotates, ... P, with S holding db,
-                                          database, server, api, queue, ci, ... and P naming
+                                          database, server(s), service, ci, team, ... and P naming
                                           no day, nothing that happened and no passing state
                                           (down, broken, slow, ...), is a fact:
                                           entities/systems/{S}, "P" (words after S go into the
@@ -54,15 +58,23 @@ X, remember that; X. Remember that.       uses, has, rotates, ... P, with S hold
                                           leads / reviews ... X": entities/people/bob, "Owns
                                           X"; a first-person X ("I use fish") a profile fact
                                           ("Uses fish"), "we use Jira" one about the team
-                                          ("Team uses Jira"); a
+                                          ("Team uses Jira"), but "we use / run X for / on
+                                          the S" one about S ("Uses X"); "the payments team
+                                          owns X": entities/teams/payments; "ownership of S
+                                          moved to Y": "Is owned by Y"; "I joined Datadog":
+                                          "Works at Datadog"; "when you V X, <instruction>"
+                                          an instruction; a fact naming a version ("Are on
+                                          Node 20") replaces one naming another; a
                                           note naming a day, or anything else, is a dated note
                                           in events/. "Actually X" corrects the stored fact
                                           with X's verb and preposition ("Is in eu-west-1"),
                                           or for a place, any with its preposition ("Lives in")
 remember to / don't forget to X           preferences: "Remember to X"
-actually X / correction: X / no, I        corrects the statement it refers to (see _correct)
-meant X / I meant X; X now; now X; I now
-X; X these days; X instead
+actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
+that, X / I was wrong, X / no wait, X /
+update: X / no, I meant X / I meant X; X
+now; now X; I now X; X these days; X
+instead
 =======================================  ====================================================
 
 ``ov remember`` reads its text as asked to be remembered: a clause no rule
@@ -74,7 +86,8 @@ asks to remember them: a session is full of task instructions.
 
 A stored line that a new one replaces is superseded, not kept beside it (see
 :func:`ov.sessions.memory.rules.supersedes`): "K: Y" replaces the lines with
-key K; "Works at / for" and "Works as" replace the line with the same lead; a
+key K; "Works at / for" and "Works as" replace the line with the same lead
+("Works at" a "No longer works at" line too); a
 "No longer" line replaces the line it negates ("Uses X", or any "K: X" for
 "uses"); a preference replaces the opposite one about the same object
 ("Prefers X" and "Hates X", "Always X" and "Never X"). Preferring one of a few
@@ -110,7 +123,8 @@ from typing import Any
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
-from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes, unmark
+from ov.sessions.memory.markers import CORRECTION_MARKER, restated_change, unmark
+from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
 MAX_FRAGMENT_WORDS = 6
@@ -118,11 +132,11 @@ DEFAULT_SUBJECT = "user"
 
 _FILLER_RE = re.compile(
     r"^(?:(?:also|and|oh|ok|okay|so|well|btw|by the way|fyi|fwiw|for the record|just so you know|hey|hi|hello|"
-    r"anyway|just)\b[,:]?\s+)+",
+    r"anyway|just|heads\s+up)\b[,:]?\s+)+",
     re.IGNORECASE,
 )
 _CORRECTION_RES = (
-    re.compile(r"^(?:actually|correction)\b[,:;-]?\s*(?:(?:no|I\s+meant|I\s+mean)\b[,:]?\s*)*(?P<x>.+)$", re.I),
+    re.compile(rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*(?:(?:no|I\s+meant|I\s+mean)\b[,:]?\s*)*(?P<x>.+)$", re.I),
     re.compile(r"^(?:no|sorry|oops)\b[,.!]?\s*I\s+mean(?:t)?\b[,:]?\s*(?P<x>.+)$", re.I),
     re.compile(r"^I\s+meant\b[,:]?\s*(?P<x>.+)$", re.I),
 )
@@ -200,7 +214,7 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
-            for clause in tx.clauses(sentence):
+            for clause in tx.clauses(restated_change(sentence)):
                 _read_clause(_FILLER_RE.sub("", tx.clean(clause)), restore, ctx, found)
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []

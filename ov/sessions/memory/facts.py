@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.markers import CORRECTION_MARKER, unmark
 from ov.sessions.memory.rules import (
+    INSTRUCTION_VERBS,
     FIRST_PERSON_RE,
     TEAM_RE,
     Statement,
@@ -25,7 +27,6 @@ from ov.sessions.memory.rules import (
     statement_of,
     team_says,
     topical,
-    unmark,
     value_of,
 )
 from ov.sessions.memory.secrets import states_a_secret
@@ -37,7 +38,12 @@ _REMEMBER_RE = re.compile(
 )
 # What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
 _INSTRUCTION_RE = re.compile(
-    r"^(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|(?P<pos>always|use|prefer|keep|write|run|name|put))\s+"
+    # "When you write tests, use pytest": an instruction for whenever the task comes up, so a standing one
+    # ("when you get a chance", "when you're done" name a moment of this task, not a kind of task);
+    # after such a lead any verb of the work instructs ("whenever you touch the schema, add a migration").
+    rf"^(?P<when>(?:when(?:ever)?|if)\s+you(?:'re|\s+are)?\s+(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
+    r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|"
+    rf"(?P<pos>always|use|prefer|keep|write|run|name|put|(?(when)(?:{INSTRUCTION_VERBS})|(?!))))\s+"
     r"(?P<x>(?!mind\b).+)$",
     re.I,
 )
@@ -47,6 +53,19 @@ _SYSTEM_MOVED_RE = re.compile(
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
+# "I joined Datadog last month": a new employer (a capitalised name; "the X team" is a team).
+_JOINED_EMPLOYER_RE = re.compile(
+    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?joined\s+(?P<x>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,2})"
+    r"(?:\s+(?:last|this|a\s+few|recently|in|on)\b.*)?$",
+    re.I,
+)
+# "Ownership of the search service moved to the platform team": who owns a system now.
+_OWNERSHIP_MOVED_RE = re.compile(
+    r"^(?:the\s+)?ownership\s+of\s+(?:the\s+|our\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+)?"
+    r"(?:moved|passed|went|changed|was\s+(?:moved|handed|transferred)|transferred)\s+(?:over\s+)?to\s+(?P<new>.+)$",
+    re.I,
+)
+_OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong to", "Ownership moved to")
 # A corrected fact replaces the stored one with the same verb and one of these after it (fact_probes).
 _PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
 # What a move replaces: the lines that say where a system ran.
@@ -58,7 +77,7 @@ _DAY_RE = re.compile(
     r"friday|saturday|sunday|week|month|year|sprint|night|morning))\b"
 )
 # "Actually, the prod cluster is in eu-central-1" asked to be remembered corrects the stored fact.
-_CORRECTION_LEAD_RE = re.compile(r"^(?:actually|correction)\b[,:;-]?\s*", re.I)
+_CORRECTION_LEAD_RE = re.compile(rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*", re.I)
 
 
 _MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
@@ -69,9 +88,22 @@ _FACT_RE = re.compile(
     r"the\s+(?P<named>[\w.+-]+(?:\s+[\w.+-]+){1,3}?))\s+"
     r"(?P<pred>(?:is|are|has|have|goes|go|does|do|must|should|can|cannot|can't|doesn't|don't|isn't|aren't|(?:run|use|live|"
     r"listen|need|require|sit|point|host|store|serve|accept|hold|rotate|expire|reset|restart|belong|deploy|connect|contain|"
-    r"return|send|sync|back|time|allow|block|take|cost|support|keep|last|cap|talk|read|write|happen)s?)\s+.+)$",
+    r"return|send|sync|back|time|allow|block|take|cost|support|keep|last|cap|talk|read|write|happen|own|lead|maintain|"
+    r"manage)s?)\s+.+)$",
     re.I,
 )
+# "we use MySQL for the orders database", "we run Node 18 on the build servers": what a system uses
+# is a fact about the system (entities/systems/{S}), so that "we migrated the orders database to
+# Postgres" replaces it there.
+_TEAM_SYSTEM_RE = re.compile(
+    r"^we\s+(?P<verb>use|run|host|deploy)\s+(?P<x>.+?)\s+(?:for|on|in|with)\s+(?:the|our)\s+"
+    r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3})$",
+    re.I,
+)
+# "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
+# version replaces the one naming it at this one, whatever its verb (see fact_probes).
+_VERSIONED_RE = re.compile(r"^(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d[\w.]*$")
+_VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running")
 # A note that names a day or tells what happened is an event, not a standing fact.
 _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
@@ -79,7 +111,8 @@ _DATED_RE = re.compile(
 )
 # A state that passes ("the staging DB is down") is news for events, not a standing fact.
 _TRANSIENT_RE = re.compile(r"(?i)\b(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back)\b")
-_RECALL_RE = re.compile(r"(?i)^(?:when|how|what|why|where|who|whether|if)\b")
+# ("when you write tests, use pytest" is an instruction: see _INSTRUCTION_RE)
+_RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
 # "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
 # session is as often about the task at hand, so only when asked to remember it.
@@ -91,11 +124,19 @@ _PERSON_FACT_RE = re.compile(
     r"is\s+responsible\s+for|is\s+in\s+charge\s+of|knows)\s+.+)$",
     re.I,
 )
-# The things "remember that our X ..." may state a fact about: entities/systems/{X}.
+# The things "remember that our X ..." may state a fact about: entities/systems/{X} ("the build
+# servers" too), or entities/teams/{X} for "the payments team".
 SYSTEM_NOUNS = frozenset(
     "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
-    "gateway proxy broker vpn ci cdn domain instance machine".split()
+    "gateway proxy broker vpn ci cdn domain instance machine service box worker app website site frontend backend "
+    "repo monorepo warehouse storage job".split()
 )
+TEAM_NOUNS = frozenset(("team", "squad"))
+
+
+def _names_a_system(word: str) -> bool:
+    word = word.lower()
+    return word in SYSTEM_NOUNS or (word.endswith("s") and word[:-1] in SYSTEM_NOUNS)
 
 
 def without_ask(text: str) -> str:
@@ -127,6 +168,9 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         statement_of(body, restore, subject)
         or _system_fact(body, restore)
         or _system_moved(body, restore)
+        or _team_system(body, restore)
+        or _ownership_moved(body, restore)
+        or _joined_employer(body, restore)
         or _team_change(body, restore)
         or _instruction(body, restore, subject)
         or _wish(body, restore, subject)
@@ -165,14 +209,25 @@ def _system_fact(body: str, restore) -> Statement | None:
     raw_name, pred = match.group("name") or match.group("named"), match.group("pred")
     words = raw_name.split()
     # "the staging DB password rotates monthly": the system is the staging DB, the fact is about its password.
-    last = max((i for i, w in enumerate(words) if w.lower() in SYSTEM_NOUNS), default=None)
+    # A team is one when named ("the payments team"); "our team" alone is the user's (see TEAM_RE).
+    last = max((i for i, w in enumerate(words) if _names_a_system(w) or (i and w.lower() in TEAM_NOUNS)), default=None)
     if last is None or _DATED_RE.search(pred) or _TRANSIENT_RE.search(pred):
         return None
     attribute = " ".join(words[last + 1 :])
     name, fact = restore(" ".join(words[: last + 1])), restore(f"{attribute} {pred}" if attribute else pred)
     if not informative(fact):
         return None
-    return Statement("entities", "", name, ("entities", "systems", name.lower()), {"category": "systems"}, fact=tx.capitalise(fact))
+    return _entity_fact(name, fact)
+
+
+def _entity_fact(name: str, fact: str) -> Statement:
+    """A fact about a system, or about a team ("the payments team": entities/teams/payments, named
+    as "I joined the Payments team" names it)."""
+    words = name.split()
+    category = "teams" if words[-1].lower() in TEAM_NOUNS and len(words) > 1 else "systems"
+    if category == "teams":
+        name = " ".join(words[:-1])
+    return Statement("entities", "", name, ("entities", category, name.lower()), {"category": category}, fact=tx.capitalise(fact))
 
 
 def fact_probes(fact: str) -> tuple[str, ...]:
@@ -182,6 +237,9 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     us-east-1"; a port is no place: "Is on port 5433" replaces only "Is on ..."); () for a bare
     "is", which merge's word overlap decides."""
     words = fact.split()
+    versions = _version_probes(fact)
+    if versions:
+        return versions
     if len(words) < 3 or words[1].lower() not in _PLACE_PREPOSITIONS:
         return ()
     lead = f"{words[0]} {words[1]}"
@@ -190,10 +248,51 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys((lead, *(p for p in _PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
 
 
+def _version_probes(fact: str) -> tuple[str, ...]:
+    """"Are on Node 20" replaces "Runs Node 18", "Uses Node 16", "Is on Node 18": the same thing
+    at another version; () for a fact that names no version."""
+    for lead in sorted(_VERSION_LEADS, key=len, reverse=True):
+        if fact.lower().startswith(lead.lower() + " "):
+            named = _VERSIONED_RE.match(fact[len(lead) + 1 :].strip())
+            return tuple(f"{verb} {named.group('name')}" for verb in _VERSION_LEADS) if named else ()
+    return ()
+
+
+def _team_system(body: str, restore) -> Statement | None:
+    """"we use MySQL for the orders database" -> entities/systems/orders_database.md: "Uses MySQL"."""
+    match = _TEAM_SYSTEM_RE.match(body)
+    if not match or not _names_a_system(match.group("name").split()[-1]) or _DATED_RE.search(body):
+        return None
+    value = value_of(match.group("x"), restore)
+    if not informative(value) or len(value.split()) > 4:
+        return None
+    return _entity_fact(restore(match.group("name")), f"{tx.conjugate(match.group('verb').lower())} {value}")
+
+
+def _ownership_moved(body: str, restore) -> Statement | None:
+    """"ownership of the search service moved to the platform team" -> entities/systems/search_service.md:
+    "Is owned by the platform team", in place of the line saying who owned it."""
+    match = _OWNERSHIP_MOVED_RE.match(body)
+    if not match or not _names_a_system(match.group("name").split()[-1]):
+        return None
+    new = value_of(match.group("new"), restore)
+    if not informative(new):
+        return None
+    fact = _entity_fact(restore(match.group("name")), f"Is owned by {new}")
+    fact.probes = _OWNER_LEADS
+    return fact
+
+
+def _joined_employer(body: str, restore) -> Statement | None:
+    """"I joined Datadog last month" -> profile: "Works at Datadog", in place of the employer line."""
+    match = _JOINED_EMPLOYER_RE.match(body)
+    return Statement("profile", "Works at ", restore(match.group("x")), ("profile", "works at"), {}) if match else None
+
+
 def _system_moved(body: str, restore) -> Statement | None:
     """"we moved CI to Buildkite" -> entities/systems/ci.md: "Moved to Buildkite", in place of where it ran."""
     match = _SYSTEM_MOVED_RE.match(body)
-    if not match or match.group("name").split()[-1].lower() not in SYSTEM_NOUNS:
+    if not match or not _names_a_system(match.group("name").split()[-1]):
         return None
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
     if not informative(new):
@@ -237,7 +336,9 @@ def _instruction(body: str, restore, subject: str) -> Statement | None:
     if not match or not informative(match.group("x")) or points_back(match.group("x")):
         return None  # "never mind", "don't do that again"
     said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
-    core = restore(match.group("x")) if match.group("neg") or match.group("pos").lower() == "always" else said
+    # The file is named for the instruction, not for when it applies ("use pytest", not "when you write").
+    instructed = restore(re.sub(r"(?i)^please\s+", "", body[match.end("when") :] if match.group("when") else body))
+    core = restore(match.group("x")) if match.group("neg") or match.group("pos").lower() == "always" else instructed
     core = core[:1].lower() + core[1:]
     if match.group("neg"):
         probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))

@@ -18,17 +18,10 @@ from ov.sessions.memory.secrets import names_a_secret
 # A fact longer than this is a paragraph, not a statement worth a bullet.
 MAX_OBJECT_CHARS = 240
 
-# "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
-# which extract reads); they are not part of what is stored.
-_CHANGE_LEAD_RE = re.compile(r"^(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(r"[,\s]+(?P<m>now|nowadays|these\s+days|instead|from\s+now\s+on)$", re.I)
-_CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm|is|are)\s+now\s+")
-# "for now" and "until now" are part of what is said, not a change.
-_NOW_KEEPS = frozenset("for until till right just by from to up".split())
-
+# ("I've come around to spaces" prefers them now)
 _PREFER_RE = re.compile(
     r"^I\s+(?:(?:really|generally|usually|mostly|much|strongly|definitely|also|still|do|truly)\s+)*"
-    r"(?P<verb>prefer|like|love|enjoy|dislike|hate)\s+(?P<x>.+)$",
+    r"(?P<verb>prefer|like|love|enjoy|dislike|hate)\s+(?P<x>.+)$|^I(?:'ve|\s+have)\s+(?:finally\s+)?(?P<around>come\s+around|warmed\s+up)\s+to\s+(?P<y>.+)$",
     re.I,
 )
 _NOT_LIKE_RE = re.compile(r"^I\s+(?:don't|do\s+not|dont)\s+(?:really\s+)?(?P<verb>like|love|enjoy|want)\s+(?P<x>.+)$", re.I)
@@ -58,6 +51,19 @@ _USE_INSTEAD_RE = re.compile(
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
 _MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
 _LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
+# "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
+_ON_TIME_RE = re.compile(
+    r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:[A-Z]{2,4}T|UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?)$",
+    re.I,
+)
+# "I mostly write Kotlin", "I code mainly in Go": the user's main language (a capitalised name:
+# "I mostly write docs" says nothing of a language).
+_MOSTLY_WRITE_RE = re.compile(
+    r"^I\s+(?:(?P<a>mostly|mainly|primarily)\s+)?(?:write|code|program)(?:\s+(?P<b>mostly|mainly|primarily))?(?:\s+in)?"
+    r"\s+(?(a)|(?(b)|(?!)))(?P<x>(?-i:[A-Z])[\w#+.-]*)(?:\s+(?:these\s+days|nowadays|now))?$",
+    re.I,
+)
+_LANGUAGE_KEYS = ("Main language:", "Primary language:", "Language:", "Programming language:")
 # "I joined the Platform team" says what "my team is Platform" says.
 _JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
 # A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
@@ -66,13 +72,13 @@ _CALL_ME_RE = re.compile(
 )
 # An instruction that stands: "Always use type hints", "Never push directly to main". Only with a
 # verb of the work: "never give up", "always up for it", "never saw this coming" are talk.
-_INSTRUCTION_VERBS = (
+INSTRUCTION_VERBS = (
     "use|run|write|add|put|commit|push|merge|squash|rebase|test|format|lint|check|include|keep|name|ask|document|"
     "comment|log|import|return|raise|catch|handle|mock|delete|remove|edit|modify|touch|change|deploy|update|create|"
     "make|prefer|pin|install|upgrade|skip|disable|enable|reply|answer|explain|show|print|wrap|sort|indent|quote|"
     "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
 )
-_STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{_INSTRUCTION_VERBS})\s+.+)$", re.I)
+_STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{INSTRUCTION_VERBS})\s+.+)$", re.I)
 # More ways of liking: "I can't stand Java", "I'm not a fan of meetings".
 _FAN_RE = re.compile(
     r"^I(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:a\s+|a\s+(?:big|huge|great)\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<x>.+)$", re.I
@@ -81,7 +87,8 @@ _CANT_STAND_RE = re.compile(r"^I\s+(?:can't|cannot|can\s+not)\s+(?:stand|bear)\s
 # "Prefers Go over Python" rules out Python, as "tabs" rules out "spaces" (see rivals).
 _OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<y>.+)$", re.I)
 # "we ..." and "our team ...": a standing fact about the user's team, only when asked to remember it.
-TEAM_RE = re.compile(r"^(?:(?P<we>we)|our\s+team|my\s+team)\s+(?P<rest>.+)$", re.I)
+# "we're on Postgres 15" is "we are on Postgres 15".
+TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s+)(?P<rest>.+)$", re.I)
 # "My manager said her editor is Emacs" says nothing about the user's editor.
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
 # A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
@@ -153,24 +160,6 @@ class Statement:
     otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
 
 
-def unmark(clause: str) -> tuple[str, bool]:
-    """``clause`` without "now", "these days", "instead", ... and whether it had one.
-
-    "My editor is Vim now" -> ("My editor is Vim", True); "I now prefer spaces"
-    -> ("I prefer spaces", True); "for now" and "until now" are left alone.
-    """
-    changed = False
-    stripped = _CHANGE_LEAD_RE.sub("", clause)
-    changed |= stripped != clause
-    while tail := _CHANGE_TAIL_RE.search(stripped):
-        before = stripped[: tail.start()]
-        if tail.group("m").lower() == "now" and before.split()[-1:] and before.split()[-1].lower() in _NOW_KEEPS:
-            break
-        stripped, changed = before, True
-    inner = _CHANGE_INNER_RE.sub(lambda m: m.group("v") + " ", stripped)
-    return inner, changed or inner != stripped
-
-
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
     """The statement a clause makes about the user, if it matches one of the rules."""
     negated = _negation(clause, restore, subject)
@@ -182,6 +171,10 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _LIVE_RE.match(clause):
         lead = "Lives in " if m.group("live") else f"Is {m.group('based').lower()} in "
         return _place(lead, m.group("x"), restore)
+    if m := _MOSTLY_WRITE_RE.match(clause):
+        return Statement("profile", "Main language: ", restore(m.group("x")), ("profile", "main language"), {}, probes=_LANGUAGE_KEYS)
+    if m := _ON_TIME_RE.match(clause):
+        return Statement("profile", "Timezone: ", restore(m.group("x")), ("profile", "timezone"), {})
     if m := _MOVED_TO_RE.match(clause):
         return _place("Lives in ", m.group("x"), restore, moved=True)
     if m := _JOINED_RE.match(clause):
@@ -195,7 +188,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _NOT_LIKE_RE.match(clause):
         return _preference(f"Does not {m.group('verb').lower()} ", m.group("x"), restore, subject)
     if m := _PREFER_RE.match(clause):
-        return _preference(_PREFER_LEADS[m.group("verb").lower()] + " ", m.group("x"), restore, subject)
+        lead = "Prefers " if m.group("around") else _PREFER_LEADS[m.group("verb").lower()] + " "
+        return _preference(lead, m.group("x") or m.group("y"), restore, subject)
     if m := _ALWAYS_RE.match(clause):
         obj = restore(m.group("x"))
         if not informative(obj):
@@ -252,7 +246,8 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
     if lead.endswith(": "):
         return (lead.strip(), *tx.other_spellings(lead.strip()))
     if lead in ("Works at ", "Works for "):
-        return ("Works at", "Works for")
+        # A new employer also says where the user no longer works: that line has nothing left to add.
+        return ("Works at", "Works for", "No longer works at", "No longer works for")
     if lead == "Works as ":
         return ("Works as",)
     return ()
@@ -264,7 +259,7 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
         return ()
     said = " ".join(obj.lower().split())
     for choices in EXCLUSIVE:
-        chosen = next((c for c in choices if said == c or said.startswith(c + " ")), None)
+        chosen = next((c for c in choices if re.match(re.escape(c) + r"(?:$|[\s,;])", said)), None)
         if chosen is not None:
             return tuple(c for c in choices if c != chosen)
     named = _OVER_RE.match(" ".join(obj.split()))
@@ -356,7 +351,7 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
 
 def team_says(team: re.Match[str], restore) -> str:
     """"we use Jira for tickets" -> "uses Jira for tickets"; "our team uses ..." as it is."""
-    rest = restore(team.group("rest"))
+    rest = re.sub(r"^'re\b", "are", restore(team.group("rest")))
     if not team.group("we"):
         return rest
     verb, obj = tx.third_person_parts(rest)

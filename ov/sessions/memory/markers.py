@@ -1,0 +1,56 @@
+"""How a statement says that it replaces an older one: the markers of a correction or a change.
+
+"Actually, ...", "Scratch that, ...", "... now", "these days ...": the clause
+rules (:mod:`ov.sessions.memory.rules`) read what follows, and the marker itself
+is never stored; "not on X anymore - I switched to Y" is read as "I switched
+from X to Y".
+"""
+
+from __future__ import annotations
+
+import re
+
+# "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
+# which extract reads); they are not part of what is stored.
+_CHANGE_LEAD_RE = re.compile(r"^(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?\s+)+", re.I)
+_CHANGE_TAIL_RE = re.compile(r"[,\s]+(?P<m>now|nowadays|these\s+days|instead|from\s+now\s+on)$", re.I)
+_CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm|is|are)\s+now\s+")
+# What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
+# that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
+# comma: "update the docs" is a task). The marker is not part of what is stored.
+CORRECTION_MARKER = r"(?:actually|correction|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-]))\b"
+# "for now" and "until now" are part of what is said, not a change.
+_NOW_KEEPS = frozenset("for until till right just by from to up".split())
+
+# "Not on Windows anymore - I switched to Fedora", "I'm no longer using npm, I've moved to pnpm":
+# a switch from the value the first half names (see restated_change).
+_NOT_THEN_SWITCHED_RE = re.compile(
+    r"^(?:I(?:'m|\s+am)\s+)?(?:not\s+(?:on|using)\s+(?P<a>.+?)\s+any\s?more|no\s+longer\s+(?:on|using)\s+(?P<b>.+?))"
+    r"\s*(?:[,;:\u2013\u2014]|\s-)\s*(?:so\s+)?I(?:'ve|\s+have)?\s+(?:just\s+)?(?:switched|moved|changed|gone)(?:\s+over)?\s+to\s+(?P<new>.+)$",
+    re.I,
+)
+
+
+def unmark(clause: str) -> tuple[str, bool]:
+    """``clause`` without "now", "these days", "instead", ... and whether it had one.
+
+    "My editor is Vim now" -> ("My editor is Vim", True); "I now prefer spaces"
+    -> ("I prefer spaces", True); "for now" and "until now" are left alone.
+    """
+    changed = False
+    stripped = _CHANGE_LEAD_RE.sub("", clause)
+    changed |= stripped != clause
+    while tail := _CHANGE_TAIL_RE.search(stripped):
+        before = stripped[: tail.start()]
+        if tail.group("m").lower() == "now" and before.split()[-1:] and before.split()[-1].lower() in _NOW_KEEPS:
+            break
+        stripped, changed = before, True
+    inner = _CHANGE_INNER_RE.sub(lambda m: m.group("v") + " ", stripped)
+    return inner, changed or inner != stripped
+
+
+def restated_change(sentence: str) -> str:
+    """"Not on Windows anymore - I switched to Fedora" as "I switched from Windows to Fedora", so
+    that the stored lines naming Windows name Fedora; any other sentence as it is."""
+    m = _NOT_THEN_SWITCHED_RE.match(sentence)
+    return f"I switched from {m.group('a') or m.group('b')} to {m.group('new')}" if m else sentence
