@@ -387,12 +387,10 @@ def set_value(home: Home, key: str, text: str) -> Config:
     try:
         config, _ = _validate(data, path)
     except ConfigError as exc:
-        mine = [p for p in getattr(exc, "problems", ()) if p.split(":", 1)[0] == key]
-        if not mine:
+        if key not in exc.problems:
             raise
         # The file is fine; the value given is not: say so rather than send the user to the file.
-        reason = mine[0].split(":", 1)[1].strip()
-        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {reason}", hint=f"{path} is unchanged") from None
+        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {exc.problems[key]}", hint=f"{path} is unchanged") from None
     atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
     return config
 
@@ -458,18 +456,17 @@ def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]
             config = adapter.validate_python(data)
             return config, tuple(warnings)
         except pydantic.ValidationError as exc:
-            problems = []
+            problems: dict[str, str] = {}
             for error in exc.errors():
                 loc = ".".join(str(p) for p in error["loc"])
                 if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
                     warnings.append(f"{path}: unknown key {quote(loc)} ignored")
                     _drop(data, list(error["loc"]))
                 else:
-                    problems.append(f"{loc or '(top level)'}: {error['msg']}")  # schema keys: short
+                    problems[loc or "(top level)"] = error["msg"].removeprefix("Value error, ")  # schema keys: short
             if problems:
-                error = ConfigError(f"{path} is invalid: " + "; ".join(problems))
-                error.problems = problems
-                raise error from None
+                said = "; ".join(f"{key}: {msg}" for key, msg in problems.items())
+                raise ConfigError(f"{path} is invalid: {said}", problems=problems) from None
     raise ConfigError(f"{path} is invalid")  # pragma: no cover - second pass has no extra keys
 
 

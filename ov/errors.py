@@ -87,6 +87,10 @@ class ConfigError(InvalidInput):
     code = "config_invalid"
     hint = "fix the setting with `ov config set KEY VALUE`, or edit or remove the file"
 
+    def __init__(self, message: str, *, hint: str | None = None, problems: dict[str, str] | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.problems = problems or {}  # key ("retrieval.budget") -> what is wrong with its value
+
 
 # --- runtime: the input is well formed but the store says no (exit 1) -------
 

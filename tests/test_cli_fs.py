@@ -367,6 +367,9 @@ def test_ovs_own_records_are_not_written_by_hand(ov, tmp_path):
     assert ov("edit", "viking://resources/docs/.sources.json", "--old", "docs", "--new", "x").exit_code == 2
     assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0, "the manifest is intact"
     assert ov("write", "viking://resources/notes/messages.jsonl", "--content", "{}\n").exit_code == 0, "outside a session it is any file"
+    assert ov("write", "viking://resources/notes/memory_diff.json", "--content", "{}\n").exit_code == 0
+    moved = ov("mv", "viking://resources/notes/messages.jsonl", "viking://resources/docs/.sources.json")
+    assert moved.exit_code == 2 and "ov's own record" in moved.stderr
 
 
 def test_find_and_search_below_a_place_that_does_not_exist_say_so(ov, docs):

@@ -330,3 +330,7 @@ def test_common_options_may_come_before_the_command(ov):
     assert listed.exit_code == 0 and listed.json["result"], listed.stderr
     assert ov("--json", "--account", "elsewhere", "ls", "viking://resources").json["result"] == []
     assert ov("--json").exit_code == 2, "no command named: still a usage error"
+    # Moved to just after the command's name: never into an option's value or past a `--`.
+    assert ov("--json", "write", "viking://resources/dash.md", "--content", "--").json["ok"]
+    assert ov("read", "viking://resources/dash.md").stdout == "--"
+    assert ov("--json", "snapshot", "log", "-n", "1").json["result"][0]["command"] == "write"

@@ -122,6 +122,10 @@ def test_stat_lists_each_changed_file_with_its_lines_instead_of_the_diffs(histor
     since = history("snapshot", "diff", "HEAD~3", "--stat").stdout.splitlines()
     assert since[-3] == "added     viking://resources/a.md  +2 -0" and since[-1].startswith("2 files changed, ")
     assert not any(line.startswith(("@@", "+", "-")) for line in since)
+    # Lines that open with --- or +++ (front matter, SQL comments) are lines, not the diff's header.
+    assert history("write", "viking://resources/fm.md", "--content", "---\ntitle: a\n---\nbody\n-- sql\n").exit_code == 0
+    assert history("write", "viking://resources/fm.md", "--content", "body\n++i\n").exit_code == 0
+    assert "modified  viking://resources/fm.md  +1 -4" in history("snapshot", "show", "HEAD", "--stat").stdout
 
 
 def test_restore_dry_run_lists_and_changes_nothing(history, store_state):

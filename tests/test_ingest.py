@@ -162,7 +162,7 @@ def test_a_text_kept_whole_past_the_file_limit_is_skipped(ov, tmp_path):
     (src / "big.log").write_text("x" * 2000 + "\n" + "y" * 3000 + "\n")
     (src / "long.md").write_text("".join(f"# Part {i}\n\n" + "words here. " * 100 + "\n\n" for i in range(6)))  # split into parts
     data = ov("add-resource", str(src), "--json").json["result"]
-    assert [s["path"] for s in data["skipped"]] == ["big.log"] and "store.max_file_bytes (4000)" in data["skipped"][0]["reason"]
+    assert [s["path"] for s in data["skipped"]] == ["big.log"] and "store.max_file_bytes (4000;" in data["skipped"][0]["reason"]
     assert data["added"] and all(u.startswith("viking://resources/src/long") for u in data["added"])
 
 
@@ -788,10 +788,23 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     assert "[REDACTED:" in ov("read", "viking://resources/proj/README.md").stdout
     assert ov("add-resource", str(project), "--json").json["result"]["changed"] is False, "the redacted text is what an unchanged source compares with"
 
-    # A hidden file named on purpose is stored where ls and grep show it, and redacted too.
+    # Documents and code keep what only looks like a secret from the words around it.
+    (project / "notes.md").write_text('# Tokens\n\nSet `image_token="<|image|>"` to add a new classification token to GPT-2.\n')
+    assert ov("add-resource", str(project)).exit_code == 0
+    assert ov("read", "viking://resources/proj/notes.md").stdout.endswith('`image_token="<|image|>"` to add a new classification token to GPT-2.\n')
+
+    # A heading names the file it becomes: redacted before the document is split.
+    long = "".join(f"## Part {i}\n\n" + "Words of the part. " * 60 + "\n\n" for i in range(4))
+    (project / "guide.md").write_text(f"# Guide\n\n## Token {OPENAI}\n\nKeep it safe.\n\n{long}")
+    assert ov("add-resource", str(project)).exit_code == 0
+    assert not [p for p in (ov_home / "accounts").rglob("*") if OPENAI in p.name or (p.is_file() and ".git" not in p.parts and OPENAI in p.read_text(errors="replace"))]
+
+    # A hidden file named on purpose is stored where ls and grep show it, and redacted in full
+    # (a settings file: PASSWORD=... is a password there).
+    (project / ".env").write_text("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nDB_PASSWORD=hunter2-but-longer\n")
     data = ov("add-resource", str(project / ".env"), "--to", "viking://resources/envfile", "--json").json["result"]
-    assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 1
-    assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\n"
+    assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 2
+    assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\nDB_PASSWORD=[REDACTED:assigned_secret]\n"
 
 
 def test_a_reason_is_kept_when_the_source_is_added_again_without_one(ov, ov_home, handbook):

@@ -296,6 +296,10 @@ CASES = [
                  None, id="joined-a-new-employer"),
     pytest.param(["My main language is Java", "These days I mostly write Kotlin"], {"profile.md": "- Main language: Kotlin"}, None,
                  id="mostly-write-a-language"),
+    # From a review: what only looks like a timezone or a language replaces nothing.
+    pytest.param(["My timezone is PST", "I'm on GPT-4"], {"profile.md": "- Timezone: PST\n- Is on GPT-4"}, None, id="gpt-4-is-no-timezone"),
+    pytest.param(["My language is German", "I mostly write Kotlin", "I mostly write PRs"],
+                 {"profile.md": "- Language: German\n- Main language: Kotlin\n- Mostly writes PRs"}, None, id="a-spoken-language-stays"),
     pytest.param(["I develop on Windows", "Not on Windows anymore - I switched to Fedora Linux"], {"profile.md": "- Develops on Fedora Linux"},
                  None, id="not-on-x-anymore-switched-to-y"),
     pytest.param(["I prefer tabs", "I've come around to spaces"],
@@ -492,6 +496,9 @@ def _memories(home: Path) -> dict[str, str]:
         # no probe matches: the line is merged as text, where "Actually," still replaces the closest line
         ("- Is read-only\n- Runs on port 5433", ["nothing"], "- Actually, runs on port 5434", "- Is read-only\n- Runs on port 5434"),
         ("# Notes\n\n- Editor: vim", ["editor:"], "- Editor: vim", "# Notes\n\n- Editor: vim"),
+        # a thing at a version: only the lines that go on with a version
+        ("- Uses Postgres read replicas\n- Runs Postgres 15", ["uses postgres #", "runs postgres #"], "- Is on Postgres 16",
+         "- Uses Postgres read replicas\n- Is on Postgres 16"),
     ],
 )
 def test_supersede(old, probes, line, new):

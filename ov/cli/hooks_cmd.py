@@ -98,6 +98,8 @@ def _print(records: list[dict]) -> None:
             what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):
             what += f": {r['error']}"
+        if r.get("model_failed"):
+            what += f" (the model failed, offline rules used: {r['model_failed']})"
         host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))
         plain(f"{when}  {host:8} {event:20} {session:24} {number(r.get('ms')):>7.0f} ms  {what}")
 

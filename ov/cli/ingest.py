@@ -55,7 +55,7 @@ def add_resource(
         )
         for item in result.skipped:
             plain(f"  skipped {item.path}: {item.reason}")
-        if result.redacted:
+        if result.redacted and result.commit:  # an unchanged source was redacted before, when it was stored
             plain(f"  {counted(result.redacted, 'secret')} redacted (replaced by [REDACTED:<kind>] before storing)")
         for warning in result.warnings:
             warn(warning)

@@ -16,7 +16,7 @@ from ov import __version__
 from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import error, plain
-from ov.cli.runtime import OvCommand, OvGroup, wants_json
+from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
 from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, disk_full
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
@@ -141,23 +141,25 @@ def _command_path(args: list[str]) -> str:
     return " ".join(path)
 
 
-# The common options (ov.cli.runtime) every command takes, and whether each takes a value.
-_COMMON = {"--json": False, "--account": True, "--user": True, "--peer": True}
-
-
 def _common_options_last(args: list[str]) -> list[str]:
     """``ov --json ls`` as ``ov ls --json``: the common options belong to each command, and the
-    habit of git and gh is to put them first. They move after the command's own arguments
-    (before a ``--``), where click reads them as the command's."""
+    habit of git and gh is to put them first. They move to just after the command's name, where
+    click reads them as the command's own (and never after a ``--`` or into an option's value)."""
     moved, rest = [], list(args)
-    while rest and rest[0].split("=", 1)[0] in _COMMON:
+    while rest and rest[0].split("=", 1)[0] in COMMON_OPTIONS:
         option = rest.pop(0)
         moved.append(option)
-        if _COMMON.get(option) and rest:  # `--account x`; `--account=x` is one word
+        if COMMON_OPTIONS.get(option) and rest:  # `--account x`; `--account=x` is one word
             moved.append(rest.pop(0))
     if not moved or not rest or rest[0].startswith("-"):
         return args  # nothing moved, or no command named: click says what is wrong as it is
-    at = rest.index("--") if "--" in rest else len(rest)
+    group, at = app, 0
+    while at < len(rest):  # past the groups (`snapshot`, `session`, ...) to the command itself
+        commands, groups = _named(group, rest[at])
+        at += 1
+        if commands or not groups:
+            break
+        group = groups[0].typer_instance
     return [*rest[:at], *moved, *rest[at:]]
 
 

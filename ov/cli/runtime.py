@@ -55,6 +55,8 @@ def _build_common_params() -> list:
 
 _COMMON_PARAMS = _build_common_params()
 COMMON_NAMES = tuple(p.name for p in _COMMON_PARAMS)
+# Each common option's spelling, and whether it takes a value (`--account x`) or not (`--json`).
+COMMON_OPTIONS = {option: not p.is_flag for p in _COMMON_PARAMS for option in p.opts}
 _CURRENT: ContextVar[Runtime | None] = ContextVar("ov_runtime", default=None)
 
 

@@ -170,8 +170,9 @@ def _print_stat(changes: list[dict]) -> None:
             plain(f"{change['change']:<9} {change['uri']}  (binary)")
             continue
         lines = change["diff"].split("\n")
-        plus = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
-        minus = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+        body = lines[next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines)) :]  # past the ---/+++ header
+        plus = sum(1 for line in body if line.startswith("+"))
+        minus = sum(1 for line in body if line.startswith("-"))
         added, removed = added + plus, removed + minus
         plain(f"{change['change']:<9} {change['uri']}  +{plus} -{minus}")
     plain(f"{counted(len(changes), 'file')} changed, {counted(added, 'line')} added, {counted(removed, 'line')} removed")

@@ -79,6 +79,8 @@ def _run(home, job: dict) -> dict:
 
             report = commit_session(store, session)
             out.update(outcome=report.status, commit=report.commit, archived=report.archived, memories=report.memories)
+            # Most commits are made here: an expired key must show in `ov hooks log`, not only in .done.
+            out.update({k: v for k, v in (("model_failed", report.model_failed), ("failed", report.failed)) if v})
         else:
             out["outcome"] = "nothing to commit"
         clear_live(store, session)

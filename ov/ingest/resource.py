@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
-from ov.ingest.model import ParseFailure, Skipped
+from ov.ingest.model import ParseFailure, Skipped, SourceFile
 from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
@@ -217,7 +217,7 @@ def provenance_of(store: Store, uri: VikingURI) -> dict | None:
 
 
 def _parse_all(collected: Collected, result: AddResult, progress: Progress | None, max_file_bytes: int) -> tuple[dict[str, bytes], dict[str, dict]]:
-    from ov.ingest.parsers import parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
+    from ov.ingest.parsers import detect_format, parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
     from ov.redact.engine import redact
 
     files: dict[str, bytes] = {}
@@ -225,6 +225,11 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
     layout = _Layout()
     total = len(collected.files)
     for done, src in enumerate(collected.files, start=1):
+        pdf = detect_format(src) == "pdf"
+        if not pdf:
+            # Before the split: a heading becomes a file's name, and names are not redacted after.
+            src, found = _redacted_source(src)
+            result.redacted += found
         try:
             pieces = parse_source(src)
         except ParseFailure as failure:
@@ -234,21 +239,41 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
         if largest > max_file_bytes:
             # A text kept whole (plain text and code are not split) past the limit `ov write` holds
             # every file to: one record of megabytes that every index update would embed again.
-            result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes})"))
+            result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes}; `ov config set` raises it)"))
             continue
         base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
         for piece in pieces:
             rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
-            # A token in a README would be committed for good, summarised into every folder
-            # above it, packed into every backup and injected into agents' prompts.
-            text, found = redact(piece.text)
-            title, in_title = redact(piece.title)
-            result.redacted += found + in_title
+            text, title = piece.text, piece.title
+            if pdf:  # a PDF's text exists only once parsed (its outline's titles name the parts unredacted)
+                text, found = redact(text, by_shape_only=True)
+                title, in_title = redact(title, by_shape_only=True)
+                result.redacted += found + in_title
             files[rel] = text.encode("utf-8")
             provenance[rel] = {**piece.provenance.to_dict(), "title": title}
         if progress:
             progress("parse", done, total)
     return files, provenance
+
+
+# Files that hold settings, where a `PASSWORD=...` is a password: the whole redaction applies.
+# Elsewhere (documents, code) only secrets known by their shape are (see ov.redact.rules.CONTEXTUAL).
+_SETTINGS_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".netrc", ".npmrc", ".pypirc", ".htpasswd")
+
+
+def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
+    """``src`` with its secrets redacted: a token in a README would be committed for good,
+    summarised into every folder above it, packed into every backup and injected into prompts."""
+    from ov.redact.engine import redact
+
+    try:
+        text = src.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return src, 0  # the parser reports it
+    name = posixpath.basename(src.relpath).lower()
+    settings = name.startswith(".env") or name.endswith(_SETTINGS_SUFFIXES) or name in ("env", "credentials")
+    redacted, found = redact(text, by_shape_only=not settings)
+    return (replace(src, data=redacted.encode("utf-8")) if found else src), found
 
 
 class _Layout:

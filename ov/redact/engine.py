@@ -16,7 +16,7 @@ import functools
 from typing import Any
 
 from ov.redact.checks import MARKER, QUOTE_GROUPS, is_secret_name, is_secret_value
-from ov.redact.rules import RULES, Rule
+from ov.redact.rules import CONTEXTUAL, RULES, Rule
 from ov.regex import LazyPattern
 
 __all__ = ["redact", "redact_value"]
@@ -76,14 +76,17 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
     return "".join(pieces), len(pieces) // 2
 
 
-def redact(text: str) -> tuple[str, int]:
-    """``text`` with every recognised secret replaced by ``[REDACTED:<rule>]``, and how many."""
+def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
+    """``text`` with every recognised secret replaced by ``[REDACTED:<rule>]``, and how many.
+    ``by_shape_only``: leave out the rules that judge a value by its context (:data:`CONTEXTUAL`)."""
     if not text:
         return text, 0
     # Lowered once: redaction only removes hints (markers are never matched again).
     lowered = text.lower()
     total = 0
     for rule in RULES:
+        if by_shape_only and rule.name in CONTEXTUAL:
+            continue
         if any(hint in lowered for hint in rule.hints):
             text, count = _apply(rule, text)
             total += count

@@ -403,3 +403,11 @@ RULES: tuple[Rule, ...] = (
         check_prose,
     ),
 )
+
+
+# The rules that judge a value by the words around it (a name, a sentence, a command's flag)
+# rather than by its own shape. Right for what an agent and a user say, where a password is as
+# often typed as pasted; in documents and source code they also take example values, placeholders
+# and sample prompts (`image_token="<|image|>"`, "a new classification token to GPT-2"), so
+# ingested resources other than config files are redacted without them.
+CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "cli_password", "user_password"})

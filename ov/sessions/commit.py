@@ -186,6 +186,7 @@ def _extract(
     llm = store.config.llm
     if llm.enabled:
         from ov.llm import usage
+        from ov.llm.client import LLMError
         from ov.sessions.memory.llm_extract import extract_with_llm
 
         read = reader(tx, memories)
@@ -194,7 +195,7 @@ def _extract(
             candidates, tokens = extract_with_llm(
                 llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
             )
-        except Exception as exc:  # noqa: BLE001 - an offline laptop or an expired key must not lose the memories
+        except LLMError as exc:  # an offline laptop or an expired key must not lose the memories (a bug still fails)
             spent = getattr(exc, "tokens", None)
             if spent:
                 usage.record(store.state, "extraction", llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])

@@ -39,10 +39,11 @@ from ov.sessions.messages import (  # noqa: F401 - the message API is re-exporte
     parse_messages,
     tool_call_names,
 )
+from ov.store import sidecar
 from ov.store.store import CommitResult, Store
 from ov.uri import VikingURI
 
-MESSAGES = "messages.jsonl"
+MESSAGES = sidecar.MESSAGES
 META = ".meta.json"
 # Ids of archived messages remembered for de-duplication (a retried capture after a commit).
 ARCHIVED_IDS_KEPT = 2000

@@ -140,6 +140,7 @@ class Store:
         become a file of that name without a word."""
         uri = parse(text, self.identity.user)
         if text.endswith("/") and not uri.is_root:
+            self.require_file_uri(uri)  # a scope or a user's folder: that, rather than "drop the '/'"
             raise InvalidURI(f"{quote(text)} ends with '/', which names a folder, not a file", hint=f"write to {uri} without the '/', or to a file inside it")
         return uri
 
@@ -380,6 +381,8 @@ class Store:
         """Move a file or a directory; ``then(tx)`` adds to the same commit, as for :meth:`rm`."""
         self.require_content_uri(source)
         self.require_content_uri(target)
+        _refuse_bookkeeping(source)
+        _refuse_bookkeeping(target)
         if target.is_within(source):
             raise InvalidInput(f"cannot move {source} into itself")
         with self.transaction() as tx:
@@ -944,8 +947,13 @@ def _check_sidecar(uri: VikingURI, data: bytes, *, before: bytes | None = None) 
 def _refuse_bookkeeping(uri: VikingURI) -> None:
     """ov's own records are written by the commands that own them: a hand-written manifest made
     the next add-resource say its folder "was not added from" its own source, and a session's
-    messages are checked and rewritten by the next capture."""
+    messages are checked and rewritten by the next capture. Only where ov keeps them: a
+    ``memory_diff.json`` among a user's notes is the user's."""
     in_session = uri.scope == "user" and len(uri.parts) > 4 and uri.parts[2] == "sessions"
-    if uri.name in sidecar.BOOKKEEPING or (in_session and uri.name == sidecar.MESSAGES):
-        hint = "add messages with `ov session add`" if in_session else "the command that wrote it keeps it (`ov add-resource` for .sources.json)"
-        raise InvalidInput(f"{uri} is ov's own record, not a file to write by hand", hint=hint)
+    if uri.name == ".sources.json":
+        hint = "add-resource writes it: add the source again, with --include/--exclude or --reason to change it"
+    elif in_session and uri.name in (sidecar.MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json"):
+        hint = "add messages with `ov session add`; `ov commit` archives them" if uri.name == sidecar.MESSAGES else "`ov session add` and `ov commit` keep it"
+    else:
+        return
+    raise InvalidInput(f"{uri} is ov's own record, not a file to write by hand", hint=hint)

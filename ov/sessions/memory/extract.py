@@ -123,7 +123,7 @@ from typing import Any
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
-from ov.sessions.memory.markers import CORRECTION_MARKER, restated_change, unmark
+from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
@@ -136,7 +136,7 @@ _FILLER_RE = re.compile(
     re.IGNORECASE,
 )
 _CORRECTION_RES = (
-    re.compile(rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*(?:(?:no|I\s+meant|I\s+mean)\b[,:]?\s*)*(?P<x>.+)$", re.I),
+    re.compile(rf"{CORRECTION_LEAD}(?:(?:no|I\s+meant|I\s+mean)\b[,:]?\s*)*(?P<x>.+)$", re.I),
     re.compile(r"^(?:no|sorry|oops)\b[,.!]?\s*I\s+mean(?:t)?\b[,:]?\s*(?P<x>.+)$", re.I),
     re.compile(r"^I\s+meant\b[,:]?\s*(?P<x>.+)$", re.I),
 )

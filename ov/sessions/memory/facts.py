@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
-from ov.sessions.memory.markers import CORRECTION_MARKER, unmark
+from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.rules import (
     INSTRUCTION_VERBS,
     FIRST_PERSON_RE,
@@ -77,7 +77,7 @@ _DAY_RE = re.compile(
     r"friday|saturday|sunday|week|month|year|sprint|night|morning))\b"
 )
 # "Actually, the prod cluster is in eu-central-1" asked to be remembered corrects the stored fact.
-_CORRECTION_LEAD_RE = re.compile(rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*", re.I)
+_CORRECTION_LEAD_RE = re.compile(CORRECTION_LEAD, re.I)
 
 
 _MY_FACT_RE = re.compile(r"^my\s+(?P<rest>.+)$", re.I)
@@ -254,7 +254,7 @@ def _version_probes(fact: str) -> tuple[str, ...]:
     for lead in sorted(_VERSION_LEADS, key=len, reverse=True):
         if fact.lower().startswith(lead.lower() + " "):
             named = _VERSIONED_RE.match(fact[len(lead) + 1 :].strip())
-            return tuple(f"{verb} {named.group('name')}" for verb in _VERSION_LEADS) if named else ()
+            return tuple(f"{verb} {named.group('name')} #" for verb in _VERSION_LEADS) if named else ()
     return ()
 
 

@@ -8,8 +8,9 @@ already exist, and the archived transcript, and answers with a JSON object::
 The answer only proposes candidates; :func:`ov.sessions.memory.plan.plan_memory_writes`
 decides what is written, exactly as for the deterministic extractor. A
 candidate that breaks its schema is dropped on its own; an answer that is not
-that JSON shape at all gets one repair call, and then fails the extraction
-(the commit then records ``.failed.json`` and keeps the archive).
+that JSON shape at all gets one repair call, and then fails the model's
+extraction: the commit extracts with the offline rules instead and names the
+error in ``.done`` (``model_failed``).
 """
 
 from __future__ import annotations

@@ -19,6 +19,8 @@ _CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm|is|are)\s+now\s+")
 # that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
 # comma: "update the docs" is a task). The marker is not part of what is stored.
 CORRECTION_MARKER = r"(?:actually|correction|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-]))\b"
+# A correction's opening with what follows the marker: "Scratch that, " or "Correction: ".
+CORRECTION_LEAD = rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*"
 # "for now" and "until now" are part of what is said, not a change.
 _NOW_KEEPS = frozenset("for until till right just by from to up".split())
 

@@ -53,7 +53,8 @@ _MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:move
 _LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
-    r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:[A-Z]{2,4}T|UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?)$",
+    r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|"  # not "GPT-4":
+    r"(?-i:(?:[PMCE][SD]T|CES?T|EES?T|WES?T|BST|IST|JST|KST|HKT|SGT|MSK|AKST|HST|SAST|AE[SD]T|AWST|NZ[SD]T)))$",
     re.I,
 )
 # "I mostly write Kotlin", "I code mainly in Go": the user's main language (a capitalised name:
@@ -63,7 +64,10 @@ _MOSTLY_WRITE_RE = re.compile(
     r"\s+(?(a)|(?(b)|(?!)))(?P<x>(?-i:[A-Z])[\w#+.-]*)(?:\s+(?:these\s+days|nowadays|now))?$",
     re.I,
 )
-_LANGUAGE_KEYS = ("Main language:", "Primary language:", "Language:", "Programming language:")
+# Not "Language:" ("my language is German" is a spoken one). What "I mostly write X" may name: not "PRs".
+_LANGUAGE_KEYS = ("Main language:", "Primary language:", "Programming language:")
+_PROGRAMMING_LANGUAGES = frozenset("python go golang rust java kotlin scala swift typescript javascript c c++ c# f# ruby php elixir erlang "
+                                   "haskell ocaml clojure dart lua perl r julia zig nim objective-c shell bash sql groovy crystal fortran".split())
 # "I joined the Platform team" says what "my team is Platform" says.
 _JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
 # A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
@@ -171,7 +175,7 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _LIVE_RE.match(clause):
         lead = "Lives in " if m.group("live") else f"Is {m.group('based').lower()} in "
         return _place(lead, m.group("x"), restore)
-    if m := _MOSTLY_WRITE_RE.match(clause):
+    if (m := _MOSTLY_WRITE_RE.match(clause)) and m.group("x").lower() in _PROGRAMMING_LANGUAGES:
         return Statement("profile", "Main language: ", restore(m.group("x")), ("profile", "main language"), {}, probes=_LANGUAGE_KEYS)
     if m := _ON_TIME_RE.match(clause):
         return Statement("profile", "Timezone: ", restore(m.group("x")), ("profile", "timezone"), {})
