@@ -84,13 +84,40 @@ def timed_add(source: Path) -> tuple[float, dict]:
     return seconds, result.to_dict()
 
 
+def redaction_cost(files: int, reps: int) -> int:
+    """What redacting secrets costs an add: the same corpus with redaction and with it replaced by
+    a no-op, one after the other, ``reps`` times (a ratio from one run, whatever the machine's load)."""
+    from ov.redact import engine
+
+    real = engine.redact
+    work = Path(tempfile.mkdtemp(prefix="ov-bench-ingest-src-"))
+    try:
+        synthetic_corpus(work / "corpus", files)
+        runs: dict[str, list[float]] = {"without": [], "with": []}
+        for _ in range(reps):
+            for mode in runs:
+                engine.redact = real if mode == "with" else (lambda text, **_: (text, 0))
+                runs[mode].append(timed_add(work / "corpus")[0])
+        engine.redact = real
+        p50 = {mode: common.percentile(times, 50) for mode, times in runs.items()}
+        rows = [[mode, " ".join(f"{t:.2f}" for t in times), f"{p50[mode]:.2f}", f"{files / p50[mode]:.0f}"] for mode, times in runs.items()]
+        common.print_table(["redaction", "runs s", "p50 s", "files/s"], rows)
+        print(f"with / without: {p50['with'] / p50['without']:.2f}x")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = common.base_parser(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3, help="runs per measurement (default 3)")
     parser.add_argument("--files", type=int, default=1000, help="files in the main synthetic corpus (default 1000)")
     parser.add_argument("--sizes", default="250,500,1000,2000", help="corpus sizes for the growth curve")
     parser.add_argument("--scifact", default=str(common.BENCH_DATA / "scifact"), help="SciFact folder (corpus.jsonl)")
+    parser.add_argument("--redaction", action="store_true", help="only: the main corpus with and without secret redaction, alternating")
     args = parser.parse_args(argv)
+    if args.redaction:
+        return redaction_cost(args.files, args.reps)
     common.header("ingest: add-resource throughput, offline (extractive summaries)")
     report = common.Report("ingest", params=vars(args))
     work = Path(tempfile.mkdtemp(prefix="ov-bench-ingest-src-"))
