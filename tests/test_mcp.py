@@ -370,3 +370,17 @@ def test_an_agents_write_and_edit_are_redacted_before_they_are_stored(ov_home):
     store = context.store()
     text = store.read(store.uri(uri)).content
     assert OPENAI not in text and text.count("[REDACTED:") == 2 and "# Deploying" in text
+
+
+def test_find_below_a_place_that_does_not_exist_is_a_tool_error(ov_home):
+    """Agents mistype URIs too: "no results" would send the model looking elsewhere."""
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    tools.call(context, "write", {"uri": "viking://resources/guide/auth.md", "content": "# Auth\n\nTokens expire hourly.\n"})
+    missing = tools.call(context, "find", {"query": "tokens", "uri": "viking://resources/giude"})
+    assert missing.get("isError") and "viking://resources/giude does not exist" in missing["content"][0]["text"]
+    found = tools.call(context, "find", {"query": "tokens", "uri": "viking://resources/guide"})
+    assert not found.get("isError") and "auth.md" in found["content"][0]["text"]

@@ -35,7 +35,7 @@ def find(
 
     A query with no results succeeds (exit 0) with an empty list; only `ov grep` exits 1 on no match.
     """
-    from ov.retrieval.find import FindOptions
+    from ov.retrieval.find import FindOptions, search_scope
     from ov.retrieval.find import find as run_find
 
     rt = runtime()
@@ -214,15 +214,3 @@ def _preview(text: str, lines: int = 3) -> str:
     """The first few non-blank lines of a summary: enough to tell what a directory holds."""
     kept = [line for line in text.splitlines() if line.strip()]
     return "\n".join(kept[:lines]) + ("\n…" if len(kept) > lines else "")
-
-
-def search_scope(store, text: str | None):
-    """The --uri to search below; a typo used to answer "no results" as if the place were empty."""
-    if not text:
-        return None
-    from ov.uri import A_USER_FOLDER, A_USER_ROOT, file_place_problem
-
-    uri = store.uri(text)
-    if file_place_problem(uri) not in (A_USER_ROOT, A_USER_FOLDER):  # a user's memories are a place before the first one
-        store.require(uri)
-    return uri

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, stdout_is_terminal
-from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits, search_scope
+from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
 from ov.cli.runtime import OvCommand, runtime
 from ov.retrieval import MAX_RESULTS
 
@@ -44,6 +44,7 @@ def search(
 
     A query with no results succeeds (exit 0) with an empty result.
     """
+    from ov.retrieval.find import search_scope
     from ov.retrieval.search import SearchOptions
     from ov.retrieval.search import search as run_search
 

@@ -83,13 +83,6 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
     fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
     if not _runs(command[0]):
         return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
-    # The entry pins the store and identity the install ran with; the hooks act on the host's
-    # environment, like this ov. Two stores would split what the agent reads from what it records.
-    pinned, here = install.registered_mcp_env(spec), install.server_env(env)
-    differs = sorted(k for k in install.SERVER_ENV if pinned.get(k) != here.get(k))
-    if differs:
-        said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
-        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix + "  (from the environment the hooks run in)")
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -102,6 +95,13 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
         tools = next(a["result"]["tools"] for a in answers if a.get("id") == 2)
     except (OSError, subprocess.TimeoutExpired, ValueError, StopIteration, KeyError, TypeError) as exc:
         return Check(name, "fail", f"{' '.join(command)} does not list its tools ({type(exc).__name__})", fix)
+    # The entry pins the store and identity the install ran with; the hooks act on the host's
+    # environment, like this ov. Two stores would split what the agent reads from what it records.
+    pinned, here = install.registered_mcp_env(spec), install.server_env(env)
+    differs = sorted(k for k in install.SERVER_ENV if pinned.get(k) != here.get(k))
+    if differs:
+        said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
+        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix + "  (from the environment the hooks run in)")
     return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
 
 

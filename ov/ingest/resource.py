@@ -32,7 +32,7 @@ from ov.store import sidecar
 from ov.store.store import Store, Transaction
 from ov.uri import MAX_PATH_BYTES, VikingURI, is_valid_segment
 
-MANIFEST = ".sources.json"
+MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
 GENERATOR = ("ov-ingest", "resource_ingest")
 # How much of a file the summariser sees; summaries are about what a file is, not all of it.

@@ -182,13 +182,12 @@ def _kind_name(kinds) -> str:
 
 
 def _find(store, args: _Args, context: Context) -> str:
-    from ov.retrieval.find import FindOptions, find
+    from ov.retrieval.find import FindOptions, find, search_scope
 
     query = args.text("query", required=True)
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
-    uri = args.text("uri")
-    options = FindOptions(uri=store.uri(uri) if uri else None, limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
+    options = FindOptions(uri=search_scope(store, args.text("uri")), limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
     result = find(store, query, options, indices=context.indices(store))
     return _hits(result.hits, result.mode)
 

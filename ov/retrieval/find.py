@@ -78,6 +78,20 @@ class FindOptions:
         check_types(self.types)
 
 
+def search_scope(store, text: str | None):
+    """The URI a find or search looks below, from ``--uri`` or a tool's ``uri``: a place that does
+    not exist is NotFound (a typo used to answer "no results", as if the place were empty), but a
+    user's root and folders (memories before the first one) are places already."""
+    if not text:
+        return None
+    from ov.uri import A_USER_FOLDER, A_USER_ROOT, file_place_problem
+
+    uri = store.uri(text)
+    if file_place_problem(uri) not in (A_USER_ROOT, A_USER_FOLDER):
+        store.require(uri)
+    return uri
+
+
 def check_limit(limit: int) -> None:
     """Refuse a number of results below 1 or above :data:`~ov.retrieval.MAX_RESULTS`."""
     from ov.errors import InvalidInput

@@ -15,10 +15,14 @@ from ov.errors import InvalidInput
 ABSTRACT = ".abstract.md"
 OVERVIEW = ".overview.md"
 SIDECARS = (ABSTRACT, OVERVIEW)
-# ov's own files that describe content rather than being content: commands write them, never by hand.
-BOOKKEEPING = frozenset({".meta.json", ".sources.json", "memory_diff.json", ".done", ".failed.json", ".relations.json"})
 # A session's messages, live or archived.
 MESSAGES = "messages.jsonl"
+# What add-resource records of an import (its source, reason and files).
+MANIFEST = ".sources.json"
+# The files of a session folder and its archives that `ov session add` and `ov commit` write.
+SESSION_RECORDS = frozenset({MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json"})
+# ov's own files that describe content rather than being content (not indexed as content).
+BOOKKEEPING = (SESSION_RECORDS - {MESSAGES}) | {MANIFEST, ".relations.json"}
 ABSTRACT_MAX_CHARS = 256
 OVERVIEW_MAX_CHARS = 4000
 KNOWN_FIELDS = ("directory", "source", "generated_by", "freshness")

@@ -950,9 +950,9 @@ def _refuse_bookkeeping(uri: VikingURI) -> None:
     messages are checked and rewritten by the next capture. Only where ov keeps them: a
     ``memory_diff.json`` among a user's notes is the user's."""
     in_session = uri.scope == "user" and len(uri.parts) > 4 and uri.parts[2] == "sessions"
-    if uri.name == ".sources.json":
+    if uri.name == sidecar.MANIFEST:
         hint = "add-resource writes it: add the source again, with --include/--exclude or --reason to change it"
-    elif in_session and uri.name in (sidecar.MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json"):
+    elif in_session and uri.name in sidecar.SESSION_RECORDS:
         hint = "add messages with `ov session add`; `ov commit` archives them" if uri.name == sidecar.MESSAGES else "`ov session add` and `ov commit` keep it"
     else:
         return
