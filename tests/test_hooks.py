@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import os
@@ -773,13 +774,71 @@ def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, 
         for _ in range(2):
             assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")) == ""
             record = _log(ov_home)[-1]
-            assert record["index"] == "being built (an earlier prompt's job)" and "index_job" not in record
+            assert record["index"] == "being built (a job already running)" and "index_job" not in record
     finally:
         holder.kill()
         holder.wait()
     text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
     hook_record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
     assert "make ship" in text and hook_record["index"] == "being built"  # the job's lock is free again: a job starts
+
+
+def test_an_index_job_that_fails_is_not_started_again_on_every_prompt(ov, project, ov_home, store_state):
+    """A job that fails every time (here: a file's object is missing from the repository, so the
+    index cannot read it) used to start on every prompt. It is tried again after
+    INDEX_RETRY_AFTER seconds, or at once after a new commit, and one that succeeds clears the record."""
+    from ov.hosts import background
+
+    content = b"# Deploy\n\nStaging deploys run with make ship.\n"
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", content.decode()).exit_code == 0
+    blob = hashlib.sha1(b"blob %d\0" % len(content) + content).hexdigest()
+    obj = ov_home / "accounts" / "default" / ".git" / "objects" / blob[:2] / blob[2:]
+    kept = obj.read_bytes()
+    obj.unlink()
+    state = ov_home / "state" / "default"
+    failed = state / "hooks" / "index-job.failed.json"
+    prompt = _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")
+    assert _hook("claude", "prompt-submit", prompt) == ""
+    deadline = time.monotonic() + 30
+    while not any(r.get("kind") == "index" for r in _log(ov_home)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    (job,) = [r for r in _log(ov_home) if r.get("kind") == "index"]
+    assert job["outcome"] == "error" and failed.exists()
+    head = json.loads(failed.read_text())["commit"]
+    assert head and len(head) == 40
+    for _ in range(2):
+        assert _hook("claude", "prompt-submit", prompt) == ""
+        record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+        assert record["index"].startswith("being built: not started, the last job failed") and "index_job" not in record
+    assert len([r for r in _log(ov_home) if r.get("kind") == "index"]) == 1
+    store = type("S", (), {"state": state})()
+    assert background.index_retry_blocked(store, head) is not None
+    assert background.index_retry_blocked(store, head, now=time.time() + background.INDEX_RETRY_AFTER + 1) is None
+    assert background.index_retry_blocked(store, "0" * 40) is None  # another commit: tried at once
+    obj.write_bytes(kept)
+    assert ov("write", "viking://resources/ops/tank.md", "--content", "# Tank\n\nThe tank is cleaned on Wednesdays.\n").exit_code == 0
+    assert "make ship" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["index"] == "being built" and record.get("index_job")  # the new commit: a job at once
+    while len([r for r in _log(ov_home) if r.get("kind") == "index"]) < 2 and time.monotonic() < deadline + 30:
+        time.sleep(0.05)
+    assert [r["outcome"] for r in _log(ov_home) if r.get("kind") == "index"] == ["error", "index built"]
+    assert not failed.exists()
+
+
+def test_a_capture_catching_the_index_up_is_the_index_job_meanwhile(ov_home):
+    """A turn's capture job catches the index up after adding its messages; a prompt meanwhile
+    used to start an index job of its own, which found nothing left to do."""
+    from ov.hosts import background
+
+    store = type("S", (), {"state": ov_home / "state" / "default"})()
+    with background.holding_index_job(store), pytest.raises(background.AlreadyRunning):
+        background.start({"kind": "index"}, once=background.index_job_lock(store))
+    checked = subprocess.run(  # released: a prompt's job may start (checked as another process would)
+        [sys.executable, "-c", "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)", str(background.index_job_lock(store))],
+        capture_output=True,
+    )
+    assert checked.returncode == 0, checked.stderr
 
 
 def test_a_claude_turn_split_over_lines_and_captures_loses_no_tool_call(ov, project, ov_home, tmp_path):

@@ -13,7 +13,7 @@ from ov.errors import InvalidId, InvalidInput, NotFound
 from ov.home import Home
 from ov.identity import Identity
 from ov.llm import usage
-from ov.retrieval.context import HEADER, HEADER_COST, TIERS, assemble
+from ov.retrieval.context import HEADER, HEADER_COST, TIERS, assemble, render_entry
 from ov.retrieval.find import FindOptions, find
 from ov.retrieval.plan import deterministic_plan, parse_plan, plan_query, session_context
 from ov.retrieval.search import SearchOptions, search
@@ -391,6 +391,30 @@ def test_a_context_block_holds_the_head_of_the_ranking_at_every_budget(store):
     for budget in range(1, 200):
         taken = [e.uri for e in assemble(store, hits, budget).entries]
         assert taken == [h.uri for h in hits][: len(taken)], budget
+
+
+def test_the_best_hit_keeps_its_text_when_the_results_after_it_keep_their_uris(store):
+    # (found by an audit: at a small budget the 0.9 hit, whose matched paragraph passed twice its
+    # fair share, became a bare URI while a weak one-line file below it was shown whole)
+    paragraph = "Key rotation of the signing keys: " + " ".join(f"step {i} rotates key {i} and records it." for i in range(30))
+    files = {"viking://resources/top.md": "# Key rotation\n\n" + paragraph + "\n"}
+    files.update({f"viking://resources/w{i}.md": f"# W{i}\n\nA key, once.\n" for i in range(5)})
+    put(store, files)
+    hits = hits_of(store)
+    assert hits[0].uri == "viking://resources/top.md" and len(hits) == 6
+    uris = [h.uri for h in hits]
+    top = next(e for e in assemble(store, hits, 10_000).entries if e.uri == uris[0])
+    top_cost = estimate_tokens(render_entry(hits[0], top.tier, top.text)) + 1
+    later_uris = sum(estimate_tokens(render_entry(h, "uri", "")) + 1 for h in hits[1:])
+    cap = 2 * (top_cost + later_uris) // len(hits)
+    assert top_cost > cap  # the case: twice a fair share would have made it a bare URI
+    enough = HEADER_COST + top_cost + later_uris
+    for budget in range(enough - 30, enough + 200):
+        block = assemble(store, hits, budget)
+        tiers = {e.uri: e.tier for e in block.entries}
+        assert (tiers[uris[0]] != "uri") == (budget >= enough), budget
+        assert [e.uri for e in block.entries] == uris, budget  # and no later result lost its place
+        assert block.stats["used_tokens"] <= budget
 
 
 def test_context_with_a_generous_budget_takes_every_entry_at_its_richest_tier(library):

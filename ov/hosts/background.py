@@ -27,6 +27,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 try:
@@ -50,6 +51,61 @@ def captures_dir(store) -> Path:
 def index_job_lock(store) -> Path:
     """What a running index job holds, so that the prompts during a long build start no other."""
     return store.state / "hooks" / "index-job.lock"
+
+
+# A catch-up that failed at a commit is not started again for the same commit before this many
+# seconds: a job that fails every time (a file the index cannot read) would otherwise start on
+# every prompt. A new commit may change what failed, so it is tried at once.
+INDEX_RETRY_AFTER = 600
+
+
+def index_failure_path(store) -> Path:
+    """Where the last index job that failed says at which commit, when, and why."""
+    return store.state / "hooks" / "index-job.failed.json"
+
+
+def record_index_failure(store, commit: str | None, error: str) -> None:
+    from ov.files import atomic_write
+
+    data = {"commit": commit, "at": time.time(), "error": error}
+    atomic_write(index_failure_path(store), json.dumps(data).encode(), durable=False)
+
+
+def clear_index_failure(store) -> None:
+    try:
+        os.unlink(index_failure_path(store))
+    except FileNotFoundError:
+        pass
+
+
+def index_retry_blocked(store, commit: str | None, now: float | None = None) -> str | None:
+    """Why no index job should start now, or None: the last one failed at ``commit`` within
+    :data:`INDEX_RETRY_AFTER` seconds."""
+    try:
+        failed = json.loads(index_failure_path(store).read_text(encoding="utf-8"))
+        age = (now if now is not None else time.time()) - float(failed["at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if failed.get("commit") != commit or not 0 <= age < INDEX_RETRY_AFTER:
+        return None
+    return f"the last job failed {int(age)} s ago at this commit ({failed.get('error', 'unknown error')})"
+
+
+@contextmanager
+def holding_index_job(store):
+    """Be the index job while the body runs (a capture's or commit's catch-up): prompts meanwhile
+    start none of their own, which would only find the index caught up. Waits for a running one."""
+    if fcntl is None:
+        yield
+        return
+    path = index_job_lock(store)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 class AlreadyRunning(Exception):

@@ -203,10 +203,15 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
     other."""
     from ov.hosts import background
 
+    head = store.git.head() if store.exists else None
+    blocked = background.index_retry_blocked(store, head.decode() if head else None)
+    if blocked:
+        record["index"] = f"{doing}: not started, {blocked}"
+        return
     try:
         pid = background.start(_job(store, "index", None, session, event="index"), once=background.index_job_lock(store))
     except background.AlreadyRunning:
-        record["index"] = f"{doing} (an earlier prompt's job)"
+        record["index"] = f"{doing} (a job already running)"
         return
     record["index"] = doing if pid else f"{doing}, but its job could not start"
     if pid:

@@ -57,7 +57,18 @@ def _run(home, job: dict) -> dict:
     session = job["session"]
     out: dict = {}
     if job["kind"] == "index":
-        opened = Indices(store).open()
+        from ov.hosts.background import clear_index_failure, record_index_failure
+
+        try:
+            opened = Indices(store).open()
+        except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
+            try:
+                head = store.git.head() if store.exists else None
+                record_index_failure(store, head.decode() if head else None, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
+            except Exception:  # noqa: BLE001, S110 - the job's own error is the one to log
+                pass
+            raise
+        clear_index_failure(store)
         return {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
@@ -87,7 +98,10 @@ def _run(home, job: dict) -> dict:
     else:
         out["outcome"] = "captured" if out.get("captured") else "nothing new"
     if out.get("captured") or out.get("commit"):
-        Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+        from ov.hosts.background import holding_index_job
+
+        with holding_index_job(store):
+            Indices(store).open()  # the next recall finds what this job wrote without catching up itself
     return out
 
 
