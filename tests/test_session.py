@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -131,6 +132,32 @@ def test_commit_archives_and_keeps_a_tail(ov, ov_home):
     assert meta["commit_count"] == 2 and meta["message_count"] == 0
     tree = ov("tree", "viking://~/sessions").stdout
     assert "archive_001/" in tree and "archive_002/" in tree
+
+
+def test_a_bare_commit_leaves_an_agents_live_session_alone(ov, ov_home):
+    """`ov commit` with no id commits the most recently active session, which used to be an agent's
+    session its host was still capturing rather than the one the user had just added to."""
+    from ov.config import Config
+    from ov.home import Home
+    from ov.hosts.capture import live_dir, mark_live
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    assert ov("session", "add", "mine", "--role", "user", "--text", "The deploy key lives in the vault.").exit_code == 0
+    assert ov("session", "add", "agents", "--role", "user", "--text", "Run the tests.").exit_code == 0
+    store = Store(Home(ov_home), Identity(), Config())
+    mark_live(store, "agents", "claude")
+    report = ov("commit", "--json").json["result"]
+    assert report["session"].endswith("/sessions/mine") and report["status"] == "committed"
+    refused = ov("commit")
+    assert refused.exit_code != 0 and "still being captured by an agent's host (agents)" in refused.stderr
+    assert "ov commit agents" in refused.stderr
+    assert ov("commit", "agents", "--json").json["result"]["status"] == "committed"  # named: committed
+    # A mark older than the orphan sweep's idle time is a session no host will end: committed bare.
+    assert ov("session", "add", "agents", "--role", "user", "--text", "And the linter.").exit_code == 0
+    old = time.time() - Config().hooks.orphan_after - 60
+    os.utime(live_dir(store) / "agents", (old, old))
+    assert ov("commit", "--json").json["result"]["session"].endswith("/sessions/agents")
 
 
 def test_commit_is_one_git_commit(ov, ov_home):

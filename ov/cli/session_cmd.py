@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import Annotated
 
 import typer
@@ -160,14 +161,21 @@ def _messages(raw: str) -> list:
 
 @app.command("commit", cls=OvCommand)
 def session_commit(
-    session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages).")] = None,
+    session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages that no agent's host is still capturing).")] = None,
     keep: Annotated[int, typer.Option("--keep", min=0, help="Keep the last N messages live.")] = 0,
 ) -> None:
     """Archive the live messages, summarise them and extract memories (one commit)."""
     from ov.sessions.commit import commit_session, latest_session
 
     store = runtime().store
-    report = commit_session(store, session_id or latest_session(store), keep=keep)
+    if session_id is None:
+        from ov.hosts.capture import live_sessions
+
+        # Sessions a host captured within the orphan sweep's idle time are its agent's, still going.
+        now = time.time()
+        busy = frozenset(sid for sid, last in live_sessions(store) if now - last < store.config.hooks.orphan_after)
+        session_id = latest_session(store, busy=busy)
+    report = commit_session(store, session_id, keep=keep)
 
     def human() -> None:
         if report.status == "skipped":

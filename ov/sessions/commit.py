@@ -154,13 +154,23 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
 
 
 
-def latest_session(store: Store) -> str:
-    """The most recently active session with live messages (what `ov commit` with no id commits)."""
+def latest_session(store: Store, *, busy: frozenset[str] = frozenset()) -> str:
+    """The most recently active session with live messages (what `ov commit` with no id commits),
+    leaving out ``busy`` ones (an agent's session its host is still capturing: committing it
+    would archive a conversation in the middle, and not the session the user meant)."""
     from ov.sessions.session import list_sessions
 
+    passed = []
     for row in list_sessions(store):
         if row["messages"]:
-            return row["session"]
+            if row["session"] not in busy:
+                return row["session"]
+            passed.append(row["session"])
+    if passed:
+        raise NotFound(
+            f"every session with messages is still being captured by an agent's host ({', '.join(passed[:3])}{', ...' if len(passed) > 3 else ''})",
+            hint=f"name one to commit it now: `ov commit {passed[0]}`",
+        )
     raise NotFound("no session has messages to commit", hint="name one: `ov commit SESSION`")
 
 
