@@ -806,6 +806,14 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 2
     assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\nDB_PASSWORD=[REDACTED:assigned_secret]\n"
 
+    # A PDF's outline titles name its parts too: its text is redacted as it is extracted, before the split.
+    pdf = tmp_path / "handover.pdf"
+    pdf.write_bytes(make_pdf([(f"Token {OPENAI}", ["Keep the token safe. " * 200]), ("Rotation", [f"Rotate {OPENAI} monthly. " + "Then check the logs. " * 200])]))
+    data = ov("add-resource", str(pdf), "--json").json["result"]
+    assert len(data["added"]) > 1 and data["redacted"] == 2, data  # the outline title and the second page
+    assert not [p for p in (ov_home / "accounts").rglob("*") if OPENAI in p.name or (p.is_file() and ".git" not in p.parts and OPENAI in p.read_text(errors="replace"))]
+    assert any("REDACTED" in uri for uri in data["added"]), data["added"]
+
 
 def test_a_reason_is_kept_when_the_source_is_added_again_without_one(ov, ov_home, handbook):
     assert ov("add-resource", str(handbook), "--reason", "Everything new engineers must read.").exit_code == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -57,16 +58,21 @@ _META_CHARSET_RE = re.compile(rb"<meta[^>]+charset\s*=\s*[\"']?([A-Za-z0-9._:-]+
 _LINE_END = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 
 
-def parse_source(src: SourceFile) -> list[Piece]:
-    """Parse one document into pieces; raises :class:`ParseFailure` for what cannot be read."""
-    pieces = _parse(src)
+def parse_source(src: SourceFile, *, clean: Callable[[str], str] | None = None) -> list[Piece]:
+    """Parse one document into pieces; raises :class:`ParseFailure` for what cannot be read.
+
+    ``clean`` is applied to text a PDF yields (each page's text, its outline's titles and its
+    title) before it is split: the titles name the files, so what it removes must be gone by then.
+    Text formats are cleaned before they are parsed, by the caller.
+    """
+    pieces = _parse(src, clean or (lambda text: text))
     return _unnest(pieces) if src.standalone else pieces
 
 
-def _parse(src: SourceFile) -> list[Piece]:
+def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     kind = detect_format(src)
     if kind == "pdf":
-        return _parse_pdf(src)
+        return _parse_pdf(src, clean)
     if kind == "markdown":
         return split_markdown(_file_name(src), _decode(src), _base(src))
     if kind == "rst":
@@ -331,7 +337,7 @@ _OUTLINE_MAX_ITEMS = 5000
 _OUTLINE_MAX_DEPTH = 16
 
 
-def _parse_pdf(src: SourceFile) -> list[Piece]:
+def _parse_pdf(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     import io
     import logging
 
@@ -364,9 +370,9 @@ def _parse_pdf(src: SourceFile) -> list[Piece]:
             raise ParseFailure(path, f"corrupt PDF: {_reason(exc)}") from None
         if not pages:
             raise ParseFailure(path, "corrupt PDF: no pages")
-        extracted = [_page_text(page) for page in pages]
-        marks = _outline_marks(reader, len(pages))
-        title = _pdf_title(reader)
+        extracted = [_page_text(page, clean) for page in pages]
+        marks = [(number, depth, " ".join(clean(text).split())) for number, depth, text in _outline_marks(reader, len(pages))]
+        title = " ".join(clean(_pdf_title(reader)).split())
     finally:
         logger.setLevel(level)
     if not any(lines for lines, _ in extracted):
@@ -388,12 +394,13 @@ def _reason(exc: Exception) -> str:
     return text[:200]
 
 
-def _page_text(page) -> tuple[list[str], str | None]:
-    """The page's text lines (escaped so none reads as Markdown structure) and a note when it has none."""
+def _page_text(page, clean: Callable[[str], str]) -> tuple[list[str], str | None]:
+    """The page's text lines (cleaned, and escaped so none reads as Markdown structure) and a note when it has none."""
     try:
         raw = page.extract_text() or ""
     except Exception as exc:
         return [], f"text extraction failed: {_reason(exc)}"
+    raw = clean(raw)
     lines = [_PDF_CONTROL_RE.sub("", line).rstrip() for line in raw.splitlines()]
     while lines and not lines[-1]:
         lines.pop()

@@ -220,6 +220,13 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
     from ov.ingest.parsers import detect_format, parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
     from ov.redact.engine import redact
 
+    in_extracted = [0]  # what redact_extracted found in the file being parsed
+
+    def redact_extracted(text: str) -> str:  # a PDF's text exists only once parsed, still before the split
+        cleaned, found = redact(text, by_shape_only=True)
+        in_extracted[0] += found
+        return cleaned
+
     files: dict[str, bytes] = {}
     provenance: dict[str, dict] = {}
     layout = _Layout()
@@ -230,8 +237,9 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             # Before the split: a heading becomes a file's name, and names are not redacted after.
             src, found = _redacted_source(src)
             result.redacted += found
+        in_extracted[0] = 0
         try:
-            pieces = parse_source(src)
+            pieces = parse_source(src, clean=redact_extracted if pdf else None)
         except ParseFailure as failure:
             result.skipped.append(Skipped(src.relpath, failure.reason, failed=True))
             continue
@@ -241,16 +249,12 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             # every file to: one record of megabytes that every index update would embed again.
             result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes}; `ov config set` raises it)"))
             continue
+        result.redacted += in_extracted[0]
         base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
         for piece in pieces:
             rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
-            text, title = piece.text, piece.title
-            if pdf:  # a PDF's text exists only once parsed (its outline's titles name the parts unredacted)
-                text, found = redact(text, by_shape_only=True)
-                title, in_title = redact(title, by_shape_only=True)
-                result.redacted += found + in_title
-            files[rel] = text.encode("utf-8")
-            provenance[rel] = {**piece.provenance.to_dict(), "title": title}
+            files[rel] = piece.text.encode("utf-8")
+            provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
         if progress:
             progress("parse", done, total)
     return files, provenance
