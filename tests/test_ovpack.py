@@ -406,6 +406,32 @@ def test_a_well_formed_hand_built_pack_imports(ov, project, tmp_path, store_stat
     assert store_state()[1]["resources/evil/sub/b.md"] == b"# B\n"
 
 
+def test_summaries_over_their_layers_limit_are_shortened_on_import_and_restore(ov, project, tmp_path, store_state):
+    """A hand-made pack (or OpenViking configured past its limits) held an abstract of 5,000
+    characters, which ov stored and injected at that size."""
+    from ov.store import sidecar
+
+    long_abstract = "---\ndirectory: viking://resources/evil\n---\n\n" + "An abstract far too long. " * 200 + "\n"
+    files = {"a.md": b"# A\nhello\n", ".abstract.md": long_abstract.encode(), "sub/.overview.md": ("# sub\n\n" + "word " * 2000).encode(), "sub/.abstract.md": b"Short.\n"}
+    pack = build_pack(tmp_path / "long.ovpack", files=files)
+    result = ov("import", str(pack), "viking://resources")
+    assert result.exit_code == 0 and "2 summaries shortened to the layer's limit" in result.stderr, result.stderr
+    stored = store_state()[1]
+    meta, abstract = sidecar.parse(stored["resources/evil/.abstract.md"].decode())
+    assert meta["directory"] == "viking://resources/evil" and abstract.endswith("too long.") and len(abstract) <= 256
+    _, overview = sidecar.parse(stored["resources/evil/sub/.overview.md"].decode())
+    assert overview.startswith("# sub") and overview.endswith("...") and len(overview) <= 4000
+    assert stored["resources/evil/sub/.abstract.md"] == b"Short.\n"  # within its limit: as it came
+
+    def as_backup(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    backup = build_pack(tmp_path / "backup.ovpack", root="ov-backup", files={"resources/kept/.abstract.md": long_abstract.encode(), "resources/kept/a.md": b"a\n"}, mutate=as_backup)
+    restored = ov("restore", str(backup), "--json").json["result"]
+    assert restored["shortened"] == 1 and len(sidecar.parse(store_state()[1]["resources/kept/.abstract.md"].decode())[1]) <= 256
+    assert ov("restore", str(backup), "--json").json["result"]["kept"] == 2  # the shortened text is what it compares with
+
+
 def test_a_member_is_never_read_past_its_declared_size(tmp_path):
     # A ZIP whose member inflates to more than the size it declares (a zip bomb's shape) is
     # refused after reading one byte more than declared, never inflated in full.

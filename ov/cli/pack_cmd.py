@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain
+from ov.cli.output import emit, plain, warn
 from ov.cli.runtime import OvCommand, runtime
+from ov.wording import counted
 
 
 def _in_existing_folder(file: Path) -> Path:
@@ -95,6 +96,7 @@ def import_(
             plain(f"skipped: {result.uri} already exists (nothing written)")
         else:
             plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes; vectors {result.vectors})")
+        _say_shortened(result)
 
     emit(result.to_dict(), human)
 
@@ -123,4 +125,14 @@ def restore(
 
     result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
     kept = f", {result.kept} kept as they were" if result.kept else ""
-    emit(result.to_dict(), lambda: plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}"))
+
+    def human() -> None:
+        plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
+        _say_shortened(result)
+
+    emit(result.to_dict(), human)
+
+
+def _say_shortened(result) -> None:
+    if result.shortened:
+        warn(f"{counted(result.shortened, 'summary', 'summaries')} shortened to the layer's limit (L0 256, L1 4,000 characters)")

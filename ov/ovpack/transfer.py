@@ -83,6 +83,7 @@ class ImportResult:
     commit: str | None
     deleted: int = 0
     kept: int = 0  # restore: files that were already there and were left as they are
+    shortened: int = 0  # summaries cut to their layer's limit (L0 256, L1 4,000 characters)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -297,15 +298,36 @@ def import_pack(
         deleted = sorted(committed - new_paths)
         for path in deleted:
             tx.delete(VikingURI(tuple(path.split("/"))))
+        shortened = 0
         for rel, uri in uris.items():
             data = pack.files[rel]
-            if uri.name in sidecar.SIDECARS and original != str(target):
-                data = sidecar.retarget(data, str(uri.parent))
+            if uri.name in sidecar.SIDECARS:
+                if original != str(target):
+                    data = sidecar.retarget(data, str(uri.parent))
+                data, cut = _fitted(uri.name, data)
+                shortened += cut
             tx.put(uri, data)
         result = tx.commit("import", [target])
     return ImportResult(
-        str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted)
+        str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted), shortened=shortened
     )
+
+
+def _fitted(name: str, data: bytes) -> tuple[bytes, bool]:
+    """A summary sidecar from a pack within its layer's limit, and whether it was cut. OpenViking
+    cuts what it generates to the same limits but can be configured past them, and a pack made by
+    hand is held to nothing: a summary over its limit would be injected into prompts at that size.
+    A sidecar that does not parse is stored as it is (readers treat it as text)."""
+    from ov.summaries.text import truncate_generated
+
+    try:
+        meta, text = sidecar.parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data, False
+    limit = sidecar.ABSTRACT_MAX_CHARS if name == sidecar.ABSTRACT else sidecar.OVERVIEW_MAX_CHARS
+    if len(text) <= limit:
+        return data, False
+    return sidecar.render(meta, truncate_generated(text, limit)).encode("utf-8"), True
 
 
 def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto") -> ImportResult:
@@ -334,13 +356,18 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
             raise InvalidPack(f"the backup holds {quote(rel)}, which ov cannot store as a file: {exc.message}") from None
         uris[rel] = uri
     vectors = _vector_outcome(store, pack, vector_mode)
+    files, shortened = dict(pack.files), 0
+    for rel, uri in uris.items():
+        if uri.name in sidecar.SIDECARS:
+            files[rel], cut = _fitted(uri.name, files[rel])
+            shortened += cut
     with store.transaction() as tx:
         kept = 0
         conflicts = []
         writes = {}
         for rel, uri in uris.items():
             found = tx.git.entry(tx.tree, uri.path)
-            if found is not None and found[1] == tx.git.blob_id(pack.files[rel]):
+            if found is not None and found[1] == tx.git.blob_id(files[rel]):
                 kept += 1
                 continue  # already there, the same
             if found is not None:
@@ -359,10 +386,10 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
             tx.require_parent_dirs(uri)
             tx.require_clean(uri)
         for rel, uri in writes.items():
-            tx.put(uri, pack.files[rel])
+            tx.put(uri, files[rel])
         result = tx.commit("restore", [VikingURI()])
-    written = sum(len(pack.files[r]) for r in writes)
-    return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept)
+    written = sum(len(files[r]) for r in writes)
+    return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, shortened)
 
 
 def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
