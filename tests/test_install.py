@@ -353,3 +353,196 @@ def test_a_settings_file_linked_from_dotfiles_stays_a_link_and_keeps_its_mode(ov
     assert ov("uninstall", "hooks").exit_code == 0
     assert settings.is_symlink() and (dotfiles / "claude-settings.json").read_bytes() == before
     assert (dotfiles / "claude-settings.json").stat().st_mode & 0o777 == 0o664
+
+
+# --- project scope: entries a team commits ---------------------------------------------------------
+
+PROJECT_CLAUDE = '{\n  "hooks": {\n    "Stop": [{"hooks": [{"type": "command", "command": "make lint"}]}]\n  }\n}\n'
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch) -> Path:
+    """A git project, entered from a subfolder, whose .claude/settings.json holds the team's own hook."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(PROJECT_CLAUDE)
+    monkeypatch.chdir(root / "src")
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    return root
+
+
+def _path_with(monkeypatch, folder: Path, ov_file: Path | None) -> None:
+    """PATH is only ``folder``, holding ``ov_file`` as `ov` (a link) when given."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if ov_file is not None:
+        (folder / "ov").symlink_to(ov_file)
+    monkeypatch.setenv("PATH", str(folder))
+
+
+def _this_ov() -> Path:
+    command = install.ov_command()
+    if len(command) != 1:
+        pytest.skip("this ov runs as `python -m ov` (no console script), which a bare `ov` cannot name")
+    return Path(command[0])
+
+
+def _ov_handlers(settings: Path) -> list[str]:
+    data = json.loads(settings.read_text())
+    return [h["command"] for groups in data["hooks"].values() for g in groups for h in g["hooks"] if install.is_ours(h["command"])]
+
+
+@pytest.mark.parametrize("command", ["ov hook claude stop", "/home/me/proj/.venv/bin/ov hook claude stop", "'/my tools/ov' hook codex session-end", "/usr/bin/python3 -m ov hook gemini prompt-submit"])
+def test_ovs_entries_are_recognised_bare_or_by_path(command):
+    assert install.is_ours(command)
+
+
+@pytest.mark.parametrize("command", ["nov hook claude stop", "ov hook claude stop && rm -rf /", "ov hook claude compact"])
+def test_entries_that_only_look_like_ovs_are_not_ours(command):
+    assert not install.is_ours(command)
+
+
+def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_path, monkeypatch):
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    result = ov("install", "hooks", *_hosts_args(), "--scope", "project", "--yes", "--with-mcp", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = result.json["result"]
+    assert report["command"] == ["ov"] and report["portable"] is True and report["warnings"] == []
+    assert sorted(_ov_handlers(project / ".claude" / "settings.json")) == sorted(f"ov hook claude {e}" for e in ("session-start", "prompt-submit", "stop", "pre-compact", "session-end"))
+    assert json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "make lint"}]}
+    assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "ov hook codex stop"
+    assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "ov hook cursor stop"
+    assert '"command": "ov hook gemini session-start"' in (project / ".gemini" / "settings.json").read_text()
+    plugin = (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
+    assert '\nconst OV = ["ov"];\n' in plugin and str(_this_ov()) not in plugin
+    # The MCP registrations name no path of this machine either.
+    assert json.loads((project / ".mcp.json").read_text())["mcpServers"]["ov"]["command"] == "ov"
+    assert json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["ov"]["command"] == "ov"
+    assert json.loads((project / "opencode.json").read_text())["mcp"]["ov"]["command"] == ["ov", "mcp"]
+    assert 'command = "ov"\nargs = ["mcp"]' in (project / ".codex" / "config.toml").read_text()
+    committed = [p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts and not p.name.endswith(".ov.bak")]
+    assert committed and not [p for p in committed if str(_this_ov().parent) in p.read_text()]
+
+
+def test_project_scope_keeps_the_absolute_ov_and_warns_when_path_has_none(ov, project, tmp_path, monkeypatch):
+    _path_with(monkeypatch, tmp_path / "nobin", None)
+    result = ov("install", "hooks", "--host", "claude", "--host", "opencode", "--scope", "project", "--yes")
+    assert result.exit_code == 0, result.stderr
+    assert result.stderr.startswith("warning: the project's entries run ") and "a path on this machine" in result.stderr and "put ov on PATH" in result.stderr
+    assert install.hook_command(install.ov_command(), "claude", "session-start") in _ov_handlers(project / ".claude" / "settings.json")
+    assert f"const OV = {json.dumps(install.ov_command())};" in (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
+    report = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json").json["result"]
+    assert report["command"] == install.ov_command() and report["portable"] is False and "a path on this machine" in report["warnings"][0]
+
+
+def test_another_ov_on_path_is_not_this_one(ov, project, tmp_path, monkeypatch):
+    """A bare `ov` would start whatever PATH finds: only the very file this ov is makes it portable."""
+    other = tmp_path / "elsewhere" / "ov"
+    other.parent.mkdir()
+    other.write_bytes(_this_ov().read_bytes())  # the same script, but another file
+    other.chmod(0o755)
+    _path_with(monkeypatch, tmp_path / "bin", other)
+    result = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json")
+    assert result.json["result"]["portable"] is False and result.json["result"]["warnings"]
+    assert _ov_handlers(project / ".claude" / "settings.json")[0].startswith(str(_this_ov()))
+
+
+def test_user_scope_keeps_the_absolute_ov_even_when_path_finds_it(ov, user_home, tmp_path, monkeypatch):
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    result = ov("install", "hooks", "--host", "claude", "--host", "opencode", "--yes", "--with-mcp", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = result.json["result"]
+    assert (report["command"], report["portable"], report["warnings"]) == ([str(_this_ov())], False, []) and not result.stderr
+    assert all(c.startswith(f"{_this_ov()} hook claude ") for c in _ov_handlers(user_home / ".claude" / "settings.json"))
+    assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["command"] == str(_this_ov())
+    assert f"const OV = {json.dumps([str(_this_ov())])};" in (user_home / ".config" / "opencode" / "plugins" / "ov-memory.js").read_text()
+
+
+def test_reinstalling_moves_between_the_two_forms_without_doubling(ov, project, tmp_path, monkeypatch):
+    settings = project / ".claude" / "settings.json"
+    plugin = project / ".opencode" / "plugins" / "ov-memory.js"
+    args = ("install", "hooks", "--host", "claude", "--host", "opencode", "--scope", "project", "--yes")
+    _path_with(monkeypatch, tmp_path / "nobin", None)
+    assert ov(*args).exit_code == 0
+    absolute = settings.read_bytes()
+    assert len(_ov_handlers(settings)) == 5 and all(c.startswith(str(_this_ov())) for c in _ov_handlers(settings))
+
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov(*args).exit_code == 0  # over the absolute entries: replaced, not added to
+    bare = settings.read_bytes()
+    assert [c.split(" hook ")[0] for c in _ov_handlers(settings)] == ["ov"] * 5
+    assert json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "make lint"
+    assert '\nconst OV = ["ov"];\n' in plugin.read_text()
+    again = ov(*args)
+    assert again.exit_code == 0 and again.stdout.count("unchanged") == 2 and settings.read_bytes() == bare  # idempotent
+
+    _path_with(monkeypatch, tmp_path / "nobin", None)
+    assert ov(*args).exit_code == 0 and settings.read_bytes() == absolute  # and back
+
+
+def test_uninstall_takes_out_bare_and_absolute_entries_alike(ov, project, tmp_path, monkeypatch):
+    """A project file may hold ov's entries in both forms (one teammate's older install, another's
+    newer one, merged in git): uninstall removes every one of them and keeps the team's own."""
+    settings = project / ".claude" / "settings.json"
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionStart"].append({"hooks": [{"type": "command", "command": "/home/someone/proj/.venv/bin/ov hook claude session-start", "timeout": 30}]})
+    data["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": "/home/someone/proj/.venv/bin/ov hook claude stop"})
+    settings.write_text(json.dumps(data, indent=2))
+    assert ov("uninstall", "hooks", "--scope", "project").exit_code == 0
+    assert json.loads(settings.read_text()) == json.loads(PROJECT_CLAUDE)
+
+
+def test_a_bare_install_over_a_teammates_absolute_one_replaces_it(ov, project, tmp_path, monkeypatch):
+    settings = project / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionStart"] = [{"hooks": [{"type": "command", "command": "/home/someone/proj/.venv/bin/ov hook claude session-start", "timeout": 30}]}]
+    settings.write_text(json.dumps(data, indent=2))
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "ov hook claude session-start", "timeout": 30}]}]
+
+
+def test_doctor_checks_that_path_finds_a_project_entrys_bare_ov(ov, project, tmp_path, monkeypatch):
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--scope", "project", "--yes", "--with-mcp").exit_code == 0
+    checks = _checks(ov)
+    assert checks["claude hooks (project)"]["status"] == "ok", checks["claude hooks (project)"]
+    assert checks["claude mcp (project)"]["status"] == "ok" and "lists 15 tools" in checks["claude mcp (project)"]["detail"]  # started as `ov` from PATH
+
+    _path_with(monkeypatch, tmp_path / "nobin", None)  # a teammate without ov on PATH
+    checks = _checks(ov)
+    for name in ("claude hooks (project)", "codex hooks (project)", "claude mcp (project)", "codex mcp (project)"):
+        assert checks[name]["status"] == "warn" and "by name, and PATH has no ov" in checks[name]["detail"], checks[name]
+        assert checks[name]["fix"].startswith("put ov on PATH")
+
+    other = tmp_path / "other-bin"
+    _path_with(monkeypatch, other, tmp_path / "stale-ov")
+    (tmp_path / "stale-ov").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "stale-ov").chmod(0o755)
+    stale = _checks(ov)["claude hooks (project)"]
+    assert stale["status"] == "warn" and f"ov (on PATH: {other / 'ov'}), not this ov" in stale["detail"] and stale["fix"].startswith("put this ov first on PATH")
+
+
+def test_hooks_with_mcp_says_each_gate_once(ov, project, tmp_path, monkeypatch):
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    out = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--with-mcp").stdout
+    assert out.count("holds back project hooks") == 1 and out.count("approve ov's once") == 1
+
+
+def test_hooks_with_mcp_in_one_file_keeps_both(ov, user_home):
+    """Gemini keeps hooks and servers in one settings.json: the server's entry joins the hooks'
+    (written apart, the second write dropped the hooks), and each uninstall takes out its own."""
+    settings = user_home / ".gemini" / "settings.json"
+    assert ov("install", "hooks", "--host", "gemini", "--yes", "--with-mcp").exit_code == 0
+    text = settings.read_text()
+    assert "ov hook gemini session-start" in text and '"mcpServers"' in text and "// my Gemini settings" in text
+    assert _checks(ov)["gemini hooks (user)"]["status"] == "ok"
+    assert ov("install", "hooks", "--host", "gemini", "--yes", "--with-mcp").exit_code == 0 and settings.read_text() == text
+    assert ov("uninstall", "hooks", "--host", "gemini").exit_code == 0
+    assert "ov hook gemini" not in settings.read_text() and '"mcpServers"' in settings.read_text()
+    assert ov("uninstall", "mcp", "--host", "gemini").exit_code == 0
+    assert settings.read_text() == GEMINI_SETTINGS and not (settings.parent / "settings.json.ov.bak").exists()

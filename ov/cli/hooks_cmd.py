@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain
+from ov.cli.output import emit, plain, warn
 from ov.cli.runtime import OvCommand, OvGroup, runtime
 from ov.hosts.host import EVENTS, HOST_MODULES
 from ov.wording import counted
@@ -121,12 +121,17 @@ def install_hooks(
     from ov.hosts import install
 
     hosts = _chosen_hosts(host, yes)
-    command = install.ov_command()
+    command = install.entry_command(scope.value)
     changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
     if with_mcp:
-        changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
-    # Gates come after the files are written: Codex's review is keyed by the written entries.
-    _finish(changes, dry_run, lambda: _gates(changes, trust, dry_run), verb="installed")
+        changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
+
+    def notes() -> list[str]:
+        # Gates come after the files are written: Codex's review is keyed by the written entries.
+        # --trust here is that review; --with-mcp's server is registered untrusted.
+        return _gates(changes, trust, dry_run) + _mcp_notes(changes, trust=False)
+
+    _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command))
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -149,9 +154,9 @@ def install_mcp(
     from ov.hosts import install
 
     hosts = _chosen_hosts(host, yes)
-    command = install.ov_command()
+    command = install.entry_command(scope.value)
     changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
-    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered")
+    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command))
 
 
 @uninstall_app.command("mcp", cls=OvCommand)
@@ -170,6 +175,8 @@ def _mcp_notes(changes, trust: bool) -> list[str]:
     notes = []
     for change in changes:
         spec = change.spec
+        if spec.kind != "mcp":
+            continue
         if spec.host == "gemini" and not trust:
             notes.append("gemini   offers an untrusted server's tools only after asking (headless: never): `ov install mcp --host gemini --trust` to trust ov's")
         if spec.host == "claude" and spec.scope == "project":
@@ -211,11 +218,14 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
 
     notes = []
     for change in changes:
-        notes.extend(gates.after_install(change.spec, trust=trust, dry_run=dry_run))
+        if change.spec.kind == "hooks":  # --with-mcp's changes are behind no hook gate (and would say it twice)
+            notes.extend(gates.after_install(change.spec, trust=trust, dry_run=dry_run))
     return notes
 
 
-def _finish(changes, dry_run: bool, notes_after, verb: str) -> None:
+def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None = None) -> None:
+    """Write the changes (unless ``dry_run``) and report them, with what ``report`` adds (an
+    install's command and its warnings)."""
     from ov.hosts import install
 
     payload = [
@@ -226,6 +236,7 @@ def _finish(changes, dry_run: bool, notes_after, verb: str) -> None:
         for change in changes:
             install.apply(change, _receipts())
     notes = notes_after()
+    result = {"dry_run": dry_run, "files": payload, "notes": notes, **(report or {})}
 
     def human() -> None:
         for change in changes:
@@ -235,8 +246,10 @@ def _finish(changes, dry_run: bool, notes_after, verb: str) -> None:
                 plain(f"{change.spec.host:9} {verb if change.changed else 'unchanged'}: {change.spec.path}")
         for note in notes:
             plain(note)
+        for warning in result.get("warnings", []):
+            warn(warning)
 
-    emit({"dry_run": dry_run, "files": payload, "notes": notes}, human)
+    emit(result, human)
 
 
 def project_dir():

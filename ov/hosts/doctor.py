@@ -2,7 +2,8 @@
 
 For every host that is installed on the machine or has ov's entries (user scope, and the
 current project's): ov's handler for each event is present, its ``ov`` still exists (a moved
-virtualenv breaks every hook silently), Codex has the review of ov's hooks on record, Cursor
+virtualenv breaks every hook silently) or, for a bare ``ov`` (a project's portable entry), is
+found on PATH, Codex has the review of ov's hooks on record, Cursor
 is not answered twice, and the last hook run of that host, from the hook log, with its outcome
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
 host would start it and must list its tools. Each finding that is not ok names the command
@@ -22,6 +23,8 @@ from ov.hosts.host import load
 from ov.wording import a, counted
 
 MCP_PROBE_SECONDS = 10.0
+# A project's portable entries start `ov` by name: each machine needs its own ov on PATH.
+_PUT_ON_PATH = "put ov on PATH (e.g. `pipx install ovctx`, or link the virtualenv's bin/ov into ~/.local/bin): the entry names no path, so each machine runs its own ov"
 
 
 def checks(home_root: Path, project: Path, env=None) -> list[Check]:
@@ -41,7 +44,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             continue
         wired.add(host)
         for spec, entries in present:
-            out.append(_entries_check(spec, entries, current))
+            out.append(_entries_check(spec, entries, current, env))
             if host == "codex":
                 out.append(_codex_trust(spec))
         out.append(_last_run(host, log))
@@ -56,19 +59,26 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
     return out
 
 
-def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str]) -> Check:
+def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str], env) -> Check:
     name = f"{spec.host} hooks ({spec.scope})"
     if spec.shape != "plugin":
         missing = [native for native, _event, _t in spec.events if native not in entries]
         if missing:
             return Check(name, "fail", f"{spec.path}: no ov hook for {', '.join(missing)}", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     commands = [c for cs in entries.values() for c in cs]
-    programs = {_program(c) for c in commands}
-    gone = [p for p in programs if p and not _runs(p)]
+    programs = {p for p in map(_program, commands) if p}
+    gone = [p for p in programs if os.path.isabs(p) and not _runs(p)]
     if gone:
         return Check(name, "fail", f"{spec.path} runs {gone[0]}, which no longer exists", f"ov install hooks --host {spec.host} --scope {spec.scope}")
-    if programs and programs != {current[0]}:
-        return Check(name, "warn", f"{spec.path} runs {', '.join(sorted(programs))}, not this ov ({current[0]})", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    unfound = sorted(p for p in programs if not os.path.isabs(p) and install.on_path(p, env) is None)
+    if unfound:
+        return Check(name, "warn", f"{spec.path} runs `{unfound[0]}` by name, and PATH has no {unfound[0]}", _PUT_ON_PATH)
+    others = sorted(p for p in programs if not install.same_file(_where(p, env), current[0]))
+    if others:
+        said = ", ".join(p if os.path.isabs(p) else f"{p} (on PATH: {_where(p, env)})" for p in others)
+        # A bare entry runs whichever ov PATH finds: installing again from this ov would pin its path.
+        fix = f"ov install hooks --host {spec.host} --scope {spec.scope}" if any(map(os.path.isabs, others)) else "put this ov first on PATH, or use the one PATH finds"
+        return Check(name, "warn", f"{spec.path} runs {said}, not this ov ({current[0]})", fix)
     if spec.shape == "plugin" and install.plugin_outdated(spec):
         return Check(name, "warn", f"{spec.path} differs from the plugin this ov writes (an older ov's, or edited)", f"ov install hooks --host {spec.host} --scope {spec.scope}")
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
@@ -81,7 +91,12 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
 
     name = f"{spec.host} mcp ({spec.scope})"
     fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
-    if not _runs(command[0]):
+    if not os.path.isabs(command[0]):
+        found = install.on_path(command[0], env)
+        if found is None:
+            return Check(name, "warn", f"{spec.path} starts `{command[0]}` by name, and PATH has no {command[0]}", _PUT_ON_PATH)
+        command = [found, *command[1:]]  # what a host started with this PATH would start
+    elif not _runs(command[0]):
         return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
@@ -147,7 +162,12 @@ def _program(command: str) -> str | None:
 
 def _runs(program: str) -> bool:
     path = Path(program)
-    return path.is_file() and os.access(path, os.X_OK) if path.is_absolute() else True
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def _where(program: str, env) -> str:
+    """The file ``program`` starts: itself when absolute, else what PATH finds for it."""
+    return program if os.path.isabs(program) else install.on_path(program, env) or program
 
 
 def _ago(seconds: float) -> str:

@@ -22,8 +22,12 @@ The rules users of such installers ask for, and how they hold here:
   created (the file itself, the ``hooks`` key, an event's list) and the command installed.
   Uninstall removes ov's entries and then only what the receipt says ov created, so a file ov
   only added to comes back byte for byte.
-* The command is the absolute path of the ``ov`` that runs the install, so a virtualenv's ``ov``
-  keeps working from any directory; ``ov doctor`` flags entries whose ``ov`` moved.
+* **The command** (:func:`entry_command`): in user scope the absolute path of the ``ov`` that runs
+  the install, so a virtualenv's ``ov`` keeps working from any directory and for a host whose
+  PATH is not the shell's. A project's files are committed and shared, so there it is a bare
+  ``ov`` when the installer's PATH finds this very ``ov``; otherwise the absolute path, and the
+  install warns that the file names a path on this machine. ``ov doctor`` flags entries whose
+  ``ov`` moved, and bare ones that PATH does not find.
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ from ov.files import atomic_write
 HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
 SCOPES = ("user", "project")
 BACKUP_SUFFIX = ".ov.bak"
-# ov's own handlers: whatever launched ov, the command ends with `hook HOST EVENT`.
+BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
+# ov's own handlers: whatever launched ov (a bare `ov`, its absolute path, `python -m ov`), the
+# command ends with `hook HOST EVENT`.
 _OURS = re.compile(r"(?:^|[\s/'\"])(?:ov|-m\s+ov)['\"]?\s+hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
 
 
@@ -105,6 +111,54 @@ def ov_command() -> list[str]:
     if beside.is_file() and os.access(beside, os.X_OK):
         return [str(beside)]
     return [sys.executable, "-m", "ov"]
+
+
+def entry_command(scope: str, env=None) -> list[str]:
+    """How ``scope``'s entries start ``ov``: :func:`ov_command`, or in a project a bare ``ov``.
+
+    A project's files go into git, and this machine's path to ``ov`` means nothing on a
+    teammate's. So a project gets ``ov`` by name when the installer's PATH finds the very ``ov``
+    that would otherwise be written (each machine then runs its own). A user's files are personal:
+    there the absolute path stays, which also works for a host whose PATH is not the shell's.
+    """
+    command = ov_command()
+    if scope == "project" and len(command) == 1:
+        found = on_path(BARE_OV, env)
+        if found is not None and same_file(found, command[0]):
+            return [BARE_OV]
+    return command
+
+
+def command_report(scope: str, command: list[str]) -> dict:
+    """What an install's report says of the ``command`` it wrote into ``scope``'s files: the
+    command, whether it names no path of this machine, and a warning when a project's files,
+    which teammates share, name one."""
+    portable = command == [BARE_OV]
+    warnings = []
+    if scope == "project" and not portable:
+        warnings.append(
+            f"the project's entries run {shlex.join(command)}, a path on this machine that a teammate's checkout will not have; "
+            "put ov on PATH and run the install again for a portable `ov` entry"
+        )
+    return {"command": command, "portable": portable, "warnings": warnings}
+
+
+def on_path(program: str, env=None) -> str | None:
+    """Where the bare ``program`` is found on PATH (``env``'s, else this process's), or None."""
+    import shutil
+
+    env = os.environ if env is None else env
+    found = shutil.which(program, path=env.get("PATH", os.defpath))
+    # A relative PATH entry finds it only from one folder, which is no way for a host to start it.
+    return found if found and os.path.isabs(found) else None
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (through links, or a shorter spelling of the same path)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def hook_command(command: list[str], host: str, event: str) -> str:
@@ -376,22 +430,30 @@ def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[s
     return ("mcpServers", MCP_NAME), entry
 
 
-def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False) -> Change:
+def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False, along: Change | None = None) -> Change:
+    """Register ov's server in ``spec_``'s file. ``along``: the hooks' install planned in the same
+    run; when it writes the same file (Gemini keeps hooks and servers in one settings.json) the
+    server goes into what it writes, and both changes write the same bytes, each with its own
+    receipt (planned apart, the second write would drop the first one's entries)."""
     before = _read(spec_.path)
     receipt = _read_receipt(receipts_dir, spec_) or {}
+    shared = along if along is not None and along.spec.path == spec_.path else None
+    text = shared.after if shared is not None else before
     if spec_.shape == "mcp-toml":
-        after = _toml_with_server(spec_, before, command)
+        after = _toml_with_server(spec_, text, command)
         created: list[list[str]] = []
     else:
-        doc = _parse(spec_, before)
+        doc = _parse(spec_, text)
         path, entry = mcp_entry(spec_.host, command, trust=trust, env=server_env())
         created = [list(p) for p in receipt.get("created", [])] if before is not None else []
         if path[:1] not in doc:
             created.append(list(path[:1]))
         doc.set(path, entry)
         after = doc.text().encode("utf-8")
-        if before is None and not after.endswith(b"\n"):
+        if text is None and not after.endswith(b"\n"):
             after += b"\n"
+    if shared is not None:
+        shared.after = after
     return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command))
 
 

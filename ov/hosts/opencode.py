@@ -101,7 +101,8 @@ def _unquoted(text: str) -> str:
 
 
 def plugin_source(command: list[str]) -> str:
-    """The plugin file for an ``ov`` started as ``command`` (absolute path first)."""
+    """The plugin file for an ``ov`` started as ``command``: an absolute path first, or a bare
+    ``ov`` (a project's portable plugin), which Node's ``spawn`` looks up on OpenCode's PATH."""
     return _PLUGIN.replace("__OV_COMMAND__", json.dumps(command))
 
 
