@@ -167,6 +167,23 @@ def test_project_scope_writes_into_the_project(ov, user_home, tmp_path, monkeypa
     assert not (project / ".claude").exists() and not (project / ".gemini").exists()
 
 
+def test_a_project_files_backup_is_kept_in_ovs_home_not_in_the_project(ov, user_home, tmp_path, monkeypatch):
+    """`<file>.ov.bak` beside a project's settings was one `git add -A` from the team's repository."""
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    settings = project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    own = '{\n  "permissions": {"allow": ["Bash(make test)"]}\n}\n'
+    settings.write_text(own)
+    monkeypatch.chdir(project)
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    (backup,) = (Path(os.environ["OV_HOME"]) / "installs").glob("*.bak")
+    assert backup.read_text() == own and backup.name.startswith("claude-hooks-project-")
+    assert ov("uninstall", "hooks", "--scope", "project", "--yes").exit_code == 0
+    assert settings.read_text() == own and not backup.exists()
+
+
 def test_no_host_found_is_bad_input(ov, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "empty"))
     monkeypatch.setenv("PATH", str(tmp_path / "nobin"))
@@ -422,8 +439,9 @@ def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_
     assert json.loads((project / ".cursor" / "mcp.json").read_text())["mcpServers"]["ov"]["command"] == "ov"
     assert json.loads((project / "opencode.json").read_text())["mcp"]["ov"]["command"] == ["ov", "mcp"]
     assert 'command = "ov"\nargs = ["mcp"]' in (project / ".codex" / "config.toml").read_text()
-    committed = [p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts and not p.name.endswith(".ov.bak")]
+    committed = [p for p in project.rglob("*") if p.is_file() and ".git" not in p.parts]
     assert committed and not [p for p in committed if str(_this_ov().parent) in p.read_text()]
+    assert not [p for p in committed if p.name.endswith(".ov.bak")]  # backups of a project's files stay in ov's home
 
 
 def test_project_scope_keeps_the_absolute_ov_and_warns_when_path_has_none(ov, project, tmp_path, monkeypatch):

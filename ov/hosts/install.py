@@ -17,7 +17,8 @@ The rules users of such installers ask for, and how they hold here:
   every other entry keeps its place, and the file keeps its formatting and comments
   (:mod:`ov.hosts.jsonc` edits the text in place).
 * **A file that does not parse is refused** with its path, line and column, and nothing is written.
-* **Writes are atomic**, and the file as it was is kept beside it as ``<file>.ov.bak``.
+* **Writes are atomic**, and the file as it was is kept beside it as ``<file>.ov.bak`` (a
+  project's, beside its receipt in ov's home: :func:`backup_path`).
 * **A receipt** (``$OV_HOME/installs/<host>-<scope>-<digest>.json``) records the file, what ov
   created (the file itself, the ``hooks`` key, an event's list) and the command installed.
   Uninstall removes ov's entries and then only what the receipt says ov created, so a file ov
@@ -275,13 +276,13 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
 
 
 def apply(change: Change, receipts_dir: Path) -> None:
-    """Write the file (atomically, the old one kept as ``.ov.bak``) and then the receipt.
+    """Write the file (atomically, the old one kept at :func:`backup_path`) and then the receipt.
 
     An uninstall that gives the file back as it was before the install also takes the backup
     and the folders the install made away: nothing of ov's is left in the host's config.
     """
     path = change.spec.path
-    backup = path.with_name(path.name + BACKUP_SUFFIX)
+    backup = backup_path(change.spec, receipts_dir)
     # A settings file linked from a dotfiles folder: the file the link names is the one to change
     # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
     # ov made it (a link to a file not made yet stays the dangling link it was).
@@ -293,6 +294,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
             made = _missing_parents(target)
             target.parent.mkdir(parents=True, exist_ok=True)
             if change.before is not None and change.receipt is not None:
+                backup.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(backup, change.before, mode=0o600)
             existed = target.exists()
             mode = target.stat().st_mode & 0o777 if existed else (0o644 if change.spec.shape == "plugin" else 0o600)
@@ -656,6 +658,15 @@ def _read(path: Path) -> bytes | None:
         return None
     except OSError as exc:
         raise HostConfigError(f"cannot read {path}: {exc.strerror}") from None
+
+
+def backup_path(spec_: Spec, receipts_dir: Path) -> Path:
+    """Where the file as it was before ov's last write is kept: beside it (``<file>.ov.bak``) in
+    user scope; for a project, whose files a team commits, beside the receipt in ov's home, so that
+    no copy of ov's making lands in the project (``git add -A`` would take it)."""
+    if spec_.scope == "project":
+        return _receipt_path(receipts_dir, spec_).with_suffix(".bak")
+    return spec_.path.with_name(spec_.path.name + BACKUP_SUFFIX)
 
 
 def _receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
