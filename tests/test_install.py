@@ -141,8 +141,9 @@ def test_a_foreign_opencode_plugin_is_never_overwritten(ov, user_home):
     result = ov("install", "hooks", "--host", "opencode", "--yes")
     assert result.exit_code == 2 and "is not ov's plugin" in result.stderr
     assert plugin.read_text() == "export const Mine = async () => ({})\n"
-    assert ov("uninstall", "hooks", "--host", "opencode").exit_code == 0
-    assert plugin.exists()
+    kept = ov("uninstall", "hooks", "--host", "opencode")
+    assert kept.exit_code == 0 and plugin.exists()
+    assert f"{plugin} is not ov's plugin: left as it is" in kept.stdout  # said, not only done
 
 
 def test_dry_run_prints_the_diff_and_changes_nothing(ov, user_home):

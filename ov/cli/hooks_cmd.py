@@ -235,7 +235,7 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
     if not dry_run:
         for change in changes:
             install.apply(change, _receipts())
-    notes = notes_after()
+    notes = [note for change in changes for note in change.notes] + notes_after()
     result = {"dry_run": dry_run, "files": payload, "notes": notes, **(report or {})}
 
     def human() -> None:
