@@ -100,6 +100,14 @@ class NotFound(OvError):
     hint = "see what is there with `ov ls` (`ov ls -r viking://` lists everything)"
 
 
+class AccountNotFound(NotFound):
+    """A command that only reads names an account with no repository while the home holds
+    others: most likely a typo, which would otherwise read as an empty store."""
+
+    code = "account_not_found"
+    hint = "check --account / $OV_ACCOUNT (and identity.account in the config); the first write to an account creates it"
+
+
 class AlreadyExists(OvError):
     code = "already_exists"
     hint = "choose a name that does not exist yet, or see what is there with `ov stat`"

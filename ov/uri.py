@@ -1,9 +1,13 @@
 """``viking://`` URIs: parse, validate, normalise, build.
 
 A :class:`VikingURI` is always canonical: aliases (``~``, ``session``) are
-expanded, empty segments and trailing slashes are gone, and every segment has
-passed the safety rules. Its ``path`` is the file path inside the account's
-work tree, so a canonical URI can never point outside the store.
+expanded, empty segments and trailing slashes are gone, every segment has
+passed the safety rules and is in Unicode NFC, the form ingest gives file names
+(a typed ``café`` may arrive composed or decomposed; both must name one file).
+Its ``path`` is the file path inside the account's work tree, so a canonical URI
+can never point outside the store. The one exception to NFC is a name already
+on disk in another form: :func:`from_path` keeps it as it is, and a store
+resolves a typed URI to it (:meth:`ov.store.store.Store.on_disk`).
 """
 
 from __future__ import annotations
@@ -72,7 +76,7 @@ class VikingURI:
         if not name:
             raise InvalidURI(f"an empty name cannot follow {self}")
         _check_segment(name, str(self))
-        parts = (*self.parts, name)
+        parts = (*self.parts, nfc(name))
         result = parse(SCHEME + "/".join(parts))
         if result.parts != parts:
             raise InvalidURI(f"{quote(name)} is not a valid name under {self}", hint=f"use one of: {_SCOPES_TEXT}" if self.is_root else None)
@@ -93,6 +97,10 @@ ROOT = VikingURI()
 
 def parse(text: str, user: str | None = None) -> VikingURI:
     """Parse ``text`` into a canonical URI, expanding ``~`` and ``session`` for ``user``."""
+    return _parse(text, user, normalize=True)
+
+
+def _parse(text: str, user: str | None, *, normalize: bool) -> VikingURI:
     if not isinstance(text, str) or not text.strip():
         raise InvalidURI("URI is empty", hint=f"URIs look like {SCHEME}resources/notes")
     if text != text.strip():
@@ -107,7 +115,7 @@ def parse(text: str, user: str | None = None) -> VikingURI:
         raise InvalidURI(f"{quote(text)} is not a viking:// URI", hint=_scheme_hint(text))
     if "\\" in text:
         raise InvalidURI(f"URI {quote(text)} contains a backslash", hint="separate segments with '/'")
-    segments = [s for s in text[len(SCHEME) :].split("/") if s]
+    segments = [nfc(s) if normalize else s for s in text[len(SCHEME) :].split("/") if s]
     if not segments:
         return ROOT
     scope, rest = segments[0], segments[1:]
@@ -139,11 +147,25 @@ def build(*segments: str, user: str | None = None) -> VikingURI:
 
 
 def from_path(path: str) -> VikingURI:
-    """The URI of a work-tree path; the inverse of :attr:`VikingURI.path`."""
+    """The URI of a work-tree path; the inverse of :attr:`VikingURI.path`.
+
+    Names are kept as they are on disk, not made NFC: a file a store already holds under a
+    decomposed name (written before typed URIs were normalised, or by hand) must stay reachable.
+    """
     parts = path.split("/")
     # A user literally named like a content folder ("memories") is allowed in their own path.
     user = parts[1] if len(parts) > 1 and parts[0] == "user" else None
-    return parse(SCHEME + path, user)
+    return _parse(SCHEME + path, user, normalize=False)
+
+
+def nfc(name: str) -> str:
+    """``name`` in Unicode NFC: ``café`` typed decomposed (``e`` and a combining accent) becomes
+    the one-character ``é`` that ingest and every parsed URI use."""
+    if name.isascii():  # its own NFC: the common case loads no Unicode tables
+        return name
+    import unicodedata
+
+    return unicodedata.normalize("NFC", name)
 
 
 # What file_place_problem says of a URI no file may have.

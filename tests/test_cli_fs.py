@@ -379,3 +379,44 @@ def test_find_and_search_below_a_place_that_does_not_exist_say_so(ov, docs):
         assert out.exit_code == 1 and "viking://resources/giude does not exist" in out.stderr, command
     assert ov("find", "auth", "--uri", "viking://resources/guide", "--json").json["result"]
     assert ov("find", "auth", "--uri", "viking://~/memories").exit_code == 0, "a user's memories are a place before the first one"
+
+
+# --- names typed in another Unicode normal form ------------------------------------------------
+
+NFC, NFD = "caf\u00e9", "cafe\u0301"  # é as one character; e and a combining accent (macOS file names)
+
+
+@pytest.mark.parametrize(("written", "typed"), [(NFD, NFC), (NFC, NFD)], ids=["nfd-then-nfc", "nfc-then-nfd"])
+def test_a_name_typed_in_either_form_is_one_file(ov, ov_home, written, typed):
+    wrote = ov("write", f"viking://resources/{written}.md", "--content", "one\n", "--json")
+    assert wrote.json["result"]["uris"] == [f"viking://resources/{NFC}.md"]  # what ov prints and stores is NFC
+    assert ov("read", f"viking://resources/{typed}.md").stdout == "one\n"
+    assert ov("write", f"viking://resources/{typed}.md", "--content", "two\n", "--mode", "append").exit_code == 0
+    assert ov("ls", "viking://resources", "--simple").stdout == f"viking://resources/{NFC}.md\n"
+    assert ov("read", f"viking://resources/{written}.md").stdout == "one\ntwo\n"
+    assert ov("glob", f"viking://resources/{typed}*").stdout == f"viking://resources/{NFC}.md\n"
+    assert ov("mv", f"viking://resources/{typed}.md", f"viking://resources/{written}/").exit_code == 0
+    assert ov("ls", "-r", "viking://resources", "--simple").stdout == f"viking://resources/{NFC}\nviking://resources/{NFC}/{NFC}.md\n"
+    assert ov("rm", "-r", f"viking://resources/{typed}").exit_code == 0
+    assert ov("ls", "viking://resources", "--simple").stdout == ""
+
+
+def test_a_name_stored_decomposed_before_stays_reachable_by_either_form(ov, ov_home):
+    """A store written before typed URIs were normalised (or by hand) holds decomposed names."""
+    folder = ov_home / "accounts" / "default" / "resources" / NFD
+    assert ov("init").exit_code == 0
+    folder.mkdir(parents=True)
+    (folder / f"{NFD}.md").write_text("old\n")
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    assert ov("read", f"viking://resources/{NFC}/{NFC}.md").stdout == "old\n"
+    assert ov("stat", f"viking://resources/{NFC}/{NFD}.md", "--json").json["result"]["state"] == "committed"
+    assert ov("grep", "old", "--uri", f"viking://resources/{NFC}").exit_code == 0
+    assert ov("glob", f"viking://resources/{NFC}/*.md").stdout == f"viking://resources/{NFD}/{NFD}.md\n"
+    assert ov("edit", f"viking://resources/{NFC}/{NFC}.md", "--old", "old", "--new", "new").exit_code == 0
+    assert ov("write", f"viking://resources/{NFC}/more.md", "--content", "more\n").exit_code == 0
+    assert sorted(p.name for p in folder.parent.iterdir()) == [NFD]  # no second folder beside it
+    assert sorted(p.name for p in folder.iterdir()) == [f"{NFD}.md", "more.md"]
+    assert ov("read", f"viking://resources/{NFD}/{NFD}.md").stdout == "new\n"
+    assert ov("rm", f"viking://resources/{NFC}/{NFC}.md").exit_code == 0
+    assert sorted(p.name for p in folder.iterdir()) == ["more.md"]
+    assert ov("status", "--json").json["result"]["clean"]

@@ -328,7 +328,8 @@ def test_common_options_may_come_before_the_command(ov):
     assert ov("--user", "dana", "remember", "I prefer tabs over spaces").exit_code == 0
     listed = ov("--json", "--user=dana", "ls", "viking://~/memories/preferences")
     assert listed.exit_code == 0 and listed.json["result"], listed.stderr
-    assert ov("--json", "--account", "elsewhere", "ls", "viking://resources").json["result"] == []
+    elsewhere = ov("--json", "--account", "elsewhere", "ls", "viking://resources")  # taken: an account not there
+    assert elsewhere.exit_code == 1 and elsewhere.error["code"] == "account_not_found" and "'elsewhere' (from flag)" in elsewhere.error["message"]
     assert ov("--json").exit_code == 2, "no command named: still a usage error"
     # Moved to just after the command's name: never into an option's value or past a `--`.
     assert ov("--json", "write", "viking://resources/dash.md", "--content", "--").json["ok"]

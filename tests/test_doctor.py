@@ -59,3 +59,17 @@ def test_doctor_says_who_is_acting_and_where_that_came_from(ov, monkeypatch):
     monkeypatch.setenv("OV_USER", "dana")
     _code, checks = _checks(ov)
     assert checks["identity"]["detail"].startswith("account default (default), user dana (env OV_USER), no peer")
+
+
+def test_an_account_that_does_not_exist_is_a_finding_not_a_crash(ov, ov_home, monkeypatch):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0  # no model to load for this
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    monkeypatch.setenv("OV_ACCOUNT", "tpyo")
+    code, checks = _checks(ov)
+    assert code == 0  # the first write would create it: a warning, not a failure
+    store = checks["store"]
+    assert store["status"] == "warn"
+    assert store["detail"] == f"account 'tpyo' (from env OV_ACCOUNT) does not exist in {ov_home / 'accounts'} (accounts: default)"
+    assert "--account / $OV_ACCOUNT" in store["fix"] and "ov init" in store["fix"]
+    assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
+    assert not (ov_home / "state" / "tpyo").exists()

@@ -426,6 +426,24 @@ def test_an_end_without_turns_does_nothing(ov_home, project):
     assert not (ov_home / "accounts").exists()
 
 
+def test_recall_on_an_account_that_does_not_exist_is_silent_and_logs_why(ov, project, ov_home, tmp_path, monkeypatch):
+    """A mistyped OV_ACCOUNT must not break the agent's turn; the log says what is wrong. The
+    capture at the turn's end creates the account, as every write does."""
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    monkeypatch.setenv("OV_ACCOUNT", "tpyo")
+    for event, fields in (("session-start", {}), ("prompt-submit", {"prompt": "which editor do I use?"})):
+        assert _hook("claude", event, _stdin("claude", "s-typo", cwd=str(project), **fields)) == ""
+        record = _log(ov_home)[-1]
+        assert record["event"] == event and record["session"] == "cc-s-typo" and record["outcome"] == "error"
+        assert record["error"].startswith("AccountNotFound: account 'tpyo' (from env OV_ACCOUNT) does not exist")
+    assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
+    assert not (ov_home / "state" / "tpyo").exists()
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "I use Helix now."), _assistant("a1", "m1", [{"type": "text", "text": "Noted."}])])
+    assert _hook("claude", "stop", _stdin("claude", "s-typo", cwd=str(project), transcript_path=str(transcript))) == ""
+    assert _wait_job(ov_home, "cc-s-typo")["captured"] == 2
+    assert (ov_home / "accounts" / "tpyo" / ".git").is_dir()
+
+
 # --- host formats ----------------------------------------------------------------------------
 
 

@@ -353,3 +353,136 @@ def test_cli_bad_user_flag_without_json_is_plain_text(ov) -> None:
     assert result.exit_code == 2
     assert result.stderr.startswith("error: user id '../x'")
     assert "hint: an id uses" in result.stderr
+
+
+# --- an account that does not exist ------------------------------------------------------------
+
+# Every command that only reads, with arguments that would work on an existing account.
+READS = {
+    "ls": (),
+    "tree": (),
+    "stat": ("viking://resources",),
+    "read": ("viking://user/default/memories/profile.md",),
+    "abstract": ("viking://resources",),
+    "overview": ("viking://resources",),
+    "grep": ("Neovim",),
+    "glob": ("**/*.md",),
+    "find": ("editor",),
+    "search": ("editor",),
+    "reindex": (),
+    "fsck": (),
+    "status": (),
+    "usage": (),
+    "push": (),
+    "export": ("viking://resources", "{tmp}/out.ovpack"),
+    "backup": ("{tmp}/all.ovpack",),
+    "remote list": (),
+    "session list": (),
+    "session show": ("s1",),
+    "snapshot log": (),
+    "snapshot show": ("HEAD",),
+    "snapshot diff": (),
+    "snapshot tag": (),
+}
+# The rest write (and create the account, as before), or open no store, or report (doctor).
+OTHERS = {
+    "write", "edit", "mkdir", "rm", "mv", "add-resource", "add-skill", "doctor", "init", "version", "pull",
+    "import", "restore", "remember", "forget", "commit", "hook", "mcp", "remote add", "remote remove",
+    "session new", "session add", "session add-messages", "session used", "session delete", "session commit",
+    "config show", "config get", "config set", "snapshot commit", "snapshot restore", "hooks log",
+    "install hooks", "install mcp", "uninstall hooks", "uninstall mcp", "plugin build",
+}
+
+
+def _commands() -> dict[str, bool]:
+    """Every command's path, and whether it only reads (ReadCommand)."""
+    import click
+    import typer
+
+    from ov.cli.main import app
+    from ov.cli.runtime import ReadCommand
+
+    def walk(command, path):
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                yield from walk(sub, [*path, name])
+        else:
+            yield " ".join(path), isinstance(command, ReadCommand)
+
+    return dict(walk(typer.main.get_command(app), []))
+
+
+def test_every_command_is_declared_a_read_or_not() -> None:
+    commands = _commands()
+    assert set(commands) == set(READS) | OTHERS  # a new command: decide which it is
+    assert {name for name, reads in commands.items() if reads} == set(READS)
+
+
+def _accounts_and_state(home) -> tuple[list[str], list[str]]:
+    def listed(folder) -> list[str]:
+        return sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+
+    return listed(home / "accounts"), listed(home / "state")
+
+
+@pytest.mark.parametrize("command", READS)
+def test_a_read_of_an_account_that_does_not_exist_fails_naming_the_accounts_there(ov, monkeypatch, ov_home, tmp_path, command) -> None:
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    before = _accounts_and_state(ov_home)
+    monkeypatch.setenv("OV_ACCOUNT", "tpyo")
+    args = [a.format(tmp=tmp_path) for a in READS[command]]
+    result = ov(*command.split(), *args, "--json")
+    assert result.exit_code == 1, result.stderr
+    assert result.stdout == ""
+    assert result.error["code"] == "account_not_found"
+    assert result.error["message"] == f"account 'tpyo' (from env OV_ACCOUNT) does not exist in {ov_home / 'accounts'} (accounts: default)"
+    assert "--account / $OV_ACCOUNT" in result.error["hint"]
+    assert _accounts_and_state(ov_home) == before  # the failed read created nothing
+    assert not list(tmp_path.glob("*.ovpack"))
+
+
+def test_a_mistyped_account_flag_is_named_in_plain_text(ov, ov_home) -> None:
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "b", "--account", "work").exit_code == 0
+    result = ov("--account", "wrok", "ls")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: account 'wrok' (from flag) does not exist in {ov_home / 'accounts'} (accounts: default, work)\n")
+    assert "hint: check --account / $OV_ACCOUNT" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        pytest.param("write", ("viking://resources/a.md", "--content", "a"), id="write"),
+        pytest.param("mkdir", ("viking://resources/d",), id="mkdir"),
+        pytest.param("remember", ("I prefer tabs",), id="remember"),
+        pytest.param("add-resource", ("{tmp}/notes.md",), id="add-resource"),
+        pytest.param("import", ("{tmp}/pack.ovpack", "viking://resources"), id="import"),
+        pytest.param("session add", ("s1", "--text", "hello"), id="session-add"),
+        pytest.param("init", (), id="init"),
+    ],
+)
+def test_a_write_to_an_account_that_does_not_exist_creates_it(ov, ov_home, tmp_path, command, args) -> None:
+    assert ov("write", "viking://resources/docs/a.md", "--content", "a").exit_code == 0
+    (tmp_path / "notes.md").write_text("# Notes\n\nSome notes.\n")
+    assert ov("export", "viking://resources/docs", str(tmp_path / "pack.ovpack")).exit_code == 0
+    result = ov(*command.split(), *[a.format(tmp=tmp_path) for a in args], "--account", "new")
+    assert result.exit_code == 0, result.stderr
+    assert _accounts_and_state(ov_home)[0] == ["default", "new"]
+    assert ov("ls", "--account", "new").exit_code == 0
+
+
+def test_a_new_install_reads_as_an_empty_store_whatever_the_account(ov, ov_home) -> None:
+    listed = ov("ls", "--account", "tpyo")
+    assert listed.exit_code == 0 and listed.stdout.split() == ["viking://agent/", "viking://resources/", "viking://user/"]
+    found = ov("find", "editor", "--account", "tpyo")
+    assert found.exit_code == 0 and "no results" in found.stdout
+    assert not (ov_home / "accounts").exists()
+
+
+def test_the_default_account_not_yet_written_reads_as_empty_beside_others(ov, ov_home) -> None:
+    assert ov("write", "viking://resources/a.md", "--content", "a", "--account", "work").exit_code == 0
+    listed = ov("ls", "viking://resources")
+    assert listed.exit_code == 0 and listed.stdout == ""
+    assert ov("find", "anything").exit_code == 0
+    assert _accounts_and_state(ov_home)[0] == ["work"]

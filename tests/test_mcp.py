@@ -384,3 +384,51 @@ def test_find_below_a_place_that_does_not_exist_is_a_tool_error(ov_home):
     assert missing.get("isError") and "viking://resources/giude does not exist" in missing["content"][0]["text"]
     found = tools.call(context, "find", {"query": "tokens", "uri": "viking://resources/guide"})
     assert not found.get("isError") and "auth.md" in found["content"][0]["text"]
+
+
+READ_ARGUMENTS = {
+    "find": {"query": "editor"},
+    "search": {"query": "editor"},
+    "read": {"uris": ["viking://user/default/memories/profile.md"]},
+    "ls": {},
+    "tree": {},
+    "stat": {"uri": "viking://resources"},
+    "grep": {"pattern": "Neovim"},
+    "glob": {"pattern": "**/*.md"},
+    "health": {},
+}
+
+
+def test_every_read_only_tool_refuses_an_account_that_does_not_exist(ov, ov_home):
+    """A mistyped --account in the registered command would otherwise read as an empty store."""
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    assert {t["name"] for t in definitions() if t["annotations"]["readOnlyHint"]} == set(READ_ARGUMENTS)
+    context = tools.Context.resolve({"account": "tpyo"}, _os.environ)
+    for name, arguments in READ_ARGUMENTS.items():
+        result = tools.call(context, name, arguments)
+        text = result["content"][0]["text"]
+        assert result.get("isError"), name
+        assert text.startswith(f"account 'tpyo' (from flag) does not exist in {ov_home / 'accounts'} (accounts: default)\nhint: check --account"), text
+    assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
+    assert not (ov_home / "state" / "tpyo").exists()
+    wrote = tools.call(context, "write", {"uri": "viking://resources/a.md", "content": "a\n"})
+    assert not wrote.get("isError") and (ov_home / "accounts" / "tpyo" / "resources" / "a.md").read_text() == "a\n"
+    assert tools.call(context, "read", {"uris": ["viking://resources/a.md"]})["content"][0]["text"].endswith("a")
+
+
+def test_a_name_written_decomposed_is_read_composed_and_is_one_file(ov_home):
+    import os as _os
+
+    from ov.mcp import tools
+
+    nfc, nfd = "viking://resources/caf\u00e9.md", "viking://resources/cafe\u0301.md"
+    context = tools.Context.resolve({}, _os.environ)
+    assert not tools.call(context, "write", {"uri": nfd, "content": "one\n"}).get("isError")
+    assert tools.call(context, "read", {"uris": [nfc]})["content"][0]["text"] == f"=== {nfc}\none"
+    assert not tools.call(context, "write", {"uri": nfc, "content": "two\n", "mode": "append"}).get("isError")
+    assert tools.call(context, "read", {"uris": [nfd]})["content"][0]["text"].endswith("one\ntwo")
+    assert tools.call(context, "ls", {"uri": "viking://resources"})["content"][0]["text"] == nfc

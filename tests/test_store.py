@@ -376,3 +376,120 @@ def test_a_lock_wait_keeps_the_callers_own_timer(tmp_path: Path):
         signal.signal(signal.SIGALRM, previous)
         holder.kill()
         holder.wait()
+
+
+# --- accounts that do not exist ------------------------------------------------------------
+
+
+def _tree_of(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*")) if root.exists() else []
+
+
+def test_a_read_only_store_refuses_an_account_that_does_not_exist_while_others_do(store: Store, ov_home: Path):
+    from ov.errors import AccountNotFound, NotFound
+
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    Store(Home(ov_home), Identity(account="work"), Config()).write(store.uri("viking://resources/b.md"), b"b\n")
+    before = _tree_of(ov_home)
+    with pytest.raises(AccountNotFound) as info:
+        Store(Home(ov_home), Identity(account="tpyo", sources=(("account", "flag"),)), Config(), read_only=True)
+    error = info.value
+    assert isinstance(error, NotFound) and error.code == "account_not_found" and error.exit_code == NotFound.exit_code
+    assert error.message == f"account 'tpyo' (from flag) does not exist in {ov_home / 'accounts'} (accounts: default, work)"
+    assert "--account" in error.hint and "$OV_ACCOUNT" in error.hint
+    assert _tree_of(ov_home) == before  # nothing created: no repository, no state folder
+
+
+def test_a_read_only_store_names_at_most_ten_accounts(ov_home: Path):
+    from ov.errors import AccountNotFound
+
+    for n in range(12):
+        Store(Home(ov_home), Identity(account=f"a{n:02}"), Config()).init()
+    with pytest.raises(AccountNotFound) as info:
+        Store(Home(ov_home), Identity(account="tpyo"), Config(), read_only=True)
+    assert "(accounts: a00, a01, a02, a03, a04, a05, a06, a07, a08, a09 and 2 more)" in info.value.message
+    assert "(from" not in info.value.message  # an account from nowhere in particular says nothing of its source
+
+
+@pytest.mark.parametrize(
+    "existing",
+    [pytest.param((), id="fresh-home"), pytest.param(("work",), id="default-not-yet-written")],
+)
+def test_a_read_only_store_of_a_new_install_or_of_the_default_account_reads_empty(ov_home: Path, existing: tuple[str, ...]):
+    for account in existing:
+        Store(Home(ov_home), Identity(account=account), Config()).init()
+    account = "default" if existing else "tpyo"
+    store = Store(Home(ov_home), Identity(account=account), Config(), read_only=True)
+    assert store.missing_account() is None
+    assert [e.name for e in store.ls(store.uri("viking://"))] == ["agent", "resources", "user"]
+    assert not store.exists
+
+
+def test_a_store_opened_to_write_creates_the_account_beside_others(store: Store, ov_home: Path):
+    store.init()
+    work = Store(Home(ov_home), Identity(account="work"), Config())
+    assert work.missing_account() is not None  # what a read would have refused
+    work.write(work.uri("viking://resources/a.md"), b"a\n")
+    assert Home(ov_home).accounts() == ["default", "work"]
+    assert Store(Home(ov_home), Identity(account="work"), Config(), read_only=True).read(work.uri("viking://resources/a.md")).content == "a\n"
+
+
+# --- names in another Unicode normal form --------------------------------------------------
+
+CAFE_NFC = "caf\u00e9.md"
+CAFE_NFD = "cafe\u0301.md"
+
+
+def _names(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+@pytest.mark.parametrize(("written", "read"), [(CAFE_NFD, CAFE_NFC), (CAFE_NFC, CAFE_NFD)], ids=["nfd-then-nfc", "nfc-then-nfd"])
+def test_a_name_typed_in_either_form_is_one_file(store: Store, written: str, read: str):
+    store.write(store.uri(f"viking://resources/{written}"), b"one\n")
+    assert store.read(store.uri(f"viking://resources/{read}")).content == "one\n"
+    store.write(store.uri(f"viking://resources/{read}"), b"two\n")
+    assert _names(store.root / "resources") == [CAFE_NFC]
+    assert [e.name for e in store.ls(store.uri("viking://resources"))] == [CAFE_NFC]
+
+
+def _legacy(store: Store, relative: str, data: bytes = b"old\n") -> None:
+    """A file under a decomposed name, committed as a store made before normalisation holds it."""
+    path = store.root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    assert store.snapshot_commit("legacy name").changed
+
+
+def test_a_name_already_stored_decomposed_stays_readable_writable_and_removable(store: Store):
+    store.init()
+    _legacy(store, f"resources/{CAFE_NFD}")
+    typed = store.uri(f"viking://resources/{CAFE_NFC}")
+    assert typed.name == CAFE_NFD  # resolved to the name on disk, not a second file beside it
+    assert store.read(typed).content == "old\n"
+    store.write(store.uri(f"viking://resources/{CAFE_NFC}"), b"new\n", "append")
+    assert _names(store.root / "resources") == [CAFE_NFD]
+    assert store.read(store.uri(f"viking://resources/{CAFE_NFD}")).content == "old\nnew\n"
+    store.rm(store.uri(f"viking://resources/{CAFE_NFC}"))
+    assert not (store.root / "resources").exists() and store.status().changes.clean
+
+
+def test_a_decomposed_directory_takes_new_files_typed_in_nfc(store: Store):
+    store.init()
+    folder_nfd, folder_nfc = "cafe\u0301", "caf\u00e9"
+    _legacy(store, f"resources/{folder_nfd}/a.md")
+    uri = store.uri(f"viking://resources/{folder_nfc}/{CAFE_NFD}")
+    assert uri.parts == ("resources", folder_nfd, CAFE_NFC)  # the folder as on disk; the new name NFC
+    store.write(uri, b"x\n")
+    assert _names(store.root / "resources") == [folder_nfd]
+    assert _names(store.root / "resources" / folder_nfd) == ["a.md", CAFE_NFC]
+
+
+def test_a_name_stored_in_both_forms_reaches_the_nfc_one_first_then_the_other(store: Store):
+    store.init()
+    # Before normalisation a store could end up with both, side by side.
+    _legacy(store, f"resources/{CAFE_NFD}", b"decomposed\n")
+    _legacy(store, f"resources/{CAFE_NFC}", b"composed\n")
+    assert store.read(store.uri(f"viking://resources/{CAFE_NFD}")).content == "composed\n"
+    store.rm(store.uri(f"viking://resources/{CAFE_NFD}"))
+    assert store.read(store.uri(f"viking://resources/{CAFE_NFC}")).content == "decomposed\n"

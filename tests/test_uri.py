@@ -388,6 +388,45 @@ def test_child_results_are_canonical(base: str, name: str) -> None:
     assert parse(str(child)) == child
 
 
+# --- Unicode normalisation ---------------------------------------------------------
+
+CAFE_NFC = "caf\u00e9.md"  # é as one character, as ingest names files
+CAFE_NFD = "cafe\u0301.md"  # e and a combining acute accent, as macOS file names and some keyboards give it
+
+
+@pytest.mark.parametrize("name", [CAFE_NFC, CAFE_NFD], ids=["nfc", "nfd"])
+def test_every_segment_is_parsed_to_nfc(name: str) -> None:
+    uri = parse(f"viking://resources/{name}/{name}")
+    assert uri.parts == ("resources", CAFE_NFC, CAFE_NFC)
+    assert uri == parse(f"viking://resources/{CAFE_NFC}/{CAFE_NFC}")
+    assert build("resources", name) == parse(f"viking://resources/{CAFE_NFC}")
+
+
+def test_nfc_is_applied_before_the_length_rule() -> None:
+    # 127 decomposed é are 381 bytes, over the 255 a segment may hold; composed, 254 bytes fit.
+    uri = parse("viking://resources/" + "e\u0301" * 127)
+    assert uri.name == "\u00e9" * 127 and len(uri.name.encode("utf-8")) == 254
+
+
+def test_compatibility_forms_are_kept() -> None:
+    # NFC, not NFKC: a ligature or a full-width letter is a name of its own, not a spelling.
+    assert parse("viking://resources/\ufb01le").name == "\ufb01le"
+    assert parse("viking://resources/\u212b").name == "\u00c5"  # the Angstrom sign is canonically Å
+
+
+def test_child_names_are_nfc() -> None:
+    child = parse("viking://resources").child(CAFE_NFD)
+    assert child.name == CAFE_NFC and child == parse(f"viking://resources/{CAFE_NFD}")
+
+
+def test_from_path_keeps_a_name_as_it_is_on_disk() -> None:
+    # A store may hold a decomposed name already: its path must lead back to that very file.
+    uri = from_path(f"resources/{CAFE_NFD}")
+    assert uri.name == CAFE_NFD and uri.path == f"resources/{CAFE_NFD}"
+    with pytest.raises(InvalidURI):
+        from_path(f"resources/{CAFE_NFD}/../x")  # every other rule still applies
+
+
 def test_is_within() -> None:
     docs = parse("viking://resources/docs")
     assert docs.is_within(docs)

@@ -9,13 +9,13 @@ import typer
 
 from ov import __version__
 from ov.cli.output import emit, plain, short
-from ov.cli.runtime import OvCommand, runtime
+from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.uri import SCHEME
 
 
 def register(app: typer.Typer) -> None:
     for func in (init, status, usage, version):
-        app.command(cls=OvCommand)(func)
+        app.command(cls=ReadCommand if func in (status, usage) else OvCommand)(func)
 
 
 def init() -> None:

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short, stdout_is_terminal
-from ov.cli.runtime import OvCommand, runtime
+from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
 from ov.wording import counted
@@ -27,8 +27,9 @@ class WriteModeChoice(str, Enum):
 
 
 def register(app: typer.Typer) -> None:
+    reads = (ls, tree, stat, read, abstract, overview, grep, glob)
     for func in (ls, tree, stat, read, write, edit, mkdir, rm, mv, abstract, overview, grep, glob):
-        app.command(cls=OvCommand)(func)
+        app.command(cls=ReadCommand if func in reads else OvCommand)(func)
 
 
 # --- reading -----------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, warn
-from ov.cli.runtime import OvCommand, runtime
+from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.wording import counted
 
 
@@ -59,9 +59,9 @@ def _files(n: int) -> str:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("export", cls=OvCommand)(export)
+    app.command("export", cls=ReadCommand)(export)
     app.command("import", cls=OvCommand)(import_)
-    app.command("backup", cls=OvCommand)(backup)
+    app.command("backup", cls=ReadCommand)(backup)
     app.command("restore", cls=OvCommand)(restore)
 
 

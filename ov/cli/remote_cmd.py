@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short
-from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Manage the git remotes an account is shared through.", no_args_is_help=True)
 
@@ -18,7 +18,7 @@ RemoteArg = Annotated[
 
 def register(main_app: typer.Typer) -> None:
     main_app.add_typer(app, name="remote")
-    main_app.command("push", cls=OvCommand)(push)
+    main_app.command("push", cls=ReadCommand)(push)  # writes the remote, only reads the account
     main_app.command("pull", cls=OvCommand)(pull)
 
 
@@ -34,7 +34,7 @@ def remote_add(
     emit({"name": remote.name, "url": remote.url}, lambda: plain(f"added remote {remote.name} {remote.url}"))
 
 
-@app.command("list", cls=OvCommand)
+@app.command("list", cls=ReadCommand)
 def remote_list() -> None:
     """List the account's git remotes."""
     from ov.history import remotes

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short, stdout_is_terminal
-from ov.cli.runtime import OvCommand, runtime
+from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.retrieval import MAX_RESULTS
 
@@ -15,8 +15,9 @@ QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.
 
 
 def register(app: typer.Typer) -> None:
-    for func in (find, reindex, fsck, doctor):
-        app.command(cls=OvCommand)(func)
+    for func in (find, reindex, fsck):  # reindex writes derived indices only, never the store
+        app.command(cls=ReadCommand)(func)
+    app.command(cls=OvCommand)(doctor)  # reports an account that does not exist as a finding
 
 
 def find(
@@ -77,7 +78,7 @@ def reindex(
         from ov.store.store import Store
 
         # Refused (and nothing written) when the embedder is unknown or not installed.
-        store = Store(rt.home, rt.identity, switch(rt.home, embedder))
+        store = Store(rt.home, rt.identity, switch(rt.home, embedder), read_only=True)
         reason = f"requested by `ov reindex --embedder {embedder}`"
     opened = Indices(store).rebuild(reason)
     meta = opened.meta

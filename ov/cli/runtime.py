@@ -61,7 +61,9 @@ _CURRENT: ContextVar[Runtime | None] = ContextVar("ov_runtime", default=None)
 
 
 class OvCommand(TyperCommand):
-    """A typer command with ov's common options."""
+    """A typer command with ov's common options; its store is opened to write (see ReadCommand)."""
+
+    read_only = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -70,11 +72,19 @@ class OvCommand(TyperCommand):
     def invoke(self, ctx: Any) -> Any:
         _refuse_undecodable(self, ctx.params)
         options = {name: ctx.params.pop(name, None) for name in COMMON_NAMES}
-        token = _CURRENT.set(Runtime(**options))
+        token = _CURRENT.set(Runtime(**options, read_only=self.read_only))
         try:
             return super().invoke(ctx)
         finally:
             _CURRENT.reset(token)
+
+
+class ReadCommand(OvCommand):
+    """A command that only reads the store: on an account that does not exist, while the home
+    holds others, it fails with AccountNotFound instead of reading an empty store (a typo in
+    --account or $OV_ACCOUNT). Every command that reads and never writes is registered with it."""
+
+    read_only = True
 
 
 class OvGroup(TyperGroup):
@@ -130,9 +140,11 @@ class Runtime:
         account: str | None = None,
         user: str | None = None,
         peer: str | None = None,
+        read_only: bool = False,
     ) -> None:
         self.json = bool(json_output)
         self.flags = {"account": account, "user": user, "peer": peer}
+        self.read_only = read_only
 
     @cached_property
     def home(self) -> Home:
@@ -160,7 +172,7 @@ class Runtime:
     def store(self):
         from ov.store.store import Store
 
-        return Store(self.home, self.identity, self.loaded_config.config)
+        return Store(self.home, self.identity, self.loaded_config.config, read_only=self.read_only)
 
 
 def wants_json(argv: list[str]) -> bool:

@@ -10,7 +10,7 @@ import typer
 
 from ov.cli.output import emit, plain, stdout_is_terminal
 from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
-from ov.cli.runtime import OvCommand, runtime
+from ov.cli.runtime import ReadCommand, runtime
 from ov.retrieval import MAX_RESULTS
 
 
@@ -20,7 +20,7 @@ class SearchMode(str, Enum):
 
 
 def register(app: typer.Typer) -> None:
-    app.command(cls=OvCommand)(search)
+    app.command(cls=ReadCommand)(search)
 
 
 def search(

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short, warn
-from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.wording import counted
 
@@ -31,7 +31,7 @@ def session_new(
     emit({"session": sid, "uri": result.uris[0], "commit": result.commit}, lambda: plain(sid))
 
 
-@app.command("list", cls=OvCommand)
+@app.command("list", cls=ReadCommand)
 def session_list() -> None:
     """List the current user's sessions, most recently active first."""
     from ov.sessions import session
@@ -47,7 +47,7 @@ def session_list() -> None:
     emit(rows, human)
 
 
-@app.command("show", cls=OvCommand)
+@app.command("show", cls=ReadCommand)
 def session_show(
     session_id: SessionArg,
     last: Annotated[int | None, typer.Option("--last", "-n", min=1, help="Only the last N live messages.")] = None,

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short
-from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Record and inspect the store's history.", no_args_is_help=True)
 
@@ -31,7 +31,7 @@ UriOption = Annotated[str | None, typer.Option("--uri", help="Only this file or 
 StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs.")]
 
 
-@app.command("log", cls=OvCommand)
+@app.command("log", cls=ReadCommand)
 def snapshot_log(
     uri: UriOption = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
@@ -57,7 +57,7 @@ def snapshot_log(
     emit([e.to_dict() for e in entries], human)
 
 
-@app.command("show", cls=OvCommand)
+@app.command("show", cls=ReadCommand)
 def snapshot_show(
     rev: Annotated[str, typer.Argument(help="A commit id (or its first digits), a tag, HEAD, HEAD~2, ...", show_default=False)],
     uri: UriOption = None,
@@ -86,7 +86,7 @@ def snapshot_show(
     emit(result, human)
 
 
-@app.command("diff", cls=OvCommand)
+@app.command("diff", cls=ReadCommand)
 def snapshot_diff(
     from_rev: Annotated[str | None, typer.Argument(metavar="[FROM]", help="The older revision (default: HEAD, against the work tree).")] = None,
     to_rev: Annotated[str | None, typer.Argument(metavar="[TO]", help="The newer revision (default: HEAD).")] = None,
@@ -135,7 +135,8 @@ def snapshot_restore(
     emit({**plan.to_dict(), "dry_run": dry_run}, human)
 
 
-@app.command("tag", cls=OvCommand)
+# Listing tags reads; naming a commit needs one, so the account must exist either way.
+@app.command("tag", cls=ReadCommand)
 def snapshot_tag(
     name: Annotated[str | None, typer.Argument(help="The tag to create (none: list the tags).")] = None,
     rev: Annotated[str | None, typer.Argument(help="The revision to name (default: HEAD).")] = None,

@@ -83,6 +83,9 @@ def _identity(identity) -> Check:
 
 
 def _store(store) -> Check:
+    missing = store.missing_account()
+    if missing is not None:  # what every read would refuse with, said once here
+        return Check("store", "warn", missing.message, f"{missing.hint}, as does `ov init`")
     if not store.exists:
         return Check("store", "warn", f"no store at {store.root} yet", "the first write creates it (or run `ov init`)")
     head = store.git.head()

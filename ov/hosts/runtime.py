@@ -43,6 +43,9 @@ from ov.hosts.host import HookInputError, load
 MAX_STDIN = 16 * 1024 * 1024  # OpenCode sends a session's messages; hosts send a few KB otherwise
 MAX_ORPHANS = 5  # sessions committed by one session start; the rest wait for the next
 END_EVENTS = ("pre-compact", "session-end")
+# Events that only read the store: on an account that does not exist while others do, they inject
+# nothing and log why (AccountNotFound); the capture events create the account, as any write does.
+RECALL_EVENTS = ("session-start", "prompt-submit")
 
 
 class HookTimeout(Exception):
@@ -97,10 +100,11 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
         host = load("cursor")
         record["host"] = "cursor"
     hook = host.parse(event, payload)
-    config = load_config(home).config
-    store = _store(home, config, hook, environ)
     session = host.ov_session(hook)
-    record.update(session=session, peer=store.identity.peer)
+    record["session"] = session
+    config = load_config(home).config
+    store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS)
+    record["peer"] = store.identity.peer
     seconds = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0)
     with _deadline(seconds):
         if event == "session-start":
@@ -115,7 +119,7 @@ def _from_cursor(payload, environ) -> bool:
     return bool(environ.get("CURSOR_VERSION")) or (isinstance(payload, dict) and "cursor_version" in payload)
 
 
-def _store(home, config, hook, environ):
+def _store(home, config, hook, environ, *, read_only: bool):
     from ov.identity import resolve_identity
     from ov.store.store import Store
 
@@ -123,7 +127,7 @@ def _store(home, config, hook, environ):
     identity = resolve_identity({}, environ, configured)
     if identity.peer is None and config.hooks.workspace_peer and hook.cwd:
         identity = replace(identity, peer=workspace_peer(hook.cwd))
-    return Store(home, identity, config)
+    return Store(home, identity, config, read_only=read_only)
 
 
 def workspace_peer(cwd: str) -> str:

@@ -71,6 +71,10 @@ def definitions() -> list[dict]:
     return list(TOOLS)
 
 
+# A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do.
+_READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] for t in TOOLS}
+
+
 @dataclass
 class Context:
     """What the server resolves once: home and identity flags, and the embedder it keeps loaded."""
@@ -93,7 +97,7 @@ class Context:
 
         return Indices(store, warm=self.embedders)
 
-    def store(self):
+    def store(self, *, read_only: bool = False):
         """A store for one call: the config and identity as they are now."""
         from ov.config import load_config
         from ov.identity import resolve_identity
@@ -101,7 +105,7 @@ class Context:
 
         config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
-        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config)
+        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only)
 
 
 def call(context: Context, name, arguments) -> dict:
@@ -114,7 +118,7 @@ def call(context: Context, name, arguments) -> dict:
     if not isinstance(arguments, dict):
         return _error("arguments must be a JSON object")
     try:
-        text = handler(context.store(), _Args(name, arguments), context)
+        text = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
     except OvError as exc:
         return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
     if len(text) > MAX_RESULT_CHARS:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ov.errors import InvalidInput, quote
 from ov.files import looks_binary
 from ov.store.store import Store
-from ov.uri import SCHEME, VikingURI, parse
+from ov.uri import SCHEME, VikingURI, nfc
 
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -198,18 +198,19 @@ def glob(store: Store, pattern: str, base: VikingURI, *, show_all: bool = False)
     ``viking://`` URI, whose fixed leading segments then become the base.
     """
     if pattern.startswith(SCHEME):
-        base, pattern = _split_uri_pattern(pattern, store.identity.user)
+        base, pattern = _split_uri_pattern(store, pattern)
     pattern = pattern.strip("/")
     if not pattern:
         raise InvalidInput("empty glob pattern")
-    regex = compile_glob(pattern)
+    # Names compared in NFC, as URIs are: `café*` finds a file stored under a decomposed name.
+    regex = compile_glob(nfc(pattern))
     matches = []
     for uri, _path in store.walk_files(base, show_all=show_all):
-        if regex.fullmatch(uri.relative_to(base)):
+        if regex.fullmatch(nfc(uri.relative_to(base))):
             matches.append(str(uri))
     # Directories match too (e.g. `resources/*`), without walking into them twice.
     for uri in _dirs(store, base, show_all):
-        if regex.fullmatch(uri.relative_to(base)):
+        if regex.fullmatch(nfc(uri.relative_to(base))):
             matches.append(str(uri))
     return sorted(set(matches))
 
@@ -251,7 +252,7 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         raise InvalidInput(f"invalid glob pattern {quote(pattern)}: {exc}") from None
 
 
-def _split_uri_pattern(pattern: str, user: str) -> tuple[VikingURI, str]:
+def _split_uri_pattern(store: Store, pattern: str) -> tuple[VikingURI, str]:
     segments = pattern[len(SCHEME) :].split("/")
     fixed = []
     for seg in segments:
@@ -259,7 +260,7 @@ def _split_uri_pattern(pattern: str, user: str) -> tuple[VikingURI, str]:
             break
         fixed.append(seg)
     rest = "/".join(segments[len(fixed) :])
-    return parse(SCHEME + "/".join(fixed), user), rest
+    return store.uri(SCHEME + "/".join(fixed)), rest
 
 
 def _dirs(store: Store, base: VikingURI, show_all: bool) -> Iterator[VikingURI]:

@@ -20,6 +20,7 @@ from typing import Literal, NamedTuple
 
 from ov.config import Config
 from ov.errors import (
+    AccountNotFound,
     AlreadyExists,
     AmbiguousMatch,
     BinaryContent,
@@ -38,17 +39,18 @@ from ov.errors import (
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
-from ov.identity import Identity
+from ov.identity import DEFAULT_ID, Identity
 from ov.store import sidecar
 from ov.store.gitstore import Author, GitStore
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, parse
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, nfc, parse
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
 STAGE_THRESHOLD = 64
 MAX_TRAILER_URIS = 200
+ACCOUNTS_LISTED = 10  # the accounts an AccountNotFound names; a home with more says how many
 
 
 @dataclass(frozen=True)
@@ -109,9 +111,16 @@ class CommitResult:
 
 
 class Store:
-    """One account's store, seen as one user."""
+    """One account's store, seen as one user.
 
-    def __init__(self, home: Home, identity: Identity, config: Config) -> None:
+    ``read_only``: opened by a command that only reads. Opening an account that does not exist
+    while the home holds others then fails with :class:`AccountNotFound` (see
+    :meth:`missing_account`), before anything is read or created: a mistyped ``--account`` would
+    otherwise read as an empty store. Opened to write (the default), the store creates its
+    account with its first commit. The flag is checked here only; it forbids nothing later.
+    """
+
+    def __init__(self, home: Home, identity: Identity, config: Config, *, read_only: bool = False) -> None:
         self.home = home
         self.identity = identity
         self.config = config
@@ -121,6 +130,10 @@ class Store:
         self._real_dirs: dict[str, str] = {}
         self._settled = False
         self.chain = None  # a CommitChain while the lock's holder serves this store's request (ov.store.group_commit)
+        if read_only:
+            missing = self.missing_account()
+            if missing is not None:
+                raise missing
 
     # --- identity and paths ----------------------------------------------
 
@@ -132,17 +145,54 @@ class Store:
     def exists(self) -> bool:
         return self.git.exists
 
+    def missing_account(self) -> AccountNotFound | None:
+        """The error for reading this account when it has no repository while the home holds
+        other accounts (a mistyped ``--account``), else None. A home with no account at all (a
+        new install) and the default account not yet written to read as empty stores."""
+        if self.identity.account == DEFAULT_ID or self.exists:
+            return None
+        accounts = self.home.accounts()
+        if not accounts:
+            return None
+        named = ", ".join(accounts[:ACCOUNTS_LISTED]) + (f" and {len(accounts) - ACCOUNTS_LISTED} more" if len(accounts) > ACCOUNTS_LISTED else "")
+        source = self.identity.source_of("account")
+        origin = "" if source == "default" else f" (from {source})"
+        return AccountNotFound(f"account {self.identity.account!r}{origin} does not exist in {self.root.parent} (accounts: {named})")
+
     def uri(self, text: str) -> VikingURI:
-        return parse(text, self.identity.user)
+        """The URI ``text`` names in this store (see :meth:`on_disk`)."""
+        return self.on_disk(parse(text, self.identity.user))
 
     def file_uri(self, text: str) -> VikingURI:
         """The URI of a file to write: one written with a trailing '/' names a folder, and used to
         become a file of that name without a word."""
-        uri = parse(text, self.identity.user)
+        uri = self.uri(text)
         if text.endswith("/") and not uri.is_root:
             self.require_file_uri(uri)  # a scope or a user's folder: that, rather than "drop the '/'"
             raise InvalidURI(f"{quote(text)} ends with '/', which names a folder, not a file", hint=f"write to {uri} without the '/', or to a file inside it")
         return uri
+
+    def on_disk(self, uri: VikingURI) -> VikingURI:
+        """``uri`` with each name spelled as the work tree spells it.
+
+        A parsed URI is NFC, but a store may hold a name in another normal form (decomposed, as
+        macOS writes it, from before typed URIs were normalised, or made by hand). When nothing
+        is at the NFC name and the other form is there, that is the file meant: reading, writing,
+        moving or removing it must reach it, never add a second file that looks the same.
+        An ASCII URI costs nothing, one that exists a stat; only a missing name is looked for.
+        """
+        if uri.path.isascii() or os.path.lexists(self.root / uri.path):
+            return uri
+        parts = list(uri.parts)
+        directory = str(self.root)
+        for i, name in enumerate(parts):
+            if not os.path.lexists(os.path.join(directory, name)):
+                found = _spelled_otherwise(directory, name)
+                if found is None:
+                    break  # nothing there under any spelling: a new name, kept NFC
+                parts[i] = found
+            directory = os.path.join(directory, parts[i])
+        return VikingURI(tuple(parts))
 
     def path(self, uri: VikingURI) -> Path:
         """The work-tree path of ``uri``; refused when a symbolic link would lead outside the store."""
@@ -900,6 +950,18 @@ def commit_message(command: str, uris: list[str], subject: str | None = None) ->
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def _spelled_otherwise(directory: str, name: str) -> str | None:
+    """The entry of ``directory`` that is ``name`` (NFC) in another Unicode normal form, or None."""
+    if name.isascii():
+        return None  # every form of an ASCII name is itself
+    try:
+        with os.scandir(directory) as it:
+            found = sorted(entry.name for entry in it if nfc(entry.name) == name)
+    except OSError:  # missing, a file, or unreadable: no other spelling to find there
+        return None
+    return found[0] if found else None
 
 
 def _report_recovery(recovered: str | None) -> None:
