@@ -13,7 +13,7 @@ import pytest
 from dulwich.repo import Repo
 
 from ov.config import Config, StoreConfig
-from ov.errors import HandEditConflict, StoreCorrupt, StoreLocked
+from ov.errors import HandEditConflict, NotFound, StoreCorrupt, StoreLocked
 from ov.home import Home
 from ov.identity import Identity
 from ov.store.gitstore import GitStore
@@ -432,6 +432,19 @@ def test_a_store_opened_to_write_creates_the_account_beside_others(store: Store,
     work.write(work.uri("viking://resources/a.md"), b"a\n")
     assert Home(ov_home).accounts() == ["default", "work"]
     assert Store(Home(ov_home), Identity(account="work"), Config(), read_only=True).read(work.uri("viking://resources/a.md")).content == "a\n"
+
+
+def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_home: Path):
+    """`OV_ACCOUNT=tpyo ov rm X` failed, yet made the account, which every later read then found
+    empty instead of refusing it."""
+    store.init()
+    typo = Store(Home(ov_home), Identity(account="tpyo"), Config())
+    with pytest.raises(NotFound):
+        typo.rm(typo.uri("viking://resources/x.md"))
+    assert Home(ov_home).accounts() == ["default"] and not typo.exists
+    assert Store(Home(ov_home), Identity(account="tpyo"), Config()).missing_account() is not None
+    typo.write(typo.uri("viking://resources/a.md"), b"a\n")  # the same store object writes afterwards
+    assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(typo.uri("viking://resources/a.md")).content == "a\n"
 
 
 # --- names in another Unicode normal form --------------------------------------------------

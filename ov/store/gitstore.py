@@ -355,6 +355,20 @@ class GitStore:
         self._repo = repo
         return True
 
+    def discard(self) -> None:
+        """Remove a repository :meth:`init` has just made and nothing has been committed to since
+        (a first write that failed): an account must not come into being from a command that
+        changed nothing. The caller holds the write lock."""
+        import shutil
+
+        self._repo = None
+        self._trees.clear()
+        shutil.rmtree(self.worktree / ".git")
+        try:
+            self.worktree.rmdir()  # empty unless files were put there meanwhile: they stay
+        except OSError:
+            pass
+
     # --- reading committed state -----------------------------------------
 
     def head(self) -> bytes | None:
