@@ -300,6 +300,22 @@ def test_the_identity_the_install_ran_with_goes_with_the_server(ov, user_home, m
     assert ov("uninstall", "mcp").exit_code == 0
 
 
+def test_a_projects_server_entry_pins_no_home_or_user_of_this_machine(ov, project, monkeypatch):
+    """A user-scope entry pins the install's OV_HOME and OV_USER; a project's is committed, and
+    with OV_USER=dana in it every teammate's server read and wrote as dana."""
+    monkeypatch.setenv("OV_USER", "dana")
+    result = ov("install", "mcp", "--host", "claude", "--host", "codex", "--scope", "project", "--yes", "--json")
+    assert result.exit_code == 0
+    import tomllib
+
+    assert "env" not in json.loads((project / ".mcp.json").read_text())["mcpServers"]["ov"]
+    assert "env" not in tomllib.loads((project / ".codex" / "config.toml").read_text())["mcp_servers"]["ov"]
+    (warning,) = [w for w in result.json["result"]["warnings"] if "not written into the project's MCP entries" in w]
+    assert warning.startswith("OV_HOME, OV_USER set here")
+    check = _checks(ov)["claude mcp (project)"]
+    assert check["status"] == "warn" and "no OV_HOME" in check["detail"] and check["fix"].startswith("set OV_HOME, OV_USER where the host starts")
+
+
 def test_doctor_warns_when_the_server_is_pinned_to_another_store_than_this_environments(ov, user_home, monkeypatch, tmp_path):
     """The entry pins the install's OV_HOME; hooks use the host's environment. Two stores would
     split what the agent reads (MCP) from what it records (hooks), and doctor said both were ok."""
@@ -423,6 +439,7 @@ def test_entries_that_only_look_like_ovs_are_not_ours(command):
 
 
 def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_path, monkeypatch):
+    monkeypatch.delenv("OV_HOME")  # the default home: nothing a project's server entry would leave out
     _path_with(monkeypatch, tmp_path / "bin", _this_ov())
     result = ov("install", "hooks", *_hosts_args(), "--scope", "project", "--yes", "--with-mcp", "--json")
     assert result.exit_code == 0, result.stderr
@@ -526,6 +543,9 @@ def test_a_bare_install_over_a_teammates_absolute_one_replaces_it(ov, project, t
 
 
 def test_doctor_checks_that_path_finds_a_project_entrys_bare_ov(ov, project, tmp_path, monkeypatch):
+    # A user on the default home (~/.ov, under this test's HOME): a project's entry pins no OV_HOME,
+    # and with one set here doctor would rightly say the server does not get it.
+    monkeypatch.delenv("OV_HOME")
     _path_with(monkeypatch, tmp_path / "bin", _this_ov())
     assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--scope", "project", "--yes", "--with-mcp").exit_code == 0
     checks = _checks(ov)

@@ -131,7 +131,7 @@ def install_hooks(
         # --trust here is that review; --with-mcp's server is registered untrusted.
         return _gates(changes, trust, dry_run) + _mcp_notes(changes, trust=False)
 
-    _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command))
+    _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command, mcp=with_mcp))
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -156,7 +156,7 @@ def install_mcp(
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
-    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command))
+    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
 
 
 @uninstall_app.command("mcp", cls=OvCommand)

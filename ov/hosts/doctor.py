@@ -116,7 +116,11 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
     differs = sorted(k for k in install.SERVER_ENV if pinned.get(k) != here.get(k))
     if differs:
         said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
-        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix + "  (from the environment the hooks run in)")
+        if spec.scope == "project":  # a project's entry pins nothing (install.pinned_env): the host's environment must carry them
+            fix = f"set {', '.join(differs)} where the host starts, or register in user scope: ov install mcp --host {spec.host}"
+        else:
+            fix += "  (from the environment the hooks run in)"
+        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix)
     return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
 
 

@@ -130,16 +130,24 @@ def entry_command(scope: str, env=None) -> list[str]:
     return command
 
 
-def command_report(scope: str, command: list[str]) -> dict:
+def command_report(scope: str, command: list[str], *, mcp: bool = False, env=None) -> dict:
     """What an install's report says of the ``command`` it wrote into ``scope``'s files: the
     command, whether it names no path of this machine, and a warning when a project's files,
-    which teammates share, name one."""
+    which teammates share, name one, or (``mcp``) when the server entry leaves out the ov home or
+    identity set here (:func:`pinned_env`)."""
     portable = command == [BARE_OV]
     warnings = []
     if scope == "project" and not portable:
         warnings.append(
             f"the project's entries run {shlex.join(command)}, a path on this machine that a teammate's checkout will not have; "
             "put ov on PATH and run the install again for a portable `ov` entry"
+        )
+    unpinned = sorted(server_env(env)) if mcp and scope == "project" else []
+    if unpinned:
+        warnings.append(
+            f"{', '.join(unpinned)} set here are not written into the project's MCP entries, which teammates share; "
+            "a host that starts servers with an environment of its own (Codex) runs ov's with ov's defaults: "
+            "set them where the host starts, or register ov's server in user scope"
         )
     return {"command": command, "portable": portable, "warnings": warnings}
 
@@ -402,6 +410,13 @@ def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
 SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
 
 
+def pinned_env(scope: str, env=None) -> dict[str, str]:
+    """What ``scope``'s server entry pins: :func:`server_env` in a user's file; nothing in a
+    project's, which a team commits: this machine's ``OV_HOME`` means nothing on another, and an
+    ``OV_USER`` there would have every teammate's server read and write as this user."""
+    return server_env(env) if scope == "user" else {}
+
+
 def server_env(env=None) -> dict[str, str]:
     """What the registered server must be told: the ov home and identity the install ran with,
     where they came from the environment. Hosts start MCP servers with an environment of their
@@ -446,7 +461,7 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
         created: list[list[str]] = []
     else:
         doc = _parse(spec_, text)
-        path, entry = mcp_entry(spec_.host, command, trust=trust, env=server_env())
+        path, entry = mcp_entry(spec_.host, command, trust=trust, env=pinned_env(spec_.scope))
         created = [list(p) for p in receipt.get("created", [])] if before is not None else []
         if path[:1] not in doc:
             created.append(list(path[:1]))
@@ -528,6 +543,7 @@ def _toml_with_server(spec_: Spec, before: bytes | None, command: list[str]) -> 
     text = _toml_without_server(spec_, before).decode("utf-8") if before is not None else ""
     newline = "\r\n" if "\r\n" in text else "\n"
     program, *args = [*command, "mcp"]
+    pinned = pinned_env(spec_.scope)
     block = newline.join(
         [
             _TOML_HEADER,
@@ -538,7 +554,7 @@ def _toml_with_server(spec_: Spec, before: bytes | None, command: list[str]) -> 
             "required = true",
             # `codex exec` runs with approval "never": without this every tool call is refused.
             'default_tools_approval_mode = "approve"',
-            *(["env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in server_env().items()) + " }"] if server_env() else []),
+            *(["env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in pinned.items()) + " }"] if pinned else []),
         ]
     ) + newline
     if text:
