@@ -600,6 +600,121 @@ def test_bad_find_input_is_refused_with_exit_2(docs, store_state, args):
     assert store_state() == before
 
 
+# --- one result per text ------------------------------------------------------------
+
+
+README = "# Widget\n\nThe widget rotates flux capacitors at dawn.\n"
+
+
+def test_the_same_text_under_several_paths_is_one_result_naming_the_others(ov):
+    for uri in ("viking://resources/a/README.md", "viking://resources/b/README.md", "viking://resources/c/copy.md"):
+        write(ov, uri, README)
+    write(ov, "viking://resources/d/other.md", "# Other\n\nFlux capacitors are rotated by hand.\n")
+    result = found(ov, "flux capacitors")
+    assert result["total"] == 2
+    [copy] = [h for h in result["resources"] if h["uri"] != "viking://resources/d/other.md"]
+    assert copy["uri"] == "viking://resources/a/README.md"  # equal scores: the first URI is shown
+    assert copy["also"] == [{"uri": "viking://resources/b/README.md", "lines": [1, 3]}, {"uri": "viking://resources/c/copy.md", "lines": [1, 3]}]
+    other = next(h for h in result["resources"] if h["uri"] == "viking://resources/d/other.md")
+    assert "also" not in other  # the key is there only when there are copies
+
+
+def test_a_copy_that_differs_by_a_word_is_a_result_of_its_own(ov):
+    write(ov, "viking://resources/a/README.md", README)
+    write(ov, "viking://resources/b/README.md", README.replace("dawn", "dusk"))
+    write(ov, "viking://resources/c/README.md", README + "\n")  # only a trailing line: the same text
+    result = found(ov, "flux capacitors")
+    assert sorted(uris(result)) == ["viking://resources/a/README.md", "viking://resources/b/README.md"]
+    shown = {h["uri"]: h.get("also", []) for h in result["resources"]}
+    assert shown["viking://resources/a/README.md"] == [{"uri": "viking://resources/c/README.md", "lines": [1, 4]}]
+    assert shown["viking://resources/b/README.md"] == []
+
+
+def test_the_places_copies_leave_are_filled_by_the_next_results(ov):
+    for i in range(4):
+        write(ov, f"viking://resources/copy{i}/README.md", "# Flux\n\nFlux capacitors flux capacitors rotate flux capacitors.\n")
+    for name in ("one", "two"):
+        write(ov, f"viking://resources/{name}.md", f"# {name}\n\nA note on flux capacitors, number {name}.\n")
+    result = found(ov, "flux capacitors", "--limit", "3")
+    assert result["total"] == 3
+    assert sorted(uris(result)) == ["viking://resources/copy0/README.md", "viking://resources/one.md", "viking://resources/two.md"]
+    assert [p["uri"] for p in result["resources"][0]["also"]] == [f"viking://resources/copy{i}/README.md" for i in (1, 2, 3)]
+
+
+def test_a_memory_and_a_document_with_the_same_words_are_both_results(ov):
+    text = "The vault rotates flux capacitors nightly."
+    write(ov, "viking://user/default/memories/entities/vault.md", text)
+    write(ov, "viking://resources/vault.md", text)
+    result = found(ov, "vault flux capacitors")
+    assert [h["uri"] for h in result["memories"]] == ["viking://user/default/memories/entities/vault.md"]
+    assert uris(result) == ["viking://resources/vault.md"]
+    assert "also" not in result["memories"][0] and "also" not in result["resources"][0]
+
+
+def test_the_same_message_in_two_sessions_is_one_result_but_not_the_same_words_from_the_agent(ov):
+    question = "Does the vault rotate flux capacitors nightly?"
+    for sid in ("s1", "s2"):
+        assert ov("session", "add", sid, "--role", "user", "--text", question, "--id", "m0").exit_code == 0
+    assert ov("session", "add", "s2", "--role", "assistant", "--text", question, "--id", "m1").exit_code == 0
+    hits = found(ov, "vault flux capacitors", "--type", "session")["sessions"]
+    assert sorted((h["role"], h["message_id"]) for h in hits) == [("assistant", "m1"), ("user", "m0")]
+    user = next(h for h in hits if h["role"] == "user")
+    other = "s1" if user["session_id"] == "s2" else "s2"
+    assert user["also"] == [{"uri": f"viking://user/default/sessions/{other}/messages.jsonl", "session_id": other, "message_id": "m0"}]
+
+
+def test_the_plain_output_names_the_other_places_under_the_result(ov):
+    for name in ("a", "b", "c", "d", "e"):
+        write(ov, f"viking://resources/{name}/README.md", README)
+    out = ov("find", "flux capacitors")
+    assert out.exit_code == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert [line for line in lines if line.startswith(("0.", "1."))] == [lines[1]]  # one result
+    assert lines[1].endswith("viking://resources/a/README.md:1-3")
+    assert lines[-1] == "    (also at 4 other places: viking://resources/b/README.md:1-3, viking://resources/c/README.md:1-3, viking://resources/d/README.md:1-3, …)"
+
+
+# --- snippets --------------------------------------------------------------------------
+
+
+def test_a_snippet_shows_the_part_of_a_long_line_that_holds_the_query_words(ov):
+    filler = "This paragraph wanders through gardening, cooking, mountain weather and the price of coffee in many cities. " * 6
+    write(ov, "viking://resources/long.md", f"# Notes\n\n{filler}Only at its end does it say that the pipeline rotates credentials nightly.\n")
+    [hit] = found(ov, "rotated credential")["resources"]  # stemmed forms of the words in the text
+    line = hit["snippet"].splitlines()[-1]
+    assert line.startswith("3: …") and line.endswith("the pipeline rotates credentials nightly.")
+    assert len(line) <= len("3: ") + 300
+    start = found(ov, "gardening")["resources"][0]["snippet"].splitlines()[-1]
+    assert start.startswith("3: This paragraph wanders through gardening") and start.endswith("…")
+
+
+def test_a_snippet_prefers_the_lines_holding_more_of_the_query_words_to_lines_repeating_one(ov):
+    lines = ["Keys are cut at the locksmith.", "Keys open doors.", "Keys get lost.", "Nothing here.", "Nothing there.", "Rotate the keys yearly."]
+    write(ov, "viking://resources/keys.md", "\n".join(lines) + "\n")
+    [hit] = found(ov, "rotate keys")["resources"]
+    assert "6: Rotate the keys yearly." in hit["snippet"] and hit["lines"] == [4, 6]
+
+
+def test_a_message_snippet_shows_the_part_of_a_long_message_that_holds_the_query_words(ov):
+    long = "I looked at the logs for a while. " * 30 + "In the end the flux capacitor overheated on the staging host."
+    assert ov("session", "add", "s1", "--role", "assistant", "--text", long, "--id", "m0").exit_code == 0
+    [hit] = found(ov, "flux capacitor overheated", "--type", "session")["sessions"]
+    assert hit["snippet"].startswith("…") and hit["snippet"].endswith("the flux capacitor overheated on the staging host.")
+    searched = ov("search", "flux capacitor overheated", "--type", "session", "--json").json["result"]["sessions"]
+    assert searched[0]["snippet"] == hit["snippet"]  # search fills snippets in afterwards: the same ones
+
+
+def test_a_snippet_of_cjk_text_is_near_its_match():
+    from ov.index.lexical import analyzer
+    from ov.retrieval.snippets import focus
+
+    analyze = analyzer("english").analyze
+    text = "东京塔很高。" * 60 + "大阪城很美。" + "东京塔很高。" * 60
+    shown = focus(text, {"城"}, analyze, 60)
+    assert "大阪城" in shown and shown.startswith("…") and shown.endswith("…") and len(shown) <= 60
+    assert focus("short text", {"城"}, analyze, 60) == "short text"
+
+
 # --- snapshots ---------------------------------------------------------------------
 
 

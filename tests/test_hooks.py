@@ -164,6 +164,16 @@ def test_prompt_submit_injects_what_search_finds_with_its_uris(ov, project, ov_h
     assert record["outcome"] == "injected" and "viking://resources/ops/deploy.md" in record["uris"]
 
 
+def test_prompt_submit_injects_a_text_kept_under_two_paths_once(ov, project, ov_home):
+    deploy = "# Deploy\n\nStaging deploys run from the release branch with make ship.\n"
+    for uri in ("viking://resources/ops/deploy.md", "viking://resources/ops-copy/deploy.md"):
+        assert ov("write", uri, "--content", deploy).exit_code == 0
+    assert ov("write", "viking://resources/ops/rollback.md", "--content", "# Rollback\n\nStaging deploys roll back with make undo.\n").exit_code == 0
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    assert text.count("make ship") == 1 and "make undo" in text
+    assert text.count("<context ") == 2
+
+
 def test_prompt_submit_never_asks_a_model_for_the_plan(ov, project, llm_server, llm_config):
     # A model that would answer: `ov search` asks it for a plan; the hook must not.
     for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env)):

@@ -319,6 +319,21 @@ def test_writes_by_other_processes_are_seen_on_the_next_call(ov):
     assert before.startswith("no results") and after.startswith("viking://resources/jam.md")
 
 
+def test_find_shows_a_text_once_and_names_its_other_places(ov):
+    for name in ("a", "b"):
+        assert ov("write", f"viking://resources/{name}/README.md", "--content", "# Jam\n\nMarmalade is made from oranges.\n").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "# Jam\n\nMarmalade keeps for a year.\n").exit_code == 0
+
+    async def body(client):
+        return _text(await _call(client, "find", {"query": "marmalade oranges", "limit": 2}))
+
+    lines = _with_client(body).splitlines()
+    results = [line for line in lines if line.startswith("viking://")]
+    assert [r.split("  ")[0] for r in results] == ["viking://resources/a/README.md:1-3", "viking://resources/jam.md:1-3"]
+    assert "  (also at 1 other place: viking://resources/b/README.md:1-3)" in lines
+    assert lines.index("  (also at 1 other place: viking://resources/b/README.md:1-3)") < lines.index(results[1])
+
+
 def test_the_registered_identity_is_the_one_tools_act_as(ov):
     async def body(client):
         return _text(await _call(client, "remember", {"text": "I prefer early meetings"}))

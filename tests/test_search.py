@@ -653,3 +653,36 @@ def test_a_whole_scope_summary_is_not_a_result(store):
     hits = search(store, "release checklist").hits
     assert uris(hits) == ["viking://resources/guide.md"]
     assert "viking://resources" in uris(find(store, "release checklist").hits)  # find still lists it
+
+
+# --- one result per text -----------------------------------------------------------------
+
+
+def test_copies_found_in_their_directories_are_still_one_result_and_one_context_entry(store):
+    readme = "# Flux\n\nThe flux capacitor is recalibrated after every deploy.\n"
+    for name in ("a", "b", "c"):
+        # Each copy is reached twice: over the whole scope and below its directory, whose summary matches.
+        store.mkdir(store.uri(f"viking://resources/{name}"), f"Flux capacitor notes, copy {name}.")
+    put(store, {f"viking://resources/{name}/README.md": readme for name in ("a", "b", "c")})
+    put(store, {"viking://resources/flux.md": "# Flux\n\nA flux capacitor is never recalibrated by hand.\n"})
+    hits = [h for h in hits_of(store, "flux capacitor recalibrated") if h.level == 2]
+    assert sorted(uris(hits)) == ["viking://resources/a/README.md", "viking://resources/flux.md"]
+    copy = next(h for h in hits if h.uri == "viking://resources/a/README.md")
+    assert [p.uri for p in copy.also] == ["viking://resources/b/README.md", "viking://resources/c/README.md"]
+
+    block = search(store, "flux capacitor recalibrated", SearchOptions(mode="context", budget=2000)).context
+    assert block.rendered.count("The flux capacitor is recalibrated after every deploy.") == 1
+    entry = next(e for e in block.entries if e.uri == "viking://resources/a/README.md")
+    assert entry.to_dict()["also"] == [{"uri": "viking://resources/b/README.md", "lines": [1, 3]}, {"uri": "viking://resources/c/README.md", "lines": [1, 3]}]
+    assert "viking://resources/b/README.md" not in block.rendered  # the element does not spend tokens on the copies
+    assert not any("also" in e.to_dict() for e in block.entries if e.uri != entry.uri)
+
+
+def test_a_search_limit_counts_distinct_texts(store):
+    put(store, {f"viking://resources/copy{i}.md": "# Flux\n\nFlux capacitor flux capacitor flux capacitor.\n" for i in range(5)})
+    put(store, {f"viking://resources/note{i}.md": f"# Note {i}\n\nOne flux capacitor note, the {i}th.\n" for i in range(3)})
+    hits = hits_of(store, "flux capacitor", limit=3)
+    assert len(hits) == 3 and len({h.record.text for h in hits}) == 3
+    assert sum(len(h.also) for h in hits) == 4
+    block = search(store, "flux capacitor", SearchOptions(mode="context", limit=3, budget=2000)).context
+    assert block.stats["candidates"] == 3 and block.rendered.count("Flux capacitor flux capacitor") == 1

@@ -177,7 +177,8 @@ def _time(text: str | None) -> float | None:
 
 
 def print_hits(buckets: dict, mode: str) -> None:
-    """Results grouped by type: score, URI (with lines or message), then the snippet or abstract."""
+    """Results grouped by type: score, URI (with lines or message), then the snippet or abstract
+    and the other places of the same text."""
     total = sum(len(hits) for hits in buckets.values())
     if not total:
         plain("no results")
@@ -199,6 +200,8 @@ def print_hits(buckets: dict, mode: str) -> None:
         for hit in hits:
             where = hit.where
             body = hit.snippet or _preview(hit.abstract)
+            if hit.also:
+                body += ("\n" if body else "") + hit.also_line()
             if terminal:
                 out.print(Text(f"{hit.score:.3f} ", style="cyan") + Text(where, style="blue"))
                 for line in body.splitlines():

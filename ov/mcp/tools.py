@@ -21,6 +21,7 @@ from ov.wording import counted
 
 PREFIX_BUDGET = 1500
 MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; longer reads say how to page
+ALSO_NAMED = 10  # the other places of a result's text a find names (a model may read any of them)
 
 _STR = {"type": "string"}
 _INT = {"type": "integer", "minimum": 1}
@@ -221,6 +222,8 @@ def _hits(hits, mode: str) -> str:
         lines.append(f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else ""))
         if hit.snippet:
             lines.extend(f"  {line}" for line in hit.snippet.splitlines()[:4])
+        if hit.also:
+            lines.append(f"  {hit.also_line(ALSO_NAMED)}")
     return "\n".join(lines)
 
 

@@ -35,6 +35,10 @@ cannot close the element early) and ``<context`` is written ``<\\context`` (it
 cannot open a forged element with a URI and score of its own), and so are
 ``</ov-context`` and ``<ov-context`` (the fence a hook puts around the block),
 in any case and with spaces inside. A block with no entries is empty, header and all.
+
+The hits come one per text (:func:`ov.retrieval.copies.collapse_copies`): a file and its copy take
+one entry. The element does not name the copies (tokens the agent rarely needs); the entry's
+``also`` in the JSON does.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput
+from ov.retrieval.copies import Place
 from ov.retrieval.find import Hit
 from ov.store import sidecar
 from ov.tokens import estimate_tokens
@@ -76,6 +81,7 @@ class Entry:
     tokens: int
     lines: tuple[int, int] | None = None
     message_id: str = ""
+    also: tuple[Place, ...] = ()  # other places of the same text (find's Hit.also), not rendered
 
     def to_dict(self) -> dict:
         out = {
@@ -90,6 +96,8 @@ class Entry:
             out["lines"] = list(self.lines)
         if self.message_id:
             out["message_id"] = self.message_id
+        if self.also:
+            out["also"] = [p.to_dict() for p in self.also]
         return out
 
 
@@ -162,6 +170,7 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
                 tokens=estimate_tokens(option.element),
                 lines=option.lines,
                 message_id=hit.message_id if hit.kind == "message" else "",
+                also=hit.also,
             )
         )
     rendered = SEPARATOR.join([HEADER, *(options[i][chosen[i]].element for i in sorted(chosen))]) if chosen else ""

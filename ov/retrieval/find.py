@@ -21,6 +21,10 @@
    message), session messages scaled by ``retrieval.session_weight`` when they
    compete with memories and resources, ties broken by URI: the same input
    always gives the same order.
+7. One result per text (:mod:`ov.retrieval.copies`): units that show the same
+   text (a file and its copy) are one result, at the best-ranked one's place,
+   naming the others (``Hit.also``); the next results fill the places they
+   leave.
 """
 
 from __future__ import annotations
@@ -32,11 +36,11 @@ from datetime import datetime, timezone
 from ov.index.lexical import Filters, QueryTerms
 from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
+from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_text
+from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
 BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "session": "sessions"}
-SNIPPET_LINES = 3
-SNIPPET_CHARS = 300
 PARENT_KINDS = ("abstract", "overview", "log")
 # A chunk's text already holds its own heading; the title adds the file name and the headings
 # above it, which say less than the text does.
@@ -136,7 +140,15 @@ class Hit:
     # session messages are scaled down for ranking beside distilled content. ``--threshold`` and the
     # prompt hook's "inject nothing" cut-off compare against it.
     relevance: float = 0.0
+    also: tuple[Place, ...] = ()  # other places holding the same text, best first (ov.retrieval.copies)
     record: Record | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def place(self) -> Place:
+        """Where this result's text is, as a copy of it names it."""
+        if self.record is not None:
+            return Place.of(self.record)
+        return Place(self.uri, session_id=self.session_id, message_id=self.message_id)
 
     @property
     def where(self) -> str:
@@ -150,6 +162,16 @@ class Hit:
             return f"{self.uri}  (L{self.level})"
         return self.uri
 
+    def also_line(self, shown: int = ALSO_SHOWN) -> str:
+        """The other places of this text in one line, "" when there are none:
+        ``(also at 2 other places: viking://a.md:1-3, viking://b.md:1-3)``, the first ``shown``."""
+        if not self.also:
+            return ""
+        from ov.wording import counted
+
+        named = ", ".join(p.where for p in self.also[:shown]) + (", …" if len(self.also) > shown else "")
+        return f"(also at {counted(len(self.also), 'other place')}: {named})"
+
     def to_dict(self) -> dict:
         out = {"uri": self.uri, "level": self.level, "context_type": self.context_type, "score": round(self.score, 4), "relevance": round(self.relevance, 4)}
         if self.kind == "message":
@@ -161,6 +183,8 @@ class Hit:
             out.update(snippet=self.snippet, lines=[self.start_line, self.end_line])
         if self.title:
             out["title"] = self.title
+        if self.also:
+            out["also"] = [p.to_dict() for p in self.also]
         return out
 
 
@@ -495,10 +519,15 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
     if options.threshold is not None:
         ranked = [item for item in ranked if item[2] >= options.threshold]
     words = set(terms.words) if snippets else None
-    return [_hit(record, score, words, lexical.analyze_words, relevance) for score, record, relevance in ranked[: options.limit]]
+    # The same text under two paths takes one place; the next results take the places it leaves.
+    kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit)
+    return [
+        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies))
+        for (score, record, relevance), copies in kept
+    ]
 
 
-def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float) -> Hit:
+def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = ()) -> Hit:
     """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`."""
     common = dict(
         uri=record.uri,
@@ -509,12 +538,13 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
         kind=record.kind,
         title=record.title,
         parent=record.parent,
+        also=also,
         record=record,
     )
     if record.kind == "message":
         return Hit(
             **common,
-            snippet=_clip(record.text, SNIPPET_CHARS * 2),
+            snippet=focus(record.text, words, analyze, MESSAGE_SNIPPET_CHARS) if words is not None else "",
             session_id=record.session_id,
             message_id=record.message_id,
             role=record.role,
@@ -522,7 +552,7 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
             time=_iso(record.time),
         )
     if record.level < 2:
-        return Hit(**common, abstract=_clip(record.text, SNIPPET_CHARS * 2))
+        return Hit(**common, abstract=clip(record.text, SNIPPET_CHARS * 2))
     if words is None:
         return Hit(**common)
     snippet, first, last = snippet_lines(record, words, analyze)
@@ -530,38 +560,19 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
 
 
 def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
-    """Fill in the snippets of content hits ranked with ``snippets=False`` (only the ones shown pay)."""
+    """Fill in the snippets of hits ranked with ``snippets=False`` (only the ones shown pay)."""
     lexical = opened.lexical
     words = set(lexical.query_terms(query).words)
     out = []
     for hit in hits:
-        if hit.record is not None and hit.kind != "message" and hit.level == 2 and not hit.snippet:
-            snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words)
-            hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
+        if hit.record is not None and not hit.snippet:
+            if hit.kind == "message":
+                hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))
+            elif hit.level == 2:
+                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words)
+                hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
         out.append(hit)
     return out
-
-
-def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, int]:
-    """The few lines of a chunk that hold the most query words, numbered as in the file."""
-    lines = record.text.splitlines()
-    if not lines:
-        return "", record.start_line, record.start_line
-    counts = [len(words.intersection(analyze(line))) if line.strip() else 0 for line in lines]
-    window = min(SNIPPET_LINES, len(lines))
-    best_at, best_count = 0, -1
-    for i in range(len(lines) - window + 1):
-        total = sum(counts[i : i + window])
-        if total > best_count:
-            best_at, best_count = i, total
-    first = record.start_line + best_at if record.start_line else best_at + 1
-    shown = [f"{first + k}: {_clip(line, SNIPPET_CHARS)}" for k, line in enumerate(lines[best_at : best_at + window])]
-    return "\n".join(shown), first, first + window - 1
-
-
-def _clip(text: str, limit: int) -> str:
-    text = text.strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _iso(epoch: float) -> str:

@@ -23,7 +23,9 @@
    score per unit. A directory is one result (its best level), a file one, a
    session message one; the messages of the session being searched from are
    left out (the agent has them already). Ties are broken by URI, so the same
-   input always gives the same order.
+   input always gives the same order. Results that show the same text are one
+   (:func:`ov.retrieval.copies.collapse_copies`), so a context block never
+   spends its budget on a copy.
 4. ``mode="context"`` hands the results to :mod:`ov.retrieval.context`, which
    assembles one block within a token budget.
 """
@@ -35,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
+from ov.retrieval.copies import collapse_copies
 from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_types, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
@@ -146,10 +149,17 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
             scored = replace(hit, score=hit.score * weight)
             key = result_key(hit)
             current = best.get(key)
-            if current is None or (scored.score, -scored.level) > (current.score, -current.level):
+            if current is None:
                 best[key] = scored
+                continue
+            if (scored.score, -scored.level) > (current.score, -current.level):
+                current, scored = scored, current
+            if scored.also and scored.level == current.level:
+                # Another ranking may have seen copies this one did not.
+                current = replace(current, also=tuple(dict.fromkeys([*current.also, *scored.also])))
+            best[key] = current
     ranked = sorted(best.values(), key=lambda h: (-h.score, h.uri, h.level, h.message_id))
-    return ranked[: options.limit]
+    return collapse_copies(ranked, options.limit)
 
 
 def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:

@@ -1,0 +1,115 @@
+"""The lines of a result that a reader is shown: where its text holds the query's words."""
+
+from __future__ import annotations
+
+from ov.index.records import Record
+from ov.regex import LazyPattern
+
+SNIPPET_LINES = 3
+SNIPPET_CHARS = 300  # of one line of a chunk's snippet
+MESSAGE_SNIPPET_CHARS = SNIPPET_CHARS * 2
+# A word of ASCII text as the index splits it (a run of letters and digits): where a snippet finds
+# the query's words in a long line. Compiled on first use.
+_ASCII_WORD = LazyPattern(r"[A-Za-z0-9]+")
+# Where a piece of text may end without cutting a word in two: after a character that is not a
+# letter or digit, or after a CJK one (the index takes each as a word).
+_WORD_END = LazyPattern(r"[\W_\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, int]:
+    """The few lines of a chunk that hold the most query words, numbered as in the file.
+
+    A window of lines is worth the distinct query words it holds, then how many of its lines hold
+    one: three lines that repeat one word lose to the line that holds both words of the query. A
+    line longer than a snippet shows the part of it around its query words (:func:`focus`).
+    """
+    lines = record.text.splitlines()
+    if not lines:
+        return "", record.start_line, record.start_line
+    terms = [analyze(line) if line.strip() else [] for line in lines]
+    held = [words.intersection(found) for found in terms]
+    counts = [len(h) for h in held]
+    window = min(SNIPPET_LINES, len(lines))
+    best_at, best = 0, (-1, -1)
+    for i in range(len(lines) - window + 1):
+        total = sum(counts[i : i + window])
+        if (total, total) <= best:
+            continue  # it holds at most `total` distinct words: it cannot do better
+        worth = (len(set().union(*held[i : i + window])), total)
+        if worth > best:
+            best_at, best = i, worth
+    first = record.start_line + best_at if record.start_line else best_at + 1
+    shown = [f"{first + k}: {focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, at in enumerate(range(best_at, best_at + window))]
+    return "\n".join(shown), first, first + window - 1
+
+
+def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | None = None) -> str:
+    """``text`` within ``limit`` characters: whole when it fits, else the stretch that holds the
+    most of ``words`` (query terms, as ``analyze`` makes them), "…" where it was cut. ``terms``:
+    ``analyze(text)`` when the caller has it already (analysis costs about 0.2 µs a character).
+
+    A long line or message may match only at its end; its first characters would show none of
+    what matched. Without a query word in it, it is its beginning.
+    """
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    room = limit - 2  # a "…" at either end
+    spots = _spots(text, words, analyze, terms, room // 4) if words else []
+    if not spots:
+        return text[: limit - 1].rstrip() + "…"
+    best, span = (0, 0), (0, 0)
+    for i, (start, end, _term) in enumerate(spots):
+        held, last = set(), end
+        for _start, other_end, term in spots[i:]:
+            if other_end - start > room:
+                break
+            held.add(term)
+            last = other_end
+        worth = (len(held), -i)  # the most distinct words; the earliest such stretch
+        if worth > best:
+            best, span = worth, (start, min(last, start + room))
+    start, end = span
+    begin = max(0, min(start - (room - (end - start)) // 2, len(text) - room))
+    finish = min(len(text), begin + room)
+    if begin > 0 and not text[begin - 1].isspace():  # start at a word
+        space = text.find(" ", begin, start)
+        begin = space + 1 if space >= 0 else begin
+    if finish < len(text):  # and end after one
+        space = text.rfind(" ", end, finish)
+        finish = space if space >= 0 else finish
+    return ("…" if begin > 0 else "") + text[begin:finish].strip() + ("…" if finish < len(text) else "")
+
+
+def _spots(text: str, words: set[str], analyze, terms: list[str] | None, piece: int) -> list[tuple[int, int, str]]:
+    """(start, end, term) of the query terms in ``text``, in order: where the index's analysis of
+    ``text`` (a stem stands for any form of its word: 'rotat', 'Rotated') meets ``words``.
+
+    ASCII text is split into words as the index splits it (runs of letters and digits, under 64
+    bytes), so its terms pair with those words one to one. Other text (CJK is one term a
+    character) is analyzed again in pieces of about ``piece`` characters cut between words, and a
+    term's place is its piece's: near enough for a snippet several pieces long.
+    """
+    if terms is None:
+        terms = analyze(text)
+    if not words.intersection(terms):
+        return []
+    if text.isascii():
+        runs = list(_ASCII_WORD.finditer(text))
+        if len(runs) != len(terms):  # a word of 64 letters or more, which the index drops
+            runs = [m for m in runs if m.end() - m.start() < 64]
+        if len(runs) == len(terms):
+            return [(runs[i].start(), runs[i].end(), term) for i, term in enumerate(terms) if term in words]
+    spots = []
+    start = 0
+    while start < len(text):
+        cut = _WORD_END.search(text, min(start + piece, len(text)))
+        end = cut.end() if cut else len(text)
+        spots.extend((start, end, term) for term in sorted(words.intersection(analyze(text[start:end]))))
+        start = end
+    return spots
+
+
+def clip(text: str, limit: int) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
