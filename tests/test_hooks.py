@@ -754,7 +754,7 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
         started = time.monotonic()
         answer = _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?"))
         assert answer == "" and time.monotonic() - started < 5
-        record = _log(ov_home)[-1]
+        record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]  # not the job's, which may log first
         assert record["outcome"] == "nothing to inject: the index is being built" and record["index"] == "being built"
     finally:
         holder.kill()
@@ -852,6 +852,30 @@ def test_an_index_job_that_fails_is_not_started_again_on_every_prompt(ov, projec
         time.sleep(0.05)
     assert [r["outcome"] for r in _log(ov_home) if r.get("kind") == "index"] == ["error", "index built"]
     assert not failed.exists()
+
+
+@pytest.mark.parametrize("error, remembered", [(RuntimeError("a file the index cannot read"), True), (None, False)])
+def test_an_index_job_remembers_a_failure_but_not_a_lock_another_process_holds(ov, ov_home, monkeypatch, error, remembered):
+    """A lock timeout means another process is building the index: no reason to hold prompts back."""
+    from ov.config import Config
+    from ov.errors import StoreLocked
+    from ov.home import Home
+    from ov.hosts import background, runtime, worker
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    assert ov("write", "viking://resources/a.md", "--content", "# A\n\nalpha\n").exit_code == 0
+    store = Store(Home(ov_home), Identity(), Config())
+    raised = error if error is not None else StoreLocked("the index is locked by another process")
+
+    def fail(self, **_kw):
+        raise raised
+
+    monkeypatch.setattr(Indices, "open", fail)
+    with pytest.raises(type(raised)):
+        worker._run(Home(ov_home), runtime._job(store, "index", None, "s-1", event="index"))
+    assert background.index_failure_path(store).exists() is remembered
 
 
 def test_a_capture_catching_the_index_up_is_the_index_job_meanwhile(ov_home):

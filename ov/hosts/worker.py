@@ -57,10 +57,13 @@ def _run(home, job: dict) -> dict:
     session = job["session"]
     out: dict = {}
     if job["kind"] == "index":
+        from ov.errors import StoreLocked
         from ov.hosts.background import clear_index_failure, record_index_failure
 
         try:
             opened = Indices(store).open()
+        except StoreLocked:
+            raise  # another process holds the index: it is building it, and a later job may go on
         except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
             try:
                 head = store.git.head() if store.exists else None
