@@ -329,6 +329,22 @@ def test_doctor_warns_when_the_server_is_pinned_to_another_store_than_this_envir
         assert check["fix"].startswith(f"ov install mcp --host {host} --scope user")
 
 
+def test_doctor_reads_two_spellings_of_one_home_as_one(ov, user_home, monkeypatch, tmp_path):
+    """An entry pinned to ~/.ov spelled out, against a shell with no OV_HOME (the same ~/.ov), or
+    reached through a link, used to warn that the server used another store."""
+    default = Path(os.environ["HOME"]) / ".ov"
+    monkeypatch.setenv("OV_HOME", str(default))
+    assert ov("install", "mcp", "--host", "cursor", "--yes").exit_code == 0
+    monkeypatch.delenv("OV_HOME")
+    assert _checks(ov)["cursor mcp (user)"]["status"] == "ok"
+    link = tmp_path / "home-link"
+    link.symlink_to(default, target_is_directory=True)
+    monkeypatch.setenv("OV_HOME", str(link))
+    assert _checks(ov)["cursor mcp (user)"]["status"] == "ok"
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert _checks(ov)["cursor mcp (user)"]["status"] == "warn"
+
+
 def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
     from ov.hosts import jsonc
 

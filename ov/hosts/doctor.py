@@ -113,7 +113,8 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
     # The entry pins the store and identity the install ran with; the hooks act on the host's
     # environment, like this ov. Two stores would split what the agent reads from what it records.
     pinned, here = install.registered_mcp_env(spec), install.server_env(env)
-    differs = sorted(k for k in install.SERVER_ENV if pinned.get(k) != here.get(k))
+    chosen_pinned, chosen_here = _selects(pinned), _selects(here)
+    differs = sorted(k for k in install.SERVER_ENV if chosen_pinned.get(k) != chosen_here.get(k))
     if differs:
         said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
         if spec.scope == "project":  # a project's entry pins nothing (install.pinned_env): the host's environment must carry them
@@ -122,6 +123,24 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
             fix += "  (from the environment the hooks run in)"
         return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix)
     return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
+
+
+def _selects(values: dict[str, str]) -> dict[str, str]:
+    """What a server's variables select, so that two spellings of one choice compare equal: the
+    home as a resolved path, and nothing for a value that is the default anyway (``OV_HOME=~/.ov``,
+    ``OV_USER=default``)."""
+    from ov.identity import DEFAULT_ID
+
+    out = {}
+    for name, value in values.items():
+        if name == "OV_HOME":
+            value = os.path.realpath(os.path.expanduser(value))
+            if value == os.path.realpath(Path.home() / ".ov"):
+                continue
+        elif name in ("OV_ACCOUNT", "OV_USER") and value == DEFAULT_ID:
+            continue
+        out[name] = value
+    return out
 
 
 def _codex_trust(spec: install.Spec) -> Check:
