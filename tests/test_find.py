@@ -268,9 +268,11 @@ def test_damage_met_while_the_index_is_opened_is_repaired_by_the_same_search(doc
     assert any(a.startswith("rebuilt: the full-text index could not be read") for a in result["index"]["actions"])
 
 
-def test_a_read_the_system_failed_keeps_the_index(docs, ov_home, monkeypatch):
-    """Too many open files, an IO error: the system failed the read, not the index, which is kept
-    (a rebuild would re-embed everything, and the same failure may stop it as well)."""
+@pytest.mark.parametrize("os_error", ["Too many open files (os error 24)", "Permission denied (os error 13)"])
+def test_a_read_the_system_failed_keeps_the_index(docs, ov_home, monkeypatch, os_error):
+    """Too many open files, an IO error, a folder's permissions: the system failed the read, not
+    the index, which is kept (a rebuild would re-embed everything, and the same failure may stop it
+    as well)."""
     from ov.index import lexical
 
     found(docs, "risotto")
@@ -279,7 +281,7 @@ def test_a_read_the_system_failed_keeps_the_index(docs, ov_home, monkeypatch):
 
     def run_out_of_files(self, query, limit):
         with lexical._read_failure():
-            raise ValueError("An IO error occurred: 'Too many open files (os error 24)'")
+            raise ValueError(f"An IO error occurred: '{os_error}'")
 
     monkeypatch.setattr(lexical.LexicalIndex, "_run", run_out_of_files)
     failed = docs("find", "risotto", "--json")

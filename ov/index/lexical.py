@@ -21,9 +21,12 @@ from ov.regex import LazyPattern
 
 SCHEMA_VERSION = 6
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
+# The system refusing the read (a limit, a network file system, the folder's permissions): the
+# index is fine, and a rebuild would meet the same refusal.
 _PASSING = LazyPattern(
     r"Too many open files|Cannot allocate memory|Resource temporarily unavailable|Interrupted system call"
     r"|Input/output error|Stale file handle|Operation timed out|Connection (?:reset|timed out)"
+    r"|Permission denied|Operation not permitted"
 )
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
