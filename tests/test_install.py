@@ -588,6 +588,73 @@ def test_hooks_with_mcp_says_each_gate_once(ov, project, tmp_path, monkeypatch):
     assert out.count("holds back project hooks") == 1 and out.count("approve ov's once") == 1
 
 
+_CODEX_EVENTS = ("session_start", "user_prompt_submit", "stop", "pre_compact", "session_end")
+
+
+def _codex_note(result) -> str:
+    assert result.exit_code == 0, result.stderr
+    (note,) = [n for n in result.json["result"]["notes"] if n.startswith("codex")]
+    return note
+
+
+def test_a_codex_project_install_says_codex_runs_its_hooks_only_in_a_trusted_project(ov, project, monkeypatch):
+    """Codex loads nothing of an untrusted project's .codex/: reviewing the hooks alone never made them run."""
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    note = _codex_note(ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--json"))
+    assert "only in a trusted project" in note and f'[projects."{project}"] trust_level = "trusted" to {config}' in note
+    assert "MCP servers" in note and "/hooks" in note and "--host codex --scope project --trust" in note  # what trust grants, and both ways
+    dry = _codex_note(ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--trust", "--dry-run", "--json"))
+    assert dry.startswith(f"codex    --trust would mark {project} trusted in {config}") and "reviewed" in dry and not config.exists()
+    # Without the `codex` program, --trust says how to do both by hand.
+    monkeypatch.setenv("PATH", str(project / "nobin"))
+    by_hand = _codex_note(ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--trust", "--json"))
+    assert "needs the `codex` program" in by_hand and f'[projects."{project}"]' in by_hand and not config.exists()
+
+
+def test_doctor_checks_a_codex_projects_trust_and_reads_its_reviews_from_the_users_config(ov, project):
+    assert ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes").exit_code == 0
+    checks = _checks(ov)
+    trust, review = checks["codex trust (project)"], checks["codex review (project)"]
+    assert trust["status"] == "warn" and "does not trust" in trust["detail"] and "--scope project --trust" in trust["fix"]
+    assert f'[projects."{project}"] trust_level = "trusted"' in trust["fix"]
+    assert review["status"] == "warn" and review["fix"].startswith("ov install hooks --host codex --scope project --trust")
+    hooks = project / ".codex" / "hooks.json"
+    reviews = "".join(f'[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "sha256:0"\n' for event in _CODEX_EVENTS)
+    (project / ".codex" / "config.toml").write_text(reviews)  # Codex ignores reviews in a project's own config
+    user_config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    user_config.parent.mkdir(parents=True, exist_ok=True)
+    user_config.write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    checks = _checks(ov)
+    assert checks["codex trust (project)"]["status"] == "ok" and checks["codex review (project)"]["status"] == "warn"
+    user_config.write_text(user_config.read_text() + reviews)
+    assert _checks(ov)["codex review (project)"]["status"] == "ok"
+    # A project the user marked untrusted: doctor says so, and --trust does not overrule it.
+    user_config.write_text(user_config.read_text().replace('trust_level = "trusted"', 'trust_level = "untrusted"'))
+    untrusted = _checks(ov)["codex trust (project)"]
+    assert untrusted["status"] == "warn" and f"marks {project} untrusted" in untrusted["detail"]
+    before = user_config.read_text()
+    note = _codex_note(ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--trust", "--json"))
+    assert "is marked untrusted" in note and user_config.read_text() == before
+    # The project's config, layered over the user's, may turn hooks off.
+    (project / ".codex" / "config.toml").write_text("[features]\nhooks = false\n")
+    off = _checks(ov)["codex review (project)"]
+    assert off["status"] == "fail" and str(project / ".codex" / "config.toml") in off["detail"]
+
+
+def test_ovs_server_in_a_codex_project_is_behind_the_same_trust(ov, project):
+    """The project's .codex/config.toml, where `ov install mcp --scope project` puts the server, is
+    as ignored by Codex as its hooks until the project is trusted."""
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    note = _codex_note(ov("install", "mcp", "--host", "codex", "--scope", "project", "--yes", "--json"))
+    assert "only in a trusted project" in note and f'[projects."{project}"] trust_level = "trusted" to {config}' in note
+    trust = _checks(ov)["codex trust (project)"]
+    assert trust["status"] == "warn" and "ov's MCP server included" in trust["detail"] and "ov install hooks" not in trust["fix"]
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+    assert _checks(ov)["codex trust (project)"]["status"] == "ok"
+    assert not ov("install", "mcp", "--host", "codex", "--scope", "project", "--yes", "--json").json["result"]["notes"]
+
+
 def test_hooks_with_mcp_in_one_file_keeps_both(ov, user_home):
     """Gemini keeps hooks and servers in one settings.json: the server's entry joins the hooks'
     (written apart, the second write dropped the hooks), and each uninstall takes out its own."""

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,26 @@ def test_codex_without_trust_runs_no_hook_and_doctor_says_so(codex_host, tmp_pat
     doctor = subprocess.run([str(Path(sys.executable).parent / "ov"), "doctor", "--json"], env=env, capture_output=True, text=True, timeout=120)
     checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
     assert checks["codex review"]["status"] == "warn" and "--trust" in checks["codex review"]["fix"]
+
+
+def test_codex_runs_a_projects_hooks_once_trust_makes_it_a_trusted_project(codex_host, tmp_path):
+    """Codex loads no untrusted project's .codex/, so reviewing the project's hooks alone did nothing:
+    `hooks/list` showed none of them. In project scope --trust trusts the project first."""
+    project = codex_host.project
+    env = _wire(codex_host, tmp_path, "--scope", "project")  # as a user would first: a note says what --trust does
+    installed = _ov(env, "install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--trust", "--json", cwd=project)
+    notes = json.loads(installed.stdout)["result"]["notes"]
+    assert any(f"trusted the project {project}" in n and "MCP servers" in n for n in notes), notes
+    config = tomllib.loads(codex_host.config_path.read_text())  # the user's: trust and reviews both live there
+    assert config["projects"][str(project)]["trust_level"] == "trusted"
+    assert {key.rsplit(":", 3)[0] for key in config["hooks"]["state"]} == {str(project / ".codex" / "hooks.json")}
+
+    run = codex_host.run(PREFERENCE).check()
+    assert "Untrusted project-local configuration" not in run.stderr
+    _wait_for(env, lambda r: r.get("host") == "codex" and r.get("event") == "prompt-submit" and r.get("outcome") != "error", "prompt hook of the project")
+    doctor = subprocess.run([str(Path(sys.executable).parent / "ov"), "doctor", "--json"], env=env, cwd=project, capture_output=True, text=True, timeout=120, check=False)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
+    assert checks["codex trust (project)"]["status"] == "ok" and checks["codex review (project)"]["status"] == "ok"
 
 
 def test_gemini_cli_remembers_across_sessions(gemini_host, tmp_path):

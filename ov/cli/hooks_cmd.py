@@ -110,7 +110,7 @@ def install_hooks(
     scope: ScopeOpt = ScopeChoice.user,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
     dry_run: DryRunOpt = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word).")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word), and with --scope project the project trusted in Codex's user config.toml unless marked untrusted (Codex loads no untrusted project's .codex/).")] = False,
     with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also register ov's MCP server (as `ov install mcp`).")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove ov's hooks instead (same as `ov uninstall hooks`).")] = False,
 ) -> None:
@@ -172,11 +172,18 @@ def uninstall_mcp(
 
 
 def _mcp_notes(changes, trust: bool) -> list[str]:
+    from ov.hosts import gates
+
     notes = []
     for change in changes:
         spec = change.spec
         if spec.kind != "mcp":
             continue
+        # With the hooks, their gate note already says what trusting the project loads.
+        hooks_said = any(c.spec.kind == "hooks" and c.spec.host == spec.host for c in changes)
+        note = gates.codex_mcp_note(spec) if spec.host == "codex" and not hooks_said else None
+        if note:
+            notes.append(note)
         if spec.host == "gemini" and not trust:
             notes.append("gemini   offers an untrusted server's tools only after asking (headless: never): `ov install mcp --host gemini --trust` to trust ov's")
         if spec.host == "claude" and spec.scope == "project":

@@ -3,8 +3,9 @@
 For every host that is installed on the machine or has ov's entries (user scope, and the
 current project's): ov's handler for each event is present, its ``ov`` still exists (a moved
 virtualenv breaks every hook silently) or, for a bare ``ov`` (a project's portable entry), is
-found on PATH, Codex has the review of ov's hooks on record, Cursor
-is not answered twice, and the last hook run of that host, from the hook log, with its outcome
+found on PATH, Codex has the review of ov's hooks on record (and, for a project's hooks,
+trusts the project: it loads nothing of an untrusted project's ``.codex/``), Cursor is not
+answered twice, and the last hook run of that host, from the hook log, with its outcome
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
 host would start it and must list its tools. Each finding that is not ok names the command
 that fixes it. Nothing here changes anything.
@@ -46,7 +47,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
         for spec, entries in present:
             out.append(_entries_check(spec, entries, current, env))
             if host == "codex":
-                out.append(_codex_trust(spec))
+                out.extend(_codex_gates(spec, env))
         out.append(_last_run(host, log))
     for host in install.HOSTS:
         for scope in install.SCOPES:
@@ -54,6 +55,8 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             command = install.registered_mcp(spec)
             if command:
                 out.append(_mcp_check(spec, command, env))
+                if host == "codex" and scope == "project" and not any(c.name == _CODEX_PROJECT_TRUST for c in out):
+                    out.append(_codex_project_trust(spec, env, "ov's MCP server"))
     if {"claude", "cursor"} <= wired:
         out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
     return out
@@ -143,20 +146,45 @@ def _selects(values: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _codex_trust(spec: install.Spec) -> Check:
-    from ov.hosts.gates import codex_hooks_off, codex_untrusted
+_CODEX_PROJECT_TRUST = "codex trust (project)"
 
-    if codex_hooks_off(spec):
-        return Check("codex review", "fail", f"Codex's hooks are turned off in {spec.path.parent / 'config.toml'}", "set `hooks = true` under [features] there")
-    pending = codex_untrusted(spec)
+
+def _codex_gates(spec: install.Spec, env) -> list[Check]:
+    """Codex's gates in front of ov's hooks: hooks on, the project trusted (project scope), the hooks reviewed."""
+    from ov.hosts import gates
+
+    suffix = "" if spec.scope == "user" else f" ({spec.scope})"
+    off = gates.codex_hooks_off(spec, env)
+    if off is not None:
+        return [Check(f"codex review{suffix}", "fail", f"Codex's hooks are turned off in {off}", "set `hooks = true` under [features] there")]
+    out = [_codex_project_trust(spec, env, "ov's hooks")] if spec.scope == "project" else []
+    pending = gates.codex_untrusted(spec, env)
     if pending:
-        return Check(
-            "codex review",
-            "warn",
-            f"{pending} of ov's hooks are not reviewed, so Codex skips them",
-            "ov install hooks --host codex --trust (or open /hooks in Codex)",
-        )
-    return Check("codex review", "ok", "ov's hooks are reviewed")
+        fix = f"ov install hooks --host codex{' --scope project' if spec.scope == 'project' else ''} --trust (or open /hooks in Codex)"
+        out.append(Check(f"codex review{suffix}", "warn", f"{pending} of ov's hooks are not reviewed, so Codex skips them", fix))
+    else:
+        out.append(Check(f"codex review{suffix}", "ok", "ov's hooks are reviewed"))
+    return out
+
+
+def _codex_project_trust(spec: install.Spec, env, what: str) -> Check:
+    """Whether the user's Codex config trusts the project: Codex loads nothing of an untrusted
+    project's ``.codex/`` (``what`` of ov's among it)."""
+    from ov.hosts import gates
+
+    project, config = gates.codex_project(spec), gates.codex_user_config(spec, env)
+    state = gates.codex_project_trust(spec, env)
+    if state == "trusted":
+        return Check(_CODEX_PROJECT_TRUST, "ok", f"{config} trusts {project}")
+    if state is None:
+        detail = f"{config} does not trust {project}, so Codex loads nothing of its .codex/, {what} included"
+        fix = gates.codex_trust_by_hand(project, config)
+        if spec.kind == "hooks":
+            fix += "; or `ov install hooks --host codex --scope project --trust`, which also reviews ov's hooks"
+    else:
+        detail = f"{config} marks {project} {state}, so Codex loads nothing of its .codex/, {what} included"
+        fix = f'set trust_level = "trusted" under [projects."{project}"] there if you want it loaded'
+    return Check(_CODEX_PROJECT_TRUST, "warn", detail, fix)
 
 
 def _last_run(host: str, log: list[dict]) -> Check:

@@ -6,6 +6,11 @@
   ``hooks.state."<key>".trusted_hash``; Codex computes the hash itself). It is never the default:
   it grants trust on the user's behalf, so it happens only when asked, and says what it trusted.
   Keys are positional, so the trust is written after the hooks file, on every install.
+  A project's ``.codex/`` (hooks and all) is loaded only in a project the user's ``config.toml``
+  trusts (``[projects."<root>"] trust_level = "trusted"``): until then ``hooks/list`` does not
+  even show its hooks. So in project scope ``--trust`` first marks the project trusted (unless the
+  user marked it untrusted), through the same ``config/batchWrite``. The reviews of a project's
+  hooks live in the user's ``config.toml`` too: Codex ignores ``hooks.state`` in a project's own.
 * **Gemini CLI** runs project hooks only in a trusted folder, and warns once per changed hook.
 * **Cursor** also runs Claude Code's hooks when its "Third-party skills" setting is on; the hook
   runtime answers only one of the two calls (:mod:`ov.hosts.runtime`).
@@ -42,37 +47,72 @@ def after_install(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
     return []
 
 
+# What trusting a project lets Codex do, said wherever ov trusts one or tells the user how to.
+_PROJECT_TRUST_GRANTS = "Codex then loads all of the project's .codex/ config, its MCP servers and settings too, and lets the agent write in the project"
+
+
 def _codex(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
-    if codex_hooks_off(spec):
+    off = codex_hooks_off(spec)
+    if off is not None:
         # The user turned hooks off on purpose: say so rather than flip it.
-        return [f"codex    hooks are turned off in {spec.path.parent / 'config.toml'} ([features] hooks = false): ov's hooks will not run until you set it to true"]
-    if not trust:
+        return [f"codex    hooks are turned off in {off} ([features] hooks = false): ov's hooks will not run until you set it to true"]
+    project = codex_project(spec)
+    config = codex_user_config(spec)
+    state = codex_project_trust(spec) if project else None
+    if state == "untrusted":
+        # The user said no to this project once; --trust does not overrule that (nor does `codex exec --trust`).
         return [
-            "codex    runs new hooks only after you review them: open /hooks in Codex and trust ov's, "
-            "or run `ov install hooks --host codex --trust`"
+            f"codex    {project} is marked untrusted in {config}, so Codex runs none of its hooks; ov leaves that to you: "
+            f'set trust_level = "trusted" under [projects."{project}"] there ({_PROJECT_TRUST_GRANTS}), then review ov\'s hooks with /hooks in Codex'
         ]
+    untrusted_project = project is not None and state is None
+    if untrusted_project:
+        by_hand = f"{codex_trust_by_hand(project, config)} ({_PROJECT_TRUST_GRANTS}); then open /hooks in Codex and trust ov's hooks"
+    else:
+        by_hand = "open /hooks in Codex and trust ov's hooks"
+    if not trust:
+        flags = " --scope project" if project else ""
+        gate = "runs a project's hooks only in a trusted project, and each hook only after you review it" if untrusted_project else "runs new hooks only after you review them"
+        return [f"codex    {gate}: {by_hand}; or run `ov install hooks --host codex{flags} --trust` to have ov do it"]
     if dry_run:
-        return ["codex    --trust would mark ov's hooks as reviewed"]
+        also = f"{project} trusted in {config} ({_PROJECT_TRUST_GRANTS}) and " if untrusted_project else ""
+        return [f"codex    --trust would mark {also}ov's hooks as reviewed"]
     binary = shutil.which("codex")
     if binary is None:
-        return ["codex    --trust needs the `codex` program on PATH; trust ov's hooks with /hooks in Codex instead"]
+        return [f"codex    --trust needs the `codex` program on PATH; instead, {by_hand}"]
     try:
-        trusted = codex_trust(spec, binary)
+        made_trusted, trusted = codex_trust(spec, binary)
     except (OSError, RuntimeError, TimeoutError, ValueError) as exc:
-        return [f"codex    could not record the review ({exc}); trust ov's hooks with /hooks in Codex"]
-    return [f"codex    trusted ov's hooks: {', '.join(trusted) if trusted else 'already trusted'}"]
+        return [f"codex    could not record the review ({exc}); instead, {by_hand}"]
+    notes = [f"codex    trusted the project {project} in {config}: {_PROJECT_TRUST_GRANTS}"] if made_trusted else []
+    if trusted:
+        notes.append(f"codex    trusted ov's hooks: {', '.join(trusted)}")
+    elif codex_untrusted(spec):
+        notes.append(f"codex    Codex did not list ov's hooks in {spec.path}, so none was reviewed; {by_hand}")
+    else:
+        notes.append("codex    trusted ov's hooks: already trusted")
+    return notes
 
 
-def codex_trust(spec: Spec, binary: str, *, cwd: Path | None = None, timeout: float = 30.0) -> list[str]:
-    """Mark ov's handlers in ``spec.path`` reviewed in Codex; the trust keys written."""
+def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool, list[str]]:
+    """Mark ov's handlers in ``spec.path`` reviewed in Codex, and in project scope the project
+    trusted first (Codex lists no hook of an untrusted project, so none could be reviewed).
+    Whether the project was newly trusted, and the trust keys written."""
     ours = _codex_positions(spec)
     env = dict(os.environ)
     if spec.scope == "user" and "CODEX_HOME" not in env:
         env["CODEX_HOME"] = str(spec.path.parent)
-    with _JsonRpc([binary, "app-server"], env, cwd or spec.path.parent, timeout) as rpc:
+    project = codex_project(spec)
+    made_trusted = project is not None and codex_project_trust(spec) is None
+    with _JsonRpc([binary, "app-server"], env, project or spec.path.parent, timeout) as rpc:
         rpc.call("initialize", {"clientInfo": {"name": "ov", "version": "1"}})
         rpc.notify("initialized")
-        listing = rpc.call("hooks/list", {"cwds": [str(cwd or Path.cwd())]})
+        if made_trusted:
+            # Into the user's config.toml (batchWrite's default file), comments and all; the path
+            # quoted as a TOML key, which Codex's key paths accept.
+            key = f"projects.{json.dumps(str(project), ensure_ascii=False)}.trust_level"
+            rpc.call("config/batchWrite", {"edits": [{"keyPath": key, "mergeStrategy": "upsert", "value": "trusted"}]})
+        listing = rpc.call("hooks/list", {"cwds": [str(project or Path.cwd())]})
         pending = {
             hook["key"]: {"trusted_hash": hook["currentHash"]}
             for entry in (listing or {}).get("data", [])
@@ -81,30 +121,86 @@ def codex_trust(spec: Spec, binary: str, *, cwd: Path | None = None, timeout: fl
         }
         if pending:
             rpc.call("config/batchWrite", {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": pending}]})
-    return sorted(pending)
+    return made_trusted, sorted(pending)
 
 
-def codex_hooks_off(spec: Spec) -> bool:
-    """True when Codex's ``config.toml`` turns its hooks off (``[features] hooks = false``, or the old ``codex_hooks``)."""
-    features = (_codex_config(spec).get("features") or {})
-    return features.get("hooks", features.get("codex_hooks")) is False
+def codex_trust_by_hand(project: Path, config: Path) -> str:
+    """How the user trusts ``project`` in Codex themselves."""
+    return f'trust {project} when Codex asks on its first start there, or add [projects."{project}"] trust_level = "trusted" to {config}'
 
 
-def _codex_config(spec: Spec) -> dict:
+def codex_mcp_note(spec: Spec) -> str | None:
+    """What to know of ov's server in a project's ``.codex/config.toml``: Codex loads that file
+    only in a trusted project (None when the project is trusted)."""
+    project = codex_project(spec)
+    state = codex_project_trust(spec) if project else None
+    if project is None or state == "trusted":
+        return None
+    config = codex_user_config(spec)
+    if state is None:
+        how = f"{codex_trust_by_hand(project, config)} ({_PROJECT_TRUST_GRANTS})"
+    else:
+        how = f'it is marked {state} there: set trust_level = "trusted" under [projects."{project}"] in {config} ({_PROJECT_TRUST_GRANTS})'
+    return f"codex    loads a project's .codex/config.toml, and ov's server in it, only in a trusted project: {how}"
+
+
+def codex_project(spec: Spec) -> Path | None:
+    """The project a project-scope Codex install is in (``<project>/.codex/hooks.json`` or
+    ``config.toml``); None in user scope."""
+    return spec.path.parent.parent if spec.scope == "project" else None
+
+
+def codex_user_config(spec: Spec, env=None) -> Path:
+    """The user's ``config.toml``: where Codex keeps project trust and every hook review, whatever the scope."""
+    from ov.hosts.install import config_dir
+
+    if spec.scope == "user":
+        return spec.path.parent / "config.toml"
+    return config_dir("codex", "user", Path(), env) / "config.toml"
+
+
+def codex_project_trust(spec: Spec, env=None) -> str | None:
+    """The ``trust_level`` the user's config gives the spec's project (``"trusted"``, ``"untrusted"``),
+    or None when it names none (Codex then asks on the first interactive start there)."""
+    project = codex_project(spec)
+    projects = _toml(codex_user_config(spec, env)).get("projects")
+    if project is None or not isinstance(projects, dict):
+        return None
+    for path, table in projects.items():
+        if isinstance(table, dict) and isinstance(table.get("trust_level"), str) and _same_path(path, project):
+            return table["trust_level"]
+    return None
+
+
+def codex_hooks_off(spec: Spec, env=None) -> Path | None:
+    """The ``config.toml`` that turns Codex's hooks off (``[features] hooks = false``, or the old
+    ``codex_hooks``), or None. In project scope the project's own file, which Codex layers over the
+    user's, has the last word."""
+    files = [codex_user_config(spec, env)] + ([spec.path.parent / "config.toml"] if spec.scope == "project" else [])
+    off = None
+    for path in files:
+        features = _toml(path).get("features")
+        value = features.get("hooks", features.get("codex_hooks")) if isinstance(features, dict) else None
+        if value is not None:
+            off = path if value is False else None
+    return off
+
+
+def _toml(path: Path) -> dict:
     try:
         import tomllib
 
-        return tomllib.loads((spec.path.parent / "config.toml").read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
 
-def codex_untrusted(spec: Spec) -> int:
-    """How many of ov's Codex handlers have no review recorded in ``config.toml`` (for ``ov doctor``)."""
+def codex_untrusted(spec: Spec, env=None) -> int:
+    """How many of ov's Codex handlers have no review recorded in the user's ``config.toml`` (for ``ov doctor``)."""
     ours = _codex_positions(spec)
     if not ours:
         return 0
-    state = (_codex_config(spec).get("hooks") or {}).get("state") or {}
+    state = (_toml(codex_user_config(spec, env)).get("hooks") or {}).get("state") or {}
     trusted = {_position(spec, key) for key, value in state.items() if isinstance(value, dict) and value.get("trusted_hash")}
     return len(ours - trusted)
 
@@ -132,11 +228,16 @@ def _position(spec: Spec, key: object) -> tuple[str, int, int] | None:
         return None
     path, event, group, handler = key.rsplit(":", 3)
     try:
-        if Path(path).resolve() != spec.path.resolve():
-            return None
-        return event, int(group), int(handler)
-    except (OSError, ValueError):
+        return (event, int(group), int(handler)) if _same_path(path, spec.path) else None
+    except ValueError:
         return None
+
+
+def _same_path(a: str | Path, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 class _JsonRpc:
