@@ -632,6 +632,20 @@ def test_a_copy_that_differs_by_a_word_is_a_result_of_its_own(ov):
     assert shown["viking://resources/b/README.md"] == []
 
 
+def test_files_from_one_template_that_share_a_section_are_results_of_their_own(ov):
+    """Two runbooks share their Deploy section word for word and differ in the rest: as one
+    result, a context block deepened to the whole file showed the first and never the second."""
+    deploy = "## Deploy\n\n" + "Deploy the widget service with the flux capacitor pipeline, then watch the dashboards. " * 40 + "\n"
+    for name, owner in (("svc-a", "Team Alpha in Lisbon"), ("svc-b", "Team Beta in Osaka")):
+        owns = "## Owner\n\n" + f"The service is owned by {owner}; page them for anything else. " * 40 + "\n"
+        write(ov, f"viking://resources/{name}/runbook.md", f"# Runbook\n\n{deploy}\n{owns}")
+    result = found(ov, "flux capacitor pipeline deploy")
+    assert sorted(uris(result)) == ["viking://resources/svc-a/runbook.md", "viking://resources/svc-b/runbook.md"]
+    assert all("also" not in h for h in result["resources"])
+    block = ov("search", "flux capacitor pipeline deploy", "--mode", "context", "--budget", "6000", "--json").json["result"]
+    assert "Team Alpha" in block["rendered"] and "Team Beta" in block["rendered"]
+
+
 def test_the_places_copies_leave_are_filled_by_the_next_results(ov):
     for i in range(4):
         write(ov, f"viking://resources/copy{i}/README.md", "# Flux\n\nFlux capacitors flux capacitors rotate flux capacitors.\n")

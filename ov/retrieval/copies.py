@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
+from ov.errors import OvError
 from ov.index.records import Record
+from ov.uri import VikingURI
 
 if TYPE_CHECKING:
     from ov.retrieval.find import Hit
@@ -69,27 +71,58 @@ def same_text(record: Record) -> tuple:
     return (record.context_type, record.kind, record.level, record.role, record.speaker, record.text.strip())
 
 
-def first_of_each(items: list, key, limit: int) -> list[tuple[object, list]]:
+def first_of_each(items: list, key, limit: int, same=None) -> list[tuple[object, list]]:
     """The first ``limit`` items of distinct ``key``, in order, each with the later items of its
-    key (``items`` best first: every copy ranks below the one it is shown with)."""
+    key (``items`` best first: every copy ranks below the one it is shown with). ``same(a, b)``,
+    when given, must also hold for an item to join an earlier one; asked only when keys match."""
     groups: dict = {}
     out: list[tuple[object, list]] = []
     for item in items:
         k = key(item)
-        copies = groups.get(k)
-        if copies is not None:
-            copies.append(item)
-        elif len(out) < limit:
-            groups[k] = copies = []
-            out.append((item, copies))
+        for leader, copies in groups.get(k, ()):
+            if same is None or same(leader, item):
+                copies.append(item)
+                break
+        else:
+            if len(out) < limit:
+                copies = []
+                groups.setdefault(k, []).append((item, copies))
+                out.append((item, copies))
     return out
 
 
-def collapse_copies(hits: list[Hit], limit: int) -> list[Hit]:
+def same_file(store):
+    """``same(a, b)`` for two records of one text: a file's section is one result with another
+    only when the whole files are the same too (a copy of a README). Two runbooks made from one
+    template share a section word for word and differ elsewhere; shown as one, a context block
+    deepened to the whole file would give the agent the first and never the second. Read only
+    when two sections match, and once per file."""
+    read: dict[str, bytes | None] = {}
+
+    def content(uri: str) -> bytes | None:
+        if uri not in read:
+            try:
+                read[uri] = store.path(VikingURI(tuple(uri[len("viking://") :].split("/")))).read_bytes().strip()
+            except (OSError, ValueError, OvError):
+                read[uri] = None  # unreadable: never taken for a copy
+        return read[uri]
+
+    def same(a: Record, b: Record) -> bool:
+        if a.level != 2 or a.kind == "message":
+            return True  # a summary or a message is its whole text
+        first = content(a.uri)
+        return first is not None and first == content(b.uri)
+
+    return same
+
+
+def collapse_copies(hits: list[Hit], limit: int, same=None) -> list[Hit]:
     """The first ``limit`` of ``hits`` (best first) with distinct text, each naming the places of
-    its copies and of theirs (rankings merged by ``ov search`` each collapsed some already)."""
+    its copies and of theirs (rankings merged by ``ov search`` each collapsed some already);
+    ``same`` as for :func:`first_of_each`, on records."""
     out = []
-    for hit, copies in first_of_each(hits, _text_of, limit):
+    both = (lambda a, b: a.record is None or b.record is None or same(a.record, b.record)) if same is not None else None
+    for hit, copies in first_of_each(hits, _text_of, limit, both):
         if copies:
             own = hit.place
             places = dict.fromkeys([*hit.also, *(p for copy in copies for p in (copy.place, *copy.also))])

@@ -36,7 +36,7 @@ from datetime import datetime, timezone
 from ov.index.lexical import Filters, QueryTerms
 from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
-from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_text
+from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
@@ -304,7 +304,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength)
+    return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
 
 
 def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters, known: set[int]) -> dict[int, float]:
@@ -498,7 +498,7 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
-def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float) -> list[Hit]:
+def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
     top = max(scores.values())
     if top > 0:
@@ -520,7 +520,7 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
         ranked = [item for item in ranked if item[2] >= options.threshold]
     words = set(terms.words) if snippets else None
     # The same text under two paths takes one place; the next results take the places it leaves.
-    kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit)
+    kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit, (lambda a, b: same(a[1], b[1])) if same else None)
     return [
         _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies))
         for (score, record, relevance), copies in kept

@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
-from ov.retrieval.copies import collapse_copies
+from ov.retrieval.copies import collapse_copies, same_file
 from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_types, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
@@ -159,7 +159,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
                 current = replace(current, also=tuple(dict.fromkeys([*current.also, *scored.also])))
             best[key] = current
     ranked = sorted(best.values(), key=lambda h: (-h.score, h.uri, h.level, h.message_id))
-    return collapse_copies(ranked, options.limit)
+    return collapse_copies(ranked, options.limit, same_file(store))
 
 
 def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:
