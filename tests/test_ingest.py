@@ -813,6 +813,11 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     assert len(data["added"]) > 1 and data["redacted"] == 2, data  # the outline title and the second page
     assert not [p for p in (ov_home / "accounts").rglob("*") if OPENAI in p.name or (p.is_file() and ".git" not in p.parts and OPENAI in p.read_text(errors="replace"))]
     assert any("REDACTED" in uri for uri in data["added"]), data["added"]
+    # A control character inside a token hid it from the redaction, and was stripped afterwards.
+    hidden = tmp_path / "hidden.pdf"
+    hidden.write_bytes(make_pdf([("Keys", ["aws key AKIAIOSFODN\x01N7EXAMPLE here"])]))
+    assert ov("add-resource", str(hidden), "--json").json["result"]["redacted"] == 1
+    assert ov("grep", "AKIA", "--uri", "viking://resources/hidden").exit_code == 1
 
 
 def test_a_reason_is_kept_when_the_source_is_added_again_without_one(ov, ov_home, handbook):

@@ -371,8 +371,8 @@ def _parse_pdf(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
         if not pages:
             raise ParseFailure(path, "corrupt PDF: no pages")
         extracted = [_page_text(page, clean) for page in pages]
-        marks = [(number, depth, " ".join(clean(text).split())) for number, depth, text in _outline_marks(reader, len(pages))]
-        title = " ".join(clean(_pdf_title(reader)).split())
+        marks = [(number, depth, _pdf_line(text, clean)) for number, depth, text in _outline_marks(reader, len(pages))]
+        title = _pdf_line(_pdf_title(reader), clean)
     finally:
         logger.setLevel(level)
     if not any(lines for lines, _ in extracted):
@@ -394,14 +394,21 @@ def _reason(exc: Exception) -> str:
     return text[:200]
 
 
+def _pdf_line(text: str, clean: Callable[[str], str]) -> str:
+    """An outline title or the document's title: one line, without control characters, cleaned."""
+    return " ".join(clean(" ".join(_PDF_CONTROL_RE.sub("", text).split())).split())
+
+
 def _page_text(page, clean: Callable[[str], str]) -> tuple[list[str], str | None]:
     """The page's text lines (cleaned, and escaped so none reads as Markdown structure) and a note when it has none."""
     try:
         raw = page.extract_text() or ""
     except Exception as exc:
         return [], f"text extraction failed: {_reason(exc)}"
-    raw = clean(raw)
+    # Control characters go before the cleaning: one inside a token would hide it from the
+    # redaction, and stripped afterwards would join the token up again.
     lines = [_PDF_CONTROL_RE.sub("", line).rstrip() for line in raw.splitlines()]
+    lines = clean("\n".join(lines)).split("\n")
     while lines and not lines[-1]:
         lines.pop()
     while lines and not lines[0]:
