@@ -442,7 +442,15 @@ def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_ho
     with pytest.raises(NotFound):
         typo.rm(typo.uri("viking://resources/x.md"))
     assert Home(ov_home).accounts() == ["default"] and not typo.exists
+    assert not list(typo.state.glob("discarded-*"))  # moved out in one rename, then deleted
     assert Store(Home(ov_home), Identity(account="tpyo"), Config()).missing_account() is not None
+    # A write fails in its own transaction, after the one that made the repository: none either.
+    hand = Store(Home(ov_home), Identity(account="tpyo2"), Config())
+    (hand.root / "resources").mkdir(parents=True)
+    (hand.root / "resources" / "x.md").write_text("by hand\n")
+    with pytest.raises(HandEditConflict):
+        hand.write(hand.uri("viking://resources/x.md"), b"new\n")
+    assert not hand.exists and (hand.root / "resources" / "x.md").read_text() == "by hand\n"  # what was there stays
     typo.write(typo.uri("viking://resources/a.md"), b"a\n")  # the same store object writes afterwards
     assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(typo.uri("viking://resources/a.md")).content == "a\n"
 

@@ -363,7 +363,15 @@ class GitStore:
 
         self._repo = None
         self._trees.clear()
-        shutil.rmtree(self.worktree / ".git")
+        # Out of the account in one rename, then deleted: a process killed while deleting in place
+        # left a part of .git that every later command took for a repository and failed on.
+        trash = self.state / f"discarded-{os.getpid()}-{os.urandom(4).hex()}"
+        try:
+            self.state.mkdir(parents=True, exist_ok=True)
+            os.rename(self.worktree / ".git", trash)
+        except OSError:
+            trash = self.worktree / ".git"  # another file system: deleted where it is
+        shutil.rmtree(trash, ignore_errors=True)
         try:
             self.worktree.rmdir()  # empty unless files were put there meanwhile: they stay
         except OSError:

@@ -72,30 +72,40 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         leftover = lock.leftover
         if leftover is not None and leftover.get("commit") and _landed(store, leftover["commit"], leftover.get("base")):
             return _decoded(leftover, decode)
-        with Transaction(store):
+        with Transaction(store) as tx:
             pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
-        chain = _chain(store)
-        if chain is None:
-            return _alone(store, lock, function, args)
-        # The holder's own step is the first commit of the batch: its commit and those it serves
-        # land together, in one fsync round and one branch move, not one after the other.
-        store.chain = chain
         try:
-            result = function(store, **args)
-        except OvError:
-            if chain.tip == chain.base:
-                serve(store, lock, chain)  # nothing of its own on the chain: the others still land
-            else:
-                serve(store, lock)  # it failed after its commit: that chain cannot land
+            return _run_locked(store, lock, function, args)
+        except BaseException:
+            if tx.made and store.git.exists and store.git.head() == tx.head:
+                store.git.discard()  # the account's first write failed: no commit, no account
             raise
-        finally:
-            store.chain = None
-        if not serve(store, lock, chain):
-            # Its batch did not land: the step runs again on its own, and says what stops it.
-            result = function(store, **args)
-        return result
     finally:
         lock.release()
+
+
+def _run_locked(store: Store, lock: WriteLock, function: Callable[..., Any], args: dict[str, Any]) -> Any:
+    """The step, as the lock's holder: alone, or first of a batch with the steps queued behind it."""
+    chain = _chain(store)
+    if chain is None:
+        return _alone(store, lock, function, args)
+    # The holder's own step is the first commit of the batch: its commit and those it serves
+    # land together, in one fsync round and one branch move, not one after the other.
+    store.chain = chain
+    try:
+        result = function(store, **args)
+    except OvError:
+        if chain.tip == chain.base:
+            serve(store, lock, chain)  # nothing of its own on the chain: the others still land
+        else:
+            serve(store, lock)  # it failed after its commit: that chain cannot land
+        raise
+    finally:
+        store.chain = None
+    if not serve(store, lock, chain):
+        # Its batch did not land: the step runs again on its own, and says what stops it.
+        result = function(store, **args)
+    return result
 
 
 def _alone(store: Store, lock: WriteLock, function: Callable[..., Any], args: dict[str, Any]) -> Any:

@@ -668,7 +668,7 @@ class Transaction:
         self._dirs_ok: set[str] = set()
         self._early = None
         self.staged = None  # files written ahead by a Draft (see GitStore.stage)
-        self._made = False  # this transaction created the account's repository
+        self.made = False  # this transaction created the account's repository
 
     def __enter__(self) -> Transaction:
         self.git.warm_up()
@@ -676,7 +676,7 @@ class Transaction:
         self.store._settled = True
         try:
             if not self.git.exists:
-                self._made = self.git.init(self.store.author, self.store._init_message)
+                self.made = self.git.init(self.store.author, self.store._init_message)
             self.recovered = self.git.recover()
             _report_recovery(self.recovered)
             self._lock.sweep_queue()
@@ -691,7 +691,7 @@ class Transaction:
         try:
             if self._early is not None:
                 self.git.abandon_early(self.head, self._early)  # failed before its commit
-            if self._made and exc_type is not None and self.git.head() == self.head:
+            if self.made and exc_type is not None and self.git.head() == self.head:
                 # The account's first command failed (a typo in --account, a file that is not
                 # there): no commit, so no account either, or the next read would find it empty.
                 self.git.discard()
