@@ -53,9 +53,10 @@ def index_job_lock(store) -> Path:
     return store.state / "hooks" / "index-job.lock"
 
 
-# A catch-up that failed at a commit is not started again for the same commit before this many
-# seconds: a job that fails every time (a file the index cannot read) would otherwise start on
-# every prompt. A new commit may change what failed, so it is tried at once.
+# A catch-up that failed is not started again for this many seconds: a job that fails every time
+# (a file the index cannot read) would otherwise start on every prompt. Not keyed on the commit:
+# every turn's capture commits, so a new commit says nothing about the cause. A prompt that finds
+# the index caught up (by a CLI command, a capture, a rebuild) clears it.
 INDEX_RETRY_AFTER = 600
 
 
@@ -78,32 +79,44 @@ def clear_index_failure(store) -> None:
         pass
 
 
-def index_retry_blocked(store, commit: str | None, now: float | None = None) -> str | None:
-    """Why no index job should start now, or None: the last one failed at ``commit`` within
+def index_retry_blocked(store, now: float | None = None) -> str | None:
+    """Why no index job should start now, or None: the last one failed within
     :data:`INDEX_RETRY_AFTER` seconds."""
     try:
         failed = json.loads(index_failure_path(store).read_text(encoding="utf-8"))
         age = (now if now is not None else time.time()) - float(failed["at"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if failed.get("commit") != commit or not 0 <= age < INDEX_RETRY_AFTER:
+    if not 0 <= age < INDEX_RETRY_AFTER:
         return None
-    return f"the last job failed {int(age)} s ago at this commit ({failed.get('error', 'unknown error')})"
+    return f"the last job failed {int(age)} s ago ({failed.get('error', 'unknown error')}); tried again after {INDEX_RETRY_AFTER // 60} minutes"
 
 
 @contextmanager
-def holding_index_job(store):
-    """Be the index job while the body runs (a capture's or commit's catch-up): prompts meanwhile
-    start none of their own, which would only find the index caught up. Waits for a running one."""
+def holding_index_job(store, timeout: float):
+    """Be the index job while the body runs (a capture's or commit's catch-up), so that prompts
+    meanwhile start none of their own, which would only find the index caught up. Yields whether
+    it is: a running index job is waited for at most ``timeout`` seconds (a first build has no
+    deadline, and a capture holds its barrier until it exits), after which the catch-up is left
+    to that job."""
     if fcntl is None:
-        yield
+        yield True
         return
     path = index_job_lock(store)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    yield False
+                    return
+                time.sleep(POLL)
+        yield True
     finally:
         os.close(fd)
 

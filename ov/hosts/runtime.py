@@ -196,6 +196,10 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         # Behind a commit no hook made (an add-resource, a CLI write): without a job the prompts
         # would search the old index until the next turn's capture, and the log would not say why.
         _build_index(store, session, record, doing="behind the store: catching up")
+    else:
+        from ov.hosts import background
+
+        background.clear_index_failure(store)  # caught up, whoever did it: a later job need not wait
     return block.text
 
 
@@ -207,8 +211,7 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
     other."""
     from ov.hosts import background
 
-    head = store.git.head() if store.exists else None
-    blocked = background.index_retry_blocked(store, head.decode() if head else None)
+    blocked = background.index_retry_blocked(store)
     if blocked:
         record["index"] = f"{doing}: not started, {blocked}"
         return

@@ -103,8 +103,11 @@ def _run(home, job: dict) -> dict:
     if out.get("captured") or out.get("commit"):
         from ov.hosts.background import holding_index_job
 
-        with holding_index_job(store):
-            Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+        with holding_index_job(store, config.store.lock_timeout) as held:
+            if held:
+                Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+            else:
+                out["index"] = "left to the index job running"
     return out
 
 
