@@ -814,9 +814,9 @@ def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, 
 def test_an_index_job_that_fails_is_not_started_again_on_every_prompt(ov, project, ov_home, store_state):
     """A job that fails every time (here: a file's object is missing from the repository, so the
     index cannot read it) used to start on every prompt. It is tried again after
-    INDEX_RETRY_AFTER seconds, whatever was committed meanwhile (every turn's capture commits), and
+    RETRY_AFTER seconds, whatever was committed meanwhile (every turn's capture commits), and
     a prompt that finds the index caught up clears the record."""
-    from ov.hosts import background
+    from ov.hosts import index_retry
 
     content = b"# Deploy\n\nStaging deploys run with make ship.\n"
     assert ov("write", "viking://resources/ops/deploy.md", "--content", content.decode()).exit_code == 0
@@ -840,8 +840,8 @@ def test_an_index_job_that_fails_is_not_started_again_on_every_prompt(ov, projec
         assert record["index"].startswith("being built: not started, the last job failed") and "index_job" not in record
     assert len([r for r in _log(ov_home) if r.get("kind") == "index"]) == 1
     store = type("S", (), {"state": state})()
-    assert background.index_retry_blocked(store) is not None
-    assert background.index_retry_blocked(store, now=time.time() + background.INDEX_RETRY_AFTER + 1) is None
+    assert index_retry.blocked(store) is not None
+    assert index_retry.blocked(store, now=time.time() + index_retry.RETRY_AFTER + 1) is None
     obj.write_bytes(kept)  # the cause goes: the hook's own build succeeds, and the record with it
     assert "make ship" in _context("claude", _hook("claude", "prompt-submit", prompt))
     assert not failed.exists()
@@ -853,7 +853,7 @@ def test_an_index_job_remembers_a_failure_but_not_a_lock_another_process_holds(o
     from ov.config import Config
     from ov.errors import StoreLocked
     from ov.home import Home
-    from ov.hosts import background, runtime, worker
+    from ov.hosts import index_retry, runtime, worker
     from ov.identity import Identity
     from ov.index.sync import Indices
     from ov.store.store import Store
@@ -868,7 +868,7 @@ def test_an_index_job_remembers_a_failure_but_not_a_lock_another_process_holds(o
     monkeypatch.setattr(Indices, "open", fail)
     with pytest.raises(type(raised)):
         worker._run(Home(ov_home), runtime._job(store, "index", None, "s-1", event="index"))
-    assert background.index_failure_path(store).exists() is remembered
+    assert index_retry.failure_path(store).exists() is remembered
 
 
 def test_a_capture_catching_the_index_up_is_the_index_job_meanwhile(ov_home):

@@ -53,45 +53,6 @@ def index_job_lock(store) -> Path:
     return store.state / "hooks" / "index-job.lock"
 
 
-# A catch-up that failed is not started again for this many seconds: a job that fails every time
-# (a file the index cannot read) would otherwise start on every prompt. Not keyed on the commit:
-# every turn's capture commits, so a new commit says nothing about the cause. A prompt that finds
-# the index caught up (by a CLI command, a capture, a rebuild) clears it.
-INDEX_RETRY_AFTER = 600
-
-
-def index_failure_path(store) -> Path:
-    """Where the last index job that failed says at which commit, when, and why."""
-    return store.state / "hooks" / "index-job.failed.json"
-
-
-def record_index_failure(store, commit: str | None, error: str) -> None:
-    from ov.files import atomic_write
-
-    data = {"commit": commit, "at": time.time(), "error": error}
-    atomic_write(index_failure_path(store), json.dumps(data).encode(), durable=False)
-
-
-def clear_index_failure(store) -> None:
-    try:
-        os.unlink(index_failure_path(store))
-    except FileNotFoundError:
-        pass
-
-
-def index_retry_blocked(store, now: float | None = None) -> str | None:
-    """Why no index job should start now, or None: the last one failed within
-    :data:`INDEX_RETRY_AFTER` seconds."""
-    try:
-        failed = json.loads(index_failure_path(store).read_text(encoding="utf-8"))
-        age = (now if now is not None else time.time()) - float(failed["at"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not 0 <= age < INDEX_RETRY_AFTER:
-        return None
-    return f"the last job failed {int(age)} s ago ({failed.get('error', 'unknown error')}); tried again after {INDEX_RETRY_AFTER // 60} minutes"
-
-
 @contextmanager
 def holding_index_job(store, timeout: float):
     """Be the index job while the body runs (a capture's or commit's catch-up), so that prompts

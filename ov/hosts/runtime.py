@@ -197,9 +197,9 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         # would search the old index until the next turn's capture, and the log would not say why.
         _build_index(store, session, record, doing="behind the store: catching up")
     else:
-        from ov.hosts import background
+        from ov.hosts import index_retry
 
-        background.clear_index_failure(store)  # caught up, whoever did it: a later job need not wait
+        index_retry.clear_failure(store)  # caught up, whoever did it: a later job need not wait
     return block.text
 
 
@@ -211,7 +211,9 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
     other."""
     from ov.hosts import background
 
-    blocked = background.index_retry_blocked(store)
+    from ov.hosts import index_retry
+
+    blocked = index_retry.blocked(store)
     if blocked:
         record["index"] = f"{doing}: not started, {blocked}"
         return

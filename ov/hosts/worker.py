@@ -58,7 +58,7 @@ def _run(home, job: dict) -> dict:
     out: dict = {}
     if job["kind"] == "index":
         from ov.errors import StoreLocked
-        from ov.hosts.background import clear_index_failure, record_index_failure
+        from ov.hosts import index_retry
 
         try:
             opened = Indices(store).open()
@@ -67,11 +67,11 @@ def _run(home, job: dict) -> dict:
         except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
             try:
                 head = store.git.head() if store.exists else None
-                record_index_failure(store, head.decode() if head else None, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
+                index_retry.record_failure(store, head.decode() if head else None, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
             except Exception:  # noqa: BLE001, S110 - the job's own error is the one to log
                 pass
             raise
-        clear_index_failure(store)
+        index_retry.clear_failure(store)
         return {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
