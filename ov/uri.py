@@ -77,7 +77,8 @@ class VikingURI:
             raise InvalidURI(f"an empty name cannot follow {self}")
         _check_segment(name, str(self))
         parts = (*self.parts, nfc(name))
-        result = parse(SCHEME + "/".join(parts))
+        # Only the new name is made NFC: this URI may spell a folder as it is stored (decomposed).
+        result = _parse(SCHEME + "/".join(parts), None, normalize=False)
         if result.parts != parts:
             raise InvalidURI(f"{quote(name)} is not a valid name under {self}", hint=f"use one of: {_SCOPES_TEXT}" if self.is_root else None)
         return result

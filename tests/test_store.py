@@ -13,7 +13,7 @@ import pytest
 from dulwich.repo import Repo
 
 from ov.config import Config, StoreConfig
-from ov.errors import HandEditConflict, NotFound, StoreCorrupt, StoreLocked
+from ov.errors import AlreadyExists, HandEditConflict, NotFound, StoreCorrupt, StoreLocked
 from ov.home import Home
 from ov.identity import Identity
 from ov.store.gitstore import GitStore
@@ -504,6 +504,26 @@ def test_a_decomposed_directory_takes_new_files_typed_in_nfc(store: Store):
     store.write(uri, b"x\n")
     assert _names(store.root / "resources") == [folder_nfd]
     assert _names(store.root / "resources" / folder_nfd) == ["a.md", CAFE_NFC]
+
+
+def test_a_child_of_a_decomposed_folder_and_an_import_into_it(store: Store, tmp_path: Path):
+    """child() made the whole path NFC and compared it with the folder's stored spelling, so a file
+    could not be moved into a decomposed folder, and an import of that folder made a look-alike."""
+    from ov.ovpack import transfer
+
+    store.init()
+    folder_nfd = "cafe\u0301"
+    _legacy(store, f"resources/{folder_nfd}/a.md")
+    folder = store.uri(f"viking://resources/{folder_nfd}")
+    assert folder.child("b.md").parts == ("resources", folder_nfd, "b.md")
+    store.write(store.uri("viking://resources/x.md"), b"x\n")
+    store.mv(store.uri("viking://resources/x.md"), store.uri(f"viking://resources/{folder_nfd}").child("x.md"))
+    assert _names(store.root / "resources" / folder_nfd) == ["a.md", "x.md"]
+    pack = tmp_path / "cafe.ovpack"
+    transfer.export(store, folder, pack)
+    with pytest.raises(AlreadyExists):  # the same folder, as before names were normalised: not a second one
+        transfer.import_pack(store, pack, store.uri("viking://resources"))
+    assert _names(store.root / "resources") == [folder_nfd]
 
 
 def test_a_name_stored_in_both_forms_reaches_the_nfc_one_first_then_the_other(store: Store):

@@ -404,7 +404,9 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     if is_session_uri(parent):
         raise InvalidInput(f"{parent} is inside a session; packs are not imported into sessions")
     try:
-        target = parent.child(pack.root)
+        # As the store spells it: a folder of that name stored decomposed is the one meant, not a
+        # look-alike to make beside it.
+        target = store.on_disk(parent.child(pack.root))
     except InvalidInput as exc:
         raise InvalidPack(f"the pack's root name {quote(pack.root)} is not a valid name: {exc.message}") from None
     store.require_content_uri(target)
