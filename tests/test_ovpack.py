@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import stat
 import zipfile
 from pathlib import Path
@@ -429,7 +430,19 @@ def test_summaries_over_their_layers_limit_are_shortened_on_import_and_restore(o
     backup = build_pack(tmp_path / "backup.ovpack", root="ov-backup", files={"resources/kept/.abstract.md": long_abstract.encode(), "resources/kept/a.md": b"a\n"}, mutate=as_backup)
     restored = ov("restore", str(backup), "--json").json["result"]
     assert restored["shortened"] == 1 and len(sidecar.parse(store_state()[1]["resources/kept/.abstract.md"].decode())[1]) <= 256
-    assert ov("restore", str(backup), "--json").json["result"]["kept"] == 2  # the shortened text is what it compares with
+    again = ov("restore", str(backup), "--json").json["result"]
+    assert again["kept"] == 2 and again["shortened"] == 0  # the shortened text is what it compares with; nothing written
+
+    # A store that holds a summary over its limit (hand-committed) matches its own backup.
+    long_overview = "# Notes\n\n" + "word " * 2000 + "\n"
+    assert ov("write", "viking://resources/notes/a.md", "--content", "a\n").exit_code == 0
+    own = tmp_path / "own.ovpack"
+    store_root = Path(os.environ["OV_HOME"]) / "accounts" / "default"
+    (store_root / "resources" / "notes" / ".overview.md").write_text(long_overview)
+    assert ov("snapshot", "commit", "-m", "a long overview by hand").exit_code == 0
+    assert ov("backup", str(own)).exit_code == 0
+    restored = ov("restore", str(own), "--json")
+    assert restored.exit_code == 0 and restored.json["result"]["files"] == 0 and restored.json["result"]["shortened"] == 0, restored.json
 
 
 def test_a_member_is_never_read_past_its_declared_size(tmp_path):
