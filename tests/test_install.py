@@ -183,6 +183,12 @@ def test_a_project_files_backup_is_kept_in_ovs_home_not_in_the_project(ov, user_
     assert backup.read_text() == own and backup.name.startswith("claude-hooks-project-")
     assert ov("uninstall", "hooks", "--scope", "project", "--yes").exit_code == 0
     assert settings.read_text() == own and not backup.exists()
+    # One an earlier build left beside the file goes with the uninstall too, once the file is back.
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    legacy = settings.with_name("settings.json.ov.bak")
+    legacy.write_text(own)
+    assert ov("uninstall", "hooks", "--scope", "project", "--yes").exit_code == 0
+    assert settings.read_text() == own and not legacy.exists()
 
 
 def test_no_host_found_is_bad_input(ov, tmp_path, monkeypatch):
