@@ -410,7 +410,6 @@ READ_ARGUMENTS = {
     "stat": {"uri": "viking://resources"},
     "grep": {"pattern": "Neovim"},
     "glob": {"pattern": "**/*.md"},
-    "health": {},
 }
 
 
@@ -421,13 +420,16 @@ def test_every_read_only_tool_refuses_an_account_that_does_not_exist(ov, ov_home
     from ov.mcp import tools
 
     assert ov("remember", "My editor is Neovim").exit_code == 0
-    assert {t["name"] for t in definitions() if t["annotations"]["readOnlyHint"]} == set(READ_ARGUMENTS)
+    assert {t["name"] for t in definitions() if t["annotations"]["readOnlyHint"]} == {*READ_ARGUMENTS, "health"}
     context = tools.Context.resolve({"account": "tpyo"}, _os.environ)
     for name, arguments in READ_ARGUMENTS.items():
         result = tools.call(context, name, arguments)
         text = result["content"][0]["text"]
         assert result.get("isError"), name
         assert text.startswith(f"account 'tpyo' (from flag) does not exist in {ov_home / 'accounts'} (accounts: default)\nhint: check --account"), text
+    # health reports the account among its checks, as `ov doctor` does, instead of refusing.
+    health = tools.call(context, "health", {})
+    assert not health.get("isError") and "tpyo" in health["content"][0]["text"], health
     assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
     assert not (ov_home / "state" / "tpyo").exists()
     wrote = tools.call(context, "write", {"uri": "viking://resources/a.md", "content": "a\n"})

@@ -72,8 +72,9 @@ def definitions() -> list[dict]:
     return list(TOOLS)
 
 
-# A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do.
-_READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] for t in TOOLS}
+# A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do;
+# `health` reports it among its checks instead, as `ov doctor` does.
+_READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] and t["name"] != "health" for t in TOOLS}
 
 
 @dataclass
