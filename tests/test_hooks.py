@@ -760,9 +760,11 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
         holder.kill()
         holder.wait()
     deadline = time.monotonic() + 30
-    while not (index_dir / "meta.json").exists() and time.monotonic() < deadline:
+    # The job logs after it has written the index: wait for its record, not for meta.json.
+    while not any(r.get("kind") == "index" for r in _log(ov_home)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert any(r.get("kind") == "index" and r.get("outcome") == "index built" for r in _log(ov_home))
+    assert any(r.get("kind") == "index" and r.get("outcome") == "index built" for r in _log(ov_home)), _log(ov_home)
+    assert (index_dir / "meta.json").exists()
     text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
 
