@@ -814,10 +814,25 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     assert not [p for p in (ov_home / "accounts").rglob("*") if OPENAI in p.name or (p.is_file() and ".git" not in p.parts and OPENAI in p.read_text(errors="replace"))]
     assert any("REDACTED" in uri for uri in data["added"]), data["added"]
     # A control character inside a token hid it from the redaction, and was stripped afterwards.
-    hidden = tmp_path / "hidden.pdf"
-    hidden.write_bytes(make_pdf([("Keys", ["aws key AKIAIOSFODN\x01N7EXAMPLE here"])]))
-    assert ov("add-resource", str(hidden), "--json").json["result"]["redacted"] == 1
-    assert ov("grep", "AKIA", "--uri", "viking://resources/hidden").exit_code == 1
+    for i, mark in enumerate(["\x01", "\x81"]):  # a C0 and a C1 control character
+        hidden = tmp_path / f"hidden{i}.pdf"
+        hidden.write_bytes(make_pdf([(f"key AKIAIOSFODN{mark}N7EXAMPLE", [f"aws key AKIAIOSFODN{mark}N7EXAMPLE here"])]))
+        assert ov("add-resource", str(hidden), "--json").json["result"]["redacted"] == 2, repr(mark)
+        assert ov("grep", "AKIAIOSFODN", "--uri", f"viking://resources/hidden{i}").exit_code == 1, repr(mark)
+
+
+def test_a_first_add_that_fails_leaves_no_account_behind(ov, ov_home, tmp_path):
+    """add-resource makes the repository before it plans without the lock; failing after that,
+    it left a mistyped account that every later read found empty instead of refusing."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nalpha\n")
+    assert ov("remember", "I like tea").exit_code == 0
+    failed = ov("add-resource", str(folder), "--account", "t4", "--to", "viking://resources")
+    assert failed.exit_code == 2 and "scope" in failed.stderr
+    assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
+    assert ov("ls", "--account", "t4").exit_code == 1  # still refused as a typo
+    assert ov("add-resource", str(folder), "--account", "t4").exit_code == 0  # a first add that works makes it
 
 
 def test_a_reason_is_kept_when_the_source_is_added_again_without_one(ov, ov_home, handbook):

@@ -18,7 +18,7 @@ from ov.home import Home
 from ov.identity import Identity
 from ov.store.gitstore import GitStore
 from ov.store.lock import WriteLock
-from ov.store.store import Store
+from ov.store.store import Store, Transaction
 
 HAS_GIT = shutil.which("git") is not None
 
@@ -443,6 +443,7 @@ def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_ho
         typo.rm(typo.uri("viking://resources/x.md"))
     assert Home(ov_home).accounts() == ["default"] and not typo.exists
     assert not list(typo.state.glob("discarded-*"))  # moved out in one rename, then deleted
+    (typo.state / "discarded-1-abcd" / "objects").mkdir(parents=True)  # what a kill while deleting leaves
     assert Store(Home(ov_home), Identity(account="tpyo"), Config()).missing_account() is not None
     # A write fails in its own transaction, after the one that made the repository: none either.
     hand = Store(Home(ov_home), Identity(account="tpyo2"), Config())
@@ -452,7 +453,36 @@ def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_ho
         hand.write(hand.uri("viking://resources/x.md"), b"new\n")
     assert not hand.exists and (hand.root / "resources" / "x.md").read_text() == "by hand\n"  # what was there stays
     typo.write(typo.uri("viking://resources/a.md"), b"a\n")  # the same store object writes afterwards
+    assert not list(typo.state.glob("discarded-*"))  # swept by the next transaction
     assert Home(ov_home).accounts() == ["default", "tpyo"] and typo.read(typo.uri("viking://resources/a.md")).content == "a\n"
+
+
+def test_a_draft_staged_in_a_repository_discarded_since_commits_every_object_itself(ov_home: Path):
+    """Another command's first write made the repository, a large add staged its objects in it
+    without the lock, then that write failed and its repository was discarded: the add's commit
+    named trees that were only in the discarded one, and every later command failed."""
+    from ov.uri import parse
+
+    ident = Identity(account="fresh")
+    first, add = Store(Home(ov_home), ident, Config()), Store(Home(ov_home), ident, Config())
+    with pytest.raises(KeyboardInterrupt):
+        with Transaction(first) as tx:
+            assert tx.made and add.init() is False
+            draft = add.draft().__enter__()
+            for i in range(100):
+                draft.put(parse(f"viking://resources/big/f{i}.md"), f"file {i}\n".encode())
+            draft.stage()
+            assert add.git.stored_ahead
+            raise KeyboardInterrupt
+    assert not first.exists
+    with add.transaction() as tx:
+        assert tx.made and not draft.still_holds(tx, parse("viking://resources/big"))  # planned again by ingest
+        draft.hand_over(tx)
+        tx.commit("add-resource", [parse("viking://resources/big")])
+    draft.discard()
+    fresh = Store(Home(ov_home), ident, Config())
+    assert fresh.read(parse("viking://resources/big/f7.md")).content == "file 7\n"
+    assert len(fresh.ls(parse("viking://resources/big"))) == 100
 
 
 # --- names in another Unicode normal form --------------------------------------------------

@@ -316,7 +316,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
         if restored:
             _unlink(backup)
         beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
-        if beside != backup and beside.is_file() and (change.after is None or beside.read_bytes() == change.after):
+        if beside != backup and change.after is not None and beside.is_file() and beside.read_bytes() == change.after:
             _unlink(beside)
         if change.after is None:
             for folder in sorted((Path(p) for p in change.spec_receipt.get("created_dirs", [])), key=lambda p: len(p.parts), reverse=True):

@@ -209,14 +209,14 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
     store finishes at once; a large one outlasts the hook's deadline, and the job, which has none,
     finishes it for the prompts after. One job at a time: the prompts during a long build start no
     other."""
-    from ov.hosts import background
-
     from ov.hosts import index_retry
 
     blocked = index_retry.blocked(store)
     if blocked:
         record["index"] = f"{doing}: not started, {blocked}"
         return
+    from ov.hosts import background  # after: a prompt held back pays for no job machinery
+
     try:
         pid = background.start(_job(store, "index", None, session, event="index"), once=background.index_job_lock(store))
     except background.AlreadyRunning:

@@ -332,7 +332,10 @@ def _code_language(element) -> str | None:
 # with the empty user password in every viewer without a prompt, so it is read
 # like any other; one that needs a real password fails as "encrypted PDF".
 _PDF_HEADING_LIKE_RE = re.compile(r"^([ \t]*)(?=#|`{3}|~{3}|(?:=+|-+)[ \t]*$)")
-_PDF_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
+# Control characters (C0 and C1) and the invisible ones that split a word without a mark (soft
+# hyphen, zero-width space, word joiner, BOM): inside a token they hide it from the redaction.
+# The zero-width (non-)joiner stays: Persian and Indic scripts need it.
+_PDF_CONTROL_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u200b\u2060\ufeff]")
 _OUTLINE_MAX_ITEMS = 5000
 _OUTLINE_MAX_DEPTH = 16
 

@@ -126,30 +126,32 @@ def add_resource(
     # write lock, so the hooks of other sessions keep writing meanwhile; the lock is taken only
     # to check the plan still holds and to commit it (see Store.draft).
     # `result` stays as it is after parsing, in case the plan is made again under the lock.
-    store.init()  # a no-op when it exists; the plan is made against its first commit otherwise
-    planned = replace(
-        result,
-        added=list(result.added),
-        updated=list(result.updated),
-        removed=list(result.removed),
-        skipped=list(result.skipped),
-        warnings=list(result.warnings),
-        tokens=dict(result.tokens),
-    )
-    with store.draft() as draft:
-        root = _plan(store, draft, collected, files, provenance, target, to, parent, reason, include, exclude, planned, progress)
-        draft.stage()
-    try:
-        with store.transaction() as tx:
-            if draft.still_holds(tx, root):
-                draft.hand_over(tx)
-                result = planned
-            else:  # another writer changed what the plan read: plan again, under the lock
-                root = _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
-            commit = tx.commit("add-resource", [root])
-            result.commit = commit.commit
-    finally:
-        draft.discard()
+    # The repository first (a no-op when it exists): the plan is made against its first commit.
+    # An add that fails leaves no account behind it.
+    with store.first_write():
+        planned = replace(
+            result,
+            added=list(result.added),
+            updated=list(result.updated),
+            removed=list(result.removed),
+            skipped=list(result.skipped),
+            warnings=list(result.warnings),
+            tokens=dict(result.tokens),
+        )
+        with store.draft() as draft:
+            root = _plan(store, draft, collected, files, provenance, target, to, parent, reason, include, exclude, planned, progress)
+            draft.stage()
+        try:
+            with store.transaction() as tx:
+                if draft.still_holds(tx, root):
+                    draft.hand_over(tx)
+                    result = planned
+                else:  # another writer changed what the plan read: plan again, under the lock
+                    root = _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
+                commit = tx.commit("add-resource", [root])
+                result.commit = commit.commit
+        finally:
+            draft.discard()
     result.seconds = time.perf_counter() - started
     return result
 

@@ -370,7 +370,7 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
             found = tx.git.entry(tx.tree, uri.path)
             # The backup's own bytes count as the same too: a store that holds a summary over its
             # limit (from before imports cut them) still matches its own backup.
-            if found is not None and found[1] in {tx.git.blob_id(files[rel]), tx.git.blob_id(pack.files[rel])}:
+            if found is not None and (found[1] == tx.git.blob_id(files[rel]) or (rel in cut and found[1] == tx.git.blob_id(pack.files[rel]))):
                 kept += 1
                 continue  # already there, the same
             if found is not None:

@@ -377,6 +377,18 @@ class GitStore:
         except OSError:
             pass
 
+    def sweep_discarded(self) -> None:
+        """Delete what a :meth:`discard` killed part-way left in the state folder (under the lock)."""
+        try:
+            leftovers = [entry.path for entry in os.scandir(self.state) if entry.name.startswith("discarded-")]
+        except OSError:
+            return
+        if leftovers:
+            import shutil
+
+            for leftover in leftovers:
+                shutil.rmtree(leftover, ignore_errors=True)
+
     # --- reading committed state -----------------------------------------
 
     def head(self) -> bytes | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -236,6 +237,25 @@ class Store:
             return False
         with WriteLock(self.lock_path, self.config.store.lock_timeout):
             return self.git.init(self.author, self._init_message)
+
+    @contextmanager
+    def first_write(self):
+        """:meth:`init` for a command that plans before it takes the lock (``add-resource``):
+        when the body fails and this call made the repository, which nothing has been committed
+        to since, the repository goes again (as a :class:`Transaction` that made it does)."""
+        made = self.init()
+        head = self.git.head() if made else None
+        try:
+            yield
+        except BaseException:
+            if made:
+                try:
+                    with WriteLock(self.lock_path, self.config.store.lock_timeout):
+                        if self.git.exists and self.git.head() == head:
+                            self.git.discard()
+                except StoreLocked:
+                    pass  # a long writer holds it: it is writing to this account, which stays
+            raise
 
     # --- reading ------------------------------------------------------------
 
@@ -677,8 +697,13 @@ class Transaction:
         try:
             if not self.git.exists:
                 self.made = self.git.init(self.store.author, self.store._init_message)
+                if self.made:
+                    # Objects a draft stored ahead went into a repository that was discarded
+                    # since (another command's first write that failed): the commit writes its own.
+                    self.git.forget_ahead()
             self.recovered = self.git.recover()
             _report_recovery(self.recovered)
+            self.git.sweep_discarded()
             self._lock.sweep_queue()
             self.head = self.git.head()
             self.tree = self.git.tree_of(self.head)
@@ -880,6 +905,8 @@ class Draft(Transaction):
     def still_holds(self, tx: Transaction, *scopes: VikingURI) -> bool:
         if self._doubtful:
             return False
+        if tx.made and self.head is not None:
+            return False  # planned in a repository that was discarded since: plan again in this one
         if tx.head != self.head:
             if self.head is None or tx.head is None:
                 return False
