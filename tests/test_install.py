@@ -674,3 +674,18 @@ def test_hooks_with_mcp_in_one_file_keeps_both(ov, user_home):
     assert "ov hook gemini" not in settings.read_text() and '"mcpServers"' in settings.read_text()
     assert ov("uninstall", "mcp", "--host", "gemini").exit_code == 0
     assert settings.read_text() == GEMINI_SETTINGS and not (settings.parent / "settings.json.ov.bak").exists()
+
+
+@pytest.mark.parametrize("first", ["hooks", "mcp"])
+def test_a_folder_ov_made_for_two_files_goes_with_the_last_uninstall(ov, user_home, first):
+    """Codex's hooks.json and config.toml share the .codex/ the first install made: uninstalling
+    the hooks before the server left the folder empty for good (only the first receipt named it)."""
+    codex = user_home / ".codex"
+    assert not codex.exists()
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--with-mcp").exit_code == 0
+    assert (codex / "hooks.json").exists() and (codex / "config.toml").exists()
+    second = "mcp" if first == "hooks" else "hooks"
+    assert ov("uninstall", first, "--host", "codex").exit_code == 0
+    assert codex.exists()
+    assert ov("uninstall", second, "--host", "codex").exit_code == 0
+    assert not codex.exists()

@@ -323,7 +323,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
                 try:
                     folder.rmdir()  # only when empty: whatever else is in it stays
                 except OSError:
-                    pass
+                    _hand_over_folder(receipts_dir, change.spec, folder)
     receipt_path = _receipt_path(receipts_dir, change.spec)
     if change.receipt is None:
         try:
@@ -333,6 +333,27 @@ def apply(change: Change, receipts_dir: Path) -> None:
     else:
         receipt_path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(receipt_path, (json.dumps(change.receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+
+
+def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
+    """A folder ov made that another of ov's files still holds (Codex's hooks.json and config.toml
+    in one .codex/): the receipt of that file takes it over, so the last uninstall removes it."""
+    if not folder.is_dir():
+        return
+    own = _receipt_path(receipts_dir, spec_)
+    for path in sorted(receipts_dir.glob("*.json")):
+        if path == own:
+            continue
+        try:
+            receipt = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(receipt, dict) or not Path(str(receipt.get("file", ""))).is_relative_to(folder):
+            continue
+        dirs = receipt.get("created_dirs") if isinstance(receipt.get("created_dirs"), list) else []
+        if str(folder) not in dirs:
+            receipt["created_dirs"] = [*dirs, str(folder)]
+            atomic_write(path, (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
 
 
 def plugin_outdated(spec_: Spec) -> bool:
