@@ -617,6 +617,27 @@ def test_a_codex_project_install_says_codex_runs_its_hooks_only_in_a_trusted_pro
     assert "needs the `codex` program" in by_hand and f'[projects."{project}"]' in by_hand and not config.exists()
 
 
+def test_a_codex_trust_that_fails_after_trusting_the_project_says_so(ov, project, monkeypatch, tmp_path):
+    """--trust trusts the project, then records the reviews; when the second step failed, the note
+    said only "could not record the review", and not that the project had been trusted."""
+    from ov.hosts import gates
+
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "codex").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "bin" / "codex").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+
+    def trust_then_fail(spec, binary, **_kw):
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
+        raise RuntimeError("hooks/list timed out")
+
+    monkeypatch.setattr(gates, "codex_trust", trust_then_fail)
+    note = _codex_note(ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes", "--trust", "--json"))
+    assert note.startswith(f"codex    trusted the project {project} in {config}") and "could not record the review of ov's hooks (hooks/list timed out)" in note
+
+
 def test_doctor_checks_a_codex_projects_trust_and_reads_its_reviews_from_the_users_config(ov, project):
     assert ov("install", "hooks", "--host", "codex", "--scope", "project", "--yes").exit_code == 0
     checks = _checks(ov)

@@ -83,6 +83,8 @@ def _codex(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
     try:
         made_trusted, trusted = codex_trust(spec, binary)
     except (OSError, RuntimeError, TimeoutError, ValueError) as exc:
+        if untrusted_project and codex_project_trust(spec) == "trusted":  # the first step was done
+            return [f"codex    trusted the project {project} in {config} ({_PROJECT_TRUST_GRANTS}), but could not record the review of ov's hooks ({exc}): open /hooks in Codex and trust them"]
         return [f"codex    could not record the review ({exc}); instead, {by_hand}"]
     notes = [f"codex    trusted the project {project} in {config}: {_PROJECT_TRUST_GRANTS}"] if made_trusted else []
     if trusted:
