@@ -445,6 +445,21 @@ def test_summaries_over_their_layers_limit_are_shortened_on_import_and_restore(o
     assert restored.exit_code == 0 and restored.json["result"]["files"] == 0 and restored.json["result"]["shortened"] == 0, restored.json
 
 
+def test_an_import_names_files_in_nfc_and_refuses_one_name_in_two_forms(ov, project, tmp_path, store_state):
+    """A pack made on macOS names café.md decomposed; kept so, it sat beside a composed café.md
+    that reads the same, and `ov read` of what the user typed missed it."""
+    nfd, nfc = "cafe\u0301.md", "caf\u00e9.md"
+    pack = build_pack(tmp_path / "mac.ovpack", root="menu", files={nfd: b"# Cafe\n"})
+    assert ov("import", str(pack), "viking://resources").exit_code == 0
+    assert store_state()[1][f"resources/menu/{nfc}"] == b"# Cafe\n"
+    assert ov("read", f"viking://resources/menu/{nfc}").stdout.strip() == "# Cafe"
+    both = build_pack(tmp_path / "both.ovpack", root="menu2", files={nfd: b"a\n", nfc: b"b\n"})
+    before = store_state()
+    refused = ov("import", str(both), "viking://resources", "--json")
+    assert refused.exit_code == 2 and "one name in two Unicode forms" in refused.error["message"]
+    assert store_state() == before
+
+
 def test_a_member_is_never_read_past_its_declared_size(tmp_path):
     # A ZIP whose member inflates to more than the size it declares (a zip bomb's shape) is
     # refused after reading one byte more than declared, never inflated in full.

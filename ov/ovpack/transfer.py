@@ -40,7 +40,7 @@ from ov.ovpack.format import (
     sha256_hex,
 )
 from ov.store import sidecar
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path, nfc
 
 OnConflict = Literal["fail", "overwrite", "skip"]
 VectorMode = Literal["auto", "recompute", "require"]
@@ -277,7 +277,14 @@ def import_pack(
         raise InvalidPack(f"{source} is a backup of a whole account", hint=f"bring it back with `ov restore {source}`")
     target = _target(store, pack, parent)
     vectors = _vector_outcome(store, pack, vector_mode)
-    uris = {rel: VikingURI((*target.parts, *rel.split("/"))) for rel in pack.files}
+    # Names as ingest and every typed URI spell them (NFC): a pack made on macOS names café.md
+    # decomposed, and kept so it would sit beside a composed one that reads the same.
+    uris = {rel: VikingURI((*target.parts, *(nfc(part) for part in rel.split("/")))) for rel in pack.files}
+    seen: dict[VikingURI, str] = {}
+    for rel, uri in uris.items():
+        if uri in seen:
+            raise InvalidPack(f"the pack holds {quote(seen[uri])} and {quote(rel)}, one name in two Unicode forms", hint="rename one of them where the pack was made")
+        seen[uri] = rel
     for rel, uri in uris.items():
         try:
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
