@@ -1415,3 +1415,23 @@ def test_a_threshold_outside_zero_to_one_is_refused(docs, threshold):
     result = docs("find", "risotto", "--threshold", threshold, "--json")
     assert result.exit_code == 2 and "threshold is a relevance from 0 to 1" in result.error["message"]
     assert docs("find", "risotto", "--threshold", "0.0", "--json").exit_code == 0
+
+
+def test_a_match_is_as_relevant_in_a_scoped_find_as_in_an_unscoped_one(ov, tmp_path):
+    """A filter decides which records pass, never how well one matches: a scope's filter added its
+    term's IDF to every hit, so `--uri` made the same match read as more relevant (0.98 against
+    0.73), and `--threshold` (and the prompt hook's cut-off) meant something else in a scoped find."""
+    kb = tmp_path / "kb"
+    (kb / "sub").mkdir(parents=True)
+    for i in range(60):
+        (kb / f"n{i}.md").write_text(f"# Note {i}\n\nThe cache of service {i} warms at {i % 12} every morning and the deploy runs later.\n")
+    (kb / "sub" / "cache.md").write_text("# Cache\n\nThe cache warms at nine every morning.\n")
+    assert ov("add-resource", str(kb), "--to", "viking://resources/kb").exit_code == 0
+
+    def relevance(*args: str) -> float:
+        (hit,) = [h for h in found(ov, "when does the cache warm up", *args)["resources"] if h["uri"] == "viking://resources/kb/sub/cache.md"]
+        return hit["relevance"]
+
+    everywhere = relevance()
+    assert 0.5 < everywhere < 0.95
+    assert relevance("--uri", "viking://resources/kb/sub") == relevance("--type", "resource") == everywhere

@@ -453,7 +453,9 @@ class LexicalIndex:
             )
         if clauses and all(occur == tantivy.Occur.MustNot for occur, _ in clauses):
             clauses.append((must, tantivy.Query.all_query()))
-        return clauses
+        # A filter decides which records pass, never how well one matches: each required clause
+        # scores 0, so a hit's score is its BM25 alone, with or without a type, owner or scope.
+        return [(occur, tantivy.Query.const_score_query(q, 0.0) if occur == must else q) for occur, q in clauses]
 
 
 # Up to this many values a filter is a disjunction of terms: tantivy's term set query builds an

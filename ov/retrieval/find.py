@@ -46,6 +46,12 @@ PARENT_KINDS = ("abstract", "overview", "log")
 # above it, which say less than the text does.
 TITLE_WEIGHT = 0.3
 RRF_K = 60  # the constant of reciprocal-rank fusion (Cormack et al.)
+# Added to every full-text score, in the rankings and in the relevance alike: it damps the lead of
+# the best BM25 over the rest, and keeps a clear match in a small store relevant (where IDF says
+# little). Every find's filters used to add it (1.0 for each of its two filter sets, type and
+# owner), and the weights and the cut-off were measured with it; a scope's filter added its IDF
+# on top, so a scoped find read as more relevant than the same match unscoped. Filters add nothing now.
+LEXICAL_FLOOR = 2.0
 # Neighbours the words missed that become candidates (at least; 3x the limit when that is more): such
 # a record scores at most weight / (1 + weight) and enters the results only from the top of the list.
 NEAREST = 30
@@ -252,12 +258,12 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     # covers half its words must not score like a perfect match.
     absolute: dict[str, float] = {}
     if lexical_hits:
-        best = lexical_hits[0].score or 1.0
+        best = lexical_hits[0].score + LEXICAL_FLOOR
         ceiling = lexical.idf_sum(terms) or best
         for hit in lexical_hits:
-            scores[hit.record.id] = hit.score / best
+            scores[hit.record.id] = (hit.score + LEXICAL_FLOOR) / best
             records[hit.record.id] = hit.record
-            absolute[hit.record.id] = min(1.0, hit.score / ceiling)
+            absolute[hit.record.id] = min(1.0, (hit.score + LEXICAL_FLOOR) / ceiling)
     static = getattr(opened.embedder, "static", False)
     weights_by_type = vector_weights(config, static)
     if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
@@ -298,7 +304,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
             similarity = {h.record.id: min(1.0, by_label[h.label]) for h in ranked}
             for rid in absolute.keys() | similarity.keys():
                 absolute[rid] = (absolute.get(rid, 0.0) + weight_of[rid] * similarity.get(rid, 0.0)) / (1 + weight_of[rid])
-            _fuse(config.fusion, scores, [(h.record.id, h.score) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
+            _fuse(config.fusion, scores, [(h.record.id, h.score + LEXICAL_FLOOR) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
     strength = max(absolute.values(), default=0.0)
     if not scores:
         return []
@@ -475,10 +481,14 @@ def _propagate(lexical, terms: QueryTerms, records: dict[str, Record], scores: d
     if not parents:
         return
     parent_score = lexical.best_scores(terms, "text", PARENT_KINDS, parents)
-    best = max(parent_score.values(), default=0.0) or 1.0
+    best = max(parent_score.values(), default=0.0) + LEXICAL_FLOOR
     for rid, record in records.items():
         weight = conversation if record.kind == "message" else directory
-        inherited = parent_score[record.parent] / best if record.parent in parent_score else scores[rid]
+        if record.parent in parent_score:
+            matched = parent_score[record.parent]
+            inherited = (matched + LEXICAL_FLOOR) / best if matched > 0 else 0.0
+        else:
+            inherited = scores[rid]
         scores[rid] = (scores[rid] + weight * inherited) / (1 + weight)
 
 
