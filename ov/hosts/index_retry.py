@@ -20,14 +20,14 @@ RETRY_AFTER = 600
 
 
 def failure_path(store) -> Path:
-    """Where the last index job that failed says at which commit, when, and why."""
+    """Where the last index job that failed says when, and why."""
     return store.state / "hooks" / "index-job.failed.json"
 
 
-def record_failure(store, commit: str | None, error: str) -> None:
+def record_failure(store, error: str) -> None:
     from ov.files import atomic_write
 
-    data = {"commit": commit, "at": time.time(), "error": error}
+    data = {"at": time.time(), "error": error}
     atomic_write(failure_path(store), json.dumps(data).encode(), durable=False)
 
 

@@ -66,10 +66,9 @@ def _run(home, job: dict) -> dict:
             raise  # another process holds the index: it is building it, and a later job may go on
         except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
             try:
-                head = store.git.head() if store.exists else None
-                index_retry.record_failure(store, head.decode() if head else None, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
-            except Exception:  # noqa: BLE001, S110 - the job's own error is the one to log
-                pass
+                index_retry.record_failure(store, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
+            except OSError:
+                pass  # the job's own error is the one to log
             raise
         index_retry.clear_failure(store)
         return {"outcome": "index built", "records": opened.meta.records}

@@ -377,6 +377,12 @@ class GitStore:
         except OSError:
             pass
 
+    def discard_unless_moved(self, head: bytes | None) -> None:
+        """:meth:`discard` the repository made with first commit ``head`` when nothing has been
+        committed since (the caller holds the write lock)."""
+        if self.exists and self.head() == head:
+            self.discard()
+
     def sweep_discarded(self) -> None:
         """Delete what a :meth:`discard` killed part-way left in the state folder (under the lock)."""
         try:

@@ -77,8 +77,8 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         try:
             return _run_locked(store, lock, function, args)
         except BaseException:
-            if tx.made and store.git.exists and store.git.head() == tx.head:
-                store.git.discard()  # the account's first write failed: no commit, no account
+            if tx.made:
+                store.git.discard_unless_moved(tx.head)  # the account's first write failed: no commit, no account
             raise
     finally:
         lock.release()

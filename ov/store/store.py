@@ -251,8 +251,7 @@ class Store:
             if made:
                 try:
                     with WriteLock(self.lock_path, self.config.store.lock_timeout):
-                        if self.git.exists and self.git.head() == head:
-                            self.git.discard()
+                        self.git.discard_unless_moved(head)
                 except StoreLocked:
                     pass  # a long writer holds it: it is writing to this account, which stays
             raise
@@ -716,10 +715,10 @@ class Transaction:
         try:
             if self._early is not None:
                 self.git.abandon_early(self.head, self._early)  # failed before its commit
-            if self.made and exc_type is not None and self.git.head() == self.head:
+            if self.made and exc_type is not None:
                 # The account's first command failed (a typo in --account, a file that is not
                 # there): no commit, so no account either, or the next read would find it empty.
-                self.git.discard()
+                self.git.discard_unless_moved(self.head)
         finally:
             try:
                 if self.staged is not None:
