@@ -332,7 +332,11 @@ def apply(change: Change, receipts_dir: Path) -> None:
             pass
     else:
         receipt_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(receipt_path, (json.dumps(change.receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+        _write_receipt(receipt_path, change.receipt)
+
+
+def _write_receipt(path: Path, receipt: dict) -> None:
+    atomic_write(path, (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
 
 
 def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
@@ -353,7 +357,7 @@ def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
         dirs = receipt.get("created_dirs") if isinstance(receipt.get("created_dirs"), list) else []
         if str(folder) not in dirs:
             receipt["created_dirs"] = [*dirs, str(folder)]
-            atomic_write(path, (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+            _write_receipt(path, receipt)
 
 
 def plugin_outdated(spec_: Spec) -> bool:
