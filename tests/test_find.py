@@ -800,16 +800,22 @@ def test_a_question_naming_a_date_prefers_what_was_said_around_it(ov):
     def top(query: str) -> dict:
         return found(ov, query, "--type", "session")["sessions"][0]
 
+    def most_relevant(query: str) -> float:
+        return max(hit["relevance"] for hit in found(ov, query, "--type", "session")["sessions"])
+
     undated = top("What happened at the launch review?")
     assert undated["time"].startswith("2026-03-02")  # on its words alone
     on_the_day = top("What happened at the launch review on 3 June, 2026?")
     assert on_the_day["time"].startswith("2026-06-03")
     assert top("What happened at the launch review in September?")["time"].startswith("2026-09-15")
-    # Only the order changes: the best result is worth what the best match is, so a threshold or
-    # the prompt hook's cut-off sees the same relevance with or without the date.
+    # Only the order changes: a record's relevance is its own match, so a threshold or the prompt
+    # hook's cut-off (the most relevant result) sees the same with or without the date.
+    dated = most_relevant("What happened at the launch review on 3 June, 2026?")
     assert ov("config", "set", "retrieval.date_weight", "0").exit_code == 0
-    assert top("What happened at the launch review on 3 June, 2026?")["time"].startswith("2026-03-02")
-    assert top("What happened at the launch review on 3 June, 2026?")["relevance"] == on_the_day["relevance"]
+    undated_top = top("What happened at the launch review on 3 June, 2026?")
+    assert undated_top["time"].startswith("2026-03-02")
+    assert most_relevant("What happened at the launch review on 3 June, 2026?") == dated
+    assert undated_top["relevance"] != on_the_day["relevance"]  # each message its own match
 
 
 def test_reciprocal_rank_fusion_is_a_choice(ov):
@@ -1435,3 +1441,22 @@ def test_a_match_is_as_relevant_in_a_scoped_find_as_in_an_unscoped_one(ov, tmp_p
     everywhere = relevance()
     assert 0.5 < everywhere < 0.95
     assert relevance("--uri", "viking://resources/kb/sub") == relevance("--type", "resource") == everywhere
+
+
+def test_a_record_below_the_best_is_as_relevant_in_a_scope_where_it_leads(ov):
+    """Relevance is a record's own match, not its place in a ranking: scaled to the best result, a
+    record that one better match outranks read 0.49 unscoped and 0.96 in a scope where it led, so
+    `--threshold 0.7` kept it with `--uri` and dropped it without."""
+    assert ov("write", "viking://resources/a/keys.md", "-c", "# Rotating API keys\nRotate the API keys every 90 days.").exit_code == 0
+    assert ov("write", "viking://resources/b/api.md", "-c", "# The HTTP API\nThe API serves JSON over HTTP. The API is versioned.").exit_code == 0
+
+    def relevance(*args: str) -> dict[str, float]:
+        return {h["uri"]: h["relevance"] for h in found(ov, "rotate api keys", *args)["resources"]}
+
+    everywhere = relevance()
+    assert list(everywhere)[0] == "viking://resources/a/keys.md"  # the better match leads
+    api = "viking://resources/b/api.md"
+    assert relevance("--uri", "viking://resources/b") == {api: everywhere[api]}
+    for threshold in ("0.1", everywhere[api], "0.99"):
+        kept = set(relevance("--threshold", str(threshold)))
+        assert (api in kept) == (api in relevance("--uri", "viking://resources/b", "--threshold", str(threshold)))

@@ -142,9 +142,10 @@ class Hit:
     speaker: str = ""
     time: str = ""
     parent: str = ""
-    # How well this unit answers the query on one scale for every type and query: the score before
-    # session messages are scaled down for ranking beside distilled content. ``--threshold`` and the
-    # prompt hook's "inject nothing" cut-off compare against it.
+    # How well this unit's own text answers the query, on one scale for every type, query and scope
+    # (BM25 against a full match, blended with the cosine): not its place in this ranking. The best
+    # result's relevance is its score before the session factor. ``--threshold`` and the prompt
+    # hook's "inject nothing" cut-off compare against it.
     relevance: float = 0.0
     also: tuple[Place, ...] = ()  # other places holding the same text, best first (ov.retrieval.copies)
     record: Record | None = field(default=None, compare=False, repr=False)
@@ -310,7 +311,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    return _units(records, scores, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
 
 
 def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters, known: set[int]) -> dict[int, float]:
@@ -508,7 +509,7 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
-def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:
+def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
     top = max(scores.values())
     if top > 0:
@@ -516,7 +517,11 @@ def _units(records, scores, options: FindOptions, terms: QueryTerms, lexical, se
             scores[rid] *= strength / top  # the best result scores what the best match is worth
     best: dict[str, tuple[float, Record, float]] = {}
     for rid, record in records.items():
-        relevance = score = scores[rid]
+        score = scores[rid]
+        # A record's own match, not its place in this ranking: scaled to the best result, a
+        # record would read more relevant in a scope where it leads than where a better match
+        # outranks it, and --threshold would keep different records with --uri.
+        relevance = absolute.get(rid, 0.0)
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
         unit = record.unit
