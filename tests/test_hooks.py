@@ -211,8 +211,8 @@ def test_prompt_submit_never_waits_for_an_embedder_that_loads_slowly(ov, project
 @pytest.mark.parametrize("host", HOSTS)
 @pytest.mark.parametrize(
     "data",
-    [b"", b"not json", b"[1, 2]", b'{"cwd": "/tmp"}', b"\xff\xfe", b'{"session_id": 7}'],
-    ids=["empty", "not-json", "array", "no-session", "not-utf8", "session-not-text"],
+    [b"", b"not json", b"[1, 2]", b'{"cwd": "/tmp"}', b"\xff\xfe", b'{"session_id": 7}', b'{"session_id": "s", "x": ' + b"[" * 20000 + b"]" * 20000 + b"}"],
+    ids=["empty", "not-json", "array", "no-session", "not-utf8", "session-not-text", "nested-too-deep"],
 )
 def test_malformed_input_gets_the_no_op_answer_and_a_logged_reason(host, data, ov_home):
     for event in ("session-start", "prompt-submit", "stop", "session-end"):
@@ -734,6 +734,19 @@ def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"n": 3, "image": "y" * 5000}))  # a long line still being written
     assert transcript.jsonl_from(path, offset) == ([], offset)
+
+
+def test_a_transcript_line_nested_too_deeply_is_passed_over_and_the_lines_after_it_are_read(tmp_path):
+    """json raises RecursionError, not ValueError, for nesting deeper than it recurses (a tool input
+    of 3,000 brackets): the line was never passed over, so every later capture of the session
+    failed on it and lost every turn after it."""
+    from ov.hosts import transcript
+
+    path = tmp_path / "t.jsonl"
+    deep = '{"n": 1, "input": ' + "[" * 3000 + "]" * 3000 + "}"
+    path.write_text(json.dumps({"n": 0}) + "\n" + deep + "\n" + json.dumps({"n": 2}) + "\n", encoding="utf-8")
+    lines, offset = transcript.jsonl_from(path, 0)
+    assert [value["n"] for _, _, value in lines] == [0, 2] and offset == path.stat().st_size
 
 
 def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_job_builds_it(ov, project, ov_home):

@@ -183,6 +183,19 @@ def test_working_memory_overview(ov, ov_home):
     assert ov("abstract", "viking://~/sessions/s/history/archive_001").stdout.startswith("4 messages")
 
 
+def test_a_long_message_without_a_sentence_end_commits(ov, ov_home):
+    """A pasted log with no sentence end: finding the first sentence by a lazy pattern searched
+    from every position took 20-30 s for 30 KB (minutes for more), so `ov commit` and the hooks'
+    end-of-session job never finished. The scan is one pass now; this would not end without it."""
+    pasted = "worker-3 processed job 1234 in 12 ms, " * 5000  # 190 KB, no ". "
+    assert ov("session", "add", "s", "--text", pasted).exit_code == 0
+    assert ov("session", "add", "s", "--role", "assistant", "--text", "Looked at it. The worker is fine.").exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    overview = ov("overview", "viking://~/sessions/s/history/archive_001").stdout
+    assert overview.startswith("# " + pasted[:80].rstrip())
+    assert "- Looked at it." in overview  # the assistant's first sentence, cut at its end
+
+
 COMMIT_RACE = """
 import sys, time
 from pathlib import Path

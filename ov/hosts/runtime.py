@@ -92,6 +92,8 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise HookInputError(f"the hook input is not JSON ({exc})") from None
+    except RecursionError:
+        raise HookInputError("the hook input is nested too deeply to read") from None
     if host.name == "claude" and _from_cursor(payload, environ):
         # Cursor runs Claude Code's hooks too ("Third-party skills"): answer one channel only.
         if any((home.root / "installs").glob("cursor-*.json")):

@@ -65,7 +65,7 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
         if text:
             try:
                 lines.append((offset, text, json.loads(text)))
-            except ValueError:
+            except (ValueError, RecursionError):  # damage, or nesting deeper than the parser recurses
                 pass
         offset += len(raw) + 1
     return lines, start + end

@@ -364,12 +364,14 @@ def load_json_answer(text: str) -> Any:
         body = fenced.group("body").strip()
     try:
         return json.loads(body)
+    except RecursionError:
+        raise ValueError("the answer is not JSON ov reads: nested too deeply") from None
     except json.JSONDecodeError as exc:
         # Some models wrap the object in a sentence; the outermost braces are the answer then.
         start, end = body.find("{"), body.rfind("}")
         if 0 <= start < end:
             try:
                 return json.loads(body[start : end + 1])
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 pass
         raise ValueError(f"the answer is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None

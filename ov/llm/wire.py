@@ -93,7 +93,7 @@ def post_json(url: str, body: dict[str, Any], headers: dict[str, str], timeout: 
         raise CallFailed(CONNECTION, f"the request cannot be sent ({exc})") from None
     try:
         return json.loads(raw)
-    except ValueError:  # UnicodeDecodeError is one
+    except (ValueError, RecursionError):  # UnicodeDecodeError is one; RecursionError: nested too deeply
         snippet = " ".join(raw[:120].decode("utf-8", "replace").split())
         raise CallFailed(ANSWER, f"the answer (HTTP {status}) is not JSON: {snippet!r}", status=status) from None
 
@@ -108,7 +108,7 @@ def error_detail(raw: bytes, reason: Any = "") -> tuple[str, str | None]:
     param = None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         data = None
     message: Any = None
     if isinstance(data, dict):

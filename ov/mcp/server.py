@@ -72,6 +72,9 @@ class Server:
         except ValueError as exc:
             self.send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": f"not JSON: {exc}"}})
             return
+        except RecursionError:  # the parser recurses once per nested array or object
+            self.send({"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "not JSON this server reads: nested too deeply"}})
+            return
         if not isinstance(message, list):
             self.handle(message, self.send)
         elif not message:

@@ -225,7 +225,7 @@ def _check_index(zf, by_name: dict, root: str, manifest: dict) -> tuple[int, dic
             try:
                 if not isinstance(json.loads(line), dict):
                     raise ValueError
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise InvalidPack(f"{RECORDS} holds a line that is not a JSON object") from None
         count = len(lines)
     elif rec_name in by_name:
