@@ -58,9 +58,20 @@ class IdCheck:
         return core_schema.no_info_after_validator_function(check, handler(source))
 
 
+# The largest value a count, a size or a number of seconds may take. Larger ones are accepted by
+# nothing ov calls them with: a read of 1e20 bytes overflows an index, a deadline of 1e300 s a
+# timestamp (every hook failed, silently, as hooks fail open).
+MOST = 1_000_000_000
+MOST_BYTES = 2**31  # a read asks for its size up front
+
+
 @dataclass(frozen=True)
 class Positive:
-    """Annotation: a finite number above zero, and never a YAML boolean (``true`` is not 1 here)."""
+    """Annotation: a finite number above zero and at most ``most``, and never a YAML boolean
+    (``true`` is not 1 here). ``least=0`` lets 0 through too."""
+
+    most: float = MOST
+    least: float | None = None
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
         import math
@@ -72,12 +83,18 @@ class Positive:
                 raise ValueError("expected a number, not true/false")
             return value
 
-        def positive(value: float) -> float:
-            if not math.isfinite(value) or value <= 0:
-                raise ValueError("must be a finite number greater than 0")
+        def bounded(value: float) -> float:
+            if not math.isfinite(value):
+                raise ValueError("must be a finite number")
+            if self.least is None and value <= 0:
+                raise ValueError("must be greater than 0")
+            if self.least is not None and value < self.least:
+                raise ValueError(f"must be at least {self.least:g}")
+            if value > self.most:
+                raise ValueError(f"must be at most {self.most:g}")
             return value
 
-        inner = core_schema.no_info_after_validator_function(positive, handler(source))
+        inner = core_schema.no_info_after_validator_function(bounded, handler(source))
         return core_schema.no_info_before_validator_function(no_bool, inner)
 
 
@@ -113,7 +130,7 @@ class StoreConfig:
 
     lock_timeout: Annotated[float, Positive()] = 10.0
     """Seconds a writer waits for another writer to finish before giving up."""
-    max_file_bytes: Annotated[int, Positive()] = 10 * 1024 * 1024
+    max_file_bytes: Annotated[int, Positive(MOST_BYTES)] = 10 * 1024 * 1024
     """Largest file `ov write` accepts."""
 
 
@@ -123,11 +140,11 @@ class IngestConfig:
 
     __pydantic_config__ = _STRICT
 
-    max_source_bytes: Annotated[int, Positive()] = 20 * 1024 * 1024
+    max_source_bytes: Annotated[int, Positive(MOST_BYTES)] = 20 * 1024 * 1024
     """Files larger than this are skipped (reported in the summary)."""
     url_timeout: Annotated[float, Positive()] = 20.0
     """Seconds a URL fetch may take, connection and download together."""
-    url_max_bytes: Annotated[int, Positive()] = 20 * 1024 * 1024
+    url_max_bytes: Annotated[int, Positive(MOST_BYTES)] = 20 * 1024 * 1024
     """Largest download accepted from a URL."""
 
 
@@ -250,7 +267,7 @@ class HooksConfig:
     """Tokens of the block injected at session start: profile, preferences, memory index."""
     prompt_budget: Annotated[int, Positive()] = 1000
     """Tokens of the context block injected before a prompt."""
-    prompt_min_score: float = 0.6
+    prompt_min_score: Annotated[float, Positive(1.0, least=0.0)] = 0.6
     """Inject nothing before a prompt whose most relevant result is below this (``relevance``, the
     score on one scale for every type; 0 turns the cut-off off). Measured on LoCoMo dev with
     questions asked of their own and of another conversation's store (docs/benchmarks.md,
@@ -268,7 +285,7 @@ class HooksConfig:
     commit_wait: Annotated[float, Positive()] = 10.0
     """Seconds a session start waits for a commit of the same user still running, so the new
     session sees what the last one learned."""
-    orphan_after: float = 1800.0
+    orphan_after: Annotated[float, Positive(least=0.0)] = 1800.0
     """Seconds after its last capture that a session no host ended is committed by the next
     session start (0: at once)."""
 

@@ -306,6 +306,13 @@ def test_config_error_is_bad_input() -> None:
         pytest.param("store:\n  lock_timeout: -1\n", "store.lock_timeout", id="negative-timeout"),
         pytest.param("store:\n  max_file_bytes: 0\n", "store.max_file_bytes", id="zero-bytes"),
         pytest.param("store:\n  max_file_bytes: -5\n", "store.max_file_bytes", id="negative-bytes"),
+        # Accepted once, then an OverflowError in every add-resource / every hook (which fail open, so
+        # nothing was ever injected and nothing said why).
+        pytest.param("ingest:\n  max_source_bytes: 99999999999999999999\n", "ingest.max_source_bytes", id="bytes-past-an-index"),
+        pytest.param("hooks:\n  deadline: 1e300\n", "hooks.deadline", id="deadline-past-a-timestamp"),
+        pytest.param("hooks:\n  prompt_min_score: 5\n", "hooks.prompt_min_score", id="relevance-above-1"),
+        pytest.param("hooks:\n  prompt_min_score: -1\n", "hooks.prompt_min_score", id="relevance-below-0"),
+        pytest.param("hooks:\n  orphan_after: -1\n", "hooks.orphan_after", id="negative-orphan-age"),
     ],
 )
 def test_nonsense_numbers_are_rejected(home: Home, text: str, key: str) -> None:
@@ -322,6 +329,12 @@ def test_nonsense_numbers_are_rejected(home: Home, text: str, key: str) -> None:
 def test_sensible_numbers_are_accepted(home: Home, text: str, timeout: float) -> None:
     write_config(home, text)
     assert load_config(home).config.store.lock_timeout == timeout
+
+
+def test_the_bounds_of_a_number_are_inclusive(home: Home) -> None:
+    write_config(home, "hooks:\n  prompt_min_score: 0\n  orphan_after: 0\nstore:\n  max_file_bytes: 2147483648\n")
+    config = load_config(home).config
+    assert (config.hooks.prompt_min_score, config.hooks.orphan_after, config.store.max_file_bytes) == (0.0, 0.0, 2**31)
 
 
 # --- keys, get and set ----------------------------------------------------------------

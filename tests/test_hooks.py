@@ -590,6 +590,11 @@ def test_host_session_ids_become_safe_ov_session_ids():
     odd = claude.ov_session(HookInput("claude", "stop", "../../etc/passwd"))
     assert odd.startswith("cc-etc-passwd-") and "/" not in odd
     assert load("opencode").ov_session(HookInput("opencode", "stop", "ses_abc")) == "oc-ses_abc"
+    # git's lock suffix is no id's end (the capture job refused "cc-x.lock" and lost the session)
+    from ov.identity import validate_id
+
+    for host_id in ("x.lock", "x.LOCK", "a/b.lock"):
+        assert validate_id(claude.ov_session(HookInput("claude", "stop", host_id)), "session")
 
 
 def test_the_workspace_is_the_git_root_above_the_cwd(project):

@@ -623,3 +623,17 @@ def test_an_export_removes_what_a_killed_export_left_in_its_folder(ov, project, 
     os.utime(stale, (old, old))
     assert ov("export", project, str(tmp_path / "p.ovpack")).exit_code == 0
     assert not stale.exists() and fresh.exists()  # one still being written by another export is left
+
+
+def test_a_pack_of_an_internal_scope_is_refused_by_import_and_restore_without_a_circle(ov, tmp_path):
+    """import said "a backup of a whole account: use ov restore", and restore said "not a backup:
+    use ov import", for a pack of a scope nothing is imported into."""
+
+    def temp_scope(m):
+        m["root"] = {"name": "evil", "uri": "viking://temp/evil", "scope": "temp"}
+
+    pack = build_pack(tmp_path / "temp.ovpack", mutate=temp_scope)
+    imported = ov("import", str(pack), "viking://resources", "--json")
+    assert imported.exit_code == 2 and "restore" not in imported.error["message"] + imported.error.get("hint", "")
+    assert "viking://temp/evil" in imported.error["message"]
+    assert ov("restore", str(pack)).exit_code == 2

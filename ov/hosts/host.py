@@ -81,8 +81,9 @@ class Host:
     def ov_session(self, hook: HookInput) -> str:
         """The ov session id for the host's session: prefix, then the host's id made safe for a path."""
         safe = _ID_UNSAFE.sub("-", hook.session_id).strip("-.") or "session"
-        if len(safe) > MAX_SESSION_ID or safe != hook.session_id:
-            # Keep it readable and unique: what was dropped is in the digest.
+        if len(safe) > MAX_SESSION_ID or safe != hook.session_id or safe.lower().endswith(".lock"):
+            # Keep it readable and unique: what was dropped is in the digest. An id may not end in
+            # ".lock" (git's lock files), and one ending in the digest never does.
             digest = hashlib.sha256(hook.session_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
             safe = f"{safe[: MAX_SESSION_ID - 11]}-{digest}"
         return f"{self.prefix}-{safe}"

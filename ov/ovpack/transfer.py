@@ -273,8 +273,11 @@ def import_pack(
     _check_choice(on_conflict, ON_CONFLICT, "--on-conflict")
     _check_choice(vector_mode, VECTOR_MODES, "--vector-mode")
     pack = read_pack(source, store.config.store.max_file_bytes)
-    if pack.is_backup or pack.scope not in PUBLIC_SCOPES:
+    if pack.is_backup:
         raise InvalidPack(f"{source} is a backup of a whole account", hint=f"bring it back with `ov restore {source}`")
+    if pack.scope not in PUBLIC_SCOPES:
+        # Neither command takes it: restore would send the user back here.
+        raise InvalidPack(f"{source} packs {pack.manifest['root']['uri']}, in a scope nothing is imported into ({pack.scope})", hint=f"a pack holds a folder of {', '.join(PUBLIC_SCOPES)}")
     target = _target(store, pack, parent)
     vectors = _vector_outcome(store, pack, vector_mode)
     # Names as ingest and every typed URI spell them (NFC): a pack made on macOS names café.md
