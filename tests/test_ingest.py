@@ -806,6 +806,19 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 2
     assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\nDB_PASSWORD=[REDACTED:assigned_secret]\n"
 
+    # YAML, JSON and TOML hold settings too (a docker-compose.yml kept POSTGRES_PASSWORD); a schema's
+    # field named password is no secret.
+    compose = project / "deploy"
+    compose.mkdir()
+    (compose / "docker-compose.yml").write_text("services:\n  db:\n    environment:\n      POSTGRES_PASSWORD: Xk9mPq2vLr8sTw4z\n")
+    (compose / "settings.json").write_text('{"api_key": "q8Zr2LmT5vXw9KpB3nYc", "retries": 3}\n')
+    (compose / "schema.yaml").write_text("properties:\n  password: {type: string}\n")
+    data = ov("add-resource", str(compose), "--to", "viking://resources/deploy", "--json").json["result"]
+    assert data["redacted"] == 2, data
+    assert "POSTGRES_PASSWORD: [REDACTED:assigned_secret]" in ov("read", "viking://resources/deploy/docker-compose.yml").stdout
+    assert ov("read", "viking://resources/deploy/settings.json").stdout == '{"api_key": "[REDACTED:assigned_secret]", "retries": 3}\n'
+    assert ov("read", "viking://resources/deploy/schema.yaml").stdout == "properties:\n  password: {type: string}\n"
+
     # A PDF's outline titles name its parts too: its text is redacted as it is extracted, before the split.
     pdf = tmp_path / "handover.pdf"
     pdf.write_bytes(make_pdf([(f"Token {OPENAI}", ["Keep the token safe. " * 200]), ("Rotation", [f"Rotate {OPENAI} monthly. " + "Then check the logs. " * 200])]))

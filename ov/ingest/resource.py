@@ -264,7 +264,10 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
 
 # Files that hold settings, where a `PASSWORD=...` is a password: the whole redaction applies.
 # Elsewhere (documents, code) only secrets known by their shape are (see ov.redact.rules.CONTEXTUAL).
-_SETTINGS_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".netrc", ".npmrc", ".pypirc", ".htpasswd")
+# YAML, JSON and TOML hold settings as often as data (docker-compose.yml's POSTGRES_PASSWORD,
+# settings.json's "api_key"); the assignment rules want a value shaped like a secret, so a
+# schema's `password: {type: string}` stays as it is.
+_SETTINGS_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".netrc", ".npmrc", ".pypirc", ".htpasswd", ".yml", ".yaml", ".json", ".toml", ".tfvars")
 
 
 def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
