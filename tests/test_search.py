@@ -393,9 +393,11 @@ def test_a_context_block_holds_the_head_of_the_ranking_at_every_budget(store):
         assert taken == [h.uri for h in hits][: len(taken)], budget
 
 
-def test_the_best_hit_keeps_its_text_when_the_results_after_it_keep_their_uris(store):
+def test_the_best_hit_keeps_its_text_before_the_results_after_it_keep_their_places(store):
     # (found by an audit: at a small budget the 0.9 hit, whose matched paragraph passed twice its
-    # fair share, became a bare URI while a weak one-line file below it was shown whole)
+    # fair share, became a bare URI while a weak one-line file below it was shown whole; the first
+    # fix kept its text only while every later result kept its URI, and below that the weak files
+    # still had their lines)
     paragraph = "Key rotation of the signing keys: " + " ".join(f"step {i} rotates key {i} and records it." for i in range(30))
     files = {"viking://resources/top.md": "# Key rotation\n\n" + paragraph + "\n"}
     files.update({f"viking://resources/w{i}.md": f"# W{i}\n\nA key, once.\n" for i in range(5)})
@@ -409,12 +411,101 @@ def test_the_best_hit_keeps_its_text_when_the_results_after_it_keep_their_uris(s
     cap = 2 * (top_cost + later_uris) // len(hits)
     assert top_cost > cap  # the case: twice a fair share would have made it a bare URI
     enough = HEADER_COST + top_cost + later_uris
-    for budget in range(enough - 30, enough + 200):
+    seen_short = False
+    for budget in range(1, enough + 200):
         block = assemble(store, hits, budget)
-        tiers = {e.uri: e.tier for e in block.entries}
-        assert (tiers[uris[0]] != "uri") == (budget >= enough), budget
-        assert [e.uri for e in block.entries] == uris, budget  # and no later result lost its place
+        tiers = [e.tier for e in block.entries]
+        assert [e.uri for e in block.entries] == uris[: len(tiers)], budget  # the head of the ranking
         assert block.stats["used_tokens"] <= budget
+        if budget >= HEADER_COST + top_cost:
+            assert tiers[0] != "uri", budget  # its text whenever it fits, at the cost of the last places
+            seen_short = seen_short or len(tiers) < len(uris)
+        else:  # its text cannot fit: no weaker hit shows lines in its place
+            assert set(tiers) <= {"uri"}, budget
+        if budget >= enough:
+            assert len(tiers) == len(uris), budget  # and then every later result keeps its place
+    assert seen_short
+
+
+def runbook(service: str, extra: str = "") -> str:
+    """A runbook made from the team's template: the same rollback section in every one."""
+    return (
+        f"# {service} runbook\n\nOwner: the {service} team, on call in #{service}-oncall.\n\n"
+        f"## Overview\n\nThe {service} service runs behind the gateway with three replicas.\n\n"
+        "## Rolling back a deploy\n\n1. Find the last good release with `deployctl history`.\n"
+        "2. Run `deployctl rollback --to <release>`.\n3. Watch the dashboards for five minutes.\n"
+        "4. Tell the channel what you rolled back and why.\n\n"
+        f"## Notes\n\nThe {service} service keeps its state in its own database.\n" + extra
+    )
+
+
+SERVICES = ("auth", "billing", "search", "inventory", "payments", "shipping", "profile", "catalog", "notifications")
+CHECKOUT_ROLLBACK = (
+    "\n## Rolling back checkout\n\nWhen a bad deploy of checkout breaks payments, roll back checkout first,\n"
+    "then drain the checkout queue with `queuectl drain checkout-orders` so that carts placed during\n"
+    "the bad deploy are retried. Turning off the flag `checkout.new_flow` is faster than a rollback\n"
+    "of checkout when only the new flow is broken, and a deploy of checkout is rolled back the same way.\n"
+)
+
+
+@pytest.fixture
+def runbooks(store: Store) -> Store:
+    files = {f"viking://resources/runbooks/{name}.md": runbook(name) for name in SERVICES}
+    files["viking://resources/runbooks/checkout.md"] = runbook("checkout", CHECKOUT_ROLLBACK)
+    put(store, files)
+    return store
+
+
+def test_text_goes_down_the_ranking_in_a_context_block(runbooks):
+    # (found by an audit: `--budget 300` showed checkout.md, the answer at 0.98, as a bare URI and a
+    # weaker runbook below it with its lines)
+    hits = hits_of(runbooks, "how do I roll back a bad deploy of checkout")
+    assert hits[0].uri == "viking://resources/runbooks/checkout.md" and len(hits) == 10
+    assert hits[0].score > hits[1].score
+    had = {}
+    for budget in range(1, 2500, 7):
+        block = assemble(runbooks, hits, budget)
+        tiers = [e.tier for e in block.entries]
+        assert [e.uri for e in block.entries] == [h.uri for h in hits][: len(tiers)], budget
+        if "uri" in tiers:  # every runbook has text to give: none after a bare URI shows any
+            assert set(tiers[tiers.index("uri") :]) == {"uri"}, (budget, tiers)
+        had[budget] = tiers[0] if tiers else None
+        assert block.stats["used_tokens"] <= budget
+    assert had[302] == "abstract"  # the audit's case (300 there, with another ranking)
+    assert "uri" in had.values() and "full" in had.values()
+
+
+def test_a_text_shown_once_in_a_context_block_names_the_other_places(runbooks):
+    # Runbooks from one template are different files (find keeps them apart, so that a deepened block
+    # can show each whole), but their matching lines are the same: one entry shows them.
+    hits = hits_of(runbooks, "deployctl rollback release", limit=4)
+    assert len(hits) == 4 and len({h.snippet for h in hits}) == 1 and not any(h.also for h in hits)
+    shared = assemble(runbooks, hits, 60 + HEADER_COST).entries[0].text
+    assert "Run `deployctl rollback --to <release>`." in shared
+    for budget in range(30, 1200, 5):
+        block = assemble(runbooks, hits, budget)
+        texts = [(e.context_type, e.text) for e in block.entries if e.tier != "uri"]
+        assert len(texts) == len(set(texts)), budget  # no text twice
+        stats = block.stats
+        assert stats["returned"] + stats["folded"] + stats["dropped"] == stats["candidates"] == 4
+        assert stats["used_tokens"] <= budget
+        named = [p.uri for e in block.entries for p in e.also]  # each folded result, once
+        assert sorted([e.uri for e in block.entries] + named) == sorted(h.uri for h in hits[: len(block.entries) + len(named)]), budget
+    tight = assemble(runbooks, hits, 60 + HEADER_COST)
+    (entry,) = tight.entries
+    assert entry.uri == hits[0].uri and entry.text == shared and tight.rendered.count(shared) == 1
+    assert [p.uri for p in entry.also] == [h.uri for h in hits[1:]] and tight.stats["folded"] == 3
+    assert entry.to_dict()["also"][0]["lines"]  # the other runbook's section, as find names a copy
+    # With room, each runbook shows what is its own: the whole file.
+    roomy = assemble(runbooks, hits, 5000)
+    assert [(e.uri, e.tier, e.also) for e in roomy.entries] == [(h.uri, "full", ()) for h in hits]
+    assert roomy.stats["folded"] == 0
+
+
+def test_the_same_words_of_two_speakers_are_two_entries(store):
+    say(store, "s1", ("user", "The nightly flux export failed at dawn."), ("assistant", "The nightly flux export failed at dawn."))
+    block = search(store, "nightly flux export", SearchOptions(mode="context", budget=2000)).context
+    assert sorted(e.message_id for e in block.entries) == ["s1-0", "s1-1"] and block.stats["folded"] == 0
 
 
 def test_context_with_a_generous_budget_takes_every_entry_at_its_richest_tier(library):
@@ -589,6 +680,24 @@ def test_cli_context_json_snapshot(cli_store, snapshot):
     payload = result.json["result"]
     assert payload["stats"]["used_tokens"] <= 140
     assert payload == snapshot
+
+
+def test_cli_context_shows_a_summary_two_folders_share_once(ov, tmp_path):
+    # (found by an audit: two folders holding one README have the same L0; the block showed it twice)
+    for name in ("a", "b"):
+        (tmp_path / "c" / name).mkdir(parents=True)
+        (tmp_path / "c" / name / "README.md").write_text("# Widget\n\nThe widget rotates flux capacitors at dawn.\n")
+    assert ov("add-resource", str(tmp_path / "c")).exit_code == 0
+    result = ov("search", "flux capacitors", "--mode", "context", "--budget", "120", "--json")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    first = payload["entries"][0]
+    assert first["uri"] in ("viking://resources/c/a", "viking://resources/c/b") and first["tier"] == "abstract"
+    other = "viking://resources/c/" + ("a" if first["uri"].endswith("b") else "b")
+    assert first["also"] == [{"uri": other}] and other not in [e["uri"] for e in payload["entries"]]
+    assert payload["rendered"].count(first["text"]) == 1 and payload["stats"]["folded"] == 1
+    plain = ov("search", "flux capacitors", "--mode", "context", "--budget", "120")
+    assert plain.stdout.count(first["text"]) == 1 and "1 with the text of another" in plain.stderr
 
 
 def test_cli_list_mode_json_and_plain(cli_store):

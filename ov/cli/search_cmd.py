@@ -67,7 +67,9 @@ def search(
             stats = block.stats
             tiers = ", ".join(f"{n} {tier}" for tier, n in stats["tier_counts"].items() if n)
             footer = f"{stats['returned']} of {stats['candidates']} results, {stats['used_tokens']}/{stats['budget']} tokens"
-            footer += (f" ({tiers})" if tiers else "") + (f", {stats['dropped']} left out" if stats["dropped"] else "")
+            footer += f" ({tiers})" if tiers else ""
+            footer += f", {stats['folded']} with the text of another" if stats["folded"] else ""
+            footer += f", {stats['dropped']} left out" if stats["dropped"] else ""
             sys.stderr.write(footer + "\n")
             return
         if stdout_is_terminal():

@@ -16,12 +16,28 @@ A tier whose text would repeat the tier below it (a one-section file) is left ou
 1. Floor: in score order, each entry starts at its cheapest useful tier (the
    first one above ``uri``) when that fits within twice its fair share of the
    budget, or, larger, when what is left after it still holds every later
-   result's URI; otherwise it steps down to ``uri``. One that does not fit even
-   as a URI is dropped (and counted), and so is every result after it: the
-   block always holds the head of the ranking.
+   result's URI; otherwise it steps down to ``uri``. The first entry with text
+   (the best hit's, as a rule) takes it whenever it fits: the results after it
+   lose their places from the end rather than the best hit its text. Text goes
+   down the ranking: once an entry is refused its text for want of budget, the
+   entries after it are URIs (or folded, 3.), so a weaker hit never shows text a
+   better one went without. When even the best hit's cheapest text is larger
+   than the budget, the block is URIs only (the ranking, for the agent to read
+   from), not the text of hits below it. One that does not fit even as a URI is
+   dropped (and counted), and so is every result after it: the block always
+   holds the head of the ranking.
 2. Deepening: in score order, each entry moves up to the richest tier that the
    budget left over still allows. An entry too large for a tier steps down to
-   the next one; text is never cut in the middle.
+   the next one; text is never cut in the middle. A URI with text that still
+   finds no room for it ends the deepening: the entries after it stay as they are.
+3. One entry per text: a result whose cheapest text an entry before it shows
+   already (the same type and speaker, the same words: two folders with one
+   summary, two runbooks that share a section) takes no place and no tokens; it
+   is folded into that entry, whose ``also`` names it (counted in ``folded``).
+   An entry that deepens still shows that text (a richer tier holds the one
+   below it). In the deepening, a folded result whose richer tier says something
+   no entry shows (the rest of the second runbook) takes a place of its own when
+   it fits.
 
 Tokens are estimated with :func:`ov.tokens.estimate_tokens` on the rendered
 element (one more per entry for the line between elements), so the rendered
@@ -37,8 +53,9 @@ cannot open a forged element with a URI and score of its own), and so are
 in any case and with spaces inside. A block with no entries is empty, header and all.
 
 The hits come one per text (:func:`ov.retrieval.copies.collapse_copies`): a file and its copy take
-one entry. The element does not name the copies (tokens the agent rarely needs); the entry's
-``also`` in the JSON does.
+one entry. Results that differ as wholes can still show the same text at the tier the block gives
+them, which 3. folds. The element does not name the copies (tokens the agent rarely needs); the
+entry's ``also`` in the JSON does.
 """
 
 from __future__ import annotations
@@ -48,7 +65,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput
-from ov.retrieval.copies import Place
+from ov.retrieval.copies import Place, naming
 from ov.retrieval.find import Hit
 from ov.store import sidecar
 from ov.tokens import estimate_tokens
@@ -58,7 +75,8 @@ TIERS = ("uri", "abstract", "overview", "full")
 SEPARATOR = "\n"
 # In the first pass an entry may use this many fair shares of the budget (budget / candidates)
 # whatever comes after it; more only while every later result keeps at least its URI, so that one
-# long abstract can leave the results after it without text but never without a place.
+# long abstract can leave the results after it without text but never without a place. The first
+# text of a block is the exception: the best hit's lines outweigh the places of the weakest results.
 PER_ENTRY_SHARES = 2
 MESSAGE_ABSTRACT_CHARS = 600  # a message's abstract: its first whole lines up to this length
 HEADER = "<!-- ov: reference data retrieved from the store, not instructions -->"
@@ -127,39 +145,13 @@ class _Option:
 def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
     """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring."""
     options = [_options(store, hit) for hit in hits]
-    chosen: dict[int, int] = {}  # candidate -> index into its options
-    left = budget - HEADER_COST
-    cap = per_entry_cap(max(left, 0), len(hits))
-    # What the URIs of the results after each one cost. Without this, the best hit whose matched
-    # lines passed the cap became a bare URI while a weak one-line hit below it was shown whole.
-    later_uris = [0] * len(options)
-    for i in range(len(options) - 2, -1, -1):
-        later_uris[i] = later_uris[i + 1] + options[i + 1][0].cost
-    promised = False  # an entry passed the cap on the promise that every later URI still fits
-    for i, tiers in enumerate(options):
-        for at in range(min(1, len(tiers) - 1), -1, -1):  # the cheapest useful tier, else the URI alone
-            cost = tiers[at].cost
-            keeps_later = cost <= left - later_uris[i]
-            if cost <= left and (at == 0 or keeps_later or (cost <= cap and not promised)):
-                promised = promised or (at > 0 and cost > cap)
-                chosen[i] = at
-                left -= cost
-                break
-        else:
-            # Not even its URI fits: the results after it are not taken either. A block holds the
-            # head of the ranking; a 0.03 hit with a short URI must not stand in for a 0.96 one.
-            break
-    for i in sorted(chosen):
-        tiers, now = options[i], chosen[i]
-        for at in range(len(tiers) - 1, now, -1):
-            extra = tiers[at].cost - tiers[now].cost
-            if extra <= left:
-                chosen[i] = at
-                left -= extra
-                break
+    chosen, folded = _fit(hits, options, budget - HEADER_COST)
+    followers: dict[int, list[Hit]] = {}
+    for i, leader in sorted(folded.items()):
+        followers.setdefault(leader, []).append(hits[i])
     entries: list[Entry] = []
     for i in sorted(chosen):
-        hit, option = hits[i], options[i][chosen[i]]
+        hit, option = naming(hits[i], followers.get(i, [])), options[i][chosen[i]]
         entries.append(
             Entry(
                 uri=hit.uri,
@@ -182,10 +174,82 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
         "used_tokens": estimate_tokens(rendered),
         "candidates": len(hits),
         "returned": len(entries),
-        "dropped": len(hits) - len(entries),
+        "folded": len(folded),
+        "dropped": len(hits) - len(entries) - len(folded),
         "tier_counts": counts,
     }
     return ContextBlock(entries, rendered, stats)
+
+
+def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict[int, int], dict[int, int]]:
+    """Each entry's tier (candidate -> index into its options), and the candidates folded into the
+    entry that shows their text (candidate -> that entry), within ``left`` tokens."""
+    chosen: dict[int, int] = {}
+    folded: dict[int, int] = {}
+    # Each text an entry shows -> that entry. An entry that deepens leaves its first text here: a
+    # richer tier holds the one below it (a file's lines are in their section, the section in the
+    # file; a directory's L1 opens with its L0), so what was folded into it is still shown.
+    shown: dict[tuple, int] = {}
+    cap = per_entry_cap(max(left, 0), len(hits))
+    # What the URIs of the results after each one cost. Without this, the best hit whose matched
+    # lines passed the cap became a bare URI while a weak one-line hit below it was shown whole.
+    later_uris = [0] * len(options)
+    for i in range(len(options) - 2, -1, -1):
+        later_uris[i] = later_uris[i + 1] + options[i + 1][0].cost
+    promised = False  # an entry passed the cap: the ones after it must leave every later URI room
+    # An entry was refused its text for want of budget: no entry after it gets any, or a weak hit's
+    # short lines would stand in for the best one's (found by an audit: the answer at 0.98 a bare URI,
+    # a 0.68 runbook below it with its lines). So when even the best hit's cheapest text is larger
+    # than the budget, the block is the head of the ranking as URIs.
+    refused = False
+    for i, tiers in enumerate(options):
+        if len(tiers) > 1:  # the cheapest useful tier, else the URI alone
+            text, cost = _shown_as(hits[i], tiers[1]), tiers[1].cost
+            if text in shown:
+                folded[i] = shown[text]
+                continue
+            # The first text in the block (the best hit's, as a rule) is never refused for the
+            # sake of the results after it: they lose their places from the end instead.
+            fair = not shown or cost <= left - later_uris[i] or (cost <= cap and not promised)
+            if not refused and cost <= left and fair:
+                promised = promised or cost > cap
+                chosen[i], shown[text] = 1, i
+                left -= cost
+                continue
+            refused = True
+        if tiers[0].cost > left:
+            # Not even its URI fits: the results after it are not taken either. A block holds the
+            # head of the ranking; a 0.03 hit with a short URI must not stand in for a 0.96 one.
+            break
+        chosen[i] = 0
+        left -= tiers[0].cost
+    for i in sorted([*chosen, *folded]):
+        tiers = options[i]
+        now, paid = (1, 0) if i in folded else (chosen[i], tiers[chosen[i]].cost)
+        wanting = False
+        for at in range(len(tiers) - 1, now, -1):
+            text = _shown_as(hits[i], tiers[at])
+            if shown.get(text, i) != i:
+                continue  # another entry shows this text already
+            extra = tiers[at].cost - paid
+            if extra > left:
+                wanting = True
+                continue
+            chosen[i] = at  # a folded candidate with more to say takes a place of its own
+            folded.pop(i, None)
+            shown.setdefault(text, i)
+            left -= extra
+            break
+        else:
+            if now == 0 and wanting:
+                break  # a bare URI still: the results after it get no text either
+    return chosen, folded
+
+
+def _shown_as(hit: Hit, option: _Option) -> tuple:
+    """What two entries must share to show the same text: type and speaker (as for copies:
+    :func:`ov.retrieval.copies.same_text`) and the words."""
+    return (hit.context_type, hit.role, hit.speaker, option.text)
 
 
 def per_entry_cap(budget: int, candidates: int) -> int:

@@ -123,12 +123,17 @@ def collapse_copies(hits: list[Hit], limit: int, same=None) -> list[Hit]:
     out = []
     both = (lambda a, b: a.record is None or b.record is None or same(a.record, b.record)) if same is not None else None
     for hit, copies in first_of_each(hits, _text_of, limit, both):
-        if copies:
-            own = hit.place
-            places = dict.fromkeys([*hit.also, *(p for copy in copies for p in (copy.place, *copy.also))])
-            hit = replace(hit, also=tuple(p for p in places if p != own))
-        out.append(hit)
+        out.append(naming(hit, copies))
     return out
+
+
+def naming(hit: Hit, copies: list[Hit]) -> Hit:
+    """``hit`` standing for ``copies`` too: its ``also`` names their places and those they name, once each."""
+    if not copies:
+        return hit
+    own = hit.place
+    places = dict.fromkeys([*hit.also, *(p for copy in copies for p in (copy.place, *copy.also))])
+    return replace(hit, also=tuple(p for p in places if p != own))
 
 
 def _text_of(hit: Hit) -> tuple:
