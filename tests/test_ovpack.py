@@ -637,3 +637,27 @@ def test_a_pack_of_an_internal_scope_is_refused_by_import_and_restore_without_a_
     assert imported.exit_code == 2 and "restore" not in imported.error["message"] + imported.error.get("hint", "")
     assert "viking://temp/evil" in imported.error["message"]
     assert ov("restore", str(pack)).exit_code == 2
+
+
+def test_a_backup_of_a_session_log_past_the_file_limit_restores(ov, tmp_path, monkeypatch):
+    """The hooks append every captured turn to a session's log, past store.max_file_bytes: its
+    backup was written, then refused by restore ("declares 14400390 bytes, over the limit"). A
+    file a user writes is still held to the limit, in a backup and in an import."""
+    assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
+    messages = json.dumps([{"role": "user", "text": "word " * 1000}])
+    assert ov("session", "add-messages", "s1", stdin=messages).exit_code == 0  # 5 KB: past the limit
+    assert ov("write", "viking://resources/notes/a.md", "--content", "a note\n").exit_code == 0
+    backup = tmp_path / "b.ovpack"
+    assert ov("backup", str(backup)).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
+    restored = ov("restore", str(backup), "--json")
+    assert restored.exit_code == 0, restored.error
+    assert "word word" in ov("read", "viking://~/sessions/s1/messages.jsonl").stdout
+
+    def too_big(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    written = build_pack(tmp_path / "big-file.ovpack", root="ov-backup", files={"resources/big.md": b"x" * 3000}, mutate=too_big)
+    refused = ov("restore", str(written), "--json")
+    assert refused.exit_code == 2 and "over the 2000-byte limit" in refused.error["message"]

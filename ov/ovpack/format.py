@@ -105,6 +105,14 @@ def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_
             raise InvalidPack(f"{path} is damaged: {exc}", hint="it may be truncated; export it again") from None
 
 
+def _session_log(rel: str) -> bool:
+    """Whether ``rel`` (in a backup) is a session's message log: the hooks append every captured
+    turn to it, so ov writes it past ``store.max_file_bytes`` itself, and a backup holding one
+    must restore (the whole pack's limit still applies)."""
+    parts = rel.split("/")
+    return len(parts) >= 4 and parts[-1] == sidecar.MESSAGES and parts[-3] == "sessions"
+
+
 def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack:
     infos = zf.infolist()
     if not infos:
@@ -175,9 +183,10 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
         _check_content_path(rel)
     # Sizes first (declared and in the ZIP's directory), before a byte is decompressed.
     total = 0
+    backup = manifest["root"].get("package_type") == "backup"
     for rel, entry in declared.items():
         size = entry["size"]
-        if size > max_file_bytes:
+        if size > max_file_bytes and not (backup and _session_log(rel)):
             raise InvalidPack(
                 f"{quote(rel)} declares {size} bytes, over the {max_file_bytes}-byte limit for one file",
                 hint="raise store.max_file_bytes with `ov config set` if this pack is trusted",
