@@ -380,6 +380,136 @@ def test_an_unparsable_codex_config_is_refused(ov, user_home):
     assert (user_home / ".codex" / "config.toml").read_text() == "model = \n"
 
 
+def _codex_config(user_home: Path, text: str | bytes) -> Path:
+    config = user_home / ".codex" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_bytes(text.encode() if isinstance(text, str) else text)
+    return config
+
+
+def test_codex_uninstall_takes_out_the_subtables_added_to_ovs_table(ov, user_home):
+    """A [mcp_servers.ov.tools.remember] added after the install stayed behind on uninstall: a
+    server without a command, and Codex refused to load the file ("invalid transport")."""
+    import tomllib
+
+    config = _codex_config(user_home, 'model = "gpt-5"\n')
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    with config.open("a") as f:
+        f.write('\n[mcp_servers.ov.tools.remember]\napproval_mode = "prompt"\n')
+    assert tomllib.loads(config.read_text())["mcp_servers"]["ov"]["tools"] == {"remember": {"approval_mode": "prompt"}}
+    assert ov("uninstall", "mcp", "--host", "codex").exit_code == 0
+    assert config.read_text() == 'model = "gpt-5"\n'
+
+
+# What `codex mcp add ov --env OV_HOME=/h -- /old/bin/ov mcp` writes (Codex 0.171.0).
+CODEX_ADDED = 'model = "gpt-5"\n\n[mcp_servers.ov]\ncommand = "/old/bin/ov"\nargs = ["mcp"]\n\n[mcp_servers.ov.env]\nOV_HOME = "/h"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+
+
+def test_a_codex_table_that_codex_wrote_for_ov_is_taken_over_where_it_is(ov, user_home):
+    """The install refused it ("Cannot overwrite a value … ov never rewrites what it cannot read",
+    of a valid file), and uninstall left its [mcp_servers.ov.env] behind."""
+    import tomllib
+
+    config = _codex_config(user_home, CODEX_ADDED)
+    result = ov("install", "mcp", "--host", "codex", "--yes")
+    assert result.exit_code == 0, result.stderr
+    text = config.read_text()
+    servers = tomllib.loads(text)["mcp_servers"]
+    assert servers["ov"]["command"] == install.ov_command()[0] and servers["ov"]["env"] == {"OV_HOME": os.environ["OV_HOME"]}
+    assert servers["docs"] == {"command": "docs-mcp"}
+    assert text.index("[mcp_servers.ov]") < text.index("[mcp_servers.docs]") and text.count("[mcp_servers.ov") == 1  # in place
+    assert ov("uninstall", "mcp", "--host", "codex").exit_code == 0
+    assert config.read_text() == 'model = "gpt-5"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+
+
+@pytest.mark.parametrize("text", [b'model = "gpt-5"', b'model = "gpt-5"\r\n[features]\r\nhooks = true', b"# nothing but a comment"])
+def test_a_codex_config_without_a_final_newline_comes_back_byte_for_byte(ov, user_home, text):
+    config = _codex_config(user_home, text)
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    assert ov("uninstall", "mcp", "--host", "codex").exit_code == 0
+    assert config.read_bytes() == text
+
+
+def test_a_header_in_a_multi_line_string_does_not_cut_the_codex_config(ov, user_home):
+    """Uninstall cut the file from the string's `[mcp_servers.ov]` line to its end: the user's keys
+    went, and Codex could not parse what was left."""
+    text = 'model = "gpt-5"\n\n[profiles.x]\ninstructions = """\nnotes\n[mcp_servers.ov]\nmore\n"""\nkeep = 1\n'
+    config = _codex_config(user_home, text)
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    assert config.read_text().startswith(text)
+    assert ov("uninstall", "mcp", "--host", "codex").exit_code == 0
+    assert config.read_text() == text
+
+
+def test_an_inline_mcp_servers_is_refused_as_a_layout_not_as_unreadable(ov, user_home):
+    text = '# mine\nmcp_servers = { other = { command = "x" } }\n'
+    config = _codex_config(user_home, text)
+    result = ov("install", "mcp", "--host", "codex", "--yes")
+    assert result.exit_code == 2
+    assert "ov cannot add its entry to this file's layout: `mcp_servers` is one inline value (line 2)" in result.stderr
+    assert "[mcp_servers.<name>] tables" in result.stderr and "cannot read" not in result.stderr and "twice" not in result.stderr
+    assert config.read_text() == text
+
+
+# A server of the user's own that happens to be named `ov`, in each host's file.
+FOREIGN = {
+    "codex": (".codex/config.toml", '[mcp_servers.ov]\ncommand = "/opt/other/ov-server"\n', "[mcp_servers.ov]"),
+    "claude": (".claude.json", '{"mcpServers": {"ov": {"command": "/opt/other/ov-server"}}}\n', "mcpServers.ov"),
+    "cursor": (".cursor/mcp.json", '{"mcpServers": {"ov": {"url": "https://example.com/ov"}}}\n', "mcpServers.ov"),
+    "gemini": (".gemini/settings.json", '{"mcpServers": {"ov": {"command": "node", "args": ["ov.js", "mcp"]}}}\n', "mcpServers.ov"),
+    "opencode": (".config/opencode/opencode.json", '{"mcp": {"ov": {"type": "local", "command": ["/opt/other/ov-server"]}}}\n', "mcp.ov"),
+}
+
+
+@pytest.mark.parametrize("host", sorted(FOREIGN))
+def test_a_users_own_server_named_ov_is_never_replaced_or_removed(ov, user_home, host):
+    name, text, where = FOREIGN[host]
+    path = user_home / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    before = _tree(user_home)
+    result = ov("install", "mcp", "--host", host, "--host", "cursor" if host != "cursor" else "claude", "--yes")
+    assert result.exit_code == 2
+    assert f"the MCP server {where} in {path} is not ov's (it " in result.stderr and "rename your server" in result.stderr
+    assert _tree(user_home) == before  # nothing written, for the other host either
+    assert _checks(ov).get(f"{host} mcp (user)") is None  # doctor does not probe someone else's server as ov's
+    removed = ov("uninstall", "mcp", "--json")
+    assert removed.exit_code == 0
+    assert f"the MCP server {where} in {path} is not ov's" in " ".join(removed.json["result"]["notes"])
+    assert _tree(user_home) == before
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"type": "stdio", "command": "/home/me/.venv/bin/ov", "args": ["mcp"]},
+        {"command": "ov", "args": ["mcp"], "env": {"OV_HOME": "/h"}},
+        {"command": "/usr/bin/python3", "args": ["-m", "ov", "mcp"]},
+        {"type": "local", "command": ["/my tools/ov", "mcp"], "enabled": True},
+        {"env": {"OV_HOME": "/h"}},  # what earlier builds' Codex uninstall left: no server of anyone's
+    ],
+)
+def test_ovs_server_entries_are_recognised_by_their_command(entry):
+    assert install.is_our_server(entry)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"command": "/opt/other/ov-server"},
+        {"command": "ov", "args": ["mcp", "--other"]},
+        {"command": "nov", "args": ["mcp"]},
+        {"command": "node", "args": ["ov.js", "mcp"]},
+        {"type": "http", "url": "https://example.com/ov"},
+        {"command": 7},
+        "ov mcp",
+    ],
+)
+def test_other_servers_named_ov_are_not_ovs(entry):
+    assert not install.is_our_server(entry)
+
+
 def test_a_link_to_a_settings_file_not_made_yet_is_followed_and_left_as_it_was(ov, user_home):
     """A dotfiles link whose file does not exist yet: install makes that file (and its folder),
     the link stays; uninstall removes the file ov made, and the link is dangling again."""

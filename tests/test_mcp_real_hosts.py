@@ -149,6 +149,44 @@ def test_codex_offers_ovs_tools_in_its_first_request_every_run(codex_host, tmp_p
     assert not missing, f"ov's tools missing from the first request of runs {sorted(missing)} (of {CODEX_RUNS}): {missing}; seconds per run: {seconds}"
 
 
+def _codex_servers(host: Host) -> dict[str, dict]:
+    """The servers ``codex mcp list`` reads from the config (it calls no model), by name; the
+    test fails with the file when Codex cannot load it."""
+    run = host.invoke(["mcp", "list", "--json"])
+    assert run.exit_code == 0, f"codex cannot load {host.config_path}:\n{host.config_path.read_text()}\n{run.stderr[-2000:]}"
+    return {server["name"]: server["transport"] for server in json.loads(run.stdout)}
+
+
+@pytest.mark.real_host
+def test_codex_loads_its_config_after_each_of_ovs_edits(codex_host, tmp_path: Path) -> None:
+    """Codex refused to start on what `ov uninstall mcp` left of its table ("invalid transport in
+    `mcp_servers.ov`"), and `ov install mcp` refused a table `codex mcp add` had written for ov."""
+    host = codex_host
+    env = {**host.env, "OV_HOME": str(tmp_path / "ovhome")}
+    config = host.config_path
+    config.write_text('model = "gpt-stub"\n')
+    added = subprocess.run([str(host.binary), "mcp", "add", "ov", "--env", f"OV_HOME={env['OV_HOME']}", "--", str(OV), "mcp"], env=env, capture_output=True, timeout=60)
+    assert added.returncode == 0, added.stderr
+    assert "[mcp_servers.ov.env]" in config.read_text()  # Codex's own layout: a subtable
+
+    _ov(env, "install", "mcp", "--host", "codex", "--yes", cwd=host.project)  # takes Codex's table over
+    ours = _codex_servers(host)["ov"]
+    assert (ours["command"], ours["args"], ours["env"]) == (str(OV), ["mcp"], {"OV_HOME": env["OV_HOME"]})
+    with config.open("a") as f:
+        f.write('\n[mcp_servers.ov.tools.remember]\napproval_mode = "prompt"\n')
+    assert "ov" in _codex_servers(host)
+    _ov(env, "uninstall", "mcp", "--host", "codex", cwd=host.project)
+    assert _codex_servers(host) == {}
+
+    # A string holding a header's line, and no final newline: the file comes back byte for byte.
+    text = 'model = "gpt-stub"\n\n[profiles.notes]\nnotes = """\n[mcp_servers.ov]\ncommand = "not a table"\n"""\nmodel = "gpt-stub"'
+    config.write_text(text)
+    _ov(env, "install", "mcp", "--host", "codex", "--yes", cwd=host.project)
+    assert list(_codex_servers(host)) == ["ov"]
+    _ov(env, "uninstall", "mcp", "--host", "codex", cwd=host.project)
+    assert config.read_text() == text and _codex_servers(host) == {}
+
+
 # --- the stubs' scripted tool calls (no host) -------------------------------------------------------
 
 

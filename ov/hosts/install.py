@@ -15,7 +15,9 @@ The rules users of such installers ask for, and how they hold here:
 * **Only ov's entries change.** ov's handlers are recognised by their command (``… hook HOST
   EVENT``, whatever path of ``ov`` wrote them). A re-install removes those and appends fresh ones;
   every other entry keeps its place, and the file keeps its formatting and comments
-  (:mod:`ov.hosts.jsonc` edits the text in place).
+  (:mod:`ov.hosts.jsonc` edits the text in place, :mod:`ov.hosts.tomltable` Codex's table). ov's
+  MCP server entry is recognised the same way (``… ov mcp``): one named ``ov`` that runs something
+  else is the user's, and is refused on install and left alone on uninstall.
 * **A file that does not parse is refused** with its path, line and column, and nothing is written.
 * **Writes are atomic**, and the file as it was is kept beside it as ``<file>.ov.bak`` (a
   project's, beside its receipt in ov's home: :func:`backup_path`).
@@ -44,16 +46,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, quote
 from ov.files import atomic_write
 
 HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
 SCOPES = ("user", "project")
 BACKUP_SUFFIX = ".ov.bak"
 BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
-# ov's own handlers: whatever launched ov (a bare `ov`, its absolute path, `python -m ov`), the
-# command ends with `hook HOST EVENT`.
-_OURS = re.compile(r"(?:^|[\s/'\"])(?:ov|-m\s+ov)['\"]?\s+hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
+# ov's own entries: whatever launched ov (a bare `ov`, its absolute path, `python -m ov`), a hook's
+# command ends with `hook HOST EVENT`, and a server's command line with `mcp`.
+_OV = r"(?:^|[\s/'\"])(?:ov|-m\s+ov)['\"]?\s+"
+_OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
+_OUR_SERVER = re.compile(_OV + r"mcp\s*$")
 
 
 class HostConfigError(InvalidInput):
@@ -468,28 +472,80 @@ def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[s
     entry = {"command": program, "args": args}
     if host == "claude":
         entry = {"type": "stdio", **entry}
+    if host == "codex":
+        # Codex waits for a required server before its first model request, so the tools are
+        # there from the first turn (without it they were missing in 4 of 8 runs).
+        entry["required"] = True
+        # `codex exec` runs with approval "never": without this every tool call is refused.
+        entry["default_tools_approval_mode"] = "approve"
     if env:
         entry["env"] = env
     if host == "gemini" and trust:
         entry["trust"] = True  # Gemini offers an untrusted server's tools only after asking
-    return ("mcpServers", MCP_NAME), entry
+    return ("mcp_servers" if host == "codex" else "mcpServers", MCP_NAME), entry
+
+
+def is_our_server(entry: object) -> bool:
+    """Whether a host's server entry named ``ov`` is ov's: its command line ends with ``ov mcp``
+    (a bare ``ov``, any path of it, ``python -m ov``), as the hooks' are recognised. An entry with
+    neither a command nor a URL starts no server (Codex refuses to load one): it is what earlier
+    builds' uninstall left of ov's Codex table (``[mcp_servers.ov.env]``), so it counts as ov's."""
+    if not isinstance(entry, dict):
+        return False
+    line = _server_command(entry)
+    if line is not None:
+        return _OUR_SERVER.search(shlex.join(line)) is not None
+    return not any(key in entry for key in ("command", "url", "httpUrl", "serverUrl"))
+
+
+def _server_command(entry: dict) -> list[str] | None:
+    """A server entry's command line: OpenCode's ``command`` list, or ``command`` and ``args``."""
+    command, args = entry.get("command"), entry.get("args", [])
+    if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
+        return command
+    if isinstance(command, str) and isinstance(args, list) and all(isinstance(a, str) for a in args):
+        return [command, *args]
+    return None
+
+
+def _not_ours(spec_: Spec, path: tuple[str, ...], entry: object) -> str | None:
+    """What the entry at ``path`` is, when it is someone else's server named ``ov`` (None when it is ov's or absent)."""
+    if entry is None or is_our_server(entry):
+        return None
+    where = f"[{'.'.join(path)}]" if spec_.shape == "mcp-toml" else ".".join(path)
+    line = _server_command(entry) if isinstance(entry, dict) else None
+    if line is not None:
+        what = f"it runs {quote(shlex.join(line))}"
+    elif isinstance(entry, dict) and isinstance(entry.get("url") or entry.get("httpUrl"), str):
+        what = f"it connects to {quote(entry.get('url') or entry.get('httpUrl'))}"
+    else:
+        what = "it is not a server entry ov writes"
+    return f"the MCP server {where} in {spec_.path} is not ov's ({what})"
 
 
 def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False, along: Change | None = None) -> Change:
     """Register ov's server in ``spec_``'s file. ``along``: the hooks' install planned in the same
     run; when it writes the same file (Gemini keeps hooks and servers in one settings.json) the
     server goes into what it writes, and both changes write the same bytes, each with its own
-    receipt (planned apart, the second write would drop the first one's entries)."""
+    receipt (planned apart, the second write would drop the first one's entries).
+
+    An entry named ``ov`` that is not ov's (:func:`is_our_server`) is refused, never replaced: it
+    is the user's own server."""
     before = _read(spec_.path)
     receipt = _read_receipt(receipts_dir, spec_) or {}
     shared = along if along is not None and along.spec.path == spec_.path else None
     text = shared.after if shared is not None else before
+    path, entry = mcp_entry(spec_.host, command, trust=trust, env=pinned_env(spec_.scope))
     if spec_.shape == "mcp-toml":
-        after = _toml_with_server(spec_, text, command)
+        from ov.hosts import tomltable
+
+        source, values = tomltable.read(text, spec_.path) if text is not None else ("", {})
+        _refuse_foreign(spec_, path, tomltable.get(values, path, spec_.path))
+        after = tomltable.put(source, values, path, entry, spec_.path).encode("utf-8")
         created: list[list[str]] = []
     else:
         doc = _parse(spec_, text)
-        path, entry = mcp_entry(spec_.host, command, trust=trust, env=pinned_env(spec_.scope))
+        _refuse_foreign(spec_, path, doc.get(path))
         created = [list(p) for p in receipt.get("created", [])] if before is not None else []
         if path[:1] not in doc:
             created.append(list(path[:1]))
@@ -502,23 +558,43 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
     return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command))
 
 
+def _refuse_foreign(spec_: Spec, path: tuple[str, ...], entry: object) -> None:
+    said = _not_ours(spec_, path, entry)
+    if said is not None:
+        raise HostConfigError(
+            said,
+            hint=f"rename your server (ov registers its own under the name `{MCP_NAME}`) or remove it, then run the command again; ov never replaces a server it did not write",
+        )
+
+
 def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
+    """Take ov's server out of ``spec_``'s file; an entry named ``ov`` that is not ov's stays, with a note."""
     before = _read(spec_.path)
     receipt = _read_receipt(receipts_dir, spec_) or {}
     if before is None:
         return Change(spec_, None, None, None, spec_receipt=receipt)
+    path, _entry = mcp_entry(spec_.host, [])
     if spec_.shape == "mcp-toml":
-        after: bytes | None = _toml_without_server(spec_, before)
-        empty = not after.strip()
+        from ov.hosts import tomltable
+
+        text, values = tomltable.read(before, spec_.path)
+        said = _not_ours(spec_, path, tomltable.get(values, path, spec_.path))
+        if said is None:
+            text = tomltable.drop(text, values, path, spec_.path)
+        after: bytes | None = text.encode("utf-8")
+        empty = not text.strip()
     else:
         doc = _parse(spec_, before)
-        path, _entry = mcp_entry(spec_.host, [])
-        doc.remove(path)
-        for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
-            if created in doc and doc.get(created) in ({}, []):
-                doc.remove(created)
+        said = _not_ours(spec_, path, doc.get(path))
+        if said is None:
+            doc.remove(path)
+            for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
+                if created in doc and doc.get(created) in ({}, []):
+                    doc.remove(created)
         after = doc.text().encode("utf-8")
         empty = doc.value() == {}
+    if said is not None:
+        return Change(spec_, before, before, None, [f"{said}: left as it is"], spec_receipt=receipt)
     if receipt.get("created_file") and empty:
         after = None
     return Change(spec_, before, after, None, spec_receipt=receipt)
@@ -527,11 +603,7 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
 def registered_mcp(spec_: Spec) -> list[str] | None:
     """The command line of ov's registered server in the host's file, or None."""
     entry = _registered_entry(spec_)
-    if entry is None:
-        return None
-    if isinstance(entry.get("command"), list):
-        return [str(c) for c in entry["command"]]
-    return [entry["command"], *entry.get("args", [])] if isinstance(entry.get("command"), str) else None
+    return _server_command(entry) if entry is not None else None
 
 
 def registered_mcp_env(spec_: Spec) -> dict[str, str]:
@@ -542,83 +614,22 @@ def registered_mcp_env(spec_: Spec) -> dict[str, str]:
 
 
 def _registered_entry(spec_: Spec) -> dict | None:
-    """ov's server entry (or Codex's table) in the host's file, as parsed."""
+    """ov's server entry in the host's file, as parsed; None when there is none, or the entry
+    named ``ov`` is someone else's (:func:`is_our_server`), or it starts nothing."""
     data = _read(spec_.path)
     if data is None:
         return None
-    if spec_.shape == "mcp-toml":
-        import tomllib
-
-        try:
-            server = tomllib.loads(data.decode("utf-8")).get("mcp_servers", {}).get(MCP_NAME)
-        except (UnicodeDecodeError, ValueError):
-            return None
-        return server if isinstance(server, dict) and server.get("command") else None
+    path, _entry = mcp_entry(spec_.host, [])
     try:
-        entry = _parse(spec_, data).get(mcp_entry(spec_.host, [])[0])
+        if spec_.shape == "mcp-toml":
+            from ov.hosts import tomltable
+
+            entry = tomltable.get(tomltable.read(data, spec_.path)[1], path, spec_.path)
+        else:
+            entry = _parse(spec_, data).get(path)
     except InvalidInput:
         return None
-    return entry if isinstance(entry, dict) else None
-
-
-# Codex's table, written and removed line by line: tomlkit puts a blank line before a table it
-# appends and that line stays behind on removal, which would break "uninstall gives the file back".
-_TOML_HEADER = f"[mcp_servers.{MCP_NAME}]"
-
-
-def _toml_with_server(spec_: Spec, before: bytes | None, command: list[str]) -> bytes:
-    """``before`` with ov's table at its end, after one blank line (any earlier copy taken out)."""
-    text = _toml_without_server(spec_, before).decode("utf-8") if before is not None else ""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    program, *args = [*command, "mcp"]
-    pinned = pinned_env(spec_.scope)
-    block = newline.join(
-        [
-            _TOML_HEADER,
-            f"command = {json.dumps(program)}",
-            f"args = {json.dumps(args)}",
-            # Codex waits for a required server before its first model request, so the tools are
-            # there from the first turn (without it they were missing in 4 of 8 runs).
-            "required = true",
-            # `codex exec` runs with approval "never": without this every tool call is refused.
-            'default_tools_approval_mode = "approve"',
-            *(["env = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in pinned.items()) + " }"] if pinned else []),
-        ]
-    ) + newline
-    if text:
-        text += ("" if text.endswith(newline) else newline) + newline
-    result = (text + block).encode("utf-8")
-    _check_toml(spec_, result)
-    return result
-
-
-def _toml_without_server(spec_: Spec, data: bytes) -> bytes:
-    """``data`` without ov's table and the blank line ov put before it."""
-    lines = _check_toml(spec_, data).splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if line.strip() == _TOML_HEADER), None)
-    if start is None:
-        return data
-    end = start + 1
-    while end < len(lines) and not lines[end].lstrip().startswith("["):
-        end += 1
-    while end > start + 1 and not lines[end - 1].strip():
-        end -= 1  # blank lines before the next table are that table's
-    if start > 0 and not lines[start - 1].strip():
-        start -= 1
-    return "".join(lines[:start] + lines[end:]).encode("utf-8")
-
-
-def _check_toml(spec_: Spec, data: bytes) -> str:
-    import tomllib
-
-    try:
-        text = data.decode("utf-8")
-        tomllib.loads(text)
-    except UnicodeDecodeError as exc:
-        raise HostConfigError(f"{spec_.path} is not UTF-8 text (byte {exc.start})") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise HostConfigError(f"{spec_.path}: {exc}") from None
-    return text
+    return entry if isinstance(entry, dict) and is_our_server(entry) and _server_command(entry) else None
 
 
 # --- editing one file ------------------------------------------------------------------------------
