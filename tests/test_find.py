@@ -107,6 +107,39 @@ def test_a_directory_summary_is_found_at_its_level(ov):
     assert found(ov, "generated_by component")["total"] == 0
 
 
+def _recipes_and_db(ov, tmp_path: Path) -> None:
+    for name, text in {"recipes/bread.md": "# Bread\n\nKnead the dough and let it rise.\n", "db/schema.md": "# Schema\n\nEvery table has an id as its primary key.\n"}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    for folder in ("recipes", "db"):
+        assert ov("add-resource", str(tmp_path / folder)).exit_code == 0
+
+
+# The words every overview ov generates holds: its headings, the "Holds 1 Markdown doc" sentence.
+TEMPLATE_QUERIES = ("what are the key terms of the contract", "table of contents", "which one holds markdown docs")
+
+
+def test_the_words_of_ovs_overview_template_find_no_folder(ov, tmp_path):
+    # (found by an audit: "what are the key terms of the contract" found the recipes folder's overview at 0.62)
+    _recipes_and_db(ov, tmp_path)
+    for query in TEMPLATE_QUERIES:
+        assert "viking://resources/recipes" not in uris(found(ov, query)), query
+    # What the overview says of the folder still finds it, and a hit shows the overview as written.
+    for query in ("knead the dough", "bread"):
+        [hit] = [h for h in found(ov, query, "--level", "1")["resources"] if h["uri"] == "viking://resources/recipes"]
+        assert hit["relevance"] >= 0.6, query  # above the prompt hook's cut-off
+        assert "Holds 1 Markdown doc (bread.md)." in hit["abstract"] and "## Contents" in hit["abstract"]
+
+
+def test_with_vectors_the_template_words_stay_below_the_prompt_cut_off(ov, tmp_path):
+    assert ov("config", "set", "embedding.provider", "auto").exit_code == 0  # the built-in model
+    _recipes_and_db(ov, tmp_path)
+    for query in TEMPLATE_QUERIES:
+        result = found(ov, query)
+        assert result["retrieval"]["mode"] == "hybrid"
+        assert all(h["relevance"] < 0.6 for h in result["resources"] if h["uri"] == "viking://resources/recipes"), query
+
+
 def test_filters_by_scope_type_and_threshold(docs):
     assert docs("remember", "I prefer deploying on Tuesdays").exit_code == 0
     everything = found(docs, "deploy")

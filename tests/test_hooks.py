@@ -714,6 +714,20 @@ def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov
     assert "deploy.md" in _context("claude", _hook("claude", "prompt-submit", unrelated))
 
 
+def test_a_prompt_in_the_words_of_ovs_overview_template_gets_no_unrelated_folder(ov, project, ov_home, tmp_path):
+    # (found by an audit: every generated overview says "Key terms" and "Contents", so this prompt got
+    # the overview of a folder of recipes)
+    (tmp_path / "recipes").mkdir()
+    (tmp_path / "recipes" / "bread.md").write_text("# Bread\n\nKnead the dough and let it rise.\n", encoding="utf-8")
+    assert ov("add-resource", str(tmp_path / "recipes")).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
+    for prompt in ("what are the key terms of the contract?", "where is the table of contents?"):
+        assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == ""
+        assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    related = _stdin("claude", cwd=str(project), prompt="how long should the bread dough rise?")
+    assert "viking://resources/recipes" in _context("claude", _hook("claude", "prompt-submit", related))
+
+
 def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, project):
     assert ov("session", "add", "cc-s-res", "--text", "We are migrating the billing service to Postgres.").exit_code == 0
     assert ov("commit", "cc-s-res").exit_code == 0

@@ -57,6 +57,28 @@ def test_sidecars_index_their_body_at_their_level_named_by_the_directory():
     [abstract] = records_for("resources/docs/.abstract.md", b"Shipping notes.")
     assert (abstract.level, abstract.kind, abstract.text) == (0, "abstract", "Shipping notes.")
     assert records_for("resources/docs/.abstract.md", b"   \n") == []
+    assert record.search_text is None and abstract.search_text is None  # a person's summary ranks as written
+
+
+GENERATED = (
+    "---\ndirectory: viking://resources/recipes/\ngenerated_by:\n  component: ov-ingest\n  trigger: resource_ingest\n---\n\n"
+    "# recipes\n\nKnead the dough and let it rise. Holds 2 Markdown docs (bread.md and rye.md).\n\n## Contents\n\n"
+    "- bread.md: Knead the dough and let it rise. Sections: Proofing.\n- rye.md\n\n## Key terms\n\nbread, dough, knead, rye\n"
+)
+
+
+def test_a_generated_summary_ranks_by_what_it_says_of_the_folder_and_shows_as_written():
+    # (found by an audit: every generated overview matched "what are the key terms of the contract?")
+    [record] = records_for("resources/recipes/.overview.md", GENERATED.encode())
+    assert record.text.startswith("# recipes\n\nKnead the dough") and "## Key terms" in record.text  # what a hit shows
+    assert record.searched == (
+        "# recipes\n\nKnead the dough and let it rise. bread.md and rye.md\n\n"
+        "- bread.md: Knead the dough and let it rise. Proofing.\n- rye.md\n\nbread, dough, knead, rye"
+    )
+    [abstract] = records_for("resources/recipes/.abstract.md", b"Knead the dough and let it rise. Holds 2 Markdown docs (bread.md and rye.md).")
+    assert abstract.searched == "Knead the dough and let it rise. bread.md and rye.md"
+    [empty] = records_for("resources/empty/.abstract.md", b"This directory is empty.")
+    assert empty.searched == "" and empty.text == "This directory is empty."
 
 
 def test_memories_leave_out_their_fields_trailer():

@@ -19,6 +19,7 @@ from ov.store import sidecar
 from ov.summaries.extractive import key_terms
 from ov.summaries.facts import file_facts, kind_of
 from ov.summaries.layers import ChildInfo, derive_abstract, summarize_directory
+from ov.summaries.scaffold import searchable
 
 JUNK = re.compile(r"\b(?:self|None|import|def|return|True|False|true|false|null|str|int|kwargs|elif)\b")
 
@@ -372,3 +373,55 @@ def test_markdown_facts_read_titles_sections_and_skip_lists_and_comments():
 def test_kind_of(name, kind):
     text = memory("A fact.") if name.startswith("m.") else ""  # a trailer makes a memory of a Markdown file only
     assert kind_of(name, text) == kind
+
+
+# --- the template's words, as the index reads a summary ---------------------------------
+
+TEMPLATE_WORDS = re.compile(
+    r"Contents|Key terms|Only a sample|\bHolds\b|\bPython modules?\b|\bMarkdown docs?\b|\bDefines\b|Sections:"
+    r"|subdirector|\bmore\b|This directory|该目录|此处仅列出"
+)
+
+
+def test_the_index_reads_an_overview_without_the_words_every_generated_overview_shares():
+    children = [ChildInfo(name, False, text=textwrap.dedent(text).lstrip("\n")) for name, text in {**PACKAGE, **DOCS}.items()]
+    children += [ChildInfo("sub", True, abstract="Gauges for dashboards. Holds 3 Python modules (a.py, b.py and 1 more).")]
+    overview = summarize_directory("viking://resources/widgets", children).overview
+    for written in ("## Contents", "## Key terms", "Holds ", "Defines ", "Sections: ", "1 subdirectory (sub/)"):
+        assert written in overview
+    own = searchable(overview)
+    assert not TEMPLATE_WORDS.search(own), own
+    # What the overview says of the folder's entries stays: their names, sentences, definitions, headings, terms.
+    for kept in ("# widgets", "gauges.py", "sub/", "a.py, b.py", "Gauge, DualGauge and make_gauge().", "Canary stage; Rollback."):
+        assert kept in own
+    assert "Every deploy goes through a canary stage before it reaches all regions." in own
+    assert key_terms_line(overview) and key_terms_line(overview) in own.splitlines()
+    assert searchable(derive_abstract(overview)) == (
+        "How the platform team deploys, watches and repairs the billing service. "
+        "__init__.py, gauges.py, tables.py and _compat.py, README.md, deploys.md and paging.md, sub/"
+    )
+
+
+def test_the_sample_note_empty_and_chinese_briefs_are_template_words_too():
+    notes = [ChildInfo(f"note{i:02}.md", False, text=f"# Note {i}\n\nTulips planted in bed {i}.\n") for i in range(40)]
+    sampled = summarize_directory("viking://resources/garden", notes).overview
+    assert "Only a sample of the entries is listed." in sampled
+    assert not TEMPLATE_WORDS.search(searchable(sampled)) and "tulip" in searchable(sampled).lower()
+    assert searchable(summarize_directory("viking://resources/empty", []).overview) == "# empty"
+    zh = [
+        ChildInfo("部署指南.md", False, "部署指南", "# 部署指南\n\n本文介绍如何把服务部署到生产环境。部署前需要通过灰度发布检查。"),
+        ChildInfo("回滚.md", False, "回滚", "# 回滚\n\n当灰度检查失败时，系统会自动回滚到上一个版本。"),
+    ]
+    brief = derive_abstract(summarize_directory("viking://resources/运维", zh).overview)
+    assert brief.startswith("该目录包含关于") and "的文件。" in brief
+    own = searchable(brief)
+    assert not TEMPLATE_WORDS.search(own) and own.startswith(brief[len("该目录包含关于") : brief.index("的文件。")] + " ")
+
+
+def test_a_persons_or_a_models_overview_keeps_its_headings():
+    model = "# ops\n\nHow the team ships.\n\n## Contents\n\n- deploys.md: Canary first.\n\n## Details\n\n### deploys.md\n\nKey terms: canary."
+    assert searchable(model) == model
+    person = "# ops\n\n## Key terms\n\ncanary, rollback\n\n## Contents\n\nWhat is in here, in prose."
+    assert searchable(person) == person
+    # A sentence that only looks like the layout sentence is the person's own.
+    assert searchable("Holds 12 recipes (bread, cake and pie).") == "Holds 12 recipes (bread, cake and pie)."

@@ -19,7 +19,7 @@ from ov.errors import IndexDamaged, IndexUnavailable, disk_full
 from ov.index.records import Record
 from ov.regex import LazyPattern
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.
@@ -115,6 +115,8 @@ def _schema():
     for name in ("title", "text", "speaker"):
         sb.add_text_field(name, stored=True, tokenizer_name=ANALYZER)
     sb.add_text_field("context", tokenizer_name=ANALYZER)
+    # What a hit shows, when the text that ranks is not all of it (Record.search_text): stored, never matched.
+    sb.add_bytes_field("shown", stored=True, indexed=False)
     sb.add_unsigned_field("level", stored=True, indexed=True, fast=True)
     sb.add_unsigned_field("start_line", stored=True)
     sb.add_unsigned_field("end_line", stored=True)
@@ -212,8 +214,10 @@ class LexicalIndex:
         tantivy = _tantivy()
         doc = tantivy.Document()
         for name in STORED_TEXT:
-            value = getattr(record, _FIELD_ATTR.get(name, name))
+            value = record.searched if name == "text" else getattr(record, _FIELD_ATTR.get(name, name))
             doc.add_text(name, SHARED_OWNER if name == "owner" and not value else value)
+        if record.search_text is not None:
+            doc.add_bytes("shown", record.text.encode("utf-8"))
         doc.add_text("context", record.context)
         for ancestor in _ancestors(record.path):
             doc.add_text("ancestors", ancestor)
@@ -498,6 +502,9 @@ def _record(doc) -> Record:
         values[name] = doc.get_first(name) or 0
     values["time"] = doc.get_first("time") or 0.0
     values.pop("label", None)
+    shown = doc.get_first("shown")
+    if shown is not None:
+        values["text"] = bytes(shown).decode("utf-8")
     return Record(**values)
 
 

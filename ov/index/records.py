@@ -4,7 +4,9 @@ A file of the store becomes zero or more :class:`Record` s, chosen by where it
 lives and what it is:
 
 * a directory's ``.abstract.md`` / ``.overview.md`` -> one record at level 0 / 1,
-  named by the directory's URI (the body only: frontmatter never ranks);
+  named by the directory's URI (the body only: frontmatter never ranks, and neither do
+  the words ov's extractive summariser writes into every summary, see
+  :mod:`ov.summaries.scaffold`);
 * a memory file -> one record per chunk of its content (the MEMORY_FIELDS trailer
   is bookkeeping and is left out);
 * a session's ``messages.jsonl`` (live or archived) -> one record per message,
@@ -54,7 +56,7 @@ class Record:
     context_type: str  # memory | resource | skill | session
     owner: str  # the user a user-scoped path belongs to; "" for shared scopes
     parent: str  # the URI whose score this record inherits (its directory, its session log)
-    text: str
+    text: str  # what a hit shows
     title: str = ""
     context: str = ""  # neighbouring text that ranks lower than ``text``
     previous: str = ""  # a message's: the one before it (clipped), embedded with it by a model that reads context
@@ -65,6 +67,15 @@ class Record:
     session_id: str = ""
     message_id: str = ""
     role: str = ""
+    # What ranks and is embedded in place of ``text``, when not all of ``text`` is the record's own:
+    # a summary without the template words every summary ov generates shares ("## Key terms").
+    # Only records made from the store have it; the full-text index keeps what a hit shows.
+    search_text: str | None = None
+
+    @property
+    def searched(self) -> str:
+        """The text the indices match and embed."""
+        return self.text if self.search_text is None else self.search_text
 
     @property
     def unit(self) -> str:
@@ -121,6 +132,8 @@ def records_for(path: str, data: bytes, *, mtime: float = 0.0) -> list[Record]:
 
 
 def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: float) -> list[Record]:
+    from ov.summaries.scaffold import searchable
+
     try:
         body = sidecar.body(text)
     except Exception:  # an unclosed frontmatter fence: index what a reader would see
@@ -130,6 +143,7 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
     level, kind = (0, "abstract") if name == sidecar.ABSTRACT else (1, "overview")
     dir_uri = uri_of(directory)
     parent = directory.rsplit("/", 1)[0] if "/" in directory else ""
+    own = searchable(body)
     return [
         Record(
             id=f"{base['path']}#0",
@@ -140,6 +154,7 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
             text=body,
             title=directory.rsplit("/", 1)[-1],
             time=mtime,
+            search_text=None if own == body else own,
             **base,
         )
     ]

@@ -597,7 +597,7 @@ def _records_at(git, commit: str | None) -> list[Record]:
 def embed_text(record: Record) -> str:
     """What a record's vectors are made from (the embedder cuts it into passages)."""
     head = f"{record.title}\n" if record.title else ""
-    return head + record.text
+    return head + record.searched
 
 
 def _embed(embedder, records: list[Record], labels: list[int]):

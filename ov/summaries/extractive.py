@@ -26,6 +26,20 @@ from collections import Counter
 from ov.store import sidecar
 from ov.summaries.facts import FileFacts, file_facts, kind_label, kind_of, lead_of, prose_of
 from ov.summaries.layers import REPRESENTATIVE, ChildInfo, stem
+from ov.summaries.scaffold import (
+    CONTENTS_HEADING,
+    DEFINES_LABEL,
+    EMPTY_BRIEFS,
+    HOLDS,
+    KEY_TERMS_HEADING,
+    MORE,
+    SAMPLE_NOTES,
+    SECTIONS_LABEL,
+    SUBDIRECTORY,
+    ZH_KINDS,
+    strip_layout,
+    zh_brief,
+)
 from ov.summaries.text import as_sentence, join_sentences, truncate_generated
 
 KEY_TERMS = 10
@@ -63,12 +77,6 @@ _CJK_STOP_BIGRAMS = frozenset(
     "可以 一个 使用 进行 如果 因为 所以 但是 以及 通过 需要 没有 已经 什么 如何 自己 时候 以下 以上 如下 包括 例如"
     " 比如 或者 然后 这样 还是 只是 可能 应该 不是 不会 对于 关于 之后 之前 并且 而且 虽然 目录 文件 文档 内容".split()
 )
-# The sentences this module writes about a directory's layout rather than its content. In a
-# parent they are not the child's topic: "holds" and "subdirectories" would become key terms.
-# (The first alternatives are what earlier versions wrote; stores still hold such abstracts.)
-_LAYOUT_RE = re.compile(
-    r"(?:^|(?<=\s))(?:This directory (?:holds|is empty)[^.]*\.|该目录[^。]*。|Holds \d+ (?:[^()]|\([^()]*\))*?\.(?=\s|$))\s*"
-)
 _LABEL_RE = re.compile(r"^(?:[\w-]+\.[\w.-]+|[\w.-]+/): ")  # "deploys.md: " before a sentence taken from one entry
 _SECTION_PREFIX = re.compile(r"^\d+_")
 _PART_SUFFIX = re.compile(r"(?:[ _]part ?\d+| \(part \d+ of \d+\))$")
@@ -84,7 +92,7 @@ def extractive_overview(name: str, children: list[ChildInfo], sample: list[Child
     if description and description.strip():
         brief = " ".join(description.split())
     elif not children:
-        brief = "该目录目前为空。" if lang == "zh" else "This directory is empty."
+        brief = EMPTY_BRIEFS[lang]
     elif lang == "zh":
         brief = _brief_zh(children, sample, facts, terms, name)
     else:
@@ -92,9 +100,10 @@ def extractive_overview(name: str, children: list[ChildInfo], sample: list[Child
     head = f"# {name}\n\n{brief}"
     if not children:
         return head
-    tail = "\n\n## Key terms\n\n" + ", ".join(terms) if terms else ""
-    note = "\n\n" + ("此处仅列出部分条目。" if lang == "zh" else "Only a sample of the entries is listed.") if len(sample) < len(children) else ""
-    room = sidecar.OVERVIEW_MAX_CHARS - len(head) - len(tail) - len(note) - len("\n\n## Contents\n\n")
+    tail = f"\n\n{KEY_TERMS_HEADING}\n\n" + ", ".join(terms) if terms else ""
+    note = "\n\n" + SAMPLE_NOTES[lang] if len(sample) < len(children) else ""
+    contents = f"\n\n{CONTENTS_HEADING}\n\n"
+    room = sidecar.OVERVIEW_MAX_CHARS - len(head) - len(tail) - len(note) - len(contents)
     lines: list[str] = []
     for cap in (240, 200, 140, 100, 70, 40, 0):
         lines = [_contents_line(child, facts.get(id(child)), cap) for child in sample]
@@ -102,13 +111,8 @@ def extractive_overview(name: str, children: list[ChildInfo], sample: list[Child
             break
     while lines and len("\n".join(lines)) > room:
         lines.pop()  # names alone do not fit: list what does
-    overview = head + "\n\n## Contents\n\n" + "\n".join(lines) + note + tail
+    overview = head + contents + "\n".join(lines) + note + tail
     return truncate_generated(overview, sidecar.OVERVIEW_MAX_CHARS)
-
-
-def strip_layout(abstract: str | None) -> str:
-    """A generated abstract without the sentences about layout ("Holds 3 Markdown docs ...")."""
-    return _LAYOUT_RE.sub("", abstract or "").strip()
 
 
 # --- the brief (L0) ----------------------------------------------------------------
@@ -242,22 +246,22 @@ def _holds(groups: list[tuple[str, int, list[str]]], shown: int | None) -> str:
     ``shown`` names per group (None: all of them)."""
     parts = []
     for kind, count, names in groups:
-        label = f"{count} {'subdirectory' if count == 1 else 'subdirectories'}" if kind == "subdirectory" else kind_label(kind, count)
+        label = f"{count} {SUBDIRECTORY[0] if count == 1 else SUBDIRECTORY[1]}" if kind == "subdirectory" else kind_label(kind, count)
         listed = names if shown is None else names[:shown]
         if listed:
             rest = len(names) - len(listed)
-            listed = listed + [f"{rest} more"] if rest else listed
+            listed = listed + [f"{rest} {MORE}"] if rest else listed
             # Headings may hold commas and "and" themselves.
             label += f" ({'; '.join(listed) if kind == 'section' else _join_en(listed)})"
         parts.append(label)
-    return f"Holds {_join_en(parts)}." if parts else ""
+    return f"{HOLDS} {_join_en(parts)}." if parts else ""
 
 
 def _brief_zh(children: list[ChildInfo], sample: list[ChildInfo], facts: dict[int, FileFacts], terms: list[str], name: str) -> str:
     has_files, has_dirs = any(not c.is_dir for c in children), any(c.is_dir for c in children)
-    kinds = "文件和子目录" if has_files and has_dirs else "子目录" if has_dirs else "文件"
+    kinds = ZH_KINDS["files and subdirectories" if has_files and has_dirs else "subdirectories" if has_dirs else "files"]
     topics = "、".join(terms[:2]) + ("和" + terms[2] if len(terms) > 2 else "")
-    first = f"该目录包含关于{topics}的{kinds}。" if terms else f"该目录包含{kinds}。"
+    first = zh_brief(kinds, topics)
     lead, _own = _lead(children, sample, facts, name)
     room = sidecar.ABSTRACT_MAX_CHARS - len(first)
     if not lead or room < 40:
@@ -277,10 +281,10 @@ def _contents_line(child: ChildInfo, fact: FileFacts | None, cap: int) -> str:
     else:
         gist = fact.lead or (as_sentence(fact.title) if fact.title else "")
         if fact.sections:
-            gist = join_sentences(gist, f"Sections: {'; '.join(fact.sections)}.")
+            gist = join_sentences(gist, f"{SECTIONS_LABEL} {'; '.join(fact.sections)}.")
         if fact.defines:
-            names = list(fact.defines) + (["more"] if fact.more_defined else [])
-            gist = join_sentences(gist, f"Defines {_join_en(names)}.")
+            names = list(fact.defines) + ([MORE] if fact.more_defined else [])
+            gist = join_sentences(gist, f"{DEFINES_LABEL} {_join_en(names)}.")
     gist = truncate_generated(gist, cap) if cap else ""
     return f"- {label}: {gist}" if gist else f"- {label}"
 
