@@ -155,6 +155,18 @@ class StoreCorrupt(OvError):
     hint = "run `ov fsck` to see what is wrong and how to fix it"
 
 
+class RecordDamaged(StoreCorrupt):
+    """One of ov's own records (a session's ``.meta.json``) does not hold what ov writes there: a
+    hand edit, a merge or a restore broke it, and the command that keeps it cannot go on."""
+
+    code = "record_damaged"
+    hint = "bring back a good version with `ov snapshot restore REV --uri URI` (`ov snapshot log --uri URI` lists them)"
+
+    def __init__(self, uri: object, problem: str, *, hint: str | None = None) -> None:
+        super().__init__(f"{uri} is damaged: {problem}", hint=hint)
+        self.problem = problem
+
+
 class IndexUnavailable(OvError):
     """The search indices cannot be opened or built."""
 

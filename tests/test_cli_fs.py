@@ -180,6 +180,31 @@ def test_the_root_and_a_scope_nobody_wrote_to_are_directories_to_stat_abstract_a
     assert root.exit_code == 1 and root.error["message"] == "the root has no overview (L1)" and "viking://resources" in root.error["hint"]
 
 
+@pytest.mark.parametrize("state", ["no store", "init", "another scope written"])
+def test_reading_a_scope_nobody_wrote_to_says_what_it_says_once_the_scope_exists(ov, state):
+    # (found by an audit: `ov init; ov read viking://agent` was an internal error, FileNotFoundError)
+    if state == "init":
+        assert ov("init").exit_code == 0
+    elif state == "another scope written":
+        assert ov("write", "viking://agent/skills/a.md", "--content", "x").exit_code == 0
+    for uri in ("viking://resources", "viking://user", "viking://"):
+        read = ov("read", uri, "--json")
+        assert read.exit_code == 1 and read.error["code"] == "is_directory", (uri, read.stderr)
+        assert read.error["message"] == f"{uri} is a directory" and f"ov ls {uri}" in read.error["hint"]
+        assert ("ov overview" in read.error["hint"]) is (uri != "viking://"), "the root has no overview to read"
+        assert ov("ls", uri).exit_code == 0 and ov("tree", uri).exit_code == 0
+    for uri in ("viking://resources", "viking://user"):
+        assert ov("abstract", uri, "--json").error["message"] == f"{uri} has no abstract (L0)"
+        assert ov("overview", uri, "--json").error["message"] == f"{uri} has no overview (L1)"
+        assert ov("glob", "*", "--uri", uri, "--json").json["result"] == []
+        grep = ov("grep", "x", "--uri", uri, "--json")
+        assert grep.exit_code == 1 and grep.json["result"] == []  # no match, as in a scope that exists
+        assert ov("snapshot", "log", "--uri", uri, "--json").json["result"] == []
+    before = ov("read", "viking://resources", "--json").error
+    assert ov("write", "viking://resources/a.md", "--content", "x").exit_code == 0
+    assert ov("read", "viking://resources", "--json").error == before
+
+
 def test_rm_file_directory_and_empty_sidecar_directory(ov, docs):
     assert ov("rm", "viking://resources/readme.md").exit_code == 0
     assert ov("rm", "viking://resources/empty").exit_code == 0, "a directory holding only sidecars is empty"
@@ -370,6 +395,39 @@ def test_ovs_own_records_are_not_written_by_hand(ov, tmp_path):
     assert ov("write", "viking://resources/notes/memory_diff.json", "--content", "{}\n").exit_code == 0
     moved = ov("mv", "viking://resources/notes/messages.jsonl", "viking://resources/docs/.sources.json")
     assert moved.exit_code == 2 and "ov's own record" in moved.stderr
+
+
+def test_mv_of_a_folder_checks_every_file_it_moves_against_ovs_own_records(ov, tmp_path, store_state):
+    """A folder moved into sessions/ used to bring its own .meta.json and messages.jsonl: ov's
+    records, written by no command that checks them, on which `ov commit` then failed."""
+    assert ov("write", "viking://resources/y/.meta.json", "--content", "[1,2").exit_code == 0
+    assert ov("write", "viking://resources/y/messages.jsonl", "--content", '{"role":"user","text":"hi"}').exit_code == 0
+    assert ov("session", "add", "s", "--text", "hello").exit_code == 0
+    assert ov("commit", "s").exit_code == 0  # an archive: history/archive_001/.done, memory_diff.json, ...
+    before = store_state()
+    for source, target, verb, record in [
+        ("viking://resources/y", "viking://~/sessions/y", "create", "viking://user/default/sessions/y/.meta.json"),
+        ("viking://resources/y", "viking://~/sessions/s/history/archive_009", "create", "viking://user/default/sessions/s/history/archive_009/.meta.json"),
+        ("viking://~/sessions/s", "viking://resources/s", "remove", "viking://user/default/sessions/s/.meta.json"),
+        ("viking://~/sessions/s", "viking://~/sessions/t", "remove", "viking://user/default/sessions/s/.meta.json"),
+        ("viking://~/sessions/s/history", "viking://resources/h", "remove", "viking://user/default/sessions/s/history/archive_001/.done"),
+        ("viking://~/sessions", "viking://~/old-sessions", "remove", "viking://user/default/sessions/s/.meta.json"),
+    ]:
+        moved = ov("mv", source, target, "--json")
+        assert moved.exit_code == 2 and moved.error["code"] == "invalid_input", (source, target, moved.stderr)
+        assert moved.error["message"].endswith(f"would {verb} {record}, ov's own record"), moved.error["message"]
+        assert "session" in moved.error["hint"]
+    assert store_state() == before, "a refused move changes nothing"
+    # What holds none of a session's records moves as before, into or out of a session's folder;
+    # an imported folder takes its manifest along (it describes the folder it sits in).
+    assert ov("write", "viking://~/sessions/s/notes/todo.md", "--content", "x").exit_code == 0
+    assert ov("mv", "viking://~/sessions/s/notes", "viking://resources/notes").exit_code == 0
+    assert ov("mv", "viking://resources/notes", "viking://~/sessions/s/notes").exit_code == 0
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# A\n\nalpha\n")
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0
+    assert ov("mv", "viking://resources/docs", "viking://resources/manual").exit_code == 0
+    assert json.loads(ov("read", "viking://resources/manual/.sources.json").stdout)["source"]["uri"] == str(tmp_path / "docs")
 
 
 def test_find_and_search_below_a_place_that_does_not_exist_say_so(ov, docs):

@@ -174,6 +174,16 @@ def test_prompt_submit_injects_a_text_kept_under_two_paths_once(ov, project, ov_
     assert text.count("<context ") == 2
 
 
+def test_prompt_submit_recalls_in_a_session_whose_meta_is_damaged(ov, project, ov_home):
+    # A damaged .meta.json stops `ov commit` with a clear error; recall goes on without the
+    # session's context rather than failing the prompt.
+    assert ov("write", "viking://resources/a.md", "--content", "The cache warms at nine.\n").exit_code == 0
+    assert ov("session", "add", "s-1", "--text", "hello").exit_code == 0
+    (ov_home / "accounts/default/user/default/sessions/s-1/.meta.json").write_text("[1,2")
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="when does the cache warm?")))
+    assert "The cache warms at nine." in text
+
+
 def test_prompt_submit_never_asks_a_model_for_the_plan(ov, project, llm_server, llm_config):
     # A model that would answer: `ov search` asks it for a plan; the hook must not.
     for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env)):

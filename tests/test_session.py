@@ -233,6 +233,98 @@ def test_delete_session(ov, ov_home):
     assert ov("session", "list", "--json").json["result"] == []
 
 
+def _break(ov, ov_home: Path, sid: str, name: str, text: str) -> None:
+    """Damage a session's record the way a hand edit, a merge or an older ov's `ov mv` could."""
+    (session_dir(ov_home, sid) / name).write_text(text)
+    assert ov("snapshot", "commit", "-m", f"hand edit of {name}").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "meta, problem",
+    [
+        ("[1,2", "not valid JSON"),
+        ("[1, 2]", "not a JSON object"),
+        ('{"message_count": "three"}', "message_count is not a count"),
+        ('{"live_ids": 5}', "live_ids is not a list of message ids"),
+        ('{"archived_ids": [{"id": "a"}]}', "archived_ids is not a list of message ids"),
+        ('{"updated_at": 5}', "updated_at is not a time"),
+        ('{"llm_token_usage": {"prompt": "x"}}', "llm_token_usage is not an object of counts"),
+        ('{"used": [{"uri": "viking://resources/a"}]}', "used is not a list of {uri, count} entries"),
+        ('{"peer": "../x"}', "peer is not a peer id"),
+    ],
+)
+def test_a_damaged_meta_is_a_clear_error_naming_the_file_and_changes_nothing(ov, ov_home, store_state, meta, problem):
+    # (found by an audit: `ov commit` and `ov session add` failed with "internal error: JSONDecodeError")
+    assert ov("session", "add", "s", "--text", "hello there.").exit_code == 0
+    _break(ov, ov_home, "s", ".meta.json", meta)
+    before = store_state()
+    uri = "viking://user/default/sessions/s/.meta.json"
+    for argv in (["commit", "s"], ["session", "add", "s", "--text", "more"], ["session", "show", "s"], ["session", "used", "s", "viking://resources/a"]):
+        result = ov(*argv, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "record_damaged", (argv, result.stderr)
+        assert result.error["message"].startswith(f"{uri} is damaged: {problem}"), result.error["message"]
+        hint = result.error["hint"]
+        assert f"ov snapshot restore REV --uri {uri}" in hint and "ov session delete s" in hint and "ov snapshot commit" in hint
+    assert store_state() == before
+    listed = ov("session", "list", "--json").json["result"]
+    assert [(row["session"], row["damaged"].startswith(problem)) for row in listed] == [("s", True)]
+    assert "s  damaged .meta.json: " + problem in ov("session", "list").stdout
+    # The first way out the hint gives: the version before the hand edit.
+    assert ov("snapshot", "restore", "HEAD~1", "--uri", uri).exit_code == 0
+    assert ov("commit", "s", "--json").json["result"]["archived"] == 1
+    assert ov("session", "list", "--json").json["result"][0]["damaged"] is None
+
+
+def test_a_damaged_session_can_be_deleted(ov, ov_home):
+    assert ov("session", "add", "s", "--text", "hello").exit_code == 0
+    _break(ov, ov_home, "s", ".meta.json", "{")
+    assert ov("session", "delete", "s").exit_code == 0
+    assert ov("session", "list", "--json").json["result"] == []
+
+
+def test_lines_of_messages_jsonl_in_other_shapes_are_read_without_a_crash(ov, ov_home):
+    assert ov("session", "add", "s", "--text", "We decided to ship on Friday.", "--id", "m1").exit_code == 0
+    odd = [
+        {"role": "user", "text": "no id, no time, no parts"},
+        {"id": "m2", "role": "user", "parts": "not a list", "created_at": 5},
+        {"id": "m3", "role": "assistant", "parts": [1, {"type": "text"}, {"type": "context", "uri": 5}, {"type": "tool", "tool_id": [1], "tool_name": "x"}]},
+    ]
+    path = session_dir(ov_home, "s") / "messages.jsonl"
+    path.write_text(path.read_text() + "".join(json.dumps(line) + "\n" for line in odd))
+    assert ov("snapshot", "commit", "-m", "hand edit").exit_code == 0
+    shown = ov("session", "show", "s")
+    assert shown.exit_code == 0 and "[None] user: " in shown.stdout
+    tool_result = json.dumps([{"type": "tool", "tool_name": "unknown", "tool_id": "t1", "tool_status": "completed"}])
+    assert ov("session", "add", "s", "--role", "tool", "--parts", tool_result).exit_code == 0  # looks for the call's name
+    report = ov("commit", "s", "--json")
+    assert report.exit_code == 0, report.stderr
+    assert report.json["result"]["archived"] == 5
+    overview = (session_dir(ov_home, "s") / "history/archive_001/.overview.md").read_text()
+    assert "5 messages (" in overview and "ship on Friday" in overview
+
+
+def test_session_list_and_commit_agree_on_what_a_session_is(ov, ov_home):
+    """A folder moved into sessions/ was listed as a session that `ov commit` said did not exist."""
+    assert ov("write", "viking://resources/x/a.md", "--content", "hello").exit_code == 0
+    assert ov("mv", "viking://resources/x", "viking://~/sessions/x").exit_code == 0  # it holds no session record
+    assert ov("session", "list", "--json").json["result"] == []
+    for argv in (["commit", "x"], ["session", "show", "x"], ["session", "delete", "x"]):
+        result = ov(*argv, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "not_found", argv
+    made = ov("session", "new", "--id", "x", "--json")
+    assert made.exit_code == 1 and made.error["code"] == "already_exists"
+    assert made.error["message"] == "viking://user/default/sessions/x already exists and is not a session (it has no .meta.json)"
+    # `session add` creates the session where there was none, and then every command knows it.
+    assert ov("session", "add", "x", "--text", "hello there.").exit_code == 0
+    assert [row["session"] for row in ov("session", "list", "--json").json["result"]] == ["x"]
+    assert ov("commit", "x", "--json").json["result"]["archived"] == 1
+    # A session is named by its folder, as `ov commit` takes it, whatever its meta says.
+    (session_dir(ov_home, "x") / ".meta.json").write_text(json.dumps({"session_id": "other"}))
+    assert ov("snapshot", "commit", "-m", "hand edit").exit_code == 0
+    assert [row["session"] for row in ov("session", "list", "--json").json["result"]] == ["x"]
+    assert ov("session", "show", "x", "--json").json["result"]["session"] == "x"
+
+
 def _normalised_tree(root: Path) -> dict[str, str]:
     """Every file under ``root`` with times and generated ids replaced, for snapshots."""
     out = {}

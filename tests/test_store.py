@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import pytest
 from dulwich.repo import Repo
 
 from ov.config import Config, StoreConfig
-from ov.errors import AlreadyExists, HandEditConflict, NotFound, StoreCorrupt, StoreLocked
+from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, IsADirectory, NotADirectory, NotFound, StoreCorrupt, StoreLocked
 from ov.home import Home
 from ov.identity import Identity
 from ov.store.gitstore import GitStore
@@ -168,6 +169,29 @@ def test_moving_a_directory_retargets_its_sidecars(store: Store):
     assert "directory: viking://resources/new/sub2/\n" in (store.root / "resources/new/sub2/.abstract.md").read_text()
     assert store.abstract(store.uri("viking://resources/new")) == "kept"
     assert (store.root / "resources/new/sub/x.md").read_text() == "x\n"
+
+
+def test_moving_a_directory_never_carries_a_sessions_records_in_or_out(store: Store):
+    store.write(store.uri("viking://resources/y/messages.jsonl"), b'{"role": "user", "text": "hi"}\n')
+    store.write(store.uri("viking://resources/y/notes.md"), b"x\n")
+    head = commits(store)[0].id
+    with pytest.raises(InvalidInput, match="would create viking://user/default/sessions/y/messages.jsonl, ov's own record"):
+        store.mv(store.uri("viking://resources/y"), store.uri("viking://~/sessions/y"))
+    assert commits(store)[0].id == head and (store.root / "resources/y/messages.jsonl").exists()
+    assert not (store.root / "user").exists()
+
+
+def test_reading_the_root_or_a_scope_nobody_wrote_to_finds_a_directory(store: Store):
+    # (found by an audit: Store.read opened the scope's missing folder, FileNotFoundError)
+    store.init()
+    for text in ("viking://", "viking://agent", "viking://user", "viking://resources"):
+        uri = store.uri(text)
+        with pytest.raises(IsADirectory, match=f"^{re.escape(text)} is a directory$"):
+            store.read(uri)
+        assert store.stat(uri)["type"] == "directory"
+    store.write(store.uri("viking://resources/f.md"), b"x\n")
+    with pytest.raises(NotADirectory):
+        store.tree(store.uri("viking://resources/f.md"))  # a file is still no directory
 
 
 def test_failed_ref_update_rolls_the_work_tree_back(store: Store, monkeypatch: pytest.MonkeyPatch):

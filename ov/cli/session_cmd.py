@@ -42,6 +42,9 @@ def session_list() -> None:
         if not rows:
             plain("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
         for row in rows:
+            if row["damaged"]:
+                plain(f"{row['session']}  damaged .meta.json: {row['damaged']} (`ov session show {row['session']}` says what to do)")
+                continue
             plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {counted(row['commits'], 'commit')}, updated {row['updated_at']}")
 
     emit(rows, human)
@@ -65,7 +68,7 @@ def session_show(
             plain(f"  archive {archive}")
         for message in data["messages"]:
             text = session.message_text(message).replace("\n", " ")
-            plain(f"[{message['created_at']}] {message['role']}: {text[:200]}")
+            plain(f"[{message.get('created_at')}] {message.get('role')}: {text[:200]}")  # a hand-edited line may lack either
 
     emit(data, human)
 

@@ -226,14 +226,19 @@ def prompt(
     below ``min_score`` (noise costs the agent tokens and misleads it). ``indices``: the store's
     :class:`~ov.index.sync.Indices`, with how long to wait for a build another process is doing
     (then nothing is searched)."""
-    from ov.errors import StoreLocked
+    from ov.errors import RecordDamaged, StoreLocked
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta
 
     if is_trivial(text) or not store.exists:
         return Block(None)
-    if session_id is not None and read_meta(store, session_id) is None:
-        session_id = None  # nothing captured yet: search without the session's context
+    if session_id is not None:
+        try:
+            captured = read_meta(store, session_id) is not None
+        except RecordDamaged:
+            captured = False  # the capture reports it; recall still answers the prompt
+        if not captured:
+            session_id = None  # nothing captured yet: search without the session's context
     # Full text only, on the index as the background job left it: vectors would make every prompt
     # pay for numpy, the vector index and the embedder (about 150 ms more with the built-in model,
     # seconds with MiniLM or an API) for a few points of recall (docs/benchmarks.md).

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 
 from ov.errors import InvalidInput, NotFound
 from ov.files import json_bytes
-from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, message_text, now_iso, parse_messages, session_uri
+from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, load_meta, message_text, now_iso, parse_messages, session_uri, stored_parts
 from ov.store import sidecar
 from ov.store.store import Store
 from ov.tokens import estimate_tokens
@@ -96,7 +96,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     meta_data = tx.existing_file(meta_uri)
     if meta_data is None:
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
-    meta = json.loads(meta_data)
+    meta = load_meta(meta_data, meta_uri)
     live = parse_messages(tx.existing_file(messages_uri) or b"")
     to_archive = live[: max(len(live) - keep, 0)]  # --keep past the live messages keeps them all
     kept = live[len(to_archive) :]
@@ -128,8 +128,8 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
         tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
         report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
         done = {
-            "starting_message_id": to_archive[0]["id"],
-            "ending_message_id": to_archive[-1]["id"],
+            "starting_message_id": to_archive[0].get("id"),
+            "ending_message_id": to_archive[-1].get("id"),
             "messages": len(to_archive),
             "memories": report.memories,
             "completed_at": now_iso(),
@@ -144,10 +144,10 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     meta["message_count"] = len(kept)
     meta["pending_tokens"] = sum(estimate_tokens(message_text(m)) for m in kept)
     meta["last_commit_at"] = meta["updated_at"] = now_iso()
-    archived_ids = meta.get("archived_ids", []) + [m["id"] for m in to_archive]
+    archived_ids = meta.get("archived_ids", []) + [m.get("id") for m in to_archive]
     # Every id of this commit, however many: a capture that overlapped it may add any of them again.
     meta["archived_ids"] = archived_ids[-(ARCHIVED_IDS_KEPT + len(to_archive)) :]
-    meta["live_ids"] = [m["id"] for m in kept]
+    meta["live_ids"] = [m.get("id") for m in kept]
     tx.put(meta_uri, json_bytes(meta))
     return report, archive
 
@@ -289,12 +289,13 @@ def _next_archive(store: Store, uri: VikingURI, meta: dict) -> int:
 
 def working_memory(messages: list[dict], session_id: str) -> str:
     """An extractive working-memory overview of archived messages (no LLM)."""
-    user_texts = [message_text(m).strip() for m in messages if m["role"] == "user" and message_text(m).strip()]
-    assistant_texts = [message_text(m).strip() for m in messages if m["role"] == "assistant" and message_text(m).strip()]
+    user_texts = [message_text(m).strip() for m in messages if m.get("role") == "user" and message_text(m).strip()]
+    assistant_texts = [message_text(m).strip() for m in messages if m.get("role") == "assistant" and message_text(m).strip()]
     title = _first_sentence(user_texts[0])[:80] if user_texts else f"Session {session_id}"
-    start, end = messages[0]["created_at"][:10], messages[-1]["created_at"][:10]
-    span = start if start == end else f"{start} to {end}"
-    brief = f"{len(messages)} messages ({span}). The user asked: {_first_sentence(user_texts[0])}" if user_texts else f"{len(messages)} messages ({span})."
+    # Lines an older ov or a hand edit wrote may have no time.
+    days = [stamp[:10] for m in messages if isinstance(stamp := m.get("created_at"), str)]
+    span = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} to {days[-1]})"
+    brief = f"{len(messages)} messages{span}. The user asked: {_first_sentence(user_texts[0])}" if user_texts else f"{len(messages)} messages{span}."
     all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
     sections = {
         "Current State": [_first_sentence(assistant_texts[-1])] if assistant_texts else [],
@@ -315,7 +316,7 @@ def working_memory(messages: list[dict], session_id: str) -> str:
 
 
 def _context_uris(messages: list[dict]) -> set[str]:
-    return {p["uri"] for m in messages for p in m.get("parts", []) if p.get("type") == "context"}
+    return {p["uri"] for m in messages for p in stored_parts(m) if p.get("type") == "context" and isinstance(p.get("uri"), str)}
 
 
 _SENTENCE_END_RE = re.compile(r"[.!?](?:\s|$)")

@@ -130,7 +130,9 @@ def parse_messages(data: bytes) -> list[dict]:
 
     An unterminated last line (an append in progress) and lines that are not JSON objects are
     skipped; invalid UTF-8 and lone surrogates (a hand edit) become U+FFFD or ``?``; NaN and
-    Infinity, which older versions wrote, read as null. What comes back is always strict JSON.
+    Infinity, which older versions wrote, read as null. What comes back is always strict JSON,
+    but an object as the line holds it: readers take its fields with ``.get`` and its parts with
+    :func:`stored_parts`.
     """
     out = []
     lines = data.decode("utf-8", "replace").split("\n")
@@ -208,8 +210,12 @@ def tool_call_names(message: dict) -> dict[Any, str]:
     """{tool_id: tool_name} of the calls in a stored-form message (what names later results)."""
     return {
         p["tool_id"]: p["tool_name"]
-        for p in message.get("parts", [])
-        if p.get("type") == "tool" and "tool_id" in p and p.get("tool_name") != UNKNOWN_TOOL and "tool_output" not in p
+        for p in stored_parts(message)
+        if p.get("type") == "tool"
+        and isinstance(p.get("tool_id"), (str, int))
+        and isinstance(p.get("tool_name"), str)
+        and p["tool_name"] != UNKNOWN_TOOL
+        and "tool_output" not in p
     }
 
 
@@ -473,11 +479,19 @@ def _shown(value: Any, limit: int = 60) -> str:
 # --- reading stored messages --------------------------------------------------------------
 
 
+def stored_parts(message: dict) -> list[dict]:
+    """The parts of a message read from ``messages.jsonl`` that are objects: :func:`parse_messages`
+    keeps whatever object a line holds (older ov's lines, hand edits), so "parts" may be missing,
+    not a list, or hold anything."""
+    parts = message.get("parts")
+    return [part for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
+
+
 def message_text(message: dict) -> str:
     """The human-readable text of a message (text parts, tool names and outputs, context URIs)."""
     chunks = []
-    for part in message.get("parts", []):
-        if part.get("type") == "text":
+    for part in stored_parts(message):
+        if part.get("type") == "text" and isinstance(part.get("text"), str):
             chunks.append(part["text"])
         elif part.get("type") == "tool":
             output = part.get("tool_output")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ov.errors import AlreadyExists, NotFound
+from ov.errors import AlreadyExists, InvalidId, NotFound, RecordDamaged
 from ov.files import json_bytes
 from ov.identity import validate_id
 from ov.sessions.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.sessions.session
@@ -37,6 +37,7 @@ from ov.sessions.messages import (  # noqa: F401 - the message API is re-exporte
     normalise_messages,
     now_iso,
     parse_messages,
+    stored_parts,
     tool_call_names,
 )
 from ov.store import sidecar
@@ -47,6 +48,12 @@ MESSAGES = sidecar.MESSAGES
 META = ".meta.json"
 # Ids of archived messages remembered for de-duplication (a retried capture after a commit).
 ARCHIVED_IDS_KEPT = 2000
+# The fields of .meta.json the session commands compute with, by what each must hold.
+_META_COUNTS = ("message_count", "total_message_count", "pending_tokens", "commit_count")
+_META_TIMES = ("created_at", "updated_at", "last_message_at", "last_commit_at")
+_META_IDS = ("live_ids", "archived_ids")
+_META_TALLIES = ("llm_token_usage", "memories_extracted")
+_NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: move it elsewhere with `ov mv`, or remove it with `ov rm -r`"
 
 
 @dataclass(frozen=True)
@@ -86,8 +93,10 @@ def create(store: Store, session_id: str | None = None, *, peer: str | None = No
     sid = session_id or new_session_id()
     uri = session_uri(store, sid)
     with store.transaction() as tx:
-        if store.path(uri).exists():
+        if _is_session(store, uri):
             raise AlreadyExists(f"session {sid} already exists", hint=f"see it with `ov session show {sid}`")
+        if store.path(uri).exists():
+            raise AlreadyExists(f"{uri} already exists and is not a session (it has no {META})", hint=_NOT_A_SESSION)
         tx.put(VikingURI((*uri.parts, META)), json_bytes(_new_meta(sid, store, peer)))
         tx.put(VikingURI((*uri.parts, MESSAGES)), b"")
         return tx.commit("session new", [uri])
@@ -120,7 +129,7 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         meta_uri = VikingURI((*uri.parts, META))
         messages_uri = VikingURI((*uri.parts, MESSAGES))
         meta_bytes = tx.existing_file(meta_uri)
-        meta = json.loads(meta_bytes) if meta_bytes else _new_meta(session_id, store, peer)
+        meta = load_meta(meta_bytes, meta_uri) if meta_bytes is not None else _new_meta(session_id, store, peer)
         current = tx.existing_file(messages_uri) or b""
         if "live_ids" not in meta:  # written by an older ov: learn the ids once from the file
             meta["live_ids"] = [m.get("id") for m in parse_messages(current)]
@@ -216,12 +225,22 @@ def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
 
 def delete(store: Store, session_id: str) -> CommitResult:
     uri = session_uri(store, session_id)
-    if not store.path(uri).is_dir():
-        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+    if not _is_session(store, uri):
+        hint = _NOT_A_SESSION if store.path(uri).exists() else "list sessions with `ov session list`"
+        raise NotFound(f"session {session_id} does not exist", hint=hint)
     return store.rm(uri, recursive=True)
 
 
+def _is_session(store: Store, uri: VikingURI) -> bool:
+    """Whether the folder at ``uri`` is a session: one holding a ``.meta.json``, damaged or not
+    (what `ov session list`, `show` and `ov commit` go by)."""
+    return (store.path(uri) / META).is_file()
+
+
 def list_sessions(store: Store) -> list[dict]:
+    """The user's sessions, most recently active first: the folders under sessions/ that hold a
+    ``.meta.json``, as `ov commit` and `ov session show` find them. One whose meta is damaged is
+    listed with ``damaged`` saying what is wrong (``ov session show`` says what to do)."""
     base = VikingURI(("user", store.identity.user, "sessions"))
     path = store.path(base)
     if not path.is_dir():
@@ -230,8 +249,15 @@ def list_sessions(store: Store) -> list[dict]:
     for child in store.entries(base, show_all=False):
         if not child.entry.is_dir:
             continue
-        meta = read_meta(store, child.entry.name) or {"session_id": child.entry.name}
-        out.append(_summary(meta, str(child.uri)))
+        try:
+            meta = read_meta(store, child.entry.name)
+        except InvalidId:
+            continue  # a folder no session command can name
+        except RecordDamaged as exc:
+            out.append({**_summary({}, child.entry.name, str(child.uri)), "damaged": exc.problem})
+            continue
+        if meta is not None:
+            out.append({**_summary(meta, child.entry.name, str(child.uri)), "damaged": None})
     out.sort(key=lambda s: s.get("updated_at") or "", reverse=True)
     return out
 
@@ -247,7 +273,7 @@ def show(store: Store, session_id: str, *, last: int | None = None) -> dict:
     if history.is_dir():
         archives = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith("archive_"))
     return {
-        **_summary(meta, str(uri)),
+        **_summary(meta, session_id, str(uri)),
         "meta": meta,
         "archives": [f"{uri}/history/{name}" for name in archives],
         "messages": messages[-last:] if last else messages,
@@ -255,11 +281,75 @@ def show(store: Store, session_id: str, *, last: int | None = None) -> dict:
 
 
 def read_meta(store: Store, session_id: str) -> dict | None:
-    path = store.path(session_uri(store, session_id)) / META
+    """The session's ``.meta.json``; None when the session does not exist (a folder under
+    sessions/ without one is no session); :class:`RecordDamaged` when it is damaged."""
+    meta_uri = VikingURI((*session_uri(store, session_id).parts, META))
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = store.path(meta_uri).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
         return None
+    except IsADirectoryError:
+        raise _damaged(meta_uri, "it is a directory, not a file") from None
+    return load_meta(data, meta_uri)
+
+
+def load_meta(data: bytes, meta_uri: VikingURI) -> dict:
+    """A session's ``.meta.json`` as read from ``meta_uri``, checked to hold what the session
+    commands compute with: a hand edit or a folder moved in by an older ov made `ov commit` and
+    `ov session add` fail in the middle with an internal error."""
+    try:
+        meta = json.loads(data)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError too
+        problem: str | None = f"not valid JSON ({exc})"
+    else:
+        problem = _meta_problem(meta)
+    if problem is not None:
+        raise _damaged(meta_uri, problem)
+    return meta
+
+
+def _meta_problem(meta: Any) -> str | None:
+    if not isinstance(meta, dict):
+        return "not a JSON object"
+    for key in _META_COUNTS:
+        if key in meta and not _is_count(meta[key]):
+            return f"{key} is not a count"
+    for key in _META_TIMES:
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            return f"{key} is not a time"
+    for key in _META_IDS:
+        if key in meta and not (isinstance(meta[key], list) and all(i is None or isinstance(i, str) for i in meta[key])):
+            return f"{key} is not a list of message ids"
+    for key in _META_TALLIES:
+        if key in meta and not (isinstance(meta[key], dict) and all(_is_count(n) for n in meta[key].values())):
+            return f"{key} is not an object of counts"
+    used = meta.get("used", [])
+    if not (isinstance(used, list) and all(isinstance(e, dict) and isinstance(e.get("uri"), str) and _is_count(e.get("count")) for e in used)):
+        return "used is not a list of {uri, count} entries"
+    peer = meta.get("peer")
+    if peer is not None:
+        try:
+            validate_id(peer if isinstance(peer, str) else "", "peer")
+        except InvalidId:
+            return "peer is not a peer id"
+    return None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _damaged(meta_uri: VikingURI, problem: str) -> RecordDamaged:
+    session_id = meta_uri.parts[3]
+    return RecordDamaged(
+        meta_uri,
+        problem,
+        hint=(
+            f"fix it in the work tree and record that with `ov snapshot commit -m MESSAGE`, bring back an earlier version"
+            f" with `ov snapshot restore REV --uri {meta_uri}` (`ov snapshot log --uri {meta_uri}` lists them),"
+            f" or remove the session with `ov session delete {session_id}`"
+        ),
+    )
 
 
 def read_messages(store: Store, session_id: str) -> list[dict]:
@@ -274,7 +364,7 @@ def _require_meta(tx, meta_uri: VikingURI, session_id: str) -> dict:
     data = tx.existing_file(meta_uri)
     if data is None:
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
-    return json.loads(data)
+    return load_meta(data, meta_uri)
 
 
 def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:
@@ -300,9 +390,10 @@ def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:
     }
 
 
-def _summary(meta: dict, uri: str) -> dict:
+def _summary(meta: dict, session_id: str, uri: str) -> dict:
+    # The folder's name, not the meta's "session_id": it is what `ov commit` and `show` take.
     return {
-        "session": meta.get("session_id"),
+        "session": session_id,
         "uri": uri,
         "peer": meta.get("peer"),
         "messages": meta.get("message_count", 0),

@@ -282,7 +282,7 @@ class Store:
             st = path.stat()
         except FileNotFoundError:  # the root or a scope nobody wrote to: listed, so a directory
             st = None
-        is_dir = st is None or path.is_dir()
+        is_dir = _is_dir(uri, path)
         info: dict = {
             "uri": str(uri),
             "type": "directory" if is_dir else "file",
@@ -304,8 +304,9 @@ class Store:
 
     def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
         path = self._existing(uri)
-        if path.is_dir():
-            raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}` or read `ov overview {uri}`")
+        if _is_dir(uri, path):
+            overview = "" if uri.is_root else f" or read `ov overview {uri}`"  # the root has none
+            raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}`{overview}")
         data = path.read_bytes()
         if looks_binary(data):
             raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with `ov stat {uri}`")
@@ -464,6 +465,7 @@ class Store:
                 tx.require_clean_tree(target)
                 for file_uri, file_path in list(self.walk_files(source, show_all=True)):
                     new_uri = VikingURI(target.parts + file_uri.parts[len(source.parts) :])
+                    _refuse_carried_records(source, target, file_uri, new_uri)
                     data = file_path.read_bytes()
                     if new_uri.name in sidecar.SIDECARS:
                         data = sidecar.retarget(data, str(new_uri.parent))
@@ -535,9 +537,12 @@ class Store:
         self._existing(uri)
 
     def _existing(self, uri: VikingURI) -> Path:
+        """The path of what is at ``uri``; NotFound when nothing is. The root and the scopes are
+        always there, as directories, even before anything was written to them (their folders
+        are then missing: ask :func:`_is_dir`, not the path)."""
         path = self.path(uri)
-        if uri.is_root or (len(uri.parts) == 1 and uri.scope in PUBLIC_SCOPES):
-            return path  # the root and the scopes exist even in a store nobody wrote to
+        if _always_there(uri):
+            return path
         try:
             mode = os.lstat(path).st_mode
         except OSError:  # missing, or under a file
@@ -549,7 +554,7 @@ class Store:
 
     def _require_dir(self, uri: VikingURI) -> Path:
         path = self._existing(uri)
-        if path.exists() and not path.is_dir():
+        if not _is_dir(uri, path):
             raise NotADirectory(f"{uri} is a file", hint=f"read it with `ov read {uri}`")
         return path
 
@@ -611,7 +616,7 @@ class Store:
     def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
         path = self._existing(uri)
         command = label.split()[0]
-        if path.exists() and not path.is_dir():  # the root and a scope nobody wrote to are directories too
+        if not _is_dir(uri, path):
             raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {command} {uri.parent}`")
         if uri.is_root:
             raise NotFound(f"the root has no {label}", hint=f"each scope has its own: `ov {command} viking://resources`")
@@ -1011,6 +1016,16 @@ def _refuse_special(uri: VikingURI, mode: int) -> None:
         raise NotRegularFile(f"{uri} is a {kind}, not a file")
 
 
+def _always_there(uri: VikingURI) -> bool:
+    return uri.is_root or (len(uri.parts) == 1 and uri.scope in PUBLIC_SCOPES)
+
+
+def _is_dir(uri: VikingURI, path: Path) -> bool:
+    """Whether ``uri``, found at ``path`` by :meth:`Store._existing`, is a directory: the root and
+    a scope nobody wrote to are, though their folders do not exist yet."""
+    return path.is_dir() or (_always_there(uri) and not os.path.lexists(path))
+
+
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
@@ -1037,16 +1052,38 @@ def _check_sidecar(uri: VikingURI, data: bytes, *, before: bytes | None = None) 
     sidecar.check_length(uri.name, body)
 
 
-def _refuse_bookkeeping(uri: VikingURI) -> None:
-    """ov's own records are written by the commands that own them: a hand-written manifest made
-    the next add-resource say its folder "was not added from" its own source, and a session's
-    messages are checked and rewritten by the next capture. Only where ov keeps them: a
-    ``memory_diff.json`` among a user's notes is the user's."""
-    in_session = uri.scope == "user" and len(uri.parts) > 4 and uri.parts[2] == "sessions"
+def _record_kind(uri: VikingURI) -> Literal["manifest", "session"] | None:
+    """Which of ov's own records ``uri`` is, if any. They are written by the commands that own
+    them: a hand-written manifest made the next add-resource say its folder "was not added from"
+    its own source, and a session's messages are checked and rewritten by the next capture. Only
+    where ov keeps them: a ``memory_diff.json`` among a user's notes is the user's."""
     if uri.name == sidecar.MANIFEST:
-        hint = "add-resource writes it: add the source again, with --include/--exclude or --reason to change it"
-    elif in_session and uri.name in sidecar.SESSION_RECORDS:
-        hint = "add messages with `ov session add`; `ov commit` archives them" if uri.name == sidecar.MESSAGES else "`ov session add` and `ov commit` keep it"
-    else:
+        return "manifest"
+    in_session = uri.scope == "user" and len(uri.parts) > 4 and uri.parts[2] == "sessions"
+    return "session" if in_session and uri.name in sidecar.SESSION_RECORDS else None
+
+
+def _refuse_bookkeeping(uri: VikingURI) -> None:
+    kind = _record_kind(uri)
+    if kind is None:
         return
+    if kind == "manifest":
+        hint = "add-resource writes it: add the source again, with --include/--exclude or --reason to change it"
+    else:
+        hint = "add messages with `ov session add`; `ov commit` archives them" if uri.name == sidecar.MESSAGES else "`ov session add` and `ov commit` keep it"
     raise InvalidInput(f"{uri} is ov's own record, not a file to write by hand", hint=hint)
+
+
+def _refuse_carried_records(source: VikingURI, target: VikingURI, old: VikingURI, new: VikingURI) -> None:
+    """Refuse a directory move that would take one of a session's records out of its session,
+    or make one at ``new`` (a folder moved into sessions/ became a session whose records no
+    command had checked, and ``ov commit`` failed on them). An import's manifest describes the
+    folder it sits in, which moves with it: moving an imported folder keeps it."""
+    for uri, removed in ((old, True), (new, False)):
+        if _record_kind(uri) == "session":
+            verb, hint = (
+                ("remove", "a session's records stay in its folder; `ov session delete` removes a whole session")
+                if removed
+                else ("create", "only `ov session add` and `ov commit` write a session's records; move the folder elsewhere")
+            )
+            raise InvalidInput(f"moving {source} to {target} would {verb} {uri}, ov's own record", hint=hint)
