@@ -119,20 +119,38 @@ def remove_empty_parents(path: Path, stop: Path) -> None:
         current = current.parent
 
 
-def looks_binary(data: bytes, *, cut: bool = False) -> bool:
-    """True for data that is not UTF-8 text (a NUL byte or an undecodable sequence).
-
-    ``cut`` says that ``data`` is the start of a longer file (a sniff): a character
-    that the cut split (up to 3 bytes of an incomplete sequence at the very end)
-    is then not evidence of binary data, as it is at the end of a whole file.
-    """
+def looks_binary(data: bytes) -> bool:
+    """True for data that is not UTF-8 text (a NUL byte or an undecodable sequence): what the
+    store refuses to hold. See :func:`binary_data` for telling binary data from other text."""
     if b"\x00" in data:
         return True
     try:
         data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # "unexpected end of data" is only reported for a sequence the end of the input cut short.
-        return not (cut and exc.reason == "unexpected end of data" and exc.start >= len(data) - 3)
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+# Control characters text does not hold (tab, line and page breaks, backspace and escape it may:
+# old sources, man pages, coloured logs); DEL too.
+_NOT_IN_TEXT = bytes(c for c in range(0x20) if chr(c) not in "\t\n\r\f\v\b\x1b") + b"\x7f"
+# Text in a legacy encoding (Latin-1, Windows-1252, Shift JIS, ...) holds none of them, random
+# bytes about one in ten: more than one in 32 is binary data.
+_BINARY_SHARE = 32
+
+
+def binary_data(data: bytes) -> bool:
+    """True for binary data, False for text, UTF-8 or not (a Latin-1 file is text that ov cannot
+    read, not binary data): a NUL byte anywhere, or bytes that are not UTF-8 and hold control
+    characters text does not (more than one in 32). Decided on the whole of ``data``, so a
+    file's verdict does not depend on where its first odd byte sits."""
+    if b"\x00" in data:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        odd = len(data) - len(data.translate(None, _NOT_IN_TEXT))
+        return odd * _BINARY_SHARE > len(data)
     return False
 
 

@@ -270,6 +270,68 @@ def test_corrupt_pdf_is_skipped_or_aborts_with_strict(ov, store_state, handbook)
     assert "PDF" in failed[0]["reason"]
 
 
+def test_text_that_is_not_utf8_fails_wherever_its_odd_byte_sits_and_binary_files_are_skipped(ov, store_state, tmp_path):
+    # (found by an audit: a Latin-1 accent in the first 8 KB made the file a skipped "binary
+    # file", past them a failed "not UTF-8 text"; so --strict stopped on the one and not the other)
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "early.txt").write_bytes(b"caf\xe9 " + b"a" * 20_000)
+    (folder / "late.txt").write_bytes(b"a" * 20_000 + b" caf\xe9")
+    (folder / "note.md").write_bytes("# Café\n\nUne note écrite en Latin-1.\n".encode("latin-1"))
+    (folder / "sjis.txt").write_bytes("設定ファイルの説明です。\n".encode("shift_jis") * 50)
+    (folder / "page.html").write_bytes('<html><head><meta charset="iso-8859-1"><title>Café</title></head><body><p>Le café ouvre à neuf heures.</p></body></html>'.encode("latin-1"))
+    (folder / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (folder / "late-nul.log").write_bytes(b"a" * 20_000 + b"\x00")
+    (folder / "noise.bin").write_bytes(bytes(range(1, 256)) * 20)  # no NUL, but no text either
+    (folder / "ok.txt").write_text("fine\n")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    for source in (folder / "early.txt", folder / "note.md", folder):
+        strict = ov("add-resource", str(source), "--strict", "--json")
+        assert strict.exit_code == 2 and "not UTF-8 text" in strict.error["message"], source
+        assert store_state() == before
+    data = ov("add-resource", str(folder), "--json").json["result"]
+    skipped = {s["path"]: (s["reason"].split(" (")[0], s["failed"]) for s in data["skipped"]}
+    assert skipped == {
+        "early.txt": ("not UTF-8 text", True),
+        "late.txt": ("not UTF-8 text", True),
+        "note.md": ("not UTF-8 text", True),
+        "sjis.txt": ("not UTF-8 text", True),
+        "logo.png": ("binary file", False),
+        "late-nul.log": ("binary file", False),
+        "noise.bin": ("binary file", False),
+    }
+    assert "viking://resources/mixed/ok.txt" in data["added"]
+    assert "café ouvre" in ov("read", "viking://resources/mixed/page.md").stdout, "HTML reaches its parser, which reads the declared charset"
+
+
+def test_a_symbolic_link_loop_is_refused_when_named_and_skipped_in_a_folder(ov, store_state, tmp_path):
+    # (found by an audit: `ov add-resource LINK` on a loop was "internal error: RuntimeError: Symlink loop")
+    (tmp_path / "l1").symlink_to(tmp_path / "l2")
+    (tmp_path / "l2").symlink_to(tmp_path / "l1")
+    (tmp_path / "to-loop").symlink_to("l1")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nothing")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    for name in ("l1", "to-loop"):
+        refused = ov("add-resource", str(tmp_path / name), "--json")
+        assert refused.exit_code == 2 and refused.error["code"] == "invalid_input", refused.stderr
+        assert refused.error["message"] == f"{tmp_path / name} is a symbolic link in a loop: it never leads to a file or a folder"
+    dangling = ov("add-resource", str(tmp_path / "dangling"), "--json")
+    assert dangling.exit_code == 2 and "symbolic link to nowhere" in dangling.error["message"]
+    assert store_state() == before
+    folder = tmp_path / "dir"
+    folder.mkdir()
+    (folder / "a").symlink_to(folder / "b")
+    (folder / "b").symlink_to(folder / "a")
+    (folder / "inner").mkdir()
+    (folder / "inner" / "self").symlink_to(folder / "inner" / "self")
+    (folder / "ok.md").write_text("# OK\n")
+    data = ov("add-resource", str(folder), "--strict", "--json").json["result"]
+    assert {s["path"]: s["reason"] for s in data["skipped"]} == {"a": "symbolic link", "b": "symbolic link", "inner/self": "symbolic link"}
+    assert data["added"] == ["viking://resources/dir/ok.md"]
+
+
 @pytest.mark.parametrize("make, words", [
     (lambda d: d / "missing.md", "does not exist"),
     (lambda d: (d / "e.pdf").write_bytes(make_pdf([("S", ["secret"])], password="pw")) and d / "e.pdf", "encrypted"),

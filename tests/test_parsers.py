@@ -608,22 +608,32 @@ def test_a_standalone_document_is_not_nested_under_its_own_name() -> None:
 
 
 @pytest.mark.parametrize(
-    "data, cut, binary",
+    "data, binary",
     [
-        ("部署".encode()[:-1], True, False),  # a character cut after 2 of its 3 bytes
-        ("部署".encode()[:-2], True, False),
-        ("😀".encode()[:-1], True, False),  # 3 of 4 bytes
-        ("部署".encode()[:-1], False, True),  # the same bytes as a whole file are not UTF-8
-        (b"text\xff", True, True),  # an invalid byte is not a cut character
-        (b"\xe9\x00text", True, True),
-        ("部".encode()[:1] + b"A", True, True),  # a broken sequence before the end
-        ("é".encode(), False, False),
+        (b"plain text\n", False),
+        ("部署".encode() * 5000, False),
+        ("caf\u00e9 ".encode("latin-1") + b"a" * 20_000, False),  # text in another encoding, not binary data
+        (b"a" * 20_000 + " caf\u00e9".encode("latin-1"), False),
+        ("設定ファイル".encode("shift_jis"), False),
+        (b"\x1b[32mok\x1b[0m \xe9\tdone\r\n\x0c\x08", False),  # escape, form feed, backspace: text's own controls
+        (b"text\x00", True),
+        (b"a" * 20_000 + b"\x00", True),  # a NUL byte anywhere
+        (bytes(range(1, 256)) * 4, True),  # undecodable, and a tenth of it control characters
+        (b"\x89PNG\r\n\x1a\n" + b"\x01\x02\x03\x04\xff\xfe" * 4, True),
+        ("é".encode() + b"\x01" * 100, False),  # UTF-8 is text whatever controls it holds (as before)
     ],
 )
-def test_looks_binary_tolerates_only_a_character_the_sniff_cut(data: bytes, cut: bool, binary: bool) -> None:
-    from ov.files import looks_binary
+def test_binary_data_is_a_nul_byte_or_bytes_that_are_neither_utf8_nor_text(data: bytes, binary: bool) -> None:
+    from ov.files import binary_data, looks_binary
 
-    assert looks_binary(data, cut=cut) is binary
+    assert binary_data(data) is binary
+    if not binary:  # what ingest calls text may still be what the store refuses: not UTF-8
+        decodes = True
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            decodes = False
+        assert looks_binary(data) is not decodes
 
 
 @pytest.mark.parametrize(

@@ -6,11 +6,13 @@ Directories are walked in sorted order. ``.gitignore`` files are honoured
 Version-control folders, generated folders (``__pycache__``, ``node_modules``),
 hidden entries, symbolic links, named pipes, sockets and devices, names that
 are not UTF-8, binary files that no parser reads, and oversized files are
-skipped, each with its reason.
+skipped, each with its reason. Text that is not UTF-8 is not binary: the parser
+marks it failed.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Sequence
@@ -19,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ov.errors import InvalidInput, OvError, quote
-from ov.files import looks_binary, special_kind
+from ov.files import binary_data, special_kind
 from ov.home import Home
 from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
@@ -30,7 +32,6 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 GENERATED_DIRS = frozenset({"__pycache__", "node_modules"})
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
-_SNIFF_BYTES = 8192
 NOT_UTF8_NAME = "name is not UTF-8"
 
 
@@ -74,9 +75,11 @@ def collect(
 def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int) -> Collected:
     if not os.path.lexists(path):
         raise InvalidInput(f"{_shown(str(path))} does not exist", hint="give a file, a directory or an http(s) URL")
-    path = path.absolute()
+    path = given = path.absolute()
     if path.is_symlink():
-        path = path.resolve()
+        # realpath, not Path.resolve(): that raises RuntimeError on a loop (Python 3.11); realpath
+        # gives a path the os.stat below then finds to loop.
+        path = Path(os.path.realpath(path))
     if not _is_utf8(str(path)):
         # The path is recorded as the source in .sources.json (UTF-8) and printed.
         raise InvalidInput(f"the path {_shown(str(path))} is not UTF-8", hint="rename it, or add a folder above it with a UTF-8 path")
@@ -90,7 +93,12 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
     if not path.is_dir():
         try:
             kind = special_kind(os.stat(path).st_mode) or "special file"
-        except OSError:
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise InvalidInput(
+                    f"{_shown(str(given))} is a symbolic link in a loop: it never leads to a file or a folder",
+                    hint="fix the link, or add the file or folder it should lead to",
+                ) from None
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
@@ -264,8 +272,9 @@ def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int, *, sta
     if len(data) > max_bytes:  # it grew while being read
         collected.skipped.append(Skipped(rel, f"larger than {max_bytes} bytes"))
         return
-    sniff = data[:_SNIFF_BYTES]
-    if path.suffix.lower() not in PARSEABLE_BINARY and looks_binary(sniff, cut=len(data) > len(sniff)):
+    # Text that is not UTF-8 goes on to the parser, which marks it failed (--strict stops on it):
+    # called "binary file" when the odd byte sat near the top, a Latin-1 note was dropped unseen.
+    if path.suffix.lower() not in PARSEABLE_BINARY and binary_data(data):
         collected.skipped.append(Skipped(rel, "binary file"))
         return
     collected.files.append(SourceFile(rel, data, "file", str(path), standalone=standalone))
