@@ -256,6 +256,26 @@ def test_a_damaged_index_is_rebuilt_by_the_next_search(docs, ov_home, damage):
     assert docs("fsck").exit_code == 0
 
 
+@pytest.mark.parametrize("where", ["the index is a file", "left by a rebuild that was killed"])
+def test_a_rebuild_leaves_nothing_beside_the_index(docs, ov_home, where):
+    """What a rebuild sets aside is removed, a file where the index folder should be too."""
+    import shutil
+
+    found(docs, "risotto")
+    root = index_dir(ov_home)
+    if where == "the index is a file":
+        shutil.rmtree(root)
+        root.write_text("not a folder")
+    else:
+        (root / "meta.json").unlink()  # a rebuild is due
+        (root.parent / "index.old-99999").write_text("a file")
+        (root.parent / "index.new-99999").symlink_to(root / "text")
+    result = found(docs, "risotto")
+    assert result["index"]["actions"][0].startswith("rebuilt: ") and uris(result) == ["viking://resources/notes/cooking.md"]
+    assert root.is_dir() and not [p.name for p in root.parent.glob("index.*-*")]
+    assert docs("fsck").exit_code == 0
+
+
 def _damage_stored_records(root: Path) -> None:
     """Every stored-record file of the full-text index garbled in its first half (its compressed
     records), at its size: the index opens (its segment list and the files' footers are intact)
@@ -602,6 +622,50 @@ def test_doctor_reports_lexical_retrieval_as_a_warning_not_an_error(docs):
     checks = {c["name"]: c for c in result.json["result"]["checks"]}
     assert checks["embedder"]["status"] == "warn" and "lexical" in checks["embedder"]["detail"]
     assert checks["store"]["status"] == "ok" and checks["llm"]["status"] == "ok"
+
+
+def _replace_with_garbage(path: Path) -> None:
+    damaged = path.with_name(path.name + ".damaged")  # replaced, not written in place (see above)
+    damaged.write_bytes(b"garbage" * 40)
+    os.replace(damaged, path)
+
+
+def _files_under(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("segments", "the full-text index does not open: "),
+        ("text folder gone", "the full-text index does not open: no full-text index in "),
+        ("vectors", "the vector index does not load"),
+    ],
+)
+def test_doctor_opens_the_index_as_a_search_does_and_reports_damage_without_repairing_it(docs, ov_home, damage, says):
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    root = index_dir(ov_home)
+    if damage == "segments":
+        for path in (root / "text").glob("*.idx"):
+            _replace_with_garbage(path)
+    elif damage == "text folder gone":
+        import shutil
+
+        shutil.rmtree(root / "text")
+    else:
+        for path in root.glob("vectors-*"):
+            _replace_with_garbage(path)
+    state = _files_under(ov_home / "state")
+    checks = {c["name"]: c for c in docs("doctor", "--json").json["result"]["checks"]}
+    assert checks["index"]["status"] == "warn"
+    assert checks["index"]["detail"].startswith(f"damaged, the next search rebuilds it: {says}")
+    assert "ov reindex" in checks["index"]["fix"]
+    assert _files_under(ov_home / "state") == state  # doctor reads; the search below repairs
+    (action,) = found(docs, "risotto")["index"]["actions"]
+    assert action == "vectors rebuilt" if damage == "vectors" else action.startswith("rebuilt: ")
+    checks = {c["name"]: c for c in docs("doctor", "--json").json["result"]["checks"]}
+    assert checks["index"]["status"] == "ok" and checks["index"]["detail"].endswith("at HEAD")
 
 
 def test_doctor_fails_when_the_llm_key_is_missing(ov):

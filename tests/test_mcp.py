@@ -174,6 +174,77 @@ def test_a_call_in_flight_when_stdin_closes_is_answered(tmp_path):
     assert "150 added" in answer["result"]["content"][0]["text"]
 
 
+class _ClosedPipe:
+    """Stdout whose reader has gone: every write fails as a closed pipe's does."""
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    def write(self, data: bytes) -> int:
+        self.writes += 1
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self) -> None:
+        pass
+
+
+REMEMBER = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": "I prefer tabs"}}}
+PING = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+
+
+@pytest.mark.parametrize(
+    "lines, called",
+    [
+        ([REMEMBER], True),  # answered from a worker thread
+        ([[PING, REMEMBER]], True),  # a batch, answered once its call is done
+        ([PING, REMEMBER], False),  # answered on the reading thread: the session ends there
+        (["{not json", REMEMBER], False),
+    ],
+    ids=["call", "batch", "ping", "parse error"],
+)
+def test_a_client_gone_ends_the_session_and_the_call_is_still_logged(ov_home, lines, called):
+    import io
+
+    from ov.mcp import server as server_module
+
+    out = _ClosedPipe()
+    stdin = io.BytesIO("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines).encode())
+    server = server_module.Server(out=out)
+    assert server.serve(stdin) == 0 and server.gone
+    assert out.writes == 1  # nothing more is tried once the client is known to be gone
+    log = ov_home / "logs" / "mcp.jsonl"
+    records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    assert [(r["tool"], r["outcome"], r["client"]) for r in records] == ([("remember", "ok", "gone")] if called else [])
+    memories = ov_home / "accounts" / "default" / "user" / "default" / "memories"
+    assert any(memories.rglob("*.md")) == called
+
+
+# `ov mcp` with a thread still running when it is done (a library's, say): the process then exits
+# through Python's own shutdown, which flushes stdout once more.
+THREAD_LEFT_PROBE = (
+    "import sys, threading, time\n"
+    "threading.Thread(target=time.sleep, args=(600,), daemon=True).start()\n"
+    "sys.argv = ['ov', 'mcp']\n"
+    "from ov.cli.entry import entry\n"
+    "entry()\n"
+)
+
+
+@pytest.mark.parametrize("command", [[OV, "mcp"], [sys.executable, "-c", THREAD_LEFT_PROBE]], ids=["ov mcp", "a thread left"])
+def test_a_host_that_quits_ends_the_server_quietly_with_its_calls_done(ov, ov_home, command):
+    """The host closes its end of stdout before the answers are written: the process exits 0 with
+    nothing on stderr, and the call's commit and log record are there."""
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+    proc.stdout.close()  # gone before the answer: its write fails, whatever the timing
+    proc.stdin.write((json.dumps(REMEMBER) + "\n").encode())
+    proc.stdin.close()
+    stderr = proc.stderr.read()
+    assert proc.wait(timeout=60) == 0 and stderr == b""
+    (record,) = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert (record["tool"], record["outcome"], record["client"]) == ("remember", "ok", "gone")
+    assert "ov remember" in ov("snapshot", "log").stdout
+
+
 # `ov mcp` in a process that prints, as it exits, the top-level modules it imported (on stderr).
 MODULES_PROBE = (
     "import sys, json, atexit\n"
@@ -258,6 +329,35 @@ def test_forget_and_session_commit(ov):
     assert committed.startswith("archived 1 messages into viking://user/default/sessions/s1/history/archive_001")
     assert forgot.startswith("forgot viking://user/default/memories/") and "snapshot log" in forgot
     assert empty == "nothing to commit in viking://user/default/sessions/s1"
+
+
+def test_health_reports_a_damaged_index_as_doctor_does(ov, ov_home):
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+    assert ov("find", "marmalade").exit_code == 0
+    context = tools.Context.resolve({}, _os.environ)
+    assert "\nok   index: " in tools.call(context, "health", {})["content"][0]["text"]
+    for path in (ov_home / "state" / "default" / "index").glob("vectors-*"):
+        path.write_bytes(b"garbage")
+    lines = tools.call(context, "health", {})["content"][0]["text"].splitlines()
+    assert "warn index: damaged, the next search rebuilds it: the vector index does not load" in lines
+
+
+def test_remembering_a_memory_again_says_what_the_command_says(ov):
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    first = tools.call(context, "remember", {"text": "I prefer vim"})
+    again = tools.call(context, "remember", {"text": "I prefer vim"})
+    assert first["content"][0]["text"].startswith("remembered in viking://user/default/memories/preferences/")
+    assert not again.get("isError")
+    assert again["content"][0]["text"] == ov("remember", "I prefer vim").stdout.strip() == "already remembered: nothing changed, no commit"
 
 
 @pytest.mark.parametrize(

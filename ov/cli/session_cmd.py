@@ -204,6 +204,7 @@ def remember(
 
     With --peer P the memory is filed under that peer's memories (viking://~/peers/P/memories/).
     """
+    from ov.sessions.remember import ALREADY_REMEMBERED
     from ov.sessions.remember import remember as run_remember
 
     rt = runtime()
@@ -211,7 +212,7 @@ def remember(
     # names who the user works with, not what a statement like "I prefer tabs" is about.
     peer = rt.identity.peer if rt.identity.source_of("peer") == "flag" else None
     result = run_remember(rt.store, text, memory_type=memory_type, peer=peer)
-    message = "\n".join(result.uris) if result.commit else "already remembered: nothing changed, no commit"
+    message = "\n".join(result.uris) if result.commit else ALREADY_REMEMBERED
     emit(result.to_dict(), lambda: plain(message))
 
 

@@ -2,11 +2,13 @@
 
 Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
-Nothing here changes anything. The embedder and the LLM are *probed*: a one-line text is
-embedded and a one-word answer asked for, bounded by ``PROBE_SECONDS``, because a config that
-reads well can still point at a model that is not there or a key that is refused. A local
-model is loaded before the bound starts: importing torch alone can take longer than an answer
-may, and a slow load is not a model that does not answer.
+Nothing here changes anything. The index is opened as a search opens it (a damaged one is a
+warning: the next search rebuilds it), not only read from its ``meta.json``; ``ov fsck`` reads
+all of it. The embedder and the LLM are *probed*: a one-line text is embedded and a one-word
+answer asked for, bounded by ``PROBE_SECONDS``, because a config that reads well can still
+point at a model that is not there or a key that is refused. A local model is loaded before the
+bound starts: importing torch alone can take longer than an answer may, and a slow load is not
+a model that does not answer.
 
 The embedder check names the tier (``default``, ``minilm``, ``custom`` or ``none``), the model
 and, when ov knows it, the licence of the weights, in its detail and as ``tier``, ``provider``,
@@ -110,6 +112,8 @@ def _index(store, *, probe: bool) -> list[Check]:
         index = Check("index", "warn", "not built yet", "the first `ov find` builds it, or run `ov reindex`")
     elif status.get("problem"):
         index = Check("index", "warn", f"will be rebuilt: {status['problem']}", "run `ov reindex` now to avoid the wait")
+    elif status.get("damage"):
+        index = Check("index", "warn", f"damaged, the next search rebuilds it: {status['damage']}", "run `ov reindex` now to avoid the wait")
     elif status.get("commit") != status.get("head"):
         index = Check("index", "ok", f"{status['records']} records; catches up with HEAD on the next search")
     else:

@@ -186,9 +186,10 @@ class LexicalIndex:
     @classmethod
     def open(cls, path: Path, language: str, *, create: bool = False) -> LexicalIndex:
         tantivy = _tantivy()
-        path.mkdir(parents=True, exist_ok=True)
-        if not create and not tantivy.Index.exists(str(path)):
-            raise FileNotFoundError(f"no full-text index in {path}")
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
+        elif not path.is_dir() or not tantivy.Index.exists(str(path)):
+            raise FileNotFoundError(f"no full-text index in {path}")  # and none made: a check only reads
         with _writing(path):
             index = tantivy.Index(_schema(), path=str(path), reuse=not create)
         index.register_tokenizer(ANALYZER, analyzer(language))

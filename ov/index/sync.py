@@ -202,7 +202,7 @@ class Indices:
             return self._load(meta, [f"rebuilt: {reason}"])
 
     def status(self) -> dict:
-        """What the index says of itself, without touching it."""
+        """What the index says of itself, and whether it opens (:meth:`damage`); nothing is written."""
         meta = Meta.read(self.root / META_NAME)
         resolution = self.resolution
         out = {
@@ -211,15 +211,31 @@ class Indices:
             "embedding": resolution.as_dict(),
         }
         if meta is not None:
+            problem = self.incompatibility(meta)
             out.update(
                 commit=meta.commit,
                 head=self._head(),
                 records=meta.records,
                 vectors=meta.vectors,
                 embedder=meta.embedder,
-                problem=self.incompatibility(meta),
+                problem=problem,
+                damage=None if problem else self.damage(meta),
             )
         return out
+
+    def damage(self, meta: Meta) -> str | None:
+        """Why the index ``meta`` describes does not open as a search opens it, or None.
+
+        Opened the same way: the full-text index and its count, the vectors through the loaders'
+        own checks of their files (the copy a search would read, else hnswlib's). What a search
+        would rebuild is only reported: it is repaired by that search or by ``ov reindex``.
+        Damage inside a segment or a vector that opens is for ``ov fsck``, which reads it all.
+        """
+        try:
+            self._load(meta, [], strict=True)
+        except IndexUnavailable as exc:
+            return exc.message
+        return None
 
     @property
     def resolution(self):
@@ -427,7 +443,7 @@ class Indices:
         # that was killed (or failed on a full disk): it is only wasted space.
         for kind in ("new", "old"):
             for leftover in self.root.parent.glob(f"{INDEX_DIR}.{kind}-*"):
-                shutil.rmtree(leftover, ignore_errors=True)
+                _remove(leftover)
         work.mkdir(parents=True)
         try:
             self._build_into(work, head, language)
@@ -439,7 +455,7 @@ class Indices:
         if self.root.exists():
             os.replace(self.root, old)
         os.replace(work, self.root)
-        shutil.rmtree(old, ignore_errors=True)
+        _remove(old)
 
     def _build_into(self, work: Path, head: str | None, language: str) -> None:
         from ov.index.vectors import VectorIndex
@@ -552,6 +568,17 @@ class Indices:
     def _head(self) -> str | None:
         head = self.store.git.head() if self.store.exists else None
         return head.decode() if head else None
+
+
+def _remove(path: Path) -> None:
+    """Remove what was set aside at ``path``: a folder, or a file or link where the index folder
+    should have been (rmtree refuses those, and they would stay beside the index for good)."""
+    import shutil
+
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def _same_build(a: Meta, b: Meta) -> bool:

@@ -9,12 +9,15 @@ client drives every test, so conformance is checked by the reference implementat
 
 Calls run on a small pool of threads, so a slow ``add_resource`` does not hold up a ``find``;
 answers are written whole, one per line, under a lock. When stdin closes, calls still running
-are answered before the process exits. Each call opens the store afresh: no lock is held between
-calls, and what hooks and the CLI wrote meanwhile is seen (the index catches up before a read).
-The embedder is the exception: the first ``find`` or ``search`` loads its model (seconds for the
-MiniLM tier, which imports torch) and the server keeps it for every later call while the config
-and the model on disk stay the same (:class:`~ov.index.embedders.registry.WarmEmbedders`).
-Nothing is loaded before that, so ``initialize`` and ``tools/list`` answer at once.
+are answered before the process exits. A client that goes away (its end of stdout closed: the
+host quit) ends the session, which is not an error: nothing more is read, the calls already
+received run to their end and are logged, and the process exits 0. Each call opens the store
+afresh: no lock is held between calls, and what hooks and the CLI wrote meanwhile is seen (the
+index catches up before a read). The embedder is the exception: the first ``find`` or ``search``
+loads its model (seconds for the MiniLM tier, which imports torch) and the server keeps it for
+every later call while the config and the model on disk stay the same
+(:class:`~ov.index.embedders.registry.WarmEmbedders`). Nothing is loaded before that, so
+``initialize`` and ``tools/list`` answer at once.
 Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout; the record of the call that loaded a
 model says so (``loaded``).
 """
@@ -52,6 +55,7 @@ class Server:
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ov-mcp")
         self.pending: set = set()
         self._context = None
+        self.gone = False  # the client closed its end of stdout: nothing more can reach it
 
     # --- the loop ---------------------------------------------------------------------
 
@@ -61,6 +65,8 @@ class Server:
             line = raw.strip()
             if line:
                 self.handle_line(line)
+            if self.gone:
+                break  # the client went away: the session is over
         for future in list(self.pending):  # stdin closed: answer what is still running
             future.result()
         self.pool.shutdown(wait=True)
@@ -135,9 +141,19 @@ class Server:
 
     def _call(self, request_id, params, send) -> None:
         started = time.monotonic()
-        name = params.get("name") if isinstance(params, dict) else None
+        record: dict = {"tool": params.get("name") if isinstance(params, dict) else None}
+        try:
+            send(self._answer(request_id, params, record))
+        finally:
+            # Whatever became of the answer, the call happened (a commit, say): it is logged.
+            if self.gone:
+                record["client"] = "gone"  # the answer did not reach it
+            self._log(record, started)
+
+    def _answer(self, request_id, params, record: dict) -> dict:
+        """The answer to a ``tools/call``; its outcome is noted in ``record``."""
+        name = record["tool"]
         arguments = params.get("arguments") if isinstance(params, dict) else None
-        record: dict = {"tool": name}
         try:
             from ov.mcp.tools import call
 
@@ -148,10 +164,8 @@ class Server:
             if loaded:
                 record["loaded"] = loaded
         except UnknownTool as exc:
-            send({"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}})
             record["outcome"] = "unknown tool"
-            self._log(record, started)
-            return
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}}
         except (KeyboardInterrupt, SystemExit, GeneratorExit):
             raise
         except BaseException as exc:  # noqa: BLE001 - a bug in a tool (or a Rust panic, a BaseException): the client gets a tool error, the server lives
@@ -159,8 +173,7 @@ class Server:
             record.update(outcome="error", error=f"{type(exc).__name__}: {exc}")
         if result.get("isError") and "error" not in record:
             record["error"] = result["content"][0]["text"][:500]
-        send(_result(request_id, result))
-        self._log(record, started)
+        return _result(request_id, result)
 
     def context(self):
         """Home and identity, resolved once (flags of the registered command, env, config)."""
@@ -182,8 +195,15 @@ class Server:
             # not UTF-8) has no UTF-8 form: U+FFFD stands in, so the answer is still sent.
             data = _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
         with self.lock:
-            self.out.write(data)
-            self.out.flush()
+            if self.gone:
+                return
+            try:
+                self.out.write(data)
+                self.out.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                # The client closed its end (the host quit, perhaps mid-call): the end of the
+                # session, which serve() sees after the line it is handling.
+                self.gone = True
 
     def _log(self, record: dict, started: float) -> None:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)

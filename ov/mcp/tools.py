@@ -281,11 +281,11 @@ def _glob(store, args: _Args, _context: Context) -> str:
 
 
 def _remember(store, args: _Args, _context: Context) -> str:
-    from ov.sessions.remember import remember
+    from ov.sessions.remember import ALREADY_REMEMBERED, remember
 
     result = remember(store, args.text("text", required=True), memory_type=args.text("type"))
     if result.commit is None:
-        return "already remembered: " + ", ".join(result.uris)
+        return ALREADY_REMEMBERED
     return f"remembered in {', '.join(result.uris)} (commit {result.commit[:10]})"
 
 

@@ -17,6 +17,9 @@ from ov.identity import validate_id
 from ov.store.store import CommitResult, Store
 from ov.uri import VikingURI
 
+# What `ov remember` and the MCP tool say when the memories already hold the text.
+ALREADY_REMEMBERED = "already remembered: nothing changed, no commit"
+
 
 @dataclass(frozen=True)
 class RememberResult:
