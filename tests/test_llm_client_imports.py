@@ -126,6 +126,10 @@ def test_the_prompt_hook_never_asks_the_model_even_with_the_planner_on(with_llm,
     """Hooks answer on every prompt: the query plan stays deterministic whatever retrieval.query_planner says."""
     assert ov("config", "set", "retrieval.query_planner", "true").exit_code == 0
     assert ov("write", "viking://resources/ops/cache.md", "--content", "# Cache\n\nThe cache warms at nine every morning.\n").exit_code == 0
+    # The index built first, and a deadline no busy machine reaches: what is tested is whom the
+    # hook asks, not how fast it answers (at hooks.deadline's 1 s a loaded machine answered nothing).
+    assert ov("reindex").exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "60").exit_code == 0
     project = tmp_path / "project"
     project.mkdir()
     prompt = {"session_id": "s-plan", "cwd": str(project), "prompt": "when does the cache warm up?"}
