@@ -58,6 +58,89 @@ def test_ls_table_on_a_terminal(ov, docs, monkeypatch):
     assert "viking://resources/readme.md" not in out  # names, not URIs, in a flat table
 
 
+LONG_ABSTRACT = "A folder whose abstract runs on for much longer than any terminal line could hold beside a name."
+
+
+@pytest.fixture
+def terminal(ov, monkeypatch):
+    """`ov ARGS` as printed on a terminal COLUMNS wide (rich reads the width from COLUMNS)."""
+    monkeypatch.setattr("ov.cli.fs.stdout_is_terminal", lambda: True)
+
+    def run_at(columns: int, *args: str) -> list[str]:
+        monkeypatch.setenv("COLUMNS", str(columns))
+        result = ov(*args)
+        assert result.exit_code == 0
+        lines = result.stdout.splitlines()
+        assert all(len(line) <= columns for line in lines), lines
+        return lines
+
+    return run_at
+
+
+def _folded(text: str, lines: list[str]) -> bool:
+    """Whether `text` is printed whole: on one line, or folded into pieces that start at the same
+    column on consecutive lines."""
+    for first, line in enumerate(lines):
+        for column in (n for n in range(len(line)) if line.startswith(text[0], n)):
+            rest = text
+            for row in lines[first:]:
+                taken = next((k for k in range(len(rest), 0, -1) if row.startswith(rest[:k], column)), 0)
+                rest = rest[taken:]
+                if not taken or not rest:
+                    break
+            if not rest:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("columns", [80, 60, 40])
+def test_ls_table_keeps_every_name_whole_at_any_width(terminal, ov, docs, columns):
+    """The name is what a user copies into the next command: the abstract and then the time give
+    way, and a name folds rather than being cut to `viki…`."""
+    assert ov("mkdir", "viking://resources/guide/long", "--description", LONG_ABSTRACT).exit_code == 0
+    for args in (("ls", "-r", "viking://resources"), ("ls", "viking://resources/guide")):
+        lines = terminal(columns, *args)
+        expected = ov(*args[:-1], "--simple", args[-1]).stdout.split()
+        if args[1] != "-r":
+            expected = [uri.rsplit("/", 1)[1] for uri in expected]
+        for name in expected:
+            assert any(name in line for line in lines) or _folded(name, lines), (name, lines)
+        assert not any(line.startswith("viki…") for line in lines)
+
+
+def test_ls_table_cuts_the_abstract_to_the_room_left_and_drops_it_when_too_little_is(terminal, ov, docs):
+    assert ov("mkdir", "viking://resources/guide/long", "--description", LONG_ABSTRACT).exit_code == 0
+    wide = terminal(80, "ls", "viking://resources/guide")
+    assert "abstract" in wide[0] and "modified" in wide[0]
+    row = next(line for line in wide if line.startswith("long/"))
+    assert row.endswith("…") and LONG_ABSTRACT[:20] in row
+    narrow = terminal(50, "ls", "viking://resources/guide")
+    assert "abstract" not in narrow[0] and "modified" in narrow[0]
+    assert not any(LONG_ABSTRACT[:10] in line for line in narrow)
+    tiny = terminal(30, "ls", "viking://resources/guide")
+    assert "modified" not in tiny[0] and "size" in tiny[0]
+
+
+def test_ls_table_without_abstracts_has_no_abstract_column(terminal, ov):
+    assert ov("write", "viking://resources/a.md", "--content", "x").exit_code == 0
+    assert "abstract" not in terminal(120, "ls", "viking://resources")[0]
+
+
+def test_ls_table_folds_a_name_longer_than_the_line(terminal, ov):
+    name = "a_file_whose_name_alone_is_longer_than_what_an_eighty_column_terminal_has_room_for.md"
+    assert ov("write", f"viking://resources/{name}", "--content", "x").exit_code == 0
+    lines = terminal(80, "ls", "viking://resources")
+    assert _folded(name, lines) and "…" not in "".join(lines)
+    assert "modified" in lines[0]  # fifty columns are room enough for a name to fold into
+
+
+def test_tree_on_a_narrow_terminal_folds_names_rather_than_cutting_them(terminal, ov):
+    name = "a_file_whose_name_is_longer_than_forty_columns.md"
+    assert ov("write", f"viking://resources/deep/er/{name}", "--content", "x").exit_code == 0
+    lines = terminal(40, "tree", "viking://resources")
+    assert _folded(name, lines) and "…" not in "".join(lines)
+
+
 def test_tree_plain_snapshot(ov, docs, snapshot):
     result = ov("tree", "viking://resources")
     assert result.exit_code == 0

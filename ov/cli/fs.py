@@ -293,22 +293,52 @@ def _report(result: CommitResult, done: str, **extra) -> None:
     emit(payload, lambda: plain(message))
 
 
+# The abstract is a glance beside the name: at most this wide, and left out when less than the
+# minimum remains (a dozen letters of it say nothing). The time goes too before names are folded
+# into slivers narrower than _NAME_MIN.
+_ABSTRACT_MAX = 60
+_ABSTRACT_MIN = 20
+_NAME_MIN = 40
+
+
 def _entries_table(entries: list[Entry], recursive: bool) -> None:
+    """Name, size, time and abstract. The name (what a user copies into the next command) is never
+    cut: the abstract gives way first, then the time, and only then does the name fold."""
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
     from ov.cli.output import console
 
+    out = console()
+    headers = ("name", "size", "modified", "abstract")
+    rows = [
+        ((e.uri if recursive else e.name) + ("/" if e.is_dir else ""), "" if e.size is None else _human_size(e.size), e.modified or "", e.abstract or "")
+        for e in entries
+    ]
+    widths = [max([cell_len(header)] + [cell_len(row[i]) for row in rows]) for i, header in enumerate(headers[:3])]
+    abstracts = [cell_len(row[3]) for row in rows if row[3]]
+    abstract_width = max([cell_len(headers[3]), *abstracts]) if abstracts else 0
+    gap = 2  # cells between two columns: each pads one on either side, the outer edges none
+    name_room = out.width - widths[1] - widths[2] - 2 * gap  # the name beside size and time
+    abstract_room = name_room - widths[0] - gap
+    shown = 3
+    if abstract_width and abstract_room >= min(abstract_width, _ABSTRACT_MIN):
+        shown = 4
+        widths.append(min(abstract_width, abstract_room, _ABSTRACT_MAX))
+    elif widths[0] > name_room and name_room < _NAME_MIN:
+        shown = 2
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    table.add_column("name")
-    table.add_column("size", justify="right")
-    table.add_column("modified")
-    table.add_column("abstract", overflow="ellipsis", no_wrap=True, max_width=60)
-    for e in entries:
-        label = e.uri if recursive else e.name
-        name = Text(label + "/", style="bold blue") if e.is_dir else Text(label)
-        table.add_row(name, "" if e.size is None else _human_size(e.size), e.modified or "", Text(e.abstract or "", style="dim"))
-    console().print(table)
+    table.add_column(headers[0], overflow="fold")
+    table.add_column(headers[1], justify="right", no_wrap=True)
+    if shown > 2:
+        table.add_column(headers[2], no_wrap=True)
+    if shown > 3:
+        table.add_column(headers[3], overflow="ellipsis", no_wrap=True, width=widths[3])
+    for entry, (name, size, modified, abstract) in zip(entries, rows):
+        cells = [Text(name, style="bold blue" if entry.is_dir else ""), size, modified, Text(abstract, style="dim")]
+        table.add_row(*cells[:shown])
+    out.print(table)
 
 
 def _tree_dict(node: TreeNode) -> dict:
