@@ -2,7 +2,8 @@
 
 Only what the user says about themselves in so many words is kept; each rule
 applies to one clause of a ``user`` message, matched from its start (after
-fillers such as "also," or "btw"), case-insensitively. A sentence is split
+fillers such as "also," or "btw", and without an aside such as "by the way" or
+"FYI" at its end), case-insensitively. A sentence is split
 into clauses before " and I", ", and my", " but I'm", ", so my", " - my" and
 the like (a join or dash followed by I, I'm, I've, I'd or my), and at a comma
 before I or my after a clause of four words or more, so "My name is Dana and I
@@ -104,7 +105,7 @@ backticks, block quotes and sentences that open with a quotation mark, and
 objects that only point at the conversation ("I like that", "remember this",
 "to do this", "never do that again"), and what someone else said ("my manager
 said her editor is ..."). A reason or an aside after a value is not part of
-it ("Vim because it's fast", "Vim, which ..."). The markers "actually",
+it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
 at most three words (:func:`ov.sessions.memory.text.slug`). A session that
@@ -130,11 +131,6 @@ from ov.sessions.memory.rules import Statement, informative, points_back, rivals
 MAX_FRAGMENT_WORDS = 6
 DEFAULT_SUBJECT = "user"
 
-_FILLER_RE = re.compile(
-    r"^(?:(?:also|and|oh|ok|okay|so|well|btw|by the way|fyi|fwiw|for the record|just so you know|hey|hi|hello|"
-    r"anyway|just|heads\s+up)\b[,:]?\s+)+",
-    re.IGNORECASE,
-)
 _CORRECTION_RES = (
     re.compile(rf"{CORRECTION_LEAD}(?:(?:no|I\s+meant|I\s+mean)\b[,:]?\s*)*(?P<x>.+)$", re.I),
     re.compile(r"^(?:no|sorry|oops)\b[,.!]?\s*I\s+mean(?:t)?\b[,:]?\s*(?P<x>.+)$", re.I),
@@ -215,7 +211,7 @@ def extract_explicit(
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
             for clause in tx.clauses(restated_change(sentence)):
-                _read_clause(_FILLER_RE.sub("", tx.clean(clause)), restore, ctx, found)
+                _read_clause(tx.without_aside(tx.without_fillers(tx.clean(clause))), restore, ctx, found)
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
     return _dedupe([*(_candidate(s) for s in found), *experiences])
@@ -296,7 +292,7 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     one ("Prefers tabs" -> "Prefers spaces", now under spaces); any other
     fragment is dropped.
     """
-    body = _FILLER_RE.sub("", body)
+    body = tx.without_fillers(body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
     new = _read(body, restore, ctx)
     if new is None:

@@ -4,7 +4,7 @@ The table in :mod:`ov.sessions.memory.extract` lists them; this module holds
 their patterns, the wording of the lines they produce, and which stored lines
 each line supersedes (:func:`supersedes`, applied by
 :func:`ov.sessions.memory.merge.patch_text`). A clause reaches these rules
-already cleaned: fillers, trailing punctuation and code spans dealt with.
+already cleaned: fillers, asides, trailing punctuation and code spans dealt with.
 """
 
 from __future__ import annotations
@@ -96,9 +96,9 @@ TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s
 # "My manager said her editor is Emacs" says nothing about the user's editor.
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
 # A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
-# "Neovim so keep lines short", "Aragorn, he grows ...".
+# "Neovim so keep lines short", "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside).
 _VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
-    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|\s+(?:because|since)\b|"
+    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
     r"\s+so\s+(?=(?:I|I'm|I've|we|you|please|it|it's|that|my|our|keep|use|make|don't|do)\b)|\s+[-\u2013\u2014]+\s).*$"
 )
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
@@ -335,7 +335,7 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     key = " ".join(key.lower().split())
     if key.split()[-1] in _NOT_FACTS or _REPORTED.intersection(key.split()) or names_a_secret(key):
         return None
-    value = _VALUE_END_RE.sub("", restore(raw))
+    value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
     no_longer = None if negated else _MY_NOT_RE.match(value)
     if no_longer:
         value, negated = no_longer.group("x") or no_longer.group("y"), True
@@ -394,5 +394,5 @@ def _place(lead: str, raw: str, restore, *, moved: bool = False) -> Statement | 
 
 def value_of(raw: str, restore) -> str:
     """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
-    value = _VALUE_END_RE.sub("", restore(raw))
+    value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
     return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4})\b.*$", "", value).strip()

@@ -22,6 +22,18 @@ _SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
 _QUOTES = "\"'“”‘’«»"
 _TRAILING = " \t.,;:!"
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
+# Fillers and asides at the start of a clause ("Also, ...", "By the way, ...", "FYI: ...") and
+# asides at its end ("My manager is Dana by the way", "I prefer tabs, btw") are no part of what is
+# said. Only the abbreviations match in any case at the end: "My favourite album is By the Way" names one.
+_FILLER_RE = re.compile(
+    r"^(?:(?:also|and|oh|ok|okay|so|well|btw|by the way|fyi|fwiw|for the record|for what it's worth|just so you know|"
+    r"hey|hi|hello|anyway|just|(?:as\s+)?(?:a\s+)?heads[\s-]up)\b[,:]?\s+)+",
+    re.IGNORECASE,
+)
+_ASIDE_TAIL_RE = re.compile(
+    r"(?:(?:^|\s*,\s*|\s+)(?:[Jj]ust\s+)?(?:(?i:btw|fyi|fwiw)|[Bb]y the way|[Ff]or what it's worth|[Jj]ust so you know|"
+    r"[Ff]or the record|(?:[Aa]s\s+)?a heads[\s-]up))+$"
+)
 
 # Words that start a slug without saying what it is about.
 _SLUG_SKIP = frozenset(
@@ -152,6 +164,16 @@ def clean(text: str) -> str:
     text = " ".join(text.split()).strip(_TRAILING)
     text = re.sub(r",?\s+please$", "", text, flags=re.IGNORECASE)
     return text.strip(_TRAILING)
+
+
+def without_fillers(text: str) -> str:
+    """``text`` without the fillers at its start: "Also, by the way, my editor is Vim" -> "my editor is Vim"."""
+    return _FILLER_RE.sub("", text)
+
+
+def without_aside(text: str) -> str:
+    """``text`` without the asides at its end: "Vim, by the way" -> "Vim", "FYI" alone -> ""."""
+    return _ASIDE_TAIL_RE.sub("", text)
 
 
 def capitalise(text: str) -> str:
