@@ -514,6 +514,19 @@ def test_fsck_finds_damage_inside_a_copy_of_the_vectors_that_still_loads(docs, o
     assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []
 
 
+def test_fsck_does_not_promise_a_search_rebuilds_a_copy_of_the_vectors_cut_short(docs, ov_home):
+    """A copy cut short is passed over by searches (they read hnswlib's file), so a search never
+    rebuilds it: fsck said "any search also rebuilds it" and the problem stayed after every search."""
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (copy,) = index_dir(ov_home).glob("vectors-*.exact")
+    copy.write_bytes(copy.read_bytes()[:100])
+    assert found(docs, "risotto")["total"]  # searches still answer
+    (finding,) = docs("fsck", "--json").json["result"]["findings"]
+    assert finding["severity"] == "problem" and finding["fix"] == "run `ov reindex`"
+    assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []
+
+
 def test_a_flat_copy_an_earlier_ov_wrote_is_passed_over_and_rewritten_by_the_next_update(docs, ov_home):
     """Earlier copies held float rows under the magic ``ovexact1``: an upgraded ov searches through
     hnswlib meanwhile, fsck notes it without calling it damage, and the next update writes the

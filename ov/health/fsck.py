@@ -143,6 +143,9 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     indices = Indices(store)
     meta = Meta.read(indices.root / META_NAME)
     rebuild = "run `ov reindex` (any search also rebuilds it)"
+    # A search does not rebuild damaged vectors: it falls back from a copy that does not load to
+    # hnswlib's file, and from a damaged hnswlib file to an intact copy.
+    reindex = "run `ov reindex`"
     if meta is None:
         # Derived data: the next search builds it (a fresh store has never had one).
         add(Finding("index", "note", "the index is not built yet (or its meta.json is unreadable)", "the next search builds it, or run `ov reindex`"))
@@ -194,7 +197,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         try:
             delta = Delta.load(indices.root / meta.vectors_delta, dimension) if meta.vectors_delta else None
         except (OSError, ValueError) as exc:
-            add(Finding("index", "problem", f"the vector delta does not load: {exc}", rebuild))
+            add(Finding("index", "problem", f"the vector delta does not load: {exc}", reindex))
             return
         generation_live = meta.vectors if delta is None else delta.base_live
         try:
@@ -202,11 +205,11 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             in_generation = vectors.labels()
             live = in_generation if delta is None else DeltaVectors(vectors, delta).labels()
         except (OSError, RuntimeError) as exc:
-            add(Finding("index", "problem", f"the vector index does not open: {exc}", rebuild))
+            add(Finding("index", "problem", f"the vector index does not open: {exc}", reindex))
             return
         report.checked["vectors"] = len(live)
         if {record_label(label) for label in live} != set(indexed.values()):
-            add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", rebuild))
+            add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", reindex))
         generation = indices.root / meta.vectors_file
         for name, copy, reader in (("flat", exact_path(generation), ExactVectors), ("grouped", groups_path(generation), GroupedVectors)):
             if not copy.is_file():
@@ -218,10 +221,10 @@ def _check_index(store, head: str, report: FsckReport) -> None:
                 add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
                 return
             except (OSError, ValueError) as exc:
-                add(Finding("index", "problem", f"the {name} copy of the vectors does not load: {exc}", rebuild))
+                add(Finding("index", "problem", f"the {name} copy of the vectors does not load: {exc}", reindex))
                 return
             if copied != in_generation:
-                add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(in_generation)}", rebuild))
+                add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(in_generation)}", reindex))
             elif differing := _differing_rows(loaded, vectors):
                 # Damage inside a copy of the right size loads and is searched: only this finds it.
                 add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", "run `ov reindex`"))
