@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import re
@@ -376,6 +377,99 @@ def test_a_session_whose_first_capture_never_finished_is_still_committed_by_the_
         time.sleep(0.05)
     shown = ov("session", "show", "cx-lost", "--json").json["result"]
     assert shown["archives"] and "vpn2.corp" in ov("grep", "vpn2.corp", "--uri", "viking://user/default/sessions/cx-lost").stdout
+
+
+def _disk_full(fd, data):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def _store(ov_home: Path):
+    from ov.config import load_config
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    home = Home(ov_home)
+    return Store(home, Identity(), load_config(home).config)
+
+
+def test_a_live_mark_is_written_whole_or_keeps_what_it_named(ov_home, monkeypatch):
+    """The mark was written in place: a full disk (or a kill) between truncating and writing left it
+    empty, and the sweep then cleared it without capturing the session's turns."""
+    from ov import files
+    from ov.hosts.capture import live_dir, live_sessions, mark_live
+
+    store = _store(ov_home)
+    mark_live(store, "cc-old", "claude", "/t/old.jsonl")
+    marked = live_dir(store) / "cc-old"
+    os.utime(marked, (1, 1))
+    monkeypatch.setattr(files, "_write_fully", _disk_full)
+    mark_live(store, "cc-old", "claude", "/t/other.jsonl")
+    assert marked.read_text() == "claude\n/t/old.jsonl" and marked.stat().st_mtime > 1  # still named, its time this capture's
+    mark_live(store, "cc-new", "claude", "/t/new.jsonl")  # no room for its bytes: empty, not forgotten
+    assert (live_dir(store) / "cc-new").read_bytes() == b""
+    (live_dir(store) / ".ov-tmp-0a1b2c").write_text("claude")  # a hook killed while writing a mark
+    assert [sid for sid, _ in live_sessions(store)] == ["cc-new", "cc-old"]
+    assert sorted(p.name for p in live_dir(store).iterdir()) == [".ov-tmp-0a1b2c", "cc-new", "cc-old"]
+
+
+def test_a_session_whose_hooks_met_a_full_disk_is_left_for_a_later_sweep_not_lost(ov, project, ov_home, tmp_path, monkeypatch):
+    """A stop and a session end on a full disk: their marks and jobs fail. The sweep once space is
+    back found an empty mark, committed nothing and cleared it, so the turns never reached the store."""
+    from ov import files
+    from ov.hosts import background, worker
+    from ov.hosts.capture import live_dir
+
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "I prefer Zig for systems work."), _assistant("a1", "m1", [{"type": "text", "text": "Noted: Zig."}])])
+    data = _stdin("claude", "S", cwd=str(project), transcript_path=str(transcript))
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    with monkeypatch.context() as full:
+        full.setattr(files, "_write_fully", _disk_full)
+        _hook("claude", "stop", data)
+        _hook("claude", "session-end", data)
+        assert [job["kind"] for job in jobs] == ["capture", "commit"]
+        for job in jobs:  # each fails, as the detached jobs did
+            with pytest.raises(OSError):
+                worker._run(Home(ov_home), job)
+    store = _store(ov_home)
+    marked = live_dir(store) / "cc-S"
+    assert marked.read_bytes() == b""
+    os.utime(marked, (1, 1))
+    assert ov("config", "set", "hooks.orphan_after", "1").exit_code == 0
+    jobs.clear()
+    _hook("claude", "session-start", _stdin("claude", "NEXT", cwd=str(project)))
+    assert [(job["kind"], job["session"], job.get("hook")) for job in jobs] == [("commit", "cc-S", None)]
+    out = worker._run(Home(ov_home), jobs[0])
+    assert out["outcome"].startswith("left for a later sweep") and "transcript is unknown" in out["outcome"]
+    assert marked.exists() and time.time() - marked.stat().st_mtime < 60  # the next sweeps go to other sessions first
+    # The session resumed: its next turn's hook marks it whole, and the sweep captures every turn.
+    jobs.clear()
+    _hook("claude", "stop", data)
+    os.utime(marked, (1, 1))
+    _hook("claude", "session-start", _stdin("claude", "NEXT", cwd=str(project)))
+    assert [job["kind"] for job in jobs] == ["capture", "commit"]
+    out = worker._run(Home(ov_home), jobs[1])  # the sweep alone: as if the turn's capture had failed too
+    assert out["captured"] == 2 and out["outcome"] == "committed"
+    assert not marked.exists()
+    assert "Zig" in ov("grep", "Zig", "--uri", "viking://user/default/sessions/cc-S").stdout
+
+
+def test_an_empty_mark_of_a_session_captured_before_is_swept_from_its_capture_state(ov, project, ov_home, tmp_path, monkeypatch):
+    """The host is in the session id and the transcript in the state of the capture that finished."""
+    from ov.hosts import background, runtime, worker
+    from ov.hosts.capture import live_dir
+
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "My shell is fish.")])
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    _hook("claude", "stop", _stdin("claude", "E", cwd=str(project), transcript_path=str(transcript)))
+    assert worker._run(Home(ov_home), jobs[0])["captured"] == 1
+    _claude_transcript(transcript, [_user("u2", "I deploy with Nomad.")])
+    marked = live_dir(_store(ov_home)) / "cc-E"
+    marked.write_bytes(b"")  # as an older ov's hook killed mid-write left it
+    out = worker._run(Home(ov_home), runtime._job(_store(ov_home), "commit", None, "cc-E", event="orphan"))
+    assert out["captured"] == 1 and out["outcome"] == "committed" and not marked.exists()
+    assert "Nomad" in ov("grep", "Nomad", "--uri", "viking://user/default/sessions/cc-E").stdout
 
 
 def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ov.errors import InvalidInput
 from ov.files import atomic_write, json_bytes
+from ov.names import TEMP_MARKER
 from ov.regex import LazyPattern
 
 
@@ -113,13 +114,24 @@ def _without_lone_surrogates(value):
 
 def mark_live(store, session_id: str, host: str, transcript: str | None = None) -> None:
     """Mark the session live: its host, and its transcript, so that the orphan sweep can capture
-    it even when no capture of it ever finished (a job killed before it wrote its state)."""
+    it even when no capture of it ever finished (a job killed before it wrote its state).
+
+    Written whole or not at all: a mark cut empty (a full disk, a hook killed mid-write) names
+    no transcript, and the sweep cannot capture what it does not find."""
     path = live_dir(store) / session_id
+    data = (host + (f"\n{transcript}" if transcript else "")).encode("utf-8", "surrogateescape")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(host + (f"\n{transcript}" if transcript else ""), encoding="utf-8")  # the mtime is what counts
+        # Not flushed to disk: a stop hook runs on every turn, and a mark a power cut empties is
+        # left by the sweep, not cleared.
+        atomic_write(path, data, durable=False)
     except OSError:
-        pass
+        # No room for its bytes (a full disk still has room for an empty file): the mark this
+        # session had keeps what it names, and its time is this capture's; a session with none
+        # gets an empty one, which the sweep leaves rather than forget the session.
+        try:
+            path.touch()
+        except OSError:
+            pass
 
 
 def clear_live(store, session_id: str) -> None:
@@ -135,6 +147,8 @@ def live_sessions(store) -> list[tuple[str, float]]:
     try:
         with os.scandir(live_dir(store)) as entries:
             for entry in entries:
+                if entry.name.startswith(TEMP_MARKER):
+                    continue  # a mark's write cut short (a hook killed): not a session
                 try:
                     out.append((entry.name, entry.stat().st_mtime))
                 except OSError:

@@ -44,7 +44,7 @@ def main() -> int:
 
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
-    from ov.hosts.capture import capture, clear_live
+    from ov.hosts.capture import capture, clear_live, live_dir
     from ov.hosts.host import HookInput, load
     from ov.identity import Identity
     from ov.index.sync import Indices
@@ -79,7 +79,20 @@ def _run(home, job: dict) -> dict:
         waited, finished = wait_captures(store, session, config.hooks.commit_wait)
         if waited:
             out["waited_for_captures"] = waited if finished else f"{waited} (gave up)"
-    hook = HookInput(**job["hook"]) if job.get("hook") else _orphan_hook(store, session)
+    if job.get("hook"):
+        hook = HookInput(**job["hook"])
+    else:
+        try:
+            hook = _orphan_hook(store, session)
+        except OrphanUnreadable as exc:
+            # Committing would clear the mark, the only trace of turns no capture stored. Its time
+            # is moved on, so that the sweeps meanwhile go to other sessions, and the session's next
+            # hook (a resumed session) rewrites it.
+            try:
+                os.utime(live_dir(store) / session)
+            except OSError:
+                pass
+            return {"outcome": f"left for a later sweep: {exc}"}
     if hook is not None:
         captured = capture(store, load(hook.host), hook, session)
         out.update(captured=captured.added)
@@ -110,20 +123,37 @@ def _run(home, job: dict) -> dict:
     return out
 
 
+class OrphanUnreadable(Exception):
+    """A session's live mark does not say where its turns are, nor does anything else ov keeps."""
+
+
 def _orphan_hook(store, session: str):
-    """The hook input of a session's last capture (its host and transcript), or None."""
+    """The hook input of a session's last capture (its host and transcript), or None: nothing to
+    read (no mark: the session was committed meanwhile; or its host sends its turns in the hook
+    input). :class:`OrphanUnreadable` when its turns may be in a transcript the sweep cannot find."""
     from ov.hosts.capture import live_dir, state_dir
-    from ov.hosts.host import HOST_MODULES, HookInput
+    from ov.hosts.host import HOST_MODULES, HookInput, load
 
     try:
-        host, _, marked = (live_dir(store) / session).read_text(encoding="utf-8").strip().partition("\n")
-    except OSError:
+        host, _, marked = (live_dir(store) / session).read_text(encoding="utf-8", errors="surrogateescape").strip().partition("\n")
+    except FileNotFoundError:
         return None
+    except (OSError, ValueError) as exc:
+        raise OrphanUnreadable(f"its live mark cannot be read ({exc})") from None
     try:
         state = json.loads((state_dir(store) / "capture" / f"{session}.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         state = None  # no capture of it finished: the transcript its hook marked
     transcript = state.get("transcript") if isinstance(state, dict) and state.get("transcript") else marked.strip()
+    if not host:
+        # An empty mark: its hook could not write it (a full disk) or was killed writing it (an
+        # older ov). The host is in the session id; the transcript, in the state of a capture that
+        # finished. With neither, the turns are in a transcript only the host knows (Claude Code's
+        # is ~/.claude/projects/*/<session id>.jsonl, but the ov id is the host's made safe, not
+        # always reversible): the mark stays, and the session's next hook rewrites it.
+        host = next((name for name in HOST_MODULES if session.startswith(f"{load(name).prefix}-")), "")
+        if not host or (not transcript and load(host).reads_transcript):
+            raise OrphanUnreadable("its live mark is empty and no capture of it finished, so its transcript is unknown")
     if host not in HOST_MODULES or not transcript:
         return None
     return HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript)
