@@ -10,6 +10,7 @@ it is raised, else its class's. The CLI translates them in exactly one place
 from __future__ import annotations
 
 import errno
+import os
 import re
 
 EXIT_OK = 0
@@ -198,6 +199,19 @@ class DiskFull(OvError):
         self.path = path
 
 
+class StoreNotWritable(OvError):
+    """The system refuses ov a write in its home: EACCES or EPERM (the folder's owner or
+    permissions, an immutable file), EROFS (a read-only mount)."""
+
+    code = "store_not_writable"
+    hint = "give the user running ov write access to it (`ls -ld` shows its owner and mode), or run ov as its owner"
+
+    def __init__(self, path: object, reason: str = "Permission denied", *, hint: str | None = None) -> None:
+        super().__init__(f"ov cannot write to {path}: {reason}", hint=hint)
+        self.path = path
+
+
+NOT_WRITABLE_ERRNOS = frozenset((errno.EACCES, errno.EPERM, errno.EROFS))
 NO_SPACE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e is not None)
 # Rust libraries (tantivy) raise ValueError with no errno attribute: std::io::Error prints an OS
 # error as "MESSAGE (os error N)", or in a debug dump as "Os { code: N, kind: StorageFull, ... }".
@@ -213,3 +227,25 @@ def disk_full(exc: BaseException, path: object) -> DiskFull | None:
         codes = [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
         found = any(code in NO_SPACE_ERRNOS for code in codes) or "StorageFull" in text or "QuotaExceeded" in text
     return DiskFull(path) if found else None
+
+
+def not_writable(exc: BaseException, path: object) -> StoreNotWritable | None:
+    """The :class:`StoreNotWritable` that ``exc`` means, or None. It names the file the error
+    names when that exists, else the folder it was to be made in (what refused it); ``path``
+    when the error names none (tantivy's)."""
+    if isinstance(exc, OSError):
+        code = exc.errno
+        if code not in NOT_WRITABLE_ERRNOS:
+            return None
+        if isinstance(exc.filename, (str, bytes, os.PathLike)):
+            named = os.fsdecode(exc.filename)
+            path = named if os.path.lexists(named) else os.path.dirname(named) or named
+    else:
+        text = str(exc)
+        codes = [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
+        code = next((c for c in codes if c in NOT_WRITABLE_ERRNOS), None)
+        if code is None:
+            return None
+    if code == errno.EROFS:
+        return StoreNotWritable(path, os.strerror(code), hint="the file system is mounted read-only: mount it read-write, or set OV_HOME to a writable folder")
+    return StoreNotWritable(path, os.strerror(code))

@@ -309,6 +309,104 @@ def test_a_full_disk_is_one_clear_error(small_disk, ov_process):
     assert human.stderr.startswith(f"error: no space left on device under {home}"), human.stderr
 
 
+# --- a store ov may not write to -----------------------------------------------------
+
+
+def test_a_refused_write_is_recognised_from_errno_and_from_tantivy(tmp_path):
+    from ov.errors import StoreNotWritable, not_writable
+
+    there = tmp_path / "there.md"
+    there.write_text("x")
+    for code in (errno.EACCES, errno.EPERM, errno.EROFS):
+        found = not_writable(OSError(code, os.strerror(code), str(tmp_path / "queue" / ".ticket")), "/data/ov")
+        assert isinstance(found, StoreNotWritable) and found.exit_code == 1 and found.code == "store_not_writable"
+        # The file that could not be made is not there: the folder that refused it is named.
+        assert found.message == f"ov cannot write to {tmp_path / 'queue'}: {os.strerror(code)}" and found.hint
+    assert not_writable(PermissionError(errno.EACCES, "denied", str(there)), "/data/ov").path == str(there)
+    assert "read-only" in not_writable(OSError(errno.EROFS, "ro", str(there)), "/data/ov").hint
+    assert not_writable(OSError(errno.ENOSPC, "full", str(there)), "/data/ov") is None
+    tantivy = ValueError('Failed to acquire Lockfile: IoError(Os { code: 13, kind: PermissionDenied, message: "Permission denied" }). None')
+    assert not_writable(tantivy, "/data/ov/index/text").message == "ov cannot write to /data/ov/index/text: Permission denied"
+    assert not_writable(ValueError("An IO error occurred: 'No space left on device (os error 28)'"), "/data/ov") is None
+
+
+@pytest.fixture
+def bound_by_permissions(ov_home):
+    """Run `ov` as a process that file permissions bind: as root (which they do not), without
+    the capabilities that bypass them, as an ordinary user would be."""
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
+        if shutil.which("setpriv") is None or subprocess.run([*prefix, "true"], capture_output=True, check=False).returncode != 0:
+            pytest.skip("root here cannot drop the capabilities that bypass file permissions")
+
+    def invoke(*args: str):
+        from tests.conftest import Result
+
+        proc = subprocess.run([*prefix, sys.executable, "-m", "ov", *args], capture_output=True, timeout=120, check=False)
+        return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+    return invoke
+
+
+def _set_writable(path, writable: bool) -> None:
+    for folder, dirs, files in os.walk(path):
+        for name in [folder, *(os.path.join(folder, f) for f in files)]:
+            mode = os.lstat(name).st_mode
+            os.chmod(name, mode | 0o200 if writable else mode & ~0o222)
+
+
+def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_it(ov, ov_home, bound_by_permissions):
+    """With the home read-only every command ended in "internal error: PermissionError ... report
+    it"; a find read tantivy's refused lock file as damage, and `ov status` took the write lock."""
+    as_user = bound_by_permissions
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0  # no model for doctor to load
+    assert ov("write", "viking://resources/a.md", "--content", "alpha beta").exit_code == 0
+    assert ov("find", "alpha").exit_code == 0
+    index = ov_home / "state/default/index"
+    built = sorted(p.name for p in index.rglob("*"))
+    _set_writable(ov_home, False)
+    try:
+        for args in (["find", "alpha"], ["write", "viking://resources/b.md", "--content", "b"], ["reindex"]):
+            result = as_user(*args, "--json")
+            assert result.exit_code == 1 and "internal error" not in result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
+            assert result.error["code"] == "store_not_writable", (args, result.error)
+            assert result.error["message"].startswith(f"ov cannot write to {ov_home}/state/default/") and result.error["hint"]
+        status = as_user("status", "--json")
+        assert status.exit_code == 0, status.stderr
+        assert status.json["result"]["clean"] and "write.queue: Permission denied" in status.json["result"]["read_only"]
+        fsck = as_user("fsck", "--json")
+        findings = json.loads(fsck.stdout)["result"]["findings"]
+        assert fsck.exit_code == 1 and [f["severity"] for f in findings if f["area"] == "store"] == ["problem"]
+        assert findings[0]["message"] == f"ov cannot write to {ov_home}/state/default: Permission denied"
+        assert not any("reindex" in f["fix"] for f in findings)  # not damage: a reindex cannot help
+        doctor = as_user("doctor", "--json")
+        checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
+        assert doctor.exit_code == 1 and checks["writable"]["status"] == "fail" and checks["index"]["status"] == "ok"
+    finally:
+        _set_writable(ov_home, True)
+    assert sorted(p.name for p in index.rglob("*")) == built  # nothing was dropped as damaged
+    found = ov("find", "alpha", "--json").json["result"]
+    assert [r["uri"] for r in found["resources"]] == ["viking://resources/a.md"] and not found["index"].get("actions")  # no rebuild
+    assert {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}["writable"]["status"] == "ok"
+
+
+def test_a_write_the_object_folder_refuses_is_rolled_back_by_the_same_command(ov, ov_home, bound_by_permissions):
+    as_user = bound_by_permissions
+    assert ov("write", "viking://resources/a.md", "--content", "alpha").exit_code == 0
+    objects = ov_home / "accounts/default/.git/objects"
+    _set_writable(objects, False)
+    try:
+        refused = as_user("remember", "My shell is zsh", "--json")
+    finally:
+        _set_writable(objects, True)
+    assert refused.exit_code == 1 and refused.error["code"] == "store_not_writable"
+    assert refused.error["message"] == f"ov cannot write to {objects}: Permission denied"
+    assert not (ov_home / "state/default/journal.json").exists()
+    again = as_user("remember", "My shell is zsh")
+    assert again.exit_code == 0 and "recovered" not in again.stderr, again.stderr
+
+
 def test_bad_input_without_a_hint_of_its_own_points_at_that_commands_help(ov):
     result = ov("grep", "(", "--json")
     assert result.exit_code == 2 and result.error["hint"] == "see `ov grep --help` for what it accepts"

@@ -283,6 +283,45 @@ def test_a_waiter_killed_in_the_queue_does_not_block_the_ones_behind_it(tmp_path
 # --- a full disk ------------------------------------------------------------------------------
 
 
+def test_a_request_a_full_disk_cuts_short_leaves_no_ticket_in_the_queue(tmp_path: Path, monkeypatch):
+    """The hidden ticket stayed locked and in the queue until the process exited (and a later
+    holder swept it), with half a request beside it."""
+    import errno
+
+    from ov.store import lock as lock_module
+
+    def full(path, data):
+        Path(path).write_bytes(data[:3])
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(lock_module, "write_new", full)
+    lock = lock_module.WriteLock(tmp_path / "state/write.lock", timeout=1)
+    with pytest.raises(OSError) as refused:
+        lock.acquire(request=b'{"op": "write"}')
+    assert refused.value.errno == errno.ENOSPC
+    assert list((tmp_path / "state/write.queue").iterdir()) == []
+    monkeypatch.undo()
+    with lock_module.WriteLock(tmp_path / "state/write.lock", timeout=1):
+        pass  # the lock is free
+
+
+def test_a_queue_this_user_may_not_write_to_is_said_so(tmp_path: Path, monkeypatch):
+    import errno
+
+    from filelock import FileLock
+
+    from ov.errors import StoreNotWritable
+    from ov.store.lock import WriteLock
+
+    def refused(self, *args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", self.lock_file)
+
+    monkeypatch.setattr(FileLock, "acquire", refused)
+    with pytest.raises(StoreNotWritable) as info:
+        WriteLock(tmp_path / "state/write.lock", timeout=1).acquire()
+    assert info.value.message == f"ov cannot write to {tmp_path / 'state/write.queue'}: Permission denied"
+
+
 @pytest.mark.parametrize("leave", [0, 4096, 16384])
 def test_a_write_refused_by_a_full_disk_can_be_retried_once_there_is_room(small_disk, ov_process, leave):
     from tests.conftest import fill_disk

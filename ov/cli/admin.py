@@ -51,6 +51,7 @@ def status() -> None:
         "deleted": [_uri(p) for p in changes.deleted],
         "ignored": changes.ignored,
         "recovered": report.recovered,
+        "read_only": report.read_only,
         "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
     }
 
@@ -63,6 +64,8 @@ def status() -> None:
         plain(f"head {short(payload['head'])}")
         if report.recovered:
             plain(f"recovered: {report.recovered}")
+        if report.read_only:
+            plain(f"read-only: {report.read_only} (nothing recovered or cleaned up)")
         if changes.clean:
             plain("work tree clean: no hand edits")
         else:

@@ -43,9 +43,10 @@ def commands_markdown() -> str:
         "errors as `{\"ok\": false, \"error\": {\"code\", \"message\", \"hint\"}}` on stderr),",
         "`--account`, `--user`, `--peer` (see [configuration](configuration.md)) and `-h/--help`, after",
         "the command or before it (`ov --json ls` reads as `ov ls --json`).",
-        "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, disk full, ...), 2 bad input",
-        "(including a local file or folder that does not exist, and an unknown revision); `ov grep` also",
-        "exits 1 when no line matches. `ov` alone prints the help; `ov --version` prints the version.",
+        "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, disk full, a store ov may",
+        "not write to, ...), 2 bad input (including a local file or folder that does not exist, and an",
+        "unknown revision); `ov grep` also exits 1 when no line matches. `ov` alone prints the help;",
+        "`ov --version` prints the version.",
         "",
     ]
     for path, command in iter_commands():

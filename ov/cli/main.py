@@ -17,7 +17,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import error, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, disk_full
+from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, StoreNotWritable, disk_full, not_writable
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -200,11 +200,11 @@ def _dispatch(args: list[str]) -> int:
     except Exception as exc:  # noqa: BLE001 - the one edge where unexpected failures become a message
         # An OSError for a full disk can surface from any write (git objects, the journal, the
         # indices); the core translates the ones it expects, this catches the rest.
-        full = disk_full(exc, _written_under(exc))
-        if full is not None:
+        known = disk_full(exc, _written_under(exc)) or _refused_in_home(exc)
+        if known is not None:
             _debug_traceback()
-            error(full, as_json)
-            return full.exit_code
+            error(known, as_json)
+            return known.exit_code
         if os.environ.get("OV_DEBUG"):
             raise
         error(
@@ -241,6 +241,18 @@ def _written_under(exc: Exception) -> Path:
         return Path(filename).parent
     return home
 
+
+
+def _refused_in_home(exc: Exception) -> StoreNotWritable | None:
+    """The :class:`StoreNotWritable` of a write the system refused in ov's home (its permissions,
+    a read-only mount), wherever in the core it came from; None for a file elsewhere, which is
+    the command's own to report."""
+    from ov.home import Home
+
+    refused = not_writable(exc, None)
+    if refused is None or refused.path is None:
+        return None
+    return refused if Path(refused.path).is_relative_to(Home.from_env().root) else None
 
 
 def _usage_hint(exc: Exception) -> str:

@@ -2,13 +2,14 @@
 
 Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
-Nothing here changes anything. The index is opened as a search opens it (a damaged one is a
-warning: the next search rebuilds it), not only read from its ``meta.json``; ``ov fsck`` reads
-all of it. The embedder and the LLM are *probed*: a one-line text is embedded and a one-word
-answer asked for, bounded by ``PROBE_SECONDS``, because a config that reads well can still
-point at a model that is not there or a key that is refused. A local model is loaded before the
-bound starts: importing torch alone can take longer than an answer may, and a slow load is not
-a model that does not answer.
+Nothing here changes anything (whether ov may write to the store is tried with a file made and
+removed at once). The index is opened as a search opens it (a damaged one is a warning: the next
+search rebuilds it), not only read from its ``meta.json``; ``ov fsck`` reads all of it. The
+embedder and the LLM are *probed*: a one-line text is embedded and a one-word answer asked for,
+bounded by ``PROBE_SECONDS``, because a config that reads well can still point at a model that is
+not there or a key that is refused. A local model is loaded before the bound starts: importing
+torch alone can take longer than an answer may, and a slow load is not a model that does not
+answer.
 
 The embedder check names the tier (``default``, ``minilm``, ``custom`` or ``none``), the model
 and, when ov knows it, the licence of the weights, in its detail and as ``tier``, ``provider``,
@@ -40,6 +41,8 @@ class Check:
 
 def diagnose(loaded_config, store, *, probe: bool = True) -> list[Check]:
     checks = [_config(loaded_config), _identity(store.identity), _store(store)]
+    if store.exists:
+        checks.append(_writable(store))
     checks.extend(_index(store, probe=probe))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
     return checks
@@ -92,6 +95,15 @@ def _store(store) -> Check:
         return Check("store", "warn", f"no store at {store.root} yet", "the first write creates it (or run `ov init`)")
     head = store.git.head()
     return Check("store", "ok", f"{store.root} at {head.decode()[:10] if head else '-'}")
+
+
+def _writable(store) -> Check:
+    from ov.health import writable
+
+    refused = writable.refusal(store)
+    if refused is not None:
+        return Check("writable", "fail", refused.message, refused.hint)
+    return Check("writable", "ok", f"ov can write to {store.root} and {store.state}")
 
 
 def _index(store, *, probe: bool) -> list[Check]:

@@ -1,10 +1,10 @@
 """``ov fsck``: do the store and its indices agree, and is anything damaged?
 
-Read-only. Each finding names what is wrong and the command that fixes it.
-Store: the branch resolves, every commit of the history and its root tree is
-present, every tree and blob of HEAD is readable, no interrupted commit is
-pending, no git lock file or temporary file of a killed writer is left, and
-hand edits are listed (they are not damage, but they are not indexed until
+Read-only (but for a probe file made and removed at once). Each finding names what is wrong
+and the command that fixes it. Store: ov may write to its folders, the branch resolves, every
+commit of the history and its root tree is present, every tree and blob of HEAD is readable,
+no interrupted commit is pending, no git lock file or temporary file of a killed writer is
+left, and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
@@ -62,9 +62,15 @@ def fsck(store) -> FsckReport:
 
 
 def _check_store(store, report: FsckReport) -> str | None:
+    from ov.health import writable
+
     git = store.git
     add = report.findings.append
     settle = "run `ov status` (any write does it too)"
+    refused = writable.refusal(store)
+    if refused is not None:
+        # Every write fails, and so does a search (tantivy locks its folder even to read).
+        add(Finding("store", "problem", refused.message, refused.hint))
     if (git.state / JOURNAL_NAME).exists():
         add(Finding("store", "note", "an interrupted commit is pending (or a write is running right now)", settle))
     now = time.time()
@@ -134,7 +140,7 @@ def _walk(git, tree_id, prefix: str):
 
 
 def _check_index(store, head: str, report: FsckReport) -> None:
-    from ov.errors import IndexDamaged
+    from ov.errors import IndexDamaged, StoreNotWritable
     from ov.index.lexical import Filters, LexicalIndex
     from ov.index.records import committed_records
     from ov.index.sync import META_NAME, TEXT_DIR, Indices, Meta
@@ -163,6 +169,10 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     except IndexDamaged as exc:
         # Only a search that reads the damaged part rebuilds it: reindex now.
         add(Finding("index", "problem", exc.message, "run `ov reindex`"))
+        return
+    except StoreNotWritable as exc:
+        # Not damage: a reindex would meet the same refusal (the store's finding says it).
+        add(Finding("index", "note", f"the full-text index was not checked: {exc.message}", exc.hint))
         return
     except (OSError, ValueError) as exc:
         add(Finding("index", "problem", f"the full-text index does not open: {exc}", rebuild))

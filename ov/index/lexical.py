@@ -15,7 +15,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov.errors import IndexDamaged, IndexUnavailable, disk_full
+from ov.errors import (
+    IndexDamaged,
+    IndexUnavailable,
+    StoreNotWritable,
+    disk_full,
+    not_writable,
+)
 from ov.index.records import Record
 from ov.regex import LazyPattern
 
@@ -62,18 +68,19 @@ def _tantivy():
 
 @contextmanager
 def _writing(path: Path | None) -> Iterator[None]:
-    """A full disk while tantivy writes becomes :class:`~ov.errors.DiskFull`.
+    """A full disk while tantivy writes becomes :class:`~ov.errors.DiskFull`, a folder it may not
+    write to :class:`~ov.errors.StoreNotWritable`.
 
     tantivy raises every IO failure as a ValueError whose text carries the OS error. Left as
-    it is, a full disk reads as a damaged index (the caller rebuilds it, which cannot help)
-    and ends in "internal error".
+    it is, a full disk or a read-only folder reads as a damaged index (the caller rebuilds it,
+    which cannot help) and ends in "internal error".
     """
     try:
         yield
     except ValueError as exc:
-        full = disk_full(exc, path)
-        if full is not None:
-            raise full from exc
+        known = disk_full(exc, path) or not_writable(exc, path)
+        if known is not None:
+            raise known from exc
         raise
 
 
@@ -190,8 +197,13 @@ class LexicalIndex:
             path.mkdir(parents=True, exist_ok=True)
         elif not path.is_dir() or not tantivy.Index.exists(str(path)):
             raise FileNotFoundError(f"no full-text index in {path}")  # and none made: a check only reads
-        with _writing(path):
-            index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+        try:
+            with _writing(path):
+                index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+        except StoreNotWritable as exc:
+            # tantivy has no read-only open: even a search takes a lock file in the index's folder.
+            exc.hint = f"a search takes the full-text index's lock file there too; {StoreNotWritable.hint}"
+            raise
         index.register_tokenizer(ANALYZER, analyzer(language))
         return cls(index, language, path)
 

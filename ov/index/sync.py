@@ -35,7 +35,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import IndexDamaged, IndexUnavailable, OvError, StoreLocked
+from ov.errors import (
+    IndexDamaged,
+    IndexUnavailable,
+    OvError,
+    StoreLocked,
+    StoreNotWritable,
+)
 from ov.files import atomic_write, json_bytes
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
@@ -145,7 +151,8 @@ class Indices:
         try:
             lock = WriteLock(self.store.state / "index.lock", self._lock_wait)
             lock.acquire()
-        except StoreLocked:
+        except (StoreLocked, StoreNotWritable):
+            # Another process is updating it, or this user may not: searched as it is.
             if meta is not None and self.incompatibility(meta) is None:
                 return self._load(meta, [], stale=True)
             raise

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from ov.errors import StoreLocked
+from ov.errors import StoreLocked, not_writable
 from ov.files import atomic_write, write_new
 from ov.names import TEMP_MARKER
 
@@ -73,8 +73,19 @@ class WriteLock:
 
         With None returned the lock is held. ``leftover`` is then the recorded outcome of a
         request whose server died before it knew whether its commit landed, for the caller
-        to check under the lock; it is None otherwise.
+        to check under the lock; it is None otherwise. :class:`~ov.errors.StoreNotWritable`
+        when the system refuses this user the queue or the lock file (their permissions, a
+        read-only mount): a reader may go on without the lock, a writer cannot.
         """
+        try:
+            return self._acquire(request)
+        except OSError as exc:
+            refused = not_writable(exc, self.queue)
+            if refused is None:
+                raise
+            raise refused from exc
+
+    def _acquire(self, request: bytes | None) -> dict | None:
         outer = _HELD.get(self._key)
         if outer is not None:
             self._outer = outer
@@ -91,20 +102,25 @@ class WriteLock:
         hidden = self.queue / f".{os.getpid()}-{os.urandom(6).hex()}"
         self._ticket = FileLock(hidden)
         self._ticket.acquire(timeout=0)
+        self._ticket_path = hidden
         name = f"{time.time_ns():020d}-{os.getpid()}-{os.urandom(3).hex()}"
-        self._ticket_path = self.queue / name
-        if request is not None:
-            # Written in full before the ticket shows (so no temporary file is needed): a holder
-            # only looks at the requests of tickets it can see.
-            write_new(self.queue / (name + ".op"), request)
         try:
-            os.replace(hidden, self._ticket_path)
-        except OSError:
-            # Windows cannot rename a file that is open and locked: the writer still gets the
-            # lock below, only without its place in the queue (and without being served).
-            self._ticket_path = hidden
-            _remove_request(self.queue, name)
-            request = None
+            if request is not None:
+                # Written in full before the ticket shows (so no temporary file is needed): a
+                # holder only looks at the requests of tickets it can see.
+                write_new(self.queue / (name + ".op"), request)
+            try:
+                os.replace(hidden, self.queue / name)
+                self._ticket_path = self.queue / name
+            except OSError:
+                # Windows cannot rename a file that is open and locked: the writer still gets the
+                # lock below, only without its place in the queue (and without being served).
+                _remove_request(self.queue, name)
+                request = None
+        except BaseException:
+            _remove_request(self.queue, name)  # a request cut short by a full disk
+            self._drop_ticket()
+            raise
         extended = False
         served = (lambda: (self.queue / (name + ".done")).exists()) if request is not None else None
         while True:

@@ -36,13 +36,14 @@ from ov.errors import (
     NotRegularFile,
     OvError,
     StoreLocked,
+    StoreNotWritable,
     quote,
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
 from ov.store import sidecar
-from ov.store.gitstore import Author, GitStore
+from ov.store.gitstore import JOURNAL_NAME, Author, GitStore
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, nfc, parse
@@ -489,12 +490,22 @@ class Store:
     # --- hand edits -----------------------------------------------------------
 
     def status(self) -> StoreStatus:
-        """Recover an interrupted commit if any, then compare the work tree with HEAD."""
+        """Recover an interrupted commit if any, then compare the work tree with HEAD.
+
+        The write lock is for what status writes: the recovery, the removal of what killed writers
+        left, the git index brought up to date. A user who may not write to the store gets the
+        comparison without them."""
         from ov.store.worktree import scan
 
         if not self.exists:
             return StoreStatus(self, None, None, WorktreeChanges())
-        with WriteLock(self.lock_path, self.config.store.lock_timeout) as lock:
+        lock = WriteLock(self.lock_path, self.config.store.lock_timeout)
+        try:
+            lock.acquire()
+        except StoreNotWritable as exc:
+            pending = "; an interrupted commit is pending" if (self.state / JOURNAL_NAME).exists() else ""
+            return StoreStatus(self, self.git.head(), None, scan(self.git, refresh_index=False), read_only=exc.message + pending)
+        try:
             recovered = self.git.recover(sweep=True)
             lock.sweep_queue()
             changes = scan(self.git)
@@ -505,6 +516,8 @@ class Store:
                     remove_empty_parents((self.root / rel).parent, self.root)
                 swept = f"removed {len(changes.temporary)} temporary file(s) of interrupted writes"
                 recovered = f"{recovered}; {swept}" if recovered else swept
+        finally:
+            lock.release()
         return StoreStatus(self, self.git.head(), recovered, changes)
 
     def snapshot_commit(self, message: str) -> CommitResult:
@@ -675,6 +688,7 @@ class StoreStatus:
     head: bytes | None
     recovered: str | None
     changes: WorktreeChanges
+    read_only: str | None = None  # why nothing was recovered or swept: ov may not write to the store
 
 
 class Transaction:
