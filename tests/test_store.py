@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import re
 import shutil
 import subprocess
@@ -203,6 +204,38 @@ def test_failed_ref_update_rolls_the_work_tree_back(store: Store, monkeypatch: p
     assert (store.root / "resources/a.md").read_bytes() == b"old\n"
     assert not (store.state / "journal.json").exists()
     assert commits(store)[0].id == head
+
+
+def _disk_full(*_args, **_kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("files, ahead", [(1, False), (80, False), (80, True)])
+def test_a_commit_whose_objects_cannot_be_written_is_rolled_back_by_the_same_command(store: Store, monkeypatch: pytest.MonkeyPatch, files, ahead):
+    """A full disk (or a read-only objects folder) while the objects are written: the command
+    failed but left its journal, and the next one said "recovered: rolled back an interrupted
+    command". Loose objects (one file), a pack (80), and files written to the work tree ahead."""
+    from ov.store import gitstore
+
+    store.write(store.uri("viking://resources/a.md"), b"old\n")
+    head = commits(store)[0].id
+    with monkeypatch.context() as patch, pytest.raises(OSError):
+        patch.setattr(gitstore, "atomic_write_all", _disk_full)  # loose objects
+        patch.setattr(type(store.git.repo.object_store), "add_objects", _disk_full)  # a pack
+        with store.transaction() as tx:
+            tx.put(store.uri("viking://resources/a.md"), b"new\n")
+            for i in range(files - 1):
+                tx.put(store.uri(f"viking://resources/many/n{i}.md"), f"note {i}\n".encode())
+            if ahead:
+                tx.write_ahead()
+            tx.commit("write", [store.uri("viking://resources/a.md")])
+    assert not (store.state / "journal.json").exists()
+    assert commits(store)[0].id == head
+    assert (store.root / "resources/a.md").read_bytes() == b"old\n"
+    assert not (store.root / "resources/many").exists()
+    fresh = Store(store.home, Identity(), Config())
+    report = fresh.status()
+    assert report.recovered is None and report.changes.clean
 
 
 def test_lock_wait_is_bounded(ov_home: Path):

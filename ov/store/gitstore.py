@@ -537,9 +537,13 @@ class GitStore:
         early_paths = list(early.paths) if early is not None else []
         all_paths = sorted(set(changes) | set(early_paths))
         if chain.tip == chain.base:
-            if early is not None:
-                early.wait()
-            self._apply_worktree(changes)  # nothing to commit, but make the files agree
+            try:
+                if early is not None:
+                    early.wait()
+                self._apply_worktree(changes)  # nothing to commit, but make the files agree
+            except BaseException:
+                self._roll_back(chain.base_tree, all_paths, early)
+                raise
             (self.state / JOURNAL_NAME).unlink(missing_ok=True)
             return
         disk = self.repo.object_store
@@ -549,11 +553,13 @@ class GitStore:
             # Not flushed: it only tells the next command to look for leftovers, and it is
             # rewritten (flushed) below before anything reaches the work tree.
             self._write_journal(chain.base, None, all_paths, durable=False)
-        # The journal naming the new commit is flushed together with the objects (one round of
-        # fsyncs, not two): both must be on disk before the work tree or the branch changes.
-        journal = (self.state / JOURNAL_NAME, self._journal_bytes(chain.base, chain.tip, all_paths), None)
-        packed = self._store_objects(disk, chain.pending.objects(), along=journal)
+        # From here a failure (a full disk, a read-only object folder) is rolled back by this
+        # command, its journal with it; only a kill leaves the journal to the next command.
         try:
+            # The journal naming the new commit is flushed together with the objects (one round
+            # of fsyncs, not two): both must be on disk before the work tree or the branch changes.
+            journal = (self.state / JOURNAL_NAME, self._journal_bytes(chain.base, chain.tip, all_paths), None)
+            packed = self._store_objects(disk, chain.pending.objects(), along=journal)
             if early is not None:
                 early.wait()
                 done = early.written
@@ -567,8 +573,7 @@ class GitStore:
                     hint="another program wrote to the account repository; run `ov status`",
                 )
         except BaseException:
-            self._restore_paths(chain.base_tree, all_paths)
-            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            self._roll_back(chain.base_tree, all_paths, early)
             raise
         self.update_index(chain.tree, all_paths, defer=defer_index)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
@@ -579,6 +584,14 @@ class GitStore:
                 import logging
 
                 logging.getLogger("ov").debug("small packs not merged: %s", exc)
+
+    def _roll_back(self, base_tree: bytes | None, paths: list[str], early: EarlyApply | None) -> None:
+        """Put ``paths`` back as ``base_tree`` has them, then drop the journal. A rollback that
+        fails itself leaves the journal, so the next command finishes it."""
+        if early is not None:
+            early.wait(raise_errors=False)  # a write still running would land after the restore
+        self._restore_paths(base_tree, paths)
+        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
 
     def changed_paths(self, old_tree: bytes | None, new_tree: bytes | None) -> Iterator[str]:
         """Every file path that differs between two trees (only differing subtrees are read)."""
@@ -728,9 +741,7 @@ class GitStore:
 
     def abandon_early(self, expected_head: bytes | None, early: EarlyApply) -> None:
         """Undo :meth:`apply_early` when the command fails before it commits."""
-        early.wait(raise_errors=False)
-        self._restore_paths(self.tree_of(expected_head), list(early.paths))
-        (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+        self._roll_back(self.tree_of(expected_head), list(early.paths), early)
 
     def move_head(self, old: bytes | None, new: bytes, paths: list[str]) -> None:
         """Point the branch at ``new`` (a commit already in the object store, e.g. fetched or
@@ -743,8 +754,7 @@ class GitStore:
             if not self._move_branch(old, new):
                 raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
         except BaseException:
-            self._restore_paths(self.tree_of(old), paths)
-            (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+            self._roll_back(self.tree_of(old), paths, None)
             raise
         self.sync_index(self.tree_of(new), paths)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
