@@ -242,6 +242,8 @@ class Indices:
             self._load(meta, [], strict=True)
         except IndexUnavailable as exc:
             return exc.message
+        except StoreNotWritable:
+            return None  # not damage: tantivy takes a lock file even to read, and doctor's writable check says why
         return None
 
     @property
