@@ -140,6 +140,58 @@ def test_with_vectors_the_template_words_stay_below_the_prompt_cut_off(ov, tmp_p
         assert all(h["relevance"] < 0.6 for h in result["resources"] if h["uri"] == "viking://resources/recipes"), query
 
 
+ARCHIVE = "viking://user/default/sessions/{}/history/archive_001"
+
+
+def _three_sessions(ov) -> None:
+    """Three committed sessions on unrelated topics, each with an archive overview."""
+    turns = {
+        "billing": [
+            ("user", "Migrate the billing database from MySQL to Postgres; the schema is in db/schema.sql."),
+            ("assistant", "We decided to copy the invoices table first. The import failed with a unique violation error."),
+        ],
+        "haiku": [("user", "Write a haiku about autumn leaves."), ("assistant", "Crimson leaves drifting, a quiet river carries them.")],
+        "bread": [("user", "How do I bake sourdough bread at home?"), ("assistant", "Feed the starter, then knead and proof overnight.")],
+    }
+    for session, said in turns.items():
+        for role, text in said:
+            assert ov("session", "add", session, "--role", role, "--text", text).exit_code == 0
+        assert ov("commit", session).exit_code == 0
+
+
+# The words every archive overview holds: its headings, "- none", "N messages (...). The user asked:".
+SESSION_TEMPLATE_QUERIES = ("what is the current state", "any open issues", "what are the key facts", "which files changed", "tasks and goals", "how many messages")
+
+
+def _overviews(result: dict) -> list[str]:
+    return [h["uri"] for h in result["sessions"] if h["level"] in (0, 1)]
+
+
+def test_the_words_of_a_session_archive_overview_find_no_session(ov):
+    from ov.sessions.overview import SECTIONS
+
+    # (found by an audit: "what is the current state" found every archived session's overview at 0.9)
+    _three_sessions(ov)
+    for query in SESSION_TEMPLATE_QUERIES:
+        assert _overviews(found(ov, query)) == [], query
+    # What was said still finds its archive, and a hit shows the overview as written.
+    for query, session in (("sourdough bread", "bread"), ("db/schema.sql", "billing"), ("unique violation", "billing"), ("autumn leaves", "haiku")):
+        hits = [h for h in found(ov, query, "--level", "1")["sessions"] if h["uri"] == ARCHIVE.format(session)]
+        assert hits and hits[0]["relevance"] >= 0.6, query  # above the prompt hook's cut-off
+        assert any(f"## {heading}" in hits[0]["abstract"] for heading in SECTIONS), query
+    [brief] = [h for h in found(ov, "sourdough", "--level", "0")["sessions"] if h["uri"] == ARCHIVE.format("bread")]
+    assert brief["abstract"].startswith("2 messages (") and "The user asked: How do I bake sourdough bread at home?" in brief["abstract"]
+
+
+def test_with_vectors_the_session_template_words_stay_below_the_prompt_cut_off(ov):
+    assert ov("config", "set", "embedding.provider", "auto").exit_code == 0  # the built-in model
+    _three_sessions(ov)
+    for query in SESSION_TEMPLATE_QUERIES:
+        result = found(ov, query)
+        assert result["retrieval"]["mode"] == "hybrid"
+        assert all(h["relevance"] < 0.6 for h in result["sessions"] if h["level"] in (0, 1)), query
+
+
 def test_filters_by_scope_type_and_threshold(docs):
     assert docs("remember", "I prefer deploying on Tuesdays").exit_code == 0
     everything = found(docs, "deploy")

@@ -832,6 +832,21 @@ def test_a_prompt_in_the_words_of_ovs_overview_template_gets_no_unrelated_folder
     assert "viking://resources/recipes" in _context("claude", _hook("claude", "prompt-submit", related))
 
 
+def test_a_prompt_in_the_words_of_a_session_archive_overview_gets_no_unrelated_session(ov, project, ov_home):
+    # (found by an audit: every archive overview says "## Current State" and "## Open Issues", so these
+    # prompts got the overviews of sessions about haiku and bread)
+    for session, said in {"haiku": "Write a haiku about autumn leaves.", "bread": "How do I bake sourdough bread at home?"}.items():
+        assert ov("session", "add", session, "--text", said).exit_code == 0
+        assert ov("session", "add", session, "--role", "assistant", "--text", "Done, see above.").exit_code == 0
+        assert ov("commit", session).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
+    for prompt in ("any open issues with the parser?", "what is the current state of the parser?", "what are the key facts?"):
+        assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == "", prompt
+        assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    related = _stdin("claude", cwd=str(project), prompt="how do I bake sourdough bread?")
+    assert "viking://user/default/sessions/bread/history/archive_001\"" in _context("claude", _hook("claude", "prompt-submit", related))
+
+
 def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, project):
     assert ov("session", "add", "cc-s-res", "--text", "We are migrating the billing service to Postgres.").exit_code == 0
     assert ov("commit", "cc-s-res").exit_code == 0

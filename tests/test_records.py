@@ -81,6 +81,31 @@ def test_a_generated_summary_ranks_by_what_it_says_of_the_folder_and_shows_as_wr
     assert empty.searched == "" and empty.text == "This directory is empty."
 
 
+ARCHIVE_OVERVIEW = (
+    "---\ndirectory: viking://user/u/sessions/s1/history/archive_001/\ngenerated_by:\n  component: ov-session\n  trigger: session_commit\n---\n\n"
+    "# Migrate billing to Postgres.\n\n2 messages (2026-11-30). The user asked: Migrate billing to Postgres.\n\n"
+    "## Current State\n- Copied the invoices table.\n\n## Task & Goals\n- Migrate billing to Postgres.\n\n"
+    "## Key Facts & Decisions\n- none\n\n## Files & Context\n- db/schema.sql\n\n## Errors & Corrections\n- none\n\n## Open Issues\n- none\n"
+)
+
+
+def test_a_session_archive_overview_ranks_by_what_was_said_and_shows_as_written():
+    # (found by an audit: every archive overview matched "any open issues?" and "what is the current state?")
+    [record] = records_for("user/u/sessions/s1/history/archive_001/.overview.md", ARCHIVE_OVERVIEW.encode())
+    assert record.text.startswith("# Migrate billing") and "## Open Issues\n- none" in record.text  # what a hit shows
+    assert record.searched == (
+        "# Migrate billing to Postgres.\n\n2026-11-30 Migrate billing to Postgres.\n\n"
+        "- Copied the invoices table.\n\n- Migrate billing to Postgres.\n\n- db/schema.sql"
+    )
+    [abstract] = records_for("user/u/sessions/s1/history/archive_001/.abstract.md", b"2 messages (2026-11-30). The user asked: Migrate billing to Postgres.")
+    assert abstract.searched == "2026-11-30 Migrate billing to Postgres."
+    # The working memory's template is an archive's only: a summary in its shape elsewhere ranks as written.
+    [resource] = records_for("resources/notes/.overview.md", ARCHIVE_OVERVIEW.encode())
+    assert resource.search_text is None
+    [session_folder] = records_for("user/u/sessions/s1/.abstract.md", b"2 messages (2026-11-30). The user asked: Migrate billing to Postgres.")
+    assert session_folder.search_text is None
+
+
 def test_memories_leave_out_their_fields_trailer():
     text = '- Prefers tabs\n\n<!-- MEMORY_FIELDS\n{\n  "memory_type": "preferences",\n  "updated_at": "2026-04-21T10:00:00Z",\n  "version": 1\n}\n-->\n'
     [record] = records_for("user/u/memories/preferences/u/indent.md", text.encode())

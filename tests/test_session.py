@@ -183,6 +183,54 @@ def test_working_memory_overview(ov, ov_home):
     assert ov("abstract", "viking://~/sessions/s/history/archive_001").stdout.startswith("4 messages")
 
 
+def _msg(role: str, text: str, when: str = "2026-11-30T09:00:00Z") -> dict:
+    return {"role": role, "created_at": when, "parts": [{"type": "text", "text": text}]}
+
+
+# The words every archive overview holds, whatever was said: its headings, "- none", the brief's frame.
+WORKING_MEMORY_WORDS = re.compile(
+    r"Current State|Task|Goals|Key Facts|Decisions|Files|Errors|Corrections|Open Issues|^- none$|\bmessages\b"
+    r"|The user asked|\bSession\b",
+    re.MULTILINE,
+)
+
+
+def test_the_index_reads_an_archive_overview_without_the_words_every_archive_overview_shares():
+    from ov.sessions.overview import searchable, working_memory
+    from ov.summaries.layers import derive_abstract
+
+    said = [
+        _msg("user", "Fix the flaky login test in src/auth/login.py."),
+        _msg("assistant", "It crashed with a KeyError on the token. We decided to mock the clock."),
+        _msg("user", "Does the parser still accept tabs?", when="2026-12-01T10:00:00Z"),
+    ]
+    overview = working_memory(said, "s-1")
+    for written in ("## Current State", "## Open Issues", "3 messages (2026-11-30 to 2026-12-01). The user asked: Fix"):
+        assert written in overview
+    own = searchable(overview)
+    assert not WORKING_MEMORY_WORDS.search(own), own
+    # What was said stays: the title, the request, the decision, the error, the file, the question.
+    for kept in ("# Fix the flaky login test", "src/auth/login.py", "We decided to mock the clock.", "KeyError", "- Does the parser still accept tabs?"):
+        assert kept in own
+    # The brief keeps its dates (a question may name when) and what the user asked.
+    assert own.splitlines()[2] == "2026-11-30 2026-12-01 Fix the flaky login test in src/auth/login.py."
+    assert searchable(derive_abstract(overview)) == "2026-11-30 2026-12-01 Fix the flaky login test in src/auth/login.py."
+    # An archive without a user message is titled by its session id: the id stays, "Session" goes.
+    untitled = working_memory([_msg("assistant", "Rebuilt the wheel cache.")], "cc-42")
+    assert untitled.startswith("# Session cc-42\n\n1 messages (2026-11-30).\n")
+    assert searchable(untitled) == "# cc-42\n\n2026-11-30\n\n- Rebuilt the wheel cache."
+    assert searchable(derive_abstract(untitled)) == "2026-11-30"
+
+
+def test_an_archive_overview_someone_rewrote_keeps_its_words():
+    from ov.sessions.overview import searchable, working_memory
+
+    overview = working_memory([_msg("user", "Plan the release.")], "s")
+    rewritten = overview.replace("## Open Issues", "## Notes\n\nThe current state is fine.\n\n## Open Issues")
+    assert searchable(rewritten) == rewritten
+    assert searchable("Open issues: none. The user asked me to wait.") == "Open issues: none. The user asked me to wait."
+
+
 def test_a_long_message_without_a_sentence_end_commits(ov, ov_home):
     """A pasted log with no sentence end: finding the first sentence by a lazy pattern searched
     from every position took 20-30 s for 30 KB (minutes for more), so `ov commit` and the hooks'

@@ -5,8 +5,9 @@ lives and what it is:
 
 * a directory's ``.abstract.md`` / ``.overview.md`` -> one record at level 0 / 1,
   named by the directory's URI (the body only: frontmatter never ranks, and neither do
-  the words ov's extractive summariser writes into every summary, see
-  :mod:`ov.summaries.scaffold`);
+  the words ov writes into every summary: the extractive summariser's, see
+  :mod:`ov.summaries.scaffold`, and a session archive's working memory's, see
+  :mod:`ov.sessions.overview`);
 * a memory file -> one record per chunk of its content (the MEMORY_FIELDS trailer
   is bookkeeping and is left out);
 * a session's ``messages.jsonl`` (live or archived) -> one record per message,
@@ -132,8 +133,6 @@ def records_for(path: str, data: bytes, *, mtime: float = 0.0) -> list[Record]:
 
 
 def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: float) -> list[Record]:
-    from ov.summaries.scaffold import searchable
-
     try:
         body = sidecar.body(text)
     except Exception:  # an unclosed frontmatter fence: index what a reader would see
@@ -143,7 +142,7 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
     level, kind = (0, "abstract") if name == sidecar.ABSTRACT else (1, "overview")
     dir_uri = uri_of(directory)
     parent = directory.rsplit("/", 1)[0] if "/" in directory else ""
-    own = searchable(body)
+    own = _own_words(base["context_type"], directory, body)
     return [
         Record(
             id=f"{base['path']}#0",
@@ -158,6 +157,17 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
             **base,
         )
     ]
+
+
+def _own_words(context_type: str, directory: str, body: str) -> str:
+    """A summary's body without the words of the template ov wrote it in: a session archive's
+    working memory (``sessions/{sid}/history/archive_NNN``) or a directory's extractive summary."""
+    parts = directory.split("/")
+    if context_type == "session" and len(parts) > 3 and parts[-2] == "history" and parts[-1].startswith("archive_"):
+        from ov.sessions.overview import searchable
+    else:
+        from ov.summaries.scaffold import searchable
+    return searchable(body)
 
 
 def _memory_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:

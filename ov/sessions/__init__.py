@@ -3,8 +3,10 @@
 ``messages`` parses the JSON forms a message arrives in into the one form ov
 stores; ``session`` captures an agent conversation turn by turn (create, add,
 list, show, delete); ``commit`` archives a session, summarises it and writes the
-memories it yields, with ``memory_diff.json``, in one commit; ``remember`` writes
-a memory directly, without a session or an LLM; ``memory`` holds the memory
-types, their file format and the pure extraction, merge and planning logic.
+memories it yields, with ``memory_diff.json``, in one commit; ``overview`` writes
+an archive's working-memory summary and knows which of its words are the
+template's; ``remember`` writes a memory directly, without a session or an LLM;
+``memory`` holds the memory types, their file format and the pure extraction,
+merge and planning logic.
 Built on the store, the LLM client and the summaries.
 """

@@ -3,7 +3,7 @@
 Everything lands in one git commit::
 
     sessions/{sid}/history/archive_NNN/messages.jsonl   the archived messages
-    sessions/{sid}/history/archive_NNN/.overview.md     working-memory summary (L1) and its L0
+    sessions/{sid}/history/archive_NNN/.overview.md     working-memory summary (L1) and its L0 (ov.sessions.overview)
     sessions/{sid}/history/archive_NNN/memory_diff.json adds / updates / deletes of memories
     sessions/{sid}/history/archive_NNN/.done           or .failed.json when extraction failed
     user/{uid}/memories/...                            the memories themselves
@@ -18,23 +18,19 @@ instead, and ``.done`` names the model's error (``model_failed``).
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ov.errors import InvalidInput, NotFound
 from ov.files import json_bytes
-from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, load_meta, message_text, now_iso, parse_messages, session_uri, stored_parts
+from ov.sessions.overview import working_memory
+from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, load_meta, message_text, now_iso, parse_messages, session_uri
 from ov.store import sidecar
 from ov.store.store import Store
 from ov.tokens import estimate_tokens
 from ov.uri import VikingURI
 
 GENERATOR = ("ov-session", "session_commit")
-_PATH_RE = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|ts|js|json|yaml|yml|toml|go|rs|java|sql|sh|txt)\b")
-_ERROR_RE = re.compile(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b", re.IGNORECASE)
-_DECISION_RE = re.compile(r"\b(decided|decision|agreed|we will|we'll|let's|going with|chose|choose|settled on)\b", re.IGNORECASE)
-_CORRECTION_RE = re.compile(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -285,50 +281,6 @@ def _next_archive(store: Store, uri: VikingURI, meta: dict) -> int:
     while store.path(VikingURI((*uri.parts, "history", f"archive_{index:03d}"))).exists():
         index += 1
     return index
-
-
-def working_memory(messages: list[dict], session_id: str) -> str:
-    """An extractive working-memory overview of archived messages (no LLM)."""
-    user_texts = [message_text(m).strip() for m in messages if m.get("role") == "user" and message_text(m).strip()]
-    assistant_texts = [message_text(m).strip() for m in messages if m.get("role") == "assistant" and message_text(m).strip()]
-    title = _first_sentence(user_texts[0])[:80] if user_texts else f"Session {session_id}"
-    # Lines an older ov or a hand edit wrote may have no time.
-    days = [stamp[:10] for m in messages if isinstance(stamp := m.get("created_at"), str)]
-    span = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} to {days[-1]})"
-    brief = f"{len(messages)} messages{span}. The user asked: {_first_sentence(user_texts[0])}" if user_texts else f"{len(messages)} messages{span}."
-    all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
-    sections = {
-        "Current State": [_first_sentence(assistant_texts[-1])] if assistant_texts else [],
-        "Task & Goals": [_first_sentence(t) for t in user_texts[:8]],
-        "Key Facts & Decisions": [line for line in all_lines if _DECISION_RE.search(line)][:8],
-        "Files & Context": sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
-        "Errors & Corrections": [line for line in all_lines if _ERROR_RE.search(line) or _CORRECTION_RE.match(line)][:8],
-        "Open Issues": [t for t in user_texts[-5:] if t.rstrip().endswith("?")][:5],
-    }
-    out = [f"# {title}", "", brief, ""]
-    for heading, items in sections.items():
-        out.append(f"## {heading}")
-        out.extend(f"- {item[:300]}" for item in dict.fromkeys(items)) if items else out.append("- none")
-        out.append("")
-    from ov.summaries.layers import truncate_generated
-
-    return truncate_generated("\n".join(out).strip() + "\n", sidecar.OVERVIEW_MAX_CHARS)
-
-
-def _context_uris(messages: list[dict]) -> set[str]:
-    return {p["uri"] for m in messages for p in stored_parts(m) if p.get("type") == "context" and isinstance(p.get("uri"), str)}
-
-
-_SENTENCE_END_RE = re.compile(r"[.!?](?:\s|$)")
-
-
-def _first_sentence(text: str) -> str:
-    """``text`` up to its first sentence end (a ``.``, ``!`` or ``?`` after at least one
-    character, before a space or the end), at most 240 characters. One scan for the end: a lazy
-    pattern searched from every position took minutes on a pasted log with no sentence end."""
-    flat = " ".join(text.split())
-    end = _SENTENCE_END_RE.search(flat, 1)
-    return (flat[: end.start() + 1] if end else flat)[:240]
 
 
 def _jsonl(messages: list[dict]) -> bytes:

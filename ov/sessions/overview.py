@@ -1,0 +1,125 @@
+"""An archive's working-memory overview: how `ov commit` writes it, and its text as the index matches it.
+
+Every archive overview is laid out the same way: a title (the user's first sentence), a brief
+("12 messages (2026-11-30 to 2026-12-01). The user asked: ..."), then the sections Current State,
+Task & Goals, Key Facts & Decisions, Files & Context, Errors & Corrections and Open Issues, each a
+list, "- none" when empty. The brief is also the archive's L0. Those fixed words say how ov lays a
+summary out, not what the session was about, and the index leaves them out (:func:`searchable`):
+kept, "any open issues?" or "what is the current state?" matched every archived session, and the
+count "15 messages" a question about "August 15". The overview is written from the words here and
+the index reads them from here, so the two agree.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.regex import LazyPattern
+from ov.sessions.messages import message_text, stored_parts
+from ov.store import sidecar
+from ov.summaries.text import truncate_generated
+
+# The sections, in the order they are written.
+CURRENT_STATE, TASK, FACTS, FILES, ERRORS, OPEN_ISSUES = SECTIONS = (
+    "Current State",
+    "Task & Goals",
+    "Key Facts & Decisions",
+    "Files & Context",
+    "Errors & Corrections",
+    "Open Issues",
+)
+NONE = "- none"  # the item of an empty section
+MESSAGES_WORD = "messages"  # "12 messages (2026-11-30 to 2026-12-01)."
+SPAN_TO = "to"
+ASKED = "The user asked:"
+UNTITLED = "Session"  # the title of an archive without a user message: "Session {id}"
+
+_PATH_RE = LazyPattern(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|ts|js|json|yaml|yml|toml|go|rs|java|sql|sh|txt)\b")
+_ERROR_RE = LazyPattern(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b", re.IGNORECASE)
+_DECISION_RE = LazyPattern(r"\b(decided|decision|agreed|we will|we'll|let's|going with|chose|choose|settled on)\b", re.IGNORECASE)
+_CORRECTION_RE = LazyPattern(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
+_SENTENCE_END_RE = LazyPattern(r"[.!?](?:\s|$)")
+# The brief's frame: the count around the span, then "The user asked:". The span's dates stay: they
+# say when the session was, which a question may name ("what did Maria do in July 2023?").
+_FRAME = LazyPattern(rf"^\d+ {MESSAGES_WORD}(?: \((?P<span>[^()\n]*)\))?\.(?P<asked> {re.escape(ASKED)}(?: |$))?")
+_HEADINGS = tuple(f"## {heading}" for heading in SECTIONS)
+
+
+def working_memory(messages: list[dict], session_id: str) -> str:
+    """An extractive working-memory overview of archived messages (no LLM)."""
+    user_texts = [message_text(m).strip() for m in messages if m.get("role") == "user" and message_text(m).strip()]
+    assistant_texts = [message_text(m).strip() for m in messages if m.get("role") == "assistant" and message_text(m).strip()]
+    title = _first_sentence(user_texts[0])[:80] if user_texts else f"{UNTITLED} {session_id}"
+    # Lines an older ov or a hand edit wrote may have no time.
+    days = [stamp[:10] for m in messages if isinstance(stamp := m.get("created_at"), str)]
+    span = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} {SPAN_TO} {days[-1]})"
+    brief = f"{len(messages)} {MESSAGES_WORD}{span}."
+    if user_texts:
+        brief += f" {ASKED} {_first_sentence(user_texts[0])}"
+    all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
+    sections = {
+        CURRENT_STATE: [_first_sentence(assistant_texts[-1])] if assistant_texts else [],
+        TASK: [_first_sentence(t) for t in user_texts[:8]],
+        FACTS: [line for line in all_lines if _DECISION_RE.search(line)][:8],
+        FILES: sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
+        ERRORS: [line for line in all_lines if _ERROR_RE.search(line) or _CORRECTION_RE.match(line)][:8],
+        OPEN_ISSUES: [t for t in user_texts[-5:] if t.rstrip().endswith("?")][:5],
+    }
+    out = [f"# {title}", "", brief, ""]
+    for heading, items in sections.items():
+        out.append(f"## {heading}")
+        out.extend(f"- {item[:300]}" for item in dict.fromkeys(items)) if items else out.append(NONE)
+        out.append("")
+    return truncate_generated("\n".join(out).strip() + "\n", sidecar.OVERVIEW_MAX_CHARS)
+
+
+def searchable(body: str) -> str:
+    """An archive's overview (L1) or brief (L0) as the index matches it: without the template's words.
+
+    The brief keeps only the dates of its span and what the user asked ("12 messages (2026-11-30 to
+    2026-12-01). The user asked: X" gives "2026-11-30 2026-12-01 X"); an overview in the template's
+    shape also loses its section headings, the "- none" of an empty section, and the "Session" of a
+    title made of the session id. What the user and the agent said (the title, the asked sentence,
+    the items: goals, decisions, file paths, errors, questions) stays. Text in any other shape (an
+    overview someone rewrote) is returned as it is.
+    """
+    lines = body.strip().splitlines()
+    if not lines:
+        return ""
+    if _FRAME.match(lines[0]):  # the L0: the brief alone (perhaps cut short)
+        return "\n".join([_unframed(lines[0]), *lines[1:]]).strip()
+    if not _in_template_shape(lines):
+        return body
+    asked = bool(_FRAME.match(lines[2]).group("asked"))
+    out = [lines[0] if asked else lines[0].replace(f"# {UNTITLED} ", "# ", 1), "", _unframed(lines[2])]
+    out += [line for line in lines[3:] if line.strip() not in (*_HEADINGS, NONE)]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
+def _unframed(brief: str) -> str:
+    """The brief without its frame: its dates, then what the user asked."""
+    return _FRAME.sub(lambda m: (m.group("span") or "").replace(f" {SPAN_TO} ", " ") + " ", brief).strip()
+
+
+def _in_template_shape(lines: list[str]) -> bool:
+    """Whether an overview is laid out as :func:`working_memory` lays it out: a title, the brief, and
+    the sections in their order (the last ones may be cut off), holding list items only."""
+    if len(lines) < 3 or not lines[0].startswith("# ") or lines[1].strip() or not _FRAME.match(lines[2]):
+        return False
+    headings = [line.strip() for line in lines[3:] if line.startswith("#")]
+    if headings != list(_HEADINGS[: len(headings)]):
+        return False
+    return all(not line.strip() or line.startswith(("## ", "- ")) for line in lines[3:])
+
+
+def _context_uris(messages: list[dict]) -> set[str]:
+    return {p["uri"] for m in messages for p in stored_parts(m) if p.get("type") == "context" and isinstance(p.get("uri"), str)}
+
+
+def _first_sentence(text: str) -> str:
+    """``text`` up to its first sentence end (a ``.``, ``!`` or ``?`` after at least one
+    character, before a space or the end), at most 240 characters. One scan for the end: a lazy
+    pattern searched from every position took minutes on a pasted log with no sentence end."""
+    flat = " ".join(text.split())
+    end = _SENTENCE_END_RE.search(flat, 1)
+    return (flat[: end.start() + 1] if end else flat)[:240]
