@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -840,3 +843,244 @@ def test_a_folder_ov_made_for_two_files_goes_with_the_last_uninstall(ov, user_ho
     assert codex.exists()
     assert ov("uninstall", second, "--host", "codex").exit_code == 0
     assert not codex.exists()
+
+
+def _installs() -> Path:
+    return Path(os.environ["OV_HOME"]) / "installs"
+
+
+def _where(scope: str, home: Path, project: Path) -> tuple[Path, list[str]]:
+    """The folder a scope's files go in, and the command-line flags that pick it."""
+    return (home, []) if scope == "user" else (project, ["--scope", "project"])
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+@pytest.mark.parametrize("first", ["hooks", "mcp"])
+@pytest.mark.parametrize("one_run", [True, False], ids=["with-mcp", "two-installs"])
+def test_a_folder_ov_made_for_hooks_and_server_in_one_file_goes_with_the_last_uninstall(ov, user_home, project, scope, first, one_run):
+    """Gemini's hooks and server share settings.json: the hooks receipt named the folder ov made,
+    and uninstalling the hooks first (the file still held the server) dropped it with the receipt."""
+    root, flags = _where(scope, user_home, project)
+    shutil.rmtree(user_home / ".gemini")
+    before = _tree(root)
+    if one_run:
+        assert ov("install", "hooks", "--host", "gemini", "--yes", "--with-mcp", *flags).exit_code == 0
+    else:
+        assert ov("install", "hooks", "--host", "gemini", "--yes", *flags).exit_code == 0
+        assert ov("install", "mcp", "--host", "gemini", "--yes", *flags).exit_code == 0
+    assert '"mcpServers"' in (root / ".gemini" / "settings.json").read_text()
+    second = "mcp" if first == "hooks" else "hooks"
+    assert ov("uninstall", first, "--host", "gemini", *flags).exit_code == 0
+    assert (root / ".gemini" / "settings.json").exists()
+    assert ov("uninstall", second, "--host", "gemini", *flags).exit_code == 0
+    assert _tree(root) == before and not list(_installs().iterdir())
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+@pytest.mark.parametrize("first", ["hooks", "mcp"])
+def test_hooks_and_server_installed_apart_give_one_file_back_and_leave_no_backup(ov, user_home, project, scope, first):
+    """The server joining the hooks in one file later overwrote the backup with the file holding
+    ov's hooks; a project's backups (one per receipt) stayed in ov's home for good."""
+    root, flags = _where(scope, user_home, project)
+    settings = root / ".gemini" / "settings.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(GEMINI_SETTINGS)
+    assert ov("install", "hooks", "--host", "gemini", "--yes", *flags).exit_code == 0
+    assert ov("install", "mcp", "--host", "gemini", "--yes", *flags).exit_code == 0
+    (backup,) = [*_installs().glob("*.bak"), *settings.parent.glob("*.ov.bak")]
+    assert backup.read_text() == GEMINI_SETTINGS  # the file before ov's first write, not after the hooks went in
+    second = "mcp" if first == "hooks" else "hooks"
+    assert ov("uninstall", first, "--host", "gemini", *flags).exit_code == 0
+    assert ov("uninstall", second, "--host", "gemini", *flags).exit_code == 0
+    assert settings.read_text() == GEMINI_SETTINGS and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    assert not list(_installs().iterdir())
+
+
+def test_a_backup_is_the_file_before_ovs_first_install_when_another_ov_installs_again(ov, user_home, tmp_path, monkeypatch):
+    """An install from another `ov` path (a link, a moved virtualenv) overwrote the backup with the
+    file holding the first ov's hooks, and it stayed after the file came back as it was."""
+    settings = user_home / ".claude" / "settings.json"
+    backup = settings.with_name("settings.json.ov.bak")
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert backup.read_text() == CLAUDE_SETTINGS
+    linked = tmp_path / "elsewhere" / "bin" / "ov"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(_this_ov())
+    monkeypatch.setattr(sys, "argv", [str(linked)])  # as the console script started through the link sees itself
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert all(c.startswith(str(linked)) for c in _ov_handlers(settings))
+    assert backup.read_text() == CLAUDE_SETTINGS
+    assert ov("uninstall", "hooks").exit_code == 0
+    assert settings.read_text() == CLAUDE_SETTINGS and not backup.exists()
+
+
+def test_a_projects_backup_is_the_file_before_ovs_first_install_when_the_entries_change_form(ov, project, tmp_path, monkeypatch):
+    settings = project / ".claude" / "settings.json"
+    args = ("install", "hooks", "--host", "claude", "--scope", "project", "--yes")
+    _path_with(monkeypatch, tmp_path / "nobin", None)
+    assert ov(*args).exit_code == 0  # the absolute ov
+    _path_with(monkeypatch, tmp_path / "bin", _this_ov())
+    assert ov(*args).exit_code == 0  # then a bare ov
+    (backup,) = _installs().glob("*.bak")
+    assert backup.read_text() == PROJECT_CLAUDE
+    assert ov("uninstall", "hooks", "--scope", "project").exit_code == 0
+    assert settings.read_text() == PROJECT_CLAUDE and not list(_installs().iterdir())
+
+
+@pytest.mark.parametrize("command", [("install", "hooks", "--with-mcp", "--uninstall"), ("uninstall", "hooks", "--with-mcp")])
+def test_uninstalling_hooks_with_mcp_takes_the_server_out_too(ov, user_home, command):
+    """`ov install hooks --with-mcp --uninstall` removed the hooks and left the servers, exit 0."""
+    hosts = ("--host", "claude", "--host", "gemini", "--host", "codex")
+    before = _tree(user_home)
+    assert ov("install", "hooks", *hosts, "--yes", "--with-mcp").exit_code == 0
+    installed = _tree(user_home)
+    dry = ov(*command, *hosts, "--dry-run")
+    assert dry.exit_code == 0 and "-[mcp_servers.ov]" in dry.stdout and '-  "mcpServers": {' in dry.stdout and _tree(user_home) == installed
+    assert ov(*command, *hosts).exit_code == 0
+    assert _tree(user_home) == before and not list(_installs().iterdir())
+
+
+@pytest.mark.parametrize(
+    ("host", "text"),
+    [("claude", ""), ("claude", "\n"), ("gemini", ""), ("gemini", "  \n\n"), ("gemini", "// nothing set yet\n")],
+)
+def test_a_file_that_held_no_value_comes_back_as_it_was(ov, user_home, host, text):
+    """An empty settings.json came back as `{}` with an empty `.ov.bak` beside it."""
+    settings = user_home / f".{host}" / "settings.json"
+    settings.write_text(text)
+    assert ov("install", "hooks", "--host", host, "--yes", "--with-mcp").exit_code == 0
+    assert ov("install", "hooks", "--host", host, "--yes").exit_code == 0  # a re-install keeps what the file held
+    assert install.is_ours(json.loads(re.sub(r"^//.*", "", settings.read_text()))["hooks"]["SessionStart"][0]["hooks"][0]["command"])
+    assert ov("uninstall", "hooks", "--host", host, "--with-mcp").exit_code == 0
+    assert settings.read_bytes() == text.encode() and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    if host == "claude":
+        assert not (user_home / ".claude.json").exists()  # the server's file, which ov made
+
+
+def test_an_empty_file_edited_meanwhile_keeps_the_users_edit(ov, user_home):
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text("")
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    settings.write_text(settings.read_text().replace("{", '{\n  "model": "opus",', 1))
+    assert ov("uninstall", "hooks").exit_code == 0
+    assert json.loads(settings.read_text()) == {"model": "opus"}
+
+
+def test_claude_config_dir_holds_the_users_servers_as_it_holds_the_hooks(ov, user_home, tmp_path, monkeypatch):
+    """With $CLAUDE_CONFIG_DIR set, Claude Code reads a user's servers from the .claude.json in
+    it (`claude mcp add -s user` writes there): ov wrote ~/.claude.json, unread, and doctor said ok."""
+    config_dir = tmp_path / "claude-config"
+    config_dir.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    assert ov("install", "hooks", "--host", "claude", "--yes", "--with-mcp").exit_code == 0
+    assert (config_dir / "settings.json").exists() and json.loads((config_dir / ".claude.json").read_text())["mcpServers"]["ov"]["args"] == ["mcp"]
+    assert not (user_home / ".claude.json").exists()
+    check = _checks(ov)["claude mcp (user)"]
+    assert check["status"] == "ok" and str(config_dir / ".claude.json") in check["detail"]
+    assert ov("uninstall", "mcp", "--host", "claude").exit_code == 0 and not (config_dir / ".claude.json").exists()
+
+
+OPENCODE_TRAILING = '{\n  // OpenCode\n  "mcp": {\n    "other": {"type": "local", "command": ["x"], "enabled": false},\n  },\n}\n'
+
+
+@pytest.mark.parametrize("name", ["opencode.json", "opencode.jsonc"])
+def test_opencodes_trailing_commas_are_read_and_the_file_comes_back(ov, user_home, name):
+    """OpenCode reads a comma after the last item in both of its files; ov refused them."""
+    from ov.hosts import jsonc
+
+    config = user_home / ".config" / "opencode" / name
+    config.parent.mkdir(parents=True)
+    config.write_text(OPENCODE_TRAILING)
+    assert ov("install", "mcp", "--host", "opencode", "--yes").exit_code == 0
+    text = config.read_text()
+    assert jsonc.parse(text, comments=True, trailing_commas=True).value()["mcp"]["ov"]["command"][1:] == ["mcp"]
+    assert text.startswith(OPENCODE_TRAILING[: OPENCODE_TRAILING.index("  },")])  # the user's lines, as they were
+    assert _checks(ov)["opencode mcp (user)"]["status"] == "ok"
+    assert ov("uninstall", "mcp").exit_code == 0
+    assert config.read_text() == OPENCODE_TRAILING and sorted(p.name for p in config.parent.iterdir()) == [name]
+
+
+@pytest.mark.parametrize(("host", "file"), [("claude", ".claude.json"), ("gemini", ".gemini/settings.json")])
+def test_a_trailing_comma_is_refused_where_the_host_refuses_it(ov, user_home, host, file):
+    """Claude Code calls such a .claude.json corrupted, Gemini CLI stops at such a settings.json."""
+    path = user_home / file
+    text = '{\n  "mcpServers": {"other": {"command": "x"}},\n}\n'
+    path.write_text(text)
+    result = ov("install", "mcp", "--host", host, "--yes")
+    assert result.exit_code == 2 and "line 2, column 44: a comma" in result.stderr and path.read_text() == text
+
+
+# --- the two receipts of one file, --with-mcp and CLAUDE_CONFIG_DIR meet the ownership check and Codex's table
+
+
+@pytest.mark.parametrize("command", [("install", "hooks", "--with-mcp", "--uninstall"), ("uninstall", "hooks", "--with-mcp")])
+def test_uninstalling_hooks_with_mcp_leaves_a_users_own_server_named_ov_in_the_shared_file(ov, user_home, command):
+    """Gemini's hooks and servers share settings.json: `--with-mcp` plans the server's removal on
+    what the hooks' removal writes. A server of the user's own named `ov` there stays, the hooks
+    go, and the file is as it was before ov's hooks came in."""
+    settings = user_home / ".gemini" / "settings.json"
+    text = GEMINI_SETTINGS.replace("{", '{\n  "mcpServers": {"ov": {"command": "node", "args": ["ov.js", "mcp"]}},', 1)
+    settings.write_text(text)
+    refused = ov("install", "hooks", "--host", "gemini", "--yes", "--with-mcp")
+    assert refused.exit_code == 2 and "is not ov's" in refused.stderr and settings.read_text() == text  # the hooks did not go in either
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    before = _tree(user_home)
+    dry = ov(*command, "--host", "gemini", "--dry-run")
+    assert dry.exit_code == 0 and _tree(user_home) == before
+    assert "-            \"command\": " in dry.stdout and '-  "mcpServers"' not in dry.stdout
+    assert dry.stdout.count("+++ ") == 1 and f"{settings}: no change" in dry.stdout  # the server's change is none of its own
+    removed = ov(*command, "--host", "gemini", "--json")
+    assert removed.exit_code == 0
+    assert f"the MCP server mcpServers.ov in {settings} is not ov's (it runs 'node ov.js mcp'): left as it is" in removed.json["result"]["notes"]
+    assert settings.read_text() == text and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+    assert not list(_installs().iterdir())
+
+
+@pytest.mark.parametrize("foreign", [False, True], ids=["ovs-table", "users-table"])
+def test_uninstalling_codex_hooks_with_mcp_hands_the_folder_to_the_table_and_takes_its_subtables(ov, user_home, foreign):
+    """ov made .codex/ for hooks.json and config.toml. The hooks' uninstall hands the folder to
+    config.toml's receipt; the server's, in the same run, takes [mcp_servers.ov] out with the
+    subtable the user added, so config.toml (ov made it) is empty and goes, and the folder with it.
+    A table of the user's own named `ov` stays, and so do its file and folder."""
+    codex = user_home / ".codex"
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--with-mcp").exit_code == 0
+    config = codex / "config.toml"
+    if foreign:
+        config.write_text('[mcp_servers.ov]\ncommand = "/opt/other/ov-server"\n\n[mcp_servers.ov.env]\nA = "1"\n')
+    else:
+        with config.open("a") as f:
+            f.write('\n[mcp_servers.ov.tools.remember]\napproval_mode = "prompt"\n')
+    kept = config.read_text()
+    removed = ov("uninstall", "hooks", "--host", "codex", "--with-mcp", "--json")
+    assert removed.exit_code == 0
+    assert not (codex / "hooks.json").exists() and not list(_installs().iterdir())
+    if foreign:
+        assert config.read_text() == kept and sorted(p.name for p in codex.iterdir()) == ["config.toml"]
+        assert f"the MCP server [mcp_servers.ov] in {config} is not ov's (it runs '/opt/other/ov-server'): left as it is" in removed.json["result"]["notes"]
+    else:
+        assert not codex.exists()
+
+
+def test_claude_config_dir_is_where_a_users_own_server_named_ov_is_looked_for(ov, user_home, tmp_path, monkeypatch):
+    """With $CLAUDE_CONFIG_DIR set, the server Claude Code would start is the one in that folder's
+    .claude.json: a server of the user's named `ov` there is refused and left, one in the unread
+    ~/.claude.json neither blocks the install nor is touched by it."""
+    config_dir = tmp_path / "claude-config"
+    config_dir.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    theirs = config_dir / ".claude.json"
+    theirs.write_text(FOREIGN["claude"][1])
+    result = ov("install", "hooks", "--host", "claude", "--yes", "--with-mcp")
+    assert result.exit_code == 2 and f"the MCP server mcpServers.ov in {theirs} is not ov's" in result.stderr
+    assert theirs.read_text() == FOREIGN["claude"][1] and sorted(p.name for p in config_dir.iterdir()) == [".claude.json"]
+    assert _checks(ov).get("claude mcp (user)") is None
+
+    theirs.unlink()
+    unread = user_home / ".claude.json"
+    unread.write_text(FOREIGN["claude"][1])
+    assert ov("install", "mcp", "--host", "claude", "--yes").exit_code == 0
+    assert install.is_our_server(json.loads(theirs.read_text())["mcpServers"]["ov"]) and unread.read_text() == FOREIGN["claude"][1]
+    assert _checks(ov)["claude mcp (user)"]["status"] == "ok"
+    removed = ov("uninstall", "mcp", "--host", "claude", "--json")
+    assert removed.exit_code == 0 and not removed.json["result"]["notes"]
+    assert not theirs.exists() and unread.read_text() == FOREIGN["claude"][1]

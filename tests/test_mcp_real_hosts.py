@@ -187,6 +187,46 @@ def test_codex_loads_its_config_after_each_of_ovs_edits(codex_host, tmp_path: Pa
     assert config.read_text() == text and _codex_servers(host) == {}
 
 
+# --- the host reads the file ov registered the server in (no model called) ---------------------------
+
+# How each host lists its MCP servers from its config, and the file a user's servers are in.
+LIST_SERVERS = {"claude": ["mcp", "list"], "gemini": ["mcp", "list"], "opencode": ["debug", "config"]}
+SERVERS_FILE = {"claude": "user_config_path", "gemini": "settings_path", "opencode": "config_path"}
+
+
+@pytest.mark.real_host
+@pytest.mark.slow
+def test_claude_lists_ovs_server_registered_under_claude_config_dir(claude_host, tmp_path: Path) -> None:
+    """With $CLAUDE_CONFIG_DIR set, Claude Code reads no ~/.claude.json: ov's server went there and was never listed."""
+    config_dir = claude_host.root / "claude-config"
+    config_dir.mkdir()
+    claude_host.env["CLAUDE_CONFIG_DIR"] = str(config_dir)
+    _register(claude_host, tmp_path, fact=False)
+    listed = claude_host.invoke(LIST_SERVERS["claude"]).check()
+    assert re.search(rf"^ov: {re.escape(str(OV))} mcp - .*Connected", listed.stdout, re.MULTILINE), listed.stdout
+
+
+@pytest.mark.parametrize("host_fixture", ["claude_host", "gemini_host", "opencode_host"])
+@pytest.mark.real_host
+@pytest.mark.slow
+def test_ov_takes_a_trailing_comma_in_a_hosts_file_exactly_where_the_host_does(host_fixture: str, request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    """OpenCode reads `{"a": 1,}` in opencode.json; Claude Code's .claude.json and Gemini CLI's
+    settings.json refuse it. ov refused it everywhere: now it adds its server where the host reads
+    such a file, and still refuses it where the host would not read the result."""
+    host = request.getfixturevalue(host_fixture)
+    path = getattr(host, SERVERS_FILE[host.name])
+    text = path.read_text() if path.exists() else '{\n  "numStartups": 1\n}\n'
+    path.write_text(re.sub(r"\s*\}\s*$", ",\n}\n", text))  # a comma after the last top-level member
+    host_reads = host.invoke(LIST_SERVERS[host.name]).exit_code == 0
+    assert host_reads == (host.name == "opencode")
+    host.env["OV_HOME"] = str(tmp_path / "ovhome")
+    ov = subprocess.run([str(OV), "install", "mcp", "--host", host.name, "--yes"], env=host.env, capture_output=True, text=True, timeout=120, check=False)
+    assert (ov.returncode == 0) == host_reads, ov.stderr
+    if host_reads:
+        config = host.invoke(LIST_SERVERS[host.name]).check()
+        assert json.loads(config.stdout)["mcp"]["ov"]["command"] == [str(OV), "mcp"]
+
+
 # --- the stubs' scripted tool calls (no host) -------------------------------------------------------
 
 

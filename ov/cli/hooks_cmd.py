@@ -111,12 +111,12 @@ def install_hooks(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
     dry_run: DryRunOpt = False,
     trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word), and with --scope project the project trusted in Codex's user config.toml unless marked untrusted (Codex loads no untrusted project's .codex/).")] = False,
-    with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also register ov's MCP server (as `ov install mcp`).")] = False,
+    with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also register ov's MCP server (as `ov install mcp`); with --uninstall, also remove it.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove ov's hooks instead (same as `ov uninstall hooks`).")] = False,
 ) -> None:
     """Add ov's hooks to Claude Code, Codex, Gemini CLI, Cursor and OpenCode (only ov's entries change)."""
     if uninstall:
-        _uninstall(host, scope, dry_run)
+        _uninstall(host, scope, dry_run, with_mcp)
         return
     from ov.hosts import install
 
@@ -136,10 +136,14 @@ def install_hooks(
 
 @uninstall_app.command("hooks", cls=OvCommand)
 def uninstall_hooks(
-    host: UninstallHostsOpt = None, scope: ScopeOpt = ScopeChoice.user, yes: UninstallYesOpt = False, dry_run: DryRunOpt = False
+    host: UninstallHostsOpt = None,
+    scope: ScopeOpt = ScopeChoice.user,
+    yes: UninstallYesOpt = False,
+    dry_run: DryRunOpt = False,
+    with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also remove ov's MCP server (as `ov uninstall mcp`).")] = False,
 ) -> None:
     """Remove ov's hooks from the hosts: their files come back as they were before ov's entries."""
-    _uninstall(host, scope, dry_run)
+    _uninstall(host, scope, dry_run, with_mcp)
 
 
 @install_app.command("mcp", cls=OvCommand)
@@ -191,11 +195,13 @@ def _mcp_notes(changes, trust: bool) -> list[str]:
     return notes
 
 
-def _uninstall(host, scope, dry_run: bool) -> None:
+def _uninstall(host, scope, dry_run: bool, with_mcp: bool) -> None:
     from ov.hosts import install
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
     changes = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    if with_mcp:
+        changes += [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
     _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
 
 

@@ -19,7 +19,7 @@ The rules users of such installers ask for, and how they hold here:
   MCP server entry is recognised the same way (``… ov mcp``): one named ``ov`` that runs something
   else is the user's, and is refused on install and left alone on uninstall.
 * **A file that does not parse is refused** with its path, line and column, and nothing is written.
-* **Writes are atomic**, and the file as it was is kept beside it as ``<file>.ov.bak`` (a
+* **Writes are atomic**, and the file before ov's first write is kept beside it as ``<file>.ov.bak`` (a
   project's, beside its receipt in ov's home: :func:`backup_path`).
 * **A receipt** (``$OV_HOME/installs/<host>-<scope>-<digest>.json``) records the file, what ov
   created (the file itself, the ``hooks`` key, an event's list) and the command installed.
@@ -43,7 +43,7 @@ import re
 import shlex
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ov.errors import InvalidInput, quote
@@ -77,6 +77,7 @@ class Spec:
     shape: str  # "nested" (Claude, Codex, Gemini) | "flat" (Cursor) | "plugin" (OpenCode)
     events: tuple[tuple[str, str, int], ...] = ()  # (host's event name, ov's event, timeout in the host's unit)
     comments: bool = False  # the file may hold comments (JSONC)
+    trailing_commas: bool = False  # the host reads a comma after an object's or array's last item (OpenCode)
     named: bool = False  # handlers carry a "name" (Gemini)
     kind: str = "hooks"  # "hooks" | "mcp": what the receipt is about (Gemini keeps both in one file)
 
@@ -261,7 +262,8 @@ def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
     after = doc.text().encode("utf-8")
     if before is None and not after.endswith(b"\n"):
         after += b"\n"
-    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command, events=[e for _n, e, _t in spec_.events]))
+    valueless = _valueless(spec_, before, receipt)
+    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command, valueless, events=[e for _n, e, _t in spec_.events]))
 
 
 def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
@@ -281,17 +283,19 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
         # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
         if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
             doc.remove(path)
-    after: bytes | None = doc.text().encode("utf-8")
+    after: bytes | None = _given_back(spec_, doc, receipt)
     if receipt.get("created_file") and doc.value() == {}:
         after = None  # ov made the file: it goes
     return Change(spec_, before, after, None, spec_receipt=receipt)
 
 
 def apply(change: Change, receipts_dir: Path) -> None:
-    """Write the file (atomically, the old one kept at :func:`backup_path`) and then the receipt.
+    """Write the file (atomically, the file before ov's first write kept at :func:`backup_path`)
+    and then the receipt.
 
     An uninstall that gives the file back as it was before the install also takes the backup
-    and the folders the install made away: nothing of ov's is left in the host's config.
+    and the folders the install made away: nothing of ov's is left in the host's config. One
+    that leaves the file to another receipt of ov's hands these over to it (:func:`_hand_over_file`).
     """
     path = change.spec.path
     backup = backup_path(change.spec, receipts_dir)
@@ -301,11 +305,13 @@ def apply(change: Change, receipts_dir: Path) -> None:
     target = path.resolve() if path.is_symlink() else path
     if change.changed:
         if change.after is None:
-            target.unlink()
+            _unlink(target)  # gone already when the hooks' uninstall of the same file took it (Gemini)
         else:
             made = _missing_parents(target)
             target.parent.mkdir(parents=True, exist_ok=True)
-            if change.before is not None and change.receipt is not None:
+            # The backup is the file before ov's first write: a re-install (from another ov, say),
+            # or the server joining the hooks in one file, keeps it.
+            if change.before is not None and change.receipt is not None and not _held(receipts_dir, change.spec):
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(backup, change.before, mode=0o600)
             existed = target.exists()
@@ -315,7 +321,13 @@ def apply(change: Change, receipts_dir: Path) -> None:
                 os.chmod(target, mode)  # as it was: the umask narrows what a new file is created with
             if change.receipt is not None and made:
                 change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
-    if change.receipt is None:  # an uninstall
+    # An uninstall undoes the receipt as it is now: one earlier in the same run may have handed it
+    # a folder (`--with-mcp`: Codex's hooks.json went, and config.toml's receipt took .codex/).
+    undone = _with_file_facts(change.spec_receipt, _read_receipt(receipts_dir, change.spec) or {}) if change.receipt is None else {}
+    heir = _heir(receipts_dir, change.spec) if change.receipt is None and change.after is not None else None
+    if heir is not None:
+        _hand_over_file(receipts_dir, change.spec, undone, *heir)
+    elif change.receipt is None:  # an uninstall, and no other receipt of ov's holds the file
         restored = change.after is None or (backup.exists() and backup.read_bytes() == change.after)
         if restored:
             _unlink(backup)
@@ -323,7 +335,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
         if beside != backup and change.after is not None and beside.is_file() and beside.read_bytes() == change.after:
             _unlink(beside)
         if change.after is None:
-            for folder in sorted((Path(p) for p in change.spec_receipt.get("created_dirs", [])), key=lambda p: len(p.parts), reverse=True):
+            for folder in sorted((Path(p) for p in undone["created_dirs"]), key=lambda p: len(p.parts), reverse=True):
                 try:
                     folder.rmdir()  # only when empty: whatever else is in it stays
                 except OSError:
@@ -348,6 +360,42 @@ def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
     in one .codex/): the receipt of that file takes it over, so the last uninstall removes it."""
     if not folder.is_dir():
         return
+    for path, receipt in _other_receipts(receipts_dir, spec_):
+        if not Path(str(receipt.get("file", ""))).is_relative_to(folder):
+            continue
+        dirs = receipt.get("created_dirs") if isinstance(receipt.get("created_dirs"), list) else []
+        if str(folder) not in dirs:
+            receipt["created_dirs"] = [*dirs, str(folder)]
+            _write_receipt(path, receipt)
+
+
+def _hand_over_file(receipts_dir: Path, spec_: Spec, receipt: dict, heir_path: Path, heir: dict) -> None:
+    """An uninstall that leaves the file to another receipt of ov's (Gemini's hooks and server
+    share settings.json): that receipt takes over what ``receipt`` said of the file itself, and
+    the backup, so the last uninstall gives the file back as it was and removes the folders."""
+    _write_receipt(heir_path, _with_file_facts(heir, receipt))
+    own, theirs = backup_path(spec_, receipts_dir), backup_path(replace(spec_, kind=str(heir.get("kind"))), receipts_dir)
+    if own == theirs or not own.exists():
+        return  # a user's file has one backup beside it, whichever receipt wrote it
+    if theirs.exists() and str(heir.get("installed_at", "")) < str(receipt.get("installed_at", "")):
+        _unlink(own)  # the older backup is the file before ov's first write
+    else:
+        os.replace(own, theirs)
+
+
+def _with_file_facts(receipt: dict, other: dict) -> dict:
+    """``receipt`` with what ``other``, a receipt of the same file, says of the file itself: that
+    ov made it, the text it held when it held no value, the folders ov made for it."""
+    merged = {**receipt, "created_file": bool(receipt.get("created_file") or other.get("created_file"))}
+    if not isinstance(merged.get("valueless"), str) and isinstance(other.get("valueless"), str):
+        merged["valueless"] = other["valueless"]
+    dirs = [d for r in (receipt, other) if isinstance(r.get("created_dirs"), list) for d in r["created_dirs"]]
+    merged["created_dirs"] = list(dict.fromkeys(dirs))
+    return merged
+
+
+def _other_receipts(receipts_dir: Path, spec_: Spec):
+    """ov's receipts (path, receipt) other than ``spec_``'s own."""
     own = _receipt_path(receipts_dir, spec_)
     for path in sorted(receipts_dir.glob("*.json")):
         if path == own:
@@ -356,12 +404,18 @@ def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
             receipt = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(receipt, dict) or not Path(str(receipt.get("file", ""))).is_relative_to(folder):
-            continue
-        dirs = receipt.get("created_dirs") if isinstance(receipt.get("created_dirs"), list) else []
-        if str(folder) not in dirs:
-            receipt["created_dirs"] = [*dirs, str(folder)]
-            _write_receipt(path, receipt)
+        if isinstance(receipt, dict):
+            yield path, receipt
+
+
+def _heir(receipts_dir: Path, spec_: Spec) -> tuple[Path, dict] | None:
+    """Another receipt of ov's for ``spec_``'s very file, if any."""
+    return next(((path, r) for path, r in _other_receipts(receipts_dir, spec_) if r.get("file") == str(spec_.path)), None)
+
+
+def _held(receipts_dir: Path, spec_: Spec) -> bool:
+    """Whether ov has written to ``spec_``'s file already (a receipt of either kind names it)."""
+    return _receipt_path(receipts_dir, spec_).exists() or _heir(receipts_dir, spec_) is not None
 
 
 def plugin_outdated(spec_: Spec) -> bool:
@@ -426,14 +480,19 @@ def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
     env = os.environ if env is None else env
     root = config_dir(host, scope, project, env)
     if host == "claude":
-        path = Path(env.get("HOME") or Path.home()) / ".claude.json" if scope == "user" else project / ".mcp.json"
+        # A user's servers are in .claude.json: in HOME, or with $CLAUDE_CONFIG_DIR set in that
+        # folder (Claude Code then reads no other, and `claude mcp add -s user` writes there).
+        home = root if env.get("CLAUDE_CONFIG_DIR") else Path(env.get("HOME") or Path.home())
+        path = home / ".claude.json" if scope == "user" else project / ".mcp.json"
         return Spec(host, scope, path, "mcp-json", kind="mcp")
     if host == "codex":
         return Spec(host, scope, root / "config.toml", "mcp-toml", kind="mcp")
     if host == "opencode":
         folder = root if scope == "user" else project  # a project's opencode.json sits at its root
         name = "opencode.jsonc" if (folder / "opencode.jsonc").exists() and not (folder / "opencode.json").exists() else "opencode.json"
-        return Spec(host, scope, folder / name, "mcp-json", comments=True, kind="mcp")
+        # OpenCode reads both of its names as JSONC, trailing commas included; Claude Code and
+        # Gemini CLI refuse a trailing comma (Gemini takes comments), and so does ov in their files.
+        return Spec(host, scope, folder / name, "mcp-json", comments=True, trailing_commas=True, kind="mcp")
     name = "settings.json" if host == "gemini" else "mcp.json"
     return Spec(host, scope, root / name, "mcp-json", comments=host == "gemini", kind="mcp")
 
@@ -555,7 +614,8 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
             after += b"\n"
     if shared is not None:
         shared.after = after
-    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command))
+    valueless = _valueless(spec_, before, receipt) if spec_.shape != "mcp-toml" else None
+    return Change(spec_, before, after, _receipt(spec_, receipt, before is None, created, command, valueless))
 
 
 def _refuse_foreign(spec_: Spec, path: tuple[str, ...], entry: object) -> None:
@@ -567,36 +627,46 @@ def _refuse_foreign(spec_: Spec, path: tuple[str, ...], entry: object) -> None:
         )
 
 
-def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
-    """Take ov's server out of ``spec_``'s file; an entry named ``ov`` that is not ov's stays, with a note."""
+def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None = None) -> Change:
+    """Take ov's server out of ``spec_``'s file; an entry named ``ov`` that is not ov's stays, with
+    a note. ``along``: the hooks' uninstall planned in the same run; when it writes the same file
+    (Gemini) the server comes out of what it writes, both changes write the same bytes, and whether
+    ov made the file is what either receipt says."""
     before = _read(spec_.path)
     receipt = _read_receipt(receipts_dir, spec_) or {}
-    if before is None:
-        return Change(spec_, None, None, None, spec_receipt=receipt)
+    shared = along if along is not None and along.spec.path == spec_.path else None
+    if shared is not None:
+        receipt = _with_file_facts(receipt, shared.spec_receipt)
+    data = shared.after if shared is not None else before
+    if data is None:
+        return Change(spec_, before, None, None, spec_receipt=receipt)
     path, _entry = mcp_entry(spec_.host, [])
     if spec_.shape == "mcp-toml":
         from ov.hosts import tomltable
 
-        text, values = tomltable.read(before, spec_.path)
+        text, values = tomltable.read(data, spec_.path)
         said = _not_ours(spec_, path, tomltable.get(values, path, spec_.path))
         if said is None:
             text = tomltable.drop(text, values, path, spec_.path)
         after: bytes | None = text.encode("utf-8")
         empty = not text.strip()
     else:
-        doc = _parse(spec_, before)
+        doc = _parse(spec_, data)
         said = _not_ours(spec_, path, doc.get(path))
         if said is None:
             doc.remove(path)
             for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
                 if created in doc and doc.get(created) in ({}, []):
                     doc.remove(created)
-        after = doc.text().encode("utf-8")
+        after = _given_back(spec_, doc, receipt)
         empty = doc.value() == {}
     if said is not None:
-        return Change(spec_, before, before, None, [f"{said}: left as it is"], spec_receipt=receipt)
+        # The server's change is none: the file stays as it is, or as the hooks' change (``along``) leaves it.
+        return Change(spec_, data, data, None, [f"{said}: left as it is"], spec_receipt=receipt)
     if receipt.get("created_file") and empty:
         after = None
+    if shared is not None:
+        shared.after = after
     return Change(spec_, before, after, None, spec_receipt=receipt)
 
 
@@ -700,10 +770,31 @@ def _parse(spec_: Spec, data: bytes | None):
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HostConfigError(f"{spec_.path} is not UTF-8 text (byte {exc.start})", hint="fix the file or move it aside, then run the command again") from None
-    doc = jsonc.parse(text, name=spec_.path, comments=spec_.comments, empty_as_object=True)  # ConfigFileInvalid: path, line, column
+    doc = jsonc.parse(text, name=spec_.path, comments=spec_.comments, trailing_commas=spec_.trailing_commas, empty_as_object=True)  # ConfigFileInvalid: path, line, column
     if not isinstance(doc.value(), dict):
         raise HostConfigError(f"{spec_.path} holds {type(doc.value()).__name__}, not a JSON object", hint="fix the file or move it aside, then run the command again")
     return doc
+
+
+def _valueless(spec_: Spec, before: bytes | None, old: dict) -> str | None:
+    """The text of a file that held no value before ov's first write (empty, or only comments),
+    for the uninstall to give back; a re-install keeps what ``old``, the receipt, says."""
+    if old or before is None:
+        return old.get("valueless") if isinstance(old.get("valueless"), str) else None
+    return before.decode("utf-8") if () not in _parse(spec_, before) else None
+
+
+def _given_back(spec_: Spec, doc, receipt: dict) -> bytes:
+    """``doc``'s text once ov's entries are out; when that leaves only the ``{}`` ov's first
+    write gave a file that held no value, the file's old text (an empty file stays empty)."""
+    text = doc.text()
+    old = receipt.get("valueless")
+    if isinstance(old, str) and doc.value() == {}:
+        probe = _parse(spec_, old.encode("utf-8"))
+        probe.set((), {})  # what ov's first edit made of it: its comments, then `{}`
+        if probe.text() == text:
+            return old.encode("utf-8")
+    return text.encode("utf-8")
 
 
 def _read(path: Path) -> bytes | None:
@@ -746,7 +837,7 @@ def _unique(paths: list[list[str]]) -> list[list[str]]:
     return out
 
 
-def _receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]], command: list[str], **extra) -> dict:
+def _receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]], command: list[str], valueless: str | None = None, **extra) -> dict:
     """The receipt of an install: what ov wrote where, and what it created (kept from ``old``)."""
     return {
         "host": spec_.host,
@@ -756,6 +847,7 @@ def _receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]], c
         "created_file": True if new_file else old.get("created_file", False),
         "created": _unique(created),
         "command": command,
+        **({"valueless": valueless} if valueless is not None else {}),
         **extra,
         "created_dirs": old.get("created_dirs", []),
         "installed_at": old.get("installed_at") or _now(),
