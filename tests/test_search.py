@@ -795,3 +795,20 @@ def test_a_search_limit_counts_distinct_texts(store):
     assert sum(len(h.also) for h in hits) == 4
     block = search(store, "flux capacitor", SearchOptions(mode="context", limit=3, budget=2000)).context
     assert block.stats["candidates"] == 3 and block.rendered.count("Flux capacitor flux capacitor") == 1
+
+
+def test_cli_search_takes_a_threshold_as_find_does(cli_store, ov):
+    """`ov search` had no --threshold (an audit): a context block took every result, however weak."""
+    assert ov("config", "set", "embedding.provider", "builtin").exit_code == 0
+    everything = cli_store("search", "rotate API keys", "--json").json["result"]
+    buckets = ("memories", "resources", "skills", "sessions")
+    relevances = sorted(h["relevance"] for bucket in buckets for h in everything[bucket])
+    assert relevances[0] < relevances[-1]
+    cut = relevances[-1]
+    kept = cli_store("search", "rotate API keys", "--threshold", str(cut), "--json").json["result"]
+    left = [h["relevance"] for bucket in buckets for h in kept[bucket]]
+    assert left and min(left) >= cut and len(left) < len(relevances)
+    block = cli_store("search", "rotate API keys", "--mode", "context", "--threshold", str(cut), "--json").json["result"]
+    assert block["stats"]["candidates"] == len(left)
+    refused = cli_store("search", "rotate API keys", "--threshold", "2", "--json")
+    assert refused.exit_code == 2 and "threshold is a relevance from 0 to 1" in refused.error["message"]

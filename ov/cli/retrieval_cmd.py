@@ -30,7 +30,7 @@ def find(
     ] = None,
     after: Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")] = None,
     before: Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Drop results scoring below this (0..1).")] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")] = None,
 ) -> None:
     """Search memories, resources, skills and sessions (full-text and vectors, no LLM).
 

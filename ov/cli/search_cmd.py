@@ -39,6 +39,7 @@ def search(
     type_: Annotated[
         str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
     ] = None,
+    threshold: Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")] = None,
 ) -> None:
     """Search with a query plan and hierarchical retrieval; `--mode context` assembles a block for an agent.
 
@@ -56,6 +57,7 @@ def search(
         uri=search_scope(store, uri),
         limit=limit,
         types=parse_types(type_),
+        threshold=threshold,
     )
     result = run_search(store, query, options)
 

@@ -81,11 +81,16 @@ class FindOptions:
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
 
     def __post_init__(self) -> None:
-        from ov.errors import InvalidInput
-
-        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:  # NaN fails too
-            raise InvalidInput(f"the threshold is a relevance from 0 to 1, not {self.threshold}", hint="e.g. 0.3")
+        check_threshold(self.threshold)
         check_types(self.types)
+
+
+def check_threshold(threshold: float | None) -> None:
+    """A ``--threshold`` is a relevance (:attr:`Hit.relevance`), from 0 to 1."""
+    from ov.errors import InvalidInput
+
+    if threshold is not None and not 0.0 <= threshold <= 1.0:  # NaN fails too
+        raise InvalidInput(f"the threshold is a relevance from 0 to 1, not {threshold}", hint="e.g. 0.3")
 
 
 def search_scope(store, text: str | None):

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
 from ov.retrieval.copies import collapse_copies, same_file
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_types, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -73,6 +73,7 @@ class SearchOptions:
     types: tuple[str, ...] | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
     min_score: float | None = None  # no results at all when the most relevant one is below this (Hit.relevance)
+    threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
     full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
 
 
@@ -123,6 +124,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 
 
 def _check(query: str, options: SearchOptions) -> None:
+    check_threshold(options.threshold)
     if not query.strip():
         raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov search "release process"`')
     if options.mode not in MODES:
@@ -159,6 +161,8 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
                 current = replace(current, also=tuple(dict.fromkeys([*current.also, *scored.also])))
             best[key] = current
     ranked = sorted(best.values(), key=lambda h: (-h.score, h.uri, h.level, h.message_id))
+    if options.threshold is not None:
+        ranked = [h for h in ranked if h.relevance >= options.threshold]
     return collapse_copies(ranked, options.limit, same_file(store))
 
 
