@@ -83,7 +83,9 @@ class Positive:
                 raise ValueError("expected a number, not true/false")
             return value
 
-        def bounded(value: float) -> float:
+        def bounded(value: float | None) -> float | None:
+            if value is None:  # an optional value left unset
+                return value
             if not math.isfinite(value):
                 raise ValueError("must be a finite number")
             if self.least is None and value <= 0:
@@ -168,7 +170,7 @@ class LLMConfig:
     max_prompt_chars: Annotated[int, Positive()] = 30000
     """Cap on the text sent in one summary prompt; longer input is cut."""
     max_output_tokens: Annotated[int, Positive()] = 1024
-    temperature: float = 0.0
+    temperature: Annotated[float, Positive(2.0, least=0.0)] = 0.0
 
     @property
     def enabled(self) -> bool:
@@ -220,36 +222,36 @@ class RetrievalConfig:
     """How the full-text and vector rankings combine: each scaled to its best and added
     (``convex``), each scaled onto 0..1 between its worst and best candidate and added
     (``minmax``), or reciprocal ranks (``rrf``)."""
-    vector_weight: float | None = None
+    vector_weight: Annotated[float | None, Positive(least=0.0)] = None
     """Weight of the vector ranking against the full-text ranking for resources and skills; unset:
     the value measured for the embedder in use (docs/retrieval.md, "How `find` ranks")."""
-    memory_vector_weight: float | None = None
+    memory_vector_weight: Annotated[float | None, Positive(least=0.0)] = None
     """The same for memories."""
-    session_vector_weight: float | None = None
+    session_vector_weight: Annotated[float | None, Positive(least=0.0)] = None
     """The same for session messages (short, chatty texts whose nearest vectors are often noise)."""
     every_candidate: bool | None = None
     """Give every full-text candidate its similarity to the query, read from the vector index, not
     only those among the nearest ``candidates`` records (which leaves the rest none); unset: yes for
     transformer and API embedders, no for static ones (docs/retrieval.md, "How `find` ranks")."""
-    first_passage_weight: float | None = None
+    first_passage_weight: Annotated[float | None, Positive(1.0, least=0.0)] = None
     """For a record embedded as several passages (a document longer than its embedder reads at
     once), the share of its similarity that comes from its first passage (its title and opening:
     what the whole is about) beside its nearest one; unset: the measured value for the embedder."""
-    parent_weight: float = 0.2
+    parent_weight: Annotated[float, Positive(least=0.0)] = 0.2
     """How much of its directory's L0/L1 match a file inherits."""
-    conversation_weight: float = 0.5
+    conversation_weight: Annotated[float, Positive(least=0.0)] = 0.5
     """How much of its whole conversation's match a session message inherits."""
-    context_weight: float = 0.3
+    context_weight: Annotated[float, Positive(least=0.0)] = 0.3
     """Weight of a message's neighbouring messages when it is matched."""
-    speaker_weight: float = 6.0
+    speaker_weight: Annotated[float, Positive(least=0.0)] = 6.0
     """Weight of a query word that names the peer who spoke a message: a question about a person
     is usually answered by what that person said."""
-    date_weight: float = 1.0
+    date_weight: Annotated[float, Positive(least=0.0)] = 1.0
     """How much a record from around a date the query names ("on 3 June", "in July 2023") is
     raised: its score is multiplied by 1 + this at the date, less further away (0 turns it off)."""
-    session_weight: float = 0.8
+    session_weight: Annotated[float, Positive(least=0.0)] = 0.8
     """Session messages' scores are scaled by this when ranked beside memories and resources."""
-    candidates: Annotated[int, Positive()] = 200
+    candidates: Annotated[int, Positive(10_000)] = 200
     """Records each ranking contributes before fusion."""
     budget: Annotated[int, Positive()] = 1600
     """Default token budget of `ov search --mode context`."""

@@ -313,6 +313,13 @@ def test_config_error_is_bad_input() -> None:
         pytest.param("hooks:\n  prompt_min_score: 5\n", "hooks.prompt_min_score", id="relevance-above-1"),
         pytest.param("hooks:\n  prompt_min_score: -1\n", "hooks.prompt_min_score", id="relevance-below-0"),
         pytest.param("hooks:\n  orphan_after: -1\n", "hooks.orphan_after", id="negative-orphan-age"),
+        # A NaN weight made every score NaN (and `ov find --json` print NaN, which is not JSON); a
+        # billion candidates made tantivy panic.
+        pytest.param("retrieval:\n  parent_weight: .nan\n", "retrieval.parent_weight", id="nan-weight"),
+        pytest.param("retrieval:\n  vector_weight: -1\n", "retrieval.vector_weight", id="negative-vector-weight"),
+        pytest.param("retrieval:\n  first_passage_weight: 2\n", "retrieval.first_passage_weight", id="share-above-1"),
+        pytest.param("retrieval:\n  candidates: 1000000000\n", "retrieval.candidates", id="candidates-past-a-search"),
+        pytest.param("llm:\n  temperature: 5\n", "llm.temperature", id="temperature-above-2"),
     ],
 )
 def test_nonsense_numbers_are_rejected(home: Home, text: str, key: str) -> None:
@@ -332,9 +339,10 @@ def test_sensible_numbers_are_accepted(home: Home, text: str, timeout: float) ->
 
 
 def test_the_bounds_of_a_number_are_inclusive(home: Home) -> None:
-    write_config(home, "hooks:\n  prompt_min_score: 0\n  orphan_after: 0\nstore:\n  max_file_bytes: 2147483648\n")
+    write_config(home, "hooks:\n  prompt_min_score: 0\n  orphan_after: 0\nstore:\n  max_file_bytes: 2147483648\nretrieval:\n  vector_weight: null\n  date_weight: 0\n")
     config = load_config(home).config
     assert (config.hooks.prompt_min_score, config.hooks.orphan_after, config.store.max_file_bytes) == (0.0, 0.0, 2**31)
+    assert (config.retrieval.vector_weight, config.retrieval.date_weight) == (None, 0.0)
 
 
 # --- keys, get and set ----------------------------------------------------------------

@@ -646,6 +646,9 @@ def test_a_backup_of_a_session_log_past_the_file_limit_restores(ov, tmp_path, mo
     assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
     messages = json.dumps([{"role": "user", "text": "word " * 1000}])
     assert ov("session", "add-messages", "s1", stdin=messages).exit_code == 0  # 5 KB: past the limit
+    # and one `ov commit` archived (sessions/s2/history/archive_001/messages.jsonl)
+    assert ov("session", "add-messages", "s2", stdin=messages).exit_code == 0
+    assert ov("commit", "s2").exit_code == 0
     assert ov("write", "viking://resources/notes/a.md", "--content", "a note\n").exit_code == 0
     backup = tmp_path / "b.ovpack"
     assert ov("backup", str(backup)).exit_code == 0
@@ -654,6 +657,7 @@ def test_a_backup_of_a_session_log_past_the_file_limit_restores(ov, tmp_path, mo
     restored = ov("restore", str(backup), "--json")
     assert restored.exit_code == 0, restored.error
     assert "word word" in ov("read", "viking://~/sessions/s1/messages.jsonl").stdout
+    assert "word word" in ov("read", "viking://~/sessions/s2/history/archive_001/messages.jsonl").stdout
 
     def too_big(m):
         m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}

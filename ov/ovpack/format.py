@@ -106,11 +106,14 @@ def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_
 
 
 def _session_log(rel: str) -> bool:
-    """Whether ``rel`` (in a backup) is a session's message log: the hooks append every captured
+    """Whether ``rel`` (in a backup) is a session's message log, live or archived: the hooks append every captured
     turn to it, so ov writes it past ``store.max_file_bytes`` itself, and a backup holding one
     must restore (the whole pack's limit still applies)."""
     parts = rel.split("/")
-    return len(parts) >= 4 and parts[-1] == sidecar.MESSAGES and parts[-3] == "sessions"
+    if len(parts) < 4 or parts[-1] != sidecar.MESSAGES:
+        return False
+    # The live log, or one `ov commit` archived (sessions/<id>/history/archive_NNN/messages.jsonl).
+    return parts[-3] == "sessions" or (len(parts) >= 6 and parts[-3] == "history" and parts[-5] == "sessions" and parts[-2].startswith("archive_"))
 
 
 def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack:

@@ -149,8 +149,8 @@ class Hit:
     parent: str = ""
     # How well this unit's own text answers the query, on one scale for every type, query and scope
     # (BM25 against a full match, blended with the cosine): not its place in this ranking. The best
-    # result's relevance is its score before the session factor. ``--threshold`` and the prompt
-    # hook's "inject nothing" cut-off compare against it.
+    # result's score is the highest relevance found (before the session factor). ``--threshold``
+    # and the prompt hook's "inject nothing" cut-off compare against it.
     relevance: float = 0.0
     also: tuple[Place, ...] = ()  # other places holding the same text, best first (ov.retrieval.copies)
     record: Record | None = field(default=None, compare=False, repr=False)

@@ -103,13 +103,13 @@ def _unframed(brief: str) -> str:
 
 def _in_template_shape(lines: list[str]) -> bool:
     """Whether an overview is laid out as :func:`working_memory` lays it out: a title, the brief, and
-    the sections in their order (the last ones may be cut off), holding list items only."""
+    the sections in their order (the last ones may be cut off)."""
     if len(lines) < 3 or not lines[0].startswith("# ") or lines[1].strip() or not _FRAME.match(lines[2]):
         return False
-    headings = [line.strip() for line in lines[3:] if line.startswith("#")]
-    if headings != list(_HEADINGS[: len(headings)]):
-        return False
-    return all(not line.strip() or line.startswith(("## ", "- ")) for line in lines[3:])
+    # The sections are its only "## " lines (another is a rewrite); any other line continues the
+    # item above it (a question with a pasted log, which may hold a "# ..." line of its own).
+    headings = [line.strip() for line in lines[3:] if line.startswith("## ")]
+    return headings == list(_HEADINGS[: len(headings)])
 
 
 def _context_uris(messages: list[dict]) -> set[str]:

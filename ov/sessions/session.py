@@ -53,7 +53,8 @@ _META_COUNTS = ("message_count", "total_message_count", "pending_tokens", "commi
 _META_TIMES = ("created_at", "updated_at", "last_message_at", "last_commit_at")
 _META_IDS = ("live_ids", "archived_ids")
 _META_TALLIES = ("llm_token_usage", "memories_extracted")
-_NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: move it elsewhere with `ov mv`, or remove it with `ov rm -r`"
+# Not `ov mv`: a folder under sessions/ holding a messages.jsonl is refused by it (ov's own record).
+_NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: remove it with `ov rm -r` (`ov snapshot restore` brings back a .meta.json it had)"
 
 
 @dataclass(frozen=True)

@@ -1096,7 +1096,7 @@ def _refuse_carried_records(source: VikingURI, target: VikingURI, old: VikingURI
     for uri, removed in ((old, True), (new, False)):
         if _record_kind(uri) == "session":
             verb, hint = (
-                ("remove", "a session's records stay in its folder; `ov session delete` removes a whole session")
+                ("remove", "a session's records stay in its folder; `ov session delete` removes a whole session, `ov rm -r` a folder there that is no session")
                 if removed
                 else ("create", "only `ov session add` and `ov commit` write a session's records; move the folder elsewhere")
             )
