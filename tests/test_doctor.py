@@ -73,3 +73,11 @@ def test_an_account_that_does_not_exist_is_a_finding_not_a_crash(ov, ov_home, mo
     assert "--account / $OV_ACCOUNT" in store["fix"] and "ov init" in store["fix"]
     assert sorted(p.name for p in (ov_home / "accounts").iterdir()) == ["default"]
     assert not (ov_home / "state" / "tpyo").exists()
+
+
+def test_doctor_counts_one_record_in_the_singular(ov):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("find", "alpha").exit_code == 0
+    checks = {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}
+    assert checks["index"]["detail"] == "1 record, 1 vector, at HEAD"

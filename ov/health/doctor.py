@@ -22,6 +22,8 @@ import os
 import threading
 from dataclasses import dataclass, field, replace
 
+from ov.wording import counted
+
 PROBE_SECONDS = 20.0
 
 
@@ -127,9 +129,9 @@ def _index(store, *, probe: bool) -> list[Check]:
     elif status.get("damage"):
         index = Check("index", "warn", f"damaged, the next search rebuilds it: {status['damage']}", "run `ov reindex` now to avoid the wait")
     elif status.get("commit") != status.get("head"):
-        index = Check("index", "ok", f"{status['records']} records; catches up with HEAD on the next search")
+        index = Check("index", "ok", f"{counted(status['records'], 'record')}; catches up with HEAD on the next search")
     else:
-        index = Check("index", "ok", f"{status['records']} records, {status['vectors']} vectors, at HEAD")
+        index = Check("index", "ok", f"{counted(status['records'], 'record')}, {counted(status['vectors'], 'vector')}, at HEAD")
     return [index, embed]
 
 
