@@ -218,14 +218,18 @@ NO_SPACE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", N
 _RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)|\bcode: (\d+)")
 
 
+def _rust_os_errors(text: str) -> list[int]:
+    """The OS error numbers a Rust library's error text names."""
+    return [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
+
+
 def disk_full(exc: BaseException, path: object) -> DiskFull | None:
     """The :class:`DiskFull` that ``exc`` means (``path``: where ov was writing), or None."""
     if isinstance(exc, OSError):
         found = exc.errno in NO_SPACE_ERRNOS
     else:
         text = str(exc)
-        codes = [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
-        found = any(code in NO_SPACE_ERRNOS for code in codes) or "StorageFull" in text or "QuotaExceeded" in text
+        found = any(code in NO_SPACE_ERRNOS for code in _rust_os_errors(text)) or "StorageFull" in text or "QuotaExceeded" in text
     return DiskFull(path) if found else None
 
 
@@ -241,9 +245,7 @@ def not_writable(exc: BaseException, path: object) -> StoreNotWritable | None:
             named = os.fsdecode(exc.filename)
             path = named if os.path.lexists(named) else os.path.dirname(named) or named
     else:
-        text = str(exc)
-        codes = [int(a or b) for a, b in _RUST_OS_ERROR.findall(text)]
-        code = next((c for c in codes if c in NOT_WRITABLE_ERRNOS), None)
+        code = next((c for c in _rust_os_errors(str(exc)) if c in NOT_WRITABLE_ERRNOS), None)
         if code is None:
             return None
     if code == errno.EROFS:
