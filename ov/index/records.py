@@ -162,8 +162,7 @@ def _sidecar_record(base: dict, directory: str, name: str, text: str, mtime: flo
 def _own_words(context_type: str, directory: str, body: str) -> str:
     """A summary's body without the words of the template ov wrote it in: a session archive's
     working memory (``sessions/{sid}/history/archive_NNN``) or a directory's extractive summary."""
-    parts = directory.split("/")
-    if context_type == "session" and len(parts) > 3 and parts[-2] == "history" and parts[-1].startswith("archive_"):
+    if context_type == "session" and sidecar.is_session_archive(directory.split("/")):
         from ov.sessions.overview import searchable
     else:
         from ov.summaries.scaffold import searchable

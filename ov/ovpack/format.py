@@ -109,11 +109,9 @@ def _session_log(rel: str) -> bool:
     """Whether ``rel`` (in a backup) is a session's message log, live or archived: the hooks append every captured
     turn to it, so ov writes it past ``store.max_file_bytes`` itself, and a backup holding one
     must restore (the whole pack's limit still applies)."""
-    parts = rel.split("/")
-    if len(parts) < 4 or parts[-1] != sidecar.MESSAGES:
-        return False
-    # The live log, or one `ov commit` archived (sessions/<id>/history/archive_NNN/messages.jsonl).
-    return parts[-3] == "sessions" or (len(parts) >= 6 and parts[-3] == "history" and parts[-5] == "sessions" and parts[-2].startswith("archive_"))
+    *folder, name = rel.split("/")
+    # The live log (sessions/<id>/messages.jsonl), or one `ov commit` archived.
+    return name == sidecar.MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or sidecar.is_session_archive(folder))
 
 
 def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack:

@@ -108,12 +108,12 @@ def session_context(store: Store, session_id: str) -> SessionContext:
     uri = session_uri(store, session_id)  # InvalidId for a malformed id
     if read_meta(store, session_id) is None:
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
-    return SessionContext(session_id, str(uri), read_messages(store, session_id), _newest_summary(store.path(uri) / "history"))
+    return SessionContext(session_id, str(uri), read_messages(store, session_id), _newest_summary(store.path(uri) / sidecar.HISTORY))
 
 
 def _newest_summary(history: Path) -> str:
     try:
-        archives = sorted((p for p in history.iterdir() if p.is_dir() and p.name.startswith("archive_")), reverse=True)
+        archives = sorted((p for p in history.iterdir() if p.is_dir() and p.name.startswith(sidecar.ARCHIVE_PREFIX)), reverse=True)
     except OSError:
         return ""
     for archive in archives:

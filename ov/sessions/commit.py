@@ -99,7 +99,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     if not to_archive:
         return CommitReport(str(uri), "skipped", kept=len(kept)), None
     index = _next_archive(store, uri, meta)
-    archive = VikingURI((*uri.parts, "history", f"archive_{index:03d}"))
+    archive = VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))
     report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
     tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
     tx.put(messages_uri, _jsonl(kept))
@@ -278,7 +278,7 @@ def _add_token_usage(meta: dict, tokens: dict[str, int] | None) -> None:
 
 def _next_archive(store: Store, uri: VikingURI, meta: dict) -> int:
     index = meta.get("commit_count", 0) + 1
-    while store.path(VikingURI((*uri.parts, "history", f"archive_{index:03d}"))).exists():
+    while store.path(VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))).exists():
         index += 1
     return index
 

@@ -270,9 +270,9 @@ def show(store: Store, session_id: str, *, last: int | None = None) -> dict:
         raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
     messages = read_messages(store, session_id)
     archives = []
-    history = store.path(VikingURI((*uri.parts, "history")))
+    history = store.path(VikingURI((*uri.parts, sidecar.HISTORY)))
     if history.is_dir():
-        archives = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith("archive_"))
+        archives = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith(sidecar.ARCHIVE_PREFIX))
     return {
         **_summary(meta, session_id, str(uri)),
         "meta": meta,

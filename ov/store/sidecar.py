@@ -17,6 +17,9 @@ OVERVIEW = ".overview.md"
 SIDECARS = (ABSTRACT, OVERVIEW)
 # A session's messages, live or archived.
 MESSAGES = "messages.jsonl"
+# Where `ov commit` archives a session: sessions/{sid}/history/archive_NNN.
+HISTORY = "history"
+ARCHIVE_PREFIX = "archive_"
 # What add-resource records of an import (its source, reason and files).
 MANIFEST = ".sources.json"
 # The files of a session folder and its archives that `ov session add` and `ov commit` write.
@@ -28,6 +31,11 @@ OVERVIEW_MAX_CHARS = 4000
 KNOWN_FIELDS = ("directory", "source", "generated_by", "freshness")
 
 _FENCE = "---"
+
+
+def is_session_archive(parts: list[str] | tuple[str, ...]) -> bool:
+    """Whether a folder's path parts end in ``sessions/{sid}/history/archive_NNN``."""
+    return len(parts) >= 4 and parts[-4] == "sessions" and parts[-2] == HISTORY and parts[-1].startswith(ARCHIVE_PREFIX)
 
 
 def split(text: str) -> tuple[str | None, str]:
