@@ -12,9 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, NamedTuple
 
-from ov.errors import OvError
 from ov.index.records import Record
-from ov.uri import VikingURI
 
 if TYPE_CHECKING:
     from ov.retrieval.find import Hit
@@ -99,19 +97,19 @@ def same_file(store):
     when two sections match, and once per file."""
     read: dict[str, bytes | None] = {}
 
-    def content(uri: str) -> bytes | None:
-        if uri not in read:
+    def content(record: Record) -> bytes | None:
+        if record.path not in read:  # the file the section was cut from, as committed
             try:
-                read[uri] = store.path(VikingURI(tuple(uri[len("viking://") :].split("/")))).read_bytes().strip()
-            except (OSError, ValueError, OvError):
-                read[uri] = None  # unreadable: never taken for a copy
-        return read[uri]
+                read[record.path] = (store.root / record.path).read_bytes().strip()
+            except OSError:
+                read[record.path] = None  # unreadable: never taken for a copy
+        return read[record.path]
 
     def same(a: Record, b: Record) -> bool:
         if a.level != 2 or a.kind == "message":
             return True  # a summary or a message is its whole text
-        first = content(a.uri)
-        return first is not None and first == content(b.uri)
+        first = content(a)
+        return first is not None and first == content(b)
 
     return same
 
