@@ -621,6 +621,26 @@ def test_a_message_entry_carries_its_session_and_role(store):
     assert assemble(store, hits, 2000).entries[0].text == long
 
 
+def test_a_long_message_shows_the_stretch_that_matched_and_leaves_text_for_the_results_below(store):
+    # One line of 3,000 characters (a pasted log): its first lines are not an abstract. Without
+    # the stretch, its cheapest text was all of it, and at a small budget every entry was a URI.
+    filler = " ".join(f"step{i} ok" for i in range(400))
+    say(store, "past", ("assistant", f"{filler} then the key rotation job failed on the vault token {filler}"))
+    say(store, "other", ("user", "Key rotation runs nightly from the ops cron."))
+    block = search(store, "key rotation job vault", SearchOptions(mode="context", budget=400)).context
+    first, second = block.entries[:2]
+    assert first.message_id == "past-0" and first.tier == "abstract"
+    assert first.text.startswith("…") and first.text.endswith("…") and "key rotation job failed on the vault token" in first.text
+    assert len(first.text) <= 600
+    assert second.message_id == "other-0" and second.tier == "full"
+    # A long message whose match is in its first lines keeps those whole lines.
+    lines = "\n".join(["The key rotation job failed on the vault token."] + [f"Line {i}: nothing else." for i in range(80)])
+    say(store, "third", ("user", lines))
+    hits = [h for h in hits_of(store, "key rotation job vault") if h.message_id == "third-0"]
+    short = assemble(store, hits, 200 + HEADER_COST).entries[0]
+    assert short.tier == "abstract" and lines.startswith(short.text) and not short.text.endswith("…")
+
+
 def test_cjk_query(store):
     store.mkdir(store.uri("viking://resources/运维"), "密钥轮换流程和注意事项")
     put(

@@ -8,7 +8,7 @@ result         abstract               overview                     full
 =============  =====================  ===========================  ===============
 directory      its L0 (.abstract.md)  its L1 (.overview.md)        -
 file, memory   the matching lines     the matching section (chunk) the whole file
-message        its first lines        -                            the message
+message        the lines that matched -                            the message
 =============  =====================  ===========================  ===============
 
 A tier whose text would repeat the tier below it (a one-section file) is left out.
@@ -265,7 +265,7 @@ def _options(store, hit: Hit) -> list[_Option]:
     texts: list[tuple[str, str, tuple[int, int] | None]] = []
     if hit.kind == "message":
         full = hit.record.text.strip() if hit.record is not None else ""
-        texts = [("abstract", _leading_lines(full, MESSAGE_ABSTRACT_CHARS), None), ("full", full, None)]
+        texts = [("abstract", _message_abstract(hit, full), None), ("full", full, None)]
     elif hit.level < 2:
         texts = [("abstract", _sidecar_text(store, hit, sidecar.ABSTRACT, 0), None), ("overview", _sidecar_text(store, hit, sidecar.OVERVIEW, 1), None)]
     else:
@@ -312,6 +312,18 @@ def render_element(attrs: list[tuple[str, str]], text: str | None) -> str:
         return head + " />"
     body = _TAG_RE.sub(lambda match: match.group() + "\\", text)
     return f"{head}>\n{body}\n</context>"
+
+
+def _message_abstract(hit: Hit, full: str) -> str:
+    """A long message's cheapest text: its first whole lines when the stretch that matched (find's
+    snippet, "…" where it was cut) starts among them, else that stretch. Without the stretch, a
+    message whose first line passed the limit had no abstract: its cheapest text was all of it, and
+    a block that could not hold that gave every result after it a bare URI."""
+    leading = _leading_lines(full, MESSAGE_ABSTRACT_CHARS)
+    stretch = hit.snippet.strip("…")
+    if not stretch or (leading and 0 <= full.find(stretch) < len(leading)):
+        return leading
+    return hit.snippet
 
 
 def _leading_lines(text: str, limit: int) -> str:
