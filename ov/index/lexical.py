@@ -25,7 +25,7 @@ from ov.errors import (
 from ov.index.records import Record
 from ov.regex import LazyPattern
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.

@@ -258,7 +258,10 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
             )
         )
     if out:
-        whole = "\n".join(f"{s or m.get('role', '')}: {t}" for s, m, t in zip(speakers, messages, texts) if t.strip())
+        # A peer's name is part of what was said ("what did Caroline say about ..."); the roles
+        # are words ov would add to every conversation, so a query with "user" in it raised every
+        # session's messages above the other results.
+        whole = "\n".join(f"{s}: {t}" if s else t for s, t in zip(speakers, texts) if t.strip())
         out.append(
             Record(
                 id=f"{path}#log",
