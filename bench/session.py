@@ -226,6 +226,31 @@ def bench_commits(template, reps: int, keep: bool) -> tuple[list[float], list[di
     return times, outcomes
 
 
+def bench_catch_up(home, sizes: list[int], reps: int) -> dict[int, list[float]]:
+    """The index catching up after one turn, in sessions of each size: the work the hooks'
+    background job does after every turn (default configuration, so the built-in model's vectors
+    too). One add, then ``Indices.open``, timed; ``reps`` times per size after one untimed round."""
+    from ov.index.sync import Indices
+    from ov.sessions import session
+
+    store = common.open_store(home)
+    out: dict[int, list[float]] = {}
+    for size in sizes:
+        sid = f"catch-up-{size}"
+        messages = conversation(size + reps + 1, seed=size + 7)
+        if size:
+            session.add_messages(store, sid, messages[:size])
+        Indices(store).open()
+        times = []
+        for i, message in enumerate(messages[size:]):
+            session.add_messages(store, sid, [message])
+            seconds = common.time_call(lambda: Indices(store).open())[0]
+            if i:
+                times.append(seconds)
+        out[size] = times
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = common.base_parser(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=200, help="timed in-process adds per session size (default 200)")
@@ -234,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold-reps", type=int, default=20, help="timed cold `ov session add` processes (default 20)")
     parser.add_argument("--messages", type=int, default=200, help="messages in the committed session (default 200)")
     parser.add_argument("--commit-reps", type=int, default=5, help="commits, each on a fresh copy (default 5)")
+    parser.add_argument("--catch-up-sizes", default="0,1000,4000", help="messages in the sessions whose index catch-up after one turn is timed; the first is the baseline (default 0,1000,4000; '' skips)")
+    parser.add_argument("--catch-up-reps", type=int, default=10, help="timed catch-ups per session size (default 10)")
     parser.add_argument("--profile", action="store_true", help="afterwards, cProfile 100 adds into the largest session and one commit")
     common.add_bytecode_option(parser)
     args = parser.parse_args(argv)
@@ -243,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     common.header("session: ov session add (in-process and cold) and ov commit, offline")
 
     report = common.Report("session", params=vars(args) | {"sizes": sizes, "ov_command": common.ov_command()})
-    with common.temp_homes(3, "ov-bench-session", keep=args.keep) as (add_home, cold_home, commit_home):
+    with common.temp_homes(4, "ov-bench-session", keep=args.keep) as (add_home, cold_home, commit_home, catch_home):
         # 1. in-process adds
         add_store = common.open_store(add_home)
         adds = bench_adds(add_store, sizes, args.reps, args.warmup, report)
@@ -297,6 +324,20 @@ def main(argv: list[str] | None = None) -> int:
             f"commit p50 = {commit_stats['ratio_p50_vs_adds_total']:.2f}x the adds' total, {commit_stats['ratio_p50_vs_add_p50']:.0f}x one add",
             digits=1,
         )
+
+        # 4. the index after a turn
+        catch_sizes = [int(s) for s in args.catch_up_sizes.split(",") if s.strip()]
+        if catch_sizes:
+            catch = bench_catch_up(catch_home, catch_sizes, args.catch_up_reps)
+            base = common.percentile(catch[catch_sizes[0]], 50) * 1000
+            rows = []
+            for size in catch_sizes:
+                stats = common.summarize(catch[size])
+                stats["ratio_p50_vs_base"] = common.ratio(stats["p50_ms"], base)
+                report.metrics[f"catch_up_{size}"] = stats
+                rows.append((f"index after 1 turn, session of {size}+ msgs", stats["n"], stats["p50_ms"], stats["p90_ms"], stats["max_ms"], stats["ratio_p50_vs_base"]))
+            common.print_table(("series", "n", "p50 ms", "p90 ms", "max ms", f"p50 / {catch_sizes[0]}"), rows,
+                               title="Index catch-up after one turn (Indices.open after one add; the built-in model's vectors included)", digits=1)
 
         if args.profile:
             from ov.sessions import session

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import struct
@@ -232,6 +233,45 @@ def test_session_messages_are_found_one_at_a_time(ov):
     assert ov("commit", "s1").exit_code == 0
     archived = found(ov, "climbing gym", "--type", "session")["sessions"]
     assert any(h["uri"].endswith("history/archive_001/messages.jsonl") and h["session_id"] == "s1" for h in archived)
+
+
+def test_a_live_session_is_indexed_a_turn_at_a_time_as_a_rebuild_would_index_it(ov, ov_home):
+    # Each turn used to replace every record of the session's file, and every vector: a long
+    # session cost the whole session again after each turn (seconds at a few thousand messages).
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    turns = ["The build cache lives on the NAS", "Which NAS share holds it?", "The ledger share, mounted at /cache",
+             "Rotate the cache key weekly", "Pin the toolchain in the lock file", "Nightly builds start at two"]
+    meta_path = index_dir(ov_home) / "meta.json"
+    labels = []
+    for i, text in enumerate(turns):
+        assert ov("session", "add", "s1", "--role", ("user", "assistant")[i % 2], "--text", text).exit_code == 0
+        found(ov, "cache", "--type", "session")
+        labels.append(json.loads(meta_path.read_text())["next_label"])
+        if i == 2:
+            assert ov("snapshot", "tag", "three-turns").exit_code == 0
+    # After the first turn, a turn adds the new message, the one before it (its neighbour changed)
+    # and the conversation's record: three records, whatever the session's length.
+    assert [b - a for a, b in itertools.pairwise(labels)] == [3] * (len(turns) - 1)
+    # A restore takes turns away: they are no longer found.
+    assert ov("snapshot", "restore", "three-turns").exit_code == 0
+    assert not found(ov, "toolchain lock file", "--type", "session")["sessions"]
+    assert ov("session", "add", "s1", "--text", "The NAS is backed up to tape").exit_code == 0
+    queries = ["cache NAS", "ledger share", "tape backup", "toolchain", "which share"]
+    kept = [found(ov, q, "--type", "session") for q in queries]
+    assert ov("fsck").exit_code == 0
+    assert ov("reindex").exit_code == 0
+    rebuilt = [found(ov, q, "--type", "session") for q in queries]
+    # The same records with the same text, the same one first (scores, and so the order of close
+    # ones, differ a little: until tantivy merges its segments, the records an update replaced
+    # still count in its statistics), and no relevance out of its range.
+    def shown(results):
+        return [sorted((h["message_id"], h["snippet"]) for h in r["sessions"]) for r in results]
+
+    assert shown(kept) == shown(rebuilt)
+    assert [r["sessions"][0]["message_id"] for r in kept] == [r["sessions"][0]["message_id"] for r in rebuilt]
+    assert all(0 <= h["relevance"] <= 1 for r in kept + rebuilt for h in r["sessions"])
+    assert kept[2]["sessions"][0]["snippet"] == "The NAS is backed up to tape"
 
 
 def test_raw_session_logs_do_not_crowd_out_memories(ov):

@@ -247,6 +247,12 @@ class LexicalIndex:
         with _writing(self._path):
             writer.delete_documents_by_term("path", path)
 
+    def delete_ids(self, ids: list[str]) -> None:
+        writer = self.writer
+        with _writing(self._path):
+            for rid in ids:
+                writer.delete_documents_by_term("id", rid)
+
     def commit(self) -> None:
         if self._writer is not None:
             with _writing(self._path):
@@ -321,12 +327,19 @@ class LexicalIndex:
 
     def labels_of_paths(self, paths: list[str]) -> list[int]:
         """The vector labels of every record of ``paths``."""
+        return self._labels_where("path", paths)
+
+    def labels_of_ids(self, ids: list[str]) -> list[int]:
+        """The vector labels of the records ``ids``."""
+        return self._labels_where("id", ids)
+
+    def _labels_where(self, field: str, values: list[str]) -> list[int]:
         tantivy = _tantivy()
-        if not paths:
+        if not values:
             return []
         self._index.reload()
         searcher = self._index.searcher()
-        query = tantivy.Query.term_set_query(self._index.schema, "path", list(paths))
+        query = tantivy.Query.term_set_query(self._index.schema, field, list(values))
         with _read_failure():
             total = searcher.search(query, 1, count=True).count
             if not total:
@@ -348,7 +361,10 @@ class LexicalIndex:
         out = 0.0
         with _read_failure():
             for word in terms.words:
-                df = searcher.doc_freq(field, word)
+                # doc_freq counts deleted records until their segment is merged; num_docs does
+                # not. A session's records replaced turn after turn made a word's count pass the
+                # total, its IDF negative, and a result's relevance below zero.
+                df = min(searcher.doc_freq(field, word), total)
                 out += math.log(1 + (total - df + 0.5) / (df + 0.5))
         return out
 

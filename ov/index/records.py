@@ -109,6 +109,12 @@ def uri_of(path: str) -> str:
     return "viking://" + path
 
 
+def is_message_log(path: str) -> bool:
+    """A session's messages file: one record per message, dated by the message (not by the
+    file), so a change to it can be applied record by record (ov.index.sync)."""
+    return path.rsplit("/", 1)[-1] == MESSAGES_FILE and classify(path)[0] == "session"
+
+
 def records_for(path: str, data: bytes, *, mtime: float = 0.0) -> list[Record]:
     """The records of the committed file ``path`` holding ``data``."""
     name = path.rsplit("/", 1)[-1]
@@ -122,7 +128,7 @@ def records_for(path: str, data: bytes, *, mtime: float = 0.0) -> list[Record]:
         return _sidecar_record(base, directory, name, text, mtime)
     if name.startswith("."):
         return []
-    if name == MESSAGES_FILE and context_type == "session":
+    if is_message_log(path):
         return _message_records(base, path, directory, text)
     if context_type == "memory" and name.endswith(".md"):
         return _memory_records(base, path, directory, text, mtime)
