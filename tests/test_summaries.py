@@ -418,6 +418,15 @@ def test_the_sample_note_empty_and_chinese_briefs_are_template_words_too():
     assert not TEMPLATE_WORDS.search(own) and own.startswith(brief[len("该目录包含关于") : brief.index("的文件。")] + " ")
 
 
+def test_the_brief_earlier_versions_wrote_keeps_only_its_topics():
+    # Stores summarised before 2026-12-01 hold this sentence; its words matched any question about
+    # folders ("which files and subdirectories are in this directory") at a relevance near 0.9.
+    old = "This directory holds files and subdirectories about deploy, helm and staging. We deploy with Helm."
+    assert searchable(old) == "deploy, helm and staging We deploy with Helm."
+    assert searchable("# src\n\nThis directory holds files such as a.py, b.py and c/.") == "# src\n\na.py, b.py and c/"
+    assert not TEMPLATE_WORDS.search(searchable("This directory holds subdirectories named api/ and web/."))
+
+
 def test_a_persons_or_a_models_overview_keeps_its_headings():
     model = "# ops\n\nHow the team ships.\n\n## Contents\n\n- deploys.md: Canary first.\n\n## Details\n\n### deploys.md\n\nKey terms: canary."
     assert searchable(model) == model

@@ -54,6 +54,9 @@ _HOLDS_SENTENCE = rf"{HOLDS} {_holds_part()}(?:(?:, | and ){_holds_part()})*\.(?
 _HOLDS = LazyPattern(rf"(?<!\S){_HOLDS_SENTENCE}")
 _ZH_BRIEF = LazyPattern(f"{ZH_HOLDS}(?:{ZH_ABOUT}(?P<topics>[^。]*?){ZH_OF})?(?:{'|'.join(ZH_KINDS.values())})。")
 _EMPTY = LazyPattern("|".join(rf"(?<!\S){re.escape(text)}" for text in EMPTY_BRIEFS.values()))
+# The English brief of ov before 2026-12-01, which stores made then still hold: "This directory holds
+# files and subdirectories about deploy, helm and staging." (or "... such as a.py, b.py and c/.").
+_OLD_BRIEF = LazyPattern(r"(?<!\S)This directory holds (?:files and subdirectories|subdirectories|files) (?:about|such as|named) (?P<topics>[^\n]*?)\.(?=\s|$)")
 # The layout sentences, whole, and what earlier versions wrote in their place (stores still hold it).
 _LAYOUT = LazyPattern(rf"(?:^|(?<=\s))(?:This directory (?:holds|is empty)[^.]*\.|该目录[^。]*。|{_HOLDS_SENTENCE})\s*")
 _LEFT_OUT = LazyPattern(rf"(?:, |; | and )\d+ {MORE}$")
@@ -71,7 +74,7 @@ def searchable(body: str) -> str:
     """A directory summary's body (L0 or L1) as the index matches it: without the template's words.
 
     The "Holds ..." sentence keeps only the names it lists; "This directory is empty." goes, and
-    the Chinese brief keeps only its topics. An overview in the template's shape (a title, then the
+    the Chinese brief and the English one of earlier versions keep only their topics. An overview in the template's shape (a title, then the
     sections Contents and Key terms and no other) also loses those two headings, the sample note,
     and the "Sections:" and "Defines" labels of its entry lines.
     """
@@ -83,6 +86,7 @@ def searchable(body: str) -> str:
             continue
         kept = _ENTRY_LABEL.sub(lambda m: m.group("names") or "", line) if template and line.startswith("- ") else line
         kept = _EMPTY.sub("", _ZH_BRIEF.sub(lambda m: f"{m.group('topics') or ''} ", _HOLDS.sub(_names_held, kept)))
+        kept = _OLD_BRIEF.sub(lambda m: m.group("topics"), kept)
         out.append(line if kept == line else " ".join(kept.split()))
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
