@@ -116,6 +116,10 @@ CASES = [
     pytest.param(["My editor is Neovim", "My editor is no longer Neovim"], {"profile.md": "- Editor: no longer Neovim"}, None,
                  id="my-k-is-no-longer"),
     pytest.param(["My editor is Vim", "I switched my editor from Vim to Helix"], {"profile.md": "- Editor: Helix"}, None, id="switched-my-k"),
+    pytest.param(["I prefer tabs over spaces", "I actually prefer spaces over tabs now"],
+                 {"preferences/default/tabs.md": "- No longer prefers tabs", "preferences/default/spaces.md": "- Prefers spaces over tabs"},
+                 None, id="I-actually-prefer"),
+    pytest.param(["I work at Acme", "I actually work at Globex"], {"profile.md": "- Works at Globex"}, None, id="I-actually-work-at"),
     pytest.param(["These days I prefer dark mode"], {"preferences/default/dark_mode.md": "- Prefers dark mode"}, None, id="these-days-dropped"),
     pytest.param(["I prefer spaces instead"], {"preferences/default/spaces.md": "- Prefers spaces"}, None, id="instead-dropped"),
     # --- clause boundaries ----------------------------------------------------------------------

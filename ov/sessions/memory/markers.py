@@ -14,7 +14,8 @@ import re
 # which extract reads); they are not part of what is stored.
 _CHANGE_LEAD_RE = re.compile(r"^(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?\s+)+", re.I)
 _CHANGE_TAIL_RE = re.compile(r"[,\s]+(?P<m>now|nowadays|these\s+days|instead|from\s+now\s+on)$", re.I)
-_CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm|is|are)\s+now\s+")
+# "I now prefer", "I actually prefer": the adverb after the subject marks the change as well.
+_CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+")
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
 # that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
 # comma: "update the docs" is a task). The marker is not part of what is stored.
@@ -36,8 +37,9 @@ _NOT_THEN_SWITCHED_RE = re.compile(
 def unmark(clause: str) -> tuple[str, bool]:
     """``clause`` without "now", "these days", "instead", ... and whether it had one.
 
-    "My editor is Vim now" -> ("My editor is Vim", True); "I now prefer spaces"
-    -> ("I prefer spaces", True); "for now" and "until now" are left alone.
+    "My editor is Vim now" -> ("My editor is Vim", True); "I now prefer spaces" and "I actually
+    prefer spaces" -> ("I prefer spaces", True); "for now" and "until now" are left alone. ("My
+    editor is actually Emacs" keeps its "actually" here: the rules read it as part of the value.)
     """
     changed = False
     stripped = _CHANGE_LEAD_RE.sub("", clause)
@@ -47,7 +49,7 @@ def unmark(clause: str) -> tuple[str, bool]:
         if tail.group("m").lower() == "now" and before.split()[-1:] and before.split()[-1].lower() in _NOW_KEEPS:
             break
         stripped, changed = before, True
-    inner = _CHANGE_INNER_RE.sub(lambda m: m.group("v") + " ", stripped)
+    inner = _CHANGE_INNER_RE.sub(lambda m: (m.group("v") or m.group("w")) + " ", stripped)
     return inner, changed or inner != stripped
 
 
