@@ -1084,3 +1084,249 @@ def test_claude_config_dir_is_where_a_users_own_server_named_ov_is_looked_for(ov
     removed = ov("uninstall", "mcp", "--host", "claude", "--json")
     assert removed.exit_code == 0 and not removed.json["result"]["notes"]
     assert not theirs.exists() and unread.read_text() == FOREIGN["claude"][1]
+
+
+# --- a settings file synced from Windows: `…\ov.exe` is ov too --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        r"C:\Users\x\.venv\Scripts\ov.exe hook claude stop",
+        r'"C:\Program Files\ov tools\ov.exe" hook claude session-start',
+        r"'C:\My Tools\ov.EXE' hook codex session-end",
+        "ov.exe hook cursor stop",
+        r"C:\Python311\python.exe -m ov hook gemini prompt-submit",
+    ],
+)
+def test_windows_spellings_of_ov_are_recognised(command):
+    assert install.is_ours(command)
+    program = command.rsplit(" hook ", 1)[0].strip("'\"")
+    assert install.is_our_server({"command": program, "args": ["mcp"]}) or program.endswith("-m ov")
+
+
+@pytest.mark.parametrize("program", [r"C:\tools\nov.exe", "ov.exe.bak", r"C:\ov\tool.exe", "myov.exe", r"C:\x\ov.exe.lnk", "ov.ex"])
+def test_windows_programs_that_only_hold_ov_are_not_ovs(program):
+    assert not install.is_ours(f"{program} hook claude stop")
+    assert not install.is_our_server({"command": program, "args": ["mcp"]})
+
+
+def test_a_windows_ov_hook_with_more_after_it_is_not_ovs():
+    assert not install.is_ours(r"C:\x\ov.exe hook claude stop & calc")
+
+
+def test_a_file_synced_from_windows_gets_no_second_entry_and_no_leftover(ov, user_home):
+    """Its `C:\\…\\ov.exe hook claude stop` was taken for a user's handler: the install added ov's
+    beside it, the uninstall left it, and `ov install mcp` refused ov's own server as a stranger's."""
+    settings = user_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    windows = r"C:\Users\me\.venv\Scripts\ov.exe"
+    data["hooks"]["SessionStart"] = [{"hooks": [{"type": "command", "command": f"{windows} hook claude session-start", "timeout": 30}]}]
+    data["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": f'"{windows}" hook claude stop'})
+    settings.write_text(json.dumps(data, indent=2))
+    (user_home / ".claude.json").write_text(json.dumps({"mcpServers": {"ov": {"type": "stdio", "command": windows.upper(), "args": ["mcp"]}}}))
+    assert ov("install", "hooks", "--host", "claude", "--yes", "--with-mcp").exit_code == 0
+    commands = _ov_handlers(settings)
+    assert len(commands) == 5 and not [c for c in commands if "ov.exe" in c]  # one per event, this ov's
+    assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["command"] == install.ov_command()[0]
+    assert ov("uninstall", "hooks", "--with-mcp").exit_code == 0
+    expected = json.loads(CLAUDE_SETTINGS)
+    expected["hooks"]["SessionStart"] = []  # the list was the synced file's, not ov's: only ov's entry goes
+    assert json.loads(settings.read_text()) == expected
+    assert json.loads((user_home / ".claude.json").read_text()) == {"mcpServers": {}}
+
+
+# --- $CLAUDE_CONFIG_DIR: the server an earlier ov left in ~/.claude.json -----------------------------
+
+
+def _claude_config_dir(monkeypatch, tmp_path: Path) -> Path:
+    folder = tmp_path / "claude-config"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(folder))
+    return folder
+
+
+def test_an_earlier_ovs_server_in_home_goes_when_ov_registers_it_under_claude_config_dir(ov, user_home, tmp_path, monkeypatch):
+    """Earlier builds wrote ~/.claude.json whatever $CLAUDE_CONFIG_DIR said: that entry stayed, with
+    its receipt, and nothing of ov's would ever take it out."""
+    home_file = user_home / ".claude.json"
+    before = _tree(user_home)
+    assert ov("install", "mcp", "--host", "claude", "--yes").exit_code == 0  # as the earlier ov did
+    assert install.is_our_server(json.loads(home_file.read_text())["mcpServers"]["ov"])
+    folder = _claude_config_dir(monkeypatch, tmp_path)
+    result = ov("install", "mcp", "--host", "claude", "--yes", "--json")
+    assert result.exit_code == 0, result.stderr
+    report = result.json["result"]
+    assert [(f["file"], f.get("action")) for f in report["files"]] == [(str(folder / ".claude.json"), None), (str(home_file), "removed")]
+    assert f"claude   also takes out ov's server that an earlier ov left in {home_file} (this ov registers it in {folder / '.claude.json'})" in report["notes"]
+    assert _tree(user_home) == before  # ov made ~/.claude.json: it goes, with its receipt
+    assert [p.name.split("-")[:3] for p in _installs().glob("*.json")] == [["claude", "mcp", "user"]]
+    human = ov("install", "mcp", "--host", "claude", "--yes")
+    assert human.exit_code == 0 and "removed" not in human.stdout  # nothing left to take out
+    assert ov("uninstall", "mcp", "--host", "claude").exit_code == 0
+    assert not (folder / ".claude.json").exists() and not list(_installs().iterdir())
+
+
+@pytest.mark.parametrize("command", [("uninstall", "mcp"), ("uninstall", "hooks", "--with-mcp"), ("install", "hooks", "--with-mcp", "--uninstall")])
+def test_uninstalling_the_server_under_claude_config_dir_takes_out_the_earlier_one_too(ov, user_home, tmp_path, monkeypatch, command):
+    home_file = user_home / ".claude.json"
+    own = {"numStartups": 7, "mcpServers": {"docs": {"command": "docs-mcp"}, "ov": {"type": "stdio", "command": "/old/venv/bin/ov", "args": ["mcp"]}}}
+    home_file.write_text(json.dumps(own, indent=2))
+    folder = _claude_config_dir(monkeypatch, tmp_path)
+    assert ov("install", "hooks", "--host", "claude", "--yes", "--with-mcp").exit_code == 0
+    assert "ov" not in json.loads(home_file.read_text())["mcpServers"]  # the install took it out already
+    home_file.write_text(json.dumps(own, indent=2))  # and an older ov, run again, put it back
+    removed = ov(*command, "--host", "claude", "--json")
+    assert removed.exit_code == 0
+    assert json.loads(home_file.read_text()) == {"numStartups": 7, "mcpServers": {"docs": {"command": "docs-mcp"}}}
+    assert any(str(home_file) in note for note in removed.json["result"]["notes"])
+    assert not (folder / ".claude.json").exists()
+
+
+def test_a_home_claude_json_that_ov_cannot_read_does_not_stop_the_install(ov, user_home, tmp_path, monkeypatch):
+    (user_home / ".claude.json").write_text('{"mcpServers": {"ov": ')
+    folder = _claude_config_dir(monkeypatch, tmp_path)
+    result = ov("install", "mcp", "--host", "claude", "--yes", "--json")
+    assert result.exit_code == 0 and [f["file"] for f in result.json["result"]["files"]] == [str(folder / ".claude.json")]
+    assert (user_home / ".claude.json").read_text() == '{"mcpServers": {"ov": '
+
+
+def test_claude_config_dir_that_is_home_has_no_earlier_file(ov, user_home, monkeypatch):
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(user_home))
+    assert ov("install", "mcp", "--host", "claude", "--yes").exit_code == 0
+    result = ov("install", "mcp", "--host", "claude", "--yes", "--json")
+    assert [f["file"] for f in result.json["result"]["files"]] == [str(user_home / ".claude.json")] and not result.json["result"]["notes"]
+    assert install.is_our_server(json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"])
+
+
+# --- uninstalling with --trust: the trust ov's --trust wrote into Codex's config goes too ---------------
+
+
+USER_CODEX = '# mine\nmodel = "o3"\n'
+
+
+@pytest.fixture
+def fake_codex(tmp_path: Path, monkeypatch) -> Path:
+    """`codex` on PATH is tests/fake_codex.py, which answers ov's app-server calls; returns the user's config.toml."""
+    from tests import fake_codex
+
+    monkeypatch.setenv("PATH", str(fake_codex.install(tmp_path / "codex-bin")))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(USER_CODEX)
+    return config
+
+
+def _toml(path: Path) -> dict:
+    import tomllib
+
+    return tomllib.loads(path.read_text())
+
+
+@pytest.mark.parametrize("command", [("install", "hooks", "--uninstall"), ("uninstall", "hooks")])
+def test_uninstall_with_trust_takes_out_the_reviews_ov_wrote(ov, user_home, fake_codex, command):
+    """`ov install hooks --trust --uninstall` removed the hooks and left their reviews in config.toml."""
+    installed = ov("install", "hooks", "--host", "codex", "--yes", "--trust", "--json")
+    assert installed.exit_code == 0, installed.stderr
+    assert len(_toml(fake_codex)["hooks"]["state"]) == 5
+    note = f"codex    takes the trust ov's --trust recorded out of {fake_codex}: 5 reviews of ov's hooks"
+    dry = ov(*command, "--host", "codex", "--trust", "--dry-run", "--json")
+    assert note in dry.json["result"]["notes"] and len(_toml(fake_codex)["hooks"]["state"]) == 5
+    (diff,) = [f["diff"] for f in dry.json["result"]["files"] if f["file"] == str(fake_codex)]
+    assert diff.count('\n-[hooks.state."') == 5 and "\n+" not in diff.split("@@", 1)[1]
+    removed = ov(*command, "--host", "codex", "--trust", "--json")
+    assert removed.exit_code == 0 and note in removed.json["result"]["notes"]
+    assert fake_codex.read_text() == USER_CODEX and not list(_installs().iterdir())
+    again = ov(*command, "--trust", "--json")  # every host, none wired: nothing to say of Codex's trust
+    assert again.exit_code == 0 and not again.json["result"]["notes"]
+
+
+def test_uninstall_with_trust_leaves_every_review_ov_did_not_write(ov, user_home, fake_codex):
+    hooks = user_home / ".codex" / "hooks.json"
+    hooks.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]}}))
+    own = f'[hooks.state."{hooks}:stop:0:0"]\ntrusted_hash = "sha256:mine"\n'
+    fake_codex.write_text(USER_CODEX + "\n" + own)  # the user reviewed their own hook
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    state = _toml(fake_codex)["hooks"]["state"]
+    assert state[f"{hooks}:stop:0:0"] == {"trusted_hash": "sha256:mine"} and len(state) == 6
+    # The user reviews one of ov's hooks again after a change (another hash), and turns another off.
+    start, end = f"{hooks}:session_start:0:0", f"{hooks}:session_end:0:0"
+    text = fake_codex.read_text().replace(state[start]["trusted_hash"], "sha256:reviewed-again")
+    text = text.replace(f'[hooks.state."{end}"]\n', f'[hooks.state."{end}"]\nenabled = false\n')
+    fake_codex.write_text(text)
+    assert ov("uninstall", "hooks", "--host", "codex", "--trust").exit_code == 0
+    left = _toml(fake_codex)["hooks"]["state"]
+    assert left == {f"{hooks}:stop:0:0": {"trusted_hash": "sha256:mine"}, start: {"trusted_hash": "sha256:reviewed-again"}, end: {"enabled": False}}
+    assert fake_codex.read_text().startswith(USER_CODEX + "\n" + own)
+
+
+def test_uninstall_with_trust_takes_out_the_project_trust_ov_gave_and_no_other(ov, project, fake_codex):
+    args = ("--host", "codex", "--scope", "project")
+    installed = ov("install", "hooks", *args, "--yes", "--trust", "--json")
+    assert installed.exit_code == 0, installed.stderr
+    assert _toml(fake_codex)["projects"][str(project)] == {"trust_level": "trusted"} and len(_toml(fake_codex)["hooks"]["state"]) == 5
+    kept = ov("uninstall", "hooks", *args, "--dry-run", "--json")  # without --trust it stays, and the note says so
+    (note,) = [n for n in kept.json["result"]["notes"] if n.startswith("codex")]
+    assert note == f'codex    the trust ov\'s --trust recorded stays in {fake_codex} ([projects."{project}"] trust_level = "trusted" and 5 reviews of ov\'s hooks); add --trust to take it out too'
+    assert ov("uninstall", "hooks", *args, "--trust").exit_code == 0
+    assert fake_codex.read_text() == USER_CODEX and not (project / ".codex").exists()
+
+    # A project the user trusted before: ov's --trust only reviews the hooks, and that is all the uninstall takes out.
+    fake_codex.write_text(USER_CODEX + f'\n[projects."{project}"]\ntrust_level = "trusted"\n')
+    trusted = fake_codex.read_text()
+    assert ov("install", "hooks", *args, "--yes", "--trust").exit_code == 0
+    removed = ov("install", "hooks", *args, "--trust", "--uninstall", "--json")
+    assert f"codex    takes the trust ov's --trust recorded out of {fake_codex}: 5 reviews of ov's hooks" in removed.json["result"]["notes"]
+    assert fake_codex.read_text() == trusted
+
+
+def test_plain_uninstall_keeps_the_trust_and_says_where(ov, user_home, fake_codex):
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    trusted = fake_codex.read_text()
+    removed = ov("uninstall", "hooks", "--host", "codex")
+    assert removed.exit_code == 0 and fake_codex.read_text() == trusted
+    assert f"the trust ov's --trust recorded stays in {fake_codex} (5 reviews of ov's hooks); remove it there if you no longer want it" in removed.stdout
+
+
+def test_uninstall_with_trust_says_when_ov_recorded_none(ov, user_home, fake_codex):
+    """Installed without --trust (or by an ov that kept no record): the user's reviews are theirs, and stay."""
+    assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0
+    hooks = user_home / ".codex" / "hooks.json"
+    fake_codex.write_text(USER_CODEX + f'\n[hooks.state."{hooks}:stop:0:0"]\ntrusted_hash = "sha256:by-hand"\n')
+    before = fake_codex.read_text()
+    removed = ov("uninstall", "hooks", "--host", "codex", "--trust", "--json")
+    assert removed.exit_code == 0 and fake_codex.read_text() == before
+    assert f"codex    --trust: ov recorded no trust of its own for {hooks} (installed without --trust, or by an older ov), so {fake_codex} is left as it is" in removed.json["result"]["notes"]
+
+
+@pytest.mark.parametrize("with_mcp", [False, True], ids=["hooks", "with-mcp"])
+def test_a_codex_config_made_for_the_trust_goes_with_it(ov, user_home, fake_codex, with_mcp):
+    """No .codex/ before: ov made the folder and hooks.json (and with --with-mcp config.toml), Codex
+    made config.toml for the reviews. The uninstall with --trust leaves nothing of either."""
+    shutil.rmtree(fake_codex.parent)
+    before = _tree(user_home)
+    flags = ["--with-mcp"] if with_mcp else []
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust", *flags).exit_code == 0
+    assert len(_toml(fake_codex)["hooks"]["state"]) == 5 and ("mcp_servers" in _toml(fake_codex)) == with_mcp
+    assert ov("uninstall", "hooks", "--host", "codex", "--trust", *flags).exit_code == 0
+    assert _tree(user_home) == before and not list(_installs().iterdir())
+
+
+def test_a_codex_config_ov_cannot_edit_refuses_the_uninstall_whole(ov, user_home, fake_codex):
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    state = _toml(fake_codex)["hooks"]["state"]
+    inline = "hooks = { state = { " + ", ".join(f'"{k}" = {{ trusted_hash = "{v["trusted_hash"]}" }}' for k, v in state.items()) + " } }\n"
+    fake_codex.write_text(inline + USER_CODEX)  # the same reviews, as one inline value
+    hooks = user_home / ".codex" / "hooks.json"
+    installed = hooks.read_bytes()
+    result = ov("uninstall", "hooks", "--host", "codex", "--trust")
+    assert result.exit_code == 2 and "inline value" in result.stderr
+    assert hooks.read_bytes() == installed and fake_codex.read_text() == inline + USER_CODEX  # nothing written
+
+
+def test_a_reinstall_keeps_the_record_of_the_trust_ov_wrote(ov, user_home, fake_codex):
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0  # no --trust this time: the reviews are still ov's
+    assert ov("uninstall", "hooks", "--host", "codex", "--trust").exit_code == 0
+    assert fake_codex.read_text() == USER_CODEX

@@ -110,13 +110,13 @@ def install_hooks(
     scope: ScopeOpt = ScopeChoice.user,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask which hosts: take --host or every host found.")] = False,
     dry_run: DryRunOpt = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word), and with --scope project the project trusted in Codex's user config.toml unless marked untrusted (Codex loads no untrusted project's .codex/).")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Also mark ov's Codex hooks as reviewed (Codex skips unreviewed hooks without a word), and with --scope project the project trusted in Codex's user config.toml unless marked untrusted (Codex loads no untrusted project's .codex/). With --uninstall, take out the trust an install's --trust recorded.")] = False,
     with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also register ov's MCP server (as `ov install mcp`); with --uninstall, also remove it.")] = False,
     uninstall: Annotated[bool, typer.Option("--uninstall", help="Remove ov's hooks instead (same as `ov uninstall hooks`).")] = False,
 ) -> None:
     """Add ov's hooks to Claude Code, Codex, Gemini CLI, Cursor and OpenCode (only ov's entries change)."""
     if uninstall:
-        _uninstall(host, scope, dry_run, with_mcp)
+        _uninstall(host, scope, dry_run, with_mcp, trust)
         return
     from ov.hosts import install
 
@@ -125,6 +125,7 @@ def install_hooks(
     changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
     if with_mcp:
         changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
+        changes += _mcp_leftovers(hosts, scope)
 
     def notes() -> list[str]:
         # Gates come after the files are written: Codex's review is keyed by the written entries.
@@ -141,9 +142,10 @@ def uninstall_hooks(
     yes: UninstallYesOpt = False,
     dry_run: DryRunOpt = False,
     with_mcp: Annotated[bool, typer.Option("--with-mcp", help="Also remove ov's MCP server (as `ov uninstall mcp`).")] = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Also take out the Codex trust `ov install hooks --trust` recorded: its reviews of ov's hooks and the project trust it gave, where Codex still holds them as ov wrote them.")] = False,
 ) -> None:
     """Remove ov's hooks from the hosts: their files come back as they were before ov's entries."""
-    _uninstall(host, scope, dry_run, with_mcp)
+    _uninstall(host, scope, dry_run, with_mcp, trust)
 
 
 @install_app.command("mcp", cls=OvCommand)
@@ -160,6 +162,7 @@ def install_mcp(
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
+    changes += _mcp_leftovers(hosts, scope)
     _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
 
 
@@ -172,7 +175,15 @@ def uninstall_mcp(
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
     changes = [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    changes += _mcp_leftovers(hosts, scope)
     _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
+
+
+def _mcp_leftovers(hosts: list[str], scope) -> list:
+    """ov's servers that an earlier ov left where this one no longer registers them: out with every install and uninstall of the server."""
+    from ov.hosts import install
+
+    return [change for h in hosts for change in install.plan_mcp_leftovers(h, scope.value, project_dir(), _receipts())]
 
 
 def _mcp_notes(changes, trust: bool) -> list[str]:
@@ -195,14 +206,20 @@ def _mcp_notes(changes, trust: bool) -> list[str]:
     return notes
 
 
-def _uninstall(host, scope, dry_run: bool, with_mcp: bool) -> None:
-    from ov.hosts import install
+def _uninstall(host, scope, dry_run: bool, with_mcp: bool, trust: bool) -> None:
+    from ov.hosts import gates, install
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
-    changes = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    hooks = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+    changes = list(hooks)
     if with_mcp:
-        changes += [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
-    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
+        changes += [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts(), along=c) for h, c in zip(hosts, hooks)]
+        changes += _mcp_leftovers(hosts, scope)
+    # What --trust wrote into a host's own config, from each hooks receipt; a host ov never wired has nothing to say.
+    trusts = [gates.plan_trust_removal(c, trust=trust, dry_run=dry_run, along=changes) for c in hooks if c.before is not None or c.spec_receipt]
+    changes += [change for change, _notes in trusts if change is not None]
+    notes = [note for _change, said in trusts for note in said]
+    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, lambda: notes, verb="removed")
 
 
 def _chosen_hosts(host, yes: bool) -> list[str]:
@@ -232,7 +249,7 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
     notes = []
     for change in changes:
         if change.spec.kind == "hooks":  # --with-mcp's changes are behind no hook gate (and would say it twice)
-            notes.extend(gates.after_install(change.spec, trust=trust, dry_run=dry_run))
+            notes.extend(gates.after_install(change.spec, _receipts(), trust=trust, dry_run=dry_run))
     return notes
 
 
@@ -242,7 +259,14 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
     from ov.hosts import install
 
     payload = [
-        {"host": c.spec.host, "scope": c.spec.scope, "file": str(c.spec.path), "changed": c.changed, **({"diff": c.diff()} if dry_run else {})}
+        {
+            "host": c.spec.host,
+            "scope": c.spec.scope,
+            "file": str(c.spec.path),
+            "changed": c.changed,
+            **({"action": c.action} if c.action else {}),
+            **({"diff": c.diff()} if dry_run else {}),
+        }
         for c in changes
     ]
     if not dry_run:
@@ -256,7 +280,7 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
             if dry_run:
                 plain(change.diff() or f"{change.spec.path}: no change")
             else:
-                plain(f"{change.spec.host:9} {verb if change.changed else 'unchanged'}: {change.spec.path}")
+                plain(f"{change.spec.host:9} {(change.action or verb) if change.changed else 'unchanged'}: {change.spec.path}")
         for note in notes:
             plain(note)
         for warning in result.get("warnings", []):

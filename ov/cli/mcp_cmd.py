@@ -46,7 +46,7 @@ def plugin_build(
     plugin marketplace, e.g. Codex: list it in a local .agents/plugins/marketplace.json, then
     `codex plugin marketplace add DIR` and `codex plugin add ov@MARKETPLACE`.
     """
-    from ov.hosts.install import ov_command, server_env
+    from ov.hosts.ovcommand import ov_command, server_env
     from ov.mcp import plugin
 
     written = plugin.build(out, ov_command(), server_env())

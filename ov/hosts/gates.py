@@ -11,6 +11,10 @@
   even show its hooks. So in project scope ``--trust`` first marks the project trusted (unless the
   user marked it untrusted), through the same ``config/batchWrite``. The reviews of a project's
   hooks live in the user's ``config.toml`` too: Codex ignores ``hooks.state`` in a project's own.
+  What ``--trust`` wrote (each review key with its hash, a project it trusted) goes into the
+  hooks' receipt, and an uninstall with ``--trust`` takes exactly that out again
+  (:func:`plan_trust_removal`): a review Codex holds with another hash since, or trust the user gave
+  themselves, stays.
 * **Gemini CLI** runs project hooks only in a trusted folder, and warns once per changed hook.
 * **Cursor** also runs Claude Code's hooks when its "Third-party skills" setting is on; the hook
   runtime answers only one of the two calls (:mod:`ov.hosts.runtime`).
@@ -29,15 +33,19 @@ import threading
 import time
 from pathlib import Path
 
-from ov.hosts.install import Spec
+from ov.hosts.filechange import Change, read
+from ov.hosts.hostconfig import Spec
+from ov.wording import counted
 
 # Codex names events in trust keys in snake case.
 _CODEX_EVENTS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop", "PreCompact": "pre_compact", "SessionEnd": "session_end"}
 
 
-def after_install(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
+def after_install(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> list[str]:
+    """What the user must know of ``spec``'s host's gate once ov's hooks are in, or what ``trust``
+    did about it (recorded in the receipt under ``receipts_dir``)."""
     if spec.host == "codex":
-        return _codex(spec, trust=trust, dry_run=dry_run)
+        return _codex(spec, receipts_dir, trust=trust, dry_run=dry_run)
     if spec.host == "gemini" and spec.scope == "project":
         return [f"gemini   runs project hooks only in a trusted folder: trust {spec.path.parent.parent} when Gemini CLI asks"]
     if spec.host == "claude" and spec.scope == "project":
@@ -51,7 +59,7 @@ def after_install(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
 _PROJECT_TRUST_GRANTS = "Codex then loads all of the project's .codex/ config, its MCP servers and settings too, and lets the agent write in the project"
 
 
-def _codex(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
+def _codex(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> list[str]:
     off = codex_hooks_off(spec)
     if off is not None:
         # The user turned hooks off on purpose: say so rather than flip it.
@@ -80,15 +88,20 @@ def _codex(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
     binary = shutil.which("codex")
     if binary is None:
         return [f"codex    --trust needs the `codex` program on PATH; instead, {by_hand}"]
+    from ov.hosts.receipts import record_trust
+
+    made_config = not config.exists()  # Codex makes config.toml for what it writes: the uninstall takes it away again
     try:
         made_trusted, trusted = codex_trust(spec, binary)
     except (OSError, RuntimeError, TimeoutError, ValueError) as exc:
         if untrusted_project and codex_project_trust(spec) == "trusted":  # the first step was done
+            record_trust(receipts_dir, spec, project=str(project), made_config=made_config)
             return [f"codex    trusted the project {project} in {config} ({_PROJECT_TRUST_GRANTS}), but could not record the review of ov's hooks ({exc}): open /hooks in Codex and trust them"]
         return [f"codex    could not record the review ({exc}); instead, {by_hand}"]
+    record_trust(receipts_dir, spec, reviews=trusted, project=str(project) if made_trusted else None, made_config=made_config)
     notes = [f"codex    trusted the project {project} in {config}: {_PROJECT_TRUST_GRANTS}"] if made_trusted else []
     if trusted:
-        notes.append(f"codex    trusted ov's hooks: {', '.join(trusted)}")
+        notes.append(f"codex    trusted ov's hooks: {', '.join(sorted(trusted))}")
     elif codex_untrusted(spec):
         notes.append(f"codex    Codex did not list ov's hooks in {spec.path}, so none was reviewed; {by_hand}")
     else:
@@ -96,10 +109,10 @@ def _codex(spec: Spec, *, trust: bool, dry_run: bool) -> list[str]:
     return notes
 
 
-def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool, list[str]]:
+def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool, dict[str, str]]:
     """Mark ov's handlers in ``spec.path`` reviewed in Codex, and in project scope the project
     trusted first (Codex lists no hook of an untrusted project, so none could be reviewed).
-    Whether the project was newly trusted, and the trust keys written."""
+    Whether the project was newly trusted, and the trust keys written with the hash each got."""
     ours = _codex_positions(spec)
     env = dict(os.environ)
     if spec.scope == "user" and "CODEX_HOME" not in env:
@@ -123,7 +136,90 @@ def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool
         }
         if pending:
             rpc.call("config/batchWrite", {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": pending}]})
-    return made_trusted, sorted(pending)
+    return made_trusted, {key: value["trusted_hash"] for key, value in pending.items()}
+
+
+def plan_trust_removal(hooks: Change, *, trust: bool, dry_run: bool, along: list[Change], env=None) -> tuple[Change | None, list[str]]:
+    """What becomes of the trust an install's ``--trust`` wrote into Codex's ``config.toml``, as
+    ``hooks`` (the uninstall of ov's hooks) takes them out: a change to that file, or None, and
+    the notes to show.
+
+    With ``trust`` the trust goes, and only what ov wrote (the receipt's record): each review whose
+    hash is still the one ov wrote, and the project's ``trust_level`` when ov made the project
+    trusted and it still is. A review given since (Codex's ``/hooks``), or trust the user gave
+    themselves, stays. When a change in ``along`` (the server's uninstall, ``--with-mcp``) writes
+    the same file, the trust comes out of what it writes instead. Without ``trust`` all of it
+    stays, and the note says where. Planned with the other changes, before any is written: a
+    layout ov cannot edit is refused with nothing written, and ``--dry-run`` shows the diff."""
+    if hooks.spec.host != "codex":
+        return None, []
+    config = codex_user_config(hooks.spec, env)
+    recorded = hooks.spec_receipt.get("trust") if isinstance(hooks.spec_receipt.get("trust"), dict) else {}
+    reviews, project = _recorded_trust_in_place(config, recorded)
+    what = _trust_said(reviews, project)
+    if not trust:
+        how = "add --trust to take it out too" if dry_run else "remove it there if you no longer want it"
+        return None, [f"codex    the trust ov's --trust recorded stays in {config} ({what}); {how}"] if what else []
+    if not recorded:
+        return None, [f"codex    --trust: ov recorded no trust of its own for {hooks.spec.path} (installed without --trust, or by an older ov), so {config} is left as it is"]
+    if not what:
+        return None, [f"codex    --trust: the trust ov recorded for {hooks.spec.path} is no longer in {config} as ov wrote it, so nothing is taken out"]
+    note = f"codex    takes the trust ov's --trust recorded out of {config}: {what}"
+    shared = next((c for c in along if c.spec.path == config), None)
+    if shared is not None:
+        if shared.after is not None:  # else the file goes, and the trust with it
+            text = _without_trust(shared.after, config, reviews, project)
+            shared.after = None if not text.strip() and shared.spec_receipt.get("created_file") else text.encode("utf-8")
+        shared.notes.append(note)
+        return None, []
+    before = read(config)
+    text = _without_trust(before or b"", config, reviews, project)
+    # A config.toml Codex made for ov's --trust goes when nothing else is in it, and so do the
+    # folders ov made for the hooks' file that held it (apply removes them when empty).
+    after = None if not text.strip() and recorded.get("created_config") else text.encode("utf-8")
+    made = hooks.spec_receipt.get("created_dirs")
+    dirs = [d for d in (made if isinstance(made, list) else []) if isinstance(d, str) and config.is_relative_to(d)]
+    return Change(Spec("codex", "user", config, "mcp-toml", kind="trust"), before, after, None, [note], spec_receipt={"created_dirs": dirs}), []
+
+
+def _recorded_trust_in_place(config: Path, recorded: dict) -> tuple[list[str], str | None]:
+    """Of the trust a receipt recorded, what ``config`` still holds as ov wrote it: the review keys
+    with ov's hash, and the project when it is still marked trusted."""
+    values = _toml(config)
+    hooks = values.get("hooks")
+    state = hooks.get("state") if isinstance(hooks, dict) else None
+    state = state if isinstance(state, dict) else {}
+    written = recorded.get("reviews") if isinstance(recorded.get("reviews"), dict) else {}
+    reviews = sorted(key for key, value in written.items() if isinstance(state.get(key), dict) and state[key].get("trusted_hash") == value)
+    project = recorded.get("project") if isinstance(recorded.get("project"), str) else None
+    projects = values.get("projects")
+    table = projects.get(project) if isinstance(projects, dict) and project is not None else None
+    return reviews, project if isinstance(table, dict) and table.get("trust_level") == "trusted" else None
+
+
+def _trust_said(reviews: list[str], project: str | None) -> str:
+    parts = [f'[projects."{project}"] trust_level = "trusted"'] if project else []
+    if reviews:
+        parts.append(f"{counted(len(reviews), 'review')} of ov's hooks")
+    return " and ".join(parts)
+
+
+def _without_trust(data: bytes, config: Path, reviews: list[str], project: str | None) -> str:
+    """``data``, Codex's config, without the review keys and the project's trust; every other byte kept."""
+    from ov.hosts import tomltable
+
+    text, values = tomltable.read(data, config)
+    owned = [(("hooks", "state", key), "trusted_hash") for key in reviews] + ([(("projects", project), "trust_level")] if project else [])
+    for table, key in owned:
+        held = tomltable.get(values, table, config)
+        if not isinstance(held, dict) or held.get(key) is None:
+            continue  # not in ``data`` as it was read
+        # Only the key ov wrote; its table too when that key was all it held (Codex keeps a
+        # hook's other settings, such as `enabled`, in the same table).
+        path = table if set(held) == {key} else (*table, key)
+        text = tomltable.drop(text, values, path, config)
+        text, values = tomltable.read(text.encode("utf-8"), config)
+    return text
 
 
 def codex_trust_by_hand(project: Path, config: Path) -> str:
@@ -154,7 +250,7 @@ def codex_project(spec: Spec) -> Path | None:
 
 def codex_user_config(spec: Spec, env=None) -> Path:
     """The user's ``config.toml``: where Codex keeps project trust and every hook review, whatever the scope."""
-    from ov.hosts.install import config_dir
+    from ov.hosts.hostconfig import config_dir
 
     if spec.scope == "user":
         return spec.path.parent / "config.toml"
@@ -209,7 +305,7 @@ def codex_untrusted(spec: Spec, env=None) -> int:
 
 def _codex_positions(spec: Spec) -> set[tuple[str, int, int]]:
     """``(event, group, handler)`` of ov's handlers in the file: the tail of Codex's trust keys."""
-    from ov.hosts.install import is_ours
+    from ov.hosts.ovcommand import is_ours
 
     try:
         data = json.loads(spec.path.read_text(encoding="utf-8"))

@@ -25,7 +25,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov.hosts.install import HostConfigError
+from ov.hosts.hostconfig import HostConfigError
 
 KeyPath = tuple[str, ...]
 

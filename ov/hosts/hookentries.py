@@ -1,0 +1,185 @@
+"""ov's hook entries in each host's file, planned in and out: Claude Code's, Codex's and Gemini
+CLI's nested groups (``hooks.<Event>[].hooks[]``), Cursor's flat list (``hooks.<event>[]``), and
+OpenCode's plugin file.
+
+**Only ov's entries change.** ov's handlers are recognised by their command
+(:func:`ov.hosts.ovcommand.is_ours`). A re-install removes those and appends fresh ones; every
+other entry keeps its place, and the file keeps its formatting and comments. In a group that also
+holds a handler of the user's, only ov's goes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+from ov.errors import InvalidInput
+from ov.hosts.filechange import Change, given_back, parse, read, valueless
+from ov.hosts.hostconfig import HostConfigError, Spec
+from ov.hosts.ovcommand import hook_command, is_ours
+from ov.hosts.receipts import new_receipt, read_receipt
+
+
+def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
+    """ov's handlers for each of ``spec_``'s events, replacing any ov handler the file holds."""
+    before = read(spec_.path)
+    receipt = read_receipt(receipts_dir, spec_) or {}
+    if spec_.shape == "plugin":
+        return _plan_plugin(spec_, before, command, receipt)
+    doc = parse(spec_, before)
+    created = [list(p) for p in receipt.get("created", [])] if before is not None else []
+    _remove_ours(doc, spec_)
+    if spec_.shape == "flat" and ("version",) not in doc:
+        doc.set(("version",), 1)
+        created.append(["version"])
+    if ("hooks",) not in doc:
+        created.append(["hooks"])
+    for native, event, timeout in spec_.events:
+        if ("hooks", native) not in doc:
+            created.append(["hooks", native])
+        doc.append(("hooks", native), _entry(spec_, command, native, event, timeout))
+    after = doc.text().encode("utf-8")
+    if before is None and not after.endswith(b"\n"):
+        after += b"\n"
+    kept = valueless(spec_, before, receipt)
+    return Change(spec_, before, after, new_receipt(spec_, receipt, before is None, created, command, kept, events=[e for _n, e, _t in spec_.events]))
+
+
+def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
+    """Every ov handler out of ``spec_``'s file, then what the receipt says ov created there."""
+    before = read(spec_.path)
+    receipt = read_receipt(receipts_dir, spec_) or {}
+    if before is None:
+        return Change(spec_, None, None, None, spec_receipt=receipt)
+    if spec_.shape == "plugin":
+        from ov.hosts.opencode import PLUGIN_MARKER
+
+        if not before.startswith(PLUGIN_MARKER.encode()):
+            return Change(spec_, before, before, None, [f"{spec_.path} is not ov's plugin: left as it is"])
+        return Change(spec_, before, None, None, spec_receipt=receipt)
+    doc = parse(spec_, before)
+    _remove_ours(doc, spec_)
+    for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
+        # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
+        if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
+            doc.remove(path)
+    after: bytes | None = given_back(spec_, doc, receipt)
+    if receipt.get("created_file") and doc.value() == {}:
+        after = None  # ov made the file: it goes
+    return Change(spec_, before, after, None, spec_receipt=receipt)
+
+
+def installed_entries(spec_: Spec) -> dict[str, list[str]]:
+    """ov's commands in the host's file, by the host's event name (empty when none or unreadable)."""
+    before = read(spec_.path)
+    if before is None:
+        return {}
+    if spec_.shape == "plugin":
+        text = _plugin_text(before)
+        if text is None:
+            return {}
+        command = _plugin_command(text)
+        return {"plugin": [shlex.join(command)] if command else []}
+    try:
+        doc = parse(spec_, before)
+    except InvalidInput:
+        return {}
+    found: dict[str, list[str]] = {}
+    hooks = doc.get(("hooks",), {})
+    for native, items in (hooks.items() if isinstance(hooks, dict) else []):
+        for handler in _handlers(spec_, items):
+            if is_ours(handler.get("command")):
+                found.setdefault(native, []).append(handler["command"])
+    return found
+
+
+def plugin_outdated(spec_: Spec) -> bool:
+    """Whether ov's plugin at ``spec_.path`` differs from the one this ov writes for the same
+    command: an upgrade changed the plugin, and the file keeps the old one until reinstalled."""
+    from ov.hosts.opencode import plugin_source
+
+    text = _plugin_text(read(spec_.path))
+    command = _plugin_command(text) if text is not None else None
+    return command is not None and text != plugin_source(command)
+
+
+# --- the nested and flat shapes -----------------------------------------------------------------
+
+
+def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int) -> dict:
+    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event), "timeout": timeout}
+    if spec_.named:
+        handler = {"name": f"ov-{event}", **handler}
+    if spec_.shape == "flat":
+        return {"command": handler["command"], "timeout": timeout}
+    return {"hooks": [handler]}
+
+
+def _handlers(spec_: Spec, items) -> list[dict]:
+    if not isinstance(items, list):
+        return []
+    if spec_.shape == "flat":
+        return [h for h in items if isinstance(h, dict)]
+    return [h for group in items if isinstance(group, dict) and isinstance(group.get("hooks"), list) for h in group["hooks"] if isinstance(h, dict)]
+
+
+def _remove_ours(doc, spec_: Spec) -> None:
+    """Take every ov handler out of the file; a group left with no handler goes too."""
+    hooks = doc.get(("hooks",))
+    if hooks is None:
+        return
+    if not isinstance(hooks, dict):
+        raise HostConfigError(f"{spec_.path}: `hooks` is {type(hooks).__name__}, not an object", hint="fix the file, then run the command again")
+    for native, items in hooks.items():
+        if not isinstance(items, list):
+            raise HostConfigError(f"{spec_.path}: `hooks.{native}` is not a list", hint="fix the file, then run the command again")
+        for gi in range(len(items) - 1, -1, -1):
+            item = items[gi]
+            if spec_.shape == "flat":
+                if isinstance(item, dict) and is_ours(item.get("command")):
+                    doc.remove(("hooks", native, gi))
+                continue
+            handlers = item.get("hooks") if isinstance(item, dict) else None
+            if not isinstance(handlers, list):
+                continue
+            ours = [hi for hi, h in enumerate(handlers) if isinstance(h, dict) and is_ours(h.get("command"))]
+            if ours and len(ours) == len(handlers):
+                doc.remove(("hooks", native, gi))  # a group that held only ov's handlers was ov's
+            else:
+                for hi in reversed(ours):
+                    doc.remove(("hooks", native, gi, "hooks", hi))
+
+
+# --- OpenCode's plugin --------------------------------------------------------------------------
+
+
+def _plan_plugin(spec_: Spec, before: bytes | None, command: list[str], receipt: dict) -> Change:
+    from ov.hosts.opencode import PLUGIN_MARKER, plugin_source
+
+    if before is not None and not before.startswith(PLUGIN_MARKER.encode()):
+        raise HostConfigError(
+            f"{spec_.path} exists and is not ov's plugin",
+            hint="move it aside (ov never overwrites a file it did not write), then run the command again",
+        )
+    after = plugin_source(command).encode("utf-8")
+    return Change(spec_, before, after, new_receipt(spec_, receipt, True, [], command, events=["session-start", "prompt-submit", "stop", "pre-compact"]))
+
+
+def _plugin_text(before: bytes | None) -> str | None:
+    """The text of ov's plugin from the file's bytes; None when there is no file, or it is not ov's."""
+    from ov.hosts.opencode import PLUGIN_MARKER
+
+    text = before.decode("utf-8", "replace") if before is not None else None
+    return text if text is not None and text.startswith(PLUGIN_MARKER) else None
+
+
+def _plugin_command(text: str) -> list[str] | None:
+    """The ``ov`` command a plugin starts, from its ``const OV = [...]`` line."""
+    match = re.search(r"^const OV = (\[.*\]);$", text, re.MULTILINE)
+    try:
+        command = json.loads(match.group(1)) if match else None
+    except ValueError:
+        return None
+    return command if isinstance(command, list) and command and all(isinstance(c, str) for c in command) else None

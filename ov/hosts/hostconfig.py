@@ -1,0 +1,153 @@
+"""Where each host keeps its config: the file ov's hooks, and ov's MCP server, go into.
+
+======== ===================================================== ===================================
+host     hooks: file (user scope / project scope)               entries
+======== ===================================================== ===================================
+claude   ``~/.claude/settings.json`` / ``.claude/settings.json``  ``hooks.<Event>[].hooks[]``, timeout s
+codex    ``~/.codex/hooks.json`` / ``.codex/hooks.json``          the same shape, timeout s
+gemini   ``~/.gemini/settings.json`` / ``.gemini/settings.json``  the same shape, ``name``, timeout ms
+cursor   ``~/.cursor/hooks.json`` / ``.cursor/hooks.json``        ``{"version": 1, "hooks": {event: [handler]}}``
+opencode ``~/.config/opencode/plugins/ov-memory.js`` / ``.opencode/plugins/ov-memory.js``: ov's plugin file
+======== ===================================================== ===================================
+
+A :class:`Spec` names one such file and how it is shaped; :func:`spec` gives the hooks' and
+:func:`mcp_spec` the MCP server's. Nothing here reads or writes the files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.errors import InvalidInput
+from ov.hosts.ovcommand import same_file
+
+HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
+SCOPES = ("user", "project")
+
+
+class HostConfigError(InvalidInput):
+    """A host's config file holds something ov cannot safely add to (wrong types, a foreign plugin)."""
+
+    code = "host_config"
+    hint = "fix the file or move it aside, then run the command again (ov never rewrites what it cannot read)"
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How one host (in one scope) is wired: its file, its shape and its events."""
+
+    host: str
+    scope: str
+    path: Path
+    shape: str  # "nested" (Claude, Codex, Gemini) | "flat" (Cursor) | "plugin" (OpenCode) | "mcp-json" | "mcp-toml"
+    events: tuple[tuple[str, str, int], ...] = ()  # (host's event name, ov's event, timeout in the host's unit)
+    comments: bool = False  # the file may hold comments (JSONC)
+    trailing_commas: bool = False  # the host reads a comma after an object's or array's last item (OpenCode)
+    named: bool = False  # handlers carry a "name" (Gemini)
+    kind: str = "hooks"  # "hooks" | "mcp" | "trust" (Codex's reviews, which --trust wrote): what the change and its receipt are about
+
+
+# Seconds (Gemini: milliseconds) each host gives ov's hook, by ov's event; an event a host is not
+# wired for is absent. Codex clamps SessionEnd to 3 s (the hook only starts the commit job). Gemini
+# gets no pre-compact: its PreCompress fires on ordinary turns, so it says nothing about compaction.
+_TIMEOUTS = {
+    "claude": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 10},
+    "codex": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 3},
+    "gemini": {"session-start": 30000, "prompt-submit": 10000, "stop": 10000, "session-end": 10000},
+    "cursor": {"session-start": 30, "prompt-submit": 10, "stop": 10, "pre-compact": 30, "session-end": 10},
+}
+
+
+def config_dir(host: str, scope: str, project: Path, env=None) -> Path:
+    """The host's own config folder: in HOME (or where its variable points) or in the project."""
+    env = os.environ if env is None else env
+    home = _home(env)
+    if host not in HOSTS:
+        raise InvalidInput(f"unknown host {host!r}", hint=f"hosts are: {', '.join(HOSTS)}")
+    if scope == "project":
+        return project / f".{host}"
+    override = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME"}.get(host)
+    if override and env.get(override):
+        return Path(env[override])
+    if host == "opencode":
+        return (Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config") / "opencode"
+    return home / f".{host}"
+
+
+def spec(host: str, scope: str, project: Path, env=None) -> Spec:
+    """Where ``host`` keeps its hooks (``ov install hooks``)."""
+    from ov.hosts.host import load
+
+    root = config_dir(host, scope, project, env)
+    if host == "opencode":
+        from ov.hosts.opencode import PLUGIN_FILE
+
+        return Spec(host, scope, root / "plugins" / PLUGIN_FILE, "plugin")
+    native = load(host).native_event
+    events = tuple((native(event), event, timeout) for event, timeout in _TIMEOUTS[host].items())
+    if host == "cursor":
+        return Spec(host, scope, root / "hooks.json", "flat", events)
+    name = "hooks.json" if host == "codex" else "settings.json"
+    return Spec(host, scope, root / name, "nested", events, comments=host == "gemini", named=host == "gemini")
+
+
+def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:
+    """Where ``host`` registers MCP servers (``ov install mcp``)."""
+    env = os.environ if env is None else env
+    root = config_dir(host, scope, project, env)
+    if host == "claude":
+        # A user's servers are in .claude.json: in HOME, or with $CLAUDE_CONFIG_DIR set in that
+        # folder (Claude Code then reads no other, and `claude mcp add -s user` writes there).
+        home = root if env.get("CLAUDE_CONFIG_DIR") else _home(env)
+        path = home / ".claude.json" if scope == "user" else project / ".mcp.json"
+        return _claude_mcp(scope, path)
+    if host == "codex":
+        return Spec(host, scope, root / "config.toml", "mcp-toml", kind="mcp")
+    if host == "opencode":
+        folder = root if scope == "user" else project  # a project's opencode.json sits at its root
+        name = "opencode.jsonc" if (folder / "opencode.jsonc").exists() and not (folder / "opencode.json").exists() else "opencode.json"
+        # OpenCode reads both of its names as JSONC, trailing commas included; Claude Code and
+        # Gemini CLI refuse a trailing comma (Gemini takes comments), and so does ov in their files.
+        return Spec(host, scope, folder / name, "mcp-json", comments=True, trailing_commas=True, kind="mcp")
+    name = "settings.json" if host == "gemini" else "mcp.json"
+    return Spec(host, scope, root / name, "mcp-json", comments=host == "gemini", kind="mcp")
+
+
+def former_mcp_specs(host: str, scope: str, project: Path, env=None) -> list[Spec]:
+    """Files where an earlier ov registered ``host``'s server and where ov registers it no more.
+
+    One so far: before ov followed $CLAUDE_CONFIG_DIR, a user's server went into
+    ``~/.claude.json`` whatever the variable said. With the variable set, that is now
+    :func:`mcp_spec`'s ``$CLAUDE_CONFIG_DIR/.claude.json``, and HOME's file is a former one."""
+    env = os.environ if env is None else env
+    if host != "claude" or scope != "user" or not env.get("CLAUDE_CONFIG_DIR"):
+        return []
+    current = mcp_spec(host, scope, project, env).path
+    former = _home(env) / ".claude.json"
+    if former == current or same_file(str(former), str(current)):
+        return []  # $CLAUDE_CONFIG_DIR is HOME itself: one file
+    return [_claude_mcp(scope, former)]
+
+
+def _claude_mcp(scope: str, path: Path) -> Spec:
+    return Spec("claude", scope, path, "mcp-json", kind="mcp")
+
+
+def _home(env) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def detect(env=None) -> list[str]:
+    """The hosts that look installed on this machine: their program on PATH or their config folder in HOME."""
+    import shutil
+
+    env = os.environ if env is None else env
+    programs = {"cursor": ("cursor", "cursor-agent")}
+    path = env.get("PATH")
+    return [
+        host
+        for host in HOSTS
+        if config_dir(host, "user", Path(), env).is_dir() or any(shutil.which(p, path=path) for p in programs.get(host, (host,)))
+    ]

@@ -1,0 +1,247 @@
+"""Writing a planned :class:`~ov.hosts.filechange.Change`: the host's file, its backup, and the
+receipt that lets the uninstall undo exactly what ov did.
+
+* **Writes are atomic**, and the file before ov's first write is kept beside it as ``<file>.ov.bak``
+  (a project's, beside its receipt in ov's home: :func:`backup_path`).
+* **A receipt** (``$OV_HOME/installs/<host>-<kind>-<scope>-<digest>.json``) records the file,
+  what ov created (the file itself, the ``hooks`` key, an event's list, folders), the command
+  installed, and the trust ``--trust`` recorded in the host's own config (Codex's reviews and
+  project trust). Uninstall removes ov's entries and then only what the receipt says ov created,
+  so a file ov only added to comes back byte for byte.
+* **Two receipts of one file or folder** (Gemini's hooks and server share settings.json, Codex's
+  hooks.json and config.toml share .codex/): whichever uninstall comes last gives the file back
+  and removes the folders, because the first hands over what its receipt said.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from ov.files import atomic_write
+from ov.hosts.filechange import Change
+from ov.hosts.hostconfig import Spec
+
+BACKUP_SUFFIX = ".ov.bak"
+
+
+def apply(change: Change, receipts_dir: Path) -> None:
+    """Write the file (atomically, the file before ov's first write kept at :func:`backup_path`)
+    and then the receipt.
+
+    An uninstall that gives the file back as it was before the install also takes the backup
+    and the folders the install made away: nothing of ov's is left in the host's config. One
+    that leaves the file to another receipt of ov's hands these over to it (:func:`_hand_over_file`).
+    """
+    path = change.spec.path
+    backup = backup_path(change.spec, receipts_dir)
+    # A settings file linked from a dotfiles folder: the file the link names is the one to change
+    # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
+    # ov made it (a link to a file not made yet stays the dangling link it was).
+    target = path.resolve() if path.is_symlink() else path
+    if change.changed:
+        if change.after is None:
+            _unlink(target)  # gone already when the hooks' uninstall of the same file took it (Gemini)
+        else:
+            made = _missing_parents(target)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            # The backup is the file before ov's first write: a re-install (from another ov, say),
+            # or the server joining the hooks in one file, keeps it.
+            if change.before is not None and change.receipt is not None and not _held(receipts_dir, change.spec):
+                backup.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(backup, change.before, mode=0o600)
+            existed = target.exists()
+            mode = target.stat().st_mode & 0o777 if existed else (0o644 if change.spec.shape == "plugin" else 0o600)
+            atomic_write(target, change.after, mode=mode)
+            if existed:
+                os.chmod(target, mode)  # as it was: the umask narrows what a new file is created with
+            if change.receipt is not None and made:
+                change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
+    # An uninstall undoes the receipt as it is now: one earlier in the same run may have handed it
+    # a folder (`--with-mcp`: Codex's hooks.json went, and config.toml's receipt took .codex/).
+    undone = with_file_facts(change.spec_receipt, read_receipt(receipts_dir, change.spec) or {}) if change.receipt is None else {}
+    heir = _heir(receipts_dir, change.spec) if change.receipt is None and change.after is not None else None
+    if heir is not None:
+        _hand_over_file(receipts_dir, change.spec, undone, *heir)
+    elif change.receipt is None:  # an uninstall, and no other receipt of ov's holds the file
+        restored = change.after is None or (backup.exists() and backup.read_bytes() == change.after)
+        if restored:
+            _unlink(backup)
+        beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
+        if beside != backup and change.after is not None and beside.is_file() and beside.read_bytes() == change.after:
+            _unlink(beside)
+        if change.after is None:
+            for folder in sorted((Path(p) for p in undone["created_dirs"]), key=lambda p: len(p.parts), reverse=True):
+                try:
+                    folder.rmdir()  # only when empty: whatever else is in it stays
+                except OSError:
+                    _hand_over_folder(receipts_dir, change.spec, folder)
+    receipt_path = _receipt_path(receipts_dir, change.spec)
+    if change.receipt is None:
+        _unlink(receipt_path)
+    else:
+        receipt_path.parent.mkdir(parents=True, exist_ok=True)
+        _write_receipt(receipt_path, change.receipt)
+
+
+def backup_path(spec_: Spec, receipts_dir: Path) -> Path:
+    """Where the file as it was before ov's last write is kept: beside it (``<file>.ov.bak``) in
+    user scope; for a project, whose files a team commits, beside the receipt in ov's home, so that
+    no copy of ov's making lands in the project (``git add -A`` would take it)."""
+    if spec_.scope == "project":
+        return _receipt_path(receipts_dir, spec_).with_suffix(".bak")
+    return spec_.path.with_name(spec_.path.name + BACKUP_SUFFIX)
+
+
+def read_receipt(receipts_dir: Path, spec_: Spec) -> dict | None:
+    """The receipt of ov's install into ``spec_``'s file, or None when there is none (or it is unreadable)."""
+    try:
+        data = json.loads(_receipt_path(receipts_dir, spec_).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def new_receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]], command: list[str], valueless: str | None = None, **extra) -> dict:
+    """The receipt of an install: what ov wrote where, and what it created and trusted (kept from ``old``)."""
+    return {
+        "host": spec_.host,
+        "scope": spec_.scope,
+        "kind": spec_.kind,
+        "file": str(spec_.path),
+        "created_file": True if new_file else old.get("created_file", False),
+        "created": _unique(created),
+        "command": command,
+        **({"valueless": valueless} if valueless is not None else {}),
+        # What an earlier --trust recorded stays in the host's config over a re-install, and so here.
+        **({"trust": old["trust"]} if isinstance(old.get("trust"), dict) else {}),
+        **extra,
+        "created_dirs": old.get("created_dirs", []),
+        "installed_at": old.get("installed_at") or _now(),
+        "updated_at": _now(),
+    }
+
+
+def record_trust(receipts_dir: Path, spec_: Spec, *, reviews: dict[str, str] | None = None, project: str | None = None, made_config: bool = False) -> None:
+    """Add to ``spec_``'s receipt the trust ov has just written into the host's own config: review
+    keys with the hash each was given, the project it marked trusted, and (``made_config``) that
+    the config file did not exist before. What an uninstall with ``--trust`` may take out again,
+    and nothing else (the user's own trust is never recorded)."""
+    receipt = read_receipt(receipts_dir, spec_)
+    if receipt is None or not (reviews or project):
+        return
+    trust = receipt.get("trust") if isinstance(receipt.get("trust"), dict) else {}
+    known = trust.get("reviews") if isinstance(trust.get("reviews"), dict) else {}
+    trust = {**trust, "reviews": {**known, **(reviews or {})}}
+    if project:
+        trust["project"] = project
+    if made_config or trust.get("created_config"):
+        trust["created_config"] = True
+    receipt["trust"] = trust
+    _write_receipt(_receipt_path(receipts_dir, spec_), receipt)
+
+
+def with_file_facts(receipt: dict, other: dict) -> dict:
+    """``receipt`` with what ``other``, a receipt of the same file, says of the file itself: that
+    ov made it, the text it held when it held no value, the folders ov made for it."""
+    merged = {**receipt, "created_file": bool(receipt.get("created_file") or other.get("created_file"))}
+    if not isinstance(merged.get("valueless"), str) and isinstance(other.get("valueless"), str):
+        merged["valueless"] = other["valueless"]
+    dirs = [d for r in (receipt, other) if isinstance(r.get("created_dirs"), list) for d in r["created_dirs"]]
+    merged["created_dirs"] = list(dict.fromkeys(dirs))
+    return merged
+
+
+def _write_receipt(path: Path, receipt: dict) -> None:
+    atomic_write(path, (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+
+
+def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
+    """A folder ov made that another of ov's files still holds (Codex's hooks.json and config.toml
+    in one .codex/): the receipt of that file takes it over, so the last uninstall removes it."""
+    if not folder.is_dir():
+        return
+    for path, receipt in _other_receipts(receipts_dir, spec_):
+        if not Path(str(receipt.get("file", ""))).is_relative_to(folder):
+            continue
+        dirs = receipt.get("created_dirs") if isinstance(receipt.get("created_dirs"), list) else []
+        if str(folder) not in dirs:
+            receipt["created_dirs"] = [*dirs, str(folder)]
+            _write_receipt(path, receipt)
+
+
+def _hand_over_file(receipts_dir: Path, spec_: Spec, receipt: dict, heir_path: Path, heir: dict) -> None:
+    """An uninstall that leaves the file to another receipt of ov's (Gemini's hooks and server
+    share settings.json): that receipt takes over what ``receipt`` said of the file itself, and
+    the backup, so the last uninstall gives the file back as it was and removes the folders."""
+    _write_receipt(heir_path, with_file_facts(heir, receipt))
+    own, theirs = backup_path(spec_, receipts_dir), backup_path(replace(spec_, kind=str(heir.get("kind"))), receipts_dir)
+    if own == theirs or not own.exists():
+        return  # a user's file has one backup beside it, whichever receipt wrote it
+    if theirs.exists() and str(heir.get("installed_at", "")) < str(receipt.get("installed_at", "")):
+        _unlink(own)  # the older backup is the file before ov's first write
+    else:
+        os.replace(own, theirs)
+
+
+def _other_receipts(receipts_dir: Path, spec_: Spec):
+    """ov's receipts (path, receipt) other than ``spec_``'s own."""
+    own = _receipt_path(receipts_dir, spec_)
+    for path in sorted(receipts_dir.glob("*.json")):
+        if path == own:
+            continue
+        try:
+            receipt = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(receipt, dict):
+            yield path, receipt
+
+
+def _heir(receipts_dir: Path, spec_: Spec) -> tuple[Path, dict] | None:
+    """Another receipt of ov's for ``spec_``'s very file, if any."""
+    return next(((path, r) for path, r in _other_receipts(receipts_dir, spec_) if r.get("file") == str(spec_.path)), None)
+
+
+def _held(receipts_dir: Path, spec_: Spec) -> bool:
+    """Whether ov has written to ``spec_``'s file already (a receipt of either kind names it)."""
+    return _receipt_path(receipts_dir, spec_).exists() or _heir(receipts_dir, spec_) is not None
+
+
+def _receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
+    digest = hashlib.sha256(str(spec_.path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return receipts_dir / f"{spec_.host}-{spec_.kind}-{spec_.scope}-{digest}.json"
+
+
+def _unique(paths: list[list[str]]) -> list[list[str]]:
+    seen, out = set(), []
+    for p in paths:
+        if tuple(p) not in seen:
+            seen.add(tuple(p))
+            out.append(p)
+    return out
+
+
+def _missing_parents(path: Path) -> list[Path]:
+    """The folders above ``path`` that do not exist yet, outermost first."""
+    missing = []
+    for parent in path.parents:
+        if parent.exists():
+            break
+        missing.append(parent)
+    return missing[::-1]
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
