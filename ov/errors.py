@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from pathlib import Path
 
 EXIT_OK = 0
 EXIT_RUNTIME = 1
@@ -251,3 +252,23 @@ def not_writable(exc: BaseException, path: object) -> StoreNotWritable | None:
     if code == errno.EROFS:
         return StoreNotWritable(path, os.strerror(code), hint="the file system is mounted read-only: mount it read-write, or set OV_HOME to a writable folder")
     return StoreNotWritable(path, os.strerror(code))
+
+
+def os_failure(exc: BaseException, home: Path) -> DiskFull | StoreNotWritable | None:
+    """The typed error that an untyped one from deep in the core (a write git, dulwich or tantivy
+    made) means, or None: a bug to report. A full disk is :class:`DiskFull` wherever ov was
+    writing (under ``home``, ov's home, or where the file the error names is: an .ovpack exported
+    to another disk); a refused write is :class:`StoreNotWritable` only in ``home``, since a file
+    elsewhere is the command's own to report. The CLI and the MCP server ask this of whatever
+    reaches them untranslated, so both report it alike."""
+    written = home
+    filename = getattr(exc, "filename", None)
+    if isinstance(filename, str) and not Path(filename).is_relative_to(home):
+        written = Path(filename).parent
+    full = disk_full(exc, written)
+    if full is not None:
+        return full
+    refused = not_writable(exc, None)
+    if refused is None or refused.path is None:
+        return None
+    return refused if Path(refused.path).is_relative_to(home) else None

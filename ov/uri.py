@@ -187,6 +187,13 @@ def file_place_problem(uri: VikingURI) -> str | None:
     return None
 
 
+def standing_folder(uri: VikingURI) -> bool:
+    """Whether ``uri`` is a folder the tree of every account has before anything is written to it
+    (PRODUCT.md, the tree): a user's root and its folders (``memories`` before the first memory),
+    and the agents' ``skills``. Reading one that was never written reads an empty directory."""
+    return file_place_problem(uri) in (A_USER_ROOT, A_USER_FOLDER) or uri.parts == ("agent", "skills")
+
+
 def is_valid_segment(name: str) -> bool:
     """True when ``name`` may appear as one segment of a URI (used to skip odd files on disk)."""
     try:

@@ -148,6 +148,29 @@ def small_disk(tmp_path: Path):
         subprocess.run(["umount", "-l", str(mount)], capture_output=True)
 
 
+@pytest.fixture
+def unprivileged() -> list[str]:
+    """The prefix of a command line that runs a process as file permissions bind it: none for an
+    ordinary user; for root (whom they do not bind), setpriv without the capabilities that bypass
+    them. Skipped where root cannot drop them."""
+    import shutil
+
+    if os.geteuid() != 0:
+        return []
+    prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
+    if shutil.which("setpriv") is None or subprocess.run([*prefix, "true"], capture_output=True, check=False).returncode != 0:
+        pytest.skip("root here cannot drop the capabilities that bypass file permissions")
+    return prefix
+
+
+def set_writable(path: Path, writable: bool) -> None:
+    """Give or take the write permission of everything below ``path`` (itself included)."""
+    for folder, _dirs, files in os.walk(path):
+        for name in [folder, *(os.path.join(folder, f) for f in files)]:
+            mode = os.lstat(name).st_mode
+            os.chmod(name, mode | 0o200 if writable else mode & ~0o222)
+
+
 def fill_disk(mount: Path, leave: int = 0) -> Path:
     """Fill the file system of ``mount`` up to ``leave`` bytes free; returns the ballast file."""
     import errno

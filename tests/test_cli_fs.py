@@ -288,6 +288,71 @@ def test_reading_a_scope_nobody_wrote_to_says_what_it_says_once_the_scope_exists
     assert ov("read", "viking://resources", "--json").error == before
 
 
+def test_the_hint_of_a_missing_summary_names_a_write_that_works(ov):
+    """`ov abstract viking://user` said to write viking://user/.abstract.md, which is refused; the
+    others offered `ov mkdir --description`, which refuses a directory that is there."""
+    import shlex
+
+    assert ov("write", "viking://resources/guide/a.md", "--content", "x").exit_code == 0
+    for uri, shown in (
+        ("viking://user", "viking://user/default"),
+        ("viking://resources", "viking://resources"),
+        ("viking://resources/guide", "viking://resources/guide"),
+        ("viking://~/memories", "viking://user/default/memories"),
+    ):
+        hint = ov("abstract", uri, "--json").error["hint"]
+        assert "mkdir" not in hint, hint
+        command = shlex.split(hint.split("`")[1].replace("TEXT", "'A summary.'"))
+        assert command[:2] == ["ov", "write"], hint
+        wrote = ov(*command[1:])
+        assert wrote.exit_code == 0, (hint, wrote.stderr)
+        assert ov("abstract", shown).stdout == "A summary.\n"
+    assert ov("abstract", "viking://user", "--json").error["message"] == "viking://user has no abstract (L0)"
+
+
+@pytest.mark.parametrize("uri", ["viking://~/memories", "viking://user/default/memories", "viking://~", "viking://~/sessions", "viking://agent/skills"])
+def test_a_standing_folder_nobody_wrote_to_is_an_empty_directory(ov, store_state, uri):
+    """`ov read viking://~/memories` on a fresh store said "does not exist": a user checking their
+    memories got an error, not "no memories yet"."""
+    assert ov("init").exit_code == 0
+    before = store_state()
+    listed = ov("ls", uri, "--json")
+    assert listed.exit_code == 0 and listed.json["result"] == [], listed.stderr
+    assert ov("ls", uri).stdout == ""
+    tree = ov("tree", uri, "--json")
+    assert tree.exit_code == 0 and tree.json["result"]["children"] == [] and tree.json["result"]["type"] == "directory"
+    info = ov("stat", uri, "--json").json["result"]
+    assert (info["type"], info["children"], info["has_abstract"]) == ("directory", 0, False)
+    read = ov("read", uri, "--json")
+    assert read.exit_code == 1 and read.error["code"] == "is_directory"
+    if uri.endswith("memories"):
+        assert read.error["message"] == "viking://user/default/memories holds no memories yet"
+        assert read.error["hint"] == "keep one with `ov remember TEXT`; `ov ls viking://user/default/memories` lists them"
+    assert ov("abstract", uri, "--json").error["message"].endswith("has no abstract (L0)")
+    assert ov("find", "anything", "--uri", uri).exit_code == 0
+    grep = ov("grep", "x", "--uri", uri, "--json")
+    assert grep.exit_code == 1 and grep.json["result"] == []
+    # Nothing is there to remove or move: those still say so (a user's root is refused before it
+    # is looked for), and change nothing.
+    refused = "is a user's root" if uri == "viking://~" else "does not exist"
+    assert refused in ov("rm", "-r", uri, "--json").error["message"]
+    assert refused in ov("mv", uri, "viking://resources/moved", "--json").error["message"]
+    assert store_state() == before
+
+
+def test_memories_read_as_a_directory_once_there_is_one_and_as_none_after_the_last_is_forgotten(ov):
+    assert ov("init").exit_code == 0
+    uri = ov("remember", "My editor is Helix", "--json").json["result"]["uris"][0]
+    assert ov("ls", "viking://~/memories", "--simple").stdout == f"{uri}\n"
+    assert ov("read", "viking://~/memories", "--json").error["message"] == "viking://user/default/memories is a directory"
+    assert ov("forget", uri).exit_code == 0
+    assert ov("ls", "viking://~/memories", "--json").json["result"] == []
+    assert ov("read", "viking://~/memories", "--json").error["message"] == "viking://user/default/memories holds no memories yet"
+    other = ov("read", "viking://user/alice/memories", "--json").error
+    assert other["message"] == "viking://user/alice/memories holds no memories yet" and "`ov remember TEXT --user alice`" in other["hint"]
+    assert ov("ls", "viking://~/nothing", "--json").error["code"] == "not_found", "only the standing folders are there before they are written"
+
+
 def test_rm_file_directory_and_empty_sidecar_directory(ov, docs):
     assert ov("rm", "viking://resources/readme.md").exit_code == 0
     assert ov("rm", "viking://resources/empty").exit_code == 0, "a directory holding only sidecars is empty"

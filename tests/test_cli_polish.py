@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.conftest import fill_disk
+from tests.conftest import fill_disk, set_writable
 from tests.test_architecture import PROBE
 
 # --- help, version, typos -----------------------------------------------------------
@@ -330,30 +330,34 @@ def test_a_refused_write_is_recognised_from_errno_and_from_tantivy(tmp_path):
     assert not_writable(ValueError("An IO error occurred: 'No space left on device (os error 28)'"), "/data/ov") is None
 
 
+def test_what_reaches_an_edge_untranslated_is_read_by_one_function(tmp_path):
+    """The CLI and the MCP server both ask os_failure what a raw OSError (or tantivy's ValueError) means."""
+    from ov.errors import DiskFull, StoreNotWritable, os_failure
+
+    home = tmp_path / "home"
+    (home / "accounts").mkdir(parents=True)
+    refused = os_failure(PermissionError(errno.EACCES, "denied", str(home / "accounts" / "new")), home)
+    assert isinstance(refused, StoreNotWritable) and refused.message == f"ov cannot write to {home / 'accounts'}: Permission denied"
+    # A file elsewhere (an .ovpack a user exports) is the command's own to report.
+    assert os_failure(PermissionError(errno.EACCES, "denied", str(tmp_path / "out.ovpack")), home) is None
+    full = os_failure(OSError(errno.ENOSPC, "full", str(tmp_path / "usb" / "out.ovpack")), home)
+    assert isinstance(full, DiskFull) and full.path == tmp_path / "usb"
+    assert os_failure(ValueError("An IO error occurred: 'No space left on device (os error 28)'"), home).path == home
+    assert os_failure(FileNotFoundError(errno.ENOENT, "gone", str(home / "x")), home) is None
+    assert os_failure(RuntimeError("a bug"), home) is None
+
+
 @pytest.fixture
-def bound_by_permissions(ov_home):
-    """Run `ov` as a process that file permissions bind: as root (which they do not), without
-    the capabilities that bypass them, as an ordinary user would be."""
-    prefix: list[str] = []
-    if os.geteuid() == 0:
-        prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search,-fowner"]
-        if shutil.which("setpriv") is None or subprocess.run([*prefix, "true"], capture_output=True, check=False).returncode != 0:
-            pytest.skip("root here cannot drop the capabilities that bypass file permissions")
+def bound_by_permissions(ov_home, unprivileged):
+    """Run `ov` as a process that file permissions bind, as an ordinary user would be."""
 
     def invoke(*args: str):
         from tests.conftest import Result
 
-        proc = subprocess.run([*prefix, sys.executable, "-m", "ov", *args], capture_output=True, timeout=120, check=False)
+        proc = subprocess.run([*unprivileged, sys.executable, "-m", "ov", *args], capture_output=True, timeout=120, check=False)
         return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
 
     return invoke
-
-
-def _set_writable(path, writable: bool) -> None:
-    for folder, dirs, files in os.walk(path):
-        for name in [folder, *(os.path.join(folder, f) for f in files)]:
-            mode = os.lstat(name).st_mode
-            os.chmod(name, mode | 0o200 if writable else mode & ~0o222)
 
 
 def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_it(ov, ov_home, bound_by_permissions):
@@ -365,7 +369,7 @@ def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_i
     assert ov("find", "alpha").exit_code == 0
     index = ov_home / "state/default/index"
     built = sorted(p.name for p in index.rglob("*"))
-    _set_writable(ov_home, False)
+    set_writable(ov_home, False)
     try:
         for args in (["find", "alpha"], ["write", "viking://resources/b.md", "--content", "b"], ["reindex"]):
             result = as_user(*args, "--json")
@@ -384,7 +388,7 @@ def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_i
         checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
         assert doctor.exit_code == 1 and checks["writable"]["status"] == "fail" and checks["index"]["status"] == "ok"
     finally:
-        _set_writable(ov_home, True)
+        set_writable(ov_home, True)
     assert sorted(p.name for p in index.rglob("*")) == built  # nothing was dropped as damaged
     found = ov("find", "alpha", "--json").json["result"]
     assert [r["uri"] for r in found["resources"]] == ["viking://resources/a.md"] and not found["index"].get("actions")  # no rebuild
@@ -395,11 +399,11 @@ def test_a_write_the_object_folder_refuses_is_rolled_back_by_the_same_command(ov
     as_user = bound_by_permissions
     assert ov("write", "viking://resources/a.md", "--content", "alpha").exit_code == 0
     objects = ov_home / "accounts/default/.git/objects"
-    _set_writable(objects, False)
+    set_writable(objects, False)
     try:
         refused = as_user("remember", "My shell is zsh", "--json")
     finally:
-        _set_writable(objects, True)
+        set_writable(objects, True)
     assert refused.exit_code == 1 and refused.error["code"] == "store_not_writable"
     assert refused.error["message"] == f"ov cannot write to {objects}: Permission denied"
     assert not (ov_home / "state/default/journal.json").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -358,6 +359,9 @@ def test_remembering_a_memory_again_says_what_the_command_says(ov):
     assert first["content"][0]["text"].startswith("remembered in viking://user/default/memories/preferences/")
     assert not again.get("isError")
     assert again["content"][0]["text"] == ov("remember", "I prefer vim").stdout.strip() == "already remembered: nothing changed, no commit"
+    said = ov("remember", "My shell is zsh").stdout.strip()  # where it went and the commit, as the tool says it
+    head = ov("snapshot", "log", "--json").json["result"][0]["commit"]
+    assert said == f"remembered in viking://user/default/memories/profile.md (commit {head[:10]})"
 
 
 @pytest.mark.parametrize(
@@ -501,6 +505,84 @@ def test_find_below_a_place_that_does_not_exist_is_a_tool_error(ov_home):
     assert missing.get("isError") and "viking://resources/giude does not exist" in missing["content"][0]["text"]
     found = tools.call(context, "find", {"query": "tokens", "uri": "viking://resources/guide"})
     assert not found.get("isError") and "auth.md" in found["content"][0]["text"]
+
+
+def test_search_takes_the_scope_and_types_find_takes(ov_home):
+    """The search tool had no `uri` or `types` (find had them)."""
+    import os as _os
+
+    from ov.mcp import tools
+
+    properties = {t["name"]: t["inputSchema"]["properties"] for t in definitions()}
+    assert {k: v for k, v in properties["search"].items() if k in properties["find"]} == properties["find"]
+    context = tools.Context.resolve({}, _os.environ)
+    tools.call(context, "write", {"uri": "viking://resources/guide/auth.md", "content": "# Auth\n\nAPI tokens expire hourly.\n"})
+    tools.call(context, "write", {"uri": "viking://resources/notes/tokens.md", "content": "# Tokens\n\nAPI tokens live in the vault.\n"})
+    tools.call(context, "remember", {"text": "I prefer short-lived API tokens"})
+
+    def listed(**arguments) -> list[str]:
+        result = tools.call(context, "search", {"query": "API tokens", "mode": "list", **arguments})
+        assert not result.get("isError"), result
+        return [line.split()[0] for line in result["content"][0]["text"].splitlines() if line.startswith("viking://")]
+
+    everything = listed()
+    assert any("/memories/" in u for u in everything) and any(u.startswith("viking://resources/guide") for u in everything)
+    assert listed(types=["memory"]) == [u for u in everything if "/memories/" in u]
+    scoped = listed(uri="viking://resources/guide")
+    assert scoped and all(u.startswith("viking://resources/guide") for u in scoped)
+    for arguments, says in (({"types": ["bogus"]}, "unknown type 'bogus'"), ({"uri": "viking://resources/giude"}, "viking://resources/giude does not exist")):
+        refused = tools.call(context, "search", {"query": "API tokens", **arguments})
+        assert refused.get("isError") and says in refused["content"][0]["text"], refused
+
+
+def test_a_users_folders_read_as_empty_before_anything_is_written_to_them(ov_home):
+    """`read viking://~/memories` on a fresh store said it did not exist: an agent checking its
+    memories got an error, not "no memories yet"."""
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+
+    def text(name: str, arguments: dict) -> tuple[bool, str]:
+        result = tools.call(context, name, arguments)
+        return bool(result.get("isError")), result["content"][0]["text"]
+
+    assert text("ls", {"uri": "viking://~/memories"}) == (False, "(empty)")
+    assert text("tree", {"uri": "viking://~"}) == (False, "default/")
+    assert json.loads(text("stat", {"uri": "viking://~/memories"})[1])["type"] == "directory"
+    assert text("read", {"uris": ["viking://~/memories"]}) == (
+        True,
+        "viking://user/default/memories holds no memories yet\nhint: keep one with `ov remember TEXT`; `ov ls viking://user/default/memories` lists them",
+    )
+    uri = text("remember", {"text": "My editor is Helix"})[1].split(" in ")[1].split(" (")[0]
+    assert text("ls", {"uri": "viking://~/memories"}) == (False, uri)
+    assert text("read", {"uris": ["viking://~/memories"]})[1].startswith("viking://user/default/memories is a directory")
+
+
+def test_a_write_the_system_refuses_is_the_error_the_cli_reports_not_an_internal_one(ov, ov_home, unprivileged):
+    """A PermissionError from deep in dulwich answered "ov failed: PermissionError: ...", where the
+    CLI said store_not_writable."""
+    from tests.conftest import set_writable
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha").exit_code == 0
+    objects = ov_home / "accounts/default/.git/objects"
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": "My shell is zsh"}}}
+    set_writable(objects, False)
+    try:
+        served = subprocess.run([*unprivileged, OV, "mcp"], input=(json.dumps(call) + "\n").encode(), capture_output=True, timeout=60, env=dict(os.environ), check=False)
+        cli = subprocess.run([*unprivileged, OV, "remember", "My shell is zsh", "--json"], capture_output=True, timeout=60, env=dict(os.environ), check=False)
+    finally:
+        set_writable(objects, True)
+    assert served.returncode == 0, served.stderr
+    result = json.loads(served.stdout.decode().splitlines()[0])["result"]
+    error = json.loads(cli.stderr)["error"]
+    # The folder named is the objects folder, or the fan-out folder of the first object when an
+    # earlier commit made it (the objects' names differ from one write to the next).
+    refused = re.escape(f"ov cannot write to {objects}") + "(/[0-9a-f]{2})?: Permission denied"
+    assert error["code"] == "store_not_writable" and re.fullmatch(refused, error["message"]), error
+    assert result["isError"] and re.fullmatch(refused + re.escape(f"\nhint: {error['hint']}"), result["content"][0]["text"]), result
+    assert ov("remember", "My shell is zsh").exit_code == 0  # nothing was left half done
 
 
 READ_ARGUMENTS = {

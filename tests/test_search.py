@@ -324,6 +324,28 @@ def test_search_respects_uri_scope_and_types(handbook):
     assert both["memories"] and both["resources"] and both["total"] == len(both["memories"]) + len(both["resources"])
 
 
+def test_search_takes_finds_level_and_time_filters_for_everything_it_ranks(tree):
+    """`ov search` had no --level, --after or --before (find had them)."""
+    import time
+
+    query = "credential rotation"
+    everything = search(tree, query, SearchOptions(limit=10))
+    assert min(h.level for h in everything.hits) < 2 == max(h.level for h in everything.hits)  # directories and files
+    files = search(tree, query, SearchOptions(limit=4, levels=(2,)))
+    assert files.hits and {h.level for h in files.hits} == {2}
+    # No directory summary is ranked, so none lifts the weak file below it: find's ranking, with the plan.
+    assert "viking://resources/security/vault.md" in uris(everything.hits)
+    assert uris(files.hits) == uris(find(tree, query, FindOptions(limit=4, levels=(2,))).hits)
+    summaries = search(tree, query, SearchOptions(limit=10, levels=(0, 1)))
+    assert summaries.hits and {h.level for h in summaries.hits} <= {0, 1}
+    hour = 3600
+    now = time.time()
+    assert uris(search(tree, query, SearchOptions(limit=10, after=now - hour)).hits) == uris(everything.hits)
+    assert uris(search(tree, query, SearchOptions(limit=10, before=now + hour)).hits) == uris(everything.hits)
+    assert search(tree, query, SearchOptions(limit=10, after=now + hour)).hits == []
+    assert search(tree, query, SearchOptions(mode="context", before=now - hour)).context.stats["candidates"] == 0
+
+
 def test_search_on_an_empty_store_is_empty(store):
     result = search(store, "anything", SearchOptions(mode="context"))
     assert result.hits == [] and result.context.rendered == "" and result.context.stats["candidates"] == 0
@@ -832,3 +854,32 @@ def test_cli_search_takes_a_threshold_as_find_does(cli_store, ov):
     assert block["stats"]["candidates"] == len(left)
     refused = cli_store("search", "rotate API keys", "--threshold", "2", "--json")
     assert refused.exit_code == 2 and "threshold is a relevance from 0 to 1" in refused.error["message"]
+
+
+def test_cli_search_has_every_filter_find_has_with_the_same_meaning(cli_store):
+    import typer
+
+    from ov.cli.main import app
+
+    def options(name: str) -> dict:
+        command = typer.main.get_command(app).commands[name]
+        return {p.opts[0]: p.help for p in command.params if p.opts[0].startswith("--")}
+
+    find_options, search_options = options("find"), options("search")
+    assert {k: v for k, v in search_options.items() if k in find_options and k != "--limit"} == {k: v for k, v in find_options.items() if k != "--limit"}
+    files = cli_store("search", "rotate API keys", "--level", "2", "--json").json["result"]
+    assert files["total"] and {h["level"] for bucket in ("resources", "sessions") for h in files[bucket]} == {2}
+    summaries = cli_store("search", "rotate API keys", "--level", "0,1", "--type", "resource", "--json").json["result"]
+    assert summaries["resources"] == [h for h in summaries["resources"] if h["level"] < 2] and summaries["total"]
+    everything = cli_store("search", "rotate API keys", "--json").json["result"]
+    assert everything["resources"] and everything["sessions"]
+    # The files were written just now, the messages on 2026-05-01 (AT).
+    recent = cli_store("search", "rotate API keys", "--after", "1h", "--json").json["result"]
+    assert recent["resources"] == everything["resources"] and recent["sessions"] == []
+    older = cli_store("search", "rotate API keys", "--before", "2026-05-02", "--json").json["result"]
+    assert older["resources"] == [] and [h["message_id"] for h in older["sessions"]] == [h["message_id"] for h in everything["sessions"]]
+    later = cli_store("search", "rotate API keys", "--after", "2999-01-01", "--mode", "context", "--json").json["result"]
+    assert later["entries"] == [] and later["stats"]["candidates"] == 0
+    for bad in (["--level", "3"], ["--after", "soonish"]):
+        refused = cli_store("search", "keys", *bad, "--json")
+        assert refused.exit_code == 2 and refused.error == cli_store("find", "keys", *bad, "--json").error

@@ -434,6 +434,14 @@ def test_remember_and_forget(ov, ov_home):
     assert log[0] == f"ov forget {uri}" and log[-2].startswith("ov remember")
 
 
+def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_does(ov):
+    """`ov remember` printed the URI alone, where write, add-resource and commit name the commit."""
+    said = ov("remember", "I prefer dark mode in every editor")
+    head = ov("snapshot", "log", "--json").json["result"][0]["commit"]
+    assert said.stdout == f"remembered in viking://user/default/memories/preferences/default/dark_mode.md (commit {head[:10]})\n"
+    assert ov("remember", "I prefer dark mode in every editor").stdout == "already remembered: nothing changed, no commit\n"
+
+
 @pytest.mark.parametrize("memory_type, path", [
     ("events", f"events/{datetime.now(timezone.utc):%Y/%m/%d}/staging_db.md"),
     ("preferences", "preferences/default/staging_db.md"),

@@ -6,7 +6,6 @@ import copy
 import os
 import sys
 import traceback
-from pathlib import Path
 from typing import Annotated
 
 import click
@@ -17,7 +16,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import error, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, StoreNotWritable, disk_full, not_writable
+from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, os_failure
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -198,9 +197,11 @@ def _dispatch(args: list[str]) -> int:
     except BrokenPipeError:
         raise  # see run()
     except Exception as exc:  # noqa: BLE001 - the one edge where unexpected failures become a message
-        # An OSError for a full disk can surface from any write (git objects, the journal, the
-        # indices); the core translates the ones it expects, this catches the rest.
-        known = disk_full(exc, _written_under(exc)) or _refused_in_home(exc)
+        # A full disk or a refused write can surface from any write (git objects, the journal,
+        # the indices); the core translates the ones it expects, this catches the rest.
+        from ov.home import Home
+
+        known = os_failure(exc, Home.from_env().root)
         if known is not None:
             _debug_traceback()
             error(known, as_json)
@@ -228,31 +229,6 @@ def _quiet_unraisable() -> None:
         previous(unraisable)
 
     sys.unraisablehook = hook
-
-
-def _written_under(exc: Exception) -> Path:
-    """The folder a failed write was under, for a message: ov's home, unless the file named
-    by the error lies elsewhere (an .ovpack exported to another disk)."""
-    from ov.home import Home
-
-    home = Home.from_env().root
-    filename = getattr(exc, "filename", None)
-    if isinstance(filename, str) and not Path(filename).is_relative_to(home):
-        return Path(filename).parent
-    return home
-
-
-
-def _refused_in_home(exc: Exception) -> StoreNotWritable | None:
-    """The :class:`StoreNotWritable` of a write the system refused in ov's home (its permissions,
-    a read-only mount), wherever in the core it came from; None for a file elsewhere, which is
-    the command's own to report."""
-    from ov.home import Home
-
-    refused = not_writable(exc, None)
-    if refused is None or refused.path is None:
-        return None
-    return refused if Path(refused.path).is_relative_to(Home.from_env().root) else None
 
 
 def _usage_hint(exc: Exception) -> str:

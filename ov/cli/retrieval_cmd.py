@@ -12,6 +12,13 @@ from ov.errors import InvalidInput
 from ov.retrieval import MAX_RESULTS
 
 QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
+# The filters `ov find` and `ov search` share: declared once, read once (filter_options).
+UriOpt = Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")]
+LevelOpt = Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")]
+TypeOpt = Annotated[str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")]
+AfterOpt = Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")]
+BeforeOpt = Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")]
+ThresholdOpt = Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")]
 
 
 def register(app: typer.Typer) -> None:
@@ -22,34 +29,23 @@ def register(app: typer.Typer) -> None:
 
 def find(
     query: QueryArg,
-    uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
+    uri: UriOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_RESULTS, help="Results to return.")] = 10,
-    level: Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")] = None,
-    type_: Annotated[
-        str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
-    ] = None,
-    after: Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")] = None,
-    before: Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")] = None,
+    level: LevelOpt = None,
+    type_: TypeOpt = None,
+    after: AfterOpt = None,
+    before: BeforeOpt = None,
+    threshold: ThresholdOpt = None,
 ) -> None:
     """Search memories, resources, skills and sessions (full-text and vectors, no LLM).
 
     A query with no results succeeds (exit 0) with an empty list; only `ov grep` exits 1 on no match.
     """
-    from ov.retrieval.find import FindOptions, search_scope
+    from ov.retrieval.find import FindOptions
     from ov.retrieval.find import find as run_find
 
-    rt = runtime()
-    store = rt.store
-    options = FindOptions(
-        uri=search_scope(store, uri),
-        limit=limit,
-        levels=parse_levels(level),
-        types=parse_types(type_),
-        after=_time(after),
-        before=_time(before),
-        threshold=threshold,
-    )
+    store = runtime().store
+    options = FindOptions(limit=limit, **filter_options(store, uri, level, type_, after, before, threshold))
     if not query.strip():
         raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov find "release process"`')
     result = run_find(store, query, options)
@@ -144,6 +140,21 @@ def _default_config(rt):
 
 
 # --- shared with `ov search` -------------------------------------------------------
+
+
+def filter_options(store, uri: str | None, level: str | None, type_: str | None, after: str | None, before: str | None, threshold: float | None) -> dict:
+    """The filters of a find or a search, from their options, as the keyword arguments of the
+    fields FindOptions and SearchOptions share: the two commands parse them in this one place."""
+    from ov.retrieval.find import search_scope
+
+    return {
+        "uri": search_scope(store, uri),
+        "levels": parse_levels(level),
+        "types": parse_types(type_),
+        "after": _time(after),
+        "before": _time(before),
+        "threshold": threshold,
+    }
 
 
 def parse_levels(text: str | None) -> tuple[int, ...] | None:

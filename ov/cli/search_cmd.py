@@ -9,7 +9,17 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, stdout_is_terminal
-from ov.cli.retrieval_cmd import QueryArg, parse_types, print_hits
+from ov.cli.retrieval_cmd import (
+    AfterOpt,
+    BeforeOpt,
+    LevelOpt,
+    QueryArg,
+    ThresholdOpt,
+    TypeOpt,
+    UriOpt,
+    filter_options,
+    print_hits,
+)
 from ov.cli.runtime import ReadCommand, runtime
 from ov.retrieval import MAX_RESULTS
 
@@ -34,18 +44,20 @@ def search(
     budget: Annotated[
         int | None, typer.Option("--budget", min=1, help="Tokens the context block may use (default: retrieval.budget).")
     ] = None,
-    uri: Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")] = None,
+    uri: UriOpt = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=MAX_RESULTS, help="Results to return (the candidates of a context block).")] = 10,
-    type_: Annotated[
-        str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")
-    ] = None,
-    threshold: Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")] = None,
+    level: LevelOpt = None,
+    type_: TypeOpt = None,
+    after: AfterOpt = None,
+    before: BeforeOpt = None,
+    threshold: ThresholdOpt = None,
 ) -> None:
     """Search with a query plan and hierarchical retrieval; `--mode context` assembles a block for an agent.
 
+    The filters mean what they mean for `ov find`, and hold for everything a search ranks: with
+    `--level 2` no directory summary is ranked, so none lifts the files below it.
     A query with no results succeeds (exit 0) with an empty result.
     """
-    from ov.retrieval.find import search_scope
     from ov.retrieval.search import SearchOptions
     from ov.retrieval.search import search as run_search
 
@@ -54,10 +66,8 @@ def search(
         session_id=session,
         mode=mode.value,
         budget=budget,
-        uri=search_scope(store, uri),
         limit=limit,
-        types=parse_types(type_),
-        threshold=threshold,
+        **filter_options(store, uri, level, type_, after, before, threshold),
     )
     result = run_search(store, query, options)
 

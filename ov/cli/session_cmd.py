@@ -200,11 +200,10 @@ def remember(
     text: Annotated[str, typer.Argument(help="What to remember, e.g. \"I prefer tabs over spaces\".", show_default=False)],
     memory_type: Annotated[str | None, typer.Option("--type", help="profile, preferences, entities, events, trajectories or experiences.")] = None,
 ) -> None:
-    """Write a long-term memory now, deterministically (one commit); prints its URI.
+    """Write a long-term memory now, deterministically (one commit); prints its URI and the commit.
 
     With --peer P the memory is filed under that peer's memories (viking://~/peers/P/memories/).
     """
-    from ov.sessions.remember import ALREADY_REMEMBERED
     from ov.sessions.remember import remember as run_remember
 
     rt = runtime()
@@ -212,8 +211,7 @@ def remember(
     # names who the user works with, not what a statement like "I prefer tabs" is about.
     peer = rt.identity.peer if rt.identity.source_of("peer") == "flag" else None
     result = run_remember(rt.store, text, memory_type=memory_type, peer=peer)
-    message = "\n".join(result.uris) if result.commit else ALREADY_REMEMBERED
-    emit(result.to_dict(), lambda: plain(message))
+    emit(result.to_dict(), lambda: plain(result.summary))
 
 
 def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)]) -> None:

@@ -4,7 +4,8 @@ Every tool is a command of the CLI made callable by a model: the same core funct
 identity, one commit per mutating call, the same messages. Results are the text a model should
 read: URIs first, then what it needs to judge them (scores, abstracts, snippets, provenance).
 An :class:`~ov.errors.OvError` becomes a tool error carrying ov's message and hint, so the model
-can correct its call; nothing a model sends can stop the server.
+can correct its call, and so does a full disk or a write the system refused in ov's home, as the
+CLI reports them (:func:`~ov.errors.os_failure`); nothing a model sends can stop the server.
 
 The definitions are the fixed prefix every session pays for (``tools/list`` is sent with every
 model request), so descriptions are one line and schemas carry no prose a name already says.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ov.errors import InvalidInput, OvError
+from ov.errors import InvalidInput, OvError, os_failure
 from ov.retrieval import MAX_RESULTS
 from ov.wording import counted
 
@@ -43,7 +44,7 @@ TOOLS = (
     _tool(
         "search",
         "find with a query plan; mode context returns one token-budgeted block to read.",
-        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "limit": _RESULTS},
+        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "uri": _URI, "limit": _RESULTS, "types": _TYPES},
         ("query",),
     ),
     _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
@@ -122,7 +123,12 @@ def call(context: Context, name, arguments) -> dict:
     try:
         text = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
     except OvError as exc:
-        return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
+        return _ov_error(exc)
+    except Exception as exc:  # the MCP edge: a full disk or a refused write, as the CLI reports them
+        known = os_failure(exc, context.home.root)
+        if known is None:
+            raise  # a bug: the server answers it as one (Server._answer)
+        return _ov_error(known)
     if len(text) > MAX_RESULT_CHARS:
         text = text[:MAX_RESULT_CHARS] + f"\n[… {len(text) - MAX_RESULT_CHARS} more characters: read fewer lines at a time]"
     return {"content": [{"type": "text", "text": text}]}
@@ -130,6 +136,10 @@ def call(context: Context, name, arguments) -> dict:
 
 def _error(text: str) -> dict:
     return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def _ov_error(exc: OvError) -> dict:
+    return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
 
 
 class _Args:
@@ -187,14 +197,21 @@ def _kind_name(kinds) -> str:
 # --- the tools ------------------------------------------------------------------------------------
 
 
+def _filters(store, args: _Args) -> dict:
+    """The scope, number and types of results a find or a search asks for: the fields FindOptions
+    and SearchOptions share."""
+    from ov.retrieval.find import search_scope
+
+    return {"uri": search_scope(store, args.text("uri")), "limit": args.number("limit", 10), "types": tuple(args.texts("types")) or None}
+
+
 def _find(store, args: _Args, context: Context) -> str:
-    from ov.retrieval.find import FindOptions, find, search_scope
+    from ov.retrieval.find import FindOptions, find
 
     query = args.text("query", required=True)
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
-    options = FindOptions(uri=search_scope(store, args.text("uri")), limit=args.number("limit", 10), types=tuple(args.texts("types")) or None)
-    result = find(store, query, options, indices=context.indices(store))
+    result = find(store, query, FindOptions(**_filters(store, args)), indices=context.indices(store))
     return _hits(result.hits, result.mode)
 
 
@@ -202,7 +219,7 @@ def _search(store, args: _Args, context: Context) -> str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
-    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), limit=args.number("limit", 10))
+    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     if mode == "context":
         block = result.context
@@ -281,12 +298,9 @@ def _glob(store, args: _Args, _context: Context) -> str:
 
 
 def _remember(store, args: _Args, _context: Context) -> str:
-    from ov.sessions.remember import ALREADY_REMEMBERED, remember
+    from ov.sessions.remember import remember
 
-    result = remember(store, args.text("text", required=True), memory_type=args.text("type"))
-    if result.commit is None:
-        return ALREADY_REMEMBERED
-    return f"remembered in {', '.join(result.uris)} (commit {result.commit[:10]})"
+    return remember(store, args.text("text", required=True), memory_type=args.text("type")).summary
 
 
 def _forget(store, args: _Args, _context: Context) -> str:

@@ -96,14 +96,12 @@ def check_threshold(threshold: float | None) -> None:
 def search_scope(store, text: str | None):
     """The URI a find or search looks below, from ``--uri`` or a tool's ``uri``: a place that does
     not exist is NotFound (a typo used to answer "no results", as if the place were empty), but a
-    user's root and folders (memories before the first one) are places already."""
+    user's root and folders (memories before the first one) are places already
+    (:func:`ov.uri.standing_folder`)."""
     if not text:
         return None
-    from ov.uri import A_USER_FOLDER, A_USER_ROOT, file_place_problem
-
     uri = store.uri(text)
-    if file_place_problem(uri) not in (A_USER_ROOT, A_USER_FOLDER):
-        store.require(uri)
+    store.require(uri)
     return uri
 
 

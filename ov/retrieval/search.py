@@ -63,14 +63,18 @@ PRIORITY_WEIGHTS = {1: 1.0, 2: 0.9, 3: 0.8, 4: 0.7, 5: 0.6}
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How a search runs: its session, output mode, budget, scope and cut-off."""
+    """How a search runs: its session, output mode, budget, and the filters and cut-off of find
+    (:class:`~ov.retrieval.find.FindOptions`), which hold for every ranking it runs."""
 
     session_id: str | None = None
     mode: str = "list"  # list | context
     budget: int | None = None  # tokens for mode "context"; None: retrieval.budget
     uri: VikingURI | None = None
     limit: int = 10
+    levels: tuple[int, ...] | None = None
     types: tuple[str, ...] | None = None
+    after: float | None = None  # seconds since the epoch, as FindOptions
+    before: float | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
     min_score: float | None = None  # no results at all when the most relevant one is below this (Hit.relevance)
     threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
@@ -171,7 +175,16 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
     types = _types(typed, options.types)
     if not types:
         return {}
-    base = FindOptions(uri=options.uri, limit=max(options.limit * 3, SCOPE_LIMIT), types=types, exclude=exclude, lexical_only=options.full_text_only)
+    base = FindOptions(
+        uri=options.uri,
+        limit=max(options.limit * 3, SCOPE_LIMIT),
+        levels=options.levels,
+        types=types,
+        after=options.after,
+        before=options.before,
+        exclude=exclude,
+        lexical_only=options.full_text_only,
+    )
     text = typed.query
     direct = rank(store, opened, text, base, snippets=False)
     scope_scores = {unit(h): h.score for h in direct}
@@ -189,7 +202,11 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
             found[key] = replace(hit, score=score)
 
     queue: list[tuple[float, str]] = []
-    for directory in rank(store, opened, text, replace(base, levels=(0, 1), limit=START_DIRS), snippets=False):
+    # The directories start from their summaries; a --level without 0 and 1 leaves them out, and
+    # the search is then find's ranking of each plan query.
+    summaries = tuple(level for level in (0, 1) if options.levels is None or level in options.levels)
+    seeds = rank(store, opened, text, replace(base, levels=summaries, limit=START_DIRS), snippets=False) if summaries else []
+    for directory in seeds:
         score = comparable(directory)
         keep(directory, score)
         heapq.heappush(queue, (-score, directory.uri))

@@ -32,6 +32,14 @@ class RememberResult:
     def to_dict(self) -> dict:
         return {"uris": self.uris, "commit": self.commit, "changed": self.commit is not None, "operations": self.operations}
 
+    @property
+    def summary(self) -> str:
+        """What `ov remember` and the MCP tool say: where the memory went and in which commit, as
+        every other command that commits says it."""
+        if self.commit is None:
+            return ALREADY_REMEMBERED
+        return f"remembered in {', '.join(self.uris)} (commit {self.commit[:10]})"
+
 
 def memories_root(store: Store, peer: str | None = None) -> VikingURI:
     if peer:

@@ -46,7 +46,7 @@ from ov.store import sidecar
 from ov.store.gitstore import JOURNAL_NAME, Author, GitStore
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, nfc, parse
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, nfc, parse, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -281,7 +281,7 @@ class Store:
         path = self._existing(uri)
         try:
             st = path.stat()
-        except FileNotFoundError:  # the root or a scope nobody wrote to: listed, so a directory
+        except FileNotFoundError:  # the root, a scope or a standing folder nobody wrote to: listed, so a directory
             st = None
         is_dir = _is_dir(uri, path)
         info: dict = {
@@ -306,6 +306,10 @@ class Store:
     def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
         path = self._existing(uri)
         if _is_dir(uri, path):
+            if _memories_folder(uri) and not any(True for _ in self.entries(uri, show_all=False)):
+                # Before the first memory (or after the last is forgotten): not a failure to look.
+                whose = "" if uri.parts[1] == self.identity.user else f" --user {uri.parts[1]}"
+                raise IsADirectory(f"{uri} holds no memories yet", hint=f"keep one with `ov remember TEXT{whose}`; `ov ls {uri}` lists them")
             overview = "" if uri.is_root else f" or read `ov overview {uri}`"  # the root has none
             raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}`{overview}")
         data = path.read_bytes()
@@ -432,7 +436,7 @@ class Store:
         # slip of an agent must not empty every shared resource in one commit.
         self.require_content_uri(uri)
         with self.transaction() as tx:
-            path = self._existing(uri)
+            path = self._existing(uri, written=True)
             if path.is_dir():
                 visible = [c for c in self.entries(uri, show_all=True) if c.entry.name not in sidecar.SIDECARS]
                 if visible and not recursive:
@@ -457,7 +461,7 @@ class Store:
         if target.is_within(source):
             raise InvalidInput(f"cannot move {source} into itself")
         with self.transaction() as tx:
-            src_path = self._existing(source)
+            src_path = self._existing(source, written=True)
             if self.path(target).exists():
                 raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
             tx.require_parent_dirs(target)
@@ -546,13 +550,16 @@ class Store:
         return self.state / "write.lock"
 
     def require(self, uri: VikingURI) -> None:
-        """NotFound, saying where to look, when nothing is at ``uri`` (the root and the scopes always are)."""
+        """NotFound, saying where to look, when nothing is at ``uri`` (the root, the scopes and
+        the standing folders always are)."""
         self._existing(uri)
 
-    def _existing(self, uri: VikingURI) -> Path:
-        """The path of what is at ``uri``; NotFound when nothing is. The root and the scopes are
-        always there, as directories, even before anything was written to them (their folders
-        are then missing: ask :func:`_is_dir`, not the path)."""
+    def _existing(self, uri: VikingURI, *, written: bool = False) -> Path:
+        """The path of what is at ``uri``; NotFound when nothing is. The root, the scopes and the
+        standing folders (:func:`~ov.uri.standing_folder`) are always there, as directories, even
+        before anything was written to them (their folders are then missing: ask :func:`_is_dir`,
+        not the path); ``written``: only a standing folder that is on disk, for the commands that
+        change what is there (rm, mv), which have nothing to act on in one never written."""
         path = self.path(uri)
         if _always_there(uri):
             return path
@@ -560,6 +567,8 @@ class Store:
             mode = os.lstat(path).st_mode
         except OSError:  # missing, or under a file
             mode = None
+        if mode is None and not written and standing_folder(uri):
+            return path
         if mode is None or path.name.startswith(TEMP_MARKER) or stat_mod.S_ISLNK(mode):
             raise NotFound(f"{uri} does not exist", hint=_parent_hint(uri))
         _refuse_special(uri, mode)  # never opened: reading a named pipe blocks for ever
@@ -636,8 +645,13 @@ class Store:
         try:
             return sidecar.body((path / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
-            how = f"`ov write {uri.child(name)}`" if len(uri.parts) == 1 else f"`ov mkdir --description` or `ov write {uri.child(name)}`"  # mkdir refuses a scope
-            raise NotFound(f"{uri} has no {label}", hint=f"write one with {how}") from None
+            place = uri.child(name)
+            if file_place_problem(place) == A_USER_ROOT:  # viking://user: nothing may be written there but users' folders
+                place = VikingURI(("user", self.identity.user, name))
+                hint = f"viking://user holds one folder per user and has none of its own; a user's folder may: `ov write {place} --content TEXT`"
+            else:  # not `ov mkdir --description`, which refuses a directory that is there
+                hint = f"write one with `ov write {place} --content TEXT`"
+            raise NotFound(f"{uri} has no {label}", hint=hint) from None
 
     def _file_state(self, uri: VikingURI, data: bytes) -> str:
         git = self.git
@@ -1035,9 +1049,14 @@ def _always_there(uri: VikingURI) -> bool:
 
 
 def _is_dir(uri: VikingURI, path: Path) -> bool:
-    """Whether ``uri``, found at ``path`` by :meth:`Store._existing`, is a directory: the root and
-    a scope nobody wrote to are, though their folders do not exist yet."""
-    return path.is_dir() or (_always_there(uri) and not os.path.lexists(path))
+    """Whether ``uri``, found at ``path`` by :meth:`Store._existing`, is a directory: the root, a
+    scope and a standing folder nobody wrote to are, though their folders do not exist yet."""
+    return path.is_dir() or ((_always_there(uri) or standing_folder(uri)) and not os.path.lexists(path))
+
+
+def _memories_folder(uri: VikingURI) -> bool:
+    """``viking://user/{uid}/memories``: where `ov remember` writes."""
+    return uri.scope == "user" and len(uri.parts) == 3 and uri.parts[2] == "memories"
 
 
 def _iso(ts: float) -> str:
