@@ -91,7 +91,7 @@ step tree viking://~/ -L 3
 step read viking://~/memories/profile.md
 step stat viking://resources/sample-docs/release-guide.md
 
-# Retrieval: full-text search (vectors too, once an embedder is configured), no LLM needed.
+# Retrieval: full-text search and vectors (the built-in embedder, on by default), no LLM needed.
 step find "how do we deploy"
 step find "which editor" --type memory,session
 step search "how do we ship a release" --mode context --budget 400

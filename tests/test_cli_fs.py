@@ -52,10 +52,20 @@ def test_ls_root_shows_the_public_scopes(ov):
 
 
 def test_ls_table_on_a_terminal(ov, docs, monkeypatch):
-    monkeypatch.setattr("ov.cli.fs.stdout_is_terminal", lambda: True)
+    monkeypatch.setattr("ov.cli.fs.styled", lambda: True)
     out = ov("ls", "viking://resources").stdout
     assert "empty/" in out and "A folder for later." in out and "readme.md" in out
     assert "viking://resources/readme.md" not in out  # names, not URIs, in a flat table
+
+
+def test_colour_always_gives_a_pipe_the_terminals_table_and_never_gives_a_terminal_lines(ov, docs, monkeypatch):
+    """`output.color`/OV_COLOR decide styled or plain output, not whether stdout is a terminal."""
+    monkeypatch.setenv("OV_COLOR", "always")
+    table = ov("ls", "viking://resources").stdout
+    assert "modified" in table and "A folder for later." in table and "viking://resources/readme.md" not in table
+    monkeypatch.setenv("OV_COLOR", "never")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert "viking://resources/readme.md" in ov("ls", "viking://resources").stdout.splitlines()
 
 
 LONG_ABSTRACT = "A folder whose abstract runs on for much longer than any terminal line could hold beside a name."
@@ -64,7 +74,7 @@ LONG_ABSTRACT = "A folder whose abstract runs on for much longer than any termin
 @pytest.fixture
 def terminal(ov, monkeypatch):
     """`ov ARGS` as printed on a terminal COLUMNS wide (rich reads the width from COLUMNS)."""
-    monkeypatch.setattr("ov.cli.fs.stdout_is_terminal", lambda: True)
+    monkeypatch.setattr("ov.cli.fs.styled", lambda: True)
 
     def run_at(columns: int, *args: str) -> list[str]:
         monkeypatch.setenv("COLUMNS", str(columns))

@@ -37,6 +37,23 @@ def test_a_mistyped_command_is_suggested_once(ov):
     assert result.stderr.count("Did you mean 'search'?") == 1, result.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "usage"),
+    [
+        (("-h", "ls"), "Usage: ov ls "),
+        (("--help", "snapshot", "log"), "Usage: ov snapshot log "),
+        (("-h", "snapshot"), "Usage: ov snapshot "),
+        (("--json", "-h", "find"), "Usage: ov find "),
+        (("-h",), "Usage: ov [OPTIONS] COMMAND"),
+    ],
+)
+def test_help_before_a_command_is_that_commands_help(ov, args, usage):
+    """`ov -h ls` reads as `ov ls -h`, as the common options do (docs/commands.md says so)."""
+    result = ov(*args)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith(usage), result.stdout[:200]
+
+
 def test_version_option(ov):
     from ov import __version__
 
@@ -437,3 +454,51 @@ def test_common_options_may_come_before_the_command(ov):
     assert ov("--json", "write", "viking://resources/dash.md", "--content", "--").json["ok"]
     assert ov("read", "viking://resources/dash.md").stdout == "--"
     assert ov("--json", "snapshot", "log", "-n", "1").json["result"][0]["command"] == "write"
+
+
+# --- colour --------------------------------------------------------------------------
+
+
+class _Stream:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+@pytest.mark.parametrize(
+    ("ov_color", "no_color", "tty", "expected"),
+    [
+        ("auto", None, True, True),  # a terminal is styled
+        ("auto", None, False, False),  # a pipe gets plain lines
+        ("auto", "1", True, False),  # NO_COLOR asks for none
+        ("always", "1", False, True),  # an explicit setting wins over NO_COLOR, and styles a pipe
+        ("never", None, True, False),
+    ],
+)
+def test_one_function_decides_styled_or_plain_output(monkeypatch, ov_color, no_color, tty, expected):
+    """(`output.color` in the file, the same setting, is checked through `ov snapshot diff` in test_history.)"""
+    from ov.cli.output import styled
+
+    monkeypatch.setenv("OV_COLOR", ov_color)
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    assert styled(_Stream(tty)) is expected
+
+
+def test_an_unknown_ov_color_is_refused_before_anything_changes(ov, store_state, monkeypatch):
+    assert ov("init").exit_code == 0
+    before = store_state()
+    monkeypatch.setenv("OV_COLOR", "bogus")
+    for args in (("write", "viking://resources/a.md", "--content", "a"), ("ls",)):
+        result = ov(*args, "--json")
+        assert result.exit_code == 2 and result.error["code"] == "invalid_input", result.stderr
+        assert "OV_COLOR='bogus'" in result.error["message"] and "always" in result.error["hint"]
+    assert store_state() == before
+    plain = ov("ls")
+    assert plain.stderr.startswith("error: OV_COLOR='bogus'") and "\x1b[" not in plain.stderr
+    # A hook fails open: it answers its host whatever the environment holds.
+    assert ov("hook", "claude", "stop", stdin="{}").exit_code == 0

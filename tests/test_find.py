@@ -664,7 +664,16 @@ def test_reindex_rebuilds_and_reports(docs):
     assert result.exit_code == 0
     payload = result.json["result"]
     assert payload["records"] == 3 and payload["vectors"] == 0 and payload["embedding"]["available"] is False
-    assert "indexed 3 records" in docs("reindex").stdout
+    assert "indexed 3 records" in docs("reindex").stdout and "(lexical only)" in docs("reindex").stdout
+
+
+def test_reindex_of_a_new_store_names_the_embedder_it_has_not_yet_used(ov):
+    """A new store has no record to embed: its 0 vectors do not make the built-in model absent."""
+    assert ov("config", "set", "embedding.provider", "auto").exit_code == 0
+    assert ov("init").exit_code == 0
+    result = ov("reindex")
+    assert result.exit_code == 0, result.stderr
+    assert "0 vectors (tier default)" in result.stdout and "lexical only" not in result.stdout
 
 
 def test_concurrent_first_searches_build_once_and_both_answer(docs, ov_home):

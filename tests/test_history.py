@@ -266,3 +266,29 @@ def test_a_whole_scope_or_a_users_tree_can_be_restored(history, ov_home):
     assert ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://resources", "--json"))["commit"]
     assert history("read", "viking://resources/b.md").exit_code == 1
     assert ok(history("snapshot", "restore", "HEAD~3", "--uri", "viking://~", "--dry-run", "--json"))["deleted"] == [MEMORY]
+
+
+def test_log_names_who_made_each_commit_in_one_column(history):
+    """Several users may share an account: the text log names each commit's author (as --json
+    does), by name alone and padded, so that the subjects still start in one column."""
+    assert history("write", "viking://resources/b.md", "--content", "b", "--user", "alice").exit_code == 0
+    lines = [line for line in ok(history("snapshot", "log")).stdout.splitlines() if not line.startswith(" ")]
+    assert [line.split()[2] for line in lines] == ["alice", "default", "default", "default", "default"]
+    assert "<" not in lines[0]  # the name, not the e-mail address
+    assert len({line.index(" ov ") for line in lines}) == 1, lines
+
+
+def test_colour_always_colours_a_diff_sent_to_a_pipe(history, monkeypatch):
+    """`ov snapshot diff HEAD~2 | less -R` is the case `always` is for: the output is not a
+    terminal (here neither), and NO_COLOR is set (conftest) but an explicit setting wins."""
+    monkeypatch.setenv("TERM", "xterm")  # rich gives a "dumb" terminal no colours at all
+    piped = ok(history("snapshot", "diff", "HEAD~2")).stdout
+    assert "\x1b[" not in piped and "-two\n+three\n" in piped
+    monkeypatch.setenv("OV_COLOR", "always")
+    coloured = ok(history("snapshot", "diff", "HEAD~2")).stdout
+    assert "\x1b[31m-two\x1b[0m" in coloured and "\x1b[32m+three\x1b[0m" in coloured
+    monkeypatch.delenv("OV_COLOR")
+    assert history("config", "set", "output.color", "always").exit_code == 0
+    assert "\x1b[32m+three" in ok(history("snapshot", "diff", "HEAD~2")).stdout
+    monkeypatch.setenv("OV_COLOR", "never")  # the variable wins over the file
+    assert ok(history("snapshot", "diff", "HEAD~2")).stdout == piped

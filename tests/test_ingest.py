@@ -222,6 +222,7 @@ def web():
         "/docs/auth.html": (200, "text/html", b"<html><head><title>Auth guide</title><script>evil()</script></head><body><h1>Auth</h1><p>Tokens rotate monthly.</p></body></html>", 0),
         "/slow.html": (200, "text/html", b"<p>late</p>", 3),
         "/big.txt": (200, "text/plain", b"x" * 5000, 0),
+        "/busy.html": (503, "text/html", b"<p>down for maintenance</p>", 0),
     }
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -240,12 +241,13 @@ def test_add_a_url(ov, web):
     assert info["source"]["kind"] == "http" and info["source"]["uri"] == f"{web}/docs/auth.html"
 
 
-@pytest.mark.parametrize("path, setting, words", [
-    ("/missing.html", None, "HTTP 404"),
-    ("/slow.html", ("ingest.url_timeout", "0.5"), "longer than 0.5s"),
-    ("/big.txt", ("ingest.url_max_bytes", "1000"), "1000-byte limit"),
+@pytest.mark.parametrize("path, setting, words, hint", [
+    ("/missing.html", None, "HTTP 404", "the server has no such page: check the URL"),
+    ("/busy.html", None, "HTTP 503", "the server could not answer now: try again later"),
+    ("/slow.html", ("ingest.url_timeout", "0.5"), "longer than 0.5s", "raise ingest.url_timeout"),
+    ("/big.txt", ("ingest.url_max_bytes", "1000"), "1000-byte limit", "raise ingest.url_max_bytes"),
 ])
-def test_url_failures_change_nothing(ov, web, store_state, path, setting, words):
+def test_url_failures_change_nothing(ov, web, store_state, path, setting, words, hint):
     if setting:
         assert ov("config", "set", *setting).exit_code == 0
     assert ov("init").exit_code == 0
@@ -253,8 +255,20 @@ def test_url_failures_change_nothing(ov, web, store_state, path, setting, words)
     result = ov("add-resource", f"{web}{path}", "--json")
     assert result.exit_code == 1
     assert result.error["code"] == "fetch_failed"
-    assert words in result.error["message"]
+    assert words in result.error["message"] and result.error["hint"] == hint
     assert store_state() == before
+
+
+def test_a_server_that_cannot_be_reached_is_a_fetch_failure_with_its_own_hint(ov):
+    """`ov doctor` checks ov's set-up and nothing about a URL: the hint is about the URL."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result = ov("add-resource", f"http://127.0.0.1:{port}/x.html", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "fetch_failed"
+    assert "check the URL" in result.error["hint"] and "doctor" not in result.error["hint"]
 
 
 def test_corrupt_pdf_is_skipped_or_aborts_with_strict(ov, store_state, handbook):

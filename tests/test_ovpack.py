@@ -117,7 +117,24 @@ def test_export_with_vectors_needs_an_embedder(ov, project, tmp_path):
     assert ov("config", "set", "embedding.provider", "none").exit_code == 0
     result = ov("export", project, str(tmp_path / "v.ovpack"), "--include-vectors", "--json")
     assert result.exit_code == 1 and result.error["code"] == "vectors_unavailable"
+    # The way out is the default embedder, not the hashing one (for tests: it matches spellings).
+    assert "`ov reindex --embedder builtin`" in result.error["hint"] and "hash" not in result.error["hint"]
     assert not (tmp_path / "v.ovpack").exists()
+
+
+@pytest.mark.parametrize(
+    ("uri", "said"),
+    [
+        ("viking://~/sessions", "viking://user/default/sessions is the user's sessions folder;"),
+        ("viking://~/sessions/s1", "viking://user/default/sessions/s1 is a session;"),
+        ("viking://~/sessions/s1/history", "viking://user/default/sessions/s1/history is inside a session;"),
+    ],
+)
+def test_export_of_sessions_says_what_the_uri_is(ov, project, tmp_path, uri, said):
+    assert ov("session", "add", "s1", "--text", "hello").exit_code == 0
+    result = ov("export", uri, str(tmp_path / "s.ovpack"), "--json")
+    assert result.exit_code == 2 and result.error["message"].startswith(said), result.error
+    assert "sessions are not exported" in result.error["message"]
 
 
 # --- import round trips ------------------------------------------------------------------
@@ -512,6 +529,15 @@ def test_scope_mismatch_is_refused(ov, project, tmp_path, store_state):
     assert result.exit_code == 2 and "viking://resources" in result.error["message"]
     assert ov("import", str(dest), "viking://agent/x").exit_code == 2
     assert ov("import", str(dest), "viking://session/s1").exit_code == 2
+    assert store_state() == before
+
+
+def test_a_pack_is_not_imported_into_the_sessions_folder(ov, project, tmp_path, store_state):
+    dest, _ = _export(ov, tmp_path, "viking://~/memories", "m.ovpack")
+    before = store_state()
+    result = ov("import", str(dest), "viking://~/sessions", "--json")
+    assert result.exit_code == 2, result.stderr
+    assert result.error["message"] == "viking://user/default/sessions is the user's sessions folder; packs are not imported into sessions"
     assert store_state() == before
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, stdout_is_terminal
+from ov.cli.output import emit, plain, short, styled
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
@@ -46,7 +46,7 @@ def ls(
     entries = store.ls(store.uri(uri), recursive=recursive, show_all=show_all)
 
     def human() -> None:
-        if simple or not stdout_is_terminal():
+        if simple or not styled():
             for e in entries:
                 plain(e.uri + ("/" if e.is_dir and not simple else ""))
             return
@@ -65,7 +65,7 @@ def tree(
     root = store.tree(store.uri(uri), depth=level, show_all=show_all)
 
     def human() -> None:
-        if stdout_is_terminal():
+        if styled():
             from rich.text import Text
             from rich.tree import Tree
 
@@ -163,14 +163,14 @@ def grep(
     matches = list(run_grep(store, pattern, store.uri(uri), ignore_case=ignore_case, show_all=show_all, limit=max_count))
 
     def human() -> None:
-        if stdout_is_terminal():
+        if styled():
             from rich.text import Text
 
             from ov.cli.output import console
 
             out = console()
             for m in matches:
-                out.print(Text(m.uri, style="magenta") + Text(":") + Text(str(m.line), style="green") + Text(":") + Text(m.text))
+                out.print(Text.assemble((m.uri, "magenta"), ":", (str(m.line), "green"), ":", m.text))
         else:
             for m in matches:
                 plain(f"{m.uri}:{m.line}:{m.text}")

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, warn
-from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.cli.runtime import HookCommand, OvCommand, OvGroup, runtime
 from ov.hosts.host import EVENTS, HOST_MODULES
 from ov.wording import counted
 
@@ -37,7 +37,7 @@ DryRunOpt = Annotated[bool, typer.Option("--dry-run", help="Print what would cha
 
 
 def register(root: typer.Typer) -> None:
-    root.command("hook", cls=OvCommand)(hook)
+    root.command("hook", cls=HookCommand)(hook)
     root.add_typer(app, name="hooks")
     root.add_typer(install_app, name="install")
     root.add_typer(uninstall_app, name="uninstall")

@@ -20,12 +20,16 @@ from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, os_failur
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
+HELP_OPTIONS = ("-h", "--help")
+# What may come before a command and is moved after its name: the common options, and the help
+# option every command has (`ov -h ls` is `ov ls -h`; `ov -h` alone is ov's own help).
+_MOVABLE = {**COMMON_OPTIONS, **dict.fromkeys(HELP_OPTIONS, False)}
 
 app = typer.Typer(
     cls=OvGroup,
     name="ov",
     help="ov: a local-first, git-backed context database for AI coding agents.",
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings={"help_option_names": list(HELP_OPTIONS)},
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -143,12 +147,13 @@ def _command_path(args: list[str]) -> str:
 def _common_options_last(args: list[str]) -> list[str]:
     """``ov --json ls`` as ``ov ls --json``: the common options belong to each command, and the
     habit of git and gh is to put them first. They move to just after the command's name, where
-    click reads them as the command's own (and never after a ``--`` or into an option's value)."""
+    click reads them as the command's own (and never after a ``--`` or into an option's value).
+    ``-h``/``--help`` moves too, so that ``ov -h ls`` shows the help of ``ls``."""
     moved, rest = [], list(args)
-    while rest and rest[0].split("=", 1)[0] in COMMON_OPTIONS:
+    while rest and rest[0].split("=", 1)[0] in _MOVABLE:
         option = rest.pop(0)
         moved.append(option)
-        if COMMON_OPTIONS.get(option) and rest:  # `--account x`; `--account=x` is one word
+        if _MOVABLE.get(option) and rest:  # `--account x`; `--account=x` is one word
             moved.append(rest.pop(0))
     if not moved or not rest or rest[0].startswith("-"):
         return args  # nothing moved, or no command named: click says what is wrong as it is

@@ -3,8 +3,9 @@
 ``--json`` prints ``{"ok": true, "result": ...}`` on stdout; errors print
 ``{"ok": false, "error": {"code", "message", "hint"}}`` on stderr. Otherwise a
 terminal gets rich tables and trees, and a pipe gets plain lines without
-colour or box drawing. Text that comes from the store is never interpreted as
-rich markup.
+colour or box drawing; ``output.color`` and ``OV_COLOR`` can say otherwise
+(:func:`styled`). Text that comes from the store is never interpreted as rich
+markup.
 """
 
 from __future__ import annotations
@@ -15,19 +16,48 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from ov.errors import OvError
+from ov.errors import InvalidInput, OvError, quote
 
 
-def stdout_is_terminal() -> bool:
-    return sys.stdout.isatty()
+COLOR_ENV = "OV_COLOR"
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def check_color_env() -> None:
+    """Refuse an ``OV_COLOR`` that is none of the choices, as a bad ``OV_ACCOUNT`` is refused:
+    each command checks it before it runs, so the refusal changes nothing."""
+    value = os.environ.get(COLOR_ENV)
+    if value and value not in COLOR_CHOICES:
+        raise InvalidInput(
+            f"{COLOR_ENV}={quote(value)} is not one of {', '.join(COLOR_CHOICES)}",
+            hint=f"set {COLOR_ENV} to auto, always or never, or unset it to use output.color",
+        )
+
+
+def color_setting() -> str:
+    """``auto``, ``always`` or ``never``: ``OV_COLOR``, else ``output.color``. An ``OV_COLOR``
+    that check_color_env refuses counts as ``auto`` here, so that the refusal itself prints."""
+    value = os.environ.get(COLOR_ENV)
+    return value if value in COLOR_CHOICES else _configured_color()
+
+
+def styled(stream=None) -> bool:
+    """Whether ``stream`` (stdout by default) gets styled output (colours, tables, trees) or the
+    plain lines a pipe gets. ``always`` styles a pipe too (``ov snapshot diff | less -R``);
+    ``auto`` styles a terminal unless ``NO_COLOR`` is set (https://no-color.org)."""
+    setting = color_setting()
+    if setting == "auto":
+        return (sys.stdout if stream is None else stream).isatty() and not os.environ.get("NO_COLOR")
+    return setting == "always"
 
 
 def console(stderr: bool = False):
-    from rich.console import Console  # Deferred: rich is only needed for terminal output.
+    from rich.console import Console  # Deferred: rich is only needed for styled output.
 
-    color = os.environ.get("OV_COLOR") or _configured_color()
-    force = True if color == "always" else None
-    no_color = color == "never" or None
+    setting = color_setting()
+    force = True if setting == "always" else None
+    # An explicit setting wins over NO_COLOR, as no-color.org asks; with `auto` rich reads it.
+    no_color = {"always": False, "never": True}.get(setting)
     return Console(stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=False)
 
 
@@ -78,13 +108,13 @@ def _error(err: OvError, as_json: bool) -> None:
     if as_json:
         print_json({"ok": False, "error": err.to_dict()}, stderr=True)
         return
-    if sys.stderr.isatty():
+    if styled(sys.stderr):
         from rich.text import Text
 
         err_console = console(stderr=True)
-        err_console.print(Text("error: ", style="bold red") + Text(err.message))
+        err_console.print(Text.assemble(("error: ", "bold red"), err.message))
         if err.hint:
-            err_console.print(Text("hint: ", style="yellow") + Text(err.hint))
+            err_console.print(Text.assemble(("hint: ", "yellow"), err.hint))
         return
     sys.stderr.write(f"error: {err.message}\n")
     if err.hint:

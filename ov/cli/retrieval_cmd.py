@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, stdout_is_terminal
+from ov.cli.output import emit, plain, short, styled
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.retrieval import MAX_RESULTS
@@ -79,7 +79,8 @@ def reindex(
     opened = Indices(store).rebuild(reason)
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding}
-    if meta.vectors:
+    # Whether an embedder is in use, not whether vectors were made: a new store has none to make.
+    if opened.embedder is not None:
         vectors = f", {meta.vectors} vectors (tier {opened.embedding.get('tier')})"
     else:
         vectors = " (lexical only)"
@@ -194,8 +195,8 @@ def print_hits(buckets: dict, mode: str) -> None:
     if not total:
         plain("no results")
         return
-    terminal = stdout_is_terminal()
-    if terminal:
+    fancy = styled()
+    if fancy:
         from rich.text import Text
 
         from ov.cli.output import console
@@ -204,7 +205,7 @@ def print_hits(buckets: dict, mode: str) -> None:
     for name, hits in buckets.items():
         if not hits:
             continue
-        if terminal:
+        if fancy:
             out.print(Text(name, style="bold"))
         else:
             plain(f"# {name}")
@@ -213,15 +214,15 @@ def print_hits(buckets: dict, mode: str) -> None:
             body = hit.snippet or _preview(hit.abstract)
             if hit.also:
                 body += ("\n" if body else "") + hit.also_line()
-            if terminal:
-                out.print(Text(f"{hit.score:.3f} ", style="cyan") + Text(where, style="blue"))
+            if fancy:
+                out.print(Text.assemble((f"{hit.score:.3f} ", "cyan"), (where, "blue")))
                 for line in body.splitlines():
                     out.print(Text("    " + line, style="dim"))
             else:
                 plain(f"{hit.score:.3f} {where}")
                 for line in body.splitlines():
                     plain("    " + line)
-    if mode == "lexical" and terminal:
+    if mode == "lexical" and fancy:
         out.print(Text("(lexical search: no embedder; see `ov doctor`)", style="dim"))
 
 

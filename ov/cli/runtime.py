@@ -18,6 +18,7 @@ import click
 import typer
 from typer.core import TyperCommand, TyperGroup
 
+from ov.cli.output import check_color_env
 from ov.config import LoadedConfig, load_config
 from ov.errors import InvalidInput
 from ov.home import Home
@@ -64,6 +65,7 @@ class OvCommand(TyperCommand):
     """A typer command with ov's common options; its store is opened to write (see ReadCommand)."""
 
     read_only = False
+    checks_color = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -71,6 +73,10 @@ class OvCommand(TyperCommand):
 
     def invoke(self, ctx: Any) -> Any:
         _refuse_undecodable(self, ctx.params)
+        if self.checks_color:
+            # Checked before the command runs: found while printing, it would fail a command
+            # whose commit had already been made.
+            check_color_env()
         options = {name: ctx.params.pop(name, None) for name in COMMON_NAMES}
         token = _CURRENT.set(Runtime(**options, read_only=self.read_only))
         try:
@@ -85,6 +91,13 @@ class ReadCommand(OvCommand):
     --account or $OV_ACCOUNT). Every command that reads and never writes is registered with it."""
 
     read_only = True
+
+
+class HookCommand(OvCommand):
+    """``ov hook``: it answers its host whatever the environment holds (hooks fail open) and
+    styles nothing, so an ``OV_COLOR`` other commands refuse is none of its business."""
+
+    checks_color = False
 
 
 class OvGroup(TyperGroup):

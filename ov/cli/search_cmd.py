@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, stdout_is_terminal
+from ov.cli.output import emit, plain, styled
 from ov.cli.retrieval_cmd import (
     AfterOpt,
     BeforeOpt,
@@ -84,7 +84,7 @@ def search(
             footer += f", {stats['dropped']} left out" if stats["dropped"] else ""
             sys.stderr.write(footer + "\n")
             return
-        if stdout_is_terminal():
+        if styled():
             _print_plan(result.plan)
         print_hits(result.buckets(), result.mode)
 

@@ -36,7 +36,7 @@ def snapshot_log(
     uri: UriOption = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
 ) -> None:
-    """List commits newest first, with the command and the URIs each one touched."""
+    """List commits newest first, with the author, the command and the URIs each one touched."""
     from ov.history import snapshots as history
 
     store = runtime().store
@@ -45,9 +45,13 @@ def snapshot_log(
     def human() -> None:
         if not entries:
             plain("no commits" + (f" touched {uri}" if uri else ""))
-        for e in entries:
+        # Who made each commit matters when several users share an account; the name alone, in
+        # a column as wide as the longest shown, keeps the subjects aligned.
+        authors = [_author_name(e.author) for e in entries]
+        width = max(map(len, authors), default=0)
+        for e, author in zip(entries, authors):
             tags = f" [{', '.join(e.tags)}]" if e.tags else ""
-            plain(f"{short(e.commit)} {e.time} {e.subject}{tags}")
+            plain(f"{short(e.commit)} {e.time} {author.ljust(width)} {e.subject}{tags}")
             shown = [u for u in e.uris if u not in e.subject]
             for u in shown[:5]:
                 plain(f"    {u}")
@@ -160,6 +164,16 @@ def snapshot_tag(
     emit(result, lambda: plain(f"tagged {short(result['commit'])} as {name}"))
 
 
+_AUTHOR_MAX = 20
+
+
+def _author_name(author: str) -> str:
+    """``dana <dana@default.ov>`` as ``dana``, cut to a column's width (commits made by other git
+    tools may carry long names)."""
+    name = author.split(" <", 1)[0].strip() or author
+    return name if len(name) <= _AUTHOR_MAX else name[: _AUTHOR_MAX - 1] + "…"
+
+
 def _print_stat(changes: list[dict]) -> None:
     """One line per file (kind of change, URI, lines added and removed) and the totals: an
     add-resource commit's diffs run to tens of thousands of lines."""
@@ -180,11 +194,11 @@ def _print_stat(changes: list[dict]) -> None:
 
 
 def _print_diffs(changes: list[dict]) -> None:
-    """Unified diffs, coloured on a terminal (green additions, red deletions)."""
-    from ov.cli.output import stdout_is_terminal
+    """Unified diffs, coloured on a terminal (green additions, red deletions) or as output.color says."""
+    from ov.cli.output import styled
 
-    terminal = stdout_is_terminal()
-    if terminal:
+    fancy = styled()
+    if fancy:
         from rich.text import Text
 
         from ov.cli.output import console
@@ -196,7 +210,7 @@ def _print_diffs(changes: list[dict]) -> None:
             continue
         diff = change["diff"].rstrip("\n")
         for line in diff.split("\n") if diff else ():  # "\n" alone ends a diff's line
-            if not terminal:
+            if not fancy:
                 plain(line)
                 continue
             style = "bold" if line.startswith(("---", "+++")) else "green" if line.startswith("+") else "red" if line.startswith("-") else "cyan" if line.startswith("@@") else ""

@@ -39,6 +39,8 @@ class FetchError(OvError):
     """A URL could not be fetched (timeout, HTTP error, too large, not http)."""
 
     code = "fetch_failed"
+    # `ov doctor` checks ov's set-up, nothing about a URL: the class's hint is the URL's.
+    hint = "check the URL, and that this machine reaches the server (network, proxy settings such as HTTPS_PROXY)"
 
 
 @dataclass
@@ -171,7 +173,7 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
             content_type = response.headers.get_content_type()
             final_url = response.geturl()
     except urllib.error.HTTPError as exc:
-        raise FetchError(f"{shown} answered HTTP {exc.code} {exc.reason}") from None
+        raise FetchError(f"{shown} answered HTTP {exc.code} {exc.reason}", hint=_http_hint(exc.code)) from None
     except (TimeoutError, OSError) as exc:  # URLError is an OSError; socket timeouts too
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
@@ -183,6 +185,17 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     collected = Collected(_stem_name(name), "http", url)
     collected.files.append(SourceFile(name, data, "http", final_url, content_type, standalone=True))
     return collected
+
+
+def _http_hint(status: int) -> str | None:
+    """What to do about an HTTP error status, or None for the class's hint."""
+    if status in (404, 410):
+        return "the server has no such page: check the URL"
+    if status in (401, 403):
+        return "the server refuses to give the page without a login: save it from a browser and add the file"
+    if status == 429 or status >= 500:
+        return "the server could not answer now: try again later"
+    return None
 
 
 def _walk(collected: Collected, root: Path, include, exclude, max_bytes: int) -> None:

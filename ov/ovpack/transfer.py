@@ -97,7 +97,7 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False) 
     if uri.is_root:
         raise InvalidInput("refusing to export viking:// as a subtree", hint="use `ov backup FILE.ovpack` for the whole account")
     if is_session_uri(uri):
-        raise InvalidInput(f"{uri} is a session; sessions are not exported", hint="export memories or resources, or use `ov backup`")
+        raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
     _check_destination(store, dest)
     head, files = _committed_files(store, uri.path)
@@ -229,7 +229,7 @@ def _vectors(store, records: list) -> tuple[bytes, dict]:
     if embedder is None:
         raise VectorsUnavailable(
             f"--include-vectors needs an embedder, and none is available: {resolution.reason}",
-            hint="configure one (`ov config set embedding.provider hash`, or a local model), or export without --include-vectors",
+            hint="switch to ov's default embedder with `ov reindex --embedder builtin`, or export without --include-vectors",
         )
     # A pack carries one vector per record (the format's): a long record's first passage.
     texts = [embedder.passages(embed_text(r))[0] for r in records]
@@ -415,7 +415,7 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
             hint=f"import it under a viking://{scope}/... parent",
         )
     if is_session_uri(parent):
-        raise InvalidInput(f"{parent} is inside a session; packs are not imported into sessions")
+        raise InvalidInput(f"{parent} {_session_part(parent)}; packs are not imported into sessions")
     try:
         # As the store spells it: a folder of that name stored decomposed is the one meant, not a
         # look-alike to make beside it.
@@ -424,7 +424,7 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
         raise InvalidPack(f"the pack's root name {quote(pack.root)} is not a valid name: {exc.message}") from None
     store.require_content_uri(target)
     if is_session_uri(target):  # a pack rooted at "sessions" would replace the user's sessions
-        raise InvalidInput(f"{target} is the user's sessions; packs are not imported into sessions")
+        raise InvalidInput(f"{target} {_session_part(target)}; packs are not imported into sessions")
     if scope == "user" and target.parts[1] != store.identity.user:
         raise InvalidInput(f"{parent} belongs to another user", hint="import under your own tree, viking://~/...")
     if scope == "user":
@@ -493,6 +493,13 @@ def is_session_path(path: str) -> bool:
 
 def is_session_uri(uri: VikingURI) -> bool:
     return is_session_path(uri.path)
+
+
+def _session_part(uri: VikingURI) -> str:
+    """What a URI that is_session_uri is, for a message: ``user/{uid}/sessions`` is the folder
+    that holds the sessions, one level down a session, further down a part of one."""
+    depth = len(uri.path.split("/"))
+    return "is the user's sessions folder" if depth == 3 else "is a session" if depth == 4 else "is inside a session"
 
 
 def _check_choice(value: str, choices: tuple[str, ...], option: str) -> None:
