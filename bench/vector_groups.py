@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from ov.index import vector_groups
     from ov.index.embedders.builtin import BuiltinEmbedder
-    from ov.index.vectors import VectorIndex, nearest_records
+    from ov.index.vectors import VectorIndex, groups_path, nearest_records
 
     embedder = BuiltinEmbedder(64)
     texts, queries = texts_and_queries(embedder)
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             index = VectorIndex.create(matrix.shape[1], size)
             index.add(matrix[:size], list(range(size)))
             build_s, _ = common.time_call(lambda: index.save(path))
-            grouped = vector_groups.GroupedVectors.load(vector_groups.groups_path(path), matrix.shape[1], size)
+            grouped = vector_groups.GroupedVectors.load(groups_path(path), matrix.shape[1], size)
             exact = np.argsort(-(asked @ matrix[:size].T), axis=1)[:, :NEAREST]
             found = {"grouped": [], "hnswlib": []}
             for query, want in zip(asked, exact):
@@ -187,7 +187,7 @@ def quality(report) -> None:
     from ov.index import vector_groups, vectors
 
     vectors.EXACT_COMPONENTS = 0  # no flat copy: the grouped one is written for every index
-    vectors.load_for_search = lambda path, dimension, live: vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
+    vectors.load_for_search = lambda path, dimension, live: vector_groups.GroupedVectors.load(vectors.groups_path(path), dimension, live)
     print("\nSciFact, the built-in model, searched through grouped copies:")
     scifact.main([str(SCIFACT), "--embedder", "builtin", "--no-baseline"])
     print("\nLoCoMo, the built-in model, searched through grouped copies:")

@@ -171,6 +171,46 @@ def set_writable(path: Path, writable: bool) -> None:
             os.chmod(name, mode | 0o200 if writable else mode & ~0o222)
 
 
+@pytest.fixture
+def bound_by_permissions(ov_home, unprivileged):
+    """Run `ov` as a process that file permissions bind, as an ordinary user would be."""
+
+    def invoke(*args: str):
+        proc = subprocess.run([*unprivileged, sys.executable, "-m", "ov", *args], capture_output=True, timeout=120, check=False)
+        return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
+
+    return invoke
+
+
+@pytest.fixture
+def read_only_mount(tmp_path: Path):
+    """``mount(folder)``: the folder seen through a read-only bind mount (EROFS to every write,
+    root included), unmounted after the test; skipped where mounting is not permitted."""
+    import shutil
+
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("a bind mount needs root")
+    mounted: list[Path] = []
+
+    def mount(folder: Path) -> Path:
+        target = tmp_path / f"read-only-{len(mounted)}"
+        target.mkdir()
+        for args in (["--bind", str(folder), str(target)], ["-o", "remount,bind,ro", str(target)]):
+            proc = subprocess.run(["mount", *args], capture_output=True, check=False)
+            if proc.returncode != 0:
+                if args[0] != "--bind":
+                    subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
+                pytest.skip(f"cannot bind-mount a folder read-only: {proc.stderr.decode().strip()}")
+        mounted.append(target)
+        return target
+
+    try:
+        yield mount
+    finally:
+        for target in mounted:
+            subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
+
+
 def fill_disk(mount: Path, leave: int = 0) -> Path:
     """Fill the file system of ``mount`` up to ``leave`` bytes free; returns the ballast file."""
     import errno

@@ -364,22 +364,10 @@ def test_what_reaches_an_edge_untranslated_is_read_by_one_function(tmp_path):
     assert os_failure(RuntimeError("a bug"), home) is None
 
 
-@pytest.fixture
-def bound_by_permissions(ov_home, unprivileged):
-    """Run `ov` as a process that file permissions bind, as an ordinary user would be."""
-
-    def invoke(*args: str):
-        from tests.conftest import Result
-
-        proc = subprocess.run([*unprivileged, sys.executable, "-m", "ov", *args], capture_output=True, timeout=120, check=False)
-        return Result(proc.returncode, proc.stdout.decode(), proc.stderr.decode())
-
-    return invoke
-
-
 def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_it(ov, ov_home, bound_by_permissions):
     """With the home read-only every command ended in "internal error: PermissionError ... report
-    it"; a find read tantivy's refused lock file as damage, and `ov status` took the write lock."""
+    it"; a find read tantivy's refused lock file as damage, and `ov status` took the write lock.
+    Writes are refused with one clear error; reads (find, status, fsck, doctor) go on."""
     as_user = bound_by_permissions
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0  # no model for doctor to load
     assert ov("write", "viking://resources/a.md", "--content", "alpha beta").exit_code == 0
@@ -388,19 +376,24 @@ def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_i
     built = sorted(p.name for p in index.rglob("*"))
     set_writable(ov_home, False)
     try:
-        for args in (["find", "alpha"], ["write", "viking://resources/b.md", "--content", "b"], ["reindex"]):
+        for args in (["write", "viking://resources/b.md", "--content", "b"], ["reindex"]):
             result = as_user(*args, "--json")
             assert result.exit_code == 1 and "internal error" not in result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
             assert result.error["code"] == "store_not_writable", (args, result.error)
             assert result.error["message"].startswith(f"ov cannot write to {ov_home}/state/default/") and result.error["hint"]
+        searched = as_user("find", "alpha", "--json")
+        assert searched.exit_code == 0 and searched.stderr == "", searched.stderr  # at HEAD: nothing to say
+        assert [r["uri"] for r in searched.json["result"]["resources"]] == ["viking://resources/a.md"]
         status = as_user("status", "--json")
         assert status.exit_code == 0, status.stderr
         assert status.json["result"]["clean"] and "write.queue: Permission denied" in status.json["result"]["read_only"]
         fsck = as_user("fsck", "--json")
-        findings = json.loads(fsck.stdout)["result"]["findings"]
+        report = json.loads(fsck.stdout)["result"]
+        findings = report["findings"]
         assert fsck.exit_code == 1 and [f["severity"] for f in findings if f["area"] == "store"] == ["problem"]
         assert findings[0]["message"] == f"ov cannot write to {ov_home}/state/default: Permission denied"
         assert not any("reindex" in f["fix"] for f in findings)  # not damage: a reindex cannot help
+        assert [f for f in findings if f["area"] == "index"] == [] and report["checked"]["records"] == 1  # read, and checked
         doctor = as_user("doctor", "--json")
         checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
         assert doctor.exit_code == 1 and checks["writable"]["status"] == "fail" and checks["index"]["status"] == "ok"

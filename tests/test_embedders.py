@@ -437,6 +437,20 @@ def test_litellm_records_token_usage(llm_server, api_key, home, tmp_path):
     assert totals["embedding/openai/test-model"] == {"calls": 2, "prompt_tokens": 3, "completion_tokens": 0}
 
 
+def test_litellm_embeds_for_a_store_ov_may_only_read_without_counting_the_call(llm_server, api_key, home, tmp_path, read_only_mount):
+    """A search of a read-only store embeds its query: the usage log it cannot append to failed
+    the search ("internal error"). The call goes uncounted; any other failure is still raised."""
+    state = tmp_path / "state"
+    state.mkdir()
+    mounted = read_only_mount(state)
+    embedder = resolve(make_embedding_config(llm_server), home, usage_dir=mounted).embedder
+    assert len(embedder.embed(["a"])) == 1 and list(state.iterdir()) == []
+    blocked = tmp_path / "a file"
+    blocked.write_text("")
+    with pytest.raises(OSError):
+        usage.record(blocked, "embedding", "openai/test-model", 1, 0)
+
+
 def test_litellm_without_a_model_or_key_is_unavailable(llm_server, home, monkeypatch):
     no_model = resolve(make_embedding_config(llm_server, model=None), home)
     assert no_model.embedder is None and "embedding.model" in no_model.reason

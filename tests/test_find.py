@@ -783,6 +783,113 @@ def test_doctor_opens_the_index_as_a_search_does_and_reports_damage_without_repa
     assert checks["index"]["status"] == "ok" and checks["index"]["detail"].endswith("at HEAD")
 
 
+@pytest.mark.parametrize(("damage", "says"), [("junk", "has 4 bytes, fewer than hnswlib's header"), ("cut short", "not what its header promises")])
+def test_doctor_finds_a_damaged_hnswlib_file_beside_an_intact_flat_copy_as_fsck_does(docs, ov_home, damage, says):
+    """A search reads the flat copy and never hnswlib's file, so doctor said "ok" while fsck found
+    the file damaged; and the reason it gave for vectors that do not load went to the log only."""
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (hnsw,) = index_dir(ov_home).glob("vectors-*.hnsw")
+    hnsw.write_bytes(b"junk" if damage == "junk" else hnsw.read_bytes()[:-10])
+    state = _files_under(ov_home / "state")
+    checks = {c["name"]: c for c in docs("doctor", "--json").json["result"]["checks"]}
+    detail = checks["index"]["detail"]
+    assert checks["index"]["status"] == "warn" and detail.startswith(f"the vector index's hnswlib file is damaged: {hnsw.name} ") and says in detail
+    assert checks["index"]["fix"] == "run `ov reindex`"
+    assert _files_under(ov_home / "state") == state  # nothing repaired or dropped
+    (finding,) = docs("fsck", "--json").json["result"]["findings"]
+    assert finding["message"].startswith(f"the vector index does not open: {hnsw.name} ") and says in finding["message"]
+    assert found(docs, "risotto")["retrieval"]["mode"] == "hybrid"  # searches go on with the flat copy
+    assert docs("reindex").exit_code == 0
+    checks = {c["name"]: c for c in docs("doctor", "--json").json["result"]["checks"]}
+    assert checks["index"]["status"] == "ok" and checks["index"]["detail"].endswith("at HEAD")
+
+
+def test_doctor_says_why_the_vectors_a_search_reads_do_not_load(docs, ov_home, monkeypatch):
+    """Past the flat copy a process that has numpy (as this one) searches hnswlib's file itself:
+    doctor said "the vector index does not load" and nothing of why."""
+    monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    (hnsw,) = index_dir(ov_home).glob("vectors-*.hnsw")
+    assert (index_dir(ov_home) / hnsw.with_suffix(".groups").name).is_file()
+    hnsw.write_bytes(b"\0" * 96 + hnsw.read_bytes()[96:])
+    checks = {c["name"]: c for c in docs("doctor", "--json").json["result"]["checks"]}
+    reason = f"the vector index does not load: {hnsw.name} does not hold hnswlib's header for vectors of 256 dimensions"
+    assert checks["index"]["detail"] == f"damaged, the next search rebuilds it: {reason}"
+
+
+def test_a_store_ov_may_only_read_is_searched_with_its_vectors_as_it_is(ov, ov_home, bound_by_permissions, tmp_path, monkeypatch):
+    """tantivy takes a lock file even to read, so a store ov may not write to (a backup, a shared
+    store, a sandbox) failed every search with `store_not_writable`. It is read through a view
+    in a temporary folder, removed at once; an index behind HEAD that ov may not update is
+    searched as it is, and stderr says so once."""
+    from tests.conftest import set_writable
+
+    as_user = bound_by_permissions
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    write(ov, "viking://resources/auth.md", "Configuring the authentication middleware")
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    found(ov, "gardening")
+    write(ov, "viking://resources/later.md", "Gardening in autumn")  # committed, not indexed
+    built = _files_under(index_dir(ov_home))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    set_writable(ov_home, False)
+    try:
+        words = as_user("find", "gardening", "--json")
+        near = as_user("find", "authenticator configurations", "--json")  # the words alone miss it
+        searched = as_user("search", "gardening")
+        doctor = as_user("doctor", "--json")
+    finally:
+        set_writable(ov_home, True)
+    checks = {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}
+    assert checks["index"]["status"] == "warn" and checks["index"]["fix"] == "see the writable check"
+    assert checks["index"]["detail"] == "2 records, behind HEAD: ov may not update it, so searches read it as it is"
+    assert words.exit_code == 0, words.stderr
+    behind = words.json["result"]["index"]["behind"]
+    assert behind.startswith(f"the index is behind HEAD and cannot be updated (ov cannot write to {ov_home}/state/default/")
+    assert behind.endswith(": searched as it is, without what was committed since")
+    assert words.stderr == f"warning: {behind}\n" and searched.stderr.count("warning: the index is behind HEAD") == 1
+    assert uris(words.json["result"])[0] == "viking://resources/garden.md" and "viking://resources/later.md" not in uris(words.json["result"])
+    assert "viking://resources/garden.md" in searched.stdout and "viking://resources/later.md" not in searched.stdout
+    assert near.exit_code == 0 and near.json["result"]["retrieval"]["mode"] == "hybrid"
+    assert uris(near.json["result"])[0] == "viking://resources/auth.md"
+    assert list(temporary.iterdir()) == []  # no view left behind
+    assert _files_under(index_dir(ov_home)) == built  # nothing written to the index, no lock file
+    caught_up = found(ov, "gardening")
+    assert "behind" not in caught_up["index"] and "viking://resources/later.md" in uris(caught_up)
+
+
+def test_a_read_only_mount_is_searched_and_its_full_text_index_refuses_every_write(ov, ov_home, read_only_mount, tmp_path, monkeypatch):
+    import tempfile
+
+    from ov.errors import StoreNotWritable
+    from ov.index.lexical import LexicalIndex
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    found(ov, "gardening")
+    mounted = read_only_mount(ov_home)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setenv("OV_HOME", str(mounted))
+    result = found(ov, "gardening")
+    assert uris(result) == ["viking://resources/garden.md"] and result["retrieval"]["mode"] == "hybrid" and not result["index"]["stale"]
+    text = LexicalIndex.open(mounted / INDEX / "text", "english")
+    labels = text.labels_of_paths(["resources/garden.md"])
+    assert labels and not text.has_labels_from(max(labels) + 1)  # reads that reload a writable index
+    with pytest.raises(StoreNotWritable) as refused:
+        text.delete_path("resources/garden.md")
+    assert refused.value.message == f"ov cannot write to {mounted / INDEX / 'text'}: Read-only file system"
+    assert "mounted read-only" in refused.value.hint
+    assert list(temporary.iterdir()) == []
+    written = ov("write", "viking://resources/b.md", "--content", "b", "--json")
+    assert written.exit_code == 1 and written.error["code"] == "store_not_writable"
+
+
 def test_doctor_fails_when_the_llm_key_is_missing(ov):
     assert ov("config", "set", "llm.model", "openai/gpt-4o-mini").exit_code == 0
     assert ov("config", "set", "llm.api_key_env", "OV_TEST_MISSING_KEY").exit_code == 0
@@ -1443,6 +1550,38 @@ def _unit_rows(count: int, dimension: int, seed: int):
 
     matrix = np.random.default_rng(seed).standard_normal((count, dimension)).astype(np.float32)
     return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def test_hnswlib_files_are_checked_by_their_header_and_size(tmp_path):
+    """What doctor reads of hnswlib's file beside a copy: every file hnswlib writes passes (empty,
+    grown past its first capacity, with vectors marked deleted); one cut short, grown, overwritten
+    or for another dimension is named with what is wrong, and hnswlib refuses to load each."""
+    import hnswlib
+
+    from ov.index.vectors import VectorIndex, hnsw_problem
+
+    matrix = _unit_rows(300, 16, 5)
+    whole = VectorIndex.create(16, 16)
+    whole.add(matrix, list(range(300)))  # resized past 16 on the way
+    whole.remove([3, 4])
+    whole.save(tmp_path / "whole.hnsw")
+    VectorIndex.create(16).save(tmp_path / "empty.hnsw")
+    assert hnsw_problem(tmp_path / "whole.hnsw", 16, 298) is None and hnsw_problem(tmp_path / "empty.hnsw", 16, 0) is None
+    data = (tmp_path / "whole.hnsw").read_bytes()
+    damaged = {
+        "short.hnsw": (data[:50], "short.hnsw has 50 bytes, fewer than hnswlib's header"),
+        "cut.hnsw": (data[:-3], f"cut.hnsw has {len(data) - 3} bytes, not what its header promises (cut short or damaged)"),
+        "grown.hnsw": (data + b"\0\0", f"grown.hnsw has {len(data) + 2} bytes, not what its header promises (cut short or damaged)"),
+        "zeroed.hnsw": (b"\0" * 96 + data[96:], "zeroed.hnsw does not hold hnswlib's header for vectors of 16 dimensions"),
+    }
+    for name, (content, says) in damaged.items():
+        (tmp_path / name).write_bytes(content)
+        assert hnsw_problem(tmp_path / name, 16, 298) == says
+        with pytest.raises(RuntimeError):
+            hnswlib.Index(space="ip", dim=16).load_index(str(tmp_path / name))
+    assert hnsw_problem(tmp_path / "whole.hnsw", 32, 298) == "whole.hnsw does not hold hnswlib's header for vectors of 32 dimensions"
+    assert hnsw_problem(tmp_path / "whole.hnsw", 16, 301) == "whole.hnsw holds 300 vectors, fewer than the index's 301"
+    assert hnsw_problem(tmp_path / "gone.hnsw", 16, 1) == "gone.hnsw cannot be read: No such file or directory"
 
 
 def test_a_small_index_is_searched_exhaustively_from_its_flat_copy(tmp_path, monkeypatch):

@@ -345,7 +345,44 @@ def test_health_reports_a_damaged_index_as_doctor_does(ov, ov_home):
     for path in (ov_home / "state" / "default" / "index").glob("vectors-*"):
         path.write_bytes(b"garbage")
     lines = tools.call(context, "health", {})["content"][0]["text"].splitlines()
-    assert "warn index: damaged, the next search rebuilds it: the vector index does not load" in lines
+    says = "warn index: damaged, the next search rebuilds it: the vector index does not load: vectors-000000.hnsw has 7 bytes, fewer than hnswlib's header"
+    assert says in lines  # the reason too, not only that they do not load
+
+
+def test_health_and_find_read_the_vectors_once_a_generation(ov, ov_home, monkeypatch):
+    """Past the flat copy a process that has numpy (the server) reads hnswlib's file, and each
+    `health` call read it whole again (160 ms at 53,000 vectors): the server keeps it while the
+    generation's files stay as they are, and reads it again once they change."""
+    from ov.index.vectors import VectorIndex
+    from ov.mcp import tools
+
+    monkeypatch.setattr("ov.index.vectors.EXACT_COMPONENTS", 0)  # past the flat copy
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+    assert ov("find", "marmalade").exit_code == 0
+    loads: list[str] = []
+    load = VectorIndex.load.__func__
+
+    def counting(cls, path, *args, **kwargs):
+        loads.append(Path(path).name)
+        return load(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(VectorIndex, "load", classmethod(counting))
+    context = tools.Context.resolve({}, os.environ)
+    for _ in range(3):
+        assert "\nok   index: " in tools.call(context, "health", {})["content"][0]["text"]
+    assert "viking://resources/jam.md" in tools.call(context, "find", {"query": "marmalade"})["content"][0]["text"]
+    assert loads == ["vectors-000000.hnsw"]
+    # An update small enough for a delta leaves the generation as it is: still held.
+    assert ov("write", "viking://resources/tea.md", "--content", "Earl Grey is flavoured with bergamot.\n").exit_code == 0
+    assert "viking://resources/tea.md" in tools.call(context, "find", {"query": "bergamot"})["content"][0]["text"]
+    assert "\nok   index: " in tools.call(context, "health", {})["content"][0]["text"]
+    assert loads == ["vectors-000000.hnsw"]
+    assert ov("reindex").exit_code == 0  # a new build: its generation is read once more
+    loads.clear()
+    for _ in range(2):
+        assert "\nok   index: " in tools.call(context, "health", {})["content"][0]["text"]
+    assert loads == ["vectors-000000.hnsw"]
 
 
 def test_remembering_a_memory_again_says_what_the_command_says(ov):

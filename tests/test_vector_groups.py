@@ -12,8 +12,8 @@ import pytest
 
 from ov.index import vector_groups
 from ov.index import vectors as vectors_module
-from ov.index.vector_groups import GroupedVectors, groups_path
-from ov.index.vectors import ExactVectors, VectorIndex, exact_path, load_for_search, nearest_records, part_labels, record_similarities
+from ov.index.vector_groups import GroupedVectors
+from ov.index.vectors import ExactVectors, VectorIndex, exact_path, groups_path, load_for_search, nearest_records, part_labels, record_similarities
 
 DIM = 16
 

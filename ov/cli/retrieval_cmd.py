@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, styled
+from ov.cli.output import emit, plain, short, styled, warn
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.retrieval import MAX_RESULTS
@@ -49,6 +49,7 @@ def find(
     if not query.strip():
         raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov find "release process"`')
     result = run_find(store, query, options)
+    say_behind(result)
     emit(result.to_dict(), lambda: print_hits(result.buckets(), result.mode))
 
 
@@ -168,6 +169,13 @@ def parse_levels(text: str | None) -> tuple[int, ...] | None:
     if not levels or any(lv not in (0, 1, 2) for lv in levels):
         raise InvalidInput(f"--level {text!r} is not a list of levels", hint="levels are 0, 1 and 2, e.g. --level 0,1")
     return levels
+
+
+def say_behind(result) -> None:
+    """Say on stderr, once, that the index searched is behind HEAD because ov may not update it
+    (a store it may only read): what was committed since is not found."""
+    if result.index.get("behind"):
+        warn(result.index["behind"])
 
 
 def parse_types(text: str | None) -> tuple[str, ...] | None:

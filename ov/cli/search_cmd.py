@@ -19,6 +19,7 @@ from ov.cli.retrieval_cmd import (
     UriOpt,
     filter_options,
     print_hits,
+    say_behind,
 )
 from ov.cli.runtime import ReadCommand, runtime
 from ov.retrieval import MAX_RESULTS
@@ -70,6 +71,7 @@ def search(
         **filter_options(store, uri, level, type_, after, before, threshold),
     )
     result = run_search(store, query, options)
+    say_behind(result)
 
     def human() -> None:
         if result.context is not None:

@@ -4,12 +4,13 @@ Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
 Nothing here changes anything (whether ov may write to the store is tried with a file made and
 removed at once). The index is opened as a search opens it (a damaged one is a warning: the next
-search rebuilds it), not only read from its ``meta.json``; ``ov fsck`` reads all of it. The
-embedder and the LLM are *probed*: a one-line text is embedded and a one-word answer asked for,
-bounded by ``PROBE_SECONDS``, because a config that reads well can still point at a model that is
-not there or a key that is refused. A local model is loaded before the bound starts: importing
-torch alone can take longer than an answer may, and a slow load is not a model that does not
-answer.
+search rebuilds it), not only read from its ``meta.json``, and hnswlib's file is checked by its
+header and size where a search reads the vectors' flat or grouped copy instead; ``ov fsck`` reads
+all of it. The embedder and the LLM are *probed*: a one-line text is embedded and a one-word
+answer asked for, bounded by ``PROBE_SECONDS``, because a config that reads well can still point
+at a model that is not there or a key that is refused. A local model is loaded before the bound
+starts: importing torch alone can take longer than an answer may, and a slow load is not a model
+that does not answer.
 
 The embedder check names the tier (``default``, ``minilm``, ``custom`` or ``none``), the model
 and, when ov knows it, the licence of the weights, in its detail and as ``tier``, ``provider``,
@@ -41,11 +42,14 @@ class Check:
         return {**self.facts, "name": self.name, "status": self.status, "detail": self.detail, "fix": self.fix}
 
 
-def diagnose(loaded_config, store, *, probe: bool = True) -> list[Check]:
+def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[Check]:
+    """``indices``: the store's :class:`~ov.index.sync.Indices` as a long-lived process keeps
+    them (the MCP server: its embedder and vectors stay loaded from one check to the next)."""
     checks = [_config(loaded_config), _identity(store.identity), _store(store)]
-    if store.exists:
-        checks.append(_writable(store))
-    checks.extend(_index(store, probe=probe))
+    writable = _writable(store) if store.exists else None
+    if writable is not None:
+        checks.append(writable)
+    checks.extend(_index(store, probe=probe, indices=indices, updatable=writable is None or writable.status == "ok"))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
     return checks
 
@@ -108,10 +112,10 @@ def _writable(store) -> Check:
     return Check("writable", "ok", f"ov can write to {store.root} and {store.state}")
 
 
-def _index(store, *, probe: bool) -> list[Check]:
+def _index(store, *, probe: bool, indices=None, updatable: bool = True) -> list[Check]:
     from ov.index.sync import Indices
 
-    indices = Indices(store)
+    indices = indices or Indices(store)
     status = indices.status()
     embedding = status["embedding"]
     facts = {key: embedding.get(key) for key in ("tier", "provider", "model", "licence")}
@@ -128,6 +132,14 @@ def _index(store, *, probe: bool) -> list[Check]:
         index = Check("index", "warn", f"will be rebuilt: {status['problem']}", "run `ov reindex` now to avoid the wait")
     elif status.get("damage"):
         index = Check("index", "warn", f"damaged, the next search rebuilds it: {status['damage']}", "run `ov reindex` now to avoid the wait")
+    elif status.get("vector_file_damage"):
+        # Searches read the flat or grouped copy beside it and go on; the next update that writes
+        # a new generation of the vectors starts from this file, finds it damaged and rebuilds them.
+        detail = f"the vector index's hnswlib file is damaged: {status['vector_file_damage']} (searches read its copy meanwhile)"
+        index = Check("index", "warn", detail, "run `ov reindex`")
+    elif status.get("commit") != status.get("head") and not updatable:
+        detail = f"{counted(status['records'], 'record')}, behind HEAD: ov may not update it, so searches read it as it is"
+        index = Check("index", "warn", detail, "see the writable check")
     elif status.get("commit") != status.get("head"):
         index = Check("index", "ok", f"{counted(status['records'], 'record')}; catches up with HEAD on the next search")
     else:

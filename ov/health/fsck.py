@@ -69,7 +69,7 @@ def _check_store(store, report: FsckReport) -> str | None:
     settle = "run `ov status` (any write does it too)"
     refused = writable.refusal(store)
     if refused is not None:
-        # Every write fails, and so does a search (tantivy locks its folder even to read).
+        # Every write fails, and so does an index update: a search reads the index as it is.
         add(Finding("store", "problem", refused.message, refused.hint))
     if (git.state / JOURNAL_NAME).exists():
         add(Finding("store", "note", "an interrupted commit is pending (or a write is running right now)", settle))
@@ -171,7 +171,8 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         add(Finding("index", "problem", exc.message, "run `ov reindex`"))
         return
     except StoreNotWritable as exc:
-        # Not damage: a reindex would meet the same refusal (the store's finding says it).
+        # Not damage (no temporary folder to read it through): a reindex would meet the same
+        # refusal, and the store's finding says it.
         add(Finding("index", "note", f"the full-text index was not checked: {exc.message}", exc.hint))
         return
     except (OSError, ValueError) as exc:
@@ -200,8 +201,8 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:
         from ov.index.vector_delta import Delta, DeltaVectors
-        from ov.index.vector_groups import GroupedVectors, groups_path
-        from ov.index.vectors import ExactVectors, OlderCopy, VectorIndex, exact_path, record_label
+        from ov.index.vector_groups import GroupedVectors
+        from ov.index.vectors import ExactVectors, OlderCopy, VectorIndex, exact_path, groups_path, hnsw_problem, record_label
 
         dimension = meta.embedder["dimension"]
         try:
@@ -210,17 +211,19 @@ def _check_index(store, head: str, report: FsckReport) -> None:
             add(Finding("index", "problem", f"the vector delta does not load: {exc}", reindex))
             return
         generation_live = meta.vectors if delta is None else delta.base_live
+        generation = indices.root / meta.vectors_file
         try:
-            vectors = VectorIndex.load(indices.root / meta.vectors_file, dimension, generation_live)
+            vectors = VectorIndex.load(generation, dimension, generation_live)
             in_generation = vectors.labels()
             live = in_generation if delta is None else DeltaVectors(vectors, delta).labels()
         except (OSError, RuntimeError) as exc:
-            add(Finding("index", "problem", f"the vector index does not open: {exc}", reindex))
+            # hnswlib says little ("Index seems to be corrupted or unsupported"); its header says more.
+            why = hnsw_problem(generation, dimension, generation_live) or exc
+            add(Finding("index", "problem", f"the vector index does not open: {why}", reindex))
             return
         report.checked["vectors"] = len(live)
         if {record_label(label) for label in live} != set(indexed.values()):
             add(Finding("index", "problem", f"the vector index has {len(live)} vectors for {len(indexed)} records", reindex))
-        generation = indices.root / meta.vectors_file
         for name, copy, reader in (("flat", exact_path(generation), ExactVectors), ("grouped", groups_path(generation), GroupedVectors)):
             if not copy.is_file():
                 continue

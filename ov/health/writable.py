@@ -16,7 +16,8 @@ from ov.names import TEMP_MARKER
 
 def folders(store) -> list[Path]:
     """The folders of ``store`` every kind of write needs: its state (locks, journal, queue), the
-    full-text index (tantivy locks it even to search), the work tree and its repository."""
+    full-text index (its updates; a search of a store ov may not write to reads it through a view),
+    the work tree and its repository."""
     from ov.index.sync import INDEX_DIR, TEXT_DIR
 
     git = store.root / ".git"

@@ -10,8 +10,9 @@ its stemming. Queries drop stop words and question words before they are built.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +103,41 @@ def _read_failure() -> Iterator[None]:
         raise IndexDamaged(f"the full-text index could not be read: {exc}", hint="run `ov reindex`") from exc
 
 
+def _open_read_only(path: Path, refused: StoreNotWritable):
+    """The tantivy index in ``path``, a folder ov may not write to, opened for reading.
+
+    tantivy has no read-only open: even a reader takes a lock file in the index's folder
+    (``.tantivy-meta.lock``, against a writer removing segments while they are opened). So the
+    index is opened through a view of it in a temporary folder: a copy of its ``meta.json``,
+    taken first so that every segment it names is linked, and a symbolic link to each other file
+    (hard links cannot leave a read-only mount, nor reach another file system). The lock file is
+    made there. Opening maps every segment's files, so the view is removed at once; a search
+    reads the index as it was then. Raises ``refused`` when no temporary folder can be made.
+    """
+    import shutil  # Deferred with what it imports: only a store ov may not write to needs it.
+    import tempfile
+
+    try:
+        temporary = Path(tempfile.mkdtemp(prefix="ov-index-view-"))
+    except OSError:
+        raise refused from None
+    view = temporary / "index"
+    try:
+        view.mkdir()
+        shutil.copyfile(path / "meta.json", view / "meta.json")
+        for entry in os.scandir(path):
+            if entry.name != "meta.json" and not entry.name.startswith(".tantivy-"):
+                os.symlink(entry.path, view / entry.name)
+        with _writing(view):
+            return _tantivy().Index(_schema(), path=str(view), reuse=True)
+    finally:
+        # Moved away first: tantivy's reader reloads once from a thread of its own as it opens,
+        # and its lock file made again in a view being removed would keep the folder there.
+        with suppress(OSError):
+            os.rename(view, temporary / "removed")
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
 def analyzer(language: str, *, for_query: bool = False):
     tantivy = _tantivy()
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
@@ -181,10 +217,12 @@ class _Reading:
 class LexicalIndex:
     """One tantivy index in a directory."""
 
-    def __init__(self, index, language: str, path: Path | None = None) -> None:
+    def __init__(self, index, language: str, path: Path | None = None, *, refused: StoreNotWritable | None = None) -> None:
         self._index = index
         self.language = language
         self._path = path  # None: in memory
+        # Why this index was opened through a view (:func:`_open_read_only`): each write raises it.
+        self._refused = refused
         self._writer = None
         self._query_analyzer = None
         self._analyzer = None
@@ -197,15 +235,16 @@ class LexicalIndex:
             path.mkdir(parents=True, exist_ok=True)
         elif not path.is_dir() or not tantivy.Index.exists(str(path)):
             raise FileNotFoundError(f"no full-text index in {path}")  # and none made: a check only reads
+        refused = None
         try:
             with _writing(path):
                 index = tantivy.Index(_schema(), path=str(path), reuse=not create)
         except StoreNotWritable as exc:
-            # tantivy has no read-only open: even a search takes a lock file in the index's folder.
-            exc.hint = f"a search takes the full-text index's lock file there too; {StoreNotWritable.hint}"
-            raise
+            if create:
+                raise
+            index, refused = _open_read_only(path, exc), exc
         index.register_tokenizer(ANALYZER, analyzer(language))
-        return cls(index, language, path)
+        return cls(index, language, path, refused=refused)
 
     @classmethod
     def empty(cls, language: str) -> LexicalIndex:
@@ -219,6 +258,8 @@ class LexicalIndex:
     @property
     def writer(self):
         if self._writer is None:
+            if self._refused is not None:
+                raise self._refused
             with _writing(self._path):
                 self._writer = self._index.writer(WRITER_HEAP, 1)
         return self._writer
@@ -259,7 +300,7 @@ class LexicalIndex:
                 self._writer.commit()
                 self._writer.wait_merging_threads()
             self._writer = None
-            self._index.reload()
+            self._reload()
             if self._reading is not None:  # a reading that outlives a commit reads what it committed
                 self._reading = _Reading(self._index.searcher())
 
@@ -294,6 +335,12 @@ class LexicalIndex:
         finally:
             self._reading = None
 
+    def _reload(self) -> None:
+        """See what was committed since the index was opened; one opened through a view
+        (:func:`_open_read_only`) is what its folder held then, and its view is gone."""
+        if self._refused is None:
+            self._index.reload()
+
     def _searcher(self):
         reading = self._reading  # read once: another thread's reading may end meanwhile
         return reading.searcher if reading is not None else self._index.searcher()
@@ -320,7 +367,7 @@ class LexicalIndex:
         """Whether a record labelled ``first`` or above is indexed (labels are handed out in order,
         so one is when an update committed its records and died before its ``meta.json``)."""
         tantivy = _tantivy()
-        self._index.reload()
+        self._reload()
         query = tantivy.Query.range_query(self._index.schema, "label", tantivy.FieldType.Unsigned, first, 2**63 - 1)
         with _read_failure():
             return self._index.searcher().search(query, 1, count=True).count > 0
@@ -337,7 +384,7 @@ class LexicalIndex:
         tantivy = _tantivy()
         if not values:
             return []
-        self._index.reload()
+        self._reload()
         searcher = self._index.searcher()
         query = tantivy.Query.term_set_query(self._index.schema, field, list(values))
         with _read_failure():

@@ -43,6 +43,7 @@ from ov.errors import (
     StoreNotWritable,
 )
 from ov.files import atomic_write, json_bytes
+from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
 from ov.store.lock import WriteLock
@@ -98,6 +99,7 @@ class OpenIndex:
     embedding: dict  # what retrieval reports: provider, model, available, reason
     stale: bool = False  # another process was updating; this is the last complete state
     actions: list[str] = field(default_factory=list)  # what open() had to do: "rebuilt: ...", "updated 3 paths"
+    behind: str | None = None  # why an index behind HEAD was searched as it is: ov may not update it
 
     @property
     def mode(self) -> str:
@@ -107,9 +109,10 @@ class OpenIndex:
 class Indices:
     """The full-text and vector indices of one store."""
 
-    def __init__(self, store, *, warm=None, lock_wait: float | None = None) -> None:
+    def __init__(self, store, *, warm=None, held: HeldVectors | None = None, lock_wait: float | None = None) -> None:
         """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
-        keeps, so that its embedder stays loaded from one ``Indices`` to the next. ``lock_wait``:
+        keeps, so that its embedder stays loaded from one ``Indices`` to the next; ``held``: the
+        :class:`~ov.index.held.HeldVectors` it keeps, so that its vectors do too. ``lock_wait``:
         how long to wait for a build or update another process is doing (default: the store's
         lock timeout); a caller with a deadline (the prompt hook) waits less than it has."""
         self.store = store
@@ -119,9 +122,9 @@ class Indices:
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
         self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
-        # The vector generation this object last loaded or wrote, searched as it is rather than read
-        # again (an hnswlib file is read in ~8-12 ms a 10,000 vectors): a delta leaves it as it is.
-        self._generation: tuple[tuple[str, float], object] | None = None  # ((vector file, the build's time), its vectors)
+        # The vector generation last loaded or written, searched as it is rather than read again (an
+        # hnswlib file is read in ~8-12 ms a 10,000 vectors): a delta leaves it as it is.
+        self._held = HeldVectors() if held is None else held
 
     # --- public ----------------------------------------------------------------
 
@@ -151,10 +154,13 @@ class Indices:
         try:
             lock = WriteLock(self.store.state / "index.lock", self._lock_wait)
             lock.acquire()
-        except (StoreLocked, StoreNotWritable):
+        except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
             if meta is not None and self.incompatibility(meta) is None:
-                return self._load(meta, [], stale=True)
+                opened = self._load(meta, [], stale=True)
+                if isinstance(exc, StoreNotWritable) and meta.commit != head:
+                    opened.behind = f"the index is behind HEAD and cannot be updated ({exc.message}): searched as it is, without what was committed since"
+                return opened
             raise
         try:
             return self._catch_up(head)
@@ -209,7 +215,8 @@ class Indices:
             return self._load(meta, [f"rebuilt: {reason}"])
 
     def status(self) -> dict:
-        """What the index says of itself, and whether it opens (:meth:`damage`); nothing is written."""
+        """What the index says of itself, whether it opens (:meth:`damage`) and whether the hnswlib
+        file beside a copy looks whole (:meth:`vector_file_damage`); nothing is written."""
         meta = Meta.read(self.root / META_NAME)
         resolution = self.resolution
         out = {
@@ -228,6 +235,7 @@ class Indices:
                 problem=problem,
                 damage=None if problem else self.damage(meta),
             )
+            out["vector_file_damage"] = None if problem or out["damage"] else self.vector_file_damage(meta)
         return out
 
     def damage(self, meta: Meta) -> str | None:
@@ -243,8 +251,21 @@ class Indices:
         except IndexUnavailable as exc:
             return exc.message
         except StoreNotWritable:
-            return None  # not damage: tantivy takes a lock file even to read, and doctor's writable check says why
+            return None  # not damage (no temporary folder to read it through): doctor's writable check says why
         return None
+
+    def vector_file_damage(self, meta: Meta) -> str | None:
+        """What is wrong with the hnswlib file of the vectors ``meta`` names, from its header and
+        size (:func:`~ov.index.vectors.hnsw_problem`), or None. A search that reads its flat or
+        grouped copy never reads it, and so never finds it damaged; the next update that writes
+        a new generation starts from it. Call it on an index :meth:`damage` passes."""
+        from ov.index.vectors import hnsw_problem
+
+        if not (meta.embedder and meta.vectors_file and not meta.vectors_stale):
+            return None
+        delta = self._delta(meta)
+        live = meta.vectors if delta is None else delta.base_live
+        return hnsw_problem(self.root / meta.vectors_file, meta.embedder["dimension"], live)
 
     @property
     def resolution(self):
@@ -290,8 +311,12 @@ class Indices:
                 assert meta is not None
                 return self._load(meta, [f"rebuilt: {reason}"])
             actions.append(f"updated {counted(changed, 'path')}")
-        if meta.vectors_file and not meta.vectors_stale and not self._vectors_load(meta):
-            meta.vectors_stale = True
+        if meta.vectors_file and not meta.vectors_stale:
+            try:
+                self._vectors_load(meta)
+            except IndexUnavailable as exc:
+                _log().info("%s; the vectors are rebuilt", exc.message)
+                meta.vectors_stale = True
         if meta.vectors_stale and self._embedder() is not None:
             self._rebuild_vectors(meta, lexical)
             actions.append("vectors rebuilt")
@@ -387,17 +412,21 @@ class Indices:
         gen_file = _next_vectors_file(meta)
         vectors.save(self.root / gen_file)
         # Searched as it is where load_for_search would read this hnswlib index back (a process
-        # with numpy, past the flat copy's limit; of this build: a rebuild numbers files from 0).
-        self._generation = ((gen_file, meta.built_at), vectors) if not exact_fits(vectors.live, dimension) else None
+        # with numpy, past the flat copy's limit).
+        if exact_fits(vectors.live, dimension):
+            self._held.drop(self.root)
+        else:
+            self._held.put(self.root, generation_key(self.root, gen_file, meta.built_at), vectors)
         return gen_file, None, vectors.live
 
     def _copy_of(self, meta: Meta, dimension: int, live: int):
         """The generation's vectors, to count the passages a delta removes: as this object holds
         them, else its flat or grouped copy, loaded (no hnswlib); None when neither is there."""
         from ov.index import vector_groups
-        from ov.index.vectors import ExactVectors, exact_fits, exact_path
+        from ov.index.vectors import ExactVectors, exact_fits, exact_path, groups_path
 
-        held = self._held(meta)
+        key = generation_key(self.root, meta.vectors_file, meta.built_at)
+        held = self._held.get(self.root, key)
         if held is not None:
             return held
         path = self.root / meta.vectors_file
@@ -405,24 +434,18 @@ class Indices:
             if exact_fits(live, dimension):
                 # What load_for_search reads for the search after this update: read once, kept.
                 copy = ExactVectors.load(exact_path(path), dimension, live)
-                self._generation = ((meta.vectors_file, meta.built_at), copy)
+                self._held.put(self.root, key, copy)
                 return copy
             if vector_groups.grouped_fits(live, dimension):
-                return vector_groups.GroupedVectors.load(vector_groups.groups_path(path), dimension, live)
+                return vector_groups.GroupedVectors.load(groups_path(path), dimension, live)
         except (OSError, ValueError):
             pass  # the generation's own file is the authority: the update folds into a new one
         return None
 
-    def _held(self, meta: Meta):
-        """The generation ``meta`` names (of its build) as this object loaded or wrote it, or None."""
-        held = self._generation
-        return held[1] if held is not None and held[0] == (meta.vectors_file, meta.built_at) else None
-
     def _sweep_vector_files(self, meta: Meta) -> None:
         """Remove every vector file ``meta`` does not name: the generation or delta it replaced,
         and any that an update killed before its ``meta.json`` was written left behind."""
-        from ov.index.vector_groups import groups_path
-        from ov.index.vectors import exact_path
+        from ov.index.vectors import exact_path, groups_path
 
         keep = {meta.vectors_delta}
         if meta.vectors_file:
@@ -538,31 +561,42 @@ class Indices:
         return self.resolution.embedder
 
     def _vectors_load(self, meta: Meta):
-        """The vectors of ``meta`` to search, or None when they do not load."""
-        from ov.index.vector_delta import Delta, DeltaVectors
-        from ov.index.vectors import load_for_search
+        """The vectors of ``meta`` to search; :class:`~ov.errors.IndexUnavailable`, saying why,
+        when they do not load."""
+        from ov.index.vector_delta import DeltaVectors
+        from ov.index.vectors import hnsw_problem, load_for_search
 
         dimension = meta.embedder["dimension"]
-        try:
-            delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else None
-        except (OSError, ValueError) as exc:
-            _log().info("vector delta unreadable (%s)", exc)
-            return None
+        delta = self._delta(meta)
         live = meta.vectors if delta is None else delta.base_live
-        base = self._held(meta)
+        key = generation_key(self.root, meta.vectors_file, meta.built_at)
+        base = self._held.get(self.root, key)
         if base is None:
             if self._warm is not None:
                 # A long-lived process (the MCP server) pays numpy's import once; after it every
                 # search of a flat copy is one matrix product instead of a plain-Python loop.
                 import numpy  # noqa: F401
 
+            path = self.root / meta.vectors_file
             try:
-                base = load_for_search(self.root / meta.vectors_file, dimension, live)
+                base = load_for_search(path, dimension, live)
             except (OSError, RuntimeError, TypeError, KeyError) as exc:
-                _log().info("vector index unreadable (%s)", exc)
-                return None
-            self._generation = ((meta.vectors_file, meta.built_at), base)
+                # hnswlib says little ("Index seems to be corrupted or unsupported"); its header says more.
+                why = hnsw_problem(path, dimension, live) or str(exc)
+                raise IndexUnavailable(f"the vector index does not load: {why}", hint="run `ov reindex`") from None
+            self._held.put(self.root, key, base)
         return base if delta is None else DeltaVectors(base, delta)
+
+    def _delta(self, meta: Meta):
+        """The delta ``meta`` names (:mod:`ov.index.vector_delta`), or None when it names none."""
+        from ov.index.vector_delta import Delta
+
+        if not meta.vectors_delta:
+            return None
+        try:
+            return Delta.load(self.root / meta.vectors_delta, meta.embedder["dimension"])
+        except (OSError, ValueError) as exc:
+            raise IndexUnavailable(f"the vector delta does not load: {exc}", hint="run `ov reindex`") from None
 
     def _load(
         self, meta: Meta, actions: list[str], *, stale: bool = False, lexical: LexicalIndex | None = None, strict: bool = False, vectors: bool = True
@@ -581,9 +615,12 @@ class Indices:
         loaded = None
         embedder = self._embedder()
         if embedder is not None and meta.vectors_file and not meta.vectors_stale and meta.embedder:
-            loaded = self._vectors_load(meta)
-            if loaded is None and strict:
-                raise IndexUnavailable("the vector index does not load", hint="run `ov reindex`")
+            try:
+                loaded = self._vectors_load(meta)
+            except IndexUnavailable as exc:
+                if strict:
+                    raise
+                _log().info("%s", exc.message)
         if embedder is not None and loaded is None:
             embedding = {**embedding, "available": False, "reason": "vectors are being rebuilt; this search is lexical"}
         opened = OpenIndex(lexical, loaded, embedder if loaded is not None else None, meta, embedding, stale, actions)

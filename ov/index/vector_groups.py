@@ -28,7 +28,6 @@ from pathlib import Path
 
 from ov.index.vectors import OFFSET, U32, ExactVectors, part_labels, passage_counts_of, quantise, stacked, write_blocks
 
-GROUPS_SUFFIX = ".groups"
 _MAGIC = b"ovgroup1"
 # magic, dimension, count, groups, and how many vectors the centroids were made from
 _HEAD = struct.Struct("<8sIIII")
@@ -49,11 +48,6 @@ COMPARED_PER_ROOT = 25  # vectors compared by a search: 25 * sqrt(n), about 50 a
 ALLOWED_SEARCHES = 4
 _KMEANS_ROUNDS = 8
 _KMEANS_SAMPLE = 32  # the centroids are made from at most this many vectors a group
-
-
-def groups_path(path: Path) -> Path:
-    """Where the grouped copy of the vector generation ``path`` lives."""
-    return path.with_suffix(GROUPS_SUFFIX)
 
 
 def grouped_fits(live: int, dimension: int) -> bool:

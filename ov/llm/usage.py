@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ov.errors import not_writable
+
 USAGE_FILE = "usage.jsonl"
 
 
@@ -28,11 +30,18 @@ class UsageRecord:
 
 
 def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, completion_tokens: int) -> None:
+    """Append one call to the log. A store ov may only read (a search of it with an API embedder
+    or a query plan by a model) keeps no log: the call goes uncounted rather than failing the search."""
     entry = UsageRecord(time.time(), purpose, model, int(prompt_tokens), int(completion_tokens))
-    state_dir.mkdir(parents=True, exist_ok=True)
     line = json.dumps(asdict(entry), sort_keys=True) + "\n"
-    # O_APPEND keeps concurrent writers' lines whole (each line is one small write).
-    fd = os.open(state_dir / USAGE_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        # O_APPEND keeps concurrent writers' lines whole (each line is one small write).
+        fd = os.open(state_dir / USAGE_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as exc:
+        if not_writable(exc, state_dir) is None:
+            raise
+        return
     try:
         os.write(fd, line.encode())
     finally:

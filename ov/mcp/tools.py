@@ -86,19 +86,21 @@ class Context:
     flags: dict
     environ: object
     embedders: object = None  # WarmEmbedders: the model a find loaded serves the next find
+    vectors: object = None  # HeldVectors: the vectors a find or health check loaded serve the next one
 
     @classmethod
     def resolve(cls, flags: dict, environ) -> Context:
         from ov.home import Home
         from ov.index.embedders.registry import WarmEmbedders  # imports no model stack: only find loads one
+        from ov.index.held import HeldVectors
 
-        return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders())
+        return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders(), HeldVectors())
 
     def indices(self, store):
-        """The indices of ``store`` with the embedder this server keeps warm."""
+        """The indices of ``store`` with the embedder and the vectors this server keeps loaded."""
         from ov.index.sync import Indices
 
-        return Indices(store, warm=self.embedders)
+        return Indices(store, warm=self.embedders, held=self.vectors)
 
     def store(self, *, read_only: bool = False):
         """A store for one call: the config and identity as they are now."""
@@ -360,11 +362,12 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
     return done + (f"; the model failed ({report.model_failed}), so the offline rules extracted them" if report.model_failed else "")
 
 
-def _health(store, args: _Args, _context: Context) -> str:
+def _health(store, args: _Args, context: Context) -> str:
     from ov.config import LoadedConfig
     from ov.health.doctor import diagnose
 
-    checks = diagnose(LoadedConfig(store.config, store.home.config_path, store.home.config_path.exists()), store, probe=False)
+    loaded = LoadedConfig(store.config, store.home.config_path, store.home.config_path.exists())
+    checks = diagnose(loaded, store, probe=False, indices=context.indices(store))
     return "\n".join(f"{c.status:4} {c.name}: {c.detail}" for c in checks)
 
 

@@ -227,11 +227,19 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
     check_limit(options.limit)
     indices = indices or Indices(store)
     opened, hits = indices.use(lambda opened: (opened, rank(store, opened, query, options)))
-    index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
-    if opened.actions:
-        index_info["actions"] = opened.actions
     mode = "lexical" if options.lexical_only else opened.mode
-    return FindResult(query, hits, mode, opened.embedding, index_info)
+    return FindResult(query, hits, mode, opened.embedding, index_info(opened))
+
+
+def index_info(opened) -> dict:
+    """What a result says of the index it came from: the commit it reflects, its size, whether it
+    is behind (and, when ov may not update it, why), and what opening it had to do."""
+    info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
+    if opened.behind:
+        info["behind"] = opened.behind
+    if opened.actions:
+        info["actions"] = opened.actions
+    return info
 
 
 def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = True) -> list[Hit]:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput
 from ov.retrieval.copies import collapse_copies, same_file
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -115,10 +115,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         return opened, attach_snippets(opened, query, hits)
 
     opened, hits = (indices or Indices(store)).use(run, full_text_only=options.full_text_only)
-    index_info = {"commit": opened.meta.commit, "records": opened.meta.records, "stale": opened.stale}
-    if opened.actions:
-        index_info["actions"] = opened.actions
-    result = SearchResult(query, hits, opened.mode if not options.full_text_only else "lexical", opened.embedding, index_info, plan=plan)
+    result = SearchResult(query, hits, opened.mode if not options.full_text_only else "lexical", opened.embedding, index_info(opened), plan=plan)
     if options.mode == "context":
         from ov.retrieval.context import assemble
 
