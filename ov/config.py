@@ -1,25 +1,31 @@
 """The user's configuration: ``$OV_HOME/config.yaml``.
 
 The schema is a tree of frozen dataclasses validated with pydantic. Unknown
-keys are reported as warnings (and ignored); anything that does not parse or
-has the wrong type is a :class:`~ov.errors.ConfigError`.
+keys are reported as warnings (and ignored). A value this ov cannot use (out of
+its bounds, of another type, no longer one of the choices: often one an older
+or newer ov accepted) is reported too, and its default is used instead, by every
+command and every hook; ``ov doctor`` fails on it. Only what makes the whole
+file unusable is a :class:`~ov.errors.ConfigError`: it does not parse, it is
+not a mapping, it is too large, or an ``identity`` value is invalid (a default
+identity would read and write another account's or user's data).
 
 Importing pydantic and building its validators costs about 100 ms, more than a
 whole ``ov ls`` may take, so a validated copy of the config is cached as JSON
-in ``$OV_HOME/state/config.cache.json``, keyed by the file's SHA-256 and the ov
-version. Commands read that cache; pydantic runs only when the file changed.
+in ``$OV_HOME/state/config.cache.json``, keyed by the file's SHA-256 and the
+bytes of this module (see :func:`_schema_digest`). Commands read that cache;
+pydantic runs only when the file or the schema changed.
 """
 
 # No `from __future__ import annotations` here: `_build` reads the real field types.
 
 import dataclasses
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from ov import __version__
 from ov.errors import ConfigError, InvalidId, quote
 from ov.files import atomic_write
 from ov.home import Home
@@ -322,42 +328,110 @@ class Config:
 
 
 @dataclass(frozen=True)
+class InvalidValue:
+    """A value in the file this ov cannot use (out of its bounds, of another type, no longer one of
+    the choices), most often one that an older or a newer ov accepted. Its default stands in."""
+
+    key: str  # "retrieval.candidates", or a whole section ("hooks") that is not a mapping
+    value: Any  # as the file holds it
+    problem: str  # "must be at most 10000"
+    default: Any
+
+    @property
+    def stops(self) -> bool:
+        """Whether no default can stand in: a default identity reads and writes another account's
+        or user's data, so an invalid one stops every command (see validate_config_text)."""
+        return self.key.split(".")[0] == "identity"
+
+    def describe(self) -> str:
+        return f"{self.key} = {_shown(self.value)}: {self.problem}"
+
+    def outcome(self) -> str:
+        if self.stops:
+            return "every command stops until it is fixed"
+        if isinstance(self.default, dict):
+            return f"the defaults of {self.key}.* are used instead"
+        return f"the default {_shown(self.default)} is used instead"
+
+    def fix(self) -> str:
+        unset = f"`ov config unset {self.key}`"
+        return f"{unset} (back to the default) or `ov config set {self.key} VALUE`" if self.key in config_keys() else unset
+
+
+@dataclass(frozen=True)
 class LoadedConfig:
-    """A configuration as read: where from, whether the file exists, and what was odd in it."""
+    """A configuration as read: where from, whether the file exists, and what in it was left out."""
 
     config: Config
     path: Path
     exists: bool
-    warnings: tuple[str, ...] = ()
+    invalid: tuple[InvalidValue, ...] = ()  # values left out, their defaults used
+    unknown: tuple[str, ...] = ()  # keys this ov does not know, left out
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """One line for each key left out, naming the file, what is wrong and how to fix it."""
+        invalid = [f"{self.path}: {v.describe()}; {v.outcome()}. Fix: {v.fix()}" for v in self.invalid]
+        return (*invalid, *(f"{self.path}: unknown key {quote(key)} ignored" for key in self.unknown))
 
 
 def load_config(home: Home) -> LoadedConfig:
-    """Read and validate the config, using the validated cache when the file is unchanged."""
+    """Read and validate the config, using the validated cache when neither the file nor the schema changed."""
     path = home.config_path
     raw = _read(path)
     if raw is None:
         return LoadedConfig(Config(), path, exists=False)
-    key = hashlib.sha256(raw + f"|{__version__}|{CONFIG_VERSION}".encode()).hexdigest()
+    schema = _schema_digest()
+    key = hashlib.sha256(raw + b"|" + schema.encode()).hexdigest() if schema else None
     cache_path = home.state_root / "config.cache.json"
+    if key:
+        try:
+            cached = json.loads(cache_path.read_text(encoding="utf-8"))
+            if isinstance(cached, dict) and cached.get("key") == key:
+                invalid = tuple(InvalidValue(**value) for value in cached["invalid"])
+                return LoadedConfig(_build(Config, cached["config"]), path, True, invalid, tuple(cached["unknown"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    loaded = validate_config_text(raw, path)
+    if key:
+        try:
+            invalid = [dataclasses.asdict(value) for value in loaded.invalid]
+            payload = {"key": key, "config": loaded.config.as_dict(), "invalid": invalid, "unknown": list(loaded.unknown)}
+            atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
+        except OSError:
+            pass  # the cache only saves time; a read-only home still works
+    return loaded
+
+
+@functools.cache
+def _schema_digest() -> str | None:
+    """The SHA-256 of this module, which the config cache is keyed on.
+
+    The schema (fields, defaults, bounds) and the code that validates a file against it all live
+    here, so a cache written by an ov with any other schema never answers: one an older ov wrote
+    kept values today's bounds refuse, left out sections it did not know and froze its defaults.
+    ov's version is not enough, as it is not bumped with each change. Reading and hashing these
+    ~30 KB takes ~25 µs on every command's and hook's start; None (no cache: every load
+    validates) when the module's bytes cannot be read.
+    """
     try:
-        cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        if isinstance(cached, dict) and cached.get("key") == key:
-            return LoadedConfig(_build(Config, cached["config"]), path, True, tuple(cached["warnings"]))
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    config, warnings = validate_config_text(raw, path)
-    try:
-        payload = {"key": key, "config": config.as_dict(), "warnings": list(warnings)}
-        atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
+        return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     except OSError:
-        pass  # the cache only saves time; a read-only home still works
-    return LoadedConfig(config, path, True, warnings)
+        return None
 
 
-def validate_config_text(raw: bytes, path: Path) -> tuple[Config, tuple[str, ...]]:
-    """Parse YAML and validate it; unknown keys become warnings."""
-    data = _parse_yaml(raw, path)
-    return _validate(data, path)
+def validate_config_text(raw: bytes, path: Path) -> LoadedConfig:
+    """Parse YAML and validate it: unknown keys and values this ov cannot use are left out and
+    reported; an invalid identity is refused, since no default can stand in for it."""
+    loaded = _validate(_parse_yaml(raw, path), path)
+    stops = [value for value in loaded.invalid if value.stops]
+    if stops:
+        raise ConfigError(
+            f"{path} is invalid: " + "; ".join(value.describe() for value in stops),
+            hint="fix it with " + "; ".join(value.fix() for value in stops),
+            problems={value.key: value.problem for value in stops},
+        )
+    return loaded
 
 
 def config_keys() -> list[str]:
@@ -367,24 +441,19 @@ def config_keys() -> list[str]:
 
 def get_value(config: Config, key: str) -> Any:
     _require_key(key)
-    value: Any = config.as_dict()
-    for part in key.split("."):
-        value = value[part]
-    return value
+    return _get(config.as_dict(), key.split("."))
 
 
-def set_value(home: Home, key: str, text: str) -> Config:
+def set_value(home: Home, key: str, text: str) -> LoadedConfig:
     """Set ``key`` to ``text`` (read as a YAML scalar) and write the file atomically.
 
-    The whole file is validated before it is written; on any error the file is
-    left as it was. Unknown keys already in the file are kept.
+    An invalid value is refused and the file left as it was. Values already in the file that
+    this ov cannot use do not stop a change that adds no problem (it may fix one); the result
+    lists what is still wrong. Unknown keys in the file are kept.
     """
-    import yaml  # Deferred: only config writes need the YAML emitter.
+    import yaml  # Deferred: only config writes need YAML's scalar rules.
 
     _require_key(key)
-    path = home.config_path
-    raw = _read(path)
-    data: dict[str, Any] = {} if raw is None else _parse_yaml(raw, path)
     try:
         value = yaml.safe_load(text) if text.strip() else None
     except (yaml.YAMLError, ValueError, RecursionError):  # ValueError: a date like 2026-02-30
@@ -393,25 +462,83 @@ def set_value(home: Home, key: str, text: str) -> Config:
         raise ConfigError(f"{key} takes a single value, not {type(value).__name__}")
     if value is not None and not isinstance(value, str) and _is_text_field(key):
         value = text  # `ov config set identity.user 1001`: an id made of digits is still text
-    node = data
     parts = key.split(".")
-    for part in parts[:-1]:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = {}
-            node[part] = child
-        node = child
-    node[parts[-1]] = value
-    data.setdefault("version", CONFIG_VERSION)
-    try:
-        config, _ = _validate(data, path)
-    except ConfigError as exc:
-        if key not in exc.problems:
-            raise
-        # The file is fine; the value given is not: say so rather than send the user to the file.
-        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {exc.problems[key]}", hint=f"{path} is unchanged") from None
-    atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
-    return config
+
+    def put(data: dict[str, Any]) -> bool:
+        node = data
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = {}
+                node[part] = child
+            node = child
+        node[parts[-1]] = value
+        return True
+
+    return _rewrite(home, key, put, text)
+
+
+def unset_value(home: Home, key: str) -> LoadedConfig:
+    """Take ``key`` out of the file, and the sections it leaves empty, so that its default applies.
+
+    A key ov does not know (or a whole section) may be taken out too when the file holds it.
+    Nothing is written when the file does not hold the key.
+    """
+    parts = key.split(".")
+
+    def remove(data: dict[str, Any]) -> bool:
+        nodes = [data]
+        for part in parts[:-1]:
+            child = nodes[-1].get(part)
+            if not isinstance(child, dict):
+                break
+            nodes.append(child)
+        if len(nodes) < len(parts) or parts[-1] not in nodes[-1]:
+            _require_key(key)  # a known key that is not set is already unset
+            return False
+        del nodes[-1][parts[-1]]
+        for node, part in zip(reversed(nodes[:-1]), reversed(parts[:-1])):
+            if node[part]:
+                break
+            del node[part]
+        return True
+
+    return _rewrite(home, key, remove, None)
+
+
+def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:
+    """Apply ``change`` to the file's data and write it atomically, unless it leaves ``key`` invalid
+    or makes a value invalid that was not (the file is then left as it was).
+
+    A value that was already invalid does not stop the change: refusing every change while one
+    value a newer ov accepted is in the file left no way to fix the others with `ov config`.
+    """
+    import yaml  # Deferred: only config writes need the YAML emitter.
+
+    path = home.config_path
+    raw = _read(path)
+    data: dict[str, Any] = {} if raw is None else _parse_yaml(raw, path)
+    before = {value.key for value in _validate(data, path).invalid}
+    changed = change(data)
+    if changed:
+        data.setdefault("version", CONFIG_VERSION)
+    after = _validate(data, path)
+    added = [value for value in after.invalid if value.key == key or value.key not in before]
+    if added:  # only a set gets here: taking a value out leaves its default, which is valid
+        said = "; ".join(value.problem if value.key == key else value.describe() for value in added)
+        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {said}", hint=f"{path} is unchanged")
+    if changed:
+        atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
+    return dataclasses.replace(after, exists=raw is not None or changed)
+
+
+def _shown(value: Any) -> str:
+    """A value from the file as YAML writes it, cut to a message's length."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return quote(value)
 
 
 def _read(path: Path) -> bytes | None:
@@ -464,29 +591,55 @@ def _parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
     return data
 
 
-def _validate(data: dict[str, Any], path: Path) -> tuple[Config, tuple[str, ...]]:
+def _validate(data: dict[str, Any], path: Path) -> LoadedConfig:
+    """Validate parsed data; unknown keys and invalid values are left out (their defaults apply)
+    and listed, so that one value an older or newer ov accepted does not stop every command."""
     import pydantic  # Deferred: ~100 ms; only when the config changed (see module docstring).
 
     adapter = _adapter()
-    warnings: list[str] = []
+    unknown: list[str] = []
+    invalid: dict[str, InvalidValue] = {}
     data = _plain(data, path)  # a private copy we may prune
+    defaults = Config().as_dict()
     for _attempt in range(2):
         try:
             config = adapter.validate_python(data)
-            return config, tuple(warnings)
+            return LoadedConfig(config, path, True, tuple(invalid.values()), tuple(unknown))
         except pydantic.ValidationError as exc:
-            problems: dict[str, str] = {}
             for error in exc.errors():
-                loc = ".".join(str(p) for p in error["loc"])
                 if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
-                    warnings.append(f"{path}: unknown key {quote(loc)} ignored")
+                    unknown.append(".".join(str(p) for p in error["loc"]))
                     _drop(data, list(error["loc"]))
-                else:
-                    problems[loc or "(top level)"] = error["msg"].removeprefix("Value error, ")  # schema keys: short
-            if problems:
-                said = "; ".join(f"{key}: {msg}" for key, msg in problems.items())
-                raise ConfigError(f"{path} is invalid: {said}", problems=problems) from None
-    raise ConfigError(f"{path} is invalid")  # pragma: no cover - second pass has no extra keys
+                    continue
+                parts = _schema_key(error["loc"])
+                problem = error["msg"].removeprefix("Value error, ")  # our own validators' words: short
+                if not parts:  # pragma: no cover - the top level is a mapping by then (_parse_yaml)
+                    raise ConfigError(f"{path} is invalid: {problem}") from None
+                key = ".".join(parts)
+                if key not in invalid:  # a union may report one value twice
+                    invalid[key] = InvalidValue(key, _get(data, parts), problem, _get(defaults, parts))
+                    _drop(data, parts)
+    raise ConfigError(f"{path} is invalid")  # pragma: no cover - the second pass has nothing left out
+
+
+def _schema_key(loc: tuple[Any, ...]) -> list[str]:
+    """The setting a validation error is about: its location up to where the schema ends (pydantic
+    may add a union member or a list index after the field)."""
+    cls: Any = Config
+    parts: list[str] = []
+    for part in loc:
+        fields = {f.name: f.type for f in dataclasses.fields(cls)} if dataclasses.is_dataclass(cls) else {}
+        if part not in fields:
+            break
+        parts.append(part)
+        cls = fields[part]
+    return parts
+
+
+def _get(node: Any, parts: list[str]) -> Any:
+    for part in parts:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
 
 
 def _plain(data: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -538,11 +691,7 @@ def _build(cls, data: dict[str, Any]):
 
 
 def _drop(data: dict[str, Any], loc: list[Any]) -> None:
-    node: Any = data
-    for part in loc[:-1]:
-        node = node.get(part) if isinstance(node, dict) else None
-        if node is None:
-            return
+    node = _get(data, loc[:-1])
     if isinstance(node, dict):
         node.pop(loc[-1], None)
 

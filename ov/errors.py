@@ -84,7 +84,8 @@ class BinaryContent(InvalidInput):
 
 
 class ConfigError(InvalidInput):
-    """The config file does not parse or holds a value of the wrong type."""
+    """The config file cannot be used (it does not parse, is not a mapping, is too large, or names
+    an invalid identity), or a value given to `ov config set` is not valid for its key."""
 
     code = "config_invalid"
     hint = "fix the setting with `ov config set KEY VALUE`, or edit or remove the file"

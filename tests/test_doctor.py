@@ -55,6 +55,22 @@ def test_a_config_that_does_not_parse_is_a_finding_not_a_crash(ov, ov_home):
 
 
 
+
+def test_a_value_ov_cannot_use_fails_and_says_how_to_fix_it(ov, ov_home):
+    # An older ov accepted it; every other command works on with the default, doctor insists.
+    ov_home.mkdir(parents=True, exist_ok=True)
+    (ov_home / "config.yaml").write_text("retrieval:\n  candidates: 20000\nfoo: 1\n")
+    code, checks = _checks(ov)
+    assert code == 1
+    config = checks["config"]
+    assert config["status"] == "fail" and config["invalid"] == ["retrieval.candidates"]
+    assert "retrieval.candidates = 20000: must be at most 10000 (the default 200 is used instead)" in config["detail"]
+    assert "unknown keys ignored: foo" in config["detail"]
+    assert config["fix"] == "`ov config unset retrieval.candidates` (back to the default) or `ov config set retrieval.candidates VALUE`"
+    assert {"store", "index", "embedder", "llm"} <= set(checks)
+    (ov_home / "config.yaml").write_text("foo: 1\n")
+    assert _checks(ov)[1]["config"]["status"] == "warn"  # a key ov does not know only warns
+
 def test_doctor_says_who_is_acting_and_where_that_came_from(ov, monkeypatch):
     monkeypatch.setenv("OV_USER", "dana")
     _code, checks = _checks(ov)

@@ -807,6 +807,22 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
     assert shown.exit_code == 0 and "skipped: trivial prompt" in shown.stdout and " 7 " in shown.stdout
 
 
+
+def test_a_config_value_an_older_ov_accepted_does_not_stop_the_hooks(ov, project, ov_home):
+    # (found by an audit: after an upgrade that bounded hooks.prompt_min_score, every hook failed
+    # open, silently, with the config error)
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch with make ship.\n").exit_code == 0
+    (ov_home / "config.yaml").write_text("hooks:\n  prompt_min_score: 1.5\n# edited by hand\n")
+    related = _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")
+    # the default cut-off, 0.6, applies: at 1.5 (above any relevance) nothing would ever be injected
+    assert "make ship" in _context("claude", _hook("claude", "prompt-submit", related))
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "injected"
+    assert len(record["config_warnings"]) == 1
+    assert "hooks.prompt_min_score = 1.5: must be at most 1; the default 0.6 is used instead" in record["config_warnings"][0]
+    shown = ov("hooks", "log", "-n", "1")
+    assert "injected" in shown.stdout and "(1 config warning, see `ov doctor`)" in shown.stdout
+
 def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov_home):
     assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch with make ship.\n").exit_code == 0
     assert ov("write", "viking://resources/ops/oncall.md", "--content", "# On call\n\nThe on-call rota changes every Monday.\n").exit_code == 0

@@ -385,6 +385,19 @@ def test_health_and_find_read_the_vectors_once_a_generation(ov, ov_home, monkeyp
     assert loads == ["vectors-000000.hnsw"]
 
 
+
+def test_health_reports_a_config_value_ov_cannot_use_as_doctor_does(ov, ov_home):
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    with (ov_home / "config.yaml").open("a") as f:
+        f.write("retrieval:\n  candidates: 20000\n")  # as an older ov let it be set
+    context = tools.Context.resolve({}, _os.environ)
+    lines = tools.call(context, "health", {})["content"][0]["text"].splitlines()
+    assert any(line.startswith("fail config: ") and "retrieval.candidates = 20000: must be at most 10000" in line for line in lines), lines
+
 def test_remembering_a_memory_again_says_what_the_command_says(ov):
     import os as _os
 

@@ -127,13 +127,14 @@ YAML_TEXT = st.lists(
 
 def _config_ok_or_refused(raw: bytes) -> None:
     try:
-        config, warnings = validate_config_text(raw, Path("config.yaml"))
+        loaded = validate_config_text(raw, Path("config.yaml"))
     except OvError as exc:
         event("refused")
         assert exc.exit_code == 2 and exc.message
         return
     event("loaded")
-    assert isinstance(config, Config) and all(isinstance(w, str) for w in warnings)
+    assert isinstance(loaded.config, Config) and all(isinstance(w, str) for w in loaded.warnings)
+    assert not any(value.stops for value in loaded.invalid)  # an invalid identity is refused, never loaded
 
 
 @QUICK

@@ -1,14 +1,15 @@
-"""``ov config``: show, get and set configuration values."""
+"""``ov config``: show, get, set and unset configuration values."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain
+from ov.cli.output import emit, plain, warn
 from ov.cli.runtime import OvCommand, OvGroup, runtime
-from ov.config import config_keys, get_value, set_value
+from ov.config import LoadedConfig, config_keys, get_value, set_value, unset_value
 
 app = typer.Typer(cls=OvGroup, help="Show and change settings in $OV_HOME/config.yaml.", no_args_is_help=True)
 
@@ -30,6 +31,7 @@ def config_show() -> None:
             for field in ("account", "user", "peer")
         },
         "warnings": list(loaded.warnings),
+        "invalid": [dataclasses.asdict(value) for value in loaded.invalid],
     }
 
     def human() -> None:
@@ -57,11 +59,32 @@ def config_set(
     key: KeyArg,
     value: Annotated[str, typer.Argument(help="The new value (YAML scalar: 5, true, null, text).", show_default=False)],
 ) -> None:
-    """Set one configuration value; the file is validated before it is written."""
-    rt = runtime()
-    config = set_value(rt.home, key, value)
-    new = get_value(config, key)
+    """Set one configuration value; the file is validated before it is written.
+
+    Values already in the file that ov cannot use (say, one an older ov accepted) do not stop it:
+    they are named after the change, each with how to fix it.
+    """
+    loaded = set_value(runtime().home, key, value)
+    _still_wrong(loaded)
+    new = get_value(loaded.config, key)
     emit({"key": key, "value": new}, lambda: plain(f"{key} = {_text(new)}"))
+
+
+@app.command("unset", cls=OvCommand)
+def config_unset(key: KeyArg) -> None:
+    """Take one value out of the file, so that its default applies (a key ov does not know too)."""
+    loaded = unset_value(runtime().home, key)
+    _still_wrong(loaded)
+    if key in config_keys():
+        default = get_value(loaded.config, key)
+        emit({"key": key, "value": default}, lambda: plain(f"{key} = {_text(default)} (default)"))
+    else:
+        emit({"key": key, "value": None}, lambda: plain(f"{key} removed"))
+
+
+def _still_wrong(loaded: LoadedConfig) -> None:
+    for warning in loaded.warnings:
+        warn(warning)
 
 
 def _text(value) -> str:

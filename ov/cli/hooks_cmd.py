@@ -98,6 +98,8 @@ def _print(records: list[dict]) -> None:
             what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):
             what += f": {r['error']}"
+        if isinstance(r.get("config_warnings"), list) and r["config_warnings"]:
+            what += f" ({counted(len(r['config_warnings']), 'config warning')}, see `ov doctor`)"
         if r.get("model_failed"):
             what += f" (the model failed, offline rules used: {r['model_failed']})"
         host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))

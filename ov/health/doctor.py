@@ -82,6 +82,12 @@ def _bounded(call, seconds: float):
 def _config(loaded) -> Check:
     if not loaded.exists:
         return Check("config", "ok", f"no {loaded.path} (defaults apply)")
+    if loaded.invalid:  # ov works on, with defaults the user did not choose: theirs must be fixed
+        said = [f"{value.describe()} ({value.outcome()})" for value in loaded.invalid]
+        if loaded.unknown:
+            said.append("unknown keys ignored: " + ", ".join(loaded.unknown))
+        fix = "; ".join(value.fix() for value in loaded.invalid)
+        return Check("config", "fail", f"{loaded.path}: " + "; ".join(said), fix, {"invalid": [value.key for value in loaded.invalid]})
     if loaded.warnings:
         return Check("config", "warn", "; ".join(loaded.warnings), f"edit {loaded.path}")
     return Check("config", "ok", str(loaded.path))

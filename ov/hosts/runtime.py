@@ -104,7 +104,10 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
     hook = host.parse(event, payload)
     session = host.ov_session(hook)
     record["session"] = session
-    config = load_config(home).config
+    loaded = load_config(home)
+    if loaded.warnings:  # the hook works on (with defaults for what it cannot use); the log says why
+        record["config_warnings"] = list(loaded.warnings)
+    config = loaded.config
     store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS)
     record["peer"] = store.identity.peer
     seconds = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0)

@@ -363,10 +363,10 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
 
 
 def _health(store, args: _Args, context: Context) -> str:
-    from ov.config import LoadedConfig
+    from ov.config import load_config
     from ov.health.doctor import diagnose
 
-    loaded = LoadedConfig(store.config, store.home.config_path, store.home.config_path.exists())
+    loaded = load_config(store.home)  # as loaded for this call, with what it left out
     checks = diagnose(loaded, store, probe=False, indices=context.indices(store))
     return "\n".join(f"{c.status:4} {c.name}: {c.detail}" for c in checks)
 

@@ -191,7 +191,7 @@ def switch(home: Home, provider: str) -> Config:
     resolution = resolve(dataclasses.replace(current, provider=provider), home)
     if provider != "none" and not resolution.available:
         raise EmbedderUnavailable(f"embedding.provider {provider} is not available: {resolution.reason}", hint=_hint(provider))
-    return set_value(home, "embedding.provider", provider)
+    return set_value(home, "embedding.provider", provider).config
 
 
 def minilm_model_dir() -> Path | None:
