@@ -150,7 +150,11 @@ def update_times(folder: Path, matrix, size: int, grouped: bool) -> list[float]:
     """Seconds of 8 updates that add one vector each to an index of ``size`` (the next ones of
     ``matrix``), with the grouped copy or with hnswlib's file alone."""
     from ov.index import vector_groups
-    from ov.index.vectors import VectorIndex, remove_generation
+    from ov.index.vectors import VectorIndex, exact_path, groups_path
+
+    def remove_generation(path: Path) -> None:  # the file and its copies (ov sweeps them by name)
+        for name in (path, exact_path(path), groups_path(path)):
+            name.unlink(missing_ok=True)
 
     limit = vector_groups.GROUPED_COMPONENTS
     vector_groups.GROUPED_COMPONENTS = limit if grouped else 0
