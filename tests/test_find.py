@@ -274,6 +274,61 @@ def test_a_live_session_is_indexed_a_turn_at_a_time_as_a_rebuild_would_index_it(
     assert kept[2]["sessions"][0]["snippet"] == "The NAS is backed up to tape"
 
 
+@pytest.fixture
+def index_held(ov, ov_home):
+    """``hold()``: another process holds the index's lock (as one catching the index up or
+    building it does) until the test ends; ov waits a second for it."""
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    holders = []
+
+    def hold() -> None:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", ("import sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
+                                    "WriteLock(Path(sys.argv[1]), 5).acquire(); print('held', flush=True); time.sleep(60)"),
+             str(ov_home / "state" / "default" / "index.lock")],
+            stdout=subprocess.PIPE, text=True,
+        )
+        holders.append(holder)
+        assert holder.stdout.readline().strip() == "held"
+
+    yield hold
+    for holder in holders:
+        holder.kill()
+        holder.wait()
+
+
+def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_holds(docs, index_held):
+    # While another process caught the index up, a find searched it as it was: a file just
+    # deleted, a memory just forgotten and a line just edited out came back, text and all.
+    assert docs("remember", "I prefer the hippopotamus colour theme").exit_code == 0
+    write(docs, "viking://resources/notes/secret.md", "# Launch\n\nThe launch code is hippopotamus.\n")
+    write(docs, "viking://resources/notes/ops.md", "# Ops\n\nThe hippopotamus password is swordfish.\n\n## Pager\n\nPage the hippopotamus team.\n")
+    assert docs("session", "new", "--id", "s1").exit_code == 0
+    assert docs("session", "add", "s1", "--text", "The hippopotamus enclosure opens at nine").exit_code == 0
+    before = found(docs, "hippopotamus")
+    assert len(uris(before)) == 2 and before["memories"] and before["sessions"]
+    memory = before["memories"][0]["uri"]
+    assert docs("rm", "viking://resources/notes/secret.md").exit_code == 0
+    assert docs("forget", memory).exit_code == 0
+    write(docs, "viking://resources/notes/ops.md", "# Ops\n\nRotated.\n\n## Pager\n\nPage the hippopotamus team.\n")
+    assert docs("session", "add", "s1", "--text", "Feeding is at noon").exit_code == 0
+    index_held()
+    after = found(docs, "hippopotamus")
+    assert after["index"]["stale"] is True
+    # ops.md is one record, and HEAD's file no longer yields it: left out until the index has caught up.
+    assert uris(after) == [] and "swordfish" not in json.dumps(after)
+    assert after["memories"] == []
+    assert [h["snippet"] for h in after["sessions"]] == ["The hippopotamus enclosure opens at nine"]  # the file grew: its message stands
+
+
+def test_a_find_while_another_process_builds_the_index_says_so(ov, index_held):
+    write(ov, "viking://resources/a.md", "alpha")
+    index_held()
+    result = ov("find", "alpha")
+    assert result.exit_code == 1
+    assert "building the search index" in result.stderr and "held the store" not in result.stderr
+
+
 def test_raw_session_logs_do_not_crowd_out_memories(ov):
     assert ov("remember", "The staging database is called orca").exit_code == 0
     assert ov("session", "new", "--id", "s1").exit_code == 0

@@ -955,6 +955,22 @@ def test_a_prompt_on_an_index_behind_the_store_starts_a_job_that_catches_it_up(o
     assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
 
 
+def test_a_prompt_between_a_forget_and_the_catch_up_does_not_bring_the_memory_back(ov, project, ov_home):
+    """The prompt hook searches the index as the last job left it: a memory forgotten since (or a
+    file removed) was injected, text and all, until the job caught up."""
+    assert ov("remember", "I prefer the hippopotamus colour theme").exit_code == 0
+    assert ov("write", "viking://resources/ops/colours.md", "--content", "# Colours\n\nThe hippopotamus colour theme is grey.\n").exit_code == 0
+    prompt = _stdin("claude", cwd=str(project), prompt="which hippopotamus colour theme do I prefer?")
+    found = ov("find", "hippopotamus colour theme", "--json").json["result"]  # the index is up to date
+    assert "hippopotamus" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    assert ov("forget", found["memories"][0]["uri"]).exit_code == 0
+    assert ov("rm", "viking://resources/ops/colours.md").exit_code == 0
+    answer = _hook("claude", "prompt-submit", prompt)
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["index"] == "behind the store: catching up"  # searched as the last job left it
+    assert "hippopotamus" not in answer
+
+
 def test_the_prompts_during_a_long_build_start_no_second_index_job(ov, project, ov_home):
     """An index job holds a lock for its lifetime: while one runs, a prompt on the unbuilt index
     starts no other (each used to start one, which queued on the index lock)."""

@@ -100,6 +100,10 @@ class OpenIndex:
     stale: bool = False  # another process was updating; this is the last complete state
     actions: list[str] = field(default_factory=list)  # what open() had to do: "rebuilt: ...", "updated 3 paths"
     behind: str | None = None  # why an index behind HEAD was searched as it is: ov may not update it
+    # For an index searched behind HEAD: each path it holds that HEAD changed -> its blob at HEAD
+    # (None: gone). A search leaves out what HEAD no longer holds (ov.retrieval.find). None: the
+    # indexed commit is not in the repository, and nothing the index holds can be shown.
+    outdated: dict[str, bytes | None] | None = field(default_factory=dict)
 
     @property
     def mode(self) -> str:
@@ -148,7 +152,7 @@ class Indices:
         meta = Meta.read(self.root / META_NAME)
         if meta is not None and (meta.commit == head or full_text_only) and self.incompatibility(meta) is None:
             try:
-                return self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only)
+                return self._behind(self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only), head)
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
@@ -157,15 +161,38 @@ class Indices:
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
             if meta is not None and self.incompatibility(meta) is None:
-                opened = self._load(meta, [], stale=True)
+                opened = self._behind(self._load(meta, [], stale=True), head)
                 if isinstance(exc, StoreNotWritable) and meta.commit != head:
                     opened.behind = f"the index is behind HEAD and cannot be updated ({exc.message}): searched as it is, without what was committed since"
                 return opened
+            if isinstance(exc, StoreLocked):
+                # The lock is the index's, not the store's: writes go on meanwhile, and the
+                # write lock's wording ("held the store") sent users after the wrong process.
+                raise StoreLocked(
+                    f"another ov process is building the search index and took more than {self._lock_wait:g}s; there is no index to search until it is done",
+                    hint="retry in a moment (a large store takes a while to index the first time)",
+                ) from exc
             raise
         try:
             return self._catch_up(head)
         finally:
             lock.release()
+
+    def _behind(self, opened: OpenIndex, head: str | None) -> OpenIndex:
+        """``opened``, searched although it is behind HEAD: with the paths it holds that HEAD
+        changed or removed. Without them a search behind an update (another process catching
+        up, the prompt hook between turns) returned a file just deleted, a memory just forgotten,
+        a secret just edited out, text and all."""
+        if opened.meta.commit != head:
+            git = self.store.git
+            old_tree = _tree_or_none(git, opened.meta.commit)
+            if old_tree is None and opened.meta.commit is not None:
+                # The indexed commit is not in the repository (a branch reset by hand): what the
+                # index holds cannot be told from what HEAD holds, so nothing of it is shown.
+                opened.outdated = None
+            else:
+                opened.outdated = outdated_paths(git, old_tree, git.tree_of(head.encode()) if head else None)
+        return opened
 
     def use(self, work, *, full_text_only: bool = False):
         """``work(opened)`` on the open index (:meth:`open`). A full-text index that opens but
@@ -747,6 +774,27 @@ def _changed_records(git, path: str, old_sha: bytes | None, new: list[Record]) -
         return None
     kept = {record.id for record in new if was.get(record.id) == record}
     return [rid for rid in was if rid not in kept], [record for record in new if record.id not in kept]
+
+
+def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: str = "") -> dict[str, bytes | None]:
+    """The files of ``old_tree`` that ``new_tree`` changes: path -> its blob in ``new_tree``
+    (None: not there). Trees only ``new_tree`` has are not walked (an index of ``old_tree`` holds
+    nothing of them), so a large add costs nothing here."""
+    out: dict[str, bytes | None] = {}
+    if old_tree is None or old_tree == new_tree:
+        return out
+    store = git.repo.object_store
+    new_entries = {} if new_tree is None else {name: (mode, sha) for name, mode, sha in store[new_tree].iteritems()}
+    for name, mode, sha in store[old_tree].iteritems():
+        path = prefix + name.decode()
+        new_mode, new_sha = new_entries.get(name, (None, None))
+        if new_sha == sha:
+            continue
+        if _is_dir_mode(mode):
+            out.update(outdated_paths(git, sha, new_sha if new_mode is not None and _is_dir_mode(new_mode) else None, path + "/"))
+        else:
+            out[path] = new_sha if new_mode is not None and not _is_dir_mode(new_mode) else None
+    return out
 
 
 def _tree_or_none(git, commit: str | None):

@@ -257,6 +257,11 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     lexical = opened.lexical
     terms = lexical.query_terms(query)
     filters = _filters(store, options)
+    if opened.outdated is None:
+        return []
+    gone = tuple(path for path, sha in opened.outdated.items() if sha is None)
+    if gone:
+        filters = replace(filters, exclude_paths=filters.exclude_paths + gone)
     pool = max(config.candidates, options.limit * 3)
     scores: dict[str, float] = {}
     records: dict[str, Record] = {}
@@ -322,7 +327,32 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    hits = _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    return _as_at_head(store, opened.outdated, hits) if opened.outdated else hits
+
+
+def _as_at_head(store, outdated: dict[str, bytes | None], hits: list[Hit]) -> list[Hit]:
+    """``hits`` of an index behind HEAD without what HEAD changed since: a hit from a file HEAD
+    holds with other content is kept only where HEAD's file still yields that record, the same
+    words (a session's messages file grew: its earlier messages stand; a file rewritten to drop a
+    secret: the old lines do not)."""
+    from ov.index.records import committed_records
+
+    at_head: dict[str, set[tuple[str, str]]] = {}
+    out = []
+    for hit in hits:
+        record = hit.record
+        if record is None or record.path not in outdated:
+            out.append(hit)
+            continue
+        sha = outdated[record.path]
+        if sha is None:
+            continue
+        if record.path not in at_head:
+            at_head[record.path] = {(r.id, r.text) for r in committed_records(store.git, record.path, sha)}
+        if (record.id, record.text) in at_head[record.path]:
+            out.append(hit)
+    return out
 
 
 def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters, known: set[int]) -> dict[int, float]:
