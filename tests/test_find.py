@@ -563,6 +563,18 @@ def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home):
     assert docs("fsck").exit_code == 0
 
 
+def test_a_change_to_most_of_the_index_is_applied_by_a_rebuild(docs, monkeypatch):
+    # Path by path, a folder of 5,000 files moved took 1.5x a rebuild to catch up.
+    monkeypatch.setattr("ov.index.sync.LARGE_DIFF", 4)
+    found(docs, "risotto")
+    assert docs("mv", "viking://resources/handbook", "viking://resources/guide").exit_code == 0
+    result = found(docs, "rotate API keys")
+    assert result["index"]["actions"][0].startswith("rebuilt: ") and "most of the index" in result["index"]["actions"][0]
+    assert uris(result)[0] == "viking://resources/guide/security.md"
+    write(docs, "viking://resources/notes/pasta.md", "Pasta water should taste like the sea.")
+    assert found(docs, "pasta water")["index"]["actions"] == ["updated 1 path"]  # a small change is applied as it is
+
+
 def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
     found(docs, "risotto")
     assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
