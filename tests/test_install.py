@@ -873,7 +873,7 @@ def test_a_folder_ov_made_for_hooks_and_server_in_one_file_goes_with_the_last_un
     assert ov("uninstall", first, "--host", "gemini", *flags).exit_code == 0
     assert (root / ".gemini" / "settings.json").exists()
     assert ov("uninstall", second, "--host", "gemini", *flags).exit_code == 0
-    assert _tree(root) == before and not list(_installs().iterdir())
+    assert _tree(root) == before and not _installs().exists()
 
 
 @pytest.mark.parametrize("scope", ["user", "project"])
@@ -893,7 +893,7 @@ def test_hooks_and_server_installed_apart_give_one_file_back_and_leave_no_backup
     assert ov("uninstall", first, "--host", "gemini", *flags).exit_code == 0
     assert ov("uninstall", second, "--host", "gemini", *flags).exit_code == 0
     assert settings.read_text() == GEMINI_SETTINGS and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
-    assert not list(_installs().iterdir())
+    assert not _installs().exists()
 
 
 def test_a_backup_is_the_file_before_ovs_first_install_when_another_ov_installs_again(ov, user_home, tmp_path, monkeypatch):
@@ -924,7 +924,7 @@ def test_a_projects_backup_is_the_file_before_ovs_first_install_when_the_entries
     (backup,) = _installs().glob("*.bak")
     assert backup.read_text() == PROJECT_CLAUDE
     assert ov("uninstall", "hooks", "--scope", "project").exit_code == 0
-    assert settings.read_text() == PROJECT_CLAUDE and not list(_installs().iterdir())
+    assert settings.read_text() == PROJECT_CLAUDE and not _installs().exists()
 
 
 @pytest.mark.parametrize("command", [("install", "hooks", "--with-mcp", "--uninstall"), ("uninstall", "hooks", "--with-mcp")])
@@ -937,7 +937,7 @@ def test_uninstalling_hooks_with_mcp_takes_the_server_out_too(ov, user_home, com
     dry = ov(*command, *hosts, "--dry-run")
     assert dry.exit_code == 0 and "-[mcp_servers.ov]" in dry.stdout and '-  "mcpServers": {' in dry.stdout and _tree(user_home) == installed
     assert ov(*command, *hosts).exit_code == 0
-    assert _tree(user_home) == before and not list(_installs().iterdir())
+    assert _tree(user_home) == before and not _installs().exists()
 
 
 @pytest.mark.parametrize(
@@ -1033,7 +1033,7 @@ def test_uninstalling_hooks_with_mcp_leaves_a_users_own_server_named_ov_in_the_s
     assert removed.exit_code == 0
     assert f"the MCP server mcpServers.ov in {settings} is not ov's (it runs 'node ov.js mcp'): left as it is" in removed.json["result"]["notes"]
     assert settings.read_text() == text and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
-    assert not list(_installs().iterdir())
+    assert not _installs().exists()
 
 
 @pytest.mark.parametrize("foreign", [False, True], ids=["ovs-table", "users-table"])
@@ -1053,7 +1053,7 @@ def test_uninstalling_codex_hooks_with_mcp_hands_the_folder_to_the_table_and_tak
     kept = config.read_text()
     removed = ov("uninstall", "hooks", "--host", "codex", "--with-mcp", "--json")
     assert removed.exit_code == 0
-    assert not (codex / "hooks.json").exists() and not list(_installs().iterdir())
+    assert not (codex / "hooks.json").exists() and not _installs().exists()
     if foreign:
         assert config.read_text() == kept and sorted(p.name for p in codex.iterdir()) == ["config.toml"]
         assert f"the MCP server [mcp_servers.ov] in {config} is not ov's (it runs '/opt/other/ov-server'): left as it is" in removed.json["result"]["notes"]
@@ -1164,7 +1164,7 @@ def test_an_earlier_ovs_server_in_home_goes_when_ov_registers_it_under_claude_co
     human = ov("install", "mcp", "--host", "claude", "--yes")
     assert human.exit_code == 0 and "removed" not in human.stdout  # nothing left to take out
     assert ov("uninstall", "mcp", "--host", "claude").exit_code == 0
-    assert not (folder / ".claude.json").exists() and not list(_installs().iterdir())
+    assert not (folder / ".claude.json").exists() and not _installs().exists()
 
 
 @pytest.mark.parametrize("command", [("uninstall", "mcp"), ("uninstall", "hooks", "--with-mcp"), ("install", "hooks", "--with-mcp", "--uninstall")])
@@ -1237,7 +1237,7 @@ def test_uninstall_with_trust_takes_out_the_reviews_ov_wrote(ov, user_home, fake
     assert diff.count('\n-[hooks.state."') == 5 and "\n+" not in diff.split("@@", 1)[1]
     removed = ov(*command, "--host", "codex", "--trust", "--json")
     assert removed.exit_code == 0 and note in removed.json["result"]["notes"]
-    assert fake_codex.read_text() == USER_CODEX and not list(_installs().iterdir())
+    assert fake_codex.read_text() == USER_CODEX and not _installs().exists()
     again = ov(*command, "--trust", "--json")  # every host, none wired: nothing to say of Codex's trust
     assert again.exit_code == 0 and not again.json["result"]["notes"]
 
@@ -1310,7 +1310,7 @@ def test_a_codex_config_made_for_the_trust_goes_with_it(ov, user_home, fake_code
     assert ov("install", "hooks", "--host", "codex", "--yes", "--trust", *flags).exit_code == 0
     assert len(_toml(fake_codex)["hooks"]["state"]) == 5 and ("mcp_servers" in _toml(fake_codex)) == with_mcp
     assert ov("uninstall", "hooks", "--host", "codex", "--trust", *flags).exit_code == 0
-    assert _tree(user_home) == before and not list(_installs().iterdir())
+    assert _tree(user_home) == before and not _installs().exists()
 
 
 def test_a_codex_config_ov_cannot_edit_refuses_the_uninstall_whole(ov, user_home, fake_codex):
@@ -1330,3 +1330,173 @@ def test_a_reinstall_keeps_the_record_of_the_trust_ov_wrote(ov, user_home, fake_
     assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0  # no --trust this time: the reviews are still ov's
     assert ov("uninstall", "hooks", "--host", "codex", "--trust").exit_code == 0
     assert fake_codex.read_text() == USER_CODEX
+
+
+# --- doctor and uninstall meet a file that does not parse, an older ov's backup, a file removed by hand
+
+
+def _doctor(ov) -> tuple[int, dict[str, dict]]:
+    result = ov("doctor", "--json")
+    return result.exit_code, {c["name"]: c for c in result.json["result"]["checks"]}
+
+
+@pytest.mark.parametrize(("installed", "where"), [(False, "line 2, column 18: a comma before '}'"), (True, "line 2, column 19: expected a key")], ids=["never-installed", "broken-after-install"])
+def test_doctor_says_a_settings_file_that_does_not_parse_is_unreadable_not_unwired(ov, user_home, installed, where):
+    """Doctor said "installed, but ov's hooks are not" and offered `ov install hooks`, which then
+    refused the file: the parse error was read as "no hooks"."""
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text('{\n  "theme": "dark"\n}\n')
+    if installed:
+        assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+        settings.write_text(settings.read_text().replace('"dark",', '"dark",,', 1))  # a hand edit gone wrong
+    else:
+        settings.write_text('{\n  "theme": "dark",\n}\n')
+    code, checks = _doctor(ov)
+    check = checks["claude hooks (user)"]
+    assert code == 1 and check["status"] == "fail"
+    assert check["detail"].startswith(f"{settings} {where}") and "cannot tell whether its hooks are in it" in check["detail"]
+    assert check["fix"].startswith(f"fix {settings} by hand at line 2") and "ov install hooks" not in check["fix"]
+    backup = settings.with_name("settings.json.ov.bak")
+    assert (f"copy back {backup}" in check["fix"]) == installed and backup.exists() == installed
+    assert "claude hooks" not in checks and "claude last run" not in checks
+
+
+def test_doctor_says_an_mcp_file_that_does_not_parse_once_and_leaves_a_home_file_no_host_reads(ov, user_home, tmp_path, monkeypatch):
+    gemini = user_home / ".gemini" / "settings.json"
+    gemini.write_text('{"mcpServers": {"ov": {"command": "ov", "args": ["mcp"]}},}\n')  # hooks and server in one file
+    _codex_config(user_home, "model = \n")
+    (user_home / ".claude.json").write_text('{"mcpServers": ')  # read by no host while $CLAUDE_CONFIG_DIR is set
+    _claude_config_dir(monkeypatch, tmp_path)
+    code, checks = _doctor(ov)
+    assert code == 1
+    assert checks["gemini hooks (user)"]["status"] == "fail" and "line 1, column 58: a comma" in checks["gemini hooks (user)"]["detail"]
+    assert "gemini mcp (user)" not in checks  # one file, said once
+    codex = checks["codex mcp (user)"]
+    assert codex["status"] == "fail" and "config.toml" in codex["detail"] and "line 1" in codex["detail"] and "server is in it" in codex["detail"]
+    assert codex["fix"].startswith(f"fix {user_home / '.codex' / 'config.toml'} by hand")
+    assert not any(str(user_home / ".claude.json") in c["detail"] for c in checks.values())
+
+
+def test_doctor_flags_ovs_server_stranded_in_home_under_claude_config_dir(ov, user_home, tmp_path, monkeypatch):
+    """Install and uninstall take it out; doctor said nothing of it while it was there."""
+    home_file = user_home / ".claude.json"
+    own = {"numStartups": 7, "mcpServers": {"ov": {"type": "stdio", "command": "/old/venv/bin/ov", "args": ["mcp"]}}}
+    home_file.write_text(json.dumps(own))
+    folder = _claude_config_dir(monkeypatch, tmp_path)
+    _code, checks = _doctor(ov)
+    check = checks["claude mcp leftover"]
+    assert check["status"] == "warn" and check["detail"].startswith(f"{home_file} still registers ov's server")
+    assert str(folder / ".claude.json") in check["detail"]
+    assert "ov install mcp --host claude" in check["fix"] and "ov uninstall mcp --host claude" in check["fix"]
+    assert ov("uninstall", "mcp", "--host", "claude").exit_code == 0
+    assert json.loads(home_file.read_text()) == {"numStartups": 7, "mcpServers": {}}
+    assert "claude mcp leftover" not in _doctor(ov)[1]
+    home_file.write_text(FOREIGN["claude"][1])  # a server of the user's named `ov` is theirs
+    assert "claude mcp leftover" not in _doctor(ov)[1]
+
+
+def _older_backup(settings: Path) -> Path:
+    """The backup as an ov before the first-install rule wrote it: the file as it was just now."""
+    backup = settings.with_name(settings.name + ".ov.bak")
+    backup.write_bytes(settings.read_bytes())
+    return backup
+
+
+@pytest.mark.parametrize("order", ["with-mcp", "hooks-first", "mcp-first"])
+@pytest.mark.parametrize("installed_first", ["hooks", "mcp"])
+def test_an_older_ovs_backup_holding_ovs_own_entries_goes_with_the_last_uninstall(ov, user_home, order, installed_first):
+    """Older ovs rewrote Gemini's settings.json.ov.bak when the second of hooks and server went in:
+    it held ov's first entries, never equalled the file given back, and stayed for good."""
+    settings = user_home / ".gemini" / "settings.json"
+    installed_second = "mcp" if installed_first == "hooks" else "hooks"
+    assert ov("install", installed_first, "--host", "gemini", "--yes").exit_code == 0
+    backup = _older_backup(settings)
+    assert ov("install", installed_second, "--host", "gemini", "--yes").exit_code == 0
+    assert "ov-session-start" in settings.read_text() and '"mcpServers"' in settings.read_text()
+    assert backup.read_text() != GEMINI_SETTINGS
+    if order == "with-mcp":
+        assert ov("uninstall", "hooks", "--host", "gemini", "--with-mcp").exit_code == 0
+    else:
+        first, second = ("hooks", "mcp") if order == "hooks-first" else ("mcp", "hooks")
+        assert ov("uninstall", first, "--host", "gemini").exit_code == 0
+        assert backup.exists()  # the file still holds the other's entries
+        assert ov("uninstall", second, "--host", "gemini").exit_code == 0
+    assert settings.read_text() == GEMINI_SETTINGS
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"] and not _installs().exists()
+
+
+def test_an_older_ovs_backup_of_a_reinstall_from_another_ov_goes_too(ov, user_home):
+    """A re-install by an older ov rewrote the backup with the first install's hooks in it."""
+    settings = user_home / ".claude" / "settings.json"
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    _older_backup(settings).write_text(settings.read_text().replace(install.ov_command()[0], "/old/venv/bin/ov"))
+    assert ov("uninstall", "hooks").exit_code == 0
+    assert settings.read_text() == CLAUDE_SETTINGS and sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda text: text.replace('"theme": "GitHub"', '"theme": "Dracula"'),  # a value the file no longer holds
+        lambda text: text.replace("// my Gemini settings", "// my Gemini settings, as they were"),  # a comment
+        lambda text: text.replace('"hooks": {', '"hooks": {\n    "Notification": [],', 1),  # an empty list of the user's
+    ],
+    ids=["value", "comment", "empty-list"],
+)
+def test_a_backup_holding_anything_but_the_file_and_ovs_entries_stays(ov, user_home, edit):
+    settings = user_home / ".gemini" / "settings.json"
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    backup = _older_backup(settings)
+    backup.write_text(edit(backup.read_text()))
+    kept = backup.read_bytes()
+    assert ov("install", "mcp", "--host", "gemini", "--yes").exit_code == 0
+    assert ov("uninstall", "hooks", "--host", "gemini", "--with-mcp").exit_code == 0
+    assert settings.read_text() == GEMINI_SETTINGS and backup.read_bytes() == kept
+
+
+@pytest.mark.parametrize("command", [("uninstall", "hooks"), ("install", "hooks", "--uninstall")])
+def test_a_hooks_file_removed_by_hand_is_said_and_its_receipt_dropped(ov, user_home, command):
+    """The receipt stayed for good: uninstall said nothing, doctor said the hooks were not installed."""
+    assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--yes").exit_code == 0
+    settings, hooks = user_home / ".claude" / "settings.json", user_home / ".codex" / "hooks.json"
+    backup = settings.with_name("settings.json.ov.bak")
+    settings.unlink()
+    hooks.unlink()
+    _code, checks = _doctor(ov)
+    for host, path in (("claude", settings), ("codex", hooks)):
+        check = checks[f"{host} hooks (user)"]
+        assert check["status"] == "warn" and check["detail"] == f"{path} no longer exists, but ov's receipt says its hooks were installed there"
+        assert check["fix"] == f"ov install hooks --host {host} --scope user puts them back; ov uninstall hooks --host {host} --scope user forgets them"
+    hosts = ("--host", "claude", "--host", "codex")
+    dry = ov(*command, *hosts, "--dry-run")
+    assert dry.exit_code == 0 and len(list(_installs().glob("*.json"))) == 2
+    removed = ov(*command, *hosts, "--json")
+    assert removed.exit_code == 0
+    report = removed.json["result"]
+    assert [(f["file"], f["changed"], f.get("action")) for f in report["files"]] == [(str(settings), False, "already gone"), (str(hooks), False, "already gone")]
+    assert f"claude   {settings} no longer exists: nothing to take out of it, and ov forgets its install there ({backup} keeps the file as it was before ov's first write)" in report["notes"]
+    assert backup.read_text() == CLAUDE_SETTINGS  # the user's file as it was: not ov's to delete
+    assert not (user_home / ".codex").exists()  # the folder ov made for hooks.json, empty now
+    assert not _installs().exists()
+    after = _doctor(ov)[1]
+    assert "claude hooks (user)" not in after and after["claude hooks"]["detail"] == "installed, but ov's hooks are not"
+    assert ov(*command, *hosts).stdout == ""  # nothing left to say
+
+
+def test_an_mcp_file_removed_by_hand_is_said_and_its_receipt_dropped(ov, user_home):
+    assert ov("install", "mcp", "--host", "cursor", "--yes").exit_code == 0
+    mcp = user_home / ".cursor" / "mcp.json"
+    mcp.unlink()
+    check = _doctor(ov)[1]["cursor mcp (user)"]
+    assert check["status"] == "warn" and check["detail"] == f"{mcp} no longer exists, but ov's receipt says its server was registered there"
+    removed = ov("uninstall", "mcp", "--host", "cursor")
+    assert removed.exit_code == 0 and f"cursor    already gone: {mcp}" in removed.stdout
+    assert not _installs().exists() and "cursor mcp (user)" not in _doctor(ov)[1]
+
+
+def test_the_installs_folder_stays_while_a_receipt_is_in_it(ov, user_home):
+    assert ov("install", "hooks", "--host", "claude", "--host", "cursor", "--yes").exit_code == 0
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
+    assert [p.name.split("-")[0] for p in _installs().iterdir()] == ["cursor"]
+    assert ov("uninstall", "hooks", "--host", "cursor").exit_code == 0
+    assert not _installs().exists() and Path(os.environ["OV_HOME"]).is_dir()

@@ -178,7 +178,7 @@ def uninstall_mcp(
     hosts = [h.value for h in host] if host else list(install.HOSTS)
     changes = [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
     changes += _mcp_leftovers(hosts, scope)
-    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, list, verb="removed")
+    _finish([c for c in changes if _said(c)], dry_run, list, verb="removed")
 
 
 def _mcp_leftovers(hosts: list[str], scope) -> list:
@@ -221,7 +221,12 @@ def _uninstall(host, scope, dry_run: bool, with_mcp: bool, trust: bool) -> None:
     trusts = [gates.plan_trust_removal(c, trust=trust, dry_run=dry_run, along=changes) for c in hooks if c.before is not None or c.spec_receipt]
     changes += [change for change, _notes in trusts if change is not None]
     notes = [note for _change, said in trusts for note in said]
-    _finish([c for c in changes if c.before is not None or c.receipt], dry_run, lambda: notes, verb="removed")
+    _finish([c for c in changes if _said(c)], dry_run, lambda: notes, verb="removed")
+
+
+def _said(change) -> bool:
+    """Whether an uninstall's change is reported: a file there, or a receipt of a file removed by hand; a host ov never wired has nothing to say."""
+    return change.before is not None or change.receipt is not None or change.forgotten
 
 
 def _chosen_hosts(host, yes: bool) -> list[str]:
@@ -282,7 +287,7 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
             if dry_run:
                 plain(change.diff() or f"{change.spec.path}: no change")
             else:
-                plain(f"{change.spec.host:9} {(change.action or verb) if change.changed else 'unchanged'}: {change.spec.path}")
+                plain(f"{change.spec.host:9} {change.action or (verb if change.changed else 'unchanged')}: {change.spec.path}")
         for note in notes:
             plain(note)
         for warning in result.get("warnings", []):

@@ -7,8 +7,11 @@ found on PATH, Codex has the review of ov's hooks on record (and, for a project'
 trusts the project: it loads nothing of an untrusted project's ``.codex/``), Cursor is not
 answered twice, and the last hook run of that host, from the hook log, with its outcome
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
-host would start it and must list its tools. Each finding that is not ok names the command
-that fixes it. Nothing here changes anything.
+host would start it and must list its tools. A host's file that does not parse is a failure
+with its line (whether ov's entries are in it cannot be told, and an install would refuse it);
+a file ov's receipt names and that was removed by hand, and ov's server left where an earlier
+ov registered it (``~/.claude.json`` under $CLAUDE_CONFIG_DIR), are warnings. Each finding that
+is not ok names what fixes it. Nothing here changes anything.
 """
 
 from __future__ import annotations
@@ -18,9 +21,11 @@ import shlex
 import time
 from pathlib import Path
 
+from ov.errors import InvalidInput
 from ov.health.doctor import Check
 from ov.hosts import hooklog, install
 from ov.hosts.host import load
+from ov.hosts.jsonc import ConfigFileInvalid
 from ov.wording import a, counted
 
 MCP_PROBE_SECONDS = 10.0
@@ -33,14 +38,29 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
     current = install.ov_command()
     found = set(install.detect(env))
     log = hooklog.read(home_root)
+    receipts = home_root / "installs"
     out = []
     wired = set()
+    unreadable: set[Path] = set()  # said once: Gemini's hooks and server share one file
     for host in install.HOSTS:
-        specs = [install.spec(host, scope, project, env) for scope in install.SCOPES]
-        present = [(s, install.installed_entries(s)) for s in specs]
-        present = [(s, entries) for s, entries in present if entries]
+        present, said = [], False
+        for scope in install.SCOPES:
+            spec = install.spec(host, scope, project, env)
+            try:
+                entries = install.installed_entries(spec)
+            except InvalidInput as exc:
+                out.append(_unreadable(spec, exc, receipts))
+                unreadable.add(spec.path)
+                said = True
+                continue
+            gone = None if entries else _gone(spec, receipts)
+            if entries:
+                present.append((spec, entries))
+            elif gone is not None:
+                out.append(gone)
+                said = True
         if not present:
-            if host in found:
+            if host in found and not said:
                 out.append(Check(f"{host} hooks", "warn", "installed, but ov's hooks are not", f"ov install hooks --host {host}"))
             continue
         wired.add(host)
@@ -52,13 +72,64 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
     for host in install.HOSTS:
         for scope in install.SCOPES:
             spec = install.mcp_spec(host, scope, project, env)
-            command = install.registered_mcp(spec)
+            try:
+                command = install.registered_mcp(spec)
+            except InvalidInput as exc:
+                if spec.path not in unreadable:
+                    out.append(_unreadable(spec, exc, receipts))
+                    unreadable.add(spec.path)
+                continue
             if command:
                 out.append(_mcp_check(spec, command, env))
                 if host == "codex" and scope == "project" and not any(c.name == _CODEX_PROJECT_TRUST for c in out):
                     out.append(_codex_project_trust(spec, env, "ov's MCP server"))
+            else:
+                gone = _gone(spec, receipts)
+                out.extend([gone] if gone is not None else [])
+            out.extend(_mcp_leftovers(spec, project, env))
     if {"claude", "cursor"} <= wired:
         out.append(Check("cursor channel", "ok", "Cursor also runs Claude Code's hooks; ov answers only Cursor's own"))
+    return out
+
+
+def _unreadable(spec: install.Spec, error: InvalidInput, receipts: Path) -> Check:
+    """A host's file that does not parse (or cannot be read): whether ov's entries are in it cannot
+    be told, and an install or uninstall would refuse it, so the fix is by hand (or the backup)."""
+    what = "hooks are" if spec.kind == "hooks" else "server is"
+    where = f" at line {error.line}" if isinstance(error, ConfigFileInvalid) else ""
+    fix = f"fix {spec.path} by hand{where} (ov edits only a file it can read), then run `ov doctor` again"
+    backups = dict.fromkeys(p for p in (install.backup_path(spec, receipts), spec.path.with_name(spec.path.name + install.BACKUP_SUFFIX)) if p.is_file())
+    for backup in backups:
+        fix += f"; or copy back {backup}, the file as it was before ov's first write, and install again"
+    return Check(f"{spec.host} {spec.kind} ({spec.scope})", "fail", f"{error.message}; ov cannot tell whether its {what} in it", fix)
+
+
+def _gone(spec: install.Spec, receipts: Path) -> Check | None:
+    """A file ov's receipt says it installed into, and which no longer exists (removed by hand)."""
+    if spec.path.exists() or install.read_receipt(receipts, spec) is None:
+        return None
+    flags = f"--host {spec.host} --scope {spec.scope}"
+    if spec.kind == "hooks":
+        detail, fix = "its hooks were installed there", f"ov install hooks {flags} puts them back; ov uninstall hooks {flags} forgets them"
+    else:
+        detail, fix = "its server was registered there", f"ov install mcp {flags} registers it again; ov uninstall mcp {flags} forgets it"
+    return Check(f"{spec.host} {spec.kind} ({spec.scope})", "warn", f"{spec.path} no longer exists, but ov's receipt says {detail}", fix)
+
+
+def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:
+    """ov's server where an earlier ov registered it and this one no longer does (``~/.claude.json``
+    under $CLAUDE_CONFIG_DIR): the host may still start it. Every install and uninstall of the
+    server takes it out; a file there that does not parse is none of theirs, nor of doctor's."""
+    out = []
+    for former in install.former_mcp_specs(spec.host, spec.scope, project, env):
+        try:
+            command = install.registered_mcp(former)
+        except InvalidInput:
+            continue
+        if command:
+            flags = f"--host {spec.host} --scope {spec.scope}"
+            detail = f"{former.path} still registers ov's server, as an earlier ov did; this ov registers it in {spec.path}"
+            out.append(Check(f"{spec.host} mcp leftover", "warn", detail, f"ov install mcp {flags} (or ov uninstall mcp {flags}) takes it out"))
     return out
 
 

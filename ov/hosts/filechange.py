@@ -26,6 +26,7 @@ class Change:
     notes: list[str] = field(default_factory=list)
     spec_receipt: dict = field(default_factory=dict)  # the receipt as it was (what an uninstall undoes)
     action: str | None = None  # what the report says was done, when not the command's own verb (a leftover taken out)
+    forgotten: bool = False  # an uninstall from a file removed by hand: nothing to write, but ov's receipt of it goes
 
     @property
     def changed(self) -> bool:

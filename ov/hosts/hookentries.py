@@ -15,11 +15,10 @@ import re
 import shlex
 from pathlib import Path
 
-from ov.errors import InvalidInput
 from ov.hosts.filechange import Change, given_back, parse, read, valueless
 from ov.hosts.hostconfig import HostConfigError, Spec
 from ov.hosts.ovcommand import hook_command, is_ours
-from ov.hosts.receipts import new_receipt, read_receipt
+from ov.hosts.receipts import file_gone, new_receipt, read_receipt
 
 
 def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
@@ -30,7 +29,7 @@ def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
         return _plan_plugin(spec_, before, command, receipt)
     doc = parse(spec_, before)
     created = [list(p) for p in receipt.get("created", [])] if before is not None else []
-    _remove_ours(doc, spec_)
+    remove_ours(doc, spec_)
     if spec_.shape == "flat" and ("version",) not in doc:
         doc.set(("version",), 1)
         created.append(["version"])
@@ -50,9 +49,9 @@ def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
 def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
     """Every ov handler out of ``spec_``'s file, then what the receipt says ov created there."""
     before = read(spec_.path)
-    receipt = read_receipt(receipts_dir, spec_) or {}
     if before is None:
-        return Change(spec_, None, None, None, spec_receipt=receipt)
+        return file_gone(spec_, read_receipt(receipts_dir, spec_), receipts_dir)
+    receipt = read_receipt(receipts_dir, spec_) or {}
     if spec_.shape == "plugin":
         from ov.hosts.opencode import PLUGIN_MARKER
 
@@ -60,7 +59,7 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
             return Change(spec_, before, before, None, [f"{spec_.path} is not ov's plugin: left as it is"])
         return Change(spec_, before, None, None, spec_receipt=receipt)
     doc = parse(spec_, before)
-    _remove_ours(doc, spec_)
+    remove_ours(doc, spec_)
     for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
         # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
         if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
@@ -72,7 +71,10 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
 
 
 def installed_entries(spec_: Spec) -> dict[str, list[str]]:
-    """ov's commands in the host's file, by the host's event name (empty when none or unreadable)."""
+    """ov's commands in the host's file, by the host's event name (empty when none).
+
+    A file ov cannot read raises, as it does for an install (:func:`~ov.hosts.filechange.parse`):
+    whether ov's hooks are in it cannot be told, and ``ov doctor`` says so rather than "not installed"."""
     before = read(spec_.path)
     if before is None:
         return {}
@@ -82,10 +84,7 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
             return {}
         command = _plugin_command(text)
         return {"plugin": [shlex.join(command)] if command else []}
-    try:
-        doc = parse(spec_, before)
-    except InvalidInput:
-        return {}
+    doc = parse(spec_, before)
     found: dict[str, list[str]] = {}
     hooks = doc.get(("hooks",), {})
     for native, items in (hooks.items() if isinstance(hooks, dict) else []):
@@ -125,7 +124,7 @@ def _handlers(spec_: Spec, items) -> list[dict]:
     return [h for group in items if isinstance(group, dict) and isinstance(group.get("hooks"), list) for h in group["hooks"] if isinstance(h, dict)]
 
 
-def _remove_ours(doc, spec_: Spec) -> None:
+def remove_ours(doc, spec_: Spec) -> None:
     """Take every ov handler out of the file; a group left with no handler goes too."""
     hooks = doc.get(("hooks",))
     if hooks is None:

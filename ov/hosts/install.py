@@ -10,7 +10,7 @@ The installer's parts, one concept each; this module names what its callers (the
   server entry, planned in and out of each host's file as a :class:`Change`
   (:mod:`ov.hosts.filechange`).
 * :mod:`ov.hosts.receipts`: writing a change (:func:`apply`), with its backup and the receipt the
-  uninstall undoes.
+  uninstall undoes; :mod:`ov.hosts.backups`: which backup is ov's own to remove.
 * :mod:`ov.hosts.gates`: each host's own gate in front of new hooks, and ``--trust``.
 
 The rules users of such installers ask for, and how they hold:
@@ -41,6 +41,7 @@ from ov.hosts.hostconfig import (
     Spec,
     config_dir,
     detect,
+    former_mcp_specs,
     mcp_spec,
     spec,
 )
@@ -67,7 +68,7 @@ from ov.hosts.ovcommand import (
     same_file,
     server_env,
 )
-from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path
+from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, read_receipt
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -85,6 +86,7 @@ __all__ = [
     "config_dir",
     "detect",
     "entry_command",
+    "former_mcp_specs",
     "hook_command",
     "installed_entries",
     "is_our_server",
@@ -100,6 +102,7 @@ __all__ = [
     "plan_mcp_uninstall",
     "plan_uninstall",
     "plugin_outdated",
+    "read_receipt",
     "registered_mcp",
     "registered_mcp_env",
     "same_file",

@@ -17,7 +17,7 @@ from ov.errors import InvalidInput, quote
 from ov.hosts.filechange import Change, given_back, parse, read, valueless
 from ov.hosts.hostconfig import HostConfigError, Spec, former_mcp_specs, mcp_spec
 from ov.hosts.ovcommand import SERVER_ENV, is_our_server, pinned_env, server_command
-from ov.hosts.receipts import new_receipt, read_receipt, with_file_facts
+from ov.hosts.receipts import file_gone, new_receipt, read_receipt, with_file_facts
 
 MCP_NAME = "ov"
 
@@ -88,10 +88,13 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
     (Gemini) the server comes out of what it writes, both changes write the same bytes, and whether
     ov made the file is what either receipt says."""
     before = read(spec_.path)
-    receipt = read_receipt(receipts_dir, spec_) or {}
+    own = read_receipt(receipts_dir, spec_)
+    receipt = own or {}
     shared = along if along is not None and along.spec.path == spec_.path else None
     if shared is not None:
         receipt = with_file_facts(receipt, shared.spec_receipt)
+    if before is None:
+        return file_gone(spec_, receipt if own is not None else None, receipts_dir)
     data = shared.after if shared is not None else before
     if data is None:
         return Change(spec_, before, None, None, spec_receipt=receipt)
@@ -133,8 +136,11 @@ def plan_mcp_leftovers(host: str, scope: str, project: Path, receipts_dir: Path,
     parse, is none of this run's business: no change, and nothing is refused."""
     changes = []
     for former in former_mcp_specs(host, scope, project, env):
-        if _registered_entry(former) is None:
-            continue
+        try:
+            if _registered_entry(former) is None:
+                continue
+        except InvalidInput:
+            continue  # the host reads another file now: this one is the user's to mend, not this run's
         change = plan_mcp_uninstall(former, receipts_dir)
         change.action = "removed"
         current = mcp_spec(host, scope, project, env).path
@@ -144,7 +150,10 @@ def plan_mcp_leftovers(host: str, scope: str, project: Path, receipts_dir: Path,
 
 
 def registered_mcp(spec_: Spec) -> list[str] | None:
-    """The command line of ov's registered server in the host's file, or None."""
+    """The command line of ov's registered server in the host's file, or None.
+
+    A file ov cannot read raises (:class:`~ov.errors.InvalidInput`, with its line where it has
+    one): whether ov's server is in it cannot be told."""
     entry = _registered_entry(spec_)
     return server_command(entry) if entry is not None else None
 
@@ -158,20 +167,18 @@ def registered_mcp_env(spec_: Spec) -> dict[str, str]:
 
 def _registered_entry(spec_: Spec) -> dict | None:
     """ov's server entry in the host's file, as parsed; None when there is none, or the entry
-    named ``ov`` is someone else's (:func:`is_our_server`), or it starts nothing."""
+    named ``ov`` is someone else's (:func:`is_our_server`), or it starts nothing. A file that
+    does not parse raises, as it does for an install."""
     data = read(spec_.path)
     if data is None:
         return None
     path, _entry = mcp_entry(spec_.host, [])
-    try:
-        if spec_.shape == "mcp-toml":
-            from ov.hosts import tomltable
+    if spec_.shape == "mcp-toml":
+        from ov.hosts import tomltable
 
-            entry = tomltable.get(tomltable.read(data, spec_.path)[1], path, spec_.path)
-        else:
-            entry = parse(spec_, data).get(path)
-    except InvalidInput:
-        return None
+        entry = tomltable.get(tomltable.read(data, spec_.path)[1], path, spec_.path)
+    else:
+        entry = parse(spec_, data).get(path)
     return entry if isinstance(entry, dict) and is_our_server(entry) and server_command(entry) else None
 
 

@@ -11,6 +11,9 @@ receipt that lets the uninstall undo exactly what ov did.
 * **Two receipts of one file or folder** (Gemini's hooks and server share settings.json, Codex's
   hooks.json and config.toml share .codex/): whichever uninstall comes last gives the file back
   and removes the folders, because the first hands over what its receipt said.
+* **The backup goes** with the uninstall that gives the file back as it holds it, or as it holds
+  it but for ov's own entries (an older ov's, :mod:`ov.hosts.backups`); the folder of receipts
+  goes with the last one. A file removed by hand (:func:`file_gone`) loses its receipt, not its backup.
 """
 
 from __future__ import annotations
@@ -68,11 +71,12 @@ def apply(change: Change, receipts_dir: Path) -> None:
     if heir is not None:
         _hand_over_file(receipts_dir, change.spec, undone, *heir)
     elif change.receipt is None:  # an uninstall, and no other receipt of ov's holds the file
-        restored = change.after is None or (backup.exists() and backup.read_bytes() == change.after)
-        if restored:
+        # A file removed by hand (nothing before, nothing after) leaves its backup: the file as
+        # the user had it before ov, and nothing else holds it now.
+        if (change.after is None and change.before is not None) or _given_back(change, backup, undone):
             _unlink(backup)
         beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
-        if beside != backup and change.after is not None and beside.is_file() and beside.read_bytes() == change.after:
+        if beside != backup and _given_back(change, beside, undone):
             _unlink(beside)
         if change.after is None:
             for folder in sorted((Path(p) for p in undone["created_dirs"]), key=lambda p: len(p.parts), reverse=True):
@@ -83,9 +87,27 @@ def apply(change: Change, receipts_dir: Path) -> None:
     receipt_path = _receipt_path(receipts_dir, change.spec)
     if change.receipt is None:
         _unlink(receipt_path)
+        try:
+            receipts_dir.rmdir()  # the last receipt gone: nothing of ov's install is left in its home
+        except OSError:
+            pass  # another receipt or a project's backup is still in it (or it never existed)
     else:
         receipt_path.parent.mkdir(parents=True, exist_ok=True)
         _write_receipt(receipt_path, change.receipt)
+
+
+def file_gone(spec_: Spec, receipt: dict | None, receipts_dir: Path) -> Change:
+    """The uninstall from ``spec_``'s file when there is no such file: nothing to write. When
+    ``receipt`` says ov installed there (the file was removed by hand since), the receipt goes,
+    with the folders ov made that are empty now, and a note says so; a backup of the file as it
+    was before ov stays, and the note says where."""
+    if receipt is None:
+        return Change(spec_, None, None, None)
+    note = f"{spec_.host:8} {spec_.path} no longer exists: nothing to take out of it, and ov forgets its install there"
+    backup = backup_path(spec_, receipts_dir)
+    if backup.is_file():
+        note += f" ({backup} keeps the file as it was before ov's first write)"
+    return Change(spec_, None, None, None, [note], spec_receipt=receipt, action="already gone", forgotten=True)
 
 
 def backup_path(spec_: Spec, receipts_dir: Path) -> Path:
@@ -158,6 +180,21 @@ def with_file_facts(receipt: dict, other: dict) -> dict:
 
 def _write_receipt(path: Path, receipt: dict) -> None:
     atomic_write(path, (json.dumps(receipt, indent=2, sort_keys=True) + "\n").encode(), mode=0o600)
+
+
+def _given_back(change: Change, backup: Path, undone: dict) -> bool:
+    """Whether the uninstall ``change`` (which undid the receipt ``undone``) gives its file back as
+    ``backup`` holds it: byte for byte, or but for ov's own entries, which an older ov's backup
+    holds when it was rewritten after they went in (:func:`ov.hosts.backups.only_ours_added`)."""
+    if change.after is None or not backup.is_file():
+        return False
+    data = backup.read_bytes()
+    if data == change.after:
+        return True
+    # Here, not at the top: backups knows ov's entries, and their planners build on this module.
+    from ov.hosts.backups import only_ours_added
+
+    return only_ours_added(change.spec, data, change.after, undone)
 
 
 def _hand_over_folder(receipts_dir: Path, spec_: Spec, folder: Path) -> None:
