@@ -228,7 +228,7 @@ def _mutated_pack(path: Path, mutations: list[tuple], *, backup: bool = False) -
         for name, data in extra.items():
             try:
                 zf.writestr(name, data)
-            except (ValueError, UnicodeError):  # zipfile's own limits on names
+            except (ValueError, UnicodeError, IndexError):  # zipfile's own limits on names ("\x00" is an IndexError)
                 pass
     return path
 
