@@ -251,6 +251,19 @@ def bench_catch_up(home, sizes: list[int], reps: int) -> dict[int, list[float]]:
     return out
 
 
+def by_size(report: common.Report, samples: dict[int, list[float]], sizes: list[int], key: str, what: str) -> list[tuple]:
+    """One table row per session size (its p50 against the first size's), each size's figures
+    recorded in the report as ``{key}_{size}``."""
+    base_p50 = common.percentile(samples[sizes[0]], 50) * 1000
+    rows = []
+    for size in sizes:
+        stats = common.summarize(samples[size])
+        stats["ratio_p50_vs_base"] = common.ratio(stats["p50_ms"], base_p50)
+        report.metrics[f"{key}_{size}"] = stats
+        rows.append((f"{what}, session of {size}+ msgs", stats["n"], stats["p50_ms"], stats["p90_ms"], stats["p99_ms"], stats["max_ms"], stats["ratio_p50_vs_base"]))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = common.base_parser(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=200, help="timed in-process adds per session size (default 200)")
@@ -274,14 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         # 1. in-process adds
         add_store = common.open_store(add_home)
         adds = bench_adds(add_store, sizes, args.reps, args.warmup, report)
-        base_p50 = common.percentile(adds[sizes[0]], 50) * 1000
-        rows = []
-        for size in sizes:
-            stats = common.summarize(adds[size])
-            stats["ratio_p50_vs_base"] = common.ratio(stats["p50_ms"], base_p50)
-            report.metrics[f"add_inprocess_{size}"] = stats
-            label = f"add 1 message, session of {size}+ msgs"
-            rows.append((label, stats["n"], stats["p50_ms"], stats["p90_ms"], stats["p99_ms"], stats["max_ms"], stats["ratio_p50_vs_base"]))
+        rows = by_size(report, adds, sizes, "add_inprocess", "add 1 message")
         common.print_table(("series", "n", "p50 ms", "p90 ms", "p99 ms", "max ms", f"p50 / {sizes[0]}"), rows,
                            title="In-process session add (one message, one commit)", digits=2)
 
@@ -329,14 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         catch_sizes = [int(s) for s in args.catch_up_sizes.split(",") if s.strip()]
         if catch_sizes:
             catch = bench_catch_up(catch_home, catch_sizes, args.catch_up_reps)
-            base = common.percentile(catch[catch_sizes[0]], 50) * 1000
-            rows = []
-            for size in catch_sizes:
-                stats = common.summarize(catch[size])
-                stats["ratio_p50_vs_base"] = common.ratio(stats["p50_ms"], base)
-                report.metrics[f"catch_up_{size}"] = stats
-                rows.append((f"index after 1 turn, session of {size}+ msgs", stats["n"], stats["p50_ms"], stats["p90_ms"], stats["max_ms"], stats["ratio_p50_vs_base"]))
-            common.print_table(("series", "n", "p50 ms", "p90 ms", "max ms", f"p50 / {catch_sizes[0]}"), rows,
+            rows = by_size(report, catch, catch_sizes, "catch_up", "index after 1 turn")
+            common.print_table(("series", "n", "p50 ms", "p90 ms", "p99 ms", "max ms", f"p50 / {catch_sizes[0]}"), rows,
                                title="Index catch-up after one turn (Indices.open after one add; the built-in model's vectors included)", digits=1)
 
         if args.profile:
