@@ -4,7 +4,12 @@ Every failure a user can cause or meet is one of these. Each carries a stable
 machine ``code`` (used in ``--json`` error output), the process exit code the
 CLI turns it into, and a ``hint`` that says what to do next: the one given where
 it is raised, else its class's. The CLI translates them in exactly one place
-(:mod:`ov.cli.main`).
+(:mod:`ov.cli.main`), the MCP server in another (:mod:`ov.mcp.tools`).
+
+A hint that proposes an argument names it as a placeholder, ``{all=true}`` or ``{mode=replace}``
+(``{type}``: the argument alone), and lists it in ``arguments``: the core does not know how its
+caller passes arguments, so each edge spells them (:meth:`OvError.hint_for`), ``--all`` on the
+command line and ``"all": true`` in an MCP tool call.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 EXIT_OK = 0
@@ -45,15 +51,30 @@ class OvError(Exception):
     # The class's hint, for when the raise site has nothing more specific to say: every
     # error envelope promises one (`{code, message, hint}`).
     hint = "run `ov doctor` to check the set-up; OV_DEBUG=1 shows where it failed"
+    # The arguments the hint names as placeholders (see the module's docstring). Only these are
+    # spelled, so braces in a hint that quotes user input are left as they are.
+    arguments: frozenset[str] = frozenset()
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None, arguments: frozenset[str] | set[str] | None = None) -> None:
         super().__init__(message)
         self.message = message
         if hint:
             self.hint = hint
+        if arguments:
+            self.arguments = frozenset(arguments)
+
+    def hint_for(self, spell: Callable[[str, str | None], str]) -> str:
+        """The hint with each argument it proposes spelled by ``spell(name, value)`` as the edge's
+        caller writes it (``value`` is the text after ``=``, None for the argument alone)."""
+        if not self.arguments or not self.hint:
+            return self.hint
+        return _ARGUMENT.sub(lambda m: spell(m[1], m[2]) if m[1] in self.arguments else m[0], self.hint)
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message, "hint": self.hint}
+
+
+_ARGUMENT = re.compile(r"\{([a-z][a-z_]*)(?:=([^{}=]+))?\}")
 
 
 # --- bad input: the command line itself is wrong (exit 2) -------------------
@@ -138,7 +159,8 @@ class NoMatch(OvError):
 
 class AmbiguousMatch(OvError):
     code = "ambiguous_match"
-    hint = "give more of the surrounding text so it matches once, or pass --all"
+    hint = "give more of the surrounding text so it matches once, or pass {all=true}"
+    arguments = frozenset({"all"})
 
 
 class HandEditConflict(OvError):

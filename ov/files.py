@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 from ov.uri import TEMP_MARKER
+
+LOG_MAX_BYTES = 4 * 1024 * 1024  # a log (hooks.jsonl, mcp.jsonl) past this is rotated
 
 
 def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: bool = True) -> None:
@@ -171,13 +174,27 @@ def special_kind(mode: int) -> str | None:
     return "special file"
 
 
-def append_jsonl(path: Path, record: dict) -> None:
-    """Append ``record`` as one JSON line, in one ``write`` on a file opened ``O_APPEND``, so lines
-    of parallel processes never interleave. For logs: a failure to write is the caller's to ignore."""
-    line = json.dumps(record, ensure_ascii=False, sort_keys=True, default=str) + "\n"
+def append_log(path: Path, record: dict) -> None:
+    """Append ``record`` and the time to the log at ``path`` as one JSON line, in one ``write`` on
+    a file opened ``O_APPEND``, so lines of parallel processes never interleave.
+
+    A log past :data:`LOG_MAX_BYTES` is first renamed to :func:`rotated` (the one old file kept):
+    the hook and MCP logs are diagnostics a process appends to for days. A failure to write is the
+    caller's to ignore (a log never fails what it records)."""
+    line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, sort_keys=True, default=str) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        if path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, rotated(path))
+    except FileNotFoundError:
+        pass  # the first line, or another process rotated it just now
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8", "surrogateescape"))
     finally:
         os.close(fd)
+
+
+def rotated(path: Path) -> Path:
+    """Where :func:`append_log` keeps the older lines of the log at ``path``."""
+    return path.with_name(path.name + ".1")

@@ -235,6 +235,24 @@ def test_malformed_input_gets_the_no_op_answer_and_a_logged_reason(host, data, o
             assert "nested too deeply" in record["error"], record["error"]
 
 
+def test_the_log_is_rotated_past_its_limit_and_read_with_the_older_file(ov_home):
+    """The rotation the MCP server's log shares (ov.files.append_log)."""
+    from ov.files import LOG_MAX_BYTES
+
+    log = hooklog.log_path(ov_home)
+    log.parent.mkdir(parents=True)
+    old = json.dumps({"host": "claude", "event": "stop", "outcome": "ok", "pad": "x" * 1000}) + "\n"
+    log.write_text(old * (LOG_MAX_BYTES // len(old) + 1))
+    (ov_home / "logs" / "hooks.jsonl.1").write_text(json.dumps({"event": "the oldest"}) + "\n")
+    records = len(_log(ov_home))
+    assert _hook("claude", "session-start", b"not json") == NO_OP["claude"]
+    assert [r["event"] for r in (json.loads(line) for line in log.read_text().splitlines())] == ["session-start"]
+    logged = _log(ov_home)  # the older file first, then the new one; the oldest is gone
+    assert len(logged) == records and logged[0]["event"] == "stop" and logged[-1]["event"] == "session-start"
+    assert _hook("claude", "session-end", b"not json") == NO_OP["claude"]
+    assert [r["event"] for r in _log(ov_home)[-2:]] == ["session-start", "session-end"]
+
+
 def test_a_broken_config_fails_open(project, ov_home):
     ov_home.mkdir(parents=True, exist_ok=True)
     (ov_home / "config.yaml").write_text("hooks: [unclosed\n")

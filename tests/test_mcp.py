@@ -683,3 +683,158 @@ def test_a_name_written_decomposed_is_read_composed_and_is_one_file(ov_home):
     assert not tools.call(context, "write", {"uri": nfc, "content": "two\n", "mode": "append"}).get("isError")
     assert tools.call(context, "read", {"uris": [nfd]})["content"][0]["text"].endswith("one\ntwo")
     assert tools.call(context, "ls", {"uri": "viking://resources"})["content"][0]["text"] == nfc
+
+
+# --- results too long for a model, hints in a tool's own terms, the log ---------------------
+
+
+LONG_NAME = "deploy-notes-of-the-platform-team-part-{}.md"  # long names: a tree of 2,101 lines passes 40,000 characters
+
+
+def _cut(text: str) -> tuple[list[str], int, str, str]:
+    """A cut result: its lines before the note, and the note's count, unit and advice."""
+    body, note = text.rsplit("\n", 1)
+    said = re.fullmatch(r"\[… (\d+) (\w[\w ]*) left out: a result holds 40,000 characters; (.+)\]", note)
+    assert said and len(body) <= 40_000, note
+    return body.split("\n"), int(said[1]), said[2], said[3]
+
+
+def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_tool_for_less(ov, tmp_path):
+    """(found by an audit: every tool's result was cut at 40,000 characters in the middle of a
+    line, with the note written for read, "read fewer lines at a time", which ls, tree and glob
+    have no way to do)"""
+    source = tmp_path / "handbook"
+    for d in range(300):
+        (source / f"folder{d:03}").mkdir(parents=True)
+        for f in range(6):
+            (source / f"folder{d:03}" / LONG_NAME.format(f)).write_text(f"# Part {f}\n\nTeam {d} runs staging deploys with make ship, part {f}.\n")
+    assert ov("add-resource", str(source)).exit_code == 0
+    base = "viking://resources/handbook"
+    calls = {
+        "ls": {"uri": base},
+        "tree": {"uri": base},
+        "glob": {"pattern": "**", "uri": base},
+        "grep": {"pattern": "staging", "uri": base, "limit": 5000},
+    }
+    lines = [INIT] + [{"jsonrpc": "2.0", "id": name, "method": "tools/call", "params": {"name": name, "arguments": arguments}} for name, arguments in calls.items()]
+    answers = {a["id"]: a["result"] for a in _raw(lines) if a["id"] in calls}
+    assert not any(answer.get("isError") for answer in answers.values()), answers
+    whole = {
+        "ls": [f"{e['uri']}/  {e['abstract']}" for e in ov("ls", base, "--json").json["result"]],
+        "glob": ov("glob", "**", "--uri", base, "--json").json["result"],
+        "grep": [f"{m['uri']}:{m['line']}: {m['text']}" for m in ov("grep", "staging", "--uri", base, "--json").json["result"]],
+    }
+    advice = {
+        "ls": ("entries", "list a subfolder (`uri`), or name them all, without abstracts, with `tree` and `depth` 1"),
+        "glob": ("paths", "narrow the `pattern`, or glob below a subfolder (`uri`)"),
+        "grep": ("matching lines", "narrow the `pattern` or `uri`, or ask for a lower `limit`"),
+    }
+    for name, expected in whole.items():
+        shown, left, unit, says = _cut(answers[name]["content"][0]["text"])
+        assert (unit, says) == advice[name]
+        # Whole entries from the first, as many as fit: not one more would have.
+        assert shown == expected[: len(shown)] and left == len(expected) - len(shown) > 0, name
+        assert len("\n".join(expected[: len(shown) + 1])) > 40_000
+    shown, left, unit, says = _cut(answers["tree"]["content"][0]["text"])
+    assert (unit, says) == ("entries", "ask for a `depth` below 3, or the tree of a subfolder (`uri`)")
+    assert shown[:3] == ["handbook/", "  folder000/", f"    {LONG_NAME.format(0)}"] and len(shown) + left == 1 + 300 + 300 * 6
+    # The tool's own arguments do what the note says: a subfolder fits.
+    async def body(client):
+        return _text(await _call(client, "ls", {"uri": f"{base}/folder299"}))
+
+    listed = _with_client(body)
+    assert "[…" not in listed and LONG_NAME.format(5) in listed
+
+
+def test_a_read_too_long_says_where_to_read_on_and_a_line_longer_than_a_result_comes_cut(ov_home):
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    big, wide = "viking://resources/big.md", "viking://resources/minified.js"
+    tools.call(context, "write", {"uri": big, "content": "".join(f"line {i} " + "x" * 90 + "\n" for i in range(1, 1001))})
+    tools.call(context, "write", {"uri": wide, "content": "var a=1;" * 6000 + "\nend\n"})
+
+    def read(arguments: dict) -> str:
+        result = tools.call(context, "read", arguments)
+        assert not result.get("isError"), result
+        return result["content"][0]["text"]
+
+    shown, left, unit, says = _cut(read({"uris": [big], "lines": "100:900"}))
+    assert shown[0] == f"=== {big} (lines 100-900 of 1000)" and shown[1].startswith("line 100 ") and unit == "lines"
+    last = int(shown[-1].split()[1])
+    assert left == 900 - last and says == f'read on with "uris": ["{big}"], "lines": "{last + 1}:900"'
+    assert read({"uris": [big], "lines": f"{last + 1}:900"}).split("\n")[1].startswith(f"line {last + 1} ")  # as the note says
+    # One line longer than a whole result: its start, and reading on gets past it.
+    text = read({"uris": [wide, big]})
+    assert text.startswith(f"=== {wide}\nvar a=1;") and len(text.split("\n")[1]) == 40_000 - len(f"=== {wide}") - 1
+    assert text.endswith(f'[… the rest of this line and 1002 lines left out: a result holds 40,000 characters; read on with "uris": ["{wide}"], "lines": "2:"]')
+    assert read({"uris": [wide], "lines": "2:"}) == f"=== {wide} (lines 2-2 of 2)\nend"
+    alone = read({"uris": [wide], "lines": "1"})  # nothing to read on to: the note does not send the model back
+    assert alone.endswith("\n[… the rest of this line left out: a result holds 40,000 characters]")
+
+
+def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():
+    from ov.mcp.tools import Listing
+
+    assert Listing(["a", "b"], "entry", "entries", "ask less").fitted(3) == "a\nb"
+    assert Listing(["a", "b", "c"], "entry", "entries", "ask less").fitted(3) == "a\nb\n[… 1 entry left out: a result holds 3 characters; ask less]"
+    assert Listing(["abcdef"], "line").fitted(4) == "abcd\n[… the rest of this line left out: a result holds 4 characters]"
+
+
+def test_a_hint_names_the_tools_arguments_where_the_command_line_names_its_options(ov):
+    """(found by an audit: the edit tool, whose argument is `all: true`, was told to "pass --all")"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\nalpha\n").exit_code == 0
+    context = tools.Context.resolve({}, _os.environ)
+    cases = [  # (tool, its arguments, the command, the hint's end, the arguments as the tool and as the command spell them)
+        ("edit", {"uri": "viking://resources/a.md", "old": "alpha", "new": "beta"}, ["edit", "viking://resources/a.md", "--old", "alpha", "--new", "beta"], "or pass {}", ['"all": true'], ["--all"]),
+        ("write", {"uri": "viking://resources/a.md", "content": "x", "mode": "create"}, ["write", "viking://resources/a.md", "--content", "x", "--mode", "create"], "use {} or {}", ['"mode": "replace"', '"mode": "append"'], ["--mode replace", "--mode append"]),
+        ("remember", {"text": "hmm maybe", "type": "entities"}, ["remember", "hmm maybe", "--type", "entities"], "pick another {} than entities", ['"type"'], ["--type"]),
+    ]
+    for name, arguments, argv, hint, as_tool, as_command in cases:
+        tool = tools.call(context, name, arguments)
+        text = tool["content"][0]["text"]
+        assert tool.get("isError") and text.endswith(hint.format(*as_tool)) and "--" not in text, text
+        cli = ov(*argv, "--json")
+        assert cli.exit_code != 0 and cli.error["hint"].endswith(hint.format(*as_command)), cli.error
+    assert ov("edit", "viking://resources/a.md", "--old", "alpha", "--new", "beta", "--all").exit_code == 0
+    assert not tools.call(context, "edit", {"uri": "viking://resources/a.md", "old": "beta", "new": "gamma", "all": True}).get("isError")
+
+
+def test_a_hint_spells_only_the_arguments_its_error_names():
+    from ov.errors import InvalidInput
+
+    quoted = InvalidInput("bad", hint="a range such as {1,1000}, or {limit=5} for {pattern} {x}", arguments={"limit", "pattern"})
+    assert quoted.hint_for(lambda name, value: f"<{name}:{value}>") == "a range such as {1,1000}, or <limit:5> for <pattern:None> {x}"
+    assert InvalidInput("bad", hint="say {limit}").hint_for(lambda name, value: "?") == "say {limit}"
+
+
+def test_the_calls_log_is_rotated_as_the_hooks_log_is(ov_home):
+    """(found by an audit: mcp.jsonl grew without end, 100 bytes a call, in a server that runs for days)"""
+    import io
+
+    from ov.files import LOG_MAX_BYTES
+    from ov.mcp import server as server_module
+
+    log = ov_home / "logs" / "mcp.jsonl"
+    log.parent.mkdir(parents=True)
+    old = json.dumps({"tool": "find", "outcome": "ok", "pad": "x" * 1000}) + "\n"
+    log.write_text(old * (LOG_MAX_BYTES // len(old) + 1))
+    (ov_home / "logs" / "mcp.jsonl.1").write_text("the oldest\n")
+    size = log.stat().st_size
+
+    def serve(request_id: int) -> None:
+        call = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": "health", "arguments": {}}}
+        assert server_module.Server(out=io.BytesIO()).serve(io.BytesIO((json.dumps(call) + "\n").encode())) == 0
+
+    serve(1)
+    assert (ov_home / "logs" / "mcp.jsonl.1").stat().st_size == size  # the full log, kept as the one older file
+    (record,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert record["tool"] == "health" and record["outcome"] == "ok" and "ts" in record
+    serve(2)  # under the limit: appended
+    assert [json.loads(line)["tool"] for line in log.read_text().splitlines()] == ["health", "health"]

@@ -183,6 +183,7 @@ def _dispatch(args: list[str]) -> int:
         _debug_traceback()
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
             exc.hint = f"see `{_command_path(args)} --help` for what it accepts"
+        exc.hint = exc.hint_for(_option)
         error(exc, as_json)
         return exc.exit_code
     except click.exceptions.Abort:
@@ -234,6 +235,12 @@ def _quiet_unraisable() -> None:
         previous(unraisable)
 
     sys.unraisablehook = hook
+
+
+def _option(name: str, value: str | None) -> str:
+    """An argument a core hint proposes, as the command line takes it: ``--all``, ``--mode replace``."""
+    flag = "--" + name.replace("_", "-")
+    return flag if value in (None, "true") else f"{flag} {value}"
 
 
 def _usage_hint(exc: Exception) -> str:

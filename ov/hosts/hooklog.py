@@ -3,20 +3,17 @@
 A hook fails open, so the log is where a user (``ov hooks log``) and ``ov doctor`` see what
 recall injected, what a capture stored, and why a run did nothing. Lines are appended with
 one ``write`` on a file opened ``O_APPEND``, so parallel hooks never interleave within a line.
-The file is renamed to ``hooks.jsonl.1`` once it passes ``MAX_BYTES`` (one old file is kept):
-it is a diagnostic, never canonical.
+The file is renamed to ``hooks.jsonl.1`` once it passes :data:`ov.files.LOG_MAX_BYTES` (one old
+file is kept, as for the MCP server's log): it is a diagnostic, never canonical.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 LOG_NAME = "hooks.jsonl"
-MAX_BYTES = 4 * 1024 * 1024
 
 
 def log_path(home_root: Path) -> Path:
@@ -25,16 +22,10 @@ def log_path(home_root: Path) -> Path:
 
 def append(home_root: Path, record: dict) -> None:
     """Append ``record`` (plus the time) to the log; a failure to log is never an error of the hook."""
-    from ov.files import append_jsonl
+    from ov.files import append_log
 
-    path = log_path(home_root)
     try:
-        try:
-            if path.stat().st_size > MAX_BYTES:
-                os.replace(path, path.with_name(LOG_NAME + ".1"))
-        except FileNotFoundError:
-            pass
-        append_jsonl(path, {"ts": round(time.time(), 3), **record})
+        append_log(log_path(home_root), record)
     except OSError:
         pass  # a read-only or full home: the hook still answers
 
@@ -46,8 +37,10 @@ def read(home_root: Path, *, host: str | None = None, last: int | None = None) -
 
 
 def _records(home_root: Path) -> Iterator[dict]:
+    from ov.files import rotated
+
     path = log_path(home_root)
-    for candidate in (path.with_name(LOG_NAME + ".1"), path):
+    for candidate in (rotated(path), path):
         try:
             lines = candidate.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

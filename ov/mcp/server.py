@@ -18,8 +18,9 @@ loads its model (seconds for the MiniLM tier, which imports torch) and the serve
 every later call while the config and the model on disk stay the same
 (:class:`~ov.index.embedders.registry.WarmEmbedders`). Nothing is loaded before that, so
 ``initialize`` and ``tools/list`` answer at once.
-Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout; the record of the call that loaded a
-model says so (``loaded``).
+Logs go to ``$OV_HOME/logs/mcp.jsonl``, never to stdout, rotated as the hooks' log is
+(:func:`ov.files.append_log`: past 4 MiB it becomes ``mcp.jsonl.1``); the record of the call that
+loaded a model says so (``loaded``).
 """
 
 from __future__ import annotations
@@ -208,10 +209,10 @@ class Server:
     def _log(self, record: dict, started: float) -> None:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)
         try:
-            from ov.files import append_jsonl
+            from ov.files import append_log
             from ov.home import Home
 
-            append_jsonl(log_path(Home.from_env(self.environ).root), {"ts": round(time.time(), 3), **record})
+            append_log(log_path(Home.from_env(self.environ).root), record)
         except OSError:
             pass  # a log that cannot be written never fails a call
 

@@ -3,9 +3,14 @@
 Every tool is a command of the CLI made callable by a model: the same core functions, the same
 identity, one commit per mutating call, the same messages. Results are the text a model should
 read: URIs first, then what it needs to judge them (scores, abstracts, snippets, provenance).
-An :class:`~ov.errors.OvError` becomes a tool error carrying ov's message and hint, so the model
-can correct its call, and so does a full disk or a write the system refused in ov's home, as the
-CLI reports them (:func:`~ov.errors.os_failure`); nothing a model sends can stop the server.
+An :class:`~ov.errors.OvError` becomes a tool error carrying ov's message and hint (the arguments
+it proposes spelled as a tool call takes them: ``"all": true``), so the model can correct its call,
+and so does a full disk or a write the system refused in ov's home, as the CLI reports them
+(:func:`~ov.errors.os_failure`); nothing a model sends can stop the server.
+
+A result longer than ``MAX_RESULT_CHARS`` is cut after the last whole entry, line or result that
+fits (a :class:`Listing`), and ends with a note saying how many were left out and how to ask that
+tool for fewer with its own arguments.
 
 The definitions are the fixed prefix every session pays for (``tools/list`` is sent with every
 model request), so descriptions are one line and schemas carry no prose a name already says.
@@ -14,6 +19,8 @@ model request), so descriptions are one line and schemas carry no prose a name a
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ov.errors import InvalidInput, OvError, os_failure
@@ -21,7 +28,7 @@ from ov.retrieval import MAX_RESULTS
 from ov.wording import counted
 
 PREFIX_BUDGET = 1500
-MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; longer reads say how to page
+MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; a longer one is cut and says how to ask for less
 ALSO_NAMED = 10  # the other places of a result's text a find names (a model may read any of them)
 
 _STR = {"type": "string"}
@@ -123,7 +130,7 @@ def call(context: Context, name, arguments) -> dict:
     if not isinstance(arguments, dict):
         return _error("arguments must be a JSON object")
     try:
-        text = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
+        answer = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
     except OvError as exc:
         return _ov_error(exc)
     except Exception as exc:  # the MCP edge: a full disk or a refused write, as the CLI reports them
@@ -131,9 +138,47 @@ def call(context: Context, name, arguments) -> dict:
         if known is None:
             raise  # a bug: the server answers it as one (Server._answer)
         return _ov_error(known)
-    if len(text) > MAX_RESULT_CHARS:
-        text = text[:MAX_RESULT_CHARS] + f"\n[… {len(text) - MAX_RESULT_CHARS} more characters: read fewer lines at a time]"
-    return {"content": [{"type": "text", "text": text}]}
+    listing = answer if isinstance(answer, Listing) else Listing(answer.split("\n"), "line")
+    return {"content": [{"type": "text", "text": listing.fitted(MAX_RESULT_CHARS)}]}
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A tool's answer as items (entries, paths, matches, results, lines), each one or more whole
+    lines, and how to ask that tool for fewer, in its own arguments.
+
+    Cut, the answer keeps the items that fit whole: a model reading a list cut mid-line cannot tell
+    what the last entry was, and "read fewer lines" means nothing to ``ls``. ``advice`` may depend
+    on where the cut fell (``read`` names the line to read on from): it is then called with the
+    number of items shown, the last perhaps only in part."""
+
+    items: list[str]
+    unit: str  # one item, in the note: "entry", "path", "line"
+    plural: str | None = None  # where adding "s" is wrong
+    advice: str | Callable[[int], str] = ""
+
+    def fitted(self, limit: int) -> str:
+        """The items joined by newlines; past ``limit`` characters, those that fit and the note."""
+        size, kept = -1, 0  # -1: no newline before the first item
+        for item in self.items:
+            if size + 1 + len(item) > limit:
+                break
+            size += 1 + len(item)
+            kept += 1
+        if kept == len(self.items):
+            return "\n".join(self.items)
+        head, gone = self.items[:kept], []
+        if kept <= 1 and size + 1 < limit:
+            # An item too long to follow even the first (a minified file's line after read's
+            # header): its start, else asking again would show no more than this did.
+            head.append(self.items[kept][: limit - size - 1])
+            gone.append(f"the rest of this {self.unit}")
+            kept += 1
+        left = len(self.items) - kept
+        if left:
+            gone.append(counted(left, self.unit, self.plural))
+        advice = self.advice(kept) if callable(self.advice) else self.advice
+        return "\n".join(head) + f"\n[… {' and '.join(gone)} left out: a result holds {limit:,} characters" + (f"; {advice}]" if advice else "]")
 
 
 def _error(text: str) -> dict:
@@ -141,7 +186,15 @@ def _error(text: str) -> dict:
 
 
 def _ov_error(exc: OvError) -> dict:
-    return _error(exc.message + (f"\nhint: {exc.hint}" if exc.hint else ""))
+    hint = exc.hint_for(_argument)
+    return _error(exc.message + (f"\nhint: {hint}" if hint else ""))
+
+
+def _argument(name: str, value: str | None) -> str:
+    """An argument a core hint proposes, as a tool call passes it: ``"all": true``, ``"mode": "replace"``."""
+    if value is None:
+        return json.dumps(name)
+    return f"{json.dumps(name)}: {'true' if value == 'true' else json.dumps(value)}"
 
 
 class _Args:
@@ -207,7 +260,10 @@ def _filters(store, args: _Args) -> dict:
     return {"uri": search_scope(store, args.text("uri")), "limit": args.number("limit", 10), "types": tuple(args.texts("types")) or None}
 
 
-def _find(store, args: _Args, context: Context) -> str:
+_NARROWER = "narrow the `query`, `uri` or `types`, or ask for a lower `limit`"
+
+
+def _find(store, args: _Args, context: Context) -> Listing | str:
     from ov.retrieval.find import FindOptions, find
 
     query = args.text("query", required=True)
@@ -217,7 +273,7 @@ def _find(store, args: _Args, context: Context) -> str:
     return _hits(result.hits, result.mode)
 
 
-def _search(store, args: _Args, context: Context) -> str:
+def _search(store, args: _Args, context: Context) -> Listing | str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
@@ -226,7 +282,7 @@ def _search(store, args: _Args, context: Context) -> str:
     if mode == "context":
         block = result.context
         if block is not None and block.entries:
-            return block.rendered
+            return Listing(block.rendered.split("\n"), "line", advice=f"ask with a smaller `budget` than {block.stats['budget']}")
         dropped = block.stats.get("dropped", 0) if block is not None else 0
         if dropped:  # found, but not one fits: saying "nothing matches" would send the model elsewhere
             return f"{counted(dropped, 'result')} matched, but none fits a budget of {block.stats['budget']} tokens: ask with a larger `budget`, or use mode list"
@@ -234,40 +290,56 @@ def _search(store, args: _Args, context: Context) -> str:
     return _hits(result.hits, result.mode)
 
 
-def _hits(hits, mode: str) -> str:
+def _hits(hits, mode: str) -> Listing | str:
     if not hits:
         return f"no results ({mode} search)"
-    lines = []
+    results = []
     for hit in hits:
-        lines.append(f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else ""))
+        lines = [f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else "")]
         if hit.snippet:
             lines.extend(f"  {line}" for line in hit.snippet.splitlines()[:4])
         if hit.also:
             lines.append(f"  {hit.also_line(ALSO_NAMED)}")
-    return "\n".join(lines)
+        results.append("\n".join(lines))
+    return Listing(results, "result", advice=_NARROWER)
 
 
-def _read(store, args: _Args, _context: Context) -> str:
+def _read(store, args: _Args, _context: Context) -> Listing:
     from ov.store.store import parse_line_range
 
     start, end = parse_line_range(args.text("lines"))
-    parts = []
+    items: list[str] = []
+    places: list[tuple[str, int]] = []  # the file and line of each item: where a cut read goes on from
     for uri in args.texts("uris", required=True):
         result = store.read(store.uri(uri), start, end)
         head = f"{uri}" + (f" (lines {result.start_line}-{result.end_line} of {result.total_lines})" if start or end else "")
-        parts.append(f"=== {head}\n{result.content.rstrip(chr(10))}")
-    return "\n".join(parts)
+        text = result.content.splitlines()  # the lines `lines` counts
+        first = max(result.start_line, 1)
+        items += [f"=== {head}", *text]
+        places += [(uri, first), *((uri, first + i) for i in range(len(text)))]
+
+    def read_on(shown: int) -> str:
+        if shown == len(places):
+            return ""  # only the rest of the last line is left out, and no call can show it
+        uri, line = places[shown]
+        return f'read on with "uris": [{json.dumps(uri)}], "lines": "{line}:{end or ""}"'
+
+    return Listing(items, "line", advice=read_on)
 
 
-def _ls(store, args: _Args, _context: Context) -> str:
-    entries = store.ls(store.uri(args.text("uri", "viking://")), recursive=args.flag("recursive"))
+def _ls(store, args: _Args, _context: Context) -> Listing | str:
+    recursive = args.flag("recursive")
+    entries = store.ls(store.uri(args.text("uri", "viking://")), recursive=recursive)
     if not entries:
         return "(empty)"
-    return "\n".join(f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries)
+    items = [f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries]
+    other = "drop `recursive`" if recursive else "name them all, without abstracts, with `tree` and `depth` 1"
+    return Listing(items, "entry", "entries", f"list a subfolder (`uri`), or {other}")
 
 
-def _tree(store, args: _Args, _context: Context) -> str:
-    root = store.tree(store.uri(args.text("uri", "viking://")), depth=args.number("depth", 3))
+def _tree(store, args: _Args, _context: Context) -> Listing:
+    depth = args.number("depth", 3)
+    root = store.tree(store.uri(args.text("uri", "viking://")), depth=depth)
     lines: list[str] = []
 
     def walk(node, depth: int) -> None:
@@ -277,26 +349,28 @@ def _tree(store, args: _Args, _context: Context) -> str:
             walk(child, depth + 1)
 
     walk(root, 0)
-    return "\n".join(lines)
+    lower = f"a `depth` below {depth}, or " if depth > 1 else ""
+    return Listing(lines, "entry", "entries", f"ask for {lower}the tree of a subfolder (`uri`)")
 
 
 def _stat(store, args: _Args, _context: Context) -> str:
-    import json
-
     return json.dumps(store.stat(store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
 
 
-def _grep(store, args: _Args, _context: Context) -> str:
+def _grep(store, args: _Args, _context: Context) -> Listing | str:
     from ov.retrieval.grep import grep
 
     matches = list(grep(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")), ignore_case=args.flag("ignore_case"), limit=args.number("limit", 100)))
-    return "\n".join(f"{m.uri}:{m.line}: {m.text}" for m in matches) or "no line matches"
+    if not matches:
+        return "no line matches"
+    return Listing([f"{m.uri}:{m.line}: {m.text}" for m in matches], "matching line", advice="narrow the `pattern` or `uri`, or ask for a lower `limit`")
 
 
-def _glob(store, args: _Args, _context: Context) -> str:
+def _glob(store, args: _Args, _context: Context) -> Listing | str:
     from ov.retrieval.grep import glob
 
-    return "\n".join(glob(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")))) or "no path matches"
+    paths = glob(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")))
+    return Listing(paths, "path", advice="narrow the `pattern`, or glob below a subfolder (`uri`)") if paths else "no path matches"
 
 
 def _remember(store, args: _Args, _context: Context) -> str:

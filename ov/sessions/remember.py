@@ -102,7 +102,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     if not candidates and memory_type is not None:
         raise InvalidInput(
             f"could not turn the text into a memory of type {memory_type}",
-            hint=f"say it as an explicit statement, or pick another --type than {memory_type}",
+            hint=f"say it as an explicit statement, or pick another {{type}} than {memory_type}",
+            arguments={"type"},
         )
     if not candidates:
         raise InvalidInput(

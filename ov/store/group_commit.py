@@ -158,7 +158,7 @@ def serve(store: Store, lock: WriteLock, chain: CommitChain | None = None) -> bo
         try:
             outcome = {"ok": _serve_one(store, chain, content)}
         except OvError as exc:
-            outcome = {"error": {"type": type(exc).__name__, **exc.to_dict()}}
+            outcome = {"error": {"type": type(exc).__name__, **exc.to_dict(), "arguments": sorted(exc.arguments)}}
         except Exception as exc:  # noqa: BLE001 - a defect is best reported by the writer's own process
             _log.debug("queued write given back: %s", exc)
             outcome = None
@@ -257,7 +257,8 @@ def _error(failure: dict) -> OvError:
     if not (isinstance(cls, type) and issubclass(cls, OvError)):
         cls = OvError
     exc = cls.__new__(cls)
-    OvError.__init__(exc, failure.get("message") or "the write failed", hint=failure.get("hint"))
+    # The hint as raised, its arguments unspelled: the writer's edge spells them for its caller.
+    OvError.__init__(exc, failure.get("message") or "the write failed", hint=failure.get("hint"), arguments=set(failure.get("arguments") or ()))
     if failure.get("code"):
         exc.code = failure["code"]
     return exc

@@ -375,7 +375,7 @@ class Store:
         with self.transaction() as tx:
             current = tx.existing_file(uri)
             if mode == "create" and current is not None:
-                raise AlreadyExists(f"{uri} already exists", hint="use --mode replace or --mode append")
+                raise AlreadyExists(f"{uri} already exists", hint="use {mode=replace} or {mode=append}", arguments={"mode"})
             new = (current or b"") + data if mode == "append" else data
             self._check_size(uri, new)
             if uri.name in sidecar.SIDECARS:  # what the file will hold, appended to or not
@@ -399,10 +399,7 @@ class Store:
             if count == 0:
                 raise NoMatch(f"the text to replace was not found in {uri}", hint="it must match exactly, whitespace included")
             if count > 1 and not replace_all:
-                raise AmbiguousMatch(
-                    f"the text to replace occurs {count} times in {uri}",
-                    hint="give more surrounding text so it matches once, or pass --all",
-                )
+                raise AmbiguousMatch(f"the text to replace occurs {count} times in {uri}")
             updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
             data = updated.encode("utf-8")
             if uri.name in sidecar.SIDECARS:
