@@ -108,6 +108,28 @@ def ov_process(hermetic_env: Path):
     return invoke
 
 
+@pytest.fixture
+def during_preparation(monkeypatch: pytest.MonkeyPatch):
+    """``during_preparation(action)`` runs ``action`` once, in the middle of the next large
+    command planned in a draft (a restore, a move): its files read and staged, nothing
+    committed. A writer in another process then needs the lock, which must be free. Returns
+    the list that receives what ``action`` returned."""
+    from ov.store.store import Draft
+
+    def arm(action):
+        original, done = Draft.stage, []
+
+        def stage(self):
+            original(self)
+            if not done:
+                done.append(action())
+
+        monkeypatch.setattr(Draft, "stage", stage)
+        return done
+
+    return arm
+
+
 def git_state(home: Path, account: str = "default") -> tuple[str | None, dict[str, bytes]]:
     """(HEAD commit, {path: bytes}) of an account: what 'store unchanged' compares."""
     root = home / "accounts" / account

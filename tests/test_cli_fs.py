@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from dulwich.repo import Repo
 
 
 def _normalise(data):
@@ -376,6 +377,50 @@ def test_mv_file_and_directory(ov, docs):
     assert ov("read", "viking://user/default/resources/guide/auth.md").stdout.startswith("# Auth")
     assert ov("read", "viking://resources/archive/readme.md").stdout == "top level\n"
     assert ov("ls", "viking://resources/guide").exit_code == 1
+
+
+@pytest.fixture
+def big_folder(ov, ov_home, tmp_path):
+    """A 300-file folder added as viking://resources/big; other writers give up after 1 s."""
+    source = tmp_path / "big"
+    for i in range(300):
+        (source / f"pkg{i // 100}").mkdir(parents=True, exist_ok=True)
+        (source / f"pkg{i // 100}" / f"n{i:03d}.md").write_text(f"note {i}\n")
+    assert ov("add-resource", str(source), "--to", "viking://resources/big").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    return ov_home / "accounts/default/resources"
+
+
+def test_writes_during_a_large_move_land_and_one_into_the_folder_moves_with_it(ov, ov_process, big_folder, during_preparation):
+    """A large mv read, checked and rewrote its files holding the write lock: every other
+    writer waited, and failed after store.lock_timeout. Now they land while it is prepared; a
+    file written into the folder meanwhile is moved too (the move is planned again under the lock)."""
+
+    def two_writes():
+        outside = ov_process("write", "viking://resources/other.md", "--content", "kept", "--json")
+        inside = ov_process("write", "viking://resources/big/pkg2/late.md", "--content", "written meanwhile", "--json")
+        return outside, inside
+
+    done = during_preparation(two_writes)
+    moved = ov("mv", "viking://resources/big", "viking://resources/moved", "--json")
+    assert moved.exit_code == 0, moved.stderr
+    outside, inside = done[0]
+    assert outside.exit_code == 0 and inside.exit_code == 0, outside.stderr + inside.stderr
+    assert not (big_folder / "big").exists() and (big_folder / "other.md").read_text() == "kept"
+    assert (big_folder / "moved/pkg2/late.md").read_text() == "written meanwhile"
+    assert all((big_folder / f"moved/pkg{i // 100}/n{i:03d}.md").read_text() == f"note {i}\n" for i in range(300))
+    repo = Repo(str(big_folder.parent))
+    assert repo[repo.head()].parents == [inside.json["result"]["commit"].encode()]
+    assert ov("status", "--json").json["result"]["clean"]
+
+
+def test_a_hand_edit_made_while_a_large_move_is_prepared_is_refused(ov, big_folder, during_preparation, store_state):
+    during_preparation(lambda: (big_folder / "big/pkg0/n003.md").write_text("edited by hand\n"))
+    before = store_state()[0]
+    result = ov("mv", "viking://resources/big", "viking://resources/moved", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert store_state()[0] == before and (big_folder / "big/pkg0/n003.md").read_text() == "edited by hand\n"
+    assert not (big_folder / "moved").exists()
 
 
 def test_a_trailing_slash_names_a_folder(ov, docs):

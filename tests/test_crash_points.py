@@ -180,6 +180,23 @@ def prep_mv_folder(p: Prep) -> list[str]:
     return ["mv", "viking://resources/proj", "viking://resources/project"]
 
 
+def prep_snapshot_restore_folder(p: Prep) -> list[str]:
+    # A folder of 80 files removed and restored whole: prepared without the lock (staged files,
+    # the folder's tree taken from the revision), then moved into place in one rename.
+    p.base()
+    p.ov("add-resource", str(p.folder("proj", 80)))
+    p.ov("snapshot", "tag", "before")
+    p.ov("rm", "-r", "viking://resources/proj")
+    return ["snapshot", "restore", "before"]
+
+
+def prep_mv_folder_large(p: Prep) -> list[str]:
+    # Large enough to be prepared without the lock: its files are staged, then renamed in.
+    p.base()
+    p.ov("add-resource", str(p.folder("proj", 90)))
+    return ["mv", "viking://resources/proj", "viking://resources/archive/project"]
+
+
 def prep_pull(p: Prep) -> list[str]:
     remote = p.tmp / "remote.git"
     proc = subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], capture_output=True, text=True)
@@ -208,6 +225,8 @@ SCENARIOS: dict[str, Callable[[Prep], list[str]]] = {
     "import-overwrite": prep_import,
     "snapshot-restore": prep_snapshot_restore,
     "mv-folder": prep_mv_folder,
+    "snapshot-restore-folder": prep_snapshot_restore_folder,
+    "mv-folder-large": prep_mv_folder_large,
     "pull-fast-forward": prep_pull,
 }
 

@@ -292,3 +292,69 @@ def test_colour_always_colours_a_diff_sent_to_a_pipe(history, monkeypatch):
     assert "\x1b[32m+three" in ok(history("snapshot", "diff", "HEAD~2")).stdout
     monkeypatch.setenv("OV_COLOR", "never")  # the variable wins over the file
     assert ok(history("snapshot", "diff", "HEAD~2")).stdout == piped
+
+
+# --- a large restore and the writes of others -------------------------------------------------
+
+
+@pytest.fixture
+def big_removed(ov, ov_home, tmp_path):
+    """A 300-file folder added, tagged ``with-big``, then removed; other writers give up after 1 s."""
+    source = tmp_path / "big"
+    for i in range(300):
+        (source / f"pkg{i // 100}").mkdir(parents=True, exist_ok=True)
+        (source / f"pkg{i // 100}" / f"n{i:03d}.md").write_text(f"# note {i}\n\ntoken{i}\n")
+    assert ov("add-resource", str(source), "--to", "viking://resources/big").exit_code == 0
+    assert ov("snapshot", "tag", "with-big").exit_code == 0
+    assert ov("rm", "-r", "viking://resources/big").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    return ov_home / "accounts/default"
+
+
+def test_a_write_while_a_large_restore_is_prepared_lands_and_the_restore_goes_on_top(ov, ov_process, big_removed, during_preparation):
+    """The audit's case: a hook's write during a large restore waited for the lock and failed
+    with store_locked. Now it lands; the restore, of the whole store, commits on top of it, so
+    it also takes back what came since the tag (the write too)."""
+    done = during_preparation(lambda: ov_process("write", "viking://resources/during.md", "--content", "an agent's write", "--json"))
+    plan = ok(ov("snapshot", "restore", "with-big", "--json"))
+    [write] = done
+    assert write.exit_code == 0, write.stderr
+    repo = Repo(str(big_removed))
+    assert repo[repo.head()].parents == [write.json["result"]["commit"].encode()]
+    assert plan["deleted"] == ["viking://resources/during.md"]
+    assert not (big_removed / "resources/during.md").exists()
+    assert all((big_removed / f"resources/big/pkg{i // 100}/n{i:03d}.md").read_text() == f"# note {i}\n\ntoken{i}\n" for i in range(300))
+    assert ok(ov("status", "--json"))["clean"]
+
+
+def test_writes_during_a_subtree_restore_outside_it_stay_and_inside_it_are_restored(ov, ov_process, big_removed, during_preparation):
+    def two_writes():
+        inside = ov_process("write", "viking://resources/big/pkg0/n007.md", "--content", "written meanwhile")
+        outside = ov_process("write", "viking://resources/other.md", "--content", "kept")
+        return inside, outside
+
+    done = during_preparation(two_writes)
+    plan = ok(ov("snapshot", "restore", "with-big", "--uri", "viking://resources/big", "--json"))
+    assert [w.exit_code for w in done[0]] == [0, 0]
+    assert "viking://resources/big/pkg0/n007.md" in plan["written"] and plan["deleted"] == []
+    assert (big_removed / "resources/big/pkg0/n007.md").read_text() == "# note 7\n\ntoken7\n"
+    assert (big_removed / "resources/other.md").read_text() == "kept"
+    assert [e["command"] for e in ok(ov("snapshot", "log", "-n", "3", "--json"))] == ["snapshot restore", "write", "write"]
+    assert ok(ov("status", "--json"))["clean"]
+
+
+def test_a_hand_edit_made_while_a_large_restore_is_prepared_is_not_overwritten(ov, big_removed, during_preparation, store_state):
+    by_hand = big_removed / "resources/big/pkg1/n150.md"
+
+    def edit():
+        by_hand.parent.mkdir(parents=True)
+        by_hand.write_text("made by hand\n")
+
+    during_preparation(edit)
+    before = store_state()[0]
+    result = ov("snapshot", "restore", "with-big", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    head, files = store_state()
+    assert head == before and by_hand.read_text() == "made by hand\n"
+    assert [p for p in files if p.startswith("resources/big/")] == ["resources/big/pkg1/n150.md"]
+    assert not any((big_removed.parent.parent / "state/default/staging").glob("*"))  # nothing staged is left

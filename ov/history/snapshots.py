@@ -92,9 +92,17 @@ class RestorePlan:
 
     rev: str
     commit: str
-    write: list[str] = field(default_factory=list)
-    delete: list[str] = field(default_factory=list)
+    write: list[str] | set[str] = field(default_factory=set)  # a set while planned, sorted when done
+    delete: list[str] | set[str] = field(default_factory=set)
     new_commit: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.write or self.delete)
+
+    def sorted(self) -> RestorePlan:
+        self.write, self.delete = sorted(self.write), sorted(self.delete)
+        return self
 
     def to_dict(self) -> dict:
         return {
@@ -311,32 +319,73 @@ def _file_change(path: str, before: bytes | None, after: bytes | None) -> FileCh
 
 
 def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = False) -> RestorePlan:
-    """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD."""
+    """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD.
+
+    A restore of thousands of files reads, checks and writes each of them: seconds that every
+    other writer (a hook capturing a turn) would wait through, and time out in, if the write lock
+    were held meanwhile. So the restore is planned in a draft against HEAD as it is, its files are
+    staged and its objects stored, all without the lock; under the lock only the paths a commit or
+    a hand edit changed since are planned again, and the rest is moved into place and committed.
+    """
     git = store.git
     source = resolve(store, rev)
     # Any subtree, a scope or a user's tree included: the whole store may be restored, so may a part.
     path = uri.path if uri is not None and not uri.is_root else ""
     then = dict(git.iter_files(git.repo[source].tree, path))
-    with store.transaction() as tx:
-        now = dict(git.iter_files(tx.tree, path))
+    target = uri if uri is not None and not uri.is_root else VikingURI(())
+    plan = RestorePlan(rev, source.decode())
+    with store.draft() as draft:
+        now = dict(git.iter_files(draft.tree, path))
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
-        plan = RestorePlan(rev, source.decode())
-        plan.write = sorted(p for p, sha in then.items() if now.get(p) != sha)
-        plan.delete = sorted(p for p in now if p not in then)
-        if dry_run or not (plan.write or plan.delete):
-            return plan
-        for rel in plan.write + plan.delete:
+        _plan_restore(draft, then, now, then.keys() | now.keys(), plan, check=not dry_run)
+        if dry_run or not plan.changed:
+            return plan.sorted()
+        draft.stage()
+    try:
+        with store.transaction() as tx:
+            stale = draft.stale(tx, target)
+            if stale is None:  # nothing of the draft holds: the whole plan, under the lock
+                plan = RestorePlan(rev, source.decode())
+                now = dict(git.iter_files(tx.tree, path))
+                _plan_restore(tx, then, now, then.keys() | now.keys(), plan)
+            else:
+                draft.hand_over(tx)
+                inside = [p for p in stale if not path or p == path or p.startswith(path + "/")]
+                now = {p: found[1] for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
+                _plan_restore(tx, then, now, inside, plan)
+            if plan.changed:
+                subject = f"ov snapshot restore {target} to {rev} ({source.decode()[:10]})"
+                plan.new_commit = tx.commit("snapshot restore", [target], subject=subject).commit
+    finally:
+        draft.discard()
+    return plan.sorted()
+
+
+def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan: RestorePlan, check: bool = True) -> None:
+    """Put into ``tx`` (and ``plan``) what makes each of ``paths`` what it was (``then``: path ->
+    blob id at the revision), given what it is (``now``), replacing what was planned for it before.
+    ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
+    git = tx.git
+    wanted: dict[str, bytes | None] = {}
+    for rel in paths:
+        plan.write.discard(rel)
+        plan.delete.discard(rel)
+        tx.changes.pop(rel, None)
+        if now.get(rel) != then.get(rel):
+            wanted[rel] = then.get(rel)
+    if check:
+        for rel in sorted(wanted):
             tx.require_clean(VikingURI(tuple(rel.split("/"))))
-        for rel in plan.write:
-            tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(then[rel]))
-        for rel in plan.delete:
-            tx.delete(VikingURI(tuple(rel.split("/"))))
-        target = [uri] if uri is not None and not uri.is_root else [VikingURI(())]
-        subject = f"ov snapshot restore {target[0]} to {rev} ({source.decode()[:10]})"
-        result = tx.commit("snapshot restore", target, subject=subject)
-        plan.new_commit = result.commit
-    return plan
+    for rel, sha in wanted.items():
+        if sha is None:
+            plan.delete.add(rel)
+            if check:
+                tx.delete(VikingURI(tuple(rel.split("/"))))
+        else:
+            plan.write.add(rel)
+            if check:
+                tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(sha))
 
 
 # --- tags ---------------------------------------------------------------------------
