@@ -297,7 +297,7 @@ def index_held(ov, ov_home):
         holder.wait()
 
 
-def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_holds(docs, index_held):
+def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_holds(docs, index_held, monkeypatch):
     # While another process caught the index up, a find searched it as it was: a file just
     # deleted, a memory just forgotten and a line just edited out came back, text and all.
     assert docs("remember", "I prefer the hippopotamus colour theme").exit_code == 0
@@ -313,7 +313,13 @@ def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_ho
     write(docs, "viking://resources/notes/ops.md", "# Ops\n\nRotated.\n\n## Pager\n\nPage the hippopotamus team.\n")
     assert docs("session", "add", "s1", "--text", "Feeding is at noon").exit_code == 0
     index_held()
+    from ov.index import records
+
+    parsed = []
+    real = records.committed_records
+    monkeypatch.setattr(records, "committed_records", lambda git, path, sha: parsed.append(path) or real(git, path, sha))
     after = found(docs, "hippopotamus")
+    assert not any(path.endswith("messages.jsonl") for path in parsed)  # a file that only grew is not parsed again
     assert after["index"]["stale"] is True
     # ops.md is one record, and HEAD's file no longer yields it: left out until the index has caught up.
     assert uris(after) == [] and "swordfish" not in json.dumps(after)
@@ -573,6 +579,57 @@ def test_a_change_to_most_of_the_index_is_applied_by_a_rebuild(docs, monkeypatch
     assert uris(result)[0] == "viking://resources/guide/security.md"
     write(docs, "viking://resources/notes/pasta.md", "Pasta water should taste like the sea.")
     assert found(docs, "pasta water")["index"]["actions"] == ["updated 1 path"]  # a small change is applied as it is
+
+
+def _opened():
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    return Indices(Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)).open()
+
+
+def _indexed(ov_home) -> list[tuple[str, str]]:
+    from ov.index.lexical import Filters
+
+    opened = _opened()
+    return sorted((h.record.id.rsplit("#", 1)[1], h.record.text) for h in opened.lexical.fetch(Filters(types=("session",)), 1000))
+
+
+@pytest.mark.parametrize("provider", ["none", "hash"])
+def test_an_update_of_a_sessions_messages_killed_before_its_meta_is_replayed_as_a_rebuild_would_index(ov, ov_home, monkeypatch, provider):
+    # Replayed record by record, the update kept what the killed one wrote (a secret a later
+    # commit took out stayed searchable) and added its new messages a second time.
+    from ov.index import sync
+
+    assert ov("config", "set", "embedding.provider", provider).exit_code == 0
+    for i, text in enumerate(["first about gardens", "reply about tomatoes", "third about kale"]):
+        assert ov("session", "add", "s1", "--text", text, "--id", f"m{i + 1}").exit_code == 0
+    found(ov, "gardens")
+    log = ov_home / "accounts/default/user/default/sessions/s1/messages.jsonl"
+    original = log.read_text()
+    log.write_text(original.replace("first about gardens", "the password is hunter2"))
+    assert ov("snapshot", "commit", "-m", "a secret pasted").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "zucchini question", "--id", "m4").exit_code == 0
+    written = sync.Meta.write
+
+    def killed(self, path):
+        raise KeyboardInterrupt  # as kill -9 between the full-text commit and meta.json
+
+    monkeypatch.setattr(sync.Meta, "write", killed)
+    with pytest.raises(KeyboardInterrupt):
+        _opened()
+    monkeypatch.setattr(sync.Meta, "write", written)
+    log.write_text(log.read_text().replace("the password is hunter2", "first about gardens"))
+    assert ov("snapshot", "commit", "-m", "the secret taken out").exit_code == 0
+    replayed = _indexed(ov_home)
+    assert "hunter2" not in json.dumps(found(ov, "hunter2")["sessions"])
+    assert [h["message_id"] for h in found(ov, "zucchini")["sessions"]].count("m4") == 1
+    assert ov("fsck").exit_code == 0
+    assert ov("reindex").exit_code == 0
+    assert replayed == _indexed(ov_home)
 
 
 def test_changing_the_embedder_rebuilds_with_vectors(docs, ov_home):
@@ -927,6 +984,29 @@ def test_a_store_ov_may_only_read_is_searched_with_its_vectors_as_it_is(ov, ov_h
     assert _files_under(index_dir(ov_home)) == built  # nothing written to the index, no lock file
     caught_up = found(ov, "gardening")
     assert "behind" not in caught_up["index"] and "viking://resources/later.md" in uris(caught_up)
+
+
+def test_a_read_only_open_that_a_writer_races_is_tried_again(monkeypatch, tmp_path):
+    # The lock file a writer respects is in the view: the store's owner may remove a segment
+    # between the copy of meta.json and the open (2 % of opens beside 5 commits a second).
+    from ov.errors import StoreNotWritable
+    from ov.index import lexical
+
+    tries = []
+
+    def racing(path, refused):
+        tries.append(path)
+        if len(tries) < 3:
+            raise ValueError('Failed to open file for read: FileDoesNotExist("/tmp/ov-index-view-x/index/a.del")')
+        return "the index"
+
+    monkeypatch.setattr(lexical, "_open_view", racing)
+    refused = StoreNotWritable(tmp_path, "Permission denied")
+    assert lexical._open_read_only(tmp_path, refused) == "the index" and len(tries) == 3
+    tries.clear()
+    monkeypatch.setattr(lexical, "READ_ONLY_ATTEMPTS", 2)
+    with pytest.raises(ValueError, match="FileDoesNotExist"):
+        lexical._open_read_only(tmp_path, refused)
 
 
 def test_a_read_only_mount_is_searched_and_its_full_text_index_refuses_every_write(ov, ov_home, read_only_mount, tmp_path, monkeypatch):

@@ -127,7 +127,6 @@ def install_hooks(
     changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
     if with_mcp:
         changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
-        changes += _mcp_leftovers(hosts, scope)
 
     def notes() -> list[str]:
         # Gates come after the files are written: Codex's review is keyed by the written entries.
@@ -164,7 +163,6 @@ def install_mcp(
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
-    changes += _mcp_leftovers(hosts, scope)
     _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
 
 
@@ -182,7 +180,10 @@ def uninstall_mcp(
 
 
 def _mcp_leftovers(hosts: list[str], scope) -> list:
-    """ov's servers that an earlier ov left where this one no longer registers them: out with every install and uninstall of the server."""
+    """ov's servers where this ov does not register them now (~/.claude.json under $CLAUDE_CONFIG_DIR):
+    out with every uninstall of the server. An install leaves them: this ov writes that file too,
+    for the profile Claude Code reads without the variable, and cannot tell such a server from an
+    earlier ov's (a review found an install under one profile taking out the other's)."""
     from ov.hosts import install
 
     return [change for h in hosts for change in install.plan_mcp_leftovers(h, scope.value, project_dir(), _receipts())]

@@ -117,9 +117,10 @@ def _gone(spec: install.Spec, receipts: Path) -> Check | None:
 
 
 def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:
-    """ov's server where an earlier ov registered it and this one no longer does (``~/.claude.json``
-    under $CLAUDE_CONFIG_DIR): the host may still start it. Every install and uninstall of the
-    server takes it out; a file there that does not parse is none of theirs, nor of doctor's."""
+    """ov's server where this ov does not register it now (``~/.claude.json`` under
+    $CLAUDE_CONFIG_DIR): an earlier ov's, or the one of the profile Claude Code reads without the
+    variable. Uninstalling the server takes it out; a file there that does not parse is none of
+    its business, nor of doctor's."""
     out = []
     for former in install.former_mcp_specs(spec.host, spec.scope, project, env):
         try:
@@ -128,8 +129,9 @@ def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:
             continue
         if command:
             flags = f"--host {spec.host} --scope {spec.scope}"
-            detail = f"{former.path} still registers ov's server, as an earlier ov did; this ov registers it in {spec.path}"
-            out.append(Check(f"{spec.host} mcp leftover", "warn", detail, f"ov install mcp {flags} (or ov uninstall mcp {flags}) takes it out"))
+            detail = f"{former.path} still registers ov's server (an earlier ov wrote it there whatever $CLAUDE_CONFIG_DIR said); this ov registers it in {spec.path}"
+            fix = f"if Claude Code without $CLAUDE_CONFIG_DIR is a profile you use, it is that profile's: leave it; else ov uninstall mcp {flags}, then ov install mcp {flags}"
+            out.append(Check(f"{spec.host} mcp leftover", "warn", detail, fix))
     return out
 
 

@@ -129,11 +129,12 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
 
 
 def plan_mcp_leftovers(host: str, scope: str, project: Path, receipts_dir: Path, env=None) -> list[Change]:
-    """Take out ov's own server where an earlier ov registered it and this one no longer does
-    (:func:`ov.hosts.hostconfig.former_mcp_specs`): left there, the host may still start it, and
-    no uninstall would find it. Run with every install and uninstall of the server, each change
-    with a note that says so. A server of the user's named ``ov`` there, or a file that does not
-    parse, is none of this run's business: no change, and nothing is refused."""
+    """Take out ov's own server where this ov does not register it now
+    (:func:`ov.hosts.hostconfig.former_mcp_specs`): an earlier ov's, or another Claude Code
+    profile's. Run with every uninstall of the server (not an install: see the CLI's
+    ``_mcp_leftovers``), each change with a note that says so. A server of the user's named ``ov``
+    there, or a file that does not parse, is none of this run's business: no change, and nothing is
+    refused."""
     changes = []
     for former in former_mcp_specs(host, scope, project, env):
         try:
@@ -144,7 +145,7 @@ def plan_mcp_leftovers(host: str, scope: str, project: Path, receipts_dir: Path,
         change = plan_mcp_uninstall(former, receipts_dir)
         change.action = "removed"
         current = mcp_spec(host, scope, project, env).path
-        change.notes.append(f"{host:8} also takes out ov's server that an earlier ov left in {former.path} (this ov registers it in {current})")
+        change.notes.append(f"{host:8} also takes out ov's server in {former.path} (the file Claude Code reads without $CLAUDE_CONFIG_DIR; this ov registers it in {current})")
         changes.append(change)
     return changes
 

@@ -103,6 +103,9 @@ def _read_failure() -> Iterator[None]:
         raise IndexDamaged(f"the full-text index could not be read: {exc}", hint="run `ov reindex`") from exc
 
 
+READ_ONLY_ATTEMPTS = 5
+
+
 def _open_read_only(path: Path, refused: StoreNotWritable):
     """The tantivy index in ``path``, a folder ov may not write to, opened for reading.
 
@@ -113,7 +116,22 @@ def _open_read_only(path: Path, refused: StoreNotWritable):
     (hard links cannot leave a read-only mount, nor reach another file system). The lock file is
     made there. Opening maps every segment's files, so the view is removed at once; a search
     reads the index as it was then. Raises ``refused`` when no temporary folder can be made.
+
+    The lock file a writer would respect is in the view, so a writer with the rights ov lacks
+    (the store's owner) may remove a segment between the copy of ``meta.json`` and the open: the
+    open is tried again on a fresh copy (a review saw 2 % of opens fail so beside 5 commits a second).
     """
+    for attempt in range(READ_ONLY_ATTEMPTS):
+        try:
+            return _open_view(path, refused)
+        except ValueError as exc:
+            if "FileDoesNotExist" not in str(exc) or attempt == READ_ONLY_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _open_view(path: Path, refused: StoreNotWritable):
+    """One try of :func:`_open_read_only`."""
     import shutil  # Deferred with what it imports: only a store ov may not write to needs it.
     import tempfile
 

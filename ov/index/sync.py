@@ -326,13 +326,16 @@ class Indices:
             return self._load(meta, [f"rebuilt: {problem}"])
         actions = []
         if meta.commit != head:
-            if meta.vectors_file and not meta.vectors_stale and lexical.has_labels_from(meta.next_label):
-                # The last update committed its full-text records and died before its meta.json:
-                # replayed, it would find those records' labels, not the ones the vectors hold for
-                # the records it replaced, and leave those vectors behind. They are made again.
+            # The last update committed its full-text records and died before its meta.json: the
+            # index no longer holds what meta.commit yields, so the replay replaces every changed
+            # path whole (record by record, it kept what the dead update wrote, and added its new
+            # records twice). The vectors hold the labels of the records it replaced, not of these:
+            # they are made again.
+            replay = lexical.has_labels_from(meta.next_label)
+            if replay and meta.vectors_file:
                 meta.vectors_stale = True
             try:
-                changed = self._apply_diff(meta, lexical, head)
+                changed = self._apply_diff(meta, lexical, head, by_record=not replay)
             except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
                 reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
                 self._rebuild(head, reason)
@@ -351,7 +354,7 @@ class Indices:
             actions.append("vectors rebuilt")
         return self._load(meta, actions, lexical=lexical)
 
-    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None) -> int:
+    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None, *, by_record: bool = True) -> int:
         git = self.store.git
         old_tree = _tree_or_none(git, meta.commit)
         new_tree = git.tree_of(head.encode()) if head else None
@@ -377,7 +380,7 @@ class Indices:
         for path, sha in sorted(paths.items()):
             if sha is not None:
                 new_records = committed_records(git, path, sha)
-                changed = _changed_records(git, path, before.get(path), new_records)
+                changed = _changed_records(git, path, before.get(path), new_records) if by_record else None
                 if changed is not None:
                     gone, new_records = changed
                     removed_ids.extend(gone)

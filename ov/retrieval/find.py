@@ -328,17 +328,16 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
     hits = _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
-    return _as_at_head(store, opened.outdated, hits) if opened.outdated else hits
+    return _as_at_head(store, opened, hits) if opened.outdated else hits
 
 
-def _as_at_head(store, outdated: dict[str, bytes | None], hits: list[Hit]) -> list[Hit]:
+def _as_at_head(store, opened, hits: list[Hit]) -> list[Hit]:
     """``hits`` of an index behind HEAD without what HEAD changed since: a hit from a file HEAD
     holds with other content is kept only where HEAD's file still yields that record, the same
     words (a session's messages file grew: its earlier messages stand; a file rewritten to drop a
     secret: the old lines do not)."""
-    from ov.index.records import committed_records
-
-    at_head: dict[str, set[tuple[str, str]]] = {}
+    outdated = opened.outdated
+    at_head: dict[str, set[tuple[str, str]] | None] = {}
     out = []
     for hit in hits:
         record = hit.record
@@ -349,10 +348,25 @@ def _as_at_head(store, outdated: dict[str, bytes | None], hits: list[Hit]) -> li
         if sha is None:
             continue
         if record.path not in at_head:
-            at_head[record.path] = {(r.id, r.text) for r in committed_records(store.git, record.path, sha)}
-        if (record.id, record.text) in at_head[record.path]:
+            at_head[record.path] = _records_at_head(store.git, opened.meta.commit, record.path, sha)
+        current = at_head[record.path]
+        if current is None or (record.id, record.text) in current:
             out.append(hit)
     return out
+
+
+def _records_at_head(git, indexed: str | None, path: str, sha: bytes) -> set[tuple[str, str]] | None:
+    """(id, text) of each record HEAD's ``path`` (blob ``sha``) yields; None when every record the
+    index holds of it stands: a session's messages file that only grew (what the prompt hook
+    meets between turns: another session's file, parsed whole, cost 100-200 ms a prompt at
+    4,000 messages)."""
+    from ov.index.records import committed_records, is_message_log
+
+    if is_message_log(path) and indexed is not None:
+        before = git.entry(git.tree_of(indexed.encode()), path)
+        if before is not None and git.blob_data(sha).startswith(git.blob_data(before[1])):
+            return None
+    return {(r.id, r.text) for r in committed_records(git, path, sha)}
 
 
 def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters, known: set[int]) -> dict[int, float]:
