@@ -325,6 +325,9 @@ def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_ho
     assert uris(after) == [] and "swordfish" not in json.dumps(after)
     assert after["memories"] == []
     assert [h["snippet"] for h in after["sessions"]] == ["The hippopotamus enclosure opens at nine"]  # the file grew: its message stands
+    # A result left out makes room for the next: --limit still gets as many as there are.
+    one = found(docs, "hippopotamus", "--limit", "1")
+    assert sum(len(one[bucket]) for bucket in ("resources", "memories", "sessions", "skills") if bucket in one) == 1
 
 
 def test_a_find_while_another_process_builds_the_index_says_so(ov, index_held):

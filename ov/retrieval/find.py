@@ -327,8 +327,13 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    hits = _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
-    return _as_at_head(store, opened, hits) if opened.outdated else hits
+    if not opened.outdated:
+        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
+    changed = sum(1 for sha in opened.outdated.values() if sha is not None)
+    more = replace(options, limit=options.limit + min(changed, options.limit))
+    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    return _as_at_head(store, opened, hits)[: options.limit]
 
 
 def _as_at_head(store, opened, hits: list[Hit]) -> list[Hit]:
