@@ -208,6 +208,17 @@ CASES = [
                  None, id="a-checklist-is-kept-as-one-line-of-its-items"),
     pytest.param([["My wifi password is bluebird. My PIN is 4821. Remember that my ssh passphrase is swordfish. My editor is Neovim."]],
                  {"profile.md": "- Editor: Neovim"}, None, id="what-a-secret-is-never-becomes-a-memory"),
+    pytest.param([["My wifi pw is bluebird42. My login is admin and my pass is Summer2024! My ski pass is Epic.",
+                   "My credit card number is 4111 1111 1111 1111. My phone number is 555-0100. My seed phrase is apple banana cherry.",
+                   "My bank account number is 12345678. My IBAN is DE89370400440532013000. My favourite phrase is carpe diem.",
+                   "Remember that the staging admin login is admin / hunter22. Remember that the staging login is via SSO."]],
+                 {"profile.md": "- Login: admin\n- Ski pass: Epic\n- Phone number: 555-0100\n- Favourite phrase: carpe diem",
+                  f"events/{TODAY:%Y/%m/%d}/staging_login.md": "- The staging login is via SSO"},
+                 None, id="short-names-of-secrets-and-logins-with-a-password-are-never-memories"),
+    pytest.param([["My github PAT is ghp_abcdefghijklmnopqrstuvwxyz0123456789. My npm auth is npm_abcdefghijklmnopqrstuvwxyz0123456789.",
+                   "Remember that the seed phrase is in the office safe. My editor is Neovim."]],
+                 {"profile.md": "- Editor: Neovim", f"events/{TODAY:%Y/%m/%d}/seed_phrase.md": "- The seed phrase is in the office safe"},
+                 None, id="a-redacted-value-is-never-a-memory"),
     pytest.param(["My favourite language is Go", "My favorite language is Rust"], {"profile.md": "- Favorite language: Rust"},
                  {"profile.md": ("- Favourite language: Go", "- Favorite language: Rust")}, id="one-key-in-either-spelling"),
     pytest.param(["My editor is Vim", "My editor is actually Emacs"], {"profile.md": "- Editor: Emacs"},
@@ -416,16 +427,22 @@ def test_memories(ov, ov_home, steps, expected, updates):
 @pytest.mark.parametrize("text", [
     "my ssh passphrase is swordfish", "My PIN is 4821", "my github token: ghp_x1", "Remember that our wifi password is bluebird",
     "my password is set to bluebird", "my pin number is 4821", "the alarm code is 4821", "wifi password is bluebird", "my passcode's 1234",
+    "my wifi pw is bluebird42", "my pass is Summer2024", "my credit card number is 4111 1111 1111 1111", "the routing number is 021000021",
+    "my seed phrase is apple banana cherry", "the staging admin login is admin / swordfish", "the db login is root:swordfish",
+    "my github pat is ghp_abcdefghijklmnopqrstuvwxyz0123456789", "my npm auth is npm_abcdefghijklmnopqrstuvwxyz0123456789",
 ])
 def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
     refused = ov("remember", text, "--json")
-    assert refused.exit_code == 2 and "ov does not keep secrets in memories" in refused.error["message"]
+    message = refused.error["message"]
+    assert refused.exit_code == 2 and "looks like a secret" in message and "ov does not keep secrets in memories" in message
     assert "swordfish" not in refused.stdout + refused.stderr and _memories(ov_home) == {}
 
 
 @pytest.mark.parametrize("text", [
     "my SSH key is ed25519, not RSA", "the secret is to batch writes", "my secret ingredient is paprika",
     "Our winning combination is Go and Postgres", "my favourite key is C minor", "the zip code is 94110",
+    "my ski pass is Epic", "my phone number is 555-0100", "our auth is Keycloak", "my favourite phrase is carpe diem",
+    "the login is via SSO / Okta", "the login host is db.internal:5432", "my cousin Pat is a doctor", "the seed phrase is in the safe",
 ])
 def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0

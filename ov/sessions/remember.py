@@ -63,9 +63,10 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
 
     if states_a_secret(text):
         # Redaction misses plain words and short numbers ("bluebird", "4821"), and memories are
-        # given to every later session of every agent.
+        # given to every later session of every agent; what it did take out ([REDACTED:...])
+        # would still record that the user has one.
         raise InvalidInput(
-            "this says what a password, PIN, token or key is: ov does not keep secrets in memories",
+            "this looks like a secret (what a password, PIN, token, key or login is): ov does not keep secrets in memories",
             hint="keep it in a password manager; remember where it lives instead",
         )
     schemas = load_schemas(store.home.root / "memory_schemas")

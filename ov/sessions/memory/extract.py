@@ -126,6 +126,7 @@ from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes
+from ov.sessions.memory.secrets import states_a_secret
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
 MAX_FRAGMENT_WORDS = 6
@@ -238,6 +239,10 @@ class _Context:
 
 
 def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) -> None:
+    if states_a_secret(restore(clause)):
+        # Whatever a rule would make of it ("Pass: ...", "Login is admin / ...", a corrected
+        # value): a memory is given to every later session. Restored, since a secret may be quoted.
+        return
     for pattern in _CORRECTION_RES:
         match = pattern.match(clause)
         if match:

@@ -10,17 +10,40 @@ from __future__ import annotations
 
 import re
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 # The last word of a name that holds a secret whatever comes before it ("wifi password").
-_SECRET_HEADS = frozenset(
-    "password passwords passphrase passphrases passwd pwd pin pins passcode passcodes token tokens secret secrets "
-    "credential credentials cvv cvc otp ssn".split()
+_SECRET_HEADS = _words(
+    "password passwords passphrase passphrases passwd passwds pwd pwds pw pws pin pins passcode passcodes token tokens "
+    "secret secrets credential credentials creds cvv cvv2 cvc otp ssn iban"
+)
+# Words before a head that say whose it is, not what kind: "my pass", "and our pass".
+_DETERMINERS = _words("my our your his her their the a an and or but also so then")
+# A bare "pass" is a password ("my pass is ..."), and so is a pass for something one logs in to;
+# a bus, ski or boarding pass is not.
+_PASS_KINDS = _words(
+    "wifi wi-fi login email mail account user admin root sudo db database vpn router laptop computer phone server bank "
+    "vault keychain master"
 )
 # A key or a code is a secret only of these kinds: "my favourite key is C minor", "the zip code is ...".
-_KEY_KINDS = frozenset(
+_KEY_KINDS = _words(
     "api ssh private access secret signing encryption license licence master deploy gpg pgp aws stripe openai "
-    "github gitlab slack admin root recovery product".split()
+    "github gitlab slack admin root recovery product"
 )
-_CODE_KINDS = frozenset("pin alarm door access security gate lock safe backup recovery verification 2fa mfa otp".split())
+_CODE_KINDS = _words("pin alarm door access security gate lock safe backup recovery verification 2fa mfa otp sort")
+# A number is a secret of these kinds: "my credit card number", "the account number", "my social security number".
+_NUMBER_KINDS = _CODE_KINDS | _words("card account routing iban ssn cvv")
+# Phrases and words that restore a wallet or an account: "my seed phrase is apple banana ...".
+_PHRASE_KINDS = _words("seed recovery mnemonic secret backup wallet pass passphrase")
+# A personal access token or an auth entry of a package registry or service ("my npm auth is ...");
+# "our auth is Keycloak" says which system, and is kept.
+_TOKEN_KINDS = _KEY_KINDS | _words("npm pypi yarn docker registry basic bearer http proxy azure ado bitbucket")
+# Names of a login whose value is a user and a password together: "the admin login is admin / hunter22".
+_LOGIN_HEADS = _words("login logins signin sign-in")
+_USER_AND_PASSWORD = re.compile(r"\s*(?P<user>[^\s/:]+)\s*(?:/|:(?!//))\s*(?P<password>[^\s/]+)")
 # "my wifi password is bluebird", "the alarm code: 4821", "my passcode's 1234"; not where a secret
 # lives, what happens to it, what kind it is, or a sentence about it ("the API key is in 1Password",
 # "... is rotated monthly", "my SSH key is ed25519", "the secret is to batch writes").
@@ -33,20 +56,42 @@ _SECRET_STATED = re.compile(
 
 
 def states_a_secret(text: str) -> bool:
-    """Whether ``text`` says what a password, PIN, token or key is ("my wifi password is ...")."""
-    return any(names_a_secret(m.group("key")) for m in _SECRET_STATED.finditer(text))
+    """Whether ``text`` says what a password, PIN, token or key is ("my wifi password is ..."),
+    or holds a value redaction took out (``[REDACTED:github_token]``): even that records that the
+    user has one, and which kind."""
+    if "[REDACTED:" in text:
+        return True
+    for m in _SECRET_STATED.finditer(text):
+        key = m.group("key")
+        if names_a_secret(key) or (key.lower().split()[-1] in _LOGIN_HEADS and _is_user_and_password(text[m.end() :])):
+            return True
+    return False
+
+
+def _is_user_and_password(value: str) -> bool:
+    """Whether a login's value is a user and a password ("admin / hunter22", "root:toor"), not a
+    host and port ("db.local:5432") or a web address."""
+    pair = _USER_AND_PASSWORD.match(value)
+    return bool(pair) and not ("." in pair.group("user") and pair.group("password").isdigit())
 
 
 def names_a_secret(key: str) -> bool:
     """Whether a "my KEY is ..." statement's key names a secret: a password, passphrase, PIN,
-    token or secret, a key of a secret kind ("API key", "SSH key") or a code that opens something
-    ("alarm code", "PIN number")."""
-    words = key.lower().split()
-    if not words:
-        return False
+    token or secret, a key of a secret kind ("API key", "SSH key"), a code or number that opens
+    something or pays ("alarm code", "credit card number"), or a phrase that restores a wallet
+    ("seed phrase")."""
+    words = [w for w in key.lower().split() if w not in _DETERMINERS] or [""]
     last, before = words[-1], words[-2] if len(words) > 1 else ""
     if last in ("key", "keys"):
         return before in _KEY_KINDS
-    if last in ("code", "codes", "number"):
+    if last in ("code", "codes"):
         return before in _CODE_KINDS
+    if last in ("number", "numbers"):
+        return before in _NUMBER_KINDS
+    if last in ("phrase", "phrases", "words"):
+        return before in _PHRASE_KINDS
+    if last in ("pass", "passes"):
+        return not before or before in _PASS_KINDS
+    if last in ("pat", "pats", "auth"):
+        return before in _TOKEN_KINDS
     return last in _SECRET_HEADS
