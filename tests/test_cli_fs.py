@@ -423,6 +423,21 @@ def test_a_hand_edit_made_while_a_large_move_is_prepared_is_refused(ov, big_fold
     assert not (big_folder / "moved").exists()
 
 
+def test_a_file_made_by_hand_at_a_large_moves_target_while_it_is_prepared_is_not_overwritten(ov, big_folder, during_preparation, store_state):
+    # The target was checked only in the draft: a file made there meanwhile was replaced by the
+    # moved one without a word (a review).
+    def by_hand():
+        (big_folder / "moved/pkg0").mkdir(parents=True)
+        (big_folder / "moved/pkg0/n005.md").write_text("my hand note\n")
+
+    during_preparation(by_hand)
+    before = store_state()[0]
+    result = ov("mv", "viking://resources/big", "viking://resources/moved", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "already_exists"
+    assert store_state()[0] == before and (big_folder / "moved/pkg0/n005.md").read_text() == "my hand note\n"
+    assert (big_folder / "big/pkg0/n005.md").read_text() == "note 5\n"
+
+
 def test_a_trailing_slash_names_a_folder(ov, docs):
     """It used to be dropped: `mv a.md other/` made a file named `other`, and so did `write dir/`."""
     assert ov("mv", "viking://resources/readme.md", "viking://resources/archive/").exit_code == 0

@@ -343,6 +343,17 @@ def test_writes_during_a_subtree_restore_outside_it_stay_and_inside_it_are_resto
     assert ok(ov("status", "--json"))["clean"]
 
 
+def test_a_file_committed_at_a_subtree_restores_own_path_while_it_is_prepared_is_replaced_by_the_folder(ov, ov_process, big_removed, during_preparation):
+    # A commit at the scope itself (or above it) was not seen as stale: the restore failed with
+    # "is a file in the last commit", where a restore run a moment later succeeds (a review).
+    done = during_preparation(lambda: ov_process("write", "viking://resources/big", "--content", "a file where the folder was"))
+    plan = ok(ov("snapshot", "restore", "with-big", "--uri", "viking://resources/big", "--json"))
+    assert done[0].exit_code == 0, done[0].stderr
+    assert "viking://resources/big" in plan["deleted"]
+    assert (big_removed / "resources/big/pkg2/n250.md").read_text() == "# note 250\n\ntoken250\n"
+    assert ok(ov("status", "--json"))["clean"]
+
+
 def test_a_hand_edit_made_while_a_large_restore_is_prepared_is_not_overwritten(ov, big_removed, during_preparation, store_state):
     by_hand = big_removed / "resources/big/pkg1/n150.md"
 

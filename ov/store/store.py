@@ -486,6 +486,7 @@ class Store:
         src_path = self._existing(source, written=True)
         if self.path(target).exists():
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
+        tx.expect_absent(target)
         tx.require_parent_dirs(target)
         if src_path.is_dir():
             contents = tx.clean_tree(source)
@@ -822,6 +823,10 @@ class Transaction:
         except FileNotFoundError:
             return None
 
+    def expect_absent(self, uri: VikingURI) -> None:
+        """The plan holds only while nothing is at ``uri`` (a move's target). Under the lock
+        nothing is planned ahead, so there is nothing to note (see :class:`Draft`)."""
+
     def require_parent_dirs(self, uri: VikingURI) -> None:
         parent = uri.parent
         while parent is not None and not parent.is_root and parent.path not in self._dirs_ok:
@@ -958,6 +963,11 @@ class Draft(Transaction):
             self._seen[uri.path] = _signature(self.store.path(uri))
         return super().clean_content(uri, committed)
 
+    def expect_absent(self, uri: VikingURI) -> None:
+        # A file made at a move's target while the draft is staged would be replaced by the
+        # move without a word (a review): noted as absent, it shows as a change under the lock.
+        self._seen.setdefault(uri.path, None)
+
     def _hand_edit(self, error: HandEditConflict, uri: VikingURI) -> None:
         # Without the lock, a file that differs from HEAD may be another writer's commit being
         # applied right now, not a hand edit: that path is planned again under the lock, where
@@ -1002,6 +1012,8 @@ class Draft(Transaction):
         if tx.head != self.head:
             prefixes = tuple(scope.path + "/" if scope.parts else "" for scope in scopes)
             for path in self.git.changed_paths(self.tree, tx.tree):
+                if any(path == scope.path or scope.path.startswith(path + "/") for scope in scopes if scope.parts):
+                    return None  # a commit at a scope itself or above it (a file where its folder was): nothing holds
                 if path.startswith(prefixes) or path in self.changes or path in self._seen:
                     stale.add(path)
         root = str(self.store.root)
