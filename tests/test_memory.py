@@ -394,6 +394,18 @@ def test_extraction_negative(text):
     assert extracted(text) == []
 
 
+@pytest.mark.parametrize(
+    "verb, past, third",
+    [("understood", True, "understood"), ("forgot", True, "forgot"), ("used", True, "used"), ("need", False, "needs"),
+     ("embed", False, "embeds"), ("use", False, "uses"), ("push", False, "pushes")],
+)
+def test_a_past_form_is_told_apart_and_left_as_it_is(verb, past, third):
+    from ov.sessions.memory import text as tx
+
+    assert tx.is_past(verb) is past
+    assert tx.conjugate(verb) == third
+
+
 def test_assistant_and_tool_text_is_ignored():
     messages = [
         msg("I prefer tabs. I'm a robot.", role="assistant"),

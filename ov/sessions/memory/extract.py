@@ -13,16 +13,19 @@ work at Acme" is two statements; "; " ends a sentence.
 clause                                    memory
 =======================================  ====================================================
 I prefer / like / love / enjoy X          preferences/{user}/{slug(X)}: "Prefers X", "Likes X", ...
-I dislike / hate X                        preferences: "Dislikes X", "Hates X"
+I dislike / hate X                        preferences: "Dislikes X", "Hates X" (none for what is on
+                                          the table: "your idea", "option B", "its packaging")
 I don't like / love / enjoy / want X      preferences: "Does not like X", ...
-I always / never X                        preferences: "Always Xs", "Never Xs"
-I am a / I'm an X                         profile: "Is a X"
+I always / never X                        preferences: "Always Xs", "Never Xs" (not in the past)
+I am a / I'm an X                         profile: "Is a X" (not a sigh: "I'm such an idiot")
 I work as / at / for / on X               profile: "Works at X", ...
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
-                                          in project, team, company, ... and Y looks like a name
-                                          (capitalised, at most four words, or "called Y"): "The
-                                          user's K", which the folder's other cards then lose
-                                          ("No longer the user's K")
+                                          in project, team, company, ... and Y is a name (words
+                                          capitalised but for van, of, &, numbers; not OOO, not
+                                          US-based; at most four; or "called Y"): "The user's K",
+                                          which the folder's other cards then lose ("No longer
+                                          the user's K"); none when Y passes ("failing", "out",
+                                          "in the stash", "#1234", a build's "green")
 I no longer V X; I don't V X anymore;     "No longer Vs X": a preference when V is prefer, like,
 I've stopped V-ing X                      love, enjoy or want; profile when V is use, work,
                                           live, write, code or program

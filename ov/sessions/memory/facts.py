@@ -30,6 +30,7 @@ from ov.sessions.memory.rules import (
     value_of,
 )
 from ov.sessions.memory.secrets import states_a_secret
+from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
 
 _REMEMBER_RE = re.compile(
     r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
@@ -109,8 +110,6 @@ _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
 )
-# A state that passes ("the staging DB is down") is news for events, not a standing fact.
-_TRANSIENT_RE = re.compile(r"(?i)\b(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back)\b")
 # ("when you write tests, use pytest" is an instruction: see _INSTRUCTION_RE)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
@@ -182,8 +181,8 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     first = FIRST_PERSON_RE.match(body)
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
-    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)):
-        first = mine = team = None  # something that happened on a day: a note for events
+    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body):
+        first = mine = team = None  # something that happened on a day, or a passing state: a note for events
     if first:
         verb, fact = tx.third_person_parts(restore(first.group("rest")))
         lead = verb + " " if verb else ""
@@ -211,7 +210,7 @@ def _system_fact(body: str, restore) -> Statement | None:
     # "the staging DB password rotates monthly": the system is the staging DB, the fact is about its password.
     # A team is one when named ("the payments team"); "our team" alone is the user's (see TEAM_RE).
     last = max((i for i, w in enumerate(words) if _names_a_system(w) or (i and w.lower() in TEAM_NOUNS)), default=None)
-    if last is None or _DATED_RE.search(pred) or _TRANSIENT_RE.search(pred):
+    if last is None or _DATED_RE.search(pred) or PASSING_STATE_RE.search(pred):
         return None
     attribute = " ".join(words[last + 1 :])
     name, fact = restore(" ".join(words[: last + 1])), restore(f"{attribute} {pred}" if attribute else pred)

@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.secrets import names_a_secret
+from ov.sessions.memory.standing import (
+    MY_RE,
+    looks_like_name,
+    on_the_table,
+    passing_value,
+    points_back,
+    self_deprecating,
+)
 
 # A fact longer than this is a paragraph, not a statement worth a bullet.
 MAX_OBJECT_CHARS = 240
@@ -28,7 +36,6 @@ _NOT_LIKE_RE = re.compile(r"^I\s+(?:don't|do\s+not|dont)\s+(?:really\s+)?(?P<ver
 _ALWAYS_RE = re.compile(r"^I\s+(?P<adv>always|never)\s+(?P<x>.+)$", re.I)
 _IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
 _WORK_RE = re.compile(r"^I\s+work\s+(?P<prep>as|at|for|on)\s+(?P<x>.+)$", re.I)
-_MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P<y>.+)$", re.I)
 _SWITCHED_RE = re.compile(
     r"^I(?:'ve|\s+have)?\s+(?:switched|changed|moved)\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
 )
@@ -125,7 +132,8 @@ _DEICTIC = frozenset("it this that these those them you me him her us".split())
 # "my K is ..." where K is a passing thought, not a fact about the user.
 _NOT_FACTS = frozenset(
     "point question guess concern problem issue idea suggestion plan goal answer bad fault pleasure "
-    "understanding assumption hope worry thought thinking feeling take opinion request task branch mind".split()
+    "understanding assumption hope worry thought thinking feeling take opinion request task branch mind fix workaround "
+    "solution attempt".split()
 )
 ENTITY_CATEGORIES = {
     "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
@@ -196,7 +204,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return _preference(lead, m.group("x") or m.group("y"), restore, subject)
     if m := _ALWAYS_RE.match(clause):
         obj = restore(m.group("x"))
-        if not informative(obj):
+        # "I never understood regexes" tells of the past, "I always forget the flag for this" of the task.
+        if not informative(obj) or points_back(obj) or tx.is_past(obj.split()[0]):
             return None
         verb, rest = tx.third_person_parts(obj)
         lead = f"{m.group('adv').capitalize()} {verb.lower()} " if rest else f"{m.group('adv').capitalize()} "
@@ -207,13 +216,13 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         if not informative(obj) or points_back(obj):
             return None  # "never do that again"
         return topical(m.group("adv").capitalize() + " ", obj, subject)
-    if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")):
+    if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")) and not self_deprecating(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
     if m := _WORK_RE.match(clause):
         return _profile(f"Works {m.group('prep').lower()} ", m.group("x"), restore)
     if m := _SWITCHED_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
-    if m := _MY_RE.match(clause):
+    if m := MY_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     return None
 
@@ -272,20 +281,6 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
     return ()
 
 
-def points_back(text: str) -> bool:
-    """Whether ``text`` leans on what was said before it for its meaning ("I need the VPN for it",
-    "never use print here", "never do that again"); not "in this repo", where "this" names a thing."""
-    words = [w.lower().strip(".,;:!?") for w in text.split()]
-    return any(
-        w in _PRONOUNS or (w in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _NOT_NOUNS)) for i, w in enumerate(words)
-    )
-
-
-_PRONOUNS = frozenset(("it", "them", "here", "there"))
-_DEMONSTRATIVES = frozenset(("this", "that", "these", "those"))
-_NOT_NOUNS = frozenset("again too also either as for with to in on at please anymore".split())
-
-
 def informative(obj: str, *, any_length: bool = False) -> bool:
     """False for an object that only points at the conversation: "it", "that's fine", "to do this";
     and, unless ``any_length``, for one longer than :data:`MAX_OBJECT_CHARS` (no value is that long)."""
@@ -319,7 +314,7 @@ def topical(lead: str, obj: str, subject: str) -> Statement:
 
 def _preference(lead: str, raw: str, restore, subject: str) -> Statement | None:
     obj = restore(raw)
-    if not informative(obj):
+    if not informative(obj) or on_the_table(obj):
         return None
     return topical(lead, obj, subject)
 
@@ -339,15 +334,14 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     no_longer = None if negated else _MY_NOT_RE.match(value)
     if no_longer:
         value, negated = no_longer.group("x") or no_longer.group("y"), True
-    if not informative(value):
+    if not informative(value) or passing_value(key, value):
         return None
     if negated:
         return Statement("profile", tx.capitalise(key) + ": no longer ", value, ("profile", key), {})
     head = key.split()[-1]
     name, named = re.subn(r"(?i)^(?:called|named)\s+", "", value)
     name = re.sub(r"(?i)^the\s+", "", name).strip()
-    looks_like_name = bool(named) or (name[:1].isupper() or name[:1].isdigit())
-    if head in ENTITY_CATEGORIES and looks_like_name and len(name.split()) <= 4:
+    if head in ENTITY_CATEGORIES and (named or looks_like_name(name)) and len(name.split()) <= 4:
         category = ENTITY_CATEGORIES[head]
         return Statement("entities", "", name, ("entities", category, key), {"category": category}, noun=key)
     return Statement("profile", tx.capitalise(key) + ": ", value, ("profile", key), {})

@@ -54,11 +54,17 @@ _IRREGULAR_3RD = {
     "don't": "does not", "dont": "does not", "can't": "cannot", "cant": "cannot", "won't": "will not",
     "'m": "is", "'ve": "has", "'ll": "will", "'d": "would",
 }
-# Words that stay as they are after "I": modals and common past-tense forms.
-_UNCHANGED = frozenset(
-    "can could will would shall should must might may was were had did went made said got took came saw knew "
-    "thought wrote ran built left bought told found gave began met lost sent spent kept felt became".split()
+# Irregular past-tense forms ("-ed" covers the rest, see is_past).
+_PAST = frozenset(
+    "was were had did went made said got took came saw knew thought wrote ran built left bought told found gave began "
+    "met lost sent spent kept felt became understood misunderstood forgot forgave stood heard held brought caught taught "
+    "fought sought meant sat slept wore chose spoke broke drove ate drank fell grew threw blew drew flew forbade "
+    "hid rode rose sang sank swam swore tore woke won wound".split()
 )
+# Words that stay as they are after "I": modals and past-tense forms.
+_UNCHANGED = frozenset(("can", "could", "will", "would", "shall", "should", "must", "might", "may")) | _PAST
+# "-ed" words that are no past tense ("I need", "I embed").
+_NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed"))
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
 # "X and I Y", "X, but my Y", "X, so my Y", "X - my Y", "X, I Y": where a first-person clause
@@ -231,13 +237,19 @@ def conjugate(verb: str) -> str:
     lower = verb.lower()
     if lower in _IRREGULAR_3RD:
         return _IRREGULAR_3RD[lower]
-    if lower in _UNCHANGED or lower.endswith("ed") or not lower.isalpha():
+    if lower in _UNCHANGED or is_past(lower) or not lower.isalpha():
         return verb
     if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
     if len(lower) > 1 and lower.endswith("y") and lower[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+def is_past(verb: str) -> bool:
+    """Whether ``verb`` is a past-tense form: "understood", "used"; not "need" or "embed"."""
+    lower = verb.lower()
+    return lower in _PAST or (lower.endswith("ed") and not lower.endswith("eed") and lower not in _NOT_PAST_ED)
 
 
 def absolute_dates(text: str, day: datetime) -> str:
