@@ -40,6 +40,10 @@ def said(text: str) -> dict:
     return {"type": "text", "text": text}
 
 
+def grep(pattern: str) -> dict:
+    return {"type": "tool", "tool_name": "grep", "tool_input": {"pattern": pattern}, "tool_output": "", "tool_status": "completed"}
+
+
 FLAKY_FIX = [
     "Let's fix the flaky login test.",
     ("assistant", [said("Running the login tests first."), bash("pytest tests/test_login.py", "1 failed", "error")]),
@@ -55,6 +59,33 @@ FLAKY_EXPERIENCE = (
     "4. edit: `tests/test_login.py`\n"
     "5. bash: `pytest tests/test_login.py`\n\n"
     "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it, tests pass now\" (2026-05-01)."
+)
+
+def failing_test(name: str, goal: str = "Fix the failing test in tests/test_{}.py") -> list:
+    return [goal.format(name), ("assistant", [said(f"Root cause in {name}."), bash(f"pytest tests/test_{name}.py", "2 passed")]),
+            "That fixed it, thanks."]
+
+
+def failing_test_experience(name: str, goal: str = "fix the failing test in tests/test_{}.py") -> str:
+    return (f"## Situation\n\nGoal: {goal.format(name)}.\n\n## Approach\n\n1. Root cause in {name}\n"
+            f"2. bash: `pytest tests/test_{name}.py`\n\n## Reflect\n\nOutcome: success; the user confirmed \"That fixed it, thanks\" (2026-05-01).")
+
+
+# Twelve searches, then the fix: too many steps, and the fix and the test run are what must stay.
+SEARCHED_FIX = [
+    "Let's fix the deadlock in worker/pool.py.",
+    *(("assistant", [grep(f"cache{n}")]) for n in range(12)),
+    ("assistant", [said("The pool never releases its lock on a timeout; releasing it in finally."), edit("worker/pool.py")]),
+    ("assistant", [bash("pytest tests/test_pool.py", "8 passed")]),
+    "That fixed it.",
+]
+SEARCHED_EXPERIENCE = (
+    "## Situation\n\nGoal: fix the deadlock in worker/pool.py.\n\n## Approach\n\n"
+    + "".join(f"{n - 4}. grep: `cache{n}`\n" for n in range(5, 12))
+    + "8. The pool never releases its lock on a timeout; releasing it in finally\n"
+    "9. edit: `worker/pool.py`\n"
+    "10. bash: `pytest tests/test_pool.py`\n\n"
+    "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it\" (2026-05-01)."
 )
 TODAY = datetime.now(UTC)
 RETRY_SESSION = [
@@ -354,7 +385,7 @@ CASES = [
     pytest.param([["I joined Toastmasters last year.", "When you get a chance, use the new API.", "Update the docs."]], {}, None,
                  id="joined-when-you-and-update-in-a-session"),
     pytest.param([RETRY_SESSION], {
-        "experiences/add_retry_logic_to.md": RETRY_EXPERIENCE,
+        "experiences/add_retry_logic_payment_client.md": RETRY_EXPERIENCE,
         "preferences/default/tenacity.md": "- Always use tenacity for retries",
         "preferences/default/retry.md": "- Never retry on 4xx errors",
         "profile.md": "- Editor: Neovim\n- Moved to Lisbon",
@@ -446,6 +477,39 @@ CASES = [
     pytest.param([[*FLAKY_FIX, "That fixed it. I prefer short test names."]],
                  {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed it"),
                   "preferences/default/short_test_names.md": "- Prefers short test names"}, None, id="experience-and-a-preference"),
+    # another goal is another experience: the file it names tells them apart; the same goal, said
+    # another way, replaces its own
+    pytest.param([failing_test("auth"), failing_test("billing")],
+                 {"experiences/fix_failing_test_test_auth.md": failing_test_experience("auth"),
+                  "experiences/fix_failing_test_test_billing.md": failing_test_experience("billing")}, None,
+                 id="experiences-of-two-goals-about-two-files"),
+    pytest.param([failing_test("auth"), failing_test("auth", "Let's fix the failing test in test_{}.py again")],
+                 {"experiences/fix_failing_test_test_auth.md": failing_test_experience("auth", "fix the failing test in test_{}.py again")},
+                 None, id="the-same-goal-said-another-way-replaces-its-experience"),
+    pytest.param([failing_test("auth", "Fix the bug in the {} module"), failing_test("billing", "Fix the bug in the {} module")],
+                 {"experiences/fix_bug_auth_module.md": failing_test_experience("auth", "fix the bug in the {} module"),
+                  "experiences/fix_bug_billing_module.md": failing_test_experience("billing", "fix the bug in the {} module")}, None,
+                 id="experiences-of-two-goals-about-two-modules"),
+    # the last word says it does not work, or not thanks to the agent: no experience, never "success"
+    pytest.param([[*FLAKY_FIX, "Hmm, that worked on my machine yesterday, now CI is red."]], {}, None, id="no-experience-when-ci-is-red-now"),
+    pytest.param([[*FLAKY_FIX, "The tests passed before your edit. Revert it."]], {}, None, id="no-experience-when-it-passed-before"),
+    pytest.param([[*FLAKY_FIX, "I reverted your change and it works now."]], {}, None, id="no-experience-when-the-change-was-reverted"),
+    pytest.param([[*FLAKY_FIX, "Forget it, I rewrote the test myself and it works now."]], {}, None,
+                 id="no-experience-when-the-user-did-it-instead"),
+    # ... while a plain "that worked" or "the tests passed", and red that is no build, still confirm it
+    pytest.param([[*FLAKY_FIX, "That worked."]], {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That worked")},
+                 None, id="experience-confirmed-in-the-past-tense"),
+    pytest.param([[*FLAKY_FIX, "Great, the tests passed."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "Great, the tests passed")},
+                 None, id="experience-when-the-tests-passed"),
+    pytest.param([[*FLAKY_FIX, "That fixed it, the red underline is gone."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed it, the red underline is gone")},
+                 None, id="experience-with-red-that-is-no-build"),
+    pytest.param([[*FLAKY_FIX, "That fixed it, I checked it myself."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed it, I checked it myself")},
+                 None, id="experience-the-user-checked-themselves"),
+    # too many steps: the edit and the test run stay, the first searches go
+    pytest.param([SEARCHED_FIX], {"experiences/fix_deadlock_pool.md": SEARCHED_EXPERIENCE}, None, id="experience-keeps-the-fix-over-searches"),
 ]
 
 

@@ -222,6 +222,49 @@ def test_the_index_reads_an_archive_overview_without_the_words_every_archive_ove
     assert searchable(derive_abstract(untitled)) == "2026-11-30"
 
 
+def _section(overview: str, heading: str) -> list[str]:
+    return overview.split(f"## {heading}\n", 1)[1].split("\n\n", 1)[0].splitlines()
+
+
+@pytest.mark.parametrize(
+    "last, state",
+    [
+        # the user's word on how it went outranks what the assistant meant to do before it
+        ("That fixed it, tests pass now.", ["- That fixed it, tests pass now."]),
+        ("Hmm, that worked on my machine yesterday, now CI is red.", ["- Hmm, that worked on my machine yesterday, now CI is red."]),
+        ("The tests passed before your edit. Revert it.", ["- The tests passed before your edit. Revert it."]),
+        # no word on how it went: the assistant's last sentence stays the state
+        ("Thanks.", ["- I'll look at the auth module."]),
+        ("Did that fix it?", ["- I'll look at the auth module."]),
+    ],
+)
+def test_an_archive_overview_states_the_users_last_word_on_how_it_went(last, state):
+    from ov.sessions.overview import CURRENT_STATE, working_memory
+
+    said = [_msg("user", "Let's fix the failing test in tests/test_auth.py."), _msg("assistant", "I'll look at the auth module."), _msg("user", last)]
+    assert _section(working_memory(said, "s"), CURRENT_STATE) == state
+
+
+def test_an_archive_overview_takes_lets_for_a_goal_and_a_paste_for_no_goal():
+    from ov.sessions.overview import FACTS, TASK, working_memory
+
+    said = [
+        _msg("user", "Let's fix the failing test. Here's the output:\n```\nE   AssertionError: token expired\n```"),
+        _msg("assistant", "Let's use a frozen clock. I'll look at the auth module."),
+        _msg("user", "Traceback (most recent call last):\n  File \"auth.py\", line 3, in login\nKeyError: 'token'"),
+        _msg("user", "def login(user):\n    return issue(user);\n}"),
+        _msg("user", "2026-11-30 12:00:01 ERROR worker died\nAlso keep the old API working."),
+        _msg("user", "Error handling is slow in the worker."),
+    ]
+    overview = working_memory(said, "s")
+    # what the user wrote is a goal, what they pasted (a traceback, code, a log line) is not
+    assert _section(overview, TASK) == [
+        "- Let's fix the failing test.", "- Also keep the old API working.", "- Error handling is slow in the worker.",
+    ]
+    # "let's" with a choice after it is a decision; "let's fix ..." is the goal
+    assert _section(overview, FACTS) == ["- Let's use a frozen clock. I'll look at the auth module."]
+
+
 def test_an_archive_overview_someone_rewrote_keeps_its_words():
     from ov.sessions.overview import searchable, working_memory
 

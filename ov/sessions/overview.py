@@ -36,7 +36,23 @@ UNTITLED = "Session"  # the title of an archive without a user message: "Session
 
 _PATH_RE = LazyPattern(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|ts|js|json|yaml|yml|toml|go|rs|java|sql|sh|txt)\b")
 _ERROR_RE = LazyPattern(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b", re.IGNORECASE)
-_DECISION_RE = LazyPattern(r"\b(decided|decision|agreed|we will|we'll|let's|going with|chose|choose|settled on)\b", re.IGNORECASE)
+# "Let's" opens a decision only with a choice after it ("let's go with Postgres"); "let's fix the
+# test" opens a goal.
+_DECISION_RE = LazyPattern(
+    r"\b(decided|decision|agreed|we will|we'll|let's (?:go with|use|keep|stick with|stay with|switch to|not)|going with|chose|choose|settled on)\b",
+    re.IGNORECASE,
+)
+# A fenced block: pasted code or output, never a goal.
+_FENCED_RE = LazyPattern(r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1|\Z)", re.MULTILINE | re.DOTALL)
+# A line that was pasted, not written: a log line (a timestamp, a level, a traceback or test runner
+# line, "file.py:12"), a prompt, or code (a definition, an import, an assignment, a line opening or
+# closing a block or ending in ";"). Case matters: "ERROR: ..." is a log, "Error handling is slow" a sentence.
+_PASTED_RE = LazyPattern(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[ T]\d|\[?\d{1,2}:\d{2}:\d{2}|\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|FAILED|PASSED)\b"
+    r"|Traceback \(most recent call last\)|File \"[^\"]+\", line \d|at [\w$.]+\(|E {2,}|[=_-]{3,}|\$ |>>> |[\w.]+(?:Error|Exception):"
+    r"|[\w./-]+\.\w{1,8}:\d+|def \w+\s*\(|class \w+\s*[:({]|import [\w.]+(?: as \w+)?\s*;?$|from [\w.]+ import |(?:const|let|var) \w+\s*=|function\s*\w*\s*\("
+    r"|#include\b|[{}\]]|</?[a-zA-Z][\w-]*[\s/>])|[;{]\s*$"
+)
 _CORRECTION_RE = LazyPattern(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
 _SENTENCE_END_RE = LazyPattern(r"[.!?](?:\s|$)")
 # The brief's frame: the count around the span, then "The user asked:". The span's dates stay: they
@@ -58,8 +74,8 @@ def working_memory(messages: list[dict], session_id: str) -> str:
         brief += f" {ASKED} {_first_sentence(user_texts[0])}"
     all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
     sections = {
-        CURRENT_STATE: [_first_sentence(assistant_texts[-1])] if assistant_texts else [],
-        TASK: [_first_sentence(t) for t in user_texts[:8]],
+        CURRENT_STATE: _current_state(messages, assistant_texts),
+        TASK: [_first_sentence(goal) for t in user_texts[:8] if (goal := _written(t))],
         FACTS: [line for line in all_lines if _DECISION_RE.search(line)][:8],
         FILES: sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
         ERRORS: [line for line in all_lines if _ERROR_RE.search(line) or _CORRECTION_RE.match(line)][:8],
@@ -71,6 +87,25 @@ def working_memory(messages: list[dict], session_id: str) -> str:
         out.extend(f"- {item[:300]}" for item in dict.fromkeys(items)) if items else out.append(NONE)
         out.append("")
     return truncate_generated("\n".join(out).strip() + "\n", sidecar.OVERVIEW_MAX_CHARS)
+
+
+def _current_state(messages: list[dict], assistant_texts: list[str]) -> list[str]:
+    """The session's last word: the assistant's last sentence, unless the user spoke after it and
+    said how it went ("That fixed it, tests pass now" outranks the "I'll look at ..." before it)."""
+    said = [m for m in messages if m.get("role") in ("user", "assistant") and message_text(m).strip()]
+    if said and said[-1].get("role") == "user":
+        # Imported here: the index imports this module for searchable(), the rules only a commit needs.
+        from ov.sessions.memory.experience import verdict
+
+        if (word := verdict(message_text(said[-1]))) is not None:
+            return [word[1] if word[1].endswith((".", "!")) else word[1] + "."]
+    return [_first_sentence(assistant_texts[-1])] if assistant_texts else []
+
+
+def _written(text: str) -> str:
+    """What the user wrote of a message, without what they pasted: fenced blocks, log and code lines."""
+    unfenced = _FENCED_RE.sub("\n", text)
+    return "\n".join(line for line in unfenced.splitlines() if line.strip() and not _PASTED_RE.search(line)).strip()
 
 
 def searchable(body: str) -> str:
