@@ -126,7 +126,7 @@ CASES = [
                  None, id="works-on-is-not-the-employer"),
     pytest.param(["I like jazz", "I hate jazz"], {"preferences/default/jazz.md": "- Hates jazz"},
                  {"preferences/default/jazz.md": ("- Likes jazz", "- Hates jazz")}, id="opposite-preference-replaced"),
-    pytest.param(["I always squash commits", "I never squash commits"], {"preferences/default/squash_commits.md": "- Never squashes commits"},
+    pytest.param(["I always squash commits", "I never squash commits"], {"preferences/default/squash_commits.md": "- Never squash commits"},
                  None, id="always-then-never"),
     pytest.param(["I like jazz", "I love jazz"], {"preferences/default/jazz.md": "- Likes jazz\n- Loves jazz"}, None,
                  id="same-side-preferences-supplement"),
@@ -184,6 +184,65 @@ CASES = [
     pytest.param(["I prefer dark mode", "I prefer light mode"],
                  {"preferences/default/dark_mode.md": "- No longer prefers dark mode", "preferences/default/light_mode.md": "- Prefers light mode"},
                  None, id="dark-then-light-mode"),
+    # --- "I meant X" changes the statement just made only when X can be its value ---------------
+    pytest.param([["My editor is Neovim.", "I meant line 42, not 24.", "I prefer tabs for indentation.", "No, I meant the other file."]],
+                 {"profile.md": "- Editor: Neovim", "preferences/default/tabs.md": "- Prefers tabs for indentation"}, None,
+                 id="i-meant-a-place-in-the-code-is-no-value"),
+    pytest.param([["I work at Acme. No wait, I meant the staging server crashed."]], {"profile.md": "- Works at Acme"}, None,
+                 id="i-meant-a-clause-of-its-own-is-no-value"),
+    pytest.param([["My editor is Neovim.", "Sorry, I meant the build is broken."]], {"profile.md": "- Editor: Neovim"}, None,
+                 id="i-meant-a-clause-with-is-is-no-value"),
+    pytest.param([["My editor is Neovim.", "I meant Vim, not Emacs."]], {"profile.md": "- Editor: Neovim"}, None,
+                 id="i-meant-x-not-something-else"),
+    pytest.param([["My editor is Neovim.", "No, I meant Vim, not Neovim."]], {"profile.md": "- Editor: Vim"}, None,
+                 id="i-meant-x-not-the-old-value"),
+    pytest.param(["I prefer tabs in Go. No, I meant spaces, not tabs."], {"preferences/default/spaces.md": "- Prefers spaces in Go"}, None,
+                 id="i-meant-x-not-y-keeps-the-rest"),
+    pytest.param(["I'm a designer. I meant engineer, not designer."], {"profile.md": "- Is an engineer"}, None, id="i-meant-x-not-y-article"),
+    pytest.param(["I prefer long functions. No, I meant small functions."],
+                 {"preferences/default/small_functions.md": "- Prefers small functions"}, None, id="i-meant-a-kind-of-code-is-a-value"),
+    pytest.param(["I work at Acme. No wait, I meant Globex."], {"profile.md": "- Works at Globex"}, None, id="i-meant-a-name"),
+    # --- a choice in one context leaves the choices of other contexts ---------------------------
+    pytest.param([["I prefer tabs in Go code."], ["I prefer spaces in Python."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs in Go code", "preferences/default/spaces.md": "- Prefers spaces in Python"},
+                 None, id="choices-in-two-contexts-both-stand"),
+    pytest.param(["I prefer dark mode in my terminal", "I prefer light mode for printed docs"],
+                 {"preferences/default/dark_mode.md": "- Prefers dark mode in my terminal",
+                  "preferences/default/light_mode.md": "- Prefers light mode for printed docs"}, None, id="modes-in-two-contexts-both-stand"),
+    pytest.param(["I prefer tabs in Go code", "I prefer spaces in Go code"],
+                 {"preferences/default/tabs.md": "- No longer prefers tabs in Go code", "preferences/default/spaces.md": "- Prefers spaces in Go code"},
+                 None, id="choices-in-one-context-rule-out"),
+    pytest.param(["I prefer tabs", "I prefer spaces in Python"],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "preferences/default/spaces.md": "- Prefers spaces in Python"},
+                 None, id="a-choice-for-a-context-leaves-the-general-one"),
+    pytest.param(["I prefer tabs in Go code", "I prefer spaces"],
+                 {"preferences/default/tabs.md": "- Prefers tabs in Go code", "preferences/default/spaces.md": "- Prefers spaces"},
+                 None, id="a-general-choice-leaves-one-for-a-context"),
+    # --- "I always X" and the instruction "Always X" are one statement ----------------------------
+    pytest.param([["I always use type hints."], ["Never use type hints."]], {"preferences/default/type_hints.md": "- Never use type hints"},
+                 None, id="i-always-then-never-instruction"),
+    pytest.param([["I always use type hints."], ["Always use type hints."]], {"preferences/default/type_hints.md": "- Always use type hints"},
+                 None, id="i-always-and-always-are-one-line"),
+    pytest.param(["Never use type hints", "I always use type hints"], {"preferences/default/type_hints.md": "- Always use type hints"},
+                 None, id="never-instruction-then-i-always"),
+    pytest.param(["I always eat lunch late", "I never eat lunch late"], {"preferences/default/eat_lunch_late.md": "- Never eats lunch late"},
+                 None, id="a-habit-outside-the-work-is-the-users"),
+    # --- returning to a choice ends its "No longer" line ----------------------------------------
+    pytest.param(["I prefer tabs", "I prefer spaces", "I prefer tabs over spaces"],
+                 {"preferences/default/tabs.md": "- Prefers tabs over spaces", "preferences/default/spaces.md": "- No longer prefers spaces"},
+                 None, id="back-to-a-choice"),
+    pytest.param(["I prefer tabs over spaces", "I no longer prefer tabs over spaces", "I prefer tabs"],
+                 {"preferences/default/tabs.md": "- Prefers tabs"}, None, id="back-to-a-choice-said-over-another"),
+    pytest.param(["I prefer tabs in Go code", "I prefer spaces in Go code", "I prefer tabs"],
+                 {"preferences/default/tabs.md": "- No longer prefers tabs in Go code\n- Prefers tabs",
+                  "preferences/default/spaces.md": "- Prefers spaces in Go code"}, None, id="a-general-choice-leaves-a-context-no-longer"),
+    pytest.param(["I prefer using pytest for tests", "I hate pytest"], {"preferences/default/pytest.md": "- Hates pytest"}, None,
+                 id="hate-replaces-prefers-using"),
+    pytest.param(["I hate using pytest", "I like pytest"], {"preferences/default/pytest.md": "- Likes pytest"}, None,
+                 id="like-replaces-hates-using"),
+    pytest.param(["I prefer pytest for unit tests", "I hate pytest for integration tests"],
+                 {"preferences/default/pytest.md": "- Prefers pytest for unit tests\n- Hates pytest for integration tests"}, None,
+                 id="feelings-in-two-contexts-both-stand"),
     # --- "remember that" states a fact --------------------------------------------------------
     pytest.param(["Remember that our staging DB is on port 5433"], {"entities/systems/staging_db.md": "# Staging DB\n\n- Is on port 5433"},
                  None, id="remember-that-fact"),
@@ -321,7 +380,7 @@ CASES = [
     pytest.param(["I live in Berlin, for what it's worth"], {"profile.md": "- Lives in Berlin"}, None, id="trailing-for-what-its-worth"),
     pytest.param(["For what it’s worth, I prefer dark mode"], {"preferences/default/dark_mode.md": "- Prefers dark mode"}, None,
                  id="leading-for-what-its-worth"),
-    pytest.param(["I always squash commits fwiw"], {"preferences/default/squash_commits.md": "- Always squashes commits"}, None,
+    pytest.param(["I always squash commits fwiw"], {"preferences/default/squash_commits.md": "- Always squash commits"}, None,
                  id="trailing-fwiw"),
     pytest.param(["My timezone is CET, just so you know"], {"profile.md": "- Timezone: CET"}, None, id="trailing-just-so-you-know"),
     pytest.param(["Just so you know, my timezone is CET"], {"profile.md": "- Timezone: CET"}, None, id="leading-just-so-you-know"),
@@ -437,7 +496,7 @@ CASES = [
     pytest.param([["I prefer your answers short.", "I always write tests first.", "I always need coffee.", "I hate Java packaging.",
                    "I am an engineer.", "I prefer the Go option."]],
                  {"preferences/default/answers_short.md": "- Prefers your answers short",
-                  "preferences/default/write_tests_first.md": "- Always writes tests first",
+                  "preferences/default/write_tests_first.md": "- Always write tests first",  # a verb of the work: as an instruction
                   "preferences/default/general.md": "- Always needs coffee",
                   "preferences/default/java_packaging.md": "- Hates Java packaging",
                   "preferences/default/go_option.md": "- Prefers the Go option",
@@ -660,6 +719,31 @@ def test_supersede(old, probes, line, new):
     from ov.sessions.memory.merge import patch_text
 
     assert patch_text(old, {"supersede": probes, "with": line}) == new
+
+
+@pytest.mark.parametrize(
+    "old, lead, obj, line, new",
+    [
+        # a line in the wording of older versions ("Always uses") is replaced by the instruction
+        ("- Always uses type hints", "Never ", "use type hints", "- Never use type hints", "- Never use type hints"),
+        ("- Always uses type hints", "Always ", "use type hints", "- Always use type hints", "- Always use type hints"),
+        ("- Always use type hints in new code", "Always ", "use type hints", "- Always use type hints",
+         "- Always use type hints in new code\n- Always use type hints"),
+    ],
+)
+def test_supersedes_an_always_line_in_either_wording(old, lead, obj, line, new):
+    from ov.sessions.memory.merge import patch_text
+    from ov.sessions.memory.rules import supersedes
+
+    assert patch_text(old, {"supersede": list(supersedes("preferences", lead, obj)), "with": line}) == new
+
+
+def test_a_whole_line_probe_matches_only_the_whole_line():
+    from ov.sessions.memory.merge import patch_text
+
+    op = {"supersede": ["Prefers tabs$"], "with": "- No longer prefers tabs", "append": False}
+    assert patch_text("- Prefers tabs.", op) == "- No longer prefers tabs"
+    assert patch_text("- Prefers tabs in Go code", op) == "- Prefers tabs in Go code"
 
 
 def test_supersede_that_only_amends_never_appends():

@@ -16,7 +16,8 @@ I prefer / like / love / enjoy X          preferences/{user}/{slug(X)}: "Prefers
 I dislike / hate X                        preferences: "Dislikes X", "Hates X" (none for what is on
                                           the table: "your idea", "option B", "its packaging")
 I don't like / love / enjoy / want X      preferences: "Does not like X", ...
-I always / never X                        preferences: "Always Xs", "Never Xs" (not in the past)
+I always / never X                        as "always X" below for a verb of the work; else "Always Xs"
+                                          (not in the past)
 I am a / I'm an X                         profile: "Is a X" (not a sigh: "I'm such an idiot")
 I work as / at / for / on X               profile: "Works at X", ...
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
@@ -46,33 +47,9 @@ I joined the X team                       as "my team is X"
 I'm (not) a fan of X; I can't stand X     preferences: "Is a fan of X", "Is not a fan of X",
                                           "Cannot stand X"
 always / never X (an instruction)         preferences: "Always X", "Never X"
-remember (that) / note that / keep in     X is read by the rules above (see facts.py); else
-mind that / don't forget (that) X;        "our S" or "the T S" (a modifier T), then is, runs,
-X, remember that; X. Remember that.       uses, has, rotates, ... P, with S holding db,
-                                          database, server(s), service, ci, team, ... and P naming
-                                          no day, nothing that happened and no passing state
-                                          (down, broken, slow, ...), is a fact:
-                                          entities/systems/{S}, "P" (words after S go into the
-                                          fact: "Password rotates monthly"); "we moved S to Y":
-                                          "Moved to Y" in place of where S ran; "we switched
-                                          from X to Y" as above, for the team's lines; an
-                                          instruction ("don't use tabs", "please use pytest")
-                                          or a wish ("I'd rather X", "I'd prefer that you X")
-                                          is a preference in the user's words; "Bob owns /
-                                          leads / reviews ... X": entities/people/bob, "Owns
-                                          X"; a first-person X ("I use fish") a profile fact
-                                          ("Uses fish"), "we use Jira" one about the team
-                                          ("Team uses Jira"), but "we use / run X for / on
-                                          the S" one about S ("Uses X"); "the payments team
-                                          owns X": entities/teams/payments; "ownership of S
-                                          moved to Y": "Is owned by Y"; "I joined Datadog":
-                                          "Works at Datadog"; "when you V X, <instruction>"
-                                          an instruction; a fact naming a version ("Are on
-                                          Node 20") replaces one naming another; a
-                                          note naming a day, or anything else, is a dated note
-                                          in events/. "Actually X" corrects the stored fact
-                                          with X's verb and preposition ("Is in eu-west-1"),
-                                          or for a place, any with its preposition ("Lives in")
+remember (that) / note that / keep in     X is read by the rules above; else a fact about a system or
+mind that / don't forget (that) X;        the team, an instruction, a first-person fact, or a dated
+X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions.memory.facts`)
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
 that, X / I was wrong, X / no wait, X /
@@ -97,8 +74,8 @@ key K; "Works at / for" and "Works as" replace the line with the same lead
 ("Prefers X" and "Hates X", "Always X" and "Never X"). Preferring one of a few
 known exclusive choices (tabs / spaces, dark / light mode or theme, single /
 double quotes, vim / emacs / helix / ...), or one named over another ("Go over
-Python"), turns a stored "Prefers" line for the other into "No longer prefers
-..." in that file; no file is created for it.
+Python"), turns a stored "Prefers" line for the other, in the same context
+("in Go code"), into "No longer prefers ..." in that file; no file is created for it.
 Git keeps every earlier version.
 
 Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
@@ -128,7 +105,9 @@ from ov.sessions.memory import text as tx
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
-from ov.sessions.memory.rules import Statement, informative, points_back, rivals, statement_of, supersedes
+from ov.sessions.memory.choices import choice_probes, rivals
+from ov.sessions.memory.meant import value_meant
+from ov.sessions.memory.rules import Statement, informative, points_back, statement_of, supersedes
 from ov.sessions.memory.secrets import states_a_secret
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
@@ -297,8 +276,8 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     "Actually," marker so that merging replaces the stored line it
     contradicts. When X is only a short fragment after "I meant" ("no, I meant
     spaces"), it replaces the object of the latest recent statement that has
-    one ("Prefers tabs" -> "Prefers spaces", now under spaces); any other
-    fragment is dropped.
+    one ("Prefers tabs" -> "Prefers spaces", now under spaces) when it can be
+    its value (:func:`ov.sessions.memory.meant.value_meant`); any other fragment is dropped.
     """
     body = tx.without_fillers(body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
@@ -324,6 +303,9 @@ def _swap_fragment(fragment: str, recent: list[Statement], ctx: _Context, fragme
         return
     if not (target.lead or target.memory_type == "entities") or target.fact:
         return
+    fragment = value_meant(fragment, target)
+    if fragment is None:
+        return
     if target.lead.lower() == "is " and not re.match(r"(?i)an?\s", fragment):
         fragment = ("an " if fragment[:1].lower() in "aeiou" else "a ") + fragment
     if target.memory_type == "entities":
@@ -345,7 +327,7 @@ def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
             "preferences",
             {**statement.path_fields, "topic": tx.slug(rival), "content": f"- No longer prefers {rival}"},
             list(sources),
-            replaces=(f"Prefers {rival}",),
+            replaces=choice_probes(f"Prefers {rival}"),
             only_amends=True,
         )
         for rival in rivals(statement.lead, statement.obj)

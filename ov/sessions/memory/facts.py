@@ -7,6 +7,24 @@ port 5433"), about the user's team ("we use Linear for tickets"), an
 instruction ("don't use tabs in this repo"), a first-person fact, or a dated
 note. A session's plain chatter never reaches these rules: only what was
 asked to be remembered does.
+
+In detail, for "remember (that) / note that / keep in mind that / don't forget (that) X; X,
+remember that; X. Remember that.":
+X is read by the clause rules first; else "our S" or "the T S" (a modifier T), then is,
+runs, uses, has, rotates, ... P, with S holding db, database, server(s), service, ci, team, ...
+and P naming no day, nothing that happened and no passing state (down, broken, slow, ...), is a
+fact: entities/systems/{S}, "P" (words after S go into the fact: "Password rotates monthly");
+"we moved S to Y": "Moved to Y" in place of where S ran; "we switched from X to Y" as above, for
+the team's lines; an instruction ("don't use tabs", "please use pytest") or a wish ("I'd rather
+X", "I'd prefer that you X") is a preference in the user's words; "Bob owns / leads / reviews
+... X": entities/people/bob, "Owns X"; a first-person X ("I use fish") a profile fact ("Uses
+fish"), "we use Jira" one about the team ("Team uses Jira"), but "we use / run X for / on the S"
+one about S ("Uses X"); "the payments team owns X": entities/teams/payments; "ownership of S
+moved to Y": "Is owned by Y"; "I joined Datadog": "Works at Datadog"; "when you V X,
+<instruction>" an instruction; a fact naming a version ("Are on Node 20") replaces one naming
+another; a note naming a day, or anything else, is a dated note in events/. "Actually X"
+corrects the stored fact with X's verb and preposition ("Is in eu-west-1"), or for a place, any
+with its preposition ("Lives in").
 """
 
 from __future__ import annotations

@@ -138,8 +138,9 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     A probe ending in ":" matches the lines with that key ("editor:" matches
     "- Editor: Neovim"); one starting with "*:" the lines with that value under
     any key ("*: neovim"); one ending in " #" the lines that go on with a version
-    ("runs node #" matches "Runs Node 18"); any other the lines that start with it, up to a word
-    boundary ("works at" matches "Works at Acme", not "Works atop"). Lines are
+    ("runs node #" matches "Runs Node 18"); one ending in "$" the lines equal to the rest ("prefers
+    tabs$"); any other the lines that start with it, up to a word boundary ("works at" matches
+    "Works at Acme", not "Works atop"). Lines are
     compared as :func:`normalise` makes them. The first match takes ``new``
     (in its bullet style, without an "Actually," marker) and the others are
     removed, so a key stated twice by older versions heals to one line.
@@ -187,6 +188,8 @@ def _matches(body: str, probe: str) -> bool:
         return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
     if want.startswith("*:"):
         return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
+    if want.endswith("$"):  # the whole line: "prefers tabs$" is not "Prefers tabs in Go code"
+        return have == normalise(want[:-1])
     if want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"
         return re.match(re.escape(normalise(want[:-2])) + r"\s+v?\d", have) is not None
     want = normalise(want)

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
@@ -90,13 +91,12 @@ INSTRUCTION_VERBS = (
     "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
 )
 _STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{INSTRUCTION_VERBS})\s+.+)$", re.I)
+_INSTRUCTION_RE = re.compile(rf"(?:{INSTRUCTION_VERBS})\s", re.IGNORECASE)
 # More ways of liking: "I can't stand Java", "I'm not a fan of meetings".
 _FAN_RE = re.compile(
     r"^I(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:a\s+|a\s+(?:big|huge|great)\s+|much\s+of\s+a\s+)?fan)\s+of\s+(?P<x>.+)$", re.I
 )
 _CANT_STAND_RE = re.compile(r"^I\s+(?:can't|cannot|can\s+not)\s+(?:stand|bear)\s+(?P<x>.+)$", re.I)
-# "Prefers Go over Python" rules out Python, as "tabs" rules out "spaces" (see rivals).
-_OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<y>.+)$", re.I)
 # "we ..." and "our team ...": a standing fact about the user's team, only when asked to remember it.
 # "we're on Postgres 15" is "we are on Postgres 15".
 TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s+)(?P<rest>.+)$", re.I)
@@ -143,14 +143,6 @@ ENTITY_CATEGORIES = {
     "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
     "product": "products", "app": "products", "service": "products",
 }
-# Choices that exclude each other: preferring one is no longer preferring the others (see rivals).
-EXCLUSIVE = (
-    ("tabs", "spaces"),
-    ("dark mode", "light mode"),
-    ("dark theme", "light theme"),
-    ("single quotes", "double quotes"),
-    ("vim", "neovim", "emacs", "helix", "vs code", "vscode", "sublime text", "nano", "zed"),
-)
 
 
 @dataclass
@@ -207,15 +199,12 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         # "I never understood regexes" tells of the past, "I always forget the flag for this" of the task.
         if not informative(obj) or points_back(obj) or tx.is_past(obj.split()[0]):
             return None
-        verb, rest = tx.third_person_parts(obj)
-        lead = f"{m.group('adv').capitalize()} {verb.lower()} " if rest else f"{m.group('adv').capitalize()} "
-        topic = tx.slug(obj)
-        return Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic})
+        return _always(m.group("adv"), obj, subject)
     if m := _STANDING_RE.match(clause):
         obj = restore(m.group("x"))
         if not informative(obj) or points_back(obj):
             return None  # "never do that again"
-        return topical(m.group("adv").capitalize() + " ", obj, subject)
+        return _always(m.group("adv"), obj, subject)
     if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")) and not self_deprecating(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
     if m := _WORK_RE.match(clause):
@@ -231,18 +220,25 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
     """The stored lines a line ``lead + obj`` replaces, as probes for merge's ``supersede`` op.
 
     A probe ending in ":" names a key ("editor:" matches "Editor: Neovim"), one
-    starting with "*:" a value under any key, and any other the start of a line.
+    starting with "*:" a value under any key, one ending in "$" the whole line,
+    and any other the start of a line.
     """
     if memory_type == "preferences":
         if lead.startswith("No longer "):
             return (lead[len("No longer ") :].capitalize() + obj,)
         if lead in _POSITIVE:
-            return (*(n + obj for n in _NEGATIVE), "No longer " + lead.lower() + obj)
+            # Saying a choice again ends its "No longer" line, however the choice was put then or now.
+            return (*opposed(_NEGATIVE, obj), *choice_probes("No longer " + lead.lower() + choice_of(obj)))
         if lead in _NEGATIVE:
-            return tuple(p + obj for p in _POSITIVE)
-        adverb = lead.split(" ", 1)
-        if adverb[0] in ("Always", "Never") and len(adverb) == 2:
-            return (("Never " if adverb[0] == "Always" else "Always ") + adverb[1] + obj,)
+            return opposed(_POSITIVE, obj)
+        adverb, _, rest = lead.partition(" ")
+        if adverb in ("Always", "Never"):
+            other = "Never " if adverb == "Always" else "Always "
+            if rest:
+                return (other + rest + obj,)
+            # An instruction also replaces its lines in the wording of older versions ("Always uses ...").
+            verb, after = tx.third_person_parts(obj)
+            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$")
         return ()
     if memory_type != "profile":
         return ()
@@ -266,19 +262,6 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
     return ()
 
 
-def rivals(lead: str, obj: str) -> tuple[str, ...]:
-    """The choices "Prefers X" rules out: ("spaces",) for "tabs" or "tabs over spaces"; () if X is no known choice."""
-    if lead != "Prefers ":
-        return ()
-    said = " ".join(obj.lower().split())
-    for choices in EXCLUSIVE:
-        chosen = next((c for c in choices if re.match(re.escape(c) + r"(?:$|[\s,;])", said)), None)
-        if chosen is not None:
-            return tuple(c for c in choices if c != chosen)
-    named = _OVER_RE.match(" ".join(obj.split()))
-    if named and len(named.group("y").split()) <= 3:
-        return (named.group("y"),)  # "Go over Python": a stored "Prefers Python" no longer holds
-    return ()
 
 
 def informative(obj: str, *, any_length: bool = False) -> bool:
@@ -305,6 +288,18 @@ def _negation(clause: str, restore, subject: str) -> Statement | None:
     if m := _MY_ISNT_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore, negated=True)
     return None
+
+
+def _always(adverb: str, obj: str, subject: str) -> Statement:
+    """"Always use type hints", whether said as a habit ("I always use ...") or as an instruction
+    ("Always use ..."): one wording, so that either replaces the other and "never" replaces both.
+    A habit outside the work is the user's ("I always eat late": "Always eats late")."""
+    if _INSTRUCTION_RE.match(obj):
+        return topical(adverb.capitalize() + " ", obj, subject)
+    verb, rest = tx.third_person_parts(obj)
+    lead = f"{adverb.capitalize()} {verb.lower()} " if rest else f"{adverb.capitalize()} "
+    topic = tx.slug(obj)
+    return Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic})
 
 
 def topical(lead: str, obj: str, subject: str) -> Statement:
