@@ -630,7 +630,7 @@ def test_mv_of_a_folder_checks_every_file_it_moves_against_ovs_own_records(ov, t
         ("viking://resources/y", "viking://~/sessions/s/history/archive_009", "create", "viking://user/default/sessions/s/history/archive_009/.meta.json"),
         ("viking://~/sessions/s", "viking://resources/s", "remove", "viking://user/default/sessions/s/.meta.json"),
         ("viking://~/sessions/s", "viking://~/sessions/t", "remove", "viking://user/default/sessions/s/.meta.json"),
-        ("viking://~/sessions/s/history", "viking://resources/h", "remove", "viking://user/default/sessions/s/history/archive_001/.done"),
+        ("viking://~/sessions/s/history", "viking://resources/h", "remove", "viking://user/default/sessions/s/history/.archived_ids.jsonl"),
         ("viking://~/sessions", "viking://~/old-sessions", "remove", "viking://user/default/sessions/s/.meta.json"),
     ]:
         moved = ov("mv", source, target, "--json")

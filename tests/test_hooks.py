@@ -628,7 +628,7 @@ def test_codex_rollout_keeps_the_conversation_and_its_tool_calls(tmp_path):
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(lines) + "\n" + item({"type": "message", "role": "user", "content": []})[:20])  # a partial line
-    messages, end = codex.HOST.transcript_messages(path, 0, 100)
+    messages, end = codex.HOST.transcript_messages(path, 0, 100, {})
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[1]["tool_calls"][0]["function"]["name"] == "shell" and messages[2]["tool_call_id"] == "c1"
     assert end == len("\n".join(lines)) + 1  # the partial line is left for the next capture
@@ -1182,3 +1182,98 @@ def test_a_cut_is_redacted_even_when_redaction_shortens_what_comes_before_it():
         text = key * 3 + "z " * (filler // 2) + " " + token + " tail" * 5000
         kept = bound(text, 9000)
         assert "Q9w8E7" not in kept and "ghp_Q" not in kept and "PRIVATE KEY-----\nAAAA" not in kept, filler
+
+
+def test_an_opencode_session_past_the_archived_window_captures_old_messages_once(ov, ov_home, monkeypatch):
+    """OpenCode's plugin sends the whole history at every idle: once a session had archived more
+    ids than .meta.json keeps (2,000), its oldest messages came back as new, archived and extracted twice."""
+    from ov.hosts import opencode
+    from ov.hosts.capture import capture
+    from ov.sessions.commit import commit_session
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 4)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 4)
+    store = _store(ov_home)
+
+    def idle(n: int):
+        messages = [
+            {"info": {"id": f"msg_{i // 2:04d}{'ua'[i % 2]}", "role": ("user", "assistant")[i % 2], "time": {"created": 1796109295084 + i * 1000}},
+             "parts": [{"type": "text", "text": f"{('question', 'answer')[i % 2]} {i // 2}"}]}
+            for i in range(n)
+        ]
+        return capture(store, opencode.HOST, opencode.HOST.parse("stop", {"session_id": "ses_demo", "messages": messages}), "oc-ses_demo")
+
+    assert idle(10).added == 10
+    assert commit_session(store, "oc-ses_demo").archived == 10
+    assert idle(16).added == 6
+    assert commit_session(store, "oc-ses_demo").archived == 6
+    again = idle(18)  # one more turn: the window holds the last 4 + 6 ids, the first 6 only the record
+    assert (again.added, again.duplicates) == (2, 16)
+    assert idle(18).added == 0
+    assert commit_session(store, "oc-ses_demo").archived == 2
+    shown = ov("session", "show", "oc-ses_demo", "--json").json["result"]
+    assert shown["total_messages"] == 18 and shown["meta"]["archived_count"] == 18
+
+
+def _codex_said(second: int, role: str, text: str) -> str:
+    kind = "input_text" if role == "user" else "output_text"
+    return json.dumps({"timestamp": f"2026-12-01T07:14:{second:02d}.000Z", "type": "response_item",
+                       "payload": {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}}) + "\n"
+
+
+def test_a_rewritten_codex_rollout_is_not_captured_twice(ov, ov_home, tmp_path):
+    """Ids came from each line's offset: a rollout rewritten with a longer first line (a field
+    added) moved every line, and the capture that read it again stored the conversation twice."""
+    from ov.hosts import codex
+    from ov.hosts.capture import capture
+    from ov.hosts.host import HookInput
+
+    store = _store(ov_home)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text('{"timestamp":"2026-12-01T07:14:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/proj"}}\n'
+                       + _codex_said(1, "user", "first question") + _codex_said(2, "assistant", "first answer"))
+    hook = HookInput("codex", "stop", "s1", transcript_path=str(rollout))
+    assert capture(store, codex.HOST, hook, "cx-s1").added == 2
+    rollout.write_text(rollout.read_text().replace('"cwd"', '"thread_name":"x","cwd"', 1)
+                       + _codex_said(3, "user", "second question") + _codex_said(4, "assistant", "second answer"))
+    again = capture(store, codex.HOST, hook, "cx-s1")
+    assert (again.added, again.duplicates) == (2, 2)
+    texts = [m["parts"][0]["text"] for m in ov("session", "show", "cx-s1", "--json").json["result"]["messages"]]
+    assert texts == ["first question", "first answer", "second question", "second answer"]
+
+
+def test_identical_cursor_lines_are_each_a_message_across_captures_and_rewrites(ov, ov_home, tmp_path):
+    """Cursor's lines carry no id and no time: "continue" twice is two messages, whether the
+    second comes in the same capture or a later one, and a rewrite read from the start adds neither again."""
+    from ov.hosts import cursor
+    from ov.hosts.capture import capture
+    from ov.hosts.host import HookInput
+
+    def line(role: str, text: str) -> str:
+        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
+
+    store = _store(ov_home)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(line("user", "continue") + line("assistant", "Done.") + line("user", "continue"))
+    hook = HookInput("cursor", "stop", "c1", transcript_path=str(transcript))
+    assert capture(store, cursor.HOST, hook, "cu-c1").added == 3
+    with transcript.open("a") as f:
+        f.write(line("assistant", "Done.") + line("user", "continue"))
+    assert capture(store, cursor.HOST, hook, "cu-c1").added == 2
+    transcript.write_text(line("system", "a note the host put first") + transcript.read_text())
+    again = capture(store, cursor.HOST, hook, "cu-c1")
+    assert (again.added, again.duplicates) == (0, 5)
+    messages = ov("session", "show", "cu-c1", "--json").json["result"]["messages"]
+    first = messages[0]["id"]
+    assert [m["id"] for m in messages if m["role"] == "user"] == [first, f"{first}-2", f"{first}-3"]
+
+
+def test_a_long_gemini_prompt_and_reply_are_captured_whole(ov):
+    """They were cut at 8,000 characters (4 x hooks.tool_output_chars), unlike every other host's."""
+    from ov.hosts import gemini
+
+    log = "".join(f"line {i}: print({i})\n" for i in range(1000))
+    payload = {"session_id": "g1", "timestamp": "2026-12-01T07:14:31.152Z", "prompt": "Here is my log, what failed?\n" + log,
+               "prompt_response": "Summary of the log:\n" + log}
+    messages = gemini.HOST.fallback_messages(gemini.HOST.parse("stop", payload), 2000)
+    assert [(m["role"], m["content"]) for m in messages] == [("user", payload["prompt"]), ("assistant", payload["prompt_response"])]

@@ -326,8 +326,10 @@ def test_concurrent_commits_of_one_session(ov, ov_home, tmp_path):
     statuses = sorted(json.loads(out)["result"]["status"] for out, _ in outputs)
     assert statuses == ["committed", "skipped"]
     history = session_dir(ov_home, "race") / "history"
-    assert sorted(p.name for p in history.iterdir()) == ["archive_001"]
+    assert sorted(p.name for p in history.iterdir()) == [".archived_ids.jsonl", "archive_001"]
     assert len((history / "archive_001/messages.jsonl").read_text().splitlines()) == 4
+    [record] = [json.loads(line) for line in (history / ".archived_ids.jsonl").read_text().splitlines()]
+    assert record["archive"] == "archive_001" and len(record["ids"]) == 4
 
 
 def test_delete_session(ov, ov_home):
@@ -764,3 +766,78 @@ def test_a_commit_remembers_every_id_it_archived_for_a_capture_that_overlapped_i
 def test_a_message_of_blank_text_is_refused(ov):
     refused = ov("session", "add", "s", "--text", "   ", "--json")
     assert refused.exit_code == 2 and refused.error["message"] == "the message text is empty"
+
+
+def _store():
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    return Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+
+
+def _turns(start: int, stop: int) -> list[dict]:
+    return [{"id": f"m{i}", "role": "user", "content": [{"type": "text", "text": f"message {i}"}]} for i in range(start, stop)]
+
+
+def test_an_id_archived_past_the_window_is_never_added_again(ov, ov_home, monkeypatch):
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
+    store = _store()
+    for start in range(0, 12, 3):
+        add_messages(store, "long", _turns(start, start + 3))
+        commit_session(store, "long")
+    meta = json.loads((session_dir(ov_home, "long") / ".meta.json").read_text())
+    assert len(meta["archived_ids"]) == 5 and meta["archived_count"] == 12
+    record = [json.loads(line) for line in (session_dir(ov_home, "long") / "history" / ".archived_ids.jsonl").read_text().splitlines()]
+    assert [(r["archive"], r["ids"]) for r in record] == [(f"archive_00{n + 1}", [f"m{i}" for i in range(3 * n, 3 * n + 3)]) for n in range(4)]
+    again = add_messages(store, "long", _turns(0, 14))
+    assert again.added == ["m12", "m13"] and len(again.duplicates) == 12
+    # the record is ov's own, as the messages and the meta are: not written by hand through ov
+    refused = ov("write", "viking://user/default/sessions/long/history/.archived_ids.jsonl", "--content", "[]", "--json")
+    assert refused.exit_code == 2 and "ov's own record" in refused.error["message"]
+
+
+def test_a_session_within_the_window_never_reads_the_record(ov, monkeypatch):
+    """The hook path pays for the complete record only when the window in .meta.json lost ids."""
+    from ov.sessions import session
+    from ov.sessions.commit import commit_session
+
+    store = _store()
+    session.add_messages(store, "short", _turns(0, 3))
+    commit_session(store, "short")
+
+    def refuse(*args):
+        raise AssertionError("read the complete record")
+
+    monkeypatch.setattr(session, "read_archived_ids", refuse)
+    assert session.add_messages(store, "short", _turns(0, 5)).added == ["m3", "m4"]
+
+
+def test_a_session_an_older_ov_committed_past_the_window_learns_its_record_from_the_archives(ov, ov_home, monkeypatch):
+    """An older ov kept no record and no archived_count: the archives say which ids they hold,
+    and the first add that needs them keeps the record from then on."""
+    from ov.sessions.commit import commit_session
+    from ov.sessions.session import add_messages
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
+    store = _store()
+    for start in (0, 4):
+        add_messages(store, "old", _turns(start, start + 4))
+        commit_session(store, "old")
+    folder = session_dir(ov_home, "old")
+    (folder / "history" / ".archived_ids.jsonl").unlink()
+    meta = json.loads((folder / ".meta.json").read_text())
+    del meta["archived_count"]
+    (folder / ".meta.json").write_text(json.dumps(meta))
+    assert ov("snapshot", "commit", "-m", "as an older ov left it").exit_code == 0
+    again = add_messages(store, "old", _turns(0, 9))
+    assert again.added == ["m8"] and len(again.duplicates) == 8
+    assert json.loads((folder / ".meta.json").read_text())["archived_count"] == 8
+    assert (folder / "history" / ".archived_ids.jsonl").is_file()
+    assert add_messages(store, "old", _turns(0, 9)).added == []

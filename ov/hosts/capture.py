@@ -61,7 +61,14 @@ def capture(store, host, hook, session_id: str) -> Captured:
         start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
         if start and state.get("head") not in (None, _head(transcript, start)):
             start = 0  # rewritten since (not only grown): read from the start, not from mid-line
-        raw, end = host.transcript_messages(transcript, start, limit)
+        try:
+            if transcript.stat().st_size < start:
+                start = 0  # replaced by a shorter file: read from the start, and count its lines anew
+        except OSError:
+            pass
+        # How often each line without an id of its own came before `start` (its id numbers the repeats).
+        seen = _seen(state) if start else {}
+        raw, end = host.transcript_messages(transcript, start, limit, seen)
         # One read takes at most MAX_READ_BYTES of lines: read on to where the file ended when this
         # capture began (what is written after is the next capture's), or a commit would archive
         # a session whose last turns were never read.
@@ -70,7 +77,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
         except OSError:
             size = end
         while end < size:
-            more, after = host.transcript_messages(transcript, end, limit)
+            more, after = host.transcript_messages(transcript, end, limit, seen)
             if after <= end:
                 break  # a line still being written
             raw, end = raw + more, after
@@ -96,7 +103,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
         added = add_messages(store, session_id, messages)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
     if end is not None and end != state.get("offset"):
-        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end)})
+        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "seen": seen})
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
@@ -168,6 +175,15 @@ def _head(transcript: Path, offset: int) -> str | None:
             return hashlib.sha256(handle.read(min(offset, 4096))).hexdigest()[:16]
     except OSError:
         return None
+
+
+def _seen(state: dict) -> dict[str, int]:
+    """The line digests counted by the captures before, from their state. A state an older ov
+    wrote has none: the lines after its offset are counted from there."""
+    seen = state.get("seen")
+    if not isinstance(seen, dict):
+        return {}
+    return {digest: count for digest, count in seen.items() if isinstance(count, int) and not isinstance(count, bool)}
 
 
 def _read_state(path: Path) -> dict:

@@ -47,7 +47,7 @@ class ClaudeCode(Host):
     prefix = "cc"
     reads_transcript = True
 
-    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
         messages: list[dict] = []
         turns: dict[str, dict] = {}  # an assistant turn's message.id -> its message in this read

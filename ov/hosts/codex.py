@@ -32,16 +32,17 @@ class Codex(Host):
     prefix = "cx"
     reads_transcript = True
 
-    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
+        seen = {} if seen is None else seen
         messages = []
-        for offset, raw, line in lines:
+        for _offset, raw, line in lines:
             if not isinstance(line, dict) or line.get("type") != "response_item" or not isinstance(line.get("payload"), dict):
                 continue
             message = _message(line["payload"], limit)
             if message is None:
                 continue
-            message["id"] = line_id(self.prefix, offset, raw)
+            message["id"] = line_id(self.prefix, raw, seen)
             if isinstance(line.get("timestamp"), str):
                 message["created_at"] = line["timestamp"]
             messages.append(message)

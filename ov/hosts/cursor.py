@@ -7,7 +7,7 @@ Answers: ``{"additional_context": ...}`` at sessionStart; ``{"continue": true}``
 (with ``additional_context``, which builds that read it use and others ignore); ``{}`` otherwise.
 
 Transcript lines are ``{"role", "message": {"content": [...]}}`` with no ids, so each line's id
-comes from its offset and content.
+comes from its content and how many identical lines came before it.
 """
 
 from __future__ import annotations
@@ -48,10 +48,11 @@ class Cursor(Host):
             return _json({"continue": True, **({"additional_context": context} if context else {})})
         return "{}"
 
-    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
+        seen = {} if seen is None else seen
         messages = []
-        for offset, raw, line in lines:
+        for _offset, raw, line in lines:
             if not isinstance(line, dict) or line.get("role") not in ("user", "assistant"):
                 continue
             body = line.get("message")
@@ -60,7 +61,7 @@ class Cursor(Host):
                 content = [{"type": "text", "text": content}]
             blocks = clean_blocks(content if isinstance(content, list) else [], limit)
             if blocks:
-                messages.append({"id": line_id(self.prefix, offset, raw), "role": line["role"], "content": blocks})
+                messages.append({"id": line_id(self.prefix, raw, seen), "role": line["role"], "content": blocks})
         return messages, end
 
     def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:

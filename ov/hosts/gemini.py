@@ -7,8 +7,10 @@ every other event answers ``{}`` (Gemini reads any other stdout as a message to 
 
 Headless Gemini prepends session-start context to the prompt as ``<hook_context>…</hook_context>``,
 so the prompt a turn-end hook sees holds ov's own recall: it is cut out before capture. A turn
-is captured from the turn-end input itself (the prompt and the answer), with an id made from
-the session and the event's time, so a repeated hook stores it once.
+is captured from the turn-end input itself (the prompt and the answer, whole), with an id made
+from the session and the event's time, so a repeated hook stores it once. The turn's tool calls
+are not in that input, and ov neither reads Gemini's transcript nor hooks AfterTool: they are
+not captured.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import hashlib
 
 from ov.hosts.host import HookInput, Host
-from ov.hosts.transcript import bound, strip_injected
+from ov.hosts.transcript import strip_injected
 
 
 class GeminiCLI(Host):
@@ -52,7 +54,8 @@ class GeminiCLI(Host):
         messages = []
         for role, text in (("user", prompt), ("assistant", answer)):
             if text:
-                message = {"id": f"gm-{turn}-{role}", "role": role, "content": bound(text, limit * 4)}
+                # Whole, as the other hosts keep prompts and replies: only tool payloads are cut.
+                message = {"id": f"gm-{turn}-{role}", "role": role, "content": text}
                 if stamp:
                     message["created_at"] = stamp
                 messages.append(message)

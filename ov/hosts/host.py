@@ -107,12 +107,14 @@ class Host:
 
     # --- the transcript -------------------------------------------------------------
 
-    def transcript_messages(self, path: Path, start: int, limit: int) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
         """Messages of the transcript at ``path`` from byte ``start``, and the offset read up to.
 
         Returns messages in a form :func:`ov.sessions.messages.normalise_messages` accepts, each
         with a stable ``id`` (the same line always gives the same id), with what hosts and ov
-        injected left out and tool inputs and outputs cut to ``limit`` characters. The default:
+        injected left out and tool inputs and outputs cut to ``limit`` characters. ``seen``: the
+        digests of the lines before ``start`` that had no id of their own, and how often each
+        came (:func:`ov.hosts.transcript.line_id`), updated with the lines read. The default:
         no transcript format known.
         """
         return [], start

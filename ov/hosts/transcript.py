@@ -2,8 +2,9 @@
 
 Every host that keeps a transcript writes JSON lines and only appends, so a capture reads from
 the byte offset where the last one stopped, and only up to the last complete line (the host
-may be writing the next). A line with no id of its own gets one from its offset and content,
-so reading the same line twice gives the same id and the session drops the repeat.
+may be writing the next). A line with no id of its own gets one from its content and how many
+identical lines came before it, so reading the same line twice gives the same id and the session
+drops the repeat, wherever the line now sits in the file.
 
 What ov injected (its ``<ov-context>`` block) and what hosts wrap around a prompt
 (``<hook_context>``, ``<system-reminder>``) is cut out of captured text: memories must come from
@@ -80,9 +81,17 @@ def _past_line(f) -> int | None:
     return None
 
 
-def line_id(prefix: str, offset: int, raw: str) -> str:
-    """A stable id for a transcript line without one of its own."""
-    return f"{prefix}-{offset}-{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()[:12]}"
+def line_id(prefix: str, raw: str, seen: dict[str, int]) -> str:
+    """A stable id for a transcript line without one of its own: a digest of its content and,
+    from the second on, which of the identical lines it is ("continue" twice is two messages).
+    ``seen`` counts the digests of the lines read before this one, and is updated.
+
+    Not its offset: a host that rewrites its file (Codex adding a field to the first line) moves
+    every line after, and a capture that then reads it from the start stored the whole
+    conversation again under new ids."""
+    digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    seen[digest] = count = seen.get(digest, 0) + 1
+    return f"{prefix}-{digest}" if count == 1 else f"{prefix}-{digest}-{count}"
 
 
 def strip_injected(text: str) -> str:

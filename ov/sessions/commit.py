@@ -6,6 +6,7 @@ Everything lands in one git commit::
     sessions/{sid}/history/archive_NNN/.overview.md     working-memory summary (L1) and its L0 (ov.sessions.overview)
     sessions/{sid}/history/archive_NNN/memory_diff.json adds / updates / deletes of memories
     sessions/{sid}/history/archive_NNN/.done           or .failed.json when extraction failed
+    sessions/{sid}/history/.archived_ids.jsonl          a line more: the ids this archive holds
     user/{uid}/memories/...                            the memories themselves
     sessions/{sid}/messages.jsonl, .meta.json          the kept tail and the new counts
 
@@ -24,7 +25,20 @@ from datetime import datetime, timezone
 from ov.errors import InvalidInput, NotFound
 from ov.files import json_bytes
 from ov.sessions.overview import working_memory
-from ov.sessions.session import ARCHIVED_IDS_KEPT, MESSAGES, META, load_meta, message_text, now_iso, parse_messages, session_uri
+from ov.sessions.session import (
+    ARCHIVED_IDS_KEPT,
+    MESSAGES,
+    META,
+    archived_count,
+    archived_ids_line,
+    archived_ids_uri,
+    load_meta,
+    message_text,
+    now_iso,
+    parse_messages,
+    read_archived_ids,
+    session_uri,
+)
 from ov.store import sidecar
 from ov.store.store import Store
 from ov.tokens import estimate_tokens
@@ -136,13 +150,18 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
         for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
             kind = op.get("memory_type", "memory")
             meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
+    archived_before = archived_count(meta)  # before the counts change: an older ov's meta derives it from them
     meta["commit_count"] = meta.get("commit_count", 0) + 1
     meta["message_count"] = len(kept)
     meta["pending_tokens"] = sum(estimate_tokens(message_text(m)) for m in kept)
     meta["last_commit_at"] = meta["updated_at"] = now_iso()
-    archived_ids = meta.get("archived_ids", []) + [m.get("id") for m in to_archive]
+    new_ids = [m.get("id") for m in to_archive]
+    # The complete record, in the same commit as the archive: an id once archived is never added again.
+    record = read_archived_ids(store, tx, uri)[0]
+    tx.put(archived_ids_uri(uri), record + archived_ids_line(archive.name, new_ids))
+    meta["archived_count"] = archived_before + len(new_ids)
     # Every id of this commit, however many: a capture that overlapped it may add any of them again.
-    meta["archived_ids"] = archived_ids[-(ARCHIVED_IDS_KEPT + len(to_archive)) :]
+    meta["archived_ids"] = (meta.get("archived_ids", []) + new_ids)[-(ARCHIVED_IDS_KEPT + len(to_archive)) :]
     meta["live_ids"] = [m.get("id") for m in kept]
     tx.put(meta_uri, json_bytes(meta))
     return report, archive

@@ -5,6 +5,7 @@ A session lives at ``viking://user/{uid}/sessions/{sid}/``::
     messages.jsonl          live (not yet archived) messages, one JSON object per line
     .meta.json              counts, pending tokens, commit count, token usage, used URIs
     history/archive_NNN/    what each `ov commit` archived (see ov.sessions.commit)
+    history/.archived_ids.jsonl  the ids of every archived message, one line per archive
 
 Adding a message appends one line to ``messages.jsonl`` (the work-tree file is
 appended to, not rewritten) and is one git commit. A message may carry its own
@@ -46,10 +47,11 @@ from ov.uri import VikingURI
 
 MESSAGES = sidecar.MESSAGES
 META = ".meta.json"
-# Ids of archived messages remembered for de-duplication (a retried capture after a commit).
+# Ids of archived messages kept in .meta.json, where every add reads them; the older ones are
+# looked up in history/.archived_ids.jsonl only when an add brings an id not among these.
 ARCHIVED_IDS_KEPT = 2000
 # The fields of .meta.json the session commands compute with, by what each must hold.
-_META_COUNTS = ("message_count", "total_message_count", "pending_tokens", "commit_count")
+_META_COUNTS = ("message_count", "total_message_count", "pending_tokens", "commit_count", "archived_count")
 _META_TIMES = ("created_at", "updated_at", "last_message_at", "last_commit_at")
 _META_IDS = ("live_ids", "archived_ids")
 _META_TALLIES = ("llm_token_usage", "memories_extracted")
@@ -137,6 +139,14 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         _name_results(messages, current)
         # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
         known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
+        rebuilt = None
+        if len(meta.get("archived_ids", [])) < archived_count(meta) and any(m["id"] not in known for m in messages):
+            # The window in .meta.json lost the oldest archived ids, and a host that resends the
+            # whole conversation (OpenCode's plugin) or a capture that reads it again from the start
+            # would add those messages again: they are looked up in the complete record.
+            record, is_rebuilt = read_archived_ids(store, tx, uri)
+            known |= archived_ids_in(record)
+            rebuilt = record if is_rebuilt else None
         added, duplicates, lines = [], [], []
         for message in messages:
             if message["id"] in known:
@@ -150,6 +160,9 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         if current and not current.endswith(b"\n"):
             current += b"\n"
         tx.append(messages_uri, current, "".join(lines).encode("utf-8"))
+        if rebuilt is not None:  # committed by an older ov, which kept no record: kept from now on
+            tx.put(archived_ids_uri(uri), rebuilt)
+            meta["archived_count"] = archived_count(meta)
         meta["live_ids"] = meta["live_ids"] + added
         meta["message_count"] = meta.get("message_count", 0) + len(added)
         meta["total_message_count"] = meta.get("total_message_count", 0) + len(added)
@@ -161,6 +174,53 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         tx.put(meta_uri, json_bytes(meta))
         commit = tx.commit("session add", [uri])
     return AddResult(str(uri), added, duplicates, redacted, commit.commit)
+
+
+def archived_ids_uri(uri: VikingURI) -> VikingURI:
+    return VikingURI((*uri.parts, sidecar.HISTORY, sidecar.ARCHIVED_IDS))
+
+
+def archived_count(meta: dict) -> int:
+    """How many messages the session's commits archived. A meta written by an older ov does not
+    say: every message added and no longer live was archived."""
+    if "archived_count" in meta:
+        return meta["archived_count"]
+    return max(meta.get("total_message_count", 0) - meta.get("message_count", 0), 0)
+
+
+def archived_ids_line(archive: str, ids: list) -> bytes:
+    """The record's line for one archive: its folder's name and the ids it holds."""
+    return (json.dumps({"archive": archive, "ids": ids}, ensure_ascii=False, sort_keys=True) + "\n").encode("utf-8")
+
+
+def read_archived_ids(store: Store, tx, uri: VikingURI) -> tuple[bytes, bool]:
+    """The session's record of archived ids (``history/.archived_ids.jsonl``), and whether it had
+    to be rebuilt from the archives themselves (a session committed by an older ov has none)."""
+    record = tx.existing_file(archived_ids_uri(uri))
+    if record is not None:
+        return record, False
+    history = store.path(VikingURI((*uri.parts, sidecar.HISTORY)))
+    try:
+        names = sorted(p.name for p in history.iterdir() if p.is_dir() and p.name.startswith(sidecar.ARCHIVE_PREFIX))
+    except OSError:
+        names = []
+    lines = []
+    for name in names:
+        archived = tx.existing_file(VikingURI((*uri.parts, sidecar.HISTORY, name, MESSAGES))) or b""
+        lines.append(archived_ids_line(name, [m.get("id") for m in parse_messages(archived)]))
+    return b"".join(lines), True
+
+
+def archived_ids_in(record: bytes) -> set:
+    ids: set = set()
+    for line in record.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a line damaged by hand: the archives still hold its ids
+        if isinstance(entry, dict) and isinstance(entry.get("ids"), list):
+            ids.update(i for i in entry["ids"] if isinstance(i, str))
+    return ids
 
 
 def _redact_id(message_id: str) -> tuple[str, int]:

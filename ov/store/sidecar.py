@@ -20,10 +20,12 @@ MESSAGES = "messages.jsonl"
 # Where `ov commit` archives a session: sessions/{sid}/history/archive_NNN.
 HISTORY = "history"
 ARCHIVE_PREFIX = "archive_"
+# Every message id a session's commits archived, one line per archive (ov.sessions.session).
+ARCHIVED_IDS = ".archived_ids.jsonl"
 # What add-resource records of an import (its source, reason and files).
 MANIFEST = ".sources.json"
 # The files of a session folder and its archives that `ov session add` and `ov commit` write.
-SESSION_RECORDS = frozenset({MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json"})
+SESSION_RECORDS = frozenset({MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json", ARCHIVED_IDS})
 # ov's own files that describe content rather than being content (not indexed as content).
 BOOKKEEPING = (SESSION_RECORDS - {MESSAGES}) | {MANIFEST, ".relations.json"}
 ABSTRACT_MAX_CHARS = 256
