@@ -233,6 +233,14 @@ def read_only_mount(tmp_path: Path):
             subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
 
 
+def numbered_notes(folder: Path, count: int, text) -> Path:
+    """``count`` notes ``pkg{i // 100}/n{i:03d}.md`` in ``folder``, note ``i`` holding ``text(i)``."""
+    for i in range(count):
+        (folder / f"pkg{i // 100}").mkdir(parents=True, exist_ok=True)
+        (folder / f"pkg{i // 100}" / f"n{i:03d}.md").write_text(text(i))
+    return folder
+
+
 def fill_disk(mount: Path, leave: int = 0) -> Path:
     """Fill the file system of ``mount`` up to ``leave`` bytes free; returns the ballast file."""
     import errno

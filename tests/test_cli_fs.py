@@ -10,6 +10,8 @@ import sys
 import pytest
 from dulwich.repo import Repo
 
+from tests.conftest import numbered_notes
+
 
 def _normalise(data):
     """Replace timestamps so snapshots do not depend on the clock."""
@@ -382,10 +384,7 @@ def test_mv_file_and_directory(ov, docs):
 @pytest.fixture
 def big_folder(ov, ov_home, tmp_path):
     """A 300-file folder added as viking://resources/big; other writers give up after 1 s."""
-    source = tmp_path / "big"
-    for i in range(300):
-        (source / f"pkg{i // 100}").mkdir(parents=True, exist_ok=True)
-        (source / f"pkg{i // 100}" / f"n{i:03d}.md").write_text(f"note {i}\n")
+    source = numbered_notes(tmp_path / "big", 300, lambda i: f"note {i}\n")
     assert ov("add-resource", str(source), "--to", "viking://resources/big").exit_code == 0
     assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
     return ov_home / "accounts/default/resources"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 from dulwich.repo import Repo
 
+from tests.conftest import numbered_notes
+
 MEMORY = "viking://user/default/memories/preferences/default/tea.md"
 
 
@@ -300,10 +302,7 @@ def test_colour_always_colours_a_diff_sent_to_a_pipe(history, monkeypatch):
 @pytest.fixture
 def big_removed(ov, ov_home, tmp_path):
     """A 300-file folder added, tagged ``with-big``, then removed; other writers give up after 1 s."""
-    source = tmp_path / "big"
-    for i in range(300):
-        (source / f"pkg{i // 100}").mkdir(parents=True, exist_ok=True)
-        (source / f"pkg{i // 100}" / f"n{i:03d}.md").write_text(f"# note {i}\n\ntoken{i}\n")
+    source = numbered_notes(tmp_path / "big", 300, lambda i: f"# note {i}\n\ntoken{i}\n")
     assert ov("add-resource", str(source), "--to", "viking://resources/big").exit_code == 0
     assert ov("snapshot", "tag", "with-big").exit_code == 0
     assert ov("rm", "-r", "viking://resources/big").exit_code == 0
