@@ -19,9 +19,12 @@ indexed commit, the indices catch up from the git diff of the two trees: only
 the changed paths are read again. When ``meta.json`` is missing or unreadable,
 the schema version, language or embedder differ, or the index files fail to
 open, everything is rebuilt from HEAD into a fresh directory that replaces the
-old one. ``meta.json`` is written last, so an update that dies half-way is
-simply replayed (deletion by path, then the adds, is idempotent; labels and the
-vector file generation are only taken over with the new meta).
+old one. A session's messages file is updated record by record, every other
+changed path whole. ``meta.json`` is written last, so an update that dies
+half-way is simply replayed: the replay (records labelled past the meta's next
+label show it) replaces every changed path whole, deletion by path then the
+adds, which is idempotent; labels and the vector file generation are only
+taken over with the new meta.
 
 Updates hold ``state/{account}/index.lock``; searches never wait for writers of
 the store.
