@@ -869,6 +869,21 @@ def test_a_config_value_an_older_ov_accepted_does_not_stop_the_hooks(ov, project
     shown = ov("hooks", "log", "-n", "1")
     assert "injected" in shown.stdout and "(1 config warning, see `ov doctor`)" in shown.stdout
 
+
+def test_a_background_job_logs_the_config_values_it_could_not_use(ov, project, ov_home, tmp_path, monkeypatch):
+    """Most commits are made by the detached job, not the hook: its record says what the hook's says."""
+    from ov.hosts import background, worker
+
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "My shell is fish.")])
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    ov_home.mkdir(parents=True, exist_ok=True)
+    (ov_home / "config.yaml").write_text("hooks:\n  prompt_min_score: 1.5\n")
+    _hook("claude", "stop", _stdin("claude", "W", cwd=str(project), transcript_path=str(transcript)))
+    out = worker._run(Home(ov_home), jobs[0])
+    assert out["captured"] == 1
+    assert len(out["config_warnings"]) == 1 and "hooks.prompt_min_score = 1.5" in out["config_warnings"][0]
+
 def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov_home):
     assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch with make ship.\n").exit_code == 0
     assert ov("write", "viking://resources/ops/oncall.md", "--content", "# On call\n\nThe on-call rota changes every Monday.\n").exit_code == 0

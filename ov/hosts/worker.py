@@ -51,11 +51,14 @@ def _run(home, job: dict) -> dict:
     from ov.sessions.session import read_meta
     from ov.store.store import Store
 
-    config = load_config(home).config
+    loaded = load_config(home)
+    config = loaded.config
+    out: dict = {}
+    if loaded.warnings:  # the job works on with defaults, as the hook did; the log says why
+        out["config_warnings"] = list(loaded.warnings)
     identity = Identity(**job["identity"])
     store = Store(home, identity, config)
     session = job["session"]
-    out: dict = {}
     if job["kind"] == "index":
         from ov.errors import StoreLocked
         from ov.hosts import index_retry
@@ -71,7 +74,7 @@ def _run(home, job: dict) -> dict:
                 pass  # the job's own error is the one to log
             raise
         index_retry.clear_failure(store)
-        return {"outcome": "index built", "records": opened.meta.records}
+        return out | {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
         from ov.hosts.background import wait_captures
@@ -92,7 +95,7 @@ def _run(home, job: dict) -> dict:
                 os.utime(live_dir(store) / session)
             except OSError:
                 pass
-            return {"outcome": f"left for a later sweep: {exc}"}
+            return out | {"outcome": f"left for a later sweep: {exc}"}
     if hook is not None:
         captured = capture(store, load(hook.host), hook, session)
         out.update(captured=captured.added)
