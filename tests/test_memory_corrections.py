@@ -567,6 +567,22 @@ CASES = [
     pytest.param([[*FLAKY_FIX, "That fixed it, I checked it myself."]],
                  {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed it, I checked it myself")},
                  None, id="experience-the-user-checked-themselves"),
+    # a failure the user names as what is over now confirms the fix; one that is not over does not
+    pytest.param([[*FLAKY_FIX, "That fixed the error, thanks!"]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "That fixed the error, thanks")},
+                 None, id="experience-when-that-fixed-the-error"),
+    pytest.param([[*FLAKY_FIX, "Great, the failing test passes now."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "Great, the failing test passes now")},
+                 None, id="experience-when-the-failing-test-passes"),
+    pytest.param([[*FLAKY_FIX, "Tests pass now, no more failures."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "Tests pass now, no more failures")},
+                 None, id="experience-when-there-are-no-more-failures"),
+    pytest.param([[*FLAKY_FIX, "The crash is gone."]],
+                 {"experiences/fix_flaky_login_test.md": FLAKY_EXPERIENCE.replace("That fixed it, tests pass now", "The crash is gone")},
+                 None, id="experience-when-the-crash-is-gone"),
+    pytest.param([[*FLAKY_FIX, "That fixed the error but now the build fails."]], {}, None, id="no-experience-when-another-failure-follows"),
+    pytest.param([[*FLAKY_FIX, "The error is not gone."]], {}, None, id="no-experience-when-the-failure-is-not-gone"),
+    pytest.param([[*FLAKY_FIX, "Reverting your last edit fixed it."]], {}, None, id="no-experience-when-undoing-the-change-fixed-it"),
     # too many steps: the edit and the test run stay, the first searches go
     pytest.param([SEARCHED_FIX], {"experiences/fix_deadlock_pool.md": SEARCHED_EXPERIENCE}, None, id="experience-keeps-the-fix-over-searches"),
 ]

@@ -22,7 +22,8 @@ outcome    the last user message says it works ("that fixed it", "it works
            ("fails", "error", "broke", "CI is red") or that the agent's
            change is not what works ("revert", "I rewrote it myself",
            "forget it"): an unclear outcome is no experience, never a wrong
-           "success"
+           "success"; a failure named as over ("that fixed the error", "the
+           failing test passes now") is no failure
 =========  ==================================================================
 
 The experience is ``experiences/{verb}_{topic}.md`` with the schema's
@@ -65,28 +66,52 @@ _GOAL_RE = re.compile(
     re.I,
 )
 _SUCCESS_RE = re.compile(
-    r"(?i)\b(?:(?:that|this|it|you)\s+(?:fixed|solved|did)\s+it|(?:that|this|it)\s+(?:works|worked|did\s+the\s+trick)|"
+    r"(?i)\b(?:(?:that|this|it|you)\s+(?:fixed|solved|resolved|did)\s+(?:it|the\b)|(?:that|this|it)\s+(?:works|worked|did\s+the\s+trick)|"
     r"works\s+now|working\s+now|(?:it's|it\s+is|that's|that\s+is)\s+(?:fixed|solved|working)|fixed\s+now|problem\s+solved|"
+    r"(?:is|are)\s+(?:now\s+)?(?:gone|fixed|resolved)|went\s+away|"
     r"(?:all\s+)?(?:the\s+)?(?:tests?|ci|build|checks?)\s+(?:pass|passes|passed|are\s+passing|is\s+passing|is\s+green|are\s+green)\b)"
 )
 # A success sentence with one of these is hedged or negated: "not fixed", "still fails", "but", "if";
 # or it says how things were, not how they are: "the tests passed before your edit", "that worked on
 # my machine yesterday".
 _HEDGE_RE = re.compile(
-    r"(?i)\b(?:not|no|never|still|but|if|unless|until|almost|partly|except|"
+    r"(?i)\b(?:not|no(?!\s+(?:more|longer)\b)|never|still|but|if|unless|until|almost|partly|except|"
     r"before|earlier|previously|yesterday|used\s+to|last\s+(?:time|week|night)|on\s+my\s+machine)\b|n't\b"
 )
 # Anywhere in the closing message, these leave the outcome unclear: "That fixed it. The e2e test fails
 # though." So do a red build ("now CI is red") and what says the agent's change is not what works:
 # undone ("revert it", "I rolled it back and it works now") or done by the user instead ("forget it,
 # I rewrote the test myself").
-_FAILURE_RE = re.compile(
-    r"(?i)\b(?:fail(?:s|ed|ing|ure)?|broken|broke|error|errors|crash(?:es|ed)?|regress(?:ed|ion)?|"
-    r"(?:is|are|went|turned|goes|still|now|stays?)\s+red|"
-    r"revert(?:s|ed|ing)?|roll(?:ed|ing)?\s+(?:it\s+|that\s+|this\s+)?back|undo|undid|"
+_FAILED_RE = re.compile(
+    r"(?i)\b(?:fail(?:s|ed|ing|ures?)?|broken|broke|errors?|crash(?:es|ed)?|regress(?:ed|ion)?|"
+    r"(?:is|are|went|turned|goes|still|now|stays?)\s+red)\b"
+)
+_UNDONE_RE = re.compile(
+    r"(?i)\b(?:revert(?:s|ed|ing)?|roll(?:ed|ing)?\s+(?:it\s+|that\s+|this\s+)?back|undo|undid|"
     r"forget\s+(?:it|that|this)|never\s*mind|give\s+up|gave\s+up|"
     r"(?:re)?(?:wrote|written|did|done|doing|fixed|solved|changed|redid|handled|sorted|patched|edited)(?:\s+\S+){0,3}\s+myself)\b"
 )
+# ... except a failure named as what is over now: "that fixed the error", "the crash is gone", "the
+# failing test passes now", "no more errors". Only a failure: "reverting it fixed it" is still undone.
+_RESOLVED_RE = re.compile(
+    r"(?i)\b(?:fixed|fixes|solved|resolved|gone|went\s+away|disappeared|no\s+(?:more|longer)|"
+    r"pass(?:es|ed|ing)?|green|works|working)\b"
+)
+_NEGATED_RE = re.compile(r"(?i)\b(?:not|never|still|hardly|barely)\b|n't\b")
+# Where one part of a verdict ends and the next begins: "That fixed the error, but now the build fails".
+_VERDICT_PART_RE = re.compile(r"(?i)\s*[,;:.!?]\s*|\s+(?:and|but|though|although|however|yet|while)\s+")
+
+
+def _says_failed(text: str) -> bool:
+    """Whether ``text`` says the task failed, was undone or was done without the agent."""
+    if _UNDONE_RE.search(text):
+        return True
+    return any(
+        _FAILED_RE.search(part) and (not _RESOLVED_RE.search(part) or _NEGATED_RE.search(part))
+        for part in _VERDICT_PART_RE.split(text)
+    )
+
+
 # How much a step says about what was done, when there are too many: a call that changed something
 # or ran the tests, then what the agent said, then a search or a read.
 _CHANGE_TOOL_RE = re.compile(r"(?i)^(?!.*todo).*(?:edit|write|patch|replace|create|insert|delete|remove|move|rename)")
@@ -176,8 +201,8 @@ def verdict(text: str) -> tuple[bool, str] | None:
     verdict, never a success."""
     masked, spans = tx.strip_code(text)
     said = [s for s in tx.sentences(masked) if not tx.is_question(s) and not tx.is_quoted(s)]
-    if _FAILURE_RE.search(masked):
-        last_failed = max((n for n, s in enumerate(said) if _FAILURE_RE.search(s)), default=None)
+    if _says_failed(masked):
+        last_failed = max((n for n, s in enumerate(said) if _says_failed(s)), default=None)
         return None if last_failed is None else (False, tx.clean(tx.unmask(" ".join(said[: last_failed + 1]), spans)))
     found = None
     for sentence in said:
