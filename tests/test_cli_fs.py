@@ -10,6 +10,8 @@ import sys
 import pytest
 from dulwich.repo import Repo
 
+from ov.lines import lines_of
+
 from tests.conftest import numbered_notes
 
 
@@ -174,6 +176,25 @@ def test_read_whole_range_and_numbers(ov, docs):
     assert ov("read", "viking://resources/guide/intro.md", "--lines", "2:", "-n").stdout == "2  Welcome to the guide.\n3  Auth is configured in auth.md.\n"
     data = ov("read", "viking://resources/guide/intro.md", "--lines", ":1", "--json").json["result"]
     assert data == {"uri": "viking://resources/guide/intro.md", "content": "# Intro\n", "start_line": 1, "end_line": 1, "total_lines": 3}
+
+
+def test_lines_are_numbered_as_git_numbers_them(ov):
+    """Only "\n" ends a line (a "\r" before it belongs to the end): a form feed, a vertical tab, a
+    lone CR or U+2028 inside a line does not make grep, read, stat and find count more lines than
+    git, `snapshot diff` and the user's editor, where an agent edits by those numbers."""
+    text = "line1\n\x0c\nline3 ffword\nline4 \u2028 still4\nline5 vt\x0bmid\r\nline6 endword\rtail\n"
+    assert ov("write", "viking://resources/w/ff.c", "--content", text).exit_code == 0
+    hit = ov("grep", "endword", "--json").json["result"]
+    assert [(m["line"], m["text"]) for m in hit] == [(6, "line6 endword\rtail")]
+    assert ov("read", "viking://resources/w/ff.c", "--lines", "6", "--json").json["result"]["content"] == "line6 endword\rtail\n"
+    assert ov("read", "viking://resources/w/ff.c", "--lines", "5", "-n").stdout == "5  line5 vt\x0bmid\n"
+    assert ov("stat", "viking://resources/w/ff.c", "--json").json["result"]["lines"] == 6
+    found = ov("find", "endword", "--json").json["result"]["resources"]
+    assert found[0]["uri"] == "viking://resources/w/ff.c" and found[0]["lines"][0] <= 6 == found[0]["lines"][1]
+    assert found[0]["snippet"].endswith("6: line6 endword\rtail")
+    assert ov("edit", "viking://resources/w/ff.c", "--old", "endword", "--new", "ENDWORD").exit_code == 0
+    diff = ov("snapshot", "diff", "HEAD~1", "HEAD", "--uri", "viking://resources/w/ff.c").stdout
+    assert "@@ -3,4 +3,4 @@\n line3 ffword\n" in diff and "\n-line6 endword\rtail\n" in diff  # line 6: 3 lines of context
 
 
 def test_stat_file_and_directory(ov, docs, snapshot):
@@ -474,8 +495,9 @@ def test_grep_stops_a_pattern_that_backtracks_for_ever_with_a_clear_error(ov, mo
     assert ov("grep", "(a+)+!", "--json").json["result"][0]["line"] == 2  # a nested repeat the matcher handles
 
 
-# Lines ended every way str.splitlines knows (CRLF, CR, form feed, U+2028...), for the patterns
-# that a search of the whole file could read differently from a search of each line.
+# Text with every character str.splitlines ends a line at (CRLF, CR, form feed, U+2028...), of which
+# only "\n" ends one for ov as for git, for the patterns that a search of the whole file could read
+# differently from a search of each line.
 _ODD_LINES = "alpha end\r\nbeta\rgamma x end\x0cdelta\u2028a end\nxyz\n\nabc\x85last a"
 
 
@@ -493,7 +515,7 @@ def test_grep_finds_each_line_a_pattern_matches_alone(ov, monkeypatch, pattern, 
 
     monkeypatch.setattr("ov.retrieval.grep.GREP_BLOCK_LINES", block)
     assert ov("write", "viking://resources/odd.txt", "--content", _ODD_LINES).exit_code == 0
-    expected = [n for n, line in enumerate(_ODD_LINES.splitlines(), start=1) if regex.search(pattern, line)]
+    expected = [n for n, line in enumerate(lines_of(_ODD_LINES), start=1) if regex.search(pattern, line)]
     result = ov("grep", pattern, "--json")
     assert result.exit_code in (0, 1), result.stderr
     assert [m["line"] for m in result.json["result"]] == expected

@@ -13,6 +13,7 @@ import typer
 from ov.cli.output import emit, plain, short, styled
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
+from ov.lines import lines_of
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
 from ov.wording import counted
 
@@ -112,7 +113,7 @@ def stat(uri: UriArg) -> None:
 
 def read(
     uri: UriArg,
-    lines: Annotated[str | None, typer.Option("--lines", "-l", help="Line range: START:END, START:, :END or N (1-based, inclusive).")] = None,
+    lines: Annotated[str | None, typer.Option("--lines", "-l", help="Line range: START:END, START:, :END or N (1-based, inclusive; a line ends at a newline, as git counts).")] = None,
     numbers: Annotated[bool, typer.Option("-n", "--line-numbers", help="Prefix each line with its number.")] = False,
 ) -> None:
     """Print a file's content (L2), or a range of its lines."""
@@ -123,7 +124,7 @@ def read(
     def human() -> None:
         if numbers:
             width = len(str(result.end_line))
-            for offset, line in enumerate(result.content.splitlines()):
+            for offset, line in enumerate(lines_of(result.content)):
                 sys.stdout.write(f"{str(result.start_line + offset).rjust(width)}  {line}\n")
         else:
             sys.stdout.write(result.content)

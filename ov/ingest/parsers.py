@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
+from ov.lines import count_lines, lines_of
 from ov.tokens import estimate_tokens
 from ov.uri import is_valid_segment, sanitize_segment
 
@@ -76,7 +77,7 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     if kind == "markdown":
         return split_markdown(_file_name(src), _decode(src), _base(src))
     if kind == "rst":
-        lines, headings = rst_headings(_decode(src).splitlines(keepends=True))
+        lines, headings = rst_headings(lines_of(_decode(src), keepends=True))
         return split_lines(_file_name(src), lines, headings, _base(src))
     if kind == "html":
         markdown, title = html_to_markdown(_decode_html(src), base_url=src.uri if src.kind == "http" else None)
@@ -168,7 +169,7 @@ def _decode_html(src: SourceFile) -> str:
 def _verbatim(src: SourceFile) -> Piece:
     text = _decode(src)
     name = _file_name(src)
-    count = len(text.splitlines())
+    count = count_lines(text)
     return Piece(name, text, name, replace(_base(src), lines=(1, count) if count else None))
 
 

@@ -24,7 +24,7 @@ The rules follow OpenViking's smart splitting, made exact and deterministic:
   paragraph is too big; fenced code blocks are never cut).
 * A piece is an exact run of source lines with blank lines trimmed at both
   ends; ``Provenance.lines`` gives that run (1-based, inclusive). Lines are
-  counted like ``str.splitlines``, as ``ov read`` counts them.
+  counted at "\\n" only (:mod:`ov.lines`), as ``ov read`` and git count them.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ov.ingest.model import Piece, Provenance
+from ov.lines import lines_of
 from ov.tokens import estimate_tokens
 from ov.uri import sanitize_segment
 
@@ -80,7 +81,7 @@ def split_markdown(
 
     ``title`` overrides the document title (default: the first H1, else the stem of ``name``).
     """
-    lines = text.splitlines(keepends=True)
+    lines = lines_of(text, keepends=True)
     headings, cut_ok = scan_markdown(lines)
     return split_lines(
         name,

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ov.errors import InvalidInput, OvError, os_failure
+from ov.lines import lines_of
 from ov.retrieval import MAX_RESULTS
 from ov.wording import counted
 
@@ -313,7 +314,7 @@ def _read(store, args: _Args, _context: Context) -> Listing:
     for uri in args.texts("uris", required=True):
         result = store.read(store.uri(uri), start, end)
         head = f"{uri}" + (f" (lines {result.start_line}-{result.end_line} of {result.total_lines})" if start or end else "")
-        text = result.content.splitlines()  # the lines `lines` counts
+        text = lines_of(result.content)  # the lines `lines` counts
         first = max(result.start_line, 1)
         items += [f"=== {head}", *text]
         places += [(uri, first), *((uri, first + i) for i in range(len(text)))]

@@ -65,6 +65,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput
+from ov.lines import lines_of
 from ov.retrieval.copies import Place, naming
 from ov.retrieval.find import Hit
 from ov.store import sidecar
@@ -342,7 +343,7 @@ def _matched_lines(hit: Hit) -> str:
     record = hit.record
     if record is None or not hit.start_line:
         return ""
-    lines = record.text.splitlines()
+    lines = lines_of(record.text)
     first = hit.start_line - (record.start_line or 1)
     return "\n".join(lines[max(first, 0) : first + hit.end_line - hit.start_line + 1]).strip()
 

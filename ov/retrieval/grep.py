@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from ov.errors import InvalidInput, quote
 from ov.files import looks_binary
+from ov.lines import lines_of
 from ov.store.store import Store
 from ov.uri import SCHEME, VikingURI, nfc
 
@@ -85,7 +86,7 @@ def grep(
             continue
         if looks_binary(data):
             continue
-        lines = data.decode("utf-8").splitlines()
+        lines = lines_of(data.decode("utf-8"))
         for first in range(0, len(lines), GREP_BLOCK_LINES):
             block = lines[first : first + GREP_BLOCK_LINES]
             try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ov.index.records import Record
+from ov.lines import lines_of
 from ov.regex import LazyPattern
 
 SNIPPET_LINES = 3
@@ -23,7 +24,7 @@ def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, i
     one: three lines that repeat one word lose to the line that holds both words of the query. A
     line longer than a snippet shows the part of it around its query words (:func:`focus`).
     """
-    lines = record.text.splitlines()
+    lines = lines_of(record.text)
     if not lines:
         return "", record.start_line, record.start_line
     terms = [analyze(line) if line.strip() else [] for line in lines]

@@ -42,6 +42,7 @@ from ov.errors import (
 from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
+from ov.lines import count_lines, lines_of
 from ov.store import sidecar
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore
 from ov.store.lock import WriteLock
@@ -298,7 +299,7 @@ class Store:
             data = path.read_bytes()
             info["size"] = st.st_size
             info["binary"] = looks_binary(data)
-            info["lines"] = None if info["binary"] else _count_lines(data.decode("utf-8"))
+            info["lines"] = None if info["binary"] else count_lines(data.decode("utf-8"))
             if self.exists:
                 info["state"] = self._file_state(uri, data)
         return info
@@ -316,7 +317,7 @@ class Store:
         if looks_binary(data):
             raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with `ov stat {uri}`")
         text = data.decode("utf-8")
-        lines = text.splitlines(keepends=True)
+        lines = lines_of(text, keepends=True)
         total = len(lines)
         first = 1 if start is None else start
         last = total if end is None else min(end, total)
@@ -1134,8 +1135,6 @@ def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _count_lines(text: str) -> int:
-    return len(text.splitlines())
 
 
 def _parent_hint(uri: VikingURI) -> str | None:
