@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import time
@@ -142,11 +143,32 @@ _NOT_IN_TEXT = bytes(c for c in range(0x20) if chr(c) not in "\t\n\r\f\v\b\x1b")
 _BINARY_SHARE = 32
 
 
+# UTF-32 first: its little-endian mark starts with UTF-16's.
+_WIDE_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def wide_text(data: bytes) -> str | None:
+    """The text of UTF-16 or UTF-32 ``data`` that says so with a byte-order mark (Windows tools
+    write such files), without the mark; None for other data, or when it does not decode. The
+    mark leaves no doubt about the encoding, unlike a legacy one, so such a file is read, not
+    called binary for the NUL bytes every wide character of ASCII holds."""
+    for mark, codec in _WIDE_BOMS:
+        if data.startswith(mark):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                return None
+    return None
+
+
 def binary_data(data: bytes) -> bool:
     """True for binary data, False for text, UTF-8 or not (a Latin-1 file is text that ov cannot
     read, not binary data): a NUL byte anywhere, or bytes that are not UTF-8 and hold control
     characters text does not (more than one in 32). Decided on the whole of ``data``, so a
-    file's verdict does not depend on where its first odd byte sits."""
+    file's verdict does not depend on where its first odd byte sits. UTF-16 or UTF-32 text with
+    its byte-order mark is text (:func:`wide_text`)."""
+    if wide_text(data) is not None:
+        return False
     if b"\x00" in data:
         return True
     try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import http.server
 import json
 import os
@@ -317,6 +318,23 @@ def test_text_that_is_not_utf8_fails_wherever_its_odd_byte_sits_and_binary_files
     }
     assert "viking://resources/mixed/ok.txt" in data["added"]
     assert "café ouvre" in ov("read", "viking://resources/mixed/page.md").stdout, "HTML reaches its parser, which reads the declared charset"
+
+
+def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read_and_stored_as_utf8(ov, tmp_path):
+    # (found by an audit: Windows tools' UTF-16 files were skipped as "binary file", even with
+    # --strict, for the NUL bytes of their ASCII characters)
+    folder = tmp_path / "win"
+    folder.mkdir()
+    (folder / "notes.txt").write_bytes("\ufeffMeeting notes: café\r\nsecond line\r\n".encode("utf-16-le"))
+    (folder / "guide.md").write_bytes("\ufeff# Guide\n\nBig endian body.\n".encode("utf-16-be"))
+    (folder / "wide.txt").write_bytes("\ufeffthirty two bits\n".encode("utf-32-le"))
+    (folder / "torn.txt").write_bytes(codecs.BOM_UTF16_LE + b"a\x00\x00\xd8")  # a lone surrogate: no text
+    data = ov("add-resource", str(folder), "--strict", "--json").json["result"]
+    assert {s["path"]: s["reason"] for s in data["skipped"]} == {"torn.txt": "binary file"}
+    assert ov("read", "viking://resources/win/notes.txt").stdout == "Meeting notes: café\r\nsecond line\r\n"
+    assert ov("read", "viking://resources/win/wide.txt").stdout == "thirty two bits\n"
+    assert "Big endian body." in ov("read", "viking://resources/win/guide.md").stdout
+    assert ov("find", "meeting notes", "--json").json["result"]["resources"][0]["uri"] == "viking://resources/win/notes.txt"
 
 
 def test_a_symbolic_link_loop_is_refused_when_named_and_skipped_in_a_folder(ov, store_state, tmp_path):

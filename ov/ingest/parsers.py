@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import PurePosixPath
 
+from ov.files import wide_text
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
 from ov.lines import count_lines, lines_of
@@ -141,7 +142,10 @@ def _base(src: SourceFile) -> Provenance:
 
 
 def _decode(src: SourceFile) -> str:
-    """The text of a UTF-8 source without its byte-order mark."""
+    """The text of a UTF-8 source without its byte-order mark, or of a UTF-16 or UTF-32 one that
+    starts with its mark (stored as UTF-8, like every text ov holds)."""
+    if (wide := wide_text(src.data)) is not None:
+        return wide
     data = src.data.removeprefix(codecs.BOM_UTF8)
     if b"\x00" in data:
         raise ParseFailure(_failure_path(src), "not UTF-8 text (binary data with NUL bytes)")
