@@ -87,6 +87,18 @@ def test_add_a_folder_builds_a_tree_with_layers_in_one_commit(ov, ov_home, handb
     assert subject == "ov add-resource viking://resources/handbook"
 
 
+def test_an_import_root_keeps_its_source_when_a_change_below_it_summarises_it_again(ov, ov_home, handbook):
+    # (found by an audit: `ov rm` of one file rewrote the root's sidecars without `source:`)
+    assert ov("add-resource", str(handbook)).exit_code == 0
+    store = ov_home / "accounts/default/resources/handbook"
+    assert ov("rm", "viking://resources/handbook/tool.py").exit_code == 0
+    assert ov("write", "viking://resources/handbook/ops/new.md", "--content", "# New\n\nA new runbook.\n").exit_code == 0
+    for name in (".overview.md", ".abstract.md"):
+        assert sidecar_meta(store / name)["source"] == {"kind": "directory", "uri": str(handbook)}, name
+        assert sidecar_meta(store / name)["freshness"]["total_entries"] >= 1
+    assert "source" not in sidecar_meta(store / "ops/.overview.md")  # below the root: never had one
+
+
 def test_readding_unchanged_source_changes_nothing(ov, ov_home, handbook):
     assert ov("add-resource", str(handbook)).exit_code == 0
     head = commits(ov_home)[0].id

@@ -458,6 +458,11 @@ def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], descripti
 
     existing_meta, existing_l0 = _existing_abstract(store, dir_uri, tx)
     user_written = existing_l0 is not None and not _generated(existing_meta)
+    kept = existing_meta.get("source")
+    if source is None and isinstance(kept, dict) and isinstance(kept.get("kind"), str) and isinstance(kept.get("uri"), str) and len(kept["uri"]) <= 4096:
+        # Summarised again after a change below it (an rm, a write, another add): still the root of
+        # the import it was, and its sidecars keep saying where from (a hand-mangled one is dropped).
+        source = {"kind": kept["kind"], "uri": kept["uri"]}
     if description is None and user_written:
         description = existing_l0
     infos = []
