@@ -92,6 +92,30 @@ def test_export_reads_what_is_committed(ov, project, tmp_path, ov_home):
         assert zf.read("proj/files/intro.md").startswith(b"# Intro")
 
 
+def test_a_pack_says_what_hand_edits_it_leaves_out(ov, project, tmp_path, ov_home):
+    # (found by an audit: `ov backup` left a hand edit out without a word)
+    root = ov_home / "accounts" / "default"
+    (root / "resources" / "proj" / "intro.md").write_text("hand edit\n")
+    (root / "resources" / "proj" / "added.md").write_text("made by hand\n")
+    (root / "resources" / "other.md").write_text("outside the folder\n")
+    exported = ov("export", project, str(tmp_path / "p.ovpack"))
+    assert exported.exit_code == 0 and "warning: 2 files changed by hand and not committed are not in the pack" in exported.stderr
+    assert ov("export", project, str(tmp_path / "p.ovpack"), "--json").json["result"]["uncommitted"] == 2
+    backed = ov("backup", str(tmp_path / "b.ovpack"), "--json")
+    assert backed.exit_code == 0 and backed.json["result"]["uncommitted"] == 3 and "`ov snapshot commit`" in backed.stderr
+    assert ov("snapshot", "commit", "-m", "mine").exit_code == 0
+    clean = ov("backup", str(tmp_path / "b.ovpack"))
+    assert clean.exit_code == 0 and "warning" not in clean.stderr
+
+
+def test_a_backup_of_an_account_without_files_is_refused(ov, tmp_path):
+    # (found by an audit: the pack it wrote was one `ov restore` refuses as holding no files)
+    assert ov("init").exit_code == 0
+    result = ov("backup", str(tmp_path / "b.ovpack"), "--json")
+    assert result.exit_code == 1 and result.error["code"] == "not_found" and "nothing to back up" in result.error["message"]
+    assert not (tmp_path / "b.ovpack").exists()
+
+
 @pytest.mark.parametrize(
     "uri, code",
     [
@@ -187,6 +211,11 @@ def test_on_conflict_fail_skip_overwrite(ov, project, tmp_path, store_state):
     over = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json")
     assert over.exit_code == 0 and over.json["result"]["action"] == "overwritten" and over.json["result"]["deleted"] == 1
     assert _subtree(store_state("other"), "resources/proj") == _subtree(store_state(), "resources/proj")
+    # overwritten with what it already holds: nothing written, and said so
+    again = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json").json["result"]
+    assert (again["action"], again["files"], again["commit"], again["vectors"]) == ("unchanged", 0, None, "none")
+    said = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other").stdout
+    assert said == "unchanged: viking://resources/proj already holds what the pack holds (nothing written)\n"
 
 
 def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, store_state):

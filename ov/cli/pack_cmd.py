@@ -76,6 +76,7 @@ def export(
     store = runtime().store
     result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors)
     vectors = f", {result.vectors} vectors" if result.vectors else ""
+    _say_uncommitted(result)
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
 
 
@@ -94,6 +95,8 @@ def import_(
     def human() -> None:
         if result.action == "skipped":
             plain(f"skipped: {result.uri} already exists (nothing written)")
+        elif result.action == "unchanged":
+            plain(f"unchanged: {result.uri} already holds what the pack holds (nothing written)")
         else:
             plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes; vectors {result.vectors})")
         _say_shortened(result)
@@ -102,10 +105,13 @@ def import_(
 
 
 def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
-    """Write every committed file of the account (all scopes, all users) to an .ovpack file."""
+    """Write every committed file of the account (all scopes, all users) to an .ovpack file.
+
+    The files as the last commit holds them; the history stays behind (`ov push` carries it)."""
     from ov.ovpack import transfer
 
     result = transfer.backup(runtime().store, file, include_vectors=include_vectors)
+    _say_uncommitted(result)
     emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
 
 
@@ -131,6 +137,15 @@ def restore(
         _say_shortened(result)
 
     emit(result.to_dict(), human)
+
+
+def _say_uncommitted(result) -> None:
+    if result.uncommitted:
+        warn(
+            f"{counted(result.uncommitted, 'file')} changed by hand and not committed "
+            f"{'is' if result.uncommitted == 1 else 'are'} not in the pack as changed (see `ov status`; "
+            "record them with `ov snapshot commit`, then write the pack again)"
+        )
 
 
 def _say_shortened(result) -> None:

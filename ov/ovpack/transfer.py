@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -66,6 +66,8 @@ class ExportResult:
     vectors: int
     package_bytes: int
     commit: str | None
+    # Files below the packed folder edited by hand and not committed: a pack holds commits only.
+    uncommitted: int = 0
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -76,7 +78,7 @@ class ImportResult:
     """What an import or restore did with a pack."""
 
     uri: str
-    action: str  # imported | overwritten | skipped | restored
+    action: str  # imported | overwritten | unchanged | skipped | restored
     files: int
     bytes: int
     vectors: str  # reused | recomputed | none
@@ -106,16 +108,31 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False) 
     if list(files) == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
-    return _write(store, dest, root, uri.path, files, head, include_vectors)
+    result = _write(store, dest, root, uri.path, files, head, include_vectors)
+    return replace(result, uncommitted=_uncommitted(store, uri.path))
 
 
 def backup(store, dest: Path, *, include_vectors: bool = False) -> ExportResult:
-    """Write every committed file of the account (all scopes, all users) to ``dest``."""
+    """Write every committed file of the account (all scopes, all users) to ``dest``: the files
+    as the last commit holds them, not the history (``ov push`` carries that)."""
     _check_destination(store, dest)
     head, files = _committed_files(store, "")
+    if not files:
+        # A pack without files is refused by every reader: such a backup could never be restored.
+        raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
     scopes = sorted({p.split("/", 1)[0] for p in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
-    return _write(store, dest, root, "", files, head, include_vectors, scopes=scopes)
+    result = _write(store, dest, root, "", files, head, include_vectors, scopes=scopes)
+    return replace(result, uncommitted=_uncommitted(store, ""))
+
+
+def _uncommitted(store, prefix: str) -> int:
+    """How many files below ``prefix`` differ from the last commit (edited, added or removed by
+    hand): a pack holds what is committed, and the user should hear what it leaves out."""
+    from ov.store.worktree import scan
+
+    below = prefix + "/"
+    return sum(1 for path in scan(store.git, refresh_index=False).changed_paths if not prefix or path == prefix or path.startswith(below))
 
 
 def _committed_files(store, prefix: str) -> tuple[str | None, dict[str, bytes]]:
@@ -318,6 +335,9 @@ def import_pack(
                 shortened += cut
             tx.put(uri, data)
         result = tx.commit("import", [target])
+    if exists and result.commit is None:
+        # Overwritten with what it already held: nothing was written, and nothing is recomputed.
+        return ImportResult(str(target), "unchanged", 0, 0, "none", None)
     return ImportResult(
         str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted), shortened=shortened
     )
