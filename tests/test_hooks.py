@@ -846,6 +846,9 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
     assert records[-2]["outcome"] == "injected" and records[-2]["session"] == "cc-s-log"
     shown = ov("hooks", "log", "--host", "claude", "-n", "1")
     assert shown.exit_code == 0 and "prompt-submit" in shown.stdout and "skipped: trivial prompt" in shown.stdout
+    # times in UTC, as `snapshot log` gives them, whatever the local zone
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(records[-1]["ts"]))
+    assert shown.stdout.startswith(stamp + "  claude")
     # A record damaged by hand or by a disk (fields of the wrong type) is shown as well as it can be.
     with hooklog.log_path(Home.from_env().root).open("a", encoding="utf-8") as f:
         f.write(json.dumps({"ts": "yesterday", "host": "claude", "ms": [1], "uris": "x", "session": 7, "outcome": None}) + "\n")

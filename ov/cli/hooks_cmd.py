@@ -89,7 +89,7 @@ def _print(records: list[dict]) -> None:
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e12 else 0.0
 
     for r in records:
-        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(number(r.get("ts"))))
+        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(number(r.get("ts"))))  # as `snapshot log` gives times
         what = str(r.get("outcome") or "")
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
