@@ -225,7 +225,17 @@ def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, s
     assert result.json["result"]["uri"] == "viking://user/bob/memories"
     mine = {p.split("/", 2)[2]: d for p, d in _subtree(store_state(), "user/default/memories").items()}
     theirs = {p.split("/", 2)[2]: d for p, d in _subtree(store_state("other"), "user/bob/memories").items()}
-    assert mine == theirs and mine
+    # preferences are filed under the user they are about: default's become bob's
+    moved = {p.replace("memories/preferences/default/", "memories/preferences/bob/"): d for p, d in mine.items()}
+    assert set(theirs) == set(moved) and "memories/preferences/bob/tabs.md" in theirs
+    for path, data in theirs.items():
+        if path.endswith("/tabs.md"):
+            assert b'"subject": "bob"' in data and data.replace(b'"subject": "bob"', b'"subject": "default"') == moved[path]
+        else:
+            assert data == moved[path] or path.endswith((".abstract.md", ".overview.md")), path
+    # and bob's own "I prefer spaces" then corrects the preference he brought
+    assert ov("remember", "I prefer spaces over tabs", "--account", "other", "--user", "bob").exit_code == 0
+    assert store_state("other")[1]["user/bob/memories/preferences/bob/tabs.md"].startswith(b"- No longer prefers tabs")
     # the same pack cannot land at another depth, or in another user's tree
     deeper = ov("import", str(dest), "viking://~/resources", "--account", "other", "--user", "bob", "--json")
     assert deeper.exit_code == 2

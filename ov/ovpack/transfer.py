@@ -40,7 +40,7 @@ from ov.ovpack.format import (
     sha256_hex,
 )
 from ov.store import sidecar
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path, nfc
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path, nfc, parse
 
 OnConflict = Literal["fail", "overwrite", "skip"]
 VectorMode = Literal["auto", "recompute", "require"]
@@ -300,17 +300,19 @@ def import_pack(
     # Names as ingest and every typed URI spell them (NFC): a pack made on macOS names café.md
     # decomposed, and kept so it would sit beside a composed one that reads the same.
     uris = {rel: VikingURI((*target.parts, *(nfc(part) for part in rel.split("/")))) for rel in pack.files}
+    original = pack.manifest["root"]["uri"]
+    resubject = _subject_folders(original, target, uris)
     seen: dict[VikingURI, str] = {}
     for rel, uri in uris.items():
         if uri in seen:
-            raise InvalidPack(f"the pack holds {quote(seen[uri])} and {quote(rel)}, one name in two Unicode forms", hint="rename one of them where the pack was made")
+            why = "preferences of two users who are one here" if rel in resubject or seen[uri] in resubject else "one name in two Unicode forms"
+            raise InvalidPack(f"the pack holds {quote(seen[uri])} and {quote(rel)}, {why}", hint="rename one of them where the pack was made")
         seen[uri] = rel
     for rel, uri in uris.items():
         try:
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
         except InvalidInput as exc:
             raise InvalidPack(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", hint=exc.hint) from None
-    original = pack.manifest["root"]["uri"]
     with store.transaction() as tx:
         committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
         exists = bool(committed) or os.path.lexists(store.path(target))
@@ -333,6 +335,8 @@ def import_pack(
                     data = sidecar.retarget(data, str(uri.parent))
                 data, cut = _fitted(uri.name, data)
                 shortened += cut
+            elif rel in resubject:
+                data = _with_subject(data, target.parts[1])
             tx.put(uri, data)
         result = tx.commit("import", [target])
     if exists and result.commit is None:
@@ -341,6 +345,42 @@ def import_pack(
     return ImportResult(
         str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted), shortened=shortened
     )
+
+
+def _subject_folders(original: str, target: VikingURI, uris: dict[str, VikingURI]) -> set[str]:
+    """Move a memories pack's preferences to the user it is imported for, in ``uris`` (in place),
+    and return the files moved. Preferences are filed under their subject, the user they are about
+    (``preferences/alice/``), and are corrected under the user's own name: imported into bob's tree
+    as they were, alice's "Prefers tabs" would sit beside bob's next "Prefers spaces" and both be
+    injected."""
+    try:
+        source = parse(original)
+    except InvalidInput:
+        return set()
+    if source.scope != "user" or target.scope != "user" or len(source.parts) < 2 or source.parts[1] == target.parts[1]:
+        return set()
+    old, new = source.parts[1], target.parts[1]
+    moved = set()
+    for rel, uri in uris.items():
+        whole = (*source.parts, *rel.split("/"))  # where the file was: user/alice/memories/preferences/alice/...
+        at = 4 - len(source.parts) + len(target.parts)  # the subject's place in the new path
+        if whole[2:5] == ("memories", "preferences", old) and len(whole) > 5 and len(target.parts) <= at and uri.parts[2:4] == ("memories", "preferences"):
+            uris[rel] = VikingURI((*uri.parts[:at], new, *uri.parts[at + 1 :]))
+            moved.add(rel)
+    return moved
+
+
+def _with_subject(data: bytes, user: str) -> bytes:
+    """A memory file's bytes with its trailer's ``subject`` set to ``user``; other files as they are."""
+    from ov.sessions.memory.files import parse_memory, render_memory
+
+    try:
+        content, meta = parse_memory(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data
+    if "subject" not in meta:
+        return data
+    return render_memory(content, {**meta, "subject": user}).encode("utf-8")
 
 
 def _fitted(name: str, data: bytes) -> tuple[bytes, bool]:
