@@ -479,6 +479,24 @@ def test_remember_and_forget(ov, ov_home):
     assert log[0] == f"ov forget {uri}" and log[-2].startswith("ov remember")
 
 
+def test_forget_names_the_session_archive_that_still_holds_the_words(ov):
+    # (found by an audit: after `ov forget`, the fact was still injected from its archived session)
+    assert ov("session", "add", "s1", "--text", "I prefer tabs over spaces.").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    archive = "viking://user/default/sessions/s1/history/archive_001"
+    said = ov("forget", "viking://~/memories/preferences/default/tabs.md")
+    assert said.exit_code == 0 and said.stdout.startswith("forgot viking://user/default/memories/preferences/default/tabs.md (commit ")
+    assert f"still holds what was said, and is searched and recalled: {archive}" in said.stderr
+    assert f"`ov rm -r {archive}`" in said.stderr
+    # what the hint says works: the words go too
+    assert ov("rm", "-r", archive).exit_code == 0
+    assert ov("find", "tabs or spaces", "--json").json["result"]["total"] == 0
+    # a memory from `ov remember` has no archive to name
+    assert ov("remember", "I prefer dark mode").exit_code == 0
+    plain_forget = ov("forget", "viking://~/memories/preferences/default/dark_mode.md", "--json")
+    assert plain_forget.json["result"]["sources"] == [] and plain_forget.stderr == ""
+
+
 def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_does(ov):
     """`ov remember` printed the URI alone, where write, add-resource and commit name the commit."""
     said = ov("remember", "I prefer dark mode in every editor")

@@ -220,4 +220,10 @@ def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_def
 
     store = runtime().store
     result = run_forget(store, store.uri(uri))
-    emit({"uri": result.uris[0], "commit": result.commit}, lambda: plain(f"forgot {result.uris[0]} (commit {short(result.commit)})"))
+
+    def human() -> None:
+        plain(f"forgot {result.uri} (commit {short(result.commit)})")
+        if result.note:
+            warn(f"{result.note}; to forget the words too, `ov rm -r {result.sources[0]}` (the whole conversation it holds)")
+
+    emit({"uri": result.uri, "commit": result.commit, "sources": list(result.sources)}, human)

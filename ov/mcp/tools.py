@@ -385,7 +385,8 @@ def _forget(store, args: _Args, _context: Context) -> str:
 
     uri = args.text("uri", required=True)
     result = forget(store, store.uri(uri))
-    return f"forgot {uri} (commit {result.commit[:10] if result.commit else '-'}; `ov snapshot log` keeps it)"
+    said = f"forgot {uri} (commit {result.commit[:10] if result.commit else '-'}; `ov snapshot log` keeps it)"
+    return f"{said}\n{result.note}" if result.note else said
 
 
 def _add_resource(store, args: _Args, _context: Context) -> str:

@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 from ov.errors import InvalidInput, IsADirectory
 from ov.identity import validate_id
-from ov.store.store import CommitResult, Store
+from ov.store.store import Store
 from ov.uri import VikingURI
 
 # What `ov remember` and the MCP tool say when the memories already hold the text.
@@ -201,7 +201,26 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     return [chosen]
 
 
-def forget(store: Store, uri: VikingURI) -> CommitResult:
+@dataclass(frozen=True)
+class Forgotten:
+    """A forgotten memory, its commit, and the session archives it was learnt from that still hold
+    the words it was made from: those are searched and recalled like any session, so the user
+    hears of them rather than believe the fact gone from everything an agent is shown."""
+
+    uri: str
+    commit: str | None
+    sources: tuple[str, ...] = ()
+
+    @property
+    def note(self) -> str:
+        if not self.sources:
+            return ""
+        shown = ", ".join(self.sources[:3]) + (f" (+{len(self.sources) - 3} more)" if len(self.sources) > 3 else "")
+        held = "holds" if len(self.sources) == 1 else "hold"
+        return f"the session archive it was learnt from still {held} what was said, and is searched and recalled: {shown}"
+
+
+def forget(store: Store, uri: VikingURI) -> Forgotten:
     parts = uri.parts
     in_memories = "memories" in parts and parts[0] == "user" and (parts.index("memories") in (2, 4))
     if not in_memories or parts[-1] == "memories":
@@ -213,5 +232,26 @@ def forget(store: Store, uri: VikingURI) -> CommitResult:
             from ov.errors import NotFound
 
             raise NotFound(f"{uri} does not exist", hint="list memories with `ov ls -r viking://~/memories`")
+        sources = _archived_sources(store, tx.existing_file(uri) or b"")
         tx.delete(uri)
-        return tx.commit("forget", [uri])
+        result = tx.commit("forget", [uri])
+    return Forgotten(result.uris[0], result.commit, tuple(s for s in sources if _exists(store, s)))
+
+
+def _exists(store: Store, text: str) -> bool:
+    try:
+        return store.path(store.uri(text)).exists()
+    except InvalidInput:  # a source a hand edit mangled
+        return False
+
+
+def _archived_sources(store: Store, data: bytes) -> list[str]:
+    """The session archives a memory file names as its sources (its trailer's ``sources``)."""
+    from ov.sessions.memory.files import parse_memory
+
+    try:
+        _, meta = parse_memory(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return []
+    found = meta.get("sources")
+    return [s for s in found if isinstance(s, str) and s.startswith("viking://") and "/history/" in s] if isinstance(found, list) else []
