@@ -87,7 +87,7 @@ SEARCHED_EXPERIENCE = (
     "10. bash: `pytest tests/test_pool.py`\n\n"
     "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it\" (2026-05-01)."
 )
-TODAY = datetime.now(UTC)
+TODAY = datetime.now(UTC).astimezone()  # the user's calendar (this machine's zone), as memories date events
 RETRY_SESSION = [
     "Hey, can you help me add retry logic to the payment client? We use httpx, not requests, in this repo.",
     ("assistant", [said("Sure. Let me look at the client first."), edit("billing/client.py")]),

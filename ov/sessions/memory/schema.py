@@ -89,10 +89,13 @@ class MemorySchema:
         can never add a directory or climb out of the memories root.
         """
         stamp = as_utc(when)
+        # The day an event is filed under is the user's (this machine's time zone), as "today" in
+        # its text is; a timestamp only tells files apart, and stays UTC.
+        local = stamp.astimezone()
         derived = {
-            "yyyy": stamp.strftime("%Y"),
-            "mm": stamp.strftime("%m"),
-            "dd": stamp.strftime("%d"),
+            "yyyy": local.strftime("%Y"),
+            "mm": local.strftime("%m"),
+            "dd": local.strftime("%d"),
             "timestamp": stamp.strftime("%Y%m%d%H%M%S"),
         }
         values: dict[str, str] = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
@@ -253,7 +253,10 @@ def is_past(verb: str) -> bool:
 
 
 def absolute_dates(text: str, day: datetime) -> str:
-    """"the release is tomorrow" -> "the release is tomorrow (2026-04-22)", relative to ``day``."""
+    """"the release is tomorrow" -> "the release is tomorrow (2026-04-22)", relative to ``day``
+    on the user's calendar (this machine's time zone): said at 18:00 in Los Angeles, "tomorrow" is
+    the next day there, not the day after the UTC date, which has already turned."""
+    day = (day.replace(tzinfo=timezone.utc) if day.tzinfo is None else day).astimezone()
 
     def stamp(match: re.Match[str]) -> str:
         date = (day + timedelta(days=_RELATIVE_DAYS[match.group(1).lower()])).strftime("%Y-%m-%d")
