@@ -463,6 +463,18 @@ def test_concurrent_calls_are_all_answered(ov):
     assert sum("color" in e["uri"] for e in prefs) >= 1
 
 
+def test_calls_that_change_the_store_land_in_the_order_they_were_sent(ov):
+    # (found by an audit: three `remember`s sent together left any of the three editors)
+    calls = [{"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": f"My editor is {e}"}}}
+             for n, e in enumerate(["Vim", "Emacs", "Helix", "Zed", "Kakoune"], start=2)]
+    calls.insert(3, {"jsonrpc": "2.0", "id": 99, "method": "tools/call", "params": {"name": "find", "arguments": {"query": "editor"}}})
+    answers = _raw([INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls])
+    assert sorted(a["id"] for a in answers) == [1, 2, 3, 4, 5, 6, 99] and not any(a.get("error") for a in answers)
+    assert ov("read", "viking://~/memories/profile.md").stdout.startswith("- Editor: Kakoune\n")
+    log = [c["subject"] for c in ov("snapshot", "log", "--json").json["result"]]
+    assert log[:5] == ["ov remember viking://user/default/memories/profile.md"] * 5
+
+
 def test_writes_by_other_processes_are_seen_on_the_next_call(ov):
     async def body(client):
         before = _text(await _call(client, "find", {"query": "marmalade"}))

@@ -8,7 +8,9 @@ Codex sends its first model request before a slow server has listed its tools. (
 client drives every test, so conformance is checked by the reference implementation.)
 
 Calls run on a small pool of threads, so a slow ``add_resource`` does not hold up a ``find``;
-answers are written whole, one per line, under a lock. When stdin closes, calls still running
+calls that change the store (the tools not marked read-only) run one at a time on a thread of
+their own, in the order they arrived: "My editor is Vim", then "... Helix" sent together must leave
+Helix, as they would one after the other. Answers are written whole, one per line, under a lock. When stdin closes, calls still running
 are answered before the process exits. A client that goes away (its end of stdout closed: the
 host quit) ends the session, which is not an error: nothing more is read, the calls already
 received run to their end and are logged, and the process exits 0. Each call opens the store
@@ -54,6 +56,8 @@ class Server:
         self.flags = identity_flags or {}
         self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ov-mcp")
+        self.writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ov-mcp-write")
+        self._writing: frozenset[str] | None = None
         self.pending: set = set()
         self._context = None
         self.gone = False  # the client closed its end of stdout: nothing more can reach it
@@ -71,6 +75,7 @@ class Server:
         for future in list(self.pending):  # stdin closed: answer what is still running
             future.result()
         self.pool.shutdown(wait=True)
+        self.writes.shutdown(wait=True)
         return 0
 
     def handle_line(self, line: bytes) -> None:
@@ -105,7 +110,8 @@ class Server:
             send({"jsonrpc": "2.0", "id": _id(message), "error": {"code": INVALID_REQUEST, "message": "not a JSON-RPC 2.0 request (jsonrpc \"2.0\", an id that is a string or an integer)"}})
             return True
         if method == "tools/call":
-            future = self.pool.submit(self._call, request_id, params, send)
+            pool = self.writes if self._changes_the_store(params) else self.pool
+            future = pool.submit(self._call, request_id, params, send)
             with self.lock:
                 self.pending.add(future)
             future.add_done_callback(self._done)
@@ -121,6 +127,13 @@ class Server:
         else:
             send({"jsonrpc": "2.0", "id": request_id, "error": {"code": METHOD_NOT_FOUND, "message": f"method not found: {method}"}})
         return True
+
+    def _changes_the_store(self, params) -> bool:
+        if self._writing is None:
+            from ov.mcp.tools import definitions
+
+            self._writing = frozenset(t["name"] for t in definitions() if not t["annotations"]["readOnlyHint"])
+        return isinstance(params, dict) and params.get("name") in self._writing
 
     def _done(self, future) -> None:
         with self.lock:
