@@ -553,10 +553,13 @@ def test_pdf_without_any_text_is_a_parse_failure():
 
 
 def test_non_utf8_text_is_a_parse_failure():
-    for name, data in [("notes.txt", "caf\xe9".encode("latin-1")), ("guide.md", b"# T\n\xff\xfe"), ("x.py", "hé".encode("utf-16"))]:
+    for name, data in [("notes.txt", "caf\xe9".encode("latin-1")), ("guide.md", b"# T\n\xff\xfe"), ("x.py", "hé".encode("utf-16-le"))]:
         with pytest.raises(ParseFailure) as info:
             parse_source(source(name, data))
         assert info.value.path == name and info.value.reason.startswith("not UTF-8 text")
+    # UTF-16 that says so with its byte-order mark is text
+    (piece,) = parse_source(source("x.py", "hé = 1\n".encode("utf-16")))
+    assert piece.text == "hé = 1\n"
 
 
 def test_code_and_data_files_are_kept_verbatim_under_their_own_name():
