@@ -628,7 +628,7 @@ def test_codex_rollout_keeps_the_conversation_and_its_tool_calls(tmp_path):
     ]
     path = tmp_path / "rollout.jsonl"
     path.write_text("\n".join(lines) + "\n" + item({"type": "message", "role": "user", "content": []})[:20])  # a partial line
-    messages, end = codex.HOST.transcript_messages(path, 0, 100, {})
+    messages, end = codex.HOST.transcript_messages(path, 0, 100)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[1]["tool_calls"][0]["function"]["name"] == "shell" and messages[2]["tool_call_id"] == "c1"
     assert end == len("\n".join(lines)) + 1  # the partial line is left for the next capture
@@ -1295,3 +1295,155 @@ def test_a_long_gemini_prompt_and_reply_are_captured_whole(ov):
                "prompt_response": "Summary of the log:\n" + log}
     messages = gemini.HOST.fallback_messages(gemini.HOST.parse("stop", payload), 2000)
     assert [(m["role"], m["content"]) for m in messages] == [("user", payload["prompt"]), ("assistant", payload["prompt_response"])]
+
+
+def _gemini_turn_end(transcript: Path, stamp: str, *, active: bool = False, prompt: str = "yes", reply: str = "Done.") -> dict:
+    """AfterAgent's stdin as Gemini CLI 0.61.0 sends it (research/host-samples/gemini/AfterAgent.json)."""
+    return {
+        "cwd": str(transcript.parent),
+        "hook_event_name": "AfterAgent",
+        "prompt": f"<hook_context>OVMARK-gemini-SessionStart</hook_context>\n\n{prompt}",
+        "prompt_response": reply,
+        "session_id": "2fda6319-5080-4e72-a79d-f82c61faf4b2",
+        "stop_hook_active": active,
+        "timestamp": stamp,
+        "transcript_path": str(transcript),
+    }
+
+
+def _gemini_says(transcript: Path, *texts: str) -> None:
+    with transcript.open("a", encoding="utf-8") as f:
+        for text in texts:
+            f.write(json.dumps({"id": hashlib.sha256(text.encode()).hexdigest()[:8], "type": "user", "content": [{"text": text}]}) + "\n")
+
+
+def test_a_gemini_turn_fired_again_is_stored_once_and_the_same_words_said_again_twice(ov, ov_home, tmp_path):
+    """The id came from the event's time: Gemini firing a turn's end again (stop_hook_active, a
+    retried hook) with a new time stored the turn twice. "yes" twice is still two turns."""
+    from ov.hosts import gemini
+    from ov.hosts.capture import capture
+
+    store = _store(ov_home)
+    transcript = tmp_path / "session-2026-12-01T07-14-2fda6319.jsonl"
+    transcript.write_text('{"sessionId":"2fda6319","projectHash":"p"}\n')
+    session = "gm-2fda6319-5080-4e72-a79d-f82c61faf4b2"
+
+    def turn_end(stamp: str, **kw) -> int:
+        return capture(store, gemini.HOST, gemini.HOST.parse("stop", _gemini_turn_end(transcript, stamp, **kw)), session).added
+
+    _gemini_says(transcript, "yes", "Done.")
+    assert turn_end("2026-12-01T07:14:31.152Z") == 2
+    with transcript.open("a") as f:
+        f.write('{"$set":{"lastUpdated":"2026-12-01T07:14:33.000Z"}}\n')
+    assert turn_end("2026-12-01T07:14:33.020Z", active=True) == 0  # Gemini going on after another hook's answer
+    assert turn_end("2026-12-01T07:14:34.500Z") == 0  # the hook retried: nothing written to the transcript since
+    _gemini_says(transcript, "yes", "Done.")
+    assert turn_end("2026-12-01T07:15:02.000Z") == 2  # the user said it again: a new turn
+    assert turn_end("2026-12-01T07:15:02.000Z") == 0  # the same event delivered twice
+    _gemini_says(transcript, "no", "Undone.")
+    assert turn_end("2026-12-01T07:15:40.000Z", prompt="no", reply="Undone.") == 2
+    _gemini_says(transcript, "yes", "Done.")
+    assert turn_end("2026-12-01T07:16:10.000Z") == 2
+    messages = ov("session", "show", session, "--json").json["result"]["messages"]
+    assert [m["parts"][0]["text"] for m in messages] == ["yes", "Done.", "yes", "Done.", "no", "Undone.", "yes", "Done."]
+    first = messages[0]["id"].removesuffix("-user")
+    assert [m["id"] for m in messages if m["parts"][0]["text"] == "yes"] == [f"{first}-user", f"{first}-2-user", f"{first}-3-user"]
+    assert messages[3]["id"] == f"{first}-2-assistant"
+
+
+def test_a_gemini_turn_end_the_hook_runs_twice_is_captured_once(ov, project, ov_home, tmp_path):
+    transcript = tmp_path / "session.jsonl"
+    _gemini_says(transcript, "I deploy with Ansible.", "Noted.")
+    first = _gemini_turn_end(transcript, "2026-12-01T07:14:31.152Z", prompt="I deploy with Ansible.", reply="Noted.")
+    again = {**first, "timestamp": "2026-12-01T07:14:32.410Z", "stop_hook_active": True}
+    assert _hook("gemini", "stop", json.dumps(first).encode()) == "{}"
+    session = "gm-2fda6319-5080-4e72-a79d-f82c61faf4b2"
+    assert _wait_job(ov_home, session)["captured"] == 2
+    assert _hook("gemini", "stop", json.dumps(again).encode()) == "{}"
+    assert _wait_job(ov_home, session, 2)["outcome"] == "nothing new"
+    assert ov("session", "show", session, "--json").json["result"]["total_messages"] == 2
+
+
+def test_the_capture_state_does_not_grow_with_the_transcript(ov, ov_home, tmp_path):
+    """It kept every line's digest (~23 bytes a line, 230 KB at 10,000 lines); now the digests that
+    came twice and the last ONCE_KEPT that came once. A rollout rewritten and read from its start
+    still adds nothing twice."""
+    from ov.hosts import codex
+    from ov.hosts.capture import capture, state_dir
+    from ov.hosts.host import HookInput
+    from ov.hosts.transcript import ONCE_KEPT
+
+    store = _store(ov_home)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text('{"timestamp":"2026-12-01T07:14:00.000Z","type":"session_meta","payload":{"id":"s1"}}\n')
+    hook = HookInput("codex", "stop", "s1", transcript_path=str(rollout))
+    state = state_dir(store) / "capture" / "cx-s1.json"
+    sizes, n = [], 0
+    for lines in (ONCE_KEPT * 2, ONCE_KEPT):
+        with rollout.open("a") as f:
+            for _ in range(lines):
+                f.write(_codex_said(n % 60, ("user", "assistant")[n % 2], f"line {n}"))
+                n += 1
+        assert capture(store, codex.HOST, hook, "cx-s1").added == lines
+        sizes.append(state.stat().st_size)
+    assert sizes[0] == sizes[1] < 25 * ONCE_KEPT
+    rollout.write_text(rollout.read_text().replace('"id":"s1"', '"thread_name":"x","id":"s1"', 1))
+    again = capture(store, codex.HOST, hook, "cx-s1")
+    assert (again.added, again.duplicates) == (0, n)
+
+
+def test_lines_that_came_again_keep_their_count_past_the_lines_that_came_once(ov, ov_home, tmp_path):
+    """Bounded counts forget the oldest lines that came once, never the count of one that came
+    twice: a third "continue" after thousands of other lines is a third message, in a capture
+    that reads on and in one that reads the transcript from its start alike."""
+    from ov.hosts import cursor
+    from ov.hosts.capture import capture
+    from ov.hosts.host import HookInput
+    from ov.hosts.transcript import ONCE_KEPT
+
+    def line(role: str, text: str) -> str:
+        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
+
+    store = _store(ov_home)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(line("user", "continue") + line("assistant", "Done.") + line("user", "continue"))
+    hook = HookInput("cursor", "stop", "c2", transcript_path=str(transcript))
+    assert capture(store, cursor.HOST, hook, "cu-c2").added == 3
+    with transcript.open("a") as f:
+        f.write("".join(line("assistant", f"step {i}") for i in range(ONCE_KEPT + 10)))
+    assert capture(store, cursor.HOST, hook, "cu-c2").added == ONCE_KEPT + 10
+    with transcript.open("a") as f:
+        f.write(line("user", "continue"))
+    assert capture(store, cursor.HOST, hook, "cu-c2").added == 1
+    transcript.write_text(line("system", "a note the host put first") + transcript.read_text())
+    assert capture(store, cursor.HOST, hook, "cu-c2").added == 0
+    messages = ov("session", "show", "cu-c2", "--json").json["result"]["messages"]
+    first = messages[0]["id"]
+    assert [m["id"] for m in messages if m["parts"][0]["text"] == "continue"] == [first, f"{first}-2", f"{first}-3"]
+
+
+def test_a_capture_state_an_older_ov_wrote_keeps_its_counts(ov, ov_home, tmp_path):
+    """Its `seen` held every digest with its count: a line that came once before the update is
+    numbered as its second when it comes again after."""
+    from ov.hosts import cursor
+    from ov.hosts.capture import capture, state_dir
+    from ov.hosts.host import HookInput
+
+    def line(role: str, text: str) -> str:
+        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
+
+    store = _store(ov_home)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(line("user", "continue") + line("assistant", "Done."))
+    hook = HookInput("cursor", "stop", "c3", transcript_path=str(transcript))
+    assert capture(store, cursor.HOST, hook, "cu-c3").added == 2
+    path = state_dir(store) / "capture" / "cu-c3.json"
+    state = json.loads(path.read_text())
+    counts = state.pop("lines")
+    path.write_text(json.dumps({**state, "seen": {digest: 1 for digest in counts["once"]}}))
+    with transcript.open("a") as f:
+        f.write(line("user", "continue"))
+    assert capture(store, cursor.HOST, hook, "cu-c3").added == 1
+    ids = [m["id"] for m in ov("session", "show", "cu-c3", "--json").json["result"]["messages"]]
+    assert ids[2] == f"{ids[0]}-2"
+    assert "seen" not in json.loads(path.read_text())

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ov.errors import InvalidInput
 from ov.files import atomic_write, json_bytes
+from ov.hosts.transcript import LineCounts
 from ov.names import TEMP_MARKER
 from ov.regex import LazyPattern
 
@@ -67,7 +68,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
         except OSError:
             pass
         # How often each line without an id of its own came before `start` (its id numbers the repeats).
-        seen = _seen(state) if start else {}
+        seen = _line_counts(state) if start else LineCounts()
         raw, end = host.transcript_messages(transcript, start, limit, seen)
         # One read takes at most MAX_READ_BYTES of lines: read on to where the file ended when this
         # capture began (what is written after is the next capture's), or a commit would archive
@@ -82,7 +83,9 @@ def capture(store, host, hook, session_id: str) -> Captured:
                 break  # a line still being written
             raw, end = raw + more, after
     else:
-        raw = host.fallback_messages(hook, limit)
+        # The turns before, for a host whose input gives its turns no ids (Gemini numbers repeated ones).
+        seen = _line_counts(state)
+        raw = host.fallback_messages(hook, limit, seen)
     # One malformed line must not lose the turn: keep every message the session accepts.
     messages, dropped = [], 0
     for message in raw:
@@ -103,7 +106,9 @@ def capture(store, host, hook, session_id: str) -> Captured:
         added = add_messages(store, session_id, messages)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
     if end is not None and end != state.get("offset"):
-        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "seen": seen})
+        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()})
+    elif end is None and seen.to_state() != state.get("lines"):
+        _write_state(state_path, {**state, "lines": seen.to_state()})
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
@@ -177,13 +182,13 @@ def _head(transcript: Path, offset: int) -> str | None:
         return None
 
 
-def _seen(state: dict) -> dict[str, int]:
-    """The line digests counted by the captures before, from their state. A state an older ov
-    wrote has none: the lines after its offset are counted from there."""
-    seen = state.get("seen")
-    if not isinstance(seen, dict):
-        return {}
-    return {digest: count for digest, count in seen.items() if isinstance(count, int) and not isinstance(count, bool)}
+def _line_counts(state: dict) -> LineCounts:
+    """The line digests counted by the captures before, from their state. An older ov kept every
+    digest with its count (``seen``); one older still, none: the lines after its offset are
+    counted from there."""
+    if "lines" in state:
+        return LineCounts.from_state(state["lines"])
+    return LineCounts.from_map(state.get("seen"))
 
 
 def _read_state(path: Path) -> dict:

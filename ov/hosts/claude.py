@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 
 from ov.hosts.host import Host
-from ov.hosts.transcript import clean_blocks, jsonl_from, strip_injected
+from ov.hosts.transcript import LineCounts, clean_blocks, jsonl_from, strip_injected
 
 # User lines that are the host's own, not the user's: left out.
 _COMMAND_TAGS = (
@@ -47,7 +47,7 @@ class ClaudeCode(Host):
     prefix = "cc"
     reads_transcript = True
 
-    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
         messages: list[dict] = []
         turns: dict[str, dict] = {}  # an assistant turn's message.id -> its message in this read

@@ -20,7 +20,14 @@ import json
 from pathlib import Path
 
 from ov.hosts.host import Host
-from ov.hosts.transcript import bound, clean_blocks, iter_text, jsonl_from, line_id
+from ov.hosts.transcript import (
+    LineCounts,
+    bound,
+    clean_blocks,
+    iter_text,
+    jsonl_from,
+    line_id,
+)
 
 # User-role messages Codex writes itself, recognised by how their text starts.
 _HOST_WRITTEN = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>", "<user_shell_command>")
@@ -32,9 +39,9 @@ class Codex(Host):
     prefix = "cx"
     reads_transcript = True
 
-    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
-        seen = {} if seen is None else seen
+        seen = LineCounts() if seen is None else seen
         messages = []
         for _offset, raw, line in lines:
             if not isinstance(line, dict) or line.get("type") != "response_item" or not isinstance(line.get("payload"), dict):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ov.hosts.host import HookInput, HookInputError, Host, _json
-from ov.hosts.transcript import clean_blocks, jsonl_from, line_id
+from ov.hosts.transcript import LineCounts, clean_blocks, jsonl_from, line_id
 
 
 class Cursor(Host):
@@ -48,9 +48,9 @@ class Cursor(Host):
             return _json({"continue": True, **({"additional_context": context} if context else {})})
         return "{}"
 
-    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)
-        seen = {} if seen is None else seen
+        seen = LineCounts() if seen is None else seen
         messages = []
         for _offset, raw, line in lines:
             if not isinstance(line, dict) or line.get("role") not in ("user", "assistant"):
@@ -64,7 +64,7 @@ class Cursor(Host):
                 messages.append({"id": line_id(self.prefix, raw, seen), "role": line["role"], "content": blocks})
         return messages, end
 
-    def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:
+    def fallback_messages(self, hook: HookInput, limit: int, seen: LineCounts | None = None) -> list[dict]:
         return []  # with transcripts off Cursor sends no text at turn end
 
 

@@ -13,7 +13,10 @@ import importlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ov.hosts.transcript import LineCounts
 
 # The lifecycle events ov handles, in the order a session meets them.
 EVENTS = ("session-start", "prompt-submit", "stop", "pre-compact", "session-end")
@@ -47,6 +50,7 @@ class HookInput:
     transcript_path: str | None = None
     prompt: str | None = None
     source: str | None = None  # session start: startup | resume | compact | clear
+    transcript_size: int | None = None  # the transcript's size as the hook ran, where the host module needs it (Gemini's turn end)
     payload: dict[str, Any] = field(default_factory=dict)
 
 
@@ -107,7 +111,7 @@ class Host:
 
     # --- the transcript -------------------------------------------------------------
 
-    def transcript_messages(self, path: Path, start: int, limit: int, seen: dict[str, int] | None = None) -> tuple[list[dict], int]:
+    def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         """Messages of the transcript at ``path`` from byte ``start``, and the offset read up to.
 
         Returns messages in a form :func:`ov.sessions.messages.normalise_messages` accepts, each
@@ -119,8 +123,10 @@ class Host:
         """
         return [], start
 
-    def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:
-        """Messages taken from the hook input itself when there is no transcript to read."""
+    def fallback_messages(self, hook: HookInput, limit: int, seen: LineCounts | None = None) -> list[dict]:
+        """Messages taken from the hook input itself when there is no transcript to read. ``seen``:
+        for a host whose input gives its messages no ids, the turns captured before in this session
+        (:func:`ov.hosts.transcript.line_id`), updated with this one."""
         return []
 
 

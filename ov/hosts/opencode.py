@@ -27,7 +27,7 @@ import json
 from datetime import datetime, timezone
 
 from ov.hosts.host import HookInput, Host, _json
-from ov.hosts.transcript import bound, strip_injected
+from ov.hosts.transcript import LineCounts, bound, strip_injected
 
 PLUGIN_FILE = "ov-memory.js"
 # The first line of the plugin: how the installer recognises its own file.
@@ -42,7 +42,7 @@ class OpenCode(Host):
     def answer(self, event: str, context: str | None) -> str:
         return _json({"context": context} if context and event in ("session-start", "prompt-submit") else {})
 
-    def fallback_messages(self, hook: HookInput, limit: int) -> list[dict]:
+    def fallback_messages(self, hook: HookInput, limit: int, seen: LineCounts | None = None) -> list[dict]:
         raw = hook.payload.get("messages")
         if not isinstance(raw, list):
             return []

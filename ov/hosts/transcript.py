@@ -81,16 +81,93 @@ def _past_line(f) -> int | None:
     return None
 
 
-def line_id(prefix: str, raw: str, seen: dict[str, int]) -> str:
+# Digests of lines that came once that :class:`LineCounts` keeps (~20 bytes each in a capture state).
+ONCE_KEPT = 1024
+
+
+class LineCounts:
+    """How often each line digest came, for :func:`line_id`, in a form whose size does not grow
+    with the transcript (a map of every line's digest cost a capture state ~23 bytes a line).
+
+    Every digest that came twice or more is kept with its count: few, and the ones that come again
+    ("continue", "yes"). Of the digests that came once, only the last :data:`ONCE_KEPT`: a line
+    identical to one that came once more lines back than that is taken for it again (its id is
+    that one's, so the session keeps one of the two). Lines that carry their own time (Codex's)
+    never come twice; Cursor's, which carry none, could only meet this past that many lines.
+    The count of a line depends only on the lines before it, so a transcript read again from its
+    start numbers every line as the captures that read it piece by piece did.
+
+    ``last`` is the digest counted last, and ``mark`` what its host noted of it (a JSON object:
+    Gemini keeps its event's time and its transcript's size), for a host that may send the same
+    line twice (:func:`line_id`'s ``again``).
+    """
+
+    def __init__(self, repeated: dict[str, int] | None = None, once: list[str] | None = None, last: str | None = None, mark: dict | None = None):
+        self.repeated = dict(repeated or {})
+        self.once = dict.fromkeys(once or [])  # oldest first
+        self.last = last
+        self.mark = mark
+
+    def count(self, digest: str, *, again: bool = False) -> int:
+        """How many times ``digest`` has come, this time included. ``again``: this is the last line
+        counted sent a second time, if it is the same, and not a new one."""
+        if again and digest == self.last:
+            return self.repeated.get(digest, 1)
+        self.last = digest
+        if digest in self.repeated:
+            self.repeated[digest] += 1
+            return self.repeated[digest]
+        if digest in self.once:
+            del self.once[digest]
+            self.repeated[digest] = 2
+            return 2
+        self.once[digest] = None
+        if len(self.once) > ONCE_KEPT:
+            del self.once[next(iter(self.once))]
+        return 1
+
+    def to_state(self) -> dict:
+        return {"repeated": self.repeated, "once": list(self.once), "last": self.last, "mark": self.mark}
+
+    @classmethod
+    def from_state(cls, state: object) -> LineCounts:
+        """The counts :meth:`to_state` wrote; anything else (damage, or no counts yet) counts from nothing."""
+        if not isinstance(state, dict):
+            return cls()
+        repeated = state.get("repeated")
+        once = state.get("once")
+        last, mark = state.get("last"), state.get("mark")
+        return cls(
+            {d: n for d, n in repeated.items() if _is_count(n) and n >= 2} if isinstance(repeated, dict) else None,
+            [d for d in once if isinstance(d, str)][-ONCE_KEPT:] if isinstance(once, list) else None,
+            last if isinstance(last, str) else None,
+            mark if isinstance(mark, dict) else None,
+        )
+
+    @classmethod
+    def from_map(cls, seen: object) -> LineCounts:
+        """The counts of an older ov's state: every digest with its count (which came last is not known)."""
+        if not isinstance(seen, dict):
+            return cls()
+        counts = {d: n for d, n in seen.items() if _is_count(n) and n >= 1}
+        return cls({d: n for d, n in counts.items() if n >= 2}, [d for d, n in counts.items() if n == 1][-ONCE_KEPT:])
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def line_id(prefix: str, raw: str, seen: LineCounts, *, again: bool = False) -> str:
     """A stable id for a transcript line without one of its own: a digest of its content and,
     from the second on, which of the identical lines it is ("continue" twice is two messages).
-    ``seen`` counts the digests of the lines read before this one, and is updated.
+    ``seen`` counts the digests of the lines read before this one, and is updated. ``again``: the
+    host may be sending the last line a second time (:meth:`LineCounts.count`).
 
     Not its offset: a host that rewrites its file (Codex adding a field to the first line) moves
     every line after, and a capture that then reads it from the start stored the whole
     conversation again under new ids."""
     digest = hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    seen[digest] = count = seen.get(digest, 0) + 1
+    count = seen.count(digest, again=again)
     return f"{prefix}-{digest}" if count == 1 else f"{prefix}-{digest}-{count}"
 
 
