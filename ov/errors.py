@@ -205,6 +205,15 @@ class IndexDamaged(IndexUnavailable):
     code = "index_damaged"
 
 
+class IndexDamagedReadOnly(IndexUnavailable):
+    """The full-text index is damaged on a store ov may not write to (a read-only mount, another
+    user's store): the rebuild that repairs it writes, so no search can. Not an :class:`IndexDamaged`,
+    which a search answers by rebuilding."""
+
+    code = "index_damaged"
+    hint = "a rebuild writes to the store: run `ov reindex` where ov may write to it (mounted read-write, or as the user who owns it)"
+
+
 class NotRegularFile(OvError):
     """A named pipe, socket or device where a file should be: ov never opens one (a pipe blocks for ever)."""
 

@@ -1040,6 +1040,71 @@ def test_a_read_only_mount_is_searched_and_its_full_text_index_refuses_every_wri
     assert written.exit_code == 1 and written.error["code"] == "store_not_writable"
 
 
+def _damage_half(path: Path) -> None:
+    """``path`` with its first half overwritten, replaced rather than written in place (a mapped
+    file cut short kills a process that reads it with SIGBUS)."""
+    data = path.read_bytes()
+    damaged = path.with_name(path.name + ".damaged")
+    damaged.write_bytes(b"\xab" * (len(data) // 2) + data[len(data) // 2 :])
+    os.replace(damaged, path)
+
+
+@pytest.mark.parametrize("segment", ["store", "idx"])
+def test_a_damaged_index_on_a_read_only_mount_says_it_is_damaged_and_cannot_be_rebuilt(ov, ov_home, read_only_mount, tmp_path, monkeypatch, segment):
+    """A search repairs damage by a rebuild, which a read-only store refuses: the error said only
+    `store_not_writable` (a segment that opens and fails to read), or `run ov reindex` (one that
+    does not open), which meets the same refusal. Doctor and fsck promised a rebuild by the next search."""
+    import tempfile
+
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    found(ov, "gardening")
+    (text,) = (ov_home / INDEX / "text").glob(f"*.{segment}")
+    _damage_half(text)
+    mounted = read_only_mount(ov_home)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setenv("OV_HOME", str(mounted))
+    result = ov("find", "gardening", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "index_damaged"
+    message = result.error["message"]
+    assert message.startswith(f"the search index is damaged and cannot be rebuilt, because ov cannot write to {mounted}/state/default/")
+    assert ": Read-only file system (the full-text index " in message
+    assert "`ov reindex` where ov may write to it" in result.error["hint"]
+    if segment == "idx":  # doctor opens the index as a search does; damage met reading a record is fsck's
+        doctor = {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}["index"]
+        assert doctor["detail"].startswith("damaged, and ov may not write to the store to rebuild it: ") and doctor["fix"] == "see the writable check"
+    fsck = ov("fsck", "--json").json["result"]["findings"]
+    assert [(f["area"], f["severity"]) for f in fsck] == [("store", "problem"), ("index", "problem")]
+    assert fsck[1]["fix"] == "run `ov reindex` once ov may write to the store (the store problem says why it may not)"
+    assert list(temporary.iterdir()) == []
+
+
+def test_fsck_of_a_read_only_mount_does_not_promise_that_a_search_catches_the_index_up(ov, ov_home, read_only_mount, monkeypatch):
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    found(ov, "gardening")
+    assert [f["fix"] for f in ov("fsck", "--json").json["result"]["findings"]] == []
+    write(ov, "viking://resources/later.md", "Gardening in autumn")  # committed, not indexed
+    writable = ov("fsck", "--json").json["result"]["findings"]
+    assert [(f["area"], f["fix"]) for f in writable] == [("index", "the next search catches up")]
+    monkeypatch.setenv("OV_HOME", str(read_only_mount(ov_home)))
+    findings = ov("fsck", "--json").json["result"]["findings"]
+    assert [(f["area"], f["severity"]) for f in findings] == [("store", "problem"), ("index", "note")]
+    assert findings[1]["message"] == writable[0]["message"]
+    assert findings[1]["fix"] == (
+        "searches read it as it is, without what was committed since, until ov may write to the store (the store problem says why it may not)"
+    )
+
+
+def test_doctor_of_a_read_only_mount_does_not_promise_that_a_search_builds_the_index(ov, ov_home, read_only_mount, monkeypatch):
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    assert {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}["index"]["detail"] == "not built yet"
+    monkeypatch.setenv("OV_HOME", str(read_only_mount(ov_home)))
+    index = {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}["index"]
+    assert (index["detail"], index["fix"]) == ("not built yet, and ov may not write to the store to build it", "see the writable check")
+    assert ov("find", "gardening", "--json").error["code"] == "store_not_writable"
+
+
 def test_doctor_fails_when_the_llm_key_is_missing(ov):
     assert ov("config", "set", "llm.model", "openai/gpt-4o-mini").exit_code == 0
     assert ov("config", "set", "llm.api_key_env", "OV_TEST_MISSING_KEY").exit_code == 0

@@ -4,13 +4,13 @@ Each check gives ``ok``, ``warn`` (works, but less well than it could) or
 ``fail`` (something the user must fix), a detail and, when not ok, the fix.
 Nothing here changes anything (whether ov may write to the store is tried with a file made and
 removed at once). The index is opened as a search opens it (a damaged one is a warning: the next
-search rebuilds it), not only read from its ``meta.json``, and hnswlib's file is checked by its
-header and size where a search reads the vectors' flat or grouped copy instead; ``ov fsck`` reads
-all of it. The embedder and the LLM are *probed*: a one-line text is embedded and a one-word
-answer asked for, bounded by ``PROBE_SECONDS``, because a config that reads well can still point
-at a model that is not there or a key that is refused. A local model is loaded before the bound
-starts: importing torch alone can take longer than an answer may, and a slow load is not a model
-that does not answer.
+search rebuilds it, unless ov may not write to the store), not only read from its ``meta.json``,
+and hnswlib's file is checked by its header and size where a search reads the vectors' flat or
+grouped copy instead; ``ov fsck`` reads all of it. The embedder and the LLM are *probed*: a
+one-line text is embedded and a one-word answer asked for, bounded by ``PROBE_SECONDS``, because a
+config that reads well can still point at a model that is not there or a key that is refused. A
+local model is loaded before the bound starts: importing torch alone can take longer than an
+answer may, and a slow load is not a model that does not answer.
 
 The embedder check names the tier (``default``, ``minilm``, ``custom`` or ``none``), the model
 and, when ov knows it, the licence of the weights, in its detail and as ``tier``, ``provider``,
@@ -132,7 +132,15 @@ def _index(store, *, probe: bool, indices=None, updatable: bool = True) -> list[
     embed = replace(embed, facts=facts)
     if not store.exists:
         return [Check("index", "ok", "nothing to index yet"), embed]
-    if not status["built"]:
+    if not updatable and (not status["built"] or status.get("problem") or status.get("damage")):
+        # Building or rebuilding it writes to the store: no search can, so none is promised.
+        if not status["built"]:
+            detail = "not built yet, and ov may not write to the store to build it"
+        else:
+            state = "damaged" if status.get("damage") else "cannot be used as it is"
+            detail = f"{state}, and ov may not write to the store to rebuild it: {status.get('damage') or status['problem']}"
+        index = Check("index", "warn", detail, "see the writable check")
+    elif not status["built"]:
         index = Check("index", "warn", "not built yet", "the first `ov find` builds it, or run `ov reindex`")
     elif status.get("problem"):
         index = Check("index", "warn", f"will be rebuilt: {status['problem']}", "run `ov reindex` now to avoid the wait")

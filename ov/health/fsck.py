@@ -55,19 +55,19 @@ def fsck(store) -> FsckReport:
     if not store.exists:
         report.findings.append(Finding("store", "note", "no store yet: nothing to check", "write something, or run `ov init`"))
         return report
-    head = _check_store(store, report)
+    from ov.health import writable
+
+    refused = writable.refusal(store)
+    head = _check_store(store, report, refused)
     if head is not None:
-        _check_index(store, head, report)
+        _check_index(store, head, report, refused)
     return report
 
 
-def _check_store(store, report: FsckReport) -> str | None:
-    from ov.health import writable
-
+def _check_store(store, report: FsckReport, refused) -> str | None:
     git = store.git
     add = report.findings.append
     settle = "run `ov status` (any write does it too)"
-    refused = writable.refusal(store)
     if refused is not None:
         # Every write fails, and so does an index update: a search reads the index as it is.
         add(Finding("store", "problem", refused.message, refused.hint))
@@ -139,7 +139,10 @@ def _walk(git, tree_id, prefix: str):
             yield path, item.sha
 
 
-def _check_index(store, head: str, report: FsckReport) -> None:
+def _check_index(store, head: str, report: FsckReport, refused) -> None:
+    """``refused``: why ov may not write to the store, or None. Searches build, rebuild and
+    update the index, so what they would settle is left as it is while that holds: the fixes say
+    so rather than promise what the next search cannot do."""
     from ov.errors import IndexDamaged, StoreNotWritable
     from ov.index.lexical import Filters, LexicalIndex
     from ov.index.records import committed_records
@@ -148,13 +151,22 @@ def _check_index(store, head: str, report: FsckReport) -> None:
     add = report.findings.append
     indices = Indices(store)
     meta = Meta.read(indices.root / META_NAME)
-    rebuild = "run `ov reindex` (any search also rebuilds it)"
-    # A search does not rebuild damaged vectors: it falls back from a copy that does not load to
-    # hnswlib's file, and from a damaged hnswlib file to an intact copy.
-    reindex = "run `ov reindex`"
+    if refused is None:
+        rebuild = "run `ov reindex` (any search also rebuilds it)"
+        # A search does not rebuild damaged vectors: it falls back from a copy that does not load to
+        # hnswlib's file, and from a damaged hnswlib file to an intact copy.
+        reindex = "run `ov reindex`"
+        build = "the next search builds it, or run `ov reindex`"
+        catch_up = "the next search catches up"
+        retry = "the next search retries"
+        rewrite = "the next index update rewrites it"
+    else:
+        rebuild = reindex = build = "run `ov reindex` once ov may write to the store (the store problem says why it may not)"
+        catch_up = "searches read it as it is, without what was committed since, until ov may write to the store (the store problem says why it may not)"
+        retry = rewrite = "left as it is until ov may write to the store (the store problem says why it may not)"
     if meta is None:
         # Derived data: the next search builds it (a fresh store has never had one).
-        add(Finding("index", "note", "the index is not built yet (or its meta.json is unreadable)", "the next search builds it, or run `ov reindex`"))
+        add(Finding("index", "note", "the index is not built yet (or its meta.json is unreadable)", build))
         return
     problem = indices.incompatibility(meta)
     if problem is not None:
@@ -168,7 +180,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         indexed = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
     except IndexDamaged as exc:
         # Only a search that reads the damaged part rebuilds it: reindex now.
-        add(Finding("index", "problem", exc.message, "run `ov reindex`"))
+        add(Finding("index", "problem", exc.message, reindex))
         return
     except StoreNotWritable as exc:
         # Not damage (no temporary folder to read it through): a reindex would meet the same
@@ -180,7 +192,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
         return
     report.checked["records"] = len(indexed)
     if meta.commit != head:
-        add(Finding("index", "note", f"the index reflects {str(meta.commit)[:10]}, HEAD is {head[:10]}", "the next search catches up"))
+        add(Finding("index", "note", f"the index reflects {str(meta.commit)[:10]}, HEAD is {head[:10]}", catch_up))
         return
     git = store.git
     expected = set()
@@ -231,7 +243,7 @@ def _check_index(store, head: str, report: FsckReport) -> None:
                 loaded = reader.load(copy, dimension, generation_live)
                 copied = loaded.labels()
             except OlderCopy:
-                add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", "the next index update rewrites it"))
+                add(Finding("index", "note", f"the {name} copy of the vectors is in an older format (searches use hnswlib)", rewrite))
                 return
             except (OSError, ValueError) as exc:
                 add(Finding("index", "problem", f"the {name} copy of the vectors does not load: {exc}", reindex))
@@ -240,9 +252,9 @@ def _check_index(store, head: str, report: FsckReport) -> None:
                 add(Finding("index", "problem", f"the {name} copy of the vectors holds {len(copied)} vectors, the index {len(in_generation)}", reindex))
             elif differing := _differing_rows(loaded, vectors):
                 # Damage inside a copy of the right size loads and is searched: only this finds it.
-                add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", "run `ov reindex`"))
+                add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", reindex))
     elif meta.vectors_stale:
-        add(Finding("index", "note", "vectors are behind (the embedder failed last time)", "the next search retries"))
+        add(Finding("index", "note", "vectors are behind (the embedder failed last time)", retry))
 
 
 # Quantising to 16 bits moves a copy's component by at most 2e-5 from the index's; a component

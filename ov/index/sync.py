@@ -40,6 +40,7 @@ from pathlib import Path
 
 from ov.errors import (
     IndexDamaged,
+    IndexDamagedReadOnly,
     IndexUnavailable,
     OvError,
     StoreLocked,
@@ -166,7 +167,12 @@ class Indices:
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
             if meta is not None and self.incompatibility(meta) is None:
-                opened = self._behind(self._load(meta, [], stale=True), head)
+                try:
+                    opened = self._behind(self._load(meta, [], stale=True), head)
+                except IndexUnavailable as damage:
+                    if isinstance(exc, StoreNotWritable):
+                        raise _cannot_rebuild(damage, exc) from None
+                    raise
                 if isinstance(exc, StoreNotWritable) and meta.commit != head:
                     opened.behind = f"the index is behind HEAD and cannot be updated ({exc.message}): searched as it is, without what was committed since"
                 return opened
@@ -212,7 +218,10 @@ class Indices:
             # Met by the search, or by open itself (rebuilding stale vectors reads every record).
             meta = opened.meta if opened is not None else Meta.read(self.root / META_NAME)
             if meta is not None:
-                self.discard(meta, exc.message)
+                try:
+                    self.discard(meta, exc.message)
+                except StoreNotWritable as refused:
+                    raise _cannot_rebuild(exc, refused) from None
         return work(self.open(full_text_only=full_text_only))
 
     def discard(self, meta: Meta, reason: str) -> None:
@@ -690,6 +699,13 @@ def _same_build(a: Meta, b: Meta) -> bool:
 
 class _Rebuild(Exception):
     pass
+
+
+def _cannot_rebuild(damage: IndexUnavailable, refused: StoreNotWritable) -> IndexDamagedReadOnly:
+    """The error of a damaged index on a store ov may not write to. Searches repair damage by a
+    rebuild, which writes: said as the refused write alone, it blamed the store's access and
+    nothing else; said as the damage alone, its hint (`ov reindex`) meets the same refusal."""
+    return IndexDamagedReadOnly(f"the search index is damaged and cannot be rebuilt, because {refused.message} ({damage.message})")
 
 
 def _log():
