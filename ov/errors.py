@@ -9,12 +9,17 @@ it is raised, else its class's. The CLI translates them in exactly one place
 A hint that proposes an argument names it as a placeholder, ``{all=true}`` or ``{mode=replace}``
 (``{type}``: the argument alone), and lists it in ``arguments``: the core does not know how its
 caller passes arguments, so each edge spells them (:meth:`OvError.hint_for`), ``--all`` on the
-command line and ``"all": true`` in an MCP tool call.
+command line and ``"all": true`` in an MCP tool call. A hint that proposes a command the MCP
+server also has as a tool writes it with :func:`proposal` (``{ov ls uri="viking://x"}``), which
+each edge spells as its caller runs it: ``ov ls viking://x`` on the command line, ``ls {"uri":
+"viking://x"}`` over MCP. A command only the command line has (``ov fsck``, ``ov status``) is
+written as it is typed: the user, or an agent with a shell, runs it in a terminal.
 """
 
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 from collections.abc import Callable
@@ -63,18 +68,76 @@ class OvError(Exception):
         if arguments:
             self.arguments = frozenset(arguments)
 
-    def hint_for(self, spell: Callable[[str, str | None], str]) -> str:
+    def hint_for(self, spell: Callable[[str, str | None], str], spell_call: Callable[[str, list[tuple[str, object]]], str | None]) -> str:
         """The hint with each argument it proposes spelled by ``spell(name, value)`` as the edge's
-        caller writes it (``value`` is the text after ``=``, None for the argument alone)."""
-        if not self.arguments or not self.hint:
+        caller writes it (``value`` is the text after ``=``, None for the argument alone), and each
+        command it proposes (:func:`proposal`) by ``spell_call(command, [(argument, value), ...])``
+        (``value`` is ``...`` for an argument named alone); a command the edge does not have
+        (``spell_call`` returns None) is left as it is."""
+        if not self.hint or "{" not in self.hint:
             return self.hint
-        return _ARGUMENT.sub(lambda m: spell(m[1], m[2]) if m[1] in self.arguments else m[0], self.hint)
+        text, parts, at = self.hint, [], 0
+        # One pass from left to right: what a spelling put in is never read again as a placeholder.
+        while (brace := text.find("{", at)) != -1:
+            parts.append(text[at:brace])
+            spelled, at = _spelled(text, brace, self.arguments, spell, spell_call)
+            parts.append(spelled)
+        parts.append(text[at:])
+        return "".join(parts)
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message, "hint": self.hint}
 
 
 _ARGUMENT = re.compile(r"\{([a-z][a-z_]*)(?:=([^{}=]+))?\}")
+_CALL = re.compile(r"\{ov ([a-z][a-z_]*)")
+_CALL_ARGUMENT = re.compile(r" ([a-z][a-z_]*)(=?)")
+_JSON = json.JSONDecoder()
+
+
+def proposal(command: str, **arguments: object) -> str:
+    """The placeholder of a call of ``command`` that a hint proposes, for :meth:`OvError.hint_for`
+    to spell per edge: ``proposal("ls", uri=uri, recursive=True)``. ``command`` and the arguments
+    are named as the MCP tool names them (``add_resource``; the command line's ``add-resource``);
+    an argument given as ``...`` is named alone, for the caller to fill in (``ov remember TEXT``).
+    Values are written as JSON, so a URI holding braces or spaces cannot end the placeholder."""
+    words = [f"{name}" if value is ... else f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items()]
+    return "{ov " + " ".join([command, *words]) + "}"
+
+
+def _spelled(text: str, brace: int, arguments: frozenset[str], spell, spell_call) -> tuple[str, int]:
+    """The spelling of the placeholder at ``text[brace]`` and where the text goes on after it;
+    a brace that opens none (quoted input, ``{1,1000}``) is kept as it is."""
+    call = _CALL.match(text, brace)
+    if call is not None:
+        parsed, end = _call_arguments(text, call.end())
+        spelled = spell_call(call[1], parsed) if parsed is not None else None
+        if spelled is not None:
+            return spelled, end
+    argument = _ARGUMENT.match(text, brace)
+    if argument is not None and argument[1] in arguments:
+        return spell(argument[1], argument[2]), argument.end()
+    return "{", brace + 1
+
+
+def _call_arguments(text: str, at: int) -> tuple[list[tuple[str, object]] | None, int]:
+    """The arguments of a :func:`proposal` from ``text[at]`` to its closing brace, and the index
+    after it; None when the text there is not one."""
+    parsed: list[tuple[str, object]] = []
+    while not text.startswith("}", at):
+        word = _CALL_ARGUMENT.match(text, at)
+        if word is None:
+            return None, at
+        at = word.end()
+        if not word[2]:
+            parsed.append((word[1], ...))
+            continue
+        try:
+            value, at = _JSON.raw_decode(text, at)
+        except ValueError:
+            return None, at
+        parsed.append((word[1], value))
+    return parsed, at + 1
 
 
 # --- bad input: the command line itself is wrong (exit 2) -------------------
@@ -91,7 +154,7 @@ class InvalidInput(OvError):
 
 class InvalidURI(InvalidInput):
     code = "invalid_uri"
-    hint = "a URI looks like viking://resources/notes/a.md or viking://~/memories/ (see `ov ls viking://`)"
+    hint = f"a URI looks like viking://resources/notes/a.md or viking://~/memories/ (see {proposal('ls', uri='viking://')})"
 
 
 class InvalidId(InvalidInput):
@@ -101,7 +164,7 @@ class InvalidId(InvalidInput):
 
 class BinaryContent(InvalidInput):
     code = "binary_content"
-    hint = "ov stores UTF-8 text; `ov add-resource` converts PDFs and web pages"
+    hint = f"ov stores UTF-8 text; {proposal('add_resource')} converts PDFs and web pages"
 
 
 class ConfigError(InvalidInput):
@@ -121,7 +184,7 @@ class ConfigError(InvalidInput):
 
 class NotFound(OvError):
     code = "not_found"
-    hint = "see what is there with `ov ls` (`ov ls -r viking://` lists everything)"
+    hint = f"see what is there with {proposal('ls')} ({proposal('ls', uri='viking://', recursive=True)} lists everything)"
 
 
 class AccountNotFound(NotFound):
@@ -134,17 +197,17 @@ class AccountNotFound(NotFound):
 
 class AlreadyExists(OvError):
     code = "already_exists"
-    hint = "choose a name that does not exist yet, or see what is there with `ov stat`"
+    hint = f"choose a name that does not exist yet, or see what is there with {proposal('stat')}"
 
 
 class IsADirectory(OvError):
     code = "is_directory"
-    hint = "name a file; `ov ls` lists what the directory holds"
+    hint = f"name a file; {proposal('ls')} lists what the directory holds"
 
 
 class NotADirectory(OvError):
     code = "not_directory"
-    hint = "name a directory; `ov stat` shows what a URI is"
+    hint = f"name a directory; {proposal('stat')} shows what a URI is"
 
 
 class DirectoryNotEmpty(OvError):
@@ -154,7 +217,7 @@ class DirectoryNotEmpty(OvError):
 
 class NoMatch(OvError):
     code = "no_match"
-    hint = "the text must match exactly, whitespace included; check it with `ov read`"
+    hint = f"the text must match exactly, whitespace included; check it with {proposal('read')}"
 
 
 class AmbiguousMatch(OvError):

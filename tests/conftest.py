@@ -256,3 +256,26 @@ def fill_disk(mount: Path, leave: int = 0) -> Path:
         except OSError as exc:
             assert exc.errno == errno.ENOSPC
     return ballast
+
+
+@pytest.fixture
+def index_held(ov, ov_home):
+    """``hold()``: another process holds the index's lock (as one catching the index up or
+    building it does) until the test ends; ov waits a second for it."""
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    holders = []
+
+    def hold() -> None:
+        holder = subprocess.Popen(
+            [sys.executable, "-c", ("import sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
+                                    "WriteLock(Path(sys.argv[1]), 5).acquire(); print('held', flush=True); time.sleep(60)"),
+             str(ov_home / "state" / "default" / "index.lock")],
+            stdout=subprocess.PIPE, text=True,
+        )
+        holders.append(holder)
+        assert holder.stdout.readline().strip() == "held"
+
+    yield hold
+    for holder in holders:
+        holder.kill()
+        holder.wait()

@@ -274,29 +274,6 @@ def test_a_live_session_is_indexed_a_turn_at_a_time_as_a_rebuild_would_index_it(
     assert kept[2]["sessions"][0]["snippet"] == "The NAS is backed up to tape"
 
 
-@pytest.fixture
-def index_held(ov, ov_home):
-    """``hold()``: another process holds the index's lock (as one catching the index up or
-    building it does) until the test ends; ov waits a second for it."""
-    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
-    holders = []
-
-    def hold() -> None:
-        holder = subprocess.Popen(
-            [sys.executable, "-c", ("import sys, time; from pathlib import Path; from ov.store.lock import WriteLock; "
-                                    "WriteLock(Path(sys.argv[1]), 5).acquire(); print('held', flush=True); time.sleep(60)"),
-             str(ov_home / "state" / "default" / "index.lock")],
-            stdout=subprocess.PIPE, text=True,
-        )
-        holders.append(holder)
-        assert holder.stdout.readline().strip() == "held"
-
-    yield hold
-    for holder in holders:
-        holder.kill()
-        holder.wait()
-
-
 def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_holds(docs, index_held, monkeypatch):
     # While another process caught the index up, a find searched it as it was: a file just
     # deleted, a memory just forgotten and a line just edited out came back, text and all.
@@ -328,6 +305,21 @@ def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_ho
     # A result left out makes room for the next: --limit still gets as many as there are.
     one = found(docs, "hippopotamus", "--limit", "1")
     assert sum(len(one[bucket]) for bucket in ("resources", "memories", "sessions", "skills") if bucket in one) == 1
+
+
+def test_a_find_behind_while_another_process_updates_the_index_says_so_once(ov, index_held):
+    """Results that miss a file just written read as a store that does not hold it: stderr says
+    the index is behind (as it does when ov may not update it), once, and JSON carries it."""
+    write(ov, "viking://resources/a.md", "alpha")
+    assert "behind" not in found(ov, "alpha")["index"]
+    write(ov, "viking://resources/b.md", "alpha beta")  # committed, not indexed
+    index_held()
+    words = ov("find", "alpha", "--json")
+    behind = words.json["result"]["index"]["behind"]
+    assert behind == "the index is behind HEAD while another ov process brings it up to date: searched as it is, without what was committed since"
+    assert words.stderr == f"warning: {behind}\n" and uris(words.json["result"]) == ["viking://resources/a.md"]
+    searched = ov("search", "alpha", "--mode", "list")
+    assert searched.exit_code == 0 and searched.stderr == f"warning: {behind}\n"
 
 
 def test_a_find_while_another_process_builds_the_index_says_so(ov, index_held):

@@ -683,7 +683,8 @@ def test_a_malformed_pattern_is_refused_without_dulwich_noise(ov_process, handbo
     before = store_state()
     result = ov_process("add-resource", str(handbook), option, "[")  # a process: its real stderr
     assert result.exit_code == 2
-    assert result.stderr.startswith(f"error: invalid {option} pattern '['"), result.stderr
+    # The message names the patterns as both edges do (the MCP tool's argument is `exclude`).
+    assert result.stderr.startswith(f"error: invalid {option.removeprefix('--')} pattern '['"), result.stderr
     assert "Ignoring malformed pattern" not in result.stderr
     assert store_state() == before
 

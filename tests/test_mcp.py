@@ -615,7 +615,7 @@ def test_a_users_folders_read_as_empty_before_anything_is_written_to_them(ov_hom
     assert json.loads(text("stat", {"uri": "viking://~/memories"})[1])["type"] == "directory"
     assert text("read", {"uris": ["viking://~/memories"]}) == (
         True,
-        "viking://user/default/memories holds no memories yet\nhint: keep one with `ov remember TEXT`; `ov ls viking://user/default/memories` lists them",
+        'viking://user/default/memories holds no memories yet\nhint: keep one with `remember {"text": …}`; `ls {"uri": "viking://user/default/memories"}` lists them',
     )
     uri = text("remember", {"text": "My editor is Helix"})[1].split(" in ")[1].split(" (")[0]
     assert text("ls", {"uri": "viking://~/memories"}) == (False, uri)
@@ -737,13 +737,13 @@ def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_t
         "grep": [f"{m['uri']}:{m['line']}: {m['text']}" for m in ov("grep", "staging", "--uri", base, "--json").json["result"]],
     }
     advice = {
-        "ls": ("entries", "list a subfolder (`uri`), or name them all, without abstracts, with `tree` and `depth` 1"),
+        "ls": ("entries", 'list on with the same arguments and "offset": {shown}; or list a subfolder (`uri`), or name them all, without abstracts, with `tree` and `depth` 1'),
         "glob": ("paths", "narrow the `pattern`, or glob below a subfolder (`uri`)"),
         "grep": ("matching lines", "narrow the `pattern` or `uri`, or ask for a lower `limit`"),
     }
     for name, expected in whole.items():
         shown, left, unit, says = _cut(answers[name]["content"][0]["text"])
-        assert (unit, says) == advice[name]
+        assert (unit, says) == (advice[name][0], advice[name][1].format(shown=len(shown)))
         # Whole entries from the first, as many as fit: not one more would have.
         assert shown == expected[: len(shown)] and left == len(expected) - len(shown) > 0, name
         assert len("\n".join(expected[: len(shown) + 1])) > 40_000
@@ -756,6 +756,23 @@ def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_t
 
     listed = _with_client(body)
     assert "[…" not in listed and LONG_NAME.format(5) in listed
+    # ls goes on from where the note says, and the pages hold every entry once, in order.
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    paged, offset = [], 0
+    while True:
+        text = tools.call(context, "ls", {"uri": base, "offset": offset})["content"][0]["text"]
+        if "[…" not in text:
+            paged += text.split("\n")
+            break
+        page, _left, _unit, says = _cut(text)
+        assert says.startswith(f'list on with the same arguments and "offset": {offset + len(page)};'), says
+        paged, offset = paged + page, offset + len(page)
+    assert paged == whole["ls"] and offset > 0
+    assert tools.call(context, "ls", {"uri": base, "offset": 300})["content"][0]["text"] == "no entries from `offset` 300: there are 300"
 
 
 def test_a_read_too_long_says_where_to_read_on_and_a_line_longer_than_a_result_comes_cut(ov_home):
@@ -821,9 +838,139 @@ def test_a_hint_names_the_tools_arguments_where_the_command_line_names_its_optio
 def test_a_hint_spells_only_the_arguments_its_error_names():
     from ov.errors import InvalidInput
 
+    def never(name, arguments):
+        raise AssertionError(name)
+
     quoted = InvalidInput("bad", hint="a range such as {1,1000}, or {limit=5} for {pattern} {x}", arguments={"limit", "pattern"})
-    assert quoted.hint_for(lambda name, value: f"<{name}:{value}>") == "a range such as {1,1000}, or <limit:5> for <pattern:None> {x}"
-    assert InvalidInput("bad", hint="say {limit}").hint_for(lambda name, value: "?") == "say {limit}"
+    assert quoted.hint_for(lambda name, value: f"<{name}:{value}>", never) == "a range such as {1,1000}, or <limit:5> for <pattern:None> {x}"
+    assert InvalidInput("bad", hint="say {limit}").hint_for(lambda name, value: "?", never) == "say {limit}"
+
+
+def test_a_proposed_call_is_spelled_whole_whatever_its_values_hold():
+    """A URI with braces, spaces, quotes or `=` in it goes through a call's placeholder as JSON: it
+    never ends the placeholder early, nor is it read as one."""
+    from ov.errors import NotFound, proposal
+
+    def calls(name, arguments):
+        return f"<{name} {arguments}>" if name != "fsck" else None
+
+    uri = 'viking://resources/a b/{all=true} "x}".md'
+    hint = f"see {proposal('ls', uri=uri, recursive=True)} or {proposal('remember', text=...)}; {proposal('fsck')}, {{all=true}} {{ov ls"
+    spelled = NotFound("x", hint=hint, arguments={"all"}).hint_for(lambda name, value: f"<{name}={value}>", calls)
+    assert spelled == f"see <ls {[('uri', uri), ('recursive', True)]}> or <remember [('text', Ellipsis)]>; {{ov fsck}}, <all=true> {{ov ls"
+
+
+def test_a_hint_that_reaches_a_tool_names_the_tool_and_its_arguments_not_the_command_line(ov, tmp_path):
+    """(found by an audit: core hints told MCP clients to run `ov ls …`, `ov remember TEXT`,
+    `--to` and `--exclude`, which a tool call cannot do)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("write", "viking://resources/notes/x.md", "--content", "x\n").exit_code == 0
+    source, notes = tmp_path / "source.md", tmp_path / "notes.md"
+    source.write_text("# Source\n")
+    notes.write_text("# Notes\n")
+    context = tools.Context.resolve({}, _os.environ)
+    memories = "viking://user/default/memories"
+    cases = [  # (tool, its arguments, the command line, the hint as the tool reads it, as the command line does)
+        ("read", {"uris": ["viking://resources"]}, ["read", "viking://resources"],
+         'list it with `ls {"uri": "viking://resources"}` or read `ov overview viking://resources`',
+         "list it with `ov ls viking://resources` or read `ov overview viking://resources`"),
+        ("read", {"uris": ["viking://resources/none.md"]}, ["read", "viking://resources/none.md"],
+         'see what is there with `ls {"uri": "viking://resources"}`', "see what is there with `ov ls viking://resources`"),
+        ("tree", {"uri": "viking://resources/a.md"}, ["tree", "viking://resources/a.md"],
+         'read it with `read {"uris": ["viking://resources/a.md"]}`', "read it with `ov read viking://resources/a.md`"),
+        ("read", {"uris": [memories]}, ["read", memories],
+         f'keep one with `remember {{"text": …}}`; `ls {{"uri": "{memories}"}}` lists them', f"keep one with `ov remember TEXT`; `ov ls {memories}` lists them"),
+        ("read", {"uris": ["viking://user/alice/memories"]}, ["read", "viking://user/alice/memories"],
+         'keep one with `ov remember` in a terminal (the `remember` tool takes no `user`); `ls {"uri": "viking://user/alice/memories"}` lists them',
+         "keep one with `ov remember TEXT --user alice`; `ov ls viking://user/alice/memories` lists them"),
+        ("forget", {"uri": "viking://~/memories/preferences/x.md"}, ["forget", "viking://~/memories/preferences/x.md"],
+         'list memories with `ls {"uri": "viking://~/memories", "recursive": true}`', "list memories with `ov ls 'viking://~/memories' --recursive`"),
+        ("search", {"query": " "}, ["search", " "], 'say what to look for, e.g. `search {"query": "release process"}`', "say what to look for, e.g. `ov search 'release process'`"),
+        ("ls", {"uri": " viking://resources"}, ["ls", " viking://resources"],
+         'a URI looks like viking://resources/notes/a.md or viking://~/memories/ (see `ls {"uri": "viking://"}`)',
+         "a URI looks like viking://resources/notes/a.md or viking://~/memories/ (see `ov ls viking://`)"),
+        ("add_resource", {"source": str(source), "to": "viking://resources/s", "parent": "viking://resources"},
+         ["add-resource", str(source), "--to", "viking://resources/s", "--parent", "viking://resources"], 'give "to" or "parent", not both', "give --to or --parent, not both"),
+        ("add_resource", {"source": str(source), "to": "viking://resources/a.md"}, ["add-resource", str(source), "--to", "viking://resources/a.md"],
+         '"to" names a new location; use "parent" to add inside an existing directory', "--to names a new location; use --parent to add inside an existing directory"),
+        ("add_resource", {"source": str(source), "parent": "viking://resources/none"}, ["add-resource", str(source), "--parent", "viking://resources/none"],
+         'create it with `ov mkdir viking://resources/none`, or name a new folder with "to"', "create it with `ov mkdir viking://resources/none`, or name a new folder with --to"),
+        ("add_resource", {"source": str(notes)}, ["add-resource", str(notes)], 'choose another place with "to"', "choose another place with --to"),
+    ]
+    for name, arguments, argv, as_tool, as_command in cases:
+        tool = tools.call(context, name, arguments)
+        text = tool["content"][0]["text"]
+        assert tool.get("isError") and text.endswith(f"hint: {as_tool}") and "--" not in text, text
+        cli = ov(*argv, "--json")
+        assert cli.exit_code != 0 and cli.error["hint"] == as_command, cli.error
+    # A message names what both edges call the argument; a hint the class gives every bad input
+    # ("see the command's --help") names the tool's own arguments.
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    refused = tools.call(context, "add_resource", {"source": str(folder), "exclude": ["[abc"]})["content"][0]["text"]
+    assert refused.startswith("invalid exclude pattern '[abc'") and "--" not in refused, refused
+    assert ov("add-resource", str(folder), "--exclude", "[abc", "--json").error["message"].startswith("invalid exclude pattern '[abc'")
+    offset = tools.call(context, "ls", {"offset": -1})["content"][0]["text"]
+    assert offset == "`offset` of ls must be 0 or more\nhint: `ls` takes uri, recursive, offset (see its inputSchema)"
+
+
+def test_a_find_behind_the_store_says_so_first_as_the_command_line_does(ov, index_held):
+    """(found by an audit: a model searching while another process caught the index up got
+    results without what was just written, and no word that the index was behind)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    assert ov("write", "viking://resources/a.md", "--content", "alpha").exit_code == 0
+    assert not tools.call(context, "find", {"query": "alpha"})["content"][0]["text"].startswith("warning")
+    assert ov("write", "viking://resources/b.md", "--content", "alpha beta").exit_code == 0  # committed, not indexed
+    index_held()
+    warned = ov("find", "alpha").stderr
+    assert warned.startswith("warning: the index is behind HEAD") and warned.count("\n") == 1
+    for name, arguments in (("find", {"query": "alpha"}), ("search", {"query": "alpha", "mode": "list"}), ("search", {"query": "alpha"}), ("find", {"query": "zzzz"})):
+        first, rest = tools.call(context, name, arguments)["content"][0]["text"].split("\n", 1)
+        assert first == warned.rstrip("\n") and "viking://resources/b.md" not in rest, (name, arguments, rest)
+        assert "viking://resources/a.md" in rest or rest.startswith("no results"), rest
+
+
+def test_grep_that_stops_at_its_limit_says_more_lines_match():
+    """(found by an audit: 100 matches, the default limit, read as all there were)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    tools.call(context, "write", {"uri": "viking://resources/a.md", "content": "".join(f"match {i}\n" for i in range(5))})
+
+    def grep(limit: int) -> list[str]:
+        return tools.call(context, "grep", {"pattern": "match", "limit": limit})["content"][0]["text"].split("\n")
+
+    assert grep(5) == [f"viking://resources/a.md:{i + 1}: match {i}" for i in range(5)]  # all of them: no note
+    assert grep(9) == grep(5)
+    *shown, note = grep(3)
+    assert shown == grep(5)[:3]
+    assert note == "[… more lines match: this is the first 3 (`limit`); ask with a higher `limit`, or narrow the `pattern` or `uri`]"
+
+
+def test_no_hint_an_error_class_gives_speaks_command_line_to_a_tool():
+    """Every class's own hint, as the MCP server spells it: a command some tool runs is named as
+    that tool, and nothing is left unspelled."""
+    from ov import errors
+    from ov.mcp import tools
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+
+    for cls in subclasses(errors.OvError):
+        spelled = cls.__new__(cls).hint_for(tools._argument, tools._tool_call)  # the class's hint: no instance needed
+        assert "{ov " not in spelled and not any(re.search(f"`ov {t['name'].replace('_', '-')}(?![\\w-])", spelled) for t in definitions()), (cls, spelled)
 
 
 def test_the_calls_log_is_rotated_as_the_hooks_log_is(ov_home):

@@ -183,7 +183,7 @@ def _dispatch(args: list[str]) -> int:
         _debug_traceback()
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
             exc.hint = f"see `{_command_path(args)} --help` for what it accepts"
-        exc.hint = exc.hint_for(_option)
+        exc.hint = exc.hint_for(_option, _command)
         error(exc, as_json)
         return exc.exit_code
     except click.exceptions.Abort:
@@ -241,6 +241,33 @@ def _option(name: str, value: str | None) -> str:
     """An argument a core hint proposes, as the command line takes it: ``--all``, ``--mode replace``."""
     flag = "--" + name.replace("_", "-")
     return flag if value in (None, "true") else f"{flag} {value}"
+
+
+def _command(name: str, arguments: list[tuple[str, object]]) -> str | None:
+    """A command a core hint proposes (:func:`ov.errors.proposal`), as it is typed (``ov ls
+    viking:// --recursive`` in backticks), found from the command's own parameters: which are
+    positional, which are flags."""
+    import shlex
+
+    cli_name = name.replace("_", "-")
+    group = typer.main.get_command(_narrowed(app, [cli_name]))  # one command: about a millisecond
+    command = group.commands.get(cli_name) if isinstance(group, click.Group) else None
+    if command is None:
+        return None
+    words = ["ov", cli_name]
+    for argument, value in arguments:
+        flag = "--" + argument.replace("_", "-")
+        param = next((p for p in command.params if p.name == argument or flag in p.opts), None)
+        values = value if isinstance(value, list) else [value]
+        if isinstance(param, click.Option) and flag not in param.opts:
+            flag = max(param.opts, key=len)
+        if isinstance(param, click.Argument):
+            words += [param.human_readable_name if v is ... else shlex.quote(str(v)) for v in values]
+        elif value is True or value is ...:
+            words.append(flag)
+        else:
+            words += [w for v in values for w in (flag, shlex.quote(str(v)))]
+    return f"`{' '.join(words)}`"
 
 
 def _usage_hint(exc: Exception) -> str:

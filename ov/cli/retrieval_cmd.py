@@ -172,8 +172,8 @@ def parse_levels(text: str | None) -> tuple[int, ...] | None:
 
 
 def say_behind(result) -> None:
-    """Say on stderr, once, that the index searched is behind HEAD because ov may not update it
-    (a store it may only read): what was committed since is not found."""
+    """Say on stderr, once, that the index searched is behind HEAD (ov may not update it, a store
+    it may only read, or another process is updating it): what was committed since is not found."""
     if result.index.get("behind"):
         warn(result.index["behind"])
 

@@ -105,7 +105,7 @@ class OpenIndex:
     embedding: dict  # what retrieval reports: provider, model, available, reason
     stale: bool = False  # another process was updating; this is the last complete state
     actions: list[str] = field(default_factory=list)  # what open() had to do: "rebuilt: ...", "updated 3 paths"
-    behind: str | None = None  # why an index behind HEAD was searched as it is: ov may not update it
+    behind: str | None = None  # why an index behind HEAD was searched as it is: ov may not update it, or another process is
     # For an index searched behind HEAD: each path it holds that HEAD changed -> its blob at HEAD
     # (None: gone). A search leaves out what HEAD no longer holds (ov.retrieval.find). None: the
     # indexed commit is not in the repository, and nothing the index holds can be shown.
@@ -175,6 +175,10 @@ class Indices:
                     raise
                 if isinstance(exc, StoreNotWritable) and meta.commit != head:
                     opened.behind = f"the index is behind HEAD and cannot be updated ({exc.message}): searched as it is, without what was committed since"
+                elif meta.commit != head:
+                    # Said as the case above is: results that miss a file just written look like
+                    # a store that does not hold it, and the caller would go and write it again.
+                    opened.behind = "the index is behind HEAD while another ov process brings it up to date: searched as it is, without what was committed since"
                 return opened
             if isinstance(exc, StoreLocked):
                 # The lock is the index's, not the store's: writes go on meanwhile, and the

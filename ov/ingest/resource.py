@@ -101,7 +101,7 @@ def add_resource(
         # empty argument, would add whatever folder it runs in.
         raise InvalidInput("the source is empty", hint="name a file, a folder or a URL")
     if to and parent:
-        raise InvalidInput("give either --to or --parent, not both")
+        raise InvalidInput("both a new location and a parent to add inside were given", hint="give {to} or {parent}, not both", arguments={"to", "parent"})
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
     refuse_store_source(source, store.home)  # before reading a byte of it
     limits = store.config.ingest
@@ -319,7 +319,8 @@ def _join(root: VikingURI, rel: str) -> VikingURI:
     if len(joined.path.encode("utf-8")) > MAX_PATH_BYTES:
         raise InvalidInput(
             f"cannot store {quote(rel)}: its path would be over {MAX_PATH_BYTES} bytes",
-            hint="add a folder nested less deeply, or exclude this part with --exclude",
+            hint="add a folder nested less deeply, or exclude this part with {exclude}",
+            arguments={"exclude"},
         )
     return joined
 
@@ -329,13 +330,13 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         assert target is not None
         store.require_content_uri(target)
         if store.path(target).exists():
-            raise AlreadyExists(f"{target} already exists", hint="--to names a new location; use --parent to add inside an existing directory")
+            raise AlreadyExists(f"{target} already exists", hint="{to} names a new location; use {parent} to add inside an existing directory", arguments={"to", "parent"})
         return target
     if under_parent:
         assert target is not None
         path = store.path(target)
         if not path.exists() and not (target.is_root or len(target.parts) == 1):
-            raise NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}` or use --to")
+            raise NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}`, or name a new folder with {{to}}", arguments={"to"})
         if path.exists() and not path.is_dir():
             raise NotADirectory(f"{target} is a file")
         root = VikingURI((*target.parts, collected.name))
@@ -348,7 +349,8 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         if manifest.get("source", {}).get("uri") != collected.uri:
             raise AlreadyExists(
                 f"{root} already exists and was not added from {collected.uri}",
-                hint="choose another place with --to URI",
+                hint="choose another place with {to}",
+                arguments={"to"},
             )
     return root
 

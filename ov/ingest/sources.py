@@ -85,7 +85,7 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
     if not _is_utf8(str(path)):
         # The path is recorded as the source in .sources.json (UTF-8) and printed.
         raise InvalidInput(f"the path {_shown(str(path))} is not UTF-8", hint="rename it, or add a folder above it with a UTF-8 path")
-    include_filter, exclude_filter = _patterns(include, "--include"), _patterns(exclude, "--exclude")
+    include_filter, exclude_filter = _patterns(include, "include"), _patterns(exclude, "exclude")
     if path.is_file():
         collected = Collected(_stem_name(path.name), "file", str(path))
         # A file named on purpose is shown: `.env` kept as `.env` would be stored where ls, grep
@@ -295,6 +295,8 @@ def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int, *, sta
 
 def _patterns(patterns: Sequence[str], option: str):
     """Gitignore-style patterns (comma-separated values allowed) as one dulwich filter, or None.
+    ``option`` ("exclude") names them in a message as both edges can read it: ``--exclude`` on the
+    command line, the ``exclude`` argument of the MCP ``add_resource`` tool.
 
     Each pattern is compiled on its own first: dulwich's filter logs and drops a malformed
     one ("Ignoring malformed pattern"), and a dropped --include would skip every file.

@@ -4,13 +4,16 @@ Every tool is a command of the CLI made callable by a model: the same core funct
 identity, one commit per mutating call, the same messages. Results are the text a model should
 read: URIs first, then what it needs to judge them (scores, abstracts, snippets, provenance).
 An :class:`~ov.errors.OvError` becomes a tool error carrying ov's message and hint (the arguments
-it proposes spelled as a tool call takes them: ``"all": true``), so the model can correct its call,
+it proposes spelled as a tool call takes them, ``"all": true``, and the commands it proposes as
+this server's tools, ``ls {"uri": …}``), so the model can correct its call,
 and so does a full disk or a write the system refused in ov's home, as the CLI reports them
 (:func:`~ov.errors.os_failure`); nothing a model sends can stop the server.
 
 A result longer than ``MAX_RESULT_CHARS`` is cut after the last whole entry, line or result that
 fits (a :class:`Listing`), and ends with a note saying how many were left out and how to ask that
-tool for fewer with its own arguments.
+tool for fewer with its own arguments; ``ls`` names the ``offset`` to list on from. A ``grep``
+that stops at its ``limit`` says whether more lines match, and a ``find`` or ``search`` of an index
+behind HEAD starts with the line the CLI warns with on stderr.
 
 The definitions are the fixed prefix every session pays for (``tools/list`` is sent with every
 model request), so descriptions are one line and schemas carry no prose a name already says.
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ov.errors import InvalidInput, OvError, os_failure
 from ov.lines import lines_of
@@ -34,6 +37,7 @@ ALSO_NAMED = 10  # the other places of a result's text a find names (a model may
 
 _STR = {"type": "string"}
 _INT = {"type": "integer", "minimum": 1}
+_OFFSET = {"type": "integer", "minimum": 0}
 _RESULTS = {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}
 _BOOL = {"type": "boolean"}
 _URI = {"type": "string", "description": "viking:// URI"}
@@ -56,7 +60,7 @@ TOOLS = (
         ("query",),
     ),
     _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
-    _tool("ls", "List a directory with abstracts.", {"uri": _URI, "recursive": _BOOL}),
+    _tool("ls", "List a directory with abstracts.", {"uri": _URI, "recursive": _BOOL, "offset": _OFFSET}),
     _tool("tree", "The tree below a URI.", {"uri": _URI, "depth": _INT}),
     _tool("stat", "Size, times and provenance of a URI.", {"uri": _URI}, ("uri",)),
     _tool("grep", "Regex over file lines.", {"pattern": _STR, "uri": _URI, "ignore_case": _BOOL, "limit": _INT}, ("pattern",)),
@@ -69,12 +73,21 @@ TOOLS = (
         read_only=False,
     ),
     _tool("forget", "Delete a memory (history keeps it).", {"uri": _URI}, ("uri",), read_only=False),
-    _tool("add_resource", "Ingest a local file, folder or URL with summaries.", {"source": _STR, "parent": _URI, "reason": _STR}, ("source",), read_only=False),
+    _tool(
+        "add_resource",
+        "Ingest a local file, folder or URL with summaries.",
+        {"source": _STR, "parent": _URI, "to": _URI, "exclude": {"type": "array", "items": _STR}, "reason": _STR},
+        ("source",),
+        read_only=False,
+    ),
     _tool("write", "Create, replace or append to a file.", {"uri": _URI, "content": _STR, "mode": {"enum": ["replace", "append", "create"]}}, ("uri", "content"), read_only=False),
     _tool("edit", "Replace an exact string in a file.", {"uri": _URI, "old": _STR, "new": _STR, "all": _BOOL}, ("uri", "old", "new"), read_only=False),
     _tool("session_commit", "Archive a session and distil its memories now.", {"session": _STR}, ("session",), read_only=False),
     _tool("health", "Store, index and embedder status.", {}),
 )
+
+
+_BY_NAME = {t["name"]: t for t in TOOLS}
 
 
 def definitions() -> list[dict]:
@@ -133,6 +146,9 @@ def call(context: Context, name, arguments) -> dict:
     try:
         answer = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
     except OvError as exc:
+        if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
+            # The class's hint speaks of both edges; here the tool and its arguments are known.
+            exc.hint = f"`{name}` takes {', '.join(_BY_NAME[name]['inputSchema']['properties']) or 'no arguments'} (see its inputSchema)"
         return _ov_error(exc)
     except Exception as exc:  # the MCP edge: a full disk or a refused write, as the CLI reports them
         known = os_failure(exc, context.home.root)
@@ -157,22 +173,30 @@ class Listing:
     unit: str  # one item, in the note: "entry", "path", "line"
     plural: str | None = None  # where adding "s" is wrong
     advice: str | Callable[[int], str] = ""
+    head: str = ""  # a line before the items, never cut (the index a find searched is behind)
+    more: str = ""  # a line after the items when all of them fit: there are more than were asked for
 
     def fitted(self, limit: int) -> str:
         """The items joined by newlines; past ``limit`` characters, those that fit and the note."""
+        if not self.head:
+            return self._fitted(limit, limit)
+        return f"{self.head}\n{self._fitted(limit, limit - len(self.head) - 1)}"
+
+    def _fitted(self, limit: int, room: int) -> str:
+        """The items in ``room`` characters (the result's ``limit`` less its head)."""
         size, kept = -1, 0  # -1: no newline before the first item
         for item in self.items:
-            if size + 1 + len(item) > limit:
+            if size + 1 + len(item) > room:
                 break
             size += 1 + len(item)
             kept += 1
         if kept == len(self.items):
-            return "\n".join(self.items)
+            return "\n".join([*self.items, self.more] if self.more else self.items)
         head, gone = self.items[:kept], []
-        if kept <= 1 and size + 1 < limit:
+        if kept <= 1 and size + 1 < room:
             # An item too long to follow even the first (a minified file's line after read's
             # header): its start, else asking again would show no more than this did.
-            head.append(self.items[kept][: limit - size - 1])
+            head.append(self.items[kept][: room - size - 1])
             gone.append(f"the rest of this {self.unit}")
             kept += 1
         left = len(self.items) - kept
@@ -187,7 +211,7 @@ def _error(text: str) -> dict:
 
 
 def _ov_error(exc: OvError) -> dict:
-    hint = exc.hint_for(_argument)
+    hint = exc.hint_for(_argument, _tool_call)
     return _error(exc.message + (f"\nhint: {hint}" if hint else ""))
 
 
@@ -196,6 +220,26 @@ def _argument(name: str, value: str | None) -> str:
     if value is None:
         return json.dumps(name)
     return f"{json.dumps(name)}: {'true' if value == 'true' else json.dumps(value)}"
+
+
+def _tool_call(name: str, arguments: list[tuple[str, object]]) -> str | None:
+    """A command a core hint proposes (:func:`ov.errors.proposal`), as this server's tool of that
+    name is called: ``ls {"uri": "viking://"}`` in backticks (the tool's name and its arguments),
+    or "the `ls` tool" alone; an argument named alone is shown as ``…``, for the model to fill in.
+    None: no tool does it (the hint keeps its own words)."""
+    tool = _BY_NAME.get(name)
+    if tool is None:
+        return None
+    properties = tool["inputSchema"]["properties"]
+    missing = [key for key, _value in arguments if key not in properties and f"{key}s" not in properties]
+    if missing:  # `ov remember TEXT --user bob`: a call the tool cannot make, which a terminal can
+        return f"`ov {name.replace('_', '-')}` in a terminal (the `{name}` tool takes no {', '.join(f'`{key}`' for key in missing)})"
+    given = []
+    for key, value in arguments:
+        if key not in properties and properties.get(f"{key}s", {}).get("type") == "array":
+            key, value = f"{key}s", value if value is ... or isinstance(value, list) else [value]  # `read` takes `uris`
+        given.append(f"{json.dumps(key)}: {'…' if value is ... else json.dumps(value, ensure_ascii=False)}")
+    return f"`{name} {{{', '.join(given)}}}`" if given else f"the `{name}` tool"
 
 
 class _Args:
@@ -225,10 +269,10 @@ class _Args:
     def text(self, key: str, default=None, *, required: bool = False) -> str | None:
         return self._get(key, str, default, required)
 
-    def number(self, key: str, default=None) -> int | None:
+    def number(self, key: str, default=None, *, minimum: int = 1) -> int | None:
         value = self._get(key, int, default, False)
-        if value is not None and value < 1:
-            raise InvalidInput(f"`{key}` of {self.tool} must be 1 or more")
+        if value is not None and value < minimum:
+            raise InvalidInput(f"`{key}` of {self.tool} must be {minimum} or more")
         return value
 
     def flag(self, key: str) -> bool:
@@ -271,7 +315,7 @@ def _find(store, args: _Args, context: Context) -> Listing | str:
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
     result = find(store, query, FindOptions(**_filters(store, args)), indices=context.indices(store))
-    return _hits(result.hits, result.mode)
+    return _behind(result, _hits(result.hits, result.mode))
 
 
 def _search(store, args: _Args, context: Context) -> Listing | str:
@@ -280,6 +324,10 @@ def _search(store, args: _Args, context: Context) -> Listing | str:
     mode = args.text("mode", "context")
     options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
+    return _behind(result, _searched(result, mode))
+
+
+def _searched(result, mode: str) -> Listing | str:
     if mode == "context":
         block = result.context
         if block is not None and block.entries:
@@ -289,6 +337,16 @@ def _search(store, args: _Args, context: Context) -> Listing | str:
             return f"{counted(dropped, 'result')} matched, but none fits a budget of {block.stats['budget']} tokens: ask with a larger `budget`, or use mode list"
         return "nothing in the store matches"
     return _hits(result.hits, result.mode)
+
+
+def _behind(result, answer: Listing | str) -> Listing | str:
+    """``answer`` led by the line the CLI warns with when the index searched is behind HEAD: a
+    model that finds nothing it just wrote would otherwise take it as not stored."""
+    behind = result.index.get("behind")
+    if not behind:
+        return answer
+    line = f"warning: {behind}"
+    return replace(answer, head=line) if isinstance(answer, Listing) else f"{line}\n{answer}"
 
 
 def _hits(hits, mode: str) -> Listing | str:
@@ -330,12 +388,20 @@ def _read(store, args: _Args, _context: Context) -> Listing:
 
 def _ls(store, args: _Args, _context: Context) -> Listing | str:
     recursive = args.flag("recursive")
+    offset = args.number("offset", 0, minimum=0)
     entries = store.ls(store.uri(args.text("uri", "viking://")), recursive=recursive)
     if not entries:
         return "(empty)"
-    items = [f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries]
+    if offset >= len(entries):
+        return f"no entries from `offset` {offset}: there are {len(entries)}"
+    items = [f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries[offset:]]
     other = "drop `recursive`" if recursive else "name them all, without abstracts, with `tree` and `depth` 1"
-    return Listing(items, "entry", "entries", f"list a subfolder (`uri`), or {other}")
+
+    def list_on(shown: int) -> str:
+        # The entries come in the same order each time, so the next call starts where this one stopped.
+        return f'list on with the same arguments and "offset": {offset + shown}; or list a subfolder (`uri`), or {other}'
+
+    return Listing(items, "entry", "entries", list_on)
 
 
 def _tree(store, args: _Args, _context: Context) -> Listing:
@@ -361,10 +427,14 @@ def _stat(store, args: _Args, _context: Context) -> str:
 def _grep(store, args: _Args, _context: Context) -> Listing | str:
     from ov.retrieval.grep import grep
 
-    matches = list(grep(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")), ignore_case=args.flag("ignore_case"), limit=args.number("limit", 100)))
+    limit = args.number("limit", 100)
+    # One match past the limit tells whether there are more, without a second pass over the store.
+    matches = list(grep(store, args.text("pattern", required=True), store.uri(args.text("uri", "viking://")), ignore_case=args.flag("ignore_case"), limit=limit + 1))
     if not matches:
         return "no line matches"
-    return Listing([f"{m.uri}:{m.line}: {m.text}" for m in matches], "matching line", advice="narrow the `pattern` or `uri`, or ask for a lower `limit`")
+    more = f"[… more lines match: this is the first {limit} (`limit`); ask with a higher `limit`, or narrow the `pattern` or `uri`]" if len(matches) > limit else ""
+    lines = [f"{m.uri}:{m.line}: {m.text}" for m in matches[:limit]]
+    return Listing(lines, "matching line", advice="narrow the `pattern` or `uri`, or ask for a lower `limit`", more=more)
 
 
 def _glob(store, args: _Args, _context: Context) -> Listing | str:
@@ -392,7 +462,8 @@ def _forget(store, args: _Args, _context: Context) -> str:
 def _add_resource(store, args: _Args, _context: Context) -> str:
     from ov.ingest.resource import add_resource
 
-    result = add_resource(store, args.text("source", required=True), parent=args.text("parent"), reason=args.text("reason"))
+    source = args.text("source", required=True)
+    result = add_resource(store, source, to=args.text("to"), parent=args.text("parent"), exclude=tuple(args.texts("exclude")), reason=args.text("reason"))
     counts = f"{len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, {result.unchanged} unchanged"
     return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "") + _redacted_note(result.redacted)
 

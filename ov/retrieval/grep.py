@@ -108,7 +108,8 @@ def grep(
                     raise InvalidInput(
                         f"grep of {quote(pattern)} took more than {GREP_SECONDS:g} s (stopped at {uri}:{number})",
                         hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern,"
-                        " or grep fewer files with --uri",
+                        " or grep fewer files with {uri}",
+                        arguments={"uri"},
                     ) from None
                 if hit:
                     yield GrepMatch(str(uri), number, line)

@@ -36,7 +36,7 @@ import heapq
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, proposal
 from ov.retrieval.copies import collapse_copies, same_file
 from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
@@ -127,7 +127,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 def _check(query: str, options: SearchOptions) -> None:
     check_threshold(options.threshold)
     if not query.strip():
-        raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov search "release process"`')
+        raise InvalidInput("the query is empty", hint=f"say what to look for, e.g. {proposal('search', query='release process')}")
     if options.mode not in MODES:
         raise InvalidInput(f"unknown mode {options.mode!r}", hint=f"modes are: {', '.join(MODES)}")
     if options.budget is not None and options.budget <= 0:

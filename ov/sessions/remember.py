@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ov.errors import InvalidInput, IsADirectory
+from ov.errors import InvalidInput, IsADirectory, proposal
 from ov.identity import validate_id
 from ov.store.store import Store
 from ov.uri import VikingURI
@@ -231,7 +231,7 @@ def forget(store: Store, uri: VikingURI) -> Forgotten:
         if tx.existing_file(uri) is None:
             from ov.errors import NotFound
 
-            raise NotFound(f"{uri} does not exist", hint="list memories with `ov ls -r viking://~/memories`")
+            raise NotFound(f"{uri} does not exist", hint=f"list memories with {proposal('ls', uri='viking://~/memories', recursive=True)}")
         sources = _archived_sources(store, tx.existing_file(uri) or b"")
         tx.delete(uri)
         result = tx.commit("forget", [uri])

@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from ov.errors import StoreLocked, not_writable
+from ov.errors import StoreLocked, not_writable, proposal
 from ov.files import atomic_write, write_new
 from ov.names import TEMP_MARKER
 
@@ -159,7 +159,7 @@ class WriteLock:
                     raise StoreLocked(
                         f"the ov process committing this change for it took more than {2 * self.timeout:g}s; "
                         "the change may still land",
-                        hint="look whether it did (`ov read`, `ov session show`) before you retry",
+                        hint=f"look whether it did ({proposal('read')}, `ov session show`) before you retry",
                     ) from None
                 raise StoreLocked(
                     f"another ov process held the store for more than {self.timeout:g}s",

@@ -37,6 +37,7 @@ from ov.errors import (
     OvError,
     StoreLocked,
     StoreNotWritable,
+    proposal,
     quote,
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
@@ -309,13 +310,14 @@ class Store:
         if _is_dir(uri, path):
             if _memories_folder(uri) and not any(True for _ in self.entries(uri, show_all=False)):
                 # Before the first memory (or after the last is forgotten): not a failure to look.
-                whose = "" if uri.parts[1] == self.identity.user else f" --user {uri.parts[1]}"
-                raise IsADirectory(f"{uri} holds no memories yet", hint=f"keep one with `ov remember TEXT{whose}`; `ov ls {uri}` lists them")
+                whose = {} if uri.parts[1] == self.identity.user else {"user": uri.parts[1]}
+                hint = f"keep one with {proposal('remember', text=..., **whose)}; {proposal('ls', uri=str(uri))} lists them"
+                raise IsADirectory(f"{uri} holds no memories yet", hint=hint)
             overview = "" if uri.is_root else f" or read `ov overview {uri}`"  # the root has none
-            raise IsADirectory(f"{uri} is a directory", hint=f"list it with `ov ls {uri}`{overview}")
+            raise IsADirectory(f"{uri} is a directory", hint=f"list it with {proposal('ls', uri=str(uri))}{overview}")
         data = path.read_bytes()
         if looks_binary(data):
-            raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with `ov stat {uri}`")
+            raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with {proposal('stat', uri=str(uri))}")
         text = data.decode("utf-8")
         lines = lines_of(text, keepends=True)
         total = len(lines)
@@ -599,7 +601,7 @@ class Store:
     def _require_dir(self, uri: VikingURI) -> Path:
         path = self._existing(uri)
         if not _is_dir(uri, path):
-            raise NotADirectory(f"{uri} is a file", hint=f"read it with `ov read {uri}`")
+            raise NotADirectory(f"{uri} is a file", hint=f"read it with {proposal('read', uri=str(uri))}")
         return path
 
     def entries(self, uri: VikingURI, show_all: bool) -> Iterator[Child]:
@@ -1139,7 +1141,7 @@ def _iso(ts: float) -> str:
 
 def _parent_hint(uri: VikingURI) -> str | None:
     parent = uri.parent
-    return f"see what is there with `ov ls {parent}`" if parent is not None else None
+    return f"see what is there with {proposal('ls', uri=str(parent))}" if parent is not None else None
 
 
 def _check_sidecar(uri: VikingURI, data: bytes, *, before: bytes | None = None) -> None:
