@@ -53,6 +53,9 @@ def validate_id(value: str, kind: str) -> str:
         # git's own lock files end in ".lock" (refs, the index), and a ref named after an id
         # could never be created; ids stay clear of the suffix.
         raise InvalidId(f"{kind} id {value!r} ends in '.lock'", hint="choose another id")
+    if value.startswith("."):
+        # A name starting with "." is hidden: `ov ls` and `ov session list` would never show it.
+        raise InvalidId(f"{kind} id {value!r} starts with '.'", hint="start it with a letter or a digit")
     return value
 
 

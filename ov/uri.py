@@ -31,6 +31,12 @@ MAX_SEGMENT_BYTES = 255
 # on Linux) with ENAMETOOLONG, and the account directory comes in front of this one: 3 KiB
 # leaves 1 KiB for $OV_HOME/accounts/{account}/.
 MAX_PATH_BYTES = 3072
+# The longest name ov writes into a directory by itself: ".sources.json" (ingest's manifest; the
+# summaries .abstract.md and .overview.md are 12 bytes). A directory ov makes and writes into
+# (mkdir's abstract, add-resource's summaries and manifest) is held to MAX_DIR_BYTES, so that what
+# it generates there fits within MAX_PATH_BYTES and can be read and restored.
+LONGEST_GENERATED_NAME = ".sources.json"
+MAX_DIR_BYTES = MAX_PATH_BYTES - 1 - len(LONGEST_GENERATED_NAME)
 SANITIZED_MAX_CHARS = 50
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
@@ -196,11 +202,30 @@ def standing_folder(uri: VikingURI) -> bool:
 
 def is_valid_segment(name: str) -> bool:
     """True when ``name`` may appear as one segment of a URI (used to skip odd files on disk)."""
+    return segment_problem(name) is None
+
+
+def segment_problem(name: str) -> str | None:
+    """Why ``name`` cannot be one segment of a URI, or None when it can."""
+    if not name:
+        return "a name is empty"
     try:
         _check_segment(name, name)
-    except InvalidURI:
-        return False
-    return bool(name)
+    except InvalidURI as exc:
+        return exc.message
+    return None
+
+
+def segment_name(name: str) -> str:
+    """``name`` as a valid segment, for a name taken from outside (a file or folder of a source):
+    itself when it is one, without its surrounding whitespace when that is all that is wrong
+    (``"todo "``), else :func:`sanitize_segment` of it."""
+    if name and is_valid_segment(name):
+        return name
+    trimmed = name.strip()
+    if trimmed and not trimmed.startswith(".") and is_valid_segment(trimmed):  # " .env" must not become hidden
+        return trimmed
+    return sanitize_segment(name)
 
 
 def sanitize_segment(name: str) -> str:
@@ -222,14 +247,50 @@ def sanitize_segment(name: str) -> str:
     return cleaned
 
 
+def path_bytes(segments: tuple[str, ...] | list[str]) -> int:
+    """The length of a path in UTF-8 bytes, its slashes included."""
+    return sum(len(s.encode("utf-8")) for s in segments) + max(len(segments) - 1, 0)
+
+
 def check_path_length(segments: tuple[str, ...] | list[str], text: str) -> None:
-    """Refuse a path the file system could not hold (see MAX_PATH_BYTES)."""
-    size = sum(len(s.encode("utf-8")) for s in segments) + max(len(segments) - 1, 0)
+    """Refuse a path the file system could not hold (see MAX_PATH_BYTES): what every parsed URI,
+    and so every read and restore, is held to."""
+    size = path_bytes(segments)
     if size > MAX_PATH_BYTES:
         raise InvalidURI(
             f"the path of {quote(text)} is {size} bytes long",
             hint=f"a path is at most {MAX_PATH_BYTES} bytes of UTF-8; use shorter names or fewer levels",
         )
+
+
+def check_new_path(segments: tuple[str, ...] | list[str], text: str, *, directory: bool = False) -> None:
+    """Refuse a path ov is about to create (a file, or with ``directory`` a directory) whose own
+    length, or whose directory's, leaves no room for the summaries ov writes in a directory
+    (see MAX_DIR_BYTES): a summary past MAX_PATH_BYTES could never be read or restored."""
+    check_path_length(segments, text)
+    folder = segments if directory else segments[:-1]
+    size = path_bytes(folder)
+    if size > MAX_DIR_BYTES:
+        shown = text if directory else SCHEME + "/".join(folder)
+        raise InvalidURI(
+            f"the directory {quote(shown)} is {size} bytes long",
+            hint=f"a directory's path is at most {MAX_DIR_BYTES} bytes of UTF-8, to leave room for the summaries "
+            f"ov writes in it ({LONGEST_GENERATED_NAME}, .abstract.md) within the {MAX_PATH_BYTES}-byte limit; use shorter names or fewer levels",
+        )
+
+
+def join_new(base: VikingURI, rel: str, *, directory: bool = False) -> VikingURI:
+    """``base`` and the relative path ``rel`` below it, for a file (or with ``directory`` a
+    directory) ov is about to create from names it did not choose (a source's, a skill's): each
+    segment valid, and the whole within :func:`check_new_path`."""
+    parts = tuple(rel.split("/"))
+    for part in parts:
+        problem = segment_problem(part)
+        if problem:
+            raise InvalidURI(f"{quote(part)} is not a valid name: {problem}")
+    joined = VikingURI(base.parts + parts)
+    check_new_path(joined.parts, str(joined), directory=directory)
+    return joined
 
 
 def _check_segment(segment: str, text: str) -> None:
@@ -255,6 +316,10 @@ def _check_segment(segment: str, text: str) -> None:
     reason = reserved_reason(segment)
     if reason:
         raise InvalidURI(f"segment {quote(segment)} is reserved: {reason}", hint="choose another name")
+    if segment != segment.strip():
+        # What parse refuses of a whole URI, refused in every segment: a file named "todo "
+        # could be stored but its URI never typed back.
+        raise InvalidURI(f"segment {quote(segment)} has leading or trailing whitespace", hint="rename it without the surrounding spaces")
 
 
 def _check_identity_segments(segments: list[str], text: str, user: str | None) -> None:
@@ -266,12 +331,17 @@ def _check_identity_segments(segments: list[str], text: str, user: str | None) -
             f"{quote(text)} has no user id",
             hint=f"use 'viking://~/{'/'.join(segments[1:])}' for the current user",
         )
+    ids = [(1, "user")]
+    if len(segments) >= 4 and segments[2] in ("peers", "sessions"):
+        ids.append((3, "peer" if segments[2] == "peers" else "session"))
     try:
-        validate_id(uid, "user")
-        if len(segments) >= 4 and segments[2] == "peers":
-            validate_id(segments[3], "peer")
-        if len(segments) >= 4 and segments[2] == "sessions":
-            validate_id(segments[3], "session")
+        for index, kind in ids:
+            name = segments[index]
+            if index == len(segments) - 1 and name.startswith(".") and name.strip("."):
+                # The last segment is a file of the folder above, hidden (sessions/.abstract.md),
+                # not an id: no id starts with '.', and the rest of the id rules still apply.
+                name = name.lstrip(".")
+            validate_id(name, kind)
     except InvalidId as exc:
         raise InvalidURI(f"{exc.message} in {quote(text)}", hint=exc.hint) from None
 

@@ -74,6 +74,15 @@ CASES = [
     ("config-set-unknown", ["config", "set", "store.nope", "1"], 2, "config_invalid", "unknown config key"),
     ("config-set-bad-value", ["config", "set", "store.lock_timeout", "soon"], 2, "config_invalid", "'soon' is not a valid value for store.lock_timeout"),
     ("snapshot-empty-message", ["snapshot", "commit", "-m", " "], 2, "invalid_input", "message"),
+    # (found as bugs: stored, then hidden from `ov session list` and `ov ls viking://user`)
+    ("session-leading-dot", ["session", "add", ".hidden", "--text", "hello"], 2, "invalid_id", "session id '.hidden' starts with '.'"),
+    ("session-dots", ["session", "add", "...", "--text", "hello"], 2, "invalid_id", "starts with '.'"),
+    ("user-leading-dot", ["remember", "I prefer vim", "--user", ".bob"], 2, "invalid_id", "user id '.bob' starts with '.'"),
+    ("peer-leading-dot", ["remember", "I prefer vim", "--peer", ".eve"], 2, "invalid_id", "peer id '.eve' starts with '.'"),
+    ("uri-user-leading-dot", ["write", "viking://user/.bob/notes.md", "--content", "x"], 2, "invalid_uri", "starts with '.'"),
+    ("mkdir-hidden-session", ["mkdir", "viking://~/sessions/.hidden"], 2, "invalid_uri", "session id '.hidden' starts with '.'"),
+    ("write-trailing-space-folder", ["write", "viking://resources/notes /a.md", "--content", "x"], 2, "invalid_uri", "whitespace"),
+    ("mv-to-trailing-nbsp", ["mv", "viking://resources/docs/a.md", "viking://resources/new\u00a0/a.md"], 2, "invalid_uri", "whitespace"),
 ]
 
 

@@ -719,3 +719,52 @@ def test_a_name_stored_decomposed_before_stays_reachable_by_either_form(ov, ov_h
     assert ov("rm", f"viking://resources/{NFC}/{NFC}.md").exit_code == 0
     assert sorted(p.name for p in folder.iterdir()) == ["more.md"]
     assert ov("status", "--json").json["result"]["clean"]
+
+
+# --- paths near the length limit (found as bugs: a move made a file 3,079 bytes long, which read
+# and restore then refused; mkdir wrote an .abstract.md past the limit) ---------------------------
+
+
+def _deep(size: int) -> str:
+    """A path below viking://resources/a of exactly ``size`` bytes (from "resources/")."""
+    rest = size - len("resources/a/")
+    return "/".join(["d" * 200] * (rest // 201) + ["e" * (rest % 201)])
+
+
+def test_a_move_that_would_put_a_file_past_the_path_limit_is_refused_and_changes_nothing(ov, tmp_path, store_state, monkeypatch):
+    from ov.uri import MAX_PATH_BYTES
+
+    deep = _deep(MAX_PATH_BYTES - len("/x.txt") - 10)
+    assert ov("write", f"viking://resources/a/{deep}/x.txt", "--content", "deep").exit_code == 0
+    assert ov("write", "viking://resources/a/short.txt", "--content", "short").exit_code == 0
+    before = store_state()
+    moved = ov("mv", "viking://resources/a", "viking://resources/a_much_longer_name", "--json")
+    assert moved.exit_code == 2 and moved.error["code"] == "invalid_uri", moved.stderr
+    message = moved.error["message"]
+    assert message.endswith(f"/x.txt' would be at a path {MAX_PATH_BYTES + 7} bytes long"), message
+    assert len(message) < 700 and str(MAX_PATH_BYTES) in moved.error["hint"]
+    assert store_state() == before
+    # A move that keeps every path within the limit goes through, and what it moved reads back.
+    assert ov("mv", "viking://resources/a", "viking://resources/b").exit_code == 0
+    uri = ov("glob", "**/x.txt", "-u", "viking://resources").stdout.strip()
+    assert uri.startswith("viking://resources/b/") and ov("read", uri).stdout == "deep"
+    assert ov("backup", str(tmp_path / "b.ovpack")).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    assert ov("restore", str(tmp_path / "b.ovpack")).exit_code == 0
+    assert ov("read", uri).stdout == "deep"
+
+
+def test_mkdir_leaves_room_for_the_abstract_it_writes(ov, store_state):
+    from ov.uri import MAX_DIR_BYTES
+
+    assert ov("init").exit_code == 0
+    before = store_state()
+    too_deep = f"viking://resources/a/{_deep(MAX_DIR_BYTES + 7)}"
+    made = ov("mkdir", too_deep, "--json")
+    assert made.exit_code == 2 and made.error["code"] == "invalid_uri", made.stderr
+    assert f"is {MAX_DIR_BYTES + 7} bytes long" in made.error["message"]
+    assert "summaries" in made.error["hint"]
+    assert store_state() == before
+    deepest = f"viking://resources/a/{_deep(MAX_DIR_BYTES)}"
+    assert ov("mkdir", deepest, "--description", "the deepest").exit_code == 0
+    assert ov("abstract", deepest).stdout.strip() == "the deepest"

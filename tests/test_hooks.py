@@ -748,6 +748,14 @@ def test_host_session_ids_become_safe_ov_session_ids():
     for host_id in ("x.lock", "x.LOCK", "a/b.lock"):
         assert validate_id(claude.ov_session(HookInput("claude", "stop", host_id)), "session")
 
+    # An id starting with '.' would be hidden from `ov session list`, and validate_id refuses one:
+    # no host's id may lead to it (every host prefixes its own, and the prefix is no dot).
+    for name in ("claude", "codex", "gemini", "cursor", "opencode"):
+        host = load(name)
+        for host_id in (".hidden", "...", ".", "./x", "\u2024x"):
+            sid = host.ov_session(HookInput(name, "stop", host_id))
+            assert not sid.startswith(".") and validate_id(sid, "session") == sid
+
 
 def test_the_workspace_is_the_git_root_above_the_cwd(project):
     from ov.hosts.runtime import workspace_peer

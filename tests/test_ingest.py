@@ -460,6 +460,22 @@ def test_add_skill_bad_frontmatter(ov, store_state, tmp_path, front, words):
     assert store_state() == before
 
 
+@pytest.mark.parametrize("name, words", [("run ", "whitespace"), ("git~1/x.sh", "reserved"), ("a\\b.sh", "path separator"), ("C:x.sh", "drive-letter")])
+def test_a_skill_file_ov_cannot_store_refuses_the_skill(ov, store_state, tmp_path, name, words):
+    # (found as a bug: stored under a name no read could address, or one git fsck refuses;
+    # a skill's files keep their names, which its instructions may use, so none is renamed)
+    folder = _skill(tmp_path, "---\nname: tools\ndescription: Run the tools.\n---", {"ok.sh": "echo ok\n"})
+    (folder / name).parent.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text("echo odd\n")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-skill", str(folder), "--json")
+    assert result.exit_code == 2, result.stderr
+    assert f"cannot store the skill's file {name!r}" in result.error["message"] and words in result.error["message"], result.error
+    assert "rename it" in result.error["hint"]
+    assert store_state() == before
+
+
 def test_a_failure_after_files_were_written_ahead_rolls_everything_back(ov, ov_home, store_state, tmp_path, monkeypatch):
     """Large adds start writing files before their commit; a failure must still leave nothing behind."""
     root = tmp_path / "big"
@@ -569,6 +585,115 @@ def test_a_named_pipe_in_a_folder_is_skipped_not_opened(ov_process, tmp_path):
     data = json.loads(result.stdout)["result"]
     assert data["added"] == ["viking://resources/withpipe/a.md"]
     assert {"path": "pipe.md", "reason": "named pipe", "failed": False} in data["skipped"]
+
+
+def _stored_uris(ov, root: str) -> list[str]:
+    result = ov("glob", "**", "-u", root)
+    assert result.exit_code == 0, result.stderr
+    return result.stdout.splitlines()
+
+
+def test_odd_file_and_folder_names_are_renamed_and_every_stored_name_reads_back(ov, tmp_path, monkeypatch):
+    # (found as bugs: "todo " was stored and then refused by read and restore; one folder named
+    # "back\\slash" aborted the whole add, while a file of that name was renamed)
+    root = tmp_path / "odd"
+    for folder in ("back\\slash", "back_slash", "t\tab", "git~1", "C:x", "sub ", " lead"):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "a.txt").write_text(f"in {folder!r}\n")
+    (root / "todo ").write_text("buy milk\n")
+    (root / "nb\u00a0").write_text("non-breaking\n")
+    (root / "ok.txt").write_text("fine\n")
+    result = ov("add-resource", str(root), "--json")
+    assert result.exit_code == 0, result.stderr
+    base = "viking://resources/odd/"
+    uris = _stored_uris(ov, "viking://resources/odd")
+    folders = ["back_slash", "back_slash_2", "t_ab", "git_1", "C_x", "sub", "lead"]
+    assert sorted(u.removeprefix(base) for u in uris) == sorted([*folders, *(f"{f}/a.txt" for f in folders), "todo", "nb", "ok.txt"])
+    # The folder named as it is keeps its name; the renamed one beside it takes a number.
+    assert ov("read", base + "back_slash/a.txt").stdout == "in 'back_slash'\n"
+    assert ov("read", base + "back_slash_2/a.txt").stdout == "in 'back\\\\slash'\n"
+    for uri in uris:
+        assert ov("stat", uri).exit_code == 0, uri
+        if uri.endswith((".txt", "todo", "nb")):
+            assert ov("read", uri).exit_code == 0, uri
+    assert ov("read", base + "todo").stdout == "buy milk\n"
+    # Everything stored comes back from a backup: the summaries of the renamed folders too.
+    assert ov("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    restored = ov("restore", str(tmp_path / "all.ovpack"), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert _stored_uris(ov, "viking://resources/odd") == uris
+    assert ov("abstract", base + "back_slash_2").exit_code == 0
+
+
+def test_adding_a_folder_again_replaces_a_name_an_older_version_stored_with_a_space(ov, ov_home, tmp_path):
+    import subprocess
+
+    root = tmp_path / "notes"
+    root.mkdir()
+    (root / "todo ").write_text("buy milk\n")
+    (root / "other.txt").write_text("x\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    # What an older version stored: the file as "todo ", and so in the manifest.
+    repo = ov_home / "accounts" / "default"
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "mv", "resources/notes/todo", "resources/notes/todo "], check=True)
+    manifest = repo / "resources" / "notes" / ".sources.json"
+    data = json.loads(manifest.read_text())
+    data["files"]["todo "] = data["files"].pop("todo")
+    manifest.write_text(json.dumps(data, indent=2, sort_keys=True))
+    subprocess.run([*git, "add", "resources/notes/.sources.json"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "as an older version stored it"], check=True)
+    result = ov("add-resource", str(root), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["result"]
+    assert data["added"] == ["viking://resources/notes/todo"] and data["removed"] == ["viking://resources/notes/todo "]
+    listed = subprocess.run([*git, "ls-files", "resources/notes"], check=True, capture_output=True, text=True).stdout.splitlines()
+    assert "resources/notes/todo " not in listed and "resources/notes/todo" in listed
+
+
+def test_a_file_named_like_the_folder_a_document_splits_into_does_not_hang_the_add(ov_process, tmp_path):
+    # (found as a bug: "guide" beside a "guide.md" split into guide/ looped for ever)
+    root = tmp_path / "lay"
+    root.mkdir()
+    (root / "guide").write_text("plain text\n")
+    (root / "guide.md").write_text("# Guide\n\n" + "\n\n".join(f"## Part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    result = ov_process("add-resource", str(root), "--json", timeout=60)
+    assert result.exit_code == 0, result.stderr
+    added = json.loads(result.stdout)["result"]["added"]
+    assert "viking://resources/lay/guide" in added
+    split = [u for u in added if u.startswith("viking://resources/lay/guide_2/")]
+    assert len(split) >= 4 and len(added) == len(split) + 1
+
+
+def test_a_folder_too_deep_for_its_summaries_is_refused_before_anything_is_written(ov, tmp_path, store_state):
+    # (found as a bug: a folder whose deepest directory was 3,062 bytes got summaries of 3,075
+    # bytes, which neither read nor restore accepts)
+    from ov.uri import MAX_DIR_BYTES
+
+    root = tmp_path / "deep"
+    folder, size = root, len("resources/deep")
+    while size + 201 <= MAX_DIR_BYTES:
+        folder, size = folder / ("d" * 200), size + 201
+    folder = folder / ("e" * (MAX_DIR_BYTES + 4 - size - 1))  # 4 bytes over; its file "n" still fits 3,072
+    folder.mkdir(parents=True)
+    (folder / "n").write_text("far down\n")
+    assert ov("init").exit_code == 0
+    before = store_state()
+    result = ov("add-resource", str(root), "--json")
+    assert result.exit_code == 2, result.stderr
+    assert f"is {MAX_DIR_BYTES + 4} bytes long" in result.error["message"]
+    assert "summaries" in result.error["hint"] and "nested less deeply" in result.error["hint"]
+    assert store_state() == before
+
+
+def test_a_url_with_escapes_is_named_without_them(ov, web):
+    # (found as a bug: stored as viking://resources/caf_C3_A9_20menu)
+    _Handler.routes["/caf%C3%A9%20menu.html"] = (200, "text/html", b"<h1>Menu</h1><p>Soup of the day.</p>", 0)
+    data = ov("add-resource", f"{web}/caf%C3%A9%20menu.html", "--json").json["result"]
+    assert data["root"] == "viking://resources/café_menu"
+    assert all(uri.startswith("viking://resources/café_menu/") for uri in data["added"])
+    assert "Soup of the day." in ov("read", data["added"][0]).stdout
 
 
 class _Drip(http.server.BaseHTTPRequestHandler):

@@ -627,6 +627,30 @@ def test_a_backup_with_a_file_where_a_users_folder_must_be_is_refused(ov, projec
     assert ov("remember", "I like tea").exit_code == 0
 
 
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        ("resources/notes/todo ", "has leading or trailing whitespace"),
+        ("resources/notes\u00a0/a.md", "has leading or trailing whitespace"),
+        ("user/.bob/memories/m.md", "user id '.bob' starts with '.'"),
+    ],
+)
+def test_a_backup_holding_a_name_an_older_version_stored_says_which_and_what_to_do(ov, project, tmp_path, store_state, path, words):
+    """An older ov stored "todo " (add-resource) and ".bob" (--user); their backups still exist.
+    Restoring one refuses all of it, naming the file and how to make a backup that restores."""
+
+    def as_backup(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    pack = build_pack(tmp_path / "backup.ovpack", root="ov-backup", files={"resources/ok.md": b"fine\n", path: b"kept\n"}, mutate=as_backup)
+    before = store_state()
+    result = ov("restore", str(pack), "--json")
+    assert result.exit_code == 2, result.stderr
+    assert repr(path) in result.error["message"] and words in result.error["message"], result.error
+    assert "ov snapshot commit" in result.error["hint"] and "nothing was written" in result.error["hint"]
+    assert store_state() == before
+
+
 def test_text_with_line_separators_of_every_kind_survives_a_backup_and_an_export(ov, project, tmp_path, monkeypatch):
     """A record's text may hold U+2028, U+2029, U+0085 or a form feed (pasted from a web page or a
     PDF): JSON keeps them as they are, and the pack's records are still counted by line."""

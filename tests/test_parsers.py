@@ -654,3 +654,20 @@ def test_url_names(url: str, ctype: str, name: str) -> None:
 
     assert _url_name(url, ctype) == name
     assert _stem_name(name) == name.rsplit(".", 1)[0]
+
+
+@pytest.mark.parametrize(
+    "url, name, root",
+    [
+        # (found as a bug: the page was stored as viking://resources/caf_C3_A9_20menu)
+        ("http://127.0.0.1:8080/caf%C3%A9%20menu.html", "café menu.html", "café_menu"),
+        ("https://example.com/a%2Fb.md", "a_b.md", "a_b"),  # an escaped slash is no folder
+        ("https://example.com/docs/r%C3%A9sum%C3%A9/", "résumé.html", "résumé"),
+        ("https://example.com/%ZZ.html", "%ZZ.html", "ZZ"),  # not an escape: kept, then sanitised
+    ],
+)
+def test_url_names_are_unescaped(url: str, name: str, root: str) -> None:
+    from ov.ingest.sources import _stem_name, _url_name
+
+    assert _url_name(url, "text/html") == name
+    assert _stem_name(name) == root

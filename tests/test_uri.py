@@ -708,3 +708,96 @@ def test_reserved_names_agree_with_git_fsck(tmp_path, name: str, git_accepts: bo
     fsck = subprocess.run(["git", "-C", str(tmp_path / "r"), "fsck", "--strict", "--no-dangling"], capture_output=True, text=True)
     assert (fsck.returncode == 0) == git_accepts, fsck.stderr
     assert is_valid_segment(name) == git_accepts
+
+
+# --- names with surrounding whitespace (found as a bug: a file "todo " was stored by add-resource,
+# then refused by read, and its backup by restore) ------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["todo ", " todo", "todo\u00a0", "\u3000x", "a\u2003", "  "])
+def test_a_segment_with_surrounding_whitespace_is_no_valid_segment(name: str) -> None:
+    from ov.uri import segment_problem
+
+    assert not is_valid_segment(name)
+    assert "whitespace" in segment_problem(name)
+    with pytest.raises(InvalidURI, match="whitespace"):
+        parse("viking://resources/docs").child(name)
+    # Every place a URI is read from names it the same way: the middle of a typed URI too.
+    with pytest.raises(InvalidURI, match="whitespace"):
+        parse(f"viking://resources/{name}/x.md")
+    with pytest.raises(InvalidURI, match="whitespace"):
+        from_path(f"resources/{name}/x.md")
+
+
+def test_whitespace_inside_a_segment_stays_valid() -> None:
+    assert is_valid_segment("my notes.md") and is_valid_segment("nb\u00a0x.txt")
+    assert parse("viking://resources/my notes/a b.md").parts == ("resources", "my notes", "a b.md")
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("ok.txt", "ok.txt"),
+        ("todo ", "todo"),
+        (" my notes.md\u00a0", "my notes.md"),
+        ("back\\slash", "back_slash"),
+        ("t\tab", "t_ab"),
+        ("git~1", "git_1"),
+        ("C:x", "C_x"),
+        (" .env", "env"),  # trimming must not make a visible name hidden
+        ("   ", "unnamed"),
+        (".git ", "git"),
+    ],
+)
+def test_segment_name_makes_an_outside_name_a_valid_segment(name: str, expected: str) -> None:
+    from ov.uri import segment_name
+
+    assert segment_name(name) == expected
+    assert is_valid_segment(expected)
+
+
+# --- room for the summaries ov writes in a directory (found as a bug: `ov mkdir` of a 3,065-byte
+# directory wrote an .abstract.md of 3,078 bytes that no read or restore accepts) -----------------
+
+
+def test_a_directory_leaves_room_for_the_longest_name_ov_generates_in_it() -> None:
+    from ov.store import sidecar
+    from ov.uri import LONGEST_GENERATED_NAME, MAX_DIR_BYTES, MAX_PATH_BYTES
+
+    generated = (*sidecar.SIDECARS, sidecar.MANIFEST)
+    assert LONGEST_GENERATED_NAME in generated
+    assert max(len(name.encode()) for name in generated) == len(LONGEST_GENERATED_NAME)
+    assert MAX_DIR_BYTES + 1 + len(LONGEST_GENERATED_NAME) == MAX_PATH_BYTES
+
+
+def _segments_of(size: int) -> list[str]:
+    """Path segments (the scope first) whose path is exactly ``size`` bytes."""
+    rest = size - len("resources/")
+    return ["resources", *(["s" * 200] * (rest // 201)), "t" * (rest % 201)]
+
+
+def test_check_new_path_holds_directories_to_the_directory_limit() -> None:
+    from ov.uri import MAX_DIR_BYTES, MAX_PATH_BYTES, check_new_path, path_bytes
+
+    at_limit = _segments_of(MAX_DIR_BYTES)
+    assert path_bytes(at_limit) == MAX_DIR_BYTES
+    check_new_path(at_limit, "x", directory=True)
+    check_new_path([*at_limit, "f" * (MAX_PATH_BYTES - MAX_DIR_BYTES - 1)], "x")  # a file of exactly the path limit
+    over = _segments_of(MAX_DIR_BYTES + 1)
+    with pytest.raises(InvalidURI) as info:
+        check_new_path(over, "viking://" + "/".join(over), directory=True)
+    assert f"is {MAX_DIR_BYTES + 1} bytes long" in info.value.message
+    assert "summaries" in info.value.hint and str(MAX_DIR_BYTES) in info.value.hint
+    with pytest.raises(InvalidURI, match="the directory"):
+        check_new_path([*over, "f.md"], "x")  # a file is refused for its directory's length
+    parse("viking://" + "/".join([*over, "f.md"]))  # while read accepts it: what an older store holds stays readable
+
+
+def test_a_hidden_file_where_an_id_would_be_is_a_file_not_an_id() -> None:
+    # ov's own summaries of the users', peers' and sessions' folders; only an id may not start with '.'
+    for text in ("viking://user/.abstract.md", "viking://user/alice/sessions/.overview.md", "viking://user/alice/peers/.abstract.md"):
+        assert str(parse(text, user=USER)) == text
+        assert str(from_path(text.removeprefix("viking://"))) == text
+    for text in ("viking://user/.bob/notes.md", "viking://user/alice/sessions/.s1/messages.jsonl", "viking://user/alice/peers/.eve/memories"):
+        with pytest.raises(InvalidURI, match="starts with '.'"):
+            parse(text, user=USER)

@@ -28,7 +28,7 @@ from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
 from ov.lines import count_lines, lines_of
 from ov.tokens import estimate_tokens
-from ov.uri import is_valid_segment, sanitize_segment
+from ov.uri import sanitize_segment, segment_name
 
 __all__ = ["detect_format", "html_to_markdown", "parse_source", "rst_headings"]
 
@@ -130,7 +130,7 @@ def detect_format(src: SourceFile) -> str:
 
 def _file_name(src: SourceFile) -> str:
     name = src.relpath.rstrip("/").rsplit("/", 1)[-1] or src.uri.rstrip("/").rsplit("/", 1)[-1]
-    return name if name and is_valid_segment(name) else sanitize_segment(name)
+    return segment_name(name)
 
 
 def _failure_path(src: SourceFile) -> str:

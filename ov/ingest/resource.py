@@ -30,7 +30,7 @@ from ov.ingest.model import ParseFailure, Skipped, SourceFile
 from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import MAX_PATH_BYTES, VikingURI, is_valid_segment
+from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
 
 MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
@@ -187,8 +187,8 @@ def _plan(
         tx.put(uri, files[rel])
         (result.updated if current is not None else result.added).append(str(uri))
     for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
-        uri = _join(root, rel)
-        if tx.existing_file(uri) is not None:
+        uri = _earlier_file(root, rel)
+        if uri is not None and tx.existing_file(uri) is not None:
             tx.delete(uri)
             result.removed.append(str(uri))
     if len(tx.changes) >= 256:
@@ -232,6 +232,7 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
     files: dict[str, bytes] = {}
     provenance: dict[str, dict] = {}
     layout = _Layout()
+    folders = _stored_folders([src.relpath for src in collected.files]) if collected.kind == "directory" else {}
     total = len(collected.files)
     for done, src in enumerate(collected.files, start=1):
         pdf = detect_format(src) == "pdf"
@@ -252,7 +253,7 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes}; `ov config set` raises it)"))
             continue
         result.redacted += in_extracted[0]
-        base = posixpath.dirname(src.relpath) if collected.kind == "directory" else ""
+        base = folders[posixpath.dirname(src.relpath)] if collected.kind == "directory" else ""
         for piece in pieces:
             rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
             files[rel] = piece.text.encode("utf-8")
@@ -294,6 +295,15 @@ class _Layout:
         self.dirs: set[str] = set()
 
     def claim(self, rel: str) -> str:
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            # A folder of the path already claimed as a file (a file ``guide`` beside ``guide.md``
+            # split into ``guide/``): the folder takes a number, or no suffix of the file's own
+            # name would ever free the path.
+            head, n = parts[depth - 1], 2
+            while "/".join(parts[:depth]) in self.files:
+                parts[depth - 1], n = f"{head}_{n}", n + 1
+        rel = "/".join(parts)
         candidate, n = rel, 2
         while not self._free(candidate):
             stem, dot, ext = rel.rpartition(".") if "." in posixpath.basename(rel) else (rel, "", "")
@@ -310,19 +320,50 @@ class _Layout:
         return rel not in self.files and rel not in self.dirs and not any(a in self.files for a in ancestors)
 
 
-def _join(root: VikingURI, rel: str) -> VikingURI:
+def _stored_folders(relpaths: list[str]) -> dict[str, str]:
+    """{folder of the source: its path under the import root}, for every folder holding a file.
+
+    A folder name ov cannot store (``back\\slash``, ``git~1``, ``notes ``) is renamed as a file's
+    is (:func:`ov.uri.segment_name`); one renamed onto the name of something beside it
+    (``back\\slash`` beside ``back_slash``) takes a number, as a file's name would."""
+    children: dict[str, set[str]] = {}
+    for rel in relpaths:
+        parts = rel.split("/")
+        for depth in range(len(parts)):
+            children.setdefault("/".join(parts[:depth]), set()).add(parts[depth])
+    stored = {"": ""}
+    for folder in sorted(children, key=lambda f: f.count("/") + 1 if f else 0):  # parents first
+        names = children[folder]
+        subfolders = {name for name in names if posixpath.join(folder, name) in children}
+        # Names kept as they are, and the files' (renamed or not), keep their places.
+        taken = {segment_name(name) for name in names if name not in subfolders or segment_name(name) == name}
+        for name in sorted(subfolders):
+            chosen = segment_name(name)
+            if chosen != name:
+                stem, n = chosen, 2
+                while chosen in taken:
+                    chosen, n = f"{stem}_{n}", n + 1
+                taken.add(chosen)
+            stored[posixpath.join(folder, name)] = posixpath.join(stored[folder], chosen)
+    return stored
+
+
+def _join(root: VikingURI, rel: str, *, directory: bool = False) -> VikingURI:
+    try:
+        return join_new(root, rel, directory=directory)
+    except InvalidInput as exc:
+        hint = "add a folder nested less deeply, or exclude this part with {exclude}"
+        raise InvalidInput(f"cannot store {quote(rel)}: {exc.message}", hint=f"{exc.hint}; {hint}" if exc.hint else hint, arguments={"exclude"}) from None
+
+
+def _earlier_file(root: VikingURI, rel: str) -> VikingURI | None:
+    """The URI of a file an earlier add recorded in the manifest, to remove it; None when ``rel``
+    is no name ov ever stored. Before names were held to the whitespace rule, a file named
+    ``"todo "`` was stored as it was: adding the folder again replaces it with ``todo``."""
     parts = tuple(rel.split("/"))
-    for part in parts:
-        if not is_valid_segment(part):
-            raise InvalidInput(f"cannot store {quote(rel)}: {quote(part)} is not a valid name")
-    joined = VikingURI(root.parts + parts)
-    if len(joined.path.encode("utf-8")) > MAX_PATH_BYTES:
-        raise InvalidInput(
-            f"cannot store {quote(rel)}: its path would be over {MAX_PATH_BYTES} bytes",
-            hint="add a folder nested less deeply, or exclude this part with {exclude}",
-            arguments={"exclude"},
-        )
-    return joined
+    if all(is_valid_segment(part) or is_valid_segment(part.strip()) for part in parts):
+        return VikingURI(root.parts + parts)
+    return None
 
 
 def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
@@ -397,7 +438,7 @@ def _refresh_sidecars(
         touched.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
     stale = []
     for rel_dir in tree:
-        path = store.path(_join(root, rel_dir) if rel_dir else root)
+        path = store.path(_join(root, rel_dir, directory=True) if rel_dir else root)
         if _abs(root, rel_dir) in touched or not (path / sidecar.OVERVIEW).exists():
             stale.append(rel_dir)
     if not stale:
@@ -413,7 +454,7 @@ def _refresh_sidecars(
         for depth in sorted(levels, reverse=True):  # deepest first: parents list their children's new L0
             jobs = []
             for rel_dir in sorted(levels[depth]):
-                dir_uri = _join(root, rel_dir) if rel_dir else root
+                dir_uri = _join(root, rel_dir, directory=True) if rel_dir else root
                 description = reason if not rel_dir else None
                 source = {"kind": collected.kind, "uri": collected.uri} if not rel_dir else None
                 jobs.append(_prepare(store, tx, dir_uri, tree[rel_dir], description, source, fresh))

@@ -18,12 +18,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, quote
 from ov.ingest.model import Skipped
 from ov.ingest.sources import collect_path
 from ov.store import sidecar
 from ov.store.store import Store
-from ov.uri import VikingURI
+from ov.uri import VikingURI, join_new
 
 SKILL_FILE = "SKILL.md"
 NAME_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -76,10 +76,11 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
     base = ("user", store.identity.user, "skills") if user_scope else ("agent", "skills")
     root = VikingURI((*base, name))
     result = SkillResult(name, str(root), skipped=list(skipped))
+    uris = {rel: _skill_file(root, rel) for rel in files}  # every name checked before the lock
     with store.transaction() as tx:
         existing = {u.relative_to(root) for u, _ in store.walk_files(root, show_all=True)} if store.path(root).is_dir() else set()
         for rel in sorted(files):
-            uri = VikingURI(root.parts + tuple(rel.split("/")))
+            uri = uris[rel]
             if tx.existing_file(uri) != files[rel]:
                 tx.put(uri, files[rel])
             result.files.append(str(uri))
@@ -96,6 +97,15 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
                 tx.put(uri, text.encode("utf-8"))
         result.commit = tx.commit("add-skill", [root]).commit
     return result
+
+
+def _skill_file(root: VikingURI, rel: str) -> VikingURI:
+    """Where a file of the skill's folder goes. Unlike a resource's, its name is never changed:
+    the skill's instructions may name it, so one ov cannot store refuses the whole skill."""
+    try:
+        return join_new(root, rel)
+    except InvalidInput as exc:
+        raise InvalidInput(f"cannot store the skill's file {quote(rel)}: {exc.message}", hint="rename it in the skill's folder, and where its instructions name it") from None
 
 
 def parse_skill(data: bytes, where: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import binary_data, special_kind
@@ -326,7 +326,9 @@ def _url_name(url: str, content_type: str) -> str:
     port (``127.0.0.1_8080``, ``example.com``), with an extension from the content type."""
     parts = urlsplit(url)
     extension = {"text/html": ".html", "application/pdf": ".pdf", "text/markdown": ".md"}.get(content_type, ".txt")
-    last = parts.path.rstrip("/").rsplit("/", 1)[-1]
+    # Escapes decoded: "caf%C3%A9%20menu.html" is the page "café menu.html". An escaped "/" is
+    # part of the name, not a folder; the parser renames what is still no valid name.
+    last = unquote(parts.path.rstrip("/").rsplit("/", 1)[-1]).replace("/", "_")
     if not last:
         # A host's dots are not an extension: the content type's always follows it.
         try:

@@ -40,6 +40,12 @@ RECORDS = "index_records.jsonl"
 DENSE = "dense.f32"
 BACKUP_ROOT = "ov-backup"
 MAX_TOTAL_BYTES = 1024**3  # everything a pack may unpack to
+# For a pack holding a name ov no longer stores (one an older version stored, "todo " with its
+# trailing space): only the account it was made from can rename it, as a hand edit.
+RENAME_HINT = (
+    "nothing was written; rename it where the pack was made (in that account's repository, which "
+    "`ov status` shows, then `ov snapshot commit -m MESSAGE`) and make the pack again"
+)
 MAX_META_BYTES = 256 * 1024**2  # manifest, records and vectors, each
 MAX_MEMBERS = 1_000_000
 
@@ -317,11 +323,12 @@ def _check_member_name(name: str) -> None:
 
 def _check_content_path(rel: str) -> None:
     """Every segment of a file's path must be a valid URI segment (so it lands inside its target)."""
-    from ov.uri import is_valid_segment
+    from ov.uri import segment_problem
 
     for segment in rel.split("/"):
-        if not is_valid_segment(segment):
-            raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store ({quote(segment)})")
+        problem = segment_problem(segment)
+        if problem:
+            raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store: {problem}", hint=RENAME_HINT)
 
 
 def _check_sidecar(rel: str, data: bytes) -> None:

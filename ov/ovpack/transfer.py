@@ -33,6 +33,7 @@ from ov.ovpack.format import (
     MANIFEST,
     META_DIR,
     RECORDS,
+    RENAME_HINT,
     InvalidPack,
     Pack,
     content_sha256,
@@ -417,7 +418,7 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
         try:
             uri = from_path(rel)
         except InvalidInput as exc:
-            raise InvalidPack(f"the backup holds {quote(rel)}, which is not a path ov can store: {exc.message}") from None
+            raise InvalidPack(f"the backup holds {quote(rel)}, which is not a path ov can store: {exc.message}", hint=RENAME_HINT) from None
         if uri.scope not in PUBLIC_SCOPES or len(uri.parts) < 2:
             raise InvalidPack(f"the backup holds {quote(rel)}, outside the scopes {', '.join(PUBLIC_SCOPES)}")
         try:

@@ -48,7 +48,7 @@ from ov.store import sidecar
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, file_place_problem, is_valid_segment, nfc, parse, standing_folder
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_valid_segment, nfc, parse, path_bytes, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -413,6 +413,7 @@ class Store:
 
     def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
         self.require_content_uri(uri)
+        check_new_path(uri.parts, str(uri), directory=True)  # its .abstract.md must be readable too
         if description is not None:
             sidecar.check_length(sidecar.ABSTRACT, description.strip(), what="the description")
         with self.transaction() as tx:
@@ -424,7 +425,8 @@ class Store:
                 "directory": sidecar.directory_uri(str(uri)),
                 "generated_by": {"component": "ov", "trigger": "mkdir"},
             }
-            tx.put(VikingURI((*uri.parts, sidecar.ABSTRACT)), sidecar.render(meta, description or "").encode("utf-8"))
+            # Parsed: the summary is held to every rule a read applies (no session id starts with '.').
+            tx.put(from_path(f"{uri.path}/{sidecar.ABSTRACT}"), sidecar.render(meta, description or "").encode("utf-8"))
             return tx.commit("mkdir", [uri])
 
     def rm(self, uri: VikingURI, *, recursive: bool = False, then: Callable[[Transaction], object] | None = None) -> CommitResult:
@@ -495,9 +497,11 @@ class Store:
             contents = tx.clean_tree(source)
             tx.require_clean_tree(target)
             start = len(source.parts)
+            moved = {rel: VikingURI(target.parts + tuple(rel.split("/"))[start:]) for rel in contents}
+            _check_moved_paths(source, target, moved.values())
             for rel, data in contents.items():
                 file_uri = VikingURI(tuple(rel.split("/")))
-                new_uri = VikingURI(target.parts + file_uri.parts[start:])
+                new_uri = moved[rel]
                 _refuse_carried_records(source, target, file_uri, new_uri)
                 if new_uri.name in sidecar.SIDECARS:
                     data = sidecar.retarget(data, str(new_uri.parent))
@@ -1177,6 +1181,22 @@ def _refuse_bookkeeping(uri: VikingURI) -> None:
     else:
         hint = "add messages with `ov session add`; `ov commit` archives them" if uri.name == sidecar.MESSAGES else "`ov session add` and `ov commit` keep it"
     raise InvalidInput(f"{uri} is ov's own record, not a file to write by hand", hint=hint)
+
+
+def _check_moved_paths(source: VikingURI, target: VikingURI, moved) -> None:
+    """Refuse a move that would put a file (content or summary) past the path limit every read
+    and restore holds to: it would be stored, and never read again."""
+    too_long = [uri for uri in moved if path_bytes(uri.parts) > MAX_PATH_BYTES]
+    if too_long:
+        longest = max(too_long, key=lambda uri: path_bytes(uri.parts))
+        others = f" (and {len(too_long) - 1} more)" if len(too_long) > 1 else ""
+        # Its end is what tells the file apart: the start is the target, already in the message.
+        shown = longest.relative_to(target)
+        shown = shown if len(shown) <= 100 else "..." + shown[-100:]
+        raise InvalidURI(
+            f"cannot move {source} to {target}: its file {quote(shown, 110)} would be at a path {path_bytes(longest.parts)} bytes long{others}",
+            hint=f"a path is at most {MAX_PATH_BYTES} bytes of UTF-8; choose a shorter target",
+        )
 
 
 def _refuse_carried_records(source: VikingURI, target: VikingURI, old: VikingURI, new: VikingURI) -> None:
