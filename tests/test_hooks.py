@@ -124,6 +124,20 @@ def test_session_start_stays_within_its_budget_and_counts_what_it_left_out(ov, p
     assert _log(ov_home)[-1]["omitted"] > 0
 
 
+def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
+    # (found by an audit: within a day the files are named by their words, and "recent events" were
+    # the last names in the alphabet, so the newest event of the day could be left out)
+    for i in range(12):
+        assert ov("remember", "--type", "events", f"Zulu task {i} was completed").exit_code == 0
+    assert ov("write", "viking://user/default/memories/events/2025/01/02/ancient.md", "--content", "- An old event\n").exit_code == 0
+    assert ov("remember", "--type", "events", "Alpha outage: the database went down").exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    recent = text[text.index('of="recent events"') :]
+    assert "Alpha outage" in recent and "ancient.md" not in recent
+    assert "Zulu task 11" in recent and "Zulu task 0 " not in recent and "Zulu task 1 " not in recent
+    assert recent.index("Alpha outage") < recent.index("Zulu task 11")  # newest first
+
+
 def test_injected_text_is_cut_at_the_hard_size_cap(ov, project):
     assert ov("write", "viking://user/default/memories/profile.md", "--content", "word " * 5000).exit_code == 0
     assert ov("config", "set", "hooks.session_start_budget", "100000").exit_code == 0

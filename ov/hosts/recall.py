@@ -168,12 +168,35 @@ def _index(store, root: VikingURI, parse_memory, newest: int | None) -> tuple[li
     skipped = 0
     if newest is not None and len(files) > newest:
         skipped = len(files) - newest
-        files = files[-newest:][::-1]  # events are filed by date: the last paths are the newest
+        files = _newest(files, newest)
     lines = []
     for uri, file_path in files:
         content, _meta = _parsed(parse_memory, _read(file_path) or "")
         lines.append(f"- {uri}: {_first_line(content)}")
     return lines, skipped
+
+
+def _newest(files: list, count: int) -> list:
+    """The ``count`` newest of ``files`` (sorted by path), newest first. Events are filed by day
+    (``events/2026/12/04/``), so the last day folders hold the newest; within a day the names are
+    the events' words, and the time ov wrote each file orders them (only the last days' files are
+    looked at: a store with years of events pays for a few folders)."""
+    days: dict[str, list] = {}
+    for uri, path in files:
+        days.setdefault(str(path.parent), []).append((uri, path))
+    chosen: list = []
+    for day in sorted(days, reverse=True):
+        chosen.extend(sorted(days[day], key=lambda f: (_mtime(f[1]), f[0]), reverse=True))
+        if len(chosen) >= count:
+            break
+    return chosen[:count]
+
+
+def _mtime(path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
