@@ -284,6 +284,12 @@ class NotRegularFile(OvError):
     hint = "ov stores regular files only; remove it from the account's folder (`ov status` lists it)"
 
 
+class TooLarge(OvError):
+    """More than ov writes in one piece: a pack past what any reader of packs takes."""
+
+    code = "too_large"
+
+
 class DiskFull(OvError):
     """The file system ov writes to is full (ENOSPC) or the user's quota is used up (EDQUOT)."""
 

@@ -108,6 +108,18 @@ def test_a_pack_says_what_hand_edits_it_leaves_out(ov, project, tmp_path, ov_hom
     assert clean.exit_code == 0 and "warning" not in clean.stderr
 
 
+def test_a_pack_larger_than_a_reader_takes_is_refused_before_it_is_written(ov, project, tmp_path, monkeypatch):
+    # (found by an audit: `ov backup` of 1.1 GB said "backed up", and no restore would ever take it)
+    from ov.ovpack import format as pack_format
+
+    monkeypatch.setattr(pack_format, "MAX_TOTAL_BYTES", 100)
+    for argv, where in ((["backup", str(tmp_path / "b.ovpack")], "the account's files"), (["export", project, str(tmp_path / "p.ovpack")], "the files below viking://resources/proj")):
+        result = ov(*argv, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "too_large", result.stderr
+        assert result.error["message"].startswith(f"{where} come to more than ") and "one by one" in result.error["hint"]
+    assert not list(tmp_path.glob("*.ovpack"))
+
+
 def test_a_backup_of_an_account_without_files_is_refused(ov, tmp_path):
     # (found by an audit: the pack it wrote was one `ov restore` refuses as holding no files)
     assert ov("init").exit_code == 0

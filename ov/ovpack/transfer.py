@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, OvError, quote
+from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, OvError, TooLarge, quote
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     BACKUP_ROOT,
@@ -137,15 +137,23 @@ def _uncommitted(store, prefix: str) -> int:
 
 
 def _committed_files(store, prefix: str) -> tuple[str | None, dict[str, bytes]]:
-    """(HEAD, {path relative to prefix: bytes}) of the committed files below ``prefix``."""
+    """(HEAD, {path relative to prefix: bytes}) of the committed files below ``prefix``. Refused
+    (:class:`TooLarge`) as soon as they pass what a pack may unpack to: every reader, ov's own
+    `import` and `restore` included, refuses such a pack, and it would read as a backup."""
     if not store.exists:
         return None, {}
     git = store.git
     head = git.head()
     out: dict[str, bytes] = {}
+    total = 0
     for path, sha in git.iter_files(git.tree_of(head), prefix):
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
-        out[rel] = git.blob_data(sha)
+        out[rel] = data = git.blob_data(sha)
+        total += len(data)
+        if total > pack_format.MAX_TOTAL_BYTES:
+            what = f"the files below viking://{prefix}" if prefix else "the account's files"
+            how = "export its folders one by one" if prefix else "export its folders one by one (`ov export`), or keep the whole account, history included, with `ov push` to a git remote"
+            raise TooLarge(f"{what} come to more than {pack_format.MAX_TOTAL_BYTES // 1024**3} GiB, more than a pack may hold (no import or restore would take it)", hint=how)
     return (head.decode() if head else None), dict(sorted(out.items()))
 
 
