@@ -272,9 +272,10 @@ def test_a_mutated_pack_imports_or_is_refused_and_a_refusal_changes_nothing(pack
         assert exc.exit_code in (1, 2) and exc.message
         assert git_state(home) == before
         return
-    event("imported")
-    assert result.action in ("imported", "overwritten")
+    event(result.action)
+    assert result.action in ("imported", "overwritten", "unchanged")
     after = git_state(home)
+    assert (after == before) == (result.action == "unchanged")  # "unchanged" when it wrote nothing
     assert after[1]["resources/keep.md"] == b"# Keep\nme\n"
     assert all(is_valid_segment(part) for path in after[1] for part in path.split("/"))
 
