@@ -768,3 +768,26 @@ def test_mkdir_leaves_room_for_the_abstract_it_writes(ov, store_state):
     deepest = f"viking://resources/a/{_deep(MAX_DIR_BYTES)}"
     assert ov("mkdir", deepest, "--description", "the deepest").exit_code == 0
     assert ov("abstract", deepest).stdout.strip() == "the deepest"
+def test_a_name_stored_decomposed_is_renamed_to_its_nfc_spelling_in_one_commit(ov, ov_home):
+    """How a store from before names were normalised is repaired: the NFC spelling was resolved
+    to the decomposed file itself ("cannot move ... into itself")."""
+    folder = ov_home / "accounts" / "default" / "resources" / "p5"
+    assert ov("init").exit_code == 0
+    (folder / NFD).mkdir(parents=True)
+    (folder / f"{NFD}.txt").write_text("file\n")
+    (folder / NFD / "in.txt").write_text("inside\n")
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    moved = ov("mv", f"viking://resources/p5/{NFD}.txt", f"viking://resources/p5/{NFC}.txt", "--json")
+    assert moved.exit_code == 0, moved.stderr
+    assert moved.json["result"]["uris"] == [f"viking://resources/p5/{NFD}.txt", f"viking://resources/p5/{NFC}.txt"]
+    assert ov("mv", f"viking://resources/p5/{NFD}", f"viking://resources/p5/{NFC}").exit_code == 0
+    assert sorted(p.name for p in folder.iterdir() if not p.name.startswith(".")) == [NFC, f"{NFC}.txt"]
+    assert ov("read", f"viking://resources/p5/{NFD}/in.txt").stdout == "inside\n"
+    assert [e["command"] for e in ov("snapshot", "log", "--json").json["result"][:2]] == ["mv", "mv"]
+    assert ov("status", "--json").json["result"]["clean"]
+    # Once NFC, its own spelling names the file itself again; a name that is taken stays refused.
+    assert "into itself" in ov("mv", f"viking://resources/p5/{NFD}.txt", f"viking://resources/p5/{NFC}.txt").stderr
+    (folder / f"{NFD}.txt").write_text("another\n")
+    assert ov("snapshot", "commit", "-m", "a look-alike").exit_code == 0
+    taken = ov("mv", f"viking://resources/p5/{NFD}.txt", f"viking://resources/p5/{NFC}.txt")
+    assert taken.exit_code != 0 and "into itself" in taken.stderr  # the NFC file exists: typed either way, it is that one

@@ -369,6 +369,27 @@ def test_cjk_exact_words_rank_before_scattered_characters(ov):
     assert uris(found(ov, "长期记忆"))[0] == "viking://resources/zh/exact.md"
 
 
+@pytest.mark.parametrize("query", ["caf\u00e9", "cafe\u0301"], ids=["typed-composed", "typed-decomposed"])
+def test_a_word_matches_whether_written_and_typed_composed_or_decomposed(ov, query):
+    """café written decomposed (e + a combining accent, as macOS gives it) was two tokens, so a
+    query typed composed matched it at a fraction of the composed text's score, and vice versa."""
+    write(ov, "viking://resources/n/nfd.txt", "Le cafe\u0301 de Paris\n")
+    write(ov, "viking://resources/n/nfc.txt", "Le caf\u00e9 de Lyon\n")
+    write(ov, "viking://resources/n/other.txt", "Le the de Londres\n")
+    hits = {h["uri"]: h for h in found(ov, query)["resources"]}
+    assert set(hits) == {"viking://resources/n/nfd.txt", "viking://resources/n/nfc.txt"}
+    nfd, nfc = hits["viking://resources/n/nfd.txt"], hits["viking://resources/n/nfc.txt"]
+    assert abs(nfd["relevance"] - nfc["relevance"]) < 0.05 and min(nfd["relevance"], nfc["relevance"]) > 0.5
+    assert nfd["snippet"] == "1: Le cafe\u0301 de Paris"  # shown as written, not as indexed
+
+
+def test_a_devanagari_word_is_one_word_not_cut_at_its_vowel_signs(ov):
+    write(ov, "viking://resources/hi/hindi.md", "\u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e \u0915\u093e \u0907\u0924\u093f\u0939\u093e\u0938")
+    # The consonants of हिन्दी, each with another vowel sign: without the marks, the same three tokens.
+    write(ov, "viking://resources/hi/scattered.md", "\u0939\u094b \u0928 \u0926\u094b")
+    assert uris(found(ov, "\u0939\u093f\u0928\u094d\u0926\u0940")) == ["viking://resources/hi/hindi.md"]
+
+
 # --- the index repairs itself ---------------------------------------------------------
 
 

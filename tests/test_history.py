@@ -368,3 +368,33 @@ def test_a_hand_edit_made_while_a_large_restore_is_prepared_is_not_overwritten(o
     assert head == before and by_hand.read_text() == "made by hand\n"
     assert [p for p in files if p.startswith("resources/big/")] == ["resources/big/pkg1/n150.md"]
     assert not any((big_removed.parent.parent / "state/default/staging").glob("*"))  # nothing staged is left
+
+
+NFC_CAFE, NFD_CAFE = "caf\u00e9.txt", "cafe\u0301.txt"  # é as one character; e and a combining accent
+
+
+@pytest.mark.parametrize("typed", [NFC_CAFE, NFD_CAFE], ids=["typed-nfc", "typed-nfd"])
+def test_a_name_stored_decomposed_has_a_history_once_gone_from_the_work_tree(ov, ov_home, typed):
+    """A typed URI is NFC; the trees of an older store (or a restored backup) hold the name
+    decomposed. Once the file was gone, diff said "no differences", show "did not exist",
+    and log and restore found nothing."""
+    menu = ov_home / "accounts/default/resources/menu"
+    assert ov("init").exit_code == 0
+    menu.mkdir(parents=True)
+    (menu / NFD_CAFE).write_text("espresso\n")
+    (menu / "tea.txt").write_text("green\n")
+    assert ov("snapshot", "commit", "-m", "as an older ov stored it").exit_code == 0
+    assert ov("snapshot", "tag", "before").exit_code == 0
+    assert ov("rm", f"viking://resources/menu/{NFD_CAFE}").exit_code == 0
+    uri = f"viking://resources/menu/{typed}"
+    diff = ok(ov("snapshot", "diff", "before", "--uri", uri, "--json"))
+    assert [(c["uri"], c["change"]) for c in diff["changes"]] == [(f"viking://resources/menu/{NFD_CAFE}", "deleted")]
+    assert ok(ov("snapshot", "show", "before", "--uri", uri, "--json"))["content"] == "espresso\n"
+    assert [e["command"] for e in ok(ov("snapshot", "log", "--uri", uri, "--json"))] == ["rm", "snapshot commit"]
+    plan = ok(ov("snapshot", "restore", "before", "--uri", uri, "--json"))
+    assert plan["written"] == [f"viking://resources/menu/{NFD_CAFE}"]
+    assert sorted(p.name for p in menu.iterdir() if not p.name.startswith(".")) == [NFD_CAFE, "tea.txt"]
+    # Renamed to its NFC spelling, it is one file whose log goes on through both names.
+    assert ov("mv", f"viking://resources/menu/{NFD_CAFE}", f"viking://resources/menu/{NFC_CAFE}").exit_code == 0
+    assert [e["command"] for e in ok(ov("snapshot", "log", "--uri", uri, "--json"))] == ["mv", "snapshot restore", "rm", "snapshot commit"]
+    assert ok(ov("snapshot", "show", "before", "--uri", f"viking://resources/menu/{NFC_CAFE}", "--json"))["content"] == "espresso\n"

@@ -1097,3 +1097,67 @@ def test_a_plan_made_again_under_the_lock_counts_each_file_once(ov, handbook, mo
     monkeypatch.setattr(Draft, "still_holds", lambda self, tx, *scopes: False)
     data = ov("add-resource", str(handbook), "--json").json["result"]
     assert data["added"] and len(data["added"]) == len(set(data["added"])), "the second plan's files were added to the first's"
+
+
+# --- names in another Unicode normal form --------------------------------------------------
+
+NFC_CAFE, NFD_CAFE = "caf\u00e9", "cafe\u0301"  # é as one character; e and a combining accent (macOS)
+
+
+def _stored_names(ov_home: Path, folder: str) -> list[str]:
+    return sorted(p.name for p in (ov_home / "accounts/default/resources" / folder).iterdir() if not p.name.startswith("."))
+
+
+def test_a_folder_from_macos_is_stored_under_nfc_names_and_a_look_alike_pair_is_numbered(ov, ov_home, tmp_path):
+    """Names came in as on disk: a decomposed café.txt beside a composed one were two files that
+    looked the same, a typed URI reached only one, and their export could not be imported."""
+    folder = tmp_path / "cv"
+    (folder / NFD_CAFE).mkdir(parents=True)
+    (folder / f"{NFC_CAFE}.txt").write_text("composed\n")
+    (folder / f"{NFD_CAFE}.txt").write_text("decomposed\n")
+    (folder / NFD_CAFE / "menu.txt").write_text("espresso\n")
+    data = ov("add-resource", str(folder), "--json").json["result"]
+    # The decomposed name sorts first, so it keeps the name; the other one is numbered.
+    assert sorted(data["added"]) == [f"viking://resources/cv/{NFC_CAFE}.txt", f"viking://resources/cv/{NFC_CAFE}/menu.txt", f"viking://resources/cv/{NFC_CAFE}_2.txt"]
+    assert _stored_names(ov_home, "cv") == [NFC_CAFE, f"{NFC_CAFE}.txt", f"{NFC_CAFE}_2.txt"]
+    assert ov("read", f"viking://resources/cv/{NFD_CAFE}.txt").stdout == "decomposed\n"
+    assert ov("read", f"viking://resources/cv/{NFC_CAFE}_2.txt").stdout == "composed\n"
+    pack = tmp_path / "cv.ovpack"
+    assert ov("export", "viking://resources/cv", str(pack)).exit_code == 0
+    assert ov("import", str(pack), "viking://resources/team").exit_code == 0
+    again = ov("add-resource", str(folder), "--json").json["result"]
+    assert again["changed"] is False and again["unchanged"] == 3
+
+
+def test_readding_a_decomposed_source_finds_the_nfc_file_an_import_made(ov, ov_home, tmp_path, monkeypatch):
+    folder = tmp_path / "src9"
+    folder.mkdir()
+    (folder / f"{NFD_CAFE}.txt").write_text("menu\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    pack = tmp_path / "src9.ovpack"
+    assert ov("export", "viking://resources/src9", str(pack)).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "other-home"))
+    assert ov("import", str(pack), "viking://resources").exit_code == 0
+    again = ov("add-resource", str(folder), "--json").json["result"]
+    assert again["changed"] is False and again["added"] == []
+    assert sorted(p.name for p in (tmp_path / "other-home/accounts/default/resources/src9").iterdir() if not p.name.startswith(".")) == [f"{NFC_CAFE}.txt"]
+
+
+def test_readding_over_a_name_an_older_ov_stored_decomposed_renames_it_in_one_commit(ov, ov_home, tmp_path):
+    folder = tmp_path / "menu"
+    folder.mkdir()
+    (folder / f"{NFD_CAFE}.txt").write_text("espresso\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    # What an older ov made of it: the file and its manifest entry under the decomposed name.
+    root = ov_home / "accounts/default/resources/menu"
+    (root / f"{NFC_CAFE}.txt").rename(root / f"{NFD_CAFE}.txt")
+    manifest = json.loads((root / ".sources.json").read_text())
+    manifest["files"] = {f"{NFD_CAFE}.txt": manifest["files"][f"{NFC_CAFE}.txt"]}
+    (root / ".sources.json").write_text(json.dumps(manifest))
+    assert ov("snapshot", "commit", "-m", "as an older ov stored it").exit_code == 0
+    head = commits(ov_home)[0].id
+    data = ov("add-resource", str(folder), "--json").json["result"]
+    assert data["added"] == [f"viking://resources/menu/{NFC_CAFE}.txt"] and data["removed"] == [f"viking://resources/menu/{NFD_CAFE}.txt"]
+    assert commits(ov_home)[1].id == head  # one commit
+    assert _stored_names(ov_home, "menu") == [f"{NFC_CAFE}.txt"]
+    assert ov("status", "--json").json["result"]["clean"]

@@ -406,6 +406,30 @@ def test_a_past_form_is_told_apart_and_left_as_it_is(verb, past, third):
     assert tx.conjugate(verb) == third
 
 
+@pytest.mark.parametrize(
+    "text, topic",
+    [
+        ("tabs over spaces", "tabs"),  # ASCII topics keep the names they always had
+        ("to use type hints everywhere", "type_hints_everywhere"),
+        ("a+b notation", "a+b_notation"),
+        ("caf\u00e9 over tea", "caf\u00e9"),  # was "caf"
+        ("cafe\u0301 over tea", "caf\u00e9"),  # decomposed: was "cafe", a second file
+        ("Je pr\u00e9f\u00e8re le caf\u00e9", "je_pr\u00e9f\u00e8re_le"),  # was "je_pr_f"
+        ("\u042f \u043f\u0440\u0435\u0434\u043f\u043e\u0447\u0438\u0442\u0430\u044e \u0442\u0430\u0431\u044b", "\u044f_\u043f\u0440\u0435\u0434\u043f\u043e\u0447\u0438\u0442\u0430\u044e_\u0442\u0430\u0431\u044b"),  # was the fallback
+        ("\u0939\u093f\u0928\u094d\u0926\u0940 docs", "\u0939\u093f\u0928\u094d\u0926\u0940_docs"),  # vowel signs stay in the word
+        ("C++ for systems code", "cpp"),  # C++ and C# were both "c"
+        ("C# for games", "csharp"),
+        ("#hashtags", "hashtags"),
+    ],
+)
+def test_a_topic_keeps_letters_of_every_script_in_nfc(text, topic):
+    from ov.sessions.memory import text as tx
+    from ov.uri import sanitize_segment
+
+    assert tx.slug(text) == topic
+    assert sanitize_segment(topic) == topic or "+" in topic  # the file name is the topic
+
+
 def test_assistant_and_tool_text_is_ignored():
     messages = [
         msg("I prefer tabs. I'm a robot.", role="assistant"),

@@ -263,7 +263,8 @@ def mv(
     from ov.ingest.resource import move
 
     store = runtime().store
-    moved, destination = store.uri(source), store.uri(target)
+    moved = store.uri(source)
+    destination = store.uri(target) if target.endswith("/") else store.move_target(moved, target)
     if target.endswith("/") and not moved.is_root:
         destination = destination.child(moved.name)  # as mv's `DIR/`: into it, under its own name
     result = move(store, moved, destination)

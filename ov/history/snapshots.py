@@ -192,9 +192,11 @@ def log(store, uri: VikingURI | None = None, limit: int | None = None) -> list[L
 
 
 def _touched(git, commit, parent_id: bytes | None, path: str) -> bool:
-    now = git.entry(commit.tree, path)
-    before = git.entry(git.repo[parent_id].tree, path) if parent_id is not None else None
-    return now != before
+    # Each tree is asked for the name as it spells it: a commit that changed only the spelling
+    # (a decomposed name renamed to NFC) shows as touching it.
+    before_tree = git.repo[parent_id].tree if parent_id is not None else None
+    now, before = git.spelled(commit.tree, path), git.spelled(before_tree, path)
+    return (now, git.entry(commit.tree, now)) != (before, git.entry(before_tree, before))
 
 
 def trailers(commit) -> list[tuple[str, str]]:
@@ -230,7 +232,7 @@ def show(store, rev: str, uri: VikingURI | None = None) -> dict:
     commit = git.repo[commit_id]
     path = uri.path if uri is not None and not uri.is_root else ""
     if path:
-        found = git.entry(commit.tree, path)
+        found = git.entry(commit.tree, git.spelled(commit.tree, path))
         if found is not None and not stat.S_ISDIR(found[0]):
             data = git.blob_data(found[1])
             if looks_binary(data):
@@ -265,9 +267,10 @@ def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: Vik
 def _changes(store, old_tree, new_tree, path: str) -> list[FileChange]:
     git = store.git
     out = []
+    spellings = {git.spelled(old_tree, path), git.spelled(new_tree, path)}
     for (old_path, new_path), _modes, (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
         name = (new_path or old_path).decode()
-        if path and not (name == path or name.startswith(path + "/")):
+        if path and not _below(name, spellings):
             continue
         before = git.blob_data(old_sha) if old_sha is not None else None
         after = git.blob_data(new_sha) if new_sha is not None else None
@@ -281,8 +284,9 @@ def _worktree_changes(store, tree, path: str) -> list[FileChange]:
     git = store.git
     changes = scan(git, refresh_index=False)
     out = []
+    spellings = {path, git.spelled(tree, path)}
     for rel in changes.changed_paths:
-        if path and not (rel == path or rel.startswith(path + "/")):
+        if path and not _below(rel, spellings):
             continue
         found = git.entry(tree, rel)
         before = git.blob_data(found[1]) if found is not None else None
@@ -292,6 +296,11 @@ def _worktree_changes(store, tree, path: str) -> list[FileChange]:
             after = None
         out.append(_file_change(rel, before, after))
     return sorted(out, key=lambda c: c.path)
+
+
+def _below(name: str, paths: set[str]) -> bool:
+    """Whether ``name`` is one of ``paths`` (the spellings of one path) or lies below it."""
+    return any(name == p or name.startswith(p + "/") for p in paths)
 
 
 def _lines(text: str) -> list[str]:
@@ -331,11 +340,12 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     source = resolve(store, rev)
     # Any subtree, a scope or a user's tree included: the whole store may be restored, so may a part.
     path = uri.path if uri is not None and not uri.is_root else ""
-    then = dict(git.iter_files(git.repo[source].tree, path))
+    source_tree = git.repo[source].tree
+    then = dict(git.iter_files(source_tree, git.spelled(source_tree, path)))
     target = uri if uri is not None and not uri.is_root else VikingURI(())
     plan = RestorePlan(rev, source.decode())
     with store.draft() as draft:
-        now = dict(git.iter_files(draft.tree, path))
+        now = dict(git.iter_files(draft.tree, git.spelled(draft.tree, path)))
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
         _plan_restore(draft, then, now, then.keys() | now.keys(), plan, check=not dry_run)
@@ -347,11 +357,12 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
             stale = draft.stale(tx, target)
             if stale is None:  # nothing of the draft holds: the whole plan, under the lock
                 plan = RestorePlan(rev, source.decode())
-                now = dict(git.iter_files(tx.tree, path))
+                now = dict(git.iter_files(tx.tree, git.spelled(tx.tree, path)))
                 _plan_restore(tx, then, now, then.keys() | now.keys(), plan)
             else:
                 draft.hand_over(tx)
-                inside = [p for p in stale if not path or p == path or p.startswith(path + "/")]
+                spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
+                inside = [p for p in stale if not path or _below(p, spellings)]
                 now = {p: found[1] for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
                 _plan_restore(tx, then, now, inside, plan)
             if plan.changed:

@@ -2,10 +2,17 @@
 
 Text is analysed by one tantivy analyzer for every language: a regex tokenizer
 that makes each Han, kana and Hangul character a token of its own and every
-other run of letters and digits a word, then lower-casing and a stemmer. So a
-Chinese, Japanese or Korean query matches lexically (consecutive characters are
-also asked for as phrases, which ranks exact words first) while English keeps
-its stemming. Queries drop stop words and question words before they are built.
+other run of letters, combining marks and digits a word, then lower-casing and
+a stemmer. So a Chinese, Japanese or Korean query matches lexically (consecutive
+characters are also asked for as phrases, which ranks exact words first) while
+English keeps its stemming. Queries drop stop words and question words before
+they are built.
+
+Text and queries are put in Unicode NFC before the analyzer sees them (tantivy
+has no such filter): ``café`` typed composed and written decomposed (an ``e``
+and a combining accent, as macOS and some keyboards give it) is one word. The
+marks belong to words: without them a decomposed accent, and every vowel sign
+of Devanagari and the other Indic scripts, cut a word in pieces.
 """
 
 from __future__ import annotations
@@ -25,8 +32,9 @@ from ov.errors import (
 )
 from ov.index.records import Record
 from ov.regex import LazyPattern
+from ov.uri import nfc
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.
@@ -38,7 +46,7 @@ _PASSING = LazyPattern(
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
-TOKEN_PATTERN = rf"[{_CJK_CLASS}]|[\p{{L}}\p{{N}}&&[^{_CJK_CLASS}]]+"
+TOKEN_PATTERN = rf"[{_CJK_CLASS}]|[\p{{L}}\p{{M}}\p{{N}}&&[^{_CJK_CLASS}]]+"
 ANALYZER = "ov"
 SHARED_OWNER = "-"
 WRITER_HEAP = 64_000_000
@@ -59,6 +67,8 @@ _QUESTION_WORDS = {
 
 STORED_TEXT = ("id", "path", "uri", "kind", "type", "owner", "parent", "title", "text", "speaker", "session_id", "message_id", "role")
 STORED_INT = ("level", "start_line", "end_line", "label")
+# The stored fields the analyzer reads, and that are therefore indexed in NFC.
+_ANALYZED = ("title", "text", "speaker")
 
 
 def _tantivy():
@@ -287,10 +297,13 @@ class LexicalIndex:
         doc = tantivy.Document()
         for name in STORED_TEXT:
             value = record.searched if name == "text" else getattr(record, _FIELD_ATTR.get(name, name))
+            if name in _ANALYZED:
+                value = nfc(value)
             doc.add_text(name, SHARED_OWNER if name == "owner" and not value else value)
-        if record.search_text is not None:
+        if record.search_text is not None or nfc(record.text) != record.text:
+            # A hit shows the text as written, not the NFC copy that ranks.
             doc.add_bytes("shown", record.text.encode("utf-8"))
-        doc.add_text("context", record.context)
+        doc.add_text("context", nfc(record.context))
         for ancestor in _ancestors(record.path):
             doc.add_text("ancestors", ancestor)
         for name in ("level", "start_line", "end_line"):
@@ -437,12 +450,13 @@ class LexicalIndex:
         """``text`` as the index sees it (for marking matches in snippets)."""
         if self._analyzer is None:
             self._analyzer = analyzer(self.language)
-        return self._analyzer.analyze(text)
+        return self._analyzer.analyze(nfc(text))
 
     def query_terms(self, text: str) -> QueryTerms:
         if self._query_analyzer is None:
             self._query_analyzer = analyzer(self.language, for_query=True)
         skip = _question_words(self.language, self._query_analyzer)
+        text = nfc(text)
         tokens = [t for t in self._query_analyzer.analyze(text) if t not in skip]
         words = tuple(dict.fromkeys(tokens))
         phrases = []

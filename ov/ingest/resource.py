@@ -30,7 +30,7 @@ from ov.ingest.model import ParseFailure, Skipped, SourceFile
 from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
+from ov.uri import VikingURI, is_valid_segment, join_new, nfc, segment_name
 
 MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
@@ -178,10 +178,14 @@ def _plan(
     if reason is None and isinstance(old_manifest.get("reason"), str):
         reason = old_manifest["reason"]  # the usual "update my docs" run does not restate why they were added
     manifest = _manifest(collected, reason, include, exclude, provenance)
+    # A file an older ov stored under its decomposed name is now laid out in NFC: the old name
+    # is removed below and the new one always written, since on a file system that does not
+    # tell the forms apart (macOS) both are one file, which the removal would take away.
+    respelled = {nfc(rel) for rel in set(old_manifest.get("files", {})) - set(files)} & set(files)
     for rel in sorted(files):
         uri = _join(root, rel)
         current = tx.existing_file(uri)
-        if current == files[rel]:
+        if current == files[rel] and rel not in respelled:
             result.unchanged += 1
             continue
         tx.put(uri, files[rel])
@@ -288,13 +292,19 @@ def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
 
 class _Layout:
     """Paths claimed so far; keeps two documents from landing on one path (``guide.md`` beside
-    a long ``guide.md`` split into ``guide/``, or a file where another needs a directory)."""
+    a long ``guide.md`` split into ``guide/``, or a file where another needs a directory, or
+    two names that differ only in their Unicode form): the later one gets a number.
+
+    Every path is claimed in NFC, the form typed URIs and imports use: a folder from macOS
+    names ``café.txt`` decomposed, and stored so it would be a second file beside the composed
+    one that an import or an ``ov write`` makes, looking the same."""
 
     def __init__(self) -> None:
         self.files: set[str] = set()
         self.dirs: set[str] = set()
 
     def claim(self, rel: str) -> str:
+        rel = nfc(rel)
         parts = rel.split("/")
         for depth in range(1, len(parts)):
             # A folder of the path already claimed as a file (a file ``guide`` beside ``guide.md``

@@ -429,6 +429,33 @@ class GitStore:
             return None
         return mode, sha
 
+    def spelled(self, tree_id: bytes | None, path: str) -> str:
+        """``path`` with each name spelled as ``tree_id`` holds it: a typed URI is NFC, but a tree
+        may hold the name decomposed (a store written before URIs were normalised, a restored
+        backup), and the history of that file is under those bytes. A name the tree does not hold
+        in any form is kept as given; an ASCII path costs nothing."""
+        if tree_id is None or not path or path.isascii():
+            return path
+        from ov.uri import nfc
+
+        parts = path.split("/")
+        tree = self._tree(tree_id)
+        for i, name in enumerate(parts):
+            key = name.encode()
+            if key not in tree:
+                wanted = nfc(name)
+                found = sorted(k for k in tree if nfc(k.decode("utf-8", "replace")) == wanted)
+                if not found:
+                    break
+                key = found[0]
+                parts[i] = key.decode()
+            mode, sha = tree[key]
+            if i + 1 < len(parts):
+                if not stat.S_ISDIR(mode):
+                    break
+                tree = self._tree(sha)
+        return "/".join(parts)
+
     def entries(self, tree_id: bytes | None, paths: Iterable[str]) -> dict[str, tuple[int, bytes] | None]:
         """:meth:`entry` of each of ``paths``, each folder's tree read once: a large change names
         thousands of files in the same few folders, and walking from the root for each costs a

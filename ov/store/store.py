@@ -167,6 +167,17 @@ class Store:
         """The URI ``text`` names in this store (see :meth:`on_disk`)."""
         return self.on_disk(parse(text, self.identity.user))
 
+    def move_target(self, source: VikingURI, text: str) -> VikingURI:
+        """The URI ``text`` names as the new place of ``source``, as :meth:`uri` reads it, except
+        that ``source``'s own name in NFC is that new name, not ``source`` again: renaming a name
+        stored decomposed to its composed form is how a store from before names were normalised
+        is repaired."""
+        typed = parse(text, self.identity.user)
+        target = self.on_disk(typed)
+        if target == source and typed.name != source.name:
+            return VikingURI((*target.parts[:-1], typed.name))
+        return target
+
     def file_uri(self, text: str) -> VikingURI:
         """The URI of a file to write: one written with a trailing '/' names a folder, and used to
         become a file of that name without a word."""
@@ -489,7 +500,10 @@ class Store:
 
     def _plan_mv(self, tx: Transaction, source: VikingURI, target: VikingURI) -> None:
         src_path = self._existing(source, written=True)
-        if self.path(target).exists():
+        target_path = self.path(target)
+        # A file system that does not tell Unicode forms apart (macOS) finds the source at its
+        # other spelling: a rename to that spelling, not a target already taken.
+        if target_path.exists() and not target_path.samefile(src_path):
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
         tx.expect_absent(target)
         tx.require_parent_dirs(target)

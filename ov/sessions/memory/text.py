@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ov.uri import nfc
+
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 # Like CommonMark, a code span may run over a line break.
 _INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
@@ -190,9 +192,12 @@ def slug(text: str, fallback: str = "general") -> str:
     """A topic of at most three words: the phrase before the first qualifier.
 
     "tabs over spaces" -> ``tabs``; "short commit messages" -> ``short_commit_messages``;
-    "to use type hints everywhere" -> ``type_hints_everywhere``.
+    "to use type hints everywhere" -> ``type_hints_everywhere``. Words are in every script and
+    in NFC, as file names are ("café" typed either way is ``café``, "Я предпочитаю табы" is
+    ``я_предпочитаю_табы``); a language's trailing "+" or "#" is spelled out (``cpp``,
+    ``csharp``), where a file name would drop it and C++ and C# would share one file.
     """
-    words = [w.strip(".'-") for w in re.findall(r"[a-z0-9][a-z0-9+#.'-]*", text.lower())]
+    words = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text).lower())]
     words = [w for w in words if w and w not in _ARTICLES]
     while words and words[0] in _SLUG_SKIP:
         words.pop(0)
@@ -202,6 +207,24 @@ def slug(text: str, fallback: str = "general") -> str:
             break
         kept.append(word)
     return "_".join(kept) or fallback
+
+
+def _slug_words(text: str) -> list[str]:
+    """The runs of letters (of any script, with their combining marks), digits and ``+#.'-`` in
+    ``text``: for ASCII text the words topics were always named from, so old files are found."""
+    import unicodedata
+
+    kept = "".join(ch if ch.isalnum() or ch in "+#.'-" or unicodedata.category(ch).startswith("M") else " " for ch in text)
+    return kept.split()
+
+
+def _slug_word(word: str) -> str:
+    """``word`` with a trailing run of "+" or "#" spelled out: c++ -> cpp, c# -> csharp."""
+    stem = word.rstrip("+#")
+    if not stem or stem == word:
+        return word
+    tail = word[len(stem) :]
+    return stem + "".join("p" if ch == "+" else "sharp" for ch in tail)
 
 
 def third_person(rest: str) -> str:
