@@ -1161,3 +1161,12 @@ def test_readding_over_a_name_an_older_ov_stored_decomposed_renames_it_in_one_co
     assert commits(ov_home)[1].id == head  # one commit
     assert _stored_names(ov_home, "menu") == [f"{NFC_CAFE}.txt"]
     assert ov("status", "--json").json["result"]["clean"]
+
+
+def test_a_skill_from_macos_is_stored_under_nfc_names(ov, ov_home, tmp_path):
+    folder = _skill(tmp_path, "---\nname: menu\ndescription: Read the menu.\n---", {f"{NFD_CAFE}.txt": "espresso\n", f"{NFC_CAFE}.txt": "latte\n"})
+    data = ov("add-skill", str(folder), "--json").json["result"]
+    assert data["files"] == ["viking://agent/skills/menu/SKILL.md", f"viking://agent/skills/menu/{NFC_CAFE}.txt", f"viking://agent/skills/menu/{NFC_CAFE}_2.txt"]
+    stored = ov_home / "accounts/default/agent/skills/menu"
+    assert sorted(p.name for p in stored.iterdir() if not p.name.startswith(".")) == ["SKILL.md", f"{NFC_CAFE}.txt", f"{NFC_CAFE}_2.txt"]
+    assert ov("add-skill", str(folder), "--json").json["result"]["changed"] is False

@@ -1,9 +1,14 @@
-"""What ingest passes between its stages: sources, parsed pieces and their provenance."""
+"""What ingest passes between its stages: sources, parsed pieces, their provenance, and the
+paths they are laid out at."""
 
 from __future__ import annotations
 
+import posixpath
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from ov.uri import nfc
 
 SourceKind = Literal["file", "http"]
 
@@ -75,3 +80,51 @@ class ParseFailure(Exception):
 
     def __str__(self) -> str:
         return f"{self.path}: {self.reason}"
+
+
+class Layout:
+    """Paths claimed so far; keeps two documents from landing on one path (``guide.md`` beside
+    a long ``guide.md`` split into ``guide/``, or a file where another needs a directory, or
+    two names that differ only in their Unicode form): the later one gets a number.
+
+    Every path is claimed in NFC, the form typed URIs and imports use: a folder from macOS
+    names ``café.txt`` decomposed, and stored so it would be a second file beside the composed
+    one that an import or an ``ov write`` makes, looking the same."""
+
+    def __init__(self) -> None:
+        self.files: set[str] = set()
+        self.dirs: set[str] = set()
+
+    def claim(self, rel: str) -> str:
+        rel = nfc(rel)
+        parts = rel.split("/")
+        for depth in range(1, len(parts)):
+            # A folder of the path already claimed as a file (a file ``guide`` beside ``guide.md``
+            # split into ``guide/``): the folder takes a number, or no suffix of the file's own
+            # name would ever free the path.
+            head, n = parts[depth - 1], 2
+            while "/".join(parts[:depth]) in self.files:
+                parts[depth - 1], n = f"{head}_{n}", n + 1
+        rel = "/".join(parts)
+        candidate, n = rel, 2
+        while not self._free(candidate):
+            stem, dot, ext = rel.rpartition(".") if "." in posixpath.basename(rel) else (rel, "", "")
+            candidate = f"{stem}_{n}{dot}{ext}"
+            n += 1
+        self.files.add(candidate)
+        parts = candidate.split("/")
+        self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
+        return candidate
+
+    def _free(self, rel: str) -> bool:
+        parts = rel.split("/")
+        ancestors = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        return rel not in self.files and rel not in self.dirs and not any(a in self.files for a in ancestors)
+
+
+def respelled(gone: Iterable[str], laid_out: Collection[str]) -> set[str]:
+    """The paths of ``laid_out`` that stand for one of ``gone`` in its NFC spelling: a name an
+    older ov stored decomposed. Each must be written even when the file at it reads the same:
+    on a file system that does not tell the forms apart (macOS) both names are one file, and the
+    removal of the old name, applied first, takes it away."""
+    return {nfc(rel) for rel in gone} & set(laid_out)

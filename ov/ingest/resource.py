@@ -26,11 +26,11 @@ from dataclasses import dataclass, field, replace
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
-from ov.ingest.model import ParseFailure, Skipped, SourceFile
+from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, refuse_store_source
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import VikingURI, is_valid_segment, join_new, nfc, segment_name
+from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
 
 MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
@@ -178,14 +178,11 @@ def _plan(
     if reason is None and isinstance(old_manifest.get("reason"), str):
         reason = old_manifest["reason"]  # the usual "update my docs" run does not restate why they were added
     manifest = _manifest(collected, reason, include, exclude, provenance)
-    # A file an older ov stored under its decomposed name is now laid out in NFC: the old name
-    # is removed below and the new one always written, since on a file system that does not
-    # tell the forms apart (macOS) both are one file, which the removal would take away.
-    respelled = {nfc(rel) for rel in set(old_manifest.get("files", {})) - set(files)} & set(files)
+    renamed = respelled(set(old_manifest.get("files", {})) - set(files), files)
     for rel in sorted(files):
         uri = _join(root, rel)
         current = tx.existing_file(uri)
-        if current == files[rel] and rel not in respelled:
+        if current == files[rel] and rel not in renamed:
             result.unchanged += 1
             continue
         tx.put(uri, files[rel])
@@ -235,7 +232,7 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
 
     files: dict[str, bytes] = {}
     provenance: dict[str, dict] = {}
-    layout = _Layout()
+    layout = Layout()
     folders = _stored_folders([src.relpath for src in collected.files]) if collected.kind == "directory" else {}
     total = len(collected.files)
     for done, src in enumerate(collected.files, start=1):
@@ -288,46 +285,6 @@ def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
     settings = name.startswith(".env") or name.endswith(_SETTINGS_SUFFIXES) or name in ("env", "credentials")
     redacted, found = redact(text, by_shape_only=not settings)
     return (replace(src, data=redacted.encode("utf-8")) if found else src), found
-
-
-class _Layout:
-    """Paths claimed so far; keeps two documents from landing on one path (``guide.md`` beside
-    a long ``guide.md`` split into ``guide/``, or a file where another needs a directory, or
-    two names that differ only in their Unicode form): the later one gets a number.
-
-    Every path is claimed in NFC, the form typed URIs and imports use: a folder from macOS
-    names ``café.txt`` decomposed, and stored so it would be a second file beside the composed
-    one that an import or an ``ov write`` makes, looking the same."""
-
-    def __init__(self) -> None:
-        self.files: set[str] = set()
-        self.dirs: set[str] = set()
-
-    def claim(self, rel: str) -> str:
-        rel = nfc(rel)
-        parts = rel.split("/")
-        for depth in range(1, len(parts)):
-            # A folder of the path already claimed as a file (a file ``guide`` beside ``guide.md``
-            # split into ``guide/``): the folder takes a number, or no suffix of the file's own
-            # name would ever free the path.
-            head, n = parts[depth - 1], 2
-            while "/".join(parts[:depth]) in self.files:
-                parts[depth - 1], n = f"{head}_{n}", n + 1
-        rel = "/".join(parts)
-        candidate, n = rel, 2
-        while not self._free(candidate):
-            stem, dot, ext = rel.rpartition(".") if "." in posixpath.basename(rel) else (rel, "", "")
-            candidate = f"{stem}_{n}{dot}{ext}"
-            n += 1
-        self.files.add(candidate)
-        parts = candidate.split("/")
-        self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts)))
-        return candidate
-
-    def _free(self, rel: str) -> bool:
-        parts = rel.split("/")
-        ancestors = ("/".join(parts[:i]) for i in range(1, len(parts)))
-        return rel not in self.files and rel not in self.dirs and not any(a in self.files for a in ancestors)
 
 
 def _stored_folders(relpaths: list[str]) -> dict[str, str]:

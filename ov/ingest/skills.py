@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, quote
-from ov.ingest.model import Skipped
+from ov.ingest.model import Layout, Skipped, respelled
 from ov.ingest.sources import collect_path
 from ov.store import sidecar
 from ov.store.store import Store
@@ -69,7 +69,8 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
     name, description = meta["name"], meta["description"]
     if source.is_dir():
         collected = collect_path(folder, max_bytes=store.config.ingest.max_source_bytes)
-        files = {f.relpath: f.data for f in collected.files}
+        layout = Layout()
+        files = {layout.claim(f.relpath): f.data for f in collected.files}
         skipped = collected.skipped
     else:
         files, skipped = {SKILL_FILE: skill_md.read_bytes()}, []
@@ -79,13 +80,14 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
     uris = {rel: _skill_file(root, rel) for rel in files}  # every name checked before the lock
     with store.transaction() as tx:
         existing = {u.relative_to(root) for u, _ in store.walk_files(root, show_all=True)} if store.path(root).is_dir() else set()
+        keep = set(files) | set(sidecar.SIDECARS)
+        renamed = respelled(existing - keep, files)
         for rel in sorted(files):
             uri = uris[rel]
-            if tx.existing_file(uri) != files[rel]:
+            if tx.existing_file(uri) != files[rel] or rel in renamed:
                 tx.put(uri, files[rel])
             result.files.append(str(uri))
         abstract, overview = _sidecars(root, name, description, sorted(files))
-        keep = set(files) | set(sidecar.SIDECARS)
         for rel in sorted(existing - keep):
             uri = VikingURI(root.parts + tuple(rel.split("/")))
             if tx.existing_file(uri) is not None:
