@@ -351,7 +351,7 @@ P = "preferences"
         ("My team is the Platform Team", [("entities", {"category": "teams", "name": "Platform Team", "content": "# Platform Team\n\n- The user's team"})]),
         ("my team is small", [("profile", {"content": "- Team: small"})]),
         ("Remember that I prefer dark mode", [(P, {"subject": "alice", "topic": "dark_mode", "content": "- Prefers dark mode"})]),
-        ("Please remember I use fish as my shell.", [("profile", {"content": "- Uses fish as my shell"})]),
+        ("Please remember I use fish as my shell.", [("profile", {"content": "- Uses fish as their shell"})]),
         ("Remember that I'm allergic to peanuts", [("profile", {"content": "- Is allergic to peanuts"})]),
         ("note that my laptop runs Linux", [("profile", {"content": "- The user's laptop runs Linux"})]),
         ("Remember that the staging DB is read-only on Fridays.", [("entities", {"category": "systems", "name": "staging DB", "content": "# Staging DB\n\n- Is read-only on Fridays"})]),
@@ -428,6 +428,76 @@ def test_a_topic_keeps_letters_of_every_script_in_nfc(text, topic):
 
     assert tx.slug(text) == topic
     assert sanitize_segment(topic) == topic or "+" in topic  # the file name is the topic
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("My mentor is Dr. Smith. I like jazz.", ["My mentor is Dr. Smith.", "I like jazz."]),
+        ("Prof. Lee says hi, e.g. at St. Louis vs. Boston.", ["Prof. Lee says hi, e.g. at St. Louis vs. Boston."]),
+        ("Ask Mr. and Mrs. Smith on Main St. My editor is Vim.", ["Ask Mr. and Mrs. Smith on Main St.", "My editor is Vim."]),
+        ("J. R. R. Tolkien wrote it. Ask J. Smith. Use plan B. Then rest.",
+         ["J. R. R. Tolkien wrote it.", "Ask J. Smith.", "Use plan B.", "Then rest."]),
+        ("Acme Inc. in Berlin, red, green, etc. and blue. Acme Inc. The end.",
+         ["Acme Inc. in Berlin, red, green, etc. and blue.", "Acme Inc.", "The end."]),
+        ("Edit config.py in v1.2 with 3.5 GB. Done! Why? Yes; no", ["Edit config.py in v1.2 with 3.5 GB.", "Done!", "Why?", "Yes;", "no"]),
+    ],
+)
+def test_sentences_end_after_no_abbreviation(text, expected):
+    from ov.sessions.memory import text as tx
+
+    assert list(tx.split_sentences(text)) == expected
+    assert list(tx.split_sentences("a; b. c", semicolon=False)) == ["a; b.", "c"]
+
+
+@pytest.mark.parametrize(
+    "text, masked",
+    [
+        ("whose bio reads: I am a teapot and I work at Acme", "whose bio reads: \x000\x00"),
+        ("The log:\n\nI am a teapot\nI work at Acme\n\nI prefer tabs", "The log:\n\n\x000\x00\n\x001\x00\n\nI prefer tabs"),
+        ('a bio of "I am a teapot" and \'I\'m one\' and users\' files', "a bio of \x000\x00 and \x001\x00 and users' files"),
+        ("FYI: I am a teapot. I said: I work at Acme", "FYI: I am a teapot. I said: I work at Acme"),
+    ],
+)
+def test_what_is_quoted_is_masked(text, masked):
+    from ov.sessions.memory import quoted
+    from ov.sessions.memory import text as tx
+
+    spans: list[str] = []
+    assert quoted.mask_quoted(text, spans) == masked
+    assert tx.unmask(masked, spans) == text
+
+
+@pytest.mark.parametrize(
+    "sentence, reported",
+    [("the user says I prefer tabs", "I prefer tabs"), ("Bob told me that my editor is old, but I like it", "my editor is old"),
+     ("I said I prefer tabs", None), ("let me tell you my editor is Vim", None), ("I prefer tools that say what they do", None)],
+)
+def test_what_someone_else_says_is_masked(sentence, reported):
+    from ov.sessions.memory import quoted
+
+    spans: list[str] = []
+    masked = quoted.mask_reported(sentence, spans)
+    assert spans == ([reported] if reported else []) and (masked == sentence) is (reported is None)
+
+
+@pytest.mark.parametrize(
+    "person, text, expected",
+    [("they", "review my own PRs, not mine, myself", "review their own PRs, not theirs, themselves"),
+     ("you", "ask me about my PRs", "ask you about your PRs"),
+     ("they", 'quote "my way" and `my.py`, My Chemical Romance', 'quote "my way" and `my.py`, My Chemical Romance')],
+)
+def test_first_person_voiced(person, text, expected):
+    from ov.sessions.memory import text as tx
+
+    assert tx.voiced(text, person) == expected
+
+
+@pytest.mark.parametrize("text, topic", [("need coffee", "coffee"), ("when tests are fast", "tests"), ("tabs, e.g. in Go", "tabs"), ("寿司", "寿司")])
+def test_a_topic_starts_with_no_qualifier(text, topic):
+    from ov.sessions.memory import text as tx
+
+    assert tx.slug(text) == topic
 
 
 def test_assistant_and_tool_text_is_ignored():

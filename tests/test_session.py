@@ -300,6 +300,13 @@ def test_a_long_message_without_a_sentence_end_commits(ov, ov_home):
     assert "- Looked at it." in overview  # the assistant's first sentence, cut at its end
 
 
+def test_an_overview_title_is_not_cut_after_an_abbreviation():
+    from ov.sessions.overview import working_memory
+
+    overview = working_memory([_msg("user", "Ask Dr. Smith about config.py, e.g. the v1.2 keys. Then fix it."), _msg("assistant", "Ok.")], "s")
+    assert overview.startswith("# Ask Dr. Smith about config.py, e.g. the v1.2 keys.\n")
+
+
 COMMIT_RACE = """
 import sys, time
 from pathlib import Path

@@ -54,7 +54,6 @@ _PASTED_RE = LazyPattern(
     r"|#include\b|[{}\]]|</?[a-zA-Z][\w-]*[\s/>])|[;{]\s*$"
 )
 _CORRECTION_RE = LazyPattern(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
-_SENTENCE_END_RE = LazyPattern(r"[.!?](?:\s|$)")
 # The brief's frame: the count around the span, then "The user asked:". The span's dates stay: they
 # say when the session was, which a question may name ("what did Maria do in July 2023?").
 _FRAME = LazyPattern(rf"^\d+ {MESSAGES_WORD}(?: \((?P<span>[^()\n]*)\))?\.(?P<asked> {re.escape(ASKED)}(?: |$))?")
@@ -152,9 +151,11 @@ def _context_uris(messages: list[dict]) -> set[str]:
 
 
 def _first_sentence(text: str) -> str:
-    """``text`` up to its first sentence end (a ``.``, ``!`` or ``?`` after at least one
-    character, before a space or the end), at most 240 characters. One scan for the end: a lazy
-    pattern searched from every position took minutes on a pasted log with no sentence end."""
+    """``text`` up to its first sentence end (a ``.``, ``!`` or ``?`` before a space, not after an
+    abbreviation: "Dr. Smith"), at most 240 characters. One scan for the end: a lazy pattern searched
+    from every position took minutes on a pasted log with no sentence end."""
+    # Cut as statements are: one notion of where a sentence ends.
+    from ov.sessions.memory.text import split_sentences
+
     flat = " ".join(text.split())
-    end = _SENTENCE_END_RE.search(flat, 1)
-    return (flat[: end.start() + 1] if end else flat)[:240]
+    return next(split_sentences(flat, semicolon=False), flat)[:240]

@@ -131,8 +131,6 @@ _TOPIC_SKIP = frozenset((
     "there", "just", "up", "real", "quick", "asap",
 ))
 MAX_TOPIC_WORDS = 5
-# A step is the first sentence of an assistant text; unlike a statement it runs on past "; ".
-_SENTENCE_RE = re.compile(r"[^.!?]+(?:[.!?]+|$)")
 _INPUT_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url")
 # "Sure." opening an assistant's text is no step: the sentence after it is.
 _ACK_RE = re.compile(r"(?i)^(?:sure|ok|okay|alright|all\s+right|certainly|of\s+course|got\s+it|great|absolutely|will\s+do|on\s+it)[.!,]*$")
@@ -226,7 +224,8 @@ def _steps(messages: Sequence[Mapping[str, Any]]) -> list[str]:
                 continue
             if part.get("type") == "text" and message.get("role") == "assistant" and not said:
                 masked, spans = tx.strip_code(str(part.get("text") or ""))
-                sentences = _SENTENCE_RE.findall(" ".join(masked.split()))
+                # A step is the first sentence of an assistant text; unlike a statement it runs on past "; ".
+                sentences = tx.split_sentences(" ".join(masked.split()), semicolon=False)
                 first = next((s for s in sentences if not tx.is_question(s) and not _ACK_RE.match(s.strip())), "")
                 if first:
                     steps.append(_cut(tx.clean(tx.unmask(first, spans))))

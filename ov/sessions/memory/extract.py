@@ -80,11 +80,11 @@ Git keeps every earlier version.
 
 Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
 statement not at the start of its clause, or in a sentence opening with "if",
-"when", "because", "maybe", "I think", ...), fenced code, text inside
-backticks, block quotes and sentences that open with a quotation mark, and
-objects that only point at the conversation ("I like that", "remember this",
-"to do this", "never do that again"), and what someone else said ("my manager
-said her editor is ..."). A reason or an aside after a value is not part of
+"when", "because", "maybe", "I think", ...), code, block quotes, what the user
+quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
+...", "the user says I ..."), objects that only point at the conversation ("I like
+that", "remember this", "to do this", "never do that again"), and what someone else
+said ("my manager said her editor is ..."). A reason or an aside after a value is not part of
 it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
@@ -101,6 +101,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ov.sessions.memory import quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
@@ -179,22 +180,23 @@ def extract_explicit(
         turn += 1
         ctx = _Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(tx.message_text(message))
+        masked = quoted.mask_quoted(masked, spans)
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
         for sentence in tx.sentences(masked):
-            if tx.is_question(sentence) or tx.is_quoted(sentence):
+            if tx.is_question(sentence) or quoted.is_quotation(sentence, spans):
                 if unread is not None and not tx.is_question(sentence):
                     unread.append(sentence)  # a quotation is no statement of the user's, but was given
                 previous = None
                 continue
-            sentence = tx.clean(sentence)
+            sentence = quoted.mask_reported(tx.clean(sentence), spans)
             if _BARE_REMEMBER_RE.match(sentence) and previous:
                 sentence = f"Remember that {previous}"
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
             for clause in tx.clauses(restated_change(sentence)):
-                _read_clause(tx.without_aside(tx.without_fillers(tx.clean(clause))), restore, ctx, found)
+                _read_clause(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))), restore, ctx, found)
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
     return _dedupe([*(_candidate(s) for s in found), *experiences])
@@ -330,7 +332,7 @@ def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
             replaces=choice_probes(f"Prefers {rival}"),
             only_amends=True,
         )
-        for rival in rivals(statement.lead, statement.obj)
+        for rival in rivals(statement.lead, tx.voiced(statement.obj, "they"))
     ]
 
 
@@ -339,7 +341,7 @@ def _candidate(statement: Statement) -> Candidate:
     marker = "Actually, " if statement.marked else ""
     role = None
     if statement.memory_type == "entities":
-        fields["name"] = statement.obj
+        fields["name"] = re.sub(r"\.(?=\s|$)", "", statement.obj)  # "Dr. Smith": dr_smith.md, as "J. R. R. Tolkien" j_r_r_tolkien.md
         if statement.fact:
             line = marker + (statement.fact[:1].lower() + statement.fact[1:] if marker else statement.fact)
             fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
@@ -348,11 +350,13 @@ def _candidate(statement: Statement) -> Candidate:
             role = f"The user's {statement.noun}"
         replaces: tuple[str, ...] = statement.probes or (fact_probes(statement.fact) if statement.marked else ())
     else:
-        line = tx.capitalise(statement.lead + statement.obj)
+        obj = tx.voiced(statement.obj, "they") if _of_the_user(statement) else statement.obj
+        line = tx.capitalise(statement.lead + obj)
         if statement.memory_type == "events":
             fields["event"] = tx.slug(statement.obj, fallback="note")
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
-        replaces = (*supersedes(statement.memory_type, statement.lead, statement.obj), *statement.probes)
+        older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
+        replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *statement.probes)
         if statement.marked and statement.slot[:2] == ("profile", "fact"):
             # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
             replaces = (*replaces, *fact_probes(line))
@@ -368,6 +372,14 @@ def _candidate(statement: Statement) -> Candidate:
         otherwise=otherwise,
         role=role,
     )
+
+
+def _of_the_user(statement: Statement) -> bool:
+    """Whether the line says something of the user in the third person ("Prefers ...", "Works at ...",
+    "Editor: ...") rather than in their words (a note, an instruction, "Remember to ...")."""
+    if statement.memory_type == "profile":
+        return not statement.lead.startswith("Team ")
+    return statement.memory_type == "preferences" and statement.lead.strip() not in ("", "Always", "Never", "Remember to")
 
 
 def _dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:

@@ -199,7 +199,7 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         # "I never understood regexes" tells of the past, "I always forget the flag for this" of the task.
         if not informative(obj) or points_back(obj) or tx.is_past(obj.split()[0]):
             return None
-        return _always(m.group("adv"), obj, subject)
+        return _always(m.group("adv"), obj, subject, habit=True)
     if m := _STANDING_RE.match(clause):
         obj = restore(m.group("x"))
         if not informative(obj) or points_back(obj):
@@ -290,12 +290,16 @@ def _negation(clause: str, restore, subject: str) -> Statement | None:
     return None
 
 
-def _always(adverb: str, obj: str, subject: str) -> Statement:
+def _always(adverb: str, obj: str, subject: str, *, habit: bool = False) -> Statement:
     """"Always use type hints", whether said as a habit ("I always use ...") or as an instruction
     ("Always use ..."): one wording, so that either replaces the other and "never" replaces both.
-    A habit outside the work is the user's ("I always eat late": "Always eats late")."""
+    A habit outside the work is the user's ("I always eat late": "Always eats late"). A habit's
+    "my" is the agent's "your" in the instruction ("review your own PRs"), in the file it had."""
     if _INSTRUCTION_RE.match(obj):
-        return topical(adverb.capitalize() + " ", obj, subject)
+        statement = topical(adverb.capitalize() + " ", obj, subject)
+        if habit and (said := tx.voiced(obj, "you")) != obj:  # older versions stored the habit's "my"
+            statement.obj, statement.probes = said, (*supersedes("preferences", statement.lead, obj), statement.lead + obj + "$")
+        return statement
     verb, rest = tx.third_person_parts(obj)
     lead = f"{adverb.capitalize()} {verb.lower()} " if rest else f"{adverb.capitalize()} "
     topic = tx.slug(obj)

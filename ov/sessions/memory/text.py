@@ -19,8 +19,30 @@ _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)"
 _INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
 _MASK_RE = re.compile("\x00(\\d+)\x00")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-# A sentence ends at . ! ? or ; followed by space; the mark stays with the sentence.
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?;])\s+")
+# A sentence ends at . ! ? (or ;) followed by space; the mark stays with the sentence. A period
+# inside a word ("v1.2", "3.5 GB", "config.py") has no space after it, and one after an
+# abbreviation ends no sentence (see _ends_sentence).
+_GAP_RE = re.compile(r"(?<=[.!?;])\s+")
+# Abbreviations inside a sentence ("e.g.", "vs."), which never end one.
+_INNER_ABBREVIATIONS = frozenset(("e.g", "i.e", "vs", "cf", "approx", "ca", "viz"))
+# Titles, which a name follows ("Dr. Smith", "St. Louis") as it follows an initial (see _OPENERS).
+_TITLES = frozenset(("dr", "mr", "mrs", "ms", "mx", "prof", "st", "mt", "gen", "col", "capt", "sgt", "rev", "hon"))
+# Abbreviations that may end a sentence as well as a name or a list: they end one before a capital.
+_FINAL_ABBREVIATIONS = frozenset(("inc", "ltd", "llc", "co", "corp", "jr", "sr", "etc", "al"))
+_NEAR = 40  # characters either side of a period that decide whether it ends a sentence
+# Words that open a sentence; a capitalised word after an initial or a title that is none of these is
+# a name going on ("J. Smith", "J. R. R. Tolkien", "Dr. Smith"), while "plan B. Then ..." and
+# "Main St. My ..." end at the period.
+_OPENERS = frozenset((
+    "i", "i'm", "i've", "i'd", "i'll", "im", "my", "me", "we", "we're", "we've", "our", "you", "you're", "your", "he",
+    "she", "it", "it's", "its", "they", "they're", "their", "this", "that", "these", "those", "there", "here", "the",
+    "a", "an", "and", "but", "so", "or", "nor", "then", "also", "now", "please", "let's", "lets", "if", "when",
+    "whenever", "while", "because", "though", "although", "what", "why", "how", "where", "who", "which", "can", "could",
+    "would", "should", "will", "shall", "must", "may", "might", "do", "does", "did", "don't", "is", "are", "was",
+    "were", "has", "have", "had", "not", "no", "yes", "ok", "okay", "thanks", "thank", "sorry", "actually", "anyway",
+    "btw", "fyi", "use", "run", "add", "fix", "make", "try", "check", "keep", "never", "always", "remember", "note",
+    "update", "write", "create", "remove", "delete", "change", "move", "set", "go", "see", "look", "just", "maybe",
+))
 _QUOTES = "\"'“”‘’«»"
 _TRAILING = " \t.,;:!"
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
@@ -46,7 +68,7 @@ _SLUG_SKIP = frozenset(
 _SLUG_CUT = frozenset(
     "over than instead because when whenever while if unless for in on at with without before after rather "
     "so but and or not from by during since as whereas via into onto is are was were will would has have had "
-    "can should must needs need".split()
+    "can should must needs need e.g i.e etc vs".split()
 )
 _ARTICLES = frozenset(("a", "an", "the"))
 SLUG_MAX_WORDS = 3
@@ -106,12 +128,13 @@ def strip_code(text: str) -> tuple[str, list[str]]:
     """
     text = _FENCE_RE.sub("\n", text.translate(_APOSTROPHES))
     spans: list[str] = []
+    return _INLINE_CODE_RE.sub(lambda m: mask(m.group(0), spans), text), spans
 
-    def mask(match: re.Match[str]) -> str:
-        spans.append(match.group(0))
-        return f"\x00{len(spans) - 1}\x00"
 
-    return _INLINE_CODE_RE.sub(mask, text), spans
+def mask(fragment: str, spans: list[str]) -> str:
+    """The token that stands for ``fragment`` (added to ``spans``) until :func:`unmask` puts it back."""
+    spans.append(unmask(fragment, spans))  # a span masked inside it is put back first: one unmask restores all
+    return f"\x00{len(spans) - 1}\x00"
 
 
 def unmask(text: str, spans: list[str]) -> str:
@@ -119,14 +142,48 @@ def unmask(text: str, spans: list[str]) -> str:
 
 
 def sentences(text: str) -> Iterator[str]:
-    """Sentences of prose, each with its final mark; block quotes are skipped."""
+    """Sentences of prose, each with its final mark; block quotes are skipped; "; " ends one too."""
     for line in text.splitlines():
         if line.lstrip().startswith(">"):
             continue
-        line = _BULLET_RE.sub("", line).strip()
-        for sentence in _SENTENCE_END_RE.split(line):
-            if sentence.strip():
-                yield sentence.strip()
+        yield from split_sentences(_BULLET_RE.sub("", line).strip())
+
+
+def split_sentences(text: str, *, semicolon: bool = True) -> Iterator[str]:
+    """``text`` cut after each sentence end (and after "; " when ``semicolon``), each piece stripped,
+    one at a time (a caller may want only the first of a long paste).
+
+    Not after an abbreviation: "My mentor is Dr. Smith.", "tabs, e.g. in Go", "J. R. R. Tolkien"
+    and "Acme Inc. in Berlin" are one sentence each; "Acme Inc. The office ..." is two.
+    """
+    start = 0
+    for gap in _GAP_RE.finditer(text):
+        # Only the words next to the gap decide, so a long paste full of "e.g." stays linear.
+        before, after = text[max(start, gap.start() - _NEAR) : gap.start()], text[gap.end() : gap.end() + _NEAR]
+        if (before.endswith(";") and not semicolon) or (before.endswith(".") and not _ends_sentence(before, after)):
+            continue
+        if text[start : gap.start()].strip():
+            yield text[start : gap.start()].strip()
+        start = gap.end()
+    if text[start:].strip():
+        yield text[start:].strip()
+
+
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether the period that ends ``before`` ends its sentence, given the text ``after`` it."""
+    word = before.split()[-1].lstrip("(\"'[")
+    bare = word[:-1].lower()
+    following = after.split(None, 1)[0].strip("\"'(),") if after.strip() else ""
+    if bare in _INNER_ABBREVIATIONS:
+        return False
+    if bare in _FINAL_ABBREVIATIONS:
+        return not following[:1].islower()
+    if bare in _TITLES or re.fullmatch(r"[A-Z]\.", word):  # a name goes on after it, or another initial
+        earlier = before.split()[-2:-1]
+        initial_near = bool(re.fullmatch(r"[A-Z]\.", following)) or bool(earlier and re.fullmatch(r"[A-Z]\.", earlier[0]))
+        name_goes_on = following[:1].isupper() and following.lower() not in _OPENERS
+        return not (initial_near or name_goes_on or following[:1].islower())
+    return True
 
 
 def clauses(sentence: str) -> list[str]:
@@ -192,14 +249,17 @@ def slug(text: str, fallback: str = "general") -> str:
     """A topic of at most three words: the phrase before the first qualifier.
 
     "tabs over spaces" -> ``tabs``; "short commit messages" -> ``short_commit_messages``;
-    "to use type hints everywhere" -> ``type_hints_everywhere``. Words are in every script and
-    in NFC, as file names are ("café" typed either way is ``café``, "Я предпочитаю табы" is
-    ``я_предпочитаю_табы``); a language's trailing "+" or "#" is spelled out (``cpp``,
-    ``csharp``), where a file name would drop it and C++ and C# would share one file.
+    "to use type hints everywhere" -> ``type_hints_everywhere``. A word that starts a qualifier
+    starts no topic: it is passed over as the words of :data:`_SLUG_SKIP` are ("need coffee" ->
+    ``coffee``, as "have tea" -> ``tea``). ``fallback`` only when no word is left ("being").
+    Words are in every script and in NFC, as file names are ("café" typed either way is
+    ``café``, "Я предпочитаю табы" is ``я_предпочитаю_табы``); a language's trailing "+" or "#"
+    is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
+    share one file.
     """
     words = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text).lower())]
     words = [w for w in words if w and w not in _ARTICLES]
-    while words and words[0] in _SLUG_SKIP:
+    while words and (words[0] in _SLUG_SKIP or words[0] in _SLUG_CUT):
         words.pop(0)
     kept: list[str] = []
     for word in words:
@@ -225,6 +285,20 @@ def _slug_word(word: str) -> str:
         return word
     tail = word[len(stem) :]
     return stem + "".join("p" if ch == "+" else "sharp" for ch in tail)
+
+
+# The user's first person in a line said of them ("they") or to the agent ("you"). Lowercase
+# only ("My Chemical Romance" is a name), and never inside a quotation or code.
+_FIRST_PERSON = {"they": {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"},
+                 "you": {"my": "your", "mine": "yours", "me": "you", "myself": "yourself"}}
+_FIRST_PERSON_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|\b(my|mine|me|myself)\b")
+
+
+def voiced(text: str, person: str) -> str:
+    """``text``, said by the user, as a line about them (``person`` "they": "review my own PRs" ->
+    "review their own PRs") or an instruction to the agent ("you": "review your own PRs")."""
+    words = _FIRST_PERSON[person]
+    return _FIRST_PERSON_RE.sub(lambda m: words[m.group(1)] if m.group(1) else m.group(0), text)
 
 
 def third_person(rest: str) -> str:

@@ -1,0 +1,122 @@
+"""Words in a user message that are not the user's own: what they quote, dictate or paste.
+
+"Add a fixture user whose bio reads: I am a data scientist", "The log says:" over a pasted line,
+"the user says I prefer tabs", "she said my editor is old", "... "I work at Initech" ...": the
+first person in them is someone else's, or no one's. Each such stretch is masked as one span
+(:func:`ov.sessions.memory.text.mask`), as code is, so that no clause starts inside it and no
+rule reads it; what a rule reads around it is put back whole.
+
+- a quotation: "...", '...' (an apostrophe inside a word is none: "'I'm a teapot'" is one), «...»;
+- after a colon whose lead reports words (says, said, reads, wrote, prints, told, ...) or names
+  a text (bio, log, message, output, error, description, ...): the rest of the line, and when the
+  colon ends the line, the lines after it (past blank lines before them) up to a blank line;
+- after a verb of saying whose subject is someone else ("the user says", "Bob told me", "the
+  README says that"), a first-person clause (I, I'm, my, we, our, ...), to the end of the sentence.
+
+What the user says they said is theirs: "I said I prefer tabs", "as I mentioned, my editor is
+Vim", "I told you my shell is fish" are read as "I prefer tabs", ... (:func:`own_words`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+
+_QUOTATION_RE = re.compile(
+    r"(?<![\w\"])\"(?=\S)[^\"\n]*?(?<=\S)\"(?!\w)"
+    r"|(?<![\w'])'(?=[^\s'])(?:[^'\n]|(?<=\w)'(?=\w))*?(?<=[^\s'])'(?!\w)"
+    r"|«[^»\n]+»"
+)
+# Verbs that report what someone says or thinks: "Bob says my ..." is Bob's word, not the user's.
+# Not the forms that are nouns as well: "My answer: I prefer tabs", "My thought: ..." are the user's.
+_SAYING = (
+    r"say|says|said|saying|reads|writes?|wrote|written|replied|answered|respond(?:s|ed)?|ask(?:s|ed)?|"
+    r"tells?|told|claimed|quoted|mention(?:s|ed)?|thinks|believes?|believed|insist(?:s|ed)?|complain(?:s|ed)?"
+)
+# Before a colon, verbs that show a text as well: "the log prints:", "the file contains:".
+_REPORTING = (
+    rf"{_SAYING}|read|reading|writing|prints?|printed|printing|outputs?|outputted|shows?|showed|shown|showing|returns?|"
+    r"returned|returning|logs?|logged|logging|stat(?:es|ed)|goes|went|contains?|contained|containing|typed|pasted|"
+    r"displays?|displayed|warn(?:s|ed)?"
+)
+# Nouns that name a text someone else wrote, or no one: what follows "this bio:" is its words.
+_TEXT_NOUNS = frozenset((
+    "bio", "biography", "log", "output", "error", "message", "text", "description", "docstring", "comment", "string",
+    "prompt", "quote", "quotation", "example", "sample", "template", "caption", "placeholder", "transcript", "email",
+    "tweet", "post", "input", "fixture", "copy", "testimonial", "lyrics", "line", "sentence", "paragraph", "banner",
+    "tagline", "slogan", "excerpt", "snippet", "stdout", "stderr", "traceback", "response",
+))
+_REPORTING_WORD_RE = re.compile(rf"(?i)\b(?:{_REPORTING})\b")
+# A colon that introduces: not "12:30", "db.internal:5432" or "https://".
+_COLON_RE = re.compile(r":(?=\s|$)")
+# "the user says I prefer tabs", "Bob told me that my ...": the verb, then where the reported clause starts.
+# It runs to the end of the sentence, or to ", but": "the README says we use tabs, but I prefer spaces".
+_REPORTED_RE = re.compile(
+    rf"(?i)\b(?P<verb>{_SAYING})\s+(?:that\s+)?(?:(?:me|us|you|him|her|them|everyone)\s+(?:that\s+)?)?"
+    r"(?P<said>(?:I|I'm|I've|I'd|I'll|Im|my|mine|me|we|we're|we've|our)\b.*?)(?=,\s*but\s|$)"
+)
+# "I said", "I just told you", "let me tell you": the user reports their own words.
+_BY_THE_USER_RE = re.compile(r"(?i)\b(?:I(?:'ve|'d)?|let\s+me)\s+(?:(?:just|already|also|even|have|had|never)\s+)*$")
+_OWN_WORDS_RE = re.compile(
+    r"(?i)^(?:(?:as|like)\s+I(?:'ve|\s+have)?\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?\s*[,:]?\s+"
+    r"|I(?:'ve|\s+have)?\s+(?:(?:just|already|also)\s+)?(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?"
+    r"(?:\s+that)?\s*[,:]?\s+)"
+)
+
+
+def mask_quoted(text: str, spans: list[str]) -> str:
+    """``text`` with its quotations, and what a colon introduces as someone else's words, masked."""
+    text = _QUOTATION_RE.sub(lambda m: _masked_quotation(m.group(0), spans), text)
+    lines, carrying, pasted = [], False, False  # after "The log says:" alone, up to the blank line after its words
+    for line in text.split("\n"):
+        if not line.strip():
+            carrying = carrying and not pasted
+        elif carrying:
+            line, pasted = tx.mask(line, spans), True
+        else:
+            cut = _introduced(line)
+            if cut is not None and line[cut:].strip():
+                line = line[:cut] + " " + tx.mask(line[cut:].strip(), spans)
+            carrying, pasted = cut is not None and not line[cut:].strip(), False
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _masked_quotation(quotation: str, spans: list[str]) -> str:
+    """The token for ``quotation``, and its final mark after it: 'He said "I like jazz." I prefer
+    tabs.' still ends a sentence after the quotation."""
+    mark = quotation[-2] if len(quotation) > 2 and quotation[-2] in ".!?" else ""
+    return tx.mask(quotation, spans) + mark
+
+
+def _introduced(line: str) -> int | None:
+    """Where the words that a colon of ``line`` introduces start, or None when no colon does."""
+    for colon in _COLON_RE.finditer(line):
+        lead = line[: colon.start()]
+        words = re.findall(r"[\w']+", lead.lower())
+        reporting = _REPORTING_WORD_RE.search(lead)
+        if reporting and not _BY_THE_USER_RE.search(lead[: reporting.start()]):
+            return colon.end()
+        if words and (words[-1] in _TEXT_NOUNS or words[-1].rstrip("s") in _TEXT_NOUNS):
+            return colon.end()
+    return None
+
+
+def mask_reported(sentence: str, spans: list[str]) -> str:
+    """``sentence`` with the first-person clause someone else is reported to say masked to its end:
+    "the user says I prefer tabs", "Bob told me my editor is old"; not "I said I prefer tabs"."""
+    match = _REPORTED_RE.search(sentence)
+    if match is None or _BY_THE_USER_RE.search(sentence[: match.start("verb")]):
+        return sentence
+    return sentence[: match.start("said")] + tx.mask(match.group("said"), spans) + sentence[match.end("said") :]
+
+
+def own_words(clause: str) -> str:
+    """``clause`` without the user's report that they said it: "I said I prefer tabs" -> "I prefer tabs"."""
+    return _OWN_WORDS_RE.sub("", clause, count=1)
+
+
+def is_quotation(sentence: str, spans: list[str]) -> bool:
+    """Whether ``sentence`` opens with a quotation mark, masked or not."""
+    return tx.is_quoted(tx.unmask(sentence, spans))
