@@ -105,6 +105,15 @@ def test_the_holder_commits_queued_writes_and_session_adds_each_as_its_own_commi
     assert list(_queue(store).iterdir()) == []
 
 
+def test_a_served_write_says_which_way_its_writer_came_not_the_holders(store):
+    store.via = "hook codex"  # the holder: a hook's capture, serving a command run at a shell
+    results, landed = _served(store, ("write", "viking://resources/q/w.md", "--content", "w\n"))
+    (code, body), = results
+    assert code == 0 and body["result"]["commit"] == landed[0]
+    message = Repo(str(store.root))[landed[0].encode()].message.decode()
+    assert "Ov-Via: cli\n" in message and "codex" not in message
+
+
 def test_a_served_error_is_the_writers_own_error_and_changes_nothing(store, ov):
     assert ov("write", "viking://resources/q/a.md", "--content", "first\n").exit_code == 0
     before = _history(store)

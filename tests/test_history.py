@@ -280,6 +280,32 @@ def test_log_names_who_made_each_commit_in_one_column(history):
     assert len({line.index(" ov ") for line in lines}) == 1, lines
 
 
+def test_log_says_which_way_each_commit_came(history, ov_home):
+    # (found by an audit: a CLI `remember` and an agent's MCP `remember` made identical commits)
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    hook = Store(Home(ov_home), Identity(), Config(), via="hook claude")
+    hook.write(hook.uri("viking://resources/h.md"), b"h\n")
+    library = Store(Home(ov_home), Identity(), Config())
+    library.write(library.uri("viking://resources/lib.md"), b"l\n")
+    entries = ok(history("snapshot", "log", "--json"))
+    assert [(e["command"], e["via"]) for e in entries] == [
+        ("write", None),  # the library used directly says nothing
+        ("write", "hook claude"),
+        ("remember", "cli"),
+        ("edit", "cli"),
+        ("write", "cli"),
+        ("init", None),
+    ]
+    lines = [line for line in ok(history("snapshot", "log")).stdout.splitlines() if not line.startswith(" ")]
+    assert lines[1].endswith("ov write viking://resources/h.md (via hook claude)") and lines[2].endswith("(via cli)")
+    assert "via" not in lines[0] and "via" not in lines[-1]
+    assert ok(history("snapshot", "show", "HEAD~1", "--json"))["via"] == "hook claude"
+
+
 def test_colour_always_colours_a_diff_sent_to_a_pipe(history, monkeypatch):
     """`ov snapshot diff HEAD~2 | less -R` is the case `always` is for: the output is not a
     terminal (here neither), and NO_COLOR is set (conftest) but an explicit setting wins."""

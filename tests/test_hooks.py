@@ -879,6 +879,41 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
 
 
 
+def test_a_commit_job_keeps_a_hand_edit_and_the_log_says_so(ov, project, ov_home, tmp_path, monkeypatch):
+    # (found by an audit: a hand-edited memory file failed the job's whole extraction, the log said
+    # "committed", and `ov hooks log` did not show the failure)
+    import io
+
+    from ov.hosts import background, worker
+
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    profile = ov_home / "accounts/default/user/default/memories/profile.md"
+    with profile.open("a", encoding="utf-8") as f:
+        f.write("- Hand fact: likes tea\n")
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "I prefer dark mode. My editor is Helix now.")])
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    _hook("claude", "session-end", _stdin("claude", "HE", cwd=str(project), transcript_path=str(transcript)))
+    (job,) = jobs
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(job).encode())))
+    assert worker.main() == 0
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "committed" and "failed" not in record
+    assert record["hand_edits"] == ["viking://user/default/memories/profile.md"]
+    assert "likes tea" in profile.read_text() and "Editor: Helix" in profile.read_text()
+    shown = ov("hooks", "log", "-n", "1").stdout
+    assert "hand edits kept and committed with the memories: viking://user/default/memories/profile.md" in shown
+    # Both the turn's capture and the commit say they came from Claude Code's hooks.
+    entries = ov("snapshot", "log", "-n", "2", "--json").json["result"]
+    assert [(e["command"], e["via"]) for e in entries] == [("commit", "hook claude"), ("session add", "hook claude")]
+
+
+def test_hooks_log_shows_a_commit_whose_extraction_failed(ov, ov_home):
+    hooklog.append(ov_home, {"host": "claude", "event": "session-end (job)", "session": "cc-x", "outcome": "committed", "failed": "RuntimeError: boom"})
+    shown = ov("hooks", "log", "-n", "1").stdout
+    assert "committed (memory extraction failed, see the archive's .failed.json: RuntimeError: boom)" in shown
+
+
 def test_a_config_value_an_older_ov_accepted_does_not_stop_the_hooks(ov, project, ov_home):
     # (found by an audit: after an upgrade that bounded hooks.prompt_min_score, every hook failed
     # open, silently, with the config error)

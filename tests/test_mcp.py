@@ -151,7 +151,7 @@ def test_a_tool_that_raises_past_exception_gets_an_error_and_the_server_goes_on(
     class Panic(BaseException):
         pass
 
-    def panicking(context, name, arguments):
+    def panicking(context, name, arguments, record=None):
         raise Panic("capacity overflow")
 
     monkeypatch.setattr(tools, "call", panicking)
@@ -518,6 +518,45 @@ def test_calls_are_logged_off_stdout(ov_home):
     # Each call is logged after its answer is sent, so the second can be logged first.
     assert sorted((r["tool"], r["outcome"]) for r in records) == [("find", "ok"), ("read", "error")]
     assert "does not exist" in next(r for r in records if r["tool"] == "read")["error"]
+
+
+def test_a_writing_call_is_committed_via_mcp_and_its_client_and_logged_with_its_commit(ov, ov_home):
+    # (found by an audit: a CLI `remember` and an MCP `remember` from claude-code made identical commits)
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    init = {**INIT, "params": {**INIT["params"], "clientInfo": {"name": "claude-code", "version": "2.1"}}}
+    calls = [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": "My shell is fish"}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "ls", "arguments": {"uri": "viking://resources"}}},
+    ]
+    answers = _raw([init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, *calls])
+    assert not any(a.get("result", {}).get("isError") for a in answers)
+    entries = ov("snapshot", "log", "-n", "2", "--json").json["result"]
+    assert [(e["command"], e["via"]) for e in entries] == [("remember", "mcp claude-code"), ("remember", "cli")]
+    records = {r["tool"]: r for r in map(json.loads, (ov_home / "logs" / "mcp.jsonl").read_text().splitlines())}
+    assert records["remember"]["commit"] == entries[0]["commit"]
+    assert "commit" not in records["ls"]  # a call that only reads made none
+
+
+def test_a_client_that_gives_no_name_commits_via_mcp(ov, ov_home):
+    nameless = {**INIT, "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "write", "arguments": {"uri": "viking://resources/a.md", "content": "a"}}}
+    _raw([nameless, call])
+    entry = ov("snapshot", "log", "-n", "1", "--json").json["result"][0]
+    assert entry["via"] == "mcp"
+    (record,) = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert record["commit"] == entry["commit"]
+
+
+def test_session_commit_says_a_hand_edit_was_kept(ov, ov_home):
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    with (ov_home / "accounts/default/user/default/memories/profile.md").open("a", encoding="utf-8") as f:
+        f.write("- Hand fact: likes tea\n")
+    assert ov("session", "add", "s1", "--text", "My editor is Helix now.").exit_code == 0
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "session_commit", "arguments": {"session": "s1"}}}
+    (_, answer) = _raw([INIT, call])
+    text = answer["result"]["content"][0]["text"]
+    assert "1 updates" in text
+    assert "hand edits of viking://user/default/memories/profile.md were kept" in text
 
 
 def test_the_embedder_is_kept_from_one_call_to_the_next(ov, ov_home):

@@ -235,6 +235,14 @@ def test_content_mentioning_the_marker_keeps_the_last_trailer():
     assert parse_memory(text) == ("<!-- MEMORY_FIELDS\nnot json\n-->\n\nreal body", {"version": 2})
 
 
+def test_lines_added_after_the_trailer_are_content():
+    # `echo "- fact" >> profile.md` puts the line below the trailer: it is the memory's, not damage.
+    text = render_memory("- Editor: Helix", {"version": 2}) + "- Hand fact: likes tea\n\n"
+    assert parse_memory(text) == ("- Editor: Helix\n- Hand fact: likes tea", {"version": 2})
+    assert parse_memory("<!-- MEMORY_FIELDS\n{\"version\": 1}\n-->\n- only below\n") == ("- only below", {"version": 1})
+    assert parse_memory(render_memory("- x", {"version": 1}).rstrip("\n")) == ("- x", {"version": 1})
+
+
 @pytest.mark.parametrize(
     "trailer, problem",
     [

@@ -589,6 +589,112 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
     assert json.loads((archive / ".failed.json").read_text())["stage"] == "memory_extraction"
 
 
+MEMORIES = "accounts/default/user/default/memories"
+PROFILE = "viking://user/default/memories/profile.md"
+
+
+def _hand_edited_commit(ov, ov_home, monkeypatch=None):
+    """The audit's case: an uncommitted hand edit of profile.md, then a session whose memories
+    go to profile.md and to two new files."""
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    with (ov_home / MEMORIES / "profile.md").open("a", encoding="utf-8") as f:
+        f.write("- Hand fact: likes tea\n")  # appended below the MEMORY_FIELDS trailer, as `echo >>` does
+    said = "I prefer dark mode. Remember that the billing service runs on port 8080. My editor is Helix now."
+    assert ov("session", "add", "s1", "--text", said).exit_code == 0
+
+
+def test_a_hand_edited_memory_file_is_merged_into_and_committed_not_a_lost_session(ov, ov_home):
+    # (found by an audit: the first hand-edited file failed the whole extraction, the session's
+    # memories were never written, and the archived messages are never extracted again)
+    _hand_edited_commit(ov, ov_home)
+    report = ov("commit", "s1", "--json").json["result"]
+    assert report["status"] == "committed" and report["failed"] is None
+    assert report["memories"] == {"adds": 2, "updates": 1, "deletes": 0}
+    assert report["hand_edits"] == [PROFILE]
+    memories = ov_home / MEMORIES
+    assert (memories / "preferences/default/dark_mode.md").is_file() and (memories / "entities/systems/billing_service.md").is_file()
+    profile = (memories / "profile.md").read_text()
+    visible = profile.split("<!-- MEMORY_FIELDS")[0]
+    assert "- Editor: Helix" in visible and "- Hand fact: likes tea" in visible and "Neovim" not in profile
+    assert profile.rstrip().endswith("-->")  # the hand's line moved above the trailer
+    # The edit went into the session's commit: nothing is left uncommitted, nothing to redo.
+    assert ov("status", "--json").json["result"]["clean"] is True
+    done = json.loads((session_dir(ov_home, "s1") / "history/archive_001/.done").read_text())
+    assert done["hand_edits"] == [PROFILE]
+    shown = ov("snapshot", "show", "HEAD", "--uri", PROFILE, "--json").json["result"]["content"]
+    assert "Hand fact: likes tea" in shown and "Editor: Helix" in shown
+
+
+def test_the_commit_report_says_which_hand_edit_it_kept(ov, ov_home):
+    _hand_edited_commit(ov, ov_home)
+    out = ov("commit", "s1").stdout
+    assert "memories: 2 added, 1 updated, 0 deleted" in out
+    assert f"kept your hand edit of {PROFILE}" in out and "failed" not in out
+
+
+def test_a_hand_edit_of_a_file_the_commit_does_not_write_stays_a_hand_edit(ov, ov_home):
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    tabs = next((ov_home / MEMORIES / "preferences").rglob("*.md"))
+    tabs.write_text(tabs.read_text().replace("- Prefers tabs", "- Prefers tabs, width 4"))
+    assert ov("session", "add", "s1", "--text", "My shell is fish.").exit_code == 0
+    report = ov("commit", "s1", "--json").json["result"]
+    assert report["failed"] is None and report["hand_edits"] == [] and report["memories"]["adds"] == 1
+    # Only what the commit wrote is committed: the user's own edit waits for them, as it was.
+    status = ov("status", "--json").json["result"]
+    assert status["modified"] == ["viking://" + tabs.relative_to(ov_home / "accounts/default").as_posix()]
+    assert "width 4" in tabs.read_text()
+
+
+def test_a_hand_edit_does_not_make_the_commit_extract_twice(ov, ov_home, monkeypatch):
+    """The plan made without the lock stands (a model is not asked again under the lock) when the
+    hand-edited file is unchanged since it was read."""
+    from ov.sessions.memory import extract
+
+    _hand_edited_commit(ov, ov_home)
+    calls = []
+    real = extract.extract_explicit
+    monkeypatch.setattr(extract, "extract_explicit", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    assert ov("commit", "s1", "--json").json["result"]["hand_edits"] == [PROFILE]
+    assert len(calls) == 1
+
+
+def test_a_hand_edit_made_while_the_commit_planned_is_read_again_under_the_lock(ov, ov_home, monkeypatch):
+    from ov.sessions.memory import plan
+
+    _hand_edited_commit(ov, ov_home)
+    calls = []
+    real = plan.plan_memories
+
+    def edited_once_read(*args, **kwargs):
+        planned = real(*args, **kwargs)
+        calls.append(1)
+        if len(calls) == 1:  # the user saves the file again after the draft read it
+            with (ov_home / MEMORIES / "profile.md").open("a", encoding="utf-8") as f:
+                f.write("- Second hand fact: likes biscuits\n")
+        return planned
+
+    monkeypatch.setattr(plan, "plan_memories", edited_once_read)
+    assert ov("commit", "s1", "--json").json["result"]["hand_edits"] == [PROFILE]
+    assert len(calls) == 2
+    profile = (ov_home / MEMORIES / "profile.md").read_text()
+    assert "likes tea" in profile and "likes biscuits" in profile and "Editor: Helix" in profile
+    assert ov("status", "--json").json["result"]["clean"] is True
+
+
+def test_a_session_commit_names_the_memory_files_it_changed(ov, ov_home):
+    # (found by an audit: only the session and its archive were named)
+    assert ov("session", "add", "s1", "--text", "My editor is Neovim. I prefer dark mode.").exit_code == 0
+    report = ov("commit", "s1", "--json").json["result"]
+    dark = "viking://user/default/memories/preferences/default/dark_mode.md"
+    assert sorted(report["memory_uris"]) == [dark, PROFILE]
+    entry = ov("snapshot", "log", "-n", "1", "--json").json["result"][0]
+    assert entry["commit"] == report["commit"]
+    assert entry["uris"][:2] == ["viking://user/default/sessions/s1", report["archive"]]
+    assert sorted(entry["uris"][2:]) == [dark, PROFILE]
+    found = ov("snapshot", "log", "--uri", "viking://~/memories", "--json").json["result"]
+    assert found[0]["commit"] == report["commit"]
+
+
 # --- message forms: Anthropic blocks, OpenAI chat -------------------------------------------
 
 

@@ -67,6 +67,23 @@ def test_each_mutation_is_exactly_one_commit_naming_command_and_uris(store: Stor
     assert "Ov-Command: mv\nOv-Uri: viking://resources/a.md\nOv-Uri: viking://resources/dir/a.md" in history[1].message.decode()
 
 
+def test_the_commit_message_names_the_adapter_on_one_clean_line(ov_home: Path):
+    from ov.store.store import MAX_VIA, commit_message
+
+    assert commit_message("write", ["viking://resources/a.md"], via="mcp claude-code") == (
+        "ov write viking://resources/a.md\n\nOv-Command: write\nOv-Via: mcp claude-code\nOv-Uri: viking://resources/a.md\n"
+    )
+    assert "Ov-Via" not in commit_message("write", ["viking://resources/a.md"])
+    # An MCP client names itself: a newline in its name must not forge a trailer, nor a long one fill the message.
+    store = Store(Home(ov_home), Identity(), Config(), via="mcp evil\nOv-Uri: viking://resources/x\x00" + "y" * 500)
+    assert store.via.startswith("mcp evil Ov-Uri: viking://resources/x y") and len(store.via) == MAX_VIA
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    message = Repo(str(store.root))[Repo(str(store.root)).head()].message.decode()
+    assert [line for line in message.splitlines() if line.startswith("Ov-")] == ["Ov-Command: write", f"Ov-Via: {store.via}", "Ov-Uri: viking://resources/a.md"]
+    assert store.commits == [Repo(str(store.root)).head().decode()]
+    assert Store(Home(ov_home), Identity(), Config(), via=" \t\n").via is None
+
+
 def test_author_is_the_user(ov_home: Path):
     bob = Store(Home(ov_home), Identity(user="bob"), Config())
     result = bob.write(bob.uri("viking://~/notes/today.md"), b"hi\n")

@@ -100,8 +100,13 @@ def _print(records: list[dict]) -> None:
             what += f": {r['error']}"
         if isinstance(r.get("config_warnings"), list) and r["config_warnings"]:
             what += f" ({counted(len(r['config_warnings']), 'config warning')}, see `ov doctor`)"
+        if r.get("failed"):
+            what += f" (memory extraction failed, see the archive's .failed.json: {r['failed']})"
         if r.get("model_failed"):
             what += f" (the model failed, offline rules used: {r['model_failed']})"
+        if isinstance(r.get("hand_edits"), list) and r["hand_edits"]:
+            edits = [str(u) for u in r["hand_edits"]]
+            what += " (hand edits kept and committed with the memories: " + ", ".join(edits[:3]) + (" …" if len(edits) > 3 else "") + ")"
         host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))
         plain(f"{when}  {host:8} {event:20} {session:24} {number(r.get('ms')):>7.0f} ms  {what}")
 

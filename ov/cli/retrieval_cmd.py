@@ -138,7 +138,7 @@ def _default_config(rt):
     from ov.store.store import Store
 
     identity = resolve_identity(rt.flags, os.environ, {})
-    return LoadedConfig(Config(), rt.home.config_path, True), Store(rt.home, identity, Config())
+    return LoadedConfig(Config(), rt.home.config_path, True), Store(rt.home, identity, Config(), via="cli")
 
 
 # --- shared with `ov search` -------------------------------------------------------

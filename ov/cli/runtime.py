@@ -185,7 +185,7 @@ class Runtime:
     def store(self):
         from ov.store.store import Store
 
-        return Store(self.home, self.identity, self.loaded_config.config, read_only=self.read_only)
+        return Store(self.home, self.identity, self.loaded_config.config, read_only=self.read_only, via="cli")
 
 
 def wants_json(argv: list[str]) -> bool:

@@ -190,6 +190,8 @@ def session_commit(
         else:
             counts = report.memories or {}
             plain(f"  memories: {counts.get('adds', 0)} added, {counts.get('updates', 0)} updated, {counts.get('deletes', 0)} deleted")
+            for edited in report.hand_edits:
+                plain(f"  kept your hand edit of {edited}: the memories were merged into it and both committed")
             if report.model_failed:
                 warn(f"the model failed ({report.model_failed}); the offline rules extracted these memories instead")
 

@@ -51,7 +51,8 @@ def snapshot_log(
         width = max(map(len, authors), default=0)
         for e, author in zip(entries, authors):
             tags = f" [{', '.join(e.tags)}]" if e.tags else ""
-            plain(f"{short(e.commit)} {e.time} {author.ljust(width)} {e.subject}{tags}")
+            via = f" (via {e.via})" if e.via else ""
+            plain(f"{short(e.commit)} {e.time} {author.ljust(width)} {e.subject}{tags}{via}")
             shown = [u for u in e.uris if u not in e.subject]
             for u in shown[:5]:
                 plain(f"    {u}")

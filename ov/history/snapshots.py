@@ -1,7 +1,8 @@
 """The store's history: ``ov snapshot log|show|diff|restore|tag``.
 
 Auditing what an agent learned is reading commits: every command is one commit
-whose message names the command (``Ov-Command``) and the URIs it touched
+whose message names the command (``Ov-Command``), the adapter that ran it
+(``Ov-Via``: ``cli``, ``mcp CLIENT``, ``hook HOST``) and the URIs it touched
 (``Ov-Uri``). Undoing it is :func:`restore`: the files of a subtree as they
 were at a revision, written as a **new** commit on top, so history is never
 rewritten and the undo can itself be undone.
@@ -51,6 +52,7 @@ class LogEntry:
     command: str
     uris: tuple[str, ...]
     tags: tuple[str, ...] = ()
+    via: str | None = None  # the adapter that wrote it ("cli", "mcp claude-code", "hook codex"); None: not said
 
     def to_dict(self) -> dict:
         return {
@@ -59,6 +61,7 @@ class LogEntry:
             "author": self.author,
             "subject": self.subject,
             "command": self.command,
+            "via": self.via,
             "uris": list(self.uris),
             "tags": list(self.tags),
         }
@@ -210,9 +213,10 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
     subject = message.splitlines()[0] if message else ""
     found = trailers(commit)
     command = next((v for k, v in found if k == "Ov-Command"), "")
+    via = next((v for k, v in found if k == "Ov-Via"), None) or None
     uris = tuple(v for k, v in found if k == "Ov-Uri")
     when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return LogEntry(commit.id.decode(), when, commit.author.decode("utf-8", "replace"), subject, command, uris, tags)
+    return LogEntry(commit.id.decode(), when, commit.author.decode("utf-8", "replace"), subject, command, uris, tags, via)
 
 
 def _tags_by_commit(git) -> dict[bytes, tuple[str, ...]]:

@@ -132,7 +132,7 @@ def _store(home, config, hook, environ, *, read_only: bool):
     identity = resolve_identity({}, environ, configured)
     if identity.peer is None and config.hooks.workspace_peer and hook.cwd:
         identity = replace(identity, peer=workspace_peer(hook.cwd))
-    return Store(home, identity, config, read_only=read_only)
+    return Store(home, identity, config, read_only=read_only, via=f"hook {hook.host}")
 
 
 def workspace_peer(cwd: str) -> str:

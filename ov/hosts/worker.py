@@ -57,7 +57,7 @@ def _run(home, job: dict) -> dict:
     if loaded.warnings:  # the job works on with defaults, as the hook did; the log says why
         out["config_warnings"] = list(loaded.warnings)
     identity = Identity(**job["identity"])
-    store = Store(home, identity, config)
+    store = Store(home, identity, config, via=f"hook {job.get('host') or 'unknown'}")
     session = job["session"]
     if job["kind"] == "index":
         from ov.errors import StoreLocked
@@ -109,7 +109,7 @@ def _run(home, job: dict) -> dict:
             report = commit_session(store, session)
             out.update(outcome=report.status, commit=report.commit, archived=report.archived, memories=report.memories)
             # Most commits are made here: an expired key must show in `ov hooks log`, not only in .done.
-            out.update({k: v for k, v in (("model_failed", report.model_failed), ("failed", report.failed)) if v})
+            out.update({k: v for k, v in (("model_failed", report.model_failed), ("failed", report.failed), ("hand_edits", report.hand_edits)) if v})
         else:
             out["outcome"] = "nothing to commit"
         clear_live(store, session)

@@ -60,6 +60,7 @@ class Server:
         self._writing: frozenset[str] | None = None
         self.pending: set = set()
         self._context = None
+        self.client: str | None = None  # the client's name (initialize's clientInfo.name): commits say "via mcp NAME"
         self.gone = False  # the client closed its end of stdout: nothing more can reach it
 
     # --- the loop ---------------------------------------------------------------------
@@ -145,6 +146,11 @@ class Server:
         from ov import __version__
 
         asked = params.get("protocolVersion") if isinstance(params, dict) else None
+        info = params.get("clientInfo") if isinstance(params, dict) else None
+        name = info.get("name") if isinstance(info, dict) else None
+        self.client = name if isinstance(name, str) else None
+        if self._context is not None:
+            self._context.via = self._via()
         version = asked if asked in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0]
         return {
             "protocolVersion": version,
@@ -172,7 +178,7 @@ class Server:
             from ov.mcp.tools import call
 
             context = self.context()
-            result = call(context, name, arguments if arguments is not None else {})
+            result = call(context, name, arguments if arguments is not None else {}, record)
             record["outcome"] = "error" if result.get("isError") else "ok"
             loaded = context.embedders.newly_loaded()
             if loaded:
@@ -195,7 +201,11 @@ class Server:
             from ov.mcp.tools import Context
 
             self._context = Context.resolve(self.flags, self.environ)
+            self._context.via = self._via()
         return self._context
+
+    def _via(self) -> str:
+        return f"mcp {self.client}" if self.client else "mcp"
 
     # --- writing ------------------------------------------------------------------------
 

@@ -108,6 +108,7 @@ class Context:
     environ: object
     embedders: object = None  # WarmEmbedders: the model a find loaded serves the next find
     vectors: object = None  # HeldVectors: the vectors a find or health check loaded serve the next one
+    via: str = "mcp"  # the Ov-Via of its commits: "mcp" and the client's name from initialize
 
     @classmethod
     def resolve(cls, flags: dict, environ) -> Context:
@@ -131,11 +132,12 @@ class Context:
 
         config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
-        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only)
+        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via)
 
 
-def call(context: Context, name, arguments) -> dict:
-    """The result of tool ``name`` (MCP ``CallToolResult``); UnknownTool for a name ov has not."""
+def call(context: Context, name, arguments, record: dict | None = None) -> dict:
+    """The result of tool ``name`` (MCP ``CallToolResult``); UnknownTool for a name ov has not.
+    The commit the call made, if any, is put in ``record`` (its line of the log) as ``commit``."""
     from ov.mcp.server import UnknownTool
 
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
@@ -143,8 +145,10 @@ def call(context: Context, name, arguments) -> dict:
         raise UnknownTool(f"unknown tool: {name!r}; tools are: {', '.join(t['name'] for t in TOOLS)}")
     if not isinstance(arguments, dict):
         return _error("arguments must be a JSON object")
+    store = None
     try:
-        answer = handler(context.store(read_only=_READ_ONLY[name]), _Args(name, arguments), context)
+        store = context.store(read_only=_READ_ONLY[name])
+        answer = handler(store, _Args(name, arguments), context)
     except OvError as exc:
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
             # The class's hint speaks of both edges; here the tool and its arguments are known.
@@ -155,6 +159,10 @@ def call(context: Context, name, arguments) -> dict:
         if known is None:
             raise  # a bug: the server answers it as one (Server._answer)
         return _ov_error(known)
+    finally:
+        # One commit per mutating call; the log ties the call to it, for `ov snapshot show`.
+        if record is not None and store is not None and store.commits:
+            record["commit"] = store.commits[-1]
     listing = answer if isinstance(answer, Listing) else Listing(answer.split("\n"), "line")
     return {"content": [{"type": "text", "text": listing.fitted(MAX_RESULT_CHARS)}]}
 
@@ -506,6 +514,10 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
         return f"nothing to commit in {report.session}"
     memories = ", ".join(f"{n} {k}" for k, n in report.memories.items() if n) or "no memories"
     done = f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
+    if report.failed:
+        done += f"; memory extraction failed ({report.failed}), recorded in the archive's .failed.json"
+    if report.hand_edits:
+        done += f"; the user's hand edits of {', '.join(report.hand_edits)} were kept, merged with the memories and committed"
     return done + (f"; the model failed ({report.model_failed}), so the offline rules extracted them" if report.model_failed else "")
 
 

@@ -14,6 +14,13 @@ A failed extraction never loses the session: the archive is committed with
 ``.failed.json`` naming the stage and the error. A model that fails (unreachable, a bad key, a
 timeout, output that is not usable) does not cost the memories: the offline rules extract them
 instead, and ``.done`` names the model's error (``model_failed``).
+
+A memory file the user edited by hand since the last commit is merged into as it is in the work
+tree, and the edit is committed with the memories (``hand_edits`` in the report and ``.done``).
+Refusing it, as other commands refuse to overwrite a hand edit, would lose every memory of the
+session: the archived messages are never extracted again. Keeping them pending until the edit
+is committed was the other way; it leaves memories out of recall for as long as the user
+forgets, and a second place to look for them.
 """
 
 from __future__ import annotations
@@ -60,6 +67,8 @@ class CommitReport:
     memories: dict[str, int] = field(default_factory=dict)  # adds/updates/deletes
     failed: str | None = None
     model_failed: str | None = None  # the model's error; the offline rules extracted instead
+    written: list[VikingURI] = field(default_factory=list)  # the memory files written
+    hand_edits: list[str] = field(default_factory=list)  # of those, the ones whose hand edit was kept and committed
 
     def to_dict(self) -> dict:
         return {
@@ -70,6 +79,8 @@ class CommitReport:
             "kept": self.kept,
             "commit": self.commit,
             "memories": self.memories,
+            "memory_uris": [str(u) for u in self.written],
+            "hand_edits": self.hand_edits,
             "failed": self.failed,
             "model_failed": self.model_failed,
         }
@@ -84,17 +95,21 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
     memories = VikingURI(("user", store.identity.user, "memories"))
     peers = VikingURI(("user", store.identity.user, "peers"))
     with store.draft() as draft:
+        draft.adopt_hand_edits(memories, peers)
         report, archive = _plan(store, draft, uri, session_id, keep)
     if archive is None:
         return report
     with store.transaction() as tx:
+        tx.adopt_hand_edits(memories, peers)
         if draft.still_holds(tx, uri, memories, peers):
             draft.hand_over(tx)
         else:  # a capture or a memory landed meanwhile: plan again on top of it, under the lock
             report, archive = _plan(store, tx, uri, session_id, keep)
             if archive is None:
                 return report
-        report.commit = tx.commit("commit", [uri, archive]).commit
+        # The memory files are named too: `ov snapshot log --uri viking://~/memories` finds the
+        # session commits that changed them (the message caps how many URIs it lists).
+        report.commit = tx.commit("commit", [uri, archive, *report.written]).commit
     return report
 
 
@@ -134,7 +149,11 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     else:
         _add_token_usage(meta, tokens)
         for path, text in writes.items():
-            tx.put(VikingURI(tuple(path.split("/"))), text.encode("utf-8"))
+            written = VikingURI(tuple(path.split("/")))
+            tx.put(written, text.encode("utf-8"))
+            report.written.append(written)
+            if written.path in tx.adopted:
+                report.hand_edits.append(str(written))
         tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
         report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
         done = {
@@ -146,6 +165,8 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
         }
         if report.model_failed:
             done["model_failed"] = report.model_failed
+        if report.hand_edits:
+            done["hand_edits"] = report.hand_edits
         tx.put(VikingURI((*archive.parts, ".done")), json_bytes(done))
         for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
             kind = op.get("memory_type", "memory")

@@ -64,24 +64,33 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         return function(store, **args)
     lock = WriteLock(store.lock_path, store.config.store.lock_timeout)
     store.git.warm_up()
-    request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity)}).encode()
+    request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity), "via": store.via}).encode()
     outcome = lock.acquire(request if store.exists and len(request) <= MAX_REQUEST_BYTES else None)
     if outcome is not None:
-        return _decoded(outcome, decode)
+        return _noted(store, _decoded(outcome, decode))
     try:
         leftover = lock.leftover
         if leftover is not None and leftover.get("commit") and _landed(store, leftover["commit"], leftover.get("base")):
-            return _decoded(leftover, decode)
+            return _noted(store, _decoded(leftover, decode))
         with Transaction(store) as tx:
             pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
         try:
-            return _run_locked(store, lock, function, args)
+            return _noted(store, _run_locked(store, lock, function, args))
         except BaseException:
             if tx.made:
                 store.git.discard_unless_moved(tx.head)  # the account's first write failed: no commit, no account
             raise
     finally:
         lock.release()
+
+
+def _noted(store: Store, result: T) -> T:
+    """``result``, its commit noted in ``store.commits``: a commit served by another writer, or
+    made on a chain, lands only with its batch, so it is noted once it did."""
+    commit = getattr(result, "commit", None)
+    if isinstance(commit, str) and commit not in store.commits:
+        store.commits.append(commit)
+    return result
 
 
 def _run_locked(store: Store, lock: WriteLock, function: Callable[..., Any], args: dict[str, Any]) -> Any:
@@ -230,7 +239,7 @@ def _serve_one(store: Store, chain: CommitChain, content: dict) -> dict:
     identity = Identity(**content["identity"])
     if identity.account != store.identity.account:
         raise ValueError("a request for another account")
-    served = Store(store.home, identity, store.config)
+    served = Store(store.home, identity, store.config, via=content.get("via"))
     served.git = store.git  # one open repository for the whole batch (opening one reads its config and packs)
     served.chain = chain
     return encode(function(served, **content["args"]))
@@ -324,6 +333,6 @@ class ServedTransaction(Transaction):
                 self.chain.appends.setdefault(path, offset)  # still one run of appends to the file
             else:
                 self.chain.appends.pop(path, None)
-        commit = self.chain.add(self.changes, commit_message(command, texts, subject), self.store.author)
+        commit = self.chain.add(self.changes, commit_message(command, texts, subject, via=self.store.via), self.store.author)
         self.changes, self.appends = {}, {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)

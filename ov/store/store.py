@@ -54,6 +54,7 @@ WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
 STAGE_THRESHOLD = 64
 MAX_TRAILER_URIS = 200
+MAX_VIA = 80  # characters of an Ov-Via trailer (an MCP client's name is the client's to choose)
 ACCOUNTS_LISTED = 10  # the accounts an AccountNotFound names; a home with more says how many
 
 
@@ -124,7 +125,7 @@ class Store:
     account with its first commit. The flag is checked here only; it forbids nothing later.
     """
 
-    def __init__(self, home: Home, identity: Identity, config: Config, *, read_only: bool = False) -> None:
+    def __init__(self, home: Home, identity: Identity, config: Config, *, read_only: bool = False, via: str | None = None) -> None:
         self.home = home
         self.identity = identity
         self.config = config
@@ -134,6 +135,10 @@ class Store:
         self._real_dirs: dict[str, str] = {}
         self._settled = False
         self.chain = None  # a CommitChain while the lock's holder serves this store's request (ov.store.group_commit)
+        # Which adapter writes ("cli", "mcp claude-code", "hook codex"): an Ov-Via trailer of every
+        # commit, so an audit tells an agent's writes from the user's own. None: not said.
+        self.via = via_text(via)
+        self.commits: list[str] = []  # the commits this store made, oldest first (the MCP log names them)
         if read_only:
             missing = self.missing_account()
             if missing is not None:
@@ -763,6 +768,8 @@ class Transaction:
         self._early = None
         self.staged = None  # files written ahead by a Draft (see GitStore.stage)
         self.made = False  # this transaction created the account's repository
+        self.adopting: tuple[str, ...] = ()  # path prefixes whose hand edits are built on (adopt_hand_edits)
+        self.adopted: set[str] = set()  # paths read with a hand edit below them
 
     def __enter__(self) -> Transaction:
         self.git.warm_up()
@@ -888,7 +895,17 @@ class Transaction:
         )
         return data
 
+    def adopt_hand_edits(self, *scopes: VikingURI) -> None:
+        """Read a hand edit below ``scopes`` as the file's content instead of refusing it; the
+        paths are noted in :attr:`adopted`. A command that writes such a file then commits the
+        edit with its own change, and must say so: a session commit merges memories into a
+        profile the user edited rather than losing them (ov.sessions.commit)."""
+        self.adopting = tuple(scope.path + "/" for scope in scopes)
+
     def _hand_edit(self, error: HandEditConflict, uri: VikingURI) -> None:
+        if uri.path.startswith(self.adopting):
+            self.adopted.add(uri.path)
+            return
         raise error
 
     def require_clean_tree(self, uri: VikingURI) -> None:
@@ -926,13 +943,15 @@ class Transaction:
 
     def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
         texts = [str(u) for u in uris]
-        message = commit_message(command, texts, subject)
+        message = commit_message(command, texts, subject, via=self.store.via)
         early, self._early = self._early, None
         commit = self.git.commit(
             self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting()
         )
         self.changes = {}
         self.appends = {}
+        if commit:
+            self.store.commits.append(commit.decode())
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
 
 
@@ -992,7 +1011,12 @@ class Draft(Transaction):
     def _hand_edit(self, error: HandEditConflict, uri: VikingURI) -> None:
         # Without the lock, a file that differs from HEAD may be another writer's commit being
         # applied right now, not a hand edit: that path is planned again under the lock, where
-        # the check is the real one.
+        # the check is the real one. Where hand edits are adopted, the plan stands instead: such
+        # a commit moves HEAD over the path, and a rollback rewrites the file, so either shows
+        # under the lock (the path is in _seen), and a model is not asked twice.
+        if uri.path.startswith(self.adopting):
+            self.adopted.add(uri.path)
+            return
         self._doubtful.add(uri.path)
 
     def write_ahead(self) -> None:
@@ -1056,6 +1080,7 @@ class Draft(Transaction):
 
     def hand_over(self, tx: Transaction) -> None:
         tx.changes.update(self.changes)
+        tx.adopted |= self.adopted
         tx.appends.update(self.appends)
         tx.staged, self.staged = self.staged, None
 
@@ -1096,16 +1121,26 @@ def locked_write(store: Store, uri: str, text: str, mode: WriteMode) -> CommitRe
     return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode)
 
 
-def commit_message(command: str, uris: list[str], subject: str | None = None) -> str:
-    """``ov CMD URI...`` as the subject; machine-readable trailers in the body."""
+def commit_message(command: str, uris: list[str], subject: str | None = None, *, via: str | None = None) -> str:
+    """``ov CMD URI...`` as the subject; machine-readable trailers in the body (``Ov-Via``: the
+    adapter that wrote, when known)."""
     if subject is None:
         shown = " ".join(uris[:3])
         more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
         subject = f"ov {command} {shown}{more}".rstrip()
-    trailers = [f"Ov-Command: {command}"] + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
+    trailers = [f"Ov-Command: {command}"] + ([f"Ov-Via: {via}"] if via else []) + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+def via_text(via: str | None) -> str | None:
+    """``via`` as one trailer value: words of printable text, at most :data:`MAX_VIA` characters.
+    An MCP client names itself (``clientInfo.name``), so its name is untrusted text."""
+    if not via:
+        return None
+    text = " ".join("".join(c if c.isprintable() else " " for c in via).split())[:MAX_VIA].rstrip()
+    return text or None
 
 
 def _spelled_otherwise(directory: str, name: str) -> str | None:

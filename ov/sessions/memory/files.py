@@ -35,7 +35,8 @@ TRAILER_CLOSE = "-->"
 
 # The last line that opens a trailer; earlier mentions in the content are just text.
 _OPEN_RE = re.compile(r"(?:^|\n)" + re.escape(TRAILER_OPEN) + r"[ \t]*\r?\n")
-_CLOSE_RE = re.compile(r"\r?\n" + re.escape(TRAILER_CLOSE) + r"\s*\Z")
+# The trailer ends at its first line of "-->" (a value never holds one: render_memory escapes it).
+_CLOSE_RE = re.compile(r"\r?\n" + re.escape(TRAILER_CLOSE) + r"[ \t]*(?:\r?\n|\Z)")
 
 
 def format_time(when: datetime) -> str:
@@ -76,7 +77,9 @@ def render_memory(content: str, meta: Mapping[str, Any]) -> str:
 
 
 def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
-    """(visible content, trailer fields). A file without a trailer is all content."""
+    """(visible content, trailer fields). A file without a trailer is all content. Text after the
+    trailer is content too: a line added by hand at the end of the file (``echo ... >> file``)
+    belongs to the memory, and the next write puts it above the trailer."""
     opening = None
     for opening in _OPEN_RE.finditer(text):
         pass
@@ -85,7 +88,7 @@ def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
     rest = text[opening.end() :]
     closing = _CLOSE_RE.search(rest)
     if closing is None:
-        raise InvalidInput("the MEMORY_FIELDS trailer is not closed by '-->' at the end of the file")
+        raise InvalidInput("the MEMORY_FIELDS trailer is not closed by a line of '-->'")
     try:
         meta = json.loads(rest[: closing.start()])
     except json.JSONDecodeError as exc:
@@ -93,7 +96,8 @@ def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
     if not isinstance(meta, dict):
         raise InvalidInput("the MEMORY_FIELDS trailer must be a JSON object")
     _check_meta(meta)
-    return text[: opening.start()].strip(), meta
+    before, after = text[: opening.start()].strip(), rest[closing.end() :].strip()
+    return (f"{before}\n{after}" if before and after else before or after), meta
 
 
 def _check_meta(meta: dict[str, Any]) -> None:
