@@ -424,3 +424,23 @@ def test_a_name_stored_decomposed_has_a_history_once_gone_from_the_work_tree(ov,
     assert ov("mv", f"viking://resources/menu/{NFD_CAFE}", f"viking://resources/menu/{NFC_CAFE}").exit_code == 0
     assert [e["command"] for e in ok(ov("snapshot", "log", "--uri", uri, "--json"))] == ["mv", "snapshot restore", "rm", "snapshot commit"]
     assert ok(ov("snapshot", "show", "before", "--uri", f"viking://resources/menu/{NFC_CAFE}", "--json"))["content"] == "espresso\n"
+
+
+@pytest.mark.parametrize("place", ["resources/big", "resources/big/pkg1"])
+def test_a_file_made_by_hand_where_a_large_restore_makes_a_folder_is_refused_and_nothing_changes(ov, big_removed, during_preparation, store_state, place):
+    # It failed the work tree's mkdir after every check, as an internal FileExistsError (a
+    # review); the commit now sees it before anything is written. The folder grafted whole
+    # (its tree built ahead) is checked, and, when a folder is there already, each below it.
+    def make():
+        (big_removed / place).parent.mkdir(parents=True, exist_ok=True)
+        (big_removed / place).write_text("made by hand\n")
+        return store_state()
+
+    made = during_preparation(make)
+    result = ov("snapshot", "restore", "with-big", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "not_directory", result.stdout
+    assert result.error["message"] == f"viking://{place} is a file made outside ov, so nothing can be created under it"
+    assert store_state() == made[0]
+    assert not any((big_removed.parent.parent / "state/default/staging").glob("*"))
+    again = ov("snapshot", "restore", "with-big", "--json")  # the same, with the file there from the start
+    assert (again.exit_code, again.error) == (result.exit_code, result.error)

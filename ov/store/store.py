@@ -359,11 +359,18 @@ class Store:
         if path.is_file():
             yield uri, path
             return
-        for child in self.entries(uri, show_all):
-            if child.entry.is_dir:
-                yield from self.walk_files(child.uri, show_all=show_all)
+        if uri.is_root:
+            for scope in PUBLIC_SCOPES:
+                yield from self.walk_files(VikingURI((scope,)), show_all=show_all)
+            return
+        # scan, not entries: an Entry costs a stat a file and a summary read a folder, which a
+        # walk never uses (a large move lists its folder again under the write lock).
+        for item, is_dir in self.scan(uri, show_all):
+            child = VikingURI((*uri.parts, item.name))
+            if is_dir:
+                yield from self.walk_files(child, show_all=show_all)
             else:
-                yield child.uri, child.path
+                yield child, Path(item.path)
 
     # --- writing ------------------------------------------------------------
 
@@ -475,8 +482,10 @@ class Store:
 
         A folder of thousands of files takes seconds to read, check and write again, which every
         other writer would wait through (and time out in) under the write lock. So the move is
-        planned in a draft and its files are staged without the lock; under it the plan is
-        checked to still hold (else made again there) and moved into place."""
+        planned in a draft and its files are staged without the lock; under it the source and
+        the target are checked again as the draft checked them, only the files that changed
+        since are planned again (all of them when the folder itself changed), and the rest is
+        moved into place."""
         self.require_content_uri(source)
         self.require_content_uri(target)
         _refuse_bookkeeping(source)
@@ -492,9 +501,7 @@ class Store:
             draft = None  # refused without the lock: the answer under the lock is the one given
         try:
             with self.transaction() as tx:
-                if draft is not None and draft.still_holds(tx, source, target):
-                    draft.hand_over(tx)
-                else:
+                if draft is None or not self._replan_mv(tx, draft, source, target):
                     self._plan_mv(tx, source, target)
                 if then is not None:
                     then(tx)
@@ -503,7 +510,46 @@ class Store:
             if draft is not None:
                 draft.discard()
 
-    def _plan_mv(self, tx: Transaction, source: VikingURI, target: VikingURI) -> None:
+    def _replan_mv(self, tx: Transaction, draft: Draft, source: VikingURI, target: VikingURI) -> bool:
+        """Under the lock (``tx``), take over what of ``draft``'s folder move still holds and plan
+        the rest again; False when the whole move is to be planned again (nothing taken over).
+
+        The places are checked again first, so a target (or a file where one of its folders
+        goes) that appeared meanwhile gets the refusal it would have got from the start. Then
+        each stale file is planned as the draft planned it, by reading it under the lock: one
+        write into a folder of thousands does not read them all again."""
+        stale = draft.stale(tx, source, target)
+        if stale is None:
+            return False
+        src_path = self._mv_places(tx, source, target)
+        if not stale:
+            draft.hand_over(tx)
+            return True
+        if source.path in draft.changes or not src_path.is_dir():
+            return False  # a file's move (cheap to plan again), or a folder that is one no longer
+        below_source, below_target = source.path + "/", target.path + "/"
+        olds = set()
+        for rel in stale:
+            if rel.startswith(below_source):
+                olds.add(rel)
+            elif rel.startswith(below_target):
+                olds.add(source.path + rel[len(target.path) :])
+            else:
+                return False  # nothing the draft planned: it cannot say what this is
+        tx.require_clean_tree(target)  # a file of it committed meanwhile, then removed by hand: as from the start
+        draft.hand_over(tx)
+        for rel in sorted(olds):
+            file_uri = VikingURI(tuple(rel.split("/")))
+            new_uri = _moved(file_uri, source, target)
+            tx.changes.pop(rel, None)
+            tx.changes.pop(new_uri.path, None)
+            data = tx.clean_content(file_uri)  # a file made or edited by hand meanwhile is refused, as from the start
+            if data is not None:
+                _move_one(tx, source, target, file_uri, data)
+        return True
+
+    def _mv_places(self, tx: Transaction, source: VikingURI, target: VikingURI) -> Path:
+        """The path of ``source``, which must be there, refused when ``target`` is taken or cannot be made."""
         src_path = self._existing(source, written=True)
         target_path = self.path(target)
         # A file system that does not tell Unicode forms apart (macOS) finds the source at its
@@ -512,20 +558,16 @@ class Store:
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
         tx.expect_absent(target)
         tx.require_parent_dirs(target)
+        return src_path
+
+    def _plan_mv(self, tx: Transaction, source: VikingURI, target: VikingURI) -> None:
+        src_path = self._mv_places(tx, source, target)
         if src_path.is_dir():
             contents = tx.clean_tree(source)
             tx.require_clean_tree(target)
-            start = len(source.parts)
-            moved = {rel: VikingURI(target.parts + tuple(rel.split("/"))[start:]) for rel in contents}
-            _check_moved_paths(source, target, moved.values())
+            _check_moved_paths(source, target, [_moved(VikingURI(tuple(rel.split("/"))), source, target) for rel in contents])
             for rel, data in contents.items():
-                file_uri = VikingURI(tuple(rel.split("/")))
-                new_uri = moved[rel]
-                _refuse_carried_records(source, target, file_uri, new_uri)
-                if new_uri.name in sidecar.SIDECARS:
-                    data = sidecar.retarget(data, str(new_uri.parent))
-                tx.put(new_uri, data)
-                tx.delete(file_uri)
+                _move_one(tx, source, target, VikingURI(tuple(rel.split("/"))), data)
         else:
             self.require_file_uri(target)
             data = tx.existing_file(source) or b""
@@ -916,17 +958,19 @@ class Transaction:
         when any file there or in HEAD differs from HEAD: one read of each file serves both the
         check and the caller (a move of 20,000 files read each twice)."""
         committed = {p: (FILE_MODE, sha) for p, sha in self.git.iter_files(self.tree, uri.path)}
-        present = set()
-        path = self.store.path(uri)
-        if path.is_dir():
-            for file_uri, _ in self.store.walk_files(uri, show_all=True):
-                present.add(file_uri.path)
+        present = self.files_below(uri)
         out = {}
         for rel in sorted(committed.keys() | present):
             data = self.clean_content(VikingURI(tuple(rel.split("/"))), committed.get(rel))
             if keep and data is not None and rel in present:
                 out[rel] = data
         return out
+
+    def files_below(self, uri: VikingURI) -> set[str]:
+        """The paths of the files below directory ``uri`` in the work tree (none when it is not one)."""
+        if not self.store.path(uri).is_dir():
+            return set()
+        return {file_uri.path for file_uri, _ in self.store.walk_files(uri, show_all=True)}
 
     def put(self, uri: VikingURI, data: bytes) -> None:
         self.changes[uri.path] = data
@@ -980,6 +1024,7 @@ class Draft(Transaction):
         super().__init__(store)
         self._seen: dict[str, tuple[int, int, int] | None] = {}
         self._doubtful: set[str] = set()  # paths that differed from HEAD while the draft looked
+        self._listed: dict[str, set[str]] = {}  # folder -> the names in it of the files (and folders of files) the draft found
 
     def __enter__(self) -> Draft:
         if self.git.exists:
@@ -1002,6 +1047,22 @@ class Draft(Transaction):
         if uri.path not in self._seen and uri.path not in self.changes:
             self._seen[uri.path] = _signature(self.store.path(uri))
         return super().clean_content(uri, committed)
+
+    def files_below(self, uri: VikingURI) -> set[str]:
+        # A file made in the folder once it is listed (by hand, or by a writer that committed
+        # before the draft's HEAD was compared) was never read, so no signature notes it, and a
+        # move left it behind (a review). What each folder held is noted by name: under the lock
+        # one listdir a folder finds what is new (see stale), not a walk of thousands of files.
+        found = super().files_below(uri)
+        self._listed.setdefault(uri.path, set())
+        for path in found:
+            folder, _, name = path.rpartition("/")
+            while name not in self._listed.setdefault(folder, set()):
+                self._listed[folder].add(name)
+                if folder == uri.path:
+                    break
+                folder, _, name = folder.rpartition("/")
+        return found
 
     def expect_absent(self, uri: VikingURI) -> None:
         # A file made at a move's target while the draft is staged would be replaced by the
@@ -1044,11 +1105,12 @@ class Draft(Transaction):
     def stale(self, tx: Transaction, *scopes: VikingURI) -> set[str] | None:
         """The paths whose plan no longer holds under the lock (``tx``): changed by a commit since
         the draft (below ``scopes``, the root's being everything, or changed or read by the
-        draft), edited on disk since the draft read them, or found differing from HEAD by the
-        draft. None when nothing of the plan holds (the repository was made again since).
+        draft), edited on disk since the draft read them, found below a folder the draft listed
+        but not by it, or found differing from HEAD by the draft. None when nothing of the plan
+        holds (the repository was made again since).
 
-        A command whose plan is path by path (a restore) plans only these again under the lock;
-        the others plan everything again unless the set is empty (:meth:`still_holds`)."""
+        A command whose plan is path by path (a restore, a folder's move) plans only these again
+        under the lock; the others plan everything again unless the set is empty (:meth:`still_holds`)."""
         if tx.made and self.head is not None:
             return None  # planned in a repository that was discarded since: plan again in this one
         if tx.head != self.head and (self.head is None or tx.head is None):
@@ -1076,6 +1138,17 @@ class Draft(Transaction):
             return _signature(os.path.join(root, path)) == seen
 
         stale.update(path for path, seen in self._seen.items() if path not in stale and not unchanged(path, seen))
+        for folder, names in self._listed.items():
+            try:
+                new = set(os.listdir(os.path.join(root, folder))) - names
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # gone, or a file now: what the draft read there is noted as changed
+            if new:  # what walk_files lists of it (an odd name, a symbolic link are no files of the store)
+                folder_uri = VikingURI(tuple(folder.split("/")) if folder else ())
+                for item, is_dir in self.store.scan(folder_uri, show_all=True):
+                    if item.name in new:
+                        child = VikingURI((*folder_uri.parts, item.name))
+                        stale.update(super().files_below(child) if is_dir else (child.path,))
         return stale
 
     def hand_over(self, tx: Transaction) -> None:
@@ -1246,6 +1319,21 @@ def _check_moved_paths(source: VikingURI, target: VikingURI, moved) -> None:
             f"cannot move {source} to {target}: its file {quote(shown, 110)} would be at a path {path_bytes(longest.parts)} bytes long{others}",
             hint=f"a path is at most {MAX_PATH_BYTES} bytes of UTF-8; choose a shorter target",
         )
+
+
+def _moved(uri: VikingURI, source: VikingURI, target: VikingURI) -> VikingURI:
+    """Where ``uri``, below ``source``, is once ``source`` is moved to ``target``."""
+    return VikingURI(target.parts + uri.parts[len(source.parts) :])
+
+
+def _move_one(tx: Transaction, source: VikingURI, target: VikingURI, file_uri: VikingURI, data: bytes) -> None:
+    """Put into ``tx`` the move of one file (holding ``data``) of folder ``source`` moved to ``target``."""
+    new_uri = _moved(file_uri, source, target)
+    _refuse_carried_records(source, target, file_uri, new_uri)
+    if new_uri.name in sidecar.SIDECARS:
+        data = sidecar.retarget(data, str(new_uri.parent))
+    tx.put(new_uri, data)
+    tx.delete(file_uri)
 
 
 def _refuse_carried_records(source: VikingURI, target: VikingURI, old: VikingURI, new: VikingURI) -> None:
