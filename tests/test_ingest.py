@@ -9,6 +9,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 import yaml
@@ -282,6 +283,183 @@ def test_a_server_that_cannot_be_reached_is_a_fetch_failure_with_its_own_hint(ov
     result = ov("add-resource", f"http://127.0.0.1:{port}/x.html", "--json")
     assert result.exit_code == 1 and result.error["code"] == "fetch_failed"
     assert "check the URL" in result.error["hint"] and "doctor" not in result.error["hint"]
+
+
+# --- what ov keeps of a URL, and where it goes --------------------------------------------------
+
+TOKEN = "ghp_" + "abcdefghijklmnopqrstuvwxyzABCDEF1234"
+
+
+class _Gate(http.server.BaseHTTPRequestHandler):
+    """Answers what ``routes`` says: ("page", body), ("redirect", location) or ("login", user:password);
+    every request's path and Authorization header are noted in ``seen``."""
+
+    routes: ClassVar[dict] = {}
+    seen: ClassVar[list] = []
+
+    def do_GET(self):  # http.server's naming
+        import base64
+
+        self.seen.append((self.path, self.headers.get("Authorization")))
+        kind, value = self.routes.get(self.path.split("?", 1)[0], ("missing", None))
+        if kind == "login" and self.headers.get("Authorization") != "Basic " + base64.b64encode(value.encode()).decode():
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="docs"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if kind == "redirect":
+            self.send_response(302)
+            self.send_header("Location", value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        if kind == "missing":
+            self.send_error(404, "Not Found")
+            return
+        body = b"# Deploy notes\n\nStaging deploys run with make ship.\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/markdown")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def gate():
+    """Two loopback servers (two origins) with the _Gate handler."""
+    _Gate.routes, _Gate.seen = {}, []
+    servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gate) for _ in range(2)]
+    for server in servers:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield [f"http://127.0.0.1:{server.server_address[1]}" for server in servers]
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def _kept_anywhere(home: Path, secret: str) -> list[str]:
+    """Where ``secret`` is in the account: its files (sidecars, manifest, index state aside) and commit messages."""
+    import subprocess
+
+    found = [str(p) for p in home.rglob("*") if p.is_file() and ".git" not in p.parts and secret.encode() in p.read_bytes()]
+    log = subprocess.run(["git", "-C", str(home / "accounts/default"), "log", "--format=%B"], capture_output=True, text=True, check=True).stdout
+    return found + (["commit message"] if secret in log else [])
+
+
+def test_a_token_in_a_url_and_in_the_reason_is_redacted_wherever_ov_keeps_it(ov, ov_home, gate):
+    _Gate.routes = {"/deploy.md": ("page", None)}
+    data = ov("add-resource", f"{gate[0]}/deploy.md?token={TOKEN}", "--reason", f"uses deploy key {TOKEN}", "--json").json["result"]
+    assert _Gate.seen[0][0] == f"/deploy.md?token={TOKEN}"  # the server gets the URL as given
+    kept = f"{gate[0]}/deploy.md?token=[REDACTED:github_token]"
+    assert data["source"] == kept and data["redacted"] == 2
+    assert ov("stat", "viking://resources/deploy/deploy.md", "--json").json["result"]["source"]["uri"] == kept
+    manifest = json.loads((ov_home / "accounts/default/resources/deploy/.sources.json").read_text())
+    assert manifest["source"]["uri"] == kept and manifest["reason"] == "uses deploy key [REDACTED:github_token]"
+    assert "uses deploy key [REDACTED:github_token]" in ov("read", "viking://resources/deploy/.abstract.md").stdout
+    context = ov("search", "deploy key", "--mode", "context").stdout
+    assert TOKEN not in context
+    assert _kept_anywhere(ov_home, TOKEN) == []
+    # Added again: the same source (its URL as kept), nothing changed.
+    again = ov("add-resource", f"{gate[0]}/deploy.md?token={TOKEN}", "--json").json["result"]
+    assert again["root"] == "viking://resources/deploy" and again["commit"] is None
+
+
+def test_a_token_in_a_url_path_does_not_become_the_name(ov, ov_home, gate):
+    _Gate.routes = {f"/{TOKEN}": ("page", None)}
+    data = ov("add-resource", f"{gate[0]}/{TOKEN}", "--json").json["result"]
+    assert TOKEN not in data["root"] and "REDACTED" in data["root"]
+    assert data["redacted"] == 1
+    assert _kept_anywhere(ov_home, TOKEN) == []
+
+
+def test_an_error_quotes_the_url_without_its_secrets(ov, ov_home):
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    for url in (f"http://127.0.0.1:{port}/x.md?token={TOKEN}", f"http://alice:S3cretPassw0rd@127.0.0.1:{port}/x.md", f"ftp://alice:S3cretPassw0rd@127.0.0.1:{port}/x"):
+        result = ov("add-resource", url, "--json")
+        assert result.exit_code != 0 and result.error["code"] in ("fetch_failed", "invalid_input")
+        assert TOKEN not in result.stderr + result.stdout and "S3cretPassw0rd" not in result.stderr + result.stdout
+        assert f"127.0.0.1:{port}" in result.error["message"]
+
+
+def test_credentials_in_a_url_are_sent_as_basic_auth_and_never_kept(ov, ov_home, gate, store_state):
+    _Gate.routes = {"/private/doc.md": ("login", "alice:S3cret Passw0rd")}
+    data = ov("add-resource", f"{gate[0].replace('//', '//alice:S3cret%20Passw0rd@')}/private/doc.md", "--json").json["result"]
+    assert data["root"] == "viking://resources/doc" and data["source"] == f"{gate[0]}/private/doc.md"
+    assert "make ship" in ov("read", "viking://resources/doc/doc.md").stdout
+    assert _kept_anywhere(ov_home, "S3cret") == [] and _kept_anywhere(ov_home, "alice") == []
+    before = store_state()
+    wrong = ov("add-resource", f"{gate[0].replace('//', '//alice:Wr0ngPassw0rd@')}/private/doc.md", "--json")
+    assert wrong.exit_code == 1 and "HTTP 401" in wrong.error["message"]
+    assert "Wr0ngPassw0rd" not in wrong.stderr + wrong.stdout and store_state() == before
+
+
+def test_credentials_follow_a_redirect_on_their_server_only(ov, gate):
+    here, elsewhere = gate
+    _Gate.routes = {"/moved.md": ("redirect", "/doc.md"), "/doc.md": ("redirect", f"{elsewhere}/final.md"), "/final.md": ("page", None)}
+    assert ov("add-resource", f"{here.replace('//', '//alice:S3cret@')}/moved.md", "--json").exit_code == 0
+    sent = {path: auth for path, auth in _Gate.seen}
+    assert sent["/moved.md"] and sent["/doc.md"] == sent["/moved.md"]  # the same server
+    assert sent["/final.md"] is None  # another server never gets them
+
+
+@pytest.mark.parametrize("target, words", [
+    ("ftp://127.0.0.1:{port}/etc/passwd", "not an http(s) URL"),
+    ("file:///etc/passwd", "not allowed"),
+    ("http://169.254.169.254/latest/meta-data/", "169.254.169.254 is a link-local address"),
+    ("http://[fe80::1]:{port}/", "fe80::1 is a link-local address"),
+    ("http://0.0.0.0:{port}/", "0.0.0.0 is an unspecified address"),
+])
+def test_a_redirect_is_held_to_the_same_rule_as_the_url(ov, gate, store_state, target, words):
+    """A redirect to ftp (urllib's default opener follows it and logs in) or to the cloud metadata
+    address is refused before any connection is made to it."""
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        listener.settimeout(0.2)
+        _Gate.routes = {"/doc.md": ("redirect", target.format(port=listener.getsockname()[1]))}
+        assert ov("init").exit_code == 0
+        before = store_state()
+        result = ov("add-resource", f"{gate[0]}/doc.md", "--json")
+        assert result.exit_code == 1 and result.error["code"] == "fetch_failed"
+        assert words in result.error["message"]
+        with pytest.raises(TimeoutError):
+            listener.accept()  # nothing connected to the redirect's target
+    assert store_state() == before
+
+
+@pytest.mark.parametrize("url", ["http://169.254.169.254/latest/meta-data/", "http://[::ffff:169.254.169.254]/", "http://0.0.0.0:9/x"])
+def test_link_local_and_unspecified_addresses_are_refused(ov, url):
+    result = ov("add-resource", url, "--json")
+    assert result.exit_code == 1 and result.error["code"] == "fetch_failed"
+    assert "link-local" in result.error["hint"] and "was not fetched" in result.error["message"]
+
+
+def test_a_name_is_checked_by_the_addresses_it_resolves_to():
+    """The connection itself checks what the host resolves to, and connects to an address it checked
+    (a name is not resolved twice); loopback is allowed."""
+    import socket
+
+    from ov.ingest.web import Refused, _connect, opener
+
+    with pytest.raises(Refused, match="169.254.169.254 is a link-local address"):
+        _connect(("169.254.169.254", 80), 1)
+    with pytest.raises(Refused, match="0.0.0.0 is an unspecified address"):
+        opener().open("http://0.0.0.0:9/", timeout=1)  # through urllib, which must not wrap it as a connection error
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        with _connect(("localhost", listener.getsockname()[1]), 2) as sock:
+            assert sock.getpeername()[0] in ("127.0.0.1", "::1")
 
 
 def test_corrupt_pdf_is_skipped_or_aborts_with_strict(ov, store_state, handbook):

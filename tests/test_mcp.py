@@ -220,6 +220,37 @@ def test_a_client_gone_ends_the_session_and_the_call_is_still_logged(ov_home, li
     assert any(memories.rglob("*.md")) == called
 
 
+def test_add_resource_keeps_no_secret_of_its_reason_or_a_failed_url(ov_home, tmp_path):
+    """An agent's reason and URL go where the CLI's do: redacted in the store, the answer and the log."""
+    import io
+    import socket
+
+    from ov.mcp import server as server_module
+
+    token = "ghp_" + "abcdefghijklmnopqrstuvwxyzABCDEF1234"
+    source = tmp_path / "handbook"
+    source.mkdir()
+    (source / "deploy.md").write_text("# Deploy\n\nStaging deploys run with make ship.\n")
+    with socket.socket() as probe:  # a port nothing listens on once the probe is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add_resource", "arguments": {"source": str(source), "reason": f"uses deploy key {token}"}}},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add_resource", "arguments": {"source": f"http://alice:S3cretPassw0rd@127.0.0.1:{port}/x.md?token={token}"}}},
+    ]
+    out = io.BytesIO()
+    assert server_module.Server(out=out).serve(io.BytesIO("".join(json.dumps(line) + "\n" for line in lines).encode())) == 0
+    answers = {a["id"]: a["result"] for a in map(json.loads, out.getvalue().decode().splitlines())}
+    assert "1 added" in answers[1]["content"][0]["text"] and "redacted" in answers[1]["content"][0]["text"]
+    assert answers[2]["isError"] and f"127.0.0.1:{port}/x.md?token=[REDACTED:github_token]" in answers[2]["content"][0]["text"]
+    abstract = (ov_home / "accounts/default/resources/handbook/.abstract.md").read_text()
+    assert "uses deploy key [REDACTED:github_token]" in abstract
+    log = (ov_home / "logs" / "mcp.jsonl").read_text()
+    assert "127.0.0.1" in log
+    for kept in (out.getvalue().decode(), log, abstract, (ov_home / "accounts/default/resources/.overview.md").read_text()):
+        assert token not in kept and "S3cretPassw0rd" not in kept
+
+
 # `ov mcp` with a thread still running when it is done (a library's, say): the process then exits
 # through Python's own shutdown, which flushes stdout once more.
 THREAD_LEFT_PROBE = (

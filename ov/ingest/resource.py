@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
-from ov.ingest.sources import Collected, collect, refuse_store_source
+from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source, scrub
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
 from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
@@ -113,7 +113,11 @@ def add_resource(
         url_timeout=limits.url_timeout,
         url_max_bytes=limits.url_max_bytes,
     )
-    result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped))
+    result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped), redacted=collected.redacted)
+    if reason is not None:
+        # Kept as the root's description (L0), so copied into the summaries above it, the index and packs.
+        reason, found = scrub(reason)
+        result.redacted += found
     result.bytes_read = sum(len(f.data) for f in collected.files)
     files, provenance = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
     if strict and any(s.failed for s in result.skipped):
@@ -176,7 +180,9 @@ def _plan(
     result.root = str(root)
     old_manifest = _read_manifest(store, root)
     if reason is None and isinstance(old_manifest.get("reason"), str):
-        reason = old_manifest["reason"]  # the usual "update my docs" run does not restate why they were added
+        # The usual "update my docs" run does not restate why they were added. Redacted again: an
+        # older ov kept it as given.
+        reason = scrub(old_manifest["reason"])[0]
     manifest = _manifest(collected, reason, include, exclude, provenance)
     renamed = respelled(set(old_manifest.get("files", {})) - set(files), files)
     for rel in sorted(files):
@@ -354,7 +360,9 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
     path = store.path(root)
     if path.exists():
         manifest = _read_manifest(store, root)
-        if manifest.get("source", {}).get("uri") != collected.uri:
+        recorded = manifest.get("source", {}).get("uri")
+        # An older ov recorded a URL as given (its secrets, its password): the same source still.
+        if recorded != collected.uri and not (collected.kind == "http" and isinstance(recorded, str) and kept_url(recorded)[0] == collected.uri):
             raise AlreadyExists(
                 f"{root} already exists and was not added from {collected.uri}",
                 hint="choose another place with {to}",
@@ -472,7 +480,8 @@ def _prepare(store, tx, dir_uri: VikingURI, children: dict[str, bool], descripti
     if source is None and isinstance(kept, dict) and isinstance(kept.get("kind"), str) and isinstance(kept.get("uri"), str) and len(kept["uri"]) <= 4096:
         # Summarised again after a change below it (an rm, a write, another add): still the root of
         # the import it was, and its sidecars keep saying where from (a hand-mangled one is dropped).
-        source = {"kind": kept["kind"], "uri": kept["uri"]}
+        # A URL an older ov recorded as given loses its secrets now.
+        source = {"kind": kept["kind"], "uri": kept_url(kept["uri"])[0] if kept["kind"] == "http" else kept["uri"]}
     if description is None and user_written:
         description = existing_l0
     infos = []

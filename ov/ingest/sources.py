@@ -18,7 +18,7 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import binary_data, special_kind
@@ -49,7 +49,8 @@ class Collected:
 
     name: str  # default name of the import root
     kind: str  # "file" | "directory" | "http"
-    uri: str  # absolute path or URL of what was added
+    uri: str  # absolute path or URL of what was added (a URL as kept_url keeps it)
+    redacted: int = 0  # secrets redacted from the URL
     files: list[SourceFile] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
 
@@ -70,7 +71,7 @@ def collect(
     if is_url(source):
         return fetch_url(source, timeout=url_timeout, max_bytes=url_max_bytes)
     if "://" in source:
-        raise InvalidInput(f"{quote(source)} is neither a local path nor an http(s) URL")
+        raise InvalidInput(f"{quote(_shown(kept_url(source)[0]))} is neither a local path nor an http(s) URL")
     return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes)
 
 
@@ -132,18 +133,25 @@ def refuse_store_source(source_text: str, home: Home) -> None:
 
 
 def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
-    """Download one document; the whole fetch is bounded in time and size."""
+    """Download one document; the whole fetch is bounded in time and size, and keeps to the rule
+    of :mod:`ov.ingest.web` on every hop. Credentials in the URL (``user:password@``) are sent as
+    HTTP basic auth, and the URL is kept and shown without them (:func:`kept_url`)."""
+    import base64
     import time
     import urllib.error
     import urllib.parse
     import urllib.request
 
-    shown = quote(_shown(url))
+    # Deferred, as the imports above: urllib and http.client are only for URLs.
+    from ov.ingest.web import Refused, check_url, opener
+
+    kept, found = kept_url(url)
+    shown = quote(_shown(kept))
     try:
         parts = urlsplit(url)
     except ValueError as exc:  # "Invalid IPv6 URL", ...
-        raise InvalidInput(f"{shown} is not a valid URL: {exc}") from None
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InvalidInput(f"{shown} is not a valid URL: {scrub(str(exc))[0]}") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidInput(f"{shown} is not an http(s) URL")
     if not _is_utf8(url):
         raise InvalidInput(f"the URL {shown} is not UTF-8 text")
@@ -151,12 +159,22 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     # byte a second never trips it. The deadline is checked between reads instead.
     deadline = time.monotonic() + timeout
     too_slow = FetchError(f"fetching {shown} took longer than {timeout:g}s", hint="raise ingest.url_timeout")
+    authorization = None
+    if "@" in parts.netloc:
+        # urllib would take "alice:secret@host" for the host's name. Basic auth, the scheme such a
+        # URL means; RFC 7617 leaves the encoding of the credentials open, UTF-8 is what browsers send.
+        credentials = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+        authorization = "Basic " + base64.b64encode(credentials.encode("utf-8")).decode("ascii")
     # http.client sends ASCII only: spaces and letters beyond ASCII are percent-encoded (an IRI
     # pasted from a browser's address bar); what is already encoded stays as it is.
-    wire = urllib.parse.quote(url, safe=":/?#[]@!$&'()*+,;=%~")
+    wire = urllib.parse.quote(_without_userinfo(url), safe=":/?#[]@!$&'()*+,;=%~")
     request = urllib.request.Request(wire, headers={"User-Agent": "ov (+https://github.com/ovctx/ov)"})
+    if authorization:
+        request.add_unredirected_header("Authorization", authorization)  # a redirect elsewhere does not get it
+    refused_hint = "ov fetches http(s) URLs only, never from a link-local (169.254.0.0/16, fe80::/10) or unspecified address: save the page from a browser and add the file"
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        check_url(wire)
+        with opener(authorization).open(request, timeout=timeout) as response:
             declared = response.headers.get("Content-Length")
             if declared and declared.isdigit() and int(declared) > max_bytes:
                 raise FetchError(f"{shown} is {int(declared)} bytes, over the {max_bytes}-byte limit", hint="raise ingest.url_max_bytes")
@@ -171,20 +189,50 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
                     raise too_slow
             data = b"".join(chunks)
             content_type = response.headers.get_content_type()
-            final_url = response.geturl()
+            final_url, in_final = kept_url(response.geturl())
+    except Refused as exc:
+        where = f" (redirected to {quote(_shown(kept_url(exc.url)[0]))})" if exc.url and exc.url != wire else ""
+        raise FetchError(f"{shown} was not fetched{where}: {scrub(exc.why)[0]}", hint=refused_hint) from None
     except urllib.error.HTTPError as exc:
-        raise FetchError(f"{shown} answered HTTP {exc.code} {exc.reason}", hint=_http_hint(exc.code)) from None
+        # The reason of a refused redirect quotes its target.
+        raise FetchError(f"{shown} answered HTTP {exc.code} {scrub(str(exc.reason))[0]}", hint=_http_hint(exc.code)) from None
     except (TimeoutError, OSError) as exc:  # URLError is an OSError; socket timeouts too
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
             raise too_slow from None
-        raise FetchError(f"cannot fetch {shown}: {reason}") from None
+        raise FetchError(f"cannot fetch {shown}: {scrub(str(reason))[0]}") from None
     except ValueError as exc:  # http.client's InvalidURL: a port that is not a number, ...
-        raise InvalidInput(f"{shown} is not a valid URL: {exc}") from None
+        raise InvalidInput(f"{shown} is not a valid URL: {scrub(str(exc))[0]}") from None
+    # Named after the URL as kept: a token in the path would otherwise become the name.
     name = _url_name(final_url, content_type)
-    collected = Collected(_stem_name(name), "http", url)
+    collected = Collected(_stem_name(name), "http", kept, redacted=found + (in_final if final_url != kept else 0))
     collected.files.append(SourceFile(name, data, "http", final_url, content_type, standalone=True))
     return collected
+
+
+def scrub(text: str) -> tuple[str, int]:
+    """``text`` with its secrets replaced by ``[REDACTED:<kind>]``, and how many: what ov keeps or
+    shows about a source besides its content (its URL, the reason it was added). Every rule applies,
+    as in a settings file: a URL's ``?api_key=...`` is a setting, and so is a reason's ``PASSWORD=...``."""
+    # Deferred: only an add needs the rules, not every import of this module.
+    from ov.redact.engine import redact
+
+    return redact(text)
+
+
+def kept_url(url: str) -> tuple[str, int]:
+    """The URL as ov keeps and shows it, and how many secrets were redacted from it: without its
+    user info (``alice:password@``, sent as basic auth, never stored), its secrets redacted."""
+    try:
+        url = _without_userinfo(url)
+    except ValueError:  # no URL to take apart ("Invalid IPv6 URL"): the rules know `://user:pass@` too
+        pass
+    return scrub(url)
+
+
+def _without_userinfo(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])) if "@" in parts.netloc else url
 
 
 def _http_hint(status: int) -> str | None:
