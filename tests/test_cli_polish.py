@@ -452,6 +452,112 @@ def test_common_options_may_come_before_the_command(ov):
     assert ov("--json", "snapshot", "log", "-n", "1").json["result"][0]["command"] == "write"
 
 
+# --- progress on a terminal --------------------------------------------------------------
+
+# `ov ARGS` with SHOW_AFTER set first; the top-level modules it loaded are the last line on stdout.
+TERMINAL_PROBE = """
+import json, sys
+import ov.cli.progress
+ov.cli.progress.SHOW_AFTER = float(sys.argv[1])
+from ov.cli.main import run
+code = run(sys.argv[2:])
+sys.stdout.flush()
+print(json.dumps(sorted({m.split('.')[0] for m in sys.modules})))
+sys.exit(code)
+"""
+
+
+def _on_a_terminal(show_after: float, *argv: str) -> tuple[int, list[str], str, set[str]]:
+    """`ov ARGV` with its stderr on a pseudo-terminal: its exit code, its stdout lines, what the
+    terminal showed, and the top-level modules it imported."""
+    import pty
+    import threading
+
+    controller, terminal = pty.openpty()
+    shown = bytearray()
+
+    def drain() -> None:  # read as it comes: a full pseudo-terminal would block the writer
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # EIO: the other end is closed and nothing is left
+                return
+            if not chunk:
+                return
+            shown.extend(chunk)
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    try:
+        env = dict(os.environ, TERM="xterm", COLUMNS="100")
+        proc = subprocess.run([sys.executable, "-c", TERMINAL_PROBE, str(show_after), *argv], stdout=subprocess.PIPE, stderr=terminal, env=env, timeout=120, check=False)
+    finally:
+        os.close(terminal)
+        reader.join(timeout=30)
+        os.close(controller)
+    lines = proc.stdout.decode().splitlines()
+    return proc.returncode, lines[:-1], shown.decode(errors="replace"), set(json.loads(lines[-1]))
+
+
+def test_a_long_operation_draws_a_progress_bar_on_the_terminal_and_erases_it(ov):
+    for name in ("a", "b", "c"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", f"Notes on {name}.\n").exit_code == 0
+    code, out, shown, loaded = _on_a_terminal(0.0, "reindex")
+    assert code == 0 and len(out) == 1 and out[0].startswith("indexed "), (out, shown)
+    assert "index: reading files" in shown and "index: full text" in shown and "━" in shown
+    assert shown.rstrip("\r\n").endswith("\x1b[2K"), "the bar is erased when the work is done"
+    assert "rich" in loaded
+
+
+def test_an_operation_done_before_the_bar_is_due_shows_nothing_and_imports_no_rich(ov):
+    for name in ("a", "b", "c"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", f"Notes on {name}.\n").exit_code == 0
+    # The first find builds the index, and reports every step of it: none of them comes late enough.
+    code, out, shown, loaded = _on_a_terminal(600.0, "find", "notes")
+    assert code == 0 and any("viking://resources/a.md" in line for line in out), out
+    assert shown == "" and "rich" not in loaded
+
+
+@pytest.fixture
+def long_work(ov, tmp_path):
+    """A store with an index behind HEAD and a backup of it, and each long command that has a bar:
+    argv, a stage it reports. The bar is due at once (SHOW_AFTER 0)."""
+    for name in ("a", "b", "c"):
+        assert ov("write", f"viking://resources/notes/{name}.md", "--content", f"Notes on {name}.\n").exit_code == 0
+    assert ov("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    assert ov("export", "viking://resources/notes", str(tmp_path / "notes.ovpack")).exit_code == 0
+    assert ov("find", "notes").exit_code == 0
+    assert ov("write", "viking://resources/notes/d.md", "--content", "Notes on d.\n").exit_code == 0  # the index is behind
+    return {
+        "find": (["find", "notes"], "index: reading files"),  # the catch-up
+        "search": (["search", "notes"], "index: reading files"),
+        "reindex": (["reindex"], "index: full text"),
+        "fsck": (["fsck"], "checking files"),
+        "backup": (["backup", str(tmp_path / "again.ovpack")], "writing the pack"),
+        "export": (["export", "viking://resources/notes", str(tmp_path / "again-notes.ovpack")], "writing the pack"),
+        "restore": (["restore", str(tmp_path / "all.ovpack")], "reading the pack"),
+        "import": (["import", str(tmp_path / "notes.ovpack"), "viking://resources/copy"], "writing files"),
+    }
+
+
+@pytest.mark.parametrize("command", ["find", "search", "reindex", "fsck", "backup", "export", "restore", "import"])
+@pytest.mark.parametrize("stderr", ["terminal", "terminal --json", "pipe"])
+def test_long_commands_draw_their_bar_on_a_terminal_only(ov, long_work, monkeypatch, command, stderr):
+    argv, stage = long_work[command]
+    monkeypatch.setattr("ov.cli.progress.SHOW_AFTER", 0.0)
+    if stderr.startswith("terminal"):
+        monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    result = ov(*argv, *(["--json"] if stderr.endswith("--json") else []))
+    assert result.exit_code == 0, result.stderr
+    if stderr == "terminal":
+        assert stage in result.stderr
+        assert stage not in result.stdout
+    else:
+        assert result.stderr == "", "no bar with --json or into a pipe"
+        if stderr.endswith("--json"):
+            assert result.json["ok"]
+
+
 # --- colour --------------------------------------------------------------------------
 
 

@@ -807,6 +807,59 @@ def test_reindex_rebuilds_and_reports(docs):
     assert "indexed 3 records" in docs("reindex").stdout and "(lexical only)" in docs("reindex").stdout
 
 
+class _Told:
+    """A progress callback (ov.progress) that keeps what it is told: stage -> [(done, total), ...]."""
+
+    def __init__(self) -> None:
+        self.stages: dict[str, list[tuple[int, int | None]]] = {}
+
+    def __call__(self, stage: str, done: int, total: int | None) -> None:
+        self.stages.setdefault(stage, []).append((done, total))
+
+    def last(self, stage: str) -> tuple[int, int | None]:
+        return self.stages[stage][-1]
+
+
+def _store():
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    return Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+
+
+def _committed(store) -> int:
+    return sum(1 for _ in store.git.iter_files(store.git.tree_of(store.git.head())))
+
+
+def test_building_catching_up_and_rebuilding_the_index_say_how_far_along_they_are(docs):
+    from ov.index.sync import FULL_TEXT, READING, VECTORS, Indices
+
+    told = _Told()
+    opened = Indices(_store(), progress=told).open()  # the first search builds the index
+    files = _committed(_store())
+    # Every committed file is read, one step at a time, then every record indexed.
+    assert told.stages[READING] == [(done, files) for done in range(files + 1)]
+    assert told.last(FULL_TEXT) == (opened.meta.records, opened.meta.records) and opened.meta.records >= 3
+    assert VECTORS not in told.stages  # lexical only here
+    told = _Told()
+    Indices(_store(), progress=told).open()
+    assert told.stages == {}, "an index at HEAD has nothing to do and says nothing"
+    write(docs, "viking://resources/notes/tea.md", "Tea wants water below boiling.\n")
+    write(docs, "viking://resources/notes/coffee.md", "Coffee wants water just off the boil.\n")
+    Indices(_store(), progress=told).open()
+    reading, _ = told.last(READING)
+    assert told.last(READING) == (reading, reading) and 2 <= reading < files, "a catch-up reads the changed paths alone"
+    assert told.last(FULL_TEXT)[0] == told.last(FULL_TEXT)[1] >= 2
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    told = _Told()
+    rebuilt = Indices(_store(), progress=told).rebuild()
+    assert told.last(READING) == (files + 2, files + 2)
+    batches, of = told.last(VECTORS)
+    assert batches == of >= 1 and rebuilt.meta.vectors >= rebuilt.meta.records
+
+
 def test_reindex_of_a_new_store_names_the_embedder_it_has_not_yet_used(ov):
     """A new store has no record to embed: its 0 vectors do not make the built-in model absent."""
     assert ov("config", "set", "embedding.provider", "auto").exit_code == 0
@@ -843,6 +896,19 @@ def test_fsck_notes_a_missing_index_that_the_next_search_builds(docs, ov_home):
     assert report["findings"][0]["area"] == "index" and report["findings"][0]["severity"] == "note"
     assert "ov reindex" in report["findings"][0]["fix"]
     assert docs("reindex").exit_code == 0 and docs("fsck", "--json").json["result"]["findings"] == []
+
+
+def test_fsck_says_how_far_along_it_is(docs):
+    from ov.health.fsck import fsck
+
+    found(docs, "risotto")  # the index at HEAD: its records are checked too
+    told = _Told()
+    report = fsck(_store(), progress=told)
+    assert report.ok, report.findings
+    commits, files = report.checked["commits"], report.checked["files"]
+    # The history and the tree are walked without a count known in advance; the index check knows it.
+    assert told.last("checking commits") == (commits, None) and told.last("checking files") == (files, None)
+    assert told.stages["checking the index"] == [(done, files) for done in range(files + 1)]
 
 
 def test_fsck_passes_on_a_fresh_store_that_was_never_searched(ov):

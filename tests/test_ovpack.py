@@ -351,6 +351,37 @@ def test_backup_and_subtree_packs_are_not_interchangeable(ov, project, tmp_path,
     assert store_state() == before
 
 
+def test_writing_and_reading_packs_say_how_far_along_they_are(ov, project, tmp_path):
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.ovpack import transfer
+    from ov.store.store import Store
+    from ov.uri import parse
+
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    told: dict[str, list] = {}
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        told.setdefault(stage, []).append((done, total))
+
+    backed = transfer.backup(store, tmp_path / "all.ovpack", progress=progress)
+    n = backed.files
+    for stage in ("reading files", "index records", "writing the pack"):
+        assert told[stage] == [(done, n) for done in range(n + 1)], stage
+    told.clear()
+    restored = transfer.restore(store, tmp_path / "all.ovpack", progress=progress)
+    assert restored.kept == n and restored.commit is None
+    assert told["reading the pack"][-1] == (n, n) and told["writing files"] == [(0, 0)]  # all there already
+    told.clear()
+    exported = transfer.export(store, parse(project), tmp_path / "proj.ovpack", progress=progress)
+    assert told["writing the pack"][-1] == (exported.files, exported.files) < (n, n)
+    told.clear()
+    imported = transfer.import_pack(store, tmp_path / "proj.ovpack", parse("viking://resources/copy"), progress=progress)
+    assert imported.files == exported.files and imported.commit
+    assert told["reading the pack"][-1] == told["writing files"][-1] == (exported.files, exported.files)
+
+
 # --- hostile packs -------------------------------------------------------------------------
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
 from typing import Annotated
 
 import typer
 
 from ov.cli.output import emit, plain, short, warn
+from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, runtime
 from ov.wording import counted
 
@@ -30,10 +29,9 @@ def add_resource(
     """Add documents, code, PDFs, web pages or a URL as resources, with L0/L1 summaries (one commit)."""
     from ov.ingest.resource import add_resource as run_add
 
-    rt = runtime()
-    with _progress(enabled=not rt.json) as progress:
+    with progress_bar() as progress:
         result = run_add(
-            rt.store,
+            runtime().store,
             source,
             to=to,
             parent=parent,
@@ -76,24 +74,3 @@ def add_skill(
     message = f"added skill {result.name} at {result.uri} (commit {short(result.commit)})" if result.commit else f"skill {result.name} is up to date: nothing changed, no commit"
     emit(result.to_dict(), lambda: plain(message))
 
-
-@contextmanager
-def _progress(enabled: bool):
-    """A progress bar on stderr when it is a terminal; otherwise nothing at all."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from ov.cli.output import console
-
-    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=console(stderr=True), transient=True)
-    tasks: dict[str, int] = {}
-
-    def update(stage: str, done: int, total: int) -> None:
-        if stage not in tasks:
-            tasks[stage] = bar.add_task(stage, total=total)
-        bar.update(tasks[stage], completed=done, total=total)
-
-    with bar:
-        yield update

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, warn
+from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.wording import counted
 
@@ -74,7 +75,8 @@ def export(
     from ov.ovpack import transfer
 
     store = runtime().store
-    result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors)
+    with progress_bar() as progress:
+        result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors, progress=progress)
     vectors = f", {result.vectors} vectors" if result.vectors else ""
     _say_uncommitted(result)
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
@@ -90,7 +92,8 @@ def import_(
     from ov.ovpack import transfer
 
     store = runtime().store
-    result = transfer.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+    with progress_bar() as progress:
+        result = transfer.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value, progress=progress)
 
     def human() -> None:
         if result.action == "skipped":
@@ -110,7 +113,8 @@ def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     The files as the last commit holds them; the history stays behind (`ov push` carries it)."""
     from ov.ovpack import transfer
 
-    result = transfer.backup(runtime().store, file, include_vectors=include_vectors)
+    with progress_bar() as progress:
+        result = transfer.backup(runtime().store, file, include_vectors=include_vectors, progress=progress)
     _say_uncommitted(result)
     emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
 
@@ -129,7 +133,8 @@ def restore(
     """Restore a backup .ovpack into this account, as one commit (everything is checked first)."""
     from ov.ovpack import transfer
 
-    result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value)
+    with progress_bar() as progress:
+        result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value, progress=progress)
     kept = f", {result.kept} kept as they were" if result.kept else ""
 
     def human() -> None:

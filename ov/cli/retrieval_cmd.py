@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, short, styled, warn
+from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.retrieval import MAX_RESULTS
@@ -48,7 +49,8 @@ def find(
     options = FindOptions(limit=limit, **filter_options(store, uri, level, type_, after, before, threshold))
     if not query.strip():
         raise InvalidInput("the query is empty", hint='say what to look for, e.g. `ov find "release process"`')
-    result = run_find(store, query, options)
+    with progress_bar() as progress:
+        result = run_find(store, query, options, progress=progress)
     say_behind(result)
     emit(result.to_dict(), lambda: print_hits(result.buckets(), result.mode))
 
@@ -77,7 +79,8 @@ def reindex(
         # Refused (and nothing written) when the embedder is unknown or not installed.
         store = Store(rt.home, rt.identity, switch(rt.home, embedder), read_only=True)
         reason = f"requested by `ov reindex --embedder {embedder}`"
-    opened = Indices(store).rebuild(reason)
+    with progress_bar() as progress:
+        opened = Indices(store, progress=progress).rebuild(reason)
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding}
     # Whether an embedder is in use, not whether vectors were made: a new store has none to make.
@@ -92,7 +95,8 @@ def fsck() -> None:
     """Check that the store is intact and that the indices agree with it."""
     from ov.health.fsck import fsck as run_fsck
 
-    report = run_fsck(runtime().store)
+    with progress_bar() as progress:
+        report = run_fsck(runtime().store, progress=progress)
 
     def human() -> None:
         checked = ", ".join(f"{v} {k}" for k, v in report.checked.items())

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, plain, styled
+from ov.cli.progress import progress_bar
 from ov.cli.retrieval_cmd import (
     AfterOpt,
     BeforeOpt,
@@ -70,7 +71,8 @@ def search(
         limit=limit,
         **filter_options(store, uri, level, type_, after, before, threshold),
     )
-    result = run_search(store, query, options)
+    with progress_bar() as progress:
+        result = run_search(store, query, options, progress=progress)
     say_behind(result)
 
     def human() -> None:

@@ -18,6 +18,7 @@ import stat
 import time
 from dataclasses import dataclass, field
 
+from ov.progress import Progress, counting
 from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
 from ov.wording import counted
 
@@ -50,7 +51,9 @@ class FsckReport:
         return {"ok": self.ok, "checked": self.checked, "findings": [f.to_dict() for f in self.findings]}
 
 
-def fsck(store) -> FsckReport:
+def fsck(store, progress: Progress | None = None) -> FsckReport:
+    """Check the store and its index; ``progress`` is told how the walks through the history, the
+    files and the index go (:mod:`ov.progress`)."""
     report = FsckReport()
     if not store.exists:
         report.findings.append(Finding("store", "note", "no store yet: nothing to check", "write something, or run `ov init`"))
@@ -58,13 +61,13 @@ def fsck(store) -> FsckReport:
     from ov.health import writable
 
     refused = writable.refusal(store)
-    head = _check_store(store, report, refused)
+    head = _check_store(store, report, refused, progress)
     if head is not None:
-        _check_index(store, head, report, refused)
+        _check_index(store, head, report, refused, progress)
     return report
 
 
-def _check_store(store, report: FsckReport, refused) -> str | None:
+def _check_store(store, report: FsckReport, refused, progress: Progress | None) -> str | None:
     git = store.git
     add = report.findings.append
     settle = "run `ov status` (any write does it too)"
@@ -89,7 +92,7 @@ def _check_store(store, report: FsckReport, refused) -> str | None:
         return None
     commits = 0
     try:
-        for entry in git.repo.get_walker(include=[head]):
+        for entry in counting(git.repo.get_walker(include=[head]), progress, "checking commits"):
             commits += 1
             if entry.commit.tree not in git.repo.object_store:
                 add(Finding("store", "problem", f"commit {entry.commit.id.decode()[:10]} has no tree", "restore the account from a backup"))
@@ -98,7 +101,7 @@ def _check_store(store, report: FsckReport, refused) -> str | None:
     files = 0
     missing = []
     tree = git.tree_of(head)
-    for path, sha in _walk(git, tree, ""):
+    for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
         files += 1
         if sha not in git.repo.object_store:
             missing.append(path)
@@ -139,7 +142,7 @@ def _walk(git, tree_id, prefix: str):
             yield path, item.sha
 
 
-def _check_index(store, head: str, report: FsckReport, refused) -> None:
+def _check_index(store, head: str, report: FsckReport, refused, progress: Progress | None) -> None:
     """``refused``: why ov may not write to the store, or None. Searches build, rebuild and
     update the index, so what they would settle is left as it is while that holds: the fixes say
     so rather than promise what the next search cannot do."""
@@ -196,7 +199,8 @@ def _check_index(store, head: str, report: FsckReport, refused) -> None:
         return
     git = store.git
     expected = set()
-    for path, sha in git.iter_files(git.tree_of(head.encode())):
+    files = git.iter_files(git.tree_of(head.encode()))
+    for path, sha in counting(files, progress, "checking the index", report.checked.get("files")):
         if sha not in git.repo.object_store:
             continue  # already reported as store damage
         expected.update(r.id for r in committed_records(git, path, sha))

@@ -50,6 +50,7 @@ from ov.files import atomic_write, json_bytes
 from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records
+from ov.progress import Progress, counting
 from ov.store.lock import WriteLock
 from ov.wording import counted
 
@@ -63,6 +64,8 @@ LARGE_DIFF = 1000
 # way do not compare with new ones, whatever the model. Bump it when any of them changes what a
 # vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
 VECTOR_RECIPE = 1
+# The stages a build or an update reports (ov.progress).
+READING, FULL_TEXT, VECTORS = "index: reading files", "index: full text", "index: vectors"
 
 
 @dataclass
@@ -119,18 +122,23 @@ class OpenIndex:
 class Indices:
     """The full-text and vector indices of one store."""
 
-    def __init__(self, store, *, warm=None, held: HeldVectors | None = None, lock_wait: float | None = None) -> None:
+    def __init__(
+        self, store, *, warm=None, held: HeldVectors | None = None, lock_wait: float | None = None, progress: Progress | None = None
+    ) -> None:
         """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
         keeps, so that its embedder stays loaded from one ``Indices`` to the next; ``held``: the
         :class:`~ov.index.held.HeldVectors` it keeps, so that its vectors do too. ``lock_wait``:
         how long to wait for a build or update another process is doing (default: the store's
-        lock timeout); a caller with a deadline (the prompt hook) waits less than it has."""
+        lock timeout); a caller with a deadline (the prompt hook) waits less than it has.
+        ``progress``: told how a build, a rebuild or a catch-up goes (:mod:`ov.progress`); the first
+        search after a large add reads and indexes every file, which takes a while."""
         self.store = store
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
+        self._progress = progress
         self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
         # The vector generation last loaded or written, searched as it is rather than read again (an
         # hnswlib file is read in ~8-12 ms a 10,000 vectors): a delta leaves it as it is.
@@ -393,7 +401,7 @@ class Indices:
         whole: list[str] = []  # paths whose records are all replaced
         removed_ids: list[str] = []
         records: list[Record] = []
-        for path, sha in sorted(paths.items()):
+        for path, sha in counting(sorted(paths.items()), self._progress, READING):
             if sha is not None:
                 new_records = committed_records(git, path, sha)
                 changed = _changed_records(git, path, before.get(path), new_records) if by_record else None
@@ -411,7 +419,7 @@ class Indices:
         lexical.delete_ids(removed_ids)
         labels = list(range(meta.next_label, meta.next_label + len(records)))
         update = self._update_vectors(meta, records, labels, removed_labels)
-        for record, label in zip(records, labels):
+        for record, label in counting(list(zip(records, labels)), self._progress, FULL_TEXT):
             lexical.add(record, label)
         lexical.commit()
         meta.commit = head
@@ -437,7 +445,7 @@ class Indices:
             return None
         dimension = meta.embedder["dimension"]
         try:
-            matrix, vector_labels = _embed(embedder, records, labels)
+            matrix, vector_labels = _embed(embedder, records, labels, self._progress)
             delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else Delta.empty(dimension, meta.vectors)
             base = self._copy_of(meta, dimension, delta.base_live)
             if base is not None:
@@ -516,9 +524,9 @@ class Indices:
         # The records are read again from the indexed commit: the full-text index stores what a
         # hit shows, not everything a vector is made from (a message's previous one).
         labels = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
-        records = [r for r in _records_at(self.store.git, meta.commit) if r.id in labels]
+        records = [r for r in _records_at(self.store.git, meta.commit, self._progress) if r.id in labels]
         try:
-            matrix, vector_labels = _embed(embedder, records, [labels[r.id] for r in records])
+            matrix, vector_labels = _embed(embedder, records, [labels[r.id] for r in records], self._progress)
         except OvError as exc:
             _log().warning("vectors still behind: %s", exc)
             return
@@ -563,9 +571,9 @@ class Indices:
 
         git = self.store.git
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
-        records = _records_at(git, head)
+        records = _records_at(git, head, self._progress)
         try:
-            for label, record in enumerate(records):
+            for label, record in enumerate(counting(records, self._progress, FULL_TEXT)):
                 lexical.add(record, label)
             lexical.commit()
         except BaseException:
@@ -575,7 +583,7 @@ class Indices:
         meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
         if embedder is not None:
             try:
-                matrix, vector_labels = _embed(embedder, records, list(range(len(records))))
+                matrix, vector_labels = _embed(embedder, records, list(range(len(records))), self._progress)
                 vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
                 vectors.add(matrix, vector_labels)
                 meta.vectors_file = _next_vectors_file(None)
@@ -734,11 +742,13 @@ def _made_by(embedder) -> dict:
     return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
 
 
-def _records_at(git, commit: str | None) -> list[Record]:
+def _records_at(git, commit: str | None, progress: Progress | None = None) -> list[Record]:
     """Every record of the files of ``commit`` (none for no commit)."""
     records: list[Record] = []
     tree = git.tree_of(commit.encode()) if commit else None
-    for path, sha in git.iter_files(tree):
+    # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
+    files = git.iter_files(tree) if progress is None else list(git.iter_files(tree))
+    for path, sha in counting(files, progress, READING):
         records.extend(committed_records(git, path, sha))
     return records
 
@@ -749,7 +759,7 @@ def embed_text(record: Record) -> str:
     return head + record.searched
 
 
-def _embed(embedder, records: list[Record], labels: list[int]):
+def _embed(embedder, records: list[Record], labels: list[int], progress: Progress | None = None):
     """The vectors of ``records`` (labelled ``labels``): one per passage, and their vector labels."""
     import numpy as np
 
@@ -771,7 +781,9 @@ def _embed(embedder, records: list[Record], labels: list[int]):
         vector_labels.extend(part_labels(label, len(passages)))
     if not texts:
         return np.zeros((0, embedder.fingerprint.dimension), dtype=np.float32), []
-    parts = [embedder.embed(texts[i : i + EMBED_BATCH]) for i in range(0, len(texts), EMBED_BATCH)]
+    parts = []
+    for start in counting(range(0, len(texts), EMBED_BATCH), progress, VECTORS):
+        parts.append(embedder.embed(texts[start : start + EMBED_BATCH]))
     return np.vstack(parts).astype(np.float32), vector_labels
 
 

@@ -20,7 +20,6 @@ import json
 import os
 import posixpath
 import time
-from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
@@ -28,6 +27,7 @@ from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirecto
 from ov.files import json_bytes
 from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source, scrub
+from ov.progress import Progress
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
 from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
@@ -39,8 +39,6 @@ GENERATOR = ("ov-ingest", "resource_ingest")
 SUMMARY_TEXT_CHARS = 4000
 # An offline add with at least this many directories to summarise uses worker processes.
 PARALLEL_SUMMARIES = 128
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ov.errors import InvalidInput, NotFound, quote
 from ov.files import looks_binary
+from ov.progress import Progress, counting
 from ov.store import sidecar
 
 KIND = "openviking.ovpack"
@@ -89,8 +90,9 @@ class Pack:
 # --- reading and validating --------------------------------------------------------------
 
 
-def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_BYTES) -> Pack:
-    """Open and check the pack at ``path`` completely; raise :class:`InvalidPack` at the first problem."""
+def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_BYTES, progress: Progress | None = None) -> Pack:
+    """Open and check the pack at ``path`` completely; raise :class:`InvalidPack` at the first problem.
+    ``progress`` is told how reading and checking its files goes (:mod:`ov.progress`)."""
     import zipfile
 
     if not path.exists():
@@ -105,7 +107,7 @@ def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_
 
     with zf:
         try:
-            return _validate(zf, path, max_file_bytes, max_total_bytes)
+            return _validate(zf, path, max_file_bytes, max_total_bytes, progress)
         except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError) as exc:
             # Damaged or unsupported data inside the ZIP (CRC, deflate stream, encryption, method).
             raise InvalidPack(f"{path} is damaged: {exc}", hint="it may be truncated; export it again") from None
@@ -120,7 +122,7 @@ def _session_log(rel: str) -> bool:
     return name == sidecar.MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or sidecar.is_session_archive(folder))
 
 
-def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack:
+def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int, progress: Progress | None) -> Pack:
     infos = zf.infolist()
     if not infos:
         raise InvalidPack(f"{path} is an empty ZIP")
@@ -206,7 +208,7 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int) -> Pack
     if content_sha256([{"path": p, "size": e["size"], "sha256": e["sha256"]} for p, e in declared.items()]) != manifest["content_sha256"]:
         raise InvalidPack("content_sha256 does not match the manifest's entries", hint="the manifest was altered or damaged")
     files: dict[str, bytes] = {}
-    for rel in sorted(declared):
+    for rel in counting(sorted(declared), progress, "reading the pack"):
         entry = declared[rel]
         data = _read_member(zf, zip_files[rel], entry["size"])
         if len(data) != entry["size"]:

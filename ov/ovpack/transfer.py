@@ -40,6 +40,7 @@ from ov.ovpack.format import (
     read_pack,
     sha256_hex,
 )
+from ov.progress import Progress, counting
 from ov.store import sidecar
 from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_path_length, from_path, nfc, parse
 
@@ -95,35 +96,37 @@ class ImportResult:
 # --- export ----------------------------------------------------------------------------
 
 
-def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False) -> ExportResult:
-    """Write the committed subtree ``uri`` to ``dest`` (a new ``.ovpack``, replaced atomically)."""
+def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, progress: Progress | None = None) -> ExportResult:
+    """Write the committed subtree ``uri`` to ``dest`` (a new ``.ovpack``, replaced atomically).
+    ``progress`` is told how reading the files and writing the pack go (:mod:`ov.progress`)."""
     if uri.is_root:
         raise InvalidInput("refusing to export viking:// as a subtree", hint="use `ov backup FILE.ovpack` for the whole account")
     if is_session_uri(uri):
         raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
     _check_destination(store, dest)
-    head, files = _committed_files(store, uri.path)
+    head, files = _committed_files(store, uri.path, progress)
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
     if list(files) == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
-    result = _write(store, dest, root, uri.path, files, head, include_vectors)
+    result = _write(store, dest, root, uri.path, files, head, include_vectors, progress=progress)
     return replace(result, uncommitted=_uncommitted(store, uri.path))
 
 
-def backup(store, dest: Path, *, include_vectors: bool = False) -> ExportResult:
+def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progress | None = None) -> ExportResult:
     """Write every committed file of the account (all scopes, all users) to ``dest``: the files
-    as the last commit holds them, not the history (``ov push`` carries that)."""
+    as the last commit holds them, not the history (``ov push`` carries that). ``progress``: as
+    for :func:`export`."""
     _check_destination(store, dest)
-    head, files = _committed_files(store, "")
+    head, files = _committed_files(store, "", progress)
     if not files:
         # A pack without files is refused by every reader: such a backup could never be restored.
         raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
     scopes = sorted({p.split("/", 1)[0] for p in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
-    result = _write(store, dest, root, "", files, head, include_vectors, scopes=scopes)
+    result = _write(store, dest, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
     return replace(result, uncommitted=_uncommitted(store, ""))
 
 
@@ -136,7 +139,7 @@ def _uncommitted(store, prefix: str) -> int:
     return sum(1 for path in scan(store.git, refresh_index=False).changed_paths if not prefix or path == prefix or path.startswith(below))
 
 
-def _committed_files(store, prefix: str) -> tuple[str | None, dict[str, bytes]]:
+def _committed_files(store, prefix: str, progress: Progress | None = None) -> tuple[str | None, dict[str, bytes]]:
     """(HEAD, {path relative to prefix: bytes}) of the committed files below ``prefix``. Refused
     (:class:`TooLarge`) as soon as they pass what a pack may unpack to: every reader, ov's own
     `import` and `restore` included, refuses such a pack, and it would read as a backup."""
@@ -146,7 +149,9 @@ def _committed_files(store, prefix: str) -> tuple[str | None, dict[str, bytes]]:
     head = git.head()
     out: dict[str, bytes] = {}
     total = 0
-    for path, sha in git.iter_files(git.tree_of(head), prefix):
+    listed = git.iter_files(git.tree_of(head), prefix)
+    # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
+    for path, sha in counting(listed if progress is None else list(listed), progress, "reading files"):
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
         out[rel] = data = git.blob_data(sha)
         total += len(data)
@@ -157,7 +162,9 @@ def _committed_files(store, prefix: str) -> tuple[str | None, dict[str, bytes]]:
     return (head.decode() if head else None), dict(sorted(out.items()))
 
 
-def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], head, include_vectors: bool, scopes=None) -> ExportResult:
+def _write(
+    store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], head, include_vectors: bool, scopes=None, progress: Progress | None = None
+) -> ExportResult:
     import zipfile
 
     from ov.index.records import records_for
@@ -170,7 +177,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     entries += file_entries
     records = []
     sessions = [p for p in files if is_session_path(f"{prefix}/{p}" if prefix else p)]
-    for rel, data in files.items():
+    for rel, data in counting(files.items(), progress, "index records"):
         if rel in sessions:
             continue  # sessions carry files only, no index records (as upstream)
         full = f"{prefix}/{rel}" if prefix else rel
@@ -183,7 +190,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     dense_bytes = None
     dense_meta = None
     if include_vectors:
-        dense_bytes, dense_meta = _vectors(store, [r for _, r in records])
+        dense_bytes, dense_meta = _vectors(store, [r for _, r in records], progress)
         for n, line in enumerate(lines):
             line["vector"] = {"dense": {"offset": n * dense_meta["dimensions"], "dimensions": dense_meta["dimensions"]}}
     records_bytes: bytes | None = "".join(_compact(line) + "\n" for line in lines).encode("utf-8")
@@ -217,7 +224,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
             zf.writestr(f"{name}/{FILES_DIR}/", b"")
             for d in directories:
                 zf.writestr(f"{name}/{FILES_DIR}/{d}/", b"")
-            for rel, data in files.items():
+            for rel, data in counting(files.items(), progress, "writing the pack"):
                 zf.writestr(f"{name}/{FILES_DIR}/{rel}", data)
             zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
             if records_bytes is not None:
@@ -245,7 +252,7 @@ def _write(store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], 
     )
 
 
-def _vectors(store, records: list) -> tuple[bytes, dict]:
+def _vectors(store, records: list, progress: Progress | None = None) -> tuple[bytes, dict]:
     import numpy as np  # Deferred: only --include-vectors embeds anything.
 
     from ov.index.sync import EMBED_BATCH, Indices, embed_text
@@ -260,7 +267,8 @@ def _vectors(store, records: list) -> tuple[bytes, dict]:
     # A pack carries one vector per record (the format's): a long record's first passage.
     texts = [embedder.passages(embed_text(r))[0] for r in records]
     dim = embedder.fingerprint.dimension
-    parts = [np.asarray(embedder.embed(texts[i : i + EMBED_BATCH]), dtype="<f4") for i in range(0, len(texts), EMBED_BATCH)]
+    batches = counting(range(0, len(texts), EMBED_BATCH), progress, "vectors")
+    parts = [np.asarray(embedder.embed(texts[i : i + EMBED_BATCH]), dtype="<f4") for i in batches]
     matrix = np.vstack(parts) if parts else np.zeros((0, dim), dtype="<f4")
     data = matrix.astype("<f4").tobytes()
     fp = embedder.fingerprint
@@ -293,12 +301,19 @@ def _check_destination(store, dest: Path) -> None:
 
 
 def import_pack(
-    store, source: Path, parent: VikingURI, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto"
+    store,
+    source: Path,
+    parent: VikingURI,
+    *,
+    on_conflict: OnConflict = "fail",
+    vector_mode: VectorMode = "auto",
+    progress: Progress | None = None,
 ) -> ImportResult:
-    """Import the pack at ``source`` as ``parent/ROOT``: one commit, or nothing."""
+    """Import the pack at ``source`` as ``parent/ROOT``: one commit, or nothing. ``progress`` is
+    told how reading the pack and writing its files go (:mod:`ov.progress`)."""
     _check_choice(on_conflict, ON_CONFLICT, "--on-conflict")
     _check_choice(vector_mode, VECTOR_MODES, "--vector-mode")
-    pack = read_pack(source, store.config.store.max_file_bytes)
+    pack = read_pack(source, store.config.store.max_file_bytes, progress=progress)
     if pack.is_backup:
         raise InvalidPack(f"{source} is a backup of a whole account", hint=f"bring it back with `ov restore {source}`")
     if pack.scope not in PUBLIC_SCOPES:
@@ -337,7 +352,7 @@ def import_pack(
         for path in deleted:
             tx.delete(VikingURI(tuple(path.split("/"))))
         shortened = 0
-        for rel, uri in uris.items():
+        for rel, uri in counting(uris.items(), progress, "writing files"):
             data = pack.files[rel]
             if uri.name in sidecar.SIDECARS:
                 if original != str(target):
@@ -409,16 +424,19 @@ def _fitted(name: str, data: bytes) -> tuple[bytes, bool]:
     return sidecar.render(meta, truncate_generated(text, limit)).encode("utf-8"), True
 
 
-def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto") -> ImportResult:
+def restore(
+    store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto", progress: Progress | None = None
+) -> ImportResult:
     """Bring a backup back into this account: one commit, or nothing.
 
     ``fail`` refuses when any file of the backup already exists with other content;
     ``overwrite`` creates missing files and replaces existing ones, keeping files only
     the account has (merge-upsert); ``skip`` creates missing files and keeps existing ones.
+    ``progress``: as for :func:`import_pack`.
     """
     _check_choice(on_conflict, ON_CONFLICT, "--on-conflict")
     _check_choice(vector_mode, VECTOR_MODES, "--vector-mode")
-    pack = read_pack(source, store.config.store.max_file_bytes)
+    pack = read_pack(source, store.config.store.max_file_bytes, progress=progress)
     if not pack.is_backup:
         raise InvalidPack(f"{source} is not a backup (it packs {pack.manifest['root']['uri']})", hint=f"bring it in with `ov import {source} PARENT_URI`")
     uris = {}
@@ -467,7 +485,7 @@ def restore(store, source: Path, *, on_conflict: OnConflict = "fail", vector_mod
         for uri in writes.values():
             tx.require_parent_dirs(uri)
             tx.require_clean(uri)
-        for rel, uri in writes.items():
+        for rel, uri in counting(writes.items(), progress, "writing files"):
             tx.put(uri, files[rel])
         result = tx.commit("restore", [VikingURI()])
     written = sum(len(files[r]) for r in writes)

@@ -36,6 +36,7 @@ from datetime import datetime, timezone
 from ov.index.lexical import Filters, QueryTerms
 from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
+from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
@@ -220,12 +221,13 @@ class FindResult:
         return out
 
 
-def find(store, query: str, options: FindOptions = FindOptions(), *, indices=None) -> FindResult:
-    """Search the store; an empty store or a query without hits gives an empty result."""
+def find(store, query: str, options: FindOptions = FindOptions(), *, indices=None, progress: Progress | None = None) -> FindResult:
+    """Search the store; an empty store or a query without hits gives an empty result. ``progress``
+    is told how building or catching up the index goes (:mod:`ov.progress`), when it must."""
     from ov.index.sync import Indices
 
     check_limit(options.limit)
-    indices = indices or Indices(store)
+    indices = indices or Indices(store, progress=progress)
     opened, hits = indices.use(lambda opened: (opened, rank(store, opened, query, options)))
     mode = "lexical" if options.lexical_only else opened.mode
     return FindResult(query, hits, mode, opened.embedding, index_info(opened))

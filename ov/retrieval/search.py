@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ov.errors import InvalidInput, proposal
+from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
 from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
@@ -95,8 +96,9 @@ class SearchResult(FindResult):
         return {**super().to_dict(), "query_plan": plan}
 
 
-def search(store, query: str, options: SearchOptions = SearchOptions(), *, indices=None) -> SearchResult:
-    """Plan, retrieve hierarchically, and (in mode "context") assemble; see the module docstring."""
+def search(store, query: str, options: SearchOptions = SearchOptions(), *, indices=None, progress: Progress | None = None) -> SearchResult:
+    """Plan, retrieve hierarchically, and (in mode "context") assemble; see the module docstring.
+    ``progress``: as for :func:`~ov.retrieval.find.find`."""
     from ov.index.sync import Indices
 
     _check(query, options)
@@ -114,7 +116,7 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
             hits = []  # nothing in the store answers this query well enough to be worth reading
         return opened, attach_snippets(opened, query, hits)
 
-    opened, hits = (indices or Indices(store)).use(run, full_text_only=options.full_text_only)
+    opened, hits = (indices or Indices(store, progress=progress)).use(run, full_text_only=options.full_text_only)
     result = SearchResult(query, hits, opened.mode if not options.full_text_only else "lexical", opened.embedding, index_info(opened), plan=plan)
     if options.mode == "context":
         from ov.retrieval.context import assemble
