@@ -135,6 +135,20 @@ def looks_binary(data: bytes) -> bool:
     return False
 
 
+# C0 controls but tab and newline, and DEL: what ov leaves out of the text it writes itself. A line
+# break or separator of another kind (CR, vertical tab, form feed, \x1c-\x1f) becomes a space.
+_GENERATED_TEXT_TABLE = {c: None for c in (*range(0x20), 0x7F) if chr(c) not in "\t\n"} | {
+    c: " " for c in (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F)
+}
+
+
+def clean_generated_text(text: str) -> str:
+    """``text`` without control characters, for a file ov writes from what a user or a model said
+    (a memory, a summary): one NUL makes the store hold it as binary data, which nothing can read
+    or search from then on, and the others show as nothing or garble a terminal."""
+    return text.replace("\r\n", "\n").translate(_GENERATED_TEXT_TABLE)
+
+
 # Control characters text does not hold (tab, line and page breaks, backspace and escape it may:
 # old sources, man pages, coloured logs); DEL too.
 _NOT_IN_TEXT = bytes(c for c in range(0x20) if chr(c) not in "\t\n\r\f\v\b\x1b") + b"\x7f"

@@ -1244,6 +1244,36 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
         assert ov("grep", "AKIAIOSFODN", "--uri", f"viking://resources/hidden{i}").exit_code == 1, repr(mark)
 
 
+@pytest.mark.parametrize(
+    ("name", "stored", "text", "redacted"),
+    [
+        (".env.production", "env.production", "DATABASE_PASSWORD=Zx9pQ2rT7v\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (".env.local", "env.local", "DATABASE_PASSWORD=hunter\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (".envrc", "envrc", "export DB_PASSWORD=hunter\n", "export DB_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (
+            "terraform.tfstate",
+            "terraform.tfstate",
+            '{"attributes": {"password": "hunter22"}}\n',
+            '{"attributes": {"password": "[REDACTED:assigned_secret]"}}\n',
+        ),
+    ],
+)
+def test_a_settings_file_added_on_its_own_is_redacted_in_full(ov, tmp_path, name, stored, text, redacted):
+    # The leading dot is gone from the stored name; whether a file holds settings is judged by
+    # the name it has on disk.
+    (tmp_path / name).write_text(text)
+    data = ov("add-resource", str(tmp_path / name), "--to", "viking://resources/prod", "--json").json["result"]
+    assert data["added"] == [f"viking://resources/prod/{stored}"] and data["redacted"] == 1
+    assert ov("read", f"viking://resources/prod/{stored}").stdout == redacted
+
+
+def test_code_named_env_is_not_a_settings_file(ov, tmp_path):
+    # alembic's env.py: only secrets known by their shape are redacted in code.
+    (tmp_path / "env.py").write_text('password = "hunter"\n')
+    data = ov("add-resource", str(tmp_path / "env.py"), "--to", "viking://resources/code", "--json").json["result"]
+    assert data["redacted"] == 0 and ov("read", "viking://resources/code/env.py").stdout == 'password = "hunter"\n'
+
+
 def test_a_first_add_that_fails_leaves_no_account_behind(ov, ov_home, tmp_path):
     """add-resource makes the repository before it plans without the lock; failing after that,
     it left a mistyped account that every later read found empty instead of refusing."""

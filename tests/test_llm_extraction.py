@@ -112,6 +112,25 @@ def test_an_llm_correction_replaces_the_stored_line(ov, ov_home, with_llm):
     assert (update["before"], update["after"]) == ("- Editor: Neovim", "- Editor: Emacs\n- No longer uses tmux")
 
 
+def test_the_models_memories_keep_no_secret_and_no_control_character(ov, ov_home, with_llm):
+    # "bluebird" is a plain word redaction cannot tell from any other: the statement is the sign.
+    add(ov, "My wifi password is bluebird, my shell is zsh, and I use Vim.", "u1")
+    key = "sk-proj-" + "aB3dE5gH7jK9mN1pQ2rS" * 3  # built here: no literal token in the repository
+    with_llm.chat(answer(
+        {"memory_type": "profile", "fields": {"content": "- Editor: Vim\n- Wifi password: bluebird\n- Shell: zs\u0000h"}, "source_message_ids": ["u1"]},
+        {"memory_type": "preferences", "fields": {"subject": "default", "topic": "openai", "content": f"- Uses the OpenAI key {key}"}},
+        {"memory_type": "events", "fields": {"event": "wifi_password_is_bluebird", "content": "- The wifi password is bluebird"}},
+    ))
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"] == {"adds": 1, "updates": 0, "deletes": 0}
+    files = {p.relative_to(ov_home / MEMORIES).as_posix(): p.read_text() for p in (ov_home / MEMORIES).rglob("*.md")}
+    assert list(files) == ["profile.md"]
+    assert files["profile.md"].startswith("- Editor: Vim\n- Shell: zsh\n\n<!-- MEMORY_FIELDS")
+    assert ov("grep", "zsh", "--uri", "viking://user/default/memories").exit_code == 0
+    (request,) = with_llm.chat_requests()
+    assert "Never record a secret" in request.prompt  # the model is told, and checked anyway
+
+
 def test_invalid_json_gets_one_repair_call(ov, ov_home, with_llm):
     server = with_llm
     add(ov, "I prefer dark themes.", "u1")

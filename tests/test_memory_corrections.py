@@ -313,6 +313,12 @@ CASES = [
                  {"profile.md": "- Login: admin\n- Ski pass: Epic\n- Phone number: 555-0100\n- Favourite phrase: carpe diem",
                   f"events/{TODAY:%Y/%m/%d}/staging_login.md": "- The staging login is via SSO"},
                  None, id="short-names-of-secrets-and-logins-with-a-password-are-never-memories"),
+    pytest.param([["My editor is Vi\x00m. Remember that the build uses\x01 make."]],
+                 {"profile.md": "- Editor: Vim", f"events/{TODAY:%Y/%m/%d}/build_uses_make.md": "- The build uses make"},
+                 None, id="a-control-character-never-reaches-a-memory"),
+    pytest.param([["Remember that the bastion accepts ssh root with password Zx9pQ2rT7v. My editor is Neovim.",
+                   "The Jenkins admin account is admin/hunter22. The office wifi key is Zx9pQ2rT7v."]],
+                 {"profile.md": "- Editor: Neovim"}, None, id="a-password-without-a-verb-or-an-account-with-its-password-is-never-a-memory"),
     pytest.param([["My github PAT is ghp_abcdefghijklmnopqrstuvwxyz0123456789. My npm auth is npm_abcdefghijklmnopqrstuvwxyz0123456789.",
                    "Remember that the seed phrase is in the office safe. My editor is Neovim."]],
                  {"profile.md": "- Editor: Neovim", f"events/{TODAY:%Y/%m/%d}/seed_phrase.md": "- The seed phrase is in the office safe"},
@@ -671,6 +677,10 @@ def test_memories(ov, ov_home, steps, expected, updates):
     "my wifi pw is bluebird42", "my pass is Summer2024", "my credit card number is 4111 1111 1111 1111", "the routing number is 021000021",
     "my seed phrase is apple banana cherry", "the staging admin login is admin / swordfish", "the db login is root:swordfish",
     "my github pat is ghp_abcdefghijklmnopqrstuvwxyz0123456789", "my npm auth is npm_abcdefghijklmnopqrstuvwxyz0123456789",
+    "The Jenkins admin account is admin/hunter22", "the office wifi key is Zx9pQ2rT7v", "the staging login uses password Zx9pQ2rT7v",
+    "the bastion accepts ssh root with password Zx9pQ2rT7v", "the wifi password = swordfish", "my password set to swordfish",
+    "the root password was changed to swordfish", "log in as root with password 'swordfish'", "the admin login uses admin / swordfish",
+    "the db user is root:Zx9pQ2rT7v", "the deploy token ab12cd34ef56gh78",
 ])
 def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
     refused = ov("remember", text, "--json")
@@ -684,6 +694,9 @@ def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text)
     "Our winning combination is Go and Postgres", "my favourite key is C minor", "the zip code is 94110",
     "my ski pass is Epic", "my phone number is 555-0100", "our auth is Keycloak", "my favourite phrase is carpe diem",
     "the login is via SSO / Okta", "the login host is db.internal:5432", "my cousin Pat is a doctor", "the seed phrase is in the safe",
+    "we have a password policy", "the password reset flow is broken", "the staging login uses password auth", "my account is free/paid",
+    "the user is admin/owner", "Remember to pin numpy==1.26", "the token gpt-4o counts", "passwords are hashed with argon2id",
+    "the wifi password uses WPA2", "the wifi network is HomeNet5G", "the password field must be 12 characters",
 ])
 def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0

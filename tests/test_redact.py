@@ -144,6 +144,27 @@ POSITIVE = [
     ),
     ("stripe-webhook", f"STRIPE_WEBHOOK={'whsec_' + fake(32)}", "whsec_", "STRIPE_WEBHOOK=[REDACTED:stripe_key]", 1),
     ("yaml-api-key", "api_key: Zx8Pq2Lm9Rt4", "Zx8Pq2Lm9Rt4", "api_key: [REDACTED:assigned_secret]", 1),
+    # "password X" with no verb, when X is made up.
+    ("prose-password-no-verb", "the staging login uses password Zx9pQ2rT7v", "Zx9pQ2rT7v", "uses password [REDACTED:prose_secret]", 1),
+    ("prose-password-with", "ssh root with password Zx9pQ2rT7v.", "Zx9pQ2rT7v", "with password [REDACTED:prose_secret].", 1),
+    ("prose-password-default", "the default password admin123 works", "admin123", "password [REDACTED:prose_secret] works", 1),
+    ("prose-passphrase-quoted", 'unlock it with passphrase "s3cret!x"', "s3cret!x", 'passphrase "[REDACTED:prose_secret]"', 1),
+    # YAML in line-numbered tool output: an agent's file reader, cat -n, grep -n and grep -rn.
+    ("yaml-read-tool", "     3→db:\n     4→  password: supersecret\n", "supersecret", "     4→  password: [REDACTED:assigned_secret]\n", 1),
+    ("yaml-cat-n", "     4\t  password: supersecret\n", "supersecret", "     4\t  password: [REDACTED:assigned_secret]", 1),
+    ("yaml-grep-n", "4:  password: supersecret\n", "supersecret", "4:  password: [REDACTED:assigned_secret]", 1),
+    ("yaml-grep-n-top-level", "4:password: supersecret\n", "supersecret", "4:password: [REDACTED:assigned_secret]", 1),
+    ("yaml-grep-context", "12-  db_password: supersecret\n", "supersecret", "12-  db_password: [REDACTED:assigned_secret]", 1),
+    ("yaml-grep-rn", "config/db.yml:4:  password: supersecret\n", "supersecret", "config/db.yml:4:  password: [REDACTED:assigned_secret]", 1),
+    # ODBC and ADO connection strings spell the password PWD.
+    (
+        "odbc-pwd",
+        "Driver={ODBC Driver 18};Server=db;Uid=sa;PWD=Zx9pQ2rT7v;",
+        "Zx9pQ2rT7v",
+        "Uid=sa;PWD=[REDACTED:assigned_secret];",
+        1,
+    ),
+    ("ado-pwd-word", "Server=db;User Id=sa;Pwd=hunter;", "hunter", "Pwd=[REDACTED:assigned_secret];", 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -228,6 +249,13 @@ NEGATIVE = [
     ("urls-without-password", "auth: https://docs.example.com/auth#oauth-flow\nTOKEN_ENDPOINT=https://login.example.com/oauth2/token"),
     ("prose-netrc-like", "Password reset\npassword required\nmachine learning is fun"),
     ("not-credentials", 'CONFIG_KEY = "pydantic-mypy"\nsort_key = "name"\non_pass: next\ntokens = text.split()\nauthor = "Jane Doe"\nauthenticated = user.ok'),
+    ("prose-password-kinds", "We have a password policy. The password reset flow uses password auth; see the password field."),
+    ("prose-password-algorithms", "Store the password sha256 hash? No: password bcrypt12 is gone, password argon2id and password v2 API."),
+    ("prose-password-manager", "Use the password manager 1Password; a password 12 characters long."),
+    ("password-commands", "sudo passwd alice2\npwd /tmp2\nthe secret s3 bucket\nthe token gpt-4o counts"),
+    ("sql-password-column", "CREATE TABLE users (id INT, password VARCHAR(255) NOT NULL, password_hash CHAR(60));"),
+    ("shell-pwd-paths", "PWD=/\nPWD=~\nOLDPWD=.\nPWD=C:\\Users\\dev\npwd = os.getcwd()\nPWD=$(pwd)"),
+    ("numbered-not-secrets", "     4→  password: str\n5:  token: string\nstep 4: password: reset it from the settings\n  7\t  secret: null\n"),
     ("pathological-equals", "token" + "=" * 5000),
     ("empty", ""),
 ]
@@ -321,10 +349,13 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         '"key": "' * 20_000,
         'sort_key="x' * 20_000,
         "--token " * 20_000,
+        "1:a:" * 25_000,
+        "\n1:password:" * 10_000,
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
         "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
+        "line-number-colons", "numbered-key-lines",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

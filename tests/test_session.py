@@ -183,6 +183,20 @@ def test_working_memory_overview(ov, ov_home):
     assert ov("abstract", "viking://~/sessions/s/history/archive_001").stdout.startswith("4 messages")
 
 
+def test_an_archive_overview_holds_no_control_character(ov, ov_home):
+    # A NUL in a message made the archive's overview and abstract binary data: unreadable from then on.
+    message = json.dumps({"id": "n1", "role": "user", "content": "Fix the lo\u0000gin test\u0007 in src/auth.py\r\nplease."})
+    assert ov("session", "add-messages", "s", stdin=message).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    overview = ov("overview", "viking://~/sessions/s/history/archive_001")
+    abstract = ov("abstract", "viking://~/sessions/s/history/archive_001")
+    assert overview.exit_code == 0 and overview.stdout.startswith("# Fix the login test in src/auth.py")
+    assert abstract.exit_code == 0 and "Fix the login test" in abstract.stdout
+    for name in (".overview.md", ".abstract.md"):
+        data = next(ov_home.rglob(f"archive_001/{name}")).read_bytes()
+        assert not [c for c in data.decode("utf-8") if ord(c) < 0x20 and c not in "\t\n"], name
+
+
 def _msg(role: str, text: str, when: str = "2026-11-30T09:00:00Z") -> dict:
     return {"role": role, "created_at": when, "parts": [{"type": "text", "text": text}]}
 

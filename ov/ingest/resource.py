@@ -273,7 +273,10 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
 # YAML, JSON and TOML hold settings as often as data (docker-compose.yml's POSTGRES_PASSWORD,
 # settings.json's "api_key"); the assignment rules want a value shaped like a secret, so a
 # schema's `password: {type: string}` stays as it is.
-_SETTINGS_SUFFIXES = (".env", ".ini", ".cfg", ".conf", ".properties", ".netrc", ".npmrc", ".pypirc", ".htpasswd", ".yml", ".yaml", ".json", ".toml", ".tfvars")
+_SETTINGS_SUFFIXES = (
+    ".env", ".ini", ".cfg", ".conf", ".properties", ".netrc", ".npmrc", ".pypirc", ".htpasswd", ".yml", ".yaml", ".json", ".toml",
+    ".tfvars", ".tfstate", ".tfstate.backup",
+)  # fmt: skip
 
 
 def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
@@ -285,10 +288,21 @@ def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
         text = src.data.decode("utf-8")
     except UnicodeDecodeError:
         return src, 0  # the parser reports it
-    name = posixpath.basename(src.relpath).lower()
-    settings = name.startswith(".env") or name.endswith(_SETTINGS_SUFFIXES) or name in ("env", "credentials")
-    redacted, found = redact(text, by_shape_only=not settings)
+    redacted, found = redact(text, by_shape_only=not _is_settings_file(src))
     return (replace(src, data=redacted.encode("utf-8")) if found else src), found
+
+
+def _is_settings_file(src: SourceFile) -> bool:
+    """Whether ``src`` is a settings file (see _SETTINGS_SUFFIXES), by the name it has on disk: a
+    hidden file added on its own is stored without its leading dot (``.env.production`` as
+    ``env.production``), and ``env.py`` is code where ``.env.py`` would not be."""
+    on_disk = src.uri if src.standalone and src.kind == "file" else src.relpath
+    name = posixpath.basename(on_disk.replace("\\", "/")).lower()
+    return (
+        name.startswith((".env.", ".envrc"))
+        or name.endswith(_SETTINGS_SUFFIXES)
+        or name.lstrip(".") in ("env", "credentials")
+    )
 
 
 def _stored_folders(relpaths: list[str]) -> dict[str, str]:

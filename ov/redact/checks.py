@@ -31,6 +31,7 @@ __all__ = [
     "is_generated_token",
     "is_secret_name",
     "is_secret_value",
+    "looks_made_up",
     "not_masked",
 ]
 
@@ -76,6 +77,7 @@ _CAMEL_TYPE = LazyPattern(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 # Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
 _PATH = LazyPattern(r"(?:~|\.{1,2})?(?:/[\w.{}-]+){2,}/?|(?:[a-z0-9][a-z0-9._{}-]*/){2,}[a-z0-9][a-z0-9._{}-]*")
 _URL = LazyPattern(r"[a-z][a-z0-9+.-]*://[^\s@]+", re.I)
+_SHELL_DIR = LazyPattern(r"[/~]|\.{1,2}(?:/|$)|[A-Za-z]:[\\/]")
 _URL_PART = LazyPattern(r"[^/?&=#.:]+")
 _TYPE_EXPR = LazyPattern(r"[A-Za-z_][\w.\[\], |\"']*")
 _IDENT = LazyPattern(r"[A-Za-z_$][\w$]*")
@@ -152,7 +154,7 @@ def _name_strength(name: str) -> int:
     # `self.token`, `config.password`: the attribute names the value, its owner does not.
     name = name.rsplit(".", 1)[-1]
     words = _words(name)
-    if not words or words in ("pwd", "oldpwd") or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
+    if not words or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
         return _NOT_SECRET
     if _SECRET_WORD.search(words) or (_PASS_WORD.search(words) and not _PASS_NOT_SECRET.search(words)):
         return _STRONG
@@ -237,6 +239,8 @@ def is_secret_value(
     value = value.strip()
     if _is_placeholder(value) or _is_name(value, name) or _PATH.fullmatch(value) or _is_plain_url(value):
         return False
+    if _words(name) in ("pwd", "oldpwd") and _SHELL_DIR.match(value):
+        return False  # the shell's working directory, not ODBC's `PWD=...;`
     if quoted:
         if _is_generated(value):
             return True
@@ -340,16 +344,44 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
 _ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
 # What may come before a YAML key or a header name on its line: indentation, a list marker, a
 # comment marker (a commented-out setting), an opening quote.
-_KEY_LINE_START = LazyPattern(r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?")
+# A line number in front counts as the line's start: `cat -n` (a tab), an agent's file reader
+# (`     4→`), `grep -n` (`4:`, a context line `4-`) and `grep -rn` (`config/db.yml:4:`).
+_KEY_LINE_START = LazyPattern(
+    r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)|[^\s:]{1,400}:\d{1,7}[:-])?"
+    r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?"
+)
 _PLAIN_WORD = LazyPattern(r"[A-Za-z]+")
 # `base64-encoded`, `case-sensitive`, `auto-generated`: a compound ending in a word is a description.
 _COMPOUND_WORD = LazyPattern(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")
+
+
+# Algorithms, encodings and versions, which follow "password" or "key" as kinds ("password sha256 hashes").
+_KIND_VALUE = LazyPattern(
+    r"(?i)(?:sha-?\d+|md\d|argon2\w*|pbkdf2\w*|bcrypt\w*|scrypt|blake\d\w*|[ex]\d+|rsa-?\d*|aes-?\d+\w*|hmac\w*"
+    r"|utf-?\d+|base\d+|v\d+(?:\.\d+)*|p-?\d+|ecdsa\w*|dsa|ed\d+|\d+-?bits?)"
+)
+_BARE_HEADS = ("password", "passphrase", "passcode")
+
+
+def looks_made_up(value: str) -> bool:
+    """A value no one would take for a word: letters mixed with digits or symbols ("hunter22",
+    "Zx9pQ2rT7v"), and not an algorithm, encoding or version (``sha256``, ``utf-8``, ``v2``)."""
+    value = value.rstrip(".,;:!?)")
+    if len(value) < 4 or _KIND_VALUE.fullmatch(value) or "://" in value or value.startswith(("/", "~", "$", "<", "{", "[")):
+        return False
+    letters = any(c.isalpha() for c in value)
+    others = any(c.isdigit() or not (c.isalnum() or c in "-_.'") for c in value)
+    return letters and others
 
 
 def check_prose(m: re.Match[str], start: int, end: int) -> bool:
     """"my password is X": X is a secret unless it reads as a word, a description, a name or code."""
     value = m.string[start:end]
     if _is_placeholder(value) or _is_name(value) or _PATH.fullmatch(value) or _is_plain_url(value):
+        return False
+    # "password X" with no verb: only a made-up X is the password ("with password Zx9pQ2rT7v",
+    # not "password policy"), and `passwd alice2`, `pwd` are commands.
+    if m["bare"] is not None and (m["head"].lower() not in _BARE_HEADS or not looks_made_up(value)):
         return False
     if _quoted(m):  # "the wifi password is 'bluebird'": quotes say the words are the password
         if "bq" in m.re.groupindex and m.start("bq") != -1 and _CODE.fullmatch(value):

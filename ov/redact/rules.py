@@ -39,8 +39,9 @@ text and towards keeping code:
   weakly (``STRIPE_KEY=...`` in an env file, or a random-looking value); a
   bare ``key`` or ``sort_key`` never does: in code those are dictionary keys.
   A last word that makes the value metadata (``_url``, ``_file``, ``_path``,
-  ``_type``, ``_id``, ``_length``, ``_budget``, ``_prompt``...) and the shell's
-  ``PWD``/``OLDPWD`` are not secret.
+  ``_type``, ``_id``, ``_length``, ``_budget``, ``_prompt``...) is not secret;
+  ``PWD`` is a password in an ODBC string (``PWD=...;``) but not when its value
+  is a path (the shell's ``PWD``/``OLDPWD``).
 * Values that are not secrets: under four characters; numbers of up to six
   digits (``PASSWORD_MIN_LENGTH=8``, ``max_tokens: 2000``; longer ones may be
   PINs or keys); booleans, nulls and modes (``true``, ``none``, ``write``);
@@ -55,7 +56,8 @@ text and towards keeping code:
 * ``NAME: value`` without quotes counts only when the value ends the line
   (YAML, HTTP headers, or a header closing its quote in ``curl -H '...'``):
   "Password: reset it from settings" is prose. Opening a line (after
-  indentation, a list or comment marker) it is YAML; further into a line it is
+  indentation, a list or comment marker, or the line number of ``cat -n``,
+  ``grep -n`` or an agent's file reader: ``4→  password: x``) it is YAML; further into a line it is
   as often code (``if not password: raise``), so there only a random-looking
   value counts. A netrc ``password`` needs a value that is not a plain word,
   and so does a space-separated ``--flag`` (boolean flags are followed by
@@ -72,6 +74,10 @@ text and towards keeping code:
   for passphrase, secret, token and API key. X counts when quoted (the quotes
   say so) or when it is not a plain word (``required``), a compound ending in
   one (``case-sensitive``, ``base64-encoded``), a name, a placeholder or code.
+  "password X" with no verb (password, passphrase, passcode only: ``passwd``
+  and ``pwd`` are commands) counts only when X mixes letters with digits or
+  symbols and is no algorithm or version ("with password Zx9pQ2rT7v"; not
+  "password policy", "password sha256", ``password VARCHAR(255)``).
 * Known misses: TypeScript annotations (``const token: string = "..."``),
   unquoted passwords with spaces, plain-word passwords in code-like positions
   (``password = hunter``) and in prose unless quoted ("my password is
@@ -374,7 +380,10 @@ RULES: tuple[Rule, ...] = (
         # own (`a:b:c`), and leaving it out keeps a long `x:x:x:...` run linear: otherwise every
         # `x` in it starts a match that reads the rest of the run and backtracks through it.
         LazyPattern(
-            r"(?m)(?<![\w.:])(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
+            # A line number's colon (`grep -n`: `4:password: x`) does not count: fixed-width lookbehinds
+            # anchored at the line start, so that runs of colons stay linear.
+            r"(?m)(?:(?<![\w.:])|" + "|".join(rf"(?<=^\d{{{n}}}:)" for n in range(1, 7)) + r")"
+            r"(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
         ),
         ("secret", "pass", "pw", "cred", "token", "auth", "key"),
@@ -392,9 +401,11 @@ RULES: tuple[Rule, ...] = (
         # "password: X" inside a sentence. Last, so that the rules that know a format go first.
         LazyPattern(
             # Not a word inside a name, path or URN (`arn:aws:...:secret:prod/db`).
-            r"(?i)(?<![\w:/.@-])(?:pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key)(?![\w-])"
+            r"(?i)(?<![\w:/.@-])(?P<head>pass(?:word|wd|phrase|code)|pwd|secret|token|api[ _-]?key|access[ _-]?key)(?![\w-])"
             r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+(?!is\b|was\b)[\w.@-]{1,40}){1,3}(?=[ \t]+(?:is|was)\b))?"
-            r"(?:[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]+|[ \t]+to[ \t]+|[ \t]*(?P<colon>:)[ \t]*)"
+            r"(?:[ \t]+(?:is|was)(?:[ \t]+(?:now|still|just|actually))?[ \t]+|[ \t]+to[ \t]+|[ \t]*(?P<colon>:)[ \t]*"
+            # "ssh in with password Zx9pQ2rT7v": no verb at all (the check wants a made-up value).
+            r"|(?P<bare>[ \t]+))"
             + _NOT_DONE
             # Not `&str`, `*const T`, `[u8]`, `<T>`, `{...}`, `$VAR`: types and references in code.
             + r"(?:" + _QUOTED + r"|(?P<secret>(?![\[(<{$&*])[^\s\"'`]{0,255}[^\s\"'`.,;:!?)\]}>]))"

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ov.errors import InvalidInput
+from ov.files import clean_generated_text
 
 ABSTRACT = ".abstract.md"
 OVERVIEW = ".overview.md"
@@ -97,7 +98,8 @@ def render(meta: dict[str, Any], text: str) -> str:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
     front = yaml.dump(ordered, Dumper=dumper, sort_keys=False, allow_unicode=True) if ordered else ""
     out = f"{_FENCE}\n{front}{_FENCE}\n\n" if front else ""
-    return out + text.strip() + "\n"
+    # Summaries are made from what users and models said; a NUL would make the sidecar binary data.
+    return out + clean_generated_text(text).strip() + "\n"
 
 
 def by_hand(data: bytes, trigger: str) -> bytes:

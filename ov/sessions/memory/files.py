@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from ov.errors import InvalidInput
+from ov.files import clean_generated_text
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
 
 TRAILER_OPEN = "<!-- MEMORY_FIELDS"
@@ -72,7 +73,7 @@ def render_memory(content: str, meta: Mapping[str, Any]) -> str:
     payload = json.dumps(dict(meta), indent=2, sort_keys=True, ensure_ascii=False)
     # "-->" inside a value would end the comment early; JSON lets us spell ">" as \u003e.
     payload = payload.replace(TRAILER_CLOSE, "--\\u003e")
-    body = content.strip()
+    body = clean_generated_text(content).strip()
     return f"{body}\n\n{TRAILER_OPEN}\n{payload}\n{TRAILER_CLOSE}\n"
 
 

@@ -288,7 +288,8 @@ def validate_candidates(
         except ValidationError as exc:
             warnings.append(f"memory #{number} dropped: {exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}")
             continue
-        problem = _check_item(item.memory_type, item.fields, schemas, when)
+        item.fields, secret = _without_secrets(item.fields)
+        problem = "it states a secret" if secret else _check_item(item.memory_type, item.fields, schemas, when)
         if problem:
             warnings.append(f"memory #{number} ({item.memory_type}) dropped: {problem}")
             continue
@@ -301,6 +302,31 @@ def validate_candidates(
             warnings.append(f"memory #{number} is about a peer, but the session has none: filed as the user's")
         candidates.append(Candidate(item.memory_type, fields, sources, about))
     return candidates, warnings
+
+
+def _without_secrets(fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """``fields`` redacted (:mod:`ov.redact`) and without the content lines that state a secret,
+    as the offline rules leave out such a statement; and whether what is left still holds one
+    (a name, or content that was nothing but secrets). A model may store what the user said
+    verbatim, and a memory is given to every later session of every agent."""
+    from ov.redact.engine import redact
+    from ov.sessions.memory.secrets import states_a_secret
+
+    cleaned: dict[str, Any] = {}
+    for name, value in fields.items():
+        if not isinstance(value, str):
+            cleaned[name] = value
+            continue
+        value = redact(value)[0]
+        if name == CONTENT_FIELD:
+            kept = [line for line in value.splitlines() if not states_a_secret(line)]
+            if value.strip() and not "\n".join(kept).strip():
+                return fields, True
+            value = "\n".join(kept)
+        elif states_a_secret(value):
+            return fields, True
+        cleaned[name] = value
+    return cleaned, False
 
 
 def _check_item(memory_type: str, fields: dict[str, Any], schemas: Mapping[str, MemorySchema], when: datetime) -> str | None:
