@@ -120,6 +120,7 @@ def test_the_models_memories_keep_no_secret_and_no_control_character(ov, ov_home
         {"memory_type": "profile", "fields": {"content": "- Editor: Vim\n- Wifi password: bluebird\n- Shell: zs\u0000h"}, "source_message_ids": ["u1"]},
         {"memory_type": "preferences", "fields": {"subject": "default", "topic": "openai", "content": f"- Uses the OpenAI key {key}"}},
         {"memory_type": "events", "fields": {"event": "wifi_password_is_bluebird", "content": "- The wifi password is bluebird"}},
+        {"memory_type": "events", "fields": {"event": "wifi_password_is_bluebird", "content": "- Set up the office wifi"}},
     ))
     report = ov("commit", "s", "--json").json["result"]
     assert report["failed"] is None and report["memories"] == {"adds": 1, "updates": 0, "deletes": 0}

@@ -323,7 +323,7 @@ def _without_secrets(fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
             if value.strip() and not "\n".join(kept).strip():
                 return fields, True
             value = "\n".join(kept)
-        elif states_a_secret(value):
+        elif states_a_secret(value.replace("_", " ")):  # a file name's words: "wifi_password_is_bluebird"
             return fields, True
         cleaned[name] = value
     return cleaned, False
