@@ -233,6 +233,15 @@ class HandEditConflict(OvError):
     hint = "see them with `ov status`; keep them with `ov snapshot commit -m MESSAGE`"
 
 
+class OtherUsersSpace(OvError):
+    """A URI in another user's space (``viking://user/{other}/...``) where only the current user's
+    is open: any tool of the MCP server (an agent acts for one user), and find and search, which
+    rank the current user's memories and sessions only (:mod:`ov.users`)."""
+
+    code = "other_users_space"
+    hint = "name a URI in your own space (viking://~/...) or a shared scope (viking://resources, viking://agent)"
+
+
 class StoreLocked(OvError):
     code = "store_locked"
     hint = "another ov command is writing; try again (store.lock_timeout sets how long ov waits)"

@@ -664,6 +664,43 @@ def test_glob(ov, docs, pattern, base, expected):
     assert result.json["result"] == expected
 
 
+def test_scope_wide_walks_leave_out_other_users_spaces_and_say_how_many(ov):
+    """(found by an audit: `ov grep zebra` as bob printed alice's memory and her session, which
+    `ov find` never shows him)"""
+    assert ov("remember", "I prefer the zebra diet plan", "--user", "alice").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "zebra: my therapist appointment is on Friday", "--user", "alice").exit_code == 0
+    assert ov("write", "viking://user/carol/peers/p/memories/z.md", "--content", "zebra peer\n").exit_code == 0
+    assert ov("write", "viking://user/bob/notes.md", "--content", "zebra note\n").exit_code == 0
+    assert ov("write", "viking://resources/zoo.md", "--content", "zebra stripes\n").exit_code == 0
+    note = "note: 2 other users' spaces left out (alice, carol); name one to include it: "
+    for base, expected in (("viking://", ["viking://resources/zoo.md", "viking://user/bob/notes.md"]), ("viking://user", ["viking://user/bob/notes.md"])):
+        grep = ov("grep", "zebra", "--uri", base, "--user", "bob")
+        assert grep.exit_code == 0 and grep.stderr == note + "ov grep PATTERN --uri viking://user/alice\n"
+        assert [line.split(":1:")[0] for line in grep.stdout.splitlines()] == expected
+    assert ov("grep", "zebra", "--user", "bob", "--json").json["result"][1] == {"uri": "viking://user/bob/notes.md", "line": 1, "text": "zebra note"}
+    glob = ov("glob", "viking://user/*/**/*.md", "--user", "bob")
+    assert glob.stdout == "viking://user/bob/notes.md\n" and glob.stderr == note + "ov glob PATTERN --uri viking://user/alice\n"
+    assert ov("glob", "**", "--uri", "viking://user", "--user", "bob", "--json").json["result"] == ["viking://user/bob", "viking://user/bob/notes.md"]
+    listed = ov("ls", "-r", "viking://", "--simple", "--user", "bob")
+    assert "alice" not in listed.stdout and "carol" not in listed.stdout and "viking://user/bob/notes.md" in listed.stdout.split()
+    assert listed.stderr == note + "ov ls viking://user/alice\n"
+    assert ov("ls", "viking://user", "--simple", "--user", "bob").stdout == "viking://user/bob\n"
+    tree = ov("tree", "--user", "bob")
+    assert "alice" not in tree.stdout and "carol" not in tree.stdout and "notes.md" in tree.stdout
+    assert tree.stderr == note + "ov tree viking://user/alice\n"
+    # Nothing to leave out: no note. A place inside a shared scope or one's own space meets no other.
+    assert ov("grep", "zebra", "--uri", "viking://resources", "--user", "bob").stderr == ""
+    assert ov("ls", "viking://user/bob", "--user", "bob").stderr == ""
+    # At the terminal the person owns the account's files: another user's space named is read.
+    named = ov("grep", "zebra", "--uri", "viking://user/alice", "--user", "bob").stdout
+    assert "zebra diet plan" in named and "therapist appointment" in named
+    assert ov("ls", "-r", "viking://user/carol", "--simple", "--user", "bob").stdout.split()[-1] == "viking://user/carol/peers/p/memories/z.md"
+    assert ov("edit", "viking://user/carol/peers/p/memories/z.md", "--old", "zebra", "--new", "horse", "--user", "bob").exit_code == 0
+    assert ov("read", "viking://user/carol/peers/p/memories/z.md").stdout == "horse peer\n"
+    alices = ov("ls", "-r", "viking://user/alice/memories", "--simple").stdout.split()[-1]
+    assert ov("forget", alices, "--user", "bob").exit_code == 0 and ov("read", alices).exit_code == 1
+
+
 def test_status_reports_hand_edits_and_snapshot_commit_records_them(ov, docs, ov_home):
     root = ov_home / "accounts/default"
     (root / "resources/readme.md").write_text("hand\n")

@@ -219,6 +219,20 @@ def test_another_users_memories_are_not_found(ov):
     assert found(ov, "favourite editor", "--user", "bob")["total"] == 0
 
 
+def test_a_find_in_another_users_space_says_it_is_not_searched(ov):
+    """(found by an audit: `find zebra --uri viking://user/alice` as bob answered "no results"
+    although alice's memory matches, as if nothing there did)"""
+    assert ov("remember", "My favourite editor is Helix", "--user", "alice").exit_code == 0
+    for command in ("find", "search"):
+        for uri in ("viking://user/alice", "viking://user/alice/memories"):
+            refused = ov(command, "favourite editor", "--uri", uri, "--user", "bob", "--json")
+            assert refused.exit_code == 1 and refused.error["code"] == "other_users_space", refused.stderr
+            assert refused.error["message"] == f"{uri} is another user's space ('alice'), not searched: find and search rank only your own ('bob') and the shared scopes"
+            assert refused.error["hint"] == f"search it as that user (--user alice), or match its lines with `ov grep PATTERN --uri {uri}`"
+    assert found(ov, "favourite editor", "--uri", "viking://user/alice", "--user", "alice")["total"] == 1
+    assert found(ov, "favourite editor", "--uri", "viking://user", "--user", "bob")["total"] == 0
+
+
 def test_session_messages_are_found_one_at_a_time(ov):
     assert ov("session", "new", "--id", "s1").exit_code == 0
     assert ov("session", "add", "s1", "--text", "I went to the climbing gym yesterday").exit_code == 0

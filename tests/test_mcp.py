@@ -539,6 +539,65 @@ def test_the_registered_identity_is_the_one_tools_act_as(ov):
     assert "viking://user/dana/memories/" in _with_client(body, "--user", "dana")
 
 
+def test_the_server_acts_for_one_user_and_opens_no_other_users_space(ov, ov_home):
+    """(found by an audit: bob's server could grep, read, edit and forget alice's memories)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert ov("remember", "I prefer the zebra diet plan", "--user", "alice").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "zebra: my therapist appointment is on Friday", "--user", "alice").exit_code == 0
+    assert ov("write", "viking://user/alice/peers/dr/memories/note.md", "--content", "zebra peer\n").exit_code == 0
+    assert ov("write", "viking://resources/zoo.md", "--content", "zebra stripes\n").exit_code == 0
+    memory = ov("ls", "-r", "viking://user/alice/memories", "--simple", "--user", "alice").stdout.split()[-1]
+    head = _git_head(ov_home)
+    bob = tools.Context.resolve({"user": "bob"}, _os.environ)
+
+    def call(name: str, arguments: dict) -> tuple[bool, str]:
+        result = tools.call(bob, name, arguments)
+        return bool(result.get("isError")), result["content"][0]["text"]
+
+    peer = "viking://user/alice/peers/dr/memories/note.md"
+    refused = [
+        ("read", {"uris": [memory]}),
+        ("read", {"uris": ["viking://resources/zoo.md", peer]}),
+        ("ls", {"uri": "viking://user/alice"}),
+        ("tree", {"uri": "viking://user/alice/sessions"}),
+        ("stat", {"uri": memory}),
+        ("grep", {"pattern": "zebra", "uri": "viking://user/alice"}),
+        ("glob", {"pattern": "viking://user/alice/**"}),
+        ("glob", {"pattern": "**", "uri": "viking://user/alice/peers"}),
+        ("find", {"query": "zebra", "uri": "viking://user/alice"}),
+        ("search", {"query": "zebra", "uri": "viking://user/alice/sessions/s1"}),
+        ("forget", {"uri": memory}),
+        ("edit", {"uri": memory, "old": "zebra", "new": "horse"}),
+        ("write", {"uri": peer, "content": "overwritten"}),
+        ("write", {"uri": "viking://user/alice/memories/new.md", "content": "planted", "mode": "create"}),
+        ("add_resource", {"source": str(ov_home / "config.toml"), "to": "viking://user/alice/resources/x"}),
+    ]
+    for name, arguments in refused:
+        error, text = call(name, arguments)
+        assert error and "another user's space ('alice'); this server acts for user 'bob'" in text, (name, text)
+    assert _git_head(ov_home) == head, "a refused call commits nothing"
+    assert "zebra diet plan" in ov("read", memory).stdout and ov("read", peer).stdout == "zebra peer\n", "nothing was changed"
+    # Scope-wide walks leave alice's space out, as find's ranking does; bob's own and shared files stay.
+    assert call("grep", {"pattern": "zebra"}) == (False, "viking://resources/zoo.md:1: zebra stripes")
+    assert call("grep", {"pattern": "zebra", "uri": "viking://user"}) == (False, "no line matches")
+    assert call("glob", {"pattern": "viking://user/*/memories/**"}) == (False, "no path matches")
+    assert call("ls", {"uri": "viking://user"}) == (False, "(empty)")
+    assert "alice" not in call("ls", {"uri": "viking://", "recursive": True})[1]
+    assert "alice" not in call("tree", {"uri": "viking://", "depth": 5})[1]
+    assert "alice" not in call("find", {"query": "zebra"})[1]
+    # Bob's own space is open, by its name and by ~.
+    assert not call("remember", {"text": "I prefer zebra crossings"})[0]
+    assert call("grep", {"pattern": "crossings", "uri": "viking://user/bob"})[1].startswith("viking://user/bob/memories/")
+    assert not call("ls", {"uri": "viking://~/memories", "recursive": True})[0]
+
+
+def _git_head(ov_home: Path) -> str:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=ov_home / "accounts/default", capture_output=True, text=True, check=True).stdout.strip()
+
+
 def test_calls_are_logged_off_stdout(ov_home):
     async def body(client):
         await _call(client, "find", {"query": "anything"})
@@ -954,8 +1013,9 @@ def test_a_hint_that_reaches_a_tool_names_the_tool_and_its_arguments_not_the_com
          'read it with `read {"uris": ["viking://resources/a.md"]}`', "read it with `ov read viking://resources/a.md`"),
         ("read", {"uris": [memories]}, ["read", memories],
          f'keep one with `remember {{"text": …}}`; `ls {{"uri": "{memories}"}}` lists them', f"keep one with `ov remember TEXT`; `ov ls {memories}` lists them"),
+        # The server acts for one user: another's space is refused before it is read; the terminal reads it.
         ("read", {"uris": ["viking://user/alice/memories"]}, ["read", "viking://user/alice/memories"],
-         'keep one with `ov remember` in a terminal (the `remember` tool takes no `user`); `ls {"uri": "viking://user/alice/memories"}` lists them',
+         'use your own space (viking://~/...) or a shared scope; `ls {"uri": "viking://"}` lists what is open',
          "keep one with `ov remember TEXT --user alice`; `ov ls viking://user/alice/memories` lists them"),
         ("forget", {"uri": "viking://~/memories/preferences/x.md"}, ["forget", "viking://~/memories/preferences/x.md"],
          'list memories with `ls {"uri": "viking://~/memories", "recursive": true}`', "list memories with `ov ls 'viking://~/memories' --recursive`"),

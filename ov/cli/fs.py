@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, styled
+from ov.cli.output import emit, note, plain, short, styled
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.lines import lines_of
@@ -44,7 +44,8 @@ def ls(
 ) -> None:
     """List a directory."""
     store = runtime().store
-    entries = store.ls(store.uri(uri), recursive=recursive, show_all=show_all)
+    base = store.uri(uri)
+    entries = store.ls(base, recursive=recursive, show_all=show_all)
 
     def human() -> None:
         if simple or not styled():
@@ -54,6 +55,7 @@ def ls(
         _entries_table(entries, recursive)
 
     emit([dataclasses.asdict(e) for e in entries], human)
+    _others_left_out(store, base, "ov ls")
 
 
 def tree(
@@ -63,7 +65,8 @@ def tree(
 ) -> None:
     """Show a directory and everything below it as a tree."""
     store = runtime().store
-    root = store.tree(store.uri(uri), depth=level, show_all=show_all)
+    base = store.uri(uri)
+    root = store.tree(base, depth=level, show_all=show_all)
 
     def human() -> None:
         if styled():
@@ -89,6 +92,7 @@ def tree(
                 plain(line)
 
     emit(_tree_dict(root), human)
+    _others_left_out(store, base, "ov tree")
 
 
 def stat(uri: UriArg) -> None:
@@ -161,7 +165,8 @@ def grep(
     from ov.retrieval.grep import grep as run_grep
 
     store = runtime().store
-    matches = list(run_grep(store, pattern, store.uri(uri), ignore_case=ignore_case, show_all=show_all, limit=max_count))
+    base = store.uri(uri)
+    matches = list(run_grep(store, pattern, base, ignore_case=ignore_case, show_all=show_all, limit=max_count))
 
     def human() -> None:
         if styled():
@@ -177,6 +182,7 @@ def grep(
                 plain(f"{m.uri}:{m.line}:{m.text}")
 
     emit([dataclasses.asdict(m) for m in matches], human)
+    _others_left_out(store, base, "ov grep PATTERN --uri")
     if not matches:
         raise typer.Exit(1)  # as grep(1) does: a script can write `if ov grep PATTERN; then`
 
@@ -188,10 +194,25 @@ def glob(
 ) -> None:
     """Find files and directories whose path matches a pattern."""
     from ov.retrieval.grep import glob as run_glob
+    from ov.retrieval.grep import glob_base
 
     store = runtime().store
-    matches = run_glob(store, pattern, store.uri(uri), show_all=show_all)
+    base = store.uri(uri)
+    matches = run_glob(store, pattern, base, show_all=show_all)
     emit(matches, lambda: [plain(m) for m in matches])
+    _others_left_out(store, glob_base(store, pattern, base)[0], "ov glob PATTERN --uri")
+
+
+def _others_left_out(store, base, command: str) -> None:
+    """Say on stderr how many other users' spaces a walk from ``base`` left out (one listing of
+    viking://user), and how to include one: at the terminal, naming it is allowed."""
+    from ov.users import others_below
+
+    left = others_below(store, base)
+    if left:
+        names = ", ".join(u.name for u in left[:3]) + (", ..." if len(left) > 3 else "")
+        spaces = counted(len(left), "other user's space", "other users' spaces")
+        note(f"{spaces} left out ({names}); name one to include it: {command} viking://user/{left[0].name}")
 
 
 # --- writing -----------------------------------------------------------------

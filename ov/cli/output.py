@@ -94,6 +94,11 @@ def warn(message: str) -> None:
     sys.stderr.write(f"warning: {message}\n")
 
 
+def note(message: str) -> None:
+    """Something the result leaves out on purpose, on stderr: not a problem, so not a warning."""
+    sys.stderr.write(f"note: {message}\n")
+
+
 def error(err: OvError, as_json: bool) -> None:
     """Say what went wrong on stderr. A reader of it that went away (`ov restore X 2>&1 | head -1`)
     does not turn the failure into success: the message is dropped, and the caller still exits

@@ -29,6 +29,7 @@ import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 
+from ov import users
 from ov.files import looks_binary
 from ov.store import sidecar
 
@@ -91,7 +92,7 @@ class Record:
 def classify(path: str) -> tuple[str, str]:
     """(context type, owner) of a store path."""
     parts = path.split("/")
-    owner = parts[1] if parts[0] == "user" and len(parts) > 1 else ""
+    owner = users.owner(parts)
     rest = parts[2:] if owner else parts[1:]
     if owner and rest[:1] == ["peers"] and len(rest) > 2:
         rest = rest[2:]  # a peer's folders have the user's shape

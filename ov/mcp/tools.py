@@ -132,7 +132,8 @@ class Context:
 
         config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
-        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via)
+        # Confined: the server acts for one user, so no tool reads or changes another's space.
+        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True)
 
 
 def call(context: Context, name, arguments, record: dict | None = None) -> dict:

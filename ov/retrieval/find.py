@@ -98,10 +98,14 @@ def search_scope(store, text: str | None):
     """The URI a find or search looks below, from ``--uri`` or a tool's ``uri``: a place that does
     not exist is NotFound (a typo used to answer "no results", as if the place were empty), but a
     user's root and folders (memories before the first one) are places already
-    (:func:`ov.uri.standing_folder`)."""
+    (:func:`ov.uri.standing_folder`). Another user's space is refused: its records are never ranked
+    for this user (:func:`ov.users.require_searchable`)."""
+    from ov.users import require_searchable
+
     if not text:
         return None
     uri = store.uri(text)
+    require_searchable(uri, store.identity.user)
     store.require(uri)
     return uri
 

@@ -13,6 +13,7 @@ from ov.files import looks_binary
 from ov.lines import lines_of
 from ov.store.store import Store
 from ov.uri import SCHEME, VikingURI, nfc
+from ov.users import others_below
 
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -49,7 +50,8 @@ def grep(
     show_all: bool = False,
     limit: int | None = None,
 ) -> Iterator[GrepMatch]:
-    """Lines matching ``pattern`` in the text files below ``base``, in path order.
+    """Lines matching ``pattern`` in the text files below ``base``, in path order; other users'
+    spaces are left out of a grep of the root or ``viking://user`` (:func:`ov.users.others_below`).
 
     Matched by the ``regex`` package, ``re``'s syntax with a time limit (:data:`GREP_SECONDS`)
     and a matcher that avoids much of the backtracking that makes ``re`` hang."""
@@ -75,7 +77,7 @@ def grep(
     whole = None if _lines_only(pattern) else engine.compile(pattern, (engine.IGNORECASE if ignore_case else 0) | engine.MULTILINE)
     deadline = time.monotonic() + GREP_SECONDS
     found = 0
-    for uri, path in store.walk_files(base, show_all=show_all):
+    for uri, path in store.walk_files(base, show_all=show_all, leave_out=frozenset(others_below(store, base))):
         try:
             st = path.lstat()
             # Only regular files are read: a named pipe put there by hand would block for ever.
@@ -201,21 +203,22 @@ def glob(store: Store, pattern: str, base: VikingURI, *, show_all: bool = False)
 
     ``*`` matches within one segment, ``**`` any number of segments, ``?`` one
     character, ``[abc]`` a character class. A pattern may also be a whole
-    ``viking://`` URI, whose fixed leading segments then become the base.
+    ``viking://`` URI, whose fixed leading segments then become the base. Other users' spaces
+    are left out of a base that is the root or ``viking://user``, as :func:`grep` leaves them out.
     """
-    if pattern.startswith(SCHEME):
-        base, pattern = _split_uri_pattern(store, pattern)
+    base, pattern = glob_base(store, pattern, base)
     pattern = pattern.strip("/")
     if not pattern:
         raise InvalidInput("empty glob pattern")
     # Names compared in NFC, as URIs are: `café*` finds a file stored under a decomposed name.
     regex = compile_glob(nfc(pattern))
     matches = []
-    for uri, _path in store.walk_files(base, show_all=show_all):
+    leave_out = frozenset(others_below(store, base))
+    for uri, _path in store.walk_files(base, show_all=show_all, leave_out=leave_out):
         if regex.fullmatch(nfc(uri.relative_to(base))):
             matches.append(str(uri))
     # Directories match too (e.g. `resources/*`), without walking into them twice.
-    for uri in _dirs(store, base, show_all):
+    for uri in _dirs(store, base, show_all, leave_out):
         if regex.fullmatch(nfc(uri.relative_to(base))):
             matches.append(str(uri))
     return sorted(set(matches))
@@ -258,7 +261,11 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         raise InvalidInput(f"invalid glob pattern {quote(pattern)}: {exc}") from None
 
 
-def _split_uri_pattern(store: Store, pattern: str) -> tuple[VikingURI, str]:
+def glob_base(store: Store, pattern: str, base: VikingURI) -> tuple[VikingURI, str]:
+    """The base a glob walks from and the pattern relative to it: ``base``, unless ``pattern`` is
+    a whole URI, whose segments up to the first wildcard are the base."""
+    if not pattern.startswith(SCHEME):
+        return base, pattern
     segments = pattern[len(SCHEME) :].split("/")
     fixed = []
     for seg in segments:
@@ -269,8 +276,8 @@ def _split_uri_pattern(store: Store, pattern: str) -> tuple[VikingURI, str]:
     return store.uri(SCHEME + "/".join(fixed)), rest
 
 
-def _dirs(store: Store, base: VikingURI, show_all: bool) -> Iterator[VikingURI]:
-    for child in store.entries(base, show_all):
+def _dirs(store: Store, base: VikingURI, show_all: bool, leave_out: frozenset[VikingURI]) -> Iterator[VikingURI]:
+    for child in store.entries(base, show_all, leave_out):
         if child.entry.is_dir:
             yield child.uri
-            yield from _dirs(store, child.uri, show_all)
+            yield from _dirs(store, child.uri, show_all, leave_out)

@@ -44,6 +44,7 @@ from ov.files import looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
+from ov import users
 from ov.store import sidecar
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore
 from ov.store.lock import WriteLock
@@ -123,11 +124,18 @@ class Store:
     :meth:`missing_account`), before anything is read or created: a mistyped ``--account`` would
     otherwise read as an empty store. Opened to write (the default), the store creates its
     account with its first commit. The flag is checked here only; it forbids nothing later.
+
+    ``confined``: opened for an agent acting for its user (the MCP server): every URI :meth:`uri`
+    reads that lies in another user's space is refused (:func:`ov.users.require_own`), so no
+    tool can read or change it. Opened at the terminal, the person owns the account's files.
     """
 
-    def __init__(self, home: Home, identity: Identity, config: Config, *, read_only: bool = False, via: str | None = None) -> None:
+    def __init__(
+        self, home: Home, identity: Identity, config: Config, *, read_only: bool = False, via: str | None = None, confined: bool = False
+    ) -> None:
         self.home = home
         self.identity = identity
+        self.confined = confined
         self.config = config
         self.root = home.account_dir(identity.account)
         self.state = home.state_dir(identity.account)
@@ -169,15 +177,22 @@ class Store:
         return AccountNotFound(f"account {self.identity.account!r}{origin} does not exist in {self.root.parent} (accounts: {named})")
 
     def uri(self, text: str) -> VikingURI:
-        """The URI ``text`` names in this store (see :meth:`on_disk`)."""
-        return self.on_disk(parse(text, self.identity.user))
+        """The URI ``text`` names in this store (see :meth:`on_disk`); one in another user's space
+        is refused when the store is ``confined``."""
+        return self.on_disk(self._parsed(text))
+
+    def _parsed(self, text: str) -> VikingURI:
+        uri = parse(text, self.identity.user)
+        if self.confined:
+            users.require_own(uri, self.identity.user)
+        return uri
 
     def move_target(self, source: VikingURI, text: str) -> VikingURI:
         """The URI ``text`` names as the new place of ``source``, as :meth:`uri` reads it, except
         that ``source``'s own name in NFC is that new name, not ``source`` again: renaming a name
         stored decomposed to its composed form is how a store from before names were normalised
         is repaired."""
-        typed = parse(text, self.identity.user)
+        typed = self._parsed(text)
         target = self.on_disk(typed)
         if target == source and typed.name != source.name:
             return VikingURI((*target.parts[:-1], typed.name))
@@ -278,21 +293,26 @@ class Store:
     # --- reading ------------------------------------------------------------
 
     def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
-        """The entries of a directory (depth first with ``recursive``); a file lists itself, as ls(1) does."""
+        """The entries of a directory (depth first with ``recursive``); a file lists itself, as ls(1) does.
+        Other users' spaces are left out of a listing of the root or ``viking://user`` (:func:`ov.users.others_below`)."""
         path = self._existing(uri)
         if path.is_file():
             return [self._entry(uri, path, is_dir=False)]
+        return self._ls(uri, recursive, show_all, frozenset(users.others_below(self, uri)))
+
+    def _ls(self, uri: VikingURI, recursive: bool, show_all: bool, leave_out: frozenset[VikingURI]) -> list[Entry]:
         out: list[Entry] = []
-        for child in self.entries(uri, show_all):
+        for child in self.entries(uri, show_all, leave_out):
             out.append(child.entry)
             if recursive and child.entry.is_dir:
-                out.extend(self.ls(child.uri, recursive=True, show_all=show_all))
+                out.extend(self._ls(child.uri, True, show_all, leave_out))
         return out
 
     def tree(self, uri: VikingURI, *, depth: int | None = None, show_all: bool = False) -> TreeNode:
+        """The tree below a directory, other users' spaces left out as :meth:`ls` leaves them out."""
         self._require_dir(uri)
         node = TreeNode(str(uri), uri.name or "viking://", "directory")
-        self._fill_tree(node, uri, depth, show_all)
+        self._fill_tree(node, uri, depth, show_all, frozenset(users.others_below(self, uri)))
         return node
 
     def stat(self, uri: VikingURI) -> dict:
@@ -353,22 +373,25 @@ class Store:
     def overview(self, uri: VikingURI) -> str:
         return self._sidecar_body(uri, sidecar.OVERVIEW, "overview (L1)")
 
-    def walk_files(self, uri: VikingURI, *, show_all: bool = False) -> Iterator[tuple[VikingURI, Path]]:
-        """Every file below ``uri`` (or ``uri`` itself when it is a file), in sorted order."""
+    def walk_files(self, uri: VikingURI, *, show_all: bool = False, leave_out: frozenset[VikingURI] = frozenset()) -> Iterator[tuple[VikingURI, Path]]:
+        """Every file below ``uri`` (or ``uri`` itself when it is a file), in sorted order,
+        except those below the places in ``leave_out``."""
         path = self._existing(uri)
         if path.is_file():
             yield uri, path
             return
         if uri.is_root:
             for scope in PUBLIC_SCOPES:
-                yield from self.walk_files(VikingURI((scope,)), show_all=show_all)
+                yield from self.walk_files(VikingURI((scope,)), show_all=show_all, leave_out=leave_out)
             return
         # scan, not entries: an Entry costs a stat a file and a summary read a folder, which a
         # walk never uses (a large move lists its folder again under the write lock).
         for item, is_dir in self.scan(uri, show_all):
             child = VikingURI((*uri.parts, item.name))
+            if child in leave_out:
+                continue
             if is_dir:
-                yield from self.walk_files(child, show_all=show_all)
+                yield from self.walk_files(child, show_all=show_all, leave_out=leave_out)
             else:
                 yield child, Path(item.path)
 
@@ -669,8 +692,9 @@ class Store:
             raise NotADirectory(f"{uri} is a file", hint=f"read it with {proposal('read', uri=str(uri))}")
         return path
 
-    def entries(self, uri: VikingURI, show_all: bool) -> Iterator[Child]:
-        """The children of a directory in name order; names that are not valid URI segments are skipped."""
+    def entries(self, uri: VikingURI, show_all: bool, leave_out: frozenset[VikingURI] = frozenset()) -> Iterator[Child]:
+        """The children of a directory in name order, but those in ``leave_out``; names that are not
+        valid URI segments are skipped."""
         path = self.path(uri)
         if uri.is_root:
             for scope in PUBLIC_SCOPES:
@@ -679,6 +703,8 @@ class Store:
             return
         for item, is_dir in self.scan(uri, show_all):
             child_uri = VikingURI((*uri.parts, item.name))
+            if child_uri in leave_out:
+                continue
             yield Child(self._entry(child_uri, Path(item.path), is_dir=is_dir, dirent=item), Path(item.path), child_uri)
 
     def scan(self, uri: VikingURI, show_all: bool = False) -> Iterator[tuple[os.DirEntry, bool]]:
@@ -713,15 +739,15 @@ class Store:
             return Entry(str(uri), uri.name, "directory", None, _iso(st.st_mtime), abstract)
         return Entry(str(uri), uri.name, "file", st.st_size, _iso(st.st_mtime))
 
-    def _fill_tree(self, node: TreeNode, uri: VikingURI, depth: int | None, show_all: bool) -> None:
+    def _fill_tree(self, node: TreeNode, uri: VikingURI, depth: int | None, show_all: bool, leave_out: frozenset[VikingURI]) -> None:
         if depth is not None and depth <= 0:
-            node.truncated = any(True for _ in self.entries(uri, show_all))
+            node.truncated = any(True for _ in self.entries(uri, show_all, leave_out))
             return
-        for child in self.entries(uri, show_all):
+        for child in self.entries(uri, show_all, leave_out):
             entry = child.entry
             sub = TreeNode(entry.uri, entry.name, entry.type)
             if entry.is_dir:
-                self._fill_tree(sub, child.uri, None if depth is None else depth - 1, show_all)
+                self._fill_tree(sub, child.uri, None if depth is None else depth - 1, show_all, leave_out)
             node.children.append(sub)
 
     def _sidecar_body(self, uri: VikingURI, name: str, label: str) -> str:
