@@ -28,7 +28,7 @@ from typing import Annotated, Any, Literal
 
 from ov.errors import ConfigError, InvalidId, quote
 from ov.files import atomic_write
-from ov.home import Home
+from ov.home import Home, make_private
 from ov.identity import validate_id
 
 CONFIG_VERSION = 1
@@ -397,6 +397,7 @@ def load_config(home: Home) -> LoadedConfig:
         try:
             invalid = [dataclasses.asdict(value) for value in loaded.invalid]
             payload = {"key": key, "config": loaded.config.as_dict(), "invalid": invalid, "unknown": list(loaded.unknown)}
+            make_private(home.root, "state")
             atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
         except OSError:
             pass  # the cache only saves time; a read-only home still works
@@ -528,6 +529,7 @@ def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:
         said = "; ".join(value.problem if value.key == key else value.describe() for value in added)
         raise ConfigError(f"{quote(text)} is not a valid value for {key}: {said}", hint=f"{path} is unchanged")
     if changed:
+        make_private(home.root)
         atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
     return dataclasses.replace(after, exists=raw is not None or changed)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -19,7 +20,8 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
     The bytes go to a temporary file in the same directory, which is then
     renamed over the target (``rename`` is atomic within one file system).
     ``durable`` also flushes the data to disk before the rename, so that it
-    survives a power cut, not only a crash of ov.
+    survives a power cut, not only a crash of ov. A file replaced keeps its
+    permissions; ``mode`` is those of a new file (default: what the umask allows).
     """
     tmp, fd = _temp_beside(path, data, mode)
     try:
@@ -67,15 +69,39 @@ def atomic_write_all(items: list[tuple[Path, bytes]] | list[tuple[Path, bytes, i
 def _temp_beside(path: Path, data: bytes, mode: int | None) -> tuple[Path, int]:
     """A new temporary file next to ``path`` holding ``data``, still open: (its path, its fd)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    # os.urandom(n).hex() is what secrets.token_hex does, without importing secrets (random, hmac,
-    # base64) into every ov process: a stop hook took 3.4 ms less (150 alternating pairs).
-    tmp = path.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if mode is None else mode)
+    tmp, fd = replacement_beside(path, mode)
     try:
         _write_fully(fd, data)
     except BaseException:
         _abandon(tmp, fd)
         raise
+    return tmp, fd
+
+
+def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") -> tuple[Path, int]:
+    """An empty temporary file in ``path``'s folder, open for writing, to be renamed over
+    ``path``: (its path, its fd). Every atomic replace of ov starts here.
+
+    It has the permissions of the file it will replace, when there is one: a rename does not
+    carry them over, and a config or a backup the user made private (0600) must not come back
+    readable by everyone. A new file gets ``mode`` (None: 0666), narrowed by the umask as any.
+    The permissions are set before a byte is written, so nobody can open it while it is wider."""
+    try:
+        st = os.stat(path)
+        kept = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+    except OSError:
+        kept = None  # no file there yet (or none ov may look at): a new file's mode
+    # os.urandom(n).hex() is what secrets.token_hex does, without importing secrets (random, hmac,
+    # base64) into every ov process: a stop hook took 3.4 ms less (150 alternating pairs).
+    tmp = path.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}{suffix}"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, (0o666 if mode is None else mode) if kept is None else 0o600)
+    if kept is not None:
+        try:
+            # Not the umask's narrowing: the replaced file's bits exactly (a group-writable 0664 stays so).
+            os.fchmod(fd, kept)
+        except BaseException:
+            _abandon(tmp, fd)
+            raise
     return tmp, fd
 
 
@@ -197,8 +223,6 @@ def special_kind(mode: int) -> str | None:
     """"named pipe", "socket" or "device" for such an ``st_mode``; None for a regular file, a
     directory or a symbolic link (callers that refuse links do so on their own). Opening a
     named pipe blocks until some other process writes to it, so nothing ov reads may be one."""
-    import stat
-
     if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
         return None
     if stat.S_ISFIFO(mode):

@@ -185,6 +185,29 @@ def unprivileged() -> list[str]:
     return prefix
 
 
+@pytest.fixture
+def umask_022():
+    """The umask most systems give (022, files 0644 unless ov says otherwise), for the tests of
+    the permissions ov gives its files; the runner's own is restored after."""
+    old = os.umask(0o022)
+    yield
+    os.umask(old)
+
+
+@pytest.fixture
+def other_user() -> list[str]:
+    """The prefix of a command line that runs a process as another local user (nobody, uid
+    65534), to check what ov's files show them. Skipped unless root, who alone can switch."""
+    import shutil
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("only root can run a process as another user here")
+    prefix = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    if subprocess.run([*prefix, "true"], capture_output=True, check=False).returncode != 0:
+        pytest.skip("setpriv cannot switch to uid 65534 here")
+    return prefix
+
+
 def set_writable(path: Path, writable: bool) -> None:
     """Give or take the write permission of everything below ``path`` (itself included)."""
     for folder, _dirs, files in os.walk(path):

@@ -452,6 +452,16 @@ def test_set_creates_the_file_and_home(tmp_path: Path) -> None:
     assert load_config(home).config.output.color == "always"
 
 
+def test_set_makes_a_private_home_and_keeps_the_files_permissions(tmp_path: Path, umask_022) -> None:
+    home = Home(tmp_path / "fresh" / "ovhome")
+    set_value(home, "output.color", "always")
+    assert (home.root.stat().st_mode & 0o777, home.root.parent.stat().st_mode & 0o777) == (0o700, 0o755)  # the home only
+    home.config_path.chmod(0o600)
+    set_value(home, "output.color", "never")
+    assert home.config_path.stat().st_mode & 0o777 == 0o600  # the rewrite did not widen it
+    assert load_config(home).config.output.color == "never"
+
+
 @pytest.mark.parametrize("key", ["store.nope", "nope", "store", "version", "identity", "Store.lock_timeout"])
 def test_set_unknown_key_fails_and_leaves_file(ov, home: Home, key: str) -> None:
     original = b"# my settings\nstore:\n  lock_timeout: 3\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 
 from tests.llm_server import API_KEY, API_KEY_ENV, llm_config, llm_server  # noqa: F401  (pytest fixtures)
 
@@ -97,3 +98,19 @@ def test_doctor_counts_one_record_in_the_singular(ov):
     assert ov("find", "alpha").exit_code == 0
     checks = {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}
     assert checks["index"]["detail"] == "1 record, 1 vector, at HEAD"
+
+
+def test_doctor_warns_when_other_users_can_get_into_the_home(ov, ov_home, umask_022):
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    _code, checks = _checks(ov)
+    assert checks["home"]["status"] == "ok" and checks["home"]["mode"] == "0700"  # as ov made it
+    os.chmod(ov_home, 0o711)  # enter only: a path one can guess (a session's) is still readable
+    code, checks = _checks(ov)
+    assert code == 0 and checks["home"]["status"] == "warn" and checks["home"]["mode"] == "0711"
+    assert checks["home"]["fix"] == f"chmod 700 {ov_home}"
+    assert os.stat(ov_home).st_mode & 0o777 == 0o711  # doctor changes nothing
+
+
+def test_doctor_has_no_home_finding_before_there_is_a_home(ov, ov_home):
+    _code, checks = _checks(ov)
+    assert "home" not in checks and not ov_home.exists()

@@ -249,6 +249,12 @@ def test_malformed_input_gets_the_no_op_answer_and_a_logged_reason(host, data, o
             assert "nested too deeply" in record["error"], record["error"]
 
 
+def test_a_hook_that_runs_first_makes_the_home_private(ov_home, umask_022):
+    assert _hook("claude", "session-start", b"not json") == NO_OP["claude"]
+    log = hooklog.log_path(ov_home)
+    assert [p.stat().st_mode & 0o777 for p in (ov_home, log.parent, log)] == [0o700, 0o700, 0o600]
+
+
 def test_the_log_is_rotated_past_its_limit_and_read_with_the_older_file(ov_home):
     """The rotation the MCP server's log shares (ov.files.append_log)."""
     from ov.files import LOG_MAX_BYTES

@@ -251,6 +251,20 @@ def test_add_resource_keeps_no_secret_of_its_reason_or_a_failed_url(ov_home, tmp
         assert token not in kept and "S3cretPassw0rd" not in kept
 
 
+def test_the_servers_log_is_private_and_so_is_the_home_it_makes(ov_home, umask_022):
+    import io
+
+    from ov.mcp import server as server_module
+
+    ls = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "ls", "arguments": {"uri": "viking://"}}}
+    out = io.BytesIO()
+    assert server_module.Server(out=out).serve(io.BytesIO((json.dumps(ls) + "\n").encode())) == 0
+    log = ov_home / "logs" / "mcp.jsonl"
+    assert [json.loads(line)["tool"] for line in log.read_text().splitlines()] == ["ls"]
+    assert [p.stat().st_mode & 0o777 for p in (ov_home, log.parent, log)] == [0o700, 0o700, 0o600]
+    assert sorted(p.name for p in ov_home.iterdir()) == ["logs"]  # a read: nothing else
+
+
 # `ov mcp` with a thread still running when it is done (a library's, say): the process then exits
 # through Python's own shutdown, which flushes stdout once more.
 THREAD_LEFT_PROBE = (

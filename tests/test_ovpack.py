@@ -757,6 +757,56 @@ def test_an_export_removes_what_a_killed_export_left_in_its_folder(ov, project, 
     assert not stale.exists() and fresh.exists()  # one still being written by another export is left
 
 
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_pack_ov_writes_is_readable_by_its_user_only(ov, project, tmp_path, umask_022):
+    """A pack holds everything (a backup: every transcript and memory) and may lie in any folder."""
+    exported, _ = _export(ov, tmp_path)
+    assert ov("backup", str(tmp_path / "all.ovpack")).exit_code == 0
+    assert (_mode(exported), _mode(tmp_path / "all.ovpack")) == (0o600, 0o600)
+
+
+def test_a_pack_written_again_keeps_the_permissions_it_had(ov, project, tmp_path, umask_022):
+    dest = tmp_path / "all.ovpack"
+    assert ov("backup", str(dest)).exit_code == 0
+    dest.chmod(0o640)  # the user shares backups with a group
+    first = dest.read_bytes()
+    assert ov("write", "viking://resources/new.md", "--content", "new\n").exit_code == 0
+    assert ov("backup", str(dest)).exit_code == 0
+    assert dest.read_bytes() != first and _mode(dest) == 0o640
+
+
+@pytest.mark.parametrize("command", ["backup", "export"])
+def test_a_pack_written_to_a_symbolic_link_goes_to_the_file_it_names(ov, project, tmp_path, umask_022, command):
+    """As `tar -f` or `zip` would: the link (say into a synced folder) stays a link."""
+    synced = tmp_path / "synced"
+    synced.mkdir()
+    link = tmp_path / "latest.ovpack"
+    link.symlink_to(Path("synced") / "backup.ovpack")  # relative, and nothing there yet
+    args = (command, str(link)) if command == "backup" else (command, project, str(link))
+    for _ in range(2):  # made through the dangling link, then replaced through it
+        result = ov(*args, "--json")
+        assert result.exit_code == 0, result.stderr
+        assert link.is_symlink() and os.readlink(link) == str(Path("synced") / "backup.ovpack")
+        with zipfile.ZipFile(synced / "backup.ovpack") as zf:
+            manifest = json.loads(zf.read(next(n for n in zf.namelist() if n.endswith("/_ovpack/manifest.json"))))
+        assert manifest["root"]["uri"] == ("viking://" if command == "backup" else project)
+        assert _mode(synced / "backup.ovpack") == 0o600
+        assert result.json["result"]["package_bytes"] == (synced / "backup.ovpack").stat().st_size
+    assert sorted(p.name for p in synced.iterdir()) == ["backup.ovpack"]  # no temporary left beside it
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_symbolic_link_into_the_home_is_refused(ov, project, tmp_path, ov_home):
+    link = tmp_path / "sneaky.ovpack"
+    link.symlink_to(ov_home / "state" / "x.ovpack")
+    refused = ov("backup", str(link), "--json")
+    assert refused.exit_code == 2 and "inside ov's home" in refused.error["message"]
+    assert not (ov_home / "state" / "x.ovpack").exists() and link.is_symlink()
+
+
 def test_a_pack_of_an_internal_scope_is_refused_by_import_and_restore_without_a_circle(ov, tmp_path):
     """import said "a backup of a whole account: use ov restore", and restore said "not a backup:
     use ov import", for a pack of a scope nothing is imported into."""

@@ -38,6 +38,35 @@ def test_new_add_show_list(ov, ov_home):
     assert len(lines) == 2 and all(json.loads(line)["id"] for line in lines)
 
 
+def test_another_local_user_cannot_read_a_transcript(ov, monkeypatch, umask_022, other_user):
+    """Under the usual umask a transcript is 0644, like any file: the home ov makes 0700 is what
+    keeps other users out. (pytest's own temporary folders are 0700 already, which would keep
+    them out of anything: the home is put in a folder anyone may enter.)"""
+    import shutil
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="ov-perms-"))
+    try:
+        os.chmod(base, 0o755)
+        home = base / "ovhome"
+        monkeypatch.setenv("OV_HOME", str(home))
+        assert ov("session", "add", "s1", "--text", "We deploy on Tuesdays.").exit_code == 0
+        transcript = session_dir(home, "s1") / "messages.jsonl"
+        assert "Tuesdays" in transcript.read_text()
+        assert os.stat(home).st_mode & 0o777 == 0o700
+
+        def read_by_other() -> subprocess.CompletedProcess:
+            return subprocess.run([*other_user, "cat", str(transcript)], capture_output=True, check=False)
+
+        refused = read_by_other()
+        assert refused.returncode != 0 and b"Permission denied" in refused.stderr
+        for folder in (home, home / "accounts"):  # as ov made them before: the same file is theirs to read
+            os.chmod(folder, 0o755)
+        assert b"Tuesdays" in read_by_other().stdout
+    finally:
+        shutil.rmtree(base)
+
+
 def test_add_creates_the_session_and_each_add_is_one_commit(ov, ov_home):
     for text in ("one", "two", "three"):
         assert ov("session", "add", "auto", "--text", text).exit_code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import re
 import shutil
 import subprocess
@@ -506,6 +507,57 @@ def test_a_store_opened_to_write_creates_the_account_beside_others(store: Store,
     work.write(work.uri("viking://resources/a.md"), b"a\n")
     assert Home(ov_home).accounts() == ["default", "work"]
     assert Store(Home(ov_home), Identity(account="work"), Config(), read_only=True).read(work.uri("viking://resources/a.md")).content == "a\n"
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o7777
+
+
+def test_the_home_ov_creates_is_private_to_its_user(store: Store, ov_home: Path, umask_022):
+    """Transcripts and memories are plain text files the umask makes 0644: the home and the
+    folders ov makes at its top are 0700, so other local users cannot reach them."""
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    assert {p.name: _mode(p) for p in (ov_home, ov_home / "accounts", ov_home / "state")} == {"ovhome": 0o700, "accounts": 0o700, "state": 0o700}
+    assert _mode(store.root / "resources" / "a.md") == 0o644  # files keep the umask's: the home is the fence
+
+
+def test_a_home_the_user_made_keeps_its_permissions(ov_home: Path, umask_022):
+    ov_home.mkdir()
+    os.chmod(ov_home, 0o750)
+    store = Store(Home(ov_home), Identity(), Config())
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    assert _mode(ov_home) == 0o750  # the user's choice (`ov doctor` warns about it)
+    assert _mode(ov_home / "accounts") == _mode(ov_home / "state") == 0o700  # what ov made itself
+
+
+def test_a_read_makes_no_home(ov_home: Path, umask_022):
+    store = Store(Home(ov_home), Identity(), Config(), read_only=True)
+    assert [e.name for e in store.ls(store.uri("viking://"))] == ["agent", "resources", "user"]
+    assert not ov_home.exists()
+
+
+def test_an_atomic_replace_keeps_the_permissions_of_the_file_it_replaces(tmp_path: Path, umask_022):
+    from ov.files import atomic_write, atomic_write_all
+
+    private, shared, new, new_private = (tmp_path / n for n in ("private", "shared", "new", "new-private"))
+    private.write_bytes(b"old")
+    private.chmod(0o600)
+    shared.write_bytes(b"old")
+    shared.chmod(0o664)  # wider than the umask gives: kept exactly all the same
+    atomic_write(private, b"new")
+    atomic_write(shared, b"new", mode=0o600)  # mode is a new file's: the file there keeps its own
+    atomic_write(new, b"new")
+    atomic_write(new_private, b"new", mode=0o600)
+    assert {p.name: (p.read_bytes(), _mode(p)) for p in (private, shared, new, new_private)} == {
+        "private": (b"new", 0o600),
+        "shared": (b"new", 0o664),
+        "new": (b"new", 0o644),
+        "new-private": (b"new", 0o600),
+    }
+    private.chmod(0o640)
+    atomic_write_all([(private, b"both"), (shared, b"both")])
+    assert (_mode(private), _mode(shared), private.read_bytes()) == (0o640, 0o664, b"both")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "new-private", "private", "shared"]  # no temporary left
 
 
 def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_home: Path):

@@ -46,6 +46,9 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
     """``indices``: the store's :class:`~ov.index.sync.Indices` as a long-lived process keeps
     them (the MCP server: its embedder and vectors stay loaded from one check to the next)."""
     checks = [_config(loaded_config), _identity(store.identity), _store(store)]
+    private = _private(store.home.root)
+    if private is not None:
+        checks.append(private)
     writable = _writable(store) if store.exists else None
     if writable is not None:
         checks.append(writable)
@@ -107,6 +110,29 @@ def _store(store) -> Check:
         return Check("store", "warn", f"no store at {store.root} yet", "the first write creates it (or run `ov init`)")
     head = store.git.head()
     return Check("store", "ok", f"{store.root} at {head.decode()[:10] if head else '-'}")
+
+
+def _private(root) -> Check | None:
+    """Whether other local users can get at the home (None when there is none yet). Any access
+    counts, not only reading: with execute alone, a path they can guess (a session's
+    ``messages.jsonl``) is still theirs to open. ov makes its home 0700 but never changes one
+    the user made: it says so here."""
+    import shlex
+    import stat
+
+    try:
+        mode = stat.S_IMODE(os.stat(root).st_mode)
+    except OSError:
+        return None
+    if mode & 0o077:
+        return Check(
+            "home",
+            "warn",
+            f"{root} is open to other users (mode {mode:04o}): they can read the transcripts and memories in it",
+            f"chmod 700 {shlex.quote(str(root))}",
+            {"mode": f"{mode:04o}"},
+        )
+    return Check("home", "ok", f"{root} is readable by you only (mode {mode:04o})", facts={"mode": f"{mode:04o}"})
 
 
 def _writable(store) -> Check:

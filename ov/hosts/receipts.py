@@ -26,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ov.files import atomic_write
+from ov.home import make_private
 from ov.hosts.filechange import Change
 from ov.hosts.hostconfig import Spec
 
@@ -42,6 +43,9 @@ def apply(change: Change, receipts_dir: Path) -> None:
     """
     path = change.spec.path
     backup = backup_path(change.spec, receipts_dir)
+    if change.receipt is not None:
+        # An install may be the first thing ov writes: the home (where receipts_dir is) made private.
+        make_private(receipts_dir.parent, receipts_dir.name)
     # A settings file linked from a dotfiles folder: the file the link names is the one to change
     # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
     # ov made it (a link to a file not made yet stays the dangling link it was).
@@ -57,11 +61,9 @@ def apply(change: Change, receipts_dir: Path) -> None:
             if change.before is not None and change.receipt is not None and not _held(receipts_dir, change.spec):
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(backup, change.before, mode=0o600)
-            existed = target.exists()
-            mode = target.stat().st_mode & 0o777 if existed else (0o644 if change.spec.shape == "plugin" else 0o600)
-            atomic_write(target, change.after, mode=mode)
-            if existed:
-                os.chmod(target, mode)  # as it was: the umask narrows what a new file is created with
+            # A file that exists keeps its permissions (atomic_write); a new one is the user's
+            # alone, unless a plugin that the host reads as a package.
+            atomic_write(target, change.after, mode=0o644 if change.spec.shape == "plugin" else 0o600)
             if change.receipt is not None and made:
                 change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
     # An uninstall undoes the receipt as it is now: one earlier in the same run may have handed it

@@ -233,9 +233,11 @@ class Server:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)
         try:
             from ov.files import append_log
-            from ov.home import Home
+            from ov.home import Home, make_private
 
-            append_log(log_path(Home.from_env(self.environ).root), record)
+            root = Home.from_env(self.environ).root
+            make_private(root, "logs")
+            append_log(log_path(root), record)
         except OSError:
             pass  # a log that cannot be written never fails a call
 

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, OvError, TooLarge, quote
+from ov.files import replacement_beside
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     BACKUP_ROOT,
@@ -104,14 +105,14 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, 
     if is_session_uri(uri):
         raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
-    _check_destination(store, dest)
+    target = _check_destination(store, dest)
     head, files = _committed_files(store, uri.path, progress)
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
     if list(files) == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
-    result = _write(store, dest, root, uri.path, files, head, include_vectors, progress=progress)
+    result = _write(store, dest, target, root, uri.path, files, head, include_vectors, progress=progress)
     return replace(result, uncommitted=_uncommitted(store, uri.path))
 
 
@@ -119,14 +120,14 @@ def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progre
     """Write every committed file of the account (all scopes, all users) to ``dest``: the files
     as the last commit holds them, not the history (``ov push`` carries that). ``progress``: as
     for :func:`export`."""
-    _check_destination(store, dest)
+    target = _check_destination(store, dest)
     head, files = _committed_files(store, "", progress)
     if not files:
         # A pack without files is refused by every reader: such a backup could never be restored.
         raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
     scopes = sorted({p.split("/", 1)[0] for p in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
-    result = _write(store, dest, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
+    result = _write(store, dest, target, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
     return replace(result, uncommitted=_uncommitted(store, ""))
 
 
@@ -163,8 +164,9 @@ def _committed_files(store, prefix: str, progress: Progress | None = None) -> tu
 
 
 def _write(
-    store, dest: Path, root: dict, prefix: str, files: dict[str, bytes], head, include_vectors: bool, scopes=None, progress: Progress | None = None
+    store, dest: Path, target: Path, root: dict, prefix: str, files: dict[str, bytes], head, include_vectors: bool, scopes=None, progress: Progress | None = None
 ) -> ExportResult:
+    """Write the pack to ``target``, the file ``dest`` names (see :func:`_check_destination`)."""
     import zipfile
 
     from ov.index.records import records_for
@@ -216,10 +218,13 @@ def _write(
     if scopes is not None:
         manifest["scopes"] = scopes
     dest = dest.absolute()
-    _sweep_killed_writes(dest.parent)
-    tmp = dest.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}{EXTENSION}"
+    _sweep_killed_writes(target.parent)
+    tmp = None
     try:
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+        # A pack holds everything (transcripts, memories): a new one is the user's alone (0600);
+        # one replaced keeps the permissions it had.
+        tmp, fd = replacement_beside(target, 0o600, EXTENSION)
+        with open(fd, "w+b") as out, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
             zf.writestr(f"{name}/", b"")
             zf.writestr(f"{name}/{FILES_DIR}/", b"")
             for d in directories:
@@ -231,14 +236,17 @@ def _write(
                 zf.writestr(f"{name}/{META_DIR}/{RECORDS}", records_bytes)
             if dense_bytes is not None:
                 zf.writestr(f"{name}/{META_DIR}/{DENSE}", dense_bytes)
-        with open(tmp, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(tmp, dest)
+            zf.close()
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
     except OSError as exc:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise OvError(f"cannot write {dest}: {exc.strerror or exc}") from None
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
         raise
     return ExportResult(
         uri=root["uri"],
@@ -247,7 +255,7 @@ def _write(
         bytes=sum(len(d) for d in files.values()),
         records=len(lines),
         vectors=dense_meta["count"] if dense_meta else 0,
-        package_bytes=dest.stat().st_size,
+        package_bytes=target.stat().st_size,
         commit=head,
     )
 
@@ -284,7 +292,10 @@ def _vectors(store, records: list, progress: Progress | None = None) -> tuple[by
     return data, meta
 
 
-def _check_destination(store, dest: Path) -> None:
+def _check_destination(store, dest: Path) -> Path:
+    """The file to write for ``dest``: ``dest``, or the file it names when it is a symbolic link.
+    A pack is written through a link, as ``tar -f`` or ``zip`` would (a backup linked into a
+    synced folder stays there), not over it: the link would become a file of its own."""
     if dest.suffix != EXTENSION:
         raise InvalidInput(f"{dest} does not end in {EXTENSION}", hint=f"name the file like backup{EXTENSION}")
     real = Path(os.path.realpath(dest))
@@ -294,7 +305,8 @@ def _check_destination(store, dest: Path) -> None:
     if real.is_dir():
         raise InvalidInput(f"{dest} is a directory", hint="name a file")
     if not real.parent.is_dir():
-        raise NotFound(f"the directory {dest.parent} does not exist")
+        raise NotFound(f"the directory {real.parent} does not exist")
+    return real if dest.is_symlink() else dest.absolute()
 
 
 # --- import and restore --------------------------------------------------------------------

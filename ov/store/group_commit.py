@@ -62,7 +62,7 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
     function = _resolve(step)
     if store.chain is not None:  # being served: the holder's lock and chain are in force
         return function(store, **args)
-    lock = WriteLock(store.lock_path, store.config.store.lock_timeout)
+    lock = store.write_lock()
     store.git.warm_up()
     request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity), "via": store.via}).encode()
     outcome = lock.acquire(request if store.exists and len(request) <= MAX_REQUEST_BYTES else None)

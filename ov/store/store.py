@@ -41,7 +41,7 @@ from ov.errors import (
     quote,
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
-from ov.home import Home
+from ov.home import Home, make_private
 from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
 from ov import users
@@ -252,7 +252,7 @@ class Store:
         if not (self.state / JOURNAL_NAME).exists() or not self.exists:
             return
         try:
-            with WriteLock(self.lock_path, 0):
+            with self.write_lock(0):
                 _report_recovery(self.git.recover())
         except StoreLocked:
             return
@@ -269,8 +269,8 @@ class Store:
         """Create the account repository; False when it already exists."""
         if self.exists:
             return False
-        with WriteLock(self.lock_path, self.config.store.lock_timeout):
-            return self.git.init(self.author, self._init_message)
+        with self.write_lock():
+            return self.make_repo()
 
     @contextmanager
     def first_write(self):
@@ -284,7 +284,7 @@ class Store:
         except BaseException:
             if made:
                 try:
-                    with WriteLock(self.lock_path, self.config.store.lock_timeout):
+                    with self.write_lock():
                         self.git.discard_unless_moved(head)
                 except StoreLocked:
                     pass  # a long writer holds it: it is writing to this account, which stays
@@ -615,7 +615,7 @@ class Store:
 
         if not self.exists:
             return StoreStatus(self, None, None, WorktreeChanges())
-        lock = WriteLock(self.lock_path, self.config.store.lock_timeout)
+        lock = self.write_lock()
         try:
             lock.acquire()
         except StoreNotWritable as exc:
@@ -660,6 +660,18 @@ class Store:
     @property
     def lock_path(self) -> Path:
         return self.state / "write.lock"
+
+    def write_lock(self, timeout: float | None = None) -> WriteLock:
+        """The account's write lock, not taken yet (``timeout``: the configured one). A writer
+        may be the first under the home: the home and its state folder are made private first."""
+        make_private(self.home.root, "state")
+        return WriteLock(self.lock_path, self.config.store.lock_timeout if timeout is None else timeout)
+
+    def make_repo(self) -> bool:
+        """Create the account's repository (under the write lock); False when it exists. Its
+        folder ``accounts/`` is made private first, when this makes it."""
+        make_private(self.home.root, "accounts")
+        return self.git.init(self.author, self._init_message)
 
     def require(self, uri: VikingURI) -> None:
         """NotFound, saying where to look, when nothing is at ``uri`` (the root, the scopes and
@@ -828,7 +840,7 @@ class Transaction:
         self.git = store.git
         self.changes: dict[str, bytes | None] = {}
         self.appends: dict[str, int] = {}  # path -> length of the file the change appends to
-        self._lock = WriteLock(store.lock_path, store.config.store.lock_timeout)
+        self._lock = store.write_lock()
         self.head: bytes | None = None
         self.tree: bytes | None = None
         self.recovered: str | None = None
@@ -845,7 +857,7 @@ class Transaction:
         self.store._settled = True
         try:
             if not self.git.exists:
-                self.made = self.git.init(self.store.author, self.store._init_message)
+                self.made = self.store.make_repo()
                 if self.made:
                     # Objects a draft stored ahead went into a repository that was discarded
                     # since (another command's first write that failed): the commit writes its own.
