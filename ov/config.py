@@ -30,6 +30,7 @@ from ov.errors import ConfigError, InvalidId, quote
 from ov.files import atomic_write
 from ov.home import Home, make_private
 from ov.identity import validate_id
+from ov.regex import LazyPattern
 
 CONFIG_VERSION = 1
 # Limits of what a config file may be. The real one is a few hundred bytes and four levels
@@ -62,6 +63,52 @@ class IdCheck:
                 raise ValueError(exc.message) from None
 
         return core_schema.no_info_after_validator_function(check, handler(source))
+
+
+_ENV_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(frozen=True)
+class EnvName:
+    """Annotation: the name of an environment variable (``api_key_env``), never the key itself.
+
+    A key pasted here would be written to config.yaml and printed by `ov config show` and
+    `ov doctor`; the message does not repeat the value, which may be that key.
+    """
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        def check(value: str | None) -> str | None:
+            if value is None or _ENV_NAME.fullmatch(value):
+                return value
+            raise ValueError(
+                "must be the NAME of the environment variable that holds the API key (letters, digits, _), "
+                "not the key: export MY_KEY=... and set this to MY_KEY"
+            )
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+
+@dataclass(frozen=True)
+class BaseUrl:
+    """Annotation: an ``api_base`` without a user name or password in it (``https://user:pw@host``):
+    ov sends no basic auth, and would show the password in every error that names the server."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> Any:
+        from pydantic_core import core_schema
+
+        def check(value: str | None) -> str | None:
+            if value is not None and _has_userinfo(value):
+                raise ValueError("must not hold a user name or password (user:password@): put the key in an environment variable named by api_key_env")
+            return value
+
+        return core_schema.no_info_after_validator_function(check, handler(source))
+
+
+def _has_userinfo(url: str) -> bool:
+    """Whether ``url`` names a user (and maybe a password) before its host: ``http://user:pw@host``."""
+    return "@" in url.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]
 
 
 # The largest value a count, a size or a number of seconds may take. Larger ones are accepted by
@@ -167,9 +214,9 @@ class LLMConfig:
 
     model: str | None = None
     """A litellm model string, e.g. ``openai/gpt-4o-mini`` or ``ollama/llama3``."""
-    api_base: str | None = None
+    api_base: Annotated[str | None, BaseUrl()] = None
     """Base URL of an OpenAI-compatible endpoint (a local server, a proxy)."""
-    api_key_env: str | None = None
+    api_key_env: Annotated[str | None, EnvName()] = None
     """Name of the environment variable holding the API key (the key itself never goes in this file)."""
     timeout: Annotated[float, Positive()] = 60.0
     """Seconds one LLM call may take."""
@@ -198,9 +245,9 @@ class EmbeddingConfig:
     model: str | None = None
     """A local model directory (model2vec, sentence-transformers) or a litellm model string; not read by
     ``builtin`` and ``minilm``."""
-    api_base: str | None = None
+    api_base: Annotated[str | None, BaseUrl()] = None
     """Base URL of an OpenAI-compatible embeddings endpoint (litellm only)."""
-    api_key_env: str | None = None
+    api_key_env: Annotated[str | None, EnvName()] = None
     """Name of the environment variable holding the API key (litellm only)."""
     dimensions: Annotated[int, Positive()] = 256
     """Vector size of the hashing embedder; API models may honour it too when set explicitly."""
@@ -344,7 +391,7 @@ class InvalidValue:
         return self.key.split(".")[0] == "identity"
 
     def describe(self) -> str:
-        return f"{self.key} = {_shown(self.value)}: {self.problem}"
+        return f"{self.key} = {_shown(self.value, self.key)}: {self.problem}"
 
     def outcome(self) -> str:
         if self.stops:
@@ -527,19 +574,25 @@ def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:
     added = [value for value in after.invalid if value.key == key or value.key not in before]
     if added:  # only a set gets here: taking a value out leaves its default, which is valid
         said = "; ".join(value.problem if value.key == key else value.describe() for value in added)
-        raise ConfigError(f"{quote(text)} is not a valid value for {key}: {said}", hint=f"{path} is unchanged")
+        raise ConfigError(f"{_shown(text, key)} is not a valid value for {key}: {said}", hint=f"{path} is unchanged")
     if changed:
         make_private(home.root)
         atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
     return dataclasses.replace(after, exists=raw is not None or changed)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: Any, key: str | None = None) -> str:
     """A value from the file as YAML writes it, cut to a message's length."""
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    # A key pasted where its variable's name goes, a password in a URL: shown, they would land in
+    # terminals, logs and doctor reports.
+    if isinstance(value, str) and key is not None and key.endswith(".api_key_env") and not _ENV_NAME.fullmatch(value):
+        return "(not shown: it may be the key itself)"
+    if isinstance(value, str) and key is not None and key.endswith(".api_base") and _has_userinfo(value):
+        return "(not shown: it holds a user name or password)"
     return quote(value)
 
 

@@ -44,7 +44,8 @@ def _module_level_imports(path: Path) -> set[str]:
 # are independent of each other. "ov" is the basics: the modules at the package root.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("basics", frozenset({"ov"})),
-    ("foundations", frozenset({"store", "llm", "redact"})),
+    ("redaction", frozenset({"redact"})),  # the LLM client scrubs what servers say with it
+    ("foundations", frozenset({"store", "llm"})),
     ("summaries", frozenset({"summaries"})),
     ("content", frozenset({"ingest", "sessions"})),
     ("index", frozenset({"index"})),

@@ -195,19 +195,23 @@ def test_a_commit_landing_while_a_draft_reads_is_not_taken_for_a_hand_edit(ov, o
     for i in range(4):
         assert ov("session", "add", "race", "--text", f"m{i}").exit_code == 0
     real_enter = Draft.__enter__
+    drafts = []
 
     def head_then_a_commit_lands(self):
-        entered = real_enter(self)  # the draft has read HEAD; now another writer commits
-        proc = subprocess.run(
-            [sys.executable, "-m", "ov", "session", "add", "race", "--text", "m4"], capture_output=True, text=True, timeout=60
-        )
-        assert proc.returncode == 0, proc.stderr
+        entered = real_enter(self)  # the draft has read HEAD; now another writer commits (once)
+        drafts.append(1)
+        if len(drafts) == 1:
+            proc = subprocess.run(
+                [sys.executable, "-m", "ov", "session", "add", "race", "--text", "m4"], capture_output=True, text=True, timeout=60
+            )
+            assert proc.returncode == 0, proc.stderr
         return entered
 
     monkeypatch.setattr(Draft, "__enter__", head_then_a_commit_lands)
     result = ov("commit", "race", "--json")
     assert result.exit_code == 0, result.stderr
     assert result.json["result"]["archived"] == 5  # planned again on top of the fifth message
+    assert len(drafts) == 2  # the second time as a draft too: never planned under the lock
 
 
 def test_twelve_processes_adding_to_one_session_at_once(ov_home: Path, tmp_path: Path):

@@ -1004,3 +1004,37 @@ def test_the_stemming_language_is_one_tantivy_has_in_any_case(ov):
     assert refused.exit_code == 2 and "retrieval.language" in refused.error["message"]
     assert ov("config", "get", "retrieval.language").stdout.strip() == "german"
 
+
+
+# --- keys and URLs that must not be shown (found by an audit) -------------------------------
+
+KEY = "sk-proj-SECRETKEYabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@pytest.mark.parametrize("key", ["llm.api_key_env", "embedding.api_key_env"])
+def test_a_key_pasted_where_its_variables_name_goes_is_refused_unseen(ov, home: Home, key: str) -> None:
+    result = ov("config", "set", key, KEY)
+    assert result.exit_code == EXIT_USAGE
+    assert "environment variable" in (result.stdout + result.stderr) and "SECRETKEY" not in (result.stdout + result.stderr)
+    assert not home.config_path.exists()
+    assert ov("config", "set", key, "MY_LLM_KEY").exit_code == 0
+    assert ov("config", "get", key).stdout.strip() == "MY_LLM_KEY"
+
+
+def test_a_key_already_in_the_file_is_not_shown(ov, home: Home) -> None:
+    write_config(home, f"llm:\n  model: openai/x\n  api_key_env: {KEY}\n")
+    loaded = load_config(home)
+    assert loaded.config.llm.api_key_env is None  # left out, the default used
+    (invalid,) = loaded.invalid
+    assert invalid.key == "llm.api_key_env" and "SECRETKEY" not in invalid.describe()
+    for argv in (["config", "show"], ["doctor"]):
+        result = ov(*argv)
+        assert "SECRETKEY" not in result.stdout + result.stderr
+
+
+def test_an_api_base_with_a_password_is_refused_unseen(ov, home: Home) -> None:
+    result = ov("config", "set", "llm.api_base", "http://bob:hunter2secret@127.0.0.1:8080/v1")
+    assert result.exit_code == EXIT_USAGE
+    assert "user name or password" in (result.stdout + result.stderr) and "hunter2secret" not in (result.stdout + result.stderr) and "bob" not in (result.stdout + result.stderr)
+    assert ov("config", "set", "embedding.api_base", "https://user@example.com/v1").exit_code == EXIT_USAGE
+    assert ov("config", "set", "llm.api_base", "http://127.0.0.1:8080/v1?name=a@b").exit_code == 0  # an @ past the host is no user

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from tests.llm_server import API_KEY, API_KEY_ENV, llm_config, llm_server  # noqa: F401  (pytest fixtures)
 
@@ -114,3 +115,20 @@ def test_doctor_warns_when_other_users_can_get_into_the_home(ov, ov_home, umask_
 def test_doctor_has_no_home_finding_before_there_is_a_home(ov, ov_home):
     _code, checks = _checks(ov)
     assert "home" not in checks and not ov_home.exists()
+
+
+def test_doctor_checks_every_prompt_override_loads_and_renders(ov, ov_home):
+    # (found by an audit: a broken override made every commit fall back, and doctor said nothing)
+    assert "prompts" not in _checks(ov)[1]
+    prompts = ov_home / "prompts"
+    prompts.mkdir(parents=True)
+    builtin = Path(__file__).resolve().parents[1] / "ov/llm/templates"
+    (prompts / "overview.yaml").write_bytes((builtin / "overview.yaml").read_bytes())
+    ok = _checks(ov)[1]["prompts"]
+    assert ok["status"] == "ok" and ok["overrides"] == ["overview.yaml"]
+    (prompts / "memory_extraction.yaml").write_text('metadata: {id: x, version: 1, description: d}\nvariables: [transcript]\ntemplate: "$transcript ${"\n')
+    code, checks = _checks(ov)
+    bad = checks["prompts"]
+    assert code == 1
+    assert bad["status"] == "fail" and "memory_extraction.yaml" in bad["detail"] and "overview.yaml" not in bad["detail"]
+    assert "placeholder" in bad["detail"]

@@ -474,3 +474,28 @@ def test_ollama_embeddings_natively(scripted, tmp_path):
     scripted.push({"error": "boom"}, 500)
     with pytest.raises(EmbeddingError, match="HTTP 500"):
         embedder.embed(["c"])
+
+
+def test_an_error_that_echoes_the_key_is_shown_without_it(llm_server, llm_config, monkeypatch):
+    # (found by an audit: the message went into .done files, the hook log and doctor's output)
+    key = "sk-proj-SECRETKEYabcdefghijklmnopqrstuvwxyz0123456789"
+    monkeypatch.setenv(API_KEY_ENV, key)
+    llm_server.error(401, f"Incorrect API key provided: {key[:17]}... (the whole of it: {key})")
+    with pytest.raises(LLMError) as info:
+        complete(llm_config, HI, purpose="test")
+    message = info.value.message
+    assert "refused the credentials" in message and "[REDACTED:" in message
+    assert "SECRETKEY" not in message and "abcdefghijklmnop" not in message
+    llm_server.error(401, f"bad key {key[:17]}...", endpoint="embeddings")
+    with pytest.raises(EmbeddingError) as info:
+        LiteLLMEmbedder(EmbeddingConfig(provider="litellm", model=llm_config.model, api_base=llm_config.api_base, api_key_env=API_KEY_ENV)).embed(["x"])
+    assert "SECRETKEY" not in info.value.message and "[REDACTED:" in info.value.message
+
+
+def test_an_empty_answer_keeps_the_tokens_it_was_billed(llm_server, llm_config):
+    from ov.llm.client import EmptyAnswer
+
+    llm_server.chat("", prompt_tokens=40, completion_tokens=0)
+    with pytest.raises(EmptyAnswer) as info:
+        complete(llm_config, HI, purpose="test")
+    assert (info.value.completion.prompt_tokens, info.value.completion.completion_tokens) == (40, 0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, llm_server  # noqa: F401  (pytest fixture)
+from tests.llm_server import API_KEY, API_KEY_ENV, MODEL, Reply, chat_body, llm_server  # noqa: F401  (pytest fixture)
 
 SESSION = "accounts/default/user/default/sessions/s"
 MEMORIES = "accounts/default/user/default/memories"
@@ -143,7 +143,8 @@ def test_invalid_json_gets_one_repair_call(ov, ov_home, with_llm):
     assert "not valid JSON" in second.prompt and "not valid JSON" not in first.prompt
     assert second.messages[-2]["role"] == "assistant"
     usage = ov("usage", "--json").json["result"]
-    assert usage[f"extraction/{MODEL}"] == {"calls": 1, "prompt_tokens": 250, "completion_tokens": 30}
+    # One line per HTTP call: the repair is a call of its own.
+    assert usage[f"extraction/{MODEL}"] == {"calls": 2, "prompt_tokens": 250, "completion_tokens": 30}
 
 
 def test_a_bad_candidate_is_dropped_and_the_rest_kept(ov, ov_home, with_llm):
@@ -256,3 +257,141 @@ def test_remember_with_an_llm_still_corrects_what_the_rules_read(ov, ov_home, wi
     assert result["operations"]["updates"][0]["before"] == "- Editor: Neovim"
     assert "- Editor: Emacs" in (ov_home / MEMORIES / "profile.md").read_text()
     assert with_llm.requests == []
+
+
+# --- found by an audit of ov with a model configured ------------------------------------------
+
+
+def test_remember_never_stores_the_models_words_for_a_type_with_sections(ov, ov_home, with_llm):
+    with_llm.chat(answer({
+        "memory_type": "experiences",
+        "fields": {"name": "wipe_prod", "content": "## Situation\nFriday\n## Approach\nRun rm -rf on the prod database\n## Reflect\nAlways do it"},
+        "source_message_ids": ["remember"],
+    }))
+    result = ov("remember", "the staging cache gets cold on mondays", "--json").json["result"]
+    assert len(with_llm.chat_requests()) == 1
+    assert not (ov_home / MEMORIES / "experiences").exists()
+    (uri,) = result["uris"]
+    stored = (ov_home / MEMORIES / uri.split("/memories/")[1]).read_text()
+    assert "staging cache gets cold on mondays" in stored and "rm -rf" not in stored
+
+
+def test_a_server_error_echoing_the_key_is_not_committed(ov, ov_home, with_llm):
+    # Servers echo the key they refused ("Incorrect API key provided: sk-..."), often cut short.
+    with_llm.error(401, f"Incorrect API key provided: {API_KEY[:12]}... and {API_KEY}")
+    add(ov, "I prefer tabs.", "u1")
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["memories"]["adds"] == 1  # the offline rules extracted
+    assert "refused the credentials" in report["model_failed"] and "[REDACTED:" in report["model_failed"]
+    assert API_KEY[:12] not in report["model_failed"]
+    done = (archive(ov_home) / ".done").read_text()
+    assert "model_failed" in done and API_KEY[:12] not in done
+    every_file = [p.read_text(errors="replace") for p in (ov_home / "accounts").rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert not any(API_KEY[:12] in text for text in every_file)
+
+
+def test_an_answer_whose_every_memory_breaks_its_schema_falls_back_to_the_rules(ov, ov_home, with_llm):
+    with_llm.chat(answer({"memory_type": "preference", "fields": {"topic": "tabs", "content": "- Prefers tabs"}}), prompt_tokens=40, completion_tokens=9)
+    add(ov, "I prefer tabs.", "u1")
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["memories"]["adds"] == 1 and report["failed"] is None
+    assert "broke its schema" in report["model_failed"] and "unknown memory type" in report["model_failed"]
+    assert json.loads((archive(ov_home) / ".done").read_text())["model_failed"] == report["model_failed"]
+    assert (ov_home / MEMORIES / "preferences/default/tabs.md").is_file()
+    assert ov("usage", "--json").json["result"][f"extraction/{MODEL}"] == {"calls": 1, "prompt_tokens": 40, "completion_tokens": 9}
+
+
+def test_a_prompt_override_that_does_not_load_falls_back_to_the_rules(ov, ov_home, with_llm):
+    prompts = ov_home / "prompts"
+    prompts.mkdir()
+    (prompts / "memory_extraction.yaml").write_text('metadata: {id: x, version: 1, description: d}\nvariables: [transcript, memory_types]\ntemplate: "$transcript $memory_types ${"\n')
+    add(ov, "I prefer tabs.", "u1")
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"] is None and report["memories"]["adds"] == 1
+    assert report["model_failed"].startswith("ConfigError:") and "memory_extraction.yaml" in report["model_failed"]
+    assert with_llm.chat_requests() == []
+
+
+def test_remember_logs_the_tokens_of_an_answer_it_could_not_use(ov, with_llm):
+    with_llm.chat("not json", prompt_tokens=30, completion_tokens=4)
+    with_llm.chat("still not json", prompt_tokens=50, completion_tokens=5)
+    result = ov("remember", "the staging cache gets cold on mondays", "--json").json["result"]
+    assert result["uris"][0].startswith("viking://user/default/memories/events/")  # the rules kept it
+    assert ov("usage", "--json").json["result"][f"remember/{MODEL}"] == {"calls": 2, "prompt_tokens": 80, "completion_tokens": 9}
+
+
+def test_an_empty_answer_is_logged_with_its_tokens(ov, with_llm):
+    with_llm.chat("", prompt_tokens=25, completion_tokens=0)
+    assert ov("remember", "the staging cache gets cold on mondays").exit_code == 0
+    assert ov("usage", "--json").json["result"][f"remember/{MODEL}"] == {"calls": 1, "prompt_tokens": 25, "completion_tokens": 0}
+
+
+def test_the_repair_request_holds_to_the_prompt_cap(ov, ov_home, with_llm):
+    assert ov("config", "set", "llm.max_prompt_chars", "6000").exit_code == 0
+    add(ov, "I prefer tabs.", "u1")
+    with_llm.chat("x" * 50_000)
+    with_llm.chat(answer({"memory_type": "preferences", "fields": {"subject": "default", "topic": "tabs", "content": "- Prefers tabs"}}))
+    assert ov("commit", "s", "--json").json["result"]["model_failed"] is None
+    _first, repair = with_llm.chat_requests()
+    assert sum(len(m["content"]) for m in repair.messages) <= 6000
+    shown = repair.messages[-2]["content"]
+    assert shown.startswith("xxx") and shown.endswith(" [...]") and len(shown) < 6000  # its start, cut to the room left
+
+
+def _lock_is_free(ov_home: Path) -> bool:
+    import filelock
+
+    lock = filelock.FileLock(str(ov_home / "state/default/write.lock"))
+    try:
+        lock.acquire(timeout=0)
+    except filelock.Timeout:
+        return False
+    lock.release()
+    return True
+
+
+def test_a_stale_plan_is_made_again_without_the_lock_and_without_asking_again(ov, ov_home, with_llm):
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    add(ov, "I prefer tabs.", "u1")
+    profile = ov_home / MEMORIES / "profile.md"
+    free = []
+
+    def meanwhile(request):
+        free.append(_lock_is_free(ov_home))
+        with profile.open("a", encoding="utf-8") as f:  # the user edits a memory while the model thinks
+            f.write("- Likes tea\n")
+
+    reply = answer({"memory_type": "preferences", "fields": {"subject": "default", "topic": "tabs", "content": "- Prefers tabs"}})
+    with_llm.handler = lambda request: meanwhile(request) or Reply(body=chat_body(reply))
+    report = ov("commit", "s", "--json").json["result"]
+    assert free == [True]  # asked once, never under the write lock
+    assert report["model_failed"] is None and report["memories"]["adds"] == 1
+    assert "Prefers tabs" in (ov_home / MEMORIES / "preferences/default/tabs.md").read_text()
+    assert "Likes tea" in profile.read_text() and "Editor: Neovim" in profile.read_text()
+
+
+def test_a_plan_that_keeps_going_stale_is_made_under_the_lock_without_a_model_call(ov, ov_home, with_llm, monkeypatch):
+    from ov.sessions.memory import plan
+
+    add(ov, "I prefer tabs.", "u1")
+    tabs = ov_home / MEMORIES / "preferences/default/tabs.md"
+    real = plan.plan_memories
+    plans = []
+
+    def edited_every_time(*args, **kwargs):  # the user saves the file the plan writes while it is made
+        plans.append(1)
+        planned = real(*args, **kwargs)
+        if len(plans) <= 3:
+            tabs.parent.mkdir(parents=True, exist_ok=True)
+            with tabs.open("a", encoding="utf-8") as f:
+                f.write(f"- Hand fact {len(plans)}\n")
+        return planned
+
+    monkeypatch.setattr(plan, "plan_memories", edited_every_time)
+    with_llm.chat(answer({"memory_type": "preferences", "fields": {"subject": "default", "topic": "tabs", "content": "- Prefers tabs, said the model"}}))
+    report = ov("commit", "s", "--json").json["result"]
+    assert len(plans) == 4  # three plans without the lock, the last under it
+    assert len(with_llm.chat_requests()) == 1  # the model's answer served every plan
+    assert report["model_failed"] is None
+    text = tabs.read_text()
+    assert "Prefers tabs, said the model" in text and "Hand fact 3" in text

@@ -186,7 +186,7 @@ def test_llm_plan_with_invalid_json_is_repaired_once(ov_home, llm_server, llm_co
     first, repair = llm_server.chat_requests()
     assert repair.messages[-2] == {"role": "assistant", "content": "Sure! Here are the queries: rotate keys, key policy"}
     assert "could not be used" in repair.messages[-1]["content"]
-    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 1, "prompt_tokens": 230, "completion_tokens": 30}
+    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 2, "prompt_tokens": 230, "completion_tokens": 30}
 
 
 def test_garbage_twice_falls_back_to_the_deterministic_plan(ov_home, llm_server, llm_config):
@@ -199,7 +199,7 @@ def test_garbage_twice_falls_back_to_the_deterministic_plan(ov_home, llm_server,
     assert [q.query for q in result.plan.queries] == ["key rotation"]
     assert uris(result.hits) == ["viking://resources/policy.md"]
     assert len(llm_server.chat_requests()) == 2
-    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 1, "prompt_tokens": 110, "completion_tokens": 8}
+    assert usage.totals(store.state)[f"query_plan/{MODEL}"] == {"calls": 2, "prompt_tokens": 110, "completion_tokens": 8}
 
 
 def test_an_unreachable_planner_falls_back_without_failing_the_search(ov_home, llm_server, llm_config):

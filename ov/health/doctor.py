@@ -54,6 +54,9 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
         checks.append(writable)
     checks.extend(_index(store, probe=probe, indices=indices, updatable=writable is None or writable.status == "ok"))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
+    prompts = _prompts(store.home.root / "prompts")
+    if prompts is not None:
+        checks.append(prompts)
     return checks
 
 
@@ -226,6 +229,41 @@ def _llm(config, *, probe: bool) -> Check:
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", "check llm.model, llm.api_base and the key, then `ov doctor` again")
     return Check("llm", "ok", f"{where} (answered a probe)")
+
+
+def _prompts(folder) -> Check | None:
+    """Whether every prompt override in ``folder`` loads and renders; None when there are none.
+
+    A broken one is not a crash anywhere: each model call falls back to the offline rules, so
+    without this check the only sign is that nothing the model would do ever happens.
+    """
+    from ov.errors import OvError
+    from ov.llm.prompts import CONTRACTS, load_prompt
+
+    try:
+        names = sorted(path.name for path in folder.iterdir() if path.suffix == ".yaml")
+    except OSError:
+        return None
+    if not names:
+        return None
+    problems = []
+    for name in names:
+        stem = name.removesuffix(".yaml")
+        if stem not in CONTRACTS:
+            problems.append(f"{folder / name}: ov has no prompt named {stem!r} (it has {', '.join(sorted(CONTRACTS))})")
+            continue
+        provides, requires = CONTRACTS[stem]
+        try:
+            load_prompt(stem, prompts_dir=folder, provides=provides, requires=requires).render({v: v for v in provides})
+        except OvError as exc:
+            problems.append(exc.message)
+        except (KeyError, ValueError) as exc:  # a template parse_prompt let through and substitution refuses
+            problems.append(f"{folder / name} does not render: {exc}")
+    if problems:
+        return Check(
+            "prompts", "fail", "; ".join(problems), "fix or remove the file: until then the model's work falls back to the offline rules", {"overrides": names}
+        )
+    return Check("prompts", "ok", f"{len(names)} override(s) in {folder} load and render", facts={"overrides": names})
 
 
 def exit_status(checks: list[Check]) -> int:

@@ -531,7 +531,7 @@ def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result:
 
 
 def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tuple[str, str]:
-    from ov.llm.client import LLMError
+    from ov.llm.client import EmptyAnswer, LLMError
     from ov.summaries.layers import render_sidecars, summarize_directory
 
     if llm is None or result.llm_failed:
@@ -541,6 +541,10 @@ def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tu
     except LLMError as exc:
         # A flaky or unreachable model must not cost the user the whole add: fall back to the
         # extractive summariser for this and every remaining directory, and say so.
+        if isinstance(exc, EmptyAnswer):  # billed all the same
+            from ov.llm.usage import record
+
+            record(store.state, "summary", llm.model or "", exc.completion.prompt_tokens, exc.completion.completion_tokens)
         result.llm_failed = True
         result.warnings.append(f"LLM summary failed ({exc.message}); extractive summaries written instead")
         return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)

@@ -51,6 +51,14 @@ class LLMError(OvError):
     exit_code = EXIT_RUNTIME
 
 
+class EmptyAnswer(LLMError):
+    """The model answered with no text; ``completion`` holds the tokens it was billed all the same."""
+
+    def __init__(self, message: str, *, completion: Completion, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.completion = completion
+
+
 @dataclass(frozen=True)
 class Completion:
     """A model's answer and the tokens it cost."""
@@ -143,9 +151,14 @@ def _complete_natively(route: Route, config: LLMConfig, messages: list[dict[str,
         answer = native.chat(route, messages, max_tokens=max_tokens, temperature=temperature, timeout=config.timeout)
     except CallFailed as failure:
         raise _translate(failure, config, purpose) from None
+    completion = Completion(answer.text or "", answer.prompt_tokens, answer.completion_tokens, answer.model or config.model or "")
     if not isinstance(answer.text, str) or not answer.text.strip():
-        raise LLMError(f"{config.model} returned an empty answer for the {purpose}", hint="check llm.max_output_tokens and the model")
-    return Completion(answer.text, answer.prompt_tokens, answer.completion_tokens, answer.model or config.model or "")
+        raise _empty(config, purpose, completion)
+    return completion
+
+
+def _empty(config: LLMConfig, purpose: str, completion: Completion) -> EmptyAnswer:
+    return EmptyAnswer(f"{config.model} returned an empty answer for the {purpose}", completion=completion, hint="check llm.max_output_tokens and the model")
 
 
 def api_key(env_name: str, model: str, section: str, error: type[OvError]) -> str:
@@ -170,21 +183,26 @@ def complete_json(
     *,
     shape: str,
     purpose: str,
-    spent: dict[str, int],
+    spent: dict[str, Any],
     temperature: float | None = None,
 ) -> T:
     """One call whose answer ``parse`` turns into a value, and one repair request when it cannot.
 
     ``parse`` raises ValueError saying what is wrong; the model is shown that and the expected
-    ``shape`` once. ``spent`` adds up the prompt and completion tokens of every call made, also
-    when it fails: they were billed. Raises :class:`UnusableAnswer` when the repaired answer
-    cannot be used either, and LLMError when a call fails.
+    ``shape`` once, with its answer cut to what ``llm.max_prompt_chars`` leaves room for.
+    ``spent`` adds up the prompt and completion tokens of every call made, also when it fails
+    (they were billed), and lists each call's ``(prompt, completion)`` under ``calls``:
+    :func:`ov.llm.usage.record_spent` logs one line per call. Raises :class:`UnusableAnswer` when
+    the repaired answer cannot be used either, and LLMError when a call fails.
     """
 
     def ask(conversation: list[dict[str, Any]]) -> str:
-        answer = complete(config, conversation, purpose=purpose, temperature=temperature)
-        spent["prompt_tokens"] = spent.get("prompt_tokens", 0) + answer.prompt_tokens
-        spent["completion_tokens"] = spent.get("completion_tokens", 0) + answer.completion_tokens
+        try:
+            answer = complete(config, conversation, purpose=purpose, temperature=temperature)
+        except EmptyAnswer as empty:
+            add_spent(spent, empty.completion)
+            raise
+        add_spent(spent, answer)
         return answer.text
 
     text = ask(messages)
@@ -195,11 +213,32 @@ def complete_json(
             f"Your answer could not be used: {exc}\n"
             f"Reply with the corrected JSON object only, in the shape {shape}, with no code fences and no commentary."
         )
-        text = ask([*messages, {"role": "assistant", "content": text}, {"role": "user", "content": repair}])
+        room = config.max_prompt_chars - sum(len(str(m.get("content") or "")) for m in messages) - len(repair)
+        text = ask([*messages, {"role": "assistant", "content": _within(text, room)}, {"role": "user", "content": repair}])
     try:
         return parse(text)
     except ValueError as again:
         raise UnusableAnswer(f"{config.model} did not answer the {purpose} with usable JSON, even when asked to correct it: {again}") from None
+
+
+def add_spent(spent: dict[str, Any], answer: Completion) -> None:
+    """Count one call's tokens into ``spent`` (see :func:`complete_json`)."""
+    spent["prompt_tokens"] = spent.get("prompt_tokens", 0) + answer.prompt_tokens
+    spent["completion_tokens"] = spent.get("completion_tokens", 0) + answer.completion_tokens
+    spent.setdefault("calls", []).append((answer.prompt_tokens, answer.completion_tokens))
+
+
+_OMITTED = "[your previous answer, {n} characters, is not repeated here]"
+
+
+def _within(text: str, room: int) -> str:
+    """The model's bad answer as the repair request shows it: whole when it fits ``room``, else its
+    start; a model that rambled must not push the repair request past the prompt cap."""
+    if len(text) <= room:
+        return text
+    if room < 200:  # too little of it to be worth showing
+        return _OMITTED.format(n=len(text))
+    return text[: room - 6] + " [...]"
 
 
 def litellm_kwargs(model: str, timeout: float, api_base: str | None, key: str | None, **call: Any) -> dict[str, Any]:
@@ -245,20 +284,40 @@ def _translate(exc: Exception, config: LLMConfig, purpose: str) -> LLMError:
         call=f"the {purpose} call",
         section="llm",
         example="openai/gpt-4o-mini or ollama/llama3",
+        key_env=config.api_key_env,
     )
 
 
-def translate_failure(exc: Exception, error: type[OvError], *, where: str, model: str, timeout: float, call: str, section: str, example: str) -> OvError:
+def known_keys(key_env: str | None) -> tuple[str, ...]:
+    """The API keys a call may have sent: the one ``key_env`` names and those of the providers'
+    own variables (``OPENAI_API_KEY``, ...), which a route falls back to."""
+    from ov.llm.routes import PROVIDERS
+
+    names = {key_env} if key_env else set()
+    names.update(name for provider in PROVIDERS.values() for name in provider.key_env)
+    return tuple(sorted({os.environ[n] for n in names if os.environ.get(n)}))
+
+
+def translate_failure(
+    exc: Exception, error: type[OvError], *, where: str, model: str, timeout: float, call: str, section: str, example: str, key_env: str | None = None
+) -> OvError:
     """One failed call as ``error`` with a hint that names the ``{section}.*`` setting to fix.
 
     Shared by chat calls (``llm.*``) and embeddings (``embedding.*``), by ov's own client
     (a :class:`~ov.llm.wire.CallFailed`) and by litellm (which raises many unrelated exception
     types): people need the same few answers for all of them.
+
+    The message goes into `.done` files (committed), the hook log and doctor's output, so what
+    came from outside ov is scrubbed first: a server that echoes the key it refused ("Incorrect
+    API key provided: sk-proj-...") and an ``api_base`` holding a password must not put them there.
     """
     from ov.llm.wire import ANSWER, CONNECTION, HTTP, TIMEOUT, CallFailed
+    from ov.redact.engine import redact_known
 
     failure = exc if isinstance(exc, CallFailed) else _litellm_failure(exc)
-    kind, status, detail = failure.kind, failure.status, failure.detail
+    keys = known_keys(key_env)
+    kind, status, detail = failure.kind, failure.status, redact_known(failure.detail, keys)
+    where = redact_known(where, keys)
     if kind == TIMEOUT:
         return error(
             f"{call} to {where} timed out after {timeout:g}s",
@@ -334,15 +393,16 @@ def _parse(response: Any, config: LLMConfig, purpose: str) -> Completion:
         text = choice.message.content
     except (AttributeError, IndexError, KeyError, TypeError):
         raise LLMError(f"{config.model} returned no choices for the {purpose}") from None
-    if not isinstance(text, str) or not text.strip():
-        raise LLMError(f"{config.model} returned an empty answer for the {purpose}", hint="check llm.max_output_tokens and the model")
     usage = getattr(response, "usage", None)
-    return Completion(
-        text=text,
+    completion = Completion(
+        text=text if isinstance(text, str) else "",
         prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
         completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
         model=str(getattr(response, "model", None) or config.model),
     )
+    if not completion.text.strip():
+        raise _empty(config, purpose, completion)
+    return completion
 
 
 def _count(value: Any) -> int:

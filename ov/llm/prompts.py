@@ -27,6 +27,14 @@ from ov.errors import ConfigError
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
+# Each prompt ov fills: the variables its caller provides, and those a template of that name must
+# use. An override in $OV_HOME/prompts/ is held to the same; `ov doctor` checks every one loads.
+CONTRACTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "memory_extraction": (("user", "today", "memory_types", "existing_memories", "transcript"), ("memory_types", "transcript")),
+    "overview": (("dir_name", "dir_uri", "description_note", "coverage", "entries", "abstract_chars", "max_chars"), ("dir_name", "entries")),
+    "intent_analysis": (("query", "recent_messages", "session_summary", "type_constraint"), ("query",)),
+}
+
 
 @dataclass(frozen=True)
 class PromptTemplate:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from ov.errors import not_writable
 
@@ -46,6 +47,20 @@ def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, comple
         os.write(fd, line.encode())
     finally:
         os.close(fd)
+
+
+def record_spent(state_dir: Path, purpose: str, model: str, spent: Mapping[str, Any] | None) -> None:
+    """Log the calls a ``spent`` tally holds (:func:`ov.llm.client.complete_json`), one line per
+    HTTP call; a tally without its calls is logged as one."""
+    if not spent:
+        return
+    calls = spent.get("calls")
+    if not calls:
+        if spent.get("prompt_tokens") or spent.get("completion_tokens"):
+            record(state_dir, purpose, model, spent.get("prompt_tokens", 0), spent.get("completion_tokens", 0))
+        return
+    for prompt_tokens, completion_tokens in calls:
+        record(state_dir, purpose, model, prompt_tokens, completion_tokens)
 
 
 def read(state_dir: Path) -> Iterator[UsageRecord]:

@@ -19,7 +19,7 @@ from ov.redact.checks import MARKER, QUOTE_GROUPS, is_secret_name, is_secret_val
 from ov.redact.rules import CONTEXTUAL, RULES, Rule
 from ov.regex import LazyPattern
 
-__all__ = ["redact", "redact_value"]
+__all__ = ["redact", "redact_known", "redact_value"]
 
 
 def _marker(name: str) -> str:
@@ -91,6 +91,35 @@ def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
             text, count = _apply(rule, text)
             total += count
     return text, total
+
+
+# A piece of a known secret this long, echoed back ("Incorrect API key provided: sk-proj-AbCdEfGh..."),
+# gives away most of it; shorter runs match ordinary words.
+KNOWN_PIECE_CHARS = 8
+
+
+def redact_known(text: str, known: tuple[str, ...] = ()) -> str:
+    """``text`` fit to show or store although it came from outside ov (a server's error message,
+    a URL the user configured): the ``known`` secret values, and any word that is a piece of one
+    at least :data:`KNOWN_PIECE_CHARS` long, become ``[REDACTED:known_secret]``; the user name and
+    password of a URL go; then what :func:`redact` recognises."""
+    import re  # Deferred: this runs on failures only, and hooks import this module on every turn.
+
+    secrets = [s for s in known if s and len(s) >= KNOWN_PIECE_CHARS]
+    if secrets:
+        marker = _marker("known_secret")
+        for secret in secrets:
+            text = text.replace(secret, marker)
+
+        def piece(match: re.Match) -> str:
+            word = match.group(0).rstrip(".")
+            if len(word) >= KNOWN_PIECE_CHARS and any(word in secret for secret in secrets):
+                return marker + match.group(0)[len(word) :]
+            return match.group(0)
+
+        text = re.sub(rf"[A-Za-z0-9_\-.~+/=]{{{KNOWN_PIECE_CHARS},}}", piece, text)
+    text = re.sub(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/@\s]*@", lambda m: m.group(1) + _marker("url_userinfo") + "@", text)
+    return redact(text)[0]
 
 
 # Lists of settings as objects: `{"name": "DB_PASSWORD", "value": "..."}` (Kubernetes, ECS, GitHub),

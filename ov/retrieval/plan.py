@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput, NotFound
+from ov.llm.prompts import CONTRACTS
 from ov.regex import LazyPattern
 from ov.store import sidecar
 
@@ -29,8 +30,7 @@ if TYPE_CHECKING:
     from ov.store.store import Store
 
 PROMPT = "intent_analysis"
-VARIABLES = ("query", "recent_messages", "session_summary", "type_constraint")
-REQUIRED = ("query",)
+VARIABLES, REQUIRED = CONTRACTS[PROMPT]
 ANSWER_SHAPE = '{"reasoning": "...", "queries": [{"query": "...", "context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}'
 PURPOSE = "query plan"  # names the call in LLM error messages
 USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
@@ -160,8 +160,7 @@ def plan_query(
     except LLMError as exc:
         plan = deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
     finally:
-        if spent["prompt_tokens"] or spent["completion_tokens"]:
-            usage.record(store.state, USAGE_PURPOSE, config.llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
+        usage.record_spent(store.state, USAGE_PURPOSE, config.llm.model or "", spent)
     return plan
 
 
@@ -217,7 +216,7 @@ def llm_plan(
     *,
     types: tuple[str, ...] = PLANNED_TYPES,
     prompts_dir: Path | None,
-    spent: dict[str, int],
+    spent: dict[str, Any],
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
     ``spent`` adds up the tokens of every call made, also then."""

@@ -25,6 +25,7 @@ forgets, and a second place to look for them.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -94,28 +95,46 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
     # of other sessions keep writing, and the lock is taken only to check the plan and commit.
     memories = VikingURI(("user", store.identity.user, "memories"))
     peers = VikingURI(("user", store.identity.user, "peers"))
-    with store.draft() as draft:
-        draft.adopt_hand_edits(memories, peers)
-        report, archive = _plan(store, draft, uri, session_id, keep)
-    if archive is None:
+    answers: dict = {}  # the model's answer for the messages it saw: asked once, re-planned against newer files
+    for attempt in range(1, PLAN_ROUNDS + 1):
+        with store.draft() as draft:
+            draft.adopt_hand_edits(memories, peers)
+            report, archive = _plan(store, draft, uri, session_id, keep, answers)
+        if archive is None:
+            return report
+        with store.transaction() as tx:
+            tx.adopt_hand_edits(memories, peers)
+            if draft.still_holds(tx, uri, memories, peers):
+                draft.hand_over(tx)
+            elif attempt < PLAN_ROUNDS:
+                # A capture or a memory landed meanwhile: plan again without the lock (a model
+                # call under it made every other writer time out), here on top of the new files.
+                continue
+            else:
+                # The store keeps changing: plan under the lock, but never with a model call; the
+                # answer already had is re-planned against the files as they are now, and
+                # messages the model never saw go to the offline rules.
+                report, archive = _plan(store, tx, uri, session_id, keep, answers, ask_model=False)
+                if archive is None:
+                    return report
+            # The memory files are named too: `ov snapshot log --uri viking://~/memories` finds the
+            # session commits that changed them (the message caps how many URIs it lists).
+            report.commit = tx.commit("commit", [uri, archive, *report.written]).commit
         return report
-    with store.transaction() as tx:
-        tx.adopt_hand_edits(memories, peers)
-        if draft.still_holds(tx, uri, memories, peers):
-            draft.hand_over(tx)
-        else:  # a capture or a memory landed meanwhile: plan again on top of it, under the lock
-            report, archive = _plan(store, tx, uri, session_id, keep)
-            if archive is None:
-                return report
-        # The memory files are named too: `ov snapshot log --uri viking://~/memories` finds the
-        # session commits that changed them (the message caps how many URIs it lists).
-        report.commit = tx.commit("commit", [uri, archive, *report.written]).commit
-    return report
+    raise AssertionError("unreachable: the last round commits")  # pragma: no cover
 
 
-def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple[CommitReport, VikingURI | None]:
+# Plans made without the lock before one is made under it: each plan that went stale re-uses the
+# model's answer when the same messages are archived, so later rounds are quick.
+PLAN_ROUNDS = 3
+
+
+def _plan(
+    store: Store, tx, uri: VikingURI, session_id: str, keep: int, answers: dict, *, ask_model: bool = True
+) -> tuple[CommitReport, VikingURI | None]:
     """Put the session's commit into ``tx``: archive, summary, memories, meta; the report and
-    the archive's URI (None when there is nothing to archive)."""
+    the archive's URI (None when there is nothing to archive). ``answers`` keeps the model's
+    answers between plans (see :func:`_extract`)."""
     meta_uri = VikingURI((*uri.parts, META))
     messages_uri = VikingURI((*uri.parts, MESSAGES))
     meta_data = tx.existing_file(meta_uri)
@@ -140,7 +159,7 @@ def _plan(store: Store, tx, uri: VikingURI, session_id: str, keep: int) -> tuple
     tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
     when = datetime.now(timezone.utc)
     try:
-        diff, writes, tokens, report.model_failed = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"))
+        diff, writes, tokens, report.model_failed = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"), answers, ask_model=ask_model)
     except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
         _add_token_usage(meta, getattr(exc, "tokens", None))
         report.failed = f"{type(exc).__name__}: {exc}"
@@ -211,10 +230,22 @@ def latest_session(store: Store, *, busy: frozenset[str] = frozenset()) -> str:
 
 
 def _extract(
-    store: Store, tx, messages: list[dict], archive_uri: str, when: datetime, peer: str | None = None
+    store: Store,
+    tx,
+    messages: list[dict],
+    archive_uri: str,
+    when: datetime,
+    peer: str | None = None,
+    answers: dict | None = None,
+    *,
+    ask_model: bool = True,
 ) -> tuple[dict, dict[str, str], dict[str, int], str | None]:
     """The memory diff, the files to write, the LLM tokens spent (zero without a model), and the
     model's error when it failed and the offline rules extracted instead.
+
+    ``answers`` holds what the model proposed for a set of messages (their ids and the peer), so
+    that a plan made again does not ask again; with ``ask_model`` false (under the write lock) a
+    set of messages it has no answer for is extracted by the offline rules.
 
     Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
     model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
@@ -230,7 +261,15 @@ def _extract(
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
     model_failed = None
     llm = store.config.llm
-    if llm.enabled:
+    answers = {} if answers is None else answers
+    seen = (peer, tuple(str(m.get("id")) for m in messages))
+    if llm.enabled and seen in answers:
+        candidates, tokens, model_failed = copy.deepcopy(answers[seen])  # planning may change a candidate
+    elif llm.enabled and not ask_model:
+        model_failed = "the store kept changing while the model was asked: extracted with the offline rules"
+        candidates = extract_explicit(messages, when=when, user=store.identity.user)
+    elif llm.enabled:
+        from ov.errors import ConfigError
         from ov.llm import usage
         from ov.llm.client import LLMError
         from ov.sessions.memory.llm_extract import extract_with_llm
@@ -241,15 +280,18 @@ def _extract(
             candidates, tokens = extract_with_llm(
                 llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
             )
-        except LLMError as exc:  # an offline laptop or an expired key must not lose the memories (a bug still fails)
+        # An offline laptop, an expired key or a broken prompt override must not lose the
+        # memories (ConfigError: the override does not load); a bug still fails.
+        except (LLMError, ConfigError) as exc:
             spent = getattr(exc, "tokens", None)
             if spent:
-                usage.record(store.state, "extraction", llm.model or "", spent["prompt_tokens"], spent["completion_tokens"])
+                usage.record_spent(store.state, "extraction", llm.model or "", spent)
                 tokens = spent
             model_failed = f"{type(exc).__name__}: {exc}"
             candidates = extract_explicit(messages, when=when, user=store.identity.user)
         else:
-            usage.record(store.state, "extraction", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
+            usage.record_spent(store.state, "extraction", llm.model or "", tokens)
+        answers[seen] = copy.deepcopy((candidates, tokens, model_failed))
     else:
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
 

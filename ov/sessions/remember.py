@@ -180,23 +180,27 @@ def reader(tx, *roots: VikingURI):
 
 def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     """With an LLM, the model only chooses the memory's type and file; the words stay the user's."""
+    from ov.errors import ConfigError
     from ov.llm.client import LLMError
-    from ov.llm.usage import record
+    from ov.llm.usage import record_spent
     from ov.sessions.memory.llm_extract import extract_with_llm
 
     message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": f"Remember this: {text}"}], "created_at": when.isoformat()}
     llm = store.config.llm
     try:
         candidates, tokens = extract_with_llm(llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts")
-    except LLMError:
+    except (LLMError, ConfigError) as exc:  # ConfigError: a prompt override that does not load
+        spent = getattr(exc, "tokens", None)
+        record_spent(store.state, "remember", llm.model or "", spent)  # billed although the answer was useless
         return []  # the deterministic reading below still remembers it
-    record(store.state, "remember", llm.model or "", tokens["prompt_tokens"], tokens["completion_tokens"])
-    if not candidates:
+    record_spent(store.state, "remember", llm.model or "", tokens)
+    # A sectioned type (experiences: Situation, Approach, Reflect) would be stored in the model's
+    # words, which are not what the user said; the model chooses among the others, or the
+    # deterministic reading keeps the text.
+    chosen = next((c for c in candidates if not schemas[c.memory_type].content_sections), None)
+    if chosen is None:
         return []
-    chosen = candidates[0]
     bullet = text if text.lstrip().startswith(("-", "#")) else f"- {text}"
-    if schemas[chosen.memory_type].content_sections:
-        return [chosen]  # a sectioned type (experiences) needs the model's structure
     chosen.fields = {**chosen.fields, "content": bullet}
     return [chosen]
 

@@ -6,15 +6,14 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ov.llm.prompts import PromptTemplate, load_prompt
+from ov.llm.prompts import CONTRACTS, PromptTemplate, load_prompt
 from ov.store import sidecar
 
 if TYPE_CHECKING:
     from ov.summaries.layers import ChildInfo
 
 OVERVIEW_PROMPT = "overview"
-OVERVIEW_VARIABLES = ("dir_name", "dir_uri", "description_note", "coverage", "entries", "abstract_chars", "max_chars")
-OVERVIEW_REQUIRED = ("dir_name", "entries")
+OVERVIEW_VARIABLES, OVERVIEW_REQUIRED = CONTRACTS[OVERVIEW_PROMPT]
 TRUNCATION_MARK = " [...]"
 
 

@@ -167,4 +167,5 @@ def _translate(exc: Exception, config: EmbeddingConfig) -> EmbeddingError:
         call="the embeddings call",
         section="embedding",
         example="openai/text-embedding-3-small or ollama/nomic-embed-text",
+        key_env=config.api_key_env,
     )

@@ -25,11 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput
 from ov.llm.client import LLMError, UnusableAnswer, complete_json, load_json_answer
-from ov.llm.prompts import PromptTemplate, load_prompt
+from ov.llm.prompts import CONTRACTS, PromptTemplate, load_prompt
 from ov.sessions.memory.extract import Candidate
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
 from ov.sessions.session import message_text
 from ov.tokens import estimate_tokens
+from ov.wording import counted
 
 if TYPE_CHECKING:
     from ov.config import LLMConfig
@@ -37,8 +38,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROMPT = "memory_extraction"
-VARIABLES = ("user", "today", "memory_types", "existing_memories", "transcript")
-REQUIRED = ("memory_types", "transcript")
+VARIABLES, REQUIRED = CONTRACTS[PROMPT]
 ANSWER_SHAPE = '{"memories": [{"memory_type": "...", "fields": {...}, "source_message_ids": ["..."]}]}'
 PURPOSE = "memory extraction"
 # estimate_tokens never counts fewer than a quarter token per character, so a
@@ -95,10 +95,22 @@ def extract_with_llm(
             tokens=tokens,
             hint="try a stronger model (llm.model), or raise llm.max_output_tokens if the answer was cut off",
         ) from None
+    except LLMError as exc:  # a call failed after one that was answered (and billed): callers log both
+        exc.tokens = tokens
+        raise
     known_ids = [str(m.get("id")) for m in messages if m.get("id")]
     candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids, peer=peer)
     for warning in warnings:
         log.warning("memory extraction: %s", warning)
+    if items and not candidates:
+        # An answer whose every memory breaks its schema would lose the session's memories for
+        # good (its messages are archived, never extracted again): it fails like an unusable one,
+        # and the commit extracts with the offline rules instead.
+        raise ExtractionError(
+            f"{config.model} proposed {counted(len(items), 'memory', 'memories')} and every one broke its schema ({warnings[0]})",
+            tokens=tokens,
+            hint="try a stronger model (llm.model), or check a memory_extraction prompt override",
+        )
     return candidates, tokens
 
 
