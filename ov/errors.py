@@ -252,6 +252,15 @@ class StoreCorrupt(OvError):
     hint = "run `ov fsck` to see what is wrong and how to fix it"
 
 
+class UnsafeTree(OvError):
+    """A commit's tree names a path ov never writes: one that leads out of the work tree or into
+    ``.git``, a name no URI may have, a symbolic link or a submodule. Such a commit comes from
+    elsewhere (a remote), never from ov; nothing of it reaches the work tree."""
+
+    code = "unsafe_tree"
+    hint = "nothing was written there; `ov fsck` lists such paths in the history, `ov snapshot restore REV` goes back to a commit before them"
+
+
 class RecordDamaged(StoreCorrupt):
     """One of ov's own records (a session's ``.meta.json``) does not hold what ov writes there: a
     hand edit, a merge or a restore broke it, and the command that keeps it cannot go on."""

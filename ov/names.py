@@ -31,9 +31,16 @@ def reserved_reason(name: str) -> str | None:
     """Why ``name`` cannot be a tree entry ov writes, or None when it can."""
     if TEMP_MARKER in name:
         return f"names holding {TEMP_MARKER!r} are ov's temporary files"
+    if is_git_name(name):
+        return "git reserves this name in a tree (any case, and spellings such as '.git.' or 'git~1')"
+    return None
+
+
+def is_git_name(name: str) -> bool:
+    """Whether some file system reads ``name`` as ``.git``, ``.gitmodules`` or ``.gitattributes``."""
+    if name.isascii() and "gi" not in name.lower():
+        return False  # the common case, checked on every path a commit writes: no translation
     # NTFS drops trailing dots and spaces and reads "name:stream" as "name"; HFS+ drops the
     # ignorable code points; both compare without case. What is left is what git compares.
     core = name.translate(_HFS_IGNORED).split(":", 1)[0].rstrip(" .").lower()
-    if core in _GIT_NAMES or _SHORT_NAME_RE.fullmatch(core):
-        return "git reserves this name in a tree (any case, and spellings such as '.git.' or 'git~1')"
-    return None
+    return core in _GIT_NAMES or bool(_SHORT_NAME_RE.fullmatch(core))

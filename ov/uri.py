@@ -193,6 +193,20 @@ def file_place_problem(uri: VikingURI) -> str | None:
     return None
 
 
+def work_path_problem(path: str) -> str | None:
+    """Why no file may be at the work-tree path ``path``, or None: every name in it a valid
+    segment, the whole a URI within the limits, and at a place a file may be. What a scan
+    records of a hand edit and what a pull takes in from a remote are held to it."""
+    if not path or "" in path.split("/"):
+        return "a name is empty"
+    try:
+        uri = from_path(path)
+    except InvalidURI as exc:
+        return exc.message
+    place = file_place_problem(uri)
+    return f"no file may be there ({place})" if place else None
+
+
 def standing_folder(uri: VikingURI) -> bool:
     """Whether ``uri`` is a folder the tree of every account has before anything is written to it
     (PRODUCT.md, the tree): a user's root and its folders (``memories`` before the first memory),

@@ -444,3 +444,25 @@ def test_a_file_made_by_hand_where_a_large_restore_makes_a_folder_is_refused_and
     assert not any((big_removed.parent.parent / "state/default/staging").glob("*"))
     again = ov("snapshot", "restore", "with-big", "--json")  # the same, with the file there from the start
     assert (again.exit_code, again.error) == (result.exit_code, result.error)
+
+
+# --- a history holding a path ov never writes (a pull before pulls were checked) -------------
+
+
+def test_restore_refuses_a_revision_with_an_escaping_path_and_restoring_one_before_it_drops_it(history, ov_home, store_state):
+    from tests.hostile_trees import FILE, add_commit
+
+    victim = ov_home.parent / "victim.md"  # where ../../ leads from the account
+    victim.write_bytes(b"original\n")
+    before = head(ov_home)
+    bad = add_commit(ov_home / "accounts/default", {(b"..", b"..", b"victim.md"): (FILE, b"attacker\n")}).decode()
+    restored = history("snapshot", "restore", before, "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert restored.json["result"]["deleted"] == ["viking://../../victim.md"]
+    assert victim.read_bytes() == b"original\n"
+    assert history("status", "--json").json["result"]["clean"] and history("fsck").exit_code == 0
+    state = store_state()
+    refused = history("snapshot", "restore", bad, "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree"
+    assert refused.error["message"] == f"{bad} holds '../../victim.md', which ov never writes: it holds a '..' name, which leads out of its folder"
+    assert store_state() == state and victim.read_bytes() == b"original\n"

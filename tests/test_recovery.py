@@ -414,3 +414,44 @@ def test_noted_index_paths_are_kept_while_a_git_command_holds_the_index(ov, ov_h
     git_lock.unlink()
     assert ov("write", "viking://resources/d.md", "--content", "d").exit_code == 0
     assert not (state(ov_home) / "index.pending").exists()
+
+
+# --- a store that pulled a hostile tree before pulls were checked ----------------------------
+
+
+@pytest.fixture
+def pulled_before(ov, ov_home, tmp_path):
+    """HEAD holds ``../../../victim/authorized_keys`` and ``.git/config``, as an older ov's pull
+    left it (the files themselves are not written here: what matters is what ov does next)."""
+    from tests.hostile_trees import FILE, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    victim = ov_home.parent / "victim" / "authorized_keys"  # where ../../../ leads from the account
+    victim.parent.mkdir()
+    victim.write_bytes(b"original\n")
+    bad = add_commit(
+        account(ov_home),
+        {(b"..", b"..", b"..", b"victim", b"authorized_keys"): (FILE, b"attacker\n"), (b".git", b"config"): (FILE, b"[core]\n\tfsmonitor = x\n")},
+    )
+    return victim, bad.decode()
+
+
+def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_dropped(ov, ov_home, pulled_before):
+    victim, bad = pulled_before
+    result = ov("fsck", "--json")
+    assert result.exit_code == 1
+    problems = [f for f in result.json["result"]["findings"] if f["severity"] == "problem"]
+    assert len(problems) == 1 and "HEAD holds" in problems[0]["message"] and "ov snapshot commit" in problems[0]["fix"]
+    # `ov status` names them for what they are, and a snapshot commit drops them from HEAD only.
+    status = ov("status", "--json").json["result"]
+    assert {u["path"] for u in status["unsafe"]} == {"../../../victim/authorized_keys", ".git/config"}
+    human = ov("status").stdout
+    assert "unsafe    ../../../victim/authorized_keys" in human and "deleted" not in human
+    config = (account(ov_home) / ".git/config").read_bytes()
+    assert ov("snapshot", "commit", "-m", "drop what the old pull took in").exit_code == 0
+    assert victim.read_bytes() == b"original\n" and (account(ov_home) / ".git/config").read_bytes() == config
+    assert ov("status", "--json").json["result"]["clean"]
+    after = ov("fsck", "--json")
+    assert after.exit_code == 0
+    notes = [f["message"] for f in after.json["result"]["findings"]]
+    assert any(m.startswith(f"commit {bad[:10]} of the history holds") for m in notes)

@@ -13,6 +13,7 @@ import pytest
 import typer
 
 from tests.conftest import git_state
+from tests.hostile_trees import FILE, GITLINK, LINK, add_commit
 
 
 @pytest.fixture(autouse=True)
@@ -604,3 +605,142 @@ def test_real_git_agrees_with_a_merge(homes, bare):
     assert status.stdout == ""
     parents = subprocess.run(["git", "-C", str(bare), "log", "-1", "--format=%P", "main"], check=True, env=env, capture_output=True, text=True)
     assert len(parents.stdout.split()) == 2
+
+
+# --- trees ov never writes: a hostile or broken remote ------------------------------------
+
+
+def _account_git(homes, home) -> dict[str, bytes]:
+    """What a refused pull must leave as it was besides HEAD and the files: the git index, the
+    config, and the tracking ref of origin."""
+    git_dir = homes.path[home] / "accounts" / "default" / ".git"
+    tracking = git_dir / "refs" / "remotes" / "origin" / "main"
+    return {
+        "index": (git_dir / "index").read_bytes(),
+        "config": (git_dir / "config").read_bytes(),
+        "tracking": tracking.read_bytes() if tracking.exists() else b"",
+    }
+
+
+HOSTILE = {
+    # The audit's: up out of the account to a file the user owns.
+    "dot-dot": ((b"..", b"..", b"..", b"victim", b"authorized_keys"), FILE, b"ssh-ed25519 AAAA attacker\n"),
+    # The account's own git config, whose core.fsmonitor runs a command on every `git status`.
+    "dot-git": ((b".git", b"config"), FILE, b"[core]\n\tfsmonitor = touch PWNED\n"),
+    "dot-git-upper": ((b".GIT", b"config"), FILE, b"[core]\n\tfsmonitor = touch PWNED\n"),
+    "dot-git-ntfs-short": ((b"resources", b"git~1", b"config"), FILE, b"x\n"),
+    "dot-git-trailing-dot": ((b"resources", b".git.", b"config"), FILE, b"x\n"),
+    "dot": ((b"resources", b".", b"x.md"), FILE, b"x\n"),
+    "slash-in-a-name": ((b"resources", b"a/b.md"), FILE, b"x\n"),
+    "not-utf8": ((b"resources", b"\xff.md"), FILE, b"x\n"),
+    "symlink": ((b"resources", b"passwd.md"), LINK, b"/etc/passwd"),
+    "gitlink": ((b"resources", b"sub"), GITLINK, b"0123456789abcdef0123456789abcdef01234567"),
+    "outside-the-scopes": ((b"docs", b"x.md"), FILE, b"x\n"),
+    "temp-file": ((b"resources", b"a.md.ov-tmp-1"), FILE, b"x\n"),
+    "too-long": ((b"resources", *[b"d" * 200] * 16, b"x.md"), FILE, b"x\n"),
+}
+
+
+@pytest.mark.parametrize("merge", [False, True], ids=["fast-forward", "merge"])
+@pytest.mark.parametrize("kind", sorted(HOSTILE))
+def test_a_pull_refuses_a_tree_with_a_path_ov_never_writes_and_changes_nothing(homes, bare, tmp_path, kind, merge):
+    names, mode, data = HOSTILE[kind]
+    victim = tmp_path / "victim" / "authorized_keys"  # where ../../../ leads from home-b/accounts/default
+    victim.parent.mkdir()
+    victim.write_bytes(b"original\n")
+    shared_start(homes, str(bare))
+    if merge:  # local commits: the pull would merge
+        write(homes, "b", "viking://resources/mine.md", "local\n")
+    bad = add_commit(bare, {names: (mode, data)})
+    before, git_before = homes.state("b"), _account_git(homes, "b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1, result.stdout
+    assert result.error["code"] == "unsafe_tree"
+    assert bad.decode()[:10] in result.error["message"] and "nothing was changed" in result.error["hint"]
+    assert homes.state("b") == before and _account_git(homes, "b") == git_before
+    assert victim.read_bytes() == b"original\n"
+    account = homes.path["b"] / "accounts" / "default"
+    assert not (account / "PWNED").exists() and not (account / ".GIT").exists()
+    assert homes("b", "fsck").exit_code == 0 and homes("b", "status", "--json").json["result"]["clean"]
+
+
+def test_the_refusal_names_the_path_and_what_is_wrong_with_it(homes, bare):
+    shared_start(homes, str(bare))
+    bad = add_commit(bare, {(b"resources", b".Git", b"hooks", b"post-merge"): (FILE, b"#!/bin/sh\n")})
+    error = homes("b", "pull", "--json").error
+    assert error["message"] == (
+        f"refused to pull 'origin': its commit {bad.decode()[:10]} holds 'resources/.Git', "
+        "segment '.Git' is reserved: git reserves this name in a tree (any case, and spellings such as '.git.' or 'git~1')"
+    )
+
+
+def test_a_name_with_a_nul_makes_a_tree_git_cannot_read_and_the_pull_is_refused(homes, bare):
+    shared_start(homes, str(bare))
+    add_commit(bare, {(b"resources", b"a\x00b.md"): (FILE, b"x\n")})
+    before = homes.state("b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "unsafe_tree"
+    assert "not well-formed git" in result.error["message"]
+    assert homes.state("b") == before
+
+
+def test_a_bad_path_in_any_new_commit_is_refused_even_when_the_tip_no_longer_holds_it(homes, bare):
+    """A later `ov snapshot restore` of that commit would write it: the whole new history is checked."""
+    from dulwich.repo import Repo
+
+    shared_start(homes, str(bare))
+    bad = add_commit(bare, {(b".git", b"config"): (FILE, b"[core]\n\tfsmonitor = touch PWNED\n")})
+    with Repo(str(bare)) as repo:  # the next commit puts the tree back as it was
+        clean_tree = repo[repo[repo[bad].parents[0]].tree]
+    add_commit(bare, {})  # a commit on top...
+    with Repo(str(bare)) as repo:
+        tip = repo[repo.refs[b"refs/heads/main"]]
+        tip.tree = clean_tree.id  # ...holding the tree before the bad one
+        repo.object_store.add_object(tip)
+        repo.refs[b"refs/heads/main"] = tip.id
+    before = homes.state("b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1 and bad.decode()[:10] in result.error["message"]
+    assert homes.state("b") == before
+
+
+def test_once_the_remote_drops_the_bad_commit_pulls_work_again(homes, bare):
+    from dulwich.repo import Repo
+
+    shared_start(homes, str(bare))
+    good = Repo(str(bare)).refs[b"refs/heads/main"]
+    add_commit(bare, {(b"..", b"x.md"): (FILE, b"x\n")})
+    assert homes("b", "pull").exit_code == 1
+    with Repo(str(bare)) as repo:
+        repo.refs[b"refs/heads/main"] = good  # the remote's owner removes it
+    write(homes, "a", "viking://resources/notes.md", "fixed\n")
+    assert homes("a", "push").exit_code == 0
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json["result"]["outcome"] == "fast-forward"
+    assert homes("b", "read", "viking://resources/notes.md").stdout == "fixed\n"
+    assert homes.state("a") == homes.state("b")
+
+
+def test_an_executable_file_from_plain_git_is_pulled_as_a_regular_file(homes, bare):
+    shared_start(homes, str(bare))
+    add_commit(bare, {(b"resources", b"run.md"): (0o100755, b"# notes\n")})
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0, pulled.stderr
+    assert homes("b", "read", "viking://resources/run.md").stdout == "# notes\n"
+
+
+def test_a_conflict_copy_whose_name_would_be_too_long_refuses_the_merge_and_changes_nothing(homes, bare):
+    long = "viking://resources/" + "n" * 250 + ".md"  # 253 bytes: its copy adds ".theirs-<sha>"
+    write(homes, "a", long, "first\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("b", "pull").exit_code == 0
+    write(homes, "a", long, "from a\n")
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", long, "from b\n")
+    before = homes.state("b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "merge_impossible"
+    assert "bytes long" in result.error["message"]
+    assert homes.state("b") == before

@@ -690,3 +690,100 @@ def test_a_name_stored_in_both_forms_reaches_the_nfc_one_first_then_the_other(st
     assert store.read(store.uri(f"viking://resources/{CAFE_NFD}")).content == "composed\n"
     store.rm(store.uri(f"viking://resources/{CAFE_NFD}"))
     assert store.read(store.uri(f"viking://resources/{CAFE_NFC}")).content == "decomposed\n"
+
+
+# --- a path from a tree ov did not build never leaves the work tree --------------------------
+
+
+def _hostile_commit(store: Store, entries) -> tuple[bytes, bytes]:
+    """(HEAD, a commit on top of it holding ``entries``), HEAD left where it was: a fetched commit."""
+    from tests.hostile_trees import add_commit
+
+    head = store.git.head()
+    bad = add_commit(store.root, entries)
+    Repo(str(store.root)).refs[b"refs/heads/main"] = head
+    return head, bad
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../../outside/x.md", ".git/config", ".GIT/config", "resources/.git/config", "resources/../../outside/x.md", "resources/./x.md"],
+)
+def test_moving_head_refuses_a_path_that_leaves_the_work_tree_before_anything_moves(store: Store, ov_home: Path, path: str):
+    from ov.errors import UnsafeTree
+    from tests.hostile_trees import FILE
+
+    store.write(store.uri("viking://resources/a.md"), b"mine\n")
+    config = (store.root / ".git" / "config").read_bytes()
+    names = tuple(n.encode() for n in path.split("/"))
+    head, bad = _hostile_commit(store, {names: (FILE, b"[core]\n\tfsmonitor = touch PWNED\n")})
+    with pytest.raises(UnsafeTree, match="refused to write"):
+        store.git.move_head(head, bad, [path])
+    assert store.git.head() == head and not (store.state / "journal.json").exists()
+    assert (store.root / ".git" / "config").read_bytes() == config
+    assert not (ov_home / "outside").exists() and not (store.root / ".GIT").exists()
+
+
+def test_a_work_tree_write_refuses_an_escaping_path_and_a_deletion_leaves_the_place_alone(store: Store, ov_home: Path):
+    from ov.errors import UnsafeTree
+
+    store.write(store.uri("viking://resources/a.md"), b"mine\n")
+    outside = ov_home / "outside.md"
+    outside.write_bytes(b"not the store's\n")
+    for escaping in ("../../outside.md", str(outside), "resources//b.md", "resources/b.md\x00"):
+        with pytest.raises(UnsafeTree):
+            store.git._apply_worktree({"resources/b.md": b"b\n", escaping: b"overwritten\n"})
+    assert not (store.root / "resources/b.md").exists(), "refused before anything is written"
+    store.git._apply_worktree({"../../outside.md": None, ".git/config": None})  # dropped from a tree only
+    assert outside.read_bytes() == b"not the store's\n" and (store.root / ".git" / "config").exists()
+
+
+def test_a_folder_replaced_by_a_link_out_of_the_store_carries_no_write(store: Store, tmp_path: Path):
+    from ov.errors import UnsafeTree
+
+    store.write(store.uri("viking://resources/d/a.md"), b"a\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(store.root / "resources/d")
+    (store.root / "resources/d").symlink_to(elsewhere)
+    with pytest.raises(UnsafeTree, match="symbolic link"):
+        store.git._apply_worktree({"resources/d/b.md": b"b\n"})
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_append_never_follows_a_link_put_in_place_of_the_file(store: Store, tmp_path: Path):
+    store.write(store.uri("viking://resources/log.md"), b"one\n")
+    target = tmp_path / "target.md"
+    target.write_bytes(b"one\n")
+    (store.root / "resources/log.md").unlink()
+    (store.root / "resources/log.md").symlink_to(target)
+    store.git._apply_worktree({"resources/log.md": b"one\ntwo\n"}, appends={"resources/log.md": 4})
+    assert target.read_bytes() == b"one\n"  # replaced the link, not written through it
+    assert (store.root / "resources/log.md").read_bytes() == b"one\ntwo\n" and not (store.root / "resources/log.md").is_symlink()
+
+
+def test_recovery_never_writes_an_escaping_path_an_old_journal_names(store: Store, ov_home: Path):
+    import json
+    import time
+
+    from tests.hostile_trees import FILE
+
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    head, bad = _hostile_commit(store, {(b"..", b"..", b"outside.md"): (FILE, b"x\n")})
+    Repo(str(store.root)).refs[b"refs/heads/main"] = bad  # HEAD holds it: an older ov pulled it
+    journal = {"version": 1, "old": head.decode(), "new": bad.decode(), "paths": ["../../outside.md", "resources/a.md"], "started": time.time()}
+    (store.state / "journal.json").write_text(json.dumps(journal))
+    assert store.git.recover().startswith("completed")
+    assert not (ov_home / "outside.md").exists() and not (store.state / "journal.json").exists()
+
+
+def test_a_path_that_leaves_the_store_is_named_for_what_it_is_not_taken_for_a_link(store: Store):
+    from ov.errors import UnsafeTree
+    from ov.uri import VikingURI
+
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    with pytest.raises(UnsafeTree) as refused:
+        store.path(VikingURI(("..", "..", "victim.md")))
+    assert "'..' name, which leads out of its folder" in refused.value.message and "symbolic link" not in refused.value.message
+    with pytest.raises(UnsafeTree, match="names git's own files"):
+        store.path(VikingURI((".git", "config")))

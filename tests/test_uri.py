@@ -801,3 +801,38 @@ def test_a_hidden_file_where_an_id_would_be_is_a_file_not_an_id() -> None:
     for text in ("viking://user/.bob/notes.md", "viking://user/alice/sessions/.s1/messages.jsonl", "viking://user/alice/peers/.eve/memories"):
         with pytest.raises(InvalidURI, match="starts with '.'"):
             parse(text, user=USER)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("resources/notes/a.md", None),
+        ("user/default/memories/x.md", None),
+        ("resources//a.md", "a name is empty"),
+        ("resources/../a.md", "'..' segment"),
+        ("resources/.GIT/config", "reserved"),
+        ("docs/a.md", "invalid scope"),
+        ("resources", "no file may be there (a scope)"),
+        ("user/default/memories", "no file may be there (reserved for a directory)"),
+        ("resources/a b /x.md", "whitespace"),
+    ],
+)
+def test_work_path_problem_says_why_no_file_may_be_at_a_path(path, expected):
+    from ov.uri import work_path_problem
+
+    problem = work_path_problem(path)
+    assert problem is None if expected is None else expected in problem
+
+
+@pytest.mark.parametrize("name", [".git", ".GIT", ".Git ", ".git.", ".g\u200cit", "git~1", ".gitmodules", "GITMOD~2", ".gitattributes:x"])
+def test_every_spelling_of_gits_own_names_is_known(name):
+    from ov.names import is_git_name
+
+    assert is_git_name(name)
+
+
+@pytest.mark.parametrize("name", ["git", ".gitignore", "digit", "legit.md", "gi", "notes.md", "café"])
+def test_names_that_only_look_like_gits_are_not_its(name):
+    from ov.names import is_git_name
+
+    assert not is_git_name(name)

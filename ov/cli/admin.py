@@ -49,6 +49,8 @@ def status() -> None:
         "modified": [_uri(p) for p in changes.modified],
         "added": [_uri(p) for p in changes.added],
         "deleted": [_uri(p) for p in changes.deleted],
+        # Among the deleted: paths HEAD holds that ov never writes (see WorktreeChanges.unsafe).
+        "unsafe": [{"path": p, "problem": why} for p, why in sorted(changes.unsafe.items())],
         "ignored": changes.ignored,
         "recovered": report.recovered,
         "read_only": report.read_only,
@@ -70,9 +72,13 @@ def status() -> None:
             plain("work tree clean: no hand edits")
         else:
             plain("hand edits not yet committed (keep them with `ov snapshot commit -m MESSAGE`):")
-            for label in ("modified", "added", "deleted"):
-                for uri in payload[label]:
-                    plain(f"  {label:9} {uri}")
+            for label, paths in (("modified", changes.modified), ("added", changes.added), ("deleted", changes.deleted)):
+                for path in paths:
+                    if path not in changes.unsafe:
+                        plain(f"  {label:9} {_uri(path)}")
+        for path, why in sorted(changes.unsafe.items()):
+            # Never written, so "deleted"; what lies at the place it names is not the store's.
+            plain(f"  unsafe    {path} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")
         for path in changes.ignored:
             plain(f"  ignored   {path} (no viking:// URI can name it: outside the scopes, or an odd name)")
         for uri in payload["conflicts"]:

@@ -4,7 +4,8 @@ Read-only (but for a probe file made and removed at once). Each finding names wh
 and the command that fixes it. Store: ov may write to its folders, the branch resolves, every
 commit of the history and its root tree is present, every tree and blob of HEAD is readable,
 no interrupted commit is pending, no git lock file or temporary file of a killed writer is
-left, and hand edits are listed (they are not damage, but they are not indexed until
+left, no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
+pulls were checked), and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
@@ -108,6 +109,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     for path in missing[:20]:
         add(Finding("store", "problem", f"HEAD's {path} is missing from the object store", "restore the account from a backup"))
     report.checked.update(commits=commits, files=files)
+    _check_tree_paths(git, head, add)
     from ov.store.worktree import scan
 
     changes = scan(git, refresh_index=False)
@@ -125,6 +127,38 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
             )
         )
     return head.decode()
+
+
+def _check_tree_paths(git, head: bytes, add) -> None:
+    """Paths no commit of ov's holds (``..``, ``.git``, a symbolic link, a name no URI may have):
+    a pull took them in before pulls refused them. A problem in HEAD, whose files every later
+    merge and restore meet; a note further back, where only a restore of that commit reaches them."""
+    from ov.errors import quote
+    from ov.store.treepaths import first_unsafe, unsafe_paths
+
+    came = "it came from a pull before ov refused such trees"
+    in_head = next(unsafe_paths(git.repo.object_store, git.tree_of(head), skip_missing=True), None)
+    if in_head is not None:
+        path, problem = in_head
+        add(
+            Finding(
+                "store",
+                "problem",
+                f"HEAD holds {quote(path)}, which ov never writes: {problem} ({came})",
+                "remove it: `ov snapshot commit -m MESSAGE` when `ov status` lists it as unsafe or deleted, else `ov rm` its URI",
+            )
+        )
+        return
+    found = first_unsafe(git.repo, [head], skip_missing=True)  # missing objects are reported above
+    if found is not None:
+        add(
+            Finding(
+                "store",
+                "note",
+                f"commit {found.commit[:10]} of the history holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
+                "HEAD no longer holds it: do not restore that commit",
+            )
+        )
 
 
 def _walk(git, tree_id, prefix: str):

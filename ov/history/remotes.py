@@ -36,11 +36,19 @@ import re
 import stat
 from dataclasses import dataclass, field
 
-from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotFound, OvError
+from ov.errors import (
+    AlreadyExists,
+    HandEditConflict,
+    InvalidInput,
+    NotFound,
+    OvError,
+    UnsafeTree,
+    quote,
+)
 from ov.history.snapshots import TAG_PREFIX, trailers
 from ov.store.gitstore import BRANCH, FILE_MODE, GitStore
 from ov.store.store import Store, commit_message
-from ov.uri import SCHEME, VikingURI
+from ov.uri import SCHEME, VikingURI, work_path_problem
 
 DEFAULT_REMOTE = "origin"
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -294,9 +302,11 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullRe
     ours = tx.head
     if theirs is None:
         return PullResult(remote.name, remote.url, "empty-remote", _hex(ours), _hex(ours), None)
-    _set_tracking(git.repo, remote.name, theirs)
     if theirs == ours or (ours is not None and _is_ancestor(git, theirs, ours)):
+        _set_tracking(git.repo, remote.name, theirs)
         return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
+    _refuse_unsafe_history(git, remote, ours, theirs)
+    _set_tracking(git.repo, remote.name, theirs)
     changes = scan(git, refresh_index=False)
     if not changes.clean:
         raise HandEditConflict(
@@ -312,6 +322,20 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullRe
     changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
     git.move_head(ours, theirs, changed)
     return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed)
+
+
+def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, theirs: bytes) -> None:
+    """Refuse the remote's history when a commit ours lacks names a path ov never writes (out of
+    the work tree, into ``.git``, a link): not only the tree checked out, since any commit of the
+    history can be restored later. Only objects were fetched so far; nothing has moved."""
+    from ov.store.treepaths import first_unsafe
+
+    found = first_unsafe(git.repo, [theirs], [ours] if ours is not None else [])
+    if found is not None:
+        raise UnsafeTree(
+            f"refused to pull {remote.name!r}: its commit {found.commit[:10]} holds {quote(found.path)}, {found.problem}",
+            hint="nothing was changed here; ov never makes such a commit: remove the path on the remote (with git), or pull from another remote",
+        )
 
 
 def conflicts(store: Store) -> list[str]:
@@ -408,8 +432,16 @@ def _fetch(git: GitStore, remote: Remote) -> tuple[bytes | None, dict[bytes, byt
         want = refs.get(BRANCH)
         return [want] if want is not None and want not in repo.object_store else []
 
+    from dulwich.errors import ObjectFormatException
+
     client, path = _client(remote)
-    result = _talk(remote, lambda: client.fetch(path, repo, determine_wants=determine_wants))
+    try:
+        result = _talk(remote, lambda: client.fetch(path, repo, determine_wants=determine_wants))
+    except ObjectFormatException as exc:  # a tree whose names git cannot read back (one holds a NUL)
+        raise UnsafeTree(
+            f"refused to pull {remote.name!r}: it holds an object that is not well-formed git ({exc})",
+            hint="nothing was changed here; `git fsck` in the remote repository finds the object",
+        ) from None
     refs = (result.refs if hasattr(result, "refs") else result) or {}
     theirs = refs.get(BRANCH)
     if theirs is not None and theirs not in repo.object_store:
@@ -513,6 +545,10 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
         found.append({"path": path, "kind": kind, "copy": copy})
 
     _check_file_dir_clashes(git, ours_tree, result)
+    for path, sha in result.items():
+        problem = work_path_problem(path) if sha is not None else None
+        if problem is not None:  # a conflict copy's name, longer than the path it copies
+            raise MergeImpossible(f"cannot merge {remote.name!r}: {quote(path)}: {problem}", hint="rename the file on one side, commit, then pull again")
     tree_changes = [(p.encode(), None, None) if sha is None else (p.encode(), FILE_MODE, sha) for p, sha in sorted(result.items())]
     try:
         new_tree = commit_tree_changes(repo.object_store, ours_tree, tree_changes) if tree_changes else ours_tree

@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ov.errors import AlreadyExists, InvalidInput, NotFound
+from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree, quote
 from ov.files import looks_binary
 from ov.uri import VikingURI
 
@@ -381,6 +381,8 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
     """Put into ``tx`` (and ``plan``) what makes each of ``paths`` what it was (``then``: path ->
     blob id at the revision), given what it is (``now``), replacing what was planned for it before.
     ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
+    from ov.store.gitstore import escape_problem
+
     git = tx.git
     wanted: dict[str, bytes | None] = {}
     for rel in paths:
@@ -389,9 +391,14 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
         tx.changes.pop(rel, None)
         if now.get(rel) != then.get(rel):
             wanted[rel] = then.get(rel)
+    for rel, sha in sorted(wanted.items()):
+        problem = escape_problem(rel)
+        if problem is not None and sha is not None:  # a path only a pull before pulls were checked took in
+            raise UnsafeTree(f"{plan.rev} holds {quote(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
     if check:
         for rel in sorted(wanted):
-            tx.require_clean(VikingURI(tuple(rel.split("/"))))
+            if escape_problem(rel) is None:  # one to delete: it leaves the tree, nothing on disk is touched
+                tx.require_clean(VikingURI(tuple(rel.split("/"))))
     for rel, sha in wanted.items():
         if sha is None:
             plan.delete.add(rel)

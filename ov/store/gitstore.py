@@ -26,6 +26,7 @@ files of interrupted atomic writes.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -34,8 +35,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked
+from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked, UnsafeTree, quote
 from ov.files import atomic_write, atomic_write_all, remove_empty_parents
+from ov.names import is_git_name
 from ov.uri import TEMP_MARKER
 
 BRANCH = b"refs/heads/main"
@@ -761,6 +763,10 @@ class GitStore:
         batch = {p: d for p, d in changes.items() if d is not None and staged.data.get(p) is not d}
         if not batch:
             return staged
+        for path in batch:
+            problem = escape_problem(path)
+            if problem is not None:  # joined to the staging folder below, as later to the work tree
+                raise UnsafeTree(f"refused to write {quote(path)} to the work tree: {problem}")
         if any(p in staged.data for p in batch):
             staged.wait()  # never two writes of one path in flight
         staged.data.update(batch)
@@ -785,6 +791,7 @@ class GitStore:
 
         if early is not None:
             return self._extend_early(expected_head, changes, early)
+        self._refuse_escapes(None, changes, written=changes)
         self._write_journal(expected_head, None, sorted(changes))
         written = dict(changes)
         self._delete_files(written)
@@ -800,6 +807,7 @@ class GitStore:
         batch = {p: d for p, d in changes.items() if d is not None and early.written.get(p, b"") is not d}
         if not batch:
             return early
+        self._refuse_escapes(None, batch, written=batch)
         self._write_journal(expected_head, None, sorted(set(early.written) | set(batch)))
         if any(p in early.written for p in batch):
             early.wait()  # never two writes of one path in flight
@@ -818,6 +826,7 @@ class GitStore:
         merged) and make ``paths`` of the work tree match it, in :meth:`commit`'s order and with
         its journal, so :meth:`recover` settles a crash at any point. The caller holds the lock.
         """
+        self._refuse_escapes(self.tree_of(new), paths)
         self._write_journal(old, new, paths)
         try:
             self._restore_paths(self.tree_of(new), paths)
@@ -986,6 +995,9 @@ class GitStore:
                 done.append(f"removed {len(removed)} file(s) an interrupted git write left: {shown}{more}")
         if journal is not None:
             paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
+            # A journal names only paths ov checked, but one an older ov wrote may name a path of a
+            # pulled tree that leads out of the work tree: never written, whatever HEAD holds.
+            paths = [p for p in paths if p not in self._escaping(paths)]
             head = self.head()
             if journal:
                 if head is not None and head.decode() == journal.get("new"):
@@ -1035,6 +1047,54 @@ class GitStore:
             remove_empty_parents(directory, self.worktree)
         return removed
 
+    def _escaping(self, paths: Iterable[str]) -> dict[str, str]:
+        """path -> why, for each of ``paths`` that leads out of the work tree or into ``.git``:
+        the check every write of a path to the work tree passes, whoever made the path (a pulled
+        tree that slipped through, a journal, a caller's bug). Each folder is checked once: a
+        large change names thousands of files in a few folders."""
+        found: dict[str, str] = {}
+        folders: dict[str, str | None] = {}
+        for path in paths:
+            folder, _, leaf = path.rpartition("/")
+            if folder not in folders:
+                folders[folder] = escape_problem(folder) if folder else None
+                if folders[folder] is None and folder:
+                    folders[folder] = self._linked_out(folder)
+            problem = folders[folder] or ("it is absolute" if path[:1] == "/" else _name_escape(leaf))
+            if problem is not None:
+                found[path] = problem
+        return found
+
+    def _linked_out(self, folder: str) -> str | None:
+        """Why ``folder`` of the work tree carries a write elsewhere (one of its folders on disk is
+        a symbolic link leading out of the store, put there by hand or by another program), or None."""
+        current = str(self.worktree)
+        for name in folder.split("/"):
+            current = os.path.join(current, name)
+            try:
+                if not stat.S_ISLNK(os.lstat(current).st_mode):
+                    continue
+            except OSError:
+                return None  # not there yet: the write creates it, as a folder
+            root = os.path.realpath(self.worktree)
+            real = os.path.realpath(current)
+            if real != root and not real.startswith(root + os.sep):
+                return f"its folder {quote(folder)} is a symbolic link to {real}, outside the store"
+        return None
+
+    def _refuse_escapes(self, tree_id: bytes | None, paths: Iterable[str], written: Mapping[str, bytes | None] | None = None) -> None:
+        """Raise :class:`UnsafeTree` before anything is written when a path to be written leads
+        out of the work tree or into ``.git``: one in ``written`` with content, or (``tree_id``)
+        one that tree holds as a file. Deleting such a path only drops it from the tree."""
+        for path, problem in self._escaping(paths).items():
+            if written is not None:
+                writes = written.get(path) is not None
+            else:
+                found = self.entry(tree_id, path)
+                writes = found is not None and not stat.S_ISDIR(found[0])
+            if writes:
+                raise UnsafeTree(f"refused to write {quote(path)} to the work tree: {problem}")
+
     def _delete_files(self, changes: Mapping[str, bytes | None]) -> None:
         root = str(self.worktree)  # plain strings: pathlib costs ~40 µs a path, a second for a large move
         emptied = set()
@@ -1055,6 +1115,12 @@ class GitStore:
     def _apply_worktree(
         self, changes: Mapping[str, bytes | None], appends: Mapping[str, int] | None = None, staged: Staged | None = None
     ) -> None:
+        escaping = self._escaping(changes)
+        if escaping:
+            self._refuse_escapes(None, escaping, written=changes)
+            # Only deletions are left among them: the tree loses such a path (a store that pulled
+            # it before pulls were checked), and whatever is at the place it names stays.
+            changes = {p: d for p, d in changes.items() if p not in escaping}
         # Deletions first: a path may turn from a file into a directory in one change.
         self._delete_files(changes)
         writes = []
@@ -1242,8 +1308,13 @@ def _append_in_place(target: str, data: bytes, offset: int) -> bool:
     """Append ``data[offset:]`` when the file still has exactly ``offset`` bytes; else let the
     caller rewrite it. Appending keeps a per-turn capture cheap however long the session grows."""
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+        # Never through a symbolic link put where the file was: the rewrite replaces the link.
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0))
     except FileNotFoundError:
+        return False
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
         return False
     try:
         if os.fstat(fd).st_size != offset:
@@ -1288,6 +1359,30 @@ def _UncopiedStore():
 
 
 _UNCOPIED = None
+
+
+def escape_problem(path: str) -> str | None:
+    """Why the work-tree path ``path`` leads out of the work tree or into ``.git`` whatever the
+    folders on disk are, or None (:meth:`GitStore._escaping` also looks at the folders on disk)."""
+    if path[:1] == "/":
+        return "it is absolute"
+    for name in path.split("/"):
+        problem = _name_escape(name)
+        if problem is not None:
+            return problem
+    return None
+
+
+def _name_escape(name: str) -> str | None:
+    if name == "..":
+        return "it holds a '..' name, which leads out of its folder"
+    if name in ("", "."):
+        return "it holds an empty or '.' name"
+    if "\x00" in name:
+        return "it holds a NUL"
+    if is_git_name(name):
+        return f"it holds {quote(name)}, which names git's own files (.git) in some spelling"
+    return None
 
 
 def _folders_above(path: bytes) -> list[bytes]:

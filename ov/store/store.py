@@ -37,6 +37,7 @@ from ov.errors import (
     OvError,
     StoreLocked,
     StoreNotWritable,
+    UnsafeTree,
     proposal,
     quote,
 )
@@ -46,7 +47,7 @@ from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
 from ov import users
 from ov.store import sidecar
-from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore
+from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore, escape_problem
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_valid_segment, nfc, parse, path_bytes, standing_folder
@@ -235,6 +236,9 @@ class Store:
             self._settle()
         if not uri.parts:
             return self.root
+        problem = escape_problem(uri.path)
+        if problem is not None:  # only a tree ov did not write names such a path (a pull before pulls were checked)
+            raise UnsafeTree(f"{uri} is not a path of the store: {problem}")
         path = self.root / uri.path
         parent = self._real_dir(str(path.parent))
         leaf = os.path.realpath(path) if os.path.islink(path) else os.path.join(parent, path.name)

@@ -13,9 +13,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ov.store.gitstore import INDEX_PENDING, GitStore
-from ov.errors import InvalidInput
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, file_place_problem, from_path
+from ov.store.gitstore import INDEX_PENDING, GitStore, escape_problem
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, work_path_problem
 
 
 @dataclass
@@ -29,6 +28,10 @@ class WorktreeChanges:
     ignored: list[str] = field(default_factory=list)
     # Temporary files of atomic writes that a killed ov left behind (never content).
     temporary: list[str] = field(default_factory=list)
+    # Paths HEAD holds that lead out of the work tree or into .git (a pull took them in before
+    # pulls were checked) -> why: ov never writes them, so they are among ``deleted`` too, and a
+    # snapshot commit drops them from the tree without touching what is at the place they name.
+    unsafe: dict[str, str] = field(default_factory=dict)
 
     @property
     def clean(self) -> bool:
@@ -75,6 +78,10 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
         elif committed[rel] != sha:
             changes.modified.append(rel)
     changes.deleted = sorted(p for p in committed if p not in seen)
+    for rel in changes.deleted:
+        problem = escape_problem(rel)
+        if problem is not None:
+            changes.unsafe[rel] = problem
     changes.added.sort()
     changes.modified.sort()
     if refresh_index:
@@ -88,10 +95,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
 
 def _storable(rel: str) -> bool:
     """Whether a file at work-tree path ``rel`` is one ov could have written there."""
-    try:
-        return file_place_problem(from_path(rel)) is None
-    except InvalidInput:
-        return False
+    return work_path_problem(rel) is None
 
 
 def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:

@@ -1,0 +1,118 @@
+"""Which paths of a tree may reach the work tree, for trees ov did not build.
+
+ov's own commits hold only files a URI names, as regular files. A commit fetched from a remote was
+made by anything that writes git objects: a tree entry there may be named ``..`` or ``.git`` (in
+any spelling a file system reads as it), hold a ``/`` or a NUL, or be a symbolic link or a
+submodule. Written to the work tree, such a path replaces a file outside the store, or the
+account's ``.git/config``, whose settings run commands in every later ``git status``. A pull
+refuses a history that holds one (:func:`first_unsafe`) before anything moves; ``ov fsck`` finds
+those a store took in before pulls checked.
+
+The rule is the one every file ov writes obeys (:func:`ov.uri.work_path_problem`), so what a
+pull accepts is what ``ov status`` would record and ``ov ls`` can reach.
+"""
+
+from __future__ import annotations
+
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from ov.uri import segment_problem, work_path_problem
+
+# git's modes of a regular file: ov writes the first, plain git the second for an executable
+# (which ov writes as a plain file).
+FILE_MODES = frozenset({0o100644, 0o100755})
+
+
+@dataclass(frozen=True)
+class UnsafePath:
+    """A path of a commit's tree that ov will not write to the work tree, and why."""
+
+    commit: str  # hex id
+    path: str  # as readable text; a name that is not UTF-8 shows its bytes escaped
+    problem: str
+
+
+def entry_problem(name: bytes, mode: int) -> str | None:
+    """Why one tree entry may not reach the work tree, whatever folder it is in, or None."""
+    try:
+        text = name.decode("utf-8")
+    except UnicodeDecodeError:
+        return "a name that is not UTF-8 text"
+    if text in (".", ".."):
+        return f"a {text!r} name, which leads {'out of its folder' if text == '..' else 'back to its own folder'}"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link (ov stores regular files only, and never follows a link from a tree)"
+    if stat.S_ISDIR(mode):
+        pass
+    elif mode == 0o160000:
+        return "a submodule (a link to another repository's commit; ov stores regular files only)"
+    elif mode not in FILE_MODES:
+        return f"an entry of mode {mode:o}, which is neither a regular file nor a folder"
+    return segment_problem(text)
+
+
+def unsafe_paths(
+    object_store, tree_id: bytes, checked: set[tuple[bytes, str]] | None = None, *, skip_missing: bool = False
+) -> Iterator[tuple[str, str]]:
+    """(path, problem) of every entry of ``tree_id`` that may not reach the work tree.
+
+    ``checked`` holds the (tree, folder) pairs already walked, shared across the commits of one
+    history so that each pair is read once: a commit shares most of its trees with its parent.
+    A folder's path matters (its length, a user id's place), so a tree is checked per place.
+    A tree missing from the object store is one too, unless ``skip_missing``.
+    """
+    from dulwich.errors import ObjectFormatException
+
+    checked = set() if checked is None else checked
+    stack = [(tree_id, "")]  # not recursion: a hostile tree may nest thousands of folders deep
+    while stack:
+        sha, folder = stack.pop()
+        if (sha, folder) in checked:
+            continue
+        checked.add((sha, folder))
+        try:
+            tree = object_store[sha]
+        except KeyError:
+            if not skip_missing:
+                yield folder or "/", f"its tree {sha.decode()[:10]} is missing from the object store"
+            continue
+        except ObjectFormatException as exc:  # a NUL in a name ends it early: what follows is garbage
+            yield folder or "/", f"its tree {sha.decode()[:10]} is not a well-formed git tree ({exc})"
+            continue
+        if tree.type_name != b"tree":
+            yield folder or "/", "a folder whose object is not a tree"
+            continue
+        for name, mode, child in tree.iteritems():
+            shown = name.decode("utf-8", "backslashreplace")
+            path = f"{folder}/{shown}" if folder else shown
+            problem = entry_problem(name, mode)
+            if problem is None and not stat.S_ISDIR(mode):
+                problem = work_path_problem(path)
+            if problem is not None:
+                yield path, problem
+            elif stat.S_ISDIR(mode):
+                stack.append((child, path))
+
+
+def first_unsafe(repo, include: Iterable[bytes], exclude: Iterable[bytes] = (), *, skip_missing: bool = False) -> UnsafePath | None:
+    """The first path that may not reach the work tree in the trees of the commits reachable
+    from ``include`` but not from ``exclude`` (newest first), or None when there is none."""
+    from dulwich.errors import ObjectFormatException
+
+    checked: set[tuple[bytes, str]] = set()
+    try:
+        for entry in repo.get_walker(include=list(include), exclude=list(exclude) or None):
+            commit = entry.commit
+            for path, problem in unsafe_paths(repo.object_store, commit.tree, checked, skip_missing=skip_missing):
+                return UnsafePath(commit.id.decode(), path, problem)
+    except KeyError as exc:  # a commit the history names is not here
+        if skip_missing:
+            return None
+        missing = exc.args[0] if exc.args else b"?"
+        shown = missing.decode() if isinstance(missing, bytes) else str(missing)
+        return UnsafePath(shown, "/", f"commit {shown[:10]} is missing from the object store")
+    except ObjectFormatException as exc:
+        return UnsafePath("?", "/", f"a commit of the history is not a well-formed git commit ({exc})")
+    return None
