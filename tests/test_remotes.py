@@ -744,3 +744,21 @@ def test_a_conflict_copy_whose_name_would_be_too_long_refuses_the_merge_and_chan
     assert result.exit_code == 1 and result.error["code"] == "merge_impossible"
     assert "bytes long" in result.error["message"]
     assert homes.state("b") == before
+
+
+def test_a_tag_of_a_refused_commit_is_not_adopted_by_a_later_pull(homes, bare):
+    from dulwich.repo import Repo
+
+    shared_start(homes, str(bare))
+    good = Repo(str(bare)).refs[b"refs/heads/main"]
+    bad = add_commit(bare, {(b".git", b"config"): (FILE, b"[core]\n\tfsmonitor = touch PWNED\n")})
+    assert homes("b", "pull").exit_code == 1  # its objects are fetched all the same
+    with Repo(str(bare)) as repo:
+        repo.refs[b"refs/heads/main"] = good
+        repo.refs[b"refs/tags/evil"] = bad
+    write(homes, "a", "viking://resources/notes.md", "later\n")
+    assert homes("a", "snapshot", "tag", "fine").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json["result"]["tags"] == ["fine"]
+    assert b"refs/tags/evil" not in Repo(str(homes.path["b"] / "accounts" / "default")).refs

@@ -279,15 +279,28 @@ def _pull(store: Store, remote: Remote) -> PullResult:
     theirs, remote_tags = _fetch(git, remote)
     with store.transaction() as tx:  # write lock held; an interrupted commit recovered
         result = _integrate(store, tx, remote, theirs)
-        result.tags = _adopt_tags(git.repo, remote_tags)
+        result.tags = _adopt_tags(git.repo, remote_tags, git.head())
     return result
 
 
-def _adopt_tags(repo, remote_tags: dict[bytes, bytes]) -> list[str]:
-    """Create the remote's tags this account lacks (when their commits are here); never move one."""
+def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> list[str]:
+    """Create the remote's tags this account lacks (when their commits are here); never move one.
+    A tag whose history holds a path ov never writes is left out: its commits may be here from a
+    pull that was refused, and a restore of the tag would bring the path back."""
+    from dulwich.object_store import peel_sha
+
+    from ov.store.treepaths import first_unsafe
+
     added = []
     for ref, sha in sorted(remote_tags.items()):
         if ref.endswith(b"^{}") or sha not in repo.object_store:
+            continue
+        try:
+            commit = peel_sha(repo.object_store, sha)[1]
+        except KeyError:
+            continue  # a tag of an object that is not here
+        if commit.type_name != b"commit" or first_unsafe(repo, [commit.id], [head] if head is not None else []) is not None:
+            log.warning("left out the remote's tag %s: its history holds a path ov never writes", ref.decode("utf-8", "replace"))
             continue
         if repo.refs.add_if_new(ref, sha):
             added.append(ref[len(TAG_PREFIX):].decode())
