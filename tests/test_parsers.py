@@ -126,12 +126,20 @@ def test_token_estimate_counts_each_cjk_character_as_a_token():
 # -- splitter ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("name", ["a b.md", "a_b.md", "C#.md", "C++.md", "2024-01-15 Meeting notes with the platform team about the migration plan.md"])
+def test_a_markdown_document_kept_whole_keeps_its_name(name):
+    # (found by an audit: "C#.md" became "C.md", "C++.md" "C_2.md", and "a b.md" took the name of
+    # the "a_b.md" beside it, which became "a_b_2.md"; long names were cut at 50 characters)
+    (piece,) = split_markdown(name, "# T\n\nshort\n", BASE)
+    assert piece.relpath == name
+
+
 def test_small_markdown_stays_one_piece_with_its_first_h1_as_title():
     text = "Intro line\n\n# Notes on ov\n\nSome text.\n"
     pieces = split_markdown("My Notes.md", text, BASE)
     assert len(pieces) == 1
     (piece,) = pieces
-    assert piece.relpath == "My_Notes.md"
+    assert piece.relpath == "My Notes.md"  # kept whole, it keeps its name, as every other file does
     assert piece.title == "Notes on ov"
     assert piece.text == text
     assert piece.provenance == Provenance(kind="file", uri="/docs/handbook.md", lines=(1, 5))

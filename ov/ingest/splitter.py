@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 from ov.ingest.model import Piece, Provenance
 from ov.lines import lines_of
 from ov.tokens import estimate_tokens
-from ov.uri import sanitize_segment
+from ov.uri import sanitize_segment, segment_name
 
 __all__ = ["MERGE_BELOW_TOKENS", "SINGLE_MAX_TOKENS", "Heading", "scan_markdown", "split_lines", "split_markdown"]
 
@@ -115,7 +115,11 @@ def split_lines(
     dirname = sanitize_segment(stem)
     doc_title = title or next((h.title for h in headings if h.level == 1), None) or stem or dirname
     text = "".join(lines)
-    whole = Piece(f"{dirname}.md", text, doc_title, replace(provenance_base, lines=(1, len(lines)) if lines else None))
+    # A document kept whole keeps its name, as every other file does (``a b.md``, ``C#.md``); only
+    # a document split into a folder of sections is named the generated way.
+    kept = segment_name(f"{stem}.md") if stem else ""
+    whole_name = kept if kept.endswith(".md") else f"{dirname}.md"
+    whole = Piece(whole_name, text, doc_title, replace(provenance_base, lines=(1, len(lines)) if lines else None))
     if estimate_tokens(text) <= single_max_tokens:
         return [whole]
     splitter = _Splitter(lines, headings, cut_ok, provenance_base, single_max_tokens, merge_below_tokens)
