@@ -219,15 +219,23 @@ def is_valid_segment(name: str) -> bool:
     return segment_problem(name) is None
 
 
-def segment_problem(name: str) -> str | None:
-    """Why ``name`` cannot be one segment of a URI, or None when it can."""
+def segment_problem(name: str, *, stored: bool = False) -> str | None:
+    """Why ``name`` cannot be one segment of a URI, or None when it can. With ``stored``, for a
+    name already in a store, a history or a pack: surrounding whitespace is allowed there, since
+    an older ov stored such names (``"todo "``) and what holds them must still be walked, moved,
+    removed, pulled and packed rather than stranded; ov no longer makes them."""
     if not name:
         return "a name is empty"
     try:
-        _check_segment(name, name)
+        _check_segment(name, name, stored=stored)
     except InvalidURI as exc:
         return exc.message
     return None
+
+
+def is_stored_segment(name: str) -> bool:
+    """True when ``name`` may be one segment of a path already stored (see :func:`segment_problem`)."""
+    return segment_problem(name, stored=True) is None
 
 
 def segment_name(name: str) -> str:
@@ -307,7 +315,7 @@ def join_new(base: VikingURI, rel: str, *, directory: bool = False) -> VikingURI
     return joined
 
 
-def _check_segment(segment: str, text: str) -> None:
+def _check_segment(segment: str, text: str, *, stored: bool = False) -> None:
     if segment in (".", ".."):
         raise InvalidURI(
             f"URI {quote(text)} contains a {segment!r} segment",
@@ -330,7 +338,7 @@ def _check_segment(segment: str, text: str) -> None:
     reason = reserved_reason(segment)
     if reason:
         raise InvalidURI(f"segment {quote(segment)} is reserved: {reason}", hint="choose another name")
-    if segment != segment.strip():
+    if segment != segment.strip() and not stored:
         # What parse refuses of a whole URI, refused in every segment: a file named "todo "
         # could be stored but its URI never typed back.
         raise InvalidURI(f"segment {quote(segment)} has leading or trailing whitespace", hint="rename it without the surrounding spaces")

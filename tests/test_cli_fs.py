@@ -948,3 +948,23 @@ def test_a_name_stored_decomposed_is_renamed_to_its_nfc_spelling_in_one_commit(o
     assert ov("snapshot", "commit", "-m", "a look-alike").exit_code == 0
     taken = ov("mv", f"viking://resources/p5/{NFD}.txt", f"viking://resources/p5/{NFC}.txt")
     assert taken.exit_code != 0 and "into itself" in taken.stderr  # the NFC file exists: typed either way, it is that one
+
+
+def test_a_folder_holding_a_name_an_older_ov_stored_moves_and_goes_whole(ov, ov_home):
+    # (found by a review: once names with surrounding spaces were refused everywhere, `mv` and
+    # `rm -r` of a folder an older ov had stored "todo " in left that file behind, saying done)
+    folder = ov_home / "accounts/default/resources/src"
+    assert ov("init").exit_code == 0
+    folder.mkdir(parents=True)
+    (folder / "todo ").write_text("buy milk\n")
+    (folder / "a.md").write_text("a\n")
+    repo = ov_home / "accounts/default"
+    for argv in (["add", "resources/src"], ["-c", "user.name=old", "-c", "user.email=old@ov", "commit", "-qm", "as an older ov stored it"]):
+        assert subprocess.run(["git", "-C", str(repo), *argv], capture_output=True).returncode == 0
+    assert ov("mv", "viking://resources/src", "viking://resources/moved").exit_code == 0
+    assert not folder.exists() and (ov_home / "accounts/default/resources/moved/todo ").read_text() == "buy milk\n"
+    assert ov("rm", "-r", "viking://resources/moved").exit_code == 0
+    assert not (ov_home / "accounts/default/resources/moved").exists()
+    assert ov("status", "--json").json["result"]["clean"]
+    # ov itself never makes such a name
+    assert ov("write", "viking://resources/new /a.md", "--content", "x").exit_code == 2

@@ -519,12 +519,16 @@ def test_utf16_and_utf32_text_with_a_byte_order_mark_is_read_and_stored_as_utf8(
     (folder / "guide.md").write_bytes("\ufeff# Guide\n\nBig endian body.\n".encode("utf-16-be"))
     (folder / "wide.txt").write_bytes("\ufeffthirty two bits\n".encode("utf-32-le"))
     (folder / "torn.txt").write_bytes(codecs.BOM_UTF16_LE + b"a\x00\x00\xd8")  # a lone surrogate: no text
+    # (found by a review: wide text went past redaction, a token and all)
+    (folder / "secret.md").write_bytes("\ufeff# Notes\ntoken ghp_abcdefghijklmnopqrstuvwxyz0123456789\n".encode("utf-16"))
     data = ov("add-resource", str(folder), "--strict", "--json").json["result"]
     assert {s["path"]: s["reason"] for s in data["skipped"]} == {"torn.txt": "binary file"}
     assert ov("read", "viking://resources/win/notes.txt").stdout == "Meeting notes: café\r\nsecond line\r\n"
     assert ov("read", "viking://resources/win/wide.txt").stdout == "thirty two bits\n"
     assert "Big endian body." in ov("read", "viking://resources/win/guide.md").stdout
     assert ov("find", "meeting notes", "--json").json["result"]["resources"][0]["uri"] == "viking://resources/win/notes.txt"
+    assert data["redacted"] == 1 and "[REDACTED:github_token]" in ov("read", "viking://resources/win/secret.md").stdout
+    assert not ov("grep", "ghp_abcdef", "--json").json["result"]
 
 
 def test_a_symbolic_link_loop_is_refused_when_named_and_skipped_in_a_folder(ov, store_state, tmp_path):

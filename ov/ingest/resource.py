@@ -282,12 +282,17 @@ _SETTINGS_SUFFIXES = (
 def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
     """``src`` with its secrets redacted: a token in a README would be committed for good,
     summarised into every folder above it, packed into every backup and injected into prompts."""
+    from ov.files import wide_text
     from ov.redact.engine import redact
 
-    try:
-        text = src.data.decode("utf-8")
-    except UnicodeDecodeError:
-        return src, 0  # the parser reports it
+    # UTF-16 or UTF-32 text with its mark is text the parser reads, and is redacted like any
+    # (what is redacted is then stored as UTF-8, as the parser would store it).
+    text = wide_text(src.data)
+    if text is None:
+        try:
+            text = src.data.decode("utf-8")
+        except UnicodeDecodeError:
+            return src, 0  # the parser reports it
     redacted, found = redact(text, by_shape_only=not _is_settings_file(src))
     return (replace(src, data=redacted.encode("utf-8")) if found else src), found
 

@@ -324,11 +324,12 @@ def _check_member_name(name: str) -> None:
 
 
 def _check_content_path(rel: str) -> None:
-    """Every segment of a file's path must be a valid URI segment (so it lands inside its target)."""
+    """Every segment of a file's path must be a valid URI segment (so it lands inside its target);
+    a name an older ov stored (surrounding whitespace) is read, and refused where it cannot land."""
     from ov.uri import segment_problem
 
     for segment in rel.split("/"):
-        problem = segment_problem(segment)
+        problem = segment_problem(segment, stored=True)
         if problem:
             raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store: {problem}", hint=RENAME_HINT)
 

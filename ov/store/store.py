@@ -50,7 +50,7 @@ from ov.store import sidecar
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore, escape_problem
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_valid_segment, nfc, parse, path_bytes, standing_folder
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_stored_segment, nfc, parse, path_bytes, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -737,7 +737,7 @@ class Store:
                 continue
             if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
                 continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
-            if (name.startswith(".") and not show_all) or not is_valid_segment(name):
+            if (name.startswith(".") and not show_all) or not is_stored_segment(name):
                 continue
             yield item, item.is_dir(follow_symlinks=False)
 

@@ -50,7 +50,7 @@ def entry_problem(name: bytes, mode: int) -> str | None:
         return "a submodule (a link to another repository's commit; ov stores regular files only)"
     elif mode not in FILE_MODES:
         return f"an entry of mode {mode:o}, which is neither a regular file nor a folder"
-    return segment_problem(text)
+    return segment_problem(text, stored=True)
 
 
 def unsafe_paths(
