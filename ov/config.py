@@ -393,6 +393,10 @@ class InvalidValue:
     def describe(self) -> str:
         return f"{self.key} = {_shown(self.value, self.key)}: {self.problem}"
 
+    def as_dict(self) -> dict:
+        """The fields for ``--json``, the value hidden where :func:`_shown` hides it."""
+        return {"key": self.key, "value": _hidden(self.value, self.key) or self.value, "problem": self.problem, "default": self.default}
+
     def outcome(self) -> str:
         if self.stops:
             return "every command stops until it is fixed"
@@ -587,13 +591,18 @@ def _shown(value: Any, key: str | None = None) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    # A key pasted where its variable's name goes, a password in a URL: shown, they would land in
-    # terminals, logs and doctor reports.
+    return _hidden(value, key) or quote(value)
+
+
+def _hidden(value: Any, key: str | None) -> str | None:
+    """What stands for ``value`` of ``key`` when it must not be shown, else None: a key pasted
+    where its variable's name goes, a password in a URL, shown, would land in terminals, logs,
+    doctor reports and ``--json``."""
     if isinstance(value, str) and key is not None and key.endswith(".api_key_env") and not _ENV_NAME.fullmatch(value):
         return "(not shown: it may be the key itself)"
     if isinstance(value, str) and key is not None and key.endswith(".api_base") and _has_userinfo(value):
         return "(not shown: it holds a user name or password)"
-    return quote(value)
+    return None
 
 
 def _read(path: Path) -> bytes | None:

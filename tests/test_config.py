@@ -1027,9 +1027,11 @@ def test_a_key_already_in_the_file_is_not_shown(ov, home: Home) -> None:
     assert loaded.config.llm.api_key_env is None  # left out, the default used
     (invalid,) = loaded.invalid
     assert invalid.key == "llm.api_key_env" and "SECRETKEY" not in invalid.describe()
-    for argv in (["config", "show"], ["doctor"]):
+    for argv in (["config", "show"], ["config", "show", "--json"], ["doctor"], ["doctor", "--json"]):
         result = ov(*argv)
-        assert "SECRETKEY" not in result.stdout + result.stderr
+        assert "SECRETKEY" not in result.stdout + result.stderr, argv
+    shown = ov("config", "show", "--json").json["result"]["invalid"]
+    assert shown[0]["key"] == "llm.api_key_env" and shown[0]["value"] == "(not shown: it may be the key itself)"
 
 
 def test_an_api_base_with_a_password_is_refused_unseen(ov, home: Home) -> None:

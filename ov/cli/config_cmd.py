@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated
 
 import typer
@@ -31,7 +30,7 @@ def config_show() -> None:
             for field in ("account", "user", "peer")
         },
         "warnings": list(loaded.warnings),
-        "invalid": [dataclasses.asdict(value) for value in loaded.invalid],
+        "invalid": [value.as_dict() for value in loaded.invalid],
     }
 
     def human() -> None:
