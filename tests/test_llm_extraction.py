@@ -395,3 +395,20 @@ def test_a_plan_that_keeps_going_stale_is_made_under_the_lock_without_a_model_ca
     assert report["model_failed"] is None
     text = tabs.read_text()
     assert "Prefers tabs, said the model" in text and "Hand fact 3" in text
+
+
+def test_a_turn_captured_while_the_model_thinks_costs_no_second_call(ov, ov_home, with_llm):
+    # (found by a review: the answer was kept under the exact set of messages, so every turn
+    # captured meanwhile made the commit ask again, up to three billed calls, then use none)
+    add(ov, "I prefer tabs.", "u1")
+
+    def meanwhile(request):
+        if len(with_llm.chat_requests()) == 1:
+            add(ov, "My editor is Helix.", "u2")  # the session goes on while the model is asked
+
+    reply = answer({"memory_type": "preferences", "fields": {"subject": "default", "topic": "tabs", "content": "- Prefers tabs, said the model"}})
+    with_llm.handler = lambda request: meanwhile(request) or Reply(body=chat_body(reply))
+    report = ov("commit", "s", "--json").json["result"]
+    assert len(with_llm.chat_requests()) == 1 and report["model_failed"] is None
+    assert "Prefers tabs, said the model" in (ov_home / MEMORIES / "preferences/default/tabs.md").read_text()
+    assert "Editor: Helix" in (ov_home / MEMORIES / "profile.md").read_text()  # the new turn, by the offline rules

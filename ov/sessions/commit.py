@@ -263,8 +263,16 @@ def _extract(
     llm = store.config.llm
     answers = {} if answers is None else answers
     seen = (peer, tuple(str(m.get("id")) for m in messages))
+    # Turns captured while the model was asked make the messages to archive grow: the answer for
+    # those it saw still holds, and only the new ones are read by the offline rules (asking the
+    # model again for all of them would bill every round, and a busy session would never settle).
+    earlier = None if seen in answers else next((key for key in answers if key[0] == peer and set(key[1]) <= set(seen[1])), None)
     if llm.enabled and seen in answers:
         candidates, tokens, model_failed = copy.deepcopy(answers[seen])  # planning may change a candidate
+    elif llm.enabled and earlier is not None:
+        candidates, tokens, model_failed = copy.deepcopy(answers[earlier])
+        answered = set(earlier[1])
+        candidates += extract_explicit([m for m in messages if str(m.get("id")) not in answered], when=when, user=store.identity.user)
     elif llm.enabled and not ask_model:
         model_failed = "the store kept changing while the model was asked: extracted with the offline rules"
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
