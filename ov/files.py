@@ -82,13 +82,15 @@ def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") ->
     """An empty temporary file in ``path``'s folder, open for writing, to be renamed over
     ``path``: (its path, its fd). Every atomic replace of ov starts here.
 
-    It has the permissions of the file it will replace, when there is one: a rename does not
+    It has the permissions of the file it will replace, when there is one of the user's own: a rename does not
     carry them over, and a config or a backup the user made private (0600) must not come back
     readable by everyone. A new file gets ``mode`` (None: 0666), narrowed by the umask as any.
     The permissions are set before a byte is written, so nobody can open it while it is wider."""
     try:
         st = os.stat(path)
-        kept = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) else None
+        # Only a file of the user's own: another's (a link planted to a world-writable file of
+        # theirs) would hand them a copy readable by all.
+        kept = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() else None
     except OSError:
         kept = None  # no file there yet (or none ov may look at): a new file's mode
     # os.urandom(n).hex() is what secrets.token_hex does, without importing secrets (random, hmac,

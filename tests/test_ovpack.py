@@ -807,6 +807,28 @@ def test_a_symbolic_link_into_the_home_is_refused(ov, project, tmp_path, ov_home
     assert not (ov_home / "state" / "x.ovpack").exists() and link.is_symlink()
 
 
+def test_a_link_to_a_file_that_is_no_pack_or_to_anothers_file_hands_nothing_over(ov, project, tmp_path, umask_022):
+    # (found by a review: a link x.ovpack -> ~/.bashrc had the pack replace it, and a link to a
+    # world-writable file of another user's gave them a copy readable by all)
+    victim = tmp_path / "bashrc"
+    victim.write_text("alias ll='ls -l'\n")
+    link = tmp_path / "x.ovpack"
+    link.symlink_to(victim)
+    refused = ov("backup", str(link), "--json")
+    assert refused.exit_code == 2 and "does not end in .ovpack" in refused.error["message"]
+    assert victim.read_text() == "alias ll='ls -l'\n"
+    if os.geteuid() != 0:
+        return  # the rest needs a file of another user's
+    theirs = tmp_path / "shared.ovpack"
+    theirs.write_bytes(b"")
+    os.chmod(theirs, 0o666)
+    os.chown(theirs, 65534, 65534)  # nobody's (the tests run as root)
+    planted = tmp_path / "planted.ovpack"
+    planted.symlink_to(theirs)
+    assert ov("backup", str(planted)).exit_code == 0
+    assert theirs.stat().st_mode & 0o777 == 0o600 and zipfile.is_zipfile(theirs)
+
+
 def test_a_pack_of_an_internal_scope_is_refused_by_import_and_restore_without_a_circle(ov, tmp_path):
     """import said "a backup of a whole account: use ov restore", and restore said "not a backup:
     use ov import", for a pack of a scope nothing is imported into."""

@@ -306,6 +306,9 @@ def _check_destination(store, dest: Path) -> Path:
         raise InvalidInput(f"{dest} is a directory", hint="name a file")
     if not real.parent.is_dir():
         raise NotFound(f"the directory {real.parent} does not exist")
+    if dest.is_symlink() and real.suffix != EXTENSION:
+        # A link to ~/.bashrc named x.ovpack would have the pack replace it.
+        raise InvalidInput(f"{dest} is a link to {real}, which does not end in {EXTENSION}", hint="name the pack itself, or link to an .ovpack file")
     return real if dest.is_symlink() else dest.absolute()
 
 

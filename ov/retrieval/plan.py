@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.errors import InvalidInput, NotFound
-from ov.llm.prompts import CONTRACTS
 from ov.regex import LazyPattern
 from ov.store import sidecar
 
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from ov.store.store import Store
 
 PROMPT = "intent_analysis"
-VARIABLES, REQUIRED = CONTRACTS[PROMPT]
 ANSWER_SHAPE = '{"reasoning": "...", "queries": [{"query": "...", "context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}'
 PURPOSE = "query plan"  # names the call in LLM error messages
 USAGE_PURPOSE = "query_plan"  # the row in `ov usage`
@@ -221,9 +219,11 @@ def llm_plan(
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
     ``spent`` adds up the tokens of every call made, also then."""
     from ov.llm.client import complete_json
-    from ov.llm.prompts import load_prompt
+    from ov.llm.prompts import CONTRACTS, load_prompt
 
-    prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
+    # Imported here: the prompt hook plans without a model and must not pay for ov.llm.
+    variables, required = CONTRACTS[PROMPT]
+    prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=variables, requires=required)
     chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
     reasoning, queries = complete_json(
         config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, spent=spent, temperature=prompt.temperature
