@@ -431,10 +431,10 @@ def test_a_past_form_is_told_apart_and_left_as_it_is(verb, past, third):
     ],
 )
 def test_a_topic_keeps_letters_of_every_script_in_nfc(text, topic):
-    from ov.sessions.memory import text as tx
+    from ov.sessions.memory import topics
     from ov.uri import sanitize_segment
 
-    assert tx.slug(text) == topic
+    assert topics.slug(text) == topic
     assert sanitize_segment(topic) == topic or "+" in topic  # the file name is the topic
 
 
@@ -465,6 +465,11 @@ def test_sentences_end_after_no_abbreviation(text, expected):
         ("The log:\n\nI am a teapot\nI work at Acme\n\nI prefer tabs", "The log:\n\n\x000\x00\n\x001\x00\n\nI prefer tabs"),
         ('a bio of "I am a teapot" and \'I\'m one\' and users\' files', "a bio of \x000\x00 and \x001\x00 and users' files"),
         ("FYI: I am a teapot. I said: I work at Acme", "FYI: I am a teapot. I said: I work at Acme"),
+        # to the end of the colon's sentence on its line: after it the user speaks again
+        ("Error: none. My editor is Vim.", "Error: \x000\x00. My editor is Vim."),
+        ("bio reads: I am a teapot. I work at Acme", "bio reads: \x000\x00. I work at Acme"),
+        ("Error: e.g. a teapot! Output: I am one. I work", "Error: \x000\x00! Output: \x001\x00. I work"),
+        ("The docs say so. Settings: I am a teapot", "The docs say so. Settings: I am a teapot"),
     ],
 )
 def test_what_is_quoted_is_masked(text, masked):
@@ -474,6 +479,33 @@ def test_what_is_quoted_is_masked(text, masked):
     spans: list[str] = []
     assert quoted.mask_quoted(text, spans) == masked
     assert tx.unmask(masked, spans) == text
+
+
+def test_a_colons_lead_is_read_a_bounded_length_once(monkeypatch):
+    """A line of many colons ("key: value, key: value, ...") is read in time linear in its length:
+    each colon's lead is read once, and no further back than a few words."""
+    from ov.sessions.memory import quoted
+
+    scanned: list[int] = []
+
+    class Counting:
+        def __init__(self, regex):
+            self.regex = regex
+
+        def search(self, text):
+            scanned.append(len(text))
+            return self.regex.search(text)
+
+        def findall(self, text):
+            scanned.append(len(text))
+            return self.regex.findall(text)
+
+    for name in ("_REPORTING_WORD_RE", "_WORD_RE", "_BY_THE_USER_RE"):
+        monkeypatch.setattr(quoted, name, Counting(getattr(quoted, name)))
+    colons = 2000
+    quoted.mask_quoted("I prefer tabs. Settings: " + "key: value, " * colons + "the log says: I am a teapot", spans := [])
+    assert spans == ["I am a teapot"]
+    assert max(scanned) <= quoted._LEAD_CHARS and len(scanned) <= 3 * (colons + 2)
 
 
 @pytest.mark.parametrize(
@@ -501,11 +533,16 @@ def test_first_person_voiced(person, text, expected):
     assert tx.voiced(text, person) == expected
 
 
-@pytest.mark.parametrize("text, topic", [("need coffee", "coffee"), ("when tests are fast", "tests"), ("tabs, e.g. in Go", "tabs"), ("寿司", "寿司")])
+@pytest.mark.parametrize("text, topic", [
+    ("need coffee", "coffee"), ("when tests are fast", "tests"), ("tabs, e.g. in Go", "tabs"), ("寿司", "寿司"),
+    # ... but a name may start with one of those words: then it is the topic's first word
+    ("VS Code for Go", "vs_code"), ("vs code", "vs_code"), ("tabs vs spaces", "tabs"), ("AT&T over Verizon", "at_t"),
+    ("CAN bus tools", "can_bus_tools"), ("prefer Will Smith films", "will_smith_films"), ("If the build fails", "build_fails"),
+])
 def test_a_topic_starts_with_no_qualifier(text, topic):
-    from ov.sessions.memory import text as tx
+    from ov.sessions.memory import topics
 
-    assert tx.slug(text) == topic
+    assert topics.slug(text) == topic
 
 
 def test_assistant_and_tool_text_is_ignored():

@@ -141,11 +141,12 @@ def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:
     type, where the type needs no more than the text to name its file (a dated note, a preference
     on the text's topic, a profile line). Other types need a statement the rules read."""
     from ov.sessions.memory import text as tx
+    from ov.sessions.memory import topics
     from ov.sessions.memory.extract import Candidate
 
     text = _one_line(text)
     line = "- " + tx.capitalise(tx.absolute_dates(tx.clean(text), when))
-    topic = tx.slug(text, fallback="note")
+    topic = topics.slug(text, fallback="note")
     fields = {"events": {"event": topic}, "preferences": {"subject": user, "topic": topic}, "profile": {}}.get(memory_type)
     return [] if fields is None else [Candidate(memory_type, {**fields, "content": line}, ["remember"])]
 

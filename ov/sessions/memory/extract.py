@@ -88,7 +88,7 @@ said ("my manager said her editor is ..."). A reason or an aside after a value i
 it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
-at most three words (:func:`ov.sessions.memory.text.slug`). A session that
+at most three words (:func:`ov.sessions.memory.topics.slug`). A session that
 shows a task done also yields an experience
 (:mod:`ov.sessions.memory.experience`).
 """
@@ -103,6 +103,7 @@ from typing import Any
 
 from ov.sessions.memory import quoted
 from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
@@ -315,7 +316,7 @@ def _swap_fragment(fragment: str, recent: list[Statement], ctx: _Context, fragme
     else:
         target.obj = fragment
     if target.memory_type == "preferences" and not target.lead.startswith(("Always ", "Never ")):
-        topic = tx.slug(fragment)  # the file is named for what the preference now says
+        topic = topics.slug(fragment)  # the file is named for what the preference now says
         target.slot, target.path_fields = ("preferences", topic), {**target.path_fields, "topic": topic}
     target.sources.append(ctx.msg_id)
 
@@ -327,7 +328,7 @@ def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
     return [
         Candidate(
             "preferences",
-            {**statement.path_fields, "topic": tx.slug(rival), "content": f"- No longer prefers {rival}"},
+            {**statement.path_fields, "topic": topics.slug(rival), "content": f"- No longer prefers {rival}"},
             list(sources),
             replaces=choice_probes(f"Prefers {rival}"),
             only_amends=True,
@@ -353,7 +354,7 @@ def _candidate(statement: Statement) -> Candidate:
         obj = tx.voiced(statement.obj, "they") if _of_the_user(statement) else statement.obj
         line = tx.capitalise(statement.lead + obj)
         if statement.memory_type == "events":
-            fields["event"] = tx.slug(statement.obj, fallback="note")
+            fields["event"] = topics.slug(statement.obj, fallback="note")
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
         older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
         replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *statement.probes)

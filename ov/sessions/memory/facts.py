@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.rules import (
     INSTRUCTION_VERBS,
@@ -212,7 +213,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         note = restore(body)
         if not informative(note):
             return None
-        return Statement("events", "", note, ("events", tx.slug(note, fallback="note")), {})
+        return Statement("events", "", note, ("events", topics.slug(note, fallback="note")), {})
     if not informative(fact):
         return None
     return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
@@ -361,5 +362,5 @@ def _instruction(body: str, restore, subject: str) -> Statement | None:
         probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
     else:
         probes = (f"Never {core}", f"Don't {core}", f"Do not {core}", f"Avoid {core}")
-    topic = tx.slug(core)
+    topic = topics.slug(core)
     return Statement("preferences", "", said, ("preferences", topic), {"subject": subject, "topic": topic}, probes=probes)

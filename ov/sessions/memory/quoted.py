@@ -48,6 +48,9 @@ _TEXT_NOUNS = frozenset((
     "tagline", "slogan", "excerpt", "snippet", "stdout", "stderr", "traceback", "response",
 ))
 _REPORTING_WORD_RE = re.compile(rf"(?i)\b(?:{_REPORTING})\b")
+_WORD_RE = re.compile(r"[\w']+")
+# How far before a colon its lead is read: a reporting verb or a text's name is a few words from it.
+_LEAD_CHARS = 80
 # A colon that introduces: not "12:30", "db.internal:5432" or "https://".
 _COLON_RE = re.compile(r":(?=\s|$)")
 # "the user says I prefer tabs", "Bob told me that my ...": the verb, then where the reported clause starts.
@@ -75,12 +78,25 @@ def mask_quoted(text: str, spans: list[str]) -> str:
         elif carrying:
             line, pasted = tx.mask(line, spans), True
         else:
-            cut = _introduced(line)
-            if cut is not None and line[cut:].strip():
-                line = line[:cut] + " " + tx.mask(line[cut:].strip(), spans)
-            carrying, pasted = cut is not None and not line[cut:].strip(), False
+            line, carrying = _masked_line(line, spans)
+            pasted = False
         lines.append(line)
     return "\n".join(lines)
+
+
+def _masked_line(line: str, spans: list[str]) -> tuple[str, bool]:
+    """``line`` with what each colon introduces masked to the end of its first sentence ("Error:
+    none. My editor is Vim": the user speaks again after it), and whether its last colon ends it."""
+    done = ""
+    while (cut := _introduced(line)) is not None:
+        rest = line[cut:]
+        if not rest.strip():
+            return done + line, True
+        end = next((gap.start() for gap in tx.sentence_gaps(rest, semicolon=False)), len(rest))
+        said = rest[:end].strip()
+        mark = said[-1] if end < len(rest) and len(said) > 1 else ""  # the sentence still ends after the token
+        done, line = done + line[:cut] + " " + tx.mask(said[: len(said) - len(mark)], spans) + mark, rest[end:]
+    return done + line, False
 
 
 def _masked_quotation(quotation: str, spans: list[str]) -> str:
@@ -91,10 +107,14 @@ def _masked_quotation(quotation: str, spans: list[str]) -> str:
 
 
 def _introduced(line: str) -> int | None:
-    """Where the words that a colon of ``line`` introduces start, or None when no colon does."""
+    """Where the words that a colon of ``line`` introduces start, or None when no colon does.
+
+    Only the lead of the colon's sentence, at most :data:`_LEAD_CHARS` before it, decides: a
+    line of many colons ("key: value, key: value, ...") is read once, not once per colon."""
     for colon in _COLON_RE.finditer(line):
-        lead = line[: colon.start()]
-        words = re.findall(r"[\w']+", lead.lower())
+        lead = line[max(0, colon.start() - _LEAD_CHARS) : colon.start()]
+        lead = lead[next((gap.end() for gap in reversed(list(tx.sentence_gaps(lead, semicolon=False)))), 0) :]
+        words = _WORD_RE.findall(lead.lower())
         reporting = _REPORTING_WORD_RE.search(lead)
         if reporting and not _BY_THE_USER_RE.search(lead[: reporting.start()]):
             return colon.end()

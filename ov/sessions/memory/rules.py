@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
 from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
@@ -236,9 +237,12 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
             other = "Never " if adverb == "Always" else "Always "
             if rest:
                 return (other + rest + obj,)
-            # An instruction also replaces its lines in the wording of older versions ("Always uses ...").
+            # An instruction also replaces its lines in the wording of older versions ("Always uses ..."),
+            # and with the user's "my" as a habit voices it ("review your own PRs"): one line, whoever said it.
             verb, after = tx.third_person_parts(obj)
-            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$")
+            said = tx.voiced(obj, "you")
+            voiced = (other + said, f"{adverb} {said}$") if said != obj else ()
+            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$", *voiced)
         return ()
     if memory_type != "profile":
         return ()
@@ -302,12 +306,12 @@ def _always(adverb: str, obj: str, subject: str, *, habit: bool = False) -> Stat
         return statement
     verb, rest = tx.third_person_parts(obj)
     lead = f"{adverb.capitalize()} {verb.lower()} " if rest else f"{adverb.capitalize()} "
-    topic = tx.slug(obj)
+    topic = topics.slug(obj)
     return Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic})
 
 
 def topical(lead: str, obj: str, subject: str) -> Statement:
-    topic = tx.slug(obj)
+    topic = topics.slug(obj)
     return Statement("preferences", lead, obj, ("preferences", topic), {"subject": subject, "topic": topic})
 
 

@@ -12,8 +12,6 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from ov.uri import nfc
-
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 # Like CommonMark, a code span may run over a line break.
 _INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
@@ -58,20 +56,6 @@ _ASIDE_TAIL_RE = re.compile(
     r"(?:(?:^|\s*,\s*|\s+)(?:[Jj]ust\s+)?(?:(?i:btw|fyi|fwiw)|[Bb]y the way|[Ff]or what it's worth|[Jj]ust so you know|"
     r"[Ff]or the record|(?:[Aa]s\s+)?a heads[\s-]up))+$"
 )
-
-# Words that start a slug without saying what it is about.
-_SLUG_SKIP = frozenset(
-    "a an the my our your their his her its to not no using use used uses prefer like love enjoy want be being "
-    "having have working work do doing get getting make making some any very really always never that you".split()
-)
-# Words that start a qualifier or a predicate; the slug is the phrase before them.
-_SLUG_CUT = frozenset(
-    "over than instead because when whenever while if unless for in on at with without before after rather "
-    "so but and or not from by during since as whereas via into onto is are was were will would has have had "
-    "can should must needs need e.g i.e etc vs".split()
-)
-_ARTICLES = frozenset(("a", "an", "the"))
-SLUG_MAX_WORDS = 3
 
 _IRREGULAR_3RD = {
     "am": "is", "are": "is", "be": "is", "have": "has", "do": "does", "go": "goes",
@@ -157,16 +141,23 @@ def split_sentences(text: str, *, semicolon: bool = True) -> Iterator[str]:
     and "Acme Inc. in Berlin" are one sentence each; "Acme Inc. The office ..." is two.
     """
     start = 0
-    for gap in _GAP_RE.finditer(text):
-        # Only the words next to the gap decide, so a long paste full of "e.g." stays linear.
-        before, after = text[max(start, gap.start() - _NEAR) : gap.start()], text[gap.end() : gap.end() + _NEAR]
-        if (before.endswith(";") and not semicolon) or (before.endswith(".") and not _ends_sentence(before, after)):
-            continue
+    for gap in sentence_gaps(text, semicolon=semicolon):
         if text[start : gap.start()].strip():
             yield text[start : gap.start()].strip()
         start = gap.end()
     if text[start:].strip():
         yield text[start:].strip()
+
+
+def sentence_gaps(text: str, *, semicolon: bool = True) -> Iterator[re.Match[str]]:
+    """The spaces in ``text`` after the end of each sentence (see :func:`split_sentences`)."""
+    start = 0
+    for gap in _GAP_RE.finditer(text):
+        # Only the words next to the gap decide, so a long paste full of "e.g." stays linear.
+        before, after = text[max(start, gap.start() - _NEAR) : gap.start()], text[gap.end() : gap.end() + _NEAR]
+        if not (before.endswith(";") and not semicolon) and not (before.endswith(".") and not _ends_sentence(before, after)):
+            yield gap
+            start = gap.end()
 
 
 def _ends_sentence(before: str, after: str) -> bool:
@@ -243,48 +234,6 @@ def without_aside(text: str) -> str:
 
 def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def slug(text: str, fallback: str = "general") -> str:
-    """A topic of at most three words: the phrase before the first qualifier.
-
-    "tabs over spaces" -> ``tabs``; "short commit messages" -> ``short_commit_messages``;
-    "to use type hints everywhere" -> ``type_hints_everywhere``. A word that starts a qualifier
-    starts no topic: it is passed over as the words of :data:`_SLUG_SKIP` are ("need coffee" ->
-    ``coffee``, as "have tea" -> ``tea``). ``fallback`` only when no word is left ("being").
-    Words are in every script and in NFC, as file names are ("café" typed either way is
-    ``café``, "Я предпочитаю табы" is ``я_предпочитаю_табы``); a language's trailing "+" or "#"
-    is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
-    share one file.
-    """
-    words = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text).lower())]
-    words = [w for w in words if w and w not in _ARTICLES]
-    while words and (words[0] in _SLUG_SKIP or words[0] in _SLUG_CUT):
-        words.pop(0)
-    kept: list[str] = []
-    for word in words:
-        if word in _SLUG_CUT or len(kept) == SLUG_MAX_WORDS:
-            break
-        kept.append(word)
-    return "_".join(kept) or fallback
-
-
-def _slug_words(text: str) -> list[str]:
-    """The runs of letters (of any script, with their combining marks), digits and ``+#.'-`` in
-    ``text``: for ASCII text the words topics were always named from, so old files are found."""
-    import unicodedata
-
-    kept = "".join(ch if ch.isalnum() or ch in "+#.'-" or unicodedata.category(ch).startswith("M") else " " for ch in text)
-    return kept.split()
-
-
-def _slug_word(word: str) -> str:
-    """``word`` with a trailing run of "+" or "#" spelled out: c++ -> cpp, c# -> csharp."""
-    stem = word.rstrip("+#")
-    if not stem or stem == word:
-        return word
-    tail = word[len(stem) :]
-    return stem + "".join("p" if ch == "+" else "sharp" for ch in tail)
 
 
 # The user's first person in a line said of them ("they") or to the agent ("you"). Lowercase

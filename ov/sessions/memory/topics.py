@@ -1,0 +1,69 @@
+"""The topic a preference or a note is filed under: a file name of at most three words of what it is about."""
+
+from __future__ import annotations
+
+from ov.uri import nfc
+
+# Words that start a slug without saying what it is about.
+_SLUG_SKIP = frozenset(
+    "a an the my our your their his her its to not no using use used uses prefer like love enjoy want be being "
+    "having have working work do doing get getting make making some any very really always never that you".split()
+)
+# Words that start a qualifier or a predicate; the slug is the phrase before them.
+_SLUG_CUT = frozenset(
+    "over than instead because when whenever while if unless for in on at with without before after rather "
+    "so but and or not from by during since as whereas via into onto is are was were will would has have had "
+    "can should must needs need e.g i.e etc vs".split()
+)
+_ARTICLES = frozenset(("a", "an", "the"))
+SLUG_MAX_WORDS = 3
+
+
+def slug(text: str, fallback: str = "general") -> str:
+    """A topic of at most three words: the phrase before the first qualifier.
+
+    "tabs over spaces" -> ``tabs``; "short commit messages" -> ``short_commit_messages``;
+    "to use type hints everywhere" -> ``type_hints_everywhere``. A word that starts a qualifier
+    starts no topic: it is passed over as the words of :data:`_SLUG_SKIP` are ("need coffee" ->
+    ``coffee``, as "have tea" -> ``tea``), unless it starts a name (:func:`_qualifies`).
+    ``fallback`` only when no word is left ("being").
+    Words are in every script and in NFC, as file names are ("café" typed either way is
+    ``café``, "Я предпочитаю табы" is ``я_предпочитаю_табы``); a language's trailing "+" or "#"
+    is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
+    share one file.
+    """
+    typed = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))]
+    typed = [w for w in typed if w and w.lower() not in _ARTICLES]
+    start = 0
+    while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start)):
+        start += 1
+    kept: list[str] = []
+    for word in (w.lower() for w in typed[start:]):
+        if (kept and word in _SLUG_CUT) or len(kept) == SLUG_MAX_WORDS:
+            break
+        kept.append(word)
+    return "_".join(kept) or fallback
+
+
+def _qualifies(word: str, *, first: bool) -> bool:
+    """Whether ``word``, before a topic, starts a qualifier rather than a name: "need coffee", not
+    "VS Code", "AT&T", "CAN bus" or "prefer Will Smith" ("vs" starts a topic only as a name)."""
+    return word.lower() in _SLUG_CUT - {"vs"} and not (word.isupper() or (word[:1].isupper() and not first))
+
+
+def _slug_words(text: str) -> list[str]:
+    """The runs of letters (of any script, with their combining marks), digits and ``+#.'-`` in
+    ``text``: for ASCII text the words topics were always named from, so old files are found."""
+    import unicodedata
+
+    kept = "".join(ch if ch.isalnum() or ch in "+#.'-" or unicodedata.category(ch).startswith("M") else " " for ch in text)
+    return kept.split()
+
+
+def _slug_word(word: str) -> str:
+    """``word`` with a trailing run of "+" or "#" spelled out: c++ -> cpp, c# -> csharp."""
+    stem = word.rstrip("+#")
+    if not stem or stem == word:
+        return word
+    tail = word[len(stem) :]
+    return stem + "".join("p" if ch == "+" else "sharp" for ch in tail)
