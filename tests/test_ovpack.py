@@ -382,6 +382,72 @@ def test_writing_and_reading_packs_say_how_far_along_they_are(ov, project, tmp_p
     assert told["reading the pack"][-1] == told["writing files"][-1] == (exported.files, exported.files)
 
 
+def _peak_bytes(fn) -> int:
+    """The most memory Python held at once while ``fn`` ran (tracemalloc, above what it held before)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        fn()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_backup_and_its_restore_do_not_hold_the_whole_store_in_memory(ov, tmp_path, monkeypatch):
+    """(found by an audit: a backup's peak memory was 4-5 times the store's content, and its
+    restore's as much: 1.1 GB of files took 4.8 GB to back up.) A backup reads one file at a
+    time and keeps its index records on disk; a restore checks the records a piece at a time."""
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.ovpack import transfer
+    from ov.store.store import Store
+
+    assert ov("init").exit_code == 0
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    line = "the deploy runs on tuesdays with the blue pipeline, and the tokens rotate monthly"
+    files = {f"viking://resources/big/d{i % 4}/f{i:03d}.md": "".join(f"{line} ({i}, {n}).\n" for n in range(1200)).encode() for i in range(40)}
+    with store.transaction() as tx:
+        for uri, data in files.items():
+            tx.put(store.uri(uri), data)
+        tx.commit("seed", [store.uri("viking://resources/big")])
+    content = sum(len(d) for d in files.values())  # ~4 MB, ~100 KB a file
+    packs = tmp_path / "packs"
+    packs.mkdir()
+    transfer.backup(store, packs / "warm.ovpack")  # imports and caches, not measured
+    backup_peak = _peak_bytes(lambda: transfer.backup(store, packs / "all.ovpack"))
+    assert backup_peak < content / 2, (backup_peak, content)
+    assert sorted(p.name for p in packs.iterdir()) == ["all.ovpack", "warm.ovpack"]  # the records' temporary file is gone
+    pack = packs / "all.ovpack"
+    with zipfile.ZipFile(pack) as zf:
+        records = zf.getinfo("ov-backup/_ovpack/index_records.jsonl").file_size
+    assert records > content  # the records repeat the text: held whole, they alone would pass the limit
+    ovpack.read_pack(pack, 10**6)  # imports, not measured
+    read_peak = _peak_bytes(lambda: ovpack.read_pack(pack, 10**6))
+    assert read_peak < 1.5 * content, (read_peak, content)  # the files themselves, and no copy of the records
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second-home"))
+    restored = ov("restore", str(pack), "--json")
+    assert restored.exit_code == 0 and restored.json["result"]["files"] == len(files), restored.stderr
+    assert all(ov("read", uri).stdout.encode() == data for uri, data in list(files.items())[::13])
+
+
+def test_vectors_made_in_several_batches_are_the_vectors_made_in_one(ov, project, tmp_path, monkeypatch):
+    """A pack's vectors are made a batch at a time while its records are read: the offsets the
+    records give run on across batches, and the bytes are those of a single batch."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    one, _ = _export(ov, tmp_path, "viking://resources/proj", "one.ovpack", "--include-vectors")
+    monkeypatch.setattr("ov.index.sync.EMBED_BATCH", 2)
+    batched, result = _export(ov, tmp_path, "viking://resources/proj", "batched.ovpack", "--include-vectors")
+    assert result["vectors"] > 2  # more than one batch
+    with zipfile.ZipFile(one) as a, zipfile.ZipFile(batched) as b:
+        assert a.read("proj/_ovpack/dense.f32") == b.read("proj/_ovpack/dense.f32")
+        assert a.read("proj/_ovpack/index_records.jsonl") == b.read("proj/_ovpack/index_records.jsonl")
+        lines = b.read("proj/_ovpack/index_records.jsonl").decode().splitlines()
+    assert [json.loads(r)["vector"]["dense"]["offset"] for r in lines] == [n * 256 for n in range(len(lines))]
+
+
 # --- hostile packs -------------------------------------------------------------------------
 
 
@@ -392,7 +458,7 @@ def _entries(files: dict[str, bytes]) -> list[dict]:
     return out
 
 
-def build_pack(path: Path, *, root="evil", files=None, mutate=None, extra=(), skip=(), manifest=True, raw=None) -> Path:
+def build_pack(path: Path, *, root="evil", files=None, mutate=None, extra=(), skip=(), manifest=True, raw=None, records=b"") -> Path:
     """A pack written with zipfile directly; ``mutate`` edits the manifest, ``extra`` adds (ZipInfo|name, data)."""
     files = {"a.md": b"# A\nhello\n", "sub/b.md": b"# B\n"} if files is None else files
     entries = _entries(files)
@@ -403,7 +469,7 @@ def build_pack(path: Path, *, root="evil", files=None, mutate=None, extra=(), sk
         "root": {"name": root, "uri": f"viking://resources/{root}", "scope": "resources"},
         "entries": entries,
         "content_sha256": ovpack.content_sha256(file_entries),
-        "index": {"records": {"path": "_ovpack/index_records.jsonl", "count": 0, "sha256": hashlib.sha256(b"").hexdigest()}},
+        "index": {"records": {"path": "_ovpack/index_records.jsonl", "count": records.count(b"\n"), "sha256": hashlib.sha256(records).hexdigest()}},
     }
     if mutate:
         mutate(data)
@@ -413,7 +479,7 @@ def build_pack(path: Path, *, root="evil", files=None, mutate=None, extra=(), sk
                 zf.writestr(f"{root}/files/{rel}", content)
         if manifest:
             zf.writestr(f"{root}/_ovpack/manifest.json", json.dumps(data))
-        zf.writestr(f"{root}/_ovpack/index_records.jsonl", b"")
+        zf.writestr(f"{root}/_ovpack/index_records.jsonl", records)
         for member, content in extra:
             zf.writestr(member, content)
     return path
@@ -692,6 +758,22 @@ def test_a_backup_holding_a_name_an_older_version_stored_says_which_and_what_to_
     assert repr(path) in result.error["message"] and words in result.error["message"], result.error
     assert "ov snapshot commit" in result.error["hint"] and "nothing was written" in result.error["hint"]
     assert store_state() == before
+
+
+def test_records_are_checked_line_by_line_across_the_pieces_they_are_read_in(tmp_path):
+    """The records are read a piece at a time (64 KB): a line longer than a piece, and lines
+    that straddle two, are still one record each; a bad line after them is still found, and a
+    wrong hash is still what is reported first."""
+    long = json.dumps({"text": "word " * 40_000}).encode()  # ~200 KB, more than three pieces
+    lines = [long] + [json.dumps({"n": n, "pad": "x" * 1000}).encode() for n in range(200)] + ['{"last": "\u2028\x85 kept"}'.encode()]
+    good = build_pack(tmp_path / "good.ovpack", records=b"\n".join(lines) + b"\n")
+    assert ovpack.read_pack(good, 10**6).records == len(lines)
+    bad = build_pack(tmp_path / "bad.ovpack", records=b"\n".join([*lines, b"[1, 2]"]) + b"\n")
+    with pytest.raises(ovpack.InvalidPack, match="a line that is not a JSON object"):
+        ovpack.read_pack(bad, 10**6)
+    altered = build_pack(tmp_path / "altered.ovpack", records=b"\n".join([*lines, b"not json"]) + b"\n", mutate=_set(["index", "records", "sha256"], "0" * 64))
+    with pytest.raises(ovpack.InvalidPack, match="does not match its sha256"):
+        ovpack.read_pack(altered, 10**6)
 
 
 def test_text_with_line_separators_of_every_kind_survives_a_backup_and_an_export(ov, project, tmp_path, monkeypatch):

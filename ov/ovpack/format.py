@@ -23,6 +23,7 @@ import hashlib
 import json
 import re
 import stat as stat_mod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,6 +50,9 @@ RENAME_HINT = (
 )
 MAX_META_BYTES = 256 * 1024**2  # manifest, records and vectors, each
 MAX_MEMBERS = 1_000_000
+
+# Bytes read from a member at a time: zipfile holds two or three times a read while it inflates.
+_CHUNK = 64 * 1024
 
 _DRIVE_RE = re.compile(r"^[A-Za-z]:")
 
@@ -231,21 +235,13 @@ def _check_index(zf, by_name: dict, root: str, manifest: dict) -> tuple[int, dic
     if rec is not None:
         if rec_name not in by_name or not isinstance(rec, dict):
             raise InvalidPack(f"the manifest lists index records but the ZIP has no {rec_name}")
-        data = _read_meta(zf, by_name[rec_name])
-        if sha256_hex(data) != rec.get("sha256"):
+        count, digest, malformed = _scan_records(zf, by_name[rec_name])
+        if digest != rec.get("sha256"):
             raise InvalidPack(f"{RECORDS} does not match its sha256 in the manifest")
-        # Lines end at "\n" alone: a record's text may hold U+2028, U+0085 or a form feed, which
-        # JSON leaves as they are and splitlines would break on.
-        lines = [line for line in data.decode("utf-8", "replace").split("\n") if line.strip()]
-        if len(lines) != rec.get("count"):
-            raise InvalidPack(f"{RECORDS} holds {len(lines)} records, the manifest says {rec.get('count')}")
-        for line in lines:
-            try:
-                if not isinstance(json.loads(line), dict):
-                    raise ValueError
-            except (ValueError, RecursionError):
-                raise InvalidPack(f"{RECORDS} holds a line that is not a JSON object") from None
-        count = len(lines)
+        if count != rec.get("count"):
+            raise InvalidPack(f"{RECORDS} holds {count} records, the manifest says {rec.get('count')}")
+        if malformed:
+            raise InvalidPack(f"{RECORDS} holds a line that is not a JSON object")
     elif rec_name in by_name:
         raise InvalidPack(f"the ZIP holds {RECORDS} but the manifest does not list it")
     dense = index.get("dense")
@@ -263,8 +259,11 @@ def _check_index(zf, by_name: dict, root: str, manifest: dict) -> tuple[int, dic
         raise InvalidPack(f"the pack has {n} vectors for {count} index records")
     if by_name[dense_name].file_size != n * dims * 4 or n * dims * 4 > MAX_META_BYTES:
         raise InvalidPack(f"{DENSE} is {by_name[dense_name].file_size} bytes; {n} vectors of {dims} float32 make {n * dims * 4}")
-    data = _read_member(zf, by_name[dense_name], n * dims * 4)
-    if len(data) != n * dims * 4 or sha256_hex(data) != dense.get("sha256"):
+    digest, size = hashlib.sha256(), 0
+    for chunk in _member_chunks(zf, by_name[dense_name], n * dims * 4):
+        digest.update(chunk)
+        size += len(chunk)
+    if size != n * dims * 4 or digest.hexdigest() != dense.get("sha256"):
         raise InvalidPack(f"{DENSE} does not match its size or sha256 in the manifest")
     return count, dense
 
@@ -347,25 +346,71 @@ def _check_sidecar(rel: str, data: bytes) -> None:
 
 
 def _read_meta(zf, info) -> bytes:
+    return _read_member(zf, info, _meta_size(info))
+
+
+def _meta_size(info) -> int:
+    """The declared size of a metadata member, refused past :data:`MAX_META_BYTES`."""
     if info.file_size > MAX_META_BYTES:
         raise InvalidPack(f"{info.filename} is {info.file_size} bytes, over the {MAX_META_BYTES}-byte limit")
-    return _read_member(zf, info, info.file_size)
+    return info.file_size
+
+
+def _scan_records(zf, info) -> tuple[int, str, bool]:
+    """(records, sha256, whether a line is not a JSON object) of the records member, read a
+    piece at a time: the records repeat the files' text, and held whole (as bytes, as text and
+    as lines) they cost three times the pack's content."""
+    size = _meta_size(info)
+    digest = hashlib.sha256()
+    count = 0
+    malformed = False
+    pending: list[bytes] = []  # the line being read, in pieces: a line may be longer than a chunk
+
+    def scan(line: bytes) -> None:
+        nonlocal count, malformed
+        text = line.decode("utf-8", "replace")
+        if not text.strip():
+            return
+        count += 1
+        try:
+            if not isinstance(json.loads(text), dict):
+                malformed = True
+        except (ValueError, RecursionError):
+            malformed = True
+
+    for chunk in _member_chunks(zf, info, size):
+        digest.update(chunk)
+        # Lines end at "\n" alone: a record's text may hold U+2028, U+0085 or a form feed, which
+        # JSON leaves as they are and splitlines would break on. A "\n" byte is never part of
+        # another UTF-8 character, so the bytes split where the text would.
+        *lines, last = chunk.split(b"\n")
+        if lines:
+            lines[0] = b"".join([*pending, lines[0]])
+            pending = []
+        for line in lines:
+            scan(line)
+        pending.append(last)
+    scan(b"".join(pending))
+    return count, digest.hexdigest(), malformed
 
 
 def _read_member(zf, info, limit: int) -> bytes:
     """At most ``limit`` bytes of a member; more than that means the ZIP lies about its size (a bomb)."""
-    chunks = []
+    return b"".join(_member_chunks(zf, info, limit))
+
+
+def _member_chunks(zf, info, limit: int) -> Iterator[bytes]:
+    """A member's bytes a piece at a time, refused (:class:`InvalidPack`) past ``limit``."""
     got = 0
     with zf.open(info) as handle:
         while True:
-            chunk = handle.read(min(1 << 20, limit + 1 - got))
+            chunk = handle.read(min(_CHUNK, limit + 1 - got))
             if not chunk:
                 break
-            chunks.append(chunk)
             got += len(chunk)
             if got > limit:
                 raise InvalidPack(f"the pack member {quote(info.filename)} holds more than its declared {limit} bytes")
-    return b"".join(chunks)
+            yield chunk
 
 
 def content_sha256(file_entries: list[dict]) -> str:

@@ -106,10 +106,10 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, 
         raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
     target = _check_destination(store, dest)
-    head, files = _committed_files(store, uri.path, progress)
+    head, files = _committed_files(store, uri.path)
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
-    if list(files) == [""]:
+    if [rel for rel, _ in files] == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
     result = _write(store, dest, target, root, uri.path, files, head, include_vectors, progress=progress)
@@ -121,11 +121,11 @@ def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progre
     as the last commit holds them, not the history (``ov push`` carries that). ``progress``: as
     for :func:`export`."""
     target = _check_destination(store, dest)
-    head, files = _committed_files(store, "", progress)
+    head, files = _committed_files(store, "")
     if not files:
         # A pack without files is refused by every reader: such a backup could never be restored.
         raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
-    scopes = sorted({p.split("/", 1)[0] for p in files})
+    scopes = sorted({rel.split("/", 1)[0] for rel, _ in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
     result = _write(store, dest, target, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
     return replace(result, uncommitted=_uncommitted(store, ""))
@@ -140,156 +140,227 @@ def _uncommitted(store, prefix: str) -> int:
     return sum(1 for path in scan(store.git, refresh_index=False).changed_paths if not prefix or path == prefix or path.startswith(below))
 
 
-def _committed_files(store, prefix: str, progress: Progress | None = None) -> tuple[str | None, dict[str, bytes]]:
-    """(HEAD, {path relative to prefix: bytes}) of the committed files below ``prefix``. Refused
-    (:class:`TooLarge`) as soon as they pass what a pack may unpack to: every reader, ov's own
-    `import` and `restore` included, refuses such a pack, and it would read as a backup."""
+def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, bytes]]]:
+    """(HEAD, [(path relative to prefix, blob sha)]) of the committed files below ``prefix``, in
+    path order. Only the listing: the blobs are read when they are packed, one at a time, so
+    that writing a pack holds one file in memory, not all of them."""
     if not store.exists:
-        return None, {}
+        return None, []
     git = store.git
     head = git.head()
-    out: dict[str, bytes] = {}
-    total = 0
-    listed = git.iter_files(git.tree_of(head), prefix)
-    # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
-    for path, sha in counting(listed if progress is None else list(listed), progress, "reading files"):
+    files = []
+    for path, sha in git.iter_files(git.tree_of(head), prefix):
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
-        out[rel] = data = git.blob_data(sha)
-        total += len(data)
-        if total > pack_format.MAX_TOTAL_BYTES:
-            what = f"the files below viking://{prefix}" if prefix else "the account's files"
-            how = "export its folders one by one" if prefix else "export its folders one by one (`ov export`), or keep the whole account, history included, with `ov push` to a git remote"
-            raise TooLarge(f"{what} come to more than {pack_format.MAX_TOTAL_BYTES // 1024**3} GiB, more than a pack may hold (no import or restore would take it)", hint=how)
-    return (head.decode() if head else None), dict(sorted(out.items()))
+        files.append((rel, sha))
+    return (head.decode() if head else None), sorted(files)
+
+
+def _too_large(prefix: str) -> TooLarge:
+    """Files past what a pack may unpack to: every reader, ov's own `import` and `restore`
+    included, refuses such a pack, and it would read as a backup."""
+    what = f"the files below viking://{prefix}" if prefix else "the account's files"
+    how = "export its folders one by one" if prefix else "export its folders one by one (`ov export`), or keep the whole account, history included, with `ov push` to a git remote"
+    return TooLarge(f"{what} come to more than {pack_format.MAX_TOTAL_BYTES // 1024**3} GiB, more than a pack may hold (no import or restore would take it)", hint=how)
+
+
+def _temporary_file(folder: Path, dest: Path):
+    """An unnamed temporary file in ``folder`` (gone when closed, or when the process dies)."""
+    import tempfile
+
+    try:
+        return tempfile.TemporaryFile(dir=folder)
+    except OSError as exc:
+        raise OvError(f"cannot write {dest.absolute()}: {exc.strerror or exc}") from None
+
+
+class _Spool:
+    """A pack's metadata member (records, vectors) written to an unnamed temporary file as it is
+    made, with its sha256 and size: it is copied into the pack once the whole of it is known
+    to fit, instead of held in memory beside the files."""
+
+    def __init__(self, file) -> None:
+        import hashlib
+
+        self.file = file  # opened (and closed) by the caller: a temporary file
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.file.write(data)
+        except OSError as exc:  # a full disk
+            raise OvError(f"cannot write a temporary file beside the pack: {exc.strerror or exc}") from None
+        self.hash.update(data)
+        self.size += len(data)
+
+    def copy_to(self, zf, name: str) -> None:
+        import shutil
+
+        self.file.seek(0)
+        with zf.open(name, "w") as member:
+            shutil.copyfileobj(self.file, member)
+
+
+class _Vectors:
+    """The pack's vectors, made a batch of records at a time while the records are read (one
+    vector per record, the format's: a long record's first passage), into a :class:`_Spool`."""
+
+    def __init__(self, store, spool: _Spool) -> None:
+        from ov.index.sync import Indices
+
+        resolution = Indices(store).resolution
+        if resolution.embedder is None:
+            raise VectorsUnavailable(
+                f"--include-vectors needs an embedder, and none is available: {resolution.reason}",
+                hint="switch to ov's default embedder with `ov reindex --embedder builtin`, or export without --include-vectors",
+            )
+        self.embedder = resolution.embedder
+        self.dimensions = self.embedder.fingerprint.dimension
+        self.count = 0
+        self.spool = spool
+        self._texts: list[str] = []
+
+    def add(self, record) -> dict:
+        """Queue ``record``'s vector; what its line of the records says about where it is."""
+        from ov.index.sync import EMBED_BATCH, embed_text
+
+        self._texts.append(self.embedder.passages(embed_text(record))[0])
+        offset = self.count * self.dimensions
+        self.count += 1
+        if len(self._texts) >= EMBED_BATCH:
+            self.flush()
+        return {"dense": {"offset": offset, "dimensions": self.dimensions}}
+
+    def flush(self) -> None:
+        import numpy as np  # Deferred: only --include-vectors embeds anything.
+
+        if self._texts:
+            self.spool.write(np.asarray(self.embedder.embed(self._texts), dtype="<f4").tobytes())
+            self._texts = []
+
+    def meta(self) -> dict:
+        self.flush()
+        return {
+            "path": f"{META_DIR}/{DENSE}",
+            "count": self.count,
+            "dtype": "float32",
+            "byte_order": "little",
+            "dimensions": self.dimensions,
+            "sha256": self.spool.hash.hexdigest(),
+            "embedding": self.embedder.fingerprint.as_dict(),
+        }
 
 
 def _write(
-    store, dest: Path, target: Path, root: dict, prefix: str, files: dict[str, bytes], head, include_vectors: bool, scopes=None, progress: Progress | None = None
+    store, dest: Path, target: Path, root: dict, prefix: str, files: list[tuple[str, bytes]], head, include_vectors: bool, scopes=None, progress: Progress | None = None
 ) -> ExportResult:
-    """Write the pack to ``target``, the file ``dest`` names (see :func:`_check_destination`)."""
+    """Write the pack to ``target``, the file ``dest`` names (see :func:`_check_destination`).
+
+    Two passes over the blobs, each reading one at a time from git (cheap, and what keeps memory
+    to the largest file): the first takes sizes and hashes for the manifest, checks the total
+    against what a pack may hold before anything is written, and writes the index records (and
+    vectors) to temporary files; the second writes the pack."""
+    import contextlib
     import zipfile
 
     from ov.index.records import records_for
 
+    git = store.git
     name = root["name"]
-    entries = [{"path": "", "kind": "directory"}]
-    directories = sorted({"/".join(p.split("/")[:i]) for p in files for i in range(1, p.count("/") + 1)})
-    entries += [{"path": d, "kind": "directory"} for d in directories]
-    file_entries = [{"path": p, "kind": "file", "size": len(d), "sha256": sha256_hex(d)} for p, d in files.items()]
-    entries += file_entries
-    records = []
-    sessions = [p for p in files if is_session_path(f"{prefix}/{p}" if prefix else p)]
-    for rel, data in counting(files.items(), progress, "index records"):
-        if rel in sessions:
-            continue  # sessions carry files only, no index records (as upstream)
-        full = f"{prefix}/{rel}" if prefix else rel
-        records.extend((rel, r) for r in records_for(full, data))
+    paths = [rel for rel, _ in files]
+    directories = sorted({"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)})
+    entries = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in directories]
+    file_entries = []
+    total = 0
     cut = len(prefix) + 1 if prefix else 0
-    lines = [
-        {"record_id": r.id[cut:], "path": rel, "kind": r.kind, "level": r.level, "text": r.text, "title": r.title}
-        for rel, r in records
-    ]
-    dense_bytes = None
-    dense_meta = None
-    if include_vectors:
-        dense_bytes, dense_meta = _vectors(store, [r for _, r in records], progress)
-        for n, line in enumerate(lines):
-            line["vector"] = {"dense": {"offset": n * dense_meta["dimensions"], "dimensions": dense_meta["dimensions"]}}
-    records_bytes: bytes | None = "".join(_compact(line) + "\n" for line in lines).encode("utf-8")
-    index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": len(lines), "sha256": sha256_hex(records_bytes)}}
-    if dense_meta is not None:
-        index["dense"] = dense_meta
-    if len(records_bytes) > pack_format.MAX_META_BYTES or (dense_bytes is not None and len(dense_bytes) > pack_format.MAX_META_BYTES):
-        # The records repeat the files' text: past what a reader takes (a store of some 250 MB of
-        # text), the pack could not be read back. They and the vectors they index are left out;
-        # an import or a restore rebuilds both from the files.
-        records_bytes = dense_bytes = None
-        index = {}
-    manifest = {
-        "kind": KIND,
-        "format_version": FORMAT_VERSION,
-        "root": root,
-        "entries": entries,
-        "content_sha256": content_sha256(file_entries),
-        "index": index,
-        "created_by": "ov",
-        "source_commit": head,
-    }
-    if scopes is not None:
-        manifest["scopes"] = scopes
-    dest = dest.absolute()
-    _sweep_killed_writes(target.parent)
-    tmp = None
-    try:
-        # A pack holds everything (transcripts, memories): a new one is the user's alone (0600);
-        # one replaced keeps the permissions it had.
-        tmp, fd = replacement_beside(target, 0o600, EXTENSION)
-        with open(fd, "w+b") as out, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
-            zf.writestr(f"{name}/", b"")
-            zf.writestr(f"{name}/{FILES_DIR}/", b"")
-            for d in directories:
-                zf.writestr(f"{name}/{FILES_DIR}/{d}/", b"")
-            for rel, data in counting(files.items(), progress, "writing the pack"):
-                zf.writestr(f"{name}/{FILES_DIR}/{rel}", data)
-            zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-            if records_bytes is not None:
-                zf.writestr(f"{name}/{META_DIR}/{RECORDS}", records_bytes)
-            if dense_bytes is not None:
-                zf.writestr(f"{name}/{META_DIR}/{DENSE}", dense_bytes)
-            zf.close()
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise OvError(f"cannot write {dest}: {exc.strerror or exc}") from None
-    except BaseException:
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
-        raise
+    count = 0
+    with contextlib.ExitStack() as temporary:
+        # Beside the pack, where its room must be anyway: /tmp is often a RAM disk.
+        records = _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))
+        vectors = _Vectors(store, _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))) if include_vectors else None
+        # Two stages told side by side: each file is read and its records made in one step.
+        for stage in ("reading files", "index records") if progress is not None else ():
+            progress(stage, 0, len(files))
+        for done, (rel, sha) in enumerate(files, 1):
+            data = git.blob_data(sha)
+            total += len(data)
+            if total > pack_format.MAX_TOTAL_BYTES:
+                raise _too_large(prefix)
+            file_entries.append({"path": rel, "kind": "file", "size": len(data), "sha256": sha256_hex(data)})
+            if progress is not None:
+                progress("reading files", done, len(files))
+            full = f"{prefix}/{rel}" if prefix else rel
+            if not is_session_path(full):  # sessions carry files only, no index records (as upstream)
+                for r in records_for(full, data):
+                    line = {"record_id": r.id[cut:], "path": rel, "kind": r.kind, "level": r.level, "text": r.text, "title": r.title}
+                    if vectors is not None:
+                        line["vector"] = vectors.add(r)
+                    records.write((_compact(line) + "\n").encode("utf-8"))
+                    count += 1
+            if progress is not None:
+                progress("index records", done, len(files))
+        entries += file_entries
+        index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": count, "sha256": records.hash.hexdigest()}}
+        dense_meta = vectors.meta() if vectors is not None else None
+        if dense_meta is not None:
+            index["dense"] = dense_meta
+        packed = [records] + ([vectors.spool] if vectors is not None else [])
+        if any(spool.size > pack_format.MAX_META_BYTES for spool in packed):
+            # The records repeat the files' text: past what a reader takes (a store of some 250 MB of
+            # text), the pack could not be read back. They and the vectors they index are left out;
+            # an import or a restore rebuilds both from the files.
+            packed, index = [], {}
+        manifest = {
+            "kind": KIND,
+            "format_version": FORMAT_VERSION,
+            "root": root,
+            "entries": entries,
+            "content_sha256": content_sha256(file_entries),
+            "index": index,
+            "created_by": "ov",
+            "source_commit": head,
+        }
+        if scopes is not None:
+            manifest["scopes"] = scopes
+        dest = dest.absolute()
+        _sweep_killed_writes(target.parent)
+        tmp = None
+        try:
+            # A pack holds everything (transcripts, memories): a new one is the user's alone (0600);
+            # one replaced keeps the permissions it had.
+            tmp, fd = replacement_beside(target, 0o600, EXTENSION)
+            with open(fd, "w+b") as out, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+                zf.writestr(f"{name}/", b"")
+                zf.writestr(f"{name}/{FILES_DIR}/", b"")
+                for d in directories:
+                    zf.writestr(f"{name}/{FILES_DIR}/{d}/", b"")
+                for rel, sha in counting(files, progress, "writing the pack"):
+                    zf.writestr(f"{name}/{FILES_DIR}/{rel}", git.blob_data(sha))
+                zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+                for spool, member in zip(packed, (RECORDS, DENSE)):
+                    spool.copy_to(zf, f"{name}/{META_DIR}/{member}")
+                zf.close()
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            raise OvError(f"cannot write {dest}: {exc.strerror or exc}") from None
+        except BaseException:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            raise
     return ExportResult(
         uri=root["uri"],
         file=str(dest),
         files=len(files),
-        bytes=sum(len(d) for d in files.values()),
-        records=len(lines),
+        bytes=total,
+        records=count,
         vectors=dense_meta["count"] if dense_meta else 0,
         package_bytes=target.stat().st_size,
         commit=head,
     )
-
-
-def _vectors(store, records: list, progress: Progress | None = None) -> tuple[bytes, dict]:
-    import numpy as np  # Deferred: only --include-vectors embeds anything.
-
-    from ov.index.sync import EMBED_BATCH, Indices, embed_text
-
-    resolution = Indices(store).resolution
-    embedder = resolution.embedder
-    if embedder is None:
-        raise VectorsUnavailable(
-            f"--include-vectors needs an embedder, and none is available: {resolution.reason}",
-            hint="switch to ov's default embedder with `ov reindex --embedder builtin`, or export without --include-vectors",
-        )
-    # A pack carries one vector per record (the format's): a long record's first passage.
-    texts = [embedder.passages(embed_text(r))[0] for r in records]
-    dim = embedder.fingerprint.dimension
-    batches = counting(range(0, len(texts), EMBED_BATCH), progress, "vectors")
-    parts = [np.asarray(embedder.embed(texts[i : i + EMBED_BATCH]), dtype="<f4") for i in batches]
-    matrix = np.vstack(parts) if parts else np.zeros((0, dim), dtype="<f4")
-    data = matrix.astype("<f4").tobytes()
-    fp = embedder.fingerprint
-    meta = {
-        "path": f"{META_DIR}/{DENSE}",
-        "count": len(records),
-        "dtype": "float32",
-        "byte_order": "little",
-        "dimensions": fp.dimension,
-        "sha256": sha256_hex(data),
-        "embedding": fp.as_dict(),
-    }
-    return data, meta
 
 
 def _check_destination(store, dest: Path) -> Path:
