@@ -8,8 +8,11 @@ need not embed again. Built on the store and the indices.
   the size limits, :class:`~ov.ovpack.format.Pack`, and
   :func:`~ov.ovpack.format.read_pack`, which checks an untrusted file completely
   before anything uses it (the module to audit for hostile packs; it writes nothing).
+- :mod:`ov.ovpack.writer` -- writing a pack a file at a time: blobs read from git
+  when each is needed, index records and vectors kept on disk until they are copied
+  in, so memory stays near the largest file.
 - :mod:`ov.ovpack.transfer` -- moving content between a store and a pack:
   ``export``/``backup`` and ``import_pack``/``restore`` (one commit or nothing),
   their options and results, and what happens to the vectors. It imports the
-  format, never the reverse.
+  format and the writer, never the reverse.
 """

@@ -1,0 +1,271 @@
+"""Writing an OVPack (the layout is in :mod:`ov.ovpack.format`) a file at a time.
+
+A pack may hold 1 GiB of files, and its index records repeat their text: held at once (as an
+export did), they took four to five times the content in memory. So the blobs are read from git
+one at a time, when each is needed, and the records (and vectors) go to unnamed temporary files
+beside the pack until they are copied into it: memory stays near the largest file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.errors import OvError, TooLarge
+from ov.files import replacement_beside
+from ov.ovpack import format as pack_format
+from ov.ovpack.format import (
+    DENSE,
+    EXTENSION,
+    FILES_DIR,
+    FORMAT_VERSION,
+    KIND,
+    MANIFEST,
+    META_DIR,
+    RECORDS,
+    content_sha256,
+    sha256_hex,
+)
+from ov.progress import Progress, counting
+from ov.uri import TEMP_MARKER
+
+
+class VectorsUnavailable(OvError):
+    """Vectors were asked for (``--include-vectors``, ``--vector-mode require``) and cannot be had."""
+
+    code = "vectors_unavailable"
+
+
+@dataclass(frozen=True)
+class Written:
+    """What :func:`write_pack` put in a pack, besides its files."""
+
+    bytes: int  # the files' content
+    records: int
+    vectors: int
+    package_bytes: int
+
+
+def _too_large(prefix: str) -> TooLarge:
+    """Files past what a pack may unpack to: every reader, ov's own `import` and `restore`
+    included, refuses such a pack, and it would read as a backup."""
+    what = f"the files below viking://{prefix}" if prefix else "the account's files"
+    how = "export its folders one by one" if prefix else "export its folders one by one (`ov export`), or keep the whole account, history included, with `ov push` to a git remote"
+    return TooLarge(f"{what} come to more than {pack_format.MAX_TOTAL_BYTES // 1024**3} GiB, more than a pack may hold (no import or restore would take it)", hint=how)
+
+
+def _temporary_file(folder: Path, dest: Path):
+    """An unnamed temporary file in ``folder`` (gone when closed, or when the process dies)."""
+    import tempfile
+
+    try:
+        return tempfile.TemporaryFile(dir=folder)
+    except OSError as exc:
+        raise OvError(f"cannot write {dest.absolute()}: {exc.strerror or exc}") from None
+
+
+class _Spool:
+    """A pack's metadata member (records, vectors) written to an unnamed temporary file as it is
+    made, with its sha256 and size: it is copied into the pack once the whole of it is known
+    to fit, instead of held in memory beside the files."""
+
+    def __init__(self, file) -> None:
+        import hashlib
+
+        self.file = file  # opened (and closed) by the caller: a temporary file
+        self.hash = hashlib.sha256()
+        self.size = 0
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.file.write(data)
+        except OSError as exc:  # a full disk
+            raise OvError(f"cannot write a temporary file beside the pack: {exc.strerror or exc}") from None
+        self.hash.update(data)
+        self.size += len(data)
+
+    def copy_to(self, zf, name: str) -> None:
+        import shutil
+
+        self.file.seek(0)
+        with zf.open(name, "w") as member:
+            shutil.copyfileobj(self.file, member)
+
+
+class _Vectors:
+    """The pack's vectors, made a batch of records at a time while the records are read (one
+    vector per record, the format's: a long record's first passage), into a :class:`_Spool`."""
+
+    def __init__(self, store, spool: _Spool) -> None:
+        from ov.index.sync import Indices
+
+        resolution = Indices(store).resolution
+        if resolution.embedder is None:
+            raise VectorsUnavailable(
+                f"--include-vectors needs an embedder, and none is available: {resolution.reason}",
+                hint="switch to ov's default embedder with `ov reindex --embedder builtin`, or export without --include-vectors",
+            )
+        self.embedder = resolution.embedder
+        self.dimensions = self.embedder.fingerprint.dimension
+        self.count = 0
+        self.spool = spool
+        self._texts: list[str] = []
+
+    def add(self, record) -> dict:
+        """Queue ``record``'s vector; what its line of the records says about where it is."""
+        from ov.index.sync import EMBED_BATCH, embed_text
+
+        self._texts.append(self.embedder.passages(embed_text(record))[0])
+        offset = self.count * self.dimensions
+        self.count += 1
+        if len(self._texts) >= EMBED_BATCH:
+            self.flush()
+        return {"dense": {"offset": offset, "dimensions": self.dimensions}}
+
+    def flush(self) -> None:
+        import numpy as np  # Deferred: only --include-vectors embeds anything.
+
+        if self._texts:
+            self.spool.write(np.asarray(self.embedder.embed(self._texts), dtype="<f4").tobytes())
+            self._texts = []
+
+    def meta(self) -> dict:
+        self.flush()
+        return {
+            "path": f"{META_DIR}/{DENSE}",
+            "count": self.count,
+            "dtype": "float32",
+            "byte_order": "little",
+            "dimensions": self.dimensions,
+            "sha256": self.spool.hash.hexdigest(),
+            "embedding": self.embedder.fingerprint.as_dict(),
+        }
+
+
+def write_pack(
+    store, dest: Path, target: Path, root: dict, prefix: str, files: list[tuple[str, bytes]], head: str | None, include_vectors: bool, scopes=None, progress: Progress | None = None
+) -> Written:
+    """Write the pack of ``files`` ((path relative to ``prefix``, blob sha), in path order) to
+    ``target``, the file ``dest`` names, replacing it atomically. ``progress``: see :mod:`ov.progress`.
+
+    Two passes over the blobs, each reading one at a time from git (cheap, and what keeps memory
+    to the largest file): the first takes sizes and hashes for the manifest, checks the total
+    against what a pack may hold before anything is written, and writes the index records (and
+    vectors) to temporary files; the second writes the pack."""
+    import contextlib
+    import zipfile
+
+    from ov.index.records import records_for
+
+    git = store.git
+    name = root["name"]
+    paths = [rel for rel, _ in files]
+    directories = sorted({"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)})
+    entries = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in directories]
+    file_entries = []
+    total = 0
+    cut = len(prefix) + 1 if prefix else 0
+    count = 0
+    with contextlib.ExitStack() as temporary:
+        # Beside the pack, where its room must be anyway: /tmp is often a RAM disk.
+        records = _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))
+        vectors = _Vectors(store, _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))) if include_vectors else None
+        # Two stages told side by side: each file is read and its records made in one step.
+        for stage in ("reading files", "index records") if progress is not None else ():
+            progress(stage, 0, len(files))
+        for done, (rel, sha) in enumerate(files, 1):
+            data = git.blob_data(sha)
+            total += len(data)
+            if total > pack_format.MAX_TOTAL_BYTES:
+                raise _too_large(prefix)
+            file_entries.append({"path": rel, "kind": "file", "size": len(data), "sha256": sha256_hex(data)})
+            if progress is not None:
+                progress("reading files", done, len(files))
+            full = f"{prefix}/{rel}" if prefix else rel
+            if not is_session_path(full):  # sessions carry files only, no index records (as upstream)
+                for r in records_for(full, data):
+                    line = {"record_id": r.id[cut:], "path": rel, "kind": r.kind, "level": r.level, "text": r.text, "title": r.title}
+                    if vectors is not None:
+                        line["vector"] = vectors.add(r)
+                    records.write((_compact(line) + "\n").encode("utf-8"))
+                    count += 1
+            if progress is not None:
+                progress("index records", done, len(files))
+        entries += file_entries
+        index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": count, "sha256": records.hash.hexdigest()}}
+        dense_meta = vectors.meta() if vectors is not None else None
+        if dense_meta is not None:
+            index["dense"] = dense_meta
+        packed = [records] + ([vectors.spool] if vectors is not None else [])
+        if any(spool.size > pack_format.MAX_META_BYTES for spool in packed):
+            # The records repeat the files' text: past what a reader takes (a store of some 250 MB of
+            # text), the pack could not be read back. They and the vectors they index are left out;
+            # an import or a restore rebuilds both from the files.
+            packed, index = [], {}
+        manifest = {
+            "kind": KIND,
+            "format_version": FORMAT_VERSION,
+            "root": root,
+            "entries": entries,
+            "content_sha256": content_sha256(file_entries),
+            "index": index,
+            "created_by": "ov",
+            "source_commit": head,
+        }
+        if scopes is not None:
+            manifest["scopes"] = scopes
+        dest = dest.absolute()
+        _sweep_killed_writes(target.parent)
+        tmp = None
+        try:
+            # A pack holds everything (transcripts, memories): a new one is the user's alone (0600);
+            # one replaced keeps the permissions it had.
+            tmp, fd = replacement_beside(target, 0o600, EXTENSION)
+            with open(fd, "w+b") as out, zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
+                zf.writestr(f"{name}/", b"")
+                zf.writestr(f"{name}/{FILES_DIR}/", b"")
+                for d in directories:
+                    zf.writestr(f"{name}/{FILES_DIR}/{d}/", b"")
+                for rel, sha in counting(files, progress, "writing the pack"):
+                    zf.writestr(f"{name}/{FILES_DIR}/{rel}", git.blob_data(sha))
+                zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+                for spool, member in zip(packed, (RECORDS, DENSE)):
+                    spool.copy_to(zf, f"{name}/{META_DIR}/{member}")
+                zf.close()
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, target)
+        except OSError as exc:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            raise OvError(f"cannot write {dest}: {exc.strerror or exc}") from None
+        except BaseException:
+            if tmp is not None:
+                tmp.unlink(missing_ok=True)
+            raise
+    return Written(total, count, dense_meta["count"] if dense_meta else 0, target.stat().st_size)
+
+
+def _sweep_killed_writes(folder: Path, older_than: float = 3600.0) -> None:
+    """Remove the temporary packs of exports killed in ``folder`` (ov's own names, an hour old:
+    nothing still writes them), which nothing else would ever remove."""
+    import time
+
+    for leftover in folder.glob(f"{TEMP_MARKER}*{EXTENSION}"):
+        try:
+            if time.time() - leftover.lstat().st_mtime > older_than and leftover.is_file():
+                leftover.unlink()
+        except OSError:
+            continue
+
+
+def is_session_path(path: str) -> bool:
+    """Whether ``path`` is in a user's sessions (a pack carries their files, not their records)."""
+    parts = path.split("/")
+    return len(parts) >= 3 and parts[0] == "user" and parts[2] == "sessions"
+
+
+def _compact(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
