@@ -688,12 +688,18 @@ def test_experience_needs_its_three_sections(schemas):
         plan_memory_writes(schemas, [Candidate("experiences", {"name": "x", "content": "## Situation\na\n## Approach\nb"})], read=files({}), when=WHEN, archive_uri=ARCHIVE)
 
 
-def test_plan_refuses_unknown_types_and_broken_files(schemas):
+def test_plan_refuses_unknown_types_and_repairs_a_broken_trailer(schemas):
     with pytest.raises(InvalidInput, match="unknown memory type"):
         plan_memory_writes(schemas, [Candidate("soul", {"content": "x"})], read=files({}), when=WHEN, archive_uri=ARCHIVE)
-    broken = {"profile.md": "x\n\n<!-- MEMORY_FIELDS\n{oops\n-->\n"}
-    with pytest.raises(InvalidInput, match="profile.md"):
-        plan_memory_writes(schemas, [Candidate("profile", {"content": "- y"})], read=files(broken), when=WHEN, archive_uri=ARCHIVE)
+    # A trailer a hand broke is written anew; what the file says stays (refusing it lost every
+    # memory of the session being committed)
+    broken = {"profile.md": "- x\n\n<!-- MEMORY_FIELDS\n{oops\n-->\n"}
+    plan = plan_memory_writes(schemas, [Candidate("profile", {"content": "- y"})], read=files(broken), when=WHEN, archive_uri=ARCHIVE)
+    content, meta = parse_memory(plan.writes["profile.md"])
+    assert content.splitlines() == ["- x", "- y"] and meta["memory_type"] == "profile"
+    unclosed = {"profile.md": render_memory("- x", {"memory_type": "profile", "version": 3}).replace("\n-->", "\n") + "- z\n"}
+    plan = plan_memory_writes(schemas, [Candidate("profile", {"content": "- y"})], read=files(unclosed), when=WHEN, archive_uri=ARCHIVE)
+    assert parse_memory(plan.writes["profile.md"])[0].splitlines() == ["- x", "- z", "- y"]
 
 
 # --- memory_diff.json ---------------------------------------------------------

@@ -646,6 +646,23 @@ def _hand_edited_commit(ov, ov_home, monkeypatch=None):
     assert ov("session", "add", "s1", "--text", said).exit_code == 0
 
 
+def test_a_memory_file_whose_trailer_a_hand_broke_costs_the_session_nothing(ov, ov_home):
+    # (found by a review: a hand edit that left the MEMORY_FIELDS trailer unclosed failed the whole
+    # extraction, and every memory of the session was lost with it)
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    profile = ov_home / MEMORIES / "profile.md"
+    broken = profile.read_text().replace("\n-->", "\n") + "- Hand fact: likes tea\n"
+    profile.write_text(broken)
+    assert ov("session", "add", "s1", "--text", "I prefer dark mode. My editor is Helix now.").exit_code == 0
+    report = ov("commit", "s1", "--json").json["result"]
+    assert report["status"] == "committed" and report["failed"] is None
+    assert (ov_home / MEMORIES / "preferences/default/dark_mode.md").is_file()
+    text = profile.read_text()
+    assert "- Editor: Helix" in text and "- Hand fact: likes tea" in text
+    assert text.count("<!-- MEMORY_FIELDS") == 1 and text.rstrip().endswith("-->")
+    assert ov("read", PROFILE).exit_code == 0 and ov("status", "--json").json["result"]["clean"] is True
+
+
 def test_a_hand_edited_memory_file_is_merged_into_and_committed_not_a_lost_session(ov, ov_home):
     # (found by an audit: the first hand-edited file failed the whole extraction, the session's
     # memories were never written, and the archived messages are never extracted again)

@@ -111,3 +111,26 @@ def _check_meta(meta: dict[str, Any]) -> None:
     for key in ("memory_type", "created_at", "updated_at"):
         if key in meta and not isinstance(meta[key], str):
             raise InvalidInput(f"MEMORY_FIELDS {key!r} must be text")
+
+
+def repaired_memory(text: str) -> tuple[str, dict[str, Any]]:
+    """(visible content, trailer fields) of a stored memory whose trailer a hand broke: the text
+    above the last trailer, with no fields, so that the next write keeps what the file says and
+    writes a new trailer. A session's memories are planned against the file as it is: refusing
+    it would lose every memory of the session with it (the archived messages are not read again)."""
+    try:
+        return parse_memory(text)
+    except InvalidInput:
+        opening = None
+        for opening in _OPEN_RE.finditer(text):
+            pass
+        if opening is None:
+            return text.strip(), {}
+        before, rest = text[: opening.start()].strip(), text[opening.end() :].lstrip()
+        try:  # the fields still read (only their closing line went): what follows them is content
+            _, end = json.JSONDecoder().raw_decode(rest)
+            after = rest[end:].strip().removeprefix("-->").strip()
+        except ValueError:
+            after = ""  # no telling where the broken fields end: they and what follows go
+        return "\n".join(part for part in (before, after) if part), {}
+

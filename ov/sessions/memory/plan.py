@@ -14,7 +14,7 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory.extract import Candidate
-from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory
+from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
 from ov.sessions.memory.merge import merge_fields
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 
@@ -103,10 +103,7 @@ def _plan_file(
     existing: dict[str, str] | None = None
     meta: dict[str, Any] = {}
     if existing_text is not None:
-        try:
-            content, meta = parse_memory(existing_text)
-        except InvalidInput as exc:
-            raise InvalidInput(f"memory file {path}: {exc.message}", hint="fix or remove its MEMORY_FIELDS trailer") from None
+        content, meta = repaired_memory(existing_text)
         existing = {name: str(meta[name]) for name in schema.field_names if isinstance(meta.get(name), str)}
         existing[CONTENT_FIELD] = content
 
