@@ -1323,6 +1323,11 @@ def test_a_rewritten_codex_rollout_is_not_captured_twice(ov, ov_home, tmp_path):
     assert texts == ["first question", "first answer", "second question", "second answer"]
 
 
+def _cursor_line(role: str, text: str) -> str:
+    """One line of a Cursor transcript, as Cursor writes it: no id, no time."""
+    return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
+
+
 def test_identical_cursor_lines_are_each_a_message_across_captures_and_rewrites(ov, ov_home, tmp_path):
     """Cursor's lines carry no id and no time: "continue" twice is two messages, whether the
     second comes in the same capture or a later one, and a rewrite read from the start adds neither again."""
@@ -1330,18 +1335,15 @@ def test_identical_cursor_lines_are_each_a_message_across_captures_and_rewrites(
     from ov.hosts.capture import capture
     from ov.hosts.host import HookInput
 
-    def line(role: str, text: str) -> str:
-        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
-
     store = _store(ov_home)
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(line("user", "continue") + line("assistant", "Done.") + line("user", "continue"))
+    transcript.write_text(_cursor_line("user", "continue") + _cursor_line("assistant", "Done.") + _cursor_line("user", "continue"))
     hook = HookInput("cursor", "stop", "c1", transcript_path=str(transcript))
     assert capture(store, cursor.HOST, hook, "cu-c1").added == 3
     with transcript.open("a") as f:
-        f.write(line("assistant", "Done.") + line("user", "continue"))
+        f.write(_cursor_line("assistant", "Done.") + _cursor_line("user", "continue"))
     assert capture(store, cursor.HOST, hook, "cu-c1").added == 2
-    transcript.write_text(line("system", "a note the host put first") + transcript.read_text())
+    transcript.write_text(_cursor_line("system", "a note the host put first") + transcript.read_text())
     again = capture(store, cursor.HOST, hook, "cu-c1")
     assert (again.added, again.duplicates) == (0, 5)
     messages = ov("session", "show", "cu-c1", "--json").json["result"]["messages"]
@@ -1464,21 +1466,18 @@ def test_lines_that_came_again_keep_their_count_past_the_lines_that_came_once(ov
     from ov.hosts.host import HookInput
     from ov.hosts.transcript import ONCE_KEPT
 
-    def line(role: str, text: str) -> str:
-        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
-
     store = _store(ov_home)
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(line("user", "continue") + line("assistant", "Done.") + line("user", "continue"))
+    transcript.write_text(_cursor_line("user", "continue") + _cursor_line("assistant", "Done.") + _cursor_line("user", "continue"))
     hook = HookInput("cursor", "stop", "c2", transcript_path=str(transcript))
     assert capture(store, cursor.HOST, hook, "cu-c2").added == 3
     with transcript.open("a") as f:
-        f.write("".join(line("assistant", f"step {i}") for i in range(ONCE_KEPT + 10)))
+        f.write("".join(_cursor_line("assistant", f"step {i}") for i in range(ONCE_KEPT + 10)))
     assert capture(store, cursor.HOST, hook, "cu-c2").added == ONCE_KEPT + 10
     with transcript.open("a") as f:
-        f.write(line("user", "continue"))
+        f.write(_cursor_line("user", "continue"))
     assert capture(store, cursor.HOST, hook, "cu-c2").added == 1
-    transcript.write_text(line("system", "a note the host put first") + transcript.read_text())
+    transcript.write_text(_cursor_line("system", "a note the host put first") + transcript.read_text())
     assert capture(store, cursor.HOST, hook, "cu-c2").added == 0
     messages = ov("session", "show", "cu-c2", "--json").json["result"]["messages"]
     first = messages[0]["id"]
@@ -1492,12 +1491,9 @@ def test_a_capture_state_an_older_ov_wrote_keeps_its_counts(ov, ov_home, tmp_pat
     from ov.hosts.capture import capture, state_dir
     from ov.hosts.host import HookInput
 
-    def line(role: str, text: str) -> str:
-        return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"
-
     store = _store(ov_home)
     transcript = tmp_path / "t.jsonl"
-    transcript.write_text(line("user", "continue") + line("assistant", "Done."))
+    transcript.write_text(_cursor_line("user", "continue") + _cursor_line("assistant", "Done."))
     hook = HookInput("cursor", "stop", "c3", transcript_path=str(transcript))
     assert capture(store, cursor.HOST, hook, "cu-c3").added == 2
     path = state_dir(store) / "capture" / "cu-c3.json"
@@ -1505,7 +1501,7 @@ def test_a_capture_state_an_older_ov_wrote_keeps_its_counts(ov, ov_home, tmp_pat
     counts = state.pop("lines")
     path.write_text(json.dumps({**state, "seen": {digest: 1 for digest in counts["once"]}}))
     with transcript.open("a") as f:
-        f.write(line("user", "continue"))
+        f.write(_cursor_line("user", "continue"))
     assert capture(store, cursor.HOST, hook, "cu-c3").added == 1
     ids = [m["id"] for m in ov("session", "show", "cu-c3", "--json").json["result"]["messages"]]
     assert ids[2] == f"{ids[0]}-2"
