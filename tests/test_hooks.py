@@ -1011,9 +1011,9 @@ def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after
     big = json.dumps({"n": 1, "image": "x" * 5000})
     path.write_text(json.dumps({"n": 0}) + "\n" + big + "\n" + json.dumps({"n": 2}) + "\n", encoding="utf-8")
     lines, offset = transcript.jsonl_from(path, 0)
-    assert [value["n"] for _, _, value in lines] == [0] and offset == len(json.dumps({"n": 0})) + 1
+    assert [value["n"] for _, value in lines] == [0] and offset == len(json.dumps({"n": 0})) + 1
     lines, offset = transcript.jsonl_from(path, offset)  # the next read starts in the long line
-    assert [value["n"] for _, _, value in lines] == [2] and offset == path.stat().st_size
+    assert [value["n"] for _, value in lines] == [2] and offset == path.stat().st_size
     with path.open("a", encoding="utf-8") as f:
         f.write(json.dumps({"n": 3, "image": "y" * 5000}))  # a long line still being written
     assert transcript.jsonl_from(path, offset) == ([], offset)
@@ -1029,7 +1029,7 @@ def test_a_transcript_line_nested_too_deeply_is_passed_over_and_the_lines_after_
     deep = '{"n": 1, "input": ' + "[" * 3000 + "]" * 3000 + "}"
     path.write_text(json.dumps({"n": 0}) + "\n" + deep + "\n" + json.dumps({"n": 2}) + "\n", encoding="utf-8")
     lines, offset = transcript.jsonl_from(path, 0)
-    assert [value["n"] for _, _, value in lines] == [0, 2] and offset == path.stat().st_size
+    assert [value["n"] for _, value in lines] == [0, 2] and offset == path.stat().st_size
 
 
 def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_job_builds_it(ov, project, ov_home):

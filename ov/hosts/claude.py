@@ -51,7 +51,7 @@ class ClaudeCode(Host):
         lines, end = jsonl_from(path, start)
         messages: list[dict] = []
         turns: dict[str, dict] = {}  # an assistant turn's message.id -> its message in this read
-        for _offset, _raw, line in lines:
+        for _raw, line in lines:
             message = _message(line, limit)
             if message is None:
                 continue

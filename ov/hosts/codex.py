@@ -43,7 +43,7 @@ class Codex(Host):
         lines, end = jsonl_from(path, start)
         seen = LineCounts() if seen is None else seen
         messages = []
-        for _offset, raw, line in lines:
+        for raw, line in lines:
             if not isinstance(line, dict) or line.get("type") != "response_item" or not isinstance(line.get("payload"), dict):
                 continue
             message = _message(line["payload"], limit)

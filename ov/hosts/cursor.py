@@ -52,7 +52,7 @@ class Cursor(Host):
         lines, end = jsonl_from(path, start)
         seen = LineCounts() if seen is None else seen
         messages = []
-        for _offset, raw, line in lines:
+        for raw, line in lines:
             if not isinstance(line, dict) or line.get("role") not in ("user", "assistant"):
                 continue
             body = line.get("message")

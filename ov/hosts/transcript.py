@@ -32,8 +32,8 @@ _INJECTED = re.compile(
 MAX_READ_BYTES = 8 * 1024 * 1024
 
 
-def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]:
-    """``(offset, raw line, parsed value)`` of each complete line from byte ``start``, and the offset after them.
+def jsonl_from(path: Path, start: int) -> tuple[list[tuple[str, Any]], int]:
+    """``(raw line, parsed value)`` of each complete line from byte ``start``, and the offset after them.
 
     Lines that are not JSON are skipped (a host's partial write is never complete, so this is
     damage, not a race). A file shorter than ``start`` was replaced: it is read from the start.
@@ -60,15 +60,13 @@ def jsonl_from(path: Path, start: int) -> tuple[list[tuple[int, str, Any]], int]
     if end == 0:
         return [], start
     lines = []
-    offset = start
     for raw in data[:end].split(b"\n")[:-1]:
         text = raw.decode("utf-8", "replace").strip()
         if text:
             try:
-                lines.append((offset, text, json.loads(text)))
+                lines.append((text, json.loads(text)))
             except (ValueError, RecursionError):  # damage, or nesting deeper than the parser recurses
                 pass
-        offset += len(raw) + 1
     return lines, start + end
 
 

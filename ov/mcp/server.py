@@ -57,7 +57,6 @@ class Server:
         self.lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ov-mcp")
         self.writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ov-mcp-write")
-        self._writing: frozenset[str] | None = None
         self.pending: set = set()
         self._context = None
         self.client: str | None = None  # the client's name (initialize's clientInfo.name): commits say "via mcp NAME"
@@ -130,11 +129,9 @@ class Server:
         return True
 
     def _changes_the_store(self, params) -> bool:
-        if self._writing is None:
-            from ov.mcp.tools import definitions
+        from ov.mcp.tools import CHANGES_STORE
 
-            self._writing = frozenset(t["name"] for t in definitions() if not t["annotations"]["readOnlyHint"])
-        return isinstance(params, dict) and params.get("name") in self._writing
+        return isinstance(params, dict) and params.get("name") in CHANGES_STORE
 
     def _done(self, future) -> None:
         with self.lock:

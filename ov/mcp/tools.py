@@ -97,6 +97,8 @@ def definitions() -> list[dict]:
 # A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do;
 # `health` reports it among its checks instead, as `ov doctor` does.
 _READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] and t["name"] != "health" for t in TOOLS}
+# The tools whose calls the server runs one at a time, in the order they came (ov/mcp/server.py).
+CHANGES_STORE = frozenset(t["name"] for t in TOOLS if not t["annotations"]["readOnlyHint"])
 
 
 @dataclass

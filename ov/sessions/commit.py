@@ -235,8 +235,8 @@ def _extract(
     messages: list[dict],
     archive_uri: str,
     when: datetime,
-    peer: str | None = None,
-    answers: dict | None = None,
+    peer: str | None,
+    answers: dict,
     *,
     ask_model: bool = True,
 ) -> tuple[dict, dict[str, str], dict[str, int], str | None]:
@@ -261,7 +261,6 @@ def _extract(
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
     model_failed = None
     llm = store.config.llm
-    answers = {} if answers is None else answers
     seen = (peer, tuple(str(m.get("id")) for m in messages))
     # Turns captured while the model was asked make the messages to archive grow: the answer for
     # those it saw still holds, and only the new ones are read by the offline rules (asking the

@@ -997,7 +997,8 @@ class GitStore:
             paths = [p for p in journal.get("paths", []) if isinstance(p, str)]
             # A journal names only paths ov checked, but one an older ov wrote may name a path of a
             # pulled tree that leads out of the work tree: never written, whatever HEAD holds.
-            paths = [p for p in paths if p not in self._escaping(paths)]
+            escaping = self._escaping(paths)  # once: it walks every path's folders
+            paths = [p for p in paths if p not in escaping]
             head = self.head()
             if journal:
                 if head is not None and head.decode() == journal.get("new"):
