@@ -22,6 +22,11 @@ SHAPES = {
     "json keys": '"a":',
     "flags --p": "--p ",
     "prose password is": "password is ",
+    # One long line of netrc or YAML key shapes: each match's check looked back for the line's start.
+    "netrc on one line": "password abc1 machine ",
+    "keys on one line": 'password: abc1" ',
+    "grep gutters x:1:": "x:1:",
+    "short sas sig=": "&sig=abcd",
     "base64-ish": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3",
 }
 

@@ -31,6 +31,7 @@ from ov.files import atomic_write
 from ov.home import Home, make_private
 from ov.identity import validate_id
 from ov.regex import LazyPattern
+from ov.urls import has_userinfo
 
 CONFIG_VERSION = 1
 # Limits of what a config file may be. The real one is a few hundred bytes and four levels
@@ -99,16 +100,11 @@ class BaseUrl:
         from pydantic_core import core_schema
 
         def check(value: str | None) -> str | None:
-            if value is not None and _has_userinfo(value):
+            if value is not None and has_userinfo(value):
                 raise ValueError("must not hold a user name or password (user:password@): put the key in an environment variable named by api_key_env")
             return value
 
         return core_schema.no_info_after_validator_function(check, handler(source))
-
-
-def _has_userinfo(url: str) -> bool:
-    """Whether ``url`` names a user (and maybe a password) before its host: ``http://user:pw@host``."""
-    return "@" in url.split("://", 1)[-1].split("/", 1)[0].split("?", 1)[0]
 
 
 # The largest value a count, a size or a number of seconds may take. Larger ones are accepted by
@@ -600,7 +596,7 @@ def _hidden(value: Any, key: str | None) -> str | None:
     doctor reports and ``--json``."""
     if isinstance(value, str) and key is not None and key.endswith(".api_key_env") and not _ENV_NAME.fullmatch(value):
         return "(not shown: it may be the key itself)"
-    if isinstance(value, str) and key is not None and key.endswith(".api_base") and _has_userinfo(value):
+    if isinstance(value, str) and key is not None and key.endswith(".api_base") and has_userinfo(value):
         return "(not shown: it holds a user name or password)"
     return None
 

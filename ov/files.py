@@ -9,6 +9,7 @@ import stat
 import time
 from pathlib import Path
 
+from ov.regex import LazyPattern
 from ov.uri import TEMP_MARKER
 
 LOG_MAX_BYTES = 4 * 1024 * 1024  # a log (hooks.jsonl, mcp.jsonl) past this is rotated
@@ -163,17 +164,35 @@ def looks_binary(data: bytes) -> bool:
     return False
 
 
-# C0 controls but tab and newline, and DEL: what ov leaves out of the text it writes itself. A line
-# break or separator of another kind (CR, vertical tab, form feed, \x1c-\x1f) becomes a space.
-_GENERATED_TEXT_TABLE = {c: None for c in (*range(0x20), 0x7F) if chr(c) not in "\t\n"} | {
-    c: " " for c in (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F)
+# C0 and C1 controls but tab and newline, and DEL: what ov leaves out of the text it writes itself.
+# A line break or separator of another kind (CR, vertical tab, form feed, \x1c-\x1f, NEL) becomes a space.
+_GENERATED_TEXT_TABLE = {c: None for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) not in "\t\n"} | {
+    c: " " for c in (0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x1F, 0x85)
 }
+# A terminal's escape sequences, whole (what a coloured log or a tool's output pastes in): CSI
+# (colours, cursor moves: `ESC [ 1;31 m`) and OSC (titles, links: `ESC ] ... BEL`), in their 7-bit
+# and 8-bit forms, a character set's `ESC ( B`, and the other two-character escapes.
+_TERMINAL_ESCAPE = LazyPattern(
+    # The 8-bit CSI only with parameters: alone, U+009B is more often a mis-decoded character.
+    r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]+[ -/]*[@-~]"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"
+    r"|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]"
+)
+# What a colour sequence leaves once something dropped its ESC: `[1;31mError[0m`. Only against
+# other text, and never the opening of a bracketed term (`[0m]`, `[m:n]`, a Markdown link `[1m](x)`).
+_SGR_REMNANT = r"(?:\d{1,3}(?:;\d{1,3}){0,15})?m(?![^\[\]\n]*\])"
+_COLOUR_REMNANT = LazyPattern(rf"\[(?:(?<=\S\[){_SGR_REMNANT}|{_SGR_REMNANT}(?=\S))")
 
 
 def clean_generated_text(text: str) -> str:
-    """``text`` without control characters, for a file ov writes from what a user or a model said
-    (a memory, a summary): one NUL makes the store hold it as binary data, which nothing can read
-    or search from then on, and the others show as nothing or garble a terminal."""
+    """``text`` without control characters or terminal escapes, for a file ov writes from what a
+    user or a model said (a memory, a summary): one NUL makes the store hold it as binary data,
+    which nothing can read or search from then on, and the others show as nothing, garble a
+    terminal, or leave their codes (``[0m``) in the text."""
+    if "\x1b" in text or "\x9b" in text or "\x9d" in text:
+        text = _TERMINAL_ESCAPE.sub("", text)
+    if "m" in text and "[" in text:
+        text = _COLOUR_REMNANT.sub("", text)
     return text.replace("\r\n", "\n").translate(_GENERATED_TEXT_TABLE)
 
 

@@ -1040,3 +1040,5 @@ def test_an_api_base_with_a_password_is_refused_unseen(ov, home: Home) -> None:
     assert "user name or password" in (result.stdout + result.stderr) and "hunter2secret" not in (result.stdout + result.stderr) and "bob" not in (result.stdout + result.stderr)
     assert ov("config", "set", "embedding.api_base", "https://user@example.com/v1").exit_code == EXIT_USAGE
     assert ov("config", "set", "llm.api_base", "http://127.0.0.1:8080/v1?name=a@b").exit_code == 0  # an @ past the host is no user
+    assert ov("config", "set", "llm.api_base", "http://127.0.0.1:8080/v1#a@b").exit_code == 0  # nor in the fragment
+    assert ov("config", "set", "llm.api_base", "bob:hunter2secret@127.0.0.1:8080").exit_code == EXIT_USAGE  # nor without a scheme

@@ -401,6 +401,26 @@ def test_credentials_in_a_url_are_sent_as_basic_auth_and_never_kept(ov, ov_home,
     assert "Wr0ngPassw0rd" not in wrong.stderr + wrong.stdout and store_state() == before
 
 
+def test_a_password_holding_an_at_sign_is_sent_whole_and_kept_nowhere(ov, ov_home, gate):
+    # The user info ends at the host's last `@` (as urllib reads it): `p@ss` is the password, not a host.
+    _Gate.routes = {"/private/doc.md": ("login", "alice:Wr@ngle9Pass")}
+    data = ov("add-resource", f"{gate[0].replace('//', '//alice:Wr@ngle9Pass@')}/private/doc.md", "--json").json["result"]
+    assert data["source"] == f"{gate[0]}/private/doc.md"
+    assert _kept_anywhere(ov_home, "Wr@ngle9") == [] and _kept_anywhere(ov_home, "ngle9Pass") == []
+
+
+def test_the_scheme_of_a_url_is_judged_once_by_the_rule_every_hop_keeps():
+    from ov.errors import InvalidInput
+    from ov.ingest.sources import FetchError, fetch_url
+
+    for url in ("ftp://alice:S3cretPassw0rd@127.0.0.1:9/x", "gopher://127.0.0.1:9/x"):
+        with pytest.raises(FetchError) as info:
+            fetch_url(url, timeout=1, max_bytes=1000)
+        assert "not an http(s) URL" in info.value.message and "S3cretPassw0rd" not in info.value.message
+    with pytest.raises(InvalidInput, match="names no host"):
+        fetch_url("http:///x", timeout=1, max_bytes=1000)
+
+
 def test_credentials_follow_a_redirect_on_their_server_only(ov, gate):
     here, elsewhere = gate
     _Gate.routes = {"/moved.md": ("redirect", "/doc.md"), "/doc.md": ("redirect", f"{elsewhere}/final.md"), "/final.md": ("page", None)}

@@ -155,6 +155,30 @@ def test_a_public_endpoint_without_a_key_and_a_server_without_a_url_are_llm_erro
     assert "authorization" not in llm_server.requests[-1].headers
 
 
+def test_a_base_url_with_a_password_is_refused_from_the_environment_as_from_the_config(llm_server, monkeypatch):
+    """The config refuses an api_base holding user:password@; OPENAI_BASE_URL holding one was used
+    (and only scrubbed from errors). Both are refused now, before any request, without the password."""
+    port = llm_server.port
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://bob:hunter2secret@127.0.0.1:{port}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    with pytest.raises(LLMError) as info:
+        complete(LLMConfig(model="openai/test-model"), HI, purpose="test")
+    error = info.value
+    assert "OPENAI_BASE_URL" in error.message and "user name or password" in error.message and "OPENAI_BASE_URL" in error.hint
+    assert "hunter2secret" not in error.message + error.hint and "bob" not in error.message + error.hint
+    with pytest.raises(EmbeddingError) as embedding:
+        LiteLLMEmbedder(EmbeddingConfig(provider="litellm", model="openai/test-embed")).embed(["x"])
+    assert "OPENAI_BASE_URL" in embedding.value.message and "hunter2secret" not in embedding.value.message
+    # The same URL given as api_base (a config built in code skips the config's own check).
+    with pytest.raises(LLMError) as info:
+        complete(LLMConfig(model="openai/test-model", api_base=f"http://bob:hunter2secret@127.0.0.1:{port}/v1"), HI, purpose="test")
+    assert "llm.api_base" in info.value.message and "hunter2secret" not in info.value.message
+    assert llm_server.requests == []
+    # An @ past the host names no user: the variable is used.
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url + "?from=a@b")
+    assert routes.route("openai/test-model", None, None).base == llm_server.base_url + "?from=a@b"
+
+
 # --- OpenAI-compatible chat completions ----------------------------------------------------------
 
 

@@ -226,6 +226,34 @@ def test_an_archive_overview_holds_no_control_character(ov, ov_home):
         assert not [c for c in data.decode("utf-8") if ord(c) < 0x20 and c not in "\t\n"], name
 
 
+def test_an_archive_overview_holds_no_terminal_escape_nor_what_one_left(ov, ov_home):
+    # A coloured tool output pasted in: the sequences went, their ESC only, leaving `[1;31m` in the summary.
+    text = "\x1b[1;31mBuild failed\x1b[0m in src/app.py\x1b]0;term title\x07 (see [1] and [the docs](https://x.example/d)); [32mok[0m\x85done\x9b"
+    assert ov("session", "add-messages", "s", stdin=json.dumps({"id": "t1", "role": "user", "content": text})).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    overview = next(ov_home.rglob("archive_001/.overview.md")).read_text(encoding="utf-8")
+    assert "Build failed in src/app.py (see [1] and [the docs](https://x.example/d)); ok done" in overview
+    assert not [c for c in overview if ord(c) < 0x20 and c not in "\t\n" or 0x7F <= ord(c) < 0xA0]
+    assert "[0m" not in overview and "31m" not in overview and "title" not in overview
+
+
+@pytest.mark.parametrize(
+    ("text", "clean"),
+    [
+        ("\x1b[1;31mError\x1b[0m: x", "Error: x"),
+        ("[1;31mError[0m: x [32mok[0m", "Error: x ok"),  # an ESC dropped before ov saw the text
+        ("ls\x1b[K \x1b(B\x1b[mplain \x1b]8;;https://x.example\x1b\\link\x1b]8;;\x1b\\ \x9b31mred\x9b0m", "ls plain link red"),
+        ("a\x85b\x80c\x9fd", "a bcd"),
+        # Text that only looks like a remnant stays: brackets closed, Markdown links, indices, spaced codes.
+        ("see [1], [0m](https://x.example), a[m:n], arr[m + 1], [10m] and [5m] alone", "see [1], [0m](https://x.example), a[m:n], arr[m + 1], [10m] and [5m] alone"),
+    ],
+)
+def test_generated_text_loses_terminal_escapes_and_c1_controls(text: str, clean: str):
+    from ov.files import clean_generated_text
+
+    assert clean_generated_text(text) == clean
+
+
 def _msg(role: str, text: str, when: str = "2026-11-30T09:00:00Z") -> dict:
     return {"role": role, "created_at": when, "parts": [{"type": "text", "text": text}]}
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
-from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source, scrub
+from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source
 from ov.progress import Progress
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
@@ -113,8 +113,12 @@ def add_resource(
     )
     result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped), redacted=collected.redacted)
     if reason is not None:
-        # Kept as the root's description (L0), so copied into the summaries above it, the index and packs.
-        reason, found = scrub(reason)
+        # Deferred, as in _parse_all: only an add needs the rules.
+        from ov.redact.engine import redact
+
+        # Kept as the root's description (L0), so copied into the summaries above it, the index and
+        # packs. Every rule applies, as in a settings file: a reason's `PASSWORD=...` is one.
+        reason, found = redact(reason)
         result.redacted += found
     result.bytes_read = sum(len(f.data) for f in collected.files)
     files, provenance = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
@@ -178,9 +182,11 @@ def _plan(
     result.root = str(root)
     old_manifest = _read_manifest(store, root)
     if reason is None and isinstance(old_manifest.get("reason"), str):
+        from ov.redact.engine import redact
+
         # The usual "update my docs" run does not restate why they were added. Redacted again: an
         # older ov kept it as given.
-        reason = scrub(old_manifest["reason"])[0]
+        reason = redact(old_manifest["reason"])[0]
     manifest = _manifest(collected, reason, include, exclude, provenance)
     renamed = respelled(set(old_manifest.get("files", {})) - set(files), files)
     for rel in sorted(files):

@@ -18,13 +18,14 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import unquote, urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit
 
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import binary_data, special_kind
 from ov.home import Home
 from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
+from ov.urls import has_userinfo, without_userinfo
 
 VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 # Folders tools fill with what they generate: a folder added outside a git work tree (an installed
@@ -142,17 +143,19 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     import urllib.parse
     import urllib.request
 
-    # Deferred, as the imports above: urllib and http.client are only for URLs.
+    # Deferred, as the imports above: urllib and http.client are only for URLs, the rules for an add.
     from ov.ingest.web import Refused, check_url, opener
+    from ov.redact.engine import redact
 
     kept, found = kept_url(url)
     shown = quote(_shown(kept))
     try:
         parts = urlsplit(url)
     except ValueError as exc:  # "Invalid IPv6 URL", ...
-        raise InvalidInput(f"{shown} is not a valid URL: {scrub(str(exc))[0]}") from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidInput(f"{shown} is not an http(s) URL")
+        raise InvalidInput(f"{shown} is not a valid URL: {redact(str(exc))[0]}") from None
+    # The scheme is web.check_url's to judge, on this URL as on every redirect.
+    if not parts.hostname:
+        raise InvalidInput(f"{shown} names no host")
     if not _is_utf8(url):
         raise InvalidInput(f"the URL {shown} is not UTF-8 text")
     # urlopen's timeout bounds each socket operation, not the download: a server sending a
@@ -160,14 +163,14 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     deadline = time.monotonic() + timeout
     too_slow = FetchError(f"fetching {shown} took longer than {timeout:g}s", hint="raise ingest.url_timeout")
     authorization = None
-    if "@" in parts.netloc:
+    if has_userinfo(url):
         # urllib would take "alice:secret@host" for the host's name. Basic auth, the scheme such a
         # URL means; RFC 7617 leaves the encoding of the credentials open, UTF-8 is what browsers send.
         credentials = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
         authorization = "Basic " + base64.b64encode(credentials.encode("utf-8")).decode("ascii")
     # http.client sends ASCII only: spaces and letters beyond ASCII are percent-encoded (an IRI
     # pasted from a browser's address bar); what is already encoded stays as it is.
-    wire = urllib.parse.quote(_without_userinfo(url), safe=":/?#[]@!$&'()*+,;=%~")
+    wire = urllib.parse.quote(without_userinfo(url), safe=":/?#[]@!$&'()*+,;=%~")
     request = urllib.request.Request(wire, headers={"User-Agent": "ov (+https://github.com/ovctx/ov)"})
     if authorization:
         request.add_unredirected_header("Authorization", authorization)  # a redirect elsewhere does not get it
@@ -192,17 +195,17 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
             final_url, in_final = kept_url(response.geturl())
     except Refused as exc:
         where = f" (redirected to {quote(_shown(kept_url(exc.url)[0]))})" if exc.url and exc.url != wire else ""
-        raise FetchError(f"{shown} was not fetched{where}: {scrub(exc.why)[0]}", hint=refused_hint) from None
+        raise FetchError(f"{shown} was not fetched{where}: {redact(exc.why)[0]}", hint=refused_hint) from None
     except urllib.error.HTTPError as exc:
         # The reason of a refused redirect quotes its target.
-        raise FetchError(f"{shown} answered HTTP {exc.code} {scrub(str(exc.reason))[0]}", hint=_http_hint(exc.code)) from None
+        raise FetchError(f"{shown} answered HTTP {exc.code} {redact(str(exc.reason))[0]}", hint=_http_hint(exc.code)) from None
     except (TimeoutError, OSError) as exc:  # URLError is an OSError; socket timeouts too
         reason = getattr(exc, "reason", exc)
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
             raise too_slow from None
-        raise FetchError(f"cannot fetch {shown}: {scrub(str(reason))[0]}") from None
+        raise FetchError(f"cannot fetch {shown}: {redact(str(reason))[0]}") from None
     except ValueError as exc:  # http.client's InvalidURL: a port that is not a number, ...
-        raise InvalidInput(f"{shown} is not a valid URL: {scrub(str(exc))[0]}") from None
+        raise InvalidInput(f"{shown} is not a valid URL: {redact(str(exc))[0]}") from None
     # Named after the URL as kept: a token in the path would otherwise become the name.
     name = _url_name(final_url, content_type)
     collected = Collected(_stem_name(name), "http", kept, redacted=found + (in_final if final_url != kept else 0))
@@ -210,29 +213,14 @@ def fetch_url(url: str, *, timeout: float, max_bytes: int) -> Collected:
     return collected
 
 
-def scrub(text: str) -> tuple[str, int]:
-    """``text`` with its secrets replaced by ``[REDACTED:<kind>]``, and how many: what ov keeps or
-    shows about a source besides its content (its URL, the reason it was added). Every rule applies,
-    as in a settings file: a URL's ``?api_key=...`` is a setting, and so is a reason's ``PASSWORD=...``."""
+def kept_url(url: str) -> tuple[str, int]:
+    """The URL as ov keeps and shows it, and how many secrets were redacted from it: without its
+    user info (``alice:password@``, sent as basic auth, never stored), its secrets redacted. Every
+    rule applies, as in a settings file: a URL's ``?api_key=...`` is a setting."""
     # Deferred: only an add needs the rules, not every import of this module.
     from ov.redact.engine import redact
 
-    return redact(text)
-
-
-def kept_url(url: str) -> tuple[str, int]:
-    """The URL as ov keeps and shows it, and how many secrets were redacted from it: without its
-    user info (``alice:password@``, sent as basic auth, never stored), its secrets redacted."""
-    try:
-        url = _without_userinfo(url)
-    except ValueError:  # no URL to take apart ("Invalid IPv6 URL"): the rules know `://user:pass@` too
-        pass
-    return scrub(url)
-
-
-def _without_userinfo(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])) if "@" in parts.netloc else url
+    return redact(without_userinfo(url))
 
 
 def _http_hint(status: int) -> str | None:

@@ -124,9 +124,9 @@ def native_route(model: str, api_base: str | None, key: str | None, error: type[
     """The route ov's own client takes for ``model``, None when litellm serves it.
 
     ``error`` (naming the ``{section}.*`` settings) when the provider needs a key or a base URL
-    that is not set.
+    that is not set, or the base URL holds a user name or password.
     """
-    from ov.llm.routes import NoBase, NoKey, route
+    from ov.llm.routes import NoBase, NoKey, UserinfoInBase, route
 
     try:
         return route(model, api_base, key, embeddings=embeddings)
@@ -140,6 +140,13 @@ def native_route(model: str, api_base: str | None, key: str | None, error: type[
         raise error(
             f"{model} needs the URL of its server: {section}.api_base (or {' or '.join(missing.variables)}) is not set",
             hint=f"ov config set {section}.api_base http://HOST:PORT/v1",
+        ) from None
+    except UserinfoInBase as refused:
+        # The URL itself is not repeated: it holds the password.
+        where = refused.variable or f"{section}.api_base"
+        raise error(
+            f"{where} must not hold a user name or password (user:password@): ov sends no basic auth, and errors would show it",
+            hint=f"remove user:password@ from {where}; put the key in an environment variable named by {section}.api_key_env",
         ) from None
 
 

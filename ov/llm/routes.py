@@ -29,6 +29,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+from ov.urls import has_userinfo
+
 OPENAI = "openai"
 ANTHROPIC = "anthropic"
 OLLAMA = "ollama"
@@ -83,6 +85,15 @@ class NoBase(Exception):
         self.variables = variables
 
 
+class UserinfoInBase(Exception):
+    """The base URL names a user or a password (``https://user:pw@host``), which ov never sends
+    and would show in every error naming the server; ``variable`` holds it, None for ``api_base``."""
+
+    def __init__(self, variable: str | None) -> None:
+        super().__init__(variable or "api_base")
+        self.variable = variable
+
+
 @dataclass(frozen=True)
 class Route:
     """Where one model's calls go: the protocol, the endpoint, the name sent, the headers."""
@@ -133,7 +144,8 @@ def route(model: str, api_base: str | None, api_key: str | None, *, embeddings: 
 
     ``api_key`` is the key ``api_key_env`` named, if any. :class:`NoKey` when the provider's
     public endpoint needs a key and none is set; :class:`NoBase` when the provider has no public
-    endpoint and none is configured.
+    endpoint and none is configured; :class:`UserinfoInBase` when the base URL holds a user name
+    or password.
     """
     found = provider_of(model)
     if found is None:
@@ -142,9 +154,13 @@ def route(model: str, api_base: str | None, api_key: str | None, *, embeddings: 
     provider = PROVIDERS[name]
     if embeddings and not provider.embeddings:
         return None
-    base = api_base or _first_env(provider.base_env) or provider.default_base
+    variable = None if api_base else _first_set(provider.base_env)
+    base = api_base or (os.environ[variable].strip() if variable else provider.default_base)
     if not base:
         raise NoBase(name, provider.base_env)
+    if has_userinfo(base):
+        # Refused wherever it came from: the config refuses such an api_base the same way.
+        raise UserinfoInBase(variable)
     base = base.strip().rstrip("/")
     key = api_key or _first_env(provider.key_env)
     if not key and provider.needs_key and provider.default_base and _same_host(base, provider.default_base):
@@ -170,12 +186,14 @@ def _headers(name: str, protocol: str, key: str | None) -> dict[str, str]:
     return headers
 
 
+def _first_set(names: tuple[str, ...]) -> str | None:
+    """The first of the variables ``names`` set to more than blanks."""
+    return next((name for name in names if (os.environ.get(name) or "").strip()), None)
+
+
 def _first_env(names: tuple[str, ...]) -> str | None:
-    for name in names:
-        value = os.environ.get(name)
-        if value and value.strip():
-            return value.strip()
-    return None
+    name = _first_set(names)
+    return os.environ[name].strip() if name else None
 
 
 def _same_host(base: str, default: str) -> bool:

@@ -4,6 +4,6 @@ Callers import :mod:`ov.redact.engine`: ``redact`` for a text, ``redact_value`` 
 JSON-like data. :mod:`ov.redact.rules` holds the table of recognisers and what they
 recognise; :mod:`ov.redact.checks` the judgements of names and values with which
 they tell a secret from code and prose. It depends on nothing in ov but the lazy
-regular expressions of :mod:`ov.regex`. This file imports nothing, since hooks
-import the package on every agent turn.
+regular expressions of :mod:`ov.regex` and the URLs' user info of :mod:`ov.urls`. This
+file imports nothing, since hooks import the package on every agent turn.
 """

@@ -26,6 +26,7 @@ __all__ = [
     "check_flag",
     "check_netrc",
     "check_prose",
+    "check_sas_signature",
     "check_url_password",
     "has_digit",
     "is_generated_token",
@@ -33,6 +34,7 @@ __all__ = [
     "is_secret_value",
     "looks_made_up",
     "not_masked",
+    "not_placeholder",
 ]
 
 # What every marker starts with. Here rather than in the engine: the judgements below need it too
@@ -289,14 +291,35 @@ def check_url_password(m: re.Match[str], start: int, end: int) -> bool:
     return MARKER not in secret and not _PLACEHOLDER.fullmatch(secret) and not _MASKED.search(secret)
 
 
+# What may stand before a key on its line (indentation, a line number or a file's path and line
+# number, a list or comment marker; netrc's `machine HOST login NAME`) is short. Looking no further
+# back for the line's start keeps the check of every match on one long line from reading the line
+# again (100,000 `password` words on one line cost seconds).
+_LINE_PREFIX_CHARS = 1024
+
+
+def _line_start(text: str, pos: int) -> int | None:
+    """Where the line holding ``pos`` starts; None when that is over :data:`_LINE_PREFIX_CHARS` before it."""
+    lowest = pos - _LINE_PREFIX_CHARS
+    newline = text.rfind("\n", max(0, lowest), pos)
+    if newline == -1:
+        return 0 if lowest <= 0 else None
+    return newline + 1
+
+
+def _opens_line(pattern: LazyPattern, m: re.Match[str]) -> bool:
+    """Whether what stands before the match on its line is all ``pattern`` (a line's opening)."""
+    line_start = _line_start(m.string, m.start())
+    return line_start is not None and pattern.fullmatch(m.string, line_start, m.start()) is not None
+
+
 _NETRC_LINE_START = LazyPattern(r"[ \t]*(?:machine[ \t]+\S+[ \t]+)?(?:login[ \t]+\S+[ \t]+)?")
 
 
 def check_netrc(m: re.Match[str], start: int, end: int) -> bool:
     # Only `password` opening a line or following `machine`/`login`; and since a line
     # of prose can start "password reset", a netrc password must not be a plain word.
-    line_start = m.string.rfind("\n", 0, m.start()) + 1
-    if not _NETRC_LINE_START.fullmatch(m.string, line_start, m.start()):
+    if not _opens_line(_NETRC_LINE_START, m):
         return False
     secret = m.string[start:end]
     return not _WORDLIKE.fullmatch(secret) and is_secret_value(secret, quoted=False)
@@ -326,7 +349,7 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     # `NAME: value` opening a line is YAML or a header; further into a line it is as often code
     # (`if not password: raise`) or prose, so there only a random-looking value counts (the
     # prose rule, last in the table, judges `password: value` in a sentence).
-    if colon and not quoted and not _KEY_LINE_START.fullmatch(m.string, m.string.rfind("\n", 0, m.start()) + 1, m.start()):
+    if colon and not quoted and not _opens_line(_KEY_LINE_START, m):
         # `arn:aws:secretsmanager:...`: a name inside a chain of colons is not a key at all.
         if not _is_generated(value) or m.string[m.start() - 1 : m.start()] == ":":
             return False
@@ -403,6 +426,34 @@ def check_cli_password(m: re.Match[str], start: int, end: int) -> bool:
 
 def not_masked(m: re.Match[str], start: int, end: int) -> bool:
     return not _MASKED.search(m.string[start:end])
+
+
+def not_placeholder(m: re.Match[str], start: int, end: int) -> bool:
+    return not _is_placeholder(m.string[start:end])
+
+
+# An Azure SAS signature is 44 characters of base64 or more once escaped; a shorter `sig=` is
+# one when the SAS's service version or expiry stands in the same query.
+_SAS_SIGNATURE_CHARS = 30
+# Anchored on the field's own letters, which the regex engine finds quickly.
+_SAS_FIELD = LazyPattern(r"s[ve]=(?:(?<=[?&;]s[ve]=)|(?<=^s[ve]=)|(?<=\\u0026s[ve]=))")
+_NOT_IN_URL = LazyPattern(r"[\s\"'<>`]")
+# How far around the signature its query is looked for: one search per match stays linear.
+_SAS_QUERY_CHARS = 1024
+
+
+def check_sas_signature(m: re.Match[str], start: int, end: int) -> bool:
+    signature = m.string[start:end]
+    if _is_placeholder(signature):
+        return False
+    if len(signature) >= _SAS_SIGNATURE_CHARS:
+        return True
+    before = m.string[max(0, m.start() - _SAS_QUERY_CHARS) : m.start()]
+    after = m.string[end : end + _SAS_QUERY_CHARS]
+    # The substring tests first: most `sig=` have no such field near, and they cost little.
+    if ("sv=" in before or "se=" in before) and _SAS_FIELD.search(_NOT_IN_URL.split(before)[-1]):
+        return True
+    return ("sv=" in after or "se=" in after) and bool(_SAS_FIELD.search(_NOT_IN_URL.split(after, 1)[0]))
 
 
 def is_generated_token(m: re.Match[str], start: int, end: int) -> bool:

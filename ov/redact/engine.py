@@ -18,6 +18,7 @@ from typing import Any
 from ov.redact.checks import MARKER, QUOTE_GROUPS, is_secret_name, is_secret_value
 from ov.redact.rules import CONTEXTUAL, RULES, Rule
 from ov.regex import LazyPattern
+from ov.urls import replace_userinfo
 
 __all__ = ["redact", "redact_known", "redact_value"]
 
@@ -118,7 +119,7 @@ def redact_known(text: str, known: tuple[str, ...] = ()) -> str:
             return match.group(0)
 
         text = re.sub(rf"[A-Za-z0-9_\-.~+/=]{{{KNOWN_PIECE_CHARS},}}", piece, text)
-    text = re.sub(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/@\s]*@", lambda m: m.group(1) + _marker("url_userinfo") + "@", text)
+    text = replace_userinfo(text, _marker("url_userinfo"))
     return redact(text)[0]
 
 

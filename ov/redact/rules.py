@@ -29,6 +29,10 @@ text and towards keeping code:
   a name (``ACCESS_TOKEN``), a reference (``$TOKEN``, ``{token}``) or code.
 * ``scheme://user:password@host`` keeps everything but the password, except
   the literal placeholders ``password``/``pass``/``secret`` of documentation.
+* Pre-signed URLs lose the values of ``X-Amz-Signature``, ``X-Amz-Credential``,
+  ``X-Amz-Security-Token`` and ``X-Goog-Signature`` (the rest of the URL stays
+  readable); an Azure SAS ``sig=`` goes when it is long (a real one is 44
+  characters of base64 or more) or when ``sv=`` or ``se=`` stands in its query.
 * Assignments (``NAME=value``, ``NAME: value``, ``"name": "value"``,
   ``--name=value``, ``--name value``) redact the value of a secret-looking
   name: split into words (``_``, ``-``, camelCase; the last ``.`` part only) it
@@ -57,7 +61,8 @@ text and towards keeping code:
   (YAML, HTTP headers, or a header closing its quote in ``curl -H '...'``):
   "Password: reset it from settings" is prose. Opening a line (after
   indentation, a list or comment marker, or the line number of ``cat -n``,
-  ``grep -n`` or an agent's file reader: ``4→  password: x``) it is YAML; further into a line it is
+  ``grep -n``, ``grep -rn`` or an agent's file reader: ``4→  password: x``,
+  ``config/db.yml:4:password: x``) it is YAML; further into a line it is
   as often code (``if not password: raise``), so there only a random-looking
   value counts. A netrc ``password`` needs a value that is not a plain word,
   and so does a space-separated ``--flag`` (boolean flags are followed by
@@ -103,10 +108,12 @@ from ov.redact.checks import (
     check_flag,
     check_netrc,
     check_prose,
+    check_sas_signature,
     check_url_password,
     has_digit,
     is_generated_token,
     not_masked,
+    not_placeholder,
 )
 from ov.regex import LazyPattern
 
@@ -286,7 +293,29 @@ RULES: tuple[Rule, ...] = (
         LazyPattern(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
         ("q~",),
     ),
-    Rule("azure_sas_signature", LazyPattern(r"[?&]sig=(?P<secret>[A-Za-z0-9%+/]{30,}+={0,2})"), ("sig=",)),
+    Rule(
+        "azure_sas_signature",
+        # A query parameter (also after `&amp;` or a JSON-escaped `\u0026`); the check wants a long
+        # signature or the SAS's other fields beside it.
+        LazyPattern(
+            r"sig=(?:(?<=[?&;]sig=)|(?<=\\u0026sig=))" + _NOT_DONE + r"(?P<secret>[A-Za-z0-9%+/]++={0,2})(?![\w%+/=-])"
+        ),
+        ("sig=",),
+        check_sas_signature,
+    ),
+    Rule(
+        "signed_url",
+        # Pre-signed URLs (S3 and the other SigV4 services, Google Cloud Storage) carry the signature,
+        # and for AWS the credential and session token it was made with, as query parameters (the
+        # token also as a header); the bucket, object, date and expiry stay readable.
+        LazyPattern(
+            r"(?i)x-(?<![\w-]x-)(?:amz-(?:signature|credential|security-token)|goog-signature)(?:=|:[ \t]*)"
+            + _NOT_DONE
+            + r"(?P<secret>[A-Za-z0-9%+/=._~-]++)"
+        ),
+        ("x-amz-", "x-goog-"),
+        not_placeholder,
+    ),
     Rule(
         "jwt",
         LazyPattern(_token("eyJ", r"[A-Za-z0-9_-]{10,}+\.[A-Za-z0-9_-]{4,}+\.[A-Za-z0-9_-]*+(?:\.[A-Za-z0-9_-]++){0,2}")),
@@ -380,9 +409,10 @@ RULES: tuple[Rule, ...] = (
         # own (`a:b:c`), and leaving it out keeps a long `x:x:x:...` run linear: otherwise every
         # `x` in it starts a match that reads the rest of the run and backtracks through it.
         LazyPattern(
-            # A line number's colon (`grep -n`: `4:password: x`) does not count: fixed-width lookbehinds
-            # anchored at the line start, so that runs of colons stay linear.
-            r"(?m)(?:(?<![\w.:])|" + "|".join(rf"(?<=^\d{{{n}}}:)" for n in range(1, 7)) + r")"
+            # A line number's colon does not count: `grep -n`'s (`4:password: x`) in fixed-width
+            # lookbehinds, `grep -rn`'s (`config/db.yml:4:password: x`) matched from the line's start.
+            # Both anchored at the line start, so that runs of colons (`x:1:x:1:...`) stay linear.
+            r"(?m)(?:(?<![\w.:])|" + "|".join(rf"(?<=^\d{{{n}}}:)" for n in range(1, 7)) + r"|^[^\s:]{1,400}:\d{1,7}:)"
             r"(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
         ),
