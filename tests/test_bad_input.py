@@ -231,14 +231,17 @@ def test_a_named_pipe_in_the_work_tree_is_refused_not_opened(ov_process, fifo_st
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
-def test_a_named_pipe_is_left_out_of_listings_searches_and_moves(ov_process, fifo_store, ov_home):
+def test_a_named_pipe_is_left_out_of_listings_and_searches_and_its_folder_is_not_moved(ov_process, fifo_store, ov_home):
     grep = ov_process("grep", "hi", "--json", timeout=30)
     assert grep.exit_code in (0, 1), grep.stderr
     assert "pipe.md" not in grep.stdout and "a.md" in grep.stdout
     listing = ov_process("ls", "--simple", "viking://resources/notes", timeout=30)
     assert listing.stdout.split() == ["viking://resources/notes/a.md"]
-    moved = ov_process("mv", "viking://resources/notes", "viking://resources/n2", timeout=30)
-    assert moved.exit_code == 0, moved.stderr
+    # A move takes the store's files only: the pipe would stay behind in a folder said to be moved.
+    moved = ov_process("mv", "viking://resources/notes", "viking://resources/n2", "--json", timeout=30)
+    assert moved.exit_code == 1 and json.loads(moved.stderr)["error"]["code"] == "hand_edit_conflict"
+    fifo_store.unlink()
+    assert ov_process("mv", "viking://resources/notes", "viking://resources/n2", timeout=30).exit_code == 0
     assert ov_process("read", "viking://resources/n2/a.md", timeout=30).stdout == "hi there\n"
 
 

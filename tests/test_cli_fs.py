@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -392,6 +393,45 @@ def test_rm_file_directory_and_empty_sidecar_directory(ov, docs):
     assert ov("rm", "viking://resources/empty").exit_code == 0, "a directory holding only sidecars is empty"
     assert ov("rm", "-r", "viking://resources/guide").exit_code == 0
     assert ov("ls", "viking://resources").stdout == ""
+
+
+def _symlink(path):
+    path.symlink_to("/etc/hostname")
+
+
+def _fifo(path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("needs named pipes")
+    os.mkfifo(path)
+
+
+def _odd_name(path):
+    (path.parent / "a\\b.md").write_text("a backslash no URI holds\n")
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"), [(_symlink, "symbolic link"), (_fifo, "named pipe"), (_odd_name, "file named as no URI can name it")], ids=["symlink", "fifo", "odd-name"]
+)
+def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_not_moved(ov, ov_home, store_state, make, kind):
+    # (found by a review: a file made by hand in a moved folder was refused, but a symbolic
+    # link, a named pipe or an oddly named file there stayed behind in the folder while `mv`
+    # said it was moved)
+    assert ov("write", "viking://resources/n/a.md", "--content", "a\n").exit_code == 0
+    folder = ov_home / "accounts/default/resources/n"
+    (folder / "deep").mkdir()
+    assert ov("write", "viking://resources/n/deep/b.md", "--content", "b\n").exit_code == 0
+    make(folder / "deep" / "stray.md")
+    before = store_state()
+    result = ov("mv", "viking://resources/n", "viking://resources/m", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stdout
+    assert "was created outside ov since the last commit" in result.error["message"] and kind in result.error["message"]
+    assert "viking://resources/n/deep/" in result.error["message"]
+    assert store_state() == before and not (ov_home / "accounts/default/resources/m").exists()
+    strays = [p for p in (folder / "deep").iterdir() if p.name not in ("b.md",)]
+    assert len(strays) == 1
+    os.unlink(strays[0])
+    assert ov("mv", "viking://resources/n", "viking://resources/m").exit_code == 0
+    assert not folder.exists() and ov("read", "viking://resources/m/deep/b.md").stdout == "b\n"
 
 
 def test_mv_file_and_directory(ov, docs):

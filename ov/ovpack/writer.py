@@ -172,17 +172,13 @@ def write_pack(
         # Beside the pack, where its room must be anyway: /tmp is often a RAM disk.
         records = _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))
         vectors = _Vectors(store, _Spool(temporary.enter_context(_temporary_file(target.parent, dest)))) if include_vectors else None
-        # Two stages told side by side: each file is read and its records made in one step.
-        for stage in ("reading files", "index records") if progress is not None else ():
-            progress(stage, 0, len(files))
-        for done, (rel, sha) in enumerate(files, 1):
+        # One stage: a file is read and its records made in the same step.
+        for rel, sha in counting(files, progress, "reading files"):
             data = git.blob_data(sha)
             total += len(data)
             if total > pack_format.MAX_TOTAL_BYTES:
                 raise _too_large(prefix)
             file_entries.append({"path": rel, "kind": "file", "size": len(data), "sha256": sha256_hex(data)})
-            if progress is not None:
-                progress("reading files", done, len(files))
             full = f"{prefix}/{rel}" if prefix else rel
             if not is_session_path(full):  # sessions carry files only, no index records (as upstream)
                 for r in records_for(full, data):
@@ -191,8 +187,6 @@ def write_pack(
                         line["vector"] = vectors.add(r)
                     records.write((_compact(line) + "\n").encode("utf-8"))
                     count += 1
-            if progress is not None:
-                progress("index records", done, len(files))
         entries += file_entries
         index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": count, "sha256": records.hash.hexdigest()}}
         dense_meta = vectors.meta() if vectors is not None else None

@@ -583,6 +583,8 @@ class Store:
         # other spelling: a rename to that spelling, not a target already taken.
         if target_path.exists() and not target_path.samefile(src_path):
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
+        if src_path.is_dir():
+            _refuse_strays(source, src_path)
         tx.expect_absent(target)
         tx.require_parent_dirs(target)
         return src_path
@@ -1284,6 +1286,32 @@ def _refuse_special(uri: VikingURI, mode: int) -> None:
     kind = special_kind(mode)
     if kind:
         raise NotRegularFile(f"{uri} is a {kind}, not a file")
+
+
+def _refuse_strays(uri: VikingURI, folder: Path) -> None:
+    """Refuse, as a file made by hand is refused, an entry below ``folder`` that no file of the
+    store can be: a symbolic link, a named pipe (socket, device) or a name no URI holds. A folder's
+    move takes its files only, so such an entry stayed behind in the folder said to be moved."""
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames.sort()
+        for name in sorted(dirnames + filenames):
+            if TEMP_MARKER in name:
+                continue  # an atomic write killed midway: ov's own, removed by the next recovery
+            path = os.path.join(dirpath, name)
+            mode = os.lstat(path).st_mode
+            kind = "symbolic link" if stat_mod.S_ISLNK(mode) else special_kind(mode)
+            if kind is None and not is_stored_segment(name):
+                kind = "file named as no URI can name it" if not stat_mod.S_ISDIR(mode) else "folder named as no URI can name it"
+            if kind is None:
+                continue
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
+            where = f"{uri}/{rel}"
+            raise HandEditConflict(
+                f"{where if is_stored_segment(name) else quote(where)} was created outside ov since the last commit (a {kind})",
+                hint="ov moves the files it stores only: move or remove it by hand (`ov status` lists it), then retry",
+            )
+        # A linked or oddly named folder is refused above, never walked into.
+        dirnames[:] = [d for d in dirnames if TEMP_MARKER not in d]
 
 
 def _always_there(uri: VikingURI) -> bool:
