@@ -107,10 +107,10 @@ def parse(text: str, user: str | None = None) -> VikingURI:
     return _parse(text, user, normalize=True)
 
 
-def _parse(text: str, user: str | None, *, normalize: bool) -> VikingURI:
+def _parse(text: str, user: str | None, *, normalize: bool, stored: bool = False) -> VikingURI:
     if not isinstance(text, str) or not text.strip():
         raise InvalidURI("URI is empty", hint=f"URIs look like {SCHEME}resources/notes")
-    if text != text.strip():
+    if text != text.strip() and not stored:
         raise InvalidURI(f"URI {quote(text)} has leading or trailing whitespace")
     if _CONTROL_RE.search(text):
         raise InvalidURI(f"URI {quote(text)} contains a control character (NUL, newline, a text-direction mark, ...)")
@@ -139,7 +139,7 @@ def _parse(text: str, user: str | None, *, normalize: bool) -> VikingURI:
     elif scope not in PUBLIC_SCOPES:
         raise InvalidURI(f"invalid scope {quote(scope)} in {quote(text)}", hint=f"use one of: {_SCOPES_TEXT}")
     for segment in segments:
-        _check_segment(segment, text)
+        _check_segment(segment, text, stored=stored)
     check_path_length(segments, text)
     _check_identity_segments(segments, text, user)
     return VikingURI(tuple(segments))
@@ -153,16 +153,18 @@ def build(*segments: str, user: str | None = None) -> VikingURI:
     return parse(SCHEME + "/".join(segments), user)
 
 
-def from_path(path: str) -> VikingURI:
+def from_path(path: str, *, stored: bool = False) -> VikingURI:
     """The URI of a work-tree path; the inverse of :attr:`VikingURI.path`.
 
     Names are kept as they are on disk, not made NFC: a file a store already holds under a
     decomposed name (written before typed URIs were normalised, or by hand) must stay reachable.
+    With ``stored``, for a path an older ov stored (a backup's), a name may have surrounding
+    whitespace, as :func:`segment_problem` allows there.
     """
     parts = path.split("/")
     # A user literally named like a content folder ("memories") is allowed in their own path.
     user = parts[1] if len(parts) > 1 and parts[0] == "user" else None
-    return _parse(SCHEME + path, user, normalize=False)
+    return _parse(SCHEME + path, user, normalize=False, stored=stored)
 
 
 def nfc(name: str) -> str:

@@ -318,7 +318,8 @@ def restore(
     uris = {}
     for rel in pack.files:
         try:
-            uri = from_path(rel)
+            # Stored, not typed: a name an older ov stored ("todo ") comes back as it was.
+            uri = from_path(rel, stored=True)
         except InvalidInput as exc:
             raise InvalidPack(f"the backup holds {quote(rel)}, which is not a path ov can store: {exc.message}", hint=RENAME_HINT) from None
         if uri.scope not in PUBLIC_SCOPES or len(uri.parts) < 2:
