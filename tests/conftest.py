@@ -119,8 +119,8 @@ def during_preparation(monkeypatch: pytest.MonkeyPatch):
     def arm(action):
         original, done = Draft.stage, []
 
-        def stage(self):
-            original(self)
+        def stage(self, *args, **kwargs):
+            original(self, *args, **kwargs)
             if not done:
                 done.append(action())
 

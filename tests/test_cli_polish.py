@@ -536,11 +536,13 @@ def long_work(ov, tmp_path):
         "backup": (["backup", str(tmp_path / "again.ovpack")], "writing the pack"),
         "export": (["export", "viking://resources/notes", str(tmp_path / "again-notes.ovpack")], "writing the pack"),
         "restore": (["restore", str(tmp_path / "all.ovpack")], "reading the pack"),
-        "import": (["import", str(tmp_path / "notes.ovpack"), "viking://resources/copy"], "writing files"),
+        "import": (["import", str(tmp_path / "notes.ovpack"), "viking://resources/copy"], "committing"),  # its last stage
+        "mv": (["mv", "viking://resources/notes", "viking://resources/moved"], "checking files"),
+        "rm": (["rm", "-r", "viking://resources/notes"], "committing"),
     }
 
 
-@pytest.mark.parametrize("command", ["find", "search", "reindex", "fsck", "backup", "export", "restore", "import"])
+@pytest.mark.parametrize("command", ["find", "search", "reindex", "fsck", "backup", "export", "restore", "import", "mv", "rm"])
 @pytest.mark.parametrize("stderr", ["terminal", "terminal --json", "pipe"])
 def test_long_commands_draw_their_bar_on_a_terminal_only(ov, long_work, monkeypatch, command, stderr):
     argv, stage = long_work[command]

@@ -382,6 +382,14 @@ def test_writing_and_reading_packs_say_how_far_along_they_are(ov, project, tmp_p
     imported = transfer.import_pack(store, tmp_path / "proj.ovpack", parse("viking://resources/copy"), progress=progress)
     assert imported.files == exported.files and imported.commit
     assert told["reading the pack"][-1] == told["writing files"][-1] == (exported.files, exported.files)
+    # The commit that ends it writes the files to the work tree, each told (a summary above comes too).
+    assert list(told)[-1] == "committing" and told["committing"][0][0] == 0
+    assert told["committing"][-1][0] == told["committing"][-1][1] >= exported.files
+    told.clear()
+    (store.root / "resources/proj/intro.md").unlink()
+    assert store.snapshot_commit("gone").commit
+    again = transfer.restore(store, tmp_path / "all.ovpack", progress=progress)
+    assert again.files == 1 and told["committing"][-1] == (1, 1)
 
 
 def _peak_bytes(fn) -> int:

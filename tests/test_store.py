@@ -178,6 +178,31 @@ def test_remove_recursive_refuses_hand_edited_files_inside(store: Store):
     assert (store.root / "resources/d/extra.md").exists()
 
 
+def test_a_large_move_and_removal_say_how_far_along_they_are(store: Store):
+    """(found by a review: `ov mv` and `ov rm -r` of a big folder ran for seconds without a bar,
+    their time in checking, staging and committing its files.) Each stage ends with every step
+    of it done; a move of more files than STAGE_THRESHOLD stages them before the lock."""
+    n = 100
+    with store.transaction() as tx:
+        for i in range(n):
+            tx.put(store.uri(f"viking://resources/big/p{i // 40}/n{i}.md"), f"note {i}\n".encode())
+        tx.commit("add", [store.uri("viking://resources/big")])
+    told: dict[str, list] = {}
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        told.setdefault(stage, []).append((done, total))
+
+    store.mv(store.uri("viking://resources/big"), store.uri("viking://resources/moved"), progress=progress)
+    assert list(told) == ["checking files", "staging files", "committing"]
+    assert told["checking files"] == [(done, n) for done in range(n + 1)]
+    assert told["staging files"][-1] == (n, n) and told["committing"][0] == (0, 2 * n) and told["committing"][-1] == (2 * n, 2 * n)
+    told.clear()
+    store.rm(store.uri("viking://resources/moved"), recursive=True, progress=progress)
+    assert list(told) == ["checking files", "committing"]
+    assert told["checking files"][-1] == (n, n) and told["committing"][-1] == (n, n)
+    assert not (store.root / "resources/moved").exists()
+
+
 def test_moving_a_directory_retargets_its_sidecars(store: Store):
     store.mkdir(store.uri("viking://resources/old"), "kept")
     store.write(store.uri("viking://resources/old/sub/x.md"), b"x\n")

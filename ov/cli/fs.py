@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from ov.cli.output import emit, note, plain, short, styled
+from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.lines import lines_of
@@ -268,7 +269,8 @@ def rm(
     from ov.ingest.resource import remove
 
     store = runtime().store
-    result = remove(store, store.uri(uri), recursive=recursive)
+    with progress_bar() as progress:
+        result = remove(store, store.uri(uri), recursive=recursive, progress=progress)
     _report(result, f"removed {result.uris[0]}")
 
 
@@ -288,7 +290,8 @@ def mv(
     destination = store.uri(target) if target.endswith("/") else store.move_target(moved, target)
     if target.endswith("/") and not moved.is_root:
         destination = destination.child(moved.name)  # as mv's `DIR/`: into it, under its own name
-    result = move(store, moved, destination)
+    with progress_bar() as progress:
+        result = move(store, moved, destination, progress=progress)
     _report(result, f"moved {result.uris[0]} -> {result.uris[1]}")
 
 

@@ -639,15 +639,15 @@ def _keeps_a_file(store: Store, dir_uri: VikingURI, deleted: set[str]) -> bool:
     return False
 
 
-def remove(store: Store, uri: VikingURI, *, recursive: bool = False):
+def remove(store: Store, uri: VikingURI, *, recursive: bool = False, progress: Progress | None = None):
     """:meth:`Store.rm`, with the generated summaries above ``uri`` written again in the same commit."""
-    return store.rm(uri, recursive=recursive, then=lambda tx: refresh_summaries(store, tx, _ancestors(uri)))
+    return store.rm(uri, recursive=recursive, then=lambda tx: refresh_summaries(store, tx, _ancestors(uri)), progress=progress)
 
 
-def move(store: Store, source: VikingURI, target: VikingURI):
+def move(store: Store, source: VikingURI, target: VikingURI, *, progress: Progress | None = None):
     """:meth:`Store.mv`, with the generated summaries above both places, and a moved directory's
     own (which names it), written again in the same commit."""
-    return store.mv(source, target, then=lambda tx: refresh_summaries(store, tx, [target, *_ancestors(source), *_ancestors(target)]))
+    return store.mv(source, target, then=lambda tx: refresh_summaries(store, tx, [target, *_ancestors(source), *_ancestors(target)]), progress=progress)
 
 
 def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI]) -> None:

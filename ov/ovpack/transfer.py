@@ -238,7 +238,7 @@ def import_pack(
             elif rel in resubject:
                 data = _with_subject(data, target.parts[1])
             tx.put(uri, data)
-        result = tx.commit("import", [target])
+        result = tx.commit("import", [target], progress=progress)
     if exists and result.commit is None:
         # Overwritten with what it already held: nothing was written, and nothing is recomputed.
         return ImportResult(str(target), "unchanged", 0, 0, "none", None)
@@ -364,7 +364,7 @@ def restore(
             tx.require_clean(uri)
         for rel, uri in counting(writes.items(), progress, "writing files"):
             tx.put(uri, files[rel])
-        result = tx.commit("restore", [VikingURI()])
+        result = tx.commit("restore", [VikingURI()], progress=progress)
     written = sum(len(files[r]) for r in writes)
     return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, len(cut & writes.keys()))
 

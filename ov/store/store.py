@@ -47,7 +47,8 @@ from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
 from ov import users
 from ov.store import sidecar
-from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, Author, GitStore, escape_problem
+from ov.progress import Progress, counting
+from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, STAGING, Author, GitStore, escape_problem
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_stored_segment, nfc, parse, path_bytes, standing_folder
@@ -58,6 +59,8 @@ STAGE_THRESHOLD = 64
 MAX_TRAILER_URIS = 200
 MAX_VIA = 80  # characters of an Ov-Via trailer (an MCP client's name is the client's to choose)
 ACCOUNTS_LISTED = 10  # the accounts an AccountNotFound names; a home with more says how many
+# The stage a folder's move or removal reports while it reads each file to compare it with HEAD (ov.progress).
+CHECKING = "checking files"
 
 
 @dataclass(frozen=True)
@@ -479,9 +482,12 @@ class Store:
             tx.put(from_path(f"{uri.path}/{sidecar.ABSTRACT}"), sidecar.render(meta, description or "").encode("utf-8"))
             return tx.commit("mkdir", [uri])
 
-    def rm(self, uri: VikingURI, *, recursive: bool = False, then: Callable[[Transaction], object] | None = None) -> CommitResult:
+    def rm(
+        self, uri: VikingURI, *, recursive: bool = False, then: Callable[[Transaction], object] | None = None, progress: Progress | None = None
+    ) -> CommitResult:
         """Remove a file, or a directory with ``recursive``; ``then(tx)`` adds to the same commit
-        (the content layer writes the summaries above it again)."""
+        (the content layer writes the summaries above it again). ``progress`` is told how
+        checking a folder's files and committing go (:mod:`ov.progress`)."""
         if uri.is_root:
             raise InvalidInput("refusing to remove viking:// (the whole store)")
         # A scope (or a user's root) is refused like mkdir, mv and write refuse it: a one-word
@@ -494,7 +500,7 @@ class Store:
                 if visible and not recursive:
                     raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
                 files = [u for u, _ in self.walk_files(uri, show_all=True)]
-                tx.require_clean_tree(uri)
+                tx.clean_tree(uri, keep=False, progress=progress)
             else:
                 tx.require_clean(uri)  # a hand edit, or a file never committed, is not ov's to discard
                 files = [uri]
@@ -502,10 +508,13 @@ class Store:
                 tx.delete(file_uri)
             if then is not None:
                 then(tx)
-            return tx.commit("rm", [uri])
+            return tx.commit("rm", [uri], progress=progress)
 
-    def mv(self, source: VikingURI, target: VikingURI, *, then: Callable[[Transaction], object] | None = None) -> CommitResult:
+    def mv(
+        self, source: VikingURI, target: VikingURI, *, then: Callable[[Transaction], object] | None = None, progress: Progress | None = None
+    ) -> CommitResult:
         """Move a file or a directory; ``then(tx)`` adds to the same commit, as for :meth:`rm`.
+        ``progress`` is told how checking, staging and committing a folder's files go.
 
         A folder of thousands of files takes seconds to read, check and write again, which every
         other writer would wait through (and time out in) under the write lock. So the move is
@@ -522,17 +531,17 @@ class Store:
         draft: Draft | None = None
         try:
             with self.draft() as draft:
-                self._plan_mv(draft, source, target)
-                draft.stage()
+                self._plan_mv(draft, source, target, progress)
+                draft.stage(progress)
         except OvError:
             draft = None  # refused without the lock: the answer under the lock is the one given
         try:
             with self.transaction() as tx:
                 if draft is None or not self._replan_mv(tx, draft, source, target):
-                    self._plan_mv(tx, source, target)
+                    self._plan_mv(tx, source, target, progress)
                 if then is not None:
                     then(tx)
-                return tx.commit("mv", [source, target])
+                return tx.commit("mv", [source, target], progress=progress)
         finally:
             if draft is not None:
                 draft.discard()
@@ -589,10 +598,10 @@ class Store:
         tx.require_parent_dirs(target)
         return src_path
 
-    def _plan_mv(self, tx: Transaction, source: VikingURI, target: VikingURI) -> None:
+    def _plan_mv(self, tx: Transaction, source: VikingURI, target: VikingURI, progress: Progress | None = None) -> None:
         src_path = self._mv_places(tx, source, target)
         if src_path.is_dir():
-            contents = tx.clean_tree(source)
+            contents = tx.clean_tree(source, progress=progress)
             tx.require_clean_tree(target)
             _check_moved_paths(source, target, [_moved(VikingURI(tuple(rel.split("/"))), source, target) for rel in contents])
             for rel, data in contents.items():
@@ -997,14 +1006,15 @@ class Transaction:
     def require_clean_tree(self, uri: VikingURI) -> None:
         self.clean_tree(uri, keep=False)
 
-    def clean_tree(self, uri: VikingURI, keep: bool = True) -> dict[str, bytes]:
+    def clean_tree(self, uri: VikingURI, keep: bool = True, progress: Progress | None = None) -> dict[str, bytes]:
         """Every file below ``uri`` in the work tree, path -> content (with ``keep``), refused
         when any file there or in HEAD differs from HEAD: one read of each file serves both the
-        check and the caller (a move of 20,000 files read each twice)."""
+        check and the caller (a move of 20,000 files read each twice). ``progress`` is told
+        how reading them goes (:mod:`ov.progress`)."""
         committed = {p: (FILE_MODE, sha) for p, sha in self.git.iter_files(self.tree, uri.path)}
         present = self.files_below(uri)
         out = {}
-        for rel in sorted(committed.keys() | present):
+        for rel in counting(sorted(committed.keys() | present), progress, CHECKING):
             data = self.clean_content(VikingURI(tuple(rel.split("/"))), committed.get(rel))
             if keep and data is not None and rel in present:
                 out[rel] = data
@@ -1029,12 +1039,13 @@ class Transaction:
         self.changes[uri.path] = None
         self.appends.pop(uri.path, None)
 
-    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None) -> CommitResult:
+        """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`)."""
         texts = [str(u) for u in uris]
         message = commit_message(command, texts, subject, via=self.store.via)
         early, self._early = self._early, None
         commit = self.git.commit(
-            self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting()
+            self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
         )
         self.changes = {}
         self.appends = {}
@@ -1130,16 +1141,19 @@ class Draft(Transaction):
         if self.git.exists and len(self.changes) >= STAGE_THRESHOLD:
             self.staged = self.git.stage(self.changes, self.staged)
 
-    def stage(self) -> None:
-        """Stage whatever is not yet, and store the new objects, before the lock is taken."""
+    def stage(self, progress: Progress | None = None) -> None:
+        """Stage whatever is not yet, and store the new objects, before the lock is taken.
+        ``progress`` is told how writing the staged files goes (:mod:`ov.progress`)."""
         self.write_ahead()
         if self.staged is not None:
+            if progress is not None:
+                progress(STAGING, 0, len(self.staged.futures))  # the objects are stored first
             self.git.store_objects_ahead(self.changes, self.tree)
             # The staged files are written now, not while the lock is held: writing 3,000 files
             # takes a second or more, renaming them into place a fraction of that.
-            self.staged.wait()
+            self.staged.wait(progress)
 
-    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None) -> CommitResult:
         raise TypeError("a draft is committed through Draft.hand_over into a locked transaction")
 
     def still_holds(self, tx: Transaction, *scopes: VikingURI) -> bool:
