@@ -46,8 +46,8 @@ VectorModeOpt = Annotated[
     VectorModeChoice,
     typer.Option(
         "--vector-mode",
-        help="auto: accept the pack's vectors when this store's embedder made them, else recompute; "
-        "recompute: ignore them; require: refuse unless they match this store's embedder.",
+        help="The index embeds imported records again in every mode (it keeps a vector per passage). "
+        "auto: take any pack; recompute: ignore its vectors; require: refuse unless they match this store's embedder.",
     ),
 ]
 VectorsOpt = Annotated[

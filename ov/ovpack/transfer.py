@@ -68,7 +68,7 @@ class ImportResult:
     action: str  # imported | overwritten | unchanged | skipped | restored
     files: int
     bytes: int
-    vectors: str  # reused | recomputed | none
+    vectors: str  # recomputed | none
     commit: str | None
     deleted: int = 0
     kept: int = 0  # restore: files that were already there and were left as they are
@@ -407,22 +407,23 @@ def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
 
 
 def _vector_outcome(store, pack: Pack, mode: str) -> str:
-    """reused | recomputed | none: what happens to vectors (ov rebuilds them from the commit)."""
-    if mode == "recompute":
-        return "recomputed" if _current_fingerprint(store) is not None else "none"
+    """recomputed | none: what happens to vectors. The index embeds the imported records again
+    whatever the pack holds: it keeps a vector for every passage of a record (and a message's
+    context) where a pack holds one a record, and a pack's vectors cannot be checked against its
+    text without embedding it again. ``require`` still refuses a pack whose vectors this store's
+    embedder did not make, for a user who relies on that."""
     current = _current_fingerprint(store)
-    packed = pack.dense.get("embedding") if pack.dense else None
-    if packed is not None and current is not None and _same_fingerprint(packed, current):
-        return "reused"
     if mode == "require":
+        packed = pack.dense.get("embedding") if pack.dense else None
         if pack.dense is None:
             raise VectorsUnavailable("--vector-mode require: the pack holds no vectors", hint="export it with --include-vectors, or use --vector-mode auto")
         if current is None:
             raise VectorsUnavailable("--vector-mode require: no embedder is configured here", hint="configure the embedder the pack was made with")
-        raise VectorsUnavailable(
-            f"--vector-mode require: the pack's vectors come from {packed}, this store embeds with {current}",
-            hint="use --vector-mode auto to recompute them",
-        )
+        if packed is None or not _same_fingerprint(packed, current):
+            raise VectorsUnavailable(
+                f"--vector-mode require: the pack's vectors come from {packed}, this store embeds with {current}",
+                hint="use --vector-mode auto to recompute them",
+            )
     return "recomputed" if current is not None else "none"
 
 
