@@ -132,3 +132,18 @@ def test_doctor_checks_every_prompt_override_loads_and_renders(ov, ov_home):
     assert code == 1
     assert bad["status"] == "fail" and "memory_extraction.yaml" in bad["detail"] and "overview.yaml" not in bad["detail"]
     assert "placeholder" in bad["detail"]
+
+
+def test_doctor_names_the_sessions_whose_memory_extraction_failed(ov, monkeypatch):
+    # (found by a review: a failed extraction was visible only in the commit's own output)
+    assert ov("session", "add", "s", "--text", "I prefer tabs.").exit_code == 0
+    assert "memories" not in _checks(ov)[1]
+    with monkeypatch.context() as patch:
+        patch.setattr("ov.sessions.memory.extract.extract_explicit", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+        assert ov("commit", "s", "--json").json["result"]["failed"] == "RuntimeError: boom"
+    code, checks = _checks(ov)
+    found = checks["memories"]
+    assert code == 0 and found["status"] == "warn" and found["sessions"] == {"s": ["archive_001"]}
+    assert "memory extraction failed in 1 session(s) (s)" in found["detail"] and "`ov commit s`" in found["fix"]
+    assert ov("commit", "s").exit_code == 0
+    assert "memories" not in _checks(ov)[1]

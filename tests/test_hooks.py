@@ -914,6 +914,32 @@ def test_a_commit_job_keeps_a_hand_edit_and_the_log_says_so(ov, project, ov_home
     assert [(e["command"], e["via"]) for e in entries] == [("commit", "hook claude"), ("session add", "hook claude")]
 
 
+def test_a_commit_job_extracts_again_what_a_failed_extraction_left_pending(ov, project, ov_home, tmp_path, monkeypatch):
+    # (found by a review: a failed extraction archived the messages, and the next job found no
+    # live message to commit, so nothing ever extracted them)
+    import io
+
+    from ov.hosts import background, worker
+
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "I prefer dark mode. My editor is Helix.")])
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+
+    def run_job() -> dict:
+        _hook("claude", "session-end", _stdin("claude", "PE", cwd=str(project), transcript_path=str(transcript)))
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(jobs.pop()).encode())))
+        assert worker.main() == 0
+        return _log(ov_home)[-1]
+
+    with monkeypatch.context() as patch:
+        patch.setattr("ov.sessions.memory.extract.extract_explicit", lambda *a, **k: (_ for _ in ()).throw(RuntimeError("boom")))
+        assert run_job()["failed"] == "RuntimeError: boom"
+    record = run_job()  # the same transcript: no new message, only the pending archive
+    assert record["outcome"] == "committed" and record["archived"] == 0 and "failed" not in record
+    profile = ov_home / "accounts/default/user/default/memories/profile.md"
+    assert "Editor: Helix" in profile.read_text()
+
+
 def test_hooks_log_shows_a_commit_whose_extraction_failed(ov, ov_home):
     hooklog.append(ov_home, {"host": "claude", "event": "session-end (job)", "session": "cc-x", "outcome": "committed", "failed": "RuntimeError: boom"})
     shown = ov("hooks", "log", "-n", "1").stdout

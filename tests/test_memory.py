@@ -538,11 +538,84 @@ def test_first_person_voiced(person, text, expected):
     # ... but a name may start with one of those words: then it is the topic's first word
     ("VS Code for Go", "vs_code"), ("vs code", "vs_code"), ("tabs vs spaces", "tabs"), ("AT&T over Verizon", "at_t"),
     ("CAN bus tools", "can_bus_tools"), ("prefer Will Smith films", "will_smith_films"), ("If the build fails", "build_fails"),
+    # what "over" (instead of, rather than) follows is the topic, even a word that starts none
+    ("Make over CMake", "make"), ("using Make instead of CMake", "make"), ("Make rather than CMake", "make"),
+    ("tabs over spaces", "tabs"), ("not over it", "it"), ("Make sure tests pass", "sure_tests_pass"),
 ])
 def test_a_topic_starts_with_no_qualifier(text, topic):
     from ov.sessions.memory import topics
 
     assert topics.slug(text) == topic
+
+
+@pytest.mark.parametrize("text, former", [
+    ("caf\u00e9 over tea", (("caf", "cafe"), "caf\u00e9")), ("cafe\u0301 over tea", (("caf", "cafe"), "caf\u00e9")),
+    ("C++ for systems code", (("c++",), "C++")), ("C# for games", (("c#",), "C#")),
+    ("na\u00efve Bayes", (("na_ve_bayes", "nai_ve_bayes"), "na\u00efve")),
+    ("Make over CMake", (("cmake",), "Make")),  # before "over" was read
+    ("tabs over spaces", None), ("C", None), ("\u0442\u0430\u0431\u044b", None),  # the same name, or none an older ov gave
+])
+def test_the_topic_an_older_ov_gave(text, former):
+    from ov.sessions.memory import topics
+
+    assert topics.former_slug(text) == former
+
+
+def test_a_preference_goes_into_the_file_an_older_ov_named_for_its_topic(ov, ov_home):
+    # (found by a review: "caf.md" and "c.md", as ov named café and C++ before, were never found again)
+    folder = ov_home / "accounts/default/user/default/memories/preferences/default"
+    assert ov("remember", "I prefer caf\u00e9 over tea").exit_code == 0
+    assert ov("remember", "I prefer C++ over Rust").exit_code == 0
+    assert ov("remember", "I prefer C for firmware").exit_code == 0
+    (folder / "caf\u00e9.md").rename(folder / "caf.md")
+    (folder / "cpp.md").rename(folder / "c_old.md")
+    (folder / "c.md").rename(folder / "c_firmware.md")
+    (folder / "c_old.md").rename(folder / "c.md")
+    assert ov("snapshot", "commit", "-m", "the names an older ov gave").exit_code == 0
+    assert ov("remember", "I prefer tea over cafe\u0301").exit_code == 0  # decomposed, as macOS types it
+    assert ov("remember", "I prefer C++ for systems code").exit_code == 0
+    names = sorted(p.name for p in folder.glob("*.md"))
+    assert names == ["c.md", "c_firmware.md", "caf.md", "tea.md"]
+    assert "No longer prefers caf" in (folder / "caf.md").read_text()
+    assert "- Prefers C++ over Rust\n- Prefers C++ for systems code" in (folder / "c.md").read_text()
+
+
+def test_make_over_cmake_goes_into_the_cmake_file_an_older_ov_wrote_it_to(ov, ov_home):
+    folder = ov_home / "accounts/default/user/default/memories/preferences/default"
+    assert ov("remember", "I prefer Make over CMake").exit_code == 0
+    (folder / "make.md").rename(folder / "cmake.md")
+    assert ov("snapshot", "commit", "-m", "the name an older ov gave").exit_code == 0
+    assert ov("remember", "I prefer Make over CMake for small projects").exit_code == 0
+    assert sorted(p.name for p in folder.glob("*.md")) == ["cmake.md"]
+    assert "- Prefers Make over CMake\n- Prefers Make over CMake for small projects" in (folder / "cmake.md").read_text()
+
+
+def test_an_older_name_of_another_topic_is_left_alone(ov, ov_home):
+    folder = ov_home / "accounts/default/user/default/memories/preferences/default"
+    assert ov("remember", "I prefer C for firmware").exit_code == 0  # c.md, as C++ was named too
+    assert ov("remember", "I prefer C# for games").exit_code == 0
+    assert ov("remember", "I prefer CMake").exit_code == 0
+    assert ov("remember", "I prefer Make over CMake").exit_code == 0  # cmake.md never names Make: not its file
+    assert sorted(p.name for p in folder.glob("*.md")) == ["c.md", "cmake.md", "csharp.md", "make.md"]
+    assert "C#" not in (folder / "c.md").read_text()
+
+
+def test_one_message_text_gives_what_was_said_or_all_of_it():
+    # (found by a review: memories and the rest of ov each had a message_text of their own)
+    from ov.sessions.memory import text as tx
+    from ov.sessions.messages import message_text
+
+    said = {"role": "user", "parts": [
+        {"type": "text", "text": "I prefer tabs."},
+        {"type": "tool", "tool_name": "bash", "tool_output": "my editor is Emacs", "tool_status": "completed"},
+        {"type": "context", "uri": "viking://resources/x"},
+        {"type": "text", "text": "Done."},
+    ]}
+    assert message_text(said, said_only=True) == "I prefer tabs.\n\nDone."  # a tool's output is no one's words
+    assert message_text(said) == "I prefer tabs.\n[tool bash completed] my editor is Emacs\n[context viking://resources/x]\nDone."
+    legacy = {"role": "user", "content": "My shell is fish"}  # an older ov's line
+    assert message_text(legacy) == message_text(legacy, said_only=True) == "My shell is fish"
+    assert not hasattr(tx, "message_text")
 
 
 def test_assistant_and_tool_text_is_ignored():

@@ -124,8 +124,8 @@ CASES = [
                  None, id="different-keys-both-kept"),
     pytest.param(["I work at Acme", "I work on the billing service"], {"profile.md": "- Works at Acme\n- Works on the billing service"},
                  None, id="works-on-is-not-the-employer"),
-    # --- a topic is named in every script and in NFC, so it finds its file typed either way -----
-    pytest.param(["I like caf\u00e9", "I love cafe\u0301"], {"preferences/default/caf\u00e9.md": "- Likes caf\u00e9\n- Loves cafe\u0301"},
+    # --- a topic is named in every script and in NFC, so it finds its file typed either way (lines are stored in NFC)
+    pytest.param(["I like caf\u00e9", "I love cafe\u0301"], {"preferences/default/caf\u00e9.md": "- Likes caf\u00e9\n- Loves caf\u00e9"},
                  None, id="topic-typed-composed-or-decomposed-is-one-file"),
     pytest.param(["I prefer C++ for systems code", "I prefer C# for games"],
                  {"preferences/default/cpp.md": "- Prefers C++ for systems code", "preferences/default/csharp.md": "- Prefers C# for games"},
@@ -544,8 +544,32 @@ CASES = [
     pytest.param([["FYI: I'm a backend engineer and I prefer tabs."]],
                  {"profile.md": "- Is a backend engineer", "preferences/default/tabs.md": "- Prefers tabs"}, None,
                  id="a-colon-after-a-marker-introduces-the-users-words"),
+    # a colon after the user's own heading is no one else's words; after a speaker or a source it is
+    pytest.param([["Two things: I prefer tabs and my editor is Vim.", "Preferences: my shell is fish.", "Some context: I work at Acme."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "profile.md": "- Editor: Vim\n- Shell: fish\n- Works at Acme"}, None,
+                 id="a-colon-after-the-users-own-heading"),
+    pytest.param([["He said: I work at Acme.", "Bob: I prefer tabs.", "Bob's notes: my editor is Emacs.", "Sample facts: I live in Oslo.",
+                   "Two things: I am a nurse."]],
+                 {"profile.md": "- Is a nurse"}, None, id="a-colon-after-a-speaker-or-a-source-is-theirs"),
     pytest.param([['My favourite quote is "my way or the highway".']], {"profile.md": '- Favourite quote: "my way or the highway"'}, None,
                  id="a-quoted-value-is-kept-whole"),
+    # --- "X over Y": the file is the preferred thing's, even a word that starts no topic ------------
+    pytest.param(["I prefer Make over CMake"], {"preferences/default/make.md": "- Prefers Make over CMake"}, None, id="make-over-cmake"),
+    pytest.param(["I prefer CMake", "I prefer Make instead of CMake"],
+                 {"preferences/default/make.md": "- Prefers Make instead of CMake", "preferences/default/cmake.md": "- No longer prefers CMake"},
+                 None, id="make-instead-of-cmake-after-cmake"),
+    pytest.param(["I prefer tabs rather than spaces"], {"preferences/default/tabs.md": "- Prefers tabs rather than spaces"}, None,
+                 id="tabs-rather-than-spaces-stays-tabs"),
+    # --- a line typed with a decomposed accent is the same line ------------------------------------
+    pytest.param(["My favourite drink is caf\u00e9 au lait", "My favourite drink is cafe\u0301 au lait"],
+                 {"profile.md": "- Favourite drink: caf\u00e9 au lait"}, {}, id="a-decomposed-accent-is-the-same-value"),
+    pytest.param(["I like cafe\u0301 au lait", "I like caf\u00e9 au lait", "I like cafe\u0301 au lait"],
+                 {"preferences/default/caf\u00e9_au_lait.md": "- Likes caf\u00e9 au lait"}, {}, id="a-decomposed-accent-is-the-same-line"),
+    # --- a PIN's digits are a secret; a pin's number is not ----------------------------------------
+    pytest.param([["My editor is Vim. The PIN for the door is 4921. My PIN is: 8812.", "PIN 3 on the GPIO header is ground."]],
+                 {"profile.md": "- Editor: Vim"}, None, id="a-pins-digits-are-never-kept"),
+    pytest.param(["Remember that PIN 3 on the GPIO header is ground"],
+                 {f"events/{TODAY:%Y/%m/%d}/pin_3.md": "- PIN 3 on the GPIO header is ground"}, None, id="a-pins-number-is-kept"),
     # --- a period after an abbreviation, an initial or inside a word ends no sentence -------------
     pytest.param([["My mentor is Dr. Smith."]], {"entities/people/dr_smith.md": "# Dr. Smith\n\n- The user's mentor"}, None,
                  id="dr-smith-is-one-name"),
@@ -695,6 +719,7 @@ def test_memories(ov, ov_home, steps, expected, updates):
     "the bastion accepts ssh root with password Zx9pQ2rT7v", "the wifi password = swordfish", "my password set to swordfish",
     "the root password was changed to swordfish", "log in as root with password 'swordfish'", "the admin login uses admin / swordfish",
     "the db user is root:Zx9pQ2rT7v", "the deploy token ab12cd34ef56gh78",
+    "The PIN for the door is 4921", "my PIN is: 4921", "the PIN of my card is 4921", "PIN = 49213", "the garage pin is now 123456",
 ])
 def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
     refused = ov("remember", text, "--json")
@@ -711,6 +736,7 @@ def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text)
     "we have a password policy", "the password reset flow is broken", "the staging login uses password auth", "my account is free/paid",
     "the user is admin/owner", "Remember to pin numpy==1.26", "the token gpt-4o counts", "passwords are hashed with argon2id",
     "the wifi password uses WPA2", "the wifi network is HomeNet5G", "the password field must be 12 characters",
+    "PIN 3 on the GPIO header is ground", "pin 4921 of the chip is reserved", "the pin for the LED is 13",
 ])
 def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0
@@ -906,12 +932,25 @@ def test_supersede_merges_its_otherwise_line_when_no_probe_matches():
         ("- Language: C++", ("C++", r"Rust \1"), r"- Language: Rust \1"),
         # nothing names it: the otherwise line is merged
         ("- Shell: fish", ("Neovim", "Zed"), "- Shell: fish\n- Switched from Neovim to Zed"),
+        # an accent typed decomposed names the same value
+        ("- Drinks cafe\u0301 daily", ("caf\u00e9", "tea"), "- Drinks tea daily"),
+        ("- Drinks caf\u00e9 daily", ("cafe\u0301", "tea"), "- Drinks tea daily"),
     ],
 )
 def test_swap(old, swap, new):
     from ov.sessions.memory.merge import patch_text
 
     assert patch_text(old, {"swap": swap[0], "to": swap[1], "otherwise": "- Switched from Neovim to Zed"}) == new
+
+
+def test_a_line_typed_with_a_decomposed_accent_is_the_same_line():
+    # (found by a review: lines were compared without NFC, and the same line was stored twice)
+    from ov.sessions.memory.merge import patch_text
+
+    assert patch_text("- Likes cafe\u0301 au lait", "- Likes caf\u00e9 au lait") == "- Likes cafe\u0301 au lait"
+    assert patch_text("- Drink: cafe\u0301", {"supersede": ["drink:"], "with": "- Drink: caf\u00e9"}) == "- Drink: cafe\u0301"
+    assert patch_text("- Drink: tea", {"supersede": ["drink:"], "with": "- Drink: caf\u00e9"}) == "- Drink: caf\u00e9"
+    assert patch_text("- Likes caf\u00e9", "- Not likes cafe\u0301") == "- Not likes cafe\u0301"  # a correction finds its line
 
 
 @pytest.mark.parametrize(

@@ -658,6 +658,83 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
     archive = session_dir(ov_home, "s") / "history/archive_001"
     assert (archive / "messages.jsonl").exists() and not (archive / ".done").exists()
     assert json.loads((archive / ".failed.json").read_text())["stage"] == "memory_extraction"
+    assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == ["archive_001"]
+    assert "memory extraction failed for archive_001" in ov("session", "show", "s").stderr
+    assert "memory extraction failed: 1 archive to extract again" in ov("session", "list").stdout
+
+
+def _broken_extraction(patch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("extractor exploded")
+
+    patch.setattr("ov.sessions.memory.extract.extract_explicit", broken)
+
+
+def _memory_files(ov_home) -> dict[str, str]:
+    root = ov_home / "accounts/default/user/default/memories"
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted(root.rglob("*.md"))} if root.is_dir() else {}
+
+
+def test_the_next_commit_extracts_the_messages_whose_extraction_failed(ov, ov_home, monkeypatch):
+    # (found by a review: a failed extraction archived the messages and nothing ever read them again)
+    assert ov("session", "add", "s", "--text", "I prefer tabs.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        failed = ov("commit", "s")
+        assert "extractor exploded" in failed.stderr and "the next commit of this session extracts these messages again" in failed.stderr
+        assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+        report = ov("commit", "s", "--json").json["result"]  # failing again: both archives stay pending
+    assert "extractor exploded" in report["failed"] and _memory_files(ov_home) == {}
+    assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == ["archive_001", "archive_002"]
+    assert ov("session", "add", "s", "--text", "My shell is fish.").exit_code == 0
+    report = ov("commit", "s", "--json").json["result"]
+    history = session_dir(ov_home, "s") / "history"
+    assert report["failed"] is None and report["archive"].endswith("archive_003") and report["archived"] == 1
+    assert report["retried"] == [f"viking://user/default/sessions/s/history/archive_00{n}" for n in (1, 2)]
+    files = _memory_files(ov_home)
+    assert "Prefers tabs" in files["preferences/default/tabs.md"]
+    assert "Editor: Vim" in files["profile.md"] and "Shell: fish" in files["profile.md"]
+    for n in (1, 2):
+        assert not (history / f"archive_00{n}/.failed.json").exists()
+        assert json.loads((history / f"archive_00{n}/.done").read_text())["extracted_in"] == report["archive"]
+    assert json.loads((history / "archive_003/.done").read_text())["messages"] == 3
+    assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == []
+    assert ov("commit", "s", "--json").json["result"]["status"] == "skipped"  # nothing is extracted twice
+
+
+def test_a_commit_with_no_new_message_extracts_what_failed(ov, ov_home, monkeypatch):
+    assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert "extractor exploded" in ov("commit", "s", "--json").json["result"]["failed"]
+    report = ov("commit", "s", "--json").json["result"]
+    archive = session_dir(ov_home, "s") / "history/archive_001"
+    assert report["status"] == "committed" and report["archived"] == 0 and report["archive"].endswith("archive_001")
+    assert report["memories"]["adds"] == 1 and "Editor: Vim" in _memory_files(ov_home)["profile.md"]
+    assert not (archive / ".failed.json").exists() and json.loads((archive / ".done").read_text())["messages"] == 1
+    shown = ov("session", "show", "s", "--json").json["result"]
+    assert shown["extraction_pending"] == [] and shown["commits"] == 1 and shown["total_messages"] == 1
+
+
+def test_a_value_said_in_a_failed_archive_never_overwrites_a_later_one(ov, ov_home, monkeypatch):
+    assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        ov("commit", "s")
+    assert ov("session", "add", "s", "--text", "Actually, my editor is Helix now.").exit_code == 0
+    assert ov("commit", "s", "--json").json["result"]["failed"] is None
+    profile = _memory_files(ov_home)["profile.md"]
+    assert "Editor: Helix" in profile and "Vim" not in profile
+
+
+@pytest.mark.parametrize("pending", [["../../../memories"], "archive_001", [7]])
+def test_a_hand_broken_extraction_pending_list_is_a_damaged_record(ov, ov_home, pending):
+    assert ov("session", "add", "s", "--text", "hello").exit_code == 0
+    meta_path = session_dir(ov_home, "s") / ".meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "extraction_pending": pending}))
+    result = ov("commit", "s", "--json")
+    assert result.exit_code == 1 and "extraction_pending is not a list of archive names" in result.error["message"]
 
 
 MEMORIES = "accounts/default/user/default/memories"

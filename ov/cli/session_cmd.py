@@ -45,7 +45,8 @@ def session_list() -> None:
             if row["damaged"]:
                 plain(f"{row['session']}  damaged .meta.json: {row['damaged']} (`ov session show {row['session']}` says what to do)")
                 continue
-            plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {counted(row['commits'], 'commit')}, updated {row['updated_at']}")
+            pending = f", memory extraction failed: {counted(len(row['extraction_pending']), 'archive')} to extract again" if row["extraction_pending"] else ""
+            plain(f"{row['session']}  {row['messages']} live / {row['total_messages']} total messages, {counted(row['commits'], 'commit')}, updated {row['updated_at']}{pending}")
 
     emit(rows, human)
 
@@ -66,6 +67,8 @@ def session_show(
         plain(f"{data['meta'].get('message_count', 0)} live / {data['total_messages']} total messages, {counted(data['commits'], 'commit')}, ~{data['pending_tokens']} pending tokens")
         for archive in data["archives"]:
             plain(f"  archive {archive}")
+        if data["extraction_pending"]:
+            warn(f"memory extraction failed for {', '.join(data['extraction_pending'])}: the next `ov commit {data['session']}` extracts them again")
         for message in data["messages"]:
             text = session.message_text(message).replace("\n", " ")
             plain(f"[{message.get('created_at')}] {message.get('role')}: {text[:200]}")  # a hand-edited line may lack either
@@ -184,10 +187,15 @@ def session_commit(
         if report.status == "skipped":
             plain(f"{report.session}: nothing to archive (skipped)")
             return
-        plain(f"archived {report.archived} message(s) to {report.archive} (commit {short(report.commit)})")
-        if report.failed:
-            plain(f"  memory extraction failed, recorded in .failed.json: {report.failed}")
+        if report.archived:
+            plain(f"archived {report.archived} message(s) to {report.archive} (commit {short(report.commit)})")
         else:
+            plain(f"nothing new to archive; extracted the memories of {report.archive} again (commit {short(report.commit)})")
+        if report.failed:
+            warn(f"memory extraction failed ({report.failed}): recorded in .failed.json; the next commit of this session extracts these messages again")
+        else:
+            if report.retried:
+                plain(f"  extracted again the messages whose extraction had failed: {', '.join(report.retried)}")
             counts = report.memories or {}
             plain(f"  memories: {counts.get('adds', 0)} added, {counts.get('updates', 0)} updated, {counts.get('deletes', 0)} deleted")
             for edited in report.hand_edits:

@@ -54,6 +54,9 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
         checks.append(writable)
     checks.extend(_index(store, probe=probe, indices=indices, updatable=writable is None or writable.status == "ok"))
     checks.append(_llm(loaded_config.config.llm, probe=probe))
+    pending = _pending_extraction(store) if store.exists and store.missing_account() is None else None
+    if pending is not None:
+        checks.append(pending)
     prompts = _prompts(store.home.root / "prompts")
     if prompts is not None:
         checks.append(prompts)
@@ -229,6 +232,25 @@ def _llm(config, *, probe: bool) -> Check:
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", "check llm.model, llm.api_base and the key, then `ov doctor` again")
     return Check("llm", "ok", f"{where} (answered a probe)")
+
+
+def _pending_extraction(store) -> Check | None:
+    """The sessions whose memory extraction failed (None when there is none): their archived
+    messages wait for the next commit, which says nothing until it runs."""
+    from ov.sessions.session import list_sessions
+
+    pending = {row["session"]: row["extraction_pending"] for row in list_sessions(store) if row.get("extraction_pending")}
+    if not pending:
+        return None
+    first = next(iter(pending))
+    return Check(
+        "memories",
+        "warn",
+        f"memory extraction failed in {len(pending)} session(s) ({', '.join(list(pending)[:3])}{', ...' if len(pending) > 3 else ''}): "
+        "their archived messages are extracted again by the session's next commit",
+        f"`ov commit {first}` tries now (`ov session show {first}` names the archives; each archive's .failed.json the error)",
+        {"sessions": pending},
+    )
 
 
 def _prompts(folder) -> Check | None:

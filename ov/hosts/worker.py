@@ -103,7 +103,8 @@ def _run(home, job: dict) -> dict:
             out["dropped"] = captured.dropped
     if job["kind"] == "commit":
         meta = read_meta(store, session)
-        if meta and meta.get("message_count", 0):
+        # Archives a failed extraction left pending are extracted again even with no new message.
+        if meta and (meta.get("message_count", 0) or meta.get("extraction_pending")):
             from ov.sessions.commit import commit_session
 
             report = commit_session(store, session)

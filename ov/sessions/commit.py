@@ -10,10 +10,16 @@ Everything lands in one git commit::
     user/{uid}/memories/...                            the memories themselves
     sessions/{sid}/messages.jsonl, .meta.json          the kept tail and the new counts
 
-A failed extraction never loses the session: the archive is committed with
-``.failed.json`` naming the stage and the error. A model that fails (unreachable, a bad key, a
-timeout, output that is not usable) does not cost the memories: the offline rules extract them
-instead, and ``.done`` names the model's error (``model_failed``).
+A failed extraction never loses the session's memories: the archive is committed with
+``.failed.json`` naming the stage and the error, its name is kept in the meta's
+``extraction_pending``, and every later commit of the session (``ov commit SESSION`` with no new
+message too) extracts the pending archives' messages again, before and with its own, until one
+succeeds. The pending archives are always the last ones, so their messages are read in the order
+they were said: a value stated in a pending archive never overwrites a later one (an archive an
+older ov left with ``.failed.json`` is not pending: a later commit may have extracted newer
+values since). A model that fails (unreachable, a bad key, a timeout, output that is not usable)
+does not cost the memories: the offline rules extract them instead, and ``.done`` names the
+model's error (``model_failed``).
 
 A memory file the user edited by hand since the last commit is merged into as it is in the work
 tree, and the edit is committed with the memories (``hand_edits`` in the report and ``.done``).
@@ -70,6 +76,7 @@ class CommitReport:
     model_failed: str | None = None  # the model's error; the offline rules extracted instead
     written: list[VikingURI] = field(default_factory=list)  # the memory files written
     hand_edits: list[str] = field(default_factory=list)  # of those, the ones whose hand edit was kept and committed
+    retried: list[str] = field(default_factory=list)  # archives whose failed extraction this commit ran again
 
     def to_dict(self) -> dict:
         return {
@@ -82,6 +89,7 @@ class CommitReport:
             "memories": self.memories,
             "memory_uris": [str(u) for u in self.written],
             "hand_edits": self.hand_edits,
+            "retried": self.retried,
             "failed": self.failed,
             "model_failed": self.model_failed,
         }
@@ -144,28 +152,45 @@ def _plan(
     live = parse_messages(tx.existing_file(messages_uri) or b"")
     to_archive = live[: max(len(live) - keep, 0)]  # --keep past the live messages keeps them all
     kept = live[len(to_archive) :]
-    if not to_archive:
+    pending = _pending(tx, uri, meta)
+    if not to_archive and not pending:
         return CommitReport(str(uri), "skipped", kept=len(kept)), None
-    index = _next_archive(store, uri, meta)
-    archive = VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))
+    if to_archive:
+        index = _next_archive(store, uri, meta)
+        archive = VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))
+    else:
+        archive = pending[-1][0]  # nothing new: the last pending archive gets the diff it lacks
     report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
-    tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
-    tx.put(messages_uri, _jsonl(kept))
-    overview = working_memory(to_archive, session_id)
-    front = {"directory": sidecar.directory_uri(str(archive)), "generated_by": {"component": GENERATOR[0], "trigger": GENERATOR[1]}}
-    from ov.summaries.layers import derive_abstract
+    report.retried = [str(where) for where, _ in pending]
+    if to_archive:
+        tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
+        tx.put(messages_uri, _jsonl(kept))
+        overview = working_memory(to_archive, session_id)
+        front = {"directory": sidecar.directory_uri(str(archive)), "generated_by": {"component": GENERATOR[0], "trigger": GENERATOR[1]}}
+        from ov.summaries.layers import derive_abstract
 
-    tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
-    tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
+        tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
+        tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
     when = datetime.now(timezone.utc)
+    extracted = [m for _, messages in pending for m in messages] + to_archive
     try:
-        diff, writes, tokens, report.model_failed = _extract(store, tx, to_archive, str(archive), when, meta.get("peer"), answers, ask_model=ask_model)
+        diff, writes, tokens, report.model_failed = _extract(store, tx, extracted, str(archive), when, meta.get("peer"), answers, ask_model=ask_model)
     except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
+        # Not hidden: the report, the CLI, the hook log and .failed.json name the error, and the
+        # messages stay pending until a commit extracts them (a bug fixed by an upgrade, say).
         _add_token_usage(meta, getattr(exc, "tokens", None))
         report.failed = f"{type(exc).__name__}: {exc}"
         failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
-        tx.put(VikingURI((*archive.parts, ".failed.json")), json_bytes(failure))
+        for where in {*(where for where, _ in pending), archive}:
+            tx.put(VikingURI((*where.parts, ".failed.json")), json_bytes(failure))
+        meta[PENDING] = [*(where.name for where, _ in pending), *([archive.name] if to_archive else [])]
     else:
+        meta.pop(PENDING, None)
+        for where, _ in pending:
+            tx.delete(VikingURI((*where.parts, ".failed.json")))
+            if where != archive:
+                recovered = {"extracted_in": str(archive), "completed_at": now_iso()}
+                tx.put(VikingURI((*where.parts, ".done")), json_bytes(recovered))
         _add_token_usage(meta, tokens)
         for path, text in writes.items():
             written = VikingURI(tuple(path.split("/")))
@@ -176,12 +201,14 @@ def _plan(
         tx.put(VikingURI((*archive.parts, "memory_diff.json")), json_bytes(diff))
         report.memories = {k.replace("total_", ""): v for k, v in diff["summary"].items()}
         done = {
-            "starting_message_id": to_archive[0].get("id"),
-            "ending_message_id": to_archive[-1].get("id"),
-            "messages": len(to_archive),
+            "starting_message_id": extracted[0].get("id"),
+            "ending_message_id": extracted[-1].get("id"),
+            "messages": len(extracted),
             "memories": report.memories,
             "completed_at": now_iso(),
         }
+        if pending:
+            done["retried"] = report.retried
         if report.model_failed:
             done["model_failed"] = report.model_failed
         if report.hand_edits:
@@ -190,6 +217,10 @@ def _plan(
         for op in diff["operations"]["adds"] + diff["operations"]["updates"]:
             kind = op.get("memory_type", "memory")
             meta.setdefault("memories_extracted", {})[kind] = meta.get("memories_extracted", {}).get(kind, 0) + 1
+    if not to_archive:
+        meta["updated_at"] = now_iso()
+        tx.put(meta_uri, json_bytes(meta))
+        return report, archive
     archived_before = archived_count(meta)  # before the counts change: an older ov's meta derives it from them
     meta["commit_count"] = meta.get("commit_count", 0) + 1
     meta["message_count"] = len(kept)
@@ -207,6 +238,22 @@ def _plan(
     return report, archive
 
 
+
+
+# The meta's list of the archives whose memories are still to be extracted (see the module's doc).
+PENDING = "extraction_pending"
+
+
+def _pending(tx, uri: VikingURI, meta: dict) -> list[tuple[VikingURI, list[dict]]]:
+    """The archives of ``meta``'s :data:`PENDING` list, oldest first, with their messages; one
+    whose messages are gone (removed by hand) has nothing left to extract and is left out."""
+    out = []
+    for name in meta.get(PENDING, []):
+        archive = VikingURI((*uri.parts, sidecar.HISTORY, name))
+        data = tx.existing_file(VikingURI((*archive.parts, MESSAGES)))
+        if data is not None:
+            out.append((archive, parse_messages(data)))
+    return out
 
 
 def latest_session(store: Store, *, busy: frozenset[str] = frozenset()) -> str:

@@ -479,7 +479,7 @@ def _shown(value: Any, limit: int = 60) -> str:
 # --- reading stored messages --------------------------------------------------------------
 
 
-def stored_parts(message: dict) -> list[dict]:
+def stored_parts(message: Mapping[str, Any]) -> list[dict]:
     """The parts of a message read from ``messages.jsonl`` that are objects: :func:`parse_messages`
     keeps whatever object a line holds (older ov's lines, hand edits), so "parts" may be missing,
     not a list, or hold anything."""
@@ -487,16 +487,24 @@ def stored_parts(message: dict) -> list[dict]:
     return [part for part in parts if isinstance(part, dict)] if isinstance(parts, list) else []
 
 
-def message_text(message: dict) -> str:
-    """The human-readable text of a message (text parts, tool names and outputs, context URIs)."""
+def message_text(message: Mapping[str, Any], *, said_only: bool = False) -> str:
+    """The human-readable text of a message (text parts, tool names and outputs, context URIs).
+
+    ``said_only``: only what was said, the text parts, each a paragraph of its own (what memories
+    are extracted from: a tool's output is no one's statement, and a part's end ends what a colon
+    introduced). A legacy line, ``{"role", "content"}``, is its content either way."""
+    if message.get("parts") is None and isinstance(message.get("content"), str):
+        return message["content"]
     chunks = []
     for part in stored_parts(message):
         if part.get("type") == "text" and isinstance(part.get("text"), str):
             chunks.append(part["text"])
+        elif said_only:
+            continue
         elif part.get("type") == "tool":
             output = part.get("tool_output")
             shown = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False) if output is not None else ""
             chunks.append(f"[tool {part.get('tool_name')} {part.get('tool_status', '')}] {shown}".strip())
         elif part.get("type") == "context":
             chunks.append(f"[context {part.get('uri')}]")
-    return "\n".join(chunks)
+    return ("\n\n" if said_only else "\n").join(chunks)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -55,6 +56,8 @@ _META_COUNTS = ("message_count", "total_message_count", "pending_tokens", "commi
 _META_TIMES = ("created_at", "updated_at", "last_message_at", "last_commit_at")
 _META_IDS = ("live_ids", "archived_ids")
 _META_TALLIES = ("llm_token_usage", "memories_extracted")
+# The archives `ov commit` names in extraction_pending: a name read from a hand-edited meta goes into a path.
+_ARCHIVE_NAME_RE = re.compile(rf"{sidecar.ARCHIVE_PREFIX}\d{{3,}}")
 # Not `ov mv`: a folder under sessions/ holding a messages.jsonl is refused by it (ov's own record).
 _NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: remove it with `ov rm -r` (`ov snapshot restore` brings back a .meta.json it had)"
 
@@ -384,6 +387,9 @@ def _meta_problem(meta: Any) -> str | None:
     for key in _META_TALLIES:
         if key in meta and not (isinstance(meta[key], dict) and all(_is_count(n) for n in meta[key].values())):
             return f"{key} is not an object of counts"
+    pending = meta.get("extraction_pending", [])
+    if not (isinstance(pending, list) and all(isinstance(n, str) and _ARCHIVE_NAME_RE.fullmatch(n) for n in pending)):
+        return "extraction_pending is not a list of archive names"
     used = meta.get("used", [])
     if not (isinstance(used, list) and all(isinstance(e, dict) and isinstance(e.get("uri"), str) and _is_count(e.get("count")) for e in used)):
         return "used is not a list of {uri, count} entries"
@@ -461,5 +467,7 @@ def _summary(meta: dict, session_id: str, uri: str) -> dict:
         "total_messages": meta.get("total_message_count", 0),
         "commits": meta.get("commit_count", 0),
         "pending_tokens": meta.get("pending_tokens", 0),
+        # Archives whose memories a failed extraction left for the next commit to extract.
+        "extraction_pending": meta.get("extraction_pending", []),
         "updated_at": meta.get("updated_at"),
     }

@@ -47,6 +47,7 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.rules import informative
+from ov.sessions.messages import message_text
 
 MAX_STEPS = 10
 # A step or a goal longer than this is cut: an experience is a distillate, not a log.
@@ -136,16 +137,20 @@ _INPUT_KEYS = ("command", "cmd", "file_path", "path", "pattern", "query", "url")
 _ACK_RE = re.compile(r"(?i)^(?:sure|ok|okay|alright|all\s+right|certainly|of\s+course|got\s+it|great|absolutely|will\s+do|on\s+it)[.!,]*$")
 
 
+def _said(message: Mapping[str, Any]) -> str:
+    return message_text(message, said_only=True)
+
+
 def extract_experience(messages: Sequence[Mapping[str, Any]], *, when: datetime) -> tuple[dict[str, str], list[str]] | None:
     """The fields of the experience a session shows and its source message ids, or None when
     goal, steps or outcome is missing."""
-    users = [(i, m) for i, m in enumerate(messages) if m.get("role") == "user" and tx.message_text(m).strip()]
-    goal = next(((i, m, g) for i, m in users[:GOAL_WINDOW] if (g := _goal(tx.message_text(m)))), None)
+    users = [(i, m) for i, m in enumerate(messages) if m.get("role") == "user" and _said(m).strip()]
+    goal = next(((i, m, g) for i, m in users[:GOAL_WINDOW] if (g := _goal(_said(m)))), None)
     if goal is None or users[-1][0] == goal[0]:
         return None
     start, goal_message, (verb, task) = goal
     last_index, last = users[-1]
-    said_last = verdict(tx.message_text(last))
+    said_last = verdict(_said(last))
     steps = _steps(messages[start + 1 : last_index])
     if said_last is None or not said_last[0] or not steps:
         return None

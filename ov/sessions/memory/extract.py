@@ -111,6 +111,7 @@ from ov.sessions.memory.choices import choice_probes, rivals
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of, supersedes
 from ov.sessions.memory.secrets import states_a_secret
+from ov.sessions.messages import message_text
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
 MAX_FRAGMENT_WORDS = 6
@@ -149,6 +150,7 @@ class Candidate:
     otherwise: str | None = None
     # A role only one file of its folder holds ("The user's manager"): the others lose it.
     role: str | None = None
+    formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
 
 
 def extract_explicit(
@@ -180,7 +182,7 @@ def extract_explicit(
             continue
         turn += 1
         ctx = _Context(subject, str(message.get("id") or ""), turn, asked, unread)
-        masked, spans = tx.strip_code(tx.message_text(message))
+        masked, spans = tx.strip_code(message_text(message, said_only=True))
         masked = quoted.mask_quoted(masked, spans)
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
@@ -332,6 +334,7 @@ def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
             list(sources),
             replaces=choice_probes(f"Prefers {rival}"),
             only_amends=True,
+            formerly=topics.former_slug(rival),
         )
         for rival in rivals(statement.lead, tx.voiced(statement.obj, "they"))
     ]
@@ -372,6 +375,7 @@ def _candidate(statement: Statement) -> Candidate:
         swap=statement.swap,
         otherwise=otherwise,
         role=role,
+        formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
     )
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory.schema import MemorySchema
+from ov.uri import nfc
 
 # "Actually, X" / "Correction: X": X replaces the line it contradicts; the marker is dropped.
 _RESTATE_RE = re.compile(r"^(?:actually|correction)\b[\s,:;-]*(?P<rest>.+)$", re.IGNORECASE)
@@ -157,7 +158,7 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
         del lines[i]
     if _present(others, body):
         del lines[hits[0]]
-    else:
+    elif nfc(line) != nfc(lines[hits[0]]):  # the same line with its accent typed decomposed changes nothing
         lines[hits[0]] = line
     return True
 
@@ -170,10 +171,10 @@ def apply_swap(lines: list[str], old: str, new: str) -> bool:
     says the old value is no longer so ("No longer uses Neovim") is left alone, and a line the
     swap makes a copy of another is removed.
     """
-    pattern = re.compile(rf"(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])", re.IGNORECASE)
-    hits = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(line)]
+    pattern = re.compile(rf"(?<![\w-]){re.escape(' '.join(nfc(old).split()))}(?![\w-])", re.IGNORECASE)
+    hits = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(nfc(line))]
     for i in reversed(hits):
-        swapped = pattern.sub(lambda _match: new, lines[i], count=1)
+        swapped = pattern.sub(lambda _match: new, nfc(lines[i]), count=1)
         if _present([line for j, line in enumerate(lines) if j != i], _split(swapped)[1]):
             del lines[i]
         else:
@@ -182,7 +183,7 @@ def apply_swap(lines: list[str], old: str, new: str) -> bool:
 
 
 def _matches(body: str, probe: str) -> bool:
-    have, want = normalise(body), " ".join(probe.lower().split())
+    have, want = normalise(body), " ".join(nfc(probe).lower().split())
     key = _KEY_RE.match(body)
     if want.endswith(":"):
         return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
@@ -218,8 +219,9 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
 
 
 def normalise(text: str) -> str:
-    """The form two lines are compared in: no bullet, lower case, single spaces, no trailing punctuation."""
-    body = _split(text)[1]
+    """The form two lines are compared in: NFC (an accent typed decomposed is the same letter), no
+    bullet, lower case, single spaces, no trailing punctuation."""
+    body = _split(nfc(text))[1]
     return " ".join(body.lower().split()).rstrip(_TRAILING_PUNCT + " ")
 
 

@@ -7,6 +7,7 @@ this module stays a pure function of its inputs.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +18,7 @@ from ov.sessions.memory.extract import Candidate
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
 from ov.sessions.memory.merge import merge_fields
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
+from ov.uri import nfc
 
 OPERATION_KINDS = ("adds", "updates", "deletes")
 # Beyond this many numbered siblings something is wrong with the caller, not the name.
@@ -63,6 +65,8 @@ def plan_memory_writes(
         if schema is None:
             raise InvalidInput(f"unknown memory type {candidate.memory_type!r}", hint=f"known: {', '.join(sorted(schemas))}")
         path = schema.path_for(candidate.fields, when)
+        if candidate.formerly and not schema.add_only and path not in groups:
+            path = _former_path(schema, candidate, path, read, when)
         if schema.add_only:
             path = _free_path(path, groups, read)
         elif path in groups and groups[path][0] is not schema:
@@ -135,6 +139,22 @@ def _plan_file(
         )
 
 
+def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Callable[[str], str | None], when: datetime) -> str:
+    """``path``, or the file an older ov named for the same topic ("caf.md" for café, "c.md" for
+    C++, "cmake.md" for Make over CMake) when only that one exists and names the topic's word
+    (c.md may be C's): written into, it stays the one file of its topic, where a second file
+    would split it (renaming it would lose nothing, but change a name the user may have linked to)."""
+    names, word = candidate.formerly or ((), "")
+    if read(path) is not None:
+        return path
+    for name in names:
+        former = schema.path_for({**candidate.fields, "topic": name}, when)
+        text = read(former) if former != path else None
+        if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
+            return former
+    return path
+
+
 def _holds_role(text: str | None, role: str) -> bool:
     """Whether a stored memory's text states ``role``; a file that is not a readable memory (edited
     by hand past recognition) is left alone rather than failing the write that named the role."""
@@ -150,8 +170,10 @@ def _holds_role(text: str | None, role: str) -> bool:
 def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     """The candidate's fields, its content lines as supersede ops when it names lines it replaces."""
     content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
+    if isinstance(content, str):  # stored in NFC, as every name and text of the store is
+        content = nfc(content)
     if not (candidate.replaces or candidate.swap) or content is None or spec is None or spec.merge_op != "patch":
-        return candidate.fields
+        return {**candidate.fields, CONTENT_FIELD: content} if content is not None else candidate.fields
     probes = list(candidate.replaces)
 
     def op(line: str) -> Any:

@@ -14,7 +14,9 @@ rule reads it; what a rule reads around it is put back whole.
   README says that"), a first-person clause (I, I'm, my, we, our, ...), to the end of the sentence.
 
 What the user says they said is theirs: "I said I prefer tabs", "as I mentioned, my editor is
-Vim", "I told you my shell is fish" are read as "I prefer tabs", ... (:func:`own_words`).
+Vim", "I told you my shell is fish" are read as "I prefer tabs", ... (:func:`own_words`), and so is
+what follows a colon after the user's own heading: "Two things: I prefer tabs", "Some context: I
+work at Acme" (not after a speaker: "Bob: I work at Acme").
 """
 
 from __future__ import annotations
@@ -61,6 +63,14 @@ _REPORTED_RE = re.compile(
 )
 # "I said", "I just told you", "let me tell you": the user reports their own words.
 _BY_THE_USER_RE = re.compile(r"(?i)\b(?:I(?:'ve|'d)?|let\s+me)\s+(?:(?:just|already|also|even|have|had|never)\s+)*$")
+# A colon after a heading, then the user speaking: "Two things: I prefer tabs", "Preferences: my ...".
+_HEADING_RE = re.compile(r"^(?P<lead>[^:\n]{1,40}?):\s+(?=(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b)")
+# The words such a heading is made of: they name a part of the message, not who says it.
+_HEADING_NOUNS = frozenset((
+    "thing", "things", "point", "points", "note", "notes", "context", "background", "preference", "preferences", "reminder",
+    "reminders", "info", "summary", "tldr", "ps", "fact", "facts", "detail", "details", "aside", "addendum",
+    "clarification", "bonus", "setup", "basics",
+))
 _OWN_WORDS_RE = re.compile(
     r"(?i)^(?:(?:as|like)\s+I(?:'ve|\s+have)?\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?\s*[,:]?\s+"
     r"|I(?:'ve|\s+have)?\s+(?:(?:just|already|also)\s+)?(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?"
@@ -133,7 +143,19 @@ def mask_reported(sentence: str, spans: list[str]) -> str:
 
 
 def own_words(clause: str) -> str:
-    """``clause`` without the user's report that they said it: "I said I prefer tabs" -> "I prefer tabs"."""
+    """``clause`` without the user's report that they said it: "I said I prefer tabs" -> "I prefer
+    tabs", and without the user's own heading before a colon: "Two things: I prefer tabs" -> "I
+    prefer tabs" (a colon after a verb of saying or a text's name was masked: its words are not
+    read; see :func:`mask_quoted`)."""
+    heading = _HEADING_RE.match(clause)
+    if heading is not None:
+        words = _WORD_RE.findall(heading.group("lead").lower())
+        # A heading of the message's own ("Two things", "Some context", "My preferences"), never
+        # a speaker or a source: "Bob:", "User:", "Bob's notes:", "Sample facts:".
+        if len(words) <= 4 and any(w in _HEADING_NOUNS for w in words) and not any(
+            w.endswith("'s") or w in _TEXT_NOUNS or _REPORTING_WORD_RE.fullmatch(w) for w in words
+        ):
+            clause = clause[heading.end() :]
     return _OWN_WORDS_RE.sub("", clause, count=1)
 
 

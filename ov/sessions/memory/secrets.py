@@ -71,11 +71,20 @@ _VERB_HEADS = _words("pin pins")
 _PASSWORD_HEADS = _words("password passwords passphrase passwd pwd pw pass passcode")
 
 
+# A PIN's digits said outright, whatever stands between: "the PIN for the door is 4921", "my PIN
+# is: 4921", "PIN = 49213". The shape decides, not the word: "PIN 3 on the GPIO header" and
+# "pin 4921 is reserved" give no value after an "is", ":" or "=", and a pin's number is short.
+_PIN_DIGITS = re.compile(
+    r"(?i)(?<![\w-])pins?(?:\s+(?:code|number))?(?:\s+(?:for|of|to|on|at)\s+[^.,;:=\n]{1,40}?)?"
+    r"(?:\s+(?:is|was)(?:\s+(?:still|now))?\s*:?|\s*[:=])\s*\d{4,8}(?![\w-])"
+)
+
+
 def states_a_secret(text: str) -> bool:
     """Whether ``text`` says what a password, PIN, token or key is ("my wifi password is ...",
     "ssh in with password Zx9pQ2rT7v"), or holds a value redaction took out (``[REDACTED:github_token]``):
     even that records that the user has one, and which kind."""
-    if "[REDACTED:" in text:
+    if "[REDACTED:" in text or _PIN_DIGITS.search(text):
         return True
     for m in _SECRET_STATED.finditer(text):
         key, value = m.group("key"), text[m.end() :]

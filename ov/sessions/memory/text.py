@@ -311,15 +311,6 @@ def absolute_dates(text: str, day: datetime) -> str:
     return _RELATIVE_RE.sub(stamp, text)
 
 
-def message_text(message: Mapping[str, Any]) -> str:
-    """The text parts of a stored message, joined by blank lines (tool and context parts are not text)."""
-    parts = message.get("parts")
-    if parts is None and isinstance(message.get("content"), str):
-        return message["content"]  # a legacy line: {"role", "content"}
-    texts = [p.get("text") for p in parts or () if isinstance(p, Mapping) and p.get("type") == "text"]
-    return "\n\n".join(t for t in texts if isinstance(t, str))
-
-
 def message_time(message: Mapping[str, Any], when: datetime) -> datetime:
     """The message's ``created_at``, or ``when`` if it has none that parses."""
     stamp = message.get("created_at")

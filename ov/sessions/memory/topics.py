@@ -15,6 +15,13 @@ _SLUG_CUT = frozenset(
     "so but and or not from by during since as whereas via into onto is are was were will would has have had "
     "can should must needs need e.g i.e etc vs".split()
 )
+# Words that start the alternative of a preference ("X over Y"): never where its topic starts.
+_ALTERNATIVE = frozenset(("over", "instead", "rather", "than"))
+# The words of _SLUG_SKIP that never name a thing (the others are verbs, as a tool may be named: Make).
+_FUNCTION_WORDS = frozenset((
+    "a", "an", "the", "my", "our", "your", "their", "his", "her", "its", "to", "not", "no", "some", "any", "very", "really",
+    "always", "never", "that", "you",
+))
 _ARTICLES = frozenset(("a", "an", "the"))
 SLUG_MAX_WORDS = 3
 
@@ -32,10 +39,38 @@ def slug(text: str, fallback: str = "general") -> str:
     is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
     share one file.
     """
+    return _topic([_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))], fallback)
+
+
+def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
+    """The topics an older ov named ``text``'s file (before topics kept letters of every script
+    and spelled out C++), when not :func:`slug`'s, and the word as typed that a file of such a
+    name must mention to be this topic's: "café over tea" was ``caf`` typed composed and ``cafe``
+    decomposed (only ASCII letters and digits made words), "C++ for systems code" ``c++`` (a file
+    ``c.md``, which "C" and "C#" shared: hence the word); "Make over CMake" was ``cmake``."""
+    import re
+    import unicodedata
+
+    new = slug(text)
+    names = []
     typed = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))]
+    for form in ("NFC", "NFD", None):
+        words = typed if form is None else [w.strip(".'-") for w in re.findall(r"[a-z0-9][a-z0-9+#.'-]*", unicodedata.normalize(form, text).lower())]
+        if (old := _topic(words, "general", alternative=False)) not in (new, "general", *names):
+            names.append(old)
+    typed = [w.lstrip("+#.'-").strip(".'-") for w in _slug_words(nfc(text))]
+    word = next((w for w in typed if _slug_word(w).lower() == new.split("_")[0]), None)
+    return (tuple(names), word) if names and word else None
+
+
+def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
     start = 0
     while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start)):
+        if alternative and start and typed[start].lower() in _ALTERNATIVE and typed[start - 1].lower() in _SLUG_SKIP - _FUNCTION_WORDS:
+            # "Make over CMake", "using Make instead of CMake": what comes after "over" is what
+            # the user does not prefer, so the word passed over was the topic, a name after all.
+            return typed[start - 1].lower()
         start += 1
     kept: list[str] = []
     for word in (w.lower() for w in typed[start:]):
