@@ -48,6 +48,16 @@ def quote(value: object, limit: int = QUOTE_MAX_CHARS) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def proposal(command: str, **arguments: object) -> str:
+    """The placeholder of a call of ``command`` that a hint proposes, for :meth:`OvError.hint_for`
+    to spell per edge: ``proposal("ls", uri=uri, recursive=True)``. ``command`` and the arguments
+    are named as the MCP tool names them (``add_resource``; the command line's ``add-resource``);
+    an argument given as ``...`` is named alone, for the caller to fill in (``ov remember TEXT``).
+    Values are written as JSON, so a URI holding braces or spaces cannot end the placeholder."""
+    words = [f"{name}" if value is ... else f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items()]
+    return "{ov " + " ".join([command, *words]) + "}"
+
+
 class OvError(Exception):
     """Root of every error ov reports to a user."""
 
@@ -55,7 +65,7 @@ class OvError(Exception):
     exit_code = EXIT_RUNTIME
     # The class's hint, for when the raise site has nothing more specific to say: every
     # error envelope promises one (`{code, message, hint}`).
-    hint = "run `ov doctor` to check the set-up; OV_DEBUG=1 shows where it failed"
+    hint = f"run {proposal('doctor')} to check the set-up; OV_DEBUG=1 shows where it failed"
     # The arguments the hint names as placeholders (see the module's docstring). Only these are
     # spelled, so braces in a hint that quotes user input are left as they are.
     arguments: frozenset[str] = frozenset()
@@ -74,16 +84,15 @@ class OvError(Exception):
         command it proposes (:func:`proposal`) by ``spell_call(command, [(argument, value), ...])``
         (``value`` is ``...`` for an argument named alone); a command the edge does not have
         (``spell_call`` returns None) is left as it is."""
-        if not self.hint or "{" not in self.hint:
-            return self.hint
-        text, parts, at = self.hint, [], 0
-        # One pass from left to right: what a spelling put in is never read again as a placeholder.
-        while (brace := text.find("{", at)) != -1:
-            parts.append(text[at:brace])
-            spelled, at = _spelled(text, brace, self.arguments, spell, spell_call)
-            parts.append(spelled)
-        parts.append(text[at:])
-        return "".join(parts)
+        return spelled(self.hint, spell, spell_call, self.arguments)
+
+    def restated(self, message: str, kind: type[OvError] | None = None) -> OvError:
+        """An error of ``kind`` (else this one's class) that says ``message`` and gives this one's
+        advice: its hint and the arguments the hint names, which a new error given the hint alone
+        would leave as unspelled placeholders."""
+        error = (kind or type(self))(message, hint=self.hint)
+        error.arguments = self.arguments
+        return error
 
     def to_dict(self) -> dict[str, str]:
         return {"code": self.code, "message": self.message, "hint": self.hint}
@@ -95,14 +104,19 @@ _CALL_ARGUMENT = re.compile(r" ([a-z][a-z_]*)(=?)")
 _JSON = json.JSONDecoder()
 
 
-def proposal(command: str, **arguments: object) -> str:
-    """The placeholder of a call of ``command`` that a hint proposes, for :meth:`OvError.hint_for`
-    to spell per edge: ``proposal("ls", uri=uri, recursive=True)``. ``command`` and the arguments
-    are named as the MCP tool names them (``add_resource``; the command line's ``add-resource``);
-    an argument given as ``...`` is named alone, for the caller to fill in (``ov remember TEXT``).
-    Values are written as JSON, so a URI holding braces or spaces cannot end the placeholder."""
-    words = [f"{name}" if value is ... else f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in arguments.items()]
-    return "{ov " + " ".join([command, *words]) + "}"
+def spelled(text: str, spell: Callable[[str, str | None], str], spell_call: Callable[[str, list[tuple[str, object]]], str | None], arguments: frozenset[str] = frozenset()) -> str:
+    """``text`` (a hint, or a check's fix) with its placeholders spelled as :meth:`OvError.hint_for`
+    says; ``arguments`` are the argument placeholders it may hold (only these are spelled)."""
+    if not text or "{" not in text:
+        return text
+    parts, at = [], 0
+    # One pass from left to right: what a spelling put in is never read again as a placeholder.
+    while (brace := text.find("{", at)) != -1:
+        parts.append(text[at:brace])
+        done, at = _spelled(text, brace, arguments, spell, spell_call)
+        parts.append(done)
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 def _spelled(text: str, brace: int, arguments: frozenset[str], spell, spell_call) -> tuple[str, int]:
@@ -111,9 +125,9 @@ def _spelled(text: str, brace: int, arguments: frozenset[str], spell, spell_call
     call = _CALL.match(text, brace)
     if call is not None:
         parsed, end = _call_arguments(text, call.end())
-        spelled = spell_call(call[1], parsed) if parsed is not None else None
-        if spelled is not None:
-            return spelled, end
+        said = spell_call(call[1], parsed) if parsed is not None else None
+        if said is not None:
+            return said, end
     argument = _ARGUMENT.match(text, brace)
     if argument is not None and argument[1] in arguments:
         return spell(argument[1], argument[2]), argument.end()

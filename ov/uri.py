@@ -367,7 +367,7 @@ def _check_identity_segments(segments: list[str], text: str, user: str | None) -
                 name = name.lstrip(".")
             validate_id(name, kind)
     except InvalidId as exc:
-        raise InvalidURI(f"{exc.message} in {quote(text)}", hint=exc.hint) from None
+        raise exc.restated(f"{exc.message} in {quote(text)}", InvalidURI) from None
 
 
 def _scheme_hint(text: str) -> str:

@@ -298,6 +298,17 @@ def test_the_root_and_a_scope_nobody_wrote_to_are_directories_to_stat_abstract_a
     assert root.exit_code == 1 and root.error["message"] == "the root has no overview (L1)" and "viking://resources" in root.error["hint"]
 
 
+def test_reading_a_directory_proposes_its_overview_only_when_it_has_one(ov):
+    # (a hint proposed `ov overview` for every directory but the root, which then said "has no overview")
+    assert ov("write", "viking://resources/notes/a.md", "--content", "x").exit_code == 0
+    bare = ov("read", "viking://resources/notes", "--json").error["hint"]
+    assert bare == "list it with `ov ls viking://resources/notes`"
+    assert ov("write", "viking://resources/notes/.overview.md", "--content", "Notes on x.").exit_code == 0
+    summarised = ov("read", "viking://resources/notes", "--json").error["hint"]
+    assert summarised == "list it with `ov ls viking://resources/notes`, or read its overview with `ov overview viking://resources/notes`"
+    assert ov("overview", "viking://resources/notes").stdout.strip() == "Notes on x."
+
+
 @pytest.mark.parametrize("state", ["no store", "init", "another scope written"])
 def test_reading_a_scope_nobody_wrote_to_says_what_it_says_once_the_scope_exists(ov, state):
     # (found by an audit: `ov init; ov read viking://agent` was an internal error, FileNotFoundError)
@@ -309,7 +320,7 @@ def test_reading_a_scope_nobody_wrote_to_says_what_it_says_once_the_scope_exists
         read = ov("read", uri, "--json")
         assert read.exit_code == 1 and read.error["code"] == "is_directory", (uri, read.stderr)
         assert read.error["message"] == f"{uri} is a directory" and f"ov ls {uri}" in read.error["hint"]
-        assert ("ov overview" in read.error["hint"]) is (uri != "viking://"), "the root has no overview to read"
+        assert "ov overview" not in read.error["hint"], "none of them has an overview to read"
         assert ov("ls", uri).exit_code == 0 and ov("tree", uri).exit_code == 0
     for uri in ("viking://resources", "viking://user"):
         assert ov("abstract", uri, "--json").error["message"] == f"{uri} has no abstract (L0)"

@@ -391,7 +391,7 @@ def test_health_reports_a_damaged_index_as_doctor_does(ov, ov_home):
         path.write_bytes(b"garbage")
     lines = tools.call(context, "health", {})["content"][0]["text"].splitlines()
     says = "warn index: damaged, the next search rebuilds it: the vector index does not load: vectors-000000.hnsw has 7 bytes, fewer than hnswlib's header"
-    assert says in lines  # the reason too, not only that they do not load
+    assert f"{says} (fix: run `ov reindex` now to avoid the wait)" in lines  # the reason too, not only that they do not load
 
 
 def test_health_and_find_read_the_vectors_once_a_generation(ov, ov_home, monkeypatch):
@@ -429,6 +429,19 @@ def test_health_and_find_read_the_vectors_once_a_generation(ov, ov_home, monkeyp
         assert "\nok   index: " in tools.call(context, "health", {})["content"][0]["text"]
     assert loads == ["vectors-000000.hnsw"]
 
+
+
+def test_health_says_what_to_do_with_the_tools_a_model_has(ov, ov_home):
+    """(health gave no fix at all, and `ov doctor`'s fixes and hints name commands, `ov find` and
+    `ov doctor`, that a model calls as the `find` and `health` tools)"""
+    from ov.mcp import tools
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0  # not searched: no index yet
+    lines = tools.call(tools.Context.resolve({}, os.environ), "health", {})["content"][0]["text"].splitlines()
+    assert "warn index: not built yet (fix: the first `find {\"query\": …}` builds it, or run `ov reindex`)" in lines, lines
+    assert not any("(fix:" in line for line in lines if line.startswith("ok ")), lines
+    doctor = {c["name"]: c for c in ov("doctor", "--json").json["result"]["checks"]}
+    assert doctor["index"]["fix"] == "the first `ov find QUERY` builds it, or run `ov reindex`"
 
 
 def test_health_reports_a_config_value_ov_cannot_use_as_doctor_does(ov, ov_home):
@@ -989,6 +1002,20 @@ def test_a_hint_spells_only_the_arguments_its_error_names():
     assert InvalidInput("bad", hint="say {limit}").hint_for(lambda name, value: "?", never) == "say {limit}"
 
 
+def test_an_error_said_again_in_other_words_keeps_the_arguments_its_hint_names():
+    """(three places raised a new error with another's hint but not its arguments, so an
+    argument it proposed reached the caller as a bare `{all=true}`)"""
+    from ov.errors import InvalidInput, InvalidURI
+    from ov.mcp import tools
+    from ov.ovpack.format import InvalidPack
+
+    inner = InvalidInput("too long", hint="use {mode=append} instead", arguments={"mode"})
+    for kind in (None, InvalidURI, InvalidPack):
+        outer = inner.restated("a.md: too long", kind)
+        assert type(outer) is (kind or InvalidInput) and outer.message == "a.md: too long"
+        assert outer.hint_for(tools._argument, tools._tool_call) == 'use "mode": "append" instead'
+
+
 def test_a_proposed_call_is_spelled_whole_whatever_its_values_hold():
     """A URI with braces, spaces, quotes or `=` in it goes through a call's placeholder as JSON: it
     never ends the placeholder early, nor is it read as one."""
@@ -1012,15 +1039,18 @@ def test_a_hint_that_reaches_a_tool_names_the_tool_and_its_arguments_not_the_com
 
     assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
     assert ov("write", "viking://resources/notes/x.md", "--content", "x\n").exit_code == 0
+    assert ov("write", "viking://resources/notes/.overview.md", "--content", "Notes on x.\n").exit_code == 0
     source, notes = tmp_path / "source.md", tmp_path / "notes.md"
     source.write_text("# Source\n")
     notes.write_text("# Notes\n")
     context = tools.Context.resolve({}, _os.environ)
     memories = "viking://user/default/memories"
     cases = [  # (tool, its arguments, the command line, the hint as the tool reads it, as the command line does)
-        ("read", {"uris": ["viking://resources"]}, ["read", "viking://resources"],
-         'list it with `ls {"uri": "viking://resources"}` or read `ov overview viking://resources`',
-         "list it with `ov ls viking://resources` or read `ov overview viking://resources`"),
+        ("read", {"uris": ["viking://resources"]}, ["read", "viking://resources"], 'list it with `ls {"uri": "viking://resources"}`', "list it with `ov ls viking://resources`"),
+        # No tool is named overview: the model is told to read the file that holds it.
+        ("read", {"uris": ["viking://resources/notes"]}, ["read", "viking://resources/notes"],
+         'list it with `ls {"uri": "viking://resources/notes"}`, or read its overview with `read {"uris": ["viking://resources/notes/.overview.md"]}`',
+         "list it with `ov ls viking://resources/notes`, or read its overview with `ov overview viking://resources/notes`"),
         ("read", {"uris": ["viking://resources/none.md"]}, ["read", "viking://resources/none.md"],
          'see what is there with `ls {"uri": "viking://resources"}`', "see what is there with `ov ls viking://resources`"),
         ("tree", {"uri": "viking://resources/a.md"}, ["tree", "viking://resources/a.md"],
@@ -1114,6 +1144,7 @@ def test_no_hint_an_error_class_gives_speaks_command_line_to_a_tool():
 
     for cls in subclasses(errors.OvError):
         spelled = cls.__new__(cls).hint_for(tools._argument, tools._tool_call)  # the class's hint: no instance needed
+        assert "`ov doctor`" not in spelled, (cls, spelled)  # the `health` tool tells a model what `ov doctor` tells a user
         assert "{ov " not in spelled and not any(re.search(f"`ov {t['name'].replace('_', '-')}(?![\\w-])", spelled) for t in definitions()), (cls, spelled)
 
 

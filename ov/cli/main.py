@@ -237,6 +237,14 @@ def _quiet_unraisable() -> None:
     sys.unraisablehook = hook
 
 
+def for_terminal(text: str) -> str:
+    """``text`` (a check's fix, say) with the commands it proposes (:func:`ov.errors.proposal`)
+    spelled as they are typed, as an error's hint is."""
+    from ov.errors import spelled
+
+    return spelled(text, _option, _command)
+
+
 def _option(name: str, value: str | None) -> str:
     """An argument a core hint proposes, as the command line takes it: ``--all``, ``--mode replace``."""
     flag = "--" + name.replace("_", "-")

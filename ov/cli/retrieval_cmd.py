@@ -111,7 +111,10 @@ def fsck() -> None:
 
 def doctor() -> None:
     """Check configuration, store, indices, embedder and LLM, each coding agent's hooks, and say what to fix."""
+    from dataclasses import replace
+
     from ov.cli.hooks_cmd import project_dir
+    from ov.cli.main import for_terminal
     from ov.errors import ConfigError
     from ov.health.doctor import config_failure, diagnose, exit_status
     from ov.hosts import doctor as host_doctor
@@ -122,6 +125,7 @@ def doctor() -> None:
     except ConfigError as exc:  # a config that does not load is a finding; the rest is checked on the defaults
         checks = [config_failure(exc), *diagnose(*_default_config(rt))[1:]]
     checks += host_doctor.checks(rt.home.root, project_dir())
+    checks = [replace(c, fix=for_terminal(c.fix)) for c in checks]
 
     def human() -> None:
         marks = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}

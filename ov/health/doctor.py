@@ -23,6 +23,7 @@ import os
 import threading
 from dataclasses import dataclass, field, replace
 
+from ov.errors import proposal
 from ov.wording import counted
 
 PROBE_SECONDS = 20.0
@@ -35,7 +36,7 @@ class Check:
     name: str
     status: str  # ok | warn | fail
     detail: str
-    fix: str = ""
+    fix: str = ""  # a command a tool also runs is a proposal (ov.errors.proposal), spelled by each edge
     facts: dict = field(default_factory=dict)  # what a program may want without parsing the detail
 
     def to_dict(self) -> dict:
@@ -173,7 +174,7 @@ def _index(store, *, probe: bool, indices=None, updatable: bool = True) -> list[
             detail = f"{state}, and ov may not write to the store to rebuild it: {status.get('damage') or status['problem']}"
         index = Check("index", "warn", detail, "see the writable check")
     elif not status["built"]:
-        index = Check("index", "warn", "not built yet", "the first `ov find` builds it, or run `ov reindex`")
+        index = Check("index", "warn", "not built yet", f"the first {proposal('find', query=...)} builds it, or run `ov reindex`")
     elif status.get("problem"):
         index = Check("index", "warn", f"will be rebuilt: {status['problem']}", "run `ov reindex` now to avoid the wait")
     elif status.get("damage"):
@@ -230,7 +231,7 @@ def _llm(config, *, probe: bool) -> Check:
     try:
         _bounded(lambda: complete(config, messages, purpose="doctor probe", max_tokens=5), min(config.timeout, PROBE_SECONDS))
     except Exception as exc:  # any failure of the model is the finding itself
-        return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", "check llm.model, llm.api_base and the key, then `ov doctor` again")
+        return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", f"check llm.model, llm.api_base and the key, then {proposal('doctor')} again")
     return Check("llm", "ok", f"{where} (answered a probe)")
 
 

@@ -349,7 +349,7 @@ def _join(root: VikingURI, rel: str, *, directory: bool = False) -> VikingURI:
         return join_new(root, rel, directory=directory)
     except InvalidInput as exc:
         hint = "add a folder nested less deeply, or exclude this part with {exclude}"
-        raise InvalidInput(f"cannot store {quote(rel)}: {exc.message}", hint=f"{exc.hint}; {hint}" if exc.hint else hint, arguments={"exclude"}) from None
+        raise InvalidInput(f"cannot store {quote(rel)}: {exc.message}", hint=f"{exc.hint}; {hint}" if exc.hint else hint, arguments={"exclude", *exc.arguments}) from None
 
 
 def _earlier_file(root: VikingURI, rel: str) -> VikingURI | None:

@@ -26,9 +26,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ov.errors import InvalidInput, OvError, os_failure
+from ov.errors import InvalidInput, OvError, os_failure, spelled
 from ov.lines import lines_of
 from ov.retrieval import MAX_RESULTS
+from ov.store.sidecar import ABSTRACT, OVERVIEW
 from ov.wording import counted
 
 PREFIX_BUDGET = 1500
@@ -233,11 +234,31 @@ def _argument(name: str, value: str | None) -> str:
     return f"{json.dumps(name)}: {'true' if value == 'true' else json.dumps(value)}"
 
 
+def _summary_read(sidecar_name: str):
+    """A command that prints a directory's summary, done here by reading the file that holds it."""
+
+    def call(arguments: list[tuple[str, object]]) -> tuple[str, list[tuple[str, object]]]:
+        uri = dict(arguments).get("uri")
+        return ("read", [("uris", [f"{uri.rstrip('/')}/{sidecar_name}"])]) if isinstance(uri, str) else ("read", [("uris", ...)])
+
+    return call
+
+
+# Commands of the command line that no tool is named for, and the tool call that does the same:
+# a hint the core writes once names the command, and a model is told which tool to call.
+_DONE_BY = {
+    "doctor": lambda arguments: ("health", arguments),
+    "overview": _summary_read(OVERVIEW),
+    "abstract": _summary_read(ABSTRACT),
+}
+
+
 def _tool_call(name: str, arguments: list[tuple[str, object]]) -> str | None:
     """A command a core hint proposes (:func:`ov.errors.proposal`), as this server's tool of that
     name is called: ``ls {"uri": "viking://"}`` in backticks (the tool's name and its arguments),
     or "the `ls` tool" alone; an argument named alone is shown as ``…``, for the model to fill in.
     None: no tool does it (the hint keeps its own words)."""
+    name, arguments = _DONE_BY.get(name, lambda arguments: (name, arguments))(arguments)
     tool = _BY_NAME.get(name)
     if tool is None:
         return None
@@ -530,7 +551,8 @@ def _health(store, args: _Args, context: Context) -> str:
 
     loaded = load_config(store.home)  # as loaded for this call, with what it left out
     checks = diagnose(loaded, store, probe=False, indices=context.indices(store))
-    return "\n".join(f"{c.status:4} {c.name}: {c.detail}" for c in checks)
+    # What to do about a check that is not ok, as `ov doctor` says it, with the commands a tool runs named as tools.
+    return "\n".join(f"{c.status:4} {c.name}: {c.detail}" + (f" (fix: {spelled(c.fix, _argument, _tool_call)})" if c.fix and c.status != "ok" else "") for c in checks)
 
 
 _HANDLERS = {

@@ -212,7 +212,7 @@ def import_pack(
         try:
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
         except InvalidInput as exc:
-            raise InvalidPack(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", hint=exc.hint) from None
+            raise exc.restated(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", InvalidPack) from None
     with store.transaction() as tx:
         committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
         exists = bool(committed) or os.path.lexists(store.path(target))

