@@ -447,6 +447,13 @@ def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_drop
     assert {u["path"] for u in status["unsafe"]} == {"../../../victim/authorized_keys", ".git/config"}
     human = ov("status").stdout
     assert "unsafe    ../../../victim/authorized_keys" in human and "deleted" not in human
+    # No hand made them: the status does not open with hand edits, but with what they are.
+    assert "hand edits" not in human.replace("no hand edits;", ""), human
+    assert "\nno hand edits; HEAD holds paths ov never writes, taken in by a pull before pulls were checked:\n  unsafe " in human, human
+    (account(ov_home) / "resources" / "b.md").write_text("by hand\n")
+    mixed = ov("status").stdout
+    assert "hand edits not yet committed" in mixed and "  added     viking://resources/b.md" in mixed and "unsafe    .git/config" in mixed, mixed
+    (account(ov_home) / "resources" / "b.md").unlink()
     config = (account(ov_home) / ".git/config").read_bytes()
     assert ov("snapshot", "commit", "-m", "drop what the old pull took in").exit_code == 0
     assert victim.read_bytes() == b"original\n" and (account(ov_home) / ".git/config").read_bytes() == config

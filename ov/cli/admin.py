@@ -68,14 +68,16 @@ def status() -> None:
             plain(f"recovered: {report.recovered}")
         if report.read_only:
             plain(f"read-only: {report.read_only} (nothing recovered or cleaned up)")
+        # Paths HEAD holds that ov never writes are among the deleted, but no hand made them.
+        edits = [(label, path) for label, paths in (("modified", changes.modified), ("added", changes.added), ("deleted", changes.deleted)) for path in paths if path not in changes.unsafe]
         if changes.clean:
             plain("work tree clean: no hand edits")
-        else:
+        elif edits:
             plain("hand edits not yet committed (keep them with `ov snapshot commit -m MESSAGE`):")
-            for label, paths in (("modified", changes.modified), ("added", changes.added), ("deleted", changes.deleted)):
-                for path in paths:
-                    if path not in changes.unsafe:
-                        plain(f"  {label:9} {_uri(path)}")
+            for label, path in edits:
+                plain(f"  {label:9} {_uri(path)}")
+        else:
+            plain("no hand edits; HEAD holds paths ov never writes, taken in by a pull before pulls were checked:")
         for path, why in sorted(changes.unsafe.items()):
             # Never written, so "deleted"; what lies at the place it names is not the store's.
             plain(f"  unsafe    {path} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")
