@@ -1097,6 +1097,10 @@ def test_claude_config_dir_is_where_a_users_own_server_named_ov_is_looked_for(ov
         r"'C:\My Tools\ov.EXE' hook codex session-end",
         "ov.exe hook cursor stop",
         r"C:\Python311\python.exe -m ov hook gemini prompt-submit",
+        # The launchers a Windows install may put on PATH instead of ov.exe.
+        r"C:\Users\x\AppData\Local\ov\ov.cmd hook claude stop",
+        r'"C:\Program Files\ov\OV.BAT" hook codex prompt-submit',
+        "ov.cmd hook gemini session-end",
     ],
 )
 def test_windows_spellings_of_ov_are_recognised(command):
@@ -1105,7 +1109,7 @@ def test_windows_spellings_of_ov_are_recognised(command):
     assert install.is_our_server({"command": program, "args": ["mcp"]}) or program.endswith("-m ov")
 
 
-@pytest.mark.parametrize("program", [r"C:\tools\nov.exe", "ov.exe.bak", r"C:\ov\tool.exe", "myov.exe", r"C:\x\ov.exe.lnk", "ov.ex"])
+@pytest.mark.parametrize("program", [r"C:\tools\nov.exe", "ov.exe.bak", r"C:\ov\tool.exe", "myov.exe", r"C:\x\ov.exe.lnk", "ov.ex", "nov.cmd", "ov.cmd.bak", r"C:\ov\run.bat"])
 def test_windows_programs_that_only_hold_ov_are_not_ovs(program):
     assert not install.is_ours(f"{program} hook claude stop")
     assert not install.is_our_server({"command": program, "args": ["mcp"]})
@@ -1283,7 +1287,47 @@ def test_plain_uninstall_keeps_the_trust_and_says_where(ov, user_home, fake_code
     trusted = fake_codex.read_text()
     removed = ov("uninstall", "hooks", "--host", "codex")
     assert removed.exit_code == 0 and fake_codex.read_text() == trusted
-    assert f"the trust ov's --trust recorded stays in {fake_codex} (5 reviews of ov's hooks); remove it there if you no longer want it" in removed.stdout
+    says = f"the trust ov's --trust recorded stays in {fake_codex} (5 reviews of ov's hooks); ov keeps its record: `ov uninstall hooks --host codex --trust` takes it out"
+    assert says in removed.stdout
+    # (the record went with the hooks' receipt, so the --trust it names could not take anything out)
+    later = ov("uninstall", "hooks", "--host", "codex", "--trust", "--json")
+    assert later.exit_code == 0 and f"codex    takes the trust ov's --trust recorded out of {fake_codex}: 5 reviews of ov's hooks" in later.json["result"]["notes"]
+    assert fake_codex.read_text() == USER_CODEX and not _installs().exists()
+    again = ov("uninstall", "hooks", "--trust", "--json")  # nothing left to say
+    assert again.exit_code == 0 and not again.json["result"]["notes"]
+
+
+def test_the_kept_trust_of_a_project_is_taken_out_with_a_reinstalls(ov, project, fake_codex):
+    """A plain uninstall, a re-install without --trust, then an uninstall with --trust: what the
+    first --trust wrote goes too, the project's trust with it."""
+    args = ("--host", "codex", "--scope", "project")
+    assert ov("install", "hooks", *args, "--yes", "--trust").exit_code == 0
+    assert ov("uninstall", "hooks", *args).exit_code == 0
+    assert _toml(fake_codex)["projects"][str(project)] == {"trust_level": "trusted"}
+    assert ov("install", "hooks", *args, "--yes").exit_code == 0
+    removed = ov("uninstall", "hooks", *args, "--trust", "--json")
+    assert removed.exit_code == 0, removed.stderr
+    assert f'codex    takes the trust ov\'s --trust recorded out of {fake_codex}: [projects."{project}"] trust_level = "trusted" and 5 reviews of ov\'s hooks' in removed.json["result"]["notes"]
+    assert fake_codex.read_text() == USER_CODEX and not (project / ".codex").exists() and not _installs().exists()
+
+
+def test_an_install_waits_for_the_one_running_and_an_uninstall_never_removes_the_receipts_under_it(ov, user_home, monkeypatch):
+    """(an uninstall removed the folder of receipts once it was empty, while an install could have just made it)"""
+    from ov.errors import StoreLocked
+    from ov.hosts import receipts
+
+    receipts_dir = _installs()
+    with receipts.install_lock(receipts_dir):
+        monkeypatch.setattr(receipts, "LOCK_TIMEOUT", 0.2)
+        held = ov("install", "hooks", "--host", "claude", "--yes", "--json")
+        assert held.exit_code == 1 and held.error["code"] == "store_locked" and "another ov install or uninstall is running" in held.error["message"]
+        assert not receipts_dir.exists() and ov("uninstall", "hooks", "--host", "claude").exit_code == 1
+        assert ov("install", "hooks", "--host", "claude", "--yes", "--dry-run").exit_code == 0  # writes nothing: no lock
+        with pytest.raises(StoreLocked), receipts.install_lock(receipts_dir, timeout=0.1):
+            pass
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0 and len(list(receipts_dir.glob("*.json"))) == 1
+    assert (receipts_dir.parent / receipts.LOCK_NAME).exists() and not (receipts_dir / receipts.LOCK_NAME).exists()  # beside the folder, which goes
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0 and not receipts_dir.exists()
 
 
 def test_uninstall_with_trust_says_when_ov_recorded_none(ov, user_home, fake_codex):

@@ -129,16 +129,17 @@ def install_hooks(
 
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
-    changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
-    if with_mcp:
-        changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
+    with _installing(dry_run):
+        changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
+        if with_mcp:
+            changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
 
-    def notes() -> list[str]:
-        # Gates come after the files are written: Codex's review is keyed by the written entries.
-        # --trust here is that review; --with-mcp's server is registered untrusted.
-        return _gates(changes, trust, dry_run) + _mcp_notes(changes, trust=False)
+        def notes() -> list[str]:
+            # Gates come after the files are written: Codex's review is keyed by the written entries.
+            # --trust here is that review; --with-mcp's server is registered untrusted.
+            return _gates(changes, trust, dry_run) + _mcp_notes(changes, trust=False)
 
-    _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command, mcp=with_mcp))
+        _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command, mcp=with_mcp))
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -167,8 +168,9 @@ def install_mcp(
 
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
-    changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
-    _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
+    with _installing(dry_run):
+        changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
+        _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
 
 
 @uninstall_app.command("mcp", cls=OvCommand)
@@ -179,9 +181,10 @@ def uninstall_mcp(
     from ov.hosts import install
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
-    changes = [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
-    changes += _mcp_leftovers(hosts, scope)
-    _finish([c for c in changes if _said(c)], dry_run, list, verb="removed")
+    with _installing(dry_run):
+        changes = [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+        changes += _mcp_leftovers(hosts, scope)
+        _finish([c for c in changes if _said(c)], dry_run, list, verb="removed")
 
 
 def _mcp_leftovers(hosts: list[str], scope) -> list:
@@ -218,21 +221,33 @@ def _uninstall(host, scope, dry_run: bool, with_mcp: bool, trust: bool) -> None:
     from ov.hosts import gates, install
 
     hosts = [h.value for h in host] if host else list(install.HOSTS)
-    hooks = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
-    changes = list(hooks)
-    if with_mcp:
-        changes += [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts(), along=c) for h, c in zip(hosts, hooks)]
-        changes += _mcp_leftovers(hosts, scope)
-    # What --trust wrote into a host's own config, from each hooks receipt; a host ov never wired has nothing to say.
-    trusts = [gates.plan_trust_removal(c, trust=trust, dry_run=dry_run, along=changes) for c in hooks if c.before is not None or c.spec_receipt]
-    changes += [change for change, _notes in trusts if change is not None]
-    notes = [note for _change, said in trusts for note in said]
-    _finish([c for c in changes if _said(c)], dry_run, lambda: notes, verb="removed")
+    with _installing(dry_run):
+        hooks = [install.plan_uninstall(install.spec(h, scope.value, project_dir()), _receipts()) for h in hosts]
+        changes = list(hooks)
+        if with_mcp:
+            changes += [install.plan_mcp_uninstall(install.mcp_spec(h, scope.value, project_dir()), _receipts(), along=c) for h, c in zip(hosts, hooks)]
+            changes += _mcp_leftovers(hosts, scope)
+        # What --trust wrote into a host's own config, from each hooks receipt (or the record an
+        # uninstall without --trust kept of it); a host ov never wired has nothing to say.
+        trusts = [gates.plan_trust_removal(c, _receipts(), trust=trust, dry_run=dry_run, along=changes) for c in hooks]
+        changes += [change for change, _notes in trusts if change is not None]
+        notes = [note for _change, said in trusts for note in said]
+        _finish([c for c in changes if _said(c)], dry_run, lambda: notes, verb="removed")
+
+
+def _installing(dry_run: bool):
+    """The install lock, held from the reading of the receipts to the last write (a dry run writes nothing)."""
+    from contextlib import nullcontext
+
+    from ov.hosts.receipts import install_lock
+
+    return nullcontext() if dry_run else install_lock(_receipts())
 
 
 def _said(change) -> bool:
-    """Whether an uninstall's change is reported: a file there, or a receipt of a file removed by hand; a host ov never wired has nothing to say."""
-    return change.before is not None or change.receipt is not None or change.forgotten
+    """Whether an uninstall's change is reported: a file there, or a receipt of a file removed by
+    hand, or a record of the trust kept or dropped with it; a host ov never wired has nothing to say."""
+    return change.before is not None or change.receipt is not None or change.forgotten or change.trust_kept is not None
 
 
 def _chosen_hosts(host, yes: bool) -> list[str]:

@@ -27,6 +27,9 @@ class Change:
     spec_receipt: dict = field(default_factory=dict)  # the receipt as it was (what an uninstall undoes)
     action: str | None = None  # what the report says was done, when not the command's own verb (a leftover taken out)
     forgotten: bool = False  # an uninstall from a file removed by hand: nothing to write, but ov's receipt of it goes
+    # The record of the trust --trust wrote for a hooks file (that spec, and the record), kept with
+    # this change once its receipt goes (a dict), or dropped once the trust is out (None).
+    trust_kept: tuple[Spec, dict | None] | None = None
 
     @property
     def changed(self) -> bool:

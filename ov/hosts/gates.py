@@ -35,6 +35,7 @@ from pathlib import Path
 
 from ov.hosts.filechange import Change, read
 from ov.hosts.hostconfig import Spec
+from ov.hosts.receipts import kept_trust, merged_trust
 from ov.wording import counted
 
 # Codex names events in trust keys in snake case.
@@ -139,7 +140,7 @@ def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool
     return made_trusted, {key: value["trusted_hash"] for key, value in pending.items()}
 
 
-def plan_trust_removal(hooks: Change, *, trust: bool, dry_run: bool, along: list[Change], env=None) -> tuple[Change | None, list[str]]:
+def plan_trust_removal(hooks: Change, receipts_dir: Path, *, trust: bool, dry_run: bool, along: list[Change], env=None) -> tuple[Change | None, list[str]]:
     """What becomes of the trust an install's ``--trust`` wrote into Codex's ``config.toml``, as
     ``hooks`` (the uninstall of ov's hooks) takes them out: a change to that file, or None, and
     the notes to show.
@@ -149,20 +150,34 @@ def plan_trust_removal(hooks: Change, *, trust: bool, dry_run: bool, along: list
     trusted and it still is. A review given since (Codex's ``/hooks``), or trust the user gave
     themselves, stays. When a change in ``along`` (the server's uninstall, ``--with-mcp``) writes
     the same file, the trust comes out of what it writes instead. Without ``trust`` all of it
-    stays, and the note says where. Planned with the other changes, before any is written: a
-    layout ov cannot edit is refused with nothing written, and ``--dry-run`` shows the diff."""
+    stays, and the note says where; its record is kept past the hooks' receipt
+    (:func:`~ov.hosts.receipts.kept_trust`), for a later uninstall with ``trust``. Planned with the
+    other changes, before any is written: a layout ov cannot edit is refused with nothing written,
+    and ``--dry-run`` shows the diff."""
     if hooks.spec.host != "codex":
         return None, []
+    kept = kept_trust(receipts_dir, hooks.spec)
+    if not kept and hooks.before is None and not hooks.spec_receipt:
+        return None, []  # ov never wired this file, or an uninstall took all of it out
     config = codex_user_config(hooks.spec, env)
-    recorded = hooks.spec_receipt.get("trust") if isinstance(hooks.spec_receipt.get("trust"), dict) else {}
+    own = hooks.spec_receipt.get("trust") if isinstance(hooks.spec_receipt.get("trust"), dict) else {}
+    recorded = merged_trust(kept, own) if kept else own
     reviews, project = _recorded_trust_in_place(config, recorded)
     what = _trust_said(reviews, project)
     if not trust:
-        how = "add --trust to take it out too" if dry_run else "remove it there if you no longer want it"
-        return None, [f"codex    the trust ov's --trust recorded stays in {config} ({what}); {how}"] if what else []
+        if not what:
+            return None, []
+        if own:  # the hooks' receipt goes with this uninstall: the record is kept without it
+            hooks.trust_kept = (hooks.spec, recorded)
+        scope = " --scope project" if hooks.spec.scope == "project" else ""
+        how = "add --trust to take it out too" if dry_run else f"ov keeps its record: `ov uninstall hooks --host codex{scope} --trust` takes it out"
+        return None, [f"codex    the trust ov's --trust recorded stays in {config} ({what}); {how}"]
     if not recorded:
         return None, [f"codex    --trust: ov recorded no trust of its own for {hooks.spec.path} (installed without --trust, or by an older ov), so {config} is left as it is"]
+    # The record goes with this uninstall, whatever is left of the trust to take out.
+    forget = (hooks.spec, None) if kept else None
     if not what:
+        hooks.trust_kept = forget
         return None, [f"codex    --trust: the trust ov recorded for {hooks.spec.path} is no longer in {config} as ov wrote it, so nothing is taken out"]
     note = f"codex    takes the trust ov's --trust recorded out of {config}: {what}"
     shared = next((c for c in along if c.spec.path == config), None)
@@ -171,6 +186,7 @@ def plan_trust_removal(hooks: Change, *, trust: bool, dry_run: bool, along: list
             text = _without_trust(shared.after, config, reviews, project)
             shared.after = None if not text.strip() and shared.spec_receipt.get("created_file") else text.encode("utf-8")
         shared.notes.append(note)
+        shared.trust_kept = forget
         return None, []
     before = read(config)
     text = _without_trust(before or b"", config, reviews, project)
@@ -179,7 +195,8 @@ def plan_trust_removal(hooks: Change, *, trust: bool, dry_run: bool, along: list
     after = None if not text.strip() and recorded.get("created_config") else text.encode("utf-8")
     made = hooks.spec_receipt.get("created_dirs")
     dirs = [d for d in (made if isinstance(made, list) else []) if isinstance(d, str) and config.is_relative_to(d)]
-    return Change(Spec("codex", "user", config, "mcp-toml", kind="trust"), before, after, None, [note], spec_receipt={"created_dirs": dirs}), []
+    change = Change(Spec("codex", "user", config, "mcp-toml", kind="trust"), before, after, None, [note], spec_receipt={"created_dirs": dirs}, trust_kept=forget)
+    return change, []
 
 
 def _recorded_trust_in_place(config: Path, recorded: dict) -> tuple[list[str], str | None]:

@@ -6,7 +6,7 @@
   ``ov`` when the installer's PATH finds this very ``ov``; otherwise the absolute path, and the
   install warns that the file names a path on this machine (:func:`command_report`).
 * **Which entries are ov's** (:func:`is_ours`, :func:`is_our_server`): whatever launched ov (a
-  bare ``ov``, its absolute path, a Windows ``ov.exe``, ``python -m ov``), a hook's command ends
+  bare ``ov``, its absolute path, a Windows ``ov.exe``, ``ov.cmd`` or ``ov.bat``, ``python -m ov``), a hook's command ends
   with ``hook HOST EVENT`` and a server's command line with ``mcp``. An install from another ov,
   or on another machine, is replaced rather than doubled, and an uninstall finds it.
 * **What the server is told** (:func:`server_env`, :func:`pinned_env`): the ov home and identity
@@ -24,10 +24,10 @@ from pathlib import Path
 BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
 
 # How ov was started, up to its first argument: a program named `ov` at the start, after a space
-# or a path separator (`/`, or Windows' `\`), quoted or not; on Windows `ov.exe`, in any case, as
-# Windows reads names; or `-m ov`. A name that only holds "ov" (`nov`, `ov.exe.bak`,
-# `C:\ov\tool.exe`) is not ov.
-_OV = r"(?:^|[\s/\\'\"])(?:ov|(?i:ov\.exe)|-m\s+ov)['\"]?\s+"
+# or a path separator (`/`, or Windows' `\`), quoted or not; on Windows `ov.exe`, or the `ov.cmd`
+# or `ov.bat` launcher a Windows install may put on PATH instead, in any case, as Windows reads
+# names; or `-m ov`. A name that only holds "ov" (`nov`, `ov.exe.bak`, `C:\ov\tool.exe`) is not ov.
+_OV = r"(?:^|[\s/\\'\"])(?:ov|(?i:ov\.(?:exe|cmd|bat))|-m\s+ov)['\"]?\s+"
 _OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
 _OUR_SERVER = re.compile(_OV + r"mcp\s*$")
 
@@ -42,7 +42,7 @@ def is_ours(command: object) -> bool:
 
 def is_our_server(entry: object) -> bool:
     """Whether a host's server entry named ``ov`` is ov's: its command line ends with ``ov mcp``
-    (a bare ``ov``, any path of it, ``ov.exe``, ``python -m ov``), as the hooks' are recognised. An entry with
+    (a bare ``ov``, any path of it, ``ov.exe``, ``ov.cmd``, ``ov.bat``, ``python -m ov``), as the hooks' are recognised. An entry with
     neither a command nor a URL starts no server (Codex refuses to load one): it is what earlier
     builds' uninstall left of ov's Codex table (``[mcp_servers.ov.env]``), so it counts as ov's."""
     if not isinstance(entry, dict):

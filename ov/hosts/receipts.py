@@ -11,6 +11,12 @@ receipt that lets the uninstall undo exactly what ov did.
 * **Two receipts of one file or folder** (Gemini's hooks and server share settings.json, Codex's
   hooks.json and config.toml share .codex/): whichever uninstall comes last gives the file back
   and removes the folders, because the first hands over what its receipt said.
+* **The trust outlives the receipt**: an uninstall without ``--trust`` leaves in Codex's config
+  what ``--trust`` wrote there, and keeps its record in a receipt of its own
+  (``<host>-kept-trust-<scope>-<digest>.json``, :func:`kept_trust`), so that a later uninstall
+  with ``--trust`` can still take exactly that out.
+* **One install at a time** (:func:`install_lock`): an uninstall that removes the folder of
+  receipts once it is empty would otherwise remove it under an install that has just made it.
 * **The backup goes** with the uninstall that gives the file back as it holds it, or as it holds
   it but for ov's own entries (an older ov's, :mod:`ov.hosts.backups`); the folder of receipts
   goes with the last one. A file removed by hand (:func:`file_gone`) loses its receipt, not its backup.
@@ -22,15 +28,43 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from ov.errors import StoreLocked
 from ov.files import atomic_write
 from ov.home import make_private
 from ov.hosts.filechange import Change
 from ov.hosts.hostconfig import Spec
 
 BACKUP_SUFFIX = ".ov.bak"
+LOCK_NAME = "installs.lock"  # in ov's home, beside the folder of receipts (which goes when empty)
+LOCK_TIMEOUT = 30.0  # seconds: an install runs `codex app-server` for --trust, which may take a while
+_KEPT_TRUST = "kept-trust"  # the kind of the receipt that keeps what --trust wrote past an uninstall
+
+
+@contextmanager
+def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[None]:
+    """Held while an install or an uninstall reads the receipts and writes files and receipts.
+    The lock file sits beside ``receipts_dir``, not in it: the last uninstall removes the folder.
+    Raises :class:`~ov.errors.StoreLocked` when another holds it past ``timeout`` seconds
+    (:data:`LOCK_TIMEOUT` unless given)."""
+    # Deferred: filelock costs ~20 ms to import, and only an install needs it.
+    from filelock import FileLock, Timeout
+
+    make_private(receipts_dir.parent)
+    path = receipts_dir.parent / LOCK_NAME
+    lock = FileLock(path)
+    try:
+        lock.acquire(timeout=LOCK_TIMEOUT if timeout is None else timeout)
+    except Timeout:
+        raise StoreLocked(f"another ov install or uninstall is running (it holds {path})", hint="try again once it is done") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def apply(change: Change, receipts_dir: Path) -> None:
@@ -86,6 +120,8 @@ def apply(change: Change, receipts_dir: Path) -> None:
                     folder.rmdir()  # only when empty: whatever else is in it stays
                 except OSError:
                     _hand_over_folder(receipts_dir, change.spec, folder)
+    if change.trust_kept is not None:
+        _keep_trust(receipts_dir, *change.trust_kept)
     receipt_path = _receipt_path(receipts_dir, change.spec)
     if change.receipt is None:
         _unlink(receipt_path)
@@ -167,6 +203,38 @@ def record_trust(receipts_dir: Path, spec_: Spec, *, reviews: dict[str, str] | N
         trust["created_config"] = True
     receipt["trust"] = trust
     _write_receipt(_receipt_path(receipts_dir, spec_), receipt)
+
+
+def kept_trust(receipts_dir: Path, spec_: Spec) -> dict:
+    """What ``--trust`` wrote for ``spec_``'s hooks file that an uninstall without ``--trust``
+    left in the host's config, as the hooks' receipt recorded it ({} when there is none)."""
+    receipt = read_receipt(receipts_dir, replace(spec_, kind=_KEPT_TRUST))
+    trust = receipt.get("trust") if receipt is not None else None
+    return trust if isinstance(trust, dict) else {}
+
+
+def merged_trust(one: dict, other: dict) -> dict:
+    """Two records of the trust ``--trust`` wrote for one hooks file, as one."""
+    reviews = {key: value for record in (one, other) if isinstance(record.get("reviews"), dict) for key, value in record["reviews"].items()}
+    merged = {**one, **other, "reviews": reviews}
+    if one.get("created_config") or other.get("created_config"):
+        merged["created_config"] = True
+    if not isinstance(other.get("project"), str) and isinstance(one.get("project"), str):
+        merged["project"] = one["project"]
+    return merged
+
+
+def _keep_trust(receipts_dir: Path, spec_: Spec, trust: dict | None) -> None:
+    """Keep (``trust``) or drop (None) the record of the trust written for ``spec_``'s hooks file.
+    It names the hooks file under a key of its own (``hooks_file``), so no receipt of a file takes
+    it for a receipt of the same file (:func:`_heir`)."""
+    path = _receipt_path(receipts_dir, replace(spec_, kind=_KEPT_TRUST))
+    if trust is None:
+        _unlink(path)
+        return
+    make_private(receipts_dir.parent, receipts_dir.name)
+    record = {"host": spec_.host, "scope": spec_.scope, "kind": _KEPT_TRUST, "hooks_file": str(spec_.path), "trust": trust, "updated_at": _now()}
+    _write_receipt(path, record)
 
 
 def with_file_facts(receipt: dict, other: dict) -> dict:
