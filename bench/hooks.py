@@ -699,7 +699,7 @@ PHASE_PROBE = (
 # The steps of a prompt-submit hook, as (file suffix, function) in ov; cumulative times from cProfile.
 STEPS = [
     ("ov/hosts/runtime.py", "run", "runtime.run (the whole hook)"),
-    ("ov/config.py", "load_config", "load_config"),
+    ("ov/config/loading.py", "load_config", "load_config"),
     ("ov/hosts/runtime.py", "_store", "identity, workspace peer, Store()"),
     ("ov/retrieval/plan.py", "session_context", "session_context (read the live session)"),
     ("ov/retrieval/plan.py", "plan_query", "plan_query (deterministic plan)"),

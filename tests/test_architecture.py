@@ -44,6 +44,7 @@ def _module_level_imports(path: Path) -> set[str]:
 # are independent of each other. "ov" is the basics: the modules at the package root.
 LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("basics", frozenset({"ov"})),
+    ("configuration", frozenset({"config"})),  # the schema of config.yaml, its loading and editing
     ("redaction", frozenset({"redact"})),  # the LLM client scrubs what servers say with it
     ("foundations", frozenset({"store", "llm"})),
     ("summaries", frozenset({"summaries"})),

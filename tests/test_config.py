@@ -897,9 +897,8 @@ def test_a_cache_from_before_a_section_existed_is_never_used(home: Home) -> None
     assert loaded.config.retrieval.vector_weight is None
 
 
-def test_a_cache_another_schema_wrote_never_answers(home: Home, ov_home: Path, tmp_path: Path) -> None:
-    """The cache is keyed on the schema: an ov whose bound differs (a copy of this one where
-    retrieval.candidates stops at 1,000) validates the file again, and so does the way back."""
+def _other_ov(tmp_path: Path, module: str, old: str, new: str) -> Path:
+    """A copy of this ov (its code) with ``old`` replaced by ``new`` in ``module`` (a path below ov/)."""
     import shutil
 
     import ov as ov_package
@@ -909,10 +908,16 @@ def test_a_cache_another_schema_wrote_never_answers(home: Home, ov_home: Path, t
 
     other = tmp_path / "other"
     shutil.copytree(Path(ov_package.__file__).parent, other / "ov", ignore=not_code)
-    schema = other / "ov" / "config.py"
-    bound = "candidates: Annotated[int, Positive(10_000)]"
-    assert bound in schema.read_text()
-    schema.write_text(schema.read_text().replace(bound, "candidates: Annotated[int, Positive(1_000)]"))
+    path = other / "ov" / module
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new))
+    return other
+
+
+def test_a_cache_another_schema_wrote_never_answers(home: Home, ov_home: Path, tmp_path: Path) -> None:
+    """The cache is keyed on the schema: an ov whose bound differs (a copy of this one where
+    retrieval.candidates stops at 1,000) validates the file again, and so does the way back."""
+    other = _other_ov(tmp_path, "config/schema.py", "candidates: Annotated[int, Positive(10_000)]", "candidates: Annotated[int, Positive(1_000)]")
 
     write_config(home, "retrieval:\n  candidates: 5000\n")
     assert _probe(ov_home)["candidates"] == 5000 and _probe(ov_home)["pydantic"] is False  # cached as valid
@@ -921,6 +926,27 @@ def test_a_cache_another_schema_wrote_never_answers(home: Home, ov_home: Path, t
     assert theirs["warnings"][0].endswith("retrieval.candidates = 5000: must be at most 1000; the default 200 is used instead. Fix: `ov config unset retrieval.candidates` (back to the default) or `ov config set retrieval.candidates VALUE`")
     ours = _probe(ov_home)
     assert ours["pydantic"] is True and ours["candidates"] == 5000 and ours["warnings"] == []
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("config/checks.py", 'raise ValueError(f"must be at most {self.most:g}")', 'raise ValueError(f"must not pass {self.most:g}")'),  # a check's words
+        ("config/loading.py", 'problem = error["msg"].removeprefix("Value error, ")', 'problem = "refused: " + error["msg"].removeprefix("Value error, ")'),
+    ],
+    ids=["checks", "loading"],
+)
+def test_a_cache_written_by_other_checks_or_loading_code_never_answers(home: Home, ov_home: Path, tmp_path: Path, module: str, old: str, new: str) -> None:
+    """The schema is split over modules (schema, checks, loading): the cache is keyed on each of
+    them, so what another ov's checks said of a value is never read back as this one's."""
+    other = _other_ov(tmp_path, module, old, new)
+    write_config(home, "retrieval:\n  candidates: 20000\n")
+    ours = "retrieval.candidates = 20000: must be at most 10000"
+    assert ours in _probe(ov_home)["warnings"][0] and _probe(ov_home)["pydantic"] is False  # cached
+    theirs = _probe(ov_home, other)
+    assert theirs["pydantic"] is True and ours not in theirs["warnings"][0], theirs
+    again = _probe(ov_home)
+    assert again["pydantic"] is True and ours in again["warnings"][0]
 
 
 def test_unwritable_cache_still_loads(home: Home) -> None:
