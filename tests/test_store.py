@@ -321,8 +321,8 @@ stage = sys.argv[2]
 original_apply = GitStore._apply_worktree
 original_set = None
 
-def apply_then_die(self, changes, *rest):
-    original_apply(self, changes, *rest)
+def apply_then_die(self, changes, *rest, **named):
+    original_apply(self, changes, *rest, **named)
     if stage == "after-files":
         os._exit(9)
 
@@ -761,6 +761,35 @@ def test_a_work_tree_write_refuses_an_escaping_path_and_a_deletion_leaves_the_pl
     assert not (store.root / "resources/b.md").exists(), "refused before anything is written"
     store.git._apply_worktree({"../../outside.md": None, ".git/config": None})  # dropped from a tree only
     assert outside.read_bytes() == b"not the store's\n" and (store.root / ".git" / "config").exists()
+
+
+def test_moving_head_checks_each_path_once_and_leaves_an_escaping_deletion_alone(store: Store, ov_home: Path, monkeypatch):
+    from tests.hostile_trees import FILE
+
+    store.write(store.uri("viking://resources/a.md"), b"mine\n")
+    outside = ov_home / "outside.md"
+    outside.write_bytes(b"not the store's\n")
+    head, new = _hostile_commit(store, {(b"resources", b"n.md"): (FILE, b"new\n")})
+    checked: list[list[str]] = []
+    real = GitStore._escaping
+    monkeypatch.setattr(GitStore, "_escaping", lambda self, paths: checked.append(list(paths)) or real(self, paths))
+    store.git.move_head(head, new, ["resources/n.md", "../../outside.md"])
+    assert checked == [["resources/n.md", "../../outside.md"]], "one check per path of the move, not one per step"
+    assert store.git.head() == new and (store.root / "resources/n.md").read_bytes() == b"new\n"
+    assert outside.read_bytes() == b"not the store's\n"
+
+
+def test_an_early_write_never_deletes_a_place_outside_the_work_tree(store: Store, ov_home: Path):
+    store.write(store.uri("viking://resources/a.md"), b"mine\n")
+    outside = ov_home / "outside.md"
+    outside.write_bytes(b"not the store's\n")
+    head = store.git.head()
+    early = store.git.apply_early(head, {"resources/b.md": b"b\n", "../../outside.md": None})
+    early.wait()
+    assert outside.read_bytes() == b"not the store's\n", "a deletion of such a path only drops it from the tree"
+    assert (store.root / "resources/b.md").read_bytes() == b"b\n"
+    store.git.abandon_early(head, early)
+    assert not (store.root / "resources/b.md").exists() and outside.exists()
 
 
 def test_a_folder_replaced_by_a_link_out_of_the_store_carries_no_write(store: Store, tmp_path: Path):

@@ -391,13 +391,13 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
         tx.changes.pop(rel, None)
         if now.get(rel) != then.get(rel):
             wanted[rel] = then.get(rel)
-    for rel, sha in sorted(wanted.items()):
-        problem = escape_problem(rel)
-        if problem is not None and sha is not None:  # a path only a pull before pulls were checked took in
+    problems = {rel: escape_problem(rel) for rel in sorted(wanted)}
+    for rel, problem in problems.items():
+        if problem is not None and wanted[rel] is not None:  # a path only a pull before pulls were checked took in
             raise UnsafeTree(f"{plan.rev} holds {quote(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
     if check:
-        for rel in sorted(wanted):
-            if escape_problem(rel) is None:  # one to delete: it leaves the tree, nothing on disk is touched
+        for rel, problem in problems.items():
+            if problem is None:  # one to delete: it leaves the tree, nothing on disk is touched
                 tx.require_clean(VikingURI(tuple(rel.split("/"))))
     for rel, sha in wanted.items():
         if sha is None:

@@ -645,7 +645,7 @@ class GitStore:
                 remaining = {p: d for p, d in changes.items() if p not in done or done[p] is not d}
             else:
                 remaining = dict(changes)
-            self._apply_worktree(remaining, appends, staged, progress)
+            self._apply_worktree(remaining, appends, staged, progress=progress)
             if not self._move_branch(chain.base, chain.tip):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
@@ -801,10 +801,12 @@ class GitStore:
 
         if early is not None:
             return self._extend_early(expected_head, changes, early)
-        self._refuse_escapes(None, changes, written=changes)
+        escaping = self._escaping(changes)
+        self._refuse_escapes(escaping, written=changes)
         self._write_journal(expected_head, None, sorted(changes))
         written = dict(changes)
-        self._delete_files(written)
+        # A deletion of an escaping path only drops it from the tree, as in _apply_worktree.
+        self._delete_files({p: d for p, d in written.items() if p not in escaping})
         pool = ThreadPoolExecutor(max_workers=4)
         futures = [pool.submit(_write_if_different, self.worktree / p, d) for p, d in written.items() if d is not None]
         pool.shutdown(wait=False)
@@ -817,7 +819,7 @@ class GitStore:
         batch = {p: d for p, d in changes.items() if d is not None and early.written.get(p, b"") is not d}
         if not batch:
             return early
-        self._refuse_escapes(None, batch, written=batch)
+        self._refuse_escapes(self._escaping(batch), written=batch)
         self._write_journal(expected_head, None, sorted(set(early.written) | set(batch)))
         if any(p in early.written for p in batch):
             early.wait()  # never two writes of one path in flight
@@ -836,10 +838,11 @@ class GitStore:
         merged) and make ``paths`` of the work tree match it, in :meth:`commit`'s order and with
         its journal, so :meth:`recover` settles a crash at any point. The caller holds the lock.
         """
-        self._refuse_escapes(self.tree_of(new), paths)
+        escaping = self._escaping(paths)  # once: the restore below is given what it found
+        self._refuse_escapes(escaping, self.tree_of(new))
         self._write_journal(old, new, paths)
         try:
-            self._restore_paths(self.tree_of(new), paths)
+            self._restore_paths(self.tree_of(new), paths, escaping)
             if not self._move_branch(old, new):
                 raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
         except BaseException:
@@ -1015,7 +1018,7 @@ class GitStore:
                     done.append(f"completed an interrupted commit ({len(paths)} path(s))")
                 else:
                     done.append(f"rolled back an interrupted command ({len(paths)} path(s))")
-            self._restore_paths(self.tree_of(head), paths)
+            self._restore_paths(self.tree_of(head), paths, {})  # none of them escapes now
             temps = self._remove_temp_files(paths)
             if temps:
                 done.append(f"removed {temps} temporary file(s) of interrupted writes")
@@ -1093,11 +1096,13 @@ class GitStore:
                 return f"its folder {quote(folder)} is a symbolic link to {real}, outside the store"
         return None
 
-    def _refuse_escapes(self, tree_id: bytes | None, paths: Iterable[str], written: Mapping[str, bytes | None] | None = None) -> None:
-        """Raise :class:`UnsafeTree` before anything is written when a path to be written leads
-        out of the work tree or into ``.git``: one in ``written`` with content, or (``tree_id``)
-        one that tree holds as a file. Deleting such a path only drops it from the tree."""
-        for path, problem in self._escaping(paths).items():
+    def _refuse_escapes(
+        self, escaping: Mapping[str, str], tree_id: bytes | None = None, written: Mapping[str, bytes | None] | None = None
+    ) -> None:
+        """Raise :class:`UnsafeTree` before anything is written when one of the ``escaping`` paths
+        (:meth:`_escaping`) is to be written: one in ``written`` with content, or (``tree_id``) one
+        that tree holds as a file. Deleting such a path only drops it from the tree."""
+        for path, problem in escaping.items():
             if written is not None:
                 writes = written.get(path) is not None
             else:
@@ -1124,11 +1129,19 @@ class GitStore:
             remove_empty_parents(self.worktree / folder, self.worktree)
 
     def _apply_worktree(
-        self, changes: Mapping[str, bytes | None], appends: Mapping[str, int] | None = None, staged: Staged | None = None, progress: Progress | None = None
+        self,
+        changes: Mapping[str, bytes | None],
+        appends: Mapping[str, int] | None = None,
+        staged: Staged | None = None,
+        escaping: Mapping[str, str] | None = None,
+        progress: Progress | None = None,
     ) -> None:
-        escaping = self._escaping(changes)
+        """Write ``changes`` to the work tree. ``escaping``: what :meth:`_escaping` found for (at
+        least) these paths, when the caller checked them already under this lock."""
+        if escaping is None:
+            escaping = self._escaping(changes)
         if escaping:
-            self._refuse_escapes(None, escaping, written=changes)
+            self._refuse_escapes(escaping, written=changes)
             # Only deletions are left among them: the tree loses such a path (a store that pulled
             # it before pulls were checked), and whatever is at the place it names stays.
             changes = {p: d for p, d in changes.items() if p not in escaping}
@@ -1169,12 +1182,12 @@ class GitStore:
         if told is not None and not writes:
             told(0)
 
-    def _restore_paths(self, tree_id: bytes | None, paths: list[str]) -> None:
+    def _restore_paths(self, tree_id: bytes | None, paths: list[str], escaping: Mapping[str, str] | None = None) -> None:
         """Make each path in the work tree what it is in ``tree_id`` (absent if it is not there)."""
         wanted: dict[str, bytes | None] = {}
         for path, found in self.entries(tree_id, paths).items():
             wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
-        self._apply_worktree(wanted)
+        self._apply_worktree(wanted, escaping=escaping)
 
     def make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
         from dulwich.objects import Commit
