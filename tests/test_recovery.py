@@ -462,3 +462,19 @@ def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_drop
     assert after.exit_code == 0
     notes = [f["message"] for f in after.json["result"]["findings"]]
     assert any(m.startswith(f"commit {bad[:10]} of the history holds") for m in notes)
+
+
+def test_fsck_walks_heads_tree_once(ov, ov_home, monkeypatch):
+    from dulwich.repo import Repo
+
+    from ov.store import treepaths
+
+    for name in ("a", "b"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", f"{name}\n").exit_code == 0
+    walked = []
+    real = treepaths.unsafe_paths
+    monkeypatch.setattr(treepaths, "unsafe_paths", lambda store, tree_id, *a, **k: walked.append(tree_id) or real(store, tree_id, *a, **k))
+    assert ov("fsck", "--json").exit_code == 0
+    with Repo(str(account(ov_home))) as repo:
+        head_tree = repo[repo.head()].tree
+    assert walked.count(head_tree) == 1

@@ -762,3 +762,73 @@ def test_a_tag_of_a_refused_commit_is_not_adopted_by_a_later_pull(homes, bare):
     pulled = homes("b", "pull", "--json")
     assert pulled.exit_code == 0 and pulled.json["result"]["tags"] == ["fine"]
     assert b"refs/tags/evil" not in Repo(str(homes.path["b"] / "accounts" / "default")).refs
+
+
+class _CountingReads:
+    """A repository whose tree reads by :func:`ov.store.treepaths.unsafe_paths` are counted."""
+
+    def __init__(self, repo) -> None:
+        self.repo, self.reads = repo, []
+        self.object_store = self
+
+    def get_walker(self, **kwargs):
+        return self.repo.get_walker(**kwargs)
+
+    def __getitem__(self, sha: bytes):
+        self.reads.append(sha)
+        return self.repo.object_store[sha]
+
+
+def test_a_shared_clean_set_reads_no_tree_twice_and_a_walk_that_finds_a_bad_path_marks_nothing_safe(ov, ov_home):
+    from dulwich.repo import Repo
+
+    from ov.store.treepaths import first_unsafe
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    account = ov_home / "accounts" / "default"
+    good = add_commit(account, {(b"resources", b"b.md"): (FILE, b"b\n")})
+    bad = add_commit(account, {(b"resources", b".git", b"config"): (FILE, b"[core]\n\tfsmonitor = x\n")})
+    with Repo(str(account)) as repo:
+        counted = _CountingReads(repo)
+        clean: set = set()
+        assert first_unsafe(counted, [bad], clean=clean).commit == bad.decode()
+        assert first_unsafe(counted, [bad], clean=clean).commit == bad.decode(), "the failed walk left nothing marked safe"
+        assert first_unsafe(counted, [good], clean=clean) is None
+        counted.reads.clear()
+        assert first_unsafe(counted, [good], clean=clean) is None
+        assert counted.reads == [], "every tree of a history found safe is read once"
+        assert first_unsafe(counted, [bad], clean=clean).commit == bad.decode()
+        assert repo[repo[good].tree].id not in counted.reads and repo[bad].tree in counted.reads
+
+
+@pytest.mark.parametrize("fine, evil", [(b"a-fine", b"b-evil"), (b"b-fine", b"a-evil")])
+def test_tags_checked_together_still_leave_out_each_whose_history_holds_a_bad_path(ov, ov_home, fine, evil):
+    from dulwich.repo import Repo
+
+    from ov.history.remotes import _adopt_tags
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    account = ov_home / "accounts" / "default"
+    with Repo(str(account)) as repo:
+        head = repo.refs[b"refs/heads/main"]
+    good = add_commit(account, {(b"resources", b"b.md"): (FILE, b"b\n")})
+    bad = add_commit(account, {(b"..", b"outside.md"): (FILE, b"x\n")})
+    with Repo(str(account)) as repo:
+        repo.refs[b"refs/heads/main"] = head  # fetched, not pulled
+        tags = {b"refs/tags/" + fine: good, b"refs/tags/" + evil: bad, b"refs/tags/" + evil + b"2": bad}
+        assert _adopt_tags(repo, tags, head) == [fine.decode()]
+        assert set(repo.refs.as_dict(b"refs/tags")) == {fine}
+
+
+def test_a_file_found_safe_in_a_newer_commit_hides_no_link_of_the_same_name_further_back(ov, ov_home):
+    from dulwich.repo import Repo
+
+    from ov.store.treepaths import first_unsafe
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    account = ov_home / "accounts" / "default"
+    linked = add_commit(account, {(b"resources", b"x.md"): (LINK, b"/etc/passwd")})
+    replaced = add_commit(account, {(b"resources", b"x.md"): (FILE, b"a file now\n")})
+    with Repo(str(account)) as repo:
+        found = first_unsafe(repo, [replaced])
+    assert found is not None and (found.commit, found.path) == (linked.decode(), "resources/x.md") and "symbolic link" in found.problem

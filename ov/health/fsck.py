@@ -134,31 +134,31 @@ def _check_tree_paths(git, head: bytes, add) -> None:
     a pull took them in before pulls refused them. A problem in HEAD, whose files every later
     merge and restore meet; a note further back, where only a restore of that commit reaches them."""
     from ov.errors import quote
-    from ov.store.treepaths import first_unsafe, unsafe_paths
+    from ov.store.treepaths import first_unsafe
 
     came = "it came from a pull before ov refused such trees"
-    in_head = next(unsafe_paths(git.repo.object_store, git.tree_of(head), skip_missing=True), None)
-    if in_head is not None:
-        path, problem = in_head
+    # One walk of the history: HEAD comes first, so a path HEAD holds is the one found.
+    found = first_unsafe(git.repo, [head], skip_missing=True)  # missing objects are reported above
+    if found is None:
+        return
+    if found.commit == head.decode():
         add(
             Finding(
                 "store",
                 "problem",
-                f"HEAD holds {quote(path)}, which ov never writes: {problem} ({came})",
+                f"HEAD holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
                 "remove it: `ov snapshot commit -m MESSAGE` when `ov status` lists it as unsafe or deleted, else `ov rm` its URI",
             )
         )
         return
-    found = first_unsafe(git.repo, [head], skip_missing=True)  # missing objects are reported above
-    if found is not None:
-        add(
-            Finding(
-                "store",
-                "note",
-                f"commit {found.commit[:10]} of the history holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
-                "HEAD no longer holds it: do not restore that commit",
-            )
+    add(
+        Finding(
+            "store",
+            "note",
+            f"commit {found.commit[:10]} of the history holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
+            "HEAD no longer holds it: do not restore that commit",
         )
+    )
 
 
 def _walk(git, tree_id, prefix: str):

@@ -292,6 +292,9 @@ def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> li
     from ov.store.treepaths import first_unsafe
 
     added = []
+    # Tags share most of their history: what one tag's check found safe is not read again.
+    clean: set[tuple[bytes, str]] = set()
+    safe_commits = [head] if head is not None else []
     for ref, sha in sorted(remote_tags.items()):
         if ref.endswith(b"^{}") or sha not in repo.object_store:
             continue
@@ -299,9 +302,10 @@ def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> li
             commit = peel_sha(repo.object_store, sha)[1]
         except KeyError:
             continue  # a tag of an object that is not here
-        if commit.type_name != b"commit" or first_unsafe(repo, [commit.id], [head] if head is not None else []) is not None:
+        if commit.type_name != b"commit" or first_unsafe(repo, [commit.id], safe_commits, clean=clean) is not None:
             log.warning("left out the remote's tag %s: its history holds a path ov never writes", ref.decode("utf-8", "replace"))
             continue
+        safe_commits.append(commit.id)  # its whole history was found safe: a later tag's walk stops there
         if repo.refs.add_if_new(ref, sha):
             added.append(ref[len(TAG_PREFIX):].decode())
     return added

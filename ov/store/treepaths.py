@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import stat
 from collections.abc import Iterable, Iterator
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ov.uri import segment_problem, work_path_problem
@@ -54,22 +55,34 @@ def entry_problem(name: bytes, mode: int) -> str | None:
 
 
 def unsafe_paths(
-    object_store, tree_id: bytes, checked: set[tuple[bytes, str]] | None = None, *, skip_missing: bool = False
+    object_store,
+    tree_id: bytes,
+    checked: set[tuple[bytes, str]] | None = None,
+    *,
+    skip_missing: bool = False,
+    clean: AbstractSet[tuple[bytes, str]] = frozenset(),
+    safe_files: set[tuple[str, bytes, int]] | None = None,
 ) -> Iterator[tuple[str, str]]:
     """(path, problem) of every entry of ``tree_id`` that may not reach the work tree.
 
     ``checked`` holds the (tree, folder) pairs already walked, shared across the commits of one
     history so that each pair is read once: a commit shares most of its trees with its parent.
     A folder's path matters (its length, a user id's place), so a tree is checked per place.
-    A tree missing from the object store is one too, unless ``skip_missing``.
+    A tree missing from the object store is one too, unless ``skip_missing``. ``clean`` holds
+    pairs an earlier walk found safe whole (every tree below them included): not walked again.
+    ``safe_files`` holds the (folder, name, mode) of files found safe, shared like ``checked``:
+    each commit that changes a folder makes a new tree of it that repeats most of its files, and
+    checking a file's whole path costs far more than looking it up (most of ``ov fsck``'s time in
+    a long history). The name is its bytes: two names may show alike.
     """
     from dulwich.errors import ObjectFormatException
 
     checked = set() if checked is None else checked
+    safe_files = set() if safe_files is None else safe_files
     stack = [(tree_id, "")]  # not recursion: a hostile tree may nest thousands of folders deep
     while stack:
         sha, folder = stack.pop()
-        if (sha, folder) in checked:
+        if (sha, folder) in checked or (sha, folder) in clean:
             continue
         checked.add((sha, folder))
         try:
@@ -85,27 +98,40 @@ def unsafe_paths(
             yield folder or "/", "a folder whose object is not a tree"
             continue
         for name, mode, child in tree.iteritems():
+            if (folder, name, mode) in safe_files:
+                continue
             shown = name.decode("utf-8", "backslashreplace")
             path = f"{folder}/{shown}" if folder else shown
             problem = entry_problem(name, mode)
             if problem is None and not stat.S_ISDIR(mode):
                 problem = work_path_problem(path)
+                if problem is None:
+                    safe_files.add((folder, name, mode))
             if problem is not None:
                 yield path, problem
             elif stat.S_ISDIR(mode):
                 stack.append((child, path))
 
 
-def first_unsafe(repo, include: Iterable[bytes], exclude: Iterable[bytes] = (), *, skip_missing: bool = False) -> UnsafePath | None:
+def first_unsafe(
+    repo, include: Iterable[bytes], exclude: Iterable[bytes] = (), *, skip_missing: bool = False, clean: set[tuple[bytes, str]] | None = None
+) -> UnsafePath | None:
     """The first path that may not reach the work tree in the trees of the commits reachable
-    from ``include`` but not from ``exclude`` (newest first), or None when there is none."""
+    from ``include`` but not from ``exclude`` (newest first), or None when there is none.
+
+    ``clean`` is shared by the calls that check several histories of one repository (a pull's
+    tags): the (tree, folder) pairs found safe so far, which this call does not read again and,
+    when it finds nothing, adds the pairs it read to. A walk that stops at a problem adds none:
+    a pair is marked before the trees below it are read, so not every pair it marked is safe."""
     from dulwich.errors import ObjectFormatException
 
     checked: set[tuple[bytes, str]] = set()
+    safe_files: set[tuple[str, bytes, int]] = set()
+    known = clean if clean is not None else frozenset()
     try:
         for entry in repo.get_walker(include=list(include), exclude=list(exclude) or None):
             commit = entry.commit
-            for path, problem in unsafe_paths(repo.object_store, commit.tree, checked, skip_missing=skip_missing):
+            for path, problem in unsafe_paths(repo.object_store, commit.tree, checked, skip_missing=skip_missing, clean=known, safe_files=safe_files):
                 return UnsafePath(commit.id.decode(), path, problem)
     except KeyError as exc:  # a commit the history names is not here
         if skip_missing:
@@ -115,4 +141,6 @@ def first_unsafe(repo, include: Iterable[bytes], exclude: Iterable[bytes] = (), 
         return UnsafePath(shown, "/", f"commit {shown[:10]} is missing from the object store")
     except ObjectFormatException as exc:
         return UnsafePath("?", "/", f"a commit of the history is not a well-formed git commit ({exc})")
+    if clean is not None:
+        clean |= checked
     return None
