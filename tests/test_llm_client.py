@@ -523,3 +523,42 @@ def test_an_empty_answer_keeps_the_tokens_it_was_billed(llm_server, llm_config):
     with pytest.raises(EmptyAnswer) as info:
         complete(llm_config, HI, purpose="test")
     assert (info.value.completion.prompt_tokens, info.value.completion.completion_tokens) == (40, 0)
+
+
+def test_the_client_logs_each_answered_call_itself(llm_server, llm_config, tmp_path):
+    """One usage line per HTTP call the model answered, an empty or useless answer included (it
+    was billed), logged by the client, under the model ov was configured with; none for a call
+    that failed, nor for a call made without a log (doctor's probe)."""
+    from ov.llm import usage
+    from ov.llm.client import EmptyAnswer, UnusableAnswer, complete_json
+    from ov.llm.usage import UsageLog
+
+    log = UsageLog(tmp_path, "summary")
+    llm_server.chat("An answer.", prompt_tokens=30, completion_tokens=5, model="served-under-another-name")
+    complete(llm_config, HI, purpose="test", usage=log)
+    llm_server.chat("", prompt_tokens=40, completion_tokens=0)
+    with pytest.raises(EmptyAnswer):
+        complete(llm_config, HI, purpose="test", usage=log)
+    llm_server.error(500, "model overloaded")
+    with pytest.raises(LLMError):
+        complete(llm_config, HI, purpose="test", usage=log)
+    llm_server.chat("Unlogged.")
+    complete(llm_config, HI, purpose="test")
+    llm_server.chat("not json", prompt_tokens=50, completion_tokens=3)
+    llm_server.chat("still not json", prompt_tokens=60, completion_tokens=4)
+    spent: dict = {}
+
+    def parse(text):
+        raise ValueError("no JSON")
+
+    with pytest.raises(UnusableAnswer):
+        complete_json(llm_config, HI, parse, shape="{}", purpose="test", spent=spent, usage=UsageLog(tmp_path, "query_plan"))
+    lines = [json.loads(line) for line in (tmp_path / usage.USAGE_FILE).read_text().splitlines()]
+    assert [sorted(line) for line in lines] == [["completion_tokens", "model", "prompt_tokens", "purpose", "time"]] * 4
+    assert [(r["purpose"], r["model"], r["prompt_tokens"], r["completion_tokens"]) for r in lines] == [
+        ("summary", llm_config.model, 30, 5),
+        ("summary", llm_config.model, 40, 0),
+        ("query_plan", llm_config.model, 50, 3),
+        ("query_plan", llm_config.model, 60, 4),
+    ]
+    assert spent == {"prompt_tokens": 110, "completion_tokens": 7}

@@ -542,29 +542,24 @@ def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result:
 
 
 def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tuple[str, str]:
-    from ov.llm.client import EmptyAnswer, LLMError
+    from ov.llm.client import LLMError
+    from ov.llm.usage import UsageLog
     from ov.summaries.layers import render_sidecars, summarize_directory
 
     if llm is None or result.llm_failed:
         return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
     try:
-        summary = summarize_directory(str(job.dir_uri), job.infos, description=job.description, llm=llm, prompts_dir=prompts_dir)
+        summary = summarize_directory(
+            str(job.dir_uri), job.infos, description=job.description, llm=llm, prompts_dir=prompts_dir, usage=UsageLog(store.state, "summary")
+        )
     except LLMError as exc:
         # A flaky or unreachable model must not cost the user the whole add: fall back to the
         # extractive summariser for this and every remaining directory, and say so.
-        if isinstance(exc, EmptyAnswer):  # billed all the same
-            from ov.llm.usage import record
-
-            record(store.state, "summary", llm.model or "", exc.completion.prompt_tokens, exc.completion.completion_tokens)
         result.llm_failed = True
         result.warnings.append(f"LLM summary failed ({exc.message}); extractive summaries written instead")
         return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
     for key, value in summary.tokens.items():
         result.tokens[key] = result.tokens.get(key, 0) + value
-    if summary.tokens:
-        from ov.llm.usage import record
-
-        record(store.state, "summary", llm.model or "", summary.tokens.get("prompt_tokens", 0), summary.tokens.get("completion_tokens", 0))
     return render_sidecars(str(job.dir_uri), summary, source=job.source, generated_by=GENERATOR)
 
 

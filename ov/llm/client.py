@@ -31,6 +31,7 @@ from ov.errors import EXIT_RUNTIME, OvError
 
 if TYPE_CHECKING:
     from ov.llm.routes import Route
+    from ov.llm.usage import UsageLog
     from ov.llm.wire import CallFailed
 
 T = TypeVar("T")
@@ -76,12 +77,14 @@ def complete(
     purpose: str,
     temperature: float | None = None,
     max_tokens: int | None = None,
+    usage: UsageLog | None = None,
 ) -> Completion:
     """Send ``messages`` to the configured model and return its text and token usage.
 
     ``purpose`` (e.g. ``"directory overview"``) names the call in error messages.
     ``temperature`` and ``max_tokens`` override the config for this call (a prompt
-    template may pin its own temperature). Every failure is an :class:`LLMError`.
+    template may pin its own temperature). ``usage``: where the call's tokens are logged once
+    the model answered, an empty answer included. Every failure is an :class:`LLMError`.
     """
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
@@ -91,8 +94,21 @@ def complete(
     temperature = config.temperature if temperature is None else temperature
     native = native_route(model, config.api_base, key, LLMError, section="llm")
     if native is not None:
-        return _complete_natively(native, config, messages, purpose, max_tokens, temperature)
+        completion = _complete_natively(native, config, messages, purpose, max_tokens, temperature)
+    else:
+        completion = _complete_with_litellm(model, key, config, messages, purpose, max_tokens, temperature)
+    if usage is not None:
+        usage.record(model, completion.prompt_tokens, completion.completion_tokens)
+    if not completion.text.strip():
+        raise EmptyAnswer(
+            f"{config.model} returned an empty answer for the {purpose}", completion=completion, hint="check llm.max_output_tokens and the model"
+        )
+    return completion
 
+
+def _complete_with_litellm(
+    model: str, key: str | None, config: LLMConfig, messages: list[dict[str, Any]], purpose: str, max_tokens: int, temperature: float
+) -> Completion:
     kwargs = litellm_kwargs(
         model,
         config.timeout,
@@ -158,14 +174,8 @@ def _complete_natively(route: Route, config: LLMConfig, messages: list[dict[str,
         answer = native.chat(route, messages, max_tokens=max_tokens, temperature=temperature, timeout=config.timeout)
     except CallFailed as failure:
         raise _translate(failure, config, purpose) from None
-    completion = Completion(answer.text or "", answer.prompt_tokens, answer.completion_tokens, answer.model or config.model or "")
-    if not isinstance(answer.text, str) or not answer.text.strip():
-        raise _empty(config, purpose, completion)
-    return completion
-
-
-def _empty(config: LLMConfig, purpose: str, completion: Completion) -> EmptyAnswer:
-    return EmptyAnswer(f"{config.model} returned an empty answer for the {purpose}", completion=completion, hint="check llm.max_output_tokens and the model")
+    text = answer.text if isinstance(answer.text, str) else ""
+    return Completion(text, answer.prompt_tokens, answer.completion_tokens, answer.model or config.model or "")
 
 
 def api_key(env_name: str, model: str, section: str, error: type[OvError]) -> str:
@@ -190,22 +200,23 @@ def complete_json(
     *,
     shape: str,
     purpose: str,
-    spent: dict[str, Any],
+    spent: dict[str, Any] | None = None,
     temperature: float | None = None,
+    usage: UsageLog | None = None,
 ) -> T:
     """One call whose answer ``parse`` turns into a value, and one repair request when it cannot.
 
     ``parse`` raises ValueError saying what is wrong; the model is shown that and the expected
     ``shape`` once, with its answer cut to what ``llm.max_prompt_chars`` leaves room for.
     ``spent`` adds up the prompt and completion tokens of every call made, also when it fails
-    (they were billed), and lists each call's ``(prompt, completion)`` under ``calls``:
-    :func:`ov.llm.usage.record_spent` logs one line per call. Raises :class:`UnusableAnswer` when
-    the repaired answer cannot be used either, and LLMError when a call fails.
+    (they were billed); ``usage`` logs each call (:func:`complete`). Raises :class:`UnusableAnswer`
+    when the repaired answer cannot be used either, and LLMError when a call fails.
     """
+    spent = {} if spent is None else spent
 
     def ask(conversation: list[dict[str, Any]]) -> str:
         try:
-            answer = complete(config, conversation, purpose=purpose, temperature=temperature)
+            answer = complete(config, conversation, purpose=purpose, temperature=temperature, usage=usage)
         except EmptyAnswer as empty:
             add_spent(spent, empty.completion)
             raise
@@ -232,7 +243,6 @@ def add_spent(spent: dict[str, Any], answer: Completion) -> None:
     """Count one call's tokens into ``spent`` (see :func:`complete_json`)."""
     spent["prompt_tokens"] = spent.get("prompt_tokens", 0) + answer.prompt_tokens
     spent["completion_tokens"] = spent.get("completion_tokens", 0) + answer.completion_tokens
-    spent.setdefault("calls", []).append((answer.prompt_tokens, answer.completion_tokens))
 
 
 _OMITTED = "[your previous answer, {n} characters, is not repeated here]"
@@ -401,15 +411,12 @@ def _parse(response: Any, config: LLMConfig, purpose: str) -> Completion:
     except (AttributeError, IndexError, KeyError, TypeError):
         raise LLMError(f"{config.model} returned no choices for the {purpose}") from None
     usage = getattr(response, "usage", None)
-    completion = Completion(
+    return Completion(
         text=text if isinstance(text, str) else "",
         prompt_tokens=_count(getattr(usage, "prompt_tokens", 0)),
         completion_tokens=_count(getattr(usage, "completion_tokens", 0)),
         model=str(getattr(response, "model", None) or config.model),
     )
-    if not completion.text.strip():
-        raise _empty(config, purpose, completion)
-    return completion
 
 
 def _count(value: Any) -> int:

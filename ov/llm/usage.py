@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
 
 from ov.errors import not_writable
 
@@ -49,18 +48,17 @@ def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, comple
         os.close(fd)
 
 
-def record_spent(state_dir: Path, purpose: str, model: str, spent: Mapping[str, Any] | None) -> None:
-    """Log the calls a ``spent`` tally holds (:func:`ov.llm.client.complete_json`), one line per
-    HTTP call; a tally without its calls is logged as one."""
-    if not spent:
-        return
-    calls = spent.get("calls")
-    if not calls:
-        if spent.get("prompt_tokens") or spent.get("completion_tokens"):
-            record(state_dir, purpose, model, spent.get("prompt_tokens", 0), spent.get("completion_tokens", 0))
-        return
-    for prompt_tokens, completion_tokens in calls:
-        record(state_dir, purpose, model, prompt_tokens, completion_tokens)
+@dataclass(frozen=True)
+class UsageLog:
+    """Where the chat calls made for one ``purpose`` are logged. Given to
+    :func:`ov.llm.client.complete`, which logs one line per call the model answered, an answer
+    that turned out useless included (it was billed): callers never count tokens themselves."""
+
+    state_dir: Path
+    purpose: str
+
+    def record(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
+        record(self.state_dir, self.purpose, model, prompt_tokens, completion_tokens)
 
 
 def read(state_dir: Path) -> Iterator[UsageRecord]:

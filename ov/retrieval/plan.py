@@ -26,6 +26,7 @@ from ov.store import sidecar
 if TYPE_CHECKING:
     from ov.config import LLMConfig
     from ov.llm.prompts import PromptTemplate
+    from ov.llm.usage import UsageLog
     from ov.store.store import Store
 
 PROMPT = "intent_analysis"
@@ -141,25 +142,21 @@ def plan_query(
     allowed = [t for t in PLANNED_TYPES if types is None or t in types]
     if not allowed:
         return deterministic_plan(query, messages, why="only session messages are searched, so there is nothing to plan")
-    from ov.llm import usage
     from ov.llm.client import LLMError
+    from ov.llm.usage import UsageLog
 
-    spent = {"prompt_tokens": 0, "completion_tokens": 0}
     try:
-        plan = llm_plan(
+        return llm_plan(
             config.llm,
             query,
             messages,
             session.summary if session else "",
             types=tuple(allowed),
             prompts_dir=store.home.root / "prompts",
-            spent=spent,
+            usage=UsageLog(store.state, USAGE_PURPOSE),
         )
     except LLMError as exc:
-        plan = deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
-    finally:
-        usage.record_spent(store.state, USAGE_PURPOSE, config.llm.model or "", spent)
-    return plan
+        return deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
 
 
 def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
@@ -214,10 +211,10 @@ def llm_plan(
     *,
     types: tuple[str, ...] = PLANNED_TYPES,
     prompts_dir: Path | None,
-    spent: dict[str, Any],
+    usage: UsageLog | None = None,
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
-    ``spent`` adds up the tokens of every call made, also then."""
+    ``usage`` logs every call made, also then."""
     from ov.llm.client import complete_json
     from ov.llm.prompts import CONTRACTS, load_prompt
 
@@ -226,7 +223,7 @@ def llm_plan(
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=variables, requires=required)
     chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
     reasoning, queries = complete_json(
-        config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, spent=spent, temperature=prompt.temperature
+        config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, temperature=prompt.temperature, usage=usage
     )
     return QueryPlan(reasoning, queries, "llm")
 

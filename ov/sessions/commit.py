@@ -324,27 +324,30 @@ def _extract(
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
     elif llm.enabled:
         from ov.errors import ConfigError
-        from ov.llm import usage
         from ov.llm.client import LLMError
+        from ov.llm.usage import UsageLog
         from ov.sessions.memory.llm_extract import extract_with_llm
 
         read = reader(tx, memories)
         existing = _memories_for_llm(store, memories, lambda rel: read(str(memories), rel), llm.max_prompt_chars)
         try:
             candidates, tokens = extract_with_llm(
-                llm, schemas, messages, existing, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", peer=peer
+                llm,
+                schemas,
+                messages,
+                existing,
+                user=store.identity.user,
+                when=when,
+                prompts_dir=store.home.root / "prompts",
+                peer=peer,
+                usage=UsageLog(store.state, "extraction"),
             )
         # An offline laptop, an expired key or a broken prompt override must not lose the
         # memories (ConfigError: the override does not load); a bug still fails.
         except (LLMError, ConfigError) as exc:
-            spent = getattr(exc, "tokens", None)
-            if spent:
-                usage.record_spent(store.state, "extraction", llm.model or "", spent)
-                tokens = spent
+            tokens = getattr(exc, "tokens", None) or tokens  # billed although the answer was useless
             model_failed = f"{type(exc).__name__}: {exc}"
             candidates = extract_explicit(messages, when=when, user=store.identity.user)
-        else:
-            usage.record_spent(store.state, "extraction", llm.model or "", tokens)
         answers[seen] = copy.deepcopy((candidates, tokens, model_failed))
     else:
         candidates = extract_explicit(messages, when=when, user=store.identity.user)

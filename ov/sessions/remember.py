@@ -183,18 +183,17 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     """With an LLM, the model only chooses the memory's type and file; the words stay the user's."""
     from ov.errors import ConfigError
     from ov.llm.client import LLMError
-    from ov.llm.usage import record_spent
+    from ov.llm.usage import UsageLog
     from ov.sessions.memory.llm_extract import extract_with_llm
 
     message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": f"Remember this: {text}"}], "created_at": when.isoformat()}
     llm = store.config.llm
     try:
-        candidates, tokens = extract_with_llm(llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts")
-    except (LLMError, ConfigError) as exc:  # ConfigError: a prompt override that does not load
-        spent = getattr(exc, "tokens", None)
-        record_spent(store.state, "remember", llm.model or "", spent)  # billed although the answer was useless
+        candidates, _ = extract_with_llm(
+            llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", usage=UsageLog(store.state, "remember")
+        )
+    except (LLMError, ConfigError):  # ConfigError: a prompt override that does not load
         return []  # the deterministic reading below still remembers it
-    record_spent(store.state, "remember", llm.model or "", tokens)
     # A sectioned type (experiences: Situation, Approach, Reflect) would be stored in the model's
     # words, which are not what the user said; the model chooses among the others, or the
     # deterministic reading keeps the text.
