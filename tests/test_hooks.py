@@ -1349,6 +1349,38 @@ def test_a_rewritten_codex_rollout_is_not_captured_twice(ov, ov_home, tmp_path):
     assert texts == ["first question", "first answer", "second question", "second answer"]
 
 
+def test_a_capture_reading_on_past_the_archived_window_never_reads_the_record_of_archived_ids(ov, ov_home, tmp_path, monkeypatch):
+    """Once a session had archived more ids than .meta.json keeps, every capture read the complete
+    record; only one that reads the transcript from its start can bring archived messages again."""
+    from ov.hosts import codex
+    from ov.hosts.capture import capture, state_dir
+    from ov.hosts.host import HookInput
+    from ov.sessions import session
+    from ov.sessions.commit import commit_session
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 1)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 1)
+    store = _store(ov_home)
+    rollout = tmp_path / "rollout.jsonl"
+    rollout.write_text('{"timestamp":"2026-12-01T07:14:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/proj"}}\n')
+    hook = HookInput("codex", "stop", "s1", transcript_path=str(rollout))
+    for turn in (1, 2):
+        with rollout.open("a") as out:
+            out.write(_codex_said(2 * turn, "user", f"question {turn}") + _codex_said(2 * turn + 1, "assistant", f"answer {turn}"))
+        assert capture(store, codex.HOST, hook, "cx-s1").added == 2
+        commit_session(store, "cx-s1")
+    reads = []
+    real = session.read_archived_ids
+    monkeypatch.setattr(session, "read_archived_ids", lambda *args: reads.append(args) or real(*args))
+    with rollout.open("a") as out:
+        out.write(_codex_said(6, "user", "question 3") + _codex_said(7, "assistant", "answer 3"))
+    assert capture(store, codex.HOST, hook, "cx-s1").added == 2
+    assert reads == [], "read on from the last capture's offset: nothing it brings was archived"
+    (state_dir(store) / "capture" / "cx-s1.json").unlink()  # its state lost: read again from the start
+    again = capture(store, codex.HOST, hook, "cx-s1")
+    assert (again.added, again.duplicates) == (0, 6) and len(reads) == 1
+
+
 def _cursor_line(role: str, text: str) -> str:
     """One line of a Cursor transcript, as Cursor writes it: no id, no time."""
     return json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}}) + "\n"

@@ -1138,6 +1138,26 @@ def test_a_session_within_the_window_never_reads_the_record(ov, monkeypatch):
     assert session.add_messages(store, "short", _turns(0, 5)).added == ["m3", "m4"]
 
 
+def test_messages_that_are_not_resent_never_read_the_record_past_the_window(ov, monkeypatch):
+    """A capture reading on from its offset says its messages are not resent: past the window the
+    complete record is read only for those that may be."""
+    from ov.sessions import session
+    from ov.sessions.commit import commit_session
+
+    monkeypatch.setattr("ov.sessions.session.ARCHIVED_IDS_KEPT", 2)
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 2)
+    store = _store()
+    for start in (0, 3):
+        session.add_messages(store, "long", _turns(start, start + 3))
+        commit_session(store, "long")
+    reads = []
+    real = session.read_archived_ids
+    monkeypatch.setattr(session, "read_archived_ids", lambda *args: reads.append(args) or real(*args))
+    assert session.add_messages(store, "long", _turns(6, 8), resent=False).added == ["m6", "m7"]
+    assert reads == []
+    assert session.add_messages(store, "long", _turns(0, 9)).added == ["m8"] and len(reads) == 1
+
+
 def test_a_session_an_older_ov_committed_past_the_window_learns_its_record_from_the_archives(ov, ov_home, monkeypatch):
     """An older ov kept no record and no archived_count: the archives say which ids they hold,
     and the first add that needs them keeps the record from then on."""

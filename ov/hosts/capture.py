@@ -57,6 +57,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
     state_path = state_dir(store) / "capture" / f"{session_id}.json"
     state = _read_state(state_path)
     end = None
+    resent = True  # hook input (OpenCode's plugin sends the whole conversation), or a transcript from its start
     transcript = Path(hook.transcript_path) if hook.transcript_path else None
     if host.reads_transcript and transcript is not None and transcript.is_file():
         start = state.get("offset", 0) if state.get("transcript") == str(transcript) else 0
@@ -69,6 +70,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
             pass
         # How often each line without an id of its own came before `start` (its id numbers the repeats).
         seen = _line_counts(state) if start else LineCounts()
+        resent = not start
         raw, end = host.transcript_messages(transcript, start, limit, seen)
         # One read takes at most MAX_READ_BYTES of lines: read on to where the file ended when this
         # capture began (what is written after is the next capture's), or a commit would archive
@@ -103,7 +105,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
         messages.append(message)
     result = Captured(dropped=dropped)
     if messages:
-        added = add_messages(store, session_id, messages)
+        added = add_messages(store, session_id, messages, resent=resent)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
     if end is not None and end != state.get("offset"):
         _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()})

@@ -108,8 +108,14 @@ def create(store: Store, session_id: str | None = None, *, peer: str | None = No
         return tx.commit("session new", [uri])
 
 
-def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddResult:
-    """Append messages (validated and redacted first); create the session if it does not exist."""
+def add_messages(store: Store, session_id: str, raw_messages: list[Any], *, resent: bool = True) -> AddResult:
+    """Append messages (validated and redacted first); create the session if it does not exist.
+
+    ``resent``: the messages may repeat ones the session archived long ago (a host that sends its
+    whole conversation, a transcript read from its start). A capture that reads on from where the
+    previous one stopped passes False: what it brings is newer than anything the session's commits
+    archived, but the last one's ids, which .meta.json always keeps, so the complete record of
+    archived ids is not read."""
     from ov.redact.engine import redact_value
     from ov.store import group_commit
     from ov.tokens import estimate_tokens  # noqa: F401 - imported before the lock: other writers wait while it holds
@@ -121,11 +127,11 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any]) -> AddR
         message["parts"], count = redact_value(message["parts"])
         message["id"], id_count = _redact_id(message["id"])
         redacted += count + id_count
-    args = {"session_id": session_id, "messages": messages, "redacted": redacted}
+    args = {"session_id": session_id, "messages": messages, "redacted": redacted, "resent": resent}
     return group_commit.run(store, "session.add", args, lambda data: AddResult(**data))
 
 
-def locked_add(store: Store, session_id: str, messages: list[dict], redacted: int) -> AddResult:
+def locked_add(store: Store, session_id: str, messages: list[dict], redacted: int, resent: bool = True) -> AddResult:
     """The locked step of :func:`add_messages`: ``messages`` are validated and redacted already."""
     from ov.tokens import estimate_tokens
 
@@ -143,7 +149,7 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         # Ids come from the meta file, not by parsing every stored line: a hook pays for this each turn.
         known = set(meta["live_ids"]) | set(meta.get("archived_ids", []))
         rebuilt = None
-        if len(meta.get("archived_ids", [])) < archived_count(meta) and any(m["id"] not in known for m in messages):
+        if resent and len(meta.get("archived_ids", [])) < archived_count(meta) and any(m["id"] not in known for m in messages):
             # The window in .meta.json lost the oldest archived ids, and a host that resends the
             # whole conversation (OpenCode's plugin) or a capture that reads it again from the start
             # would add those messages again: they are looked up in the complete record.
