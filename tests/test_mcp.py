@@ -348,7 +348,10 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert out["read"] == "=== viking://resources/handbook/deploy.md (lines 3-3 of 4)\nStaging deploys run with make ship."
     assert "viking://resources/handbook/" in out["ls"]
     assert "handbook/" in out["tree"] and "deploy.md" in out["tree"]
-    assert json.loads(out["stat"])["uri"] == "viking://resources/handbook/deploy.md"
+    # The command's answer, provenance included (found by an audit: the tool left out `source`).
+    stat = json.loads(out["stat"])
+    assert stat == ov("stat", "viking://resources/handbook/deploy.md", "--json").json["result"]
+    assert stat["uri"] == "viking://resources/handbook/deploy.md" and stat["source"]["uri"] == str(source / "deploy.md") and stat["source"]["lines"] == [1, 4]
     assert out["grep"] == "viking://resources/handbook/deploy.md:3: Staging deploys run with make ship."
     assert "viking://resources/handbook/deploy.md" in out["glob"]
     assert out["write"].startswith("wrote viking://resources/notes/todo.md (commit ")
@@ -487,6 +490,10 @@ def test_remembering_a_memory_again_says_what_the_command_says(ov):
         ("edit", {"uri": "viking://resources/nope.md", "old": "a", "new": "b"}, "does not exist"),
         ("grep", {"pattern": "("}, "pattern"),
         ("ls", {"uri": 3}, "must be a string"),
+        # (found by an audit: an argument the tool does not take was dropped, and with it the filter asked for)
+        ("find", {"query": "x", "type": "memory"}, "the `find` tool takes no `type`; did you mean `types`?\nhint: `find` takes query, uri, limit, types (see its inputSchema)"),
+        ("grep", {"pattern": "x", "ignoreCase": True}, "the `grep` tool takes no `ignoreCase`; did you mean `ignore_case`?\nhint: `grep` takes pattern, uri, ignore_case, limit"),
+        ("health", {"verbose": True}, "the `health` tool takes no `verbose`\nhint: `health` takes no arguments"),
     ],
 )
 def test_bad_arguments_are_tool_errors_with_ovs_message(ov_home, name, arguments, says):
@@ -495,6 +502,24 @@ def test_bad_arguments_are_tool_errors_with_ovs_message(ov_home, name, arguments
 
     result = _with_client(body)
     assert result.is_error and says in _text(result), _text(result)
+
+
+def test_a_call_with_an_argument_the_tool_does_not_take_does_nothing(ov, ov_home):
+    """(found by an audit: `remember` with `"user": "alice"` wrote to this server's user and said it
+    had remembered; `find` with `type` ranked every type)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    assert all(t["inputSchema"]["additionalProperties"] is False for t in tools.definitions())
+    assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    context = tools.Context.resolve({}, _os.environ)
+    refused = tools.call(context, "remember", {"text": "My editor is Helix", "user": "alice"})
+    assert refused.get("isError") and refused["content"][0]["text"] == "the `remember` tool takes no `user`\nhint: `remember` takes text, type (see its inputSchema)"
+    assert ov("snapshot", "log", "--json").json["result"] == head  # nothing committed, for anyone
+    assert not list(ov_home.rglob("profile.md"))
+    assert not tools.call(context, "remember", {"text": "My editor is Helix", "type": None}).get("isError")  # a null is an argument left out
 
 
 def test_an_unknown_tool_is_a_protocol_error_and_the_server_goes_on():
@@ -863,7 +888,7 @@ def _cut(text: str) -> tuple[list[str], int, str, str]:
     """A cut result: its lines before the note, and the note's count, unit and advice."""
     body, note = text.rsplit("\n", 1)
     said = re.fullmatch(r"\[… (\d+) (\w[\w ]*) left out: a result holds 40,000 characters; (.+)\]", note)
-    assert said and len(body) <= 40_000, note
+    assert said and len(text) <= 40_000, note  # the note included (found by an audit: it came on top)
     return body.split("\n"), int(said[1]), said[2], said[3]
 
 
@@ -902,7 +927,7 @@ def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_t
         assert (unit, says) == (advice[name][0], advice[name][1].format(shown=len(shown)))
         # Whole entries from the first, as many as fit: not one more would have.
         assert shown == expected[: len(shown)] and left == len(expected) - len(shown) > 0, name
-        assert len("\n".join(expected[: len(shown) + 1])) > 40_000
+        assert len("\n".join(expected[: len(shown) + 1])) + 1 + len(answers[name]["content"][0]["text"].rsplit("\n", 1)[1]) > 40_000
     shown, left, unit, says = _cut(answers["tree"]["content"][0]["text"])
     assert (unit, says) == ("entries", "ask for a `depth` below 3, or the tree of a subfolder (`uri`)")
     assert shown[:3] == ["handbook/", "  folder000/", f"    {LONG_NAME.format(0)}"] and len(shown) + left == 1 + 300 + 300 * 6
@@ -953,19 +978,25 @@ def test_a_read_too_long_says_where_to_read_on_and_a_line_longer_than_a_result_c
     assert read({"uris": [big], "lines": f"{last + 1}:900"}).split("\n")[1].startswith(f"line {last + 1} ")  # as the note says
     # One line longer than a whole result: its start, and reading on gets past it.
     text = read({"uris": [wide, big]})
-    assert text.startswith(f"=== {wide}\nvar a=1;") and len(text.split("\n")[1]) == 40_000 - len(f"=== {wide}") - 1
-    assert text.endswith(f'[… the rest of this line and 1002 lines left out: a result holds 40,000 characters; read on with "uris": ["{wide}"], "lines": "2:"]')
+    note = f'[… the rest of this line and 1002 lines left out: a result holds 40,000 characters; read on with "uris": ["{wide}"], "lines": "2:"]'
+    assert text.startswith(f"=== {wide}\nvar a=1;") and text.endswith(f"\n{note}") and len(text) == 40_000
     assert read({"uris": [wide], "lines": "2:"}) == f"=== {wide} (lines 2-2 of 2)\nend"
     alone = read({"uris": [wide], "lines": "1"})  # nothing to read on to: the note does not send the model back
-    assert alone.endswith("\n[… the rest of this line left out: a result holds 40,000 characters]")
+    assert alone.endswith("\n[… the rest of this line left out: a result holds 40,000 characters]") and len(alone) == 40_000
 
 
 def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():
     from ov.mcp.tools import Listing
 
     assert Listing(["a", "b"], "entry", "entries", "ask less").fitted(3) == "a\nb"
-    assert Listing(["a", "b", "c"], "entry", "entries", "ask less").fitted(3) == "a\nb\n[… 1 entry left out: a result holds 3 characters; ask less]"
-    assert Listing(["abcdef"], "line").fitted(4) == "abcd\n[… the rest of this line left out: a result holds 4 characters]"
+    # The note is part of the result: items give way to it (found by an audit: results of 40,046 characters).
+    entries = Listing(["a" * 40, "b" * 40, "c" * 40], "entry", "entries", "ask less")  # two fit in 120, but not with the note
+    assert entries.fitted(120) == "a" * 40 + "\n[… 2 entries left out: a result holds 120 characters; ask less]"
+    wide = Listing(["abcdef" * 20], "line").fitted(80)
+    assert wide == "abcdefabcdefabc\n[… the rest of this line left out: a result holds 80 characters]" and len(wide) == 80
+    grep = Listing(["x" * 10] * 3, "line", more="[… more lines match]").fitted(100)  # the line after them counts too
+    assert grep == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxxxxxxx\n[… more lines match]"
+    assert Listing(["x" * 10] * 3, "line", more="[… more lines match" + "!" * 60 + "]").fitted(90) == "xxxxxxxxxx\nxxxxxxxxxx\n[… 1 line left out: a result holds 90 characters]"
 
 
 def test_a_hint_names_the_tools_arguments_where_the_command_line_names_its_options(ov):

@@ -215,6 +215,9 @@ def test_diverged_pull_merges_changes_to_different_files(homes, url):
     merge = repo[repo.refs[b"refs/heads/main"]]
     repo.close()
     assert [p.decode() for p in merge.parents] == [head_b, pulled["remote_head"]]
+    # The merge says which way it came, as every commit ov makes (found by an audit: it did not).
+    assert [(e["command"], e["via"]) for e in homes("b", "snapshot", "log", "-n", "1", "--json").json["result"]] == [("pull", "cli")]
+    assert b"\nOv-Command: pull\nOv-Via: cli\n" in merge.message
     status = homes("b", "status", "--json").json["result"]
     assert status["clean"]
     findings = homes("b", "fsck", "--json").json["result"]["findings"]

@@ -98,15 +98,10 @@ def tree(
 
 def stat(uri: UriArg) -> None:
     """Show what a URI is: type, size, lines, time, and whether it is committed."""
-    from ov.ingest.resource import provenance_of
+    from ov.ingest.resource import stat_with_source
 
     store = runtime().store
-    target = store.uri(uri)
-    info = store.stat(target)
-    if info["type"] == "file":
-        source = provenance_of(store, target)
-        if source is not None:
-            info["source"] = source
+    info = stat_with_source(store, store.uri(uri))
 
     def human() -> None:
         width = max(len(k) for k in info)

@@ -574,7 +574,7 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
 
     uris = [str(VikingURI(tuple(p.split("/")))) for p in sorted(result)]
     subject = f"ov pull {remote.name}: merge {theirs.decode()[:SHORT]}" + (f" ({len(found)} conflict(s))" if found else "")
-    message = commit_message("pull", uris, subject)
+    message = commit_message("pull", uris, subject, via=store.via)
     for c in found:
         message += f"Ov-Conflict: viking://{c['path']}\n"
         if c["copy"]:

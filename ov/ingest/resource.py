@@ -214,6 +214,17 @@ def _plan(
     return root
 
 
+def stat_with_source(store: Store, uri: VikingURI) -> dict:
+    """What ``ov stat`` and the MCP ``stat`` tool show of ``uri``: :meth:`Store.stat`, and for a file
+    add-resource wrote, where it came from (``source``: the path or URL and its lines or pages)."""
+    info = store.stat(uri)
+    if info["type"] == "file":
+        source = provenance_of(store, uri)
+        if source is not None:
+            info["source"] = source
+    return info
+
+
 def provenance_of(store: Store, uri: VikingURI) -> dict | None:
     """Where a file written by add-resource came from, from the nearest manifest above it."""
     parent = uri.parent

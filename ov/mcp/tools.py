@@ -46,7 +46,8 @@ _TYPES = {"type": "array", "items": {"enum": ["memory", "resource", "skill", "se
 
 
 def _tool(name: str, description: str, properties: dict, required: tuple[str, ...] = (), *, read_only: bool = True) -> dict:
-    schema: dict = {"type": "object", "properties": properties}
+    # No other key: a call with one is refused (_Args), never run without the filter it asked for.
+    schema: dict = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
         schema["required"] = list(required)
     return {"name": name, "description": description, "inputSchema": schema, "annotations": {"readOnlyHint": read_only}}
@@ -151,8 +152,9 @@ def call(context: Context, name, arguments, record: dict | None = None) -> dict:
         return _error("arguments must be a JSON object")
     store = None
     try:
+        args = _Args(name, arguments)  # an argument the tool does not take is refused before the store is opened
         store = context.store(read_only=_READ_ONLY[name])
-        answer = handler(store, _Args(name, arguments), context)
+        answer = handler(store, args, context)
     except OvError as exc:
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
             # The class's hint speaks of both edges; here the tool and its arguments are known.
@@ -195,27 +197,43 @@ class Listing:
         return f"{self.head}\n{self._fitted(limit, limit - len(self.head) - 1)}"
 
     def _fitted(self, limit: int, room: int) -> str:
-        """The items in ``room`` characters (the result's ``limit`` less its head)."""
-        size, kept = -1, 0  # -1: no newline before the first item
+        """The items in ``room`` characters (the result's ``limit`` less its head), the note
+        included: a result never holds more than ``limit`` characters."""
+        whole = "\n".join([*self.items, self.more] if self.more else self.items)
+        if len(whole) <= room:
+            return whole
+        size, shown = -1, 0  # -1: no newline before the first item
         for item in self.items:
             if size + 1 + len(item) > room:
                 break
             size += 1 + len(item)
-            kept += 1
-        if kept == len(self.items):
-            return "\n".join([*self.items, self.more] if self.more else self.items)
-        head, gone = self.items[:kept], []
-        if kept <= 1 and size + 1 < room:
-            # An item too long to follow even the first (a minified file's line after read's
-            # header): its start, else asking again would show no more than this did.
-            head.append(self.items[kept][: room - size - 1])
-            gone.append(f"the rest of this {self.unit}")
-            kept += 1
-        left = len(self.items) - kept
+            shown += 1
+        if shown == len(self.items):
+            shown -= 1  # all of them fit, but not the line after them (`more`): the note stands in for it
+        # Fewer items while the note does not fit after them: it is part of the result.
+        while True:
+            text = "\n".join(self.items[:shown])
+            if shown <= 1 and shown < len(self.items):
+                # An item too long to follow even the first (a minified file's line after read's
+                # header): its start, else asking again would show no more than this did.
+                note = self._note(limit, shown + 1, partial=True)
+                space = room - (len(text) + 1 if shown else 0) - 1 - len(note)
+                if space > 0:
+                    return "\n".join([*self.items[:shown], self.items[shown][:space], note])
+            note = self._note(limit, shown, partial=False)
+            if shown == 0 or len(text) + 1 + len(note) <= room:
+                return f"{text}\n{note}" if shown else note
+            shown -= 1
+
+    def _note(self, limit: int, shown: int, *, partial: bool) -> str:
+        """What a cut result ends with: what was left out after ``shown`` items (the last of them
+        only in part when ``partial``), and how to ask for fewer."""
+        gone = [f"the rest of this {self.unit}"] if partial else []
+        left = len(self.items) - shown
         if left:
             gone.append(counted(left, self.unit, self.plural))
-        advice = self.advice(kept) if callable(self.advice) else self.advice
-        return "\n".join(head) + f"\n[… {' and '.join(gone)} left out: a result holds {limit:,} characters" + (f"; {advice}]" if advice else "]")
+        advice = self.advice(shown) if callable(self.advice) else self.advice
+        return f"[… {' and '.join(gone)} left out: a result holds {limit:,} characters" + (f"; {advice}]" if advice else "]")
 
 
 def _error(text: str) -> dict:
@@ -280,6 +298,12 @@ class _Args:
     def __init__(self, tool: str, values: dict) -> None:
         self.tool = tool
         self.values = values
+        # A key the tool does not take is a call it cannot make: run without it, `find` with `type`
+        # would rank every type and `remember` with `user` would write to this server's user.
+        taken = _BY_NAME[tool]["inputSchema"]["properties"]
+        unknown = sorted(key for key in values if key not in taken)
+        if unknown:
+            raise InvalidInput(f"the `{tool}` tool takes no {', '.join(f'`{key}`' for key in unknown)}{_meant(unknown, taken)}")
 
     def _get(self, key: str, kinds, default, required: bool):
         if key not in self.values or self.values[key] is None:
@@ -318,6 +342,20 @@ class _Args:
         if required and not values:
             raise InvalidInput(f"{self.tool} needs at least one entry in `{key}`")
         return values
+
+
+def _meant(unknown: list[str], taken) -> str:
+    """The arguments the tool takes that ``unknown`` look like misspellings of (`type` for
+    `types`, `ignoreCase` for `ignore_case`), as "; did you mean …?"."""
+    from difflib import get_close_matches  # only a bad call pays for it
+
+    spelled = {key.replace("_", "").lower(): key for key in taken}
+    meant = []
+    for key in unknown:
+        close = get_close_matches(key.replace("_", "").lower(), spelled, n=1, cutoff=0.8)
+        if close and spelled[close[0]] not in meant:
+            meant.append(spelled[close[0]])
+    return f"; did you mean {' or '.join(f'`{key}`' for key in meant)}?" if meant else ""
 
 
 def _kind_name(kinds) -> str:
@@ -453,7 +491,9 @@ def _tree(store, args: _Args, _context: Context) -> Listing:
 
 
 def _stat(store, args: _Args, _context: Context) -> str:
-    return json.dumps(store.stat(store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
+    from ov.ingest.resource import stat_with_source
+
+    return json.dumps(stat_with_source(store, store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
 
 
 def _grep(store, args: _Args, _context: Context) -> Listing | str:

@@ -672,7 +672,7 @@ class Store:
 
     @property
     def _init_message(self) -> str:
-        return f"ov init: account {self.identity.account}\n\nOv-Command: init\n"
+        return commit_message("init", [], f"ov init: account {self.identity.account}", via=self.via)
 
     @property
     def lock_path(self) -> Path:
