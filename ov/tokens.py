@@ -21,7 +21,11 @@ from __future__ import annotations
 
 from ov.regex import LazyPattern
 
-__all__ = ["estimate_tokens"]
+__all__ = ["MAX_CHARS_PER_TOKEN", "estimate_tokens"]
+
+# The most characters one estimated token stands for (ASCII's four): text estimated at N tokens
+# holds at most 4N characters, so a token budget of N // 4 keeps a text within N characters.
+MAX_CHARS_PER_TOKEN = 4
 
 # Han (with extension A, the compatibility block and the supplementary planes),
 # CJK symbols and punctuation, kana, bopomofo, hangul jamo and syllables,

@@ -138,12 +138,47 @@ def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, p
     assert recent.index("Alpha outage") < recent.index("Zulu task 11")  # newest first
 
 
-def test_injected_text_is_cut_at_the_hard_size_cap(ov, project):
+def _elements(text: str) -> list[str]:
+    """The URIs of a block's elements, each checked closed: `<context … />` or `<context …>…</context>`."""
+    body = text[text.index("\n") + 1 : text.rindex("\n</ov-context>")]
+    uris = re.findall(r'<context uri="([^"]+)"', body)
+    closed = re.findall(r'(?s)<context uri="([^"]+)"[^>]*?(?: />|>\n.*?\n</context>)', body)
+    assert closed == uris and body.count("</context>") == len(re.findall(r"<context [^>]*[^/]>", body)), body
+    return uris
+
+
+def test_the_size_cap_is_a_budget_of_whole_elements_and_the_log_names_what_was_sent(ov, project, ov_home):
+    """(found by an audit: the block was cut after it was built, mid-element, and the hook log and
+    `ov hooks log` listed every URI of the block before the cut)"""
     assert ov("write", "viking://user/default/memories/profile.md", "--content", "word " * 5000).exit_code == 0
+    for i in range(8):
+        assert ov("remember", "--type", "preferences", f"Preference number {i} is to keep the build green").exit_code == 0
     assert ov("config", "set", "hooks.session_start_budget", "100000").exit_code == 0
     assert ov("config", "set", "hooks.max_chars", "2000").exit_code == 0
     text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
-    assert len(text) <= 2000 and text.endswith("</ov-context>") and "[… cut at the size limit]" in text
+    record = _log(ov_home)[-1]
+    # A profile of 25,000 characters does not fit in 2,000: it is left out and counted, as it would
+    # be for want of tokens, and the index of preferences that fits takes its place, whole.
+    assert len(text) <= 2000 and text.endswith("</ov-context>") and "word word" not in text
+    assert [uri.rstrip("/") for uri in _elements(text)] == record["uris"] == ["viking://user/default/memories/preferences"]
+    assert record["chars"] == len(text) and record["omitted"] >= 1
+    # Before a prompt: results fall to cheaper tiers, then are left out; the log has the ones sent.
+    for i in range(1, 7):
+        content = f"# Deploy billing {i}\nTo deploy the billing service run make deploy-billing-{i} and watch the canary dashboard for region {i}.\n"
+        assert ov("write", f"viking://resources/deploy{i}.md", "--content", content).exit_code == 0
+    assert ov("reindex").exit_code == 0
+    for cap in (400, 700, 1200):
+        assert ov("config", "set", "hooks.max_chars", str(cap)).exit_code == 0
+        text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="How do I deploy the billing service?")))
+        record = _log(ov_home)[-1]
+        sent = _elements(text)
+        assert len(text) <= cap and sent and record["uris"] == sent and record["chars"] == len(text), (cap, text)
+        shown = ov("hooks", "log", "-n", "1").stdout
+        assert f"injected {len(sent)} entries" in shown or (len(sent) == 1 and "injected 1 entr" in shown), shown
+    assert len(sent) > 1  # a larger cap holds more of the same results
+    assert ov("config", "set", "hooks.max_chars", "60").exit_code == 0  # not even the header fits: nothing, not a broken block
+    assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="How do I deploy the billing service?")) in ("", "{}")
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
 
 
 def test_stored_text_cannot_close_the_fence_or_forge_an_entry(ov, project):

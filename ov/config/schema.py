@@ -178,10 +178,11 @@ class HooksConfig:
     """Inject nothing before a prompt whose most relevant result is below this (``relevance``, the
     score on one scale for every type; 0 turns the cut-off off). Measured on LoCoMo dev with
     questions asked of their own and of another conversation's store (docs/benchmarks.md,
-    silence.py, built-in embedder): 0.6 keeps 94% of the evidence and lets 6-7% of the unrelated
-    questions through, where no cut-off injects into 95% of them."""
+    silence.py --embedder none: the hook searches full text only): 0.6 keeps 91% of the held-back
+    evidence and lets 6.6% of the unrelated questions through, where no cut-off injects into 95%."""
     max_chars: Annotated[int, Positive()] = 9000
-    """Hard cap on the characters of one injected block (hosts cut context at 10,000)."""
+    """Hard cap on the characters of one injected block, fence included (hosts cut context at
+    10,000): a budget the block is built within, of whole entries."""
     tool_output_chars: Annotated[int, Positive()] = 2000
     """Characters kept of each tool input and output a capture stores."""
     workspace_peer: bool = True

@@ -19,7 +19,12 @@ trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a pro
 result is less relevant than ``hooks.prompt_min_score``.
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
-text is reference data, not instructions, and are cut at ``hooks.max_chars`` characters.
+text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence
+included. That cap is a second budget, not a cut afterwards: the tokens the characters hold
+(:data:`~ov.tokens.MAX_CHARS_PER_TOKEN` a token at most), when fewer than the block's own budget,
+are the budget the block is built within. So a block is whole elements, each closed, an entry
+falling to a cheaper tier (a search result to its bare URI) or left out and counted as it would
+for want of tokens, and the URIs a hook logs are the ones it sent.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.hosts.transcript import FENCE_TAG
-from ov.tokens import estimate_tokens
+from ov.tokens import MAX_CHARS_PER_TOKEN, estimate_tokens
 from ov.uri import VikingURI
 
 PREAMBLE = (
@@ -57,18 +62,22 @@ class Block:
     stale: bool = False  # the index searched is behind the store's last commit
 
 
-def fence(kind: str, body: str, max_chars: int, *, preamble: bool = True) -> str:
-    """``body`` in ov's fence, cut to ``max_chars`` characters at a line boundary.
-
-    ``preamble=False`` for a body that says itself that it is reference data (a search block).
-    """
-    head = f'<{FENCE_TAG} kind="{kind}">\n' + (f"{PREAMBLE}\n" if preamble else "")
-    tail = f"\n</{FENCE_TAG}>"
-    room = max_chars - len(head) - len(tail)
-    if len(body) > room:
-        cut = body.rfind("\n", 0, max(room - 40, 0))
-        body = body[: cut if cut > 0 else max(room - 40, 0)] + "\n[… cut at the size limit]"
+def fence(kind: str, body: str, *, preamble: bool = True) -> str:
+    """``body`` in ov's fence. ``preamble=False`` for a body that says itself that it is reference
+    data (a search block)."""
+    head, tail = _fence_parts(kind, preamble)
     return head + body + tail
+
+
+def _fence_parts(kind: str, preamble: bool) -> tuple[str, str]:
+    return f'<{FENCE_TAG} kind="{kind}">\n' + (f"{PREAMBLE}\n" if preamble else ""), f"\n</{FENCE_TAG}>"
+
+
+def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True) -> int:
+    """``budget`` tokens, or fewer: as many as a body can take and still leave its fenced block
+    within ``max_chars`` characters."""
+    head, tail = _fence_parts(kind, preamble)
+    return min(budget, max(max_chars - len(head) - len(tail), 0) // MAX_CHARS_PER_TOKEN)
 
 
 def is_trivial(prompt: str | None) -> bool:
@@ -94,7 +103,8 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     memories = VikingURI(("user", user, "memories"))
     elements: list[str] = []
     uris: list[str] = []
-    left = budget - estimate_tokens(PREAMBLE) - 8  # the fence's own lines
+    # The elements and the newline after each: what `add` counts (the preamble is the fence's).
+    left = min(budget - estimate_tokens(PREAMBLE) - 8, _within(budget, max_chars, "session-start"))
     omitted = 0
 
     def add(element: str, uri: str) -> bool:
@@ -146,7 +156,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
             omitted += len(lines) + more
     if not elements:
         return Block(None, omitted=omitted)
-    return Block(fence("session-start", "\n".join(elements), max_chars), uris, omitted)
+    return Block(fence("session-start", "\n".join(elements)), uris, omitted)
 
 
 def _index_element(render_element, title: str, root: VikingURI, lines: list[str], hidden: int) -> str:
@@ -265,6 +275,9 @@ def prompt(
     # Full text only, on the index as the background job left it: vectors would make every prompt
     # pay for numpy, the vector index and the embedder (about 150 ms more with the built-in model,
     # seconds with MiniLM or an API) for a few points of recall (docs/benchmarks.md).
+    budget = _within(budget, max_chars, "prompt", preamble=False)
+    if budget < 1:
+        return Block(None)  # not even the block's header fits in `hooks.max_chars`
     options = SearchOptions(
         session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
     )
@@ -275,4 +288,4 @@ def prompt(
     block, stale = result.context, bool(result.index.get("stale"))
     if block is None or not block.entries:
         return Block(None, stale=stale)
-    return Block(fence("prompt", block.rendered, max_chars, preamble=False), [e.uri for e in block.entries], stale=stale)
+    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale)
