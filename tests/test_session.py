@@ -157,6 +157,10 @@ def test_commit_archives_and_keeps_a_tail(ov, ov_home):
     second = ov("session", "commit", "s", "--json").json["result"]
     assert second["archive"].endswith("archive_002") and second["archived"] == 2
     assert ov("commit", "s", "--json").json["result"]["status"] == "skipped"
+    # Named, nothing to archive is a success; bare, no session to commit is not (docs/sessions.md).
+    assert ov("commit", "s").exit_code == 0
+    bare = ov("commit", "--json")
+    assert bare.exit_code == 1 and bare.error["message"] == "no session has messages to commit"
     meta = ov("session", "show", "s", "--json").json["result"]["meta"]
     assert meta["commit_count"] == 2 and meta["message_count"] == 0
     tree = ov("tree", "viking://~/sessions").stdout
