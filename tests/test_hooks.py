@@ -174,7 +174,7 @@ def test_the_size_cap_is_a_budget_of_whole_elements_and_the_log_names_what_was_s
         sent = _elements(text)
         assert len(text) <= cap and sent and record["uris"] == sent and record["chars"] == len(text), (cap, text)
         shown = ov("hooks", "log", "-n", "1").stdout
-        assert f"injected {len(sent)} entries" in shown or (len(sent) == 1 and "injected 1 entr" in shown), shown
+        assert f"injected {len(sent)} {'entry' if len(sent) == 1 else 'entries'}: " in shown, shown
     assert len(sent) > 1  # a larger cap holds more of the same results
     assert ov("config", "set", "hooks.max_chars", "60").exit_code == 0  # not even the header fits: nothing, not a broken block
     assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="How do I deploy the billing service?")) in ("", "{}")

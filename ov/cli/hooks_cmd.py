@@ -93,7 +93,7 @@ def _print(records: list[dict]) -> None:
         what = str(r.get("outcome") or "")
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
-            what += f" {len(uris)} entries: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
+            what += f" {len(uris)} {'entry' if len(uris) == 1 else 'entries'}: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
         if r.get("captured"):
             what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):
