@@ -5,16 +5,18 @@ under ``viking://user/{user}/``. The rules, in one place:
 
 - An agent acts for one user: a store opened for it (``Store(confined=True)``, the MCP server's)
   refuses every URI in another user's space, to read or to write (:func:`require_own`).
-- A walk from a scope-wide place (``viking://``, ``viking://user``: grep, glob, ls, tree) leaves
-  the other users' spaces out (:func:`others_below`), as find's ranking leaves out their records.
+- A walk from a scope-wide place (``viking://``, ``viking://user``: grep, glob, ls, tree, stat's
+  count) leaves the other users' spaces out (:func:`others_below`), as find's ranking leaves out
+  their records; the store records what it left out (``Store.left_out``) for the CLI's note.
+- ``viking://user/{name}`` is always user ``name``'s root, a folder: a file there is in nobody's
+  space and not in the store (``ov status`` lists it as ignored, no command writes one), so no
+  listing shows or counts it and naming it finds nothing.
 - At the terminal, the person owns the account's files: a URI naming another user's space
   explicitly reads and writes it, except in find and search, which rank one user's memories and
   sessions and say so rather than answer "no results" (:func:`require_searchable`).
 """
 
 from __future__ import annotations
-
-import os
 
 from ov.errors import OtherUsersSpace, proposal
 from ov.uri import VikingURI
@@ -53,13 +55,9 @@ def others_below(store, base: VikingURI) -> tuple[VikingURI, ...]:
     """The other users' spaces a walk from ``base`` in ``store`` (a :class:`~ov.store.store.Store`,
     which this basic module does not import) leaves out, in name order: every
     ``viking://user/{other}`` when ``base`` is the root or ``viking://user``, else none (a walk
-    from inside one space, or from a shared scope, meets no other). One listing of ``user/``."""
+    from inside one space, or from a shared scope, meets no other). One listing of ``user/``, read
+    as a walk reads it (``Store.scan``): only its folders are spaces, hidden names and links none."""
     if not USER_SCOPE.is_within(base):
         return ()
-    try:
-        with os.scandir(store.path(USER_SCOPE)) as it:
-            names = sorted(entry.name for entry in it)
-    except (FileNotFoundError, NotADirectoryError):
-        return ()
-    # Hidden names (the scope's own sidecars, git's files) are not spaces; a walk skips them by its own rules.
-    return tuple(VikingURI(("user", name)) for name in names if name != store.identity.user and not name.startswith("."))
+    own = store.identity.user
+    return tuple(VikingURI(("user", item.name)) for item, is_dir in store.scan(USER_SCOPE) if is_dir and item.name != own)

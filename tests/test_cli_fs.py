@@ -739,6 +739,10 @@ def test_scope_wide_walks_leave_out_other_users_spaces_and_say_how_many(ov):
     tree = ov("tree", "--user", "bob")
     assert "alice" not in tree.stdout and "carol" not in tree.stdout and "notes.md" in tree.stdout
     assert tree.stderr == note + "ov tree viking://user/alice\n"
+    # stat counts what ls lists, and says what it left out as they do.
+    stat = ov("stat", "viking://user", "--user", "bob", "--json")
+    assert stat.json["result"]["children"] == 1 and stat.stderr == note + "ov stat viking://user/alice\n"
+    assert ov("stat", "viking://user/alice", "--user", "bob", "--json").json["result"]["children"] == 2  # memories, sessions
     # Nothing to leave out: no note. A place inside a shared scope or one's own space meets no other.
     assert ov("grep", "zebra", "--uri", "viking://resources", "--user", "bob").stderr == ""
     assert ov("ls", "viking://user/bob", "--user", "bob").stderr == ""
@@ -750,6 +754,30 @@ def test_scope_wide_walks_leave_out_other_users_spaces_and_say_how_many(ov):
     assert ov("read", "viking://user/carol/peers/p/memories/z.md").stdout == "horse peer\n"
     alices = ov("ls", "-r", "viking://user/alice/memories", "--simple").stdout.split()[-1]
     assert ov("forget", alices, "--user", "bob").exit_code == 0 and ov("read", alices).exit_code == 1
+
+
+def test_a_file_directly_under_viking_user_is_in_no_users_space_and_not_in_the_store(ov, ov_home):
+    """viking://user/{name} is user name's root: a file put there by hand is ignored by status,
+    and every command agrees (it was counted as another user's space, and stat read it)."""
+    assert ov("write", "viking://user/alice/notes.md", "--content", "stray alice\n").exit_code == 0
+    assert ov("write", "viking://user/bob/notes.md", "--content", "stray bob\n").exit_code == 0
+    (ov_home / "accounts/default/user/stray.md").write_text("stray nobody\n")
+    note = "note: 1 other user's space left out (alice); name one to include it: "
+    listed = ov("ls", "viking://user", "--simple", "--user", "bob")
+    assert listed.stdout == "viking://user/bob\n" and listed.stderr == note + "ov ls viking://user/alice\n"
+    assert ov("ls", "viking://user", "--simple", "--user", "alice").stdout == "viking://user/alice\n"
+    assert ov("stat", "viking://user", "--user", "bob", "--json").json["result"]["children"] == 1
+    assert "stray" not in ov("tree", "viking://user", "--user", "bob").stdout
+    grep = ov("grep", "stray", "--user", "bob")
+    assert grep.stdout == "viking://user/bob/notes.md:1:stray bob\n" and grep.stderr == note + "ov grep PATTERN --uri viking://user/alice\n"
+    assert ov("glob", "*", "--uri", "viking://user", "--user", "bob", "--json").json["result"] == ["viking://user/bob"]
+    for command in (("read",), ("stat",), ("ls",), ("grep", "stray", "--uri")):
+        named = ov(*command, "viking://user/stray.md", "--user", "bob")
+        assert named.exit_code == 1 and "is a user's root, and the file there is not in the store" in named.stderr, command
+    for command in (("write", "viking://user/stray.md", "--content", "x"), ("rm", "viking://user/stray.md")):
+        assert "is a user's root; name a path inside it" in ov(*command).stderr
+    assert "user/stray.md" in ov("status", "--json").json["result"]["ignored"]
+    assert (ov_home / "accounts/default/user/stray.md").read_text() == "stray nobody\n"
 
 
 def test_status_reports_hand_edits_and_snapshot_commit_records_them(ov, docs, ov_home):

@@ -6,6 +6,7 @@ their requests are queued, and then serves them as any holder would (or does not
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -446,3 +447,40 @@ def test_a_served_request_lists_a_folder_as_the_chain_left_it(store):
     assert tx.file_names(folder) == ["b.md", "c.md"]
     tx.put(store.uri("viking://resources/notes/a.md"), b"back again\n")  # this request's own change wins
     assert tx.file_names(folder) == ["a.md", "b.md", "c.md"]
+
+
+def test_a_confined_writers_request_is_confined_when_served(store):
+    """A request of the MCP server's store (confined to its user) is checked again where the
+    holder applies it: the URI it names is read there, by the holder's process, not the writer's."""
+    from ov.errors import OtherUsersSpace
+    from ov.store.gitstore import CommitChain
+    from ov.store.store import Store
+
+    bob = Store(store.home, dataclasses.replace(store.identity, user="bob"), store.config, confined=True)
+    before = _history(store)
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        box: dict = {}
+        thread = threading.Thread(target=lambda: box.update(result=bob.write(bob.uri("viking://~/notes.md"), b"mine\n")))
+        thread.start()
+        deadline = time.monotonic() + 30
+        while not _requests_shown(store):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        [op] = _requests_shown(store)
+        content = json.loads(op.read_text())
+        assert content["confined"] is True and content["args"]["uri"] == "viking://user/bob/notes.md"
+        # The same request, its URI changed on the way (a queue file edited in between): refused.
+        planted = {**content, "args": {**content["args"], "uri": "viking://user/alice/memories/planted.md"}}
+        chain = CommitChain(store.git, store.git.head())
+        with pytest.raises(OtherUsersSpace):
+            group_commit._serve_one(store, chain, planted)
+        assert chain.tip == chain.base
+        group_commit.serve(store, lock)  # bob's own, as queued
+    finally:
+        lock.release()
+    thread.join(30)
+    assert box["result"].commit == _history(store)[0] and len(_history(store)) == len(before) + 1
+    assert (store.root / "user/bob/notes.md").read_text() == "mine\n"
+    assert not (store.root / "user/alice").exists()

@@ -637,6 +637,7 @@ def test_the_server_acts_for_one_user_and_opens_no_other_users_space(ov, ov_home
     assert call("grep", {"pattern": "zebra", "uri": "viking://user"}) == (False, "no line matches")
     assert call("glob", {"pattern": "viking://user/*/memories/**"}) == (False, "no path matches")
     assert call("ls", {"uri": "viking://user"}) == (False, "(empty)")
+    assert json.loads(call("stat", {"uri": "viking://user"})[1])["children"] == 0  # counts what ls lists
     assert "alice" not in call("ls", {"uri": "viking://", "recursive": True})[1]
     assert "alice" not in call("tree", {"uri": "viking://", "depth": 5})[1]
     assert "alice" not in call("find", {"query": "zebra"})[1]

@@ -841,3 +841,23 @@ def test_a_path_that_leaves_the_store_is_named_for_what_it_is_not_taken_for_a_li
     assert "'..' name, which leads out of its folder" in refused.value.message and "symbolic link" not in refused.value.message
     with pytest.raises(UnsafeTree, match="names git's own files"):
         store.path(VikingURI((".git", "config")))
+
+
+def test_a_listing_records_the_other_users_spaces_it_left_out(ov_home: Path):
+    """The CLI's note is said from what the listing left out: one listing of viking://user, not a second."""
+    from ov.retrieval.grep import glob, grep
+    from ov.uri import VikingURI
+
+    for user in ("alice", "bob", "carol"):
+        Store(Home(ov_home), Identity(user=user), Config()).write(VikingURI(("user", user, "n.md")), b"note\n")
+    bob = Store(Home(ov_home), Identity(user="bob"), Config())
+    others = (VikingURI(("user", "alice")), VikingURI(("user", "carol")))
+    assert bob.left_out == ()
+    assert [e.name for e in bob.ls(bob.uri("viking://user"))] == ["bob"] and bob.left_out == others
+    bob.ls(bob.uri("viking://resources"))
+    assert bob.left_out == ()  # a listing that leaves nothing out says so
+    for listing in (lambda: bob.tree(bob.uri("viking://")), lambda: bob.stat(bob.uri("viking://user")),
+                    lambda: list(grep(bob, "note", bob.uri("viking://"))), lambda: glob(bob, "viking://user/**", bob.uri("viking://"))):
+        bob.left_out = ()
+        listing()
+        assert bob.left_out == others

@@ -56,7 +56,7 @@ def ls(
         _entries_table(entries, recursive)
 
     emit([dataclasses.asdict(e) for e in entries], human)
-    _others_left_out(store, base, "ov ls")
+    _others_left_out(store, "ov ls")
 
 
 def tree(
@@ -93,7 +93,7 @@ def tree(
                 plain(line)
 
     emit(_tree_dict(root), human)
-    _others_left_out(store, base, "ov tree")
+    _others_left_out(store, "ov tree")
 
 
 def stat(uri: UriArg) -> None:
@@ -109,6 +109,7 @@ def stat(uri: UriArg) -> None:
             plain(f"{key.ljust(width)}  {_show(value)}")
 
     emit(info, human)
+    _others_left_out(store, "ov stat")
 
 
 def read(
@@ -178,7 +179,7 @@ def grep(
                 plain(f"{m.uri}:{m.line}:{m.text}")
 
     emit([dataclasses.asdict(m) for m in matches], human)
-    _others_left_out(store, base, "ov grep PATTERN --uri")
+    _others_left_out(store, "ov grep PATTERN --uri")
     if not matches:
         raise typer.Exit(1)  # as grep(1) does: a script can write `if ov grep PATTERN; then`
 
@@ -190,21 +191,18 @@ def glob(
 ) -> None:
     """Find files and directories whose path matches a pattern."""
     from ov.retrieval.grep import glob as run_glob
-    from ov.retrieval.grep import glob_base
 
     store = runtime().store
     base = store.uri(uri)
     matches = run_glob(store, pattern, base, show_all=show_all)
     emit(matches, lambda: [plain(m) for m in matches])
-    _others_left_out(store, glob_base(store, pattern, base)[0], "ov glob PATTERN --uri")
+    _others_left_out(store, "ov glob PATTERN --uri")
 
 
-def _others_left_out(store, base, command: str) -> None:
-    """Say on stderr how many other users' spaces a walk from ``base`` left out (one listing of
-    viking://user), and how to include one: at the terminal, naming it is allowed."""
-    from ov.users import others_below
-
-    left = others_below(store, base)
+def _others_left_out(store, command: str) -> None:
+    """Say on stderr how many other users' spaces the store's listing or walk left out (as it
+    recorded them), and how to include one: at the terminal, naming it is allowed."""
+    left = store.left_out
     if left:
         names = ", ".join(u.name for u in left[:3]) + (", ..." if len(left) > 3 else "")
         spaces = counted(len(left), "other user's space", "other users' spaces")

@@ -13,7 +13,6 @@ from ov.files import looks_binary
 from ov.lines import lines_of
 from ov.store.store import Store
 from ov.uri import SCHEME, VikingURI, nfc
-from ov.users import others_below
 
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -51,7 +50,7 @@ def grep(
     limit: int | None = None,
 ) -> Iterator[GrepMatch]:
     """Lines matching ``pattern`` in the text files below ``base``, in path order; other users'
-    spaces are left out of a grep of the root or ``viking://user`` (:func:`ov.users.others_below`).
+    spaces are left out of a grep of the root or ``viking://user`` (``Store.leave_out``, which records them).
 
     Matched by the ``regex`` package, ``re``'s syntax with a time limit (:data:`GREP_SECONDS`)
     and a matcher that avoids much of the backtracking that makes ``re`` hang."""
@@ -77,7 +76,7 @@ def grep(
     whole = None if _lines_only(pattern) else engine.compile(pattern, (engine.IGNORECASE if ignore_case else 0) | engine.MULTILINE)
     deadline = time.monotonic() + GREP_SECONDS
     found = 0
-    for uri, path in store.walk_files(base, show_all=show_all, leave_out=frozenset(others_below(store, base))):
+    for uri, path in store.walk_files(base, show_all=show_all, leave_out=store.leave_out(base)):
         try:
             st = path.lstat()
             # Only regular files are read: a named pipe put there by hand would block for ever.
@@ -213,7 +212,7 @@ def glob(store: Store, pattern: str, base: VikingURI, *, show_all: bool = False)
     # Names compared in NFC, as URIs are: `café*` finds a file stored under a decomposed name.
     regex = compile_glob(nfc(pattern))
     matches = []
-    leave_out = frozenset(others_below(store, base))
+    leave_out = store.leave_out(base)
     for uri, _path in store.walk_files(base, show_all=show_all, leave_out=leave_out):
         if regex.fullmatch(nfc(uri.relative_to(base))):
             matches.append(str(uri))

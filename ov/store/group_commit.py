@@ -64,7 +64,7 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         return function(store, **args)
     lock = store.write_lock()
     store.git.warm_up()
-    request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity), "via": store.via}).encode()
+    request = json.dumps({"step": step, "args": args, "identity": asdict(store.identity), "via": store.via, "confined": store.confined}).encode()
     outcome = lock.acquire(request if store.exists and len(request) <= MAX_REQUEST_BYTES else None)
     if outcome is not None:
         return _noted(store, _decoded(outcome, decode))
@@ -239,7 +239,9 @@ def _serve_one(store: Store, chain: CommitChain, content: dict) -> dict:
     identity = Identity(**content["identity"])
     if identity.account != store.identity.account:
         raise ValueError("a request for another account")
-    served = Store(store.home, identity, store.config, via=content.get("via"))
+    # Opened as the writer opened it: a confined writer's URIs are checked again as the step
+    # reads them, here, not only in the writer's process before it queued them.
+    served = Store(store.home, identity, store.config, via=content.get("via"), confined=content.get("confined") is True)
     served.git = store.git  # one open repository for the whole batch (opening one reads its config and packs)
     served.chain = chain
     return encode(function(served, **content["args"]))

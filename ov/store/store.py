@@ -151,6 +151,8 @@ class Store:
         # commit, so an audit tells an agent's writes from the user's own. None: not said.
         self.via = via_text(via)
         self.commits: list[str] = []  # the commits this store made, oldest first (the MCP log names them)
+        # The other users' spaces the last listing or walk from a scope-wide place left out (:meth:`leave_out`).
+        self.left_out: tuple[VikingURI, ...] = ()
         if read_only:
             missing = self.missing_account()
             if missing is not None:
@@ -301,11 +303,11 @@ class Store:
 
     def ls(self, uri: VikingURI, *, recursive: bool = False, show_all: bool = False) -> list[Entry]:
         """The entries of a directory (depth first with ``recursive``); a file lists itself, as ls(1) does.
-        Other users' spaces are left out of a listing of the root or ``viking://user`` (:func:`ov.users.others_below`)."""
+        Other users' spaces are left out of a listing of the root or ``viking://user`` (:meth:`leave_out`)."""
         path = self._existing(uri)
         if path.is_file():
             return [self._entry(uri, path, is_dir=False)]
-        return self._ls(uri, recursive, show_all, frozenset(users.others_below(self, uri)))
+        return self._ls(uri, recursive, show_all, self.leave_out(uri))
 
     def _ls(self, uri: VikingURI, recursive: bool, show_all: bool, leave_out: frozenset[VikingURI]) -> list[Entry]:
         out: list[Entry] = []
@@ -319,10 +321,17 @@ class Store:
         """The tree below a directory, other users' spaces left out as :meth:`ls` leaves them out."""
         self._require_dir(uri)
         node = TreeNode(str(uri), uri.name or "viking://", "directory")
-        self._fill_tree(node, uri, depth, show_all, frozenset(users.others_below(self, uri)))
+        self._fill_tree(node, uri, depth, show_all, self.leave_out(uri))
         return node
 
+    def leave_out(self, base: VikingURI) -> frozenset[VikingURI]:
+        """The other users' spaces a listing or walk from ``base`` leaves out
+        (:func:`ov.users.others_below`), recorded in :attr:`left_out` for the caller to say so."""
+        self.left_out = users.others_below(self, base)
+        return frozenset(self.left_out)
+
     def stat(self, uri: VikingURI) -> dict:
+        """What is at ``uri``; a directory's ``children`` counts what :meth:`ls` lists."""
         path = self._existing(uri)
         try:
             st = path.stat()
@@ -335,7 +344,7 @@ class Store:
             "modified": _iso(st.st_mtime) if st is not None else None,
         }
         if is_dir:
-            entries = list(self.entries(uri, show_all=True))
+            entries = list(self.entries(uri, show_all=True, leave_out=self.leave_out(uri)))
             info["children"] = sum(1 for c in entries if c.entry.name not in sidecar.SIDECARS)
             info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
             info["has_overview"] = (path / sidecar.OVERVIEW).is_file()
@@ -708,6 +717,9 @@ class Store:
             mode = os.lstat(path).st_mode
         except OSError:  # missing, or under a file
             mode = None
+        if mode is not None and not stat_mod.S_ISDIR(mode) and file_place_problem(uri) == A_USER_ROOT:
+            # A file where a user's folder goes is not in the store (users.py): never read as one.
+            raise NotFound(f"{uri} is a user's root, and the file there is not in the store", hint="`ov status` lists it as ignored; move it by hand")
         if mode is None and not written and standing_folder(uri):
             return path
         if mode is None or path.name.startswith(TEMP_MARKER) or stat_mod.S_ISLNK(mode):
@@ -744,15 +756,19 @@ class Store:
                 items = sorted(it, key=lambda d: d.name)
         except (FileNotFoundError, NotADirectoryError):
             return
+        # viking://user holds users' folders only: a file there is in nobody's space and not in the
+        # store (`ov status` lists it as ignored), so no listing, walk or count meets it.
+        folders_only = uri.parts == users.USER_SCOPE.parts
         for item in items:
             name = item.name
             if TEMP_MARKER in name or item.is_symlink():
                 continue
-            if not (item.is_file(follow_symlinks=False) or item.is_dir(follow_symlinks=False)):
+            is_dir = item.is_dir(follow_symlinks=False)
+            if not (is_dir or (item.is_file(follow_symlinks=False) and not folders_only)):
                 continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
             if (name.startswith(".") and not show_all) or not is_stored_segment(name):
                 continue
-            yield item, item.is_dir(follow_symlinks=False)
+            yield item, is_dir
 
     def _entry(self, uri: VikingURI, path: Path, *, is_dir: bool, dirent: os.DirEntry | None = None) -> Entry:
         try:
