@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ov.regex import LazyPattern
@@ -68,9 +69,15 @@ def atomic_write_all(items: list[tuple[Path, bytes]] | list[tuple[Path, bytes, i
 
 
 def _temp_beside(path: Path, data: bytes, mode: int | None) -> tuple[Path, int]:
-    """A new temporary file next to ``path`` holding ``data``, still open: (its path, its fd)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp, fd = replacement_beside(path, mode)
+    """A new temporary file next to ``path`` holding ``data``, still open: (its path, its fd).
+    Its folder is made only when the file cannot be made without it (most writes find theirs:
+    one system call less); a folder of the home is the caller's to make first, private, with
+    :meth:`ov.home.Home.ensure`."""
+    try:
+        tmp, fd = replacement_beside(path, mode)
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp, fd = replacement_beside(path, mode)
     try:
         _write_fully(fd, data)
     except BaseException:
@@ -87,13 +94,7 @@ def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") ->
     carry them over, and a config or a backup the user made private (0600) must not come back
     readable by everyone. A new file gets ``mode`` (None: 0666), narrowed by the umask as any.
     The permissions are set before a byte is written, so nobody can open it while it is wider."""
-    try:
-        st = os.stat(path)
-        # Only a file of the user's own: another's (a link planted to a world-writable file of
-        # theirs) would hand them a copy readable by all.
-        kept = stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() else None
-    except OSError:
-        kept = None  # no file there yet (or none ov may look at): a new file's mode
+    kept = kept_mode(path)
     # os.urandom(n).hex() is what secrets.token_hex does, without importing secrets (random, hmac,
     # base64) into every ov process: a stop hook took 3.4 ms less (150 alternating pairs).
     tmp = path.parent / f"{TEMP_MARKER}{os.urandom(6).hex()}{suffix}"
@@ -106,6 +107,17 @@ def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") ->
             _abandon(tmp, fd)
             raise
     return tmp, fd
+
+
+def kept_mode(path: Path | str) -> int | None:
+    """The permissions a file replacing ``path`` keeps: those of the file there when it is a
+    regular file of the user's own, else None (a new file's mode). Only the user's own: another's
+    (a link planted to a world-writable file of theirs) would hand them a copy readable by all."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None  # no file there yet (or none ov may look at)
+    return stat.S_IMODE(st.st_mode) if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid() else None
 
 
 def write_new(path: Path, data: bytes) -> None:
@@ -255,21 +267,28 @@ def special_kind(mode: int) -> str | None:
     return "special file"
 
 
-def append_log(path: Path, record: dict) -> None:
+def append_log(path: Path, record: dict, make_folder: Callable[[Path], object] | None = None) -> None:
     """Append ``record`` and the time to the log at ``path`` as one JSON line, in one ``write`` on
     a file opened ``O_APPEND``, so lines of parallel processes never interleave.
 
     A log past :data:`LOG_MAX_BYTES` is first renamed to :func:`rotated` (the one old file kept):
-    the hook and MCP logs are diagnostics a process appends to for days. A failure to write is the
-    caller's to ignore (a log never fails what it records)."""
+    the hook and MCP logs are diagnostics a process appends to for days. The log's folder is made
+    by ``make_folder`` (default: as any folder) only when it is missing: a hook logs every run.
+    A failure to write is the caller's to ignore (a log never fails what it records)."""
     line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, sort_keys=True, default=str) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
         if path.stat().st_size > LOG_MAX_BYTES:
             os.replace(path, rotated(path))
     except FileNotFoundError:
         pass  # the first line, or another process rotated it just now
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        if make_folder is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            make_folder(path.parent)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
         os.write(fd, line.encode("utf-8", "surrogateescape"))
     finally:

@@ -8,8 +8,9 @@
     $OV_HOME/state/config.cache.json  the last validated config (keeps pydantic off the hot path)
     $OV_HOME/logs/                    the hook and MCP logs
 
-The home holds every transcript and memory in plain text: ov makes it, and the folders at its
-top, private (0700) when it creates them (:func:`make_private`).
+The home holds every transcript and memory in plain text: ov makes it, the folders at its top and
+each account's own private (0700), whichever command or hook makes one first (:meth:`Home.ensure`,
+the one way they are made).
 """
 
 from __future__ import annotations
@@ -50,28 +51,36 @@ class Home:
     def state_dir(self, account: str) -> Path:
         return self.state_root / validate_id(account, "account")
 
+    def ensure(self, folder: Path | None = None) -> Path:
+        """``folder`` (the home itself when None, else a folder inside it), made when missing, and
+        returned: the one way ov makes the home's folders, called where a folder is first needed.
+
+        Every folder this makes from the home down is private (0700): a folder made in passing
+        gets what the umask gives (0755: anyone may read), and the top folders are the fence of
+        a home the user made open. Folders above the home are not ov's and get the umask's. A
+        folder that exists is left as it is: its permissions are the user's choice (``ov
+        doctor`` warns when the home is open to others). One ``mkdir`` when it exists, so a hook
+        pays nothing for it; an OSError (a read-only home, a full disk) is the caller's."""
+        folder = self.root if folder is None else folder
+        try:
+            os.mkdir(folder, 0o700)
+            return folder
+        except FileExistsError:
+            return folder
+        except FileNotFoundError:
+            pass
+        if folder != self.root and self.root in folder.parents:
+            self.ensure(folder.parent)
+        else:
+            folder.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass  # made meanwhile by another process
+        return folder
+
     def accounts(self) -> list[str]:
         base = self.root / "accounts"
         if not base.is_dir():
             return []
         return sorted(p.name for p in base.iterdir() if (p / ".git").is_dir())
-
-
-def make_private(root: Path, top: str | None = None) -> None:
-    """Create the home ``root`` (and the folder ``top`` at its top, say ``"state"``) readable by
-    this user only (0700), before anything is written below them. A home or folder that exists
-    is left as it is: its permissions are the user's choice (``ov doctor`` warns when the home is
-    open to others). Called by every writer that may be the first under the home, since a
-    file's folders made in passing get what the umask gives (0755: anyone may read).
-
-    A failure is not raised here: the write that needs the folder fails and says so in its
-    own terms (a read-only home, a full disk)."""
-    for folder in (root,) if top is None else (root, root / top):
-        try:
-            if not folder.parent.is_dir():
-                folder.parent.mkdir(parents=True, exist_ok=True)  # the folders above the home are not ov's
-            os.mkdir(folder, 0o700)
-        except FileExistsError:
-            continue
-        except OSError:
-            return

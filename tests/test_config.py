@@ -456,9 +456,11 @@ def test_set_makes_a_private_home_and_keeps_the_files_permissions(tmp_path: Path
     home = Home(tmp_path / "fresh" / "ovhome")
     set_value(home, "output.color", "always")
     assert (home.root.stat().st_mode & 0o777, home.root.parent.stat().st_mode & 0o777) == (0o700, 0o755)  # the home only
-    home.config_path.chmod(0o600)
+    # A new config is the user's alone, even in a home the user made open (it may name keys).
+    assert home.config_path.stat().st_mode & 0o777 == 0o600
+    home.config_path.chmod(0o640)
     set_value(home, "output.color", "never")
-    assert home.config_path.stat().st_mode & 0o777 == 0o600  # the rewrite did not widen it
+    assert home.config_path.stat().st_mode & 0o777 == 0o640  # the rewrite kept what the user chose
     assert load_config(home).config.output.color == "never"
 
 

@@ -1269,7 +1269,7 @@ def test_a_capture_catching_the_index_up_is_the_index_job_meanwhile(ov_home):
     used to start an index job of its own, which found nothing left to do."""
     from ov.hosts import background
 
-    store = type("S", (), {"state": ov_home / "state" / "default"})()
+    store = type("S", (), {"state": ov_home / "state" / "default", "home": Home(ov_home)})()
     with background.holding_index_job(store, 1.0) as held, pytest.raises(background.AlreadyRunning):
         assert held
         background.start({"kind": "index"}, once=background.index_job_lock(store))

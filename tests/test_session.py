@@ -60,7 +60,7 @@ def test_another_local_user_cannot_read_a_transcript(ov, monkeypatch, umask_022,
 
         refused = read_by_other()
         assert refused.returncode != 0 and b"Permission denied" in refused.stderr
-        for folder in (home, home / "accounts"):  # as ov made them before: the same file is theirs to read
+        for folder in (home, home / "accounts", home / "accounts/default"):  # as ov made them before: the same file is theirs to read
             os.chmod(folder, 0o755)
         assert b"Tuesdays" in read_by_other().stdout
     finally:

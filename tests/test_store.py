@@ -861,3 +861,37 @@ def test_a_listing_records_the_other_users_spaces_it_left_out(ov_home: Path):
         bob.left_out = ()
         listing()
         assert bob.left_out == others
+
+
+def test_a_staged_file_moved_in_keeps_the_permissions_of_the_file_it_replaces(ov_home: Path, umask_022):
+    """A large add renames its staged files into place: the rename brought the staged file's 0644
+    over a memory or resource the user had made 0600 (atomic_write keeps them, this did not)."""
+    from ov.uri import parse
+
+    store = Store(Home(ov_home), Identity(), Config())
+    for i in range(100):
+        store.write(parse(f"viking://resources/big/f{i}.md"), f"file {i}\n".encode())
+    private = store.root / "resources/big/f7.md"
+    private.chmod(0o600)
+    draft = store.draft().__enter__()
+    for i in range(100):
+        draft.put(parse(f"viking://resources/big/f{i}.md"), f"file {i} again\n".encode())
+    draft.stage()
+    assert draft.staged is not None
+    with store.transaction() as tx:
+        draft.hand_over(tx)
+        tx.commit("add-resource", [parse("viking://resources/big")])
+    draft.discard()
+    assert private.read_text() == "file 7 again\n" and private.stat().st_mode & 0o777 == 0o600
+    assert (store.root / "resources/big/f8.md").stat().st_mode & 0o777 == 0o644  # the others as they were
+
+
+def test_every_folder_ov_makes_in_the_home_is_private_whoever_makes_it_first(ov, ov_home: Path, umask_022):
+    """state/ made again by the index of a `find` (or by a hook's capture) took the umask's 0755."""
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    shutil.rmtree(ov_home / "state")
+    assert ov("find", "alpha").exit_code == 0
+    assert [(ov_home / p).stat().st_mode & 0o777 for p in ("state", "state/default")] == [0o700, 0o700]
+    shutil.rmtree(ov_home / "state")
+    assert ov("write", "viking://resources/b.md", "--content", "beta\n").exit_code == 0
+    assert [(ov_home / p).stat().st_mode & 0o777 for p in ("state", "state/default", "accounts", "accounts/default")] == [0o700] * 4

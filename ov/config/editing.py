@@ -9,7 +9,7 @@ from ov.config.loading import LoadedConfig, parse_yaml, read_file, shown, valida
 from ov.config.schema import CONFIG_VERSION, is_text_field, require_key
 from ov.errors import ConfigError
 from ov.files import atomic_write
-from ov.home import Home, make_private
+from ov.home import Home
 
 
 def set_value(home: Home, key: str, text: str) -> LoadedConfig:
@@ -96,6 +96,8 @@ def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:
         said = "; ".join(value.problem if value.key == key else value.describe() for value in added)
         raise ConfigError(f"{shown(text, key)} is not a valid value for {key}: {said}", hint=f"{path} is unchanged")
     if changed:
-        make_private(home.root)
-        atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode())
+        home.ensure()
+        # The user's alone when new (it may name keys, and sits in the home, whose fence a home
+        # the user made is not); a file that exists keeps its permissions (atomic_write).
+        atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode(), mode=0o600)
     return dataclasses.replace(after, exists=raw is not None or changed)

@@ -14,7 +14,7 @@ from ov.config.checks import ENV_NAME
 from ov.config.schema import CONFIG_VERSION, Config, config_keys, value_at
 from ov.errors import ConfigError, quote
 from ov.files import atomic_write
-from ov.home import Home, make_private
+from ov.home import Home
 from ov.urls import has_userinfo
 
 # Limits of what a config file may be. The real one is a few hundred bytes and four levels
@@ -99,7 +99,7 @@ def load_config(home: Home) -> LoadedConfig:
         try:
             invalid = [dataclasses.asdict(value) for value in loaded.invalid]
             payload = {"key": key, "config": loaded.config.as_dict(), "invalid": invalid, "unknown": list(loaded.unknown)}
-            make_private(home.root, "state")
+            home.ensure(cache_path.parent)
             atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
         except OSError:
             pass  # the cache only saves time; a read-only home still works

@@ -64,7 +64,7 @@ def holding_index_job(store, timeout: float):
         yield True
         return
     path = index_job_lock(store)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    store.home.ensure(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         deadline = time.monotonic() + timeout

@@ -108,9 +108,9 @@ def capture(store, host, hook, session_id: str) -> Captured:
         added = add_messages(store, session_id, messages, resent=resent)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
     if end is not None and end != state.get("offset"):
-        _write_state(state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()})
+        _write_state(store, state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()})
     elif end is None and seen.to_state() != state.get("lines"):
-        _write_state(state_path, {**state, "lines": seen.to_state()})
+        _write_state(store, state_path, {**state, "lines": seen.to_state()})
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
@@ -137,6 +137,7 @@ def mark_live(store, session_id: str, host: str, transcript: str | None = None) 
     try:
         # Not flushed to disk: a stop hook runs on every turn, and a mark a power cut empties is
         # left by the sweep, not cleared.
+        store.home.ensure(path.parent)
         atomic_write(path, data, durable=False)
     except OSError:
         # No room for its bytes (a full disk still has room for an empty file): the mark this
@@ -201,9 +202,9 @@ def _read_state(path: Path) -> dict:
         return {}
 
 
-def _write_state(path: Path, state: dict) -> None:
+def _write_state(store, path: Path, state: dict) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        store.home.ensure(path.parent)
         atomic_write(path, json_bytes(state))
     except OSError:
         pass  # the next capture reads a little more and stores nothing twice

@@ -23,11 +23,10 @@ def log_path(home_root: Path) -> Path:
 def append(home_root: Path, record: dict) -> None:
     """Append ``record`` (plus the time) to the log; a failure to log is never an error of the hook."""
     from ov.files import append_log
-    from ov.home import make_private
+    from ov.home import Home
 
-    make_private(home_root, "logs")
     try:
-        append_log(log_path(home_root), record)
+        append_log(log_path(home_root), record, Home(home_root).ensure)
     except OSError:
         pass  # a read-only or full home: the hook still answers
 

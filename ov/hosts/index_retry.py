@@ -28,7 +28,9 @@ def record_failure(store, error: str) -> None:
     from ov.files import atomic_write
 
     data = {"at": time.time(), "error": error}
-    atomic_write(failure_path(store), json.dumps(data).encode(), durable=False)
+    path = failure_path(store)
+    store.home.ensure(path.parent)
+    atomic_write(path, json.dumps(data).encode(), durable=False)
 
 
 def clear_failure(store) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from ov.errors import StoreLocked
 from ov.files import atomic_write
-from ov.home import make_private
+from ov.home import Home
 from ov.hosts.filechange import Change
 from ov.hosts.hostconfig import Spec
 
@@ -54,7 +54,7 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
     # Deferred: filelock costs ~20 ms to import, and only an install needs it.
     from filelock import FileLock, Timeout
 
-    make_private(receipts_dir.parent)
+    Home(receipts_dir.parent).ensure()  # the home (where receipts_dir is), perhaps made by this
     path = receipts_dir.parent / LOCK_NAME
     lock = FileLock(path)
     try:
@@ -79,7 +79,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
     backup = backup_path(change.spec, receipts_dir)
     if change.receipt is not None:
         # An install may be the first thing ov writes: the home (where receipts_dir is) made private.
-        make_private(receipts_dir.parent, receipts_dir.name)
+        Home(receipts_dir.parent).ensure(receipts_dir)
     # A settings file linked from a dotfiles folder: the file the link names is the one to change
     # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
     # ov made it (a link to a file not made yet stays the dangling link it was).
@@ -232,7 +232,7 @@ def _keep_trust(receipts_dir: Path, spec_: Spec, trust: dict | None) -> None:
     if trust is None:
         _unlink(path)
         return
-    make_private(receipts_dir.parent, receipts_dir.name)
+    Home(receipts_dir.parent).ensure(receipts_dir)
     record = {"host": spec_.host, "scope": spec_.scope, "kind": _KEPT_TRUST, "hooks_file": str(spec_.path), "trust": trust, "updated_at": _now()}
     _write_receipt(path, record)
 

@@ -63,14 +63,13 @@ def main(host_name: str, event: str) -> int:
 
 def run(host_name: str, event: str, raw: bytes, environ=None) -> str:
     """The answer to one hook call (the host's no-op on any failure); logs one line."""
-    from ov.home import Home, make_private
+    from ov.home import Home
 
     environ = os.environ if environ is None else environ
     started = time.monotonic()
+    # Whatever the run writes first (its log line, a capture's state, a commit) makes its folder,
+    # the home included, through the home's ensure: private, at no cost once made.
     home = Home.from_env(environ)
-    # Every run ends with a line in the home's log, and a capture may write its state before:
-    # the home is made (private) first, not in passing by whichever file comes first.
-    make_private(home.root)
     host = load(host_name)
     record: dict = {"host": host_name, "event": event}
     try:

@@ -170,7 +170,7 @@ class Indices:
             except IndexUnavailable:
                 pass  # damaged: repaired below, under the lock
         try:
-            lock = WriteLock(self.store.state / "index.lock", self._lock_wait)
+            lock = WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home)
             lock.acquire()
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
@@ -244,7 +244,7 @@ class Indices:
         self._cache = None
         self._dropped = reason
         try:
-            with WriteLock(self.store.state / "index.lock", self._lock_wait):
+            with WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home):
                 current = Meta.read(self.root / META_NAME)
                 if current is not None and _same_build(current, meta):
                     (self.root / META_NAME).unlink()
@@ -261,7 +261,7 @@ class Indices:
         return meta is not None and self.incompatibility(meta) is None
 
     def rebuild(self, reason: str = "requested") -> OpenIndex:
-        with WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout):
+        with WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout, home=self.store.home):
             self._rebuild(self._head(), reason)
             meta = Meta.read(self.root / META_NAME)
             assert meta is not None

@@ -230,11 +230,10 @@ class Server:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)
         try:
             from ov.files import append_log
-            from ov.home import Home, make_private
+            from ov.home import Home
 
-            root = Home.from_env(self.environ).root
-            make_private(root, "logs")
-            append_log(log_path(root), record)
+            home = Home.from_env(self.environ)
+            append_log(log_path(home.root), record, home.ensure)
         except OSError:
             pass  # a log that cannot be written never fails a call
 

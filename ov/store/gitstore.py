@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked, UnsafeTree, quote
-from ov.files import atomic_write, atomic_write_all, remove_empty_parents
+from ov.files import atomic_write, atomic_write_all, kept_mode, remove_empty_parents
 from ov.names import is_git_name
 from ov.progress import Progress, counting
 from ov.uri import TEMP_MARKER
@@ -1252,13 +1252,17 @@ def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root:
 
 def _move_in(staged: Staged, source: str, target: str, made: set[str]) -> bool:
     """Rename a staged file over its work-tree path (atomic, like atomic_write); False when it
-    cannot be (another file system), so the caller writes it instead."""
+    cannot be (another file system), so the caller writes it instead. A file it replaces keeps
+    its permissions, as atomic_write keeps them (a memory the user made 0600 stays so)."""
     staged.wait()
     parent = os.path.dirname(target)
     if parent not in made:
         os.makedirs(parent, exist_ok=True)
         made.add(parent)
+    kept = kept_mode(target)
     try:
+        if kept is not None:
+            os.chmod(source, kept)
         os.replace(source, target)
     except OSError:
         return False

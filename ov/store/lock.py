@@ -38,10 +38,14 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from ov.errors import StoreLocked, not_writable, proposal
 from ov.files import atomic_write, write_new
 from ov.names import TEMP_MARKER
+
+if TYPE_CHECKING:
+    from ov.home import Home
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
@@ -56,8 +60,12 @@ _HELD: dict[tuple[str, int], WriteLock] = {}
 
 
 class WriteLock:
-    def __init__(self, path: Path, timeout: float) -> None:
+    """``home``: the home the lock's folder is in, which makes that folder (the first a writer
+    may need in a new home) when missing (:meth:`~ov.home.Home.ensure`); None: made as any."""
+
+    def __init__(self, path: Path, timeout: float, *, home: Home | None = None) -> None:
         self.path = path
+        self.home = home
         self.timeout = timeout
         self.queue = path.with_name(path.stem + ".queue")
         self._lock = None
@@ -94,7 +102,10 @@ class WriteLock:
         from filelock import FileLock, Timeout
 
         deadline = time.monotonic() + self.timeout
-        self.queue.mkdir(parents=True, exist_ok=True)
+        if self.home is not None:
+            self.home.ensure(self.queue)  # perhaps the first folder of the home: made private
+        else:
+            self.queue.mkdir(parents=True, exist_ok=True)
         # The ticket is locked under a hidden name and then renamed into the queue, so no
         # successor can find it before it is held (and take it for a dead writer's). Its place
         # is taken as late as possible: a writer slow between taking a name and showing its

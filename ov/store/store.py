@@ -42,7 +42,7 @@ from ov.errors import (
     quote,
 )
 from ov.files import looks_binary, remove_empty_parents, special_kind
-from ov.home import Home, make_private
+from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
 from ov import users
@@ -689,14 +689,13 @@ class Store:
 
     def write_lock(self, timeout: float | None = None) -> WriteLock:
         """The account's write lock, not taken yet (``timeout``: the configured one). A writer
-        may be the first under the home: the home and its state folder are made private first."""
-        make_private(self.home.root, "state")
-        return WriteLock(self.lock_path, self.config.store.lock_timeout if timeout is None else timeout)
+        may be the first under the home: the lock makes its folders through the home's :meth:`~ov.home.Home.ensure`."""
+        return WriteLock(self.lock_path, self.config.store.lock_timeout if timeout is None else timeout, home=self.home)
 
     def make_repo(self) -> bool:
         """Create the account's repository (under the write lock); False when it exists. Its
-        folder ``accounts/`` is made private first, when this makes it."""
-        make_private(self.home.root, "accounts")
+        folder (and ``accounts/``) is made private, when this makes it."""
+        self.home.ensure(self.root)
         return self.git.init(self.author, self._init_message)
 
     def require(self, uri: VikingURI) -> None:
