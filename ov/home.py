@@ -51,6 +51,11 @@ class Home:
     def state_dir(self, account: str) -> Path:
         return self.state_root / validate_id(account, "account")
 
+    @classmethod
+    def of_state_dir(cls, state_dir: Path) -> Home:
+        """The home whose :meth:`state_dir` ``state_dir`` is (for code handed only that folder)."""
+        return cls(state_dir.parent.parent)
+
     def ensure(self, folder: Path | None = None) -> Path:
         """``folder`` (the home itself when None, else a folder inside it), made when missing, and
         returned: the one way ov makes the home's folders, called where a folder is first needed.
@@ -84,3 +89,12 @@ class Home:
         if not base.is_dir():
             return []
         return sorted(p.name for p in base.iterdir() if (p / ".git").is_dir())
+
+
+def make_folder(folder: Path, home: Home | None) -> Path:
+    """``folder`` made when missing: through ``home``'s :meth:`Home.ensure` (private) when the
+    caller knows it is the home's, else as any folder (a test's lock in a temporary folder)."""
+    if home is not None:
+        return home.ensure(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

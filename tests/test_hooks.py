@@ -308,6 +308,17 @@ def test_a_hook_that_runs_first_makes_the_home_private(ov_home, umask_022):
     assert [p.stat().st_mode & 0o777 for p in (ov_home, log.parent, log)] == [0o700, 0o700, 0o600]
 
 
+def test_a_hook_that_makes_the_state_folder_again_makes_it_private(ov, project, ov_home, umask_022):
+    """A recall hook's index job took state/ (deleted, or never made) with the umask's 0755: its
+    lock's folder was made as any folder, and only the home's log folder was made private."""
+    import shutil
+
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "Deploys run with make ship.\n").exit_code == 0
+    shutil.rmtree(ov_home / "state")
+    _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do deploys run?"))
+    assert [(ov_home / p).stat().st_mode & 0o777 for p in ("state", "state/default", "state/default/hooks")] == [0o700] * 3
+
+
 def test_the_log_is_rotated_past_its_limit_and_read_with_the_older_file(ov_home):
     """The rotation the MCP server's log shares (ov.files.append_log)."""
     from ov.files import LOG_MAX_BYTES

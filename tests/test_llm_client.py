@@ -562,3 +562,15 @@ def test_the_client_logs_each_answered_call_itself(llm_server, llm_config, tmp_p
         ("query_plan", llm_config.model, 60, 4),
     ]
     assert spent == {"prompt_tokens": 110, "completion_tokens": 7}
+
+
+def test_the_usage_log_makes_the_accounts_state_folder_private(tmp_path, umask_022):
+    """A model called before anything else wrote (`ov remember` with state/ deleted) made
+    state/ and state/{account}/ with the umask's 0755; they are the home's, made 0700."""
+    from ov.llm import usage
+
+    (tmp_path / "home").mkdir(mode=0o700)
+    state = tmp_path / "home" / "state" / "default"
+    usage.record(state, "remember", "m", 3, 2)
+    assert [p.stat().st_mode & 0o777 for p in (state.parent, state)] == [0o700, 0o700]
+    assert [(r.prompt_tokens, r.completion_tokens) for r in usage.read(state)] == [(3, 2)]

@@ -30,6 +30,8 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ov.home import Home, make_folder
+
 try:
     import fcntl
 except ImportError:  # Windows: no barrier
@@ -86,17 +88,18 @@ class AlreadyRunning(Exception):
     """:func:`start` with ``once``: a job holding that lock is running."""
 
 
-def start(job: dict, *, barrier: Path | None = None, once: Path | None = None) -> int | None:
+def start(job: dict, *, home: Home | None = None, barrier: Path | None = None, once: Path | None = None) -> int | None:
     """Start the detached worker for ``job``; with ``barrier`` (:func:`barrier_dir` or
     :func:`captures_dir`), holding a lock there until it is done; with ``once``, only when no
     job holds the lock of that file (else :class:`AlreadyRunning`), and holding it until done.
+    ``home``: the home those folders are in, which makes them when missing (:meth:`Home.ensure`).
 
     Returns the worker's pid, or None when it could not be started (the caller logs it).
     """
     pass_fds: tuple[int, ...] = ()
     lock_fd = None
     if once is not None and fcntl is not None:
-        once.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(once.parent, home)  # the first folder a recall hook makes in a new state/
         lock_fd = os.open(once, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -105,7 +108,7 @@ def start(job: dict, *, barrier: Path | None = None, once: Path | None = None) -
             raise AlreadyRunning(str(once)) from None
         pass_fds = (lock_fd,)  # the worker's copy holds the lock until it exits; the file stays
     elif barrier is not None and fcntl is not None:
-        barrier.mkdir(parents=True, exist_ok=True)
+        make_folder(barrier, home)
         path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{os.urandom(4).hex()}.lock"
         # Locked under a name waiters ignore, then renamed: a waiter never sees it unlocked.
         pending = path.with_suffix(".new")

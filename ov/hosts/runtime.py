@@ -159,7 +159,7 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     now = time.time()
     orphans = [sid for sid, last in live_sessions(store) if sid != session and now - last >= hooks.orphan_after][:MAX_ORPHANS]
     for orphan in orphans:
-        background.start(_job(store, "commit", None, orphan, event="orphan"), barrier=background.barrier_dir(store))
+        background.start(_job(store, "commit", None, orphan, event="orphan"), home=store.home, barrier=background.barrier_dir(store))
     if orphans:
         record["orphans"] = orphans
     waited, finished = background.wait(store, hooks.commit_wait)
@@ -225,7 +225,7 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
     from ov.hosts import background  # after: a prompt held back pays for no job machinery
 
     try:
-        pid = background.start(_job(store, "index", None, session, event="index"), once=background.index_job_lock(store))
+        pid = background.start(_job(store, "index", None, session, event="index"), home=store.home, once=background.index_job_lock(store))
     except background.AlreadyRunning:
         record["index"] = f"{doing} (a job already running)"
         return
@@ -251,7 +251,7 @@ def _background(store, host, hook, event: str, session: str, record: dict) -> No
     # Marked live now, not by the job: an end hook right after this one must know there is a turn.
     mark_live(store, session, host.name, hook.transcript_path if has_transcript else None)
     barrier = background.barrier_dir(store) if committing else background.captures_dir(store)
-    pid = background.start(_job(store, kind, hook, session, event=event), barrier=barrier)
+    pid = background.start(_job(store, kind, hook, session, event=event), home=store.home, barrier=barrier)
     record["outcome"] = f"{kind} started" if pid else f"{kind} could not start"
     if pid:
         record["job"] = pid

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ov.errors import not_writable
+from ov.home import Home
 
 USAGE_FILE = "usage.jsonl"
 
@@ -35,7 +36,9 @@ def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, comple
     entry = UsageRecord(time.time(), purpose, model, int(prompt_tokens), int(completion_tokens))
     line = json.dumps(asdict(entry), sort_keys=True) + "\n"
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
+        # A model called before anything else wrote (`ov remember` in a fresh state/): the account's
+        # state folder is made here, private, as its other first makers make it.
+        Home.of_state_dir(state_dir).ensure(state_dir)
         # O_APPEND keeps concurrent writers' lines whole (each line is one small write).
         fd = os.open(state_dir / USAGE_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError as exc:

@@ -38,14 +38,11 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from ov.errors import StoreLocked, not_writable, proposal
 from ov.files import atomic_write, write_new
+from ov.home import Home, make_folder
 from ov.names import TEMP_MARKER
-
-if TYPE_CHECKING:
-    from ov.home import Home
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
@@ -102,10 +99,7 @@ class WriteLock:
         from filelock import FileLock, Timeout
 
         deadline = time.monotonic() + self.timeout
-        if self.home is not None:
-            self.home.ensure(self.queue)  # perhaps the first folder of the home: made private
-        else:
-            self.queue.mkdir(parents=True, exist_ok=True)
+        make_folder(self.queue, self.home)  # perhaps the first folder of the home: made private
         # The ticket is locked under a hidden name and then renamed into the queue, so no
         # successor can find it before it is held (and take it for a dead writer's). Its place
         # is taken as late as possible: a writer slow between taking a name and showing its
