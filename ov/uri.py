@@ -145,6 +145,12 @@ def _parse(text: str, user: str | None, *, normalize: bool, stored: bool = False
     return VikingURI(tuple(segments))
 
 
+def parse_stored(text: str, user: str | None = None) -> VikingURI:
+    """Like :func:`parse`, but a name may have surrounding whitespace, as a name an older ov
+    stored may (:func:`segment_problem`): for a URI typed to reach such a file, never to make one."""
+    return _parse(text, user, normalize=True, stored=True)
+
+
 def build(*segments: str, user: str | None = None) -> VikingURI:
     """Build a canonical URI from path segments (the first one is the scope)."""
     for segment in segments:
@@ -195,14 +201,16 @@ def file_place_problem(uri: VikingURI) -> str | None:
     return None
 
 
-def work_path_problem(path: str) -> str | None:
+def work_path_problem(path: str, *, stored: bool = False) -> str | None:
     """Why no file may be at the work-tree path ``path``, or None: every name in it a valid
     segment, the whole a URI within the limits, and at a place a file may be. What a scan
-    records of a hand edit and what a pull takes in from a remote are held to it."""
+    records of a new hand edit is held to it; with ``stored``, the rule for a path already in a
+    store, a history or a pack (what a pull, a restore and ``ov fsck`` accept): the names an older
+    ov stored are allowed there (:func:`segment_problem`), the escapes never."""
     if not path or "" in path.split("/"):
         return "a name is empty"
     try:
-        uri = from_path(path)
+        uri = from_path(path, stored=stored)
     except InvalidURI as exc:
         return exc.message
     place = file_place_problem(uri)
@@ -355,19 +363,49 @@ def _check_identity_segments(segments: list[str], text: str, user: str | None) -
             f"{quote(text)} has no user id",
             hint=f"use 'viking://~/{'/'.join(segments[1:])}' for the current user",
         )
-    ids = [(1, "user")]
-    if len(segments) >= 4 and segments[2] in ("peers", "sessions"):
-        ids.append((3, "peer" if segments[2] == "peers" else "session"))
     try:
-        for index, kind in ids:
+        for index, kind in _id_places(segments):
             name = segments[index]
-            if index == len(segments) - 1 and name.startswith(".") and name.strip("."):
-                # The last segment is a file of the folder above, hidden (sessions/.abstract.md),
-                # not an id: no id starts with '.', and the rest of the id rules still apply.
+            if name.startswith(".") and name.strip("."):
+                # ov makes no id starting with '.' (validate_id), but an older ov did (`--user .bob`),
+                # and in the last place it is a hidden file of the folder above (sessions/.abstract.md):
+                # both must stay addressable, so the rest of the id rules apply to what follows the dots.
                 name = name.lstrip(".")
             validate_id(name, kind)
     except InvalidId as exc:
         raise exc.restated(f"{exc.message} in {quote(text)}", InvalidURI) from None
+
+
+def _id_places(segments) -> list[tuple[int, str]]:
+    """(index, kind) of the segments of a ``user`` path that are ids."""
+    ids = [(1, "user")]
+    if len(segments) >= 4 and segments[2] in ("peers", "sessions"):
+        ids.append((3, "peer" if segments[2] == "peers" else "session"))
+    return ids
+
+
+def hidden_ids(uri: VikingURI, *, last: bool = False) -> list[VikingURI]:
+    """The folders of ``uri`` that are ids starting with '.': ov no longer makes one (a hidden id
+    never shows in `ov ls` or `ov session list`), but an older ov did, and those stay addressable.
+    The last name counts only with ``last`` (``uri`` names a folder, not a hidden file)."""
+    if uri.scope != "user":
+        return []
+    end = len(uri.parts) if last else len(uri.parts) - 1
+    return [VikingURI(uri.parts[: i + 1]) for i, _ in _id_places(uri.parts) if i < end and uri.parts[i].startswith(".")]
+
+
+def legacy_name(path: str) -> str | None:
+    """What of the stored work-tree path ``path`` ov no longer makes though an older ov did, or
+    None: a name with surrounding whitespace, or an id starting with '.'. Such a path is walked,
+    moved, removed, pulled and restored as it is (``work_path_problem(stored=True)``); `ov fsck`
+    names it, so that it can be renamed."""
+    parts = tuple(path.split("/"))
+    for part in parts:
+        if part != part.strip():
+            return f"the name {quote(part)} has surrounding whitespace"
+    for folder in hidden_ids(VikingURI(parts)):
+        return f"the id {quote(folder.name)} starts with '.'"
+    return None
 
 
 def _scheme_hint(text: str) -> str:

@@ -466,3 +466,42 @@ def test_restore_refuses_a_revision_with_an_escaping_path_and_restoring_one_befo
     assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree"
     assert refused.error["message"] == f"{bad} holds '../../victim.md', which ov never writes: it holds a '..' name, which leads out of its folder"
     assert store_state() == state and victim.read_bytes() == b"original\n"
+
+
+def test_restore_writes_back_the_names_an_older_ov_stored_and_they_stay_addressable(history, ov_home):
+    # (an upgrade audit: restore wrote them back although main refused them everywhere else)
+    from tests.hostile_trees import FILE, add_commit
+
+    older = add_commit(
+        ov_home / "accounts/default",
+        {(b"resources", b"src", b"todo "): (FILE, b"buy milk\n"), (b"user", b".bob", b"memories", b"emacs.md"): (FILE, b"emacs\n")},
+    ).decode()
+    assert history("snapshot", "commit", "-m", "drop what the work tree lacks").exit_code == 0
+    account = ov_home / "accounts/default"
+    assert not (account / "resources/src/todo ").exists()
+    restored = history("snapshot", "restore", older, "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert (account / "resources/src/todo ").read_text() == "buy milk\n"
+    assert history("read", "viking://resources/src/todo ").stdout == "buy milk\n"
+    assert history("read", "viking://user/.bob/memories/emacs.md").stdout == "emacs\n"
+    assert history("rm", "viking://resources/src/todo ").exit_code == 0 and not (account / "resources/src/todo ").exists()
+    assert history("mv", "viking://user/.bob/memories", "viking://user/bob/memories").exit_code == 0
+    assert history("status", "--json").json["result"]["clean"] and history("fsck").exit_code == 0
+    # ov itself makes neither, nor records a new hidden id made by hand
+    assert history("write", "viking://resources/src/new ", "--content", "x").exit_code == 2
+    assert history("write", "viking://user/.eve/notes.md", "--content", "x").exit_code == 2
+    (account / "user/.eve").mkdir()
+    (account / "user/.eve/notes.md").write_text("by hand\n")
+    status = history("status", "--json").json["result"]
+    assert status["clean"] and "user/.eve/notes.md" in status["ignored"]
+
+
+def test_restore_refuses_a_revision_holding_a_path_no_pull_or_restore_takes(history, ov_home, store_state):
+    from tests.hostile_trees import FILE, add_commit
+
+    bad = add_commit(ov_home / "accounts/default", {(b"docs", b"x.md"): (FILE, b"x\n")}).decode()
+    assert history("snapshot", "commit", "-m", "drop it").exit_code == 0
+    state = store_state()
+    refused = history("snapshot", "restore", bad, "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree" and "'docs/x.md'" in refused.error["message"]
+    assert store_state() == state and not (ov_home / "accounts/default/docs").exists()

@@ -1402,3 +1402,50 @@ def test_a_skill_from_macos_is_stored_under_nfc_names(ov, ov_home, tmp_path):
     stored = ov_home / "accounts/default/agent/skills/menu"
     assert sorted(p.name for p in stored.iterdir() if not p.name.startswith(".")) == ["SKILL.md", f"{NFC_CAFE}.txt", f"{NFC_CAFE}_2.txt"]
     assert ov("add-skill", str(folder), "--json").json["result"]["changed"] is False
+
+
+def test_adding_a_folder_again_replaces_a_name_git_reserves_that_an_older_version_stored(ov, ov_home, tmp_path):
+    # (an upgrade audit: ov at 5b929ee's time stored "git~1" as it was; adding the folder again
+    # added "git_1" beside it and left "git~1" in every later commit)
+    from dulwich.repo import Repo
+
+    from tests.hostile_trees import FILE, add_commit
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n\nalpha\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    repo = ov_home / "accounts" / "default"
+    manifest = repo / "resources" / "src" / ".sources.json"
+    data = json.loads(manifest.read_text())
+    data["files"]["git~1"] = dict(data["files"]["a.md"], title="git~1", uri=str(root / "git~1"))
+    older = json.dumps(data, indent=2, sort_keys=True).encode()
+    add_commit(repo, {(b"resources", b"src", b"git~1"): (FILE, b"tilde\n"), (b"resources", b"src", b".sources.json"): (FILE, older)})
+    manifest.write_bytes(older)  # the work tree as the older version left it
+    (repo / "resources" / "src" / "git~1").write_text("tilde\n")
+    (root / "git~1").write_text("tilde\n")
+    result = ov("add-resource", str(root), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["removed"] == ["viking://resources/src/git~1"]
+    with Repo(str(repo)) as r:
+        tree = r[r[r.head()].tree]
+        src = r[r[tree[b"resources"][1]][b"src"][1]]
+        assert b"git_1" in src and b"git~1" not in src
+    assert ov("fsck").exit_code == 0
+
+
+def test_adding_a_host_only_url_again_updates_the_folder_an_older_version_named_otherwise(ov, web):
+    # (an upgrade audit: an older ov named http://localhost:8766/'s folder "localhost"; adding the
+    # URL again made a second copy in "localhost_8766", found twice by every search)
+    _Handler.routes["/"] = (200, "text/html", b"<html><body><h1>Gizmo</h1><p>The gizmo spins at 300 rpm.</p></body></html>", 0)
+    first = ov("add-resource", f"{web}/", "--json").json["result"]["root"]
+    host = web.removeprefix("http://").split(":")[0]
+    assert first == f"viking://resources/{host}_{web.rsplit(':', 1)[1]}"
+    assert ov("mv", first, f"viking://resources/{host}").exit_code == 0  # where the older version put it
+    again = ov("add-resource", f"{web}/", "--json")
+    assert again.exit_code == 0, again.stderr
+    assert again.json["result"]["root"] == f"viking://resources/{host}"
+    assert [e["uri"] for e in ov("ls", "viking://resources", "--json").json["result"]] == [f"viking://resources/{host}"]
+    # another URL of the same host still gets a folder of its own
+    _Handler.routes["/other/"] = (200, "text/html", b"<p>other</p>", 0)
+    assert ov("add-resource", f"{web}/other/", "--json").json["result"]["root"] == "viking://resources/other"

@@ -442,6 +442,8 @@ def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_drop
     assert result.exit_code == 1
     problems = [f for f in result.json["result"]["findings"] if f["severity"] == "problem"]
     assert len(problems) == 1 and "HEAD holds" in problems[0]["message"] and "ov snapshot commit" in problems[0]["fix"]
+    # every such path is named, not the first only (an upgrade audit)
+    assert problems[0]["message"].startswith("HEAD holds '..'") and "and 1 other such path: '.git')" in problems[0]["message"]
     # `ov status` names them for what they are, and a snapshot commit drops them from HEAD only.
     status = ov("status", "--json").json["result"]
     assert {u["path"] for u in status["unsafe"]} == {"../../../victim/authorized_keys", ".git/config"}

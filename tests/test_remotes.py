@@ -835,3 +835,67 @@ def test_a_file_found_safe_in_a_newer_commit_hides_no_link_of_the_same_name_furt
     with Repo(str(account)) as repo:
         found = first_unsafe(repo, [replaced])
     assert found is not None and (found.commit, found.path) == (linked.decode(), "resources/x.md") and "symbolic link" in found.problem
+
+
+# --- a history an older ov made: names ov no longer makes, never an escape --------------------
+
+OLDER_OVS = {
+    # ov before c49ddda kept a source's names as they were; up to 5679124 it took `--user .bob`
+    # and `session new --id .hidden`.
+    (b"resources", b"src", b"todo "): (FILE, b"buy milk\n"),
+    (b"resources", b"src", b" lead.txt"): (FILE, b"lead\n"),
+    (b"resources", b"dir ", b"x.md"): (FILE, b"x\n"),
+    (b"user", b".bob", b"memories", b"preferences", b"emacs.md"): (FILE, b"I prefer emacs\n"),
+    (b"user", b"default", b"sessions", b".hidden", b".meta.json"): (FILE, b'{"session_id": ".hidden", "user": "default", "version": 1}\n'),
+}
+
+
+def test_a_history_with_names_an_older_ov_stored_is_pulled_backed_up_restored_and_renamed(homes, bare, tmp_path):
+    # (an upgrade audit: c49ddda allowed such names one by one, but the whole-path check still
+    # refused the history for good, and a backup holding one could not be restored)
+    shared_start(homes, str(bare))
+    add_commit(bare, OLDER_OVS, b"ov add-resource viking://resources/src\n")
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0, pulled.stderr
+    account = homes.path["b"] / "accounts" / "default"
+    assert (account / "resources/src/todo ").read_text() == "buy milk\n" and (account / "resources/dir /x.md").exists()
+    assert homes("b", "status", "--json").json["result"]["clean"]
+    fsck = homes("b", "fsck", "--json")
+    assert fsck.exit_code == 0
+    [note] = [f for f in fsck.json["result"]["findings"] if "older ov" in f["message"]]
+    assert note["severity"] == "note" and note["message"].startswith("5 files of HEAD have names an older ov stored")
+    assert "ov session delete .hidden" in note["fix"]
+    assert "ov mv viking://user/.bob/FOLDER viking://user/bob/FOLDER" in note["fix"]
+    assert homes("b", "read", "viking://user/.bob/memories/preferences/emacs.md").stdout == "I prefer emacs\n"
+    assert homes("b", "read", "viking://resources/src/todo ").stdout == "buy milk\n"
+    assert homes("b", "session", "show", ".hidden").exit_code == 0  # the session an older ov made, by its id
+    assert homes("b", "session", "new", "--id", ".other").exit_code == 2  # but no new one
+    # a backup of it comes back whole in another home
+    pack = tmp_path / "b.ovpack"
+    assert homes("b", "backup", str(pack)).exit_code == 0
+    restored = homes("a", "restore", str(pack), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert (homes.path["a"] / "accounts/default/resources/src/ lead.txt").read_text() == "lead\n"
+    # the fix fsck gives works, and then fsck no longer names the id
+    assert homes("b", "mv", "viking://user/.bob/memories", "viking://user/bob/memories").exit_code == 0
+    assert homes("b", "read", "viking://user/bob/memories/preferences/emacs.md").stdout == "I prefer emacs\n"
+    after = homes("b", "fsck", "--json").json["result"]["findings"]
+    assert next(f["message"] for f in after if "older ov" in f["message"]).startswith("4 files of HEAD")
+    # and the history pushes and pulls on: the pushed merge is no commit ov refuses
+    assert homes("b", "push").exit_code == 0 and homes("a", "remote", "add", "origin", str(bare)).exit_code in (0, 1)
+    assert homes("a", "pull", "--json").exit_code == 0
+
+
+def test_a_push_of_a_history_no_pull_takes_says_so(homes, bare):
+    # (an upgrade audit: ov at 5b929ee's time stored "git~1"; `ov push` sent it without a word and
+    # every pull of it was refused, its hint saying ov never makes such a commit)
+    shared_start(homes, str(bare))
+    bad = add_commit(homes.path["a"] / "accounts" / "default", {(b"resources", b"src", b"git~1"): (FILE, b"tilde\n")}).decode()
+    pushed = homes("a", "push")
+    assert pushed.exit_code == 0, pushed.stderr  # the remote is the account's own copy too
+    assert f"`ov pull` of what was pushed is refused: its commit {bad[:10]} holds 'resources/src/git~1'" in pushed.stderr
+    again = homes("a", "push", "--json").json["result"]  # nothing new is sent, nothing is said
+    assert again["pushed"] is False and again["refused_by_pull"] is None
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 1 and pulled.error["code"] == "unsafe_tree"
+    assert "an older ov stored is pulled as it is" in pulled.error["hint"]

@@ -18,9 +18,12 @@ from ov.uri import (
     VikingURI,
     build,
     from_path,
+    hidden_ids,
     is_valid_segment,
+    legacy_name,
     parse,
     sanitize_segment,
+    work_path_problem,
 )
 
 USER = "alice"
@@ -794,12 +797,23 @@ def test_check_new_path_holds_directories_to_the_directory_limit() -> None:
 
 
 def test_a_hidden_file_where_an_id_would_be_is_a_file_not_an_id() -> None:
-    # ov's own summaries of the users', peers' and sessions' folders; only an id may not start with '.'
+    # ov's own summaries of the users', peers' and sessions' folders
     for text in ("viking://user/.abstract.md", "viking://user/alice/sessions/.overview.md", "viking://user/alice/peers/.abstract.md"):
         assert str(parse(text, user=USER)) == text
         assert str(from_path(text.removeprefix("viking://"))) == text
+        assert hidden_ids(parse(text, user=USER)) == [] and legacy_name(text.removeprefix("viking://")) is None
+
+
+def test_an_id_an_older_ov_made_with_a_leading_dot_stays_addressable_and_is_named_as_such() -> None:
+    # (an upgrade audit: ov up to 5679124 took `--user .bob`; its files could be neither read nor moved)
     for text in ("viking://user/.bob/notes.md", "viking://user/alice/sessions/.s1/messages.jsonl", "viking://user/alice/peers/.eve/memories"):
-        with pytest.raises(InvalidURI, match="starts with '.'"):
+        uri = parse(text, user=USER)
+        assert str(uri) == text and work_path_problem(uri.path) is None
+        assert len(hidden_ids(uri)) == 1 and "starts with '.'" in legacy_name(uri.path)
+    assert hidden_ids(parse("viking://user/alice/sessions/.s1", user=USER), last=True) == [parse("viking://user/alice/sessions/.s1", user=USER)]
+    # the rest of the id rules hold after the dots
+    for text in ("viking://user/..bob x/notes.md", "viking://user/.bob.lock/notes.md", "viking://user/.git/notes.md"):
+        with pytest.raises(InvalidURI):
             parse(text, user=USER)
 
 
@@ -818,9 +832,35 @@ def test_a_hidden_file_where_an_id_would_be_is_a_file_not_an_id() -> None:
     ],
 )
 def test_work_path_problem_says_why_no_file_may_be_at_a_path(path, expected):
-    from ov.uri import work_path_problem
-
     problem = work_path_problem(path)
+    assert problem is None if expected is None else expected in problem
+
+
+@pytest.mark.parametrize("path", ["resources/src/todo ", "resources/src/ lead.txt", "resources/dir /x.md", "user/default/resources/ a.md"])
+def test_a_stored_path_may_hold_the_names_an_older_ov_stored(path):
+    # (an upgrade audit: c49ddda allowed them per name, but the whole-path rule a pull, a restore
+    # and fsck apply still refused them, so such a history could never be pulled)
+    assert "whitespace" in work_path_problem(path)  # a hand edit or a typed URI: ov no longer makes them
+    assert work_path_problem(path, stored=True) is None
+    assert "whitespace" in legacy_name(path)
+    assert from_path(path, stored=True).path == path
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("resources/ .. /x.md", None),  # a name, not '..'
+        ("resources/../x.md", "'..' segment"),
+        ("resources/.git /config", "reserved"),
+        ("resources/git~1 ", "reserved"),
+        ("resources/a\x00b.md", "control character"),
+        (" resources/x.md", "invalid scope"),
+        ("resources/a\\b.md", "backslash"),
+        ("user/ bob/x.md", "not allowed"),  # no ov ever made an id with a space
+    ],
+)
+def test_the_stored_rule_never_allows_an_escape(path, expected):
+    problem = work_path_problem(path, stored=True)
     assert problem is None if expected is None else expected in problem
 
 

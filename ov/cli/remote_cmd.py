@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short
+from ov.cli.output import emit, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Manage the git remotes an account is shared through.", no_args_is_help=True)
@@ -71,7 +71,11 @@ def push(remote: RemoteArg = None) -> None:
         "new_head": result.new_head,
         "pushed": result.pushed,
         "tags": result.tags,
+        "refused_by_pull": result.refused_by_pull,
     }
+    if result.refused_by_pull:
+        # Said, not refused: see PushResult; whoever pulls it must hear why their pull fails.
+        warn(f"`ov pull` of what was pushed is refused: {result.refused_by_pull}; `ov fsck` names such paths")
     if result.pushed:
         text = f"pushed to {result.remote}: {short(result.old_head) if result.old_head else '(empty)'} -> {short(result.new_head)}"
     else:

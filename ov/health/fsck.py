@@ -5,7 +5,8 @@ and the command that fixes it. Store: ov may write to its folders, the branch re
 commit of the history and its root tree is present, every tree and blob of HEAD is readable,
 no interrupted commit is pending, no git lock file or temporary file of a killed writer is
 left, no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
-pulls were checked), and hand edits are listed (they are not damage, but they are not indexed until
+pulls were checked, or written by an older ov), the names an older ov stored that ov no longer makes
+(``"todo "``, a user ``.bob``) are named with how to rename them, and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ov.progress import Progress, counting
 from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
+from ov.uri import VikingURI, hidden_ids, legacy_name
 from ov.wording import counted
 
 
@@ -101,15 +103,21 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         add(Finding("store", "problem", f"the history is broken: object {exc} is missing", "restore the account from a backup"))
     files = 0
     missing = []
+    legacy = []
     tree = git.tree_of(head)
     for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
         files += 1
         if sha not in git.repo.object_store:
             missing.append(path)
+        why = legacy_name(path)
+        if why is not None:
+            legacy.append((path, why))
     for path in missing[:20]:
         add(Finding("store", "problem", f"HEAD's {path} is missing from the object store", "restore the account from a backup"))
     report.checked.update(commits=commits, files=files)
     _check_tree_paths(git, head, add)
+    if legacy:
+        add(_legacy_finding(legacy))
     from ov.store.worktree import scan
 
     changes = scan(git, refresh_index=False)
@@ -134,19 +142,23 @@ def _check_tree_paths(git, head: bytes, add) -> None:
     a pull took them in before pulls refused them. A problem in HEAD, whose files every later
     merge and restore meet; a note further back, where only a restore of that commit reaches them."""
     from ov.errors import quote
-    from ov.store.treepaths import first_unsafe
+    from ov.store.treepaths import first_unsafe, unsafe_paths
 
-    came = "it came from a pull before ov refused such trees"
+    # Not "a pull" only: an older ov wrote some of these too ("git~1", a name git reserves).
+    came = "a pull took it in before ov refused such trees, or an older ov wrote it"
     # One walk of the history: HEAD comes first, so a path HEAD holds is the one found.
     found = first_unsafe(git.repo, [head], skip_missing=True)  # missing objects are reported above
     if found is None:
         return
     if found.commit == head.decode():
+        # Rare, so HEAD is walked again to name every such path, not the first only.
+        in_head = [p for p, _ in unsafe_paths(git.repo.object_store, git.tree_of(head), skip_missing=True) if p != found.path]
+        more = f" (and {counted(len(in_head), 'other such path')}: {_listed(in_head)})" if in_head else ""
         add(
             Finding(
                 "store",
                 "problem",
-                f"HEAD holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
+                f"HEAD holds {quote(found.path)}, which ov never writes: {found.problem}{more} ({came})",
                 "remove it: `ov snapshot commit -m MESSAGE` when `ov status` lists it as unsafe or deleted, else `ov rm` its URI",
             )
         )
@@ -158,6 +170,45 @@ def _check_tree_paths(git, head: bytes, add) -> None:
             f"commit {found.commit[:10]} of the history holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
             "HEAD no longer holds it: do not restore that commit",
         )
+    )
+
+
+# How many paths a finding names before it gives the rest as a count.
+PATHS_LISTED = 5
+
+
+def _listed(paths: list[str]) -> str:
+    from ov.errors import quote
+
+    shown = ", ".join(quote(p) for p in paths[:PATHS_LISTED])
+    return shown + (f" and {len(paths) - PATHS_LISTED} more" if len(paths) > PATHS_LISTED else "")
+
+
+def _legacy_finding(legacy: list[tuple[str, str]]) -> Finding:
+    """A note for HEAD's paths that hold a name an older ov stored and ov no longer makes: they
+    work as they are (read, moved, removed, pulled, packed), so nothing is damaged, but a name
+    with spaces cannot be typed back and a hidden id is missing from `ov ls`."""
+    fixes = []
+    spaced = [p.split("/") for p, _ in legacy if any(part != part.strip() for part in p.split("/"))]
+    if spaced:
+        parts = spaced[0]
+        at = next(i for i, part in enumerate(parts) if part != part.strip())
+        shown, renamed = "/".join(parts[: at + 1]), "/".join([*parts[:at], parts[at].strip()])
+        fixes.append(f"a name with surrounding spaces: `ov mv` it, e.g. `ov mv 'viking://{shown}' viking://{renamed}`, or `ov add-resource` its source again (it is replaced)")
+    hidden = sorted({folder for p, _ in legacy for folder in hidden_ids(VikingURI(tuple(p.split("/"))))})
+    sessions = [folder for folder in hidden if len(folder.parts) == 4 and folder.parts[2] == "sessions"]
+    hidden = [folder for folder in hidden if folder not in sessions]
+    if sessions:
+        fixes.append(f"a session id starting with '.': the session is shown and deleted by its id, e.g. `ov session delete {sessions[0].name}`")
+    if hidden:
+        shown, renamed = hidden[0], VikingURI((*hidden[0].parts[:-1], hidden[0].name.lstrip(".")))
+        fixes.append(f"an id starting with '.': move what its folder holds to a new id, e.g. `ov mv {shown}/FOLDER {renamed}/FOLDER` (`ov ls {shown}` lists them)")
+    return Finding(
+        "store",
+        "note",
+        f"{counted(len(legacy), 'file')} of HEAD {'has a name' if len(legacy) == 1 else 'have names'} an older ov stored and ov no longer makes "
+        f"({legacy[0][1]}): {_listed([p for p, _ in legacy])}; they are read, moved, pulled and restored as they are",
+        "to rename or remove them: " + "; ".join(fixes),
     )
 
 

@@ -96,6 +96,10 @@ class PushResult:
     new_head: str | None
     pushed: bool
     tags: list[str] = field(default_factory=list)  # tags the remote did not have, sent with main
+    # Why a pull of what was sent is refused (a path no pull takes, which an older ov wrote or a
+    # pull took in before pulls checked), or None. Sent all the same: the remote is this account's
+    # copy too, and the path is in commits no later one can take back out.
+    refused_by_pull: str | None = None
 
 
 @dataclass
@@ -225,7 +229,7 @@ def push(store: Store, name: str | None = None) -> PushResult:
         raise NotFound("the account has no commits to push")
     from dulwich.graph import can_fast_forward
 
-    seen: dict[str, bytes | None] = {}
+    seen: dict = {}
     sent: list[str] = []
 
     def update_refs(refs):
@@ -237,6 +241,11 @@ def push(store: Store, name: str | None = None) -> PushResult:
                     f"the remote {remote.name!r} has commits you do not have; run `ov pull` first",
                     hint=f"`ov pull {remote.name}` merges them, then `ov push {remote.name}` again",
                 )
+        from ov.store.treepaths import first_unsafe
+
+        found = first_unsafe(repo, [head], [old] if old is not None else [], skip_missing=True)
+        if found is not None:
+            seen["refused"] = f"its commit {found.commit[:10]} holds {quote(found.path)}, {found.problem}"
         new = dict(refs)
         new[BRANCH] = head
         for ref, sha in sorted(repo.refs.as_dict(TAG_PREFIX).items()):
@@ -258,7 +267,7 @@ def push(store: Store, name: str | None = None) -> PushResult:
     if old is None:
         _point_head_at_main(client, path)
     _set_tracking(repo, remote.name, head)
-    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent)
+    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent, seen.get("refused"))
 
 
 # --- pull ------------------------------------------------------------------------
@@ -351,7 +360,7 @@ def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, th
     if found is not None:
         raise UnsafeTree(
             f"refused to pull {remote.name!r}: its commit {found.commit[:10]} holds {quote(found.path)}, {found.problem}",
-            hint="nothing was changed here; ov never makes such a commit: remove the path on the remote (with git), or pull from another remote",
+            hint="nothing was changed here; ov writes no such path (a name an older ov stored is pulled as it is): remove the path on the remote (with git), or pull from another remote",
         )
 
 
@@ -563,7 +572,7 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
 
     _check_file_dir_clashes(git, ours_tree, result)
     for path, sha in result.items():
-        problem = work_path_problem(path) if sha is not None else None
+        problem = work_path_problem(path, stored=True) if sha is not None else None
         if problem is not None:  # a conflict copy's name, longer than the path it copies
             raise MergeImpossible(f"cannot merge {remote.name!r}: {quote(path)}: {problem}", hint="rename the file on one side, commit, then pull again")
     tree_changes = [(p.encode(), None, None) if sha is None else (p.encode(), FILE_MODE, sha) for p, sha in sorted(result.items())]

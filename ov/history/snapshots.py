@@ -382,6 +382,7 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
     blob id at the revision), given what it is (``now``), replacing what was planned for it before.
     ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
     from ov.store.gitstore import escape_problem
+    from ov.uri import work_path_problem
 
     git = tx.git
     wanted: dict[str, bytes | None] = {}
@@ -393,7 +394,12 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
             wanted[rel] = then.get(rel)
     problems = {rel: escape_problem(rel) for rel in sorted(wanted)}
     for rel, problem in problems.items():
-        if problem is not None and wanted[rel] is not None:  # a path only a pull before pulls were checked took in
+        if wanted[rel] is None:
+            continue  # one to delete: it leaves the tree
+        # The rule of a pull and a restore: a name an older ov stored ("todo ", a user ".bob")
+        # comes back as it was, and stays addressable; a path none of them takes does not.
+        problem = problem or work_path_problem(rel, stored=True)
+        if problem is not None:
             raise UnsafeTree(f"{plan.rev} holds {quote(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
     if check:
         for rel, problem in problems.items():

@@ -27,10 +27,11 @@ from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirecto
 from ov.files import json_bytes
 from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source
+from ov.names import is_git_name
 from ov.progress import Progress
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import VikingURI, is_valid_segment, join_new, segment_name
+from ov.uri import VikingURI, is_stored_segment, join_new, segment_name
 
 MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
@@ -199,7 +200,15 @@ def _plan(
         (result.updated if current is not None else result.added).append(str(uri))
     for rel in sorted(set(old_manifest.get("files", {})) - set(files)):
         uri = _earlier_file(root, rel)
-        if uri is not None and tx.existing_file(uri) is not None:
+        if uri is None:
+            continue
+        if is_git_name(uri.name):
+            # No work-tree path of ov's is spelled like .git, so the file is not read: the
+            # commit drops it from the tree, as `ov snapshot commit` drops such a path.
+            held = tx.git.entry(tx.tree, uri.path) is not None
+        else:
+            held = tx.existing_file(uri) is not None
+        if held:
             tx.delete(uri)
             result.removed.append(str(uri))
     if len(tx.changes) >= 256:
@@ -365,10 +374,12 @@ def _join(root: VikingURI, rel: str, *, directory: bool = False) -> VikingURI:
 
 def _earlier_file(root: VikingURI, rel: str) -> VikingURI | None:
     """The URI of a file an earlier add recorded in the manifest, to remove it; None when ``rel``
-    is no name ov ever stored. Before names were held to the whitespace rule, a file named
-    ``"todo "`` was stored as it was: adding the folder again replaces it with ``todo``."""
+    is no name ov ever stored. An older ov stored a source's names as they were: ``"todo "``
+    (before the whitespace rule) and ``git~1`` (a name git reserves, before ov refused those);
+    adding the folder again replaces them with ``todo`` and ``git_1``. Only the file's own name
+    may be reserved (a folder so named was never written)."""
     parts = tuple(rel.split("/"))
-    if all(is_valid_segment(part) or is_valid_segment(part.strip()) for part in parts):
+    if all(is_stored_segment(part) for part in parts[:-1]) and (is_stored_segment(parts[-1]) or is_git_name(parts[-1])):
         return VikingURI(root.parts + parts)
     return None
 
@@ -392,17 +403,46 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         root = VikingURI(("resources", collected.name))
     store.require_content_uri(root)
     path = store.path(root)
-    if path.exists():
-        manifest = _read_manifest(store, root)
-        recorded = manifest.get("source", {}).get("uri")
-        # An older ov recorded a URL as given (its secrets, its password): the same source still.
-        if recorded != collected.uri and not (collected.kind == "http" and isinstance(recorded, str) and kept_url(recorded)[0] == collected.uri):
-            raise AlreadyExists(
-                f"{root} already exists and was not added from {collected.uri}",
-                hint="choose another place with {to}",
-                arguments={"to"},
-            )
+    same = path.exists() and _same_source(_read_manifest(store, root), collected)
+    if not same and collected.kind == "http":
+        earlier = _root_of_source(store, root.parent, collected)
+        if earlier is not None:
+            return earlier
+    if path.exists() and not same:
+        raise AlreadyExists(
+            f"{root} already exists and was not added from {collected.uri}",
+            hint="choose another place with {to}",
+            arguments={"to"},
+        )
     return root
+
+
+def _same_source(manifest: dict, collected: Collected) -> bool:
+    """Whether the manifest of a folder says it was added from ``collected``'s source."""
+    source = manifest.get("source")
+    recorded = source.get("uri") if isinstance(source, dict) else None
+    # An older ov recorded a URL as given (its secrets, its password): the same source still.
+    return recorded == collected.uri or (collected.kind == "http" and isinstance(recorded, str) and kept_url(recorded)[0] == collected.uri)
+
+
+def _root_of_source(store: Store, parent: VikingURI, collected: Collected) -> VikingURI | None:
+    """The folder of ``parent`` that an earlier add of the same URL made under another name, or
+    None. An older ov named a URL's folder otherwise (``localhost`` for ``http://localhost:8766/``,
+    ``example`` for ``https://example.com/``): adding it again updates that folder rather than
+    make a second copy. A URL add waits on the network anyway, so reading the manifests of the
+    folders beside it costs nothing that shows."""
+    folder = store.path(parent)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    for name in names:
+        if name.startswith(".") or not is_stored_segment(name) or not (folder / name / MANIFEST).is_file():
+            continue
+        candidate = VikingURI((*parent.parts, name))
+        if _same_source(_read_manifest(store, candidate), collected):
+            return candidate
+    return None
 
 
 def _manifest(collected: Collected, reason, include, exclude, provenance: dict[str, dict]) -> dict:

@@ -21,7 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ov.errors import AlreadyExists, InvalidInput, IsADirectory, NotFound, quote
+from ov.errors import (
+    AlreadyExists,
+    InvalidInput,
+    IsADirectory,
+    NotFound,
+    UnsafeTree,
+    quote,
+)
 from ov.ovpack.format import (
     BACKUP_ROOT,
     EXTENSION,
@@ -33,7 +40,15 @@ from ov.ovpack.format import (
 from ov.ovpack.writer import VectorsUnavailable, is_session_path, write_pack
 from ov.progress import Progress, counting
 from ov.store import sidecar
-from ov.uri import PUBLIC_SCOPES, VikingURI, check_path_length, from_path, nfc, parse
+from ov.uri import (
+    PUBLIC_SCOPES,
+    VikingURI,
+    check_path_length,
+    from_path,
+    nfc,
+    parse,
+    work_path_problem,
+)
 
 OnConflict = Literal["fail", "overwrite", "skip"]
 VectorMode = Literal["auto", "recompute", "require"]
@@ -141,13 +156,21 @@ def _uncommitted(store, prefix: str) -> int:
 def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, bytes]]]:
     """(HEAD, [(path relative to prefix, blob sha)]) of the committed files below ``prefix``, in
     path order. Only the listing: the blobs are read when they are packed, one at a time, so
-    that writing a pack holds one file in memory, not all of them."""
+    that writing a pack holds one file in memory, not all of them. A path that every restore and
+    import refuses (``git~1``, which an older ov stored) is refused here, before a pack that could
+    never come back is written; a name an older ov stored that they take (``"todo "``) is packed."""
     if not store.exists:
         return None, []
     git = store.git
     head = git.head()
     files = []
     for path, sha in git.iter_files(git.tree_of(head), prefix):
+        problem = work_path_problem(path, stored=True)
+        if problem is not None:
+            raise UnsafeTree(
+                f"the last commit holds {quote(path)}, which no restore or import takes: {problem}",
+                hint="nothing was written; remove that file from the work tree by hand, `ov snapshot commit -m MESSAGE`, then pack again (`ov fsck` names every such path)",
+            )
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
         files.append((rel, sha))
     return (head.decode() if head else None), sorted(files)

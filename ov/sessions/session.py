@@ -44,7 +44,7 @@ from ov.sessions.messages import (  # noqa: F401 - the message API is re-exporte
 )
 from ov.store import sidecar
 from ov.store.store import CommitResult, Store
-from ov.uri import VikingURI
+from ov.uri import VikingURI, is_stored_segment
 
 MESSAGES = sidecar.MESSAGES
 META = ".meta.json"
@@ -84,7 +84,18 @@ class AddResult:
 
 
 def session_uri(store: Store, session_id: str) -> VikingURI:
-    validate_id(session_id, "session")
+    try:
+        validate_id(session_id, "session")
+    except InvalidId:
+        # An older ov made session ids starting with '.' (`session new --id .hidden`): one that is
+        # there is shown, added to and deleted by its id; ov makes no new one.
+        if not (session_id.startswith(".") and session_id.strip(".") and is_stored_segment(session_id)):
+            raise
+        validate_id(session_id.lstrip("."), "session")
+        uri = VikingURI(("user", store.identity.user, "sessions", session_id))
+        if not store.path(uri).is_dir():
+            raise
+        return uri
     return VikingURI(("user", store.identity.user, "sessions", session_id))
 
 

@@ -51,7 +51,7 @@ from ov.progress import Progress, counting
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, STAGING, Author, GitStore, escape_problem
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
-from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, is_stored_segment, nfc, parse, path_bytes, standing_folder
+from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -188,9 +188,29 @@ class Store:
         return self.on_disk(self._parsed(text))
 
     def _parsed(self, text: str) -> VikingURI:
-        uri = parse(text, self.identity.user)
+        try:
+            uri = parse(text, self.identity.user)
+        except InvalidURI as exc:
+            uri = self._stored_name(text, exc)
         if self.confined:
             users.require_own(uri, self.identity.user)
+        for folder in hidden_ids(uri, last=uri.name not in sidecar.SIDECARS):
+            # An older ov made ids starting with '.' (`--user .bob`): those are reached, moved and
+            # removed by their URIs, but ov makes no new one (it would be hidden from `ov ls`).
+            if not os.path.isdir(self.root / folder.path):
+                raise InvalidURI(f"{folder} does not exist, and ov makes no new id that starts with '.'", hint="start the id with a letter or a digit")
+        return uri
+
+    def _stored_name(self, text: str, refused: InvalidURI) -> VikingURI:
+        """The URI ``text`` names when it is a file or folder an older ov stored with surrounding
+        spaces ("todo "): it is read, moved and removed by its URI; else ``refused`` is raised, so
+        that ov makes no new such name."""
+        try:
+            uri = parse_stored(text, self.identity.user)
+        except InvalidURI:
+            raise refused from None
+        if uri.is_root or not os.path.lexists(self.root / uri.path):
+            raise refused from None
         return uri
 
     def move_target(self, source: VikingURI, text: str) -> VikingURI:

@@ -8,8 +8,9 @@ account's ``.git/config``, whose settings run commands in every later ``git stat
 refuses a history that holds one (:func:`first_unsafe`) before anything moves; ``ov fsck`` finds
 those a store took in before pulls checked.
 
-The rule is the one every file ov writes obeys (:func:`ov.uri.work_path_problem`), so what a
-pull accepts is what ``ov status`` would record and ``ov ls`` can reach.
+The rule is the one for a path already stored (:func:`ov.uri.work_path_problem` with ``stored``),
+the one a restore and ``ov fsck`` apply too: what ov writes, and the names an older ov stored that
+ov no longer makes (``"todo "``, a user id ``.bob``), which ``ov ls`` still reaches; never an escape.
 """
 
 from __future__ import annotations
@@ -104,7 +105,7 @@ def unsafe_paths(
             path = f"{folder}/{shown}" if folder else shown
             problem = entry_problem(name, mode)
             if problem is None and not stat.S_ISDIR(mode):
-                problem = work_path_problem(path)
+                problem = work_path_problem(path, stored=True)
                 if problem is None:
                     safe_files.add((folder, name, mode))
             if problem is not None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.store.gitstore import INDEX_PENDING, GitStore, escape_problem
-from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, work_path_problem
+from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, from_path, hidden_ids, work_path_problem
 
 
 @dataclass
@@ -54,7 +54,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
-        if rel not in committed and not _storable(rel):
+        if rel not in committed and not _storable(rel, committed):
             # Named as no URI can name it (`.gitattributes`, `a\b.md`, `user/Bad User/x.md`), or
             # where ov keeps a folder: never recorded, or no command could remove it and no backup
             # of the store would restore.
@@ -93,9 +93,15 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     return changes
 
 
-def _storable(rel: str) -> bool:
-    """Whether a file at work-tree path ``rel`` is one ov could have written there."""
-    return work_path_problem(rel) is None
+def _storable(rel: str, committed: dict[str, bytes]) -> bool:
+    """Whether a file at work-tree path ``rel`` is one ov could have written there. A URI may
+    name an id an older ov made starting with '.' (``user/.bob``): a new file there is recorded
+    while HEAD holds that id, but a new such id never is."""
+    if work_path_problem(rel) is not None:
+        return False
+    hidden = hidden_ids(from_path(rel)) if rel.startswith("user/") else []
+    # Rare (a hidden id), so HEAD's paths are looked through only then.
+    return all(any(p.startswith(folder.path + "/") for p in committed) for folder in hidden)
 
 
 def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:
