@@ -159,6 +159,11 @@ POSITIVE = [
     ("yaml-grep-rn-top-level", "config/app.yaml:4:password: hunter22\n", "hunter22", "config/app.yaml:4:password: [REDACTED:assigned_secret]\n", 1),
     ("env-grep-rn-context", "config/app.env:5-password=hunter33\n", "hunter33", "config/app.env:5-password=[REDACTED:assigned_secret]\n", 1),
     ("yaml-grep-rn-context-colon", "src/x.yml:17-db_password: hunter44\n", "hunter44", "src/x.yml:17-db_password: [REDACTED:assigned_secret]\n", 1),
+    # grep -rn's context lines have a `-` gutter: `path-N-` (the name must not swallow `db.yml-3-`).
+    ("yaml-grep-rn-context", "config/db.yml-3-password: hunter2secret\n", "hunter2secret", "config/db.yml-3-password: [REDACTED:assigned_secret]\n", 1),
+    ("yaml-grep-rn-context-nested", "x\nsrc/a-b.yml-12-  db_password: hunter55\n", "hunter55", "src/a-b.yml-12-  db_password: [REDACTED:assigned_secret]\n", 1),
+    ("yaml-grep-rn-windows", "C:\\dir\\app.yaml:4:password: hunter66\n", "hunter66", "C:\\dir\\app.yaml:4:password: [REDACTED:assigned_secret]\n", 1),
+    ("yaml-grep-rn-windows-context", "C:\\dir\\app.yaml-4-password: hunter77\n", "hunter77", "C:\\dir\\app.yaml-4-password: [REDACTED:assigned_secret]\n", 1),
     # Pre-signed URLs: the signature, credential and session token go, the rest stays readable.
     (
         "s3-presigned-signature",
@@ -293,6 +298,8 @@ NEGATIVE = [
     ("sql-password-column", "CREATE TABLE users (id INT, password VARCHAR(255) NOT NULL, password_hash CHAR(60));"),
     ("shell-pwd-paths", "PWD=/\nPWD=~\nOLDPWD=.\nPWD=C:\\Users\\dev\npwd = os.getcwd()\nPWD=$(pwd)"),
     ("grep-rn-code", "src/auth.py:10:    if not password: raise\nsrc/auth.py:11:def login(password: str) -> None:\n"),
+    ("grep-rn-context-code", "src/auth.py-10-    if not password: raise\nsrc/auth.py-11-def login(password: str) -> None:\n"),
+    ("dashed-words-prose", "the well-2-known password: reset it from settings\nre-1-password: see the wiki page"),
     ("signed-url-placeholders", "X-Amz-Signature=<signature>&X-Amz-Credential=${CREDENTIAL}\nX-Goog-Signature=...\n?sv=2022-11-02&sig={sig}"),
     ("sig-not-sas", "sig = inspect.signature(f); f(sig=signature)\nhttps://example.com/feed?page=2&sig=abc123def"),
     ("numbered-not-secrets", "     4→  password: str\n5:  token: string\nstep 4: password: reset it from the settings\n  7\t  secret: null\n"),
@@ -400,12 +407,15 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "1:a:" * 25_000,
         "\n1:password:" * 10_000,
         "x:1:" * 25_000 + " secret: x",
+        "x-1-" * 25_000 + "secret: x",
+        "\nsrc/a-b-c.yml" + "-x" * 200 + "-1-password:" * 1_000,
         "&sig=abcd" * 10_000 + "&sv=1",
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
         "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
-        "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "sas-signature-run",
+        "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
+        "grep-context-lines", "sas-signature-run",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

@@ -368,9 +368,10 @@ _ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
 # What may come before a YAML key or a header name on its line: indentation, a list marker, a
 # comment marker (a commented-out setting), an opening quote.
 # A line number in front counts as the line's start: `cat -n` (a tab), an agent's file reader
-# (`     4→`), `grep -n` (`4:`, a context line `4-`) and `grep -rn` (`config/db.yml:4:`).
+# (`     4→`), `grep -n` (`4:`, a context line `4-`) and `grep -rn` (`config/db.yml:4:`, a context
+# line `config/db.yml-4-`, a Windows path `C:\app.yaml:4:`).
 _KEY_LINE_START = LazyPattern(
-    r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)|[^\s:]{1,400}:\d{1,7}[:-])?"
+    r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)|(?:[A-Za-z]:[\\/])?[^\s:]{1,400}(?::\d{1,7}[:-]|-\d{1,7}-))?"
     r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?"
 )
 _PLAIN_WORD = LazyPattern(r"[A-Za-z]+")

@@ -62,7 +62,7 @@ text and towards keeping code:
   "Password: reset it from settings" is prose. Opening a line (after
   indentation, a list or comment marker, or the line number of ``cat -n``,
   ``grep -n``, ``grep -rn`` or an agent's file reader: ``4→  password: x``,
-  ``config/db.yml:4:password: x``) it is YAML; further into a line it is
+  ``config/db.yml:4:password: x``, a context line's ``config/db.yml-4-``) it is YAML; further into a line it is
   as often code (``if not password: raise``), so there only a random-looking
   value counts. A netrc ``password`` needs a value that is not a plain word,
   and so does a space-separated ``--flag`` (boolean flags are followed by
@@ -410,9 +410,12 @@ RULES: tuple[Rule, ...] = (
         # `x` in it starts a match that reads the rest of the run and backtracks through it.
         LazyPattern(
             # A line number's colon does not count: `grep -n`'s (`4:password: x`) in fixed-width
-            # lookbehinds, `grep -rn`'s (`config/db.yml:4:password: x`) matched from the line's start.
-            # Both anchored at the line start, so that runs of colons (`x:1:x:1:...`) stay linear.
-            r"(?m)(?:(?<![\w.:])|" + "|".join(rf"(?<=^\d{{{n}}}:)" for n in range(1, 7)) + r"|^[^\s:]{1,400}:\d{1,7}:)"
+            # lookbehinds, `grep -rn`'s (`config/db.yml:4:password: x`, `C:\app.yaml:4:...`) matched
+            # from the line's start. Both anchored at the line start, so that runs of colons
+            # (`x:1:x:1:...`) stay linear. So is a `grep -rn` context line's gutter
+            # (`config/db.yml-4-password: x`), else the name would swallow it (`db.yml-4-password`).
+            r"(?m)(?:(?<![\w.:])|" + "|".join(rf"(?<=^\d{{{n}}}:)" for n in range(1, 7))
+            + r"|^(?:[A-Za-z]:[\\/])?[^\s:]{1,400}(?::\d{1,7}:|-\d{1,7}-))"
             r"(?P<name>[A-Za-z_][\w.-]{0,80}+)(?:\\?[\"'])?[ \t]*"
             + _COLON + r"[ \t]*(?P<secret_colon>" + _UNQUOTED + r")(?=[\"'](?:[ \t]|$)|[ \t]*,?[ \t]*(?:\#|\r?$))"
         ),
