@@ -551,6 +551,16 @@ CASES = [
     pytest.param([["He said: I work at Acme.", "Bob: I prefer tabs.", "Bob's notes: my editor is Emacs.", "Sample facts: I live in Oslo.",
                    "Two things: I am a nurse."]],
                  {"profile.md": "- Is a nurse"}, None, id="a-colon-after-a-speaker-or-a-source-is-theirs"),
+    # a heading is the user's own only when every word of it is a heading's: naming a source or an
+    # artefact ("Ticket details", "Interview notes") it introduces pasted words, whatever noun ends it
+    pytest.param([["Ticket details: I work at Globex as a cashier.", "User story details: I am a store manager.",
+                   "Customer feedback summary: I hate the new dashboard.", "Interview notes: I prefer remote work.",
+                   "Bug report summary: my editor is Notepad.", "Persona info: I live in Lima.", "Email context: I am a pilot."]],
+                 {}, None, id="a-heading-naming-a-source-introduces-its-words"),
+    pytest.param([["Note: I prefer tabs.", "Quick note: my editor is Vim.", "My preferences: my shell is fish.",
+                   "Update: I work at Acme.", "A few things about me: I live in Oslo."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "profile.md": "- Editor: Vim\n- Shell: fish\n- Works at Acme\n- Lives in Oslo"},
+                 None, id="a-bare-heading-of-the-users-own"),
     pytest.param([['My favourite quote is "my way or the highway".']], {"profile.md": '- Favourite quote: "my way or the highway"'}, None,
                  id="a-quoted-value-is-kept-whole"),
     # --- "X over Y": the file is the preferred thing's, even a word that starts no topic ------------

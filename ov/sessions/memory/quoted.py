@@ -65,11 +65,19 @@ _REPORTED_RE = re.compile(
 _BY_THE_USER_RE = re.compile(r"(?i)\b(?:I(?:'ve|'d)?|let\s+me)\s+(?:(?:just|already|also|even|have|had|never)\s+)*$")
 # A colon after a heading, then the user speaking: "Two things: I prefer tabs", "Preferences: my ...".
 _HEADING_RE = re.compile(r"^(?P<lead>[^:\n]{1,40}?):\s+(?=(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b)")
-# The words such a heading is made of: they name a part of the message, not who says it.
+# What the user's own heading is made of, every word of it: a word that names a part of the
+# message (at least one), and words that count or qualify it. An allow-list, since a heading naming
+# another source or artefact ("Ticket details:", "Interview notes:", "Customer feedback summary:",
+# "User story details:") introduces that source's words, however it is phrased.
 _HEADING_NOUNS = frozenset((
     "thing", "things", "point", "points", "note", "notes", "context", "background", "preference", "preferences", "reminder",
     "reminders", "info", "summary", "tldr", "ps", "fact", "facts", "detail", "details", "aside", "addendum",
-    "clarification", "bonus", "setup", "basics",
+    "clarification", "bonus", "setup", "basics", "fyi", "update", "updates", "btw", "nb", "correction", "edit", "about",
+))
+_HEADING_QUALIFIERS = frozenset((
+    "a", "an", "the", "some", "my", "our", "me", "myself", "us", "one", "two", "three", "four", "five", "few", "couple",
+    "of", "quick", "short", "brief", "little", "small", "more", "other", "another", "important", "final", "last",
+    "further", "extra", "random", "personal", "general", "side", "main", "key", "relevant", "additional", "useful",
 ))
 _OWN_WORDS_RE = re.compile(
     r"(?i)^(?:(?:as|like)\s+I(?:'ve|\s+have)?\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?\s*[,:]?\s+"
@@ -151,9 +159,9 @@ def own_words(clause: str) -> str:
     if heading is not None:
         words = _WORD_RE.findall(heading.group("lead").lower())
         # A heading of the message's own ("Two things", "Some context", "My preferences"), never
-        # a speaker or a source: "Bob:", "User:", "Bob's notes:", "Sample facts:".
-        if len(words) <= 4 and any(w in _HEADING_NOUNS for w in words) and not any(
-            w.endswith("'s") or w in _TEXT_NOUNS or _REPORTING_WORD_RE.fullmatch(w) for w in words
+        # a speaker or a source: "Bob:", "User:", "Bob's notes:", "Sample facts:", "Ticket details:".
+        if len(words) <= 5 and any(w in _HEADING_NOUNS for w in words) and all(
+            w in _HEADING_NOUNS or w in _HEADING_QUALIFIERS for w in words
         ):
             clause = clause[heading.end() :]
     return _OWN_WORDS_RE.sub("", clause, count=1)
