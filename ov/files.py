@@ -190,10 +190,17 @@ _TERMINAL_ESCAPE = LazyPattern(
     r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]{0,4096}(?:\x07|\x1b\\|\x9c)"
     r"|\x1b[()][0-9A-Za-z]|\x1b[@-Z\\-_]"
 )
-# What a colour sequence leaves once something dropped its ESC: `[1;31mError[0m`. Only against
-# other text, and never the opening of a bracketed term (`[0m]`, `[m:n]`, a Markdown link `[1m](x)`).
-_SGR_REMNANT = r"(?:\d{1,3}(?:;\d{1,3}){0,15})?m(?![^\[\]\n]*\])"
-_COLOUR_REMNANT = LazyPattern(rf"\[(?:(?<=\S\[){_SGR_REMNANT}|{_SGR_REMNANT}(?=\S))")
+# What a colour sequence leaves once something dropped its ESC: `[1;31mError[0m`. Only what no
+# ordinary text spells: digits before the `m` (`[mysql-1`, `notes [mostly` are words), never the
+# opening of a bracketed term (`[0m]`, a Markdown link `[1m](x)`), and against other text. A reset
+# (`[0m`) or a list of codes (`[1;31m`) goes on either side of that text; a single code only when
+# it opens the text it colours (`[32mok`), since after a word it is as often an index or a unit
+# (`A[1m`, `[5m, 10m`).
+_NOT_A_TERM = r"(?![^\[\]\n]*\])"
+_SGR_RESET_OR_LIST = r"(?:0{1,3}|\d{1,3}(?:;\d{1,3}){1,15})m" + _NOT_A_TERM
+_COLOUR_REMNANT = LazyPattern(
+    rf"\[(?:(?<=\S\[){_SGR_RESET_OR_LIST}|{_SGR_RESET_OR_LIST}(?=\S)|\d{{1,3}}m{_NOT_A_TERM}(?=[^\W_]|\[))"
+)
 
 
 def clean_generated_text(text: str) -> str:

@@ -250,6 +250,14 @@ def test_an_archive_overview_holds_no_terminal_escape_nor_what_one_left(ov, ov_h
         ("a\x85b\x80c\x9fd", "a bcd"),
         # Text that only looks like a remnant stays: brackets closed, Markdown links, indices, spaced codes.
         ("see [1], [0m](https://x.example), a[m:n], arr[m + 1], [10m] and [5m] alone", "see [1], [0m](https://x.example), a[m:n], arr[m + 1], [10m] and [5m] alone"),
+        # A `[m` or a single code that no colour sequence left: a word, a list, an index, a wrapped link.
+        ("The staging hosts are [mysql-1, redis-2", "The staging hosts are [mysql-1, redis-2"),
+        ("notes [mostly old", "notes [mostly old"),
+        ("matrix A[1m", "matrix A[1m"),
+        ("see [more\ninfo](https://x.example) and [5m, 10m", "see [more\ninfo](https://x.example) and [5m, 10m"),
+        ("Error[m and [mok", "Error[m and [mok"),
+        # What one did leave, glued to text: a reset, a list of codes, a code opening its text.
+        ("Build[0m ok [32mpassed[0m, [1;4mBold[0m[33m[1mwarn", "Build ok passed, Boldwarn"),
     ],
 )
 def test_generated_text_loses_terminal_escapes_and_c1_controls(text: str, clean: str):
