@@ -728,6 +728,62 @@ def test_a_commit_with_no_new_message_extracts_what_failed(ov, ov_home, monkeypa
     assert shown["extraction_pending"] == [] and shown["commits"] == 1 and shown["total_messages"] == 1
 
 
+def test_a_retry_that_fails_as_before_changes_nothing_and_says_only_that(ov, ov_home, monkeypatch, store_state):
+    # (found by a review: each failed retry committed a restamped .failed.json, the hooks' job one
+    # per session end, and the CLI first said it had extracted the memories)
+    assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+    archive = session_dir(ov_home, "s") / "history/archive_001"
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert "extractor exploded" in ov("commit", "s", "--json").json["result"]["failed"]
+        recorded, before = (archive / ".failed.json").read_text(), store_state()
+        again = ov("commit", "s")
+        report = ov("commit", "s", "--json").json["result"]
+    assert again.exit_code == 0 and "extracted" not in again.stdout + again.stderr
+    assert "failed again, as before (RuntimeError: extractor exploded): nothing changed" in again.stderr
+    assert report["status"] == "skipped" and report["commit"] is None and "extractor exploded" in report["failed"]
+    assert report["retried"] == ["viking://user/default/sessions/s/history/archive_001"]
+    assert store_state() == before and (archive / ".failed.json").read_text() == recorded
+
+    def broken_otherwise(*args, **kwargs):
+        raise RuntimeError("extractor exploded differently")
+
+    with monkeypatch.context() as patch:  # a new error is recorded: the commit says so, and only that
+        patch.setattr("ov.sessions.memory.extract.extract_explicit", broken_otherwise)
+        again = ov("commit", "s")
+    assert again.exit_code == 0 and "extracted" not in again.stdout + again.stderr and store_state() != before
+    assert "again failed (RuntimeError: extractor exploded differently): recorded in .failed.json" in again.stderr
+    assert "differently" in json.loads((archive / ".failed.json").read_text())["error"]
+
+
+def test_a_pending_archive_whose_messages_are_gone_is_no_longer_pending(ov, ov_home, monkeypatch):
+    # (found by a review: it was skipped by every retry and kept pending, `ov session list` and
+    # `ov doctor` warning for ever with a fix that did nothing)
+    assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert ov("commit", "s").exit_code == 0
+    assert ov("rm", "viking://user/default/sessions/s/history/archive_001/messages.jsonl").exit_code == 0
+    assert "memory extraction failed" in json.dumps(ov("doctor", "--json").json["result"]["checks"])
+    assert "memory extraction failed" in ov("session", "list").stdout
+    dropped = ov("commit", "s")
+    assert dropped.exit_code == 0 and "archive_001 is no longer waiting" in dropped.stderr and dropped.stdout.count("commit ") == 1
+    assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == []
+    assert "memory extraction failed" not in ov("session", "list").stdout
+    assert "memory extraction failed" not in json.dumps(ov("doctor", "--json").json["result"]["checks"])
+    assert ov("commit", "s", "--json").json["result"]["status"] == "skipped"
+    # With new messages, a pending archive that lost its messages is dropped in the same commit.
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert ov("session", "add", "s", "--text", "My shell is fish.").exit_code == 0
+        assert ov("commit", "s").exit_code == 0
+    assert ov("rm", "viking://user/default/sessions/s/history/archive_002/messages.jsonl").exit_code == 0
+    assert ov("session", "add", "s", "--text", "I prefer tabs.").exit_code == 0
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["dropped"] == ["archive_002"] and report["archived"] == 1 and report["failed"] is None
+    assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == []
+
+
 def test_a_value_said_in_a_failed_archive_never_overwrites_a_later_one(ov, ov_home, monkeypatch):
     assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
     with monkeypatch.context() as patch:

@@ -184,11 +184,24 @@ def session_commit(
     report = commit_session(store, session_id, keep=keep)
 
     def human() -> None:
+        for name in report.dropped:
+            warn(f"{name} is no longer waiting for its memories to be extracted: its messages are gone")
+        if report.failed and not report.archived:
+            # A retry with no new message: it extracted nothing, and says only that.
+            retried = ", ".join(report.retried)
+            if report.commit is None:
+                warn(f"extracting the memories of {retried} failed again, as before ({report.failed}): nothing changed; the next commit of this session tries again")
+            else:
+                warn(f"extracting the memories of {retried} again failed ({report.failed}): recorded in .failed.json (commit {short(report.commit)}); the next commit of this session tries again")
+            return
         if report.status == "skipped":
             plain(f"{report.session}: nothing to archive (skipped)")
             return
         if report.archived:
             plain(f"archived {report.archived} message(s) to {report.archive} (commit {short(report.commit)})")
+        elif report.archive is None:
+            plain(f"{report.session}: nothing to archive (commit {short(report.commit)})")
+            return
         else:
             plain(f"nothing new to archive; extracted the memories of {report.archive} again (commit {short(report.commit)})")
         if report.failed:

@@ -14,7 +14,8 @@ A failed extraction never loses the session's memories: the archive is committed
 ``.failed.json`` naming the stage and the error, its name is kept in the meta's
 ``extraction_pending``, and every later commit of the session (``ov commit SESSION`` with no new
 message too) extracts the pending archives' messages again, before and with its own, until one
-succeeds. The pending archives are always the last ones, so their messages are read in the order
+succeeds (a retry with no new message that fails with the error already recorded commits
+nothing; a pending archive whose messages were removed is taken off the list). The pending archives are always the last ones, so their messages are read in the order
 they were said: a value stated in a pending archive never overwrites a later one (an archive an
 older ov left with ``.failed.json`` is not pending: a later commit may have extracted newer
 values since). A model that fails (unreachable, a bad key, a timeout, output that is not usable)
@@ -77,6 +78,7 @@ class CommitReport:
     written: list[VikingURI] = field(default_factory=list)  # the memory files written
     hand_edits: list[str] = field(default_factory=list)  # of those, the ones whose hand edit was kept and committed
     retried: list[str] = field(default_factory=list)  # archives whose failed extraction this commit ran again
+    dropped: list[str] = field(default_factory=list)  # pending archives whose messages were gone: no longer pending
 
     def to_dict(self) -> dict:
         return {
@@ -90,6 +92,7 @@ class CommitReport:
             "memory_uris": [str(u) for u in self.written],
             "hand_edits": self.hand_edits,
             "retried": self.retried,
+            "dropped": self.dropped,
             "failed": self.failed,
             "model_failed": self.model_failed,
         }
@@ -141,8 +144,8 @@ def _plan(
     store: Store, tx, uri: VikingURI, session_id: str, keep: int, answers: dict, *, ask_model: bool = True
 ) -> tuple[CommitReport, VikingURI | None]:
     """Put the session's commit into ``tx``: archive, summary, memories, meta; the report and
-    the archive's URI (None when there is nothing to archive). ``answers`` keeps the model's
-    answers between plans (see :func:`_extract`)."""
+    the archive's URI (None when there is nothing to commit; the meta's when only the meta
+    changes). ``answers`` keeps the model's answers between plans (see :func:`_extract`)."""
     meta_uri = VikingURI((*uri.parts, META))
     messages_uri = VikingURI((*uri.parts, MESSAGES))
     meta_data = tx.existing_file(meta_uri)
@@ -152,9 +155,15 @@ def _plan(
     live = parse_messages(tx.existing_file(messages_uri) or b"")
     to_archive = live[: max(len(live) - keep, 0)]  # --keep past the live messages keeps them all
     kept = live[len(to_archive) :]
-    pending = _pending(tx, uri, meta)
+    pending, lost = _pending(tx, uri, meta)
     if not to_archive and not pending:
-        return CommitReport(str(uri), "skipped", kept=len(kept)), None
+        if not lost:
+            return CommitReport(str(uri), "skipped", kept=len(kept)), None
+        # Kept pending, they would be warned of for ever with a fix that does nothing.
+        meta.pop(PENDING, None)
+        meta["updated_at"] = now_iso()
+        tx.put(meta_uri, json_bytes(meta))
+        return CommitReport(str(uri), "committed", kept=len(kept), dropped=lost), meta_uri
     if to_archive:
         index = _next_archive(store, uri, meta)
         archive = VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))
@@ -162,6 +171,7 @@ def _plan(
         archive = pending[-1][0]  # nothing new: the last pending archive gets the diff it lacks
     report = CommitReport(str(uri), "committed", str(archive), len(to_archive), len(kept))
     report.retried = [str(where) for where, _ in pending]
+    report.dropped = lost
     if to_archive:
         tx.put(VikingURI((*archive.parts, MESSAGES)), _jsonl(to_archive))
         tx.put(messages_uri, _jsonl(kept))
@@ -178,8 +188,12 @@ def _plan(
     except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
         # Not hidden: the report, the CLI, the hook log and .failed.json name the error, and the
         # messages stay pending until a commit extracts them (a bug fixed by an upgrade, say).
-        _add_token_usage(meta, getattr(exc, "tokens", None))
         report.failed = f"{type(exc).__name__}: {exc}"
+        if not to_archive and not lost and not getattr(exc, "tokens", None) and _failed_before(tx, pending, report.failed):
+            # A retry that failed as the last one did: a commit would only restamp .failed.json,
+            # once per retry and once per session end (the hooks' job retries too).
+            return CommitReport(str(uri), "skipped", kept=len(kept), failed=report.failed, retried=report.retried), None
+        _add_token_usage(meta, getattr(exc, "tokens", None))
         failure = {"stage": "memory_extraction", "error": report.failed, "failed_at": now_iso()}
         for where in {*(where for where, _ in pending), archive}:
             tx.put(VikingURI((*where.parts, ".failed.json")), json_bytes(failure))
@@ -244,16 +258,31 @@ def _plan(
 PENDING = "extraction_pending"
 
 
-def _pending(tx, uri: VikingURI, meta: dict) -> list[tuple[VikingURI, list[dict]]]:
-    """The archives of ``meta``'s :data:`PENDING` list, oldest first, with their messages; one
-    whose messages are gone (removed by hand) has nothing left to extract and is left out."""
-    out = []
+def _pending(tx, uri: VikingURI, meta: dict) -> tuple[list[tuple[VikingURI, list[dict]]], list[str]]:
+    """The archives of ``meta``'s :data:`PENDING` list, oldest first, with their messages; and the
+    names of those whose messages are gone (removed by hand): they have nothing left to extract."""
+    out, lost = [], []
     for name in meta.get(PENDING, []):
         archive = VikingURI((*uri.parts, sidecar.HISTORY, name))
         data = tx.existing_file(VikingURI((*archive.parts, MESSAGES)))
         if data is not None:
             out.append((archive, parse_messages(data)))
-    return out
+        else:
+            lost.append(name)
+    return out, lost
+
+
+def _failed_before(tx, pending: list[tuple[VikingURI, list[dict]]], error: str) -> bool:
+    """Whether every pending archive's ``.failed.json`` records ``error`` already."""
+    for where, _ in pending:
+        data = tx.existing_file(VikingURI((*where.parts, ".failed.json")))
+        try:
+            recorded = json.loads(data) if data is not None else None
+        except ValueError:
+            return False
+        if not isinstance(recorded, dict) or recorded.get("stage") != "memory_extraction" or recorded.get("error") != error:
+            return False
+    return True
 
 
 def latest_session(store: Store, *, busy: frozenset[str] = frozenset()) -> str:
