@@ -541,6 +541,8 @@ def test_first_person_voiced(person, text, expected):
     # what "over" (instead of, rather than) follows is the topic, even a word that starts none
     ("Make over CMake", "make"), ("using Make instead of CMake", "make"), ("Make rather than CMake", "make"),
     ("tabs over spaces", "tabs"), ("not over it", "it"), ("Make sure tests pass", "sure_tests_pass"),
+    # ... but not a verb of what is done over something: then it is what follows "over"
+    ("working over SSH", "ssh"), ("to work over the weekend", "weekend"), ("used over the weekend", "weekend"),
 ])
 def test_a_topic_starts_with_no_qualifier(text, topic):
     from ov.sessions.memory import topics

@@ -565,6 +565,12 @@ CASES = [
                  id="a-quoted-value-is-kept-whole"),
     # --- "X over Y": the file is the preferred thing's, even a word that starts no topic ------------
     pytest.param(["I prefer Make over CMake"], {"preferences/default/make.md": "- Prefers Make over CMake"}, None, id="make-over-cmake"),
+    # ... a thing, not a verb of what is done over something: the topic is then what follows "over"
+    pytest.param(["I prefer working over SSH"], {"preferences/default/ssh.md": "- Prefers working over SSH"}, None, id="working-over-ssh"),
+    pytest.param(["I like working over the weekend"], {"preferences/default/weekend.md": "- Likes working over the weekend"}, None,
+                 id="working-over-the-weekend"),
+    pytest.param(["I like to work over the weekend"], {"preferences/default/weekend.md": "- Likes to work over the weekend"}, None,
+                 id="to-work-over-the-weekend"),
     pytest.param(["I prefer CMake", "I prefer Make instead of CMake"],
                  {"preferences/default/make.md": "- Prefers Make instead of CMake", "preferences/default/cmake.md": "- No longer prefers CMake"},
                  None, id="make-instead-of-cmake-after-cmake"),

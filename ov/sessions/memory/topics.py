@@ -67,7 +67,7 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
     start = 0
     while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start)):
-        if alternative and start and typed[start].lower() in _ALTERNATIVE and typed[start - 1].lower() in _SLUG_SKIP - _FUNCTION_WORDS:
+        if alternative and start and typed[start].lower() in _ALTERNATIVE and _names_a_thing(typed, start - 1):
             # "Make over CMake", "using Make instead of CMake": what comes after "over" is what
             # the user does not prefer, so the word passed over was the topic, a name after all.
             return typed[start - 1].lower()
@@ -78,6 +78,15 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
             break
         kept.append(word)
     return "_".join(kept) or fallback
+
+
+def _names_a_thing(typed: list[str], at: int) -> bool:
+    """Whether ``typed[at]``, a word of :data:`_SLUG_SKIP` before "over", is the thing preferred
+    ("Make over CMake"), not a verb of what is done over something: "working over SSH", "used
+    over the weekend", "to work over the weekend" (there the topic is what follows, SSH)."""
+    word = typed[at].lower()
+    verb = word.endswith(("ing", "ed", "es")) or (at > 0 and typed[at - 1].lower() == "to")
+    return word in _SLUG_SKIP - _FUNCTION_WORDS and not verb
 
 
 def _qualifies(word: str, *, first: bool) -> bool:
