@@ -72,8 +72,8 @@ _HEADING_RE = re.compile(r"^(?P<lead>[^:\n]{1,40}?):\s+(?=(?:I|I'm|I've|I'd|I'll
 _HEADING_NOUNS = frozenset((
     "thing", "things", "point", "points", "note", "notes", "context", "background", "preference", "preferences", "reminder",
     "reminders", "info", "summary", "tldr", "ps", "fact", "facts", "detail", "details", "aside", "addendum",
-    "clarification", "bonus", "setup", "basics", "fyi", "update", "updates", "btw", "nb", "correction", "edit", "about",
-))
+    "clarification", "bonus", "setup", "basics", "about",
+))  # Not "Update:" or "Correction:": the markers of a correction (ov.sessions.memory.markers) read those.
 _HEADING_QUALIFIERS = frozenset((
     "a", "an", "the", "some", "my", "our", "me", "myself", "us", "one", "two", "three", "four", "five", "few", "couple",
     "of", "quick", "short", "brief", "little", "small", "more", "other", "another", "important", "final", "last",
