@@ -445,6 +445,30 @@ def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_not_moved(ov, 
     assert not folder.exists() and ov("read", "viking://resources/m/deep/b.md").stdout == "b\n"
 
 
+@pytest.mark.parametrize(
+    ("make", "kind"), [(_symlink, "symbolic link"), (_fifo, "named pipe"), (_odd_name, "file named as no URI can name it")], ids=["symlink", "fifo", "odd-name"]
+)
+def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_not_removed(ov, ov_home, store_state, make, kind):
+    # (rm -r took the store's files only and said the folder was removed while the entry, and
+    # the folder holding it, stayed: refused before anything changes, as mv refuses it)
+    assert ov("write", "viking://resources/n/a.md", "--content", "a\n").exit_code == 0
+    folder = ov_home / "accounts/default/resources/n"
+    (folder / "deep").mkdir()
+    assert ov("write", "viking://resources/n/deep/b.md", "--content", "b\n").exit_code == 0
+    make(folder / "deep" / "stray.md")
+    before = store_state()
+    result = ov("rm", "-r", "viking://resources/n", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stdout
+    assert "was created outside ov since the last commit" in result.error["message"] and kind in result.error["message"]
+    assert "viking://resources/n/deep/" in result.error["message"] and "ov removes the files it stores only" in result.error["hint"]
+    assert store_state() == before and ov("read", "viking://resources/n/deep/b.md").stdout == "b\n"
+    strays = [p for p in (folder / "deep").iterdir() if p.name not in ("b.md",)]
+    assert len(strays) == 1
+    os.unlink(strays[0])
+    assert ov("rm", "-r", "viking://resources/n").exit_code == 0
+    assert not folder.exists()
+
+
 def test_mv_file_and_directory(ov, docs):
     assert ov("mv", "viking://resources/readme.md", "viking://resources/archive/readme.md").exit_code == 0
     assert ov("mv", "viking://resources/guide", "viking://~/resources/guide").exit_code == 0

@@ -530,6 +530,7 @@ class Store:
                 visible = [c for c in self.entries(uri, show_all=True) if c.entry.name not in sidecar.SIDECARS]
                 if visible and not recursive:
                     raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
+                _refuse_strays(uri, path, "removes")
                 files = [u for u, _ in self.walk_files(uri, show_all=True)]
                 tx.clean_tree(uri, keep=False, progress=progress)
             else:
@@ -624,7 +625,7 @@ class Store:
         if target_path.exists() and not target_path.samefile(src_path):
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
         if src_path.is_dir():
-            _refuse_strays(source, src_path)
+            _refuse_strays(source, src_path, "moves")
         tx.expect_absent(target)
         tx.require_parent_dirs(target)
         return src_path
@@ -1339,10 +1340,11 @@ def _refuse_special(uri: VikingURI, mode: int) -> None:
         raise NotRegularFile(f"{uri} is a {kind}, not a file")
 
 
-def _refuse_strays(uri: VikingURI, folder: Path) -> None:
+def _refuse_strays(uri: VikingURI, folder: Path, verb: Literal["moves", "removes"]) -> None:
     """Refuse, as a file made by hand is refused, an entry below ``folder`` that no file of the
     store can be: a symbolic link, a named pipe (socket, device) or a name no URI holds. A folder's
-    move takes its files only, so such an entry stayed behind in the folder said to be moved."""
+    move or removal takes its files only, so such an entry stayed behind in the folder said to be
+    moved or removed. ``verb`` is what ov does to the folder, for the hint."""
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
         for name in sorted(dirnames + filenames):
@@ -1359,7 +1361,7 @@ def _refuse_strays(uri: VikingURI, folder: Path) -> None:
             where = f"{uri}/{rel}"
             raise HandEditConflict(
                 f"{where if is_stored_segment(name) else quote(where)} was created outside ov since the last commit (a {kind})",
-                hint="ov moves the files it stores only: move or remove it by hand (`ov status` lists it), then retry",
+                hint=f"ov {verb} the files it stores only: move or remove it by hand (`ov status` lists it), then retry",
             )
         # A linked or oddly named folder is refused above, never walked into.
         dirnames[:] = [d for d in dirnames if TEMP_MARKER not in d]
