@@ -571,6 +571,11 @@ CASES = [
                  id="working-over-the-weekend"),
     pytest.param(["I like to work over the weekend"], {"preferences/default/weekend.md": "- Likes to work over the weekend"}, None,
                  id="to-work-over-the-weekend"),
+    # (a preference naming no alternative went to general.md: its one word is a verb, as in "Make over CMake")
+    pytest.param(["I prefer Make"], {"preferences/default/make.md": "- Prefers Make"}, None, id="make-alone"),
+    pytest.param(["I prefer Make", "I prefer CMake over Make"],
+                 {"preferences/default/cmake.md": "- Prefers CMake over Make", "preferences/default/make.md": "- No longer prefers Make"},
+                 None, id="make-alone-then-a-rival"),
     pytest.param(["I prefer CMake", "I prefer Make instead of CMake"],
                  {"preferences/default/make.md": "- Prefers Make instead of CMake", "preferences/default/cmake.md": "- No longer prefers CMake"},
                  None, id="make-instead-of-cmake-after-cmake"),

@@ -33,7 +33,8 @@ def slug(text: str, fallback: str = "general") -> str:
     "to use type hints everywhere" -> ``type_hints_everywhere``. A word that starts a qualifier
     starts no topic: it is passed over as the words of :data:`_SLUG_SKIP` are ("need coffee" ->
     ``coffee``, as "have tea" -> ``tea``), unless it starts a name (:func:`_qualifies`).
-    ``fallback`` only when no word is left ("being").
+    When every word is passed over, the last names the thing ("I prefer Make" -> ``make``, as
+    "Make over CMake"); ``fallback`` only when that is a word that never names one ("the").
     Words are in every script and in NFC, as file names are ("café" typed either way is
     ``café``, "Я предпочитаю табы" is ``я_предпочитаю_табы``); a language's trailing "+" or "#"
     is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
@@ -72,6 +73,10 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
             # the user does not prefer, so the word passed over was the topic, a name after all.
             return typed[start - 1].lower()
         start += 1
+    if start == len(typed) and typed and typed[-1].lower() not in _FUNCTION_WORDS:
+        # Every word passed over ("Make", "using Make"): the last is the one thing it is about,
+        # named by a verb as a tool may be, as in "Make over CMake".
+        return typed[-1].lower()
     kept: list[str] = []
     for word in (w.lower() for w in typed[start:]):
         if (kept and word in _SLUG_CUT) or len(kept) == SLUG_MAX_WORDS:
