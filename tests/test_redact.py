@@ -149,6 +149,10 @@ POSITIVE = [
     ("prose-password-with", "ssh root with password Zx9pQ2rT7v.", "Zx9pQ2rT7v", "with password [REDACTED:prose_secret].", 1),
     ("prose-password-default", "the default password admin123 works", "admin123", "password [REDACTED:prose_secret] works", 1),
     ("prose-passphrase-quoted", 'unlock it with passphrase "s3cret!x"', "s3cret!x", 'passphrase "[REDACTED:prose_secret]"', 1),
+    # A PIN said outright in a session (memories refused it; the archive kept it).
+    ("pin-is", "my PIN is 4921", "4921", "my PIN is [REDACTED:pin]", 1),
+    ("pin-for-the-door", "the PIN for the door is 4921.", "4921", "the PIN for the door is [REDACTED:pin].", 1),
+    ("pin-colon", "PIN: 4921", "4921", "PIN: [REDACTED:pin]", 1),
     # YAML in line-numbered tool output: an agent's file reader, cat -n, grep -n and grep -rn.
     ("yaml-read-tool", "     3→db:\n     4→  password: supersecret\n", "supersecret", "     4→  password: [REDACTED:assigned_secret]\n", 1),
     ("yaml-cat-n", "     4\t  password: supersecret\n", "supersecret", "     4\t  password: [REDACTED:assigned_secret]", 1),
@@ -303,6 +307,7 @@ NEGATIVE = [
     ("signed-url-placeholders", "X-Amz-Signature=<signature>&X-Amz-Credential=${CREDENTIAL}\nX-Goog-Signature=...\n?sv=2022-11-02&sig={sig}"),
     ("sig-not-sas", "sig = inspect.signature(f); f(sig=signature)\nhttps://example.com/feed?page=2&sig=abc123def"),
     ("numbered-not-secrets", "     4→  password: str\n5:  token: string\nstep 4: password: reset it from the settings\n  7\t  secret: null\n"),
+    ("pin-numbers", "PIN 3 on the GPIO header is ground; pin 4921 is reserved, the pin for the LED is 13."),
     ("pathological-equals", "token" + "=" * 5000),
     ("empty", ""),
 ]

@@ -554,6 +554,19 @@ def test_commit_extracts_explicit_memories_and_redacts_secrets(ov, ov_home, snap
     assert (memories / "preferences/default/tabs.md").read_text().count("Prefers tabs over spaces") == 1
 
 
+def test_a_pin_said_in_a_session_is_kept_out_of_its_archive_and_a_pins_number_stays(ov, ov_home):
+    # (memories refused "my PIN is 4921", but the archive's messages and .overview.md kept it)
+    said = "The PIN for the door is 5832, PIN: 6743 and my PIN is 4921, while PIN 3 on the GPIO header is ground and pin 7654 is reserved."
+    assert ov("session", "add", "s", "--text", said).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    archive = session_dir(ov_home, "s") / "history/archive_001"
+    for name in ("messages.jsonl", ".overview.md"):
+        text = (archive / name).read_text()
+        assert not re.search("4921|5832|6743", text) and "PIN for the door is [REDACTED:pin], PIN: [REDACTED:pin] and my PIN is [REDACTED:pin]" in text, name
+        assert "PIN 3 on the GPIO header" in text and "pin 7654 is reserved" in text, name
+    assert "4921" not in "".join(p.read_text() for p in (ov_home / "accounts/default/user").rglob("*.md"))
+
+
 def test_remember_and_forget(ov, ov_home):
     first = ov("remember", "I prefer dark mode in every editor", "--json").json["result"]
     uri = first["uris"][0]

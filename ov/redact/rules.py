@@ -83,12 +83,15 @@ text and towards keeping code:
   and ``pwd`` are commands) counts only when X mixes letters with digits or
   symbols and is no algorithm or version ("with password Zx9pQ2rT7v"; not
   "password policy", "password sha256", ``password VARCHAR(255)``).
+* A PIN said outright (``pin``): "my PIN is 4921", "the PIN for the door is 4921", "PIN: 4921"
+  lose the four to eight digits after an "is", ":" or "="; "PIN 3 on the GPIO header" and "pin
+  4921 is reserved" say no value, and stay.
 * Known misses: TypeScript annotations (``const token: string = "..."``),
   unquoted passwords with spaces, plain-word passwords in code-like positions
   (``password = hunter``) and in prose unless quoted ("my password is
   bluebird", "the passphrase is correct-horse-battery-staple"), passwords that
   read like attribute paths or names (``Ab.cd``, ``my_password``), short PINs
-  (numbers of up to six digits), and ``mysql -p SECRET`` (which mysql itself
+  (numbers of up to six digits) not said to be one, and ``mysql -p SECRET`` (which mysql itself
   reads as a database name).
 
 The judgements of names and values and the checks that veto a match are in
@@ -117,7 +120,7 @@ from ov.redact.checks import (
 )
 from ov.regex import LazyPattern
 
-__all__ = ["RULES", "Rule"]
+__all__ = ["PIN_STATED", "RULES", "Rule"]
 
 
 class Rule(NamedTuple):
@@ -162,6 +165,16 @@ _PRIVATE_KEY_LABEL = r"-----{end}[ A-Z0-9]{{0,40}}PRIVATE KEY(?: BLOCK)?-----"
 # The arguments of one simple command before an option: not across a pipe, `;`, `&&` or a line.
 # Nor across a marker: a rule that re-read text past its own marker would not be idempotent.
 _CLI_ARGS = r"(?:[ \t](?:(?!\[REDACTED)[^\n|;&]){0,300}?)??[ \t]"
+
+
+# A PIN's digits said outright, whatever stands between: "the PIN for the door is 4921", "my PIN
+# is: 4921", "PIN = 49213". The shape decides, not the word: "PIN 3 on the GPIO header" and
+# "pin 4921 is reserved" give no value after an "is", ":" or "=", and a pin's number is short.
+# Also what keeps a statement of one out of memories (ov.sessions.memory.secrets).
+PIN_STATED = (
+    r"(?i)(?<![\w-])pins?(?:\s+(?:code|number))?(?:\s+(?:for|of|to|on|at)\s+[^.,;:=\n]{1,40}?)?"
+    r"(?:\s+(?:is|was)(?:\s+(?:still|now))?\s*:?|\s*[:=])\s*" + _NOT_DONE + r"(?P<secret>\d{4,8})(?![\w-])"
+)
 
 
 def _token(prefix: str, body: str) -> str:
@@ -428,6 +441,7 @@ RULES: tuple[Rule, ...] = (
         ("--",),
         check_flag,
     ),
+    Rule("pin", LazyPattern(PIN_STATED), ("pin",)),
     Rule(
         "prose_secret",
         # "my password is X", "the password for the staging db was X", "set the root password to X",
@@ -454,4 +468,4 @@ RULES: tuple[Rule, ...] = (
 # often typed as pasted; in documents and source code they also take example values, placeholders
 # and sample prompts (`image_token="<|image|>"`, "a new classification token to GPT-2"), so
 # ingested resources other than config files are redacted without them.
-CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "cli_password", "user_password"})
+CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "cli_password", "user_password", "pin"})
