@@ -107,13 +107,15 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     left = min(budget - estimate_tokens(PREAMBLE) - 8, _within(budget, max_chars, "session-start"))
     omitted = 0
 
-    def add(element: str, uri: str) -> bool:
+    def add(attrs: list[tuple[str, str]], body: str) -> bool:
+        # The log's URI is the element's own attribute: the two never differ, a folder's trailing "/" included.
         nonlocal left
+        element = render_element(attrs, body)
         cost = estimate_tokens(element) + 1
         if cost > left:
             return False
         elements.append(element)
-        uris.append(uri)
+        uris.append(dict(attrs)["uri"])
         left -= cost
         return True
 
@@ -121,14 +123,14 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     text = _read(store.path(profile))
     if text:
         content, _meta = _parsed(parse_memory, text)
-        if content and not add(render_element([("uri", str(profile)), ("type", "profile")], content), str(profile)):
+        if content and not add([("uri", str(profile)), ("type", "profile")], content):
             omitted += 1
 
     if archive_of:
         overview = _last_archive_overview(store, archive_of)
         if overview is not None:
             uri, body = overview
-            if not add(render_element([("uri", uri), ("type", "last-session")], body), uri):
+            if not add([("uri", uri), ("type", "last-session")], body):
                 omitted += 1
 
     sections = [("preferences", VikingURI((*memories.parts, "preferences")), None)]
@@ -145,12 +147,12 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
             continue
         kept = []
         for i, line in enumerate(lines):
-            trial = _index_element(render_element, title, root, [*kept, line], more + len(lines) - i - 1)
+            trial = render_element(_index_attrs(title, root), _index_body(root, [*kept, line], more + len(lines) - i - 1))
             if estimate_tokens(trial) + 1 > left:
                 break
             kept.append(line)
         hidden = more + len(lines) - len(kept)
-        if kept and add(_index_element(render_element, title, root, kept, hidden), str(root)):
+        if kept and add(_index_attrs(title, root), _index_body(root, kept, hidden)):
             omitted += hidden
         else:
             omitted += len(lines) + more
@@ -159,11 +161,15 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     return Block(fence("session-start", "\n".join(elements)), uris, omitted)
 
 
-def _index_element(render_element, title: str, root: VikingURI, lines: list[str], hidden: int) -> str:
+def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
+    return [("uri", f"{root}/"), ("type", "index"), ("of", title)]
+
+
+def _index_body(root: VikingURI, lines: list[str], hidden: int) -> str:
     body = "\n".join(lines)
     if hidden:
         body += f"\n… {hidden} more: `ov ls -r {root}`"
-    return render_element([("uri", f"{root}/"), ("type", "index"), ("of", title)], body)
+    return body
 
 
 def _index(store, root: VikingURI, parse_memory, newest: int | None) -> tuple[list[str], int]:
