@@ -1124,6 +1124,32 @@ def test_a_hint_that_reaches_a_tool_names_the_tool_and_its_arguments_not_the_com
     assert offset == "`offset` of ls must be 0 or more\nhint: `ls` takes uri, recursive, offset (see its inputSchema)"
 
 
+def test_a_missing_summarys_hints_name_tools_over_mcp_and_commands_on_the_command_line(ov):
+    """(found by a review: the hints of `Store.abstract`/`overview` named `ov write` and `ov abstract`
+    as typed, where every other hint goes through proposal() for each edge to spell)"""
+    import os as _os
+
+    from ov.errors import OvError
+    from ov.mcp import tools
+
+    assert ov("write", "viking://resources/g/a.md", "--content", "x\n").exit_code == 0
+    store = tools.Context.resolve({}, _os.environ).store(read_only=True)
+    cases = [  # (the call, the hint a tool reads, the command line's)
+        (lambda: store.abstract(store.uri("viking://resources/g")), 'write one with `write {"uri": "viking://resources/g/.abstract.md", "content": …}`',
+         ["abstract", "viking://resources/g"], "write one with `ov write viking://resources/g/.abstract.md --content TEXT`"),
+        (lambda: store.overview(store.uri("viking://resources/g/a.md")), 'try `read {"uris": ["viking://resources/g/.overview.md"]}`',
+         ["overview", "viking://resources/g/a.md"], "try `ov overview viking://resources/g`"),
+        (lambda: store.abstract(store.uri("viking://")), 'each scope has its own: `read {"uris": ["viking://resources/.abstract.md"]}`',
+         ["abstract", "viking://"], "each scope has its own: `ov abstract viking://resources`"),
+    ]
+    for call, as_tool, argv, as_command in cases:
+        with pytest.raises(OvError) as refused:
+            call()
+        text = tools._ov_error(refused.value)["content"][0]["text"]
+        assert text.endswith(f"hint: {as_tool}") and "`ov " not in text, text
+        assert ov(*argv, "--json").error["hint"] == as_command
+
+
 def test_a_find_behind_the_store_says_so_first_as_the_command_line_does(ov, index_held):
     """(found by an audit: a model searching while another process caught the index up got
     results without what was just written, and no word that the index was behind)"""

@@ -271,8 +271,10 @@ def _command(name: str, arguments: list[tuple[str, object]]) -> str | None:
             flag = max(param.opts, key=len)
         if isinstance(param, click.Argument):
             words += [param.human_readable_name if v is ... else shlex.quote(str(v)) for v in values]
-        elif value is True or value is ...:
+        elif value is True or (value is ... and getattr(param, "is_flag", True)):
             words.append(flag)
+        elif value is ...:  # an option's value for the caller to fill in: `--content TEXT`
+            words += [flag, (param.metavar or param.type.name).upper()]
         else:
             words += [w for v in values for w in (flag, shlex.quote(str(v)))]
     return f"`{' '.join(words)}`"

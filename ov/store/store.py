@@ -819,18 +819,18 @@ class Store:
         path = self._existing(uri)
         command = label.split()[0]
         if not _is_dir(uri, path):
-            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try `ov {command} {uri.parent}`")
+            raise NotADirectory(f"{uri} is a file; an {label} belongs to a directory", hint=f"try {proposal(command, uri=str(uri.parent))}")
         if uri.is_root:
-            raise NotFound(f"the root has no {label}", hint=f"each scope has its own: `ov {command} viking://resources`")
+            raise NotFound(f"the root has no {label}", hint=f"each scope has its own: {proposal(command, uri='viking://resources')}")
         try:
             return sidecar.body((path / name).read_text(encoding="utf-8"))
         except FileNotFoundError:
             place = uri.child(name)
             if file_place_problem(place) == A_USER_ROOT:  # viking://user: nothing may be written there but users' folders
                 place = VikingURI(("user", self.identity.user, name))
-                hint = f"viking://user holds one folder per user and has none of its own; a user's folder may: `ov write {place} --content TEXT`"
+                hint = f"viking://user holds one folder per user and has none of its own; a user's folder may: {proposal('write', uri=str(place), content=...)}"
             else:  # not `ov mkdir --description`, which refuses a directory that is there
-                hint = f"write one with `ov write {place} --content TEXT`"
+                hint = f"write one with {proposal('write', uri=str(place), content=...)}"
             raise NotFound(f"{uri} has no {label}", hint=hint) from None
 
     def _file_state(self, uri: VikingURI, data: bytes) -> str:
