@@ -573,10 +573,10 @@ def test_one_write_into_a_large_moves_folder_meanwhile_plans_only_its_paths_agai
     read_under_lock = []
     real = Transaction.clean_content
 
-    def clean_content(self, uri, committed=True):
+    def clean_content(self, uri, committed=True, path=None):
         if not isinstance(self, Draft):
             read_under_lock.append(uri.path)
-        return real(self, uri, committed)
+        return real(self, uri, committed, path)
 
     monkeypatch.setattr(Transaction, "clean_content", clean_content)
     moved = ov("mv", "viking://resources/big", "viking://resources/moved", "--json")

@@ -26,6 +26,7 @@ import json
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ov import errors
@@ -302,13 +303,13 @@ class ServedTransaction(Transaction):
     def __exit__(self, exc_type, exc, tb) -> None:
         return None
 
-    def existing_file(self, uri: VikingURI) -> bytes | None:
+    def existing_file(self, uri: VikingURI, path: Path | None = None) -> bytes | None:
         if uri.path not in self.changes and uri.path in self.chain.contents:
             return self.chain.contents[uri.path]
         prefix = uri.path + "/"
         if any(path.startswith(prefix) and data is not None for path, data in self.chain.contents.items()):
             raise errors.IsADirectory(f"{uri} is a directory", hint="name a file inside it")
-        return super().existing_file(uri)
+        return super().existing_file(uri, path)
 
     def file_names(self, uri: VikingURI) -> list[str]:
         names = set(super().file_names(uri))

@@ -967,8 +967,11 @@ class Transaction:
         return sorted(names)
 
     # Content as this command sees it: pending changes first, then the work tree.
-    def existing_file(self, uri: VikingURI) -> bytes | None:
-        path = self.store.path(uri)
+    def existing_file(self, uri: VikingURI, path: Path | None = None) -> bytes | None:
+        """``uri``'s content as this command sees it; ``path``: its :meth:`Store.path`, when the
+        caller has it (each check of it is a walk of its folders: once per file, not per step)."""
+        if path is None:
+            path = self.store.path(uri)
         if uri.path in self.changes:
             return self.changes[uri.path]
         try:
@@ -978,7 +981,7 @@ class Transaction:
         if path.is_dir():
             raise IsADirectory(f"{uri} is a directory", hint="name a file inside it")
         self.require_parent_dirs(uri)
-        self.require_clean(uri)
+        self.clean_content(uri, path=path)  # as require_clean, with the path already checked
         try:
             return path.read_bytes()
         except FileNotFoundError:
@@ -1001,11 +1004,12 @@ class Transaction:
         """Refuse to touch a path whose work-tree file differs from HEAD (a hand edit)."""
         self.clean_content(uri)
 
-    def clean_content(self, uri: VikingURI, committed: tuple[int, bytes] | None | bool = True) -> bytes | None:
+    def clean_content(self, uri: VikingURI, committed: tuple[int, bytes] | None | bool = True, path: Path | None = None) -> bytes | None:
         """The work-tree content of ``uri`` (None when no file is there), refused when it differs
         from HEAD (a hand edit). ``committed``: its (mode, blob id) in HEAD when the caller knows
-        it (None: not in HEAD); looked up otherwise."""
-        path = self.store.path(uri)
+        it (None: not in HEAD); looked up otherwise. ``path``: as for :meth:`existing_file`."""
+        if path is None:
+            path = self.store.path(uri)
         if committed is True:
             committed = self.git.entry(self.tree, uri.path)
         try:
@@ -1129,17 +1133,21 @@ class Draft(Transaction):
         if exc_type is not None:
             self.discard()
 
-    def existing_file(self, uri: VikingURI) -> bytes | None:
+    def existing_file(self, uri: VikingURI, path: Path | None = None) -> bytes | None:
+        if path is None:
+            path = self.store.path(uri)
         if uri.path not in self.changes and uri.path not in self._seen:
-            self._seen[uri.path] = _signature(self.store.path(uri))
-        return super().existing_file(uri)
+            self._seen[uri.path] = _signature(path)
+        return super().existing_file(uri, path)
 
-    def clean_content(self, uri: VikingURI, committed: tuple[int, bytes] | None | bool = True) -> bytes | None:
+    def clean_content(self, uri: VikingURI, committed: tuple[int, bytes] | None | bool = True, path: Path | None = None) -> bytes | None:
         # What the file looked like is noted before it is read, so an edit made while it is
         # read shows as a change under the lock.
+        if path is None:
+            path = self.store.path(uri)
         if uri.path not in self._seen and uri.path not in self.changes:
-            self._seen[uri.path] = _signature(self.store.path(uri))
-        return super().clean_content(uri, committed)
+            self._seen[uri.path] = _signature(path)
+        return super().clean_content(uri, committed, path)
 
     def files_below(self, uri: VikingURI) -> set[str]:
         # A file made in the folder once it is listed (by hand, or by a writer that committed
