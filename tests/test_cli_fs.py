@@ -423,50 +423,30 @@ def _odd_name(path):
 @pytest.mark.parametrize(
     ("make", "kind"), [(_symlink, "symbolic link"), (_fifo, "named pipe"), (_odd_name, "file named as no URI can name it")], ids=["symlink", "fifo", "odd-name"]
 )
-def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_not_moved(ov, ov_home, store_state, make, kind):
-    # (found by a review: a file made by hand in a moved folder was refused, but a symbolic
-    # link, a named pipe or an oddly named file there stayed behind in the folder while `mv`
-    # said it was moved)
+@pytest.mark.parametrize(("command", "verb"), [(("mv", "viking://resources/n", "viking://resources/m"), "moves"), (("rm", "-r", "viking://resources/n"), "removes")], ids=["mv", "rm"])
+def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_neither_moved_nor_removed(ov, ov_home, store_state, make, kind, command, verb):
+    # (found by reviews: a file made by hand in a moved folder was refused, but a symbolic link,
+    # a named pipe or an oddly named file there stayed behind in the folder while `mv` said it was
+    # moved, or `rm -r` that it was removed: both refuse before anything changes)
     assert ov("write", "viking://resources/n/a.md", "--content", "a\n").exit_code == 0
     folder = ov_home / "accounts/default/resources/n"
     (folder / "deep").mkdir()
     assert ov("write", "viking://resources/n/deep/b.md", "--content", "b\n").exit_code == 0
     make(folder / "deep" / "stray.md")
     before = store_state()
-    result = ov("mv", "viking://resources/n", "viking://resources/m", "--json")
+    result = ov(*command, "--json")
     assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stdout
     assert "was created outside ov since the last commit" in result.error["message"] and kind in result.error["message"]
-    assert "viking://resources/n/deep/" in result.error["message"]
-    assert store_state() == before and not (ov_home / "accounts/default/resources/m").exists()
-    strays = [p for p in (folder / "deep").iterdir() if p.name not in ("b.md",)]
-    assert len(strays) == 1
-    os.unlink(strays[0])
-    assert ov("mv", "viking://resources/n", "viking://resources/m").exit_code == 0
-    assert not folder.exists() and ov("read", "viking://resources/m/deep/b.md").stdout == "b\n"
-
-
-@pytest.mark.parametrize(
-    ("make", "kind"), [(_symlink, "symbolic link"), (_fifo, "named pipe"), (_odd_name, "file named as no URI can name it")], ids=["symlink", "fifo", "odd-name"]
-)
-def test_a_folder_holding_an_entry_no_file_of_the_store_can_be_is_not_removed(ov, ov_home, store_state, make, kind):
-    # (rm -r took the store's files only and said the folder was removed while the entry, and
-    # the folder holding it, stayed: refused before anything changes, as mv refuses it)
-    assert ov("write", "viking://resources/n/a.md", "--content", "a\n").exit_code == 0
-    folder = ov_home / "accounts/default/resources/n"
-    (folder / "deep").mkdir()
-    assert ov("write", "viking://resources/n/deep/b.md", "--content", "b\n").exit_code == 0
-    make(folder / "deep" / "stray.md")
-    before = store_state()
-    result = ov("rm", "-r", "viking://resources/n", "--json")
-    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stdout
-    assert "was created outside ov since the last commit" in result.error["message"] and kind in result.error["message"]
-    assert "viking://resources/n/deep/" in result.error["message"] and "ov removes the files it stores only" in result.error["hint"]
+    assert "viking://resources/n/deep/" in result.error["message"] and f"ov {verb} the files it stores only" in result.error["hint"]
     assert store_state() == before and ov("read", "viking://resources/n/deep/b.md").stdout == "b\n"
+    assert not (ov_home / "accounts/default/resources/m").exists()
     strays = [p for p in (folder / "deep").iterdir() if p.name not in ("b.md",)]
     assert len(strays) == 1
     os.unlink(strays[0])
-    assert ov("rm", "-r", "viking://resources/n").exit_code == 0
+    assert ov(*command).exit_code == 0
     assert not folder.exists()
+    if command[0] == "mv":
+        assert ov("read", "viking://resources/m/deep/b.md").stdout == "b\n"
 
 
 def test_mv_file_and_directory(ov, docs):
