@@ -505,3 +505,36 @@ def test_restore_refuses_a_revision_holding_a_path_no_pull_or_restore_takes(hist
     refused = history("snapshot", "restore", bad, "--json")
     assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree" and "'docs/x.md'" in refused.error["message"]
     assert store_state() == state and not (ov_home / "accounts/default/docs").exists()
+
+
+def test_restore_refuses_a_link_or_a_submodule_and_show_and_diff_name_them_not_their_contents(history, ov_home, store_state):
+    """(a review: a restore wrote a symbolic link's target and a submodule's commit id as files,
+    and show/diff printed them as file contents; a pull refuses such trees.)"""
+    from tests.hostile_trees import GITLINK, LINK, add_commit
+
+    account = ov_home / "accounts/default"
+    target = head(ov_home).encode()
+    bad = add_commit(account, {(b"resources", b"link"): (LINK, b"/etc/passwd"), (b"resources", b"sub"): (GITLINK, target)}).decode()
+    assert history("snapshot", "commit", "-m", "drop them").exit_code == 0  # not in the work tree: dropped
+    state = store_state()
+    refused = history("snapshot", "restore", bad, "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stdout
+    assert refused.error["message"].startswith(f"{bad} holds 'resources/link', which ov never writes: a symbolic link")
+    assert store_state() == state and not (account / "resources/link").exists() and not (account / "resources/sub").exists()
+    part = history("snapshot", "restore", bad, "--uri", "viking://resources/sub", "--json")
+    assert part.exit_code == 1 and "a submodule" in part.error["message"]
+    # a part of the store without them is restored as usual
+    assert history("snapshot", "restore", bad, "--uri", "viking://resources/a.md").exit_code == 0
+    shown = history("snapshot", "show", bad, "--json").json["result"]["changes"]
+    assert {c["uri"]: (c["change"], c["diff"]) for c in shown} == {"viking://resources/link": ("added", ""), "viking://resources/sub": ("added", "")}
+    assert [c["refused"].split(" (")[0] for c in shown] == ["a symbolic link", "a submodule"]
+    text = history("snapshot", "show", bad).stdout
+    assert "/etc/passwd" not in text and target.decode() not in text
+    assert "added: viking://resources/link (ov never writes it: a symbolic link" in text
+    one = history("snapshot", "show", bad, "--uri", "viking://resources/link", "--json").json["result"]
+    assert "content" not in one and one["refused"].startswith("a symbolic link")
+    assert "not shown, ov never writes it: a symbolic link" in history("snapshot", "show", bad, "--uri", "viking://resources/link").stdout
+    diff = history("snapshot", "diff", bad, "HEAD", "--json").json["result"]["changes"]
+    assert {c["uri"]: c["change"] for c in diff if c.get("refused")} == {"viking://resources/link": "deleted", "viking://resources/sub": "deleted"}
+    assert "/etc/passwd" not in history("snapshot", "diff", bad, "HEAD").stdout
+    assert "deleted   viking://resources/sub  (ov never writes it: a submodule" in history("snapshot", "diff", bad, "HEAD", "--stat").stdout

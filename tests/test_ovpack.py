@@ -1017,3 +1017,31 @@ def test_a_backup_of_a_commit_holding_a_path_no_restore_takes_is_refused_before_
     assert ov("backup", str(pack)).exit_code == 0
     monkeypatch.setenv("OV_HOME", str(tmp_path / "second"))
     assert ov("restore", str(pack)).exit_code == 0
+
+
+@pytest.mark.parametrize("mode", ["link", "submodule", "not utf-8"])
+def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_is_refused_and_the_fix_works(ov, ov_home, tmp_path, mode):
+    """(a review: backup packed a symbolic link's target and a submodule's commit as files, and a
+    name that is not UTF-8 crashed it.) Refused as a pull refuses them, naming the path readably."""
+    from dulwich.repo import Repo
+
+    from tests.hostile_trees import FILE, GITLINK, LINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    repo = ov_home / "accounts/default"
+    name, entry = {
+        "link": (b"link", (LINK, b"/etc/passwd")),
+        "submodule": (b"sub", (GITLINK, Repo(str(repo)).head())),
+        "not utf-8": (b"bad\xff.md", (FILE, b"bytes\n")),
+    }[mode]
+    add_commit(repo, {(b"resources", b"src", name): entry})
+    shown = "resources/src/" + name.decode("utf-8", "backslashreplace")
+    pack = tmp_path / "all.ovpack"
+    for argv in (["backup", str(pack)], ["export", "viking://resources/src", str(pack)]):
+        refused = ov(*argv, "--json")
+        assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stderr
+        assert refused.error["message"].startswith(f"the last commit holds {shown!r}, which no restore or import takes: a ")
+        assert "ov snapshot commit" in refused.error["hint"] and not pack.exists()
+    # the fix it gives works: nothing is in the work tree, and a snapshot commit drops it
+    assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
+    assert ov("backup", str(pack), "--json").json["result"]["files"] == 1

@@ -480,3 +480,56 @@ def test_fsck_walks_heads_tree_once(ov, ov_home, monkeypatch):
     with Repo(str(account(ov_home))) as repo:
         head_tree = repo[repo.head()].tree
     assert walked.count(head_tree) == 1
+
+
+@pytest.mark.parametrize("on_disk", [False, True])
+def test_a_name_that_is_not_utf8_in_head_is_reported_left_out_and_dropped_not_a_crash(ov, ov_home, on_disk):
+    """(a review: `ov status`, `fsck`, `reindex` and `snapshot commit` failed with an internal
+    UnicodeDecodeError.) fsck reports it, status lists it as unsafe, reindex leaves it out with a
+    note, and a snapshot commit drops it from HEAD; each names it with its bytes escaped."""
+    from tests.hostile_trees import FILE, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    bad = add_commit(account(ov_home), {(b"resources", b"bad\xff.md"): (FILE, b"hello zebra\n")}).decode()
+    if on_disk:  # as plain git checks it out
+        with open(os.fsencode(account(ov_home) / "resources") + b"/bad\xff.md", "wb") as f:
+            f.write(b"hello zebra\n")
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 1, checked.stderr
+    problems = [f["message"] for f in checked.json["result"]["findings"] if f["severity"] == "problem"]
+    assert problems == ["HEAD holds 'resources/bad\\\\xff.md', which ov never writes: a name that is not UTF-8 text (a pull took it in before ov refused such trees, or an older ov wrote it)"]
+    status = ov("status", "--json")
+    assert status.exit_code == 0 and status.json["result"]["unsafe"] == [{"path": "resources/bad\\xff.md", "problem": "a name that is not UTF-8 text"}]
+    assert "  unsafe    resources/bad\\xff.md (HEAD holds it" in ov("status").stdout
+    reindexed = ov("reindex", "--json")
+    assert reindexed.exit_code == 0 and reindexed.json["result"]["left_out"] == ["resources/bad\\xff.md"]
+    assert reindexed.json["result"]["records"] == 1
+    assert "note: left out resources/bad\\xff.md: a name that is not UTF-8 text" in ov("reindex").stderr
+    assert ov("search", "zebra", "--json").exit_code == 0
+    committed = ov("snapshot", "commit", "-m", "drop it", "--json")
+    assert committed.exit_code == 0, committed.stderr
+    assert ov("status", "--json").json["result"]["clean"]
+    after = ov("fsck", "--json")
+    assert after.exit_code == 0, after.stdout
+    assert any(f["message"].startswith(f"commit {bad[:10]} of the history holds 'resources/bad") for f in after.json["result"]["findings"])
+    log = ov("snapshot", "log", "-n", "1", "--json").json["result"][0]
+    assert log["uris"] == ["viking://resources/bad\\xff.md"]
+
+
+def test_fsck_suggests_a_rename_that_works_for_a_name_of_spaces_only(ov, ov_home):
+    """(a review: for ``resources/ /x.md`` it suggested ``ov mv 'viking://resources/ ' viking://resources/``, exit 2.)"""
+    import shlex
+
+    from tests.hostile_trees import FILE, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    add_commit(account(ov_home), {(b"resources", b" ", b"x.md"): (FILE, b"x\n")})
+    (account(ov_home) / "resources/ ").mkdir()
+    (account(ov_home) / "resources/ /x.md").write_text("x\n")  # as the older ov wrote it
+    assert ov("status", "--json").json["result"]["clean"]
+    fixes = [f["fix"] for f in ov("fsck", "--json").json["result"]["findings"] if "no longer makes" in f["message"]]
+    assert len(fixes) == 1 and "`ov mv 'viking://resources/ ' viking://resources/unnamed`" in fixes[0], fixes
+    command = fixes[0].split("e.g. `", 1)[1].split("`", 1)[0]
+    assert ov(*shlex.split(command)[1:]).exit_code == 0
+    assert ov("read", "viking://resources/unnamed/x.md").stdout == "x\n"
+    assert not any("no longer makes" in f["message"] for f in ov("fsck", "--json").json["result"]["findings"])

@@ -31,6 +31,7 @@ def init() -> None:
 def status() -> None:
     """Show the store, the identity in use, edits made by hand outside ov, and pull conflicts."""
     from ov.history import remotes
+    from ov.store.treepaths import shown
 
     rt = runtime()
     report = rt.store.status()
@@ -50,8 +51,8 @@ def status() -> None:
         "added": [_uri(p) for p in changes.added],
         "deleted": [_uri(p) for p in changes.deleted],
         # Among the deleted: paths HEAD holds that ov never writes (see WorktreeChanges.unsafe).
-        "unsafe": [{"path": p, "problem": why} for p, why in sorted(changes.unsafe.items())],
-        "ignored": changes.ignored,
+        "unsafe": [{"path": shown(p), "problem": why} for p, why in sorted(changes.unsafe.items())],
+        "ignored": [shown(p) for p in changes.ignored],
         "recovered": report.recovered,
         "read_only": report.read_only,
         "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
@@ -80,9 +81,9 @@ def status() -> None:
             plain("no hand edits; HEAD holds paths ov never writes, taken in by a pull before pulls were checked:")
         for path, why in sorted(changes.unsafe.items()):
             # Never written, so "deleted"; what lies at the place it names is not the store's.
-            plain(f"  unsafe    {path} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")
+            plain(f"  unsafe    {shown(path)} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")
         for path in changes.ignored:
-            plain(f"  ignored   {path} (no viking:// URI can name it: outside the scopes, or an odd name)")
+            plain(f"  ignored   {shown(path)} (no viking:// URI can name it: outside the scopes, or an odd name)")
         for uri in payload["conflicts"]:
             plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
 
@@ -90,8 +91,11 @@ def status() -> None:
 
 
 def _uri(path: str) -> str:
-    # Not parsed: a file made by hand may have a name no URI allows, and status must still list it.
-    return SCHEME + path
+    # Not parsed: a file made by hand may have a name no URI allows, and status must still list it
+    # (a name HEAD holds that is not UTF-8 with its bytes escaped).
+    from ov.store.treepaths import shown
+
+    return SCHEME + shown(path)
 
 
 def usage(

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, styled, warn
+from ov.cli.output import emit, note, plain, short, styled, warn
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
@@ -80,9 +80,12 @@ def reindex(
         store = Store(rt.home, rt.identity, switch(rt.home, embedder), read_only=True)
         reason = f"requested by `ov reindex --embedder {embedder}`"
     with progress_bar() as progress:
-        opened = Indices(store, progress=progress).rebuild(reason)
+        indices = Indices(store, progress=progress)
+        opened = indices.rebuild(reason)
     meta = opened.meta
-    payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding}
+    payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": indices.left_out}
+    for path in indices.left_out:
+        note(f"left out {path}: a name that is not UTF-8 text, which no record can carry (`ov fsck` says how to remove it)")
     # Whether an embedder is in use, not whether vectors were made: a new store has none to make.
     if opened.embedder is not None:
         vectors = f", {meta.vectors} vectors (tier {opened.embedding.get('tier')})"

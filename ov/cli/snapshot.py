@@ -82,6 +82,9 @@ def snapshot_show(
         if result.get("binary"):
             plain(f"{result['uri']} at {short(result['commit'])}: binary, {result['size']} bytes")
             return
+        if "refused" in result:
+            plain(f"{result['uri']} at {short(result['commit'])}: not shown, ov never writes it: {result['refused']}")
+            return
         plain(f"commit {result['commit']}" + (f"  [{', '.join(result['tags'])}]" if result["tags"] else ""))
         plain(f"{result['time']}  {result['author']}")
         plain(f"    {result['subject']}")
@@ -182,8 +185,8 @@ def _print_stat(changes: list[dict]) -> None:
 
     added = removed = 0
     for change in changes:
-        if change.get("binary"):
-            plain(f"{change['change']:<9} {change['uri']}  (binary)")
+        if change.get("binary") or change.get("refused"):
+            plain(f"{change['change']:<9} {change['uri']}  ({'binary' if change.get('binary') else 'ov never writes it: ' + change['refused']})")
             continue
         lines = change["diff"].split("\n")
         body = lines[next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines)) :]  # past the ---/+++ header
@@ -206,8 +209,8 @@ def _print_diffs(changes: list[dict]) -> None:
 
         out = console()
     for change in changes:
-        if change.get("binary"):
-            plain(f"{change['change']}: {change['uri']} (binary)")
+        if change.get("binary") or change.get("refused"):
+            plain(f"{change['change']}: {change['uri']} ({'binary' if change.get('binary') else 'ov never writes it: ' + change['refused']})")
             continue
         diff = change["diff"].rstrip("\n")
         for line in diff.split("\n") if diff else ():  # "\n" alone ends a diff's line

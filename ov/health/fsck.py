@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 
 from ov.progress import Progress, counting
+from ov.store import treepaths
 from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
 from ov.uri import VikingURI, hidden_ids, legacy_name
 from ov.wording import counted
@@ -113,7 +114,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         if why is not None:
             legacy.append((path, why))
     for path in missing[:20]:
-        add(Finding("store", "problem", f"HEAD's {path} is missing from the object store", "restore the account from a backup"))
+        add(Finding("store", "problem", f"HEAD's {treepaths.shown(path)} is missing from the object store", "restore the account from a backup"))
     report.checked.update(commits=commits, files=files)
     _check_tree_paths(git, head, add)
     if legacy:
@@ -193,7 +194,8 @@ def _legacy_finding(legacy: list[tuple[str, str]]) -> Finding:
     if spaced:
         parts = spaced[0]
         at = next(i for i, part in enumerate(parts) if part != part.strip())
-        shown, renamed = "/".join(parts[: at + 1]), "/".join([*parts[:at], parts[at].strip()])
+        # A name of spaces only strips to nothing: the suggestion gives it a name that works.
+        shown, renamed = "/".join(parts[: at + 1]), "/".join([*parts[:at], parts[at].strip() or "unnamed"])
         fixes.append(f"a name with surrounding spaces: `ov mv` it, e.g. `ov mv 'viking://{shown}' viking://{renamed}`, or `ov add-resource` its source again (it is replaced)")
     hidden = sorted({folder for p, _ in legacy for folder in hidden_ids(VikingURI(tuple(p.split("/"))))})
     sessions = [folder for folder in hidden if len(folder.parts) == 4 and folder.parts[2] == "sessions"]
@@ -220,7 +222,9 @@ def _walk(git, tree_id, prefix: str):
         yield prefix or "/", tree_id
         return
     for item in tree.iteritems():
-        path = f"{prefix}/{item.path.decode()}" if prefix else item.path.decode()
+        # Surrogates keep a name that is not UTF-8 whole; the tree paths' check reports it.
+        name = item.path.decode("utf-8", "surrogateescape")
+        path = f"{prefix}/{name}" if prefix else name
         if stat.S_ISDIR(item.mode):
             yield from _walk(git, item.sha, path)
         else:

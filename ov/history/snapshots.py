@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 
 from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree, quote
 from ov.files import looks_binary
+from ov.store.treepaths import shown
 from ov.uri import VikingURI
 
 TAG_PREFIX = b"refs/tags/"
@@ -75,6 +76,8 @@ class FileChange:
     change: str  # added | modified | deleted
     diff: str = ""  # unified diff ("" for binary content)
     binary: bool = False
+    # Why ov never writes this entry (a symbolic link, a submodule): its content is not shown.
+    refused: str = ""
 
     @property
     def uri(self) -> str:
@@ -84,6 +87,8 @@ class FileChange:
         out = {"uri": self.uri, "change": self.change}
         if self.binary:
             out["binary"] = True
+        if self.refused:
+            out["refused"] = self.refused
         if with_diff:
             out["diff"] = self.diff
         return out
@@ -238,6 +243,9 @@ def show(store, rev: str, uri: VikingURI | None = None) -> dict:
     if path:
         found = git.entry(commit.tree, git.spelled(commit.tree, path))
         if found is not None and not stat.S_ISDIR(found[0]):
+            refused = _refused(path, found[0])
+            if refused:
+                return {"commit": commit_id.decode(), "uri": str(uri), "refused": refused}
             data = git.blob_data(found[1])
             if looks_binary(data):
                 return {"commit": commit_id.decode(), "uri": str(uri), "binary": True, "size": len(data)}
@@ -272,14 +280,29 @@ def _changes(store, old_tree, new_tree, path: str) -> list[FileChange]:
     git = store.git
     out = []
     spellings = {git.spelled(old_tree, path), git.spelled(new_tree, path)}
-    for (old_path, new_path), _modes, (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
-        name = (new_path or old_path).decode()
+    for (old_path, new_path), modes, (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
+        name = (new_path or old_path).decode("utf-8", "surrogateescape")
         if path and not _below(name, spellings):
+            continue
+        refused = "; ".join(sorted({why for mode in modes if mode is not None and (why := _refused(name, mode))}))
+        if refused:
+            change = "added" if old_sha is None else "deleted" if new_sha is None else "modified"
+            out.append(FileChange(shown(name), change, refused=refused))
             continue
         before = git.blob_data(old_sha) if old_sha is not None else None
         after = git.blob_data(new_sha) if new_sha is not None else None
         out.append(_file_change(name, before, after))
     return sorted(out, key=lambda c: c.path)
+
+
+def _refused(path: str, mode: int) -> str:
+    """Why the committed entry at ``path`` is shown by what it is, not by its content: what is not
+    a regular file (a symbolic link's target, a submodule's commit) or not named as UTF-8 text,
+    which a restore refuses too; "" for a file ov may read."""
+    from ov.store.treepaths import FILE_MODES, stored_problem
+
+    problem = stored_problem(path, mode)
+    return problem if problem is not None and (mode not in FILE_MODES or shown(path) != path) else ""
 
 
 def _worktree_changes(store, tree, path: str) -> list[FileChange]:
@@ -345,11 +368,11 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     # Any subtree, a scope or a user's tree included: the whole store may be restored, so may a part.
     path = uri.path if uri is not None and not uri.is_root else ""
     source_tree = git.repo[source].tree
-    then = dict(git.iter_files(source_tree, git.spelled(source_tree, path)))
+    then = _entries(git, source_tree, path)
     target = uri if uri is not None and not uri.is_root else VikingURI(())
     plan = RestorePlan(rev, source.decode())
     with store.draft() as draft:
-        now = dict(git.iter_files(draft.tree, git.spelled(draft.tree, path)))
+        now = _entries(git, draft.tree, path)
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
         _plan_restore(draft, then, now, then.keys() | now.keys(), plan, check=not dry_run)
@@ -361,13 +384,13 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
             stale = draft.stale(tx, target)
             if stale is None:  # nothing of the draft holds: the whole plan, under the lock
                 plan = RestorePlan(rev, source.decode())
-                now = dict(git.iter_files(tx.tree, git.spelled(tx.tree, path)))
+                now = _entries(git, tx.tree, path)
                 _plan_restore(tx, then, now, then.keys() | now.keys(), plan)
             else:
                 draft.hand_over(tx)
                 spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
                 inside = [p for p in stale if not path or _below(p, spellings)]
-                now = {p: found[1] for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
+                now = {p: found for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
                 _plan_restore(tx, then, now, inside, plan)
             if plan.changed:
                 subject = f"ov snapshot restore {target} to {rev} ({source.decode()[:10]})"
@@ -377,15 +400,20 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     return plan.sorted()
 
 
-def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan: RestorePlan, check: bool = True) -> None:
+def _entries(git, tree, path: str) -> dict[str, tuple[int, bytes]]:
+    """path -> (mode, sha) of the entries of ``tree`` below ``path`` (in any spelling it has there)."""
+    return {p: (mode, sha) for p, mode, sha in git.iter_entries(tree, git.spelled(tree, path))}
+
+
+def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[int, bytes]], paths, plan: RestorePlan, check: bool = True) -> None:
     """Put into ``tx`` (and ``plan``) what makes each of ``paths`` what it was (``then``: path ->
-    blob id at the revision), given what it is (``now``), replacing what was planned for it before.
-    ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
+    (mode, blob id) at the revision), given what it is (``now``), replacing what was planned for
+    it before. ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
     from ov.store.gitstore import escape_problem
-    from ov.uri import work_path_problem
+    from ov.store.treepaths import stored_problem
 
     git = tx.git
-    wanted: dict[str, bytes | None] = {}
+    wanted: dict[str, tuple[int, bytes] | None] = {}
     for rel in paths:
         plan.write.discard(rel)
         plan.delete.discard(rel)
@@ -398,22 +426,23 @@ def _plan_restore(tx, then: dict[str, bytes], now: dict[str, bytes], paths, plan
             continue  # one to delete: it leaves the tree
         # The rule of a pull and a restore: a name an older ov stored ("todo ", a user ".bob")
         # comes back as it was, and stays addressable; a path none of them takes does not.
-        problem = problem or work_path_problem(rel, stored=True)
+        # A symbolic link or a submodule is refused as a pull refuses it, never written as a file.
+        problem = problem or stored_problem(rel, wanted[rel][0])
         if problem is not None:
-            raise UnsafeTree(f"{plan.rev} holds {quote(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
+            raise UnsafeTree(f"{plan.rev} holds {quote(shown(rel))}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
     if check:
         for rel, problem in problems.items():
             if problem is None:  # one to delete: it leaves the tree, nothing on disk is touched
                 tx.require_clean(VikingURI(tuple(rel.split("/"))))
-    for rel, sha in wanted.items():
-        if sha is None:
+    for rel, entry in wanted.items():
+        if entry is None:
             plan.delete.add(rel)
             if check:
                 tx.delete(VikingURI(tuple(rel.split("/"))))
         else:
             plan.write.add(rel)
             if check:
-                tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(sha))
+                tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(entry[1]))
 
 
 # --- tags ---------------------------------------------------------------------------

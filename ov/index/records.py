@@ -32,6 +32,7 @@ from datetime import datetime, timezone
 from ov import users
 from ov.files import looks_binary
 from ov.store import sidecar
+from ov.store.treepaths import shown
 
 # Records are sized for ranking: as large as an ingested piece (ingest splits documents at the
 # same size), so a document ov split itself is one record, and a long hand-written file becomes
@@ -310,8 +311,18 @@ def _epoch(value) -> float:
     return parsed.timestamp()
 
 
+def indexable(path: str) -> bool:
+    """Whether the committed file ``path`` may have records: its name is UTF-8 text. A tree ov did
+    not build may hold one that is not (its bytes kept as surrogates); no record can carry it,
+    and ``ov reindex`` says it left it out."""
+    return shown(path) == path
+
+
 def committed_records(git, path: str, sha: bytes) -> list[Record]:
-    """The records of ``path`` as committed (blob ``sha``), dated by its work-tree write time."""
+    """The records of ``path`` as committed (blob ``sha``), dated by its work-tree write time;
+    none for a name that is not UTF-8 text (:func:`indexable`)."""
+    if not indexable(path):
+        return []
     try:
         mtime = os.stat(git.worktree / path).st_mtime
     except OSError:

@@ -49,9 +49,10 @@ from ov.errors import (
 from ov.files import atomic_write, json_bytes
 from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
-from ov.index.records import Record, committed_records
+from ov.index.records import Record, committed_records, indexable
 from ov.progress import Progress, counting
 from ov.store.lock import WriteLock
+from ov.store.treepaths import shown
 from ov.wording import counted
 
 INDEX_DIR = "index"
@@ -135,6 +136,8 @@ class Indices:
         self.store = store
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
+        # The files of HEAD the last build could not take (a name that is not UTF-8 text), shown escaped.
+        self.left_out: list[str] = []
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
@@ -261,6 +264,8 @@ class Indices:
         return meta is not None and self.incompatibility(meta) is None
 
     def rebuild(self, reason: str = "requested") -> OpenIndex:
+        """Build the index anew from HEAD; :attr:`left_out` then names the files it could not take."""
+        self.left_out.clear()
         with WriteLock(self.store.state / "index.lock", self.store.config.store.lock_timeout, home=self.store.home):
             self._rebuild(self._head(), reason)
             meta = Meta.read(self.root / META_NAME)
@@ -388,11 +393,11 @@ class Indices:
             raise _Rebuild("the indexed commit is not in the repository")
         for (old, new), (old_mode, new_mode), (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
             if old is not None:
-                paths.setdefault(old.decode(), None)
+                paths.setdefault(old.decode("utf-8", "surrogateescape"), None)
                 if old_mode is not None and not _is_dir_mode(old_mode):
-                    before[old.decode()] = old_sha
+                    before[old.decode("utf-8", "surrogateescape")] = old_sha
             if new is not None and new_mode is not None and not _is_dir_mode(new_mode):
-                paths[new.decode()] = new_sha
+                paths[new.decode("utf-8", "surrogateescape")] = new_sha  # not UTF-8: no records (indexable)
         if len(paths) >= LARGE_DIFF and len(paths) > meta.records // 2:
             # Replacing most of an index path by path costs about 1.5x a rebuild (5,000 files
             # moved: 5.6 s against 3.7 s): each delete is a term, and the deleted records weigh on
@@ -571,7 +576,7 @@ class Indices:
 
         git = self.store.git
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
-        records = _records_at(git, head, self._progress)
+        records = _records_at(git, head, self._progress, self.left_out)
         try:
             for label, record in enumerate(counting(records, self._progress, FULL_TEXT)):
                 lexical.add(record, label)
@@ -742,13 +747,16 @@ def _made_by(embedder) -> dict:
     return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
 
 
-def _records_at(git, commit: str | None, progress: Progress | None = None) -> list[Record]:
-    """Every record of the files of ``commit`` (none for no commit)."""
+def _records_at(git, commit: str | None, progress: Progress | None = None, left_out: list[str] | None = None) -> list[Record]:
+    """Every record of the files of ``commit`` (none for no commit). ``left_out`` is given the
+    paths that can have none, whatever they hold (:func:`~ov.index.records.indexable`)."""
     records: list[Record] = []
     tree = git.tree_of(commit.encode()) if commit else None
     # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
     files = git.iter_files(tree) if progress is None else list(git.iter_files(tree))
     for path, sha in counting(files, progress, READING):
+        if left_out is not None and not indexable(path):
+            left_out.append(shown(path))
         records.extend(committed_records(git, path, sha))
     return records
 
@@ -831,7 +839,7 @@ def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: 
     store = git.repo.object_store
     new_entries = {} if new_tree is None else {name: (mode, sha) for name, mode, sha in store[new_tree].iteritems()}
     for name, mode, sha in store[old_tree].iteritems():
-        path = prefix + name.decode()
+        path = prefix + name.decode("utf-8", "surrogateescape")
         new_mode, new_sha = new_entries.get(name, (None, None))
         if new_sha == sha:
             continue

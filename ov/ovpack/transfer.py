@@ -40,6 +40,7 @@ from ov.ovpack.format import (
 from ov.ovpack.writer import VectorsUnavailable, is_session_path, write_pack
 from ov.progress import Progress, counting
 from ov.store import sidecar
+from ov.store.treepaths import shown, stored_problem
 from ov.uri import (
     PUBLIC_SCOPES,
     VikingURI,
@@ -47,7 +48,6 @@ from ov.uri import (
     from_path,
     nfc,
     parse,
-    work_path_problem,
 )
 
 OnConflict = Literal["fail", "overwrite", "skip"]
@@ -164,12 +164,13 @@ def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, by
     git = store.git
     head = git.head()
     files = []
-    for path, sha in git.iter_files(git.tree_of(head), prefix):
-        problem = work_path_problem(path, stored=True)
+    for path, mode, sha in git.iter_entries(git.tree_of(head), prefix):
+        # The rule of a pull: a symbolic link or a submodule is refused, never packed as a file.
+        problem = stored_problem(path, mode)
         if problem is not None:
             raise UnsafeTree(
-                f"the last commit holds {quote(path)}, which no restore or import takes: {problem}",
-                hint="nothing was written; remove that file from the work tree by hand, `ov snapshot commit -m MESSAGE`, then pack again (`ov fsck` names every such path)",
+                f"the last commit holds {quote(shown(path))}, which no restore or import takes: {problem}",
+                hint="nothing was written; remove it from the work tree by hand if it is there, `ov snapshot commit -m MESSAGE` (which drops it from the last commit), then pack again (`ov fsck` names every such path)",
             )
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
         files.append((rel, sha))

@@ -49,7 +49,7 @@ def update(git_dir: Path, worktree: Path, blobs: Mapping[str, bytes | None], hea
     if parsed is None:
         if head_files is None:
             return False
-        rebuilt = sorted((path.encode(), _entry(path, sha, None)) for path, sha in head_files if path not in blobs)
+        rebuilt = sorted((_raw(path), _entry(path, sha, None)) for path, sha in head_files if path not in blobs)
         version, names, data = 2, [name for name, _ in rebuilt], b"".join(raw for _, raw in rebuilt)
         offsets = list(itertools.accumulate((len(raw) for _, raw in rebuilt), initial=0))
     else:
@@ -61,7 +61,7 @@ def update(git_dir: Path, worktree: Path, blobs: Mapping[str, bytes | None], hea
     at = 0  # index into names of the first old entry not yet copied
     root = str(worktree)
     for path in sorted(blobs):
-        key = path.encode()
+        key = _raw(path)
         start = bisect.bisect_left(names, key, at)
         end = start
         while end < len(names) and names[end] == key:  # every stage of the path
@@ -85,7 +85,7 @@ def update(git_dir: Path, worktree: Path, blobs: Mapping[str, bytes | None], hea
 
 def _entry(path: str, sha: bytes | str, st: os.stat_result | None) -> bytes:
     """One version-2 entry; zeroed stat data (no ``st``) makes git re-read the file."""
-    name = path.encode()
+    name = _raw(path)
     if st is None:
         fields = (0, 0, 0, 0, 0, 0, FILE_MODE, 0, 0, 0)
     else:
@@ -157,3 +157,9 @@ def _write(index_path: Path, data: bytes) -> bool:
         lock.unlink(missing_ok=True)
         raise
     return True
+
+
+def _raw(path: str) -> bytes:
+    """The bytes of ``path`` as git names it: a name that is not UTF-8 (kept as surrogates, as
+    :meth:`~ov.store.gitstore.GitStore.iter_entries` reads it) gets its bytes back."""
+    return path.encode("utf-8", "surrogateescape")

@@ -185,8 +185,9 @@ class CommitChain:
                 continue
             data = changes[path]
             if data is None:
-                if self._mode(path.encode(), folders) is not None:  # each folder read once, not each path looked up
-                    tree_changes.append((path.encode(), None, None))
+                # surrogateescape: a name HEAD holds that is not UTF-8 leaves the tree (ov status: unsafe)
+                if self._mode(path.encode("utf-8", "surrogateescape"), folders) is not None:  # each folder read once, not each path looked up
+                    tree_changes.append((path.encode("utf-8", "surrogateescape"), None, None))
                 continue
             known = ahead.get(path)
             if known is not None and known[0] is data:
@@ -447,7 +448,7 @@ class GitStore:
         from dulwich.errors import NotTreeError
 
         try:
-            mode, sha = self._tree(tree_id).lookup_path(self._tree, path.encode())
+            mode, sha = self._tree(tree_id).lookup_path(self._tree, path.encode("utf-8", "surrogateescape"))
         except (KeyError, NotTreeError):
             return None
         return mode, sha
@@ -492,7 +493,7 @@ class GitStore:
                     tree = self._tree(tree_id) if tree_id is not None else None
                 else:
                     parent, _, base = name.rpartition("/")
-                    above, key = folder(parent), base.encode()
+                    above, key = folder(parent), base.encode("utf-8", "surrogateescape")
                     found = above[key] if above is not None and key in above else None
                     tree = self._tree(found[1]) if found is not None and stat.S_ISDIR(found[0]) else None
                 folders[name] = tree
@@ -501,7 +502,7 @@ class GitStore:
         out: dict[str, tuple[int, bytes] | None] = {}
         for path in paths:
             parent, _, name = path.rpartition("/")
-            tree, key = folder(parent), name.encode()
+            tree, key = folder(parent), name.encode("utf-8", "surrogateescape")  # as iter_entries read it
             out[path] = tuple(tree[key]) if path and tree is not None and key in tree else None
         return out
 
@@ -527,7 +528,17 @@ class GitStore:
         return Blob.from_string(data).id
 
     def iter_files(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, bytes]]:
-        """(path, blob sha) of every file in ``tree_id`` below ``prefix``."""
+        """(path, blob sha) of every entry of ``tree_id`` below ``prefix`` that is not a folder,
+        as :meth:`iter_entries` yields them: for readers of ov's own files. A reader that writes
+        or packs them takes :meth:`iter_entries` and refuses what
+        :func:`ov.store.treepaths.stored_problem` names (a symbolic link, a submodule)."""
+        for path, _mode, sha in self.iter_entries(tree_id, prefix):
+            yield path, sha
+
+    def iter_entries(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, int, bytes]]:
+        """(path, mode, sha) of every entry of ``tree_id`` below ``prefix`` that is not a folder.
+        A name that is not UTF-8 (a tree ov did not build) keeps its bytes as surrogates, as
+        ``os.fsdecode`` does: it names the same file on disk, and never stops a walk."""
         if tree_id is None:
             return
         start = tree_id
@@ -537,11 +548,11 @@ class GitStore:
                 return
             mode, start = found
             if not stat.S_ISDIR(mode):
-                yield prefix, start
+                yield prefix, mode, start
                 return
         for entry in self.repo.object_store.iter_tree_contents(start):
-            path = entry.path.decode()
-            yield (f"{prefix}/{path}" if prefix else path), entry.sha
+            path = entry.path.decode("utf-8", "surrogateescape")
+            yield (f"{prefix}/{path}" if prefix else path), entry.mode, entry.sha
 
     def log(self, limit: int | None = None) -> list[CommitInfo]:
         head = self.head()

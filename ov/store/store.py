@@ -49,6 +49,7 @@ from ov import users
 from ov.store import sidecar
 from ov.progress import Progress, counting
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, STAGING, Author, GitStore, escape_problem
+from ov.store.treepaths import shown
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
@@ -1083,7 +1084,8 @@ class Transaction:
 
     def commit(self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None) -> CommitResult:
         """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`)."""
-        texts = [str(u) for u in uris]
+        # A name HEAD held that is not UTF-8 (a snapshot commit drops it) is named with its bytes escaped.
+        texts = [shown(str(u)) for u in uris]
         message = commit_message(command, texts, subject, via=self.store.via)
         early, self._early = self._early, None
         commit = self.git.commit(

@@ -25,6 +25,7 @@ from ov.uri import segment_problem, work_path_problem
 # git's modes of a regular file: ov writes the first, plain git the second for an executable
 # (which ov writes as a plain file).
 FILE_MODES = frozenset({0o100644, 0o100755})
+NOT_TEXT = "a name that is not UTF-8 text"
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ def entry_problem(name: bytes, mode: int) -> str | None:
     try:
         text = name.decode("utf-8")
     except UnicodeDecodeError:
-        return "a name that is not UTF-8 text"
+        return NOT_TEXT
     if text in (".", ".."):
         return f"a {text!r} name, which leads {'out of its folder' if text == '..' else 'back to its own folder'}"
     if stat.S_ISLNK(mode):
@@ -53,6 +54,23 @@ def entry_problem(name: bytes, mode: int) -> str | None:
     elif mode not in FILE_MODES:
         return f"an entry of mode {mode:o}, which is neither a regular file nor a folder"
     return segment_problem(text, stored=True)
+
+
+def shown(path: str) -> str:
+    """``path`` as readable text: a name that is not UTF-8 (read as :meth:`GitStore.iter_entries`
+    reads it, its bytes kept as surrogates) shows those bytes escaped (``bad\\xff.md``)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def stored_problem(path: str, mode: int) -> str | None:
+    """Why the committed entry at ``path`` (not a folder; as :meth:`GitStore.iter_entries` yields
+    it) may not be written to the work tree or packed, or None: the rule of a pull
+    (:func:`unsafe_paths`) for one path, for the readers of a tree that write or pack it."""
+    try:
+        raw = path.encode("utf-8")
+    except UnicodeEncodeError:  # surrogates: bytes of a name that is not UTF-8
+        return NOT_TEXT
+    return entry_problem(raw.rpartition(b"/")[2], mode) or work_path_problem(path, stored=True)
 
 
 def unsafe_paths(

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.store.gitstore import INDEX_PENDING, GitStore, escape_problem
+from ov.store.treepaths import NOT_TEXT, shown
 from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, from_path, hidden_ids, work_path_problem
 
 
@@ -54,10 +55,11 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
-        if rel not in committed and not _storable(rel, committed):
+        if shown(rel) != rel or (rel not in committed and not _storable(rel, committed)):
             # Named as no URI can name it (`.gitattributes`, `a\b.md`, `user/Bad User/x.md`), or
             # where ov keeps a folder: never recorded, or no command could remove it and no backup
-            # of the store would restore.
+            # of the store would restore. A name that is not UTF-8 (os.walk keeps its bytes as
+            # surrogates) is never kept even where HEAD holds it: it is among the unsafe below.
             changes.ignored.append(rel)
             continue
         key = rel.encode()
@@ -79,7 +81,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
             changes.modified.append(rel)
     changes.deleted = sorted(p for p in committed if p not in seen)
     for rel in changes.deleted:
-        problem = escape_problem(rel)
+        problem = escape_problem(rel) or (NOT_TEXT if shown(rel) != rel else None)
         if problem is not None:
             changes.unsafe[rel] = problem
     changes.added.sort()
@@ -159,8 +161,8 @@ def _write_index(git: GitStore, committed, seen, index_cls, entry_from_stat) -> 
     for rel, sha in committed.items():
         st_sha = seen.get(rel)
         if st_sha is not None and st_sha[1] == sha:
-            index[rel.encode()] = entry_from_stat(st_sha[0], sha)
+            index[rel.encode("utf-8", "surrogateescape")] = entry_from_stat(st_sha[0], sha)
         else:
             # Zeroed stat data: git will re-read the file and see it differ from HEAD.
-            index[rel.encode()] = entry_from_stat(os.stat_result((0o100644,) + (0,) * 9), sha)
+            index[rel.encode("utf-8", "surrogateescape")] = entry_from_stat(os.stat_result((0o100644,) + (0,) * 9), sha)
     index.write()
