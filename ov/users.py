@@ -56,8 +56,10 @@ def others_below(store, base: VikingURI) -> tuple[VikingURI, ...]:
     which this basic module does not import) leaves out, in name order: every
     ``viking://user/{other}`` when ``base`` is the root or ``viking://user``, else none (a walk
     from inside one space, or from a shared scope, meets no other). One listing of ``user/``, read
-    as a walk reads it (``Store.scan``): only its folders are spaces, hidden names and links none."""
+    as a walk with ``-a`` reads it (``Store.scan``): only its folders are spaces, links none. A
+    hidden id an older ov made (``.bob``) is another user's space too: left out of ``ls -a``,
+    ``grep -a`` and ``stat``'s count alike, and said so, as ``carol`` is."""
     if not USER_SCOPE.is_within(base):
         return ()
     own = store.identity.user
-    return tuple(VikingURI(("user", item.name)) for item, is_dir in store.scan(USER_SCOPE) if is_dir and item.name != own)
+    return tuple(VikingURI(("user", item.name)) for item, is_dir in store.scan(USER_SCOPE, show_all=True) if is_dir and item.name != own)

@@ -1051,3 +1051,29 @@ def test_a_folder_holding_a_name_an_older_ov_stored_moves_and_goes_whole(ov, ov_
     assert ov("status", "--json").json["result"]["clean"]
     # ov itself never makes such a name
     assert ov("write", "viking://resources/new /a.md", "--content", "x").exit_code == 2
+
+
+def test_a_hidden_user_id_an_older_ov_made_is_another_users_space_like_any_other(ov, ov_home):
+    """(a review: `stat viking://user` counted a `.bob` that `ls` does not list, and `grep -a`,
+    `glob -a`, `ls -a` walked into it with no note.)"""
+    from tests.hostile_trees import FILE, add_commit
+
+    assert ov("write", "viking://user/carol/memories/preferences.md", "--content", "- Prefers zebra mugs\n").exit_code == 0
+    assert ov("write", "viking://resources/zoo.md", "--content", "zebra stripes\n").exit_code == 0
+    account = ov_home / "accounts/default"
+    add_commit(account, {(b"user", b".bob", b"memories", b"preferences.md"): (FILE, b"- Prefers zebra keyboards\n")})
+    (account / "user/.bob/memories").mkdir(parents=True)
+    (account / "user/.bob/memories/preferences.md").write_text("- Prefers zebra keyboards\n")  # as the older ov wrote it
+    note = "note: 2 other users' spaces left out (.bob, carol); name one to include it: "
+    for all_ in ((), ("-a",)):
+        listed = ov("ls", *all_, "viking://user", "--simple")
+        assert listed.stdout == "" and listed.stderr == note + "ov ls viking://user/.bob\n", all_
+        grep = ov("grep", *all_, "zebra")
+        assert grep.stdout == "viking://resources/zoo.md:1:zebra stripes\n" and grep.stderr == note + "ov grep PATTERN --uri viking://user/.bob\n", all_
+        glob = ov("glob", *all_, "**/*.md")
+        assert glob.stdout == "viking://resources/zoo.md\n" and glob.stderr == note + "ov glob PATTERN --uri viking://user/.bob\n", all_
+    stat = ov("stat", "viking://user", "--json")
+    assert stat.json["result"]["children"] == 0 and stat.stderr == note + "ov stat viking://user/.bob\n"
+    # named, it is read as before
+    assert ov("read", "viking://user/.bob/memories/preferences.md").stdout == "- Prefers zebra keyboards\n"
+    assert "zebra keyboards" in ov("grep", "zebra", "--uri", "viking://user/.bob").stdout
