@@ -717,6 +717,33 @@ def test_a_name_stored_in_both_forms_reaches_the_nfc_one_first_then_the_other(st
     assert store.read(store.uri(f"viking://resources/{CAFE_NFC}")).content == "decomposed\n"
 
 
+def test_a_new_hand_made_name_ov_never_records_gets_the_hint_that_works_and_a_legacy_one_stays_readable(ov, ov_home: Path):
+    """(a review: `mv`, `rm -r` and `write` refused a hand-made "odd " with "keep the edit with
+    `ov snapshot commit`", which records nothing: status lists it as ignored.)"""
+    from tests.hostile_trees import FILE, add_commit
+
+    account = ov_home / "accounts/default"
+    assert ov("write", "viking://resources/d/a.md", "--content", "A").exit_code == 0
+    (account / "resources/d/odd ").write_text("hand\n")
+    assert "resources/d/odd " in ov("status", "--json").json["result"]["ignored"]
+    for argv in (("mv", "viking://resources/d", "viking://resources/e"), ("rm", "-r", "viking://resources/d"), ("write", "viking://resources/d/odd ", "--content", "x")):
+        refused = ov(*argv, "--json")
+        assert refused.exit_code == 1 and refused.error["code"] == "hand_edit_conflict", (argv, refused.stderr)
+        assert refused.error["message"] == "'viking://resources/d/odd ' was created outside ov since the last commit (a file named as no URI can name it)"
+        assert "move or remove it by hand" in refused.error["hint"] and "snapshot commit" not in refused.error["hint"]
+    assert ov("snapshot", "commit", "-m", "x").stdout.startswith("work tree clean")  # why that hint could not work
+    (account / "resources/d/odd ").unlink()  # the fix it gives works
+    assert ov("mv", "viking://resources/d", "viking://resources/e").exit_code == 0
+    # a name an older ov stored, which HEAD holds, is read, edited by hand and kept as before
+    add_commit(account, {(b"resources", b"e", b"todo "): (FILE, b"milk\n")})
+    (account / "resources/e/todo ").write_text("milk\n")
+    assert ov("read", "viking://resources/e/todo ").stdout == "milk\n"
+    (account / "resources/e/todo ").write_text("milk and eggs\n")
+    edited = ov("rm", "-r", "viking://resources/e", "--json")
+    assert edited.exit_code == 1 and "ov snapshot commit" in edited.error["hint"]
+    assert ov("snapshot", "commit", "-m", "eggs").exit_code == 0 and ov("read", "viking://resources/e/todo ").stdout == "milk and eggs\n"
+
+
 # --- a path from a tree ov did not build never leaves the work tree --------------------------
 
 

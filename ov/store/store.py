@@ -51,7 +51,7 @@ from ov.progress import Progress, counting
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, STAGING, Author, GitStore, escape_problem
 from ov.store.treepaths import shown
 from ov.store.lock import WriteLock
-from ov.store.worktree import WorktreeChanges
+from ov.store.worktree import WorktreeChanges, recorded
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
@@ -1022,6 +1022,17 @@ class Transaction:
         if committed is not None and data is not None and self.git.blob_id(data) == committed[1]:
             return data
         if committed is not None and stat_mod.S_ISDIR(committed[0]):
+            return data
+        if committed is None and not recorded(uri.path, lambda folder: self.git.entry(self.tree, folder) is not None):
+            # Named as ov never names a new file ("odd "): a snapshot commit would not record it
+            # (`ov status`: ignored), so keeping it that way cannot work.
+            self._hand_edit(
+                HandEditConflict(
+                    f"{quote(str(uri))} was created outside ov since the last commit (a file named as no URI can name it)",
+                    hint="ov never records a new file named so (`ov status` lists it as ignored): move or remove it by hand, then retry",
+                ),
+                uri,
+            )
             return data
         what = "created" if committed is None else ("deleted" if data is None else "changed")
         self._hand_edit(

@@ -10,6 +10,7 @@ status`` in the account repository agrees with ``ov status``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,7 +56,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
     for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
-        if shown(rel) != rel or (rel not in committed and not _storable(rel, committed)):
+        if shown(rel) != rel or (rel not in committed and not recorded(rel, lambda folder: any(p.startswith(folder + "/") for p in committed))):
             # Named as no URI can name it (`.gitattributes`, `a\b.md`, `user/Bad User/x.md`), or
             # where ov keeps a folder: never recorded, or no command could remove it and no backup
             # of the store would restore. A name that is not UTF-8 (os.walk keeps its bytes as
@@ -95,15 +96,17 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     return changes
 
 
-def _storable(rel: str, committed: dict[str, bytes]) -> bool:
-    """Whether a file at work-tree path ``rel`` is one ov could have written there. A URI may
-    name an id an older ov made starting with '.' (``user/.bob``): a new file there is recorded
-    while HEAD holds that id, but a new such id never is."""
+def recorded(rel: str, held: Callable[[str], bool]) -> bool:
+    """Whether a new file at work-tree path ``rel`` (HEAD does not hold it) is one ov could have
+    written there, which a snapshot commit records; ``held(folder)``: whether HEAD holds files
+    below that folder. A URI may name an id an older ov made starting with '.' (``user/.bob``): a
+    new file there is recorded while HEAD holds that id, but a new such id never is; nor a new
+    name with surrounding spaces, which an older ov stored and ov still reads where HEAD has it."""
     if work_path_problem(rel) is not None:
         return False
     hidden = hidden_ids(from_path(rel)) if rel.startswith("user/") else []
     # Rare (a hidden id), so HEAD's paths are looked through only then.
-    return all(any(p.startswith(folder.path + "/") for p in committed) for folder in hidden)
+    return all(held(folder.path) for folder in hidden)
 
 
 def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:
