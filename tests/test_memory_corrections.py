@@ -6,6 +6,8 @@ memory files that must exist afterwards, with their visible content, exactly:
 - ``"text"``: one `ov remember TEXT` (one call, one commit);
 - ``("refused", "text")``: `ov remember TEXT` that finds nothing to remember (exit 2);
 - ``("as", "alice", "text")``: `ov remember TEXT --user alice`;
+- ``("stored", "path", "content")``: a memory file as an older ov wrote it (its trailer
+  included), written through the store with `ov write`;
 - ``[message, ...]``: one session, captured with `ov session add-messages` and committed
   with `ov commit` (a message is a text said by the user, or ``(role, text or parts)``).
 
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ov.sessions.memory.files import parse_memory
+from ov.sessions.memory.files import parse_memory, render_memory
 
 ACCOUNT = "accounts/default/user"
 AT = "2026-05-01T09:00:00Z"
@@ -186,6 +188,20 @@ CASES = [
     pytest.param(["I prefer tabs over spaces", "I prefer spaces now"],
                  {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs"}, None,
                  id="tabs-over-spaces-then-spaces"),
+    # an older ov merged "... and my name is Ada" into the line: the correction ends the choice, not the name
+    pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs over spaces and my name is Ada"), "I prefer spaces over tabs now"],
+                 {"preferences/default/spaces.md": "- Prefers spaces over tabs",
+                  "preferences/default/tabs.md": "- No longer prefers tabs\n- My name is Ada"},
+                 {"preferences/default/tabs.md": ("- Prefers tabs over spaces and my name is Ada", "- No longer prefers tabs\n- My name is Ada")},
+                 id="a-correction-keeps-a-statement-an-older-ov-merged-into-the-line"),
+    pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs; my shell is fish"), "Actually, I prefer spaces"],
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs\n- My shell is fish"},
+                 None, id="a-correction-keeps-what-follows-a-semicolon"),
+    pytest.param([("stored", "profile.md", "- Editor: Neovim and I work at Acme"), "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs\n- I work at Acme"}, None, id="a-new-value-keeps-the-clause-after-the-old-one"),
+    pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs, but only in Go"), "I prefer spaces in Go"],
+                 {"preferences/default/spaces.md": "- Prefers spaces in Go", "preferences/default/tabs.md": "- Prefers tabs, but only in Go"},
+                 None, id="a-qualifier-is-no-statement-of-its-own"),
     pytest.param(["I hate tabs", "I prefer spaces"],
                  {"preferences/default/tabs.md": "- Hates tabs", "preferences/default/spaces.md": "- Prefers spaces"}, None,
                  id="a-rival-only-negates-a-preference-for-it"),
@@ -825,6 +841,14 @@ def _run(ov, home: Path, step, session: str) -> dict:
         assert report["status"] == "committed" and report["failed"] is None
         archive = home / ACCOUNT / "default/sessions" / session / "history/archive_001/memory_diff.json"
         return json.loads(archive.read_text())["operations"]
+    if isinstance(step, tuple) and step[0] == "stored":
+        _, path, content = step
+        topic = {"topic": Path(path).stem, "subject": "default"} if path.startswith("preferences/") else {}
+        meta = {"created_at": AT, "memory_type": path.split("/")[0].removesuffix(".md"), "sources": ["ov remember"],
+                "updated_at": AT, "version": 1, **topic}
+        uri = f"viking://user/default/memories/{path}"
+        assert ov("write", uri, "--content", render_memory(content, meta)).exit_code == 0
+        return {"adds": [], "updates": [], "deletes": []}
     if isinstance(step, tuple) and step[0] == "refused":
         result = ov("remember", step[1], "--json")
         assert result.exit_code == 2 and "could not turn" in result.error["message"]

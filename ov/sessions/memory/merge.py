@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ov.errors import InvalidInput
+from ov.sessions.memory import text as tx
 from ov.sessions.memory.schema import MemorySchema
 from ov.uri import nfc
 
@@ -129,7 +130,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
         if target is None:
             _append(lines, line)
         else:
-            lines[target] = line
+            lines[target : target + 1] = [line, *_other_clauses(lines[target], lines)]
     return "\n".join(lines).strip()
 
 
@@ -144,7 +145,10 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     "Works at Acme", not "Works atop"). Lines are
     compared as :func:`normalise` makes them. The first match takes ``new``
     (in its bullet style, without an "Actually," marker) and the others are
-    removed, so a key stated twice by older versions heals to one line.
+    removed, so a key stated twice by older versions heals to one line. A matched line that goes
+    on with a statement of its own, as older versions merged them ("Prefers tabs over spaces and
+    my name is Ada"), keeps that statement as a line of its own: a correction ends what it names
+    and nothing else (see :func:`_other_clauses`).
     """
     hits = [i for i, line in enumerate(lines) if _is_item(line) and any(_matches(_split(line)[1], p) for p in probes)]
     if not hits:
@@ -154,12 +158,13 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     body = _capitalise(restated.group("rest")) if restated else body
     line = (prefix or _split(lines[hits[0]])[0]) + body
     others = [line_ for i, line_ in enumerate(lines) if i not in hits]
+    kept = [clause for i in hits for clause in _other_clauses(lines[i], others)]
     for i in reversed(hits[1:]):
         del lines[i]
     if _present(others, body):
-        del lines[hits[0]]
+        lines[hits[0] : hits[0] + 1] = kept
     elif nfc(line) != nfc(lines[hits[0]]):  # the same line with its accent typed decomposed changes nothing
-        lines[hits[0]] = line
+        lines[hits[0] : hits[0] + 1] = [line, *kept]
     return True
 
 
@@ -182,6 +187,31 @@ def apply_swap(lines: list[str], old: str, new: str) -> bool:
     return bool(hits)
 
 
+def _other_clauses(line: str, lines: Sequence[str]) -> list[str]:
+    """The statements ``line`` makes after its first, each as a line in its bullet style, less those
+    ``lines`` already hold: "- Prefers tabs over spaces and my name is Ada" -> ["- My name is Ada"].
+
+    A statement starts after "; " or where :func:`ov.sessions.memory.text.clauses` starts a
+    first-person clause ("and my", "but I"), so a list ("red, green, and blue") or a qualifier
+    ("tabs, but only in Go") is part of the value it follows. The words stay the user's: moving
+    them to the file their subject belongs in would guess at what an older version merged.
+    """
+    prefix, body = _split(line)
+    if not _is_item(line):
+        return []
+    kept: list[str] = []
+    for part in _statements(body)[1:]:
+        if part and not _present([*lines, *kept], part):
+            kept.append(prefix + _capitalise(part))
+    return kept
+
+
+def _statements(body: str) -> list[str]:
+    """The statements of a line's text, split as :func:`_other_clauses` says; the first is never empty."""
+    parts = [clause.strip().rstrip(_TRAILING_PUNCT) for part in re.split(r";\s+", body) for clause in tx.clauses(part)]
+    return [part for part in parts if part] or [body]
+
+
 def _matches(body: str, probe: str) -> bool:
     have, want = normalise(body), " ".join(nfc(probe).lower().split())
     key = _KEY_RE.match(body)
@@ -189,8 +219,8 @@ def _matches(body: str, probe: str) -> bool:
         return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
     if want.startswith("*:"):
         return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
-    if want.endswith("$"):  # the whole line: "prefers tabs$" is not "Prefers tabs in Go code"
-        return have == normalise(want[:-1])
+    if want.endswith("$"):  # the whole statement: "prefers tabs$" is not "Prefers tabs in Go code"
+        return normalise(want[:-1]) in (have, normalise(_statements(body)[0]))
     if want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"
         return re.match(re.escape(normalise(want[:-2])) + r"\s+v?\d", have) is not None
     want = normalise(want)
