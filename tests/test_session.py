@@ -741,6 +741,26 @@ def test_a_commit_with_no_new_message_extracts_what_failed(ov, ov_home, monkeypa
     assert shown["extraction_pending"] == [] and shown["commits"] == 1 and shown["total_messages"] == 1
 
 
+def test_a_bare_commit_extracts_again_what_failed_when_no_session_has_messages(ov, ov_home, monkeypatch):
+    # (found in use: a session left with only a pending extraction was never picked, "no session
+    # has messages to commit", so a bare commit never retried it)
+    assert ov("session", "add", "failed", "--text", "My editor is Vim.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert "extractor exploded" in ov("commit", "failed", "--json").json["result"]["failed"]
+    assert ov("session", "add", "other", "--text", "My shell is fish.").exit_code == 0
+    # live messages first: a session whose extraction keeps failing never stands in front of them
+    first = ov("commit", "--json").json["result"]
+    assert first["session"].endswith("/sessions/other") and first["archived"] == 1
+    report = ov("commit", "--json").json["result"]
+    assert report["session"].endswith("/sessions/failed") and report["failed"] is None
+    assert report["retried"] == ["viking://user/default/sessions/failed/history/archive_001"]
+    assert "Editor: Vim" in _memory_files(ov_home)["profile.md"]
+    assert ov("session", "show", "failed", "--json").json["result"]["extraction_pending"] == []
+    bare = ov("commit", "--json")
+    assert bare.exit_code == 1 and bare.error["message"] == "no session has messages to commit"
+
+
 def test_a_retry_that_fails_as_before_changes_nothing_and_says_only_that(ov, ov_home, monkeypatch, store_state):
     # (found by a review: each failed retry committed a restamped .failed.json, the hooks' job one
     # per session end, and the CLI first said it had extracted the memories)

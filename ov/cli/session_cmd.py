@@ -167,7 +167,7 @@ def _messages(raw: str) -> list:
 
 @app.command("commit", cls=OvCommand)
 def session_commit(
-    session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages that no agent's host is still capturing).")] = None,
+    session_id: Annotated[str | None, typer.Argument(help="The session id (default: the most recently active one with messages that no agent's host is still capturing, else one whose memory extraction failed).")] = None,
     keep: Annotated[int, typer.Option("--keep", min=0, help="Keep the last N messages live.")] = 0,
 ) -> None:
     """Archive the live messages, summarise them and extract memories (one commit)."""

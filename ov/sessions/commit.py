@@ -287,16 +287,25 @@ def _failed_before(tx, pending: list[tuple[VikingURI, list[dict]]], error: str) 
 
 def latest_session(store: Store, *, busy: frozenset[str] = frozenset()) -> str:
     """The most recently active session with live messages (what `ov commit` with no id commits),
-    leaving out ``busy`` ones (an agent's session its host is still capturing: committing it
-    would archive a conversation in the middle, and not the session the user meant)."""
+    else the most recently active one whose memories a failed extraction left to extract again
+    (:data:`PENDING`: its commit retries them), leaving out ``busy`` ones (an agent's session its
+    host is still capturing: committing it would archive a conversation in the middle, and not
+    the session the user meant).
+
+    Live messages come first: a session whose extraction keeps failing as before commits nothing,
+    and would otherwise stand in front of every session with messages to commit."""
     from ov.sessions.session import list_sessions
 
-    passed = []
+    passed, pending = [], None
     for row in list_sessions(store):
         if row["messages"]:
             if row["session"] not in busy:
                 return row["session"]
             passed.append(row["session"])
+        elif row[PENDING] and row["session"] not in busy and pending is None:
+            pending = row["session"]
+    if pending is not None:
+        return pending
     if passed:
         raise NotFound(
             f"every session with messages is still being captured by an agent's host ({', '.join(passed[:3])}{', ...' if len(passed) > 3 else ''})",
