@@ -199,6 +199,21 @@ CASES = [
                  None, id="a-correction-keeps-what-follows-a-semicolon"),
     pytest.param([("stored", "profile.md", "- Editor: Neovim and I work at Acme"), "My editor is Emacs"],
                  {"profile.md": "- Editor: Emacs\n- I work at Acme"}, None, id="a-new-value-keeps-the-clause-after-the-old-one"),
+    # --- a line an older ov filed in general.md moves to its topic's file when the topic is next named
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Make\n- Prefers short commit messages"), "I prefer Make"],
+                 {"preferences/default/make.md": "- Prefers Make", "preferences/default/general.md": "- Prefers short commit messages"},
+                 {"preferences/default/general.md": ("- Prefers Make\n- Prefers short commit messages", "- Prefers short commit messages")},
+                 id="general-md-line-moves-to-its-topic"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Make"), "I prefer CMake over Make"],
+                 {"preferences/default/cmake.md": "- Prefers CMake over Make", "preferences/default/make.md": "- No longer prefers Make"},
+                 None, id="general-md-line-moves-and-is-corrected-there"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Make"), ["I prefer CMake over Make."]],
+                 {"preferences/default/cmake.md": "- Prefers CMake over Make", "preferences/default/make.md": "- No longer prefers Make"},
+                 None, id="general-md-line-moves-in-a-session-commit"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Make over CMake\n- Likes makefiles"), "I prefer CMake"],
+                 {"preferences/default/cmake.md": "- Prefers CMake",
+                  "preferences/default/general.md": "- Prefers Make over CMake\n- Likes makefiles"},
+                 None, id="general-md-line-of-another-choice-stays"),
     pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs, but only in Go"), "I prefer spaces in Go"],
                  {"preferences/default/spaces.md": "- Prefers spaces in Go", "preferences/default/tabs.md": "- Prefers tabs, but only in Go"},
                  None, id="a-qualifier-is-no-statement-of-its-own"),
@@ -812,6 +827,21 @@ def test_commit_writes_an_update_with_before_and_after(ov, ov_home):
             "after": "- No longer prefers tabs",
         },
     ]
+
+
+def test_a_general_md_left_empty_is_removed_in_the_same_commit(ov, ov_home):
+    from dulwich.diff_tree import tree_changes
+    from dulwich.repo import Repo
+
+    _run(ov, ov_home, ("stored", "preferences/default/general.md", "- Prefers Make"), "s")
+    result = ov("remember", "I prefer Make", "--json").json["result"]
+    general = "viking://user/default/memories/preferences/default/general.md"
+    assert result["operations"]["deletes"] == [{"uri": general, "memory_type": "preferences", "before": "- Prefers Make"}]
+    assert general in result["uris"] and _memories(ov_home) == {"preferences/default/make.md": "- Prefers Make"}
+    repo = Repo(str(ov_home / "accounts/default"))
+    head = repo[repo.head()]
+    changes = {(c.new or c.old).path for c in tree_changes(repo.object_store, repo[head.parents[0]].tree, head.tree)}
+    assert changes == {b"user/default/memories/preferences/default/general.md", b"user/default/memories/preferences/default/make.md"}
 
 
 def test_each_correction_is_one_commit_so_git_keeps_the_old_value(ov, ov_home):

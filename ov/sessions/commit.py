@@ -208,7 +208,10 @@ def _plan(
         _add_token_usage(meta, tokens)
         for path, text in writes.items():
             written = VikingURI(tuple(path.split("/")))
-            tx.put(written, text.encode("utf-8"))
+            if text is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+                tx.delete(written)
+            else:
+                tx.put(written, text.encode("utf-8"))
             report.written.append(written)
             if written.path in tx.adopted:
                 report.hand_edits.append(str(written))

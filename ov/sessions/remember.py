@@ -119,7 +119,10 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         uris = []  # in order of mention: the memory first, then any file it amends
         for (_root, rel), content in writes.items():
             uri = VikingURI((*root.parts, *rel.split("/")))
-            tx.put(uri, content.encode("utf-8"))
+            if content is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+                tx.delete(uri)
+            else:
+                tx.put(uri, content.encode("utf-8"))
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])

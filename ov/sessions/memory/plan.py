@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from ov.errors import InvalidInput
+from ov.sessions.memory.choices import choice_of
 from ov.sessions.memory.extract import Candidate
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
 from ov.sessions.memory.merge import merge_fields
@@ -23,13 +24,15 @@ from ov.uri import nfc
 OPERATION_KINDS = ("adds", "updates", "deletes")
 # Beyond this many numbered siblings something is wrong with the caller, not the name.
 MAX_SUFFIX = 1000
+# The topic a preference is filed under when no word of it names one (see topics.slug).
+GENERAL = "general"
 
 
 @dataclass
 class MemoryPlan:
     """Texts to write (paths relative to the memories root) and the diff operations they make."""
 
-    writes: dict[str, str] = field(default_factory=dict)
+    writes: dict[str, str | None] = field(default_factory=dict)  # None: the file is removed
     operations: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {k: [] for k in OPERATION_KINDS})
 
     @property
@@ -74,6 +77,7 @@ def plan_memory_writes(
         groups.setdefault(path, (schema, []))[1].append(candidate)
         if candidate.role and listing is not None and not schema.add_only:
             roles.append((path, schema, candidate))
+    _gather_from_general(groups, read, when)
     for path, schema, candidate in roles:
         role = candidate.role or ""
         line = f"- No longer {role[:1].lower()}{role[1:]}"
@@ -121,6 +125,11 @@ def _plan_file(
     if fields is None or fields == existing:
         return
     after = fields.get(CONTENT_FIELD, "").strip()
+    if existing is not None and not after and existing[CONTENT_FIELD].strip():
+        # Every line of it moved or was deleted: a memory that says nothing is no memory.
+        plan.writes[path] = None
+        plan.operations["deletes"].append({"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD]})
+        return
     schema.check_content(after)
     meta_out = build_meta(
         schema,
@@ -153,6 +162,38 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
         if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
             return former
     return path
+
+
+def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
+    """Move into each topic file written the lines of its topic that an older ov left in
+    ``general.md`` ("- Prefers Make", filed there before "Make" named its own topic).
+
+    Left there, two files would say the same thing, and a correction ("I prefer CMake over Make")
+    would end only one of them. A line is the topic's when the choice it states (what comes before
+    "over", see :func:`ov.sessions.memory.choices.choice_of`) names the topic as a whole word:
+    "Prefers Make over CMake" is make's, not cmake's. Each line moves once, in the same write as
+    the statement that named its topic; a ``general.md`` left with no line is removed.
+    """
+    taken: set[str] = set()
+    for path, (schema, group) in list(groups.items()):
+        topic = group[0].fields.get("topic")
+        if schema.add_only or "topic" not in schema.field_names or not isinstance(topic, str) or topic in ("", GENERAL):
+            continue
+        general = schema.path_for({**group[0].fields, "topic": GENERAL}, when)
+        text = read(general) if general != path else None
+        if text is None:
+            continue
+        words = r"\s+".join(re.escape(word) for word in nfc(topic).split("_"))
+        named = re.compile(rf"(?<![\w+#]){words}(?![\w+#])", re.IGNORECASE)
+        content = repaired_memory(text)[0]
+        lines = [line.strip() for line in content.splitlines() if line.lstrip().startswith(("- ", "* ", "+ "))]
+        moved = [line for line in lines if line not in taken and named.search(choice_of(nfc(line)))]
+        if not moved:
+            continue
+        taken.update(moved)
+        group.insert(0, Candidate(schema.memory_type, {**group[0].fields, CONTENT_FIELD: "\n".join(moved)}))
+        removal: Any = [{"replace": line, "with": ""} for line in moved]
+        groups.setdefault(general, (schema, []))[1].append(Candidate(schema.memory_type, {**group[0].fields, "topic": GENERAL, CONTENT_FIELD: removal}))
 
 
 def _holds_role(text: str | None, role: str) -> bool:
@@ -204,16 +245,16 @@ def plan_memories(
     when: datetime,
     archive_uri: str,
     listing: Callable[[str, str], list[str]] | None = None,
-) -> tuple[dict[tuple[str, str], str], dict[str, Any]]:
+) -> tuple[dict[tuple[str, str], str | None], dict[str, Any]]:
     """Plan the candidates of each memories root, ``{root_uri: candidates}``, into one diff.
 
     This is how ``ov remember`` and ``ov commit`` both store what they
     extracted. ``read(root_uri, relpath)`` gives a file's text or None, and
     ``listing(root_uri, reldir)`` the names of the files in a folder. Returns
-    the writes, ``{(root_uri, relpath): text}``, and the ``memory_diff.json``
+    the writes, ``{(root_uri, relpath): text}`` (None: remove the file), and the ``memory_diff.json``
     document whose URIs sit under each candidate's root.
     """
-    writes: dict[tuple[str, str], str] = {}
+    writes: dict[tuple[str, str], str | None] = {}
     ops: dict[str, list[dict[str, Any]]] = {kind: [] for kind in OPERATION_KINDS}
     for root, candidates in groups.items():
         plan = plan_memory_writes(
