@@ -32,6 +32,7 @@ PROVIDER_VARIABLES = (
     "ANTHROPIC_API_KEY", "ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL", "OLLAMA_API_BASE", "OLLAMA_API_KEY",
     "OPENROUTER_API_KEY", "OPENROUTER_API_BASE", "OR_API_KEY", "HOSTED_VLLM_API_BASE", "HOSTED_VLLM_API_KEY",
     "LM_STUDIO_API_BASE", "LM_STUDIO_API_KEY", "LLAMAFILE_API_BASE", "LLAMAFILE_API_KEY",
+    "AZURE_API_BASE", "AZURE_API_KEY", "AZURE_API_VERSION", "CUSTOM_OPENAI_API_BASE", "CUSTOM_OPENAI_BASE_URL",
 )  # fmt: skip
 
 
@@ -177,6 +178,40 @@ def test_a_base_url_with_a_password_is_refused_from_the_environment_as_from_the_
     # An @ past the host names no user: the variable is used.
     monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url + "?from=a@b")
     assert routes.route("openai/test-model", None, None).base == llm_server.base_url + "?from=a@b"
+
+
+def test_a_base_url_with_a_password_is_refused_from_the_environment_litellm_reads_too(llm_server, monkeypatch):
+    """A model litellm serves ("openai/...-latest", azure/...) read OPENAI_BASE_URL or AZURE_API_BASE
+    holding user:password@ past ov's check, and sent its calls there. Refused as ov's own client
+    refuses it, before any request, with the variable named and the password not."""
+    port = llm_server.port
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
+    monkeypatch.setenv("OPENAI_BASE_URL", llm_server.base_url)
+    llm_server.chat("through litellm")
+    # The control: litellm does read the variable (the call reaches the loopback server).
+    assert complete(LLMConfig(model="openai/gpt-4o-latest"), HI, purpose="test").text == "through litellm"
+    assert len(llm_server.requests) == 1
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://bob:hunter2secret@127.0.0.1:{port}/v1")
+    for model in ("openai/gpt-4o-latest", "gpt-3.5-turbo-instruct"):
+        with pytest.raises(LLMError) as info:
+            complete(LLMConfig(model=model), HI, purpose="test")
+        error = info.value
+        assert "OPENAI_BASE_URL" in error.message and "user name or password" in error.message and "OPENAI_BASE_URL" in error.hint
+        assert "hunter2secret" not in error.message + error.hint and "bob" not in error.message + error.hint
+    with pytest.raises(EmbeddingError) as embedding:
+        LiteLLMEmbedder(EmbeddingConfig(provider="litellm", model="text-completion-openai/test-embed")).embed(["x"])
+    assert "OPENAI_BASE_URL" in embedding.value.message and "hunter2secret" not in embedding.value.message
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setenv("AZURE_API_BASE", f"https://bob:hunter2secret@127.0.0.1:{port}")
+    with pytest.raises(LLMError) as info:
+        complete(LLMConfig(model="azure/my-deployment"), HI, purpose="test")
+    assert "AZURE_API_BASE" in info.value.message and "hunter2secret" not in info.value.message
+    # A given api_base is what litellm calls: the variable is not read, so it does not stand in the way.
+    llm_server.chat("api_base wins")
+    config = LLMConfig(model="custom_openai/test-model", api_base=llm_server.base_url)
+    monkeypatch.setenv("CUSTOM_OPENAI_API_BASE", f"http://bob:hunter2secret@127.0.0.1:{port}/v1")
+    assert complete(config, HI, purpose="test").text == "api_base wins"
+    assert len(llm_server.requests) == 2
 
 
 # --- OpenAI-compatible chat completions ----------------------------------------------------------

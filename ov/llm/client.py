@@ -140,12 +140,16 @@ def native_route(model: str, api_base: str | None, key: str | None, error: type[
     """The route ov's own client takes for ``model``, None when litellm serves it.
 
     ``error`` (naming the ``{section}.*`` settings) when the provider needs a key or a base URL
-    that is not set, or the base URL holds a user name or password.
+    that is not set, or the base URL holds a user name or password: the one ov's client would
+    call, or for litellm the ``api_base`` or any variable it may read one from.
     """
-    from ov.llm.routes import NoBase, NoKey, UserinfoInBase, route
+    from ov.llm.routes import NoBase, NoKey, UserinfoInBase, check_litellm_base, route
 
     try:
-        return route(model, api_base, key, embeddings=embeddings)
+        found = route(model, api_base, key, embeddings=embeddings)
+        if found is None:
+            check_litellm_base(model, api_base)
+        return found
     except NoKey as missing:
         names = " or ".join(missing.variables)
         raise error(

@@ -13,7 +13,8 @@ ov's model strings are litellm's (``openai/gpt-4o-mini``, ``anthropic/claude-...
 A bare name is routed as litellm routes it: ``gpt-*``, ``chatgpt-*`` and ``o1``/``o3``/...
 to OpenAI, ``claude-*`` to Anthropic. Every other string (bedrock, vertex, azure, a bare name
 litellm looks up in its catalogue, a litellm ``*-latest`` alias) gets no route, and
-:mod:`ov.llm.client` hands it to litellm.
+:mod:`ov.llm.client` hands it to litellm, once :func:`check_litellm_base` found no user name or
+password in the base URL litellm would read from the environment.
 
 Base URLs and keys are resolved as litellm resolves them: ``api_base`` first, then the
 provider's environment variables (``OPENAI_BASE_URL``, ``ANTHROPIC_BASE_URL``,
@@ -58,6 +59,16 @@ PROVIDERS: dict[str, Provider] = {
     "hosted_vllm": Provider(OPENAI, ("HOSTED_VLLM_API_BASE",), None, ("HOSTED_VLLM_API_KEY",)),
     "lm_studio": Provider(OPENAI, ("LM_STUDIO_API_BASE",), None, ("LM_STUDIO_API_KEY",)),
     "llamafile": Provider(OPENAI, ("LLAMAFILE_API_BASE",), "http://127.0.0.1:8080/v1", ("LLAMAFILE_API_KEY",)),
+}
+
+# Variables litellm reads a base URL from for providers it serves, beyond the natively served
+# providers' (PROVIDERS) and its usual "{PROVIDER}_API_BASE" / "_BASE_URL" (see litellm_base_env).
+_LITELLM_BASE_ENV: dict[str, tuple[str, ...]] = {
+    "azure": ("AZURE_API_BASE",),
+    "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE"),
+    "vertex_ai": ("VERTEXAI_API_BASE", "VERTEX_API_BASE"),
+    "bedrock": ("AWS_BEDROCK_RUNTIME_ENDPOINT",),
 }
 
 # Bare names litellm sends to OpenAI or Anthropic without a prefix (its catalogue has them all).
@@ -166,6 +177,34 @@ def route(model: str, api_base: str | None, api_key: str | None, *, embeddings: 
     if not key and provider.needs_key and provider.default_base and _same_host(base, provider.default_base):
         raise NoKey(provider.key_env)
     return Route(name, provider.protocol, sent, base, _headers(name, provider.protocol, key))
+
+
+def litellm_base_env(model: str) -> tuple[str, ...]:
+    """The environment variables litellm may read the base URL of ``model``'s provider from when
+    it is given no ``api_base``: those of :data:`PROVIDERS` and :data:`_LITELLM_BASE_ENV`, and
+    ``{PROVIDER}_API_BASE`` / ``{PROVIDER}_BASE_URL``; a bare name's provider as :func:`provider_of`
+    tells it (``gpt-4o-latest`` is OpenAI's). () for a bare name litellm looks up in its catalogue."""
+    prefix, slash, _ = model.partition("/")
+    if not slash:
+        prefix = "openai" if _BARE_OPENAI_RE.match(model) else "anthropic" if _BARE_ANTHROPIC_RE.match(model) else ""
+    if not prefix.strip():
+        return ()
+    upper = re.sub(r"[^A-Z0-9]+", "_", prefix.upper())
+    known = PROVIDERS[prefix].base_env if prefix in PROVIDERS else ()
+    return tuple(dict.fromkeys((*known, *_LITELLM_BASE_ENV.get(prefix, ()), f"{upper}_API_BASE", f"{upper}_BASE_URL")))
+
+
+def check_litellm_base(model: str, api_base: str | None) -> None:
+    """:class:`UserinfoInBase` when the base URL litellm would call for ``model`` names a user or a
+    password: ``api_base``, or without it any of :func:`litellm_base_env`'s variables (litellm's
+    order among them differs by provider, so none may hold one). The same refusal as :func:`route`'s."""
+    if api_base:
+        if has_userinfo(api_base.strip()):
+            raise UserinfoInBase(None)
+        return
+    for variable in litellm_base_env(model):
+        if has_userinfo((os.environ.get(variable) or "").strip()):
+            raise UserinfoInBase(variable)
 
 
 def _headers(name: str, protocol: str, key: str | None) -> dict[str, str]:
