@@ -308,7 +308,7 @@ def test_an_index_searched_behind_the_store_shows_nothing_the_store_no_longer_ho
 
     parsed = []
     real = records.committed_records
-    monkeypatch.setattr(records, "committed_records", lambda git, path, sha: parsed.append(path) or real(git, path, sha))
+    monkeypatch.setattr(records, "committed_records", lambda git, path, mode, sha: parsed.append(path) or real(git, path, mode, sha))
     after = found(docs, "hippopotamus")
     assert not any(path.endswith("messages.jsonl") for path in parsed)  # a file that only grew is not parsed again
     assert after["index"]["stale"] is True

@@ -533,3 +533,31 @@ def test_fsck_suggests_a_rename_that_works_for_a_name_of_spaces_only(ov, ov_home
     assert ov(*shlex.split(command)[1:]).exit_code == 0
     assert ov("read", "viking://resources/unnamed/x.md").stdout == "x\n"
     assert not any("no longer makes" in f["message"] for f in ov("fsck", "--json").json["result"]["findings"])
+
+
+def test_a_link_or_a_submodule_in_head_has_no_records_in_reindex_catch_up_or_fsck(ov, ov_home):
+    """(a review: reindex and a search's catch-up indexed a symbolic link's target and a
+    submodule's commit id as if they were a file's text, and fsck's index check expected them.)"""
+    from tests.hostile_trees import GITLINK, LINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "plain notes\n").exit_code == 0
+    assert ov("search", "notes", "--json").exit_code == 0  # the index is built at this commit
+    from dulwich.repo import Repo
+
+    with Repo(str(account(ov_home))) as repo:
+        head = repo.head().decode()
+    add_commit(account(ov_home), {(b"resources", b"link.md"): (LINK, b"zebra/target.md"), (b"resources", b"sub.md"): (GITLINK, head.encode())})
+    def found(query: str) -> list[str]:
+        result = ov("search", query, "--json")
+        assert result.exit_code == 0, result.stderr
+        return [hit["uri"] for kind in ("memories", "resources", "skills", "sessions") for hit in result.json["result"][kind]]
+
+    assert set(found("zebra")) | set(found(head[:12])) <= {"viking://resources/a.md"}  # caught up; a.md by its vector only
+    index = [f for f in ov("fsck", "--json").json["result"]["findings"] if f["area"] == "index"]
+    assert index == [], index
+    reindexed = ov("reindex", "--json")
+    assert reindexed.exit_code == 0 and reindexed.json["result"]["left_out"] == ["resources/link.md", "resources/sub.md"]
+    assert reindexed.json["result"]["records"] == 1
+    assert set(found("zebra")) <= {"viking://resources/a.md"}
+    assert [f for f in ov("fsck", "--json").json["result"]["findings"] if f["area"] == "index"] == []
+    assert "note: left out resources/link.md: a symbolic link (ov stores regular files only" in ov("reindex").stderr

@@ -83,9 +83,9 @@ def reindex(
         indices = Indices(store, progress=progress)
         opened = indices.rebuild(reason)
     meta = opened.meta
-    payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": indices.left_out}
-    for path in indices.left_out:
-        note(f"left out {path}: a name that is not UTF-8 text, which no record can carry (`ov fsck` says how to remove it)")
+    payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": [path for path, _ in indices.left_out]}
+    for path, why in indices.left_out:
+        note(f"left out {path}: {why}, which has no records (`ov fsck` says how to remove it)")
     # Whether an embedder is in use, not whether vectors were made: a new store has none to make.
     if opened.embedder is not None:
         vectors = f", {meta.vectors} vectors (tier {opened.embedding.get('tier')})"

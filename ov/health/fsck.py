@@ -288,11 +288,11 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
         return
     git = store.git
     expected = set()
-    files = git.iter_files(git.tree_of(head.encode()))
-    for path, sha in counting(files, progress, "checking the index", report.checked.get("files")):
+    files = git.iter_entries(git.tree_of(head.encode()))
+    for path, mode, sha in counting(files, progress, "checking the index", report.checked.get("files")):
         if sha not in git.repo.object_store:
             continue  # already reported as store damage
-        expected.update(r.id for r in committed_records(git, path, sha))
+        expected.update(r.id for r in committed_records(git, path, mode, sha))
     missing, extra = expected - indexed.keys(), indexed.keys() - expected
     if missing or extra:
         add(

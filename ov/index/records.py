@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from ov import users
 from ov.files import looks_binary
 from ov.store import sidecar
-from ov.store.treepaths import shown
+from ov.store.treepaths import stored_problem
 
 # Records are sized for ranking: as large as an ingested piece (ingest splits documents at the
 # same size), so a document ov split itself is one record, and a long hand-written file becomes
@@ -311,17 +311,20 @@ def _epoch(value) -> float:
     return parsed.timestamp()
 
 
-def indexable(path: str) -> bool:
-    """Whether the committed file ``path`` may have records: its name is UTF-8 text. A tree ov did
-    not build may hold one that is not (its bytes kept as surrogates); no record can carry it,
-    and ``ov reindex`` says it left it out."""
-    return shown(path) == path
+def left_out_because(path: str, mode: int) -> str | None:
+    """Why the committed entry ``path`` (of git mode ``mode``, as
+    :meth:`~ov.store.gitstore.GitStore.iter_entries` yields it) can have no records, or None.
+    A tree ov did not build may hold a name that is not UTF-8 (no record can carry it), a symbolic
+    link or a submodule (their blob is a link's target or another repository's commit id, not a
+    file's text): the rule of what ov writes (:func:`~ov.store.treepaths.stored_problem`), so that
+    ``ov reindex`` leaves out what a restore refuses, and says so."""
+    return stored_problem(path, mode)
 
 
-def committed_records(git, path: str, sha: bytes) -> list[Record]:
-    """The records of ``path`` as committed (blob ``sha``), dated by its work-tree write time;
-    none for a name that is not UTF-8 text (:func:`indexable`)."""
-    if not indexable(path):
+def committed_records(git, path: str, mode: int, sha: bytes) -> list[Record]:
+    """The records of ``path`` as committed (git mode ``mode``, blob ``sha``), dated by its
+    work-tree write time; none for an entry ov never writes (:func:`left_out_because`)."""
+    if left_out_because(path, mode) is not None:
         return []
     try:
         mtime = os.stat(git.worktree / path).st_mtime

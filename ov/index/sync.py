@@ -49,7 +49,7 @@ from ov.errors import (
 from ov.files import atomic_write, json_bytes
 from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
-from ov.index.records import Record, committed_records, indexable
+from ov.index.records import Record, committed_records, left_out_because
 from ov.progress import Progress, counting
 from ov.store.lock import WriteLock
 from ov.store.treepaths import shown
@@ -136,8 +136,9 @@ class Indices:
         self.store = store
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
-        # The files of HEAD the last build could not take (a name that is not UTF-8 text), shown escaped.
-        self.left_out: list[str] = []
+        # The entries of HEAD the last build could not take (a name that is not UTF-8 text, a
+        # symbolic link, a submodule): (path, shown escaped; why).
+        self.left_out: list[tuple[str, str]] = []
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
@@ -387,17 +388,18 @@ class Indices:
         git = self.store.git
         old_tree = _tree_or_none(git, meta.commit)
         new_tree = git.tree_of(head.encode()) if head else None
-        paths: dict[str, bytes | None] = {}
-        before: dict[str, bytes] = {}  # a path's blob at the indexed commit, where it had one
+        paths: dict[str, tuple[int, bytes] | None] = {}  # path -> its (mode, blob) at HEAD, None: gone
+        before: dict[str, tuple[int, bytes]] = {}  # a path's (mode, blob) at the indexed commit, where it had one
         if old_tree is None and meta.commit is not None:
             raise _Rebuild("the indexed commit is not in the repository")
         for (old, new), (old_mode, new_mode), (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
             if old is not None:
                 paths.setdefault(old.decode("utf-8", "surrogateescape"), None)
                 if old_mode is not None and not _is_dir_mode(old_mode):
-                    before[old.decode("utf-8", "surrogateescape")] = old_sha
+                    before[old.decode("utf-8", "surrogateescape")] = old_mode, old_sha
             if new is not None and new_mode is not None and not _is_dir_mode(new_mode):
-                paths[new.decode("utf-8", "surrogateescape")] = new_sha  # not UTF-8: no records (indexable)
+                # A link, a submodule, a name not UTF-8: no records (left_out_because)
+                paths[new.decode("utf-8", "surrogateescape")] = new_mode, new_sha
         if len(paths) >= LARGE_DIFF and len(paths) > meta.records // 2:
             # Replacing most of an index path by path costs about 1.5x a rebuild (5,000 files
             # moved: 5.6 s against 3.7 s): each delete is a term, and the deleted records weigh on
@@ -406,9 +408,9 @@ class Indices:
         whole: list[str] = []  # paths whose records are all replaced
         removed_ids: list[str] = []
         records: list[Record] = []
-        for path, sha in counting(sorted(paths.items()), self._progress, READING):
-            if sha is not None:
-                new_records = committed_records(git, path, sha)
+        for path, entry in counting(sorted(paths.items()), self._progress, READING):
+            if entry is not None:
+                new_records = committed_records(git, path, *entry)
                 changed = _changed_records(git, path, before.get(path), new_records) if by_record else None
                 if changed is not None:
                     gone, new_records = changed
@@ -749,15 +751,19 @@ def _made_by(embedder) -> dict:
 
 def _records_at(git, commit: str | None, progress: Progress | None = None, left_out: list[str] | None = None) -> list[Record]:
     """Every record of the files of ``commit`` (none for no commit). ``left_out`` is given the
-    paths that can have none, whatever they hold (:func:`~ov.index.records.indexable`)."""
+    (path, why) of the entries that can have none, whatever they hold
+    (:func:`~ov.index.records.left_out_because`)."""
     records: list[Record] = []
     tree = git.tree_of(commit.encode()) if commit else None
     # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
-    files = git.iter_files(tree) if progress is None else list(git.iter_files(tree))
-    for path, sha in counting(files, progress, READING):
-        if left_out is not None and not indexable(path):
-            left_out.append(shown(path))
-        records.extend(committed_records(git, path, sha))
+    files = git.iter_entries(tree) if progress is None else list(git.iter_entries(tree))
+    for path, mode, sha in counting(files, progress, READING):
+        why = left_out_because(path, mode)
+        if why is not None:
+            if left_out is not None:
+                left_out.append((shown(path), why))
+            continue
+        records.extend(committed_records(git, path, mode, sha))
     return records
 
 
@@ -807,7 +813,7 @@ def _next_vectors_file(meta: Meta | None, suffix: str = ".hnsw") -> str:
     return f"vectors-{gen + 1:06d}{suffix}"
 
 
-def _changed_records(git, path: str, old_sha: bytes | None, new: list[Record]) -> tuple[list[str], list[Record]] | None:
+def _changed_records(git, path: str, old: tuple[int, bytes] | None, new: list[Record]) -> tuple[list[str], list[Record]] | None:
     """For a session's messages file that changed: (the ids of the records to remove, the records to
     add); None where the path's records are replaced whole.
 
@@ -818,12 +824,12 @@ def _changed_records(git, path: str, old_sha: bytes | None, new: list[Record]) -
     record are what change. Ids must be unique on both sides, since removal is by id."""
     from ov.index.records import is_message_log
 
-    if old_sha is None or not is_message_log(path):
+    if old is None or not is_message_log(path):
         return None
-    old = committed_records(git, path, old_sha)
-    was = {record.id: record for record in old}
+    old_records = committed_records(git, path, *old)
+    was = {record.id: record for record in old_records}
     now = {record.id for record in new}
-    if len(was) != len(old) or len(now) != len(new):
+    if len(was) != len(old_records) or len(now) != len(new):
         return None
     kept = {record.id for record in new if was.get(record.id) == record}
     return [rid for rid in was if rid not in kept], [record for record in new if record.id not in kept]
@@ -831,7 +837,7 @@ def _changed_records(git, path: str, old_sha: bytes | None, new: list[Record]) -
 
 def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: str = "") -> dict[str, bytes | None]:
     """The files of ``old_tree`` that ``new_tree`` changes: path -> its blob in ``new_tree``
-    (None: not there). Trees only ``new_tree`` has are not walked (an index of ``old_tree`` holds
+    (None: not there, or an entry that has no records there, such as a symbolic link). Trees only ``new_tree`` has are not walked (an index of ``old_tree`` holds
     nothing of them), so a large add costs nothing here."""
     out: dict[str, bytes | None] = {}
     if old_tree is None or old_tree == new_tree:
@@ -846,7 +852,8 @@ def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: 
         if _is_dir_mode(mode):
             out.update(outdated_paths(git, sha, new_sha if new_mode is not None and _is_dir_mode(new_mode) else None, path + "/"))
         else:
-            out[path] = new_sha if new_mode is not None and not _is_dir_mode(new_mode) else None
+            kept = new_mode is not None and not _is_dir_mode(new_mode) and left_out_because(path, new_mode) is None
+            out[path] = new_sha if kept else None
     return out
 
 

@@ -372,12 +372,14 @@ def _records_at_head(git, indexed: str | None, path: str, sha: bytes) -> set[tup
     meets between turns: another session's file, parsed whole, cost 100-200 ms a prompt at
     4,000 messages)."""
     from ov.index.records import committed_records, is_message_log
+    from ov.store.gitstore import FILE_MODE
 
     if is_message_log(path) and indexed is not None:
         before = git.entry(git.tree_of(indexed.encode()), path)
         if before is not None and git.blob_data(sha).startswith(git.blob_data(before[1])):
             return None
-    return {(r.id, r.text) for r in committed_records(git, path, sha)}
+    # outdated_paths gives no blob for an entry that has no records (a link): this is a file's.
+    return {(r.id, r.text) for r in committed_records(git, path, FILE_MODE, sha)}
 
 
 def _nearest_allowed(vectors, lexical, query_vector, pool: int, filters: Filters, known: set[int]) -> dict[int, float]:

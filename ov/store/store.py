@@ -531,7 +531,7 @@ class Store:
                 visible = [c for c in self.entries(uri, show_all=True) if c.entry.name not in sidecar.SIDECARS]
                 if visible and not recursive:
                     raise DirectoryNotEmpty(f"{uri} is not empty ({len(visible)} entries)", hint="pass -r to remove it and everything in it")
-                _refuse_strays(uri, path, "removes")
+                _refuse_strays(tx, uri, path, "removes")
                 files = [u for u, _ in self.walk_files(uri, show_all=True)]
                 tx.clean_tree(uri, keep=False, progress=progress)
             else:
@@ -541,7 +541,10 @@ class Store:
                 tx.delete(file_uri)
             if then is not None:
                 then(tx)
-            return tx.commit("rm", [uri], progress=progress)
+            result = tx.commit("rm", [uri], progress=progress)
+            if path.is_dir():
+                _remove_empty_folders(path, self.root)
+            return result
 
     def mv(
         self, source: VikingURI, target: VikingURI, *, then: Callable[[Transaction], object] | None = None, progress: Progress | None = None
@@ -574,7 +577,12 @@ class Store:
                     self._plan_mv(tx, source, target, progress)
                 if then is not None:
                     then(tx)
-                return tx.commit("mv", [source, target], progress=progress)
+                result = tx.commit("mv", [source, target], progress=progress)
+                src_path, target_path = self.path(source), self.path(target)
+                # (on macOS a rename to another Unicode form is the same folder: it stays)
+                if src_path.is_dir() and not (target_path.exists() and target_path.samefile(src_path)):
+                    _remove_empty_folders(src_path, self.root)
+                return result
         finally:
             if draft is not None:
                 draft.discard()
@@ -626,7 +634,7 @@ class Store:
         if target_path.exists() and not target_path.samefile(src_path):
             raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
         if src_path.is_dir():
-            _refuse_strays(source, src_path, "moves")
+            _refuse_strays(tx, source, src_path, "moves")
         tx.expect_absent(target)
         tx.require_parent_dirs(target)
         return src_path
@@ -1361,31 +1369,59 @@ def _refuse_special(uri: VikingURI, mode: int) -> None:
         raise NotRegularFile(f"{uri} is a {kind}, not a file")
 
 
-def _refuse_strays(uri: VikingURI, folder: Path, verb: Literal["moves", "removes"]) -> None:
+def _refuse_strays(tx: Transaction, uri: VikingURI, folder: Path, verb: Literal["moves", "removes"]) -> None:
     """Refuse, as a file made by hand is refused, an entry below ``folder`` that no file of the
-    store can be: a symbolic link, a named pipe (socket, device) or a name no URI holds. A folder's
-    move or removal takes its files only, so such an entry stayed behind in the folder said to be
-    moved or removed. ``verb`` is what ov does to the folder, for the hint."""
+    store can be: a symbolic link, a named pipe (socket, device) or a new file named as ov never
+    records one (:func:`~ov.store.worktree.recorded`, the rule of :meth:`Transaction.clean_content`
+    and of a snapshot commit). A folder's move or removal takes its files only, so such an entry
+    stayed behind in the folder said to be moved or removed. A folder is judged by what it holds:
+    an empty one holds no data and goes with the move or removal (:func:`_remove_empty_folders`).
+    ``verb`` is what ov does to the folder, for the hint."""
+    git, tree = tx.git, tx.tree
+
+    def held(rel: str) -> bool:
+        return git.entry(tree, rel) is not None
+
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames.sort()
         for name in sorted(dirnames + filenames):
             if TEMP_MARKER in name:
                 continue  # an atomic write killed midway: ov's own, removed by the next recovery
             path = os.path.join(dirpath, name)
-            mode = os.lstat(path).st_mode
+            try:
+                mode = os.lstat(path).st_mode
+            except FileNotFoundError:
+                continue  # removed since the folder was listed: nothing is left behind
+            rel = os.path.relpath(path, folder).replace(os.sep, "/")
             kind = "symbolic link" if stat_mod.S_ISLNK(mode) else special_kind(mode)
-            if kind is None and not is_stored_segment(name):
-                kind = "file named as no URI can name it" if not stat_mod.S_ISDIR(mode) else "folder named as no URI can name it"
+            unrecorded = False
+            if kind is None and not stat_mod.S_ISDIR(mode):
+                # HEAD is looked up only for a name ov would not record (rare: an older ov's "todo ").
+                stored = f"{uri.path}/{rel}"
+                unrecorded = not recorded(stored, held) and not held(stored)
+                kind = "file named as no URI can name it" if unrecorded else None
             if kind is None:
                 continue
-            rel = os.path.relpath(path, folder).replace(os.sep, "/")
             where = f"{uri}/{rel}"
             raise HandEditConflict(
-                f"{where if is_stored_segment(name) else quote(where)} was created outside ov since the last commit (a {kind})",
+                f"{quote(where) if unrecorded or not is_stored_segment(name) else where} was created outside ov since the last commit (a {kind})",
                 hint=f"ov {verb} the files it stores only: move or remove it by hand (`ov status` lists it), then retry",
             )
-        # A linked or oddly named folder is refused above, never walked into.
+        # A linked folder is refused above, never walked into.
         dirnames[:] = [d for d in dirnames if TEMP_MARKER not in d]
+
+
+def _remove_empty_folders(folder: Path, root: Path) -> None:
+    """After a folder's move or removal, the folders made by hand in it that are empty, then the
+    folders above that only they kept: they hold no data, and left there the folder said to be
+    moved or removed still listed. Under the write lock; a folder not empty at that moment (a
+    file put there since) stays, as it is no rmdir's to take."""
+    for dirpath, _dirnames, _filenames in os.walk(folder, topdown=False):
+        try:
+            os.rmdir(dirpath)
+        except OSError:
+            pass
+    remove_empty_parents(folder.parent, root)
 
 
 def _always_there(uri: VikingURI) -> bool:
