@@ -142,8 +142,7 @@ def _check_tree_paths(git, head: bytes, add) -> None:
     """Paths no commit of ov's holds (``..``, ``.git``, a symbolic link, a name no URI may have):
     a pull took them in before pulls refused them. A problem in HEAD, whose files every later
     merge and restore meet; a note further back, where only a restore of that commit reaches them."""
-    from ov.errors import quote
-    from ov.store.treepaths import first_unsafe, unsafe_paths
+    from ov.store.treepaths import first_unsafe, quoted, unsafe_paths
 
     # Not "a pull" only: an older ov wrote some of these too ("git~1", a name git reserves).
     came = "a pull took it in before ov refused such trees, or an older ov wrote it"
@@ -159,7 +158,7 @@ def _check_tree_paths(git, head: bytes, add) -> None:
             Finding(
                 "store",
                 "problem",
-                f"HEAD holds {quote(found.path)}, which ov never writes: {found.problem}{more} ({came})",
+                f"HEAD holds {quoted(found.path)}, which ov never writes: {found.problem}{more} ({came})",
                 "remove it: `ov snapshot commit -m MESSAGE` when `ov status` lists it as unsafe or deleted, else `ov rm` its URI",
             )
         )
@@ -168,7 +167,7 @@ def _check_tree_paths(git, head: bytes, add) -> None:
         Finding(
             "store",
             "note",
-            f"commit {found.commit[:10]} of the history holds {quote(found.path)}, which ov never writes: {found.problem} ({came})",
+            f"commit {found.commit[:10]} of the history holds {quoted(found.path)}, which ov never writes: {found.problem} ({came})",
             "HEAD no longer holds it: do not restore that commit",
         )
     )
@@ -179,9 +178,9 @@ PATHS_LISTED = 5
 
 
 def _listed(paths: list[str]) -> str:
-    from ov.errors import quote
+    from ov.store.treepaths import quoted
 
-    shown = ", ".join(quote(p) for p in paths[:PATHS_LISTED])
+    shown = ", ".join(quoted(p) for p in paths[:PATHS_LISTED])
     return shown + (f" and {len(paths) - PATHS_LISTED} more" if len(paths) > PATHS_LISTED else "")
 
 

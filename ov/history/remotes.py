@@ -241,11 +241,11 @@ def push(store: Store, name: str | None = None) -> PushResult:
                     f"the remote {remote.name!r} has commits you do not have; run `ov pull` first",
                     hint=f"`ov pull {remote.name}` merges them, then `ov push {remote.name}` again",
                 )
-        from ov.store.treepaths import first_unsafe
+        from ov.store.treepaths import first_unsafe, quoted
 
         found = first_unsafe(repo, [head], [old] if old is not None else [], skip_missing=True)
         if found is not None:
-            seen["refused"] = f"its commit {found.commit[:10]} holds {quote(found.path)}, {found.problem}"
+            seen["refused"] = f"its commit {found.commit[:10]} holds {quoted(found.path)}, {found.problem}"
         new = dict(refs)
         new[BRANCH] = head
         for ref, sha in sorted(repo.refs.as_dict(TAG_PREFIX).items()):
@@ -354,12 +354,12 @@ def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, th
     """Refuse the remote's history when a commit ours lacks names a path ov never writes (out of
     the work tree, into ``.git``, a link): not only the tree checked out, since any commit of the
     history can be restored later. Only objects were fetched so far; nothing has moved."""
-    from ov.store.treepaths import first_unsafe
+    from ov.store.treepaths import first_unsafe, quoted
 
     found = first_unsafe(git.repo, [theirs], [ours] if ours is not None else [])
     if found is not None:
         raise UnsafeTree(
-            f"refused to pull {remote.name!r}: its commit {found.commit[:10]} holds {quote(found.path)}, {found.problem}",
+            f"refused to pull {remote.name!r}: its commit {found.commit[:10]} holds {quoted(found.path)}, {found.problem}",
             hint="nothing was changed here; ov writes no such path (a name an older ov stored is pulled as it is): remove the path on the remote (with git), or pull from another remote",
         )
 

@@ -20,9 +20,9 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree, quote
+from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree
 from ov.files import looks_binary
-from ov.store.treepaths import shown
+from ov.store.treepaths import quoted, shown
 from ov.uri import VikingURI
 
 TAG_PREFIX = b"refs/tags/"
@@ -429,7 +429,7 @@ def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[i
         # A symbolic link or a submodule is refused as a pull refuses it, never written as a file.
         problem = problem or stored_problem(rel, wanted[rel][0])
         if problem is not None:
-            raise UnsafeTree(f"{plan.rev} holds {quote(shown(rel))}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
+            raise UnsafeTree(f"{plan.rev} holds {quoted(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
     if check:
         for rel, problem in problems.items():
             if problem is None:  # one to delete: it leaves the tree, nothing on disk is touched

@@ -40,7 +40,7 @@ from ov.ovpack.format import (
 from ov.ovpack.writer import VectorsUnavailable, is_session_path, write_pack
 from ov.progress import Progress, counting
 from ov.store import sidecar
-from ov.store.treepaths import shown, stored_problem
+from ov.store.treepaths import quoted, stored_problem
 from ov.uri import (
     PUBLIC_SCOPES,
     VikingURI,
@@ -169,7 +169,7 @@ def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, by
         problem = stored_problem(path, mode)
         if problem is not None:
             raise UnsafeTree(
-                f"the last commit holds {quote(shown(path))}, which no restore or import takes: {problem}",
+                f"the last commit holds {quoted(path)}, which no restore or import takes: {problem}",
                 hint="nothing was written; remove it from the work tree by hand if it is there, `ov snapshot commit -m MESSAGE` (which drops it from the last commit), then pack again (`ov fsck` names every such path)",
             )
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)

@@ -15,11 +15,13 @@ ov no longer makes (``"todo "``, a user id ``.bob``), which ``ov ls`` still reac
 
 from __future__ import annotations
 
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
+from ov.errors import quote
 from ov.uri import segment_problem, work_path_problem
 
 # git's modes of a regular file: ov writes the first, plain git the second for an executable
@@ -33,7 +35,7 @@ class UnsafePath:
     """A path of a commit's tree that ov will not write to the work tree, and why."""
 
     commit: str  # hex id
-    path: str  # as readable text; a name that is not UTF-8 shows its bytes escaped
+    path: str  # a name that is not UTF-8 keeps its bytes as surrogates: shown by quoted()
     problem: str
 
 
@@ -60,6 +62,18 @@ def shown(path: str) -> str:
     """``path`` as readable text: a name that is not UTF-8 (read as :meth:`GitStore.iter_entries`
     reads it, its bytes kept as surrogates) shows those bytes escaped (``bad\\xff.md``)."""
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+# A surrogate that holds a byte of a name not UTF-8, as repr() spells it, after an even number of
+# backslashes (an odd one makes it the text of a real backslash).
+_ESCAPED_BYTE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
+def quoted(path: str) -> str:
+    """``path`` quoted for a message (:func:`ov.errors.quote`), a name that is not UTF-8 (its
+    bytes kept as surrogates) showing each byte escaped once, as :func:`shown` gives it
+    (``'bad\\xff.md'``): quoting the text :func:`shown` returns doubled its backslashes."""
+    return _ESCAPED_BYTE.sub(lambda m: f"{m.group(1)}\\x{m.group(2)}", quote(path))
 
 
 def stored_problem(path: str, mode: int) -> str | None:
@@ -119,8 +133,8 @@ def unsafe_paths(
         for name, mode, child in tree.iteritems():
             if (folder, name, mode) in safe_files:
                 continue
-            shown = name.decode("utf-8", "backslashreplace")
-            path = f"{folder}/{shown}" if folder else shown
+            text = name.decode("utf-8", "surrogateescape")  # as iter_entries reads it
+            path = f"{folder}/{text}" if folder else text
             problem = entry_problem(name, mode)
             if problem is None and not stat.S_ISDIR(mode):
                 problem = work_path_problem(path, stored=True)
