@@ -858,6 +858,30 @@ def test_a_file_directly_under_viking_user_is_in_no_users_space_and_not_in_the_s
     assert (ov_home / "accounts/default/user/stray.md").read_text() == "stray nobody\n"
 
 
+@pytest.mark.parametrize("place", ["memories", "sessions", "sessions/s1"])
+def test_a_file_made_by_hand_where_a_users_folder_goes_is_left_out_as_status_leaves_it_out(ov, ov_home, place):
+    # (a review: `ov status` ignored it, while ls, tree, grep and stat listed, counted and read it)
+    assert ov("write", "viking://user/default/notes.md", "--content", "kept zebra\n").exit_code == 0
+    path = ov_home / "accounts/default/user/default" / place
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("by hand zebra\n")
+    uri = f"viking://user/default/{place}"
+    assert f"user/default/{place}" in ov("status", "--json").json["result"]["ignored"]
+    folder = uri.rsplit("/", 1)[0]
+    assert uri not in ov("ls", folder).stdout
+    assert place.rsplit("/", 1)[-1] not in ov("tree", "viking://user").stdout.replace("sessions/", "")
+    assert ov("grep", "zebra", "--json").json["result"] == [{"uri": "viking://user/default/notes.md", "line": 1, "text": "kept zebra"}]
+    globbed = ov("glob", "**", "--uri", "viking://user/default", "--json").json["result"]
+    assert "viking://user/default/notes.md" in globbed and uri not in globbed
+    if place == "memories":
+        assert ov("stat", "viking://user/default", "--json").json["result"]["children"] == 1
+    for command in ("read", "stat", "ls"):
+        named = ov(command, uri, "--json")
+        assert named.exit_code == 1 and named.error["code"] == "not_found", (command, named.stdout)
+        assert "the file there is not in the store" in named.error["message"]
+    assert path.read_text() == "by hand zebra\n"
+
+
 def test_status_reports_hand_edits_and_snapshot_commit_records_them(ov, docs, ov_home):
     root = ov_home / "accounts/default"
     (root / "resources/readme.md").write_text("hand\n")

@@ -746,9 +746,11 @@ class Store:
             mode = os.lstat(path).st_mode
         except OSError:  # missing, or under a file
             mode = None
-        if mode is not None and not stat_mod.S_ISDIR(mode) and file_place_problem(uri) == A_USER_ROOT:
-            # A file where a user's folder goes is not in the store (users.py): never read as one.
-            raise NotFound(f"{uri} is a user's root, and the file there is not in the store", hint="`ov status` lists it as ignored; move it by hand")
+        place = file_place_problem(uri) if mode is not None and not stat_mod.S_ISDIR(mode) else None
+        if place is not None:
+            # A file where a user's folder goes (its root, its memories, a session's folder) is
+            # not in the store (users.py; `ov status` ignores it): never read as one.
+            raise NotFound(f"{uri} is {place}, and the file there is not in the store", hint="`ov status` lists it as ignored; move it by hand")
         if mode is None and not written and standing_folder(uri):
             return path
         if mode is None or path.name.startswith(TEMP_MARKER) or stat_mod.S_ISLNK(mode):
@@ -785,16 +787,20 @@ class Store:
                 items = sorted(it, key=lambda d: d.name)
         except (FileNotFoundError, NotADirectoryError):
             return
-        # viking://user holds users' folders only: a file there is in nobody's space and not in the
-        # store (`ov status` lists it as ignored), so no listing, walk or count meets it.
-        folders_only = uri.parts == users.USER_SCOPE.parts
+        # A file where a user's folder goes (directly in viking://user, a user's memories or
+        # sessions, a session's folder) is in nobody's space and not in the store (`ov status`
+        # lists it as ignored), so no listing, walk or count meets it. Only these depths of
+        # viking://user hold such places: elsewhere no name is looked at.
+        places = uri.scope == "user" and len(uri.parts) <= 3
         for item in items:
             name = item.name
             if TEMP_MARKER in name or item.is_symlink():
                 continue
             is_dir = item.is_dir(follow_symlinks=False)
-            if not (is_dir or (item.is_file(follow_symlinks=False) and not folders_only)):
+            if not (is_dir or item.is_file(follow_symlinks=False)):
                 continue  # a named pipe, socket or device: no git tree can hold one (`ov status` lists it)
+            if places and not is_dir and file_place_problem(VikingURI((*uri.parts, name))) is not None:
+                continue
             if (name.startswith(".") and not show_all) or not is_stored_segment(name):
                 continue
             yield item, is_dir
