@@ -561,3 +561,25 @@ def test_a_link_or_a_submodule_in_head_has_no_records_in_reindex_catch_up_or_fsc
     assert set(found("zebra")) <= {"viking://resources/a.md"}
     assert [f for f in ov("fsck", "--json").json["result"]["findings"] if f["area"] == "index"] == []
     assert "note: left out resources/link.md: a symbolic link (ov stores regular files only" in ov("reindex").stderr
+
+
+def test_fsck_walks_a_tag_that_heads_history_does_not_reach(ov, ov_home):
+    """(a review: a tag adopted before pulls checked tags could point at a tree holding a link,
+    and fsck walked HEAD's history only.)"""
+    from dulwich.repo import Repo
+
+    from tests.hostile_trees import LINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    assert ov("snapshot", "tag", "safe").exit_code == 0
+    with Repo(str(account(ov_home))) as repo:
+        head = repo.head()
+    bad = add_commit(account(ov_home), {(b"resources", b"link"): (LINK, b"/etc/passwd")})
+    with Repo(str(account(ov_home))) as repo:
+        repo.refs[b"refs/tags/v1"] = bad
+        repo.refs[b"refs/heads/main"] = head  # HEAD's history no longer reaches it
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 0, checked.stdout
+    notes = [f for f in checked.json["result"]["findings"] if "which ov never writes" in f["message"]]
+    assert [f["message"].split(" (")[0] for f in notes] == [f"tag 'v1' reaches commit {bad.decode()[:10]}, which holds 'resources/link', which ov never writes: a symbolic link"]
+    assert notes[0]["severity"] == "note" and "git tag -d v1" in notes[0]["fix"]

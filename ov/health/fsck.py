@@ -146,11 +146,11 @@ def _check_tree_paths(git, head: bytes, add) -> None:
 
     # Not "a pull" only: an older ov wrote some of these too ("git~1", a name git reserves).
     came = "a pull took it in before ov refused such trees, or an older ov wrote it"
+    # The trees found safe, shared with the tags' walks: most of their history is HEAD's.
+    clean: set[tuple[bytes, str]] = set()
     # One walk of the history: HEAD comes first, so a path HEAD holds is the one found.
-    found = first_unsafe(git.repo, [head], skip_missing=True)  # missing objects are reported above
-    if found is None:
-        return
-    if found.commit == head.decode():
+    found = first_unsafe(git.repo, [head], skip_missing=True, clean=clean)  # missing objects are reported above
+    if found is not None and found.commit == head.decode():
         # Rare, so HEAD is walked again to name every such path, not the first only.
         in_head = [p for p, _ in unsafe_paths(git.repo.object_store, git.tree_of(head), skip_missing=True) if p != found.path]
         more = f" (and {counted(len(in_head), 'other such path')}: {_listed(in_head)})" if in_head else ""
@@ -162,15 +162,45 @@ def _check_tree_paths(git, head: bytes, add) -> None:
                 "remove it: `ov snapshot commit -m MESSAGE` when `ov status` lists it as unsafe or deleted, else `ov rm` its URI",
             )
         )
-        return
-    add(
-        Finding(
-            "store",
-            "note",
-            f"commit {found.commit[:10]} of the history holds {quoted(found.path)}, which ov never writes: {found.problem} ({came})",
-            "HEAD no longer holds it: do not restore that commit",
+    elif found is not None:
+        add(
+            Finding(
+                "store",
+                "note",
+                f"commit {found.commit[:10]} of the history holds {quoted(found.path)}, which ov never writes: {found.problem} ({came})",
+                "HEAD no longer holds it: do not restore that commit",
+            )
         )
-    )
+    _check_tags(git, head, clean, add, came)
+
+
+def _check_tags(git, head: bytes, clean: set[tuple[bytes, str]], add, came: str) -> None:
+    """The histories of the tags that HEAD's does not hold (a tag a pull adopted before pulls
+    checked tags, or made on a branch since reset): a restore of the tag reaches them."""
+    from dulwich.object_store import peel_sha
+
+    from ov.store.treepaths import first_unsafe, quoted
+
+    repo = git.repo
+    for name, sha in sorted(repo.refs.as_dict(b"refs/tags").items()):
+        try:
+            commit = peel_sha(repo.object_store, sha)[1]
+        except KeyError:
+            continue  # a tag of an object that is not here: nothing of it can be restored
+        if commit.type_name != b"commit":
+            continue
+        found = first_unsafe(repo, [commit.id], [head], skip_missing=True, clean=clean)
+        if found is None:
+            continue
+        tag = name.decode("utf-8", "backslashreplace")
+        add(
+            Finding(
+                "store",
+                "note",
+                f"tag {tag!r} reaches commit {found.commit[:10]}, which holds {quoted(found.path)}, which ov never writes: {found.problem} ({came})",
+                f"do not restore that tag (a restore refuses it); remove it with `git tag -d {tag}` in {git.worktree}",
+            )
+        )
 
 
 # How many paths a finding names before it gives the rest as a count.
