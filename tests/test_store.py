@@ -945,3 +945,24 @@ def test_a_folders_add_and_move_check_each_files_path_once(ov, tmp_path: Path, m
         assert ov(*argv).exit_code == 0
         assert {p: checked[p] for p in paths} == dict.fromkeys(paths, 1), argv
     assert ov("read", "viking://resources/moved/b/f4.md").stdout == "# b 4\n"
+
+
+def test_write_ahead_deletes_at_its_first_call_and_a_failure_before_the_commit_brings_the_files_back(store: Store):
+    """(the docstring said deletions wait for the commit; the first call deletes at once, which
+    is safe because the journal names the paths first and a failure rolls them back)"""
+    store.write(store.uri("viking://resources/a.md"), b"a\n")
+    store.write(store.uri("viking://resources/b.md"), b"b\n")
+    head = commits(store)[0].id
+    with pytest.raises(InvalidInput):
+        with store.transaction() as tx:
+            tx.delete(store.uri("viking://resources/a.md"))
+            tx.put(store.uri("viking://resources/c.md"), b"c\n")
+            tx.write_ahead()
+            assert not (store.root / "resources/a.md").exists()  # deleted by the first call
+            tx.delete(store.uri("viking://resources/b.md"))
+            tx.write_ahead()
+            assert (store.root / "resources/b.md").read_bytes() == b"b\n"  # a later call's deletion waits
+            raise InvalidInput("the command fails before its commit")
+    assert commits(store)[0].id == head
+    assert (store.root / "resources/a.md").read_bytes() == b"a\n" and not (store.root / "resources/c.md").exists()
+    assert store.status().changes.clean

@@ -966,7 +966,10 @@ class Transaction:
 
         For large adds: file creation overlaps with the work before :meth:`commit`.
         Call it again to send later changes ahead too. Later changes to the same paths
-        still win; deletions wait for the commit; a failure rolls everything back.
+        still win. The first call deletes the files it removes at once (a file must go before
+        a folder of its name is written); a later call sends new contents only, its
+        deletions wait for the commit. Safe either way: the journal names every path first,
+        so a failure (or a crash, at the next recovery) puts HEAD's files back.
         """
         if self.changes:
             self._early = self.git.apply_early(self.head, dict(self.changes), self._early)
