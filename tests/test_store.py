@@ -953,16 +953,15 @@ def test_write_ahead_deletes_at_its_first_call_and_a_failure_before_the_commit_b
     store.write(store.uri("viking://resources/a.md"), b"a\n")
     store.write(store.uri("viking://resources/b.md"), b"b\n")
     head = commits(store)[0].id
-    with pytest.raises(InvalidInput):
-        with store.transaction() as tx:
-            tx.delete(store.uri("viking://resources/a.md"))
-            tx.put(store.uri("viking://resources/c.md"), b"c\n")
-            tx.write_ahead()
-            assert not (store.root / "resources/a.md").exists()  # deleted by the first call
-            tx.delete(store.uri("viking://resources/b.md"))
-            tx.write_ahead()
-            assert (store.root / "resources/b.md").read_bytes() == b"b\n"  # a later call's deletion waits
-            raise InvalidInput("the command fails before its commit")
+    with pytest.raises(InvalidInput), store.transaction() as tx:
+        tx.delete(store.uri("viking://resources/a.md"))
+        tx.put(store.uri("viking://resources/c.md"), b"c\n")
+        tx.write_ahead()
+        assert not (store.root / "resources/a.md").exists()  # deleted by the first call
+        tx.delete(store.uri("viking://resources/b.md"))
+        tx.write_ahead()
+        assert (store.root / "resources/b.md").read_bytes() == b"b\n"  # a later call's deletion waits
+        raise InvalidInput("the command fails before its commit")
     assert commits(store)[0].id == head
     assert (store.root / "resources/a.md").read_bytes() == b"a\n" and not (store.root / "resources/c.md").exists()
     assert store.status().changes.clean
