@@ -1541,3 +1541,56 @@ def test_the_installs_folder_stays_while_a_receipt_is_in_it(ov, user_home):
     assert [p.name.split("-")[0] for p in _installs().iterdir()] == ["cursor"]
     assert ov("uninstall", "hooks", "--host", "cursor").exit_code == 0
     assert not _installs().exists() and Path(os.environ["OV_HOME"]).is_dir()
+
+
+@pytest.fixture
+def picker(ov, monkeypatch, tmp_path):
+    """`ov install ...` on a terminal, its questionary picker fed KEYS through prompt_toolkit's pipe
+    input: the real picker, its real key bindings."""
+    from prompt_toolkit.application import create_app_session
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    monkeypatch.setenv("PATH", str(tmp_path / "nobin"))  # the hosts found are the folders user_home made
+
+    def run(keys: str, *args: str):
+        monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # the stdout capsys has in place now
+        with create_pipe_input() as keyboard, create_app_session(input=keyboard, output=DummyOutput()):
+            keyboard.send_text(keys)
+            return ov("install", *args)
+
+    return run
+
+
+DOWN, SPACE, ENTER, CTRL_C, ESC = "\x1b[B", " ", "\r", "\x03", "\x1b"
+
+
+def test_the_picker_installs_the_hosts_left_ticked(picker, user_home):
+    result = picker(DOWN + SPACE + ENTER, "hooks")  # claude, gemini, cursor found, all ticked: untick gemini
+    assert result.exit_code == 0, result.stderr
+    assert "ov hook claude" in (user_home / ".claude" / "settings.json").read_text()
+    assert "ov hook cursor" in (user_home / ".cursor" / "hooks.json").read_text()
+    assert (user_home / ".gemini" / "settings.json").read_text() == GEMINI_SETTINGS
+
+
+def test_the_picker_registers_the_mcp_server_with_the_hosts_ticked(picker, user_home):
+    result = picker(DOWN + DOWN + SPACE + ENTER, "mcp", "--json")  # untick cursor
+    assert result.exit_code == 0, result.stderr
+    assert [f["host"] for f in result.json["result"]["files"]] == ["claude", "gemini"]
+    assert "mcpServers" in (user_home / ".gemini" / "settings.json").read_text()
+    assert not (user_home / ".cursor" / "mcp.json").exists()
+
+
+@pytest.mark.parametrize("keys", [CTRL_C, ESC])
+def test_leaving_the_picker_installs_nothing_and_says_so(picker, user_home, keys):
+    before = _tree(user_home)
+    result = picker(keys, "hooks")
+    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "cancelled: nothing installed\n")
+    assert _tree(user_home) == before
+
+
+def test_unticking_every_host_installs_nothing_and_says_so(picker, user_home):
+    before = _tree(user_home)
+    result = picker("a" + ENTER, "hooks")  # `a` toggles all: every host was ticked
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "no host chosen: nothing installed\n")
+    assert _tree(user_home) == before

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, warn
+from ov.cli.output import emit, nothing, plain, warn
 from ov.cli.runtime import HookCommand, OvCommand, OvGroup, runtime
 from ov.hosts.host import EVENTS, HOST_MODULES
 from ov.wording import counted
@@ -82,7 +82,7 @@ def _print(records: list[dict]) -> None:
     import time
 
     if not records:
-        plain("no hook has run yet (install them with `ov install hooks`)")
+        nothing("no hook has run yet (install them with `ov install hooks`)")
         return
     def number(value) -> float:
         # The log is ov's own, but a hand edit or a damaged disk may leave any JSON in a field.
@@ -262,11 +262,22 @@ def _chosen_hosts(host, yes: bool) -> list[str]:
         raise InvalidInput("no coding agent found on this machine", hint="name one with --host (" + ", ".join(install.HOSTS) + ")")
     if yes or not (sys.stdin.isatty() and sys.stdout.isatty()):
         return found
-    import questionary
+    import questionary  # Deferred: only an install on a terminal asks.
 
-    picked = questionary.checkbox("Wire ov into which hosts?", choices=[questionary.Choice(h, checked=True) for h in found]).ask()
+    question = questionary.checkbox("Wire ov into which hosts?", choices=[questionary.Choice(h, checked=True) for h in found])
+    from prompt_toolkit.keys import Keys
+
+    # Esc leaves the picker as Ctrl-C does; questionary binds only Ctrl-C (and swallows Esc).
+    question.application.key_bindings.add(Keys.Escape, eager=True)(lambda event: event.app.exit(exception=KeyboardInterrupt))
+    try:
+        # unsafe_ask: Ctrl-C raises here instead of becoming a None that reads as "nothing ticked".
+        picked = question.unsafe_ask()
+    except KeyboardInterrupt:
+        nothing("cancelled: nothing installed")
+        raise typer.Exit(130) from None
     if not picked:
-        raise typer.Exit(1)
+        nothing("no host chosen: nothing installed")
+        raise typer.Exit(0)
     return picked
 
 

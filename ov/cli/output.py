@@ -90,6 +90,12 @@ def plain(text: str = "") -> None:
     sys.stdout.write(text + "\n")
 
 
+def nothing(message: str) -> None:
+    """What an empty listing says (``no remotes``), on stderr: a pipe reading stdout gets no line
+    it could take for data, and the exit code stays the listing's."""
+    sys.stderr.write(message + "\n")
+
+
 def warn(message: str) -> None:
     sys.stderr.write(f"warning: {message}\n")
 
