@@ -28,6 +28,7 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 
 # How much of an offending input a message repeats: enough to recognise it, never a 10 KB line.
 QUOTE_MAX_CHARS = 200
@@ -254,6 +255,29 @@ class OtherUsersSpace(OvError):
 
     code = "other_users_space"
     hint = "name a URI in your own space (viking://~/...) or a shared scope (viking://resources, viking://agent)"
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is Ctrl-C, or what Ctrl-C set off while the stack unwound: a library's
+    cleanup can fail on the half-done work it interrupted (dulwich closing a half-written pack:
+    ``BufferError``), and that error replaces the KeyboardInterrupt. An error raised ``from None``
+    is code that handled the interrupt and said what it means."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return False
+
+
+class InterruptedAfterCommit(OvError):
+    """Ctrl-C arrived once the command's commit had landed: the change is kept, and an exit of
+    130 alone would read as "nothing was done"."""
+
+    code = "interrupted_after_commit"
+    exit_code = EXIT_INTERRUPTED
+    hint = "nothing to redo; `ov snapshot log` shows the commit"
 
 
 class StoreLocked(OvError):

@@ -1046,3 +1046,46 @@ def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_is_ref
     # the fix it gives works: nothing is in the work tree, and a snapshot commit drops it
     assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
     assert ov("backup", str(pack), "--json").json["result"]["files"] == 1
+
+
+# --- Ctrl-C during an import ---------------------------------------------------------------
+
+
+def test_ctrl_c_while_the_objects_are_written_is_an_interrupt_not_an_internal_error(ov, project, tmp_path, store_state, monkeypatch):
+    """Ctrl-C inside dulwich's pack writing: closing the half-written pack raised BufferError in
+    the KeyboardInterrupt's place, and ov called it an internal error to report (exit 1)."""
+    from ov.store.gitstore import GitStore
+
+    dest, _ = _export(ov, tmp_path)
+    before = store_state()
+
+    def interrupted_pack(disk, objects, along=None):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise BufferError("cannot close exported pointers exist")  # as dulwich's Pack.close does
+
+    monkeypatch.setattr(GitStore, "_store_objects", staticmethod(interrupted_pack))
+    result = ov("import", str(dest), "viking://resources/copy")
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert "internal error" not in result.stderr and "BufferError" not in result.stderr
+    assert store_state() == before  # rolled back: nothing of the import is left
+
+
+def test_ctrl_c_after_the_commit_landed_says_the_import_is_kept(ov, project, tmp_path, store_state, monkeypatch):
+    from ov.store.gitstore import GitStore
+
+    dest, _ = _export(ov, tmp_path)
+
+    def interrupted(self, tree_id, paths, defer):
+        raise KeyboardInterrupt  # the branch has moved: the git index comes next
+
+    with monkeypatch.context() as patched:
+        patched.setattr(GitStore, "update_index", interrupted)
+        result = ov("import", str(dest), "viking://resources/copy", "--json")
+    head = store_state()[0]
+    assert result.exit_code == 130 and result.stdout == ""
+    assert result.error["code"] == "interrupted_after_commit"
+    assert result.error["message"] == f"interrupted after the commit landed: the change is kept (commit {head[:10]})"
+    assert ov("read", "viking://resources/copy/proj/intro.md").stdout.startswith("# Intro")
+    assert "import" in ov("snapshot", "log", "--limit", "1").stdout

@@ -45,7 +45,9 @@ def commands_markdown() -> str:
         "the command or before it (`ov --json ls` reads as `ov ls --json`).",
         "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, disk full, a store ov may",
         "not write to, ...), 2 bad input (including a local file or folder that does not exist, and an",
-        "unknown revision); `ov grep` also exits 1 when no line matches. `ov` alone prints the help;",
+        "unknown revision), 130 interrupted by Ctrl-C (a write not yet committed is rolled back; one",
+        "interrupted after its commit landed says the change is kept, `interrupted_after_commit`);",
+        "`ov grep` also exits 1 when no line matches. `ov` alone prints the help;",
         "`ov --version` prints the version.",
         "",
     ]

@@ -11,6 +11,7 @@ import typer
 
 from ov.cli.output import emit, nothing, plain, warn
 from ov.cli.runtime import HookCommand, OvCommand, OvGroup, runtime
+from ov.errors import EXIT_INTERRUPTED
 from ov.hosts.host import EVENTS, HOST_MODULES
 from ov.wording import counted
 
@@ -274,7 +275,7 @@ def _chosen_hosts(host, yes: bool) -> list[str]:
         picked = question.unsafe_ask()
     except KeyboardInterrupt:
         nothing("cancelled: nothing installed")
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     if not picked:
         nothing("no host chosen: nothing installed")
         raise typer.Exit(0)

@@ -16,7 +16,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import error, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, os_failure
+from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, interrupted, os_failure
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -199,10 +199,13 @@ def _dispatch(args: list[str]) -> int:
         error(usage, as_json)
         return getattr(exc, "exit_code", EXIT_USAGE)
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         raise  # see run()
     except Exception as exc:  # noqa: BLE001 - the one edge where unexpected failures become a message
+        if interrupted(exc):
+            _debug_traceback()
+            return EXIT_INTERRUPTED  # Ctrl-C, whatever error the unwinding raised in its place: no bug to report
         # A full disk or a refused write can surface from any write (git objects, the journal,
         # the indices); the core translates the ones it expects, this catches the rest.
         from ov.home import Home

@@ -20,7 +20,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ov.cli.output import check_color_env
 from ov.config import LoadedConfig, load_config
-from ov.errors import InvalidInput
+from ov.errors import InterruptedAfterCommit, InvalidInput, interrupted
 from ov.home import Home
 from ov.identity import Identity, resolve_identity
 
@@ -78,9 +78,15 @@ class OvCommand(TyperCommand):
             # whose commit had already been made.
             check_color_env()
         options = {name: ctx.params.pop(name, None) for name in COMMON_NAMES}
-        token = _CURRENT.set(Runtime(**options, read_only=self.read_only))
+        current = Runtime(**options, read_only=self.read_only)
+        token = _CURRENT.set(current)
         try:
             return super().invoke(ctx)
+        except BaseException as exc:
+            landed = current.landed() if interrupted(exc) else None
+            if landed:
+                raise InterruptedAfterCommit(f"interrupted after the commit landed: the change is kept (commit {landed[:10]})") from None
+            raise
         finally:
             _CURRENT.reset(token)
 
@@ -180,6 +186,10 @@ class Runtime:
             "peer": self.loaded_config.config.identity.peer,
         }
         return resolve_identity(self.flags, os.environ, configured)
+
+    def landed(self) -> str | None:
+        """The commit this command's store landed last, if it opened one."""
+        return self.__dict__["store"].last_landed() if "store" in self.__dict__ else None
 
     @cached_property
     def store(self):

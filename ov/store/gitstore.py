@@ -330,6 +330,9 @@ class GitStore:
         # folder -> (its tree id, path -> the exact bytes object) of folders a change creates whole,
         # their trees already in the object store
         self.grafts: dict[str, tuple[bytes, dict[str, bytes]]] = {}
+        # The last commit this object moved the branch to: an interrupt that comes after it is
+        # told as "kept", not as a command that did nothing.
+        self.landed: bytes | None = None
 
     # --- opening ---------------------------------------------------------
 
@@ -866,7 +869,7 @@ class GitStore:
         from dulwich.file import FileLocked
 
         try:
-            return self.repo.refs.set_if_equals(BRANCH, old, new)
+            moved = self.repo.refs.set_if_equals(BRANCH, old, new)
         except FileLocked:
             # Only a plain `git` running in the account right now holds this lock (a stale one
             # was removed by recover()); nothing has moved, and the caller rolls back.
@@ -874,6 +877,9 @@ class GitStore:
                 "git is updating refs/heads/main in the account repository right now",
                 hint="wait for that git command to finish, then retry",
             ) from None
+        if moved:
+            self.landed = new
+        return moved
 
     def update_index(self, tree_id: bytes | None, paths: list[str], defer: bool) -> None:
         """Bring the git index in step with the commit just made, or note its paths for later.

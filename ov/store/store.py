@@ -159,6 +159,14 @@ class Store:
             if missing is not None:
                 raise missing
 
+    def last_landed(self) -> str | None:
+        """The newest commit this store made: from the moment the branch moved to it, before
+        :attr:`commits` notes it (an interrupt may come in between), or one another writer served."""
+        moved = self.git.landed.decode() if self.git.landed else None
+        if moved and moved not in self.commits:
+            return moved
+        return self.commits[-1] if self.commits else None
+
     # --- identity and paths ----------------------------------------------
 
     @property
