@@ -606,3 +606,24 @@ def test_an_unknown_ov_color_is_refused_before_anything_changes(ov, store_state,
     assert plain.stderr.startswith("error: OV_COLOR='bogus'") and "\x1b[" not in plain.stderr
     # A hook fails open: it answers its host whatever the environment holds.
     assert ov("hook", "claude", "stop", stdin="{}").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("remote", "list"), "no remotes (add one with `ov remote add origin URL`)"),
+        (("session", "list"), "no sessions yet"),
+        (("snapshot", "tag"), "no tags"),
+        (("snapshot", "log", "--uri", "viking://resources/none"), "no commits touched viking://resources/none"),
+        (("snapshot", "diff", "HEAD", "HEAD"), "no differences"),
+        (("hooks", "log"), "no hook has run yet"),
+        (("usage",), "no LLM calls recorded"),
+        (("find", "zebra", "--uri", "viking://agent"), "no results"),
+    ],
+)
+def test_an_empty_listing_says_so_on_stderr_and_leaves_stdout_empty(ov, args, says):
+    """A pipe (`ov remote list | while read ...`) read the placeholder as a line of data."""
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    result = ov(*args)
+    assert (result.exit_code, result.stdout) == (0, "")
+    assert result.stderr.startswith(says)

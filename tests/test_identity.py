@@ -481,7 +481,7 @@ def test_a_new_install_reads_as_an_empty_store_whatever_the_account(ov, ov_home)
     listed = ov("ls", "--account", "tpyo")
     assert listed.exit_code == 0 and listed.stdout.split() == ["viking://agent/", "viking://resources/", "viking://user/"]
     found = ov("find", "editor", "--account", "tpyo")
-    assert found.exit_code == 0 and "no results" in found.stdout
+    assert (found.exit_code, found.stdout) == (0, "") and "no results" in found.stderr
     assert not (ov_home / "accounts").exists()
 
 

@@ -181,7 +181,7 @@ def test_a_bare_commit_leaves_an_agents_live_session_alone(ov, ov_home):
     store = Store(Home(ov_home), Identity(), Config())
     mark_live(store, "agents", "claude")
     report = ov("commit", "--json").json["result"]
-    assert report["session"].endswith("/sessions/mine") and report["status"] == "committed"
+    assert report["session"] == "mine" and report["uri"].endswith("/sessions/mine") and report["status"] == "committed"
     refused = ov("commit")
     assert refused.exit_code != 0 and "still being captured by an agent's host (agents)" in refused.stderr
     assert "ov commit agents" in refused.stderr
@@ -190,7 +190,7 @@ def test_a_bare_commit_leaves_an_agents_live_session_alone(ov, ov_home):
     assert ov("session", "add", "agents", "--role", "user", "--text", "And the linter.").exit_code == 0
     old = time.time() - Config().hooks.orphan_after - 60
     os.utime(live_dir(store) / "agents", (old, old))
-    assert ov("commit", "--json").json["result"]["session"].endswith("/sessions/agents")
+    assert ov("commit", "--json").json["result"]["session"] == "agents"
 
 
 def test_commit_is_one_git_commit(ov, ov_home):
@@ -1282,3 +1282,20 @@ def test_a_session_an_older_ov_committed_past_the_window_learns_its_record_from_
     assert json.loads((folder / ".meta.json").read_text())["archived_count"] == 8
     assert (folder / "history" / ".archived_ids.jsonl").is_file()
     assert add_messages(store, "old", _turns(0, 9)).added == []
+
+
+def test_every_session_command_gives_the_id_as_session_and_the_uri_as_uri(ov):
+    """`session add`, `add-messages`, `used` and `commit` gave the URI as `session`, where `new`,
+    `list`, `show` and `delete` gave the id: a script reading one field got either."""
+    uri = "viking://user/default/sessions/s1"
+    results = [
+        ov("session", "new", "--id", "s1", "--json"),
+        ov("session", "add", "s1", "--text", "we deploy on Tuesdays", "--json"),
+        ov("session", "add-messages", "s1", "--json", stdin='[{"role": "assistant", "content": "noted"}]'),
+        ov("session", "used", "s1", "viking://resources/x", "--json"),
+        ov("session", "show", "s1", "--json"),
+        ov("commit", "s1", "--json"),
+        ov("session", "delete", "s1", "--json"),
+    ]
+    assert [(r.exit_code, r.stderr) for r in results] == [(0, "")] * len(results)
+    assert [(r.json["result"]["session"], r.json["result"]["uri"]) for r in results] == [("s1", uri)] * len(results)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ov import __version__
-from ov.cli.output import emit, plain, short
+from ov.cli.output import emit, nothing, plain, short
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.uri import SCHEME
 
@@ -112,7 +112,7 @@ def usage(
 
     def human() -> None:
         if not rows:
-            plain("no LLM calls recorded" + ("" if rt.loaded_config.config.llm.enabled else " (no llm.model configured: ov runs offline)"))
+            nothing("no LLM calls recorded" + ("" if rt.loaded_config.config.llm.enabled else " (no llm.model configured: ov runs offline)"))
             return
         for key, row in sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0])):
             plain(f"{key:40} {row['calls']:6} calls {row['prompt_tokens']:10} prompt {row['completion_tokens']:10} completion tokens")

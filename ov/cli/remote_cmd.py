@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, warn
+from ov.cli.output import emit, nothing, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Manage the git remotes an account is shared through.", no_args_is_help=True)
@@ -43,7 +43,7 @@ def remote_list() -> None:
 
     def human() -> None:
         if not items:
-            plain("no remotes (add one with `ov remote add origin URL`)")
+            nothing("no remotes (add one with `ov remote add origin URL`)")
         for remote in items:
             plain(f"{remote.name}\t{remote.url}")
 

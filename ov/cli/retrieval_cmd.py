@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, note, plain, short, styled, warn
+from ov.cli.output import emit, note, nothing, plain, short, styled, warn
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput
@@ -212,7 +212,7 @@ def print_hits(buckets: dict, mode: str) -> None:
     and the other places of the same text."""
     total = sum(len(hits) for hits in buckets.values())
     if not total:
-        plain("no results")
+        nothing("no results")
         return
     fancy = styled()
     if fancy:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short, warn
+from ov.cli.output import emit, nothing, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 from ov.errors import InvalidInput
 from ov.wording import counted
@@ -40,7 +40,7 @@ def session_list() -> None:
 
     def human() -> None:
         if not rows:
-            plain("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
+            nothing("no sessions yet: `ov session new` or `ov session add SESSION --text ...`")
         for row in rows:
             if row["damaged"]:
                 plain(f"{row['session']}  damaged .meta.json: {row['damaged']} (`ov session show {row['session']}` says what to do)")
@@ -130,7 +130,7 @@ def session_used(
     from ov.sessions import session
 
     result = session.record_used(runtime().store, session_id, uris)
-    emit({"session": result.uris[0], "used": list(result.uris[1:]), "commit": result.commit}, lambda: plain(f"recorded {len(uris)} used URI(s) (commit {short(result.commit)})"))
+    emit({**session.session_fields(result.uris[0]), "used": list(result.uris[1:]), "commit": result.commit}, lambda: plain(f"recorded {len(uris)} used URI(s) (commit {short(result.commit)})"))
 
 
 @app.command("delete", cls=OvCommand)
@@ -139,7 +139,7 @@ def session_delete(session_id: SessionArg) -> None:
     from ov.sessions import session
 
     result = session.delete(runtime().store, session_id)
-    emit({"session": session_id, "commit": result.commit}, lambda: plain(f"deleted session {session_id} (commit {short(result.commit)})"))
+    emit({**session.session_fields(result.uris[0]), "commit": result.commit}, lambda: plain(f"deleted session {session_id} (commit {short(result.commit)})"))
 
 
 def _report_add(result) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, short
+from ov.cli.output import emit, nothing, plain, short
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Record and inspect the store's history.", no_args_is_help=True)
@@ -44,7 +44,7 @@ def snapshot_log(
 
     def human() -> None:
         if not entries:
-            plain("no commits" + (f" touched {uri}" if uri else ""))
+            nothing("no commits" + (f" touched {uri}" if uri else ""))
         # Who made each commit matters when several users share an account; the name alone, in
         # a column as wide as the longest shown, keeps the subjects aligned.
         authors = [_author_name(e.author) for e in entries]
@@ -110,7 +110,7 @@ def snapshot_diff(
 
     def human() -> None:
         if not result["changes"]:
-            plain("no differences")
+            nothing("no differences")
             return
         (_print_stat if stat else _print_diffs)(payload["changes"])
 
@@ -160,7 +160,7 @@ def snapshot_tag(
             for t in listed:
                 plain(f"{t['tag']} {short(t['commit'])}")
             if not listed:
-                plain("no tags")
+                nothing("no tags")
 
         emit(listed, human)
         return

@@ -47,6 +47,7 @@ from ov.sessions.session import (
     archived_count,
     archived_ids_line,
     archived_ids_uri,
+    session_fields,
     load_meta,
     message_text,
     now_iso,
@@ -66,7 +67,7 @@ GENERATOR = ("ov-session", "session_commit")
 class CommitReport:
     """What committing a session archived and which memories it changed."""
 
-    session: str
+    session: str  # the session's URI
     status: str  # "committed" | "skipped"
     archive: str | None = None
     archived: int = 0
@@ -82,7 +83,7 @@ class CommitReport:
 
     def to_dict(self) -> dict:
         return {
-            "session": self.session,
+            **session_fields(self.session),
             "status": self.status,
             "archive": self.archive,
             "archived": self.archived,

@@ -66,7 +66,7 @@ _NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: rem
 class AddResult:
     """What adding messages to a session added, skipped as duplicates, and redacted."""
 
-    session: str
+    session: str  # the session's URI
     added: list[str]
     duplicates: list[str]
     redacted: int
@@ -74,13 +74,18 @@ class AddResult:
 
     def to_dict(self) -> dict:
         return {
-            "session": self.session,
+            **session_fields(self.session),
             "added": self.added,
             "duplicates": self.duplicates,
             "redacted": self.redacted,
             "commit": self.commit,
             "changed": self.commit is not None,
         }
+
+
+def session_fields(uri: str) -> dict[str, str]:
+    """How every result names a session: ``session``, its id, and ``uri``."""
+    return {"session": uri.rstrip("/").rsplit("/", 1)[-1], "uri": uri}
 
 
 def session_uri(store: Store, session_id: str) -> VikingURI:
