@@ -130,6 +130,18 @@ def test_stat_lists_each_changed_file_with_its_lines_instead_of_the_diffs(histor
     assert "modified  viking://resources/fm.md  +1 -4" in history("snapshot", "show", "HEAD", "--stat").stdout
 
 
+def test_stat_with_json_gives_each_files_line_counts_instead_of_its_diff(history):
+    """--stat was ignored with --json: the whole diff came back, no counts."""
+    shown = ok(history("snapshot", "show", "HEAD~1", "--stat", "--json"))
+    assert shown["changes"] == [{"uri": "viking://resources/a.md", "change": "modified", "added": 1, "removed": 1}]
+    assert shown["stat"] == {"files": 1, "added": 1, "removed": 1} and shown["subject"]
+    since = ok(history("snapshot", "diff", "HEAD~3", "--stat", "--json"))
+    assert [(c["uri"], c["added"], c["removed"]) for c in since["changes"]] == [("viking://resources/a.md", 2, 0), (MEMORY, since["changes"][1]["added"], 0)]
+    assert since["stat"] == {"files": 2, "added": 2 + since["changes"][1]["added"], "removed": 0}
+    assert since["changes"][1]["added"] > 1 and not any("diff" in c for c in since["changes"])
+    assert "stat" not in ok(history("snapshot", "diff", "HEAD~3", "--json"))  # without --stat: the diffs, as before
+
+
 def test_restore_dry_run_lists_and_changes_nothing(history, store_state):
     before = store_state()
     plan = ok(history("snapshot", "restore", "HEAD~1", "--dry-run", "--json"))

@@ -28,7 +28,7 @@ def snapshot_commit(
 
 
 UriOption = Annotated[str | None, typer.Option("--uri", help="Only this file or subtree.")]
-StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs.")]
+StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs (with --json: `added` and `removed` per file, the totals in `stat`).")]
 
 
 @app.command("log", cls=ReadCommand)
@@ -73,6 +73,8 @@ def snapshot_show(
 
     store = runtime().store
     result = history.show(store, rev, store.uri(uri) if uri else None)
+    if "changes" in result:
+        result.update(history.changes_dict(result["changes"], with_stat=stat))
 
     def human() -> None:
         if "content" in result:
@@ -89,7 +91,7 @@ def snapshot_show(
         plain(f"{result['time']}  {result['author']}")
         plain(f"    {result['subject']}")
         plain()
-        (_print_stat if stat else _print_diffs)(result["changes"])
+        _print_stat(result) if stat else _print_diffs(result["changes"])
 
     emit(result, human)
 
@@ -106,13 +108,13 @@ def snapshot_diff(
 
     store = runtime().store
     result = history.diff(store, from_rev, to_rev, store.uri(uri) if uri else None)
-    payload = {**result, "changes": [c.to_dict() for c in result["changes"]]}
+    payload = {**result, **history.changes_dict(result["changes"], with_stat=stat)}
 
     def human() -> None:
         if not result["changes"]:
             nothing("no differences")
             return
-        (_print_stat if stat else _print_diffs)(payload["changes"])
+        _print_stat(payload) if stat else _print_diffs(payload["changes"])
 
     emit(payload, human)
 
@@ -178,23 +180,18 @@ def _author_name(author: str) -> str:
     return name if len(name) <= _AUTHOR_MAX else name[: _AUTHOR_MAX - 1] + "…"
 
 
-def _print_stat(changes: list[dict]) -> None:
+def _print_stat(result: dict) -> None:
     """One line per file (kind of change, URI, lines added and removed) and the totals: an
     add-resource commit's diffs run to tens of thousands of lines."""
     from ov.wording import counted
 
-    added = removed = 0
-    for change in changes:
+    for change in result["changes"]:
         if change.get("binary") or change.get("refused"):
             plain(f"{change['change']:<9} {change['uri']}  ({'binary' if change.get('binary') else 'ov never writes it: ' + change['refused']})")
             continue
-        lines = change["diff"].split("\n")
-        body = lines[next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines)) :]  # past the ---/+++ header
-        plus = sum(1 for line in body if line.startswith("+"))
-        minus = sum(1 for line in body if line.startswith("-"))
-        added, removed = added + plus, removed + minus
-        plain(f"{change['change']:<9} {change['uri']}  +{plus} -{minus}")
-    plain(f"{counted(len(changes), 'file')} changed, {counted(added, 'line')} added, {counted(removed, 'line')} removed")
+        plain(f"{change['change']:<9} {change['uri']}  +{change['added']} -{change['removed']}")
+    totals = result["stat"]
+    plain(f"{counted(totals['files'], 'file')} changed, {counted(totals['added'], 'line')} added, {counted(totals['removed'], 'line')} removed")
 
 
 def _print_diffs(changes: list[dict]) -> None:

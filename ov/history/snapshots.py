@@ -83,6 +83,20 @@ class FileChange:
     def uri(self) -> str:
         return "viking://" + self.path
 
+    def line_counts(self) -> tuple[int, int]:
+        """The lines the diff adds and removes (its ---/+++ header not counted)."""
+        lines = self.diff.split("\n")
+        body = lines[next((i for i, line in enumerate(lines) if line.startswith("@@")), len(lines)) :]
+        return sum(1 for line in body if line.startswith("+")), sum(1 for line in body if line.startswith("-"))
+
+    def stat_dict(self) -> dict:
+        """``--stat``'s view of the change: its counts in place of the diff (none for content
+        not shown: binary, or an entry ov never writes)."""
+        out = self.to_dict(with_diff=False)
+        if not (self.binary or self.refused):
+            out["added"], out["removed"] = self.line_counts()
+        return out
+
     def to_dict(self, with_diff: bool = True) -> dict:
         out = {"uri": self.uri, "change": self.change}
         if self.binary:
@@ -255,7 +269,7 @@ def show(store, rev: str, uri: VikingURI | None = None) -> dict:
     parent = commit.parents[0] if commit.parents else None
     changes = _changes(store, git.repo[parent].tree if parent else None, commit.tree, path)
     entry = _entry(commit, _tags_by_commit(git).get(commit_id, ()))
-    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": [c.to_dict() for c in changes]}
+    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": changes}
 
 
 def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: VikingURI | None = None) -> dict:
@@ -479,3 +493,13 @@ def tags(store) -> list[dict]:
 def _require_history(store) -> None:
     if not store.exists or store.git.head() is None:
         raise NotFound("the store has no history yet", hint="the first write creates it")
+
+
+def changes_dict(changes: list[FileChange], with_stat: bool = False) -> dict:
+    """``changes`` as a result gives them: each with its diff, or (``with_stat``) with its line
+    counts instead, and the totals under ``stat`` (files, lines added and removed)."""
+    if not with_stat:
+        return {"changes": [c.to_dict() for c in changes]}
+    listed = [c.stat_dict() for c in changes]
+    totals = {"files": len(listed), "added": sum(c.get("added", 0) for c in listed), "removed": sum(c.get("removed", 0) for c in listed)}
+    return {"changes": listed, "stat": totals}
