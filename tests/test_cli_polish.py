@@ -452,6 +452,18 @@ def test_common_options_may_come_before_the_command(ov):
     assert ov("--json", "snapshot", "log", "-n", "1").json["result"][0]["command"] == "write"
 
 
+def test_common_options_may_come_between_a_group_and_its_command(ov):
+    """`ov session --json list` and `ov snapshot --account default log` were "No such option"."""
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    assert ov("session", "--json", "list").json["result"][0]["session"] == "s1"
+    assert ov("snapshot", "--account", "default", "--json", "log", "-n", "1").json["result"][0]["command"] == "session new"
+    assert ov("--json", "snapshot", "--account=default", "log", "-n", "1").json["ok"]  # before and between at once
+    elsewhere = ov("session", "--account", "elsewhere", "--json", "list")
+    assert elsewhere.exit_code == 1 and elsewhere.error["code"] == "account_not_found"
+    assert "Usage: ov session list" in ov("session", "--help", "list").stdout
+    assert ov("session", "--json").exit_code == 2, "no command named: still a usage error"
+
+
 # --- progress on a terminal --------------------------------------------------------------
 
 # `ov ARGS` with SHOW_AFTER set first; the top-level modules it loaded are the last line on stdout.

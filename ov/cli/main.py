@@ -146,25 +146,27 @@ def _command_path(args: list[str]) -> str:
 
 def _common_options_last(args: list[str]) -> list[str]:
     """``ov --json ls`` as ``ov ls --json``: the common options belong to each command, and the
-    habit of git and gh is to put them first. They move to just after the command's name, where
-    click reads them as the command's own (and never after a ``--`` or into an option's value).
-    ``-h``/``--help`` moves too, so that ``ov -h ls`` shows the help of ``ls``."""
-    moved, rest = [], list(args)
-    while rest and rest[0].split("=", 1)[0] in _MOVABLE:
-        option = rest.pop(0)
-        moved.append(option)
-        if _MOVABLE.get(option) and rest:  # `--account x`; `--account=x` is one word
-            moved.append(rest.pop(0))
-    if not moved or not rest or rest[0].startswith("-"):
-        return args  # nothing moved, or no command named: click says what is wrong as it is
-    group, at = app, 0
-    while at < len(rest):  # past the groups (`snapshot`, `session`, ...) to the command itself
-        commands, groups = _named(group, rest[at])
-        at += 1
-        if commands or not groups:
+    habit of git and gh is to put them first, or after a group (``ov session --json list``). They
+    move to just after the command's name, where click reads them as the command's own (and never
+    after a ``--`` or into an option's value). ``-h``/``--help`` moves too, so that ``ov -h ls``
+    shows the help of ``ls``."""
+    moved, rest, path, group = [], list(args), [], app
+    while True:
+        while rest and rest[0].split("=", 1)[0] in _MOVABLE:
+            option = rest.pop(0)
+            moved.append(option)
+            if _MOVABLE.get(option) and rest:  # `--account x`; `--account=x` is one word
+                moved.append(rest.pop(0))
+        if not path and (not rest or rest[0].startswith("-")):
+            return args  # no command named: click says what is wrong as it is
+        if not rest or rest[0].startswith("-"):
+            break  # after a group (`ov -h snapshot`): its own help, or click's word on what follows
+        path.append(rest.pop(0))
+        commands, groups = _named(group, path[-1])
+        if commands or not groups:  # the command itself (or a word click will refuse)
             break
-        group = groups[0].typer_instance
-    return [*rest[:at], *moved, *rest[at:]]
+        group = groups[0].typer_instance  # past a group (`snapshot`, `session`, ...)
+    return [*path, *moved, *rest] if moved else args
 
 
 def _dispatch(args: list[str]) -> int:
