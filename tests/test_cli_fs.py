@@ -531,6 +531,20 @@ def test_mv_file_and_directory(ov, docs):
     assert ov("ls", "viking://resources/guide").exit_code == 1
 
 
+def test_mv_onto_an_existing_folder_proposes_the_trailing_slash_that_moves_into_it(ov):
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("write", "viking://resources/d1/b.md", "--content", "beta\n").exit_code == 0
+    refused = ov("mv", "viking://resources/a.md", "viking://resources/d1")
+    assert refused.exit_code == 1 and refused.stderr.splitlines() == [
+        "error: viking://resources/d1 already exists",
+        "hint: to move it into that folder, end the target with '/': `ov mv viking://resources/a.md viking://resources/d1/`",
+    ]
+    taken = ov("mv", "viking://resources/a.md", "viking://resources/d1/b.md")  # a file: no folder to move into
+    assert taken.exit_code == 1 and taken.stderr.endswith("hint: choose a target that does not exist yet\n")
+    assert ov("mv", "viking://resources/a.md", "viking://resources/d1/").exit_code == 0  # the hint's command
+    assert ov("read", "viking://resources/d1/a.md").stdout == "alpha\n"
+
+
 @pytest.fixture
 def big_folder(ov, ov_home, tmp_path):
     """A 300-file folder added as viking://resources/big; other writers give up after 1 s."""

@@ -11,6 +11,7 @@ before anything is written, so a failing command changes nothing.
 from __future__ import annotations
 
 import os
+import shlex
 import stat as stat_mod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -640,7 +641,10 @@ class Store:
         # A file system that does not tell Unicode forms apart (macOS) finds the source at its
         # other spelling: a rename to that spelling, not a target already taken.
         if target_path.exists() and not target_path.samefile(src_path):
-            raise AlreadyExists(f"{target} already exists", hint="choose a target that does not exist yet")
+            hint = "choose a target that does not exist yet"
+            if target_path.is_dir():  # most likely meant as mv(1) means it: into that folder
+                hint = f"to move it into that folder, end the target with '/': `ov mv {shlex.quote(str(source))} {shlex.quote(str(target) + '/')}`"
+            raise AlreadyExists(f"{target} already exists", hint=hint)
         if src_path.is_dir():
             _refuse_strays(tx, source, src_path, "moves")
         tx.expect_absent(target)
