@@ -531,6 +531,17 @@ def test_mv_file_and_directory(ov, docs):
     assert ov("ls", "viking://resources/guide").exit_code == 1
 
 
+def test_write_with_the_text_after_the_uri_points_at_content_and_writes_nothing(ov, ov_home):
+    """`ov write URI "text"` said only "Got unexpected extra argument", see `ov write --help`."""
+    result = ov("write", "viking://resources/a.md", "we deploy on Tuesdays")
+    assert result.exit_code == 2 and result.stderr.splitlines() == [
+        "error: the text to write goes in --content, not after the URI (got 'we deploy on Tuesdays')",
+        "hint: `ov write viking://resources/a.md --content TEXT`, or --from-file FILE, or the text on standard input",
+    ]
+    assert not (ov_home / "accounts").exists()
+    assert ov("write", "viking://resources/a.md", "--content", "we deploy on Tuesdays").exit_code == 0
+
+
 def test_mv_onto_an_existing_folder_proposes_the_trailing_slash_that_moves_into_it(ov):
     assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
     assert ov("write", "viking://resources/d1/b.md", "--content", "beta\n").exit_code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import sys
 from enum import Enum
 from pathlib import Path
@@ -13,7 +14,7 @@ import typer
 from ov.cli.output import emit, note, plain, short, styled
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, quote
 from ov.lines import lines_of
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
 from ov.wording import counted
@@ -31,7 +32,9 @@ class WriteModeChoice(str, Enum):
 def register(app: typer.Typer) -> None:
     reads = (ls, tree, stat, read, abstract, overview, grep, glob)
     for func in (ls, tree, stat, read, write, edit, mkdir, rm, mv, abstract, overview, grep, glob):
-        app.command(cls=ReadCommand if func in reads else OvCommand)(func)
+        # write takes the words after its URI only to refuse them with the fix (see write).
+        settings = {"allow_extra_args": True} if func is write else {}
+        app.command(cls=ReadCommand if func in reads else OvCommand, context_settings=settings)(func)
 
 
 # --- reading -----------------------------------------------------------------
@@ -217,8 +220,16 @@ def write(
     content: Annotated[str | None, typer.Option("--content", "-c", help="The text to write.")] = None,
     from_file: Annotated[Path | None, typer.Option("--from-file", "-f", help="Read the text from this file.")] = None,
     mode: Annotated[WriteModeChoice, typer.Option("--mode", help="replace the file, append to it, or create it (fails if it exists).")] = WriteModeChoice.replace,
+    ctx: typer.Context = None,
 ) -> None:
     """Write a file from --content, --from-file or standard input (one commit)."""
+    if ctx is not None and ctx.args:
+        # `ov write URI "text"` is an easy slip, and click's "unexpected extra argument" only
+        # pointed at the whole help: the fix is --content.
+        raise InvalidInput(
+            f"the text to write goes in --content, not after the URI (got {quote(' '.join(ctx.args), 40)})",
+            hint=f"`ov write {shlex.quote(uri)} --content TEXT`, or --from-file FILE, or the text on standard input",
+        )
     data = _content_bytes(content, from_file)
     store = runtime().store
     result = store.write(store.file_uri(uri), data, mode.value)
