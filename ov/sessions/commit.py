@@ -47,12 +47,12 @@ from ov.sessions.session import (
     archived_count,
     archived_ids_line,
     archived_ids_uri,
-    session_fields,
     load_meta,
     message_text,
     now_iso,
     parse_messages,
     read_archived_ids,
+    session_fields,
     session_uri,
 )
 from ov.store import sidecar
