@@ -11,7 +11,6 @@ before anything is written, so a failing command changes nothing.
 from __future__ import annotations
 
 import os
-import shlex
 import stat as stat_mod
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -643,6 +642,8 @@ class Store:
         if target_path.exists() and not target_path.samefile(src_path):
             hint = "choose a target that does not exist yet"
             if target_path.is_dir():  # most likely meant as mv(1) means it: into that folder
+                import shlex  # only for this hint: not on the hooks' path
+
                 hint = f"to move it into that folder, end the target with '/': `ov mv {shlex.quote(str(source))} {shlex.quote(str(target) + '/')}`"
             raise AlreadyExists(f"{target} already exists", hint=hint)
         if src_path.is_dir():
