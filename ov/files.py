@@ -109,6 +109,38 @@ def replacement_beside(path: Path, mode: int | None = None, suffix: str = "") ->
     return tmp, fd
 
 
+def _is_replacement(name: str) -> bool:
+    """Whether ``name`` is one :func:`replacement_beside` gives (without a suffix)."""
+    rest = name[len(TEMP_MARKER) :]
+    return name.startswith(TEMP_MARKER) and len(rest) == 12 and all(c in "0123456789abcdef" for c in rest)
+
+
+def remove_stale_replacements(folder: Path, older_than: float = 0.0) -> list[Path]:
+    """Remove from ``folder`` the temporary files of :func:`atomic_write` that a process killed
+    mid-write left there (nothing else ever removes them), last changed more than ``older_than``
+    seconds ago: the caller knows that no writer of ov's is at work there that long (it holds the
+    lock every such writer takes). Only regular files of the user's own with exactly that name;
+    the ones removed."""
+    removed = []
+    now = time.time()
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed  # no folder (yet), or none ov may look at
+    for entry in entries:
+        if not _is_replacement(entry.name):
+            continue
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or now - st.st_mtime < older_than:
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue  # gone already (another sweep), or not ours to remove
+        removed.append(Path(entry.path))
+    return removed
+
+
 def kept_mode(path: Path | str) -> int | None:
     """The permissions a file replacing ``path`` keeps: those of the file there when it is a
     regular file of the user's own, else None (a new file's mode). Only the user's own: another's

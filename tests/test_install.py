@@ -1594,3 +1594,96 @@ def test_unticking_every_host_installs_nothing_and_says_so(picker, user_home):
     result = picker("a" + ENTER, "hooks")  # `a` toggles all: every host was ticked
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "no host chosen: nothing installed\n")
     assert _tree(user_home) == before
+# --- an install or uninstall killed half-way (kill -9): what it leaves, the next one undoes ----------------
+
+
+_KILLED_AT = {
+    # the receipt about to be written
+    "receipt": "import ov.hosts.receipts as r\nr._write_receipt = lambda path, receipt: os._exit(137)",
+    # the host's file about to be written (its backup and receipt written)
+    "file": (
+        "import ov.hosts.receipts as r\nreal = r.atomic_write\n"
+        "def write(path, data, **kw):\n"
+        "    if path.parent.name != 'installs' and not path.name.endswith('.ov.bak'):\n        os._exit(137)\n"
+        "    return real(path, data, **kw)\n"
+        "r.atomic_write = write"
+    ),
+    # the trust about to be recorded in the receipt
+    "record_trust": "import ov.hosts.receipts as r\nr.record_trust = lambda *a, **k: os._exit(137)",
+    # Codex has just written the reviews of ov's hooks
+    "reviews_written": (
+        "import ov.hosts.gates as g\nreal = g._JsonRpc.call\n"
+        "def call(self, method, params):\n    out = real(self, method, params)\n"
+        "    if method == 'config/batchWrite' and 'hooks.state' in json.dumps(params):\n        os._exit(137)\n"
+        "    return out\n"
+        "g._JsonRpc.call = call"
+    ),
+}
+
+
+def _killed(at: str, *args: str) -> None:
+    """Run `ov ARGS...` in a process that dies like kill -9 at the step ``at`` names."""
+    import subprocess
+
+    script = f"import json, os, sys\n{_KILLED_AT[at]}\nsys.argv = ['ov', *sys.argv[1:]]\nfrom ov.cli.entry import entry\nentry()\n"
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 137, proc.stderr.decode()
+
+
+@pytest.mark.parametrize("host", ["claude", "codex"])
+@pytest.mark.parametrize("at", ["receipt", "file"])
+def test_an_install_killed_before_the_file_is_written_is_undone_byte_for_byte(ov, user_home, host, at):
+    """An install killed between the host's file and its receipt left ov's entries in a file no
+    receipt claimed: the re-install said "unchanged", the uninstall left a skeleton and a backup."""
+    settings = user_home / (".claude/settings.json" if host == "claude" else ".codex/hooks.json")
+    _killed(at, "install", "hooks", "--host", host, "--yes")
+    assert (settings.read_text() if host == "claude" else settings.exists()) == (CLAUDE_SETTINGS if host == "claude" else False)
+    if at == "receipt":  # else the uninstall alone undoes what the receipt says
+        assert ov("install", "hooks", "--host", host, "--yes").exit_code == 0
+        assert install.installed_entries(install.spec(host, "user", Path.cwd()))
+    assert ov("uninstall", "hooks", "--host", host, "--yes").exit_code == 0
+    if host == "claude":
+        assert settings.read_text() == CLAUDE_SETTINGS
+        assert not settings.with_name("settings.json.ov.bak").exists()
+    else:
+        assert not settings.parent.exists()
+    assert not _installs().exists()
+
+
+@pytest.mark.parametrize("at", ["record_trust", "reviews_written"])
+def test_a_trust_install_killed_around_its_record_is_taken_out_by_the_uninstall(ov, user_home, fake_codex, at):
+    """--trust wrote the reviews before recording them: killed in between, the re-install found
+    them "already trusted", recorded nothing, and `uninstall --trust` left them in for good."""
+    _killed(at, "install", "hooks", "--host", "codex", "--yes", "--trust")
+    if at == "record_trust":  # the record comes first: nothing was written into Codex's config
+        assert fake_codex.read_text() == USER_CODEX
+    else:
+        assert len(_toml(fake_codex)["hooks"]["state"]) == 5
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    removed = ov("uninstall", "hooks", "--host", "codex", "--trust", "--json")
+    assert removed.exit_code == 0
+    assert f"codex    takes the trust ov's --trust recorded out of {fake_codex}: 5 reviews of ov's hooks" in removed.json["result"]["notes"]
+    assert fake_codex.read_text() == USER_CODEX and not _installs().exists()
+
+
+def test_an_install_sweeps_the_temporary_files_a_killed_one_left(ov, user_home):
+    """A write killed mid-way leaves its `.ov-tmp-*` file: in ov's folder of receipts (which the
+    last uninstall then could not remove) and beside the host's file (a copy of the user's settings)."""
+    _installs().mkdir(parents=True)
+    in_home = _installs() / ".ov-tmp-0123456789ab"
+    beside = user_home / ".claude" / ".ov-tmp-ba9876543210"
+    young = user_home / ".claude" / ".ov-tmp-00000000abcd"  # perhaps another ov's, writing right now
+    mine = user_home / ".claude" / ".ov-tmp-notes"  # not a name ov's writes give
+    for path in (in_home, beside, young, mine):
+        path.write_text(CLAUDE_SETTINGS)
+    old = os.stat(beside).st_mtime - 3600
+    for path in (in_home, beside, mine):
+        os.utime(path, (old, old))
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert not in_home.exists() and not beside.exists()
+    assert young.exists() and mine.exists()
+    young.unlink()
+    (_installs() / ".ov-tmp-ffffffffffff").write_text("{}")  # under the lock, however young: no other install runs
+    assert ov("uninstall", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert not _installs().exists()
+    assert (user_home / ".claude" / "settings.json").read_text() == CLAUDE_SETTINGS

@@ -585,6 +585,26 @@ def test_an_atomic_replace_keeps_the_permissions_of_the_file_it_replaces(tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new", "new-private", "private", "shared"]  # no temporary left
 
 
+def test_only_the_stale_temporary_files_of_ovs_atomic_writes_are_swept(tmp_path: Path):
+    """What a write killed between its temporary file and the rename leaves: nothing else removes it."""
+    from ov.files import remove_stale_replacements, replacement_beside
+
+    made = [replacement_beside(tmp_path / "settings.json"), replacement_beside(tmp_path / "other.json")]
+    made.append(replacement_beside(tmp_path / "x", suffix=".lock"))  # another kind of ov's temporary file
+    for _, fd in made:
+        os.close(fd)
+    (tmp, _), (young, _), (suffixed, _) = made
+    (tmp_path / ".ov-tmp-notes").write_text("mine")  # not a name ov gives
+    (tmp_path / ".ov-tmp-0123456789ab").mkdir()  # a folder, whatever its name
+    old = young.stat().st_mtime - 120
+    for path in (tmp, suffixed, tmp_path / ".ov-tmp-notes", tmp_path / ".ov-tmp-0123456789ab"):
+        os.utime(path, (old, old))
+    assert remove_stale_replacements(tmp_path, older_than=60) == [tmp]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([young.name, suffixed.name, ".ov-tmp-notes", ".ov-tmp-0123456789ab"])
+    assert remove_stale_replacements(tmp_path) == [young]  # no age asked: every one
+    assert remove_stale_replacements(tmp_path / "missing") == []
+
+
 def test_a_first_command_that_fails_leaves_no_account_behind(store: Store, ov_home: Path):
     """`OV_ACCOUNT=tpyo ov rm X` failed, yet made the account, which every later read then found
     empty instead of refusing it."""

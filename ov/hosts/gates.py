@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from ov.hosts.filechange import Change, read
@@ -92,14 +93,19 @@ def _codex(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> lis
     from ov.hosts.receipts import record_trust
 
     made_config = not config.exists()  # Codex makes config.toml for what it writes: the uninstall takes it away again
+
+    def about_to_write(reviews: dict[str, str] | None = None, project_trusted: bool = False) -> None:
+        # Recorded before Codex writes it: an install killed in between leaves a record of trust
+        # that may not be there (an uninstall takes out only what still is), never trust no record
+        # claims, which a re-install finds "already trusted" and would leave in for good.
+        record_trust(receipts_dir, spec, reviews=reviews, project=str(project) if project_trusted else None, made_config=made_config)
+
     try:
-        made_trusted, trusted = codex_trust(spec, binary)
+        made_trusted, trusted = codex_trust(spec, binary, about_to_write=about_to_write)
     except (OSError, RuntimeError, TimeoutError, ValueError) as exc:
         if untrusted_project and codex_project_trust(spec) == "trusted":  # the first step was done
-            record_trust(receipts_dir, spec, project=str(project), made_config=made_config)
             return [f"codex    trusted the project {project} in {config} ({_PROJECT_TRUST_GRANTS}), but could not record the review of ov's hooks ({exc}): open /hooks in Codex and trust them"]
         return [f"codex    could not record the review ({exc}); instead, {by_hand}"]
-    record_trust(receipts_dir, spec, reviews=trusted, project=str(project) if made_trusted else None, made_config=made_config)
     notes = [f"codex    trusted the project {project} in {config}: {_PROJECT_TRUST_GRANTS}"] if made_trusted else []
     if trusted:
         notes.append(f"codex    trusted ov's hooks: {', '.join(sorted(trusted))}")
@@ -110,10 +116,12 @@ def _codex(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> lis
     return notes
 
 
-def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool, dict[str, str]]:
+def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0, about_to_write: Callable[..., None] | None = None) -> tuple[bool, dict[str, str]]:
     """Mark ov's handlers in ``spec.path`` reviewed in Codex, and in project scope the project
     trusted first (Codex lists no hook of an untrusted project, so none could be reviewed).
-    Whether the project was newly trusted, and the trust keys written with the hash each got."""
+    Whether the project was newly trusted, and the trust keys written with the hash each got.
+    ``about_to_write`` is told what each write will add (``project_trusted=True``, or
+    ``reviews``) before it is sent."""
     ours = _codex_positions(spec)
     env = dict(os.environ)
     if spec.scope == "user" and "CODEX_HOME" not in env:
@@ -127,6 +135,8 @@ def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool
             # Into the user's config.toml (batchWrite's default file), comments and all; the path
             # quoted as a TOML key, which Codex's key paths accept.
             key = f"projects.{json.dumps(str(project), ensure_ascii=False)}.trust_level"
+            if about_to_write is not None:
+                about_to_write(project_trusted=True)
             rpc.call("config/batchWrite", {"edits": [{"keyPath": key, "mergeStrategy": "upsert", "value": "trusted"}]})
         listing = rpc.call("hooks/list", {"cwds": [str(project or Path.cwd())]})
         pending = {
@@ -136,6 +146,8 @@ def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0) -> tuple[bool
             if _position(spec, hook.get("key")) in ours and hook.get("trustStatus") in ("untrusted", "modified") and hook.get("currentHash")
         }
         if pending:
+            if about_to_write is not None:
+                about_to_write(reviews={key: value["trusted_hash"] for key, value in pending.items()})
             rpc.call("config/batchWrite", {"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": pending}]})
     return made_trusted, {key: value["trusted_hash"] for key, value in pending.items()}
 

@@ -34,13 +34,16 @@ from dataclasses import replace
 from pathlib import Path
 
 from ov.errors import StoreLocked
-from ov.files import atomic_write
+from ov.files import atomic_write, remove_stale_replacements
 from ov.home import Home
 from ov.hosts.filechange import Change
 from ov.hosts.hostconfig import Spec
 
 BACKUP_SUFFIX = ".ov.bak"
 LOCK_NAME = "installs.lock"  # in ov's home, beside the folder of receipts (which goes when empty)
+# An atomic write's temporary file in a host's folder older than this is a killed install's: the
+# lock keeps other installs out, and a minute keeps clear of any other writer of ov's there.
+STALE_TEMP_AGE = 60.0  # seconds
 LOCK_TIMEOUT = 30.0  # seconds: an install runs `codex app-server` for --trust, which may take a while
 _KEPT_TRUST = "kept-trust"  # the kind of the receipt that keeps what --trust wrote past an uninstall
 
@@ -62,6 +65,8 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
     except Timeout:
         raise StoreLocked(f"another ov install or uninstall is running (it holds {path})", hint="try again once it is done") from None
     try:
+        # What an install or uninstall killed mid-write left: under the lock no other is writing here.
+        remove_stale_replacements(receipts_dir)
         yield
     finally:
         lock.release()
@@ -69,7 +74,8 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
 
 def apply(change: Change, receipts_dir: Path) -> None:
     """Write the file (atomically, the file before ov's first write kept at :func:`backup_path`)
-    and then the receipt.
+    and its receipt: an install writes the backup, then the receipt, then the file, so that one
+    killed on the way leaves nothing of ov's in the file that no receipt records.
 
     An uninstall that gives the file back as it was before the install also takes the backup
     and the folders the install made away: nothing of ov's is left in the host's config. One
@@ -84,22 +90,35 @@ def apply(change: Change, receipts_dir: Path) -> None:
     # (replacing the link by a file would cut it off from the user's dotfiles), and to remove when
     # ov made it (a link to a file not made yet stays the dangling link it was).
     target = path.resolve() if path.is_symlink() else path
+    # A copy of the user's file that a killed install or uninstall left beside it (atomic_write's
+    # temporary file): nothing else would ever remove it.
+    for folder in dict.fromkeys((target.parent, backup.parent)):
+        if folder != receipts_dir:
+            remove_stale_replacements(folder, STALE_TEMP_AGE)
+    receipt_path = _receipt_path(receipts_dir, change.spec)
+    receipt_written = False
     if change.changed:
         if change.after is None:
             _unlink(target)  # gone already when the hooks' uninstall of the same file took it (Gemini)
         else:
             made = _missing_parents(target)
-            target.parent.mkdir(parents=True, exist_ok=True)
             # The backup is the file before ov's first write: a re-install (from another ov, say),
             # or the server joining the hooks in one file, keeps it.
             if change.before is not None and change.receipt is not None and not _held(receipts_dir, change.spec):
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(backup, change.before, mode=0o600)
+            if change.receipt is not None:
+                if made:
+                    change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
+                # The receipt before the file, the backup before the receipt: an install killed in
+                # between leaves a receipt of what it was about to write, which a re-install keeps
+                # and an uninstall undoes, never ov's entries in a file no receipt claims.
+                _write_receipt(receipt_path, change.receipt)
+                receipt_written = True
+            target.parent.mkdir(parents=True, exist_ok=True)
             # A file that exists keeps its permissions (atomic_write); a new one is the user's
             # alone, unless a plugin that the host reads as a package.
             atomic_write(target, change.after, mode=0o644 if change.spec.shape == "plugin" else 0o600)
-            if change.receipt is not None and made:
-                change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
     # An uninstall undoes the receipt as it is now: one earlier in the same run may have handed it
     # a folder (`--with-mcp`: Codex's hooks.json went, and config.toml's receipt took .codex/).
     undone = with_file_facts(change.spec_receipt, read_receipt(receipts_dir, change.spec) or {}) if change.receipt is None else {}
@@ -122,15 +141,13 @@ def apply(change: Change, receipts_dir: Path) -> None:
                     _hand_over_folder(receipts_dir, change.spec, folder)
     if change.trust_kept is not None:
         _keep_trust(receipts_dir, *change.trust_kept)
-    receipt_path = _receipt_path(receipts_dir, change.spec)
     if change.receipt is None:
         _unlink(receipt_path)
         try:
             receipts_dir.rmdir()  # the last receipt gone: nothing of ov's install is left in its home
         except OSError:
             pass  # another receipt or a project's backup is still in it (or it never existed)
-    else:
-        receipt_path.parent.mkdir(parents=True, exist_ok=True)
+    elif not receipt_written:
         _write_receipt(receipt_path, change.receipt)
 
 
