@@ -585,18 +585,75 @@ def test_a_rebuild_of_a_damaged_index_cut_short_leaves_it_not_built(docs, ov_hom
     assert uris(found(docs, "risotto")) == ["viking://resources/notes/cooking.md"]
 
 
-def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home):
+def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home, monkeypatch):
+    from ov.index import sync
+
+    found(docs, "risotto")
+    write(docs, "viking://resources/notes/cooking.md", "# Cooking\n\nPaella wants saffron.\n")
+    written = sync.Meta.write
+
+    def killed(self, path):
+        raise KeyboardInterrupt  # as kill -9 between the full-text commit and meta.json
+
+    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+        patch.setattr(sync.Meta, "write", killed)
+        _opened()
+    assert sync.Meta.write is written and (index_dir(ov_home) / "update.json").is_file()
+    result = found(docs, "paella")
+    assert result["index"]["actions"] == ["updated 1 path"]
+    assert uris(result) == ["viking://resources/notes/cooking.md"]
+    assert not (index_dir(ov_home) / "update.json").exists()
+    assert docs("fsck").exit_code == 0
+
+
+def test_an_update_cut_short_without_its_note_is_rebuilt(docs, ov_home):
+    # An ov that wrote no note (an earlier version) died mid-update: what it removed cannot be
+    # told, so the index is rebuilt rather than left with records HEAD does not hold.
     found(docs, "risotto")
     meta_path = index_dir(ov_home) / "meta.json"
     before = json.loads(meta_path.read_text())
     write(docs, "viking://resources/notes/cooking.md", "# Cooking\n\nPaella wants saffron.\n")
     found(docs, "paella")
-    # As if the update died after tantivy's commit but before meta.json was written.
-    meta_path.write_text(json.dumps(before))
+    meta_path.write_text(json.dumps(before))  # as if meta.json had not been written
     result = found(docs, "paella")
-    assert result["index"]["actions"] == ["updated 1 path"]
+    assert result["index"]["actions"] == ["rebuilt: an index update was cut short"]
     assert uris(result) == ["viking://resources/notes/cooking.md"]
     assert docs("fsck").exit_code == 0
+
+
+@pytest.mark.parametrize("provider", ["auto", "hash"])  # auto: the built-in model
+def test_a_killed_update_leaves_no_records_where_a_path_came_back_to_its_blob(ov, ov_home, monkeypatch, provider):
+    # A live session's messages file is empty, holds a turn, and is empty again after a commit:
+    # the diff from the indexed commit did not name it, the replay did not touch it, and the
+    # killed update's records were found by every search until `ov reindex`.
+    from ov.index import sync
+
+    assert ov("config", "set", "embedding.provider", provider).exit_code == 0
+    assert ov("session", "add", "s", "--text", "I prefer tabs.").exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    found(ov, "tabs")
+    meta_before = json.loads((index_dir(ov_home) / "meta.json").read_text())
+    assert ov("session", "add", "s", "--text", "zebrafish notes").exit_code == 0
+    written = sync.Meta.write
+
+    def killed(self, path):
+        raise KeyboardInterrupt  # as kill -9 between the full-text commit and meta.json
+
+    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
+        patch.setattr(sync.Meta, "write", killed)
+        _opened()
+    assert sync.Meta.write is written
+    assert ov("commit", "s").exit_code == 0
+    live = "viking://user/default/sessions/s/messages.jsonl"
+    result = found(ov, "zebrafish")
+    assert live not in json.dumps(result)
+    assert "vectors rebuilt" not in result["index"]["actions"]  # undone, not rebuilt
+    meta = json.loads((index_dir(ov_home) / "meta.json").read_text())
+    assert meta["next_label"] > meta_before["next_label"] and meta["embedder"] is not None
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 0 and checked.json["result"]["findings"] == []
+    assert checked.json["result"]["checked"]["records"] == meta["records"]
+    assert meta["vectors"] == checked.json["result"]["checked"]["vectors"]
 
 
 def test_a_change_to_most_of_the_index_is_applied_by_a_rebuild(docs, monkeypatch):

@@ -330,7 +330,9 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
                 "problem",
                 f"the full-text index disagrees with HEAD: {len(missing)} record(s) missing, {len(extra)} extra"
                 + (f" (e.g. {sorted(missing or extra)[0]})" if missing or extra else ""),
-                rebuild,
+                # A search only rebuilds an index that does not open or does not fit the
+                # configuration; one that opens and holds other records is searched as it is.
+                reindex,
             )
         )
     if meta.embedder and meta.vectors_file and not meta.vectors_stale:

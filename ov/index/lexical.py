@@ -325,6 +325,15 @@ class LexicalIndex:
             for rid in ids:
                 writer.delete_documents_by_term("id", rid)
 
+    def delete_labels_from(self, first: int) -> None:
+        """Delete every record labelled ``first`` or above: what an update that died before its
+        ``meta.json`` committed (:meth:`has_labels_from`)."""
+        tantivy = _tantivy()
+        writer = self.writer
+        query = tantivy.Query.range_query(self._index.schema, "label", tantivy.FieldType.Unsigned, first, 2**63 - 1)
+        with _writing(self._path):
+            writer.delete_documents_by_query(query)
+
     def commit(self) -> None:
         if self._writer is not None:
             with _writing(self._path):

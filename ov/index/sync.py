@@ -21,10 +21,14 @@ the schema version, language or embedder differ, or the index files fail to
 open, everything is rebuilt from HEAD into a fresh directory that replaces the
 old one. A session's messages file is updated record by record, every other
 changed path whole. ``meta.json`` is written last, so an update that dies
-half-way is simply replayed: the replay (records labelled past the meta's next
-label show it) replaces every changed path whole, deletion by path then the
-adds, which is idempotent; labels and the vector file generation are only
-taken over with the new meta.
+half-way is undone and replayed: before its full-text commit an update writes
+``update.json``, the paths it replaces and the vector labels it removes; the
+next update deletes the records it added (labelled from the meta's next label
+on) and replaces those paths whole as well as the changed ones. Without the
+note the dead update's records stayed wherever the path was back to the blob
+it had (a session's messages file, empty again after a commit). Labels and the
+vector file generation are only taken over with the new meta, so the vectors
+are the meta's own.
 
 Updates hold ``state/{account}/index.lock``; searches never wait for writers of
 the store.
@@ -57,6 +61,7 @@ from ov.wording import counted
 
 INDEX_DIR = "index"
 META_NAME = "meta.json"
+UPDATE_NAME = "update.json"  # what an update is applying, written before its full-text commit
 TEXT_DIR = "text"
 EMBED_BATCH = 256
 # A diff of at least this many paths that touches most of the index is applied by a rebuild.
@@ -356,16 +361,9 @@ class Indices:
             return self._load(meta, [f"rebuilt: {problem}"])
         actions = []
         if meta.commit != head:
-            # The last update committed its full-text records and died before its meta.json: the
-            # index no longer holds what meta.commit yields, so the replay replaces every changed
-            # path whole (record by record, it kept what the dead update wrote, and added its new
-            # records twice). The vectors hold the labels of the records it replaced, not of these:
-            # they are made again.
-            replay = lexical.has_labels_from(meta.next_label)
-            if replay and meta.vectors_file:
-                meta.vectors_stale = True
             try:
-                changed = self._apply_diff(meta, lexical, head, by_record=not replay)
+                undone = self._undo_dead_update(meta, lexical)
+                changed = self._apply_diff(meta, lexical, head, undone=undone)
             except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
                 reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
                 self._rebuild(head, reason)
@@ -384,7 +382,29 @@ class Indices:
             actions.append("vectors rebuilt")
         return self._load(meta, actions, lexical=lexical)
 
-    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None, *, by_record: bool = True) -> int:
+    def _undo_dead_update(self, meta: Meta, lexical: LexicalIndex) -> tuple[set[str], list[int]] | None:
+        """For an update that died before its ``meta.json`` (its note in ``update.json`` is about
+        ``meta``): its records deleted, and (the paths it replaced, the vector labels it removed),
+        for the replay to replace and remove again; None when no update died.
+
+        Replaying only the diff from ``meta.commit`` left its records wherever a path had the same
+        blob at both ends (a session's messages file: empty, turns, empty again after a commit),
+        and searches returned them until ``ov reindex``. The vectors need no undoing: a vector
+        file is only taken over with the new meta."""
+        note = _read_note(self.root / UPDATE_NAME)
+        if note is not None and (note.get("commit"), note.get("next_label")) != (meta.commit, meta.next_label):
+            note = None  # an update that finished (its meta.json was written, its note not yet removed)
+        if note is None:
+            if lexical.has_labels_from(meta.next_label):
+                # An ov without notes died mid-update: what it removed cannot be told.
+                raise _Rebuild("an index update was cut short")
+            return None
+        lexical.delete_labels_from(meta.next_label)
+        return set(note["paths"]), list(note["removed"])
+
+    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None, *, undone: tuple[set[str], list[int]] | None = None) -> int:
+        """Bring ``lexical`` and the vectors from ``meta.commit`` to ``head``; ``undone``: the paths
+        and vector labels of a dead update (:meth:`_undo_dead_update`), replaced and removed too."""
         git = self.store.git
         old_tree = _tree_or_none(git, meta.commit)
         new_tree = git.tree_of(head.encode()) if head else None
@@ -405,13 +425,17 @@ class Indices:
             # moved: 5.6 s against 3.7 s): each delete is a term, and the deleted records weigh on
             # the merges. A rebuild writes a fresh index beside it.
             raise _Rebuild(f"{counted(len(paths), 'path')} changed, most of the index")
+        redone, removed_before = undone if undone is not None else (set(), [])
+        for path in redone - paths.keys():
+            paths[path] = _entry_or_none(git, new_tree, path)
         whole: list[str] = []  # paths whose records are all replaced
         removed_ids: list[str] = []
         records: list[Record] = []
         for path, entry in counting(sorted(paths.items()), self._progress, READING):
             if entry is not None:
                 new_records = committed_records(git, path, *entry)
-                changed = _changed_records(git, path, before.get(path), new_records) if by_record else None
+                # A dead update's path lost records the diff does not name: replaced whole.
+                changed = None if path in redone else _changed_records(git, path, before.get(path), new_records)
                 if changed is not None:
                     gone, new_records = changed
                     removed_ids.extend(gone)
@@ -420,7 +444,7 @@ class Indices:
                 records.extend(new_records)
             else:
                 whole.append(path)
-        removed_labels = lexical.labels_of_paths(whole) + lexical.labels_of_ids(removed_ids)
+        removed_labels = sorted(set(lexical.labels_of_paths(whole) + lexical.labels_of_ids(removed_ids) + removed_before))
         for path in whole:
             lexical.delete_path(path)
         lexical.delete_ids(removed_ids)
@@ -428,6 +452,10 @@ class Indices:
         update = self._update_vectors(meta, records, labels, removed_labels)
         for record, label in counting(list(zip(records, labels)), self._progress, FULL_TEXT):
             lexical.add(record, label)
+        # Written before the commit: if this process dies before meta.json, the next update undoes
+        # what the commit did from it (_undo_dead_update).
+        note = {"commit": meta.commit, "next_label": meta.next_label, "paths": sorted(paths), "removed": removed_labels}
+        atomic_write(self.root / UPDATE_NAME, json_bytes(note))
         lexical.commit()
         meta.commit = head
         meta.next_label += len(records)
@@ -436,6 +464,7 @@ class Indices:
             meta.vectors_file, meta.vectors_delta, meta.vectors = update
         meta.updated_at = time.time()
         meta.write(self.root / META_NAME)
+        (self.root / UPDATE_NAME).unlink(missing_ok=True)
         if update is not None:
             self._sweep_vector_files(meta)
         return len(paths)
@@ -855,6 +884,30 @@ def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: 
             kept = new_mode is not None and not _is_dir_mode(new_mode) and left_out_because(path, new_mode) is None
             out[path] = new_sha if kept else None
     return out
+
+
+def _read_note(path: Path) -> dict | None:
+    """An update's note (``update.json``), or None when there is none or it does not read whole."""
+    try:
+        note = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(note, dict) or not isinstance(note.get("paths"), list) or not isinstance(note.get("removed"), list):
+        return None
+    return note
+
+
+def _entry_or_none(git, tree: bytes | None, path: str) -> tuple[int, bytes] | None:
+    """(mode, blob) of the file ``path`` in ``tree``; None when it holds no file there."""
+    from dulwich.object_store import tree_lookup_path
+
+    if tree is None:
+        return None
+    try:
+        mode, sha = tree_lookup_path(git.repo.object_store.__getitem__, tree, path.encode("utf-8", "surrogateescape"))
+    except (KeyError, NotADirectoryError):
+        return None
+    return None if _is_dir_mode(mode) else (mode, sha)
 
 
 def _tree_or_none(git, commit: str | None):
