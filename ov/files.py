@@ -1,4 +1,5 @@
-"""Small file-system primitives: atomic writes, text checks, and appending JSON lines to logs."""
+"""Small file-system primitives: atomic writes, locks held across processes, text checks, and
+appending JSON lines to logs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import json
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ov.regex import LazyPattern
@@ -35,6 +37,28 @@ def atomic_write(path: Path, data: bytes, *, mode: int | None = None, durable: b
     except BaseException:
         _abandon(tmp, fd)
         raise
+
+
+@contextmanager
+def file_lock(path: Path, timeout: float, busy: str, hint: str) -> Iterator[None]:
+    """Held by one process at a time, through the lock file ``path`` (its folder must exist), for
+    a read-change-write of files that several ov processes may do at once. Raises
+    :class:`~ov.errors.StoreLocked` saying ``busy`` (with ``hint``) when another holds it past
+    ``timeout`` seconds."""
+    # Deferred: filelock costs ~20 ms to import, and only these writes need it.
+    from filelock import FileLock, Timeout
+
+    from ov.errors import StoreLocked
+
+    lock = FileLock(path)
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        raise StoreLocked(busy, hint=hint) from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def atomic_write_all(items: list[tuple[Path, bytes]] | list[tuple[Path, bytes, int | None]], *, mode: int | None = None) -> None:

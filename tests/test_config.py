@@ -1070,3 +1070,49 @@ def test_an_api_base_with_a_password_is_refused_unseen(ov, home: Home) -> None:
     assert ov("config", "set", "llm.api_base", "http://127.0.0.1:8080/v1?name=a@b").exit_code == 0  # an @ past the host is no user
     assert ov("config", "set", "llm.api_base", "http://127.0.0.1:8080/v1#a@b").exit_code == 0  # nor in the fragment
     assert ov("config", "set", "llm.api_base", "bob:hunter2secret@127.0.0.1:8080").exit_code == EXIT_USAGE  # nor without a scheme
+
+
+def _ov_popen(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "ov", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def test_changes_run_at_once_by_several_processes_all_land(home: Home) -> None:
+    # Each read the file, changed it and wrote it back: run together, all but one or two settings
+    # were lost without a word.
+    subprocess.run([sys.executable, "-m", "ov", "config", "set", "hooks.max_chars", "5000"], capture_output=True, check=True)
+    wanted = {"hooks.prompt_budget": "700", "hooks.session_start_budget": "1200", "hooks.tool_output_chars": "3000", "output.color": "never"}
+    procs = [_ov_popen("config", "set", key, value) for key, value in wanted.items()]
+    procs.append(_ov_popen("config", "unset", "hooks.max_chars"))
+    for proc in procs:
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err.decode()
+    loaded = load_config(home)
+    assert {key: str(get_value(loaded.config, key)) for key in wanted} == wanted
+    assert "max_chars" not in home.config_path.read_text()
+
+
+def test_a_change_waits_for_the_one_under_way(home: Home) -> None:
+    from ov.config.editing import LOCK_NAME
+    from ov.files import file_lock
+
+    home.ensure()
+    with file_lock(home.root / LOCK_NAME, 1, "busy", "wait"):
+        proc = _ov_popen("config", "set", "hooks.prompt_budget", "700")
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=2)  # it waits for the lock, having written nothing
+        assert not home.config_path.exists()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err.decode()
+    assert get_value(load_config(home).config, "hooks.prompt_budget") == 700
+
+
+def test_a_change_is_refused_when_another_holds_the_lock_too_long(ov, home: Home, monkeypatch) -> None:
+    from ov.config import editing
+    from ov.files import file_lock
+
+    monkeypatch.setattr(editing, "LOCK_TIMEOUT", 0.1)
+    home.ensure()
+    with file_lock(home.root / editing.LOCK_NAME, 1, "busy", "wait"):
+        result = ov("config", "set", "hooks.prompt_budget", "700")
+    assert result.exit_code != 0 and "another ov process is changing" in result.stderr
+    assert not home.config_path.exists()

@@ -1,5 +1,7 @@
 """Changing ``config.yaml`` from the command line (``ov config set`` and ``unset``): one value at a
 time, written atomically, and refused, with the file left as it was, when it would not load.
+Each change reads, changes and writes the file holding ``config.lock`` beside it: two at once
+each wrote the file as it read it, and one of the two settings was lost.
 """
 
 import dataclasses
@@ -8,8 +10,11 @@ from typing import Any
 from ov.config.loading import LoadedConfig, parse_yaml, read_file, shown, validate
 from ov.config.schema import CONFIG_VERSION, is_text_field, require_key
 from ov.errors import ConfigError
-from ov.files import atomic_write
+from ov.files import atomic_write, file_lock
 from ov.home import Home
+
+LOCK_NAME = "config.lock"  # in ov's home, beside config.yaml
+LOCK_TIMEOUT = 10.0  # seconds: a change takes milliseconds; this is only for one stuck on a slow disk
 
 
 def set_value(home: Home, key: str, text: str) -> LoadedConfig:
@@ -81,6 +86,15 @@ def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:
     A value that was already invalid does not stop the change: refusing every change while one
     value a newer ov accepted is in the file left no way to fix the others with `ov config`.
     """
+    path = home.config_path
+    home.ensure()  # the lock file's folder; the home is where the file is written anyway
+    lock = home.root / LOCK_NAME
+    with file_lock(lock, LOCK_TIMEOUT, f"another ov process is changing {path} (it holds {lock})", "try again in a moment"):
+        return _change(home, key, change, text)
+
+
+def _change(home: Home, key: str, change, text: str | None) -> LoadedConfig:
+    """:func:`_rewrite`'s work, under its lock."""
     import yaml  # Deferred: only config writes need the YAML emitter.
 
     path = home.config_path

@@ -33,8 +33,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from ov.errors import StoreLocked
-from ov.files import atomic_write, remove_stale_replacements
+from ov.files import atomic_write, file_lock, remove_stale_replacements
 from ov.home import Home
 from ov.hosts.filechange import Change
 from ov.hosts.hostconfig import Spec
@@ -54,22 +53,13 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
     The lock file sits beside ``receipts_dir``, not in it: the last uninstall removes the folder.
     Raises :class:`~ov.errors.StoreLocked` when another holds it past ``timeout`` seconds
     (:data:`LOCK_TIMEOUT` unless given)."""
-    # Deferred: filelock costs ~20 ms to import, and only an install needs it.
-    from filelock import FileLock, Timeout
-
     Home(receipts_dir.parent).ensure()  # the home (where receipts_dir is), perhaps made by this
     path = receipts_dir.parent / LOCK_NAME
-    lock = FileLock(path)
-    try:
-        lock.acquire(timeout=LOCK_TIMEOUT if timeout is None else timeout)
-    except Timeout:
-        raise StoreLocked(f"another ov install or uninstall is running (it holds {path})", hint="try again once it is done") from None
-    try:
+    busy = f"another ov install or uninstall is running (it holds {path})"
+    with file_lock(path, LOCK_TIMEOUT if timeout is None else timeout, busy, "try again once it is done"):
         # What an install or uninstall killed mid-write left: under the lock no other is writing here.
         remove_stale_replacements(receipts_dir)
         yield
-    finally:
-        lock.release()
 
 
 def apply(change: Change, receipts_dir: Path) -> None:
