@@ -751,9 +751,9 @@ def test_a_bare_commit_extracts_again_what_failed_when_no_session_has_messages(o
     assert ov("session", "add", "other", "--text", "My shell is fish.").exit_code == 0
     # live messages first: a session whose extraction keeps failing never stands in front of them
     first = ov("commit", "--json").json["result"]
-    assert first["session"].endswith("/sessions/other") and first["archived"] == 1
+    assert first["session"] == "other" and first["uri"].endswith("/sessions/other") and first["archived"] == 1
     report = ov("commit", "--json").json["result"]
-    assert report["session"].endswith("/sessions/failed") and report["failed"] is None
+    assert report["session"] == "failed" and report["failed"] is None
     assert report["retried"] == ["viking://user/default/sessions/failed/history/archive_001"]
     assert "Editor: Vim" in _memory_files(ov_home)["profile.md"]
     assert ov("session", "show", "failed", "--json").json["result"]["extraction_pending"] == []
