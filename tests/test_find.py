@@ -585,20 +585,27 @@ def test_a_rebuild_of_a_damaged_index_cut_short_leaves_it_not_built(docs, ov_hom
     assert uris(found(docs, "risotto")) == ["viking://resources/notes/cooking.md"]
 
 
-def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home, monkeypatch):
+def _update_killed_before_its_meta(monkeypatch):
+    """Open the index with its update dying between the full-text commit and meta.json, as a
+    kill -9 there would."""
     from ov.index import sync
 
-    found(docs, "risotto")
-    write(docs, "viking://resources/notes/cooking.md", "# Cooking\n\nPaella wants saffron.\n")
     written = sync.Meta.write
 
     def killed(self, path):
-        raise KeyboardInterrupt  # as kill -9 between the full-text commit and meta.json
+        raise KeyboardInterrupt
 
     with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
         patch.setattr(sync.Meta, "write", killed)
         _opened()
-    assert sync.Meta.write is written and (index_dir(ov_home) / "update.json").is_file()
+    assert sync.Meta.write is written
+
+
+def test_an_interrupted_update_is_replayed_without_duplicates(docs, ov_home, monkeypatch):
+    found(docs, "risotto")
+    write(docs, "viking://resources/notes/cooking.md", "# Cooking\n\nPaella wants saffron.\n")
+    _update_killed_before_its_meta(monkeypatch)
+    assert (index_dir(ov_home) / "update.json").is_file()
     result = found(docs, "paella")
     assert result["index"]["actions"] == ["updated 1 path"]
     assert uris(result) == ["viking://resources/notes/cooking.md"]
@@ -626,23 +633,13 @@ def test_a_killed_update_leaves_no_records_where_a_path_came_back_to_its_blob(ov
     # A live session's messages file is empty, holds a turn, and is empty again after a commit:
     # the diff from the indexed commit did not name it, the replay did not touch it, and the
     # killed update's records were found by every search until `ov reindex`.
-    from ov.index import sync
-
     assert ov("config", "set", "embedding.provider", provider).exit_code == 0
     assert ov("session", "add", "s", "--text", "I prefer tabs.").exit_code == 0
     assert ov("commit", "s").exit_code == 0
     found(ov, "tabs")
     meta_before = json.loads((index_dir(ov_home) / "meta.json").read_text())
     assert ov("session", "add", "s", "--text", "zebrafish notes").exit_code == 0
-    written = sync.Meta.write
-
-    def killed(self, path):
-        raise KeyboardInterrupt  # as kill -9 between the full-text commit and meta.json
-
-    with monkeypatch.context() as patch, pytest.raises(KeyboardInterrupt):
-        patch.setattr(sync.Meta, "write", killed)
-        _opened()
-    assert sync.Meta.write is written
+    _update_killed_before_its_meta(monkeypatch)
     assert ov("commit", "s").exit_code == 0
     live = "viking://user/default/sessions/s/messages.jsonl"
     result = found(ov, "zebrafish")
