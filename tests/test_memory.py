@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from ov.errors import ConfigError, InvalidInput
-from ov.sessions.memory.extract import Candidate, extract_explicit
+from ov.sessions.memory.candidate import Candidate
+from ov.sessions.memory.extract import extract_explicit
 from ov.sessions.memory.files import build_meta, parse_memory, render_memory
 from ov.sessions.memory.merge import merge_fields, patch_text
 from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes

@@ -145,7 +145,7 @@ def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:
     on the text's topic, a profile line). Other types need a statement the rules read."""
     from ov.sessions.memory import text as tx
     from ov.sessions.memory import topics
-    from ov.sessions.memory.extract import Candidate
+    from ov.sessions.memory.candidate import Candidate
 
     text = _one_line(text)
     line = "- " + tx.capitalise(tx.absolute_dates(tx.clean(text), when))

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ov.errors import InvalidInput
 from ov.llm.client import LLMError, UnusableAnswer, complete_json, load_json_answer
 from ov.llm.prompts import CONTRACTS, PromptTemplate, load_prompt
-from ov.sessions.memory.extract import Candidate
+from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
 from ov.sessions.session import message_text
 from ov.tokens import estimate_tokens

@@ -15,7 +15,7 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory.choices import choice_of
-from ov.sessions.memory.extract import Candidate
+from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
 from ov.sessions.memory.merge import merge_fields
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema

@@ -1,0 +1,123 @@
+"""A memory to write (:class:`Candidate`), and how a statement the rules read becomes one.
+
+The rules (:mod:`ov.sessions.memory.rules`, read by :mod:`ov.sessions.memory.extract`) say what a
+clause states; here that statement becomes the fields of its file, the line it stores (said of the
+user in the third person: "Prefers tabs", "Works at Acme"), the stored lines it replaces, and the
+other files it amends ("Prefers spaces" ends "Prefers tabs" in ``tabs.md``). The planner
+(:mod:`ov.sessions.memory.plan`) merges candidates into the files; the model's path makes them too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
+from ov.sessions.memory.choices import choice_probes, rivals
+from ov.sessions.memory.facts import fact_probes
+from ov.sessions.memory.rules import Statement, supersedes
+
+
+@dataclass
+class Candidate:
+    """A memory to write: its type, its schema fields, and the messages it came from."""
+
+    memory_type: str
+    fields: dict[str, str]
+    source_message_ids: list[str] = field(default_factory=list)
+    # "user", or "peer" for a memory about the session's peer (only the LLM path proposes those).
+    about: str = "user"
+    # Stored lines the content's lines replace (probes of merge's "supersede" op; see rules.supersedes).
+    replaces: tuple[str, ...] = ()
+    # Only amends a stored line that ``replaces`` matches: never creates a file or appends a line.
+    only_amends: bool = False
+    # Such amendments of other files that storing this one implies ("Prefers spaces": tabs.md).
+    amends: list[Candidate] = field(default_factory=list)
+    # (old, new): a changed value, put in place in the stored lines naming it; the content is
+    # stored only when none does (merge's "swap" op).
+    swap: tuple[str, str] | None = None
+    # With ``replaces``: the line to store when no stored line is replaced ("Moved to Lisbon").
+    otherwise: str | None = None
+    # A role only one file of its folder holds ("The user's manager"): the others lose it.
+    role: str | None = None
+    formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
+
+
+def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
+    """For a choice ("Prefers spaces"), the negation of each rival a stored preference may state."""
+    if statement.memory_type != "preferences":
+        return []
+    return [
+        Candidate(
+            "preferences",
+            {**statement.path_fields, "topic": topics.slug(rival), "content": f"- No longer prefers {rival}"},
+            list(sources),
+            replaces=choice_probes(f"Prefers {rival}"),
+            only_amends=True,
+            formerly=topics.former_slug(rival),
+        )
+        for rival in rivals(statement.lead, tx.voiced(statement.obj, "they"))
+    ]
+
+
+def candidate_of(statement: Statement) -> Candidate:
+    """The memory ``statement`` makes: its file's fields, its line, what it replaces and amends."""
+    fields = dict(statement.path_fields)
+    marker = "Actually, " if statement.marked else ""
+    role = None
+    if statement.memory_type == "entities":
+        fields["name"] = re.sub(r"\.(?=\s|$)", "", statement.obj)  # "Dr. Smith": dr_smith.md, as "J. R. R. Tolkien" j_r_r_tolkien.md
+        if statement.fact:
+            line = marker + (statement.fact[:1].lower() + statement.fact[1:] if marker else statement.fact)
+            fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
+        else:
+            fields["content"] = f"# {statement.obj}\n\n- The user's {statement.noun}"
+            role = f"The user's {statement.noun}"
+        replaces: tuple[str, ...] = statement.probes or (fact_probes(statement.fact) if statement.marked else ())
+    else:
+        obj = tx.voiced(statement.obj, "they") if _of_the_user(statement) else statement.obj
+        line = tx.capitalise(statement.lead + obj)
+        if statement.memory_type == "events":
+            fields["event"] = topics.slug(statement.obj, fallback="note")
+        fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
+        older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
+        replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *statement.probes)
+        if statement.marked and statement.slot[:2] == ("profile", "fact"):
+            # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
+            replaces = (*replaces, *fact_probes(line))
+    sources = list(dict.fromkeys(s for s in statement.sources if s))
+    otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
+    return Candidate(
+        statement.memory_type,
+        fields,
+        sources,
+        replaces=replaces,
+        amends=_rivals(statement, sources),
+        swap=statement.swap,
+        otherwise=otherwise,
+        role=role,
+        formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
+    )
+
+
+def _of_the_user(statement: Statement) -> bool:
+    """Whether the line says something of the user in the third person ("Prefers ...", "Works at ...",
+    "Editor: ...") rather than in their words (a note, an instruction, "Remember to ...")."""
+    if statement.memory_type == "profile":
+        return not statement.lead.startswith("Team ")
+    return statement.memory_type == "preferences" and statement.lead.strip() not in ("", "Always", "Never", "Remember to")
+
+
+def dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
+    """``candidates`` with each memory once, in order of first mention, keeping every source message."""
+    merged: dict[tuple, Candidate] = {}
+    for candidate in candidates:
+        key = (candidate.memory_type, tuple(sorted(candidate.fields.items())))
+        if key in merged:
+            sources = merged[key].source_message_ids
+            sources.extend(s for s in candidate.source_message_ids if s not in sources)
+        else:
+            merged[key] = candidate
+    return list(merged.values())
