@@ -817,6 +817,28 @@ def test_a_pending_archive_whose_messages_are_gone_is_no_longer_pending(ov, ov_h
     assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == []
 
 
+def test_a_commit_that_changes_only_the_meta_names_the_session_as_every_session_commit_does(ov, ov_home, monkeypatch):
+    # (found by a review: the commit that only takes a gone archive off the pending list named the
+    # session's .meta.json in its subject and its Ov-Uri trailers, as if it were content)
+    assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
+    with monkeypatch.context() as patch:
+        _broken_extraction(patch)
+        assert ov("commit", "s").exit_code == 0
+    assert ov("rm", "viking://user/default/sessions/s/history/archive_001/messages.jsonl").exit_code == 0
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["dropped"] == ["archive_001"] and report["archive"] is None and report["commit"]
+    from dulwich.diff_tree import tree_changes
+
+    repo = Repo(str(ov_home / "accounts/default"))
+    commit = repo[report["commit"].encode()]
+    changed = {(change.new or change.old).path for change in tree_changes(repo.object_store, repo[commit.parents[0]].tree, commit.tree)}
+    assert changed == {b"user/default/sessions/s/.meta.json"}  # only the meta changed ...
+    session = "viking://user/default/sessions/s"
+    lines = commit.message.decode().splitlines()
+    assert lines[0] == f"ov commit {session}"  # ... and the message names the session, as `session add` does
+    assert [line for line in lines if line.startswith("Ov-Uri:")] == [f"Ov-Uri: {session}"]
+
+
 def test_a_value_said_in_a_failed_archive_never_overwrites_a_later_one(ov, ov_home, monkeypatch):
     assert ov("session", "add", "s", "--text", "My editor is Vim.").exit_code == 0
     with monkeypatch.context() as patch:

@@ -111,8 +111,8 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
     for attempt in range(1, PLAN_ROUNDS + 1):
         with store.draft() as draft:
             draft.adopt_hand_edits(memories, peers)
-            report, archive = _plan(store, draft, uri, session_id, keep, answers)
-        if archive is None:
+            report, named = _plan(store, draft, uri, session_id, keep, answers)
+        if named is None:
             return report
         with store.transaction() as tx:
             tx.adopt_hand_edits(memories, peers)
@@ -126,12 +126,12 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
                 # The store keeps changing: plan under the lock, but never with a model call; the
                 # answer already had is re-planned against the files as they are now, and
                 # messages the model never saw go to the offline rules.
-                report, archive = _plan(store, tx, uri, session_id, keep, answers, ask_model=False)
-                if archive is None:
+                report, named = _plan(store, tx, uri, session_id, keep, answers, ask_model=False)
+                if named is None:
                     return report
             # The memory files are named too: `ov snapshot log --uri viking://~/memories` finds the
             # session commits that changed them (the message caps how many URIs it lists).
-            report.commit = tx.commit("commit", [uri, archive, *report.written]).commit
+            report.commit = tx.commit("commit", [uri, *named, *report.written]).commit
         return report
     raise AssertionError("unreachable: the last round commits")  # pragma: no cover
 
@@ -143,10 +143,11 @@ PLAN_ROUNDS = 3
 
 def _plan(
     store: Store, tx, uri: VikingURI, session_id: str, keep: int, answers: dict, *, ask_model: bool = True
-) -> tuple[CommitReport, VikingURI | None]:
+) -> tuple[CommitReport, list[VikingURI] | None]:
     """Put the session's commit into ``tx``: archive, summary, memories, meta; the report and
-    the archive's URI (None when there is nothing to commit; the meta's when only the meta
-    changes). ``answers`` keeps the model's answers between plans (see :func:`_extract`)."""
+    the URIs its commit names after the session's: the archive's, or none when only the meta
+    changes (its record is the session's, as every session command names it), None when there
+    is nothing to commit. ``answers`` keeps the model's answers between plans (see :func:`_extract`)."""
     meta_uri = VikingURI((*uri.parts, META))
     messages_uri = VikingURI((*uri.parts, MESSAGES))
     meta_data = tx.existing_file(meta_uri)
@@ -164,7 +165,7 @@ def _plan(
         meta.pop(PENDING, None)
         meta["updated_at"] = now_iso()
         tx.put(meta_uri, json_bytes(meta))
-        return CommitReport(str(uri), "committed", kept=len(kept), dropped=lost), meta_uri
+        return CommitReport(str(uri), "committed", kept=len(kept), dropped=lost), []
     if to_archive:
         index = _next_archive(store, uri, meta)
         archive = VikingURI((*uri.parts, sidecar.HISTORY, f"{sidecar.ARCHIVE_PREFIX}{index:03d}"))
@@ -238,7 +239,7 @@ def _plan(
     if not to_archive:
         meta["updated_at"] = now_iso()
         tx.put(meta_uri, json_bytes(meta))
-        return report, archive
+        return report, [archive]
     archived_before = archived_count(meta)  # before the counts change: an older ov's meta derives it from them
     meta["commit_count"] = meta.get("commit_count", 0) + 1
     meta["message_count"] = len(kept)
@@ -253,7 +254,7 @@ def _plan(
     meta["archived_ids"] = (meta.get("archived_ids", []) + new_ids)[-(ARCHIVED_IDS_KEPT + len(to_archive)) :]
     meta["live_ids"] = [m.get("id") for m in kept]
     tx.put(meta_uri, json_bytes(meta))
-    return report, archive
+    return report, [archive]
 
 
 
