@@ -188,17 +188,41 @@ CASES = [
     pytest.param(["I prefer tabs over spaces", "I prefer spaces now"],
                  {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs"}, None,
                  id="tabs-over-spaces-then-spaces"),
-    # an older ov merged "... and my name is Ada" into the line: the correction ends the choice, not the name
+    # an older ov merged "... and my name is Ada" into the line: the correction ends the choice, not the name,
+    # which goes where `ov remember "my name is Ada"` puts it
     pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs over spaces and my name is Ada"), "I prefer spaces over tabs now"],
-                 {"preferences/default/spaces.md": "- Prefers spaces over tabs",
-                  "preferences/default/tabs.md": "- No longer prefers tabs\n- My name is Ada"},
-                 {"preferences/default/tabs.md": ("- Prefers tabs over spaces and my name is Ada", "- No longer prefers tabs\n- My name is Ada")},
+                 {"preferences/default/spaces.md": "- Prefers spaces over tabs", "preferences/default/tabs.md": "- No longer prefers tabs",
+                  "profile.md": "- Name: Ada"},
+                 {"preferences/default/tabs.md": ("- Prefers tabs over spaces and my name is Ada", "- No longer prefers tabs")},
                  id="a-correction-keeps-a-statement-an-older-ov-merged-into-the-line"),
+    pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs over spaces and my name is Ada"), ["I prefer spaces over tabs now."]],
+                 {"preferences/default/spaces.md": "- Prefers spaces over tabs", "preferences/default/tabs.md": "- No longer prefers tabs",
+                  "profile.md": "- Name: Ada"},
+                 None, id="a-merged-statement-goes-to-its-file-in-a-session-commit"),
     pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs; my shell is fish"), "Actually, I prefer spaces"],
-                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs\n- My shell is fish"},
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs",
+                  "profile.md": "- Shell: fish"},
                  None, id="a-correction-keeps-what-follows-a-semicolon"),
-    pytest.param([("stored", "profile.md", "- Editor: Neovim and I work at Acme"), "My editor is Emacs"],
-                 {"profile.md": "- Editor: Emacs\n- I work at Acme"}, None, id="a-new-value-keeps-the-clause-after-the-old-one"),
+    pytest.param([("stored", "profile.md", "- Editor: Neovim and I work at Acme now"), "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs\n- Works at Acme"}, None, id="a-new-value-keeps-the-clause-after-the-old-one"),
+    pytest.param([("stored", "profile.md", "- Editor: Neovim and I like jazz"), "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs", "preferences/default/jazz.md": "- Likes jazz"}, None,
+                 id="a-merged-preference-goes-to-its-topic"),
+    pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs and my name is Ada"), ("stored", "profile.md", "- Name: Ada"),
+                  "I prefer spaces"],
+                 {"preferences/default/spaces.md": "- Prefers spaces", "preferences/default/tabs.md": "- No longer prefers tabs",
+                  "profile.md": "- Name: Ada"}, None, id="a-merged-statement-already-stored-is-not-doubled"),
+    # when it was said is not known: it replaces no line ("Works at Globex" may be the later), a later statement replaces both
+    pytest.param([("stored", "profile.md", "- Works at Globex\n- Editor: Neovim and I work at Acme"), "My editor is Emacs"],
+                 {"profile.md": "- Works at Globex\n- Editor: Emacs\n- Works at Acme"}, None, id="a-merged-statement-replaces-no-line"),
+    pytest.param([("stored", "profile.md", "- Works at Globex\n- Editor: Neovim and I work at Acme"), "My editor is Emacs", "I work at Initech"],
+                 {"profile.md": "- Works at Initech\n- Editor: Emacs"}, None, id="a-later-statement-replaces-both"),
+    # what the rules do not read, or read as a dated note (it would be dated today), stays in the user's words
+    pytest.param([("stored", "profile.md", "- Editor: Neovim and my build is green; I deployed the app yesterday"), "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs\n- My build is green\n- I deployed the app yesterday"}, None,
+                 id="a-merged-statement-no-rule-reads-stays"),
+    pytest.param([("stored", "profile.md", "- Editor: Neovim and I like jazz. It is loud"), "My editor is Emacs"],
+                 {"profile.md": "- Editor: Emacs\n- I like jazz. It is loud"}, None, id="a-merged-statement-of-two-sentences-stays"),
     # --- a line an older ov filed in general.md moves to its topic's file when the topic is next named
     pytest.param([("stored", "preferences/default/general.md", "- Prefers Make\n- Prefers short commit messages"), "I prefer Make"],
                  {"preferences/default/make.md": "- Prefers Make", "preferences/default/general.md": "- Prefers short commit messages"},
@@ -214,6 +238,27 @@ CASES = [
                  {"preferences/default/cmake.md": "- Prefers CMake",
                   "preferences/default/general.md": "- Prefers Make over CMake\n- Likes makefiles"},
                  None, id="general-md-line-of-another-choice-stays"),
+    # topics whose names spell out symbols: a line moves when its words, spelled as topics are, name the topic
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers C++ for systems code\n- Prefers C for firmware"), "I prefer C++ over Rust"],
+                 {"preferences/default/cpp.md": "- Prefers C++ for systems code\n- Prefers C++ over Rust",
+                  "preferences/default/general.md": "- Prefers C for firmware"}, None, id="general-md-line-moves-to-cpp"),
+    pytest.param([("stored", "preferences/default/general.md", "- Likes C# for games\n- Likes C"), "I like C#"],
+                 {"preferences/default/csharp.md": "- Likes C# for games\n- Likes C#", "preferences/default/general.md": "- Likes C"},
+                 None, id="general-md-line-moves-to-csharp"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers F# for data scripts"), "I prefer F#"],
+                 {"preferences/default/fsharp.md": "- Prefers F# for data scripts\n- Prefers F#"}, None, id="general-md-line-moves-to-fsharp"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Objective-C over Swift\n- Prefers Objective-C++"), "I prefer Objective-C"],
+                 {"preferences/default/objective-c.md": "- Prefers Objective-C over Swift\n- Prefers Objective-C",
+                  "preferences/default/general.md": "- Prefers Objective-C++"}, None, id="general-md-line-moves-to-objective-c"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers .NET for backends\n- Prefers ASP.NET Core"), "I prefer .NET"],
+                 {"preferences/default/net.md": "- Prefers .NET for backends\n- Prefers .NET",
+                  "preferences/default/general.md": "- Prefers ASP.NET Core"}, None, id="general-md-line-moves-to-dotnet"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Node.js for scripts\n- Prefers Node"), "I prefer Node.js"],
+                 {"preferences/default/node.js.md": "- Prefers Node.js for scripts\n- Prefers Node.js",
+                  "preferences/default/general.md": "- Prefers Node"}, None, id="general-md-line-moves-to-node-js"),
+    pytest.param([("stored", "preferences/default/general.md", "- Prefers Node.js for scripts"), "I prefer Node"],
+                 {"preferences/default/node.md": "- Prefers Node", "preferences/default/general.md": "- Prefers Node.js for scripts"},
+                 None, id="general-md-line-of-node-js-is-not-node"),
     pytest.param([("stored", "preferences/default/tabs.md", "- Prefers tabs, but only in Go"), "I prefer spaces in Go"],
                  {"preferences/default/spaces.md": "- Prefers spaces in Go", "preferences/default/tabs.md": "- Prefers tabs, but only in Go"},
                  None, id="a-qualifier-is-no-statement-of-its-own"),
@@ -955,6 +1000,23 @@ def test_a_whole_line_probe_matches_only_the_whole_line():
     op = {"supersede": ["Prefers tabs$"], "with": "- No longer prefers tabs", "append": False}
     assert patch_text("- Prefers tabs.", op) == "- No longer prefers tabs"
     assert patch_text("- Prefers tabs in Go code", op) == "- Prefers tabs in Go code"
+
+
+def test_a_merged_statement_the_caller_moves_leaves_the_corrected_file():
+    from ov.sessions.memory.merge import patch_text
+
+    told: list[str] = []
+
+    def moves(statement: str) -> bool:
+        told.append(statement)
+        return statement == "my name is Ada"
+
+    old = "- Prefers tabs and my name is Ada; my shell is fish"
+    for op in ({"supersede": ["Prefers tabs$"], "with": "- No longer prefers tabs"}, "- No longer prefers tabs"):  # a probe, or a correction
+        told.clear()
+        assert patch_text(old, op, moves=moves) == "- No longer prefers tabs\n- My shell is fish"
+        assert told == ["my name is Ada", "my shell is fish"]  # in the words an older ov merged
+    assert patch_text(old, "- No longer prefers tabs") == "- No longer prefers tabs\n- My name is Ada\n- My shell is fish"
 
 
 def test_supersede_that_only_amends_never_appends():

@@ -406,6 +406,7 @@ def _extract(
         listing=lister(tx, *roots),
         when=when,
         archive_uri=archive_uri,
+        user=store.identity.user,
     )
     by_name = {str(root): root for root in roots}
     writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}

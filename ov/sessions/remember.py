@@ -49,7 +49,7 @@ def memories_root(store: Store, peer: str | None = None) -> VikingURI:
 
 def remember(store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None) -> RememberResult:
     from ov.redact.engine import redact
-    from ov.sessions.memory.extract import extract_explicit
+    from ov.sessions.memory.extract import extract_text
     from ov.sessions.memory.facts import without_ask
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
@@ -77,9 +77,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     unread: list[str] = []
 
     def read(attempt: str) -> list:
-        message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": attempt}], "created_at": when.isoformat()}
         unread.clear()
-        found = extract_explicit([message], when=when, user=store.identity.user, asked=True, unread=unread)
+        found = extract_text(attempt, when=when, user=store.identity.user, unread=unread)
         return [c for c in found if memory_type is None or c.memory_type == memory_type]
 
     # A statement the rules read ("my editor is ...", "I prefer ...") is theirs, LLM or not: they
@@ -114,7 +113,13 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     root = memories_root(store, peer)
     with store.transaction() as tx:
         writes, diff = plan_memories(
-            schemas, {str(root): candidates}, read=reader(tx, root), listing=lister(tx, root), when=when, archive_uri="ov remember"
+            schemas,
+            {str(root): candidates},
+            read=reader(tx, root),
+            listing=lister(tx, root),
+            when=when,
+            archive_uri="ov remember",
+            user=store.identity.user,
         )
         uris = []  # in order of mention: the memory first, then any file it amends
         for (_root, rel), content in writes.items():

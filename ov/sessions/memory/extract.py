@@ -180,6 +180,13 @@ def extract_explicit(
     return dedupe([*(candidate_of(s) for s in found), *experiences])
 
 
+def extract_text(text: str, *, when: datetime, user: str | None = None, unread: list[str] | None = None) -> list[Candidate]:
+    """The candidates of ``text`` given to be remembered, as ``ov remember`` reads it: one user
+    message said at ``when``, every clause read (``asked``; see :func:`extract_explicit`)."""
+    message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": text}], "created_at": when.isoformat()}
+    return extract_explicit([message], when=when, user=user, asked=True, unread=unread)
+
+
 def _restorer(spans: list[str], day: datetime):
     """Turns a matched piece of masked text back into what the user wrote, dates made absolute."""
 

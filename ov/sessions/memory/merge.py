@@ -17,7 +17,7 @@ reproducible from the same inputs.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,16 +40,21 @@ _STOPWORDS = frozenset(
 )
 # A correction may replace a line only if they share at least this share of its content words.
 MIN_OVERLAP = 0.5
+# Told each statement a corrected line goes on with (see _other_clauses): True when the caller
+# stores it in the file it belongs to, so the line's file no longer keeps it.
+Moves = Callable[[str], bool]
 
 
-def merge_fields(schema: MemorySchema, existing: Mapping[str, Any] | None, incoming: Mapping[str, Any]) -> dict[str, str] | None:
+def merge_fields(
+    schema: MemorySchema, existing: Mapping[str, Any] | None, incoming: Mapping[str, Any], *, moves: Moves | None = None
+) -> dict[str, str] | None:
     """The fields after merging ``incoming`` into ``existing``; None when nothing changed.
 
     ``existing`` is None for a memory that does not exist yet; the result is
     then ``incoming`` normalised (duplicate lines collapsed, corrections
     applied among themselves). add_only memories are never merged: the
     planner writes each one to a new file, so passing ``existing`` for them is
-    a programming error.
+    a programming error. ``moves``: see :func:`patch_text`.
     """
     if schema.add_only and existing is not None:
         raise ValueError(f"{schema.memory_type} memories are add_only and never merged")
@@ -64,7 +69,7 @@ def merge_fields(schema: MemorySchema, existing: Mapping[str, Any] | None, incom
             continue
         old = base.get(spec.name)
         if spec.merge_op == "patch":
-            merged[spec.name] = patch_text(old or "", value)
+            merged[spec.name] = patch_text(old or "", value, moves=moves)
             continue
         if not isinstance(value, str):
             raise InvalidInput(f"{schema.memory_type} field {spec.name!r} takes text, not {type(value).__name__}")
@@ -77,7 +82,7 @@ def merge_fields(schema: MemorySchema, existing: Mapping[str, Any] | None, incom
     return merged
 
 
-def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapping[str, str]]) -> str:
+def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapping[str, str]], *, moves: Moves | None = None) -> str:
     """``old`` with the lines of ``incoming`` merged in.
 
     ``incoming`` is text, an explicit op ``{"replace": old_line, "with": new_line}``
@@ -97,6 +102,9 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
        sharing the most content words with X, if it shares at least half of
        them. "Actually"/"Correction" is dropped from the stored line;
     4. anything else is appended.
+
+    A line a correction replaces keeps the statements it goes on with (see :func:`_other_clauses`),
+    each as a line of its own unless ``moves`` takes it to the file it belongs to.
     """
     lines = [line.rstrip() for line in old.strip().splitlines()]
     for op in _ops(incoming):
@@ -104,12 +112,12 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
             _apply_replace(lines, *op)
             continue
         if isinstance(op, _Supersede):
-            if not apply_supersede(lines, op.probes, op.line) and op.append:
-                lines[:] = patch_text("\n".join(lines), op.otherwise or op.line).splitlines()
+            if not apply_supersede(lines, op.probes, op.line, moves) and op.append:
+                lines[:] = patch_text("\n".join(lines), op.otherwise or op.line, moves=moves).splitlines()
             continue
         if isinstance(op, _Swap):
             if not apply_swap(lines, op.old, op.new) and op.otherwise:
-                lines[:] = patch_text("\n".join(lines), op.otherwise).splitlines()
+                lines[:] = patch_text("\n".join(lines), op.otherwise, moves=moves).splitlines()
             continue
         line = op.rstrip()
         if not line.strip():
@@ -130,11 +138,11 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
         if target is None:
             _append(lines, line)
         else:
-            lines[target : target + 1] = [line, *_other_clauses(lines[target], lines)]
+            lines[target : target + 1] = [line, *_other_clauses(lines[target], lines, moves)]
     return "\n".join(lines).strip()
 
 
-def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
+def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Moves | None = None) -> bool:
     """Put ``new`` in place of the lines any probe matches; False (``lines`` untouched) when none does.
 
     A probe ending in ":" matches the lines with that key ("editor:" matches
@@ -147,8 +155,8 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     (in its bullet style, without an "Actually," marker) and the others are
     removed, so a key stated twice by older versions heals to one line. A matched line that goes
     on with a statement of its own, as older versions merged them ("Prefers tabs over spaces and
-    my name is Ada"), keeps that statement as a line of its own: a correction ends what it names
-    and nothing else (see :func:`_other_clauses`).
+    my name is Ada"), keeps that statement, as a line of its own or, through ``moves``, in the
+    file it belongs to: a correction ends what it names and nothing else (see :func:`_other_clauses`).
     """
     hits = [i for i, line in enumerate(lines) if _is_item(line) and any(_matches(_split(line)[1], p) for p in probes)]
     if not hits:
@@ -158,7 +166,7 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str) -> bool:
     body = _capitalise(restated.group("rest")) if restated else body
     line = (prefix or _split(lines[hits[0]])[0]) + body
     others = [line_ for i, line_ in enumerate(lines) if i not in hits]
-    kept = [clause for i in hits for clause in _other_clauses(lines[i], others)]
+    kept = [clause for i in hits for clause in _other_clauses(lines[i], others, moves)]
     for i in reversed(hits[1:]):
         del lines[i]
     if _present(others, body):
@@ -187,21 +195,23 @@ def apply_swap(lines: list[str], old: str, new: str) -> bool:
     return bool(hits)
 
 
-def _other_clauses(line: str, lines: Sequence[str]) -> list[str]:
+def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) -> list[str]:
     """The statements ``line`` makes after its first, each as a line in its bullet style, less those
-    ``lines`` already hold: "- Prefers tabs over spaces and my name is Ada" -> ["- My name is Ada"].
+    ``lines`` already hold and those ``moves`` takes elsewhere: "- Prefers tabs over spaces and my
+    name is Ada" -> ["- My name is Ada"], or [] when ``moves("my name is Ada")`` is true (the
+    planner stores it as "Name: Ada" in profile.md, as if just said).
 
     A statement starts after "; " or where :func:`ov.sessions.memory.text.clauses` starts a
     first-person clause ("and my", "but I"), so a list ("red, green, and blue") or a qualifier
-    ("tabs, but only in Go") is part of the value it follows. The words stay the user's: moving
-    them to the file their subject belongs in would guess at what an older version merged.
+    ("tabs, but only in Go") is part of the value it follows. ``moves`` is told each statement in
+    the words an older version merged, first person included; one it does not take stays here.
     """
     prefix, body = _split(line)
     if not _is_item(line):
         return []
     kept: list[str] = []
     for part in _statements(body)[1:]:
-        if part and not _present([*lines, *kept], part):
+        if part and not (moves is not None and moves(part)) and not _present([*lines, *kept], part):
             kept.append(prefix + _capitalise(part))
     return kept
 

@@ -14,10 +14,14 @@ from datetime import datetime
 from typing import Any
 
 from ov.errors import InvalidInput
-from ov.sessions.memory.choices import choice_of
+from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate
+from ov.sessions.memory.choices import choice_of
+from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
-from ov.sessions.memory.merge import merge_fields
+from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
+from ov.sessions.memory.merge import Moves, merge_fields, normalise
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.uri import nfc
 
@@ -26,6 +30,9 @@ OPERATION_KINDS = ("adds", "updates", "deletes")
 MAX_SUFFIX = 1000
 # The topic a preference is filed under when no word of it names one (see topics.slug).
 GENERAL = "general"
+# Plans made in a row for the statements freed from corrected lines (see _freed): each takes those
+# the one before freed. A statement a further plan would free stays in its line's file, as before.
+FREED_ROUNDS = 3
 
 
 @dataclass
@@ -48,6 +55,7 @@ def plan_memory_writes(
     when: datetime,
     archive_uri: str,
     listing: Callable[[str], list[str]] | None = None,
+    user: str | None = None,
 ) -> MemoryPlan:
     """The writes that store ``candidates``; ``read(relpath)`` gives a memory file's text or None.
 
@@ -60,7 +68,40 @@ def plan_memory_writes(
     "No longer the user's manager". A write that would not change a file's fields is
     skipped. Operation entries carry ``path`` where ``memory_diff.json`` has ``uri``;
     see :func:`build_memory_diff`.
+
+    A stored line that a correction replaces may go on with statements an older ov merged into it
+    ("Prefers tabs over spaces and my name is Ada"). Each is read as ``ov remember`` would read it
+    just said by ``user`` and stored where that puts it ("- Name: Ada" in profile.md, see
+    :func:`_freed`), in the same plan; one the rules do not read stays a line of the corrected file.
     """
+    candidates = list(candidates)
+    freed: dict[str, list[Candidate]] = {}  # a freed statement, normalised -> what stores it ([]: its line's file)
+    said: list[str] = []  # the statements the last plan freed
+
+    def moves(statement: str) -> bool:
+        said.append(statement)
+        return bool(freed.get(normalise(statement)))
+
+    for _round in range(FREED_ROUNDS):
+        said.clear()
+        plan = _plan_once(schemas, [*candidates, *(c for found in freed.values() for c in found)], read, when, archive_uri, listing, moves)
+        new = {normalise(statement): statement for statement in said if normalise(statement) not in freed}
+        freed.update((key, _freed(schemas, statement, when, user)) for key, statement in new.items())
+        if not any(freed[key] for key in new):
+            break  # the plan already keeps every statement it freed where it belongs
+    return plan
+
+
+def _plan_once(
+    schemas: Mapping[str, MemorySchema],
+    candidates: Iterable[Candidate],
+    read: Callable[[str], str | None],
+    when: datetime,
+    archive_uri: str,
+    listing: Callable[[str], list[str]] | None,
+    moves: Moves,
+) -> MemoryPlan:
+    """One plan of :func:`plan_memory_writes`, ``moves`` taking the statements freed from corrected lines."""
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
@@ -94,7 +135,7 @@ def plan_memory_writes(
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
         existing_text = None if schema.add_only else read(path)
-        _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri)
+        _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves)
     return plan
 
 
@@ -107,6 +148,7 @@ def _plan_file(
     *,
     when: datetime,
     archive_uri: str,
+    moves: Moves,
 ) -> None:
     existing: dict[str, str] | None = None
     meta: dict[str, Any] = {}
@@ -119,7 +161,7 @@ def _plan_file(
         return  # "no longer prefers tabs" where nothing said tabs
     fields = existing
     for candidate in group:
-        merged = merge_fields(schema, fields, _incoming(schema, candidate))
+        merged = merge_fields(schema, fields, _incoming(schema, candidate), moves=moves)
         if merged is not None:
             fields = merged
     if fields is None or fields == existing:
@@ -170,8 +212,9 @@ def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]]
 
     Left there, two files would say the same thing, and a correction ("I prefer CMake over Make")
     would end only one of them. A line is the topic's when the choice it states (what comes before
-    "over", see :func:`ov.sessions.memory.choices.choice_of`) names the topic as a whole word:
-    "Prefers Make over CMake" is make's, not cmake's. Each line moves once, in the same write as
+    "over", see :func:`ov.sessions.memory.choices.choice_of`) names the topic in words spelled as
+    topics are (:func:`ov.sessions.memory.topics.names_topic`): "Prefers Make over CMake" is make's, not
+    cmake's; "Prefers C++" is cpp's, not c's. Each line moves once, in the same write as
     the statement that named its topic; a ``general.md`` left with no line is removed.
     """
     taken: set[str] = set()
@@ -183,17 +226,33 @@ def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]]
         text = read(general) if general != path else None
         if text is None:
             continue
-        words = r"\s+".join(re.escape(word) for word in nfc(topic).split("_"))
-        named = re.compile(rf"(?<![\w+#]){words}(?![\w+#])", re.IGNORECASE)
         content = repaired_memory(text)[0]
         lines = [line.strip() for line in content.splitlines() if line.lstrip().startswith(("- ", "* ", "+ "))]
-        moved = [line for line in lines if line not in taken and named.search(choice_of(nfc(line)))]
+        moved = [line for line in lines if line not in taken and topics.names_topic(choice_of(nfc(line)), topic)]
         if not moved:
             continue
         taken.update(moved)
         group.insert(0, Candidate(schema.memory_type, {**group[0].fields, CONTENT_FIELD: "\n".join(moved)}))
         removal: Any = [{"replace": line, "with": ""} for line in moved]
         groups.setdefault(general, (schema, []))[1].append(Candidate(schema.memory_type, {**group[0].fields, "topic": GENERAL, CONTENT_FIELD: removal}))
+
+
+def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, user: str | None) -> list[Candidate]:
+    """What stores ``statement``, which an older ov merged into a line a correction replaces: the
+    memories ``ov remember`` makes of it just said ("my name is Ada": "- Name: Ada" in profile.md),
+    replacing no stored line, since it was said before the correction and maybe before them (a
+    later "my name is ..." replaces both). None ([]) when it is more than one sentence (the rules
+    pass over one that says only "it is loud"), when the rules leave some of it unread, or read a
+    dated note, which would be dated today: it then stays a line of the corrected file as it is.
+    """
+    plain = unmark(re.sub(CORRECTION_LEAD, "", statement, flags=re.IGNORECASE))[0]  # no "actually": it corrects nothing
+    if len(list(tx.sentences(plain))) != 1:
+        return []
+    unread: list[str] = []
+    found = extract_text(plain, when=when, user=user, unread=unread)
+    if unread or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
+        return []
+    return [Candidate(c.memory_type, c.fields, c.source_message_ids, formerly=c.formerly) for c in found]
 
 
 def _holds_role(text: str | None, role: str) -> bool:
@@ -245,6 +304,7 @@ def plan_memories(
     when: datetime,
     archive_uri: str,
     listing: Callable[[str, str], list[str]] | None = None,
+    user: str | None = None,
 ) -> tuple[dict[tuple[str, str], str | None], dict[str, Any]]:
     """Plan the candidates of each memories root, ``{root_uri: candidates}``, into one diff.
 
@@ -252,7 +312,8 @@ def plan_memories(
     extracted. ``read(root_uri, relpath)`` gives a file's text or None, and
     ``listing(root_uri, reldir)`` the names of the files in a folder. Returns
     the writes, ``{(root_uri, relpath): text}`` (None: remove the file), and the ``memory_diff.json``
-    document whose URIs sit under each candidate's root.
+    document whose URIs sit under each candidate's root. ``user`` says the statements freed from
+    corrected lines (see :func:`plan_memory_writes`).
     """
     writes: dict[tuple[str, str], str | None] = {}
     ops: dict[str, list[dict[str, Any]]] = {kind: [] for kind in OPERATION_KINDS}
@@ -264,6 +325,7 @@ def plan_memories(
             when=when,
             archive_uri=archive_uri,
             listing=None if listing is None else lambda rel, root=root: listing(root, rel),
+            user=user,
         )
         writes.update({(root, rel): text for rel, text in plan.writes.items()})
         for kind, entries in build_memory_diff(archive_uri, plan.operations, when, root)["operations"].items():

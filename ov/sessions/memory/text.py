@@ -216,10 +216,19 @@ def is_quoted(sentence: str) -> bool:
 
 
 def clean(text: str) -> str:
-    """Trailing punctuation and ", please" removed, whitespace collapsed."""
-    text = " ".join(text.split()).strip(_TRAILING)
+    """Punctuation at either end and ", please" removed, whitespace collapsed; a dot that starts a
+    name stays (".NET", ".env": "I prefer .NET" is not "Prefers NET")."""
+    text = _trimmed(" ".join(text.split()))
     text = re.sub(r",?\s+please$", "", text, flags=re.IGNORECASE)
-    return text.strip(_TRAILING)
+    return _trimmed(text)
+
+
+def _trimmed(text: str) -> str:
+    text = text.rstrip(_TRAILING)
+    body = text.lstrip(_TRAILING)
+    lead = text[: len(text) - len(body)]
+    # One dot right before a word: a name's ("...so my editor" is an ellipsis, ". my editor" a stray mark).
+    return "." + body if lead.endswith(".") and not lead.endswith("..") and body[:1].isalnum() else body
 
 
 def without_fillers(text: str) -> str:

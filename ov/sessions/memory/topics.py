@@ -40,7 +40,18 @@ def slug(text: str, fallback: str = "general") -> str:
     is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
     share one file.
     """
-    return _topic([_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))], fallback)
+    return _topic(_spelled(text), fallback)
+
+
+def names_topic(text: str, topic: str) -> bool:
+    """Whether ``text`` names ``topic`` in so many words: its words, spelled as :func:`slug` spells
+    them, hold the topic's in a row, case and articles aside. "Prefers C++" names ``cpp`` and
+    "Prefers .NET" ``net``, as their files are named; "Prefers C" does not name ``cpp``, nor
+    "Prefers ASP.NET" ``net``, nor "Prefers Node.js" ``node``: a word is matched whole.
+    """
+    words = [w.lower() for w in _spelled(text) if w.lower() not in _ARTICLES]
+    wanted = nfc(topic).lower().split("_")
+    return any(words[i : i + len(wanted)] == wanted for i in range(len(words) - len(wanted) + 1))
 
 
 def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
@@ -54,7 +65,7 @@ def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
 
     new = slug(text)
     names = []
-    typed = [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))]
+    typed = _spelled(text)
     for form in ("NFC", "NFD", None):
         words = typed if form is None else [w.strip(".'-") for w in re.findall(r"[a-z0-9][a-z0-9+#.'-]*", unicodedata.normalize(form, text).lower())]
         if (old := _topic(words, "general", alternative=False)) not in (new, "general", *names):
@@ -98,6 +109,12 @@ def _qualifies(word: str, *, first: bool) -> bool:
     """Whether ``word``, before a topic, starts a qualifier rather than a name: "need coffee", not
     "VS Code", "AT&T", "CAN bus" or "prefer Will Smith" ("vs" starts a topic only as a name)."""
     return word.lower() in _SLUG_CUT - {"vs"} and not (word.isupper() or (word[:1].isupper() and not first))
+
+
+def _spelled(text: str) -> list[str]:
+    """The words of ``text`` as topics spell them: NFC, marks at their ends dropped ("Node.js." is
+    "Node.js", ".NET" "NET"), a language's trailing "+" or "#" spelled out (:func:`_slug_word`)."""
+    return [_slug_word(w.lstrip("+#.'-").strip(".'-")) for w in _slug_words(nfc(text))]
 
 
 def _slug_words(text: str) -> list[str]:
