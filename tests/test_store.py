@@ -478,6 +478,98 @@ def test_a_lock_wait_keeps_the_callers_own_timer(tmp_path: Path):
         holder.wait()
 
 
+# --- Ctrl-C at the branch's move ---------------------------------------------------------------
+
+
+@pytest.fixture
+def ctrl_c_once_the_branch_moved(monkeypatch: pytest.MonkeyPatch):
+    """``arm()``: from then on dulwich's compare-and-set of the branch is followed at once by a
+    real Ctrl-C (SIGINT to this process) when it moved the ref, so the interrupt lands where the
+    commit is in and ov has not noted it yet. ``arm()`` returns the commits the branch is moved to."""
+    import signal
+
+    from dulwich.refs import DiskRefsContainer
+
+    real = DiskRefsContainer.set_if_equals
+    moved_to: list[str] = []
+
+    def then_ctrl_c(self, name, old, new, *args, **kwargs):
+        moved = real(self, name, old, new, *args, **kwargs)
+        if moved and name == b"refs/heads/main":
+            moved_to.append(new.decode())
+            signal.raise_signal(signal.SIGINT)
+        return moved
+
+    def arm() -> list[str]:
+        monkeypatch.setattr(DiskRefsContainer, "set_if_equals", then_ctrl_c)
+        return moved_to
+
+    handler = signal.getsignal(signal.SIGINT)
+    yield arm
+    assert signal.getsignal(signal.SIGINT) is handler  # the handler before is back
+
+
+def test_ctrl_c_right_after_the_branch_moved_keeps_the_commit_and_says_so(ov, store_state, ctrl_c_once_the_branch_moved):
+    """The interrupt reached the rollback: the work tree went back to the old files under a branch
+    naming the new commit (a hand edit for `ov status`), and the command said nothing was done."""
+    assert ov("write", "viking://resources/a.md", "--content", "old\n").exit_code == 0
+    moved_to = ctrl_c_once_the_branch_moved()
+    result = ov("write", "viking://resources/a.md", "--content", "new\n", "--json")
+    head, files = store_state()
+    assert moved_to == [head]
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.error["code"] == "interrupted_after_commit"
+    assert result.error["message"] == f"interrupted after the commit landed: the change is kept (commit {head[:10]})"
+    assert files["resources/a.md"] == b"new\n"
+    status = ov("status", "--json").json["result"]  # the journal left is finished, not rolled back
+    assert status["clean"] and status["head"] == head
+    assert ov("read", "viking://resources/a.md").stdout == "new\n"
+
+
+def test_ctrl_c_right_after_move_head_keeps_the_files_of_the_new_head(store: Store, ctrl_c_once_the_branch_moved):
+    """move_head (a pull's fast-forward) in the same window: interrupted, it kept the branch on the
+    new head and put the old files back under it."""
+    uri = store.uri("viking://resources/a.md")
+    store.write(uri, b"one\n")
+    first = store.git.head()
+    store.write(uri, b"two\n")
+    second = store.git.head()
+    ctrl_c_once_the_branch_moved()
+    with store.write_lock(), pytest.raises(KeyboardInterrupt):
+        store.git.move_head(second, first, ["resources/a.md"])
+    assert store.git.head() == first and store.git.landed == first
+    assert (store.root / "resources/a.md").read_bytes() == b"one\n"
+
+
+def test_ctrl_c_before_the_branch_moves_still_rolls_back(ov, store_state, monkeypatch: pytest.MonkeyPatch):
+    """The hold starts at the ref's update: an interrupt while the files are written undoes them."""
+    import signal
+
+    assert ov("write", "viking://resources/a.md", "--content", "old\n").exit_code == 0
+    before = store_state()
+    real = GitStore._move_branch
+
+    def ctrl_c_first(self, old, new):
+        signal.raise_signal(signal.SIGINT)  # held: the branch still moves, then the interrupt comes
+        return real(self, old, new)
+
+    real_apply = GitStore._apply_worktree
+
+    def apply_then_ctrl_c(self, *args, **kwargs):
+        real_apply(self, *args, **kwargs)
+        signal.raise_signal(signal.SIGINT)  # not held yet: the files are rolled back
+
+    with monkeypatch.context() as patched:
+        patched.setattr(GitStore, "_apply_worktree", apply_then_ctrl_c)
+        result = ov("write", "viking://resources/a.md", "--content", "new\n", "--json")
+    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "")
+    assert store_state() == before
+    with monkeypatch.context() as patched:
+        patched.setattr(GitStore, "_move_branch", ctrl_c_first)
+        result = ov("write", "viking://resources/a.md", "--content", "new\n", "--json")
+    assert result.error["code"] == "interrupted_after_commit" and store_state()[1]["resources/a.md"] == b"new\n"
+
+
 # --- accounts that do not exist ------------------------------------------------------------
 
 

@@ -12,7 +12,8 @@ A commit is applied in an order that a crash at any point can be undone:
    disk (unreferenced objects are harmless), and the journal, now naming the new
    commit too, is flushed together with them;
 3. the work-tree files are replaced atomically, one by one;
-4. the branch ref moves from the old head to the new commit (compare-and-swap);
+4. the branch ref moves from the old head to the new commit (compare-and-swap),
+   Ctrl-C held until the move is noted, so that it never rolls back a commit that landed;
 5. the git index is brought in step with the new HEAD for the touched paths,
    and the journal is removed.
 
@@ -32,6 +33,7 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -648,6 +650,7 @@ class GitStore:
             self._write_journal(chain.base, None, all_paths, durable=False)
         # From here a failure (a full disk, a read-only object folder) is rolled back by this
         # command, its journal with it; only a kill leaves the journal to the next command.
+        landing = ExitStack()
         try:
             # The journal naming the new commit is flushed together with the objects (one round
             # of fsyncs, not two): both must be on disk before the work tree or the branch changes.
@@ -660,6 +663,7 @@ class GitStore:
             else:
                 remaining = dict(changes)
             self._apply_worktree(remaining, appends, staged, progress=progress)
+            landing.enter_context(_ctrl_c_held())  # see _move_branch
             if not self._move_branch(chain.base, chain.tip):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
@@ -668,6 +672,8 @@ class GitStore:
         except BaseException:
             self._roll_back(chain.base_tree, all_paths, early)
             raise
+        finally:
+            landing.close()  # a Ctrl-C held since the ref update is raised here, past the rollback
         self.update_index(chain.tree, all_paths, defer=defer_index)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         if packed and chain.commits > 1:
@@ -855,17 +861,27 @@ class GitStore:
         escaping = self._escaping(paths)  # once: the restore below is given what it found
         self._refuse_escapes(escaping, self.tree_of(new))
         self._write_journal(old, new, paths)
+        landing = ExitStack()
         try:
             self._restore_paths(self.tree_of(new), paths, escaping)
+            landing.enter_context(_ctrl_c_held())  # see _move_branch
             if not self._move_branch(old, new):
                 raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
         except BaseException:
             self._roll_back(self.tree_of(old), paths, None)
             raise
+        finally:
+            landing.close()
         self.sync_index(self.tree_of(new), paths)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
 
     def _move_branch(self, old: bytes | None, new: bytes) -> bool:
+        """Move the branch from ``old`` to ``new`` (compare-and-set); False when it was not at ``old``.
+
+        The caller holds Ctrl-C (:func:`_ctrl_c_held`) from before this call until past its own
+        rollback: an interrupt between the ref's update and :attr:`landed` noting it would roll
+        back the files of a commit the branch names, and be told as a command that changed
+        nothing. Held, it comes once the commit is noted, and is told as kept."""
         from dulwich.file import FileLocked
 
         try:
@@ -1220,6 +1236,29 @@ class GitStore:
         commit.encoding = b"UTF-8"
         commit.message = message.encode("utf-8")
         return commit
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C held off until the block ends, then delivered to the handler there was before.
+
+    Only the main thread receives SIGINT and may set its handler; in another thread, or when
+    SIGINT is ignored or handled outside Python, the block runs as it is."""
+    import signal
+    import threading
+
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+        yield
+        return
+    held: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            signal.raise_signal(signal.SIGINT)  # Python's own handler raises KeyboardInterrupt here
 
 
 def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root: str) -> set[str]:
