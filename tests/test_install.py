@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -1687,3 +1688,170 @@ def test_an_install_sweeps_the_temporary_files_a_killed_one_left(ov, user_home):
     assert ov("uninstall", "hooks", "--host", "claude", "--yes").exit_code == 0
     assert not _installs().exists()
     assert (user_home / ".claude" / "settings.json").read_text() == CLAUDE_SETTINGS
+
+
+class _Killed(BaseException):
+    """kill -9, in-process: no handler of ov's catches it (it is no Exception); only `finally`
+    blocks run, such as the install lock's release, which the kernel does for a killed process."""
+
+
+@contextmanager
+def _killed_at(step: int):
+    """The installer's file-system steps counted (a file written, a file removed, a folder
+    removed); the ``step``-th raises :class:`_Killed` instead of being done."""
+    from ov.hosts import receipts
+
+    count = [0]
+
+    def counted(real):
+        def step_of(*args, **kwargs):
+            count[0] += 1
+            if count[0] == step:
+                raise _Killed
+            return real(*args, **kwargs)
+
+        return step_of
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(receipts, "atomic_write", counted(receipts.atomic_write))
+        patch.setattr(receipts, "_unlink", counted(receipts._unlink))
+        patch.setattr(Path, "rmdir", counted(Path.rmdir))
+        yield
+
+
+def _restore(root: Path, tree: dict[str, bytes]) -> None:
+    """``root`` made to hold exactly ``tree`` (:func:`_tree`) again (in place: it holds the cwd)."""
+    for path in sorted(root.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if str(path.relative_to(root)) not in tree:
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+    for name, data in tree.items():
+        if data == b"<dir>":
+            (root / name).mkdir(parents=True, exist_ok=True)
+        else:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
+
+
+# What each sweep installs and uninstalls: a file of the user's (its backup beside it), a new file in
+# a new folder, a project's file (its backup in ov's home), and one file that holds both the hooks
+# and the server (the uninstall of the one hands the file and its backup over to the other).
+_SWEPT = {
+    "user-file": (["hooks", "--host", "claude"], []),
+    "new-file-and-folder": (["hooks", "--host", "codex"], []),
+    "project-file": (["hooks", "--host", "claude", "--scope", "project"], []),
+    "shared-file": (["hooks", "--host", "gemini"], ["--with-mcp"]),
+}
+
+
+@pytest.mark.parametrize("then", ["uninstall", "install"])
+@pytest.mark.parametrize("killed", ["install", "uninstall"])
+@pytest.mark.parametrize("case", list(_SWEPT))
+def test_an_install_or_uninstall_killed_at_any_step_is_finished_by_the_next_command(ov, user_home, project, case, killed, then):
+    """Killed at each of its steps in turn, an install or an uninstall leaves what the next
+    uninstall (or install, then uninstall) settles: every file as the user had it, byte for byte,
+    no backup, no receipt, no folder of ov's. The uninstall removed a backup before its receipt: killed in
+    between, the next install found the receipt, kept the backup that was gone, and none was left."""
+    args, extra = _SWEPT[case]
+    roots = (user_home, project)
+    pristine = [_tree(root) for root in roots]
+    original = (project / ".claude" / "settings.json" if "project" in args else user_home / ".claude" / "settings.json").read_bytes()
+    step = 0
+    while True:
+        step += 1
+        for root, tree in zip(roots, pristine):
+            _restore(root, tree)
+        shutil.rmtree(_installs(), ignore_errors=True)
+        if killed == "uninstall":
+            assert ov("install", *args, "--yes", *extra).exit_code == 0
+        try:
+            with _killed_at(step):
+                ov(killed, *args, *(["--yes"] if killed == "install" else []), *extra)
+        except _Killed:
+            pass
+        else:
+            break  # a run with fewer steps: every step has been a kill point
+        if then == "install":
+            assert ov("install", *args, "--yes", *extra).exit_code == 0, f"step {step}"
+            if case in ("user-file", "project-file"):
+                assert install.backup_path(install.spec("claude", "project" if "project" in args else "user", project), _installs()).read_bytes() == original, f"step {step}: the backup"
+        finished = ov("uninstall", *args, *extra, "--json")
+        assert finished.exit_code == 0, f"step {step}: {finished.stderr}"
+        assert [_tree(root) for root in roots] == pristine, f"killed at step {step}"
+        assert not _installs().exists(), f"step {step}: {sorted(p.name for p in _installs().iterdir())}"
+    assert step > 3  # the sweep did reach the file and the receipt
+
+
+def test_an_install_killed_before_a_new_file_says_it_never_finished(ov, user_home):
+    """It said the file "no longer exists… ov forgets its install there", words for a file the user
+    removed by hand, of a file that never was; and doctor said the hooks "were installed there"."""
+    hooks = user_home / ".codex" / "hooks.json"
+    _killed("file", "install", "hooks", "--host", "codex", "--yes")
+    assert not hooks.exists() and len(list(_installs().glob("*.json"))) == 1
+    check = _doctor(ov)[1]["codex hooks (user)"]
+    assert (check["status"], check["detail"]) == ("warn", f"{hooks} was never written: an install stopped before it wrote the file")
+    assert check["fix"] == "ov install hooks --host codex --scope user installs them; ov uninstall hooks --host codex --scope user drops ov's receipt of it"
+    removed = ov("uninstall", "hooks", "--host", "codex", "--json")
+    assert removed.exit_code == 0
+    report = removed.json["result"]
+    assert [(f["file"], f["changed"], f.get("action")) for f in report["files"]] == [(str(hooks), False, "never written")]
+    assert report["notes"] == [f"codex    {hooks} was never written: an install stopped before it wrote the file, so there is nothing to give back, and ov drops its receipt"]
+    assert not (user_home / ".codex").exists() and not _installs().exists()  # the outcome is as it was
+
+
+def test_a_new_files_receipt_is_unmarked_once_the_file_is_written(ov, user_home):
+    """The mark is the install's own: once the file is there, a hand removal is told as one."""
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    (receipt,) = _installs().glob("*.json")
+    assert "file_unwritten" not in json.loads(receipt.read_text())
+    (user_home / ".codex" / "config.toml").unlink()
+    assert "no longer exists, but ov's receipt says its server was registered there" in _doctor(ov)[1]["codex mcp (user)"]["detail"]
+    removed = ov("uninstall", "mcp", "--host", "codex")
+    assert f"codex     already gone: {user_home / '.codex' / 'config.toml'}" in removed.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed", ["install", "uninstall"])
+def test_a_real_kill_9_at_each_file_step_is_finished_by_the_next_command(ov, user_home, tmp_path, killed):
+    """SIGKILL right before each rename, replace, unlink, fsync, mkdir or rmdir of an install or an
+    uninstall of a file of the user's (Claude Code's) and of a new one in a new folder (Codex's),
+    deterministic through tests/crashpoint.py; then the next uninstall, or an install and an
+    uninstall, must give every file back byte for byte and leave nothing of ov's."""
+    from ov.hosts.receipts import STALE_TEMP_AGE
+    from tests import crashpoint
+
+    args = ["hooks", "--host", "claude", "--host", "codex"]
+    pristine = _tree(user_home)
+    original = (user_home / ".claude" / "settings.json").read_bytes()
+    env, trace = dict(os.environ), tmp_path / "trace.jsonl"
+    command = [killed, *args, *(["--yes"] if killed == "install" else [])]
+
+    def reset() -> None:
+        _restore(user_home, pristine)
+        shutil.rmtree(_installs(), ignore_errors=True)
+        if killed == "uninstall":
+            assert ov("install", *args, "--yes").exit_code == 0
+
+    def age_temporary_files() -> None:
+        """A minute passes: the next install or uninstall takes a killed write's temporary file beside a host's file for stale."""
+        for path in user_home.rglob(".ov-tmp-*"):
+            old = path.stat().st_mtime - STALE_TEMP_AGE - 1
+            os.utime(path, (old, old))
+
+    reset()
+    calls = crashpoint.count_calls(command, Path(os.environ["OV_HOME"]), env, trace, tmp_path)
+    assert any(call.op in ("replace", "unlink") and call.args[-1].endswith(".codex/hooks.json") for call in calls)  # the sweep reaches the files
+    failures = []
+    for point in range(1, len(calls) + 1):
+        for then in ("uninstall", "install"):
+            reset()
+            run = crashpoint.run_killed(command, Path(os.environ["OV_HOME"]), env, point, trace, tmp_path)
+            assert run.killed, f"#{point}: {run.stderr[-500:]}"
+            age_temporary_files()
+            if then == "install":
+                backup = user_home / ".claude" / "settings.json.ov.bak"
+                if ov("install", *args, "--yes").exit_code != 0 or not backup.is_file() or backup.read_bytes() != original:
+                    failures.append(f"{run.call}, then install: no backup of the user's file")
+            finished = ov("uninstall", *args)
+            if finished.exit_code != 0 or _tree(user_home) != pristine or _installs().exists():
+                failures.append(f"{run.call}, then {then}: {finished.stderr or sorted(set(_tree(user_home)) ^ set(pristine))}")
+    assert not failures, "\n".join(failures)

@@ -9,9 +9,11 @@ answered twice, and the last hook run of that host, from the hook log, with its 
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
 host would start it and must list its tools. A host's file that does not parse is a failure
 with its line (whether ov's entries are in it cannot be told, and an install would refuse it);
-a file ov's receipt names and that was removed by hand, and ov's server left where an earlier
-ov registered it (``~/.claude.json`` under $CLAUDE_CONFIG_DIR), are warnings. Each finding that
-is not ok names what fixes it. Nothing here changes anything.
+a file ov's receipt names and that was removed by hand (or that an install killed half-way never
+wrote), and ov's server left where an earlier ov registered it (``~/.claude.json`` under
+$CLAUDE_CONFIG_DIR), are warnings. Each finding that is not ok names what fixes it. A backup or a
+temporary file a killed install left beside a host's file is not reported: the next install or
+uninstall settles it. Nothing here changes anything.
 """
 
 from __future__ import annotations
@@ -105,15 +107,22 @@ def _unreadable(spec: install.Spec, error: InvalidInput, receipts: Path) -> Chec
 
 
 def _gone(spec: install.Spec, receipts: Path) -> Check | None:
-    """A file ov's receipt says it installed into, and which no longer exists (removed by hand)."""
-    if spec.path.exists() or install.read_receipt(receipts, spec) is None:
+    """A file ov's receipt says it installed into, and which no longer exists (removed by hand),
+    or never did (an install killed before it wrote the file)."""
+    receipt = install.read_receipt(receipts, spec)
+    if spec.path.exists() or receipt is None:
         return None
     flags = f"--host {spec.host} --scope {spec.scope}"
+    name = f"{spec.host} {spec.kind} ({spec.scope})"
+    if install.never_written(receipt):
+        done = "hooks {flags} installs them" if spec.kind == "hooks" else "mcp {flags} registers it"
+        fix = f"ov install {done.format(flags=flags)}; ov uninstall {spec.kind} {flags} drops ov's receipt of it"
+        return Check(name, "warn", f"{spec.path} was never written: an install stopped before it wrote the file", fix)
     if spec.kind == "hooks":
         detail, fix = "its hooks were installed there", f"ov install hooks {flags} puts them back; ov uninstall hooks {flags} forgets them"
     else:
         detail, fix = "its server was registered there", f"ov install mcp {flags} registers it again; ov uninstall mcp {flags} forgets it"
-    return Check(f"{spec.host} {spec.kind} ({spec.scope})", "warn", f"{spec.path} no longer exists, but ov's receipt says {detail}", fix)
+    return Check(name, "warn", f"{spec.path} no longer exists, but ov's receipt says {detail}", fix)
 
 
 def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:

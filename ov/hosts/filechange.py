@@ -30,6 +30,9 @@ class Change:
     # The record of the trust --trust wrote for a hooks file (that spec, and the record), kept with
     # this change once its receipt goes (a dict), or dropped once the trust is out (None).
     trust_kept: tuple[Spec, dict | None] | None = None
+    # Installs planned into this one's bytes (Gemini's server, planned with its hooks in one
+    # settings.json): this change writes their entries too, so their receipts go in before it.
+    riders: list[Change] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:

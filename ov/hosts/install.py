@@ -68,7 +68,7 @@ from ov.hosts.ovcommand import (
     same_file,
     server_env,
 )
-from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, read_receipt
+from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, never_written, read_receipt
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -93,6 +93,7 @@ __all__ = [
     "is_ours",
     "mcp_entry",
     "mcp_spec",
+    "never_written",
     "on_path",
     "ov_command",
     "pinned_env",

@@ -76,10 +76,12 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
         after = doc.text().encode("utf-8")
         if text is None and not after.endswith(b"\n"):
             after += b"\n"
+    kept = valueless(spec_, before, receipt) if spec_.shape != "mcp-toml" else None
+    change = Change(spec_, before, after, new_receipt(spec_, receipt, before is None, created, command, kept))
     if shared is not None:
         shared.after = after
-    kept = valueless(spec_, before, receipt) if spec_.shape != "mcp-toml" else None
-    return Change(spec_, before, after, new_receipt(spec_, receipt, before is None, created, command, kept))
+        shared.riders.append(change)
+    return change
 
 
 def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None = None) -> Change:

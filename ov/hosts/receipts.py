@@ -20,6 +20,10 @@ receipt that lets the uninstall undo exactly what ov did.
 * **The backup goes** with the uninstall that gives the file back as it holds it, or as it holds
   it but for ov's own entries (an older ov's, :mod:`ov.hosts.backups`); the folder of receipts
   goes with the last one. A file removed by hand (:func:`file_gone`) loses its receipt, not its backup.
+* **Killed at any step**, the next install or uninstall finishes the job: an install writes the
+  backup, the receipt (a new file's marked unwritten), the file, then a new file's receipt
+  unmarked; an uninstall gives the file back, removes the folders ov made, its receipt, and only
+  then the backups, so a receipt never outlives the backup it would have the next install keep.
 """
 
 from __future__ import annotations
@@ -45,12 +49,16 @@ LOCK_NAME = "installs.lock"  # in ov's home, beside the folder of receipts (whic
 STALE_TEMP_AGE = 60.0  # seconds
 LOCK_TIMEOUT = 30.0  # seconds: an install runs `codex app-server` for --trust, which may take a while
 _KEPT_TRUST = "kept-trust"  # the kind of the receipt that keeps what --trust wrote past an uninstall
+# A receipt's mark while the new file it names is not written yet (:func:`apply`): left by an install
+# killed before the file, it tells the uninstall that nothing was ever there (:func:`never_written`).
+UNWRITTEN = "file_unwritten"
 
 
 @contextmanager
 def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[None]:
     """Held while an install or an uninstall reads the receipts and writes files and receipts.
-    The lock file sits beside ``receipts_dir``, not in it: the last uninstall removes the folder.
+    The lock file sits beside ``receipts_dir``, not in it: the folder goes as the lock is let go,
+    once nothing is left in it (the last uninstall's receipt gone).
     Raises :class:`~ov.errors.StoreLocked` when another holds it past ``timeout`` seconds
     (:data:`LOCK_TIMEOUT` unless given)."""
     Home(receipts_dir.parent).ensure()  # the home (where receipts_dir is), perhaps made by this
@@ -59,7 +67,15 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
     with file_lock(path, LOCK_TIMEOUT if timeout is None else timeout, busy, "try again once it is done"):
         # What an install or uninstall killed mid-write left: under the lock no other is writing here.
         remove_stale_replacements(receipts_dir)
-        yield
+        try:
+            yield
+        finally:
+            try:
+                # The last receipt gone, or none written (an install killed before its first one):
+                # nothing of ov's install is left in its home.
+                receipts_dir.rmdir()
+            except OSError:
+                pass  # a receipt or a project's backup is still in it (or it never existed)
 
 
 def apply(change: Change, receipts_dir: Path) -> None:
@@ -87,6 +103,7 @@ def apply(change: Change, receipts_dir: Path) -> None:
             remove_stale_replacements(folder, STALE_TEMP_AGE)
     receipt_path = _receipt_path(receipts_dir, change.spec)
     receipt_written = False
+    spent: list[Path] = []  # the backups an uninstall gives back: removed after its receipt
     if change.changed:
         if change.after is None:
             _unlink(target)  # gone already when the hooks' uninstall of the same file took it (Gemini)
@@ -97,18 +114,27 @@ def apply(change: Change, receipts_dir: Path) -> None:
             if change.before is not None and change.receipt is not None and not _held(receipts_dir, change.spec):
                 backup.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(backup, change.before, mode=0o600)
-            if change.receipt is not None:
-                if made:
-                    change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
-                # The receipt before the file, the backup before the receipt: an install killed in
-                # between leaves a receipt of what it was about to write, which a re-install keeps
-                # and an uninstall undoes, never ov's entries in a file no receipt claims.
-                _write_receipt(receipt_path, change.receipt)
-                receipt_written = True
+            if change.receipt is not None and made:
+                change.receipt["created_dirs"] = list(dict.fromkeys([*change.receipt.get("created_dirs", []), *map(str, made)]))
+            # Every receipt whose entries the bytes hold: this change's, and its riders' (Gemini's
+            # server, written with the hooks), each before the file.
+            claims = [(_receipt_path(receipts_dir, c.spec), c.receipt) for c in (change, *change.riders) if c.receipt is not None]
+            new_file = change.before is None
+            # The receipt before the file, the backup before the receipt: an install killed in
+            # between leaves a receipt of what it was about to write, which a re-install keeps
+            # and an uninstall undoes, never ov's entries in a file no receipt claims. A new
+            # file's receipt says it is not written yet until it is: killed in between, the
+            # uninstall tells an install that never finished from a file removed by hand.
+            for claim_path, claim in claims:
+                _write_receipt(claim_path, {**claim, UNWRITTEN: True} if new_file else claim)
+            receipt_written = change.receipt is not None
             target.parent.mkdir(parents=True, exist_ok=True)
             # A file that exists keeps its permissions (atomic_write); a new one is the user's
             # alone, unless a plugin that the host reads as a package.
             atomic_write(target, change.after, mode=0o644 if change.spec.shape == "plugin" else 0o600)
+            if new_file:
+                for claim_path, claim in claims:
+                    _write_receipt(claim_path, claim)
     # An uninstall undoes the receipt as it is now: one earlier in the same run may have handed it
     # a folder (`--with-mcp`: Codex's hooks.json went, and config.toml's receipt took .codex/).
     undone = with_file_facts(change.spec_receipt, read_receipt(receipts_dir, change.spec) or {}) if change.receipt is None else {}
@@ -117,12 +143,13 @@ def apply(change: Change, receipts_dir: Path) -> None:
         _hand_over_file(receipts_dir, change.spec, undone, *heir)
     elif change.receipt is None:  # an uninstall, and no other receipt of ov's holds the file
         # A file removed by hand (nothing before, nothing after) leaves its backup: the file as
-        # the user had it before ov, and nothing else holds it now.
+        # the user had it before ov, and nothing else holds it now. Which backups go is decided
+        # now; they go once the receipt has (see below).
         if (change.after is None and change.before is not None) or _given_back(change, backup, undone):
-            _unlink(backup)
+            spent.append(backup)
         beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
         if beside != backup and _given_back(change, beside, undone):
-            _unlink(beside)
+            spent.append(beside)
         if change.after is None:
             for folder in sorted((Path(p) for p in undone["created_dirs"]), key=lambda p: len(p.parts), reverse=True):
                 try:
@@ -132,27 +159,40 @@ def apply(change: Change, receipts_dir: Path) -> None:
     if change.trust_kept is not None:
         _keep_trust(receipts_dir, *change.trust_kept)
     if change.receipt is None:
+        # The receipt goes before the backups: an uninstall killed in between leaves a backup of
+        # the file as given back, which the next install writes again and the next uninstall
+        # removes (it is that file). The other way round, the receipt left would make the next
+        # install keep a backup that is no longer there: none would be kept at all.
         _unlink(receipt_path)
-        try:
-            receipts_dir.rmdir()  # the last receipt gone: nothing of ov's install is left in its home
-        except OSError:
-            pass  # another receipt or a project's backup is still in it (or it never existed)
+        for spent_backup in spent:
+            _unlink(spent_backup)
     elif not receipt_written:
         _write_receipt(receipt_path, change.receipt)
 
 
 def file_gone(spec_: Spec, receipt: dict | None, receipts_dir: Path) -> Change:
     """The uninstall from ``spec_``'s file when there is no such file: nothing to write. When
-    ``receipt`` says ov installed there (the file was removed by hand since), the receipt goes,
-    with the folders ov made that are empty now, and a note says so; a backup of the file as it
-    was before ov stays, and the note says where."""
+    ``receipt`` says ov installed there, the receipt goes, with the folders ov made that are empty
+    now, and a note says why there is nothing to give back: the file was removed since (by hand),
+    or it never was there (:func:`never_written`: an install killed before it wrote the file). A
+    backup of the file as it was before ov stays, and the note says where."""
     if receipt is None:
         return Change(spec_, None, None, None)
-    note = f"{spec_.host:8} {spec_.path} no longer exists: nothing to take out of it, and ov forgets its install there"
+    if never_written(receipt):
+        note = f"{spec_.host:8} {spec_.path} was never written: an install stopped before it wrote the file, so there is nothing to give back, and ov drops its receipt"
+        action = "never written"
+    else:
+        note = f"{spec_.host:8} {spec_.path} no longer exists: nothing to take out of it, and ov forgets its install there"
+        action = "already gone"
     backup = backup_path(spec_, receipts_dir)
     if backup.is_file():
         note += f" ({backup} keeps the file as it was before ov's first write)"
-    return Change(spec_, None, None, None, [note], spec_receipt=receipt, action="already gone", forgotten=True)
+    return Change(spec_, None, None, None, [note], spec_receipt=receipt, action=action, forgotten=True)
+
+
+def never_written(receipt: dict) -> bool:
+    """Whether ``receipt`` is that of an install that stopped before it wrote the new file it names."""
+    return receipt.get(UNWRITTEN) is True
 
 
 def backup_path(spec_: Spec, receipts_dir: Path) -> Path:
