@@ -346,7 +346,7 @@ def test_a_broken_config_fails_open(project, ov_home):
 
 
 def test_a_recall_hook_stops_at_its_deadline(ov, project, ov_home, monkeypatch):
-    assert ov("write", "viking://resources/a.md", "--content", "slow things\n").exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "slow widgets\n").exit_code == 0
     assert ov("config", "set", "hooks.deadline", "0.2").exit_code == 0
     import ov.hosts.recall as recall_module
 
@@ -355,7 +355,7 @@ def test_a_recall_hook_stops_at_its_deadline(ov, project, ov_home, monkeypatch):
 
     monkeypatch.setattr(recall_module, "prompt", stuck)
     started = time.monotonic()
-    assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="slow things please")) == ""
+    assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="slow widgets please")) == ""
     assert time.monotonic() - started < 2
     assert _log(ov_home)[-1]["outcome"] == "timeout"
 
@@ -852,7 +852,39 @@ def test_the_workspace_is_the_git_root_above_the_cwd(project):
 
 def test_trivial_prompt_detection():
     assert recall.is_trivial("ok") and recall.is_trivial("Thanks!") and recall.is_trivial("/review")
-    assert not recall.is_trivial("why does the build fail on CI?") and not recall.is_trivial("ok so how do I deploy?")
+    assert not recall.is_trivial("why does the staging deploy fail?") and not recall.is_trivial("ok so how do I deploy?")
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["ok do it", "run the tests again", "that didn't work", "same error as before", "looks good to me, ship it",
+     "can you explain that again?", "undo that change", "yes please go ahead", "and the other one?", "fix the typo on line 3",
+     "what's 2+2", "thanks a lot, perfectly done", "commit this and push it"],
+)
+def test_a_prompt_that_only_steers_the_work_has_no_topic(prompt):
+    # Their words abound in any store about code, so a search always "matches" them (an audit: 68
+    # of 73 such prompts injected a block on ov's own source).
+    assert recall.is_trivial(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["how do I run the tests?", "what is my job title?", "what does SnippetGenerator.create take?", "src/searcher.rs",
+     "rerun the tokenizer test", "fix the tokenizer bug", "¿Cómo se usa el QueryParser?", "what's my editor?", "Why is test_facet_search flaky?"],
+)
+def test_a_prompt_with_a_topic_is_searched(prompt):
+    # A task word asked about ("how do I run ...") is a topic; words of other languages are left to the cut-off.
+    assert not recall.is_trivial(prompt)
+
+
+def test_steering_prompts_get_nothing_from_a_store_full_of_their_words(ov, project, ov_home):
+    code = "# Tests\n\nRun the tests again with make test; ok means it worked. Fix the error, commit and push.\n"
+    assert ov("write", "viking://resources/dev/tests.md", "--content", code).exit_code == 0
+    for prompt in ("run the tests again", "ok do it", "commit and push it"):
+        assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == ""
+        assert _log(ov_home)[-1]["outcome"] == "skipped: trivial prompt"
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do I run the tests?")))
+    assert 'uri="viking://resources/dev/tests.md"' in text
 
 
 # --- the process ----------------------------------------------------------------------------

@@ -114,6 +114,17 @@ def test_a_follow_up_in_a_session_finds_what_the_conversation_is_about(handbook)
     assert not [h for h in within.hits if h.uri.endswith("/sessions/s1/messages.jsonl")]
 
 
+def test_the_topic_of_the_conversation_cannot_make_a_prompt_relevant(handbook):
+    # The cut-off (the prompt hook's) reads what the prompt's own words find: "merci beaucoup"
+    # after a question about API keys found the keys again, at the question's relevance.
+    say(handbook, "s1", ("user", "Where are the API keys kept and how are they rotated?"))
+    within = SearchOptions(session_id="s1", min_score=0.6)
+    assert uris(search(handbook, "merci beaucoup", SearchOptions(session_id="s1")).hits)[:1] == ["viking://resources/security/keys.md"]
+    assert search(handbook, "merci beaucoup", within).hits == []
+    # A follow-up whose own words find something still gets the conversation's topic in its ranking.
+    assert uris(search(handbook, "and how often do we change them? every 90 days?", within).hits)[:1] == ["viking://resources/security/keys.md"]
+
+
 def test_messages_of_other_sessions_are_still_found(handbook):
     say(handbook, "old", ("user", "The staging database password rotation broke the nightly import."))
     say(handbook, "now", ("user", "what broke the nightly import?"))

@@ -29,7 +29,6 @@ for want of tokens, and the URIs a hook logs are the ones it sent.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,11 +43,6 @@ PREAMBLE = (
 )
 INDEX_LINE_CHARS = 160
 RECENT_EVENTS = 10
-# Prompts that carry no question to recall for.
-_TRIVIAL = frozenset(
-    "ok okay k kk yes y no n sure thanks thank thx ty cool nice great good fine done go continue lgtm yep nope please".split()
-)
-_WORD = re.compile(r"[\w']+", re.UNICODE)
 
 
 @dataclass
@@ -81,12 +75,12 @@ def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True) ->
 
 
 def is_trivial(prompt: str | None) -> bool:
-    """True for prompts recall cannot help: empty, a slash or shell command, or only acknowledgements."""
+    """True for prompts recall cannot help: empty, a slash or shell command, or with no topic
+    (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do it")."""
+    from ov.hosts.topic import has_topic
+
     text = (prompt or "").strip()
-    if len(text) < 3 or text.startswith(("/", "!")):
-        return True
-    words = [w.lower() for w in _WORD.findall(text)]
-    return not words or (len(words) <= 3 and all(w in _TRIVIAL for w in words))
+    return len(text) < 3 or text.startswith(("/", "!")) or not has_topic(text)
 
 
 # --- session start ---------------------------------------------------------------

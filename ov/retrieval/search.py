@@ -77,7 +77,7 @@ class SearchOptions:
     after: float | None = None  # seconds since the epoch, as FindOptions
     before: float | None = None
     planner: bool = True  # False: never ask an LLM for the plan (hooks answer on every prompt)
-    min_score: float | None = None  # no results at all when the most relevant one is below this (Hit.relevance)
+    min_score: float | None = None  # no results at all when the plan's core queries find nothing this relevant (Hit.relevance)
     threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
     full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
 
@@ -112,8 +112,6 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 
     def run(opened):
         hits = retrieve(store, opened, plan, options, exclude=exclude)
-        if options.min_score and (not hits or max(h.relevance for h in hits) < options.min_score):
-            hits = []  # nothing in the store answers this query well enough to be worth reading
         return opened, attach_snippets(opened, query, hits)
 
     opened, hits = (indices or Indices(store, progress=progress)).use(run, full_text_only=options.full_text_only)
@@ -146,6 +144,8 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     best: dict[str, Hit] = {}
     with opened.lexical.reading():  # the rankings below load mostly the same records: once each
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
+    if options.min_score and _core_relevance(found) < options.min_score:
+        return []  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
         for hit in hits.values():
@@ -167,6 +167,15 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     if options.threshold is not None:
         ranked = [h for h in ranked if h.relevance >= options.threshold]
     return collapse_copies(ranked, options.limit, same_file(store))
+
+
+def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
+    """The best relevance the plan's core queries found (its first priority: in the deterministic
+    plan, the query as given). A session's topic words join the query to rank follow-ups, but they
+    cannot make a prompt relevant: "lol" after a question about a class would otherwise find that
+    class again, at the relevance of the question."""
+    core = min((typed.priority for typed, _ in found), default=1)
+    return max((h.relevance for typed, hits in found if typed.priority == core for h in hits.values() if not _is_scope_root(h)), default=0.0)
 
 
 def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:
