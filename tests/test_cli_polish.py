@@ -198,6 +198,80 @@ def test_grep_exits_1_when_nothing_matches_and_still_prints_json(ov):
     assert ov("grep", "alpha").exit_code == 0
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+@pytest.mark.parametrize(
+    "args, code",
+    [
+        (["grep", "alpha", "--uri", "viking://resources/nope"], "not_found"),  # a runtime error elsewhere (exit 1)
+        (["grep", "alpha", "-u", "viking://resources/nope"], "not_found"),
+        (["grep", "alpha", "--account", "typo"], "account_not_found"),  # a store it cannot read
+        (["grep", "(unclosed"], "invalid_input"),
+        (["grep", "alpha", "--bogus"], "usage"),
+        (["--json", "grep"], "usage"),  # no pattern; the common option before the command
+    ],
+)
+def test_grep_exits_2_on_any_error_as_grep_and_rg_do(ov, args, code, as_json):
+    """1 is grep's "no line matched": a failure exiting 1 read as "no match" to a script."""
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    result = ov(*args, *(["--json"] if as_json else []))
+    assert (result.exit_code, result.stdout) == (2, "")
+    if as_json or "--json" in args:
+        assert json.loads(result.stderr)["ok"] is False and result.error["code"] == code
+    else:
+        assert result.stderr.startswith("error: ") and "\nhint: " in result.stderr
+    # Every other command keeps the global convention: 1 a runtime error.
+    assert ov("ls", "viking://resources/nope").exit_code == 1
+
+
+def test_grep_is_interrupted_as_any_command_not_failed(ov, monkeypatch):
+    """Ctrl-C is the shell's 130 for grep too: the user stopped it, nothing failed."""
+    import ov.retrieval.grep as core
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(core, "grep", stopped)
+    assert ov("grep", "alpha").exit_code == 130
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grep", "alpha"],
+        ["glob", "**"],
+        ["find", "alpha"],
+        ["search", "alpha"],
+        ["snapshot", "log"],
+        ["snapshot", "show", "HEAD~1"],
+        ["snapshot", "diff", "HEAD~2", "HEAD"],
+        ["snapshot", "restore", "HEAD~2", "--dry-run"],
+    ],
+)
+def test_every_uri_option_is_also_u(ov, args):
+    """`-u` is `--uri` wherever a command takes one, as grep and glob first had it."""
+    for content in ("alpha one\n", "alpha two\n"):
+        assert ov("write", "viking://resources/a/x.md", "--content", content).exit_code == 0
+    assert ov("write", "viking://resources/b/y.md", "--content", "alpha elsewhere\n").exit_code == 0
+    scope = "viking://resources/a/x.md" if args[:2] == ["snapshot", "show"] else "viking://resources/a"
+    long, short = (ov(*args, option, scope, "--json") for option in ("--uri", "-u"))
+    assert (long.exit_code, short.exit_code) == (0, 0), short.stderr
+    named = re.findall(r"viking://[^\s\"]+", short.stdout)
+    assert named == re.findall(r"viking://[^\s\"]+", long.stdout)
+    assert named and not [uri for uri in named if "resources/b" in uri], short.stdout  # scoped as --uri scopes
+
+
+def test_no_command_takes_u_for_anything_but_uri():
+    from ov.cli.docgen import iter_commands
+
+    for path, command in iter_commands():
+        for param in command.params:
+            opts = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+            if "--uri" in opts or "-u" in opts:
+                assert {"--uri", "-u"} <= set(opts), (path, opts)
+
+
 @pytest.mark.parametrize("command", ["find", "search"])
 def test_find_and_search_succeed_with_no_results(ov, command):
     assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
@@ -639,3 +713,13 @@ def test_an_empty_listing_says_so_on_stderr_and_leaves_stdout_empty(ov, args, sa
     result = ov(*args)
     assert (result.exit_code, result.stdout) == (0, "")
     assert result.stderr.startswith(says)
+
+
+def test_status_says_no_store_yet_on_stderr(ov, ov_home):
+    """Its stdout keeps only what status reports: who, and where the store would be."""
+    result = ov("status")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == f"account default  user default\nrepository {ov_home / 'accounts/default'}\n"
+    assert result.stderr == "no store yet: the first write creates it (or run `ov init`)\n"
+    as_json = ov("status", "--json")
+    assert (as_json.exit_code, as_json.stderr) == (0, "") and as_json.json["result"]["exists"] is False

@@ -62,7 +62,7 @@ def status() -> None:
         plain(f"account {rt.identity.account}  user {rt.identity.user}" + (f"  peer {rt.identity.peer}" if rt.identity.peer else ""))
         plain(f"repository {rt.store.root}")
         if not rt.store.exists:
-            plain("no store yet: the first write creates it (or run `ov init`)")
+            nothing("no store yet: the first write creates it (or run `ov init`)")
             return
         plain(f"head {short(payload['head'])}")
         if report.recovered:

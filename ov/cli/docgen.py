@@ -47,9 +47,10 @@ def commands_markdown() -> str:
         "Exit codes: 0 success, 1 runtime error (not found, conflict, locked, disk full, a store ov may",
         "not write to, ...), 2 bad input (including a local file or folder that does not exist, and an",
         "unknown revision), 130 interrupted by Ctrl-C (a write not yet committed is rolled back; one",
-        "interrupted after its commit landed says the change is kept, `interrupted_after_commit`);",
-        "`ov grep` also exits 1 when no line matches. `ov` alone prints the help;",
-        "`ov --version` prints the version.",
+        "interrupted after its commit landed says the change is kept, `interrupted_after_commit`).",
+        "`ov grep` exits as grep(1) and rg do: 0 a line matched, 1 no line matched, 2 any error (bad",
+        "input and runtime errors alike), so a script tells \"no match\" from \"failed\".",
+        "`ov` alone prints the help; `ov --version` prints the version.",
         "",
     ]
     for path, command in iter_commands():

@@ -13,7 +13,7 @@ import typer
 
 from ov.cli.output import emit, note, plain, short, styled
 from ov.cli.progress import progress_bar
-from ov.cli.runtime import OvCommand, ReadCommand, runtime
+from ov.cli.runtime import GrepCommand, OvCommand, ReadCommand, runtime
 from ov.errors import InvalidInput, quote
 from ov.lines import lines_of
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
@@ -34,7 +34,8 @@ def register(app: typer.Typer) -> None:
     for func in (ls, tree, stat, read, write, edit, mkdir, rm, mv, abstract, overview, grep, glob):
         # write takes the words after its URI only to refuse them with the fix (see write).
         settings = {"allow_extra_args": True} if func is write else {}
-        app.command(cls=ReadCommand if func in reads else OvCommand, context_settings=settings)(func)
+        cls = GrepCommand if func is grep else ReadCommand if func in reads else OvCommand
+        app.command(cls=cls, context_settings=settings)(func)
 
 
 # --- reading -----------------------------------------------------------------
@@ -160,7 +161,8 @@ def grep(
 ) -> None:
     """Search file contents line by line with a regular expression.
 
-    Exits 1 when no line matches, like grep(1) and rg (with --json, after printing the empty list).
+    Exits like grep(1) and rg: 0 when a line matches, 1 when none does (with --json, after printing
+    the empty list), 2 on any error (a bad pattern, a --uri that does not exist, a store it cannot read).
     """
     from ov.retrieval.grep import grep as run_grep
 

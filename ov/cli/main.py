@@ -134,14 +134,22 @@ def _named(group: typer.Typer, name: str) -> tuple[list, list]:
 
 def _command_path(args: list[str]) -> str:
     """``ov`` and the command ``args`` name, with its groups (``ov snapshot restore``)."""
-    group, path = app, ["ov"]
+    return " ".join(["ov", *_command_named(args)[0]])
+
+
+def _command_named(args: list[str]) -> tuple[list[str], typer.models.CommandInfo | None]:
+    """The words of ``args`` that name a command, with its groups (``snapshot restore``), and
+    that command (None when they name a group, or nothing ov has)."""
+    group, path = app, []
     for arg in args:
         commands, groups = _named(group, arg)
-        if commands or not groups:
-            return " ".join([*path, arg] if commands else path)
+        if commands:
+            return [*path, arg], commands[0]
+        if not groups:
+            break
         path.append(arg)
         group = groups[0].typer_instance
-    return " ".join(path)
+    return path, None
 
 
 def _common_options_last(args: list[str]) -> list[str]:
@@ -181,49 +189,59 @@ def _dispatch(args: list[str]) -> int:
     try:
         result = _app_for(args)(args=args, prog_name="ov", standalone_mode=False)
         return result if isinstance(result, int) else 0
-    except OvError as exc:
+    except _NO_ARGS_IS_HELP as exc:
+        # `ov` or `ov snapshot` alone: asking for help is not an error (as with git and llm).
+        plain(exc.ctx.get_help())
+        return 0
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        raise  # see run()
+    except Exception as exc:  # noqa: BLE001 - the one edge where every failure becomes a message and a code
+        code = _reported(exc, args, as_json)
+        if code == EXIT_INTERRUPTED:
+            return code  # Ctrl-C is no failure of the command's, whatever its convention
+        command = _command_named(args)[1]
+        own = getattr(command.cls, "failure_exit", None) if command is not None else None
+        return code if own is None else own
+
+
+def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
+    """Say on stderr what ``exc`` means for the user; return the exit code it carries."""
+    if isinstance(exc, OvError):
         _debug_traceback()
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
             exc.hint = f"see `{_command_path(args)} --help` for what it accepts"
         exc.hint = exc.hint_for(_option, _command)
         error(exc, as_json)
         return exc.exit_code
-    except click.exceptions.Abort:
+    if isinstance(exc, click.exceptions.Abort):
         error(OvError("aborted", hint="nothing was changed by the interrupted step; run the command again"), as_json)
         return EXIT_RUNTIME
-    except _NO_ARGS_IS_HELP as exc:
-        # `ov` or `ov snapshot` alone: asking for help is not an error (as with git and llm).
-        plain(exc.ctx.get_help())
-        return 0
-    except click.exceptions.ClickException as exc:  # usage errors: bad option, missing argument, ...
+    if isinstance(exc, click.exceptions.ClickException):  # usage errors: bad option, missing argument, ...
         usage = InvalidInput(exc.format_message(), hint=_usage_hint(exc))
         usage.code = "usage"
         error(usage, as_json)
         return getattr(exc, "exit_code", EXIT_USAGE)
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        raise  # see run()
-    except Exception as exc:  # noqa: BLE001 - the one edge where unexpected failures become a message
-        if interrupted(exc):
-            _debug_traceback()
-            return EXIT_INTERRUPTED  # Ctrl-C, whatever error the unwinding raised in its place: no bug to report
-        # A full disk or a refused write can surface from any write (git objects, the journal,
-        # the indices); the core translates the ones it expects, this catches the rest.
-        from ov.home import Home
+    if interrupted(exc):
+        _debug_traceback()
+        return EXIT_INTERRUPTED  # Ctrl-C, whatever error the unwinding raised in its place: no bug to report
+    # A full disk or a refused write can surface from any write (git objects, the journal,
+    # the indices); the core translates the ones it expects, this catches the rest.
+    from ov.home import Home
 
-        known = os_failure(exc, Home.from_env().root)
-        if known is not None:
-            _debug_traceback()
-            error(known, as_json)
-            return known.exit_code
-        if os.environ.get("OV_DEBUG"):
-            raise
-        error(
-            OvError(f"internal error: {type(exc).__name__}: {exc}", hint="run again with OV_DEBUG=1 for a traceback, and report it"),
-            as_json,
-        )
-        return EXIT_RUNTIME
+    known = os_failure(exc, Home.from_env().root)
+    if known is not None:
+        _debug_traceback()
+        error(known, as_json)
+        return known.exit_code
+    if os.environ.get("OV_DEBUG"):
+        raise exc
+    error(
+        OvError(f"internal error: {type(exc).__name__}: {exc}", hint="run again with OV_DEBUG=1 for a traceback, and report it"),
+        as_json,
+    )
+    return EXIT_RUNTIME
 
 
 def _quiet_unraisable() -> None:

@@ -14,7 +14,7 @@ from ov.retrieval import MAX_RESULTS
 
 QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
 # The filters `ov find` and `ov search` share: declared once, read once (filter_options).
-UriOpt = Annotated[str | None, typer.Option("--uri", help="Only below this viking:// URI.")]
+UriOpt = Annotated[str | None, typer.Option("--uri", "-u", help="Only below this viking:// URI.")]
 LevelOpt = Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")]
 TypeOpt = Annotated[str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")]
 AfterOpt = Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")]

@@ -66,6 +66,9 @@ class OvCommand(TyperCommand):
 
     read_only = False
     checks_color = True
+    # The exit code of every failure (an interrupt aside), for a command whose callers know a
+    # convention of its own; None: each error's own code (1 runtime, 2 bad input).
+    failure_exit: int | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -97,6 +100,13 @@ class ReadCommand(OvCommand):
     --account or $OV_ACCOUNT). Every command that reads and never writes is registered with it."""
 
     read_only = True
+
+
+class GrepCommand(ReadCommand):
+    """``ov grep``: exits as grep(1) and rg do, 0 when a line matched, 1 when none did and 2 on
+    any error, bad input or not, so that a script can tell "no match" from "failed"."""
+
+    failure_exit = 2
 
 
 class HookCommand(OvCommand):

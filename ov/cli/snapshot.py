@@ -27,7 +27,7 @@ def snapshot_commit(
     emit(payload, lambda: plain(text))
 
 
-UriOption = Annotated[str | None, typer.Option("--uri", help="Only this file or subtree.")]
+UriOption = Annotated[str | None, typer.Option("--uri", "-u", help="Only this file or subtree.")]
 StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed file with its added and removed lines, not the diffs (with --json: `added` and `removed` per file, the totals in `stat`).")]
 
 
