@@ -145,9 +145,9 @@ def session_delete(session_id: SessionArg) -> None:
 def _report_add(result) -> None:
     data = result.to_dict()
     if result.commit:
-        text = f"added {len(result.added)} message(s) to {result.session} (commit {short(result.commit)})"
+        text = f"added {len(result.added)} message(s) to {result.session_uri} (commit {short(result.commit)})"
     else:
-        text = f"nothing added to {result.session}: {len(result.duplicates)} message(s) already there"
+        text = f"nothing added to {result.session_uri}: {len(result.duplicates)} message(s) already there"
     if result.redacted:
         text += f"; {result.redacted} secret(s) redacted"
     emit(data, lambda: plain(text))
@@ -195,12 +195,12 @@ def session_commit(
                 warn(f"extracting the memories of {retried} again failed ({report.failed}): recorded in .failed.json (commit {short(report.commit)}); the next commit of this session tries again")
             return
         if report.status == "skipped":
-            plain(f"{report.session}: nothing to archive (skipped)")
+            plain(f"{report.session_uri}: nothing to archive (skipped)")
             return
         if report.archived:
             plain(f"archived {report.archived} message(s) to {report.archive} (commit {short(report.commit)})")
         elif report.archive is None:
-            plain(f"{report.session}: nothing to archive (commit {short(report.commit)})")
+            plain(f"{report.session_uri}: nothing to archive (commit {short(report.commit)})")
             return
         else:
             plain(f"nothing new to archive; extracted the memories of {report.archive} again (commit {short(report.commit)})")

@@ -576,7 +576,7 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
     report = commit_session(store, args.text("session", required=True))
     if report.status != "committed":
         again = f"; extracting the memories of its pending archives failed again, as before ({report.failed})" if report.failed else ""
-        return f"nothing to commit in {report.session}{again}"
+        return f"nothing to commit in {report.session_uri}{again}"
     memories = ", ".join(f"{n} {k}" for k, n in report.memories.items() if n) or "no memories"
     done = f"archived {report.archived} messages into {report.archive}; {memories} (commit {(report.commit or '-')[:10]})"
     if report.failed:

@@ -67,7 +67,7 @@ GENERATOR = ("ov-session", "session_commit")
 class CommitReport:
     """What committing a session archived and which memories it changed."""
 
-    session: str  # the session's URI
+    session_uri: str  # the JSON gives its id as `session` and the URI as `uri` (session_fields)
     status: str  # "committed" | "skipped"
     archive: str | None = None
     archived: int = 0
@@ -83,7 +83,7 @@ class CommitReport:
 
     def to_dict(self) -> dict:
         return {
-            **session_fields(self.session),
+            **session_fields(self.session_uri),
             "status": self.status,
             "archive": self.archive,
             "archived": self.archived,

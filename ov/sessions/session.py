@@ -66,7 +66,7 @@ _NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: rem
 class AddResult:
     """What adding messages to a session added, skipped as duplicates, and redacted."""
 
-    session: str  # the session's URI
+    session_uri: str  # the JSON gives its id as `session` and the URI as `uri` (session_fields)
     added: list[str]
     duplicates: list[str]
     redacted: int
@@ -74,7 +74,7 @@ class AddResult:
 
     def to_dict(self) -> dict:
         return {
-            **session_fields(self.session),
+            **session_fields(self.session_uri),
             "added": self.added,
             "duplicates": self.duplicates,
             "redacted": self.redacted,
