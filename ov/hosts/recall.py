@@ -102,9 +102,12 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     omitted = 0
 
     def add(attrs: list[tuple[str, str]], body: str) -> bool:
+        return take(attrs, render_element(attrs, body))
+
+    def take(attrs: list[tuple[str, str]], element: str) -> bool:
+        """Keep ``element`` (rendered from ``attrs``) if it fits in what is left."""
         # The log's URI is the element's own attribute: the two never differ, a folder's trailing "/" included.
         nonlocal left
-        element = render_element(attrs, body)
         cost = estimate_tokens(element) + 1
         if cost > left:
             return False
@@ -139,14 +142,17 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         lines, more = _index(store, root, parse_memory, newest)
         if not lines:
             continue
-        kept = []
-        for i, line in enumerate(lines):
-            trial = render_element(_index_attrs(title, root), _index_body(root, [*kept, line], more + len(lines) - i - 1))
+        attrs = _index_attrs(title, root)
+        # The longest index that fits, line by line; its last trial is the element kept, not
+        # rendered again.
+        kept, fitting = 0, None
+        for count in range(1, len(lines) + 1):
+            trial = render_element(attrs, _index_body(root, lines[:count], more + len(lines) - count))
             if estimate_tokens(trial) + 1 > left:
                 break
-            kept.append(line)
-        hidden = more + len(lines) - len(kept)
-        if kept and add(_index_attrs(title, root), _index_body(root, kept, hidden)):
+            kept, fitting = count, trial
+        hidden = more + len(lines) - kept
+        if fitting is not None and take(attrs, fitting):
             omitted += hidden
         else:
             omitted += len(lines) + more
