@@ -355,7 +355,7 @@ def test_a_recall_hook_stops_at_its_deadline(ov, project, ov_home, monkeypatch):
 
     monkeypatch.setattr(recall_module, "prompt", stuck)
     started = time.monotonic()
-    assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="slow widgets please")) == ""
+    assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="slow widget rendering please")) == ""
     assert time.monotonic() - started < 2
     assert _log(ov_home)[-1]["outcome"] == "timeout"
 
@@ -867,10 +867,20 @@ def test_a_prompt_that_only_steers_the_work_has_no_topic(prompt):
     assert recall.is_trivial(prompt)
 
 
+@pytest.mark.parametrize("prompt", ["use the second option", "bump the version", "handle the empty case too", "explain ovpack"])
+def test_a_request_with_one_word_of_its_own_points_at_the_screen(prompt):
+    # Outside a question, one topic word is what the agent is looking at; asked about, it is a topic.
+    assert recall.is_trivial(prompt)
+
+
+def test_one_word_of_its_own_is_a_topic_in_a_question_and_two_in_a_request():
+    assert not recall.is_trivial("what is ovpack?") and not recall.is_trivial("explain the ovpack file layout")
+
+
 @pytest.mark.parametrize(
     "prompt",
     ["how do I run the tests?", "what is my job title?", "what does SnippetGenerator.create take?", "src/searcher.rs",
-     "rerun the tokenizer test", "fix the tokenizer bug", "¿Cómo se usa el QueryParser?", "what's my editor?", "Why is test_facet_search flaky?"],
+     "rerun the tokenizer's unicode test", "fix the unicode bug in the tokenizer", "¿Cómo se usa el QueryParser?", "what's my editor?", "Why is test_facet_search flaky?"],
 )
 def test_a_prompt_with_a_topic_is_searched(prompt):
     # A task word asked about ("how do I run ...") is a topic; words of other languages are left to the cut-off.

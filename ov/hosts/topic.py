@@ -8,6 +8,12 @@ and by the relevance alone each such prompt injected a block of whatever matched
 the lists below has no topic, and recall injects nothing for it; the profile and memory index the
 session began with still hold the user's standing preferences ("run tests with make check").
 
+A request that is not a question needs two topic words: one word of its own in an instruction
+("use the second option", "bump the version", "handle the empty case too") points at what is on
+the screen, while a request about something the store holds names it ("set up the gemini hooks",
+"restore yesterday's snapshot"). None of 140 questions and requests about a store written by three
+other authors had a single topic word outside a question; 26 of 293 steering prompts did.
+
 The lists are English, like the stop words of the default index. Words in other languages count as
 topic words, and the relevance cut-off decides for them as before.
 """
@@ -67,12 +73,15 @@ _TASK = frozenset(
 )
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # letters only: numbers and single letters name nothing
 _HOW = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|is|are|was|were)\b", re.IGNORECASE)
+_QUESTION = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have)\b", re.IGNORECASE)
 _SUFFIXES = ("ing", "ly", "ed", "es", "s", "d")
 
 
 def has_topic(prompt: str) -> bool:
-    """True when ``prompt`` holds a word that is neither chatter nor, outside a how-question, a task word."""
+    """True when ``prompt`` names something to look up: a word that is neither chatter nor, outside
+    a how-question, a task word; two such words when the prompt is not a question."""
     asks_how = bool(_HOW.search(prompt))
+    needed = 1 if "?" in prompt or _QUESTION.search(prompt) else 2
     for word in _WORD.findall(prompt.lower()):
         if len(word) < 2:
             continue
@@ -81,5 +90,7 @@ def has_topic(prompt: str) -> bool:
             continue
         if forms & _TASK and not asks_how:
             continue
-        return True
+        needed -= 1
+        if not needed:
+            return True
     return False
