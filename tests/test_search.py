@@ -125,6 +125,36 @@ def test_the_topic_of_the_conversation_cannot_make_a_prompt_relevant(handbook):
     assert uris(search(handbook, "and how often do we change them? every 90 days?", within).hits)[:1] == ["viking://resources/security/keys.md"]
 
 
+# A file whose first lines hold the words of a vague prompt and whose later line answers the
+# conversation's question: the snippet must show the line the plan query that found it matched.
+GENERATOR_GUIDE = (
+    "# Guide\n\nHow do I get started? Read this guide first, then the tutorials.\n\n"
+    + "".join(f"Paragraph {i} says something about installation and wheels.\n\n" for i in range(8))
+    + "SnippetGenerator.create takes the searcher, the query, the schema and the field name as arguments.\n"
+)
+
+
+def test_a_result_found_by_the_conversation_shows_the_lines_that_query_matched(store):
+    put(store, {"viking://resources/guide.md": GENERATOR_GUIDE})
+    say(store, "s1", ("user", "What does SnippetGenerator.create take as arguments?"))
+    alone = search(store, "lol")
+    assert alone.hits == []  # the prompt's own words find nothing: the second query found the file
+    (hit,) = search(store, "lol", SearchOptions(session_id="s1")).hits
+    assert hit.uri == "viking://resources/guide.md"
+    assert "SnippetGenerator.create takes the searcher" in hit.snippet and "get started" not in hit.snippet
+    assert hit.start_line > 3
+
+
+def test_a_result_found_by_the_models_query_shows_the_lines_that_query_matched(ov_home, llm_server, llm_config):
+    store = llm_store(ov_home, llm_server)
+    put(store, {"viking://resources/guide.md": GENERATOR_GUIDE})
+    llm_server.chat(plan_answer({"query": "SnippetGenerator create arguments", "context_type": "resource", "priority": 1}))
+    result = search(store, "how do I get started with the thing I asked about?", SearchOptions(mode="context"))
+    (hit,) = result.hits
+    assert "SnippetGenerator.create takes the searcher" in hit.snippet and "get started" not in hit.snippet
+    assert "SnippetGenerator.create takes the searcher" in result.context.rendered
+
+
 def test_messages_of_other_sessions_are_still_found(handbook):
     say(handbook, "old", ("user", "The staging database password rotation broke the nightly import."))
     say(handbook, "now", ("user", "what broke the nightly import?"))

@@ -157,6 +157,9 @@ class Hit:
     relevance: float = 0.0
     also: tuple[Place, ...] = ()  # other places holding the same text, best first (ov.retrieval.copies)
     record: Record | None = field(default=None, compare=False, repr=False)
+    # The query whose ranking this result comes from, when it is not the one asked: a search plan's
+    # (ov.retrieval.search). Its snippet shows that query's words, which chose the record shown.
+    found_by: str = field(default="", compare=False, repr=False)
 
     @property
     def place(self) -> Place:
@@ -643,12 +646,19 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
 
 
 def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
-    """Fill in the snippets of hits ranked with ``snippets=False`` (only the ones shown pay)."""
+    """Fill in the snippets of hits ranked with ``snippets=False`` (only the ones shown pay): each
+    shows the words of the query that found it (:attr:`Hit.found_by`), else of ``query``. A plan's
+    second query chose the record by words the first lacks; with the first's words the snippet
+    showed a file's first lines instead of the ones that matched."""
     lexical = opened.lexical
-    words = set(lexical.query_terms(query).words)
+    words_of: dict[str, set[str]] = {}
     out = []
     for hit in hits:
         if hit.record is not None and not hit.snippet:
+            text = hit.found_by or query
+            if text not in words_of:
+                words_of[text] = set(lexical.query_terms(text).words)
+            words = words_of[text]
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))
             elif hit.level == 2:

@@ -25,7 +25,9 @@
    left out (the agent has them already). Ties are broken by URI, so the same
    input always gives the same order. Results that show the same text are one
    (:func:`ov.retrieval.copies.collapse_copies`), so a context block never
-   spends its budget on a copy.
+   spends its budget on a copy. Each result's snippet shows the words of the
+   plan query it was kept from (:attr:`~ov.retrieval.find.Hit.found_by`): that
+   query chose the section it shows.
 4. ``mode="context"`` hands the results to :mod:`ov.retrieval.context`, which
    assembles one block within a token budget.
 """
@@ -151,7 +153,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
         for hit in hits.values():
             if _is_scope_root(hit):
                 continue  # a whole scope's summary says little about any query; its children are found
-            scored = replace(hit, score=hit.score * weight)
+            scored = replace(hit, score=hit.score * weight, found_by=typed.query)
             key = result_key(hit)
             current = best.get(key)
             if current is None:
