@@ -28,6 +28,8 @@ SHAPES = {
     "grep gutters x:1:": "x:1:",
     "short sas sig=": "&sig=abcd",
     "base64-ish": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3",
+    # Each one shaped like an AWS secret key: the check looks around it for a key id or "secret".
+    "40-char base64 tokens": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3 ",
 }
 
 

@@ -27,6 +27,7 @@ GOOGLE = "AIza" + fake(35)
 AWS_ID = "AKIA" + "IOSFODNN7EXAMPL3"
 AWS_STS_ID = "ASIA" + "Y34FZKBOKMUTVV7A"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
+AWS_SECRET_B64 = fake(40, "Tq8vR2mZ/kP4xW9nL7bC3dF6hJ1sA5eG0yU2iO8+")
 GITHUB = "ghp_" + fake(36)
 GITHUB_PAT = "github_pat_" + fake(22) + "_" + fake(59)
 GITLAB = "glpat-" + fake(20)
@@ -59,6 +60,17 @@ POSITIVE = [
     ("aws-sts-id", f'"AccessKeyId": "{AWS_STS_ID}",', AWS_STS_ID, '"AccessKeyId": "[REDACTED:aws_access_key_id]",', 1),
     ("aws-secret", f"aws_secret_access_key = {AWS_SECRET}\n", AWS_SECRET, "aws_secret_access_key = [REDACTED:aws_secret_key]\n", 1),
     ("aws-secret-json", f'"SecretAccessKey": "{AWS_SECRET}"', AWS_SECRET, '"SecretAccessKey": "[REDACTED:aws_secret_key]"', 1),
+    (
+        "aws-secret-in-prose",
+        f"My AWS key is {AWS_STS_ID} and secret {AWS_SECRET_B64}, please set up the S3 upload",
+        AWS_SECRET_B64,
+        "My AWS key is [REDACTED:aws_access_key_id] and secret [REDACTED:aws_secret_key], please set up the S3 upload",
+        2,
+    ),
+    ("aws-secret-beside-its-id", f"{AWS_ID},{AWS_SECRET_B64}\n", AWS_SECRET_B64, "[REDACTED:aws_access_key_id],[REDACTED:aws_secret_key]\n", 2),
+    ("aws-secret-before-its-id", f"use {AWS_SECRET_B64} with key id {AWS_ID}", AWS_SECRET_B64, "use [REDACTED:aws_secret_key] with key id", 2),
+    ("aws-configure", f"AWS Secret Access Key [None]: {AWS_SECRET_B64}\n", AWS_SECRET_B64, "AWS Secret Access Key [None]: [REDACTED:aws_secret_key]\n", 1),
+    ("aws-secret-said", f"the Secret access key is {AWS_SECRET_B64}.", AWS_SECRET_B64, "the Secret access key is [REDACTED:aws_secret_key].", 1),
     ("github", f"git clone https://{GITHUB}@github.com/o/r", GITHUB, "https://[REDACTED:github_token]@github.com/o/r", 1),
     ("github-pat", f"token {GITHUB_PAT} expired", GITHUB_PAT, "token [REDACTED:github_token] expired", 1),
     ("github-app", f"x-access-token:{'ghs_' + fake(36)}", "ghs_", "x-access-token:[REDACTED:github_token]", 1),
@@ -277,6 +289,10 @@ NEGATIVE = [
     ("comparisons", "if token == expected:\n    ok = password != ''\nassert secret_len >= 8\nauth := login()"),
     ("urls", "See https://example.com/docs/auth?page=2 and https://user@example.com/path and http://localhost:8080/token and git@github.com:org/repo.git and http://[::1]:80/"),
     ("shas", "commit 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e and abbreviation 3f2c1e9"),
+    # 40 characters, like an AWS secret key: hex (a commit), or base64 that no key id or "secret" stands beside.
+    ("secret-and-shas", "The secret fix is commit 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e and its upper-case 3F2C1E9A7B4D5C6E8F9A0B1C2D3E4F5A6B7C8D9E near a secret"),
+    ("secret-far-from-base64", "Keep it a secret between us: the build id of the nightly run is " + fake(40) + "."),
+    ("base64-40-alone", "etag " + fake(40) + " and a longer run secret " + fake(44) + " and secret thisIsJustAVeryLongCamelCaseIdentifierName"),
     ("uuids", "request_id 123e4567-e89b-12d3-a456-426614174000 and session 9f1c2b7e-0d4a-4c3b-8e2f-1a2b3c4d5e6f"),
     ("base64-image", "![img](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)"),
     ("base64-json", "data:application/json;base64,eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0="),
@@ -415,12 +431,14 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "x-1-" * 25_000 + "secret: x",
         "\nsrc/a-b-c.yml" + "-x" * 200 + "-1-password:" * 1_000,
         "&sig=abcd" * 10_000 + "&sv=1",
+        ("secret " + fake(40) + " ") * 5_000,
+        (fake(40) + " ") * 5_000 + "secret",
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
         "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
         "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
-        "grep-context-lines", "sas-signature-run",
+        "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):
@@ -454,7 +472,11 @@ class _CountedText(str):
         return str.__getitem__(self, key)
 
 
-@pytest.mark.parametrize("unit", ["password abc1 machine ", 'password: abc1" ', "password "], ids=["netrc-line", "key-line", "words"])
+@pytest.mark.parametrize(
+    "unit",
+    ["password abc1 machine ", 'password: abc1" ', "password ", "a secret kept by the build id " + fake(40) + " "],
+    ids=["netrc-line", "key-line", "words", "aws-secret-shapes"],
+)
 def test_the_checks_read_a_long_line_once_not_once_per_match(unit: str):
     """100,000 `password` words on one line took seconds: the checks of a key or netrc line looked
     for the line's start by reading back to it from every match. The work is counted, not timed:

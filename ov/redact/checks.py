@@ -20,6 +20,7 @@ __all__ = [
     "MARKER",
     "QUOTE_GROUPS",
     "check_assignment",
+    "check_aws_secret",
     "check_cli_password",
     "check_credential",
     "check_discord",
@@ -459,6 +460,40 @@ def check_sas_signature(m: re.Match[str], start: int, end: int) -> bool:
 
 def is_generated_token(m: re.Match[str], start: int, end: int) -> bool:
     return _is_generated(m.string[start:end]) and not _MASKED.search(m.string[start:end])
+
+
+# An AWS secret access key without its label: 40 characters of base64 beside the key id (which the
+# id's rule, earlier in the table, has redacted: its marker stands there) or after the word
+# "secret" ("secret Tq8v...", "Secret Access Key [None]: Tq8v..."). Near is counted in words, which
+# redaction keeps (a secret and its marker are one word each), so a second pass decides as the
+# first did; the words are read from a fixed window around the candidate, so a text of many
+# candidates is still read in linear time.
+_AWS_ID_MARKER = MARKER + "aws_access_key_id]"
+_AWS_ID_NEAR_WORDS = 8
+_AWS_SECRET_WORDS = 5  # "secret access key is", "Secret Access Key [None]:"
+_AWS_NEAR_CHARS = 400
+
+
+def check_aws_secret(m: re.Match[str], start: int, end: int) -> bool:
+    """40 characters shaped like an AWS secret key, beside a key id or after the word "secret".
+
+    Random base64 mixes upper and lower case with digits or ``/`` and ``+``; a git commit or
+    SHA-1 (hex: one case, no symbols), a word or a name does not."""
+    value = m.string[start:end]
+    lower = upper = other = False
+    for c in value:
+        lower = lower or c.islower()
+        upper = upper or c.isupper()
+        other = other or not c.isalpha()
+    if not (lower and upper and other) or _MASKED.search(value):
+        return False
+    text = m.string
+    before = text[max(0, start - _AWS_NEAR_CHARS) : start].split()
+    after = text[end : end + _AWS_NEAR_CHARS].split()
+    if any(_AWS_ID_MARKER in word for word in (*before[-_AWS_ID_NEAR_WORDS:], *after[:_AWS_ID_NEAR_WORDS])):
+        return True
+    # Not the word inside a marker: `[REDACTED:aws_secret_key]` says nothing of what follows it.
+    return any("secret" in word.lower() and MARKER not in word for word in before[-_AWS_SECRET_WORDS:])
 
 
 def check_discord(m: re.Match[str], start: int, end: int) -> bool:

@@ -22,6 +22,12 @@ text and towards keeping code:
   is a numeric id, ``:AA`` and 33 more; a Discord bot token opens with its
   user id in base64 (checked by decoding it); Mailchimp's is 32 hex digits and
   ``-usNN``. A masked example (``AKIAXXXXXXXXXXXXXXXX``) is not a token.
+* An AWS secret access key is redacted after its label (``aws_secret_access_key =``,
+  ``"SecretAccessKey":``) and without one: exactly 40 characters of base64 that mix upper and
+  lower case with digits, ``/`` or ``+``, within eight words of an access key id (its marker: the
+  id's rule runs first) or within five words after the word "secret" ("and secret Tq8v...",
+  "Secret Access Key [None]: Tq8v..."). A git commit or SHA-1 is hex (one case, no symbols) and
+  stays, and so does a 40-character token with neither beside it.
 * A JWT is ``eyJ`` + base64url, a dot, base64url, a dot and an optional
   signature; base64 data (images, ``data:`` URLs) has no dots.
 * ``Bearer <token>`` and ``Authorization: <scheme> <token>`` keep the words and
@@ -105,6 +111,7 @@ from typing import Callable, NamedTuple
 
 from ov.redact.checks import (
     check_assignment,
+    check_aws_secret,
     check_cli_password,
     check_credential,
     check_discord,
@@ -228,6 +235,14 @@ RULES: tuple[Rule, ...] = (
         # The JSON that `aws sts` and `aws iam create-access-key` print.
         LazyPattern(r"[Ss]ecretAccessKey(?<!\w.ecretAccessKey)\"?[ \t]*:[ \t]*\"?(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"),
         ("secretaccesskey",),
+    ),
+    Rule(
+        "aws_secret_key",
+        # Unlabelled ("My AWS key is AKIA... and secret Tq8v..."): exactly 40 characters of base64,
+        # which the check wants beside a key id or after the word "secret".
+        LazyPattern(r"(?<![A-Za-z0-9/+_-])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=_-])"),
+        ("secret", "akia", "asia", "abia", "acca"),
+        check_aws_secret,
     ),
     Rule("github_token", LazyPattern(_token("gh[pousr]_", r"[A-Za-z0-9]{30,}+")), ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), has_digit),
     Rule("github_token", LazyPattern(_token("github_pat_", r"[A-Za-z0-9_]{22,}+")), ("github_pat_",), has_digit),
