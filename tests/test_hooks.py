@@ -124,6 +124,19 @@ def test_session_start_stays_within_its_budget_and_counts_what_it_left_out(ov, p
     assert _log(ov_home)[-1]["omitted"] > 0
 
 
+def test_session_start_shows_what_an_entity_card_says_not_only_its_name(ov, project, ov_home):
+    # (found by an audit: an entity card opens with its `# Name`, and the index line showed only that)
+    assert ov("remember", "--type", "entities", "Alice Chen maintains the query parser bindings").exit_code == 0
+    card = "viking://user/default/memories/entities/people/alice_chen.md"
+    assert ov("read", card).stdout.startswith("# Alice Chen")
+    assert ov("write", "viking://user/default/memories/entities/systems/ci.md", "--content", "# CI\n\n## Notes\n\n- CI runs on every push\n").exit_code == 0
+    assert ov("write", "viking://user/default/memories/entities/systems/bare.md", "--content", "# Bare heading\n").exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert f"- {card}: Alice Chen — Maintains the query parser bindings\n" in text
+    assert "- viking://user/default/memories/entities/systems/ci.md: CI runs on every push\n" in text  # the name once
+    assert "- viking://user/default/memories/entities/systems/bare.md: Bare heading\n" in text
+
+
 def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
     # (found by an audit: within a day the files are named by their words, and "recent events" were
     # the last names in the alphabet, so the newest event of the day could be left out)

@@ -234,11 +234,24 @@ def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
 
 
 def _first_line(content: str) -> str:
-    for line in content.splitlines():
-        line = line.strip().lstrip("#-* ").strip()
-        if line:
-            return line if len(line) <= INDEX_LINE_CHARS else line[: INDEX_LINE_CHARS - 1] + "…"
-    return ""
+    """A memory's first line of text. After a heading (an entity card's ``# Alice Chen``), the
+    heading and the first line below it: "Alice Chen — Maintains the query parser bindings"; the
+    name alone says nothing the file's name does not, and the fact is what the agent needs."""
+    heading = ""
+    for raw in content.splitlines():
+        line = raw.strip().lstrip("#-* ").strip()
+        if not line:
+            continue
+        marks = raw.lstrip()
+        if marks.startswith("#") and marks.lstrip("#")[:1] in ("", " ", "\t"):  # a heading, not "#123"
+            heading = heading or line
+            continue
+        if heading and not line.lower().startswith(heading.lower()):
+            line = f"{heading} — {line}"
+        break
+    else:
+        line = heading
+    return line if len(line) <= INDEX_LINE_CHARS else line[: INDEX_LINE_CHARS - 1] + "…"
 
 
 def _parsed(parse_memory, text: str) -> tuple[str, dict]:
