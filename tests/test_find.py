@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -359,6 +361,84 @@ def test_same_query_same_order(docs):
     first = found(docs, "caching layers")
     assert [h["uri"] for h in first["resources"]] == sorted(h["uri"] for h in first["resources"])
     assert found(docs, "caching layers")["resources"] == first["resources"]
+
+
+@pytest.fixture
+def project(ov):
+    """A small code base whose tests folder says "tests" more than its conftest.py does."""
+    assert ov("mkdir", "viking://resources/proj/tests", "--description", "The tests: unit tests, integration tests and the tests of the CLI").exit_code == 0
+    write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
+    write(ov, "viking://resources/proj/tests/test_cli.py", "# tests of the CLI: look at the output\ndef test_help():\n    assert run('--help')\n")
+    write(ov, "viking://resources/proj/tests/test_find.py", "# tests of find\ndef test_find():\n    assert find('x')  # look it up\n")
+    write(ov, "viking://resources/proj/bench/conftest.py", "import pytest\n\n# the bench's own fixtures, not the tests'\n")
+    assert ov("mkdir", "viking://resources/proj/src", "--description", "Rust sources: the searcher and the index").exit_code == 0
+    write(ov, "viking://resources/proj/src/searcher.rs", "pub struct Searcher {\n    inner: tv::Searcher,\n}\n")
+    write(ov, "viking://resources/proj/src/lib.rs", "mod searcher;\nmod index;\n// the searcher module and the index module\n")
+    return ov
+
+
+def _ranked(ov, query: str) -> list[tuple[str, int, float]]:
+    result = found(ov, query, "--limit", "20")
+    return [(h["uri"], h["level"], h["relevance"]) for h in result["resources"]]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["look at tests/conftest.py", "look at `tests/conftest.py`?", "look at /home/me/proj/tests/conftest.py:3", "look at viking://resources/proj/tests/conftest.py"],
+)
+def test_a_query_naming_a_file_puts_that_file_first_and_leaves_the_rest_in_order(project, query):
+    named = "viking://resources/proj/tests/conftest.py"
+    # The same words without the path: the files and the folder that say "tests" most lead.
+    words = [uri for uri, _level, _relevance in _ranked(project, re.sub(r"[/.:`?]", " ", query))]
+    assert words.index(named) > 2
+    path = _ranked(project, query)
+    assert path[0][0] == named
+    # Only the named file moved: the other conftest.py (bench/, not tests/) keeps its place among the rest.
+    assert [uri for uri, _level, _relevance in path[1:]] == [uri for uri in words if uri != named]
+    assert "viking://resources/proj/bench/conftest.py" in words[:4]
+
+
+def test_a_file_name_alone_or_a_folder_is_named_too(project):
+    assert _ranked(project, "src/searcher.rs")[0][0] == "viking://resources/proj/src/searcher.rs"
+    assert _ranked(project, "what does searcher.rs hold")[0][0] == "viking://resources/proj/src/searcher.rs"
+    assert _ranked(project, "the searcher in src/")[0][0] == "viking://resources/proj/src"
+    # A name the store does not hold, a web address, a number: the words rank as they would.
+    for query, words in [
+        ("look at tests/missing.py", "look at tests missing py"),
+        ("see https://example.com/src/searcher.rs", "see https example com src searcher rs"),
+        ("searcher 3.14 v1.2", "searcher 3 14 v1 2"),
+    ]:
+        assert _ranked(project, query) == _ranked(project, words), query
+
+
+@pytest.mark.parametrize(
+    ("query", "paths"),
+    [
+        ("look at tests/conftest.py", {"conftest.py": (("tests", "conftest.py"),)}),
+        ("why does src/searcher.rs:42:7 panic?", {"searcher.rs": (("src", "searcher.rs"),)}),
+        ("open `Cargo.toml`, then README.md.", {"cargo.toml": (("cargo.toml",),), "readme.md": (("readme.md",),)}),
+        (
+            "C:\\work\\tpy\\src\\lib.rs and ./docs/ and ../x/.gitignore",
+            {"lib.rs": (("src", "lib.rs"),), "docs": (("docs",),), ".gitignore": (("x", ".gitignore"),)},
+        ),
+        ("https://github.com/a/b.md and viking://resources/a/b.md#L3", {"b.md": (("a", "b.md"),)}),
+        ("pi is 3.14 in v1.2 and no file here", {}),
+    ],
+)
+def test_the_paths_and_file_names_a_query_holds(query, paths):
+    from ov.retrieval.named import named_paths
+
+    assert named_paths(query) == paths
+
+
+@pytest.mark.parametrize("text", ["a" * 200_000, "a." * 100_000 + "1", "a/" * 100_000, ("x" * 50 + " ") * 4_000, "ab.cd " * 40_000])
+def test_reading_the_paths_of_a_long_pasted_prompt_stays_linear(text):
+    # The prompt hook ranks every prompt, pasted logs included: a word is read once, not once a character.
+    from ov.retrieval.named import named_paths
+
+    start = time.process_time()
+    named_paths(text)
+    assert time.process_time() - start < 1.0
 
 
 @pytest.mark.parametrize(
@@ -1399,6 +1479,29 @@ def test_a_message_snippet_shows_the_part_of_a_long_message_that_holds_the_query
     assert hit["snippet"].startswith("…") and hit["snippet"].endswith("the flux capacitor overheated on the staging host.")
     searched = ov("search", "flux capacitor overheated", "--type", "session", "--json").json["result"]["sessions"]
     assert searched[0]["snippet"] == hit["snippet"]  # search fills snippets in afterwards: the same ones
+
+
+def test_a_snippet_of_a_line_without_spaces_is_cut_between_items_not_inside_one(ov):
+    # Minified JSON: cut mid-token, `"name":"item3` reads as a value of its own.
+    items = [{"id": i, "name": f"item{i}", "tags": ["alpha", "beta"]} for i in range(60)]
+    items[30]["note"] = "flux-capacitor-overheated"
+    line = json.dumps(items, separators=(",", ":"))
+    assert " " not in line
+    write(ov, "viking://resources/dump.json", line + "\n")
+    [hit] = found(ov, "flux capacitor")["resources"]
+    shown = hit["snippet"].split(": ", 1)[1]
+    assert shown.startswith("…") and shown.endswith("…") and '"note":"flux-capacitor-overheated"' in shown
+    inner = shown.strip("…")
+    at = line.index(inner)
+    assert line[at - 1] == "," and inner.endswith(",")  # whole items, between their separators
+    from ov.index.lexical import analyzer
+    from ov.retrieval.snippets import focus
+
+    analyze = analyzer("english").analyze
+    start = focus(line, set(), analyze, 120)  # no query word in it: its beginning, cut after an item
+    assert line.startswith(start[:-1]) and start.endswith(",…") and len(start) <= 120
+    script = "function(a){return a.map(function(b){return b*2})};" * 30 + "var fluxCapacitor=1;" + "x=[1,2,3];" * 30
+    assert focus(script, {"fluxcapacitor"}, analyze, 80).endswith(";…")
 
 
 def test_a_snippet_of_cjk_text_is_near_its_match():

@@ -17,6 +17,8 @@
    words; the conversation around it usually does.
 5. Dates: a query that names one ("on 3 June, 2023", "in July", "last week")
    raises the records from around it (``retrieval.date_weight``).
+   A query that names a file by its path or name ("look at tests/conftest.py")
+   puts that file's records first (:mod:`ov.retrieval.named`).
 6. One result per unit (a file with its best chunk, a directory level, a
    message), session messages scaled by ``retrieval.session_weight`` when they
    compete with memories and resources, ties broken by URI: the same input
@@ -38,6 +40,7 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
+from ov.retrieval.named import named_paths, names
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
@@ -62,6 +65,10 @@ NEAREST = 30
 # to NEAREST_SCAN times the pool (the nearest 3,200 of 200), enough for a sixteenth of the store.
 FILTERED_SEARCH = 20_000
 NEAREST_SCAN = 16
+# What lifts a record of a file the query names above the best record it does not name: this share
+# of its own score (so several named files keep their order). Small, so the other results keep
+# nearly their scores when the best is scaled back to what the best match is worth.
+NAMED_LIFT = 0.01
 # The first passage's share of a several-passage record's similarity, for models that read context
 # (docs/benchmarks.md, "Passages and replies"); static models embed one passage.
 FIRST_PASSAGE_WEIGHT = 0.3
@@ -336,6 +343,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
+    _favour_named(query, records, scores)
     if not opened.outdated:
         return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
@@ -578,6 +586,23 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
     for rid, record in records.items():
         if record.time:
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
+
+
+def _favour_named(query: str, records: dict[str, Record], scores: dict[str, float]) -> None:
+    """Put first the records of a file or folder the query names by its path or file name ("look
+    at tests/conftest.py": :mod:`ov.retrieval.named`): each scores just above the best record it
+    does not name (by :data:`NAMED_LIFT` of its own score), so the named keep their own order and
+    the rest theirs and nearly their scores. A message is never named: its URI is its session's
+    log. The relevance (:attr:`Hit.relevance`) is the record's own match and does not move."""
+    paths = named_paths(query)
+    if not paths:
+        return
+    named = [rid for rid, record in records.items() if record.kind != "message" and names(record.uri, paths)]
+    if not named:
+        return
+    top = max(scores.values())
+    for rid in named:
+        scores[rid] = top + NAMED_LIFT * scores[rid]
 
 
 def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:

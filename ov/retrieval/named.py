@@ -15,8 +15,13 @@ alone, when it is the record's. A ``viking://`` URI names its own place.
 
 from __future__ import annotations
 
+import functools
+
 from ov.regex import LazyPattern
 
+# A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
+# Tried at the start of a word only, so a long run without either is read once, not once a character.
+_CANDIDATE = LazyPattern(r"(?<!\S)[^\s/\\]*(?:[/\\]|\.[A-Za-z])\S*")
 # What may stand around a path in a sentence: quotes, brackets, punctuation.
 _AROUND = "`'\"()[]{}<>,;!?*"
 # A line (and column) after a file name: `src/searcher.rs:42`, `conftest.py:10:5`, `#L42`.
@@ -30,13 +35,14 @@ SCHEME = "viking://"
 MATCHED_SEGMENTS = 2
 
 
-def named_paths(query: str) -> tuple[tuple[str, ...], ...]:
-    """The paths and file names ``query`` holds, each as its segments in lower case, once each."""
-    if "/" not in query and "\\" not in query and "." not in query:
-        return ()  # most prompts name no file: one scan of the text
-    out: dict[tuple[str, ...], None] = {}
-    for word in query.split():
-        word = word.strip(_AROUND)
+@functools.lru_cache(maxsize=8)  # a search ranks each query of its plan a dozen times
+def named_paths(query: str) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The paths and file names ``query`` holds, in lower case, by their last segment (the name):
+    for each, the trailing segments a URI must end with (at most :data:`MATCHED_SEGMENTS`). Cached,
+    so the answer is shared: read it, never change it."""
+    out: dict[str, dict[tuple[str, ...], None]] = {}
+    for match in _CANDIDATE.finditer(query):
+        word = match.group().strip(_AROUND)
         if word.startswith(SCHEME):
             word = word[len(SCHEME) :]
         elif "://" in word:
@@ -47,15 +53,15 @@ def named_paths(query: str) -> tuple[tuple[str, ...], ...]:
         parts = [p for p in word.split("/") if p not in ("", ".", "..", "~") and not _DRIVE.match(p)]
         if not parts or ("/" not in word and not _FILE_NAME.fullmatch(parts[-1])):
             continue
-        out[tuple(p.lower() for p in parts)] = None
-    return tuple(out)
+        wanted = tuple(p.lower() for p in parts[-MATCHED_SEGMENTS:])
+        out.setdefault(wanted[-1], {})[wanted] = None
+    return {name: tuple(tails) for name, tails in out.items()}
 
 
-def names(uri: str, paths: tuple[tuple[str, ...], ...]) -> bool:
+def names(uri: str, paths: dict[str, tuple[tuple[str, ...], ...]]) -> bool:
     """Whether one of ``paths`` (from :func:`named_paths`) names the place ``uri``."""
-    segments = uri[len(SCHEME) :].lower().rstrip("/").split("/") if uri.startswith(SCHEME) else uri.lower().split("/")
-    for path in paths:
-        wanted = path[-MATCHED_SEGMENTS:]
+    segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
+    for wanted in paths.get(segments[-1], ()):
         if len(wanted) <= len(segments) and tuple(segments[-len(wanted) :]) == wanted:
             return True
     return False

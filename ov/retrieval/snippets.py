@@ -58,7 +58,7 @@ def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | No
     room = limit - 2  # a "…" at either end
     spots = _spots(text, words, analyze, terms, room // 4) if words else []
     if not spots:
-        return text[: limit - 1].rstrip() + "…"
+        return text[: _end_at(text, (limit - 1) // 2, limit - 1)].rstrip() + "…"
     best, span = (0, 0), (0, 0)
     for i, (start, end, _term) in enumerate(spots):
         held, last = set(), end
@@ -73,13 +73,53 @@ def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | No
     start, end = span
     begin = max(0, min(start - (room - (end - start)) // 2, len(text) - room))
     finish = min(len(text), begin + room)
-    if begin > 0 and not text[begin - 1].isspace():  # start at a word
-        space = text.find(" ", begin, start)
-        begin = space + 1 if space >= 0 else begin
+    if begin > 0:  # start at a word
+        begin = _start_at(text, begin, start)
     if finish < len(text):  # and end after one
-        space = text.rfind(" ", end, finish)
-        finish = space if space >= 0 else finish
+        finish = _end_at(text, end, finish)
     return ("…" if begin > 0 else "") + text[begin:finish].strip() + ("…" if finish < len(text) else "")
+
+
+# A cut of a line with no spaces in reach (minified JSON or JS, a long URL) falls after a mark: a
+# separator between items first (`{"id":1,"na…` cut mid-token reads as a different value).
+_SEPARATORS = ",;"
+
+
+def _mark(c: str) -> bool:
+    return not (c.isalnum() or c == "_" or c.isspace())
+
+
+def _start_at(text: str, begin: int, limit: int) -> int:
+    """Where a stretch starting near ``begin`` may start, before ``limit``: at ``begin`` when a word
+    starts there, else after the next space, else after the next separator or mark; ``begin``
+    when none."""
+    if text[begin - 1].isspace():
+        return begin
+    space = text.find(" ", begin, limit)
+    if space >= 0:
+        return space + 1
+    if text[begin - 1] in _SEPARATORS:
+        return begin
+    for fits in (lambda c: c in _SEPARATORS, _mark):
+        at = next((k for k in range(begin, limit) if fits(text[k])), -1)
+        if at >= 0:
+            return at + 1
+    return begin
+
+
+def _end_at(text: str, least: int, finish: int) -> int:
+    """Where a stretch ending near ``finish`` may end, not before ``least``: at the last space,
+    else after the last separator or mark; ``finish`` when none."""
+    space = text.rfind(" ", least, finish)
+    if space >= 0:
+        return space
+    if text[finish - 1] in _SEPARATORS or text[finish].isspace():
+        return finish
+    for fits in (lambda c: c in _SEPARATORS, _mark):
+        at = next((k for k in range(finish - 1, least - 1, -1) if fits(text[k])), -1)
+        if at >= 0:
+            return at + 1
+    return finish
 
 
 def _spots(text: str, words: set[str], analyze, terms: list[str] | None, piece: int) -> list[tuple[int, int, str]]:
