@@ -137,6 +137,15 @@ def test_session_start_shows_what_an_entity_card_says_not_only_its_name(ov, proj
     assert "- viking://user/default/memories/entities/systems/bare.md: Bare heading\n" in text
 
 
+def test_session_start_shows_an_experiences_goal_not_its_first_section(ov, project, ov_home):
+    # (found by an audit: every experience's index line read "Situation", its first section's heading)
+    experience = "viking://user/default/memories/experiences/fix_flaky_login_test.md"
+    content = "## Situation\n\nGoal: fix the flaky login test.\n\n## Approach\n\n1. Found the race\n"
+    assert ov("write", experience, "--content", content).exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert f"- {experience}: Goal: fix the flaky login test.\n" in text
+
+
 def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
     # (found by an audit: within a day the files are named by their words, and "recent events" were
     # the last names in the alphabet, so the newest event of the day could be left out)

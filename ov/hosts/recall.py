@@ -236,15 +236,18 @@ def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
 def _first_line(content: str) -> str:
     """A memory's first line of text. After a heading (an entity card's ``# Alice Chen``), the
     heading and the first line below it: "Alice Chen — Maintains the query parser bindings"; the
-    name alone says nothing the file's name does not, and the fact is what the agent needs."""
+    name alone says nothing the file's name does not, and the fact is what the agent needs. A
+    section heading (an experience's ``## Situation``) is passed over: it names a part, not the memory."""
     heading = ""
     for raw in content.splitlines():
         line = raw.strip().lstrip("#-* ").strip()
         if not line:
             continue
         marks = raw.lstrip()
-        if marks.startswith("#") and marks.lstrip("#")[:1] in ("", " ", "\t"):  # a heading, not "#123"
-            heading = heading or line
+        level = len(marks) - len(marks.lstrip("#"))
+        if level and marks[level : level + 1] in ("", " ", "\t"):  # a heading, not "#123"
+            if level == 1:
+                heading = heading or line
             continue
         if heading and not line.lower().startswith(heading.lower()):
             line = f"{heading} — {line}"
