@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -291,6 +292,207 @@ def test_a_host_that_quits_ends_the_server_quietly_with_its_calls_done(ov, ov_ho
     assert "ov remember" in ov("snapshot", "log").stdout
 
 
+# --- stopping, cancelling, lines too long ------------------------------------------------
+
+
+class _Host:
+    """`ov mcp` as a host runs it: messages sent as it goes, answers read one at a time."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([OV, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        self.answers: dict = {}
+
+    def send(self, *messages) -> None:
+        self.proc.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in messages))
+        self.proc.stdin.flush()
+
+    def answer(self, request_id):
+        """The answer to ``request_id``, reading on until it comes (the others read meanwhile are kept)."""
+        while request_id not in self.answers:
+            line = self.proc.stdout.readline()
+            assert line, f"no answer to {request_id!r}: {self.proc.stderr.read().decode()}"
+            answer = json.loads(line)
+            self.answers[answer[0]["id"] if isinstance(answer, list) else answer["id"]] = answer
+        return self.answers[request_id]
+
+    def finish(self) -> tuple[list, int, bytes]:
+        """Every answer not read yet, the exit code and stderr, once the process has ended (its
+        stdin closed)."""
+        out, err = self.proc.communicate(timeout=60)
+        return [json.loads(line) for line in out.decode().splitlines()], self.proc.returncode, err
+
+
+def _tool_call(request_id, name: str, arguments: dict) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def _held_lock(ov_home: Path):
+    """The account's write lock, held by the test: a write the server starts waits for it."""
+    from ov.store.lock import WriteLock
+
+    lock = WriteLock(ov_home / "state" / "default" / "write.lock", 60)
+    lock.acquire()
+    return lock
+
+
+def _until_started(ov_home: Path, before: set) -> None:
+    """Until a write of the server has started: waiting for the lock, it has taken a ticket."""
+    import time
+
+    queue = ov_home / "state" / "default" / "write.queue"
+    deadline = time.monotonic() + 30
+    while not set(queue.iterdir()) - before:
+        assert time.monotonic() < deadline, "the server's write never started"
+        time.sleep(0.01)
+
+
+def _calls_logged(ov_home: Path) -> dict:
+    return {r["tool"]: r for r in map(json.loads, (ov_home / "logs" / "mcp.jsonl").read_text().splitlines())}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_lets_the_call_running_finish_answers_those_waiting_and_exits_0(ov, ov_home, signum):
+    """(found by an audit: SIGINT, a Ctrl-C reaching the host's process group, failed the call
+    running and every write queued with "ov failed: RuntimeError: cannot schedule new futures
+    after interpreter shutdown", a traceback and exit 1, and committed nothing)"""
+    import time
+
+    assert ov("init").exit_code == 0
+    lock = _held_lock(ov_home)
+    queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/kept.md", "content": "finished after the signal\n"}), REMEMBER | {"id": 3}, PING | {"id": 4})
+        assert host.answer(4)["result"] == {}  # both calls received
+        _until_started(ov_home, queued)
+        host.proc.send_signal(signum)
+        time.sleep(0.3)  # taken by the server before the write it runs can end
+    finally:
+        lock.release()
+    rest, code, stderr = host.finish()
+    assert code == 0 and stderr == b""  # a stop, not a crash: no traceback
+    by_id = {a["id"]: a for a in rest}
+    assert by_id[2]["result"]["content"][0]["text"].startswith("wrote viking://resources/kept.md (commit ")
+    refused = by_id[3]["result"]
+    assert refused["isError"] and refused["content"][0]["text"].startswith(f"not run: ov's MCP server is stopping ({signum.name})")
+    assert [e["command"] for e in ov("snapshot", "log", "--json").json["result"]][:2] == ["write", "init"]  # the write landed, the remember did not
+    logged = _calls_logged(ov_home)
+    assert logged["write"]["outcome"] == "ok" and logged["write"]["commit"]
+    assert (logged["remember"]["outcome"], logged["remember"]["stopped"]) == ("not run", signum.name)
+
+
+def test_a_second_stop_signal_ends_the_server_at_once_and_leaves_nothing_half_done(ov, ov_home):
+    import time
+
+    assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    lock = _held_lock(ov_home)
+    try:
+        queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
+        host = _Host()
+        host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/cut.md", "content": "never written\n"}))
+        _until_started(ov_home, queued)
+        host.proc.send_signal(signal.SIGINT)
+        time.sleep(0.3)
+        host.proc.send_signal(signal.SIGINT)  # the write still waits for the lock: the server does not
+        rest, code, _stderr = host.finish()
+    finally:
+        lock.release()
+    assert code == 130 and [a["id"] for a in rest] == [1]  # the write was cut short, unanswered
+    assert ov("snapshot", "log", "--json").json["result"] == head and ov("fsck").exit_code == 0
+    assert ov("read", "viking://resources/cut.md").exit_code != 0
+
+
+def test_a_cancelled_call_not_yet_started_is_never_run_and_one_running_ends_unanswered(ov, ov_home):
+    """(found by an audit: notifications/cancelled was ignored, and a write the user had cancelled
+    while it waited in the queue was committed later)"""
+    assert ov("init").exit_code == 0
+    lock = _held_lock(ov_home)
+    queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
+    host = _Host()
+
+    def cancel(request_id) -> dict:
+        return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "user pressed Esc"}}
+
+    try:
+        host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/running.md", "content": "one commit or nothing\n"}))
+        host.answer(1)
+        _until_started(ov_home, queued)
+        host.send(
+            _tool_call(3, "write", {"uri": "viking://resources/waiting.md", "content": "cancelled in the queue\n"}),
+            [_tool_call(5, "remember", {"text": "I prefer tabs"}), PING | {"id": 6}],  # a batch: its answers without the one cancelled
+            cancel(3),
+            cancel(5),
+            cancel(2),
+            cancel(99),  # not a call of this session: ignored
+            PING | {"id": 4},
+        )
+        assert host.answer(6) == [{"jsonrpc": "2.0", "id": 6, "result": {}}]
+        assert host.answer(4)["result"] == {}
+    finally:
+        lock.release()
+    rest, code, stderr = host.finish()  # stdin closed: the running call is waited for
+    assert code == 0 and stderr == b"" and rest == []  # neither call is answered
+    log = ov("snapshot", "log", "--json").json["result"]
+    assert [e["subject"] for e in log][:2] == ["ov write viking://resources/running.md", "ov init: account default"]  # the running one ran to its end
+    assert ov("read", "viking://resources/waiting.md").exit_code != 0
+    logged = _calls_logged(ov_home)
+    assert logged["write"]["outcome"] == "ok" and logged["write"]["cancelled"] is True
+    assert logged["remember"]["outcome"] == "cancelled"
+
+
+def test_a_line_too_long_is_read_to_its_end_and_answered_once_with_its_id():
+    """(found by an audit: a request over 64 MiB was read in 64 MiB pieces, each answered as a
+    parse error with id null, and the client waited for its answer for ever)"""
+    from ov.mcp.server import MAX_LINE
+
+    content = b"y" * MAX_LINE
+    id_first = b'{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"write","arguments":{"uri":"viking://resources/x.md","content":"' + content + b'"}}}'
+    id_last = b'{"method":"tools/call","params":{"name":"write","arguments":{"id":1,"content":"' + content + b'"}},"jsonrpc":"2.0","id":7}'  # as the TypeScript SDK writes it
+    data = b"\n".join([json.dumps(INIT).encode(), id_first, id_last, json.dumps(PING).encode()]) + b"\n"
+    proc = subprocess.run([OV, "mcp"], input=data, capture_output=True, timeout=120, env=dict(os.environ), check=False)
+    assert proc.returncode == 0, proc.stderr
+    answers = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert [a["id"] for a in answers] == [1, "big", 7, 3]
+    for answer, size in zip(answers[1:3], (len(id_first), len(id_last))):
+        assert answer["error"] == {"code": -32600, "message": f"the message is {size:,} bytes long, longer than the 67,108,864 bytes (64 MiB) a line may hold: it was not read"}
+    assert answers[3]["result"] == {}
+
+
+def test_lines_are_read_in_bounded_memory_and_a_line_too_long_keeps_its_ends():
+    import io
+
+    from ov.mcp.server import CHUNK, ENDS_KEPT, TooLong, read_lines
+
+    long = b'{"jsonrpc": "2.0", "id": 5, "params": "' + b"x" * (3 * CHUNK) + b'"}'
+    data = b"short\n" + long + b"\r\n\nlast without newline"
+    lines = list(read_lines(io.BytesIO(data).read, limit=2 * CHUNK))
+    assert lines[0] == b"short" and lines[2:] == [b"", b"last without newline"]
+    (too_long,) = [line for line in lines if isinstance(line, TooLong)]
+    assert too_long.size == len(long) + 1  # its "\r" counted
+    assert too_long.head == long[:ENDS_KEPT] and too_long.tail == (long + b"\r")[-ENDS_KEPT:]
+    assert too_long.request_id() == 5
+    exactly = b"z" * (2 * CHUNK)
+    assert list(read_lines(io.BytesIO(exactly + b"\n").read, limit=2 * CHUNK)) == [exactly]  # the limit itself is read
+
+
+@pytest.mark.parametrize(
+    ("head", "tail", "request_id"),
+    [
+        (b'{"jsonrpc": "2.0", "id": "a\\"b", "method": "tools/call", "params": {"x', b'"}}', 'a"b'),
+        (b'{"method": "tools/call", "params": {"arguments": {"id": 1, "text": "', b'x"}}, "jsonrpc": "2.0", "id": 7}\r', 7),  # the inner "id" is not the request's
+        (b'{"method": "tools/call", "params": {"text": "', b'x \\"id\\": 8}"}}', None),  # "id" inside a string
+        (b'{"params": {"text": "', b'x"}, "id": [1]}', None),  # not an id JSON-RPC allows
+        (b'[{"jsonrpc": "2.0", "id": 1, "method": "ping"}, {"x": "', b'"}]', None),  # a batch: one id would not do
+        (b'{"id": null, "method": "ping", "params": "', b'"}', None),
+    ],
+)
+def test_the_id_of_a_line_too_long_is_read_from_where_a_request_keeps_it(head, tail, request_id):
+    from ov.mcp.server import TooLong
+
+    assert TooLong(head, tail, 1 << 30).request_id() == request_id
+
+
 # `ov mcp` in a process that prints, as it exits, the top-level modules it imported (on stderr).
 MODULES_PROBE = (
     "import sys, json, atexit\n"
@@ -458,6 +660,24 @@ def test_health_reports_a_config_value_ov_cannot_use_as_doctor_does(ov, ov_home)
     context = tools.Context.resolve({}, _os.environ)
     lines = tools.call(context, "health", {})["content"][0]["text"].splitlines()
     assert any(line.startswith("fail config: ") and "retrieval.candidates = 20000: must be at most 10000" in line for line in lines), lines
+
+def test_health_reports_a_config_that_does_not_load_and_checks_the_rest_as_doctor_does(ov, ov_home):
+    """(found by an audit: `health` answered only a tool error, the config's, where `ov doctor`
+    reports it and every other check)"""
+    async def body(client):
+        return await _call(client, "health", {})
+
+    assert ov("init").exit_code == 0
+    (ov_home / "config.yaml").write_text("store: [unclosed\n")
+    result = _with_client(body)
+    lines = _text(result).splitlines()
+    assert not result.is_error
+    assert lines[0].startswith(f"fail config: {ov_home / 'config.yaml'} does not parse as YAML at line 2") and lines[0].endswith("(fix: fix the file or remove it)")
+    checks = [line.split(":")[0].split()[-1] for line in lines]
+    doctor = [c["name"] for c in ov("doctor", "--json").json["result"]["checks"]]
+    assert checks == doctor[: len(checks)] and {"store", "index", "embedder"} <= set(checks)
+    assert any(line.startswith("ok   store: ") for line in lines)
+
 
 def test_remembering_a_memory_again_says_what_the_command_says(ov):
     import os as _os

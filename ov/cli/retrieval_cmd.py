@@ -119,14 +119,14 @@ def doctor() -> None:
     from ov.cli.hooks_cmd import project_dir
     from ov.cli.main import for_terminal
     from ov.errors import ConfigError
-    from ov.health.doctor import config_failure, diagnose, exit_status
+    from ov.health.doctor import diagnose, diagnose_on_defaults, exit_status
     from ov.hosts import doctor as host_doctor
 
     rt = runtime()
     try:
         checks = diagnose(rt.loaded_config, rt.store)
     except ConfigError as exc:  # a config that does not load is a finding; the rest is checked on the defaults
-        checks = [config_failure(exc), *diagnose(*_default_config(rt))[1:]]
+        checks = diagnose_on_defaults(exc, _default_store(rt))
     checks += host_doctor.checks(rt.home.root, project_dir())
     checks = [replace(c, fix=for_terminal(c.fix)) for c in checks]
 
@@ -140,16 +140,16 @@ def doctor() -> None:
         raise typer.Exit(1)
 
 
-def _default_config(rt):
-    """The loaded config and store doctor checks with when the config file does not load."""
+def _default_store(rt):
+    """The store doctor checks when the config file does not load: opened with the defaults."""
     import os
 
-    from ov.config import Config, LoadedConfig
+    from ov.config import Config
     from ov.identity import resolve_identity
     from ov.store.store import Store
 
     identity = resolve_identity(rt.flags, os.environ, {})
-    return LoadedConfig(Config(), rt.home.config_path, True), Store(rt.home, identity, Config(), via="cli")
+    return Store(rt.home, identity, Config(), via="cli")
 
 
 # --- shared with `ov search` -------------------------------------------------------

@@ -64,6 +64,16 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
     return checks
 
 
+def diagnose_on_defaults(error, store, *, probe: bool = True, indices=None) -> list[Check]:
+    """The checks when the config file does not load (``error``, a ConfigError): that failure
+    first, then every other check on the defaults, ``store`` being opened with them and the
+    identity of the flags and environment. A broken config is what a user most needs doctor for."""
+    from ov.config import Config, LoadedConfig
+
+    defaults = LoadedConfig(Config(), store.home.config_path, True)
+    return [config_failure(error), *diagnose(defaults, store, probe=probe, indices=indices)[1:]]
+
+
 def config_failure(error) -> Check:
     """The finding for a config file that does not load (the other checks then use the defaults)."""
     return Check("config", "fail", error.message, error.hint or "fix the file; `ov config show` names the line")

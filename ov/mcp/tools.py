@@ -26,7 +26,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ov.errors import InvalidInput, OvError, os_failure, spelled
+from ov.errors import ConfigError, InvalidInput, OvError, os_failure, spelled
 from ov.lines import lines_of
 from ov.retrieval import MAX_RESULTS
 from ov.store.sidecar import ABSTRACT, OVERVIEW
@@ -96,9 +96,12 @@ def definitions() -> list[dict]:
     return list(TOOLS)
 
 
-# A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do;
-# `health` reports it among its checks instead, as `ov doctor` does.
-_READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] and t["name"] != "health" for t in TOOLS}
+# A tool that only reads refuses an account that does not exist (Store, read_only), as the CLI's do.
+_READ_ONLY = {t["name"]: t["annotations"]["readOnlyHint"] for t in TOOLS}
+# The tools that open the store themselves: `health` reports an account that does not exist and a
+# config that does not load among its checks, as `ov doctor` does, where opening the store for it
+# would refuse the call.
+_OPEN_THEIR_STORE = frozenset({"health"})
 # The tools whose calls the server runs one at a time, in the order they came (ov/mcp/server.py).
 CHANGES_STORE = frozenset(t["name"] for t in TOOLS if not t["annotations"]["readOnlyHint"])
 
@@ -128,13 +131,14 @@ class Context:
 
         return Indices(store, warm=self.embedders, held=self.vectors)
 
-    def store(self, *, read_only: bool = False):
-        """A store for one call: the config and identity as they are now."""
+    def store(self, *, read_only: bool = False, config=None):
+        """A store for one call: the config (``config``, else the file's) and identity as they are now."""
         from ov.config import load_config
         from ov.identity import resolve_identity
         from ov.store.store import Store
 
-        config = load_config(self.home).config
+        if config is None:
+            config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
         # Confined: the server acts for one user, so no tool reads or changes another's space.
         return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True)
@@ -153,7 +157,7 @@ def call(context: Context, name, arguments, record: dict | None = None) -> dict:
     store = None
     try:
         args = _Args(name, arguments)  # an argument the tool does not take is refused before the store is opened
-        store = context.store(read_only=_READ_ONLY[name])
+        store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name])
         answer = handler(store, args, context)
     except OvError as exc:
         if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
@@ -586,12 +590,18 @@ def _session_commit(store, args: _Args, _context: Context) -> str:
     return done + (f"; the model failed ({report.model_failed}), so the offline rules extracted them" if report.model_failed else "")
 
 
-def _health(store, args: _Args, context: Context) -> str:
-    from ov.config import load_config
-    from ov.health.doctor import diagnose
+def _health(_store, _args: _Args, context: Context) -> str:
+    from ov.config import Config, load_config
+    from ov.health.doctor import diagnose, diagnose_on_defaults
 
-    loaded = load_config(store.home)  # as loaded for this call, with what it left out
-    checks = diagnose(loaded, store, probe=False, indices=context.indices(store))
+    try:
+        loaded = load_config(context.home)  # as loaded for this call, with what it left out
+    except ConfigError as exc:  # a finding, as in `ov doctor`: the other checks run on the defaults
+        store = context.store(config=Config())
+        checks = diagnose_on_defaults(exc, store, probe=False, indices=context.indices(store))
+    else:
+        store = context.store(config=loaded.config)
+        checks = diagnose(loaded, store, probe=False, indices=context.indices(store))
     # What to do about a check that is not ok, as `ov doctor` says it, with the commands a tool runs named as tools.
     return "\n".join(f"{c.status:4} {c.name}: {c.detail}" + (f" (fix: {spelled(c.fix, _argument, _tool_call)})" if c.fix and c.status != "ok" else "") for c in checks)
 

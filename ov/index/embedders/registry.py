@@ -30,6 +30,7 @@ A process that lives long (the MCP server) passes a :class:`WarmEmbedders` to
 from __future__ import annotations
 
 import dataclasses
+import gc
 import importlib.util
 import os
 import threading
@@ -118,7 +119,8 @@ class WarmEmbedders:
     this, :func:`resolve` hands back the embedder kept from an earlier call when the new one
     is the same: same config, same account, and the same fingerprint provider and model
     (for a local model, its path and a digest of its files, so a model replaced on disk is
-    a new one). One embedder is kept; a different one replaces it and the old model is freed.
+    a new one). One embedder is kept; a different one replaces it and the old model is freed
+    (collected at once: see :meth:`keep`).
     """
 
     def __init__(self) -> None:
@@ -132,10 +134,21 @@ class WarmEmbedders:
         if not isinstance(embedder, BaseEmbedder):
             return resolution
         key = (config, usage_dir, embedder.provider, embedder.model)
+        replaced = None
         with self._lock:
             if key != self._key:
+                replaced = self._embedder
                 self._key, self._embedder = key, embedder
+                if self._reported is replaced:
+                    self._reported = None
             kept = self._embedder
+        if replaced is not None and replaced.loaded:
+            # A model stack's objects refer to each other (torch modules, tokenizers), so dropping
+            # the last reference frees nothing until a full collection, which a server busy with
+            # small objects seldom runs: each switch of embedder kept one more model (~50 MiB).
+            # A switch is rare and a collection costs milliseconds, so it is done here, and only here.
+            del replaced
+            gc.collect()
         return resolution if kept is embedder else dataclasses.replace(resolution, embedder=kept)
 
     @property
