@@ -307,10 +307,29 @@ def test_new_memory_is_normalised(schemas):
         ("- Prefers tabs\n- Likes jazz", {"replace": "Prefers tabs.", "with": "Prefers spaces"}, "- Prefers spaces\n- Likes jazz"),
         ("- Prefers tabs\n- Likes jazz", [{"replace": "likes jazz", "with": ""}, "- Likes blues"], "- Prefers tabs\n- Likes blues"),
         ("- Prefers tabs", {"replace": "not there", "with": "- New"}, "- Prefers tabs\n- New"),
+        # a line a stored one already says (its "present" probes) changes nothing
+        ("- Prefers tabs over spaces", {"supersede": ["hates tabs"], "with": "- Prefers tabs", "present": ["prefers tabs over"]},
+         "- Prefers tabs over spaces"),
+        ("- Prefers tabs in Go", {"supersede": ["hates tabs"], "with": "- Prefers tabs", "present": ["prefers tabs$"]},
+         "- Prefers tabs in Go\n- Prefers tabs"),
     ],
 )
 def test_patch(old, incoming, new):
     assert patch_text(old, incoming) == new
+
+
+def test_a_long_patch_normalises_each_line_once(monkeypatch):
+    """(found by an audit: 20,000 incoming lines took 9.5 minutes, each normalising every stored line)"""
+    from ov.sessions.memory import merge
+
+    calls = []
+    real = merge.normalise.__wrapped__
+    monkeypatch.setattr(merge, "normalise", lambda text: calls.append(text) or real(text))
+    stored = "\n".join(f"- Old fact {n}" for n in range(2000))
+    incoming = "\n".join(f"- New fact {n}" for n in range(2000)) + "\n- Old fact 7\n- New fact 3"
+    merged = patch_text(stored, incoming)
+    assert merged.splitlines() == [*stored.splitlines(), *(f"- New fact {n}" for n in range(2000))]
+    assert len(calls) <= 3 * 4002
 
 
 def test_patch_rejects_bad_ops():
@@ -515,6 +534,90 @@ def test_a_colons_lead_is_read_a_bounded_length_once(monkeypatch):
 
 
 @pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("Read this:\n\n    I prefer tabs\n\n    my editor = vim\nMy shell is fish", "Read this:\n\n\n\n\nMy shell is fish"),
+        ("    I prefer tabs\nI prefer spaces", "\nI prefer spaces"),  # a block may open the message
+        ("I prefer tabs:\n    - in Go\n    - in Make", "I prefer tabs:\n    - in Go\n    - in Make"),  # no blank line: no block
+    ],
+)
+def test_an_indented_block_is_code(text, kept):
+    from ov.sessions.memory import text as tx
+
+    assert tx.strip_code(text)[0] == kept
+
+
+@pytest.mark.parametrize(
+    "text, pasted",
+    [
+        ("Reply to this?\n\nFrom: Dana <dana@acme.com>\nI prefer tabs.\n\nMy editor is Vim.", [2, 3, 5]),
+        ("Any ideas?\nTo: ops\nSubject: x\n\nI prefer tabs", [1, 2, 4]),
+        ("commit 3f2a9c1\nI prefer tabs", [0, 1]),
+        ("Bob Smith  10:42 AM\nI prefer tabs", [0, 1]),
+        ("Hi Priya,\nI prefer tabs.\nBest, Sarah\nMy editor is Vim.", [0, 1, 2]),
+        ("Hi Priya,\nI prefer tabs.\n\nThanks,\nSarah", [0, 1, 3, 4]),
+        # the user's own: a greeting to the agent with no named writer, a time said in passing, one header
+        ("Hi,\nI prefer tabs.\nThanks!", []),
+        ("The standup is at 10:30 AM. I prefer tabs.\nSubject: tabs", []),
+    ],
+)
+def test_what_was_pasted_is_masked_line_by_line(text, pasted):
+    from ov.sessions.memory import pasted as pasting
+    from ov.sessions.memory import text as tx
+
+    spans: list[str] = []
+    masked = pasting.mask_pasted(text, spans).split("\n")
+    assert [i for i, line in enumerate(masked) if line.startswith("\x00")] == pasted
+    assert tx.unmask("\n".join(masked), spans) == text
+
+
+@pytest.mark.parametrize(
+    "sentence, framed",
+    [("In the test fixture, my name is John", True), ("my name is John in this example.", True), ("Suppose I work at Initech", True),
+     ("For the demo: I live in Oslo", True), ("I use pytest for the mock server", False), ("For example, I use Vim", False)],
+)
+def test_a_sentence_framed_as_made_up(sentence, framed):
+    from ov.sessions.memory import quoted
+
+    assert quoted.framed(sentence) is framed
+
+
+@pytest.mark.parametrize(
+    "text, moment",
+    [("below", True), ("above the bakery", False), ("early returns here", True), ("how fast this is", True), ("this API", True),
+     ("tabs in this repo", False), ("the frontend this sprint", True), ("Kotlin these days", False), ("tools that say what they do", False),
+     ("the version above", True), ("away for now", False)],
+)
+def test_what_is_of_the_moment(text, moment):
+    from ov.sessions.memory.standing import of_the_moment
+
+    assert of_the_moment(text) is moment
+
+
+@pytest.mark.parametrize(
+    "sentence, following, back",
+    [("I prefer tabs - said no one ever", "", True), ("My editor is Vim, I think.", "", True), ("I love meetings...", "NOT!", True),
+     ("I like Java.", "Just kidding.", True), ("I prefer tabs", "I like jazz.", False), ("I'm not a fan of Java", "", False)],
+)
+def test_a_sentence_that_takes_itself_back(sentence, following, back):
+    from ov.sessions.memory.standing import taken_back
+
+    assert taken_back(sentence, following) is back
+
+
+@pytest.mark.parametrize(
+    "sentence, parts",
+    [("I prefer tabs, my editor is Emacs", ["I prefer tabs", "my editor is Emacs"]), ("I like jazz, I hate Java", ["I like jazz", "I hate Java"]),
+     ("Actually, I prefer tabs", ["Actually, I prefer tabs"]), ("I was wrong, my editor is Vim", ["I was wrong, my editor is Vim"]),
+     ("I mean, I prefer tabs", ["I mean, I prefer tabs"]), ("No, I meant spaces", ["No, I meant spaces"])],
+)
+def test_a_comma_splits_after_a_first_person_clause(sentence, parts):
+    from ov.sessions.memory import text as tx
+
+    assert tx.clauses(sentence) == parts
+
+
+@pytest.mark.parametrize(
     "sentence, reported",
     [("the user says I prefer tabs", "I prefer tabs"), ("Bob told me that my editor is old, but I like it", "my editor is old"),
      ("I said I prefer tabs", None), ("let me tell you my editor is Vim", None), ("I prefer tools that say what they do", None)],
@@ -549,6 +652,9 @@ def test_first_person_voiced(person, text, expected):
     ("tabs over spaces", "tabs"), ("not over it", "it"), ("Make sure tests pass", "sure_tests_pass"),
     # ... but not a verb of what is done over something: then it is what follows "over"
     ("working over SSH", "ssh"), ("to work over the weekend", "weekend"), ("used over the weekend", "weekend"),
+    # only the first clause's words (found by an audit: "tabs, my editor is Emacs" was tabs_my_editor)
+    ("tabs, my editor is Emacs", "tabs"), ("tabs - said no one ever", "tabs"), ("tabs; they line up", "tabs"),
+    ("Go, which compiles fast", "go"), ("short, focused commits", "short_focused_commits"),
 ])
 def test_a_topic_starts_with_no_qualifier(text, topic):
     from ov.sessions.memory import topics

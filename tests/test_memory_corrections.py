@@ -248,7 +248,7 @@ CASES = [
     pytest.param([("stored", "preferences/default/general.md", "- Prefers F# for data scripts"), "I prefer F#"],
                  {"preferences/default/fsharp.md": "- Prefers F# for data scripts\n- Prefers F#"}, None, id="general-md-line-moves-to-fsharp"),
     pytest.param([("stored", "preferences/default/general.md", "- Prefers Objective-C over Swift\n- Prefers Objective-C++"), "I prefer Objective-C"],
-                 {"preferences/default/objective-c.md": "- Prefers Objective-C over Swift\n- Prefers Objective-C",
+                 {"preferences/default/objective-c.md": "- Prefers Objective-C over Swift",  # it says so already: not twice
                   "preferences/default/general.md": "- Prefers Objective-C++"}, None, id="general-md-line-moves-to-objective-c"),
     pytest.param([("stored", "preferences/default/general.md", "- Prefers .NET for backends\n- Prefers ASP.NET Core"), "I prefer .NET"],
                  {"preferences/default/net.md": "- Prefers .NET for backends\n- Prefers .NET",
@@ -490,8 +490,8 @@ CASES = [
                  None, id="comma-splice"),
     pytest.param(["My editor is Vim - my shell is fish"], {"profile.md": "- Editor: Vim\n- Shell: fish"}, None, id="dash"),
     pytest.param(["I'm in Berlin, so my timezone is CET"], {"profile.md": "- Is in Berlin\n- Timezone: CET"}, None, id="so-my"),
-    pytest.param(["I work at Acme", "I left Acme and now work at Initech"], {"profile.md": "- Works at Initech\n- Left Acme"}, None,
-                 id="left-and-now-work-at"),
+    pytest.param(["I work at Acme", "I left Acme and now work at Initech"], {"profile.md": "- Works at Initech"}, None,
+                 id="left-and-now-work-at"),  # (the employer line says where they work: "Left Acme" beside it said no more)
     # --- more correction markers, and standing facts about systems and teams --------------------
     pytest.param(["My editor is Vim", "Scratch that, my editor is Helix"], {"profile.md": "- Editor: Helix"}, None,
                  id="scratch-that-corrects"),
@@ -519,6 +519,20 @@ CASES = [
                  id="whenever-you-any-verb-of-the-work"),
     pytest.param(["I work at Shopify", "I don't work at Shopify anymore, I joined Datadog last month"], {"profile.md": "- Works at Datadog"},
                  None, id="joined-a-new-employer"),
+    # (found by an audit) a new employer however said, in a session as with remember, replaces the old
+    pytest.param([["I work at Shopify."], ["I don't work at Shopify anymore, I joined Datadog."]], {"profile.md": "- Works at Datadog"},
+                 {"profile.md": ("- Works at Shopify", "- Works at Datadog")}, id="joined-a-new-employer-in-a-session"),
+    pytest.param([["I work at Shopify."], ["I left Shopify, I'm at Globex now."]], {"profile.md": "- Works at Globex"}, None,
+                 id="left-one-and-at-another-in-a-session"),
+    pytest.param(["I work at Shopify", "I left Shopify, I'm at Globex now."], {"profile.md": "- Works at Globex"}, None,
+                 id="left-one-and-at-another-remembered"),
+    pytest.param([["I work for Acme."], ["I quit Acme and joined Initech as a staff engineer."]], {"profile.md": "- Works at Initech"}, None,
+                 id="quit-one-and-joined-another"),
+    pytest.param([["I work at Acme."], ["I'm at Globex now."]], {"profile.md": "- Works at Globex"}, None, id="at-another-now-in-a-session"),
+    pytest.param(["I work at Acme", "I'm at Globex now."], {"profile.md": "- Works at Globex"}, None, id="at-another-now-remembered"),
+    # ... while with no employer stored, "I'm at X now" may be a place: a session keeps nothing, remember what it said
+    pytest.param([["I'm at Starbucks now."]], {}, None, id="at-a-place-now-in-a-session"),
+    pytest.param(["I'm at Globex now"], {"profile.md": "- Is at Globex"}, None, id="at-a-place-now-remembered"),
     pytest.param(["My main language is Java", "These days I mostly write Kotlin"], {"profile.md": "- Main language: Kotlin"}, None,
                  id="mostly-write-a-language"),
     # From a review: what only looks like a timezone or a language replaces nothing.
@@ -578,6 +592,22 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/build.md": "- My build is green",
                   f"events/{TODAY:%Y/%m/%d}/i_m_such_idiot.md": "- I'm such an idiot"}, None,
                  id="a-passing-remark-asked-to-be-kept-is-a-note-not-the-profile"),
+    # (found by an audit) what points at the conversation or at a time that passes, what flatters the
+    # assistant or proposes what to do now, and what takes itself back is no standing fact
+    pytest.param([["my code is below", "My output is empty.", "My current directory is /tmp.", "My log is full of warnings.",
+                   "The error is above, my traceback is attached."]], {}, None, id="the-work-at-hand-is-no-profile-fact"),
+    pytest.param([["I'm a fan of your work.", "I love how fast this is.", "I love your explanations.", "I like how you structured it.",
+                   "I prefer we go with option 2 for this PR.", "I prefer that we ship on Friday."]], {}, None,
+                 id="compliments-and-proposals-are-no-preferences"),
+    pytest.param([["I work on the frontend this sprint.", "I'm a release manager this week.", "I always get confused by this API.",
+                   "I like these colours.", "Never touch this function."]], {}, None, id="this-sprint-and-this-api-are-of-the-moment"),
+    pytest.param([["I prefer tabs - said no one ever.", "I love meetings... NOT!", "My editor is Vim, I think.", "I like Java. Just kidding."]],
+                 {}, None, id="what-takes-itself-back"),
+    pytest.param([["I prefer tabs in this repo.", "My office is above the bakery.", "I prefer your answers short.", "I love how Rust handles errors.",
+                   "I mostly write Kotlin these days."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs in this repo", "preferences/default/answers_short.md": "- Prefers your answers short",
+                  "preferences/default/how_rust_handles.md": "- Loves how Rust handles errors",
+                  "profile.md": "- Office: above the bakery\n- Main language: Kotlin"}, None, id="what-only-sounds-of-the-moment-stays"),
     # --- what the user says of the conversation is no standing taste ------------------------------
     pytest.param([["I like your suggestion.", "I prefer option B.", "I love Python but I hate its packaging.", "I never understood regexes.",
                    "I always forget the flag for this.", "I am an idiot, I forgot to save the file.",
@@ -610,6 +640,28 @@ CASES = [
     pytest.param(["Add a fixture user whose bio reads: I am a data scientist and I work at Initech"],
                  {f"events/{TODAY:%Y/%m/%d}/add_fixture_user.md": "- Add a fixture user whose bio reads: I am a data scientist and I work at Initech"},
                  None, id="a-quoted-bio-asked-to-be-kept-is-a-note"),
+    # (found by an audit) what was pasted: an email, a letter, a chat log, a review comment, a git
+    # log; and what is framed as made up. None of it may become, or replace, the user's memory.
+    pytest.param([["My editor is Neovim. I prefer double quotes."],
+                  ["Can you reply to this?\n\nFrom: Dana <dana@acme.com>\nSubject: style\n\nI always use single quotes. My editor is Sublime."],
+                  ["Summarise this thread.\n\nTo: ops@acme.com\nDate: Monday\n\nMy shell is fish.\n\nI work at Globex."]],
+                 {"preferences/default/double_quotes.md": "- Prefers double quotes", "profile.md": "- Editor: Neovim"}, None,
+                 id="a-pasted-email-is-not-the-users"),
+    pytest.param([["Here's what Sarah sent me:\n\nHi Priya,\nI prefer meetings on Tuesdays.\nBest, Sarah",
+                   "Dear team,\nI prefer async standups.\n\nI live in Oslo.\n\nCheers,\nTom", "Hi,\nmy editor is Vim.\nThanks!"]],
+                 {"profile.md": "- Editor: Vim"}, None, id="a-letter-signed-by-someone-is-theirs"),
+    pytest.param([["Bob Smith  10:42 AM\nI prefer tabs, my editor is Emacs", "[5/1/26, 10:42:01] Ann: I work at Initech",
+                   "Alice \u2014 Today at 10:42 AM\nI live in Paris\n\nBob \u2014 Today at 10:43 AM\nMy shell is zsh",
+                   "I have a standup at 10:30 AM. I prefer spaces."]],
+                 {"preferences/default/spaces.md": "- Prefers spaces"}, None, id="a-pasted-chat-log-is-its-speakers"),
+    pytest.param([["**bob** commented on line 42:\nI prefer early returns here.", "Alice suggested:\nI always squash my commits.",
+                   "Dana forwarded this:\nI'm a designer."]], {}, None, id="a-pasted-review-comment-is-its-authors"),
+    pytest.param([["commit abc123\nAuthor: Bob <bob@x.com>\n\n    I prefer explicit imports",
+                   "Here's my config:\n\n    I prefer tabs\n    my editor = vim\n\nMy editor is Vim."]],
+                 {"profile.md": "- Editor: Vim"}, None, id="a-git-log-and-an-indented-block-are-no-prose"),
+    pytest.param([["In the test fixture, my name is John and I work at Initech.", "My name is Jane in this example.",
+                   "For this mock, I live in Oslo.", "Let's say I work at Hooli.", "I use pytest for the mock server. I prefer tabs."]],
+                 {"preferences/default/tabs.md": "- Prefers tabs"}, None, id="what-is-framed-as-made-up"),
     # ... while the user's own words around it, and what the user says they said, are theirs
     pytest.param([["The README says we use tabs, but I prefer spaces."]], {"preferences/default/spaces.md": "- Prefers spaces"}, None,
                  id="the-users-words-after-but"),
@@ -639,6 +691,20 @@ CASES = [
                  None, id="a-bare-heading-of-the-users-own"),
     pytest.param([['My favourite quote is "my way or the highway".']], {"profile.md": '- Favourite quote: "my way or the highway"'}, None,
                  id="a-quoted-value-is-kept-whole"),
+    # (found by an audit) the same choice said again is not stored again; said with more, it extends the line
+    pytest.param([["I prefer tabs over spaces"], ["I prefer tabs"], ["I prefer using tabs"]], {"preferences/default/tabs.md": "- Prefers tabs over spaces"},
+                 None, id="the-same-choice-is-stored-once"),
+    pytest.param(["I prefer tabs", "I prefer using tabs", "I prefer tabs over spaces", "I prefer tabs rather than spaces"],
+                 {"preferences/default/tabs.md": "- Prefers tabs over spaces"}, None, id="a-choice-said-with-more-extends-its-line"),
+    pytest.param(["I like Go over Python", "I like Go", "I like Go over Rust", "I prefer Go"],
+                 {"preferences/default/go.md": "- Likes Go over Python\n- Likes Go over Rust\n- Prefers Go"}, None,
+                 id="another-alternative-or-feeling-is-another-line"),
+    # (found by an audit) a comma after a short first clause splits, and the topic is the first clause's
+    pytest.param([["My editor is Neovim."], ["I prefer tabs, my editor is Emacs"]],
+                 {"preferences/default/tabs.md": "- Prefers tabs", "profile.md": "- Editor: Emacs"}, None, id="a-short-clause-and-a-comma"),
+    pytest.param([["I like jazz, my favourite band is Muse.", "I hate Java, I use Kotlin."]],
+                 {"preferences/default/jazz.md": "- Likes jazz", "preferences/default/java.md": "- Hates Java",
+                  "profile.md": "- Favourite band: Muse"}, None, id="short-clauses-and-commas"),
     # --- "X over Y": the file is the preferred thing's, even a word that starts no topic ------------
     pytest.param(["I prefer Make over CMake"], {"preferences/default/make.md": "- Prefers Make over CMake"}, None, id="make-over-cmake"),
     # ... a thing, not a verb of what is done over something: the topic is then what follows "over"
@@ -989,7 +1055,7 @@ def test_supersede(old, probes, line, new):
 )
 def test_supersedes_an_always_line_in_either_wording(old, lead, obj, line, new):
     from ov.sessions.memory.merge import patch_text
-    from ov.sessions.memory.rules import supersedes
+    from ov.sessions.memory.supersede import supersedes
 
     assert patch_text(old, {"supersede": list(supersedes("preferences", lead, obj)), "with": line}) == new
 

@@ -192,6 +192,7 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     from ov.errors import ConfigError
     from ov.llm.client import LLMError
     from ov.llm.usage import UsageLog
+    from ov.sessions.memory.candidate import Candidate
     from ov.sessions.memory.llm_extract import extract_with_llm
 
     message = {"id": "remember", "role": "user", "parts": [{"type": "text", "text": f"Remember this: {text}"}], "created_at": when.isoformat()}
@@ -209,8 +210,8 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     if chosen is None:
         return []
     bullet = text if text.lstrip().startswith(("-", "#")) else f"- {text}"
-    chosen.fields = {**chosen.fields, "content": bullet}
-    return [chosen]
+    # Only the type and the file are the model's: what its own words would replace or amend is not.
+    return [Candidate(chosen.memory_type, {**chosen.fields, "content": bullet}, chosen.source_message_ids, chosen.about)]
 
 
 @dataclass(frozen=True)

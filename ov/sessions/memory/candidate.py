@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.choices import choice_probes, rivals
+from ov.sessions.memory.choices import choice_probes, rivals, same_choice
 from ov.sessions.memory.facts import fact_probes
-from ov.sessions.memory.rules import Statement, supersedes
+from ov.sessions.memory.rules import LOCATION_LEADS, Statement
+from ov.sessions.memory.supersede import NEGATIVE, POSITIVE, supersedes
 
 
 @dataclass
@@ -31,6 +32,8 @@ class Candidate:
     about: str = "user"
     # Stored lines the content's lines replace (probes of merge's "supersede" op; see rules.supersedes).
     replaces: tuple[str, ...] = ()
+    # Stored lines that already say what the content says, or more (choices.same_choice): then nothing is written.
+    present: tuple[str, ...] = ()
     # Only amends a stored line that ``replaces`` matches: never creates a file or appends a line.
     only_amends: bool = False
     # Such amendments of other files that storing this one implies ("Prefers spaces": tabs.md).
@@ -45,20 +48,19 @@ class Candidate:
     formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
 
 
-def _rivals(statement: Statement, sources: list[str]) -> list[Candidate]:
-    """For a choice ("Prefers spaces"), the negation of each rival a stored preference may state."""
-    if statement.memory_type != "preferences":
-        return []
+def rival_amends(path_fields: dict[str, str], lead: str, obj: str, sources: list[str]) -> list[Candidate]:
+    """For a choice ("Prefers spaces", ``obj`` said of the user), the negation of each rival a stored
+    preference may state, in the rival's file of the same subject ("No longer prefers tabs")."""
     return [
         Candidate(
             "preferences",
-            {**statement.path_fields, "topic": topics.slug(rival), "content": f"- No longer prefers {rival}"},
+            {**path_fields, "topic": topics.slug(rival), "content": f"- No longer prefers {rival}"},
             list(sources),
             replaces=choice_probes(f"Prefers {rival}"),
             only_amends=True,
             formerly=topics.former_slug(rival),
         )
-        for rival in rivals(statement.lead, tx.voiced(statement.obj, "they"))
+        for rival in rivals(lead, obj)
     ]
 
 
@@ -67,6 +69,7 @@ def candidate_of(statement: Statement) -> Candidate:
     fields = dict(statement.path_fields)
     marker = "Actually, " if statement.marked else ""
     role = None
+    present: tuple[str, ...] = ()
     if statement.memory_type == "entities":
         fields["name"] = re.sub(r"\.(?=\s|$)", "", statement.obj)  # "Dr. Smith": dr_smith.md, as "J. R. R. Tolkien" j_r_r_tolkien.md
         if statement.fact:
@@ -83,7 +86,8 @@ def candidate_of(statement: Statement) -> Candidate:
             fields["event"] = topics.slug(statement.obj, fallback="note")
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
         older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
-        replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *statement.probes)
+        present, lesser = same_choice(statement.lead, obj)  # (a liking is a preference's)
+        replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *lesser, *statement.probes)
         if statement.marked and statement.slot[:2] == ("profile", "fact"):
             # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
             replaces = (*replaces, *fact_probes(line))
@@ -94,7 +98,9 @@ def candidate_of(statement: Statement) -> Candidate:
         fields,
         sources,
         replaces=replaces,
-        amends=_rivals(statement, sources),
+        present=present,
+        only_amends=statement.only_amends,
+        amends=rival_amends(statement.path_fields, statement.lead, obj, sources) if statement.memory_type == "preferences" else [],
         swap=statement.swap,
         otherwise=otherwise,
         role=role,
@@ -121,3 +127,51 @@ def dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
         else:
             merged[key] = candidate
     return list(merged.values())
+
+
+# A line as ov words one: a bullet, maybe marked as a correction ("Actually, Editor: Emacs").
+_WORDED_RE = re.compile(r"^\s*[-*+]\s+(?:(?i:actually|correction)\b[\s,:;-]*)?(?P<body>\S.*?)\s*$")
+_KEY_RE = re.compile(r"^(?P<k>[^:]{1,40}):\s+(?P<v>\S.*)$")
+_LEADS = (*POSITIVE, *NEGATIVE, "Always ", "Never ", "Works at ", "Works for ", "Works as ", "Is no longer ")
+
+
+def worded(candidate: Candidate) -> list[Candidate]:
+    """A profile or preference memory whose lines come worded as ov words them (the model's): one
+    candidate per line, each replacing and amending what the rules' own line would ("- Editor:
+    Emacs" replaces "Editor: vim", "- Prefers spaces" ends "Prefers tabs" in tabs.md and is already
+    said by "Prefers spaces over tabs"); a line of no known wording is merged as it is. Any other
+    memory as it is."""
+    if candidate.memory_type not in ("profile", "preferences") or not isinstance(candidate.fields.get("content"), str):
+        return [candidate]
+    out = []
+    for line in candidate.fields["content"].splitlines():
+        if not line.strip():
+            continue
+        fields, lead_obj = {**candidate.fields, "content": line}, _lead_of(candidate.memory_type, line)
+        if lead_obj is None:
+            out.append(Candidate(candidate.memory_type, fields, list(candidate.source_message_ids), candidate.about))
+            continue
+        lead, obj = lead_obj
+        present, lesser = same_choice(lead, obj)
+        located = LOCATION_LEADS if any(lead.startswith(place) for place in LOCATION_LEADS) else ()
+        amends = rival_amends(candidate.fields, lead, obj, candidate.source_message_ids) if candidate.memory_type == "preferences" else []
+        replaces = (*supersedes(candidate.memory_type, lead, obj), *lesser, *located)
+        out.append(Candidate(candidate.memory_type, fields, list(candidate.source_message_ids), candidate.about, replaces, present=present, amends=amends))
+    return out
+
+
+def _lead_of(memory_type: str, line: str) -> tuple[str, str] | None:
+    """(lead, object) of a line as the rules word one: ("Editor: ", "Emacs"), ("No longer prefers ",
+    "tabs"), ("Lives in ", "Lisbon"); None for another wording."""
+    match = _WORDED_RE.match(line)
+    if match is None:
+        return None
+    body = match.group("body")
+    if (key := _KEY_RE.match(body)) and memory_type == "profile":
+        value = key.group("v")
+        no_longer = re.match(r"(?i)no\s+longer\s+(?=\S)", value)
+        return (f"{key.group('k')}: {no_longer.group(0)}", value[no_longer.end() :]) if no_longer else (f"{key.group('k')}: ", value)
+    if negated := re.match(r"^No longer (?:works (?:at|for) |\S+ )(?=\S)", body):
+        return negated.group(0), body[negated.end() :]
+    lead = next((lead for lead in (*_LEADS, *(place + " " for place in LOCATION_LEADS)) if body.startswith(lead) and body[len(lead) :].strip()), None)
+    return (lead, body[len(lead) :]) if lead else None

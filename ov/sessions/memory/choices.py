@@ -61,3 +61,30 @@ def opposed(leads: tuple[str, ...], obj: str) -> tuple[str, ...]:
     "Prefers pytest" or "Prefers using pytest" (and so for "Prefers pytest for tests" too)."""
     bare = re.sub(r"(?i)^using\s+", "", obj)
     return tuple(lead + form for lead in leads for form in dict.fromkeys((obj, bare, f"using {bare}")))
+
+
+# Leads of a liking whose line a restatement of the same choice does not repeat (see same_choice).
+_LIKING = ("Prefers ", "Likes ", "Loves ", "Enjoys ")
+_OVER_WORDS = ("over", "rather than", "instead of")
+
+
+def same_choice(lead: str, obj: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """For a liking line (``lead`` "Prefers ", "Likes ", ...): probes of the stored lines that already
+    state its choice, and of those that state it with less, which it replaces; ((), ()) for another lead.
+
+    "Prefers tabs" and "Prefers using tabs" are already said by "Prefers tabs", "Prefers using
+    tabs" and "Prefers tabs over spaces"; "Prefers tabs over spaces" by the same choice over the
+    same thing in other words ("Prefers tabs rather than spaces"), and it replaces "Prefers tabs":
+    an existing preference is extended, never stated twice. A choice in a context ("tabs in Go
+    code") is another choice.
+    """
+    if lead not in _LIKING:
+        return (), ()
+    said = " ".join(obj.split())
+    named = _OVER_RE.match(said)
+    choice = re.sub(r"(?i)^using\s+", "", named.group("x") if named else said)
+    forms = (choice, f"using {choice}")
+    if named:
+        other = named.group("y")
+        return tuple(f"{lead}{form} {word} {other}$" for form in forms for word in _OVER_WORDS), tuple(f"{lead}{form}$" for form in forms)
+    return tuple(probe for form in forms for probe in (f"{lead}{form}$", *(f"{lead}{form} {word}" for word in _OVER_WORDS))), ()

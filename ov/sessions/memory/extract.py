@@ -20,6 +20,9 @@ I always / never X                        as "always X" below for a verb of the 
                                           (not in the past)
 I am a / I'm an X                         profile: "Is a X" (not a sigh: "I'm such an idiot")
 I work as / at / for / on X               profile: "Works at X", ...
+I left / quit Y, I'm at / joined X; I     profile: "Works at X" in place of the employer line;
+don't work at Y anymore, I joined X;      "I'm at X now" replaces one, or is kept only when
+I'm at / with X now                       asked to be remembered ("Is at X": it may be a place)
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
                                           in project, team, company, ... and Y is a name (words
                                           capitalised but for van, of, &, numbers; not OOO, not
@@ -82,9 +85,12 @@ Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
 statement not at the start of its clause, or in a sentence opening with "if",
 "when", "because", "maybe", "I think", ...), code, block quotes, what the user
 quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
-...", "the user says I ..."), objects that only point at the conversation ("I like
-that", "remember this", "to do this", "never do that again"), and what someone else
-said ("my manager said her editor is ..."). A reason or an aside after a value is not part of
+...", "the user says I ..."; :mod:`ov.sessions.memory.pasted`: an email, a chat
+log, a letter, a git log), a sentence framed as made up ("In the test fixture,
+...") or taken back ("- said no one ever"), objects that only point at the
+conversation ("I like that", "remember this", "to do this", "never do that
+again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`), and
+what someone else said ("my manager said her editor is ..."). A reason or an aside after a value is not part of
 it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
 "tomorrow" and "yesterday" gain the absolute date of the message. Topics are
@@ -105,12 +111,14 @@ from ov.sessions.memory import quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
+from ov.sessions.memory.employer import employer_now, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
+from ov.sessions.memory.standing import taken_back
 from ov.sessions.messages import message_text
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
@@ -161,10 +169,11 @@ def extract_explicit(
         masked = quoted.mask_quoted(masked, spans)
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
-        for sentence in tx.sentences(masked):
-            if tx.is_question(sentence) or quoted.is_quotation(sentence, spans):
+        said = list(tx.sentences(masked))
+        for sentence, following in zip(said, [*said[1:], ""], strict=False):
+            if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
                 if unread is not None and not tx.is_question(sentence):
-                    unread.append(sentence)  # a quotation is no statement of the user's, but was given
+                    unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue
             sentence = quoted.mask_reported(tx.clean(sentence), spans)
@@ -173,7 +182,7 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
-            for clause in tx.clauses(restated_change(sentence)):
+            for clause in tx.clauses(new_employer(restated_change(sentence))):
                 _read_clause(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))), restore, ctx, found)
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
@@ -268,7 +277,9 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     """
     body = tx.without_fillers(body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
-    new = _read(body, restore, ctx)
+    new = employer_now(body, restore) or _read(body, restore, ctx)
+    if new is not None and new.only_amends and ctx.asked:
+        new.only_amends = False  # asked to be remembered: with nothing to replace, its other line is kept
     if new is None:
         _swap_fragment(restore(body), recent, ctx, fragments)
         return

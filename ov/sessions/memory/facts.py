@@ -33,6 +33,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
+from ov.sessions.memory.employer import joined_employer
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.rules import (
     INSTRUCTION_VERBS,
@@ -71,12 +72,6 @@ _INSTRUCTION_RE = re.compile(
 _SYSTEM_MOVED_RE = re.compile(
     r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
-    re.I,
-)
-# "I joined Datadog last month": a new employer (a capitalised name; "the X team" is a team).
-_JOINED_EMPLOYER_RE = re.compile(
-    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?joined\s+(?P<x>(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,2})"
-    r"(?:\s+(?:last|this|a\s+few|recently|in|on)\b.*)?$",
     re.I,
 )
 # "Ownership of the search service moved to the platform team": who owns a system now.
@@ -188,7 +183,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or _system_moved(body, restore)
         or _team_system(body, restore)
         or _ownership_moved(body, restore)
-        or _joined_employer(body, restore)
+        or joined_employer(body, restore)
         or _team_change(body, restore)
         or _instruction(body, restore, subject)
         or _wish(body, restore, subject)
@@ -299,12 +294,6 @@ def _ownership_moved(body: str, restore) -> Statement | None:
     fact = _entity_fact(restore(match.group("name")), f"Is owned by {new}")
     fact.probes = _OWNER_LEADS
     return fact
-
-
-def _joined_employer(body: str, restore) -> Statement | None:
-    """"I joined Datadog last month" -> profile: "Works at Datadog", in place of the employer line."""
-    match = _JOINED_EMPLOYER_RE.match(body)
-    return Statement("profile", "Works at ", restore(match.group("x")), ("profile", "works at"), {}) if match else None
 
 
 def _system_moved(body: str, restore) -> Statement | None:

@@ -21,13 +21,13 @@ import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ov.errors import InvalidInput
-from ov.llm.client import LLMError, UnusableAnswer, complete_json, load_json_answer
+from ov.llm.client import LLMError, UnusableAnswer, complete_json
 from ov.llm.prompts import CONTRACTS, PromptTemplate, load_prompt
 from ov.sessions.memory.candidate import Candidate
-from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
+from ov.sessions.memory.llm_answer import parse_answer, validate_candidates
+from ov.sessions.memory.schema import MemorySchema, as_utc
 from ov.sessions.session import message_text
 from ov.tokens import estimate_tokens
 from ov.wording import counted
@@ -101,7 +101,7 @@ def extract_with_llm(
         exc.tokens = tokens
         raise
     known_ids = [str(m.get("id")) for m in messages if m.get("id")]
-    candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids, peer=peer)
+    candidates, warnings = validate_candidates(items, schemas, when=when, known_ids=known_ids, user=user, peer=peer)
     for warning in warnings:
         log.warning("memory extraction: %s", warning)
     if items and not candidates:
@@ -253,111 +253,3 @@ def _cut_to_tokens(text: str, budget: int) -> str:
 
 def _tokens(chat: list[dict[str, str]]) -> int:
     return sum(estimate_tokens(m["content"]) for m in chat)
-
-
-# --- the answer ----------------------------------------------------------------
-
-
-def parse_answer(text: str) -> list[dict[str, Any]]:
-    """The ``memories`` list of the model's answer; ValueError (with what is wrong) when it is not that shape."""
-    from pydantic import BaseModel, ConfigDict, ValidationError  # Deferred: only commits with an LLM validate answers.
-
-    class Answer(BaseModel):
-        model_config = ConfigDict(extra="ignore")
-        # Items are checked one by one later, so one bad memory does not cost the others.
-        memories: list[dict[str, Any]]
-
-    data = load_json_answer(text)
-    try:
-        return Answer.model_validate(data).memories
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'answer'}: {e['msg']}" for e in exc.errors()[:5])
-        raise ValueError(f'the answer is not an object {{"memories": [...]}} of objects ({problems})') from None
-
-
-def validate_candidates(
-    items: list[dict[str, Any]],
-    schemas: Mapping[str, MemorySchema],
-    *,
-    when: datetime,
-    known_ids: list[str],
-    peer: str | None = None,
-) -> tuple[list[Candidate], list[str]]:
-    """The items that are valid memories, as candidates, and a warning for each one dropped."""
-    from pydantic import BaseModel, ConfigDict, ValidationError
-
-    class Item(BaseModel):
-        model_config = ConfigDict(extra="ignore")
-        memory_type: str
-        fields: dict[str, Any]
-        source_message_ids: list[str | int] = []
-        about: str = "user"
-
-    candidates: list[Candidate] = []
-    warnings: list[str] = []
-    known = set(known_ids)
-    for number, raw in enumerate(items, start=1):
-        try:
-            item = Item.model_validate(raw)
-        except ValidationError as exc:
-            warnings.append(f"memory #{number} dropped: {exc.errors()[0]['msg']} at {'.'.join(map(str, exc.errors()[0]['loc']))}")
-            continue
-        item.fields, secret = _without_secrets(item.fields)
-        problem = "it states a secret" if secret else _check_item(item.memory_type, item.fields, schemas, when)
-        if problem:
-            warnings.append(f"memory #{number} ({item.memory_type}) dropped: {problem}")
-            continue
-        schema = schemas[item.memory_type]
-        fields = {name: str(item.fields[name]).strip() for name in schema.field_names}
-        # Ids the model made up would point provenance at messages that do not exist.
-        sources = [s for s in dict.fromkeys(str(i) for i in item.source_message_ids) if s in known]
-        about = "peer" if item.about == "peer" and peer else "user"
-        if item.about == "peer" and not peer:
-            warnings.append(f"memory #{number} is about a peer, but the session has none: filed as the user's")
-        candidates.append(Candidate(item.memory_type, fields, sources, about))
-    return candidates, warnings
-
-
-def _without_secrets(fields: dict[str, Any]) -> tuple[dict[str, Any], bool]:
-    """``fields`` redacted (:mod:`ov.redact`) and without the content lines that state a secret,
-    as the offline rules leave out such a statement; and whether what is left still holds one
-    (a name, or content that was nothing but secrets). A model may store what the user said
-    verbatim, and a memory is given to every later session of every agent."""
-    from ov.redact.engine import redact
-    from ov.sessions.memory.secrets import states_a_secret
-
-    cleaned: dict[str, Any] = {}
-    for name, value in fields.items():
-        if not isinstance(value, str):
-            cleaned[name] = value
-            continue
-        value = redact(value)[0]
-        if name == CONTENT_FIELD:
-            kept = [line for line in value.splitlines() if not states_a_secret(line)]
-            if value.strip() and not "\n".join(kept).strip():
-                return fields, True
-            value = "\n".join(kept)
-        elif states_a_secret(value.replace("_", " ")):  # a file name's words: "wifi_password_is_bluebird"
-            return fields, True
-        cleaned[name] = value
-    return cleaned, False
-
-
-def _check_item(memory_type: str, fields: dict[str, Any], schemas: Mapping[str, MemorySchema], when: datetime) -> str | None:
-    schema = schemas.get(memory_type)
-    if schema is None:
-        return f"unknown memory type (known: {', '.join(sorted(schemas))})"
-    missing = [name for name in schema.field_names if name not in fields]
-    if missing:
-        return f"missing field(s) {', '.join(missing)}"
-    not_text = [name for name in schema.field_names if not isinstance(fields[name], str)]
-    if not_text:
-        return f"field(s) {', '.join(not_text)} must be text"
-    if not fields[CONTENT_FIELD].strip():
-        return "empty content"
-    try:
-        schema.path_for(fields, when)
-        schema.check_content(fields[CONTENT_FIELD].strip())
-    except InvalidInput as exc:
-        return exc.message
-    return None

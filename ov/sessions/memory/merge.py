@@ -16,13 +16,14 @@ reproducible from the same inputs.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
 from ov.sessions.memory.schema import MemorySchema
 from ov.uri import nfc
 
@@ -88,7 +89,9 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
     ``incoming`` is text, an explicit op ``{"replace": old_line, "with": new_line}``
     (``"with": ""`` deletes), an op ``{"supersede": [probe, ...], "with": new_line}``
     (see :func:`apply_supersede`; when no probe matches, ``new_line``, or the op's
-    ``"otherwise"`` line, is merged as text below, or dropped with ``"append": false``),
+    ``"otherwise"`` line, is merged as text below, or dropped with ``"append": false``; and
+    nothing at all when a stored line matches a probe of its ``"present"``: that line already
+    says it, or more, as "Prefers tabs over spaces" says "Prefers tabs"),
     an op ``{"swap": old_value, "to": new_value, "otherwise": line}`` (see
     :func:`apply_swap`; ``line`` is merged when no line names ``old_value``), or a list of them.
     For each incoming line, in order:
@@ -107,31 +110,39 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
     each as a line of its own unless ``moves`` takes it to the file it belongs to.
     """
     lines = [line.rstrip() for line in old.strip().splitlines()]
-    for op in _ops(incoming):
+    seen: set[str] | None = None
+    for op in parse_ops(incoming):
+        if isinstance(op, str) and not op.strip():
+            continue
+        if isinstance(op, str) and _plain(op):
+            # The stored lines' normalised forms, kept while only appends change them: a long
+            # answer merged into a long file normalises each stored line once, not once per line.
+            seen = {normalise(line) for line in lines if line.strip()} if seen is None else seen
+            if normalise(op) not in seen:
+                _append(lines, op.rstrip())
+                seen.add(normalise(op))
+            continue
+        seen = None  # any other op may replace or remove a line
         if isinstance(op, tuple):
             _apply_replace(lines, *op)
             continue
-        if isinstance(op, _Supersede):
+        if isinstance(op, Supersede):
+            if any(_is_item(line) and _matches(_split(line)[1], probe) for line in lines for probe in op.present):
+                continue  # a stored line already says it, or more
             if not apply_supersede(lines, op.probes, op.line, moves) and op.append:
                 lines[:] = patch_text("\n".join(lines), op.otherwise or op.line, moves=moves).splitlines()
             continue
-        if isinstance(op, _Swap):
+        if isinstance(op, Swap):
             if not apply_swap(lines, op.old, op.new) and op.otherwise:
                 lines[:] = patch_text("\n".join(lines), op.otherwise, moves=moves).splitlines()
             continue
         line = op.rstrip()
-        if not line.strip():
-            continue
         prefix, body = _split(line)
         restated, negated = _RESTATE_RE.match(body), _NEGATE_RE.match(body)
-        if restated and not body.startswith("#"):
+        if restated:
             line, probe = prefix + _capitalise(restated.group("rest")), restated.group("rest")
-        elif negated and not body.startswith("#"):
-            probe = negated.group("rest")
-        else:
-            if not _present(lines, body):
-                _append(lines, line)
-            continue
+        else:  # a negation ("No longer X"): a plain line was merged above (see _plain)
+            probe = negated.group("rest") if negated else body
         if _present(lines, _split(line)[1]):
             continue
         target = find_target(lines, probe)
@@ -140,6 +151,13 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
         else:
             lines[target : target + 1] = [line, *_other_clauses(lines[target], lines, moves)]
     return "\n".join(lines).strip()
+
+
+def _plain(line: str) -> bool:
+    """Whether ``line`` of incoming text is merged as it is (appended unless present): not a
+    correction ("Actually, X", "No longer X"), or a heading."""
+    body = _split(line.rstrip())[1]
+    return body.startswith("#") or not (_RESTATE_RE.match(body) or _NEGATE_RE.match(body))
 
 
 def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Moves | None = None) -> bool:
@@ -258,6 +276,7 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
     return scored[0][1]
 
 
+@functools.lru_cache(maxsize=8192)  # a file's lines are compared with every probe of every op merged into it
 def normalise(text: str) -> str:
     """The form two lines are compared in: NFC (an accent typed decomposed is the same letter), no
     bullet, lower case, single spaces, no trailing punctuation."""
@@ -267,62 +286,6 @@ def normalise(text: str) -> str:
 
 def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
-
-
-@dataclass(frozen=True)
-class _Supersede:
-    """A memory line that replaces the lines its probes match."""
-
-    probes: tuple[str, ...]
-    line: str
-    append: bool = True  # when no probe matches: merge the line as text (False: drop it)
-    otherwise: str | None = None  # the line to merge then instead of ``line``
-
-
-@dataclass(frozen=True)
-class _Swap:
-    """A changed value: ``old`` becomes ``new`` in the lines that name it (see :func:`apply_swap`)."""
-
-    old: str
-    new: str
-    otherwise: str | None  # merged as text when no line names ``old``
-
-
-def _one_line(value: Any, what: str) -> str:
-    if not isinstance(value, str) or len(value.strip().splitlines()) != 1:
-        raise InvalidInput(f"{what} is one line of text")
-    return value
-
-
-def _ops(incoming: Any) -> list[str | tuple[str, str] | _Supersede | _Swap]:
-    if isinstance(incoming, str):
-        return list(incoming.splitlines())
-    if isinstance(incoming, Mapping):
-        if {"supersede", "with"} <= set(incoming) <= {"supersede", "with", "append", "otherwise"}:
-            probes, line, append = incoming["supersede"], incoming["with"], incoming.get("append", True)
-            if isinstance(probes, str) or not isinstance(probes, Sequence) or not all(isinstance(p, str) for p in probes):
-                raise InvalidInput('a supersede op is {"supersede": ["probe", ...], "with": "new line"}')
-            line = _one_line(line, "a supersede op's new line")
-            if not isinstance(append, bool):
-                raise InvalidInput('a supersede op\'s "append" is true or false')
-            otherwise = incoming.get("otherwise")
-            otherwise = None if otherwise is None else _one_line(otherwise, 'a supersede op\'s "otherwise"')
-            return [_Supersede(tuple(probes), line, append, otherwise)]
-        if {"swap", "to"} <= set(incoming) <= {"swap", "to", "otherwise"}:
-            old, new = _one_line(incoming["swap"], "a swap op's value").strip(), _one_line(incoming["to"], "a swap op's new value").strip()
-            if not old or not new:
-                raise InvalidInput('a swap op is {"swap": "old value", "to": "new value"}')
-            otherwise = incoming.get("otherwise")
-            return [_Swap(old, new, None if otherwise is None else _one_line(otherwise, 'a swap op\'s "otherwise"'))]
-        if set(incoming) != {"replace", "with"} or not all(isinstance(v, str) for v in incoming.values()):
-            raise InvalidInput('a patch op is {"replace": "old line", "with": "new line"}')
-        return [(incoming["replace"], incoming["with"])]
-    if isinstance(incoming, Sequence):
-        ops: list[str | tuple[str, str] | _Supersede | _Swap] = []
-        for item in incoming:
-            ops.extend(_ops(item))
-        return ops
-    raise InvalidInput(f"a patch takes text or replace ops, not {type(incoming).__name__}")
 
 
 def _apply_replace(lines: list[str], old: str, new: str) -> None:

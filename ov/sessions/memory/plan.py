@@ -272,7 +272,7 @@ def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
     if isinstance(content, str):  # stored in NFC, as every name and text of the store is
         content = nfc(content)
-    if not (candidate.replaces or candidate.swap) or content is None or spec is None or spec.merge_op != "patch":
+    if not (candidate.replaces or candidate.swap or candidate.present) or content is None or spec is None or spec.merge_op != "patch":
         return {**candidate.fields, CONTENT_FIELD: content} if content is not None else candidate.fields
     probes = list(candidate.replaces)
 
@@ -281,7 +281,7 @@ def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
             return line
         if candidate.swap:
             return {"swap": candidate.swap[0], "to": candidate.swap[1], "otherwise": line}
-        supersede = {"supersede": probes, "with": line, "append": not candidate.only_amends}
+        supersede = {"supersede": probes, "with": line, "append": not candidate.only_amends, "present": list(candidate.present)}
         return supersede | ({"otherwise": candidate.otherwise} if candidate.otherwise else {})
 
     return {**candidate.fields, CONTENT_FIELD: [op(line) for line in content.splitlines()]}

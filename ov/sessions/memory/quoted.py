@@ -6,12 +6,16 @@ first person in them is someone else's, or no one's. Each such stretch is masked
 (:func:`ov.sessions.memory.text.mask`), as code is, so that no clause starts inside it and no
 rule reads it; what a rule reads around it is put back whole.
 
+- what was pasted: an email, a chat log, a letter, a git log (:mod:`ov.sessions.memory.pasted`);
 - a quotation: "...", '...' (an apostrophe inside a word is none: "'I'm a teapot'" is one), «...»;
-- after a colon whose lead reports words (says, said, reads, wrote, prints, told, ...) or names
+- after a colon whose lead reports words (says, said, sent, commented, reads, wrote, prints, told, ...) or names
   a text (bio, log, message, output, error, description, ...): the rest of the line, and when the
   colon ends the line, the lines after it (past blank lines before them) up to a blank line;
 - after a verb of saying whose subject is someone else ("the user says", "Bob told me", "the
   README says that"), a first-person clause (I, I'm, my, we, our, ...), to the end of the sentence.
+
+A sentence framed as made up is no one's either: "In the test fixture, my name is John and I work
+at Initech", "my name is John in this example", "Suppose I work at Initech" (:func:`framed`).
 
 What the user says they said is theirs: "I said I prefer tabs", "as I mentioned, my editor is
 Vim", "I told you my shell is fish" are read as "I prefer tabs", ... (:func:`own_words`), and so is
@@ -24,6 +28,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.pasted import mask_pasted
 
 _QUOTATION_RE = re.compile(
     r"(?<![\w\"])\"(?=\S)[^\"\n]*?(?<=\S)\"(?!\w)"
@@ -40,7 +45,7 @@ _SAYING = (
 _REPORTING = (
     rf"{_SAYING}|read|reading|writing|prints?|printed|printing|outputs?|outputted|shows?|showed|shown|showing|returns?|"
     r"returned|returning|logs?|logged|logging|stat(?:es|ed)|goes|went|contains?|contained|containing|typed|pasted|"
-    r"displays?|displayed|warn(?:s|ed)?"
+    r"displays?|displayed|warn(?:s|ed)?|sent|forward(?:s|ed)?|posted|shared|comment(?:s|ed)|suggest(?:s|ed)|reviewed"
 )
 # Nouns that name a text someone else wrote, or no one: what follows "this bio:" is its words.
 _TEXT_NOUNS = frozenset((
@@ -87,8 +92,9 @@ _OWN_WORDS_RE = re.compile(
 
 
 def mask_quoted(text: str, spans: list[str]) -> str:
-    """``text`` with its quotations, and what a colon introduces as someone else's words, masked."""
-    text = _QUOTATION_RE.sub(lambda m: _masked_quotation(m.group(0), spans), text)
+    """``text`` with what was pasted into it (:func:`ov.sessions.memory.pasted.mask_pasted`), its
+    quotations, and what a colon introduces as someone else's words, masked."""
+    text = _QUOTATION_RE.sub(lambda m: _masked_quotation(m.group(0), spans), mask_pasted(text, spans))
     lines, carrying, pasted = [], False, False  # after "The log says:" alone, up to the blank line after its words
     for line in text.split("\n"):
         if not line.strip():
@@ -165,6 +171,25 @@ def own_words(clause: str) -> str:
         ):
             clause = clause[heading.end() :]
     return _OWN_WORDS_RE.sub("", clause, count=1)
+
+
+# A frame that sets a sentence apart from the user: what is made up for a test, an example or a
+# story ("In the test fixture, ...", "... in this mock."), or supposed ("Suppose I ...").
+_FRAME_NOUNS = (
+    r"fixture|mock|mockup|stub|fake|example|sample|demo|dummy|placeholder|template|scenario|story|persona|role-?play|"
+    r"test\s+data|seed\s+data|test\s+user|test\s+case|user\s+story"
+)
+_FRAME_RE = re.compile(
+    rf"(?i)\b(?:in|for|inside|within|from)\s+(?:the|this|that|a|an|our|my|your)\s+(?:[\w-]+\s+){{0,2}}?(?:{_FRAME_NOUNS})s?"
+    r"(?=\s*(?:[,.;:!?)]|$))|^(?:suppose|supposing|imagine|pretend|assume|assuming|hypothetically|let's\s+say|let\s+us\s+say|say\s+that)\b"
+)
+
+
+def framed(sentence: str) -> bool:
+    """Whether ``sentence`` is framed as made up, so none of it is the user's: "In the test fixture,
+    my name is John", "my name is John in the example", "Let's say I work at Initech"; not "I use
+    pytest for the mock server", where the frame's noun names a thing."""
+    return bool(_FRAME_RE.search(sentence))
 
 
 def is_quotation(sentence: str, spans: list[str]) -> bool:

@@ -2,7 +2,7 @@
 
 The table in :mod:`ov.sessions.memory.extract` lists them; this module holds
 their patterns, the wording of the lines they produce, and which stored lines
-each line supersedes (:func:`supersedes`, applied by
+each line supersedes (:func:`ov.sessions.memory.supersede.supersedes`, applied by
 :func:`ov.sessions.memory.merge.patch_text`). A clause reaches these rules
 already cleaned: fillers, asides, trailing punctuation and code spans dealt with.
 """
@@ -14,16 +14,17 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
     looks_like_name,
+    of_the_moment,
     on_the_table,
     passing_value,
     points_back,
     self_deprecating,
 )
+from ov.sessions.memory.supersede import supersedes
 
 # A fact longer than this is a paragraph, not a statement worth a bullet.
 MAX_OBJECT_CHARS = 240
@@ -59,7 +60,7 @@ _USE_INSTEAD_RE = re.compile(
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
 _MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
-_LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
+LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
     r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|"  # not "GPT-4":
@@ -124,17 +125,17 @@ FIRST_PERSON_RE = re.compile(r"^I(?P<rest>(?:'m|'ve|'ll|'d)\b.*|\s+.+)$", re.I)
 _NOT_IDENTITY_RE = re.compile(r"(?i)^an?\s+(?:bit|little|lot|tad|few|fan)\b")
 
 _PREFER_LEADS = {"prefer": "Prefers", "like": "Likes", "love": "Loves", "enjoy": "Enjoys", "dislike": "Dislikes", "hate": "Hates"}
-_POSITIVE = ("Prefers ", "Likes ", "Loves ", "Enjoys ", "Is a fan of ")
-_NEGATIVE = ("Dislikes ", "Hates ", "Does not like ", "Does not love ", "Does not enjoy ", "Does not want ", "Is not a fan of ", "Cannot stand ")
 _PREFERENCE_VERBS = frozenset(("prefer", "like", "love", "enjoy", "want"))
 _GERUNDS = {"using": "use", "preferring": "prefer", "liking": "like", "working": "work"}
 # Objects that point at the conversation rather than state something.
 _DEICTIC = frozenset("it this that these those them you me him her us".split())
-# "my K is ..." where K is a passing thought, not a fact about the user.
+# "my K is ..." where K is a passing thought, or the work at hand ("my output is empty", "my current
+# directory is /tmp"), not a fact about the user.
 _NOT_FACTS = frozenset(
     "point question guess concern problem issue idea suggestion plan goal answer bad fault pleasure "
     "understanding assumption hope worry thought thinking feeling take opinion request task branch mind fix workaround "
-    "solution attempt".split()
+    "solution attempt output result results error errors log logs response diff directory dir folder cwd path screen cursor "
+    "selection clipboard input snippet traceback code commit patch".split()
 )
 ENTITY_CATEGORIES = {
     "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
@@ -161,8 +162,9 @@ class Statement:
     marked: bool = False  # a correction of nothing in this session: merge may replace a stored line
     turn: int = 0  # which user message it came from; corrections look back one message at most
     swap: tuple[str, str] | None = None  # (old, new): a changed value, put in place in the lines naming it
-    probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what :func:`supersedes` derives
+    probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what supersede.supersedes derives
     otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
+    only_amends: bool = False  # replaces a stored line or stores nothing ("I'm at Globex now": employer.employer_now)
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
@@ -198,13 +200,13 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _ALWAYS_RE.match(clause):
         obj = restore(m.group("x"))
         # "I never understood regexes" tells of the past, "I always forget the flag for this" of the task.
-        if not informative(obj) or points_back(obj) or tx.is_past(obj.split()[0]):
+        if not informative(obj) or points_back(obj) or of_the_moment(obj) or tx.is_past(obj.split()[0]):
             return None
         return _always(m.group("adv"), obj, subject, habit=True)
     if m := _STANDING_RE.match(clause):
         obj = restore(m.group("x"))
-        if not informative(obj) or points_back(obj):
-            return None  # "never do that again"
+        if not informative(obj) or points_back(obj) or of_the_moment(obj):
+            return None  # "never do that again", "never touch this function"
         return _always(m.group("adv"), obj, subject)
     if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")) and not self_deprecating(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
@@ -215,57 +217,6 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := MY_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     return None
-
-
-def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
-    """The stored lines a line ``lead + obj`` replaces, as probes for merge's ``supersede`` op.
-
-    A probe ending in ":" names a key ("editor:" matches "Editor: Neovim"), one
-    starting with "*:" a value under any key, one ending in "$" the whole line,
-    and any other the start of a line.
-    """
-    if memory_type == "preferences":
-        if lead.startswith("No longer "):
-            return (lead[len("No longer ") :].capitalize() + obj,)
-        if lead in _POSITIVE:
-            # Saying a choice again ends its "No longer" line, however the choice was put then or now.
-            return (*opposed(_NEGATIVE, obj), *choice_probes("No longer " + lead.lower() + choice_of(obj)))
-        if lead in _NEGATIVE:
-            return opposed(_POSITIVE, obj)
-        adverb, _, rest = lead.partition(" ")
-        if adverb in ("Always", "Never"):
-            other = "Never " if adverb == "Always" else "Always "
-            if rest:
-                return (other + rest + obj,)
-            # An instruction also replaces its lines in the wording of older versions ("Always uses ..."),
-            # and with the user's "my" as a habit voices it ("review your own PRs"): one line, whoever said it.
-            verb, after = tx.third_person_parts(obj)
-            said = tx.voiced(obj, "you")
-            voiced = (other + said, f"{adverb} {said}$") if said != obj else ()
-            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$", *voiced)
-        return ()
-    if memory_type != "profile":
-        return ()
-    if lead.startswith("No longer "):
-        positive = tx.capitalise(lead[len("No longer ") :]) + obj
-        if re.match(r"(?i)works\s+(?:at|for)\s", positive):
-            place = positive.split(None, 2)[2]
-            return ("Works at " + place, "Works for " + place)
-        return (positive, "*: " + obj) if positive.startswith("Uses ") else (positive,)
-    if lead.startswith("Is no longer "):
-        return ("Is " + obj,)
-    if lead.endswith(": no longer "):
-        return (lead[: -len(" no longer ")] + " " + obj,)
-    if lead.endswith(": "):
-        return (lead.strip(), *tx.other_spellings(lead.strip()))
-    if lead in ("Works at ", "Works for "):
-        # A new employer also says where the user no longer works: that line has nothing left to add.
-        return ("Works at", "Works for", "No longer works at", "No longer works for")
-    if lead == "Works as ":
-        return ("Works as",)
-    return ()
-
-
 
 
 def informative(obj: str, *, any_length: bool = False) -> bool:
@@ -317,14 +268,14 @@ def topical(lead: str, obj: str, subject: str) -> Statement:
 
 def _preference(lead: str, raw: str, restore, subject: str) -> Statement | None:
     obj = restore(raw)
-    if not informative(obj) or on_the_table(obj):
+    if not informative(obj) or on_the_table(obj) or of_the_moment(obj):
         return None
     return topical(lead, obj, subject)
 
 
 def _profile(lead: str, raw: str, restore) -> Statement | None:
     obj = restore(raw)
-    if not informative(obj):
+    if not informative(obj) or of_the_moment(obj):
         return None
     return Statement("profile", lead, obj, ("profile", lead.strip().lower()), {})
 
@@ -385,7 +336,7 @@ def _place(lead: str, raw: str, restore, *, moved: bool = False) -> Statement | 
     if not informative(place):
         return None
     return Statement(
-        "profile", lead, place, ("profile", "location"), {}, probes=_LOCATION_LEADS, otherwise=f"Moved to {place}" if moved else ""
+        "profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS, otherwise=f"Moved to {place}" if moved else ""
     )
 
 

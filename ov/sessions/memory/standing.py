@@ -3,8 +3,12 @@
 The rules of :mod:`ov.sessions.memory.rules` read "my manager is X", "I like X", "I always X"
 by their shape; this module says when the X of such a shape is no standing fact: a state that
 passes ("my build is green", "my manager is out this week"), something on the table in this
-conversation ("I like your suggestion", "I prefer option B"), a sigh ("I'm such an idiot"), or
-a description where a name was expected ("my team is US-based").
+conversation ("I like your suggestion", "I prefer option B", "I'm a fan of your work", "I prefer
+we go with option 2"), something shown or pointed at ("my code is below", "I always get confused
+by this API", "I love how fast this is") or a stretch of time that passes ("I work on the
+frontend this sprint"), a sigh ("I'm such an idiot"), a sentence that takes itself back ("I
+prefer tabs - said no one ever", "..., I guess"), or a description where a name was expected
+("my team is US-based").
 """
 
 from __future__ import annotations
@@ -17,7 +21,8 @@ MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P
 # the one notion of it, for "remember that" facts and "my K is ..." alike. A word of its own:
 # "back-end" is no state.
 PASSING_STATE_RE = re.compile(
-    r"(?i)(?<![\w-])(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back|blocked|stuck|ooo|afk|wfh)(?![\w-])"
+    r"(?i)(?<![\w-])(?:down|up|broken|flaky|slow|failing|offline|unavailable|unreachable|fixed|back|blocked|stuck|ooo|afk|wfh|"
+    r"empty|missing|gone|stale|outdated|corrupt|corrupted|truncated|garbled)(?![\w-])"
 )
 # What else a value starts or ends with when it says how a thing is doing today, not what it is:
 # "out this week", "due tomorrow", "2 weeks late", "#1234" (a PR's number), and where work in
@@ -54,12 +59,68 @@ _ON_THE_TABLE_RE = re.compile(
     r"option|draft|plan|response|reply|explanation|fix|change|edit|rewrite|one)s?|"
     r"(?:the\s+)?(?:option|choice|approach|alternative|variant|plan|version)\s+(?:[a-d]|\d+)|the\s+(?:above|former|latter))$"
     r"|\b(?:right\s+now|at\s+the\s+moment|for\s+the\s+moment)$|^(?:its|their)\b"
+    # the assistant's own work or manner, liked as such: a compliment ("your work", "how you explain it")
+    r"|^your\s+(?:[\w'-]+\s+)?(?:work|style|help|code|writing|tone|enthusiasm|patience|attitude|effort|thinking|reasoning|"
+    r"analysis|feedback|review|summary|summaries|output|take|ideas?|answers?|explanations?|suggestions?|responses?|replies|"
+    r"solutions?|approach(?:es)?|changes|edits?|fix(?:es)?)(?:\s+(?:a\s+lot|so\s+much|very\s+much|too|better|more))?$"
+    r"|^(?:how|what|the\s+way)\s+you\b"
+    # a proposal for what to do now: "I prefer we go with option 2", "I'd like us to ..."
+    r"|^(?:that\s+|if\s+)?(?-i:we|us|let's|let\s+us)\b|\b(?:option|choice|approach|alternative)\s+(?:[a-d]|\d+)\b"
 )
 # "I'm such an idiot", "I'm so dumb": a sigh at oneself, not a profile fact.
 _SELF_DEPRECATING_RE = re.compile(
     r"(?i)^(?:(?:I\s+am|I'm|Im)\s+)?(?:(?:an?|such|so|total|complete|absolute|real|right|utter|big|huge|really|just)\s+)*"
     r"(?:idiot|moron|dummy|fool|dumbass|dunce|klutz|numpty|muppet|clown|doofus|dork|noob|loser|dumb|stupid|useless|hopeless)\b"
 )
+
+
+def of_the_moment(text: str) -> bool:
+    """Whether ``text`` (a liked thing, a value, a habit's object) is of this conversation or of a
+    time that passes: it points at something shown ("below", "above", "here", "this API", "how fast
+    this is") or names a stretch that ends ("this sprint", "today", "right now"; "for now" says
+    how long a standing value holds); "in this repo" names where the user works, which a standing
+    preference may be scoped to."""
+    if _MOMENT_RE.search(text):
+        return True
+    # As typed: a capital makes a word a title's ("I love This Is Us"), which points at nothing.
+    words = [w.strip(".,;:!?()\"'") for w in text.split()]
+    for i, word in enumerate(words):
+        after = words[i + 1].lower() if i + 1 < len(words) else ""
+        if word == "here" or (word in _SHOWN and (not after or after in _NOT_NOUNS)):
+            return True  # "my code is below", not "my office is above the bakery"
+        if word in ("this", "these") and after not in _SCOPES and after != "days":
+            return True
+    return False
+
+
+# What is shown in the conversation: "the error above", "my code is below".
+_SHOWN = frozenset(("below", "above", "attached", "following"))
+# What "this" may name that a standing preference is scoped to: where the user works.
+_SCOPES = frozenset((
+    "repo", "repos", "repository", "repositories", "project", "projects", "codebase", "codebases", "monorepo", "team", "company",
+    "org", "organization", "organisation", "workspace", "machine", "laptop", "computer", "house", "household",
+))
+# Stretches of time that end: a statement of one is news, not a standing fact.
+_MOMENT_RE = re.compile(
+    r"(?i)\b(?:(?:this|next|last)\s+(?:sprint|week|weekend|month|quarter|morning|afternoon|evening|session|iteration|cycle|"
+    r"release|time|round)|today|tonight|right\s+now|at\s+the\s+moment|for\s+(?:the\s+moment|today))\b"
+)
+# A sentence that takes itself back at its end: sarcasm ("- said no one ever", "... NOT!", "/s",
+# "just kidding") or a hedge (", I guess", ", maybe").
+_TAKEN_BACK_RE = re.compile(
+    r"(?i)(?:[\s,;:\u2013\u2014-]+(?:said\s+no\s*(?:one|body)\s+ever|not\s*!|jk|j/k|just\s+kidding|kidding|/s|as\s+if|yeah\s+right|"
+    r"I\s+guess|I\s+think|I\s+suppose|maybe|probably|perhaps|or\s+not|(?:I'm\s+)?not\s+sure))[\s.!?)]*$"
+)
+
+
+# A sentence that only takes back the one before it: "I love meetings. NOT!", "... Just kidding."
+_TAKING_BACK_RE = re.compile(r"(?i)^(?:not|jk|j/k|just\s+kidding|kidding|/s|yeah\s+right|as\s+if|said\s+no\s*(?:one|body)\s+ever)[\s.!?)]*$")
+
+
+def taken_back(sentence: str, following: str = "") -> bool:
+    """Whether ``sentence`` takes back what it says at its end ("I prefer tabs - said no one ever",
+    "my editor is Vim, I think"), or the sentence ``following`` it does ("I love meetings... NOT!")."""
+    return bool(_TAKEN_BACK_RE.search(sentence) or _TAKING_BACK_RE.match(following.strip()))
 
 
 def points_back(text: str) -> bool:
@@ -73,14 +134,18 @@ def points_back(text: str) -> bool:
 
 _PRONOUNS = frozenset(("it", "them", "here", "there"))
 _DEMONSTRATIVES = frozenset(("this", "that", "these", "those"))
-_NOT_NOUNS = frozenset(["again", "too", "also", "either", "as", "for", "with", "to", "in", "on", "at", "please", "anymore"])
+# Words after "this" or "that" that make it a pronoun ("do that again", "how fast this is"), not a determiner.
+_NOT_NOUNS = frozenset([
+    "again", "too", "also", "either", "as", "for", "with", "to", "in", "on", "at", "please", "anymore",
+    "is", "was", "are", "were", "does", "did", "looks", "feels", "seems", "works", "runs", "has",
+])
 
 
 def passing_value(key: str, value: str) -> bool:
     """Whether "my ``key`` is ``value``" tells how a thing is doing now rather than what it is:
     "my test is failing with a timeout", "my build is green", "my PR is #1234", "my manager is out"."""
     said = _TITLE_WORD_RE.sub("", value).strip()
-    if PASSING_STATE_RE.search(said) or _PASSING_TAIL_RE.search(said) or points_back(said):
+    if PASSING_STATE_RE.search(said) or _PASSING_TAIL_RE.search(said) or points_back(said) or of_the_moment(said):
         return True
     if _COLOUR_LEAD_RE.match(value) and _CHECKED_KEY_RE.search(key):
         return True

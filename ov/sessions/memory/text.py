@@ -93,9 +93,11 @@ _ELIDED_RE = re.compile(
 )
 # "and always ..." / "and never ..." splits only a sentence that is itself an instruction.
 _INSTRUCTION_START_RE = re.compile(r"(?i)^(?:please\s+)?(?:always|never|don't|do\s+not)\b")
-# A comma splits only after a clause of its own: "Actually, I ...", "No, I meant ..." and
-# "For the record, I ..." are one clause led by a marker.
+# A comma splits only after a clause of its own: four words, or a first-person statement of three
+# ("I prefer tabs, my editor is Emacs"); "Actually, I ...", "No, I meant ...", "For the record,
+# I ..." and "I was wrong, my ..." are one clause led by a marker.
 _MIN_SPLICE_WORDS = 4
+_OWN_CLAUSE_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|my|we|we're|our)\s+(?!(?:mean|meant|was\s+wrong)\b)\S+\s+\S")
 # A sentence that opens with one of these is subordinate or hedged as a whole: none of its clauses is a statement.
 _SUBORDINATE_RE = re.compile(
     r"(?i)^(?:if|when|whenever|unless|because|although|though|while|whether|once|until|before|after|since|as\s+long\s+as|"
@@ -104,15 +106,29 @@ _SUBORDINATE_RE = re.compile(
 
 
 def strip_code(text: str) -> tuple[str, list[str]]:
-    """``text`` without fenced blocks, and inline code spans masked.
+    """``text`` without code blocks, and inline code spans masked.
 
-    Fenced code (and an unclosed fence to the end) is dropped: nothing in it
-    is a statement. Inline spans become ``\\x00N\\x00`` tokens so no pattern can
-    match inside them; :func:`unmask` puts them back into what was extracted.
+    Fenced code (and an unclosed fence to the end) is dropped, and so is an indented block (lines
+    of four spaces or a tab, after a blank line or at the start, as in Markdown: a pasted log's
+    indented message is one): nothing in them is a statement. Inline spans become
+    ``\\x00N\\x00`` tokens so no pattern can match inside them; :func:`unmask` puts them back
+    into what was extracted.
     """
-    text = _FENCE_RE.sub("\n", text.translate(_APOSTROPHES))
+    text = _without_indented_code(_FENCE_RE.sub("\n", text.translate(_APOSTROPHES)))
     spans: list[str] = []
     return _INLINE_CODE_RE.sub(lambda m: mask(m.group(0), spans), text), spans
+
+
+def _without_indented_code(text: str) -> str:
+    """``text`` with each indented code block (see :func:`strip_code`) left as blank lines."""
+    lines, code, after_blank = text.split("\n"), False, True
+    for i, line in enumerate(lines):
+        if not line.strip():
+            after_blank = True  # a blank line inside a block does not end it
+            continue
+        code = line.startswith(("    ", "\t")) and (code or after_blank)
+        lines[i], after_blank = ("" if code else line), False
+    return "\n".join(lines)
 
 
 def mask(fragment: str, spans: list[str]) -> str:
@@ -180,8 +196,9 @@ def _ends_sentence(before: str, after: str) -> bool:
 def clauses(sentence: str) -> list[str]:
     """The first-person clauses of a sentence: split before " and I", ", and my", " but I'm",
     ", so my", " - my", and at a comma before "I" or "my" that ends a clause of four words or more
-    ("I don't use VS Code anymore, I use Cursor"); "I left Acme and now work at Initech" is
-    "I left Acme" and "I now work at Initech".
+    ("I don't use VS Code anymore, I use Cursor") or a first-person one of three ("I prefer tabs,
+    my editor is Emacs"); "I left Acme and now work at Initech" is "I left Acme" and "I now work
+    at Initech".
 
     Only a join followed by "I", "I'm", "I've", "I'd" or "my" splits, so lists
     ("red, green, and blue") and qualifiers ("tabs, but only in Go") stay
@@ -193,7 +210,7 @@ def clauses(sentence: str) -> list[str]:
     parts, start = [], 0
     for join in _CLAUSE_JOIN_RE.finditer(sentence):
         left = sentence[start : join.start()]
-        if join.group("comma") and len(left.split()) < _MIN_SPLICE_WORDS:
+        if join.group("comma") and len(left.split()) < _MIN_SPLICE_WORDS and not _OWN_CLAUSE_RE.match(left.strip()):
             continue
         if join.group("rule") is not None and not _INSTRUCTION_START_RE.match(sentence):
             continue  # "they brighten our day and always make us smile" is no instruction

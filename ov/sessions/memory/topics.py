@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ov.uri import nfc
 
 # Words that start a slug without saying what it is about.
@@ -24,6 +26,13 @@ _FUNCTION_WORDS = frozenset((
 ))
 _ARTICLES = frozenset(("a", "an", "the"))
 SLUG_MAX_WORDS = 3
+# Where another clause starts: after ";", a dash between spaces, or a comma before a subject or a
+# conjunction ("tabs, my editor is ...", "tabs, which ..."; not "short, focused commits").
+_CLAUSE_END_RE = re.compile(
+    r";(?=\s|$)|\s[-\u2013\u2014]+\s|,\s*(?=(?:I|I'm|I've|I'd|my|we|our|you|your|he|she|they|it|it's|that's|this|which|who|"
+    r"because|since|so|but|and|or)\b)",
+    re.IGNORECASE,
+)
 
 
 def slug(text: str, fallback: str = "general") -> str:
@@ -38,9 +47,10 @@ def slug(text: str, fallback: str = "general") -> str:
     Words are in every script and in NFC, as file names are ("café" typed either way is
     ``café``, "Я предпочитаю табы" is ``я_предпочитаю_табы``); a language's trailing "+" or "#"
     is spelled out (``cpp``, ``csharp``), where a file name would drop it and C++ and C# would
-    share one file.
+    share one file. Only the words of the first clause count: "tabs, my editor is Emacs" is
+    ``tabs``, as "tabs - said no one ever" and "tabs; they line up" are.
     """
-    return _topic(_spelled(text), fallback)
+    return _topic(_spelled(_CLAUSE_END_RE.split(text, maxsplit=1)[0]), fallback)
 
 
 def names_topic(text: str, topic: str) -> bool:
@@ -60,7 +70,6 @@ def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
     name must mention to be this topic's: "café over tea" was ``caf`` typed composed and ``cafe``
     decomposed (only ASCII letters and digits made words), "C++ for systems code" ``c++`` (a file
     ``c.md``, which "C" and "C#" shared: hence the word); "Make over CMake" was ``cmake``."""
-    import re
     import unicodedata
 
     new = slug(text)
