@@ -57,6 +57,18 @@ def codex_trust_all(
     return sorted(pending)
 
 
+def codex_hooks(home: Path, *, cwd: Path, env: dict[str, str], binary: Path, timeout: float = 30.0) -> list[dict]:
+    """What Codex's ``hooks/list`` says of each hook it sees for ``cwd``: ``key``, ``command``,
+    ``currentHash``, ``trustStatus`` (``untrusted``, ``trusted``, ``modified``), ..."""
+    env = dict(env)
+    env.setdefault("CODEX_HOME", str(home / ".codex"))
+    with _JsonRpc([str(binary), "app-server"], env=env, cwd=cwd, timeout=timeout) as rpc:
+        rpc.call("initialize", {"clientInfo": {"name": "ov-tests", "version": "0"}})
+        rpc.notify("initialized")
+        listing = rpc.call("hooks/list", {"cwds": [str(cwd)]})
+    return [hook for entry in listing.get("data", []) for hook in entry.get("hooks", [])]
+
+
 class _JsonRpc:
     """Newline-delimited JSON-RPC with a child process over its stdin/stdout."""
 

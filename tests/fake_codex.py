@@ -4,8 +4,8 @@ stdout as Codex speaks them, acting on the same files.
 
 ``hooks/list`` lists the handlers of ``$CODEX_HOME/hooks.json`` (default ``~/.codex``) and of
 each cwd's ``.codex/hooks.json`` when the user's ``config.toml`` trusts that project, keyed
-``<file>:<event>:<group>:<handler>`` with a hash of the handler, trusted when ``hooks.state``
-holds that hash. ``config/batchWrite`` upserts into the user's ``config.toml`` (tomlkit keeps
+``<file>:<event>:<group>:<handler>`` with the hash Codex gives the handler, trusted when
+``hooks.state`` holds that hash (``modified`` when it holds another). ``config/batchWrite`` upserts into the user's ``config.toml`` (tomlkit keeps
 the rest of the file). :func:`install` puts it on PATH as ``codex``.
 """
 
@@ -61,11 +61,23 @@ def _list(cwds: list[str]) -> dict:
             for gi, group in enumerate(groups):
                 for hi, handler in enumerate(group.get("hooks", [])):
                     key = f"{file}:{_snake(event)}:{gi}:{hi}"
-                    current = "sha256:" + hashlib.sha256(json.dumps(handler, sort_keys=True).encode()).hexdigest()
+                    current = _hash(_snake(event), handler, group.get("matcher"))
                     trusted = state.get(key, {}).get("trusted_hash")
                     status = "trusted" if trusted == current else "modified" if trusted else "untrusted"
                     hooks.append({"key": key, "currentHash": current, "trustStatus": status})
     return {"data": [{"cwd": cwds[0] if cwds else "", "hooks": hooks}]}
+
+
+def _hash(event: str, handler: dict, matcher: str | None) -> str:
+    """Codex's hash of a handler (as 0.171 computes it): the event, the matcher, and the handler
+    with Codex's defaults, as compact JSON with sorted keys."""
+    identity = {
+        "event_name": event,
+        "hooks": [{"async": handler.get("async", False), "command": handler["command"], "timeout": handler.get("timeout", 600), "type": "command"}],
+    }
+    if matcher is not None:
+        identity["matcher"] = matcher
+    return "sha256:" + hashlib.sha256(json.dumps(identity, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
 def _batch_write(edits: list[dict]) -> dict:
@@ -80,7 +92,8 @@ def _batch_write(edits: list[dict]) -> dict:
             node = node.setdefault(key, tomlkit.table(is_super_table=True))
         value = edit["value"]
         if isinstance(value, dict):
-            table = node.setdefault(keys[-1], tomlkit.table(is_super_table=True))
+            # Codex writes the table's own header too (`[hooks.state]`), empty above its subtables.
+            table = node.setdefault(keys[-1], tomlkit.table(is_super_table=False))
             for name, entry in value.items():
                 sub = tomlkit.table()
                 sub.update(entry)

@@ -625,6 +625,32 @@ def test_an_empty_mark_of_a_session_captured_before_is_swept_from_its_capture_st
     out = worker._run(Home(ov_home), runtime._job(_store(ov_home), "commit", None, "cc-E", event="orphan"))
     assert out["captured"] == 1 and out["outcome"] == "committed" and not marked.exists()
     assert "Nomad" in ov("grep", "Nomad", "--uri", "viking://user/default/sessions/cc-E").stdout
+    assert out["host"] == "claude"  # from the id: the mark was empty
+
+
+def test_a_session_the_sweep_commits_is_attributed_to_its_own_host(ov, project, ov_home, monkeypatch):
+    """OpenCode has no session end, so the sweep commits every OpenCode session, from another
+    session's start (here Claude Code's). The commit said `Ov-Via: hook unknown` and the log no host."""
+    import io
+
+    from ov.hosts import background, worker
+
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    message = {"info": {"id": "msg_1", "role": "user", "time": {"created": 1796109295084}}, "parts": [{"type": "text", "text": "I deploy with Nomad."}]}
+    _hook("opencode", "stop", _stdin("opencode", "ses_A", cwd=str(project), messages=[message]))
+    assert worker._run(Home(ov_home), jobs[0])["captured"] == 1
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    jobs.clear()
+    _hook("claude", "session-start", _stdin("claude", "NEXT", cwd=str(project)))
+    (sweep,) = jobs
+    assert sweep["session"] == "oc-ses_A" and "host" not in sweep  # the job names no host
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(sweep).encode())))
+    assert worker.main() == 0
+    record = _log(ov_home)[-1]
+    assert record["session"] == "oc-ses_A" and record["outcome"] == "committed" and record["host"] == "opencode"
+    entries = ov("snapshot", "log", "-n", "1", "--json").json["result"]
+    assert [(e["command"], e["via"]) for e in entries] == [("commit", "hook opencode")]
 
 
 def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):
@@ -1156,6 +1182,29 @@ def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, proje
         text = _context("claude", _hook("claude", "session-start", _stdin("claude", "s-res", cwd=str(project), source=source)))
         assert 'uri="viking://user/default/sessions/cc-s-res/history/archive_001/.overview.md" type="last-session"' in text
         assert "billing service to Postgres" in text
+
+
+def test_a_prompt_gets_no_archive_of_its_own_session(ov, project, ov_home):
+    """(found by an audit: a resumed session's first request held the same archive overview twice,
+    the start block's and the prompt's) The host has the session's own conversation; another
+    session's archive is still recalled."""
+    said = {
+        "cc-s-own": ("We are migrating the billing service to Postgres 16 next sprint.", "Noted: billing moves to Postgres 16."),
+        "cc-s-other": ("Which Postgres version does the billing service run after the migration?", "Postgres 16, with nightly backups."),
+    }
+    for session, (user, assistant) in said.items():
+        assert ov("session", "add", session, "--text", user).exit_code == 0
+        assert ov("session", "add", session, "--role", "assistant", "--text", assistant).exit_code == 0
+        assert ov("commit", session).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
+    asked = _stdin("claude", "s-own", cwd=str(project), prompt="which Postgres version is the billing service migrating to?")
+    sent = _elements(_context("claude", _hook("claude", "prompt-submit", asked)))
+    assert any("/sessions/cc-s-other/" in uri for uri in sent), sent
+    assert not any("/sessions/cc-s-own" in uri for uri in sent), sent
+    assert _log(ov_home)[-1]["uris"] == sent
+    # A session not captured yet has nothing of its own: the same question recalls both.
+    elsewhere = _elements(_context("claude", _hook("claude", "prompt-submit", _stdin("claude", "s-new", cwd=str(project), prompt="which Postgres version is the billing service migrating to?"))))
+    assert any("/sessions/cc-s-own/" in uri for uri in elsewhere) and any("/sessions/cc-s-other/" in uri for uri in elsewhere), elsewhere
 
 
 def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after_it_are_read(tmp_path, monkeypatch):

@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
@@ -284,7 +286,8 @@ def test_mcp_registration_keeps_everything_else_and_uninstall_gives_it_back(ov, 
 
     codex = tomllib.loads((user_home / ".codex" / "config.toml").read_text())
     assert codex["mcp_servers"]["docs"] == {"command": "docs-mcp", "env": {"TOKEN_FILE": "~/.docs"}}
-    assert codex["mcp_servers"]["ov"]["args"] == ["mcp"] and codex["mcp_servers"]["ov"]["required"] is True
+    # Not required: Codex would refuse to start whenever ov's server cannot.
+    assert codex["mcp_servers"]["ov"]["args"] == ["mcp"] and "required" not in codex["mcp_servers"]["ov"]
     assert codex["mcp_servers"]["ov"]["default_tools_approval_mode"] == "approve"
     assert (user_home / ".codex" / "config.toml").read_text().startswith(CODEX_CONFIG)  # comments and all
     opencode = (user_home / ".config" / "opencode" / "opencode.json").read_text()
@@ -297,6 +300,38 @@ def test_mcp_registration_keeps_everything_else_and_uninstall_gives_it_back(ov, 
     assert _tree(user_home) == installed
     assert ov("uninstall", "mcp").exit_code == 0
     assert _tree(user_home) == before
+
+
+def test_a_reinstall_upgrades_an_older_codex_entry_that_made_codex_wait_for_ov(ov, user_home):
+    """An older ov wrote `required = true`: with ov broken, Codex refused to start at all. A
+    re-install writes the entry without it, in place, and keeps the rest of the file."""
+    import tomllib
+
+    config = user_home / ".codex" / "config.toml"
+    config.parent.mkdir()
+    program, *args = install.ov_command()
+    home = json.dumps(os.environ["OV_HOME"])
+    older = "\n".join(
+        [
+            "[mcp_servers.ov]",
+            f"command = {json.dumps(program)}",
+            f"args = {json.dumps([*args, 'mcp'])}",
+            "required = true",
+            'default_tools_approval_mode = "approve"',
+            f"env = {{ OV_HOME = {home} }}",
+            "",
+        ]
+    )
+    config.write_text(CODEX_CONFIG + "\n" + older + "\n[mcp_servers.after]\ncommand = \"after\"\n")
+    check = _checks(ov)["codex mcp (user)"]
+    assert check["status"] == "warn" and "required = true" in check["detail"], check
+    assert ov("install", "mcp", "--host", "codex", "--yes").exit_code == 0
+    text = config.read_text()
+    values = tomllib.loads(text)
+    assert "required" not in values["mcp_servers"]["ov"] and values["mcp_servers"]["ov"]["args"][-1] == "mcp"
+    assert text.startswith(CODEX_CONFIG) and values["mcp_servers"]["after"] == {"command": "after"}
+    assert text.count("[mcp_servers.ov]") == 1
+    assert _checks(ov)["codex mcp (user)"]["status"] == "ok"
 
 
 def test_the_identity_the_install_ran_with_goes_with_the_server(ov, user_home, monkeypatch):
@@ -589,9 +624,69 @@ def test_ovs_entries_are_recognised_bare_or_by_path(command):
     assert install.is_ours(command)
 
 
-@pytest.mark.parametrize("command", ["nov hook claude stop", "ov hook claude stop && rm -rf /", "ov hook claude compact"])
+@pytest.mark.parametrize("command", ["nov hook claude stop", "ov hook claude stop && rm -rf /", "ov hook claude compact", "ov hook gemini stop || rm -rf ~"])
 def test_entries_that_only_look_like_ovs_are_not_ours(command):
     assert not install.is_ours(command)
+
+
+# --- Gemini CLI's guard: an ov that cannot start must not block the turn -------------------------------
+
+
+@pytest.mark.parametrize("program", [["/home/me/.venv/bin/ov"], ["/my tools/ov"], ["ov"], ["/usr/bin/python3", "-m", "ov"]])
+def test_gemini_entries_are_guarded_and_still_ovs(program):
+    command = install.hook_command(program, "gemini", "stop", guard=True)
+    assert command == f"shopt -s execfail; exec {shlex.join([*program, 'hook', 'gemini', 'stop'])} || exit 1"
+    assert install.is_ours(command) and install.is_guarded(command) and install.hook_program(command) == program[0]
+    older = install.hook_command(program, "gemini", "stop")
+    assert install.is_ours(older) and not install.is_guarded(older) and install.hook_program(older) == program[0]
+
+
+def test_on_windows_gemini_entries_stay_unguarded_and_quoted(monkeypatch):
+    """Gemini runs hooks through PowerShell there: a bash guard would break every entry."""
+    from ov.hosts import ovcommand
+
+    monkeypatch.setattr(ovcommand, "GUARDED_HERE", False)
+    command = install.hook_command([r"C:\Program Files\ov\ov.exe"], "gemini", "stop", guard=True)
+    assert command == r"'C:\Program Files\ov\ov.exe' hook gemini stop" and install.is_ours(command)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="Gemini CLI runs hooks with bash")
+def test_a_guarded_entry_turns_an_ov_that_cannot_start_into_a_non_blocking_failure(tmp_path):
+    """Gemini reads exit 126/127 with text as a deny, and refused every prompt: the guard makes it
+    1 (a warning, the turn goes on); a running ov's answer and status pass through."""
+    folder = tmp_path / "my venv" / "bin"
+    folder.mkdir(parents=True)
+    program = folder / "ov"
+    command = install.hook_command([str(program)], "gemini", "session-start", guard=True)
+
+    def run() -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", command], input="{}", capture_output=True, text=True, timeout=30, check=False)
+
+    program.write_text('#!/bin/sh\ncat >/dev/null\necho "{\\"args\\": \\"$*\\"}"\n')
+    program.chmod(0o755)
+    ran = run()
+    assert (ran.returncode, ran.stdout) == (0, '{"args": "hook gemini session-start"}\n')
+    program.write_text("#!/nonexistent/python3\n")  # the virtualenv's Python went
+    assert run().returncode == 1
+    program.unlink()  # the virtualenv went
+    gone = run()
+    assert gone.returncode == 1 and gone.stdout == "" and "No such file" in gone.stderr
+
+
+def test_a_reinstall_upgrades_an_older_ovs_gemini_entries_in_place(ov, user_home):
+    settings = user_home / ".gemini" / "settings.json"
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    guarded = settings.read_text()
+    older = re.sub(r'"shopt -s execfail; exec (.*?) \|\| exit 1"', r'"\1"', guarded)
+    assert older != guarded
+    settings.write_text(older)  # as an older ov wrote them
+    check = _checks(ov)["gemini hooks (user)"]
+    assert check["status"] == "warn" and "4 entries written by an older ov" in check["detail"] and "refuses every prompt" in check["detail"]
+    assert check["fix"] == "ov install hooks --host gemini --scope user"
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    commands = [h["command"] for groups in json.loads(re.sub(r"(?m)^\s*//.*$|/\*.*?\*/", "", settings.read_text()))["hooks"].values() for g in groups for h in g["hooks"] if install.is_ours(h["command"])]
+    assert len(commands) == 4 and all(install.is_guarded(c) for c in commands)
+    assert _checks(ov)["gemini hooks (user)"]["status"] == "ok"
 
 
 def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_path, monkeypatch):
@@ -605,7 +700,7 @@ def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_
     assert json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "make lint"}]}
     assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "ov hook codex stop"
     assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "ov hook cursor stop"
-    assert '"command": "ov hook gemini session-start"' in (project / ".gemini" / "settings.json").read_text()
+    assert '"command": "shopt -s execfail; exec ov hook gemini session-start || exit 1"' in (project / ".gemini" / "settings.json").read_text()
     plugin = (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
     assert '\nconst OV = ["ov"];\n' in plugin and str(_this_ov()) not in plugin
     # The MCP registrations name no path of this machine either.
@@ -731,6 +826,15 @@ def test_hooks_with_mcp_says_each_gate_once(ov, project, tmp_path, monkeypatch):
 _CODEX_EVENTS = ("session_start", "user_prompt_submit", "stop", "pre_compact", "session_end")
 
 
+def _codex_hash(hooks: Path, event: str) -> str:
+    """The hash Codex gives ov's handler of ``event`` (snake case) in ``hooks``, the first group's first."""
+    from ov.hosts import gates
+
+    native = {"session_start": "SessionStart", "user_prompt_submit": "UserPromptSubmit", "stop": "Stop", "pre_compact": "PreCompact", "session_end": "SessionEnd"}[event]
+    group = json.loads(hooks.read_text())["hooks"][native][0]
+    return gates.codex_hook_hash(event, group["hooks"][0], group.get("matcher"))
+
+
 def _codex_note(result) -> str:
     assert result.exit_code == 0, result.stderr
     (note,) = [n for n in result.json["result"]["notes"] if n.startswith("codex")]
@@ -780,14 +884,20 @@ def test_doctor_checks_a_codex_projects_trust_and_reads_its_reviews_from_the_use
     assert f'[projects."{project}"] trust_level = "trusted"' in trust["fix"]
     assert review["status"] == "warn" and review["fix"].startswith("ov install hooks --host codex --scope project --trust")
     hooks = project / ".codex" / "hooks.json"
-    reviews = "".join(f'[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "sha256:0"\n' for event in _CODEX_EVENTS)
+    reviews = "".join(f'[hooks.state."{hooks}:{event}:0:0"]\ntrusted_hash = "{_codex_hash(hooks, event)}"\n' for event in _CODEX_EVENTS)
     (project / ".codex" / "config.toml").write_text(reviews)  # Codex ignores reviews in a project's own config
     user_config = Path(os.environ["HOME"]) / ".codex" / "config.toml"
     user_config.parent.mkdir(parents=True, exist_ok=True)
     user_config.write_text(f'[projects."{project}"]\ntrust_level = "trusted"\n')
     checks = _checks(ov)
     assert checks["codex trust (project)"]["status"] == "ok" and checks["codex review (project)"]["status"] == "warn"
-    user_config.write_text(user_config.read_text() + reviews)
+    trusted = user_config.read_text()
+    # A review of another hash (the handler as an install from another ov wrote it): Codex skips it.
+    user_config.write_text(trusted + reviews.replace(_codex_hash(hooks, "stop"), "sha256:0"))
+    review = _checks(ov)["codex review (project)"]
+    assert review["status"] == "warn" and review["detail"] == "1 of ov's hooks changed since reviewed, so Codex skips them", review
+    assert review["fix"].startswith("ov install hooks --host codex --scope project --trust")
+    user_config.write_text(trusted + reviews)
     assert _checks(ov)["codex review (project)"]["status"] == "ok"
     # A project the user marked untrusted: doctor says so, and --trust does not overrule it.
     user_config.write_text(user_config.read_text().replace('trust_level = "trusted"', 'trust_level = "untrusted"'))
@@ -1135,10 +1245,9 @@ def test_a_file_synced_from_windows_gets_no_second_entry_and_no_leftover(ov, use
     assert len(commands) == 5 and not [c for c in commands if "ov.exe" in c]  # one per event, this ov's
     assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["command"] == install.ov_command()[0]
     assert ov("uninstall", "hooks", "--with-mcp").exit_code == 0
-    expected = json.loads(CLAUDE_SETTINGS)
-    expected["hooks"]["SessionStart"] = []  # the list was the synced file's, not ov's: only ov's entry goes
-    assert json.loads(settings.read_text()) == expected
-    assert json.loads((user_home / ".claude.json").read_text()) == {"mcpServers": {}}
+    # The list and the servers' object only (the other machine's) ov's entries filled go with them.
+    assert json.loads(settings.read_text()) == json.loads(CLAUDE_SETTINGS)
+    assert json.loads((user_home / ".claude.json").read_text()) == {}
 
 
 # --- $CLAUDE_CONFIG_DIR: the server an earlier ov left in ~/.claude.json -----------------------------
@@ -1367,6 +1476,31 @@ def test_a_codex_config_ov_cannot_edit_refuses_the_uninstall_whole(ov, user_home
     assert hooks.read_bytes() == installed and fake_codex.read_text() == inline + USER_CODEX  # nothing written
 
 
+def test_a_reinstall_from_another_ov_is_reviewed_again_with_trust_and_doctor_says_until_then(ov, user_home, fake_codex, tmp_path, monkeypatch):
+    """(found by an audit: after `ov install hooks` from another ov, doctor said "reviewed" while
+    Codex skipped every hook: a review holds the hash of the handler as it was)"""
+    from ov.hosts import ovcommand
+
+    assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
+    assert _checks(ov)["codex review"]["status"] == "ok"
+    elsewhere = tmp_path / "pipx" / "bin" / "ov"  # the same ov, installed again under another path
+    elsewhere.parent.mkdir(parents=True)
+    elsewhere.symlink_to(install.ov_command()[0])
+    monkeypatch.setattr(ovcommand, "ov_command", lambda: [str(elsewhere)])
+    reinstalled = ov("install", "hooks", "--host", "codex", "--yes", "--json")
+    assert any("/hooks" in n and "--trust" in n for n in reinstalled.json["result"]["notes"])
+    review = _checks(ov)["codex review"]
+    assert review["status"] == "warn" and review["detail"] == "5 of ov's hooks changed since reviewed, so Codex skips them", review
+    assert review["fix"].startswith("ov install hooks --host codex --trust")
+    trusted = ov("install", "hooks", "--host", "codex", "--yes", "--trust", "--json")
+    assert _codex_note(trusted).startswith("codex    trusted ov's hooks: ") and "already" not in _codex_note(trusted)
+    assert _checks(ov)["codex review"]["status"] == "ok"
+    hooks = user_home / ".codex" / "hooks.json"
+    assert _toml(fake_codex)["hooks"]["state"][f"{hooks}:stop:0:0"]["trusted_hash"] == _codex_hash(hooks, "stop")
+    assert ov("uninstall", "hooks", "--host", "codex", "--trust").exit_code == 0
+    assert fake_codex.read_text() == USER_CODEX
+
+
 def test_a_reinstall_keeps_the_record_of_the_trust_ov_wrote(ov, user_home, fake_codex):
     assert ov("install", "hooks", "--host", "codex", "--yes", "--trust").exit_code == 0
     assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0  # no --trust this time: the reviews are still ov's
@@ -1431,7 +1565,7 @@ def test_doctor_flags_ovs_server_stranded_in_home_under_claude_config_dir(ov, us
     assert str(folder / ".claude.json") in check["detail"]
     assert "ov uninstall mcp --host claude" in check["fix"] and "a profile you use" in check["fix"]
     assert ov("uninstall", "mcp", "--host", "claude").exit_code == 0
-    assert json.loads(home_file.read_text()) == {"numStartups": 7, "mcpServers": {}}
+    assert json.loads(home_file.read_text()) == {"numStartups": 7}  # the servers' object only ov's server filled goes too
     assert "claude mcp leftover" not in _doctor(ov)[1]
     home_file.write_text(FOREIGN["claude"][1])  # a server of the user's named `ov` is theirs
     assert "claude mcp leftover" not in _doctor(ov)[1]
@@ -1855,3 +1989,41 @@ def test_a_real_kill_9_at_each_file_step_is_finished_by_the_next_command(ov, use
             if finished.exit_code != 0 or _tree(user_home) != pristine or _installs().exists():
                 failures.append(f"{run.call}, then {then}: {finished.stderr or sorted(set(_tree(user_home)) ^ set(pristine))}")
     assert not failures, "\n".join(failures)
+
+
+# --- ov's home wiped while its hooks stay installed --------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", ["user", "project"])
+def test_an_install_whose_receipts_went_with_ov_home_is_taken_out_whole(ov, user_home, project, fake_codex, scope):
+    """(found by an audit: a re-install after ov's home was removed found its entries "unchanged"
+    and recorded a receipt that created nothing, so the uninstall left empty hook lists, a
+    hooks.json of empty lists, `{"mcpServers": {}}`, the reviews and the backups behind)"""
+    _folder, flags = _where(scope, user_home, project)
+    trust = ["--trust"] if scope == "user" else []
+    before = _tree(user_home) | {f"project/{k}": v for k, v in _tree(project).items()}
+    assert ov("install", "hooks", *_hosts_args(), *flags, "--yes", "--with-mcp", *trust).exit_code == 0
+    installed = _tree(user_home) | {f"project/{k}": v for k, v in _tree(project).items()}
+    shutil.rmtree(os.environ["OV_HOME"])
+    again = ov("install", "hooks", *_hosts_args(), *flags, "--yes", "--with-mcp", *trust, "--json")
+    assert again.exit_code == 0, again.stderr
+    assert not [f for f in again.json["result"]["files"] if f["changed"]]
+    assert _tree(user_home) | {f"project/{k}": v for k, v in _tree(project).items()} == installed
+    removed = ov("uninstall", "hooks", *_hosts_args(), *flags, "--with-mcp", *trust)
+    assert removed.exit_code == 0, removed.stderr
+    # Every file as it was, the ones ov made gone. Only the folders ov made stay (empty): which
+    # folders it made was in the receipts.
+    after = {k: v for k, v in (_tree(user_home) | {f"project/{k}": v for k, v in _tree(project).items()}).items() if v != b"<dir>" or k in before}
+    assert after == before, {k: (before.get(k), after.get(k)) for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
+
+
+def test_a_list_the_user_had_empty_stays_when_the_backup_says_it_was_theirs(ov, user_home):
+    """What only ov's entries filled goes, unless the file before ov (its backup) had it."""
+    settings = user_home / ".claude" / "settings.json"
+    own = CLAUDE_SETTINGS.replace('"hooks": {\n', '"hooks": {\n    "SessionStart": [],\n', 1)
+    settings.write_text(own)
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    shutil.rmtree(os.environ["OV_HOME"])
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
+    assert settings.read_text() == own and not settings.with_name("settings.json.ov.bak").exists()

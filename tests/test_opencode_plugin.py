@@ -49,11 +49,19 @@ const client = { session: { messages: async () => ({ data: messages }) } };
 const hooks = await OvMemory({ client, directory: process.cwd() });
 const output = { parts: [{ type: "text", text: "I prefer tabs." }] };
 await hooks["chat.message"]({ sessionID: "ses_1" }, output);
-const system = { system: [] };
-await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1" }, system);
-console.log(JSON.stringify({ system: system.system }));
+// As OpenCode 1.18 orders a turn: the title request (a side request with the session's id), then
+// the agent's steps, each its messages transformed first; after the turn, another side request.
+const request = async (agent) => {
+  if (agent) await hooks["experimental.chat.messages.transform"]({}, { messages: [{ info: { sessionID: "ses_1", role: "user" }, parts: [] }] });
+  const system = { system: ["You are ..."] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: { id: "m" } }, system);
+  return system.system.slice(1);
+};
+const seen = { title: await request(false), first: await request(true), second: await request(true) };
 hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
 hooks.event({ event: { type: "message.updated", properties: { info: {} } } });
+seen.after = await request(true);
+console.log(JSON.stringify(seen));
 await hooks.dispose();
 process.exit(0);
 """
@@ -83,8 +91,16 @@ def test_dispose_waits_for_the_turns_capture_before_opencode_exits(tmp_path):
 def test_recall_goes_to_the_system_prompt_not_the_users_message(tmp_path):
     calls, seen = _drive(tmp_path, delay=0)
     assert calls[1]["payload"]["prompt"] == "I prefer tabs."
-    # Both answers (session start, then the prompt's recall) are added to the next model request.
-    assert seen["system"] == ["<ov-context>remembered</ov-context>"] * 2
+    # Both answers (session start, then the prompt's recall) are added to the agent's requests of
+    # the prompt's turn, a tool call's second request too.
+    assert seen["first"] == seen["second"] == ["<ov-context>remembered</ov-context>"] * 2
+
+
+def test_recall_goes_to_no_title_request_and_no_request_after_its_turn(tmp_path):
+    """(found by an audit: every request of the session got the recall, OpenCode's title request to
+    its small model, perhaps another provider, included, and requests long after the prompt)"""
+    _calls, seen = _drive(tmp_path, delay=0)
+    assert seen["title"] == [] and seen["after"] == []
 
 
 def test_a_long_sessions_capture_sends_its_newest_messages_within_what_ov_reads(tmp_path):

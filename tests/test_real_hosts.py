@@ -147,6 +147,11 @@ def test_opencode_remembers_across_sessions(opencode_host, tmp_path):
     start = _wait_for(env, lambda r: r.get("event") == "session-start" and r.get("orphans"), "session start committing the first session")
     assert start["orphans"][0].startswith("oc-")
     _remembers(opencode_host, env, first, second)
+    # Committed by the sweep, the session is still OpenCode's: in the log and in its commit.
+    commit = _wait_for(env, lambda r: _committed(r) and r.get("session") == start["orphans"][0], "the sweep's commit")
+    assert commit["host"] == "opencode"
+    log = _ov(env, "snapshot", "log", "-n", "20", "--json")
+    assert any(e["command"] == "commit" and e["via"] == "hook opencode" for e in json.loads(log.stdout)["result"]), log.stdout
 
 
 # --- failing open, with the real host --------------------------------------------------------
@@ -189,3 +194,94 @@ def test_claude_code_keeps_its_turn_when_ov_is_broken(claude_host, tmp_path):
     broken = claude_host.run(QUESTION, timeout=30).check()
     assert broken.seconds < 20 and not _saw(broken, "ov-context kind=", claude_host.stub)
     assert any(r.get("outcome") == "error" and "ConfigError" in r.get("error", "") for r in _log(env))
+
+
+# --- what an audit found driving the hosts ----------------------------------------------------------
+
+
+def _linked_ov(tmp_path: Path) -> Path:
+    """An `ov` at a path of its own (a virtualenv's, say) that a test can take away: a link to this one."""
+    link = tmp_path / "venv" / "bin" / "ov"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path(sys.executable).parent / "ov")
+    return link
+
+
+def test_gemini_cli_keeps_its_turn_when_the_ov_its_hooks_run_cannot_start(gemini_host, tmp_path):
+    """(found by an audit: with the `ov` the hooks name gone, Gemini CLI refused every prompt, exit
+    0 and no model request: it reads a hook's exit 127 (126) with text for a deny)"""
+    link = _linked_ov(tmp_path)
+    env = _wire(gemini_host, tmp_path)
+    subprocess.run([str(link), "install", "hooks", "--host", "gemini", "--yes"], env=env, cwd=gemini_host.project, check=True, capture_output=True, timeout=120)
+    commands = [h["command"] for groups in json.loads(gemini_host.settings_path.read_text())["hooks"].values() for g in groups for h in g["hooks"]]
+    assert len(commands) == 4 and all(str(link) in c for c in commands), commands  # the older entries replaced, not doubled
+    gemini_host.run(PREFERENCE).check()
+    _wait_for(env, _committed, "commit of the first session")
+    link.unlink()  # the virtualenv moved
+    gone = gemini_host.run(QUESTION).check()
+    link.write_text("#!/nonexistent/python3\n")  # its interpreter went
+    link.chmod(0o755)
+    bad = gemini_host.run(QUESTION).check()
+    for run in (gone, bad):
+        assert [r for r in run.requests if gemini_host.stub.is_model_request(r)], run.stderr
+        assert run.stdout.strip() and "blocked" not in run.stderr.lower(), run.stderr
+        assert "ov-prompt-submit" in run.stderr  # Gemini says which hook failed, and goes on
+
+
+def test_codex_hooks_installed_again_from_another_ov_are_reviewed_again_with_trust(codex_host, tmp_path):
+    """(found by an audit: after a re-install from another ov, doctor said "reviewed" while Codex
+    skipped every hook as "modified")"""
+    from ov.hosts import gates
+    from tests.codex_trust import codex_hooks
+
+    env = _wire(codex_host, tmp_path, "--trust")
+
+    def ours() -> dict[str, dict]:
+        listed = codex_hooks(codex_host.home, cwd=codex_host.project, env=env, binary=codex_host.binary)
+        return {h["key"]: h for h in listed if " hook codex " in h["command"]}
+
+    def review() -> dict:
+        doctor = subprocess.run([str(Path(sys.executable).parent / "ov"), "doctor", "--json"], env=env, cwd=codex_host.project, capture_output=True, text=True, timeout=120, check=False)
+        return {c["name"]: c for c in json.loads(doctor.stdout)["result"]["checks"]}["codex review"]
+
+    trusted = ours()
+    assert len(trusted) == 5 and {h["trustStatus"] for h in trusted.values()} == {"trusted"}
+    # ov's hash of each handler is the one Codex computes (doctor compares reviews with it).
+    file = json.loads(codex_host.hooks_path.read_text())["hooks"]
+    for native, groups in file.items():
+        event = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop", "PreCompact": "pre_compact", "SessionEnd": "session_end"}[native]
+        key = f"{codex_host.hooks_path}:{event}:0:0"
+        assert gates.codex_hook_hash(event, groups[0]["hooks"][0], groups[0].get("matcher")) == trusted[key]["currentHash"]
+    assert review()["status"] == "ok"
+
+    link = _linked_ov(tmp_path)
+    subprocess.run([str(link), "install", "hooks", "--host", "codex", "--yes"], env=env, cwd=codex_host.project, check=True, capture_output=True, timeout=120)
+    assert {h["trustStatus"] for h in ours().values()} == {"modified"}
+    check = review()
+    assert check["status"] == "warn" and "5 of ov's hooks changed since reviewed" in check["detail"] and "--trust" in check["fix"], check
+    logged = len(_log(env))
+    codex_host.run(PREFERENCE).check()
+    assert len(_log(env)) == logged  # Codex skipped every one of them, without a word
+
+    subprocess.run([str(link), "install", "hooks", "--host", "codex", "--yes", "--trust"], env=env, cwd=codex_host.project, check=True, capture_output=True, timeout=120)
+    assert {h["trustStatus"] for h in ours().values()} == {"trusted"} and review()["status"] == "ok"
+    codex_host.run(PREFERENCE).check()
+    _wait_for(env, lambda r: r.get("host") == "codex" and r.get("event") == "prompt-submit" and len(_log(env)) > logged, "a hook run after --trust")
+
+
+def test_opencode_gives_recall_to_its_agents_requests_and_not_the_title_request(opencode_host, tmp_path):
+    """(found by an audit: the plugin added ov's recall to every model request of the session,
+    OpenCode's title request to its small model, perhaps another provider, included)"""
+    from tests.stubs.base import ToolCall
+
+    env = _wire(opencode_host, tmp_path)
+    _ov(env, "remember", PREFERENCE)
+    stub = opencode_host.stub
+    stub.script = [ToolCall("bash", {"command": "echo checked", "description": "check the indentation"})]
+    run = opencode_host.run(QUESTION).check()
+    texts = [stub.text_of(r) for r in run.requests if stub.is_model_request(r)]
+    title = [t for t in texts if "title generator" in t]
+    agent = [t for t in texts if "title generator" not in t]
+    assert title and len(agent) >= 2, texts  # the tool call's answer is a second request of the turn
+    assert not [t for t in title if "ov-context" in t]
+    assert all('ov-context kind="session-start"' in t and REMEMBERED in t for t in agent), agent

@@ -45,7 +45,24 @@ def state_dir(store) -> Path:
 
 
 def live_dir(store) -> Path:
-    return state_dir(store) / "live" / store.identity.user
+    return live_folder(store.state, store.identity.user)
+
+
+def live_folder(state: Path, user: str) -> Path:
+    """Where ``user``'s live marks are, in an account's state folder (``store.state``)."""
+    return state / "hooks" / "live" / user
+
+
+def session_host(state: Path, user: str, session_id: str) -> str | None:
+    """The host a session's hooks came from: the one its live mark names, else the one its id's
+    prefix names (a mark cut empty, or none); None when neither tells."""
+    from ov.hosts.host import HOST_MODULES, host_of_session
+
+    try:
+        marked = (live_folder(state, user) / session_id).read_text(encoding="utf-8", errors="replace").partition("\n")[0].strip()
+    except OSError:
+        marked = ""
+    return marked if marked in HOST_MODULES else host_of_session(session_id)
 
 
 def capture(store, host, hook, session_id: str) -> Captured:

@@ -19,7 +19,6 @@ uninstall settles it. Nothing here changes anything.
 from __future__ import annotations
 
 import os
-import shlex
 import time
 from pathlib import Path
 
@@ -166,6 +165,12 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         return Check(name, "warn", f"{spec.path} runs {said}, not this ov ({current[0]})", fix)
     if spec.shape == "plugin" and install.plugin_outdated(spec):
         return Check(name, "warn", f"{spec.path} differs from the plugin this ov writes (an older ov's, or edited)", f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    unguarded = [c for c in commands if not install.is_guarded(c)] if spec.guarded and install.GUARDED_HERE else []
+    if unguarded:
+        # An older ov's entries: they work while their ov does, and the day it cannot start the
+        # host refuses every prompt (Gemini reads the shell's "not found" as a deny).
+        detail = f"{spec.path}: {counted(len(unguarded), 'entry', 'entries')} written by an older ov; if their ov cannot start, {load(spec.host).label} refuses every prompt"
+        return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}")
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
 
 
@@ -207,6 +212,10 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
         else:
             fix += "  (from the environment the hooks run in)"
         return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix)
+    if install.registered_mcp_required(spec):
+        # What an older ov wrote: it works today, and stops Codex from starting the day ov cannot.
+        detail = f"{spec.path} marks ov's server `required = true`: Codex will not start at all while the server cannot"
+        return Check(name, "warn", detail, f"{fix}  (writes the entry without it)")
     return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
 
 
@@ -240,10 +249,15 @@ def _codex_gates(spec: install.Spec, env) -> list[Check]:
     if off is not None:
         return [Check(f"codex review{suffix}", "fail", f"Codex's hooks are turned off in {off}", "set `hooks = true` under [features] there")]
     out = [_codex_project_trust(spec, env, "ov's hooks")] if spec.scope == "project" else []
-    pending = gates.codex_untrusted(spec, env)
-    if pending:
+    never, changed = gates.codex_unreviewed(spec, env)
+    if never or changed:
         fix = f"ov install hooks --host codex{' --scope project' if spec.scope == 'project' else ''} --trust (or open /hooks in Codex)"
-        out.append(Check(f"codex review{suffix}", "warn", f"{pending} of ov's hooks are not reviewed, so Codex skips them", fix))
+        said = [f"{never} of ov's hooks are not reviewed"] if never else []
+        if changed:
+            # A review holds the hash of the handler as it was: an install from another ov, or one
+            # that changed the command, leaves a review Codex no longer honours.
+            said.append(f"{changed} of ov's hooks changed since reviewed")
+        out.append(Check(f"codex review{suffix}", "warn", f"{'; '.join(said)}, so Codex skips them", fix))
     else:
         out.append(Check(f"codex review{suffix}", "ok", "ov's hooks are reviewed"))
     return out
@@ -286,11 +300,7 @@ def _last_run(host: str, log: list[dict]) -> Check:
 
 
 def _program(command: str) -> str | None:
-    try:
-        parts = shlex.split(command)
-    except ValueError:
-        return None
-    return parts[0] if parts else None
+    return install.hook_program(command)
 
 
 def _runs(program: str) -> bool:

@@ -5,7 +5,9 @@
   handlers through ``codex app-server`` (``hooks/list``, then ``config/batchWrite`` of
   ``hooks.state."<key>".trusted_hash``; Codex computes the hash itself). It is never the default:
   it grants trust on the user's behalf, so it happens only when asked, and says what it trusted.
-  Keys are positional, so the trust is written after the hooks file, on every install.
+  Keys are positional, so the trust is written after the hooks file, on every install. A review
+  holds the handler's hash, so a handler rewritten (an install from another ov) is "modified" and
+  skipped as silently: ``ov doctor`` compares the hash with the handler's (:func:`codex_hook_hash`).
   A project's ``.codex/`` (hooks and all) is loaded only in a project the user's ``config.toml``
   trusts (``[projects."<root>"] trust_level = "trusted"``): until then ``hooks/list`` does not
   even show its hooks. So in project scope ``--trust`` first marks the project trusted (unless the
@@ -13,8 +15,9 @@
   hooks live in the user's ``config.toml`` too: Codex ignores ``hooks.state`` in a project's own.
   What ``--trust`` wrote (each review key with its hash, a project it trusted) goes into the
   hooks' receipt, and an uninstall with ``--trust`` takes exactly that out again
-  (:func:`plan_trust_removal`): a review Codex holds with another hash since, or trust the user gave
-  themselves, stays.
+  (:func:`plan_trust_removal`), with the ``[hooks.state]`` table Codex made for it: a review Codex
+  holds with another hash since, or trust the user gave themselves, stays. ov's handlers an
+  install with ``--trust`` finds reviewed already (the record went with ov's home) are recorded too.
 * **Gemini CLI** runs project hooks only in a trusted folder, and warns once per changed hook.
 * **Cursor** also runs Claude Code's hooks when its "Third-party skills" setting is on; the hook
   runtime answers only one of the two calls (:mod:`ov.hosts.runtime`).
@@ -93,12 +96,19 @@ def _codex(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> lis
     from ov.hosts.receipts import record_trust
 
     made_config = not config.exists()  # Codex makes config.toml for what it writes: the uninstall takes it away again
+    # Codex makes `[hooks.state]` for the reviews, and the uninstall takes it out again once they
+    # are out, unless it held reviews of other hooks before (ov's own reviews were all it held when
+    # ov's home, and the record of them, was removed, then ov installed again).
+    state = (_toml(config).get("hooks") or {}).get("state")
+    ours = _codex_positions(spec)
+    made_state = not isinstance(state, dict) or all(_position(spec, key) in ours for key in state)
 
     def about_to_write(reviews: dict[str, str] | None = None, project_trusted: bool = False) -> None:
         # Recorded before Codex writes it: an install killed in between leaves a record of trust
         # that may not be there (an uninstall takes out only what still is), never trust no record
         # claims, which a re-install finds "already trusted" and would leave in for good.
-        record_trust(receipts_dir, spec, reviews=reviews, project=str(project) if project_trusted else None, made_config=made_config)
+        project_ = str(project) if project_trusted else None
+        record_trust(receipts_dir, spec, reviews=reviews, project=project_, made_config=made_config, made_state=made_state)
 
     try:
         made_trusted, trusted = codex_trust(spec, binary, about_to_write=about_to_write)
@@ -139,12 +149,19 @@ def codex_trust(spec: Spec, binary: str, *, timeout: float = 30.0, about_to_writ
                 about_to_write(project_trusted=True)
             rpc.call("config/batchWrite", {"edits": [{"keyPath": key, "mergeStrategy": "upsert", "value": "trusted"}]})
         listing = rpc.call("hooks/list", {"cwds": [str(project or Path.cwd())]})
-        pending = {
-            hook["key"]: {"trusted_hash": hook["currentHash"]}
+        listed = [
+            hook
             for entry in (listing or {}).get("data", [])
             for hook in entry.get("hooks", [])
-            if _position(spec, hook.get("key")) in ours and hook.get("trustStatus") in ("untrusted", "modified") and hook.get("currentHash")
-        }
+            if _position(spec, hook.get("key")) in ours and hook.get("currentHash")
+        ]
+        pending = {hook["key"]: {"trusted_hash": hook["currentHash"]} for hook in listed if hook.get("trustStatus") in ("untrusted", "modified")}
+        held = {hook["key"]: hook["currentHash"] for hook in listed if hook.get("trustStatus") == "trusted"}
+        if held and about_to_write is not None:
+            # Reviewed already, by an install whose record went with ov's home, or in /hooks: asked
+            # to trust ov's hooks, ov takes them in its record too, so that an uninstall with
+            # --trust takes them out with the hooks they were for.
+            about_to_write(reviews=held)
         if pending:
             if about_to_write is not None:
                 about_to_write(reviews={key: value["trusted_hash"] for key, value in pending.items()})
@@ -195,13 +212,13 @@ def plan_trust_removal(hooks: Change, receipts_dir: Path, *, trust: bool, dry_ru
     shared = next((c for c in along if c.spec.path == config), None)
     if shared is not None:
         if shared.after is not None:  # else the file goes, and the trust with it
-            text = _without_trust(shared.after, config, reviews, project)
+            text = _without_trust(shared.after, config, reviews, project, recorded.get("created_state", True))
             shared.after = None if not text.strip() and shared.spec_receipt.get("created_file") else text.encode("utf-8")
         shared.notes.append(note)
         shared.trust_kept = forget
         return None, []
     before = read(config)
-    text = _without_trust(before or b"", config, reviews, project)
+    text = _without_trust(before or b"", config, reviews, project, recorded.get("created_state", True))
     # A config.toml Codex made for ov's --trust goes when nothing else is in it, and so do the
     # folders ov made for the hooks' file that held it (apply removes them when empty).
     after = None if not text.strip() and recorded.get("created_config") else text.encode("utf-8")
@@ -233,8 +250,10 @@ def _trust_said(reviews: list[str], project: str | None) -> str:
     return " and ".join(parts)
 
 
-def _without_trust(data: bytes, config: Path, reviews: list[str], project: str | None) -> str:
-    """``data``, Codex's config, without the review keys and the project's trust; every other byte kept."""
+def _without_trust(data: bytes, config: Path, reviews: list[str], project: str | None, made_state: bool) -> str:
+    """``data``, Codex's config, without the review keys and the project's trust, and without the
+    ``[hooks.state]`` table Codex made for the reviews (``made_state``) once they were all it
+    held; every other byte kept."""
     from ov.hosts import tomltable
 
     text, values = tomltable.read(data, config)
@@ -248,6 +267,8 @@ def _without_trust(data: bytes, config: Path, reviews: list[str], project: str |
         path = table if set(held) == {key} else (*table, key)
         text = tomltable.drop(text, values, path, config)
         text, values = tomltable.read(text.encode("utf-8"), config)
+    if reviews and made_state and tomltable.get(values, ("hooks", "state"), config) == {}:
+        text = tomltable.drop(text, values, ("hooks", "state"), config)
     return text
 
 
@@ -323,30 +344,76 @@ def _toml(path: Path) -> dict:
 
 
 def codex_untrusted(spec: Spec, env=None) -> int:
-    """How many of ov's Codex handlers have no review recorded in the user's ``config.toml`` (for ``ov doctor``)."""
-    ours = _codex_positions(spec)
+    """How many of ov's Codex handlers Codex skips: never reviewed, or changed since."""
+    return sum(codex_unreviewed(spec, env))
+
+
+def codex_unreviewed(spec: Spec, env=None) -> tuple[int, int]:
+    """Of ov's Codex handlers, how many have no review in the user's ``config.toml``, and how
+    many have one for another hash than theirs (changed since: a re-install from another ov, an
+    upgrade), which Codex skips as silently (``trustStatus: "modified"``). For ``ov doctor``."""
+    ours = _codex_handlers(spec)
     if not ours:
-        return 0
+        return 0, 0
     state = (_toml(codex_user_config(spec, env)).get("hooks") or {}).get("state") or {}
-    trusted = {_position(spec, key) for key, value in state.items() if isinstance(value, dict) and value.get("trusted_hash")}
-    return len(ours - trusted)
+    reviewed = {}
+    for key, value in (state.items() if isinstance(state, dict) else ()):
+        position = _position(spec, key)
+        if position is not None and isinstance(value, dict) and isinstance(value.get("trusted_hash"), str):
+            reviewed[position] = value["trusted_hash"]
+    never = changed = 0
+    for position, (handler, matcher) in ours.items():
+        if position not in reviewed:
+            never += 1
+            continue
+        current = codex_hook_hash(position[0], handler, matcher)
+        changed += current is not None and current != reviewed[position]
+    return never, changed
+
+
+# The fields of a command handler Codex hashes, with the defaults it fills in for those left out.
+_CODEX_HASHED = {"type": "command", "command": None, "timeout": 600, "async": False}
+
+
+def codex_hook_hash(event: str, handler: dict, matcher: object = None) -> str | None:
+    """The hash Codex gives a command handler of ``event`` (snake case, as in its trust keys), the
+    ``currentHash`` its ``hooks/list`` reports and a review must hold: SHA-256 of the compact,
+    key-sorted JSON of the event, the group's matcher and the handler with Codex's defaults
+    (Codex 0.171; ``tests/test_real_hosts.py`` checks it against the real one). None for a
+    handler with a field this does not know how Codex hashes: nothing can be told of it."""
+    import hashlib
+
+    if set(handler) - set(_CODEX_HASHED) or not isinstance(handler.get("command"), str):
+        return None
+    identity: dict = {"event_name": event, "hooks": [{key: handler.get(key, default) for key, default in _CODEX_HASHED.items()}]}
+    if isinstance(matcher, str):
+        identity["matcher"] = matcher
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _codex_positions(spec: Spec) -> set[tuple[str, int, int]]:
     """``(event, group, handler)`` of ov's handlers in the file: the tail of Codex's trust keys."""
+    return set(_codex_handlers(spec))
+
+
+def _codex_handlers(spec: Spec) -> dict[tuple[str, int, int], tuple[dict, object]]:
+    """ov's handlers in the file, each with its group's matcher, by position (:func:`_codex_positions`)."""
     from ov.hosts.ovcommand import is_ours
 
     try:
         data = json.loads(spec.path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return set()
-    positions = set()
-    for native, groups in (data.get("hooks") or {}).items():
+        return {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    found = {}
+    for native, groups in (hooks.items() if isinstance(hooks, dict) else ()):
         for gi, group in enumerate(groups if isinstance(groups, list) else []):
-            for hi, handler in enumerate((group or {}).get("hooks") or []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for hi, handler in enumerate(handlers if isinstance(handlers, list) else []):
                 if isinstance(handler, dict) and is_ours(handler.get("command")):
-                    positions.add((_CODEX_EVENTS.get(native, native), gi, hi))
-    return positions
+                    found[(_CODEX_EVENTS.get(native, native), gi, hi)] = (handler, group.get("matcher"))
+    return found
 
 
 def _position(spec: Spec, key: object) -> tuple[str, int, int] | None:

@@ -5,7 +5,10 @@ OpenCode's plugin file.
 **Only ov's entries change.** ov's handlers are recognised by their command
 (:func:`ov.hosts.ovcommand.is_ours`). A re-install removes those and appends fresh ones; every
 other entry keeps its place, and the file keeps its formatting and comments. In a group that also
-holds a handler of the user's, only ov's goes.
+holds a handler of the user's, only ov's goes. An uninstall then takes out what the receipt says
+ov created, and what only ov's entries filled unless the file before ov had it
+(:func:`ov.hosts.backups.drop_emptied`): a receipt written when ov's entries were there already
+(ov's home removed, then installed again) says ov created nothing.
 """
 
 from __future__ import annotations
@@ -58,15 +61,20 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
         if not before.startswith(PLUGIN_MARKER.encode()):
             return Change(spec_, before, before, None, [f"{spec_.path} is not ov's plugin: left as it is"])
         return Change(spec_, before, None, None, spec_receipt=receipt)
+    # Here, not at the top: backups builds on this module's remove_ours.
+    from ov.hosts.backups import before_ov, drop_emptied, filled, has_backup
+
     doc = parse(spec_, before)
+    full = filled(doc, spec_)
     remove_ours(doc, spec_)
     for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
         # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
         if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
             doc.remove(path)
+    drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
     after: bytes | None = given_back(spec_, doc, receipt)
-    if receipt.get("created_file") and doc.value() == {}:
-        after = None  # ov made the file: it goes
+    if doc.value() == {} and (receipt.get("created_file") or not has_backup(spec_, receipts_dir)):
+        after = None  # ov made the file (no backup of it was ever needed): it goes
     return Change(spec_, before, after, None, spec_receipt=receipt)
 
 
@@ -108,7 +116,7 @@ def plugin_outdated(spec_: Spec) -> bool:
 
 
 def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int) -> dict:
-    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event), "timeout": timeout}
+    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event, guard=spec_.guarded), "timeout": timeout}
     if spec_.named:
         handler = {"name": f"ov-{event}", **handler}
     if spec_.shape == "flat":

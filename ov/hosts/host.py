@@ -136,6 +136,11 @@ def load(name: str) -> Host:
     return module.HOST
 
 
+def host_of_session(session_id: str) -> str | None:
+    """The host an ov session id names by its prefix (``cc-…`` Claude Code, ``cx-…`` Codex, ...), or None."""
+    return next((name for name in HOST_MODULES if session_id.startswith(f"{load(name).prefix}-")), None)
+
+
 def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 

@@ -46,6 +46,7 @@ class Spec:
     comments: bool = False  # the file may hold comments (JSONC)
     trailing_commas: bool = False  # the host reads a comma after an object's or array's last item (OpenCode)
     named: bool = False  # handlers carry a "name" (Gemini)
+    guarded: bool = False  # the host blocks a turn on a hook that cannot start: ov's command is guarded (Gemini, ovcommand.hook_command)
     kind: str = "hooks"  # "hooks" | "mcp" | "trust" (Codex's reviews, which --trust wrote): what the change and its receipt are about
 
 
@@ -90,7 +91,8 @@ def spec(host: str, scope: str, project: Path, env=None) -> Spec:
     if host == "cursor":
         return Spec(host, scope, root / "hooks.json", "flat", events)
     name = "hooks.json" if host == "codex" else "settings.json"
-    return Spec(host, scope, root / name, "nested", events, comments=host == "gemini", named=host == "gemini")
+    gemini = host == "gemini"
+    return Spec(host, scope, root / name, "nested", events, comments=gemini, named=gemini, guarded=gemini)
 
 
 def mcp_spec(host: str, scope: str, project: Path, env=None) -> Spec:

@@ -34,9 +34,10 @@ def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[s
     if host == "claude":
         entry = {"type": "stdio", **entry}
     if host == "codex":
-        # Codex waits for a required server before its first model request, so the tools are
-        # there from the first turn (without it they were missing in 4 of 8 runs).
-        entry["required"] = True
+        # Not `required = true`: Codex would then refuse to start at all whenever ov's server
+        # cannot (a moved virtualenv, a broken install). ov's server lists its tools within
+        # milliseconds, so the first request rarely misses them anyway. An older ov's entry with
+        # it is replaced whole by a re-install (tomltable.put).
         # `codex exec` runs with approval "never": without this every tool call is refused.
         entry["default_tools_approval_mode"] = "approve"
     if env:
@@ -100,6 +101,9 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
     data = shared.after if shared is not None else before
     if data is None:
         return Change(spec_, before, None, None, spec_receipt=receipt)
+    # Here, not at the top: backups builds on this module's mcp_entry.
+    from ov.hosts.backups import before_ov, drop_emptied, filled, has_backup
+
     path, _entry = mcp_entry(spec_.host, [])
     if spec_.shape == "mcp-toml":
         from ov.hosts import tomltable
@@ -109,21 +113,25 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
         if said is None:
             text = tomltable.drop(text, values, path, spec_.path)
         after: bytes | None = text.encode("utf-8")
-        empty = not text.strip()
+        # ov made the file: its receipt says so, or no backup of it was ever needed.
+        made = not text.strip() and (bool(receipt.get("created_file")) or not has_backup(spec_, receipts_dir))
     else:
         doc = parse(spec_, data)
         said = _not_ours(spec_, path, doc.get(path))
         if said is None:
+            full = filled(doc, spec_)
             doc.remove(path)
             for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
                 if created in doc and doc.get(created) in ({}, []):
                     doc.remove(created)
+            drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
         after = given_back(spec_, doc, receipt)
-        empty = doc.value() == {}
+        # ov made the file: its receipt says so, or no backup of it was ever needed.
+        made = doc.value() == {} and (bool(receipt.get("created_file")) or not has_backup(spec_, receipts_dir))
     if said is not None:
         # The server's change is none: the file stays as it is, or as the hooks' change (``along``) leaves it.
         return Change(spec_, data, data, None, [f"{said}: left as it is"], spec_receipt=receipt)
-    if receipt.get("created_file") and empty:
+    if made:
         after = None
     if shared is not None:
         shared.after = after
@@ -159,6 +167,13 @@ def registered_mcp(spec_: Spec) -> list[str] | None:
     one): whether ov's server is in it cannot be told."""
     entry = _registered_entry(spec_)
     return server_command(entry) if entry is not None else None
+
+
+def registered_mcp_required(spec_: Spec) -> bool:
+    """Whether ov's registered server is marked ``required`` (Codex: an older ov wrote it, and
+    Codex then will not start while the server cannot)."""
+    entry = _registered_entry(spec_) or {}
+    return entry.get("required") is True
 
 
 def registered_mcp_env(spec_: Spec) -> dict[str, str]:

@@ -5,9 +5,14 @@ ov's plugin (:func:`plugin_source`, written by ``ov install hooks``) starts ``ov
 something must happen, never per streamed part:
 
 * on a user message (``chat.message``): ``session-start`` once per session, then
-  ``prompt-submit`` with the prompt; the answers are kept and added to the system prompt of
-  that session's next model request (``experimental.chat.system.transform``), so recall never
-  lands in the user's own message;
+  ``prompt-submit`` with the prompt; the answers are kept for that prompt's turn and added to the
+  system prompt (``experimental.chat.system.transform``) of each model request the session's
+  agent makes in it (a tool call's answer is another request), so recall never lands in the
+  user's own message. OpenCode also asks a model for the session's title (``small_model``,
+  perhaps another provider) and summary with the session's id: those get nothing. The hook input
+  cannot tell them apart, so the plugin goes by OpenCode's loop, which transforms the messages
+  (``experimental.chat.messages.transform``) right before each of the agent's own requests and
+  never before a title's. The turn's end drops the recall: no later request carries it;
 * when a turn ends (``session.idle``): ``stop`` with the session's messages, read through the
   plugin's SDK client. OpenCode does not await event handlers, and ``opencode run`` exits as
   soon as the turn is idle, so the plugin's ``dispose`` (which OpenCode awaits before exiting)
@@ -151,7 +156,8 @@ function ov(event, payload) {
 
 export const OvMemory = async ({ client, directory }) => {
   const started = new Set();
-  const recall = new Map();
+  const recall = new Map();  // session -> what ov gave its current prompt, until the turn ends
+  const armed = new Set();  // sessions whose next system prompt is their agent's own model request
   const pending = new Set();
   const track = (work) => {
     const done = work.catch(() => {}).finally(() => pending.delete(done));
@@ -179,7 +185,15 @@ export const OvMemory = async ({ client, directory }) => {
       if (prompt.context) context.push(prompt.context);
       recall.set(id, context);
     },
+    // OpenCode's loop transforms a session's messages right before each model request of its
+    // agent, and never before the title or summary requests it makes on the side with the same
+    // session id (a small model, perhaps another provider's): only the request it arms gets recall.
+    "experimental.chat.messages.transform": async (_input, output) => {
+      const id = (output.messages || []).map((m) => m && m.info && m.info.sessionID).filter(Boolean).pop();
+      if (id) armed.add(id);
+    },
     "experimental.chat.system.transform": async (input, output) => {
+      if (!armed.delete(input.sessionID)) return;
       const context = recall.get(input.sessionID);
       if (context && context.length) output.system.push(...context);
     },
@@ -188,6 +202,11 @@ export const OvMemory = async ({ client, directory }) => {
     event: async ({ event }) => {
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
+      if (event.type === "session.idle" || event.type === "session.error") {
+        // The prompt's turn is over: its recall goes with it.
+        recall.delete(id);
+        armed.delete(id);
+      }
       if (event.type === "session.idle") {
         track(messages(id).then((all) => ov("stop", { session_id: id, cwd: directory, messages: newest(all) })));
       } else if (event.type === "session.compacted") {

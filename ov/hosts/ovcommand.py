@@ -7,8 +7,9 @@
   install warns that the file names a path on this machine (:func:`command_report`).
 * **Which entries are ov's** (:func:`is_ours`, :func:`is_our_server`): whatever launched ov (a
   bare ``ov``, its absolute path, a Windows ``ov.exe``, ``ov.cmd`` or ``ov.bat``, ``python -m ov``), a hook's command ends
-  with ``hook HOST EVENT`` and a server's command line with ``mcp``. An install from another ov,
-  or on another machine, is replaced rather than doubled, and an uninstall finds it.
+  with ``hook HOST EVENT`` (Gemini's, guarded, with `` || exit 1`` after it: :func:`hook_command`)
+  and a server's command line with ``mcp``. An install from another ov, or on another machine,
+  or an older ov's entry, is replaced rather than doubled, and an uninstall finds it.
 * **What the server is told** (:func:`server_env`, :func:`pinned_env`): the ov home and identity
   the install ran with, which a host's own environment would not carry.
 """
@@ -28,7 +29,17 @@ BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entr
 # or `ov.bat` launcher a Windows install may put on PATH instead, in any case, as Windows reads
 # names; or `-m ov`. A name that only holds "ov" (`nov`, `ov.exe.bak`, `C:\ov\tool.exe`) is not ov.
 _OV = r"(?:^|[\s/\\'\"])(?:ov|(?i:ov\.(?:exe|cmd|bat))|-m\s+ov)['\"]?\s+"
-_OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)\s*$")
+# A hook entry that a host blocks on when ov cannot start (Gemini CLI takes a shell's 126 or 127
+# with text on stderr for "deny", and refused every prompt) runs ov through a guard: `exec`, so
+# that ov itself gets the host's signals (a timeout's SIGTERM) as an unguarded entry's ov does,
+# and with bash's execfail a failed exec returns, and `|| exit 1` makes it the host's non-blocking
+# error (the turn goes on; Gemini shows the shell's message as a warning). Bash only: Gemini runs
+# hooks through `bash -c` everywhere but on Windows, where ov writes no guard.
+GUARDED_HERE = os.name != "nt"
+_GUARD_HEAD = "shopt -s execfail; exec "
+_GUARD_TAIL = " || exit 1"
+_GUARDED_TAIL = r"(?:\s*\|\|\s*exit\s+1)?"
+_OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)" + _GUARDED_TAIL + r"\s*$")
 _OUR_SERVER = re.compile(_OV + r"mcp\s*$")
 
 # What says which store and identity ov acts for, when it comes from the environment.
@@ -36,8 +47,24 @@ SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
 
 
 def is_ours(command: object) -> bool:
-    """Whether a hook handler's command is ov's (``… ov hook HOST EVENT``)."""
+    """Whether a hook handler's command is ov's (``… ov hook HOST EVENT``, guarded or not)."""
     return isinstance(command, str) and _OURS.search(command) is not None
+
+
+def is_guarded(command: str) -> bool:
+    """Whether ov's hook ``command`` has the guard that keeps a host from blocking when ov cannot start."""
+    return command.startswith(_GUARD_HEAD) and command.rstrip().endswith(_GUARD_TAIL)
+
+
+def hook_program(command: str) -> str | None:
+    """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``), guard or not."""
+    if is_guarded(command):
+        command = command[len(_GUARD_HEAD) : command.rstrip().rindex(_GUARD_TAIL)]
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return None
+    return parts[0] if parts else None
 
 
 def is_our_server(entry: object) -> bool:
@@ -130,8 +157,11 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def hook_command(command: list[str], host: str, event: str) -> str:
-    return shlex.join([*command, "hook", host, event])
+def hook_command(command: list[str], host: str, event: str, *, guard: bool = False) -> str:
+    """The hook entry's command line; ``guard``: wrapped so that the host does not block on an
+    ``ov`` that cannot start (not on Windows, where Gemini runs hooks through PowerShell)."""
+    line = shlex.join([*command, "hook", host, event])
+    return f"{_GUARD_HEAD}{line}{_GUARD_TAIL}" if guard and GUARDED_HERE else line
 
 
 def pinned_env(scope: str, env=None) -> dict[str, str]:

@@ -283,7 +283,7 @@ def prompt(
     (then nothing is searched)."""
     from ov.errors import RecordDamaged, StoreLocked
     from ov.retrieval.search import SearchOptions, search
-    from ov.sessions.session import read_meta
+    from ov.sessions.session import read_meta, session_uri
 
     if is_trivial(text) or not store.exists:
         return Block(None)
@@ -300,8 +300,11 @@ def prompt(
     budget = _within(budget, max_chars, "prompt", preamble=False)
     if budget < 1:
         return Block(None)  # not even the block's header fits in `hooks.max_chars`
+    # The session's own archives are left out: the host still holds that conversation, and a
+    # resumed session's start block has its last overview (it came twice in one request).
+    own = (session_uri(store, session_id).path,) if session_id is not None else ()
     options = SearchOptions(
-        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True
+        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True, exclude_below=own
     )
     try:
         result = search(store, text, options, indices=indices)

@@ -233,16 +233,23 @@ def new_receipt(spec_: Spec, old: dict, new_file: bool, created: list[list[str]]
     }
 
 
-def record_trust(receipts_dir: Path, spec_: Spec, *, reviews: dict[str, str] | None = None, project: str | None = None, made_config: bool = False) -> None:
+def record_trust(
+    receipts_dir: Path, spec_: Spec, *, reviews: dict[str, str] | None = None, project: str | None = None, made_config: bool = False, made_state: bool = False
+) -> None:
     """Add to ``spec_``'s receipt the trust ov has just written into the host's own config: review
-    keys with the hash each was given, the project it marked trusted, and (``made_config``) that
-    the config file did not exist before. What an uninstall with ``--trust`` may take out again,
-    and nothing else (the user's own trust is never recorded)."""
+    keys with the hash each was given, the project it marked trusted, (``made_config``) that the
+    config file did not exist before, and (``made_state``) that it held no ``hooks.state`` table,
+    which Codex makes for the reviews. What an uninstall with ``--trust`` may take out again, and
+    nothing else (the user's own trust is never recorded)."""
     receipt = read_receipt(receipts_dir, spec_)
     if receipt is None or not (reviews or project):
         return
     trust = receipt.get("trust") if isinstance(receipt.get("trust"), dict) else {}
     known = trust.get("reviews") if isinstance(trust.get("reviews"), dict) else {}
+    if reviews and (made_state or trust.get("created_state") or (not known and "created_state" not in trust)):
+        # Said by ov's first reviews of the file. A record an older ov wrote says nothing of it,
+        # and keeps saying nothing: the uninstall then takes the table for Codex's making.
+        trust["created_state"] = made_state or bool(trust.get("created_state"))
     trust = {**trust, "reviews": {**known, **(reviews or {})}}
     if project:
         trust["project"] = project
@@ -264,8 +271,9 @@ def merged_trust(one: dict, other: dict) -> dict:
     """Two records of the trust ``--trust`` wrote for one hooks file, as one."""
     reviews = {key: value for record in (one, other) if isinstance(record.get("reviews"), dict) for key, value in record["reviews"].items()}
     merged = {**one, **other, "reviews": reviews}
-    if one.get("created_config") or other.get("created_config"):
-        merged["created_config"] = True
+    for made in ("created_config", "created_state"):
+        if one.get(made) or other.get(made):
+            merged[made] = True
     if not isinstance(other.get("project"), str) and isinstance(one.get("project"), str):
         merged["project"] = one["project"]
     return merged

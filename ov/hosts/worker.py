@@ -57,8 +57,17 @@ def _run(home, job: dict) -> dict:
     if loaded.warnings:  # the job works on with defaults, as the hook did; the log says why
         out["config_warnings"] = list(loaded.warnings)
     identity = Identity(**job["identity"])
-    store = Store(home, identity, config, via=f"hook {job.get('host') or 'unknown'}")
     session = job["session"]
+    host = job.get("host")
+    if not host:
+        # An orphan's job: the session start that swept it is another session's, perhaps another
+        # host's. The commit and the log name the session's own host, as its end hook would have.
+        from ov.hosts.capture import session_host
+
+        host = session_host(home.state_dir(identity.account), identity.user, session)
+        if host:
+            out["host"] = host
+    store = Store(home, identity, config, via=f"hook {host or 'unknown'}")
     if job["kind"] == "index":
         from ov.errors import StoreLocked
         from ov.hosts import index_retry
@@ -136,7 +145,7 @@ def _orphan_hook(store, session: str):
     read (no mark: the session was committed meanwhile; or its host sends its turns in the hook
     input). :class:`OrphanUnreadable` when its turns may be in a transcript the sweep cannot find."""
     from ov.hosts.capture import live_dir, state_dir
-    from ov.hosts.host import HOST_MODULES, HookInput, load
+    from ov.hosts.host import HOST_MODULES, HookInput, host_of_session, load
 
     try:
         host, _, marked = (live_dir(store) / session).read_text(encoding="utf-8", errors="surrogateescape").strip().partition("\n")
@@ -155,7 +164,7 @@ def _orphan_hook(store, session: str):
         # finished. With neither, the turns are in a transcript only the host knows (Claude Code's
         # is ~/.claude/projects/*/<session id>.jsonl, but the ov id is the host's made safe, not
         # always reversible): the mark stays, and the session's next hook rewrites it.
-        host = next((name for name in HOST_MODULES if session.startswith(f"{load(name).prefix}-")), "")
+        host = host_of_session(session) or ""
         if not host or (not transcript and load(host).reads_transcript):
             raise OrphanUnreadable("its live mark is empty and no capture of it finished, so its transcript is unknown")
     if host not in HOST_MODULES or not transcript:

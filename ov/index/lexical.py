@@ -205,6 +205,7 @@ class Filters:
     kinds: tuple[str, ...] | None = None
     exclude_kinds: tuple[str, ...] = ()
     exclude_paths: tuple[str, ...] = ()
+    exclude_scopes: tuple[str, ...] = ()  # store paths: no record of them or below them
     scope: str | None = None  # a store path: the record's file is it or below it
     owners: tuple[str, ...] | None = None  # "" = shared scopes
     after: float | None = None
@@ -560,6 +561,8 @@ class LexicalIndex:
             clauses.append((tantivy.Occur.MustNot, tantivy.Query.term_query(schema, "kind", kind)))
         if filters.exclude_paths:
             clauses.append((tantivy.Occur.MustNot, _any_of(schema, "path", filters.exclude_paths)))
+        if filters.exclude_scopes:
+            clauses.append((tantivy.Occur.MustNot, _any_of(schema, "ancestors", filters.exclude_scopes)))
         if filters.scope:
             clauses.append((must, tantivy.Query.term_query(schema, "ancestors", filters.scope)))
         if filters.owners is not None:

@@ -87,6 +87,7 @@ class FindOptions:
     threshold: float | None = None
     lexical_only: bool = False
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
+    exclude_below: tuple[str, ...] = ()  # store folders left out with all they hold
 
     def __post_init__(self) -> None:
         check_threshold(self.threshold)
@@ -541,6 +542,7 @@ def _filters(store, options: FindOptions) -> Filters:
         levels=options.levels,
         exclude_kinds=("log",),
         exclude_paths=options.exclude,
+        exclude_scopes=options.exclude_below,
         scope=scope,
         owners=(store.identity.user, ""),
         after=options.after,

@@ -82,6 +82,7 @@ class SearchOptions:
     min_score: float | None = None  # no results at all when the plan's core queries find nothing this relevant (Hit.relevance)
     threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
     full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
+    exclude_below: tuple[str, ...] = ()  # store folders whose records are left out (the prompt hook: its own session's)
 
 
 @dataclass
@@ -193,6 +194,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         after=options.after,
         before=options.before,
         exclude=exclude,
+        exclude_below=options.exclude_below,
         lexical_only=options.full_text_only,
     )
     text = typed.query
