@@ -2027,3 +2027,13 @@ def test_a_list_the_user_had_empty_stays_when_the_backup_says_it_was_theirs(ov, 
     assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
     assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
     assert settings.read_text() == own and not settings.with_name("settings.json.ov.bak").exists()
+
+
+def test_an_uninstall_leaves_a_file_without_ovs_entries_as_it_is(ov, user_home):
+    """A file ov finds nothing of its own in is not ov's to remove, even with no backup of it."""
+    settings = user_home / ".claude" / "settings.json"
+    settings.write_text("{}\n")
+    (user_home / ".claude.json").write_text('{"mcpServers": {}}\n')
+    before = _tree(user_home)
+    assert ov("uninstall", "hooks", "--host", "claude", "--with-mcp").exit_code == 0
+    assert _tree(user_home) == before

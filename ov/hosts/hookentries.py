@@ -65,16 +65,18 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
     from ov.hosts.backups import before_ov, drop_emptied, filled, has_backup
 
     doc = parse(spec_, before)
-    full = filled(doc, spec_)
+    full, untouched = filled(doc, spec_), doc.text()
     remove_ours(doc, spec_)
+    ours = doc.text() != untouched  # the file held entries of ov's: what only they filled is ov's
     for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
         # What ov created goes: a list or object once empty, a value (Cursor's "version") always.
         if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
             doc.remove(path)
-    drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
+    if ours:
+        drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
     after: bytes | None = given_back(spec_, doc, receipt)
-    if doc.value() == {} and (receipt.get("created_file") or not has_backup(spec_, receipts_dir)):
-        after = None  # ov made the file (no backup of it was ever needed): it goes
+    if doc.value() == {} and (receipt.get("created_file") or (ours and not has_backup(spec_, receipts_dir))):
+        after = None  # ov made the file (a file ov found keeps a backup until it is given back): it goes
     return Change(spec_, before, after, None, spec_receipt=receipt)
 
 

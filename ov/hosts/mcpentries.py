@@ -110,24 +110,27 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
 
         text, values = tomltable.read(data, spec_.path)
         said = _not_ours(spec_, path, tomltable.get(values, path, spec_.path))
+        ours = said is None and tomltable.get(values, path, spec_.path) is not None
         if said is None:
             text = tomltable.drop(text, values, path, spec_.path)
         after: bytes | None = text.encode("utf-8")
-        # ov made the file: its receipt says so, or no backup of it was ever needed.
-        made = not text.strip() and (bool(receipt.get("created_file")) or not has_backup(spec_, receipts_dir))
+        # ov made the file: its receipt says so, or it held ov's server and no backup of it was
+        # ever needed (a file ov found keeps a backup until it is given back).
+        made = not text.strip() and (bool(receipt.get("created_file")) or (ours and not has_backup(spec_, receipts_dir)))
     else:
         doc = parse(spec_, data)
         said = _not_ours(spec_, path, doc.get(path))
+        ours = said is None and path in doc
         if said is None:
             full = filled(doc, spec_)
             doc.remove(path)
             for created in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
                 if created in doc and doc.get(created) in ({}, []):
                     doc.remove(created)
-            drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
+            if ours:
+                drop_emptied(doc, spec_, full, before_ov(spec_, receipts_dir))
         after = given_back(spec_, doc, receipt)
-        # ov made the file: its receipt says so, or no backup of it was ever needed.
-        made = doc.value() == {} and (bool(receipt.get("created_file")) or not has_backup(spec_, receipts_dir))
+        made = doc.value() == {} and (bool(receipt.get("created_file")) or (ours and not has_backup(spec_, receipts_dir)))
     if said is not None:
         # The server's change is none: the file stays as it is, or as the hooks' change (``along``) leaves it.
         return Change(spec_, data, data, None, [f"{said}: left as it is"], spec_receipt=receipt)
