@@ -9,7 +9,7 @@ something must happen, never per streamed part:
   system prompt (``experimental.chat.system.transform``) of each model request the session's
   agent makes in it (a tool call's answer is another request), so recall never lands in the
   user's own message. OpenCode also asks a model for the session's title (``small_model``,
-  perhaps another provider) and summary with the session's id: those get nothing. The hook input
+  perhaps another provider) with the session's id: that request gets nothing. The hook input
   cannot tell them apart, so the plugin goes by OpenCode's loop, which transforms the messages
   (``experimental.chat.messages.transform``) right before each of the agent's own requests and
   never before a title's. The turn's end drops the recall: no later request carries it;
@@ -186,8 +186,8 @@ export const OvMemory = async ({ client, directory }) => {
       recall.set(id, context);
     },
     // OpenCode's loop transforms a session's messages right before each model request of its
-    // agent, and never before the title or summary requests it makes on the side with the same
-    // session id (a small model, perhaps another provider's): only the request it arms gets recall.
+    // agent, and never before the requests it makes on the side with the same session id (the
+    // title's, to a small model, perhaps another provider's): only the request it arms gets recall.
     "experimental.chat.messages.transform": async (_input, output) => {
       const id = (output.messages || []).map((m) => m && m.info && m.info.sessionID).filter(Boolean).pop();
       if (id) armed.add(id);
