@@ -9,11 +9,15 @@ hook's own decision (``ov.hosts.recall.prompt`` with the default configuration) 
 
 * **steering** prompts (``bench/prompts/steering-*.txt``): the share that gets a block (noise);
 * **topical** prompts (``bench/prompts/topical-*.tsv``: a prompt, a tab, a part of the path of the
-  file that answers it): the share that gets a block, and that gets one naming such a file.
+  file that answers it): the share that gets a block, and that gets one naming such a file;
+* **recall** prompts (``bench/prompts/recall-*.tsv``), asked of a second store: what a user said to
+  remember (``remembered.txt``, through ``ov remember``) and a few notes (``notes/``): questions and
+  requests about the user's own memories, people, dates and notes; the share that gets a block.
 
-The sets and who wrote them: ``*-a`` by the engineer who wrote the rules, while writing them;
-``*-b`` by another author who had not read the rules, then used to extend them (so no longer
-unseen); ``*-c`` by a third author, blind to the rules and the other sets, read only to report.
+Who wrote each set, and when it was read, is on its first line: ``*-a`` by the engineer who wrote
+the rules (``ov/hosts/topic.py``), while writing them; ``*-b`` and ``*-c`` blind by other authors,
+then read to extend the rules; ``steering-d`` blind by a fourth, reported only as its total;
+``recall-r`` by a reviewer who had read the rules, to find what they silence.
 
     .venv/bin/python bench/steering.py [--rev HEAD] [--show] [--keep]
 """
@@ -47,6 +51,20 @@ def load_store(home: Path, rev: str):
             tar.extractall(src, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         store = open_store(home)
         add_resource(store, str(src), to="viking://resources/ov")
+    Indices(store).use(lambda opened: None)
+    return store
+
+
+def load_memories(home: Path):
+    """The store of ``home`` holding ``remembered.txt`` (each line through ``ov remember``) and ``notes/``, indexed."""
+    from ov.index.sync import Indices
+    from ov.ingest.resource import add_resource
+    from ov.sessions.remember import remember
+
+    store = open_store(home)
+    for statement, _ in read_prompts(PROMPTS / "remembered.txt"):
+        remember(store, statement)
+    add_resource(store, str(PROMPTS / "notes"), to="viking://resources/notes")
     Indices(store).use(lambda opened: None)
     return store
 
@@ -98,6 +116,18 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"  {path.name}: no {expected!r} for {prompt!r} ({'a block without it' if found.text else 'nothing'})")
             rows.append([path.name, len(prompts), "", f"{100 * injected / len(prompts):.0f} %", f"{100 * answered / len(prompts):.0f} %"])
             report.metrics[path.stem] = {"prompts": len(prompts), "injected": injected, "answered": answered}
+    with temp_home("ov-steering-memories", args.keep) as home:
+        store = load_memories(home)
+        hooks = store.config.hooks
+        for path in sorted(PROMPTS.glob("recall-*.tsv")):
+            prompts = read_prompts(path)
+            silent = [p for p, _ in prompts if not recall.prompt(store, p, session_id=None, budget=hooks.prompt_budget, max_chars=hooks.max_chars, min_score=hooks.prompt_min_score).text]
+            got = len(prompts) - len(silent)
+            rows.append([path.name, len(prompts), "", f"{100 * got / len(prompts):.0f} %", ""])
+            report.metrics[path.stem] = {"prompts": len(prompts), "injected": got}
+            if args.show:
+                for prompt in silent:
+                    print(f"  {path.name}: nothing for {prompt!r}")
     print_table(["set", "prompts", "steering: got a block", "topical: got a block", "…naming a file that answers"], rows)
     report.finish(args.out)
     return 0

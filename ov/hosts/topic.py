@@ -8,11 +8,15 @@ and by the relevance alone each such prompt injected a block of whatever matched
 the lists below has no topic, and recall injects nothing for it; the profile and memory index the
 session began with still hold the user's standing preferences ("run tests with make check").
 
-A request that is not a question needs two topic words: one word of its own in an instruction
-("use the second option", "bump the version", "handle the empty case too") points at what is on
-the screen, while a request about something the store holds names it ("set up the gemini hooks",
-"restore yesterday's snapshot"). None of 140 questions and requests about a store written by three
-other authors had a single topic word outside a question; 26 of 293 steering prompts did.
+Task words (run, fix, test, commit, file, error, function, version ...) are talk around the work
+in a request ("fix it") and a topic in a question asking how, what, which, where, when or who
+("what does the deploy step do?"), unless it asks the agent about its own work ("what did you
+change?"). A longer request that is not a question needs two topic words: one word of its own in an
+instruction ("use the second option", "bump the version now") points at what is on the screen,
+while a request about something the store holds names it ("set up the gemini hooks"). A question,
+a request for what is known ("tell me about Carol", "list my preferences") or a prompt of at most
+three words ("Carol", "the dentist thing") needs one. Words are taken as written; the task words'
+regular forms are made from their stems, so no word is cut into another ("notes" is not "not").
 
 The lists are English, like the stop words of the default index. Words in other languages count as
 topic words, and the relevance cut-off decides for them as before.
@@ -22,73 +26,93 @@ from __future__ import annotations
 
 import re
 
-# Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic.
+# Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic, and
+# taken as written (a word is never cut to one of these: "notes" is not "not", "Wes" not "we").
 _CHATTER = frozenset(
     """
     a about above actual actually after afternoon again ago agreed ahead all almost alright also
     am an and another any anything anyway approve are around as ask asked at away awesome back
-    be because been before being below best better both bottom brb break but by bye can cannot
-    cant careful carefully carry case check choice clean cleanup close closer continue cool
-    correct could day deny did didn didnt do does doesnt doing done dont down each easy eight
-    either else english enough entire etc even evening ever every everything exactly excellent
-    fail failed failing fails far fast faster fine first five for forever four from further get
-    gets go going gone good got great guess had hah haha half hard has have having he hello help
-    helps her here hey hi him his hm hmm hold hour hours how huh hundred i idea if in inside
-    instead into is isnt it its just k keep kk know last later least leave left less let lets
-    lgtm like lol look looks lot lots lunch maybe me mean meant min mind mine minute minutes
-    more morning most much must my myself nah near need needs neither never new next nice nine
-    no nope nor not nothing now nvm of off oh ok okay on once one ones only option options or
-    other others our out outside over own pause perfect perhaps pick plan please pls plz proceed
-    quick quickly quite rather really redo remaining rest retry right same say second see seems
-    seriously seven shall she short shorter should show six slow slower so some something soon
-    sorry sound still stop such suggest suggestion suppose sure take taking teh ten thank thanks
-    that the their them then there these they thing things think third this those though three
+    be because been before being below best better bigger both bottom brb but by bye can cannot
+    cant careful carefully carry case choice cleaner clearer close closer continue cool correct
+    could day deny did didn didnt do does doesnt doing done dont down each eight either else
+    english enough entire etc even evening ever every everything exactly excellent far faster
+    fine first five for forever four from further get gets go going gone good got great guess
+    had hah haha half has have having he hello help helps her here hey hi him his hm hmm hold
+    honestly hour hours how huh hundred i idea if in inside instead into is isnt it its just k
+    keep kk know last later least leave left less let lets lgtm like lol longer look looks lot
+    lots maybe me mean meant min mind mine minute minutes more morning most mostly much must my
+    myself nah near need needs neither never new next nice nicer nine no nope nor not nothing
+    now nvm of off oh ok okay on once one ones only option options or other others our out
+    outside over own pause perfect perhaps pick please pls plz proceed quick quickly quite
+    rather really redo remaining rest retry right same say second see seems seriously seven
+    shall she shorter should show simpler six slower smaller so some something soon sorry sound
+    sounds still stop such suggest suggestion suppose sure take taking teh ten thank thanks that
+    the their them then there these they thing things think third this those though three
     through thx time to today tomorrow tonight too top try trying twenty twice two ty ugh uh um
-    under until up us very wait want was way we well were what whatever when where whether which
-    while who whole whom whose why will with without wonderful wont work working would wow wrong
-    y yeah yep yes yesterday yet you your yup
+    under until up us use very wait want was way we well were what whatever when where whether
+    which while who whole whom whose why will with without wonderful wont would wow wrong y yeah
+    yep yes yesterday yet you your yup
     """.split()
 )
-# What an agent is asked to do, and what it does it to. Talk around the work in a request ("fix
-# it", "run the tests"), a topic in a question about how ("how do I run the tests?").
-_TASK = frozenset(
+# What an agent is asked to do, and what it does it to: talk around the work in a request ("fix
+# it", "run the tests"), a topic in a question asking how, what, which, where, when or who ("how
+# do I run the tests?"). These are stems: their regular forms (tests, fixed, running) are made below.
+_TASK_STEMS = (
     """
-    add apply approach assert backend behavior behaviour branch broken bug bugs build builds
-    cargo chain change changed changes checkout ci class clear clearer clever code comment
-    comments commit compile compiles conflict conflicts crash crashes create dead debug delete
-    deploy describe description detail dict diff docstring draft edge edit empty endpoint error
-    errors explain extract file files fix flag flaky format formatter friendlier friendly
-    frontend function git green handler helper hunk implement import imports improve indentation
-    inline issue issues line lines lint linter list local locally log logging logs long longer
-    loop main make master merge message messages method misleading mismatch miss missed mock
-    modified modify move name naming nested npm null obvious open optional origin output pass
-    passed passes pasted patch pip pipeline pnpm point pr print problem push pytest read
-    readable rebase rebuild red refactor release remove rename repair repeat replace rerun
-    result results return returning returns revert review rewrite run ship simple simpler
-    simplify skip small smaller solve spacing split squash stack stash statement statements step
-    steps summarise summarize table task tell test tests timeout touch trace type types typo
-    undefined undo unit update value values variable variables verbose verify version write yarn
-    zero
+    add apply assert backend behavior behaviour branch broken bug build bump cargo catch chain
+    change check checkout ci class clean clear clever code comment commit compile confirm
+    confirmation crash create dead debug delete deploy detail dict diff edge edit empty endpoint
+    error explain extract fail fast file fix flag flaky format formatter frontend function git
+    green handle handler helper implement import improve indentation inline install lint linter
+    list local locally log long loop main make master merge message method misleading miss mock
+    modify move name nested npm null obvious open optional output part pass patch pip pipeline
+    plan pnpm point pr print prompt pull push pytest read readable rebase rebuild red refactor
+    remove rename repair repeat replace rerun return revert review rewrite run ship short simple
+    simplify skip slow small solve spacing split squash stack stash step summarise summarize
+    table tell test timeout touch trace type typo undo update value variable verbose verify
+    version work write yarn zero
     """.split()
 )
+_TASK_IRREGULAR = ("broke", "ran", "written", "wrote", "made", "built", "brought", "found", "said", "told", "thought", "went", "undid")
+
+
+def _forms(stem: str) -> set[str]:
+    """The regular English forms of ``stem``: fix, fixes, fixed, fixing; run, runs, running."""
+    forms = {stem, stem + "s", stem + "ed", stem + "ing"}
+    if stem.endswith(("s", "x", "z", "ch", "sh")):
+        forms.add(stem + "es")
+    if stem.endswith("e"):
+        forms |= {stem + "d", stem[:-1] + "ing"}
+    if len(stem) >= 3 and stem[-1] not in "aeiouwxy" and stem[-2] in "aeiou" and stem[-3] not in "aeiou":
+        forms |= {stem + stem[-1] + "ed", stem + stem[-1] + "ing"}  # run -> running, stop -> stopped
+    return forms
+
+
+_TASK = frozenset(form for stem in _TASK_STEMS for form in _forms(stem)) | frozenset(_TASK_IRREGULAR)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # letters only: numbers and single letters name nothing
-_HOW = re.compile(r"\bhow\s+(?:do|does|did|can|could|should|would|to|is|are|was|were)\b", re.IGNORECASE)
-_QUESTION = re.compile(r"^\W*(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have)\b", re.IGNORECASE)
-_SUFFIXES = ("ing", "ly", "ed", "es", "s", "d")
+# A question asking for knowledge: task words are its topic ("what does the deploy do?"); a yes/no
+# question or a why about the work ("did the tests pass?", "why did you change that?") is not.
+_ASKS = re.compile(r"^\W*(?:how|what|whats|which|where|when|who)\b|\bhow\b", re.IGNORECASE)
+_TO_THE_AGENT = re.compile(r"\b(?:you|your|u)\b", re.IGNORECASE)
+# Any question, or a request for what is known ("tell me about Carol", "list my preferences").
+_QUESTION = re.compile(
+    r"^\W*(?:what|whats|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|should|would|will|has|have|"
+    r"tell|explain|describe|summari[sz]e|show|remind|list|find|look\s+up|recall|search|info|details|anything|any)\b",
+    re.IGNORECASE,
+)
+SHORT = 3  # words: a prompt this short is asked about what it names ("Carol", "the dentist thing")
 
 
 def has_topic(prompt: str) -> bool:
     """True when ``prompt`` names something to look up: a word that is neither chatter nor, outside
-    a how-question, a task word; two such words when the prompt is not a question."""
-    asks_how = bool(_HOW.search(prompt))
-    needed = 1 if "?" in prompt or _QUESTION.search(prompt) else 2
-    for word in _WORD.findall(prompt.lower()):
-        if len(word) < 2:
-            continue
-        forms = {word, *(word[: -len(s)] for s in _SUFFIXES if word.endswith(s) and len(word) - len(s) >= 2)}
-        if forms & _CHATTER:
-            continue
-        if forms & _TASK and not asks_how:
+    a question asking for knowledge, a task word; two such words in a longer request that is not
+    a question ("bump the version", "use the second option" point at what is on the screen)."""
+    words = _WORD.findall(prompt.lower())
+    asked = "?" in prompt or bool(_QUESTION.search(prompt))
+    tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
+    needed = 1 if asked or len(words) <= SHORT else 2
+    for word in words:
+        if len(word) < 2 or word in _CHATTER or (word in _TASK and not tasks_are_topics):
             continue
         needed -= 1
         if not needed:
