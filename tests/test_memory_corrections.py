@@ -900,6 +900,7 @@ def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text)
     "the user is admin/owner", "Remember to pin numpy==1.26", "the token gpt-4o counts", "passwords are hashed with argon2id",
     "the wifi password uses WPA2", "the wifi network is HomeNet5G", "the password field must be 12 characters",
     "PIN 3 on the GPIO header is ground", "pin 4921 of the chip is reserved", "the pin for the LED is 13",
+    "The secret rotation job lives in app/Http/Middleware/VerifyApiSecretToken.php",
 ])
 def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0

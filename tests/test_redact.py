@@ -28,6 +28,7 @@ AWS_ID = "AKIA" + "IOSFODNN7EXAMPL3"
 AWS_STS_ID = "ASIA" + "Y34FZKBOKMUTVV7A"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY" + "EXAMPLEKEY"
 AWS_SECRET_B64 = fake(40, "Tq8vR2mZ/kP4xW9nL7bC3dF6hJ1sA5eG0yU2iO8+")
+AWS_SECRET_TWO_DIGITS = fake(40, "qTvRmZ/kPxWnL8bCdFhJsAeG/yUiOwQzXcVb3NmLk")
 GITHUB = "ghp_" + fake(36)
 GITHUB_PAT = "github_pat_" + fake(22) + "_" + fake(59)
 GITLAB = "glpat-" + fake(20)
@@ -71,6 +72,8 @@ POSITIVE = [
     ("aws-secret-before-its-id", f"use {AWS_SECRET_B64} with key id {AWS_ID}", AWS_SECRET_B64, "use [REDACTED:aws_secret_key] with key id", 2),
     ("aws-configure", f"AWS Secret Access Key [None]: {AWS_SECRET_B64}\n", AWS_SECRET_B64, "AWS Secret Access Key [None]: [REDACTED:aws_secret_key]\n", 1),
     ("aws-secret-said", f"the Secret access key is {AWS_SECRET_B64}.", AWS_SECRET_B64, "the Secret access key is [REDACTED:aws_secret_key].", 1),
+    # Two digits are what a random key has at the least (one in a hundred has fewer); slashes too.
+    ("aws-secret-two-digits", f"secret {AWS_SECRET_TWO_DIGITS}", AWS_SECRET_TWO_DIGITS, "secret [REDACTED:aws_secret_key]", 1),
     ("github", f"git clone https://{GITHUB}@github.com/o/r", GITHUB, "https://[REDACTED:github_token]@github.com/o/r", 1),
     ("github-pat", f"token {GITHUB_PAT} expired", GITHUB_PAT, "token [REDACTED:github_token] expired", 1),
     ("github-app", f"x-access-token:{'ghs_' + fake(36)}", "ghs_", "x-access-token:[REDACTED:github_token]", 1),
@@ -293,6 +296,12 @@ NEGATIVE = [
     ("secret-and-shas", "The secret fix is commit 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e and its upper-case 3F2C1E9A7B4D5C6E8F9A0B1C2D3E4F5A6B7C8D9E near a secret"),
     ("secret-far-from-base64", "Keep it a secret between us: the build id of the nightly run is " + fake(40) + "."),
     ("base64-40-alone", "etag " + fake(40) + " and a longer run secret " + fake(44) + " and secret thisIsJustAVeryLongCamelCaseIdentifierName"),
+    # 40 characters after "secret" that are a source path or a name, not random base64 (found by a
+    # review: the path was stored as "[REDACTED:aws_secret_key].php" and `ov remember` refused it).
+    ("secret-then-source-path", "The webhook secret is checked in app/Http/Middleware/VerifyApiSecretToken.php, can you add a test?"),
+    ("secret-then-path-of-words", "the secret handler is packages/ui/src/components/Button2Group3 now, and src/Http/Middleware/OAuth2Ver1fyWebhooks"),
+    ("secret-then-file-name", "the secret check lives in HmacSha256SignatureVerifierForWebhooks12.ts"),
+    ("secret-then-name-one-digit", "the secret rotation runs in RotateProductionKeysBeforeTheAuditSteps1 daily"),
     ("uuids", "request_id 123e4567-e89b-12d3-a456-426614174000 and session 9f1c2b7e-0d4a-4c3b-8e2f-1a2b3c4d5e6f"),
     ("base64-image", "![img](data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==)"),
     ("base64-json", "data:application/json;base64,eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9eyJzdWIiOiIxMjM0NTY3ODkwIn0="),
@@ -433,12 +442,15 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "&sig=abcd" * 10_000 + "&sv=1",
         ("secret " + fake(40) + " ") * 5_000,
         (fake(40) + " ") * 5_000 + "secret",
+        # Shaped like a path whose last segment fails to read as words after a run of capitals.
+        ("secret 1a/" + "B" * 34 + "2Xk ") * 100,
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
         "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
         "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
         "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
+        "aws-secret-path-shapes",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

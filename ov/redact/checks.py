@@ -472,22 +472,36 @@ _AWS_ID_MARKER = MARKER + "aws_access_key_id]"
 _AWS_ID_NEAR_WORDS = 8
 _AWS_SECRET_WORDS = 5  # "secret access key is", "Secret Access Key [None]:"
 _AWS_NEAR_CHARS = 400
+# 40 random characters of base64 hold six digits on average; fewer than two in one of a hundred
+# keys. A path or a name of 40 characters seldom holds two.
+_AWS_SECRET_DIGITS = 2
+# A segment of a path that reads as words: CamelCase, lower-case or upper-case words, numbers
+# ("Http", "VerifyApiSecretToken", "OAuth2", "v2", "i18n"). Random base64 breaks it within a few
+# characters (an upper-case letter with one lower-case letter after it: "Tq8vR2mZ"). Atomic: each
+# word is read one way, so a run of capitals that fails at its end is not split every other way.
+_WORD_SEGMENT = LazyPattern(r"(?>[A-Z]?[a-z]{2,}|[A-Z]{2,}(?![a-z])|[A-Z]+(?=[A-Z][a-z]{2})|[0-9]+|[a-z](?![a-z]))+")
+
+
+def _reads_as_path(value: str) -> bool:
+    """``app/Http/Middleware/VerifyApiSecretToken``: segments between slashes that read as words."""
+    return "/" in value and all(_WORD_SEGMENT.fullmatch(part) for part in value.split("/") if part)
 
 
 def check_aws_secret(m: re.Match[str], start: int, end: int) -> bool:
     """40 characters shaped like an AWS secret key, beside a key id or after the word "secret".
 
-    Random base64 mixes upper and lower case with digits or ``/`` and ``+``; a git commit or
-    SHA-1 (hex: one case, no symbols), a word or a name does not."""
+    Random base64 mixes upper and lower case with digits; a git commit or SHA-1 (hex: one case), a
+    word, a name or a source path (``app/Http/Middleware/VerifyApiSecretToken.php``: words between
+    slashes, a file extension after it) does not."""
     value = m.string[start:end]
-    lower = upper = other = False
-    for c in value:
-        lower = lower or c.islower()
-        upper = upper or c.isupper()
-        other = other or not c.isalpha()
-    if not (lower and upper and other) or _MASKED.search(value):
+    mixed = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    if not mixed or sum(c.isdigit() for c in value) < _AWS_SECRET_DIGITS:
+        return False
+    if _MASKED.search(value) or _reads_as_path(value):
         return False
     text = m.string
+    if text[end : end + 1] == "." and text[end + 1 : end + 2].isalpha():
+        return False  # a file's stem and its extension
     before = text[max(0, start - _AWS_NEAR_CHARS) : start].split()
     after = text[end : end + _AWS_NEAR_CHARS].split()
     if any(_AWS_ID_MARKER in word for word in (*before[-_AWS_ID_NEAR_WORDS:], *after[:_AWS_ID_NEAR_WORDS])):

@@ -24,10 +24,12 @@ text and towards keeping code:
   ``-usNN``. A masked example (``AKIAXXXXXXXXXXXXXXXX``) is not a token.
 * An AWS secret access key is redacted after its label (``aws_secret_access_key =``,
   ``"SecretAccessKey":``) and without one: exactly 40 characters of base64 that mix upper and
-  lower case with digits, ``/`` or ``+``, within eight words of an access key id (its marker: the
-  id's rule runs first) or within five words after the word "secret" ("and secret Tq8v...",
-  "Secret Access Key [None]: Tq8v..."). A git commit or SHA-1 is hex (one case, no symbols) and
-  stays, and so does a 40-character token with neither beside it.
+  lower case with at least two digits (as randomness does: one key in a hundred has fewer),
+  within eight words of an access key id (its marker: the id's rule runs first) or within five
+  words after the word "secret" ("and secret Tq8v...", "Secret Access Key [None]: Tq8v...").
+  A git commit or SHA-1 is hex (one case) and stays, and so does a 40-character token with
+  neither beside it, one followed by ``.`` and a letter (a file's extension) and a path whose
+  segments read as words (``app/Http/Middleware/VerifyApiSecretToken``).
 * A JWT is ``eyJ`` + base64url, a dot, base64url, a dot and an optional
   signature; base64 data (images, ``data:`` URLs) has no dots.
 * ``Bearer <token>`` and ``Authorization: <scheme> <token>`` keep the words and
