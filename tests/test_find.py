@@ -412,23 +412,58 @@ def test_a_file_name_alone_or_a_folder_is_named_too(project):
 
 
 @pytest.mark.parametrize(
-    ("query", "paths"),
+    ("query", "paths", "places"),
     [
-        ("look at tests/conftest.py", {"conftest.py": (("tests", "conftest.py"),)}),
-        ("why does src/searcher.rs:42:7 panic?", {"searcher.rs": (("src", "searcher.rs"),)}),
-        ("open `Cargo.toml`, then README.md.", {"cargo.toml": (("cargo.toml",),), "readme.md": (("readme.md",),)}),
+        ("look at tests/conftest.py", {"conftest.py": (("tests", "conftest.py"),)}, ()),
+        ("why does src/searcher.rs:42:7 panic?", {"searcher.rs": (("src", "searcher.rs"),)}, ()),
+        ("open `Cargo.toml`, then README.md.", {"cargo.toml": (("cargo.toml",),), "readme.md": (("readme.md",),)}, ()),
         (
             "C:\\work\\tpy\\src\\lib.rs and ./docs/ and ../x/.gitignore",
-            {"lib.rs": (("src", "lib.rs"),), "docs": (("docs",),), ".gitignore": (("x", ".gitignore"),)},
+            {"lib.rs": (("work", "tpy", "src", "lib.rs"),), "docs": (("docs",),), ".gitignore": (("x", ".gitignore"),)},
+            (),
         ),
-        ("https://github.com/a/b.md and viking://resources/a/b.md#L3", {"b.md": (("a", "b.md"),)}),
-        ("pi is 3.14 in v1.2 and no file here", {}),
+        # A viking:// URI is a place, kept as written: it names no other file of its last segments.
+        (
+            "https://github.com/a/b.md and viking://resources/A/b.md#L3 and viking://user/ and viking:// alone",
+            {},
+            ("viking://resources/A/b.md", "viking://user"),
+        ),
+        ("pi is 3.14 in v1.2 and no file here", {}, ()),
     ],
 )
-def test_the_paths_and_file_names_a_query_holds(query, paths):
+def test_the_paths_and_file_names_a_query_holds(query, paths, places):
     from ov.retrieval.named import named_paths
 
-    assert named_paths(query) == paths
+    assert named_paths(query).tails == paths
+    assert named_paths(query).places == places
+
+
+def test_a_viking_uri_names_its_own_file_not_another_with_the_same_last_segments(ov):
+    # (found by a review: the URI was cut to its last two segments like any path, so beta's
+    # docs/setup.md, which says "redis" more, came first though the query spelled alpha's)
+    write(ov, "viking://resources/alpha/docs/setup.md", "# Setup\n\nInstall the service first, then the worker. The queue needs redis.\n")
+    write(ov, "viking://resources/beta/docs/setup.md", "# Setup\n\nRedis for the queue, redis for the cache, redis everywhere. The queue needs redis.\n")
+    write(ov, "viking://resources/gamma/guide/01_queue.md", "# Queue\n\nThe queue of gamma runs without redis.\n")
+    write(ov, "viking://resources/gamma/guide/02_cache.md", "# Cache\n\nThe cache sits beside the queue.\n")
+    question = "need redis for the queue"
+    assert uris(found(ov, f"does docs/setup.md {question}", "--type", "resource"))[0] == "viking://resources/beta/docs/setup.md"
+    assert uris(found(ov, f"does viking://resources/alpha/docs/setup.md {question}", "--type", "resource"))[:2] == [
+        "viking://resources/alpha/docs/setup.md",
+        "viking://resources/beta/docs/setup.md",
+    ]
+    # A URI names what lies below it too (a split document's sections), in their own order.
+    ranked = uris(found(ov, f"does viking://resources/gamma/guide/ {question}", "--type", "resource"))
+    assert ranked[:2] == ["viking://resources/gamma/guide/01_queue.md", "viking://resources/gamma/guide/02_cache.md"]
+
+
+def test_a_longer_path_puts_the_files_that_match_more_of_its_segments_first(ov):
+    write(ov, "viking://resources/app/src/ov/main.py", "def main():\n    run()\n")
+    write(ov, "viking://resources/app/tools/ov/main.py", "def main():\n    run()  # main entry, run main\n")
+    write(ov, "viking://resources/app/lib/main.py", "def main():\n    run()  # main, main, main\n")
+    ranked = uris(found(ov, "what does src/ov/main.py run in main", "--type", "resource"))
+    # Both end with ov/main.py, the last two segments; only src/ov/main.py ends with all three.
+    assert ranked[:2] == ["viking://resources/app/src/ov/main.py", "viking://resources/app/tools/ov/main.py"]
+    assert uris(found(ov, "what does ov/main.py run in main", "--type", "resource"))[0] == "viking://resources/app/tools/ov/main.py"
 
 
 @pytest.mark.parametrize("text", ["a" * 200_000, "a." * 100_000 + "1", "a/" * 100_000, ("x" * 50 + " ") * 4_000, "ab.cd " * 40_000])

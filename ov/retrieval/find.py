@@ -594,17 +594,21 @@ def _favour_named(query: str, records: dict[str, Record], scores: dict[str, floa
     """Put first the records of a file or folder the query names by its path or file name ("look
     at tests/conftest.py": :mod:`ov.retrieval.named`): each scores just above the best record it
     does not name (by :data:`NAMED_LIFT` of its own score), so the named keep their own order and
-    the rest theirs and nearly their scores. A message is never named: its URI is its session's
-    log. The relevance (:attr:`Hit.relevance`) is the record's own match and does not move."""
+    the rest theirs and nearly their scores. A record named more surely (more of the path's
+    segments, or its ``viking://`` URI) goes above those named less surely. A message is never
+    named: its URI is its session's log. The relevance (:attr:`Hit.relevance`) is the record's own
+    match and does not move."""
     paths = named_paths(query)
-    if not paths:
+    if not (paths.tails or paths.places):
         return
-    named = [rid for rid, record in records.items() if record.kind != "message" and names(record.uri, paths)]
-    if not named:
-        return
-    top = max(scores.values())
-    for rid in named:
-        scores[rid] = top + NAMED_LIFT * scores[rid]
+    named: dict[int, list[str]] = {}
+    for rid, record in records.items():
+        if record.kind != "message" and (surely := names(record.uri, paths)):
+            named.setdefault(surely, []).append(rid)
+    for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
+        top = max(scores.values())
+        for rid in named[surely]:
+            scores[rid] = top + NAMED_LIFT * scores[rid]
 
 
 def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:

@@ -10,12 +10,16 @@ A word names a record when the record's URI ends with it, segment by segment and
 absolute path (``/home/me/tpy/tests/conftest.py``, ``~/...``, ``C:\\...``) and a path from the
 user's own folder (``tpy/tests/conftest.py``) seldom spell the store's place in full, so a path of
 several segments names a record when their last two match (``tests/conftest.py``); a file name
-alone, when it is the record's. A ``viking://`` URI names its own place.
+alone, when it is the record's. The more of a path's segments a URI ends with, the more surely it
+is the file meant: ``src/ov/main.py`` names ``.../src/ov/main.py`` before ``.../tools/ov/main.py``.
+A ``viking://`` URI spells the place in full: it names that place exactly (and what lies below it,
+a split document's sections), never another file of the same last segments.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 from ov.regex import LazyPattern
 
@@ -33,35 +37,62 @@ _DRIVE = LazyPattern(r"[A-Za-z]:$")
 SCHEME = "viking://"
 # The trailing segments of a path that must match when the path is longer: a file and its folder.
 MATCHED_SEGMENTS = 2
+# How surely a viking:// URI names its own place: above any path's count of matched segments.
+EXACT = 1 << 16
+
+
+class Named(NamedTuple):
+    """What a query names (:func:`named_paths`)."""
+
+    # Paths and file names in lower case, their segments, by their last segment (the name).
+    tails: dict[str, tuple[tuple[str, ...], ...]]
+    # viking:// URIs as written, without a trailing slash.
+    places: tuple[str, ...]
 
 
 @functools.lru_cache(maxsize=8)  # a search ranks each query of its plan a dozen times
-def named_paths(query: str) -> dict[str, tuple[tuple[str, ...], ...]]:
-    """The paths and file names ``query`` holds, in lower case, by their last segment (the name):
-    for each, the trailing segments a URI must end with (at most :data:`MATCHED_SEGMENTS`). Cached,
-    so the answer is shared: read it, never change it."""
-    out: dict[str, dict[tuple[str, ...], None]] = {}
+def named_paths(query: str) -> Named:
+    """The paths, file names and ``viking://`` URIs ``query`` holds. Cached, so the answer is
+    shared: read it, never change it."""
+    tails: dict[str, dict[tuple[str, ...], None]] = {}
+    places: dict[str, None] = {}
     for match in _CANDIDATE.finditer(query):
         word = match.group().strip(_AROUND)
-        if word.startswith(SCHEME):
+        place = word.startswith(SCHEME)
+        if place:
             word = word[len(SCHEME) :]
         elif "://" in word:
             continue  # a web address names no file of the store
         word = _LINE.sub("", word).rstrip(".:")
+        if place:
+            if word.strip("/"):
+                places[SCHEME + word.rstrip("/")] = None
+            continue
         if "\\" in word:
             word = word.replace("\\", "/")
         parts = [p for p in word.split("/") if p not in ("", ".", "..", "~") and not _DRIVE.match(p)]
         if not parts or ("/" not in word and not _FILE_NAME.fullmatch(parts[-1])):
             continue
-        wanted = tuple(p.lower() for p in parts[-MATCHED_SEGMENTS:])
-        out.setdefault(wanted[-1], {})[wanted] = None
-    return {name: tuple(tails) for name, tails in out.items()}
+        wanted = tuple(p.lower() for p in parts)
+        tails.setdefault(wanted[-1], {})[wanted] = None
+    return Named({name: tuple(found) for name, found in tails.items()}, tuple(places))
 
 
-def names(uri: str, paths: dict[str, tuple[tuple[str, ...], ...]]) -> bool:
-    """Whether one of ``paths`` (from :func:`named_paths`) names the place ``uri``."""
+def names(uri: str, named: Named) -> int:
+    """How surely ``named`` (from :func:`named_paths`) names the place ``uri``: 0 not at all, else
+    how many segments of a path the URI ends with (at least :data:`MATCHED_SEGMENTS`, or all of a
+    shorter path's), or :data:`EXACT` for a ``viking://`` URI that is the place or holds it."""
+    for place in named.places:
+        if uri.rstrip("/") == place or uri.startswith(place + "/"):
+            return EXACT
     segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
-    for wanted in paths.get(segments[-1], ()):
-        if len(wanted) <= len(segments) and tuple(segments[-len(wanted) :]) == wanted:
-            return True
-    return False
+    best = 0
+    for wanted in named.tails.get(segments[-1], ()):
+        matched = 0
+        for mine, theirs in zip(reversed(segments), reversed(wanted)):
+            if mine != theirs:
+                break
+            matched += 1
+        if matched >= min(len(wanted), MATCHED_SEGMENTS):
+            best = max(best, matched)
+    return best
