@@ -571,6 +571,17 @@ def test_the_same_words_of_two_speakers_are_two_entries(store):
     assert sorted(e.message_id for e in block.entries) == ["s1-0", "s1-1"] and block.stats["folded"] == 0
 
 
+def test_a_folders_summary_and_a_file_are_two_entries_even_with_the_same_words(store):
+    # A file folded into its folder's summary leaves the block with its URI (the summary only points
+    # at it), and the other way round the folder's: only entries of one kind share a place.
+    line = "Rotate the TLS certificates with certbot renew on the edge proxies every sixty days."
+    store.mkdir(store.uri("viking://resources/ops"), line)
+    put(store, {"viking://resources/ops/tls.md": line + "\n"})
+    block = search(store, "rotate the TLS certificates", SearchOptions(mode="context", budget=300)).context
+    assert sorted((e.uri, e.text) for e in block.entries) == [("viking://resources/ops", line), ("viking://resources/ops/tls.md", line)]
+    assert block.stats["folded"] == 0
+
+
 FLAKY_QUESTION = "The facet search test is flaky on CI, test_facet_search fails about one run in ten"
 FLAKY_ANSWER = (
     "The flakiness comes from the writer not being committed before the searcher reloads. "
@@ -815,6 +826,24 @@ def test_cli_context_shows_a_summary_two_folders_share_once(ov, tmp_path):
     assert payload["rendered"].count(first["text"]) == 1 and payload["stats"]["folded"] == 1
     plain = ov("search", "flux capacitors", "--mode", "context", "--budget", "120")
     assert plain.stdout.count(first["text"]) == 1 and "1 with the text of another" in plain.stderr
+
+
+def test_cli_context_never_folds_a_file_into_its_folders_summary(ov, tmp_path):
+    # (found by a review: a folder's summary quotes its files' first sentences, so db-failover.md
+    # was folded into the runbooks folder's entry and its URI left the block)
+    (tmp_path / "runbooks").mkdir()
+    failover = "Failover of the primary Postgres database is done with patronictl switchover --force on the standby node."
+    (tmp_path / "runbooks" / "db-failover.md").write_text(failover + "\n")
+    (tmp_path / "runbooks" / "tls.md").write_text("Rotate the TLS certificates with certbot renew on the edge proxies every sixty days.\n")
+    assert ov("add-resource", str(tmp_path / "runbooks")).exit_code == 0
+    result = ov("search", "runbooks for failover and certificates", "--mode", "context", "--budget", "200", "--json")
+    assert result.exit_code == 0, result.stderr
+    entries = result.json["result"]["entries"]
+    folder = next(e for e in entries if e["uri"] == "viking://resources/runbooks")
+    assert failover in folder["text"] and "also" not in folder  # the summary quotes the file, and only points at it
+    shown = {e["uri"]: e["text"] for e in entries}
+    assert shown["viking://resources/runbooks/db-failover.md"] == failover
+    assert "viking://resources/runbooks/tls.md" in shown and result.json["result"]["stats"]["folded"] == 0
 
 
 def test_cli_list_mode_json_and_plain(cli_store):

@@ -31,15 +31,16 @@ A tier whose text would repeat the tier below it (a one-section file) is left ou
    the next one; text is never cut in the middle. A URI with text that still
    finds no room for it ends the deepening: the entries after it stay as they are.
 3. One entry per text: a result whose cheapest text an entry before it shows
-   already (the same type and speaker, the same words: two folders with one
+   already (the same type, speaker and kind, the same words: two folders with one
    summary, two runbooks that share a section) takes no place and no tokens; it
    is folded into that entry, whose ``also`` names it (counted in ``folded``).
    So is one whose text (:data:`FOLD_WITHIN_CHARS` or longer) an entry before it
-   shows within its own, word for word: one of the same type and speaker, or the
-   summary of the archive a message is in, which quotes its messages (an
+   shows within its own, word for word: one of the same type, speaker and kind,
+   or the summary of the archive a message is in, which quotes its messages (an
    archive's overview repeats the question that opened the session: the
    question's message spent the budget an answer below it needed). The same
-   words of two speakers stay two entries.
+   words of two speakers stay two entries, and so do a folder's summary and a
+   file (the summary quotes its files' first lines, and only points at them).
    An entry that deepens still shows that text (a richer tier holds the one
    below it). In the deepening, a folded result whose richer tier says something
    no entry shows (the rest of the second runbook) takes a place of its own when
@@ -229,7 +230,7 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
             if not refused and cost <= left and fair:
                 promised = promised or cost > cap
                 chosen[i], shown[text] = 1, i
-                within.append((hits[i], " ".join(text[3].split()), i))
+                within.append((hits[i], " ".join(text[-1].split()), i))
                 left -= cost
                 continue
             refused = True
@@ -264,20 +265,29 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
 
 def _shown_as(hit: Hit, option: _Option) -> tuple:
     """What two entries must share to show the same text: type and speaker (as for copies:
-    :func:`ov.retrieval.copies.same_text`) and the words."""
-    return (hit.context_type, hit.role, hit.speaker, option.text)
+    :func:`ov.retrieval.copies.same_text`), what they are (:func:`_kind_of`) and the words."""
+    return (hit.context_type, hit.role, hit.speaker, _kind_of(hit), option.text)
+
+
+def _kind_of(hit: Hit) -> str:
+    """A result's kind of entry: a directory's summary, a message, or a file's (a memory's) text.
+    A folder's summary quotes its files' first lines: a file folded into it would leave the block
+    with its URI, though the summary only points at it."""
+    if hit.kind == "message":
+        return "message"
+    return "summary" if hit.level < 2 else "file"
 
 
 def _shown_within(hit: Hit, text: tuple, within: list[tuple[Hit, str, int]]) -> int | None:
     """The entry that shows ``text`` (``hit``'s :func:`_shown_as` key) inside its own text, word for
-    word and between words: an entry of the same type and speaker, or the summary of the archive a
-    message was archived in (it quotes that session's messages). None when none does, or the text
-    is too short to count."""
-    words = " ".join(text[3].split())
+    word and between words: an entry of the same type, speaker and kind (a file's text in a file's,
+    never in a folder's summary), or the summary of the archive a message was archived in (it
+    quotes that session's messages). None when none does, or the text is too short to count."""
+    words = " ".join(text[-1].split())
     if len(words) < FOLD_WITHIN_CHARS:
         return None
     for holder, shown, entry in within:
-        same = (holder.context_type, holder.role, holder.speaker) == text[:3]
+        same = (holder.context_type, holder.role, holder.speaker, _kind_of(holder)) == text[:-1]
         quoted = hit.kind == "message" and holder.kind != "message" and hit.uri.startswith(holder.uri.rstrip("/") + "/")
         if not (same or quoted):
             continue
