@@ -146,6 +146,19 @@ def test_session_start_shows_an_experiences_goal_not_its_first_section(ov, proje
     assert f"- {experience}: Goal: fix the flaky login test.\n" in text
 
 
+def test_session_start_index_lines_of_headings_only_and_of_a_heading_a_word_opens(ov, project, ov_home):
+    # (found by a review: a memory of `##` headings only gave an empty line; "# Go" above "Google is
+    # the employer" lost its heading, as the line's first letters were compared, not its words)
+    memories = "viking://user/default/memories/entities"
+    assert ov("write", f"{memories}/topics/only.md", "--content", "## Only\n\n## Other\n").exit_code == 0
+    assert ov("write", f"{memories}/languages/go.md", "--content", "# Go\n\nGoogle is the employer\n").exit_code == 0
+    assert ov("write", f"{memories}/people/bo.md", "--content", "# Bo\n\nBo's team owns the parser\n").exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert f"- {memories}/topics/only.md: Only\n" in text
+    assert f"- {memories}/languages/go.md: Go — Google is the employer\n" in text
+    assert f"- {memories}/people/bo.md: Bo's team owns the parser\n" in text  # the name once, as its own word
+
+
 def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
     # (found by an audit: within a day the files are named by their words, and "recent events" were
     # the last names in the alphabet, so the newest event of the day could be left out)

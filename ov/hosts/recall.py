@@ -236,9 +236,11 @@ def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
 def _first_line(content: str) -> str:
     """A memory's first line of text. After a heading (an entity card's ``# Alice Chen``), the
     heading and the first line below it: "Alice Chen — Maintains the query parser bindings"; the
-    name alone says nothing the file's name does not, and the fact is what the agent needs. A
-    section heading (an experience's ``## Situation``) is passed over: it names a part, not the memory."""
-    heading = ""
+    name alone says nothing the file's name does not, and the fact is what the agent needs; a line
+    that opens with the heading's words ("Alice Chen maintains ...") is shown alone. A section
+    heading (an experience's ``## Situation``) is passed over: it names a part, not the memory.
+    A memory of headings only is shown by its first."""
+    heading = first = ""
     for raw in content.splitlines():
         line = raw.strip().lstrip("#-* ").strip()
         if not line:
@@ -246,15 +248,22 @@ def _first_line(content: str) -> str:
         marks = raw.lstrip()
         level = len(marks) - len(marks.lstrip("#"))
         if level and marks[level : level + 1] in ("", " ", "\t"):  # a heading, not "#123"
+            first = first or line
             if level == 1:
                 heading = heading or line
             continue
-        if heading and not line.lower().startswith(heading.lower()):
+        if heading and not _opens_with(line, heading):
             line = f"{heading} — {line}"
         break
     else:
-        line = heading
+        line = heading or first
     return line if len(line) <= INDEX_LINE_CHARS else line[: INDEX_LINE_CHARS - 1] + "…"
+
+
+def _opens_with(line: str, words: str) -> bool:
+    """Whether ``line`` opens with ``words`` as whole words, in any case: "Go" does not open
+    "Google is the employer"."""
+    return line[: len(words)].lower() == words.lower() and not line[len(words) : len(words) + 1].isalnum()
 
 
 def _parsed(parse_memory, text: str) -> tuple[str, dict]:
