@@ -1539,6 +1539,25 @@ def test_a_snippet_of_a_line_without_spaces_is_cut_between_items_not_inside_one(
     assert focus(script, {"fluxcapacitor"}, analyze, 80).endswith(";…")
 
 
+def test_a_snippet_of_a_long_line_without_spaces_keeps_most_of_its_room():
+    # (found by a review: a cut moved to the nearest mark however far it was, so a URL's query between
+    # two long runs of letters was shown as "…q=needle&x=…", 13 of 100 characters)
+    from ov.index.lexical import analyzer
+    from ov.retrieval.snippets import focus
+
+    analyze = analyzer("english").analyze
+    url = "https://example.com/" + "a" * 500 + "?q=needle&x=" + "b" * 400
+    shown = focus(url, set(analyze("needle")), analyze, 100)
+    assert "?q=needle&x=" in shown and shown.startswith("…a") and shown.endswith("b…")
+    assert 2 * 100 // 3 <= len(shown) <= 100
+    # Without a query word in it, its beginning: as long, not cut back to a mark far from the end.
+    blob = "a" * 70 + "," + "b" * 500
+    assert focus(blob, set(), analyze, 120) == blob[:119] + "…"
+    # A space or a mark within reach is still where the cut falls.
+    prose = "word " * 100 + "the needle is here " + "word " * 100
+    assert focus(prose, set(analyze("needle")), analyze, 100).startswith("…word ")
+
+
 def test_a_snippet_of_cjk_text_is_near_its_match():
     from ov.index.lexical import analyzer
     from ov.retrieval.snippets import focus

@@ -56,9 +56,10 @@ def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | No
     if len(text) <= limit:
         return text
     room = limit - 2  # a "…" at either end
+    reach = room // _CUT_REACH
     spots = _spots(text, words, analyze, terms, room // 4) if words else []
     if not spots:
-        return text[: _end_at(text, (limit - 1) // 2, limit - 1)].rstrip() + "…"
+        return text[: _end_at(text, limit - 1 - reach, limit - 1)].rstrip() + "…"
     best, span = (0, 0), (0, 0)
     for i, (start, end, _term) in enumerate(spots):
         held, last = set(), end
@@ -74,15 +75,19 @@ def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | No
     begin = max(0, min(start - (room - (end - start)) // 2, len(text) - room))
     finish = min(len(text), begin + room)
     if begin > 0:  # start at a word
-        begin = _start_at(text, begin, start)
+        begin = _start_at(text, begin, min(start, begin + reach))
     if finish < len(text):  # and end after one
-        finish = _end_at(text, end, finish)
+        finish = _end_at(text, max(end, finish - reach), finish)
     return ("…" if begin > 0 else "") + text[begin:finish].strip() + ("…" if finish < len(text) else "")
 
 
 # A cut of a line with no spaces in reach (minified JSON or JS, a long URL) falls after a mark: a
 # separator between items first (`{"id":1,"na…` cut mid-token reads as a different value).
 _SEPARATORS = ",;"
+# How far a cut may move to fall between words or items: this part of the room at either end, so a
+# snippet keeps two thirds of its room at the least. A URL's `?q=needle&x=` between two long runs
+# of letters was shown alone, 13 of 100 characters; a run longer than this is cut inside.
+_CUT_REACH = 6
 
 
 def _mark(c: str) -> bool:
