@@ -30,6 +30,8 @@ SHAPES = {
     "base64-ish": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3",
     # Each one shaped like an AWS secret key: the check looks around it for a key id or "secret".
     "40-char base64 tokens": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3 ",
+    # Each one read as a path (segments of words) after "secret": a run of capitals failing at its end.
+    "40-char path shapes": "secret 1a/" + "B" * 34 + "2Xk ",
 }
 
 
