@@ -173,6 +173,57 @@ def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, p
     assert recent.index("Alpha outage") < recent.index("Zulu task 11")  # newest first
 
 
+def _memory_file(content: str, updated_at: str, memory_type: str) -> str:
+    meta = {"created_at": updated_at, "memory_type": memory_type, "sources": ["test"], "updated_at": updated_at, "version": 1}
+    return f"{content}\n\n<!-- MEMORY_FIELDS\n{json.dumps(meta, indent=2, sort_keys=True)}\n-->\n"
+
+
+def test_session_start_gives_every_index_a_share_and_shows_the_newest_first(ov, project, ov_home):
+    # (found by an audit: past ~60 preferences the block was only an alphabetical slice of them, and
+    # the workspace memories, entities, experiences and even today's events were left out)
+    from ov.hosts.runtime import workspace_peer
+    from ov.tokens import estimate_tokens
+
+    assert ov("remember", "the billing service runs on port 8080").exit_code == 0
+    assert ov("remember", "we deployed the payments gateway to production today").exit_code == 0
+    experience = "viking://user/default/memories/experiences/fix_flaky_login_test.md"
+    assert ov("write", experience, "--content", "## Situation\n\nGoal: fix the flaky login test.\n").exit_code == 0
+    workspace = f"viking://user/default/peers/{workspace_peer(str(project))}/memories/entities/repo.md"
+    assert ov("write", workspace, "--content", "The repo builds with make\n").exit_code == 0
+    # Named against their age: the first in the alphabet is the oldest; the trailer says when each changed.
+    for i in range(90):
+        uri = f"viking://user/default/memories/preferences/default/pref{i:03}.md"
+        content = _memory_file(f"- Prefers choice {i:03} for the task numbered {i:03}", f"2026-{1 + i // 28:02}-{1 + i % 28:02}T10:00:00Z", "preferences")
+        assert ov("write", uri, "--content", content).exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    record = _log(ov_home)[-1]
+    assert estimate_tokens(text) <= 1500 + 10 and len(text) <= 9000
+    assert [uri.rsplit("/memories/", 1)[1] for uri in _elements(text)] == ["preferences/", "", "entities/", "experiences/", "events/"]
+    assert "billing_service.md: Billing service — Runs on port 8080" in text
+    assert "we_deployed_payments.md: We deployed the payments gateway" in text
+    assert "Goal: fix the flaky login test." in text and "The repo builds with make" in text
+    shown = re.findall(r"preferences/default/pref(\d{3})\.md", text)
+    # Newest first, the oldest left out and counted; and what the other indexes did not use of their
+    # share went to the preferences (an equal fifth of the budget holds about 12 of these lines).
+    assert shown == [f"{i:03}" for i in range(89, 89 - len(shown), -1)] and len(shown) > 30
+    assert f"… {90 - len(shown)} more: `ov ls -r viking://user/default/memories/preferences`" in text
+    assert record["omitted"] == 90 - len(shown)
+
+
+def test_session_start_shares_a_small_budget_fairly(ov, project, ov_home):
+    for i in range(40):
+        uri = f"viking://user/default/memories/preferences/default/pref{i:03}.md"
+        assert ov("write", uri, "--content", _memory_file(f"- Prefers choice {i:03}", f"2026-01-01T10:00:{i:02}Z", "preferences")).exit_code == 0
+        uri = f"viking://user/default/memories/entities/tools/tool{i:03}.md"
+        assert ov("write", uri, "--content", _memory_file(f"Tool {i:03} does a thing", f"2026-01-01T11:00:{i:02}Z", "entities")).exit_code == 0
+    assert ov("config", "set", "hooks.session_start_budget", "400").exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    prefs, tools = re.findall(r"preferences/default/pref(\d{3})\.md", text), re.findall(r"tools/tool(\d{3})\.md", text)
+    # Two indexes, each about half: neither takes it all, and each shows its newest.
+    assert prefs and tools and abs(len(prefs) - len(tools)) <= 1, text
+    assert prefs[0] == tools[0] == "039"
+
+
 def _elements(text: str) -> list[str]:
     """The URIs of a block's elements, each checked closed: `<context … />` or `<context …>…</context>`."""
     body = text[text.index("\n") + 1 : text.rindex("\n</ov-context>")]
@@ -505,6 +556,42 @@ def test_session_end_commits_and_the_next_session_start_sees_it(ov, project, ov_
     assert commit["outcome"] == "committed" and commit["memories"]["adds"] >= 1
     shown = ov("session", "show", "cc-first", "--json").json["result"]
     assert shown["archives"] and shown["messages"] == []
+
+
+def test_the_capture_state_of_a_committed_session_is_removed_once_idle_and_a_resume_reads_on(ov, project, ov_home, tmp_path):
+    # (found by an audit: a store used for months kept one state file, up to 40 KB, for each of its
+    # 875 sessions)
+    states = ov_home / "state" / "default" / "hooks" / "capture"
+    transcript = _claude_transcript(tmp_path / "ended.jsonl", [_user("u1", "What does make ship do?"), _assistant("a1", "m1", [{"type": "text", "text": "It deploys."}])])
+    ended = _stdin("claude", "ended", cwd=str(project), transcript_path=str(transcript))
+    assert _hook("claude", "session-end", ended) == ""
+    assert _wait_job(ov_home, "cc-ended")["outcome"] == "committed"
+    going = _claude_transcript(tmp_path / "going.jsonl", [_user("g1", "Still working on the parser")])
+    assert _hook("claude", "stop", _stdin("claude", "going", cwd=str(project), transcript_path=str(going))) == ""
+    _wait_job(ov_home, "cc-going")
+    # Another user of the account has a session live: its state is kept as its own user's sweep needs it.
+    (ov_home / "state" / "default" / "hooks" / "live" / "bob").mkdir(parents=True)
+    (ov_home / "state" / "default" / "hooks" / "live" / "bob" / "cc-bobs").write_text("claude\n/elsewhere.jsonl")
+    (states / "cc-bobs.json").write_text("{}")
+    assert ov("config", "set", "hooks.orphan_after", "60").exit_code == 0
+    for name in ("cc-ended", "cc-going", "cc-bobs"):
+        os.utime(states / f"{name}.json", (time.time() - 120, time.time() - 120))
+
+    # The session resumed keeps its state, whatever its age: its next capture reads on from there.
+    assert _hook("claude", "session-start", _stdin("claude", "ended", cwd=str(project), source="resume")) is not None
+    assert (states / "cc-ended.json").is_file() and "capture_states_removed" not in _log(ov_home)[-1]
+    # Another session's start removes it: committed since its last capture, and idle.
+    _hook("claude", "session-start", _stdin("claude", "next", cwd=str(project)))
+    assert _log(ov_home)[-1]["capture_states_removed"] == 1
+    assert sorted(p.name for p in states.iterdir()) == ["cc-bobs.json", "cc-going.json"]
+
+    # Resumed after all: the transcript is read from its start, and only the new turn is stored.
+    _claude_transcript(transcript, [_user("u2", "And make test?")])
+    assert _hook("claude", "stop", ended) == ""
+    assert _wait_job(ov_home, "cc-ended", 2)["captured"] == 1
+    shown = ov("session", "show", "cc-ended", "--json").json["result"]
+    assert [m["id"] for m in shown["messages"]] == ["u2"] and shown["archives"]
+    assert json.loads((states / "cc-ended.json").read_text())["offset"] == transcript.stat().st_size
 
 
 def _codex_line(text: str) -> str:

@@ -10,7 +10,8 @@ sends the turn in the hook input itself (Gemini's turn end, OpenCode's plugin).
 Each capture also marks the session live (``state/{account}/hooks/live/{user}/{session}``, its
 mtime the last capture): the next session start commits sessions whose host never ended them.
 The state is derived: losing it makes the next capture read the transcript from the start and
-store nothing twice.
+store nothing twice. So a session start also removes the state of sessions committed since
+their last capture and idle ``hooks.orphan_after`` (:func:`prune_states`).
 """
 
 from __future__ import annotations
@@ -171,6 +172,47 @@ def clear_live(store, session_id: str) -> None:
         (live_dir(store) / session_id).unlink()
     except OSError:
         pass
+
+
+def prune_states(store, *, idle: float, keep: str | None = None) -> int:
+    """Remove the capture state of the sessions committed since their last capture (no user of
+    the account has them marked live) and not captured for ``idle`` seconds, but ``keep``'s; how
+    many were removed. A state is only where a resumed session reads on from: without it, its
+    next capture reads the transcript from the start and stores nothing twice. Kept, every
+    session ever captured left one (up to 40 KB) for good.
+
+    ``keep``: the session starting, perhaps a resumed one whose capture reads on from its state.
+    The idle time spares a capture still running for a session committed before it (its state is
+    written before its mark)."""
+    import time
+
+    hooks = state_dir(store)
+    live: set[str] = set()
+    try:
+        with os.scandir(hooks / "live") as users:
+            for user in users:
+                with os.scandir(user.path) as marks:
+                    live.update(mark.name for mark in marks)
+    except FileNotFoundError:
+        pass  # no session is live
+    except OSError:
+        return 0  # a session live for a mark this cannot read would lose its state
+    now, removed = time.time(), 0
+    try:
+        with os.scandir(hooks / "capture") as entries:
+            for entry in entries:
+                session = entry.name.removesuffix(".json")
+                if session == entry.name or entry.name.startswith(TEMP_MARKER) or session in live or session == keep:
+                    continue
+                try:
+                    if now - entry.stat().st_mtime >= idle:
+                        os.unlink(entry.path)
+                        removed += 1
+                except OSError:
+                    continue
+    except OSError:
+        pass
+    return removed
 
 
 def live_sessions(store) -> list[tuple[str, float]]:

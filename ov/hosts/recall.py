@@ -4,11 +4,13 @@
 within ``hooks.session_start_budget`` tokens:
 
 1. the user's profile (``memories/profile.md``), whole;
-2. an index of preferences, then of what is remembered about the workspace (the peer's
+2. on ``resume`` and ``compact``, the overview of the session's last archive: what happened
+   before the host dropped its history;
+3. an index of preferences, then of what is remembered about the workspace (the peer's
    memories), entities and experiences, and the most recent events: one line per memory, its
-   URI and first line, so the agent can read more with ``ov read``;
-3. on ``resume`` and ``compact``, the overview of the session's last archive: what happened
-   before the host dropped its history.
+   URI and first line, newest first, so the agent can read more with ``ov read``. Each index
+   first gets an equal share of what is left; what one does not use goes to the others in
+   this order.
 
 What does not fit is counted ("… 12 more: ov ls URI"). An account with nothing remembered
 injects nothing: the fixed prefix of a session is only what exists.
@@ -29,10 +31,12 @@ for want of tokens, and the URIs a hook logs are the ones it sent.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.hosts.transcript import FENCE_TAG
+from ov.regex import LazyPattern
 from ov.tokens import MAX_CHARS_PER_TOKEN, estimate_tokens
 from ov.uri import VikingURI
 
@@ -138,24 +142,12 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         ("experiences", VikingURI((*memories.parts, "experiences")), None),
         ("recent events", VikingURI((*memories.parts, "events")), RECENT_EVENTS),
     ]
-    for title, root, newest in sections:
-        lines, more = _index(store, root, parse_memory, newest)
-        if not lines:
-            continue
-        attrs = _index_attrs(title, root)
-        # The longest index that fits, line by line; its last trial is the element kept, not
-        # rendered again.
-        kept, fitting = 0, None
-        for count in range(1, len(lines) + 1):
-            trial = render_element(attrs, _index_body(root, lines[:count], more + len(lines) - count))
-            if estimate_tokens(trial) + 1 > left:
-                break
-            kept, fitting = count, trial
-        hidden = more + len(lines) - kept
-        if fitting is not None and take(attrs, fitting):
-            omitted += hidden
+    indexes = [index for index in (_Index.of(store, title, root, newest, parse_memory) for title, root, newest in sections) if index.count]
+    for index, (kept, element) in zip(indexes, _shared(indexes, left)):
+        if element is not None and take(index.attrs, element):
+            omitted += index.count - kept
         else:
-            omitted += len(lines) + more
+            omitted += index.count
     if not elements:
         return Block(None, omitted=omitted)
     return Block(fence("session-start", "\n".join(elements)), uris, omitted)
@@ -172,47 +164,135 @@ def _index_body(root: VikingURI, lines: list[str], hidden: int) -> str:
     return body
 
 
-def _index(store, root: VikingURI, parse_memory, newest: int | None) -> tuple[list[str], int]:
-    """One line per memory file below ``root`` (the newest ``newest`` only, when given), and how many were left out."""
-    path = store.path(root)
-    if not path.is_dir():
-        return [], 0
-    try:
-        files = sorted((uri, p) for uri, p in store.walk_files(root) if p.suffix == ".md" and not p.name.startswith("."))
-    except OSError:
-        return [], 0
-    skipped = 0
-    if newest is not None and len(files) > newest:
-        skipped = len(files) - newest
-        files = _newest(files, newest)
-    lines = []
-    for uri, file_path in files:
-        content, _meta = _parsed(parse_memory, _read(file_path) or "")
-        lines.append(f"- {uri}: {_first_line(content)}")
-    return lines, skipped
+def _shared(indexes: list[_Index], budget: int) -> list[tuple[int, str | None]]:
+    """How many lines of each index are shown, and its element, within ``budget`` tokens: each
+    first gets an equal share; what one leaves of its share goes to the others, in their order.
+    (Filled in order, the first index, preferences, took all: after a few months of use the block
+    was a slice of them and none of the rest.)"""
+    if not indexes:
+        return []
+    share = budget // len(indexes)
+    fitted = [index.fit(share) for index in indexes]
+    spare = budget - sum(cost for _, _, cost in fitted)
+    for i, index in enumerate(indexes):
+        kept, _, cost = fitted[i]
+        if spare <= 0:
+            break
+        if kept < len(index.files):
+            fitted[i] = index.fit(cost + spare)
+            spare -= fitted[i][2] - cost
+    return [(kept, element) for kept, element, _ in fitted]
 
 
-def _newest(files: list, count: int) -> list:
+class _Index:
+    """The index of one section's memories: their files, newest first, each read once, and
+    rendered into the longest element a budget holds."""
+
+    def __init__(self, root: VikingURI, attrs: list[tuple[str, str]], files: list, skipped: int, parse_memory) -> None:
+        self.root, self.attrs, self.files, self.skipped = root, attrs, files, skipped
+        self.count = len(files) + skipped  # every memory of the section, shown or not
+        self._parse = parse_memory
+        self._lines: list[str] = []
+
+    @classmethod
+    def of(cls, store, title: str, root: VikingURI, newest: int | None, parse_memory) -> _Index:
+        """The memory files below ``root``, newest first (the newest ``newest`` only, when given)."""
+        attrs = _index_attrs(title, root)
+        path = store.path(root)
+        if not path.is_dir():
+            return cls(root, attrs, [], 0, parse_memory)
+        try:
+            files = [(uri, p) for uri, p in store.walk_files(root) if p.suffix == ".md" and not p.name.startswith(".")]
+        except OSError:
+            return cls(root, attrs, [], 0, parse_memory)
+        if newest is not None:
+            chosen = _newest(files, newest)
+            return cls(root, attrs, chosen, len(files) - len(chosen), parse_memory)
+        return cls(root, attrs, _by_update([_Memory.read(uri, p) for uri, p in files]), 0, parse_memory)
+
+    def line(self, i: int) -> str:
+        while len(self._lines) <= i:  # only the lines a budget can hold are parsed
+            memory = self.files[len(self._lines)]
+            content, _meta = _parsed(self._parse, memory.text)
+            self._lines.append(f"- {memory.uri}: {_first_line(content)}")
+        return self._lines[i]
+
+    def fit(self, budget: int) -> tuple[int, str | None, int]:
+        """The lines shown, the element, and its cost (with its newline) of the longest index
+        within ``budget`` tokens: (0, None, 0) when not even one line fits."""
+        from ov.retrieval.context import render_element
+
+        best: tuple[int, str | None, int] = (0, None, 0)
+        for count in range(1, len(self.files) + 1):
+            # A line costs at least a token: the ones past the budget are never read.
+            if count > budget:
+                break
+            lines = [self.line(i) for i in range(count)]
+            element = render_element(self.attrs, _index_body(self.root, lines, self.count - count))
+            cost = estimate_tokens(element) + 1
+            if cost > budget:
+                break
+            best = (count, element, cost)
+        return best
+
+
+@dataclass
+class _Memory:
+    """One memory file of an index, read once: what orders it and what its line shows."""
+
+    uri: VikingURI
+    text: str
+    updated: str  # the trailer's updated_at (ISO 8601 in UTC: sorts as text), "" without one
+    mtime: float
+
+    @classmethod
+    def read(cls, uri: VikingURI, path: Path) -> _Memory:
+        try:
+            with path.open("rb") as handle:
+                mtime = os.fstat(handle.fileno()).st_mtime
+                text = handle.read().decode("utf-8", errors="replace")
+        except OSError:
+            return cls(uri, "", "", 0.0)
+        return cls(uri, text, _updated_at(text), mtime)
+
+
+def _by_update(memories: list[_Memory]) -> list[_Memory]:
+    """Newest first by the trailer's ``updated_at``, which a clone keeps (a file's mtime is the
+    checkout's); within its second, the newer file. A memory without a trailer (written by hand)
+    comes after, in URI order: nothing reliable says when it changed."""
+    dated = sorted((m for m in memories if m.updated), key=lambda m: (m.updated, m.mtime, str(m.uri)), reverse=True)
+    return dated + sorted((m for m in memories if not m.updated), key=lambda m: str(m.uri))
+
+
+_UPDATED_AT = LazyPattern(r'"updated_at"\s*:\s*"([^"\\]*)"')
+
+
+def _updated_at(text: str) -> str:
+    """``updated_at`` of the memory's trailer (the last ``MEMORY_FIELDS`` comment), without parsing
+    its JSON: every memory of a section is dated, and only the shown ones are parsed."""
+    from ov.sessions.memory.files import TRAILER_OPEN
+
+    start = text.rfind(TRAILER_OPEN)
+    if start < 0:
+        return ""
+    found = _UPDATED_AT.search(text, start)
+    return found.group(1) if found else ""
+
+
+def _newest(files: list, count: int) -> list[_Memory]:
     """The ``count`` newest of ``files`` (sorted by path), newest first. Events are filed by day
     (``events/2026/12/04/``), so the last day folders hold the newest; within a day the names are
-    the events' words, and the time ov wrote each file orders them (only the last days' files are
-    looked at: a store with years of events pays for a few folders)."""
+    the events' words, and the trailers' times order them (only the last days' files are read: a
+    store with years of events pays for a few folders)."""
     days: dict[str, list] = {}
     for uri, path in files:
         days.setdefault(str(path.parent), []).append((uri, path))
-    chosen: list = []
+    chosen: list[_Memory] = []
     for day in sorted(days, reverse=True):
-        chosen.extend(sorted(days[day], key=lambda f: (_mtime(f[1]), f[0]), reverse=True))
+        chosen.extend(_by_update([_Memory.read(uri, path) for uri, path in days[day]]))
         if len(chosen) >= count:
             break
     return chosen[:count]
-
-
-def _mtime(path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
 
 
 def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:

@@ -3,9 +3,10 @@
 =============  ===========================================================================
 event          what happens
 =============  ===========================================================================
-session-start  commit sessions no host ended (idle ``hooks.orphan_after``), wait for the
-               user's commits still running (``hooks.commit_wait``), inject the profile,
-               preferences and memory index (:mod:`ov.hosts.recall`)
+session-start  commit sessions no host ended (idle ``hooks.orphan_after``), remove the
+               capture state of committed ones as idle, wait for the user's commits still
+               running (``hooks.commit_wait``), inject the profile, preferences and memory
+               index (:mod:`ov.hosts.recall`)
 prompt-submit  inject ``search --mode context`` for the prompt, deterministic plan
 stop           capture the new turns, in a detached job (:mod:`ov.hosts.capture`)
 pre-compact,   capture, then commit the session (archive, memories, ``memory_diff.json``)
@@ -153,7 +154,7 @@ def workspace_peer(cwd: str) -> str:
 
 def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     from ov.hosts import background, recall
-    from ov.hosts.capture import live_sessions
+    from ov.hosts.capture import live_sessions, prune_states
 
     hooks = store.config.hooks
     now = time.time()
@@ -162,6 +163,9 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
         background.start(_job(store, "commit", None, orphan, event="orphan"), home=store.home, barrier=background.barrier_dir(store))
     if orphans:
         record["orphans"] = orphans
+    pruned = prune_states(store, idle=hooks.orphan_after, keep=session)
+    if pruned:
+        record["capture_states_removed"] = pruned
     waited, finished = background.wait(store, hooks.commit_wait)
     if waited:
         record["waited_for_commits"] = waited if finished else f"{waited} (gave up after {hooks.commit_wait:g} s)"
