@@ -528,11 +528,23 @@ CASES = [
                  id="left-one-and-at-another-remembered"),
     pytest.param([["I work for Acme."], ["I quit Acme and joined Initech as a staff engineer."]], {"profile.md": "- Works at Initech"}, None,
                  id="quit-one-and-joined-another"),
-    pytest.param([["I work at Acme."], ["I'm at Globex now."]], {"profile.md": "- Works at Globex"}, None, id="at-another-now-in-a-session"),
-    pytest.param(["I work at Acme", "I'm at Globex now."], {"profile.md": "- Works at Globex"}, None, id="at-another-now-remembered"),
-    # ... while with no employer stored, "I'm at X now" may be a place: a session keeps nothing, remember what it said
+    # (found by a review) "I'm at X now" alone is where the user is, never the employer, stored or not
+    pytest.param([["I work at Acme."], ["Sorry for the slow replies, I'm at Starbucks now."]], {"profile.md": "- Works at Acme"}, None,
+                 id="at-a-place-now-keeps-the-employer"),
+    pytest.param([["I work at Acme."], ["I'm at Heathrow now.", "ok I'm at Home now. Let's continue"]], {"profile.md": "- Works at Acme"},
+                 None, id="at-places-now-keep-the-employer"),
     pytest.param([["I'm at Starbucks now."]], {}, None, id="at-a-place-now-in-a-session"),
-    pytest.param(["I'm at Globex now"], {"profile.md": "- Is at Globex"}, None, id="at-a-place-now-remembered"),
+    pytest.param([["I work at Acme."], ["I work at Globex now."]], {"profile.md": "- Works at Globex"}, None, id="work-at-another-now"),
+    pytest.param([["I work at Acme."], ["I'm working at Globex now."]], {"profile.md": "- Works at Globex"}, None,
+                 id="working-at-another-now"),
+    pytest.param([["I work at Acme."], ["I'm working at home today."]], {"profile.md": "- Works at Acme"}, None, id="working-at-home"),
+    # ... and leaving one place for another is a new employer only when the place left is the stored employer
+    pytest.param([["I quit Twitter and joined Bluesky."]], {}, None, id="quit-an-app-and-joined-another"),
+    pytest.param([["I left Slack and joined Discord."]], {}, None, id="left-an-app-and-joined-another"),
+    pytest.param([["I left Berlin, I'm at Heathrow now."]], {}, None, id="left-a-city-for-an-airport"),
+    pytest.param([["I work at Acme."], ["I quit Twitter and joined Bluesky."]], {"profile.md": "- Works at Acme"}, None,
+                 id="quit-an-app-keeps-the-employer"),
+    pytest.param(["I quit Twitter and joined Bluesky"], {}, None, id="quit-an-app-remembered"),
     pytest.param(["My main language is Java", "These days I mostly write Kotlin"], {"profile.md": "- Main language: Kotlin"}, None,
                  id="mostly-write-a-language"),
     # From a review: what only looks like a timezone or a language replaces nothing.

@@ -88,6 +88,8 @@ def candidate_of(statement: Statement) -> Candidate:
         older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
         present, lesser = same_choice(statement.lead, obj)  # (a liking is a preference's)
         replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *lesser, *statement.probes)
+        if statement.only_amends and statement.probes:
+            replaces = statement.probes  # it amends those lines and no other ("I left Acme, I'm at Globex now")
         if statement.marked and statement.slot[:2] == ("profile", "fact"):
             # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
             replaces = (*replaces, *fact_probes(line))

@@ -20,9 +20,9 @@ I always / never X                        as "always X" below for a verb of the 
                                           (not in the past)
 I am a / I'm an X                         profile: "Is a X" (not a sigh: "I'm such an idiot")
 I work as / at / for / on X               profile: "Works at X", ...
-I left / quit Y, I'm at / joined X; I     profile: "Works at X" in place of the employer line;
-don't work at Y anymore, I joined X;      "I'm at X now" replaces one, or is kept only when
-I'm at / with X now                       asked to be remembered ("Is at X": it may be a place)
+I don't work at Y anymore, I joined X     profile: "Works at X" in place of the employer line
+I left / quit Y, I'm at / joined X        profile: "Works at X" in place of a stored "Works at Y",
+                                          else nothing (Y may be a city or an app)
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
                                           in project, team, company, ... and Y is a name (words
                                           capitalised but for van, of, &, numbers; not OOO, not
@@ -111,7 +111,7 @@ from ov.sessions.memory import quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
-from ov.sessions.memory.employer import employer_now, new_employer
+from ov.sessions.memory.employer import employer_change, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
@@ -182,6 +182,9 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
+            if (change := employer_change(sentence, restore)) is not None:
+                _add(change, ctx, found)
+                continue
             for clause in tx.clauses(new_employer(restated_change(sentence))):
                 _read_clause(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))), restore, ctx, found)
     experience = extract_experience(messages, when=when)
@@ -277,9 +280,7 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     """
     body = tx.without_fillers(body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
-    new = employer_now(body, restore) or _read(body, restore, ctx)
-    if new is not None and new.only_amends and ctx.asked:
-        new.only_amends = False  # asked to be remembered: with nothing to replace, its other line is kept
+    new = _read(body, restore, ctx)
     if new is None:
         _swap_fragment(restore(body), recent, ctx, fragments)
         return

@@ -38,7 +38,8 @@ _PREFER_RE = re.compile(
 _NOT_LIKE_RE = re.compile(r"^I\s+(?:don't|do\s+not|dont)\s+(?:really\s+)?(?P<verb>like|love|enjoy|want)\s+(?P<x>.+)$", re.I)
 _ALWAYS_RE = re.compile(r"^I\s+(?P<adv>always|never)\s+(?P<x>.+)$", re.I)
 _IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
-_WORK_RE = re.compile(r"^I\s+work\s+(?P<prep>as|at|for|on)\s+(?P<x>.+)$", re.I)
+# (not "I'm working on X": the task at hand)
+_WORK_RE = re.compile(r"^I(?:\s+work\s+(?P<prep>as|at|for|on)|(?:'m|\s+am)\s+working\s+(?P<now>at|for))\s+(?P<x>.+)$", re.I)
 _SWITCHED_RE = re.compile(
     r"^I(?:'ve|\s+have)?\s+(?:switched|changed|moved)\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
 )
@@ -164,7 +165,7 @@ class Statement:
     swap: tuple[str, str] | None = None  # (old, new): a changed value, put in place in the lines naming it
     probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what supersede.supersedes derives
     otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
-    only_amends: bool = False  # replaces a stored line or stores nothing ("I'm at Globex now": employer.employer_now)
+    only_amends: bool = False  # replaces the lines of ``probes`` or stores nothing (employer.employer_change)
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
@@ -210,8 +211,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return _always(m.group("adv"), obj, subject)
     if (m := _IDENTITY_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x")) and not self_deprecating(m.group("x")):
         return _profile("Is ", m.group("x"), restore)
-    if m := _WORK_RE.match(clause):
-        return _profile(f"Works {m.group('prep').lower()} ", m.group("x"), restore)
+    if (m := _WORK_RE.match(clause)) and not (m.group("now") and m.group("x")[:1].islower()):  # (not "I'm working at home")
+        return _profile(f"Works {(m.group('prep') or m.group('now')).lower()} ", m.group("x"), restore)
     if m := _SWITCHED_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     if m := MY_RE.match(clause):
