@@ -461,23 +461,30 @@ def test_each_worded_line_of_a_model_memory_replaces_only_its_own(ov, ov_home, w
     }
 
 
-def test_a_models_preference_is_the_sessions_users_and_names_no_path(ov, ov_home, with_llm, caplog):
+def test_a_models_preference_is_the_sessions_users_and_its_names_stay_one_file_each(ov, ov_home, with_llm, caplog):
     # (found by an audit: filed under "assistant", a preference was missed by every later
-    # correction; a subject "../../bob/x" was contained by the file name, but accepted)
-    add(ov, "I prefer tabs, short answers and dark mode.", "u1")
+    # correction; a review then found names with "/" refused, and with them the session's memory:
+    # "TCP/IP stack", "CI/CD". Each field is slugged into one segment of the path instead.)
+    add(ov, "I prefer tabs, short answers and dark mode. My side project is a TCP/IP stack.", "u1")
     with_llm.chat(answer(
         {"memory_type": "preferences", "fields": {"subject": "assistant", "topic": "tabs", "content": "- Prefers tabs"}},
-        {"memory_type": "preferences", "fields": {"subject": "../../bob/x", "topic": "answers", "content": "- Prefers short answers"}},
-        {"memory_type": "preferences", "fields": {"subject": "default", "topic": "../themes", "content": "- Prefers dark mode"}},
-        {"memory_type": "entities", "fields": {"category": "people/../../x", "name": "bob", "content": "# Bob"}},
+        {"memory_type": "preferences", "fields": {"subject": "default", "topic": "../../evil", "content": "- Prefers dark mode"}},
+        {"memory_type": "entities", "fields": {"category": "projects", "name": "TCP/IP stack", "content": "# TCP/IP stack\n\n- In Rust"}},
+        {"memory_type": "entities", "fields": {"category": "projects", "name": "..\\..\\x", "content": "# X\n\n- A project"}},
     ))
     caplog.set_level("WARNING", logger="ov.sessions.memory.llm_extract")
     assert ov("commit", "s").exit_code == 0
-    assert _memory_files(ov_home) == {"preferences/default/tabs.md": "- Prefers tabs"}
+    assert _memory_files(ov_home) == {
+        "preferences/default/tabs.md": "- Prefers tabs",
+        "preferences/default/evil.md": "- Prefers dark mode",
+        "entities/projects/tcp_ip_stack.md": "# TCP/IP stack\n\n- In Rust",
+        "entities/projects/x.md": "# X\n\n- A project",
+    }
+    # confined: nothing was written outside the memories folder
+    assert [p for p in ov_home.rglob("*") if p.name in ("evil.md", "x.md", "evil", "x")] == [
+        ov_home / MEMORIES / "preferences" / "default" / "evil.md", ov_home / MEMORIES / "entities" / "projects" / "x.md"]
     warned = "\n".join(r.getMessage() for r in caplog.records)
-    assert "filed under the user 'default', not 'assistant'" in warned
-    assert "its subject '../../bob/x' is a path, not a name" in warned and "its topic '../themes' is a path" in warned
-    assert "its category 'people/../../x' is a path" in warned
+    assert "filed under the user 'default', not 'assistant'" in warned and "is a path" not in warned
     assert ov("remember", "I prefer spaces").exit_code == 0  # the rules' later correction finds it
     assert _memory_files(ov_home)["preferences/default/tabs.md"] == "- No longer prefers tabs"
 

@@ -39,8 +39,6 @@ MAX_LINES = 40
 SUBJECT_FIELD = "subject"
 # A comment, or one left open to the end: "<!-- MEMORY_FIELDS {...} -->".
 _COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
-# What no name of a file holds: a path's separator or its parent.
-_PATH_RE = re.compile(r"[/\\]|\.\.")
 
 
 def parse_answer(text: str) -> list[dict[str, Any]]:
@@ -166,10 +164,7 @@ def _check_item(memory_type: str, fields: dict[str, Any], schemas: Mapping[str, 
         return f"field(s) {', '.join(not_text)} must be text"
     if not fields[CONTENT_FIELD].strip():
         return "empty content"
-    named = next((name for name in schema.placeholders if isinstance(fields.get(name), str) and _PATH_RE.search(fields[name])), None)
-    if named is not None:
-        return f"its {named} {fields[named]!r} is a path, not a name"
-    try:
+    try:  # (a "/" in a name is kept: path_for slugs each field into one segment, "TCP/IP stack" tcp_ip_stack.md)
         schema.path_for(fields, when)
         schema.check_content(fields[CONTENT_FIELD].strip())
     except InvalidInput as exc:
