@@ -539,6 +539,11 @@ def test_a_colons_lead_is_read_a_bounded_length_once(monkeypatch):
         ("Read this:\n\n    I prefer tabs\n\n    my editor = vim\nMy shell is fish", "Read this:\n\n\n\n\nMy shell is fish"),
         ("    I prefer tabs\nI prefer spaces", "\nI prefer spaces"),  # a block may open the message
         ("I prefer tabs:\n    - in Go\n    - in Make", "I prefer tabs:\n    - in Go\n    - in Make"),  # no blank line: no block
+        # (found by a review) in a list, an indented block goes on with the item: list content, not code
+        ("About me:\n\n- Editors:\n\n    - My editor is Emacs\n    - I prefer tabs", "About me:\n\n- Editors:\n\n    - My editor is Emacs\n    - I prefer tabs"),
+        ("1. Work\n\n    I work at Acme.\n\n2. Tools\n\n    My editor is Emacs.", "1. Work\n\n    I work at Acme.\n\n2. Tools\n\n    My editor is Emacs."),
+        ("- Work\n\n        git log -1\n\n  I work at Acme.", "- Work\n\n\n\n  I work at Acme."),  # four past the item's text: code
+        ("- Work\n\nRead this:\n\n    I prefer tabs", "- Work\n\nRead this:\n\n"),  # a paragraph ends the list
     ],
 )
 def test_an_indented_block_is_code(text, kept):

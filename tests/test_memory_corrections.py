@@ -537,6 +537,11 @@ CASES = [
     pytest.param([["I work at Acme."], ["I work at Globex now."]], {"profile.md": "- Works at Globex"}, None, id="work-at-another-now"),
     pytest.param([["I work at Acme."], ["I'm working at Globex now."]], {"profile.md": "- Works at Globex"}, None,
                  id="working-at-another-now"),
+    # (found by a review) a nested list, or a list item's indented paragraph, is the user's text, not code
+    pytest.param([["Some things about me:\n\n- Editors:\n\n    - My editor is Emacs\n    - I prefer tabs over spaces\n"]],
+                 {"profile.md": "- Editor: Emacs", "preferences/default/tabs.md": "- Prefers tabs over spaces"}, None, id="a-nested-list-is-no-code"),
+    pytest.param([["About me\n\n1. Work\n\n    I work at Acme as a data engineer.\n\n2. Tools\n\n    My editor is Emacs."]],
+                 {"profile.md": "- Works at Acme as a data engineer\n- Editor: Emacs"}, None, id="a-list-items-paragraph-is-no-code"),
     pytest.param([["I work at Acme."], ["I'm working at home today."]], {"profile.md": "- Works at Acme"}, None, id="working-at-home"),
     # ... and leaving one place for another is a new employer only when the place left is the stored employer
     pytest.param([["I quit Twitter and joined Bluesky."]], {}, None, id="quit-an-app-and-joined-another"),

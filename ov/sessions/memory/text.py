@@ -17,6 +17,7 @@ _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)"
 _INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
 _MASK_RE = re.compile("\x00(\\d+)\x00")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_LIST_ITEM_RE = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 # A sentence ends at . ! ? (or ;) followed by space; the mark stays with the sentence. A period
 # inside a word ("v1.2", "3.5 GB", "config.py") has no space after it, and one after an
 # abbreviation ends no sentence (see _ends_sentence).
@@ -120,13 +121,27 @@ def strip_code(text: str) -> tuple[str, list[str]]:
 
 
 def _without_indented_code(text: str) -> str:
-    """``text`` with each indented code block (see :func:`strip_code`) left as blank lines."""
+    """``text`` with each indented code block (see :func:`strip_code`) left as blank lines.
+
+    Inside a Markdown list, an indented block goes on with the item above it ("- Editors:" then,
+    after a blank line, "    - My editor is Emacs"): it is code only when indented four more than
+    the item's text. The list ends at a paragraph that starts after a blank line, left of that text.
+    """
     lines, code, after_blank = text.split("\n"), False, True
+    content: int | None = None  # in a list: the column its latest item's text starts at
     for i, line in enumerate(lines):
         if not line.strip():
             after_blank = True  # a blank line inside a block does not end it
             continue
-        code = line.startswith(("    ", "\t")) and (code or after_blank)
+        expanded = line.expandtabs(4)
+        indent = len(expanded) - len(expanded.lstrip())
+        item = _LIST_ITEM_RE.match(expanded[indent:])
+        if content is not None and indent < content and after_blank and not item:
+            content = None  # a paragraph after the list
+        margin = 4 if content is None else content + 4
+        code = indent >= margin and (code or after_blank)
+        if item and not code:
+            content = indent + item.end()
         lines[i], after_blank = ("" if code else line), False
     return "\n".join(lines)
 
