@@ -564,6 +564,12 @@ def test_an_indented_block_is_code(text, kept):
         # the user's own: a greeting to the agent with no named writer, a time said in passing, one header
         ("Hi,\nI prefer tabs.\nThanks!", []),
         ("The standup is at 10:30 AM. I prefer tabs.\nSubject: tabs", []),
+        # (found by a review) a day's plan is no speaker; one word and a time is one only with another below
+        ("My schedule:\nMonday 9:30\nI prefer async standups over meetings.", []),
+        ("Standup 10:42\nI prefer tabs over spaces", []),
+        ("Alice 10:42\nI prefer tabs", []),
+        ("Alice 10:42\nI prefer tabs\nBob 10:43\nok", [0, 1, 2, 3]),
+        ("@bob 10:42\nI prefer tabs", [0, 1]),
     ],
 )
 def test_what_was_pasted_is_masked_line_by_line(text, pasted):

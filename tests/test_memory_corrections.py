@@ -542,6 +542,9 @@ CASES = [
                  {"profile.md": "- Editor: Emacs", "preferences/default/tabs.md": "- Prefers tabs over spaces"}, None, id="a-nested-list-is-no-code"),
     pytest.param([["About me\n\n1. Work\n\n    I work at Acme as a data engineer.\n\n2. Tools\n\n    My editor is Emacs."]],
                  {"profile.md": "- Works at Acme as a data engineer\n- Editor: Emacs"}, None, id="a-list-items-paragraph-is-no-code"),
+    pytest.param([["My schedule:\nMonday 9:30\nI prefer async standups over meetings.\nMy editor is Emacs."]],
+                 {"profile.md": "- Editor: Emacs", "preferences/default/async_standups.md": "- Prefers async standups over meetings"}, None,
+                 id="a-schedule-line-is-no-chat-log"),
     pytest.param([["I work at Acme."], ["I'm working at home today."]], {"profile.md": "- Works at Acme"}, None, id="working-at-home"),
     # ... and leaving one place for another is a new employer only when the place left is the stored employer
     pytest.param([["I quit Twitter and joined Bluesky."]], {}, None, id="quit-an-app-and-joined-another"),

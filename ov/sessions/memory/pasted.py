@@ -8,7 +8,9 @@ single quotes", "Bob Smith  10:42 AM / I prefer tabs"): each of its lines is mas
   "Date:", "Author:", ...), one "From:" or "Author:" naming an address ("From: Dana
   <dana@acme.com>"), or a git log's "commit 3f2a9c1": from there to the end of the message;
 - a chat log's speaker line: a name and a time ("Bob Smith  10:42 AM", "Bob — Today at 10:42",
-  "[10:42] Bob: ...", "[5/1/26, 10:42:01] Bob: ..."): from there to the end of the message;
+  "[10:42] Bob: ...", "[5/1/26, 10:42:01] Bob: ..."): from there to the end of the message. Never a
+  day's plan ("Monday 9:30", "Standup 10:42"); and one capitalised word and a time ("Bob 10:42")
+  only with another speaker line below it;
 - a letter: a greeting line ("Hi Priya,", "Dear team,") and, below it, a sign-off that names
   its writer ("Best, Sarah", "Thanks,\\nSarah"): from the greeting to the name.
 
@@ -30,11 +32,18 @@ _ADDRESSED_RE = re.compile(r"(?i)^\s*(?:from|author)\s*:.*?[\w.+-]+@[\w-]+(?:\.[
 _GIT_COMMIT_RE = re.compile(r"^\s*commit\s+[0-9a-f]{7,40}\b")
 _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
 _DATE = r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?"
-_SPEAKER = r"(?:@?[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3}|\*\*[^*\n]{1,40}\*\*|<[^<>\n]{1,40}>|@[\w.-]+)"
+# Who speaks: a person's name (two capitalised words, or one), or a handle ("@bob", "**Bob**", "<bob>").
+_HANDLE = r"@[\w.-]+|\*\*[^*\n]{1,40}\*\*|<[^<>\n]{1,40}>"
+_SPEAKER = rf"(?P<who>@?[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){{0,3}}|{_HANDLE})"
 _WHEN = rf"\[?(?:(?:(?i:today|yesterday)\s+at\s+)?(?:{_DATE}\s*)?{_TIME})\]?"
-_SPEAKER_LINE_RE = re.compile(
-    rf"^\s*{_SPEAKER}\s*(?:[,\u2013\u2014-]\s*)?{_WHEN}\s*:?\s*$"  # "Bob Smith  10:42 AM"
-    rf"|^\s*{_WHEN}\s*[\u2013\u2014-]?\s*{_SPEAKER}\s*:"  # "[10:42] Bob: hi"
+_SPEAKER_LINE_RE = re.compile(rf"^\s*{_SPEAKER}\s*(?:[,\u2013\u2014-]\s*)?{_WHEN}\s*:?\s*$")  # "Bob Smith  10:42 AM"
+_SAID_LINE_RE = re.compile(rf"^\s*{_WHEN}\s*[\u2013\u2014-]?\s*{_SPEAKER}\s*:")  # "[10:42] Bob: hi": a message of its own
+# Words of a day's plan, not of a name: "Monday 9:30", "Standup 10:42", "Lunch 12:00".
+_NOT_SPEAKERS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun today tomorrow tonight "
+    "yesterday morning afternoon evening noon midnight january february march april may june july august september october "
+    "november december jan feb mar apr jun jul aug sep sept oct nov dec standup stand-up sync meeting call lunch breakfast "
+    "dinner break review demo retro planning interview deadline start end update kickoff".split()
 )
 _GREETING_RE = re.compile(r"(?i)^\s*(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\b[^\n.?]{0,40}[,:!]?\s*$")
 _SIGN_OFF_RE = re.compile(
@@ -58,9 +67,27 @@ def mask_pasted(text: str, spans: list[str]) -> str:
 def _opens_a_log(lines: list[str], i: int) -> bool:
     """Whether ``lines[i]`` opens an email's or a commit's headers, or a chat log."""
     line = lines[i]
-    if _GIT_COMMIT_RE.match(line) or _ADDRESSED_RE.match(line) or _SPEAKER_LINE_RE.match(line):
+    if _GIT_COMMIT_RE.match(line) or _ADDRESSED_RE.match(line):
         return True
+    speaker = _speaker(line)
+    if speaker is not None:
+        # One capitalised word and a time ("Alice — Today at 10:42") opens a log only with another
+        # speaker below: alone, it is as likely a heading of the user's own.
+        return speaker or any(_speaker(other) is not None for other in lines[i + 1 :])
     return bool(_HEADER_RE.match(line)) and i + 1 < len(lines) and bool(_HEADER_RE.match(lines[i + 1]))
+
+
+def _speaker(line: str) -> bool | None:
+    """Whether ``line`` is a chat log's speaker line: None when not, True when surely (a message on
+    the line, a handle, a full name), False when it only may be (one word: "Alice 10:42")."""
+    said = _SAID_LINE_RE.match(line)
+    match = said or _SPEAKER_LINE_RE.match(line)
+    if match is None:
+        return None
+    who = match.group("who")
+    if _NOT_SPEAKERS.intersection(re.findall(r"[a-z-]+", who.lower())):
+        return None
+    return bool(said) or not who[:1].isupper() or len(who.split()) > 1
 
 
 def _letters(lines: list[str]) -> list[tuple[int, int]]:
