@@ -569,6 +569,12 @@ def test_an_indented_block_is_code(text, kept):
         ("Standup 10:42\nI prefer tabs over spaces", []),
         ("Alice 10:42\nI prefer tabs", []),
         ("Alice 10:42\nI prefer tabs\nBob 10:43\nok", [0, 1, 2, 3]),
+        # (found by a review) a message that greets and thanks the agent, or that its user signs, is the user's
+        ("Hey Gemini,\nI prefer tabs over spaces.\nThanks, Gemini", []),
+        ("Hello Claude!\nI prefer tabs over spaces. Please reformat.\nCheers Claude", []),
+        ("Hi,\nI prefer tabs over spaces.\nThanks,\nBob", []),
+        ("Hi there,\nI prefer tabs.\nBest, Sarah", []),
+        ("Dear team,\nI prefer tabs.\nThanks,\nSarah", [0, 1, 2, 3]),
         ("@bob 10:42\nI prefer tabs", [0, 1]),
     ],
 )

@@ -545,6 +545,9 @@ CASES = [
     pytest.param([["My schedule:\nMonday 9:30\nI prefer async standups over meetings.\nMy editor is Emacs."]],
                  {"profile.md": "- Editor: Emacs", "preferences/default/async_standups.md": "- Prefers async standups over meetings"}, None,
                  id="a-schedule-line-is-no-chat-log"),
+    pytest.param([["Hey Gemini,\nI prefer tabs over spaces.\nThanks, Gemini", "Hi,\nMy editor is Emacs.\nThanks,\nBob"]],
+                 {"profile.md": "- Editor: Emacs", "preferences/default/tabs.md": "- Prefers tabs over spaces"}, None,
+                 id="a-message-to-the-agent-is-no-letter"),
     pytest.param([["I work at Acme."], ["I'm working at home today."]], {"profile.md": "- Works at Acme"}, None, id="working-at-home"),
     # ... and leaving one place for another is a new employer only when the place left is the stored employer
     pytest.param([["I quit Twitter and joined Bluesky."]], {}, None, id="quit-an-app-and-joined-another"),

@@ -11,8 +11,10 @@ single quotes", "Bob Smith  10:42 AM / I prefer tabs"): each of its lines is mas
   "[10:42] Bob: ...", "[5/1/26, 10:42:01] Bob: ..."): from there to the end of the message. Never a
   day's plan ("Monday 9:30", "Standup 10:42"); and one capitalised word and a time ("Bob 10:42")
   only with another speaker line below it;
-- a letter: a greeting line ("Hi Priya,", "Dear team,") and, below it, a sign-off that names
-  its writer ("Best, Sarah", "Thanks,\\nSarah"): from the greeting to the name.
+- a letter: a greeting line that names someone other than the agent ("Hi Priya,", "Dear team,";
+  not "Hi,", "Hey Claude,", "Hi there,") and, below it, a sign-off that names another, its writer
+  ("Best, Sarah", "Thanks,\\nSarah"): from the greeting to the name. "Hi,\\n...\\nThanks,\\nBob" is
+  the user signing their own message.
 
 The user's words before a paste stay theirs ("Can you reply to this?"); after a header block or a
 chat log, the rest of the message is taken as pasted, since neither says where it ends: a
@@ -45,7 +47,11 @@ _NOT_SPEAKERS = frozenset(
     "november december jan feb mar apr jun jul aug sep sept oct nov dec standup stand-up sync meeting call lunch breakfast "
     "dinner break review demo retro planning interview deadline start end update kickoff".split()
 )
-_GREETING_RE = re.compile(r"(?i)^\s*(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\b[^\n.?]{0,40}[,:!]?\s*$")
+_GREETING_RE = re.compile(
+    r"(?i)^\s*(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\b\s*(?P<to>[^\n.?,:!]{0,40}?)\s*[,:!]?\s*$"
+)
+# Whom a user greets in their own message: the agent ("Hey Claude,"), or no one ("Hi there,").
+_ADDRESSEES = frozenset("claude codex gemini cursor opencode copilot assistant there".split())
 _SIGN_OFF_RE = re.compile(
     r"(?i)^\s*(?:best(?:\s+(?:regards|wishes))?|(?:kind|warm|warmest|many)\s+(?:regards|thanks)|regards|thanks(?:\s+again)?|"
     r"thank\s+you|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|all\s+the\s+best|take\s+care|talk\s+soon|love|--|\u2014)"
@@ -95,17 +101,19 @@ def _letters(lines: list[str]) -> list[tuple[int, int]]:
     found, greeting = [], None
     for i, line in enumerate(lines):
         if greeting is None:
-            greeting = i if _GREETING_RE.match(line) else None
+            hello = _GREETING_RE.match(line)
+            to = hello.group("to").lower() if hello else ""
+            # a letter greets someone other than the agent ("Hi Priya,"): "Hi," or "Hey Claude," opens the user's own message
+            greeting, to = (i, to) if to and to.split()[0] not in _ADDRESSEES else (None, "")
             continue
         sign_off = _SIGN_OFF_RE.match(line)
         if sign_off is None:
             continue
-        if sign_off.group("name"):
-            found.append((greeting, i))
-            greeting = None
-            continue
-        following = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
-        if following is not None and _NAME_LINE_RE.match(lines[following]):
-            found.append((greeting, following))
+        writer, last = sign_off.group("name"), i
+        if not writer:  # "Thanks,\nSarah"
+            last = next((j for j in range(i + 1, len(lines)) if lines[j].strip()), None)
+            writer = lines[last] if last is not None and _NAME_LINE_RE.match(lines[last]) else ""
+        if writer and writer.strip(" -\u2013\u2014~").lower() != to:
+            found.append((greeting, last))
             greeting = None
     return found
