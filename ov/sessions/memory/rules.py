@@ -138,6 +138,9 @@ _NOT_FACTS = frozenset(
     "solution attempt output result results error errors log logs response diff directory dir folder cwd path screen cursor "
     "selection clipboard input snippet traceback code commit patch".split()
 )
+# What makes such a thing a standing one: whose it is for good ("my home directory"), or how often it is so.
+_STANDING_KEYS = frozenset("home default usual preferred".split())
+_STANDING_VALUE_RE = re.compile(r"(?i)(?:always|usually|generally|normally|typically)\b")
 ENTITY_CATEGORIES = {
     "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
     "team": "teams", "squad": "teams",
@@ -283,9 +286,11 @@ def _profile(lead: str, raw: str, restore) -> Statement | None:
 
 def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statement | None:
     key = " ".join(key.lower().split())
-    if key.split()[-1] in _NOT_FACTS or _REPORTED.intersection(key.split()) or names_a_secret(key):
+    if _REPORTED.intersection(key.split()) or names_a_secret(key):
         return None
     value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
+    if key.split()[-1] in _NOT_FACTS and not (key.split()[0] in _STANDING_KEYS or _STANDING_VALUE_RE.match(value)):
+        return None  # "my output is empty"; not "my home directory is /home/bob", "my output is always JSON"
     no_longer = None if negated else _MY_NOT_RE.match(value)
     if no_longer:
         value, negated = no_longer.group("x") or no_longer.group("y"), True

@@ -64,8 +64,11 @@ _ON_THE_TABLE_RE = re.compile(
     r"analysis|feedback|review|summary|summaries|output|take|ideas?|answers?|explanations?|suggestions?|responses?|replies|"
     r"solutions?|approach(?:es)?|changes|edits?|fix(?:es)?)(?:\s+(?:a\s+lot|so\s+much|very\s+much|too|better|more))?$"
     r"|^(?:how|what|the\s+way)\s+you\b"
-    # a proposal for what to do now: "I prefer we go with option 2", "I'd like us to ..."
-    r"|^(?:that\s+|if\s+)?(?-i:we|us|let's|let\s+us)\b|\b(?:option|choice|approach|alternative)\s+(?:[a-d]|\d+)\b"
+    # a proposal for what to do now: "I prefer we go with option 2 / this", "... that we ship on Friday"; not a
+    # convention of the team's ("I prefer we keep PRs small", "... we use Postgres for new services")
+    r"|^(?:that\s+|if\s+)?(?-i:we|us|let's|let\s+us)\s+(?:go|stick|roll|run|move\s+forward)\s+with\b"
+    r"|^(?:that\s+|if\s+)?(?-i:we|us|let's|let\s+us)\b.*\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|\b(?:option|choice|approach|alternative)\s+(?:[a-d]|\d+)\b"
 )
 # "I'm such an idiot", "I'm so dumb": a sigh at oneself, not a profile fact.
 _SELF_DEPRECATING_RE = re.compile(
@@ -106,11 +109,11 @@ _MOMENT_RE = re.compile(
     r"release|time|round)|today|tonight|right\s+now|at\s+the\s+moment|for\s+(?:the\s+moment|today))\b"
 )
 # A sentence that takes itself back at its end: sarcasm ("- said no one ever", "... NOT!", "/s",
-# "just kidding") or a hedge (", I guess", ", maybe").
-_TAKEN_BACK_RE = re.compile(
-    r"(?i)(?:[\s,;:\u2013\u2014-]+(?:said\s+no\s*(?:one|body)\s+ever|not\s*!|jk|j/k|just\s+kidding|kidding|/s|as\s+if|yeah\s+right|"
-    r"I\s+guess|I\s+think|I\s+suppose|maybe|probably|perhaps|or\s+not|(?:I'm\s+)?not\s+sure))[\s.!?)]*$"
-)
+# "just kidding"); or that is hedged there (", I guess", ", I believe", ", maybe"), as one that
+# opens with "I think" is (text.clauses): not the user's word either way.
+_SARCASM = r"said\s+no\s*(?:one|body)\s+ever|not\s*!|jk|j/k|just\s+kidding|kidding|/s|as\s+if|yeah\s+right"
+_HEDGE = r"I\s+(?:guess|think|suppose|believe)|maybe|probably|perhaps|or\s+not|(?:I'm\s+)?not\s+sure"
+_TAKEN_BACK_RE = re.compile(rf"(?i)(?:[\s,;:\u2013\u2014-]+(?:{_SARCASM}|{_HEDGE}))[\s.!?)]*$")
 
 
 # A sentence that only takes back the one before it: "I love meetings. NOT!", "... Just kidding."
@@ -118,8 +121,9 @@ _TAKING_BACK_RE = re.compile(r"(?i)^(?:not|jk|j/k|just\s+kidding|kidding|/s|yeah
 
 
 def taken_back(sentence: str, following: str = "") -> bool:
-    """Whether ``sentence`` takes back what it says at its end ("I prefer tabs - said no one ever",
-    "my editor is Vim, I think"), or the sentence ``following`` it does ("I love meetings... NOT!")."""
+    """Whether ``sentence`` takes back what it says at its end ("I prefer tabs - said no one ever"),
+    hedges it there ("my editor is Vim, I think", "..., I believe"), or the sentence ``following``
+    it takes it back ("I love meetings... NOT!")."""
     return bool(_TAKEN_BACK_RE.search(sentence) or _TAKING_BACK_RE.match(following.strip()))
 
 

@@ -102,7 +102,7 @@ _OWN_CLAUSE_RE = re.compile(r"(?i)^(?:I|I'm|I've|I'd|my|we|we're|our)\s+(?!(?:me
 # A sentence that opens with one of these is subordinate or hedged as a whole: none of its clauses is a statement.
 _SUBORDINATE_RE = re.compile(
     r"(?i)^(?:if|when|whenever|unless|because|although|though|while|whether|once|until|before|after|since|as\s+long\s+as|"
-    r"maybe|perhaps|probably|possibly|I\s+think|I\s+guess|I\s+suppose|I\s+wonder)\b"
+    r"maybe|perhaps|probably|possibly|I\s+think|I\s+guess|I\s+suppose|I\s+believe|I\s+wonder)\b"
 )
 
 
