@@ -1743,6 +1743,14 @@ _KILLED_AT = {
         "    return real(path, data, **kw)\n"
         "r.atomic_write = write"
     ),
+    # the host's file about to be renamed into place (its temporary file written beside it)
+    "rename": (
+        "real = os.replace\n"
+        "def rename(src, dst, *a, **kw):\n"
+        "    if os.path.basename(os.path.dirname(dst)) != 'installs' and not str(dst).endswith('.ov.bak'):\n        os._exit(137)\n"
+        "    return real(src, dst, *a, **kw)\n"
+        "os.replace = rename"
+    ),
     # the trust about to be recorded in the receipt
     "record_trust": "import ov.hosts.receipts as r\nr.record_trust = lambda *a, **k: os._exit(137)",
     # Codex has just written the reviews of ov's hooks
@@ -1930,6 +1938,17 @@ def test_an_install_killed_before_a_new_file_says_it_never_finished(ov, user_hom
     assert [(f["file"], f["changed"], f.get("action")) for f in report["files"]] == [(str(hooks), False, "never written")]
     assert report["notes"] == [f"codex    {hooks} was never written: an install stopped before it wrote the file, so there is nothing to give back, and ov drops its receipt"]
     assert not (user_home / ".codex").exists() and not _installs().exists()  # the outcome is as it was
+
+
+@pytest.mark.parametrize("kind", ["hooks", "mcp"])
+def test_an_install_killed_at_the_rename_and_undone_at_once_leaves_nothing(ov, user_home, kind):
+    """(found by a review) Its temporary file, under a minute old, was left for the next install's
+    sweep, and with it the folder: the uninstall had dropped the receipt that named them."""
+    folder = user_home / ".codex"
+    _killed("rename", "install", kind, "--host", "codex", "--yes")
+    assert [p.name[:8] for p in folder.iterdir()] == [".ov-tmp-"]  # the file's copy, not renamed
+    assert ov("uninstall", kind, "--host", "codex").exit_code == 0
+    assert not folder.exists() and not _installs().exists()
 
 
 def test_a_new_files_receipt_is_unmarked_once_the_file_is_written(ov, user_home):

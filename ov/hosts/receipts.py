@@ -97,10 +97,13 @@ def apply(change: Change, receipts_dir: Path) -> None:
     # ov made it (a link to a file not made yet stays the dangling link it was).
     target = path.resolve() if path.is_symlink() else path
     # A copy of the user's file that a killed install or uninstall left beside it (atomic_write's
-    # temporary file): nothing else would ever remove it.
+    # temporary file): nothing else would ever remove it. Beside a file an install was killed
+    # before writing (killed at its rename, say), whatever its age: the uninstall that drops the
+    # receipt is the last to know of it, and under the lock no write of ov's owns it.
+    unwritten = change.receipt is None and never_written(change.spec_receipt or {})
     for folder in dict.fromkeys((target.parent, backup.parent)):
         if folder != receipts_dir:
-            remove_stale_replacements(folder, STALE_TEMP_AGE)
+            remove_stale_replacements(folder, 0.0 if unwritten and folder == target.parent else STALE_TEMP_AGE)
     receipt_path = _receipt_path(receipts_dir, change.spec)
     receipt_written = False
     spent: list[Path] = []  # the backups an uninstall gives back: removed after its receipt
