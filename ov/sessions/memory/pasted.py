@@ -40,18 +40,21 @@ _SPEAKER = rf"(?P<who>@?[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){{0,3}}|{_HANDLE})"
 _WHEN = rf"\[?(?:(?:(?i:today|yesterday)\s+at\s+)?(?:{_DATE}\s*)?{_TIME})\]?"
 _SPEAKER_LINE_RE = re.compile(rf"^\s*{_SPEAKER}\s*(?:[,\u2013\u2014-]\s*)?{_WHEN}\s*:?\s*$")  # "Bob Smith  10:42 AM"
 _SAID_LINE_RE = re.compile(rf"^\s*{_WHEN}\s*[\u2013\u2014-]?\s*{_SPEAKER}\s*:")  # "[10:42] Bob: hi": a message of its own
-# Words of a day's plan, not of a name: "Monday 9:30", "Standup 10:42", "Lunch 12:00".
-_NOT_SPEAKERS = frozenset(
-    "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun today tomorrow tonight "
-    "yesterday morning afternoon evening noon midnight january february march april may june july august september october "
-    "november december jan feb mar apr jun jul aug sep sept oct nov dec standup stand-up sync meeting call lunch breakfast "
-    "dinner break review demo retro planning interview deadline start end update kickoff".split()
-)
+# Words of a day's plan, not of a name: "Monday 9:30", "Standup 10:42", "Lunch 12:00" (not "May", "Jan": names too).
+_NOT_SPEAKERS = frozenset((
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "mon", "tue", "tues",
+    "wed", "thu", "thurs", "fri", "sat", "sun", "today", "tomorrow", "tonight", "yesterday", "morning",
+    "afternoon", "evening", "noon", "midnight", "january", "february", "march", "april", "june",
+    "july", "august", "september", "october", "november", "december", "feb", "mar", "apr", "jun",
+    "jul", "aug", "sep", "sept", "oct", "nov", "dec", "standup", "stand-up", "sync", "meeting", "call",
+    "lunch", "breakfast", "dinner", "break", "review", "demo", "retro", "planning", "interview",
+    "deadline", "start", "end", "update", "kickoff",
+))
 _GREETING_RE = re.compile(
     r"(?i)^\s*(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\b\s*(?P<to>[^\n.?,:!]{0,40}?)\s*[,:!]?\s*$"
 )
 # Whom a user greets in their own message: the agent ("Hey Claude,"), or no one ("Hi there,").
-_ADDRESSEES = frozenset("claude codex gemini cursor opencode copilot assistant there".split())
+_ADDRESSEES = frozenset(("claude", "codex", "gemini", "cursor", "opencode", "copilot", "assistant", "there"))
 _SIGN_OFF_RE = re.compile(
     r"(?i)^\s*(?:best(?:\s+(?:regards|wishes))?|(?:kind|warm|warmest|many)\s+(?:regards|thanks)|regards|thanks(?:\s+again)?|"
     r"thank\s+you|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|all\s+the\s+best|take\s+care|talk\s+soon|love|--|\u2014)"

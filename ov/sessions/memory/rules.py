@@ -139,7 +139,7 @@ _NOT_FACTS = frozenset(
     "selection clipboard input snippet traceback code commit patch".split()
 )
 # What makes such a thing a standing one: whose it is for good ("my home directory"), or how often it is so.
-_STANDING_KEYS = frozenset("home default usual preferred".split())
+_STANDING_KEYS = frozenset(("home", "default", "usual", "preferred"))
 _STANDING_VALUE_RE = re.compile(r"(?i)(?:always|usually|generally|normally|typically)\b")
 ENTITY_CATEGORIES = {
     "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
