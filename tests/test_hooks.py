@@ -1021,6 +1021,12 @@ def test_a_longer_request_with_one_word_of_its_own_points_at_the_screen(prompt):
     assert recall.is_trivial(prompt)
 
 
+def test_task_words_are_a_topic_in_a_question_for_knowledge_not_one_put_to_the_agent():
+    assert not recall.is_trivial("what does the deploy step change?")
+    assert recall.is_trivial("what did you change in the file?")
+    assert recall.is_trivial("did the tests pass?")
+
+
 @pytest.mark.parametrize(
     "prompt",
     ["explain ovpack", "tell me about Carol", "Carol", "the dentist thing", "what is my name?", "when is the release",

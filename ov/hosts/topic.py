@@ -105,8 +105,9 @@ SHORT = 3  # words: a prompt this short is asked about what it names ("Carol", "
 
 def has_topic(prompt: str) -> bool:
     """True when ``prompt`` names something to look up: a word that is neither chatter nor, outside
-    a question asking for knowledge, a task word; two such words in a longer request that is not
-    a question ("bump the version", "use the second option" point at what is on the screen)."""
+    a question asking for knowledge, a task word; two such words in a request of more than
+    :data:`SHORT` words that is not a question ("bump the version now", "use the second option"
+    point at what is on the screen)."""
     words = _WORD.findall(prompt.lower())
     asked = "?" in prompt or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
