@@ -31,29 +31,24 @@ def main() -> int:
         hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
         return 0
     record = {"host": job.get("host"), "event": f"{job.get('event')} (job)", "session": job.get("session"), "kind": job.get("kind")}
-    store = None
     try:
-        store, outcome = _run(home, job)
-        record.update(outcome)
+        record.update(_run(home, job))
     except Exception as exc:  # nobody waits for this process: the log is where a failure shows
         record.update(outcome="error", error=f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
     finally:
         background.release(job)
     record["ms"] = round((time.monotonic() - started) * 1000, 1)
-    if store is not None and (record.get("captured") or record.get("commit")):
+    if record.get("captured") or record.get("commit"):
         # Once no session start waits for this job (its barrier is released above): packing
         # loose objects may take a second, and this is where most of them are written.
-        from ov.store.packing import pack_after_write
-
-        packed = pack_after_write(store)
+        packed = _pack(home, job)
         if packed is not None:
             record["packed"] = {"objects": packed.packed + packed.dropped, "ms": round(packed.seconds * 1000, 1)}
     hooklog.append(home.root, record)
     return 0
 
 
-def _run(home, job: dict) -> tuple:
-    """The store the job worked on and what to log of it."""
+def _run(home, job: dict) -> dict:
     from ov.config import load_config
     from ov.hosts.capture import capture, clear_live, live_dir
     from ov.hosts.host import HookInput, load
@@ -94,7 +89,7 @@ def _run(home, job: dict) -> tuple:
                 pass  # the job's own error is the one to log
             raise
         index_retry.clear_failure(store)
-        return store, out | {"outcome": "index built", "records": opened.meta.records}
+        return out | {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
         from ov.hosts.background import wait_captures
@@ -115,7 +110,7 @@ def _run(home, job: dict) -> tuple:
                 os.utime(live_dir(store) / session)
             except OSError:
                 pass
-            return store, out | {"outcome": f"left for a later sweep: {exc}"}
+            return out | {"outcome": f"left for a later sweep: {exc}"}
     if hook is not None:
         captured = capture(store, load(hook.host), hook, session)
         out.update(captured=captured.added)
@@ -144,7 +139,17 @@ def _run(home, job: dict) -> tuple:
                 Indices(store).open()  # the next recall finds what this job wrote without catching up itself
             else:
                 out["index"] = "left to the index job running"
-    return store, out
+    return out
+
+
+def _pack(home, job: dict):
+    """Pack a batch of the job's account's loose objects when enough are loose (ov.store.packing)."""
+    from ov.config import load_config
+    from ov.identity import Identity
+    from ov.store.packing import pack_after_write
+    from ov.store.store import Store
+
+    return pack_after_write(Store(home, Identity(**job["identity"]), load_config(home).config))
 
 
 class OrphanUnreadable(Exception):
