@@ -50,6 +50,8 @@ PACK_BYTES = 64 << 20
 DELTA_WINDOW = 10
 DELTA_DEPTH = 50
 DELTA_MIN_BYTES = 512
+# Seconds of dulwich's general delta search a run may spend (see _with_deltas).
+DELTA_SECONDS = 0.5
 LOCK_NAME = "pack.lock"
 _TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _HEX = frozenset("0123456789abcdef")
@@ -247,33 +249,102 @@ def _with_deltas(batch: list[_Loose]) -> Iterator:
     """The pack records of ``batch`` (sorted by type, path and size, largest first), each the
     smallest delta against one of the DELTA_WINDOW objects before it, or whole.
 
-    dulwich's own ``deltify_pack_objects`` does the same search but bounds no delta chain: the
+    dulwich's own ``deltify_pack_objects`` does the same search but bounds no delta chain (the
     200 versions of a growing file in one pack became a chain 200 deltas deep, applied in full
-    on every read of the oldest one. Here a base is taken only while its chain is shorter than
-    DELTA_DEPTH, and a delta only when it is under half the object (git's own cut-off).
+    on every read of the oldest one) and no time: its ``create_delta`` took 15 ms for some
+    30 KB pairs of a session file (text of few distinct characters), 10 s for one run. Here a
+    base is taken only while its chain is shorter than DELTA_DEPTH; the delta of what two
+    versions share at their start and end (a file appended to: all of it) is tried first, in
+    linear time; ``create_delta`` only where that saves little, between versions of one path,
+    and only for DELTA_SECONDS a run. A delta is kept only under half the object (git's own
+    cut-off).
     """
     from dulwich.pack import UnpackedObject, create_delta
 
     window: list[tuple[_Loose, bytes, int]] = []  # (object, its sha, its chain depth), newest first
+    searched = 0.0
     for obj in batch:
         best, base, depth = None, None, 0
-        limit = len(obj.raw) // 2
+        limit, enough = len(obj.raw) // 2, len(obj.raw) // 32
         # A commit differs from the one before in ids and times, and a small object can save a
         # few hundred bytes at most: their search cost most of a run, for about 1% of the pack.
         tried = window if obj.type_num != 1 and len(obj.raw) >= DELTA_MIN_BYTES else ()
         for candidate, candidate_sha, candidate_depth in tried:
             if candidate.type_num != obj.type_num or candidate_depth >= DELTA_DEPTH:
                 continue
-            delta = b"".join(create_delta(candidate.raw, obj.raw))
+            delta = _edge_delta(candidate.raw, obj.raw)
+            if len(delta) > enough and candidate.hint == obj.hint and searched < DELTA_SECONDS:
+                started = time.monotonic()
+                found = b"".join(create_delta(candidate.raw, obj.raw))
+                searched += time.monotonic() - started
+                delta = min(delta, found, key=len)
             if len(delta) < limit:
                 best, base, depth, limit = delta, candidate_sha, candidate_depth + 1, len(delta)
-                if limit <= len(obj.raw) // 32:
-                    break  # no other base can save much more: the search costs most of a run
+                if limit <= enough:
+                    break  # no other base can save much more
         sha = bytes.fromhex(obj.sha)
         chunks = [best] if best is not None else [obj.raw]
         yield UnpackedObject(obj.type_num, sha=sha, delta_base=base, decomp_len=len(chunks[0]), decomp_chunks=chunks)
         window.insert(0, (obj, sha, depth))
         del window[DELTA_WINDOW:]
+
+
+def _edge_delta(base: bytes, target: bytes) -> bytes:
+    """A git delta making ``target`` from ``base``: what they share at the start and at the end
+    copied, the middle inserted."""
+    most = min(len(base), len(target))
+    head = _shared(lambda n: base[:n] == target[:n], most)
+    tail = _shared(lambda n: base[len(base) - n :] == target[len(target) - n :], most - head)
+    out = bytearray(_size(len(base)) + _size(len(target)))
+    _copy(out, 0, head)
+    middle = memoryview(target)[head : len(target) - tail]
+    for at in range(0, len(middle), 127):  # an insert carries at most 127 bytes
+        piece = middle[at : at + 127]
+        out.append(len(piece))
+        out += piece
+    _copy(out, len(base) - tail, tail)
+    return bytes(out)
+
+
+def _shared(same, most: int) -> int:
+    """The largest n <= ``most`` with ``same(n)`` (which holds for every smaller n): a binary
+    search of slice comparisons, memcmp in C."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _size(size: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, size = size & 0x7F, size >> 7
+        out.append(byte | (0x80 if size else 0))
+        if not size:
+            return bytes(out)
+
+
+def _copy(out: bytearray, offset: int, length: int) -> None:
+    """Copy instructions for ``length`` bytes of the base from ``offset`` (64 KiB at most each)."""
+    while length > 0:
+        size = min(length, 0xFFFF)
+        op, args = 0x80, bytearray()
+        for i in range(4):
+            if offset >> (8 * i) & 0xFF:
+                op |= 1 << i
+                args.append(offset >> (8 * i) & 0xFF)
+        for i in range(2):
+            if size >> (8 * i) & 0xFF:
+                op |= 1 << (4 + i)
+                args.append(size >> (8 * i) & 0xFF)
+        out.append(op)
+        out += args
+        offset += size
+        length -= size
 
 
 def _delete(paths: list[str]) -> None:
