@@ -97,7 +97,7 @@ def measure_store(home: Path, last: str, reps: int) -> dict:
 def loose_history(home: Path, objects: int, turns: int) -> int:
     """A store whose history of a commit a turn holds about ``objects`` loose objects, written
     directly (no work tree, no flush): an old store ov never packed. Its commits."""
-    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.objects import Blob, Tree
 
     from ov.store.gitstore import BRANCH
 
