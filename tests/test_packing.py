@@ -259,6 +259,26 @@ def test_the_worker_packs_only_after_releasing_the_barrier_sessions_wait_on(ov_h
     assert hooklog.read(ov_home)[-1]["packed"]["objects"] == 10
 
 
+def test_an_mcp_write_packs_once_it_has_answered(ov, ov_home):
+    assert ov("config", "set", "store.auto_pack_loose", "256").exit_code == 0
+    store = Store(Home(ov_home), Identity(), Config())
+    grow(store, 3)
+    in_folder_17(store, "viking://resources/probe.md")
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    read = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"uri": "viking://resources/probe.md"}}}
+    write = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write", "arguments": {"uri": "viking://resources/a.md", "content": "a"}}}
+    lines = "".join(json.dumps(m) + "\n" for m in (init, read))
+    proc = subprocess.run([sys.executable, "-m", "ov", "mcp"], input=lines.encode(), capture_output=True, timeout=60, env=dict(os.environ), check=False)
+    assert proc.returncode == 0 and not packs(store.git)  # a read packs nothing
+    lines = "".join(json.dumps(m) + "\n" for m in (init, write))
+    proc = subprocess.run([sys.executable, "-m", "ov", "mcp"], input=lines.encode(), capture_output=True, timeout=60, env=dict(os.environ), check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert [json.loads(line)["id"] for line in proc.stdout.decode().splitlines()] == [1, 3]
+    assert packs(store.git) and not loose(store.git)
+    logged = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert logged[-1]["tool"] == "write" and logged[-1]["packed"] > 0
+
+
 @pytest.mark.parametrize("event", ["session-start", "prompt-submit", "stop"])
 def test_a_hook_process_never_packs(ov_home, tmp_path, event):
     """Not even imported: a hook's host waits for it."""
