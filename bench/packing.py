@@ -61,10 +61,17 @@ def object_counts(root: Path) -> tuple[int, int]:
     return loose, len(list((objects / "pack").glob("*.pack")))
 
 
-def command_ms(home: Path, argv: list[str], reps: int) -> float:
-    env = common.bench_env(home)
-    common.run_timed([*common.ov_command(), *argv], env)  # warm: bytecode and page cache
-    return statistics.median(common.run_timed([*common.ov_command(), *argv], env).wall * 1000 for _ in range(reps))
+def command_ms(homes: list[Path], argv: list[str], reps: int) -> list[float]:
+    """The median ms of ``ov ARGV`` in each of ``homes``, their runs taken in turn (so that a
+    change of the machine's load falls on all of them alike)."""
+    envs = [common.bench_env(home) for home in homes]
+    for env in envs:
+        common.run_timed([*common.ov_command(), *argv], env)  # warm: bytecode and page cache
+    seconds: list[list[float]] = [[] for _ in homes]
+    for _ in range(reps):
+        for env, samples in zip(envs, seconds, strict=True):
+            samples.append(common.run_timed([*common.ov_command(), *argv], env).wall)
+    return [statistics.median(samples) * 1000 for samples in seconds]
 
 
 def grow(home: Path, commits: int, turns: int, pack: bool) -> list:
@@ -81,17 +88,16 @@ def grow(home: Path, commits: int, turns: int, pack: bool) -> list:
     return runs
 
 
-def measure_store(home: Path, last: str, reps: int) -> dict:
-    root = home / "accounts" / "default"
-    loose, packs = object_counts(root)
-    return {
-        "git_mb": git_bytes(root) / 1e6,
-        "loose_objects": loose,
-        "packs": packs,
-        "status_ms": command_ms(home, ["status"], reps),
-        "fsck_ms": command_ms(home, ["fsck"], reps),
-        "read_ms": command_ms(home, ["read", last], reps),
-    }
+def measure_stores(homes: list[Path], last: str, reps: int) -> list[dict]:
+    out = []
+    for home in homes:
+        root = home / "accounts" / "default"
+        loose, packs = object_counts(root)
+        out.append({"git_mb": git_bytes(root) / 1e6, "loose_objects": loose, "packs": packs})
+    for key, argv in (("status_ms", ["status"]), ("fsck_ms", ["fsck"]), ("read_ms", ["read", last])):
+        for measured, ms in zip(out, command_ms(homes, argv, reps), strict=True):
+            measured[key] = ms
+    return out
 
 
 def loose_history(home: Path, objects: int, turns: int) -> int:
@@ -152,7 +158,7 @@ def catch_up(home: Path, objects: int, turns: int, reps: int) -> dict:
 
     commits = loose_history(home, objects, turns)
     root = home / "accounts" / "default"
-    before = {"git_mb": git_bytes(root) / 1e6, "loose_objects": object_counts(root)[0], "status_ms": command_ms(home, ["status"], reps)}
+    before = {"git_mb": git_bytes(root) / 1e6, "loose_objects": object_counts(root)[0], "status_ms": command_ms([home], ["status"], reps)[0]}
     runs = []
     while True:
         git = GitStore(root, home / "state" / "default")  # a command's store each time
@@ -163,7 +169,7 @@ def catch_up(home: Path, objects: int, turns: int, reps: int) -> dict:
         if run is None:
             break
         runs.append({"objects": run.packed + run.dropped, "ms": elapsed * 1000})
-    after = {"git_mb": git_bytes(root) / 1e6, "loose_objects": object_counts(root)[0], "packs": object_counts(root)[1], "status_ms": command_ms(home, ["status"], reps)}
+    after = {"git_mb": git_bytes(root) / 1e6, "loose_objects": object_counts(root)[0], "packs": object_counts(root)[1], "status_ms": command_ms([home], ["status"], reps)[0]}
     return {"commits": commits, "before": before, "after": after, "runs": runs}
 
 
@@ -187,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         runs = grow(on_home, args.commits, args.turns, pack=True)
         built_on = time.perf_counter() - started
-        off, on = measure_store(off_home, last, args.reps), measure_store(on_home, last, args.reps)
+        off, on = measure_stores([off_home, on_home], last, args.reps)
         off["build_s"], on["build_s"] = built_off, built_on
         report.metrics.update(off=off, on=on, runs=[{"objects": r.packed + r.dropped, "ms": r.seconds * 1000, "loose_kb": r.loose_bytes / 1e3, "pack_kb": r.pack_bytes / 1e3} for r in runs])
         rows = [(name, f"{m['git_mb']:.1f}", m["loose_objects"], m["packs"], m["status_ms"], m["fsck_ms"], m["read_ms"], m["build_s"]) for name, m in (("auto-pack off", off), ("auto-pack on", on))]

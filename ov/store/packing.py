@@ -44,7 +44,7 @@ SAMPLE_FOLDER = "17"
 # At most this many objects a run, and this many bytes of their content (all held in memory
 # while the pack is written): about a second here (docs/benchmarks.md, bench/packing.py).
 PACK_OBJECTS = 4000
-PACK_BYTES = 64 << 20
+PACK_BYTES = 32 << 20
 # How many preceding objects each one is compared with, and how long a chain of deltas may grow
 # (git's defaults): reading an object applies at most DELTA_DEPTH deltas.
 DELTA_WINDOW = 10
