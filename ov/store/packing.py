@@ -70,6 +70,8 @@ class PackRun:
 
 @dataclass
 class _Loose:
+    """A loose object read for packing, and where its file is."""
+
     sha: str
     path: str
     type_num: int
