@@ -163,9 +163,12 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> P
         # (GitStore.merge_small_packs) would write its objects out whole, without their deltas.
         with open(pack._basename + ".keep", "wb"):
             pass
-        _flush_folder(disk.pack_dir)  # the renames of the pack and its index, before any deletion
         pack_bytes = sum(os.path.getsize(p) for p in (pack._data_path, pack._idx_path))
-    _delete([o.path for o in batch] + [path for path, _ in dropped])
+    if batch or dropped:
+        # The renames of this pack and its index (or of the pack another writer made, which holds
+        # the dropped ones) reach the disk before any loose copy is deleted.
+        _flush_folder(disk.pack_dir)
+        _delete([o.path for o in batch] + [path for path, _ in dropped])
     loose_bytes = sum(o.disk_bytes for o in batch) + sum(b for _, b in dropped)
     return PackRun(len(batch), len(dropped), loose_bytes, pack_bytes, time.monotonic() - started)
 
