@@ -42,8 +42,9 @@ from pathlib import Path
 # The fan-out folder counted to estimate the loose objects (git counts objects/17 too).
 SAMPLE_FOLDER = "17"
 # At most this many objects a run, and this many bytes of their content (all held in memory
-# while the pack is written): about a second here (docs/benchmarks.md, bench/packing.py).
-PACK_OBJECTS = 4000
+# while the pack is written): about a second on a quiet 2-core machine, 4,000 took up to 4.8 s
+# under a load of 6 (docs/benchmarks.md, bench/packing.py).
+PACK_OBJECTS = 3000
 PACK_BYTES = 32 << 20
 # How many preceding objects each one is compared with, and how long a chain of deltas may grow
 # (git's defaults): reading an object applies at most DELTA_DEPTH deltas.
