@@ -44,6 +44,7 @@ def main() -> int:
 
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
+    from ov.hosts import background
     from ov.hosts.capture import capture, clear_live, live_dir
     from ov.hosts.host import HookInput, load
     from ov.identity import Identity
@@ -86,9 +87,7 @@ def _run(home, job: dict) -> dict:
         return out | {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
-        from ov.hosts.background import wait_captures
-
-        waited, finished = wait_captures(store, session, config.hooks.commit_wait)
+        waited, finished = background.wait_captures(store, session, config.hooks.commit_wait)
         if waited:
             out["waited_for_captures"] = waited if finished else f"{waited} (gave up)"
     if job.get("hook"):
@@ -125,10 +124,11 @@ def _run(home, job: dict) -> dict:
         clear_live(store, session)
     else:
         out["outcome"] = "captured" if out.get("captured") else "nothing new"
+    # What a session start (or a commit) waits for on this job's barrier is in the store now; it
+    # reads files, not the index, so the catch-up below is no wait of its.
+    background.release(job)
     if out.get("captured") or out.get("commit"):
-        from ov.hosts.background import holding_index_job
-
-        with holding_index_job(store, config.store.lock_timeout) as held:
+        with background.holding_index_job(store, config.store.lock_timeout) as held:
             if held:
                 Indices(store).open()  # the next recall finds what this job wrote without catching up itself
             else:
