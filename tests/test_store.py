@@ -570,6 +570,35 @@ def test_ctrl_c_before_the_branch_moves_still_rolls_back(ov, store_state, monkey
     assert result.error["code"] == "interrupted_after_commit" and store_state()[1]["resources/a.md"] == b"new\n"
 
 
+def test_the_hook_deadline_right_after_the_branch_moved_keeps_the_commit(store: Store, monkeypatch: pytest.MonkeyPatch):
+    """A hook's deadline (SIGALRM, its handler raising HookTimeout) in the window Ctrl-C is held
+    for: it reached the rollback, which put the old files back under a branch naming the new commit."""
+    import signal
+
+    from dulwich.refs import DiskRefsContainer
+
+    from ov.hosts.runtime import HookTimeout, _deadline
+
+    uri = store.uri("viking://resources/a.md")
+    store.write(uri, b"old\n")
+    real = DiskRefsContainer.set_if_equals
+
+    def then_alarm(self, name, old, new, *args, **kwargs):
+        moved = real(self, name, old, new, *args, **kwargs)
+        if moved and name == b"refs/heads/main":
+            signal.raise_signal(signal.SIGALRM)  # as the deadline's timer fires
+        return moved
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", then_alarm)
+    with pytest.raises(HookTimeout), _deadline(60):
+        store.write(uri, b"new\n")
+    head = store.git.head()
+    assert store.git.landed == head and store.last_landed() == head.decode()
+    assert (store.root / "resources/a.md").read_bytes() == b"new\n"
+    monkeypatch.undo()
+    assert store.status().changes.clean
+
+
 # --- accounts that do not exist ------------------------------------------------------------
 
 

@@ -49,8 +49,10 @@ END_EVENTS = ("pre-compact", "session-end")
 RECALL_EVENTS = ("session-start", "prompt-submit")
 
 
-class HookTimeout(Exception):
-    pass
+class HookTimeout(BaseException):
+    """``hooks.deadline`` passed. Not an Exception: like Ctrl-C's KeyboardInterrupt it comes from a
+    signal, between any two lines, and a handler of errors on its way (a group commit's after its
+    commit landed, a recall's that fails open) would take it for its own and go on past the deadline."""
 
 
 def main(host_name: str, event: str) -> int:

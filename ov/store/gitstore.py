@@ -13,7 +13,8 @@ A commit is applied in an order that a crash at any point can be undone:
    commit too, is flushed together with them;
 3. the work-tree files are replaced atomically, one by one;
 4. the branch ref moves from the old head to the new commit (compare-and-swap),
-   Ctrl-C held until the move is noted, so that it never rolls back a commit that landed;
+   Ctrl-C and a deadline's alarm held until the move is noted, so that neither rolls back a
+   commit that landed;
 5. the git index is brought in step with the new HEAD for the touched paths,
    and the journal is removed.
 
@@ -663,7 +664,7 @@ class GitStore:
             else:
                 remaining = dict(changes)
             self._apply_worktree(remaining, appends, staged, progress=progress)
-            landing.enter_context(_ctrl_c_held())  # see _move_branch
+            landing.enter_context(_interrupts_held())  # see _move_branch
             if not self._move_branch(chain.base, chain.tip):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
@@ -673,7 +674,7 @@ class GitStore:
             self._roll_back(chain.base_tree, all_paths, early)
             raise
         finally:
-            landing.close()  # a Ctrl-C held since the ref update is raised here, past the rollback
+            landing.close()  # a Ctrl-C or deadline held since the ref update is raised here, past the rollback
         self.update_index(chain.tree, all_paths, defer=defer_index)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         if packed and chain.commits > 1:
@@ -864,7 +865,7 @@ class GitStore:
         landing = ExitStack()
         try:
             self._restore_paths(self.tree_of(new), paths, escaping)
-            landing.enter_context(_ctrl_c_held())  # see _move_branch
+            landing.enter_context(_interrupts_held())  # see _move_branch
             if not self._move_branch(old, new):
                 raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
         except BaseException:
@@ -878,8 +879,8 @@ class GitStore:
     def _move_branch(self, old: bytes | None, new: bytes) -> bool:
         """Move the branch from ``old`` to ``new`` (compare-and-set); False when it was not at ``old``.
 
-        The caller holds Ctrl-C (:func:`_ctrl_c_held`) from before this call until past its own
-        rollback: an interrupt between the ref's update and :attr:`landed` noting it would roll
+        The caller holds Ctrl-C and the deadline's alarm (:func:`_interrupts_held`) from before
+        this call until past its own rollback: an interrupt between the ref's update and :attr:`landed` noting it would roll
         back the files of a commit the branch names, and be told as a command that changed
         nothing. Held, it comes once the commit is noted, and is told as kept."""
         from dulwich.file import FileLocked
@@ -1239,26 +1240,30 @@ class GitStore:
 
 
 @contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Ctrl-C held off until the block ends, then delivered to the handler there was before.
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) and a deadline's alarm (SIGALRM: the hooks' ``hooks.deadline``) held off
+    until the block ends, then delivered, in the order they came, to the handler there was before.
 
-    Only the main thread receives SIGINT and may set its handler; in another thread, or when
-    SIGINT is ignored or handled outside Python, the block runs as it is."""
+    Only the main thread receives them and may set their handlers; in another thread the block
+    runs as it is, and so does a signal ignored or handled outside Python."""
     import signal
     import threading
 
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    interrupts = (signal.SIGINT, signal.SIGALRM) if hasattr(signal, "SIGALRM") else (signal.SIGINT,)  # no alarm on Windows
+    previous = {signum: handler for signum in interrupts if (handler := signal.getsignal(signum)) not in (None, signal.SIG_IGN)}
     held: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            signal.raise_signal(signal.SIGINT)  # Python's own handler raises KeyboardInterrupt here
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)  # Python's own SIGINT handler raises KeyboardInterrupt here
 
 
 def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root: str) -> set[str]:
