@@ -779,6 +779,34 @@ def test_a_session_the_sweep_commits_is_attributed_to_its_own_host(ov, project, 
     assert [(e["command"], e["via"]) for e in entries] == [("commit", "hook opencode")]
 
 
+def test_the_sweep_reads_a_sessions_live_mark_once(ov, project, ov_home, tmp_path, monkeypatch):
+    """The sweep's job read the mark once for the host its commit names and again for the
+    transcript it captures: two reads that a hook rewriting the mark in between could set apart."""
+    from ov.hosts import background, worker
+    from ov.hosts.capture import live_dir
+
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "My shell is fish.")])
+    _hook("claude", "stop", _stdin("claude", "M", cwd=str(project), transcript_path=str(transcript)))
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    _hook("claude", "session-start", _stdin("claude", "NEXT", cwd=str(project)))
+    sweep = next(job for job in jobs if job["session"] == "cc-M" and job["kind"] == "commit")
+    marked = live_dir(_store(ov_home)) / "cc-M"
+    reads: list[Path] = []
+    real = Path.read_text
+
+    def counted(self, *args, **kwargs):
+        if self == marked:
+            reads.append(self)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", counted)
+    out = worker._run(Home(ov_home), sweep)
+    assert (out["host"], out["captured"], out["outcome"]) == ("claude", 1, "committed")
+    assert len(reads) == 1
+
+
 def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):
     """A read takes at most MAX_READ_BYTES of lines; a capture reads on to where the file ended, so
     a commit does not archive a session whose last turns were never read."""
