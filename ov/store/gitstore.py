@@ -14,7 +14,7 @@ A commit is applied in an order that a crash at any point can be undone:
 3. the work-tree files are replaced atomically, one by one;
 4. the branch ref moves from the old head to the new commit (compare-and-swap),
    Ctrl-C and a deadline's alarm held until the move is noted, so that neither rolls back a
-   commit that landed;
+   commit that landed (nor does an error git raises once the branch has moved);
 5. the git index is brought in step with the new HEAD for the touched paths,
    and the journal is removed.
 
@@ -894,6 +894,16 @@ class GitStore:
                 "git is updating refs/heads/main in the account repository right now",
                 hint="wait for that git command to finish, then retry",
             ) from None
+        except OSError as exc:
+            # dulwich may fail after its rename put the new ref in place (its reflog, a flush of
+            # the folder): the branch names the commit then, and the caller's rollback would put
+            # the old files back under it. The files are in place: the commit is finished, and said.
+            if self.head() != new:
+                raise
+            import logging
+
+            logging.getLogger("ov").warning("committed %s, but git then failed: %s", new.decode()[:10], exc)
+            moved = True
         if moved:
             self.landed = new
         return moved
