@@ -113,12 +113,12 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import remembered
+from ov.sessions.memory.facts import CONDITIONAL_STEP_RE, remembered, without_ask
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
-from ov.sessions.memory.standing import taken_back
+from ov.sessions.memory.standing import says_nothing, taken_back
 from ov.sessions.messages import message_text
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
@@ -172,7 +172,7 @@ def extract_explicit(
         said = list(tx.sentences(masked))
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
             if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
-                if unread is not None and not tx.is_question(sentence):
+                if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue
@@ -182,7 +182,7 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
-            if (change := employer_change(sentence, restore)) is not None:
+            if (change := employer_change(sentence, restore, asked=asked)) is not None:
                 _add(change, ctx, found)
                 continue
             for clause in tx.clauses(new_employer(restated_change(sentence))):
@@ -231,6 +231,8 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
             _correct(unmark(match.group("x"))[0], restore, ctx, found, fragments=said_meant)
             return
+    if says_nothing(without_ask(clause)):
+        return  # "I think so", "I guess": an answer to something else, nothing of its own to keep
     plain, changed = unmark(clause)
     if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
         _correct(plain, restore, ctx, found, fragments=False)
@@ -238,7 +240,7 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
     statement = _read(clause, restore, ctx)
     if statement is not None:
         _add(statement, ctx, found)
-    elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause):
+    elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause) and not CONDITIONAL_STEP_RE.match(without_ask(clause)):
         ctx.unread.append(clause)
 
 

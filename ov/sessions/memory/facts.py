@@ -42,6 +42,7 @@ from ov.sessions.memory.rules import (
     Statement,
     change_match,
     changed_value,
+    convention,
     informative,
     points_back,
     statement_of,
@@ -50,7 +51,7 @@ from ov.sessions.memory.rules import (
     value_of,
 )
 from ov.sessions.memory.secrets import states_a_secret
-from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
+from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment, passing_remark
 
 _REMEMBER_RE = re.compile(
     r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
@@ -127,6 +128,13 @@ _DATED_RE = re.compile(
 # ("when you write tests, use pytest" is an instruction: see _INSTRUCTION_RE)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
+# "If we move CI to Buildkite, update the docs": a step for one thing that may happen, no standing
+# instruction (one for a kind of task, "when you write tests, use pytest", is read by the rules) and
+# no note of something that happened either: nothing to keep, not even as the text's dated note.
+CONDITIONAL_STEP_RE = re.compile(
+    rf"(?i)^(?:if|when|whenever|once|unless|in\s+case|as\s+soon\s+as)\s+(?!you\b)[^,]{{3,80}},\s*(?:then\s+)?(?:please\s+)?"
+    rf"(?:don't|do\s+not|never|always|(?:{INSTRUCTION_VERBS})\b)"
+)
 # "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
 # session is as often about the task at hand, so only when asked to remember it.
 _RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.I)
@@ -153,9 +161,11 @@ def _names_a_system(word: str) -> bool:
 
 
 def without_ask(text: str) -> str:
-    """``text`` without a leading "remember that", "note that", "keep in mind" and the like."""
-    match = _REMEMBER_RE.match(text.strip())
-    return match.group("x") if match else text
+    """``text`` without a leading "remember that", "note that", "keep in mind" and the like (said
+    twice too: ``ov remember "Remember that ..."`` is read as "remember that remember that ...")."""
+    while match := _REMEMBER_RE.match(text.strip()):
+        text = match.group("x")
+    return text
 
 
 def remembered(clause: str, restore, subject: str) -> Statement | None:
@@ -168,8 +178,8 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         return None  # not even as a note: a memory is given to every later session
     corrected = _CORRECTION_LEAD_RE.match(body)
     body = body[corrected.end() :] if corrected else body
-    if _RECALL_RE.match(body):
-        return None  # "remember when we ..." asks to recall, it does not state
+    if _RECALL_RE.match(body) or CONDITIONAL_STEP_RE.match(body):
+        return None  # "remember when we ..." asks to recall, it does not state; "once we ship, ..." is no standing step
     to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
     if to_do:
         obj = restore(to_do.group("x"))
@@ -195,7 +205,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     first = FIRST_PERSON_RE.match(body)
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
-    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body):
+    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
         first = mine = team = None  # something that happened on a day, or a passing state: a note for events
     if first:
         verb, fact = tx.third_person_parts(restore(first.group("rest")))
@@ -316,6 +326,8 @@ def _team_change(body: str, restore) -> Statement | None:
 
 def _wish(body: str, restore, subject: str) -> Statement | None:
     match = _RATHER_RE.match(body)
+    if match and (agreed := convention(restore(match.group("x")), subject)):
+        return agreed  # "I'd rather we squash commits": the team's way of working
     # What follows "that you" must say something: "I'd prefer that you use British spelling".
     if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
         return None

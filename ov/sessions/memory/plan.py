@@ -240,8 +240,8 @@ def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]]
 def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, user: str | None) -> list[Candidate]:
     """What stores ``statement``, which an older ov merged into a line a correction replaces: the
     memories ``ov remember`` makes of it just said ("my name is Ada": "- Name: Ada" in profile.md),
-    replacing no stored line, since it was said before the correction and maybe before them (a
-    later "my name is ..." replaces both). None ([]) when it is more than one sentence (the rules
+    replacing no stored line, since it was said before the correction and maybe before them: a
+    line it would replace ("Name: Bob") holds instead, and it is dropped. None ([]) when it is more than one sentence (the rules
     pass over one that says only "it is loud"), when the rules leave some of it unread, or read a
     dated note, which would be dated today: it then stays a line of the corrected file as it is.
     """
@@ -252,7 +252,9 @@ def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, 
     found = extract_text(plain, when=when, user=user, unread=unread)
     if unread or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
         return []
-    return [Candidate(c.memory_type, c.fields, c.source_message_ids, formerly=c.formerly) for c in found]
+    # What its line would replace is newer or as old, so it holds: a freed "Name: Ada" beside a
+    # stored or just said "Name: Bob" is dropped, as a later "my name is ..." would replace it.
+    return [Candidate(c.memory_type, c.fields, c.source_message_ids, present=(*c.present, *c.replaces), formerly=c.formerly) for c in found]
 
 
 def _holds_role(text: str | None, role: str) -> bool:
