@@ -848,9 +848,32 @@ CASES = [
     pytest.param([("refused", "I think so"), ("refused", "I guess"), ("refused", "I hope not"), ("refused", "I suppose so"),
                   ("refused", "I'm not sure"), ("refused", "Remember that I do too")], {}, None, id="an-answer-with-no-content"),
     pytest.param([("refused", "If we move CI to Buildkite, update the docs"), ("refused", "Once we ship v2, remove the feature flag"),
+                  ("refused", "When the deploy finishes, let me know"),
                   ["If we move CI to Buildkite, update the docs."]], {}, None, id="a-conditional-step-is-no-note"),
     pytest.param(["If you touch the schema, add a migration"],
                  {"preferences/default/add_migration.md": "- If you touch the schema, add a migration"}, None, id="a-conditional-instruction-stands"),
+    # --- "from here on", "on second thought", "changed my mind"; a marker cut off by a dash still opens what follows
+    pytest.param(["From here on, always run the linter before committing"],
+                 {"preferences/default/run_linter.md": "- Always run the linter before committing"}, None, id="from-here-on-is-a-marker"),
+    pytest.param(["I prefer dark mode", "On second thought, I prefer light mode"],
+                 {"preferences/default/dark_mode.md": "- No longer prefers dark mode", "preferences/default/light_mode.md": "- Prefers light mode"},
+                 None, id="on-second-thought"),
+    pytest.param(["My editor is Vim", "Scratch that - my editor is Emacs"], {"profile.md": "- Editor: Emacs"}, None, id="scratch-that-dash"),
+    # --- a count of a choice is the choice ------------------------------------------------------------
+    pytest.param(["I prefer tabs", "I prefer 4 spaces"],
+                 {"preferences/default/tabs.md": "- No longer prefers tabs", "preferences/default/4_spaces.md": "- Prefers 4 spaces"}, None,
+                 id="a-count-of-spaces-rules-out-tabs"),
+    # --- an imperative of the work said to hold in general is an instruction; a one-off task is a note
+    pytest.param(["Run the full test suite before every release", "Refactor the login form", "Don't use tabs, it breaks the YAML linter"],
+                 {"preferences/default/run_full_test.md": "- Run the full test suite before every release",
+                  f"events/{TODAY:%Y/%m/%d}/refactor_login_form.md": "- Refactor the login form",
+                  "preferences/default/tabs.md": "- Don't use tabs"}, None, id="a-general-imperative-is-an-instruction"),
+    # --- a thing whose place is an address is a system; "the cluster" is the one cluster stored ------
+    pytest.param(["Grafana is at grafana.internal:3000", "Grafana is at grafana.corp.example.com", "Bob is in Berlin"],
+                 {"entities/systems/grafana.md": "# Grafana\n\n- Is at grafana.corp.example.com",
+                  f"events/{TODAY:%Y/%m/%d}/bob.md": "- Bob is in Berlin"}, None, id="a-thing-at-an-address-is-a-system"),
+    pytest.param(["The build cluster runs on port 9000", "The cluster listens on port 9100"],
+                 {"entities/systems/build_cluster.md": "# Build cluster\n\n- Listens on port 9100"}, None, id="the-cluster-is-the-build-cluster"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),

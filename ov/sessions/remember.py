@@ -107,7 +107,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         )
     if not candidates:
         raise InvalidInput(
-            "could not turn the text into a memory: it asks a question, or only points at the conversation",
+            "could not turn the text into a memory: it asks a question, answers one with nothing of its own (\"I think so\"), "
+            "only points at the conversation, or is a step for something that may happen (\"if we ..., update ...\")",
             hint='say what to remember as a statement ("I prefer tabs", "Remember that the build takes 20 minutes")',
         )
     root = memories_root(store, peer)

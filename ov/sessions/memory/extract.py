@@ -113,7 +113,8 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import CONDITIONAL_STEP_RE, remembered, without_ask
+from ov.sessions.memory.facts import remembered, without_ask
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
@@ -133,6 +134,7 @@ _CORRECTION_RES = (
 # "X, remember that." is "Remember that X."; "Remember that." alone points at the sentence before.
 _REMEMBER_THAT = r"(?:please\s+)?(?:(?:remember|note)\s+(?:that|this|it)|keep\s+(?:that|this|it)\s+in\s+mind)"
 _TRAILING_REMEMBER_RE = re.compile(rf"^(?P<x>.+?)\s*[,;:-]+\s*(?:so\s+)?{_REMEMBER_THAT}$", re.I)
+_BARE_MARKER_RE = re.compile(rf"{CORRECTION_LEAD}$", re.IGNORECASE)
 _BARE_REMEMBER_RE = re.compile(rf"^{_REMEMBER_THAT}(?:,?\s*please)?[.!]*$", re.I)
 
 
@@ -185,8 +187,14 @@ def extract_explicit(
             if (change := employer_change(sentence, restore, asked=asked)) is not None:
                 _add(change, ctx, found)
                 continue
+            marker = ""
             for clause in tx.clauses(new_employer(restated_change(sentence))):
-                _read_clause(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))), restore, ctx, found)
+                clause = tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause))))
+                if _BARE_MARKER_RE.match(clause):
+                    marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
+                    continue
+                _read_clause(marker + clause, restore, ctx, found)
+                marker = ""
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
     return dedupe([*(candidate_of(s) for s in found), *experiences])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -111,6 +111,11 @@ def _plan_once(
         path = schema.path_for(candidate.fields, when)
         if candidate.formerly and not schema.add_only and path not in groups:
             path = _former_path(schema, candidate, path, read, when)
+        if candidate.fields.get("category") == "systems" and path not in groups and listing is not None:
+            fuller = _named_in_full(path, read, listing)
+            if fuller != path:  # its card has a heading of its own: the line goes under it
+                content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
+                candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
         if schema.add_only:
             path = _free_path(path, groups, read)
         elif path in groups and groups[path][0] is not schema:
@@ -204,6 +209,18 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
         if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
             return former
     return path
+
+
+def _named_in_full(path: str, read: Callable[[str], str | None], listing: Callable[[str], list[str]]) -> str:
+    """``path``, or the one system's file of its folder whose name ends with it when none has its name:
+    "the gateway" is the "API gateway" (api_gateway.md) when that is the only gateway, so a fact
+    said of it later corrects the line there."""
+    folder, _, name = path.rpartition("/")
+    stem = name.removesuffix(".md")
+    if "_" in stem or read(path) is not None:
+        return path
+    fuller = [other for other in listing(folder) if other.endswith(f"_{stem}.md") and not other.startswith(".")]
+    return f"{folder}/{fuller[0]}" if len(fuller) == 1 else path
 
 
 def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
