@@ -863,6 +863,12 @@ CASES = [
     pytest.param(["I prefer tabs", "I prefer 4 spaces"],
                  {"preferences/default/tabs.md": "- No longer prefers tabs", "preferences/default/4_spaces.md": "- Prefers 4 spaces"}, None,
                  id="a-count-of-spaces-rules-out-tabs"),
+    # --- an instruction to use a choice removes the instruction to use its rival, in the same context ---
+    pytest.param(["Always use dark mode in the editor", "Use double quotes in Python", "I prefer light mode", "Use light mode in the editor",
+                  "Use single quotes in Go"],
+                 {"preferences/default/light_mode.md": "- Prefers light mode\n- Use light mode in the editor",
+                  "preferences/default/double_quotes.md": "- Use double quotes in Python", "preferences/default/single_quotes.md": "- Use single quotes in Go"},
+                 None, id="an-instruction-ends-its-rivals"),
     # --- an imperative of the work said to hold in general is an instruction; a one-off task is a note
     pytest.param(["Run the full test suite before every release", "Refactor the login form", "Don't use tabs, it breaks the YAML linter"],
                  {"preferences/default/run_full_test.md": "- Run the full test suite before every release",

@@ -23,6 +23,9 @@ I work as / at / for / on X               profile: "Works at X", ...
 I don't work at Y anymore, I joined X     profile: "Works at X" in place of the employer line
 I left / quit Y, I'm at / joined X        profile: "Works at X" in place of a stored "Works at Y",
                                           else nothing (Y may be a city or an app)
+I left / quit Y                           profile: "No longer works at Y" in place of it (Y
+                                          with or without Corp, Inc, ...), else nothing
+I prefer / like / love (that) we V X      preferences: "V X (team convention)", V a verb of the work
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
                                           in project, team, company, ... and Y is a name (words
                                           capitalised but for van, of, &, numbers; not OOO, not
@@ -56,9 +59,10 @@ X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
 that, X / I was wrong, X / no wait, X /
-update: X / no, I meant X / I meant X; X
-now; now X; I now X; X these days; X
-instead
+update: X / no, I meant X / I meant X;
+changed my mind, X / on second thought, X;
+X now; now X; I now X; X these days; X
+instead; going forward / from here on, X
 =======================================  ====================================================
 
 ``ov remember`` reads its text as asked to be remembered: a clause no rule
@@ -89,7 +93,9 @@ quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 log, a letter, a git log), a sentence framed as made up ("In the test fixture,
 ...") or taken back ("- said no one ever"), objects that only point at the
 conversation ("I like that", "remember this", "to do this", "never do that
-again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`), and
+again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`; a capital
+makes such a word a name's: "US politics", "This Is Us"), answers with nothing of
+their own ("I think so", "I hope not"), and
 what someone else said ("my manager said her editor is ..."). A reason or an aside after a value is not part of
 it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
