@@ -874,6 +874,11 @@ CASES = [
                  {"preferences/default/run_full_test.md": "- Run the full test suite before every release",
                   f"events/{TODAY:%Y/%m/%d}/refactor_login_form.md": "- Refactor the login form",
                   "preferences/default/tabs.md": "- Don't use tabs"}, None, id="a-general-imperative-is-an-instruction"),
+    # ... while a task on things in view stays a note, and a file or a version is no address
+    pytest.param(["Add all the files", "Create a new branch", "The bug is in auth.py", "Version is at 1.2.3"],
+                 {f"events/{TODAY:%Y/%m/%d}/{name}.md": f"- {text}" for name, text in (
+                     ("add_all_files", "Add all the files"), ("create_new_branch", "Create a new branch"), ("bug", "The bug is in auth.py"),
+                     ("version", "Version is at 1.2.3"))}, None, id="a-task-in-view-a-file-or-a-version-stay-notes"),
     # --- a thing whose place is an address is a system; "the cluster" is the one cluster stored ------
     pytest.param(["Grafana is at grafana.internal:3000", "Grafana is at grafana.corp.example.com", "Bob is in Berlin"],
                  {"entities/systems/grafana.md": "# Grafana\n\n- Is at grafana.corp.example.com",

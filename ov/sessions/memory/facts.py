@@ -228,17 +228,21 @@ def _system_fact(body: str, restore) -> Statement | None:
 # region), which only a system has.
 _ADDRESS_FACT_RE = re.compile(
     r"^(?:the\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
-    r"is\s+running|is\s+reachable)\s+(?:at|on|in)\s+(?P<where>port\s+\d+|\S+))$",
+    r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|\S+))$",
     re.I,
 )
-_ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+|[a-z]{2,6}(?:-[a-z]+)+-?\d)$")
+# At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
+# file, where a bug is).
+_ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
+_REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
 
 def _address_fact(body: str, restore) -> Statement | None:
     """"Redis is at cache-01.internal:6379" -> entities/systems/redis.md: "Is at cache-01.internal:6379",
     in place of the line saying where it was ("Is at ...": a thing sits at one address at a time)."""
     match = _ADDRESS_FACT_RE.match(body)
-    if not match or not _ADDRESS_RE.match(restore(match.group("where")).rstrip(".,;")):
+    where = restore(match.group("where")).rstrip(".,;") if match else ""
+    if not match or not (_REGION_RE if match.group("prep").lower() == "in" else _ADDRESS_RE).match(where):
         return None
     name = restore(match.group("name"))
     if name.split()[0].lower() in _NOT_NAMES:

@@ -35,8 +35,11 @@ _INSTRUCTION_RE = re.compile(
 )
 # An imperative of the work that says when or to what it applies in general ("ask me before adding
 # any new dependency", "add type hints to new functions"), as a one-off task does not ("update the docs").
+# Not a thing in view ("add all the files", "create a new branch", "fix it before Friday").
 _GENERAL_IMPERATIVE_RE = re.compile(
-    rf"^(?:please\s+)?(?P<x>(?:{INSTRUCTION_VERBS})\s+(?:.+\s)?(?:any|every|each|all|new|whenever|before|after)\s.+)$", re.IGNORECASE
+    rf"^(?:please\s+)?(?P<x>(?:{INSTRUCTION_VERBS})\s+(?:.+\s)?(?:any|every|each|whenever|all(?!\s+(?:the|these|those|of|my|our|your)\b)|"
+    r"(?<!\ba\s)(?<!\bthe\s)new|(?:before|after)(?=\s+\w+ing\b))\s.+)$",
+    re.IGNORECASE,
 )
 _DAY_RE = re.compile(r"(?i)\b(?:today|tomorrow|tonight|yesterday|\d{4}-\d{2}-\d{2})\b")
 # A reason after an instruction is no part of it: "use double quotes, it matches prettier's default".
