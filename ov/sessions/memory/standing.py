@@ -7,8 +7,9 @@ conversation ("I like your suggestion", "I prefer option B", "I'm a fan of your 
 we go with option 2"), something shown or pointed at ("my code is below", "I always get confused
 by this API", "I love how fast this is") or a stretch of time that passes ("I work on the
 frontend this sprint"), a sigh ("I'm such an idiot"), a sentence that takes itself back ("I
-prefer tabs - said no one ever", "..., I guess"), or a description where a name was expected
-("my team is US-based").
+prefer tabs - said no one ever", "..., I guess"), an answer with nothing of its own ("I think
+so"), or a description where a name was expected ("my team is US-based"). A word that points
+back is a name's when a capital says so ("US politics", "This Is Us").
 """
 
 from __future__ import annotations
