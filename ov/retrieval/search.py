@@ -147,7 +147,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     best: dict[str, Hit] = {}
     with opened.lexical.reading():  # the rankings below load mostly the same records: once each
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
-    if options.min_score and _core_relevance(found) < options.min_score:
+    if options.min_score and _core_relevance(found) < options.min_score and not _names_a_file(found):
         return []  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
@@ -179,6 +179,19 @@ def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
     class again, at the relevance of the question."""
     core = min((typed.priority for typed, _ in found), default=1)
     return max((h.relevance for typed, hits in found if typed.priority == core for h in hits.values() if not _is_scope_root(h)), default=0.0)
+
+
+def _names_a_file(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bool:
+    """Whether a core query names a file the store holds, by its path or name
+    (:mod:`ov.retrieval.named`): the user asked for that file, however little its words match."""
+    from ov.retrieval.named import match, named_paths
+
+    core = min((typed.priority for typed, _ in found), default=1)
+    for typed, hits in found:
+        named = named_paths(typed.query) if typed.priority == core else None
+        if named and any(hit.kind != "message" and match(hit.uri, named)[1] for hit in hits.values()):
+            return True
+    return False
 
 
 def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:
