@@ -1337,7 +1337,10 @@ def test_a_prompt_in_the_words_of_a_session_archive_overview_gets_no_unrelated_s
         assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == "", prompt
         assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
     related = _stdin("claude", cwd=str(project), prompt="how do I bake sourdough bread?")
-    assert "viking://user/default/sessions/bread/history/archive_001\"" in _context("claude", _hook("claude", "prompt-submit", related))
+    text = _context("claude", _hook("claude", "prompt-submit", related))
+    assert "viking://user/default/sessions/bread/history/archive_001\"" in text
+    overview = next(element for element in text.split("</context>") if 'archive_001" type="session"' in element)
+    assert overview.count("How do I bake sourdough bread at home?") == 1  # its brief's, not its title's and goal's too
 
 
 def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, project):
@@ -1348,7 +1351,7 @@ def test_a_resumed_or_compacted_session_gets_its_last_archive_overview(ov, proje
     for source in ("resume", "compact"):
         text = _context("claude", _hook("claude", "session-start", _stdin("claude", "s-res", cwd=str(project), source=source)))
         assert 'uri="viking://user/default/sessions/cc-s-res/history/archive_001/.overview.md" type="last-session"' in text
-        assert "billing service to Postgres" in text
+        assert text.count("billing service to Postgres") == 1  # the overview's title and goal repeat its brief: once
 
 
 def test_a_prompt_gets_no_archive_of_its_own_session(ov, project, ov_home):

@@ -278,6 +278,30 @@ WORKING_MEMORY_WORDS = re.compile(
 )
 
 
+def test_an_archive_overview_is_shown_without_what_its_brief_repeats():
+    from ov.sessions.overview import shown, working_memory
+
+    said = [
+        _msg("user", "Fix the flaky login test in src/auth/login.py. It fails on CI."),
+        _msg("assistant", "It crashed with a KeyError on the token. We decided to mock the clock."),
+        _msg("user", "Does the parser still accept tabs?", when="2026-12-01T10:00:00Z"),
+    ]
+    overview = working_memory(said, "s-1")
+    assert overview.count("Fix the flaky login test in src/auth/login.py.") == 3  # title, brief, Task & Goals
+    text = shown(overview)
+    assert text.count("Fix the flaky login test in src/auth/login.py.") == 1
+    assert text.startswith("3 messages (2026-11-30 to 2026-12-01). The user asked: Fix the flaky login test")
+    # The rest stays as written: the other goal, the decision, the empty sections.
+    assert "## Task & Goals\n- Does the parser still accept tabs?" in text and "We decided to mock the clock." in text
+    assert "## Files & Context\n- src/auth/login.py" in text and "## Errors & Corrections" in text
+    only = shown(working_memory([_msg("user", "Rotate the staging keys."), _msg("assistant", "Done.")], "s-2"))
+    assert "## Task & Goals" not in only and only.count("Rotate the staging keys.") == 1 and "## Key Facts & Decisions\n- none" in only
+    # A title the brief does not hold (an archive without a user message), or a rewritten overview: as written.
+    untitled = working_memory([_msg("assistant", "Rebuilt the wheel cache.")], "cc-42")
+    assert shown(untitled) == untitled
+    assert shown("# Notes\n\nRotate the keys.\n\n- Rotate the keys.") == "# Notes\n\nRotate the keys.\n\n- Rotate the keys."
+
+
 def test_the_index_reads_an_archive_overview_without_the_words_every_archive_overview_shares():
     from ov.sessions.overview import searchable, working_memory
     from ov.summaries.layers import derive_abstract

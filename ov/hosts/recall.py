@@ -310,7 +310,9 @@ def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
     text = _read(history / archives[-1] / ".overview.md")
     if not text:
         return None
-    return f"{uri}/history/{archives[-1]}/.overview.md", sidecar.body(text).strip()
+    from ov.sessions.overview import shown
+
+    return f"{uri}/history/{archives[-1]}/.overview.md", shown(sidecar.body(text)).strip()
 
 
 def _first_line(content: str) -> str:
