@@ -70,9 +70,11 @@ def test_a_document_names_its_sections_and_its_markdown_copy_a_folder_what_it_ho
     assert not match("viking://resources/x/docs/hostsx/a.md", place)[0]
 
 
-def test_a_viking_uri_is_an_address_not_words():
-    assert query_words("in viking://resources/docs/ how is (viking://user/me/memories) set") == "in   how is   set"
-    assert query_words("no address here") == "no address here"
+def test_a_viking_uri_the_store_holds_something_at_is_an_address_not_words():
+    query = "in viking://resources/docs/ how is (viking://user/me/memories) set"
+    assert query_words(query, {"viking://resources/docs", "viking://user/me/memories"}) == "in   how is   set"
+    assert query_words(query, {"viking://resources/docs"}) == "in   how is (viking://user/me/memories) set"
+    assert query_words("no address here", {"viking://resources/docs"}) == "no address here"
 
 
 # --- find and search ------------------------------------------------------------------------
@@ -94,6 +96,11 @@ def test_naming_the_scope_everything_is_in_changes_nothing(handbook):
     plain = ranked(handbook, words, "search")
     assert ranked(handbook, f"viking://resources/ {words}", "search") == plain
     assert ranked(handbook, f"{words} (viking://resources/docs/)", "search")[0] == "viking://resources/docs/budget.md"
+
+
+def test_a_question_about_an_address_that_leads_nowhere_keeps_its_words(handbook):
+    write(handbook, "viking://resources/concepts.md", "# Concepts\n\nviking://user/ holds each user's memories and sessions.\n")
+    assert ranked(handbook, "what is viking://user/ for?", "search")[0] == "viking://resources/concepts.md"
 
 
 def test_naming_a_folder_puts_its_files_first_ranked_by_the_other_words(handbook):

@@ -41,7 +41,7 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
-from ov.retrieval.named import lookup_pattern, match, named_paths, names, query_words
+from ov.retrieval.named import lookup_pattern, match, named_paths, names, place_pattern, query_words
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
@@ -277,7 +277,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
 def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> list[Hit]:
     config = store.config.retrieval
     lexical = opened.lexical
-    words = query_words(query)
+    words = _ranked_words(lexical, query)
     terms = lexical.query_terms(words)
     filters = _filters(store, options)
     if opened.outdated is None:
@@ -597,6 +597,15 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
+def _ranked_words(lexical, query: str) -> str:
+    """``query`` without the ``viking://`` URIs of places the index holds records at
+    (:func:`~ov.retrieval.named.query_words`); each place looked up once a search."""
+    named = named_paths(query)
+    if not named.places:
+        return query
+    return query_words(query, [place for place in named.places if lexical.uris_matching(place_pattern(place), 1)])
+
+
 def _add_named(lexical, named, filters: Filters, records: dict[str, Record], scores: dict[str, float]) -> None:
     """The records of the files ``named`` names that the ranking did not find, as candidates of no
     score of their own: a prompt that names a file wants it whatever its words match ("what is
@@ -713,7 +722,7 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
         if hit.record is not None and not hit.snippet:
             text = hit.found_by or query
             if text not in words_of:
-                words_of[text] = set(lexical.query_terms(query_words(text)).words)
+                words_of[text] = set(lexical.query_terms(_ranked_words(lexical, text)).words)
             words = words_of[text]
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))

@@ -21,14 +21,16 @@ reads as Markdown is stored as ``{stem}.md``, or as a folder ``{stem}/`` of its 
 (:mod:`ov.ingest.splitter`): ``docs/hosts.md`` and ``guide.rst`` name those. A Markdown link's target
 (``[the hooks](docs/hosts.md#failing-open)``) is a path like any other, its anchor left out.
 
-The words of a ``viking://`` URI are an address, not a topic: :func:`query_words` leaves them out of
-the words a query is ranked by ("viking", "resources" and the folder's name are in every record
-below it, and a scope named lifted by them whatever spoke of them most).
+The words of a ``viking://`` URI that leads to something are an address, not a topic:
+:func:`query_words` leaves them out of the words a query is ranked by ("viking", "resources" and
+the folder's name are in every record below it, and a scope named was ranked by whatever spoke of
+them most).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import NamedTuple
 
 from ov.ingest.model import DOCUMENT_EXTENSIONS
@@ -78,19 +80,12 @@ def named_paths(query: str) -> Named:
     within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
     for match in _CANDIDATE.finditer(query):
-        word = match.group()
-        if "](" in word:
-            word = word.rsplit("](", 1)[1]  # a Markdown link: its target is the path
-        word = word.strip(_AROUND).rstrip(".:").strip(_AROUND)  # "(see x.md)." and "[x](x.md):"
-        place = word.startswith(SCHEME)
+        word, place = _read(match.group())
         if place:
-            word = word[len(SCHEME) :]
-        elif "://" in word:
-            continue  # a web address names no file of the store
-        word = _LINE.sub("", word).partition("#")[0].rstrip(".:")
-        if place:
-            if word.strip("/"):
-                places[SCHEME + word.rstrip("/")] = None
+            if word:
+                places[word] = None
+            continue
+        if not word:
             continue
         if "\\" in word:
             word = word.replace("\\", "/")
@@ -109,9 +104,35 @@ def named_paths(query: str) -> Named:
     )
 
 
-def query_words(query: str) -> str:
-    """``query`` without its ``viking://`` URIs: the words it is ranked by (see the module docstring)."""
-    return _PLACE_WORD.sub(" ", query) if SCHEME in query else query
+def _read(word: str) -> tuple[str, bool]:
+    """A word of a query as a path: the path ("" for none) and whether it is a ``viking://`` place
+    (then in full, without a trailing slash)."""
+    if "](" in word:
+        word = word.rsplit("](", 1)[1]  # a Markdown link: its target is the path
+    word = word.strip(_AROUND).rstrip(".:").strip(_AROUND)  # "(see x.md)." and "[x](x.md):"
+    place = word.startswith(SCHEME)
+    if place:
+        word = word[len(SCHEME) :]
+    elif "://" in word:
+        return "", False  # a web address names no file of the store
+    word = _LINE.sub("", word).partition("#")[0].rstrip(".:")
+    if place:
+        return (SCHEME + word.rstrip("/") if word.strip("/") else ""), True
+    return word, False
+
+
+def query_words(query: str, places: Collection[str]) -> str:
+    """``query`` without the ``viking://`` URIs that spell one of ``places`` (those the store holds
+    something at): the words it is ranked by. A URI that leads nowhere stays words ("what is
+    viking://user/ for?" asks about the address itself). See the module docstring."""
+    if not places or SCHEME not in query:
+        return query
+    return _PLACE_WORD.sub(lambda found: " " if _read(found.group())[0] in places else found.group(), query)
+
+
+def place_pattern(place: str) -> str:
+    """A regular expression (tantivy's syntax) for the URIs at ``place`` and below it."""
+    return f"{_escaped((place,))}(?:/.*)?"
 
 
 def names(uri: str, named: Named) -> int:
