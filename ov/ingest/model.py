@@ -12,14 +12,6 @@ from ov.uri import nfc
 
 SourceKind = Literal["file", "http"]
 
-# The documents ingest reads as Markdown, each written as ``{stem}.md`` or, when long, as a folder
-# ``{stem}/`` of its sections (:mod:`ov.ingest.splitter`): a query naming ``guide.rst`` means either.
-MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd", ".mkdn"})
-RST_EXTENSIONS = frozenset({".rst", ".rest"})
-HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
-PDF_EXTENSIONS = frozenset({".pdf"})
-DOCUMENT_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | HTML_EXTENSIONS | PDF_EXTENSIONS
-
 
 @dataclass(frozen=True)
 class Provenance:

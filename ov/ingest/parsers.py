@@ -24,7 +24,8 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from ov.files import wide_text
-from ov.ingest.model import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS, ParseFailure, Piece, Provenance, SourceFile
+from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
+from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
 from ov.lines import count_lines, lines_of
 from ov.tokens import estimate_tokens

@@ -33,7 +33,7 @@ import functools
 from collections.abc import Collection
 from typing import NamedTuple
 
-from ov.ingest.model import DOCUMENT_EXTENSIONS
+from ov.ingest.formats import DOCUMENT_EXTENSIONS
 from ov.regex import LazyPattern
 
 # A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
