@@ -51,9 +51,10 @@ def project(tmp_path: Path) -> Path:
         ("read <src/app.ts> first", "app.ts", ("src", "app.ts")),
         ("[setup](../guide/setup.rst#install)", "setup.rst", ("guide", "setup.rst")),
         ("as [hosts](docs/hosts.md): it says", "hosts.md", ("docs", "hosts.md")),
+        ("FAILED tests/test_cart.py::test_total[a-b] - KeyError", "test_cart.py", ("tests", "test_cart.py")),
     ],
 )
-def test_a_markdown_link_target_is_a_path(query, name, segments):
+def test_a_markdown_link_target_or_a_test_id_is_a_path(query, name, segments):
     assert named_paths(query).tails[name] == (segments,)
 
 
@@ -195,6 +196,21 @@ JAVASCRIPT = """TypeError: Cannot read properties of undefined (reading 'map')
         (
             'Exception in thread "main" java.lang.IllegalStateException: closed\n\tat com.shop.Cart.add(Cart.java:42)\n\tat com.shop.Main.main(Main.java:7)',
             'Exception in thread "main" java.lang.IllegalStateException: closed\nCart.java\nMain.java',
+        ),
+        (
+            (
+                "tests/test_cart.py:12: in test_total\n    assert cart.total() == 3\nshop/cart.py:40: in total\n"
+                "    return sum(i.cost for i in self.items)\nE   AttributeError: 'dict' object has no attribute 'cost'"
+            ),
+            "E   AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
+        ),
+        (
+            (
+                "__ test_total __\n\n    def test_total():\n>       assert Cart().total() == 3\n\ntests/test_cart.py:12: \n"
+                "_ _ _ _ _ _\n\n    def total(self):\n>       return sum(i.cost for i in self.items)\n"
+                "E       AttributeError: 'dict' object has no attribute 'cost'\n\nshop/cart.py:40: AttributeError\n"
+            ),
+            "E       AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
         ),
         # Not a traceback: one "at" line, or words about lines.
         ("the error is at src/app.js:10:5, look at it", "the error is at src/app.js:10:5, look at it"),

@@ -115,7 +115,7 @@ def _read(word: str) -> tuple[str, bool]:
         word = word[len(SCHEME) :]
     elif "://" in word:
         return "", False  # a web address names no file of the store
-    word = _LINE.sub("", word).partition("#")[0].rstrip(".:")
+    word = _LINE.sub("", word.partition("::")[0] if not place else word).partition("#")[0].rstrip(".:")  # a pytest id: its file
     if place:
         return (SCHEME + word.rstrip("/") if word.strip("/") else ""), True
     return word, False
