@@ -19,7 +19,9 @@ A path that names a folder (``ov/retrieval/``, ``viking://resources/docs/``) nam
 its files are the candidates that come first, ranked by the query's other words. A document ingest
 reads as Markdown is stored as ``{stem}.md``, or as a folder ``{stem}/`` of its sections when long
 (:mod:`ov.ingest.splitter`): ``docs/hosts.md`` and ``guide.rst`` name those. A Markdown link's target
-(``[the hooks](docs/hosts.md#failing-open)``) is a path like any other, its anchor left out.
+(``[the hooks](docs/hosts.md#failing-open)``) is a path like any other, its anchor left out, and so
+is a pytest test id's file (``tests/test_cart.py::test_total``). A file named is wanted whether or
+not the query's words found it: :func:`lookup_pattern` finds it in the index by name.
 
 The words of a ``viking://`` URI that leads to something are an address, not a topic:
 :func:`query_words` leaves them out of the words a query is ranked by ("viking", "resources" and
