@@ -1207,6 +1207,17 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
 
 
 
+def test_hooks_log_of_a_host_none_of_whose_hooks_ran_says_so_not_that_none_ran(ov, project):
+    # (found by an audit: `--host codex` after Claude Code's hooks ran said "no hook has run yet
+    # (install them with `ov install hooks`)")
+    assert "no hook has run yet (install them" in ov("hooks", "log", "--host", "codex").stderr
+    _hook("claude", "prompt-submit", _stdin("claude", "s-other", cwd=str(project), prompt="ok"))
+    shown = ov("hooks", "log", "--host", "codex")
+    assert shown.exit_code == 0 and shown.stdout == ""
+    assert "no codex hook has run yet (other hosts' have)" in shown.stderr and "`ov doctor`" in shown.stderr
+    assert "install them" not in shown.stderr
+
+
 def test_a_commit_job_keeps_a_hand_edit_and_the_log_says_so(ov, project, ov_home, tmp_path, monkeypatch):
     # (found by an audit: a hand-edited memory file failed the job's whole extraction, the log said
     # "committed", and `ov hooks log` did not show the failure)

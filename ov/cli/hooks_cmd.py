@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -75,15 +76,23 @@ def log(
     """Show the newest hook runs and background jobs: what was injected, captured and committed, and why not."""
     from ov.hosts import hooklog
 
-    records = hooklog.read(runtime().home.root, host=host.value if host else None, last=last)
-    emit(records, lambda: _print(records))
+    root = runtime().home.root
+    records = hooklog.read(root, host=host.value if host else None, last=last)
+    emit(records, lambda: _print(records, host.value if host else None, root))
 
 
-def _print(records: list[dict]) -> None:
+def _print(records: list[dict], host: str | None, root: Path) -> None:
     import time
 
     if not records:
-        nothing("no hook has run yet (install them with `ov install hooks`)")
+        from ov.hosts import hooklog
+
+        if host and hooklog.read(root, last=1):
+            # Other hosts' hooks ran, so installing again is not the answer: doctor says whether
+            # this host's are installed and would run (Codex skips unreviewed hooks without a word).
+            nothing(f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks are installed and would run")
+        else:
+            nothing("no hook has run yet (install them with `ov install hooks`)")
         return
     def number(value) -> float:
         # The log is ov's own, but a hand edit or a damaged disk may leave any JSON in a field.
