@@ -95,7 +95,9 @@ class SearchResult(FindResult):
     def to_dict(self) -> dict:
         plan = self.plan.to_dict() if self.plan is not None else None
         if self.context is not None:
-            return {**self.context.to_dict(), "query_plan": plan}
+            # the tier and the index's state too, as in list mode: a script reading the block must
+            # tell lexical from hybrid and see that the index it came from is behind
+            return {**self.context.to_dict(), "query_plan": plan, "retrieval": {"mode": self.mode, "embedding": self.embedding}, "index": self.index}
         return {**super().to_dict(), "query_plan": plan}
 
 
