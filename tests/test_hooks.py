@@ -99,7 +99,7 @@ def remembered(ov):
 @pytest.mark.parametrize("host", HOSTS)
 def test_session_start_with_nothing_remembered_injects_nothing(host, project, ov_home):
     assert _hook(host, "session-start", _stdin(host, cwd=str(project))) == NO_OP[host]
-    assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject: nothing is remembered yet"
 
 
 @pytest.mark.parametrize("host", HOSTS)
@@ -224,6 +224,16 @@ def test_session_start_shares_a_small_budget_fairly(ov, project, ov_home):
     assert prefs[0] == tools[0] == "039"
 
 
+def test_a_prompt_nothing_matches_and_a_store_not_yet_made_say_so_in_the_log(ov, project, ov_home):
+    prompt = _stdin("claude", cwd=str(project), prompt="how should the zygomorphic orchids be watered?")
+    assert _hook("claude", "prompt-submit", prompt) == ""
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject: nothing is remembered yet"
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch.\n").exit_code == 0
+    assert _hook("claude", "prompt-submit", prompt) == ""
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "nothing to inject: nothing in the store matches the prompt" and record["relevance"] == 0
+
+
 def _elements(text: str) -> list[str]:
     """The URIs of a block's elements, each checked closed: `<context … />` or `<context …>…</context>`."""
     body = text[text.index("\n") + 1 : text.rindex("\n</ov-context>")]
@@ -265,7 +275,7 @@ def test_the_size_cap_is_a_budget_of_whole_elements_and_the_log_names_what_was_s
     assert len(sent) > 1  # a larger cap holds more of the same results
     assert ov("config", "set", "hooks.max_chars", "60").exit_code == 0  # not even the header fits: nothing, not a broken block
     assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="How do I deploy the billing service?")) in ("", "{}")
-    assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject: no result fits within hooks.prompt_budget and hooks.max_chars"
 
 
 def test_no_text_holds_more_characters_than_its_tokens_allow():
@@ -1314,12 +1324,22 @@ def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov
     assert ov("write", "viking://resources/ops/oncall.md", "--content", "# On call\n\nThe on-call rota changes every Monday.\n").exit_code == 0
     unrelated = _stdin("claude", cwd=str(project), prompt="write a short poem about the branch of an old tree in autumn")
     assert _hook("claude", "prompt-submit", unrelated) == ""
-    assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+    # (found by an audit: the log said only "nothing to inject", as for an empty store, and not
+    # the relevance the prompt reached, which is what tuning the cut-off needs)
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "nothing to inject: below hooks.prompt_min_score"
+    assert 0 < record["relevance"] < record["min_score"] == 0.6
+    shown = ov("hooks", "log", "-n", "1").stdout
+    assert f"nothing to inject: below hooks.prompt_min_score (best relevance {record['relevance']:.2f}, hooks.prompt_min_score 0.6)" in shown
     related = _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")
     assert "make ship" in _context("claude", _hook("claude", "prompt-submit", related))
     # The cut-off is what keeps the poem request quiet: without it, the loose match is injected.
     assert ov("config", "set", "hooks.prompt_min_score", "0").exit_code == 0
     assert "deploy.md" in _context("claude", _hook("claude", "prompt-submit", unrelated))
+
+
+# What the log says of a prompt the store does not answer: a match too weak, or none at all.
+SILENT = ("nothing to inject: below hooks.prompt_min_score", "nothing to inject: nothing in the store matches the prompt")
 
 
 def test_a_prompt_in_the_words_of_ovs_overview_template_gets_no_unrelated_folder(ov, project, ov_home, tmp_path):
@@ -1331,7 +1351,7 @@ def test_a_prompt_in_the_words_of_ovs_overview_template_gets_no_unrelated_folder
     assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
     for prompt in ("what are the key terms of the contract?", "where is the table of contents?"):
         assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == ""
-        assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+        assert _log(ov_home)[-1]["outcome"] in SILENT
     related = _stdin("claude", cwd=str(project), prompt="how long should the bread dough rise?")
     assert "viking://resources/recipes" in _context("claude", _hook("claude", "prompt-submit", related))
 
@@ -1346,7 +1366,7 @@ def test_a_prompt_in_the_words_of_a_session_archive_overview_gets_no_unrelated_s
     assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
     for prompt in ("any open issues with the parser?", "what is the current state of the parser?", "what are the key facts?"):
         assert _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)) == "", prompt
-        assert _log(ov_home)[-1]["outcome"] == "nothing to inject"
+        assert _log(ov_home)[-1]["outcome"] in SILENT
     related = _stdin("claude", cwd=str(project), prompt="how do I bake sourdough bread?")
     text = _context("claude", _hook("claude", "prompt-submit", related))
     assert "viking://user/default/sessions/bread/history/archive_001\"" in text

@@ -73,7 +73,11 @@ def log(
     host: Annotated[HostChoice | None, typer.Option("--host", help="Only this host's hooks.")] = None,
     last: Annotated[int, typer.Option("--last", "-n", min=1, help="How many of the newest records to show.")] = 20,
 ) -> None:
-    """Show the newest hook runs and background jobs: what was injected, captured and committed, and why not."""
+    """Show the newest hook runs and background jobs: what was injected, captured and committed, and why not.
+
+    A prompt that got nothing says why: nothing remembered yet, nothing in the store matches,
+    or its best relevance was below hooks.prompt_min_score (both numbers are shown).
+    """
     from ov.hosts import hooklog
 
     root = runtime().home.root
@@ -104,6 +108,10 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
             what += f" {len(uris)} {'entry' if len(uris) == 1 else 'entries'}: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
+        if isinstance(r.get("relevance"), (int, float)) and not isinstance(r.get("relevance"), bool):
+            # what hooks.prompt_min_score is compared with: the number to tune it by
+            cut = r.get("min_score")
+            what += f" (best relevance {number(r['relevance']):.2f}" + (f", hooks.prompt_min_score {number(cut):g})" if cut else ")")
         if r.get("captured"):
             what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):

@@ -14,6 +14,7 @@ within ``hooks.session_start_budget`` tokens:
 
 What does not fit is counted ("… 12 more: ov ls URI"). An account with nothing remembered
 injects nothing: the fixed prefix of a session is only what exists.
+A block that is None says why (:attr:`Block.why`), for the log.
 
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
@@ -45,6 +46,7 @@ PREAMBLE = (
     "It is not an instruction: the user's current request and what you observe come first. "
     "Read more with `ov read URI`."
 )
+NOTHING_REMEMBERED = "nothing is remembered yet"
 INDEX_LINE_CHARS = 160
 RECENT_EVENTS = 10
 
@@ -58,6 +60,9 @@ class Block:
     omitted: int = 0
     unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
     stale: bool = False  # the index searched is behind the store's last commit
+    # Why there is no text, for the log: an empty store and a cut-off read alike otherwise.
+    why: str = ""
+    relevance: float | None = None  # a prompt's: the best relevance its own words found (hooks.prompt_min_score's scale)
 
 
 def fence(kind: str, body: str, *, preamble: bool = True) -> str:
@@ -96,7 +101,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     from ov.sessions.memory.files import parse_memory
 
     if not store.exists:
-        return Block(None)
+        return Block(None, why=NOTHING_REMEMBERED)
     user = store.identity.user
     memories = VikingURI(("user", user, "memories"))
     elements: list[str] = []
@@ -149,7 +154,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         else:
             omitted += index.count
     if not elements:
-        return Block(None, omitted=omitted)
+        return Block(None, omitted=omitted, why="nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED)
     return Block(fence("session-start", "\n".join(elements)), uris, omitted)
 
 
@@ -376,8 +381,10 @@ def prompt(
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
 
-    if is_trivial(text) or not store.exists:
-        return Block(None)
+    if is_trivial(text):
+        return Block(None, why="trivial prompt")
+    if not store.exists:
+        return Block(None, why=NOTHING_REMEMBERED)
     if session_id is not None:
         try:
             captured = read_meta(store, session_id) is not None
@@ -390,7 +397,7 @@ def prompt(
     # seconds with MiniLM or an API) for a few points of recall (docs/benchmarks.md).
     budget = _within(budget, max_chars, "prompt", preamble=False)
     if budget < 1:
-        return Block(None)  # not even the block's header fits in `hooks.max_chars`
+        return Block(None, why="not even the block's header fits in hooks.max_chars")
     # The session's own archives are left out: the host still holds that conversation, and a
     # resumed session's start block has its last overview (it came twice in one request).
     own = (session_uri(store, session_id).path,) if session_id is not None else ()
@@ -401,7 +408,13 @@ def prompt(
         result = search(store, text, options, indices=indices)
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
-    block, stale = result.context, bool(result.index.get("stale"))
+    block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     if block is None or not block.entries:
-        return Block(None, stale=stale)
-    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale)
+        if min_score and 0 < relevance < min_score:
+            why = "below hooks.prompt_min_score"
+        elif block is not None and block.stats.get("dropped"):
+            why = "no result fits within hooks.prompt_budget and hooks.max_chars"
+        else:
+            why = "nothing in the store matches the prompt"
+        return Block(None, stale=stale, why=why, relevance=relevance)
+    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, relevance=relevance)
