@@ -224,6 +224,23 @@ def test_session_start_shares_a_small_budget_fairly(ov, project, ov_home):
     assert prefs[0] == tools[0] == "039"
 
 
+def test_session_start_too_small_for_a_line_still_counts_each_index(ov, project, ov_home):
+    # (found by an audit: at a budget of 120, ten preferences injected nothing at all, not even the
+    # pointer to them, and the log read like an empty store)
+    for i in range(10):
+        uri = f"viking://user/default/memories/preferences/default/pref{i:03}.md"
+        assert ov("write", uri, "--content", _memory_file(f"- Prefers a rather long named choice number {i:03}", f"2026-01-01T10:00:{i:02}Z", "preferences")).exit_code == 0
+    assert ov("config", "set", "hooks.session_start_budget", "120").exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert _elements(text) == ["viking://user/default/memories/preferences/"]
+    assert "… 10 more: `ov ls -r viking://user/default/memories/preferences`" in text and "pref0" not in text
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "injected" and record["omitted"] == 10
+    assert ov("config", "set", "hooks.session_start_budget", "60").exit_code == 0  # not even the pointer: the log says so
+    assert _hook("claude", "session-start", _stdin("claude", cwd=str(project))) in ("", "{}")
+    assert _log(ov_home)[-1]["outcome"] == "nothing to inject: nothing fits within hooks.session_start_budget and hooks.max_chars"
+
+
 def test_a_prompt_nothing_matches_and_a_store_not_yet_made_say_so_in_the_log(ov, project, ov_home):
     prompt = _stdin("claude", cwd=str(project), prompt="how should the zygomorphic orchids be watered?")
     assert _hook("claude", "prompt-submit", prompt) == ""

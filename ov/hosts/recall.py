@@ -12,8 +12,8 @@ within ``hooks.session_start_budget`` tokens:
    first gets an equal share of what is left; what one does not use goes to the others in
    this order.
 
-What does not fit is counted ("… 12 more: ov ls URI"). An account with nothing remembered
-injects nothing: the fixed prefix of a session is only what exists.
+What does not fit is counted ("… 12 more: ov ls URI"), also by an index none of whose lines fit. An
+account with nothing remembered injects nothing: the fixed prefix of a session is only what exists.
 A block that is None says why (:attr:`Block.why`), for the log.
 
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
@@ -163,10 +163,8 @@ def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
 
 
 def _index_body(root: VikingURI, lines: list[str], hidden: int) -> str:
-    body = "\n".join(lines)
-    if hidden:
-        body += f"\n… {hidden} more: `ov ls -r {root}`"
-    return body
+    more = f"… {hidden} more: `ov ls -r {root}`" if hidden else ""
+    return "\n".join([*lines, more] if more else lines)
 
 
 def _shared(indexes: list[_Index], budget: int) -> list[tuple[int, str | None]]:
@@ -224,10 +222,15 @@ class _Index:
 
     def fit(self, budget: int) -> tuple[int, str | None, int]:
         """The lines shown, the element, and its cost (with its newline) of the longest index
-        within ``budget`` tokens: (0, None, 0) when not even one line fits."""
+        within ``budget`` tokens. When not even one line fits, the element only counts them ("… 10
+        more: `ov ls -r …`"): a small budget keeps the way to the memories, where it injected nothing
+        at all. (0, None, 0) when not even that fits."""
         from ov.retrieval.context import render_element
 
         best: tuple[int, str | None, int] = (0, None, 0)
+        pointer = render_element(self.attrs, _index_body(self.root, [], self.count))
+        if estimate_tokens(pointer) + 1 <= budget:
+            best = (0, pointer, estimate_tokens(pointer) + 1)
         for count in range(1, len(self.files) + 1):
             # A line costs at least a token: the ones past the budget are never read.
             if count > budget:
