@@ -1165,7 +1165,9 @@ class GitStore:
                     mode = os.lstat(target).st_mode
                 except (FileNotFoundError, NotADirectoryError):
                     continue
-                if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                # A regular file only: ov writes no other kind, so a symbolic link there is not
+                # ov's (one committed with plain git, then dropped from HEAD, stays on disk).
+                if stat.S_ISREG(mode):
                     os.unlink(target)
                     emptied.add(os.path.dirname(path))
         # Each folder once, deepest first, after its files: not one failed rmdir per file.
