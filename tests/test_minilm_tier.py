@@ -307,10 +307,10 @@ def test_a_minilm_install_that_does_not_import_is_refused_and_the_config_left_al
     (shadow / "sentence_transformers" / "__init__.py").write_text('raise ImportError("torch build mismatch (simulated)")\n')
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shadow), *sys.path]))
     ov_cmd = [sys.executable, "-m", "ov"]
-    assert subprocess.run([*ov_cmd, "write", "viking://resources/a.md", "-c", "hi"], env=env, capture_output=True).returncode == 0
-    assert subprocess.run([*ov_cmd, "config", "set", "embedding.provider", "hash"], env=env, capture_output=True).returncode == 0
+    assert subprocess.run([*ov_cmd, "write", "viking://resources/a.md", "-c", "hi"], env=env, capture_output=True, check=False).returncode == 0
+    assert subprocess.run([*ov_cmd, "config", "set", "embedding.provider", "hash"], env=env, capture_output=True, check=False).returncode == 0
     before = _config(ov_home)
-    proc = subprocess.run([*ov_cmd, "reindex", "--embedder", "minilm", "--json"], env=env, capture_output=True, timeout=60)
+    proc = subprocess.run([*ov_cmd, "reindex", "--embedder", "minilm", "--json"], env=env, capture_output=True, timeout=60, check=False)
     assert proc.returncode == 1, proc.stderr
     error = json.loads(proc.stderr)["error"]
     assert error["code"] == "embedder_unavailable"
