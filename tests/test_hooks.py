@@ -224,6 +224,21 @@ def test_session_start_shares_a_small_budget_fairly(ov, project, ov_home):
     assert prefs[0] == tools[0] == "039"
 
 
+def test_session_start_leaves_out_a_memory_file_that_is_not_utf8_and_logs_it(ov, project, ov_home):
+    # (found by an audit: a profile saved in Latin-1 was injected with U+FFFD in place of its letters)
+    memories = ov_home / "accounts/default/user/default/memories"
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    assert ov("write", "viking://user/default/memories/profile.md", "--content", "- Editor: Vim\n").exit_code == 0
+    (memories / "profile.md").write_bytes("- Lives in Malmö\n".encode("latin-1"))
+    (memories / "preferences" / "cafe.md").write_bytes("- Prefers the café by the bridge\n".encode("latin-1"))
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert "\ufffd" not in text and "Malm" not in text and "cafe.md" not in text and "tabs over spaces" in text
+    record = _log(ov_home)[-1]
+    assert record["not_text"] == ["viking://user/default/memories/profile.md", "viking://user/default/memories/preferences/cafe.md"]
+    shown = ov("hooks", "log", "-n", "1").stdout
+    assert "memory files not UTF-8 text, left out: viking://user/default/memories/profile.md" in shown and "`ov doctor`" in shown
+
+
 def test_session_start_too_small_for_a_line_still_counts_each_index(ov, project, ov_home):
     # (found by an audit: at a budget of 120, ten preferences injected nothing at all, not even the
     # pointer to them, and the log read like an empty store)

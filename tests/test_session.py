@@ -712,6 +712,39 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
     assert "memory extraction failed: 1 archive to extract again" in ov("session", "list").stdout
 
 
+def test_a_memory_file_not_utf8_is_named_by_remember_commit_fsck_and_doctor(ov, ov_home):
+    # (found by an audit: a profile saved in Latin-1 made `ov remember` an "internal error:
+    # UnicodeDecodeError", each commit's .failed.json a bare UnicodeDecodeError naming no file,
+    # and `ov fsck` and `ov doctor` said nothing of the file)
+    assert ov("remember", "My editor is Vim").exit_code == 0
+    profile = ov_home / "accounts/default/user/default/memories/profile.md"
+    profile.write_bytes("- Editor: Vim\n- Lives in Malmö\n".encode("latin-1"))
+    assert ov("snapshot", "commit", "-m", "edited my profile").exit_code == 0
+    uri = "viking://user/default/memories/profile.md"
+    refused = ov("remember", "My name is Ada", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "memory_not_text"
+    assert refused.error["message"] == f"{uri} is not UTF-8 text (byte 29 is 0xf6): ov cannot merge memories into it"
+    assert "iconv -f latin1 -t utf-8" in refused.error["hint"] and "ov snapshot commit" in refused.error["hint"]
+    assert "internal error" not in ov("remember", "My name is Ada").stderr
+    assert ov("session", "add", "s", "--text", "My name is Ada.").exit_code == 0
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"].startswith(f"MemoryNotText: {uri} is not UTF-8 text")
+    failed = json.loads((session_dir(ov_home, "s") / "history/archive_001/.failed.json").read_text())
+    assert uri in failed["error"]
+    fsck = ov("fsck", "--json")
+    assert fsck.exit_code == 1
+    (problem,) = [f for f in fsck.json["result"]["findings"] if f["severity"] == "problem"]
+    assert f"1 memory file not UTF-8 text ({uri})" in problem["message"] and "iconv" in problem["fix"]
+    doctor = ov("doctor", "--json").json["result"]
+    (check,) = [c for c in doctor["checks"] if c["name"] == "memory files"]
+    assert check["status"] == "fail" and check["not_text"] == [uri] and uri in check["detail"]
+    # Saved as UTF-8 again: the next commit extracts what waited, and every report is clean.
+    profile.write_text("- Editor: Vim\n- Lives in Malmö\n", encoding="utf-8")
+    assert ov("snapshot", "commit", "-m", "utf-8 again").exit_code == 0
+    assert ov("commit", "s", "--json").json["result"]["failed"] is None
+    assert ov("fsck").exit_code == 0 and not [c for c in ov("doctor", "--json").json["result"]["checks"] if c["name"] == "memory files"]
+
+
 def _broken_extraction(patch):
     def broken(*args, **kwargs):
         raise RuntimeError("extractor exploded")

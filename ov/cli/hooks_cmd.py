@@ -118,6 +118,9 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
             what += f": {r['error']}"
         if isinstance(r.get("config_warnings"), list) and r["config_warnings"]:
             what += f" ({counted(len(r['config_warnings']), 'config warning')}, see `ov doctor`)"
+        if isinstance(r.get("not_text"), list) and r["not_text"]:
+            left = [str(u) for u in r["not_text"]]
+            what += " (memory files not UTF-8 text, left out: " + ", ".join(left[:3]) + (" …" if len(left) > 3 else "") + "; see `ov doctor`)"
         if r.get("failed"):
             what += f" (memory extraction failed, see the archive's .failed.json: {r['failed']})"
         if r.get("model_failed"):

@@ -119,6 +119,15 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     _check_tree_paths(git, head, add)
     if legacy:
         add(_legacy_finding(legacy))
+    from ov.health.memories import not_text
+
+    unreadable = not_text(store)
+    if unreadable:
+        from ov.sessions.memory.files import NOT_TEXT_FIX
+
+        listed = ", ".join(str(uri) for uri in unreadable[:5]) + (f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else "")
+        what = f"{counted(len(unreadable), 'memory file')} not UTF-8 text ({listed}): `ov remember` and session commits cannot merge into them, and recall leaves them out"
+        add(Finding("store", "problem", what, NOT_TEXT_FIX.replace("save it", "save each")))
     from ov.store.worktree import scan
 
     changes = scan(git, refresh_index=False)

@@ -62,6 +62,8 @@ class Block:
     stale: bool = False  # the index searched is behind the store's last commit
     # Why there is no text, for the log: an empty store and a cut-off read alike otherwise.
     why: str = ""
+    # Memory files left out for not being UTF-8 text: shown they would be mojibake (U+FFFD).
+    not_text: list[str] = field(default_factory=list)
     relevance: float | None = None  # a prompt's: the best relevance its own words found (hooks.prompt_min_score's scale)
 
 
@@ -125,9 +127,12 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         left -= cost
         return True
 
+    not_text: list[str] = []
     profile = VikingURI((*memories.parts, "profile.md"))
-    text = _read(store.path(profile))
-    if text:
+    text = _read(store.path(profile), strict=True)
+    if text is _NOT_TEXT:
+        not_text.append(str(profile))
+    elif text:
         content, _meta = _parsed(parse_memory, text)
         if content and not add([("uri", str(profile)), ("type", "profile")], content):
             omitted += 1
@@ -147,15 +152,18 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         ("experiences", VikingURI((*memories.parts, "experiences")), None),
         ("recent events", VikingURI((*memories.parts, "events")), RECENT_EVENTS),
     ]
-    indexes = [index for index in (_Index.of(store, title, root, newest, parse_memory) for title, root, newest in sections) if index.count]
+    indexes = [_Index.of(store, title, root, newest, parse_memory) for title, root, newest in sections]
+    not_text += [uri for index in indexes for uri in index.not_text]
+    indexes = [index for index in indexes if index.count]
     for index, (kept, element) in zip(indexes, _shared(indexes, left)):
         if element is not None and take(index.attrs, element):
             omitted += index.count - kept
         else:
             omitted += index.count
     if not elements:
-        return Block(None, omitted=omitted, why="nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED)
-    return Block(fence("session-start", "\n".join(elements)), uris, omitted)
+        why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
+        return Block(None, omitted=omitted, why=why, not_text=not_text)
+    return Block(fence("session-start", "\n".join(elements)), uris, omitted, not_text=not_text)
 
 
 def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
@@ -191,8 +199,9 @@ class _Index:
     """The index of one section's memories: their files, newest first, each read once, and
     rendered into the longest element a budget holds."""
 
-    def __init__(self, root: VikingURI, attrs: list[tuple[str, str]], files: list, skipped: int, parse_memory) -> None:
+    def __init__(self, root: VikingURI, attrs: list[tuple[str, str]], files: list, skipped: int, parse_memory, not_text: list[str] = ()) -> None:
         self.root, self.attrs, self.files, self.skipped = root, attrs, files, skipped
+        self.not_text = list(not_text)  # memory files left out: not UTF-8 text
         self.count = len(files) + skipped  # every memory of the section, shown or not
         self._parse = parse_memory
         self._lines: list[str] = []
@@ -209,9 +218,11 @@ class _Index:
         except OSError:
             return cls(root, attrs, [], 0, parse_memory)
         if newest is not None:
-            chosen = _newest(files, newest)
-            return cls(root, attrs, chosen, len(files) - len(chosen), parse_memory)
-        return cls(root, attrs, _by_update([_Memory.read(uri, p) for uri, p in files]), 0, parse_memory)
+            chosen, bad = _newest(files, newest)
+            return cls(root, attrs, chosen, len(files) - len(chosen) - len(bad), parse_memory, bad)
+        read = [_Memory.read(uri, p) for uri, p in files]
+        bad = [str(m.uri) for m in read if m.text is None]
+        return cls(root, attrs, _by_update([m for m in read if m.text is not None]), 0, parse_memory, bad)
 
     def line(self, i: int) -> str:
         while len(self._lines) <= i:  # only the lines a budget can hold are parsed
@@ -249,7 +260,7 @@ class _Memory:
     """One memory file of an index, read once: what orders it and what its line shows."""
 
     uri: VikingURI
-    text: str
+    text: str | None  # None: not UTF-8 text, left out
     updated: str  # the trailer's updated_at (ISO 8601 in UTC: sorts as text), "" without one
     mtime: float
 
@@ -258,9 +269,11 @@ class _Memory:
         try:
             with path.open("rb") as handle:
                 mtime = os.fstat(handle.fileno()).st_mtime
-                text = handle.read().decode("utf-8", errors="replace")
+                text = handle.read().decode("utf-8")
         except OSError:
             return cls(uri, "", "", 0.0)
+        except UnicodeDecodeError:
+            return cls(uri, None, "", 0.0)
         return cls(uri, text, _updated_at(text), mtime)
 
 
@@ -287,20 +300,24 @@ def _updated_at(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _newest(files: list, count: int) -> list[_Memory]:
+def _newest(files: list, count: int) -> tuple[list[_Memory], list[str]]:
     """The ``count`` newest of ``files`` (sorted by path), newest first. Events are filed by day
     (``events/2026/12/04/``), so the last day folders hold the newest; within a day the names are
     the events' words, and the trailers' times order them (only the last days' files are read: a
-    store with years of events pays for a few folders)."""
+    store with years of events pays for a few folders). Also the URIs of the files read that are
+    not UTF-8 text, left out."""
     days: dict[str, list] = {}
     for uri, path in files:
         days.setdefault(str(path.parent), []).append((uri, path))
     chosen: list[_Memory] = []
+    bad: list[str] = []
     for day in sorted(days, reverse=True):
-        chosen.extend(_by_update([_Memory.read(uri, path) for uri, path in days[day]]))
+        read = [_Memory.read(uri, path) for uri, path in days[day]]
+        bad += [str(m.uri) for m in read if m.text is None]
+        chosen.extend(_by_update([m for m in read if m.text is not None]))
         if len(chosen) >= count:
             break
-    return chosen[:count]
+    return chosen[:count], bad
 
 
 def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
@@ -363,11 +380,20 @@ def _parsed(parse_memory, text: str) -> tuple[str, dict]:
         return text, {}
 
 
-def _read(path: Path) -> str | None:
+_NOT_TEXT = object()  # what _read(strict=True) gives for a file that is not UTF-8 text
+
+
+def _read(path: Path, *, strict: bool = False) -> str | object | None:
+    """``path``'s text, None when it cannot be read, and with ``strict`` :data:`_NOT_TEXT` when it is
+    not UTF-8 (a memory: left out, never shown as U+FFFD); else undecodable bytes are replaced."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
     except OSError:
         return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _NOT_TEXT if strict else data.decode("utf-8", errors="replace")
 
 
 # --- prompt submit ------------------------------------------------------------------

@@ -291,6 +291,8 @@ def _record_block(record: dict, block, min_score: float | None = None) -> None:
         record["chars"] = len(block.text)
     if block.omitted:
         record["omitted"] = block.omitted
+    if block.not_text:
+        record["not_text"] = block.not_text
 
 
 def _message(exc: Exception) -> str:

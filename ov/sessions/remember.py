@@ -179,11 +179,14 @@ def _one_line(text: str) -> str:
 def reader(tx, *roots: VikingURI):
     """``read(root_uri, relpath)`` over a transaction (or draft) for the memories ``roots``,
     as :func:`ov.sessions.memory.plan.plan_memories` reads."""
+    from ov.sessions.memory.files import decode_memory
+
     by_name = {str(root): root for root in roots}
 
     def read(root: str, relpath: str) -> str | None:
-        data = tx.existing_file(VikingURI((*by_name[root].parts, *relpath.split("/"))))
-        return data.decode("utf-8") if data is not None else None
+        uri = VikingURI((*by_name[root].parts, *relpath.split("/")))
+        data = tx.existing_file(uri)
+        return decode_memory(data, uri) if data is not None else None
 
     return read
 
