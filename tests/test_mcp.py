@@ -1234,7 +1234,10 @@ def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():
     assert wide == "abcdefabcdefabc\n[… the rest of this line left out: a result holds 80 characters]" and len(wide) == 80
     grep = Listing(["x" * 10] * 3, "line", more="[… more lines match]").fitted(100)  # the line after them counts too
     assert grep == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxxxxxxx\n[… more lines match]"
-    assert Listing(["x" * 10] * 3, "line", more="[… more lines match" + "!" * 60 + "]").fitted(90) == "xxxxxxxxxx\nxxxxxxxxxx\n[… 1 line left out: a result holds 90 characters]"
+    # (found by an audit: "616 lines left out" when 1,616 matched past what was shown: the cut
+    # counted only the lines asked for)
+    cut = Listing(["x" * 10] * 3, "line", more="[… more lines match" + "!" * 60 + "]").fitted(100)
+    assert cut == "xxxxxxxxxx\nxxxxxxxxxx\n[… 1 line (and more past the `limit`) left out: a result holds 100 characters]"
 
 
 def test_a_hint_names_the_tools_arguments_where_the_command_line_names_its_options(ov):
