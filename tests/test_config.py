@@ -718,6 +718,16 @@ def test_unset_takes_out_what_ov_does_not_know(ov, home: Home) -> None:
     assert (loaded.warnings, loaded.config.store.lock_timeout) == ((), 4.0)
 
 
+def test_unset_of_a_section_names_each_value_it_took_out(ov, home: Home) -> None:
+    # (found by an audit: `ov config unset hooks` took every hooks setting out with only "hooks removed")
+    write_config(home, "hooks:\n  prompt_budget: 500\n  deadline: 2\noutput:\n  color: never\n")
+    result = ov("config", "unset", "hooks")
+    assert (result.exit_code, result.stdout) == (0, "hooks removed: hooks.prompt_budget, hooks.deadline (each back to its default)\n")
+    assert load_config(home).config.hooks.prompt_budget == 1000 and load_config(home).config.output.color == "never"
+    write_config(home, "output:\n  color: never\n")
+    assert ov("config", "unset", "output", "--json").json["result"] == {"key": "output", "value": None, "removed": ["output.color"]}
+
+
 def test_unset_of_a_key_nobody_knows_is_refused(ov, home: Home) -> None:
     write_config(home, "output:\n  color: never\n")
     result = ov("config", "unset", "store.nope", "--json")
