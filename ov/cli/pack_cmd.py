@@ -79,6 +79,7 @@ def export(
         result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors, progress=progress)
     vectors = f", {result.vectors} vectors" if result.vectors else ""
     _say_uncommitted(result)
+    _say_oversized(result)
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
 
 
@@ -151,6 +152,16 @@ def _say_uncommitted(result) -> None:
             f"{'is' if result.uncommitted == 1 else 'are'} not in the pack as changed (see `ov status`; "
             "record them with `ov snapshot commit`, then write the pack again)"
         )
+
+
+def _say_oversized(result) -> None:
+    if result.oversized:
+        from ov.ovpack.format import size_hint
+
+        largest = max(f["bytes"] for f in result.oversized)
+        shown = ", ".join(f"{f['uri']} ({f['bytes']} bytes)" for f in result.oversized[:3])
+        more = f" (+{len(result.oversized) - 3} more)" if len(result.oversized) > 3 else ""
+        warn(f"over store.max_file_bytes: {shown}{more}; a store imports them only after {size_hint(largest)}")
 
 
 def _say_shortened(result) -> None:

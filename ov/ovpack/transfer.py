@@ -70,9 +70,11 @@ class ExportResult:
     commit: str | None
     # Files below the packed folder edited by hand and not committed: a pack holds commits only.
     uncommitted: int = 0
+    # {uri, bytes} of files over store.max_file_bytes: an import takes them where it is raised.
+    oversized: tuple[dict, ...] = ()
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {**self.__dict__, "oversized": list(self.oversized)}
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,7 @@ def _exported(root: dict, dest: Path, files: list, head: str | None, written, un
         package_bytes=written.package_bytes,
         commit=head,
         uncommitted=uncommitted,
+        oversized=tuple({"uri": f"viking://{path}", "bytes": size} for path, size in written.oversized),
     )
 
 
