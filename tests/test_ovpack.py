@@ -550,6 +550,8 @@ HOSTILE = {
     # (found as a bug: imported, while `ov write` refuses them; `ov abstract` then printed the NUL)
     "binary abstract": dict(files={"a.md": b"# A\n", ".abstract.md": b"L0 \x00\x01"}, expect="not UTF-8 text"),
     "latin-1 overview": dict(files={"sub/.overview.md": "caf\xe9".encode("latin-1")}, expect="not UTF-8 text"),
+    # (an audit: a memory or any other file was imported, and the hooks injected U+FFFD)
+    "latin-1 file": dict(files={"a.md": "- Prefers caf\xe9".encode("latin-1")}, expect="'a.md' is not UTF-8 text"),
     # (found as a bug: "internal error: OSError: [Errno 36] File name too long")
     "path over PATH_MAX": dict(files={"/".join(["y" * 250] * 17): b"x"}, expect="bytes long"),
     "2,100 levels": dict(files={"/".join(["d"] * 2100): b"x"}, expect="bytes long"),
@@ -1015,6 +1017,28 @@ def test_a_backup_holding_a_file_past_the_file_limit_restores_and_an_import_says
     assert ov("import", str(pack), "viking://resources/copy").exit_code == 0
 
 
+def test_a_backup_or_a_memories_pack_holding_text_ov_does_not_store_is_refused(ov, tmp_path, store_state):
+    """(an audit: a pack's Latin-1 preferences file was imported, and the session-start hook injected
+    "Prefers \ufffd\ufffd latin-1 caf\ufffd".) The check every write makes: "ov stores text"."""
+    latin = {"preferences/default/x.md": b"- Prefers \xff\xfe latin-1 caf\xe9\n"}
+
+    def memories(m):
+        m["root"] = {"name": "memories", "uri": "viking://user/default/memories", "scope": "user"}
+
+    def whole(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    before = store_state()
+    pack = build_pack(tmp_path / "m.ovpack", root="memories", files=latin, mutate=memories)
+    backup = build_pack(tmp_path / "b.ovpack", root="ov-backup", files={f"user/default/memories/{p}": d for p, d in latin.items()}, mutate=whole)
+    for argv in (["import", str(pack), "viking://~"], ["restore", str(backup)]):
+        refused = ov(*argv, "--json")
+        assert refused.exit_code == 2 and "preferences/default/x.md' is not UTF-8 text" in refused.error["message"], refused.stderr
+        assert "ov stores text" in refused.error["hint"]
+    assert store_state() == before
+
+
 def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov_home, tmp_path, monkeypatch):
     """(an audit: a backup holding one refused every restore, and no option got past it.) `ov abstract`
     reads it as text; so do a backup, a restore, an export and an import."""
@@ -1034,23 +1058,24 @@ def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov
     assert "edited by hand" in ov("abstract", "viking://resources/copy/kb").stdout
 
 
-def test_a_pack_of_a_file_no_reader_takes_is_refused_naming_it_and_fsck_names_it_too(ov, ov_home, tmp_path, monkeypatch):
-    """What `ov fsck` calls sound, a backup carries and a restore takes; a summary that is not text
+@pytest.mark.parametrize(("name", "data"), [(".abstract.md", b"L0 \x00\x01"), ("notes.md", "caf\xe9 in Latin-1\n".encode("latin-1"))])
+def test_a_pack_of_a_file_no_reader_takes_is_refused_naming_it_and_fsck_names_it_too(ov, ov_home, tmp_path, monkeypatch, name, data):
+    """What `ov fsck` calls sound, a backup carries and a restore takes; a file that is not text
     (committed by hand) is what no reader takes: the writer refuses before writing, as fsck says."""
     assert ov("write", "viking://resources/kb/a.md", "--content", "a\n").exit_code == 0
-    abstract = ov_home / "accounts/default/resources/kb/.abstract.md"
-    abstract.write_bytes(b"L0 \x00\x01")
+    hand_made = ov_home / "accounts/default/resources/kb" / name
+    hand_made.write_bytes(data)
     assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
     checked = ov("fsck", "--json")
-    assert checked.exit_code == 1 and "'resources/kb/.abstract.md'" in json.dumps(checked.json)
+    assert checked.exit_code == 1 and f"'resources/kb/{name}'" in json.dumps(checked.json)
     pack = tmp_path / "b.ovpack"
     for argv in (["backup", str(pack)], ["export", "viking://resources/kb", str(pack)]):
         refused = ov(*argv, "--json")
         assert refused.exit_code == 1 and refused.error["code"] == "unpackable_file", refused.stderr
-        assert "'resources/kb/.abstract.md'" in refused.error["message"] and "not UTF-8 text" in refused.error["message"]
+        assert f"'resources/kb/{name}'" in refused.error["message"] and "not UTF-8 text" in refused.error["message"]
         assert "ov snapshot commit" in refused.error["hint"] and not pack.exists()
     # the fix it gives works
-    abstract.unlink()
+    hand_made.unlink()
     assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
     assert ov("fsck").exit_code == 0 and ov("backup", str(pack)).exit_code == 0
     monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))

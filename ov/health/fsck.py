@@ -102,7 +102,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                 add(Finding("store", "problem", f"commit {entry.commit.id.decode()[:10]} has no tree", "restore the account from a backup"))
     except KeyError as exc:
         add(Finding("store", "problem", f"the history is broken: object {exc} is missing", "restore the account from a backup"))
-    from ov.ovpack.format import content_problem
+    from ov.files import content_problem
 
     files = 0
     missing = []
@@ -114,7 +114,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         if sha not in git.repo.object_store:
             missing.append(path)
         else:
-            problem = content_problem(path, git.blob_data(sha))
+            problem = content_problem(git.blob_data(sha))
             if problem:
                 unpackable.append((path, problem))
         why = legacy_name(path)

@@ -9,10 +9,11 @@ A pack is a ZIP (DEFLATED) with exactly one root folder, compatible with OpenVik
 
 What an untrusted file holds is checked here, all of it: :func:`read_pack` checks
 member paths, manifest, sizes and hashes (sizes before decompressing, and no member
-is read past its declared size), sidecars and the names of the files, and returns
+is read past its declared size), that every file is text, and the names of the files, and returns
 a :class:`Pack` that nothing has been written from (this module writes nothing).
 What a reader refuses in a file
-(:func:`size_problem`, :func:`content_problem`) the writer and ``ov fsck`` ask too.
+(:func:`size_problem`; :func:`ov.files.content_problem`, what every write refuses) the writer
+and ``ov fsck`` ask too; a summary whose frontmatter does not parse is taken, as text.
 Limits: one file ``store.max_file_bytes`` (in an import), the whole pack :data:`MAX_TOTAL_BYTES`,
 the manifest, the records and the vectors :data:`MAX_META_BYTES` each, at most
 :data:`MAX_MEMBERS` members. Where a pack may land (scope, user, depth, the length
@@ -30,9 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, NotFound, quote
-from ov.files import looks_binary
+from ov.files import content_problem
 from ov.progress import Progress, counting
-from ov.store import sidecar
 
 KIND = "openviking.ovpack"
 FORMAT_VERSION = 3
@@ -210,7 +210,7 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int, progres
             raise InvalidPack(f"{quote(rel)} is {len(data)} bytes, the manifest says {entry['size']}")
         if sha256_hex(data) != entry["sha256"]:
             raise InvalidPack(f"{quote(rel)} does not match its sha256 in the manifest", hint="the pack is damaged or was altered")
-        problem = content_problem(rel, data)
+        problem = content_problem(data)
         if problem:
             raise InvalidPack(f"the pack's {quote(rel)} {problem}", hint="ov stores text; nothing was written")
         files[rel] = data
@@ -345,15 +345,6 @@ def size_problem(size: int, max_file_bytes: int, backup: bool) -> str | None:
 def size_hint(size: int) -> str:
     """The command that makes a store take a file of ``size`` bytes."""
     return f"`ov config set store.max_file_bytes {size}`"
-
-
-def content_problem(rel: str, data: bytes) -> str | None:
-    """Why a reader refuses ``data`` as the file ``rel``, or None: an L0/L1 sidecar that is not
-    UTF-8 text (a summary is injected into prompts). One whose frontmatter does not parse is
-    taken: it travels, and is read, as text."""
-    if rel.rsplit("/", 1)[-1] in sidecar.SIDECARS and looks_binary(data):
-        return "is not UTF-8 text"
-    return None
 
 
 def _read_meta(zf, info) -> bytes:

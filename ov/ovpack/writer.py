@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov.errors import OvError, TooLarge
-from ov.files import replacement_beside
+from ov.files import content_problem, replacement_beside
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     DENSE,
@@ -40,8 +40,8 @@ class VectorsUnavailable(OvError):
 
 
 class UnpackableFile(OvError):
-    """The last commit holds a file that no import or restore takes (see
-    :func:`ov.ovpack.format.content_problem`): no pack is written that could never come back."""
+    """The last commit holds a file that no import or restore takes (not text, which ov does not
+    store: :func:`ov.files.content_problem`): no pack is written that could never come back."""
 
     code = "unpackable_file"
 
@@ -196,7 +196,7 @@ def write_pack(
             full = f"{prefix}/{rel}" if prefix else rel
             # What a reader would refuse: asked here, before a pack that fails only when it is
             # needed is written.
-            problem = pack_format.content_problem(full, data)
+            problem = content_problem(data)
             if problem:
                 refused.append((full, problem))
             if pack_format.size_problem(len(data), limit, backup):

@@ -41,7 +41,7 @@ from ov.errors import (
     proposal,
     quote,
 )
-from ov.files import looks_binary, remove_empty_parents, special_kind
+from ov.files import content_problem, looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
@@ -889,8 +889,9 @@ class Store:
             raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
 
     def _check_text(self, uri: VikingURI, data: bytes) -> None:
-        if looks_binary(data):
-            raise BinaryContent(f"the content for {uri} is not UTF-8 text", hint="ov stores text; convert the file first")
+        problem = content_problem(data)
+        if problem:
+            raise BinaryContent(f"the content for {uri} {problem}", hint="ov stores text; convert the file first")
         self._check_size(uri, data)
 
     def _check_size(self, uri: VikingURI, data: bytes) -> None:
