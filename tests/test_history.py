@@ -184,6 +184,33 @@ def test_restore_refuses_to_overwrite_hand_edits(history, ov_home, store_state):
     assert store_state() == before
 
 
+@pytest.mark.parametrize("uri", ["viking://resources/fd", None])
+def test_restore_of_a_folder_back_to_a_file_refuses_a_file_made_in_it_by_hand(ov, ov_home, store_state, uri):
+    """(an audit: "internal error: IsADirectoryError" where an import or `ov restore` says what the
+    hand-made file is; `--dry-run` showed no problem.)"""
+    assert ov("write", "viking://resources/fd/x", "--content", "x as a file").exit_code == 0
+    assert ov("snapshot", "tag", "fd-file").exit_code == 0
+    assert ov("rm", "viking://resources/fd/x").exit_code == 0
+    assert ov("write", "viking://resources/fd/x/y.md", "--content", "y in a folder").exit_code == 0
+    hand_made = ov_home / "accounts/default/resources/fd/x/z.md"
+    hand_made.write_text("by hand\n")
+    before = store_state()
+    where = ("--uri", uri) if uri else ()
+    for dry in ((), ("--dry-run",)):
+        result = ov("snapshot", "restore", "fd-file", *where, *dry, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stderr
+        assert "viking://resources/fd/x/z.md was created outside ov" in result.error["message"]
+    assert store_state() == before
+    # the same for a hand edit of a file it writes: the dry run says what the restore would
+    (ov_home / "accounts/default/resources/fd/x/y.md").write_text("edited\n")
+    assert ov("snapshot", "restore", "fd-file", *where, "--dry-run", "--json").error["code"] == "hand_edit_conflict"
+    # once the hand-made file is gone, the restore goes through
+    hand_made.unlink()
+    (ov_home / "accounts/default/resources/fd/x/y.md").write_text("y in a folder")
+    assert ok(ov("snapshot", "restore", "fd-file", *where, "--json"))["written"] == ["viking://resources/fd/x"]
+    assert ov("read", "viking://resources/fd/x").stdout == "x as a file"
+
+
 def test_history_of_an_empty_store(ov):
     assert ok(ov("snapshot", "log", "--json")) == []
     assert ov("snapshot", "diff", "--json").exit_code == 1

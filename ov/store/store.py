@@ -1164,7 +1164,8 @@ class Draft(Transaction):
     def __init__(self, store: Store) -> None:
         super().__init__(store)
         self._seen: dict[str, tuple[int, int, int] | None] = {}
-        self._doubtful: set[str] = set()  # paths that differed from HEAD while the draft looked
+        # paths that differed from HEAD while the draft looked, and what the lock's check would say
+        self._doubtful: dict[str, HandEditConflict] = {}
         self._listed: dict[str, set[str]] = {}  # folder -> the names in it of the files (and folders of files) the draft found
 
     def __enter__(self) -> Draft:
@@ -1223,7 +1224,13 @@ class Draft(Transaction):
         if uri.path.startswith(self.adopting):
             self.adopted.add(uri.path)
             return
-        self._doubtful.add(uri.path)
+        self._doubtful.setdefault(uri.path, error)
+
+    def require_clean_plan(self) -> None:
+        """Refuse the first hand edit the draft found, as the check under the lock would: for a
+        plan that is only shown (a dry run), which never takes the lock."""
+        if self._doubtful:
+            raise next(iter(self._doubtful.values()))
 
     def write_ahead(self) -> None:
         """Start writing the changes so far to the staging folder: nothing reaches the work
