@@ -1039,6 +1039,27 @@ def test_a_backup_or_a_memories_pack_holding_text_ov_does_not_store_is_refused(o
     assert store_state() == before
 
 
+def test_a_pack_of_a_whole_scope_imports_into_the_root_as_openviking_does(ov, tmp_path, monkeypatch):
+    """(an audit: OpenViking's `export viking://resources` landed at viking://resources/resources,
+    and the parent upstream takes, viking://, was refused.) Reference: openviking.md §6.2."""
+
+    def scope(name):
+        return lambda m: m.update(root={"name": name, "uri": f"viking://{name}", "scope": name})
+
+    pack = build_pack(tmp_path / "resources.ovpack", root="resources", files={"handbook/a.md": b"from openviking\n"}, mutate=scope("resources"))
+    misplaced = ov("import", str(pack), "viking://resources", "--json")
+    assert misplaced.exit_code == 2 and "imported into viking:// only" in misplaced.error["message"]
+    imported = ov("import", str(pack), "viking://", "--json")
+    assert imported.exit_code == 0 and imported.json["result"]["uri"] == "viking://resources", imported.stderr
+    assert ov("read", "viking://resources/handbook/a.md").stdout == "from openviking\n"
+    again = ov("import", str(pack), "viking://", "--json")  # the scope now holds something
+    assert again.exit_code == 1 and again.error["code"] == "already_exists"
+    assert ov("import", str(pack), "viking://", "--on-conflict", "skip", "--json").json["result"]["action"] == "skipped"
+    users = build_pack(tmp_path / "user.ovpack", root="user", files={"default/memories/x.md": b"x\n"}, mutate=scope("user"))
+    refused = ov("import", str(users), "viking://", "--json")
+    assert refused.exit_code == 2 and "every user's tree" in refused.error["message"]
+
+
 def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov_home, tmp_path, monkeypatch):
     """(an audit: a backup holding one refused every restore, and no option got past it.) `ov abstract`
     reads it as text; so do a backup, a restore, an export and an import."""

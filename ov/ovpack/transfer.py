@@ -242,7 +242,8 @@ def import_pack(
             raise exc.restated(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", InvalidPack) from None
     with store.transaction() as tx:
         committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
-        exists = bool(committed) or os.path.lexists(store.path(target))
+        # A scope's folder is there in every store: it exists when it holds something.
+        exists = bool(committed) or (len(target.parts) > 1 and os.path.lexists(store.path(target)))
         if exists and on_conflict == "skip":
             return ImportResult(str(target), "skipped", 0, 0, "none", None)
         if exists and on_conflict == "fail":
@@ -396,10 +397,27 @@ def restore(
     return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, len(cut & writes.keys()))
 
 
+def _whole_scope(pack: Pack) -> bool:
+    """Whether ``pack`` holds a whole scope (root uri ``viking://resources``), as OpenViking's
+    ``export viking://resources`` makes: it imports into ``viking://`` only, as the scope itself."""
+    return pack.root == pack.scope and pack.manifest["root"]["uri"].rstrip("/") == f"viking://{pack.scope}"
+
+
 def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     scope = pack.scope
     if scope not in PUBLIC_SCOPES:
         raise InvalidPack(f"the pack's scope {quote(scope)} cannot be imported", hint=f"packs come from {', '.join(PUBLIC_SCOPES)}")
+    if _whole_scope(pack):
+        # OpenViking's rule (resolve_import_root_uri): below any other parent the scope would
+        # land inside itself (viking://resources/resources).
+        if scope == "user":
+            raise InvalidPack(
+                "the pack holds viking://user, every user's tree; ov imports one user's folders",
+                hint="export a folder of a user's tree (viking://~/memories), or move a whole account with `ov backup` and `ov restore`",
+            )
+        if not parent.is_root:
+            raise InvalidInput(f"the pack holds the whole scope viking://{scope}, which is imported into viking:// only", hint="import it into viking://")
+        return VikingURI((scope,))
     if parent.scope != scope:
         raise InvalidInput(
             f"the pack comes from viking://{scope} and cannot be imported under {parent}",
