@@ -223,6 +223,10 @@ def test_on_conflict_fail_skip_overwrite(ov, project, tmp_path, store_state):
     over = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json")
     assert over.exit_code == 0 and over.json["result"]["action"] == "overwritten" and over.json["result"]["deleted"] == 1
     assert _subtree(store_state("other"), "resources/proj") == _subtree(store_state(), "resources/proj")
+    # (an audit: the terminal line did not say it, and memories learned since the export went quietly)
+    assert ov("write", "viking://resources/proj/extra.md", "--content", "x\n", "--account", "other").exit_code == 0
+    told = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other").stdout
+    assert told.startswith("overwritten viking://resources/proj (4 files, ") and "; deleted 1 file the pack does not hold; " in told
     # overwritten with what it already holds: nothing written, and said so
     again = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json").json["result"]
     assert (again["action"], again["files"], again["commit"], again["vectors"]) == ("unchanged", 0, None, "none")

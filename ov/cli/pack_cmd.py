@@ -102,7 +102,9 @@ def import_(
         elif result.action == "unchanged":
             plain(f"unchanged: {result.uri} already holds what the pack holds (nothing written)")
         else:
-            plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes; vectors {result.vectors})")
+            # Files only the target had are gone with an overwrite: said, not only in --json.
+            deleted = f"; deleted {_files(result.deleted)} the pack does not hold" if result.deleted else ""
+            plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes{deleted}; vectors {result.vectors})")
         _say_shortened(result)
 
     emit(result.to_dict(), human)
