@@ -639,6 +639,15 @@ def test_an_import_names_files_in_nfc_and_refuses_one_name_in_two_forms(ov, proj
     refused = ov("import", str(both), "viking://resources", "--json")
     assert refused.exit_code == 2 and "one name in two Unicode forms" in refused.error["message"]
     assert store_state() == before
+    # (an audit: `ov restore` wrote both, `ov ls` listed café.md twice, and one was unreachable)
+
+    def whole(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    twins = build_pack(tmp_path / "twins.ovpack", root="ov-backup", files={f"resources/u/{nfc}": b"a\n", f"resources/u/{nfd}": b"b\n"}, mutate=whole)
+    refused = ov("restore", str(twins), "--json")
+    assert refused.exit_code == 2 and "one name in two Unicode forms" in refused.error["message"]
+    assert store_state() == before
 
 
 def test_a_member_is_never_read_past_its_declared_size(tmp_path):

@@ -229,12 +229,7 @@ def import_pack(
     uris = {rel: VikingURI((*target.parts, *(nfc(part) for part in rel.split("/")))) for rel in pack.files}
     original = pack.manifest["root"]["uri"]
     resubject = _subject_folders(original, target, uris)
-    seen: dict[VikingURI, str] = {}
-    for rel, uri in uris.items():
-        if uri in seen:
-            why = "preferences of two users who are one here" if rel in resubject or seen[uri] in resubject else "one name in two Unicode forms"
-            raise InvalidPack(f"the pack holds {quote(seen[uri])} and {quote(rel)}, {why}", hint="rename one of them where the pack was made")
-        seen[uri] = rel
+    _require_one_file_each(uris, resubject)
     for rel, uri in uris.items():
         try:
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
@@ -273,6 +268,19 @@ def import_pack(
     return ImportResult(
         str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted), shortened=shortened
     )
+
+
+def _require_one_file_each(uris: dict[str, VikingURI], resubject: set[str] = frozenset()) -> None:
+    """Refuse a pack two of whose files would be one in the store: one name in two Unicode forms
+    (a typed URI names it in NFC, so the other could never be reached, and `ov ls` lists the name
+    twice), or preferences of two users who are one here (``resubject``: the files moved)."""
+    seen: dict[tuple[str, ...], str] = {}
+    for rel, uri in uris.items():
+        key = tuple(nfc(part) for part in uri.parts)
+        if key in seen:
+            why = "preferences of two users who are one here" if rel in resubject or seen[key] in resubject else "one name in two Unicode forms"
+            raise InvalidPack(f"the pack holds {quote(seen[key])} and {quote(rel)}, {why}", hint="rename one of them where the pack was made")
+        seen[key] = rel
 
 
 def _subject_folders(original: str, target: VikingURI, uris: dict[str, VikingURI]) -> set[str]:
@@ -357,6 +365,7 @@ def restore(
         except (InvalidInput, IsADirectory) as exc:
             raise InvalidPack(f"the backup holds {quote(rel)}, which ov cannot store as a file: {exc.message}") from None
         uris[rel] = uri
+    _require_one_file_each(uris)
     vectors = _vector_outcome(store, pack, vector_mode)
     files, cut = dict(pack.files), set()
     for rel, uri in uris.items():
