@@ -259,6 +259,23 @@ def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, s
     assert foreign.exit_code == 2
 
 
+def test_a_pack_of_a_users_own_preferences_folder_moves_to_the_importing_user(ov, project, tmp_path, store_state):
+    """(an audit: a pack of viking://~/memories/preferences/alice stayed at preferences/alice with
+    subject alice in bob's tree; a pack of the memories above it moved.)"""
+    dest, _ = _export(ov, tmp_path, "viking://~/memories/preferences/default", "prefs.ovpack")
+    result = ov("import", str(dest), "viking://~/memories/preferences", "--account", "other", "--user", "bob", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["uri"] == "viking://user/bob/memories/preferences/bob"
+    theirs = _subtree(store_state("other"), "user/bob/memories/preferences")
+    assert "user/bob/memories/preferences/bob/tabs.md" in theirs and not any("/preferences/default/" in p for p in theirs)
+    assert b'"subject": "bob"' in theirs["user/bob/memories/preferences/bob/tabs.md"]
+    assert ov("remember", "I prefer spaces over tabs", "--account", "other", "--user", "bob").exit_code == 0
+    assert store_state("other")[1]["user/bob/memories/preferences/bob/tabs.md"].startswith(b"- No longer prefers tabs")
+    # into the same user's tree it lands where it was made
+    again = ov("import", str(dest), "viking://~/memories/preferences", "--account", "third", "--json")
+    assert again.json["result"]["uri"] == "viking://user/default/memories/preferences/default"
+
+
 def test_vectors_are_packed_and_a_matching_pack_is_recomputed_not_reported_reused(ov, project, tmp_path, store_state):
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
     dest, result = _export(ov, tmp_path, "viking://resources/proj", "v.ovpack", "--include-vectors")

@@ -222,12 +222,12 @@ def import_pack(
     if pack.scope not in PUBLIC_SCOPES:
         # Neither command takes it: restore would send the user back here.
         raise InvalidPack(f"{source} packs {pack.manifest['root']['uri']}, in a scope nothing is imported into ({pack.scope})", hint=f"a pack holds a folder of {', '.join(PUBLIC_SCOPES)}")
-    target = _target(store, pack, parent)
+    original = pack.manifest["root"]["uri"]
+    target = _subject_root(original, _target(store, pack, parent))
     vectors = _vector_outcome(store, pack, vector_mode)
     # Names as ingest and every typed URI spell them (NFC): a pack made on macOS names café.md
     # decomposed, and kept so it would sit beside a composed one that reads the same.
     uris = {rel: VikingURI((*target.parts, *(nfc(part) for part in rel.split("/")))) for rel in pack.files}
-    original = pack.manifest["root"]["uri"]
     resubject = _subject_folders(original, target, uris)
     _require_one_file_each(uris, resubject)
     for rel, uri in uris.items():
@@ -300,10 +300,27 @@ def _subject_folders(original: str, target: VikingURI, uris: dict[str, VikingURI
     for rel, uri in uris.items():
         whole = (*source.parts, *rel.split("/"))  # where the file was: user/alice/memories/preferences/alice/...
         at = 4 - len(source.parts) + len(target.parts)  # the subject's place in the new path
-        if whole[2:5] == ("memories", "preferences", old) and len(whole) > 5 and len(target.parts) <= at and uri.parts[2:4] == ("memories", "preferences"):
-            uris[rel] = VikingURI((*uri.parts[:at], new, *uri.parts[at + 1 :]))
+        if whole[2:5] == ("memories", "preferences", old) and len(whole) > 5 and uri.parts[2:4] == ("memories", "preferences"):
+            if len(target.parts) <= at:
+                uris[rel] = VikingURI((*uri.parts[:at], new, *uri.parts[at + 1 :]))
+            elif target.parts[at] != new:  # the pack's root is the subject's folder: see _subject_root
+                continue
             moved.add(rel)
     return moved
+
+
+def _subject_root(original: str, target: VikingURI) -> VikingURI:
+    """Where a pack of one user's own preferences folder (``viking://user/alice/memories/preferences/alice``)
+    lands for the user it is imported for: that user's folder, as for a pack of the memories
+    above it (:func:`_subject_folders` then sets the files' ``subject``); ``target`` otherwise."""
+    try:
+        source = parse(original)
+    except InvalidInput:
+        return target
+    own_folder = source.scope == "user" and len(source.parts) == 5 and source.parts[2:4] == ("memories", "preferences") and source.parts[4] == source.parts[1]
+    if own_folder and target.parts[2:4] == ("memories", "preferences") and len(target.parts) == 5 and target.parts[1] != source.parts[1]:
+        return VikingURI((*target.parts[:4], target.parts[1]))
+    return target
 
 
 def _with_subject(data: bytes, user: str) -> bytes:
