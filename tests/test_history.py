@@ -94,6 +94,16 @@ def test_a_tag_cannot_be_created_twice(history):
     assert again.exit_code == 1 and "already exists" in again.error["message"]
 
 
+def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
+    """(an audit: `ov snapshot tag main` was taken, and plain git then read "main" as the stale tag.)"""
+    Repo(str(ov_home / "accounts/default")).refs[b"refs/heads/side"] = Repo(str(ov_home / "accounts/default")).head()
+    for name in ("main", "side"):
+        refused = history("snapshot", "tag", name, "--json")
+        assert refused.exit_code == 2 and refused.error["message"] == f"'{name}' is the name of a branch", refused.stderr
+    assert ok(history("snapshot", "tag", "--json")) == []
+    assert history("snapshot", "tag", "main-before").exit_code == 0
+
+
 def test_show_lists_what_a_commit_changed_and_a_file_as_it_was(history):
     shown = ok(history("snapshot", "show", "HEAD~1", "--json"))
     [change] = shown["changes"]

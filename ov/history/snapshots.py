@@ -486,8 +486,15 @@ def tag(store, name: str, rev: str | None = None) -> dict:
             hint="letters, digits, '.', '_' and '-', starting with a letter or digit, without '..', not ending in '.' or"
             " '.lock', and not something that looks like a commit id",
         )
+    from ov.store.gitstore import BRANCH
+
     commit = resolve(store, rev or "HEAD")
     refs = store.git.repo.refs
+    branch = b"refs/heads/" + name.encode()
+    if branch == BRANCH or branch in refs:
+        # Plain git reads the name as the tag first ("ambiguous"): `git log main` would show the
+        # tagged commit, not the branch ov commits to, and ov cannot move or delete a tag.
+        raise InvalidInput(f"{name!r} is the name of a branch", hint="choose another name, e.g. before-cleanup")
     ref = TAG_PREFIX + name.encode()
     if ref in refs:
         raise AlreadyExists(f"tag {name} already exists", hint="choose another name")
