@@ -104,6 +104,21 @@ def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
     assert history("snapshot", "tag", "main-before").exit_code == 0
 
 
+def test_a_tag_made_with_git_on_a_tree_or_a_file_is_a_bad_revision(history, ov_home):
+    """(an audit: "internal error: AttributeError: 'Tree' object has no attribute 'tree'".)"""
+    repo = Repo(str(ov_home / "accounts/default"))
+    head = repo[repo.head()]
+    repo.refs[b"refs/tags/treetag"] = head.tree
+    for argv in (("diff", "treetag"), ("restore", "treetag"), ("show", "treetag~1"), ("restore", "treetag", "--dry-run")):
+        result = history("snapshot", *argv, "--json")
+        assert result.exit_code == 2 and result.error["code"] == "unknown_revision", result.stderr
+        assert result.error["message"] == "the tag treetag names a tree, not a commit"
+    blob = repo[repo[head.tree][b"resources"][1]][b"a.md"][1]
+    repo.refs[b"refs/tags/blobtag"] = blob
+    assert history("snapshot", "diff", "blobtag", "--json").error["message"] == "the tag blobtag names a file, not a commit"
+    assert {t["tag"] for t in ok(history("snapshot", "tag", "--json"))} == {"treetag", "blobtag"}
+
+
 def test_show_lists_what_a_commit_changed_and_a_file_as_it_was(history):
     shown = ok(history("snapshot", "show", "HEAD~1", "--json"))
     [change] = shown["changes"]

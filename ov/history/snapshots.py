@@ -168,7 +168,11 @@ def _base(store, name: str) -> bytes:
     refs = git.repo.refs
     tag_ref = TAG_PREFIX + name.encode()
     if _TAG_RE.match(name) and tag_ref in refs:
-        return _peel(git, refs[tag_ref])
+        found = _peel(git, refs[tag_ref])
+        kind = git.repo[found].type_name.decode()
+        if kind != "commit":  # plain git may tag a tree or a file (`git tag T 'HEAD^{tree}'`)
+            raise UnknownRevision(f"the tag {name} names a {'file' if kind == 'blob' else kind}, not a commit")
+        return found
     if re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
         found = _commits_with_prefix(git, name.lower())
         if len(found) == 1:
