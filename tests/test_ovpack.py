@@ -350,13 +350,16 @@ def test_restore_conflicts_and_merge_upsert(ov, project, tmp_path, store_state):
     assert ov("backup", str(dest)).exit_code == 0
     same = ov("restore", str(dest), "--json")  # everything already there, identical: nothing to do
     assert same.exit_code == 0 and same.json["result"]["commit"] is None
+    # (an audit: it said "restored", vectors "recomputed"; an import that changes nothing says this)
+    assert (same.json["result"]["action"], same.json["result"]["files"], same.json["result"]["vectors"]) == ("unchanged", 0, "none")
+    assert ov("restore", str(dest)).stdout.startswith("unchanged: nothing to restore (")
     assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n").exit_code == 0
     assert ov("write", "viking://resources/only-here.md", "--content", "mine\n").exit_code == 0
     before = store_state()
     fail = ov("restore", str(dest), "--json")
     assert fail.exit_code == 1 and fail.error["code"] == "already_exists" and store_state() == before
     skip = ov("restore", str(dest), "--on-conflict", "skip", "--json")
-    assert skip.exit_code == 0 and store_state() == before
+    assert skip.exit_code == 0 and store_state() == before and skip.json["result"]["action"] == "unchanged"
     over = ov("restore", str(dest), "--on-conflict", "overwrite", "--json")
     assert over.exit_code == 0 and over.json["result"]["files"] == 1
     files = store_state()[1]

@@ -141,7 +141,10 @@ def restore(
     kept = f", {result.kept} kept as they were" if result.kept else ""
 
     def human() -> None:
-        plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
+        if result.action == "unchanged":
+            plain(f"unchanged: nothing to restore ({_files(result.kept)} already there, kept as they were)")
+        else:
+            plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
         _say_shortened(result)
 
     emit(result.to_dict(), human)

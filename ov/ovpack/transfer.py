@@ -82,7 +82,7 @@ class ImportResult:
     """What an import or restore did with a pack."""
 
     uri: str
-    action: str  # imported | overwritten | unchanged | skipped | restored
+    action: str  # imported | overwritten | unchanged | skipped | restored (restore: restored | unchanged)
     files: int
     bytes: int
     vectors: str  # recomputed | none
@@ -419,6 +419,10 @@ def restore(
         for rel, uri in counting(writes.items(), progress, "writing files"):
             tx.put(uri, files[rel])
         result = tx.commit("restore", [VikingURI()], progress=progress)
+    if result.commit is None:
+        # Every file already there (or kept with --on-conflict skip): nothing written, nothing
+        # recomputed, as an import that changes nothing says.
+        return ImportResult("viking://", "unchanged", 0, 0, "none", None, 0, kept)
     written = sum(len(files[r]) for r in writes)
     return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, len(cut & writes.keys()))
 
