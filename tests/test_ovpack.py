@@ -957,6 +957,18 @@ def test_a_pack_written_to_a_symbolic_link_goes_to_the_file_it_names(ov, project
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+@pytest.mark.parametrize("command", ["backup", "export"])
+def test_a_link_into_a_missing_folder_names_that_folder_as_a_missing_folder_named_directly_does(ov, project, tmp_path, command):
+    """(an audit: exit 1 and a hint to `ov ls`, a store command, for a folder of the file system.)"""
+    link = tmp_path / "latest.ovpack"
+    link.symlink_to(tmp_path / "gone" / "backup.ovpack")
+    pack = (project,) if command == "export" else ()
+    through = ov(command, *pack, str(link), "--json")
+    assert through.exit_code == 2 and through.error["message"].startswith(f"the folder {tmp_path / 'gone'} does not exist"), through.stderr
+    assert f"mkdir -p {tmp_path / 'gone'}" in through.error["hint"] and "ov ls" not in through.error["hint"]
+    assert ov(command, *pack, str(tmp_path / "gone" / "x.ovpack")).exit_code == 2  # named directly
+
+
 def test_a_symbolic_link_into_the_home_is_refused(ov, project, tmp_path, ov_home):
     link = tmp_path / "sneaky.ovpack"
     link.symlink_to(ov_home / "state" / "x.ovpack")

@@ -193,7 +193,10 @@ def _check_destination(store, dest: Path) -> Path:
     if real.is_dir():
         raise InvalidInput(f"{dest} is a directory", hint="name a file")
     if not real.parent.is_dir():
-        raise NotFound(f"the directory {real.parent} does not exist")
+        # A local folder, not a store URI (a NotFound's hint is `ov ls`), and bad input, as the
+        # CLI says when the folder is named directly: here a link points into it.
+        through = f" ({dest} is a link to {real})" if dest.is_symlink() else ""
+        raise InvalidInput(f"the folder {real.parent} does not exist{through}", hint=f"create the folder first (`mkdir -p {real.parent}`), or write the pack elsewhere")
     if dest.is_symlink() and real.suffix != EXTENSION:
         # A link to ~/.bashrc named x.ovpack would have the pack replace it.
         raise InvalidInput(f"{dest} is a link to {real}, which does not end in {EXTENSION}", hint="name the pack itself, or link to an .ovpack file")
