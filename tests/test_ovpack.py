@@ -1105,6 +1105,40 @@ def test_a_pack_of_a_whole_scope_imports_into_the_root_as_openviking_does(ov, tm
     assert refused.exit_code == 2 and "every user's tree" in refused.error["message"]
 
 
+def test_what_fsck_calls_sound_a_backup_carries_and_a_restore_takes_into_a_fresh_home(ov, ov_home, tmp_path, monkeypatch):
+    """The guarantee the writer's checks give: whatever a user committed by hand that `ov fsck`
+    calls sound comes back from `ov backup` then `ov restore` exactly (an audit found two backups
+    that no restore took, written with exit 0)."""
+    assert ov("mkdir", "viking://resources/kb", "--description", "Team knowledge base").exit_code == 0
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "the deploy is on Tuesday").exit_code == 0
+    account = ov_home / "accounts/default"
+    by_hand = {
+        "resources/kb/.abstract.md": b"---\ndirectory: [unclosed\n---\nEdited by hand.\n",
+        "resources/kb/.overview.md": b"no frontmatter at all, and \xe2\x9c\x93 unicode\n",
+        "resources/kb/big.md": b"word " * 3000,  # over the limit set below
+        "resources/kb/empty.md": b"",
+        "resources/kb/crlf.md": b"one\r\ntwo\r\n",
+        "resources/kb/deep/er/still/file.txt": b"x\n",
+    }
+    for rel, data in by_hand.items():
+        (account / rel).parent.mkdir(parents=True, exist_ok=True)
+        (account / rel).write_bytes(data)
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    assert ov("config", "set", "store.max_file_bytes", "10000").exit_code == 0
+    assert ov("fsck").exit_code == 0
+    source = git_state(ov_home)[1]
+    backed = ov("backup", str(tmp_path / "all.ovpack"))
+    assert backed.exit_code == 0 and "warning" not in backed.stderr
+    fresh = tmp_path / "fresh"
+    monkeypatch.setenv("OV_HOME", str(fresh))
+    assert ov("config", "set", "store.max_file_bytes", "10000").exit_code == 0
+    restored = ov("restore", str(tmp_path / "all.ovpack"), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert git_state(fresh)[1] == source
+    assert ov("fsck").exit_code == 0
+
+
 def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov_home, tmp_path, monkeypatch):
     """(an audit: a backup holding one refused every restore, and no option got past it.) `ov abstract`
     reads it as text; so do a backup, a restore, an export and an import."""
