@@ -120,6 +120,12 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
+    from ov.health.memories import not_text
+
+    # Memory files on disk (a hand edit, committed or not) get the finding that says what it breaks.
+    unreadable = not_text(store)
+    memories = {uri.path for uri in unreadable}
+    unpackable = [(path, problem) for path, problem in unpackable if path not in memories]
     for path in missing[:20]:
         add(Finding("store", "problem", f"HEAD's {treepaths.shown(path)} is missing from the object store", "restore the account from a backup"))
     if unpackable:
@@ -136,9 +142,6 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     _check_tree_paths(git, head, add)
     if legacy:
         add(_legacy_finding(legacy))
-    from ov.health.memories import not_text
-
-    unreadable = not_text(store)
     if unreadable:
         from ov.sessions.memory.files import NOT_TEXT_FIX
 
