@@ -17,10 +17,11 @@ of a gain is the rules learning the tune part's phrasings. A **fresh** part (:da
 written after the rules were changed, and run once; when the rules were then changed on what it
 showed, a second one (:data:`FRESH2`) was written and run once in its turn, and a third
 (:data:`FRESH3`) after the second round. A fourth (:data:`FRESH4`) was written blind by a
-different author, who had read neither the rules nor the cases. Each comment says when its part
-was read untouched; docs/benchmarks.md has the figures.
+different author, who had read neither the rules nor the cases, and a sixth (:data:`FRESH6`) by
+another, sealed until the rules it measures were done. Each comment says when its part was read
+untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -416,6 +417,125 @@ FRESH5: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# Written blind on 2026-12-05 by an author who had read neither the rules, nor the tests, nor the
+# cases above, and kept sealed while the rules changed (fresh5's misses, a review's nine defects);
+# run once on the rules before and after that change (docs/benchmarks.md).
+FRESH6: list[tuple[str, list[str], dict]] = [
+    # ---------------- standing facts about the user (10) ----------------
+    ("f6-fact-name-role",
+     ["hey, I'm Priyanka — backend lead at Northwind Logistics, mostly writing Kotlin these days"],
+     {"has": [("profile.md", "Priyanka"), ("profile.md", "Northwind"), ("*", "Kotlin")],
+      "no_event": True}),
+    ("f6-fact-location-casual",
+     ["fyi im based in lisbon so my evenings are your afternoons if you're in the US"],
+     {"has": [("profile.md", "Lisbon")], "no_event": True}),
+    ("f6-fact-editor",
+     ["btw my editor is Helix, keybindings and all"],
+     {"has": [("*", "Helix")], "no_event": True}),
+    ("f6-fact-shell-terminal",
+     ["Shell's fish, terminal is WezTerm, fwiw."],
+     {"has": [("*", "fish"), ("*", "WezTerm")], "no_event": True}),
+    ("f6-fact-languages-typo",
+     ["i mostly write rust, plus some pyhton for glue scripts"],
+     {"has": [("*", "rust")], "no_event": True}),
+    ("f6-fact-freelance-client",
+     ["Quick context: I freelance. The current client is Halvorsen Bank, I'm doing their payments backend."],
+     {"has": [("*", "Halvorsen")], "no_event": True}),
+    ("f6-fact-nickname",
+     ["My full name is Julien Marchetti but everyone calls me Jules, so go with that"],
+     {"has": [("profile.md", "Jules")], "no_event": True}),
+    ("f6-fact-hours-tz",
+     ["I work roughly 7am to 3pm Pacific time, so anything async should be ready by then"],
+     {"has": [("*", "Pacific")], "no_event": True}),
+    ("f6-fact-team-manager",
+     ["I'm on the platform team (six engineers) and I report to Dana Okafor"],
+     {"has": [("*", "platform"), ("*", "Okafor")], "no_event": True}),
+    ("f6-fact-mood-plus-role",
+     ["so tired today lol. anyway, for context I'm the tech lead on the mobile app, iOS side mostly"],
+     {"has": [("*", "mobile"), ("*", "iOS")], "lacks": [("*", "tired")], "no_event": True}),
+
+    # ---------------- working preferences / standing instructions (8) ----------------
+    ("f6-pref-clippy",
+     ["always run `cargo clippy -- -D warnings` before you tell me something is done"],
+     {"has": [("preferences/*", "clippy")], "no_event": True}),
+    ("f6-pref-no-force-push",
+     ["never force-push to a shared branch, even if the history would be cleaner"],
+     {"has": [("preferences/*", "force")], "no_event": True}),
+    ("f6-pref-no-emoji-commits",
+     ["don't put emoji in commit messages pls"],
+     {"has": [("preferences/*", "emoji")], "no_event": True}),
+    ("f6-pref-pnpm",
+     ["Please use pnpm in the JS repos."],
+     {"has": [("preferences/*", "pnpm")], "no_event": True}),
+    ("f6-pref-conventional-commits",
+     ["Conventional Commits for everything, with the scope in parens, e.g. fix(auth): ..."],
+     {"has": [("preferences/*", "conventional")], "no_event": True}),
+    ("f6-pref-small-prs",
+     ["I like PRs small — under ~300 lines of diff if you can manage it"],
+     {"has": [("preferences/*", "300")], "no_event": True}),
+    ("f6-pref-terse-bullets",
+     ["keep explanations short. bullet points > paragraphs"],
+     {"has": [("preferences/*", "bullet")], "no_event": True}),
+    ("f6-pref-vendored",
+     ["The vendored/ directory is generated — don't ever edit files in there by hand."],
+     {"has": [("*", "vendored")], "no_event": True}),
+
+    # ---------------- corrections over 2–3 statements (6) ----------------
+    ("f6-corr-city-moved",
+     ["I live in Munich.",
+      "actually we moved to Rotterdam last month, I keep forgetting to update people"],
+     {"has": [("profile.md", "Rotterdam")], "lacks": [("profile.md", "Munich")]}),
+    ("f6-corr-editor-wait-no",
+     ["my editor is Sublime Text",
+      "wait no, that's old — I switched to Emacs (doom) a while ago"],
+     {"has": [("*", "Emacs")], "lacks": [("profile.md", "Sublime")]}),
+    ("f6-corr-employer",
+     ["I'm an SRE at Brightwave.",
+      "Correction: I left Brightwave in the spring. I'm at Kestrel Labs now, same kind of role."],
+     {"has": [("profile.md", "Kestrel")], "lacks": [("profile.md", "Brightwave")]}),
+    ("f6-corr-pkg-manager-3step",
+     ["use yarn for installing deps in the web repo",
+      "hmm, actually npm is fine there",
+      "ok final answer: we standardized on bun across the web repos, so use bun"],
+     {"has": [("preferences/*", "bun")], "lacks": [("preferences/*", "yarn")]}),
+    ("f6-corr-shell-not-anymore",
+     ["default shell is zsh with oh-my-zsh",
+      "zsh — not anymore, I'm on nushell now"],
+     {"has": [("*", "nushell")], "lacks": [("profile.md", "zsh")]}),
+    ("f6-corr-billing-postgres",
+     ["the billing service runs on Postgres 13",
+      "as of last weekend billing is on Postgres 16, the upgrade went through"],
+     {"has": [("entities/*", "16")], "lacks": [("entities/*", "Postgres 13")]}),
+
+    # ---------------- facts about systems / projects (3) ----------------
+    ("f6-sys-api-gateway",
+     ["our API gateway runs on Kong, deployed to EKS in eu-west-1"],
+     {"has": [("entities/*", "Kong"), ("*", "eu-west-1")], "no_event": True}),
+    ("f6-sys-billing-owner",
+     ["The billing service is owned by the Payments Core team; their on-call lives in PagerDuty under pc-billing."],
+     {"has": [("entities/*", "Payments Core")], "no_event": True}),
+    ("f6-sys-ci",
+     ["fyi the monorepo's CI runs on Buildkite and the deploys go through ArgoCD"],
+     {"has": [("*", "Buildkite"), ("*", "ArgoCD")], "no_event": True}),
+
+    # ---------------- must NOT become standing memories (3) ----------------
+    ("f6-none-question",
+     ["what's the actual difference between `git rebase --onto` and a plain rebase?"],
+     {"nothing": True}),
+    ("f6-none-pasted-traceback",
+     ["Traceback (most recent call last):\n"
+      "  File \"app/main.py\", line 42, in <module>\n"
+      "    handle(request)\n"
+      "  File \"app/handlers.py\", line 17, in handle\n"
+      "    uid = payload[\"user_id\"]\n"
+      "KeyError: 'user_id'"],
+     {"nothing": True}),
+    ("f6-none-chitchat",
+     ["ugh that test is flaky again. rerun it? brb grabbing coffee"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -428,8 +548,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH4
     if name == "fresh5":
         return FRESH5
+    if name == "fresh6":
+        return FRESH6
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -506,12 +628,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)

@@ -232,6 +232,16 @@ def looks_binary(data: bytes) -> bool:
     return False
 
 
+NOT_TEXT = "is not UTF-8 text"
+
+
+def content_problem(data: bytes) -> str | None:
+    """Why ov does not store ``data`` as a file's content, or None: ov stores text. Every write
+    asks, and so do a pack's reader and writer and `ov fsck`: what one refuses, all refuse (a
+    pack's Latin-1 memory was imported, then injected by the hooks as replacement characters)."""
+    return NOT_TEXT if looks_binary(data) else None
+
+
 # C0 and C1 controls but tab and newline, and DEL: what ov leaves out of the text it writes itself.
 # A line break or separator of another kind (CR, vertical tab, form feed, \x1c-\x1f, NEL) becomes a space.
 _GENERATED_TEXT_TABLE = {c: None for c in (*range(0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) not in "\t\n"} | {

@@ -654,6 +654,20 @@ def test_set_that_leaves_an_invalid_value_invalid_is_refused(ov, home: Home) -> 
     assert home.config_path.read_text() == OUT_OF_BOUNDS
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "problem"),
+    [
+        ("store.max_file_bytes", "3000000000", "must be at most 2147483648"),  # was "2.14748e+09": not the limit
+        ("store.lock_timeout", "1000000001", "must be at most 1000000000"),  # was "1e+09"
+        ("hooks.prompt_min_score", "1.5", "must be at most 1"),
+    ],
+)
+def test_a_refused_bound_names_the_limit_in_full(ov, home: Home, key: str, value: str, problem: str) -> None:
+    result = ov("config", "set", key, value, "--json")
+    assert result.exit_code == 2
+    assert result.error["message"] == f"'{value}' is not a valid value for {key}: {problem}"
+
+
 def test_set_with_an_invalid_identity_in_the_file_names_it(ov, home: Home) -> None:
     write_config(home, "identity:\n  user: a b\n")
     result = ov("config", "set", "output.color", "never")
@@ -703,6 +717,16 @@ def test_unset_takes_out_what_ov_does_not_know(ov, home: Home) -> None:
         assert (result.exit_code, result.stdout) == (0, f"{key} removed\n")
     loaded = load_config(home)
     assert (loaded.warnings, loaded.config.store.lock_timeout) == ((), 4.0)
+
+
+def test_unset_of_a_section_names_each_value_it_took_out(ov, home: Home) -> None:
+    # (found by an audit: `ov config unset hooks` took every hooks setting out with only "hooks removed")
+    write_config(home, "hooks:\n  prompt_budget: 500\n  deadline: 2\noutput:\n  color: never\n")
+    result = ov("config", "unset", "hooks")
+    assert (result.exit_code, result.stdout) == (0, "hooks removed: hooks.prompt_budget, hooks.deadline (each back to its default)\n")
+    assert load_config(home).config.hooks.prompt_budget == 1000 and load_config(home).config.output.color == "never"
+    write_config(home, "output:\n  color: never\n")
+    assert ov("config", "unset", "output", "--json").json["result"] == {"key": "output", "value": None, "removed": ["output.color"]}
 
 
 def test_unset_of_a_key_nobody_knows_is_refused(ov, home: Home) -> None:
@@ -934,7 +958,7 @@ def test_a_cache_another_schema_wrote_never_answers(home: Home, ov_home: Path, t
 @pytest.mark.parametrize(
     ("module", "old", "new"),
     [
-        ("config/checks.py", 'raise ValueError(f"must be at most {self.most:g}")', 'raise ValueError(f"must not pass {self.most:g}")'),  # a check's words
+        ("config/checks.py", 'raise ValueError(f"must be at most {_number(self.most)}")', 'raise ValueError(f"must not pass {_number(self.most)}")'),  # a check's words
         ("config/loading.py", 'problem = error["msg"].removeprefix("Value error, ")', 'problem = "refused: " + error["msg"].removeprefix("Value error, ")'),
     ],
     ids=["checks", "loading"],

@@ -78,3 +78,12 @@ def test_every_link_between_the_docs_reaches_its_file_and_heading():
             elif anchor and file.suffix == ".md" and anchor not in _anchors(file):
                 broken.append(f"{page.name}: {target} (no such heading)")
     assert not broken, "\n".join(broken)
+
+
+def test_the_memory_type_table_names_the_spelled_out_topics():
+    # (found by a review: the table named only C++ and C#, where topics spell out F# and .NET as well)
+    from ov.sessions.memory.topics import slug
+
+    row = next(line for line in (REPO / "docs" / "sessions.md").read_text(encoding="utf-8").splitlines() if line.startswith("| preferences |"))
+    for name in ("C++", "C#", "F#", ".NET"):
+        assert name in row and f"`{slug(name)}.md`" in row, f"docs/sessions.md's type table does not say {name} is {slug(name)}.md"

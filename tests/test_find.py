@@ -394,14 +394,19 @@ def test_a_query_naming_a_file_puts_that_file_first_and_leaves_the_rest_in_order
     path = _ranked(project, query)
     assert path[0][0] == named
     # Only the named file moved: the other conftest.py (bench/, not tests/) keeps its place among the rest.
-    assert [uri for uri, _level, _relevance in path[1:]] == [uri for uri in words if uri != named]
+    # A viking:// URI is an address, not words: the rest is ranked by the query's other words.
+    rest = words if "viking://" not in query else [uri for uri, _level, _relevance in _ranked(project, "look at")]
+    assert [uri for uri, _level, _relevance in path[1:]] == [uri for uri in rest if uri != named]
     assert "viking://resources/proj/bench/conftest.py" in words[:4]
 
 
 def test_a_file_name_alone_or_a_folder_is_named_too(project):
     assert _ranked(project, "src/searcher.rs")[0][0] == "viking://resources/proj/src/searcher.rs"
     assert _ranked(project, "what does searcher.rs hold")[0][0] == "viking://resources/proj/src/searcher.rs"
-    assert _ranked(project, "the searcher in src/")[0][0] == "viking://resources/proj/src"
+    # A folder named: what is in it comes first, ranked by the query's other words.
+    in_src = [uri for uri, _level, _relevance in _ranked(project, "the searcher in src/")]
+    assert in_src[0] == "viking://resources/proj/src/searcher.rs"
+    assert set(in_src[:3]) == {"viking://resources/proj/src", "viking://resources/proj/src/searcher.rs", "viking://resources/proj/src/lib.rs"}
     # A name the store does not hold, a web address, a number: the words rank as they would.
     for query, words in [
         ("look at tests/missing.py", "look at tests missing py"),

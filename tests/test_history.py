@@ -94,6 +94,31 @@ def test_a_tag_cannot_be_created_twice(history):
     assert again.exit_code == 1 and "already exists" in again.error["message"]
 
 
+def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
+    """(an audit: `ov snapshot tag main` was taken, and plain git then read "main" as the stale tag.)"""
+    Repo(str(ov_home / "accounts/default")).refs[b"refs/heads/side"] = Repo(str(ov_home / "accounts/default")).head()
+    for name in ("main", "side"):
+        refused = history("snapshot", "tag", name, "--json")
+        assert refused.exit_code == 2 and refused.error["message"] == f"'{name}' is the name of a branch", refused.stderr
+    assert ok(history("snapshot", "tag", "--json")) == []
+    assert history("snapshot", "tag", "main-before").exit_code == 0
+
+
+def test_a_tag_made_with_git_on_a_tree_or_a_file_is_a_bad_revision(history, ov_home):
+    """(an audit: "internal error: AttributeError: 'Tree' object has no attribute 'tree'".)"""
+    repo = Repo(str(ov_home / "accounts/default"))
+    head = repo[repo.head()]
+    repo.refs[b"refs/tags/treetag"] = head.tree
+    for argv in (("diff", "treetag"), ("restore", "treetag"), ("show", "treetag~1"), ("restore", "treetag", "--dry-run")):
+        result = history("snapshot", *argv, "--json")
+        assert result.exit_code == 2 and result.error["code"] == "unknown_revision", result.stderr
+        assert result.error["message"] == "the tag treetag names a tree, not a commit"
+    blob = repo[repo[head.tree][b"resources"][1]][b"a.md"][1]
+    repo.refs[b"refs/tags/blobtag"] = blob
+    assert history("snapshot", "diff", "blobtag", "--json").error["message"] == "the tag blobtag names a file, not a commit"
+    assert {t["tag"] for t in ok(history("snapshot", "tag", "--json"))} == {"treetag", "blobtag"}
+
+
 def test_show_lists_what_a_commit_changed_and_a_file_as_it_was(history):
     shown = ok(history("snapshot", "show", "HEAD~1", "--json"))
     [change] = shown["changes"]
@@ -182,6 +207,33 @@ def test_restore_refuses_to_overwrite_hand_edits(history, ov_home, store_state):
     result = history("snapshot", "restore", "HEAD~2", "--uri", "viking://resources/a.md", "--json")
     assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
     assert store_state() == before
+
+
+@pytest.mark.parametrize("uri", ["viking://resources/fd", None])
+def test_restore_of_a_folder_back_to_a_file_refuses_a_file_made_in_it_by_hand(ov, ov_home, store_state, uri):
+    """(an audit: "internal error: IsADirectoryError" where an import or `ov restore` says what the
+    hand-made file is; `--dry-run` showed no problem.)"""
+    assert ov("write", "viking://resources/fd/x", "--content", "x as a file").exit_code == 0
+    assert ov("snapshot", "tag", "fd-file").exit_code == 0
+    assert ov("rm", "viking://resources/fd/x").exit_code == 0
+    assert ov("write", "viking://resources/fd/x/y.md", "--content", "y in a folder").exit_code == 0
+    hand_made = ov_home / "accounts/default/resources/fd/x/z.md"
+    hand_made.write_text("by hand\n")
+    before = store_state()
+    where = ("--uri", uri) if uri else ()
+    for dry in ((), ("--dry-run",)):
+        result = ov("snapshot", "restore", "fd-file", *where, *dry, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict", result.stderr
+        assert "viking://resources/fd/x/z.md was created outside ov" in result.error["message"]
+    assert store_state() == before
+    # the same for a hand edit of a file it writes: the dry run says what the restore would
+    (ov_home / "accounts/default/resources/fd/x/y.md").write_text("edited\n")
+    assert ov("snapshot", "restore", "fd-file", *where, "--dry-run", "--json").error["code"] == "hand_edit_conflict"
+    # once the hand-made file is gone, the restore goes through
+    hand_made.unlink()
+    (ov_home / "accounts/default/resources/fd/x/y.md").write_text("y in a folder")
+    assert ok(ov("snapshot", "restore", "fd-file", *where, "--json"))["written"] == ["viking://resources/fd/x"]
+    assert ov("read", "viking://resources/fd/x").stdout == "x as a file"
 
 
 def test_history_of_an_empty_store(ov):

@@ -1659,6 +1659,39 @@ def test_a_hooks_file_removed_by_hand_is_said_and_its_receipt_dropped(ov, user_h
     assert ov(*command, *hosts).stdout == ""  # nothing left to say
 
 
+def test_a_file_removed_by_hand_then_installed_again_keeps_its_backup_through_the_uninstall(ov, user_home):
+    """The re-install made a new file (its receipt: ov made it), and the uninstall that removed that
+    file took the backup with it: the user's file as it was before ov, held nowhere else."""
+    settings = user_home / ".claude" / "settings.json"
+    backup = settings.with_name("settings.json.ov.bak")
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    settings.unlink()
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert backup.read_text() == CLAUDE_SETTINGS
+    removed = ov("uninstall", "hooks", "--host", "claude")
+    assert removed.exit_code == 0
+    assert not settings.exists()  # the file ov made goes
+    assert backup.read_text() == CLAUDE_SETTINGS  # the user's, before ov's first write: not ov's to delete
+    assert str(backup) in removed.stdout  # and the uninstall says where it is
+    # Installed again and uninstalled, the backup is still the file before ov's first write.
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
+    assert backup.read_text() == CLAUDE_SETTINGS
+
+
+@pytest.mark.parametrize("host, name", [("claude", "settings.json"), ("cursor", "hooks.json")])
+def test_an_older_ovs_backup_of_a_file_ov_made_goes_with_the_file(ov, user_home, host, name):
+    """An older ov rewrote the backup at a re-install: of a file ov had made, it holds ov's entries
+    only (and Cursor's "version" ov added), and goes with the uninstall that removes the file."""
+    settings = user_home / f".{host}" / name
+    settings.unlink()
+    assert ov("install", "hooks", "--host", host, "--yes").exit_code == 0
+    backup = _older_backup(settings)
+    removed = ov("uninstall", "hooks", "--host", host)
+    assert removed.exit_code == 0 and "keeps the file" not in removed.stdout
+    assert not settings.exists() and not backup.exists()
+
+
 def test_an_mcp_file_removed_by_hand_is_said_and_its_receipt_dropped(ov, user_home):
     assert ov("install", "mcp", "--host", "cursor", "--yes").exit_code == 0
     mcp = user_home / ".cursor" / "mcp.json"

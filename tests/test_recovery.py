@@ -451,7 +451,7 @@ def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_drop
     assert "unsafe    ../../../victim/authorized_keys" in human and "deleted" not in human
     # No hand made them: the status does not open with hand edits, but with what they are.
     assert "hand edits" not in human.replace("no hand edits;", ""), human
-    assert "\nno hand edits; HEAD holds paths ov never writes, taken in by a pull before pulls were checked:\n  unsafe " in human, human
+    assert "\nno hand edits; HEAD holds paths ov never writes (taken in by a pull before pulls were checked, or committed with plain git):\n  unsafe " in human, human
     (account(ov_home) / "resources" / "b.md").write_text("by hand\n")
     mixed = ov("status").stdout
     assert "hand edits not yet committed" in mixed and "  added     viking://resources/b.md" in mixed and "unsafe    .git/config" in mixed, mixed
@@ -464,6 +464,27 @@ def test_fsck_flags_a_path_ov_never_writes_in_head_then_in_the_history_once_drop
     assert after.exit_code == 0
     notes = [f["message"] for f in after.json["result"]["findings"]]
     assert any(m.startswith(f"commit {bad[:10]} of the history holds") for m in notes)
+
+
+def test_a_symbolic_link_committed_with_git_is_unsafe_and_a_snapshot_commit_keeps_it_on_disk(ov, ov_home):
+    """(found by an audit: `ov status` called it "deleted" and "ignored", though it is on disk, and
+    `ov snapshot commit` removed the link from the work tree; sharing.md says "unsafe", and that
+    the commit drops it from HEAD only)"""
+    from tests.hostile_trees import LINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    link = account(ov_home) / "resources" / "link.md"
+    link.symlink_to("a.md")  # what `git add` of a link commits, and the link in the work tree
+    add_commit(account(ov_home), {(b"resources", b"link.md"): (LINK, b"a.md")}, message=b"symlink by git\n")
+    status = ov("status", "--json").json["result"]
+    assert status["unsafe"] == [{"path": "resources/link.md", "problem": "a symbolic link (ov stores regular files only, and never follows a link from a tree)"}]
+    human = ov("status").stdout
+    assert "  unsafe    resources/link.md" in human and "deleted" not in human and "ignored" not in human, human
+    assert ov("snapshot", "commit", "-m", "drop the link").exit_code == 0
+    assert link.is_symlink() and os.readlink(link) == "a.md" and (account(ov_home) / "resources" / "a.md").read_text() == "alpha\n"
+    after = ov("status", "--json").json["result"]
+    assert after["clean"] and after["unsafe"] == [] and "resources/link.md" in after["ignored"]
+    assert ov("read", "viking://resources/a.md").stdout == "alpha\n"
 
 
 def test_fsck_walks_heads_tree_once(ov, ov_home, monkeypatch):

@@ -410,11 +410,13 @@ def _ordinary_text(size: int) -> str:
 
 def test_one_megabyte_of_ordinary_text_is_fast():
     text = _ordinary_text(1_000_000)
-    start = time.perf_counter()
+    # CPU time, as below: a linear scan takes ~0.5 s of it, a quadratic rule minutes, and
+    # other work on the machine stretched the wall clock past 2 s.
+    start = time.process_time()
     out, n = redact(text)
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert (n, out == text) == (0, True)
-    assert elapsed < 2.0, f"1 MB took {elapsed:.2f}s"
+    assert elapsed < 2.0, f"1 MB took {elapsed:.2f} s of CPU"
 
 
 @pytest.mark.parametrize(

@@ -682,6 +682,7 @@ def test_oversize_entries_step_down_a_tier_instead_of_being_cut(store):
 def test_same_input_gives_byte_identical_output(library, ov_home):
     first = search(library, "key rotation", SearchOptions(mode="context", budget=400)).to_dict()
     again = search(make_store(ov_home), "key rotation", SearchOptions(mode="context", budget=400)).to_dict()
+    assert first.pop("index")["actions"] and not again.pop("index").get("actions")  # what opening the index did, not the answer
     assert json.dumps(first, sort_keys=True).encode() == json.dumps(again, sort_keys=True).encode()
     assert first["rendered"].encode() == again["rendered"].encode()
 
@@ -807,6 +808,7 @@ def test_cli_context_json_snapshot(cli_store, snapshot):
     assert result.exit_code == 0, result.stderr
     payload = result.json["result"]
     assert payload["stats"]["used_tokens"] <= 140
+    assert len(payload["index"].pop("commit")) == 40  # a commit's time is in its id
     assert payload == snapshot
 
 
@@ -864,6 +866,17 @@ def test_cli_context_mode_prints_the_block_and_a_footer(cli_store):
     assert "tokens" in result.stderr and "/500" in result.stderr
     again = cli_store("search", "rotate API keys", "--mode", "context", "--budget", "500")
     assert again.stdout.encode() == result.stdout.encode()
+
+
+def test_cli_context_json_says_the_tier_and_the_index_as_list_mode_does(cli_store):
+    # (found by an audit: context mode had neither, so a script could not tell lexical from hybrid
+    # nor see that the index was behind)
+    payload = cli_store("search", "rotate API keys", "--mode", "context", "--json").json["result"]
+    listed = cli_store("search", "rotate API keys", "--json").json["result"]  # the same index, built by the first
+    assert payload["entries"] and payload["retrieval"] == listed["retrieval"]
+    assert payload["retrieval"]["mode"] in ("hybrid", "lexical")
+    assert payload["index"]["actions"] == ["rebuilt: no index yet"]
+    assert {**payload["index"], "actions": []} == {**listed["index"], "actions": []} and payload["index"]["stale"] is False
 
 
 def test_cli_tiny_budget_is_an_empty_block_not_an_error(cli_store):

@@ -278,6 +278,30 @@ WORKING_MEMORY_WORDS = re.compile(
 )
 
 
+def test_an_archive_overview_is_shown_without_what_its_brief_repeats():
+    from ov.sessions.overview import shown, working_memory
+
+    said = [
+        _msg("user", "Fix the flaky login test in src/auth/login.py. It fails on CI."),
+        _msg("assistant", "It crashed with a KeyError on the token. We decided to mock the clock."),
+        _msg("user", "Does the parser still accept tabs?", when="2026-12-01T10:00:00Z"),
+    ]
+    overview = working_memory(said, "s-1")
+    assert overview.count("Fix the flaky login test in src/auth/login.py.") == 3  # title, brief, Task & Goals
+    text = shown(overview)
+    assert text.count("Fix the flaky login test in src/auth/login.py.") == 1
+    assert text.startswith("3 messages (2026-11-30 to 2026-12-01). The user asked: Fix the flaky login test")
+    # The rest stays as written: the other goal, the decision, the empty sections.
+    assert "## Task & Goals\n- Does the parser still accept tabs?" in text and "We decided to mock the clock." in text
+    assert "## Files & Context\n- src/auth/login.py" in text and "## Errors & Corrections" in text
+    only = shown(working_memory([_msg("user", "Rotate the staging keys."), _msg("assistant", "Done.")], "s-2"))
+    assert "## Task & Goals" not in only and only.count("Rotate the staging keys.") == 1 and "## Key Facts & Decisions\n- none" in only
+    # A title the brief does not hold (an archive without a user message), or a rewritten overview: as written.
+    untitled = working_memory([_msg("assistant", "Rebuilt the wheel cache.")], "cc-42")
+    assert shown(untitled) == untitled
+    assert shown("# Notes\n\nRotate the keys.\n\n- Rotate the keys.") == "# Notes\n\nRotate the keys.\n\n- Rotate the keys."
+
+
 def test_the_index_reads_an_archive_overview_without_the_words_every_archive_overview_shares():
     from ov.sessions.overview import searchable, working_memory
     from ov.summaries.layers import derive_abstract
@@ -686,6 +710,39 @@ def test_a_failed_extraction_keeps_the_archive(ov, ov_home, monkeypatch):
     assert ov("session", "show", "s", "--json").json["result"]["extraction_pending"] == ["archive_001"]
     assert "memory extraction failed for archive_001" in ov("session", "show", "s").stderr
     assert "memory extraction failed: 1 archive to extract again" in ov("session", "list").stdout
+
+
+def test_a_memory_file_not_utf8_is_named_by_remember_commit_fsck_and_doctor(ov, ov_home):
+    # (found by an audit: a profile saved in Latin-1 made `ov remember` an "internal error:
+    # UnicodeDecodeError", each commit's .failed.json a bare UnicodeDecodeError naming no file,
+    # and `ov fsck` and `ov doctor` said nothing of the file)
+    assert ov("remember", "My editor is Vim").exit_code == 0
+    profile = ov_home / "accounts/default/user/default/memories/profile.md"
+    profile.write_bytes("- Editor: Vim\n- Lives in Malmö\n".encode("latin-1"))
+    assert ov("snapshot", "commit", "-m", "edited my profile").exit_code == 0
+    uri = "viking://user/default/memories/profile.md"
+    refused = ov("remember", "My name is Ada", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "memory_not_text"
+    assert refused.error["message"] == f"{uri} is not UTF-8 text (byte 29 is 0xf6): ov cannot merge memories into it"
+    assert "iconv -f latin1 -t utf-8" in refused.error["hint"] and "ov snapshot commit" in refused.error["hint"]
+    assert "internal error" not in ov("remember", "My name is Ada").stderr
+    assert ov("session", "add", "s", "--text", "My name is Ada.").exit_code == 0
+    report = ov("commit", "s", "--json").json["result"]
+    assert report["failed"].startswith(f"MemoryNotText: {uri} is not UTF-8 text")
+    failed = json.loads((session_dir(ov_home, "s") / "history/archive_001/.failed.json").read_text())
+    assert uri in failed["error"]
+    fsck = ov("fsck", "--json")
+    assert fsck.exit_code == 1
+    (problem,) = [f for f in fsck.json["result"]["findings"] if f["severity"] == "problem"]
+    assert f"1 memory file not UTF-8 text ({uri})" in problem["message"] and "iconv" in problem["fix"]
+    doctor = ov("doctor", "--json").json["result"]
+    (check,) = [c for c in doctor["checks"] if c["name"] == "memory files"]
+    assert check["status"] == "fail" and check["not_text"] == [uri] and uri in check["detail"]
+    # Saved as UTF-8 again: the next commit extracts what waited, and every report is clean.
+    profile.write_text("- Editor: Vim\n- Lives in Malmö\n", encoding="utf-8")
+    assert ov("snapshot", "commit", "-m", "utf-8 again").exit_code == 0
+    assert ov("commit", "s", "--json").json["result"]["failed"] is None
+    assert ov("fsck").exit_code == 0 and not [c for c in ov("doctor", "--json").json["result"]["checks"] if c["name"] == "memory files"]
 
 
 def _broken_extraction(patch):

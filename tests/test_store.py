@@ -570,6 +570,79 @@ def test_ctrl_c_before_the_branch_moves_still_rolls_back(ov, store_state, monkey
     assert result.error["code"] == "interrupted_after_commit" and store_state()[1]["resources/a.md"] == b"new\n"
 
 
+def test_the_hook_deadline_right_after_the_branch_moved_keeps_the_commit(store: Store, monkeypatch: pytest.MonkeyPatch):
+    """A hook's deadline (SIGALRM, its handler raising HookTimeout) in the window Ctrl-C is held
+    for: it reached the rollback, which put the old files back under a branch naming the new commit."""
+    import signal
+
+    from dulwich.refs import DiskRefsContainer
+
+    from ov.hosts.runtime import HookTimeout, _deadline
+
+    uri = store.uri("viking://resources/a.md")
+    store.write(uri, b"old\n")
+    real = DiskRefsContainer.set_if_equals
+
+    def then_alarm(self, name, old, new, *args, **kwargs):
+        moved = real(self, name, old, new, *args, **kwargs)
+        if moved and name == b"refs/heads/main":
+            signal.raise_signal(signal.SIGALRM)  # as the deadline's timer fires
+        return moved
+
+    monkeypatch.setattr(DiskRefsContainer, "set_if_equals", then_alarm)
+    with pytest.raises(HookTimeout), _deadline(60):
+        store.write(uri, b"new\n")
+    head = store.git.head()
+    assert store.git.landed == head and store.last_landed() == head.decode()
+    assert (store.root / "resources/a.md").read_bytes() == b"new\n"
+    monkeypatch.undo()
+    assert store.status().changes.clean
+
+
+def test_an_error_from_git_after_the_branch_moved_finishes_the_commit(store: Store, monkeypatch: pytest.MonkeyPatch, caplog):
+    """The rollback put the old files back under a branch naming the new commit (a hand edit for
+    `ov status`), and the write was confirmed all the same."""
+    uri = store.uri("viking://resources/a.md")
+    store.write(uri, b"old\n")
+    with monkeypatch.context() as patched:
+        patched.setattr(type(store.git.repo.refs), "set_if_equals", _then_eio(type(store.git.repo.refs).set_if_equals))
+        store.write(uri, b"new\n")
+    head = store.git.head().decode()
+    assert store.last_landed() == head
+    assert (store.root / "resources/a.md").read_bytes() == b"new\n"
+    assert not (store.state / "journal.json").exists()
+    assert store.status().changes.clean
+    assert f"committed {head[:10]}, but git then failed: [Errno 5] Input/output error" in caplog.text
+
+
+def test_an_error_from_git_after_move_head_keeps_the_files_of_the_new_head(store: Store, monkeypatch: pytest.MonkeyPatch):
+    uri = store.uri("viking://resources/a.md")
+    store.write(uri, b"one\n")
+    first = store.git.head()
+    store.write(uri, b"two\n")
+    second = store.git.head()
+    with monkeypatch.context() as patched, store.write_lock():
+        patched.setattr(type(store.git.repo.refs), "set_if_equals", _then_eio(type(store.git.repo.refs).set_if_equals))
+        store.git.move_head(second, first, ["resources/a.md"])
+    assert store.git.head() == first and store.git.landed == first
+    assert (store.root / "resources/a.md").read_bytes() == b"one\n"
+    assert store.status().changes.clean
+
+
+def _then_eio(real):
+    """dulwich's compare-and-set of the branch that moves it, then raises an OSError (as its
+    reflog or a flush after the rename may)."""
+    import errno
+
+    def then_fail(self, name, old, new, *args, **kwargs):
+        moved = real(self, name, old, new, *args, **kwargs)
+        if moved and name == b"refs/heads/main":
+            raise OSError(errno.EIO, "Input/output error")
+        return moved
+
+    return then_fail
+
+
 # --- accounts that do not exist ------------------------------------------------------------
 
 

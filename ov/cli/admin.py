@@ -78,7 +78,7 @@ def status() -> None:
             for label, path in edits:
                 plain(f"  {label:9} {_uri(path)}")
         else:
-            plain("no hand edits; HEAD holds paths ov never writes, taken in by a pull before pulls were checked:")
+            plain("no hand edits; HEAD holds paths ov never writes (taken in by a pull before pulls were checked, or committed with plain git):")
         for path, why in sorted(changes.unsafe.items()):
             # Never written, so "deleted"; what lies at the place it names is not the store's.
             plain(f"  unsafe    {shown(path)} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")

@@ -71,12 +71,17 @@ def config_set(
 
 @app.command("unset", cls=OvCommand)
 def config_unset(key: KeyArg) -> None:
-    """Take one value out of the file, so that its default applies (a key ov does not know too)."""
-    loaded = unset_value(runtime().home, key)
+    """Take one value out of the file, so that its default applies (a key ov does not know too).
+
+    A section (`hooks`) takes every value in it out: each is named.
+    """
+    loaded, removed = unset_value(runtime().home, key)
     _still_wrong(loaded)
     if key in config_keys():
         default = get_value(loaded.config, key)
         emit({"key": key, "value": default}, lambda: plain(f"{key} = {_text(default)} (default)"))
+    elif removed and removed != (key,):
+        emit({"key": key, "value": None, "removed": list(removed)}, lambda: plain(f"{key} removed: " + ", ".join(removed) + " (each back to its default)"))
     else:
         emit({"key": key, "value": None}, lambda: plain(f"{key} removed"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -72,18 +73,30 @@ def log(
     host: Annotated[HostChoice | None, typer.Option("--host", help="Only this host's hooks.")] = None,
     last: Annotated[int, typer.Option("--last", "-n", min=1, help="How many of the newest records to show.")] = 20,
 ) -> None:
-    """Show the newest hook runs and background jobs: what was injected, captured and committed, and why not."""
+    """Show the newest hook runs and background jobs: what was injected, captured and committed, and why not.
+
+    A prompt that got nothing says why: nothing remembered yet, nothing in the store matches,
+    or its best relevance was below hooks.prompt_min_score (both numbers are shown).
+    """
     from ov.hosts import hooklog
 
-    records = hooklog.read(runtime().home.root, host=host.value if host else None, last=last)
-    emit(records, lambda: _print(records))
+    root = runtime().home.root
+    records = hooklog.read(root, host=host.value if host else None, last=last)
+    emit(records, lambda: _print(records, host.value if host else None, root))
 
 
-def _print(records: list[dict]) -> None:
+def _print(records: list[dict], host: str | None, root: Path) -> None:
     import time
 
     if not records:
-        nothing("no hook has run yet (install them with `ov install hooks`)")
+        from ov.hosts import hooklog
+
+        if host and hooklog.read(root, last=1):
+            # Other hosts' hooks ran, so installing again is not the answer: doctor says whether
+            # this host's are installed and would run (Codex skips unreviewed hooks without a word).
+            nothing(f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks are installed and would run")
+        else:
+            nothing("no hook has run yet (install them with `ov install hooks`)")
         return
     def number(value) -> float:
         # The log is ov's own, but a hand edit or a damaged disk may leave any JSON in a field.
@@ -95,12 +108,19 @@ def _print(records: list[dict]) -> None:
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
             what += f" {len(uris)} {'entry' if len(uris) == 1 else 'entries'}: " + ", ".join(uris[:3]) + (" …" if len(uris) > 3 else "")
+        if isinstance(r.get("relevance"), (int, float)) and not isinstance(r.get("relevance"), bool):
+            # what hooks.prompt_min_score is compared with: the number to tune it by
+            cut = r.get("min_score")
+            what += f" (best relevance {number(r['relevance']):.2f}" + (f", hooks.prompt_min_score {number(cut):g})" if cut else ")")
         if r.get("captured"):
             what += f", {counted(r['captured'], 'message')}"
         if r.get("error"):
             what += f": {r['error']}"
         if isinstance(r.get("config_warnings"), list) and r["config_warnings"]:
             what += f" ({counted(len(r['config_warnings']), 'config warning')}, see `ov doctor`)"
+        if isinstance(r.get("not_text"), list) and r["not_text"]:
+            left = [str(u) for u in r["not_text"]]
+            what += " (memory files not UTF-8 text, left out: " + ", ".join(left[:3]) + (" …" if len(left) > 3 else "") + "; see `ov doctor`)"
         if r.get("failed"):
             what += f" (memory extraction failed, see the archive's .failed.json: {r['failed']})"
         if r.get("model_failed"):

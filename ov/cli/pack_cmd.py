@@ -79,6 +79,7 @@ def export(
         result = transfer.export(store, store.uri(uri), file, include_vectors=include_vectors, progress=progress)
     vectors = f", {result.vectors} vectors" if result.vectors else ""
     _say_uncommitted(result)
+    _say_oversized(result)
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
 
 
@@ -101,7 +102,9 @@ def import_(
         elif result.action == "unchanged":
             plain(f"unchanged: {result.uri} already holds what the pack holds (nothing written)")
         else:
-            plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes; vectors {result.vectors})")
+            # Files only the target had are gone with an overwrite: said, not only in --json.
+            deleted = f"; deleted {_files(result.deleted)} the pack does not hold" if result.deleted else ""
+            plain(f"{result.action} {result.uri} ({_files(result.files)}, {result.bytes} bytes{deleted}; vectors {result.vectors})")
         _say_shortened(result)
 
     emit(result.to_dict(), human)
@@ -138,7 +141,10 @@ def restore(
     kept = f", {result.kept} kept as they were" if result.kept else ""
 
     def human() -> None:
-        plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
+        if result.action == "unchanged":
+            plain(f"unchanged: nothing to restore ({_files(result.kept)} already there, kept as they were)")
+        else:
+            plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
         _say_shortened(result)
 
     emit(result.to_dict(), human)
@@ -151,6 +157,16 @@ def _say_uncommitted(result) -> None:
             f"{'is' if result.uncommitted == 1 else 'are'} not in the pack as changed (see `ov status`; "
             "record them with `ov snapshot commit`, then write the pack again)"
         )
+
+
+def _say_oversized(result) -> None:
+    if result.oversized:
+        from ov.ovpack.format import size_hint
+
+        largest = max(f["bytes"] for f in result.oversized)
+        shown = ", ".join(f"{f['uri']} ({f['bytes']} bytes)" for f in result.oversized[:3])
+        more = f" (+{len(result.oversized) - 3} more)" if len(result.oversized) > 3 else ""
+        warn(f"over store.max_file_bytes: {shown}{more}; a store imports them only after {size_hint(largest)}")
 
 
 def _say_shortened(result) -> None:

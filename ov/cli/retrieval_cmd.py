@@ -65,22 +65,25 @@ def reindex(
 
     `--embedder` first sets embedding.provider in $OV_HOME/config.yaml, as `ov config set` would:
     builtin (the model inside ov), minilm (the `ovctx[minilm]` extra), hash, or none (lexical only).
-    An embedder that is not installed is refused, and then nothing changes.
+    An embedder that is not installed, or does not load, is refused, and then nothing changes.
     """
     from ov.index.sync import Indices
 
     rt = runtime()
     store = rt.store
     reason = "requested by `ov reindex`"
+    warm = None
     if embedder is not None:
-        from ov.index.embedders.registry import switch
+        from ov.index.embedders.registry import WarmEmbedders, switch
         from ov.store.store import Store
 
-        # Refused (and nothing written) when the embedder is unknown or not installed.
-        store = Store(rt.home, rt.identity, switch(rt.home, embedder), read_only=True)
+        # Refused (and nothing written) when the embedder is unknown, not installed or does not
+        # load; loaded once, for the check and the rebuild (warm).
+        warm = WarmEmbedders()
+        store = Store(rt.home, rt.identity, switch(rt.home, embedder, usage_dir=store.state, warm=warm), read_only=True)
         reason = f"requested by `ov reindex --embedder {embedder}`"
     with progress_bar() as progress:
-        indices = Indices(store, progress=progress)
+        indices = Indices(store, warm=warm, progress=progress)
         opened = indices.rebuild(reason)
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": [path for path, _ in indices.left_out]}

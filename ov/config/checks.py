@@ -87,6 +87,11 @@ MOST = 1_000_000_000
 MOST_BYTES = 2**31  # a read asks for its size up front
 
 
+def _number(limit: float) -> str:
+    """A limit in full (2147483648), never the 2.14748e+09 of ``:g`` that hides the real bound."""
+    return str(int(limit)) if float(limit).is_integer() else str(limit)
+
+
 @dataclass(frozen=True)
 class Positive:
     """Annotation: a finite number above zero and at most ``most``, and never a YAML boolean
@@ -113,9 +118,9 @@ class Positive:
             if self.least is None and value <= 0:
                 raise ValueError("must be greater than 0")
             if self.least is not None and value < self.least:
-                raise ValueError(f"must be at least {self.least:g}")
+                raise ValueError(f"must be at least {_number(self.least)}")
             if value > self.most:
-                raise ValueError(f"must be at most {self.most:g}")
+                raise ValueError(f"must be at most {_number(self.most)}")
             return value
 
         inner = core_schema.no_info_after_validator_function(bounded, handler(source))

@@ -51,13 +51,15 @@ def set_value(home: Home, key: str, text: str) -> LoadedConfig:
     return _rewrite(home, key, put, text)
 
 
-def unset_value(home: Home, key: str) -> LoadedConfig:
+def unset_value(home: Home, key: str) -> tuple[LoadedConfig, tuple[str, ...]]:
     """Take ``key`` out of the file, and the sections it leaves empty, so that its default applies.
 
     A key ov does not know (or a whole section) may be taken out too when the file holds it.
-    Nothing is written when the file does not hold the key.
+    Nothing is written when the file does not hold the key. Returns the config after, and the
+    dotted keys taken out: a section's are each named, as a user of ``unset KEY`` expects one.
     """
     parts = key.split(".")
+    removed: list[str] = []
 
     def remove(data: dict[str, Any]) -> bool:
         nodes = [data]
@@ -69,14 +71,21 @@ def unset_value(home: Home, key: str) -> LoadedConfig:
         if len(nodes) < len(parts) or parts[-1] not in nodes[-1]:
             require_key(key)  # a known key that is not set is already unset
             return False
-        del nodes[-1][parts[-1]]
+        removed.extend(_leaves(key, nodes[-1].pop(parts[-1])))
         for node, part in zip(reversed(nodes[:-1]), reversed(parts[:-1])):
             if node[part]:
                 break
             del node[part]
         return True
 
-    return _rewrite(home, key, remove, None)
+    return _rewrite(home, key, remove, None), tuple(removed)
+
+
+def _leaves(key: str, value: Any) -> list[str]:
+    """The dotted keys of every value at or below ``key`` (``value`` is what the file holds there)."""
+    if isinstance(value, dict) and value:
+        return [leaf for name, child in value.items() for leaf in _leaves(f"{key}.{name}", child)]
+    return [key]
 
 
 def _rewrite(home: Home, key: str, change, text: str | None) -> LoadedConfig:

@@ -104,7 +104,7 @@ class EmbeddingConfig:
     api_key_env: Annotated[str | None, EnvName()] = None
     """Name of the environment variable holding the API key (litellm only)."""
     dimensions: Annotated[int, Positive()] = 256
-    """Vector size of the hashing embedder; API models may honour it too when set explicitly."""
+    """Vector size of the hashing embedder (no other embedder reads it: an API model's size is its own)."""
     timeout: Annotated[float, Positive()] = 60.0
     """Seconds one embeddings call may take (litellm only)."""
     batch_size: Annotated[int, Positive()] = 64

@@ -58,6 +58,9 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
     pending = _pending_extraction(store) if store.exists and store.missing_account() is None else None
     if pending is not None:
         checks.append(pending)
+    unreadable = _memories_not_text(store) if store.exists else None
+    if unreadable is not None:
+        checks.append(unreadable)
     prompts = _prompts(store.home.root / "prompts")
     if prompts is not None:
         checks.append(prompts)
@@ -262,6 +265,20 @@ def _pending_extraction(store) -> Check | None:
         f"`ov commit {first}` tries now (`ov session show {first}` names the archives; each archive's .failed.json the error)",
         {"sessions": pending},
     )
+
+
+def _memories_not_text(store) -> Check | None:
+    """The memory files that are not UTF-8 text (None when there is none): every extraction into
+    one fails, and the failure is all the other checks show."""
+    from ov.health.memories import not_text
+    from ov.sessions.memory.files import NOT_TEXT_FIX
+
+    found = not_text(store)
+    if not found:
+        return None
+    listed = ", ".join(str(uri) for uri in found[:3]) + (", ..." if len(found) > 3 else "")
+    detail = f"{counted(len(found), 'memory file')} not UTF-8 text ({listed}): ov cannot merge memories into them, and recall leaves them out"
+    return Check("memory files", "fail", detail, NOT_TEXT_FIX.replace("save it", "save each"), {"not_text": [str(uri) for uri in found]})
 
 
 def _prompts(folder) -> Check | None:

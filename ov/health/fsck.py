@@ -4,7 +4,7 @@ Read-only (but for a probe file made and removed at once). Each finding names wh
 and the command that fixes it. Store: ov may write to its folders, the branch resolves, every
 commit of the history and its root tree is present, every tree and blob of HEAD is readable,
 no interrupted commit is pending, no git lock file or temporary file of a killed writer is
-left, no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
+left, no file of HEAD is one no backup carries (not text), no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
 pulls were checked, or written by an older ov), the names an older ov stored that ov no longer makes
 (``"todo "``, a user ``.bob``) are named with how to rename them, and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
@@ -106,23 +106,52 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                 add(Finding("store", "problem", f"commit {entry.commit.id.decode()[:10]} has no tree", "restore the account from a backup"))
     except KeyError as exc:
         add(Finding("store", "problem", f"the history is broken: object {exc} is missing", "restore the account from a backup"))
+    from ov.files import content_problem
+
     files = 0
     missing = []
     legacy = []
+    unpackable = []
     tree = git.tree_of(head)
     for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
         files += 1
         if sha not in git.repo.object_store:
             missing.append(path)
+        else:
+            problem = content_problem(git.blob_data(sha))
+            if problem:
+                unpackable.append((path, problem))
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
+    from ov.health.memories import not_text
+
+    # Memory files on disk (a hand edit, committed or not) get the finding that says what it breaks.
+    unreadable = not_text(store)
+    memories = {uri.path for uri in unreadable}
+    unpackable = [(path, problem) for path, problem in unpackable if path not in memories]
     for path in missing[:20]:
         add(Finding("store", "problem", f"HEAD's {treepaths.shown(path)} is missing from the object store", "restore the account from a backup"))
+    if unpackable:
+        # What no import or restore takes, so no backup either: the pack's writer refuses it.
+        add(
+            Finding(
+                "store",
+                "problem",
+                f"{counted(len(unpackable), 'file')} of HEAD no import or restore takes, so no backup carries (one {unpackable[0][1]}): {_listed([p for p, _ in unpackable])}",
+                "convert or remove them in the work tree, then `ov snapshot commit -m MESSAGE`",
+            )
+        )
     report.checked.update(commits=commits, files=files)
     _check_tree_paths(git, head, add)
     if legacy:
         add(_legacy_finding(legacy))
+    if unreadable:
+        from ov.sessions.memory.files import NOT_TEXT_FIX
+
+        listed = ", ".join(str(uri) for uri in unreadable[:5]) + (f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else "")
+        what = f"{counted(len(unreadable), 'memory file')} not UTF-8 text ({listed}): `ov remember` and session commits cannot merge into them, and recall leaves them out"
+        add(Finding("store", "problem", what, NOT_TEXT_FIX.replace("save it", "save each")))
     from ov.store.worktree import scan
 
     changes = scan(git, refresh_index=False)

@@ -168,7 +168,11 @@ def _base(store, name: str) -> bytes:
     refs = git.repo.refs
     tag_ref = TAG_PREFIX + name.encode()
     if _TAG_RE.match(name) and tag_ref in refs:
-        return _peel(git, refs[tag_ref])
+        found = _peel(git, refs[tag_ref])
+        kind = git.repo[found].type_name.decode()
+        if kind != "commit":  # plain git may tag a tree or a file (`git tag T 'HEAD^{tree}'`)
+            raise UnknownRevision(f"the tag {name} names a {'file' if kind == 'blob' else kind}, not a commit")
+        return found
     if re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
         found = _commits_with_prefix(git, name.lower())
         if len(found) == 1:
@@ -389,7 +393,9 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
         now = _entries(git, draft.tree, path)
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
-        _plan_restore(draft, then, now, then.keys() | now.keys(), plan, check=not dry_run)
+        _plan_restore(draft, then, now, then.keys() | now.keys(), plan, apply=not dry_run)
+        if dry_run:
+            draft.require_clean_plan()  # what the restore would refuse
         if dry_run or not plan.changed:
             return plan.sorted()
         draft.stage()
@@ -404,6 +410,9 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
                 draft.hand_over(tx)
                 spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
                 inside = [p for p in stale if not path or _below(p, spellings)]
+                # A file found below a folder that becomes a file again: that folder is planned
+                # (and checked) again too.
+                inside += sorted({folder for p in inside for folder in _folders_of(p) if folder in then} - set(inside))
                 now = {p: found for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
                 _plan_restore(tx, then, now, inside, plan)
             if plan.changed:
@@ -414,15 +423,22 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     return plan.sorted()
 
 
+def _folders_of(path: str) -> list[str]:
+    """The folders ``path`` is below (``a/b/c`` -> ``a``, ``a/b``)."""
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
+
+
 def _entries(git, tree, path: str) -> dict[str, tuple[int, bytes]]:
     """path -> (mode, sha) of the entries of ``tree`` below ``path`` (in any spelling it has there)."""
     return {p: (mode, sha) for p, mode, sha in git.iter_entries(tree, git.spelled(tree, path))}
 
 
-def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[int, bytes]], paths, plan: RestorePlan, check: bool = True) -> None:
+def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[int, bytes]], paths, plan: RestorePlan, apply: bool = True) -> None:
     """Put into ``tx`` (and ``plan``) what makes each of ``paths`` what it was (``then``: path ->
     (mode, blob id) at the revision), given what it is (``now``), replacing what was planned for
-    it before. ``check``: refuse a path that holds a hand edit (all are checked before any is put)."""
+    it before. A path that holds a hand edit is refused, all checked before any is put, in a
+    dry run (``apply`` false: the plan only) too: it says what the restore would."""
     from ov.store.gitstore import escape_problem
     from ov.store.treepaths import stored_problem
 
@@ -444,18 +460,22 @@ def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[i
         problem = problem or stored_problem(rel, wanted[rel][0])
         if problem is not None:
             raise UnsafeTree(f"{plan.rev} holds {quoted(rel)}, which ov never writes: {problem}", hint="restore a revision before it, or only a part of the store with --uri")
-    if check:
-        for rel, problem in problems.items():
-            if problem is None:  # one to delete: it leaves the tree, nothing on disk is touched
-                tx.require_clean(VikingURI(tuple(rel.split("/"))))
+    for rel, problem in problems.items():
+        if problem is None:  # one to delete: it leaves the tree, nothing on disk is touched
+            uri = VikingURI(tuple(rel.split("/")))
+            tx.require_clean(uri)
+            if wanted[rel] is not None and tx.store.path(uri).is_dir():
+                # A folder that becomes a file again: a file made there by hand would be lost
+                # with it (as an import or `ov mv` refuses it).
+                tx.require_clean_tree(uri)
     for rel, entry in wanted.items():
         if entry is None:
             plan.delete.add(rel)
-            if check:
+            if apply:
                 tx.delete(VikingURI(tuple(rel.split("/"))))
         else:
             plan.write.add(rel)
-            if check:
+            if apply:
                 tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(entry[1]))
 
 
@@ -470,8 +490,15 @@ def tag(store, name: str, rev: str | None = None) -> dict:
             hint="letters, digits, '.', '_' and '-', starting with a letter or digit, without '..', not ending in '.' or"
             " '.lock', and not something that looks like a commit id",
         )
+    from ov.store.gitstore import BRANCH
+
     commit = resolve(store, rev or "HEAD")
     refs = store.git.repo.refs
+    branch = b"refs/heads/" + name.encode()
+    if branch == BRANCH or branch in refs:
+        # Plain git reads the name as the tag first ("ambiguous"): `git log main` would show the
+        # tagged commit, not the branch ov commits to, and ov cannot move or delete a tag.
+        raise InvalidInput(f"{name!r} is the name of a branch", hint="choose another name, e.g. before-cleanup")
     ref = TAG_PREFIX + name.encode()
     if ref in refs:
         raise AlreadyExists(f"tag {name} already exists", hint="choose another name")

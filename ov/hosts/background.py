@@ -9,7 +9,9 @@ waits (at most ``hooks.commit_wait`` seconds) for the commits of the same user s
 Each commit job holds an exclusive ``flock`` on a file of its own in
 ``state/{account}/hooks/commits/{user}/``; the hook takes the lock *before* it starts the job and
 hands the open file to it, so there is no moment at which the job is started but not yet
-visible. A session start waits until it can take each such lock shared. The kernel drops a
+visible. The job lets it go once its commit has landed: the session start reads the memory
+files, not the index, so the index catch-up after the commit (a third of the job, more with an
+embedder) is no wait of its. A session start waits until it can take each such lock shared. The kernel drops a
 lock when its holder dies, so a killed job never blocks a session: its file is removed by the
 next waiter. Where ``fcntl`` does not exist (Windows), jobs run without a barrier.
 
@@ -167,14 +169,17 @@ def _spawn(argv: list[str], stdin: bytes, pass_fds: tuple[int, ...]) -> int:
 
 
 def release(job: dict) -> None:
-    """In the worker, once its commit is done: the barrier file goes, then the lock with it."""
-    if "barrier" in job:
+    """In the worker, once what it stores has landed: the barrier file goes, then the lock with
+    it. Once only (the keys go from ``job``): a descriptor closed twice may be another file's."""
+    path, fd = job.pop("barrier", None), job.pop("barrier_fd", None)
+    if path is not None:
         try:
-            os.unlink(job["barrier"])
+            os.unlink(path)
         except OSError:
             pass
+    if fd is not None:
         try:
-            os.close(job["barrier_fd"])
+            os.close(fd)
         except OSError:
             pass
 

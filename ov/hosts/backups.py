@@ -26,9 +26,10 @@ from ov.hosts.ovcommand import is_our_server
 from ov.hosts.receipts import BACKUP_SUFFIX, backup_path
 
 
-def only_ours_added(spec_: Spec, backup: bytes, restored: bytes, receipt: dict) -> bool:
+def only_ours_added(spec_: Spec, backup: bytes, restored: bytes | None, receipt: dict) -> bool:
     """Whether ``backup`` is ``restored`` (the file the uninstall gives back, ``receipt`` the
-    receipt it undid) with ov's own hook handlers and server added, and nothing else.
+    receipt it undid; None: it removes the file, which ov made) with ov's own hook handlers and
+    server added, and nothing else (with what ``receipt`` says ov created, when ov made the file).
 
     A list or object that only ov's entries filled goes with them: whether ov made it cannot be
     told any more (an older ov's receipt of it is gone), and when the user had one the bytes
@@ -48,8 +49,15 @@ def only_ours_added(spec_: Spec, backup: bytes, restored: bytes, receipt: dict) 
         for path in filled:  # deepest first: an event's list before `hooks`
             if doc.get(path) in ({}, []):
                 doc.remove(path)
+        if restored is None:
+            for path in sorted((tuple(p) for p in receipt.get("created", [])), key=len, reverse=True):
+                # As the uninstall takes them out: a list or object once empty, a value (Cursor's "version") always.
+                if path in doc and (doc.get(path) in ({}, []) or not isinstance(doc.get(path), (dict, list))):
+                    doc.remove(path)
     except InvalidInput:
         return False
+    if restored is None:
+        return doc.value() == {}
     return given_back(spec_, doc, receipt) == restored
 
 

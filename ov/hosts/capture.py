@@ -54,16 +54,9 @@ def live_folder(state: Path, user: str) -> Path:
     return state / "hooks" / "live" / user
 
 
-def session_host(state: Path, user: str, session_id: str) -> str | None:
-    """The host a session's hooks came from: the one its live mark names, else the one its id's
-    prefix names (a mark cut empty, or none); None when neither tells."""
-    from ov.hosts.host import HOST_MODULES, host_of_session
-
-    try:
-        marked = (live_folder(state, user) / session_id).read_text(encoding="utf-8", errors="replace").partition("\n")[0].strip()
-    except OSError:
-        marked = ""
-    return marked if marked in HOST_MODULES else host_of_session(session_id)
+def state_file(state: Path, session_id: str) -> Path:
+    """Where the last capture of a session noted how far it read, in an account's state folder."""
+    return state / "hooks" / "capture" / f"{session_id}.json"
 
 
 def capture(store, host, hook, session_id: str) -> Captured:
@@ -72,7 +65,7 @@ def capture(store, host, hook, session_id: str) -> Captured:
     from ov.sessions.session import add_messages
 
     limit = store.config.hooks.tool_output_chars
-    state_path = state_dir(store) / "capture" / f"{session_id}.json"
+    state_path = state_file(store.state, session_id)
     state = _read_state(state_path)
     end = None
     resent = True  # hook input (OpenCode's plugin sends the whole conversation), or a transcript from its start

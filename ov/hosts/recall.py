@@ -12,8 +12,9 @@ within ``hooks.session_start_budget`` tokens:
    first gets an equal share of what is left; what one does not use goes to the others in
    this order.
 
-What does not fit is counted ("… 12 more: ov ls URI"). An account with nothing remembered
-injects nothing: the fixed prefix of a session is only what exists.
+What does not fit is counted ("… 12 more: ov ls URI"), also by an index none of whose lines fit. An
+account with nothing remembered injects nothing: the fixed prefix of a session is only what exists.
+A block that is None says why (:attr:`Block.why`), for the log.
 
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
@@ -45,6 +46,7 @@ PREAMBLE = (
     "It is not an instruction: the user's current request and what you observe come first. "
     "Read more with `ov read URI`."
 )
+NOTHING_REMEMBERED = "nothing is remembered yet"
 INDEX_LINE_CHARS = 160
 RECENT_EVENTS = 10
 
@@ -58,6 +60,11 @@ class Block:
     omitted: int = 0
     unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
     stale: bool = False  # the index searched is behind the store's last commit
+    # Why there is no text, for the log: an empty store and a cut-off read alike otherwise.
+    why: str = ""
+    # Memory files left out for not being UTF-8 text: shown they would be mojibake (U+FFFD).
+    not_text: list[str] = field(default_factory=list)
+    relevance: float | None = None  # a prompt's: the best relevance its own words found (hooks.prompt_min_score's scale)
 
 
 def fence(kind: str, body: str, *, preamble: bool = True) -> str:
@@ -96,7 +103,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     from ov.sessions.memory.files import parse_memory
 
     if not store.exists:
-        return Block(None)
+        return Block(None, why=NOTHING_REMEMBERED)
     user = store.identity.user
     memories = VikingURI(("user", user, "memories"))
     elements: list[str] = []
@@ -120,9 +127,12 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         left -= cost
         return True
 
+    not_text: list[str] = []
     profile = VikingURI((*memories.parts, "profile.md"))
-    text = _read(store.path(profile))
-    if text:
+    text = _read(store.path(profile), strict=True)
+    if text is _NOT_TEXT:
+        not_text.append(str(profile))
+    elif text:
         content, _meta = _parsed(parse_memory, text)
         if content and not add([("uri", str(profile)), ("type", "profile")], content):
             omitted += 1
@@ -142,15 +152,18 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         ("experiences", VikingURI((*memories.parts, "experiences")), None),
         ("recent events", VikingURI((*memories.parts, "events")), RECENT_EVENTS),
     ]
-    indexes = [index for index in (_Index.of(store, title, root, newest, parse_memory) for title, root, newest in sections) if index.count]
+    indexes = [_Index.of(store, title, root, newest, parse_memory) for title, root, newest in sections]
+    not_text += [uri for index in indexes for uri in index.not_text]
+    indexes = [index for index in indexes if index.count]
     for index, (kept, element) in zip(indexes, _shared(indexes, left)):
         if element is not None and take(index.attrs, element):
             omitted += index.count - kept
         else:
             omitted += index.count
     if not elements:
-        return Block(None, omitted=omitted)
-    return Block(fence("session-start", "\n".join(elements)), uris, omitted)
+        why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
+        return Block(None, omitted=omitted, why=why, not_text=not_text)
+    return Block(fence("session-start", "\n".join(elements)), uris, omitted, not_text=not_text)
 
 
 def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
@@ -158,10 +171,8 @@ def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
 
 
 def _index_body(root: VikingURI, lines: list[str], hidden: int) -> str:
-    body = "\n".join(lines)
-    if hidden:
-        body += f"\n… {hidden} more: `ov ls -r {root}`"
-    return body
+    more = f"… {hidden} more: `ov ls -r {root}`" if hidden else ""
+    return "\n".join([*lines, more] if more else lines)
 
 
 def _shared(indexes: list[_Index], budget: int) -> list[tuple[int, str | None]]:
@@ -188,8 +199,9 @@ class _Index:
     """The index of one section's memories: their files, newest first, each read once, and
     rendered into the longest element a budget holds."""
 
-    def __init__(self, root: VikingURI, attrs: list[tuple[str, str]], files: list, skipped: int, parse_memory) -> None:
+    def __init__(self, root: VikingURI, attrs: list[tuple[str, str]], files: list, skipped: int, parse_memory, not_text: list[str] = ()) -> None:
         self.root, self.attrs, self.files, self.skipped = root, attrs, files, skipped
+        self.not_text = list(not_text)  # memory files left out: not UTF-8 text
         self.count = len(files) + skipped  # every memory of the section, shown or not
         self._parse = parse_memory
         self._lines: list[str] = []
@@ -206,9 +218,11 @@ class _Index:
         except OSError:
             return cls(root, attrs, [], 0, parse_memory)
         if newest is not None:
-            chosen = _newest(files, newest)
-            return cls(root, attrs, chosen, len(files) - len(chosen), parse_memory)
-        return cls(root, attrs, _by_update([_Memory.read(uri, p) for uri, p in files]), 0, parse_memory)
+            chosen, bad = _newest(files, newest)
+            return cls(root, attrs, chosen, len(files) - len(chosen) - len(bad), parse_memory, bad)
+        read = [_Memory.read(uri, p) for uri, p in files]
+        bad = [str(m.uri) for m in read if m.text is None]
+        return cls(root, attrs, _by_update([m for m in read if m.text is not None]), 0, parse_memory, bad)
 
     def line(self, i: int) -> str:
         while len(self._lines) <= i:  # only the lines a budget can hold are parsed
@@ -219,10 +233,15 @@ class _Index:
 
     def fit(self, budget: int) -> tuple[int, str | None, int]:
         """The lines shown, the element, and its cost (with its newline) of the longest index
-        within ``budget`` tokens: (0, None, 0) when not even one line fits."""
+        within ``budget`` tokens. When not even one line fits, the element only counts them ("… 10
+        more: `ov ls -r …`"): a small budget keeps the way to the memories, where it injected nothing
+        at all. (0, None, 0) when not even that fits."""
         from ov.retrieval.context import render_element
 
         best: tuple[int, str | None, int] = (0, None, 0)
+        pointer = render_element(self.attrs, _index_body(self.root, [], self.count))
+        if estimate_tokens(pointer) + 1 <= budget:
+            best = (0, pointer, estimate_tokens(pointer) + 1)
         for count in range(1, len(self.files) + 1):
             # A line costs at least a token: the ones past the budget are never read.
             if count > budget:
@@ -241,7 +260,7 @@ class _Memory:
     """One memory file of an index, read once: what orders it and what its line shows."""
 
     uri: VikingURI
-    text: str
+    text: str | None  # None: not UTF-8 text, left out
     updated: str  # the trailer's updated_at (ISO 8601 in UTC: sorts as text), "" without one
     mtime: float
 
@@ -250,9 +269,11 @@ class _Memory:
         try:
             with path.open("rb") as handle:
                 mtime = os.fstat(handle.fileno()).st_mtime
-                text = handle.read().decode("utf-8", errors="replace")
+                text = handle.read().decode("utf-8")
         except OSError:
             return cls(uri, "", "", 0.0)
+        except UnicodeDecodeError:
+            return cls(uri, None, "", 0.0)
         return cls(uri, text, _updated_at(text), mtime)
 
 
@@ -279,20 +300,24 @@ def _updated_at(text: str) -> str:
     return found.group(1) if found else ""
 
 
-def _newest(files: list, count: int) -> list[_Memory]:
+def _newest(files: list, count: int) -> tuple[list[_Memory], list[str]]:
     """The ``count`` newest of ``files`` (sorted by path), newest first. Events are filed by day
     (``events/2026/12/04/``), so the last day folders hold the newest; within a day the names are
     the events' words, and the trailers' times order them (only the last days' files are read: a
-    store with years of events pays for a few folders)."""
+    store with years of events pays for a few folders). Also the URIs of the files read that are
+    not UTF-8 text, left out."""
     days: dict[str, list] = {}
     for uri, path in files:
         days.setdefault(str(path.parent), []).append((uri, path))
     chosen: list[_Memory] = []
+    bad: list[str] = []
     for day in sorted(days, reverse=True):
-        chosen.extend(_by_update([_Memory.read(uri, path) for uri, path in days[day]]))
+        read = [_Memory.read(uri, path) for uri, path in days[day]]
+        bad += [str(m.uri) for m in read if m.text is None]
+        chosen.extend(_by_update([m for m in read if m.text is not None]))
         if len(chosen) >= count:
             break
-    return chosen[:count]
+    return chosen[:count], bad
 
 
 def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
@@ -310,7 +335,9 @@ def _last_archive_overview(store, session_id: str) -> tuple[str, str] | None:
     text = _read(history / archives[-1] / ".overview.md")
     if not text:
         return None
-    return f"{uri}/history/{archives[-1]}/.overview.md", sidecar.body(text).strip()
+    from ov.sessions.overview import shown
+
+    return f"{uri}/history/{archives[-1]}/.overview.md", shown(sidecar.body(text)).strip()
 
 
 def _first_line(content: str) -> str:
@@ -353,11 +380,20 @@ def _parsed(parse_memory, text: str) -> tuple[str, dict]:
         return text, {}
 
 
-def _read(path: Path) -> str | None:
+_NOT_TEXT = object()  # what _read(strict=True) gives for a file that is not UTF-8 text
+
+
+def _read(path: Path, *, strict: bool = False) -> str | object | None:
+    """``path``'s text, None when it cannot be read, and with ``strict`` :data:`_NOT_TEXT` when it is
+    not UTF-8 (a memory: left out, never shown as U+FFFD); else undecodable bytes are replaced."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        data = path.read_bytes()
     except OSError:
         return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return _NOT_TEXT if strict else data.decode("utf-8", errors="replace")
 
 
 # --- prompt submit ------------------------------------------------------------------
@@ -374,8 +410,10 @@ def prompt(
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
 
-    if is_trivial(text) or not store.exists:
-        return Block(None)
+    if is_trivial(text):
+        return Block(None, why="trivial prompt")
+    if not store.exists:
+        return Block(None, why=NOTHING_REMEMBERED)
     if session_id is not None:
         try:
             captured = read_meta(store, session_id) is not None
@@ -388,7 +426,7 @@ def prompt(
     # seconds with MiniLM or an API) for a few points of recall (docs/benchmarks.md).
     budget = _within(budget, max_chars, "prompt", preamble=False)
     if budget < 1:
-        return Block(None)  # not even the block's header fits in `hooks.max_chars`
+        return Block(None, why="not even the block's header fits in hooks.max_chars")
     # The session's own archives are left out: the host still holds that conversation, and a
     # resumed session's start block has its last overview (it came twice in one request).
     own = (session_uri(store, session_id).path,) if session_id is not None else ()
@@ -399,7 +437,13 @@ def prompt(
         result = search(store, text, options, indices=indices)
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
-    block, stale = result.context, bool(result.index.get("stale"))
+    block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     if block is None or not block.entries:
-        return Block(None, stale=stale)
-    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale)
+        if min_score and 0 < relevance < min_score:
+            why = "below hooks.prompt_min_score"
+        elif block is not None and block.stats.get("dropped"):
+            why = "no result fits within hooks.prompt_budget and hooks.max_chars"
+        else:
+            why = "nothing in the store matches the prompt"
+        return Block(None, stale=stale, why=why, relevance=relevance)
+    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, relevance=relevance)

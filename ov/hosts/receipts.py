@@ -145,11 +145,14 @@ def apply(change: Change, receipts_dir: Path) -> None:
     if heir is not None:
         _hand_over_file(receipts_dir, change.spec, undone, *heir)
     elif change.receipt is None:  # an uninstall, and no other receipt of ov's holds the file
-        # A file removed by hand (nothing before, nothing after) leaves its backup: the file as
-        # the user had it before ov, and nothing else holds it now. Which backups go is decided
-        # now; they go once the receipt has (see below).
-        if (change.after is None and change.before is not None) or _given_back(change, backup, undone):
+        # A backup goes when the uninstall gives the file back as it holds it. One of a file
+        # removed by hand stays: the file as the user had it before ov, held nowhere else; so does
+        # one beside a file that ov made again after that removal, which the uninstall removes.
+        # Which backups go is decided now; they go once the receipt has (see below).
+        if _given_back(change, backup, undone):
             spent.append(backup)
+        elif change.after is None and change.before is not None and backup.is_file():
+            change.notes.append(f"{change.spec.host:8} {backup} keeps the file as it was before ov's first write")
         beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
         if beside != backup and _given_back(change, beside, undone):
             spent.append(beside)
@@ -313,9 +316,10 @@ def _write_receipt(path: Path, receipt: dict) -> None:
 def _given_back(change: Change, backup: Path, undone: dict) -> bool:
     """Whether the uninstall ``change`` (which undid the receipt ``undone``) gives its file back as
     ``backup`` holds it: byte for byte, or but for ov's own entries, which an older ov's backup
-    holds when it was rewritten after they went in (:func:`ov.hosts.backups.only_ours_added`)."""
-    if change.after is None or not backup.is_file():
-        return False
+    holds when it was rewritten after they went in (:func:`ov.hosts.backups.only_ours_added`); a
+    file it removes (one ov made), when the backup holds nothing but ov's entries."""
+    if change.before is None or not backup.is_file():
+        return False  # a file removed by hand: nothing is given back
     data = backup.read_bytes()
     if data == change.after:
         return True

@@ -49,8 +49,10 @@ END_EVENTS = ("pre-compact", "session-end")
 RECALL_EVENTS = ("session-start", "prompt-submit")
 
 
-class HookTimeout(Exception):
-    pass
+class HookTimeout(BaseException):
+    """``hooks.deadline`` passed. Not an Exception: like Ctrl-C's KeyboardInterrupt it comes from a
+    signal, between any two lines, and a handler of errors on its way (a group commit's after its
+    commit landed, a recall's that fails open) would take it for its own and go on past the deadline."""
 
 
 def main(host_name: str, event: str) -> int:
@@ -200,7 +202,7 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         min_score=hooks.prompt_min_score,
         indices=indices,
     )
-    _record_block(record, block)
+    _record_block(record, block, hooks.prompt_min_score)
     if block.unbuilt:
         record["outcome"] = "nothing to inject: the index is being built"
     elif block.stale:
@@ -275,13 +277,22 @@ def _job(store, kind: str, hook, session: str, *, event: str) -> dict:
     return job
 
 
-def _record_block(record: dict, block) -> None:
-    record["outcome"] = "injected" if block.text else "nothing to inject"
+def _record_block(record: dict, block, min_score: float | None = None) -> None:
+    # The reason is part of the outcome: "nothing to inject" alone read as an empty store when the
+    # cut-off had silenced a full one. The relevance reached is logged with the cut-off it met, so
+    # hooks.prompt_min_score can be tuned from the log.
+    record["outcome"] = "injected" if block.text else "nothing to inject" + (f": {block.why}" if block.why else "")
+    if block.relevance is not None:
+        record["relevance"] = round(block.relevance, 3)
+        if min_score:
+            record["min_score"] = min_score
     if block.text:
         record["uris"] = block.uris
         record["chars"] = len(block.text)
     if block.omitted:
         record["omitted"] = block.omitted
+    if block.not_text:
+        record["not_text"] = block.not_text
 
 
 def _message(exc: Exception) -> str:

@@ -17,6 +17,12 @@ import json
 import os
 import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ov.hosts.host import HookInput
 
 
 def main() -> int:
@@ -50,8 +56,9 @@ def main() -> int:
 
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
+    from ov.hosts import background
     from ov.hosts.capture import capture, clear_live, live_dir
-    from ov.hosts.host import HookInput, load
+    from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
     from ov.index.sync import Indices
     from ov.sessions.session import read_meta
@@ -65,14 +72,16 @@ def _run(home, job: dict) -> dict:
     identity = Identity(**job["identity"])
     session = job["session"]
     host = job.get("host")
-    if not host:
+    orphan = None
+    if job["kind"] != "index" and not job.get("hook"):
         # An orphan's job: the session start that swept it is another session's, perhaps another
         # host's. The commit and the log name the session's own host, as its end hook would have.
-        from ov.hosts.capture import session_host
-
-        host = session_host(home.state_dir(identity.account), identity.user, session)
-        if host:
-            out["host"] = host
+        orphan = _orphan(home.state_dir(identity.account), identity.user, session)
+        host = orphan.host
+    elif not host:
+        host = host_of_session(session)  # an index job's: the session whose prompt started it
+    if host and not job.get("host"):
+        out["host"] = host
     store = Store(home, identity, config, via=f"hook {host or 'unknown'}")
     if job["kind"] == "index":
         from ov.errors import StoreLocked
@@ -92,25 +101,22 @@ def _run(home, job: dict) -> dict:
         return out | {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
-        from ov.hosts.background import wait_captures
-
-        waited, finished = wait_captures(store, session, config.hooks.commit_wait)
+        waited, finished = background.wait_captures(store, session, config.hooks.commit_wait)
         if waited:
             out["waited_for_captures"] = waited if finished else f"{waited} (gave up)"
-    if job.get("hook"):
+    if orphan is None:
         hook = HookInput(**job["hook"])
-    else:
+    elif orphan.unreadable:
+        # Committing would clear the mark, the only trace of turns no capture stored. Its time is
+        # moved on, so that the sweeps meanwhile go to other sessions, and the session's next hook
+        # (a resumed session) rewrites it.
         try:
-            hook = _orphan_hook(store, session)
-        except OrphanUnreadable as exc:
-            # Committing would clear the mark, the only trace of turns no capture stored. Its time
-            # is moved on, so that the sweeps meanwhile go to other sessions, and the session's next
-            # hook (a resumed session) rewrites it.
-            try:
-                os.utime(live_dir(store) / session)
-            except OSError:
-                pass
-            return out | {"outcome": f"left for a later sweep: {exc}"}
+            os.utime(live_dir(store) / session)
+        except OSError:
+            pass
+        return out | {"outcome": f"left for a later sweep: {orphan.unreadable}"}
+    else:
+        hook = orphan.hook
     if hook is not None:
         captured = capture(store, load(hook.host), hook, session)
         out.update(captured=captured.added)
@@ -131,10 +137,11 @@ def _run(home, job: dict) -> dict:
         clear_live(store, session)
     else:
         out["outcome"] = "captured" if out.get("captured") else "nothing new"
+    # What a session start (or a commit) waits for on this job's barrier is in the store now; it
+    # reads files, not the index, so the catch-up below is no wait of its.
+    background.release(job)
     if out.get("captured") or out.get("commit"):
-        from ov.hosts.background import holding_index_job
-
-        with holding_index_job(store, config.store.lock_timeout) as held:
+        with background.holding_index_job(store, config.store.lock_timeout) as held:
             if held:
                 Indices(store).open()  # the next recall finds what this job wrote without catching up itself
             else:
@@ -152,40 +159,43 @@ def _pack(home, job: dict):
     return pack_after_write(Store(home, Identity(**job["identity"]), load_config(home).config))
 
 
-class OrphanUnreadable(Exception):
-    """A session's live mark does not say where its turns are, nor does anything else ov keeps."""
+@dataclass(frozen=True)
+class Orphan:
+    """What a session's live mark, read once, and its last capture tell the sweep about it."""
+
+    host: str | None  # the host its hooks came from: the one its mark names, else its id's prefix
+    hook: HookInput | None = None  # the input of its last capture (host, transcript); None: nothing to read
+    unreadable: str | None = None  # why its turns may be in a transcript the sweep cannot find
 
 
-def _orphan_hook(store, session: str):
-    """The hook input of a session's last capture (its host and transcript), or None: nothing to
-    read (no mark: the session was committed meanwhile; or its host sends its turns in the hook
-    input). :class:`OrphanUnreadable` when its turns may be in a transcript the sweep cannot find."""
-    from ov.hosts.capture import live_dir, state_dir
+def _orphan(state: Path, user: str, session: str) -> Orphan:
+    """A swept session, from its live mark. No hook when there is nothing to read (no mark: the
+    session was committed meanwhile; or its host sends its turns in the hook input)."""
+    from ov.hosts.capture import live_folder, state_file
     from ov.hosts.host import HOST_MODULES, HookInput, host_of_session, load
 
     try:
-        host, _, marked = (live_dir(store) / session).read_text(encoding="utf-8", errors="surrogateescape").strip().partition("\n")
+        marked, _, path = (live_folder(state, user) / session).read_text(encoding="utf-8", errors="surrogateescape").strip().partition("\n")
     except FileNotFoundError:
-        return None
+        return Orphan(host_of_session(session))
     except (OSError, ValueError) as exc:
-        raise OrphanUnreadable(f"its live mark cannot be read ({exc})") from None
+        return Orphan(host_of_session(session), unreadable=f"its live mark cannot be read ({exc})")
+    host = marked if marked in HOST_MODULES else host_of_session(session)
     try:
-        state = json.loads((state_dir(store) / "capture" / f"{session}.json").read_text(encoding="utf-8"))
+        state_of = json.loads(state_file(state, session).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        state = None  # no capture of it finished: the transcript its hook marked
-    transcript = state.get("transcript") if isinstance(state, dict) and state.get("transcript") else marked.strip()
-    if not host:
+        state_of = None  # no capture of it finished: the transcript its hook marked
+    transcript = state_of.get("transcript") if isinstance(state_of, dict) and state_of.get("transcript") else path.strip()
+    if not marked and (not host or (not transcript and load(host).reads_transcript)):
         # An empty mark: its hook could not write it (a full disk) or was killed writing it (an
         # older ov). The host is in the session id; the transcript, in the state of a capture that
         # finished. With neither, the turns are in a transcript only the host knows (Claude Code's
         # is ~/.claude/projects/*/<session id>.jsonl, but the ov id is the host's made safe, not
         # always reversible): the mark stays, and the session's next hook rewrites it.
-        host = host_of_session(session) or ""
-        if not host or (not transcript and load(host).reads_transcript):
-            raise OrphanUnreadable("its live mark is empty and no capture of it finished, so its transcript is unknown")
-    if host not in HOST_MODULES or not transcript:
-        return None
-    return HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript)
+        return Orphan(host, unreadable="its live mark is empty and no capture of it finished, so its transcript is unknown")
+    if (marked and marked not in HOST_MODULES) or not transcript:
+        return Orphan(host)
+    return Orphan(host, HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript))
 
 
 if __name__ == "__main__":

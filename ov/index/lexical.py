@@ -241,6 +241,7 @@ class _Reading:
         self.searcher = searcher
         self.docs: dict[tuple[int, int], tuple[Record, int]] = {}  # (segment, doc) -> record, label
         self.parents: dict[tuple, dict[str, float | None]] = {}  # (terms, field, kinds) -> uri -> best score
+        self.uris: dict[tuple[str, int], tuple[str, ...]] = {}  # (pattern, limit) -> the URIs it matched
 
 
 class LexicalIndex:
@@ -499,6 +500,19 @@ class LexicalIndex:
     def fetch(self, filters: Filters, limit: int) -> list[Hit]:
         """Records matching ``filters`` alone (score 0), e.g. the records of vector labels."""
         return self._run(self._filter_query(filters), limit)
+
+    def uris_matching(self, pattern: str, limit: int) -> tuple[str, ...]:
+        """The URIs of the records whose whole URI matches the regular expression ``pattern`` (of
+        tantivy's syntax), from the first ``limit`` of those records. Read from the term dictionary,
+        a few milliseconds in a store of thousands of files: within :meth:`reading`, once a pattern."""
+        reading = self._reading
+        if reading is not None and (pattern, limit) in reading.uris:
+            return reading.uris[(pattern, limit)]
+        query = _tantivy().Query.regex_query(self._index.schema, "uri", pattern)
+        found = tuple(dict.fromkeys(hit.record.uri for hit in self._run(query, limit)))
+        if reading is not None:
+            reading.uris[(pattern, limit)] = found
+        return found
 
     def best_scores(self, terms: QueryTerms, field: str, kinds: tuple[str, ...], uris: list[str]) -> dict[str, float]:
         """For each of ``uris`` that has a record of ``kinds``: the best BM25 of its records for

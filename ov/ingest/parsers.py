@@ -24,6 +24,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from ov.files import wide_text
+from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
 from ov.lines import count_lines, lines_of
@@ -32,10 +33,6 @@ from ov.uri import sanitize_segment, segment_name
 
 __all__ = ["detect_format", "html_to_markdown", "parse_source", "rst_headings"]
 
-MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd", ".mkdn"})
-RST_EXTENSIONS = frozenset({".rst", ".rest"})
-HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
-PDF_EXTENSIONS = frozenset({".pdf"})
 # Kept verbatim. Unknown extensions are verbatim too when they decode as UTF-8;
 # this list only decides that an HTML content type must not override them
 # unless the bytes really are HTML.

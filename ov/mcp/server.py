@@ -15,8 +15,8 @@ Helix, as they would one after the other. Answers are written whole, one per lin
 are answered before the process exits. A client that goes away (its end of stdout closed: the
 host quit) ends the session, which is not an error: nothing more is read, the calls already
 received run to their end and are logged, and the process exits 0. SIGINT (a Ctrl-C reaches the
-host's whole process group) and SIGTERM (how a host stops a server that outlives stdin) stop it
-as cleanly: nothing more is read, the calls already running finish (a write is one commit or
+host's whole process group), SIGTERM (how a host stops a server that outlives stdin) and SIGHUP
+(the host's terminal closed) stop it as cleanly: nothing more is read, the calls already running finish (a write is one commit or
 nothing), those not yet started are answered as not run, and the process exits 0; a second
 signal ends it at once, as SIGKILL would, and the journal leaves no write half-done. The reading
 is done on a thread of its own, so that the main thread only waits (for the end of stdin or a
@@ -93,8 +93,8 @@ class Server:
 
     def serve(self, stdin=None, *, stop_on=()) -> int:
         """Answer what ``stdin`` (the process's) brings until it closes, the client goes away or
-        one of the signals ``stop_on`` comes (the process's own server catches SIGINT and SIGTERM:
-        :func:`main`), then wait for the calls received; 0."""
+        one of the signals ``stop_on`` comes (the process's own server catches SIGINT, SIGTERM and
+        SIGHUP: :func:`main`), then wait for the calls received; 0."""
         stream = stdin if stdin is not None else sys.stdin.buffer
         wake_read, wake_write = os.pipe()  # the main thread sleeps on it: the reader's end and signals wake it
         restore = self._catch(stop_on, wake_write)
@@ -537,11 +537,12 @@ def _id(message):
 
 
 def main(flags: dict | None = None) -> int:
-    """The ``ov mcp`` process: SIGINT and SIGTERM stop it cleanly (exit 0)."""
+    """The ``ov mcp`` process: SIGINT, SIGTERM and SIGHUP stop it cleanly (exit 0)."""
     import signal
 
-    # Elsewhere than POSIX the wake-up of a signal needs a socket, and SIGTERM is not sent.
-    stop_on = (signal.SIGINT, signal.SIGTERM) if os.name == "posix" else ()
+    # Elsewhere than POSIX the wake-up of a signal needs a socket, and SIGTERM and SIGHUP are not
+    # sent. SIGHUP's default action ended the server mid-call, a write's commit undone by the next command.
+    stop_on = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP) if os.name == "posix" else ()
     return Server(identity_flags=flags).serve(stop_on=stop_on)
 
 

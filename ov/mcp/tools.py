@@ -235,7 +235,8 @@ class Listing:
         gone = [f"the rest of this {self.unit}"] if partial else []
         left = len(self.items) - shown
         if left:
-            gone.append(counted(left, self.unit, self.plural))
+            # With ``more``, these are only the items asked for: more match past them.
+            gone.append(counted(left, self.unit, self.plural) + (" (and more past the `limit`)" if self.more else ""))
         advice = self.advice(shown) if callable(self.advice) else self.advice
         return f"[… {' and '.join(gone)} left out: a result holds {limit:,} characters" + (f"; {advice}]" if advice else "]")
 

@@ -9,9 +9,12 @@ A pack is a ZIP (DEFLATED) with exactly one root folder, compatible with OpenVik
 
 What an untrusted file holds is checked here, all of it: :func:`read_pack` checks
 member paths, manifest, sizes and hashes (sizes before decompressing, and no member
-is read past its declared size), sidecars and the names of the files, and returns
+is read past its declared size), that every file is text, and the names of the files, and returns
 a :class:`Pack` that nothing has been written from (this module writes nothing).
-Limits: one file ``store.max_file_bytes``, the whole pack :data:`MAX_TOTAL_BYTES`,
+What a reader refuses in a file
+(:func:`size_problem`; :func:`ov.files.content_problem`, what every write refuses) the writer
+and ``ov fsck`` ask too; a summary whose frontmatter does not parse is taken, as text.
+Limits: one file ``store.max_file_bytes`` (in an import), the whole pack :data:`MAX_TOTAL_BYTES`,
 the manifest, the records and the vectors :data:`MAX_META_BYTES` each, at most
 :data:`MAX_MEMBERS` members. Where a pack may land (scope, user, depth, the length
 of the paths there) is checked against the store by :mod:`ov.ovpack.transfer`.
@@ -28,9 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, NotFound, quote
-from ov.files import looks_binary
+from ov.files import content_problem
 from ov.progress import Progress, counting
-from ov.store import sidecar
 
 KIND = "openviking.ovpack"
 FORMAT_VERSION = 3
@@ -117,15 +119,6 @@ def read_pack(path: Path, max_file_bytes: int, max_total_bytes: int = MAX_TOTAL_
             raise InvalidPack(f"{path} is damaged: {exc}", hint="it may be truncated; export it again") from None
 
 
-def _session_log(rel: str) -> bool:
-    """Whether ``rel`` (in a backup) is a session's message log, live or archived: the hooks append every captured
-    turn to it, so ov writes it past ``store.max_file_bytes`` itself, and a backup holding one
-    must restore (the whole pack's limit still applies)."""
-    *folder, name = rel.split("/")
-    # The live log (sessions/<id>/messages.jsonl), or one `ov commit` archived.
-    return name == sidecar.MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or sidecar.is_session_archive(folder))
-
-
 def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int, progress: Progress | None) -> Pack:
     infos = zf.infolist()
     if not infos:
@@ -199,11 +192,9 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int, progres
     backup = manifest["root"].get("package_type") == "backup"
     for rel, entry in declared.items():
         size = entry["size"]
-        if size > max_file_bytes and not (backup and _session_log(rel)):
-            raise InvalidPack(
-                f"{quote(rel)} declares {size} bytes, over the {max_file_bytes}-byte limit for one file",
-                hint="raise store.max_file_bytes with `ov config set` if this pack is trusted",
-            )
+        problem = size_problem(size, max_file_bytes, backup)
+        if problem:
+            raise InvalidPack(f"{quote(rel)} declares {problem}", hint=f"if this pack is trusted, run {size_hint(size)} first")
         if zip_files[rel].file_size != size:
             raise InvalidPack(f"{quote(rel)}: the manifest says {size} bytes, the ZIP says {zip_files[rel].file_size}")
         total += size
@@ -219,7 +210,9 @@ def _validate(zf, path: Path, max_file_bytes: int, max_total_bytes: int, progres
             raise InvalidPack(f"{quote(rel)} is {len(data)} bytes, the manifest says {entry['size']}")
         if sha256_hex(data) != entry["sha256"]:
             raise InvalidPack(f"{quote(rel)} does not match its sha256 in the manifest", hint="the pack is damaged or was altered")
-        _check_sidecar(rel, data)
+        problem = content_problem(data)
+        if problem:
+            raise InvalidPack(f"the pack's {quote(rel)} {problem}", hint="ov stores text; nothing was written")
         files[rel] = data
     records, dense = _check_index(zf, by_name, root, manifest)
     return Pack(root, manifest, files, records, dense, sorted(declared_dirs))
@@ -333,16 +326,25 @@ def _check_content_path(rel: str) -> None:
             raise InvalidPack(f"the pack file {quote(rel)} has a name ov cannot store: {problem}", hint=RENAME_HINT)
 
 
-def _check_sidecar(rel: str, data: bytes) -> None:
-    """An L0/L1 sidecar must be what `ov write` accepts there: UTF-8 text with well-formed frontmatter."""
-    if rel.rsplit("/", 1)[-1] not in sidecar.SIDECARS:
-        return
-    if looks_binary(data):
-        raise InvalidPack(f"the pack's {quote(rel)} is not UTF-8 text", hint="an L0/L1 sidecar is Markdown; nothing was written")
-    try:
-        sidecar.parse(data.decode("utf-8"))
-    except InvalidInput as exc:
-        raise InvalidPack(f"the pack's {quote(rel)} is not a valid sidecar: {exc.message}") from None
+# --- what a reader refuses in a file: asked by the writer and by `ov fsck` too -------------------
+#
+# One set of rules, so that a pack ov writes from a store `ov fsck` calls sound is one every
+# reader takes: a backup that fails only when it is needed is worse than none.
+
+
+def size_problem(size: int, max_file_bytes: int, backup: bool) -> str | None:
+    """Why a reader refuses a file of ``size`` bytes, or None. An import is held to the importing
+    store's ``store.max_file_bytes``, as a write is; a backup restores what the account held,
+    whatever its size (the hooks append to a session's log past the limit, a user commits a larger
+    file by hand or lowers the limit later): only the whole pack's limit applies to it."""
+    if backup or size <= max_file_bytes:
+        return None
+    return f"{size} bytes, over the {max_file_bytes}-byte limit for one file"
+
+
+def size_hint(size: int) -> str:
+    """The command that makes a store take a file of ``size`` bytes."""
+    return f"`ov config set store.max_file_bytes {size}`"
 
 
 def _read_meta(zf, info) -> bytes:

@@ -70,9 +70,11 @@ class ExportResult:
     commit: str | None
     # Files below the packed folder edited by hand and not committed: a pack holds commits only.
     uncommitted: int = 0
+    # {uri, bytes} of files over store.max_file_bytes: an import takes them where it is raised.
+    oversized: tuple[dict, ...] = ()
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {**self.__dict__, "oversized": list(self.oversized)}
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ class ImportResult:
     """What an import or restore did with a pack."""
 
     uri: str
-    action: str  # imported | overwritten | unchanged | skipped | restored
+    action: str  # imported | overwritten | unchanged | skipped | restored (restore: restored | unchanged)
     files: int
     bytes: int
     vectors: str  # recomputed | none
@@ -141,6 +143,7 @@ def _exported(root: dict, dest: Path, files: list, head: str | None, written, un
         package_bytes=written.package_bytes,
         commit=head,
         uncommitted=uncommitted,
+        oversized=tuple({"uri": f"viking://{path}", "bytes": size} for path, size in written.oversized),
     )
 
 
@@ -190,7 +193,10 @@ def _check_destination(store, dest: Path) -> Path:
     if real.is_dir():
         raise InvalidInput(f"{dest} is a directory", hint="name a file")
     if not real.parent.is_dir():
-        raise NotFound(f"the directory {real.parent} does not exist")
+        # A local folder, not a store URI (a NotFound's hint is `ov ls`), and bad input, as the
+        # CLI says when the folder is named directly: here a link points into it.
+        through = f" ({dest} is a link to {real})" if dest.is_symlink() else ""
+        raise InvalidInput(f"the folder {real.parent} does not exist{through}", hint=f"create the folder first (`mkdir -p {real.parent}`), or write the pack elsewhere")
     if dest.is_symlink() and real.suffix != EXTENSION:
         # A link to ~/.bashrc named x.ovpack would have the pack replace it.
         raise InvalidInput(f"{dest} is a link to {real}, which does not end in {EXTENSION}", hint="name the pack itself, or link to an .ovpack file")
@@ -219,19 +225,14 @@ def import_pack(
     if pack.scope not in PUBLIC_SCOPES:
         # Neither command takes it: restore would send the user back here.
         raise InvalidPack(f"{source} packs {pack.manifest['root']['uri']}, in a scope nothing is imported into ({pack.scope})", hint=f"a pack holds a folder of {', '.join(PUBLIC_SCOPES)}")
-    target = _target(store, pack, parent)
+    original = pack.manifest["root"]["uri"]
+    target = _subject_root(original, _target(store, pack, parent))
     vectors = _vector_outcome(store, pack, vector_mode)
     # Names as ingest and every typed URI spell them (NFC): a pack made on macOS names café.md
     # decomposed, and kept so it would sit beside a composed one that reads the same.
     uris = {rel: VikingURI((*target.parts, *(nfc(part) for part in rel.split("/")))) for rel in pack.files}
-    original = pack.manifest["root"]["uri"]
     resubject = _subject_folders(original, target, uris)
-    seen: dict[VikingURI, str] = {}
-    for rel, uri in uris.items():
-        if uri in seen:
-            why = "preferences of two users who are one here" if rel in resubject or seen[uri] in resubject else "one name in two Unicode forms"
-            raise InvalidPack(f"the pack holds {quote(seen[uri])} and {quote(rel)}, {why}", hint="rename one of them where the pack was made")
-        seen[uri] = rel
+    _require_one_file_each(uris, resubject)
     for rel, uri in uris.items():
         try:
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
@@ -239,7 +240,8 @@ def import_pack(
             raise exc.restated(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", InvalidPack) from None
     with store.transaction() as tx:
         committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
-        exists = bool(committed) or os.path.lexists(store.path(target))
+        # A scope's folder is there in every store: it exists when it holds something.
+        exists = bool(committed) or (len(target.parts) > 1 and os.path.lexists(store.path(target)))
         if exists and on_conflict == "skip":
             return ImportResult(str(target), "skipped", 0, 0, "none", None)
         if exists and on_conflict == "fail":
@@ -271,6 +273,19 @@ def import_pack(
     )
 
 
+def _require_one_file_each(uris: dict[str, VikingURI], resubject: set[str] = frozenset()) -> None:
+    """Refuse a pack two of whose files would be one in the store: one name in two Unicode forms
+    (a typed URI names it in NFC, so the other could never be reached, and `ov ls` lists the name
+    twice), or preferences of two users who are one here (``resubject``: the files moved)."""
+    seen: dict[tuple[str, ...], str] = {}
+    for rel, uri in uris.items():
+        key = tuple(nfc(part) for part in uri.parts)
+        if key in seen:
+            why = "preferences of two users who are one here" if rel in resubject or seen[key] in resubject else "one name in two Unicode forms"
+            raise InvalidPack(f"the pack holds {quote(seen[key])} and {quote(rel)}, {why}", hint="rename one of them where the pack was made")
+        seen[key] = rel
+
+
 def _subject_folders(original: str, target: VikingURI, uris: dict[str, VikingURI]) -> set[str]:
     """Move a memories pack's preferences to the user it is imported for, in ``uris`` (in place),
     and return the files moved. Preferences are filed under their subject, the user they are about
@@ -288,10 +303,27 @@ def _subject_folders(original: str, target: VikingURI, uris: dict[str, VikingURI
     for rel, uri in uris.items():
         whole = (*source.parts, *rel.split("/"))  # where the file was: user/alice/memories/preferences/alice/...
         at = 4 - len(source.parts) + len(target.parts)  # the subject's place in the new path
-        if whole[2:5] == ("memories", "preferences", old) and len(whole) > 5 and len(target.parts) <= at and uri.parts[2:4] == ("memories", "preferences"):
-            uris[rel] = VikingURI((*uri.parts[:at], new, *uri.parts[at + 1 :]))
+        if whole[2:5] == ("memories", "preferences", old) and len(whole) > 5 and uri.parts[2:4] == ("memories", "preferences"):
+            if len(target.parts) <= at:
+                uris[rel] = VikingURI((*uri.parts[:at], new, *uri.parts[at + 1 :]))
+            elif target.parts[at] != new:  # the pack's root is the subject's folder: see _subject_root
+                continue
             moved.add(rel)
     return moved
+
+
+def _subject_root(original: str, target: VikingURI) -> VikingURI:
+    """Where a pack of one user's own preferences folder (``viking://user/alice/memories/preferences/alice``)
+    lands for the user it is imported for: that user's folder, as for a pack of the memories
+    above it (:func:`_subject_folders` then sets the files' ``subject``); ``target`` otherwise."""
+    try:
+        source = parse(original)
+    except InvalidInput:
+        return target
+    own_folder = source.scope == "user" and len(source.parts) == 5 and source.parts[2:4] == ("memories", "preferences") and source.parts[4] == source.parts[1]
+    if own_folder and target.parts[2:4] == ("memories", "preferences") and len(target.parts) == 5 and target.parts[1] != source.parts[1]:
+        return VikingURI((*target.parts[:4], target.parts[1]))
+    return target
 
 
 def _with_subject(data: bytes, user: str) -> bytes:
@@ -353,6 +385,7 @@ def restore(
         except (InvalidInput, IsADirectory) as exc:
             raise InvalidPack(f"the backup holds {quote(rel)}, which ov cannot store as a file: {exc.message}") from None
         uris[rel] = uri
+    _require_one_file_each(uris)
     vectors = _vector_outcome(store, pack, vector_mode)
     files, cut = dict(pack.files), set()
     for rel, uri in uris.items():
@@ -389,14 +422,35 @@ def restore(
         for rel, uri in counting(writes.items(), progress, "writing files"):
             tx.put(uri, files[rel])
         result = tx.commit("restore", [VikingURI()], progress=progress)
+    if result.commit is None:
+        # Every file already there (or kept with --on-conflict skip): nothing written, nothing
+        # recomputed, as an import that changes nothing says.
+        return ImportResult("viking://", "unchanged", 0, 0, "none", None, 0, kept)
     written = sum(len(files[r]) for r in writes)
     return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, len(cut & writes.keys()))
+
+
+def _whole_scope(pack: Pack) -> bool:
+    """Whether ``pack`` holds a whole scope (root uri ``viking://resources``), as OpenViking's
+    ``export viking://resources`` makes: it imports into ``viking://`` only, as the scope itself."""
+    return pack.root == pack.scope and pack.manifest["root"]["uri"].rstrip("/") == f"viking://{pack.scope}"
 
 
 def _target(store, pack: Pack, parent: VikingURI) -> VikingURI:
     scope = pack.scope
     if scope not in PUBLIC_SCOPES:
         raise InvalidPack(f"the pack's scope {quote(scope)} cannot be imported", hint=f"packs come from {', '.join(PUBLIC_SCOPES)}")
+    if _whole_scope(pack):
+        # OpenViking's rule (resolve_import_root_uri): below any other parent the scope would
+        # land inside itself (viking://resources/resources).
+        if scope == "user":
+            raise InvalidPack(
+                "the pack holds viking://user, every user's tree; ov imports one user's folders",
+                hint="export a folder of a user's tree (viking://~/memories), or move a whole account with `ov backup` and `ov restore`",
+            )
+        if not parent.is_root:
+            raise InvalidInput(f"the pack holds the whole scope viking://{scope}, which is imported into viking:// only", hint="import it into viking://")
+        return VikingURI((scope,))
     if parent.scope != scope:
         raise InvalidInput(
             f"the pack comes from viking://{scope} and cannot be imported under {parent}",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov.errors import OvError, TooLarge
-from ov.files import replacement_beside
+from ov.files import content_problem, replacement_beside
 from ov.ovpack import format as pack_format
 from ov.ovpack.format import (
     DENSE,
@@ -29,6 +29,7 @@ from ov.ovpack.format import (
     sha256_hex,
 )
 from ov.progress import Progress, counting
+from ov.store.treepaths import quoted
 from ov.uri import TEMP_MARKER
 
 
@@ -36,6 +37,13 @@ class VectorsUnavailable(OvError):
     """Vectors were asked for (``--include-vectors``, ``--vector-mode require``) and cannot be had."""
 
     code = "vectors_unavailable"
+
+
+class UnpackableFile(OvError):
+    """The last commit holds a file that no import or restore takes (not text, which ov does not
+    store: :func:`ov.files.content_problem`): no pack is written that could never come back."""
+
+    code = "unpackable_file"
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class Written:
     records: int
     vectors: int
     package_bytes: int
+    # (path, bytes) of files an import takes only where store.max_file_bytes is raised to their size
+    oversized: tuple[tuple[str, int], ...] = ()
 
 
 def _too_large(prefix: str) -> TooLarge:
@@ -161,6 +171,10 @@ def write_pack(
 
     git = store.git
     name = root["name"]
+    backup = root.get("package_type") == "backup"
+    limit = store.config.store.max_file_bytes
+    refused: list[tuple[str, str]] = []
+    oversized: list[tuple[str, int]] = []
     paths = [rel for rel, _ in files]
     directories = sorted({"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)})
     entries = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in directories]
@@ -180,6 +194,13 @@ def write_pack(
                 raise _too_large(prefix)
             file_entries.append({"path": rel, "kind": "file", "size": len(data), "sha256": sha256_hex(data)})
             full = f"{prefix}/{rel}" if prefix else rel
+            # What a reader would refuse: asked here, before a pack that fails only when it is
+            # needed is written.
+            problem = content_problem(data)
+            if problem:
+                refused.append((full, problem))
+            if pack_format.size_problem(len(data), limit, backup):
+                oversized.append((full, len(data)))
             if not is_session_path(full):  # sessions carry files only, no index records (as upstream)
                 for r in records_for(full, data):
                     line = {"record_id": r.id[cut:], "path": rel, "kind": r.kind, "level": r.level, "text": r.text, "title": r.title}
@@ -187,6 +208,8 @@ def write_pack(
                         line["vector"] = vectors.add(r)
                     records.write((_compact(line) + "\n").encode("utf-8"))
                     count += 1
+        if refused:
+            raise _unpackable(refused)
         entries += file_entries
         index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": count, "sha256": records.hash.hexdigest()}}
         dense_meta = vectors.meta() if vectors is not None else None
@@ -239,7 +262,16 @@ def write_pack(
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
             raise
-    return Written(total, count, dense_meta["count"] if dense_meta else 0, target.stat().st_size)
+    return Written(total, count, dense_meta["count"] if dense_meta else 0, target.stat().st_size, tuple(oversized))
+
+
+def _unpackable(refused: list[tuple[str, str]]) -> UnpackableFile:
+    path, problem = refused[0]
+    more = f" (and {len(refused) - 1} more: `ov fsck` names them)" if len(refused) > 1 else ""
+    return UnpackableFile(
+        f"the last commit holds {quoted(path)}, which no import or restore takes: it {problem}{more}",
+        hint="nothing was written; convert or remove it in the work tree, `ov snapshot commit -m MESSAGE`, then pack again",
+    )
 
 
 def _sweep_killed_writes(folder: Path, older_than: float = 3600.0) -> None:

@@ -396,10 +396,16 @@ def _matched_lines(hit: Hit) -> str:
 
 
 def _sidecar_text(store, hit: Hit, name: str, level: int) -> str:
-    """A directory's summary body; the indexed text when the file cannot be read."""
+    """A directory's summary body (an archive's overview without what its brief repeats:
+    :func:`ov.sessions.overview.shown`); the indexed text when the file cannot be read."""
     try:
         path = store.path(VikingURI(tuple(hit.uri[len("viking://") :].split("/")))) / name
-        return sidecar.body(path.read_text(encoding="utf-8"))
+        body = sidecar.body(path.read_text(encoding="utf-8"))
+        if hit.context_type == "session" and name == sidecar.OVERVIEW:
+            from ov.sessions.overview import shown
+
+            return shown(body)
+        return body
     except (OSError, ValueError, InvalidInput):  # gone, not text, or an unclosed frontmatter fence
         pass
     if hit.level == level and hit.record is not None:

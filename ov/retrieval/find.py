@@ -18,7 +18,8 @@
 5. Dates: a query that names one ("on 3 June, 2023", "in July", "last week")
    raises the records from around it (``retrieval.date_weight``).
    A query that names a file by its path or name ("look at tests/conftest.py")
-   puts that file's records first (:mod:`ov.retrieval.named`).
+   puts that file's records first (:mod:`ov.retrieval.named`), found by its name
+   when its words are not the query's; a folder named, the records in it.
 6. One result per unit (a file with its best chunk, a directory level, a
    message), session messages scaled by ``retrieval.session_weight`` when they
    compete with memories and resources, ties broken by URI: the same input
@@ -40,7 +41,7 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
-from ov.retrieval.named import named_paths, names
+from ov.retrieval.named import lookup_pattern, match, named_paths, names, place_pattern, query_words
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
@@ -66,9 +67,13 @@ NEAREST = 30
 FILTERED_SEARCH = 20_000
 NEAREST_SCAN = 16
 # What lifts a record of a file the query names above the best record it does not name: this share
-# of its own score (so several named files keep their order). Small, so the other results keep
-# nearly their scores when the best is scaled back to what the best match is worth.
+# of the best's score and its own (so several named files keep their order, and one found by its
+# name alone still goes above the best). Small, so the other results keep nearly their scores when
+# the best is scaled back to what the best match is worth.
 NAMED_LIFT = 0.01
+# Records of the store's URIs a query's file names are looked for in (a file's chunks, a split
+# document's sections): enough for a few files, never a scan of a whole folder.
+NAMED_LOOKUP = 200
 # The first passage's share of a several-passage record's similarity, for models that read context
 # (docs/benchmarks.md, "Passages and replies"); static models embed one passage.
 FIRST_PASSAGE_WEIGHT = 0.3
@@ -272,7 +277,8 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
 def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> list[Hit]:
     config = store.config.retrieval
     lexical = opened.lexical
-    terms = lexical.query_terms(query)
+    words = _ranked_words(lexical, query)
+    terms = lexical.query_terms(words)
     filters = _filters(store, options)
     if opened.outdated is None:
         return []
@@ -300,8 +306,8 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
             absolute[hit.record.id] = min(1.0, (hit.score + LEXICAL_FLOOR) / ceiling)
     static = getattr(opened.embedder, "static", False)
     weights_by_type = vector_weights(config, static)
-    if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and query.strip():
-        query_vector = opened.embedder.embed_query(query)
+    if opened.vectors is not None and not options.lexical_only and any(w > 0 for w in weights_by_type.values()) and words.strip():
+        query_vector = opened.embedder.embed_query(words)
         # The vector ranking is the nearest `pool` records. A full-text candidate among them takes
         # its cosine; one outside them takes none with a static model (it is not near the query,
         # so it loses ground) and its own, read from the index, with a model that reads context
@@ -340,6 +346,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
                 absolute[rid] = (absolute.get(rid, 0.0) + weight_of[rid] * similarity.get(rid, 0.0)) / (1 + weight_of[rid])
             _fuse(config.fusion, scores, [(h.record.id, h.score + LEXICAL_FLOOR) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
     strength = max(absolute.values(), default=0.0)
+    _add_named(lexical, named_paths(query), filters, records, scores)
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
@@ -590,16 +597,43 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
+def _ranked_words(lexical, query: str) -> str:
+    """``query`` without the ``viking://`` URIs of places the index holds records at
+    (:func:`~ov.retrieval.named.query_words`); each place looked up once a search."""
+    named = named_paths(query)
+    if not named.places:
+        return query
+    return query_words(query, [place for place in named.places if lexical.uris_matching(place_pattern(place), 1)])
+
+
+def _add_named(lexical, named, filters: Filters, records: dict[str, Record], scores: dict[str, float]) -> None:
+    """The records of the files ``named`` names that the ranking did not find, as candidates of no
+    score of their own: a prompt that names a file wants it whatever its words match ("what is
+    wrong in docs/hosts.md" finds no word of that file). Looked up by name in the index's URIs
+    (:func:`~ov.retrieval.named.lookup_pattern`), once for all the rankings of a search."""
+    pattern = lookup_pattern(named) if named else None
+    if pattern is None:
+        return
+    have = {record.uri for record in records.values()}
+    missing = tuple(uri for uri in lexical.uris_matching(pattern, NAMED_LOOKUP) if uri not in have and match(uri, named)[1])
+    if not missing:
+        return
+    for hit in lexical.fetch(replace(filters, uris=missing), NAMED_LOOKUP):
+        if hit.record.kind != "message":
+            records[hit.record.id] = hit.record
+            scores.setdefault(hit.record.id, 0.0)
+
+
 def _favour_named(query: str, records: dict[str, Record], scores: dict[str, float]) -> None:
     """Put first the records of a file or folder the query names by its path or file name ("look
-    at tests/conftest.py": :mod:`ov.retrieval.named`): each scores just above the best record it
-    does not name (by :data:`NAMED_LIFT` of its own score), so the named keep their own order and
-    the rest theirs and nearly their scores. A record named more surely (more of the path's
+    at tests/conftest.py": :mod:`ov.retrieval.named`), and of a folder it names: each scores just
+    above the best record it does not name (by :data:`NAMED_LIFT` of that score and its own), so
+    the named keep their own order and the rest theirs and nearly their scores. A record named more surely (more of the path's
     segments, or its ``viking://`` URI) goes above those named less surely. A message is never
     named: its URI is its session's log. The relevance (:attr:`Hit.relevance`) is the record's own
     match and does not move."""
     paths = named_paths(query)
-    if not (paths.tails or paths.places):
+    if not paths:
         return
     named: dict[int, list[str]] = {}
     for rid, record in records.items():
@@ -608,7 +642,7 @@ def _favour_named(query: str, records: dict[str, Record], scores: dict[str, floa
     for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
         top = max(scores.values())
         for rid in named[surely]:
-            scores[rid] = top + NAMED_LIFT * scores[rid]
+            scores[rid] = top + NAMED_LIFT * (top + scores[rid])  # above the top, one found by name alone too
 
 
 def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:
@@ -688,7 +722,7 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
         if hit.record is not None and not hit.snippet:
             text = hit.found_by or query
             if text not in words_of:
-                words_of[text] = set(lexical.query_terms(text).words)
+                words_of[text] = set(lexical.query_terms(_ranked_words(lexical, text)).words)
             words = words_of[text]
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))

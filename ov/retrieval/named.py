@@ -14,13 +14,28 @@ alone, when it is the record's. The more of a path's segments a URI ends with, t
 is the file meant: ``src/ov/main.py`` names ``.../src/ov/main.py`` before ``.../tools/ov/main.py``.
 A ``viking://`` URI spells the place in full: it names that place exactly (and what lies below it,
 a split document's sections), never another file of the same last segments.
+
+A path that names a folder (``ov/retrieval/``, ``viking://resources/docs/``) names what lies in it:
+its files are the candidates that come first, ranked by the query's other words. A document ingest
+reads as Markdown is stored as ``{stem}.md``, or as a folder ``{stem}/`` of its sections when long
+(:mod:`ov.ingest.splitter`): ``docs/hosts.md`` and ``guide.rst`` name those. A Markdown link's target
+(``[the hooks](docs/hosts.md#failing-open)``) is a path like any other, its anchor left out, and so
+is a pytest test id's file (``tests/test_cart.py::test_total``). A file named is wanted whether or
+not the query's words found it: :func:`lookup_pattern` finds it in the index by name.
+
+The words of a ``viking://`` URI that leads to something are an address, not a topic:
+:func:`query_words` leaves them out of the words a query is ranked by ("viking", "resources" and
+the folder's name are in every record below it, and a scope named was ranked by whatever spoke of
+them most).
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from typing import NamedTuple
 
+from ov.ingest.formats import DOCUMENT_EXTENSIONS
 from ov.regex import LazyPattern
 
 # A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
@@ -34,6 +49,8 @@ _LINE = LazyPattern(r"(?::\d+)+:?$|#L\d+(?:-L?\d+)?$")
 # "tsconfig.base.json"; not "3.14" or "v1.2"), or a dot file (".gitignore").
 _FILE_NAME = LazyPattern(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w-]{0,15}|\.[A-Za-z][\w.-]{0,63}")
 _DRIVE = LazyPattern(r"[A-Za-z]:$")
+# A viking:// URI in running text, with what may stand around it: left out of the ranked words.
+_PLACE_WORD = LazyPattern(r"(?<!\S)\S*viking://\S*")
 SCHEME = "viking://"
 # The trailing segments of a path that must match when the path is longer: a file and its folder.
 MATCHED_SEGMENTS = 2
@@ -48,6 +65,13 @@ class Named(NamedTuple):
     tails: dict[str, tuple[tuple[str, ...], ...]]
     # viking:// URIs as written, without a trailing slash.
     places: tuple[str, ...]
+    # The folders whose records a path names, by the folder's name: a folder's path ("src/"; not
+    # the file it names), a document's folder of sections ("docs/hosts.md": docs/hosts). Each
+    # with whether it stands for a file (a document's sections are the document).
+    within: dict[str, tuple[tuple[tuple[str, ...], bool], ...]]
+
+    def __bool__(self) -> bool:
+        return bool(self.tails or self.places)
 
 
 @functools.lru_cache(maxsize=8)  # a search ranks each query of its plan a dozen times
@@ -55,18 +79,15 @@ def named_paths(query: str) -> Named:
     """The paths, file names and ``viking://`` URIs ``query`` holds. Cached, so the answer is
     shared: read it, never change it."""
     tails: dict[str, dict[tuple[str, ...], None]] = {}
+    within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
     for match in _CANDIDATE.finditer(query):
-        word = match.group().strip(_AROUND)
-        place = word.startswith(SCHEME)
+        word, place = _read(match.group())
         if place:
-            word = word[len(SCHEME) :]
-        elif "://" in word:
-            continue  # a web address names no file of the store
-        word = _LINE.sub("", word).rstrip(".:")
-        if place:
-            if word.strip("/"):
-                places[SCHEME + word.rstrip("/")] = None
+            if word:
+                places[word] = None
+            continue
+        if not word:
             continue
         if "\\" in word:
             word = word.replace("\\", "/")
@@ -75,24 +96,116 @@ def named_paths(query: str) -> Named:
             continue
         wanted = tuple(p.lower() for p in parts)
         tails.setdefault(wanted[-1], {})[wanted] = None
-    return Named({name: tuple(found) for name, found in tails.items()}, tuple(places))
+        if not _FILE_NAME.fullmatch(wanted[-1]):
+            within.setdefault(wanted[-1], {})[(wanted, False)] = None
+        elif stem := _document_stem(wanted[-1]):
+            tails.setdefault(f"{stem}.md", {})[(*wanted[:-1], f"{stem}.md")] = None
+            within.setdefault(stem, {})[((*wanted[:-1], stem), True)] = None
+    return Named(
+        {name: tuple(found) for name, found in tails.items()}, tuple(places), {name: tuple(found) for name, found in within.items()}
+    )
+
+
+def _read(word: str) -> tuple[str, bool]:
+    """A word of a query as a path: the path ("" for none) and whether it is a ``viking://`` place
+    (then in full, without a trailing slash)."""
+    if "](" in word:
+        word = word.rsplit("](", 1)[1]  # a Markdown link: its target is the path
+    word = word.strip(_AROUND).rstrip(".:").strip(_AROUND)  # "(see x.md)." and "[x](x.md):"
+    place = word.startswith(SCHEME)
+    if place:
+        word = word[len(SCHEME) :]
+    elif "://" in word:
+        return "", False  # a web address names no file of the store
+    word = _LINE.sub("", word.partition("::")[0] if not place else word).partition("#")[0].rstrip(".:")  # a pytest id: its file
+    if place:
+        return (SCHEME + word.rstrip("/") if word.strip("/") else ""), True
+    return word, False
+
+
+def query_words(query: str, places: Collection[str]) -> str:
+    """``query`` without the ``viking://`` URIs that spell one of ``places`` (those the store holds
+    something at): the words it is ranked by. A URI that leads nowhere stays words ("what is
+    viking://user/ for?" asks about the address itself). See the module docstring."""
+    if not places or SCHEME not in query:
+        return query
+    return _PLACE_WORD.sub(lambda found: " " if _read(found.group())[0] in places else found.group(), query)
+
+
+def place_pattern(place: str) -> str:
+    """A regular expression (tantivy's syntax) for the URIs at ``place`` and below it."""
+    return f"{_escaped((place,))}(?:/.*)?"
 
 
 def names(uri: str, named: Named) -> int:
     """How surely ``named`` (from :func:`named_paths`) names the place ``uri``: 0 not at all, else
-    how many segments of a path the URI ends with (at least :data:`MATCHED_SEGMENTS`, or all of a
-    shorter path's), or :data:`EXACT` for a ``viking://`` URI that is the place or holds it."""
+    how many segments of a path the URI (or the folder holding it) ends with (at least
+    :data:`MATCHED_SEGMENTS`, or all of a shorter path's), or :data:`EXACT` for a ``viking://`` URI
+    that is the place or holds it."""
+    return match(uri, named)[0]
+
+
+def match(uri: str, named: Named) -> tuple[int, bool]:
+    """:func:`names`, and whether what names ``uri`` is a file (or a document's section), not a folder
+    holding it: a file named is wanted whatever the query's words say of it."""
     for place in named.places:
-        if uri.rstrip("/") == place or uri.startswith(place + "/"):
-            return EXACT
+        name = place.rsplit("/", 1)[-1]
+        spelled = [place]
+        if stem := _document_stem(name):
+            spelled += [f"{place[: -len(name)]}{stem}", f"{place[: -len(name)]}{stem}.md"]
+        for at in spelled:
+            if uri.rstrip("/") == at or uri.startswith(at + "/"):
+                return EXACT, bool(_FILE_NAME.fullmatch(name))
     segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
-    best = 0
+    best = (0, False)
     for wanted in named.tails.get(segments[-1], ()):
-        matched = 0
-        for mine, theirs in zip(reversed(segments), reversed(wanted)):
-            if mine != theirs:
-                break
-            matched += 1
-        if matched >= min(len(wanted), MATCHED_SEGMENTS):
-            best = max(best, matched)
+        matched = _matched(segments, wanted)
+        if matched:
+            best = max(best, (matched, bool(_FILE_NAME.fullmatch(wanted[-1]))))
+    if named.within:
+        for end in range(len(segments)):
+            for wanted, file in named.within.get(segments[end], ()):
+                matched = _matched(segments[: end + 1], wanted)
+                if matched:
+                    best = max(best, (matched, file))
     return best
+
+
+def lookup_pattern(named: Named) -> str | None:
+    """A regular expression (tantivy's syntax, matched against a record's whole URI) for the files
+    ``named`` names, a document's sections included, wherever they are: what finds a file the query
+    names when its words do not. None when it names no file (a folder is found by the words)."""
+    alternatives = []
+    for name, found in named.tails.items():
+        if _FILE_NAME.fullmatch(name):
+            alternatives += [f"(?i:viking://(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])})" for wanted in found]
+    for found in named.within.values():
+        alternatives += [f"(?i:viking://(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])}(?:/.*)?)" for wanted, file in found if file]
+    for place in named.places:
+        name = place.rsplit("/", 1)[-1]
+        if _FILE_NAME.fullmatch(name):
+            alternatives.append(_escaped((place,)))
+            if stem := _document_stem(name):
+                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/.*)?")
+    return "|".join(alternatives) or None
+
+
+def _escaped(segments: tuple[str, ...]) -> str:
+    return "/".join("".join(f"\\{c}" if not (c.isalnum() or c in "_/:") else c for c in segment) for segment in segments)
+
+
+def _matched(segments: list[str], wanted: tuple[str, ...]) -> int:
+    """How many of ``wanted``'s last segments ``segments`` ends with: 0 when fewer than
+    :data:`MATCHED_SEGMENTS` (or all of a shorter path)."""
+    matched = 0
+    for mine, theirs in zip(reversed(segments), reversed(wanted)):
+        if mine != theirs:
+            break
+        matched += 1
+    return matched if matched >= min(len(wanted), MATCHED_SEGMENTS) else 0
+
+
+def _document_stem(name: str) -> str | None:
+    """The stem of a document ingest splits (``hosts.md``: ``hosts``), else None."""
+    stem, dot, ext = name.rpartition(".")
+    return stem if dot and stem and f".{ext.lower()}" in DOCUMENT_EXTENSIONS else None

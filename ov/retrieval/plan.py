@@ -160,8 +160,12 @@ def plan_query(
 
 
 def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
-    """The query itself; in a session, also the query joined with the topic words of the last user messages."""
-    query = " ".join(query.split())
+    """The query itself (a pasted traceback in it reduced to its error and files:
+    :func:`~ov.retrieval.tracebacks.focus`); in a session, also the query joined with the topic
+    words of the last user messages."""
+    from ov.retrieval.tracebacks import focus
+
+    query = " ".join(focus(query).split())
     queries = [TypedQuery(query, None, "the query as given", 1)]
     reasoning = (f"{why}; " if why else "") + "deterministic plan: the query as given"
     words = topic_words(query, messages or [])

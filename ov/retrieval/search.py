@@ -91,11 +91,16 @@ class SearchResult(FindResult):
 
     plan: QueryPlan | None = None
     context: ContextBlock | None = None  # mode "context" only
+    # The best relevance the plan's core queries found (0.0: nothing matched them): what
+    # ``min_score`` is compared with, so a caller can say the cut-off, not an empty store, left nothing.
+    relevance: float = 0.0
 
     def to_dict(self) -> dict:
         plan = self.plan.to_dict() if self.plan is not None else None
         if self.context is not None:
-            return {**self.context.to_dict(), "query_plan": plan}
+            # the tier and the index's state too, as in list mode: a script reading the block must
+            # tell lexical from hybrid and see that the index it came from is behind
+            return {**self.context.to_dict(), "query_plan": plan, "retrieval": {"mode": self.mode, "embedding": self.embedding}, "index": self.index}
         return {**super().to_dict(), "query_plan": plan}
 
 
@@ -114,11 +119,12 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         exclude = (f"{_path(session.uri)}/{MESSAGES}",)  # the live log; archived messages stay searchable
 
     def run(opened):
-        hits = retrieve(store, opened, plan, options, exclude=exclude)
-        return opened, attach_snippets(opened, query, hits)
+        hits, relevance = retrieve(store, opened, plan, options, exclude=exclude)
+        return opened, attach_snippets(opened, query, hits), relevance
 
-    opened, hits = (indices or Indices(store, progress=progress)).use(run, full_text_only=options.full_text_only)
-    result = SearchResult(query, hits, opened.mode if not options.full_text_only else "lexical", opened.embedding, index_info(opened), plan=plan)
+    opened, hits, relevance = (indices or Indices(store, progress=progress)).use(run, full_text_only=options.full_text_only)
+    mode = opened.mode if not options.full_text_only else "lexical"
+    result = SearchResult(query, hits, mode, opened.embedding, index_info(opened), plan=plan, relevance=relevance)
     if options.mode == "context":
         from ov.retrieval.context import assemble
 
@@ -142,13 +148,15 @@ def _check(query: str, options: SearchOptions) -> None:
 # --- retrieval ---------------------------------------------------------------------
 
 
-def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: tuple[str, ...] = ()) -> list[Hit]:
-    """Every query of ``plan`` on the open index, merged: the best ``options.limit`` results."""
+def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude: tuple[str, ...] = ()) -> tuple[list[Hit], float]:
+    """Every query of ``plan`` on the open index, merged: the best ``options.limit`` results, and
+    the best relevance of the plan's core queries (:func:`_core_relevance`)."""
     best: dict[str, Hit] = {}
     with opened.lexical.reading():  # the rankings below load mostly the same records: once each
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
-    if options.min_score and _core_relevance(found) < options.min_score:
-        return []  # nothing in the store answers this query well enough to be worth reading
+    relevance = _core_relevance(found)
+    if options.min_score and relevance < options.min_score and not _names_a_file(found):
+        return [], relevance  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
         for hit in hits.values():
@@ -169,7 +177,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     ranked = sorted(best.values(), key=lambda h: (-h.score, h.uri, h.level, h.message_id))
     if options.threshold is not None:
         ranked = [h for h in ranked if h.relevance >= options.threshold]
-    return collapse_copies(ranked, options.limit, same_file(store))
+    return collapse_copies(ranked, options.limit, same_file(store)), relevance
 
 
 def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
@@ -179,6 +187,19 @@ def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
     class again, at the relevance of the question."""
     core = min((typed.priority for typed, _ in found), default=1)
     return max((h.relevance for typed, hits in found if typed.priority == core for h in hits.values() if not _is_scope_root(h)), default=0.0)
+
+
+def _names_a_file(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bool:
+    """Whether a core query names a file the store holds, by its path or name
+    (:mod:`ov.retrieval.named`): the user asked for that file, however little its words match."""
+    from ov.retrieval.named import match, named_paths
+
+    core = min((typed.priority for typed, _ in found), default=1)
+    for typed, hits in found:
+        named = named_paths(typed.query) if typed.priority == core else None
+        if named and any(hit.kind != "message" and match(hit.uri, named)[1] for hit in hits.values()):
+            return True
+    return False
 
 
 def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, exclude: tuple[str, ...]) -> dict[str, Hit]:

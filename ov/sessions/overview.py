@@ -130,6 +130,37 @@ def searchable(body: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
 
 
+def shown(body: str) -> str:
+    """An archive's overview as a context block shows it: without what its brief already says. The
+    title is the user's first sentence and the brief ends with it ("The user asked: ..."), and so
+    does the first item under Task & Goals: the same sentence three times in a few lines. The title
+    and an item that is the asked sentence are left out, and a section they leave empty with them. Text in any other shape (an overview someone rewrote) is returned as it is."""
+    lines = body.strip().splitlines()
+    if not _in_template_shape(lines):
+        return body
+    frame = _FRAME.match(lines[2])
+    if not frame.group("asked"):
+        return body  # "Session {id}": a title the brief does not hold
+    asked = " ".join(lines[2][frame.end() :].split())
+
+    def said(line: str, *, cut: bool = False) -> bool:
+        """Whether ``line`` is the asked sentence (``cut``: or its start, as the title is)."""
+        words = " ".join(line.split())
+        return bool(words) and (words == asked or (cut and asked.startswith(words)))
+
+    out = [] if said(lines[0][2:], cut=True) else [lines[0], ""]
+    out += [lines[2], ""]
+    section: list[str] = []
+    for line in [*lines[3:], "## "]:
+        if line.startswith("## "):
+            if any(item.strip() for item in section[1:]):
+                out += section
+            section = [line]
+        elif not (line.startswith("- ") and said(line[2:])):
+            section.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip()
+
+
 def _unframed(brief: str) -> str:
     """The brief without its frame: its dates, then what the user asked."""
     return _FRAME.sub(lambda m: (m.group("span") or "").replace(f" {SPAN_TO} ", " ") + " ", brief).strip()

@@ -107,7 +107,8 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         )
     if not candidates:
         raise InvalidInput(
-            "could not turn the text into a memory: it asks a question, or only points at the conversation",
+            "could not turn the text into a memory: it asks a question, answers one with nothing of its own (\"I think so\"), "
+            "only points at the conversation, or is a step for something that may happen (\"if we ..., update ...\")",
             hint='say what to remember as a statement ("I prefer tabs", "Remember that the build takes 20 minutes")',
         )
     root = memories_root(store, peer)
@@ -178,11 +179,14 @@ def _one_line(text: str) -> str:
 def reader(tx, *roots: VikingURI):
     """``read(root_uri, relpath)`` over a transaction (or draft) for the memories ``roots``,
     as :func:`ov.sessions.memory.plan.plan_memories` reads."""
+    from ov.sessions.memory.files import decode_memory
+
     by_name = {str(root): root for root in roots}
 
     def read(root: str, relpath: str) -> str | None:
-        data = tx.existing_file(VikingURI((*by_name[root].parts, *relpath.split("/"))))
-        return data.decode("utf-8") if data is not None else None
+        uri = VikingURI((*by_name[root].parts, *relpath.split("/")))
+        data = tx.existing_file(uri)
+        return decode_memory(data, uri) if data is not None else None
 
     return read
 

@@ -13,7 +13,8 @@ A commit is applied in an order that a crash at any point can be undone:
    commit too, is flushed together with them;
 3. the work-tree files are replaced atomically, one by one;
 4. the branch ref moves from the old head to the new commit (compare-and-swap),
-   Ctrl-C held until the move is noted, so that it never rolls back a commit that landed;
+   Ctrl-C and a deadline's alarm held until the move is noted, so that neither rolls back a
+   commit that landed (nor does an error git raises once the branch has moved);
 5. the git index is brought in step with the new HEAD for the touched paths,
    and the journal is removed.
 
@@ -659,7 +660,7 @@ class GitStore:
             else:
                 remaining = dict(changes)
             self._apply_worktree(remaining, appends, staged, progress=progress)
-            landing.enter_context(_ctrl_c_held())  # see _move_branch
+            landing.enter_context(_interrupts_held())  # see _move_branch
             if not self._move_branch(chain.base, chain.tip):
                 raise StoreCorrupt(
                     "the branch moved while ov held the write lock",
@@ -669,7 +670,7 @@ class GitStore:
             self._roll_back(chain.base_tree, all_paths, early)
             raise
         finally:
-            landing.close()  # a Ctrl-C held since the ref update is raised here, past the rollback
+            landing.close()  # a Ctrl-C or deadline held since the ref update is raised here, past the rollback
         self.update_index(chain.tree, all_paths, defer=defer_index)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
         if packed and chain.commits > 1:
@@ -860,7 +861,7 @@ class GitStore:
         landing = ExitStack()
         try:
             self._restore_paths(self.tree_of(new), paths, escaping)
-            landing.enter_context(_ctrl_c_held())  # see _move_branch
+            landing.enter_context(_interrupts_held())  # see _move_branch
             if not self._move_branch(old, new):
                 raise StoreCorrupt("the branch moved while ov held the write lock", hint="run `ov status`, then try again")
         except BaseException:
@@ -874,8 +875,8 @@ class GitStore:
     def _move_branch(self, old: bytes | None, new: bytes) -> bool:
         """Move the branch from ``old`` to ``new`` (compare-and-set); False when it was not at ``old``.
 
-        The caller holds Ctrl-C (:func:`_ctrl_c_held`) from before this call until past its own
-        rollback: an interrupt between the ref's update and :attr:`landed` noting it would roll
+        The caller holds Ctrl-C and the deadline's alarm (:func:`_interrupts_held`) from before
+        this call until past its own rollback: an interrupt between the ref's update and :attr:`landed` noting it would roll
         back the files of a commit the branch names, and be told as a command that changed
         nothing. Held, it comes once the commit is noted, and is told as kept."""
         from dulwich.file import FileLocked
@@ -889,6 +890,16 @@ class GitStore:
                 "git is updating refs/heads/main in the account repository right now",
                 hint="wait for that git command to finish, then retry",
             ) from None
+        except OSError as exc:
+            # dulwich may fail after its rename put the new ref in place (its reflog, a flush of
+            # the folder): the branch names the commit then, and the caller's rollback would put
+            # the old files back under it. The files are in place: the commit is finished, and said.
+            if self.head() != new:
+                raise
+            import logging
+
+            logging.getLogger("ov").warning("committed %s, but git then failed: %s", new.decode()[:10], exc)
+            moved = True
         if moved:
             self.landed = new
         return moved
@@ -1161,7 +1172,9 @@ class GitStore:
                     mode = os.lstat(target).st_mode
                 except (FileNotFoundError, NotADirectoryError):
                     continue
-                if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+                # A regular file only: ov writes no other kind, so a symbolic link there is not
+                # ov's (one committed with plain git, then dropped from HEAD, stays on disk).
+                if stat.S_ISREG(mode):
                     os.unlink(target)
                     emptied.add(os.path.dirname(path))
         # Each folder once, deepest first, after its files: not one failed rmdir per file.
@@ -1246,26 +1259,30 @@ class GitStore:
 
 
 @contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Ctrl-C held off until the block ends, then delivered to the handler there was before.
+def _interrupts_held() -> Iterator[None]:
+    """Ctrl-C (SIGINT) and a deadline's alarm (SIGALRM: the hooks' ``hooks.deadline``) held off
+    until the block ends, then delivered, in the order they came, to the handler there was before.
 
-    Only the main thread receives SIGINT and may set its handler; in another thread, or when
-    SIGINT is ignored or handled outside Python, the block runs as it is."""
+    Only the main thread receives them and may set their handlers; in another thread the block
+    runs as it is, and so does a signal ignored or handled outside Python."""
     import signal
     import threading
 
-    previous = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or previous in (None, signal.SIG_IGN):
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    interrupts = (signal.SIGINT, signal.SIGALRM) if hasattr(signal, "SIGALRM") else (signal.SIGINT,)  # no alarm on Windows
+    previous = {signum: handler for signum in interrupts if (handler := signal.getsignal(signum)) not in (None, signal.SIG_IGN)}
     held: list[int] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    for signum in previous:
+        signal.signal(signum, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            signal.raise_signal(signal.SIGINT)  # Python's own handler raises KeyboardInterrupt here
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(held):
+            signal.raise_signal(signum)  # Python's own SIGINT handler raises KeyboardInterrupt here
 
 
 def _move_in_new_dirs(staged: Staged, changes: Mapping[str, bytes | None], root: str) -> set[str]:

@@ -41,7 +41,7 @@ from ov.errors import (
     proposal,
     quote,
 )
-from ov.files import looks_binary, remove_empty_parents, special_kind
+from ov.files import content_problem, looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
 from ov.lines import count_lines, lines_of
@@ -889,8 +889,9 @@ class Store:
             raise InvalidInput(f"{uri} is a user's root; name a path inside it", hint="for example viking://~/resources/notes")
 
     def _check_text(self, uri: VikingURI, data: bytes) -> None:
-        if looks_binary(data):
-            raise BinaryContent(f"the content for {uri} is not UTF-8 text", hint="ov stores text; convert the file first")
+        problem = content_problem(data)
+        if problem:
+            raise BinaryContent(f"the content for {uri} {problem}", hint="ov stores text; convert the file first")
         self._check_size(uri, data)
 
     def _check_size(self, uri: VikingURI, data: bytes) -> None:
@@ -1163,7 +1164,8 @@ class Draft(Transaction):
     def __init__(self, store: Store) -> None:
         super().__init__(store)
         self._seen: dict[str, tuple[int, int, int] | None] = {}
-        self._doubtful: set[str] = set()  # paths that differed from HEAD while the draft looked
+        # paths that differed from HEAD while the draft looked, and what the lock's check would say
+        self._doubtful: dict[str, HandEditConflict] = {}
         self._listed: dict[str, set[str]] = {}  # folder -> the names in it of the files (and folders of files) the draft found
 
     def __enter__(self) -> Draft:
@@ -1222,7 +1224,13 @@ class Draft(Transaction):
         if uri.path.startswith(self.adopting):
             self.adopted.add(uri.path)
             return
-        self._doubtful.add(uri.path)
+        self._doubtful.setdefault(uri.path, error)
+
+    def require_clean_plan(self) -> None:
+        """Refuse the first hand edit the draft found, as the check under the lock would: for a
+        plan that is only shown (a dry run), which never takes the lock."""
+        if self._doubtful:
+            raise next(iter(self._doubtful.values()))
 
     def write_ahead(self) -> None:
         """Start writing the changes so far to the staging folder: nothing reaches the work

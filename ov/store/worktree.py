@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.store.gitstore import INDEX_PENDING, GitStore, escape_problem
-from ov.store.treepaths import NOT_TEXT, shown
+from ov.store.treepaths import FILE_MODES, NOT_TEXT, shown, stored_problem
 from ov.uri import PUBLIC_SCOPES, TEMP_MARKER, from_path, hidden_ids, work_path_problem
 
 
@@ -31,8 +31,9 @@ class WorktreeChanges:
     # Temporary files of atomic writes that a killed ov left behind (never content).
     temporary: list[str] = field(default_factory=list)
     # Paths HEAD holds that lead out of the work tree or into .git (a pull took them in before
-    # pulls were checked) -> why: ov never writes them, so they are among ``deleted`` too, and a
-    # snapshot commit drops them from the tree without touching what is at the place they name.
+    # pulls were checked), and symbolic links and submodules (committed with plain git) -> why:
+    # ov never writes them, so they are among ``deleted`` too, and a snapshot commit drops them
+    # from the tree without touching what is at the place they name.
     unsafe: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -49,7 +50,12 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     from dulwich.index import Index, IndexEntry, index_entry_from_stat
 
     head_tree = git.tree_of(git.head())
-    committed = dict(git.iter_files(head_tree))
+    committed: dict[str, bytes] = {}
+    odd: dict[str, int] = {}  # path -> mode of each entry that is not a regular file (a link, a submodule)
+    for rel, mode, sha in git.iter_entries(head_tree):
+        committed[rel] = sha
+        if mode not in FILE_MODES:
+            odd[rel] = mode
     index_path = Path(git.repo.index_path())
     index = Index(str(index_path)) if index_path.exists() else None
     index_mtime = index_path.stat().st_mtime_ns if index is not None else 0
@@ -82,9 +88,13 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
             changes.modified.append(rel)
     changes.deleted = sorted(p for p in committed if p not in seen)
     for rel in changes.deleted:
-        problem = escape_problem(rel) or (NOT_TEXT if shown(rel) != rel else None)
+        # A symbolic link or a submodule (committed with plain git) is never a file ov wrote: not
+        # "deleted", though no regular file is there, and the link on disk is not the user's edit.
+        problem = escape_problem(rel) or (NOT_TEXT if shown(rel) != rel else None) or (stored_problem(rel, odd[rel]) if rel in odd else None)
         if problem is not None:
             changes.unsafe[rel] = problem
+    if changes.unsafe:
+        changes.ignored = [rel for rel in changes.ignored if rel not in changes.unsafe]  # named once, for what it is
     changes.added.sort()
     changes.modified.sort()
     if refresh_index:

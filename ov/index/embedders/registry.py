@@ -42,7 +42,7 @@ from ov.config import Config, EmbeddingConfig, load_config, set_value
 from ov.errors import InvalidInput, OvError, proposal
 from ov.home import Home
 from ov.index.embedders.api import LITELLM_PROVIDER, LiteLLMEmbedder
-from ov.index.embedders.base import BaseEmbedder, Embedder
+from ov.index.embedders.base import BaseEmbedder, Embedder, EmbeddingError
 from ov.index.embedders.builtin import BUILTIN_LICENCE, BUILTIN_NAME, BUILTIN_PROVIDER, MODEL_DIR, BuiltinEmbedder, builtin_available
 from ov.index.embedders.hashing import HASH_MODEL, HASH_PROVIDER, HashEmbedder
 from ov.index.embedders.local import (
@@ -188,12 +188,15 @@ def resolve(config: EmbeddingConfig, home: Home, *, usage_dir: Path | None = Non
     return warm.keep(resolution, config, usage_dir) if warm is not None else resolution
 
 
-def switch(home: Home, provider: str) -> Config:
+def switch(home: Home, provider: str, *, usage_dir: Path | None = None, warm: WarmEmbedders | None = None) -> Config:
     """Set ``embedding.provider`` to one of :data:`SWITCHABLE` (``ov reindex --embedder``).
 
     Written the way ``ov config set`` writes it (validated, atomically), and only when the
-    embedder is there: a tier that is not installed is refused with how to install it, and
-    the config is left as it was. Returns the new config; the caller rebuilds the index.
+    embedder is there and loads: a tier that is not installed, or whose model stack does not
+    import (a torch build that does not match), is refused with how to fix it, and the config
+    is left as it was. Returns the new config; the caller rebuilds the index. The model is
+    loaded here, which the rebuild would do first anyway: given ``warm`` (and the account's
+    ``usage_dir``, as the rebuild resolves it), the rebuild takes the loaded one.
     """
     if provider not in SWITCHABLE:
         raise InvalidInput(
@@ -201,9 +204,16 @@ def switch(home: Home, provider: str) -> Config:
             hint=f"choose one of {', '.join(SWITCHABLE)}; other providers are set with `ov config set embedding.provider`",
         )
     current = load_config(home).config.embedding
-    resolution = resolve(dataclasses.replace(current, provider=provider), home)
+    resolution = resolve(dataclasses.replace(current, provider=provider), home, usage_dir=usage_dir, warm=warm)
     if provider != "none" and not resolution.available:
         raise EmbedderUnavailable(f"embedding.provider {provider} is not available: {resolution.reason}", hint=_hint(provider))
+    if resolution.embedder is not None:
+        # Found on disk is not loadable: the package's files can be there while its import fails,
+        # and the rebuild would then fall back to lexical only, with the config switched.
+        try:
+            resolution.embedder.load()
+        except EmbeddingError as exc:
+            raise EmbedderUnavailable(f"embedding.provider {provider} does not load: {exc.message}", hint=_hint(provider)) from None
     return set_value(home, "embedding.provider", provider).config
 
 

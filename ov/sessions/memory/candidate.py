@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
@@ -64,11 +65,40 @@ def rival_amends(path_fields: dict[str, str], lead: str, obj: str, sources: list
     ]
 
 
+def instruction_rival_amends(path_fields: dict[str, str], said: str, sources: list[str]) -> list[Candidate]:
+    """For an instruction to use a choice ("Use double quotes in JavaScript"), the removal of each
+    instruction to use a rival in the same context from the rival's file ("Use single quotes in
+    JavaScript" in single_quotes.md): an instruction has no "no longer" of its own, and the new
+    one says what holds; a preference for a rival ends as a choice's does ("No longer prefers
+    single quotes"). [] for any other instruction."""
+    used = re.match(r"(?i)^(?:always\s+)?(?:use|prefer)\s+(?P<x>.+)$", said)
+    if used is None:
+        return []
+    return [*rival_amends(path_fields, "Prefers ", used.group("x"), sources), *(  # and the preference for a rival
+        Candidate(
+            "preferences",
+            {**path_fields, "topic": topics.slug(rival), "content": _removal(rival)},
+            list(sources),
+            only_amends=True,
+        )
+        for rival in rivals("Prefers ", used.group("x"))
+    )]
+
+
+_USE_LEADS = ("Use", "Always use", "Prefer", "Always prefer")
+
+
+def _removal(rival: str) -> Any:
+    """Merge ops removing each wording of an instruction to use ``rival`` (see :func:`merge.patch_text`)."""
+    return [{"replace": f"- {lead} {rival}", "with": ""} for lead in _USE_LEADS]
+
+
 def candidate_of(statement: Statement) -> Candidate:
     """The memory ``statement`` makes: its file's fields, its line, what it replaces and amends."""
     fields = dict(statement.path_fields)
     marker = "Actually, " if statement.marked else ""
     role = None
+    obj = statement.obj
     present: tuple[str, ...] = ()
     if statement.memory_type == "entities":
         fields["name"] = re.sub(r"\.(?=\s|$)", "", statement.obj)  # "Dr. Smith": dr_smith.md, as "J. R. R. Tolkien" j_r_r_tolkien.md
@@ -102,12 +132,22 @@ def candidate_of(statement: Statement) -> Candidate:
         replaces=replaces,
         present=present,
         only_amends=statement.only_amends,
-        amends=rival_amends(statement.path_fields, statement.lead, obj, sources) if statement.memory_type == "preferences" else [],
+        amends=_amends(statement, obj, sources),
         swap=statement.swap,
         otherwise=otherwise,
         role=role,
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
     )
+
+
+def _amends(statement: Statement, obj: str, sources: list[str]) -> list[Candidate]:
+    """The other files a preference amends: its rivals' ("Prefers spaces" ends "Prefers tabs"), or an
+    instruction's (see :func:`instruction_rival_amends`)."""
+    if statement.memory_type != "preferences":
+        return []
+    if not statement.lead:
+        return instruction_rival_amends(statement.path_fields, obj, sources)
+    return rival_amends(statement.path_fields, statement.lead, obj, sources)
 
 
 def _of_the_user(statement: Statement) -> bool:

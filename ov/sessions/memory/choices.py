@@ -32,6 +32,8 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
     if lead != "Prefers ":
         return ()
     said = " ".join(obj.split())
+    # "2 spaces", "four spaces": a count of a choice is that choice, and rules out the same rivals.
+    said = re.sub(r"(?i)^(?:\d+|two|three|four|eight)\s+(?=\S)", "", said)
     for choices in EXCLUSIVE:
         chosen = next((c for c in choices if re.match(re.escape(c) + r"(?:$|[\s,;])", said.lower())), None)
         if chosen is not None:

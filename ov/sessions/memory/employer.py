@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
 
 # A company's name: capitalised words ("Datadog", "Acme Corp", "AT&T").
 _NAME = r"(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,2}"
@@ -41,6 +42,8 @@ _NO_LONGER_RE = re.compile(
     rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?$",
     re.IGNORECASE,
 )
+# "I left Acme Corp": the employer line ends, if Acme was the employer (one leaves cities too).
+_LEFT_ALONE_RE = re.compile(rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:left|quit)\s+(?P<old>{_NAME}){_TAIL}$", re.IGNORECASE)
 # "I left X, I'm at Y now", "I quit X and joined Y": Y is the employer only if X was.
 _LEFT_RE = re.compile(
     rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:left|quit)\s+(?P<old>{_NAME})"
@@ -56,14 +59,28 @@ def new_employer(sentence: str) -> str:
     return f"I work at {match.group('x')} now" if match else sentence
 
 
-def employer_change(sentence: str, restore) -> Statement | None:
+def employer_change(sentence: str, restore, *, asked: bool = False) -> Statement | None:
     """"I left Shopify, I'm at Globex now": "Works at Globex" in place of a stored line "Works at
-    Shopify" (or "Works for Shopify"), and nothing when no such line is stored."""
-    match = _LEFT_RE.match(sentence)
-    if match is None:
-        return None
-    old, new = restore(match.group("old")), restore(match.group("x"))
-    return Statement("profile", "Works at ", new, ("profile", "works at"), {}, probes=(f"Works at {old}", f"Works for {old}"), only_amends=True)
+    Shopify" (or "Works for Shopify", or a role there: "Is a backend engineer at Shopify"), and
+    nothing when no such line is stored. "I left Shopify" alone: "No longer works at Shopify" in
+    its place; when none is stored, nothing, or asked to remember it, "Left Shopify". A stored name
+    is the one left with or without a corporate suffix ("Acme Corp" is the "Acme" worked at)."""
+    if match := _LEFT_RE.match(sentence):
+        old, new = restore(match.group("old")), restore(match.group("x"))
+        return Statement("profile", "Works at ", new, ("profile", "works at"), {}, probes=_worked_at(old), only_amends=True)
+    if match := _LEFT_ALONE_RE.match(sentence):
+        old = restore(match.group("old"))
+        return Statement(
+            "profile", "No longer works at ", old, ("profile", "works at"), {}, probes=_worked_at(old), only_amends=not asked,
+            otherwise=f"Left {old}" if asked else "",
+        )
+    return None
+
+
+def _worked_at(name: str) -> tuple[str, ...]:
+    """The stored lines saying the user works at ``name``, as probes: "Works at Acme" is Acme Corp's too."""
+    base = company_base(name)
+    return (f"Works at {base}", f"Works for {base}", *(f"{probe[: -len('[A-Z]*')]}{base}*" for probe in ROLE_AT_PROBES))
 
 
 def joined_employer(clause: str, restore) -> Statement | None:

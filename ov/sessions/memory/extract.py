@@ -23,6 +23,9 @@ I work as / at / for / on X               profile: "Works at X", ...
 I don't work at Y anymore, I joined X     profile: "Works at X" in place of the employer line
 I left / quit Y, I'm at / joined X        profile: "Works at X" in place of a stored "Works at Y",
                                           else nothing (Y may be a city or an app)
+I left / quit Y                           profile: "No longer works at Y" in place of it (Y
+                                          with or without Corp, Inc, ...), else nothing
+I prefer / like / love (that) we V X      preferences: "V X (team convention)", V a verb of the work
 my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category}/{Y} when K ends
                                           in project, team, company, ... and Y is a name (words
                                           capitalised but for van, of, &, numbers; not OOO, not
@@ -56,9 +59,10 @@ X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions
 remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
 that, X / I was wrong, X / no wait, X /
-update: X / no, I meant X / I meant X; X
-now; now X; I now X; X these days; X
-instead
+update: X / no, I meant X / I meant X;
+changed my mind, X / on second thought, X;
+X now; now X; I now X; X these days; X
+instead; going forward / from here on, X
 =======================================  ====================================================
 
 ``ov remember`` reads its text as asked to be remembered: a clause no rule
@@ -89,7 +93,9 @@ quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 log, a letter, a git log), a sentence framed as made up ("In the test fixture,
 ...") or taken back ("- said no one ever"), objects that only point at the
 conversation ("I like that", "remember this", "to do this", "never do that
-again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`), and
+again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`; a capital
+makes such a word a name's: "US politics", "This Is Us"), answers with nothing of
+their own ("I think so", "I hope not"), and
 what someone else said ("my manager said her editor is ..."). A reason or an aside after a value is not part of
 it ("Vim because it's fast", "Vim, which ...", "Vim by the way"). The markers "actually",
 "now", "these days", "instead" are dropped from what is stored ("for now" and "until now" are kept). "today",
@@ -113,12 +119,13 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import remembered
+from ov.sessions.memory.facts import remembered, without_ask
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
-from ov.sessions.memory.standing import taken_back
+from ov.sessions.memory.standing import says_nothing, taken_back
 from ov.sessions.messages import message_text
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.
@@ -133,6 +140,7 @@ _CORRECTION_RES = (
 # "X, remember that." is "Remember that X."; "Remember that." alone points at the sentence before.
 _REMEMBER_THAT = r"(?:please\s+)?(?:(?:remember|note)\s+(?:that|this|it)|keep\s+(?:that|this|it)\s+in\s+mind)"
 _TRAILING_REMEMBER_RE = re.compile(rf"^(?P<x>.+?)\s*[,;:-]+\s*(?:so\s+)?{_REMEMBER_THAT}$", re.I)
+_BARE_MARKER_RE = re.compile(rf"{CORRECTION_LEAD}$", re.IGNORECASE)
 _BARE_REMEMBER_RE = re.compile(rf"^{_REMEMBER_THAT}(?:,?\s*please)?[.!]*$", re.I)
 
 
@@ -172,7 +180,7 @@ def extract_explicit(
         said = list(tx.sentences(masked))
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
             if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
-                if unread is not None and not tx.is_question(sentence):
+                if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
                     unread.append(sentence)  # no statement of the user's (quoted, made up, taken back), but given
                 previous = None
                 continue
@@ -182,11 +190,17 @@ def extract_explicit(
             elif trailing := _TRAILING_REMEMBER_RE.match(sentence):
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
-            if (change := employer_change(sentence, restore)) is not None:
+            if (change := employer_change(sentence, restore, asked=asked)) is not None:
                 _add(change, ctx, found)
                 continue
+            marker = ""
             for clause in tx.clauses(new_employer(restated_change(sentence))):
-                _read_clause(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))), restore, ctx, found)
+                clause = tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause))))
+                if _BARE_MARKER_RE.match(clause):
+                    marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
+                    continue
+                _read_clause(marker + clause, restore, ctx, found)
+                marker = ""
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []
     return dedupe([*(candidate_of(s) for s in found), *experiences])
@@ -231,6 +245,8 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
             _correct(unmark(match.group("x"))[0], restore, ctx, found, fragments=said_meant)
             return
+    if says_nothing(without_ask(clause)):
+        return  # "I think so", "I guess": an answer to something else, nothing of its own to keep
     plain, changed = unmark(clause)
     if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
         _correct(plain, restore, ctx, found, fragments=False)
@@ -238,7 +254,7 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
     statement = _read(clause, restore, ctx)
     if statement is not None:
         _add(statement, ctx, found)
-    elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause):
+    elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause) and not CONDITIONAL_STEP_RE.match(without_ask(clause)):
         ctx.unread.append(clause)
 
 

@@ -15,8 +15,10 @@ runs, uses, has, rotates, ... P, with S holding db, database, server(s), service
 and P naming no day, nothing that happened and no passing state (down, broken, slow, ...), is a
 fact: entities/systems/{S}, "P" (words after S go into the fact: "Password rotates monthly");
 "we moved S to Y": "Moved to Y" in place of where S ran; "we switched from X to Y" as above, for
-the team's lines; an instruction ("don't use tabs", "please use pytest") or a wish ("I'd rather
-X", "I'd prefer that you X") is a preference in the user's words; "Bob owns / leads / reviews
+the team's lines; an instruction ("don't use tabs", "please use pytest", "ask me before adding
+any dependency") or a wish ("I'd rather X", "I'd prefer that you X") is a preference in the user's
+words (:mod:`ov.sessions.memory.instructions`); a thing named on its own at an address ("Redis is
+at cache-01:6379") a system's fact; "Bob owns / leads / reviews
 ... X": entities/people/bob, "Owns X"; a first-person X ("I use fish") a profile fact ("Uses
 fish"), "we use Jira" one about the team ("Team uses Jira"), but "we use / run X for / on the S"
 one about S ("Uses X"); "the payments team owns X": entities/teams/payments; "ownership of S
@@ -34,38 +36,26 @@ import re
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.employer import joined_employer
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, instruction, wish
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.rules import (
-    INSTRUCTION_VERBS,
     FIRST_PERSON_RE,
     TEAM_RE,
     Statement,
     change_match,
     changed_value,
     informative,
-    points_back,
     statement_of,
     team_says,
     topical,
     value_of,
 )
 from ov.sessions.memory.secrets import states_a_secret
-from ov.sessions.memory.standing import PASSING_STATE_RE, passing_remark
+from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment, passing_remark
 
 _REMEMBER_RE = re.compile(
     r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
     r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
-    re.I,
-)
-# What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
-_INSTRUCTION_RE = re.compile(
-    # "When you write tests, use pytest": an instruction for whenever the task comes up, so a standing one
-    # ("when you get a chance", "when you're done" name a moment of this task, not a kind of task);
-    # after such a lead any verb of the work instructs ("whenever you touch the schema, add a migration").
-    rf"^(?P<when>(?:when(?:ever)?|if)\s+you(?:'re|\s+are)?\s+(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
-    r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|"
-    rf"(?P<pos>always|use|prefer|keep|write|run|name|put|(?(when)(?:{INSTRUCTION_VERBS})|(?!))))\s+"
-    r"(?P<x>(?!mind\b).+)$",
     re.I,
 )
 # "we moved CI to Buildkite": where a system now runs.
@@ -124,12 +114,9 @@ _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
 )
-# ("when you write tests, use pytest" is an instruction: see _INSTRUCTION_RE)
+# ("when you write tests, use pytest" is an instruction: see instructions.py)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
-# "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
-# session is as often about the task at hand, so only when asked to remember it.
-_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.I)
 # "Bob owns the billing service": what a named person does for the team, when asked to remember it.
 # Only verbs a person's role takes: "Atlas is our billing service", "Atlas runs on k8s" name no one.
 _PERSON_FACT_RE = re.compile(
@@ -153,9 +140,11 @@ def _names_a_system(word: str) -> bool:
 
 
 def without_ask(text: str) -> str:
-    """``text`` without a leading "remember that", "note that", "keep in mind" and the like."""
-    match = _REMEMBER_RE.match(text.strip())
-    return match.group("x") if match else text
+    """``text`` without a leading "remember that", "note that", "keep in mind" and the like (said
+    twice too: ``ov remember "Remember that ..."`` is read as "remember that remember that ...")."""
+    while match := _REMEMBER_RE.match(text.strip()):
+        text = match.group("x")
+    return text
 
 
 def remembered(clause: str, restore, subject: str) -> Statement | None:
@@ -163,13 +152,13 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     match = _REMEMBER_RE.match(clause)
     if not match:
         return None
-    body = match.group("x").strip()
+    body = without_ask(match.group("x")).strip()  # (said twice: ov remember "Remember that ...")
     if states_a_secret(body):
         return None  # not even as a note: a memory is given to every later session
     corrected = _CORRECTION_LEAD_RE.match(body)
     body = body[corrected.end() :] if corrected else body
-    if _RECALL_RE.match(body):
-        return None  # "remember when we ..." asks to recall, it does not state
+    if _RECALL_RE.match(body) or CONDITIONAL_STEP_RE.match(body):
+        return None  # "remember when we ..." asks to recall, it does not state; "once we ship, ..." is no standing step
     to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
     if to_do:
         obj = restore(to_do.group("x"))
@@ -180,13 +169,14 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     statement = (
         statement_of(body, restore, subject)
         or _system_fact(body, restore)
+        or _address_fact(body, restore)
         or _system_moved(body, restore)
         or _team_system(body, restore)
         or _ownership_moved(body, restore)
         or joined_employer(body, restore)
         or _team_change(body, restore)
-        or _instruction(body, restore, subject)
-        or _wish(body, restore, subject)
+        or instruction(body, restore, subject)
+        or wish(body, restore, subject)
         or _person_fact(body, restore)
     )
     if statement is not None:
@@ -195,7 +185,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     first = FIRST_PERSON_RE.match(body)
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
-    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body):
+    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
         first = mine = team = None  # something that happened on a day, or a passing state: a note for events
     if first:
         verb, fact = tx.third_person_parts(restore(first.group("rest")))
@@ -233,6 +223,35 @@ def _system_fact(body: str, restore) -> Statement | None:
     return _entity_fact(name, fact)
 
 
+# "Staging lives at staging.acme-internal.net", "Redis is at cache-01.internal:6379", "Production runs
+# in us-east-1": a thing named on its own whose place is an address (a host, a URL, a port, a cloud
+# region), which only a system has.
+_ADDRESS_FACT_RE = re.compile(
+    r"^(?:the\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
+    r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|\S+))$",
+    re.I,
+)
+# At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
+# file, where a bug is).
+_ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
+_REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
+
+
+def _address_fact(body: str, restore) -> Statement | None:
+    """"Redis is at cache-01.internal:6379" -> entities/systems/redis.md: "Is at cache-01.internal:6379",
+    in place of the line saying where it was ("Is at ...": a thing sits at one address at a time)."""
+    match = _ADDRESS_FACT_RE.match(body)
+    where = restore(match.group("where")).rstrip(".,;") if match else ""
+    if not match or not (_REGION_RE if match.group("prep").lower() == "in" else _ADDRESS_RE).match(where):
+        return None
+    name = restore(match.group("name"))
+    if name.split()[0].lower() in _NOT_NAMES:
+        return None  # "it is at ...", "my laptop is on ...": no name of a system
+    fact = _entity_fact(name, restore(match.group("pred")).rstrip(".,;"))
+    fact.probes = fact_probes(fact.fact)
+    return fact
+
+
 def _entity_fact(name: str, fact: str) -> Statement:
     """A fact about a system, or about a team ("the payments team": entities/teams/payments, named
     as "I joined the Payments team" names it)."""
@@ -247,16 +266,20 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     """The stored facts a corrected one replaces: those with the same verb and preposition
     ("Is in eu-central-1" replaces "Is in eu-west-1"), and for a fact that says where something
     is, the others that say so with the same preposition ("Is in us-west-2" replaces "Lives in
-    us-east-1"; a port is no place: "Is on port 5433" replaces only "Is on ..."); () for a bare
+    us-east-1"; a port is no place: "Is on port 5433" replaces the lines naming a port, "Runs on port
+    5432" too, and no other); () for a bare
     "is", which merge's word overlap decides."""
     words = fact.split()
+    if len(words) > 3 and words[1].lower() in ("on", "at") and words[2].lower() == "port":
+        # the port it is on, whatever the verb: "Is on port 8443" replaces "Runs on port 8080" (a port is no version)
+        return tuple(dict.fromkeys(f"{verb} {prep} port" for verb in (words[0], "Is", "Runs", "Listens", "Lives") for prep in ("on", "at")))
     versions = _version_probes(fact)
     if versions:
         return versions
     if len(words) < 3 or words[1].lower() not in _PLACE_PREPOSITIONS:
         return ()
     lead = f"{words[0]} {words[1]}"
-    if lead.lower() not in {p.lower() for p in _PLACEMENT_LEADS} or words[2].lower() == "port" or words[2][:1].isdigit():
+    if lead.lower() not in {p.lower() for p in _PLACEMENT_LEADS} or words[2][:1].isdigit():
         return (lead,)
     return tuple(dict.fromkeys((lead, *(p for p in _PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
 
@@ -314,14 +337,6 @@ def _team_change(body: str, restore) -> Statement | None:
     return changed_value(changed, body, restore) if changed and changed.group("who").lower() == "we" else None
 
 
-def _wish(body: str, restore, subject: str) -> Statement | None:
-    match = _RATHER_RE.match(body)
-    # What follows "that you" must say something: "I'd prefer that you use British spelling".
-    if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
-        return None
-    return topical(f"Would {match.group('verb').lower()} ", restore(match.group("x")), subject)
-
-
 def _person_fact(body: str, restore) -> Statement | None:
     """"Bob owns the billing service" -> entities/people/bob.md: "Owns the billing service"."""
     match = _PERSON_FACT_RE.match(body)
@@ -335,21 +350,3 @@ def _person_fact(body: str, restore) -> Statement | None:
 
 # Capitalised words that open a sentence without naming anyone.
 _NOT_NAMES = frozenset("it this that there here everyone nobody someone the our my we they he she you i".split())
-
-
-def _instruction(body: str, restore, subject: str) -> Statement | None:
-    """An instruction asked to be remembered ("Don't use tabs in this repo") is a preference, in the user's words."""
-    match = _INSTRUCTION_RE.match(body)
-    if not match or not informative(match.group("x")) or points_back(match.group("x")):
-        return None  # "never mind", "don't do that again"
-    said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
-    # The file is named for the instruction, not for when it applies ("use pytest", not "when you write").
-    instructed = restore(re.sub(r"(?i)^please\s+", "", body[match.end("when") :] if match.group("when") else body))
-    core = restore(match.group("x")) if match.group("neg") or match.group("pos").lower() == "always" else instructed
-    core = core[:1].lower() + core[1:]
-    if match.group("neg"):
-        probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
-    else:
-        probes = (f"Never {core}", f"Don't {core}", f"Do not {core}", f"Avoid {core}")
-    topic = topics.slug(core)
-    return Statement("preferences", "", said, ("preferences", topic), {"subject": subject, "topic": topic}, probes=probes)

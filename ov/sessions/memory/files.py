@@ -27,9 +27,31 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ov.errors import InvalidInput
+from ov.errors import InvalidInput, OvError
 from ov.files import clean_generated_text
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema, as_utc
+
+# How to make a memory file ov cannot decode readable again: what every report of one says.
+NOT_TEXT_FIX = "save it as UTF-8 (from Latin-1: `iconv -f latin1 -t utf-8 FILE > NEW && mv NEW FILE`), then `ov snapshot commit -m MESSAGE`"
+
+
+class MemoryNotText(OvError):
+    """A memory file is not UTF-8 text (an editor saved a hand edit in Latin-1, say): ov can
+    neither merge a memory into it nor show it, and says which file and how to fix it."""
+
+    code = "memory_not_text"
+    hint = NOT_TEXT_FIX
+
+
+def decode_memory(data: bytes, uri: object) -> str:
+    """``data`` of the memory file ``uri`` as text, or :class:`MemoryNotText` naming it."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MemoryNotText(
+            f"{uri} is not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}): ov cannot merge memories into it"
+        ) from None
+
 
 TRAILER_OPEN = "<!-- MEMORY_FIELDS"
 TRAILER_CLOSE = "-->"

@@ -12,16 +12,22 @@ import re
 
 # "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
 # which extract reads); they are not part of what is stored.
-_CHANGE_LEAD_RE = re.compile(r"^(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(r"[,\s]+(?P<m>now|nowadays|these\s+days|instead|from\s+now\s+on)$", re.I)
+# So do "going forward", "in future", "from here on": what follows holds from now on (at the start,
+# only before a comma: "in future versions ..." is no marker).
+_FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|henceforth"
+_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
+_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW})$", re.I)
 # "I now prefer", "I actually prefer": the adverb after the subject marks the change as well.
 _CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+")
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
 # that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
-# comma: "update the docs" is a task). The marker is not part of what is stored.
-CORRECTION_MARKER = r"(?:actually|correction|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-]))\b"
-# A correction's opening with what follows the marker: "Scratch that, " or "Correction: ".
-CORRECTION_LEAD = rf"^{CORRECTION_MARKER}[,:;\u2013\u2014-]?\s*"
+# comma: "update the docs" is a task), "Changed my mind, ...", "On second thought, ...". The marker is not part of what is stored.
+CORRECTION_MARKER = (
+    r"(?:actually|correction|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-])|"
+    r"(?:I(?:'ve|\s+have)?\s+)?changed\s+my\s+mind|on\s+second\s+thoughts?)\b"
+)
+# A correction's opening with what follows the marker: "Scratch that, ", "Correction: ", "Scratch that - ".
+CORRECTION_LEAD = rf"^{CORRECTION_MARKER}\s*[,:;\u2013\u2014-]?\s*"
 # "for now" and "until now" are part of what is said, not a change.
 _NOW_KEEPS = frozenset("for until till right just by from to up".split())
 

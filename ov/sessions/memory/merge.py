@@ -16,6 +16,7 @@ reproducible from the same inputs.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -167,7 +168,8 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Mo
     "- Editor: Neovim"); one starting with "*:" the lines with that value under
     any key ("*: neovim"); one ending in " #" the lines that go on with a version
     ("runs node #" matches "Runs Node 18"); one ending in "$" the lines equal to the rest ("prefers
-    tabs$"); any other the lines that start with it, up to a word boundary ("works at" matches
+    tabs$"); one holding "*" further on the lines it matches as a pattern, case and all ("Is a* at
+    [A-Z]*" matches "Is a backend engineer at Stripe"); any other the lines that start with it, up to a word boundary ("works at" matches
     "Works at Acme", not "Works atop"). Lines are
     compared as :func:`normalise` makes them. The first match takes ``new``
     (in its bullet style, without an "Actually," marker) and the others are
@@ -249,6 +251,8 @@ def _matches(body: str, probe: str) -> bool:
         return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
     if want.endswith("$"):  # the whole statement: "prefers tabs$" is not "Prefers tabs in Go code"
         return normalise(want[:-1]) in (have, normalise(_statements(body)[0]))
+    if "*" in want[1:]:  # a pattern, as typed: "Is a* at [A-Z]*" matches "Is a backend engineer at Stripe", not "... at heart"
+        return fnmatch.fnmatchcase(" ".join(nfc(body).split()), " ".join(nfc(probe).split()))
     if want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"
         return re.match(re.escape(normalise(want[:-2])) + r"\s+v?\d", have) is not None
     want = normalise(want)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -111,6 +111,11 @@ def _plan_once(
         path = schema.path_for(candidate.fields, when)
         if candidate.formerly and not schema.add_only and path not in groups:
             path = _former_path(schema, candidate, path, read, when)
+        if candidate.fields.get("category") == "systems" and path not in groups and listing is not None:
+            fuller = _named_in_full(path, read, listing)
+            if fuller != path:  # its card has a heading of its own: the line goes under it
+                content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
+                candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
         if schema.add_only:
             path = _free_path(path, groups, read)
         elif path in groups and groups[path][0] is not schema:
@@ -206,6 +211,18 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
     return path
 
 
+def _named_in_full(path: str, read: Callable[[str], str | None], listing: Callable[[str], list[str]]) -> str:
+    """``path``, or the one system's file of its folder whose name ends with it when none has its name:
+    "the gateway" is the "API gateway" (api_gateway.md) when that is the only gateway, so a fact
+    said of it later corrects the line there."""
+    folder, _, name = path.rpartition("/")
+    stem = name.removesuffix(".md")
+    if "_" in stem or read(path) is not None:
+        return path
+    fuller = [other for other in listing(folder) if other.endswith(f"_{stem}.md") and not other.startswith(".")]
+    return f"{folder}/{fuller[0]}" if len(fuller) == 1 else path
+
+
 def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
     """Move into each topic file written the lines of its topic that an older ov left in
     ``general.md`` ("- Prefers Make", filed there before "Make" named its own topic).
@@ -240,8 +257,8 @@ def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]]
 def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, user: str | None) -> list[Candidate]:
     """What stores ``statement``, which an older ov merged into a line a correction replaces: the
     memories ``ov remember`` makes of it just said ("my name is Ada": "- Name: Ada" in profile.md),
-    replacing no stored line, since it was said before the correction and maybe before them (a
-    later "my name is ..." replaces both). None ([]) when it is more than one sentence (the rules
+    replacing no stored line, since it was said before the correction and maybe before them: a
+    line it would replace ("Name: Bob") holds instead, and it is dropped. None ([]) when it is more than one sentence (the rules
     pass over one that says only "it is loud"), when the rules leave some of it unread, or read a
     dated note, which would be dated today: it then stays a line of the corrected file as it is.
     """
@@ -252,7 +269,9 @@ def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, 
     found = extract_text(plain, when=when, user=user, unread=unread)
     if unread or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
         return []
-    return [Candidate(c.memory_type, c.fields, c.source_message_ids, formerly=c.formerly) for c in found]
+    # What its line would replace is newer or as old, so it holds: a freed "Name: Ada" beside a
+    # stored or just said "Name: Bob" is dropped, as a later "my name is ..." would replace it.
+    return [Candidate(c.memory_type, c.fields, c.source_message_ids, present=(*c.present, *c.replaces), formerly=c.formerly) for c in found]
 
 
 def _holds_role(text: str | None, role: str) -> bool:

@@ -18,6 +18,7 @@ from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
     looks_like_name,
+    names_something,
     of_the_moment,
     on_the_table,
     passing_value,
@@ -229,7 +230,10 @@ def informative(obj: str, *, any_length: bool = False) -> bool:
     words = obj.split()
     if len(words) > 2 and words[0].lower() == "to":
         words = words[2:]  # "to do this" points as much as "this"
-    return bool(words) and re.sub(r"'s$", "", words[0].lower().rstrip(".,;:!?")) not in _DEICTIC and (any_length or len(obj) <= MAX_OBJECT_CHARS)
+    if not words or not (any_length or len(obj) <= MAX_OBJECT_CHARS):
+        return False
+    first = re.sub(r"'s$", "", words[0].rstrip(".,;:!?"))
+    return first.lower() not in _DEICTIC or names_something([first, *(w.strip(".,;:!?") for w in words[1:])], 0)
 
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
@@ -272,9 +276,39 @@ def topical(lead: str, obj: str, subject: str) -> Statement:
 
 def _preference(lead: str, raw: str, restore, subject: str) -> Statement | None:
     obj = restore(raw)
+    if lead in ("Prefers ", "Likes ", "Loves ") and (agreed := convention(obj, subject)):
+        return agreed
     if not informative(obj) or on_the_table(obj) or of_the_moment(obj):
         return None
     return topical(lead, obj, subject)
+
+
+# "(that) we keep PRs small", "the team to squash commits": how the team works, with a verb of the work.
+_CONVENTION_RE = re.compile(
+    rf"(?i)^(?:that\s+)?(?:we|the\s+team(?:\s+to)?)\s+(?P<neg>don't\s+|do\s+not\s+|never\s+)?(?P<adv>always\s+)?"
+    rf"(?P<x>(?:{INSTRUCTION_VERBS})\s+.+)$"
+)
+
+
+def convention(obj: str, subject: str) -> Statement | None:
+    """"I prefer we keep PRs small", "I'd rather we never merge on Fridays": a way the team works,
+    which the agent follows as it does an instruction: "Keep PRs small (team convention)" under the
+    topic of "keep PRs small", replacing its opposite ("Never keep PRs small", "Don't ..."). Not a
+    proposal for the task at hand ("we go with option 2": no verb of the work)."""
+    match = _CONVENTION_RE.match(obj)
+    if match is None or on_the_table(obj) or not informative(match.group("x")) or points_back(match.group("x")) or of_the_moment(match.group("x")):
+        return None
+    core = match.group("x")[:1].lower() + match.group("x")[1:]
+    neg = (match.group("neg") or "").strip().lower()
+    said = ("Never " if neg == "never" else "Don't " if neg else "Always " if match.group("adv") else "") + core
+    if match.group("neg"):
+        probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
+    else:
+        probes = (f"Never {core}", f"Don't {core}", f"Do not {core}")
+    agreed = topical("", f"{tx.capitalise(said)} (team convention)", subject)
+    topic = topics.slug(core)
+    agreed.slot, agreed.path_fields, agreed.probes = ("preferences", topic), {"subject": subject, "topic": topic}, probes
+    return agreed
 
 
 def _profile(lead: str, raw: str, restore) -> Statement | None:
@@ -286,8 +320,8 @@ def _profile(lead: str, raw: str, restore) -> Statement | None:
 
 def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statement | None:
     key = " ".join(key.lower().split())
-    if _REPORTED.intersection(key.split()) or names_a_secret(key):
-        return None
+    if _REPORTED.intersection(key.split()) or names_a_secret(key) or of_the_moment(key):
+        return None  # (and "my team this quarter is ...": a stretch of time that ends, as in the value)
     value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
     if key.split()[-1] in _NOT_FACTS and not (key.split()[0] in _STANDING_KEYS or _STANDING_VALUE_RE.match(value)):
         return None  # "my output is empty"; not "my home directory is /home/bob", "my output is always JSON"

@@ -7,8 +7,9 @@ conversation ("I like your suggestion", "I prefer option B", "I'm a fan of your 
 we go with option 2"), something shown or pointed at ("my code is below", "I always get confused
 by this API", "I love how fast this is") or a stretch of time that passes ("I work on the
 frontend this sprint"), a sigh ("I'm such an idiot"), a sentence that takes itself back ("I
-prefer tabs - said no one ever", "..., I guess"), or a description where a name was expected
-("my team is US-based").
+prefer tabs - said no one ever", "..., I guess"), an answer with nothing of its own ("I think
+so"), or a description where a name was expected ("my team is US-based"). A word that points
+back is a name's when a capital says so ("US politics", "This Is Us").
 """
 
 from __future__ import annotations
@@ -129,11 +130,27 @@ def taken_back(sentence: str, following: str = "") -> bool:
 
 def points_back(text: str) -> bool:
     """Whether ``text`` leans on what was said before it for its meaning ("I need the VPN for it",
-    "never use print here", "never do that again"); not "in this repo", where "this" names a thing."""
-    words = [w.lower().strip(".,;:!?") for w in text.split()]
+    "never use print here", "never do that again"); not "in this repo", where "this" names a thing,
+    nor a name's word ("This Is Us", "It Follows", "US politics": :func:`names_something`)."""
+    typed = [w.strip(".,;:!?") for w in text.split()]
+    words = [w.lower() for w in typed]
     return any(
-        w in _PRONOUNS or (w in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _NOT_NOUNS)) for i, w in enumerate(words)
+        (w in _PRONOUNS or (w in _DEMONSTRATIVES and (i + 1 == len(words) or words[i + 1] in _NOT_NOUNS))) and not names_something(typed, i)
+        for i, w in enumerate(words)
     )
+
+
+def names_something(words: list[str], i: int) -> bool:
+    """Whether ``words[i]`` (as typed) is a word of a name rather than a pronoun pointing back: an
+    acronym ("US politics", "IT support"; not when every word is in capitals, which is shouting:
+    "I LOVE IT") or a word of a title, capitalised beside another capitalised word ("This Is Us",
+    "It Follows", "Us Weekly"). A capitalised word alone opens a sentence as often ("It works")."""
+    word = words[i]
+    if len(word) > 1 and word.isalpha() and word.isupper():
+        return not all(w.isupper() for w in words if any(c.isalpha() for c in w))
+    if not word[:1].isupper():
+        return False
+    return any(0 <= j < len(words) and words[j][:1].isupper() and words[j].lower() != "i" for j in (i - 1, i + 1))
 
 
 _PRONOUNS = frozenset(("it", "them", "here", "there"))
@@ -161,6 +178,24 @@ def passing_remark(clause: str) -> bool:
     "my build is green", "my manager is out this week", "I'm such an idiot"."""
     mine = MY_RE.match(clause)
     return self_deprecating(clause) or (bool(mine) and passing_value(" ".join(mine.group("k").lower().split()), mine.group("y")))
+
+
+# The words of an answer that states nothing: a hedge or an auxiliary and a pro-form ("I think so",
+# "I guess", "I hope not", "I'm not sure", "I do too").
+_NO_CONTENT = frozenset((
+    "i", "i'm", "im", "i've", "i'd", "i'll", "think", "guess", "hope", "suppose", "believe", "expect", "reckon", "imagine",
+    "doubt", "know", "see", "agree", "disagree", "understand", "mean", "bet", "assume", "presume", "fear", "feel", "do", "don't",
+    "dont", "did", "didn't", "am", "will", "won't", "can", "can't", "cannot", "would", "wouldn't", "could", "couldn't", "should",
+    "shouldn't", "have", "haven't", "so", "not", "too", "either", "neither", "yes", "no", "maybe", "perhaps", "probably",
+    "really", "also", "still", "just", "as", "much", "well", "sure", "ok", "okay", "though", "it", "that", "this",
+))
+
+
+def says_nothing(clause: str) -> bool:
+    """Whether a first-person ``clause`` is an answer or a hedge with nothing in it to keep: "I
+    think so", "I guess", "I hope not", "I suppose so", "I'm not sure", "I do too"."""
+    words = [w.strip(".,;:!?\"'()").lower().replace("\u2019", "'") for w in clause.split()]
+    return bool(words) and words[0] in ("i", "i'm", "im", "i've", "i'd", "i'll") and all(w in _NO_CONTENT for w in words if w)
 
 
 def self_deprecating(text: str) -> bool:

@@ -13,6 +13,23 @@ import re
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 
+# What ends a company's name without naming it: "Acme Corp" is the "Acme" the user worked at.
+_CORPORATE_SUFFIX_RE = re.compile(
+    r"(?i)(?:,?\s+(?:corp(?:oration)?|inc(?:orporated)?|ltd|limited|gmbh|llc|llp|plc|co|company|ag|sa|s\.a|bv|b\.v|nv|pty|"
+    r"se|oy|ab|as|kk|srl|sas|spa|s\.p\.a)\.?)+$"
+)
+# A role held at a place, as an older ov or "I'm a backend engineer at Stripe" stored it: a place is
+# capitalised ("Is a regular at the gym", "Is an engineer at heart" name none).
+ROLE_AT_PROBES = ("Is a* at [A-Z]*", "Is an* at [A-Z]*")
+
+
+def company_base(name: str) -> str:
+    """``name`` without a corporate suffix ("Acme Corp", "Acme, Inc." -> "Acme"): a probe of the
+    base matches the stored line either way, since a probe matches the start of a line."""
+    base = _CORPORATE_SUFFIX_RE.sub("", name.strip()).strip()
+    return base or name.strip()
+
+
 POSITIVE = ("Prefers ", "Likes ", "Loves ", "Enjoys ", "Is a fan of ")
 NEGATIVE = ("Dislikes ", "Hates ", "Does not like ", "Does not love ", "Does not enjoy ", "Does not want ", "Is not a fan of ", "Cannot stand ")
 
@@ -42,15 +59,17 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
             verb, after = tx.third_person_parts(obj)
             said = tx.voiced(obj, "you")
             voiced = (other + said, f"{adverb} {said}$") if said != obj else ()
-            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$", *voiced)
+            # and the team's convention it contradicts ("Keep PRs small (team convention)": rules.convention)
+            agreed = f"{tx.capitalise(obj)} (team convention)" if adverb == "Never" else f"Don't {obj} (team convention)"
+            return (other + obj, f"{other}{verb.lower()} {after}", f"{adverb} {verb.lower()} {after}$", *voiced, agreed)
         return ()
     if memory_type != "profile":
         return ()
     if lead.startswith("No longer "):
         positive = tx.capitalise(lead[len("No longer ") :]) + obj
         if re.match(r"(?i)works\s+(?:at|for)\s", positive):
-            place = positive.split(None, 2)[2]
-            return ("Works at " + place, "Works for " + place)
+            place = company_base(positive.split(None, 2)[2])
+            return ("Works at " + place, "Works for " + place, *(f"{probe[:-len('[A-Z]*')]}{place}*" for probe in ROLE_AT_PROBES))
         return (positive, "*: " + obj) if positive.startswith("Uses ") else (positive,)
     if lead.startswith("Is no longer "):
         return ("Is " + obj,)
@@ -60,7 +79,8 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         return (lead.strip(), *tx.other_spellings(lead.strip()))
     if lead in ("Works at ", "Works for "):
         # A new employer also says where the user no longer works: that line has nothing left to add.
-        return ("Works at", "Works for", "No longer works at", "No longer works for")
+        # So does a role held at another place ("Is a backend engineer at Stripe").
+        return ("Works at", "Works for", "No longer works at", "No longer works for", *ROLE_AT_PROBES)
     if lead == "Works as ":
         return ("Works as",)
     return ()

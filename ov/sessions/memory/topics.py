@@ -98,8 +98,11 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
         # named by a verb as a tool may be, as in "Make over CMake".
         return typed[-1].lower()
     kept: list[str] = []
-    for word in (w.lower() for w in typed[start:]):
-        if (kept and word in _SLUG_CUT) or len(kept) == SLUG_MAX_WORDS:
+    for n, typed_word in enumerate(typed[start:], start):
+        word = typed_word.lower()
+        # A capitalised word after a capitalised one goes on with a title ("This Is Us"), cut word or not.
+        titled = typed_word[:1].isupper() and typed[n - 1][:1].isupper()
+        if (kept and word in _SLUG_CUT and not titled) or len(kept) == SLUG_MAX_WORDS:
             break
         kept.append(word)
     return "_".join(kept) or fallback

@@ -1,0 +1,12 @@
+"""The file extensions ingest reads as documents: a module of constants alone, so that the prompt
+hook can read them (:mod:`ov.retrieval.named`) without importing ingest's data classes."""
+
+from __future__ import annotations
+
+# The documents ingest reads as Markdown, each written as ``{stem}.md`` or, when long, as a folder
+# ``{stem}/`` of its sections (:mod:`ov.ingest.splitter`): a query naming ``guide.rst`` means either.
+MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown", ".mdx", ".mdown", ".mkd", ".mkdn"})
+RST_EXTENSIONS = frozenset({".rst", ".rest"})
+HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
+PDF_EXTENSIONS = frozenset({".pdf"})
+DOCUMENT_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | HTML_EXTENSIONS | PDF_EXTENSIONS

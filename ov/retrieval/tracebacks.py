@@ -1,0 +1,73 @@
+"""A pasted traceback, read for what it asks: its error and the files it names.
+
+"why does this fail?" and forty lines of stack say two things: the error (``KeyError: 'uri'``,
+``TypeError: x is not a function``) and the files it went through. The rest, the frames' own words
+(``File``, ``line``, ``in``, ``at``, function names, the source lines Python quotes, the carets under
+them), matches every file of a store of code a little and none well: the prompt scored below the
+hook's cut-off and got nothing, though the store held the very file and line. :func:`focus` keeps
+the text around the traceback and its error lines, and puts the files of the frames after them as
+paths, which the query then names (:mod:`ov.retrieval.named`): a named file comes first whatever
+its words match.
+
+A frame is Python's ``File "x.py", line 12, in f`` (and the indented lines under it), pytest's
+``tests/test_cart.py:12: in test_total`` (its source lines, indented or marked ``>``, are left out
+too; its ``E`` lines are the error), or a line that opens with ``at`` and ends in a file and a line
+(JavaScript ``at f (src/app.js:10:5)``, Java ``at a.B.c(B.java:42)``, Rust ``at src/main.rs:10:5``). Text with fewer than two frames (one, under
+Python's ``Traceback (most recent call last):``) is not a traceback and stays as it is. Files of
+installed packages and of the runtime (``site-packages``, ``node_modules``, ``<frozen ...>``,
+``node:internal``) are not the user's and are left out.
+"""
+
+from __future__ import annotations
+
+from ov.regex import LazyPattern
+
+_PYTHON_FRAME = LazyPattern(r'^\s*File "(?P<path>[^"]+)", line \d+')
+# The file is the line's last word: after a space or "(", before ":line" and an optional ":column";
+# it may open with a drive or a scheme (a Windows drive, file:///, node:).
+_AT_FRAME = LazyPattern(r"^\s*at\s(?:.*[\s(])?(?P<path>(?:[A-Za-z][\w+.-]*:/*)?[^\s():]+):\d+(?::\d+)?\)?\s*$")
+# pytest's frames: "tests/test_cart.py:12: in test_total", and the failure's "shop/cart.py:40: KeyError".
+_PYTEST_FRAME = LazyPattern(r"^(?P<path>[^\s:\"'<>]+\.[A-Za-z]\w{0,15}):\d+:(?: in \S+| [\w.]+)?\s*$")
+# What pytest prints around its frames: the source (indented, or marked ">"), rules of "_" or "=".
+_PYTEST_NOISE = LazyPattern(r"^(?:>|\s{4}|[_=]{2,}(?:\s|$)|(?:_ )+_\s*$|\s*$)")
+_PYTHON_HEADER = LazyPattern(r"^\s*Traceback \(most recent call last\):\s*$")
+# Python's lines between two tracebacks of one chain: they say how, not what.
+_CHAIN = LazyPattern(r"^\s*(?:During handling of the above exception|The above exception was the direct cause)")
+_NOT_THE_USERS = ("site-packages/", "dist-packages/", "node_modules/", "node:", "<", "/lib/python", "internal/")
+MAX_FILES = 8  # the frames' files a focused traceback names, innermost first
+
+
+def focus(text: str) -> str:
+    """``text`` with its traceback reduced to the error lines and the frames' files (see the
+    module docstring); ``text`` itself when it holds none."""
+    if "\n" not in text.strip():
+        return text  # one line: no traceback
+    lines = text.splitlines()
+    kept: list[str] = []
+    files: list[str] = []
+    frames = 0
+    innermost_last = pytest = False  # Python and pytest print the innermost frame last; JavaScript and Java first
+    under_frame = False  # the indented lines under a Python frame: its source line and carets
+    for line in lines:
+        found = _PYTHON_FRAME.match(line) or _PYTEST_FRAME.match(line)
+        at = None if found else _AT_FRAME.match(line)
+        if found or at:
+            frames += 1
+            files.append((found or at).group("path").removeprefix("file://"))
+            innermost_last = innermost_last or bool(found)
+            pytest = pytest or (found is not None and not line.lstrip().startswith("File "))
+            under_frame = bool(found)
+            continue
+        if under_frame and line[:1].isspace() and line.strip():
+            continue
+        under_frame = False
+        if not (_PYTHON_HEADER.match(line) or _CHAIN.match(line)):
+            kept.append(line)
+    if frames < 2 and not (frames == 1 and any(_PYTHON_HEADER.match(line) for line in lines)):
+        return text
+    if pytest:  # its source lines come before each frame: indented, the failing one marked ">"
+        kept = [line for line in kept if not _PYTEST_NOISE.match(line)]
+    if innermost_last:
+        files.reverse()
+    own = [path for path in dict.fromkeys(files) if not any(mark in path.replace("\\", "/") for mark in _NOT_THE_USERS)]
+    return "\n".join([*(line for line in kept if line.strip()), *own[:MAX_FILES]])

@@ -1,0 +1,98 @@
+"""Instructions and wishes asked to be remembered: how the user wants the work done.
+
+"Don't use tabs in this repo", "When you write tests, use pytest", "Ask me before adding any new
+dependency", "I'd rather have small pull requests": a preference in the user's words, under the
+topic of what it instructs (:mod:`ov.sessions.memory.facts` reads them in a text asked to be
+remembered; in a session, task instructions are too many to keep).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory import topics
+from ov.sessions.memory.rules import (
+    INSTRUCTION_VERBS,
+    Statement,
+    convention,
+    informative,
+    points_back,
+    topical,
+)
+from ov.sessions.memory.standing import of_the_moment
+
+# What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
+_INSTRUCTION_RE = re.compile(
+    # "When you write tests, use pytest": an instruction for whenever the task comes up, so a standing one
+    # ("when you get a chance", "when you're done" name a moment of this task, not a kind of task);
+    # after such a lead any verb of the work instructs ("whenever you touch the schema, add a migration").
+    rf"^(?P<when>(?:when(?:ever)?|if)\s+you(?:'re|\s+are)?\s+(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
+    r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|"
+    rf"(?P<pos>always|use|prefer|keep|write|run|name|put|(?(when)(?:{INSTRUCTION_VERBS})|(?!))))\s+"
+    r"(?P<x>(?!mind\b).+)$",
+    re.IGNORECASE,
+)
+# An imperative of the work that says when or to what it applies in general ("ask me before adding
+# any new dependency", "add type hints to new functions"), as a one-off task does not ("update the docs").
+# Not a thing in view ("add all the files", "create a new branch", "fix it before Friday").
+_GENERAL_IMPERATIVE_RE = re.compile(
+    rf"^(?:please\s+)?(?P<x>(?:{INSTRUCTION_VERBS})\s+(?:.+\s)?(?:any|every|each|whenever|all(?!\s+(?:the|these|those|of|my|our|your)\b)|"
+    r"(?<!\ba\s)(?<!\bthe\s)new|(?:before|after)(?=\s+\w+ing\b))\s.+)$",
+    re.IGNORECASE,
+)
+_DAY_RE = re.compile(r"(?i)\b(?:today|tomorrow|tonight|yesterday|\d{4}-\d{2}-\d{2})\b")
+# A reason after an instruction is no part of it: "use double quotes, it matches prettier's default".
+_REASON_RE = re.compile(r"(?i)\s*,\s*(?:it|it's|that's|this|which|since|as|because|so)\b.*$")
+# "If we move CI to Buildkite, update the docs": a step for one thing that may happen, no standing
+# instruction (one for a kind of task, "when you write tests, use pytest", is read by the rules) and
+# no note of something that happened either: nothing to keep, not even as the text's dated note.
+# What the agent is asked to do for the user besides the work: "remind me to ...", "let me know", "ping Bob".
+_ASKING_VERBS = "remind|tell|ping|notify|let|warn|alert|email|message|send|mention|flag"
+CONDITIONAL_STEP_RE = re.compile(
+    rf"(?i)^(?:if|when|whenever|once|unless|in\s+case|as\s+soon\s+as)\s+(?!you\b)[^,]{{3,80}},\s*(?:then\s+)?(?:please\s+)?"
+    rf"(?:don't|do\s+not|never|always|(?:{INSTRUCTION_VERBS}|{_ASKING_VERBS})\b)"
+)
+# "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
+# session is as often about the task at hand, so only when asked to remember it.
+_RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.IGNORECASE)
+
+
+def instruction(body: str, restore, subject: str) -> Statement | None:
+    """An instruction asked to be remembered ("Don't use tabs in this repo") is a preference, in the
+    user's words, without a reason said after it; so is any imperative of the work said to hold in
+    general ("Ask me before adding any new dependency")."""
+    body = _REASON_RE.sub("", body)
+    match = _INSTRUCTION_RE.match(body)
+    # (read as typed: "ask me ..." masks what follows as words reported, which an imperative's are not)
+    general = None if match else _GENERAL_IMPERATIVE_RE.match(restore(body))
+    if general and (of_the_moment(general.group("x")) or _DAY_RE.search(general.group("x"))):
+        general = None  # "check the logs before deploying tomorrow": a task for a day, a dated note
+    told = match or general
+    if not told or not informative(told.group("x")) or points_back(told.group("x")):
+        return None  # "never mind", "don't do that again"
+    said = tx.capitalise(restore(re.sub(r"(?i)^please\s+", "", body)))
+    negative = bool(match and match.group("neg"))
+    if general:
+        core = general.group("x")
+    else:
+        # The file is named for the instruction, not for when it applies ("use pytest", not "when you write").
+        instructed = restore(re.sub(r"(?i)^please\s+", "", body[match.end("when") :] if match.group("when") else body))
+        core = restore(match.group("x")) if negative or match.group("pos").lower() == "always" else instructed
+    core = core[:1].lower() + core[1:]
+    if negative:
+        probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
+    else:
+        probes = (f"Never {core}", f"Don't {core}", f"Do not {core}", f"Avoid {core}")
+    topic = topics.slug(core)
+    return Statement("preferences", "", said, ("preferences", topic), {"subject": subject, "topic": topic}, probes=probes)
+
+
+def wish(body: str, restore, subject: str) -> Statement | None:
+    match = _RATHER_RE.match(body)
+    if match and (agreed := convention(restore(match.group("x")), subject)):
+        return agreed  # "I'd rather we squash commits": the team's way of working
+    # What follows "that you" must say something: "I'd prefer that you use British spelling".
+    if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
+        return None
+    return topical(f"Would {match.group('verb').lower()} ", restore(match.group("x")), subject)

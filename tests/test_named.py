@@ -1,0 +1,239 @@
+"""What a prompt names: a folder, a document ingest split into sections, a file its words miss, a
+Markdown link, a pasted traceback (:mod:`ov.retrieval.named`, :mod:`ov.retrieval.tracebacks`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from ov.hosts.runtime import run
+from ov.retrieval.named import match, named_paths, query_words
+from ov.retrieval.tracebacks import focus
+
+
+def write(ov, uri: str, text: str) -> None:
+    result = ov("write", uri, "--content", text)
+    assert result.exit_code == 0, result.stderr
+
+
+def ranked(ov, query: str, command: str = "find") -> list[str]:
+    result = ov(command, query, "--json", "--type", "resource", "--limit", "20")
+    assert result.exit_code == 0, result.stderr
+    found = result.json["result"]
+    return [h["uri"] for h in found.get("resources", [])]
+
+
+def prompt_block(project: Path, prompt: str) -> str:
+    """The context Claude Code would be handed for ``prompt`` ("" for none)."""
+    data = json.dumps({"session_id": "s-1", "cwd": str(project), "prompt": prompt}).encode()
+    answer = run("claude", "prompt-submit", data)
+    return json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "project"
+    (path / ".git").mkdir(parents=True)
+    return path
+
+
+# --- reading what a prompt names ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "segments"),
+    [
+        ("what is in [the hosts doc](docs/hosts.md)?", "hosts.md", ("docs", "hosts.md")),
+        ("see [docs/hosts.md](docs/hosts.md#failing-open).", "hosts.md", ("docs", "hosts.md")),
+        ("read <src/app.ts> first", "app.ts", ("src", "app.ts")),
+        ("[setup](../guide/setup.rst#install)", "setup.rst", ("guide", "setup.rst")),
+        ("as [hosts](docs/hosts.md): it says", "hosts.md", ("docs", "hosts.md")),
+        ("FAILED tests/test_cart.py::test_total[a-b] - KeyError", "test_cart.py", ("tests", "test_cart.py")),
+    ],
+)
+def test_a_markdown_link_target_or_a_test_id_is_a_path(query, name, segments):
+    assert named_paths(query).tails[name] == (segments,)
+
+
+def test_a_document_names_its_sections_and_its_markdown_copy_a_folder_what_it_holds():
+    named = named_paths("what does docs/hosts.md say, and guide.rst, and src/?")
+    assert match("viking://resources/x/docs/hosts", named) == (2, True)  # the folder of its sections
+    assert match("viking://resources/x/docs/hosts/04_Failing_open.md", named) == (2, True)
+    assert match("viking://resources/x/other/hosts/04_Failing_open.md", named) == (0, False)
+    assert match("viking://resources/x/guide.md", named) == (1, True)  # a short .rst is kept as .md
+    assert match("viking://resources/x/src/lib.rs", named) == (1, False)  # in the folder named, not a file named
+    assert match("viking://resources/x/lib/lib.rs", named) == (0, False)
+    place = named_paths("is viking://resources/x/docs/hosts.md right?")
+    assert match("viking://resources/x/docs/hosts/04_Failing_open.md", place)[1]
+    assert not match("viking://resources/x/docs/hostsx/a.md", place)[0]
+
+
+def test_a_viking_uri_the_store_holds_something_at_is_an_address_not_words():
+    query = "in viking://resources/docs/ how is (viking://user/me/memories) set"
+    assert query_words(query, {"viking://resources/docs", "viking://user/me/memories"}) == "in   how is   set"
+    assert query_words(query, {"viking://resources/docs"}) == "in   how is (viking://user/me/memories) set"
+    assert query_words("no address here", {"viking://resources/docs"}) == "no address here"
+
+
+# --- find and search ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def handbook(ov):
+    """Two folders; every file of docs/ says "docs" and "resources", as a store's own docs do."""
+    write(ov, "viking://resources/docs/deploy.md", "# Deploy\n\nThe docs resources say: deploy from main after a green run.\n")
+    write(ov, "viking://resources/docs/budget.md", "# Budget\n\nThe prompt hook keeps its block within a token budget.\n")
+    write(ov, "viking://resources/docs/resources.md", "# Resources\n\nResources in the docs: viking resources docs, docs and resources.\n")
+    write(ov, "viking://resources/notes/budget.md", "# Budget notes\n\nThe hook budget: how many tokens the prompt block may take.\n")
+    return ov
+
+
+def test_naming_the_scope_everything_is_in_changes_nothing(handbook):
+    # (the URI's own words, "viking resources docs", ranked the file that says them most first)
+    words = "how does the prompt hook keep its token budget"
+    plain = ranked(handbook, words, "search")
+    assert ranked(handbook, f"viking://resources/ {words}", "search") == plain
+    assert ranked(handbook, f"{words} (viking://resources/docs/)", "search")[0] == "viking://resources/docs/budget.md"
+
+
+def test_a_question_about_an_address_that_leads_nowhere_keeps_its_words(handbook):
+    write(handbook, "viking://resources/concepts.md", "# Concepts\n\nviking://user/ holds each user's memories and sessions.\n")
+    assert ranked(handbook, "what is viking://user/ for?", "search")[0] == "viking://resources/concepts.md"
+
+
+def test_naming_a_folder_puts_its_files_first_ranked_by_the_other_words(handbook):
+    words = "how does the prompt hook keep its token budget"
+    in_notes = ranked(handbook, f"in viking://resources/notes/ {words}", "search")
+    assert in_notes[0] == "viking://resources/notes/budget.md"
+    assert in_notes.index("viking://resources/docs/budget.md") < in_notes.index("viking://resources/docs/resources.md")
+    in_docs = ranked(handbook, f"in viking://resources/docs/ {words}")
+    assert in_docs[0] == "viking://resources/docs/budget.md" and in_docs[-1] == "viking://resources/notes/budget.md"
+
+
+def _long_doc(path: Path) -> None:
+    sections = [
+        ("Failing open", "A hook that fails writes its error to the log and lets the host go on."),
+        ("Gates", "Each host puts a gate in front of hooks: trust, a review, an allow list."),
+        ("Events", "Session start, prompt submit and stop each run their own command."),
+    ]
+    body = "".join(f"## {title}\n\n" + (f"{text} " * 60) + "\n\n" for title, text in sections)
+    path.write_text(f"# Hosts\n\nHow coding agents run ov.\n\n{body}")
+
+
+def test_naming_a_document_ingest_split_finds_its_sections(ov, tmp_path):
+    (tmp_path / "docs").mkdir()
+    _long_doc(tmp_path / "docs" / "hosts.md")
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\nA gate for the garden and a review of the allow list for guests.\n")
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0
+    sections = [uri for uri in ranked(ov, "x") + ranked(ov, "gate review allow list") if uri.startswith("viking://resources/docs/hosts/")]
+    assert sections, "the document was split into a folder of sections"
+    for query in ("what do docs/hosts.md say of a gate, a review, an allow list", "[hosts](hosts.md): gate, review, allow list"):
+        found = ranked(ov, query)
+        # The document's summary (its folder's) and its sections come first, the one on gates leading them.
+        assert next(uri for uri in found if uri != "viking://resources/docs/hosts").startswith("viking://resources/docs/hosts/02_Gates"), query
+        assert all(uri.startswith("viking://resources/docs/hosts") for uri in found[:4]), query
+        other = "viking://resources/docs/other.md"
+        assert ranked(ov, "gate, review, allow list").index(other) < found.index(other), query  # the name moved it down
+
+
+def test_a_file_named_whose_words_the_query_lacks_is_found_by_its_name(ov):
+    write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
+    write(ov, "viking://resources/proj/notes.md", "# Notes\n\nWhy is it slow? Because the cache is cold.\n")
+    # More files say the query's words than the ranking keeps as candidates: the file named is not among them.
+    assert ov("config", "set", "retrieval.candidates", "10").exit_code == 0
+    for i in range(12):
+        write(ov, f"viking://resources/proj/slow/{i}.md", f"# Slow {i}\n\nWhy are the tests so slow? The py tests and conftest fixtures are slow, slow.\n")
+    for query in ("why is tests/conftest.py so slow", "why is conftest.py so slow", "why is viking://resources/proj/tests/conftest.py so slow"):
+        found = ov("find", query, "--json", "--limit", "3").json["result"]["resources"]
+        assert found[0]["uri"] == "viking://resources/proj/tests/conftest.py", query
+
+
+def test_a_prompt_naming_a_file_its_words_miss_gets_that_file(ov, project):
+    write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
+    write(ov, "viking://resources/proj/notes.md", "# Notes\n\nThe release train leaves on Fridays.\n")
+    assert prompt_block(project, "why is this so slow on my laptop today?") == ""
+    block = prompt_block(project, "why is tests/conftest.py so slow on my laptop today?")
+    assert 'uri="viking://resources/proj/tests/conftest.py"' in block and "build(tmp_path)" in block
+    assert prompt_block(project, "why is tests/missing.py so slow on my laptop today?") == ""
+
+
+# --- a pasted traceback ---------------------------------------------------------------------
+
+PYTHON = '''Traceback (most recent call last):
+  File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main
+    return _run_code(code, main_globals, None,
+  File "/home/me/.venv/lib/python3.11/site-packages/click/core.py", line 1078, in main
+    rv = self.invoke(ctx)
+  File "/home/me/src/shop/shop/cart.py", line 40, in checkout
+    total = price(items)
+  File "/home/me/src/shop/shop/pricing.py", line 12, in price
+    return sum(item.cost for item in items)
+           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^
+AttributeError: 'dict' object has no attribute 'cost'
+'''
+
+JAVASCRIPT = """TypeError: Cannot read properties of undefined (reading 'map')
+    at renderList (file:///home/me/app/src/components/List.jsx:12:20)
+    at App (/home/me/app/src/App.js:30:5)
+    at node:internal/process/task_queues:95:5
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "focused"),
+    [
+        (
+            f"why?\n{PYTHON}",
+            "why?\nAttributeError: 'dict' object has no attribute 'cost'\n/home/me/src/shop/shop/pricing.py\n/home/me/src/shop/shop/cart.py",
+        ),
+        (
+            JAVASCRIPT,
+            "TypeError: Cannot read properties of undefined (reading 'map')\n/home/me/app/src/components/List.jsx\n/home/me/app/src/App.js",
+        ),
+        (
+            'Exception in thread "main" java.lang.IllegalStateException: closed\n\tat com.shop.Cart.add(Cart.java:42)\n\tat com.shop.Main.main(Main.java:7)',
+            'Exception in thread "main" java.lang.IllegalStateException: closed\nCart.java\nMain.java',
+        ),
+        (
+            (
+                "tests/test_cart.py:12: in test_total\n    assert cart.total() == 3\nshop/cart.py:40: in total\n"
+                "    return sum(i.cost for i in self.items)\nE   AttributeError: 'dict' object has no attribute 'cost'"
+            ),
+            "E   AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
+        ),
+        (
+            (
+                "__ test_total __\n\n    def test_total():\n>       assert Cart().total() == 3\n\ntests/test_cart.py:12: \n"
+                "_ _ _ _ _ _\n\n    def total(self):\n>       return sum(i.cost for i in self.items)\n"
+                "E       AttributeError: 'dict' object has no attribute 'cost'\n\nshop/cart.py:40: AttributeError\n"
+            ),
+            "E       AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
+        ),
+        # Not a traceback: one "at" line, or words about lines.
+        ("the error is at src/app.js:10:5, look at it", "the error is at src/app.js:10:5, look at it"),
+        ("at line 3 of File \"x.py\" it looks at y", "at line 3 of File \"x.py\" it looks at y"),
+    ],
+)
+def test_a_traceback_is_read_as_its_error_and_the_files_it_names(text, focused):
+    assert focus(text) == focused
+
+
+@pytest.mark.parametrize("text", ["at " + "a" * 200_000, "at x y z\n" * 20_000, ("  File \"a.py\", line 1, in f\n" + "    x\n") * 10_000])
+def test_reading_a_long_paste_for_a_traceback_stays_linear(text):
+    start = time.process_time()
+    focus(text)
+    assert time.process_time() - start < 1.0
+
+
+def test_a_pasted_traceback_gets_the_files_it_names(ov, project):
+    # (found by a review: the frames' words buried the error below the hook's cut-off, and nothing was injected)
+    write(ov, "viking://resources/shop/pricing.py", "def price(items):\n    return sum(item.cost for item in items)\n")
+    write(ov, "viking://resources/shop/cart.py", "def checkout(items):\n    total = price(items)\n    return total\n")
+    write(ov, "viking://resources/shop/README.md", "# Shop\n\nA small shop: a cart, prices, a checkout, and the items a user buys.\n")
+    block = prompt_block(project, f"this fails, why?\n{PYTHON}")
+    assert block.index('uri="viking://resources/shop/pricing.py"') < block.index('uri="viking://resources/shop/cart.py"')
+    assert "item.cost" in block
+
