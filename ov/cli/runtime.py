@@ -66,6 +66,9 @@ class OvCommand(TyperCommand):
 
     read_only = False
     checks_color = True
+    # Whether loose objects are packed once the command has written (ov.store.packing); never
+    # in a hook's process, where the agent waits.
+    packs_after_write = True
     # The exit code of every failure (an interrupt aside), for a command whose callers know a
     # convention of its own; None: each error's own code (1 runtime, 2 bad input).
     failure_exit: int | None = None
@@ -84,7 +87,12 @@ class OvCommand(TyperCommand):
         current = Runtime(**options, read_only=self.read_only)
         token = _CURRENT.set(current)
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            if self.packs_after_write and current.landed():
+                from ov.store.packing import pack_after_write
+
+                pack_after_write(current.store)
+            return result
         except BaseException as exc:
             landed = current.landed() if interrupted(exc) else None
             if landed:
@@ -100,6 +108,7 @@ class ReadCommand(OvCommand):
     --account or $OV_ACCOUNT). Every command that reads and never writes is registered with it."""
 
     read_only = True
+    packs_after_write = False
 
 
 class GrepCommand(ReadCommand):
@@ -114,6 +123,7 @@ class HookCommand(OvCommand):
     styles nothing, so an ``OV_COLOR`` other commands refuse is none of its business."""
 
     checks_color = False
+    packs_after_write = False
 
 
 class OvGroup(TyperGroup):

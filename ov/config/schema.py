@@ -39,6 +39,8 @@ class StoreConfig:
     """Seconds a writer waits for another writer to finish before giving up."""
     max_file_bytes: Annotated[int, Positive(MOST_BYTES)] = 10 * 1024 * 1024
     """Largest file `ov write` accepts."""
+    auto_pack_loose: Annotated[int, Positive(least=0)] = 6700
+    """About this many loose git objects (git's `gc.auto`) and a command that wrote packs a batch of them, with deltas; 0 never does."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,12 @@ def main() -> int:
     finally:
         background.release(job)
     record["ms"] = round((time.monotonic() - started) * 1000, 1)
+    if record.get("captured") or record.get("commit"):
+        # Once no session start waits for this job (its barrier is released above): packing
+        # loose objects may take a second, and this is where most of them are written.
+        packed = _pack(home, job)
+        if packed is not None:
+            record["packed"] = {"objects": packed.packed + packed.dropped, "ms": round(packed.seconds * 1000, 1)}
     hooklog.append(home.root, record)
     return 0
 
@@ -141,6 +147,16 @@ def _run(home, job: dict) -> dict:
             else:
                 out["index"] = "left to the index job running"
     return out
+
+
+def _pack(home, job: dict):
+    """Pack a batch of the job's account's loose objects when enough are loose (ov.store.packing)."""
+    from ov.config import load_config
+    from ov.identity import Identity
+    from ov.store.packing import pack_after_write
+    from ov.store.store import Store
+
+    return pack_after_write(Store(home, Identity(**job["identity"]), load_config(home).config))
 
 
 @dataclass(frozen=True)

@@ -309,6 +309,14 @@ class Server:
                 record["cancelled"] = True  # asked once it had started: it ran to its end, and the client wants no answer
                 answer = None
             call.send(answer)
+            if record.get("commit") and not self.stopping:
+                # Once answered, in the writes' thread: the agent has its answer, and a next write
+                # waits at most one packing run (about a second, once in thousands of objects).
+                from ov.store.packing import pack_after_write
+
+                packed = pack_after_write(self.context().store())
+                if packed is not None:
+                    record["packed"] = packed.packed + packed.dropped
         finally:
             # Whatever became of the answer, the call happened (a commit, say): it is logged.
             if self.gone:

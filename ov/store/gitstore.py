@@ -350,10 +350,7 @@ class GitStore:
 
             if not self.exists:
                 raise StoreCorrupt(f"no account repository at {self.worktree}")
-            self._repo = Repo(str(self.worktree))
-            # A ref must never name an object a power cut could lose: flush loose objects and
-            # packs before they are renamed into place (about 0.3 ms an object here).
-            self._repo.object_store.fsync_object_files = True
+            self._repo = _with_retrying_store(Repo(str(self.worktree)))
         return self._repo
 
     def warm_up(self) -> None:
@@ -374,8 +371,7 @@ class GitStore:
         from dulwich.repo import Repo
 
         self.worktree.mkdir(parents=True, exist_ok=True)
-        repo = Repo.init(str(self.worktree), default_branch=b"main")
-        repo.object_store.fsync_object_files = True
+        repo = _with_retrying_store(Repo.init(str(self.worktree), default_branch=b"main"))
         tree = Tree()
         repo.object_store.add_object(tree)
         commit = self.make_commit(tree.id, [], message, author)
@@ -1013,6 +1009,8 @@ class GitStore:
         disk = self.repo.object_store
         small = []
         for pack in disk.packs:
+            if os.path.exists(pack._basename + ".keep"):
+                continue  # the packer's, with deltas a merge would write out whole (ov.store.packing)
             try:
                 if os.path.getsize(pack._data_path) < SMALL_PACK_BYTES:
                     small.append(pack)
@@ -1032,7 +1030,8 @@ class GitStore:
     def recover(self, sweep: bool = False) -> str | None:
         """Finish or undo a commit that a crash interrupted, and remove what the crash left
         behind; say what was done. The caller holds the write lock. ``sweep`` looks through the
-        object directories even when no journal says a write was interrupted (``ov status``)."""
+        pack folder even when no journal says a write was interrupted (``ov status``): an add
+        stores its pack before its journal, and the packer (:mod:`ov.store.packing`) has none."""
         path = self.state / JOURNAL_NAME
         done = []
         _remove_orphaned_staging(self.state / STAGING_DIR)
@@ -1043,7 +1042,7 @@ class GitStore:
         except (OSError, ValueError):
             journal = {}
             done.append("removed an unreadable journal")
-        stale = self.stale_files(deep=sweep or journal is not None)
+        stale = self.stale_files(deep=journal is not None, packs=sweep or journal is not None)
         if stale:
             removed = [p for p in _still_stale(stale) if _remove_if_present(p)]
             if removed:
@@ -1072,26 +1071,34 @@ class GitStore:
             _remove_if_present(leftover)
         return "; ".join(done) or None
 
-    def stale_files(self, deep: bool) -> list[Path]:
+    def stale_files(self, deep: bool, packs: bool | None = None) -> list[Path]:
         """git lock files and temporary pack files that a killed writer may have left.
 
-        The few fixed lock names and the tags are always looked at; ``deep`` (a journal says a
-        write was interrupted) also walks the object directories, where a loose object's
-        ``.lock`` would refuse every later write of that object.
+        The few fixed lock names and the tags are always looked at; ``packs`` (default: ``deep``)
+        the pack folder, one listing; ``deep`` (a journal says a write was interrupted, or
+        ``ov fsck``) also walks the loose object folders, where a loose object's ``.lock`` would
+        refuse every later write of that object: a folder listing each, thousands of names in a
+        store whose objects are not packed yet, which ``ov status`` does not pay for otherwise.
         """
         git_dir = self.worktree / ".git"
         found = [git_dir / name for name in _TOP_LOCKS if os.path.lexists(git_dir / name)]
         for ref_dir in ("refs/tags", "refs/heads", "refs/remotes"):
             for directory in (git_dir / ref_dir, *_dirs_in(git_dir / ref_dir)):  # refs/remotes/NAME/
                 found.extend(p for p in _files_in(directory) if p.name.endswith(".lock") and p != git_dir / "refs/heads/main.lock")
-        if deep:
-            objects = git_dir / "objects"
-            for sub in _dirs_in(objects):
-                if sub.name == "pack":
-                    found.extend(p for p in _files_in(sub) if p.name.endswith(".lock") or p.name.startswith("tmp"))
-                elif len(sub.name) == 2:
-                    found.extend(p for p in _files_in(sub) if p.name.endswith(".lock") or TEMP_MARKER in p.name)
+        objects = git_dir / "objects"
+        if deep if packs is None else packs:
+            in_pack = [p for p in _files_in(objects / "pack") if p.name.endswith(".lock") or p.name.startswith("tmp")]
+            if in_pack:
+                from ov.store.packing import packing_now
+
+                if packing_now(self.state):
+                    in_pack = []  # the packer's pack and index, written and renamed without the write lock
+            found.extend(in_pack)
             found.extend(p for p in _files_in(objects) if p.name.startswith("tmp_pack_"))
+        if deep:
+            for sub in _dirs_in(objects):
+                if len(sub.name) == 2:
+                    found.extend(p for p in _files_in(sub) if p.name.endswith(".lock") or TEMP_MARKER in p.name)
         return found
 
     def _remove_temp_files(self, paths: list[str]) -> int:
@@ -1459,6 +1466,52 @@ def _uncopied_store_class():
             return list(self._data.values())
 
     return UncopiedStore
+
+
+def _retrying_store_class():
+    from dulwich.object_store import DiskObjectStore
+
+    class RetryingStore(DiskObjectStore):
+        """The account's object store as readers that take no lock see it while a packer runs.
+
+        dulwich looks for an object in the packs it knows (rescanning the pack folder once when
+        none has it), then in the loose file, and gives up. The packer (:mod:`ov.store.packing`)
+        renames its pack into place before it deletes the loose copies, so a reader whose pack
+        scan came just before the rename and whose loose read came just after the deletion
+        missed an object that was there all along: one more look finds it in the new pack.
+        Reads by id (``repo[sha]``, trees, walks, ``iter_tree_contents``) all go through
+        ``get_raw``; ``in`` goes through the two ``contains_*`` methods, so it is retried too
+        (fsck would report a false "missing"; a writer would only store an object twice).
+        ``contains_loose`` alone is left as it is: nothing in ov asks it.
+        """
+
+        def get_raw(self, name):
+            try:
+                return super().get_raw(name)
+            except KeyError:
+                return super().get_raw(name)  # its pack lookup rescans the pack folder on a miss
+
+        def __contains__(self, sha) -> bool:
+            return super().__contains__(sha) or super().__contains__(sha)
+
+    return RetryingStore
+
+
+def _with_retrying_store(repo):
+    """``repo`` reading through :func:`_retrying_store_class`'s store, which flushes what it writes."""
+    global _RETRYING
+    if _RETRYING is None:
+        _RETRYING = _retrying_store_class()
+    opened = repo.object_store
+    repo.object_store = _RETRYING.from_config(opened.path, repo.get_config())
+    opened.close()
+    # A ref must never name an object a power cut could lose: flush loose objects and packs
+    # before they are renamed into place (about 0.3 ms an object here).
+    repo.object_store.fsync_object_files = True
+    return repo
+
+
+_RETRYING = None
 
 
 def _UncopiedStore():

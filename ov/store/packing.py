@@ -1,0 +1,382 @@
+"""Packing loose objects into packs with deltas: git's ``gc --auto``, bounded per run.
+
+A commit with fewer than :data:`~ov.store.gitstore.PACK_THRESHOLD` new objects stores them
+loose, a file each, and every captured turn stores the session's whole ``messages.jsonl`` again.
+Months of use left 128,831 loose objects (858 MB of ``.git`` for a 74 MB work tree) and every
+command that walks the object folders slow. So, after a command that wrote (never in a hook's
+process, see :func:`auto_pack`'s callers), the loose objects are estimated as git does (one
+fan-out folder counted, times 256); above ``store.auto_pack_loose`` the oldest of them, at most
+:data:`PACK_OBJECTS` (and :data:`PACK_BYTES` of content) a run, go into one new pack, where each
+version of a file is stored as its difference from a neighbouring version. A store far behind
+is caught up over successive runs.
+
+**Without the write lock.** Writers wait for that lock and hooks give up after a while, so a
+packer takes a lock of its own (``state/{account}/pack.lock``; a second packer skips) and
+leaves the write lock alone: packing moves no ref and changes no object. Each loose object it
+deletes is one it read and put into its pack, and only once that pack and its index are flushed,
+renamed into place and the pack folder is flushed too. A crash at any instant leaves each object
+loose, packed, or both; a temporary pack left behind is removed by
+:meth:`~ov.store.gitstore.GitStore.recover`. What else looks at loose objects meanwhile:
+
+- a writer's ``in`` checks (``_store_objects``, ``store_objects_ahead``) that find an object loose
+  and skip writing it: the packer deletes it only when it is in a pack already;
+- a reader that scanned the packs just before the new one came and looked for the loose file just
+  after it went: :func:`ov.store.gitstore._retrying_store_class` looks once more;
+- ``ov fsck`` reads through the same store; ``discard`` removes a new repository with a handful of
+  objects (never above the threshold); snapshot restores, ``.ovpack`` imports and pulls add
+  objects and move the branch under the write lock, and delete none.
+
+The fan-out folders are left in place even when emptied: a writer may be about to put a file
+into the one it has just made.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+# The fan-out folder counted to estimate the loose objects (git counts objects/17 too).
+SAMPLE_FOLDER = "17"
+# At most this many objects a run, and this many bytes of their content (all held in memory
+# while the pack is written): about a second on a quiet 2-core machine, 4,000 took up to 4.8 s
+# under a load of 6 (docs/benchmarks.md, bench/packing.py).
+PACK_OBJECTS = 3000
+PACK_BYTES = 32 << 20
+# How many preceding objects each one is compared with, and how long a chain of deltas may grow
+# (git's defaults): reading an object applies at most DELTA_DEPTH deltas.
+DELTA_WINDOW = 10
+DELTA_DEPTH = 50
+DELTA_MIN_BYTES = 512
+# Seconds of dulwich's general delta search a run may spend (see _with_deltas).
+DELTA_SECONDS = 0.5
+LOCK_NAME = "pack.lock"
+_TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
+_HEX = frozenset("0123456789abcdef")
+
+
+@dataclass(frozen=True)
+class PackRun:
+    """What one packing run did."""
+
+    packed: int  # loose objects now in the new pack
+    dropped: int  # loose copies of objects some pack held already, deleted
+    loose_bytes: int  # what their loose files took on disk
+    pack_bytes: int  # the size of the new pack and its index
+    seconds: float
+
+
+@dataclass
+class _Loose:
+    """A loose object read for packing, and where its file is."""
+
+    sha: str
+    path: str
+    type_num: int
+    raw: bytes
+    disk_bytes: int
+    hint: bytes = b""  # the path it was found at: versions of one file sort together
+
+
+def estimate_loose(objects: Path) -> int:
+    """About how many loose objects ``objects`` holds: one fan-out folder's count times 256."""
+    try:
+        with os.scandir(objects / SAMPLE_FOLDER) as entries:
+            return 256 * sum(1 for entry in entries if len(entry.name) == 38)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+
+
+def auto_pack(git, threshold: int) -> PackRun | None:
+    """Pack one batch of loose objects when about ``threshold`` or more are loose (0: never);
+    None when there was nothing to do or another packer is running. For a command that has
+    finished its work: it may take a second, and nobody should be waiting on a hook for it."""
+    if threshold <= 0 or not git.exists or estimate_loose(git.worktree / ".git" / "objects") < threshold:
+        return None
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(git.state / LOCK_NAME)
+    try:
+        lock.acquire(timeout=0)
+    except (Timeout, OSError):  # another packer (or no state folder to hold the lock in)
+        return None
+    try:
+        return pack_loose(git)
+    finally:
+        lock.release()
+
+
+def packing_now(state: Path) -> bool:
+    """Whether a packer of the account whose state folder is ``state`` is running."""
+    from filelock import FileLock, Timeout
+
+    if not (state / LOCK_NAME).exists():
+        return False
+    probe = FileLock(state / LOCK_NAME)
+    try:
+        probe.acquire(timeout=0)
+    except Timeout:
+        return True
+    except OSError:
+        return False
+    probe.release()
+    return False
+
+
+def pack_after_write(store) -> PackRun | None:
+    """:func:`auto_pack` for ``store`` at its configured threshold, after a command or a job that
+    wrote; a failure (a full disk) is logged, never raised: the command's own work is done."""
+    try:
+        return auto_pack(store.git, store.config.store.auto_pack_loose)
+    except Exception as exc:  # noqa: BLE001 - tidying only: every object is still where it was
+        import logging
+
+        logging.getLogger("ov").debug("loose objects not packed: %s", exc)
+        return None
+
+
+def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> PackRun:
+    """Move the oldest loose objects (at most ``most`` of them, ``most_bytes`` of content) into
+    one new pack with deltas, then delete their loose files. The caller holds the pack lock."""
+    started = time.monotonic()
+    disk = git.repo.object_store
+    batch, dropped = [], []
+    size = 0
+    for sha, path, disk_bytes in _oldest_loose(Path(disk.path)):
+        if len(batch) >= most or size >= most_bytes:
+            break
+        if disk.contains_packed(sha.encode()):
+            dropped.append((path, disk_bytes))  # a copy left by a crash, or stored ahead and packed
+            continue
+        loose = _read(sha, path, disk_bytes)
+        if loose is not None:
+            batch.append(loose)
+            size += len(loose.raw)
+    pack_bytes = 0
+    if batch:
+        _name_paths(batch)
+        batch.sort(key=lambda o: (o.type_num, o.hint, -len(o.raw)))
+        pack = disk.add_pack_data(len(batch), _with_deltas(batch))
+        # git's mark for a pack to keep as it is: the merge of small packs under the write lock
+        # (GitStore.merge_small_packs) would write its objects out whole, without their deltas.
+        with open(pack._basename + ".keep", "wb"):
+            pass
+        pack_bytes = sum(os.path.getsize(p) for p in (pack._data_path, pack._idx_path))
+    if batch or dropped:
+        # The renames of this pack and its index (or of the pack another writer made, which holds
+        # the dropped ones) reach the disk before any loose copy is deleted.
+        _flush_folder(disk.pack_dir)
+        _delete([o.path for o in batch] + [path for path, _ in dropped])
+    loose_bytes = sum(o.disk_bytes for o in batch) + sum(b for _, b in dropped)
+    return PackRun(len(batch), len(dropped), loose_bytes, pack_bytes, time.monotonic() - started)
+
+
+def _oldest_loose(objects: Path) -> list[tuple[str, str, int]]:
+    """(sha, path, size on disk) of every loose object, oldest first: the objects of
+    consecutive commits go into one pack, where the versions of a file delta against each other."""
+    found = []
+    for folder in os.scandir(objects):
+        if len(folder.name) != 2 or not folder.is_dir(follow_symlinks=False):
+            continue
+        try:
+            with os.scandir(folder.path) as entries:
+                for entry in entries:
+                    if len(entry.name) != 38 or not _HEX.issuperset(entry.name):
+                        continue  # a temporary file of a write in flight, a lock
+                    try:
+                        info = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    found.append((info.st_mtime, folder.name + entry.name, entry.path, info.st_size))
+        except FileNotFoundError:
+            continue
+    found.sort()
+    return [(sha, path, disk_bytes) for _, sha, path, disk_bytes in found]
+
+
+def _read(sha: str, path: str, disk_bytes: int) -> _Loose | None:
+    """The loose object at ``path``, or None when it is gone or is not the object its name says
+    (never packed, never deleted: ``ov fsck`` and git report it)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            whole = zlib.decompress(f.read())
+    except (FileNotFoundError, zlib.error):
+        return None
+    header, _, raw = whole.partition(b"\0")
+    kind, _, length = header.partition(b" ")
+    if kind not in _TYPES or not length.isdigit() or int(length) != len(raw) or hashlib.sha1(whole).hexdigest() != sha:
+        return None
+    return _Loose(sha, path, _TYPES[kind], raw, disk_bytes)
+
+
+def _name_paths(batch: list[_Loose]) -> None:
+    """Give each tree and blob of ``batch`` the path a commit or tree of the batch names it by:
+    the full path from a commit's root, else the name in the tree that holds it."""
+    from dulwich.objects import Tree
+
+    by_sha = {o.sha: o for o in batch}
+    trees: dict[str, Tree] = {}
+
+    def tree(sha: str) -> Tree:
+        if sha not in trees:
+            trees[sha] = Tree.from_raw_string(2, by_sha[sha].raw)
+        return trees[sha]
+
+    for obj in batch:
+        if obj.type_num == 2:
+            for name, _mode, sha in tree(obj.sha).iteritems():
+                found = by_sha.get(sha.decode())
+                if found is not None and not found.hint:
+                    found.hint = name
+    for obj in batch:
+        if obj.type_num != 1 or not obj.raw.startswith(b"tree "):
+            continue
+        todo = [(obj.raw[5:45].decode(), b"")]
+        while todo:
+            sha, prefix = todo.pop()
+            found = by_sha.get(sha)
+            if found is None or found.type_num != 2:
+                continue  # a tree of an earlier pack: what is below it is not loose either
+            found.hint = prefix
+            for name, mode, child in tree(sha).iteritems():
+                path = prefix + b"/" + name if prefix else name
+                if mode & 0o170000 == 0o040000:
+                    todo.append((child.decode(), path))
+                elif child.decode() in by_sha:
+                    by_sha[child.decode()].hint = path
+
+
+def _with_deltas(batch: list[_Loose]) -> Iterator:
+    """The pack records of ``batch`` (sorted by type, path and size, largest first), each the
+    smallest delta against one of the DELTA_WINDOW objects before it, or whole.
+
+    dulwich's own ``deltify_pack_objects`` does the same search but bounds no delta chain (the
+    200 versions of a growing file in one pack became a chain 200 deltas deep, applied in full
+    on every read of the oldest one) and no time: its ``create_delta`` took 15 ms for some
+    30 KB pairs of a session file (text of few distinct characters), 10 s for one run. Here a
+    base is taken only while its chain is shorter than DELTA_DEPTH; the delta of what two
+    versions share at their start and end (a file appended to: all of it) is tried first, in
+    linear time; ``create_delta`` only where that saves little, between versions of one path,
+    and only for DELTA_SECONDS a run. A delta is kept only under half the object (git's own
+    cut-off).
+    """
+    from dulwich.pack import UnpackedObject, create_delta
+
+    window: list[tuple[_Loose, bytes, int]] = []  # (object, its sha, its chain depth), newest first
+    searched = 0.0
+    for obj in batch:
+        best, base, depth = None, None, 0
+        limit, enough = len(obj.raw) // 2, len(obj.raw) // 32
+        # A commit differs from the one before in ids and times, and a small object can save a
+        # few hundred bytes at most: their search cost most of a run, for about 1% of the pack.
+        tried = window if obj.type_num != 1 and len(obj.raw) >= DELTA_MIN_BYTES else ()
+        for candidate, candidate_sha, candidate_depth in tried:
+            if candidate.type_num != obj.type_num or candidate_depth >= DELTA_DEPTH:
+                continue
+            delta = _edge_delta(candidate.raw, obj.raw)
+            if len(delta) > enough and candidate.hint == obj.hint and searched < DELTA_SECONDS:
+                started = time.monotonic()
+                found = b"".join(create_delta(candidate.raw, obj.raw))
+                searched += time.monotonic() - started
+                delta = min(delta, found, key=len)
+            if len(delta) < limit:
+                best, base, depth, limit = delta, candidate_sha, candidate_depth + 1, len(delta)
+                if limit <= enough:
+                    break  # no other base can save much more
+        sha = bytes.fromhex(obj.sha)
+        chunks = [best] if best is not None else [obj.raw]
+        yield UnpackedObject(obj.type_num, sha=sha, delta_base=base, decomp_len=len(chunks[0]), decomp_chunks=chunks)
+        window.insert(0, (obj, sha, depth))
+        del window[DELTA_WINDOW:]
+
+
+def _edge_delta(base: bytes, target: bytes) -> bytes:
+    """A git delta making ``target`` from ``base``: what they share at the start and at the end
+    copied, the middle inserted."""
+    most = min(len(base), len(target))
+    head = _shared(lambda n: base[:n] == target[:n], most)
+    tail = _shared(lambda n: base[len(base) - n :] == target[len(target) - n :], most - head)
+    out = bytearray(_size(len(base)) + _size(len(target)))
+    _copy(out, 0, head)
+    middle = memoryview(target)[head : len(target) - tail]
+    for at in range(0, len(middle), 127):  # an insert carries at most 127 bytes
+        piece = middle[at : at + 127]
+        out.append(len(piece))
+        out += piece
+    _copy(out, len(base) - tail, tail)
+    return bytes(out)
+
+
+def _shared(same, most: int) -> int:
+    """The largest n <= ``most`` with ``same(n)`` (which holds for every smaller n): a binary
+    search of slice comparisons, memcmp in C."""
+    low, high = 0, most
+    while low < high:
+        middle = (low + high + 1) // 2
+        if same(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _size(size: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, size = size & 0x7F, size >> 7
+        out.append(byte | (0x80 if size else 0))
+        if not size:
+            return bytes(out)
+
+
+def _copy(out: bytearray, offset: int, length: int) -> None:
+    """Copy instructions for ``length`` bytes of the base from ``offset`` (64 KiB at most each)."""
+    while length > 0:
+        size = min(length, 0xFFFF)
+        op, args = 0x80, bytearray()
+        for i in range(4):
+            if offset >> (8 * i) & 0xFF:
+                op |= 1 << i
+                args.append(offset >> (8 * i) & 0xFF)
+        for i in range(2):
+            if size >> (8 * i) & 0xFF:
+                op |= 1 << (4 + i)
+                args.append(size >> (8 * i) & 0xFF)
+        out.append(op)
+        out += args
+        offset += size
+        length -= size
+
+
+def _delete(paths: list[str]) -> None:
+    """Delete the loose files ``paths``. Freeing a flushed file costs this disk up to ~3 ms; a
+    few threads overlap those waits, as the work tree's writes do (a run of 4,000: ~10 s alone)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def delete(path: str) -> None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(delete, paths))
+
+
+def _flush_folder(folder: str) -> None:
+    """Make the renames into ``folder`` durable (where a folder can be opened to flush it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
