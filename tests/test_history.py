@@ -563,11 +563,24 @@ def test_restore_writes_back_the_names_an_older_ov_stored_and_they_stay_addressa
 def test_restore_refuses_a_revision_holding_a_path_no_pull_or_restore_takes(history, ov_home, store_state):
     from tests.hostile_trees import FILE, add_commit
 
-    bad = add_commit(ov_home / "accounts/default", {(b"docs", b"x.md"): (FILE, b"x\n")}).decode()
+    bad = add_commit(ov_home / "accounts/default", {(b"resources", b"x.md.ov-tmp-1"): (FILE, b"x\n")}).decode()
     assert history("snapshot", "commit", "-m", "drop it").exit_code == 0
     state = store_state()
     refused = history("snapshot", "restore", bad, "--json")
-    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree" and "'docs/x.md'" in refused.error["message"]
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree" and "'resources/x.md.ov-tmp-1'" in refused.error["message"]
+    assert store_state() == state and not (ov_home / "accounts/default/resources/x.md.ov-tmp-1").exists()
+
+
+def test_a_file_outside_the_scopes_in_a_revision_is_ignored_by_restore_status_and_fsck(history, ov_home, store_state):
+    """What plain git committed outside the scopes (README.md, docs/) is what `ov status` ignores
+    in the work tree: never written, read or indexed, never a hand edit."""
+    from tests.hostile_trees import FILE, add_commit
+
+    rev = add_commit(ov_home / "accounts/default", {(b"docs", b"x.md"): (FILE, b"x\n"), (b"README.md",): (FILE, b"# r\n")}).decode()
+    assert history("status", "--json").json["result"]["clean"] and history("fsck").exit_code == 0
+    state = store_state()
+    restored = history("snapshot", "restore", rev, "--json")
+    assert restored.exit_code == 0 and restored.json["result"]["written"] == []
     assert store_state() == state and not (ov_home / "accounts/default/docs").exists()
 
 

@@ -538,23 +538,36 @@ class GitStore:
             yield path, sha
 
     def iter_entries(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, int, bytes]]:
-        """(path, mode, sha) of every entry of ``tree_id`` below ``prefix`` that is not a folder.
+        """(path, mode, sha) of every entry of ``tree_id`` below ``prefix`` that is not a folder,
+        leaving out what lies outside the scopes (:func:`ov.store.treepaths.ignored_entry`).
         A name that is not UTF-8 (a tree ov did not build) keeps its bytes as surrogates, as
         ``os.fsdecode`` does: it names the same file on disk, and never stops a walk."""
         if tree_id is None:
             return
-        start = tree_id
-        if prefix:
-            found = self.entry(tree_id, prefix)
-            if found is None:
-                return
-            mode, start = found
-            if not stat.S_ISDIR(mode):
-                yield prefix, mode, start
-                return
+        if not prefix:
+            from ov.store.treepaths import ignored_entry
+
+            # A file or folder outside the scopes that plain git committed (README.md): not ov's.
+            for name, mode, sha in self._tree(tree_id).iteritems():
+                if ignored_entry(name, mode):
+                    continue
+                top = name.decode("utf-8", "surrogateescape")
+                if not stat.S_ISDIR(mode):
+                    yield top, mode, sha
+                    continue
+                for entry in self.repo.object_store.iter_tree_contents(sha):
+                    yield f"{top}/{entry.path.decode('utf-8', 'surrogateescape')}", entry.mode, entry.sha
+            return
+        found = self.entry(tree_id, prefix)
+        if found is None:
+            return
+        mode, start = found
+        if not stat.S_ISDIR(mode):
+            yield prefix, mode, start
+            return
         for entry in self.repo.object_store.iter_tree_contents(start):
             path = entry.path.decode("utf-8", "surrogateescape")
-            yield (f"{prefix}/{path}" if prefix else path), entry.mode, entry.sha
+            yield f"{prefix}/{path}", entry.mode, entry.sha
 
     def log(self, limit: int | None = None) -> list[CommitInfo]:
         head = self.head()

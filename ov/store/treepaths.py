@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ov.errors import quote
-from ov.uri import segment_problem, work_path_problem
+from ov.uri import PUBLIC_SCOPES, segment_problem, work_path_problem
 
 # git's modes of a regular file: ov writes the first, plain git the second for an executable
 # (which ov writes as a plain file).
@@ -56,6 +56,20 @@ def entry_problem(name: bytes, mode: int) -> str | None:
     elif mode not in FILE_MODES:
         return f"an entry of mode {mode:o}, which is neither a regular file nor a folder"
     return segment_problem(text, stored=True)
+
+
+def ignored_entry(name: bytes, mode: int) -> bool:
+    """Whether an entry at the top of a tree is one ov ignores: a plain file or folder outside the
+    scopes (``README.md``, ``.gitignore``, ``docs/``), which a hosting service or a teammate with
+    plain git committed. As ``ov status`` ignores such a file in the work tree, ov never reads it
+    from a tree nor writes it to the work tree; a pull keeps it in the tree as it is, so that a push
+    gives it back. An escape (``.git``, ``..``), a link or a submodule is never ignored but refused."""
+    return name.decode("utf-8", "replace") not in PUBLIC_SCOPES and entry_problem(name, mode) is None
+
+
+def in_scopes(path: str) -> bool:
+    """Whether the work-tree path ``path`` lies below one of the scopes (what ov reads and writes)."""
+    return path.split("/", 1)[0] in PUBLIC_SCOPES
 
 
 def shown(path: str) -> str:
@@ -131,7 +145,7 @@ def unsafe_paths(
             yield folder or "/", "a folder whose object is not a tree"
             continue
         for name, mode, child in tree.iteritems():
-            if (folder, name, mode) in safe_files:
+            if (folder, name, mode) in safe_files or (not folder and ignored_entry(name, mode)):
                 continue
             text = name.decode("utf-8", "surrogateescape")  # as iter_entries reads it
             path = f"{folder}/{text}" if folder else text
