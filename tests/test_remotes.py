@@ -150,6 +150,14 @@ def test_bad_remote_url_exits_2(ov, bad_url):
     assert result.error["code"] == "invalid_input"
 
 
+@pytest.mark.parametrize("bad_url", ["-oProxyCommand=touch /tmp/pwned:r.git", "ssh://-oProxyCommand=touch%20x/r.git", "ssh://me@-oProxy/r"])
+def test_a_url_whose_host_ssh_would_read_as_an_option_is_refused_at_add(ov, bad_url, store_state):
+    before = store_state()
+    result = ov("remote", "add", "--json", "--", "origin", bad_url)
+    assert result.exit_code == 2 and result.error["code"] == "invalid_input"
+    assert "option" in result.error["message"] and store_state() == before
+
+
 def test_push_and_pull_need_a_remote(ov):
     write_result = ov("write", "viking://resources/a.md", "--content", "x\n")
     assert write_result.exit_code == 0
@@ -365,6 +373,21 @@ def test_deleted_on_one_side_changed_on_the_other_drops_nothing(homes, url):
     copy = kinds["resources/notes.md"]["copy"]
     assert kinds["resources/notes.md"]["kind"] == "deleted-by-us"
     assert homes("b", "read", f"viking://{copy}").stdout == "changed in a\n"
+    # The one kept at its path is named by `ov status` until it changes again.
+    status = homes("b", "status")
+    assert "viking://resources/other.md" in status.stdout and "deleted on the remote" in status.stdout
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == ["viking://resources/other.md"]
+    write(homes, "b", "viking://resources/other.md", "settled\n")
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == []
+
+
+def test_a_change_kept_against_the_remotes_deletion_is_named_by_the_pull(homes, bare):
+    shared_start(homes, str(bare))
+    assert homes("a", "rm", "viking://resources/other.md").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/other.md", "changed in b\n")
+    pulled = homes("b", "pull")
+    assert pulled.exit_code == 0 and "resources/other.md" in pulled.stdout and "deleted there" in pulled.stdout
 
 
 def test_tags_travel_with_main_and_are_never_moved(homes, url):
@@ -384,8 +407,13 @@ def test_tags_travel_with_main_and_are_never_moved(homes, url):
     # A tag of the same name elsewhere is left as it is.
     assert homes("b", "snapshot", "tag", "v2").exit_code == 0
     assert homes("a", "snapshot", "tag", "v2", "HEAD~1").exit_code == 0
-    assert homes("b", "push", "--json").json["result"]["tags"] == ["v2"]
-    assert homes("a", "pull", "--json").json["result"]["tags"] == []
+    pushed = homes("b", "push", "--json")
+    assert pushed.json["result"]["tags"] == ["v2"] and pushed.json["result"]["diverged_tags"] == []
+    pulled = homes("a", "pull", "--json")
+    assert pulled.json["result"]["tags"] == [] and pulled.json["result"]["diverged_tags"] == ["v2"]
+    assert "v2" in pulled.stderr and "different commits" in pulled.stderr
+    pushed = homes("a", "push", "--json")  # said both ways, never moved
+    assert pushed.json["result"]["diverged_tags"] == ["v2"] and "v2" in pushed.stderr
     assert homes("a", "snapshot", "show", "v2", "--json").json["result"]["commit"] != homes("b", "snapshot", "show", "v2", "--json").json["result"]["commit"]
 
 
@@ -444,7 +472,11 @@ def test_unrelated_histories_merge_without_losing_either_side(homes, bare):
     write(homes, "b", "viking://resources/b.md", "b\n")
     write(homes, "b", "viking://resources/same.md", "from b\n")
     assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0
-    pulled = homes("b", "pull", "--json").json["result"]
+    before = homes.state("b")
+    refused = homes("b", "pull", "--json")  # a typo'd URL, another team's repository: git refuses too
+    assert refused.exit_code == 2 and refused.error["code"] == "unrelated_histories"
+    assert "--allow-unrelated" in refused.error["hint"] and homes.state("b") == before
+    pulled = homes("b", "pull", "--allow-unrelated", "--json").json["result"]
     assert pulled["outcome"] == "merged"
     assert [c["path"] for c in pulled["conflicts"]] == ["resources/same.md"]
     for uri, text in (("a.md", "a\n"), ("b.md", "b\n"), ("same.md", "from b\n")):
@@ -638,7 +670,6 @@ HOSTILE = {
     "not-utf8": ((b"resources", b"\xff.md"), FILE, b"x\n"),
     "symlink": ((b"resources", b"passwd.md"), LINK, b"/etc/passwd"),
     "gitlink": ((b"resources", b"sub"), GITLINK, b"0123456789abcdef0123456789abcdef01234567"),
-    "outside-the-scopes": ((b"docs", b"x.md"), FILE, b"x\n"),
     "temp-file": ((b"resources", b"a.md.ov-tmp-1"), FILE, b"x\n"),
     "too-long": ((b"resources", *[b"d" * 200] * 16, b"x.md"), FILE, b"x\n"),
 }
@@ -819,7 +850,7 @@ def test_tags_checked_together_still_leave_out_each_whose_history_holds_a_bad_pa
     with Repo(str(account)) as repo:
         repo.refs[b"refs/heads/main"] = head  # fetched, not pulled
         tags = {b"refs/tags/" + fine: good, b"refs/tags/" + evil: bad, b"refs/tags/" + evil + b"2": bad}
-        assert _adopt_tags(repo, tags, head) == [fine.decode()]
+        assert _adopt_tags(repo, tags, head) == ([fine.decode()], [])
         assert set(repo.refs.as_dict(b"refs/tags")) == {fine}
 
 
@@ -899,3 +930,164 @@ def test_a_push_of_a_history_no_pull_takes_says_so(homes, bare):
     pulled = homes("b", "pull", "--json")
     assert pulled.exit_code == 1 and pulled.error["code"] == "unsafe_tree"
     assert "an older ov stored is pulled as it is" in pulled.error["hint"]
+
+
+# --- what the audit of sharing found --------------------------------------------------------
+
+
+def test_a_push_into_an_account_with_main_checked_out_is_refused_and_moves_nothing(homes):
+    """Pushing straight into the other machine's account would move its main under its files
+    (git refuses it: receive.denyCurrentBranch); a bare repository is the way."""
+    write(homes, "a", "viking://resources/p/a.md", "a\n")
+    account_a = homes.path["a"] / "accounts" / "default"
+    assert homes("b", "remote", "add", "alice", str(account_a)).exit_code == 0
+    assert homes("b", "pull").exit_code == 0
+    write(homes, "b", "viking://resources/p/b.md", "from b\n")
+    before = homes.state("a")
+    result = homes("b", "push", "--json")
+    assert result.exit_code == 2 and result.error["code"] == "remote_not_bare"
+    assert "git init --bare" in result.error["hint"]
+    assert homes.state("a") == before and homes("a", "status", "--json").json["result"]["clean"]
+
+
+def test_files_outside_the_scopes_on_the_remote_are_kept_in_the_tree_and_ignored(homes, bare):
+    """A README.md a hosting service or a teammate committed is what `ov status` ignores in the work
+    tree: a pull takes it into the tree without writing it, a push gives it back, and removing it
+    on the remote (in a later commit) leaves nothing blocked."""
+    from dulwich.repo import Repo
+
+    shared_start(homes, str(bare))
+    add_commit(bare, {(b"README.md",): (FILE, b"# team context\n"), (b".github", b"ci.yml"): (FILE, b"on: push\n")})
+    write(homes, "b", "viking://resources/mine.md", "local\n")  # the pull merges
+    for home in ("a", "b"):  # a: fast-forward, b: merge
+        pulled = homes(home, "pull", "--json")
+        assert pulled.exit_code == 0, pulled.stderr
+        assert "README.md" not in pulled.json["result"]["changed"]
+        account = homes.path[home] / "accounts" / "default"
+        assert not (account / "README.md").exists() and not (account / ".github").exists()
+        assert homes(home, "status", "--json").json["result"]["clean"]
+        assert homes(home, "fsck").exit_code == 0
+    assert homes("b", "push").exit_code == 0
+    with Repo(str(bare)) as repo:
+        tree = repo[repo[repo.refs[b"refs/heads/main"]].tree]
+        assert b"README.md" in tree and b"resources" in tree
+
+
+def test_a_merge_writes_the_generated_summaries_again_instead_of_conflict_copies(homes, bare, tmp_path):
+    (tmp_path / "alerts.md").write_text("# Alerts\nPagerDuty alert routing rules.\n")
+    (tmp_path / "backups.md").write_text("# Backups\nNightly restic backups.\n")
+    write(homes, "a", "viking://resources/docs/readme.md", "# Readme\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0 and homes("a", "push").exit_code == 0
+    assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0 and homes("b", "pull").exit_code == 0
+    assert homes("a", "add-resource", str(tmp_path / "alerts.md"), "--to", "viking://resources/docs/alerts.md").exit_code == 0
+    assert homes("b", "add-resource", str(tmp_path / "backups.md"), "--to", "viking://resources/docs/backups.md").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0, pulled.stderr
+    result = pulled.json["result"]
+    assert result["outcome"] == "merged" and result["conflicts"] == []
+    assert homes("b", "status", "--json").json["result"]["clean"]
+    assert not [p for p in _files(homes.path["b"]) if ".theirs-" in p]
+    overview = homes("b", "overview", "viking://resources/docs").stdout
+    assert "alerts" in overview.lower() and "backups" in overview.lower()
+    # One commit: the merge itself holds the summaries written again.
+    account = homes.path["b"] / "accounts" / "default"
+    env = {"PATH": os.environ["PATH"], "HOME": str(account.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    parents = subprocess.run(["git", "-C", str(account), "log", "-1", "--format=%P"], check=True, env=env, capture_output=True, text=True)
+    assert len(parents.stdout.split()) == 2
+    assert subprocess.run(["git", "-C", str(account), "status", "--porcelain"], check=True, env=env, capture_output=True, text=True).stdout == ""
+
+
+def _files(home: Path) -> list[str]:
+    root = home / "accounts" / "default"
+    return [str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and ".git" not in p.relative_to(root).parts]
+
+
+def test_a_remote_made_with_a_readme_is_merged_and_removing_the_readme_later_blocks_nothing(homes, bare):
+    """A hosting service's "initialize with a README": a history of its own that holds nothing of
+    ov's, so no --allow-unrelated is needed; neither is rewriting it when the README goes later."""
+    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.repo import Repo
+
+    with Repo(str(bare)) as repo:
+        blob = Blob.from_string(b"# team context\n")
+        tree = Tree()
+        tree.add(b"README.md", FILE, blob.id)
+        commit = Commit()
+        commit.tree, commit.parents, commit.message = tree.id, [], b"Initial commit\n"
+        commit.author = commit.committer = b"host <h@example.com>"
+        commit.author_time = commit.commit_time = 1
+        commit.author_timezone = commit.commit_timezone = 0
+        for obj in (blob, tree, commit):
+            repo.object_store.add_object(obj)
+        repo.refs[b"refs/heads/main"] = commit.id
+    write(homes, "a", "viking://resources/notes.md", "mine\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    pulled = homes("a", "pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json["result"]["outcome"] == "merged", pulled.stderr
+    assert homes("a", "push").exit_code == 0
+    with Repo(str(bare)) as repo:  # the teammate's README stays, ov's files join it
+        assert {b"README.md", b"resources"} <= set(repo[repo[repo.refs[b"refs/heads/main"]].tree])
+    add_commit(bare, {(b"resources", b"theirs.md"): (FILE, b"theirs\n")})
+    assert homes("a", "pull").exit_code == 0
+    assert homes("a", "read", "viking://resources/theirs.md").stdout == "theirs\n"
+
+
+def test_a_remote_whose_main_is_no_commit_or_is_locked_or_has_bad_packed_refs_is_a_clear_error(homes, bare):
+    from dulwich.repo import Repo
+
+    shared_start(homes, str(bare))
+    with Repo(str(bare)) as repo:
+        head = repo.refs[b"refs/heads/main"]
+        tree = repo[head].tree
+    (bare / "refs" / "heads" / "main").write_bytes(tree + b"\n")
+    before = homes.state("b")
+    for verb in ("pull", "push"):
+        result = homes("b", verb, "--json")
+        assert result.exit_code == 2 and result.error["code"] == "bad_remote", (verb, result.stderr)
+        assert "tree" in result.error["message"]
+    assert homes.state("b") == before
+    (bare / "refs" / "heads" / "main").write_bytes(head + b"\n")
+    write(homes, "b", "viking://resources/new.md", "new\n")
+    (bare / "refs" / "heads" / "main.lock").write_bytes(b"")  # a killed git left it
+    result = homes("b", "push", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "store_locked"
+    assert "main.lock" in result.error["message"]
+    (bare / "refs" / "heads" / "main.lock").unlink()
+    (bare / "packed-refs").write_bytes(head + b" refs/tags/../../x\n")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 2 and result.error["code"] == "bad_remote", result.stderr
+
+
+def test_push_uses_the_push_url_git_was_given(homes, bare, tmp_path):
+    from dulwich.repo import Repo
+
+    elsewhere = tmp_path / "push-here.git"
+    elsewhere.mkdir()
+    Repo.init_bare(str(elsewhere)).close()
+    write(homes, "a", "viking://resources/notes.md", "first\n")
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    account = homes.path["a"] / "accounts" / "default"
+    env = {"PATH": os.environ["PATH"], "HOME": str(account.parent), "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-C", str(account), "remote", "set-url", "--push", "origin", str(elsewhere)], check=True, env=env)
+    pushed = homes("a", "push", "--json")
+    assert pushed.exit_code == 0 and pushed.json["result"]["url"] == str(elsewhere)
+    with Repo(str(elsewhere)) as repo:
+        assert b"refs/heads/main" in repo.refs
+    with Repo(str(bare)) as repo:
+        assert b"refs/heads/main" not in repo.refs
+
+
+def test_a_file_ov_ignores_where_a_pull_needs_a_folder_is_named_and_nothing_moves(homes, bare):
+    shared_start(homes, str(bare))
+    add_commit(bare, {(b"user", b"foo", b"memories", b"profile.md"): (FILE, b"- Shell: zsh\n")})
+    stray = homes.path["b"] / "accounts" / "default" / "user" / "foo"
+    stray.parent.mkdir(exist_ok=True)
+    stray.write_bytes(b"made by hand\n")  # where no file may be: `ov status` lists it as ignored
+    assert "user/foo" in homes("b", "status", "--json").json["result"]["ignored"]
+    before = homes.state("b")
+    result = homes("b", "pull", "--json")
+    assert result.exit_code == 1 and "'user/foo'" in result.error["message"] and str(stray) in result.error["hint"]
+    assert homes.state("b") == before
+    stray.unlink()
+    assert homes("b", "pull").exit_code == 0

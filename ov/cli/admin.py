@@ -56,6 +56,8 @@ def status() -> None:
         "recovered": report.recovered,
         "read_only": report.read_only,
         "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
+        # Changed here, deleted on the remote: the last pull kept ours; listed until it changes again.
+        "kept_deleted_there": [_uri(p) for p in remotes.kept_conflicts(rt.store)] if rt.store.exists else [],
     }
 
     def human() -> None:
@@ -86,6 +88,8 @@ def status() -> None:
             plain(f"  ignored   {shown(path)} (no viking:// URI can name it: outside the scopes, or an odd name)")
         for uri in payload["conflicts"]:
             plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
+        for uri in payload["kept_deleted_there"]:
+            plain(f"  conflict  {uri} (changed here, deleted on the remote: `ov pull` kept it; `ov rm` it if the deletion should win)")
 
     emit(payload, human)
 

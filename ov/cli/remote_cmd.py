@@ -71,8 +71,10 @@ def push(remote: RemoteArg = None) -> None:
         "new_head": result.new_head,
         "pushed": result.pushed,
         "tags": result.tags,
+        "diverged_tags": result.diverged_tags,
         "refused_by_pull": result.refused_by_pull,
     }
+    _warn_diverged(result.diverged_tags, "the remote's")
     if result.refused_by_pull:
         # Said, not refused: see PushResult; whoever pulls it must hear why their pull fails.
         warn(f"`ov pull` of what was pushed is refused: {result.refused_by_pull}; `ov fsck` names such paths")
@@ -83,11 +85,21 @@ def push(remote: RemoteArg = None) -> None:
     emit(payload, lambda: plain(text))
 
 
-def pull(remote: RemoteArg = None) -> None:
+def _warn_diverged(tags: list[str], whose: str) -> None:
+    if tags:
+        warn(f"tag(s) {', '.join(tags)} name different commits here and on the remote; tags never move, so {whose} stay as they are")
+
+
+def pull(
+    remote: RemoteArg = None,
+    allow_unrelated: Annotated[
+        bool, typer.Option("--allow-unrelated", help="Merge a remote whose history shares no commit with this account's.")
+    ] = False,
+) -> None:
     """Take a git remote's commits: fast-forward, or one merge commit that keeps both sides of a conflict."""
     from ov.history import remotes
 
-    result = remotes.pull(runtime().store, remote)
+    result = remotes.pull(runtime().store, remote, allow_unrelated=allow_unrelated)
     payload = {
         "remote": result.remote,
         "url": result.url,
@@ -99,7 +111,9 @@ def pull(remote: RemoteArg = None) -> None:
         "changed": result.changed,
         "conflicts": result.conflicts,
         "tags": result.tags,
+        "diverged_tags": result.diverged_tags,
     }
+    _warn_diverged(result.diverged_tags, "this account's")
     if result.outcome == "empty-remote":
         text = f"nothing to pull: {result.remote} has no commits yet"
     elif result.outcome == "up-to-date":
@@ -112,7 +126,8 @@ def pull(remote: RemoteArg = None) -> None:
         text = f"merged {result.remote} ({short(result.remote_head)}) as {short(result.new_head)}, {len(result.changed)} path(s)"
         if result.conflicts:
             copies = [c["copy"] for c in result.conflicts if c["copy"]]
+            kept = [c["path"] for c in result.conflicts if not c["copy"]]
             text += f"; {len(result.conflicts)} conflict(s) kept both versions" + (
                 f" (theirs beside ours: {', '.join(copies)})" if copies else ""
-            )
+            ) + (f" (changed here, deleted there, kept: {', '.join(kept)})" if kept else "")
     emit(payload, lambda: plain(text))

@@ -33,21 +33,25 @@ from __future__ import annotations
 import logging
 import os
 import re
+import shlex
 import stat
 from dataclasses import dataclass, field
 
 from ov.errors import (
+    EXIT_USAGE,
     AlreadyExists,
     HandEditConflict,
     InvalidInput,
     NotFound,
     OvError,
+    StoreLocked,
     UnsafeTree,
     quote,
 )
 from ov.history.snapshots import TAG_PREFIX, trailers
 from ov.store.gitstore import BRANCH, FILE_MODE, GitStore
 from ov.store.store import Store, commit_message
+from ov.store.treepaths import in_scopes
 from ov.uri import SCHEME, VikingURI, work_path_problem
 
 DEFAULT_REMOTE = "origin"
@@ -55,6 +59,9 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # NAME.theirs-<7..40 hex>[.EXT]: how conflict_copy_name names the copy of the remote's version.
 _CONFLICT_RE = re.compile(r"\.theirs-[0-9a-f]{7,40}(-[0-9]+)?(\.[^./]*)?$")
 CONFLICT_COPY_TRAILER = "Ov-Conflict-Copy"
+KEPT_TRAILER = "Ov-Conflict-Kept"  # changed here, deleted on the remote: ours kept at its path
+# How far back `ov status` looks for the last pull's merge (commits), so a long history costs nothing.
+_KEPT_LOOKBACK = 500
 SHORT = 7
 log = logging.getLogger(__name__)
 
@@ -73,6 +80,30 @@ class PushRejected(OvError):
     hint = "`ov pull` merges the remote's commits; then push again"
 
 
+class RemoteNotBare(OvError):
+    """The remote is a repository with a work tree whose checked-out branch is ``main``."""
+
+    code = "remote_not_bare"
+    exit_code = EXIT_USAGE
+    hint = "share through a bare repository: `git init --bare -b main PATH`, then `ov remote add NAME PATH` on every machine"
+
+
+class BadRemote(OvError):
+    """The remote answered with refs or objects no git repository ov pushed to would hold."""
+
+    code = "bad_remote"
+    exit_code = EXIT_USAGE
+    hint = "nothing was changed here; `git fsck` and `git show-ref` in the remote repository show what is wrong there"
+
+
+class UnrelatedHistories(OvError):
+    """The remote's history and this account's share no commit."""
+
+    code = "unrelated_histories"
+    exit_code = EXIT_USAGE
+    hint = "check the URL with `ov remote list`; if both histories belong together, `ov pull --allow-unrelated` merges them"
+
+
 class MergeImpossible(OvError):
     code = "merge_impossible"
     hint = "resolve the clash on one side, commit, then pull again"
@@ -84,6 +115,7 @@ class Remote:
 
     name: str
     url: str
+    push_url: str | None = None  # remote.NAME.pushurl, when git was told to push elsewhere
 
 
 @dataclass
@@ -96,6 +128,7 @@ class PushResult:
     new_head: str | None
     pushed: bool
     tags: list[str] = field(default_factory=list)  # tags the remote did not have, sent with main
+    diverged_tags: list[str] = field(default_factory=list)  # tags both have, at different commits: left as they are
     # Why a pull of what was sent is refused (a path no pull takes, which an older ov wrote or a
     # pull took in before pulls checked), or None. Sent all the same: the remote is this account's
     # copy too, and the path is in commits no later one can take back out.
@@ -115,6 +148,7 @@ class PullResult:
     changed: list[str] = field(default_factory=list)
     conflicts: list[dict] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)  # the remote's tags this account did not have
+    diverged_tags: list[str] = field(default_factory=list)  # tags both have, at different commits: ours kept
 
     @property
     def merged(self) -> bool:
@@ -137,6 +171,11 @@ def normalize_url(url: str) -> str:
     """Check a git URL; a local path becomes absolute (so it works from any directory)."""
     if not url or not url.strip() or any(ord(c) < 32 or c == "\x7f" for c in url):
         raise InvalidInput(f"invalid remote URL {url!r}", hint="give a path, file://, ssh:// or http(s):// URL")
+    if _option_like(url):
+        raise InvalidInput(
+            f"invalid remote URL {url!r}: its host starts with '-', which ssh would read as an option",
+            hint="give the host name itself (user@host:path or ssh://host/path)",
+        )
     if "://" in url:
         scheme = url.split("://", 1)[0].lower()
         if scheme not in ("file", "ssh", "git", "http", "https", "git+ssh", "ssh+git"):
@@ -145,6 +184,18 @@ def normalize_url(url: str) -> str:
     if re.match(r"^[^/]*:", url) and not re.match(r"^[A-Za-z]:[\\/]", url):
         return url  # scp-like ssh: [user@]host:path
     return os.path.abspath(os.path.expanduser(url))
+
+
+def _option_like(url: str) -> bool:
+    """Whether the host of ``url`` (or the URL itself) starts with '-': ssh takes it for an option
+    (``-oProxyCommand=...``), which runs a command; git refuses such URLs too."""
+    if url.startswith("-"):
+        return True
+    if "://" in url:
+        rest = url.split("://", 1)[1]
+        host = rest.split("/", 1)[0].rpartition("@")[2]
+        return host.startswith("-")
+    return False
 
 
 def list_remotes(store: Store) -> list[Remote]:
@@ -158,7 +209,11 @@ def list_remotes(store: Store) -> list[Remote]:
                 url = config.get(section, b"url").decode("utf-8", "replace")
             except KeyError:
                 continue
-            out.append(Remote(section[1].decode("utf-8", "replace"), url))
+            try:
+                push_url: str | None = config.get(section, b"pushurl").decode("utf-8", "replace")
+            except KeyError:
+                push_url = None  # git pushes to url then
+            out.append(Remote(section[1].decode("utf-8", "replace"), url, push_url))
     return sorted(out, key=lambda r: r.name)
 
 
@@ -231,11 +286,15 @@ def push(store: Store, name: str | None = None) -> PushResult:
 
     seen: dict = {}
     sent: list[str] = []
+    diverged: list[str] = []
+    target = remote.push_url or remote.url
 
     def update_refs(refs):
         old = refs.get(BRANCH)
         seen["old"] = old
         if old is not None and old != head:
+            if old in repo.object_store and repo[old].type_name != b"commit":
+                raise BadRemote(f"the remote {remote.name!r} has a main that names a {repo[old].type_name.decode()}, not a commit")
             if old not in repo.object_store or not can_fast_forward(repo, old, head):
                 raise PushRejected(
                     f"the remote {remote.name!r} has commits you do not have; run `ov pull` first",
@@ -249,12 +308,16 @@ def push(store: Store, name: str | None = None) -> PushResult:
         new = dict(refs)
         new[BRANCH] = head
         for ref, sha in sorted(repo.refs.as_dict(TAG_PREFIX).items()):
-            if TAG_PREFIX + ref not in refs:  # a tag is never moved on the remote, only added
+            theirs_tag = refs.get(TAG_PREFIX + ref)
+            if theirs_tag is None:  # a tag is never moved on the remote, only added
                 new[TAG_PREFIX + ref] = sha
                 sent.append(ref.decode())
+            elif theirs_tag != sha:
+                diverged.append(ref.decode())
         return new
 
-    client, path = _client(remote)
+    client, path = _client(remote, target)
+    _refuse_checked_out_main(remote, client, path)
     result = _talk(remote, lambda: client.send_pack(path, update_refs, generate_pack_data=repo.generate_pack_data))
     status = (getattr(result, "ref_status", None) or {}).get(BRANCH)
     if status is not None:
@@ -267,15 +330,43 @@ def push(store: Store, name: str | None = None) -> PushResult:
     if old is None:
         _point_head_at_main(client, path)
     _set_tracking(repo, remote.name, head)
-    return PushResult(remote.name, remote.url, old.decode() if old else None, head.decode(), old != head, sent, seen.get("refused"))
+    return PushResult(remote.name, target, old.decode() if old else None, head.decode(), old != head, sent, diverged, seen.get("refused"))
 
 
 # --- pull ------------------------------------------------------------------------
 
 
-def pull(store: Store, name: str | None = None) -> PullResult:
-    """Fetch the remote's ``main`` and fast-forward or merge it into this account (one commit at most)."""
-    result = _pull(store, resolve_remote(store, name))
+def _refuse_checked_out_main(remote: Remote, client, path: str) -> None:
+    """Refuse a push into a repository on a path whose work tree has ``main`` checked out (another
+    machine's account, a clone): its branch would move under its files, which then read as
+    deleted or changed by hand there, and its lock and journal would be bypassed. git refuses the
+    same (``receive.denyCurrentBranch``); dulwich's local transport does not."""
+    from dulwich.client import LocalGitClient
+    from dulwich.errors import NotGitRepository
+    from dulwich.repo import Repo
+
+    if not isinstance(client, LocalGitClient):
+        return  # a server applies its own receive.denyCurrentBranch
+    try:
+        with Repo(path) as target:
+            if target.bare:
+                return
+            head = (target.refs.read_ref(b"HEAD") or b"").strip()
+    except (OSError, NotGitRepository):
+        return  # the push itself says what is wrong with the path
+    if head == b"ref: " + BRANCH:
+        raise RemoteNotBare(
+            f"refused to push to {remote.name!r} ({path}): it is a repository with a work tree that has main checked out "
+            "(another account, or a clone); the push would move main under its files",
+            hint=f"push to a bare repository instead: `git init --bare -b main /srv/git/context.git`, `ov remote remove {remote.name}`, "
+            f"`ov remote add {remote.name} /srv/git/context.git` here and on the other machine, then `ov push`; see docs/sharing.md",
+        )
+
+
+def pull(store: Store, name: str | None = None, *, allow_unrelated: bool = False) -> PullResult:
+    """Fetch the remote's ``main`` and fast-forward or merge it into this account (one commit at most).
+    Histories that share no commit are merged only with ``allow_unrelated``."""
+    result = _pull(store, resolve_remote(store, name), allow_unrelated)
     if result.outcome in ("fast-forward", "replaced", "merged"):
         from ov.store.worktree import scan
 
@@ -283,29 +374,38 @@ def pull(store: Store, name: str | None = None) -> PullResult:
     return result
 
 
-def _pull(store: Store, remote: Remote) -> PullResult:
+def _pull(store: Store, remote: Remote, allow_unrelated: bool = False) -> PullResult:
     git = store.git
     theirs, remote_tags = _fetch(git, remote)
     with store.transaction() as tx:  # write lock held; an interrupted commit recovered
-        result = _integrate(store, tx, remote, theirs)
-        result.tags = _adopt_tags(git.repo, remote_tags, git.head())
+        result = _integrate(store, tx, remote, theirs, allow_unrelated)
+        result.tags, result.diverged_tags = _adopt_tags(git.repo, remote_tags, git.head())
     return result
 
 
-def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> list[str]:
-    """Create the remote's tags this account lacks (when their commits are here); never move one.
+def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> tuple[list[str], list[str]]:
+    """Create the remote's tags this account lacks (when their commits are here); never move one:
+    (the tags created, the tags both have at different commits).
     A tag whose history holds a path ov never writes is left out: its commits may be here from a
     pull that was refused, and a restore of the tag would bring the path back."""
     from dulwich.object_store import peel_sha
 
     from ov.store.treepaths import first_unsafe
 
-    added = []
+    added: list[str] = []
+    diverged: list[str] = []
     # Tags share most of their history: what one tag's check found safe is not read again.
     clean: set[tuple[bytes, str]] = set()
     safe_commits = [head] if head is not None else []
     for ref, sha in sorted(remote_tags.items()):
-        if ref.endswith(b"^{}") or sha not in repo.object_store:
+        if ref.endswith(b"^{}"):
+            continue
+        ours = repo.refs.as_dict(TAG_PREFIX).get(ref[len(TAG_PREFIX):])
+        if ours is not None:
+            if ours != sha:
+                diverged.append(ref[len(TAG_PREFIX):].decode("utf-8", "replace"))
+            continue
+        if sha not in repo.object_store:
             continue
         try:
             commit = peel_sha(repo.object_store, sha)[1]
@@ -317,10 +417,10 @@ def _adopt_tags(repo, remote_tags: dict[bytes, bytes], head: bytes | None) -> li
         safe_commits.append(commit.id)  # its whole history was found safe: a later tag's walk stops there
         if repo.refs.add_if_new(ref, sha):
             added.append(ref[len(TAG_PREFIX):].decode())
-    return added
+    return added, diverged
 
 
-def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullResult:
+def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unrelated: bool = False) -> PullResult:
     """Bring ``theirs`` into the account under the transaction's lock: nothing, fast-forward or merge."""
     from ov.store.worktree import scan
 
@@ -344,8 +444,10 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None) -> PullRe
     elif _is_empty_root(git, ours):
         outcome = "replaced"  # nothing of ours is lost: our only commit is the empty first one
     else:
-        return _merge(store, remote, ours, theirs)
-    changed = _changed_paths(git, git.tree_of(ours), git.tree_of(theirs))
+        return _merge(store, tx, remote, ours, theirs, allow_unrelated)
+    # What lies outside the scopes (a README.md plain git committed) is kept in the tree, not written.
+    changed = [p for p in _changed_paths(git, git.tree_of(ours), git.tree_of(theirs)) if in_scopes(p)]
+    _refuse_strays(git, changed)
     git.move_head(ours, theirs, changed)
     return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed)
 
@@ -354,13 +456,15 @@ def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, th
     """Refuse the remote's history when a commit ours lacks names a path ov never writes (out of
     the work tree, into ``.git``, a link): not only the tree checked out, since any commit of the
     history can be restored later. Only objects were fetched so far; nothing has moved."""
-    from ov.store.treepaths import first_unsafe, quoted
+    from ov.store.treepaths import first_unsafe, quoted, shown
 
     found = first_unsafe(git.repo, [theirs], [ours] if ours is not None else [])
     if found is not None:
         raise UnsafeTree(
             f"refused to pull {remote.name!r}: its commit {found.commit[:10]} holds {quoted(found.path)}, {found.problem}",
-            hint="nothing was changed here; ov writes no such path (a name an older ov stored is pulled as it is): remove the path on the remote (with git), or pull from another remote",
+            hint="nothing was changed here; ov writes no such path (a name an older ov stored is pulled as it is). It is in the remote's "
+            "history, so removing it in a new commit does not help: pull from another remote, or rewrite that history without it "
+            f"(`git filter-repo --invert-paths --path {shlex.quote(shown(found.path))}` in a clone of it) and force-push it there",
         )
 
 
@@ -390,6 +494,26 @@ def conflicts(store: Store) -> list[str]:
     return sorted(recorded)
 
 
+def kept_conflicts(store: Store) -> list[str]:
+    """Paths the last pull's merge kept although the remote deleted them (changed here), while
+    HEAD still holds each as that merge left it: once the user edits or removes one, it is settled.
+    Only an account that has pulled can have one, and only the commits since its last merge are read."""
+    if not store.exists:
+        return []
+    git = store.git
+    head = git.head()
+    if head is None or not git.repo.refs.keys(b"refs/remotes/"):
+        return []
+    for entry in git.repo.get_walker(include=[head], max_entries=_KEPT_LOOKBACK):
+        commit = entry.commit
+        if len(commit.parents) < 2:
+            continue
+        kept = sorted(v[len(SCHEME):] for k, v in trailers(commit) if k == KEPT_TRAILER and v.startswith(SCHEME))
+        head_tree = git.tree_of(head)
+        return [p for p in kept if git.entry(head_tree, p) is not None and git.entry(head_tree, p) == git.entry(commit.tree, p)]
+    return []
+
+
 def is_conflict_copy(path: str) -> bool:
     """Whether ``path`` is named as :func:`conflict_copy_name` names copies (not whether it is one)."""
     return bool(_CONFLICT_RE.search(path.rsplit("/", 1)[-1]))
@@ -417,18 +541,27 @@ def conflict_copy_name(path: str, commit: bytes | str, n: int = 1) -> str:
 # --- internals -------------------------------------------------------------------
 
 
-def _client(remote: Remote):
+def _client(remote: Remote, url: str | None = None):
     from dulwich.client import get_transport_and_path
 
+    url = url or remote.url
+    if _option_like(url):  # written into .git/config by hand or by an older ov
+        raise InvalidInput(f"refused remote {remote.name!r} ({url}): its host starts with '-', which ssh would read as an option", hint="fix the URL with `git remote set-url`")
     try:
-        return get_transport_and_path(remote.url, quiet=True)
+        return get_transport_and_path(url, quiet=True)
     except (ValueError, OSError) as exc:
-        raise RemoteUnreachable(f"cannot use remote {remote.name!r} ({remote.url}): {exc}") from None
+        raise RemoteUnreachable(f"cannot use remote {remote.name!r} ({url}): {exc}") from None
 
 
 def _talk(remote: Remote, call):
     """Run one network exchange, turning transport failures into one clear error."""
-    from dulwich.errors import GitProtocolError, HangupException, NotGitRepository
+    from dulwich.errors import (
+        GitProtocolError,
+        HangupException,
+        NotGitRepository,
+        PackedRefsException,
+    )
+    from dulwich.file import FileLocked
 
     errors: tuple = (OSError, GitProtocolError, HangupException, NotGitRepository)
     try:
@@ -441,6 +574,14 @@ def _talk(remote: Remote, call):
         return call()
     except OvError:
         raise
+    except FileLocked as exc:
+        lock = exc.lockfilename.decode("utf-8", "replace") if isinstance(exc.lockfilename, bytes) else str(exc.lockfilename)
+        raise StoreLocked(
+            f"the remote {remote.name!r} is locked: {lock} exists",
+            hint="a git command is updating that repository right now; if none is (a killed one left it), remove that file and retry",
+        ) from None
+    except PackedRefsException as exc:
+        raise BadRemote(f"the remote {remote.name!r} has a packed-refs file git cannot read: {exc}") from None
     except errors as exc:
         detail = str(exc).strip() or type(exc).__name__
         raise RemoteUnreachable(
@@ -472,6 +613,8 @@ def _fetch(git: GitStore, remote: Remote) -> tuple[bytes | None, dict[bytes, byt
     theirs = refs.get(BRANCH)
     if theirs is not None and theirs not in repo.object_store:
         raise RemoteUnreachable(f"the remote {remote.name!r} did not send commit {theirs.decode()[:SHORT]}")
+    if theirs is not None and repo[theirs].type_name != b"commit":
+        raise BadRemote(f"the remote {remote.name!r} has a main that names a {repo[theirs].type_name.decode()} ({theirs.decode()[:SHORT]}), not a commit")
     return theirs, {ref: sha for ref, sha in refs.items() if ref.startswith(TAG_PREFIX)}
 
 
@@ -531,14 +674,25 @@ def _changed_paths(git: GitStore, old_tree: bytes | None, new_tree: bytes | None
     return sorted(_file_changes(git, old_tree, new_tree))
 
 
-def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResult:
+def _merge(store: Store, tx, remote: Remote, ours: bytes, theirs: bytes, allow_unrelated: bool = False) -> PullResult:
     from dulwich.graph import find_merge_base
     from dulwich.object_store import commit_tree_changes
     from dulwich.objects import Tree
 
+    from ov.store.treepaths import in_scopes
+
     git = store.git
     repo = git.repo
     bases = find_merge_base(repo, [ours, theirs])
+    # Two accounts whose first (empty) commits were made in the same second by the same name have
+    # the same one: sharing only that, they share nothing either wrote.
+    # A remote a hosting service made "with a README" holds nothing of ov's: nothing to mix up.
+    unrelated = all(_is_empty_root(git, base) for base in bases)
+    if unrelated and not allow_unrelated and any(True for _ in git.iter_files(git.tree_of(theirs))):
+        raise UnrelatedHistories(
+            f"refused to merge {remote.name!r} ({remote.url}): its history and this account's share no commit "
+            "(another account's repository, or the wrong URL?); nothing was changed here"
+        )
     base_tree = git.tree_of(bases[0]) if bases else None
     if base_tree is None:  # unrelated histories: compare against an empty tree
         empty = Tree()
@@ -555,8 +709,10 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
         if mine == "unchanged":
             result[path] = other  # changed on their side only
             continue
-        if mine == other:
-            continue  # the same change on both sides
+        if mine == other or not in_scopes(path):
+            continue  # the same change on both sides, or a file ov ignores (README.md): ours is kept
+        if _generated_on_both_sides(git, mine, other):
+            continue  # a summary ingest wrote: written again below from the merged folder
         if other is None:
             # Deleted there, changed here: keep ours (nothing is lost) and say so.
             found.append({"path": path, "kind": "deleted-by-them", "copy": None})
@@ -572,27 +728,94 @@ def _merge(store: Store, remote: Remote, ours: bytes, theirs: bytes) -> PullResu
 
     _check_file_dir_clashes(git, ours_tree, result)
     for path, sha in result.items():
-        problem = work_path_problem(path, stored=True) if sha is not None else None
+        problem = work_path_problem(path, stored=True) if sha is not None and in_scopes(path) else None
         if problem is not None:  # a conflict copy's name, longer than the path it copies
             raise MergeImpossible(f"cannot merge {remote.name!r}: {quote(path)}: {problem}", hint="rename the file on one side, commit, then pull again")
+    work = [p for p in sorted(result) if in_scopes(p)]
+    _refuse_strays(git, work)
+    result.update(_fresh_summaries(store, tx, result, [p for p in sorted(set(ours_changes) | set(theirs_changes)) if in_scopes(p)]))
     tree_changes = [(p.encode(), None, None) if sha is None else (p.encode(), FILE_MODE, sha) for p, sha in sorted(result.items())]
     try:
         new_tree = commit_tree_changes(repo.object_store, ours_tree, tree_changes) if tree_changes else ours_tree
     except (KeyError, ValueError, AssertionError) as exc:
         raise MergeImpossible(f"cannot merge {remote.name!r}: {exc}", hint="resolve the clash on one side, then pull again") from None
 
-    uris = [str(VikingURI(tuple(p.split("/")))) for p in sorted(result)]
+    work = [p for p in sorted(result) if in_scopes(p)]
+    uris = [str(VikingURI(tuple(p.split("/")))) for p in work]
     subject = f"ov pull {remote.name}: merge {theirs.decode()[:SHORT]}" + (f" ({len(found)} conflict(s))" if found else "")
     message = commit_message("pull", uris, subject, via=store.via)
     for c in found:
         message += f"Ov-Conflict: viking://{c['path']}\n"
         if c["copy"]:
             message += f"{CONFLICT_COPY_TRAILER}: viking://{c['copy']}\n"
+        elif c["kind"] == "deleted-by-them":
+            message += f"{KEPT_TRAILER}: viking://{c['path']}\n"
     commit = git.make_commit(new_tree, [ours, theirs], message, store.author)
     repo.object_store.add_object(commit)
-    changed = sorted(result)
-    git.move_head(ours, commit.id, changed)
-    return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), changed, found)
+    git.move_head(ours, commit.id, work)
+    return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), work, found)
+
+
+def _generated_on_both_sides(git: GitStore, mine: bytes | None, other: bytes | None) -> bool:
+    """Whether two versions of a path are both summaries ingest generated (or gone): no conflict,
+    since the merge writes the summaries of every folder it touches again."""
+    from ov.ingest.resource import is_generated_summary
+
+    return all(sha is None or is_generated_summary(git.blob_data(sha)) for sha in (mine, other)) and (mine or other) is not None
+
+
+def _fresh_summaries(store: Store, tx, result: dict[str, bytes | None], touched: list[str]) -> dict[str, bytes | None]:
+    """The generated summaries (L0/L1) of the folders above ``touched`` written again as the merge
+    leaves them (``result`` applied to ours), as ``ov rm`` and ``ov add-resource`` write them:
+    path -> blob (None: removed). The merge's files are put in ``tx`` only so that the summariser
+    reads the merged folders; the merge commits them itself (two parents)."""
+    from dulwich.objects import Blob
+
+    from ov.ingest.resource import refresh_summaries_above
+    from ov.store.sidecar import SIDECARS
+
+    if not any(p.rsplit("/", 1)[-1] in SIDECARS or p in result for p in touched):
+        return {}
+    git = store.git
+    for path, sha in result.items():
+        if in_scopes(path):
+            tx.changes[path] = git.blob_data(sha) if sha is not None else None
+    before = dict(tx.changes)
+    try:
+        refresh_summaries_above(store, tx, [VikingURI(tuple(p.split("/"))) for p in touched])
+        out: dict[str, bytes | None] = {}
+        for path, data in tx.changes.items():
+            if path in before and before[path] == data:
+                continue
+            if data is None:
+                out[path] = None
+                continue
+            blob = Blob.from_string(data)
+            git.repo.object_store.add_object(blob)
+            out[path] = blob.id
+        return out
+    finally:
+        tx.changes = {}
+        tx.appends = {}
+
+
+def _refuse_strays(git: GitStore, paths: list[str]) -> None:
+    """Refuse (before anything moves) a pull that needs a folder where the work tree holds a file
+    ov ignores (made by hand, outside what a URI names): the move would fail half-way."""
+    checked: set[str] = set()
+    for path in paths:
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            folder = "/".join(parts[:i])
+            if folder in checked:
+                continue
+            checked.add(folder)
+            place = git.worktree / folder
+            if place.exists() and not place.is_dir():
+                raise HandEditConflict(
+                    f"the pull needs a folder at {quote(folder)} (for {quote(path)}), but the work tree holds a file there that ov ignores",
+                    hint=f"move or remove the file {git.worktree / folder} by hand, then pull again",
+                )
 
 
 def _check_file_dir_clashes(git: GitStore, ours_tree: bytes, result: dict[str, bytes | None]) -> None:

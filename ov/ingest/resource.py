@@ -740,6 +740,24 @@ def refresh_summaries(store: Store, tx: Transaction, directories: list[VikingURI
             continue  # its summary was edited by hand since its commit: the edit is the user's
 
 
+def refresh_summaries_above(store: Store, tx: Transaction, uris: list[VikingURI]) -> None:
+    """:func:`refresh_summaries` of every directory whose overview lists one of ``uris`` (their
+    folders and those above): what a pull's merge runs on the paths it takes in."""
+    seen: dict[str, VikingURI] = {}
+    for uri in uris:
+        for folder in _ancestors(uri):
+            seen.setdefault(str(folder), folder)
+    refresh_summaries(store, tx, list(seen.values()))
+
+
+def is_generated_summary(data: bytes) -> bool:
+    """Whether a sidecar's bytes say ingest generated it (not a person, nor ``mkdir``)."""
+    try:
+        return _generated(sidecar.parse(data.decode("utf-8"))[0])
+    except (UnicodeDecodeError, InvalidInput):
+        return False
+
+
 def _ancestors(root: VikingURI) -> list[VikingURI]:
     """Directories above ``root`` whose overviews list it: up to ``resources``/``agent``, or ``user/{uid}/{area}``."""
     top = 3 if root.scope == "user" else 1
