@@ -1091,3 +1091,18 @@ def test_a_file_ov_ignores_where_a_pull_needs_a_folder_is_named_and_nothing_move
     assert homes.state("b") == before
     stray.unlink()
     assert homes("b", "pull").exit_code == 0
+
+
+def test_two_machines_remembering_profile_facts_merge_per_key_without_a_conflict(homes, bare):
+    assert homes("a", "remember", "My editor is Neovim").exit_code == 0
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0 and homes("a", "push").exit_code == 0
+    assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0 and homes("b", "pull").exit_code == 0
+    assert homes("a", "remember", "My shell is zsh").exit_code == 0
+    assert homes("b", "remember", "My favourite language is Rust").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json["result"]["conflicts"] == [], pulled.stdout
+    profile = homes("b", "read", "viking://user/default/memories/profile.md").stdout
+    for fact in ("Editor: Neovim", "Shell: zsh", "Favourite language: Rust"):
+        assert fact in profile
+    assert homes("b", "status", "--json").json["result"]["clean"]

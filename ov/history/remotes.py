@@ -717,6 +717,10 @@ def _merge(store: Store, tx, remote: Remote, ours: bytes, theirs: bytes, allow_u
             # Deleted there, changed here: keep ours (nothing is lost) and say so.
             found.append({"path": path, "kind": "deleted-by-them", "copy": None})
             continue
+        merged = _merged_memory(git, path, git.entry(base_tree, path), mine, other)
+        if merged is not None:
+            result[path] = merged
+            continue
         n = 1
         copy = conflict_copy_name(path, theirs)
         while copy in result or git.entry(ours_tree, copy) is not None or git.entry(theirs_tree, copy) is not None:
@@ -754,6 +758,27 @@ def _merge(store: Store, tx, remote: Remote, ours: bytes, theirs: bytes, allow_u
     repo.object_store.add_object(commit)
     git.move_head(ours, commit.id, work)
     return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), work, found)
+
+
+def _merged_memory(git: GitStore, path: str, base: tuple[int, bytes] | None, mine: bytes | None, other: bytes) -> bytes | None:
+    """The blob of a memory file merged line by line and key by key (:mod:`ov.sessions.memory.sync`),
+    or None when ``path`` is no memory or the rules cannot decide (both versions are then kept)."""
+    if mine is None or not path.endswith(".md") or "memories" not in path.split("/")[:-1]:
+        return None
+    from dulwich.objects import Blob
+
+    from ov.sessions.memory.sync import merge_versions
+
+    try:
+        texts = [git.blob_data(sha).decode("utf-8") if sha is not None else None for sha in (base[1] if base else None, mine, other)]
+    except UnicodeDecodeError:
+        return None
+    merged = merge_versions(texts[0], texts[1], texts[2])
+    if merged is None:
+        return None
+    blob = Blob.from_string(merged.encode("utf-8"))
+    git.repo.object_store.add_object(blob)
+    return blob.id
 
 
 def _generated_on_both_sides(git: GitStore, mine: bytes | None, other: bytes | None) -> bool:
