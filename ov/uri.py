@@ -13,6 +13,7 @@ resolves a typed URI to it (:meth:`ov.store.store.Store.on_disk`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from ov.errors import QUOTE_MAX_CHARS, InvalidId, InvalidURI, quote
@@ -171,6 +172,34 @@ def from_path(path: str, *, stored: bool = False) -> VikingURI:
     # A user literally named like a content folder ("memories") is allowed in their own path.
     user = parts[1] if len(parts) > 1 and parts[0] == "user" else None
     return _parse(SCHEME + path, user, normalize=False, stored=stored)
+
+
+UNICODE_TWINS = "one name in two Unicode forms"
+CASE_TWINS = "one name in two cases (one file on macOS and Windows)"
+
+
+def path_twins(paths: Iterable[str]) -> Iterator[tuple[str, str, str]]:
+    """(first, second, why) for each two names in one folder of ``paths`` (files, and the folders
+    they imply) that one file system takes for one: the same in NFC (:data:`UNICODE_TWINS`: ov
+    spells every name NFC, so it never writes both; the second would read as the first) or
+    differing only in case (:data:`CASE_TWINS`: ov writes both on Linux, macOS and Windows keep
+    one). What an import and a pull take in is held to it."""
+    folders: dict[str, set[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        for i, name in enumerate(parts):
+            folders.setdefault("/".join(parts[:i]), set()).add(name)
+    for folder, names in sorted(folders.items()):
+        by_nfc: dict[str, str] = {}
+        by_case: dict[str, str] = {}
+        for name in sorted(names):
+            key = nfc(name)
+            first, why = by_nfc.get(key), UNICODE_TWINS
+            if first is None:
+                by_nfc[key] = name
+                first, why = by_case.setdefault(key.casefold(), name), CASE_TWINS
+            if first != name:
+                yield (f"{folder}/{first}" if folder else first), (f"{folder}/{name}" if folder else name), why
 
 
 def nfc(name: str) -> str:

@@ -1106,3 +1106,48 @@ def test_two_machines_remembering_profile_facts_merge_per_key_without_a_conflict
     for fact in ("Editor: Neovim", "Shell: zsh", "Favourite language: Rust"):
         assert fact in profile
     assert homes("b", "status", "--json").json["result"]["clean"]
+
+
+def _drop_on_remote(bare, path: bytes) -> None:
+    """A new commit on the remote's main without ``path``, as `git rm` and a push would make it."""
+    from dulwich.object_store import commit_tree_changes
+    from dulwich.objects import Commit
+    from dulwich.repo import Repo
+
+    with Repo(str(bare)) as repo:
+        tip = repo[repo.refs[b"refs/heads/main"]]
+        commit = Commit()
+        commit.tree = commit_tree_changes(repo.object_store, tip.tree, [(path, None, None)])
+        commit.parents, commit.message = [tip.id], b"rm\n"
+        commit.author = commit.committer = b"g <g@example.com>"
+        commit.author_time = commit.commit_time = tip.commit_time + 1
+        commit.author_timezone = commit.commit_timezone = 0
+        repo.object_store.add_object(commit)
+        repo.refs[b"refs/heads/main"] = commit.id
+
+
+def test_a_pull_refuses_one_name_in_two_unicode_forms_until_the_remote_renames_one(homes, bare):
+    import unicodedata
+
+    shared_start(homes, str(bare))
+    composed, decomposed = (unicodedata.normalize(form, "café.md").encode() for form in ("NFC", "NFD"))
+    add_commit(bare, {(b"resources", b"n", composed): (FILE, b"composed\n"), (b"resources", b"n", decomposed): (FILE, b"decomposed\n")})
+    before = homes.state("b")
+    refused = homes("b", "pull", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree"
+    assert "one name in two Unicode forms" in refused.error["message"] and homes.state("b") == before
+    _drop_on_remote(bare, b"resources/n/" + decomposed)
+    assert homes("b", "pull").exit_code == 0
+    assert homes("b", "read", "viking://resources/n/café.md").stdout == "composed\n"
+
+
+def test_a_pull_and_an_import_say_so_of_one_name_in_two_cases(homes, bare, tmp_path, caplog):
+    shared_start(homes, str(bare))
+    add_commit(bare, {(b"resources", b"d", b"Notes.md"): (FILE, b"upper\n"), (b"resources", b"d", b"notes.md"): (FILE, b"lower\n")})
+    pulled = homes("b", "pull")
+    assert pulled.exit_code == 0 and "'resources/d/Notes.md' and 'resources/d/notes.md', one name in two cases" in pulled.stderr
+    assert homes("b", "export", "viking://resources/d", str(tmp_path / "r.ovpack")).exit_code == 0
+    assert homes("b", "mkdir", "viking://resources/again").exit_code == 0
+    imported = homes("b", "import", str(tmp_path / "r.ovpack"), "viking://resources/again")
+    assert imported.exit_code == 0, imported.stderr
+    assert "one name in two cases" in caplog.text

@@ -112,8 +112,11 @@ def pull(
         "conflicts": result.conflicts,
         "tags": result.tags,
         "diverged_tags": result.diverged_tags,
+        "warnings": result.warnings,
     }
     _warn_diverged(result.diverged_tags, "this account's")
+    for text in result.warnings:
+        warn(text)
     if result.outcome == "empty-remote":
         text = f"nothing to pull: {result.remote} has no commits yet"
     elif result.outcome == "up-to-date":

@@ -149,6 +149,7 @@ class PullResult:
     conflicts: list[dict] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)  # the remote's tags this account did not have
     diverged_tags: list[str] = field(default_factory=list)  # tags both have, at different commits: ours kept
+    warnings: list[str] = field(default_factory=list)  # what was taken in but is worth a look (one name in two cases)
 
     @property
     def merged(self) -> bool:
@@ -432,6 +433,7 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
         _set_tracking(git.repo, remote.name, theirs)
         return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
     _refuse_unsafe_history(git, remote, ours, theirs)
+    warnings = _refuse_twins(git, remote, ours, theirs)
     _set_tracking(git.repo, remote.name, theirs)
     changes = scan(git, refresh_index=False)
     if not changes.clean:
@@ -444,12 +446,14 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
     elif _is_empty_root(git, ours):
         outcome = "replaced"  # nothing of ours is lost: our only commit is the empty first one
     else:
-        return _merge(store, tx, remote, ours, theirs, allow_unrelated)
+        result = _merge(store, tx, remote, ours, theirs, allow_unrelated)
+        result.warnings = warnings
+        return result
     # What lies outside the scopes (a README.md plain git committed) is kept in the tree, not written.
     changed = [p for p in _changed_paths(git, git.tree_of(ours), git.tree_of(theirs)) if in_scopes(p)]
     _refuse_strays(git, changed)
     git.move_head(ours, theirs, changed)
-    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed)
+    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed, warnings=warnings)
 
 
 def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, theirs: bytes) -> None:
@@ -466,6 +470,36 @@ def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, th
             "history, so removing it in a new commit does not help: pull from another remote, or rewrite that history without it "
             f"(`git filter-repo --invert-paths --path {shlex.quote(shown(found.path))}` in a clone of it) and force-push it there",
         )
+
+
+def _refuse_twins(git: GitStore, remote: Remote, ours: bytes | None, theirs: bytes) -> list[str]:
+    """Refuse a pull that brings one name in two Unicode forms into a folder, as an import refuses
+    it (:func:`ov.uri.path_twins`), and say so of one in two cases. Only the folders the pull
+    changes are read, in both trees (a merge joins them): a rename on the remote settles it."""
+    from ov.uri import UNICODE_TWINS, path_twins
+
+    trees = [git.tree_of(c) for c in (ours, theirs) if c is not None]
+    changed = [p for p in _changed_paths(git, trees[0] if len(trees) == 2 else None, trees[-1]) if in_scopes(p)]
+    touched = {"/".join(p.split("/")[: i + 1]) for p in changed for i in range(p.count("/") + 1)}
+    folders = {t.rpartition("/")[0] for t in touched} - {""}
+    paths: set[str] = set()
+    warnings: list[str] = []
+    for folder in folders:
+        for tree in trees:
+            entry = git.entry(tree, folder)
+            if entry is not None and stat.S_ISDIR(entry[0]):
+                paths.update(f"{folder}/{name.decode('utf-8', 'surrogateescape')}" for name in git.repo[entry[1]])
+    for first, second, why in path_twins(sorted(paths)):
+        if first not in touched and second not in touched:
+            continue  # already here before this pull
+        if why != UNICODE_TWINS:
+            warnings.append(f"pulled {quote(first)} and {quote(second)}, {why}")
+            continue
+        raise UnsafeTree(
+            f"refused to pull {remote.name!r}: it holds {quote(first)} and {quote(second)}, {why} (one file here)",
+            hint="nothing was changed here; rename one of them on the remote (a new commit is enough), then pull again",
+        )
+    return warnings
 
 
 def conflicts(store: Store) -> list[str]:

@@ -16,6 +16,7 @@ present and made by the current embedder (``require``), are accepted when they a
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,12 +44,16 @@ from ov.store import sidecar
 from ov.store.treepaths import quoted, stored_problem
 from ov.uri import (
     PUBLIC_SCOPES,
+    UNICODE_TWINS,
     VikingURI,
     check_path_length,
     from_path,
     nfc,
     parse,
+    path_twins,
 )
+
+log = logging.getLogger(__name__)
 
 OnConflict = Literal["fail", "overwrite", "skip"]
 VectorMode = Literal["auto", "recompute", "require"]
@@ -276,7 +281,13 @@ def import_pack(
 def _require_one_file_each(uris: dict[str, VikingURI], resubject: set[str] = frozenset()) -> None:
     """Refuse a pack two of whose files would be one in the store: one name in two Unicode forms
     (a typed URI names it in NFC, so the other could never be reached, and `ov ls` lists the name
-    twice), or preferences of two users who are one here (``resubject``: the files moved)."""
+    twice), with the check a pull makes (:func:`ov.uri.path_twins`), or preferences of two users
+    who are one here (``resubject``: the files moved). One name in two cases, one file on macOS
+    and Windows (ov writes both on Linux), is said, as a pull says it."""
+    for first, second, why in path_twins(uris):
+        if why == UNICODE_TWINS:
+            raise InvalidPack(f"the pack holds {quote(first)} and {quote(second)}, {why}", hint="rename one of them where the pack was made")
+        log.warning("the pack holds %s and %s, %s", quote(first), quote(second), why)
     seen: dict[tuple[str, ...], str] = {}
     for rel, uri in uris.items():
         key = tuple(nfc(part) for part in uri.parts)
