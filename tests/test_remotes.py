@@ -1151,3 +1151,30 @@ def test_a_pull_and_an_import_say_so_of_one_name_in_two_cases(homes, bare, tmp_p
     imported = homes("b", "import", str(tmp_path / "r.ovpack"), "viking://resources/again")
     assert imported.exit_code == 0, imported.stderr
     assert "one name in two cases" in caplog.text
+
+
+@pytest.mark.parametrize("merge", [False, True], ids=["fast-forward", "merge"])
+def test_a_pulled_summary_over_its_limit_is_cut_as_an_import_cuts_it(homes, bare, merge):
+    shared_start(homes, str(bare))
+    if merge:
+        write(homes, "b", "viking://resources/mine.md", "local\n")
+    big = "---\ndirectory: viking://resources/\n---\n\n" + "Borealis quasar abstract. " * 800 + "\n"
+    add_commit(bare, {(b"resources", b".abstract.md"): (FILE, big.encode())})
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0, pulled.stderr
+    assert pulled.json["result"]["shortened"] == ["resources/.abstract.md"] and "cut 1 summary" in pulled.stderr
+    assert len(homes("b", "abstract", "viking://resources").stdout.strip()) <= 256
+    assert homes("b", "status", "--json").json["result"]["clean"]
+
+
+def test_a_pulled_file_over_the_file_limit_is_refused_until_the_remote_removes_it(homes, bare):
+    shared_start(homes, str(bare))
+    assert homes("b", "config", "set", "store.max_file_bytes", "1000").exit_code == 0
+    add_commit(bare, {(b"resources", b"huge.md"): (FILE, b"x" * 2000)})
+    before = homes.state("b")
+    refused = homes("b", "pull", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "too_large"
+    assert "'resources/huge.md' is 2000 bytes" in refused.error["message"] and "store.max_file_bytes" in refused.error["hint"]
+    assert homes.state("b") == before
+    _drop_on_remote(bare, b"resources/huge.md")
+    assert homes("b", "pull").exit_code == 0

@@ -113,10 +113,13 @@ def pull(
         "tags": result.tags,
         "diverged_tags": result.diverged_tags,
         "warnings": result.warnings,
+        "shortened": result.shortened,
     }
     _warn_diverged(result.diverged_tags, "this account's")
     for text in result.warnings:
         warn(text)
+    if result.shortened:
+        warn(f"cut {len(result.shortened)} summary(ies) to their layer's limit, as an import does: {', '.join(result.shortened)}")
     if result.outcome == "empty-remote":
         text = f"nothing to pull: {result.remote} has no commits yet"
     elif result.outcome == "up-to-date":

@@ -45,6 +45,7 @@ from ov.errors import (
     NotFound,
     OvError,
     StoreLocked,
+    TooLarge,
     UnsafeTree,
     quote,
 )
@@ -150,6 +151,7 @@ class PullResult:
     tags: list[str] = field(default_factory=list)  # the remote's tags this account did not have
     diverged_tags: list[str] = field(default_factory=list)  # tags both have, at different commits: ours kept
     warnings: list[str] = field(default_factory=list)  # what was taken in but is worth a look (one name in two cases)
+    shortened: list[str] = field(default_factory=list)  # summaries cut to their layer's limit, as an import cuts them
 
     @property
     def merged(self) -> bool:
@@ -433,6 +435,8 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
         _set_tracking(git.repo, remote.name, theirs)
         return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
     _refuse_unsafe_history(git, remote, ours, theirs)
+    taken = _file_changes(git, git.tree_of(ours), git.tree_of(theirs))
+    _refuse_oversized(store, remote, taken)
     warnings = _refuse_twins(git, remote, ours, theirs)
     _set_tracking(git.repo, remote.name, theirs)
     changes = scan(git, refresh_index=False)
@@ -450,10 +454,59 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
         result.warnings = warnings
         return result
     # What lies outside the scopes (a README.md plain git committed) is kept in the tree, not written.
-    changed = [p for p in _changed_paths(git, git.tree_of(ours), git.tree_of(theirs)) if in_scopes(p)]
+    changed = [p for p in sorted(taken) if in_scopes(p)]
     _refuse_strays(git, changed)
-    git.move_head(ours, theirs, changed)
-    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(theirs), _hex(theirs), changed, warnings=warnings)
+    cut = _fitted_summaries(git, {p: taken[p] for p in changed})
+    new = theirs
+    if cut:  # one commit on theirs, as an import cuts them: the pull is still one commit at most
+        from dulwich.object_store import commit_tree_changes
+
+        tree = commit_tree_changes(git.repo.object_store, git.tree_of(theirs), [(p.encode(), FILE_MODE, sha) for p, sha in sorted(cut.items())])
+        uris = [str(VikingURI(tuple(p.split("/")))) for p in sorted(cut)]
+        message = commit_message("pull", uris, f"ov pull {remote.name}: {len(cut)} summary(ies) cut to their layer's limit", via=store.via)
+        commit = git.make_commit(tree, [theirs], message, store.author)
+        git.repo.object_store.add_object(commit)
+        new = commit.id
+    git.move_head(ours, new, changed)
+    return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(new), _hex(theirs), changed, warnings=warnings, shortened=sorted(cut))
+
+
+def _refuse_oversized(store: Store, remote: Remote, taken: dict[str, bytes | None]) -> None:
+    """Refuse a pull that brings a file over ``store.max_file_bytes``, as an import or a restore
+    refuses it (:func:`ov.ovpack.format.over_file_limit`): every later search would index it.
+    Only the files the pull changes are read: removing one on the remote settles it."""
+    from ov.ovpack.format import over_file_limit
+
+    limit = store.config.store.max_file_bytes
+    for path, sha in sorted(taken.items()):
+        if sha is None or not in_scopes(path):
+            continue
+        size = store.git.repo.object_store[sha].raw_length()
+        if over_file_limit(path, size, limit, whole_account=True):
+            raise TooLarge(
+                f"refused to pull {remote.name!r}: {quote(path)} is {size} bytes, over store.max_file_bytes ({limit})",
+                hint="nothing was changed here; remove the file on the remote (a new commit is enough), or raise the limit with `ov config set store.max_file_bytes N` if it is meant to be there, then pull again",
+            )
+
+
+def _fitted_summaries(git: GitStore, files: dict[str, bytes | None]) -> dict[str, bytes]:
+    """path -> blob of each summary sidecar among ``files`` (path -> blob) over its layer's limit,
+    cut as an import cuts it (:func:`ov.store.sidecar.fitted`)."""
+    from dulwich.objects import Blob
+
+    from ov.store.sidecar import SIDECARS, fitted
+
+    out: dict[str, bytes] = {}
+    for path, sha in files.items():
+        name = path.rsplit("/", 1)[-1]
+        if sha is None or name not in SIDECARS:
+            continue
+        data, cut = fitted(name, git.blob_data(sha))
+        if cut:
+            blob = Blob.from_string(data)
+            git.repo.object_store.add_object(blob)
+            out[path] = blob.id
+    return out
 
 
 def _refuse_unsafe_history(git: GitStore, remote: Remote, ours: bytes | None, theirs: bytes) -> None:
@@ -771,6 +824,8 @@ def _merge(store: Store, tx, remote: Remote, ours: bytes, theirs: bytes, allow_u
             raise MergeImpossible(f"cannot merge {remote.name!r}: {quote(path)}: {problem}", hint="rename the file on one side, commit, then pull again")
     work = [p for p in sorted(result) if in_scopes(p)]
     _refuse_strays(git, work)
+    shortened = _fitted_summaries(git, {p: result[p] for p in work})
+    result.update(shortened)
     result.update(_fresh_summaries(store, tx, result, [p for p in sorted(set(ours_changes) | set(theirs_changes)) if in_scopes(p)]))
     tree_changes = [(p.encode(), None, None) if sha is None else (p.encode(), FILE_MODE, sha) for p, sha in sorted(result.items())]
     try:
@@ -791,7 +846,7 @@ def _merge(store: Store, tx, remote: Remote, ours: bytes, theirs: bytes, allow_u
     commit = git.make_commit(new_tree, [ours, theirs], message, store.author)
     repo.object_store.add_object(commit)
     git.move_head(ours, commit.id, work)
-    return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), work, found)
+    return PullResult(remote.name, remote.url, "merged", ours.decode(), commit.id.decode(), theirs.decode(), work, found, shortened=sorted(shortened))
 
 
 def _merged_memory(git: GitStore, path: str, base: tuple[int, bytes] | None, mine: bytes | None, other: bytes) -> bytes | None:

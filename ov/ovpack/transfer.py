@@ -264,7 +264,7 @@ def import_pack(
             if uri.name in sidecar.SIDECARS:
                 if original != str(target):
                     data = sidecar.retarget(data, str(uri.parent))
-                data, cut = _fitted(uri.name, data)
+                data, cut = sidecar.fitted(uri.name, data)
                 shortened += cut
             elif rel in resubject:
                 data = _with_subject(data, target.parts[1])
@@ -350,23 +350,6 @@ def _with_subject(data: bytes, user: str) -> bytes:
     return render_memory(content, {**meta, "subject": user}).encode("utf-8")
 
 
-def _fitted(name: str, data: bytes) -> tuple[bytes, bool]:
-    """A summary sidecar from a pack within its layer's limit, and whether it was cut. OpenViking
-    cuts what it generates to the same limits but can be configured past them, and a pack made by
-    hand is held to nothing: a summary over its limit would be injected into prompts at that size.
-    A sidecar that does not parse is stored as it is (readers treat it as text)."""
-    from ov.summaries.text import truncate_generated
-
-    try:
-        meta, text = sidecar.parse(data.decode("utf-8"))
-    except (UnicodeDecodeError, InvalidInput):
-        return data, False
-    limit = sidecar.ABSTRACT_MAX_CHARS if name == sidecar.ABSTRACT else sidecar.OVERVIEW_MAX_CHARS
-    if len(text) <= limit:
-        return data, False
-    return sidecar.render(meta, truncate_generated(text, limit)).encode("utf-8"), True
-
-
 def restore(
     store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto", progress: Progress | None = None
 ) -> ImportResult:
@@ -401,7 +384,7 @@ def restore(
     files, cut = dict(pack.files), set()
     for rel, uri in uris.items():
         if uri.name in sidecar.SIDECARS:
-            files[rel], was_cut = _fitted(uri.name, files[rel])
+            files[rel], was_cut = sidecar.fitted(uri.name, files[rel])
             if was_cut:
                 cut.add(rel)
     with store.transaction() as tx:

@@ -88,6 +88,24 @@ def check_length(name: str, body: str, *, what: str = "this one") -> None:
         )
 
 
+def fitted(name: str, data: bytes) -> tuple[bytes, bool]:
+    """A summary sidecar that came from elsewhere (a pack, a pull) within its layer's limit, and
+    whether it was cut. OpenViking cuts what it generates to the same limits but can be configured
+    past them, and one made by hand or with plain git is held to nothing: a summary over its limit
+    would be injected into prompts at that size. A sidecar that does not parse is kept as it is
+    (readers treat it as text)."""
+    from ov.summaries.text import truncate_generated
+
+    try:
+        meta, text = parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data, False
+    limit = ABSTRACT_MAX_CHARS if name == ABSTRACT else OVERVIEW_MAX_CHARS
+    if len(text) <= limit:
+        return data, False
+    return render(meta, truncate_generated(text, limit)).encode("utf-8"), True
+
+
 def render(meta: dict[str, Any], text: str) -> str:
     """Frontmatter (known fields first, in their usual order) and body."""
     import yaml
