@@ -473,9 +473,9 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
 
 def _refuse_oversized(store: Store, remote: Remote, taken: dict[str, bytes | None]) -> None:
     """Refuse a pull that brings a file over ``store.max_file_bytes``, as an import or a restore
-    refuses it (:func:`ov.ovpack.format.over_file_limit`): every later search would index it.
+    refuses it (:func:`ov.store.sidecar.over_file_limit`): every later search would index it.
     Only the files the pull changes are read: removing one on the remote settles it."""
-    from ov.ovpack.format import over_file_limit
+    from ov.store.sidecar import over_file_limit
 
     limit = store.config.store.max_file_bytes
     for path, sha in sorted(taken.items()):
@@ -491,17 +491,18 @@ def _refuse_oversized(store: Store, remote: Remote, taken: dict[str, bytes | Non
 
 def _fitted_summaries(git: GitStore, files: dict[str, bytes | None]) -> dict[str, bytes]:
     """path -> blob of each summary sidecar among ``files`` (path -> blob) over its layer's limit,
-    cut as an import cuts it (:func:`ov.store.sidecar.fitted`)."""
+    cut as an import cuts it (:func:`ov.summaries.text.fitted_sidecar`)."""
     from dulwich.objects import Blob
 
-    from ov.store.sidecar import SIDECARS, fitted
+    from ov.store.sidecar import SIDECARS
+    from ov.summaries.text import fitted_sidecar
 
     out: dict[str, bytes] = {}
     for path, sha in files.items():
         name = path.rsplit("/", 1)[-1]
         if sha is None or name not in SIDECARS:
             continue
-        data, cut = fitted(name, git.blob_data(sha))
+        data, cut = fitted_sidecar(name, git.blob_data(sha))
         if cut:
             blob = Blob.from_string(data)
             git.repo.object_store.add_object(blob)

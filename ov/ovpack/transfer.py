@@ -42,6 +42,7 @@ from ov.ovpack.writer import VectorsUnavailable, is_session_path, write_pack
 from ov.progress import Progress, counting
 from ov.store import sidecar
 from ov.store.treepaths import quoted, stored_problem
+from ov.summaries.text import fitted_sidecar
 from ov.uri import (
     PUBLIC_SCOPES,
     UNICODE_TWINS,
@@ -264,7 +265,7 @@ def import_pack(
             if uri.name in sidecar.SIDECARS:
                 if original != str(target):
                     data = sidecar.retarget(data, str(uri.parent))
-                data, cut = sidecar.fitted(uri.name, data)
+                data, cut = fitted_sidecar(uri.name, data)
                 shortened += cut
             elif rel in resubject:
                 data = _with_subject(data, target.parts[1])
@@ -384,7 +385,7 @@ def restore(
     files, cut = dict(pack.files), set()
     for rel, uri in uris.items():
         if uri.name in sidecar.SIDECARS:
-            files[rel], was_cut = sidecar.fitted(uri.name, files[rel])
+            files[rel], was_cut = fitted_sidecar(uri.name, files[rel])
             if was_cut:
                 cut.add(rel)
     with store.transaction() as tx:

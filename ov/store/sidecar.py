@@ -36,6 +36,22 @@ KNOWN_FIELDS = ("directory", "source", "generated_by", "freshness")
 _FENCE = "---"
 
 
+def is_session_log(rel: str) -> bool:
+    """Whether ``rel`` (a path in an account) is a session's message log, live or archived: the hooks
+    append every captured turn to it, so ov writes it past ``store.max_file_bytes`` itself."""
+    *folder, name = rel.split("/")
+    # The live log (sessions/<id>/messages.jsonl), or one `ov commit` archived.
+    return name == MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or is_session_archive(folder))
+
+
+def over_file_limit(rel: str, size: int, max_file_bytes: int, *, whole_account: bool) -> bool:
+    """Whether a file of ``size`` bytes at ``rel`` is over ``store.max_file_bytes`` for what takes
+    files in from elsewhere (an import, a restore, a pull). In a whole account (a backup, a pull)
+    a session's message log is not held to it (:func:`is_session_log`): a backup holding one must
+    restore, and a pull take it in."""
+    return size > max_file_bytes and not (whole_account and is_session_log(rel))
+
+
 def is_session_archive(parts: list[str] | tuple[str, ...]) -> bool:
     """Whether a folder's path parts end in ``sessions/{sid}/history/archive_NNN``."""
     return len(parts) >= 4 and parts[-4] == "sessions" and parts[-2] == HISTORY and parts[-1].startswith(ARCHIVE_PREFIX)
@@ -86,24 +102,6 @@ def check_length(name: str, body: str, *, what: str = "this one") -> None:
             f"{layer} holds at most {limit} characters; {what} has {len(body)}",
             hint="shorten it; longer text belongs in the directory's .overview.md (L1)" if name == ABSTRACT else "shorten it; the files themselves hold the detail",
         )
-
-
-def fitted(name: str, data: bytes) -> tuple[bytes, bool]:
-    """A summary sidecar that came from elsewhere (a pack, a pull) within its layer's limit, and
-    whether it was cut. OpenViking cuts what it generates to the same limits but can be configured
-    past them, and one made by hand or with plain git is held to nothing: a summary over its limit
-    would be injected into prompts at that size. A sidecar that does not parse is kept as it is
-    (readers treat it as text)."""
-    from ov.summaries.text import truncate_generated
-
-    try:
-        meta, text = parse(data.decode("utf-8"))
-    except (UnicodeDecodeError, InvalidInput):
-        return data, False
-    limit = ABSTRACT_MAX_CHARS if name == ABSTRACT else OVERVIEW_MAX_CHARS
-    if len(text) <= limit:
-        return data, False
-    return render(meta, truncate_generated(text, limit)).encode("utf-8"), True
 
 
 def render(meta: dict[str, Any], text: str) -> str:

@@ -59,3 +59,22 @@ def truncate_generated(text: str, limit: int) -> str:
         if space > 0:
             head = head[:space]
     return head.rstrip() + "..."
+
+
+def fitted_sidecar(name: str, data: bytes) -> tuple[bytes, bool]:
+    """A summary sidecar that came from elsewhere (a pack, a pull) within its layer's limit, and
+    whether it was cut. OpenViking cuts what it generates to the same limits but can be configured
+    past them, and one made by hand or with plain git is held to nothing: a summary over its limit
+    would be injected into prompts at that size. A sidecar that does not parse is kept as it is
+    (readers treat it as text)."""
+    from ov.errors import InvalidInput
+    from ov.store import sidecar
+
+    try:
+        meta, text = sidecar.parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InvalidInput):
+        return data, False
+    limit = sidecar.ABSTRACT_MAX_CHARS if name == sidecar.ABSTRACT else sidecar.OVERVIEW_MAX_CHARS
+    if len(text) <= limit:
+        return data, False
+    return sidecar.render(meta, truncate_generated(text, limit)).encode("utf-8"), True
