@@ -280,13 +280,13 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
     return scored[0][1]
 
 
-@functools.lru_cache(maxsize=8192)  # a file's lines are compared with every probe of every op merged into it
 def line_key(line: str) -> str | None:
     """The key a line states a value of (``- Shell: zsh`` -> ``shell``), normalised; None for a line without one."""
     match = _KEY_RE.match(_split(nfc(line))[1])
     return normalise(match.group("key")) if match else None
 
 
+@functools.lru_cache(maxsize=8192)  # a file's lines are compared with every probe of every op merged into it
 def normalise(text: str) -> str:
     """The form two lines are compared in: NFC (an accent typed decomposed is the same letter), no
     bullet, lower case, single spaces, no trailing punctuation."""
