@@ -371,3 +371,18 @@ def append_log(path: Path, record: dict, make_folder: Callable[[Path], object] |
 def rotated(path: Path) -> Path:
     """Where :func:`append_log` keeps the older lines of the log at ``path``."""
     return path.with_name(path.name + ".1")
+
+
+def size_problem(size: int, max_file_bytes: int, backup: bool) -> str | None:
+    """Why a reader refuses a file of ``size`` bytes, or None. An import is held to the importing
+    store's ``store.max_file_bytes``, as a write is (and a pull says so of such a file); a backup restores what the account held,
+    whatever its size (the hooks append to a session's log past the limit, a user commits a larger
+    file by hand or lowers the limit later): only the whole pack's limit applies to it."""
+    if backup or size <= max_file_bytes:
+        return None
+    return f"{size} bytes, over the {max_file_bytes}-byte limit for one file"
+
+
+def size_hint(size: int) -> str:
+    """The command that makes a store take a file of ``size`` bytes."""
+    return f"`ov config set store.max_file_bytes {size}`"

@@ -161,7 +161,7 @@ def _say_uncommitted(result) -> None:
 
 def _say_oversized(result) -> None:
     if result.oversized:
-        from ov.ovpack.format import size_hint
+        from ov.files import size_hint
 
         largest = max(f["bytes"] for f in result.oversized)
         shown = ", ".join(f"{f['uri']} ({f['bytes']} bytes)" for f in result.oversized[:3])

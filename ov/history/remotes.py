@@ -45,7 +45,6 @@ from ov.errors import (
     NotFound,
     OvError,
     StoreLocked,
-    TooLarge,
     UnsafeTree,
     quote,
 )
@@ -436,8 +435,7 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
         return PullResult(remote.name, remote.url, "up-to-date", _hex(ours), _hex(ours), _hex(theirs))
     _refuse_unsafe_history(git, remote, ours, theirs)
     taken = _file_changes(git, git.tree_of(ours), git.tree_of(theirs))
-    _refuse_oversized(store, remote, taken)
-    warnings = _refuse_twins(git, remote, ours, theirs)
+    warnings = _refuse_twins(git, remote, ours, theirs) + _oversized(store, taken)
     _set_tracking(git.repo, remote.name, theirs)
     changes = scan(git, refresh_index=False)
     if not changes.clean:
@@ -471,22 +469,25 @@ def _integrate(store: Store, tx, remote: Remote, theirs: bytes | None, allow_unr
     return PullResult(remote.name, remote.url, outcome, _hex(ours), _hex(new), _hex(theirs), changed, warnings=warnings, shortened=sorted(cut))
 
 
-def _refuse_oversized(store: Store, remote: Remote, taken: dict[str, bytes | None]) -> None:
-    """Refuse a pull that brings a file over ``store.max_file_bytes``, as an import or a restore
-    refuses it (:func:`ov.store.sidecar.over_file_limit`): every later search would index it.
-    Only the files the pull changes are read: removing one on the remote settles it."""
-    from ov.store.sidecar import over_file_limit
+def _oversized(store: Store, taken: dict[str, bytes | None]) -> list[str]:
+    """What to say of each file the pull brings over ``store.max_file_bytes``, which an import
+    refuses (:func:`ov.files.size_problem`): every later search indexes it. Said, not refused, as
+    a backup takes such a file: the other side's account holds it (a larger limit there, a file
+    committed by hand), and a refusal would stop every pull and push. A session's message log,
+    which ov writes past the limit itself, is not named."""
+    from ov.files import size_hint, size_problem
+    from ov.store.sidecar import is_session_log
 
     limit = store.config.store.max_file_bytes
+    out = []
     for path, sha in sorted(taken.items()):
-        if sha is None or not in_scopes(path):
+        if sha is None or not in_scopes(path) or is_session_log(path):
             continue
         size = store.git.repo.object_store[sha].raw_length()
-        if over_file_limit(path, size, limit, whole_account=True):
-            raise TooLarge(
-                f"refused to pull {remote.name!r}: {quote(path)} is {size} bytes, over store.max_file_bytes ({limit})",
-                hint="nothing was changed here; remove the file on the remote (a new commit is enough), or raise the limit with `ov config set store.max_file_bytes N` if it is meant to be there, then pull again",
-            )
+        problem = size_problem(size, limit, False)
+        if problem is not None:
+            out.append(f"pulled {quote(path)}: {problem} (an import refuses it; every search indexes it): remove it, or run {size_hint(size)}")
+    return out
 
 
 def _fitted_summaries(git: GitStore, files: dict[str, bytes | None]) -> dict[str, bytes]:

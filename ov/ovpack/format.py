@@ -12,7 +12,7 @@ member paths, manifest, sizes and hashes (sizes before decompressing, and no mem
 is read past its declared size), that every file is text, and the names of the files, and returns
 a :class:`Pack` that nothing has been written from (this module writes nothing).
 What a reader refuses in a file
-(:func:`size_problem`; :func:`ov.files.content_problem`, what every write refuses) the writer
+(:func:`ov.files.size_problem`; :func:`ov.files.content_problem`, what every write refuses) the writer
 and ``ov fsck`` ask too; a summary whose frontmatter does not parse is taken, as text.
 Limits: one file ``store.max_file_bytes`` (in an import), the whole pack :data:`MAX_TOTAL_BYTES`,
 the manifest, the records and the vectors :data:`MAX_META_BYTES` each, at most
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, NotFound, quote
-from ov.files import content_problem
+from ov.files import content_problem, size_hint, size_problem  # size_problem: the writer asks it too
 from ov.progress import Progress, counting
 
 KIND = "openviking.ovpack"
@@ -330,21 +330,6 @@ def _check_content_path(rel: str) -> None:
 #
 # One set of rules, so that a pack ov writes from a store `ov fsck` calls sound is one every
 # reader takes: a backup that fails only when it is needed is worse than none.
-
-
-def size_problem(size: int, max_file_bytes: int, backup: bool) -> str | None:
-    """Why a reader refuses a file of ``size`` bytes, or None. An import is held to the importing
-    store's ``store.max_file_bytes``, as a write is; a backup restores what the account held,
-    whatever its size (the hooks append to a session's log past the limit, a user commits a larger
-    file by hand or lowers the limit later): only the whole pack's limit applies to it."""
-    if backup or size <= max_file_bytes:
-        return None
-    return f"{size} bytes, over the {max_file_bytes}-byte limit for one file"
-
-
-def size_hint(size: int) -> str:
-    """The command that makes a store take a file of ``size`` bytes."""
-    return f"`ov config set store.max_file_bytes {size}`"
 
 
 def _read_meta(zf, info) -> bytes:

@@ -38,18 +38,11 @@ _FENCE = "---"
 
 def is_session_log(rel: str) -> bool:
     """Whether ``rel`` (a path in an account) is a session's message log, live or archived: the hooks
-    append every captured turn to it, so ov writes it past ``store.max_file_bytes`` itself."""
+    append every captured turn to it, so ov writes it past ``store.max_file_bytes`` itself (a pull
+    says nothing of its size)."""
     *folder, name = rel.split("/")
     # The live log (sessions/<id>/messages.jsonl), or one `ov commit` archived.
     return name == MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or is_session_archive(folder))
-
-
-def over_file_limit(rel: str, size: int, max_file_bytes: int, *, whole_account: bool) -> bool:
-    """Whether a file of ``size`` bytes at ``rel`` is over ``store.max_file_bytes`` for what takes
-    files in from elsewhere (an import, a restore, a pull). In a whole account (a backup, a pull)
-    a session's message log is not held to it (:func:`is_session_log`): a backup holding one must
-    restore, and a pull take it in."""
-    return size > max_file_bytes and not (whole_account and is_session_log(rel))
 
 
 def is_session_archive(parts: list[str] | tuple[str, ...]) -> bool:
