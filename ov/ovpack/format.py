@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, NotFound, quote
-from ov.files import content_problem, size_hint, size_problem  # size_problem: the writer asks it too
+from ov.files import content_problem, size_hint, size_problem
 from ov.progress import Progress, counting
 
 KIND = "openviking.ovpack"
