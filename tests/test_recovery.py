@@ -604,3 +604,23 @@ def test_fsck_walks_a_tag_that_heads_history_does_not_reach(ov, ov_home):
     notes = [f for f in checked.json["result"]["findings"] if "which ov never writes" in f["message"]]
     assert [f["message"].split(" (")[0] for f in notes] == [f"tag 'v1' reaches commit {bad.decode()[:10]}, which holds 'resources/link', which ov never writes: a symbolic link"]
     assert notes[0]["severity"] == "note" and "git tag -d v1" in notes[0]["fix"]
+
+
+@pytest.mark.parametrize("damage", [b"", b"garbage", b"x\x9c\x03\x00"])
+def test_fsck_reports_a_damaged_file_object_rather_than_failing(ov, ov_home, damage):
+    """(a review: a loose object cut short by a power cut or a bad disk ended fsck, and every
+    write of the same content, with an internal error: dulwich's `in` parsed the object.)"""
+    from dulwich.repo import Repo
+
+    for name in ("a", "b"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", f"{name} text\n").exit_code == 0
+    with Repo(str(account(ov_home))) as repo:
+        blob = repo.object_store[repo[repo.head()].tree].lookup_path(repo.object_store.__getitem__, b"resources/a.md")[1].decode()
+    loose = account(ov_home) / ".git/objects" / blob[:2] / blob[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(damage)
+    assert ov("write", "viking://resources/c.md", "--content", "a text\n").exit_code == 0
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 1, checked.stderr
+    problems = [f["message"] for f in checked.json["result"]["findings"] if f["severity"] == "problem"]
+    assert problems == [f"HEAD's resources/{name}.md is damaged in the object store" for name in "ac"], problems

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ov.progress import Progress, counting
 from ov.store import treepaths
-from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS
+from ov.store.gitstore import JOURNAL_NAME, STALE_LOCK_SECONDS, object_damage
 from ov.uri import VikingURI, hidden_ids, legacy_name
 from ov.wording import counted
 
@@ -110,6 +110,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
 
     files = 0
     missing = []
+    damaged = []
     legacy = []
     unpackable = []
     tree = git.tree_of(head)
@@ -118,9 +119,13 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         if sha not in git.repo.object_store:
             missing.append(path)
         else:
-            problem = content_problem(git.blob_data(sha))
-            if problem:
-                unpackable.append((path, problem))
+            try:
+                problem = content_problem(git.blob_data(sha))
+            except object_damage():
+                damaged.append(path)
+            else:
+                if problem:
+                    unpackable.append((path, problem))
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
@@ -132,6 +137,8 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     unpackable = [(path, problem) for path, problem in unpackable if path not in memories]
     for path in missing[:20]:
         add(Finding("store", "problem", f"HEAD's {treepaths.shown(path)} is missing from the object store", "restore the account from a backup"))
+    for path in damaged[:20]:
+        add(Finding("store", "problem", f"HEAD's {treepaths.shown(path)} is damaged in the object store", "restore the account from a backup"))
     if unpackable:
         # What no import or restore takes, so no backup either: the pack's writer refuses it.
         add(
@@ -280,7 +287,7 @@ def _walk(git, tree_id, prefix: str):
     """(path, sha) of every file under ``tree_id``; a missing subtree is reported as its own path."""
     try:
         tree = git.repo.object_store[tree_id]
-    except KeyError:
+    except (KeyError, *object_damage()):  # the caller finds it missing or damaged
         yield prefix or "/", tree_id
         return
     for item in tree.iteritems():

@@ -1495,7 +1495,6 @@ def _retrying_store_class():
         Reads by id (``repo[sha]``, trees, walks, ``iter_tree_contents``) all go through
         ``get_raw``; ``in`` goes through the two ``contains_*`` methods, so it is retried too
         (fsck would report a false "missing"; a writer would only store an object twice).
-        ``contains_loose`` alone is left as it is: nothing in ov asks it.
         """
 
         def get_raw(self, name):
@@ -1506,6 +1505,14 @@ def _retrying_store_class():
 
         def __contains__(self, sha) -> bool:
             return super().__contains__(sha) or super().__contains__(sha)
+
+        def contains_loose(self, sha) -> bool:
+            # Whether its file is there, as git asks: dulwich's reads and parses the whole object
+            # (a large file's blob inflated for an `in`), and raises for a damaged one, which made
+            # every write of that content and `ov fsck` itself an internal error.
+            if len(sha) == 20:
+                sha = sha.hex().encode()
+            return os.path.isfile(self._get_shafile_path(sha))
 
     return RetryingStore
 
@@ -1535,6 +1542,16 @@ def _UncopiedStore():
 
 
 _UNCOPIED = None
+
+
+def object_damage() -> tuple[type[Exception], ...]:
+    """What dulwich raises reading an object whose file is there but damaged (cut short by a
+    power cut, overwritten): unlike a missing one (KeyError), it names no object."""
+    import zlib
+
+    from dulwich.errors import ChecksumMismatch, FileFormatException
+
+    return (FileFormatException, ChecksumMismatch, zlib.error)
 
 
 def escape_problem(path: str) -> str | None:
