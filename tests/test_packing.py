@@ -377,6 +377,40 @@ def test_a_crash_between_the_pack_and_the_deletions_leaves_a_store_that_works(ov
         assert git_fsck(store.git).returncode == 0
 
 
+def test_a_merge_of_small_packs_while_a_packer_marks_its_pack_leaves_that_pack_alone(store, monkeypatch):
+    """(a review: the packer's pack is in place a moment before its .keep; a commit merging the
+    small packs then took it in whole, without its deltas, and deleted it: the packer failed, and
+    its .keep stayed behind, beside no pack.)"""
+    from filelock import FileLock
+
+    from ov.store.gitstore import MERGE_SMALL_PACKS
+
+    grow(store, 3)
+    disk = fresh(store.git).repo.object_store
+    for batch in range(MERGE_SMALL_PACKS):  # what hours of group commits leave
+        disk.add_objects([(Blob.from_string(f"batch {batch} object {n}\n".encode()), None) for n in range(3)])
+    before = everything(fresh(store.git))
+    packer = fresh(store.git)
+    cls = type(packer.repo.object_store)
+    real, merged = cls.add_pack_data, []
+
+    def then_a_commit_merges(self, *args, **kwargs):
+        pack = real(self, *args, **kwargs)
+        if not merged:
+            merged.append(None)  # (the merge's own pack comes through here too)
+            merged[0] = fresh(store.git).merge_small_packs()  # under the write lock, not the packer's
+        return pack
+
+    with monkeypatch.context() as patch, FileLock(store.git.state / packing.LOCK_NAME):  # as auto_pack holds it
+        patch.setattr(cls, "add_pack_data", then_a_commit_merges)
+        run = packing.pack_loose(packer)
+    assert merged == [0] and run.packed > 0
+    folder = store.git.worktree / ".git/objects/pack"
+    assert all(keep.with_suffix(".pack").exists() for keep in folder.glob("*.keep"))
+    assert everything(fresh(store.git)) == before
+    assert fresh(store.git).merge_small_packs() == MERGE_SMALL_PACKS  # once no packer runs
+
+
 def test_a_temporary_pack_is_swept_once_no_packer_writes_it(ov, ov_home):
     from filelock import FileLock
 

@@ -1031,6 +1031,16 @@ class GitStore:
                 continue
         if len(small) < MERGE_SMALL_PACKS:
             return 0
+        from ov.store.packing import packing_now
+
+        if packing_now(self.state):
+            # A packer's pack is in place a moment before its .keep (its name comes from its
+            # objects): merged now, it would lose its deltas and be deleted under the packer.
+            return 0
+        # A packer that ended after the listing above marked its pack.
+        small = [pack for pack in small if not os.path.exists(pack._basename + ".keep")]
+        if len(small) < MERGE_SMALL_PACKS:
+            return 0
         objects = {}
         for pack in small:
             for obj in pack.iterobjects():

@@ -22,6 +22,8 @@ loose, packed, or both; a temporary pack left behind is removed by
   and skip writing it: the packer deletes it only when it is in a pack already;
 - a reader that scanned the packs just before the new one came and looked for the loose file just
   after it went: :func:`ov.store.gitstore._retrying_store_class` looks once more;
+- a commit's merge of small packs (:meth:`~ov.store.gitstore.GitStore.merge_small_packs`) waits
+  for a run to end: the new pack is in place a moment before its ``.keep`` marks it;
 - ``ov fsck`` reads through the same store; ``discard`` removes a new repository with a handful of
   objects (never above the threshold); snapshot restores, ``.ovpack`` imports and pulls add
   objects and move the branch under the write lock, and delete none.
