@@ -160,7 +160,7 @@ def snapshot_tag(
 
         def human() -> None:
             for t in listed:
-                plain(f"{t['tag']} {short(t['commit'])}")
+                plain(f"{t['tag']} {short(t['commit'])}" if t["commit"] else f"{t['tag']} ({t['gone']})")
             if not listed:
                 nothing("no tags")
 

@@ -168,7 +168,10 @@ def _base(store, name: str) -> bytes:
     refs = git.repo.refs
     tag_ref = TAG_PREFIX + name.encode()
     if _TAG_RE.match(name) and tag_ref in refs:
-        found = _peel(git, refs[tag_ref])
+        try:
+            found = _peel(git, refs[tag_ref])
+        except KeyError as exc:
+            raise UnknownRevision(f"the tag {name} {_names_gone(exc)}") from None
         kind = git.repo[found].type_name.decode()
         if kind != "commit":  # plain git may tag a tree or a file (`git tag T 'HEAD^{tree}'`)
             raise UnknownRevision(f"the tag {name} names a {'file' if kind == 'blob' else kind}, not a commit")
@@ -190,10 +193,20 @@ def _commits_with_prefix(git, prefix: str) -> list[bytes]:
 
 
 def _peel(git, sha: bytes) -> bytes:
+    """The object a tag names, through annotated tags; KeyError (naming the id) when the store
+    lacks one on the way: plain git wrote the tag, or the objects were lost (``ov fsck`` passes
+    over it: nothing of it can be restored)."""
     obj = git.repo[sha]
     while obj.type_name == b"tag":
         obj = git.repo[obj.object[1]]
     return obj.id
+
+
+def _names_gone(missing: KeyError) -> str:
+    """What a tag whose object :func:`_peel` did not find names, said."""
+    sha = missing.args[0] if missing.args else b""
+    shown = sha.decode("ascii", "replace")[:10] if isinstance(sha, bytes) else str(sha)[:10]
+    return f"names {shown}, which this store does not hold"
 
 
 # --- log ------------------------------------------------------------------------
@@ -245,7 +258,10 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
 def _tags_by_commit(git) -> dict[bytes, tuple[str, ...]]:
     out: dict[bytes, list[str]] = {}
     for ref, sha in git.repo.refs.as_dict(TAG_PREFIX).items():
-        out.setdefault(_peel(git, sha), []).append(ref.decode())
+        try:
+            out.setdefault(_peel(git, sha), []).append(ref.decode())
+        except KeyError:
+            continue  # it marks no commit of the log
     return {k: tuple(sorted(v)) for k, v in out.items()}
 
 
@@ -508,13 +524,18 @@ def tag(store, name: str, rev: str | None = None) -> dict:
 
 
 def tags(store) -> list[dict]:
+    """Each tag and the commit it names; ``commit`` None and ``gone`` saying what it names for a
+    tag whose object the store does not hold."""
     if not store.exists:
         return []
     git = store.git
-    return [
-        {"tag": ref.decode(), "commit": _peel(git, sha).decode()}
-        for ref, sha in sorted(git.repo.refs.as_dict(TAG_PREFIX).items())
-    ]
+    listed = []
+    for ref, sha in sorted(git.repo.refs.as_dict(TAG_PREFIX).items()):
+        try:
+            listed.append({"tag": ref.decode(), "commit": _peel(git, sha).decode()})
+        except KeyError as exc:
+            listed.append({"tag": ref.decode(), "commit": None, "gone": _names_gone(exc)})
+    return listed
 
 
 def _require_history(store) -> None:
