@@ -624,3 +624,19 @@ def test_fsck_reports_a_damaged_file_object_rather_than_failing(ov, ov_home, dam
     assert checked.exit_code == 1, checked.stderr
     problems = [f["message"] for f in checked.json["result"]["findings"] if f["severity"] == "problem"]
     assert problems == [f"HEAD's resources/{name}.md is damaged in the object store" for name in "ac"], problems
+
+
+def test_fsck_reports_a_damaged_commit_of_the_history_rather_than_failing(ov, ov_home):
+    from dulwich.repo import Repo
+
+    for name in ("a", "b"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", f"{name} text\n").exit_code == 0
+    with Repo(str(account(ov_home))) as repo:
+        first = [entry.commit.id.decode() for entry in repo.get_walker()][-1]
+    loose = account(ov_home) / ".git/objects" / first[:2] / first[2:]
+    loose.chmod(0o644)
+    loose.write_bytes(b"garbage")
+    checked = ov("fsck", "--json")
+    assert checked.exit_code == 1, checked.stderr
+    problems = [f["message"] for f in checked.json["result"]["findings"] if f["severity"] == "problem"]
+    assert problems == ["the history is broken: an object of it is damaged (Not a known type 6)"], problems

@@ -106,6 +106,8 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                 add(Finding("store", "problem", f"commit {entry.commit.id.decode()[:10]} has no tree", "restore the account from a backup"))
     except KeyError as exc:
         add(Finding("store", "problem", f"the history is broken: object {exc} is missing", "restore the account from a backup"))
+    except object_damage() as exc:  # dulwich's error names no object
+        add(Finding("store", "problem", f"the history is broken: an object of it is damaged ({exc})", "restore the account from a backup"))
     from ov.files import content_problem
 
     files = 0
