@@ -259,6 +259,28 @@ def test_the_worker_packs_only_after_releasing_the_barrier_sessions_wait_on(ov_h
     assert hooklog.read(ov_home)[-1]["packed"]["objects"] == 10
 
 
+def test_a_job_whose_packing_cannot_start_is_still_logged(ov_home, monkeypatch):
+    """(a review: the store the packing needs is opened after the job, outside the guard that
+    keeps packing's failures from the job: a config made invalid meanwhile lost the job's line.)"""
+    import io
+
+    import ov.config
+    from ov.errors import ConfigError
+    from ov.hosts import hooklog, worker
+
+    monkeypatch.setattr(worker, "_run", lambda home, job: {"captured": 2, "outcome": "captured"})
+
+    def invalid(home):
+        raise ConfigError("config.toml: store.auto_pack_loose must be a number")
+
+    monkeypatch.setattr(ov.config, "load_config", invalid)
+    job = {"kind": "capture", "host": "claude", "session": "cc-1", "identity": {"account": "default", "user": "default"}}
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(job).encode())))
+    assert worker.main() == 0
+    logged = hooklog.read(ov_home)[-1]
+    assert logged["outcome"] == "captured" and "packed" not in logged
+
+
 def test_an_mcp_write_packs_once_it_has_answered(ov, ov_home):
     assert ov("config", "set", "store.auto_pack_loose", "256").exit_code == 0
     store = Store(Home(ov_home), Identity(), Config())

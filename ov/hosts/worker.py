@@ -156,7 +156,7 @@ def _pack(home, job: dict):
     from ov.store.packing import pack_after_write
     from ov.store.store import Store
 
-    return pack_after_write(Store(home, Identity(**job["identity"]), load_config(home).config))
+    return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config))
 
 
 @dataclass(frozen=True)

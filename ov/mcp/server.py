@@ -314,7 +314,7 @@ class Server:
                 # waits at most one packing run (about a second, once in thousands of objects).
                 from ov.store.packing import pack_after_write
 
-                packed = pack_after_write(self.context().store())
+                packed = pack_after_write(self.context().store)
                 if packed is not None:
                     record["packed"] = packed.packed + packed.dropped
         finally:

@@ -130,8 +130,12 @@ def packing_now(state: Path) -> bool:
 
 def pack_after_write(store) -> PackRun | None:
     """:func:`auto_pack` for ``store`` at its configured threshold, after a command or a job that
-    wrote; a failure (a full disk) is logged, never raised: the command's own work is done."""
+    wrote; a failure (a full disk) is logged, never raised: the command's own work is done.
+    ``store`` may be how to open it (a job or the MCP server opens one for this): a failure to
+    open it (a config made invalid meanwhile) is one of packing's too."""
     try:
+        if callable(store):
+            store = store()
         return auto_pack(store.git, store.config.store.auto_pack_loose)
     except Exception as exc:  # noqa: BLE001 - tidying only: every object is still where it was
         import logging
