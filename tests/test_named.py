@@ -237,3 +237,18 @@ def test_a_pasted_traceback_gets_the_files_it_names(ov, project):
     assert block.index('uri="viking://resources/shop/pricing.py"') < block.index('uri="viking://resources/shop/cart.py"')
     assert "item.cost" in block
 
+
+
+def test_a_file_name_many_files_share_names_none_of_them(ov, project):
+    # (found by a review: "README.md" in a store of fifty projects lifted ten of them into the block,
+    # past the cut-off, for a prompt that only mentioned one in passing)
+    for i in range(6):
+        write(ov, f"viking://resources/p{i}/README.md", f"# Project {i}\n\nThe parser of project {i} reads tokens.\n")
+        write(ov, f"viking://resources/p{i}/src/lexer.py", f"def lex(text):\n    return text.split()  # project {i}\n")
+    write(ov, "viking://resources/p0/docs/guide.md", "# Guide\n\nHow the release train leaves on Fridays.\n")
+    assert prompt_block(project, "I just edited README.md, anyway what's for lunch today?") == ""
+    found = ranked(ov, "when does the release train leave, see README.md")
+    assert found[0] == "viking://resources/p0/docs/guide.md", found
+    # a path that says which of them is meant still names it, and a name only one file has
+    assert ranked(ov, "what does p3/README.md say")[0] == "viking://resources/p3/README.md"
+    assert 'uri="viking://resources/p0/docs/guide.md"' in prompt_block(project, "is guide.md right about lunch today?")

@@ -41,7 +41,7 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
-from ov.retrieval.named import lookup_pattern, match, named_paths, names, place_pattern, query_words
+from ov.retrieval.named import LOOKUP, Named, ambiguous, lookup_pattern, match, named_paths, names, place_pattern, query_words
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
 from ov.uri import VikingURI
 
@@ -71,9 +71,6 @@ NEAREST_SCAN = 16
 # name alone still goes above the best). Small, so the other results keep nearly their scores when
 # the best is scaled back to what the best match is worth.
 NAMED_LIFT = 0.01
-# Records of the store's URIs a query's file names are looked for in (a file's chunks, a split
-# document's sections): enough for a few files, never a scan of a whole folder.
-NAMED_LOOKUP = 200
 # The first passage's share of a several-passage record's similarity, for models that read context
 # (docs/benchmarks.md, "Passages and replies"); static models embed one passage.
 FIRST_PASSAGE_WEIGHT = 0.3
@@ -346,12 +343,13 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
                 absolute[rid] = (absolute.get(rid, 0.0) + weight_of[rid] * similarity.get(rid, 0.0)) / (1 + weight_of[rid])
             _fuse(config.fusion, scores, [(h.record.id, h.score + LEXICAL_FLOOR) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
     strength = max(absolute.values(), default=0.0)
-    _add_named(lexical, named_paths(query), filters, records, scores)
+    named = named_in(lexical, query)
+    _add_named(lexical, named, filters, records, scores)
     if not scores:
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    _favour_named(query, records, scores)
+    _favour_named(named, records, scores)
     if not opened.outdated:
         return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
@@ -606,7 +604,17 @@ def _ranked_words(lexical, query: str) -> str:
     return query_words(query, [place for place in named.places if lexical.uris_matching(place_pattern(place), 1)])
 
 
-def _add_named(lexical, named, filters: Filters, records: dict[str, Record], scores: dict[str, float]) -> None:
+def named_in(lexical, query: str) -> Named:
+    """What ``query`` names (:func:`~ov.retrieval.named.named_paths`) but for the file names more
+    files of the index share than say which is meant (:func:`~ov.retrieval.named.ambiguous`)."""
+    named = named_paths(query)
+    if not named.files:
+        return named
+    shared = ambiguous(named, lexical.uris_matching)
+    return named_paths(query, shared) if shared else named
+
+
+def _add_named(lexical, named: Named, filters: Filters, records: dict[str, Record], scores: dict[str, float]) -> None:
     """The records of the files ``named`` names that the ranking did not find, as candidates of no
     score of their own: a prompt that names a file wants it whatever its words match ("what is
     wrong in docs/hosts.md" finds no word of that file). Looked up by name in the index's URIs
@@ -615,16 +623,16 @@ def _add_named(lexical, named, filters: Filters, records: dict[str, Record], sco
     if pattern is None:
         return
     have = {record.uri for record in records.values()}
-    missing = tuple(uri for uri in lexical.uris_matching(pattern, NAMED_LOOKUP) if uri not in have and match(uri, named)[1])
+    missing = tuple(uri for uri in lexical.uris_matching(pattern, LOOKUP) if uri not in have and match(uri, named)[1])
     if not missing:
         return
-    for hit in lexical.fetch(replace(filters, uris=missing), NAMED_LOOKUP):
+    for hit in lexical.fetch(replace(filters, uris=missing), LOOKUP):
         if hit.record.kind != "message":
             records[hit.record.id] = hit.record
             scores.setdefault(hit.record.id, 0.0)
 
 
-def _favour_named(query: str, records: dict[str, Record], scores: dict[str, float]) -> None:
+def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, float]) -> None:
     """Put first the records of a file or folder the query names by its path or file name ("look
     at tests/conftest.py": :mod:`ov.retrieval.named`), and of a folder it names: each scores just
     above the best record it does not name (by :data:`NAMED_LIFT` of that score and its own), so
@@ -632,7 +640,6 @@ def _favour_named(query: str, records: dict[str, Record], scores: dict[str, floa
     segments, or its ``viking://`` URI) goes above those named less surely. A message is never
     named: its URI is its session's log. The relevance (:attr:`Hit.relevance`) is the record's own
     match and does not move."""
-    paths = named_paths(query)
     if not paths:
         return
     named: dict[int, list[str]] = {}

@@ -23,6 +23,12 @@ reads as Markdown is stored as ``{stem}.md``, or as a folder ``{stem}/`` of its 
 is a pytest test id's file (``tests/test_cart.py::test_total``). A file named is wanted whether or
 not the query's words found it: :func:`lookup_pattern` finds it in the index by name.
 
+A name says which file is meant only when few files have it: "README.md", "config.yaml" or
+"src/index.ts" in a store of fifty projects names none of them (it lifted ten READMEs into a
+prompt's block, past the cut-off, for a prompt that mentioned one in passing). A caller that can
+count the files a word names (:func:`files_named`, :func:`ambiguous`) asks again without those
+words: they stay words of the query, ranked like any other.
+
 The words of a ``viking://`` URI that leads to something are an address, not a topic:
 :func:`query_words` leaves them out of the words a query is ranked by ("viking", "resources" and
 the folder's name are in every record below it, and a scope named was ranked by whatever spoke of
@@ -56,6 +62,11 @@ SCHEME = "viking://"
 MATCHED_SEGMENTS = 2
 # How surely a viking:// URI names its own place: above any path's count of matched segments.
 EXACT = 1 << 16
+# Records of the store's URIs a query's file names are looked for in (a file's chunks, a split
+# document's sections): enough for a few files, never a scan of a whole folder.
+LOOKUP = 200
+# The most files one name may pick out and still say which is meant: a few projects of one layout.
+SAME_NAME = 3
 
 
 class Named(NamedTuple):
@@ -69,16 +80,21 @@ class Named(NamedTuple):
     # the file it names), a document's folder of sections ("docs/hosts.md": docs/hosts). Each
     # with whether it stands for a file (a document's sections are the document).
     within: dict[str, tuple[tuple[tuple[str, ...], bool], ...]]
+    # Each word that names a file, as its lower-case segments, with the regular expression (tantivy's
+    # syntax) for that file's URIs, a document's sections included: see :func:`lookup_pattern`.
+    files: dict[tuple[str, ...], str]
 
     def __bool__(self) -> bool:
         return bool(self.tails or self.places)
 
 
 @functools.lru_cache(maxsize=8)  # a search ranks each query of its plan a dozen times
-def named_paths(query: str) -> Named:
-    """The paths, file names and ``viking://`` URIs ``query`` holds. Cached, so the answer is
-    shared: read it, never change it."""
+def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset()) -> Named:
+    """The paths, file names and ``viking://`` URIs ``query`` holds, but for the words of
+    ``ambiguous`` (segments as in :attr:`Named.files`: names too many files share). Cached, so
+    the answer is shared: read it, never change it."""
     tails: dict[str, dict[tuple[str, ...], None]] = {}
+    files: dict[tuple[str, ...], str] = {}
     within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
     for match in _CANDIDATE.finditer(query):
@@ -95,14 +111,52 @@ def named_paths(query: str) -> Named:
         if not parts or ("/" not in word and not _FILE_NAME.fullmatch(parts[-1])):
             continue
         wanted = tuple(p.lower() for p in parts)
+        if wanted in ambiguous:
+            continue
         tails.setdefault(wanted[-1], {})[wanted] = None
         if not _FILE_NAME.fullmatch(wanted[-1]):
             within.setdefault(wanted[-1], {})[(wanted, False)] = None
-        elif stem := _document_stem(wanted[-1]):
+            continue
+        files[wanted] = _file_pattern(wanted[-MATCHED_SEGMENTS:])
+        if stem := _document_stem(wanted[-1]):
             tails.setdefault(f"{stem}.md", {})[(*wanted[:-1], f"{stem}.md")] = None
             within.setdefault(stem, {})[((*wanted[:-1], stem), True)] = None
+            files[wanted] += "|" + _file_pattern((*wanted[:-1], f"{stem}.md")[-MATCHED_SEGMENTS:])
+            files[wanted] += "|" + _file_pattern((*wanted[:-1], stem)[-MATCHED_SEGMENTS:], below=True)
     return Named(
-        {name: tuple(found) for name, found in tails.items()}, tuple(places), {name: tuple(found) for name, found in within.items()}
+        {name: tuple(found) for name, found in tails.items()},
+        tuple(places),
+        {name: tuple(found) for name, found in within.items()},
+        files,
+    )
+
+
+def _file_pattern(segments: tuple[str, ...], *, below: bool = False) -> str:
+    """The URIs, in any place and any case, that end with ``segments`` (and, ``below``, those under them)."""
+    return f"(?i:viking://(?:.*/)?{_escaped(segments)}{'(?:/.*)?' if below else ''})"
+
+
+def files_among(uris: Collection[str], wanted: tuple[str, ...]) -> int:
+    """How many files ``uris`` (those :attr:`Named.files` gives ``wanted``'s pattern) are: a split
+    document's sections are one file, its folder of sections."""
+    name = wanted[-1]
+    stem = _document_stem(name)
+    ends = {name, f"{stem}.md"} if stem else {name}
+    files = set()
+    for uri in uris:
+        segments = uri.lower().rstrip("/").split("/")
+        if segments[-1] in ends or stem not in segments:
+            files.add(tuple(segments))
+        else:  # a section: its document is the folder named after the stem
+            files.add(tuple(segments[: len(segments) - segments[::-1].index(stem)]))
+    return len(files)
+
+
+def ambiguous(named: Named, uris_matching) -> frozenset[tuple[str, ...]]:
+    """The words of ``named`` that name more than :data:`SAME_NAME` files, by ``uris_matching(pattern,
+    limit)`` (the URIs of the records a pattern matches): names that do not say which file is meant."""
+    return frozenset(
+        wanted for wanted, pattern in named.files.items() if files_among(uris_matching(pattern, LOOKUP), wanted) > SAME_NAME
     )
 
 
@@ -175,12 +229,7 @@ def lookup_pattern(named: Named) -> str | None:
     """A regular expression (tantivy's syntax, matched against a record's whole URI) for the files
     ``named`` names, a document's sections included, wherever they are: what finds a file the query
     names when its words do not. None when it names no file (a folder is found by the words)."""
-    alternatives = []
-    for name, found in named.tails.items():
-        if _FILE_NAME.fullmatch(name):
-            alternatives += [f"(?i:viking://(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])})" for wanted in found]
-    for found in named.within.values():
-        alternatives += [f"(?i:viking://(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])}(?:/.*)?)" for wanted, file in found if file]
+    alternatives = list(named.files.values())
     for place in named.places:
         name = place.rsplit("/", 1)[-1]
         if _FILE_NAME.fullmatch(name):

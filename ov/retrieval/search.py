@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from ov.errors import InvalidInput, proposal
 from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.uri import VikingURI
 
@@ -155,7 +155,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     with opened.lexical.reading():  # the rankings below load mostly the same records: once each
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
     relevance = _core_relevance(found)
-    if options.min_score and relevance < options.min_score and not _names_a_file(found):
+    if options.min_score and relevance < options.min_score and not _names_a_file(opened.lexical, found):
         return [], relevance  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
@@ -189,14 +189,14 @@ def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
     return max((h.relevance for typed, hits in found if typed.priority == core for h in hits.values() if not _is_scope_root(h)), default=0.0)
 
 
-def _names_a_file(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bool:
-    """Whether a core query names a file the store holds, by its path or name
-    (:mod:`ov.retrieval.named`): the user asked for that file, however little its words match."""
-    from ov.retrieval.named import match, named_paths
+def _names_a_file(lexical, found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bool:
+    """Whether a core query names a file the store holds, by its path or a name few files share
+    (:func:`ov.retrieval.find.named_in`): the user asked for that file, however little its words match."""
+    from ov.retrieval.named import match
 
     core = min((typed.priority for typed, _ in found), default=1)
     for typed, hits in found:
-        named = named_paths(typed.query) if typed.priority == core else None
+        named = named_in(lexical, typed.query) if typed.priority == core else None
         if named and any(hit.kind != "message" and match(hit.uri, named)[1] for hit in hits.values()):
             return True
     return False
