@@ -852,6 +852,10 @@ CASES = [
                   ["If we move CI to Buildkite, update the docs."]], {}, None, id="a-conditional-step-is-no-note"),
     pytest.param(["If you touch the schema, add a migration"],
                  {"preferences/default/add_migration.md": "- If you touch the schema, add a migration"}, None, id="a-conditional-instruction-stands"),
+    # (found by a review: any condition but "you" was read as one moment, and `ov remember` refused a standing rule)
+    pytest.param(["If the tests fail, check the fixtures first", "When in doubt, ask me"],
+                 {"preferences/default/check_fixtures_first.md": "- If the tests fail, check the fixtures first",
+                  "preferences/default/ask_me.md": "- When in doubt, ask me"}, None, id="a-condition-of-a-kind-of-situation-is-an-instruction"),
     # --- "from here on", "on second thought", "changed my mind"; a marker cut off by a dash still opens what follows
     pytest.param(["From here on, always run the linter before committing"],
                  {"preferences/default/run_linter.md": "- Always run the linter before committing"}, None, id="from-here-on-is-a-marker"),

@@ -36,7 +36,12 @@ import re
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.employer import joined_employer
-from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, instruction, wish
+from ov.sessions.memory.instructions import (
+    CONDITIONAL_STEP_RE,
+    STANDING_STEP_RE,
+    instruction,
+    wish,
+)
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
@@ -157,7 +162,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         return None  # not even as a note: a memory is given to every later session
     corrected = _CORRECTION_LEAD_RE.match(body)
     body = body[corrected.end() :] if corrected else body
-    if _RECALL_RE.match(body) or CONDITIONAL_STEP_RE.match(body):
+    if (_RECALL_RE.match(body) and not STANDING_STEP_RE.match(body)) or CONDITIONAL_STEP_RE.match(body):
         return None  # "remember when we ..." asks to recall, it does not state; "once we ship, ..." is no standing step
     to_do = re.match(r"(?i)^to\s+(?P<x>.+)$", body)
     if to_do:

@@ -22,12 +22,17 @@ from ov.sessions.memory.rules import (
 )
 from ov.sessions.memory.standing import of_the_moment
 
+# Whose coming act or which thing in view a condition names when it is one moment, not a kind of
+# situation: the team's ("if we move CI to Buildkite"), or what the conversation points at ("if that fails").
+_ONE_MOMENT = r"(?:we|we're|we've|our|us|it|it's|that|this|these|those|they|they're)\b"
 # What an explicit ``ov remember`` of an instruction says: "Don't use tabs", "Please use pytest".
 _INSTRUCTION_RE = re.compile(
     # "When you write tests, use pytest": an instruction for whenever the task comes up, so a standing one
     # ("when you get a chance", "when you're done" name a moment of this task, not a kind of task);
     # after such a lead any verb of the work instructs ("whenever you touch the schema, add a migration").
-    rf"^(?P<when>(?:when(?:ever)?|if)\s+you(?:'re|\s+are)?\s+(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
+    # So is a lead of a kind of situation ("if the tests fail", "when in doubt"), not of one the user's
+    # team will meet once or the conversation points at (:data:`_ONE_MOMENT`).
+    rf"^(?P<when>(?:when(?:ever)?|if)\s+(?:you(?:'re|\s+are)?\s+|(?!{_ONE_MOMENT}))(?!(?:get|have|find)\s+(?:a\s+)?(?:chance|time|minute|moment|sec)|"
     r"(?:can|done|finished|ready|back|free)\b|finish|get\s+back)[^,]{3,80},\s*)?(?:please\s+)?(?:(?P<neg>don't|dont|do\s+not|never|avoid)|"
     rf"(?P<pos>always|use|prefer|keep|write|run|name|put|(?(when)(?:{INSTRUCTION_VERBS})|(?!))))\s+"
     r"(?P<x>(?!mind\b).+)$",
@@ -49,9 +54,16 @@ _REASON_RE = re.compile(r"(?i)\s*,\s*(?:it|it's|that's|this|which|since|as|becau
 # no note of something that happened either: nothing to keep, not even as the text's dated note.
 # What the agent is asked to do for the user besides the work: "remind me to ...", "let me know", "ping Bob".
 _ASKING_VERBS = "remind|tell|ping|notify|let|warn|alert|email|message|send|mention|flag"
+# A condition of a kind of situation ("if the tests fail, check the fixtures first") is a standing
+# instruction (_INSTRUCTION_RE); asking to be told stays a step for that moment whatever the condition.
+_CONDITION = r"(?:if|when|whenever|once|unless|in\s+case|as\s+soon\s+as)\s+(?!you\b)[^,]{3,80},\s*(?:then\s+)?(?:please\s+)?"
 CONDITIONAL_STEP_RE = re.compile(
-    rf"(?i)^(?:if|when|whenever|once|unless|in\s+case|as\s+soon\s+as)\s+(?!you\b)[^,]{{3,80}},\s*(?:then\s+)?(?:please\s+)?"
-    rf"(?:don't|do\s+not|never|always|(?:{INSTRUCTION_VERBS}|{_ASKING_VERBS})\b)"
+    rf"(?i)^(?:(?=(?:once|unless|in\s+case|as\s+soon\s+as)\s|(?:if|when|whenever)\s+{_ONE_MOMENT}){_CONDITION}"
+    rf"(?:don't|do\s+not|never|always|(?:{INSTRUCTION_VERBS})\b)|{_CONDITION}(?:{_ASKING_VERBS})\b)"
+)
+# A step for a kind of situation: "if the tests fail, check the fixtures first", "when in doubt, ask me".
+STANDING_STEP_RE = re.compile(
+    rf"(?i)^(?=(?:when(?:ever)?|if)\s+(?!{_ONE_MOMENT})){_CONDITION}(?:don't|do\s+not|never|always|avoid|(?:{INSTRUCTION_VERBS})\b)"
 )
 # "I'd rather have small PRs", "I'd prefer that you use British spelling": a wish, which in a
 # session is as often about the task at hand, so only when asked to remember it.
