@@ -889,6 +889,9 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/bob.md": "- Bob is in Berlin"}, None, id="a-thing-at-an-address-is-a-system"),
     pytest.param(["The build cluster runs on port 9000", "The cluster listens on port 9100"],
                  {"entities/systems/build_cluster.md": "# Build cluster\n\n- Listens on port 9100"}, None, id="the-cluster-is-the-build-cluster"),
+    # --- an adverb before the verb stays before it, -ly or not (found by a review: "Team alwayses squash ...")
+    pytest.param(["We always squash merge into main", "I often pair on reviews"],
+                 {"profile.md": "- Team always squashes merge into main\n- Often pairs on reviews"}, None, id="an-adverb-before-the-verb"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),

@@ -72,6 +72,8 @@ _PAST = frozenset(
 )
 # Words that stay as they are after "I": modals and past-tense forms.
 _UNCHANGED = frozenset(("can", "could", "will", "would", "shall", "should", "must", "might", "may")) | _PAST
+# Adverbs without -ly that stand before a verb ("I often pair", "we also use").
+_ADVERBS = frozenset(("always", "never", "often", "sometimes", "seldom", "also", "still", "just", "already", "even", "only", "ever"))
 # "-ed" words that are no past tense ("I need", "I embed").
 _NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed"))
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
@@ -300,7 +302,8 @@ def third_person(rest: str) -> str:
 def third_person_parts(rest: str) -> tuple[str, str]:
     """(verb phrase, object) of :func:`third_person`: "really use fish" -> ("Really uses", "fish").
 
-    Adverbs ending in -ly stay before the verb they modify.
+    Adverbs stay before the verb they modify: those ending in -ly and those of how often or how far
+    that do not ("always", "often", "also", "still": "we always squash" was "Team alwayses squash").
     """
     rest = rest.strip()
     for contraction in ("'m", "'ve", "'ll", "'d"):
@@ -308,7 +311,7 @@ def third_person_parts(rest: str) -> tuple[str, str]:
             return capitalise(_IRREGULAR_3RD[contraction]), rest[len(contraction) :].strip()
     words = rest.split()
     lead: list[str] = []
-    while len(words) > 1 and words[0].lower().endswith("ly"):
+    while len(words) > 1 and (words[0].lower().endswith("ly") or words[0].lower() in _ADVERBS):
         lead.append(words.pop(0))
     if not words:
         return "", rest
