@@ -847,6 +847,8 @@ CASES = [
     # --- answers and hedges with nothing in them; a step for something that may happen --------------
     pytest.param([("refused", "I think so"), ("refused", "I guess"), ("refused", "I hope not"), ("refused", "I suppose so"),
                   ("refused", "I'm not sure"), ("refused", "Remember that I do too")], {}, None, id="an-answer-with-no-content"),
+    # (found by a review: "I know, right" stored "Know, right" as a standing profile line)
+    pytest.param([("refused", "I know, right"), ("refused", "I know, exactly"), ["I know, right!"]], {}, None, id="an-agreement-with-no-content"),
     pytest.param([("refused", "If we move CI to Buildkite, update the docs"), ("refused", "Once we ship v2, remove the feature flag"),
                   ("refused", "When the deploy finishes, let me know"),
                   ["If we move CI to Buildkite, update the docs."]], {}, None, id="a-conditional-step-is-no-note"),
