@@ -252,3 +252,23 @@ def test_a_file_name_many_files_share_names_none_of_them(ov, project):
     # a path that says which of them is meant still names it, and a name only one file has
     assert ranked(ov, "what does p3/README.md say")[0] == "viking://resources/p3/README.md"
     assert 'uri="viking://resources/p0/docs/guide.md"' in prompt_block(project, "is guide.md right about lunch today?")
+
+
+def test_a_prompt_looks_a_file_name_up_once(ov, project, monkeypatch):
+    # (the cut-off's check that a prompt names a file ran after the search's reading ended: the
+    # lookup by name went to the index again, on another searcher)
+    from ov.index import lexical
+
+    write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
+    write(ov, "viking://resources/proj/notes.md", "# Notes\n\nThe release train leaves on Fridays.\n")
+    cls = next(c for c in vars(lexical).values() if isinstance(c, type) and hasattr(c, "uris_matching") and hasattr(c, "reading"))
+    looked_up: list[str] = []
+    original = cls._run
+
+    def counted(self, query, limit, *args, **kwargs):
+        looked_up.append(repr(query))
+        return original(self, query, limit, *args, **kwargs)
+
+    monkeypatch.setattr(cls, "_run", counted)
+    assert "build(tmp_path)" in prompt_block(project, "why is tests/conftest.py so slow on my laptop today?")
+    assert sum("Regex" in q or "regex" in q.lower() for q in looked_up) == 1, looked_up

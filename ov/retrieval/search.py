@@ -154,9 +154,10 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
     best: dict[str, Hit] = {}
     with opened.lexical.reading():  # the rankings below load mostly the same records: once each
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
-    relevance = _core_relevance(found)
-    if options.min_score and relevance < options.min_score and not _names_a_file(opened.lexical, found):
-        return [], relevance  # nothing in the store answers this query well enough to be worth reading
+        relevance = _core_relevance(found)
+        # (within: the file names' lookups the rankings made are not made again, on another searcher)
+        if options.min_score and relevance < options.min_score and not _names_a_file(opened.lexical, found):
+            return [], relevance  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
         for hit in hits.values():
