@@ -833,6 +833,12 @@ CASES = [
     pytest.param(["I work at Acme", "I left Acme Corp"], {"profile.md": "- No longer works at Acme Corp"}, None, id="left-acme-corp"),
     pytest.param(["I work at Acme Inc.", ["I left Acme."]], {"profile.md": "- No longer works at Acme"}, None, id="left-acme-in-a-session"),
     pytest.param([["I left Berlin."], "I left Berlin"], {"profile.md": "- Left Berlin"}, None, id="leaving-what-is-no-employer"),
+    # (found by a review: "I quit my job at Meta" was "Quits their job at Meta" beside "Works at Meta")
+    pytest.param(["I work at Meta", "I quit my job at Meta"], {"profile.md": "- No longer works at Meta"}, None, id="quit-my-job-at"),
+    pytest.param(["I work at Acme", "I left my job at Acme, now I work at Initech"], {"profile.md": "- Works at Initech"}, None,
+                 id="left-my-job-at-for-another"),
+    pytest.param(["I work at Acme", "I left my umbrella at Acme"], {"profile.md": "- Works at Acme\n- Left their umbrella at Acme"}, None,
+                 id="leaving-a-thing-at-the-employer"),
     pytest.param(["I'm a backend engineer at Stripe", "I joined Figma"], {"profile.md": "- Works at Figma"}, None, id="a-role-at-the-old-employer"),
     pytest.param(["I'm a backend engineer at Stripe", "I don't work at Stripe anymore, I'm at Figma"], {"profile.md": "- Works at Figma"}, None,
                  id="a-role-at-the-employer-left"),

@@ -42,11 +42,13 @@ _NO_LONGER_RE = re.compile(
     rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?$",
     re.IGNORECASE,
 )
+# What is left when an employer is: the place itself, or the job there ("I quit my job at Meta").
+_LEFT = r"(?:left|quit)\s+(?:my\s+(?:job|position|role)\s+(?:at|with)\s+)?"
 # "I left Acme Corp": the employer line ends, if Acme was the employer (one leaves cities too).
-_LEFT_ALONE_RE = re.compile(rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:left|quit)\s+(?P<old>{_NAME}){_TAIL}$", re.IGNORECASE)
+_LEFT_ALONE_RE = re.compile(rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?{_LEFT}(?P<old>{_NAME}){_TAIL}$", re.IGNORECASE)
 # "I left X, I'm at Y now", "I quit X and joined Y": Y is the employer only if X was.
 _LEFT_RE = re.compile(
-    rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:left|quit)\s+(?P<old>{_NAME})"
+    rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?{_LEFT}(?P<old>{_NAME})"
     rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?$",
     re.IGNORECASE,
 )
