@@ -523,12 +523,12 @@ FRESH6: list[tuple[str, list[str], dict]] = [
      ["what's the actual difference between `git rebase --onto` and a plain rebase?"],
      {"nothing": True}),
     ("f6-none-pasted-traceback",
-     ["Traceback (most recent call last):\n"
+     [("Traceback (most recent call last):\n"
       "  File \"app/main.py\", line 42, in <module>\n"
       "    handle(request)\n"
       "  File \"app/handlers.py\", line 17, in handle\n"
       "    uid = payload[\"user_id\"]\n"
-      "KeyError: 'user_id'"],
+      "KeyError: 'user_id'")],
      {"nothing": True}),
     ("f6-none-chitchat",
      ["ugh that test is flaky again. rerun it? brb grabbing coffee"],
