@@ -109,9 +109,9 @@ def test_remote_add_list_remove(ov, tmp_path, bare):
     assert ov("remote", "add", "laptop", "me@laptop:ctx.git").exit_code == 0
     listed = ov("remote", "list", "--json").json["result"]
     assert listed == [
-        {"name": "backup", "url": "https://example.com/team/ctx.git"},
-        {"name": "laptop", "url": "me@laptop:ctx.git"},
-        {"name": "origin", "url": str(bare)},
+        {"name": "backup", "url": "https://example.com/team/ctx.git", "push_url": None},
+        {"name": "laptop", "url": "me@laptop:ctx.git", "push_url": None},
+        {"name": "origin", "url": str(bare), "push_url": None},
     ]
     config = (tmp_path / "ovhome" / "accounts" / "default" / ".git" / "config").read_text()
     assert '[remote "origin"]' in config
@@ -1076,6 +1076,11 @@ def test_push_uses_the_push_url_git_was_given(homes, bare, tmp_path):
         assert b"refs/heads/main" in repo.refs
     with Repo(str(bare)) as repo:
         assert b"refs/heads/main" not in repo.refs
+    # the list names where a push goes, as `git remote -v` does
+    listed = homes("a", "remote", "list", "--json").json["result"]
+    assert listed == [{"name": "origin", "url": str(bare), "push_url": str(elsewhere)}]
+    human = homes("a", "remote", "list").stdout
+    assert f"origin\t{bare} (fetch)" in human and f"origin\t{elsewhere} (push)" in human
 
 
 def test_a_file_ov_ignores_where_a_pull_needs_a_folder_is_named_and_nothing_moves(homes, bare):

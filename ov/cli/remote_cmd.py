@@ -45,9 +45,13 @@ def remote_list() -> None:
         if not items:
             nothing("no remotes (add one with `ov remote add origin URL`)")
         for remote in items:
-            plain(f"{remote.name}\t{remote.url}")
+            if remote.push_url is None:
+                plain(f"{remote.name}\t{remote.url}")
+            else:  # two lines, as `git remote -v` shows a remote that pushes elsewhere
+                plain(f"{remote.name}\t{remote.url} (fetch)")
+                plain(f"{remote.name}\t{remote.push_url} (push)")
 
-    emit([{"name": r.name, "url": r.url} for r in items], human)
+    emit([{"name": r.name, "url": r.url, "push_url": r.push_url} for r in items], human)
 
 
 @app.command("remove", cls=OvCommand)
