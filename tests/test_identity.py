@@ -455,6 +455,18 @@ def test_a_mistyped_account_flag_is_named_in_plain_text(ov, ov_home) -> None:
     assert "hint: check --account / $OV_ACCOUNT" in result.stderr
 
 
+@pytest.mark.parametrize("command", [("pull",), ("pull", "origin"), ("remote", "remove", "origin")])
+def test_a_remote_command_on_an_account_that_does_not_exist_names_the_account_not_the_remote(ov, ov_home, command) -> None:
+    """A mistyped account has no remotes: "no remote is configured" sent the user to add one."""
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    before = _accounts_and_state(ov_home)
+    result = ov(*command, "--account", "tpyo", "--json")
+    assert result.exit_code == 1, result.stderr
+    assert result.error["code"] == "account_not_found"
+    assert result.error["message"] == f"account 'tpyo' (from flag) does not exist in {ov_home / 'accounts'} (accounts: default)"
+    assert _accounts_and_state(ov_home) == before
+
+
 @pytest.mark.parametrize(
     ("command", "args"),
     [

@@ -249,9 +249,18 @@ def remove_remote(store: Store, name: str) -> Remote:
     return remote
 
 
+def _existing_remotes(store: Store) -> list[Remote]:
+    """The remotes of an account a command needs one of: a mistyped ``--account`` (one that does
+    not exist while the home holds others) fails as reading it does, not as an account with no remote."""
+    missing = store.missing_account()
+    if missing is not None:
+        raise missing
+    return list_remotes(store)
+
+
 def get_remote(store: Store, name: str) -> Remote:
     validate_name(name)
-    for remote in list_remotes(store):
+    for remote in _existing_remotes(store):
         if remote.name == name:
             return remote
     raise NotFound(f"no remote named {name!r}", hint="see `ov remote list`; add one with `ov remote add NAME URL`")
@@ -261,7 +270,7 @@ def resolve_remote(store: Store, name: str | None) -> Remote:
     """The named remote; without a name, the only one, else ``origin``."""
     if name is not None:
         return get_remote(store, name)
-    remotes = list_remotes(store)
+    remotes = _existing_remotes(store)
     if not remotes:
         raise NotFound("no remote is configured", hint="add one with `ov remote add origin URL`")
     if len(remotes) == 1:
