@@ -745,6 +745,24 @@ def test_a_memory_file_not_utf8_is_named_by_remember_commit_fsck_and_doctor(ov, 
     assert ov("fsck").exit_code == 0 and not [c for c in ov("doctor", "--json").json["result"]["checks"] if c["name"] == "memory files"]
 
 
+
+def test_fsck_names_lines_of_messages_jsonl_that_every_reader_skips(ov, ov_home):
+    """A line that is not a JSON object is dropped by every reader: fsck passed the file."""
+    assert ov("session", "add", "s", "--text", "We decided to ship on Friday.", "--id", "m1").exit_code == 0
+    assert ov("fsck").exit_code == 0
+    path = session_dir(ov_home, "s") / "messages.jsonl"
+    kept = path.read_text()
+    path.write_text(kept + '{"id": "m2", "role": "user", "parts": [\n' + "[1, 2]\n" + "\n")
+    assert ov("snapshot", "commit", "-m", "hand edit").exit_code == 0
+    assert [m["id"] for m in ov("session", "show", "s", "--json").json["result"]["messages"]] == ["m1"]
+    fsck = ov("fsck", "--json")
+    assert fsck.exit_code == 1
+    (problem,) = [f for f in fsck.json["result"]["findings"] if f["severity"] == "problem"]
+    assert "sessions/s/messages.jsonl" in problem["message"] and "2 lines" in problem["message"]
+    path.write_text(kept + '{"id": "m2", "role": "user", "parts": [{"type": "text", "text": "Friday it is."}]}\n' + '{"unfinished": ')
+    assert ov("snapshot", "commit", "-m", "fixed").exit_code == 0
+    assert ov("fsck").exit_code == 0  # an unfinished last line is an append in progress
+
 def _broken_extraction(patch):
     def broken(*args, **kwargs):
         raise RuntimeError("extractor exploded")

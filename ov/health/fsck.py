@@ -4,7 +4,7 @@ Read-only (but for a probe file made and removed at once). Each finding names wh
 and the command that fixes it. Store: ov may write to its folders, the branch resolves, every
 commit of the history and its root tree is present, every tree and blob of HEAD is readable,
 no interrupted commit is pending, no git lock file or temporary file of a killed writer is
-left, no file of HEAD is one no backup carries (not text), no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
+left, no file of HEAD is one no backup carries (not text), no session's ``messages.jsonl`` holds a line every reader skips (not a JSON object), no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
 pulls were checked, or written by an older ov), the names an older ov stored that ov no longer makes
 (``"todo "``, a user ``.bob``) are named with how to rename them, and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
@@ -109,8 +109,11 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     except object_damage() as exc:  # dulwich's error names no object
         add(Finding("store", "problem", f"the history is broken: an object of it is damaged ({exc})", "restore the account from a backup"))
     from ov.files import content_problem
+    from ov.index.records import is_message_log
+    from ov.sessions.messages import bad_message_lines
 
     files = 0
+    bad_messages: list[tuple[str, int]] = []
     missing = []
     damaged = []
     legacy = []
@@ -122,12 +125,15 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
             missing.append(path)
         else:
             try:
-                problem = content_problem(git.blob_data(sha))
+                data = git.blob_data(sha)
             except object_damage():
                 damaged.append(path)
             else:
+                problem = content_problem(data)
                 if problem:
                     unpackable.append((path, problem))
+                elif is_message_log(path) and (bad := bad_message_lines(data)):
+                    bad_messages.append((path, bad))
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
@@ -149,6 +155,16 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                 "problem",
                 f"{counted(len(unpackable), 'file')} of HEAD no import or restore takes, so no backup carries (one {unpackable[0][1]}): {_listed([p for p, _ in unpackable])}",
                 "convert or remove them in the work tree, then `ov snapshot commit -m MESSAGE`",
+            )
+        )
+    for path, bad in bad_messages[:20]:
+        # Every reader skips such a line: the messages it held are in no search, recall or commit.
+        add(
+            Finding(
+                "store",
+                "problem",
+                f"HEAD's {treepaths.shown(path)} has {counted(bad, 'line')} that {'is' if bad == 1 else 'are'} not a JSON object (every reader skips {'it' if bad == 1 else 'them'})",
+                "fix or remove the line(s) in the work tree, then `ov snapshot commit -m MESSAGE`",
             )
         )
     report.checked.update(commits=commits, files=files)

@@ -134,7 +134,18 @@ def parse_messages(data: bytes) -> list[dict]:
     but an object as the line holds it: readers take its fields with ``.get`` and its parts with
     :func:`stored_parts`.
     """
-    out = []
+    return [value for value in _read_lines(data) if value is not None]
+
+
+def bad_message_lines(data: bytes) -> int:
+    """How many lines of a stored ``messages.jsonl`` :func:`parse_messages` skips as not JSON
+    objects (an unfinished last line is an append in progress, not counted): `ov fsck` names them,
+    since every reader drops them silently."""
+    return sum(value is None for value in _read_lines(data))
+
+
+def _read_lines(data: bytes):
+    """Each complete, non-blank line of a ``messages.jsonl``: its object, or None when it is not one."""
     lines = data.decode("utf-8", "replace").split("\n")
     for line in lines[:-1]:  # the last piece is "" after a final newline, else an unfinished line
         if not line.strip():
@@ -144,10 +155,8 @@ def parse_messages(data: bytes) -> list[dict]:
             if isinstance(value, dict) and _SURROGATE_ESCAPE.search(line):
                 value = json.loads(json.dumps(value, ensure_ascii=False).encode("utf-8", "replace"))
         except (ValueError, RecursionError):
-            continue
-        if isinstance(value, dict):
-            out.append(value)
-    return out
+            value = None
+        yield value if isinstance(value, dict) else None
 
 
 def _float_or_none(literal: str) -> float | None:
