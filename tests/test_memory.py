@@ -576,6 +576,12 @@ def test_an_indented_block_is_code(text, kept):
         ("Hi there,\nI prefer tabs.\nBest, Sarah", []),
         ("Dear team,\nI prefer tabs.\nThanks,\nSarah", [0, 1, 2, 3]),
         ("@bob 10:42\nI prefer tabs", [0, 1]),
+        # a traceback, recognised as retrieval recognises one (ov.tracebacks): the user's words around it stay theirs
+        ('Why?\n\nTraceback (most recent call last):\n  File "a.py", line 3, in f\n    g()\nValueError: I live in Oslo\n\nI use Vim.', [2, 3, 4, 5]),
+        ('I use Vim.\n  File "a.py", line 3, in f\n    g()\n  File "b.py", line 9, in g\n    h()\nOSError: no\n\nok', [1, 2, 3, 4, 5]),
+        ("It broke:\nTypeError: my editor is undefined\n    at f (src/a.js:1:2)\n    at g (src/b.js:3:4)\nI prefer tabs", [1, 2, 3, 4]),
+        ("My editor is Vim\n    at f (src/a.js:1:2)\n    at g (src/b.js:3:4)", [1, 2]),  # no error above the frames: the user's line
+        ("I work at Acme\n    at the office (main building:3)", []),  # one "at" line is no traceback
     ],
 )
 def test_what_was_pasted_is_masked_line_by_line(text, pasted):

@@ -1036,6 +1036,39 @@ def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0
 
 
+_PY_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "app/main.py", line 12, in <module>\n'
+    "    run()\n"
+    '  File "app/cart.py", line 40, in run\n'
+    '    total = items["uri"]\n'
+    "KeyError: 'uri'"
+)
+
+
+@pytest.mark.parametrize("text", [
+    _PY_TRACEBACK,
+    "TypeError: cart.total is not a function\n    at render (src/cart.js:10:5)\n    at main (src/index.js:3:1)",
+    "tests/test_cart.py:12: in test_total\n    assert total(cart) == 3\nshop/cart.py:40: KeyError\nE   KeyError: 'uri'",
+    'Exception in thread "main" java.lang.NullPointerException: user\n\tat shop.Cart.total(Cart.java:42)\n\tat shop.Main.main(Main.java:7)',
+    "From: Dana <dana@acme.com>\nTo: me@acme.com\nSubject: style\n\nI always use single quotes.",
+])
+def test_remember_refuses_a_bare_paste_and_stores_nothing(ov, ov_home, text):
+    """A pasted traceback was kept as a dated note, as if the user had said it."""
+    refused = ov("remember", text, "--json")
+    assert refused.exit_code == 2 and "the text is all pasted" in refused.error["message"]
+    assert "own words" in refused.error["hint"] and _memories(ov_home) == {}
+
+
+def test_remember_keeps_the_users_words_around_a_traceback_and_a_commit_keeps_nothing_from_one(ov, ov_home):
+    kept = ov("remember", "The checkout fails on an empty cart:\n\n" + _PY_TRACEBACK, "--json")
+    assert kept.exit_code == 0, kept.stderr
+    assert ov("session", "add", "s", "--text", _PY_TRACEBACK).exit_code == 0
+    assert ov("session", "add", "s", "--text", "Remember this:\n\n" + _PY_TRACEBACK).exit_code == 0
+    committed = ov("commit", "s", "--json").json["result"]
+    assert committed["memory_uris"] == [] and committed["memories"] == {"adds": 0, "updates": 0, "deletes": 0}
+
+
 def test_remember_reports_an_update_with_before_and_after(ov):
     assert ov("remember", "My editor is Neovim").exit_code == 0
     result = ov("remember", "My editor is Emacs", "--json").json["result"]

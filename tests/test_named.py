@@ -1,5 +1,5 @@
 """What a prompt names: a folder, a document ingest split into sections, a file its words miss, a
-Markdown link, a pasted traceback (:mod:`ov.retrieval.named`, :mod:`ov.retrieval.tracebacks`)."""
+Markdown link, a pasted traceback (:mod:`ov.retrieval.named`, :mod:`ov.tracebacks`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from ov.hosts.runtime import run
 from ov.retrieval.named import match, named_paths, query_words
-from ov.retrieval.tracebacks import focus
+from ov.tracebacks import focus
 
 
 def write(ov, uri: str, text: str) -> None:

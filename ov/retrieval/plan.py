@@ -161,9 +161,9 @@ def plan_query(
 
 def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
     """The query itself (a pasted traceback in it reduced to its error and files:
-    :func:`~ov.retrieval.tracebacks.focus`); in a session, also the query joined with the topic
+    :func:`~ov.tracebacks.focus`); in a session, also the query joined with the topic
     words of the last user messages."""
-    from ov.retrieval.tracebacks import focus
+    from ov.tracebacks import focus
 
     query = " ".join(focus(query).split())
     queries = [TypedQuery(query, None, "the query as given", 1)]

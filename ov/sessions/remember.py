@@ -69,6 +69,15 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             "this looks like a secret (what a password, PIN, token, key or login is): ov does not keep secrets in memories",
             hint="keep it in a password manager; remember where it lives instead",
         )
+    from ov.sessions.memory.pasted import wholly_pasted
+
+    if wholly_pasted(text):
+        # No rule reads a paste as the user's; kept whole, it became a dated note of someone
+        # else's words (an email) or of a failure of the moment (a traceback).
+        raise InvalidInput(
+            "nothing to remember: the text is all pasted (a traceback, an email, a chat log or a letter), none of it said by you",
+            hint='say what to remember from it in your own words ("Remember that the cart fails with a KeyError on an empty basket")',
+        )
     schemas = load_schemas(store.home.root / "memory_schemas")
     if memory_type is not None and memory_type not in schemas:
         raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))

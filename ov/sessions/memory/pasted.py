@@ -14,7 +14,9 @@ single quotes", "Bob Smith  10:42 AM / I prefer tabs"): each of its lines is mas
 - a letter: a greeting line that names someone other than the agent ("Hi Priya,", "Dear team,";
   not "Hi,", "Hey Claude,", "Hi there,") and, below it, a sign-off that names another, its writer
   ("Best, Sarah", "Thanks,\\nSarah"): from the greeting to the name. "Hi,\\n...\\nThanks,\\nBob" is
-  the user signing their own message.
+  the user signing their own message;
+- a traceback (Python, pytest, JavaScript, Java, Rust: :func:`ov.tracebacks.span`, as retrieval
+  reads one): from its header or first frame to its error lines.
 
 The user's words before a paste stay theirs ("Can you reply to this?"); after a header block or a
 chat log, the rest of the message is taken as pasted, since neither says where it ends: a
@@ -26,6 +28,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.tracebacks import span
 
 _HEADER_RE = re.compile(
     r"(?i)^\s*(?:from|to|cc|bcc|subject|date|sent|reply-to|author|commit|merge|authordate|commitdate)\s*:\s*\S"
@@ -70,7 +73,18 @@ def mask_pasted(text: str, spans: list[str]) -> str:
     pasted = set(range(start, len(lines)))
     for first, last in _letters(lines[:start]):
         pasted.update(range(first, last + 1))
+    traceback = span(lines)
+    if traceback is not None:
+        pasted.update(range(traceback[0], traceback[1] + 1))
     return "\n".join(tx.mask(line, spans) if i in pasted and line.strip() else line for i, line in enumerate(lines))
+
+
+def wholly_pasted(text: str) -> bool:
+    """Whether every word of ``text`` is in what was pasted (see the module's notes): nothing of it
+    is the user's to remember."""
+    spans: list[str] = []
+    masked = mask_pasted(text, spans)
+    return not re.search(r"\w", tx.unmask(masked, [""] * len(spans)))  # what is left once each paste is taken out
 
 
 def _opens_a_log(lines: list[str], i: int) -> bool:

@@ -16,6 +16,10 @@ too; its ``E`` lines are the error), or a line that opens with ``at`` and ends i
 Python's ``Traceback (most recent call last):``) is not a traceback and stays as it is. Files of
 installed packages and of the runtime (``site-packages``, ``node_modules``, ``<frozen ...>``,
 ``node:internal``) are not the user's and are left out.
+
+The recognition lives in the basics, not in retrieval, because memory extraction needs it too:
+:func:`span` tells it which lines of a message are a pasted traceback, not the user's words
+(:mod:`ov.sessions.memory.pasted`).
 """
 
 from __future__ import annotations
@@ -63,7 +67,7 @@ def focus(text: str) -> str:
         under_frame = False
         if not (_PYTHON_HEADER.match(line) or _CHAIN.match(line)):
             kept.append(line)
-    if frames < 2 and not (frames == 1 and any(_PYTHON_HEADER.match(line) for line in lines)):
+    if not _enough(frames, lines):
         return text
     if pytest:  # its source lines come before each frame: indented, the failing one marked ">"
         kept = [line for line in kept if not _PYTEST_NOISE.match(line)]
@@ -71,3 +75,30 @@ def focus(text: str) -> str:
         files.reverse()
     own = [path for path in dict.fromkeys(files) if not any(mark in path.replace("\\", "/") for mark in _NOT_THE_USERS)]
     return "\n".join([*(line for line in kept if line.strip()), *own[:MAX_FILES]])
+
+
+def _frame(line: str) -> bool:
+    return bool(_PYTHON_FRAME.match(line) or _PYTEST_FRAME.match(line) or _AT_FRAME.match(line))
+
+
+def _enough(frames: int, lines: list[str]) -> bool:
+    """Whether ``frames`` frames among ``lines`` make a traceback (see the module docstring)."""
+    return frames >= 2 or (frames == 1 and any(_PYTHON_HEADER.match(line) for line in lines))
+
+
+def span(lines: list[str]) -> tuple[int, int] | None:
+    """The (first, last) index of the traceback among ``lines``, or None when they hold none: from
+    Python's header or the first frame to the error lines after the last frame (Python and pytest
+    print them there; JavaScript and Java before the frames, where the first line is taken too)."""
+    frames = [i for i, line in enumerate(lines) if _frame(line)]
+    if not _enough(len(frames), lines):
+        return None
+    first = next((i for i, line in enumerate(lines[: frames[0]]) if _PYTHON_HEADER.match(line)), frames[0])
+    above = lines[first - 1] if first == frames[0] and first > 0 else ""
+    if _AT_FRAME.match(lines[first]) and ":" in above and not above[:1].isspace():
+        first -= 1  # "TypeError: x is not a function" over JavaScript's (or Java's) "at" frames
+    last = frames[-1]
+    # The frame's own indented lines (source, carets), then its error up to the next blank line.
+    while last + 1 < len(lines) and lines[last + 1].strip():
+        last += 1
+    return first, last
