@@ -116,7 +116,14 @@ def test_a_tag_made_with_git_on_a_tree_or_a_file_is_a_bad_revision(history, ov_h
     blob = repo[repo[head.tree][b"resources"][1]][b"a.md"][1]
     repo.refs[b"refs/tags/blobtag"] = blob
     assert history("snapshot", "diff", "blobtag", "--json").error["message"] == "the tag blobtag names a file, not a commit"
-    assert {t["tag"] for t in ok(history("snapshot", "tag", "--json"))} == {"treetag", "blobtag"}
+    # the list says what each names (it gave the tree's or file's id under "commit")
+    assert ok(history("snapshot", "tag", "--json")) == [
+        {"tag": "blobtag", "commit": None, "kind": "file", "object": blob.decode()},
+        {"tag": "treetag", "commit": None, "kind": "tree", "object": head.tree.decode()},
+    ]
+    assert ok(history("snapshot", "tag")).stdout == (
+        f"blobtag (names a file, {blob.decode()[:10]}, not a commit)\ntreetag (names a tree, {head.tree.decode()[:10]}, not a commit)\n"
+    )
 
 
 def test_a_tag_whose_object_is_gone_is_a_bad_revision_and_log_and_tags_still_list(history, ov_home):

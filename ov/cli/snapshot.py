@@ -160,7 +160,12 @@ def snapshot_tag(
 
         def human() -> None:
             for t in listed:
-                plain(f"{t['tag']} {short(t['commit'])}" if t["commit"] else f"{t['tag']} ({t['gone']})")
+                if t["commit"]:
+                    plain(f"{t['tag']} {short(t['commit'])}")
+                elif "kind" in t:
+                    plain(f"{t['tag']} (names a {t['kind']}, {short(t['object'])}, not a commit)")
+                else:
+                    plain(f"{t['tag']} ({t['gone']})")
             if not listed:
                 nothing("no tags")
 

@@ -172,9 +172,9 @@ def _base(store, name: str) -> bytes:
             found = _peel(git, refs[tag_ref])
         except KeyError as exc:
             raise UnknownRevision(f"the tag {name} {_names_gone(exc)}") from None
-        kind = git.repo[found].type_name.decode()
+        kind = _kind(git, found)
         if kind != "commit":  # plain git may tag a tree or a file (`git tag T 'HEAD^{tree}'`)
-            raise UnknownRevision(f"the tag {name} names a {'file' if kind == 'blob' else kind}, not a commit")
+            raise UnknownRevision(f"the tag {name} names a {kind}, not a commit")
         return found
     if re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
         found = _commits_with_prefix(git, name.lower())
@@ -200,6 +200,12 @@ def _peel(git, sha: bytes) -> bytes:
     while obj.type_name == b"tag":
         obj = git.repo[obj.object[1]]
     return obj.id
+
+
+def _kind(git, sha: bytes) -> str:
+    """What the object ``sha`` is, in ov's words: a commit, a tree, a file (git's blob)."""
+    kind = git.repo[sha].type_name.decode()
+    return "file" if kind == "blob" else kind
 
 
 def _names_gone(missing: KeyError) -> str:
@@ -524,17 +530,24 @@ def tag(store, name: str, rev: str | None = None) -> dict:
 
 
 def tags(store) -> list[dict]:
-    """Each tag and the commit it names; ``commit`` None and ``gone`` saying what it names for a
-    tag whose object the store does not hold."""
+    """Each tag and the commit it names; ``commit`` None for a tag that names none, with ``gone``
+    saying what it names when the store does not hold that object, or ``kind`` and ``object`` when
+    it is a tree or a file (plain git may tag those)."""
     if not store.exists:
         return []
     git = store.git
     listed = []
     for ref, sha in sorted(git.repo.refs.as_dict(TAG_PREFIX).items()):
         try:
-            listed.append({"tag": ref.decode(), "commit": _peel(git, sha).decode()})
+            found = _peel(git, sha)
         except KeyError as exc:
             listed.append({"tag": ref.decode(), "commit": None, "gone": _names_gone(exc)})
+            continue
+        kind = _kind(git, found)
+        if kind == "commit":
+            listed.append({"tag": ref.decode(), "commit": found.decode()})
+        else:
+            listed.append({"tag": ref.decode(), "commit": None, "kind": kind, "object": found.decode()})
     return listed
 
 
