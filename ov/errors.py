@@ -28,6 +28,9 @@ from pathlib import Path
 EXIT_OK = 0
 EXIT_RUNTIME = 1
 EXIT_USAGE = 2
+# Written, but without some of what was asked for, each left out named on stderr (`ov backup`,
+# `ov export`): as restic's 3, a nightly job's result is kept and its log says what to fix.
+EXIT_INCOMPLETE = 3
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 
 # How much of an offending input a message repeats: enough to recognise it, never a 10 KB line.

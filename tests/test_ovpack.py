@@ -1159,32 +1159,54 @@ def test_a_summary_edited_by_hand_with_broken_frontmatter_travels_as_text(ov, ov
 
 
 @pytest.mark.parametrize(("name", "data"), [(".abstract.md", b"L0 \x00\x01"), ("notes.md", "caf\xe9 in Latin-1\n".encode("latin-1"))])
-def test_a_pack_of_a_file_no_reader_takes_is_refused_naming_it_and_fsck_names_it_too(ov, ov_home, tmp_path, monkeypatch, name, data):
-    """What `ov fsck` calls sound, a backup carries and a restore takes; a file that is not text
-    (committed by hand) is what no reader takes: the writer refuses before writing, as fsck says."""
+def test_a_file_no_reader_takes_is_left_out_of_the_pack_named_and_the_rest_is_written(ov, ov_home, tmp_path, monkeypatch, name, data):
+    """(an audit: one file not UTF-8 in HEAD made `ov backup` refuse the whole account, and a nightly
+    backup stopped until someone fixed it.) As restic does with a file it cannot read: the pack is
+    written with everything else, the file is named on stderr with why and the fix, `left_out` in
+    --json, and the exit code is 3, written but incomplete. The pack restores cleanly."""
     assert ov("write", "viking://resources/kb/a.md", "--content", "a\n").exit_code == 0
     hand_made = ov_home / "accounts/default/resources/kb" / name
     hand_made.write_bytes(data)
     assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
     checked = ov("fsck", "--json")
     assert checked.exit_code == 1 and f"'resources/kb/{name}'" in json.dumps(checked.json)
-    pack = tmp_path / "b.ovpack"
-    for argv in (["backup", str(pack)], ["export", "viking://resources/kb", str(pack)]):
-        refused = ov(*argv, "--json")
-        assert refused.exit_code == 1 and refused.error["code"] == "unpackable_file", refused.stderr
-        assert f"'resources/kb/{name}'" in refused.error["message"] and "not UTF-8 text" in refused.error["message"]
-        assert "ov snapshot commit" in refused.error["hint"] and not pack.exists()
-    # the fix it gives works
-    hand_made.unlink()
-    assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
-    assert ov("fsck").exit_code == 0 and ov("backup", str(pack)).exit_code == 0
+    for argv, pack in ((["backup"], tmp_path / "b.ovpack"), (["export", "viking://resources/kb"], tmp_path / "kb.ovpack")):
+        written = ov(*argv, str(pack), "--json")
+        assert written.exit_code == 3, written.stderr
+        assert written.json["result"]["left_out"] == [
+            {"uri": f"viking://resources/kb/{name}", "problem": "its content is not UTF-8 text", "fix": written.json["result"]["left_out"][0]["fix"]}
+        ]
+        assert f"'resources/kb/{name}' is not in the pack: its content is not UTF-8 text" in written.stderr
+        assert "ov snapshot commit" in written.stderr and "exit code 3" in written.stderr
+        with zipfile.ZipFile(pack) as zf:
+            assert not [n for n in zf.namelist() if n.endswith("/" + name)]
+    human = ov("backup", str(tmp_path / "b.ovpack"))
+    assert human.exit_code == 3 and human.stdout.startswith("backed up ") and f"'resources/kb/{name}'" in human.stderr
     monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
-    assert ov("restore", str(pack)).exit_code == 0
+    assert ov("restore", str(tmp_path / "b.ovpack")).exit_code == 0
+    assert ov("read", "viking://resources/kb/a.md").stdout == "a\n"
+    assert ov("import", str(tmp_path / "kb.ovpack"), "viking://resources/copy").exit_code == 0
+    assert ov("read", "viking://resources/copy/kb/a.md").stdout == "a\n"
 
 
-def test_a_backup_of_a_commit_holding_a_path_no_restore_takes_is_refused_before_it_is_written(ov, ov_home, tmp_path, monkeypatch):
+def test_a_pack_whose_every_file_no_reader_takes_is_refused_and_writes_nothing(ov, ov_home, tmp_path):
+    """A pack without files is one every reader refuses: with nothing else to pack, the refusal
+    stays, naming the file and the fix."""
+    assert ov("write", "viking://resources/kb/a.md", "--content", "a\n").exit_code == 0
+    (ov_home / "accounts/default/resources/bad").mkdir()
+    (ov_home / "accounts/default/resources/bad/notes.md").write_bytes(b"caf\xe9\n")
+    assert ov("snapshot", "commit", "-m", "by hand").exit_code == 0
+    pack = tmp_path / "bad.ovpack"
+    refused = ov("export", "viking://resources/bad", str(pack), "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unpackable_file", refused.stderr
+    assert "'resources/bad/notes.md'" in refused.error["message"] and "ov snapshot commit" in refused.error["hint"]
+    assert not pack.exists()
+
+
+def test_a_backup_of_a_commit_holding_a_path_no_restore_takes_leaves_it_out(ov, ov_home, tmp_path, monkeypatch):
     """(an upgrade audit: ov at 5b929ee's time stored "git~1"; `ov backup` wrote it, exit 0, and
-    every restore of that backup was refused.) The pack is refused, naming the path and the fix."""
+    every restore of that backup was refused.) The path is left out and named, exit 3; an export of
+    its folder alone, which would hold nothing, is refused naming it."""
     from tests.hostile_trees import FILE, add_commit
 
     assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
@@ -1193,23 +1215,22 @@ def test_a_backup_of_a_commit_holding_a_path_no_restore_takes_is_refused_before_
     (repo / "resources/src").mkdir()
     (repo / "resources/src/git~1").write_text("tilde\n")  # as the older version wrote it
     pack = tmp_path / "all.ovpack"
-    for argv in (["backup", str(pack)], ["export", "viking://resources/src", str(pack)]):
-        refused = ov(*argv, "--json")
-        assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stderr
-        assert "'resources/src/git~1'" in refused.error["message"] and "ov snapshot commit" in refused.error["hint"]
-        assert not pack.exists()
-    # the fix it gives works
-    (repo / "resources/src/git~1").unlink()
-    assert ov("snapshot", "commit", "-m", "drop git~1").exit_code == 0
-    assert ov("backup", str(pack)).exit_code == 0
+    written = ov("backup", str(pack), "--json")
+    assert written.exit_code == 3 and [f["uri"] for f in written.json["result"]["left_out"]] == ["viking://resources/src/git~1"]
+    assert "'resources/src/git~1' is not in the pack" in written.stderr
+    refused = ov("export", "viking://resources/src", str(tmp_path / "src.ovpack"), "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stderr
+    assert "'resources/src/git~1'" in refused.error["message"] and "ov snapshot commit" in refused.error["hint"]
+    assert not (tmp_path / "src.ovpack").exists()
     monkeypatch.setenv("OV_HOME", str(tmp_path / "second"))
     assert ov("restore", str(pack)).exit_code == 0
 
 
 @pytest.mark.parametrize("mode", ["link", "submodule", "not utf-8"])
-def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_is_refused_and_the_fix_works(ov, ov_home, tmp_path, mode):
+def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_leaves_it_out(ov, ov_home, tmp_path, monkeypatch, mode):
     """(a review: backup packed a symbolic link's target and a submodule's commit as files, and a
-    name that is not UTF-8 crashed it.) Refused as a pull refuses them, naming the path readably."""
+    name that is not UTF-8 crashed it.) Left out as a pull refuses them, naming the path readably;
+    the pack holds the rest and restores."""
     from dulwich.repo import Repo
 
     from tests.hostile_trees import FILE, GITLINK, LINK, add_commit
@@ -1224,15 +1245,19 @@ def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_is_ref
     add_commit(repo, {(b"resources", b"src", name): entry})
     shown = "resources/src/" + name.decode("utf-8", "backslashreplace")
     pack = tmp_path / "all.ovpack"
-    for argv in (["backup", str(pack)], ["export", "viking://resources/src", str(pack)]):
-        refused = ov(*argv, "--json")
-        assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stderr
-        # the name as `shown` gives it, its bytes escaped once (quoting it doubled the backslash)
-        assert refused.error["message"].startswith(f"the last commit holds '{shown}', which no restore or import takes: a ")
-        assert "ov snapshot commit" in refused.error["hint"] and not pack.exists()
+    written = ov("backup", str(pack), "--json")
+    assert written.exit_code == 3, written.stderr
+    assert [f["uri"] for f in written.json["result"]["left_out"]] == [f"viking://{shown}"] and written.json["result"]["files"] == 1
+    # the name as `shown` gives it, its bytes escaped once (quoting it doubled the backslash)
+    assert f"'{shown}' is not in the pack: no restore or import takes its path: a " in written.stderr
+    refused = ov("export", "viking://resources/src", str(tmp_path / "src.ovpack"), "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "unsafe_tree", refused.stderr
+    assert refused.error["message"].startswith(f"the last commit holds '{shown}': no restore or import takes its path: a ")
     # the fix it gives works: nothing is in the work tree, and a snapshot commit drops it
     assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
-    assert ov("backup", str(pack), "--json").json["result"]["files"] == 1
+    assert ov("backup", str(pack), "--json").json["result"]["left_out"] == []
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "second"))
+    assert ov("restore", str(pack)).exit_code == 0
 
 
 # --- Ctrl-C during an import ---------------------------------------------------------------

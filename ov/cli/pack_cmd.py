@@ -11,6 +11,7 @@ import typer
 from ov.cli.output import emit, plain, warn
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
+from ov.errors import EXIT_INCOMPLETE
 from ov.wording import counted
 
 
@@ -80,7 +81,9 @@ def export(
     vectors = f", {result.vectors} vectors" if result.vectors else ""
     _say_uncommitted(result)
     _say_oversized(result)
+    _say_left_out(result)
     emit(result.to_dict(), lambda: plain(f"exported {result.uri} to {result.file} ({_files(result.files)}, {result.bytes} bytes{vectors})"))
+    _exit_if_incomplete(result)
 
 
 def import_(
@@ -119,7 +122,9 @@ def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     with progress_bar() as progress:
         result = transfer.backup(runtime().store, file, include_vectors=include_vectors, progress=progress)
     _say_uncommitted(result)
+    _say_left_out(result)
     emit(result.to_dict(), lambda: plain(f"backed up {_files(result.files)} ({result.bytes} bytes) to {result.file}"))
+    _exit_if_incomplete(result)
 
 
 def restore(
@@ -157,6 +162,18 @@ def _say_uncommitted(result) -> None:
             f"{'is' if result.uncommitted == 1 else 'are'} not in the pack as changed (see `ov status`; "
             "record them with `ov snapshot commit`, then write the pack again)"
         )
+
+
+def _say_left_out(result) -> None:
+    for left_out in result.left_out:
+        warn(left_out.message)
+    if result.left_out:
+        warn(f"the pack was written without {counted(len(result.left_out), 'file')} (exit code {EXIT_INCOMPLETE}); it restores everything else")
+
+
+def _exit_if_incomplete(result) -> None:
+    if result.left_out:
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 def _say_oversized(result) -> None:

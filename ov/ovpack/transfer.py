@@ -38,7 +38,7 @@ from ov.ovpack.format import (
     Pack,
     read_pack,
 )
-from ov.ovpack.writer import VectorsUnavailable, is_session_path, write_pack
+from ov.ovpack.writer import LeftOut, VectorsUnavailable, is_session_path, write_pack
 from ov.progress import Progress, counting
 from ov.store import sidecar
 from ov.store.treepaths import quoted, stored_problem
@@ -78,9 +78,11 @@ class ExportResult:
     uncommitted: int = 0
     # {uri, bytes} of files over store.max_file_bytes: an import takes them where it is raised.
     oversized: tuple[dict, ...] = ()
+    # Committed files no restore or import takes, written without: the pack is incomplete.
+    left_out: tuple[LeftOut, ...] = ()
 
     def to_dict(self) -> dict:
-        return {**self.__dict__, "oversized": list(self.oversized)}
+        return {**self.__dict__, "oversized": list(self.oversized), "left_out": [f.to_dict() for f in self.left_out]}
 
 
 @dataclass(frozen=True)
@@ -113,14 +115,16 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, 
         raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
     target = _check_destination(store, dest)
-    head, files = _committed_files(store, uri.path)
+    head, files, unsafe = _committed_files(store, uri.path)
+    if not files and unsafe:
+        raise _unsafe_only(unsafe)
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
     if [rel for rel, _ in files] == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
     written = write_pack(store, dest, target, root, uri.path, files, head, include_vectors, progress=progress)
-    return _exported(root, dest, files, head, written, _uncommitted(store, uri.path))
+    return _exported(root, dest, unsafe, head, written, _uncommitted(store, uri.path))
 
 
 def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progress | None = None) -> ExportResult:
@@ -128,21 +132,23 @@ def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progre
     as the last commit holds them, not the history (``ov push`` carries that). ``progress``: as
     for :func:`export`."""
     target = _check_destination(store, dest)
-    head, files = _committed_files(store, "")
+    head, files, unsafe = _committed_files(store, "")
+    if not files and unsafe:
+        raise _unsafe_only(unsafe)
     if not files:
         # A pack without files is refused by every reader: such a backup could never be restored.
         raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
     scopes = sorted({rel.split("/", 1)[0] for rel, _ in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
     written = write_pack(store, dest, target, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
-    return _exported(root, dest, files, head, written, _uncommitted(store, ""))
+    return _exported(root, dest, unsafe, head, written, _uncommitted(store, ""))
 
 
-def _exported(root: dict, dest: Path, files: list, head: str | None, written, uncommitted: int) -> ExportResult:
+def _exported(root: dict, dest: Path, unsafe: list[LeftOut], head: str | None, written, uncommitted: int) -> ExportResult:
     return ExportResult(
         uri=root["uri"],
         file=str(dest.absolute()),
-        files=len(files),
+        files=written.files,
         bytes=written.bytes,
         records=written.records,
         vectors=written.vectors,
@@ -150,6 +156,7 @@ def _exported(root: dict, dest: Path, files: list, head: str | None, written, un
         commit=head,
         uncommitted=uncommitted,
         oversized=tuple({"uri": f"viking://{path}", "bytes": size} for path, size in written.oversized),
+        left_out=tuple(sorted([*unsafe, *written.left_out], key=lambda f: f.path)),
     )
 
 
@@ -162,28 +169,37 @@ def _uncommitted(store, prefix: str) -> int:
     return sum(1 for path in scan(store.git, refresh_index=False).changed_paths if not prefix or path == prefix or path.startswith(below))
 
 
-def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, bytes]]]:
-    """(HEAD, [(path relative to prefix, blob sha)]) of the committed files below ``prefix``, in
-    path order. Only the listing: the blobs are read when they are packed, one at a time, so
-    that writing a pack holds one file in memory, not all of them. A path that every restore and
-    import refuses (``git~1``, which an older ov stored) is refused here, before a pack that could
-    never come back is written; a name an older ov stored that they take (``"todo "``) is packed."""
+# What to do about a path no reader takes (a link, a submodule, ``git~1``) left out of a pack.
+UNSAFE_FIX = "remove it from the work tree by hand if it is there, then `ov snapshot commit -m MESSAGE` (which drops it from the last commit)"
+
+
+def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, bytes]], list[LeftOut]]:
+    """(HEAD, [(path relative to prefix, blob sha)], left out) of the committed files below
+    ``prefix``, in path order. Only the listing: the blobs are read when they are packed, one at a
+    time, so that writing a pack holds one file in memory, not all of them. A path that every
+    restore and import refuses (``git~1``, which an older ov stored; a symbolic link or a
+    submodule, by the rule of a pull) is left out, never packed as a file, so the pack written
+    comes back; a name an older ov stored that they take (``"todo "``) is packed."""
     if not store.exists:
-        return None, []
+        return None, [], []
     git = store.git
     head = git.head()
-    files = []
+    files, unsafe = [], []
     for path, mode, sha in git.iter_entries(git.tree_of(head), prefix):
-        # The rule of a pull: a symbolic link or a submodule is refused, never packed as a file.
         problem = stored_problem(path, mode)
         if problem is not None:
-            raise UnsafeTree(
-                f"the last commit holds {quoted(path)}, which no restore or import takes: {problem}",
-                hint="nothing was written; remove it from the work tree by hand if it is there, `ov snapshot commit -m MESSAGE` (which drops it from the last commit), then pack again (`ov fsck` names every such path)",
-            )
+            unsafe.append(LeftOut(path, f"no restore or import takes its path: {problem}", UNSAFE_FIX))
+            continue
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
         files.append((rel, sha))
-    return (head.decode() if head else None), sorted(files)
+    return (head.decode() if head else None), sorted(files), unsafe
+
+
+def _unsafe_only(unsafe: list[LeftOut]) -> UnsafeTree:
+    """Every committed file to pack is one no reader takes: no pack (one without files is refused too)."""
+    first = unsafe[0]
+    more = f" (and {len(unsafe) - 1} more: `ov fsck` names them)" if len(unsafe) > 1 else ""
+    return UnsafeTree(f"the last commit holds {quoted(first.path)}: {first.problem}{more}", hint=f"nothing was written; {first.fix}, then pack again")
 
 
 def _check_destination(store, dest: Path) -> Path:

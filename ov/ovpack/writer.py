@@ -40,10 +40,34 @@ class VectorsUnavailable(OvError):
 
 
 class UnpackableFile(OvError):
-    """The last commit holds a file that no import or restore takes (not text, which ov does not
-    store: :func:`ov.files.content_problem`): no pack is written that could never come back."""
+    """Every file of the last commit below what is packed is one no import or restore takes (not
+    text, which ov does not store: :func:`ov.files.content_problem`): a pack without files is one
+    no reader takes either, so none is written."""
 
     code = "unpackable_file"
+
+
+# What to do about a file left out of a pack because no reader would take it back.
+NOT_TEXT_FIX = "convert it to UTF-8 text or remove it in the work tree, then `ov snapshot commit -m MESSAGE`"
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A committed file a pack was written without: no import or restore would take it, and one
+    such file must not stop the backup of all the others (a nightly job would stop for good)."""
+
+    path: str  # as the store holds it (a name that is not UTF-8 keeps its bytes as surrogates)
+    problem: str  # why no reader takes it, a clause: "its content is not UTF-8 text"
+    fix: str
+
+    @property
+    def message(self) -> str:
+        return f"{quoted(self.path)} is not in the pack: {self.problem}; {self.fix}"
+
+    def to_dict(self) -> dict:
+        from ov.store.treepaths import shown
+
+        return {"uri": f"viking://{shown(self.path)}", "problem": self.problem, "fix": self.fix}
 
 
 @dataclass(frozen=True)
@@ -56,6 +80,8 @@ class Written:
     package_bytes: int
     # (path, bytes) of files an import takes only where store.max_file_bytes is raised to their size
     oversized: tuple[tuple[str, int], ...] = ()
+    files: int = 0  # the files packed: those given, but those left out
+    left_out: tuple[LeftOut, ...] = ()  # files given that no reader would take, not packed
 
 
 def _too_large(prefix: str) -> TooLarge:
@@ -173,11 +199,9 @@ def write_pack(
     name = root["name"]
     backup = root.get("package_type") == "backup"
     limit = store.config.store.max_file_bytes
-    refused: list[tuple[str, str]] = []
+    left_out: list[LeftOut] = []
     oversized: list[tuple[str, int]] = []
-    paths = [rel for rel, _ in files]
-    directories = sorted({"/".join(p.split("/")[:i]) for p in paths for i in range(1, p.count("/") + 1)})
-    entries = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in directories]
+    packed_files: list[tuple[str, bytes]] = []
     file_entries = []
     total = 0
     cut = len(prefix) + 1 if prefix else 0
@@ -189,16 +213,18 @@ def write_pack(
         # One stage: a file is read and its records made in the same step.
         for rel, sha in counting(files, progress, "reading files"):
             data = git.blob_data(sha)
+            full = f"{prefix}/{rel}" if prefix else rel
+            # What a reader would refuse, asked here: such a file is left out (and named), so the
+            # pack written holds only what every restore takes, and the rest is still backed up.
+            problem = content_problem(data)
+            if problem:
+                left_out.append(LeftOut(full, f"its content {problem}", NOT_TEXT_FIX))
+                continue
             total += len(data)
             if total > pack_format.MAX_TOTAL_BYTES:
                 raise _too_large(prefix)
+            packed_files.append((rel, sha))
             file_entries.append({"path": rel, "kind": "file", "size": len(data), "sha256": sha256_hex(data)})
-            full = f"{prefix}/{rel}" if prefix else rel
-            # What a reader would refuse: asked here, before a pack that fails only when it is
-            # needed is written.
-            problem = content_problem(data)
-            if problem:
-                refused.append((full, problem))
             if pack_format.size_problem(len(data), limit, backup):
                 oversized.append((full, len(data)))
             if not is_session_path(full):  # sessions carry files only, no index records (as upstream)
@@ -208,8 +234,11 @@ def write_pack(
                         line["vector"] = vectors.add(r)
                     records.write((_compact(line) + "\n").encode("utf-8"))
                     count += 1
-        if refused:
-            raise _unpackable(refused)
+        if not packed_files:
+            raise _unpackable(left_out)  # every reader refuses a pack without files
+        # The folders of the files packed: one that held only files left out is not in the pack.
+        directories = sorted({"/".join(p.split("/")[:i]) for p, _ in packed_files for i in range(1, p.count("/") + 1)})
+        entries = [{"path": "", "kind": "directory"}] + [{"path": d, "kind": "directory"} for d in directories]
         entries += file_entries
         index: dict = {"records": {"path": f"{META_DIR}/{RECORDS}", "count": count, "sha256": records.hash.hexdigest()}}
         dense_meta = vectors.meta() if vectors is not None else None
@@ -245,7 +274,7 @@ def write_pack(
                 zf.writestr(f"{name}/{FILES_DIR}/", b"")
                 for d in directories:
                     zf.writestr(f"{name}/{FILES_DIR}/{d}/", b"")
-                for rel, sha in counting(files, progress, "writing the pack"):
+                for rel, sha in counting(packed_files, progress, "writing the pack"):
                     zf.writestr(f"{name}/{FILES_DIR}/{rel}", git.blob_data(sha))
                 zf.writestr(f"{name}/{META_DIR}/{MANIFEST}", json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
                 for spool, member in zip(packed, (RECORDS, DENSE)):
@@ -262,15 +291,15 @@ def write_pack(
             if tmp is not None:
                 tmp.unlink(missing_ok=True)
             raise
-    return Written(total, count, dense_meta["count"] if dense_meta else 0, target.stat().st_size, tuple(oversized))
+    return Written(total, count, dense_meta["count"] if dense_meta else 0, target.stat().st_size, tuple(oversized), len(packed_files), tuple(left_out))
 
 
-def _unpackable(refused: list[tuple[str, str]]) -> UnpackableFile:
-    path, problem = refused[0]
-    more = f" (and {len(refused) - 1} more: `ov fsck` names them)" if len(refused) > 1 else ""
+def _unpackable(left_out: list[LeftOut]) -> UnpackableFile:
+    first = left_out[0]
+    more = f" (and {len(left_out) - 1} more: `ov fsck` names them)" if len(left_out) > 1 else ""
     return UnpackableFile(
-        f"the last commit holds {quoted(path)}, which no import or restore takes: it {problem}{more}",
-        hint="nothing was written; convert or remove it in the work tree, `ov snapshot commit -m MESSAGE`, then pack again",
+        f"no file of the last commit here is one an import or restore takes: {quoted(first.path)}: {first.problem}{more}",
+        hint=f"nothing was written; {first.fix}, then pack again",
     )
 
 
