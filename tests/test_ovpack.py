@@ -234,6 +234,43 @@ def test_on_conflict_fail_skip_overwrite(ov, project, tmp_path, store_state):
     assert said == "unchanged: viking://resources/proj already holds what the pack holds (nothing written)\n"
 
 
+def _whole_home(home: Path) -> dict[str, bytes]:
+    """Every file of the home, the repository's and the state's included, by path."""
+    return {p.relative_to(home).as_posix(): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
+def test_import_dry_run_says_what_would_be_written_replaced_and_deleted_and_changes_nothing(ov, ov_home, project, tmp_path):
+    """(an audit: `ov import --on-conflict overwrite` had no --dry-run, which `ov snapshot restore`
+    has, and an overwrite deletes what only the target holds.) Every check made, nothing changed."""
+    dest, _ = _export(ov, tmp_path)
+    assert ov("write", "viking://resources/proj/extra.md", "--content", "x\n").exit_code == 0
+    assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n").exit_code == 0
+    assert ov("rm", "viking://resources/proj/docs/auth.md").exit_code == 0
+    before = _whole_home(ov_home)
+    planned = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--dry-run", "--json")
+    assert planned.exit_code == 0, planned.stderr
+    result = planned.json["result"]
+    assert (result["dry_run"], result["action"], result["commit"]) == (True, "overwritten", None)
+    assert result["written"] == ["viking://resources/proj/docs/auth.md"]
+    assert result["replaced"] == ["viking://resources/proj/intro.md"]
+    assert result["removed"] == ["viking://resources/proj/extra.md"] and result["deleted"] == 1
+    human = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--dry-run").stdout
+    assert "would replace viking://resources/proj/intro.md\n" in human and "would delete viking://resources/proj/extra.md\n" in human
+    # what the import itself would refuse, the dry run refuses too
+    refused = ov("import", str(dest), "viking://resources", "--dry-run", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "already_exists"
+    (ov_home / "accounts/default/resources/proj/intro.md").write_text("edited by hand\n")
+    edited = _whole_home(ov_home)
+    assert ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--dry-run").exit_code == 1
+    assert _whole_home(ov_home) == edited
+    (ov_home / "accounts/default/resources/proj/intro.md").write_text("changed\n")
+    assert _whole_home(ov_home) == before
+    # and the import does what the dry run said
+    done = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--json").json["result"]
+    assert (done["action"], done["deleted"]) == ("overwritten", 1) and "written" not in done
+    assert ov("read", "viking://resources/proj/intro.md").stdout.startswith("# Intro")
+
+
 def test_memories_pack_imports_under_the_users_memories(ov, project, tmp_path, store_state):
     dest, _ = _export(ov, tmp_path, "viking://~/memories", "mem.ovpack")
     result = ov("import", str(dest), "viking://~", "--account", "other", "--user", "bob", "--json")

@@ -91,19 +91,27 @@ def import_(
     parent: Annotated[str, typer.Argument(help="The viking:// directory to import into (the pack's root goes below it).", show_default=False)],
     on_conflict: OnConflictOpt = OnConflictChoice.fail,
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written, replaced and deleted; change nothing.")] = False,
 ) -> None:
     """Import an .ovpack file under a parent URI, as one commit (everything is checked first)."""
     from ov.ovpack import transfer
 
     store = runtime().store
     with progress_bar() as progress:
-        result = transfer.import_pack(store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value, progress=progress)
+        result = transfer.import_pack(
+            store, file, store.uri(parent), on_conflict=on_conflict.value, vector_mode=vector_mode.value, dry_run=dry_run, progress=progress
+        )
 
     def human() -> None:
         if result.action == "skipped":
-            plain(f"skipped: {result.uri} already exists (nothing written)")
+            plain(f"{'would skip' if dry_run else 'skipped'}: {result.uri} already exists (nothing written)")
         elif result.action == "unchanged":
-            plain(f"unchanged: {result.uri} already holds what the pack holds (nothing written)")
+            plain(f"unchanged: {result.uri} already holds what the pack holds (nothing {'would be ' if dry_run else ''}written)")
+        elif dry_run:
+            for verb, uris in (("would write", result.written), ("would replace", result.replaced), ("would delete", result.removed)):
+                for uri in uris:
+                    plain(f"{verb} {uri}")
+            plain(f"would be {result.action} as {result.uri} ({_files(result.files)}, {result.bytes} bytes; nothing changed: --dry-run)")
         else:
             # Files only the target had are gone with an overwrite: said, not only in --json.
             deleted = f"; deleted {_files(result.deleted)} the pack does not hold" if result.deleted else ""

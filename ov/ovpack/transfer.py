@@ -98,9 +98,20 @@ class ImportResult:
     deleted: int = 0
     kept: int = 0  # restore: files that were already there and were left as they are
     shortened: int = 0  # summaries cut to their layer's limit (L0 256, L1 4,000 characters)
+    # A dry run (import): nothing was changed; the URIs that would be new, replaced and deleted.
+    dry_run: bool = False
+    written: tuple[str, ...] = ()
+    replaced: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        out = dict(self.__dict__)
+        if not self.dry_run:  # what an import or restore says stays as it was
+            for key in ("dry_run", "written", "replaced", "removed"):
+                del out[key]
+        else:
+            out.update(written=list(self.written), replaced=list(self.replaced), removed=list(self.removed))
+        return out
 
 
 # --- export ----------------------------------------------------------------------------
@@ -235,10 +246,12 @@ def import_pack(
     *,
     on_conflict: OnConflict = "fail",
     vector_mode: VectorMode = "auto",
+    dry_run: bool = False,
     progress: Progress | None = None,
 ) -> ImportResult:
     """Import the pack at ``source`` as ``parent/ROOT``: one commit, or nothing. ``progress`` is
-    told how reading the pack and writing its files go (:mod:`ov.progress`)."""
+    told how reading the pack and writing its files go (:mod:`ov.progress`). ``dry_run``: only say
+    what would be written, replaced and deleted (every check made, nothing changed)."""
     _check_choice(on_conflict, ON_CONFLICT, "--on-conflict")
     _check_choice(vector_mode, VECTOR_MODES, "--vector-mode")
     pack = read_pack(source, store.config.store.max_file_bytes, progress=progress)
@@ -260,38 +273,89 @@ def import_pack(
             check_path_length(uri.parts, str(uri))  # segments were checked one by one; the whole path too
         except InvalidInput as exc:
             raise exc.restated(f"the pack file {quote(rel)} cannot be stored under {target}: {exc.message}", InvalidPack) from None
+    if dry_run:
+        # Planned as the import plans it, in a draft: no lock, nothing written, and what the
+        # import would refuse (a hand edit below the target, the target there) refused the same.
+        with store.draft() as draft:
+            plan = _plan_import(draft, pack, original, target, uris, resubject, on_conflict, progress)
+            draft.require_clean_plan()
+            return _dry_run(draft, target, plan, pack, vectors)
     with store.transaction() as tx:
-        committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
-        # A scope's folder is there in every store: it exists when it holds something.
-        exists = bool(committed) or (len(target.parts) > 1 and os.path.lexists(store.path(target)))
-        if exists and on_conflict == "skip":
+        plan = _plan_import(tx, pack, original, target, uris, resubject, on_conflict, progress)
+        if plan is None:
             return ImportResult(str(target), "skipped", 0, 0, "none", None)
-        if exists and on_conflict == "fail":
-            raise AlreadyExists(f"{target} already exists", hint="pass --on-conflict overwrite to replace it, or skip to keep it")
-        tx.require_clean_tree(target)
-        for uri in uris.values():
-            tx.require_parent_dirs(uri)
-        new_paths = {u.path for u in uris.values()}
-        deleted = sorted(committed - new_paths)
-        for path in deleted:
-            tx.delete(VikingURI(tuple(path.split("/"))))
-        shortened = 0
-        for rel, uri in counting(uris.items(), progress, "writing files"):
-            data = pack.files[rel]
-            if uri.name in sidecar.SIDECARS:
-                if original != str(target):
-                    data = sidecar.retarget(data, str(uri.parent))
-                data, cut = fitted_sidecar(uri.name, data)
-                shortened += cut
-            elif rel in resubject:
-                data = _with_subject(data, target.parts[1])
-            tx.put(uri, data)
         result = tx.commit("import", [target], progress=progress)
+    exists, deleted, shortened = plan
     if exists and result.commit is None:
         # Overwritten with what it already held: nothing was written, and nothing is recomputed.
         return ImportResult(str(target), "unchanged", 0, 0, "none", None)
     return ImportResult(
         str(target), "overwritten" if exists else "imported", len(pack.files), pack.total_bytes, vectors, result.commit, len(deleted), shortened=shortened
+    )
+
+
+def _plan_import(tx, pack: Pack, original: str, target: VikingURI, uris: dict[str, VikingURI], resubject: set[str], on_conflict: str, progress) -> tuple[bool, list[str], int] | None:
+    """Put the import's changes in ``tx`` (a transaction, or a draft for a dry run): (whether the
+    target existed, the paths deleted, the summaries shortened); None when it is skipped."""
+    store = tx.store
+    committed = {p for p, _ in tx.git.iter_files(tx.tree, target.path)}
+    # A scope's folder is there in every store: it exists when it holds something.
+    exists = bool(committed) or (len(target.parts) > 1 and os.path.lexists(store.path(target)))
+    if exists and on_conflict == "skip":
+        return None
+    if exists and on_conflict == "fail":
+        raise AlreadyExists(f"{target} already exists", hint="pass --on-conflict overwrite to replace it, or skip to keep it")
+    tx.require_clean_tree(target)
+    for uri in uris.values():
+        tx.require_parent_dirs(uri)
+    new_paths = {u.path for u in uris.values()}
+    deleted = sorted(committed - new_paths)
+    for path in deleted:
+        tx.delete(VikingURI(tuple(path.split("/"))))
+    shortened = 0
+    for rel, uri in counting(uris.items(), progress, "writing files"):
+        data = pack.files[rel]
+        if uri.name in sidecar.SIDECARS:
+            if original != str(target):
+                data = sidecar.retarget(data, str(uri.parent))
+            data, cut = fitted_sidecar(uri.name, data)
+            shortened += cut
+        elif rel in resubject:
+            data = _with_subject(data, target.parts[1])
+        tx.put(uri, data)
+    return exists, deleted, shortened
+
+
+def _dry_run(draft, target: VikingURI, plan: tuple[bool, list[str], int] | None, pack: Pack, vectors: str) -> ImportResult:
+    """What an import planned in ``draft`` would do, said path by path, with nothing written."""
+    if plan is None:
+        return ImportResult(str(target), "skipped", 0, 0, "none", None, dry_run=True)
+    exists, deleted, shortened = plan
+    written, replaced = [], []
+    for path, data in draft.changes.items():
+        if data is None:
+            continue
+        found = draft.git.entry(draft.tree, path)
+        if found is None:
+            written.append(path)
+        elif found[1] != draft.git.blob_id(data):
+            replaced.append(path)
+    if not written and not replaced and not deleted:
+        return ImportResult(str(target), "unchanged", 0, 0, "none", None, dry_run=True)
+    size = sum(len(draft.changes[p]) for p in written + replaced)
+    return ImportResult(
+        str(target),
+        "overwritten" if exists else "imported",
+        len(written) + len(replaced),
+        size,
+        vectors,
+        None,
+        len(deleted),
+        shortened=shortened,
+        dry_run=True,
+        written=tuple(f"viking://{p}" for p in sorted(written)),
+        replaced=tuple(f"viking://{p}" for p in sorted(replaced)),
+        removed=tuple(f"viking://{p}" for p in deleted),
     )
 
 
