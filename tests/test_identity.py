@@ -468,6 +468,37 @@ def test_a_remote_command_on_an_account_that_does_not_exist_names_the_account_no
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        pytest.param(("rm", "viking://resources/a.md"), id="rm"),
+        pytest.param(("mv", "viking://resources/a.md", "viking://resources/b.md"), id="mv"),
+        pytest.param(("edit", "viking://resources/a.md", "--old", "a", "--new", "b"), id="edit"),
+        pytest.param(("forget", "viking://user/default/memories/preferences/default/editor.md"), id="forget"),
+        pytest.param(("add-resource", "{tmp}/notes.md", "--parent", "viking://resources/docs"), id="add-resource-parent"),
+        pytest.param(("session", "used", "s1", "viking://resources"), id="session-used"),
+    ],
+)
+def test_a_change_to_an_account_that_does_not_exist_fails_naming_it_and_leaves_no_trace(ov, ov_home, tmp_path, command) -> None:
+    """(an audit: `ov rm --account tpyo ...` said the file did not exist and left an empty
+    state/tpyo/, its lock's folder.) What it would change is not there: the account is named, before
+    any lock is taken, and nothing of it is made."""
+    assert ov("remember", "My editor is Neovim").exit_code == 0
+    (tmp_path / "notes.md").write_text("# Notes\n")
+    before = _accounts_and_state(ov_home)
+    result = ov(*[a.format(tmp=tmp_path) for a in command], "--account", "tpyo", "--json")
+    assert result.exit_code == 1, result.stderr
+    assert result.error["code"] == "account_not_found"
+    assert _accounts_and_state(ov_home) == before == (["default"], ["default"])
+
+
+def test_a_change_on_a_new_install_says_what_is_missing_and_makes_no_folder(ov, ov_home) -> None:
+    """No account at all yet: the file is what is missing, and no state/ or accounts/ appears."""
+    result = ov("rm", "viking://resources/a.md", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "not_found"
+    assert not (ov_home / "state").exists() and not (ov_home / "accounts").exists()
+
+
+@pytest.mark.parametrize(
     ("command", "args"),
     [
         pytest.param("write", ("viking://resources/a.md", "--content", "a"), id="write"),

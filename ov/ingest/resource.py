@@ -103,6 +103,8 @@ def add_resource(
         raise InvalidInput("both a new location and a parent to add inside were given", hint="give {to} or {parent}, not both", arguments={"to", "parent"})
     target = store.uri(to) if to else store.uri(parent) if parent else None  # validate URIs before any I/O
     refuse_store_source(source, store.home)  # before reading a byte of it
+    if parent:
+        store.require_before_lock(target, _no_parent(target))  # a mistyped account: no trace of it
     limits = store.config.ingest
     collected = collect(
         source,
@@ -384,6 +386,10 @@ def _earlier_file(root: VikingURI, rel: str) -> VikingURI | None:
     return None
 
 
+def _no_parent(target: VikingURI) -> NotFound:
+    return NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}`, or name a new folder with {{to}}", arguments={"to"})
+
+
 def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, exact: bool, under_parent: bool) -> VikingURI:
     if exact:
         assert target is not None
@@ -395,7 +401,7 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         assert target is not None
         path = store.path(target)
         if not path.exists() and not (target.is_root or len(target.parts) == 1):
-            raise NotFound(f"{target} does not exist", hint=f"create it with `ov mkdir {target}`, or name a new folder with {{to}}", arguments={"to"})
+            raise _no_parent(target)
         if path.exists() and not path.is_dir():
             raise NotADirectory(f"{target} is a file")
         root = VikingURI((*target.parts, collected.name))

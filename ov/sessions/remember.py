@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ov.errors import InvalidInput, IsADirectory, proposal
+from ov.errors import InvalidInput, IsADirectory, NotFound, proposal
 from ov.identity import validate_id
 from ov.store.store import Store
 from ov.uri import VikingURI
@@ -253,11 +253,11 @@ def forget(store: Store, uri: VikingURI) -> Forgotten:
         raise InvalidInput(f"{uri} is not a memory", hint="memories live under viking://~/memories/ (or a peer's memories/)")
     if store.path(uri).is_dir():
         raise IsADirectory(f"{uri} is a directory of memories", hint="forget one memory file at a time, or use `ov rm -r`")
+    gone = NotFound(f"{uri} does not exist", hint=f"list memories with {proposal('ls', uri='viking://~/memories', recursive=True)}")
+    store.require_before_lock(uri, gone)  # a mistyped account: no lock, no trace of it
     with store.transaction() as tx:
         if tx.existing_file(uri) is None:
-            from ov.errors import NotFound
-
-            raise NotFound(f"{uri} does not exist", hint=f"list memories with {proposal('ls', uri='viking://~/memories', recursive=True)}")
+            raise gone
         sources = _archived_sources(store, tx.existing_file(uri) or b"")
         tx.delete(uri)
         result = tx.commit("forget", [uri])

@@ -294,8 +294,9 @@ def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
     """Note which URIs helped in this session (ranking signals later)."""
     canonical = [str(store.uri(u)) for u in uris]
     uri = session_uri(store, session_id)
+    meta_uri = VikingURI((*uri.parts, META))
+    store.require_before_lock(meta_uri, _no_session(session_id))  # a mistyped account: no trace of it
     with store.transaction() as tx:
-        meta_uri = VikingURI((*uri.parts, META))
         meta = _require_meta(tx, meta_uri, session_id)
         used = {entry["uri"]: entry for entry in meta.get("used", [])}
         stamp = now_iso()
@@ -452,8 +453,12 @@ def read_messages(store: Store, session_id: str) -> list[dict]:
 def _require_meta(tx, meta_uri: VikingURI, session_id: str) -> dict:
     data = tx.existing_file(meta_uri)
     if data is None:
-        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+        raise _no_session(session_id)
     return load_meta(data, meta_uri)
+
+
+def _no_session(session_id: str) -> NotFound:
+    return NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
 
 
 def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:

@@ -484,10 +484,12 @@ class Store:
         if not old:
             raise InvalidInput("the text to replace is empty")
         _refuse_bookkeeping(uri)
+        gone = NotFound(f"{uri} does not exist")
+        self.require_before_lock(uri, gone)
         with self.transaction() as tx:
             current = tx.existing_file(uri)
             if current is None:
-                raise NotFound(f"{uri} does not exist")
+                raise gone
             if looks_binary(current):
                 raise BinaryContent(f"{uri} is not UTF-8 text")
             text = current.decode("utf-8")
@@ -533,6 +535,7 @@ class Store:
         # A scope (or a user's root) is refused like mkdir, mv and write refuse it: a one-word
         # slip of an agent must not empty every shared resource in one commit.
         self.require_content_uri(uri)
+        self.require_before_lock(uri)
         with self.transaction() as tx:
             path = self._existing(uri, written=True)
             if path.is_dir():
@@ -572,6 +575,7 @@ class Store:
         _refuse_bookkeeping(target)
         if target.is_within(source):
             raise InvalidInput(f"cannot move {source} into itself")
+        self.require_before_lock(source)
         draft: Draft | None = None
         try:
             with self.draft() as draft:
@@ -740,6 +744,22 @@ class Store:
         folder (and ``accounts/``) is made private, when this makes it."""
         self.home.ensure(self.root)
         return self.git.init(self.author, self._init_message)
+
+    def require_before_lock(self, uri: VikingURI, gone: NotFound | None = None) -> None:
+        """For a command that changes what is at ``uri`` (rm, mv, edit, forget), before it takes
+        the write lock: in an account with no repository, where nothing ``uri`` names is on disk,
+        it fails now, as :class:`AccountNotFound` when the home holds other accounts (a mistyped
+        ``--account``), else as ``gone`` (default: :meth:`require`'s NotFound). Under the lock it
+        would fail the same, but the lock's folder (``state/ACCOUNT``) would stay behind, and a
+        lock file cannot be removed once made: a writer waiting for it may hold it open. Race-free
+        for a writer that creates the account meanwhile: this command is ordered before it. With
+        a repository, the check under the lock is the one that counts."""
+        if self.exists:
+            return
+        try:
+            self._existing(uri, written=True)
+        except NotFound as exc:
+            raise (self.missing_account() or gone or exc) from None
 
     def require(self, uri: VikingURI) -> None:
         """NotFound, saying where to look, when nothing is at ``uri`` (the root, the scopes and
