@@ -487,6 +487,42 @@ def test_a_symbolic_link_committed_with_git_is_unsafe_and_a_snapshot_commit_keep
     assert ov("read", "viking://resources/a.md").stdout == "alpha\n"
 
 
+@needs_git
+@pytest.mark.parametrize("kind", ["clone", "submodule"])
+def test_a_git_repository_inside_the_store_is_named_as_one_and_never_walked_into(ov, ov_home, kind):
+    """(an audit: `ov status` listed a submodule's files, and its .git's, as files added by hand, and
+    a snapshot commit would record them as the account's.) A folder holding a repository of its
+    own is named for what it is: a submodule HEAD holds is unsafe; a clone is ignored, as a folder."""
+    from dulwich.repo import Repo
+
+    from tests.hostile_trees import GITLINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    root = account(ov_home)
+    place = root / "resources" / "vendor" / "lib"
+    if kind == "clone":
+        place.mkdir(parents=True)
+        Repo.init(str(place))
+    else:
+        add_commit(root, {(b"resources", b"vendor", b"lib"): (GITLINK, Repo(str(root)).head())}, message=b"a submodule by git\n")
+        place.mkdir(parents=True)
+        (place / ".git").write_text("gitdir: ../../../.git/modules/lib\n")  # what a submodule's checkout holds
+    (place / "README.md").write_text("another repository's file\n")
+    (place / "src").mkdir()
+    (place / "src" / "main.py").write_text("print('hi')\n")
+    status = ov("status", "--json").json["result"]
+    assert status["added"] == [] and not [p for p in status["ignored"] if p.startswith("resources/")], status
+    if kind == "clone":
+        assert status["clean"] and status["repositories"] == ["resources/vendor/lib/"]
+        assert "  ignored   resources/vendor/lib/ (a git repository of its own" in ov("status").stdout
+    else:
+        assert status["repositories"] == [] and [u["path"] for u in status["unsafe"]] == ["resources/vendor/lib"]
+    assert ov("snapshot", "commit", "-m", "hand edits").exit_code in (0, 1)
+    committed = subprocess.run(["git", "-C", str(root), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True).stdout
+    assert "resources/vendor/lib/README.md" not in committed and "resources/vendor/lib/src/main.py" not in committed
+    assert (place / "README.md").read_text() == "another repository's file\n"
+
+
 def test_fsck_walks_heads_tree_once(ov, ov_home, monkeypatch):
     from dulwich.repo import Repo
 

@@ -53,6 +53,8 @@ def status() -> None:
         # Among the deleted: paths HEAD holds that ov never writes (see WorktreeChanges.unsafe).
         "unsafe": [{"path": shown(p), "problem": why} for p, why in sorted(changes.unsafe.items())],
         "ignored": [shown(p) for p in changes.ignored],
+        # Folders holding a git repository of their own (a submodule's, a clone): not looked into.
+        "repositories": [shown(p) for p in changes.repositories],
         "recovered": report.recovered,
         "read_only": report.read_only,
         "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
@@ -86,6 +88,8 @@ def status() -> None:
             plain(f"  unsafe    {shown(path)} (HEAD holds it but ov never writes it: {why}; `ov snapshot commit -m MESSAGE` drops it from HEAD)")
         for path in changes.ignored:
             plain(f"  ignored   {shown(path)} (no viking:// URI can name it: outside the scopes, or an odd name)")
+        for path in changes.repositories:
+            plain(f"  ignored   {shown(path)} (a git repository of its own, a submodule's or a clone: ov does not look into it)")
         for uri in payload["conflicts"]:
             plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
         for uri in payload["kept_deleted_there"]:

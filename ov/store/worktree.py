@@ -30,6 +30,9 @@ class WorktreeChanges:
     ignored: list[str] = field(default_factory=list)
     # Temporary files of atomic writes that a killed ov left behind (never content).
     temporary: list[str] = field(default_factory=list)
+    # Folders below the scopes holding a git repository of their own (a submodule's checkout, a
+    # clone), "resources/lib/": another repository's files, never walked into nor recorded.
+    repositories: list[str] = field(default_factory=list)
     # Paths HEAD holds that lead out of the work tree or into .git (a pull took them in before
     # pulls were checked), and symbolic links and submodules (committed with plain git) -> why:
     # ov never writes them, so they are among ``deleted`` too, and a snapshot commit drops them
@@ -61,7 +64,7 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
     index_mtime = index_path.stat().st_mtime_ns if index is not None else 0
     changes = WorktreeChanges()
     seen: dict[str, tuple[os.stat_result, bytes]] = {}
-    for rel, st in _walk(git.worktree, changes.ignored, changes.temporary):
+    for rel, st in _walk(git.worktree, changes.ignored, changes.temporary, changes.repositories):
         if shown(rel) != rel or (rel not in committed and not recorded(rel, lambda folder: any(p.startswith(folder + "/") for p in committed))):
             # Named as no URI can name it (`.gitattributes`, `a\b.md`, `user/Bad User/x.md`), or
             # where ov keeps a folder: never recorded, or no command could remove it and no backup
@@ -93,8 +96,9 @@ def scan(git: GitStore, refresh_index: bool = True) -> WorktreeChanges:
         problem = escape_problem(rel) or (NOT_TEXT if shown(rel) != rel else None) or (stored_problem(rel, odd[rel]) if rel in odd else None)
         if problem is not None:
             changes.unsafe[rel] = problem
-    if changes.unsafe:
-        changes.ignored = [rel for rel in changes.ignored if rel not in changes.unsafe]  # named once, for what it is
+    if changes.unsafe:  # named once, for what it is (a submodule HEAD holds: unsafe, not a repository)
+        changes.ignored = [rel for rel in changes.ignored if rel not in changes.unsafe]
+        changes.repositories = [rel for rel in changes.repositories if rel.removesuffix("/") not in changes.unsafe]
     changes.added.sort()
     changes.modified.sort()
     if refresh_index:
@@ -127,7 +131,7 @@ def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | N
     return out
 
 
-def _walk(root: Path, ignored: list[str], temporary: list[str]):
+def _walk(root: Path, ignored: list[str], temporary: list[str], repositories: list[str]):
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         if rel_dir == ".":
@@ -138,6 +142,13 @@ def _walk(root: Path, ignored: list[str], temporary: list[str]):
                     dirnames.remove(name)
             ignored.extend(sorted(filenames))
             dirnames.sort()
+            continue
+        if "/" in rel_dir.replace(os.sep, "/") and (".git" in dirnames or ".git" in filenames):
+            # A repository of its own below a scope's folder (a submodule's checkout has a .git
+            # file, a clone a folder): its files are another repository's, as git leaves them out
+            # of this one. (A scope's own folder is the store's, whatever a .git in it says.)
+            repositories.append(rel_dir.replace(os.sep, "/") + "/")
+            dirnames.clear()
             continue
         dirnames.sort()
         for name in sorted(filenames):
