@@ -487,6 +487,53 @@ def test_a_symbolic_link_committed_with_git_is_unsafe_and_a_snapshot_commit_keep
     assert ov("read", "viking://resources/a.md").stdout == "alpha\n"
 
 
+@pytest.mark.parametrize("kind", ["link", "submodule"])
+@pytest.mark.parametrize("failure", ["rolled back", "recovered"])
+def test_a_rolled_back_commit_leaves_a_link_or_a_submodule_of_head_as_it_was(ov, ov_home, monkeypatch, kind, failure):
+    """(an audit: the rollback of a failed commit wrote a symbolic link of HEAD back as a regular
+    file holding its target, and a submodule's folder could not be rolled back at all.) A failed
+    `ov snapshot commit` (which drops such an entry from HEAD) leaves the work tree as it was,
+    whether the command rolls itself back or the next one finishes the rollback from its journal."""
+    from dulwich.repo import Repo
+
+    from ov.store.gitstore import GitStore
+    from tests.hostile_trees import GITLINK, LINK, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    root = account(ov_home)
+    place = root / "resources" / "thing"
+    if kind == "link":
+        place.symlink_to("a.md")
+        entry = (LINK, b"a.md")
+    else:
+        Repo.init(str(place), mkdir=True)  # the submodule's own repository, its files in it
+        (place / "inner.md").write_text("the other repository's file\n")
+        entry = (GITLINK, Repo(str(root)).head())
+    add_commit(root, {(b"resources", b"thing"): entry}, message=b"added by git\n")
+    head = (root / ".git/refs/heads/main").read_text()
+
+    def full_disk(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    if failure == "rolled back":
+        monkeypatch.setattr(GitStore, "_store_objects", staticmethod(full_disk))
+        assert ov("snapshot", "commit", "-m", "drop it").exit_code == 1
+    else:  # killed mid-commit: its journal names the path, and the next command rolls it back
+        from ov.store.gitstore import JOURNAL_NAME
+
+        journal = {"version": 1, "old": head.strip(), "new": "0" * 40, "paths": ["resources/thing"], "started": time.time()}
+        (ov_home / "state/default" / JOURNAL_NAME).write_text(json.dumps(journal))
+        assert ov("status", "--json").json["result"]["recovered"].startswith("rolled back")
+    assert (root / ".git/refs/heads/main").read_text() == head
+    if kind == "link":
+        assert place.is_symlink() and os.readlink(place) == "a.md"
+    else:
+        assert place.is_dir() and (place / "inner.md").read_text() == "the other repository's file\n"
+    assert (root / "resources/a.md").read_text() == "alpha\n"
+    monkeypatch.undo()
+    assert ov("snapshot", "commit", "-m", "drop it").exit_code == 0
+
+
 @needs_git
 @pytest.mark.parametrize("kind", ["clone", "submodule"])
 def test_a_git_repository_inside_the_store_is_named_as_one_and_never_walked_into(ov, ov_home, kind):

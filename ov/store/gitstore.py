@@ -42,6 +42,7 @@ from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked, Un
 from ov.files import atomic_write, atomic_write_all, kept_mode, remove_empty_parents
 from ov.names import is_git_name
 from ov.progress import Progress, counting
+from ov.store.treepaths import GITLINK_MODE
 from ov.uri import TEMP_MARKER
 
 BRANCH = b"refs/heads/main"
@@ -1261,9 +1262,36 @@ class GitStore:
     def _restore_paths(self, tree_id: bytes | None, paths: list[str], escaping: Mapping[str, str] | None = None) -> None:
         """Make each path in the work tree what it is in ``tree_id`` (absent if it is not there)."""
         wanted: dict[str, bytes | None] = {}
+        links: dict[str, bytes] = {}
         for path, found in self.entries(tree_id, paths).items():
-            wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
+            if found is not None and stat.S_ISLNK(found[0]):
+                links[path] = self.blob_data(found[1])  # the link's target, not a file's content
+            elif found is not None and found[0] == GITLINK_MODE:
+                continue  # a submodule's folder is another repository's: ov writes none of it
+            else:
+                wanted[path] = self.blob_data(found[1]) if found and not stat.S_ISDIR(found[0]) else None
         self._apply_worktree(wanted, escaping=escaping)
+        if links:
+            self._put_back_links(links, escaping)
+
+    def _put_back_links(self, links: Mapping[str, bytes], escaping: Mapping[str, str] | None) -> None:
+        """Make each symbolic link of HEAD (committed with plain git) that a rollback finds missing
+        a link again, as it was. Written as a file it held its target as text and was no link; a
+        path where something is (the link itself, a file the user put there) is left as it is:
+        ov writes and deletes regular files only, so what is there is not ov's doing."""
+        if escaping is None:
+            escaping = self._escaping(links)
+        for path, target in links.items():
+            if path in escaping:
+                continue
+            place = os.path.join(str(self.worktree), path)
+            if os.path.lexists(place):
+                continue
+            try:
+                os.makedirs(os.path.dirname(place), exist_ok=True)
+                os.symlink(os.fsdecode(target), place)
+            except OSError:
+                pass  # links not permitted (Windows without the right): the path stays empty, never a file
 
     def make_commit(self, tree: bytes, parents: list[bytes], message: str, author: Author):
         from dulwich.objects import Commit

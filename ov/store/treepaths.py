@@ -27,6 +27,7 @@ from ov.uri import PUBLIC_SCOPES, segment_problem, work_path_problem
 # git's modes of a regular file: ov writes the first, plain git the second for an executable
 # (which ov writes as a plain file).
 FILE_MODES = frozenset({0o100644, 0o100755})
+GITLINK_MODE = 0o160000  # a submodule: a link to another repository's commit
 NOT_TEXT = "a name that is not UTF-8 text"
 
 
@@ -51,7 +52,7 @@ def entry_problem(name: bytes, mode: int) -> str | None:
         return "a symbolic link (ov stores regular files only, and never follows a link from a tree)"
     if stat.S_ISDIR(mode):
         pass
-    elif mode == 0o160000:
+    elif mode == GITLINK_MODE:
         return "a submodule (a link to another repository's commit; ov stores regular files only)"
     elif mode not in FILE_MODES:
         return f"an entry of mode {mode:o}, which is neither a regular file nor a folder"
