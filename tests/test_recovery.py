@@ -565,7 +565,7 @@ def test_a_git_repository_inside_the_store_is_named_as_one_and_never_walked_into
     else:
         assert status["repositories"] == [] and [u["path"] for u in status["unsafe"]] == ["resources/vendor/lib"]
     assert ov("snapshot", "commit", "-m", "hand edits").exit_code in (0, 1)
-    committed = subprocess.run(["git", "-C", str(root), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True).stdout
+    committed = subprocess.run(["git", "-C", str(root), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True, check=True).stdout
     assert "resources/vendor/lib/README.md" not in committed and "resources/vendor/lib/src/main.py" not in committed
     assert (place / "README.md").read_text() == "another repository's file\n"
 
