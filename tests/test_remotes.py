@@ -381,6 +381,52 @@ def test_deleted_on_one_side_changed_on_the_other_drops_nothing(homes, url):
     assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == []
 
 
+def _plain_git_commits(repo_path, n: int) -> None:
+    """``n`` commits on top of main, each with its parent's tree, made as plain git makes them."""
+    from dulwich.objects import Commit
+    from dulwich.repo import Repo
+
+    with Repo(str(repo_path)) as repo:
+        head = repo.refs[b"refs/heads/main"]
+        tree = repo[head].tree
+        commits = []
+        for i in range(n):
+            commit = Commit()
+            commit.tree, commit.parents = tree, [head]
+            commit.author = commit.committer = b"someone <s@example.com>"
+            commit.author_time = commit.commit_time = 1_900_000_000 + i
+            commit.author_timezone = commit.commit_timezone = 0
+            commit.message = f"commit {i}\n".encode()
+            commits.append((commit, None))
+            head = commit.id
+        repo.object_store.add_objects(commits)
+        repo.refs[b"refs/heads/main"] = head
+
+
+def test_a_deletion_kept_by_a_pull_is_named_however_many_commits_came_since(homes, bare):
+    """(an audit: `ov status` looked for the last pull's merge in the last 500 commits only, so a
+    deletion kept longer ago was forgotten.) Named after 700 commits, with or without what status
+    remembers of its last look; not once the history was reset to before that merge."""
+    shared_start(homes, str(bare))
+    assert homes("a", "rm", "viking://resources/other.md").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    write(homes, "b", "viking://resources/other.md", "changed in b\n")
+    before_merge = homes.state("b")[0]
+    assert homes("b", "pull").exit_code == 0
+    kept = ["viking://resources/other.md"]
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == kept
+    repo = homes.path["b"] / "accounts" / "default"
+    _plain_git_commits(repo, 700)
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == kept  # read since the last look
+    for i in range(3):
+        write(homes, "b", f"viking://resources/n{i}.md", f"{i}\n")
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == kept
+    (homes.path["b"] / "state" / "default" / "last-merge.json").unlink()
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == kept  # the whole history read
+    (repo / ".git" / "refs" / "heads" / "main").write_text(before_merge + "\n")  # a reset with plain git
+    assert homes("b", "status", "--json").json["result"]["kept_deleted_there"] == []
+
+
 def test_a_change_kept_against_the_remotes_deletion_is_named_by_the_pull(homes, bare):
     shared_start(homes, str(bare))
     assert homes("a", "rm", "viking://resources/other.md").exit_code == 0

@@ -60,8 +60,6 @@ _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _CONFLICT_RE = re.compile(r"\.theirs-[0-9a-f]{7,40}(-[0-9]+)?(\.[^./]*)?$")
 CONFLICT_COPY_TRAILER = "Ov-Conflict-Copy"
 KEPT_TRAILER = "Ov-Conflict-Kept"  # changed here, deleted on the remote: ours kept at its path
-# How far back `ov status` looks for the last pull's merge (commits), so a long history costs nothing.
-_KEPT_LOOKBACK = 500
 SHORT = 7
 log = logging.getLogger(__name__)
 
@@ -595,21 +593,22 @@ def conflicts(store: Store) -> list[str]:
 def kept_conflicts(store: Store) -> list[str]:
     """Paths the last pull's merge kept although the remote deleted them (changed here), while
     HEAD still holds each as that merge left it: once the user edits or removes one, it is settled.
-    Only an account that has pulled can have one, and only the commits since its last merge are read."""
+    Only an account that has pulled can have one; the merge is found however far back it lies,
+    reading only the commits made since the last look (:mod:`ov.history.merges`)."""
     if not store.exists:
         return []
     git = store.git
     head = git.head()
     if head is None or not git.repo.refs.keys(b"refs/remotes/"):
         return []
-    for entry in git.repo.get_walker(include=[head], max_entries=_KEPT_LOOKBACK):
-        commit = entry.commit
-        if len(commit.parents) < 2:
-            continue
-        kept = sorted(v[len(SCHEME):] for k, v in trailers(commit) if k == KEPT_TRAILER and v.startswith(SCHEME))
-        head_tree = git.tree_of(head)
-        return [p for p in kept if git.entry(head_tree, p) is not None and git.entry(head_tree, p) == git.entry(commit.tree, p)]
-    return []
+    from ov.history.merges import newest_merge
+
+    commit = newest_merge(git)
+    if commit is None:
+        return []
+    kept = sorted(v[len(SCHEME):] for k, v in trailers(commit) if k == KEPT_TRAILER and v.startswith(SCHEME))
+    head_tree = git.tree_of(head)
+    return [p for p in kept if git.entry(head_tree, p) is not None and git.entry(head_tree, p) == git.entry(commit.tree, p)]
 
 
 def is_conflict_copy(path: str) -> bool:
