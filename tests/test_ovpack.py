@@ -1297,6 +1297,34 @@ def test_a_backup_of_a_head_holding_a_link_a_submodule_or_a_name_not_text_leaves
     assert ov("restore", str(pack)).exit_code == 0
 
 
+@pytest.mark.parametrize("twin", ["file", "folder"])
+def test_a_name_held_in_two_unicode_forms_packs_one_of_them_and_names_the_other(ov, ov_home, tmp_path, monkeypatch, twin):
+    """(an audit: a backup of a HEAD holding café.md composed and decomposed, committed with plain
+    git, was written, and every restore of it refused.) The one spelled as a typed URI spells it
+    (NFC) is packed; the other is left out and named, exit 3, and the pack restores."""
+    import unicodedata
+
+    from tests.hostile_trees import FILE, add_commit
+
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    composed, decomposed = (unicodedata.normalize(form, "café") for form in ("NFC", "NFD"))
+    if twin == "file":
+        entries = {(b"resources", f"{composed}.md".encode()): (FILE, b"composed\n"), (b"resources", f"{decomposed}.md".encode()): (FILE, b"decomposed\n")}
+        kept, gone = f"resources/{composed}.md", f"resources/{decomposed}.md"
+    else:
+        entries = {(b"resources", composed.encode(), b"x.md"): (FILE, b"composed\n"), (b"resources", decomposed.encode(), b"x.md"): (FILE, b"decomposed\n")}
+        kept, gone = f"resources/{composed}/x.md", f"resources/{decomposed}/x.md"
+    add_commit(ov_home / "accounts/default", entries)
+    pack = tmp_path / "b.ovpack"
+    written = ov("backup", str(pack), "--json")
+    assert written.exit_code == 3, written.stderr
+    assert [f["uri"] for f in written.json["result"]["left_out"]] == [f"viking://{gone}"]
+    assert "one name in two Unicode forms" in written.json["result"]["left_out"][0]["problem"]
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "elsewhere"))
+    assert ov("restore", str(pack)).exit_code == 0
+    assert ov("read", f"viking://{kept}").stdout == "composed\n"
+
+
 # --- Ctrl-C during an import ---------------------------------------------------------------
 
 

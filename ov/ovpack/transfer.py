@@ -126,16 +126,16 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, 
         raise InvalidInput(f"{uri} {_session_part(uri)}; sessions are not exported", hint="export memories or resources, or use `ov backup`")
     store.require_content_uri(uri)
     target = _check_destination(store, dest)
-    head, files, unsafe = _committed_files(store, uri.path)
-    if not files and unsafe:
-        raise _unsafe_only(unsafe)
+    head, files, left_out = _committed_files(store, uri.path)
+    if not files and left_out:
+        raise _unsafe_only(left_out)
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
     if [rel for rel, _ in files] == [""]:
         raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
     written = write_pack(store, dest, target, root, uri.path, files, head, include_vectors, progress=progress)
-    return _exported(root, dest, unsafe, head, written, _uncommitted(store, uri.path))
+    return _exported(root, dest, left_out, head, written, _uncommitted(store, uri.path))
 
 
 def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progress | None = None) -> ExportResult:
@@ -143,19 +143,19 @@ def backup(store, dest: Path, *, include_vectors: bool = False, progress: Progre
     as the last commit holds them, not the history (``ov push`` carries that). ``progress``: as
     for :func:`export`."""
     target = _check_destination(store, dest)
-    head, files, unsafe = _committed_files(store, "")
-    if not files and unsafe:
-        raise _unsafe_only(unsafe)
+    head, files, left_out = _committed_files(store, "")
+    if not files and left_out:
+        raise _unsafe_only(left_out)
     if not files:
         # A pack without files is refused by every reader: such a backup could never be restored.
         raise NotFound("the account holds no committed files: nothing to back up", hint="add something first (`ov add-resource`, `ov remember`)")
     scopes = sorted({rel.split("/", 1)[0] for rel, _ in files})
     root = {"name": BACKUP_ROOT, "uri": "viking://", "scope": "root", "package_type": "backup"}
     written = write_pack(store, dest, target, root, "", files, head, include_vectors, scopes=scopes, progress=progress)
-    return _exported(root, dest, unsafe, head, written, _uncommitted(store, ""))
+    return _exported(root, dest, left_out, head, written, _uncommitted(store, ""))
 
 
-def _exported(root: dict, dest: Path, unsafe: list[LeftOut], head: str | None, written, uncommitted: int) -> ExportResult:
+def _exported(root: dict, dest: Path, left_out: list[LeftOut], head: str | None, written, uncommitted: int) -> ExportResult:
     return ExportResult(
         uri=root["uri"],
         file=str(dest.absolute()),
@@ -167,7 +167,7 @@ def _exported(root: dict, dest: Path, unsafe: list[LeftOut], head: str | None, w
         commit=head,
         uncommitted=uncommitted,
         oversized=tuple({"uri": f"viking://{path}", "bytes": size} for path, size in written.oversized),
-        left_out=tuple(sorted([*unsafe, *written.left_out], key=lambda f: f.path)),
+        left_out=tuple(sorted([*left_out, *written.left_out], key=lambda f: f.path)),
     )
 
 
@@ -182,6 +182,7 @@ def _uncommitted(store, prefix: str) -> int:
 
 # What to do about a path no reader takes (a link, a submodule, ``git~1``) left out of a pack.
 UNSAFE_FIX = "remove it from the work tree by hand if it is there, then `ov snapshot commit -m MESSAGE` (which drops it from the last commit)"
+TWIN_FIX = "rename or remove it in the work tree by hand (a typed URI reaches its twin only), then `ov snapshot commit -m MESSAGE`"
 
 
 def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, bytes]], list[LeftOut]]:
@@ -195,21 +196,46 @@ def _committed_files(store, prefix: str) -> tuple[str | None, list[tuple[str, by
         return None, [], []
     git = store.git
     head = git.head()
-    files, unsafe = [], []
+    entries, left_out = [], []
     for path, mode, sha in git.iter_entries(git.tree_of(head), prefix):
         problem = stored_problem(path, mode)
         if problem is not None:
-            unsafe.append(LeftOut(path, f"no restore or import takes its path: {problem}", UNSAFE_FIX))
+            left_out.append(LeftOut(path, f"no restore or import takes its path: {problem}", UNSAFE_FIX))
+            continue
+        entries.append((path, sha))
+    twins = _unicode_twins([path for path, _ in entries])
+    files = []
+    for path, sha in entries:
+        twin = next((t for t in _folders_and_self(path) if t in twins), None)
+        if twin is not None:
+            left_out.append(LeftOut(path, f"{quoted(twin)} and {quoted(twins[twin])} are {UNICODE_TWINS}, and no restore takes both", TWIN_FIX))
             continue
         rel = path[len(prefix) + 1 :] if prefix and path != prefix else ("" if prefix else path)
         files.append((rel, sha))
-    return (head.decode() if head else None), sorted(files), unsafe
+    return (head.decode() if head else None), sorted(files), left_out
 
 
-def _unsafe_only(unsafe: list[LeftOut]) -> UnsafeTree:
+def _unicode_twins(paths: list[str]) -> dict[str, str]:
+    """{path left out: its twin packed} for each name (of a file or a folder) held twice, in two
+    Unicode forms (plain git commits both; every reader refuses such a pack). The twin spelled in
+    NFC is packed: it is the one a typed URI reaches."""
+    out = {}
+    for first, second, why in path_twins(paths):
+        if why == UNICODE_TWINS:
+            name = first.rpartition("/")[2]
+            out.update({second: first} if nfc(name) == name else {first: second})
+    return out
+
+
+def _folders_and_self(path: str) -> list[str]:
+    parts = path.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _unsafe_only(left_out: list[LeftOut]) -> UnsafeTree:
     """Every committed file to pack is one no reader takes: no pack (one without files is refused too)."""
-    first = unsafe[0]
-    more = f" (and {len(unsafe) - 1} more: `ov fsck` names them)" if len(unsafe) > 1 else ""
+    first = left_out[0]
+    more = f" (and {len(left_out) - 1} more: `ov fsck` names them)" if len(left_out) > 1 else ""
     return UnsafeTree(f"the last commit holds {quoted(first.path)}: {first.problem}{more}", hint=f"nothing was written; {first.fix}, then pack again")
 
 
