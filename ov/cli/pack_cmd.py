@@ -72,7 +72,10 @@ def export(
     file: NewPackArg,
     include_vectors: VectorsOpt = False,
 ) -> None:
-    """Export a committed subtree to an .ovpack file (OVPack v3)."""
+    """Export a committed subtree to an .ovpack file (OVPack v3).
+
+    A file no import takes (not UTF-8 text, a symbolic link, ...) is left out and named on stderr;
+    the exit code is then 3, written but incomplete."""
     from ov.ovpack import transfer
 
     store = runtime().store
@@ -124,7 +127,9 @@ def import_(
 def backup(file: NewPackArg, include_vectors: VectorsOpt = False) -> None:
     """Write every committed file of the account (all scopes, all users) to an .ovpack file.
 
-    The files as the last commit holds them; the history stays behind (`ov push` carries it)."""
+    The files as the last commit holds them; the history stays behind (`ov push` carries it). A
+    file no restore takes (not UTF-8 text, a symbolic link, ...) is left out and named on stderr,
+    and the rest written: the exit code is then 3, written but incomplete."""
     from ov.ovpack import transfer
 
     with progress_bar() as progress:
