@@ -298,7 +298,7 @@ def _unpackable(left_out: list[LeftOut]) -> UnpackableFile:
     first = left_out[0]
     more = f" (and {len(left_out) - 1} more: `ov fsck` names them)" if len(left_out) > 1 else ""
     return UnpackableFile(
-        f"no file of the last commit here is one an import or restore takes: {quoted(first.path)}: {first.problem}{more}",
+        f"the last commit holds no file here that an import or restore takes: {quoted(first.path)}: {first.problem}{more}",
         hint=f"nothing was written; {first.fix}, then pack again",
     )
 
