@@ -37,6 +37,13 @@ def _text(result) -> str:
     return result.content[0].text
 
 
+def _results(text: str) -> str:
+    """A find's or search's answer without its first line, the one saying how it was answered."""
+    first, _, rest = text.partition("\n")
+    assert first.startswith("[retrieval: "), first
+    return rest
+
+
 async def _call(client, name: str, arguments: dict):
     return await client.call_tool(name, arguments)
 
@@ -559,7 +566,7 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     out = _with_client(body)
     assert out["remember"].startswith("remembered in viking://user/default/memories/preferences/")
     assert "viking://resources/handbook: 1 added" in out["add"]
-    assert out["find"].splitlines()[0].startswith("viking://resources/handbook/deploy.md")
+    assert out["find"].splitlines()[1].startswith("viking://resources/handbook/deploy.md")  # after how it was answered
     assert "make ship" in out["search"] and "<context " in out["search"]
     # (found by an audit: a budget too small for any result read "nothing in the store matches")
     assert out["search_tight"].endswith("matched, but none fits a budget of 3 tokens: ask with a larger `budget`, or use mode list")
@@ -803,7 +810,7 @@ def test_writes_by_other_processes_are_seen_on_the_next_call(ov):
         return before, after
 
     before, after = _with_client(body)
-    assert before.startswith("no results") and after.startswith("viking://resources/jam.md")
+    assert _results(before).startswith("no results") and _results(after).startswith("viking://resources/jam.md")
 
 
 def test_find_shows_a_text_once_and_names_its_other_places(ov):
@@ -947,7 +954,7 @@ def test_the_embedder_is_kept_from_one_call_to_the_next(ov, ov_home):
         return [_text(await _call(client, "find", {"query": query})) for query in ("marmalade", "oranges", "jam")]
 
     answers = _with_client(body)
-    assert answers[0].startswith("viking://resources/jam.md") and answers[1].startswith("viking://resources/jam.md")
+    assert _results(answers[0]).startswith("viking://resources/jam.md") and _results(answers[1]).startswith("viking://resources/jam.md")
     records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
     # The first call brought the embedder in; the others were served by the same one.
     assert [r.get("loaded") for r in records] == ["hash:hash-v1", None, None]
@@ -1405,9 +1412,36 @@ def test_a_find_behind_the_store_says_so_first_as_the_command_line_does(ov, inde
     warned = ov("find", "alpha").stderr
     assert warned.startswith("warning: the index is behind HEAD") and warned.count("\n") == 1
     for name, arguments in (("find", {"query": "alpha"}), ("search", {"query": "alpha", "mode": "list"}), ("search", {"query": "alpha"}), ("find", {"query": "zzzz"})):
-        first, rest = tools.call(context, name, arguments)["content"][0]["text"].split("\n", 1)
+        first, how, rest = tools.call(context, name, arguments)["content"][0]["text"].split("\n", 2)
         assert first == warned.rstrip("\n") and "viking://resources/b.md" not in rest, (name, arguments, rest)
+        assert "; index: behind HEAD (commit " in how, how
         assert "viking://resources/a.md" in rest or rest.startswith("no results"), rest
+
+
+def test_find_and_search_say_how_they_were_answered_as_their_json_does(ov):
+    """(found by an audit: `ov search --json` says under `retrieval` and `index` whether the answer
+    was lexical only and what the index held; the tools' text did not, so a model could not tell a
+    lexical-only answer from a full one)"""
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+    calls = (("find", {"query": "marmalade"}), ("search", {"query": "marmalade", "mode": "list"}), ("search", {"query": "marmalade"}), ("find", {"query": "zzzz"}))
+
+    def first_lines() -> list[str]:
+        texts = [tools.call(context, name, arguments)["content"][0]["text"] for name, arguments in calls]
+        assert all("jam.md" in _results(text) or _results(text) == "no results" for text in texts), texts
+        return [text.split("\n", 1)[0] for text in texts]
+
+    for provider, said in (("hash", "retrieval: hybrid, full text and vectors (embedder hash hash-v1)"), ("none", "retrieval: lexical only, no vectors (disabled by embedding.provider: none)")):
+        assert ov("config", "set", "embedding.provider", provider).exit_code == 0
+        json_says = ov("search", "marmalade", "--mode", "context", "--json").json["result"]
+        assert json_says["retrieval"]["mode"] == ("hybrid" if provider == "hash" else "lexical")
+        index = f"index: up to date (commit {json_says['index']['commit'][:10]}, 1 record)"
+        assert first_lines() == [f"[{said}; {index}]"] * len(calls)
 
 
 def test_grep_that_stops_at_its_limit_says_more_lines_match():

@@ -12,8 +12,11 @@ and so does a full disk or a write the system refused in ov's home, as the CLI r
 A result longer than ``MAX_RESULT_CHARS`` is cut after the last whole entry, line or result that
 fits (a :class:`Listing`), and ends with a note saying how many were left out and how to ask that
 tool for fewer with its own arguments; ``ls`` names the ``offset`` to list on from. A ``grep``
-that stops at its ``limit`` says whether more lines match, and a ``find`` or ``search`` of an index
-behind HEAD starts with the line the CLI warns with on stderr.
+that stops at its ``limit`` says whether more lines match. A ``find`` or ``search`` starts with a
+line saying how it was answered (hybrid or lexical only, and the index's state: what ``--json`` has
+under ``retrieval`` and ``index``), after the line the CLI warns with on stderr when the index is
+behind HEAD. It is said in the text, not as ``structuredContent``: Claude Code and Codex show a
+model the structured result instead of the text (reference/hosts-verified.md).
 
 The definitions are the fixed prefix every session pays for (``tools/list`` is sent with every
 model request), so descriptions are one line and schemas carry no prose a name already says.
@@ -390,7 +393,7 @@ def _find(store, args: _Args, context: Context) -> Listing | str:
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
     result = find(store, query, FindOptions(**_filters(store, args)), indices=context.indices(store))
-    return _behind(result, _hits(result.hits, result.mode))
+    return _headed(result, _hits(result.hits, result.mode))
 
 
 def _search(store, args: _Args, context: Context) -> Listing | str:
@@ -399,7 +402,7 @@ def _search(store, args: _Args, context: Context) -> Listing | str:
     mode = args.text("mode", "context")
     options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
-    return _behind(result, _searched(result, mode))
+    return _headed(result, _searched(result, mode))
 
 
 def _searched(result, mode: str) -> Listing | str:
@@ -414,19 +417,38 @@ def _searched(result, mode: str) -> Listing | str:
     return _hits(result.hits, result.mode)
 
 
-def _behind(result, answer: Listing | str) -> Listing | str:
-    """``answer`` led by the line the CLI warns with when the index searched is behind HEAD: a
-    model that finds nothing it just wrote would otherwise take it as not stored."""
-    behind = result.index.get("behind")
-    if not behind:
-        return answer
-    line = f"warning: {behind}"
-    return replace(answer, head=line) if isinstance(answer, Listing) else f"{line}\n{answer}"
+def _headed(result, answer: Listing | str) -> Listing | str:
+    """``answer`` led by how it was retrieved, what ``ov find --json`` says under ``retrieval`` and
+    ``index``: a model must tell a lexical-only answer, or one from an index behind the store, from
+    a full one before it concludes that something is not stored. When the index is behind HEAD the
+    line the CLI warns with comes first: a model that finds nothing it just wrote would otherwise
+    take it as not stored."""
+    lines = [f"warning: {result.index['behind']}"] if result.index.get("behind") else []
+    lines.append(retrieval_line(result.mode, result.embedding, result.index))
+    head = "\n".join(lines)
+    return replace(answer, head=head) if isinstance(answer, Listing) else f"{head}\n{answer}"
+
+
+def retrieval_line(mode: str, embedding: dict, index: dict) -> str:
+    """One line on how a find or search was answered: hybrid (with its embedder) or lexical only
+    (and why there are no vectors), and the state of the index it read."""
+    if mode == "hybrid":
+        used = f"retrieval: hybrid, full text and vectors (embedder {embedding.get('provider')} {embedding.get('model')})"
+    else:
+        # The reason says why there is no embedder, or that its vectors are being rebuilt; when
+        # one is available it describes the model, which is no reason for a search without it.
+        why = embedding.get("reason") if not embedding.get("available") else None
+        used = "retrieval: lexical only, no vectors" + (f" ({why})" if why else "")
+    if index.get("commit") is None:
+        state = "index: empty (nothing committed yet)"
+    else:
+        state = f"index: {'behind HEAD' if index.get('behind') else 'up to date'} (commit {index['commit'][:10]}, {counted(index.get('records', 0), 'record')})"
+    return f"[{used}; {state}]"
 
 
 def _hits(hits, mode: str) -> Listing | str:
     if not hits:
-        return f"no results ({mode} search)"
+        return "no results"  # lexical or hybrid: the line before it says (_headed)
     results = []
     for hit in hits:
         lines = [f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else "")]
