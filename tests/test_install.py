@@ -1679,6 +1679,24 @@ def test_a_file_removed_by_hand_then_installed_again_keeps_its_backup_through_th
     assert backup.read_text() == CLAUDE_SETTINGS
 
 
+@pytest.mark.parametrize("host, name, flags", [("claude", "settings.json", ()), ("gemini", "settings.json", ("--with-mcp",))])
+def test_a_dry_run_says_the_backup_an_uninstall_leaves_as_the_uninstall_does(ov, user_home, host, name, flags):
+    """(found by an audit: the note that the user's file is kept in its .ov.bak came with the
+    uninstall, never with its --dry-run; and Gemini's, one file for hooks and server, came twice)"""
+    settings = user_home / f".{host}" / name
+    backup = settings.with_name(f"{name}.ov.bak")
+    assert ov("install", "hooks", "--host", host, *flags, "--yes").exit_code == 0
+    settings.unlink()
+    assert ov("install", "hooks", "--host", host, *flags, "--yes").exit_code == 0  # ov makes the file anew
+    note = f"{host:8} {backup} keeps the file as it was before ov's first write"
+    dry = ov("uninstall", "hooks", "--host", host, *flags, "--dry-run", "--json")
+    assert dry.exit_code == 0 and settings.exists() and dry.json["result"]["notes"] == [note]
+    assert note in ov("uninstall", "hooks", "--host", host, *flags, "--dry-run").stdout.splitlines()
+    removed = ov("uninstall", "hooks", "--host", host, *flags, "--json")
+    assert removed.exit_code == 0 and not settings.exists() and backup.is_file()
+    assert removed.json["result"]["notes"] == dry.json["result"]["notes"]
+
+
 @pytest.mark.parametrize("host, name", [("claude", "settings.json"), ("cursor", "hooks.json")])
 def test_an_older_ovs_backup_of_a_file_ov_made_goes_with_the_file(ov, user_home, host, name):
     """An older ov rewrote the backup at a re-install: of a file ov had made, it holds ov's entries

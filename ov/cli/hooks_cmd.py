@@ -329,10 +329,15 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
         }
         for c in changes
     ]
-    if not dry_run:
+    if dry_run:
+        # What the writing would add (a backup left beside a file removed): a dry run says it too.
+        for change in changes:
+            change.notes.extend(install.notes_of_apply(change, _receipts()))
+    else:
         for change in changes:
             install.apply(change, _receipts())
-    notes = [note for change in changes for note in change.notes] + notes_after()
+    # Once each: Gemini's hooks and server leave one settings.json, and each change says its backup stays.
+    notes = list(dict.fromkeys(note for change in changes for note in change.notes)) + notes_after()
     result = {"dry_run": dry_run, "files": payload, "notes": notes, **(report or {})}
 
     def human() -> None:

@@ -72,7 +72,7 @@ from ov.hosts.ovcommand import (
     same_file,
     server_env,
 )
-from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, never_written, read_receipt
+from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, never_written, notes_of_apply, read_receipt
 
 __all__ = [
     "BACKUP_SUFFIX",
@@ -101,6 +101,7 @@ __all__ = [
     "mcp_entry",
     "mcp_spec",
     "never_written",
+    "notes_of_apply",
     "on_path",
     "ov_command",
     "pinned_env",

@@ -151,8 +151,8 @@ def apply(change: Change, receipts_dir: Path) -> None:
         # Which backups go is decided now; they go once the receipt has (see below).
         if _given_back(change, backup, undone):
             spent.append(backup)
-        elif change.after is None and change.before is not None and backup.is_file():
-            change.notes.append(f"{change.spec.host:8} {backup} keeps the file as it was before ov's first write")
+        else:
+            change.notes.extend(_kept_backup_note(change, backup))
         beside = path.with_name(path.name + BACKUP_SUFFIX)  # where earlier builds kept a project's too
         if beside != backup and _given_back(change, beside, undone):
             spent.append(beside)
@@ -174,6 +174,24 @@ def apply(change: Change, receipts_dir: Path) -> None:
             _unlink(spent_backup)
     elif not receipt_written:
         _write_receipt(receipt_path, change.receipt)
+
+
+def notes_of_apply(change: Change, receipts_dir: Path) -> list[str]:
+    """What :func:`apply` would add to ``change``'s notes, said without writing: a dry run says
+    all that the run would (the backup an uninstall leaves beside a file it removes)."""
+    if change.receipt is not None or change.after is not None:
+        return []  # an install, or an uninstall that leaves a file: the backup goes, or another receipt takes it
+    backup = backup_path(change.spec, receipts_dir)
+    undone = with_file_facts(change.spec_receipt, read_receipt(receipts_dir, change.spec) or {})
+    return [] if _given_back(change, backup, undone) else _kept_backup_note(change, backup)
+
+
+def _kept_backup_note(change: Change, backup: Path) -> list[str]:
+    """The note of an uninstall that removes a file it does not give back as its backup holds it
+    (a file ov made again after the user's was removed by hand): the backup stays, and where."""
+    if change.after is None and change.before is not None and backup.is_file():
+        return [f"{change.spec.host:8} {backup} keeps the file as it was before ov's first write"]
+    return []
 
 
 def file_gone(spec_: Spec, receipt: dict | None, receipts_dir: Path) -> Change:
