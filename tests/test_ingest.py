@@ -899,16 +899,17 @@ def test_a_url_with_escapes_is_named_without_them(ov, web):
 
 
 class _Drip(http.server.BaseHTTPRequestHandler):
-    """Sends a 100-byte page one byte every half second: each read succeeds well within any
-    socket timeout, so only a deadline on the whole download stops it."""
+    """Sends a page that never ends, one byte every half second until the client goes: each read
+    succeeds well within any socket timeout, so only a deadline on the whole download stops it."""
 
     def do_GET(self):  # noqa: N802 - http.server's naming
         try:
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
-            self.send_header("Content-Length", "100")
+            # No Content-Length (HTTP/1.0: the body ends when the connection does): a length past
+            # ov's size limit would be refused before the download starts.
             self.end_headers()
-            for _ in range(100):
+            while True:
                 self.wfile.write(b"x")
                 self.wfile.flush()
                 time.sleep(0.5)
@@ -928,16 +929,15 @@ def test_a_url_that_trickles_fails_after_url_timeout(ov_process, store_state):
         assert ov_process("config", "set", "ingest.url_timeout", "2").exit_code == 0
         assert ov_process("init").exit_code == 0
         before = store_state()
-        started = time.monotonic()
+        # The page never ends: an add that returns at all was stopped by its deadline (one that
+        # bounded each read would be killed by the 40 s timeout), with no wall-clock bound.
         result = ov_process("add-resource", f"http://127.0.0.1:{server.server_address[1]}/drip.txt", "--json", timeout=40)
-        elapsed = time.monotonic() - started
     finally:
         server.shutdown()
         server.server_close()
     assert result.exit_code == 1, result.stderr
     error = json.loads(result.stderr)["error"]
     assert error["code"] == "fetch_failed" and "longer than 2s" in error["message"]
-    assert elapsed < 8, f"took {elapsed:.1f}s"
     assert store_state() == before
 
 

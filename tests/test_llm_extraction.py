@@ -503,9 +503,10 @@ def test_a_huge_answer_is_bounded_and_merged_quickly(ov, ov_home, with_llm, capl
         *({"memory_type": "events", "fields": {"event": f"e{n}", "content": f"- Event {n}"}} for n in range(100)),
     ))
     caplog.set_level("WARNING", logger="ov.sessions.memory.llm_extract")
-    started = time.monotonic()
+    # CPU time, which other work on the machine does not stretch: the merge was CPU-bound (minutes).
+    started = time.process_time()
     assert ov("commit", "s").exit_code == 0
-    assert time.monotonic() - started < 30
+    assert time.process_time() - started < 30
     files = _memory_files(ov_home)
     assert files["profile.md"].splitlines() == ["- Editor: vim", *(f"- Fact number {n}" for n in range(MAX_LINES))]
     assert len([f for f in files if f.startswith("events/")]) == MAX_MEMORIES - 1

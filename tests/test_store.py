@@ -448,7 +448,6 @@ def test_a_lock_wait_keeps_the_callers_own_timer(tmp_path: Path):
     """A hook's deadline is a SIGALRM timer, and so is a lock wait's: the wait must not cancel
     the deadline (a prompt hook then waited out a whole index build)."""
     import signal
-    import time
 
     path = tmp_path / "index.lock"
     holder = subprocess.Popen(
@@ -466,11 +465,11 @@ def test_a_lock_wait_keeps_the_callers_own_timer(tmp_path: Path):
     previous = signal.signal(signal.SIGALRM, expire)
     try:
         assert holder.stdout.readline().strip() == "held"
-        started = time.monotonic()
         signal.setitimer(signal.ITIMER_REAL, 0.3)
+        # The wait's own end is StoreLocked at 10 s: Deadline at all is the caller's timer firing
+        # during the wait, with no wall-clock bound for a loaded machine to stretch.
         with pytest.raises(Deadline):
             WriteLock(path, 10).acquire()
-        assert time.monotonic() - started < 3
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
