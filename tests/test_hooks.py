@@ -1273,12 +1273,23 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
 def test_hooks_log_of_a_host_none_of_whose_hooks_ran_says_so_not_that_none_ran(ov, project):
     # (found by an audit: `--host codex` after Claude Code's hooks ran said "no hook has run yet
     # (install them with `ov install hooks`)")
-    assert "no hook has run yet (install them" in ov("hooks", "log", "--host", "codex").stderr
+    assert "no codex hook has run yet: ov's hooks are not installed for Codex (`ov install hooks --host codex` wires them)" in ov("hooks", "log", "--host", "codex").stderr
     _hook("claude", "prompt-submit", _stdin("claude", "s-other", cwd=str(project), prompt="ok"))
     shown = ov("hooks", "log", "--host", "codex")
     assert shown.exit_code == 0 and shown.stdout == ""
     assert "no codex hook has run yet (other hosts' have)" in shown.stderr and "`ov doctor`" in shown.stderr
     assert "install them" not in shown.stderr
+
+
+def test_hooks_log_with_hooks_installed_but_none_run_says_to_start_a_session_not_to_install(ov):
+    """(found by an audit: with every host's hooks installed, `ov hooks log` said "no hook has
+    run yet (install them with `ov install hooks`)")"""
+    assert ov("hooks", "log").stderr.strip() == "no hook has run yet: ov's hooks are not installed for any coding agent (`ov install hooks` wires them)"
+    assert ov("install", "hooks", "--host", "claude", "--host", "opencode", "--yes").exit_code == 0
+    said = ov("hooks", "log").stderr.strip()
+    assert said.startswith("no hook has run yet; ov's hooks are installed for Claude Code and OpenCode: start a session in one of them") and "install" not in said.split(":", 1)[1].replace("installed", "")
+    assert ov("hooks", "log", "--host", "opencode").stderr.startswith("no opencode hook has run yet; ov's hooks are installed for OpenCode: start an OpenCode session")
+    assert "not installed for Codex" in ov("hooks", "log", "--host", "codex").stderr
 
 
 def test_a_commit_job_keeps_a_hand_edit_and_the_log_says_so(ov, project, ov_home, tmp_path, monkeypatch):

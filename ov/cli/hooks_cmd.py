@@ -89,14 +89,7 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
     import time
 
     if not records:
-        from ov.hosts import hooklog
-
-        if host and hooklog.read(root, last=1):
-            # Other hosts' hooks ran, so installing again is not the answer: doctor says whether
-            # this host's are installed and would run (Codex skips unreviewed hooks without a word).
-            nothing(f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks are installed and would run")
-        else:
-            nothing("no hook has run yet (install them with `ov install hooks`)")
+        nothing(_none_ran(host, root))
         return
     def number(value) -> float:
         # The log is ov's own, but a hand edit or a damaged disk may leave any JSON in a field.
@@ -130,6 +123,30 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
             what += " (hand edits kept and committed with the memories: " + ", ".join(edits[:3]) + (" …" if len(edits) > 3 else "") + ")"
         host, event, session = (str(r.get(key) or "-") for key in ("host", "event", "session"))
         plain(f"{when}  {host:8} {event:20} {session:24} {number(r.get('ms')):>7.0f} ms  {what}")
+
+
+def _none_ran(host: str | None, root: Path) -> str:
+    """What to do when the log holds no run (of ``host``): install the hooks, or, where they are
+    installed already, start a session of that host (saying "install them" there sent users to
+    install again what was installed)."""
+    from ov.hosts import hooklog
+    from ov.hosts.doctor import wired_hosts
+    from ov.hosts.host import load
+    from ov.wording import a
+
+    if host and hooklog.read(root, last=1):
+        # Other hosts' hooks ran, so installing again is not the answer: doctor says whether
+        # this host's are installed and would run (Codex skips unreviewed hooks without a word).
+        return f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks are installed and would run"
+    wired = [load(h).label for h in wired_hosts(project_dir()) if host in (None, h)]
+    if host and not wired:
+        return f"no {host} hook has run yet: ov's hooks are not installed for {load(host).label} (`ov install hooks --host {host}` wires them)"
+    if not wired:
+        return "no hook has run yet: ov's hooks are not installed for any coding agent (`ov install hooks` wires them)"
+    if len(wired) == 1:
+        return f"no {host or ''}{' ' if host else ''}hook has run yet; ov's hooks are installed for {wired[0]}: start {a(wired[0])} session and look again (`ov doctor` says whether they would run)"
+    listed = f"{', '.join(wired[:-1])} and {wired[-1]}"
+    return f"no hook has run yet; ov's hooks are installed for {listed}: start a session in one of them and look again (`ov doctor` says whether they would run)"
 
 
 @install_app.command("hooks", cls=OvCommand)

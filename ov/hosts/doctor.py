@@ -93,6 +93,22 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
     return out
 
 
+def wired_hosts(project: Path, env=None) -> list[str]:
+    """The hosts whose files (user or ``project`` scope) hold ov's hooks, in ov's order. A file that
+    does not parse counts as not wired here: :func:`checks` says what is wrong with it."""
+    env = os.environ if env is None else env
+    wired = []
+    for host in install.HOSTS:
+        for scope in install.SCOPES:
+            try:
+                if install.installed_entries(install.spec(host, scope, project, env)):
+                    wired.append(host)
+                    break
+            except InvalidInput:
+                continue
+    return wired
+
+
 def _unreadable(spec: install.Spec, error: InvalidInput, receipts: Path) -> Check:
     """A host's file that does not parse (or cannot be read): whether ov's entries are in it cannot
     be told, and an install or uninstall would refuse it, so the fix is by hand (or the backup)."""
