@@ -396,8 +396,15 @@ def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
     assert ov("install", "mcp", "--host", "gemini", "--yes").exit_code == 0
     settings = lambda: jsonc.parse((user_home / ".gemini" / "settings.json").read_text(), comments=True).value()  # noqa: E731
     assert "trust" not in settings()["mcpServers"]["ov"]
+    # (found by an audit: doctor said only "starts and lists 15 tools", and a headless Gemini run
+    # was offered none of them)
+    check = _checks(ov)["gemini mcp (user)"]
+    assert check["status"] == "ok" and check["detail"].endswith(
+        "; not trusted, so Gemini CLI offers them only after asking, and headless runs never (`ov install mcp --host gemini --scope user --trust` trusts it)"
+    )
     assert ov("install", "mcp", "--host", "gemini", "--yes", "--trust").exit_code == 0
     assert settings()["mcpServers"]["ov"]["trust"] is True
+    assert _checks(ov)["gemini mcp (user)"]["detail"].endswith("starts and lists 15 tools")
 
 
 def test_hooks_with_mcp_wires_both_and_doctor_starts_the_server(ov, user_home):

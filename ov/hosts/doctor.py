@@ -232,7 +232,11 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
         # What an older ov wrote: it works today, and stops Codex from starting the day ov cannot.
         detail = f"{spec.path} marks ov's server `required = true`: Codex will not start at all while the server cannot"
         return Check(name, "warn", detail, f"{fix}  (writes the entry without it)")
-    return Check(name, "ok", f"{spec.path}: starts and lists {len(tools)} tools")
+    detail = f"{spec.path}: starts and lists {len(tools)} tools"
+    if install.registered_mcp_untrusted(spec):
+        # Not a warning: an interactive Gemini CLI asks, and that may be how the user wants it.
+        detail += f"; not trusted, so Gemini CLI offers them only after asking, and headless runs never (`ov install mcp --host gemini --scope {spec.scope} --trust` trusts it)"
+    return Check(name, "ok", detail)
 
 
 def _selects(values: dict[str, str]) -> dict[str, str]:

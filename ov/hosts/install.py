@@ -54,6 +54,7 @@ from ov.hosts.mcpentries import (
     registered_mcp,
     registered_mcp_env,
     registered_mcp_required,
+    registered_mcp_untrusted,
 )
 from ov.hosts.ovcommand import (
     BARE_OV,
@@ -115,6 +116,7 @@ __all__ = [
     "registered_mcp",
     "registered_mcp_env",
     "registered_mcp_required",
+    "registered_mcp_untrusted",
     "same_file",
     "server_env",
     "spec",

@@ -179,6 +179,12 @@ def registered_mcp_required(spec_: Spec) -> bool:
     return entry.get("required") is True
 
 
+def registered_mcp_untrusted(spec_: Spec) -> bool:
+    """Whether ov's registered server is one Gemini CLI does not trust: it offers the server's
+    tools only after asking, and a headless run (``gemini -p``) never (reference/hosts-verified.md)."""
+    return spec_.host == "gemini" and (_registered_entry(spec_) or {}).get("trust") is not True
+
+
 def registered_mcp_env(spec_: Spec) -> dict[str, str]:
     """The ov home and identity the registered server is told (:func:`ov.hosts.ovcommand.server_env`), if any."""
     entry = _registered_entry(spec_) or {}
