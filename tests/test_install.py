@@ -407,6 +407,14 @@ def test_gemini_trusts_the_server_only_when_asked(ov, user_home):
     assert _checks(ov)["gemini mcp (user)"]["detail"].endswith("starts and lists 15 tools")
 
 
+def test_hooks_with_mcp_says_the_hooks_installed_and_the_server_registered(ov, user_home):
+    """(found by an audit: Gemini's hooks and server share settings.json, and the install said
+    "gemini installed: …/settings.json" twice)"""
+    settings = user_home / ".gemini" / "settings.json"
+    said = ov("install", "hooks", "--host", "gemini", "--yes", "--with-mcp").stdout.splitlines()
+    assert said[:2] == [f"gemini    installed: {settings}", f"gemini    registered: {settings}"]
+
+
 def test_hooks_with_mcp_wires_both_and_doctor_starts_the_server(ov, user_home):
     assert ov("install", "hooks", "--host", "codex", "--yes", "--with-mcp").exit_code == 0
     checks = _checks(ov)

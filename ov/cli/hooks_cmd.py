@@ -177,7 +177,10 @@ def install_hooks(
             # --trust here is that review; --with-mcp's server is registered untrusted.
             return _gates(changes, trust, dry_run) + _mcp_notes(changes, trust=False)
 
-        _finish(changes, dry_run, notes, verb="installed", report=install.command_report(scope.value, command, mcp=with_mcp))
+        # --with-mcp's server is "registered", as `ov install mcp` says: Gemini's hooks and server
+        # share one settings.json, and two lines "installed: …/settings.json" read as one said twice.
+        verbs = {"hooks": "installed", "mcp": "registered"}
+        _finish(changes, dry_run, notes, verb=verbs, report=install.command_report(scope.value, command, mcp=with_mcp))
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -330,9 +333,10 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
     return notes
 
 
-def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None = None) -> None:
+def _finish(changes, dry_run: bool, notes_after, verb: str | dict[str, str], report: dict | None = None) -> None:
     """Write the changes (unless ``dry_run``) and report them, with what ``report`` adds (an
-    install's command and its warnings)."""
+    install's command and its warnings). ``verb``: what was done to a file that changed, or that
+    for each kind of change ("hooks", "mcp")."""
     from ov.hosts import install
 
     payload = [
@@ -362,7 +366,8 @@ def _finish(changes, dry_run: bool, notes_after, verb: str, report: dict | None 
             if dry_run:
                 plain(change.diff() or f"{change.spec.path}: no change")
             else:
-                plain(f"{change.spec.host:9} {change.action or (verb if change.changed else 'unchanged')}: {change.spec.path}")
+                done = verb if isinstance(verb, str) else verb[change.spec.kind]
+                plain(f"{change.spec.host:9} {change.action or (done if change.changed else 'unchanged')}: {change.spec.path}")
         for note in notes:
             plain(note)
         for warning in result.get("warnings", []):
