@@ -723,3 +723,19 @@ def test_status_says_no_store_yet_on_stderr(ov, ov_home):
     assert result.stderr == "no store yet: the first write creates it (or run `ov init`)\n"
     as_json = ov("status", "--json")
     assert (as_json.exit_code, as_json.stderr) == (0, "") and as_json.json["result"]["exists"] is False
+
+
+def test_json_says_what_it_does_where_the_output_is_never_ovs_json(ov):
+    """(found by an audit: `ov mcp --help` offered --json to "Print machine-readable JSON" for a
+    server whose stdout is MCP's JSON-RPC whatever the flag says; so did `ov hook`'s)"""
+    import re
+
+    def said(*command: str) -> str:
+        text = ov(*command, "--help").stdout
+        return " ".join(re.search(r"--json\s+(.*?)\n  --account", text, re.DOTALL).group(1).split())
+
+    assert said("mcp") == "Report a failure to start as JSON (once serving, stdout carries only MCP's JSON-RPC)."
+    assert said("hook") == "Report a usage error as JSON (the hook answers in its host's format whatever this says)."
+    assert said("find") == "Print machine-readable JSON."
+    failed = ov("mcp", "--user", "bad/x", "--json")
+    assert failed.exit_code == 2 and json.loads(failed.stdout or failed.stderr)["error"]["code"] == "invalid_id"

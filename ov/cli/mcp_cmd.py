@@ -9,13 +9,13 @@ import typer
 
 from ov import __version__
 from ov.cli.output import emit, plain
-from ov.cli.runtime import OvCommand, OvGroup, runtime
+from ov.cli.runtime import OvCommand, OvGroup, ServerCommand, runtime
 
 plugin_app = typer.Typer(cls=OvGroup, help="ov as an Agent Plugins package, for hosts that install plugins (Codex).", no_args_is_help=True)
 
 
 def register(root: typer.Typer) -> None:
-    root.command("mcp", cls=OvCommand)(mcp)
+    root.command("mcp", cls=ServerCommand)(mcp)
     root.add_typer(plugin_app, name="plugin")
 
 

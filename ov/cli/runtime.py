@@ -55,6 +55,20 @@ def _build_common_params() -> list:
 
 
 _COMMON_PARAMS = _build_common_params()
+
+
+def _common_params(json_help: str | None) -> list:
+    """The common options, ``--json`` saying ``json_help`` when given."""
+    if json_help is None:
+        return list(_COMMON_PARAMS)
+    import copy
+
+    params = [copy.copy(p) for p in _COMMON_PARAMS]
+    for param in params:
+        if param.name == "json_output":
+            param.help = json_help
+    return params
+
 COMMON_NAMES = tuple(p.name for p in _COMMON_PARAMS)
 # Each common option's spelling, and whether it takes a value (`--account x`) or not (`--json`).
 COMMON_OPTIONS = {option: not p.is_flag for p in _COMMON_PARAMS for option in p.opts}
@@ -72,10 +86,13 @@ class OvCommand(TyperCommand):
     # The exit code of every failure (an interrupt aside), for a command whose callers know a
     # convention of its own; None: each error's own code (1 runtime, 2 bad input).
     failure_exit: int | None = None
+    # What --json does where the command's output is never ov's JSON (a hook's answer, MCP's
+    # protocol): only a failure before it runs is reported as JSON. None: the common help.
+    json_help: str | None = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.params.extend(_COMMON_PARAMS)
+        self.params.extend(_common_params(self.json_help))
 
     def invoke(self, ctx: Any) -> Any:
         _refuse_undecodable(self, ctx.params)
@@ -124,6 +141,13 @@ class HookCommand(OvCommand):
 
     checks_color = False
     packs_after_write = False
+    json_help = "Report a usage error as JSON (the hook answers in its host's format whatever this says)."
+
+
+class ServerCommand(OvCommand):
+    """``ov mcp``: once serving, its stdout carries nothing but MCP's JSON-RPC."""
+
+    json_help = "Report a failure to start as JSON (once serving, stdout carries only MCP's JSON-RPC)."
 
 
 class OvGroup(TyperGroup):
