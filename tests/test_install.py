@@ -1670,7 +1670,7 @@ def test_a_hooks_file_removed_by_hand_is_said_and_its_receipt_dropped(ov, user_h
     assert not (user_home / ".codex").exists()  # the folder ov made for hooks.json, empty now
     assert not _installs().exists()
     after = _doctor(ov)[1]
-    assert "claude hooks (user)" not in after and after["claude hooks"]["detail"] == "installed, but ov's hooks are not"
+    assert "claude hooks (user)" not in after and after["claude hooks"]["detail"] == "Claude Code is installed, but ov's hooks are not in it"
     assert ov(*command, *hosts).stdout == ""  # nothing left to say
 
 

@@ -134,13 +134,13 @@ def _none_ran(host: str | None, root: Path) -> str:
     from ov.hosts.host import load
     from ov.wording import a
 
-    if host and hooklog.read(root, last=1):
-        # Other hosts' hooks ran, so installing again is not the answer: doctor says whether
-        # this host's are installed and would run (Codex skips unreviewed hooks without a word).
-        return f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks are installed and would run"
     wired = [load(h).label for h in wired_hosts(project_dir()) if host in (None, h)]
     if host and not wired:
         return f"no {host} hook has run yet: ov's hooks are not installed for {load(host).label} (`ov install hooks --host {host}` wires them)"
+    if host and hooklog.read(root, last=1):
+        # Installed, and other hosts' hooks ran: doctor says whether this host's would run
+        # (Codex skips unreviewed hooks without a word).
+        return f"no {host} hook has run yet (other hosts' have): `ov doctor` says whether {host}'s hooks would run"
     if not wired:
         return "no hook has run yet: ov's hooks are not installed for any coding agent (`ov install hooks` wires them)"
     if len(wired) == 1:

@@ -62,7 +62,8 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
                 said = True
         if not present:
             if host in found and not said:
-                out.append(Check(f"{host} hooks", "warn", "installed, but ov's hooks are not", f"ov install hooks --host {host}"))
+                # The host's name first: "codex hooks: installed, but …" read as ov's hooks installed.
+                out.append(Check(f"{host} hooks", "warn", f"{load(host).label} is installed, but ov's hooks are not in it", f"ov install hooks --host {host}"))
             continue
         wired.add(host)
         for spec, entries in present:
