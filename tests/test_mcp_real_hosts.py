@@ -100,6 +100,8 @@ def _find_then_remember(host: Host, env: dict[str, str], args: tuple[str, ...] =
     assert after_find is not None, f"no model request after {find}"
     found = stub.tool_results(after_find).get(find.call_id) or stub.tool_results(after_find).get(find.name)
     assert found is not None and FACT_URI in found and "make ship-staging" in found, (found, stub.text_of(after_find)[-2000:])
+    # How it was answered reached the model too: the text, not structuredContent, is what it reads.
+    assert "[retrieval: " in found and "; index: up to date (commit " in found, found
 
     # remember: one commit, and the memory is found.
     answer = stub.tool_result(remember)

@@ -424,12 +424,12 @@ def _headed(result, answer: Listing | str) -> Listing | str:
     line the CLI warns with comes first: a model that finds nothing it just wrote would otherwise
     take it as not stored."""
     lines = [f"warning: {result.index['behind']}"] if result.index.get("behind") else []
-    lines.append(retrieval_line(result.mode, result.embedding, result.index))
+    lines.append(_retrieval_line(result.mode, result.embedding, result.index))
     head = "\n".join(lines)
     return replace(answer, head=head) if isinstance(answer, Listing) else f"{head}\n{answer}"
 
 
-def retrieval_line(mode: str, embedding: dict, index: dict) -> str:
+def _retrieval_line(mode: str, embedding: dict, index: dict) -> str:
     """One line on how a find or search was answered: hybrid (with its embedder) or lexical only
     (and why there are no vectors), and the state of the index it read."""
     if mode == "hybrid":
