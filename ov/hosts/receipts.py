@@ -7,7 +7,9 @@ receipt that lets the uninstall undo exactly what ov did.
   what ov created (the file itself, the ``hooks`` key, an event's list, folders), the command
   installed, and the trust ``--trust`` recorded in the host's own config (Codex's reviews and
   project trust). Uninstall removes ov's entries and then only what the receipt says ov created,
-  so a file ov only added to comes back byte for byte.
+  so a file ov only added to comes back byte for byte. An older ov's receipt of hooks
+  (``<host>-<scope>-<digest>.json``) is read as such, and renamed under the lock
+  (:func:`adopt_old_receipts`).
 * **Two receipts of one file or folder** (Gemini's hooks and server share settings.json, Codex's
   hooks.json and config.toml share .codex/): whichever uninstall comes last gives the file back
   and removes the folders, because the first hands over what its receipt said.
@@ -31,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -52,6 +55,8 @@ _KEPT_TRUST = "kept-trust"  # the kind of the receipt that keeps what --trust wr
 # A receipt's mark while the new file it names is not written yet (:func:`apply`): left by an install
 # killed before the file, it tells the uninstall that nothing was ever there (:func:`never_written`).
 UNWRITTEN = "file_unwritten"
+# ov before its MCP server (a6ed0ff) named a receipt without its kind: every one was of hooks.
+_OLD_NAME = re.compile(r"(?P<host>[a-z]+)-(?P<scope>user|project)-(?P<digest>[0-9a-f]{10})\.json")
 
 
 @contextmanager
@@ -67,6 +72,7 @@ def install_lock(receipts_dir: Path, timeout: float | None = None) -> Iterator[N
     with file_lock(path, LOCK_TIMEOUT if timeout is None else timeout, busy, "try again once it is done"):
         # What an install or uninstall killed mid-write left: under the lock no other is writing here.
         remove_stale_replacements(receipts_dir)
+        adopt_old_receipts(receipts_dir)
         try:
             yield
         finally:
@@ -229,9 +235,43 @@ def backup_path(spec_: Spec, receipts_dir: Path) -> Path:
 
 
 def read_receipt(receipts_dir: Path, spec_: Spec) -> dict | None:
-    """The receipt of ov's install into ``spec_``'s file, or None when there is none (or it is unreadable)."""
+    """The receipt of ov's install into ``spec_``'s file, or None when there is none (or it is
+    unreadable). One an older ov wrote under its old name (:func:`adopt_old_receipts`) is read
+    too: a dry run or ``ov doctor``, which take no lock and so adopt nothing, see it as the run will."""
+    path = _receipt_path(receipts_dir, spec_)
+    if spec_.kind == "hooks" and not path.exists():
+        old = _read_json(_old_receipt_path(receipts_dir, spec_))
+        return {**old, "kind": "hooks"} if old is not None else None
+    return _read_json(path)
+
+
+def adopt_old_receipts(receipts_dir: Path) -> None:
+    """Give each receipt an ov before a6ed0ff wrote (``<host>-<scope>-<digest>.json``, all of hooks)
+    today's name, so that uninstall and re-install undo and keep what that install made (the file,
+    its folders, the ``hooks`` key). Called under :func:`install_lock`. The receipt under the new
+    name is written before the old one goes: killed in between, the next call merges the two again,
+    which changes nothing (a receipt under both names is otherwise an old ov's install over this
+    one's: what either says ov made, ov made)."""
+    for old_path in sorted(receipts_dir.glob("*.json")):
+        match = _OLD_NAME.fullmatch(old_path.name)
+        old = _read_json(old_path) if match else None
+        if old is None:
+            continue  # today's name, or a file no ov could read: left as it is
+        new_path = receipts_dir / f"{match['host']}-hooks-{match['scope']}-{match['digest']}.json"
+        new = _read_json(new_path)
+        if new is None:
+            adopted = {**old, "kind": "hooks"}
+        else:
+            adopted = with_file_facts(new, old)
+            adopted["created"] = _unique([*new.get("created", []), *old.get("created", [])])
+            adopted["installed_at"] = min((str(r["installed_at"]) for r in (new, old) if r.get("installed_at")), default=_now())
+        _write_receipt(new_path, adopted)
+        _unlink(old_path)
+
+
+def _read_json(path: Path) -> dict | None:
     try:
-        data = json.loads(_receipt_path(receipts_dir, spec_).read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -400,8 +440,16 @@ def _held(receipts_dir: Path, spec_: Spec) -> bool:
 
 
 def _receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
-    digest = hashlib.sha256(str(spec_.path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
-    return receipts_dir / f"{spec_.host}-{spec_.kind}-{spec_.scope}-{digest}.json"
+    return receipts_dir / f"{spec_.host}-{spec_.kind}-{spec_.scope}-{_digest(spec_)}.json"
+
+
+def _digest(spec_: Spec) -> str:
+    return hashlib.sha256(str(spec_.path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+
+
+def _old_receipt_path(receipts_dir: Path, spec_: Spec) -> Path:
+    """Where an ov before a6ed0ff kept the receipt of its hooks in ``spec_``'s file."""
+    return receipts_dir / f"{spec_.host}-{spec_.scope}-{_digest(spec_)}.json"
 
 
 def _unique(paths: list[list[str]]) -> list[list[str]]:
