@@ -44,6 +44,7 @@ remote_cmd.register(app)
 pack_cmd.register(app)
 app.command("remember", cls=OvCommand)(session_cmd.remember)
 app.command("forget", cls=OvCommand)(session_cmd.forget)
+app.command("refile", cls=OvCommand)(session_cmd.refile)
 app.add_typer(session_cmd.app, name="session")
 app.command("commit", cls=OvCommand, help="Archive a session, summarise it and extract memories (same as `ov session commit`).")(
     session_cmd.session_commit

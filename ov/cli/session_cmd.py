@@ -237,6 +237,33 @@ def remember(
     emit(result.to_dict(), lambda: plain(result.summary))
 
 
+def refile(
+    uris: Annotated[list[str] | None, typer.Argument(help="Only these dated notes (default: every one `ov fsck` names).", show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would move.")] = False,
+) -> None:
+    """File the dated notes an older ov made of what is now a preference, fact or profile line where `ov remember` files it (one commit).
+
+    An ov before 1d3df58 kept statements such as "Always run the linter before committing" as dated
+    notes (memories/events/...); `ov remember` of the same words then writes a second copy, and a
+    correction leaves the note as it was. `ov fsck` names such notes. A note you made on purpose
+    (`ov remember --type events`) looks the same: name the notes to move to leave it where it is.
+    """
+    from ov.sessions.remember import refile as run_refile
+
+    store = runtime().store
+    result = run_refile(store, [store.uri(u) for u in uris] if uris else None, dry_run=dry_run)
+
+    def human() -> None:
+        if not result.moves:
+            nothing("no dated note to re-file: every one is where `ov remember` puts it")
+            return
+        for note, held in result.moves:
+            plain(f"{note} -> {', '.join(held)}")
+        plain(f"{'would re-file' if dry_run else 're-filed'} {counted(len(result.moves), 'dated note')}" + (f" (commit {short(result.commit)})" if result.commit else ""))
+
+    emit(result.to_dict(), human)
+
+
 def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)]) -> None:
     """Remove one memory (one commit; git history keeps it)."""
     from ov.sessions.remember import forget as run_forget

@@ -6,7 +6,8 @@ commit of the history and its root tree is present, every tree and blob of HEAD 
 no interrupted commit is pending, no git lock file or temporary file of a killed writer is
 left, no file of HEAD is one no backup carries (not text), no session's ``messages.jsonl`` holds a line every reader skips (not a JSON object), no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
 pulls were checked, or written by an older ov), the names an older ov stored that ov no longer makes
-(``"todo "``, a user ``.bob``) are named with how to rename them, and hand edits are listed (they are not damage, but they are not indexed until
+(``"todo "``, a user ``.bob``) are named with how to rename them, so are the dated notes an older ov
+made of what ``ov remember`` files elsewhere now (``ov refile`` moves them), and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
@@ -118,6 +119,8 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     damaged = []
     legacy = []
     unpackable = []
+    notes: list[tuple[str, bytes]] = []  # the memories' dated notes: an older ov's may be filed where ov no longer files them
+    from ov.health.memories import dated_note_user
     tree = git.tree_of(head)
     for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
         files += 1
@@ -134,10 +137,12 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                     unpackable.append((path, problem))
                 elif is_message_log(path) and (bad := bad_message_lines(data)):
                     bad_messages.append((path, bad))
+                elif dated_note_user(path) is not None:
+                    notes.append((path, data))
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
-    from ov.health.memories import not_text
+    from ov.health.memories import misfiled, not_text
 
     # Memory files on disk (a hand edit, committed or not) get the finding that says what it breaks.
     unreadable = not_text(store)
@@ -171,6 +176,8 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     _check_tree_paths(git, head, add)
     if legacy:
         add(_legacy_finding(legacy))
+    if misfiled_notes := misfiled(store, notes):
+        add(_misfiled_finding(misfiled_notes))
     if unreadable:
         from ov.sessions.memory.files import NOT_TEXT_FIX
 
@@ -270,6 +277,21 @@ def _listed(paths: list[str]) -> str:
 
     shown = ", ".join(quoted(p) for p in paths[:PATHS_LISTED])
     return shown + (f" and {len(paths) - PATHS_LISTED} more" if len(paths) > PATHS_LISTED else "")
+
+
+def _misfiled_finding(paths: list[str]) -> Finding:
+    """A note for dated notes an older ov made of what ov files elsewhere now: nothing is damaged,
+    but ``ov remember`` of the same words writes a second copy, and a correction leaves them as they were."""
+    users = sorted({path.split("/")[1] for path in paths})
+    other = f"; another user's with `--user {users[-1]}`" if len(users) > 1 else ""
+    return Finding(
+        "store",
+        "note",
+        f"{counted(len(paths), 'dated note')} an older ov made of what ov now files as a preference, a fact or a profile line: {_listed(paths)}; "
+        "`ov remember` of the same words writes a second copy, and a correction leaves the note as it was",
+        f"`ov refile` files them where `ov remember` does, in one commit (`--dry-run` lists them; name the notes to move only those, "
+        f"and leave one made a dated note on purpose with `ov remember --type events`){other}",
+    )
 
 
 def _legacy_finding(legacy: list[tuple[str, str]]) -> Finding:

@@ -50,3 +50,35 @@ def _below(root: Path, parts: tuple[str, ...]) -> list[VikingURI]:
             except OSError:
                 continue  # gone meanwhile, or unreadable: other checks say so
     return out
+
+
+def dated_note_user(path: str) -> str | None:
+    """The user whose dated note (a user's or a peer's ``memories/events/...md``) HEAD's ``path``
+    is, or None when it is none."""
+    from ov.sessions.memory.refile import is_dated_note
+
+    parts = path.split("/")
+    if len(parts) < 4 or parts[0] != "user":
+        return None
+    rel = parts[3:] if parts[2] == "memories" else parts[5:] if parts[2] == "peers" and len(parts) > 5 and parts[4] == "memories" else None
+    return parts[1] if rel is not None and is_dated_note("/".join(rel)) else None
+
+
+def misfiled(store, notes: list[tuple[str, bytes]]) -> list[str]:
+    """The paths of the dated ``notes`` (HEAD's path, its bytes) an older ov made of what today's
+    ``ov remember`` files as a preference, a fact or a profile line (:mod:`ov.sessions.memory.refile`)."""
+    if not notes:
+        return []
+    from ov.sessions.memory.refile import refiled
+    from ov.sessions.memory.schema import load_schemas
+
+    schemas = load_schemas(store.home.root / "memory_schemas")
+    out = []
+    for path, data in notes:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # said as not text
+        if refiled(text, schemas, dated_note_user(path)):
+            out.append(path)
+    return out

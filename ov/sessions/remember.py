@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 
 from ov.errors import InvalidInput, IsADirectory, NotFound, proposal
 from ov.identity import validate_id
@@ -141,6 +141,73 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+@dataclass(frozen=True)
+class Refiled:
+    """What `ov refile` moved: each dated note, with the memories that now hold its words."""
+
+    moves: list[tuple[str, list[str]]]
+    commit: str | None
+
+    def to_dict(self) -> dict:
+        return {"moved": [{"from": note, "to": to} for note, to in self.moves], "commit": self.commit, "changed": self.commit is not None}
+
+
+def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool = False) -> Refiled:
+    """File the dated notes an older ov made of statements that ``ov remember`` files elsewhere
+    today (:mod:`ov.sessions.memory.refile`) where it files them, each note removed, all in one
+    commit: the user's memories and each peer's, or only ``notes`` (one made a dated note on
+    purpose, ``ov remember --type events``, looks the same). ``dry_run``: say what would move,
+    write nothing. Raises InvalidInput for one of ``notes`` that is no such note."""
+    from ov.sessions.memory.plan import plan_memories
+    from ov.sessions.memory.refile import EVENTS, is_dated_note, refiled
+    from ov.sessions.memory.schema import load_schemas
+
+    schemas = load_schemas(store.home.root / "memory_schemas")
+    user = store.identity.user
+    peers = store.path(VikingURI(("user", user, "peers")))
+    roots = [memories_root(store), *(memories_root(store, p.name) for p in sorted(peers.iterdir()) if p.is_dir())] if peers.is_dir() else [memories_root(store)]
+    when = datetime.now(UTC)
+    with store.transaction() as tx:
+        moves, found_notes, groups = [], [], {}
+        chosen = None if notes is None else {uri.path for uri in notes}
+        for root in roots:
+            for path in sorted(tx.files_below(VikingURI((*root.parts, EVENTS)))):
+                uri = VikingURI(tuple(path.split("/")))
+                named = is_dated_note("/".join(uri.parts[len(root.parts) :])) and (chosen is None or uri.path in chosen)
+                data = tx.existing_file(uri) if named else None
+                found = refiled(data.decode("utf-8", "replace"), schemas, user) if data is not None else []
+                if found:
+                    found_notes.append(uri)
+                    groups.setdefault(str(root), []).extend(found)
+                    # Where the note's words are held now (a file that said them already, unchanged, too).
+                    held = (VikingURI((*root.parts, *schemas[c.memory_type].path_for(c.fields, when).split("/"))) for c in found)
+                    moves.append((str(uri), list(dict.fromkeys(map(str, held)))))
+        missed = sorted((chosen or set()) - {uri.path for uri in found_notes})
+        if missed:
+            raise InvalidInput(
+                f"viking://{missed[0]} is not a dated note of words `ov remember` files elsewhere now",
+                hint="`ov refile --dry-run` lists the notes it would move",
+            )
+        if not found_notes:
+            return Refiled([], None)
+        writes, _diff = plan_memories(schemas, groups, read=reader(tx, *roots), listing=lister(tx, *roots), when=when, archive_uri="ov refile", user=user)
+        if dry_run:
+            return Refiled(moves, None)
+        by_root = {str(r): r for r in roots}
+        written = []
+        for (root, rel), content in writes.items():
+            uri = VikingURI((*by_root[root].parts, *rel.split("/")))
+            if content is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+                tx.delete(uri)
+            else:
+                tx.put(uri, content.encode("utf-8"))
+            written.append(uri)
+        for note in found_notes:
+            tx.delete(note)
+        result = tx.commit("refile", [*found_notes, *written])
+    return Refiled(moves, result.commit)
 
 
 def lister(tx, *roots: VikingURI):

@@ -48,6 +48,12 @@ class Candidate:
     role: str | None = None
     formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
 
+    def said_earlier(self) -> Candidate:
+        """This memory as a statement made before the stored ones (an older ov's note of it): a
+        stored line it would replace was said later and holds, so it is then not written, and
+        it amends no other file."""
+        return Candidate(self.memory_type, self.fields, list(self.source_message_ids), self.about, present=(*self.present, *self.replaces), formerly=self.formerly)
+
 
 def rival_amends(path_fields: dict[str, str], lead: str, obj: str, sources: list[str]) -> list[Candidate]:
     """For a choice ("Prefers spaces", ``obj`` said of the user), the negation of each rival a stored

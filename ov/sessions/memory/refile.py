@@ -1,0 +1,60 @@
+"""Dated notes an older ov made of statements that today's ov files elsewhere.
+
+ov before 1d3df58 kept "Always run the linter before committing" and "The staging database is at
+db-staging.internal:5432" as dated notes (``events/2026/12/05/run_linter.md``); today the rules
+read them as a preference and a system's fact. Left as notes, ``ov remember`` of the same words
+does not see them (it merges into the file its reading names) and writes a second copy, and a
+correction leaves the old value in its note, found and recalled beside the new one.
+
+A note is such a one when ``ov remember`` of its words, today, makes no dated note of them: every
+line of it read whole by the rules, into memories of types that merge. A note of words the rules
+do not read ("the build takes 20 minutes") is what today's ov makes too, and stays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from ov.errors import InvalidInput
+from ov.sessions.memory.candidate import Candidate
+from ov.sessions.memory.extract import extract_text
+from ov.sessions.memory.files import parse_memory
+from ov.sessions.memory.schema import MemorySchema
+
+EVENTS = "events"  # the folder (and type) of dated notes below a memories root
+
+
+def is_dated_note(rel: str) -> bool:
+    """Whether ``rel`` (a path below a memories root) names a dated note's file."""
+    return rel.startswith(f"{EVENTS}/") and rel.endswith(".md") and not rel.rpartition("/")[2].startswith(".")
+
+
+def refiled(text: str, schemas: Mapping[str, MemorySchema], user: str | None) -> list[Candidate]:
+    """The memories today's ``ov remember`` makes of the dated note ``text``'s words, when none of
+    them is a dated note; [] when the note is one today's ov would make (or is not readable).
+
+    They are said as an earlier statement is (:meth:`Candidate.said_earlier`): a stored line that
+    a correction of theirs would replace was said later, and holds."""
+    try:
+        content, meta = parse_memory(text)
+    except InvalidInput:
+        return []  # a note a hand broke: the next write of it says so, not this
+    when = _created(meta)
+    lines = [line.strip() for line in content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    out: list[Candidate] = []
+    for line in lines:
+        unread: list[str] = []
+        found = extract_text(line.removeprefix("- ").removeprefix("* "), when=when, user=user, unread=unread)
+        if unread or not found or any(c.memory_type not in schemas or schemas[c.memory_type].add_only for c in found):
+            return []
+        out.extend(c.said_earlier() for c in found)
+    return out
+
+
+def _created(meta: Mapping) -> datetime:
+    """When the note was made (its words' "today"), or now for a note without a readable date."""
+    try:
+        return datetime.fromisoformat(str(meta.get("created_at", "")))
+    except ValueError:
+        return datetime.now(UTC)
