@@ -638,6 +638,21 @@ def test_hostile_packs_change_nothing(ov, project, tmp_path, store_state, case):
     assert ov("import", str(pack), "viking://resources").stderr.startswith("error: ")
 
 
+def test_the_manifest_names_the_ov_that_wrote_it_and_readers_skip_what_they_do_not_know(ov, project, tmp_path):
+    import ov as ov_package
+
+    dest, _ = _export(ov, tmp_path)
+    with zipfile.ZipFile(dest) as zf:
+        manifest = json.loads(zf.read("proj/_ovpack/manifest.json"))
+    assert manifest["created_by"] == "ov" and manifest["ov_version"] == ov_package.__version__
+    # A field a newer ov adds is skipped, as every ov reader skipped ov_version before it was written.
+    pack = build_pack(tmp_path / "newer.ovpack", mutate=lambda m: m.update(ov_version="9.9.9", made_with={"a": 1}))
+    assert ov("import", str(pack), "viking://resources").exit_code == 0
+    newer = build_pack(tmp_path / "newest.ovpack", root="newest", mutate=lambda m: m.update(format_version=4, ov_version="9.9.9"))
+    refused = ov("import", str(newer), "viking://resources", "--json")
+    assert refused.exit_code == 2 and "made by a newer version (ov '9.9.9')" in refused.error["hint"]
+
+
 def test_a_well_formed_hand_built_pack_imports(ov, project, tmp_path, store_state):
     pack = build_pack(tmp_path / "good.ovpack")
     result = ov("import", str(pack), "viking://resources", "--json")

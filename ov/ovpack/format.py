@@ -4,6 +4,7 @@ A pack is a ZIP (DEFLATED) with exactly one root folder, compatible with OpenVik
 
     ROOT/files/...                    the files of the subtree, as committed
     ROOT/_ovpack/manifest.json        kind, format_version 3, root, entries, content_sha256, index
+                                      (and created_by, ov_version, source_commit: ov's, read by no check)
     ROOT/_ovpack/index_records.jsonl  one sorted-key compact JSON line per index record
     ROOT/_ovpack/dense.f32            optional: little-endian float32 vectors of those records
 
@@ -275,7 +276,7 @@ def _parse_manifest(data: bytes) -> dict:
         newer = isinstance(version, int) and not isinstance(version, bool) and version > FORMAT_VERSION
         raise UnsupportedPackVersion(
             f"the pack has format_version {quote(version)}; ov reads format_version {FORMAT_VERSION} only",
-            hint="it was made by a newer version; upgrade ov" if newer else "export it again with a current version",
+            hint=f"it was made by a newer version{_made_by(manifest)}; upgrade ov" if newer else "export it again with a current version",
         )
     root = manifest.get("root")
     if not isinstance(root, dict) or not isinstance(root.get("name"), str) or not isinstance(root.get("scope"), str):
@@ -297,6 +298,12 @@ def _parse_manifest(data: bytes) -> dict:
     if not isinstance(manifest.get("content_sha256"), str):
         raise InvalidPack(f"{MANIFEST} has no content_sha256")
     return manifest
+
+
+def _made_by(manifest: dict) -> str:
+    """" (ov X)" when the manifest names the ov that wrote it (``ov_version``, since 0.1.0), else ""."""
+    version = manifest.get("ov_version")
+    return f" (ov {quote(version[:40])})" if isinstance(version, str) and version.strip() else ""  # a pack's text: quoted
 
 
 def _check_member_name(name: str) -> None:

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov import __version__
 from ov.errors import OvError, TooLarge
 from ov.files import content_problem, replacement_beside
 from ov.ovpack import format as pack_format
@@ -258,6 +259,9 @@ def write_pack(
             "content_sha256": content_sha256(file_entries),
             "index": index,
             "created_by": "ov",
+            # Which ov wrote it (a field of ov's own: every reader, OpenViking's and older ov's, skips a
+            # key it does not know), for a bug report or a pack a newer ov made (:func:`format.read_pack`).
+            "ov_version": __version__,
             "source_commit": head,
         }
         if scopes is not None:
