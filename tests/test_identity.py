@@ -392,7 +392,7 @@ READS = {
 # The rest write (and create the account, as before), or open no store, or report (doctor).
 OTHERS = {
     "write", "edit", "mkdir", "rm", "mv", "add-resource", "add-skill", "doctor", "init", "version", "pull",
-    "import", "restore", "remember", "forget", "commit", "hook", "mcp", "remote add", "remote remove",
+    "import", "restore", "remember", "forget", "refile", "commit", "hook", "mcp", "remote add", "remote remove",
     "session new", "session add", "session add-messages", "session used", "session delete", "session commit",
     "config show", "config get", "config set", "config unset", "snapshot commit", "snapshot restore", "hooks log",
     "install hooks", "install mcp", "uninstall hooks", "uninstall mcp", "plugin build",
