@@ -254,6 +254,25 @@ def test_a_file_name_many_files_share_names_none_of_them(ov, project):
     assert 'uri="viking://resources/p0/docs/guide.md"' in prompt_block(project, "is guide.md right about lunch today?")
 
 
+def test_a_file_mentioned_in_passing_is_not_what_the_prompt_asks_about(ov, project):
+    # (found by an audit: "lol I renamed utils.py yesterday, anyway thanks" injected utils.py, past
+    # the cut-off, by its name alone; and "fix the bug in utils.py" injected nothing: no topic word)
+    write(ov, "viking://resources/shop/utils.py", "def slugify(title):\n    return title.lower().replace(' ', '-')\n")
+    write(ov, "viking://resources/shop/notes.md", "# Notes\n\nThe release train leaves on Fridays.\n")
+    uri = 'uri="viking://resources/shop/utils.py"'
+    for remark in ("lol I renamed utils.py yesterday, anyway thanks", "oh nice, utils.py passes now", "moved utils.py to the shop folder. the build is green"):
+        assert prompt_block(project, remark) == "", remark
+    for asked in (
+        "utils.py",
+        "fix the bug in utils.py",
+        "ok so look at utils.py",
+        "I renamed utils.py yesterday, can you update the imports",
+        "in utils.py, why does it lose the accents?",
+        "split utils.py in two please",
+    ):
+        assert uri in prompt_block(project, asked), asked
+
+
 def test_a_prompt_looks_a_file_name_up_once(ov, project, monkeypatch):
     # (the cut-off's check that a prompt names a file ran after the search's reading ended: the
     # lookup by name went to the index again, on another searcher)

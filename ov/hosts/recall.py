@@ -19,7 +19,8 @@ A block that is None says why (:attr:`Block.why`), for the log.
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
 trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a prompt whose best
-result is less relevant than ``hooks.prompt_min_score``.
+result is less relevant than ``hooks.prompt_min_score``, unless it asks about a file it names
+(:func:`~ov.hosts.topic.asking`: a remark that mentions one is judged by its words).
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence
@@ -407,6 +408,7 @@ def prompt(
     :class:`~ov.index.sync.Indices`, with how long to wait for a build another process is doing
     (then nothing is searched)."""
     from ov.errors import RecordDamaged, StoreLocked
+    from ov.hosts.topic import asking
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
 
@@ -431,7 +433,14 @@ def prompt(
     # resumed session's start block has its last overview (it came twice in one request).
     own = (session_uri(store, session_id).path,) if session_id is not None else ()
     options = SearchOptions(
-        session_id=session_id, mode="context", budget=budget, planner=False, min_score=min_score or None, full_text_only=True, exclude_below=own
+        session_id=session_id,
+        mode="context",
+        budget=budget,
+        planner=False,
+        min_score=min_score or None,
+        full_text_only=True,
+        exclude_below=own,
+        asking=asking(text),  # a file mentioned in passing is not what the prompt is about
     )
     try:
         result = search(store, text, options, indices=indices)

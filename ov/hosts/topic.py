@@ -18,6 +18,11 @@ a request for what is known ("tell me about Carol", "list my preferences") or a 
 three words ("Carol", "the dentist thing") needs one. Words are taken as written; the task words'
 regular forms are made from their stems, so no word is cut into another ("notes" is not "not").
 
+A file the prompt names (``fix the bug in cart.py``) is a topic of its own: it names what the store
+may hold. Whether the prompt asks about that file, or only mentions it in passing ("lol I renamed
+utils.py yesterday, anyway thanks"), is :func:`asking`'s to say: a name lifts its file past the
+relevance cut-off only where the prompt asks something.
+
 The lists are English, like the stop words of the default index. Words in other languages count as
 topic words, and the relevance cut-off decides for them as before.
 """
@@ -25,6 +30,8 @@ topic words, and the relevance cut-off decides for them as before.
 from __future__ import annotations
 
 import re
+
+from ov.retrieval.named import named_paths
 
 # Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic, and
 # taken as written (a word is never cut to one of these: "notes" is not "not", "Wes" not "we").
@@ -101,13 +108,45 @@ _QUESTION = re.compile(
     re.IGNORECASE,
 )
 SHORT = 3  # words: a prompt this short is asked about what it names ("Carol", "the dentist thing")
+# What opens a statement, not a request: its subject ("I renamed it", "the build is green", "it
+# works") or an acknowledgement ("thanks", "nice"). A clause that opens with another word is a
+# request ("swap the buttons", "look at cart.py"), whatever the verb: verbs are an open list.
+_SUBJECTS = frozenset(
+    (
+        "i", "im", "ive", "id", "ill", "we", "were", "weve", "wed", "you", "youre", "youve", "he", "hes",
+        "she", "shes", "it", "its", "they", "theyre", "this", "that", "thats", "these", "those", "there",
+        "theres", "here", "heres", "the", "a", "an", "my", "our", "your", "his", "her", "their", "some",
+        "someone", "everything", "nothing", "everyone", "thanks", "thank", "thx", "ty", "cheers", "cool",
+        "nice", "great", "perfect", "awesome", "lgtm", "good", "sorry", "np", "noted",
+    )
+)
+# Said before a sentence, and changing nothing of what it does: "ok so", "lol", "btw", "anyway",
+# "yesterday". Passed over to find the word the sentence opens with.
+_FILLERS = frozenset(
+    (
+        "ok", "okay", "kk", "so", "well", "anyway", "anyways", "also", "and", "but", "or", "just", "then",
+        "now", "hey", "hi", "oh", "ah", "lol", "haha", "heh", "btw", "fyi", "yeah", "yes", "yep", "no",
+        "nope", "hmm", "um", "uh", "alright", "right", "actually", "honestly", "basically", "apparently",
+        "finally", "yesterday", "today", "earlier", "recently", "tonight", "tomorrow", "later", "again",
+    )
+)
+# A request however the sentence opens: "please ...", "can you ...", "I need ...", "we should ...".
+_WANTS = re.compile(
+    r"\b(?:please|pls|plz|let'?s)\b|\b(?:can|could|would|will)\s+(?:you|u)\b"
+    r"|\b(?:i|we|you)\s+(?:want|need|should|must|have\s+to|'?d\s+like|would\s+like)\b",
+    re.IGNORECASE,
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSE_END = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]+\s+")
 
 
 def has_topic(prompt: str) -> bool:
-    """True when ``prompt`` names something to look up: a word that is neither chatter nor, outside
-    a question asking for knowledge, a task word; two such words in a request of more than
-    :data:`SHORT` words that is not a question ("bump the version now", "use the second option"
-    point at what is on the screen)."""
+    """True when ``prompt`` names something to look up: a file ("fix the bug in cart.py"), or a word
+    that is neither chatter nor, outside a question asking for knowledge, a task word; two such
+    words in a request of more than :data:`SHORT` words that is not a question ("bump the version
+    now", "use the second option" point at what is on the screen)."""
+    if any(len(name[-1].rpartition(".")[2]) > 1 for name in named_paths(prompt).files):
+        return True  # a file's name ("e.g." is none: its extension is a letter)
     words = _WORD.findall(prompt.lower())
     asked = "?" in prompt or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
@@ -117,5 +156,44 @@ def has_topic(prompt: str) -> bool:
             continue
         needed -= 1
         if not needed:
+            return True
+    return False
+
+
+def asking(prompt: str) -> str:
+    """The part of ``prompt`` that asks something: its sentences that are a question or a request,
+    and a pasted traceback; all of it when it is at most :data:`SHORT` words ("cart.py", "cart.py
+    again?"); "" for a remark ("lol I renamed utils.py yesterday, anyway thanks", "the build is
+    green now"). A file named there is what the prompt is about; one named elsewhere is mentioned
+    in passing, and its name alone does not make the prompt relevant (:mod:`ov.hosts.recall`)."""
+    from ov.tracebacks import span
+
+    if len(prompt.split()) <= SHORT:
+        return prompt
+    lines = prompt.splitlines()
+    pasted = span(lines)
+    if pasted is not None:
+        first, last = pasted
+        return "\n".join([asking("\n".join(lines[:first])), *lines[first : last + 1], asking("\n".join(lines[last + 1 :]))]).strip()
+    return "\n".join(sentence for sentence in _SENTENCE_END.split(prompt) if _asks(sentence))
+
+
+def _asks(sentence: str) -> bool:
+    """Whether ``sentence`` is a question or a request: it ends in "?", says "please" or "can you",
+    or one of its clauses opens, past fillers ("ok so", "lol"), with a question word or with a word
+    that is neither a subject nor a file's name (a verb: "swap the buttons"), nor a verb that has
+    one already ("renamed it yesterday", "works now")."""
+    if sentence.rstrip().endswith("?") or _WANTS.search(sentence):
+        return True
+    for clause in _CLAUSE_END.split(sentence):
+        words = [word.strip("`'\"()[]{}<>*!.").lower() for word in clause.split()]
+        words = [word for word in words if word]
+        opener = next((word for word in words if word not in _FILLERS), "")
+        if not opener or not opener[0].isalpha():
+            continue
+        if _QUESTION.match(opener):
+            return True
+        told = opener.endswith("ed") or (opener.endswith("s") and not opener.endswith(("ss", "us", "is")))
+        if not told and opener.replace("'", "") not in _SUBJECTS and not named_paths(opener).tails:
             return True
     return False
