@@ -254,6 +254,17 @@ def test_a_file_name_many_files_share_names_none_of_them(ov, project):
     assert 'uri="viking://resources/p0/docs/guide.md"' in prompt_block(project, "is guide.md right about lunch today?")
 
 
+def test_a_folder_name_many_projects_share_names_none_of_them(ov):
+    # (found by an audit: "src/" lifted the records of every project's src folder, as "README.md" had)
+    for i in range(6):
+        write(ov, f"viking://resources/p{i}/src/lexer.py", f"def lex(text):\n    return text.split()  # project {i}\n")
+    write(ov, "viking://resources/p0/docs/guide.md", "# Guide\n\nHow the release train leaves on Fridays.\n")
+    found = ranked(ov, "when does the release train leave, somewhere in src/")
+    assert found[0] == "viking://resources/p0/docs/guide.md", found
+    # a path that says which of them is meant still names it
+    assert ranked(ov, "when does the release train leave, somewhere in p3/src/")[0] == "viking://resources/p3/src/lexer.py"
+
+
 def test_a_file_mentioned_in_passing_is_not_what_the_prompt_asks_about(ov, project):
     # (found by an audit: "lol I renamed utils.py yesterday, anyway thanks" injected utils.py, past
     # the cut-off, by its name alone; and "fix the bug in utils.py" injected nothing: no topic word)

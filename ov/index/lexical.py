@@ -18,6 +18,7 @@ of Devanagari and the other Indic scripts, cut a word in pieces.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -241,7 +242,7 @@ class _Reading:
         self.searcher = searcher
         self.docs: dict[tuple[int, int], tuple[Record, int]] = {}  # (segment, doc) -> record, label
         self.parents: dict[tuple, dict[str, float | None]] = {}  # (terms, field, kinds) -> uri -> best score
-        self.uris: dict[tuple[str, int], tuple[str, ...]] = {}  # (pattern, limit) -> the URIs it matched
+        self.uris: dict[tuple[str, int], tuple[str, ...]] = {}  # (pattern, limit) -> the URIs (or folders) it matched
 
 
 class LexicalIndex:
@@ -513,6 +514,32 @@ class LexicalIndex:
         if reading is not None:
             reading.uris[(pattern, limit)] = found
         return found
+
+    def folders_matching(self, pattern: str, most: int) -> tuple[str, ...]:
+        """Up to ``most`` folders (store paths) that hold a record and whose whole path matches the
+        regular expression ``pattern`` (of tantivy's syntax, and Python's): one look-up a folder,
+        each leaving out the folders found, so a folder of thousands of files counts once. Within
+        :meth:`reading`, once a pattern."""
+        reading = self._reading
+        key = (f"folders:{pattern}", most)
+        if reading is not None and key in reading.uris:
+            return reading.uris[key]
+        tantivy = _tantivy()
+        schema = self._index.schema
+        matches = re.compile(pattern).fullmatch
+        found: list[str] = []
+        while len(found) < most:
+            query = tantivy.Query.regex_query(schema, "ancestors", pattern)
+            if found:
+                query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (tantivy.Occur.MustNot, _any_of(schema, "ancestors", found))])
+            hits = self._run(query, 1)
+            folder = next((a for hit in hits for a in _ancestors(hit.record.path)[:-1] if matches(a)), None)
+            if folder is None:
+                break  # none left (or only files of that name, which are no folder)
+            found.append(folder)
+        if reading is not None:
+            reading.uris[key] = tuple(found)
+        return tuple(found)
 
     def best_scores(self, terms: QueryTerms, field: str, kinds: tuple[str, ...], uris: list[str]) -> dict[str, float]:
         """For each of ``uris`` that has a record of ``kinds``: the best BM25 of its records for

@@ -605,12 +605,13 @@ def _ranked_words(lexical, query: str) -> str:
 
 
 def named_in(lexical, query: str) -> Named:
-    """What ``query`` names (:func:`~ov.retrieval.named.named_paths`) but for the file names more
-    files of the index share than say which is meant (:func:`~ov.retrieval.named.ambiguous`)."""
+    """What ``query`` names (:func:`~ov.retrieval.named.named_paths`) but for the file and folder
+    names more of the index's files or folders share than say which is meant
+    (:func:`~ov.retrieval.named.ambiguous`)."""
     named = named_paths(query)
-    if not named.files:
+    if not (named.files or named.folders):
         return named
-    shared = ambiguous(named, lexical.uris_matching)
+    shared = ambiguous(named, lexical.uris_matching, lexical.folders_matching)
     return named_paths(query, shared) if shared else named
 
 

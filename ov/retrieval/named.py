@@ -25,9 +25,10 @@ not the query's words found it: :func:`lookup_pattern` finds it in the index by 
 
 A name says which file is meant only when few files have it: "README.md", "config.yaml" or
 "src/index.ts" in a store of fifty projects names none of them (it lifted ten READMEs into a
-prompt's block, past the cut-off, for a prompt that mentioned one in passing). A caller that can
-count the files a word names (:func:`files_named`, :func:`ambiguous`) asks again without those
-words: they stay words of the query, ranked like any other.
+prompt's block, past the cut-off, for a prompt that mentioned one in passing). So does a folder's:
+"src/", "tests/" or "docs/" is a folder of every project, and lifted the records of all of them.
+A caller that can count the files and folders a word names (:func:`files_among`, :func:`ambiguous`)
+asks again without those words: they stay words of the query, ranked like any other.
 
 The words of a ``viking://`` URI that leads to something are an address, not a topic:
 :func:`query_words` leaves them out of the words a query is ranked by ("viking", "resources" and
@@ -83,6 +84,9 @@ class Named(NamedTuple):
     # Each word that names a file, as its lower-case segments, with the regular expression (tantivy's
     # syntax) for that file's URIs, a document's sections included: see :func:`lookup_pattern`.
     files: dict[tuple[str, ...], str]
+    # Each word that names a folder, the same way: the regular expression for the folder's store
+    # path, which counts the folders of that name (:func:`ambiguous`).
+    folders: dict[tuple[str, ...], str]
 
     def __bool__(self) -> bool:
         return bool(self.tails or self.places)
@@ -95,6 +99,7 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
     the answer is shared: read it, never change it."""
     tails: dict[str, dict[tuple[str, ...], None]] = {}
     files: dict[tuple[str, ...], str] = {}
+    folders: dict[tuple[str, ...], str] = {}
     within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
     for match in _CANDIDATE.finditer(query):
@@ -116,6 +121,7 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
         tails.setdefault(wanted[-1], {})[wanted] = None
         if not _FILE_NAME.fullmatch(wanted[-1]):
             within.setdefault(wanted[-1], {})[(wanted, False)] = None
+            folders[wanted] = f"(?i:(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])})"
             continue
         files[wanted] = _file_pattern(wanted[-MATCHED_SEGMENTS:])
         if stem := _document_stem(wanted[-1]):
@@ -128,6 +134,7 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
         tuple(places),
         {name: tuple(found) for name, found in within.items()},
         files,
+        folders,
     )
 
 
@@ -152,12 +159,14 @@ def files_among(uris: Collection[str], wanted: tuple[str, ...]) -> int:
     return len(files)
 
 
-def ambiguous(named: Named, uris_matching) -> frozenset[tuple[str, ...]]:
-    """The words of ``named`` that name more than :data:`SAME_NAME` files, by ``uris_matching(pattern,
-    limit)`` (the URIs of the records a pattern matches): names that do not say which file is meant."""
-    return frozenset(
-        wanted for wanted, pattern in named.files.items() if files_among(uris_matching(pattern, LOOKUP), wanted) > SAME_NAME
-    )
+def ambiguous(named: Named, uris_matching, folders_matching) -> frozenset[tuple[str, ...]]:
+    """The words of ``named`` that name more than :data:`SAME_NAME` files or folders, by
+    ``uris_matching(pattern, limit)`` (the URIs of the records a pattern matches) and
+    ``folders_matching(pattern, most)`` (the folders a pattern matches): names that do not say which
+    file or folder is meant."""
+    files = (wanted for wanted, pattern in named.files.items() if files_among(uris_matching(pattern, LOOKUP), wanted) > SAME_NAME)
+    folders = (wanted for wanted, pattern in named.folders.items() if len(folders_matching(pattern, SAME_NAME + 1)) > SAME_NAME)
+    return frozenset((*files, *folders))
 
 
 def _read(word: str) -> tuple[str, bool]:
