@@ -6,8 +6,8 @@
 them), matches every file of a store of code a little and none well: the prompt scored below the
 hook's cut-off and got nothing, though the store held the very file and line. :func:`focus` keeps
 the text around the traceback and its error lines, and puts the files of the frames after them as
-paths, which the query then names (:mod:`ov.retrieval.named`): a named file comes first whatever
-its words match.
+paths with their lines (``shop/cart.py:40``), which the query then names (:mod:`ov.retrieval.named`):
+a named file comes first whatever its words match, and shows the lines around the one named.
 
 A frame is Python's ``File "x.py", line 12, in f`` (and the indented lines under it), pytest's
 ``tests/test_cart.py:12: in test_total`` (its source lines, indented or marked ``>``, are left out
@@ -26,12 +26,12 @@ from __future__ import annotations
 
 from ov.regex import LazyPattern
 
-_PYTHON_FRAME = LazyPattern(r'^\s*File "(?P<path>[^"]+)", line \d+')
+_PYTHON_FRAME = LazyPattern(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)')
 # The file is the line's last word: after a space or "(", before ":line" and an optional ":column";
 # it may open with a drive or a scheme (a Windows drive, file:///, node:).
-_AT_FRAME = LazyPattern(r"^\s*at\s(?:.*[\s(])?(?P<path>(?:[A-Za-z][\w+.-]*:/*)?[^\s():]+):\d+(?::\d+)?\)?\s*$")
+_AT_FRAME = LazyPattern(r"^\s*at\s(?:.*[\s(])?(?P<path>(?:[A-Za-z][\w+.-]*:/*)?[^\s():]+):(?P<line>\d+)(?::\d+)?\)?\s*$")
 # pytest's frames: "tests/test_cart.py:12: in test_total", and the failure's "shop/cart.py:40: KeyError".
-_PYTEST_FRAME = LazyPattern(r"^(?P<path>[^\s:\"'<>]+\.[A-Za-z]\w{0,15}):\d+:(?: in \S+| [\w.]+)?\s*$")
+_PYTEST_FRAME = LazyPattern(r"^(?P<path>[^\s:\"'<>]+\.[A-Za-z]\w{0,15}):(?P<line>\d+):(?: in \S+| [\w.]+)?\s*$")
 # What pytest prints around its frames: the source (indented, or marked ">"), rules of "_" or "=".
 _PYTEST_NOISE = LazyPattern(r"^(?:>|\s{4}|[_=]{2,}(?:\s|$)|(?:_ )+_\s*$|\s*$)")
 _PYTHON_HEADER = LazyPattern(r"^\s*Traceback \(most recent call last\):\s*$")
@@ -42,8 +42,8 @@ MAX_FILES = 8  # the frames' files a focused traceback names, innermost first
 
 
 def focus(text: str) -> str:
-    """``text`` with its traceback reduced to the error lines and the frames' files (see the
-    module docstring); ``text`` itself when it holds none."""
+    """``text`` with its traceback reduced to the error lines and the frames' files, each with the
+    line of its innermost frame (see the module docstring); ``text`` itself when it holds none."""
     if "\n" not in text.strip():
         return text  # one line: no traceback
     lines = text.splitlines()
@@ -57,7 +57,8 @@ def focus(text: str) -> str:
         at = None if found else _AT_FRAME.match(line)
         if found or at:
             frames += 1
-            files.append((found or at).group("path").removeprefix("file://"))
+            frame = found or at
+            files.append((frame.group("path").removeprefix("file://"), frame.group("line")))
             innermost_last = innermost_last or bool(found)
             pytest = pytest or (found is not None and not line.lstrip().startswith("File "))
             under_frame = bool(found)
@@ -73,7 +74,10 @@ def focus(text: str) -> str:
         kept = [line for line in kept if not _PYTEST_NOISE.match(line)]
     if innermost_last:
         files.reverse()
-    own = [path for path in dict.fromkeys(files) if not any(mark in path.replace("\\", "/") for mark in _NOT_THE_USERS)]
+    innermost: dict[str, str] = {}  # each file once, innermost first, at its innermost frame's line
+    for path, line in files:
+        innermost.setdefault(path, line)
+    own = [f"{path}:{innermost[path]}" for path in innermost if not any(mark in path.replace("\\", "/") for mark in _NOT_THE_USERS)]
     return "\n".join([*(line for line in kept if line.strip()), *own[:MAX_FILES]])
 
 

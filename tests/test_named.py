@@ -187,22 +187,22 @@ JAVASCRIPT = """TypeError: Cannot read properties of undefined (reading 'map')
     [
         (
             f"why?\n{PYTHON}",
-            "why?\nAttributeError: 'dict' object has no attribute 'cost'\n/home/me/src/shop/shop/pricing.py\n/home/me/src/shop/shop/cart.py",
+            "why?\nAttributeError: 'dict' object has no attribute 'cost'\n/home/me/src/shop/shop/pricing.py:12\n/home/me/src/shop/shop/cart.py:40",
         ),
         (
             JAVASCRIPT,
-            "TypeError: Cannot read properties of undefined (reading 'map')\n/home/me/app/src/components/List.jsx\n/home/me/app/src/App.js",
+            "TypeError: Cannot read properties of undefined (reading 'map')\n/home/me/app/src/components/List.jsx:12\n/home/me/app/src/App.js:30",
         ),
         (
             'Exception in thread "main" java.lang.IllegalStateException: closed\n\tat com.shop.Cart.add(Cart.java:42)\n\tat com.shop.Main.main(Main.java:7)',
-            'Exception in thread "main" java.lang.IllegalStateException: closed\nCart.java\nMain.java',
+            'Exception in thread "main" java.lang.IllegalStateException: closed\nCart.java:42\nMain.java:7',
         ),
         (
             (
                 "tests/test_cart.py:12: in test_total\n    assert cart.total() == 3\nshop/cart.py:40: in total\n"
                 "    return sum(i.cost for i in self.items)\nE   AttributeError: 'dict' object has no attribute 'cost'"
             ),
-            "E   AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
+            "E   AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py:40\ntests/test_cart.py:12",
         ),
         (
             (
@@ -210,7 +210,7 @@ JAVASCRIPT = """TypeError: Cannot read properties of undefined (reading 'map')
                 "_ _ _ _ _ _\n\n    def total(self):\n>       return sum(i.cost for i in self.items)\n"
                 "E       AttributeError: 'dict' object has no attribute 'cost'\n\nshop/cart.py:40: AttributeError\n"
             ),
-            "E       AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py\ntests/test_cart.py",
+            "E       AttributeError: 'dict' object has no attribute 'cost'\nshop/cart.py:40\ntests/test_cart.py:12",
         ),
         # Not a traceback: one "at" line, or words about lines.
         ("the error is at src/app.js:10:5, look at it", "the error is at src/app.js:10:5, look at it"),
@@ -237,6 +237,26 @@ def test_a_pasted_traceback_gets_the_files_it_names(ov, project):
     assert block.index('uri="viking://resources/shop/pricing.py"') < block.index('uri="viking://resources/shop/cart.py"')
     assert "item.cost" in block
 
+
+
+@pytest.mark.parametrize(("helpers", "line"), [(30, 42), (400, 702)])  # one record; a chunk of many
+def test_a_file_a_traceback_names_shows_the_line_it_names(ov, helpers, line):
+    # (found by an audit: the snippet followed the error's words, "cost", to the file's first lines)
+    body = ["def cost(items):\n    return [item.cost for item in items]\n"]
+    body += [f"def helper_{i}(rows):\n    return [row.size for row in rows]\n" for i in range(helpers)]
+    lines = "".join(body).splitlines()
+    lines[line - 1] = "    return sum(entry.price for entry in basket)"
+    write(ov, "viking://resources/shop/pricing.py", "\n".join(lines) + "\n")
+    write(ov, "viking://resources/shop/README.md", "# Shop\n\nA small shop: a cart, prices, a checkout.\n")
+    paste = PYTHON.replace("pricing.py\", line 12", f"pricing.py\", line {line}")
+    for command, query in (("search", f"this fails, why?\n{paste}"), ("find", f"why does shop/pricing.py:{line} lose the cost?")):
+        result = ov(command, query, "--json", "--type", "resource")
+        assert result.exit_code == 0, result.stderr
+        hit = next(h for h in result.json["result"]["resources"] if h["uri"] == "viking://resources/shop/pricing.py")
+        assert hit["lines"][0] <= line <= hit["lines"][1] and "entry.price for entry in basket" in hit["snippet"], (command, hit)
+    # without a line, the words lead as before
+    hit = ov("find", "why does pricing.py lose the cost", "--json").json["result"]["resources"][0]
+    assert hit["uri"] == "viking://resources/shop/pricing.py" and "cost" in hit["snippet"]
 
 
 def test_a_file_name_many_files_share_names_none_of_them(ov, project):

@@ -41,8 +41,8 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
-from ov.retrieval.named import LOOKUP, Named, ambiguous, lookup_pattern, match, named_paths, names, place_pattern, query_words
-from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, snippet_lines
+from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_pattern, match, named_paths, names, place_pattern, query_words
+from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
 from ov.uri import VikingURI
 
 BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "session": "sessions"}
@@ -351,11 +351,11 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     _favour_dates(query, records, scores, config.date_weight)
     _favour_named(named, records, scores)
     if not opened.outdated:
-        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
     changed = sum(1 for sha in opened.outdated.values() if sha is not None)
     more = replace(options, limit=options.limit + min(changed, options.limit))
-    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store))
+    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
     return _as_at_head(store, opened, hits)[: options.limit]
 
 
@@ -596,10 +596,11 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
 
 
 def _ranked_words(lexical, query: str) -> str:
-    """``query`` without the ``viking://`` URIs of places the index holds records at
-    (:func:`~ov.retrieval.named.query_words`); each place looked up once a search."""
+    """``query`` without the ``viking://`` URIs of places the index holds records at, and without
+    the lines after file names (:func:`~ov.retrieval.named.query_words`); each place looked up once
+    a search."""
     named = named_paths(query)
-    if not named.places:
+    if not (named.places or named.lines):
         return query
     return query_words(query, [place for place in named.places if lexical.uris_matching(place_pattern(place), 1)])
 
@@ -640,20 +641,21 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
     the named keep their own order and the rest theirs and nearly their scores. A record named more surely (more of the path's
     segments, or its ``viking://`` URI) goes above those named less surely. A message is never
     named: its URI is its session's log. The relevance (:attr:`Hit.relevance`) is the record's own
-    match and does not move."""
+    match and does not move. Of a file's records, the one holding the line the query names after it
+    (``cart.py:40``, a traceback's frame) goes above the others: it is what the file is shown by."""
     if not paths:
         return
-    named: dict[int, list[str]] = {}
+    named: dict[tuple[int, bool], list[str]] = {}
     for rid, record in records.items():
         if record.kind != "message" and (surely := names(record.uri, paths)):
-            named.setdefault(surely, []).append(rid)
+            named.setdefault((surely, holds_line(record, line_named(record.uri, paths))), []).append(rid)
     for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
         top = max(scores.values())
         for rid in named[surely]:
             scores[rid] = top + NAMED_LIFT * (top + scores[rid])  # above the top, one found by name alone too
 
 
-def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None) -> list[Hit]:
+def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None, named: Named | None = None) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
     top = max(scores.values())
     if top > 0:
@@ -681,13 +683,14 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
     # The same text under two paths takes one place; the next results take the places it leaves.
     kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit, (lambda a, b: same(a[1], b[1])) if same else None)
     return [
-        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies))
+        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), line_named(record.uri, named) if named else 0)
         for (score, record, relevance), copies in kept
     ]
 
 
-def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = ()) -> Hit:
-    """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`."""
+def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = (), line: int = 0) -> Hit:
+    """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`.
+    ``line``: the line of its file the query names (:func:`~ov.retrieval.named.line_named`)."""
     common = dict(
         uri=record.uri,
         level=record.level,
@@ -714,7 +717,7 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
         return Hit(**common, abstract=clip(record.text, SNIPPET_CHARS * 2))
     if words is None:
         return Hit(**common)
-    snippet, first, last = snippet_lines(record, words, analyze)
+    snippet, first, last = snippet_lines(record, words, analyze, line)
     return Hit(**common, snippet=snippet, start_line=first, end_line=last)
 
 
@@ -722,7 +725,8 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
     """Fill in the snippets of hits ranked with ``snippets=False`` (only the ones shown pay): each
     shows the words of the query that found it (:attr:`Hit.found_by`), else of ``query``. A plan's
     second query chose the record by words the first lacks; with the first's words the snippet
-    showed a file's first lines instead of the ones that matched."""
+    showed a file's first lines instead of the ones that matched. A file the query names with a
+    line (a traceback's frame) shows the lines around it."""
     lexical = opened.lexical
     words_of: dict[str, set[str]] = {}
     out = []
@@ -735,7 +739,7 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))
             elif hit.level == 2:
-                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words)
+                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words, line_named(hit.uri, named_paths(text)))
                 hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
         out.append(hit)
     return out

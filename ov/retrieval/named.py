@@ -51,7 +51,9 @@ _CANDIDATE = LazyPattern(r"(?<!\S)[^\s/\\]*(?:[/\\]|\.[A-Za-z])\S*")
 # What may stand around a path in a sentence: quotes, brackets, punctuation.
 _AROUND = "`'\"()[]{}<>,;!?*"
 # A line (and column) after a file name: `src/searcher.rs:42`, `conftest.py:10:5`, `#L42`.
-_LINE = LazyPattern(r"(?::\d+)+:?$|#L\d+(?:-L?\d+)?$")
+_LINE = LazyPattern(r":(?P<line>\d+)(?::\d+)*:?$|#L(?P<anchor>\d+)(?:-L?\d+)?$")
+# The same, in a word as written (before what may stand after it: "cart.py:40," "(app.js:10:5)").
+_LINE_IN_WORD = LazyPattern(r"(?::\d+)+:?(?=\W*$)|#L\d+(?:-L?\d+)?(?=\W*$)")
 # A file name: a stem and an extension that starts with a letter ("conftest.py", "Cargo.toml",
 # "tsconfig.base.json"; not "3.14" or "v1.2"), or a dot file (".gitignore").
 _FILE_NAME = LazyPattern(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w-]{0,15}|\.[A-Za-z][\w.-]{0,63}")
@@ -87,6 +89,8 @@ class Named(NamedTuple):
     # Each word that names a folder, the same way: the regular expression for the folder's store
     # path, which counts the folders of that name (:func:`ambiguous`).
     folders: dict[tuple[str, ...], str]
+    # The line named after a file's word (`shop/cart.py:40`, a traceback's frame), by its segments.
+    lines: dict[tuple[str, ...], int]
 
     def __bool__(self) -> bool:
         return bool(self.tails or self.places)
@@ -102,8 +106,9 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
     folders: dict[tuple[str, ...], str] = {}
     within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
+    lines: dict[tuple[str, ...], int] = {}
     for match in _CANDIDATE.finditer(query):
-        word, place = _read(match.group())
+        word, place, line = _read(match.group())
         if place:
             if word:
                 places[word] = None
@@ -124,6 +129,8 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
             folders[wanted] = f"(?i:(?:.*/)?{_escaped(wanted[-MATCHED_SEGMENTS:])})"
             continue
         files[wanted] = _file_pattern(wanted[-MATCHED_SEGMENTS:])
+        if line:
+            lines.setdefault(wanted, line)
         if stem := _document_stem(wanted[-1]):
             tails.setdefault(f"{stem}.md", {})[(*wanted[:-1], f"{stem}.md")] = None
             within.setdefault(stem, {})[((*wanted[:-1], stem), True)] = None
@@ -135,6 +142,7 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
         {name: tuple(found) for name, found in within.items()},
         files,
         folders,
+        lines,
     )
 
 
@@ -169,9 +177,9 @@ def ambiguous(named: Named, uris_matching, folders_matching) -> frozenset[tuple[
     return frozenset((*files, *folders))
 
 
-def _read(word: str) -> tuple[str, bool]:
-    """A word of a query as a path: the path ("" for none) and whether it is a ``viking://`` place
-    (then in full, without a trailing slash)."""
+def _read(word: str) -> tuple[str, bool, int]:
+    """A word of a query as a path: the path ("" for none), whether it is a ``viking://`` place
+    (then in full, without a trailing slash), and the line written after it (0 for none)."""
     if "](" in word:
         word = word.rsplit("](", 1)[1]  # a Markdown link: its target is the path
     word = word.strip(_AROUND).rstrip(".:").strip(_AROUND)  # "(see x.md)." and "[x](x.md):"
@@ -179,20 +187,39 @@ def _read(word: str) -> tuple[str, bool]:
     if place:
         word = word[len(SCHEME) :]
     elif "://" in word:
-        return "", False  # a web address names no file of the store
-    word = _LINE.sub("", word.partition("::")[0] if not place else word).partition("#")[0].rstrip(".:")  # a pytest id: its file
+        return "", False, 0  # a web address names no file of the store
+    word = word.partition("::")[0] if not place else word  # a pytest id: its file
+    found = _LINE.search(word)
+    line = int(found.group("line") or found.group("anchor")) if found else 0
+    word = (word[: found.start()] if found else word).partition("#")[0].rstrip(".:")
     if place:
-        return (SCHEME + word.rstrip("/") if word.strip("/") else ""), True
-    return word, False
+        return (SCHEME + word.rstrip("/") if word.strip("/") else ""), True, line
+    return word, False, line
 
 
 def query_words(query: str, places: Collection[str]) -> str:
     """``query`` without the ``viking://`` URIs that spell one of ``places`` (those the store holds
-    something at): the words it is ranked by. A URI that leads nowhere stays words ("what is
+    something at), and without the line after a file's name (``cart.py:40``: a place in the file,
+    not a word of it): the words it is ranked by. A URI that leads nowhere stays words ("what is
     viking://user/ for?" asks about the address itself). See the module docstring."""
-    if not places or SCHEME not in query:
+    if places and SCHEME in query:
+        query = _PLACE_WORD.sub(lambda found: " " if _read(found.group())[0] in places else found.group(), query)
+    if not named_paths(query).lines:
         return query
-    return _PLACE_WORD.sub(lambda found: " " if _read(found.group())[0] in places else found.group(), query)
+    return _CANDIDATE.sub(lambda found: _LINE_IN_WORD.sub("", found.group()) if _read(found.group())[2] else found.group(), query)
+
+
+def line_named(uri: str, named: Named) -> int:
+    """The line ``named`` names in the file at ``uri`` (``shop/cart.py:40``, a traceback's frame),
+    by the path that names it most surely; 0 for none."""
+    if not named.lines:
+        return 0
+    segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
+    best = (0, 0)
+    for wanted, line in named.lines.items():
+        if matched := _matched(segments, wanted):
+            best = max(best, (matched, line))
+    return best[1]
 
 
 def place_pattern(place: str) -> str:

@@ -17,8 +17,16 @@ _ASCII_WORD = LazyPattern(r"[A-Za-z0-9]+")
 _WORD_END = LazyPattern(r"[\W_\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
-def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, int]:
-    """The few lines of a chunk that hold the most query words, numbered as in the file.
+def holds_line(record: Record, line: int) -> bool:
+    """Whether ``record``'s text holds line ``line`` of its file (0: no line, never)."""
+    first = record.start_line or 1
+    return line > 0 and record.level == 2 and first <= line < first + len(lines_of(record.text))
+
+
+def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0) -> tuple[str, int, int]:
+    """The few lines of a chunk that hold the most query words, numbered as in the file; around
+    line ``at_line`` of the file when the chunk holds it (the line a traceback or ``cart.py:40``
+    names: what the user is looking at, whatever words it holds).
 
     A window of lines is worth the distinct query words it holds, then how many of its lines hold
     one: three lines that repeat one word lose to the line that holds both words of the query. A
@@ -29,19 +37,29 @@ def snippet_lines(record: Record, words: set[str], analyze) -> tuple[str, int, i
         return "", record.start_line, record.start_line
     terms = [analyze(line) if line.strip() else [] for line in lines]
     held = [words.intersection(found) for found in terms]
-    counts = [len(h) for h in held]
     window = min(SNIPPET_LINES, len(lines))
+    if holds_line(record, at_line):
+        best_at = min(max(at_line - (record.start_line or 1) - window // 2, 0), len(lines) - window)
+    else:
+        best_at = _most_words(held, window)
+    first = record.start_line + best_at if record.start_line else best_at + 1
+    shown = [f"{first + k}: {focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, at in enumerate(range(best_at, best_at + window))]
+    return "\n".join(shown), first, first + window - 1
+
+
+def _most_words(held: list[set[str]], window: int) -> int:
+    """Where the ``window`` lines worth the most start (see :func:`snippet_lines`); ``held``: the
+    query words each line holds."""
+    counts = [len(h) for h in held]
     best_at, best = 0, (-1, -1)
-    for i in range(len(lines) - window + 1):
+    for i in range(len(held) - window + 1):
         total = sum(counts[i : i + window])
         if (total, total) <= best:
             continue  # it holds at most `total` distinct words: it cannot do better
         worth = (len(set().union(*held[i : i + window])), total)
         if worth > best:
             best_at, best = i, worth
-    first = record.start_line + best_at if record.start_line else best_at + 1
-    shown = [f"{first + k}: {focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, at in enumerate(range(best_at, best_at + window))]
-    return "\n".join(shown), first, first + window - 1
+    return best_at
 
 
 def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | None = None) -> str:
