@@ -139,6 +139,23 @@ def test_naming_a_document_ingest_split_finds_its_sections(ov, tmp_path):
         assert ranked(ov, "gate, review, allow list").index(other) < found.index(other), query  # the name moved it down
 
 
+def test_a_split_document_stored_under_a_number_is_named_by_its_name(ov, tmp_path):
+    # (found by an audit: a file "hosts" took the name, so hosts.md's sections went to hosts_2/,
+    # which "hosts.md" no longer named)
+    (tmp_path / "docs").mkdir()
+    _long_doc(tmp_path / "docs" / "hosts.md")
+    (tmp_path / "docs" / "hosts").write_text("127.0.0.1 localhost\n")
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\nA gate for the garden and a review of the allow list for guests.\n")
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0
+    assert any(uri.startswith("viking://resources/docs/hosts_2/") for uri in ranked(ov, "gate review allow list")), "the sections took a number"
+    for query in ("what do docs/hosts.md say of a gate for the garden and its guests", "[hosts](hosts.md): a gate for the garden and guests"):
+        found = ranked(ov, query)
+        sections = [uri for uri in found if uri.startswith("viking://resources/docs/hosts_2/")]
+        # the document's sections before the file whose words the query has, the one on gates leading them
+        assert sections and sections[0].startswith("viking://resources/docs/hosts_2/02_Gates"), found
+        assert found.index(sections[-1]) < found.index("viking://resources/docs/other.md"), found
+
+
 def test_a_file_named_whose_words_the_query_lacks_is_found_by_its_name(ov):
     write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
     write(ov, "viking://resources/proj/notes.md", "# Notes\n\nWhy is it slow? Because the cache is cold.\n")

@@ -58,6 +58,8 @@ _LINE_IN_WORD = LazyPattern(r"(?::\d+)+:?(?=\W*$)|#L\d+(?:-L?\d+)?(?=\W*$)")
 # "tsconfig.base.json"; not "3.14" or "v1.2"), or a dot file (".gitignore").
 _FILE_NAME = LazyPattern(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w-]{0,15}|\.[A-Za-z][\w.-]{0,63}")
 _DRIVE = LazyPattern(r"[A-Za-z]:$")
+# The number ingest puts after a document's name when another file took it (hosts_2/, hosts_2.md).
+_NUMBER = "(?:_[0-9]+)?"
 # A viking:// URI in running text, with what may stand around it: left out of the ranked words.
 _PLACE_WORD = LazyPattern(r"(?<!\S)\S*viking://\S*")
 SCHEME = "viking://"
@@ -134,8 +136,8 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
         if stem := _document_stem(wanted[-1]):
             tails.setdefault(f"{stem}.md", {})[(*wanted[:-1], f"{stem}.md")] = None
             within.setdefault(stem, {})[((*wanted[:-1], stem), True)] = None
-            files[wanted] += "|" + _file_pattern((*wanted[:-1], f"{stem}.md")[-MATCHED_SEGMENTS:])
-            files[wanted] += "|" + _file_pattern((*wanted[:-1], stem)[-MATCHED_SEGMENTS:], below=True)
+            files[wanted] += "|" + _file_pattern((*wanted[:-1], f"{stem}.md")[-MATCHED_SEGMENTS:], numbered=True)
+            files[wanted] += "|" + _file_pattern((*wanted[:-1], stem)[-MATCHED_SEGMENTS:], below=True, numbered=True)
     return Named(
         {name: tuple(found) for name, found in tails.items()},
         tuple(places),
@@ -146,9 +148,23 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
     )
 
 
-def _file_pattern(segments: tuple[str, ...], *, below: bool = False) -> str:
-    """The URIs, in any place and any case, that end with ``segments`` (and, ``below``, those under them)."""
-    return f"(?i:viking://(?:.*/)?{_escaped(segments)}{'(?:/.*)?' if below else ''})"
+def _file_pattern(segments: tuple[str, ...], *, below: bool = False, numbered: bool = False) -> str:
+    """The URIs, in any place and any case, that end with ``segments`` (and, ``below``, those under
+    them; ``numbered``, also with the number ingest gives a document whose name was taken:
+    ``hosts_2/``, ``hosts_2.md``)."""
+    path = _escaped(segments)
+    if numbered:
+        stem, dot, ext = segments[-1].rpartition(".") if "." in segments[-1] else (segments[-1], "", "")
+        path = _escaped((*segments[:-1], stem)) + _NUMBER + (_escaped((f".{ext}",)) if dot else "")
+    return f"(?i:viking://(?:.*/)?{path}{'(?:/.*)?' if below else ''})"
+
+
+def _unnumbered(segment: str) -> str:
+    """``segment`` without the number ingest gives a document whose name another took (``hosts_2``:
+    ``hosts``; ``hosts_2.md``: ``hosts.md``, :class:`ov.ingest.model.Layout`)."""
+    stem, dot, ext = segment.rpartition(".") if "." in segment else (segment, "", "")
+    head, sep, number = stem.rpartition("_")
+    return f"{head}{dot}{ext}" if sep and head and number.isdigit() else segment
 
 
 def files_among(uris: Collection[str], wanted: tuple[str, ...]) -> int:
@@ -160,10 +176,11 @@ def files_among(uris: Collection[str], wanted: tuple[str, ...]) -> int:
     files = set()
     for uri in uris:
         segments = uri.lower().rstrip("/").split("/")
-        if segments[-1] in ends or stem not in segments:
+        folder = next((end for end in range(len(segments) - 1, 0, -1) if _unnumbered(segments[end]) == stem), None) if stem else None
+        if _unnumbered(segments[-1]) in ends or folder is None:
             files.add(tuple(segments))
-        else:  # a section: its document is the folder named after the stem
-            files.add(tuple(segments[: len(segments) - segments[::-1].index(stem)]))
+        else:  # a section: its document is the folder named after the stem (hosts/, hosts_2/)
+            files.add(tuple(segments[: folder + 1]))
     return len(files)
 
 
@@ -248,17 +265,30 @@ def match(uri: str, named: Named) -> tuple[int, bool]:
                 return EXACT, bool(_FILE_NAME.fullmatch(name))
     segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
     best = (0, False)
-    for wanted in named.tails.get(segments[-1], ()):
-        matched = _matched(segments, wanted)
+    for wanted, mine in _spelled(segments, named.tails, lambda wanted: bool(_document_stem(wanted[-1]))):
+        matched = _matched(mine, wanted)
         if matched:
             best = max(best, (matched, bool(_FILE_NAME.fullmatch(wanted[-1]))))
     if named.within:
         for end in range(len(segments)):
-            for wanted, file in named.within.get(segments[end], ()):
-                matched = _matched(segments[: end + 1], wanted)
+            for (wanted, file), mine in _spelled(segments[: end + 1], named.within, lambda entry: entry[1]):
+                matched = _matched(mine, wanted)
                 if matched:
                     best = max(best, (matched, file))
     return best
+
+
+def _spelled(segments: list[str], by_name: dict, document) -> list:
+    """The entries of ``by_name`` (by a last segment) for a path ending with ``segments``, each with
+    the segments it is matched against: the path as it is, and for an entry ``document`` says is a
+    document's, the path without the number ingest gives a document whose name was taken
+    (``hosts_2/``: ``hosts.md``'s sections, another file being ``hosts``)."""
+    out = [(entry, segments) for entry in by_name.get(segments[-1], ())]
+    plain = _unnumbered(segments[-1])
+    if plain != segments[-1]:
+        mine = [*segments[:-1], plain]
+        out += [(entry, mine) for entry in by_name.get(plain, ()) if document(entry)]
+    return out
 
 
 def lookup_pattern(named: Named) -> str | None:
