@@ -302,6 +302,29 @@ def test_a_folder_name_many_projects_share_names_none_of_them(ov):
     assert ranked(ov, "when does the release train leave, somewhere in p3/src/")[0] == "viking://resources/p3/src/lexer.py"
 
 
+@pytest.mark.parametrize(
+    ("prompt", "kept"),
+    [
+        # written after the rule (ov.hosts.topic.about), to test it
+        ("welp, pushed config.yaml an hour ago", False),
+        ("Nobody touched setup.cfg since March, fine", False),
+        ("meh, the Dockerfile.dev works now", False),
+        ("saw your change to app.ts, looks fine", False),
+        ("we had app.ts open in the meeting, funny", False),
+        ("Why is app.ts so slow?", True),
+        ("please port setup.cfg to pyproject.toml", True),
+        ("bump the version in setup.cfg", True),
+        ("could you diff app.ts against main", True),
+        ("the Dockerfile.dev fails to build, any idea why?", True),
+        (f"lol look at this\n{PYTHON}", True),
+    ],
+)
+def test_a_remark_is_read_without_the_files_it_mentions(prompt, kept):
+    from ov.hosts.topic import about
+
+    assert bool(named_paths(about(prompt))) == kept, about(prompt)
+
+
 def test_a_file_mentioned_in_passing_is_not_what_the_prompt_asks_about(ov, project):
     # (found by an audit: "lol I renamed utils.py yesterday, anyway thanks" injected utils.py, past
     # the cut-off, by its name alone; and "fix the bug in utils.py" injected nothing: no topic word)

@@ -19,8 +19,8 @@ A block that is None says why (:attr:`Block.why`), for the log.
 **Prompt submit** is ``ov search --mode context`` for the prompt, with the deterministic query
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
 trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a prompt whose best
-result is less relevant than ``hooks.prompt_min_score``, unless it asks about a file it names
-(:func:`~ov.hosts.topic.asking`: a remark that mentions one is judged by its words).
+result is less relevant than ``hooks.prompt_min_score``. A file or folder a remark mentions in
+passing is left out of what is searched (:func:`~ov.hosts.topic.about`).
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence
@@ -88,11 +88,12 @@ def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True) ->
 
 def is_trivial(prompt: str | None) -> bool:
     """True for prompts recall cannot help: empty, a slash or shell command, or with no topic
-    (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do it")."""
-    from ov.hosts.topic import has_topic
+    (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do it"), files a
+    remark mentions in passing left out (:func:`~ov.hosts.topic.about`)."""
+    from ov.hosts.topic import about, has_topic
 
     text = (prompt or "").strip()
-    return len(text) < 3 or text.startswith(("/", "!")) or not has_topic(text)
+    return len(text) < 3 or text.startswith(("/", "!")) or not has_topic(about(text))
 
 
 # --- session start ---------------------------------------------------------------
@@ -408,7 +409,7 @@ def prompt(
     :class:`~ov.index.sync.Indices`, with how long to wait for a build another process is doing
     (then nothing is searched)."""
     from ov.errors import RecordDamaged, StoreLocked
-    from ov.hosts.topic import asking
+    from ov.hosts.topic import about
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
 
@@ -440,10 +441,9 @@ def prompt(
         min_score=min_score or None,
         full_text_only=True,
         exclude_below=own,
-        asking=asking(text),  # a file mentioned in passing is not what the prompt is about
     )
     try:
-        result = search(store, text, options, indices=indices)
+        result = search(store, about(text), options, indices=indices)
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance

@@ -19,9 +19,9 @@ three words ("Carol", "the dentist thing") needs one. Words are taken as written
 regular forms are made from their stems, so no word is cut into another ("notes" is not "not").
 
 A file the prompt names (``fix the bug in cart.py``) is a topic of its own: it names what the store
-may hold. Whether the prompt asks about that file, or only mentions it in passing ("lol I renamed
-utils.py yesterday, anyway thanks"), is :func:`asking`'s to say: a name lifts its file past the
-relevance cut-off only where the prompt asks something.
+may hold, and comes first whatever its words match (:mod:`ov.retrieval.named`). Unless the prompt
+only mentions it in passing, in a remark ("lol I renamed utils.py yesterday, anyway thanks"):
+:func:`about` leaves such names out, and the rest of the prompt is read as any other.
 
 The lists are English, like the stop words of the default index. Words in other languages count as
 topic words, and the relevance cut-off decides for them as before.
@@ -30,8 +30,9 @@ topic words, and the relevance cut-off decides for them as before.
 from __future__ import annotations
 
 import re
+from itertools import dropwhile
 
-from ov.retrieval.named import named_paths
+from ov.retrieval.named import named_paths, without_names
 
 # Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic, and
 # taken as written (a word is never cut to one of these: "notes" is not "not", "Wes" not "we").
@@ -81,6 +82,11 @@ _TASK_STEMS = (
     """.split()
 )
 _TASK_IRREGULAR = ("broke", "ran", "written", "wrote", "made", "built", "brought", "found", "said", "told", "thought", "went", "undid")
+# Past forms that do not end in "ed": a sentence opening with one tells what happened ("forgot to
+# save it", "saw that"), as one opening with "renamed" does.
+_TOLD = frozenset(
+    (*_TASK_IRREGULAR, "saw", "forgot", "got", "took", "did", "had", "was", "came", "felt", "kept", "lost", "knew", "gave", "began", "spent", "sent", "left")
+)
 
 
 def _forms(stem: str) -> set[str]:
@@ -116,8 +122,9 @@ _SUBJECTS = frozenset(
         "i", "im", "ive", "id", "ill", "we", "were", "weve", "wed", "you", "youre", "youve", "he", "hes",
         "she", "shes", "it", "its", "they", "theyre", "this", "that", "thats", "these", "those", "there",
         "theres", "here", "heres", "the", "a", "an", "my", "our", "your", "his", "her", "their", "some",
-        "someone", "everything", "nothing", "everyone", "thanks", "thank", "thx", "ty", "cheers", "cool",
-        "nice", "great", "perfect", "awesome", "lgtm", "good", "sorry", "np", "noted",
+        "all", "both", "each", "every", "none", "someone", "somebody", "anyone", "anybody", "nobody",
+        "everything", "nothing", "everyone", "everybody", "thanks", "thank", "thx", "ty", "cheers",
+        "cool", "nice", "great", "perfect", "awesome", "lgtm", "good", "sorry", "np", "noted",
     )
 )
 # Said before a sentence, and changing nothing of what it does: "ok so", "lol", "btw", "anyway",
@@ -125,9 +132,11 @@ _SUBJECTS = frozenset(
 _FILLERS = frozenset(
     (
         "ok", "okay", "kk", "so", "well", "anyway", "anyways", "also", "and", "but", "or", "just", "then",
-        "now", "hey", "hi", "oh", "ah", "lol", "haha", "heh", "btw", "fyi", "yeah", "yes", "yep", "no",
-        "nope", "hmm", "um", "uh", "alright", "right", "actually", "honestly", "basically", "apparently",
-        "finally", "yesterday", "today", "earlier", "recently", "tonight", "tomorrow", "later", "again",
+        "now", "hey", "hi", "oh", "ah", "lol", "haha", "heh", "hah", "btw", "fyi", "yeah", "yes", "yep",
+        "no", "nope", "hmm", "hm", "um", "uh", "huh", "meh", "welp", "wow", "whoa", "ugh", "oops", "yay",
+        "omg", "alright", "right", "actually", "honestly", "basically", "apparently", "finally",
+        "yesterday", "today", "earlier", "recently", "tonight", "tomorrow", "later", "again", "already",
+        "whatever", "anyhow",
     )
 )
 # A request however the sentence opens: "please ...", "can you ...", "I need ...", "we should ...".
@@ -160,40 +169,41 @@ def has_topic(prompt: str) -> bool:
     return False
 
 
-def asking(prompt: str) -> str:
-    """The part of ``prompt`` that asks something: its sentences that are a question or a request,
-    and a pasted traceback; all of it when it is at most :data:`SHORT` words ("cart.py", "cart.py
-    again?"); "" for a remark ("lol I renamed utils.py yesterday, anyway thanks", "the build is
-    green now"). A file named there is what the prompt is about; one named elsewhere is mentioned
-    in passing, and its name alone does not make the prompt relevant (:mod:`ov.hosts.recall`)."""
+def about(prompt: str) -> str:
+    """``prompt`` as recall reads it: without the files and folders it names in a remark ("lol I
+    renamed utils.py yesterday, anyway thanks", "the build is green since cart.py"), where they
+    are mentioned in passing. Kept are those named in a sentence that asks something (a question
+    or a request), in a pasted traceback, and in a prompt of at most :data:`SHORT` words ("cart.py",
+    "cart.py again?"). A name is a strong word (the file holds it, and few others do), and made such
+    a remark relevant to that file; without it the remark is read by its other words."""
     from ov.tracebacks import span
 
-    if len(prompt.split()) <= SHORT:
+    if len(prompt.split()) <= SHORT or not named_paths(prompt):
         return prompt
     lines = prompt.splitlines()
     pasted = span(lines)
     if pasted is not None:
         first, last = pasted
-        return "\n".join([asking("\n".join(lines[:first])), *lines[first : last + 1], asking("\n".join(lines[last + 1 :]))]).strip()
-    return "\n".join(sentence for sentence in _SENTENCE_END.split(prompt) if _asks(sentence))
+        return "\n".join([about("\n".join(lines[:first])), *lines[first : last + 1], about("\n".join(lines[last + 1 :]))]).strip()
+    return "\n".join(sentence if _asks(sentence) else without_names(sentence) for sentence in _SENTENCE_END.split(prompt))
 
 
 def _asks(sentence: str) -> bool:
     """Whether ``sentence`` is a question or a request: it ends in "?", says "please" or "can you",
-    or one of its clauses opens, past fillers ("ok so", "lol"), with a question word or with a word
-    that is neither a subject nor a file's name (a verb: "swap the buttons"), nor a verb that has
-    one already ("renamed it yesterday", "works now")."""
+    or one of its clauses of two words or more opens, past fillers ("ok so", "lol"), with a
+    question word or with a word that is neither a subject nor a file's name (a verb: "swap the
+    buttons"), nor a verb that has one already ("renamed it yesterday", "works now")."""
     if sentence.rstrip().endswith("?") or _WANTS.search(sentence):
         return True
     for clause in _CLAUSE_END.split(sentence):
-        words = [word.strip("`'\"()[]{}<>*!.").lower() for word in clause.split()]
-        words = [word for word in words if word]
-        opener = next((word for word in words if word not in _FILLERS), "")
-        if not opener or not opener[0].isalpha():
-            continue
+        words = [word for word in (word.strip("`'\"()[]{}<>*!.").lower() for word in clause.split()) if word]
+        rest = list(dropwhile(_FILLERS.__contains__, words))
+        if len(rest) < 2 or not rest[0][0].isalpha():
+            continue  # a request says what to do it to ("swap the buttons"); "fine", "funny" is a remark
+        opener = rest[0]
         if _QUESTION.match(opener):
             return True
-        told = opener.endswith("ed") or (opener.endswith("s") and not opener.endswith(("ss", "us", "is")))
+        told = opener in _TOLD or opener.endswith("ed") or (opener.endswith("s") and not opener.endswith(("ss", "us", "is")))
         if not told and opener.replace("'", "") not in _SUBJECTS and not named_paths(opener).tails:
             return True
     return False

@@ -226,6 +226,12 @@ def query_words(query: str, places: Collection[str]) -> str:
     return _CANDIDATE.sub(lambda found: _LINE_IN_WORD.sub("", found.group()) if _read(found.group())[2] else found.group(), query)
 
 
+def without_names(text: str) -> str:
+    """``text`` without its words that name a file, a folder or a ``viking://`` place (those
+    :func:`named_paths` reads)."""
+    return _CANDIDATE.sub(lambda found: " " if named_paths(found.group()) else found.group(), text)
+
+
 def line_named(uri: str, named: Named) -> int:
     """The line ``named`` names in the file at ``uri`` (``shop/cart.py:40``, a traceback's frame),
     by the path that names it most surely; 0 for none."""

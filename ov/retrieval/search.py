@@ -83,9 +83,6 @@ class SearchOptions:
     threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
     full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
     exclude_below: tuple[str, ...] = ()  # store folders whose records are left out (the prompt hook: its own session's)
-    # The part of the query that asks (the prompt hook's: :func:`ov.hosts.topic.asking`); None: all
-    # of it. A file the query names passes ``min_score`` by its name only when named there.
-    asking: str | None = None
 
 
 @dataclass
@@ -159,7 +156,7 @@ def retrieve(store, opened, plan: QueryPlan, options: SearchOptions, *, exclude:
         found = [(typed, _hierarchical(store, opened, typed, options, exclude)) for typed in plan.queries]
         relevance = _core_relevance(found)
         # (within: the file names' lookups the rankings made are not made again, on another searcher)
-        if options.min_score and relevance < options.min_score and not _names_a_file(opened.lexical, found, options.asking):
+        if options.min_score and relevance < options.min_score and not _names_a_file(opened.lexical, found):
             return [], relevance  # nothing in the store answers this query well enough to be worth reading
     for typed, hits in found:
         weight = PRIORITY_WEIGHTS.get(typed.priority, PRIORITY_WEIGHTS[5])
@@ -193,16 +190,14 @@ def _core_relevance(found: list[tuple[TypedQuery, dict[str, Hit]]]) -> float:
     return max((h.relevance for typed, hits in found if typed.priority == core for h in hits.values() if not _is_scope_root(h)), default=0.0)
 
 
-def _names_a_file(lexical, found: list[tuple[TypedQuery, dict[str, Hit]]], asking: str | None = None) -> bool:
+def _names_a_file(lexical, found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bool:
     """Whether a core query names a file the store holds, by its path or a name few files share
-    (:func:`ov.retrieval.find.named_in`): the user asked for that file, however little its words
-    match. With ``asking``, the file must be named there too: a remark that mentions a file asks
-    nothing of it."""
+    (:func:`ov.retrieval.find.named_in`): the user asked for that file, however little its words match."""
     from ov.retrieval.named import match
 
     core = min((typed.priority for typed, _ in found), default=1)
     for typed, hits in found:
-        named = named_in(lexical, typed.query if asking is None else asking) if typed.priority == core else None
+        named = named_in(lexical, typed.query) if typed.priority == core else None
         if named and any(hit.kind != "message" and match(hit.uri, named)[1] for hit in hits.values()):
             return True
     return False
