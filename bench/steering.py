@@ -17,7 +17,9 @@ hook's own decision (``ov.hosts.recall.prompt`` with the default configuration) 
 Who wrote each set, and when it was read, is on its first line: ``*-a`` by the engineer who wrote
 the rules (``ov/hosts/topic.py``), while writing them; ``*-b`` and ``*-c`` blind by other authors,
 then read to extend the rules; ``steering-d`` blind by a fourth, reported only as its total;
-``recall-r`` by a reviewer who had read the rules, to find what they silence.
+``recall-r`` by a reviewer who had read the rules, to find what they silence; ``steering-e`` and
+``topical-d`` by the author of the rule for names (``about``): remarks that mention a file of the
+store in passing, and questions and requests about a file they name.
 
     .venv/bin/python bench/steering.py [--rev HEAD] [--show] [--keep]
 """
