@@ -17,6 +17,7 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
+    STANDING_KEYS,
     looks_like_name,
     names_something,
     of_the_moment,
@@ -140,7 +141,6 @@ _NOT_FACTS = frozenset(
     "selection clipboard input snippet traceback code commit patch".split()
 )
 # What makes such a thing a standing one: whose it is for good ("my home directory"), or how often it is so.
-_STANDING_KEYS = frozenset(("home", "default", "usual", "preferred"))
 _STANDING_VALUE_RE = re.compile(r"(?i)(?:always|usually|generally|normally|typically)\b")
 ENTITY_CATEGORIES = {
     "project": "projects", "repo": "projects", "repository": "projects", "codebase": "projects",
@@ -323,7 +323,7 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     if _REPORTED.intersection(key.split()) or names_a_secret(key) or of_the_moment(key):
         return None  # (and "my team this quarter is ...": a stretch of time that ends, as in the value)
     value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
-    if key.split()[-1] in _NOT_FACTS and not (key.split()[0] in _STANDING_KEYS or _STANDING_VALUE_RE.match(value)):
+    if key.split()[-1] in _NOT_FACTS and not (key.split()[0] in STANDING_KEYS or _STANDING_VALUE_RE.match(value)):
         return None  # "my output is empty"; not "my home directory is /home/bob", "my output is always JSON"
     no_longer = None if negated else _MY_NOT_RE.match(value)
     if no_longer:

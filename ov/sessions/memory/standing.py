@@ -34,6 +34,19 @@ _PASSING_LEAD_RE = re.compile(
     r"(?:stash|branch|queue|backlog|review|pr|pull\s+request|sprint|works|way|pipeline|worktree|clipboard|draft)s?\b)"
 )
 _PASSING_TAIL_RE = re.compile(r"(?i)\b(?:late|overdue|behind)$")
+# A piece of work in progress: which one the user is on passes with the task ("my current ticket is
+# PROJ-123", "my branch is feature/login"), unless it is the one they keep ("my default branch is main").
+_WORK_ITEM_RE = re.compile(
+    r"(?i)\b(?:ticket|task|issue|bug|story|branch|pr|pull\s+request|merge\s+request|mr|commit|card|todo|to-do|assignment|"
+    r"blocker|incident|deadline|errand)s?$"
+)
+STANDING_KEYS = frozenset(("home", "default", "usual", "preferred", "main"))
+# Things one carries about, whose place changes by the day: "my laptop is at the office", "my keys are in the car".
+_CARRIED_RE = re.compile(
+    r"(?i)\b(?:laptop|macbook|phone|iphone|keys|wallet|bag|backpack|charger|headphones|earbuds|airpods|badge|umbrella|jacket|"
+    r"coat|glasses|passport|car|bike|tablet|ipad|yubikey|package|parcel|delivery)$"
+)
+_WHERE_RE = re.compile(r"(?i)^(?:(?:still|now|back|currently)\s+)*(?:at|in|on|with|by|under|inside|home|left|somewhere|here|there)\b")
 # Green and red are a check's result for what is checked ("my build is green"), a colour for anything else.
 _CHECKED_KEY_RE = re.compile(r"(?i)\b(?:build|ci|pipeline|tests?|checks?|suite|pr|branch|deploy)s?$")
 _COLOUR_LEAD_RE = re.compile(r"(?i)^(?:(?:still|now|all)\s+)*(?:green|red)\b")
@@ -164,7 +177,13 @@ _NOT_NOUNS = frozenset([
 
 def passing_value(key: str, value: str) -> bool:
     """Whether "my ``key`` is ``value``" tells how a thing is doing now rather than what it is:
-    "my test is failing with a timeout", "my build is green", "my PR is #1234", "my manager is out"."""
+    "my test is failing with a timeout", "my build is green", "my PR is #1234", "my manager is out";
+    which piece of work the user is on ("my current ticket is PROJ-123"; not "my default branch is
+    main"), or where a thing they carry is ("my laptop is at the office"; not "my laptop is a Mac")."""
+    if _WORK_ITEM_RE.search(key) and key.split()[0] not in STANDING_KEYS:
+        return True
+    if _CARRIED_RE.search(key) and _WHERE_RE.match(value):
+        return True
     said = _TITLE_WORD_RE.sub("", value).strip()
     if PASSING_STATE_RE.search(said) or _PASSING_TAIL_RE.search(said) or points_back(said) or of_the_moment(said):
         return True
@@ -175,9 +194,52 @@ def passing_value(key: str, value: str) -> bool:
 
 def passing_remark(clause: str) -> bool:
     """Whether ``clause`` is a remark of the moment that only sounds like a fact about the user:
-    "my build is green", "my manager is out this week", "I'm such an idiot"."""
+    "my build is green", "my manager is out this week", "I'm such an idiot", "I'm on call", "I'm
+    working on PROJ-123", "I left my laptop at the office"."""
     mine = MY_RE.match(clause)
-    return self_deprecating(clause) or (bool(mine) and passing_value(" ".join(mine.group("k").lower().split()), mine.group("y")))
+    if self_deprecating(clause) or (bool(mine) and passing_value(" ".join(mine.group("k").lower().split()), mine.group("y"))):
+        return True
+    return bool(_SELF_NOW_RE.match(clause)) or happened(clause)
+
+
+# How the user is or what they are doing now, said in the first person: a state that lasts a day or a
+# task, not who they are. Being unwell, busy, away or out; on call, on leave, on a break; at a place
+# named by a common noun ("at the dentist", "at home"; "at Google" may be an employer); in a meeting
+# or a vehicle; doing something ("working on PROJ-123", "debugging the parser"): a verb in -ing that
+# is no standing use or role ("I'm using Zed", "I'm running Arch", "I'm leading the platform team").
+_SELF_NOW_RE = re.compile(
+    r"(?i)^(?:I'm|I\s+am|Im)\s+(?:(?:still|currently|just|so|really|very|pretty|kinda|a\s+bit|totally|feeling|now)\s+)*(?:"
+    r"(?:sick|ill|unwell|busy|tired|exhausted|sleepy|swamped|slammed|overloaded|free|available|unavailable|away|off|out|offline|"
+    r"afk|ooo|wfh|late|behind|stuck|blocked|hungover|jet-?lagged|back|home|heading|on\s+my\s+way)\b(?![\w-])"
+    r"|on[\s-]call\b|on\s+(?:(?:a|my|the|parental|sick|medical|annual|paternity|maternity)\s+)?(?:vacation|holidays?|leave|pto|"
+    r"break|lunch|call|phone|train|plane|bus|flight|sabbatical)\b"
+    r"|at\s+(?:home|work|lunch|school|(?:a|an|the|my)\s+(?-i:[a-z])[\w-]+\b)"
+    r"|in\s+(?:a|an|the)\s+(?:[\w-]+\s+)?(?:meeting|call|standup|hurry|rush|car|train|cab|taxi|queue|line|middle|hospital|"
+    r"office|airport|lab|interview)s?\b"
+    r"|(?!(?:using|running|rocking|coding|programming|developing|writing|living|leading|managing|maintaining|owning|teaching|"
+    r"going\s+by)\b|working\s+(?!on\b))(?-i:[a-z]){2,}ing\b(?<!\bthing)(?<!\bnothing)(?<!\bsomething))"
+)
+# First-person past tenses that tell of a life, lasting, rather than of a happening of the day:
+# "I grew up in Porto", "I studied physics", "I switched to Emacs", "I was a teacher".
+_LASTING_PAST = frozenset(
+    "born raised grew studied graduated majored trained learned learnt worked lived taught used spent started began "
+    "moved relocated switched migrated changed joined quit stopped became was were got".split()
+)
+_FIRST_PAST_RE = re.compile(r"(?i)^I(?:'ve|\s+have)?\s+(?P<rest>.+)$")
+
+
+def happened(clause: str) -> bool:
+    """Whether a first-person ``clause`` tells of something that happened, a note of its day rather
+    than a fact about the user: "I left my laptop at the office", "I just deployed the billing
+    service", "I've lost my keys"; not "I grew up in Porto", "I've used Vim for ten years"."""
+    from ov.sessions.memory.text import is_past
+
+    match = _FIRST_PAST_RE.match(clause)
+    words = [w for w in (match.group("rest").split() if match else []) if not (w.lower().endswith("ly") or w.lower() in _SOON)]
+    return bool(words) and is_past(words[0]) and words[0].lower() not in _LASTING_PAST
+
+
+_SOON = frozenset(("just", "finally", "already", "also", "accidentally", "once", "even", "only", "still"))
 
 
 # The words of an answer that states nothing: a hedge or an auxiliary and a pro-form ("I think so",
