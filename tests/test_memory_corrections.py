@@ -866,6 +866,12 @@ CASES = [
                  id="a-happening-is-a-note-a-life-is-a-fact"),
     pytest.param([["My current branch is feature/login. I'm out sick. My laptop is at home. I'm a data engineer."]],
                  {"profile.md": "- Is a data engineer"}, None, id="states-of-the-moment-in-a-session"),
+    # --- a task for now is no standing instruction: "all" sweeps what exists, a verb of doing names a thing in view
+    pytest.param(["Upgrade all packages", "Run the linter", "Run linters before every push", "Write commit messages in English"],
+                 {f"events/{TODAY:%Y/%m/%d}/upgrade_all_packages.md": "- Upgrade all packages",
+                  f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
+                  "preferences/default/run_linters.md": "- Run linters before every push",
+                  "preferences/default/write_commit_messages.md": "- Write commit messages in English"}, None, id="a-task-for-now"),
     # --- answers and hedges with nothing in them; a step for something that may happen --------------
     pytest.param([("refused", "I think so"), ("refused", "I guess"), ("refused", "I hope not"), ("refused", "I suppose so"),
                   ("refused", "I'm not sure"), ("refused", "Remember that I do too")], {}, None, id="an-answer-with-no-content"),

@@ -40,9 +40,10 @@ _INSTRUCTION_RE = re.compile(
 )
 # An imperative of the work that says when or to what it applies in general ("ask me before adding
 # any new dependency", "add type hints to new functions"), as a one-off task does not ("update the docs").
-# Not a thing in view ("add all the files", "create a new branch", "fix it before Friday").
+# Not a thing in view ("add all the files", "create a new branch", "fix it before Friday"), nor a set
+# there is now, done once ("update all dependencies": "all" sweeps what exists, "any" and "every" what may come).
 _GENERAL_IMPERATIVE_RE = re.compile(
-    rf"^(?:please\s+)?(?P<x>(?:{INSTRUCTION_VERBS})\s+(?:.+\s)?(?:any|every|each|whenever|all(?!\s+(?:the|these|those|of|my|our|your)\b)|"
+    rf"^(?:please\s+)?(?P<x>(?:{INSTRUCTION_VERBS})\s+(?:.+\s)?(?:any|every|each|whenever|"
     r"(?<!\ba\s)(?<!\bthe\s)new|(?:before|after)(?=\s+\w+ing\b))\s.+)$",
     re.IGNORECASE,
 )
@@ -70,12 +71,22 @@ STANDING_STEP_RE = re.compile(
 _RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer)\s+(?P<x>.+)$", re.IGNORECASE)
 
 
+# A verb of doing (not of choosing or keeping, as "use", "prefer", "keep" are) instructs for good only
+# about a kind of thing ("write commit messages in the imperative mood", "run tests with -x"); about a
+# thing in view it is a task for now ("run the tests", "write tests for the new endpoint", "name the file
+# utils.py"): a dated note when asked to remember it.
+_DOING_VERBS = frozenset(("write", "run", "name", "put"))
+_THING_IN_VIEW_RE = re.compile(r"(?i)^(?:the|a|an|this|that|these|those|my|our|its|their)\b|\b(?:the\s+new|this|that|these|those)\b")
+
+
 def instruction(body: str, restore, subject: str) -> Statement | None:
     """An instruction asked to be remembered ("Don't use tabs in this repo") is a preference, in the
     user's words, without a reason said after it; so is any imperative of the work said to hold in
     general ("Ask me before adding any new dependency")."""
     body = _REASON_RE.sub("", body)
     match = _INSTRUCTION_RE.match(body)
+    if match and not match.group("when") and (match.group("pos") or "").lower() in _DOING_VERBS and _THING_IN_VIEW_RE.search(match.group("x")):
+        match = None  # "run the tests": a task for now, unless said to hold in general (below)
     # (read as typed: "ask me ..." masks what follows as words reported, which an imperative's are not)
     general = None if match else _GENERAL_IMPERATIVE_RE.match(restore(body))
     if general and (of_the_moment(general.group("x")) or _DAY_RE.search(general.group("x"))):
