@@ -872,6 +872,10 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
                   "preferences/default/run_linters.md": "- Run linters before every push",
                   "preferences/default/write_commit_messages.md": "- Write commit messages in English"}, None, id="a-task-for-now"),
+    # --- a system named alone is not one named for an environment: the DB is not the prod DB
+    pytest.param(["The prod DB is at db.internal:5432", "The DB is at localhost:5432"],
+                 {"entities/systems/prod_db.md": "# Prod DB\n\n- Is at db.internal:5432", "entities/systems/db.md": "# DB\n\n- Is at localhost:5432"},
+                 None, id="an-unqualified-system-is-not-the-prod-one"),
     # --- answers and hedges with nothing in them; a step for something that may happen --------------
     pytest.param([("refused", "I think so"), ("refused", "I guess"), ("refused", "I hope not"), ("refused", "I suppose so"),
                   ("refused", "I'm not sure"), ("refused", "Remember that I do too")], {}, None, id="an-answer-with-no-content"),

@@ -214,13 +214,24 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
 def _named_in_full(path: str, read: Callable[[str], str | None], listing: Callable[[str], list[str]]) -> str:
     """``path``, or the one system's file of its folder whose name ends with it when none has its name:
     "the gateway" is the "API gateway" (api_gateway.md) when that is the only gateway, so a fact
-    said of it later corrects the line there."""
+    said of it later corrects the line there; never one named for an environment or a copy ("the
+    DB" is not the "prod DB": :data:`_INSTANCE_WORDS`)."""
     folder, _, name = path.rpartition("/")
     stem = name.removesuffix(".md")
     if "_" in stem or read(path) is not None:
         return path
     fuller = [other for other in listing(folder) if other.endswith(f"_{stem}.md") and not other.startswith(".")]
-    return f"{folder}/{fuller[0]}" if len(fuller) == 1 else path
+    if len(fuller) != 1 or _INSTANCE_WORDS.intersection(fuller[0].split("_")[:-1]):
+        return path
+    return f"{folder}/{fuller[0]}"
+
+
+# Words that name one copy of a system among others of its kind: "the DB" said alone is not the "prod
+# DB" (a local one, a test one are as likely), while "the gateway" is the one "API gateway".
+_INSTANCE_WORDS = frozenset(
+    "prod production staging stage dev development local localhost test testing qa uat sandbox preview demo canary dr "
+    "replica primary secondary backup legacy old new personal".split()
+)
 
 
 def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
