@@ -872,6 +872,13 @@ CASES = [
                   f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
                   "preferences/default/run_linters.md": "- Run linters before every push",
                   "preferences/default/write_commit_messages.md": "- Write commit messages in English"}, None, id="a-task-for-now"),
+    # --- casual typing: a contraction without its apostrophe, a key of the user's setup without "my"
+    # (asked to remember: in a session "shell is bash" is as often a container's), "A > B"
+    pytest.param(["im based in porto", "Terminal's Kitty, browser is Firefox", "short commits > big commits"],
+                 {"profile.md": "- Is based in porto\n- Terminal: Kitty\n- Browser: Firefox",
+                  "preferences/default/short_commits.md": "- Prefers short commits over big commits"}, None, id="casual-typing"),
+    pytest.param([["Shell is bash in the image. Latency > 200ms is bad."]], {}, None, id="casual-keys-not-read-in-a-session"),
+    pytest.param(["My shell is zsh with oh-my-zsh"], {"profile.md": "- Shell: zsh with oh-my-zsh"}, None, id="my-inside-a-name-stays"),
     # --- a system named alone is not one named for an environment: the DB is not the prod DB
     pytest.param(["The prod DB is at db.internal:5432", "The DB is at localhost:5432"],
                  {"entities/systems/prod_db.md": "# Prod DB\n\n- Is at db.internal:5432", "entities/systems/db.md": "# DB\n\n- Is at localhost:5432"},

@@ -113,7 +113,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ov.sessions.memory import quoted
+from ov.sessions.memory import casual, quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
@@ -174,7 +174,9 @@ def extract_explicit(
         turn += 1
         ctx = _Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
-        masked = quoted.mask_quoted(masked, spans)
+        masked = casual.spelled_out(quoted.mask_quoted(masked, spans))
+        if asked:
+            masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
         said = list(tx.sentences(masked))
@@ -196,6 +198,7 @@ def extract_explicit(
             marker = ""
             for clause in tx.clauses(new_employer(restated_change(sentence))):
                 clause = tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause))))
+                clause = casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):
                     marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
                     continue

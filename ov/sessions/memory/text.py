@@ -280,10 +280,10 @@ def capitalise(text: str) -> str:
 
 
 # The user's first person in a line said of them ("they") or to the agent ("you"). Lowercase
-# only ("My Chemical Romance" is a name), and never inside a quotation or code.
+# only ("My Chemical Romance" is a name), and never inside a quotation, code or a hyphenated name.
 _FIRST_PERSON = {"they": {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"},
                  "you": {"my": "your", "mine": "yours", "me": "you", "myself": "yourself"}}
-_FIRST_PERSON_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|\b(my|mine|me|myself)\b")
+_FIRST_PERSON_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|(?<![\w-])(my|mine|me|myself)(?![\w-])")  # not "oh-my-zsh"
 
 
 def voiced(text: str, person: str) -> str:

@@ -1,0 +1,65 @@
+"""What casual typing leaves out, put back before the rules read a message.
+
+The rules read "I'm based in Lisbon" and "my shell is fish"; a user typing fast writes "im based in
+lisbon", "Shell's fish, terminal is WezTerm" or "bullet points > paragraphs". The words are the
+same statements with their apostrophes, their "my" or their verb dropped:
+
+- a contraction typed without its apostrophe ("im", "ive", "dont", "doesnt", "isnt") is the
+  contraction; never one that is a word of its own ("its", "id", "ill", "were", "wont");
+- asked to remember, a clause that opens on a key of the user's setup with no determiner ("Shell's
+  fish", "terminal is WezTerm", "default shell is zsh") is the user's ("my shell is fish"): said of
+  a system, it would name it ("the shell is", "our CI's shell is"). Only when asked, since in a
+  session "shell is bash" is as often the container's;
+- asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
+  B" ("bullet points > paragraphs"; not "latency > 200ms").
+"""
+
+from __future__ import annotations
+
+import re
+
+_CONTRACTIONS = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "isnt": "isn't",
+    "arent": "aren't", "wasnt": "wasn't", "havent": "haven't", "hasnt": "hasn't", "wouldnt": "wouldn't", "couldnt": "couldn't",
+    "shouldnt": "shouldn't", "youre": "you're", "theyre": "they're", "thats": "that's", "whats": "what's"
+}
+# As a word on its own, in lower case or capitalised ("IM" is instant messaging), and "i" alone.
+_CONTRACTION_RE = re.compile(r"(?<![\w'/.-])(?:" + "|".join(sorted(_CONTRACTIONS, key=len, reverse=True)) + r"|i)(?![\w'/.-])", re.I)
+# Keys of the user's own setup, which a profile line is keyed by ("Shell: fish").
+_SETUP_KEYS = (
+    r"editor|ide|shell|terminal|terminal\s+emulator|os|distro|browser|font|theme|colou?r\s?scheme|keyboard|keyboard\s+layout|"
+    r"timezone|time\s+zone|window\s+manager|wm|multiplexer|prompt|package\s+manager|laptop|machine|desktop|daily\s+driver|pronouns"
+)
+# Where a clause opens: the start of the text, after a sentence's end, a comma, a dash or "and".
+_CLAUSE_START = r"(?:^|(?<=[.!?;,]\s)|(?<=\sand\s)|(?<=\s[\u2013\u2014-]\s)|(?<=\n))"
+_BARE_KEY_RE = re.compile(
+    rf"{_CLAUSE_START}(?P<key>(?:(?:default|main|preferred|usual|primary|current)\s+)?(?:{_SETUP_KEYS}))"
+    r"(?:'s|\s+(?P<verb>is|are))\s+(?=\S)",
+    re.I,
+)
+_RATHER_THAN_RE = re.compile(r"^(?P<a>[^\W\d][^<>=\d]{0,40}?)\s*>{1,2}\s*(?P<b>[^\W\d][^<>=\d]{0,40})$")
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with the apostrophes of its contractions back ("im based in lisbon" -> "I'm based in lisbon")."""
+
+    def put_back(match: re.Match[str]) -> str:
+        word = match.group(0)
+        if word.isupper() and len(word) > 1:
+            return word  # "IM", "OS": an abbreviation
+        return "I" if word.lower() == "i" else _CONTRACTIONS[word.lower()]
+
+    return _CONTRACTION_RE.sub(put_back, text)
+
+
+def owned(text: str) -> str:
+    """``text`` (given to be remembered) with "my" before a key of the user's setup that opens a
+    clause bare: "Shell's fish, terminal is WezTerm" -> "my shell is fish, my terminal is WezTerm"."""
+    return _BARE_KEY_RE.sub(lambda m: f"my {m.group('key')} {m.group('verb') or 'is'} ", text)
+
+
+def preferred(clause: str) -> str:
+    """"bullet points > paragraphs" (given to be remembered) as "I prefer bullet points over
+    paragraphs"; any other clause as it is."""
+    match = _RATHER_THAN_RE.match(clause)
+    return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}" if match else clause
