@@ -465,7 +465,15 @@ CASES = [
                  id="a-team-tool-switched"),
     pytest.param(["We shipped v2 yesterday"], {f"events/{TODAY:%Y/%m/%d}/we_shipped_v2.md":
                  f"- We shipped v2 yesterday ({TODAY - timedelta(days=1):%Y-%m-%d})"}, None, id="a-dated-team-note-is-an-event"),
-    pytest.param(["I'm on macOS", "I'm on Linux now"], {"profile.md": "- Is on Linux"}, None, id="a-first-person-fact-corrected"),
+    pytest.param(["I'm on macOS", "I'm on Linux now"], {"profile.md": "- OS: Linux"}, None, id="a-first-person-fact-corrected"),
+    # --- a known tool said as a change is the value of its key, whatever the stored key's wording (kinds.py)
+    pytest.param(["My editor is Sublime Text", "I switched to Emacs a while ago"], {"profile.md": "- Editor: Emacs"}, None,
+                 id="switched-to-a-tool-of-a-key"),
+    pytest.param(["My default shell is zsh", "I use Neovim for everything", "I'm using nushell these days", "Actually, I use Helix now"],
+                 {"profile.md": "- Shell: nushell\n- Editor: Helix"}, None, id="a-changed-tool-replaces-its-kinds-lines"),
+    pytest.param(["I use Vim", "I use Emacs", "I use fish tacos in demos", "I use bash now"],
+                 {"profile.md": "- Uses Vim\n- Uses Emacs\n- Uses fish tacos in demos\n- Shell: bash"}, None,
+                 id="tools-said-without-a-change-stand-together"),
     pytest.param(["My editor is Vim because it's fast"], {"profile.md": "- Editor: Vim"}, None, id="a-reason-is-not-the-value"),
     pytest.param(["My editor is Vim, which I've used for years"], {"profile.md": "- Editor: Vim"}, None, id="an-aside-is-not-the-value"),
     pytest.param(["My editor is Vim, because it's fast"], {"profile.md": "- Editor: Vim"}, None, id="a-reason-after-a-comma"),

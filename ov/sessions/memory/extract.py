@@ -113,7 +113,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ov.sessions.memory import casual, quoted
+from ov.sessions.memory import casual, kinds, quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
@@ -262,7 +262,7 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
 
 
 def _read(clause: str, restore, ctx: _Context) -> Statement | None:
-    statement = remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
+    statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
@@ -300,6 +300,7 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     body = tx.without_fillers(body)
     recent = [s for s in found if s.turn >= ctx.turn - 1]
     new = _read(body, restore, ctx)
+    new = (kinds.as_kind(new) or new) if new is not None else None  # "I'm on nushell now": the shell, whatever its key
     if new is None:
         _swap_fragment(restore(body), recent, ctx, fragments)
         return
