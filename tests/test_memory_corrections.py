@@ -845,6 +845,11 @@ CASES = [
     pytest.param(["I work at Meta", "I quit my job at Meta"], {"profile.md": "- No longer works at Meta"}, None, id="quit-my-job-at"),
     pytest.param(["I work at Acme", "I left my job at Acme, now I work at Initech"], {"profile.md": "- Works at Initech"}, None,
                  id="left-my-job-at-for-another"),
+    # leaving in one sentence and being elsewhere in the next is one change, a correction's marker before it or not
+    pytest.param(["I'm a data engineer at Umbrella.", "Correction: I left Umbrella in May. I'm at Wayne Labs now, same kind of job."],
+                 {"profile.md": "- Works at Wayne Labs"}, None, id="left-then-at-in-the-next-sentence"),
+    pytest.param(["I work at Acme", "I quit Acme last year. Now I work at Globex."], {"profile.md": "- Works at Globex"}, None,
+                 id="quit-then-work-at-in-the-next-sentence"),
     pytest.param(["I work at Acme", "I left my umbrella at Acme"],
                  {"profile.md": "- Works at Acme", f"events/{TODAY:%Y/%m/%d}/i_left_my.md": "- I left my umbrella at Acme"}, None,
                  id="leaving-a-thing-at-the-employer"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.rules import Statement
 from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
 
@@ -48,10 +49,12 @@ _LEFT = r"(?:left|quit)\s+(?:my\s+(?:job|position|role)\s+(?:at|with)\s+)?"
 _LEFT_ALONE_RE = re.compile(rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?{_LEFT}(?P<old>{_NAME}){_TAIL}$", re.IGNORECASE)
 # "I left X, I'm at Y now", "I quit X and joined Y": Y is the employer only if X was.
 _LEFT_RE = re.compile(
-    rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?{_LEFT}(?P<old>{_NAME})"
-    rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?$",
+    rf"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?{_LEFT}(?P<old>{_NAME})(?:\s+(?:last|this|in|on|since|a\s+few|recently)\b[^,;]*)?"
+    rf"{_SEP}{_NOW_AT}\s+(?P<x>{_NAME}){_TAIL}(?:\s+(?:now|these\s+days))?(?:\s*,\s*(?:same|a\s+similar|doing)\b.*)?$",
     re.IGNORECASE,
 )
+# A sentence that opens on where the user is now: with a place left just before, the new employer.
+_NOW_AT_RE = re.compile(rf"^(?:(?:and\s+)?now\s+)?{_NOW_AT}\s+(?-i:[A-Z])", re.IGNORECASE)
 
 
 def new_employer(sentence: str) -> str:
@@ -61,12 +64,30 @@ def new_employer(sentence: str) -> str:
     return f"I work at {match.group('x')} now" if match else sentence
 
 
+def joined(sentences: list[str]) -> list[str]:
+    """``sentences`` with "I left Brightwave in the spring." and a next sentence "I'm at Kestrel
+    Labs now" said as one ("I left ..., I'm at ..."), which :func:`employer_change` reads."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and _LEFT_ALONE_RE.match(_unmarked(out[-1].rstrip(".!"))) and _NOW_AT_RE.match(sentence):
+            out[-1] = f"{out[-1].rstrip('.!')}, {sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
+def _unmarked(sentence: str) -> str:
+    return re.sub(CORRECTION_LEAD, "", sentence, flags=re.IGNORECASE)
+
+
 def employer_change(sentence: str, restore, *, asked: bool = False) -> Statement | None:
     """"I left Shopify, I'm at Globex now": "Works at Globex" in place of a stored line "Works at
     Shopify" (or "Works for Shopify", or a role there: "Is a backend engineer at Shopify"), and
     nothing when no such line is stored. "I left Shopify" alone: "No longer works at Shopify" in
     its place; when none is stored, nothing, or asked to remember it, "Left Shopify". A stored name
-    is the one left with or without a corporate suffix ("Acme Corp" is the "Acme" worked at)."""
+    is the one left with or without a corporate suffix ("Acme Corp" is the "Acme" worked at). A
+    correction's marker before it ("Correction: I left ...") says no more than the change does."""
+    sentence = _unmarked(sentence)
     if match := _LEFT_RE.match(sentence):
         old, new = restore(match.group("old")), restore(match.group("x"))
         return Statement("profile", "Works at ", new, ("profile", "works at"), {}, probes=_worked_at(old), only_amends=True)

@@ -117,7 +117,7 @@ from ov.sessions.memory import casual, kinds, quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
-from ov.sessions.memory.employer import employer_change, new_employer
+from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE
@@ -179,7 +179,7 @@ def extract_explicit(
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
-        said = list(tx.sentences(masked))
+        said = joined(list(tx.sentences(masked)))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
             if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
                 if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
