@@ -46,7 +46,10 @@ _CARRIED_RE = re.compile(
     r"(?i)\b(?:laptop|macbook|phone|iphone|keys|wallet|bag|backpack|charger|headphones|earbuds|airpods|badge|umbrella|jacket|"
     r"coat|glasses|passport|car|bike|tablet|ipad|yubikey|package|parcel|delivery)$"
 )
-_WHERE_RE = re.compile(r"(?i)^(?:(?:still|now|back|currently)\s+)*(?:at|in|on|with|by|under|inside|home|left|somewhere|here|there)\b")
+_WHERE_RE = re.compile(
+    r"(?i)^(?:(?:still|now|back|currently)\s+)*(?:(?:at|in|on|under|inside|by)\s+(?:the|my|a|an|our|his|her|their|home|work|school)\b|"
+    r"(?:with|home|left|somewhere|here|there)\b)"
+)
 # Green and red are a check's result for what is checked ("my build is green"), a colour for anything else.
 _CHECKED_KEY_RE = re.compile(r"(?i)\b(?:build|ci|pipeline|tests?|checks?|suite|pr|branch|deploy)s?$")
 _COLOUR_LEAD_RE = re.compile(r"(?i)^(?:(?:still|now|all)\s+)*(?:green|red)\b")
