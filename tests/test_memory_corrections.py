@@ -893,6 +893,15 @@ CASES = [
                   "preferences/default/short_commits.md": "- Prefers short commits over big commits"}, None, id="casual-typing"),
     pytest.param([["Shell is bash in the image. Latency > 200ms is bad."]], {}, None, id="casual-keys-not-read-in-a-session"),
     pytest.param(["My shell is zsh with oh-my-zsh"], {"profile.md": "- Shell: zsh with oh-my-zsh"}, None, id="my-inside-a-name-stays"),
+    # --- a system named in fewer words later ("auth" for the auth service) at a new version, since when said before it
+    pytest.param(["The auth service runs on Node 18", "As of Monday auth is on Node 20, the rollout is done"],
+                 {"entities/systems/auth_service.md": "# Auth service\n\n- Is on Node 20"}, None, id="a-short-name-at-a-new-version"),
+    pytest.param(["The billing service runs on Go 1.21", "The billing worker runs on Go 1.20", "billing is on Go 1.22"],
+                 {"entities/systems/billing_service.md": "# Billing service\n\n- Runs on Go 1.21",
+                  "entities/systems/billing_worker.md": "# Billing worker\n\n- Runs on Go 1.20",
+                  "entities/systems/billing.md": "# Billing\n\n- Is on Go 1.22"}, None, id="a-short-name-of-two-systems-is-neither"),
+    pytest.param(["Our frontend runs on React 17", "We have already migrated the frontend to React 18"],
+                 {"entities/systems/frontend.md": "# Frontend\n\n- Moved to React 18"}, None, id="a-system-already-migrated"),
     # --- a system named alone is not one named for an environment: the DB is not the prod DB
     pytest.param(["The prod DB is at db.internal:5432", "The DB is at localhost:5432"],
                  {"entities/systems/prod_db.md": "# Prod DB\n\n- Is at db.internal:5432", "entities/systems/db.md": "# DB\n\n- Is at localhost:5432"},

@@ -65,7 +65,7 @@ _REMEMBER_RE = re.compile(
 )
 # "we moved CI to Buildkite": where a system now runs.
 _SYSTEM_MOVED_RE = re.compile(
-    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
+    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
@@ -113,7 +113,7 @@ _TEAM_SYSTEM_RE = re.compile(
 # "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
 # version replaces the one naming it at this one, whatever its verb (see fact_probes).
 _VERSIONED_RE = re.compile(r"^(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d[\w.]*$")
-_VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running")
+_VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
 # A note that names a day or tells what happened is an event, not a standing fact.
 _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
@@ -229,15 +229,16 @@ def _system_fact(body: str, restore) -> Statement | None:
 
 
 # "Staging lives at staging.acme-internal.net", "Redis is at cache-01.internal:6379", "Production runs
-# in us-east-1": a thing named on its own whose place is an address (a host, a URL, a port, a cloud
-# region), which only a system has.
+# in us-east-1", "billing is on Postgres 16": a thing named on its own whose place is an address (a
+# host, a URL, a port, a cloud region) or a named thing at a version, which only a system has (an
+# aside after a comma is no part of it).
 _ADDRESS_FACT_RE = re.compile(
     r"^(?:the\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
-    r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|\S+))$",
+    r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|(?-i:[A-Z])[\w.+-]*\s+v?\d[\w.]*|\S+))(?:\s*[,;\u2014]\s+.*)?$",
     re.I,
 )
 # At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
-# file, where a bug is).
+# file, where a bug is); on a named thing at a version.
 _ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
 _REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
@@ -247,8 +248,8 @@ def _address_fact(body: str, restore) -> Statement | None:
     in place of the line saying where it was ("Is at ...": a thing sits at one address at a time)."""
     match = _ADDRESS_FACT_RE.match(body)
     where = restore(match.group("where")).rstrip(".,;") if match else ""
-    if not match or not (_REGION_RE if match.group("prep").lower() == "in" else _ADDRESS_RE).match(where):
-        return None
+    if not match or not (_REGION_RE if match.group("prep").lower() == "in" else _ADDRESS_RE).match(where) and not _VERSIONED_RE.match(where):
+        return None  # (a thing at a version, "billing is on Postgres 16", is a system too)
     name = restore(match.group("name"))
     if name.split()[0].lower() in _NOT_NAMES:
         return None  # "it is at ...", "my laptop is on ...": no name of a system

@@ -15,7 +15,9 @@ import re
 # So do "going forward", "in future", "from here on": what follows holds from now on (at the start,
 # only before a comma: "in future versions ..." is no marker).
 _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|henceforth"
-_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on)\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
+# "As of last weekend, ...", "as of Monday ...": since when what follows holds, a change as well.
+_AS_OF = r"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:[A-Z])[a-z]+(?:\s+\d+)?)"
+_CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
 _CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW})$", re.I)
 # "I now prefer", "I actually prefer": the adverb after the subject marks the change as well.
 _CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+")

@@ -23,6 +23,7 @@ from ov.sessions.memory.files import build_meta, format_time, parse_memory, rend
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields, normalise
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
+from ov.sessions.memory.system_names import named_in_full
 from ov.uri import nfc
 
 OPERATION_KINDS = ("adds", "updates", "deletes")
@@ -112,7 +113,7 @@ def _plan_once(
         if candidate.formerly and not schema.add_only and path not in groups:
             path = _former_path(schema, candidate, path, read, when)
         if candidate.fields.get("category") == "systems" and path not in groups and listing is not None:
-            fuller = _named_in_full(path, read, listing)
+            fuller = named_in_full(path, read, listing)
             if fuller != path:  # its card has a heading of its own: the line goes under it
                 content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
                 candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
@@ -209,29 +210,6 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
         if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
             return former
     return path
-
-
-def _named_in_full(path: str, read: Callable[[str], str | None], listing: Callable[[str], list[str]]) -> str:
-    """``path``, or the one system's file of its folder whose name ends with it when none has its name:
-    "the gateway" is the "API gateway" (api_gateway.md) when that is the only gateway, so a fact
-    said of it later corrects the line there; never one named for an environment or a copy ("the
-    DB" is not the "prod DB": :data:`_INSTANCE_WORDS`)."""
-    folder, _, name = path.rpartition("/")
-    stem = name.removesuffix(".md")
-    if "_" in stem or read(path) is not None:
-        return path
-    fuller = [other for other in listing(folder) if other.endswith(f"_{stem}.md") and not other.startswith(".")]
-    if len(fuller) != 1 or _INSTANCE_WORDS.intersection(fuller[0].split("_")[:-1]):
-        return path
-    return f"{folder}/{fuller[0]}"
-
-
-# Words that name one copy of a system among others of its kind: "the DB" said alone is not the "prod
-# DB" (a local one, a test one are as likely), while "the gateway" is the one "API gateway".
-_INSTANCE_WORDS = frozenset(
-    "prod production staging stage dev development local localhost test testing qa uat sandbox preview demo canary dr "
-    "replica primary secondary backup legacy old new personal".split()
-)
 
 
 def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
