@@ -875,6 +875,8 @@ CASES = [
     pytest.param(["I'm on call", "I'm at the vet", "I'm reviewing a PR"],
                  {f"events/{TODAY:%Y/%m/%d}/i_m.md": "- I'm on call", f"events/{TODAY:%Y/%m/%d}/i_m_2.md": "- I'm at the vet",
                   f"events/{TODAY:%Y/%m/%d}/i_m_reviewing_pr.md": "- I'm reviewing a PR"}, None, id="the-users-state-of-the-moment"),
+    pytest.param(["im not sure about the schema"], {f"events/{TODAY:%Y/%m/%d}/i_m.md": "- I'm not sure about the schema"}, None,
+                 id="unsure-of-the-moment"),
     pytest.param(["I grew up in Porto", "I dropped my phone"],
                  {"profile.md": "- Grew up in Porto", f"events/{TODAY:%Y/%m/%d}/i_dropped_my.md": "- I dropped my phone"}, None,
                  id="a-happening-is-a-note-a-life-is-a-fact"),

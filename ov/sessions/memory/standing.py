@@ -213,7 +213,8 @@ def passing_remark(clause: str) -> bool:
 _SELF_NOW_RE = re.compile(
     r"(?i)^(?:I'm|I\s+am|Im)\s+(?:(?:still|currently|just|so|really|very|pretty|kinda|a\s+bit|totally|feeling|now)\s+)*(?:"
     r"(?:sick|ill|unwell|busy|tired|exhausted|sleepy|swamped|slammed|overloaded|free|available|unavailable|away|off|out|offline|"
-    r"afk|ooo|wfh|late|behind|stuck|blocked|hungover|jet-?lagged|back|home|heading|on\s+my\s+way)\b(?![\w-])"
+    r"afk|ooo|wfh|late|behind|stuck|blocked|hungover|jet-?lagged|back|home|heading|on\s+my\s+way|(?:not\s+)?sure|unsure|undecided|"
+    r"confused|lost)\b(?![\w-])"
     r"|on[\s-]call\b|on\s+(?:(?:a|my|the|parental|sick|medical|annual|paternity|maternity)\s+)?(?:vacation|holidays?|leave|pto|"
     r"break|lunch|call|phone|train|plane|bus|flight|sabbatical)\b"
     r"|at\s+(?:home|work|lunch|school|(?:a|an|the|my)\s+(?-i:[a-z])[\w-]+\b)"
