@@ -471,6 +471,8 @@ CASES = [
                  id="switched-to-a-tool-of-a-key"),
     pytest.param(["My default shell is zsh", "I use Neovim for everything", "I'm using nushell these days", "Actually, I use Helix now"],
                  {"profile.md": "- Shell: nushell\n- Editor: Helix"}, None, id="a-changed-tool-replaces-its-kinds-lines"),
+    pytest.param(["My default shell is zsh", "My shell is fish", "I'm on macOS", "My operating system is Fedora"],
+                 {"profile.md": "- Shell: fish\n- Operating system: Fedora"}, None, id="a-key-of-a-kind-in-other-words"),
     pytest.param(["I use Vim", "I use Emacs", "I use fish tacos in demos", "I use bash now"],
                  {"profile.md": "- Uses Vim\n- Uses Emacs\n- Uses fish tacos in demos\n- Shell: bash"}, None,
                  id="tools-said-without-a-change-stand-together"),

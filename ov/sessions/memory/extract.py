@@ -263,6 +263,7 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
 
 def _read(clause: str, restore, ctx: _Context) -> Statement | None:
     statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
+    statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):

@@ -3,8 +3,9 @@
 "My editor is Sublime Text", then "I switched to Emacs" or "I'm on Emacs now": the new statement
 names no key, but its value is of a known kind, and a user has one editor, one shell, one OS at a
 time: the later value replaces the stored line of that key whatever its wording ("Editor:",
-"Default editor:", "Main editor:") and the lines saying the user uses or is on another of its kind
-("Uses Neovim", "Is on macOS"). Only for values said as a change ("switched to", "moved to", "now",
+"Default editor:", "Main editor:"; not "Favourite editor:") and the lines saying the user uses or
+is on another of its kind ("Uses Neovim", "Is on macOS"). So does "my default shell is fish" after
+"my shell is zsh" or "I use bash". Only for values said as a change ("switched to", "moved to", "now",
 "actually", "these days"): "I use Vim" beside "I use Emacs" may be two editors for two jobs.
 """
 
@@ -58,7 +59,12 @@ def kind_probes(key: str, name: str) -> tuple[str, ...]:
     others = [n for n in KINDS[key] if n.lower() != name.lower()]
     # The tool alone or before what it is for ("Uses Neovim for everything"), never a longer name ("Uses fish tacos").
     using = (f"{_anycase(f'{lead} {other}')}{tail}" for lead in _USING_LEADS[:3] for other in others for tail in (" for *", " (*", ",*"))
-    return (f"{key}:", f"{_anycase(key)}: *", f"* {_anycase(key)}: *", *(f"{lead} {other}$" for lead in _USING_LEADS for other in others), *using)
+    keys = (f"{_anycase(key)}: *", *(f"{_anycase(f'{word} {key}')}: *" for word in _IN_USE))
+    return (f"{key}:", *keys, *(f"{lead} {other}$" for lead in _USING_LEADS for other in others), *using)
+
+
+# Words before a key that still name the one in use ("my default shell"), unlike "favourite" or "old".
+_IN_USE = ("default", "main", "primary", "daily", "usual", "current", "everyday")
 
 
 def _anycase(text: str) -> str:
@@ -98,3 +104,16 @@ def as_kind(statement: Statement) -> Statement | None:
 
 def _statement(key: str, name: str) -> Statement:
     return Statement("profile", f"{key}: ", name, ("profile", key.lower()), {}, probes=kind_probes(key, name))
+
+
+def keyed(statement: Statement) -> Statement:
+    """``statement``, and when it gives a key of a kind a value of that kind ("Default shell: fish"),
+    replacing the stored line of the kind's key in other words too ("Shell: zsh", "Uses bash")."""
+    said = statement.lead.rstrip(": ").lower() if statement.memory_type == "profile" and statement.lead.endswith(": ") else ""
+    key = "os" if said.endswith("operating system") else said.split()[-1] if said else ""
+    if set(said.replace("operating system", "os").split()[:-1]) - set(_IN_USE):
+        return statement  # "my favourite editor" is not the one in use
+    kind = kind_of(statement.obj) if key else None
+    if kind and kind[0].lower() == key:
+        statement.probes = (*statement.probes, *kind_probes(*kind))
+    return statement
