@@ -24,7 +24,7 @@ _CONTRACTIONS = {
     "shouldnt": "shouldn't", "youre": "you're", "theyre": "they're", "thats": "that's", "whats": "what's"
 }
 # As a word on its own, in lower case or capitalised ("IM" is instant messaging), and "i" alone.
-_CONTRACTION_RE = re.compile(r"(?<![\w'/.-])(?:" + "|".join(sorted(_CONTRACTIONS, key=len, reverse=True)) + r"|i)(?![\w'/.-])", re.I)
+_CONTRACTION_RE = re.compile(r"(?<![\w'/.-])(?:" + "|".join(sorted(_CONTRACTIONS, key=len, reverse=True)) + r"|i)(?![\w'/.-])", re.IGNORECASE)
 # Keys of the user's own setup, which a profile line is keyed by ("Shell: fish").
 _SETUP_KEYS = (
     r"editor|ide|shell|terminal|terminal\s+emulator|os|distro|browser|font|theme|colou?r\s?scheme|keyboard|keyboard\s+layout|"
@@ -35,7 +35,7 @@ _CLAUSE_START = r"(?:^|(?<=[.!?;,]\s)|(?<=\sand\s)|(?<=\s[\u2013\u2014-]\s)|(?<=
 _BARE_KEY_RE = re.compile(
     rf"{_CLAUSE_START}(?P<key>(?:(?:default|main|preferred|usual|primary|current)\s+)?(?:{_SETUP_KEYS}))"
     r"(?:'s|\s+(?P<verb>is|are))\s+(?=\S)",
-    re.I,
+    re.IGNORECASE,
 )
 _RATHER_THAN_RE = re.compile(r"^(?P<a>[^\W\d][^<>=\d]{0,40}?)\s*>{1,2}\s*(?P<b>[^\W\d][^<>=\d]{0,40})$")
 

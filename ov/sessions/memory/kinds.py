@@ -75,7 +75,8 @@ def _anycase(text: str) -> str:
 
 # "I switched to Emacs", "I've moved over to nushell": a change of the tool, no key named.
 _SWITCHED_TO_RE = re.compile(
-    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+(?P<x>.+)$", re.I
+    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+(?P<x>.+)$",
+    re.IGNORECASE,
 )
 
 

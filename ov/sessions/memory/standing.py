@@ -225,10 +225,11 @@ _SELF_NOW_RE = re.compile(
 )
 # First-person past tenses that tell of a life, lasting, rather than of a happening of the day:
 # "I grew up in Porto", "I studied physics", "I switched to Emacs", "I was a teacher".
-_LASTING_PAST = frozenset(
-    "born raised grew studied graduated majored trained learned learnt worked lived taught used spent started began "
-    "moved relocated switched migrated changed joined quit stopped became was were got".split()
-)
+_LASTING_PAST = frozenset((
+    "born", "raised", "grew", "studied", "graduated", "majored", "trained", "learned", "learnt", "worked", "lived", "taught",
+    "used", "spent", "started", "began", "moved", "relocated", "switched", "migrated", "changed", "joined", "quit", "stopped",
+    "became", "was", "were", "got",
+))
 _FIRST_PAST_RE = re.compile(r"(?i)^I(?:'ve|\s+have)?\s+(?P<rest>.+)$")
 
 
