@@ -42,6 +42,8 @@ I switched / moved / migrated / changed   profile: each stored line naming X nam
 from X to Y; I replaced X with Y; I use   ("Editor: Neovim" -> "Editor: Zed"); with none,
 Y instead of X; not on X anymore - I      the statement itself ("Switched from X to Y")
 switched to Y
+I switched to / I'm on Y now (Y a known    profile: "Editor: Y", "Shell: Y", ... in place of the
+editor, shell, terminal, OS, browser)     stored line of that key (:mod:`ov.sessions.memory.kinds`)
 I'm on Eastern time / CET / UTC+2         profile: "Timezone: X"
 I mostly write / code mainly in X         profile: "Main language: X" (X capitalised)
 I've come around to X                     as "I prefer X"
@@ -62,7 +64,8 @@ that, X / I was wrong, X / no wait, X /
 update: X / no, I meant X / I meant X;
 changed my mind, X / on second thought, X;
 X now; now X; I now X; X these days; X
-instead; going forward / from here on, X
+instead; going forward / from here on /
+as of Monday, X
 =======================================  ====================================================
 
 ``ov remember`` reads its text as asked to be remembered: a clause no rule
@@ -93,7 +96,9 @@ quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
 log, a letter, a git log), a sentence framed as made up ("In the test fixture,
 ...") or taken back ("- said no one ever"), objects that only point at the
 conversation ("I like that", "remember this", "to do this", "never do that
-again", "my code is below", "this API"; :mod:`ov.sessions.memory.standing`; a capital
+again", "my code is below", "this API"; states of the moment, "my current ticket is
+PROJ-123", "I'm on call", "I left my laptop at the office":
+:mod:`ov.sessions.memory.standing`; a capital
 makes such a word a name's: "US politics", "This Is Us"), answers with nothing of
 their own ("I think so", "I hope not"), and
 what someone else said ("my manager said her editor is ..."). A reason or an aside after a value is not part of

@@ -2,7 +2,8 @@
 
 The rules of :mod:`ov.sessions.memory.rules` read "my manager is X", "I like X", "I always X"
 by their shape; this module says when the X of such a shape is no standing fact: a state that
-passes ("my build is green", "my manager is out this week"), something on the table in this
+passes ("my build is green", "my manager is out this week", "my current ticket is PROJ-123", "my
+laptop is at the office", "I'm on call", "I'm working on the parser", "I left my keys at home"), something on the table in this
 conversation ("I like your suggestion", "I prefer option B", "I'm a fan of your work", "I prefer
 we go with option 2"), something shown or pointed at ("my code is below", "I always get confused
 by this API", "I love how fast this is") or a stretch of time that passes ("I work on the
