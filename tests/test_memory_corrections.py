@@ -885,11 +885,13 @@ CASES = [
     pytest.param([["My current branch is feature/login. I'm out sick. My laptop is at home. I'm a data engineer."]],
                  {"profile.md": "- Is a data engineer"}, None, id="states-of-the-moment-in-a-session"),
     # --- a task for now is no standing instruction: "all" sweeps what exists, a verb of doing names a thing in view
-    pytest.param(["Upgrade all packages", "Run the linter", "Run linters before every push", "Write commit messages in English"],
+    pytest.param(["Upgrade all packages", "Run the linter", "Run linters before every push", "Write commit messages in English",
+                  "Write the docs with MkDocs"],
                  {f"events/{TODAY:%Y/%m/%d}/upgrade_all_packages.md": "- Upgrade all packages",
                   f"events/{TODAY:%Y/%m/%d}/run_linter.md": "- Run the linter",
                   "preferences/default/run_linters.md": "- Run linters before every push",
-                  "preferences/default/write_commit_messages.md": "- Write commit messages in English"}, None, id="a-task-for-now"),
+                  "preferences/default/write_commit_messages.md": "- Write commit messages in English",
+                  "preferences/default/write_docs.md": "- Write the docs with MkDocs"}, None, id="a-task-for-now"),
     # --- casual typing: a contraction without its apostrophe, a key of the user's setup without "my"
     # (asked to remember: in a session "shell is bash" is as often a container's), "A > B"
     pytest.param(["im based in porto", "Terminal's Kitty, browser is Firefox", "short commits > big commits"],

@@ -74,9 +74,12 @@ _RATHER_RE = re.compile(r"^I(?:'d|\s+would)\s+(?:much\s+)?(?P<verb>rather|prefer
 # A verb of doing (not of choosing or keeping, as "use", "prefer", "keep" are) instructs for good only
 # about a kind of thing ("write commit messages in the imperative mood", "run tests with -x"); about a
 # thing in view it is a task for now ("run the tests", "write tests for the new endpoint", "name the file
-# utils.py"): a dated note when asked to remember it.
+# utils.py"): a dated note when asked to remember it. Saying with what or how ("write the frontend tests
+# with Jest", "run the suite using tox") instructs the tool or the manner, which stands.
 _DOING_VERBS = frozenset(("write", "run", "name", "put"))
-_THING_IN_VIEW_RE = re.compile(r"(?i)^(?:the|a|an|this|that|these|those|my|our|its|their)\b|\b(?:the\s+new|this|that|these|those)\b")
+_THING_IN_VIEW_RE = re.compile(
+    r"(?i)^(?!.*\b(?:with|using|via)\s+(?!it\b|that\b|this\b)\w)(?:(?:the|a|an|this|that|these|those|my|our|its|their)\b|.*\b(?:the\s+new|this|that|these|those)\b)"
+)
 
 
 def instruction(body: str, restore, subject: str) -> Statement | None:
