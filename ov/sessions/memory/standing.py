@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.text import is_past
+
 # "my K is Y" (rules reads it; passing_remark asks whether Y only passes).
 MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P<y>.+)$", re.IGNORECASE)
 # A state that passes ("the staging DB is down", "my team is blocked") is news, not a standing fact:
@@ -238,8 +240,6 @@ def happened(clause: str) -> bool:
     """Whether a first-person ``clause`` tells of something that happened, a note of its day rather
     than a fact about the user: "I left my laptop at the office", "I just deployed the billing
     service", "I've lost my keys"; not "I grew up in Porto", "I've used Vim for ten years"."""
-    from ov.sessions.memory.text import is_past
-
     match = _FIRST_PAST_RE.match(clause)
     words = [w for w in (match.group("rest").split() if match else []) if not (w.lower().endswith("ly") or w.lower() in _SOON)]
     return bool(words) and is_past(words[0]) and words[0].lower() not in _LASTING_PAST
