@@ -17,11 +17,11 @@ of a gain is the rules learning the tune part's phrasings. A **fresh** part (:da
 written after the rules were changed, and run once; when the rules were then changed on what it
 showed, a second one (:data:`FRESH2`) was written and run once in its turn, and a third
 (:data:`FRESH3`) after the second round. A fourth (:data:`FRESH4`) was written blind by a
-different author, who had read neither the rules nor the cases, and a sixth (:data:`FRESH6`) by
-another, sealed until the rules it measures were done. Each comment says when its part was read
+different author, who had read neither the rules nor the cases, a sixth (:data:`FRESH6`) by
+another, sealed until the rules it measures were done, and a seventh (:data:`FRESH7`) by a third, sealed the same way. Each comment says when its part was read
 untouched; docs/benchmarks.md has the figures.
 
-    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|all] [--json out.json] [--locomo LOCOMO.json]
+    .venv/bin/python bench/memory_statements.py [--show tune|held|fresh|fresh2|fresh3|fresh4|fresh5|fresh6|fresh7|all] [--json out.json] [--locomo LOCOMO.json]
 """
 
 from __future__ import annotations
@@ -536,6 +536,91 @@ FRESH6: list[tuple[str, list[str], dict]] = [
 ]
 
 
+# Written blind on 2026-12-05 by a third author who had read neither the rules, nor the tests, nor
+# the cases above, and kept sealed while the rules changed (states of the moment, tasks for now,
+# casual typing, corrections in other words); run once before and once after (docs/benchmarks.md).
+FRESH7: list[tuple[str, list[str], dict]] = [
+    # ---------------- standing facts about the user (10) ----------------
+    ("f7-fact-name", ["hey, I'm Priyanka, Pri is fine too"],
+     {"has": [("*", "Priyanka")], "no_event": True}),
+    ("f7-fact-employer-role", ["I'm a staff SRE at Datadog, mostly on the metrics ingestion side"],
+     {"has": [("*", "Datadog"), ("*", "SRE")], "no_event": True}),
+    ("f7-fact-editor", ["btw i use neovim for evrything, so skip the vscode-specific tips"],
+     {"has": [("*", "neovim")], "no_event": True}),
+    ("f7-fact-shell", ["My shell is fish, not bash. Keep that in mind when you give me one-liners."],
+     {"has": [("*", "fish")], "no_event": True}),
+    ("f7-fact-languages", ["these days I write mostly Elixir, with a bit of Rust on the side"],
+     {"has": [("*", "Elixir"), ("*", "Rust")], "no_event": True}),
+    ("f7-fact-timezone", ["timezone is America/Denver fwiw"],
+     {"has": [("profile.md", "Denver")], "no_event": True}),
+    ("f7-fact-location", ["fyi I'm based in Lisbon"],
+     {"has": [("profile.md", "Lisbon")], "no_event": True}),
+    ("f7-fact-team-lead", ["I'm the tech lead for the payments team at Klarna."],
+     {"has": [("*", "Klarna"), ("*", "payments")], "no_event": True}),
+    ("f7-fact-machine", ["I'm on an M2 MacBook Air with 16GB, so don't suggest anything that needs a big local GPU"],
+     {"has": [("*", "MacBook")], "no_event": True}),
+    ("f7-fact-pronouns", ["for the record my pronouns are they/them"],
+     {"has": [("*", "they/them")], "no_event": True}),
+
+    # ---------------- working preferences / standing instructions (8) ----------------
+    ("f7-pref-format", ["Always run `mix format` before you tell me something is done."],
+     {"has": [("preferences/*", "mix format")], "no_event": True}),
+    ("f7-pref-no-push-main", ["never push straight to main, open a PR instead"],
+     {"has": [("preferences/*", "main")], "no_event": True}),
+    ("f7-pref-comments", ["don't add comments that just restate what the code does"],
+     {"has": [("preferences/*", "comment")], "no_event": True}),
+    ("f7-pref-uv", ["please use uv for python envs and deps, not pip + venv"],
+     {"has": [("preferences/*", "uv")], "no_event": True}),
+    ("f7-pref-conventional", ["Commit messages in conventional commits style pls (feat:, fix:, chore: ...)"],
+     {"has": [("preferences/*", "conventional")], "no_event": True}),
+    ("f7-pref-tabs", ["tabs over spaces for me, always"],
+     {"has": [("preferences/*", "tab")], "no_event": True}),
+    ("f7-pref-pytest", ["pytest, not unittest. plain asserts, fixtures over setUp/tearDown."],
+     {"has": [("preferences/*", "pytest")], "no_event": True}),
+    ("f7-pref-terraform", ["dont ever run `terraform apply` yourself — show me the plan and I'll apply it"],
+     {"has": [("preferences/*", "terraform apply")], "no_event": True}),
+
+    # ---------------- corrections over 2-3 statements (6) ----------------
+    ("f7-corr-editor", ["My editor is VS Code.",
+                        "wait no, I use Zed now, switched a couple of weeks ago"],
+     {"has": [("*", "Zed")],
+      "lacks": [("profile.md", "VS Code"), ("preferences/*", "VS Code")]}),
+    ("f7-corr-employer", ["I work at Shopify on the checkout team",
+                          "correction: I'm at Stripe now, changed jobs in the spring"],
+     {"has": [("profile.md", "Stripe")], "lacks": [("profile.md", "Shopify")]}),
+    ("f7-corr-location", ["I'm in London, so GMT for meeting times",
+                          "not anymore - we relocated to Toronto in March"],
+     {"has": [("profile.md", "Toronto")], "lacks": [("profile.md", "London")]}),
+    ("f7-corr-languages-3step", ["I mostly write Kotlin",
+                                 "and some TypeScript for the admin frontend",
+                                 "scratch the frontend part, that got handed to another team. it's just Kotlin for me"],
+     {"has": [("*", "Kotlin")], "lacks": [("profile.md", "TypeScript")]}),
+    ("f7-corr-owner", ["the billing service is owned by team Falcon",
+                       "as of last sprint billing belongs to team Osprey"],
+     {"has": [("entities/*", "Osprey")], "lacks": [("entities/*", "Falcon")]}),
+    ("f7-corr-line-length", ["max line length in our repo is 100",
+                             "we bumped that to 120 last week"],
+     {"has": [("*", "120")],
+      "lacks": [("preferences/*", "100"), ("entities/*", "100")]}),
+
+    # ---------------- facts about systems / projects (3) ----------------
+    ("f7-sys-gateway", ["our API gateway runs on Kong, deployed on EKS in us-east-1"],
+     {"has": [("entities/*", "Kong")], "no_event": True}),
+    ("f7-sys-notifications-owner", ["the notifications service is owned by team Hermes, ping #notif-eng for anything there"],
+     {"has": [("entities/*", "Hermes")], "no_event": True}),
+    ("f7-sys-build", ["fyi the monorepo builds with Bazel and CI is on Buildkite"],
+     {"has": [("*", "Bazel"), ("*", "Buildkite")], "no_event": True}),
+
+    # ---------------- must NOT be kept (3) ----------------
+    ("f7-none-question", ["how do I undo the last git commit but keep the changes staged?"],
+     {"nothing": True}),
+    ("f7-none-momentary", ["ugh this test is flaky again, just rerun it"],
+     {"nothing": True}),
+    ("f7-none-pasted", ["here's what I get:\nTypeError: Cannot read properties of undefined (reading 'map')\n    at UserList (src/components/UserList.tsx:42:18)\n    at renderWithHooks (react-dom.development.js:14985:18)"],
+     {"nothing": True}),
+]
+
+
 def split(name: str) -> list[tuple[str, list[str], dict]]:
     """``tune``, ``held`` (every third case), ``fresh`` (:data:`FRESH`), ``fresh2``, ``fresh3``, ``fresh4`` or ``all``."""
     if name == "fresh":
@@ -550,8 +635,10 @@ def split(name: str) -> list[tuple[str, list[str], dict]]:
         return FRESH5
     if name == "fresh6":
         return FRESH6
+    if name == "fresh7":
+        return FRESH7
     if name == "all":
-        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6
+        return CASES + FRESH + FRESH2 + FRESH3 + FRESH4 + FRESH5 + FRESH6 + FRESH7
     return [c for i, c in enumerate(CASES) if (i % 3 == 2) == (name == "held")]
 
 
@@ -628,12 +715,12 @@ def conversation_memories(path: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "all", "none"), default="none", help="print each failing case of a part")
+    parser.add_argument("--show", choices=("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "all", "none"), default="none", help="print each failing case of a part")
     parser.add_argument("--json", type=Path, help="write the per-case results here")
     parser.add_argument("--locomo", type=Path, metavar="JSON", help="also list what every turn of these LoCoMo conversations would yield")
     args = parser.parse_args(argv)
     results = {}
-    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"):
+    for part in ("tune", "held", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
         rows = []
         for name, steps, checks in split(part):
             files, refused = run_case(steps)
