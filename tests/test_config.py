@@ -17,7 +17,7 @@ from ov.home import Home
 DEFAULTS = {
     "version": 1,
     "identity": {"account": None, "user": None, "peer": None},
-    "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024, "auto_pack_loose": 6700},
+    "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024, "auto_pack_loose": 6700, "auto_pack_limit": 50},
     "output": {"color": "auto"},
     "ingest": {"max_source_bytes": 20 * 1024 * 1024, "url_timeout": 20.0, "url_max_bytes": 20 * 1024 * 1024},
     "llm": {
@@ -381,6 +381,7 @@ def test_config_keys() -> None:
         "store.lock_timeout",
         "store.max_file_bytes",
         "store.auto_pack_loose",
+        "store.auto_pack_limit",
         "output.color",
         "ingest.max_source_bytes",
         "ingest.url_timeout",

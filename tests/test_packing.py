@@ -220,6 +220,14 @@ def test_a_second_packer_skips_while_one_runs(store):
     assert packing.auto_pack(store.git, 1) is not None
 
 
+def settled(store: Store, timeout: float = 60) -> None:
+    """Wait for the detached packing run a command started: it holds the pack lock until it exits."""
+    deadline = time.monotonic() + timeout
+    while packing.packing_now(store.state):
+        assert time.monotonic() < deadline, "the packing run did not end"
+        time.sleep(0.05)
+
+
 def test_a_command_that_wrote_packs_and_one_that_read_does_not(ov, ov_home):
     assert ov("config", "set", "store.auto_pack_loose", "256").exit_code == 0
     store = Store(Home(ov_home), Identity(), Config())
@@ -227,8 +235,11 @@ def test_a_command_that_wrote_packs_and_one_that_read_does_not(ov, ov_home):
     in_folder_17(store, "viking://resources/probe.md")
     assert ov("read", "viking://resources/probe.md").exit_code == 0
     assert ov("ls", "viking://resources").exit_code == 0
-    assert not packs(store.git)
+    assert not packing.packing_now(store.state) and not packs(store.git)
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    # The command has returned; the run goes on in a detached worker holding the pack lock.
+    assert packing.packing_now(store.state) and loose(store.git)
+    settled(store)
     assert packs(store.git) and not loose(store.git)
     assert ov("read", "viking://resources/a.md").stdout.strip() == "a"
 
@@ -238,6 +249,7 @@ def test_packing_off_leaves_loose_objects_loose(ov, ov_home):
     store = Store(Home(ov_home), Identity(), Config())
     in_folder_17(store, "viking://resources/probe.md")
     assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    assert not packing.packing_now(store.state)  # no run started
     assert not packs(store.git) and loose(store.git)
 
 
@@ -249,7 +261,7 @@ def test_the_worker_packs_only_after_releasing_the_barrier_sessions_wait_on(ov_h
     events = []
     monkeypatch.setattr(worker, "_run", lambda home, job: events.append("job") or {"captured": 2, "outcome": "captured"})
     monkeypatch.setattr(background, "release", lambda job: events.append("barrier released"))
-    monkeypatch.setattr(packing, "pack_after_write", lambda store: events.append("packed") or packing.PackRun(10, 0, 1, 1, 0.1))
+    monkeypatch.setattr(packing, "pack_after_write", lambda store, held=False: events.append("packed") or packing.PackRun(10, 0, 1, 1, 0.1))
     job = {"kind": "capture", "host": "claude", "session": "cc-1", "identity": {"account": "default", "user": "default"}}
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(json.dumps(job).encode())))
     assert worker.main() == 0
@@ -464,6 +476,112 @@ def test_status_leaves_the_loose_folders_alone_without_a_journal_and_fsck_still_
     assert ov("status").exit_code == 0 and not stray.exists()
 
 
+# --- folding packs (ov.store.packfold) ------------------------------------------------------
+
+
+def many_packs(store: Store, turns: int = 60, most: int = 15) -> GitStore:
+    """A store whose history is in many small packer packs, each marked .keep, nothing loose."""
+    grow(store, turns)
+    git = store.git
+    while packing.pack_loose(git, most=most).packed:
+        pass
+    assert not loose(git) and len(packs(git)) > 20
+    return git
+
+
+def deltas(git: GitStore) -> int:
+    return sum(1 for pack in packs(git) for depth in chain_depths(pack) if depth)
+
+
+def test_a_run_at_the_pack_limit_folds_the_packs_into_one_with_their_deltas(store):
+    git = many_packs(store)
+    before, count, kept_deltas = everything(git), len(packs(git)), deltas(git)
+    assert packing.auto_pack(git, 0, limit=count + 1) is None and len(packs(git)) == count  # below the limit
+    assert packing.auto_pack(git, 0, limit=0) is None and len(packs(git)) == count  # 0: never
+    run = packing.auto_pack(fresh(git), 0, limit=count)
+    assert run.folded == count and len(packs(git)) == 1
+    (folded,) = packs(git)
+    assert folded.with_suffix(".keep").exists()  # still the packer's: the merge of small packs leaves it alone
+    assert sorted(p.name for p in folded.parent.iterdir()) == sorted(folded.with_suffix(s).name for s in (".idx", ".keep", ".pack"))
+    assert deltas(git) == kept_deltas  # copied as they were stored, none written out whole
+    assert everything(fresh(git)) == before
+    assert packing.auto_pack(fresh(git), 0, limit=count) is None  # one pack: nothing left to fold
+    if HAS_GIT:
+        checked = git_fsck(git)
+        assert checked.returncode == 0, checked.stderr
+
+
+def test_which_packs_fold_follows_git_s_geometric_rule():
+    from ov.store.packfold import _geometric_split
+
+    assert _geometric_split([5] * 50) == 50  # equal packs: all of them
+    assert _geometric_split([1, 1, 1, 100]) == 3  # a large pack twice the rest stays
+    assert _geometric_split([1, 1, 1, 2]) == 4  # one under twice the rest joins them
+    assert _geometric_split([1, 2, 4, 8, 16]) == 0  # a progression already: nothing to do
+    assert _geometric_split([1, 1, 4, 8, 100]) == 2
+
+
+def test_a_reader_and_a_writer_that_listed_the_old_packs_still_find_everything(store):
+    """(dulwich's completion of a new pack read the index of every pack it had listed: one a
+    fold removed meanwhile failed the commit of a large add with PackFileDisappeared.)"""
+    git = many_packs(store)
+    before = everything(git)
+    reader = fresh(git)
+    reader.blob_data(reader.entry(reader.tree_of(reader.head()), "user/default/sessions/s-1/.abstract.md")[1])  # some packs opened
+    writer = fresh(git).repo.object_store
+    assert len(writer.packs) == len(packs(git))  # all listed
+    writer._clear_cached_packs()
+    writer._update_pack_cache()  # listed again, none opened
+    packing.auto_pack(fresh(git), 0, limit=2)
+    assert len(packs(git)) == 1
+    assert everything(reader) == before
+    blobs = [Blob.from_string(f"large add {n}\n".encode()) for n in range(80)]
+    writer.add_objects([(blob, None) for blob in blobs])
+    assert all(fresh(git).blob_data(blob.id) == blob.data for blob in blobs)
+
+
+def test_a_fold_killed_while_removing_the_old_packs_loses_nothing_and_is_finished_later(store, monkeypatch):
+    from ov.store import packfold
+
+    git = many_packs(store)
+    before = everything(git)
+    removed = []
+
+    def killed(base):
+        if len(removed) == 3:
+            raise KeyboardInterrupt  # as a kill between two removals
+        removed.append(base)
+        for suffix in (".idx", ".pack"):  # and the third of them half removed: its mark left
+            os.unlink(base + suffix)
+        if len(removed) < 3:
+            os.unlink(base + ".keep")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(packfold, "_remove_pack", killed)
+        with pytest.raises(KeyboardInterrupt):
+            packing.auto_pack(fresh(git), 0, limit=2)
+    assert everything(fresh(git)) == before
+    if HAS_GIT:
+        assert git_fsck(git).returncode == 0
+    folder = git.worktree / ".git/objects/pack"
+    assert Path(removed[2] + ".keep").exists()
+    git_keep = folder / "pack-0000000000000000000000000000000000000000.keep"
+    git_keep.write_text("receive-pack 123 on host\n")  # git's own, with a reason: never ours to remove
+    packing.auto_pack(fresh(git), 0, limit=2)
+    assert len(packs(git)) == 1 and not Path(removed[2] + ".keep").exists() and git_keep.exists()
+    assert everything(fresh(git)) == before
+
+
+def test_a_command_past_the_pack_limit_folds_in_the_background(ov, ov_home):
+    assert ov("config", "set", "store.auto_pack_limit", "10").exit_code == 0
+    store = Store(Home(ov_home), Identity(), Config())
+    git = many_packs(store)
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    settled(store)
+    assert len(packs(git)) == 1 and loose(git)  # folded; the write's few objects stay loose
+    assert ov("read", "viking://resources/a.md").stdout.strip() == "a"
+
+
 # --- concurrency (several processes) ------------------------------------------------------------
 
 
@@ -499,6 +617,40 @@ def test_readers_hammering_while_a_packer_runs_never_miss(store):
             thread.join()
     assert not errors, errors[:3]
     assert everything(fresh(git)) == wanted
+
+
+@pytest.mark.slow
+def test_readers_hammering_while_packs_are_folded_never_miss(store):
+    git = many_packs(store, turns=40, most=10)
+    errors, done = [], threading.Event()
+    wanted = everything(git)
+
+    def read() -> None:
+        reader = fresh(git)  # one store throughout: its list of packs goes stale under it
+        while not done.is_set():
+            try:
+                seen = everything(reader)
+                assert all(seen[commit] == content for commit, content in wanted.items())
+            except Exception as exc:  # noqa: BLE001 - collected for the assertion
+                errors.append(exc)
+
+    threads = [threading.Thread(target=read) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    try:
+        for round_ in range(3):
+            time.sleep(0.2)
+            assert packing.auto_pack(fresh(git), 0, limit=2).folded
+            grow(store, 8, start=40 + 8 * round_)
+            while packing.pack_loose(fresh(git), most=10).packed:
+                pass
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    assert not errors, errors[:3]
+    if HAS_GIT:
+        assert git_fsck(git).returncode == 0
 
 
 @pytest.mark.slow

@@ -80,8 +80,8 @@ class OvCommand(TyperCommand):
 
     read_only = False
     checks_color = True
-    # Whether loose objects are packed once the command has written (ov.store.packing); never
-    # in a hook's process, where the agent waits.
+    # Whether loose objects are packed once the command has written (ov.store.packing), by a
+    # detached worker the command does not wait for; never from a hook's process.
     packs_after_write = True
     # The exit code of every failure (an interrupt aside), for a command whose callers know a
     # convention of its own; None: each error's own code (1 runtime, 2 bad input).
@@ -106,9 +106,9 @@ class OvCommand(TyperCommand):
         try:
             result = super().invoke(ctx)
             if self.packs_after_write and current.landed():
-                from ov.store.packing import pack_after_write
+                from ov.hosts.background import start_packing
 
-                pack_after_write(current.store)
+                start_packing(current.store)
             return result
         except BaseException as exc:
             landed = current.landed() if interrupted(exc) else None

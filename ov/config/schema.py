@@ -41,6 +41,8 @@ class StoreConfig:
     """Largest file `ov write` accepts."""
     auto_pack_loose: Annotated[int, Positive(least=0)] = 6700
     """About this many loose git objects (git's `gc.auto`) and a command that wrote packs a batch of them, with deltas; 0 never does."""
+    auto_pack_limit: Annotated[int, Positive(least=0)] = 50
+    """This many packs (git's `gc.autoPackLimit`) and a command that wrote folds them into fewer, their deltas kept; 0 never does."""
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,31 @@ def start(job: dict, *, home: Home | None = None, barrier: Path | None = None, o
             os.close(lock_fd)  # the worker holds its own copy of the locked file
 
 
+def start_packing(store) -> int | None:
+    """Start a packing run (:mod:`ov.store.packing`) for ``store`` in a detached worker when one
+    has work and none is running: the worker's pid, else None. For a command that wrote: a run
+    takes about a second (more when it folds packs), and the command exits without waiting for it.
+    The worker holds the pack lock from before this returns until it exits, as a packer in this
+    process would have. A failure (a state folder that cannot be written) is logged, never
+    raised: the command's own work is done."""
+    try:
+        from ov.store.packing import LOCK_NAME, due
+
+        config = store.config.store
+        if not due(store.git, config.auto_pack_loose, config.auto_pack_limit):
+            return None
+        identity = store.identity
+        job = {"kind": "pack", "identity": {"account": identity.account, "user": identity.user, "peer": identity.peer}}
+        return start(job, home=store.home, once=store.state / LOCK_NAME)
+    except AlreadyRunning:
+        return None  # another packer: the next command that writes looks again
+    except Exception as exc:  # noqa: BLE001 - tidying only: every object is still where it was
+        import logging
+
+        logging.getLogger("ov").debug("packing not started: %s", exc)
+        return None
+
+
 def _spawn(argv: list[str], stdin: bytes, pass_fds: tuple[int, ...]) -> int:
     """Start ``argv`` in a session of its own with ``stdin`` on its standard input, its output
     discarded and, of this process's descriptors, only ``pass_fds`` inherited; its pid.

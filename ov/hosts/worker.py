@@ -5,9 +5,11 @@
 and catch the index up again, so the next session's recall finds what was learned. An orphan
 (a session no host ended) is captured from the transcript its last capture read. ``index``:
 build the index, which a hook found unbuilt (or built for another configuration) and could not
-build within its deadline.
+build within its deadline. ``pack``: a packing run (:mod:`ov.store.packing`) a command that wrote
+left for after its exit, holding the pack lock the command took for it (logged nowhere: no hook
+asked for it).
 
-Every job logs one line to the hook log, as the hook did. Nobody waits for this process, so it
+Every other job logs one line to the hook log, as the hook did. Nobody waits for this process, so it
 catches everything (like the hook) and logs it; it always exits 0.
 """
 
@@ -35,6 +37,9 @@ def main() -> int:
         job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
     except (OSError, ValueError) as exc:
         hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
+        return 0
+    if job.get("kind") == "pack":
+        _pack(home, job, held=background.fcntl is not None)
         return 0
     record = {"host": job.get("host"), "event": f"{job.get('event')} (job)", "session": job.get("session"), "kind": job.get("kind")}
     try:
@@ -149,14 +154,15 @@ def _run(home, job: dict) -> dict:
     return out
 
 
-def _pack(home, job: dict):
-    """Pack a batch of the job's account's loose objects when enough are loose (ov.store.packing)."""
+def _pack(home, job: dict, held: bool = False):
+    """A packing run for the job's account when it has work (ov.store.packing); ``held``: this
+    process holds the pack lock already (handed over by :func:`background.start_packing`)."""
     from ov.config import load_config
     from ov.identity import Identity
     from ov.store.packing import pack_after_write
     from ov.store.store import Store
 
-    return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config))
+    return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config), held=held)
 
 
 @dataclass(frozen=True)

@@ -1544,6 +1544,26 @@ def _retrying_store_class():
         def __contains__(self, sha) -> bool:
             return super().__contains__(sha) or super().__contains__(sha)
 
+        @property
+        def packs(self) -> list:
+            # A fold of packs (ov.store.packfold) removes packs this store may have listed without
+            # opening them. dulwich's list holds them (and those its rescan just closed), and its
+            # completion of every new pack (a large commit's, a merge's) reads each one's index:
+            # PackFileDisappeared failed that write. The list is rescanned first, and each pack's
+            # index opened: opened, it stays readable whoever removes its file.
+            from dulwich.pack import PackFileDisappeared
+
+            self._update_pack_cache()
+            listed = []
+            for pack in list(self._pack_cache.values()):
+                try:
+                    pack.index  # noqa: B018 - opened here, or found gone
+                except PackFileDisappeared:
+                    self._evict_pack(pack)
+                    continue
+                listed.append(pack)
+            return listed
+
         def contains_loose(self, sha) -> bool:
             # Whether its file is there, as git asks: dulwich's reads and parses the whole object
             # (a large file's blob inflated for an `in`), and raises for a damaged one, which made

@@ -38,7 +38,7 @@ import os
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 # The fan-out folder counted to estimate the loose objects (git counts objects/17 too).
@@ -67,8 +67,9 @@ class PackRun:
     packed: int  # loose objects now in the new pack
     dropped: int  # loose copies of objects some pack held already, deleted
     loose_bytes: int  # what their loose files took on disk
-    pack_bytes: int  # the size of the new pack and its index
+    pack_bytes: int  # the size of the new packs and their indexes
     seconds: float
+    folded: int = 0  # packs folded into one (ov.store.packfold)
 
 
 @dataclass
@@ -92,11 +93,23 @@ def estimate_loose(objects: Path) -> int:
         return 0
 
 
-def auto_pack(git, threshold: int) -> PackRun | None:
-    """Pack one batch of loose objects when about ``threshold`` or more are loose (0: never);
-    None when there was nothing to do or another packer is running. For a command that has
-    finished its work: it may take a second, and nobody should be waiting on a hook for it."""
-    if threshold <= 0 or not git.exists or estimate_loose(git.worktree / ".git" / "objects") < threshold:
+def due(git, threshold: int, limit: int = 0) -> bool:
+    """Whether a run would have work: about ``threshold`` or more loose objects (0: never), or
+    ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.to_fold`).
+    A folder listing or two, for a command to decide whether to start a run at all."""
+    if not git.exists:
+        return False
+    from ov.store.packfold import to_fold
+
+    objects = git.worktree / ".git" / "objects"
+    return (threshold > 0 and estimate_loose(objects) >= threshold) or bool(to_fold(objects / "pack", limit))
+
+
+def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
+    """:func:`run` when it has work (:func:`due`) and no other packer is running; None when it had
+    nothing to do or another packer is running. For a command that has finished its work: it may
+    take seconds, and nobody should be waiting on a hook for it."""
+    if not due(git, threshold, limit):
         return None
     from filelock import FileLock, Timeout
 
@@ -106,9 +119,25 @@ def auto_pack(git, threshold: int) -> PackRun | None:
     except (Timeout, OSError):  # another packer (or no state folder to hold the lock in)
         return None
     try:
-        return pack_loose(git)
+        return run(git, threshold, limit)
     finally:
         lock.release()
+
+
+def run(git, threshold: int, limit: int = 0) -> PackRun:
+    """One run, its caller holding the pack lock: a batch of loose objects packed when about
+    ``threshold`` are loose, then the packs folded into one when ``limit`` are there (0: never)."""
+    from ov.store.packfold import fold, to_fold
+
+    objects = git.worktree / ".git" / "objects"
+    done = PackRun(0, 0, 0, 0, 0.0)
+    if threshold > 0 and estimate_loose(objects) >= threshold:
+        done = pack_loose(git)
+    folding = to_fold(objects / "pack", limit)
+    if folding:
+        folded = fold(git, folding)
+        done = replace(done, folded=folded.packs, pack_bytes=done.pack_bytes + folded.pack_bytes, seconds=done.seconds + folded.seconds)
+    return done
 
 
 def packing_now(state: Path) -> bool:
@@ -128,15 +157,19 @@ def packing_now(state: Path) -> bool:
     return False
 
 
-def pack_after_write(store) -> PackRun | None:
-    """:func:`auto_pack` for ``store`` at its configured threshold, after a command or a job that
-    wrote; a failure (a full disk) is logged, never raised: the command's own work is done.
-    ``store`` may be how to open it (a job or the MCP server opens one for this): a failure to
-    open it (a config made invalid meanwhile) is one of packing's too."""
+def pack_after_write(store, held: bool = False) -> PackRun | None:
+    """:func:`auto_pack` for ``store`` at its configured thresholds, after a command or a job that
+    wrote (``held``: the caller holds the pack lock, and :func:`run` runs without taking it); a
+    failure (a full disk) is logged, never raised: the command's own work is done. ``store`` may
+    be how to open it (a job or the MCP server opens one for this): a failure to open it (a
+    config made invalid meanwhile) is one of packing's too."""
     try:
         if callable(store):
             store = store()
-        return auto_pack(store.git, store.config.store.auto_pack_loose)
+        config = store.config.store
+        if held:
+            return run(store.git, config.auto_pack_loose, config.auto_pack_limit) if store.git.exists else None
+        return auto_pack(store.git, config.auto_pack_loose, config.auto_pack_limit)
     except Exception as exc:  # noqa: BLE001 - tidying only: every object is still where it was
         import logging
 

@@ -1,0 +1,230 @@
+"""Folding packs into one, their deltas kept: git's ``gc.autoPackLimit``, with its geometric rule.
+
+Each packing run (:mod:`ov.store.packing`) leaves a pack of at most 3,000 objects, and every
+object lookup searches every pack's index in turn: over years a store would hold hundreds. So
+once ``store.auto_pack_limit`` (50, git's default) packs are there, a run folds some of them into
+one new pack, as ``git repack --geometric=2`` picks them: the smallest, and each larger one under
+twice what is folded below it. Packs of equal size all go; a large pack that is at least twice
+the rest stays, so an object is copied about log2(store / run) times over the store's life
+rather than once every fifty runs.
+
+**Copied, not repacked.** Each object is copied from its pack as it is stored there, a delta
+against the same base or whole: nothing is inflated and searched for deltas again. A delta whose
+chain would pass :data:`~ov.store.packing.DELTA_DEPTH` (an object kept in two packs, the copy
+taken deltifying on another chain) or whose base is not written yet is written whole. The index
+is written from what was copied, without reading the new pack back.
+
+**Which packs.** Those the merge of small packs (:meth:`~ov.store.gitstore.GitStore.merge_small_packs`,
+under the write lock) never takes: the packer's, marked ``.keep``, and any of ``SMALL_PACK_BYTES``
+or more (a large ``add-resource``, a pull). The small unmarked ones stay the merge's: two folders of
+packs, each with one owner. The new pack is marked ``.keep`` too: for that merge it is a packer's
+pack with deltas, for this fold one to take again, and for ``git gc`` one to leave as it is.
+
+**Crash-safe, readers safe.** Under the pack lock (never the write lock), as the packer. The new
+pack and index are flushed and renamed into place, and the pack folder flushed, before any old pack
+goes; each old pack first gets a ``.keep`` (so what a crash leaves half-removed is recognisably
+ours), then loses its index (no reader lists it any more), its data, and its mark. A crash leaves
+every object in the new pack, an old one, or both; an empty ``.keep`` beside a pack with no index is
+what such a crash left, removed by the next fold. A reader that listed the old packs still reads
+them where its files are open (removing a file does not take it from a process that holds it), and
+where they are not dulwich finds them gone, forgets them, lists the folder again and finds the
+new pack (``PackFileDisappeared``), as when git repacks under it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.store.packing import DELTA_DEPTH, _flush_folder
+
+FACTOR = 2  # git's --geometric=2
+# What each pack's basename may have beside it: git's reverse index, bitmap, mtimes, promisor.
+_BESIDE = (".rev", ".bitmap", ".mtimes", ".promisor")
+
+
+@dataclass(frozen=True)
+class Fold:
+    """What one fold did."""
+
+    packs: int  # the old packs folded (and removed)
+    objects: int  # in the new pack
+    pack_bytes: int  # the new pack and its index
+    seconds: float
+
+
+def to_fold(pack_dir: Path, limit: int) -> list[str]:
+    """The packs (paths without their suffix) a run folds into one now: none until ``limit``
+    (0: never) packs of the kind a fold takes are there, then git's geometric choice, smallest
+    first. One listing of the pack folder, a ``stat`` a pack."""
+    if limit <= 0:
+        return []
+    from ov.store.gitstore import SMALL_PACK_BYTES
+
+    try:
+        names = set(os.listdir(pack_dir))
+    except OSError:
+        return []
+    sized = []
+    for name in names:
+        base = name[: -len(".idx")]
+        if not name.endswith(".idx") or base + ".pack" not in names:
+            continue  # only a pack with its index is complete
+        try:
+            size = os.path.getsize(os.path.join(pack_dir, base + ".pack"))
+        except OSError:
+            continue
+        if base + ".keep" in names or size >= SMALL_PACK_BYTES:
+            sized.append((size, os.path.join(pack_dir, base)))
+    if len(sized) < limit:
+        return []
+    sized.sort()
+    split = _geometric_split([size for size, _ in sized])
+    return [base for _, base in sized[:split]] if split >= 2 else []
+
+
+def _geometric_split(sizes: list[int]) -> int:
+    """How many of ``sizes`` (ascending) to fold: git's ``split_pack_geometry``. The largest
+    packs that already grow by FACTOR each stay, then each of them under FACTOR times what is
+    folded below it joins the fold."""
+    split = len(sizes) - 1
+    while split > 0 and sizes[split] >= FACTOR * sizes[split - 1]:
+        split -= 1
+    if split:
+        split += 1  # the larger of the pair that broke the progression cannot stay in it either
+    total = sum(sizes[:split])
+    while split < len(sizes) and sizes[split] < FACTOR * total:
+        total += sizes[split]
+        split += 1
+    return split
+
+
+def fold(git, bases: list[str]) -> Fold:
+    """Fold the packs ``bases`` into one new pack, their objects copied with their deltas, then
+    remove them. The caller holds the pack lock (:func:`ov.store.packing.auto_pack`)."""
+    from dulwich.pack import Pack
+
+    started = time.monotonic()
+    disk = git.repo.object_store
+    pack_dir = disk.pack_dir
+    _sweep_half_removed(pack_dir)
+    packs = [Pack(base, object_format=disk.object_format) for base in bases]
+    try:
+        target, objects = _write(pack_dir, packs, disk.object_format)
+    finally:
+        for pack in packs:
+            pack.close()
+    with open(target + ".keep", "wb"):
+        pass
+    _flush_folder(pack_dir)
+    old = [base for base in bases if base != target]  # the same objects make the same name
+    for base in old:
+        if not os.path.exists(base + ".keep"):
+            with open(base + ".keep", "wb"):
+                pass
+    for base in old:
+        _remove_pack(base)
+    pack_bytes = sum(os.path.getsize(target + suffix) for suffix in (".pack", ".idx"))
+    return Fold(len(old), objects, pack_bytes, time.monotonic() - started)
+
+
+def _write(pack_dir: str, packs: list, object_format) -> tuple[str, int]:
+    """Write the objects of ``packs`` (each once) as one pack and its index, flushed and renamed
+    into place; its path without suffix and how many objects it holds."""
+    import tempfile
+
+    from dulwich.pack import iter_sha1, write_pack_data, write_pack_index
+
+    count = len({sha for pack in packs for sha, _offset, _crc in pack.index.iterentries()})
+    fd, temp = tempfile.mkstemp(dir=pack_dir, suffix=".pack")  # recover() sweeps a killed run's
+    try:
+        with os.fdopen(fd, "wb") as f:
+            entries, checksum = write_pack_data(f.write, _copied(packs), num_records=count, object_format=object_format)
+            f.flush()
+            os.fsync(f.fileno())
+        listed = sorted((sha, offset, crc) for sha, (offset, crc) in entries.items())
+        target = os.path.join(pack_dir, "pack-" + iter_sha1(sha for sha, _, _ in listed).decode("ascii"))
+        if os.path.exists(target + ".idx"):
+            os.unlink(temp)  # a pack of these very objects is there (one of the folded held them all)
+            return target, count
+        fd, temp_idx = tempfile.mkstemp(dir=pack_dir, suffix=".idx")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                write_pack_index(f, listed, checksum)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(temp, 0o444)
+            os.chmod(temp_idx, 0o444)
+            # The pack first: a reader lists a pack once its index is there.
+            os.replace(temp, target + ".pack")
+            os.replace(temp_idx, target + ".idx")
+        except BaseException:
+            _unlink(temp_idx)
+            raise
+    except BaseException:
+        _unlink(temp)
+        raise
+    return target, count
+
+
+def _copied(packs: list):
+    """The records of ``packs``' objects, each once, as each pack stores it where that keeps the
+    new pack valid and its chains within DELTA_DEPTH, else whole."""
+    from dulwich.pack import OFS_DELTA, REF_DELTA, UnpackedObject
+
+    depth: dict[bytes, int] = {}  # each object written: its chain depth in the new pack
+    for pack in packs:
+        at = {offset: sha for sha, offset, _crc in pack.index.iterentries()}
+        for unpacked in pack.data.iter_unpacked():
+            sha = at[unpacked.offset]
+            if sha in depth:
+                continue
+            base = unpacked.delta_base
+            if unpacked.pack_type_num == OFS_DELTA:
+                base = at[unpacked.offset - base]
+            elif unpacked.pack_type_num != REF_DELTA:
+                base = None
+            if base is None:
+                depth[sha] = 0
+                yield UnpackedObject(unpacked.pack_type_num, sha=sha, decomp_chunks=unpacked.decomp_chunks)
+            elif depth.get(base, DELTA_DEPTH) < DELTA_DEPTH:
+                depth[sha] = depth[base] + 1
+                yield UnpackedObject(unpacked.pack_type_num, sha=sha, delta_base=base, decomp_chunks=unpacked.decomp_chunks)
+            else:
+                depth[sha] = 0
+                type_num, raw = pack.get_raw(sha)
+                yield UnpackedObject(type_num, sha=sha, decomp_chunks=[raw])
+
+
+def _remove_pack(base: str) -> None:
+    """Remove a folded pack: its index first (no reader lists it from then on), its mark last."""
+    for suffix in (".idx", *_BESIDE, ".pack", ".keep"):
+        _unlink(base + suffix)
+
+
+def _sweep_half_removed(pack_dir: str) -> None:
+    """Finish the removals a killed fold left: an empty ``.keep`` (the packer's; git writes a
+    reason into its own) beside no index."""
+    try:
+        names = set(os.listdir(pack_dir))
+    except OSError:
+        return
+    for name in names:
+        base = name[: -len(".keep")]
+        if name.endswith(".keep") and base + ".idx" not in names:
+            path = os.path.join(pack_dir, base)
+            try:
+                if os.path.getsize(path + ".keep"):
+                    continue
+            except OSError:
+                continue
+            _remove_pack(path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
