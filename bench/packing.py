@@ -15,8 +15,14 @@ packing run, and an old store of ~100,000 loose objects caught up run by run.
    directly as loose files: a commit a turn, as above, without the work tree) is packed by
    :func:`ov.store.packing.auto_pack` until it has nothing to do: how many runs, how long
    each, the size of ``.git`` before and after, ``ov status`` before and after.
+4. **a command's wait**: ``ov write`` on copies of a store of 10,000 loose objects, where a
+   packing run is due, and with packing off; with ``--before REV``, the same for ov at that
+   revision (which ran the packing before exiting).
+5. **folding**: every pack of the caught-up store folded into one, as a run at
+   ``store.auto_pack_limit`` does, and the same for a store of ``--fold-large`` (400,000)
+   objects in packs of 3,000: packs, MB and time.
 
-    .venv/bin/python bench/packing.py [--commits 3000] [--turns 50] [--reps 5] [--catchup 100000] [--quick]
+    .venv/bin/python bench/packing.py [--commits 3000] [--turns 50] [--reps 5] [--catchup 100000] [--fold-large 400000] [--before REV] [--quick]
 """
 
 from __future__ import annotations
@@ -31,6 +37,8 @@ import time
 from pathlib import Path
 
 import common
+
+PACK_OBJECTS = 3000  # ov.store.packing.PACK_OBJECTS: a packer's pack
 
 SESSION = "viking://user/default/sessions/s-{:04d}"
 
@@ -176,20 +184,82 @@ def catch_up(home: Path, objects: int, turns: int, reps: int) -> dict:
     return {"commits": commits, "before": before, "after": after, "runs": runs}
 
 
+def fold_all(home: Path) -> dict:
+    """Fold every pack of the store in ``home`` into one (:func:`ov.store.packfold.fold`), as a
+    run at the pack limit does: packs, size and time, and ``ov read`` of a file before and after."""
+    from ov.store import packfold
+    from ov.store.gitstore import GitStore
+
+    root = home / "accounts" / "default"
+    pack_dir = root / ".git" / "objects" / "pack"
+    bases = sorted(str(p.with_suffix("")) for p in pack_dir.glob("*.idx"))
+    before = {"packs": len(bases), "pack_mb": sum(p.stat().st_size for p in pack_dir.iterdir()) / 1e6}
+    git = GitStore(root, home / "state" / "default")
+    started = time.perf_counter()
+    folded = packfold.fold(git, bases)
+    elapsed = time.perf_counter() - started
+    git.repo.close()
+    after = {"packs": len(list(pack_dir.glob("*.idx"))), "pack_mb": sum(p.stat().st_size for p in pack_dir.iterdir()) / 1e6}
+    return {"before": before, "after": after, "objects": folded.objects, "ms": elapsed * 1000}
+
+
+def packed_store(home: Path, objects: int, turns: int, batch: int) -> None:
+    """A store of about ``objects`` objects, all in packs of ``batch`` objects made by the packer."""
+    from ov.store import packing
+    from ov.store.gitstore import GitStore
+
+    loose_history(home, objects, turns)
+    git = GitStore(home / "accounts" / "default", home / "state" / "default")
+    while packing.pack_loose(git, most=batch, most_bytes=1 << 40).packed:
+        pass
+    git.repo.close()
+
+
+def command_wait(home: Path, objects: int, turns: int, reps: int, before: str | None) -> dict:
+    """``ov write`` on a copy of a store with ``objects`` loose objects (a packing run due), and on
+    one with packing off (``store.auto_pack_loose: 0``): medians of ``reps`` runs; with ``before``,
+    the same for ``ov`` at that git revision. Each run waits for the detached run of the one before."""
+    from ov.store import packing
+
+    loose_history(home, objects, turns)
+    versions = [("this", None)] + ([(before, common.ov_at_revision(before))] if before else [])
+    variants = [(name, source, packs) for name, source in versions for packs in (True, False)]
+    samples: dict[str, list[float]] = {f"{name}, {'run due' if packs else 'packing off'}": [] for name, _, packs in variants}
+    copy = home.parent / f"{home.name}-wait"
+    for rep in range(reps + 1):  # the first warms bytecode and the page cache
+        for (name, source, packs), key in zip(variants, samples, strict=True):  # in turn: the load falls on all alike
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(home, copy, symlinks=True)
+            (copy / "config.yaml").write_text("" if packs else "store:\n  auto_pack_loose: 0\n")
+            env = common.bench_env(copy)
+            if source is not None:
+                env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(source), env.get("PYTHONPATH")]))
+            run = common.run_timed([*common.ov_command(), "write", f"viking://resources/wait-{rep}.md", "--content", "w"], env)
+            while packing.packing_now(copy / "state" / "default"):
+                time.sleep(0.05)
+            if rep:
+                samples[key].append(run.wall * 1000)
+    out = {key: statistics.median(values) for key, values in samples.items()}
+    shutil.rmtree(home.parent / f"{home.name}-wait", ignore_errors=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = common.base_parser(__doc__.splitlines()[0])
     parser.add_argument("--commits", type=int, default=3000, help="captures per store (default 3000)")
     parser.add_argument("--turns", type=int, default=50, help="turns of a session before the next starts (default 50)")
     parser.add_argument("--reps", type=int, default=5, help="timed runs of each command (default 5)")
     parser.add_argument("--catchup", type=int, default=100_000, help="loose objects of the old store (default 100000; 0 skips)")
-    parser.add_argument("--quick", action="store_true", help="300 commits, 20,000 loose objects, 3 reps")
+    parser.add_argument("--fold-large", type=int, default=400_000, help="objects of the large store folded (default 400000; 0 skips)")
+    parser.add_argument("--before", help="also time `ov write` with ov at this git revision (e.g. main)")
+    parser.add_argument("--quick", action="store_true", help="300 commits, 20,000 loose objects, a large store of 60,000, 3 reps")
     args = parser.parse_args(argv)
     if args.quick:
-        args.commits, args.catchup, args.reps = 300, 20_000, 3
+        args.commits, args.catchup, args.fold_large, args.reps = 300, 20_000, 60_000, 3
     common.header("packing: loose objects packed with deltas, off vs on, one run, catching up")
     report = common.Report("packing", params=vars(args))
     last = f"{SESSION.format((args.commits - 1) // args.turns)}/messages.jsonl"
-    with common.temp_homes(3, "ov-bench-pack", keep=args.keep) as (off_home, on_home, old_home):
+    with common.temp_homes(5, "ov-bench-pack", keep=args.keep) as (off_home, on_home, old_home, wait_home, large_home):
         started = time.perf_counter()
         grow(off_home, args.commits, args.turns, pack=False)
         built_off = time.perf_counter() - started
@@ -233,6 +303,22 @@ def main(argv: list[str] | None = None) -> int:
                     ("after", f"{after['git_mb']:.1f}", after["loose_objects"], after["status_ms"], len(ms), statistics.median(ms) if ms else 0, max(ms, default=0)),
                 ],
                 title=f"catching up {caught['commits']} commits of loose objects",
+            )
+            folded = fold_all(old_home)
+            report.metrics["fold_caught_up"] = folded
+        waited = command_wait(wait_home, 10_000, args.turns, args.reps, args.before)
+        report.metrics["command_wait"] = waited
+        common.print_table(("ov write", "ms p50"), list(waited.items()), title="a command that wrote, when a packing run is due (10,000 loose objects)")
+        folds = [("the caught-up store", folded)] if args.catchup else []
+        if args.fold_large:
+            packed_store(large_home, args.fold_large, args.turns, PACK_OBJECTS)
+            folds.append((f"{args.fold_large:,} objects", fold_all(large_home)))
+            report.metrics["fold_large"] = folds[-1][1]
+        if folds:
+            common.print_table(
+                ("store", "objects", "packs", "pack MB", "fold ms"),
+                [(name, f["objects"], f"{f['before']['packs']} → {f['after']['packs']}", f"{f['before']['pack_mb']:.1f} → {f['after']['pack_mb']:.1f}", f["ms"]) for name, f in folds],
+                title="folding every pack into one (a run at store.auto_pack_limit)",
             )
     report.finish()
     return 0

@@ -511,6 +511,26 @@ def test_a_run_at_the_pack_limit_folds_the_packs_into_one_with_their_deltas(stor
         assert checked.returncode == 0, checked.stderr
 
 
+def test_a_fold_keeps_chains_within_the_depth_bound_and_objects_kept_twice_once(store, monkeypatch):
+    from ov.store import packfold
+
+    git = many_packs(store)
+    before = everything(git)
+    disk = fresh(git).repo.object_store
+    twice = [disk[sha] for sha in list(disk)[:40]]
+    disk.add_objects([(obj, None) for obj in twice])  # a pack of objects other packs hold too
+    for pack in packs(git):
+        pack.with_suffix(".keep").touch()
+    monkeypatch.setattr(packfold, "DELTA_DEPTH", 1)
+    run = packing.auto_pack(fresh(git), 0, limit=2)
+    assert run.folded > 20 and len(packs(git)) == 1
+    assert max(chain_depths(packs(git)[0])) == 1  # the deeper ones written whole
+    assert everything(fresh(git)) == before
+    if HAS_GIT:
+        checked = git_fsck(git)
+        assert checked.returncode == 0, checked.stderr
+
+
 def test_which_packs_fold_follows_git_s_geometric_rule():
     from ov.store.packfold import _geometric_split
 

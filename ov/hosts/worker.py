@@ -39,6 +39,10 @@ def main() -> int:
         hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
         return 0
     if job.get("kind") == "pack":
+        try:
+            os.nice(10)  # tidying: the user's next command, on the same cores, comes first
+        except (AttributeError, OSError):
+            pass
         _pack(home, job, held=background.fcntl is not None)
         return 0
     record = {"host": job.get("host"), "event": f"{job.get('event')} (job)", "session": job.get("session"), "kind": job.get("kind")}
