@@ -1149,3 +1149,15 @@ def test_write_ahead_deletes_at_its_first_call_and_a_failure_before_the_commit_b
     assert commits(store)[0].id == head
     assert (store.root / "resources/a.md").read_bytes() == b"a\n" and not (store.root / "resources/c.md").exists()
     assert store.status().changes.clean
+
+
+def test_a_commit_flushes_the_folder_of_the_branch_it_moved(ov, ov_home, tmp_path):
+    """(the branch's new ref was renamed into place and its folder never flushed: a power cut
+    just after `ov write` reported its commit could bring the old branch back.)"""
+    from tests import crashpoint
+
+    assert ov("write", "viking://resources/a.md", "--content", "a").exit_code == 0
+    calls = crashpoint.count_calls(["write", "viking://resources/b.md", "--content", "b"], ov_home, dict(os.environ), tmp_path / "trace.json", tmp_path)
+    moved = [c.n for c in calls if c.op in ("rename", "replace") and c.args[-1].endswith("/.git/refs/heads/main")]
+    assert moved
+    assert any(c.op == "fsync" and c.n > moved[-1] and c.args[0].endswith("/.git/refs/heads") for c in calls)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked, UnsafeTree, quote
-from ov.files import atomic_write, atomic_write_all, kept_mode, remove_empty_parents
+from ov.files import atomic_write, atomic_write_all, flush_folder, kept_mode, remove_empty_parents
 from ov.names import is_git_name
 from ov.progress import Progress, counting
 from ov.store.treepaths import GITLINK_MODE
@@ -915,6 +915,9 @@ class GitStore:
             logging.getLogger("ov").warning("committed %s, but git then failed: %s", new.decode()[:10], exc)
             moved = True
         if moved:
+            # The commit is reported once this returns: its ref's rename must survive a power
+            # cut too (the objects it names were flushed before).
+            flush_folder(self.worktree / ".git" / "refs" / "heads")
             self.landed = new
         return moved
 

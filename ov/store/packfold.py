@@ -40,7 +40,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ov.store.packing import DELTA_DEPTH, _flush_folder
+from ov.files import flush_folder
+from ov.store.packing import DELTA_DEPTH
 
 FACTOR = 2  # git's --geometric=2
 # What each pack's basename may have beside it: git's reverse index, bitmap, mtimes, promisor.
@@ -113,7 +114,7 @@ def fold(git, bases: list[str]) -> Fold:
     target, objects = _write(pack_dir, bases, disk.object_format)
     with open(target + ".keep", "wb"):
         pass
-    _flush_folder(pack_dir)
+    flush_folder(pack_dir)
     old = [base for base in bases if base != target]  # the same objects make the same name
     for base in old:
         if not os.path.exists(base + ".keep"):

@@ -41,6 +41,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ov.files import flush_folder
+
 # The fan-out folder counted to estimate the loose objects (git counts objects/17 too).
 SAMPLE_FOLDER = "17"
 # At most this many objects a run, and this many bytes of their content (all held in memory
@@ -207,7 +209,7 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> P
     if batch or dropped:
         # The renames of this pack and its index (or of the pack another writer made, which holds
         # the dropped ones) reach the disk before any loose copy is deleted.
-        _flush_folder(disk.pack_dir)
+        flush_folder(disk.pack_dir)
         _delete([o.path for o in batch] + [path for path, _ in dropped])
     loose_bytes = sum(o.disk_bytes for o in batch) + sum(b for _, b in dropped)
     return PackRun(len(batch), len(dropped), loose_bytes, pack_bytes, time.monotonic() - started)
@@ -405,17 +407,3 @@ def _delete(paths: list[str]) -> None:
 
     with ThreadPoolExecutor(max_workers=4) as pool:
         list(pool.map(delete, paths))
-
-
-def _flush_folder(folder: str) -> None:
-    """Make the renames into ``folder`` durable (where a folder can be opened to flush it)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
