@@ -590,6 +590,14 @@ def test_a_fold_killed_while_removing_the_old_packs_loses_nothing_and_is_finishe
     packing.auto_pack(fresh(git), 0, limit=2)
     assert len(packs(git)) == 1 and not Path(removed[2] + ".keep").exists() and git_keep.exists()
     assert everything(fresh(git)) == before
+    git_keep.unlink()
+    (kept_by_git,) = packs(git)
+    disk = fresh(git).repo.object_store
+    disk.add_objects([(Blob.from_string(f"another {n}\n".encode()), None) for n in range(70)])
+    for pack in packs(git):
+        pack.with_suffix(".keep").write_text("" if pack != kept_by_git else "kept by hand\n")
+    assert packing.auto_pack(fresh(git), 0, limit=2) is None  # git's kept pack is not counted, nor folded
+    assert len(packs(git)) == 2
 
 
 def test_a_command_past_the_pack_limit_folds_in_the_background(ov, ov_home):

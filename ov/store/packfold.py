@@ -17,8 +17,9 @@ two packs, the copy taken on another chain) or whose base is not written yet is 
 The index is written from what was copied, without reading the new pack back.
 
 **Which packs.** Those the merge of small packs (:meth:`~ov.store.gitstore.GitStore.merge_small_packs`,
-under the write lock) never takes: the packer's, marked ``.keep``, and any of ``SMALL_PACK_BYTES``
-or more (a large ``add-resource``, a pull). The small unmarked ones stay the merge's: two folders of
+under the write lock) never takes: the packer's, marked by an empty ``.keep``, and any unmarked one
+of ``SMALL_PACK_BYTES`` or more (a large ``add-resource``, a pull). A pack whose ``.keep`` says why
+(git's, ``git index-pack --keep``) is git's contract to keep, and is left alone. The small unmarked ones stay the merge's: two folders of
 packs, each with one owner. The new pack is marked ``.keep`` too: for that merge it is a packer's
 pack with deltas, for this fold one to take again, and for ``git gc`` one to leave as it is.
 
@@ -77,10 +78,11 @@ def to_fold(pack_dir: Path, limit: int) -> list[str]:
             continue  # only a pack with its index is complete
         try:
             size = os.path.getsize(os.path.join(pack_dir, base + ".pack"))
+            kept = os.path.getsize(os.path.join(pack_dir, base + ".keep")) if base + ".keep" in names else None
         except OSError:
             continue
-        if base + ".keep" in names or size >= SMALL_PACK_BYTES:
-            sized.append((size, os.path.join(pack_dir, base)))
+        if kept == 0 or (kept is None and size >= SMALL_PACK_BYTES):
+            sized.append((size, os.path.join(pack_dir, base)))  # a .keep with a reason in it is git's: left as it is
     if len(sized) < limit:
         return []
     sized.sort()
