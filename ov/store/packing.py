@@ -8,7 +8,9 @@ process, see :func:`auto_pack`'s callers), the loose objects are estimated as gi
 fan-out folder counted, times 256); above ``store.auto_pack_loose`` the oldest of them, at most
 :data:`PACK_OBJECTS` (and :data:`PACK_BYTES` of content) a run, go into one new pack, where each
 version of a file is stored as its difference from a neighbouring version. A store far behind
-is caught up over successive runs.
+is caught up over successive runs. Once ``store.auto_pack_limit`` packs are there, a run also
+folds them into fewer (:mod:`ov.store.packfold`). A command starts its run in a detached process
+(:func:`ov.hosts.background.start_packing`) and does not wait for it.
 
 **Without the write lock.** Writers wait for that lock and hooks give up after a while, so a
 packer takes a lock of its own (``state/{account}/pack.lock``; a second packer skips) and
