@@ -401,6 +401,64 @@ def test_a_full_disk_is_one_clear_error(small_disk, ov_process):
     assert human.stderr.startswith(f"error: no space left on device under {home}"), human.stderr
 
 
+# --- standard streams closed or full ---------------------------------------------------
+
+
+def _shell(command: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    ov_cmd = f"{sys.executable} -m ov"
+    return subprocess.run(["bash", "-c", command.replace("OV", ov_cmd)], capture_output=True, text=True, timeout=60, env=env)
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("command", ["OV session add s1 -t 'one message' >&-", "OV session add s1 -t 'one message' --json >&- 2>&-"])
+def test_a_write_with_stdout_closed_lands_once_and_succeeds(hermetic_env, ov_process, command):
+    """A supervisor that closes stdout must not see a failure (its retry would add the message twice):
+    the output is dropped, as for a reader gone away."""
+    proc = _shell(command)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    assert len(ov_process("session", "show", "s1", "--json").json["result"]["messages"]) == 1
+    listing = _shell("OV ls viking:// >&-")
+    assert listing.returncode == 0 and listing.stderr == ""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None or not os.path.exists("/dev/full"), reason="needs bash and /dev/full")
+def test_a_full_stdout_is_told_from_a_full_store(hermetic_env, ov_process):
+    """ENOSPC on stdout names no file, as a store write's does: it must not read "no space left under
+    $OV_HOME, run the command again", which would add the message a second time."""
+    wrote = _shell("OV session add s1 -t 'one message' > /dev/full")
+    assert wrote.returncode == 1
+    assert "no space left on device under" not in wrote.stderr and "then run the command again" not in wrote.stderr
+    assert wrote.stderr.startswith("error: the change is kept (commit "), wrote.stderr
+    assert "standard output: No space left on device" in wrote.stderr and "do not run the command again" in wrote.stderr
+    assert len(ov_process("session", "show", "s1", "--json").json["result"]["messages"]) == 1
+    for command in ("OV ls -r viking:// --json > /dev/full", "OV --version > /dev/full"):
+        read = _shell(command)
+        assert read.returncode == 1 and "Traceback" not in read.stderr, read.stderr
+        if "--json" in command:
+            assert json.loads(read.stderr)["error"]["code"] == "output_failed"
+        else:
+            assert read.stderr.startswith("error: cannot write to standard output: No space left on device")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_closed_stdin_is_no_input(hermetic_env, tmp_path):
+    """A hook answers nothing and exits 0 whatever its stdin (and logs why); install takes the hosts
+    it finds; the MCP server has no client; a command that needs input says it has none."""
+    env = dict(os.environ, HOME=str(tmp_path / "userhome"))
+    (tmp_path / "userhome" / ".claude").mkdir(parents=True)
+    for command in ("OV hook claude stop <&-", "OV hook claude session-start --account default <&-"):
+        proc = _shell(command, env)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", ""), (command, proc.stderr)
+    logged = [json.loads(line) for line in (hermetic_env / "logs" / "hooks.jsonl").read_text().splitlines()]
+    assert [r["event"] for r in logged] == ["stop", "session-start"]
+    assert all("standard input is closed" in r["error"] for r in logged)
+    installed = _shell("OV install hooks <&-", env)
+    assert installed.returncode == 0 and "claude" in installed.stdout, installed.stderr
+    assert _shell("OV mcp <&-", env).returncode == 0
+    refused = _shell("OV write viking://resources/a.md <&-", env)
+    assert refused.returncode == 2 and "no content given" in refused.stderr
+
+
 # --- a store ov may not write to -----------------------------------------------------
 
 

@@ -23,6 +23,7 @@ def entry() -> None:
     normal exit waits for it instead.
     """
     args = sys.argv[1:]
+    _closed_streams_to_devnull()
     code = _hook(args)
     if code is None:
         code = _mcp(args)
@@ -43,6 +44,27 @@ def entry() -> None:
         except (OSError, ValueError):
             pass  # a reader gone away or a closed stream: nothing more can be said
     os._exit(code)
+
+
+def _closed_streams_to_devnull() -> None:
+    """Give a standard stream the parent closed (`ov session add S -t M >&-`, a daemon's
+    `<&-`) /dev/null in its place. Python sets such a stream to None, and the first file ov
+    opens would take its descriptor: a library's write to "stdout" would land in a store file.
+    Output sent to a closed stdout is dropped, as a reader gone away is (exit 0: the command
+    did its work). A closed stdin stays None for Python: the commands that read it tell "no
+    input" (`ov write` refuses to write an empty file) from an empty one."""
+    for fd, name, mode in ((0, "stdin", os.O_RDONLY), (1, "stdout", os.O_WRONLY), (2, "stderr", os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+            continue
+        except OSError:
+            pass
+        null = os.open(os.devnull, mode)  # the lowest free descriptor: this one, as 0-2 are filled in order
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        if fd and getattr(sys, name) is None:
+            setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 - the process's stream from now on
 
 
 def _hook(args: list[str]) -> int | None:

@@ -56,14 +56,14 @@ def hook(
     context for the prompt; stop captures the turn; pre-compact and session-end commit the
     session. A failure is logged to $OV_HOME/logs/hooks.jsonl and answered with nothing.
     """
-    from ov.hosts.runtime import MAX_STDIN, run
+    from ov.hosts.runtime import run
 
     flags = runtime().flags
     environ = dict(os.environ)
     for field, name in (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER")):
         if flags.get(field):
             environ[name] = flags[field]
-    answer = run(host.value, event.value, sys.stdin.buffer.read(MAX_STDIN + 1), environ)
+    answer = run(host.value, event.value, environ=environ)
     if answer:
         sys.stdout.write(answer + "\n")
 
@@ -301,7 +301,7 @@ def _chosen_hosts(host, yes: bool) -> list[str]:
         from ov.errors import InvalidInput
 
         raise InvalidInput("no coding agent found on this machine", hint="name one with --host (" + ", ".join(install.HOSTS) + ")")
-    if yes or not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if yes or sys.stdin is None or not (sys.stdin.isatty() and sys.stdout.isatty()):  # None: stdin closed
         return found
     import questionary  # Deferred: only an install on a terminal asks.
 

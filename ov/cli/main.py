@@ -14,7 +14,7 @@ import typer
 from ov import __version__
 from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, remote_cmd, retrieval_cmd, search_cmd, session_cmd, snapshot
 from ov.cli.docgen import COMPLETE_VAR
-from ov.cli.output import error, plain
+from ov.cli.output import OutputFailed, error, labelled_stdout, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
 from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, interrupted, os_failure
 
@@ -79,11 +79,13 @@ def main(argv: list[str] | None = None) -> None:
 def run(args: list[str]) -> int:
     """Run one command line; return its exit code (0 ok, 1 runtime error, 2 bad input)."""
     try:
-        code = _dispatch(args)
-        sys.stdout.flush()  # here, not at interpreter exit, so that a reader gone away is caught below
-        return code
+        with labelled_stdout():  # flushed at its end, not at interpreter exit: a reader gone away is caught below
+            return _dispatch(args)
     except BrokenPipeError:
         return _reader_gone()
+    except OutputFailed as exc:  # what was printed after the command (help, the version) did not fit
+        error(exc, wants_json(["ov", *args]))
+        return exc.exit_code
     except SystemExit as exc:
         # click answers a broken pipe while it prints (help, a command's output) with exit 1.
         if isinstance(exc.__context__, BrokenPipeError):

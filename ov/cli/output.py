@@ -10,10 +10,12 @@ markup.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ov.errors import InvalidInput, OvError, quote
@@ -130,6 +132,75 @@ def _error(err: OvError, as_json: bool) -> None:
     sys.stderr.write(f"error: {err.message}\n")
     if err.hint:
         sys.stderr.write(f"hint: {err.hint}\n")
+
+
+class OutputFailed(OvError):
+    """Standard output refused what a command printed (`> /dev/full`, a full disk or an I/O error
+    behind a redirection): the command's own work is done, and the store is not to blame. Without
+    its own type it reads as any write's failure: a full disk "under $OV_HOME", to be run again."""
+
+    code = "output_failed"
+    hint = "send the output where it can be written (check the file or device stdout goes to)"
+
+    def __init__(self, reason: str, *, commit: str | None = None) -> None:
+        if commit is None:
+            super().__init__(f"cannot write to standard output: {reason}")
+        else:  # run again, the command would make its change a second time
+            super().__init__(
+                f"the change is kept (commit {commit[:10]}), but its report could not be written to standard output: {reason}",
+                hint="do not run the command again for the change; `ov snapshot log` shows the commit",
+            )
+        self.reason = reason
+
+
+class _Stdout(io.FileIO):
+    """Descriptor 1, whose failures say they are standard output's (:class:`OutputFailed`).
+    After the first, what is still printed is dropped: the error says the output is lost."""
+
+    failed: str | None = None
+
+    def write(self, data) -> int:
+        if self.failed is not None:
+            return len(data)
+        try:
+            return super().write(data)
+        except BrokenPipeError:
+            raise  # the reader went away: not a failure (ov.cli.main.run)
+        except OSError as exc:
+            self.failed = exc.strerror or str(exc)
+            raise OutputFailed(self.failed) from exc
+
+
+@contextmanager
+def labelled_stdout() -> Iterator[None]:
+    """Run the block with ``sys.stdout`` writing through :class:`_Stdout`, so that a full stdout
+    is told from a full store (both fail with an ENOSPC that names no file). A stdout that is
+    not the process's descriptor 1 (a test's capture) is left as it is."""
+    original = sys.stdout
+    try:
+        own = original is sys.__stdout__ and original.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        own = False
+    if not own:
+        yield
+        return
+    original.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_Stdout(1, "w", closefd=False)),
+        encoding=original.encoding,
+        errors=original.errors,
+        line_buffering=original.line_buffering,
+        write_through=original.write_through,
+    )
+    try:
+        yield
+        sys.stdout.flush()
+    finally:
+        labelled, sys.stdout = sys.stdout, original
+        try:
+            labelled.flush()
+        except (OvError, OSError):
+            pass  # already said, or a reader gone away (which run() answers)
 
 
 def short(commit: str | None) -> str:

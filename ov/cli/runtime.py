@@ -10,6 +10,7 @@ resolved lazily and once per process.
 from __future__ import annotations
 
 import os
+import sys
 from contextvars import ContextVar
 from functools import cached_property
 from typing import Annotated, Any
@@ -18,7 +19,7 @@ import click
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from ov.cli.output import check_color_env
+from ov.cli.output import OutputFailed, check_color_env
 from ov.config import LoadedConfig, load_config
 from ov.errors import InterruptedAfterCommit, InvalidInput, interrupted
 from ov.home import Home
@@ -105,13 +106,16 @@ class OvCommand(TyperCommand):
         token = _CURRENT.set(current)
         try:
             result = super().invoke(ctx)
+            sys.stdout.flush()  # here, where a stdout that refuses the output is told whether a commit landed
             if self.packs_after_write and current.landed():
                 from ov.hosts.background import start_packing
 
                 start_packing(current.store)
             return result
         except BaseException as exc:
-            landed = current.landed() if interrupted(exc) else None
+            landed = current.landed() if interrupted(exc) or isinstance(exc, OutputFailed) else None
+            if landed and isinstance(exc, OutputFailed):
+                raise OutputFailed(exc.reason, commit=landed) from None
             if landed:
                 raise InterruptedAfterCommit(f"interrupted after the commit landed: the change is kept (commit {landed[:10]})") from None
             raise

@@ -57,15 +57,15 @@ class HookTimeout(BaseException):
 
 def main(host_name: str, event: str) -> int:
     """The hook process: stdin to stdout, always exit 0."""
-    raw = sys.stdin.buffer.read(MAX_STDIN + 1)
-    answer = run(host_name, event, raw)
+    answer = run(host_name, event)
     if answer:
         sys.stdout.write(answer + "\n")
     return 0
 
 
-def run(host_name: str, event: str, raw: bytes, environ=None) -> str:
-    """The answer to one hook call (the host's no-op on any failure); logs one line."""
+def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> str:
+    """The answer to one hook call (the host's no-op on any failure); logs one line. ``raw`` is
+    the host's input, by default read from stdin here, where a stdin that cannot be read fails open too."""
     from ov.home import Home
 
     environ = os.environ if environ is None else environ
@@ -88,9 +88,11 @@ def run(host_name: str, event: str, raw: bytes, environ=None) -> str:
     return answer
 
 
-def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
+def _handle(home, host, event: str, raw: bytes | None, record: dict, environ) -> str:
     from ov.config import load_config
 
+    if raw is None:
+        raw = _stdin()
     if len(raw) > MAX_STDIN:
         raise HookInputError(f"the hook input is larger than {MAX_STDIN // (1024 * 1024)} MiB")
     try:
@@ -123,6 +125,12 @@ def _handle(home, host, event: str, raw: bytes, record: dict, environ) -> str:
             return host.answer(event, _prompt(store, hook, session, record))
         _background(store, host, hook, event, session, record)
         return host.answer(event, None)
+
+
+def _stdin() -> bytes:
+    if sys.stdin is None:  # closed by the caller (`<&-`): Python has no stream for it
+        raise HookInputError("no hook input: standard input is closed")
+    return sys.stdin.buffer.read(MAX_STDIN + 1)
 
 
 def _from_cursor(payload, environ) -> bool:

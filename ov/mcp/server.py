@@ -40,6 +40,7 @@ loaded a model says so (``loaded``).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -95,7 +96,8 @@ class Server:
         """Answer what ``stdin`` (the process's) brings until it closes, the client goes away or
         one of the signals ``stop_on`` comes (the process's own server catches SIGINT, SIGTERM and
         SIGHUP: :func:`main`), then wait for the calls received; 0."""
-        stream = stdin if stdin is not None else sys.stdin.buffer
+        stream = stdin if stdin is not None else sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
+        # (a stdin the caller closed, `<&-`, is None: a client that sent nothing and went away)
         wake_read, wake_write = os.pipe()  # the main thread sleeps on it: the reader's end and signals wake it
         restore = self._catch(stop_on, wake_write)
         reader = threading.Thread(target=self._read, args=(stream, wake_write), name="ov-mcp-read", daemon=True)
