@@ -1449,3 +1449,37 @@ def test_adding_a_host_only_url_again_updates_the_folder_an_older_version_named_
     # another URL of the same host still gets a folder of its own
     _Handler.routes["/other/"] = (200, "text/html", b"<p>other</p>", 0)
     assert ov("add-resource", f"{web}/other/", "--json").json["result"]["root"] == "viking://resources/other"
+
+
+def test_a_folder_added_again_by_another_spelling_of_its_path_is_the_same_source(ov, ov_home, tmp_path, monkeypatch):
+    """`..`, a relative path, a linked folder above it: one folder, one source, updated when added
+    again from another folder or shell (a cron job names it absolutely), never refused as another's."""
+    import subprocess
+
+    docs = tmp_path / "real" / "src" / "docs"
+    docs.mkdir(parents=True)
+    (docs / "a.md").write_text("hello\n")
+    (tmp_path / "real" / "other").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    monkeypatch.chdir(tmp_path / "real" / "other")
+    assert ov("add-resource", "../src/docs").exit_code == 0
+    assert ov("stat", "viking://resources/docs/a.md", "--json").json["result"]["source"]["uri"] == str(docs / "a.md")
+    spellings = [(tmp_path / "real" / "src", str(docs)), (tmp_path / "link" / "src", "docs"), (tmp_path, str(tmp_path / "link" / "src" / "docs"))]
+    for n, (cwd, spelling) in enumerate(spellings):
+        (docs / "a.md").write_text(f"changed {n}\n")
+        monkeypatch.chdir(cwd)
+        result = ov("add-resource", spelling, "--json")
+        assert result.exit_code == 0, (spelling, result.stderr)
+        assert result.json["result"]["updated"] == ["viking://resources/docs/a.md"]
+    # What an older version recorded: the path as given, `..` and all. Adding it again updates it.
+    repo = ov_home / "accounts" / "default"
+    manifest = repo / "resources" / "docs" / ".sources.json"
+    data = json.loads(manifest.read_text())
+    data["source"]["uri"] = str(tmp_path / "real" / "other" / ".." / "src" / "docs")
+    manifest.write_text(json.dumps(data, indent=2, sort_keys=True))
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run([*git, "commit", "-q", "-am", "as an older version recorded it"], check=True)
+    (docs / "a.md").write_text("changed again\n")
+    result = ov("add-resource", str(docs), "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["updated"] == ["viking://resources/docs/a.md"]

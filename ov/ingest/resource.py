@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
 from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
-from ov.ingest.sources import Collected, collect, kept_url, refuse_store_source
+from ov.ingest.sources import Collected, collect, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
 from ov.store import sidecar
@@ -427,8 +427,13 @@ def _same_source(manifest: dict, collected: Collected) -> bool:
     """Whether the manifest of a folder says it was added from ``collected``'s source."""
     source = manifest.get("source")
     recorded = source.get("uri") if isinstance(source, dict) else None
-    # An older ov recorded a URL as given (its secrets, its password): the same source still.
-    return recorded == collected.uri or (collected.kind == "http" and isinstance(recorded, str) and kept_url(recorded)[0] == collected.uri)
+    if recorded == collected.uri or not isinstance(recorded, str):
+        return recorded == collected.uri
+    if collected.kind == "http":
+        # An older ov recorded a URL as given (its secrets, its password): the same source still.
+        return kept_url(recorded)[0] == collected.uri
+    # An older ov recorded a path as given (`/x/other/../src/docs`, a linked folder above it).
+    return local_source(recorded) == collected.uri
 
 
 def _root_of_source(store: Store, parent: VikingURI, collected: Collected) -> VikingURI | None:

@@ -76,14 +76,21 @@ def collect(
     return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes)
 
 
+def local_source(path: str | os.PathLike) -> str:
+    """How a local source is recorded: its absolute path with no `..` and no symbolic link."""
+    return os.path.realpath(path)
+
+
 def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int) -> Collected:
     if not os.path.lexists(path):
         raise InvalidInput(f"{_shown(str(path))} does not exist", hint="give a file, a directory or an http(s) URL")
-    path = given = path.absolute()
-    if path.is_symlink():
-        # realpath, not Path.resolve(): that raises RuntimeError on a loop (Python 3.11); realpath
-        # gives a path the os.stat below then finds to loop.
-        path = Path(os.path.realpath(path))
+    given = path.absolute()
+    # The source is recorded by its one real spelling, without `..` or a link on the way
+    # (`../src/docs` from a sibling folder, /tmp on macOS, a linked home): adding it again from
+    # another folder or shell is then the same source, as "adding again" promises. realpath, not
+    # Path.resolve(): that raises RuntimeError on a loop (Python 3.11); realpath gives a path the
+    # os.stat below then finds to loop.
+    path = Path(local_source(given))
     if not _is_utf8(str(path)):
         # The path is recorded as the source in .sources.json (UTF-8) and printed.
         raise InvalidInput(f"the path {_shown(str(path))} is not UTF-8", hint="rename it, or add a folder above it with a UTF-8 path")
