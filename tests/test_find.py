@@ -209,6 +209,33 @@ def test_filters_by_scope_type_and_threshold(docs):
     assert len(found(docs, "deploy", "--limit", "1")["resources"] + found(docs, "deploy", "--limit", "1")["memories"]) == 1
 
 
+@pytest.mark.parametrize("command", ["find", "search"])
+def test_repeated_type_and_level_filters_add_up_and_a_repeated_single_value_is_refused(docs, command):
+    """`--type memory --type resource` is both, as `--type memory,resource` is (click kept the last
+    without a word); an option that takes one value, given twice, is refused rather than halved."""
+    assert docs("remember", "I prefer deploying on Tuesdays").exit_code == 0
+
+    def run(*args: str) -> dict:
+        result = docs(command, "deploy", "--json", *args)
+        assert result.exit_code == 0, result.stderr
+        return result.json["result"]
+
+    repeated, listed = run("--type", "memory", "--type", "resource"), run("--type", "memory,resource")
+    assert repeated["memories"] and repeated["resources"]
+    assert uris(repeated) == uris(listed) and uris(repeated, "memories") == uris(listed, "memories")
+    levels = run("--level", "0", "--level", "2")
+    assert {h["level"] for b in ("memories", "resources") for h in levels[b]} == {h["level"] for b in ("memories", "resources") for h in run("--level", "0,2")[b]}
+    twice = docs(command, "deploy", "--uri", "viking://resources/handbook", "-u", "viking://resources/notes", "--json")
+    assert twice.exit_code == 2
+    assert json.loads(twice.stderr)["error"]["message"] == "--uri was given more than once: it takes one value"
+
+
+def test_a_write_given_its_content_twice_is_refused_and_writes_nothing(ov):
+    result = ov("write", "viking://resources/x.md", "-c", "first", "-c", "second")
+    assert result.exit_code == 2 and "--content was given more than once" in result.stderr
+    assert ov("read", "viking://resources/x.md").exit_code == 1
+
+
 def test_time_filters(docs):
     assert found(docs, "risotto", "--after", "1h")["total"] == 1
     assert found(docs, "risotto", "--before", "1h")["total"] == 0

@@ -15,8 +15,13 @@ from ov.retrieval import MAX_RESULTS
 QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
 # The filters `ov find` and `ov search` share: declared once, read once (filter_options).
 UriOpt = Annotated[str | None, typer.Option("--uri", "-u", help="Only below this viking:// URI.")]
-LevelOpt = Annotated[str | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (e.g. 0,1).")]
-TypeOpt = Annotated[str | None, typer.Option("--type", help="Context types to include: memory,resource,skill,session.")]
+# --level and --type take several values, repeated or comma-separated (as --include does).
+LevelOpt = Annotated[
+    list[str] | None, typer.Option("--level", help="Levels to include: 0 abstract, 1 overview, 2 content (repeat or comma-separate: 0,1).", show_default=False)
+]
+TypeOpt = Annotated[
+    list[str] | None, typer.Option("--type", help="Context types to include: memory, resource, skill, session (repeat or comma-separate).", show_default=False)
+]
 AfterOpt = Annotated[str | None, typer.Option("--after", help="Only what changed after this time (2h, 7d, 2026-05-01).")]
 BeforeOpt = Annotated[str | None, typer.Option("--before", help="Only what changed before this time.")]
 ThresholdOpt = Annotated[float | None, typer.Option("--threshold", help="Leave out results whose relevance is below this (0..1).")]
@@ -158,7 +163,7 @@ def _default_store(rt):
 # --- shared with `ov search` -------------------------------------------------------
 
 
-def filter_options(store, uri: str | None, level: str | None, type_: str | None, after: str | None, before: str | None, threshold: float | None) -> dict:
+def filter_options(store, uri: str | None, level: list[str] | None, type_: list[str] | None, after: str | None, before: str | None, threshold: float | None) -> dict:
     """The filters of a find or a search, from their options, as the keyword arguments of the
     fields FindOptions and SearchOptions share: the two commands parse them in this one place."""
     from ov.retrieval.find import search_scope
@@ -173,9 +178,11 @@ def filter_options(store, uri: str | None, level: str | None, type_: str | None,
     }
 
 
-def parse_levels(text: str | None) -> tuple[int, ...] | None:
-    if text is None:
+def parse_levels(values: list[str] | None) -> tuple[int, ...] | None:
+    """The levels of ``--level`` options, each a level or a comma-separated list of them."""
+    if values is None:
         return None
+    text = ",".join(values)
     try:
         levels = tuple(sorted({int(part) for part in text.split(",") if part.strip()}))
     except ValueError:
@@ -192,12 +199,14 @@ def say_behind(result) -> None:
         warn(result.index["behind"])
 
 
-def parse_types(text: str | None) -> tuple[str, ...] | None:
-    """The comma-separated ``--type`` values (each checked by FindOptions)."""
+def parse_types(values: list[str] | None) -> tuple[str, ...] | None:
+    """The types of ``--type`` options, each a type or a comma-separated list of them (each
+    checked by FindOptions)."""
     from ov.index.records import CONTEXT_TYPES
 
-    if text is None:
+    if values is None:
         return None
+    text = ",".join(values)
     types = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     if not types:
         raise InvalidInput(f"no type in {text!r}", hint=f"types are: {', '.join(CONTEXT_TYPES)}")

@@ -95,6 +95,11 @@ class OvCommand(TyperCommand):
         super().__init__(*args, **kwargs)
         self.params.extend(_common_params(self.json_help))
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:  # (completion parses half-typed lines)
+            _refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx: Any) -> Any:
         _refuse_undecodable(self, ctx.params)
         if self.checks_color:
@@ -165,6 +170,25 @@ class OvGroup(TyperGroup):
 
     def list_commands(self, ctx: Any) -> list[str]:
         return list(self.commands)
+
+
+def _refuse_repeated(command: click.Command, ctx: Any, args: list[str]) -> None:
+    """Refuse an option that takes one value given more than once (`--uri A --uri B`, `write -c x
+    -c y`): click keeps the last without a word, and a script or an agent that builds one option
+    per value loses the others unseen. An option that takes several says so (`multiple`: --type,
+    --include) and collects them all."""
+    try:
+        _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    except click.UsageError:
+        return  # a command line click refuses anyway: it says what is wrong
+    seen: set[str | None] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.multiple or param.is_flag or param.count:
+            continue
+        if param.name in seen:
+            name = max(param.opts, key=len)
+            raise click.BadOptionUsage(name, f"{name} was given more than once: it takes one value", ctx=ctx)
+        seen.add(param.name)
 
 
 def _refuse_undecodable(command: click.Command, params: dict[str, Any]) -> None:
