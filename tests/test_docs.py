@@ -33,6 +33,22 @@ def test_every_command_is_in_the_reference():
             assert f"`{' '.join(path)}`" in reference
 
 
+def test_every_row_of_the_reference_renders_as_two_cells_with_its_default_and_what_is_required():
+    """As GitHub renders it (a GFM table): a `|` left unescaped in a row (a choice option's
+    `replace|append|create`) splits it into more cells, and the meaning is dropped."""
+    from markdown_it import MarkdownIt
+
+    html = MarkdownIt("commonmark").enable("table").render((REPO / "docs" / "commands.md").read_text(encoding="utf-8"))
+    rows = re.findall(r"<tr>(.*?)</tr>", html, flags=re.DOTALL)
+    assert len(rows) > 100
+    for row in rows:
+        cells = re.findall(r"<t[dh]>(.*?)</t[dh]>", row, flags=re.DOTALL)
+        assert len(cells) == 2 and cells[1].strip(), row
+        assert "(default: <code>None</code>)" not in cells[1], row
+    assert "<td><code>--mode</code> [replace|append|create]</td>" in html
+    assert "<td><code>-m</code>, <code>--message</code></td>\n<td>What the hand edits were. (required)</td>" in html
+
+
 def test_completion_scripts_call_back_into_ov():
     for shell in ("bash", "zsh", "fish"):
         script = (REPO / "completions" / f"ov.{shell}").read_text(encoding="utf-8")

@@ -98,21 +98,27 @@ def generated_files(repo: Path) -> dict[Path, str]:
 
 
 def _param_row(param: click.Parameter) -> tuple[str, str]:
+    """The two cells of ``param``'s row: its names (with its choices), and its meaning with
+    whether it is required or its default, as ``--help`` says them."""
+    meaning = (getattr(param, "help", None) or "").strip()
     if isinstance(param, click.Argument):
-        left = f"`{param.human_readable_name}`"
-        meaning = getattr(param, "help", None) or ""
-        if not param.required:
-            meaning += f" (default: `{param.default}`)"
-        return left, meaning.strip().replace("|", "\\|")
-    names = ", ".join(f"`{opt}`" for opt in param.opts + param.secondary_opts)
-    if isinstance(param.type, click.Choice):
-        names += " " + "|".join(param.type.choices)
-    meaning = getattr(param, "help", None) or ""
+        names = f"`{param.human_readable_name}`"
+    else:
+        names = ", ".join(f"`{opt}`" for opt in param.opts + param.secondary_opts)
+        if isinstance(param.type, click.Choice):
+            names += " [" + "|".join(getattr(c, "value", c) for c in param.type.choices) + "]"
+        if param.required:
+            meaning += " (required)"
     default = param.default
-    if default not in (None, False, ()) and not callable(default):
-        shown = getattr(default, "value", default)
-        meaning += f" (default: `{shown}`)"
-    return names, meaning.strip().replace("|", "\\|")
+    shown = default not in (None, False, ()) and not callable(default) and getattr(param, "show_default", None) is not False
+    if shown and not param.required and "(default" not in meaning:  # a help that names its default says it better
+        meaning += f" (default: `{getattr(default, 'value', default)}`)"
+    return _cell(names), _cell(meaning.strip())
+
+
+def _cell(text: str) -> str:
+    """``text`` in a table cell: a ``|`` there would end the cell (GFM splits on it even in code)."""
+    return text.replace("|", "\\|")
 
 
 def main() -> None:
