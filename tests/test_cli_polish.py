@@ -686,6 +686,21 @@ def long_work(ov, tmp_path):
     }
 
 
+@pytest.mark.parametrize("command", [["grep", "needle"], ["find", "needle"], ["search", "needle"]])
+def test_on_a_terminal_a_match_and_its_uri_stay_on_one_line(ov, monkeypatch, command):
+    """As grep and rg print them: the terminal wraps a long line, and a copy of it is whole (rich
+    broke it at words, padded it with spaces, and cut a URI in two at a narrow width)."""
+    uri = "viking://resources/src/docs/file1/long.md"
+    line = "needle " + "word " * 40 + "tail_end_marker"
+    assert ov("write", uri, "--content", line + "\n").exit_code == 0
+    monkeypatch.setenv("OV_COLOR", "always")
+    monkeypatch.setenv("COLUMNS", "30")
+    out = re.sub(r"\x1b\[[0-9;]*m", "", ov(*command).stdout)
+    assert any(uri in printed for printed in out.splitlines()), out
+    assert any(printed.rstrip().endswith(line.split(" ", 1)[1].rstrip()) for printed in out.splitlines()), out
+    assert not any(printed != printed.rstrip() for printed in out.splitlines()), "padded with spaces"
+
+
 @pytest.mark.parametrize("command", ["find", "search", "reindex", "fsck", "backup", "export", "restore", "import", "mv", "rm"])
 @pytest.mark.parametrize("stderr", ["terminal", "terminal --json", "pipe"])
 def test_long_commands_draw_their_bar_on_a_terminal_only(ov, long_work, monkeypatch, command, stderr):

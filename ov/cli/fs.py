@@ -90,7 +90,7 @@ def tree(
             add(top, root)
             from ov.cli.output import console
 
-            console().print(top)
+            console().print(top, soft_wrap=False)  # a tree lays out its names: each folds within its guides
         else:
             plain(root.uri)
             for line in _tree_lines(root, ""):

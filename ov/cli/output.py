@@ -60,7 +60,12 @@ def console(stderr: bool = False):
     force = True if setting == "always" else None
     # An explicit setting wins over NO_COLOR, as no-color.org asks; with `auto` rich reads it.
     no_color = {"always": False, "never": True}.get(setting)
-    return Console(stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=False)
+    # stdout carries data (a match, a URI, a diff line) as one line each, as grep and rg print
+    # it: the terminal wraps it, and a copy of it is whole (rich broke it at words and padded
+    # it). A table lays out its cells itself, and `ov tree` its names. stderr's progress bar is a
+    # live display: rich must know its height, so its lines are fitted (an error prints itself
+    # soft-wrapped: _error).
+    return Console(stderr=stderr, force_terminal=force, no_color=no_color, highlight=False, soft_wrap=not stderr)
 
 
 def _configured_color() -> str:
@@ -125,9 +130,9 @@ def _error(err: OvError, as_json: bool) -> None:
         from rich.text import Text
 
         err_console = console(stderr=True)
-        err_console.print(Text.assemble(("error: ", "bold red"), err.message))
+        err_console.print(Text.assemble(("error: ", "bold red"), err.message), soft_wrap=True)
         if err.hint:
-            err_console.print(Text.assemble(("hint: ", "yellow"), err.hint))
+            err_console.print(Text.assemble(("hint: ", "yellow"), err.hint), soft_wrap=True)
         return
     sys.stderr.write(f"error: {err.message}\n")
     if err.hint:
