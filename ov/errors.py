@@ -197,6 +197,14 @@ class ConfigError(InvalidInput):
         self.problems = problems or {}  # key ("retrieval.budget") -> what is wrong with its value
 
 
+class HomeInvalid(InvalidInput):
+    """``$OV_HOME`` (or the default ``~/.ov``) cannot be ov's home: a relative path, which would
+    name another store in each folder ov runs in, or a file where the folder should be."""
+
+    code = "home_invalid"
+    hint = "point OV_HOME at a folder by its absolute path (ov makes it when missing), or unset it to use ~/.ov"
+
+
 # --- runtime: the input is well formed but the store says no (exit 1) -------
 
 

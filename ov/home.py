@@ -16,9 +16,11 @@ the one way they are made).
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from ov.errors import HomeInvalid, quote
 from ov.identity import validate_id
 
 HOME_ENV = "OV_HOME"
@@ -32,10 +34,26 @@ class Home:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None) -> Home:
+        """The home ``$OV_HOME`` names, else ``~/.ov``; :class:`HomeInvalid` when it cannot be one."""
         env = os.environ if env is None else env
         configured = env.get(HOME_ENV)
         root = Path(configured).expanduser() if configured else Path.home() / ".ov"
-        return cls(root.absolute())
+        named = f"{HOME_ENV}={quote(configured)}" if configured else f"the home, {root} ({HOME_ENV} is not set),"
+        if not root.is_absolute():
+            # Taken from each working directory, it would be a different (empty) store in every
+            # folder, and a hook run in a subfolder would not find what the command line wrote.
+            raise HomeInvalid(
+                f"{named} is a relative path: it would name another store in each folder ov runs in",
+                hint=f'set it by its absolute path (export {HOME_ENV}="$PWD/{configured}"), or unset it to use ~/.ov',
+            )
+        try:
+            if not stat.S_ISDIR(os.stat(root).st_mode):
+                raise HomeInvalid(f"{named} is a file, not a folder")
+        except FileNotFoundError:
+            pass  # made by the first write (ensure)
+        except NotADirectoryError:
+            raise HomeInvalid(f"{named} is below a file: a part of its path is not a folder") from None
+        return cls(root)
 
     @property
     def config_path(self) -> Path:

@@ -459,6 +459,31 @@ def test_a_closed_stdin_is_no_input(hermetic_env, tmp_path):
     assert refused.returncode == 2 and "no content given" in refused.stderr
 
 
+# --- OV_HOME that cannot be a home ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("where", ["a file", "below a file", "relative"])
+def test_an_ov_home_that_cannot_be_one_is_named_as_the_problem(tmp_path, hermetic_env, where):
+    """A file, or a relative path (another, empty store in each folder ov runs in): every command
+    says OV_HOME is what is wrong (not config.yaml, with a fix that cannot work), and writes nothing."""
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "cwd").mkdir()
+    home = {"a file": str(tmp_path / "file"), "below a file": str(tmp_path / "file" / "sub"), "relative": ".ov"}[where]
+
+    def ov_in_cwd(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess:
+        env = dict(os.environ, OV_HOME=home)
+        return subprocess.run([sys.executable, "-m", "ov", *args], input=stdin, cwd=tmp_path / "cwd", capture_output=True, text=True, env=env, timeout=60, check=False)
+
+    for args in (["init"], ["config", "set", "retrieval.budget", "900"], ["doctor"], ["ls", "viking://"]):
+        proc = ov_in_cwd(*args, "--json")
+        assert proc.returncode == 2, (args, proc.stderr)
+        error = json.loads(proc.stderr)["error"]
+        assert error["code"] == "home_invalid" and error["message"].startswith(f"OV_HOME='{home}' is "), error
+    hook = ov_in_cwd("hook", "claude", "stop", stdin="{}")
+    assert (hook.returncode, hook.stderr) == (0, "")  # a hook fails open
+    assert os.listdir(tmp_path / "cwd") == [] and (tmp_path / "file").read_text() == "x"
+
+
 # --- a store ov may not write to -----------------------------------------------------
 
 

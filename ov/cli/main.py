@@ -233,7 +233,11 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
     # the indices); the core translates the ones it expects, this catches the rest.
     from ov.home import Home
 
-    known = os_failure(exc, Home.from_env().root)
+    try:
+        home = Home.from_env().root
+    except OvError:
+        home = None  # no home to be full: what went wrong is a bug to report
+    known = os_failure(exc, home) if home is not None else None
     if known is not None:
         _debug_traceback()
         error(known, as_json)

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, replace
 from pathlib import Path
 
+from ov.errors import HomeInvalid
 from ov.hosts import hooklog
 from ov.hosts.host import HookInputError, load
 
@@ -72,8 +73,11 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> s
     started = time.monotonic()
     # Whatever the run writes first (its log line, a capture's state, a commit) makes its folder,
     # the home included, through the home's ensure: private, at no cost once made.
-    home = Home.from_env(environ)
     host = load(host_name)
+    try:
+        home = Home.from_env(environ)
+    except HomeInvalid:
+        return host.answer(event, None)  # no home, no log to say why: `ov doctor` says it
     record: dict = {"host": host_name, "event": event}
     try:
         answer = _handle(home, host, event, raw, record, environ)

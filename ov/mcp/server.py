@@ -329,6 +329,8 @@ class Server:
         """The answer to a ``tools/call``; its outcome is noted in ``record``."""
         name = record["tool"]
         arguments = params.get("arguments") if isinstance(params, dict) else None
+        from ov.errors import OvError
+
         try:
             from ov.mcp.tools import call
 
@@ -338,6 +340,11 @@ class Server:
             loaded = context.embedders.newly_loaded()
             if loaded:
                 record["loaded"] = loaded
+        except OvError as exc:  # the home or the identity cannot be resolved (a relative OV_HOME): each call says why
+            from ov.mcp.tools import _ov_error
+
+            result = _ov_error(exc)
+            record["outcome"] = "error"
         except UnknownTool as exc:
             record["outcome"] = "unknown tool"
             return {"jsonrpc": "2.0", "id": request_id, "error": {"code": INVALID_PARAMS, "message": str(exc)}}
@@ -389,13 +396,14 @@ class Server:
     def _log(self, record: dict, started: float) -> None:
         record["ms"] = round((time.monotonic() - started) * 1000, 1)
         try:
+            from ov.errors import HomeInvalid
             from ov.files import append_log
             from ov.home import Home
 
             home = Home.from_env(self.environ)
             append_log(log_path(home.root), record, home.ensure)
-        except OSError:
-            pass  # a log that cannot be written never fails a call
+        except (OSError, HomeInvalid):
+            pass  # a log that cannot be written never fails a call (the call said what is wrong with the home)
 
 
 class UnknownTool(LookupError):
