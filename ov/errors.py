@@ -282,6 +282,15 @@ def interrupted(exc: BaseException) -> bool:
     return False
 
 
+class Interrupted(OvError):
+    """Ctrl-C stopped the command before any commit of its landed: what it had written is rolled
+    back. Said, not only exited with 130, so the user knows what stopped and that nothing changed."""
+
+    code = "interrupted"
+    exit_code = EXIT_INTERRUPTED
+    hint = "nothing to undo; run the command again to finish it"
+
+
 class InterruptedAfterCommit(OvError):
     """Ctrl-C arrived once the command's commit had landed: the change is kept, and an exit of
     130 alone would read as "nothing was done"."""

@@ -233,7 +233,34 @@ def test_grep_is_interrupted_as_any_command_not_failed(ov, monkeypatch):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(core, "grep", stopped)
-    assert ov("grep", "alpha").exit_code == 130
+    result = ov("grep", "alpha")
+    assert (result.exit_code, result.stderr) == (130, "error: ov grep was interrupted\nhint: nothing to undo; run the command again to finish it\n")
+
+
+def test_ctrl_c_says_what_it_stopped_and_that_nothing_landed(ov, store_state, monkeypatch):
+    """130 alone said nothing: the user learns what stopped, and that the store (or the index in
+    use, for a reindex) is as it was; on stderr, as JSON with --json."""
+    from ov.index.sync import Indices
+    from ov.ingest import resource
+
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("reindex").exit_code == 0
+    before = store_state()
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(resource, "collect", stopped)
+        added = ov("add-resource", str(__file__), "--json")
+        patched.setattr(Indices, "_rebuild", stopped)
+        rebuilt = ov("reindex")
+    assert (added.exit_code, added.stdout) == (130, "")
+    assert added.error["code"] == "interrupted"
+    assert added.error["message"] == "ov add-resource was interrupted before its commit: nothing was changed in the store"
+    assert store_state() == before
+    assert rebuilt.exit_code == 130 and rebuilt.stderr.startswith("error: ov reindex was interrupted: the index in use is kept as it was\n")
+    assert ov("grep", "alpha").exit_code == 0 and ov("find", "alpha", "--json").json["result"]["total"] == 1
 
 
 @pytest.mark.parametrize(

@@ -561,7 +561,12 @@ def test_ctrl_c_before_the_branch_moves_still_rolls_back(ov, store_state, monkey
     with monkeypatch.context() as patched:
         patched.setattr(GitStore, "_apply_worktree", apply_then_ctrl_c)
         result = ov("write", "viking://resources/a.md", "--content", "new\n", "--json")
-    assert (result.exit_code, result.stdout, result.stderr) == (130, "", "")
+    assert (result.exit_code, result.stdout) == (130, "")
+    assert result.error == {
+        "code": "interrupted",
+        "message": "ov write was interrupted before its commit: nothing was changed in the store",
+        "hint": "nothing to undo; run the command again to finish it",
+    }
     assert store_state() == before
     with monkeypatch.context() as patched:
         patched.setattr(GitStore, "_move_branch", ctrl_c_first)

@@ -48,7 +48,7 @@ def commands_markdown() -> str:
         "not write to, ...), 2 bad input (including a local file or folder that does not exist, and an",
         "unknown revision), 3 written but incomplete (`ov backup` and `ov export` left out files no",
         "restore takes, each named on stderr with its fix; `left_out` in `--json`), 130 interrupted",
-        "by Ctrl-C (a write not yet committed is rolled back; one",
+        "by Ctrl-C, said on stderr (`interrupted`: a write not yet committed is rolled back; one",
         "interrupted after its commit landed says the change is kept, `interrupted_after_commit`).",
         "`ov grep` exits as grep(1) and rg do: 0 a line matched, 1 no line matched, 2 any error (bad",
         "input and runtime errors alike), so a script tells \"no match\" from \"failed\".",

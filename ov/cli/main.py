@@ -16,7 +16,7 @@ from ov.cli import admin, config_cmd, fs, hooks_cmd, ingest, mcp_cmd, pack_cmd, 
 from ov.cli.docgen import COMPLETE_VAR
 from ov.cli.output import OutputFailed, error, labelled_stdout, plain
 from ov.cli.runtime import COMMON_OPTIONS, OvCommand, OvGroup, wants_json
-from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, InvalidInput, OvError, interrupted, os_failure
+from ov.errors import EXIT_INTERRUPTED, EXIT_RUNTIME, EXIT_USAGE, Interrupted, InvalidInput, OvError, interrupted, os_failure
 
 # click >= 8.2 raises this for a group given no command; older click printed the help itself.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -197,7 +197,7 @@ def _dispatch(args: list[str]) -> int:
         plain(exc.ctx.get_help())
         return 0
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return _interrupted(args, as_json)
     except BrokenPipeError:
         raise  # see run()
     except Exception as exc:  # noqa: BLE001 - the one edge where every failure becomes a message and a code
@@ -228,7 +228,7 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
         return getattr(exc, "exit_code", EXIT_USAGE)
     if interrupted(exc):
         _debug_traceback()
-        return EXIT_INTERRUPTED  # Ctrl-C, whatever error the unwinding raised in its place: no bug to report
+        return _interrupted(args, as_json)  # Ctrl-C, whatever error the unwinding raised in its place: no bug to report
     # A full disk or a refused write can surface from any write (git objects, the journal,
     # the indices); the core translates the ones it expects, this catches the rest.
     from ov.home import Home
@@ -249,6 +249,12 @@ def _reported(exc: Exception, args: list[str], as_json: bool) -> int:
         as_json,
     )
     return EXIT_RUNTIME
+
+
+def _interrupted(args: list[str], as_json: bool) -> int:
+    """Ctrl-C outside a command's own run (OvCommand says what it stopped): said all the same."""
+    error(Interrupted(f"{_command_path(args)} was interrupted"), as_json)
+    return EXIT_INTERRUPTED
 
 
 def _quiet_unraisable() -> None:

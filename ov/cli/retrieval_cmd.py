@@ -9,7 +9,7 @@ import typer
 from ov.cli.output import emit, note, nothing, plain, short, styled, warn
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
-from ov.errors import InvalidInput
+from ov.errors import Interrupted, InvalidInput, interrupted
 from ov.retrieval import MAX_RESULTS
 
 QueryArg = Annotated[str, typer.Argument(help="What to look for, in plain words.", show_default=False)]
@@ -89,7 +89,13 @@ def reindex(
         reason = f"requested by `ov reindex --embedder {embedder}`"
     with progress_bar() as progress:
         indices = Indices(store, warm=warm, progress=progress)
-        opened = indices.rebuild(reason)
+        try:
+            opened = indices.rebuild(reason)
+        except BaseException as exc:
+            if not interrupted(exc):
+                raise
+            # The rebuild is made in a folder of its own and swapped in once complete.
+            raise Interrupted("ov reindex was interrupted: the index in use is kept as it was") from None
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": [path for path, _ in indices.left_out]}
     for path, why in indices.left_out:

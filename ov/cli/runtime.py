@@ -21,7 +21,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from ov.cli.output import OutputFailed, check_color_env
 from ov.config import LoadedConfig, load_config
-from ov.errors import InterruptedAfterCommit, InvalidInput, interrupted
+from ov.errors import Interrupted, InterruptedAfterCommit, InvalidInput, interrupted
 from ov.home import Home
 from ov.identity import Identity, resolve_identity
 
@@ -118,11 +118,15 @@ class OvCommand(TyperCommand):
                 start_packing(current.store)
             return result
         except BaseException as exc:
-            landed = current.landed() if interrupted(exc) or isinstance(exc, OutputFailed) else None
+            stopped = interrupted(exc)
+            landed = current.landed() if stopped or isinstance(exc, OutputFailed) else None
             if landed and isinstance(exc, OutputFailed):
                 raise OutputFailed(exc.reason, commit=landed) from None
             if landed:
                 raise InterruptedAfterCommit(f"interrupted after the commit landed: the change is kept (commit {landed[:10]})") from None
+            if stopped:
+                after = "" if self.read_only else " before its commit: nothing was changed in the store"
+                raise Interrupted(f"{ctx.command_path} was interrupted{after}") from None
             raise
         finally:
             _CURRENT.reset(token)
