@@ -51,6 +51,9 @@ CASES = [
     ("mv-onto-file", ["mv", "viking://resources/docs/a.md", "viking://resources/docs/b.md"], 1, "already_exists", "already exists"),
     ("mv-missing", ["mv", "viking://resources/nope.md", "viking://resources/new.md"], 1, "not_found", "does not exist"),
     ("mv-into-itself", ["mv", "viking://resources/docs", "viking://resources/docs/sub"], 2, "invalid_input", "into itself"),
+    ("mv-into-its-own-folder", ["mv", "viking://resources/docs/a.md", "viking://resources/docs/"], 2, "invalid_input", "into itself: it is already there"),
+    ("mv-missing-into-itself", ["mv", "viking://resources/docs/nope.md", "viking://resources/docs/"], 1, "not_found", "does not exist"),
+    ("mv-missing-folder-into-itself", ["mv", "viking://resources/nope", "viking://resources/nope/sub"], 1, "not_found", "does not exist"),
     ("edit-no-match", ["edit", "viking://resources/docs/a.md", "--old", "gamma", "--new", "x"], 1, "no_match", "not found"),
     ("edit-ambiguous", ["edit", "viking://resources/docs/a.md", "--old", "alpha", "--new", "x"], 1, "ambiguous_match", "2 times"),
     ("edit-missing-file", ["edit", "viking://resources/docs/zzz.md", "--old", "a", "--new", "b"], 1, "not_found", "does not exist"),
@@ -63,6 +66,8 @@ CASES = [
     ("rm-missing", ["rm", "viking://resources/ghost.md"], 1, "not_found", "does not exist"),
     ("grep-bad-regex", ["grep", "(unclosed"], 2, "invalid_input", "regular expression"),
     ("read-bad-range", ["read", "viking://resources/docs/a.md", "--lines", "x:y"], 2, "invalid_input", "line range"),
+    ("read-line-zero", ["read", "viking://resources/docs/a.md", "-l", "0"], 2, "invalid_input", "invalid line range 0\n"),
+    ("read-range-backwards", ["read", "viking://resources/docs/a.md", "-l", "3:1"], 2, "invalid_input", "invalid line range 3:1\n"),
     ("read-range-past-end", ["read", "viking://resources/docs/a.md", "--lines", "9:10"], 2, "invalid_input", "has 3 lines"),
     ("write-both-sources", ["write", "viking://resources/x.md", "--content", "a", "--from-file", "/etc/hostname"], 2, "invalid_input", "not both"),
     ("write-no-content", ["write", "viking://resources/x.md"], 2, "invalid_input", "no content"),
@@ -95,8 +100,16 @@ def test_bad_input_changes_nothing(ov, seeded, store_state, argv, exit_code, cod
     assert result.stdout == ""
     error = result.error
     assert error["code"] == code
-    assert words in error["message"]
+    assert words in error["message"] + "\n"  # (a word ending in "\n" ends the message)
     assert store_state() == before
+
+
+def test_a_uri_of_the_wrong_kind_is_exit_1_for_export_too(ov, seeded, store_state, tmp_path):
+    """As `ov abstract FILE` and `ov read DIR`: not bad input (2), a URI that names the other kind."""
+    before = store_state()
+    result = ov("export", "viking://resources/docs/a.md", str(tmp_path / "a.ovpack"), "--json")
+    assert (result.exit_code, result.error["code"]) == (1, "not_directory")
+    assert store_state() == before and not (tmp_path / "a.ovpack").exists()
 
 
 @pytest.mark.parametrize("source", ["blob.bin", "latin1.txt"])

@@ -55,6 +55,27 @@ def test_help_before_a_command_is_that_commands_help(ov, args, usage):
     assert result.stdout.startswith(usage), result.stdout[:200]
 
 
+def test_common_options_with_no_command_are_ovs_own_help_or_version(ov):
+    """`ov --json` is `ov` (the help, exit 0), `ov --json --version` is `ov --version`: a usage
+    error ("No such option '--json'") for options that had no command to belong to."""
+    assert ov().stdout == ov("--json").stdout and ov("--json").exit_code == 0
+    assert ov("--json", "--version").stdout == ov("--version").stdout and ov("--json", "--version").exit_code == 0
+    assert ov("--json", "--bogus").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "args, stdin, check",
+    [
+        (["write", "viking://resources/a.md", "--from-file", "-"], "from stdin\n", ["read", "viking://resources/a.md"]),
+        (["session", "add-messages", "s1", "-"], '[{"role": "user", "content": "from stdin"}]', ["session", "show", "s1"]),
+    ],
+)
+def test_dash_names_standard_input(ov, args, stdin, check):
+    result = ov(*args, stdin=stdin)
+    assert result.exit_code == 0, result.stderr
+    assert "from stdin" in ov(*check).stdout
+
+
 def test_version_option(ov):
     from ov import __version__
 

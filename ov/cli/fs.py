@@ -13,7 +13,7 @@ import typer
 
 from ov.cli.output import emit, note, plain, short, styled
 from ov.cli.progress import progress_bar
-from ov.cli.runtime import GrepCommand, OvCommand, ReadCommand, runtime
+from ov.cli.runtime import GrepCommand, OvCommand, ReadCommand, runtime, standard_input
 from ov.errors import InvalidInput, quote
 from ov.lines import lines_of
 from ov.store.store import CommitResult, Entry, TreeNode, parse_line_range
@@ -220,7 +220,7 @@ def _others_left_out(store, command: str) -> None:
 def write(
     uri: UriArg,
     content: Annotated[str | None, typer.Option("--content", "-c", help="The text to write.")] = None,
-    from_file: Annotated[Path | None, typer.Option("--from-file", "-f", help="Read the text from this file.")] = None,
+    from_file: Annotated[Path | None, typer.Option("--from-file", "-f", help="Read the text from this file ('-': standard input).")] = None,
     mode: Annotated[WriteModeChoice, typer.Option("--mode", help="replace the file, append to it, or create it (fails if it exists).")] = WriteModeChoice.replace,
     ctx: typer.Context = None,
 ) -> None:
@@ -309,14 +309,15 @@ def _content_bytes(content: str | None, from_file: Path | None) -> bytes:
         raise InvalidInput("give either --content or --from-file, not both")
     if content is not None:
         return content.encode("utf-8")
-    if from_file is not None:
+    if from_file is not None and str(from_file) != "-":
         try:
             return from_file.read_bytes()
         except OSError as exc:
             raise InvalidInput(f"cannot read {from_file}: {exc.strerror}") from None
-    if sys.stdin is None or sys.stdin.isatty():
+    data = standard_input(asked=from_file is not None)  # `--from-file -`: standard input, by name
+    if data is None:
         raise InvalidInput("no content given", hint="pass --content TEXT, --from-file PATH, or pipe text on standard input")
-    return sys.stdin.buffer.read()
+    return data
 
 
 def _report(result: CommitResult, done: str, **extra) -> None:

@@ -169,7 +169,10 @@ def _common_options_last(args: list[str]) -> list[str]:
             if _MOVABLE.get(option) and rest:  # `--account x`; `--account=x` is one word
                 moved.append(rest.pop(0))
         if not path and (not rest or rest[0].startswith("-")):
-            return args  # no command named: click says what is wrong as it is
+            # No command named: the common options have none to belong to. `ov --json` is `ov`
+            # (the help) and `ov --json --version` is `ov --version`; click says what is wrong
+            # with anything else, as it is.
+            return [o for o in moved if o in HELP_OPTIONS] + rest
         if not rest or rest[0].startswith("-"):
             break  # after a group (`ov -h snapshot`): its own help, or click's word on what follows
         path.append(rest.pop(0))

@@ -274,6 +274,15 @@ class Runtime:
         return Store(self.home, self.identity, self.loaded_config.config, read_only=self.read_only, via="cli")
 
 
+def standard_input(*, asked: bool = False) -> bytes | None:
+    """What standard input holds, or None when there is none to read: closed (`<&-`), or a
+    terminal, which would wait for typing that a command reading it by default never asked
+    for. ``asked``: the user named it (`-`), so a terminal is read too, as `cat -` does."""
+    if sys.stdin is None or (not asked and sys.stdin.isatty()):
+        return None
+    return sys.stdin.buffer.read()
+
+
 def wants_json(argv: list[str]) -> bool:
     """``--json`` anywhere before a ``--``: also used to format errors raised while parsing."""
     for arg in argv[1:]:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from typing import Annotated
 
 import typer
 
 from ov.cli.output import emit, nothing, plain, short, warn
-from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
+from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime, standard_input
 from ov.errors import InvalidInput
 from ov.wording import counted
 
@@ -107,15 +106,16 @@ def session_add(
 @app.command("add-messages", cls=OvCommand)
 def session_add_messages(
     session_id: SessionArg,
-    messages: Annotated[str | None, typer.Argument(help="A JSON array of messages; default: standard input (an array or JSON lines).")] = None,
+    messages: Annotated[str | None, typer.Argument(help="A JSON array of messages; default, or '-': standard input (an array or JSON lines).")] = None,
 ) -> None:
     """Add several messages in one commit (all are validated before any is written)."""
     from ov.sessions import session
 
-    if messages is None:
-        if sys.stdin is None or sys.stdin.isatty():
+    if messages is None or messages == "-":  # `-`: standard input, by name
+        data = standard_input(asked=messages == "-")
+        if data is None:
             raise InvalidInput("no messages given", hint="pass a JSON array, or pipe an array or JSON lines on standard input")
-        raw = sys.stdin.buffer.read().decode("utf-8", "replace")
+        raw = data.decode("utf-8", "replace")
     else:
         raw = messages
     _report_add(session.add_messages(runtime().store, session_id, _messages(raw)))

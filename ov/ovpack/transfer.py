@@ -26,6 +26,7 @@ from ov.errors import (
     AlreadyExists,
     InvalidInput,
     IsADirectory,
+    NotADirectory,
     NotFound,
     UnsafeTree,
     quote,
@@ -132,7 +133,8 @@ def export(store, uri: VikingURI, dest: Path, *, include_vectors: bool = False, 
     if not files:
         raise NotFound(f"{uri} does not exist (in the last commit)", hint=f"see what is there with `ov ls {uri.parent}`")
     if [rel for rel, _ in files] == [""]:
-        raise InvalidInput(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
+        # As `ov abstract FILE` and `ov read DIR`: a URI of the wrong kind, exit 1.
+        raise NotADirectory(f"{uri} is a file; export packs a directory", hint=f"export its directory {uri.parent}")
     root = {"name": uri.name, "uri": str(uri), "scope": uri.scope}
     written = write_pack(store, dest, target, root, uri.path, files, head, include_vectors, progress=progress)
     return _exported(root, dest, left_out, head, written, _uncommitted(store, uri.path))

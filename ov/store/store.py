@@ -407,7 +407,9 @@ class Store:
         first = 1 if start is None else start
         last = total if end is None else min(end, total)
         if first < 1 or (end is not None and end < first):
-            raise InvalidInput(f"invalid line range {start}:{end}", hint="lines count from 1; use START:END")
+            # Said as the user wrote it: `-l 0` is (0, 0) here, and "0:0" is not what was typed.
+            given = str(start) if start == end else f"{'' if start is None else start}:{'' if end is None else end}"
+            raise InvalidInput(f"invalid line range {given}", hint="lines count from 1; use START:END, START:, :END or N")
         if start is None and end is None:
             return ReadResult(str(uri), text, 1 if total else 0, total, total)
         if first > total and total:
@@ -574,6 +576,9 @@ class Store:
         _refuse_bookkeeping(source)
         _refuse_bookkeeping(target)
         if target.is_within(source):
+            self._existing(source, written=True)  # a source that is not there is that (NotFound), wherever the target
+            if target == source:  # `ov mv DIR/x.md DIR/`: where it already is
+                raise InvalidInput(f"cannot move {source} into itself: it is already there", hint="name another folder, or a new name")
             raise InvalidInput(f"cannot move {source} into itself")
         self.require_before_lock(source)
         draft: Draft | None = None
