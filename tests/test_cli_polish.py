@@ -55,12 +55,16 @@ def test_help_before_a_command_is_that_commands_help(ov, args, usage):
     assert result.stdout.startswith(usage), result.stdout[:200]
 
 
-def test_common_options_with_no_command_are_ovs_own_help_or_version(ov):
-    """`ov --json` is `ov` (the help, exit 0), `ov --json --version` is `ov --version`: a usage
-    error ("No such option '--json'") for options that had no command to belong to."""
-    assert ov().stdout == ov("--json").stdout and ov("--json").exit_code == 0
-    assert ov("--json", "--version").stdout == ov("--version").stdout and ov("--json", "--version").exit_code == 0
-    assert ov("--json", "--bogus").exit_code == 2
+def test_common_options_with_no_command_say_so(ov):
+    """`ov --json` named no command: a usage error that says so (it said "No such option '--json'",
+    which it is), not the help, which is not the JSON a `--json` caller reads."""
+    for args in (["--json"], ["--json", "--version"], ["--account", "a"], ["--user=x", "--json"]):
+        result = ov(*args)
+        assert result.exit_code == 2 and result.stdout == ""
+        said = result.error if "--json" in args else {"code": "usage", "message": result.stderr.removeprefix("error: ")}
+        assert said["code"] == "usage" and said["message"].startswith(f"{args[0].split('=')[0]} belongs to a command, and none was named"), said
+    assert "`ov version --json` prints the version as JSON" in ov("--json", "--version").error["message"]
+    assert ov("--json", "-h").stdout == ov().stdout and ov("--json", "-h").exit_code == 0
 
 
 @pytest.mark.parametrize(
@@ -650,7 +654,7 @@ def test_common_options_may_come_before_the_command(ov):
     assert listed.exit_code == 0 and listed.json["result"], listed.stderr
     elsewhere = ov("--json", "--account", "elsewhere", "ls", "viking://resources")  # taken: an account not there
     assert elsewhere.exit_code == 1 and elsewhere.error["code"] == "account_not_found" and "'elsewhere' (from flag)" in elsewhere.error["message"]
-    assert ov("--json").exit_code == 2, "no command named: still a usage error"
+    assert ov("--json").exit_code == 2, "no command named: still a usage error (test_common_options_with_no_command_say_so)"
     # Moved to just after the command's name: never into an option's value or past a `--`.
     assert ov("--json", "write", "viking://resources/dash.md", "--content", "--").json["ok"]
     assert ov("read", "viking://resources/dash.md").stdout == "--"

@@ -169,10 +169,13 @@ def _common_options_last(args: list[str]) -> list[str]:
             if _MOVABLE.get(option) and rest:  # `--account x`; `--account=x` is one word
                 moved.append(rest.pop(0))
         if not path and (not rest or rest[0].startswith("-")):
-            # No command named: the common options have none to belong to. `ov --json` is `ov`
-            # (the help) and `ov --json --version` is `ov --version`; click says what is wrong
-            # with anything else, as it is.
-            return [o for o in moved if o in HELP_OPTIONS] + rest
+            # No command named. Help asked for is ov's own help; a common option has no command
+            # to belong to, which click would call "No such option '--json'" (it is one), and
+            # `--json` with the help or the version alone would not be JSON on stdout.
+            if any(o in HELP_OPTIONS for o in moved) or not moved:
+                return [o for o in moved if o in HELP_OPTIONS] + rest
+            also = " (`ov version --json` prints the version as JSON)" if "--version" in rest else ""
+            raise click.UsageError(f"{moved[0].split('=', 1)[0]} belongs to a command, and none was named{also}")
         if not rest or rest[0].startswith("-"):
             break  # after a group (`ov -h snapshot`): its own help, or click's word on what follows
         path.append(rest.pop(0))
@@ -184,8 +187,11 @@ def _common_options_last(args: list[str]) -> list[str]:
 
 
 def _dispatch(args: list[str]) -> int:
-    args = _common_options_last(args)
     as_json = wants_json(["ov", *args])
+    try:
+        args = _common_options_last(args)
+    except click.UsageError as exc:
+        return _reported(exc, args, as_json)
     _quiet_unraisable()
     if COMPLETE_VAR in os.environ:
         # The scripts in completions/ speak typer's protocol (`complete_bash`, ...).
