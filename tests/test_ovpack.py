@@ -134,7 +134,7 @@ def test_a_backup_of_an_account_without_files_is_refused(ov, tmp_path):
         ("viking://", "invalid_input"),
         ("viking://session/s1", "invalid_input"),
         ("viking://resources/missing", "not_found"),
-        ("viking://resources/proj/intro.md", "invalid_input"),
+        ("viking://resources/proj/intro.md", "not_directory"),  # as `ov abstract FILE` (exit 1)
     ],
 )
 def test_export_refuses(ov, project, tmp_path, uri, code):
