@@ -868,6 +868,41 @@ def test_a_file_named_like_the_folder_a_document_splits_into_does_not_hang_the_a
     assert len(split) >= 4 and len(added) == len(split) + 1
 
 
+def _long_rst(title: str, parts: int) -> str:
+    heads = "".join(f"\n{title} part {i}\n{'-' * (len(title) + 7)}\n\n{LONG_SECTION}\n" for i in range(parts))
+    return f"{title}\n{'=' * len(title)}\n{heads}"
+
+
+def test_each_split_document_has_a_folder_of_its_own(ov, ov_home, tmp_path):
+    # (found as a bug: a long guide.md and a long guide.rst both split into guide/, their sections
+    # mixed; a long hosts.md split into the source's own folder hosts/)
+    root = tmp_path / "docs"
+    (root / "hosts").mkdir(parents=True)
+    (root / "hosts" / "readme.md").write_text("# Hosts folder\n\nA file of the folder.\n")
+    (root / "guide.md").write_text("# Guide\n\n" + "\n\n".join(f"## Md part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    (root / "guide.rst").write_text(_long_rst("Guide", 4))
+    (root / "hosts.md").write_text("# Hosts\n\n" + "\n\n".join(f"## Host part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    manifest = json.loads((ov_home / "accounts/default/resources/docs/.sources.json").read_text())["files"]
+    sources = {}
+    for rel, entry in manifest.items():
+        sources.setdefault(rel.split("/", 1)[0], set()).add(Path(entry["uri"]).name)
+    assert sources == {"guide": {"guide.md"}, "guide_2": {"guide.rst"}, "hosts": {"readme.md"}, "hosts_2": {"hosts.md"}}
+    stored = {u.removeprefix("viking://resources/docs/") for u in _stored_uris(ov, "viking://resources/docs")}
+    assert stored == set(manifest) | set(sources)
+    # The same source again: the same folders, nothing written.
+    again = ov("add-resource", str(root), "--json").json["result"]
+    assert not again["changed"] and again["unchanged"] == len(manifest)
+    # guide.md made short is a file again; guide.rst's sections take the folder, and none is left behind.
+    (root / "guide.md").write_text("# Guide\n\nShort now.\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    manifest = json.loads((ov_home / "accounts/default/resources/docs/.sources.json").read_text())["files"]
+    stored = {u.removeprefix("viking://resources/docs/") for u in _stored_uris(ov, "viking://resources/docs")}
+    assert "guide.md" in manifest and not any(rel.startswith("guide_2/") for rel in stored)
+    assert {Path(manifest[rel]["uri"]).name for rel in manifest if rel.startswith("guide/")} == {"guide.rst"}
+    assert stored == set(manifest) | {"guide", "hosts", "hosts_2"}
+
+
 def test_a_folder_too_deep_for_its_summaries_is_refused_before_anything_is_written(ov, tmp_path, store_state):
     # (found as a bug: a folder whose deepest directory was 3,062 bytes got summaries of 3,075
     # bytes, which neither read nor restore accepts)

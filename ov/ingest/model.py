@@ -87,6 +87,11 @@ class Layout:
     a long ``guide.md`` split into ``guide/``, or a file where another needs a directory, or
     two names that differ only in their Unicode form): the later one gets a number.
 
+    A long document split into a folder of sections owns that folder (:meth:`folder`): no other
+    document's sections and no folder of the source share it. ``guide.md`` and ``guide.rst``
+    both long are ``guide/`` and ``guide_2/``; a long ``hosts.md`` beside a folder ``hosts/``
+    is ``hosts_2/``, the source's folder keeping its name (:meth:`reserve`).
+
     Every path is claimed in NFC, the form typed URIs and imports use: a folder from macOS
     names ``café.txt`` decomposed, and stored so it would be a second file beside the composed
     one that an import or an ``ov write`` makes, looking the same."""
@@ -94,16 +99,37 @@ class Layout:
     def __init__(self) -> None:
         self.files: set[str] = set()
         self.dirs: set[str] = set()
+        self.owned: set[str] = set()  # folders of a document's sections
 
-    def claim(self, rel: str) -> str:
+    def reserve(self, folders: Iterable[str]) -> None:
+        """Keep ``folders`` (the source's own, as stored) for the files in them, whichever
+        document comes first."""
+        for folder in folders:
+            parts = nfc(folder).split("/")
+            self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1) if parts[0])
+
+    def folder(self, rel: str) -> str:
+        """A folder for one document's sections at ``rel``, or ``rel`` numbered (``hosts_2``)
+        when a file, a folder or another document has that path; then owned by that document."""
+        rel = nfc(rel)
+        candidate, n = rel, 2
+        while not self._free(candidate):
+            candidate, n = f"{rel}_{n}", n + 1
+        self.owned.add(candidate)
+        self.dirs.add(candidate)
+        return candidate
+
+    def claim(self, rel: str, *, within: str = "") -> str:
+        """A path for the file at ``rel``: ``rel`` or ``rel`` numbered. ``within``, the folder
+        :meth:`folder` gave the document the file is a section of."""
         rel = nfc(rel)
         parts = rel.split("/")
         for depth in range(1, len(parts)):
             # A folder of the path already claimed as a file (a file ``guide`` beside ``guide.md``
-            # split into ``guide/``): the folder takes a number, or no suffix of the file's own
-            # name would ever free the path.
+            # split into ``guide/``), or another document's folder of sections: the folder takes
+            # a number, or no suffix of the file's own name would ever free the path.
             head, n = parts[depth - 1], 2
-            while "/".join(parts[:depth]) in self.files:
+            while (folder := "/".join(parts[:depth])) in self.files or (folder in self.owned and folder != within):
                 parts[depth - 1], n = f"{head}_{n}", n + 1
         rel = "/".join(parts)
         candidate, n = rel, 2

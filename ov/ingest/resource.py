@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
-from ov.ingest.model import Layout, ParseFailure, Skipped, SourceFile, respelled
+from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
@@ -266,6 +266,7 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
     provenance: dict[str, dict] = {}
     layout = Layout()
     folders = _stored_folders([src.relpath for src in collected.files]) if collected.kind == "directory" else {}
+    layout.reserve(folders.values())
     total = len(collected.files)
     for done, src in enumerate(collected.files, start=1):
         pdf = detect_format(src) == "pdf"
@@ -287,13 +288,23 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             continue
         result.redacted += in_extracted[0]
         base = folders[posixpath.dirname(src.relpath)] if collected.kind == "directory" else ""
+        own = _sections_folder(pieces) if not src.standalone else None
+        within = layout.folder(posixpath.join(base, own)) if own else ""
         for piece in pieces:
-            rel = layout.claim(posixpath.join(base, piece.relpath) if base else piece.relpath)
+            rel = posixpath.join(within, piece.relpath.split("/", 1)[1]) if within else posixpath.join(base, piece.relpath)
+            rel = layout.claim(rel, within=within)
             files[rel] = piece.text.encode("utf-8")
             provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
         if progress:
             progress("parse", done, total)
     return files, provenance
+
+
+def _sections_folder(pieces: list[Piece]) -> str | None:
+    """The folder a document split into sections names them under (``guide`` for
+    ``guide/01_Intro.md``, ...), None for a document kept whole."""
+    heads = {piece.relpath.split("/", 1)[0] for piece in pieces if "/" in piece.relpath}
+    return heads.pop() if len(heads) == 1 and all("/" in piece.relpath for piece in pieces) else None
 
 
 # Files that hold settings, where a `PASSWORD=...` is a password: the whole redaction applies.
