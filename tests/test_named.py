@@ -60,7 +60,8 @@ def test_a_markdown_link_target_or_a_test_id_is_a_path(query, name, segments):
 
 def test_a_document_names_its_sections_and_its_markdown_copy_a_folder_what_it_holds():
     named = named_paths("what does docs/hosts.md say, and guide.rst, and src/?")
-    assert match("viking://resources/x/docs/hosts", named) == (2, True)  # the folder of its sections
+    assert match("viking://resources/x/docs/hosts", named, folder=True) == (2, True)  # the folder of its sections
+    assert match("viking://resources/x/docs/hosts", named) == (0, False)  # a file named hosts is another file
     assert match("viking://resources/x/docs/hosts/04_Failing_open.md", named) == (2, True)
     assert match("viking://resources/x/other/hosts/04_Failing_open.md", named) == (0, False)
     assert match("viking://resources/x/guide.md", named) == (1, True)  # a short .rst is kept as .md
@@ -68,6 +69,7 @@ def test_a_document_names_its_sections_and_its_markdown_copy_a_folder_what_it_ho
     assert match("viking://resources/x/lib/lib.rs", named) == (0, False)
     place = named_paths("is viking://resources/x/docs/hosts.md right?")
     assert match("viking://resources/x/docs/hosts/04_Failing_open.md", place)[1]
+    assert match("viking://resources/x/docs/hosts", place, folder=True)[1] and not match("viking://resources/x/docs/hosts", place)[0]
     assert not match("viking://resources/x/docs/hostsx/a.md", place)[0]
 
 
@@ -154,6 +156,14 @@ def test_a_split_document_stored_under_a_number_is_named_by_its_name(ov, tmp_pat
         # the document's sections before the file whose words the query has, the one on gates leading them
         assert sections and sections[0].startswith("viking://resources/docs/hosts_2/02_Gates"), found
         assert found.index(sections[-1]) < found.index("viking://resources/docs/other.md"), found
+
+
+def test_a_file_without_the_extension_is_not_the_document_named(ov):
+    # (found by an audit: "hosts.md" named /etc/hosts added as a file "hosts", and lifted it first)
+    write(ov, "viking://resources/net/hosts", "127.0.0.1 localhost\n10.0.0.2 build\n")
+    write(ov, "viking://resources/notes/gate.md", "# Gate\n\nThe gate says which hosts may run a hook: the allow list.\n")
+    for query in ("what does hosts.md say of the allow list", "is viking://resources/net/hosts.md right about the allow list"):
+        assert ranked(ov, query)[0] == "viking://resources/notes/gate.md", query
 
 
 def test_a_file_named_whose_words_the_query_lacks_is_found_by_its_name(ov):

@@ -647,7 +647,7 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
         return
     named: dict[tuple[int, bool], list[str]] = {}
     for rid, record in records.items():
-        if record.kind != "message" and (surely := names(record.uri, paths)):
+        if record.kind != "message" and (surely := names(record.uri, paths, folder=record.level < 2)):
             named.setdefault((surely, holds_line(record, line_named(record.uri, paths))), []).append(rid)
     for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
         top = max(scores.values())

@@ -149,14 +149,14 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
 
 
 def _file_pattern(segments: tuple[str, ...], *, below: bool = False, numbered: bool = False) -> str:
-    """The URIs, in any place and any case, that end with ``segments`` (and, ``below``, those under
-    them; ``numbered``, also with the number ingest gives a document whose name was taken:
-    ``hosts_2/``, ``hosts_2.md``)."""
+    """The URIs, in any place and any case, that end with ``segments`` (or, ``below``, those under
+    them: a document's sections, never a file of the folder's name; ``numbered``, also with the
+    number ingest gives a document whose name was taken: ``hosts_2/``, ``hosts_2.md``)."""
     path = _escaped(segments)
     if numbered:
         stem, dot, ext = segments[-1].rpartition(".") if "." in segments[-1] else (segments[-1], "", "")
         path = _escaped((*segments[:-1], stem)) + _NUMBER + (_escaped((f".{ext}",)) if dot else "")
-    return f"(?i:viking://(?:.*/)?{path}{'(?:/.*)?' if below else ''})"
+    return f"(?i:viking://(?:.*/)?{path}{'/.+' if below else ''})"
 
 
 def _unnumbered(segment: str) -> str:
@@ -250,24 +250,28 @@ def place_pattern(place: str) -> str:
     return f"{_escaped((place,))}(?:/.*)?"
 
 
-def names(uri: str, named: Named) -> int:
+def names(uri: str, named: Named, *, folder: bool = False) -> int:
     """How surely ``named`` (from :func:`named_paths`) names the place ``uri``: 0 not at all, else
     how many segments of a path the URI (or the folder holding it) ends with (at least
     :data:`MATCHED_SEGMENTS`, or all of a shorter path's), or :data:`EXACT` for a ``viking://`` URI
-    that is the place or holds it."""
-    return match(uri, named)[0]
+    that is the place or holds it. ``folder``: ``uri`` is a folder's (its summary's record)."""
+    return match(uri, named, folder=folder)[0]
 
 
-def match(uri: str, named: Named) -> tuple[int, bool]:
+def match(uri: str, named: Named, *, folder: bool = False) -> tuple[int, bool]:
     """:func:`names`, and whether what names ``uri`` is a file (or a document's section), not a folder
-    holding it: a file named is wanted whatever the query's words say of it."""
+    holding it: a file named is wanted whatever the query's words say of it.
+
+    A document's name (``hosts.md``) names its folder of sections (``hosts/``, ``hosts_2/``) and
+    what is in it, never a file of the stem's name (``hosts``, ``/etc/hosts`` added as it is): a
+    record at the stem's place is the document only when it is a folder's (``folder``)."""
     for place in named.places:
         name = place.rsplit("/", 1)[-1]
-        spelled = [place]
+        spelled = [(place, True)]
         if stem := _document_stem(name):
-            spelled += [f"{place[: -len(name)]}{stem}", f"{place[: -len(name)]}{stem}.md"]
-        for at in spelled:
-            if uri.rstrip("/") == at or uri.startswith(at + "/"):
+            spelled += [(f"{place[: -len(name)]}{stem}", folder), (f"{place[: -len(name)]}{stem}.md", True)]
+        for at, itself in spelled:
+            if (itself and uri.rstrip("/") == at) or uri.startswith(at + "/"):
                 return EXACT, bool(_FILE_NAME.fullmatch(name))
     segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
     best = (0, False)
@@ -278,6 +282,8 @@ def match(uri: str, named: Named) -> tuple[int, bool]:
     if named.within:
         for end in range(len(segments)):
             for (wanted, file), mine in _spelled(segments[: end + 1], named.within, lambda entry: entry[1]):
+                if file and end == len(segments) - 1 and not folder:
+                    continue  # a file of a document's stem (``hosts`` for ``hosts.md``) is not that document
                 matched = _matched(mine, wanted)
                 if matched:
                     best = max(best, (matched, file))
@@ -307,7 +313,7 @@ def lookup_pattern(named: Named) -> str | None:
         if _FILE_NAME.fullmatch(name):
             alternatives.append(_escaped((place,)))
             if stem := _document_stem(name):
-                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/.*)?")
+                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/.+)")
     return "|".join(alternatives) or None
 
 

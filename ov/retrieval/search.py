@@ -198,7 +198,7 @@ def _names_a_file(lexical, found: list[tuple[TypedQuery, dict[str, Hit]]]) -> bo
     core = min((typed.priority for typed, _ in found), default=1)
     for typed, hits in found:
         named = named_in(lexical, typed.query) if typed.priority == core else None
-        if named and any(hit.kind != "message" and match(hit.uri, named)[1] for hit in hits.values()):
+        if named and any(hit.kind != "message" and match(hit.uri, named, folder=hit.level < 2)[1] for hit in hits.values()):
             return True
     return False
 
