@@ -1536,6 +1536,21 @@ def test_a_prompt_on_an_index_another_process_is_building_answers_at_once_and_a_
     assert "make ship" in text and "index" not in _log(ov_home)[-1]
 
 
+def test_a_prompt_during_a_rebuild_for_another_embedder_searches_the_full_text_it_has(ov, project, ov_home, index_held):
+    """The prompt hook reads no vectors, so an index whose vectors alone are another embedder's
+    serves it as it is: every prompt during the job's rebuild (minutes with a model on a large
+    store) got nothing, having waited half its deadline for the lock."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0  # built, with the hashing embedder's vectors
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+    index_held()  # the rebuild job, building the index anew
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    assert "make ship" in text
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["index"] == "being built" and "the embedder was removed" in record["searched"]
+
+
 def test_a_prompt_on_an_index_behind_the_store_starts_a_job_that_catches_it_up(ov, project, ov_home):
     """After an add-resource no hook made, prompts searched the old index until the next turn's
     capture, and the log said only "nothing to inject"."""

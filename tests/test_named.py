@@ -4,6 +4,7 @@ Markdown link, a pasted traceback (:mod:`ov.retrieval.named`, :mod:`ov.traceback
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -27,7 +28,19 @@ def ranked(ov, query: str, command: str = "find") -> list[str]:
 
 
 def prompt_block(project: Path, prompt: str) -> str:
-    """The context Claude Code would be handed for ``prompt`` ("" for none)."""
+    """The context Claude Code would be handed for ``prompt`` ("" for none), on an index caught up
+    first, as the hooks' background job leaves it between turns: a hook on a store never indexed
+    builds the index within its deadline of a second, which a loaded machine misses, and the
+    prompts after it then met the job's build holding the index and got nothing (a store's first
+    prompts; tests/test_hooks.py tests that)."""
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    home = Home(Path(os.environ["OV_HOME"]))
+    Indices(Store(home, Identity(), load_config(home).config)).open()
     data = json.dumps({"session_id": "s-1", "cwd": str(project), "prompt": prompt}).encode()
     answer = run("claude", "prompt-submit", data)
     return json.loads(answer)["hookSpecificOutput"]["additionalContext"] if answer else ""

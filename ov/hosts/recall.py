@@ -61,6 +61,7 @@ class Block:
     omitted: int = 0
     unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
     stale: bool = False  # the index searched is behind the store's last commit
+    behind: str = ""  # why the index was searched as it is (its vectors are to be rebuilt, ...), for the log
     # Why there is no text, for the log: an empty store and a cut-off read alike otherwise.
     why: str = ""
     # Memory files left out for not being UTF-8 text: shown they would be mojibake (U+FFFD).
@@ -447,6 +448,7 @@ def prompt(
     except StoreLocked:
         return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
+    behind = result.index.get("behind") or ""
     if block is None or not block.entries:
         if min_score and 0 < relevance < min_score:
             why = "below hooks.prompt_min_score"
@@ -454,5 +456,5 @@ def prompt(
             why = "no result fits within hooks.prompt_budget and hooks.max_chars"
         else:
             why = "nothing in the store matches the prompt"
-        return Block(None, stale=stale, why=why, relevance=relevance)
-    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, relevance=relevance)
+        return Block(None, stale=stale, behind=behind, why=why, relevance=relevance)
+    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance)

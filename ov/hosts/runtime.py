@@ -215,13 +215,15 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
         indices=indices,
     )
     _record_block(record, block, hooks.prompt_min_score)
+    if block.behind:
+        record["searched"] = block.behind
     if block.unbuilt:
         record["outcome"] = "nothing to inject: the index is being built"
     elif block.stale:
         # Behind a commit no hook made (an add-resource, a CLI write): without a job the prompts
         # would search the old index until the next turn's capture, and the log would not say why.
         _build_index(store, session, record, doing="behind the store: catching up")
-    else:
+    elif not block.behind:  # (one searched as it is awaits the rebuild the job above was started for)
         from ov.hosts import index_retry
 
         index_retry.clear_failure(store)  # caught up, whoever did it: a later job need not wait

@@ -161,7 +161,9 @@ class Indices:
         ``full_text_only``: for a caller on every prompt (the prompt hook), which must not pay for
         numpy, hnswlib or an embedder: the vectors are not loaded, and an index behind HEAD but
         otherwise usable is read as it is (marked stale) rather than updated, since an update
-        embeds; the hooks' background job catches it up.
+        embeds; the hooks' background job catches it up. So is one whose vectors alone are not
+        this configuration's (the embedder changed): its full text is, and the prompts during the
+        job's rebuild, minutes with a model on a large store, got nothing while waiting for it.
         """
         if not self.store.exists:
             # Nothing to index, and nothing is written for an account nobody has used.
@@ -173,11 +175,17 @@ class Indices:
         if cached is not None and cached.meta.commit == head and not cached.actions:
             return cached
         meta = Meta.read(self.root / META_NAME)
-        if meta is not None and (meta.commit == head or full_text_only) and self.incompatibility(meta) is None:
-            try:
-                return self._behind(self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only), head)
-            except IndexUnavailable:
-                pass  # damaged: repaired below, under the lock
+        if meta is not None and (meta.commit == head or full_text_only):
+            problem = self.incompatibility(meta)
+            if problem is None or (full_text_only and self._text_incompatibility(meta) is None):
+                try:
+                    opened = self._behind(self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only), head)
+                except IndexUnavailable:
+                    pass  # damaged: repaired below, under the lock
+                else:
+                    if problem is not None:
+                        opened.behind = f"the index is to be rebuilt ({problem}): its full text searched as it is"
+                    return opened
         try:
             lock = WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home)
             lock.acquire()
@@ -637,10 +645,9 @@ class Indices:
 
     def incompatibility(self, meta: Meta) -> str | None:
         """Why ``meta`` cannot be caught up incrementally, or None."""
-        if meta.schema_version != SCHEMA_VERSION:
-            return f"index schema {meta.schema_version}, ov needs {SCHEMA_VERSION}"
-        if meta.language != self.store.config.retrieval.language:
-            return f"index language {meta.language}, configured {self.store.config.retrieval.language}"
+        problem = self._text_incompatibility(meta)
+        if problem is not None:
+            return problem
         wanted = _identity(self.resolution)
         have = meta.embedder
         if (wanted is None) != (have is None):
@@ -654,6 +661,14 @@ class Indices:
                 return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {VECTOR_RECIPE}"
         if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
             return "the vector file is missing"  # a delta gone is damage to the vectors alone: they are rebuilt
+        return None
+
+    def _text_incompatibility(self, meta: Meta) -> str | None:
+        """Why the full-text index of ``meta`` cannot be searched by this configuration, or None."""
+        if meta.schema_version != SCHEMA_VERSION:
+            return f"index schema {meta.schema_version}, ov needs {SCHEMA_VERSION}"
+        if meta.language != self.store.config.retrieval.language:
+            return f"index language {meta.language}, configured {self.store.config.retrieval.language}"
         return None
 
     def _embedder(self):
