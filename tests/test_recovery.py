@@ -568,6 +568,14 @@ def test_a_git_repository_inside_the_store_is_named_as_one_and_never_walked_into
     committed = subprocess.run(["git", "-C", str(root), "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True, text=True, check=True).stdout
     assert "resources/vendor/lib/README.md" not in committed and "resources/vendor/lib/src/main.py" not in committed
     assert (place / "README.md").read_text() == "another repository's file\n"
+    # Nor do a listing, a tree, a grep or a removal walk into it (they listed and searched its files,
+    # and `rm -r` refused it for its .git/HEAD "created outside ov").
+    assert ov("ls", "-r", "viking://resources/vendor").stdout.split() == ["viking://resources/vendor/lib/"]
+    assert "README.md" not in ov("tree", "viking://resources/vendor").stdout
+    assert ov("grep", "another repository", "-u", "viking://resources").exit_code == 1
+    removed = ov("rm", "-r", "viking://resources/vendor")
+    assert removed.exit_code != 0 and "viking://resources/vendor/lib holds a git repository of its own" in removed.stderr
+    assert (place / "src" / "main.py").is_file()
 
 
 def test_fsck_walks_heads_tree_once(ov, ov_home, monkeypatch):

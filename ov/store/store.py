@@ -51,7 +51,7 @@ from ov.progress import Progress, counting
 from ov.store.gitstore import FILE_MODE, JOURNAL_NAME, STAGING, Author, GitStore, escape_problem
 from ov.store.treepaths import shown
 from ov.store.lock import WriteLock
-from ov.store.worktree import WorktreeChanges, recorded
+from ov.store.worktree import WorktreeChanges, own_repository, recorded
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
 
 WriteMode = Literal["replace", "append", "create"]
@@ -342,7 +342,7 @@ class Store:
         out: list[Entry] = []
         for child in self.entries(uri, show_all, leave_out):
             out.append(child.entry)
-            if recursive and child.entry.is_dir:
+            if recursive and child.entry.is_dir and not own_repository(child.uri.path, child.path):
                 out.extend(self._ls(child.uri, True, show_all, leave_out))
         return out
 
@@ -424,7 +424,8 @@ class Store:
 
     def walk_files(self, uri: VikingURI, *, show_all: bool = False, leave_out: frozenset[VikingURI] = frozenset()) -> Iterator[tuple[VikingURI, Path]]:
         """Every file below ``uri`` (or ``uri`` itself when it is a file), in sorted order,
-        except those below the places in ``leave_out``."""
+        except those below the places in ``leave_out`` and in a folder holding a git repository
+        of its own (:func:`~ov.store.worktree.own_repository`: another repository's files)."""
         path = self._existing(uri)
         if path.is_file():
             yield uri, path
@@ -440,7 +441,8 @@ class Store:
             if child in leave_out:
                 continue
             if is_dir:
-                yield from self.walk_files(child, show_all=show_all, leave_out=leave_out)
+                if not own_repository(child.path, item.path):
+                    yield from self.walk_files(child, show_all=show_all, leave_out=leave_out)
             else:
                 yield child, Path(item.path)
 
@@ -864,7 +866,7 @@ class Store:
         for child in self.entries(uri, show_all, leave_out):
             entry = child.entry
             sub = TreeNode(entry.uri, entry.name, entry.type)
-            if entry.is_dir:
+            if entry.is_dir and not own_repository(child.uri.path, child.path):
                 self._fill_tree(sub, child.uri, None if depth is None else depth - 1, show_all, leave_out)
             node.children.append(sub)
 
@@ -1438,6 +1440,14 @@ def _refuse_strays(tx: Transaction, uri: VikingURI, folder: Path, verb: Literal[
         return git.entry(tree, rel) is not None
 
     for dirpath, dirnames, filenames in os.walk(folder):
+        rel_dir = os.path.relpath(dirpath, folder).replace(os.sep, "/")
+        below = "" if rel_dir == "." else f"/{rel_dir}"
+        if own_repository(uri.path + below, dirpath):
+            # Another repository's files (a clone, a submodule's checkout): none is ov's to take.
+            raise HandEditConflict(
+                f"{uri}{below} holds a git repository of its own",
+                hint=f"ov {verb} the files it stores only: move or remove that repository by hand (`ov status` lists it), then retry",
+            )
         dirnames.sort()
         for name in sorted(dirnames + filenames):
             if TEMP_MARKER in name:

@@ -123,6 +123,14 @@ def recorded(rel: str, held: Callable[[str], bool]) -> bool:
     return all(held(folder.path) for folder in hidden)
 
 
+def own_repository(rel: str, folder: str | os.PathLike) -> bool:
+    """Whether the work-tree folder at ``rel`` (``resources/lib``), on disk at ``folder``, holds a
+    git repository of its own (a submodule's checkout has a ``.git`` file, a clone a folder): its
+    files are another repository's, as git leaves them out of this one, so no status, listing or
+    walk of ov's goes into it. A scope's own folder is the store's, whatever a ``.git`` in it says."""
+    return "/" in rel and os.path.lexists(os.path.join(folder, ".git"))
+
+
 def read_changes(git: GitStore, changes: WorktreeChanges) -> dict[str, bytes | None]:
     """The work-tree contents of every changed path (None for deleted ones)."""
     out: dict[str, bytes | None] = {p: None for p in changes.deleted}
@@ -143,10 +151,7 @@ def _walk(root: Path, ignored: list[str], temporary: list[str], repositories: li
             ignored.extend(sorted(filenames))
             dirnames.sort()
             continue
-        if "/" in rel_dir.replace(os.sep, "/") and (".git" in dirnames or ".git" in filenames):
-            # A repository of its own below a scope's folder (a submodule's checkout has a .git
-            # file, a clone a folder): its files are another repository's, as git leaves them out
-            # of this one. (A scope's own folder is the store's, whatever a .git in it says.)
+        if own_repository(rel_dir.replace(os.sep, "/"), dirpath):
             repositories.append(rel_dir.replace(os.sep, "/") + "/")
             dirnames.clear()
             continue
