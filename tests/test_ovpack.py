@@ -403,6 +403,43 @@ def test_restore_conflicts_and_merge_upsert(ov, project, tmp_path, store_state):
     assert files["resources/proj/intro.md"].startswith(b"# Intro") and files["resources/only-here.md"] == b"mine\n"
 
 
+def test_restore_dry_run_says_what_would_be_written_and_replaced_and_changes_nothing(ov, ov_home, project, tmp_path, monkeypatch):
+    """(an audit: `ov import` got --dry-run, `ov restore` had none.) Every check made, nothing changed."""
+    dest = tmp_path / "all.ovpack"
+    assert ov("backup", str(dest)).exit_code == 0
+    assert ov("write", "viking://resources/proj/intro.md", "--content", "changed\n").exit_code == 0
+    assert ov("rm", "viking://resources/proj/docs/auth.md").exit_code == 0
+    before = _whole_home(ov_home)
+    planned = ov("restore", str(dest), "--on-conflict", "overwrite", "--dry-run", "--json")
+    assert planned.exit_code == 0, planned.stderr
+    result = planned.json["result"]
+    assert (result["dry_run"], result["action"], result["commit"], result["files"]) == (True, "restored", None, 2)
+    assert result["written"] == ["viking://resources/proj/docs/auth.md"] and result["replaced"] == ["viking://resources/proj/intro.md"]
+    assert result["removed"] == [] and _whole_home(ov_home) == before
+    human = ov("restore", str(dest), "--on-conflict", "overwrite", "--dry-run").stdout
+    assert "would write viking://resources/proj/docs/auth.md\n" in human and "would replace viking://resources/proj/intro.md\n" in human
+    assert "nothing changed: --dry-run" in human
+    skipping = ov("restore", str(dest), "--on-conflict", "skip", "--dry-run", "--json").json["result"]
+    assert skipping["written"] == ["viking://resources/proj/docs/auth.md"] and skipping["replaced"] == []
+    # what the restore itself would refuse, the dry run refuses too
+    refused = ov("restore", str(dest), "--dry-run", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "already_exists"
+    (ov_home / "accounts/default/resources/proj/intro.md").write_text("edited by hand\n")
+    assert ov("restore", str(dest), "--on-conflict", "overwrite", "--dry-run").exit_code == 1
+    (ov_home / "accounts/default/resources/proj/intro.md").write_text("changed\n")
+    assert _whole_home(ov_home) == before
+    # and the restore does what the dry run said
+    done = ov("restore", str(dest), "--on-conflict", "overwrite", "--json").json["result"]
+    assert (done["action"], done["files"]) == ("restored", 2) and "written" not in done
+    # into an empty home: everything would be written, and no account is made
+    second = tmp_path / "second-home"
+    monkeypatch.setenv("OV_HOME", str(second))
+    fresh = ov("restore", str(dest), "--dry-run", "--json")
+    assert fresh.exit_code == 0, fresh.stderr
+    assert fresh.json["result"]["replaced"] == [] and len(fresh.json["result"]["written"]) == fresh.json["result"]["files"] > 0
+    assert not (second / "accounts" / "default").exists()
+
+
 def test_backup_and_subtree_packs_are_not_interchangeable(ov, project, tmp_path, store_state):
     sub, _ = _export(ov, tmp_path)
     full = tmp_path / "all.ovpack"

@@ -150,17 +150,23 @@ def restore(
         ),
     ] = OnConflictChoice.fail,
     vector_mode: VectorModeOpt = VectorModeChoice.auto,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written and replaced; change nothing.")] = False,
 ) -> None:
     """Restore a backup .ovpack into this account, as one commit (everything is checked first)."""
     from ov.ovpack import transfer
 
     with progress_bar() as progress:
-        result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value, progress=progress)
+        result = transfer.restore(runtime().store, file, on_conflict=on_conflict.value, vector_mode=vector_mode.value, dry_run=dry_run, progress=progress)
     kept = f", {result.kept} kept as they were" if result.kept else ""
 
     def human() -> None:
         if result.action == "unchanged":
             plain(f"unchanged: nothing to restore ({_files(result.kept)} already there, kept as they were)")
+        elif dry_run:
+            for verb, uris in (("would write", result.written), ("would replace", result.replaced)):
+                for uri in uris:
+                    plain(f"{verb} {uri}")
+            plain(f"would restore {_files(result.files)} ({result.bytes} bytes){kept}; nothing changed: --dry-run")
         else:
             plain(f"restored {_files(result.files)} ({result.bytes} bytes){kept}")
         _say_shortened(result)

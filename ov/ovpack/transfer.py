@@ -460,14 +460,15 @@ def _with_subject(data: bytes, user: str) -> bytes:
 
 
 def restore(
-    store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto", progress: Progress | None = None
+    store, source: Path, *, on_conflict: OnConflict = "fail", vector_mode: VectorMode = "auto", dry_run: bool = False, progress: Progress | None = None
 ) -> ImportResult:
     """Bring a backup back into this account: one commit, or nothing.
 
     ``fail`` refuses when any file of the backup already exists with other content;
     ``overwrite`` creates missing files and replaces existing ones, keeping files only
     the account has (merge-upsert); ``skip`` creates missing files and keeps existing ones.
-    ``progress``: as for :func:`import_pack`.
+    ``dry_run``: only say what would be written and replaced (every check made, nothing
+    changed). ``progress``: as for :func:`import_pack`.
     """
     _check_choice(on_conflict, ON_CONFLICT, "--on-conflict")
     _check_choice(vector_mode, VECTOR_MODES, "--vector-mode")
@@ -496,34 +497,23 @@ def restore(
             files[rel], was_cut = fitted_sidecar(uri.name, files[rel])
             if was_cut:
                 cut.add(rel)
+    if dry_run:
+        # Planned as the restore plans it, in a draft: no lock, nothing written, and what the
+        # restore would refuse (a file of the backup there with other content, a hand edit) refused the same.
+        with store.draft() as draft:
+            writes, kept = _plan_restore(draft, pack, files, cut, uris, on_conflict, progress)
+            draft.require_clean_plan()
+            new = {rel for rel, uri in writes.items() if draft.git.entry(draft.tree, uri.path) is None}
+        if not writes:
+            return ImportResult("viking://", "unchanged", 0, 0, "none", None, 0, kept, dry_run=True)
+        return ImportResult(
+            "viking://", "restored", len(writes), sum(len(files[r]) for r in writes), vectors, None, 0, kept, len(cut & writes.keys()),
+            dry_run=True,
+            written=tuple(sorted(str(uri) for rel, uri in writes.items() if rel in new)),
+            replaced=tuple(sorted(str(uri) for rel, uri in writes.items() if rel not in new)),
+        )  # fmt: skip
     with store.transaction() as tx:
-        kept = 0
-        conflicts = []
-        writes = {}
-        for rel, uri in uris.items():
-            found = tx.git.entry(tx.tree, uri.path)
-            # The backup's own bytes count as the same too: a store that holds a summary over its
-            # limit (from before imports cut them) still matches its own backup.
-            if found is not None and (found[1] == tx.git.blob_id(files[rel]) or (rel in cut and found[1] == tx.git.blob_id(pack.files[rel]))):
-                kept += 1
-                continue  # already there, the same
-            if found is not None:
-                conflicts.append(uri)
-                if on_conflict == "skip":
-                    kept += 1
-                    continue
-            writes[rel] = uri
-        if conflicts and on_conflict == "fail":
-            shown = ", ".join(str(u) for u in conflicts[:3]) + (f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else "")
-            raise AlreadyExists(
-                f"{len(conflicts)} file(s) of the backup already exist with other content: {shown}",
-                hint="pass --on-conflict overwrite to replace them, or skip to keep them",
-            )
-        for uri in writes.values():
-            tx.require_parent_dirs(uri)
-            tx.require_clean(uri)
-        for rel, uri in counting(writes.items(), progress, "writing files"):
-            tx.put(uri, files[rel])
+        writes, kept = _plan_restore(tx, pack, files, cut, uris, on_conflict, progress)
         result = tx.commit("restore", [VikingURI()], progress=progress)
     if result.commit is None:
         # Every file already there (or kept with --on-conflict skip): nothing written, nothing
@@ -531,6 +521,39 @@ def restore(
         return ImportResult("viking://", "unchanged", 0, 0, "none", None, 0, kept)
     written = sum(len(files[r]) for r in writes)
     return ImportResult("viking://", "restored", len(writes), written, vectors, result.commit, 0, kept, len(cut & writes.keys()))
+
+
+def _plan_restore(tx, pack: Pack, files: dict[str, bytes], cut: set[str], uris: dict[str, VikingURI], on_conflict: str, progress) -> tuple[dict[str, VikingURI], int]:
+    """Put the restore's writes in ``tx`` (a transaction, or a draft for a dry run): (the files
+    written, by their path in the pack; how many were kept as they were)."""
+    kept = 0
+    conflicts = []
+    writes = {}
+    for rel, uri in uris.items():
+        found = tx.git.entry(tx.tree, uri.path)
+        # The backup's own bytes count as the same too: a store that holds a summary over its
+        # limit (from before imports cut them) still matches its own backup.
+        if found is not None and (found[1] == tx.git.blob_id(files[rel]) or (rel in cut and found[1] == tx.git.blob_id(pack.files[rel]))):
+            kept += 1
+            continue  # already there, the same
+        if found is not None:
+            conflicts.append(uri)
+            if on_conflict == "skip":
+                kept += 1
+                continue
+        writes[rel] = uri
+    if conflicts and on_conflict == "fail":
+        shown = ", ".join(str(u) for u in conflicts[:3]) + (f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else "")
+        raise AlreadyExists(
+            f"{len(conflicts)} file(s) of the backup already exist with other content: {shown}",
+            hint="pass --on-conflict overwrite to replace them, or skip to keep them",
+        )
+    for uri in writes.values():
+        tx.require_parent_dirs(uri)
+        tx.require_clean(uri)
+    for rel, uri in counting(writes.items(), progress, "writing files"):
+        tx.put(uri, files[rel])
+    return writes, kept
 
 
 def _whole_scope(pack: Pack) -> bool:
