@@ -1062,8 +1062,11 @@ def test_uninstalling_hooks_with_mcp_takes_the_server_out_too(ov, user_home, com
     installed = _tree(user_home)
     dry = ov(*command, *hosts, "--dry-run")
     assert dry.exit_code == 0 and "-[mcp_servers.ov]" in dry.stdout and '-  "mcpServers": {' in dry.stdout and _tree(user_home) == installed
-    assert ov(*command, *hosts).exit_code == 0
+    removed = ov(*command, *hosts)
+    assert removed.exit_code == 0
     assert _tree(user_home) == before and not _installs().exists()
+    # Gemini's hooks and server are one file: said once (it came twice, "gemini removed: ...")
+    assert removed.stdout.count(str(user_home / ".gemini" / "settings.json")) == 1, removed.stdout
 
 
 @pytest.mark.parametrize(

@@ -361,13 +361,17 @@ def _finish(changes, dry_run: bool, notes_after, verb: str | dict[str, str], rep
     notes = list(dict.fromkeys(note for change in changes for note in change.notes)) + notes_after()
     result = {"dry_run": dry_run, "files": payload, "notes": notes, **(report or {})}
 
+    def said(change) -> str:
+        if dry_run:
+            return change.diff() or f"{change.spec.path}: no change"
+        done = verb if isinstance(verb, str) else verb[change.spec.kind]
+        return f"{change.spec.host:9} {change.action or (done if change.changed else 'unchanged')}: {change.spec.path}"
+
     def human() -> None:
-        for change in changes:
-            if dry_run:
-                plain(change.diff() or f"{change.spec.path}: no change")
-            else:
-                done = verb if isinstance(verb, str) else verb[change.spec.kind]
-                plain(f"{change.spec.host:9} {change.action or (done if change.changed else 'unchanged')}: {change.spec.path}")
+        # Once each, as the notes: Gemini's hooks and server are one settings.json, which an
+        # uninstall --with-mcp removes from twice ("gemini removed: ..." came twice).
+        for line in dict.fromkeys(said(change) for change in changes):
+            plain(line)
         for note in notes:
             plain(note)
         for warning in result.get("warnings", []):
