@@ -119,6 +119,12 @@ def test_derive_abstract_truncates_to_256_at_a_sentence_end():
         ("abcdef", 3, "abc"),
         # OpenViking keeps an over-long first sentence; ov's limits are hard.
         ("A first sentence far longer than the limit. Then more.", 20, "A first sentence..."),
+        # A sentence end that would keep less than half the room is not worth the rest: "12 messages
+        # (2026-11-29)." was a whole abstract, what the user asked cut away.
+        ("Done. Then a much longer sentence follows here.", 30, "Done. Then a much longer..."),
+        ("2 messages (2026-11-29). The user asked: Why does the nightly export run twice", 60, "2 messages (2026-11-29). The user asked: Why does the..."),
+        # A word cut drops the comma it leaves at the end.
+        ("first, second, third words", 12, "first..."),
         ("", 10, ""),
     ],
 )

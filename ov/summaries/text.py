@@ -40,7 +40,10 @@ def as_sentence(text: str) -> str:
 def truncate_generated(text: str, limit: int) -> str:
     """``text`` cut to at most ``limit`` characters at the last sentence end that fits.
 
-    Without such a sentence end the cut falls on a word boundary and ends in ``...``.
+    A sentence end is taken only when what it keeps holds at least half of ``limit``; otherwise,
+    and without one, the cut falls on a word boundary and ends in ``...`` (:func:`clipped`). A
+    short opening sentence followed by a long one ("12 messages (2026-11-29). The user asked: ...")
+    was all an abstract kept: the cut threw away what it was about to keep a sentence's end.
     (OpenViking would keep a first sentence longer than the limit; ov's limits are hard.)
     """
     if limit <= 0 or len(text) <= limit:
@@ -51,14 +54,23 @@ def truncate_generated(text: str, limit: int) -> str:
     for match in SENTENCE_END.finditer(text, 0, limit + 1):
         if match.end() <= limit:
             last_end = match.end()
-    if last_end is not None:
+    if last_end is not None and len(text[:last_end].strip()) * 2 >= limit:
         return text[:last_end].strip()
+    return clipped(text, limit)
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters on a word boundary, ending in ``...`` when cut."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    if limit <= 3:
+        return text[:limit]
     head = text[: limit - 3]
     if not text[limit - 3].isspace():  # the cut fell inside a word: drop the partial word
         space = max(head.rfind(" "), head.rfind("\n"), head.rfind("\t"))
         if space > 0:
             head = head[:space]
-    return head.rstrip() + "..."
+    return head.rstrip().rstrip(",;:") + "..."
 
 
 def fitted_sidecar(name: str, data: bytes) -> tuple[bytes, bool]:
