@@ -90,6 +90,11 @@ def _enough(frames: int, lines: list[str]) -> bool:
     return frames >= 2 or (frames == 1 and any(_PYTHON_HEADER.match(line) for line in lines))
 
 
+def is_header(line: str) -> bool:
+    """Whether ``line`` is Python's "Traceback (most recent call last):", which says nothing of the error."""
+    return bool(_PYTHON_HEADER.match(line))
+
+
 def span(lines: list[str]) -> tuple[int, int] | None:
     """The (first, last) index of the traceback among ``lines``, or None when they hold none: from
     Python's header or the first frame to the error lines after the last frame (Python and pytest

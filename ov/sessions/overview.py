@@ -1,9 +1,16 @@
 """An archive's working-memory overview: how `ov commit` writes it, and its text as the index matches it.
 
-Every archive overview is laid out the same way: a title (the user's first sentence), a brief
-("12 messages (2026-11-30 to 2026-12-01). The user asked: ..."), then the sections Current State,
-Task & Goals, Key Facts & Decisions, Files & Context, Errors & Corrections and Open Issues, each a
-list, "- none" when empty. The brief is also the archive's L0. Those fixed words say how ov lays a
+Every archive overview is laid out the same way: a title (the first sentence the user wrote, not
+pasted), a brief ("12 messages (2026-11-30 to 2026-12-01). The user asked: ..."), then the sections
+Current State, Task & Goals, Key Facts & Decisions, Files & Context, Errors & Corrections and Open
+Issues, each a list, "- none" when empty. The brief is also the archive's L0.
+
+Without a model the sections are picked by kind, and a section with nothing of its kind says
+"none" rather than holding the nearest thing: a courtesy or an acknowledgement ("thanks", "You're
+welcome.", "ok go ahead") fills none; the current state is the agent's last word that says
+something; a goal is what the user asked for, a decision or a change they state ("we switched from
+ruff to black", "the server moved to ...") is a key fact; an open issue is a question the agent
+did not answer after it. Those fixed words say how ov lays a
 summary out, not what the session was about, and the index leaves them out (:func:`searchable`):
 kept, "any open issues?" or "what is the current state?" matched every archived session, and the
 count "15 messages" a question about "August 15". The overview is written from the words here and
@@ -17,7 +24,8 @@ import re
 from ov.regex import LazyPattern
 from ov.sessions.messages import message_text, stored_parts
 from ov.store import sidecar
-from ov.summaries.text import truncate_generated
+from ov.summaries.text import as_sentence, clipped, truncate_generated
+from ov.tracebacks import is_header, span
 
 # The sections, in the order they are written.
 CURRENT_STATE, TASK, FACTS, FILES, ERRORS, OPEN_ISSUES = SECTIONS = (
@@ -35,11 +43,54 @@ ASKED = "The user asked:"
 UNTITLED = "Session"  # the title of an archive without a user message: "Session {id}"
 
 _PATH_RE = LazyPattern(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\b|\b[\w-]+\.(?:py|md|ts|js|json|yaml|yml|toml|go|rs|java|sql|sh|txt)\b")
-_ERROR_RE = LazyPattern(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b", re.IGNORECASE)
-# "Let's" opens a decision only with a choice after it ("let's go with Postgres"); "let's fix the
-# test" opens a goal.
+# An error named ("failed", "crashed") or raised: "TypeError: ...", "KeyError", "NullPointerException".
+_ERROR_RE = LazyPattern(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b|\b(?-i:[A-Z]\w*(?:Error|Exception))\b", re.IGNORECASE)
+# A decision by its verb ("we decided", "agreed", "settled on", "let's go with", "we'll use"), a
+# change stated ("we switched from ruff to black", "the server moved to ...", "is now ...", "no
+# longer", "not ... anymore"), or a rule from here on ("from now on", "always use"). "Let's"
+# decides only with a choice after it ("let's go with Postgres"); "let's fix the test" opens a goal.
 _DECISION_RE = LazyPattern(
-    r"\b(decided|decision|agreed|we will|we'll|let's (?:go with|use|keep|stick with|stay with|switch to|not)|going with|chose|choose|settled on)\b",
+    r"\b(?:decided|decision|agreed|we will|we'll|we(?:'re| are) going to|let's (?:go with|use|keep|stick with|stay with|switch to|not)"
+    r"|go(?:ing)? with|went with|chose|choose|settled on|opted for|standardi[sz]ed on"
+    r"|(?:switch|migrat|mov|chang|upgrad|downgrad|renam|port)(?:ed|ing) (?:[\w.:/@-]+ ){0,4}?(?:from|to|over to)"
+    r"|(?:is|are) now|now (?:prefer|use|using|uses|live|lives|run|runs)|no longer|any ?more"
+    r"|from now on|going forward|(?:always|never) use)\b",
+    re.IGNORECASE,
+)
+# What the agent says when it has not answered yet: "Let me check.", "I'll look into it.", "Looking."
+_DEFERRAL_RE = LazyPattern(
+    r"^(?:let me|i'll|i will|i'm going to|i am going to) (?:check|look|see|find out|investigate|dig|take a look|have a look)\b"
+    r"|^(?:looking|checking|investigating|one moment|give me a)\b",
+    re.IGNORECASE,
+)
+# A sentence that says nothing of the work: a courtesy or an acknowledgement ("thanks", "You're
+# welcome.", "ok go ahead", "Sure, will do!", "Hope this helps!", "Morning Claude!"). Made of these
+# words only, it fills no section: "Current State: You're welcome." told the next session nothing.
+_COURTESY = frozenset(
+    (
+        "a", "afternoon", "again", "agreed", "ah", "ahead", "all", "alright", "am", "and", "any",
+        "anything", "anytime", "appreciate", "appreciated", "are", "awesome", "be", "bye", "carry",
+        "certainly", "cheers", "claude", "codex", "continue", "cool", "copilot", "could", "cursor",
+        "d", "do", "else", "evening", "exactly", "excellent", "fine", "for", "further", "gemini",
+        "glad", "go", "good", "goodbye", "got", "great", "haha", "happy", "have", "hello", "help",
+        "helped", "helpful", "helps", "hey", "hi", "hmm", "hope", "i", "if", "ill", "im", "is",
+        "it", "job", "k", "kk", "know", "let", "lgtm", "ll", "lol", "looks", "lot", "makes", "me",
+        "morning", "much", "my", "need", "nice", "night", "no", "nope", "noted", "now", "np", "of",
+        "oh", "ok", "okay", "on", "oops", "opencode", "perfect", "please", "pleasure", "pls", "plz",
+        "problem", "proceed", "question", "questions", "re", "right", "s", "sense", "so", "sorry",
+        "sound", "sounds", "sure", "thank", "thanks", "that", "the", "then", "there", "thing",
+        "this", "thx", "to", "too", "true", "ty", "tysm", "uh", "um", "understood", "very",
+        "welcome", "well", "will", "work", "works", "worries", "wow", "yeah", "yep", "yes", "you",
+        "your", "youre", "yup",
+    )
+)
+_LETTERS = LazyPattern(r"[^\W\d_]+")
+# The words that introduce what was pasted below them, as a sentence's last clause ("..., here's
+# the log:", "..., stack below:", "... and I got this:"): with the paste left out, they point at nothing.
+_INTRODUCES = LazyPattern(
+    r"(?:^|[,;\u2013\u2014]\s*|\s+-\s+|\s+(?:and|so)\s+)"
+    r"(?:(?:here(?:'s| is| are)?|see|this is|these are|below is|the following|(?:i|we) (?:got|get|see|saw) (?:this|these|the following)|it says)\b[^,;.!?]*"
+    r"|[^,;.!?]*\b(?:below|here|follows|attached|above))\s*:$",
     re.IGNORECASE,
 )
 # A fenced block: pasted code or output, never a goal.
@@ -62,23 +113,25 @@ _HEADINGS = tuple(f"## {heading}" for heading in SECTIONS)
 
 def working_memory(messages: list[dict], session_id: str) -> str:
     """An extractive working-memory overview of archived messages (no LLM)."""
-    user_texts = [message_text(m).strip() for m in messages if m.get("role") == "user" and message_text(m).strip()]
-    assistant_texts = [message_text(m).strip() for m in messages if m.get("role") == "assistant" and message_text(m).strip()]
-    title = _first_sentence(user_texts[0])[:80] if user_texts else f"{UNTITLED} {session_id}"
+    # What was said (a tool call's output is no one's words), in order, by whom.
+    said = [(m["role"], text) for m in messages if m.get("role") in ("user", "assistant") and (text := message_text(m, said_only=True).strip())]
+    user_texts = [text for role, text in said if role == "user"]
+    asked = _asked(user_texts)
+    title = clipped(asked, 80) if asked else f"{UNTITLED} {session_id}"
     # Lines an older ov or a hand edit wrote may have no time.
     days = [stamp[:10] for m in messages if isinstance(stamp := m.get("created_at"), str)]
-    span = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} {SPAN_TO} {days[-1]})"
-    brief = f"{len(messages)} {MESSAGES_WORD}{span}."
-    if user_texts:
-        brief += f" {ASKED} {_first_sentence(user_texts[0])}"
+    span_ = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} {SPAN_TO} {days[-1]})"
+    brief = f"{len(messages)} {MESSAGES_WORD}{span_}."
+    if asked:
+        brief += f" {ASKED} {asked}"
     all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
     sections = {
-        CURRENT_STATE: _current_state(messages, assistant_texts),
-        TASK: [_first_sentence(goal) for t in user_texts[:8] if (goal := _written(t))],
-        FACTS: [line for line in all_lines if _DECISION_RE.search(line)][:8],
+        CURRENT_STATE: _current_state(said),
+        TASK: [goal for text in user_texts[:8] if (goal := _gist(_written(text))) and not _DECISION_RE.search(goal)],
+        FACTS: _decisions(said)[:8],
         FILES: sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
-        ERRORS: [line for line in all_lines if _ERROR_RE.search(line) or _CORRECTION_RE.match(line)][:8],
-        OPEN_ISSUES: [t for t in user_texts[-5:] if t.rstrip().endswith("?")][:5],
+        ERRORS: [line for line in all_lines if (_ERROR_RE.search(line) and not is_header(line)) or _CORRECTION_RE.match(line)][:8],
+        OPEN_ISSUES: _open_questions(said)[-5:],
     }
     out = [f"# {title}", "", brief, ""]
     for heading, items in sections.items():
@@ -88,23 +141,92 @@ def working_memory(messages: list[dict], session_id: str) -> str:
     return truncate_generated("\n".join(out).strip() + "\n", sidecar.OVERVIEW_MAX_CHARS)
 
 
-def _current_state(messages: list[dict], assistant_texts: list[str]) -> list[str]:
-    """The session's last word: the assistant's last sentence, unless the user spoke after it and
-    said how it went ("That fixed it, tests pass now" outranks the "I'll look at ..." before it)."""
-    said = [m for m in messages if m.get("role") in ("user", "assistant") and message_text(m).strip()]
-    if said and said[-1].get("role") == "user":
+def _asked(user_texts: list[str]) -> str:
+    """What the session was asked: the first sentence the user wrote that says something ("hi" and
+    a pasted traceback are passed over: "The hook crashes, here's the log:" over the log's first
+    line). A session whose user only pasted: the first sentence of that paste, its traceback read
+    for its error (``TypeError: ...``) rather than its frames."""
+    from ov.tracebacks import focus
+
+    asked = next((gist for text in user_texts if (gist := _gist(_written(text)))), "")
+    if asked or not user_texts:
+        return asked
+    focused = focus(user_texts[0])
+    return _first_sentence(focused.splitlines()[0] if focused != user_texts[0] else focused)  # a traceback's error line
+
+
+def _gist(text: str) -> str:
+    """The first sentence of ``text`` that says something (not "great.", "ok go ahead.")."""
+    from ov.sessions.memory.text import split_sentences
+
+    # A line of its own that says nothing ("hey", "Morning!") would open the first sentence.
+    flat = " ".join(" ".join(line.split()) for line in text.splitlines() if not _says_nothing(line))
+    sentences = (as_sentence(_INTRODUCES.sub("", sentence)) if sentence.endswith(":") else sentence for sentence in split_sentences(flat, semicolon=False))
+    return next((sentence[:240] for sentence in sentences if not _says_nothing(sentence)), "")
+
+
+def _says_nothing(sentence: str) -> bool:
+    """Whether ``sentence`` is a courtesy or an acknowledgement only (see :data:`_COURTESY`)."""
+    return all(word in _COURTESY for word in _LETTERS.findall(sentence.lower()))
+
+
+def _current_state(said: list[tuple[str, str]]) -> list[str]:
+    """The session's last word: the agent's last sentence that says something ("You're welcome."
+    does not), unless the user spoke after it and said how it went ("That fixed it, tests pass
+    now" outranks the "I'll look at ..." before it)."""
+    if said and said[-1][0] == "user":
         # Imported here: the index imports this module for searchable(), the rules only a commit needs.
         from ov.sessions.memory.experience import verdict
 
-        if (word := verdict(message_text(said[-1]))) is not None:
+        if (word := verdict(said[-1][1])) is not None:
             return [word[1] if word[1].endswith((".", "!")) else word[1] + "."]
-    return [_first_sentence(assistant_texts[-1])] if assistant_texts else []
+    return next(([gist] for role, text in reversed(said) if role == "assistant" and (gist := _gist(_written(text)))), [])
+
+
+def _decisions(said: list[tuple[str, str]]) -> list[str]:
+    """The lines that decide or state a change (:data:`_DECISION_RE`), a question never ("should we
+    switch to black?"), nor a paste. The agent's line that opens with an acknowledgement ("Got it:
+    4-space indentation from now on.") says again what the user decided, which is kept already."""
+    found = []
+    for role, text in said:
+        for line in _written(text).splitlines():
+            line = line.strip()
+            if not _DECISION_RE.search(line) or line.endswith("?") or _says_nothing(line):
+                continue
+            if role == "assistant" and _says_nothing(re.split(r"[:,;.!\u2013\u2014-]", line, maxsplit=1)[0]):
+                continue
+            found.append(line)
+    return found
+
+
+def _open_questions(said: list[tuple[str, str]]) -> list[str]:
+    """The user's questions the agent gave no answer after: no reply of its own that says something
+    other than a question back or "let me check"."""
+    return [
+        text
+        for i, (role, text) in enumerate(said)
+        if role == "user" and text.rstrip().endswith("?") and not any(who == "assistant" and _answers(reply) for who, reply in said[i + 1 :])
+    ]
+
+
+def _answers(reply: str) -> bool:
+    """Whether the agent's ``reply`` says something that can answer: a sentence other than a
+    courtesy, a question of its own ("Do you want me to rotate it?") or a deferral ("Let me check.")."""
+    from ov.sessions.memory.text import split_sentences
+
+    return any(
+        not (_says_nothing(sentence) or sentence.endswith("?") or _DEFERRAL_RE.search(sentence))
+        for sentence in split_sentences(" ".join(_written(reply).split()), semicolon=False)
+    )
 
 
 def _written(text: str) -> str:
-    """What the user wrote of a message, without what they pasted: fenced blocks, log and code lines."""
-    unfenced = _FENCED_RE.sub("\n", text)
-    return "\n".join(line for line in unfenced.splitlines() if line.strip() and not _PASTED_RE.search(line)).strip()
+    """What the user wrote of a message, without what they pasted: fenced blocks, a traceback
+    (its frames' source lines too), log and code lines."""
+    lines = _FENCED_RE.sub("\n", text).splitlines()
+    if (pasted := span(lines)) is not None:
+        lines = lines[: pasted[0]] + lines[pasted[1] + 1 :]
+    return "\n".join(line for line in lines if line.strip() and not _PASTED_RE.search(line)).strip()
 
 
 def searchable(body: str) -> str:
@@ -131,10 +253,13 @@ def searchable(body: str) -> str:
 
 
 def shown(body: str) -> str:
-    """An archive's overview as a context block shows it: without what its brief already says. The
-    title is the user's first sentence and the brief ends with it ("The user asked: ..."), and so
-    does the first item under Task & Goals: the same sentence three times in a few lines. The title
-    and an item that is the asked sentence are left out, and a section they leave empty with them. Text in any other shape (an overview someone rewrote) is returned as it is."""
+    """An archive's overview as a context block shows it: without what its brief already says, nor
+    its empty sections. The title is the user's first sentence and the brief ends with it ("The
+    user asked: ..."), and so does the first item under Task & Goals: the same sentence three times
+    in a few lines. The title and an item that is the asked sentence are left out, and a section
+    they leave empty with them. A section that holds only "- none" says nothing to an agent, and
+    "Key Facts & Decisions: none" read as a fact; it is left out too. Text in any other shape (an
+    overview someone rewrote) is returned as it is."""
     lines = body.strip().splitlines()
     if not _in_template_shape(lines):
         return body
@@ -144,16 +269,16 @@ def shown(body: str) -> str:
     asked = " ".join(lines[2][frame.end() :].split())
 
     def said(line: str, *, cut: bool = False) -> bool:
-        """Whether ``line`` is the asked sentence (``cut``: or its start, as the title is)."""
+        """Whether ``line`` is the asked sentence (``cut``: or its start, as the title is, with "..." when cut)."""
         words = " ".join(line.split())
-        return bool(words) and (words == asked or (cut and asked.startswith(words)))
+        return bool(words) and (words == asked or (cut and asked.startswith(words.removesuffix("..."))))
 
     out = [] if said(lines[0][2:], cut=True) else [lines[0], ""]
     out += [lines[2], ""]
     section: list[str] = []
     for line in [*lines[3:], "## "]:
         if line.startswith("## "):
-            if any(item.strip() for item in section[1:]):
+            if any(item.strip() not in ("", NONE) for item in section[1:]):
                 out += section
             section = [line]
         elif not (line.startswith("- ") and said(line[2:])):
