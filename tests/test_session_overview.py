@@ -123,6 +123,7 @@ def test_key_facts_are_decisions_and_stated_changes_not_goals():
         _msg("assistant", "Got it, GitHub Packages from now on."),
         _msg("user", "Going forward, every tag must be signed."),
         _msg("user", "Should we switch the changelog to towncrier?"),
+        _msg("user", "Or should we go with git-cliff?"),
         _msg("assistant", "Not yet: towncrier needs a fragment per PR. Let's stick with the hand-written changelog."),
     ]
     overview = working_memory(said, "s")
@@ -133,7 +134,8 @@ def test_key_facts_are_decisions_and_stated_changes_not_goals():
         "Not yet: towncrier needs a fragment per PR. Let's stick with the hand-written changelog.",
     ]
     # What was asked for stays a goal; a decision or a change stated is not one.
-    assert _items(overview, TASK) == ["Set up the release workflow for the CLI.", "Should we switch the changelog to towncrier?"]
+    # A question about a choice is asked, not decided: a goal, never a key fact.
+    assert _items(overview, TASK) == ["Set up the release workflow for the CLI.", "Should we switch the changelog to towncrier?", "Or should we go with git-cliff?"]
 
 
 def test_an_open_issue_is_a_question_left_unanswered():
@@ -147,6 +149,12 @@ def test_an_open_issue_is_a_question_left_unanswered():
     ]
     overview = working_memory(said, "s")
     assert _items(overview, OPEN_ISSUES) == ["Is utf-8-sig safe for files without a BOM?", "And do we still need the latin-1 fallback?"]
+    # A reply to what the user said next answers that, not the question left before it.
+    moved_on = said[:4] + [_msg("user", "Meanwhile rename load_rows to read_rows."), _msg("assistant", "Renamed it in importer/rows.py.")]
+    assert _items(working_memory(moved_on, "s"), OPEN_ISSUES) == ["Is utf-8-sig safe for files without a BOM?"]
+    # Two messages in a row, one reply: it answers both.
+    in_a_row = [_msg("user", "Which encoding does the exporter use?"), _msg("user", "And the importer?"), _msg("assistant", "Both use utf-8.")]
+    assert _section(working_memory(in_a_row, "s"), OPEN_ISSUES) == [NONE]
     answered = said[:2] + [_msg("user", "ok, switch to utf-8-sig then"), _msg("assistant", "Done: the importer opens files as utf-8-sig.")]
     assert _section(working_memory(answered, "s"), OPEN_ISSUES) == [NONE]
 

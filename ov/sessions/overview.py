@@ -20,12 +20,13 @@ the index reads them from here, so the two agree.
 from __future__ import annotations
 
 import re
+from itertools import dropwhile, takewhile
 
+from ov import tracebacks
 from ov.regex import LazyPattern
 from ov.sessions.messages import message_text, stored_parts
 from ov.store import sidecar
 from ov.summaries.text import as_sentence, clipped, truncate_generated
-from ov.tracebacks import is_header, span
 
 # The sections, in the order they are written.
 CURRENT_STATE, TASK, FACTS, FILES, ERRORS, OPEN_ISSUES = SECTIONS = (
@@ -120,17 +121,17 @@ def working_memory(messages: list[dict], session_id: str) -> str:
     title = clipped(asked, 80) if asked else f"{UNTITLED} {session_id}"
     # Lines an older ov or a hand edit wrote may have no time.
     days = [stamp[:10] for m in messages if isinstance(stamp := m.get("created_at"), str)]
-    span_ = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} {SPAN_TO} {days[-1]})"
-    brief = f"{len(messages)} {MESSAGES_WORD}{span_}."
+    span = "" if not days else f" ({days[0]})" if days[0] == days[-1] else f" ({days[0]} {SPAN_TO} {days[-1]})"
+    brief = f"{len(messages)} {MESSAGES_WORD}{span}."
     if asked:
         brief += f" {ASKED} {asked}"
     all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
     sections = {
         CURRENT_STATE: _current_state(said),
-        TASK: [goal for text in user_texts[:8] if (goal := _gist(_written(text))) and not _DECISION_RE.search(goal)],
+        TASK: [goal for text in user_texts[:8] if (goal := _gist(_written(text))) and not _decides(goal)],
         FACTS: _decisions(said)[:8],
         FILES: sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
-        ERRORS: [line for line in all_lines if (_ERROR_RE.search(line) and not is_header(line)) or _CORRECTION_RE.match(line)][:8],
+        ERRORS: [line for line in all_lines if (_ERROR_RE.search(line) and not tracebacks.is_header(line)) or _CORRECTION_RE.match(line)][:8],
         OPEN_ISSUES: _open_questions(said)[-5:],
     }
     out = [f"# {title}", "", brief, ""]
@@ -146,12 +147,10 @@ def _asked(user_texts: list[str]) -> str:
     a pasted traceback are passed over: "The hook crashes, here's the log:" over the log's first
     line). A session whose user only pasted: the first sentence of that paste, its traceback read
     for its error (``TypeError: ...``) rather than its frames."""
-    from ov.tracebacks import focus
-
     asked = next((gist for text in user_texts if (gist := _gist(_written(text)))), "")
     if asked or not user_texts:
         return asked
-    focused = focus(user_texts[0])
+    focused = tracebacks.focus(user_texts[0])
     return _first_sentence(focused.splitlines()[0] if focused != user_texts[0] else focused)  # a traceback's error line
 
 
@@ -183,15 +182,21 @@ def _current_state(said: list[tuple[str, str]]) -> list[str]:
     return next(([gist] for role, text in reversed(said) if role == "assistant" and (gist := _gist(_written(text)))), [])
 
 
+def _decides(line: str) -> bool:
+    """Whether ``line`` decides or states a change (:data:`_DECISION_RE`); a question never does
+    ("should we go with Postgres?" is asked, not decided)."""
+    return bool(_DECISION_RE.search(line)) and not line.endswith("?") and not _says_nothing(line)
+
+
 def _decisions(said: list[tuple[str, str]]) -> list[str]:
-    """The lines that decide or state a change (:data:`_DECISION_RE`), a question never ("should we
-    switch to black?"), nor a paste. The agent's line that opens with an acknowledgement ("Got it:
-    4-space indentation from now on.") says again what the user decided, which is kept already."""
+    """The lines that decide or state a change, a paste's never. The agent's line that opens with
+    an acknowledgement ("Got it: 4-space indentation from now on.") says again what the user
+    decided, which is kept already."""
     found = []
     for role, text in said:
         for line in _written(text).splitlines():
             line = line.strip()
-            if not _DECISION_RE.search(line) or line.endswith("?") or _says_nothing(line):
+            if not _decides(line):
                 continue
             if role == "assistant" and _says_nothing(re.split(r"[:,;.!\u2013\u2014-]", line, maxsplit=1)[0]):
                 continue
@@ -200,13 +205,17 @@ def _decisions(said: list[tuple[str, str]]) -> list[str]:
 
 
 def _open_questions(said: list[tuple[str, str]]) -> list[str]:
-    """The user's questions the agent gave no answer after: no reply of its own that says something
-    other than a question back or "let me check"."""
-    return [
-        text
-        for i, (role, text) in enumerate(said)
-        if role == "user" and text.rstrip().endswith("?") and not any(who == "assistant" and _answers(reply) for who, reply in said[i + 1 :])
-    ]
+    """The user's questions the agent did not answer: no reply of its own that says something other
+    than a question back or "let me check", before the user spoke again (after the messages the
+    user sent in a row: one reply may answer them all)."""
+    unanswered = []
+    for i, (role, text) in enumerate(said):
+        if role != "user" or not text.rstrip().endswith("?"):
+            continue
+        replies = dropwhile(lambda message: message[0] == "user", said[i + 1 :])
+        if not any(_answers(reply) for _, reply in takewhile(lambda message: message[0] == "assistant", replies)):
+            unanswered.append(text)
+    return unanswered
 
 
 def _answers(reply: str) -> bool:
@@ -224,7 +233,7 @@ def _written(text: str) -> str:
     """What the user wrote of a message, without what they pasted: fenced blocks, a traceback
     (its frames' source lines too), log and code lines."""
     lines = _FENCED_RE.sub("\n", text).splitlines()
-    if (pasted := span(lines)) is not None:
+    if (pasted := tracebacks.span(lines)) is not None:
         lines = lines[: pasted[0]] + lines[pasted[1] + 1 :]
     return "\n".join(line for line in lines if line.strip() and not _PASTED_RE.search(line)).strip()
 
