@@ -175,3 +175,27 @@ def test_the_abstract_of_a_committed_session_opening_with_a_traceback_says_what_
     assert abstract.endswith("The user asked: Rendering an invoice with a free line crashes.")
     overview = ov("overview", "viking://~/sessions/s/history/archive_001").stdout
     assert overview.startswith("# Rendering an invoice with a free line crashes.\n")
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        ("After a long thread we went with Redis for the session cache.", True),
+        ("We picked Redis over Memcached.", True),
+        ("The billing service no longer calls the ledger directly.", True),
+        ("I changed the default timeout from 30 to 60 seconds.", True),
+        ("We'll keep the v1 endpoint alive until March.", True),
+        ("The API docs are now hosted on Read the Docs.", True),
+        ("Going forward, squash-merge every PR.", True),
+        # news, a goal, a request, a question: no decision
+        ("The nightly build is now failing on Windows, fix it.", False),
+        ("We will need to handle retries as well.", False),
+        ("Please move the date helpers to utils/dates.py.", False),
+        ("Should we go with Redis here?", False),
+        ("I picked up the new laptop, set up the repo on it.", False),
+    ],
+)
+def test_a_key_fact_is_known_by_its_kind(said, decided):
+    overview = working_memory([_msg("user", said), _msg("assistant", "Okay.")], "s")
+    assert (said in _items(overview, FACTS)) is decided
+    assert (said in _items(overview, TASK)) is not decided  # a goal or a decision, not both

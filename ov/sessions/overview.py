@@ -47,15 +47,17 @@ _PATH_RE = LazyPattern(r"(?<![\w/.-])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+\.\w{1,8}\
 # An error named ("failed", "crashed") or raised: "TypeError: ...", "KeyError", "NullPointerException".
 _ERROR_RE = LazyPattern(r"\b(error|exception|traceback|failed|failure|crash(?:ed)?)\b|\b(?-i:[A-Z]\w*(?:Error|Exception))\b", re.IGNORECASE)
 # A decision by its verb ("we decided", "agreed", "settled on", "let's go with", "we'll use"), a
-# change stated ("we switched from ruff to black", "the server moved to ...", "is now ...", "no
-# longer", "not ... anymore"), or a rule from here on ("from now on", "always use"). "Let's"
-# decides only with a choice after it ("let's go with Postgres"); "let's fix the test" opens a goal.
+# change stated ("we switched from ruff to black", "the server moved to ...", "the docs are now on
+# ...", "no longer", "not ... anymore"), or a rule from here on ("from now on", "always use").
+# "Let's" and "we'll" decide only with a choice after them ("let's go with Postgres", "we'll keep
+# v1"); "let's fix the test" and "we'll need retries" open a goal, and "the CI is now failing" is news.
+_CHOICE = r"(?:go with|use|keep|stick with|stay with|switch to|move to|drop|adopt|not)"
 _DECISION_RE = LazyPattern(
-    r"\b(?:decided|decision|agreed|we will|we'll|we(?:'re| are) going to|let's (?:go with|use|keep|stick with|stay with|switch to|not)"
-    r"|go(?:ing)? with|went with|chose|choose|settled on|opted for|standardi[sz]ed on"
+    rf"\b(?:decided|decision|agreed|(?:let's|we'll|we will|we(?:'re| are) going to) {_CHOICE}"
+    r"|go(?:ing)? with|went with|chose|choose|picked(?! up)|settled on|opted for|standardi[sz]ed on"
     r"|(?:switch|migrat|mov|chang|upgrad|downgrad|renam|port)(?:ed|ing) (?:[\w.:/@-]+ ){0,4}?(?:from|to|over to)"
-    r"|(?:is|are) now|now (?:prefer|use|using|uses|live|lives|run|runs)|no longer|any ?more"
-    r"|from now on|going forward|(?:always|never) use)\b",
+    r"|(?:is|are) now (?:at|in|on|under|called|named|set to|handled by|hosted on|served from)"
+    r"|now (?:prefer|use|using|uses|live|lives|run|runs)|no longer|any ?more|from now on|going forward|(?:always|never) use)\b",
     re.IGNORECASE,
 )
 # What the agent says when it has not answered yet: "Let me check.", "I'll look into it.", "Looking."
