@@ -3,24 +3,24 @@
 Every archive overview is laid out the same way: a title (the first sentence the user wrote, not
 pasted), a brief ("12 messages (2026-11-30 to 2026-12-01). The user asked: ..."), then the sections
 Current State, Task & Goals, Key Facts & Decisions, Files & Context, Errors & Corrections and Open
-Issues, each a list, "- none" when empty. The brief is also the archive's L0.
+Issues, each a list, "- none" when empty. The brief is also the archive's L0. Those fixed words
+say how ov lays a summary out, not what the session was about, and the index leaves them out
+(:func:`searchable`): kept, "any open issues?" or "what is the current state?" matched every
+archived session, and the count "15 messages" a question about "August 15". The overview is
+written from the words here and the index reads them from here, so the two agree.
 
 Without a model the sections are picked by kind, and a section with nothing of its kind says
 "none" rather than holding the nearest thing: a courtesy or an acknowledgement ("thanks", "You're
 welcome.", "ok go ahead") fills none; the current state is the agent's last word that says
 something; a goal is what the user asked for, a decision or a change they state ("we switched from
 ruff to black", "the server moved to ...") is a key fact; an open issue is a question the agent
-did not answer after it. Those fixed words say how ov lays a
-summary out, not what the session was about, and the index leaves them out (:func:`searchable`):
-kept, "any open issues?" or "what is the current state?" matched every archived session, and the
-count "15 messages" a question about "August 15". The overview is written from the words here and
-the index reads them from here, so the two agree.
+did not answer.
 """
 
 from __future__ import annotations
 
 import re
-from itertools import dropwhile, takewhile
+from itertools import dropwhile, islice, takewhile
 
 from ov import tracebacks
 from ov.regex import LazyPattern
@@ -214,7 +214,7 @@ def _open_questions(said: list[tuple[str, str]]) -> list[str]:
     for i, (role, text) in enumerate(said):
         if role != "user" or not text.rstrip().endswith("?"):
             continue
-        replies = dropwhile(lambda message: message[0] == "user", said[i + 1 :])
+        replies = dropwhile(lambda message: message[0] == "user", islice(said, i + 1, None))
         if not any(_answers(reply) for _, reply in takewhile(lambda message: message[0] == "assistant", replies)):
             unanswered.append(text)
     return unanswered
