@@ -18,6 +18,7 @@ from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.choices import choice_probes, rivals, same_choice
 from ov.sessions.memory.facts import fact_probes
+from ov.sessions.memory.rivals import Rivalry
 from ov.sessions.memory.rules import LOCATION_LEADS, Statement
 from ov.sessions.memory.supersede import NEGATIVE, POSITIVE, supersedes
 
@@ -47,6 +48,7 @@ class Candidate:
     # A role only one file of its folder holds ("The user's manager"): the others lose it.
     role: str | None = None
     formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
+    rivalry: Rivalry | None = None  # what it ends in the other preference files of its subject (see rivals)
 
     def said_earlier(self) -> Candidate:
         """This memory as a statement made before the stored ones (an older ov's note of it): a
@@ -130,6 +132,11 @@ def candidate_of(statement: Statement) -> Candidate:
             # "I'm on Linux now" after "I'm on macOS": a fact corrected, as a system's is.
             replaces = (*replaces, *fact_probes(line))
     sources = list(dict.fromkeys(s for s in statement.sources if s))
+    rivalry = None
+    if statement.memory_type == "preferences" and "subject" in fields:
+        rivalry = Rivalry((("subject", fields["subject"]),), said=line, marked=statement.marked)
+    elif statement.swap and statement.subject:  # "we switched from ruff to black": what said to use ruff
+        rivalry = Rivalry((("subject", statement.subject),), switched=statement.swap[0])
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
     return Candidate(
         statement.memory_type,
@@ -143,6 +150,7 @@ def candidate_of(statement: Statement) -> Candidate:
         otherwise=otherwise,
         role=role,
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
+        rivalry=rivalry,
     )
 
 
@@ -169,7 +177,11 @@ def dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
     merged: dict[tuple, Candidate] = {}
     for candidate in candidates:
         key = (candidate.memory_type, tuple(sorted(candidate.fields.items())))
-        if key in merged:
+        if key in merged and merged[key].only_amends and not candidate.only_amends:
+            # asked to be remembered after it was said: stored, not only a correction of what is
+            candidate.source_message_ids[:0] = [s for s in merged[key].source_message_ids if s not in candidate.source_message_ids]
+            merged[key] = candidate
+        elif key in merged:
             sources = merged[key].source_message_ids
             sources.extend(s for s in candidate.source_message_ids if s not in sources)
         else:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 
 # "Prefers Go over Python" rules out Python, as "tabs" rules out "spaces" (see rivals).
-_OVER_RE = re.compile(r"^(?P<x>.+?)\s+(?:over|rather\s+than|instead\s+of)\s+(?P<y>.+)$", re.IGNORECASE)
+# So does "4-space indentation, not 2-space": a choice said against the one it replaces.
+_OVER_RE = re.compile(r"^(?P<x>.+?)(?:\s+(?:over|rather\s+than|instead\s+of)|,\s*(?:and\s+)?not)\s+(?P<y>.+)$", re.IGNORECASE)
 # Choices that exclude each other: preferring one is no longer preferring the others (see rivals).
 EXCLUSIVE = (
     ("tabs", "spaces"),
@@ -38,7 +39,7 @@ def rivals(lead: str, obj: str) -> tuple[str, ...]:
         chosen = next((c for c in choices if re.match(re.escape(c) + r"(?:$|[\s,;])", said.lower())), None)
         if chosen is not None:
             others = "|".join(re.escape(c) for c in choices)
-            context = re.sub(rf"(?i)^\s+(?:over|rather\s+than|instead\s+of)\s+(?:{others})(?=$|[\s,;])", "", said[len(chosen) :])
+            context = re.sub(rf"(?i)^(?:\s+(?:over|rather\s+than|instead\s+of)|,\s*(?:and\s+)?not)\s+(?:{others})(?=$|[\s,;])", "", said[len(chosen) :])
             return tuple(c + context for c in choices if c != chosen)
     named = _OVER_RE.match(said)
     if named and len(named.group("y").split()) <= 3:

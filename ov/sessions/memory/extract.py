@@ -124,8 +124,8 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import remembered, without_ask
-from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE
+from ov.sessions.memory.facts import fact_probes, remembered, without_ask
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
@@ -184,7 +184,7 @@ def extract_explicit(
             masked = casual.owned(masked)  # "Shell's fish": only when the text is the user's to keep
         restore = _restorer(spans, tx.message_time(message, when))
         previous = None
-        said = joined(list(tx.sentences(masked)))  # "I left X. I'm at Y now." is one change of employer
+        said = with_alternatives(joined(list(tx.sentences(masked))))  # "I left X. I'm at Y now." is one change of employer
         for sentence, following in zip(said, [*said[1:], ""], strict=False):
             if tx.is_question(sentence) or quoted.is_quotation(sentence, spans) or quoted.framed(sentence) or taken_back(sentence, following):
                 if unread is not None and not tx.is_question(sentence) and not says_nothing(without_ask(tx.clean(sentence))):
@@ -273,12 +273,35 @@ def _read(clause: str, restore, ctx: _Context) -> Statement | None:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
             return None  # a clause of a longer text is no note of its own, nor one that says "it"
+    elif statement is None:
+        statement = _change(clause, restore, ctx)
     return statement
+
+
+# A value that names a kind of thing, not one: "from a list to a dict" is a change in the code at hand.
+_SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it)\b")
+
+
+def _change(clause: str, restore, ctx: _Context) -> Statement | None:
+    """In a session, what corrects a stored memory as ``ov remember`` would read it: the team's switch
+    of a tool ("we switched from ruff to black", stored as it is) and a system's new place or address
+    ("the staging server moved to ...", "the staging server is ..."), which only replaces the stored
+    line saying where it was: a session's talk of the systems at hand is no fact to keep unless
+    asked, but one that contradicts a memory leaves that memory wrong."""
+    statement = remembered(f"Remember that {clause}", restore, ctx.subject)
+    if statement is None:
+        return None
+    if statement.swap and statement.lead == "Team ":
+        return statement if not any(_SOME_RE.match(value) for value in statement.swap) else None
+    if statement.memory_type == "entities" and statement.fact and (probes := statement.probes or fact_probes(statement.fact)):
+        statement.probes, statement.only_amends = probes, True
+        return statement
+    return None
 
 
 def _add(statement: Statement, ctx: _Context, found: list[Statement]) -> None:
     statement.sources.append(ctx.msg_id)
-    statement.turn = ctx.turn
+    statement.turn, statement.subject = ctx.turn, ctx.subject
     found.append(statement)
 
 

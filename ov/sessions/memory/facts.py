@@ -40,6 +40,7 @@ from ov.sessions.memory.instructions import (
     CONDITIONAL_STEP_RE,
     STANDING_STEP_RE,
     instruction,
+    team_rule,
     wish,
 )
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
@@ -68,6 +69,12 @@ _SYSTEM_MOVED_RE = re.compile(
     r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
+)
+# "the staging server moved to staging2.internal:9443": the system is named as what moved.
+_MOVED_ITSELF_RE = re.compile(
+    r"^(?:the|our)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
+    r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
+    re.IGNORECASE,
 )
 # "Ownership of the search service moved to the platform team": who owns a system now.
 _OWNERSHIP_MOVED_RE = re.compile(
@@ -179,6 +186,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or _team_system(body, restore)
         or _ownership_moved(body, restore)
         or joined_employer(body, restore)
+        or team_rule(body, restore, subject)
         or _team_change(body, restore)
         or instruction(body, restore, subject)
         or wish(body, restore, subject)
@@ -225,7 +233,10 @@ def _system_fact(body: str, restore) -> Statement | None:
     name, fact = restore(" ".join(words[: last + 1])), restore(f"{attribute} {pred}" if attribute else pred)
     if not informative(fact):
         return None
-    return _entity_fact(name, fact)
+    statement = _entity_fact(name, fact)
+    if (probes := fact_probes(statement.fact)) == _ADDRESS_PROBES:
+        statement.probes = probes  # "the metrics server is metrics-2.internal:9091": one address at a time
+    return statement
 
 
 # "Staging lives at staging.acme-internal.net", "Redis is at cache-01.internal:6379", "Production runs
@@ -240,6 +251,9 @@ _ADDRESS_FACT_RE = re.compile(
 # At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
 # file, where a bug is); on a named thing at a version.
 _ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
+# The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
+# "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
+_ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*")
 _REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
 
@@ -276,6 +290,8 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     5432" too, and no other); () for a bare
     "is", which merge's word overlap decides."""
     words = fact.split()
+    if 1 < len(words) <= 3 and _ADDRESS_RE.match(words[-1].rstrip(".,;")) and not re.match(r"(?i)v?\d", words[-1]) and (len(words) == 2 or words[1].lower() == "at"):
+        return _ADDRESS_PROBES  # "Is staging2.internal:9443", "Is at cache-02.internal": one address at a time
     if len(words) > 3 and words[1].lower() in ("on", "at") and words[2].lower() == "port":
         # the port it is on, whatever the verb: "Is on port 8443" replaces "Runs on port 8080" (a port is no version)
         return tuple(dict.fromkeys(f"{verb} {prep} port" for verb in (words[0], "Is", "Runs", "Listens", "Lives") for prep in ("on", "at")))
@@ -326,15 +342,17 @@ def _ownership_moved(body: str, restore) -> Statement | None:
 
 
 def _system_moved(body: str, restore) -> Statement | None:
-    """"we moved CI to Buildkite" -> entities/systems/ci.md: "Moved to Buildkite", in place of where it ran."""
-    match = _SYSTEM_MOVED_RE.match(body)
+    """"we moved CI to Buildkite", "the staging server moved to staging2.internal:9443" ->
+    entities/systems/ci.md: "Moved to Buildkite", in place of where it ran (its address too)."""
+    match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
     if not match or not _names_a_system(match.group("name").split()[-1]):
         return None
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
     if not informative(new):
         return None
     slot = ("entities", "systems", name.lower())
-    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=_PLACEMENT_LEADS)
+    probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
+    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
 
 
 def _team_change(body: str, restore) -> Statement | None:

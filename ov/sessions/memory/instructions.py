@@ -106,6 +106,7 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
         instructed = restore(re.sub(r"(?i)^please\s+", "", body[match.end("when") :] if match.group("when") else body))
         core = restore(match.group("x")) if negative or match.group("pos").lower() == "always" else instructed
     core = core[:1].lower() + core[1:]
+    core = core.split(" \u2014 ")[0]  # what it bars, without what to do instead (with_alternatives): that is what a later one contradicts
     if negative:
         probes: tuple[str, ...] = (f"Always {core}", tx.capitalise(core))
     else:
@@ -122,3 +123,49 @@ def wish(body: str, restore, subject: str) -> Statement | None:
     if not match or not informative(re.sub(r"(?i)^(?:that\s+)?(?:you\s+)?", "", match.group("x"))):
         return None
     return topical(f"Would {match.group('verb').lower()} ", restore(match.group("x")), subject)
+
+
+# "Never push directly to main; open a PR": what to do instead, after a semicolon, goes on with what
+# the instruction bars; it is no task of its own (and no reason to keep the text as a dated note too).
+_BARS_RE = re.compile(r"(?i)^(?:please\s+)?(?:never|don't|dont|do\s+not|avoid)\s.*;$")
+_INSTEAD_RE = re.compile(rf"(?i)^(?:(?:instead|rather)\s*,?\s+)?(?:please\s+)?(?:{INSTRUCTION_VERBS})\s+\S")
+
+
+def with_alternatives(sentences: list[str]) -> list[str]:
+    """``sentences`` with the alternative an instruction offers after a semicolon said as one with
+    it ("Never push directly to main;" and "open a PR." -> "Never push directly to main \u2014 open a PR.")."""
+    out: list[str] = []
+    for sentence in sentences:
+        if out and _BARS_RE.match(out[-1]) and _INSTEAD_RE.match(sentence):
+            out[-1] = f"{out[-1][:-1]} \u2014 {sentence}"  # a dash, not "; ": merge reads "; " as two statements
+        else:
+            out.append(sentence)
+    return out
+
+
+# "We decided: refactors never rename public functions", "we agreed that PRs need two reviews": a
+# rule the team set itself, which the agent follows as it does an instruction (not a fact of the
+# user's profile, "Team decided: ..."). What it rules: a kind of thing that always, never, must or
+# should do something, or a way of working ("we decided we squash commits": rules.convention).
+_DECIDED_RE = re.compile(r"(?i)^we(?:'ve|\s+have)?\s+(?:all\s+)?(?:decided|agreed|settled\s+on)(?:\s+that)?\s*[:,]?\s+(?P<x>\S.+)$")
+_RULED_RE = re.compile(
+    r"(?i)^(?:(?:all|every|each|no|our|the)\s+)?(?P<what>[\w-]+(?:\s+[\w-]+){0,3}?)\s+(?:always|never|must|should|shall|"
+    r"must\s+not|mustn't|should\s+not|shouldn't|don't|do\s+not|need\s+to|needs\s+to|have\s+to|has\s+to)\s+\S"
+)
+
+
+def team_rule(body: str, restore, subject: str) -> Statement | None:
+    """"We decided: refactors never rename public functions" -> preferences/{user}/refactors.md:
+    "Refactors never rename public functions (team convention)"; None for a decision of the moment
+    ("we decided to ship on Friday", "we decided: option 2")."""
+    match = _DECIDED_RE.match(body)
+    if match is None:
+        return None
+    if agreed := convention(restore(match.group("x")), subject):
+        return agreed
+    ruled = _RULED_RE.match(match.group("x"))
+    rule = restore(match.group("x")).rstrip(".!")
+    if ruled is None or not informative(rule) or points_back(ruled.group("what")) or of_the_moment(rule) or _DAY_RE.search(rule):
+        return None
+    topic = topics.slug(restore(ruled.group("what")))
+    return Statement("preferences", "", f"{tx.capitalise(rule)} (team convention)", ("preferences", topic), {"subject": subject, "topic": topic})

@@ -23,9 +23,10 @@ _CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_
 _CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+")
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
 # that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
-# comma: "update the docs" is a task), "Changed my mind, ...", "On second thought, ...". The marker is not part of what is stored.
+# comma: "update the docs" is a task), "Changed my mind, ...", "On second thought, ...". A correction's heading says
+# what it corrects before its colon: "Correction to what I said before: ...". The marker is not part of what is stored.
 CORRECTION_MARKER = (
-    r"(?:actually|correction|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-])|"
+    r"(?:actually|correction(?:\s+(?:to|of|on|about)\s+[^:.!?\n]{1,40}?(?=\s*:))?|scratch\s+that|I\s+was\s+wrong|no\s+wait|update(?=\s*[:,\u2013\u2014-])|"
     r"(?:I(?:'ve|\s+have)?\s+)?changed\s+my\s+mind|on\s+second\s+thoughts?)\b"
 )
 # A correction's opening with what follows the marker: "Scratch that, ", "Correction: ", "Scratch that - ".

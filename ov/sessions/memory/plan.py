@@ -22,6 +22,7 @@ from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields, normalise
+from ov.sessions.memory.rivals import endings
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full
 from ov.uri import nfc
@@ -105,6 +106,7 @@ def _plan_once(
     """One plan of :func:`plan_memory_writes`, ``moves`` taking the statements freed from corrected lines."""
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
     roles: list[tuple[str, MemorySchema, Candidate]] = []
+    rivalries: list[Candidate] = []
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
@@ -124,6 +126,8 @@ def _plan_once(
         groups.setdefault(path, (schema, []))[1].append(candidate)
         if candidate.role and listing is not None and not schema.add_only:
             roles.append((path, schema, candidate))
+        if candidate.rivalry is not None and listing is not None:
+            rivalries.append(candidate)
     _gather_from_general(groups, read, when)
     for path, schema, candidate in roles:
         role = candidate.role or ""
@@ -137,6 +141,7 @@ def _plan_once(
                 continue
             amend = Candidate(schema.memory_type, {CONTENT_FIELD: line}, list(candidate.source_message_ids), replaces=(role,), only_amends=True)
             groups.setdefault(other, (schema, []))[1].append(amend)
+    _end_rivals(schemas, rivalries, groups, read, when, listing)
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
@@ -194,6 +199,23 @@ def _plan_file(
         plan.operations["updates"].append(
             {"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD], "after": after}
         )
+
+
+def _end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: dict[str, tuple[MemorySchema, list[Candidate]]],
+                read: Callable[[str], str | None], when: datetime, listing: Callable[[str], list[str]] | None) -> None:
+    """End the stored preferences each candidate's rivalry rules out, in the files of its subject's
+    folder (see :mod:`ov.sessions.memory.rivals`): only stored lines, never a file's creation."""
+    schema = schemas.get("preferences")
+    for candidate in rivalries if schema is not None else ():
+        rivalry = candidate.rivalry
+        if rivalry is None or listing is None:
+            continue
+        folder = schema.path_for({**dict(rivalry.folder_fields), "topic": GENERAL}, when).rpartition("/")[0]
+        for path, content in endings(rivalry, folder, listing(folder), read):
+            fields = {**dict(rivalry.folder_fields), "topic": path.rpartition("/")[2][: -len(".md")], CONTENT_FIELD: content}
+            probes = (f"{content[2:].replace('No longer ', '', 1)}$",) if isinstance(content, str) else ()
+            amend = Candidate(schema.memory_type, fields, list(candidate.source_message_ids), replaces=probes, only_amends=True)
+            groups.setdefault(path, (schema, []))[1].append(amend)
 
 
 def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Callable[[str], str | None], when: datetime) -> str:

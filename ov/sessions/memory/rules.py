@@ -170,6 +170,7 @@ class Statement:
     probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what supersede.supersedes derives
     otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
     only_amends: bool = False  # replaces the lines of ``probes`` or stores nothing (employer.employer_change)
+    subject: str = ""  # who said it: whose preferences a change ends (see rivals)
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:

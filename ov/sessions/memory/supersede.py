@@ -51,6 +51,7 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
             return opposed(POSITIVE, obj)
         adverb, _, rest = lead.partition(" ")
         if adverb in ("Always", "Never"):
+            obj = obj.split(" \u2014 ")[0]  # "Never push to main \u2014 open a PR" (instructions.with_alternatives): the line a later "always push to main" replaces
             other = "Never " if adverb == "Always" else "Always "
             if rest:
                 return (other + rest + obj,)

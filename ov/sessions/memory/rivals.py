@@ -1,0 +1,140 @@
+"""Stored preferences a new statement ends in the other files of its folder: a rival value of the same thing.
+
+:mod:`ov.sessions.memory.choices` knows exclusive choices by name (tabs / spaces) and ends the
+rival's line in the rival's own file, whose name it can tell. A value of any other kind has no
+list of rivals, and its file is named for the old value, which only the stored lines say:
+
+- a count or a number where the other says another ("Prefers 4-space indentation in YAML files"
+  ends "Prefers 2-space indentation in YAML config files"; "line length 100" ends "line length
+  120"): the same thing can have one size at a time, so this holds however it is said;
+- another choice for the same purpose or context ("black for formatting" ends "ruff for
+  formatting"), when the new one is said as a correction ("actually", "now", "instead", ...):
+  unmarked, two likings for the same context may both hold ("tea in the morning", "coffee in
+  the morning");
+- a switch from X to Y ("we switched from ruff to black") ends what said to prefer or use X.
+
+So the planner reads each file of the folder and asks :meth:`Rivalry.rules_out` of each line: a
+liking it rules out becomes "No longer prefers ...", an instruction to use it is removed (an
+instruction has no "no longer" of its own, as :func:`ov.sessions.memory.candidate.instruction_rival_amends`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ov.errors import InvalidInput
+from ov.sessions.memory.choices import choice_of
+from ov.sessions.memory.files import repaired_memory
+
+# What a choice is for, after it: "ruff | for formatting", "4-space indentation | in YAML files".
+_CONTEXT_RE = re.compile(r"(?i)(?:,\s+|\s+(?=(?:in|for|on|with|when|while|during|inside|across|at)\s))")
+_NUMBER_RE = re.compile(r"(?i)\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b")
+_WORD_RE = re.compile(r"[\w'+#.-]+")
+# Words that name no part of a choice or its context.
+_EMPTY = frozenset((
+    "a", "an", "the", "my", "our", "your", "their", "in", "for", "on", "with", "when", "while", "during", "inside", "across",
+    "at", "of", "to", "and", "or",
+))
+# Leads of a choice; "Prefers X" and "use X" (an instruction: "Always use ruff ...") make the same choice.
+_LIKINGS = ("Prefers ", "Likes ", "Loves ", "Enjoys ")
+_USE_RE = re.compile(r"(?i)^(?:always\s+)?use\s+(?=\S)")
+# A choice longer than this is a sentence, not a value another can replace.
+MAX_CHOICE_WORDS = 4
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A line read as a choice: its kind ("choice" for preferring or using, else its lead), what is
+    chosen, and what for (the context's words, numbers apart)."""
+
+    kind: str
+    chosen: str
+    context: frozenset[str]
+    numbers: tuple[str, ...]
+
+
+def choice(body: str) -> Choice | None:
+    """``body`` (a line without its bullet) read as a choice, or None when it states none."""
+    body = re.sub(r"(?i)^actually,?\s+", "", " ".join(body.split())).rstrip(".!")
+    lead = next((lead for lead in _LIKINGS if body.lower().startswith(lead.lower())), None)
+    used = _USE_RE.match(body)
+    if lead is not None:
+        kind, obj = ("choice" if lead == "Prefers " else lead.strip()), body[len(lead) :]
+    elif used is not None:
+        kind, obj = "choice", body[used.end() :]
+    else:
+        return None
+    obj = choice_of(obj)
+    parts = _CONTEXT_RE.split(obj, maxsplit=1)
+    chosen, context = parts[0], parts[1] if len(parts) > 1 else ""
+    if len(chosen.split()) > MAX_CHOICE_WORDS:
+        return None
+    words = frozenset(w.lower() for w in _WORD_RE.findall(_NUMBER_RE.sub(" ", context)) if w.lower() not in _EMPTY)
+    # Only the choice's own numbers: one in its context may name the context ("tabs in Python 2").
+    return Choice(kind, chosen, words, tuple(_NUMBER_RE.findall(chosen)))
+
+
+def _compatible(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two contexts are the same one: the same words, or one saying less of it ("in YAML
+    files" and "in YAML config files"); a choice for no context is not one for any."""
+    return a == b or (bool(a) and bool(b) and (a <= b or b <= a))
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in _WORD_RE.findall(text) if w.lower() not in _EMPTY}
+
+
+@dataclass(frozen=True)
+class Rivalry:
+    """What a new line rules out among the stored preferences of its folder (``folder_fields``:
+    the preference's path fields, its subject). ``said``: the new line's body; ``marked``: said as
+    a correction; ``switched``: the old value of a switch ("ruff" for "from ruff to black")."""
+
+    folder_fields: tuple[tuple[str, str], ...]
+    said: str = ""
+    marked: bool = False
+    switched: str = ""
+
+    def rules_out(self, body: str) -> bool:
+        old = choice(body)
+        if old is None:
+            return False
+        if self.switched:
+            return old.kind == "choice" and old.chosen.lower() == self.switched.lower()
+        new = choice(self.said)
+        if new is None or new.kind != old.kind or " ".join(body.split()).lower() == " ".join(self.said.split()).lower():
+            return False
+        if not _compatible(new.context, old.context):
+            return False
+        if _NUMBER_RE.sub("#", new.chosen).lower() == _NUMBER_RE.sub("#", old.chosen).lower():
+            # the same thing at another size: "4-space indentation", "2-space indentation"
+            return new.numbers != old.numbers
+        return self.marked and bool(new.context) and not (_words(new.chosen) & _words(old.chosen))
+
+    def ending(self, line: str) -> str | list[dict[str, str]]:
+        """The content that ends stored ``line``: "No longer prefers ..." for a liking, the removal of an instruction."""
+        body = re.sub(r"^\s*[-*+]\s+", "", line).strip()
+        if _USE_RE.match(body):
+            return [{"replace": line.strip(), "with": ""}]
+        return f"- No longer {body[:1].lower()}{body[1:]}"
+
+
+def endings(rivalry: Rivalry, folder: str, names: list[str], read) -> list[tuple[str, str | list[dict[str, str]]]]:
+    """(path, content ending it) for each stored line of the files ``names`` of ``folder`` that
+    ``rivalry`` rules out; ``read(path)`` gives a file's text or None."""
+    out: list[tuple[str, str | list[dict[str, str]]]] = []
+    for name in names:
+        path = f"{folder}/{name}" if folder else name
+        text = read(path) if name.endswith(".md") and not name.startswith(".") else None
+        if text is None:
+            continue
+        try:
+            content = repaired_memory(text)[0]
+        except InvalidInput:
+            continue  # edited past recognition: left alone rather than failing the write
+        for line in content.splitlines():
+            body = re.sub(r"^\s*[-*+]\s+", "", line).strip()
+            if line.lstrip().startswith(("- ", "* ", "+ ")) and rivalry.rules_out(body):
+                out.append((path, rivalry.ending(line)))
+    return out
