@@ -1070,6 +1070,10 @@ CASES = [
                  None, id="remember-a-new-address-replaces-the-old"),
     pytest.param([["The metrics server moved to metrics2.internal:9090. Our queue service is at mq.internal:5672."]], {}, None,
                  id="session-system-change-of-nothing-stored-is-not-kept"),
+    pytest.param(["Remember that the billing service runs on Kubernetes",
+                  ["The billing service moved to the new module. We switched from the old parser to the new one."]],
+                 {"entities/systems/billing_service.md": "# Billing service\n\n- Runs on Kubernetes"}, None,
+                 id="session-move-within-the-code-changes-no-memory"),
     # --- a correction between rival values of the same thing replaces the stored one (audit agent #2) ------------------
     pytest.param(["I prefer 2-space indentation in YAML config files", ["Actually, I prefer 4-space indentation in YAML config files."]],
                  {"preferences/default/2-space_indentation.md": "- No longer prefers 2-space indentation in YAML config files",

@@ -62,6 +62,7 @@ remember to / don't forget to X           preferences: "Remember to X"
 actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
 that, X / I was wrong, X / no wait, X /
 update: X / no, I meant X / I meant X;
+correction to what I said before: X;
 changed my mind, X / on second thought, X;
 X now; now X; I now X; X these days; X
 instead; going forward / from here on /
@@ -73,7 +74,9 @@ reads is read as "remember that" would (never as a dated note of its own,
 nor when it says only "it" or "that"), so "I don't use VS Code anymore, I use
 Cursor" is two memories. In a session, the team's facts and instructions
 other than "always ..." and "never ..." stay unremembered unless the user
-asks to remember them: a session is full of task instructions.
+asks to remember them: a session is full of task instructions. A change that
+corrects a memory is read there too (see :func:`_change`): a team's switch of
+a tool, and a system's new place or address, which only replaces a stored line.
 
 A stored line that a new one replaces is superseded, not kept beside it (see
 :func:`ov.sessions.memory.rules.supersedes`): "K: Y" replaces the lines with
@@ -86,6 +89,9 @@ known exclusive choices (tabs / spaces, dark / light mode or theme, single /
 double quotes, vim / emacs / helix / ...), or one named over another ("Go over
 Python"), turns a stored "Prefers" line for the other, in the same context
 ("in Go code"), into "No longer prefers ..." in that file; no file is created for it.
+So does another size of the same thing ("4-space indentation" for "2-space indentation"), and
+another choice for the same purpose said as a correction ("actually, black for formatting" for
+"ruff for formatting"), wherever its file is (:mod:`ov.sessions.memory.rivals`).
 Git keeps every earlier version.
 
 Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
@@ -278,8 +284,12 @@ def _read(clause: str, restore, ctx: _Context) -> Statement | None:
     return statement
 
 
-# A value that names a kind of thing, not one: "from a list to a dict" is a change in the code at hand.
-_SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it)\b")
+# A value that names a kind of thing, not one: "from a list to a dict", "from the old parser to the
+# new one" are changes in the code at hand.
+_SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it|the|old|new|my|our|their|its)\b")
+# A place a system moved to or is at names one: an address, a port, a region, a version, a name
+# ("Moved to Buildkite"); not "the new module", where the move is in the code.
+_NAMED_RE = re.compile(r"[.:/\d]|(?<!^)\b[A-Z]")
 
 
 def _change(clause: str, restore, ctx: _Context) -> Statement | None:
@@ -293,7 +303,8 @@ def _change(clause: str, restore, ctx: _Context) -> Statement | None:
         return None
     if statement.swap and statement.lead == "Team ":
         return statement if not any(_SOME_RE.match(value) for value in statement.swap) else None
-    if statement.memory_type == "entities" and statement.fact and (probes := statement.probes or fact_probes(statement.fact)):
+    named = statement.fact and _NAMED_RE.search(statement.fact.split(None, 1)[-1])
+    if statement.memory_type == "entities" and named and (probes := statement.probes or fact_probes(statement.fact)):
         statement.probes, statement.only_amends = probes, True
         return statement
     return None
