@@ -446,6 +446,19 @@ def test_a_model_line_that_changes_a_stored_value_replaces_it(ov, ov_home, with_
     }
 
 
+def test_a_model_preference_of_another_size_ends_the_stored_one_in_its_file(ov, ov_home, with_llm):
+    # (audit agent #2: a second preference stood beside the first, both injected at session start)
+    assert ov("remember", "I prefer 2-space indentation in YAML config files").exit_code == 0
+    add(ov, "Actually, make it 4-space indentation for YAML config files.", "u1")
+    with_llm.chat(answer({"memory_type": "preferences",
+                          "fields": {"subject": "default", "topic": "yaml_indentation", "content": "- Prefers 4-space indentation in YAML config files"}}))
+    assert ov("commit", "s").exit_code == 0
+    assert _memory_files(ov_home) == {
+        "preferences/default/2-space_indentation.md": "- No longer prefers 2-space indentation in YAML config files",
+        "preferences/default/yaml_indentation.md": "- Prefers 4-space indentation in YAML config files",
+    }
+
+
 def test_each_worded_line_of_a_model_memory_replaces_only_its_own(ov, ov_home, with_llm):
     for text in ("I live in Berlin", "I work at Acme", "My shell is bash", "I prefer tabs over spaces"):
         assert ov("remember", text).exit_code == 0

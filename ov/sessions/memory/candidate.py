@@ -216,7 +216,11 @@ def worded(candidate: Candidate) -> list[Candidate]:
         located = LOCATION_LEADS if any(lead.startswith(place) for place in LOCATION_LEADS) else ()
         amends = rival_amends(candidate.fields, lead, obj, candidate.source_message_ids) if candidate.memory_type == "preferences" else []
         replaces = (*supersedes(candidate.memory_type, lead, obj), *lesser, *located)
-        out.append(Candidate(candidate.memory_type, fields, list(candidate.source_message_ids), candidate.about, replaces, present=present, amends=amends))
+        subject = candidate.fields.get("subject")
+        marked = re.match(r"(?i)^\s*[-*+]\s+(?:actually|correction)\b", line) is not None
+        rivalry = Rivalry((("subject", subject),), said=lead + obj, marked=marked) if candidate.memory_type == "preferences" and subject else None
+        out.append(Candidate(candidate.memory_type, fields, list(candidate.source_message_ids), candidate.about, replaces, present=present,
+                             amends=amends, rivalry=rivalry))
     return out
 
 

@@ -8,7 +8,7 @@ list of rivals, and its file is named for the old value, which only the stored l
   ends "Prefers 2-space indentation in YAML config files"; "line length 100" ends "line length
   120"): the same thing can have one size at a time, so this holds however it is said;
 - another choice for the same purpose or context ("black for formatting" ends "ruff for
-  formatting"), when the new one is said as a correction ("actually", "now", "instead", ...):
+  formatting", "light roast coffee in the morning" "dark roast coffee in the morning"), when the new one is said as a correction ("actually", "now", "instead", ...):
   unmarked, two likings for the same context may both hold ("tea in the morning", "coffee in
   the morning");
 - a switch from X to Y ("we switched from ruff to black") ends what said to prefer or use X.
@@ -85,6 +85,14 @@ def _words(text: str) -> set[str]:
     return {w.lower() for w in _WORD_RE.findall(text) if w.lower() not in _EMPTY}
 
 
+def _other_choice(new: str, old: str) -> bool:
+    """Whether ``new`` chooses another thing than ``old``: no word in common ("black", "ruff"), or
+    another kind of the same thing ("light roast coffee", "dark roast coffee"); not one saying more
+    or less of it ("pytest fixtures", "pytest"; "black coffee", "coffee")."""
+    a, b = new.lower().split(), old.lower().split()
+    return not (_words(new) & _words(old)) or (len(a) == len(b) and a[-1] == b[-1] and a != b)
+
+
 @dataclass(frozen=True)
 class Rivalry:
     """What a new line rules out among the stored preferences of its folder (``folder_fields``:
@@ -110,7 +118,7 @@ class Rivalry:
         if _NUMBER_RE.sub("#", new.chosen).lower() == _NUMBER_RE.sub("#", old.chosen).lower():
             # the same thing at another size: "4-space indentation", "2-space indentation"
             return new.numbers != old.numbers
-        return self.marked and bool(new.context) and not (_words(new.chosen) & _words(old.chosen))
+        return self.marked and bool(new.context) and _other_choice(new.chosen, old.chosen)
 
     def ending(self, line: str) -> str | list[dict[str, str]]:
         """The content that ends stored ``line``: "No longer prefers ..." for a liking, the removal of an instruction."""
