@@ -430,7 +430,8 @@ def test_extraction_negative(text):
 @pytest.mark.parametrize(
     "verb, past, third",
     [("understood", True, "understood"), ("forgot", True, "forgot"), ("used", True, "used"), ("need", False, "needs"),
-     ("embed", False, "embeds"), ("use", False, "uses"), ("push", False, "pushes")],
+     ("embed", False, "embeds"), ("use", False, "uses"), ("push", False, "pushes"), ("agreed", True, "agreed"),
+     ("guaranteed", True, "guaranteed"), ("proceed", False, "proceeds")],
 )
 def test_a_past_form_is_told_apart_and_left_as_it_is(verb, past, third):
     from ov.sessions.memory import text as tx

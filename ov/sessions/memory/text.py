@@ -68,7 +68,9 @@ _PAST = frozenset(
     "was were had did went made said got took came saw knew thought wrote ran built left bought told found gave began "
     "met lost sent spent kept felt became understood misunderstood forgot forgave stood heard held brought caught taught "
     "fought sought meant sat slept wore chose spoke broke drove ate drank fell grew threw blew drew flew forbade "
-    "hid rode rose sang sank swam swore tore woke won wound".split()
+    "hid rode rose sang sank swam swore tore woke won wound "
+    # past forms of verbs ending in -ee, which the -eed rule ("need", "proceed") would take for present
+    "agreed disagreed freed guaranteed decreed refereed".split()
 )
 # Words that stay as they are after "I": modals and past-tense forms.
 _UNCHANGED = frozenset(("can", "could", "will", "would", "shall", "should", "must", "might", "may")) | _PAST
