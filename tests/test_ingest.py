@@ -67,7 +67,7 @@ def test_add_a_folder_builds_a_tree_with_layers_in_one_commit(ov, ov_home, handb
     assert data["changed"] is True
     skipped = {s["path"]: s["reason"] for s in data["skipped"]}
     assert skipped["logo.png"] == "binary file"
-    assert skipped["scratch/"] == "ignored by .gitignore"
+    assert skipped["scratch/"] == "ignored by git"
     assert len(commits(ov_home)) == max(before, 1) + 1  # init + this add
     listing = ov("ls", "-r", "--simple", "viking://resources/handbook").stdout.splitlines()
     assert "viking://resources/handbook/README.md" in listing

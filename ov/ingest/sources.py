@@ -1,13 +1,16 @@
 """Reading what `ov add-resource` was pointed at: a file, a directory, or an http(s) URL.
 
-Directories are walked in sorted order. ``.gitignore`` files are honoured
-(with dulwich's own gitignore matcher, the same rules git uses), and so are
-``--include`` / ``--exclude`` patterns, which use gitignore syntax too.
+Directories are walked in sorted order. What git ignores is left out (with
+dulwich's own gitignore matcher, the same rules git uses): inside a git work
+tree, its ``.gitignore`` files from the work tree's top down, ``.git/info/exclude``
+and the user's ``core.excludesFile``; elsewhere the ``.gitignore`` files in the
+folder. ``--include`` / ``--exclude`` patterns use gitignore syntax too.
 Version-control folders, generated folders (``__pycache__``, ``node_modules``),
-hidden entries, symbolic links, named pipes, sockets and devices, names that
-are not UTF-8, binary files that no parser reads, and oversized files are
-skipped, each with its reason. Text that is not UTF-8 is not binary: the parser
-marks it failed.
+Python and conda environments, lockfiles, minified bundles and source maps,
+hidden entries (unless an ``--include`` pattern names them), symbolic links,
+named pipes, sockets and devices, names that are not UTF-8, binary files that no
+parser reads, and oversized files are skipped, each with its reason. Text that
+is not UTF-8 is not binary: the parser marks it failed.
 """
 
 from __future__ import annotations
@@ -31,6 +34,19 @@ VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj"})
 # Folders tools fill with what they generate: a folder added outside a git work tree (an installed
 # package, a downloaded project) has no .gitignore to leave them out.
 GENERATED_DIRS = frozenset({"__pycache__", "node_modules"})
+# What makes a folder an installed environment, whatever its name (`venv/`, `env/`, `.tox/py312/`):
+# thousands of files of other people's packages, and Python <= 3.12 writes no .gitignore into one.
+ENVIRONMENT_MARKERS = (("pyvenv.cfg", "Python virtual environment (holds pyvenv.cfg)"), ("conda-meta", "conda environment (holds conda-meta/)"))
+# Files tools write for machines, not people: dependency lockfiles, minified bundles and source
+# maps (hundreds of kilobytes of hashes or one line of code each, that would crowd the index and the
+# summaries). A folder outside git, or a committed dist/, has no .gitignore to leave them out;
+# --include takes them back.
+LOCKFILES = frozenset({
+    "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock",
+    "pnpm-lock.yaml", "bun.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "Podfile.lock",
+    "pubspec.lock", "mix.lock", "flake.lock", "packages.lock.json", "Package.resolved",
+})  # fmt: skip
+MACHINE_SUFFIXES = ((".min.js", "minified bundle"), (".min.css", "minified bundle"), (".map", "source map"))
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
 NOT_UTF8_NAME = "name is not UTF-8"
@@ -95,6 +111,7 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
         # The path is recorded as the source in .sources.json (UTF-8) and printed.
         raise InvalidInput(f"the path {_shown(str(path))} is not UTF-8", hint="rename it, or add a folder above it with a UTF-8 path")
     include_filter, exclude_filter = _patterns(include, "include"), _patterns(exclude, "exclude")
+    hidden_includes = [_segments(item) for item in _pattern_items(include) if _names_hidden(item)]
     if path.is_file():
         collected = Collected(_stem_name(path.name), "file", str(path))
         # A file named on purpose is shown: `.env` kept as `.env` would be stored where ls, grep
@@ -113,7 +130,7 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
-    _walk(collected, path, include_filter, exclude_filter, max_bytes)
+    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")
     return collected
@@ -241,17 +258,15 @@ def _http_hint(status: int) -> str | None:
     return None
 
 
-def _walk(collected: Collected, root: Path, include, exclude, max_bytes: int) -> None:
-    from dulwich.ignore import IgnoreFilterManager  # Deferred: only directory ingest needs it.
-
-    gitignore = IgnoreFilterManager(str(root), [], False)
+def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int) -> None:
+    gitignore = _git_ignores(root)
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
         keep = []
         for name in sorted(dirnames):
             rel = rel_dir + name
-            reason = _skip_dir_reason(root / rel, name, rel, gitignore, exclude)
+            reason = _skip_dir_reason(root / rel, name, rel, gitignore, exclude, hidden_includes)
             if reason:
                 collected.skipped.append(Skipped(_shown(rel) + "/", reason))
             else:
@@ -259,14 +274,65 @@ def _walk(collected: Collected, root: Path, include, exclude, max_bytes: int) ->
         dirnames[:] = keep
         for name in sorted(filenames):
             rel = rel_dir + name
-            reason = _skip_file_reason(root / rel, name, rel, gitignore, include, exclude)
+            reason = _skip_file_reason(root / rel, name, rel, gitignore, include, exclude, hidden_includes)
             if reason:
                 collected.skipped.append(Skipped(_shown(rel), reason))
             else:
-                _add_file(collected, root / rel, rel, max_bytes)
+                # A hidden name an --include took is stored without its dot, as a hidden file named on
+                # its own is: ls, grep and the summaries show it, and `.overview.md` is ov's own.
+                _add_file(collected, root / rel, "/".join(part.lstrip(".") or part for part in rel.split("/")), max_bytes)
 
 
-def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude) -> str | None:
+class _GitIgnores:
+    """What git ignores below an added folder, asked with paths relative to that folder.
+
+    Inside a git work tree these are git's own rules for those paths: the ``.gitignore`` files from
+    the work tree's top down to the folder and below it, ``.git/info/exclude`` and the user's
+    ``core.excludesFile`` (default ``~/.config/git/ignore``); adding ``docs/`` leaves out the
+    ``docs/_build/`` the top's .gitignore names. Outside one, the folder's own ``.gitignore`` files.
+    """
+
+    def __init__(self, manager, prefix: str) -> None:
+        self._manager = manager
+        self._prefix = prefix  # the folder's path in the work tree, "" or ending in "/"
+
+    def is_ignored(self, rel: str) -> bool:
+        return bool(self._manager.is_ignored(self._prefix + rel))
+
+
+def _git_ignores(root: Path) -> _GitIgnores:
+    from dulwich.ignore import IgnoreFilterManager  # Deferred: only directory ingest needs it.
+
+    top = _work_tree_top(Path(os.path.realpath(root)))
+    if top is not None:
+        from dulwich.errors import NotGitRepository
+        from dulwich.repo import Repo
+
+        try:
+            with Repo(str(top)) as repo:
+                manager = IgnoreFilterManager.from_repo(repo)
+        except (NotGitRepository, OSError, ValueError, KeyError):
+            manager = None  # a broken .git: the folder's own .gitignore files, as outside git
+        if manager is not None:
+            prefix = os.path.relpath(os.path.realpath(root), top).replace(os.sep, "/")
+            prefix = "" if prefix == "." else prefix + "/"
+            # A folder git ignores that was named on purpose (`ov add-resource build/docs`) is taken,
+            # as a hidden file named on its own is: the rules below it still apply.
+            if not prefix or not manager.is_ignored(prefix):
+                return _GitIgnores(manager, prefix)
+    return _GitIgnores(IgnoreFilterManager(str(root), [], False), "")
+
+
+def _work_tree_top(folder: Path) -> Path | None:
+    """The top of the git work tree ``folder`` lies in (where ``.git`` is, a folder or, in a linked
+    work tree or a submodule, a file), or None."""
+    for candidate in (folder, *folder.parents):
+        if os.path.lexists(candidate / ".git"):
+            return candidate
+    return None
+
+
+def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude, hidden_includes: list[list[str]]) -> str | None:
     if not _is_utf8(name):
         return NOT_UTF8_NAME
     if name in VCS_DIRS:
@@ -275,16 +341,19 @@ def _skip_dir_reason(path: Path, name: str, rel: str, gitignore, exclude) -> str
         return "generated folder"
     if path.is_symlink():
         return "symbolic link"
-    if name.startswith("."):
+    if name.startswith(".") and not _named_by(hidden_includes, rel):
         return "hidden"
+    for marker, what in ENVIRONMENT_MARKERS:
+        if os.path.lexists(path / marker):
+            return what
     if gitignore.is_ignored(rel + "/"):
-        return "ignored by .gitignore"
+        return "ignored by git"
     if exclude and exclude.is_ignored(rel + "/"):
         return "excluded by --exclude"
     return None
 
 
-def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclude) -> str | None:
+def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclude, hidden_includes: list[list[str]]) -> str | None:
     if not _is_utf8(name):
         return NOT_UTF8_NAME  # it could be neither stored as a URI segment nor printed
     try:
@@ -296,15 +365,60 @@ def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclu
     kind = special_kind(mode)
     if kind:
         return kind  # a named pipe would block the read for ever; git stores none of these
-    if name.startswith("."):
+    if name.startswith(".") and not _named_by(hidden_includes, rel):
         return "hidden"
     if gitignore.is_ignored(rel):
-        return "ignored by .gitignore"
+        return "ignored by git"
     if exclude and exclude.is_ignored(rel):
         return "excluded by --exclude"
-    if include and not include.is_ignored(rel):
-        return "not matched by --include"
+    if include:
+        return None if include.is_ignored(rel) else "not matched by --include"
+    return _machine_file(name)
+
+
+def _machine_file(name: str) -> str | None:
+    """Why a file is for machines, not people (:data:`LOCKFILES`, :data:`MACHINE_SUFFIXES`), or None."""
+    if name in LOCKFILES:
+        return "lockfile (--include takes it)"
+    lowered = name.lower()
+    for suffix, what in MACHINE_SUFFIXES:
+        if lowered.endswith(suffix):
+            return f"{what} (--include takes it)"
     return None
+
+
+def _names_hidden(pattern: str) -> bool:
+    """Whether a gitignore pattern spells a hidden name (a segment starting with a dot)."""
+    return any(part.startswith(".") and part not in (".", "..") for part in pattern.split("/"))
+
+
+def _segments(pattern: str) -> list[str]:
+    """A gitignore pattern's segments from the folder's top: one without a slash but at its end
+    matches at any depth (``**/`` before it)."""
+    body = pattern.rstrip("/")
+    if body.startswith("/"):
+        return body[1:].split("/")
+    return body.split("/") if "/" in body else ["**", body]
+
+
+def _named_by(hidden_includes: list[list[str]], rel: str) -> bool:
+    """Whether an --include pattern names the hidden entry ``rel``, or for a folder a path in it:
+    each hidden name on the way is matched by a segment spelled with its dot (``.github/*/*.yml``
+    takes ``.github/workflows/ci.yml``; ``*.yml`` alone takes no hidden file, as before). Whether a
+    file is then taken is the --include filter's to decide."""
+    from fnmatch import fnmatchcase
+
+    def reach(segments: list[str], parts: list[str]) -> bool:
+        if not parts or not segments:
+            return True  # all the way down, or into a folder the pattern takes whole
+        head, part = segments[0], parts[0]
+        if head == "**":
+            return reach(segments[1:], parts) or (not part.startswith(".") and reach(segments, parts[1:]))
+        explicit = not part.startswith(".") or head.startswith(".")
+        return explicit and fnmatchcase(part, head) and reach(segments[1:], parts[1:])
+
+    parts = rel.split("/")
+    return any(reach(segments, parts) for segments in hidden_includes)
 
 
 def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int, *, standalone: bool = False) -> None:
@@ -347,7 +461,7 @@ def _patterns(patterns: Sequence[str], option: str):
     from dulwich.ignore import IgnoreFilter, Pattern
     from dulwich.wildmatch import MalformedPattern
 
-    items = [p.strip() for value in patterns for p in value.split(",") if p.strip()]
+    items = _pattern_items(patterns)
     for item in items:
         try:
             Pattern(item.encode())
@@ -357,6 +471,10 @@ def _patterns(patterns: Sequence[str], option: str):
                 hint="patterns use gitignore syntax, e.g. '*.md' or 'docs/'; a literal '[' is written '\\['",
             ) from None
     return IgnoreFilter([p.encode() for p in items]) if items else None
+
+
+def _pattern_items(patterns: Sequence[str]) -> list[str]:
+    return [p.strip() for value in patterns for p in value.split(",") if p.strip()]
 
 
 def _stem_name(filename: str) -> str:
