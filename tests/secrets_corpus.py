@@ -507,4 +507,17 @@ ORDINARY: list[tuple[str, object]] = AUDIT_ORDINARY + [
     ("regex", r"PASSWORD_RE = re.compile(r'^(?=.*\d)(?=.*[a-z]).{12,}$')"),
     ("uuid-in-path", "/api/v1/tokens/5f0c6a3e-9b1d-4e2f-8a7c-3d4b5e6f7a8b/revoke"),
     ("hash-sha1-list", "\n".join(f"{i:02d} {h}" for i, h in enumerate(["da39a3ee5e6b4b0d3255bfef95601890afd80709", "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"]))),
+    # Code that reads, validates or describes a secret (an ingest audit of real projects).
+    ("python-form-password", 'password = request.form["password"]\nusername = request.form.get("username", "")'),
+    ("python-token-regex", 'TOKEN_PATTERN = r"[A-Za-z0-9]{32}"\nAPI_KEY_RE = re.compile(r"sk-[A-Za-z0-9]{48}")'),
+    ("python-secret-default", 'SECRET_KEY = os.environ.get("SECRET_KEY", "dev")\nSECRET_KEY = "dev-secret-key-for-tests"'),
+    ("django-form", "password_field = forms.CharField(widget=forms.PasswordInput)"),
+    ("pydantic-field", 'api_key: str = Field(default="", alias="OPENAI_API_KEY")'),
+    ("kwargs-pop", 'self.auth_token = kwargs.pop("auth_token", None)'),
+    ("cache-key-fstring", 'cache_key = f"user:{user_id}:token:{version}"'),
+    ("bcrypt", "password_hash = bcrypt.hashpw(password.encode(), bcrypt.gensalt())"),
+    ("assembly-public-key-token", '<assemblyIdentity name="Microsoft.VC90.CRT" version="9.0.21022.8" publicKeyToken="1fc8b3b9a1e18e3b"/>'),
+    ("ssh-key-fingerprint", 'ssh_key_fingerprint = "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"'),
+    ("secret-manager-path", 'secret_version = "projects/my-project/secrets/db-password/versions/latest"'),
+    ("placeholders-in-docs", "DB_PASSWORD=changeme\nDB_PASSWORD=<password>\nDB_PASSWORD=${DB_PASSWORD}\nPASSWORD=xxx\nPASSWORD=your-password-here"),
 ]

@@ -1518,3 +1518,22 @@ def test_a_folder_added_again_by_another_spelling_of_its_path_is_the_same_source
     result = ov("add-resource", str(docs), "--json")
     assert result.exit_code == 0, result.stderr
     assert result.json["result"]["updated"] == ["viking://resources/docs/a.md"]
+
+
+def test_a_random_looking_password_assignment_is_redacted_in_any_file(ov, ov_home, tmp_path):
+    # (found by an ingest audit: only settings-file names got the assignment rule, and the README's
+    # line became the folder's L0)
+    project = tmp_path / "proj"
+    project.mkdir()
+    secrets = "DB_PASSWORD=Xk9mPq2vLr8sTw4zQ\nAPI_SECRET=9f8e7d6c5b4a39281706f5e4d3c2b1a0\n"
+    (project / "secrets.txt").write_text(secrets)
+    (project / "env.local").write_text(secrets)
+    (project / "deploy.sh").write_text("#!/bin/sh\nexport DB_PASSWORD=Xk9mPq2vLr8sTw4zQ\n./run\n")
+    (project / "README.md").write_text("# Deploy\n\nUse `export DB_PASSWORD=Xk9mPq2vLr8sTw4zQ` then run.\n")
+    (project / "app.py").write_text('password = request.form["password"]\nEXAMPLE_PASSWORD = "hunter2"\n')
+    data = ov("add-resource", str(project), "--json").json["result"]
+    assert data["redacted"] == 6, data
+    files = [p for p in (ov_home / "accounts").rglob("*") if p.is_file() and ".git" not in p.parts]
+    assert not [p for p in files if "Xk9mPq2vLr8sTw4zQ" in p.read_text(errors="replace") or "9f8e7d6c5b4a39281706f5e4d3c2b1a0" in p.read_text(errors="replace")]
+    assert ov("read", "viking://resources/proj/README.md").stdout.endswith("Use `export DB_PASSWORD=[REDACTED:assigned_secret]` then run.\n")
+    assert ov("read", "viking://resources/proj/app.py").stdout == 'password = request.form["password"]\nEXAMPLE_PASSWORD = "hunter2"\n'

@@ -343,6 +343,48 @@ def test_ordinary_text_survives(text: str):
     assert redact(text) == (text, 0)
 
 
+# Documents and code (an ingested resource that is not a settings file): an assignment or a flag
+# is a secret when its name says so and its value is shaped like a generated secret.
+BY_SHAPE_SECRETS = [
+    ("env-line", "DB_PASSWORD=Xk9mPq2vLr8sTw4zQ\nAPI_SECRET=9f8e7d6c5b4a39281706f5e4d3c2b1a0\n", 2),
+    ("shell-export", "#!/bin/sh\nexport DB_PASSWORD=Xk9mPq2vLr8sTw4zQ\n./run.sh\n", 1),
+    ("readme-code-span", "Use `export DB_PASSWORD=Xk9mPq2vLr8sTw4zQ` then run.", 1),
+    ("django-settings", 'SECRET_KEY = "django-insecure-8f7s6d5f4g3h2j1k0l9z"', 1),
+    ("python-literal", "client_secret = 'q8Zr2LmT5vXw9KpB3nYc'", 1),
+    ("yaml-in-markdown", "```yaml\ndb:\n  password: Tq8vR2mZ4xW9kL3p\n```", 1),
+    ("cli-flag", "mytool deploy --api-token Zr2q8LmT5vXw9KpB3n", 1),
+    ("weak-name-random-value", "STRIPE_KEY=rk9Xm2Pq8vLr4sTw7zQa", 1),
+]
+
+
+@pytest.mark.parametrize(("text", "count"), [c[1:] for c in BY_SHAPE_SECRETS], ids=[c[0] for c in BY_SHAPE_SECRETS])
+def test_a_random_looking_assignment_is_a_secret_in_documents_and_code(text: str, count: int):
+    out, found = redact(text, by_shape_only=True)
+    assert found == count and out.count("[REDACTED:assigned_secret]") == count, out
+    assert redact(out, by_shape_only=True) == (out, 0)
+
+
+# Lines that the full rules take for secrets (said in a chat, `password = "hunter2"` is one) but
+# that documents and code hold as examples, test data, class names and patterns.
+BY_SHAPE_KEPT = [
+    ("example-password", 'password = "hunter2"'),
+    ("test-token", 'token = "abc123def456"'),
+    ("uuid-token", 'session_token = "123e4567-e89b-12d3-a456-426614174000"'),
+    ("test-login", 'client.post("/login", data={"username": "alice", "password": "Passw0rd!"})'),
+    ("class-with-digit", "self.token_mixer = Sam3LiteTextRepMixer(config)\nself.token_norm = EsmFold2LayerNorm(config.hidden_size)"),
+    ("class-name-value", "token_cls = Sam3LiteTextModel2"),
+    ("key-id-pattern", 'ACCESS_KEY_ID_PATTERN = "AKIA[0-9A-Z]{16}"'),
+    ("image-token", 'image_token="<|image|>"'),
+    ("env-example", "DB_PASSWORD=hunter2\nAPI_KEY=test-key-123\nSECRET=s3cret!"),
+    ("flag-word", "mytool --password-file ~/.config/pw --token gh-token-name"),
+]
+
+
+@pytest.mark.parametrize("text", [c[1] for c in BY_SHAPE_KEPT + NEGATIVE], ids=[c[0] for c in BY_SHAPE_KEPT + NEGATIVE])
+def test_examples_and_code_survive_in_documents_and_code(text: str):
+    assert redact(text, by_shape_only=True) == (text, 0)
+
+
 def test_private_key_block_inside_other_text():
     block = private_key("OPENSSH ")
     text = f"I found this in ~/.ssh:\n\n```\n{block}\n```\n\nShould I rotate it?"
@@ -532,6 +574,8 @@ def test_corpus_secrets_are_caught_and_ordinary_texts_survive():
         out, count = redact_value(value)
         if (out, count) != (value, 0):
             altered.append(f"{name}: {_as_text(out)[:160]!r}")
+        if isinstance(value, str) and redact(value, by_shape_only=True) != (value, 0):
+            altered.append(f"{name} (as a document)")
     report = f"{len(SECRETS) - len(missed)}/{len(SECRETS)} secrets caught, {len(altered)}/{len(ORDINARY)} ordinary texts altered"
     assert not missed and not altered, report + "\nmissed:\n  " + "\n  ".join(missed) + "\naltered:\n  " + "\n  ".join(altered)
 

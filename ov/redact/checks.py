@@ -20,11 +20,13 @@ __all__ = [
     "MARKER",
     "QUOTE_GROUPS",
     "check_assignment",
+    "check_assignment_by_shape",
     "check_aws_secret",
     "check_cli_password",
     "check_credential",
     "check_discord",
     "check_flag",
+    "check_flag_by_shape",
     "check_netrc",
     "check_prose",
     "check_sas_signature",
@@ -140,9 +142,13 @@ _METADATA_WORD = LazyPattern(
     | user|username|login|email|arn|str|string|time|date|at|begin|end|start|eof|open|close
     | backend|manager|cache|dict|map|obj|object|handler|class|model|schema|table|column|scope
     | scopes|status|state|info|config|settings|options|role|roles|cost|price|rate|seconds|ms|usage
-    | attr|attribute|form|owner|source|audience|issuer
+    | attr|attribute|form|owner|source|audience|issuer|fingerprint|thumbprint
     )$"""
 )
+
+
+# What is public by name: a .NET assembly's publicKeyToken, a VAPID public_key.
+_PUBLIC = LazyPattern(r"(?:^|_)public(?:$|_)")
 
 
 def _words(name: str) -> str:
@@ -157,7 +163,7 @@ def _name_strength(name: str) -> int:
     # `self.token`, `config.password`: the attribute names the value, its owner does not.
     name = name.rsplit(".", 1)[-1]
     words = _words(name)
-    if not words or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words):
+    if not words or _METADATA_WORD.search(words) or _LANGUAGE_TOKEN.search(words) or _PUBLIC.search(words):
         return _NOT_SECRET
     if _SECRET_WORD.search(words) or (_PASS_WORD.search(words) and not _PASS_NOT_SECRET.search(words)):
         return _STRONG
@@ -365,6 +371,27 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
     )
 
 
+# One token of a secret's characters: no call, subscript, quote or space (`Norm(size)`, `a[0]`).
+_SECRET_TOKEN = LazyPattern(r"[^\s()\[\]{}<>\"'`,;]+")
+_CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
+
+
+def _random_token(value: str) -> bool:
+    """Shaped like a generated secret: one token with a random-looking run (:func:`_has_random_part`)
+    that is not mostly words, as a class name with a digit in it is (`Sam3LiteTextRepMixer`)."""
+    if not _SECRET_TOKEN.fullmatch(value) or not _has_random_part(value):
+        return False
+    return sum(len(word) for word in _CAPITALISED_WORD.findall(value)) < len(value) / 2
+
+
+def check_assignment_by_shape(m: re.Match[str], start: int, end: int) -> bool:
+    """An assignment in a document or code rather than a settings file: a secret only when its value
+    is shaped like a generated one too (:func:`_random_token`), which no example (`password="hunter2"`),
+    placeholder (`changeme`, `<password>`, `${VAR}`), regex (`r"[A-Za-z0-9]{32}"`) or expression
+    (`request.form["password"]`, `Norm3d(size)`) is."""
+    return _random_token(m.string[start:end]) and check_assignment(m, start, end)
+
+
 _ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
 # What may come before a YAML key or a header name on its line: indentation, a list marker, a
 # comment marker (a commented-out setting), an opening quote.
@@ -518,6 +545,11 @@ def check_discord(m: re.Match[str], start: int, end: int) -> bool:
     except (binascii.Error, ValueError):
         return False
     return user_id.isdigit() and 17 <= len(user_id) <= 20
+
+
+def check_flag_by_shape(m: re.Match[str], start: int, end: int) -> bool:
+    """`--password Xk9mPq2vLr8sTw4zQ` in a document or code: as :func:`check_assignment_by_shape`."""
+    return _random_token(m.string[start:end]) and check_flag(m, start, end)
 
 
 def check_flag(m: re.Match[str], start: int, end: int) -> bool:

@@ -45,7 +45,7 @@ def _in_marker(text: str, start: int, end: int) -> bool:
     return opened != -1 and "]" not in before[opened:]
 
 
-def _apply(rule: Rule, text: str) -> tuple[str, int]:
+def _apply(rule: Rule, text: str, check) -> tuple[str, int]:
     groups = _secret_groups(rule.pattern)
     marker = _marker(rule.name)
     has_markers = MARKER in text
@@ -60,7 +60,7 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
             if m.start(group) != -1:
                 start, end = m.span(group)
                 break
-        if (has_markers and _in_marker(text, start, end)) or (rule.check is not None and not rule.check(m, start, end)):
+        if (has_markers and _in_marker(text, start, end)) or (check is not None and not check(m, start, end)):
             # Not re.sub: a rejected match may hold a secret of its own, as in
             # `"command": "TOKEN=abc123 ./run.sh"`, so the search resumes inside it.
             pos = max(start, m.start() + 1)
@@ -79,17 +79,21 @@ def _apply(rule: Rule, text: str) -> tuple[str, int]:
 
 def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
     """``text`` with every recognised secret replaced by ``[REDACTED:<rule>]``, and how many.
-    ``by_shape_only``: leave out the rules that judge a value by its context (:data:`CONTEXTUAL`)."""
+    ``by_shape_only``: hold the rules that judge a value by its context (:data:`CONTEXTUAL`) to
+    their ``by_shape`` checks, or leave them out (documents and code, not settings files)."""
     if not text:
         return text, 0
     # Lowered once: redaction only removes hints (markers are never matched again).
     lowered = text.lower()
     total = 0
     for rule in RULES:
+        check = rule.check
         if by_shape_only and rule.name in CONTEXTUAL:
-            continue
+            if rule.by_shape is None:
+                continue
+            check = rule.by_shape
         if any(hint in lowered for hint in rule.hints):
-            text, count = _apply(rule, text)
+            text, count = _apply(rule, text, check)
             total += count
     return text, total
 

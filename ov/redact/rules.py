@@ -113,11 +113,13 @@ from typing import Callable, NamedTuple
 
 from ov.redact.checks import (
     check_assignment,
+    check_assignment_by_shape,
     check_aws_secret,
     check_cli_password,
     check_credential,
     check_discord,
     check_flag,
+    check_flag_by_shape,
     check_netrc,
     check_prose,
     check_sas_signature,
@@ -140,6 +142,9 @@ class Rule(NamedTuple):
     hints: tuple[str, ...]
     # Given the match and the span about to be replaced; False keeps the text.
     check: Callable[[re.Match[str], int, int], bool] | None = None
+    # A rule of CONTEXTUAL applies to documents and code (redact's by_shape_only) with this check
+    # instead, or not at all when there is none.
+    by_shape: Callable[[re.Match[str], int, int], bool] | None = None
 
 
 # A marker must never be matched again, or redaction would not be idempotent.
@@ -432,6 +437,7 @@ RULES: tuple[Rule, ...] = (
         ),
         ("secret", "pass", "pw", "cred", "token", "auth", "key"),
         check_assignment,
+        check_assignment_by_shape,
     ),
     Rule(
         "assigned_secret",
@@ -451,12 +457,14 @@ RULES: tuple[Rule, ...] = (
         ),
         ("secret", "pass", "pw", "cred", "token", "auth", "key"),
         check_assignment,
+        check_assignment_by_shape,
     ),
     Rule(
         "assigned_secret",
         LazyPattern(r"--(?<![\w-]--)(?P<name>[A-Za-z][\w-]{0,60}+)[ \t]+(?:(?P<secret>" + _UNQUOTED + r")|" + _QUOTED + r")"),
         ("--",),
         check_flag,
+        check_flag_by_shape,
     ),
     Rule("pin", LazyPattern(PIN_STATED), ("pin",)),
     Rule(
@@ -484,5 +492,7 @@ RULES: tuple[Rule, ...] = (
 # rather than by its own shape. Right for what an agent and a user say, where a password is as
 # often typed as pasted; in documents and source code they also take example values, placeholders
 # and sample prompts (`image_token="<|image|>"`, "a new classification token to GPT-2"), so
-# ingested resources other than config files are redacted without them.
+# ingested resources other than config files are redacted without them, but for an assignment or a
+# flag whose value is random-looking besides (a rule's ``by_shape`` check): `DB_PASSWORD=Xk9mPq2vLr8sTw4zQ`
+# in a README, a secrets.txt or a script's `export` is a password wherever it stands.
 CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "cli_password", "user_password", "pin"})
