@@ -141,3 +141,40 @@ def test_an_include_that_names_a_hidden_path_takes_it(ov, ov_home, tmp_path):
     reasons = skipped(data)
     assert reasons[".github/CODEOWNERS"] == "not matched by --include"
     assert reasons[".venv/"] == reasons[".env"] == "hidden", "a pattern that does not spell the dot takes no hidden path"
+
+
+def test_a_python_file_is_read_in_the_encoding_it_declares(ov, ov_home, tmp_path):
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "cp_1251_coded.py").write_bytes('#!/usr/bin/python\n# -*- coding: cp1251 -*-\n"""Привет, мир."""\nX = "Ђ"\n'.encode("cp1251"))
+    (project / "menu.py").write_bytes('# vim: set fileencoding=latin-1 :\n"""Café menu prices."""\n\nPRICE = 3\n'.encode("latin-1"))
+    (project / "wrong.py").write_bytes('# -*- coding: ascii -*-\n"""Café."""\n'.encode("latin-1"))
+    (project / "notes.txt").write_bytes("Café\n".encode("latin-1"))  # no declaration: still not UTF-8 text
+    data = ov("add-resource", str(project), "--json").json["result"]
+    root = ov_home / "accounts/default/resources/proj"
+    # Stored as UTF-8, its declaration saying so, so that Python reads the stored copy as it did the file.
+    assert (root / "cp_1251_coded.py").read_text() == '#!/usr/bin/python\n# -*- coding: utf-8 -*-\n"""Привет, мир."""\nX = "Ђ"\n'
+    assert (root / "menu.py").read_text() == '# vim: set fileencoding=utf-8 :\n"""Café menu prices."""\n\nPRICE = 3\n'
+    failed = {s["path"]: s["reason"] for s in data["skipped"] if s["failed"]}
+    assert set(failed) == {"wrong.py", "notes.txt"} and all(r.startswith("not UTF-8 text") for r in failed.values())
+    assert "Café menu prices." in ov("abstract", "viking://resources/proj").stdout + ov("overview", "viking://resources/proj").stdout
+
+
+def test_names_in_two_cases_are_stored_with_a_warning(ov, ov_home, tmp_path):
+    project = tmp_path / "proj"
+    (project / "Docs").mkdir(parents=True)
+    (project / "docs").mkdir()
+    (project / "README.md").write_text("# Upper\n")
+    (project / "readme.md").write_text("# lower\n")
+    (project / "Docs/a.md").write_text("# A\n")
+    (project / "docs/b.md").write_text("# B\n")
+    (project / "notes.md").write_text("# Notes\n")
+    out = ov("add-resource", str(project))
+    assert out.exit_code == 0
+    assert "warning: added 'Docs' and 'docs', one name in two cases (one file on macOS and Windows)" in out.stderr
+    assert "warning: added 'README.md' and 'readme.md', one name in two cases" in out.stderr
+    assert stored(ov_home, "proj") == {"README.md", "readme.md", "Docs/a.md", "docs/b.md", "notes.md"}
+    assert ov("add-resource", str(project), "--json").json["result"]["warnings"] == [
+        "added 'Docs' and 'docs', one name in two cases (one file on macOS and Windows)",
+        "added 'README.md' and 'readme.md', one name in two cases (one file on macOS and Windows)",
+    ]

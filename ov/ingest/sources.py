@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -50,6 +51,9 @@ MACHINE_SUFFIXES = ((".min.js", "minified bundle"), (".min.css", "minified bundl
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
 NOT_UTF8_NAME = "name is not UTF-8"
+PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
+# PEP 263's declaration (the regular expression the PEP gives).
+_CODING_LINE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
 class FetchError(OvError):
@@ -442,6 +446,8 @@ def _add_file(collected: Collected, path: Path, rel: str, max_bytes: int, *, sta
     if len(data) > max_bytes:  # it grew while being read
         collected.skipped.append(Skipped(rel, f"larger than {max_bytes} bytes"))
         return
+    if path.suffix.lower() in PYTHON_SUFFIXES:
+        data = python_as_utf8(data)
     # Text that is not UTF-8 goes on to the parser, which marks it failed (--strict stops on it):
     # called "binary file" when the odd byte sat near the top, a Latin-1 note was dropped unseen.
     if path.suffix.lower() not in PARSEABLE_BINARY and binary_data(data):
@@ -471,6 +477,38 @@ def _patterns(patterns: Sequence[str], option: str):
                 hint="patterns use gitignore syntax, e.g. '*.md' or 'docs/'; a literal '[' is written '\\['",
             ) from None
     return IgnoreFilter([p.encode() for p in items]) if items else None
+
+
+def python_as_utf8(data: bytes) -> bytes:
+    """A Python source that is not UTF-8 but says how to read it (PEP 263: ``# -*- coding: cp1251 -*-``
+    on its first or second line), as UTF-8, the declaration saying so; other data as it is.
+
+    The encoding is found as Python finds it (:func:`tokenize.detect_encoding`), so what Python
+    would run is what is stored; a file its declaration does not decode is left for the parser to
+    mark failed, as any text that is not UTF-8."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        pass
+    import io  # Deferred, as tokenize: only a source that is not UTF-8 needs them.
+    import tokenize
+
+    try:
+        encoding, _lines = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except (SyntaxError, LookupError, UnicodeDecodeError):  # an unknown encoding, or bytes it does not hold
+        return data
+    if encoding in ("utf-8", "utf-8-sig"):
+        return data  # not reached for valid UTF-8; the parser reports the bad byte
+    lines = text.split("\n", 2)
+    for i in range(min(2, len(lines))):
+        match = _CODING_LINE.match(lines[i])
+        if match:
+            # Stored as UTF-8, it would be misread by the declaration it came with.
+            lines[i] = lines[i][: match.start(1)] + "utf-8" + lines[i][match.end(1) :]
+            break
+    return "\n".join(lines).encode("utf-8")
 
 
 def _pattern_items(patterns: Sequence[str]) -> list[str]:
