@@ -31,7 +31,7 @@ from ov.names import is_git_name
 from ov.progress import Progress
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
-from ov.uri import VikingURI, is_stored_segment, join_new, segment_name
+from ov.uri import CASE_TWINS, VikingURI, is_stored_segment, join_new, path_twins, segment_name
 
 MANIFEST = sidecar.MANIFEST
 MANIFEST_VERSION = 1
@@ -125,6 +125,9 @@ def add_resource(
         result.redacted += found
     result.bytes_read = sum(len(f.data) for f in collected.files)
     files, provenance = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
+    # Stored as they are (Linux keeps both), but a teammate on macOS or Windows who pulls the store
+    # keeps one: said as a pull says it.
+    result.warnings += [f"added {quote(first)} and {quote(second)}, {why}" for first, second, why in path_twins(sorted(files)) if why == CASE_TWINS]
     if strict and any(s.failed for s in result.skipped):
         failures = "; ".join(f"{s.path}: {s.reason}" for s in result.skipped if s.failed)
         raise InvalidInput(f"--strict: {failures}", hint="fix or exclude these files, or drop --strict to skip them")
