@@ -21,7 +21,7 @@ def add_resource(
     source: Annotated[str, typer.Argument(help="A file, a directory, or an http(s) URL.", show_default=False)],
     to: Annotated[str | None, typer.Option("--to", help="Exact target URI; it must not exist.")] = None,
     parent: Annotated[str | None, typer.Option("--parent", help="Add inside this existing directory.")] = None,
-    include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate).")] = None,
+    include: Annotated[list[str] | None, typer.Option("--include", help="Only files matching these gitignore-style patterns (repeat or comma-separate); they also take lockfiles, minified bundles and hidden paths they name with the dot.")] = None,
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why this source matters; kept as its description (L0).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Abort with no commit if any file fails to parse or read.")] = False,
