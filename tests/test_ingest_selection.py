@@ -178,3 +178,17 @@ def test_names_in_two_cases_are_stored_with_a_warning(ov, ov_home, tmp_path):
         "added 'Docs' and 'docs', one name in two cases (one file on macOS and Windows)",
         "added 'README.md' and 'readme.md', one name in two cases (one file on macOS and Windows)",
     ]
+
+
+def test_a_skill_keeps_its_lockfiles_and_bundles(ov, tmp_path):
+    # A skill's scripts run with them; an environment in it is still left out.
+    folder = tmp_path / "fill"
+    (folder / "scripts/venv").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: fill\ndescription: Fill in PDF forms when asked to complete one.\n---\n")
+    (folder / "scripts/package-lock.json").write_text("{}\n")
+    (folder / "scripts/fill.min.js").write_text("var a=1;\n")
+    (folder / "scripts/venv/pyvenv.cfg").write_text("home = /usr/bin\n")
+    data = ov("add-skill", str(folder), "--json").json["result"]
+    assert ov("read", "viking://agent/skills/fill/scripts/fill.min.js").stdout == "var a=1;\n"
+    assert ov("read", "viking://agent/skills/fill/scripts/package-lock.json").exit_code == 0
+    assert skipped(data) == {"scripts/venv/": "Python virtual environment (holds pyvenv.cfg)"}

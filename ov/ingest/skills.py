@@ -68,7 +68,8 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
     meta = parse_skill(skill_md.read_bytes(), str(skill_md))
     name, description = meta["name"], meta["description"]
     if source.is_dir():
-        collected = collect_path(folder, max_bytes=store.config.ingest.max_source_bytes)
+        # Lockfiles and bundles kept: a skill's scripts run with them.
+        collected = collect_path(folder, max_bytes=store.config.ingest.max_source_bytes, machine_files=True)
         layout = Layout()
         files = {layout.claim(f.relpath): f.data for f in collected.files}
         skipped = collected.skipped

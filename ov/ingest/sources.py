@@ -101,7 +101,11 @@ def local_source(path: str | os.PathLike) -> str:
     return os.path.realpath(path)
 
 
-def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int) -> Collected:
+def collect_path(
+    path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int, machine_files: bool = False
+) -> Collected:
+    """What a local file or folder holds. ``machine_files`` keeps lockfiles, minified bundles and
+    source maps (:data:`LOCKFILES`, :data:`MACHINE_SUFFIXES`): a skill's scripts run with them."""
     if not os.path.lexists(path):
         raise InvalidInput(f"{_shown(str(path))} does not exist", hint="give a file, a directory or an http(s) URL")
     given = path.absolute()
@@ -134,7 +138,7 @@ def collect_path(path: Path, *, include: Sequence[str] = (), exclude: Sequence[s
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
-    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes)
+    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")
     return collected
@@ -262,7 +266,7 @@ def _http_hint(status: int) -> str | None:
     return None
 
 
-def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int) -> None:
+def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int, machine_files: bool) -> None:
     gitignore = _git_ignores(root)
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
@@ -279,6 +283,8 @@ def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: l
         for name in sorted(filenames):
             rel = rel_dir + name
             reason = _skip_file_reason(root / rel, name, rel, gitignore, include, exclude, hidden_includes)
+            if reason is None and not machine_files and not include:
+                reason = _machine_file(name)
             if reason:
                 collected.skipped.append(Skipped(_shown(rel), reason))
             else:
@@ -375,9 +381,9 @@ def _skip_file_reason(path: Path, name: str, rel: str, gitignore, include, exclu
         return "ignored by git"
     if exclude and exclude.is_ignored(rel):
         return "excluded by --exclude"
-    if include:
-        return None if include.is_ignored(rel) else "not matched by --include"
-    return _machine_file(name)
+    if include and not include.is_ignored(rel):
+        return "not matched by --include"
+    return None
 
 
 def _machine_file(name: str) -> str | None:
