@@ -119,10 +119,25 @@ def test_the_topic_of_the_conversation_cannot_make_a_prompt_relevant(handbook):
     # after a question about API keys found the keys again, at the question's relevance.
     say(handbook, "s1", ("user", "Where are the API keys kept and how are they rotated?"))
     within = SearchOptions(session_id="s1", min_score=0.6)
-    assert uris(search(handbook, "merci beaucoup", SearchOptions(session_id="s1")).hits)[:1] == ["viking://resources/security/keys.md"]
-    assert search(handbook, "merci beaucoup", within).hits == []
+    assert uris(search(handbook, "merci !", SearchOptions(session_id="s1")).hits)[:1] == ["viking://resources/security/keys.md"]
+    assert search(handbook, "merci !", within).hits == []
     # A follow-up whose own words find something still gets the conversation's topic in its ranking.
     assert uris(search(handbook, "and how often do we change them? every 90 days?", within).hits)[:1] == ["viking://resources/security/keys.md"]
+
+
+def test_a_question_in_words_of_its_own_does_not_take_the_last_topic(handbook):
+    # An audit: "where is the staging server?" right after a question about snippets.py got the
+    # snippets overview; the conversation's words ranked the old answer above the new one.
+    put(handbook, {"viking://resources/staging.md": "# Staging\n\nThe staging server is staging.internal:8443; deploy there first.\n"})
+    say(handbook, "s1", ("user", "Where are the API keys kept and how are they rotated?"), ("assistant", "In the vault."))
+    for question in ("where is the staging server?", "which host runs staging deploys", "Is there a staging server?"):
+        plan = plan_query(handbook, question, session_context(handbook, "s1"))
+        assert [q.query for q in plan.queries] == [" ".join(question.split())], question
+        found = uris(search(handbook, question, SearchOptions(session_id="s1")).hits)
+        assert found[0] == "viking://resources/staging.md" and not any("security" in uri for uri in found), question
+    # A follow-up leaning on the conversation still takes its topic: a pronoun, a continuation, too few words.
+    for follow_up in ("and how often do we change them?", "what about the deadline?", "why?", "is that documented anywhere?"):
+        assert len(plan_query(handbook, follow_up, session_context(handbook, "s1")).queries) == 2, follow_up
 
 
 # A file whose first lines hold the words of a vague prompt and whose later line answers the

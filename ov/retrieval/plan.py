@@ -8,8 +8,11 @@ too (or the call itself fails) the deterministic plan is used and says why. Toke
 are recorded in the usage log (``ov usage``) as ``query_plan``.
 
 Without a model the plan is deterministic: the query as given and, in a session,
-the query joined with the topic words of the last user messages, so that a
-follow-up ("and how do I rotate them?") still finds what the conversation is about.
+when the query leans on the conversation, the query joined with the topic words of
+the last user messages, so that a follow-up ("and how do I rotate them?") still finds
+what the conversation is about. A query that stands on its own words ("where is the
+staging server?") does not take them: after a change of topic they filled its block
+with the previous question's answer.
 """
 
 from __future__ import annotations
@@ -42,6 +45,14 @@ SUMMARY_CHARS = 4000
 # The deterministic follow-up query: topic words of the last few user messages.
 TOPIC_MESSAGES = 3
 TOPIC_WORDS = 8
+# A query with this many topic words of its own, and nothing that points back into the conversation,
+# stands on its own (:func:`leans_on_conversation`).
+OWN_TOPIC_WORDS = 2
+# Words that point back at what the conversation named: a query holding one is a follow-up ("and
+# how do I rotate them?", "is that in the config?"). "there" is left out: "is there a ..." names nothing.
+_POINTERS = frozenset("it its they them their theirs this that these those he him his she her one ones same former latter".split())
+# Openings that continue the last question ("and ...", "what about the tests?", "also ...").
+_CONTINUES = LazyPattern(r"^\W*(?:and|also|but|or|so|then|plus|what\s+about|how\s+about|same\s+for|and\s+for)\b", re.IGNORECASE)
 CUT_MARK = " [...]"
 
 _PLURALS = {"memories": "memory", "resources": "resource", "skills": "skill"}
@@ -168,11 +179,23 @@ def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: s
     query = " ".join(focus(query).split())
     queries = [TypedQuery(query, None, "the query as given", 1)]
     reasoning = (f"{why}; " if why else "") + "deterministic plan: the query as given"
-    words = topic_words(query, messages or [])
+    words = topic_words(query, messages or []) if leans_on_conversation(query) else []
     if words:
         queries.append(TypedQuery(f"{query} {' '.join(words)}", None, "the query in the context of the conversation", 2))
         reasoning += f", and the query with the topic of the last user messages ({', '.join(words)})"
     return QueryPlan(reasoning, queries, "deterministic")
+
+
+def leans_on_conversation(query: str) -> bool:
+    """Whether ``query`` needs the conversation to be understood: it has fewer than
+    :data:`OWN_TOPIC_WORDS` topic words of its own ("why?", "and the tests?"), points back with a
+    pronoun ("how do I rotate them?", "is that in the config?"), or continues the last question
+    ("what about staging?"). A question in words of its own ("where is the staging server?") is
+    searched as it is: the conversation's last topic would rank its answer below the old one."""
+    words = _WORD_RE.findall(query.lower())
+    if _CONTINUES.search(query) or any(w in _POINTERS for w in words):
+        return True
+    return len(_words(query)) < OWN_TOPIC_WORDS
 
 
 def topic_words(query: str, messages: list[dict]) -> list[str]:
