@@ -50,7 +50,9 @@ TOPIC_WORDS = 8
 OWN_TOPIC_WORDS = 2
 # Words that point back at what the conversation named: a query holding one is a follow-up ("and
 # how do I rotate them?", "is that in the config?"). "there" is left out: "is there a ..." names nothing.
-_POINTERS = frozenset("it its they them their theirs this that these those he him his she her one ones same former latter".split())
+_POINTERS = frozenset(
+    ("it", "its", "they", "them", "their", "theirs", "this", "that", "these", "those", "he", "him", "his", "she", "her", "one", "ones", "same", "former", "latter")
+)
 # Openings that continue the last question ("and ...", "what about the tests?", "also ...").
 _CONTINUES = LazyPattern(r"^\W*(?:and|also|but|or|so|then|plus|what\s+about|how\s+about|same\s+for|and\s+for)\b", re.IGNORECASE)
 CUT_MARK = " [...]"
