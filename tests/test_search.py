@@ -631,6 +631,72 @@ def test_a_question_its_session_summary_repeats_never_takes_the_budget_of_the_an
     assert any(e.message_id == "other-0" for e in block.entries)
 
 
+def test_messages_that_say_nothing_are_no_evidence(store):
+    # An audit: "thanks", "[tool shell pending]" and "[tool apply_patch completed] Success." were
+    # injected as evidence at 0.66, found by the words of the messages around them.
+    from ov.sessions.messages import says_nothing
+
+    def tool(name, status, output=None):
+        return {"type": "tool", "tool_name": name, "tool_status": status, **({"tool_output": output} if output else {})}
+    session.add_messages(
+        store,
+        "s1",
+        [
+            {"id": "m0", "role": "user", "text": "the hooks log grows forever; rotate it at 5 MB and keep 3 old files"},
+            {"id": "m1", "role": "assistant", "parts": [tool("shell", "pending")]},
+            {"id": "m2", "role": "tool", "parts": [tool("apply_patch", "completed", "Success.")]},
+            {"id": "m3", "role": "assistant", "text": "Added rotation to hooklog.py: at 5 MB the log moves to hooks.jsonl.1"},
+            {"id": "m4", "role": "user", "text": "thanks"},
+            {"id": "m5", "role": "assistant", "text": "You're welcome!"},
+        ],
+    )
+    found = search(store, "how do we rotate the hooks log?").hits
+    assert {h.message_id for h in found} == {"m0", "m3"}
+    # Sentences written after the rule: acknowledgements and bare statuses say nothing; a tool's
+    # output, a number or a word of the work does.
+    for empty in ("Great, that looks good!", "ok, go ahead please", "[tool Bash failed]", "Sounds good, will do.", "Yep, done."):
+        assert says_nothing(empty), empty
+    for full in ("[tool Bash completed] 2 files reformatted", "ok, use port 8443", "thanks, the deploy works now", "No, keep black"):
+        assert not says_nothing(full), full
+
+
+def test_a_session_summary_in_the_block_takes_few_of_its_messages_and_none_it_quotes(store):
+    from ov.retrieval.context import MESSAGES_BESIDE_SUMMARY
+    from ov.sessions.commit import commit_session
+
+    decision = "let's rotate the hooks log at 5 MB and keep 3 old files, we decided that in standup"
+    say(
+        store,
+        "old",
+        ("user", "the hooks log at logs/hooks.jsonl grows forever, how big does the hooks log get?"),
+        ("assistant", "The hooks log appends one JSON line per hook run and never rotates; a busy week of the hooks log is a few MB."),
+        ("user", decision),
+        ("assistant", "Rotation of the hooks log added: at 5 MB the hooks log moves to hooks.jsonl.1, up to .3."),
+        ("user", "and the hooks log rotation needs a test too"),
+        ("assistant", "Added a test for the hooks log rotation at 5 MB."),
+    )
+    assert commit_session(store, "old").status == "committed"
+    block = search(store, "what did we decide about rotating the hooks log?", SearchOptions(mode="context", budget=2000)).context
+    summary = [e for e in block.entries if not e.message_id]
+    messages = [e for e in block.entries if e.message_id]
+    assert summary and summary[0].tier == "overview" and decision in summary[0].text
+    assert len(messages) <= MESSAGES_BESIDE_SUMMARY and block.stats["beside_summary"] >= 1
+    assert not [e for e in messages if decision in e.text]  # the overview quotes it word for word
+
+
+def test_a_context_block_dates_memories_and_messages(store):
+    # An audit: a memory and a correction said in a later session came undated, and the agent could
+    # not tell which was newer. A file's time (its ingest or checkout) says nothing of that: none.
+    memory = '- The staging server is staging.internal:8443\n\n<!-- MEMORY_FIELDS\n{"created_at": "2026-11-02T08:00:00Z", "updated_at": "2026-11-20T08:00:00Z", "memory_type": "entities"}\n-->\n'
+    put(store, {"viking://user/default/memories/entities/systems/staging.md": memory, "viking://resources/staging.md": "# Staging\n\nThe staging server runs the release branch.\n"})
+    say(store, "s1", ("user", "the staging server moved to staging2.internal:9443"))
+    block = search(store, "where is the staging server?", SearchOptions(mode="context", budget=2000)).context
+    dated = dict(re.findall(r'<context uri="([^"]+)"[^>]*?(?: date="([^"]*)")?>', block.rendered))
+    assert dated["viking://user/default/memories/entities/systems/staging.md"] == "2026-11-20"
+    assert dated["viking://user/default/sessions/s1/messages.jsonl"] == "2026-05-01"
+    assert dated["viking://resources/staging.md"] == ""
+
+
 def test_context_with_a_generous_budget_takes_every_entry_at_its_richest_tier(library):
     block = search(library, "key rotation", SearchOptions(mode="context", budget=100_000)).context
     tiers = {e.uri: e.tier for e in block.entries}

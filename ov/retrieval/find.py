@@ -43,6 +43,7 @@ from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_pattern, match, named_paths, names, place_pattern, query_words
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
+from ov.sessions.messages import says_nothing
 from ov.uri import VikingURI
 
 BUCKETS = {"memory": "memories", "resource": "resources", "skill": "skills", "session": "sessions"}
@@ -90,6 +91,9 @@ class FindOptions:
     lexical_only: bool = False
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
     exclude_below: tuple[str, ...] = ()  # store folders left out with all they hold
+    # A directory is one result, its better-matching summary (L0 or L1), as search counts it: the
+    # MCP find returned a past session's overview and abstract as two of five results.
+    one_level: bool = False
 
     def __post_init__(self) -> None:
         check_threshold(self.threshold)
@@ -663,6 +667,8 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
             scores[rid] *= strength / top  # the best result scores what the best match is worth
     best: dict[str, tuple[float, Record, float]] = {}
     for rid, record in records.items():
+        if record.kind == "message" and says_nothing(record.text):
+            continue  # "thanks", "[tool shell pending]": found by its neighbours' words, it is no evidence
         score = scores[rid]
         # A record's own match, not its place in this ranking: scaled to the best result, a
         # record would read more relevant in a scope where it leads than where a better match
@@ -670,7 +676,7 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
         relevance = absolute.get(rid, 0.0)
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
-        unit = record.unit
+        unit = record.uri if options.one_level and record.kind in ("abstract", "overview") else record.unit
         current = best.get(unit)
         # The best-scoring record stands for its unit; on a tie the lower id does, so it never
         # depends on the order the rankings happened to produce.

@@ -517,3 +517,34 @@ def message_text(message: Mapping[str, Any], *, said_only: bool = False) -> str:
         elif part.get("type") == "context":
             chunks.append(f"[context {part.get('uri')}]")
     return ("\n\n" if said_only else "\n").join(chunks)
+
+
+# What a message holds when it says nothing a later question could use: an acknowledgement
+# ("thanks", "ok go ahead", "You're welcome."), a tool's status without its input or output
+# ("[tool shell pending]", "[tool apply_patch completed] Success."). Found by their neighbours'
+# words, such messages filled a fifth of a prompt block's entries as evidence (an audit).
+_TOOL_STATUS = re.compile(r"\[tool [^\]\s]+(?: [^\]\s]*)?\]")
+_CONTENT_WORD = re.compile(r"[^\W\d_]{2,}")
+_NO_CONTENT = frozenset(
+    (
+        "thanks", "thank", "you", "your", "youre", "welcome", "thx", "ty", "cheers", "np", "ok", "okay", "kk",
+        "yes", "yeah", "yep", "yup", "no", "nope", "sure", "great", "good", "nice", "cool", "perfect", "awesome",
+        "excellent", "lgtm", "fine", "alright", "right", "done", "success", "successful", "successfully",
+        "succeeded", "completed", "complete", "pending", "running", "started", "finished", "failed", "got", "it",
+        "that", "this", "will", "ll", "do", "go", "ahead", "please", "continue", "proceed", "sounds", "looks",
+        "works", "worked", "all", "and", "so", "the", "then", "now", "just", "much", "very", "on", "me", "let",
+        "lets", "hi", "hello", "hey", "bye", "understood", "noted", "agreed", "of", "course", "wow", "haha",
+        "lol", "re", "ve", "is", "was", "be", "am", "are", "ill", "im", "ive", "id",
+    )
+)
+
+
+def says_nothing(text: str) -> bool:
+    """Whether a message's text (:func:`message_text`) carries no content: only words of
+    acknowledgement and tool status lines without what the tool did ("[tool shell pending]",
+    "[tool apply_patch completed] Success."). A tool line with its output ("[tool Bash completed]
+    reformatted cart.py") and a number ("3 files") carry content."""
+    rest = _TOOL_STATUS.sub(" ", text)
+    if any(ch.isdigit() for ch in rest):
+        return False
+    return all(word in _NO_CONTENT for word in _CONTENT_WORD.findall(rest.lower().replace("'", "")))
