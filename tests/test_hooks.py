@@ -22,6 +22,7 @@ from ov.hosts.runtime import run
 from tests.llm_server import llm_config, llm_server  # noqa: F401  (pytest fixtures)
 
 HOSTS = ("claude", "codex", "gemini", "cursor", "opencode")
+PREFIXES = {"claude": "cc", "codex": "cx", "gemini": "gm", "cursor": "cu", "opencode": "oc"}  # of the ov session ids
 NO_OP = {"claude": "", "codex": "", "gemini": "{}", "cursor": "{}", "opencode": "{}"}
 
 
@@ -49,6 +50,12 @@ def _context(host: str, answer: str) -> str:
     if host == "opencode":
         return parsed.get("context", "")
     return parsed["hookSpecificOutput"]["additionalContext"]
+
+
+def _undated(text: str) -> str:
+    """``text`` without the days index lines give after a memory's URI (" (2026-12-05)"): the day a
+    test's memory is remembered is the day it runs."""
+    return re.sub(r"(viking://\S+) \(\d{4}-\d\d-\d\d\):", r"\1:", text)
 
 
 def _log(home: Path) -> list[dict]:
@@ -106,11 +113,14 @@ def test_session_start_with_nothing_remembered_injects_nothing(host, project, ov
 @pytest.mark.parametrize("host", HOSTS)
 def test_session_start_injects_profile_and_preferences_in_the_hosts_format(host, project, remembered, snapshot):
     answer = _hook(host, "session-start", _stdin(host, cwd=str(project)))
-    assert answer == snapshot
+    assert _undated(answer) == snapshot
     text = _context(host, answer)
-    assert text.startswith('<ov-context kind="session-start">') and text.endswith("</ov-context>")
+    # The fence names the ov session (the MCP tools' `session`, which leaves its own messages out).
+    assert text.startswith(f'<ov-context kind="session-start" session="{PREFIXES[host]}-s-1">') and text.endswith("</ov-context>")
     assert "viking://user/default/memories/profile.md" in text and "Editor: Neovim" in text
-    assert "preferences/default/tabs.md" in text
+    # Each memory with the day it was last updated: beside a correction, the agent tells which is newer.
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert f"preferences/default/tabs.md ({today}): Prefers tabs over spaces" in text
 
 
 def test_session_start_stays_within_its_budget_and_counts_what_it_left_out(ov, project, ov_home):
@@ -132,7 +142,7 @@ def test_session_start_shows_what_an_entity_card_says_not_only_its_name(ov, proj
     assert ov("read", card).stdout.startswith("# Alice Chen")
     assert ov("write", "viking://user/default/memories/entities/systems/ci.md", "--content", "# CI\n\n## Notes\n\n- CI runs on every push\n").exit_code == 0
     assert ov("write", "viking://user/default/memories/entities/systems/bare.md", "--content", "# Bare heading\n").exit_code == 0
-    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    text = _undated(_context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project)))))
     assert f"- {card}: Alice Chen — Maintains the query parser bindings\n" in text
     assert "- viking://user/default/memories/entities/systems/ci.md: CI runs on every push\n" in text  # the name once
     assert "- viking://user/default/memories/entities/systems/bare.md: Bare heading\n" in text
@@ -200,8 +210,8 @@ def test_session_start_gives_every_index_a_share_and_shows_the_newest_first(ov, 
     record = _log(ov_home)[-1]
     assert estimate_tokens(text) <= 1500 + 10 and len(text) <= 9000
     assert [uri.rsplit("/memories/", 1)[1] for uri in _elements(text)] == ["preferences/", "", "entities/", "experiences/", "events/"]
-    assert "billing_service.md: Billing service — Runs on port 8080" in text
-    assert "we_deployed_payments.md: We deployed the payments gateway" in text
+    assert "billing_service.md: Billing service — Runs on port 8080" in _undated(text)
+    assert "we_deployed_payments.md: We deployed the payments gateway" in _undated(text)
     assert "Goal: fix the flaky login test." in text and "The repo builds with make" in text
     shown = re.findall(r"preferences/default/pref(\d{3})\.md", text)
     # Newest first, the oldest left out and counted; and what the other indexes did not use of their

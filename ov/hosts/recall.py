@@ -8,7 +8,8 @@ within ``hooks.session_start_budget`` tokens:
    before the host dropped its history;
 3. an index of preferences, then of what is remembered about the workspace (the peer's
    memories), entities and experiences, and the most recent events: one line per memory, its
-   URI and first line, newest first, so the agent can read more with ``ov read``. Each index
+   URI, the day it was last updated and its first line, newest first, so the agent can tell an
+   old fact from its correction and read more with ``ov read``. Each index
    first gets an equal share of what is left; what one does not use goes to the others in
    this order.
 
@@ -33,6 +34,7 @@ for want of tokens, and the URIs a hook logs are the ones it sent.
 
 from __future__ import annotations
 
+import html
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,21 +71,22 @@ class Block:
     relevance: float | None = None  # a prompt's: the best relevance its own words found (hooks.prompt_min_score's scale)
 
 
-def fence(kind: str, body: str, *, preamble: bool = True) -> str:
+def fence(kind: str, body: str, *, preamble: bool = True, session: str | None = None) -> str:
     """``body`` in ov's fence. ``preamble=False`` for a body that says itself that it is reference
-    data (a search block)."""
-    head, tail = _fence_parts(kind, preamble)
+    data (a search block); ``session``: the ov session the conversation is, named in the fence."""
+    head, tail = _fence_parts(kind, preamble, session)
     return head + body + tail
 
 
-def _fence_parts(kind: str, preamble: bool) -> tuple[str, str]:
-    return f'<{FENCE_TAG} kind="{kind}">\n' + (f"{PREAMBLE}\n" if preamble else ""), f"\n</{FENCE_TAG}>"
+def _fence_parts(kind: str, preamble: bool, session: str | None = None) -> tuple[str, str]:
+    named = f' session="{html.escape(session, quote=True)}"' if session else ""
+    return f'<{FENCE_TAG} kind="{kind}"{named}>\n' + (f"{PREAMBLE}\n" if preamble else ""), f"\n</{FENCE_TAG}>"
 
 
-def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True) -> int:
+def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True, session: str | None = None) -> int:
     """``budget`` tokens, or fewer: as many as a body can take and still leave its fenced block
     within ``max_chars`` characters."""
-    head, tail = _fence_parts(kind, preamble)
+    head, tail = _fence_parts(kind, preamble, session)
     return min(budget, max(max_chars - len(head) - len(tail), 0) // MAX_CHARS_PER_TOKEN)
 
 
@@ -100,8 +103,11 @@ def is_trivial(prompt: str | None) -> bool:
 # --- session start ---------------------------------------------------------------
 
 
-def session_start(store, *, peer: str | None, archive_of: str | None, budget: int, max_chars: int) -> Block:
-    """The session-start block; ``archive_of`` (an ov session id) adds that session's last archive overview."""
+def session_start(store, *, peer: str | None, archive_of: str | None, budget: int, max_chars: int, session_id: str | None = None) -> Block:
+    """The session-start block; ``archive_of`` (an ov session id) adds that session's last archive
+    overview. ``session_id``: the ov session the host's conversation is captured as, named in the
+    block so the agent can leave its own conversation out of a search (the MCP tools' ``session``:
+    an MCP server is not told which conversation calls it)."""
     from ov.retrieval.context import render_element
     from ov.sessions.memory.files import parse_memory
 
@@ -112,7 +118,11 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     elements: list[str] = []
     uris: list[str] = []
     # The elements and the newline after each: what `add` counts (the preamble is the fence's).
-    left = min(budget - estimate_tokens(PREAMBLE) - 8, _within(budget, max_chars, "session-start"))
+    # The fence names the ov session the conversation is captured as (a few tokens): the MCP tools'
+    # `session` leaves its messages out. An MCP server is not told which conversation calls it, and
+    # the caller's own question and "working on it" ranked above the answer.
+    attrs = {"session": session_id} if session_id else {}
+    left = min(budget - estimate_tokens(PREAMBLE) - 8, _within(budget, max_chars, "session-start", **attrs))
     omitted = 0
 
     def add(attrs: list[tuple[str, str]], body: str) -> bool:
@@ -166,7 +176,7 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
     if not elements:
         why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
         return Block(None, omitted=omitted, why=why, not_text=not_text)
-    return Block(fence("session-start", "\n".join(elements)), uris, omitted, not_text=not_text)
+    return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text)
 
 
 def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
@@ -231,7 +241,9 @@ class _Index:
         while len(self._lines) <= i:  # only the lines a budget can hold are parsed
             memory = self.files[len(self._lines)]
             content, _meta = _parsed(self._parse, memory.text)
-            self._lines.append(f"- {memory.uri}: {_first_line(content)}")
+            # The day it was last updated: beside a correction, the agent must tell the old fact from the new.
+            dated = f" ({memory.updated[:10]})" if _DAY.match(memory.updated) else ""
+            self._lines.append(f"- {memory.uri}{dated}: {_first_line(content)}")
         return self._lines[i]
 
     def fit(self, budget: int) -> tuple[int, str | None, int]:
@@ -288,6 +300,7 @@ def _by_update(memories: list[_Memory]) -> list[_Memory]:
     return dated + sorted((m for m in memories if not m.updated), key=lambda m: str(m.uri))
 
 
+_DAY = LazyPattern(r"\d{4}-\d\d-\d\d")  # what an updated_at opens with, unless edited by hand into something else
 _UPDATED_AT = LazyPattern(r'"updated_at"\s*:\s*"([^"\\]*)"')
 
 

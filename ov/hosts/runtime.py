@@ -185,7 +185,7 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
         record["waited_for_commits"] = waited if finished else f"{waited} (gave up after {hooks.commit_wait:g} s)"
     archive_of = session if hook.source in ("resume", "compact") else None
     block = recall.session_start(
-        store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars
+        store, peer=store.identity.peer, archive_of=archive_of, budget=hooks.session_start_budget, max_chars=hooks.max_chars, session_id=session
     )
     _record_block(record, block)
     return block.text
