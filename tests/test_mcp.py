@@ -9,6 +9,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -589,6 +590,46 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert commands[:4] == ["edit", "write", "add-resource", "remember"]
 
 
+def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(ov):
+    # An audit: "which indentation do I use for YAML" (limit 5) gave a past session twice (its L1
+    # and its L0) and the caller's own question and "working on it" above the answer.
+    def say(sid, *turns):
+        for role, text in turns:
+            assert ov("session", "add", sid, "--role", role, "--text", text).exit_code == 0
+
+    say("old", ("user", "I now prefer 4-space indentation in YAML files"), ("assistant", "Noted: 4-space indentation in YAML files."))
+    assert ov("commit", "old").exit_code == 0
+    say("live", ("user", "which indentation do I use for YAML files?"), ("assistant", "(working on it) which indentation for YAML files"))
+    assert ov("remember", "I prefer 2-space indentation in YAML config files").exit_code == 0
+
+    async def body(client):
+        asked = {"query": "which indentation do I use for YAML files", "limit": 5}
+        return [_results(_text(await _call(client, "find", {**asked, **extra}))) for extra in ({}, {"session": "live"})]
+
+    anyone, mine = _with_client(body)
+    heads = [line.split()[0] for line in mine.splitlines() if line.startswith("viking://")]
+    summaries = [head for head in heads if head.endswith("/history/archive_001")]
+    assert summaries == ["viking://user/default/sessions/old/history/archive_001"]  # once: its better summary
+    assert any("/sessions/old/history/" in head for head in heads) and not any("/sessions/live/" in head for head in heads)
+    assert "/sessions/live/messages.jsonl" in anyone  # without `session`, ov cannot tell whose it is
+    # A memory says the day it was last updated, as a message says its time.
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    assert re.search(rf"preferences/default/\S+\.md:1-1  \[memory, score [0-9.]+, {today}\]", mine), mine
+
+
+def test_stat_of_a_memory_shows_when_it_was_made_and_changed_and_from_what(ov):
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    uri = ov("ls", "-r", "viking://user/default/memories/preferences", "--json").json["result"][-1]["uri"]
+
+    async def body(client):
+        return json.loads(_text(await _call(client, "stat", {"uri": uri})))
+
+    stat = _with_client(body)
+    assert stat == ov("stat", uri, "--json").json["result"]
+    assert stat["memory_type"] == "preferences" and stat["sources"] == ["ov remember"]
+    assert stat["created_at"].endswith("Z") and stat["updated_at"] >= stat["created_at"]
+
+
 def test_forget_and_session_commit(ov):
     assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
 
@@ -735,7 +776,7 @@ def test_remembering_a_memory_again_says_what_the_command_says(ov):
         ("grep", {"pattern": "("}, "pattern"),
         ("ls", {"uri": 3}, "must be a string"),
         # (found by an audit: an argument the tool does not take was dropped, and with it the filter asked for)
-        ("find", {"query": "x", "type": "memory"}, "the `find` tool takes no `type`; did you mean `types`?\nhint: `find` takes query, uri, limit, types (see its inputSchema)"),
+        ("find", {"query": "x", "type": "memory"}, "the `find` tool takes no `type`; did you mean `types`?\nhint: `find` takes query, session, uri, limit, types (see its inputSchema)"),
         ("grep", {"pattern": "x", "ignoreCase": True}, "the `grep` tool takes no `ignoreCase`; did you mean `ignore_case`?\nhint: `grep` takes pattern, uri, ignore_case, limit"),
         ("health", {"verbose": True}, "the `health` tool takes no `verbose`\nhint: `health` takes no arguments"),
     ],

@@ -101,11 +101,14 @@ def tree(
 
 
 def stat(uri: UriArg) -> None:
-    """Show what a URI is: type, size, lines, time, and whether it is committed."""
+    """Show what a URI is: type, size, lines, time, whether it is committed, and a memory's created/updated times and sources."""
     from ov.ingest.resource import stat_with_source
+    from ov.sessions.remember import memory_fields
 
     store = runtime().store
     info = stat_with_source(store, store.uri(uri))
+    if info["type"] == "file" and (memory := memory_fields(store, store.uri(uri))):
+        info |= memory  # when it was written and corrected, and from what: the mtime is the checkout's
 
     def human() -> None:
         width = max(len(k) for k in info)
@@ -409,4 +412,6 @@ def _show(value) -> str:
     if isinstance(value, dict) and "uri" in value:  # provenance: where an ingested file came from
         span = next((f"{key} {value[key][0]}-{value[key][1]}" for key in ("pages", "lines") if value.get(key)), "")
         return f"{value['uri']} {span}".strip()
+    if isinstance(value, list):  # a memory's sources
+        return ", ".join(map(str, value)) or "-"
     return "-" if value is None else str(value)

@@ -45,6 +45,9 @@ _OFFSET = {"type": "integer", "minimum": 0}
 _RESULTS = {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS}
 _BOOL = {"type": "boolean"}
 _URI = {"type": "string", "description": "viking:// URI"}
+# The caller's ov session (its live messages are left out): an MCP server is not told which
+# conversation calls it; the hook names it in its session-start fence.
+_SESSION = {"type": "string", "description": "your ov session: the session of <ov-context kind=session-start>"}
 _TYPES = {"type": "array", "items": {"enum": ["memory", "resource", "skill", "session"]}}
 
 
@@ -57,17 +60,22 @@ def _tool(name: str, description: str, properties: dict, required: tuple[str, ..
 
 
 TOOLS = (
-    _tool("find", "Search memories, resources, skills and past sessions; returns URIs with snippets.", {"query": _STR, "uri": _URI, "limit": _RESULTS, "types": _TYPES}, ("query",)),
+    _tool(
+        "find",
+        "Search memories, resources, skills and past sessions; returns URIs with snippets.",
+        {"query": _STR, "session": _SESSION, "uri": _URI, "limit": _RESULTS, "types": _TYPES},
+        ("query",),
+    ),
     _tool(
         "search",
         "find with a query plan; mode context returns one token-budgeted block to read.",
-        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _STR, "uri": _URI, "limit": _RESULTS, "types": _TYPES},
+        {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _SESSION, "uri": _URI, "limit": _RESULTS, "types": _TYPES},
         ("query",),
     ),
     _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
-    _tool("ls", "List a directory with abstracts.", {"uri": _URI, "recursive": _BOOL, "offset": _OFFSET}),
+    _tool("ls", "List a directory: its entries, a folder with its abstract where it has one.", {"uri": _URI, "recursive": _BOOL, "offset": _OFFSET}),
     _tool("tree", "The tree below a URI.", {"uri": _URI, "depth": _INT}),
-    _tool("stat", "Size, times and provenance of a URI.", {"uri": _URI}, ("uri",)),
+    _tool("stat", "Size, times and provenance of a URI (a memory's created/updated times and sources).", {"uri": _URI}, ("uri",)),
     _tool("grep", "Regex over file lines.", {"pattern": _STR, "uri": _URI, "ignore_case": _BOOL, "limit": _INT}, ("pattern",)),
     _tool("glob", "Paths matching a glob such as **/*.md.", {"pattern": _STR, "uri": _URI}, ("pattern",)),
     _tool(
@@ -392,17 +400,38 @@ def _find(store, args: _Args, context: Context) -> Listing | str:
     query = args.text("query", required=True)
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
-    result = find(store, query, FindOptions(**_filters(store, args)), indices=context.indices(store))
+    result = find(store, query, FindOptions(**_filters(store, args), exclude=_own_log(store, args.text("session")), one_level=True), indices=context.indices(store))
     return _headed(result, _hits(result.hits, result.mode))
+
+
+def _own_log(store, session: str | None) -> tuple[str, ...]:
+    """The live log of the caller's session, left out of a find as a search leaves it out: its
+    question and its "working on it" ranked above the answer. Archived messages stay findable."""
+    if not session:
+        return ()
+    from ov.sessions.session import MESSAGES, session_uri
+
+    return (f"{session_uri(store, session).path}/{MESSAGES}",)
 
 
 def _search(store, args: _Args, context: Context) -> Listing | str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
-    options = SearchOptions(session_id=args.text("session"), mode=mode, budget=args.number("budget"), **_filters(store, args))
+    options = SearchOptions(session_id=_captured(store, args.text("session")), mode=mode, budget=args.number("budget"), **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     return _headed(result, _searched(result, mode))
+
+
+def _captured(store, session: str | None) -> str | None:
+    """``session`` when ov holds it; None for one not captured yet (the session-start context
+    names a session before its first prompt is captured: nothing of it to leave out yet)."""
+    from ov.sessions.session import read_meta, session_uri
+
+    if not session:
+        return None
+    session_uri(store, session)  # a malformed id is an error, not a session to ignore
+    return session if read_meta(store, session) is not None else None
 
 
 def _searched(result, mode: str) -> Listing | str:
@@ -447,11 +476,14 @@ def _retrieval_line(mode: str, embedding: dict, index: dict) -> str:
 
 
 def _hits(hits, mode: str) -> Listing | str:
+    from ov.retrieval.context import entry_date
+
     if not hits:
         return "no results"  # lexical or hybrid: the line before it says (_headed)
     results = []
     for hit in hits:
-        lines = [f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else "")]
+        dated = f", {entry_date(hit)}" if hit.kind == "memory" and entry_date(hit) else ""  # a message's where has its time
+        lines = [f"{hit.where}  [{hit.context_type}, score {hit.score:.2f}{dated}]" + (f" {hit.title}" if hit.title and hit.title not in hit.uri else "")]
         if hit.snippet:
             lines.extend(f"  {line}" for line in hit.snippet.splitlines()[:4])
         if hit.also:
@@ -519,8 +551,13 @@ def _tree(store, args: _Args, _context: Context) -> Listing:
 
 def _stat(store, args: _Args, _context: Context) -> str:
     from ov.ingest.resource import stat_with_source
+    from ov.sessions.remember import memory_fields
 
-    return json.dumps(stat_with_source(store, store.uri(args.text("uri", required=True))), ensure_ascii=False, indent=1, default=str)
+    uri = store.uri(args.text("uri", required=True))
+    info = stat_with_source(store, uri)
+    if info["type"] == "file" and (memory := memory_fields(store, uri)):
+        info |= memory
+    return json.dumps(info, ensure_ascii=False, indent=1, default=str)
 
 
 def _grep(store, args: _Args, _context: Context) -> Listing | str:
