@@ -604,9 +604,13 @@ def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(
 
     async def body(client):
         asked = {"query": "which indentation do I use for YAML files", "limit": 5}
-        return [_results(_text(await _call(client, "find", {**asked, **extra}))) for extra in ({}, {"session": "live"})]
+        found = [_results(_text(await _call(client, "find", {**asked, **extra}))) for extra in ({}, {"session": "live"})]
+        # Named by the session-start fence before its first prompt is captured: nothing to leave out yet.
+        fresh = await _call(client, "search", {**asked, "session": "cc-not-captured-yet", "mode": "list"})
+        return [*found, fresh]
 
-    anyone, mine = _with_client(body)
+    anyone, mine, fresh = _with_client(body)
+    assert not fresh.is_error and "/sessions/old/" in _text(fresh)
     heads = [line.split()[0] for line in mine.splitlines() if line.startswith("viking://")]
     summaries = [head for head in heads if head.endswith("/history/archive_001")]
     assert summaries == ["viking://user/default/sessions/old/history/archive_001"]  # once: its better summary
