@@ -660,8 +660,9 @@ def test_messages_that_say_nothing_are_no_evidence(store):
         assert not says_nothing(full), full
 
 
-def test_a_session_summary_in_the_block_takes_few_of_its_messages_and_none_it_quotes(store):
-    from ov.retrieval.context import MESSAGES_BESIDE_SUMMARY
+def test_a_message_its_sessions_overview_quotes_is_not_shown_again(store):
+    # An audit: the raw message came again below the overview whose Key Facts quote it word for
+    # word: the first pass compared it with the summary's abstract, and the overview came later.
     from ov.sessions.commit import commit_session
 
     decision = "let's rotate the hooks log at 5 MB and keep 3 old files, we decided that in standup"
@@ -680,8 +681,8 @@ def test_a_session_summary_in_the_block_takes_few_of_its_messages_and_none_it_qu
     summary = [e for e in block.entries if not e.message_id]
     messages = [e for e in block.entries if e.message_id]
     assert summary and summary[0].tier == "overview" and decision in summary[0].text
-    assert len(messages) <= MESSAGES_BESIDE_SUMMARY and block.stats["beside_summary"] >= 1
-    assert not [e for e in messages if decision in e.text]  # the overview quotes it word for word
+    assert messages and not [e for e in messages if decision in e.text]  # the overview quotes it word for word
+    assert block.stats["folded"] >= 1
 
 
 def test_a_context_block_dates_memories_and_messages(store):

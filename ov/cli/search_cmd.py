@@ -86,7 +86,6 @@ def search(
             footer += f" ({tiers})" if tiers else ""
             footer += f", {stats['folded']} with the text of another" if stats["folded"] else ""
             footer += f", {stats['dropped']} left out" if stats["dropped"] else ""
-            footer += f", {stats['beside_summary']} beside their session's summary" if stats.get("beside_summary") else ""
             sys.stderr.write(footer + "\n")
             return
         if styled():
