@@ -434,3 +434,57 @@ def test_a_persons_or_a_models_overview_keeps_its_headings():
     assert searchable(person) == person
     # A sentence that only looks like the layout sentence is the person's own.
     assert searchable("Holds 12 recipes (bread, cake and pie).") == "Holds 12 recipes (bread, cake and pie)."
+
+
+def test_a_package_speaks_through_its_init_not_a_module_named_like_an_introduction():
+    def brief(children: list[ChildInfo]) -> str:
+        return derive_abstract(summarize_directory("viking://resources/domains", children).overview)
+
+    package = ChildInfo("__init__.py", False, text='"""Support for domains: groups of directives and roles."""\n')
+    for module in ("index.py", "overview.py", "summary.py", "about.py", "intro.py", "lib.py"):
+        other = ChildInfo(module, False, text='"""The index domain: entries of the general index."""\n\ndef setup():\n    pass\n')
+        assert brief([package, other]).startswith("Support for domains"), module
+    # A document named index still introduces its folder, ahead of the package docstring.
+    page = ChildInfo("index.md", False, text="# Domains\n\nHow Sphinx groups directives and roles by language.\n")
+    assert brief([package, page]).startswith("How Sphinx groups directives")
+    # The entry points of other languages introduce theirs.
+    crate = [ChildInfo("lib.rs", False, text="//! Parsing of calendar files into events.\n"), ChildInfo("util.rs", False, text="//! Small helpers shared by the parser.\n")]
+    assert brief(crate).startswith("Parsing of calendar files")
+    js = [ChildInfo("index.js", False, text="// Date pickers for the booking form.\n"), ChildInfo("util.js", False, text="// Helpers for formatting dates in a locale.\n")]
+    assert brief(js).startswith("Date pickers")
+
+
+LICENCE_HEADERS = {
+    "apache": """\
+        # Copyright 2024 Example Corp.
+        #
+        # Licensed under the Apache License, Version 2.0 (the "License");
+        # you may not use this file except in compliance with the License.
+        # You may obtain a copy of the License at
+        #
+        #     http://www.apache.org/licenses/LICENSE-2.0
+        """,
+    "mit-block": """\
+        /*
+         * (c) 2021 Jane Doe
+         * Permission is hereby granted, free of charge, to any person obtaining a copy of this software.
+         */
+        """,
+}
+
+
+def test_a_licence_header_is_neither_a_files_lead_nor_its_folders_key_terms(ov, tmp_path):
+    files = {}
+    for topic in ("invoices", "refunds", "taxes"):
+        files[f"{topic}.py"] = textwrap.dedent(LICENCE_HEADERS["apache"]) + f"\n# Computes {topic} for customer accounts at month end.\n\ndef run():\n    pass\n"
+        files[f"{topic}.js"] = textwrap.dedent(LICENCE_HEADERS["mit-block"]) + f"// Shows {topic} in the billing dashboard.\nexport function show() {{}}\n"
+    abstract, overview = added_layers(ov, tmp_path / "billing", files)
+    entries = contents(overview)
+    assert entries["refunds.py"].startswith("Computes refunds for customer accounts"), entries
+    assert entries["taxes.js"].startswith("Shows taxes in the billing dashboard"), entries
+    terms = key_terms_line(overview).lower()
+    assert terms and not re.search(r"licen|copyright|apache|permission|corp|charge", terms), terms
+    assert "licen" not in abstract.lower()
+    # Words above the notice in the same comment are the file's own description.
+    facts = file_facts("deploy.sh", "#!/bin/sh\n# Pushes the built site to the bucket.\n#\n# Copyright (c) 2020 Foo\n# MIT licence\necho hi\n")
+    assert facts.lead == "Pushes the built site to the bucket."

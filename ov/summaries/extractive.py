@@ -24,7 +24,7 @@ import re
 from collections import Counter
 
 from ov.store import sidecar
-from ov.summaries.facts import FileFacts, file_facts, kind_label, kind_of, lead_of, prose_of
+from ov.summaries.facts import FileFacts, file_facts, introduces, kind_label, kind_of, lead_of, prose_of
 from ov.summaries.layers import REPRESENTATIVE, ChildInfo, stem
 from ov.summaries.scaffold import (
     CONTENTS_HEADING,
@@ -159,11 +159,13 @@ def _lead(children: list[ChildInfo], sample: list[ChildInfo], facts: dict[int, F
     The directory's own: an introductory file (README, index, ``__init__``, a manifest,
     a file named like the directory), the first section of a split document, or the only
     file. Otherwise the most substantial file's lead, labelled with the file's name.
+    A code module introduces only under its language's entry-point name (``__init__.py``,
+    ``index.js``, ``lib.rs``).
     """
     files = [c for c in sample if not c.is_dir and id(c) in facts]
     for intro in (name.lower(), *REPRESENTATIVE):
         for child in files:
-            if stem(child.name).lower() == intro:
+            if stem(child.name).lower() == intro and (intro == name.lower() or introduces(facts[id(child)].kind, intro)):
                 fact = facts[id(child)]
                 if fact.lead:
                     return fact.lead, True

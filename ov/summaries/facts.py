@@ -90,6 +90,10 @@ _BUILD_FILES = frozenset({"makefile", "dockerfile", "justfile", "rakefile", "gem
 _TEXT_FILES = frozenset({"readme", "changelog", "changes", "license", "licence", "notice", "authors", "contributing", "copying"})
 _CODE = frozenset({"python", "python-test", "javascript", "typescript", "rust", "go", "java", "kotlin", "c", "cpp", "header", "ruby", "shell", "sql", "css"})
 _SECTION_NAME = re.compile(r"\d+_")  # the splitter's pieces: 01_Getting_started.md
+# The names by which a code file speaks for its folder: a package's or crate's entry point. Any other
+# code module named like an introduction (index.py, summary.py, about.py, lib.py) is one module among
+# others - sphinx/domains/index.py is "the index domain", not the domains package.
+_CODE_INTRODUCERS = {"python": ("__init__",), "javascript": ("index",), "typescript": ("index",), "rust": ("lib", "mod")}
 
 
 def kind_of(name: str, text: str) -> str:
@@ -114,6 +118,14 @@ def kind_of(name: str, text: str) -> str:
     if ext and ext.isalnum() and len(ext) <= 8:
         return "." + ext
     return "file"
+
+
+def introduces(kind: str, stem: str) -> bool:
+    """Whether a file of ``kind`` whose name without extension is ``stem`` (lowercase) may be its
+    folder's introduction, given that the name is one of those that usually are (README, index, ...)."""
+    if kind in _CODE:
+        return stem in _CODE_INTRODUCERS.get(kind, ())
+    return True
 
 
 def kind_label(kind: str, count: int) -> str:
@@ -162,6 +174,8 @@ def file_facts(name: str, text: str, title_hint: str | None = None) -> FileFacts
 def prose_of(name: str, text: str, kind: str | None = None) -> str:
     """The words of a file worth counting as its terms: prose, not code tokens or data keys."""
     kind = kind or kind_of(name, text)
+    if kind in _CODE or kind == "build":
+        text = without_licence_header(text)
     if kind == "memory":
         return memory_content(text)
     if kind in ("markdown", "section", "text"):
@@ -405,16 +419,64 @@ def _docstring_paragraph(body: str) -> str:
     return plain(" ".join(lines))
 
 
+_LICENCE = LazyPattern(r"(?i)licen[cs]ed?\b|spdx-license|all rights reserved|permission is hereby granted")
+_COPYRIGHT_LINE = LazyPattern(r"(?i)(?:copyright\b|\(c\)|©)")
+_COMMENT_PREFIXES = ("//!", "///", "//", "#", "--", ";")
+_EMPTY_COMMENT_LINES = LazyPattern(r"\A(?:[ \t]*(?:#|//|--|;)?[ \t]*\n)+")
+
+
+def without_licence_header(text: str) -> str:
+    """``text`` without the licence or copyright notice in the comments it opens with: the notice
+    is about the project's terms, not about the file, and repeated in every file it would outweigh
+    what the files say. A copyright line goes alone; a licence goes to the end of its paragraph
+    (an empty comment line), since its sentences run over lines that do not name it. The
+    comments' other lines, a file's own description, stay."""
+    lines = text.splitlines(keepends=True)
+    kept: list[str] = []
+    in_block = dropping = False
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        opens = not in_block and stripped.startswith("/*")
+        in_block = in_block or opens
+        if in_block:
+            closes = "*/" in stripped
+            body = stripped.removeprefix("/*").split("*/", 1)[0].strip().lstrip("*").strip()
+        elif stripped.startswith(_COMMENT_PREFIXES):
+            closes, body = False, stripped.lstrip("#/!-;").strip()
+        elif not stripped:
+            dropping = False
+            kept.append(line)
+            continue
+        else:
+            return "".join(kept + lines[n:])  # the code starts: nothing below is the header
+        if not body:
+            dropping = False
+        elif _LICENCE.search(body):
+            dropping = True
+        if (dropping or (body and _COPYRIGHT_LINE.match(body))) and not (n == 0 and stripped.startswith("#!")):
+            # The block's delimiters stay, so what is left still parses as the comment it was.
+            kept.append(("/*" if opens else "") + ("*/" if closes else "") + "\n" if opens or closes else "")
+        else:
+            kept.append(line)
+        if closes:
+            in_block = dropping = False
+    return "".join(kept)
+
+
 def _leading_comment(text: str) -> str:
-    """The first paragraph of the comment a file opens with (``#``, ``//``, ``--``, ``;`` or ``/* */``)."""
-    rest = text.lstrip()
+    """The first paragraph of the comment a file opens with (``#``, ``//``, ``--``, ``;`` or ``/* */``),
+    a licence notice left out."""
+    rest = without_licence_header(text).lstrip()
     if rest.startswith("#!"):
         rest = rest.split("\n", 1)[1].lstrip() if "\n" in rest else ""
+    rest = _EMPTY_COMMENT_LINES.sub("", rest)  # what a licence notice left of its comment
+    while rest.startswith("/*") and not any(ch.isalnum() for ch in rest[2 : rest.find("*/")]) and "*/" in rest:
+        rest = rest[rest.find("*/") + 2 :].lstrip()  # a block left empty by the licence it held
     if rest.startswith("/*"):
         end = rest.find("*/")
         block = rest[2 : end if end >= 0 else len(rest)]
         return _docstring_paragraph("\n".join(line.strip().lstrip("*").strip() for line in block.splitlines()))
-    for prefix in ("//!", "///", "//", "#", "--", ";"):
+    for prefix in _COMMENT_PREFIXES:
         if rest.startswith(prefix):
             break
     else:
