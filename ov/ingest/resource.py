@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
 from ov.files import json_bytes
+from ov.ingest.formats import MARKDOWN_EXTENSIONS
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
@@ -826,6 +827,8 @@ def _read(store: Store, uri: VikingURI) -> bytes | None:
 
 
 def _title(text: str, name: str) -> str:
+    if not name.lower().endswith(tuple(MARKDOWN_EXTENSIONS)):
+        return name  # "# " opens a comment in code and config, often a licence notice, not a heading
     for line in text.splitlines()[:40]:
         if line.startswith("# "):
             return line[2:].strip()
