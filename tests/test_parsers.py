@@ -12,6 +12,7 @@ import pytest
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.parsers import detect_format, html_to_markdown, parse_source, rst_headings
 from ov.ingest.splitter import scan_markdown, split_markdown
+from ov.summaries.facts import file_facts
 from ov.tokens import estimate_tokens
 from ov.uri import is_valid_segment
 
@@ -679,3 +680,54 @@ def test_url_names_are_unescaped(url: str, name: str, root: str) -> None:
 
     assert _url_name(url, "text/html") == name
     assert _stem_name(name) == root
+
+
+BADGED_RST = """\
+======
+ Proj
+======
+
+.. image:: https://img.shields.io/pypi/v/proj.svg
+   :target: https://pypi.org/project/proj/
+   :alt: Package on PyPI
+
+|build| |docs|
+
+.. rst-class:: hide-header
+
+Proj turns invoices into ledger entries.
+
+.. note:: Run it on a copy
+   of the ledger first.
+
+.. toctree::
+   :maxdepth: 2
+
+   intro
+   install
+
+.. code-block:: python
+   :linenos:
+
+   import proj
+   proj.run()
+
+.. _install:
+
+.. |docs| image:: https://readthedocs.org/projects/proj/badge/
+   :target: https://proj.readthedocs.io
+"""
+
+
+def test_rst_directives_become_the_prose_or_code_they_show_line_for_line():
+    (piece,) = parse_source(source("README.rst", BADGED_RST))
+    text = piece.text
+    assert len(text.splitlines()) == len(BADGED_RST.splitlines()) and piece.provenance.lines == (1, len(BADGED_RST.splitlines()))
+    for markup in ("image::", ":target:", ":alt:", "rst-class", "toctree", ":maxdepth:", "|build|", "_install:", "shields.io", "intro\n"):
+        assert markup not in text, markup
+    lines = text.splitlines()
+    assert lines[12] == "Proj turns invoices into ledger entries."  # line 13 of the source, where it was
+    assert "Run it on a copy\nof the ledger first." in text  # an admonition keeps its text
+    assert "```python\n\n\nimport proj\nproj.run()\n```" in text
+    # What a summary takes for the document's introduction is its first paragraph of prose.
+    assert file_facts("README.md", text).lead == "Proj turns invoices into ledger entries."

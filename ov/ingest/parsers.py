@@ -4,9 +4,10 @@ The format comes from the file name, then the HTTP content type, then the
 bytes themselves (see :func:`detect_format`):
 
 * Markdown is split by headings (:mod:`ov.ingest.splitter`).
-* reStructuredText gets Markdown headings in place of its underlined titles
-  (one line for one line, so line ranges still refer to the ``.rst`` source)
-  and is split the same way; everything else in it is kept as is.
+* reStructuredText gets Markdown headings in place of its underlined titles and
+  its directives as the prose or code they show (:mod:`ov.ingest.rst`), one line
+  for one line, so line ranges still refer to the ``.rst`` source; it is split
+  the same way; everything else in it is kept as is.
 * HTML becomes Markdown (``markdownify``) and is split; its line ranges refer
   to that Markdown, since the HTML source has no useful line structure.
 * PDF text is extracted per page; an outline (bookmarks) gives the sections,
@@ -26,6 +27,7 @@ from pathlib import PurePosixPath
 from ov.files import wide_text
 from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
+from ov.ingest.rst import rst_directives
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
 from ov.lines import count_lines, lines_of
 from ov.tokens import estimate_tokens
@@ -75,7 +77,7 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     if kind == "markdown":
         return split_markdown(_file_name(src), _decode(src), _base(src))
     if kind == "rst":
-        lines, headings = rst_headings(lines_of(_decode(src), keepends=True))
+        lines, headings = rst_headings(rst_directives(lines_of(_decode(src), keepends=True)))
         return split_lines(_file_name(src), lines, headings, _base(src))
     if kind == "html":
         markdown, title = html_to_markdown(_decode_html(src), base_url=src.uri if src.kind == "http" else None)

@@ -1,0 +1,132 @@
+"""reStructuredText explicit markup (``.. name::`` blocks) as the Markdown that ingest stores.
+
+A ``.rst`` file is stored as Markdown, one line for one line, so that line ranges still
+refer to the source (:func:`ov.ingest.parsers.rst_headings` turns its titles). Its
+explicit markup blocks are directions to a renderer — badges (``.. image::`` with
+``:target:`` and ``:alt:`` options), ``.. toctree::``, ``.. rst-class::``, comments,
+link targets — and read as text they are noise that a summary takes for the document's
+first paragraph. So each block becomes what it shows as prose:
+
+* a directive that carries prose (``.. note::``, ``.. warning::``, ``.. seealso::``, a
+  figure's caption, an API description such as ``.. py:function::``) keeps its text,
+  dedented, with its argument as the first words where that is prose;
+* a code directive (``.. code-block:: python``) becomes a fenced block;
+* anything else (images, badges, tables of contents, raw HTML, includes, comments,
+  targets, substitution definitions) becomes blank lines, and so does a line made only
+  of substitution references (``|pypi| |build|``, the badges' other half).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["rst_directives"]
+
+_MARKER = re.compile(r"^([ \t]*)\.\.(?:[ \t]+(.*?))?[ \t]*$")
+_DIRECTIVE = re.compile(r"^(\|[^|]+\|[ \t]+)?([\w:.+-]+)::(?:[ \t]+(.*))?$")
+_FOOTNOTE = re.compile(r"^\[[^\]]+\][ \t]*(.*)$")
+_OPTION = re.compile(r"^[ \t]+:[\w -]+:(?:[ \t]|$)")  # ":alt: text", not a role (":meth:`x`")
+_SUBSTITUTIONS_ONLY = re.compile(r"^[ \t]*(?:\|[^|\s][^|]*\|_{0,2}[ \t]*)+$")
+
+# Admonitions and the like: their argument is a title or the first words of their text.
+_TITLED = frozenset({
+    "note", "warning", "tip", "hint", "important", "caution", "attention", "danger", "error", "admonition",
+    "seealso", "topic", "sidebar", "rubric", "centered", "glossary", "tab",
+})  # fmt: skip
+_CODE = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput"})
+# Their body is prose, their argument is not (a version, an image's address, a condition).
+_BODY_ONLY = frozenset({
+    "versionadded", "versionchanged", "deprecated", "versionremoved", "figure", "only", "container", "compound",
+    "epigraph", "highlights", "pull-quote", "class", "tabs",
+})  # fmt: skip
+
+
+def rst_directives(lines: list[str]) -> list[str]:
+    """``lines`` (each with its line end) with their explicit markup as described above, one line
+    for one line (a code block at the very end may gain its closing fence on its last line)."""
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        text = out[i].rstrip("\r\n")
+        marker = _MARKER.match(text)
+        if marker is None:
+            if _SUBSTITUTIONS_ONLY.match(text):
+                out[i] = _blank(out[i])
+            i += 1
+            continue
+        indent, rest = marker.group(1), marker.group(2) or ""
+        end = _block_end(out, i, len(indent.expandtabs()))
+        options = i + 1
+        while options < end and _OPTION.match(out[options]):
+            options += 1
+        directive = _DIRECTIVE.match(rest)
+        footnote = _FOOTNOTE.match(rest) if directive is None else None
+        name = directive.group(2).lower() if directive and not directive.group(1) else ""
+        if name in _CODE:
+            language = (directive.group(3) or "").split()[:1] if directive else []
+            _fence(out, i, options, end, indent, language[0] if language else "")
+            i = end
+            continue
+        keeps_body = footnote is not None or name in _TITLED or name in _BODY_ONLY or _is_description(name)
+        for k in range(i, options if keeps_body else end):
+            out[k] = _blank(out[k])
+        if not keeps_body:
+            i = end
+            continue
+        argument = footnote.group(1) if footnote else (directive.group(3) or "") if name not in _BODY_ONLY else ""
+        if argument:
+            out[i] = indent + argument + _line_end(out[i])
+        _dedent(out, options, end, indent)
+        i = i + 1 if argument else options  # the body may hold directives of its own
+    return out
+
+
+def _is_description(name: str) -> bool:
+    # API descriptions: a domain's ("py:function", "js:class") or autodoc's ("autoclass", "automethod").
+    return ":" in name or (name.startswith("auto") and name not in ("autosummary",))
+
+
+def _block_end(lines: list[str], start: int, indent: int) -> int:
+    """The index after the last line of the block whose marker is at ``start``: its lines are
+    blank or indented deeper than the marker; trailing blank lines are not part of it."""
+    end = start + 1
+    last = start + 1
+    while end < len(lines):
+        line = lines[end].rstrip("\r\n")
+        if line.strip():
+            wide = line.expandtabs()
+            if len(wide) - len(wide.lstrip()) <= indent:
+                break
+            last = end + 1
+        end += 1
+    return last
+
+
+def _fence(out: list[str], start: int, body: int, end: int, indent: str, language: str) -> None:
+    out[start] = f"{indent}```{language}" + _line_end(out[start])
+    for k in range(start + 1, body):
+        out[k] = _blank(out[k])
+    _dedent(out, body, end, indent)
+    if end < len(out) and not out[end].strip():
+        out[end] = f"{indent}```" + _line_end(out[end])
+    else:  # no blank line after the block: the fence closes on its last line
+        last = end - 1
+        out[last] = out[last].rstrip("\r\n") + f"\n{indent}```" + _line_end(out[last])
+
+
+def _dedent(out: list[str], start: int, end: int, indent: str) -> None:
+    body = [out[k] for k in range(start, end) if out[k].strip()]
+    if not body:
+        return
+    depth = min(len(line) - len(line.lstrip()) for line in body)
+    for k in range(start, end):
+        if out[k].strip():
+            out[k] = indent + out[k][depth:]
+
+
+def _blank(line: str) -> str:
+    return _line_end(line) or "\n"
+
+
+def _line_end(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
