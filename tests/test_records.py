@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -47,6 +48,46 @@ def test_a_chunks_title_names_the_file_once():
     assert len(titles) > 2 and all(t.startswith("huge (part ") for t in titles), titles[:3]
     headed = records_for("resources/notes/deploy-guide.md", b"# Rollback\n\nUndo the release.\n")
     assert [r.title for r in headed] == ["deploy guide Rollback"]
+
+
+MODULE = (
+    '"""\nshop.orders\n~~~~~~~~~~~\n\nOrders: what a customer bought and what it cost.\n"""\n\nimport json\n\n\n'
+    + "".join(
+        f"# Keep the total in cents for order kind {i}.\n@cached\ndef total_{i}(order):\n"
+        + "".join(f"    line_{k} = order.lines[{k}].price * order.lines[{k}].quantity  # sum it\n" for k in range(12))
+        + "    return line_0\n\n\n"
+        for i in range(40)
+    )
+    + "class Refund:\n    \"\"\"Money going back.\"\"\"\n\n"
+    + "".join(f"    def step_{i}(self):\n" + "        self.amount -= 1  # one cent at a time, logged\n" * 30 + "\n" for i in range(12))
+)
+
+
+def test_code_is_chunked_by_its_blocks_not_as_markdown():
+    records = records_for("resources/shop/orders.py", MODULE.encode())
+    lines = MODULE.splitlines()
+    assert len(records) > 5
+    # The records cover the module in order, each within the size of a record, each cut before a definition.
+    assert records[0].start_line == 1 and records[-1].end_line == len(lines)
+    for before, after in itertools.pairwise(records):
+        assert after.start_line == before.end_line + 1
+    for record in records:
+        assert len(record.text) <= 4 * 1024 + 200, (record.start_line, record.end_line)
+        assert "\n".join(lines[record.start_line - 1 : record.end_line]).rstrip("\n") == record.text.rstrip("\n")
+        first = lines[record.start_line - 1]
+        assert record.start_line == 1 or first.startswith(("# Keep", "class ", "    def ")), first
+    # Titles name what a record defines, never a comment taken for a heading.
+    titles = [r.title for r in records]
+    assert all("Keep the total" not in t and "sum it" not in t for t in titles), titles
+    assert titles[0].startswith("orders total_0") and any("Refund" in t for t in titles), titles
+    assert any("step_" in t for t in titles if "Refund" not in t)  # a big class is cut between its methods
+    # Data files too: a "#" comment of a YAML file is no heading.
+    config = "".join(f"# Settings of service {i}.\nservice_{i}:\n  port: {8000 + i}\n  host: internal-{i}.example\n\n" for i in range(300))
+    yaml_records = records_for("resources/shop/services.yaml", config.encode())
+    assert len(yaml_records) > 1 and all(r.title == "services" for r in yaml_records)
+    # A document is still read as Markdown.
+    guide = "# Guide\n\n" + "".join(f"## Step {i}\n\n" + "Words of the step. " * 150 + "\n\n" for i in range(4))
+    assert any("Step 2" in r.title for r in records_for("resources/shop/guide.md", guide.encode()))
 
 
 def test_sidecars_index_their_body_at_their_level_named_by_the_directory():

@@ -35,7 +35,7 @@ from ov.index.records import Record
 from ov.regex import LazyPattern
 from ov.uri import nfc
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11  # 11: code and data chunked by their blocks, not as Markdown
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.

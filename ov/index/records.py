@@ -14,8 +14,9 @@ lives and what it is:
   with who spoke and when, plus the neighbouring messages as lower-weighted
   context, and one ``log`` record of the whole conversation whose score the
   messages inherit (it is never a result itself);
-* any other text file -> heading-aware chunks with their line ranges, so a hit
-  points into the file;
+* a document (Markdown, plain text) -> heading-aware chunks with their line ranges, so
+  a hit points into the file; code and data -> chunks cut at their top-level blocks,
+  titled by the names they define (:mod:`ov.index.code`);
 * ov's bookkeeping (``.meta.json``, ``.sources.json``, ``memory_diff.json``,
   markers) and binary files -> nothing.
 
@@ -190,12 +191,16 @@ def _memory_records(base: dict, path: str, directory: str, text: str, mtime: flo
 
 
 def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
-    from ov.ingest.model import Provenance
-    from ov.ingest.splitter import split_markdown
+    from ov.index.code import is_prose
 
     if not text.strip():
         return []
     name = path.rsplit("/", 1)[-1]
+    if not is_prose(name):
+        return _code_records(base, path, directory, text, mtime)
+    from ov.ingest.model import Provenance
+    from ov.ingest.splitter import split_markdown
+
     stem = name.rsplit(".", 1)[0] if "." in name else name
     pieces = split_markdown(
         name,
@@ -226,6 +231,38 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
                 title=title,
                 start_line=first,
                 end_line=last,
+                time=mtime,
+                **base,
+            )
+        )
+    return out
+
+
+def _code_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
+    """Code and data: cut by their blocks, titled by the names each record defines (:mod:`ov.index.code`)."""
+    from ov.index.code import chunk_code, defined_names
+    from ov.lines import lines_of
+
+    name = path.rsplit("/", 1)[-1]
+    named = (name.rsplit(".", 1)[0] if "." in name else name).replace("_", " ").replace("-", " ")
+    lines = lines_of(text, keepends=True)
+    out = []
+    for n, (a, b) in enumerate(chunk_code(text, CHUNK_MAX_TOKENS)):
+        body = "".join(lines[a:b])
+        if not body.strip():
+            continue
+        names = defined_names(body)
+        out.append(
+            Record(
+                id=f"{path}#{n}",
+                uri=uri_of(path),
+                level=2,
+                kind="chunk",
+                parent=uri_of(directory) if directory else "",
+                text=body,
+                title=" ".join(t for t in (named, ", ".join(names)) if t),
+                start_line=a + 1,
+                end_line=b,
                 time=mtime,
                 **base,
             )
