@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import subprocess
@@ -731,3 +732,32 @@ def test_rst_directives_become_the_prose_or_code_they_show_line_for_line():
     assert "```python\n\n\nimport proj\nproj.run()\n```" in text
     # What a summary takes for the document's introduction is its first paragraph of prose.
     assert file_facts("README.md", text).lead == "Proj turns invoices into ledger entries."
+
+
+def test_a_notebook_is_stored_as_its_cells_and_text_outputs_never_its_images():
+    png = base64.b64encode(bytes(range(256)) * 400).decode()
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["# Customer churn analysis\n", "\n", "We model churn from support tickets."]},
+            {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["df = load()\n", "df.plot()"],
+             "outputs": [
+                 {"output_type": "stream", "name": "stdout", "text": [f"row {i}\n" for i in range(50)]},
+                 {"output_type": "display_data", "metadata": {}, "data": {"image/png": png, "text/plain": ["<Figure size 640x480>"]}},
+             ]},
+            {"cell_type": "code", "metadata": {}, "source": "1 / 0", "outputs": [{"output_type": "error", "ename": "ZeroDivisionError", "evalue": "division by zero", "traceback": []}]},
+        ],
+        "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }  # fmt: skip
+    (piece,) = parse_source(source("churn.ipynb", json.dumps(notebook, indent=1)))
+    assert (piece.relpath, piece.title) == ("churn.md", "Customer churn analysis")
+    text = piece.text
+    assert png[:200] not in text and "image/png" not in text and len(text) < 2000
+    assert "```python\ndf = load()\ndf.plot()\n```" in text
+    assert "row 0\n" in text and "row 19\n" in text and "row 20\n" not in text and "(30 more lines)" in text
+    assert "<Figure size 640x480>" in text and "ZeroDivisionError: division by zero" in text
+    assert file_facts("churn.md", text).lead == "We model churn from support tickets."
+    # JSON that is not a notebook is kept as it is.
+    (kept,) = parse_source(source("data.ipynb", '{"rows": [1, 2]}'))
+    assert (kept.relpath, kept.text) == ("data.ipynb", '{"rows": [1, 2]}')

@@ -10,6 +10,8 @@ bytes themselves (see :func:`detect_format`):
   the same way; everything else in it is kept as is.
 * HTML becomes Markdown (``markdownify``) and is split; its line ranges refer
   to that Markdown, since the HTML source has no useful line structure.
+* A Jupyter notebook becomes Markdown: its cells' text and code, its outputs' text, never
+  their images (:mod:`ov.ingest.notebook`); line ranges refer to that Markdown.
 * PDF text is extracted per page; an outline (bookmarks) gives the sections,
   otherwise pages are grouped by size. Ranges are pages.
 * Everything else that is UTF-8 text (plain text, code, data, config) is kept
@@ -25,7 +27,7 @@ from dataclasses import replace
 from pathlib import PurePosixPath
 
 from ov.files import wide_text
-from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
+from ov.ingest.formats import HTML_EXTENSIONS, MARKDOWN_EXTENSIONS, NOTEBOOK_EXTENSIONS, PDF_EXTENSIONS, RST_EXTENSIONS
 from ov.ingest.model import ParseFailure, Piece, Provenance, SourceFile
 from ov.ingest.rst import rst_directives
 from ov.ingest.splitter import SINGLE_MAX_TOKENS, Heading, scan_markdown, split_lines, split_markdown
@@ -40,7 +42,7 @@ __all__ = ["detect_format", "html_to_markdown", "parse_source", "rst_headings"]
 # unless the bytes really are HTML.
 TEXT_EXTENSIONS = frozenset(
     ".txt .text .log .tex .org .adoc .asciidoc "
-    ".py .pyi .ipynb .js .mjs .cjs .jsx .ts .tsx .go .rs .java .kt .kts .scala .groovy .c .h .cc .cpp .cxx .hpp "
+    ".py .pyi .js .mjs .cjs .jsx .ts .tsx .go .rs .java .kt .kts .scala .groovy .c .h .cc .cpp .cxx .hpp "
     ".hh .cs .fs .rb .php .pl .pm .lua .r .jl .swift .m .mm .dart .ex .exs .erl .hrl .hs .ml .mli .clj .cljs .el "
     ".lisp .scm .zig .nim .v .sv .vhd .sh .bash .zsh .fish .ps1 .bat .cmd .sql .graphql .proto .vue .svelte "
     ".css .scss .sass .less .vim .tf .hcl .nix .cmake .mk .gradle .dockerfile "
@@ -79,6 +81,12 @@ def _parse(src: SourceFile, clean: Callable[[str], str]) -> list[Piece]:
     if kind == "rst":
         lines, headings = rst_headings(rst_directives(lines_of(_decode(src), keepends=True)))
         return split_lines(_file_name(src), lines, headings, _base(src))
+    if kind == "notebook":
+        from ov.ingest.notebook import notebook_markdown
+
+        markdown = notebook_markdown(_decode(src))
+        if markdown is not None:  # else JSON that is no notebook: kept as it is
+            return split_markdown(_file_name(src), markdown, _base(src))
     if kind == "html":
         markdown, title = html_to_markdown(_decode_html(src), base_url=src.uri if src.kind == "http" else None)
         return split_markdown(_file_name(src), markdown, _base(src), title=title)
@@ -96,7 +104,7 @@ def _unnest(pieces: list[Piece]) -> list[Piece]:
 
 
 def detect_format(src: SourceFile) -> str:
-    """``"pdf"``, ``"html"``, ``"markdown"``, ``"rst"`` or ``"text"`` (verbatim).
+    """``"pdf"``, ``"html"``, ``"markdown"``, ``"rst"``, ``"notebook"`` or ``"text"`` (verbatim).
 
     PDF bytes are PDF whatever the name says. An HTML content type wins over
     the extension (``…/README.md`` on a code host is an HTML page), unless the
@@ -108,12 +116,12 @@ def detect_format(src: SourceFile) -> str:
     head = src.data[:4096].removeprefix(codecs.BOM_UTF8)
     if head.lstrip().startswith(b"%PDF-"):
         return "pdf"
-    textual = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | TEXT_EXTENSIONS
+    textual = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | NOTEBOOK_EXTENSIONS | TEXT_EXTENSIONS
     if ctype in HTML_TYPES and (ext not in textual or _HTML_SNIFF_RE.match(head)):
         return "html"
     if ext in PDF_EXTENSIONS or ctype in PDF_TYPES:
         return "pdf"
-    for extensions, kind in ((MARKDOWN_EXTENSIONS, "markdown"), (RST_EXTENSIONS, "rst"), (HTML_EXTENSIONS, "html")):
+    for extensions, kind in ((MARKDOWN_EXTENSIONS, "markdown"), (RST_EXTENSIONS, "rst"), (HTML_EXTENSIONS, "html"), (NOTEBOOK_EXTENSIONS, "notebook")):
         if ext in extensions:
             return kind
     if ext in TEXT_EXTENSIONS:
