@@ -49,6 +49,7 @@ DEFAULTS = {
         "parent_weight": 0.2,
         "conversation_weight": 0.5,
         "context_weight": 0.3,
+        "phrase_weight": 1.0,
         "speaker_weight": 6.0,
         "date_weight": 1.0,
         "session_weight": 0.8,

@@ -382,6 +382,33 @@ def test_raw_session_logs_do_not_crowd_out_memories(ov):
     assert result["memories"][0]["score"] > max(h["score"] for h in result["sessions"])
 
 
+REGISTRY = (
+    '"""The registry of extensions."""\n\n'
+    + "".join(f"from app.extensions.import_{i} import ImportExtension{i}  # import the extension\n" for i in range(40))
+    + "\n\n"
+    + "".join(f"def helper_{i}(value):\n" + "    total = value * 2 + 1  # arithmetic on the value\n" * 12 + "    return total\n\n\n" for i in range(20))
+    + "def load_extension(app, name):\n    try:\n        module = import_module(name)\n    except ImportError as err:\n"
+    + "        raise ExtensionError('Could not import extension %s' % name) from err\n    return module\n"
+)
+
+
+def test_an_exact_message_points_at_the_lines_that_hold_it(ov):
+    # (found by an audit: "Could not import extension" answered sphinx's registry.py at its imports,
+    # where "import" and "extension" are many, not at line 554 that says it)
+    write(ov, "viking://resources/app/registry.py", REGISTRY)
+    write(ov, "viking://resources/app/other.py", "def unrelated():\n    return 'an import of an extension could not be done here'\n")
+    at = next(i for i, line in enumerate(REGISTRY.splitlines(), 1) if "Could not import extension" in line)
+    hit = found(ov, "Could not import extension", "-n", "1")["resources"][0]
+    assert hit["uri"] == "viking://resources/app/registry.py"
+    assert hit["lines"][0] <= at <= hit["lines"][1], (hit["lines"], at)
+    # The words in another order are no phrase: the file of the message still leads, by its words.
+    assert uris(found(ov, "extension import could not"))[0] == "viking://resources/app/registry.py"
+    # Turned off, the words are matched one by one again.
+    assert ov("config", "set", "retrieval.phrase_weight", "0").exit_code == 0
+    hit = found(ov, "Could not import extension", "-n", "1")["resources"][0]
+    assert not hit["lines"][0] <= at <= hit["lines"][1]
+
+
 def test_same_query_same_order(docs):
     for i in range(5):
         write(docs, f"viking://resources/same/{i}.md", "identical text about caching layers")

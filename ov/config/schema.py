@@ -152,6 +152,9 @@ class RetrievalConfig:
     """How much of its whole conversation's match a session message inherits."""
     context_weight: Annotated[float, Positive(least=0.0)] = 0.3
     """Weight of a message's neighbouring messages when it is matched."""
+    phrase_weight: Annotated[float, Positive(least=0.0)] = 1.0
+    """How much a record that holds the query's words as one run, in order (a pasted error
+    message), scores on top of its words matched one by one (0 turns it off)."""
     speaker_weight: Annotated[float, Positive(least=0.0)] = 6.0
     """Weight of a query word that names the peer who spoke a message: a question about a person
     is usually answered by what that person said."""

@@ -35,6 +35,8 @@ from ov.index.records import Record
 from ov.regex import LazyPattern
 from ov.uri import nfc
 
+# Longer queries are questions and descriptions, not text to find word for word.
+PHRASE_MAX_WORDS = 24
 SCHEMA_VERSION = 11  # 11: code and data chunked by their blocks, not as Markdown
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
@@ -226,10 +228,12 @@ class Hit:
 
 @dataclass(frozen=True)
 class QueryTerms:
-    """A query as index terms: words (stemmed) and the CJK runs to ask for as phrases."""
+    """A query as index terms: words (stemmed), the CJK runs to ask for as phrases, and the
+    whole query as the run of terms a record holding it word for word holds (an error message)."""
 
     words: tuple[str, ...]
     phrases: tuple[tuple[str, ...], ...]
+    sequence: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.words)
@@ -475,10 +479,17 @@ class LexicalIndex:
         for run in () if text.isascii() else _CJK_RUN.findall(text):
             chars = [c for c in run]
             phrases.extend(tuple(chars[i : i + 2]) for i in range(len(chars) - 1))
-        return QueryTerms(words, tuple(dict.fromkeys(phrases)))
+        # As the index holds it: stop words included, since they keep their places in the text.
+        sequence = tuple(self.analyze_words(text)) if not phrases else ()
+        return QueryTerms(words, tuple(dict.fromkeys(phrases)), sequence if 2 <= len(sequence) <= PHRASE_MAX_WORDS else ())
 
-    def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int) -> list[Hit]:
-        """BM25 over ``weights``' fields (field -> boost), restricted by ``filters``, best first."""
+    def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int, *, phrase_weight: float = 0.0) -> list[Hit]:
+        """BM25 over ``weights``' fields (field -> boost), restricted by ``filters``, best first.
+
+        With ``phrase_weight``, a record whose text holds the query's words as one run, in order
+        (a pasted error message, a quoted line), scores that phrase's BM25 times the weight on top:
+        words matched one by one let a chunk full of "import" and "extension" beat the line that
+        says "Could not import extension"."""
         tantivy = _tantivy()
         if not terms or limit <= 0:
             return []
@@ -493,6 +504,9 @@ class LexicalIndex:
             if "text" in weights:
                 phrase = tantivy.Query.phrase_query(schema, "text", [a, b])
                 should.append((tantivy.Occur.Should, _boost(phrase, weights["text"])))
+        if terms.sequence and phrase_weight > 0 and "text" in weights:
+            phrase = tantivy.Query.phrase_query(schema, "text", list(terms.sequence))
+            should.append((tantivy.Occur.Should, _boost(phrase, weights["text"] * phrase_weight)))
         if not should:
             return []
         query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *self._filter_clauses(filters)])

@@ -291,7 +291,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     records: dict[str, Record] = {}
 
     weights = {"text": 1.0, "title": TITLE_WEIGHT, "context": config.context_weight, "speaker": config.speaker_weight}
-    lexical_hits = lexical.search(terms, weights, filters, pool)
+    lexical_hits = lexical.search(terms, weights, filters, pool, phrase_weight=config.phrase_weight)
     # How well the best record answers the query at all, on a scale shared by every query: its BM25
     # against the most a record matching every query word could score, and with vectors its cosine,
     # weighed as in the fusion. Within one ranking only the order matters; across rankings (the
