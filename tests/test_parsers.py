@@ -732,6 +732,10 @@ def test_rst_directives_become_the_prose_or_code_they_show_line_for_line():
     assert "```python\n\n\nimport proj\nproj.run()\n```" in text
     # What a summary takes for the document's introduction is its first paragraph of prose.
     assert file_facts("README.md", text).lead == "Proj turns invoices into ledger entries."
+    # A directive without arguments starts its content on its marker line (sphinx's doc/index.rst).
+    (tagline,) = parse_source(source("index.rst", ".. cssclass:: tagline\n.. epigraph:: Create documentation with ease\n\n.. container:: features\n\n   Text.\n"))
+    assert file_facts("index.md", tagline.text).lead == "Create documentation with ease."
+    assert "container" not in tagline.text and "   Text." not in tagline.text and "\nText.\n" in tagline.text
 
 
 def test_a_notebook_is_stored_as_its_cells_and_text_outputs_never_its_images():

@@ -32,12 +32,13 @@ _SUBSTITUTIONS_ONLY = re.compile(r"^[ \t]*(?:\|[^|\s][^|]*\|_{0,2}[ \t]*)+$")
 _TITLED = frozenset({
     "note", "warning", "tip", "hint", "important", "caution", "attention", "danger", "error", "admonition",
     "seealso", "topic", "sidebar", "rubric", "centered", "glossary", "tab",
+    # These take no argument: text on their marker line is the start of their content.
+    "epigraph", "highlights", "pull-quote", "compound",
 })  # fmt: skip
 _CODE = frozenset({"code-block", "code", "sourcecode", "doctest", "testcode", "testoutput"})
 # Their body is prose, their argument is not (a version, an image's address, a condition).
 _BODY_ONLY = frozenset({
-    "versionadded", "versionchanged", "deprecated", "versionremoved", "figure", "only", "container", "compound",
-    "epigraph", "highlights", "pull-quote", "class", "tabs",
+    "versionadded", "versionchanged", "deprecated", "versionremoved", "figure", "only", "container", "class", "tabs",
 })  # fmt: skip
 
 
