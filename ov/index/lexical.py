@@ -487,7 +487,8 @@ class LexicalIndex:
         """BM25 over ``weights``' fields (field -> boost), restricted by ``filters``, best first.
 
         With ``phrase_weight``, a record whose text holds the query's words as one run, in order
-        (a pasted error message, a quoted line), scores that phrase's BM25 times the weight on top:
+        (a pasted error message, a quoted line), scores the weight times what a record matching
+        every query word scores (:meth:`idf_sum`) on top:
         words matched one by one let a chunk full of "import" and "extension" beat the line that
         says "Could not import extension"."""
         tantivy = _tantivy()
@@ -505,8 +506,12 @@ class LexicalIndex:
                 phrase = tantivy.Query.phrase_query(schema, "text", [a, b])
                 should.append((tantivy.Occur.Should, _boost(phrase, weights["text"])))
         if terms.sequence and phrase_weight > 0 and "text" in weights:
+            # The same bonus for every record holding the phrase, on the scale of a match of every
+            # word: the phrase's own BM25 grew with its count, so a folder's summary quoting the
+            # phrase of three files outranked each of them.
             phrase = tantivy.Query.phrase_query(schema, "text", list(terms.sequence))
-            should.append((tantivy.Occur.Should, _boost(phrase, weights["text"] * phrase_weight)))
+            bonus = weights["text"] * phrase_weight * self.idf_sum(terms)
+            should.append((tantivy.Occur.Should, tantivy.Query.const_score_query(phrase, bonus)))
         if not should:
             return []
         query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *self._filter_clauses(filters)])
