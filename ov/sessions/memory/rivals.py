@@ -4,9 +4,11 @@
 rival's line in the rival's own file, whose name it can tell. A value of any other kind has no
 list of rivals, and its file is named for the old value, which only the stored lines say:
 
-- a count or a number where the other says another ("Prefers 4-space indentation in YAML files"
-  ends "Prefers 2-space indentation in YAML config files"; "line length 100" ends "line length
-  120"): the same thing can have one size at a time, so this holds however it is said;
+- a count or a number where the other says another ("line length 100" ends "line length 120"):
+  the same thing can have one size at a time, so this holds however it is said for the same
+  context; for one saying more or less of it ("4-space indentation in YAML files", "2-space
+  indentation in YAML config files") only when said as a correction, as the narrower may be the
+  wider one's exception ("Python 2 for legacy scripts", "Python 3 for scripts");
 - another choice for the same purpose or context ("black for formatting" ends "ruff for
   formatting", "light roast coffee in the morning" "dark roast coffee in the morning"), when the new one is said as a correction ("actually", "now", "instead", ...):
   unmarked, two likings for the same context may both hold ("tea in the morning", "coffee in
@@ -114,6 +116,10 @@ class Rivalry:
         if new is None or new.kind != old.kind or " ".join(body.split()).lower() == " ".join(self.said.split()).lower():
             return False
         if not _compatible(new.context, old.context):
+            return False
+        if new.context != old.context and not self.marked:
+            # One context saying more than the other ("scripts", "legacy scripts") may be its
+            # exception, not the same thing: only a correction says the new one replaces it.
             return False
         if _NUMBER_RE.sub("#", new.chosen).lower() == _NUMBER_RE.sub("#", old.chosen).lower():
             # the same thing at another size: "4-space indentation", "2-space indentation"
