@@ -287,6 +287,9 @@ def _read(clause: str, restore, ctx: _Context) -> Statement | None:
 # A value that names a kind of thing, not one: "from a list to a dict", "from the old parser to the
 # new one" are changes in the code at hand.
 _SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it|the|old|new|my|our|their|its)\b")
+# A switch for a thing in view ("for this file", "in that function") is one in the code at
+# hand, not the team's tools.
+_IN_VIEW_RE = re.compile(r"(?i)\b(?:(?:for|in|on|across)\s+(?:this|that|these|those)\b)")
 # A place a system moved to or is at names one: an address, a port, a region, a version, a name
 # ("Moved to Buildkite"); not "the new module", where the move is in the code.
 _NAMED_RE = re.compile(r"[.:/\d]|(?<!^)\b[A-Z]")
@@ -302,7 +305,8 @@ def _change(clause: str, restore, ctx: _Context) -> Statement | None:
     if statement is None:
         return None
     if statement.swap and statement.lead == "Team ":
-        return statement if not any(_SOME_RE.match(value) for value in statement.swap) else None
+        in_view = _IN_VIEW_RE.search(clause)
+        return statement if not in_view and not any(_SOME_RE.match(value) for value in statement.swap) else None
     named = statement.fact and _NAMED_RE.search(statement.fact.split(None, 1)[-1])
     if statement.memory_type == "entities" and named and (probes := statement.probes or fact_probes(statement.fact)):
         statement.probes, statement.only_amends = probes, True
