@@ -212,7 +212,8 @@ def passing_remark(clause: str) -> bool:
 # task, not who they are. Being unwell, busy, away or out; on call, on leave, on a break; at a place
 # named by a common noun ("at the dentist", "at home"; "at Google" may be an employer); in a meeting
 # or a vehicle; doing something ("working on PROJ-123", "debugging the parser"): a verb in -ing that
-# is no standing use or role ("I'm using Zed", "I'm running Arch", "I'm leading the platform team").
+# is no standing use or role ("I'm using Zed", "I'm running Arch", "I'm leading the platform team")
+# nor a pursuit of months ("I'm learning Rust", "I'm training for a marathon", "I'm mentoring two juniors").
 _SELF_NOW_RE = re.compile(
     r"(?i)^(?:I'm|I\s+am|Im)\s+(?:(?:still|currently|just|so|really|very|pretty|kinda|a\s+bit|totally|feeling|now)\s+)*(?:"
     r"(?:sick|ill|unwell|busy|tired|exhausted|sleepy|swamped|slammed|overloaded|free|available|unavailable|away|off|out|offline|"
@@ -224,7 +225,8 @@ _SELF_NOW_RE = re.compile(
     r"|in\s+(?:a|an|the)\s+(?:[\w-]+\s+)?(?:meeting|call|standup|hurry|rush|car|train|cab|taxi|queue|line|middle|hospital|"
     r"office|airport|lab|interview)s?\b"
     r"|(?!(?:using|running|rocking|coding|programming|developing|writing|living|leading|managing|maintaining|owning|teaching|"
-    r"going\s+by)\b|working\s+(?!on\b))(?-i:[a-z]){2,}ing\b(?<!\bthing)(?<!\bnothing)(?<!\bsomething))"
+    r"learning|studying|training|practi[cs]ing|mentoring|coaching|volunteering|freelancing|consulting|interning|contributing|"
+    r"majoring|researching|going\s+by)\b|working\s+(?!on\b))(?-i:[a-z]){2,}ing\b(?<!\bthing)(?<!\bnothing)(?<!\bsomething))"
 )
 # First-person past tenses that tell of a life, lasting, rather than of a happening of the day:
 # "I grew up in Porto", "I studied physics", "I switched to Emacs", "I was a teacher".
