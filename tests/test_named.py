@@ -340,6 +340,15 @@ def test_a_folder_name_many_projects_share_names_none_of_them(ov):
         ("could you diff app.ts against main", True),
         ("the Dockerfile.dev fails to build, any idea why?", True),
         (f"lol look at this\n{PYTHON}", True),
+        # a request or a fault said as a statement still asks about its file (found by a review)
+        ("I need utils.py to handle None", True),
+        ("utils.py should handle None too", True),
+        ("I'd like cart.py to log the total", True),
+        ("cart.py throws a KeyError when the basket is empty", True),
+        ("there's a bug in parser.py with nested quotes", True),
+        ("config.yaml has the wrong port, it should be 8080", True),
+        ("The tests in tests/test_cart.py fail since yesterday", True),
+        ("I wonder why cart.py retries twice", True),
     ],
 )
 def test_a_remark_is_read_without_the_files_it_mentions(prompt, kept):

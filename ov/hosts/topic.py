@@ -145,6 +145,22 @@ _WANTS = re.compile(
     r"|\b(?:i|we|you)\s+(?:want|need|should|must|have\s+to|'?d\s+like|would\s+like)\b",
     re.IGNORECASE,
 )
+# A request or a question said as a statement: what a thing should do or what is wanted of it ("utils.py
+# should handle None", "I'd like cart.py to log"), or wondering ("I wonder why ...").
+_WANTS_SAID = re.compile(
+    r"\b(?:should|must|ought\s+to|needs?|'d\s+like|would\s+(?:like|prefer|be\s+(?:nice|good|great|better))|wish|wonder(?:ing)?|"
+    r"trying\s+to)\b",
+    re.IGNORECASE,
+)
+# A fault the user reports ("cart.py throws a KeyError", "there's a bug in parser.py", "has the wrong
+# port", "keeps timing out") asks for help with what it names, unless the sentence says it is over
+# ("fixed the bug in cart.py, thanks", "cart.py no longer crashes"): that is a remark of how it went.
+_FAULT = re.compile(
+    r"\b(?:bugs?|broken|breaks|fails?|failing|crash(?:es|ing)?|throws?|throwing|raises|errors?|exceptions?|wrong|doesn'?t|"
+    r"don'?t|isn'?t|aren'?t|won'?t|can'?t|cannot|hangs?|hanging|leaks?|leaking|missing|keeps\s+\w+ing|times?\s+out|timing\s+out)\b",
+    re.IGNORECASE,
+)
+_SETTLED = re.compile(r"\b(?:no\s+longer|any\s*more|fixed|gone|resolved|solved|thanks|thank\s+you|thx)\b", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 _CLAUSE_END = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]+\s+")
 
@@ -189,11 +205,14 @@ def about(prompt: str) -> str:
 
 
 def _asks(sentence: str) -> bool:
-    """Whether ``sentence`` is a question or a request: it ends in "?", says "please" or "can you",
+    """Whether ``sentence`` is a question or a request: it ends in "?", says "please" or "can you"
+    or what is wanted (:data:`_WANTS_SAID`), reports a fault not said to be over (:data:`_FAULT`),
     or one of its clauses of two words or more opens, past fillers ("ok so", "lol"), with a
     question word or with a word that is neither a subject nor a file's name (a verb: "swap the
     buttons"), nor a verb that has one already ("renamed it yesterday", "works now")."""
-    if sentence.rstrip().endswith("?") or _WANTS.search(sentence):
+    if sentence.rstrip().endswith("?") or _WANTS.search(sentence) or _WANTS_SAID.search(sentence):
+        return True
+    if _FAULT.search(sentence) and not _SETTLED.search(sentence):
         return True
     for clause in _CLAUSE_END.split(sentence):
         words = [word for word in (word.strip("`'\"()[]{}<>*!.").lower() for word in clause.split()) if word]
