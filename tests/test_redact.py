@@ -354,6 +354,8 @@ BY_SHAPE_SECRETS = [
     ("yaml-in-markdown", "```yaml\ndb:\n  password: Tq8vR2mZ4xW9kL3p\n```", 1),
     ("cli-flag", "mytool deploy --api-token Zr2q8LmT5vXw9KpB3n", 1),
     ("weak-name-random-value", "STRIPE_KEY=rk9Xm2Pq8vLr4sTw7zQa", 1),
+    ("random-base64", 'API_TOKEN = "q1Zx8LmT5vXw9KpB3nYcR2sD4fG6hJ8k0lP7A9=="', 1),
+    ("base64-of-a-login", 'AUTH_HEADER_TOKEN = "YWRtaW46WGs5bVBxMnZMcjhz"', 1),
 ]
 
 
@@ -377,6 +379,10 @@ BY_SHAPE_KEPT = [
     ("image-token", 'image_token="<|image|>"'),
     ("env-example", "DB_PASSWORD=hunter2\nAPI_KEY=test-key-123\nSECRET=s3cret!"),
     ("flag-word", "mytool --password-file ~/.config/pw --token gh-token-name"),
+    # found by a review: an identifier and encoded words are no generated secret, whatever their case
+    ("uuid-key", 'SESSION_KEY = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"'),
+    ("uuid4-token-upper", 'SESSION_TOKEN = "7C9E6679-7425-40DE-944B-E07FC1F90AE7"'),
+    ("base64-of-words", 'TEST_TOKEN = "dGVzdC10b2tlbi1mb3ItdW5pdC10ZXN0cw=="  # base64 of test-token-for-unit-tests'),
 ]
 
 

@@ -376,10 +376,29 @@ _SECRET_TOKEN = LazyPattern(r"[^\s()\[\]{}<>\"'`,;]+")
 _CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
 
 
+_UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_BASE64 = LazyPattern(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_TEXT_WORD = LazyPattern(r"[A-Za-z]{3,}")
+
+
+def _encoded_words(value: str) -> bool:
+    """Base64 of words (`dGVzdC10b2tlbi1mb3ItdW5pdC10ZXN0cw==`, "test-token-for-unit-tests"), as a
+    test fixture holds: random bytes decode to no text. A login ("user:pass") is a credential."""
+    if not _BASE64.fullmatch(value):
+        return False
+    try:
+        text = base64.b64decode(value.replace("-", "+").replace("_", "/") + "=" * (-len(value) % 4), validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    words = sum(len(word) for word in _TEXT_WORD.findall(text))
+    return text.isprintable() and ":" not in text and words >= 0.7 * len(text)
+
+
 def _random_token(value: str) -> bool:
     """Shaped like a generated secret: one token with a random-looking run (:func:`_has_random_part`)
-    that is not mostly words, as a class name with a digit in it is (`Sam3LiteTextRepMixer`)."""
-    if not _SECRET_TOKEN.fullmatch(value) or not _has_random_part(value):
+    that is not mostly words, as a class name with a digit in it is (`Sam3LiteTextRepMixer`), nor an
+    identifier (a UUID) or words in base64 (:func:`_encoded_words`)."""
+    if not _SECRET_TOKEN.fullmatch(value) or not _has_random_part(value) or _UUID.fullmatch(value) or _encoded_words(value):
         return False
     return sum(len(word) for word in _CAPITALISED_WORD.findall(value)) < len(value) / 2
 
