@@ -124,7 +124,9 @@ class Rivalry:
         if _NUMBER_RE.sub("#", new.chosen).lower() == _NUMBER_RE.sub("#", old.chosen).lower():
             # the same thing at another size: "4-space indentation", "2-space indentation"
             return new.numbers != old.numbers
-        return self.marked and bool(new.context) and _other_choice(new.chosen, old.chosen)
+        # Another thing chosen replaces the old only for the same purpose: "Postgres for the backend"
+        # is no rival of "Redis for caching in the backend".
+        return self.marked and bool(new.context) and new.context == old.context and _other_choice(new.chosen, old.chosen)
 
     def ending(self, line: str) -> str | list[dict[str, str]]:
         """The content that ends stored ``line``: "No longer prefers ..." for a liking, the removal of an instruction."""
