@@ -352,6 +352,10 @@ def _system_moved(body: str, restore) -> Statement | None:
         return None
     slot = ("entities", "systems", name.lower())
     probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
+    if not _ADDRESS_RE.match(new) and (versioned := _VERSIONED_RE.match(new)):
+        # "moved to Python 3.12" is a new version of what it runs, not a new place: it replaces
+        # "Runs Python 3.11", never "Runs on Kubernetes".
+        probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*_VERSION_LEADS, "Moved to"))
     return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
 
 
