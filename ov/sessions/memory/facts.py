@@ -85,6 +85,8 @@ _OWNERSHIP_MOVED_RE = re.compile(
 _OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong to", "Ownership moved to")
 # A corrected fact replaces the stored one with the same verb and one of these after it (fact_probes).
 _PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
+# A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
+_CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
 # What a move replaces: the lines that say where a system ran.
 _PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to")
 
@@ -348,8 +350,8 @@ def _system_moved(body: str, restore) -> Statement | None:
     if not match or not _names_a_system(match.group("name").split()[-1]):
         return None
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
-    if not informative(new):
-        return None
+    if not informative(new) or _CODE_PATH_RE.match(new):
+        return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
     slot = ("entities", "systems", name.lower())
     probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
     if not _ADDRESS_RE.match(new) and (versioned := _VERSIONED_RE.match(new)):
