@@ -192,3 +192,48 @@ def test_a_skill_keeps_its_lockfiles_and_bundles(ov, tmp_path):
     assert ov("read", "viking://agent/skills/fill/scripts/fill.min.js").stdout == "var a=1;\n"
     assert ov("read", "viking://agent/skills/fill/scripts/package-lock.json").exit_code == 0
     assert skipped(data) == {"scripts/venv/": "Python virtual environment (holds pyvenv.cfg)"}
+
+
+def test_a_linked_work_trees_folder_leaves_out_what_the_shared_info_exclude_names(ov, ov_home, tmp_path):
+    # git reads info/exclude from the common folder ($GIT_COMMON_DIR), shared by every work tree.
+    project = tmp_path / "proj"
+    project.mkdir()
+    repo = Repo.init(str(project))
+    (project / ".git/info").mkdir(exist_ok=True)
+    (project / ".git/info/exclude").write_text("notes.local\n")
+    (project / "readme.md").write_text("# Proj\n")
+    repo.get_worktree().stage(["readme.md"])
+    repo.get_worktree().commit(message=b"one", committer=b"a <a@b>", author=b"a <a@b>")
+    from dulwich.worktree import add_worktree
+
+    linked = tmp_path / "linked"
+    add_worktree(repo, str(linked), branch=b"side").close()
+    repo.close()
+    assert (linked / ".git").is_file()
+    (linked / "docs").mkdir()
+    (linked / "docs/page.md").write_text("# Page\n\nText.\n")
+    (linked / "docs/notes.local").write_text("my own notes\n")
+    data = ov("add-resource", str(linked / "docs"), "--json").json["result"]
+    assert stored(ov_home, "docs") == {"page.md"}
+    assert skipped(data) == {"notes.local": "ignored by git"}
+
+
+@pytest.mark.parametrize("where", ["above", "inside"])
+def test_a_gitignore_that_cannot_be_read_is_said_and_its_rules_not_applied(ov, ov_home, tmp_path, where):
+    # As git does ("unable to access"): the walk goes on without that file's rules and says so.
+    project = tmp_path / "proj"
+    (project / "docs/inner/sub").mkdir(parents=True)
+    Repo.init(str(project)).close()
+    (project / ".gitignore").write_text("*.log\n")
+    unreadable = project / ("docs" if where == "above" else "docs/inner/sub") / ".gitignore"
+    unreadable.mkdir()  # a folder: unreadable as a file, even by root
+    (project / "docs/inner/page.md").write_text("# Page\n\nText.\n")
+    (project / "docs/inner/run.log").write_text("log\n")
+    (project / "docs/inner/sub/x.md").write_text("# X\n")
+    result = ov("add-resource", str(project / "docs/inner"), "--json")
+    assert result.exit_code == 0, result.stderr
+    data = result.json["result"]
+    assert stored(ov_home, "inner") == {"page.md", "sub/x.md"}
+    assert skipped(data)["run.log"] == "ignored by git"
+    shown = str(project / "docs/.gitignore") if where == "above" else "sub/.gitignore"
+    assert skipped(data)[shown] == "unreadable .gitignore (its rules not applied)"

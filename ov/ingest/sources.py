@@ -291,28 +291,42 @@ def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: l
                 # A hidden name an --include took is stored without its dot, as a hidden file named on
                 # its own is: ls, grep and the summaries show it, and `.overview.md` is ov's own.
                 _add_file(collected, root / rel, "/".join(part.lstrip(".") or part for part in rel.split("/")), max_bytes)
+    collected.skipped.extend(Skipped(path, "unreadable .gitignore (its rules not applied)") for path in gitignore.unreadable())
 
 
 class _GitIgnores:
     """What git ignores below an added folder, asked with paths relative to that folder.
 
     Inside a git work tree these are git's own rules for those paths: the ``.gitignore`` files from
-    the work tree's top down to the folder and below it, ``.git/info/exclude`` and the user's
-    ``core.excludesFile`` (default ``~/.config/git/ignore``); adding ``docs/`` leaves out the
-    ``docs/_build/`` the top's .gitignore names. Outside one, the folder's own ``.gitignore`` files.
+    the work tree's top down to the folder and below it, ``info/exclude`` (of the repository's
+    common folder, which a linked work tree shares) and the user's ``core.excludesFile`` (default
+    ``~/.config/git/ignore``); adding ``docs/`` leaves out the ``docs/_build/`` the top's .gitignore
+    names. Outside one, the folder's own ``.gitignore`` files. A ``.gitignore`` that cannot be read
+    is passed over, its rules not applied, as git does, and :meth:`unreadable` names it.
     """
 
-    def __init__(self, manager, prefix: str) -> None:
+    def __init__(self, manager, top: str, prefix: str) -> None:
         self._manager = manager
+        self._top = top
         self._prefix = prefix  # the folder's path in the work tree, "" or ending in "/"
 
     def is_ignored(self, rel: str) -> bool:
         return bool(self._manager.is_ignored(self._prefix + rel))
 
+    def unreadable(self) -> list[str]:
+        """The ``.gitignore`` files passed over: relative to the folder below it, else absolute."""
+        shown = []
+        for folder in self._manager.unreadable:
+            path = (folder + "/" if folder else "") + ".gitignore"
+            inside = path.startswith(self._prefix)
+            shown.append(_shown(path[len(self._prefix) :] if inside else os.path.join(self._top, path)))
+        return shown
+
 
 def _git_ignores(root: Path) -> _GitIgnores:
-    from dulwich.ignore import IgnoreFilterManager  # Deferred: only directory ingest needs it.
+    from dulwich.ignore import IgnoreFilter, default_user_ignore_filter_path  # Deferred: only directory ingest needs it.
 
+    manager_class = _ignore_manager_class()
     top = _work_tree_top(Path(os.path.realpath(root)))
     if top is not None:
         from dulwich.errors import NotGitRepository
@@ -320,7 +334,18 @@ def _git_ignores(root: Path) -> _GitIgnores:
 
         try:
             with Repo(str(top)) as repo:
-                manager = IgnoreFilterManager.from_repo(repo)
+                config = repo.get_config_stack()
+                # dulwich's from_repo reads the linked work tree's own info/exclude; git reads the
+                # common folder's, the one `git status` there honours.
+                shared = [os.path.join(repo.commondir(), "info", "exclude"), default_user_ignore_filter_path(config)]
+                ignorecase = config.get_boolean(b"core", b"ignorecase", False)
+            rules = []
+            for path in shared:
+                try:
+                    rules.append(IgnoreFilter.from_path(os.path.expanduser(path)))
+                except OSError:
+                    pass  # none, or unreadable: git warns and goes on
+            manager = manager_class(str(top), rules, ignorecase)
         except (NotGitRepository, OSError, ValueError, KeyError):
             manager = None  # a broken .git: the folder's own .gitignore files, as outside git
         if manager is not None:
@@ -329,8 +354,35 @@ def _git_ignores(root: Path) -> _GitIgnores:
             # A folder git ignores that was named on purpose (`ov add-resource build/docs`) is taken,
             # as a hidden file named on its own is: the rules below it still apply.
             if not prefix or not manager.is_ignored(prefix):
-                return _GitIgnores(manager, prefix)
-    return _GitIgnores(IgnoreFilterManager(str(root), [], False), "")
+                return _GitIgnores(manager, str(top), prefix)
+    return _GitIgnores(manager_class(str(root), [], False), str(root), "")
+
+
+_IGNORE_MANAGER = None
+
+
+def _ignore_manager_class():
+    """dulwich's IgnoreFilterManager, passing over a ``.gitignore`` it cannot read (a folder of that
+    name, no permission) as git does, instead of failing the whole add with it."""
+    global _IGNORE_MANAGER
+    if _IGNORE_MANAGER is None:
+        from dulwich.ignore import IgnoreFilterManager
+
+        class PassingOver(IgnoreFilterManager):
+            def __init__(self, *args, **kwargs) -> None:
+                super().__init__(*args, **kwargs)
+                self.unreadable: list[str] = []
+
+            def _load_path(self, path: str):
+                try:
+                    return super()._load_path(path)
+                except OSError:
+                    self._path_filters[path] = None  # asked once: its files are all below it
+                    self.unreadable.append(path)
+                    return None
+
+        _IGNORE_MANAGER = PassingOver
+    return _IGNORE_MANAGER
 
 
 def _work_tree_top(folder: Path) -> Path | None:
