@@ -1520,6 +1520,27 @@ def test_a_folder_added_again_by_another_spelling_of_its_path_is_the_same_source
     assert result.json["result"]["updated"] == ["viking://resources/docs/a.md"]
 
 
+def test_a_source_whose_linked_folder_moved_is_refused_naming_where_it_was_added_from(ov, ov_home, tmp_path):
+    """A source is recorded by its real path: a linked folder above it that now leads elsewhere
+    (the disk moved, the link pointed again) is another source; the refusal says which one the
+    stored folder came from and that it is gone, so that replacing it is one `ov rm -r` away."""
+    (tmp_path / "disk1/proj/docs").mkdir(parents=True)
+    (tmp_path / "disk1/proj/docs/a.md").write_text("hello\n")
+    link = tmp_path / "proj"
+    link.symlink_to(tmp_path / "disk1/proj")
+    assert ov("add-resource", str(link / "docs")).exit_code == 0
+    (tmp_path / "disk2").mkdir()
+    (tmp_path / "disk1/proj").rename(tmp_path / "disk2/proj")
+    link.unlink()
+    link.symlink_to(tmp_path / "disk2/proj")
+    result = ov("add-resource", str(link / "docs"), "--json")
+    assert (result.exit_code, result.error["code"]) == (1, "already_exists")
+    assert str(tmp_path / "disk1/proj/docs") in result.error["message"]
+    assert "no longer exists" in result.error["hint"] and "`ov rm viking://resources/docs --recursive`" in result.error["hint"]
+    assert ov("rm", "-r", "viking://resources/docs").exit_code == 0
+    assert ov("add-resource", str(link / "docs")).exit_code == 0
+
+
 def test_a_random_looking_password_assignment_is_redacted_in_any_file(ov, ov_home, tmp_path):
     # (found by an ingest audit: only settings-file names got the assignment rule, and the README's
     # line became the folder's L0)

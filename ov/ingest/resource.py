@@ -23,11 +23,11 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
-from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, quote
+from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, proposal, quote
 from ov.files import json_bytes
 from ov.ingest.formats import MARKDOWN_EXTENSIONS
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
-from ov.ingest.sources import Collected, collect, kept_url, local_source, refuse_store_source
+from ov.ingest.sources import Collected, collect, is_url, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
 from ov.store import sidecar
@@ -430,12 +430,23 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         if earlier is not None:
             return earlier
     if path.exists() and not same:
-        raise AlreadyExists(
-            f"{root} already exists and was not added from {collected.uri}",
-            hint="choose another place with {to}",
-            arguments={"to"},
-        )
+        raise _added_from_elsewhere(root, _read_manifest(store, root), collected)
     return root
+
+
+def _added_from_elsewhere(root: VikingURI, manifest: dict, collected: Collected) -> AlreadyExists:
+    """The refusal to add ``collected`` where another source's folder is: which source that was,
+    and, when it was a local folder that is gone (moved, or a linked folder above it pointed
+    elsewhere since: a source is recorded by its real path), how to replace it."""
+    source = manifest.get("source")
+    recorded = source.get("uri") if isinstance(source, dict) else None
+    message = f"{root} already exists and was not added from {collected.uri}"
+    hint = "choose another place with {to}"
+    if isinstance(recorded, str) and recorded:
+        message += f" (it was added from {kept_url(recorded)[0] if is_url(recorded) else recorded})"
+        if collected.kind != "http" and not is_url(recorded) and not os.path.lexists(recorded):
+            hint = f"{recorded} no longer exists: to replace it, {proposal('rm', uri=str(root), recursive=True)} and add again; or {hint}"
+    return AlreadyExists(message, hint=hint, arguments={"to"})
 
 
 def _same_source(manifest: dict, collected: Collected) -> bool:
