@@ -268,6 +268,8 @@ def test_import_dry_run_says_what_would_be_written_replaced_and_deleted_and_chan
     # and the import does what the dry run said
     done = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--json").json["result"]
     assert (done["action"], done["deleted"]) == ("overwritten", 1) and "written" not in done
+    # counted as the import counts them (the pack's files, unchanged ones too), not only the changed
+    assert (done["files"], done["bytes"], done["vectors"]) == (result["files"], result["bytes"], result["vectors"])
     assert ov("read", "viking://resources/proj/intro.md").stdout.startswith("# Intro")
 
 

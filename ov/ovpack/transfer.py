@@ -370,12 +370,13 @@ def _dry_run(draft, target: VikingURI, plan: tuple[bool, list[str], int] | None,
             replaced.append(path)
     if not written and not replaced and not deleted:
         return ImportResult(str(target), "unchanged", 0, 0, "none", None, dry_run=True)
-    size = sum(len(draft.changes[p]) for p in written + replaced)
+    # Counted as the import counts them (every file of the pack, those it holds already too), so
+    # that the run says the numbers its dry run said; the lists below name what changes.
     return ImportResult(
         str(target),
         "overwritten" if exists else "imported",
-        len(written) + len(replaced),
-        size,
+        len(pack.files),
+        pack.total_bytes,
         vectors,
         None,
         len(deleted),
