@@ -27,3 +27,24 @@ def lines_of(text: str, *, keepends: bool = False) -> list[str]:
 def count_lines(text: str) -> int:
     """How many lines ``text`` has, as :func:`lines_of` cuts them."""
     return text.count("\n") + (0 if not text or text.endswith("\n") else 1)
+
+
+def even_runs(spans: list[tuple[int, int]], sizes: list[int], most: int) -> list[tuple[int, int]]:
+    """Consecutive ``spans`` (line ranges, with their ``sizes`` in tokens) joined into runs of at most
+    ``most`` where the spans allow, about evenly sized: as many runs as the total needs, each closed
+    once it reaches the average, so the last is not a stub. Shared by the splitter of long documents
+    and the chunker of code."""
+    total = sum(sizes)
+    target = total / max(1, -(-total // most))
+    out: list[tuple[int, int]] = []
+    current: tuple[int, int] | None = None
+    current_size = 0
+    for (a, b), size in zip(spans, sizes, strict=True):
+        if current is not None and (current_size + size > most or current_size >= target):
+            out.append(current)
+            current, current_size = None, 0
+        current = (current[0] if current else a, b)
+        current_size += size
+    if current is not None:
+        out.append(current)
+    return out

@@ -21,7 +21,7 @@ import re
 from pathlib import PurePosixPath
 
 from ov.ingest.formats import MARKDOWN_EXTENSIONS, RST_EXTENSIONS
-from ov.lines import lines_of
+from ov.lines import even_runs, lines_of
 from ov.regex import LazyPattern
 from ov.tokens import estimate_tokens
 
@@ -121,18 +121,4 @@ def _between_lines(lines: list[str], sizes: list[int], start: int, end: int, max
 
 def _pack(blocks: list[tuple[int, int]], sizes: list[int], max_tokens: int) -> list[tuple[int, int]]:
     """Consecutive blocks joined into runs of at most ``max_tokens``, about evenly sized."""
-    weights = [sum(sizes[a:b]) for a, b in blocks]
-    total = sum(weights)
-    target = total / max(1, -(-total // max_tokens))
-    out: list[tuple[int, int]] = []
-    current: tuple[int, int] | None = None
-    current_size = 0
-    for (a, b), size in zip(blocks, weights, strict=True):
-        if current is not None and (current_size + size > max_tokens or current_size >= target):
-            out.append(current)
-            current, current_size = None, 0
-        current = (current[0] if current else a, b)
-        current_size += size
-    if current is not None:
-        out.append(current)
-    return out
+    return even_runs(blocks, [sum(sizes[a:b]) for a, b in blocks], max_tokens)

@@ -220,22 +220,25 @@ def _chunk_records(base: dict, path: str, directory: str, text: str, mtime: floa
         # long text without headings) is not prefixed with it again.
         said = heading.lower() == named.lower() or heading.lower().startswith(named.lower() + " ")
         title = heading if said else " ".join(t for t in (named, heading) if t)
-        out.append(
-            Record(
-                id=f"{path}#{n}",
-                uri=uri_of(path),
-                level=2,
-                kind="chunk",
-                parent=uri_of(directory) if directory else "",
-                text=piece.text,
-                title=title,
-                start_line=first,
-                end_line=last,
-                time=mtime,
-                **base,
-            )
-        )
+        out.append(_chunk(base, path, directory, n, piece.text, title, (first, last), mtime))
     return out
+
+
+def _chunk(base: dict, path: str, directory: str, n: int, text: str, title: str, lines: tuple[int, int], mtime: float) -> Record:
+    """The ``n``-th chunk record of the file at ``path``, over its ``lines`` (first, last; 1-based)."""
+    return Record(
+        id=f"{path}#{n}",
+        uri=uri_of(path),
+        level=2,
+        kind="chunk",
+        parent=uri_of(directory) if directory else "",
+        text=text,
+        title=title,
+        start_line=lines[0],
+        end_line=lines[1],
+        time=mtime,
+        **base,
+    )
 
 
 def _code_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
@@ -251,22 +254,8 @@ def _code_records(base: dict, path: str, directory: str, text: str, mtime: float
         body = "".join(lines[a:b])
         if not body.strip():
             continue
-        names = defined_names(body)
-        out.append(
-            Record(
-                id=f"{path}#{n}",
-                uri=uri_of(path),
-                level=2,
-                kind="chunk",
-                parent=uri_of(directory) if directory else "",
-                text=body,
-                title=" ".join(t for t in (named, ", ".join(names)) if t),
-                start_line=a + 1,
-                end_line=b,
-                time=mtime,
-                **base,
-            )
-        )
+        title = " ".join(t for t in (named, ", ".join(defined_names(body))) if t)
+        out.append(_chunk(base, path, directory, n, body, title, (a + 1, b), mtime))
     return out
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from ov.ingest.model import Piece, Provenance
-from ov.lines import lines_of
+from ov.lines import even_runs, lines_of
 from ov.tokens import estimate_tokens
 from ov.uri import sanitize_segment, segment_name
 
@@ -379,22 +379,7 @@ class _Splitter:
     def part_ranges(self, start: int, end: int) -> list[tuple[int, int]]:
         """Cut [start, end) into runs of at most ``single_max`` tokens where possible, evenly sized."""
         atoms = self.atoms(start, end)
-        sizes = [self.tokens(a, b) for a, b in atoms]
-        total = sum(sizes)
-        count = max(1, -(-total // self.single_max))
-        target = total / count
-        ranges: list[tuple[int, int]] = []
-        current: tuple[int, int] | None = None
-        current_size = 0
-        for (a, b), size in zip(atoms, sizes):
-            if current is not None and (current_size + size > self.single_max or current_size >= target):
-                ranges.append(current)
-                current, current_size = None, 0
-            current = (current[0] if current else a, b)
-            current_size += size
-        if current is not None:
-            ranges.append(current)
-        return ranges
+        return even_runs(atoms, [self.tokens(a, b) for a, b in atoms], self.single_max)
 
     def atoms(self, start: int, end: int) -> list[tuple[int, int]]:
         """Paragraphs of [start, end); a paragraph too big alone is broken between lines outside fences."""
