@@ -519,24 +519,42 @@ def message_text(message: Mapping[str, Any], *, said_only: bool = False) -> str:
     return ("\n\n" if said_only else "\n").join(chunks)
 
 
-# What a message holds when it says nothing a later question could use: an acknowledgement
-# ("thanks", "ok go ahead", "You're welcome."), a tool's status without its input or output
-# ("[tool shell pending]", "[tool apply_patch completed] Success."). Found by their neighbours'
-# words, such messages filled a fifth of a prompt block's entries as evidence (an audit).
-_TOOL_STATUS = re.compile(r"\[tool [^\]\s]+(?: [^\]\s]*)?\]")
-_CONTENT_WORD = re.compile(r"[^\W\d_]{2,}")
-_NO_CONTENT = frozenset(
+# Words of courtesy and acknowledgement ("thanks", "You're welcome.", "ok go ahead", "Sure, will
+# do!", "Morning Claude!"): a text made of these only says nothing a later question or the next
+# session could use. Shared by the search (such messages filled a fifth of a prompt block's entries
+# as evidence) and the session overview (they filled its sections: "Current State: You're welcome.").
+COURTESY = frozenset(
     (
-        "thanks", "thank", "you", "your", "youre", "welcome", "thx", "ty", "cheers", "np", "ok", "okay", "kk",
-        "yes", "yeah", "yep", "yup", "no", "nope", "sure", "great", "good", "nice", "cool", "perfect", "awesome",
-        "excellent", "lgtm", "fine", "alright", "right", "done", "success", "successful", "successfully",
-        "succeeded", "completed", "complete", "pending", "running", "started", "finished", "failed", "got", "it",
-        "that", "this", "will", "ll", "do", "go", "ahead", "please", "continue", "proceed", "sounds", "looks",
-        "works", "worked", "all", "and", "so", "the", "then", "now", "just", "much", "very", "on", "me", "let",
-        "lets", "hi", "hello", "hey", "bye", "understood", "noted", "agreed", "of", "course", "wow", "haha",
-        "lol", "re", "ve", "is", "was", "be", "am", "are", "ill", "im", "ive", "id",
+        "a", "afternoon", "again", "agreed", "ah", "ahead", "all", "alright", "am", "and", "any", "anything",
+        "anytime", "appreciate", "appreciated", "are", "awesome", "be", "bye", "carry", "certainly", "cheers",
+        "claude", "codex", "continue", "cool", "copilot", "could", "course",
+        "cursor", "d", "do", "else", "evening", "exactly", "excellent", "fine",
+        "for", "further", "gemini", "glad", "go", "good", "goodbye", "got", "great", "haha", "happy", "have",
+        "hello", "help", "helped", "helpful", "helps", "hey", "hi", "hmm", "hope", "i", "id", "if", "ill",
+        "im", "is", "it", "ive", "job", "just", "k", "kk", "know", "let", "lets", "lgtm", "ll", "lol",
+        "looks", "lot", "makes", "me", "morning", "much", "my", "need", "nice", "night", "no", "nope",
+        "noted", "now", "np", "of", "oh", "ok", "okay", "on", "oops", "opencode", "perfect",
+        "please", "pleasure", "pls", "plz", "problem", "proceed", "question", "questions", "re", "right",
+        "s", "sense", "so", "sorry", "sound", "sounds",
+        "sure", "thank", "thanks", "that", "the", "then", "there", "thing",
+        "this", "thx", "to", "too", "true", "ty", "tysm", "uh", "um", "understood", "ve", "very", "was",
+        "welcome", "well", "will", "work", "works", "worries", "wow", "yeah", "yep", "yes", "you",
+        "your", "youre", "yup",
     )
 )
+# What a tool's bare status says beside its name ("[tool apply_patch completed] Success."): nothing
+# in a message, but "Done." is the last word of a session's overview.
+_STATUS = frozenset(
+    ("complete", "completed", "done", "failed", "finished", "pending", "running", "started", "succeeded", "success", "successful")
+    + ("successfully", "worked")
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+_TOOL_STATUS = re.compile(r"\[tool [^\]\s]+(?: [^\]\s]*)?\]")
+
+
+def courtesy_only(text: str, also: frozenset[str] = frozenset()) -> bool:
+    """Whether ``text`` is made of :data:`COURTESY` words (and ``also``'s) only, numbers aside."""
+    return all(word in COURTESY or word in also for word in _LETTERS.findall(text.lower()))
 
 
 def says_nothing(text: str) -> bool:
@@ -545,6 +563,4 @@ def says_nothing(text: str) -> bool:
     "[tool apply_patch completed] Success."). A tool line with its output ("[tool Bash completed]
     reformatted cart.py") and a number ("3 files") carry content."""
     rest = _TOOL_STATUS.sub(" ", text)
-    if any(ch.isdigit() for ch in rest):
-        return False
-    return all(word in _NO_CONTENT for word in _CONTENT_WORD.findall(rest.lower().replace("'", "")))
+    return not any(ch.isdigit() for ch in rest) and courtesy_only(rest, _STATUS)

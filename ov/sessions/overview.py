@@ -24,7 +24,7 @@ from itertools import dropwhile, islice, takewhile
 
 from ov import tracebacks
 from ov.regex import LazyPattern
-from ov.sessions.messages import message_text, stored_parts
+from ov.sessions.messages import courtesy_only, message_text, stored_parts
 from ov.store import sidecar
 from ov.summaries.text import as_sentence, clipped, truncate_generated
 
@@ -66,28 +66,6 @@ _DEFERRAL_RE = LazyPattern(
     r"|^(?:looking|checking|investigating|one moment|give me a)\b",
     re.IGNORECASE,
 )
-# A sentence that says nothing of the work: a courtesy or an acknowledgement ("thanks", "You're
-# welcome.", "ok go ahead", "Sure, will do!", "Hope this helps!", "Morning Claude!"). Made of these
-# words only, it fills no section: "Current State: You're welcome." told the next session nothing.
-_COURTESY = frozenset(
-    (
-        "a", "afternoon", "again", "agreed", "ah", "ahead", "all", "alright", "am", "and", "any",
-        "anything", "anytime", "appreciate", "appreciated", "are", "awesome", "be", "bye", "carry",
-        "certainly", "cheers", "claude", "codex", "continue", "cool", "copilot", "could", "cursor",
-        "d", "do", "else", "evening", "exactly", "excellent", "fine", "for", "further", "gemini",
-        "glad", "go", "good", "goodbye", "got", "great", "haha", "happy", "have", "hello", "help",
-        "helped", "helpful", "helps", "hey", "hi", "hmm", "hope", "i", "if", "ill", "im", "is",
-        "it", "job", "k", "kk", "know", "let", "lgtm", "ll", "lol", "looks", "lot", "makes", "me",
-        "morning", "much", "my", "need", "nice", "night", "no", "nope", "noted", "now", "np", "of",
-        "oh", "ok", "okay", "on", "oops", "opencode", "perfect", "please", "pleasure", "pls", "plz",
-        "problem", "proceed", "question", "questions", "re", "right", "s", "sense", "so", "sorry",
-        "sound", "sounds", "sure", "thank", "thanks", "that", "the", "then", "there", "thing",
-        "this", "thx", "to", "too", "true", "ty", "tysm", "uh", "um", "understood", "very",
-        "welcome", "well", "will", "work", "works", "worries", "wow", "yeah", "yep", "yes", "you",
-        "your", "youre", "yup",
-    )
-)
-_LETTERS = LazyPattern(r"[^\W\d_]+")
 # The words that introduce what was pasted below them, as a sentence's last clause ("..., here's
 # the log:", "..., stack below:", "... and I got this:"): with the paste left out, they point at nothing.
 _INTRODUCES = LazyPattern(
@@ -161,14 +139,9 @@ def _gist(text: str) -> str:
     from ov.sessions.memory.text import split_sentences
 
     # A line of its own that says nothing ("hey", "Morning!") would open the first sentence.
-    flat = " ".join(" ".join(line.split()) for line in text.splitlines() if not _says_nothing(line))
+    flat = " ".join(" ".join(line.split()) for line in text.splitlines() if not courtesy_only(line))
     sentences = (as_sentence(_INTRODUCES.sub("", sentence)) if sentence.endswith(":") else sentence for sentence in split_sentences(flat, semicolon=False))
-    return next((sentence[:240] for sentence in sentences if not _says_nothing(sentence)), "")
-
-
-def _says_nothing(sentence: str) -> bool:
-    """Whether ``sentence`` is a courtesy or an acknowledgement only (see :data:`_COURTESY`)."""
-    return all(word in _COURTESY for word in _LETTERS.findall(sentence.lower()))
+    return next((sentence[:240] for sentence in sentences if not courtesy_only(sentence)), "")
 
 
 def _current_state(said: list[tuple[str, str]]) -> list[str]:
@@ -187,7 +160,7 @@ def _current_state(said: list[tuple[str, str]]) -> list[str]:
 def _decides(line: str) -> bool:
     """Whether ``line`` decides or states a change (:data:`_DECISION_RE`); a question never does
     ("should we go with Postgres?" is asked, not decided)."""
-    return bool(_DECISION_RE.search(line)) and not line.endswith("?") and not _says_nothing(line)
+    return bool(_DECISION_RE.search(line)) and not line.endswith("?") and not courtesy_only(line)
 
 
 def _decisions(said: list[tuple[str, str]]) -> list[str]:
@@ -200,7 +173,7 @@ def _decisions(said: list[tuple[str, str]]) -> list[str]:
             line = line.strip()
             if not _decides(line):
                 continue
-            if role == "assistant" and _says_nothing(re.split(r"[:,;.!\u2013\u2014-]", line, maxsplit=1)[0]):
+            if role == "assistant" and courtesy_only(re.split(r"[:,;.!\u2013\u2014-]", line, maxsplit=1)[0]):
                 continue
             found.append(line)
     return found
@@ -226,7 +199,7 @@ def _answers(reply: str) -> bool:
     from ov.sessions.memory.text import split_sentences
 
     return any(
-        not (_says_nothing(sentence) or sentence.endswith("?") or _DEFERRAL_RE.search(sentence))
+        not (courtesy_only(sentence) or sentence.endswith("?") or _DEFERRAL_RE.search(sentence))
         for sentence in split_sentences(" ".join(_written(reply).split()), semicolon=False)
     )
 
