@@ -170,6 +170,22 @@ def test_session_start_index_lines_of_headings_only_and_of_a_heading_a_word_open
     assert f"- {memories}/people/bo.md: Bo's team owns the parser\n" in text  # the name once, as its own word
 
 
+def test_session_start_leaves_out_what_no_longer_holds(ov, project, ov_home):
+    # (found by a review: "No longer prefers tabs" entries took index lines from guidance)
+    assert ov("remember", "I prefer tabs").exit_code == 0
+    assert ov("remember", "I prefer spaces").exit_code == 0  # tabs.md: "No longer prefers tabs"
+    memories = "viking://user/default/memories"
+    assert ov("read", f"{memories}/preferences/default/tabs.md").stdout.startswith("- No longer prefers tabs")
+    card = "# Dana\n\n- No longer the user's manager\n- Reviews all DB migrations\n"
+    assert ov("write", f"{memories}/entities/people/dana.md", "--content", card).exit_code == 0
+    text = _undated(_context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project)))))
+    assert "spaces.md: Prefers spaces\n" in text
+    assert "tabs.md" not in text and "No longer" not in text
+    assert f"- {memories}/entities/people/dana.md: Dana — Reviews all DB migrations\n" in text
+    # history stays in the file and in what a search finds
+    assert "tabs.md" in ov("find", "tabs", "--json").stdout
+
+
 def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
     # (found by an audit: within a day the files are named by their words, and "recent events" were
     # the last names in the alphabet, so the newest event of the day could be left out)

@@ -233,9 +233,13 @@ class _Index:
         if newest is not None:
             chosen, bad = _newest(files, newest)
             return cls(root, attrs, chosen, len(files) - len(chosen) - len(bad), parse_memory, bad)
+        from ov.sessions.memory.files import only_history
+
         read = [_Memory.read(uri, p) for uri, p in files]
         bad = [str(m.uri) for m in read if m.text is None]
-        return cls(root, attrs, _by_update([m for m in read if m.text is not None]), 0, parse_memory, bad)
+        # A memory that only says what no longer holds ("No longer prefers tabs") is history, not
+        # guidance: its line would take the place of one that is; ov find and ov read still show it.
+        return cls(root, attrs, _by_update([m for m in read if m.text is not None and not only_history(m.text)]), 0, parse_memory, bad)
 
     def line(self, i: int) -> str:
         while len(self._lines) <= i:  # only the lines a budget can hold are parsed
@@ -363,8 +367,11 @@ def _first_line(content: str) -> str:
     that opens with the heading's words ("Alice Chen maintains ...") is shown alone. A section
     heading (an experience's ``## Situation``) is passed over: it names a part, not the memory.
     A memory of headings only is shown by its first."""
+    from ov.sessions.memory.files import is_history
+
     heading = first = ""
-    for raw in content.splitlines():
+    said = [raw for raw in content.splitlines() if raw.strip() and not is_history(raw)]
+    for raw in said or content.splitlines():  # (what no longer holds is shown only when nothing else is said)
         line = raw.strip().lstrip("#-* ").strip()
         if not line:
             continue

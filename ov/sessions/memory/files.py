@@ -54,6 +54,21 @@ def decode_memory(data: bytes, uri: object) -> str:
 
 
 TRAILER_OPEN = "<!-- MEMORY_FIELDS"
+# A line of what no longer holds ("No longer prefers tabs", "Is no longer a manager", "Editor: no
+# longer Vim"), as a correction leaves the line it ended: history, kept for the record and for search.
+_HISTORY_RE = re.compile(r"(?i)^\s*(?:[-*+]\s+)?(?:no\s+longer|is\s+no\s+longer|are\s+no\s+longer|[^:\n]{1,40}:\s+no\s+longer)\s")
+
+
+def is_history(line: str) -> bool:
+    """Whether a memory's ``line`` only says what no longer holds (see :data:`_HISTORY_RE`)."""
+    return _HISTORY_RE.match(line) is not None
+
+
+def only_history(content: str) -> bool:
+    """Whether every item of a memory's ``content`` (its trailer apart) says what no longer holds:
+    a memory of history, no guidance for an agent (a heading alone says nothing)."""
+    items = [line for line in content.split(TRAILER_OPEN, 1)[0].splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return bool(items) and all(is_history(line) for line in items)
 TRAILER_CLOSE = "-->"
 
 # The last line that opens a trailer; earlier mentions in the content are just text.
