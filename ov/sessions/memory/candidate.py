@@ -49,6 +49,8 @@ class Candidate:
     role: str | None = None
     formerly: tuple[tuple[str, ...], str] | None = None  # older ov's names of its file, and its word: topics.former_slug
     rivalry: Rivalry | None = None  # what it ends in the other preference files of its subject (see rivals)
+    # A team's switch ("we switched from Jenkins to Buildkite"): ``swap`` is made in the system cards too.
+    in_systems: bool = False
 
     def said_earlier(self) -> Candidate:
         """This memory as a statement made before the stored ones (an older ov's note of it): a
@@ -134,7 +136,7 @@ def candidate_of(statement: Statement) -> Candidate:
     sources = list(dict.fromkeys(s for s in statement.sources if s))
     rivalry = None
     if statement.memory_type == "preferences" and "subject" in fields:
-        rivalry = Rivalry((("subject", fields["subject"]),), said=line, marked=statement.marked)
+        rivalry = Rivalry((("subject", fields["subject"]),), said=line, marked=statement.marked, switched=statement.ends)
     elif statement.swap and statement.subject:  # "we switched from ruff to black": what said to use ruff
         rivalry = Rivalry((("subject", statement.subject),), switched=statement.swap[0])
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
@@ -151,6 +153,7 @@ def candidate_of(statement: Statement) -> Candidate:
         role=role,
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
         rivalry=rivalry,
+        in_systems=bool(statement.swap) and statement.lead == "Team ",
     )
 
 

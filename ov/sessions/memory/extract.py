@@ -131,7 +131,7 @@ from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import fact_probes, remembered, without_ask
-from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, with_alternatives
+from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
@@ -275,6 +275,8 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
 def _read(clause: str, restore, ctx: _Context) -> Statement | None:
     statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
+    if statement is not None and ctx.asked and statement.slot == ("profile", "location"):
+        statement.only_amends = False  # "we moved to Rotterdam" asked to be remembered: the user's move, kept
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
@@ -307,6 +309,11 @@ def _change(clause: str, restore, ctx: _Context) -> Statement | None:
     if statement.swap and statement.lead == "Team ":
         in_view = _IN_VIEW_RE.search(clause)
         return statement if not in_view and not any(_SOME_RE.match(value) for value in statement.swap) else None
+    if statement.memory_type == "preferences" and is_reversal(clause) and statement.probes:
+        # "Don't use ruff format anymore": a standing instruction the user takes back is ended;
+        # other instructions in a session are the task's, and are not kept.
+        statement.only_amends = True
+        return statement
     named = statement.fact and _NAMED_RE.search(statement.fact.split(None, 1)[-1])
     if statement.memory_type == "entities" and named and (probes := statement.probes or fact_probes(statement.fact)):
         statement.probes, statement.only_amends = probes, True

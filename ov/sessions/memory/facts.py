@@ -40,6 +40,7 @@ from ov.sessions.memory.instructions import (
     CONDITIONAL_STEP_RE,
     STANDING_STEP_RE,
     instruction,
+    reversal,
     team_rule,
     wish,
 )
@@ -72,7 +73,7 @@ _SYSTEM_MOVED_RE = re.compile(
 )
 # "the staging server moved to staging2.internal:9443": the system is named as what moved.
 _MOVED_ITSELF_RE = re.compile(
-    r"^(?:the|our)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
+    r"^(?:(?P<det>the|our)\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
     r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.IGNORECASE,
 )
@@ -190,6 +191,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or joined_employer(body, restore)
         or team_rule(body, restore, subject)
         or _team_change(body, restore)
+        or reversal(body, restore, subject)
         or instruction(body, restore, subject)
         or wish(body, restore, subject)
         or _person_fact(body, restore)
@@ -246,7 +248,7 @@ def _system_fact(body: str, restore) -> Statement | None:
 # host, a URL, a port, a cloud region) or a named thing at a version, which only a system has (an
 # aside after a comma is no part of it).
 _ADDRESS_FACT_RE = re.compile(
-    r"^(?:the\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
+    r"^(?:the\s+|our\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
     r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|(?-i:[A-Z])[\w.+-]*\s+v?\d[\w.]*|\S+))(?:\s*[,;\u2014]\s+.*)?$",
     re.I,
 )
@@ -347,10 +349,10 @@ def _system_moved(body: str, restore) -> Statement | None:
     """"we moved CI to Buildkite", "the staging server moved to staging2.internal:9443" ->
     entities/systems/ci.md: "Moved to Buildkite", in place of where it ran (its address too)."""
     match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
-    if not match or not _names_a_system(match.group("name").split()[-1]):
+    if not match:
         return None
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
-    if not informative(new) or _CODE_PATH_RE.match(new):
+    if not informative(new) or _CODE_PATH_RE.match(new) or not _moved_system(match, name, new):
         return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
     slot = ("entities", "systems", name.lower())
     probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
@@ -359,6 +361,21 @@ def _system_moved(body: str, restore) -> Statement | None:
         # "Runs Python 3.11", never "Runs on Kubernetes".
         probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*_VERSION_LEADS, "Moved to"))
     return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
+
+
+def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
+    """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of
+    its own ("our Redis", "Grafana") when where it went is a place only a system has, an address, a
+    port or a region ("Bob moved to Berlin", "our office moved to Berlin" name none), or, after
+    "our" or "the", another named thing it now runs on ("our Redis moved to Valkey")."""
+    if _names_a_system(name.split()[-1]):
+        return True
+    if name.split()[0].lower() in _NOT_NAMES or not name[:1].isupper() or len(name.split()) > 2:
+        return False
+    if _ADDRESS_RE.match(new) or _REGION_RE.match(new):
+        return True
+    determined = "det" in match.re.groupindex and match.group("det") is not None
+    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())
 
 
 def _team_change(body: str, restore) -> Statement | None:

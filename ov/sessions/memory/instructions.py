@@ -115,6 +115,41 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
     return Statement("preferences", "", said, ("preferences", topic), {"subject": subject, "topic": topic}, probes=probes)
 
 
+# "Don't use ruff format anymore", "stop using black", "no longer add type hints": a standing
+# instruction taken back, said outright (not "don't use ruff format here": a task's).
+_REVERSAL_RE = re.compile(
+    rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>\w+ing)\s+(?P<a>.+)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+)|"
+    rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)$"
+)
+_VERBS = INSTRUCTION_VERBS.split("|")
+
+
+def reversal(body: str, restore, subject: str) -> Statement | None:
+    """An instruction taken back ("Don't use ruff format anymore", "Stop using black") as the
+    instruction it now is ("Don't use ruff format"), which replaces the standing one to do it
+    ("Use ruff format", "Always use ruff format") and ends every stored line choosing it
+    (:mod:`ov.sessions.memory.rivals`: an instruction to use it elsewhere, "Prefers ruff format")."""
+    match = _REVERSAL_RE.match(_REASON_RE.sub("", body))
+    if match is None:
+        return None
+    verb = match.group("v") or match.group("w")
+    if match.group("ing"):  # "using" -> use, "running" -> run, "adding" -> add
+        stem = match.group("ing")[:-3].lower()
+        verb = next((v for v in _VERBS if v in (stem, stem + "e", stem[:-1]) and len(stem) > 1), None)
+    what = restore(match.group("a") or match.group("b") or match.group("c"))
+    if verb is None or not informative(what) or points_back(what) or of_the_moment(what):
+        return None
+    statement = instruction(f"Don't {verb.lower()} {what}", restore, subject)
+    if statement is not None and verb.lower() == "use":
+        statement.ends = what
+    return statement
+
+
+def is_reversal(clause: str) -> bool:
+    """Whether ``clause`` takes back an instruction outright (see :func:`reversal`)."""
+    return _REVERSAL_RE.match(clause) is not None
+
+
 def wish(body: str, restore, subject: str) -> Statement | None:
     match = _RATHER_RE.match(body)
     if match and (agreed := convention(restore(match.group("x")), subject)):

@@ -24,7 +24,7 @@ from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields, normalise
 from ov.sessions.memory.rivals import endings
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
-from ov.sessions.memory.system_names import named_in_full
+from ov.sessions.memory.system_names import named_in_full, switched_cards
 from ov.uri import nfc
 
 OPERATION_KINDS = ("adds", "updates", "deletes")
@@ -128,6 +128,9 @@ def _plan_once(
             roles.append((path, schema, candidate))
         if candidate.rivalry is not None and listing is not None:
             rivalries.append(candidate)
+        if candidate.in_systems and listing is not None and "entities" in schemas:
+            for card, amend in switched_cards(schemas["entities"], candidate, when, read, listing):
+                groups.setdefault(card, (schemas["entities"], []))[1].append(amend)
     _gather_from_general(groups, read, when)
     for path, schema, candidate in roles:
         role = candidate.role or ""

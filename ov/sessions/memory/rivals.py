@@ -43,6 +43,17 @@ _LIKINGS = ("Prefers ", "Likes ", "Loves ", "Enjoys ")
 _USE_RE = re.compile(r"(?i)^(?:always\s+)?use\s+(?=\S)")
 # A choice longer than this is a sentence, not a value another can replace.
 MAX_CHOICE_WORDS = 4
+_WORD_NUMBERS = {
+    "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10", "twelve": "12",
+}
+# How a count is had: "having one reviewer" counts what "2 reviewers" does.
+_HAVING_RE = re.compile(r"(?i)^(?:having|using|with|getting|keeping)\s+(?=\S)")
+# Kinds of value that are no rivals of a named thing's: a port ("port 5432"), an address
+# ("db.internal", "host:5432"), a count ("2 reviewers", "4-space indentation").
+_PORT_RE = re.compile(r"(?i)^port\s+\d+$")
+_HOST_RE = re.compile(r"(?i)^(?:https?://\S+|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5})$")
+_COUNT_RE = re.compile(r"(?i)^(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\b")
 
 
 @dataclass(frozen=True)
@@ -74,7 +85,27 @@ def choice(body: str) -> Choice | None:
         return None
     words = frozenset(w.lower() for w in _WORD_RE.findall(_NUMBER_RE.sub(" ", context)) if w.lower() not in _EMPTY)
     # Only the choice's own numbers: one in its context may name the context ("tabs in Python 2").
-    return Choice(kind, chosen, words, tuple(_NUMBER_RE.findall(chosen)))
+    numbers = tuple(_WORD_NUMBERS.get(n.lower(), n) for n in _NUMBER_RE.findall(chosen))
+    return Choice(kind, _HAVING_RE.sub("", chosen), words, numbers)
+
+
+def value_kind(chosen: str) -> str:
+    """What kind of value a choice is: a "port", an "address", a "count" of something, or a
+    "thing" named (a product, a tool, a product at a version: "Postgres 16"). Values of two kinds
+    are no rivals: a port for databases says nothing against the product for them."""
+    chosen = " ".join(chosen.split())
+    if _PORT_RE.match(chosen):
+        return "port"
+    if _HOST_RE.match(chosen):
+        return "address"
+    return "count" if _COUNT_RE.match(chosen) else "thing"
+
+
+def _counted(chosen: str) -> str:
+    """What a count counts, whatever the number and however many: "2 reviewers" and "one
+    reviewer" count "# reviewer"."""
+    words = _NUMBER_RE.sub("#", chosen).lower().split()
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words)
 
 
 def _compatible(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -113,20 +144,21 @@ class Rivalry:
         if self.switched:
             return old.kind == "choice" and old.chosen.lower() == self.switched.lower()
         new = choice(self.said)
-        if new is None or new.kind != old.kind or " ".join(body.split()).lower() == " ".join(self.said.split()).lower():
+        if new is None or " ".join(body.split()).lower() == " ".join(self.said.split()).lower():
             return False
-        if not _compatible(new.context, old.context):
-            return False
+        if not _compatible(new.context, old.context) or value_kind(new.chosen) != value_kind(old.chosen):
+            return False  # (a port is no rival of a product: "port 5432", "Postgres 16" for databases)
         if new.context != old.context and not self.marked:
             # One context saying more than the other ("scripts", "legacy scripts") may be its
             # exception, not the same thing: only a correction says the new one replaces it.
             return False
-        if _NUMBER_RE.sub("#", new.chosen).lower() == _NUMBER_RE.sub("#", old.chosen).lower():
-            # the same thing at another size: "4-space indentation", "2-space indentation"
+        if _counted(new.chosen) == _counted(old.chosen):
+            # the same thing at another size or count, however liked: "4-space indentation" and
+            # "2-space indentation", "one reviewer" and "2 reviewers"
             return new.numbers != old.numbers
-        # Another thing chosen replaces the old only for the same purpose: "Postgres for the backend"
-        # is no rival of "Redis for caching in the backend".
-        return self.marked and bool(new.context) and new.context == old.context and _other_choice(new.chosen, old.chosen)
+        # Another thing chosen replaces the old only for the same purpose and as the same liking:
+        # "Postgres for the backend" is no rival of "Redis for caching in the backend".
+        return new.kind == old.kind and self.marked and bool(new.context) and new.context == old.context and _other_choice(new.chosen, old.chosen)
 
     def ending(self, line: str) -> str | list[dict[str, str]]:
         """The content that ends stored ``line``: "No longer prefers ..." for a liking, the removal of an instruction."""

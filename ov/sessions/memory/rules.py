@@ -62,7 +62,9 @@ _USE_INSTEAD_RE = re.compile(
 )
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
-_MOVED_TO_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
+_MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
+# A place is named, without a version or a product's inner capital: not "Python 3.12", "GitHub".
+_NOT_A_PLACE_RE = re.compile(r"\d|[a-z][A-Z]")
 LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
@@ -171,6 +173,7 @@ class Statement:
     otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
     only_amends: bool = False  # replaces the lines of ``probes`` or stores nothing (employer.employer_change)
     subject: str = ""  # who said it: whose preferences a change ends (see rivals)
+    ends: str = ""  # a choice it takes back ("don't use ruff format anymore"): the lines choosing it end (see rivals)
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
@@ -189,7 +192,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _ON_TIME_RE.match(clause):
         return Statement("profile", "Timezone: ", restore(m.group("x")), ("profile", "timezone"), {})
     if m := _MOVED_TO_RE.match(clause):
-        return _place("Lives in ", m.group("x"), restore, moved=True)
+        # "we moved to Rotterdam" is the user's home only where one is stored: a team moves too
+        return _place("Lives in ", m.group("x"), restore, moved=True, only_amends=m.group("who").lower() == "we")
     if m := _JOINED_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     if m := _CALL_ME_RE.match(clause):
@@ -372,13 +376,12 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
     return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
 
 
-def _place(lead: str, raw: str, restore, *, moved: bool = False) -> Statement | None:
+def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bool = False) -> Statement | None:
     place = value_of(raw, restore)
-    if not informative(place):
-        return None
-    return Statement(
-        "profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS, otherwise=f"Moved to {place}" if moved else ""
-    )
+    if not informative(place) or (moved and (_NOT_A_PLACE_RE.search(place) or place.lower() in _PROGRAMMING_LANGUAGES or not looks_like_name(place))):
+        return None  # "I moved to Python 3.12 for this script", "to Rust for the parser": what the code is on, no home
+    return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS,
+                     otherwise=f"Moved to {place}" if moved else "", only_amends=only_amends)
 
 
 def value_of(raw: str, restore) -> str:

@@ -11,9 +11,13 @@ billing service, billing API). Never a card named for an environment or a copy o
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from datetime import datetime
 
+from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.facts import SYSTEM_NOUNS
+from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 
 # Words that name one copy of a system among others of its kind.
 _INSTANCE_WORDS = frozenset((
@@ -43,3 +47,25 @@ def _named_and_kind(name: str, stem: str) -> bool:
     """Whether a card's ``name`` is ``stem`` and a kind of system: "billing_service" for "billing"."""
     words = name.split("_")
     return len(words) == 2 and words[0] == stem and (words[1] in SYSTEM_NOUNS or words[1].rstrip("s") in SYSTEM_NOUNS)
+
+
+def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, read: Callable[[str], str | None],
+                   listing: Callable[[str], list[str]]) -> list[tuple[str, Candidate]]:
+    """(path, amendment) for each system card with a line naming the old value of the team's
+    ``switch`` whole: after "we switched from Jenkins to Buildkite", "Runs on Jenkins" in ``ci.md``
+    names Buildkite, as the team's own lines do (the cards are the team's systems, whatever their
+    name). The card named for the old value itself keeps its lines; no card is made."""
+    if switch.swap is None:
+        return []
+    old, new = switch.swap
+    folder = entities.path_for({"category": "systems", "name": "x"}, when).rpartition("/")[0]
+    word = re.compile(rf"(?im)^\s*[-*+]\s.*(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])")
+    out = []
+    for name in listing(folder):
+        path, stem = f"{folder}/{name}", name.removesuffix(".md")
+        if name.endswith(".md") and not name.startswith(".") and stem != "_".join(old.lower().split()):
+            text = read(path)
+            if text is not None and word.search(text):
+                fields = {"category": "systems", "name": stem, CONTENT_FIELD: [{"swap": old, "to": new}]}
+                out.append((path, Candidate("entities", fields, list(switch.source_message_ids), only_amends=True)))
+    return out
