@@ -103,12 +103,17 @@ def test_the_notes_todays_ov_makes_are_never_named(ov, ov_home):
 
 def test_named_notes_move_alone_and_one_made_on_purpose_stays(ov, ov_home, memories):
     made = ov("remember", "Our staging DB is read-only", "--type", "events", "--json").json["result"]["uris"][0]
-    assert f"{len(MISFILED) + 1} dated notes" in ov("fsck").stdout  # it looks the same as an older ov's
+    # (found by a review: fsck named a note made on purpose as an older ov's misfiled one)
+    assert f"{len(MISFILED)} dated notes" in ov("fsck").stdout and made.rpartition("memories/")[2] not in ov("fsck").stdout
     old = "viking://user/default/memories/events/2026/11/20/run_linter.md"
     done = ov("refile", old, "--json").json["result"]
     assert [m["from"] for m in done["moved"]] == [old] and done["changed"]
     assert ov("read", made).exit_code == 0 and ov("read", old).exit_code != 0
     assert (memories / "events/2026/11/20/staging_database.md").exists()
+    assert made not in [m["from"] for m in ov("refile", "--json").json["result"]["moved"]]  # every misfiled note moves, not it
+    assert ov("read", made).exit_code == 0
+    # named, it moves all the same: the user changed their mind
+    assert [m["from"] for m in ov("refile", made, "--json").json["result"]["moved"]] == [made]
 
     refused = ov("refile", "viking://user/default/memories/events/2026/11/20/build_took.md")
     assert refused.exit_code == 2 and "is not a dated note of words `ov remember` files elsewhere now" in refused.stderr

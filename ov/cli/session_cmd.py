@@ -246,7 +246,7 @@ def refile(
     An ov before 1d3df58 kept statements such as "Always run the linter before committing" as dated
     notes (memories/events/...); `ov remember` of the same words then writes a second copy, and a
     correction leaves the note as it was. `ov fsck` names such notes. A note you made on purpose
-    (`ov remember --type events`) looks the same: name the notes to move to leave it where it is.
+    (`ov remember --type events`, from this version on) is left where it is unless you name it.
     """
     from ov.sessions.remember import refile as run_refile
 

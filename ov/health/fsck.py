@@ -289,8 +289,7 @@ def _misfiled_finding(paths: list[str]) -> Finding:
         "note",
         f"{counted(len(paths), 'dated note')} an older ov made of what ov now files as a preference, a fact or a profile line: {_listed(paths)}; "
         "`ov remember` of the same words writes a second copy, and a correction leaves the note as it was",
-        f"`ov refile` files them where `ov remember` does, in one commit (`--dry-run` lists them; name the notes to move only those, "
-        f"and leave one made a dated note on purpose with `ov remember --type events`){other}",
+        f"`ov refile` files them where `ov remember` does, in one commit (`--dry-run` lists them; name the notes to move only those){other}",
     )
 
 

@@ -52,6 +52,7 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
     from ov.sessions.memory.extract import extract_text
     from ov.sessions.memory.facts import without_ask
     from ov.sessions.memory.plan import plan_memories
+    from ov.sessions.memory.refile import FILED_AS_NOTE
     from ov.sessions.memory.schema import load_schemas
 
     text, _count = redact(text.strip())
@@ -128,7 +129,7 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             read=reader(tx, root),
             listing=lister(tx, root),
             when=when,
-            archive_uri="ov remember",
+            archive_uri=FILED_AS_NOTE if memory_type == "events" else "ov remember",  # (a note on purpose: see refile)
             user=store.identity.user,
         )
         uris = []  # in order of mention: the memory first, then any file it amends
@@ -158,7 +159,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
     """File the dated notes an older ov made of statements that ``ov remember`` files elsewhere
     today (:mod:`ov.sessions.memory.refile`) where it files them, each note removed, all in one
     commit: the user's memories and each peer's, or only ``notes`` (one made a dated note on
-    purpose, ``ov remember --type events``, looks the same). ``dry_run``: say what would move,
+    purpose, ``ov remember --type events``, is left be unless named). ``dry_run``: say what would move,
     write nothing. Raises InvalidInput for one of ``notes`` that is no such note."""
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.refile import EVENTS, is_dated_note, refiled
@@ -177,7 +178,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
                 uri = VikingURI(tuple(path.split("/")))
                 named = is_dated_note("/".join(uri.parts[len(root.parts) :])) and (chosen is None or uri.path in chosen)
                 data = tx.existing_file(uri) if named else None
-                found = refiled(data.decode("utf-8", "replace"), schemas, user) if data is not None else []
+                found = refiled(data.decode("utf-8", "replace"), schemas, user, named=chosen is not None) if data is not None else []
                 if found:
                     found_notes.append(uri)
                     groups.setdefault(str(root), []).extend(found)

@@ -23,6 +23,9 @@ from ov.sessions.memory.files import parse_memory
 from ov.sessions.memory.schema import MemorySchema
 
 EVENTS = "events"  # the folder (and type) of dated notes below a memories root
+# The source a note made on purpose (``ov remember --type events``) names in its trailer: the user
+# chose a dated note, which today's rules would file elsewhere; fsck and refile leave it be.
+FILED_AS_NOTE = "ov remember --type events"
 
 
 def is_dated_note(rel: str) -> bool:
@@ -30,9 +33,10 @@ def is_dated_note(rel: str) -> bool:
     return rel.startswith(f"{EVENTS}/") and rel.endswith(".md") and not rel.rpartition("/")[2].startswith(".")
 
 
-def refiled(text: str, schemas: Mapping[str, MemorySchema], user: str | None) -> list[Candidate]:
+def refiled(text: str, schemas: Mapping[str, MemorySchema], user: str | None, *, named: bool = False) -> list[Candidate]:
     """The memories today's ``ov remember`` makes of the dated note ``text``'s words, when none of
-    them is a dated note; [] when the note is one today's ov would make (or is not readable).
+    them is a dated note; [] when the note is one today's ov would make (or is not readable), or
+    was made a note on purpose (:data:`FILED_AS_NOTE`) and is not ``named`` by the user to move.
 
     They are said as an earlier statement is (:meth:`Candidate.said_earlier`): a stored line that
     a correction of theirs would replace was said later, and holds."""
@@ -40,6 +44,8 @@ def refiled(text: str, schemas: Mapping[str, MemorySchema], user: str | None) ->
         content, meta = parse_memory(text)
     except InvalidInput:
         return []  # a note a hand broke: the next write of it says so, not this
+    if not named and FILED_AS_NOTE in (meta.get("sources") or ()):
+        return []
     when = _created(meta)
     lines = [line.strip() for line in content.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     out: list[Candidate] = []
