@@ -76,7 +76,8 @@ Cursor" is two memories. In a session, the team's facts and instructions
 other than "always ..." and "never ..." stay unremembered unless the user
 asks to remember them: a session is full of task instructions. A change that
 corrects a memory is read there too (see :func:`_change`): a team's switch of
-a tool, and a system's new place or address, which only replaces a stored line.
+a tool, a system's new place or address, and an instruction taken back ("don't
+use X anymore"), which only replace a stored line.
 
 A stored line that a new one replaces is superseded, not kept beside it (see
 :func:`ov.sessions.memory.rules.supersedes`): "K: Y" replaces the lines with

@@ -89,7 +89,8 @@ _PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via throug
 # A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
 _CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
 # What a move replaces: the lines that say where a system ran.
-_PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to")
+_PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to",
+                   "Run on", "Run in", "Are on", "Are in", "Are hosted on", "Are hosted in", "Live on", "Live in", "Use")  # (and a plural's)
 
 # A day named in a first-person note makes it an event, not a standing fact.
 _DAY_RE = re.compile(
@@ -147,11 +148,14 @@ SYSTEM_NOUNS = frozenset(
     "repo monorepo warehouse storage job".split()
 )
 TEAM_NOUNS = frozenset(("team", "squad"))
+# What the team keeps in files, whose place is a path in a repository: "our deploy config is in
+# k8s/prod", and "moved to infra/terraform" is where it lives now, not a move in the code at hand.
+FILE_NOUNS = frozenset(("config", "configuration", "manifest", "chart", "playbook", "migration", "fixture", "dotfile"))
 
 
 def _names_a_system(word: str) -> bool:
     word = word.lower()
-    return word in SYSTEM_NOUNS or (word.endswith("s") and word[:-1] in SYSTEM_NOUNS)
+    return word in SYSTEM_NOUNS or word in FILE_NOUNS or (word.endswith("s") and (word[:-1] in SYSTEM_NOUNS or word[:-1] in FILE_NOUNS))
 
 
 def without_ask(text: str) -> str:
@@ -352,7 +356,8 @@ def _system_moved(body: str, restore) -> Statement | None:
     if not match:
         return None
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
-    if not informative(new) or _CODE_PATH_RE.match(new) or not _moved_system(match, name, new):
+    kept_in_files = name.split()[-1].lower().removesuffix("s") in FILE_NOUNS
+    if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
         return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
     slot = ("entities", "systems", name.lower())
     probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
@@ -364,18 +369,12 @@ def _system_moved(body: str, restore) -> Statement | None:
 
 
 def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
-    """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of
-    its own ("our Redis", "Grafana") when where it went is a place only a system has, an address, a
-    port or a region ("Bob moved to Berlin", "our office moved to Berlin" name none), or, after
-    "our" or "the", another named thing it now runs on ("our Redis moved to Valkey")."""
-    if _names_a_system(name.split()[-1]):
-        return True
-    if name.split()[0].lower() in _NOT_NAMES or not name[:1].isupper() or len(name.split()) > 2:
-        return False
-    if _ADDRESS_RE.match(new) or _REGION_RE.match(new):
-        return True
-    determined = "det" in match.re.groupindex and match.group("det") is not None
-    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())
+    """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of its own ("our Redis",
+    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey")."""
+    if _names_a_system(name.split()[-1]) or _ADDRESS_RE.match(new) or _REGION_RE.match(new):
+        return _names_a_system(name.split()[-1]) or (name.split()[0].lower() not in _NOT_NAMES and name[:1].isupper() and len(name.split()) <= 2)
+    determined = "det" in match.re.groupindex and match.group("det") is not None and name[:1].isupper() and len(name.split()) <= 2
+    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())  # ("our office" names none)
 
 
 def _team_change(body: str, restore) -> Statement | None:

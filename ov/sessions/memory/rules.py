@@ -324,7 +324,7 @@ def _profile(lead: str, raw: str, restore) -> Statement | None:
 
 
 def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statement | None:
-    key = " ".join(key.lower().split())
+    shown, key = tx.key_name(key), " ".join(key.lower().split())
     if _REPORTED.intersection(key.split()) or names_a_secret(key) or of_the_moment(key):
         return None  # (and "my team this quarter is ...": a stretch of time that ends, as in the value)
     value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
@@ -336,14 +336,14 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     if not informative(value) or passing_value(key, value):
         return None
     if negated:
-        return Statement("profile", tx.capitalise(key) + ": no longer ", value, ("profile", key), {})
+        return Statement("profile", shown + ": no longer ", value, ("profile", key), {})
     head = key.split()[-1]
     name, named = re.subn(r"(?i)^(?:called|named)\s+", "", value)
     name = re.sub(r"(?i)^the\s+", "", name).strip()
     if head in ENTITY_CATEGORIES and (named or looks_like_name(name)) and len(name.split()) <= 4:
         category = ENTITY_CATEGORIES[head]
         return Statement("entities", "", name, ("entities", category, key), {"category": category}, noun=key)
-    return Statement("profile", tx.capitalise(key) + ": ", value, ("profile", key), {})
+    return Statement("profile", shown + ": ", value, ("profile", key), {})
 
 
 def team_says(team: re.Match[str], restore) -> str:

@@ -281,6 +281,20 @@ def capitalise(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+# Initialisms a key may hold, in capitals however typed: "OS: Arch", not "Os: Arch".
+_INITIALISMS = frozenset((
+    "os", "ci", "cd", "db", "ide", "ui", "ux", "api", "cli", "vm", "vpn", "dns", "ssh",
+    "gpu", "cpu", "ram", "ssd", "url", "sdk", "orm", "cdn", "pc", "ai", "llm",
+))
+
+
+def key_name(typed: str) -> str:
+    """A key as a line shows it ("my OS", "my ide", "my GPG key" -> "OS", "IDE", "GPG key"):
+    capitalised, an initialism or a word typed in capitals in capitals."""
+    words = [w.upper() if w.lower() in _INITIALISMS or (len(w) > 1 and w.isupper()) else w.lower() for w in typed.split()]
+    return capitalise(" ".join(words))
+
+
 # The user's first person in a line said of them ("they") or to the agent ("you"). Lowercase
 # only ("My Chemical Romance" is a name), and never inside a quotation, code or a hyphenated name.
 _FIRST_PERSON = {"they": {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"},

@@ -6,10 +6,12 @@ import re
 
 from ov.uri import nfc
 
+# Who says a note, with the verb it opens on ("I'm on call", "we've got a cold"): no word of what it is about.
+_SPEAKERS = frozenset(("i", "i'm", "im", "i've", "ive", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd", "am", "it's"))
 # Words that start a slug without saying what it is about.
-_SLUG_SKIP = frozenset(
+_SLUG_SKIP = _SPEAKERS | frozenset(
     "a an the my our your their his her its to not no using use used uses prefer like love enjoy want be being "
-    "having have working work do doing get getting make making some any very really always never that you".split()
+    "having have working work do doing get getting got make making some any very really always never that you".split()
 )
 # Words that start a qualifier or a predicate; the slug is the phrase before them.
 _SLUG_CUT = frozenset(
@@ -20,7 +22,7 @@ _SLUG_CUT = frozenset(
 # Words that start the alternative of a preference ("X over Y"): never where its topic starts.
 _ALTERNATIVE = frozenset(("over", "instead", "rather", "than"))
 # The words of _SLUG_SKIP that never name a thing (the others are verbs, as a tool may be named: Make).
-_FUNCTION_WORDS = frozenset((
+_FUNCTION_WORDS = _SPEAKERS | frozenset((
     "a", "an", "the", "my", "our", "your", "their", "his", "her", "its", "to", "not", "no", "some", "any", "very", "really",
     "always", "never", "that", "you",
 ))
@@ -134,6 +136,7 @@ def _slug_words(text: str) -> list[str]:
     ``text``: for ASCII text the words topics were always named from, so old files are found."""
     import unicodedata
 
+    text = re.sub(r"(?<=\w)\u2019(?=\w)", "'", text)  # "I’m" is "I'm", one word
     kept = "".join(ch if ch.isalnum() or ch in "+#.'-" or unicodedata.category(ch).startswith("M") else " " for ch in text)
     return kept.split()
 
