@@ -116,12 +116,12 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
 
 
 # "Don't use ruff format anymore", "stop using black", "no longer add type hints": a standing
-# instruction taken back, said outright (not "don't use ruff format here": a task's).
+# instruction taken back, said outright (not "don't use ruff format here": a task's; nor "stop
+# running the tests", which stops what is being done).
 _REVERSAL_RE = re.compile(
-    rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>\w+ing)\s+(?P<a>.+)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+)|"
+    rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>using)\s+(?P<a>.+)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+)|"
     rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)$"
 )
-_VERBS = INSTRUCTION_VERBS.split("|")
 
 
 def reversal(body: str, restore, subject: str) -> Statement | None:
@@ -133,9 +133,8 @@ def reversal(body: str, restore, subject: str) -> Statement | None:
     if match is None:
         return None
     verb = match.group("v") or match.group("w")
-    if match.group("ing"):  # "using" -> use, "running" -> run, "adding" -> add
-        stem = match.group("ing")[:-3].lower()
-        verb = next((v for v in _VERBS if v in (stem, stem + "e", stem[:-1]) and len(stem) > 1), None)
+    if match.group("ing"):
+        verb = "use"
     what = restore(match.group("a") or match.group("b") or match.group("c"))
     if verb is None or not informative(what) or points_back(what) or of_the_moment(what):
         return None

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.facts import SYSTEM_NOUNS
+from ov.sessions.memory.files import TRAILER_OPEN, is_history
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 
 # Words that name one copy of a system among others of its kind.
@@ -49,23 +50,30 @@ def _named_and_kind(name: str, stem: str) -> bool:
     return len(words) == 2 and words[0] == stem and (words[1] in SYSTEM_NOUNS or words[1].rstrip("s") in SYSTEM_NOUNS)
 
 
+# A switch for a purpose ("from Python to Go for the CLI") is no switch of what the systems run.
+_SCOPED_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
+
+
 def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, read: Callable[[str], str | None],
                    listing: Callable[[str], list[str]]) -> list[tuple[str, Candidate]]:
     """(path, amendment) for each system card with a line naming the old value of the team's
     ``switch`` whole: after "we switched from Jenkins to Buildkite", "Runs on Jenkins" in ``ci.md``
     names Buildkite, as the team's own lines do (the cards are the team's systems, whatever their
-    name). The card named for the old value itself keeps its lines; no card is made."""
-    if switch.swap is None:
+    name). Not a line naming it at a version ("Runs Node 18" is no line of "from Node to Bun"'s), nor
+    for a switch for a purpose ("... to Go for the CLI"); the card named for the old value keeps
+    its lines, and no card is made."""
+    if switch.swap is None or _SCOPED_RE.search(f" {switch.swap[1]} "):
         return []
     old, new = switch.swap
     folder = entities.path_for({"category": "systems", "name": "x"}, when).rpartition("/")[0]
-    word = re.compile(rf"(?im)^\s*[-*+]\s.*(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])")
+    named = re.compile(rf"(?i)(?<![\w-]){re.escape(' '.join(old.split()))}(?![\w-])(?P<version>\s+v?\d)?")
     out = []
     for name in listing(folder):
         path, stem = f"{folder}/{name}", name.removesuffix(".md")
-        if name.endswith(".md") and not name.startswith(".") and stem != "_".join(old.lower().split()):
-            text = read(path)
-            if text is not None and word.search(text):
-                fields = {"category": "systems", "name": stem, CONTENT_FIELD: [{"swap": old, "to": new}]}
-                out.append((path, Candidate("entities", fields, list(switch.source_message_ids), only_amends=True)))
+        text = read(path) if name.endswith(".md") and not name.startswith(".") and stem != "_".join(old.lower().split()) else None
+        items = [line for line in (text or "").split(TRAILER_OPEN, 1)[0].splitlines() if re.match(r"\s*[-*+]\s", line) and not is_history(line)]
+        found = [m for line in items for m in named.finditer(line)]
+        if found and not any(m.group("version") for m in found):
+            fields = {"category": "systems", "name": stem, CONTENT_FIELD: [{"swap": old, "to": new}]}
+            out.append((path, Candidate("entities", fields, list(switch.source_message_ids), only_amends=True)))
     return out
