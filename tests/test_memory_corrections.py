@@ -1179,6 +1179,8 @@ CASES = [
     pytest.param(["I live in Porto", ["We moved to Utrecht last spring."]], {"profile.md": "- Lives in Utrecht"}, None,
                  id="we-moved-to-a-place-replaces-where-the-user-lives"),
     pytest.param([["We moved to Utrecht last spring."]], {}, None, id="we-moved-in-a-session-with-no-home-stored-keeps-nothing"),
+    pytest.param(["I live in Porto", ["We relocated to Ghent in the autumn."], "I moved to Leeds back in May"], {"profile.md": "- Lives in Leeds"}, None,
+                 id="when-a-move-was-is-no-part-of-the-place"),
     pytest.param(["I prefer 3 monitors", ["I like having two monitors."]],
                  {"preferences/default/3_monitors.md": "- No longer prefers 3 monitors", "preferences/default/two_monitors.md": "- Likes having two monitors"},
                  None, id="another-count-of-the-same-thing-however-liked-ends-the-old"),

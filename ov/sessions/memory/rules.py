@@ -387,4 +387,6 @@ def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bo
 def value_of(raw: str, restore) -> str:
     """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
     value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
-    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4})\b.*$", "", value).strip()
+    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
+                  r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
+                  r"(?:\w+|a)\s+(?:years?|months?|weeks?)\s+ago)\b.*$", "", value).strip()
