@@ -600,6 +600,61 @@ def test_a_fold_killed_while_removing_the_old_packs_loses_nothing_and_is_finishe
     assert len(packs(git)) == 2
 
 
+def damage(pack: Path) -> None:
+    """Flip a byte inside the pack's second object record: its CRC no longer matches its index's."""
+    from dulwich.object_format import DEFAULT_OBJECT_FORMAT
+    from dulwich.pack import load_pack_index
+
+    index = load_pack_index(str(pack.with_suffix(".idx")), DEFAULT_OBJECT_FORMAT)
+    offsets = sorted(offset for _sha, offset, _crc in index.iterentries())
+    index.close()
+    os.chmod(pack, 0o644)
+    data = bytearray(pack.read_bytes())
+    data[offsets[1] + 3] ^= 0xFF
+    pack.write_bytes(bytes(data))
+
+
+def test_a_fold_that_meets_a_damaged_pack_is_recorded_and_not_retried_until_the_packs_change(ov, ov_home, monkeypatch):
+    from ov.store import packfold
+
+    store = Store(Home(ov_home), Identity(), Config())
+    git = many_packs(store)
+    count = len(packs(git))
+    damage(packs(git)[3])
+    with pytest.raises(ValueError, match="damaged"):
+        packing.auto_pack(fresh(git), 0, limit=2)
+    assert len(packs(git)) == count  # every pack left where it was
+    tries = []
+    monkeypatch.setattr(packfold, "_write", lambda *a: tries.append(a) or pytest.fail("folded again"))
+    assert not packing.due(fresh(git), 0, limit=2)  # no command starts a run for it
+    assert packing.auto_pack(fresh(git), 0, limit=2) is None and not tries
+    problems = [f for f in ov("fsck", "--json").json["result"]["findings"] if "could not fold" in f["message"]]
+    assert len(problems) == 1 and "is damaged" in problems[0]["message"] and "backup" in problems[0]["fix"]
+    assert [c["status"] for c in ov("doctor", "--json").json["result"]["checks"] if c["name"] == "packing"] == ["warn"]
+    monkeypatch.undo()
+    disk = fresh(git).repo.object_store
+    disk.add_objects([(Blob.from_string(f"another {n}\n".encode()), None) for n in range(70)])
+    for pack in packs(git):
+        pack.with_suffix(".keep").touch()
+    assert packing.due(fresh(git), 0, limit=2)  # a new pack: the set changed, tried again
+    with pytest.raises(ValueError):
+        packing.auto_pack(fresh(git), 0, limit=2)
+
+
+def test_a_fold_that_succeeds_clears_the_recorded_failure(store):
+    git = many_packs(store)
+    before = everything(git)
+    damaged = packs(git)[3]
+    good = damaged.read_bytes()
+    damage(damaged)
+    with pytest.raises(ValueError):
+        packing.auto_pack(fresh(git), 0, limit=2)
+    damaged.write_bytes(good)  # the pack put back from a backup: same name, a new time
+    assert packing.auto_pack(fresh(git), 0, limit=2).folded
+    assert len(packs(git)) == 1 and everything(fresh(git)) == before
+    assert not (git.state / "fold-failed.json").exists()
+
+
 def test_a_command_past_the_pack_limit_folds_in_the_background(ov, ov_home):
     assert ov("config", "set", "store.auto_pack_limit", "10").exit_code == 0
     store = Store(Home(ov_home), Identity(), Config())

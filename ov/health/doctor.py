@@ -58,6 +58,9 @@ def diagnose(loaded_config, store, *, probe: bool = True, indices=None) -> list[
     pending = _pending_extraction(store) if store.exists and store.missing_account() is None else None
     if pending is not None:
         checks.append(pending)
+    failed = _failed_fold(store) if store.exists else None
+    if failed is not None:
+        checks.append(failed)
     unreadable = _memories_not_text(store) if store.exists else None
     if unreadable is not None:
         checks.append(unreadable)
@@ -265,6 +268,18 @@ def _pending_extraction(store) -> Check | None:
         f"`ov commit {first}` tries now (`ov session show {first}` names the archives; each archive's .failed.json the error)",
         {"sessions": pending},
     )
+
+
+def _failed_fold(store) -> Check | None:
+    """A fold of packs that failed on a damaged pack (None when there is none): packing skips those
+    packs from then on, and says so nowhere else (it runs in the background)."""
+    from ov.store.packfold import failed_fold
+
+    git = store.git
+    failed = failed_fold(git.state, git.worktree / ".git" / "objects" / "pack")
+    if failed is None:
+        return None
+    return Check("packing", "warn", failed.message, failed.fix(git.worktree), {"packs": failed.packs})
 
 
 def _memories_not_text(store) -> Check | None:

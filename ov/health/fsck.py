@@ -74,7 +74,11 @@ def fsck(store, progress: Progress | None = None) -> FsckReport:
 
 def _check_store(store, report: FsckReport, refused, progress: Progress | None) -> str | None:
     git = store.git
-    add = report.findings.append
+
+    def add(finding: Finding) -> None:
+        if finding not in report.findings:  # two walks of a damaged history meet the same object
+            report.findings.append(finding)
+
     settle = "run `ov status` (any write does it too)"
     if refused is not None:
         # Every write fails, and so does an index update: a search reads the index as it is.
@@ -95,6 +99,11 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
             loose = len(path.parent.name) == 2 and path.parent.parent.name == "objects"
             fix = "ov never writes it; delete it when no git command is running" if loose else settle
             add(Finding("store", "note", f"an interrupted write left .git/{shown} ({why})", fix))
+    from ov.store.packfold import failed_fold
+
+    failed = failed_fold(git.state, git.worktree / ".git" / "objects" / "pack")
+    if failed is not None:
+        add(Finding("store", "problem", failed.message, failed.fix(git.worktree)))
     head = git.head()
     if head is None:
         add(Finding("store", "problem", "the branch refs/heads/main does not resolve", "restore the account from a backup"))
@@ -214,7 +223,11 @@ def _check_tree_paths(git, head: bytes, add) -> None:
     # The trees found safe, shared with the tags' walks: most of their history is HEAD's.
     clean: set[tuple[bytes, str]] = set()
     # One walk of the history: HEAD comes first, so a path HEAD holds is the one found.
-    found = first_unsafe(git.repo, [head], skip_missing=True, clean=clean)  # missing objects are reported above
+    try:
+        found = first_unsafe(git.repo, [head], skip_missing=True, clean=clean)  # missing objects are reported above
+    except object_damage() as exc:  # a tree of the history no walk above read (only HEAD's files are)
+        add(Finding("store", "problem", f"the history is broken: an object of it is damaged ({exc})", "restore the account from a backup"))
+        return
     if found is not None and found.commit == head.decode():
         # Rare, so HEAD is walked again to name every such path, not the first only.
         in_head = [p for p, _ in unsafe_paths(git.repo.object_store, git.tree_of(head), skip_missing=True) if p != found.path]

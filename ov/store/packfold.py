@@ -35,6 +35,13 @@ what such a crash left, removed by the next fold. A reader that listed the old p
 them where its files are open (removing a file does not take it from a process that holds it), and
 where they are not dulwich finds them gone, forgets them, lists the folder again and finds the
 new pack (``PackFileDisappeared``), as when git repacks under it.
+
+**A damaged pack is not folded again and again.** A fold that finds one of its packs damaged (an
+object whose CRC differs from its index's, an index that does not load) writes what it folded and
+why into ``state/{account}/fold-failed.json`` and leaves every pack where it was. While each of those
+packs is still there as it was (same size, same time), no run takes that set again and no command
+starts a run for it (:func:`folding`): a new pack changes the set, a pack restored in place its
+time. ``ov fsck`` names it (:func:`failed_fold`).
 """
 
 from __future__ import annotations
@@ -45,9 +52,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov.files import flush_folder
-from ov.store.packing import DELTA_DEPTH
+from ov.store.packing import DELTA_DEPTH, mark_kept
 
 FACTOR = 2  # git's --geometric=2
+FAILED_NAME = "fold-failed.json"
 # What each pack's basename may have beside it: git's reverse index, bitmap, mtimes, promisor.
 _BESIDE = (".rev", ".bitmap", ".mtimes", ".promisor")
 
@@ -93,6 +101,92 @@ def to_fold(pack_dir: Path, limit: int) -> list[str]:
     return [base for _, base in sized[:split]] if split >= 2 else []
 
 
+def folding(git, limit: int) -> list[str]:
+    """:func:`to_fold`, less a set of packs a fold already failed on and that is unchanged since."""
+    bases = to_fold(git.worktree / ".git" / "objects" / "pack", limit)
+    if bases:
+        failed = _read_failure(git.state)
+        if failed is not None and failed["packs"] == _signature(bases):
+            return []
+    return bases
+
+
+@dataclass(frozen=True)
+class FailedFold:
+    """A fold that failed on a damaged pack, its packs all still there as they were."""
+
+    packs: list[str]  # their file names
+    error: str
+    at: str  # when, ISO 8601 (UTC)
+
+    @property
+    def message(self) -> str:
+        return (
+            f"packing could not fold {len(self.packs)} packs into one ({self.at[:10]}): {self.error}; "
+            "no run folds them again while they stay as they are (every object of the other packs is read as before)"
+        )
+
+    def fix(self, worktree: Path) -> str:
+        return (
+            f"`git -C {worktree} fsck --full` names the damaged objects; put the damaged pack's copy from a backup of the "
+            "home in its place, or restore the account from a backup (packing folds again once the packs change)"
+        )
+
+
+def failed_fold(state: Path, pack_dir: Path) -> FailedFold | None:
+    """The fold recorded as failed in ``state``, when every pack it took is still in ``pack_dir``
+    as it was: the damage is still there, and no run folds those packs."""
+    failed = _read_failure(state)
+    if failed is None:
+        return None
+    names = [entry[0] for entry in failed["packs"]]
+    if failed["packs"] != _signature([os.path.join(pack_dir, name[: -len(".pack")]) for name in names]):
+        return None
+    return FailedFold(names, str(failed.get("error", "")), str(failed.get("at", "")))
+
+
+def _signature(bases: list[str]) -> list[list]:
+    """Each pack of ``bases`` as a fold failure records it: its file name, size and time (a pack
+    restored in place from a backup has the same name), sorted; a pack gone is left out."""
+    found = []
+    for base in bases:
+        try:
+            info = os.stat(base + ".pack")
+        except OSError:
+            continue
+        found.append([os.path.basename(base) + ".pack", info.st_size, info.st_mtime_ns])
+    return sorted(found)
+
+
+def _read_failure(state: Path) -> dict | None:
+    import json
+
+    try:
+        failed = json.loads((state / FAILED_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return failed if isinstance(failed, dict) and isinstance(failed.get("packs"), list) else None
+
+
+def _record_failure(state: Path, bases: list[str], error: Exception) -> None:
+    from datetime import UTC, datetime
+
+    from ov.files import atomic_write, json_bytes
+
+    failed = {"packs": _signature(bases), "error": str(error) or type(error).__name__, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+    try:
+        atomic_write(state / FAILED_NAME, json_bytes(failed))
+    except OSError:
+        pass  # no state folder to write in: the next run tries again, as before
+
+
+def _clear_failure(state: Path) -> None:
+    try:
+        os.unlink(state / FAILED_NAME)
+    except OSError:
+        pass
+
+
 def _geometric_split(sizes: list[int]) -> int:
     """How many of ``sizes`` (ascending) to fold: git's ``split_pack_geometry``. The largest
     packs that already grow by FACTOR each stay, then each of them under FACTOR times what is
@@ -111,19 +205,26 @@ def _geometric_split(sizes: list[int]) -> int:
 
 def fold(git, bases: list[str]) -> Fold:
     """Fold the packs ``bases`` into one new pack, their objects copied with their deltas, then
-    remove them. The caller holds the pack lock (:func:`ov.store.packing.auto_pack`)."""
+    remove them. The caller holds the pack lock (:func:`ov.store.packing.auto_pack`). A damaged
+    pack fails the fold, every pack left as it was, and is recorded so that no run retries it
+    (:func:`folding`)."""
+    from ov.store.gitstore import object_damage
+
     started = time.monotonic()
     disk = git.repo.object_store
     pack_dir = disk.pack_dir
     _sweep_half_removed(pack_dir)
-    target, objects = _write(pack_dir, bases, disk.object_format)
-    with open(target + ".keep", "ab"):  # (never emptied: a pack of the same objects may be git's)
-        pass
+    try:
+        target, objects = _write(pack_dir, bases, disk.object_format)
+    except (ValueError, AssertionError, *object_damage()) as exc:  # a damaged pack or index (not a full disk: that passes)
+        _record_failure(git.state, bases, exc)
+        raise
+    _clear_failure(git.state)
+    mark_kept(target)
     flush_folder(pack_dir)
     old = [base for base in bases if base != target]  # the same objects make the same name
     for base in old:
-        with open(base + ".keep", "ab"):
-            pass
+        mark_kept(base)
     for base in old:
         _remove_pack(base)
     pack_bytes = sum(os.path.getsize(target + suffix) for suffix in (".pack", ".idx"))

@@ -99,14 +99,15 @@ def estimate_loose(objects: Path) -> int:
 
 def due(git, threshold: int, limit: int = 0) -> bool:
     """Whether a run would have work: about ``threshold`` or more loose objects (0: never), or
-    ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.to_fold`).
+    ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.folding`:
+    not a set a fold failed on, unchanged since).
     A folder listing or two, for a command to decide whether to start a run at all."""
     if not git.exists:
         return False
-    from ov.store.packfold import to_fold
+    from ov.store.packfold import folding
 
     objects = git.worktree / ".git" / "objects"
-    return (threshold > 0 and estimate_loose(objects) >= threshold) or bool(to_fold(objects / "pack", limit))
+    return (threshold > 0 and estimate_loose(objects) >= threshold) or bool(folding(git, limit))
 
 
 def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
@@ -131,15 +132,15 @@ def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
 def run(git, threshold: int, limit: int = 0) -> PackRun:
     """One run, its caller holding the pack lock: a batch of loose objects packed when about
     ``threshold`` are loose, then the packs folded into one when ``limit`` are there (0: never)."""
-    from ov.store.packfold import fold, to_fold
+    from ov.store.packfold import fold, folding
 
     objects = git.worktree / ".git" / "objects"
     done = PackRun(0, 0, 0, 0, 0.0)
     if threshold > 0 and estimate_loose(objects) >= threshold:
         done = pack_loose(git)
-    folding = to_fold(objects / "pack", limit)
-    if folding:
-        folded = fold(git, folding)
+    bases = folding(git, limit)
+    if bases:
+        folded = fold(git, bases)
         done = replace(done, folded=folded.packs, pack_bytes=done.pack_bytes + folded.pack_bytes, seconds=done.seconds + folded.seconds)
     return done
 
@@ -205,8 +206,7 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> P
         pack = disk.add_pack_data(len(batch), _with_deltas(batch))
         # git's mark for a pack to keep as it is: the merge of small packs under the write lock
         # (GitStore.merge_small_packs) would write its objects out whole, without their deltas.
-        with open(pack._basename + ".keep", "wb"):
-            pass
+        mark_kept(pack._basename)
         pack_bytes = sum(os.path.getsize(p) for p in (pack._data_path, pack._idx_path))
     if batch or dropped:
         # The renames of this pack and its index (or of the pack another writer made, which holds
@@ -215,6 +215,15 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> P
         _delete([o.path for o in batch] + [path for path, _ in dropped])
     loose_bytes = sum(o.disk_bytes for o in batch) + sum(b for _, b in dropped)
     return PackRun(len(batch), len(dropped), loose_bytes, pack_bytes, time.monotonic() - started)
+
+
+def mark_kept(base: str) -> None:
+    """Mark the pack ``base`` (its path without suffix) as the packer's with an empty ``.keep``:
+    one the merge of small packs leaves alone and a fold takes. Appended to, never emptied: a
+    ``.keep`` already there with a reason in it is git's (a pack of the same objects, so the same
+    name), and stays git's."""
+    with open(base + ".keep", "ab"):
+        pass
 
 
 def _oldest_loose(objects: Path) -> list[tuple[str, str, int]]:
