@@ -2052,3 +2052,22 @@ def test_a_capture_state_an_older_ov_wrote_keeps_its_counts(ov, ov_home, tmp_pat
     ids = [m["id"] for m in ov("session", "show", "cu-c3", "--json").json["result"]["messages"]]
     assert ids[2] == f"{ids[0]}-2"
     assert "seen" not in json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("bad", ["relative", "file"])
+def test_a_worker_whose_home_is_invalid_exits_quietly_and_lets_its_barrier_go(tmp_path, bad):
+    """(found by a review: the detached worker took OV_HOME without the check the hook and the
+    command line make, and a relative or file home ended it with a traceback, its barrier kept)"""
+    import subprocess
+
+    home = "ovhome" if bad == "relative" else str(tmp_path / "a-file")
+    (tmp_path / "a-file").write_text("not a folder\n")
+    barrier = tmp_path / "s-1.lock"
+    barrier.write_text("")
+    job = {"kind": "capture", "session": "s-1", "identity": {"account": "default", "user": "default", "peer": None}, "barrier": str(barrier)}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"OV_HOME": home, "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "ov.hosts.worker"], input=json.dumps(job).encode(), capture_output=True, cwd=tmp_path, env=env, timeout=60, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert not barrier.exists() and not (tmp_path / "ovhome").exists()

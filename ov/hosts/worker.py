@@ -28,15 +28,28 @@ if TYPE_CHECKING:
 
 
 def main() -> int:
+    from ov.errors import HomeInvalid
     from ov.home import Home
     from ov.hosts import background, hooklog
 
     started = time.monotonic()
-    home = Home.from_env()
+    try:
+        home = Home.from_env()
+    except HomeInvalid:
+        # Made invalid since the hook checked it (a file put at its place), or a worker started by
+        # hand: no home, no log to say why, as for the hook (`ov doctor` says it). Never a
+        # traceback: nobody reads this process's output.
+        home = None
     try:
         job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
+        if not isinstance(job, dict):
+            raise ValueError("not a JSON object")
     except (OSError, ValueError) as exc:
-        hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
+        if home is not None:
+            hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
+        return 0
+    if home is None:
+        background.release(job)  # a session start waits on it no longer
         return 0
     if job.get("kind") == "pack":
         try:
