@@ -1165,6 +1165,24 @@ def test_uninstalling_hooks_with_mcp_leaves_a_users_own_server_named_ov_in_the_s
     assert not _installs().exists()
 
 
+def test_json_lists_each_file_once_with_what_changed_in_it(ov, user_home):
+    """(found by a review: Gemini's settings.json came twice in `--with-mcp --json`, once for the
+    hooks and once for the server, each with the whole file's diff)"""
+    settings = str(user_home / ".gemini" / "settings.json")
+    installed = ov("install", "hooks", "--host", "gemini", "--host", "claude", "--yes", "--with-mcp", "--json").json["result"]["files"]
+    assert [(f["file"], f["what"], f["changed"]) for f in installed] == [
+        (settings, ["hooks", "mcp"], True),
+        (str(user_home / ".claude" / "settings.json"), ["hooks"], True),
+        (str(user_home / ".claude.json"), ["mcp"], True),
+    ]
+    (dry,) = ov("uninstall", "hooks", "--host", "gemini", "--with-mcp", "--dry-run", "--json").json["result"]["files"]
+    removed_lines = [line for line in dry["diff"].splitlines() if line.startswith("-") and not line.startswith("---")]
+    assert dry["what"] == ["hooks", "mcp"] and dry["diff"].count("+++ ") == 1
+    assert any('"mcpServers"' in line for line in removed_lines) and any("hook gemini session-start" in line for line in removed_lines)
+    removed = ov("uninstall", "hooks", "--host", "gemini", "--with-mcp", "--json").json["result"]["files"]
+    assert [(f["file"], f["what"], f["changed"]) for f in removed] == [(settings, ["hooks", "mcp"], True)]
+
+
 @pytest.mark.parametrize("foreign", [False, True], ids=["ovs-table", "users-table"])
 def test_uninstalling_codex_hooks_with_mcp_hands_the_folder_to_the_table_and_takes_its_subtables(ov, user_home, foreign):
     """ov made .codex/ for hooks.json and config.toml. The hooks' uninstall hands the folder to

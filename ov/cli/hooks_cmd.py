@@ -337,18 +337,26 @@ def _finish(changes, dry_run: bool, notes_after, verb: str | dict[str, str], rep
     """Write the changes (unless ``dry_run``) and report them, with what ``report`` adds (an
     install's command and its warnings). ``verb``: what was done to a file that changed, or that
     for each kind of change ("hooks", "mcp")."""
+    from dataclasses import replace
+
     from ov.hosts import install
 
+    # One entry per file: Gemini's hooks and server are one settings.json, Codex's server and the
+    # trust --trust wrote one config.toml; their changes write the same bytes, listed twice before.
+    by_file: dict[str, list] = {}
+    for c in changes:
+        by_file.setdefault(str(c.spec.path), []).append(c)
     payload = [
         {
-            "host": c.spec.host,
-            "scope": c.spec.scope,
-            "file": str(c.spec.path),
-            "changed": c.changed,
-            **({"action": c.action} if c.action else {}),
-            **({"diff": c.diff()} if dry_run else {}),
+            "host": same[0].spec.host,
+            "scope": same[0].spec.scope,
+            "file": file,
+            "changed": any(c.changed for c in same),
+            "what": list(dict.fromkeys(c.spec.kind for c in same)),  # what of ov's it took in or gave up: hooks, mcp, trust
+            **({"action": action} if (action := next((c.action for c in same if c.action), None)) else {}),
+            **({"diff": replace(same[0], after=same[-1].after).diff()} if dry_run else {}),
         }
-        for c in changes
+        for file, same in by_file.items()
     ]
     if dry_run:
         # What the writing would add (a backup left beside a file removed): a dry run says it too.
