@@ -330,16 +330,17 @@ def _report(result: CommitResult, done: str, **extra) -> None:
 
 
 # The abstract is a glance beside the name: at most this wide, and left out when less than the
-# minimum remains (a dozen letters of it say nothing). The time goes too before names are folded
-# into slivers narrower than _NAME_MIN.
+# minimum remains (a dozen letters of it say nothing).
 _ABSTRACT_MAX = 60
 _ABSTRACT_MIN = 20
-_NAME_MIN = 40
 
 
 def _entries_table(entries: list[Entry], recursive: bool) -> None:
-    """Name, size, time and abstract. The name (what a user copies into the next command) is never
-    cut: the abstract gives way first, then the time, and only then does the name fold."""
+    """Name, size, time and abstract, degrading as ``ls -l`` does on a narrow terminal: no cell
+    ever folds onto a second line. The abstract is cut to the room left, then dropped; the time
+    and then the size go when the widest name does not fit beside them. The name (what a user
+    copies into the next command) is never cut: one wider than the terminal is printed whole, and
+    the terminal wraps that line as it wraps ``ls``'s."""
     from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
@@ -356,17 +357,22 @@ def _entries_table(entries: list[Entry], recursive: bool) -> None:
     abstracts = [cell_len(row[3]) for row in rows if row[3]]
     abstract_width = max([cell_len(headers[3]), *abstracts]) if abstracts else 0
     gap = 2  # cells between two columns: each pads one on either side, the outer edges none
-    name_room = out.width - widths[1] - widths[2] - 2 * gap  # the name beside size and time
-    abstract_room = name_room - widths[0] - gap
-    shown = 3
+    abstract_room = out.width - sum(widths) - 3 * gap
     if abstract_width and abstract_room >= min(abstract_width, _ABSTRACT_MIN):
         shown = 4
         widths.append(min(abstract_width, abstract_room, _ABSTRACT_MAX))
-    elif widths[0] > name_room and name_room < _NAME_MIN:
-        shown = 2
+    else:
+        shown = next((n for n in (3, 2) if sum(widths[:n]) + (n - 1) * gap <= out.width), 1)
+    if shown == 1:
+        # Unpadded: a name wider than the terminal wraps as one line, and the others add no blank ones.
+        out.print(Text(headers[0], style="bold"), soft_wrap=True)
+        for entry, row in zip(entries, rows):
+            out.print(Text(row[0], style="bold blue" if entry.is_dir else ""), soft_wrap=True)
+        return
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
-    table.add_column(headers[0], overflow="fold")
-    table.add_column(headers[1], justify="right", no_wrap=True)
+    table.add_column(headers[0], no_wrap=True)
+    if shown > 1:
+        table.add_column(headers[1], justify="right", no_wrap=True)
     if shown > 2:
         table.add_column(headers[2], no_wrap=True)
     if shown > 3:
