@@ -262,6 +262,26 @@ def test_grep_is_interrupted_as_any_command_not_failed(ov, monkeypatch):
     assert (result.exit_code, result.stderr) == (130, "error: ov grep was interrupted\nhint: nothing to undo; run the command again to finish it\n")
 
 
+@pytest.mark.parametrize("args", [["ls", "-r"], ["snapshot", "log", "-n", "2"]])
+def test_ctrl_c_while_the_command_line_is_read_is_said_as_any_other(ov, monkeypatch, args):
+    """(found by a review: typer turned Ctrl-C during the parsing of the arguments, an option's
+    callback or conversion, into a silent exit 130)"""
+    import click
+
+    read = click.Option.process_value
+
+    def stopped(self, ctx, value):
+        if self.name in ("recursive", "limit", "number", "n"):
+            raise KeyboardInterrupt
+        return read(self, ctx, value)
+
+    monkeypatch.setattr(click.Option, "process_value", stopped)
+    shown = " ".join(args[:2] if args[0] == "snapshot" else args[:1])
+    result = ov(*args)
+    assert (result.exit_code, result.stderr) == (130, f"error: ov {shown} was interrupted\nhint: nothing to undo; run the command again to finish it\n")
+    assert ov(*args, "--json").error["code"] == "interrupted"
+
+
 def test_ctrl_c_says_what_it_stopped_and_that_nothing_landed(ov, store_state, monkeypatch):
     """130 alone said nothing: the user learns what stopped, and that the store (or the index in
     use, for a reindex) is as it was; on stderr, as JSON with --json."""

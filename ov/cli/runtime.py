@@ -76,7 +76,19 @@ COMMON_OPTIONS = {option: not p.is_flag for p in _COMMON_PARAMS for option in p.
 _CURRENT: ContextVar[Runtime | None] = ContextVar("ov_runtime", default=None)
 
 
-class OvCommand(TyperCommand):
+class _ParsedInterruptibly:
+    """Ctrl-C while click reads the command line (an option's callback, a slow conversion): typer
+    turns it into a silent exit 130. Said here as every other interrupt is (exit 130, one message)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any) -> Any:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)  # type: ignore[misc]
+        except KeyboardInterrupt:
+            path = " ".join(p for p in (parent.command_path if parent is not None else "", info_name or "") if p)
+            raise Interrupted(f"{path} was interrupted") from None
+
+
+class OvCommand(_ParsedInterruptibly, TyperCommand):
     """A typer command with ov's common options; its store is opened to write (see ReadCommand)."""
 
     read_only = False
@@ -163,7 +175,7 @@ class ServerCommand(OvCommand):
     json_help = "Report a failure to start as JSON (once serving, stdout carries only MCP's JSON-RPC)."
 
 
-class OvGroup(TyperGroup):
+class OvGroup(_ParsedInterruptibly, TyperGroup):
     """Lists commands in the order they were added, which groups related ones."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
