@@ -226,6 +226,19 @@ POSITIVE = [
         1,
     ),
     ("ado-pwd-word", "Server=db;User Id=sa;Pwd=hunter;", "hunter", "Pwd=[REDACTED:assigned_secret];", 1),
+    # Beside the identifiers and digests kept above: a generated value, in code or an env file, a
+    # password's bcrypt hash (not a bare digest), a digest under a name that is no hash's.
+    ("code-generated-value", "token = AbCdEf12345678XyZ", "AbCdEf12345678XyZ", "token = [REDACTED:assigned_secret]", 1),
+    ("env-words-and-digits", "DB_PASSWORD=Winter2023Secure", "Winter2023Secure", "DB_PASSWORD=[REDACTED:assigned_secret]", 1),
+    ("yaml-class-shaped", "api_token: Sam3LiteTextModel2", "Sam3LiteTextModel2", "api_token: [REDACTED:assigned_secret]", 1),
+    (
+        "bcrypt-under-hash-name",
+        'password_hash = "$2b$12$KIXQJQ9tWqYwOeZr8m1nUeJx0e5xK2iVb1cGq9y3fH6aH1lQpZ0mG"',
+        "KIXQJQ9tWqYwOeZr8m1nUeJx0e5xK2iVb1cGq9y3fH6aH1lQpZ0mG",
+        'password_hash = "[REDACTED:assigned_secret]"',
+        1,
+    ),
+    ("hex-password", 'password = "' + "9c" * 32 + '"', "9c" * 32, 'password = "[REDACTED:assigned_secret]"', 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -334,6 +347,12 @@ NEGATIVE = [
     ("numbered-not-secrets", "     4→  password: str\n5:  token: string\nstep 4: password: reset it from the settings\n  7\t  secret: null\n"),
     ("pin-numbers", "PIN 3 on the GPIO header is ground; pin 4921 is reserved, the pin for the LED is 13."),
     ("pathological-equals", "token" + "=" * 5000),
+    # (found by a review: chats redacted these as secrets) A class or constant named in code, digits
+    # and all, is an identifier; a hash-named variable's hex digest is what a check compares with.
+    ("code-class-with-digits", "token_cls = Sam3LiteTextModel2\nsecret = Model3Config\nauth_model = GPT4Turbo2024Preview"),
+    ("code-classes-written-after", "session_token_cls = Llama3ForCausalLM\napi_key_class = Mistral7BInstruct\ntoken_mixer = Resnet50Backbone2d"),
+    ("hash-named-digests", 'password_hash = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"\ntoken_sha256 = "' + "ab" * 32 + '"'),
+    ("digests-written-after", "api_key_digest: 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e\nsecret_checksum = 'D41D8CD98F00B204E9800998ECF8427E'"),
     ("empty", ""),
 ]
 

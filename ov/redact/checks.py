@@ -196,6 +196,24 @@ def _is_name(value: str, name: str = "") -> bool:
     return composed and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
 
 
+_CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
+# A name's last word saying its value is a digest of the secret, and a digest's lengths in hex
+# (MD5, SHA-1, SHA-224, SHA-256, SHA-384, SHA-512).
+_DIGEST_NAME = LazyPattern(r"(?:^|_)(?:hash|hashed|digest|checksum|md5|sha1|sha224|sha256|sha384|sha512)$")
+_HEX_DIGEST = LazyPattern(r"[0-9a-f]+|[0-9A-F]+")
+_DIGEST_LENGTHS = frozenset({32, 40, 56, 64, 96, 128})
+
+
+def _is_hex_digest(value: str) -> bool:
+    return len(value) in _DIGEST_LENGTHS and bool(_HEX_DIGEST.fullmatch(value))
+
+
+def _mostly_words(value: str) -> bool:
+    """Half or more of it in words of three letters or more (`Sam3LiteTextModel2`, `Qwen2Tokenizer`):
+    a name someone gave, digits and all; a generated token has few such runs (`AbCdEf12345678XyZ`)."""
+    return sum(len(word) for word in _CAPITALISED_WORD.findall(value)) >= len(value) / 2
+
+
 def _is_generated(value: str) -> bool:
     """Random-looking: generated secrets mix digits with letters, people's names for things rarely do."""
     digits = any(c.isdigit() for c in value)
@@ -248,6 +266,8 @@ def is_secret_value(
     value = value.strip()
     if _is_placeholder(value) or _is_name(value, name) or _PATH.fullmatch(value) or _is_plain_url(value):
         return False
+    if _DIGEST_NAME.search(_words(name)) and _is_hex_digest(value):
+        return False  # `password_hash = "<sha256>"`: what a check compares with, not the password
     if _words(name) in ("pwd", "oldpwd") and _SHELL_DIR.match(value):
         return False  # the shell's working directory, not ODBC's `PWD=...;`
     if quoted:
@@ -259,6 +279,8 @@ def is_secret_value(
         return not (annotation or type_expr or prose or _OPERATOR_FOLLOWS.match(after))
     if (_CODE.fullmatch(value) and not _has_random_part(value)) or after.startswith(("..", "…")):
         return False
+    if _IDENT.fullmatch(value) and spaced and _mostly_words(value):
+        return False  # a class or a constant in code, digits and all: `token_cls = Sam3LiteTextModel2`
     if _is_generated(value):
         return True
     if _IDENT.fullmatch(value) and (spaced or _CODE_FOLLOWS.match(after)):
@@ -373,7 +395,6 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
 
 # One token of a secret's characters: no call, subscript, quote or space (`Norm(size)`, `a[0]`).
 _SECRET_TOKEN = LazyPattern(r"[^\s()\[\]{}<>\"'`,;]+")
-_CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
 
 
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -400,7 +421,7 @@ def _random_token(value: str) -> bool:
     identifier (a UUID) or words in base64 (:func:`_encoded_words`)."""
     if not _SECRET_TOKEN.fullmatch(value) or not _has_random_part(value) or _UUID.fullmatch(value) or _encoded_words(value):
         return False
-    return sum(len(word) for word in _CAPITALISED_WORD.findall(value)) < len(value) / 2
+    return not _mostly_words(value)
 
 
 def check_assignment_by_shape(m: re.Match[str], start: int, end: int) -> bool:

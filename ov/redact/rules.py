@@ -64,7 +64,12 @@ text and towards keeping code:
   of six words or more. Unquoted code is skipped too: calls and subscripts
   (``get_token()``), attribute paths (``self.token``), variables in code
   (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
-  A random-looking value (digits mixed with letters) outweighs these guesses.
+  A random-looking value (digits mixed with letters) outweighs these guesses,
+  but for a name in code that is half words or more, digits and all
+  (``token_cls = Sam3LiteTextModel2``: unquoted, spaces around ``=``). A hex
+  digest (MD5 to SHA-512 lengths) under a name ending in hash, digest,
+  checksum or sha256 is what a check compares with (``password_hash = "<hex>"``);
+  a bcrypt hash there is not a bare digest, and goes.
 * ``NAME: value`` without quotes counts only when the value ends the line
   (YAML, HTTP headers, or a header closing its quote in ``curl -H '...'``):
   "Password: reset it from settings" is prose. Opening a line (after
