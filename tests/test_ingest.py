@@ -1558,3 +1558,33 @@ def test_a_random_looking_password_assignment_is_redacted_in_any_file(ov, ov_hom
     assert not [p for p in files if "Xk9mPq2vLr8sTw4zQ" in p.read_text(errors="replace") or "9f8e7d6c5b4a39281706f5e4d3c2b1a0" in p.read_text(errors="replace")]
     assert ov("read", "viking://resources/proj/README.md").stdout.endswith("Use `export DB_PASSWORD=[REDACTED:assigned_secret]` then run.\n")
     assert ov("read", "viking://resources/proj/app.py").stdout == 'password = request.form["password"]\nEXAMPLE_PASSWORD = "hunter2"\n'
+
+
+def test_fsck_names_a_notebook_an_older_ov_stored_as_json_with_the_add_that_converts_it(ov, ov_home, tmp_path):
+    """(found by a review) A notebook added before notebooks were stored as Markdown stays JSON,
+    searched and shown as such: fsck says so with the command that converts it, and changes nothing."""
+    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# Churn\n", "Why users leave."]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    source = tmp_path / "src" / "nbs"
+    source.mkdir(parents=True)
+    (source / "churn.ipynb").write_text(json.dumps(notebook))
+    assert ov("add-resource", str(source)).exit_code == 0
+    # The folder as an older ov wrote it: the notebook's JSON under its own name.
+    folder = ov_home / "accounts/default/resources/nbs"
+    (folder / "churn.md").unlink()
+    (folder / "churn.ipynb").write_text(json.dumps(notebook))
+    manifest = json.loads((folder / ".sources.json").read_text())
+    manifest["files"] = {"churn.ipynb": manifest["files"]["churn.md"]}
+    (folder / ".sources.json").write_text(json.dumps(manifest))
+    assert ov("snapshot", "commit", "-m", "an older ov's add").exit_code == 0
+    assert ov("write", "viking://resources/loose.ipynb", "--content", json.dumps(notebook)).exit_code == 0
+    assert ov("write", "viking://resources/data.ipynb", "--content", '{"rows": [1, 2]}').exit_code == 0  # JSON, no notebook
+    head = ov("snapshot", "log", "-n", "1", "--json").json["result"][0]["commit"]
+    (note,) = [f for f in ov("fsck", "--json").json["result"]["findings"] if "notebook" in f["message"]]
+    assert note["severity"] == "note" and "2 notebooks stored as JSON" in note["message"]
+    assert "'resources/loose.ipynb', 'resources/nbs/churn.ipynb'" in note["message"] and "data.ipynb" not in note["message"]
+    assert f"`ov add-resource {source}`" in note["fix"] and "`ov rm` the JSON copy" in note["fix"]
+    assert ov("snapshot", "log", "-n", "1", "--json").json["result"][0]["commit"] == head  # nothing rewritten
+    assert ov("add-resource", str(source)).exit_code == 0
+    assert ov("rm", "viking://resources/loose.ipynb").exit_code == 0
+    assert not [f for f in ov("fsck", "--json").json["result"]["findings"] if "notebook" in f["message"]]
+    assert ov("read", "viking://resources/nbs/churn.md").stdout.startswith("# Churn")

@@ -7,7 +7,9 @@ no interrupted commit is pending, no git lock file or temporary file of a killed
 left, no file of HEAD is one no backup carries (not text), no session's ``messages.jsonl`` holds a line every reader skips (not a JSON object), no commit holds a path ov never writes (``..``, ``.git``, a link: taken in by a pull before
 pulls were checked, or written by an older ov), the names an older ov stored that ov no longer makes
 (``"todo "``, a user ``.bob``) are named with how to rename them, so are the dated notes an older ov
-made of what ``ov remember`` files elsewhere now (``ov refile`` moves them), and hand edits are listed (they are not damage, but they are not indexed until
+made of what ``ov remember`` files elsewhere now (``ov refile`` moves them), so are the notebooks an older
+ov stored as JSON (adding their source again stores them as Markdown), and so is a fold of packs
+that failed on a damaged pack (packing skips those packs until they change), and hand edits are listed (they are not damage, but they are not indexed until
 committed). What the next command settles by itself (an interrupted commit, a
 stale lock, an index not built yet) is a note, not a problem. Indices: ``meta.json`` is readable and matches the
 schema, language and embedder; the full-text index opens and holds exactly the
@@ -129,6 +131,7 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
     legacy = []
     unpackable = []
     notes: list[tuple[str, bytes]] = []  # the memories' dated notes: an older ov's may be filed where ov no longer files them
+    notebooks: list[tuple[str, bytes]] = []  # an older ov stored a notebook as its JSON
     from ov.health.memories import dated_note_user
     tree = git.tree_of(head)
     for path, sha in counting(_walk(git, tree, ""), progress, "checking files"):
@@ -148,6 +151,8 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
                     bad_messages.append((path, bad))
                 elif dated_note_user(path) is not None:
                     notes.append((path, data))
+                elif path.lower().endswith(".ipynb"):
+                    notebooks.append((path, data))
         why = legacy_name(path)
         if why is not None:
             legacy.append((path, why))
@@ -187,6 +192,10 @@ def _check_store(store, report: FsckReport, refused, progress: Progress | None) 
         add(_legacy_finding(legacy))
     if misfiled_notes := misfiled(store, notes):
         add(_misfiled_finding(misfiled_notes))
+    from ov.health import notebooks as notebook_check
+
+    if as_json := notebook_check.stored_as_json(notebooks):
+        add(Finding("store", "note", *notebook_check.finding(store, as_json, _listed)))
     if unreadable:
         from ov.sessions.memory.files import NOT_TEXT_FIX
 

@@ -252,6 +252,20 @@ def provenance_of(store: Store, uri: VikingURI) -> dict | None:
     return None
 
 
+def added_from(store: Store, uri: VikingURI) -> str | None:
+    """The path or URL whose add-resource made the folder that holds ``uri`` (the nearest manifest
+    above it): what to add again to write that folder anew. None when no add-resource made it."""
+    parent = uri.parent
+    while parent is not None and not parent.is_root:
+        manifest = _read_manifest(store, parent)
+        if manifest:
+            source = manifest.get("source")
+            found = source.get("uri") if isinstance(source, dict) else None
+            return found if isinstance(found, str) and found else None
+        parent = parent.parent
+    return None
+
+
 # --- parsing and layout ---------------------------------------------------------
 
 
