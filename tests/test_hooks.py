@@ -2071,3 +2071,13 @@ def test_a_worker_whose_home_is_invalid_exits_quietly_and_lets_its_barrier_go(tm
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert not barrier.exists() and not (tmp_path / "ovhome").exists()
+
+
+def test_a_job_that_is_not_a_json_object_is_logged_as_unreadable(ov_home, monkeypatch):
+    import io
+
+    from ov.hosts import worker
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"[1, 2]")))
+    assert worker.main() == 0
+    assert _log(ov_home)[-1]["error"] == "unreadable job (not a JSON object)"

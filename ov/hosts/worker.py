@@ -42,11 +42,12 @@ def main() -> int:
         home = None
     try:
         job = json.loads(sys.stdin.buffer.read().decode("utf-8", "surrogateescape"))
-        if not isinstance(job, dict):
-            raise ValueError("not a JSON object")
+        why = "not a JSON object"
     except (OSError, ValueError) as exc:
+        job, why = None, str(exc)
+    if not isinstance(job, dict):
         if home is not None:
-            hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({exc})"})
+            hooklog.append(home.root, {"event": "job", "outcome": "error", "error": f"unreadable job ({why})"})
         return 0
     if home is None:
         background.release(job)  # a session start waits on it no longer
