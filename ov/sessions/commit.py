@@ -131,7 +131,7 @@ def commit_session(store: Store, session_id: str, *, keep: int = 0) -> CommitRep
                     return report
             # The memory files are named too: `ov snapshot log --uri viking://~/memories` finds the
             # session commits that changed them (the message caps how many URIs it lists).
-            report.commit = tx.commit("commit", [uri, *named, *report.written]).commit
+            report.commit = tx.commit("commit", [uri, *named, *report.written], hand_edits=report.hand_edits).commit
         return report
     raise AssertionError("unreachable: the last round commits")  # pragma: no cover
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import importlib
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
@@ -328,7 +328,7 @@ class ServedTransaction(Transaction):
     def write_ahead(self) -> None:
         return None
 
-    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None) -> CommitResult:
+    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None, *, hand_edits: Sequence[str] = ()) -> CommitResult:
         texts = [str(u) for u in uris]
         for path in self.changes:
             offset = self.appends.get(path)
@@ -336,6 +336,6 @@ class ServedTransaction(Transaction):
                 self.chain.appends.setdefault(path, offset)  # still one run of appends to the file
             else:
                 self.chain.appends.pop(path, None)
-        commit = self.chain.add(self.changes, commit_message(command, texts, subject, via=self.store.via), self.store.author)
+        commit = self.chain.add(self.changes, commit_message(command, texts, subject, via=self.store.via, hand_edits=list(hand_edits)), self.store.author)
         self.changes, self.appends = {}, {}
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -1151,11 +1151,14 @@ class Transaction:
         self.changes[uri.path] = None
         self.appends.pop(uri.path, None)
 
-    def commit(self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None) -> CommitResult:
-        """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`)."""
+    def commit(
+        self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None, *, hand_edits: Sequence[str] = ()
+    ) -> CommitResult:
+        """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`).
+        ``hand_edits``: the URIs of files whose hand edit this commit takes in (see :meth:`adopt_hand_edits`)."""
         # A name HEAD held that is not UTF-8 (a snapshot commit drops it) is named with its bytes escaped.
         texts = [shown(str(u)) for u in uris]
-        message = commit_message(command, texts, subject, via=self.store.via)
+        message = commit_message(command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits])
         early, self._early = self._early, None
         commit = self.git.commit(
             self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
@@ -1376,9 +1379,10 @@ def locked_write(store: Store, uri: str, text: str, mode: WriteMode) -> CommitRe
     return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode)
 
 
-def commit_message(command: str, uris: list[str], subject: str | None = None, *, via: str | None = None) -> str:
+def commit_message(command: str, uris: list[str], subject: str | None = None, *, via: str | None = None, hand_edits: Sequence[str] = ()) -> str:
     """``ov CMD URI...`` as the subject; machine-readable trailers in the body (``Ov-Via``: the
-    adapter that wrote, when known)."""
+    adapter that wrote, when known; ``Ov-Hand-Edit``: a file whose edit by hand the commit took
+    in, so that the log does not give the user's lines to the command's adapter)."""
     if subject is None:
         shown = " ".join(uris[:3])
         more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
@@ -1386,6 +1390,7 @@ def commit_message(command: str, uris: list[str], subject: str | None = None, *,
     trailers = [f"Ov-Command: {command}"] + ([f"Ov-Via: {via}"] if via else []) + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
+    trailers += [f"Ov-Hand-Edit: {u}" for u in hand_edits[:MAX_TRAILER_URIS]]
     return subject + "\n\n" + "\n".join(trailers) + "\n"
 
 
