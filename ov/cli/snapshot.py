@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, nothing, plain, short
+from ov.cli.output import emit, note, nothing, plain, short
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Record and inspect the store's history.", no_args_is_help=True)
@@ -35,16 +35,35 @@ StatOption = Annotated[bool, typer.Option("--stat", help="One line per changed f
 def snapshot_log(
     uri: UriOption = None,
     limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="Show at most this many commits.")] = None,
+    after: Annotated[str | None, typer.Option("--after", help="Only commits made after this time (2h, 7d, 2026-05-01), as `ov find --after`.")] = None,
+    before: Annotated[str | None, typer.Option("--before", help="Only commits made before this time.")] = None,
+    via: Annotated[
+        list[str] | None,
+        typer.Option("--via", help="Only commits made this way: cli, mcp, hook, or a full value (hook claude); repeat for several.", show_default=False),
+    ] = None,
+    command: Annotated[
+        list[str] | None, typer.Option("--command", help="Only commits of this command (remember, commit, pull, ...); repeat for several.", show_default=False)
+    ] = None,
 ) -> None:
-    """List commits newest first, with the author, the command and the URIs each one touched."""
+    """List commits newest first (those a pull merged in too), with the author, the command, the URIs each one touched and the files it took in edited by hand."""
     from ov.history import snapshots as history
+    from ov.timespec import parse_time
 
     store = runtime().store
-    entries = history.log(store, store.uri(uri) if uri else None, limit)
+    where = history.LogFilter(
+        after=parse_time(after) if after is not None else None,
+        before=parse_time(before) if before is not None else None,
+        via=tuple(via or ()),
+        commands=tuple(command or ()),
+    )
+    found = history.log(store, store.uri(uri) if uri else None, limit, where=where)
+    entries = found.entries
+    if found.capped:
+        note(f"only the newest {len(entries):,} commits are listed: narrow the log with --after, --before or --uri to see older ones")
 
     def human() -> None:
         if not entries:
-            nothing("no commits" + (f" touched {uri}" if uri else ""))
+            nothing("no commits" + (f" touched {uri}" if uri else "") + (" matched the filters" if where != history.LogFilter() else ""))
         # Who made each commit matters when several users share an account; the name alone, in
         # a column as wide as the longest shown, keeps the subjects aligned.
         authors = [_author_name(e.author) for e in entries]
@@ -56,8 +75,12 @@ def snapshot_log(
             shown = [u for u in e.uris if u not in e.subject]
             for u in shown[:5]:
                 plain(f"    {u}")
-            if len(shown) > 5:
-                plain(f"    (+{len(shown) - 5} more)")
+            # The message names 200 URIs at most and says how many more (Ov-Uri-More).
+            hidden = max(len(shown) - 5, 0) + e.uris_more
+            if hidden:
+                plain(f"    (+{hidden} more)")
+            for u in e.hand_edits:
+                plain(f"    hand edit kept: {u}")
 
     emit([e.to_dict() for e in entries], human)
 
@@ -72,7 +95,8 @@ def snapshot_show(
     from ov.history import snapshots as history
 
     store = runtime().store
-    result = history.show(store, rev, store.uri(uri) if uri else None)
+    # --stat asks what the commit changed, so for a file too: its counts, not its content.
+    result = history.show(store, rev, store.uri(uri) if uri else None, changes=stat)
     if "changes" in result:
         result.update(history.changes_dict(result["changes"], with_stat=stat))
 
@@ -90,6 +114,8 @@ def snapshot_show(
         plain(f"commit {result['commit']}" + (f"  [{', '.join(result['tags'])}]" if result["tags"] else ""))
         plain(f"{result['time']}  {result['author']}")
         plain(f"    {result['subject']}")
+        for edited in result["hand_edits"]:
+            plain(f"    hand edit kept: {edited} (lines of it are the user's)")
         plain()
         _print_stat(result) if stat else _print_diffs(result["changes"])
 

@@ -28,7 +28,7 @@ from ov.uri import VikingURI
 TAG_PREFIX = b"refs/tags/"
 MAX_LOG = 10_000
 DIFF_CONTEXT = 3
-_REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<walk>(?:~\d*|\^)*)$")
+_REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._/-]*)(?P<walk>(?:~\d*|\^)*)$")
 _WALK_RE = re.compile(r"~(\d*)|\^")
 # git's rules for a ref's name also refuse "..", a name ending in "." and one ending in ".lock"
 # (which ov's sweep of stale locks would take for a lock file).
@@ -54,6 +54,10 @@ class LogEntry:
     uris: tuple[str, ...]
     tags: tuple[str, ...] = ()
     via: str | None = None  # the adapter that wrote it ("cli", "mcp claude-code", "hook codex"); None: not said
+    uris_more: int = 0  # URIs the commit touched beyond those its message lists (it names 200 at most)
+    # Files whose edit by hand the commit took in (a session commit merges its memories into it):
+    # those lines are the user's, not the command's.
+    hand_edits: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -64,6 +68,8 @@ class LogEntry:
             "command": self.command,
             "via": self.via,
             "uris": list(self.uris),
+            "uris_more": self.uris_more,
+            "hand_edits": list(self.hand_edits),
             "tags": list(self.tags),
         }
 
@@ -146,7 +152,10 @@ def resolve(store, rev: str) -> bytes:
     _require_history(store)
     match = _REV_RE.match(rev.strip())
     if not match:
-        raise InvalidInput(f"{rev!r} is not a revision", hint="use a commit id, a tag, HEAD, or one of them with ~N")
+        hint = "use a commit id, a tag, HEAD, or one of them with ~N"
+        if "@{" in rev:  # git's reflog times (HEAD@{yesterday}): ov keeps no reflog, its log has the times
+            hint = "ov has no HEAD@{...}: find the commit with `ov snapshot log --after 2026-11-30` (or --before), then give its id"
+        raise InvalidInput(f"{rev!r} is not a revision", hint=hint)
     commit = _base(store, match.group("base"))
     for step in _WALK_RE.finditer(match.group("walk")):
         count = 1 if step.group(0) == "^" or step.group(1) == "" else int(step.group(1))
@@ -167,7 +176,8 @@ def _base(store, name: str) -> bytes:
         return head
     refs = git.repo.refs
     tag_ref = TAG_PREFIX + name.encode()
-    if _TAG_RE.match(name) and tag_ref in refs:
+    # A tag plain git made may have folders (release/1.0); ov makes none, but reads them.
+    if all(_TAG_RE.match(part) for part in name.split("/")) and tag_ref in refs:
         try:
             found = _peel(git, refs[tag_ref])
         except KeyError as exc:
@@ -218,30 +228,109 @@ def _names_gone(missing: KeyError) -> str:
 # --- log ------------------------------------------------------------------------
 
 
-def log(store, uri: VikingURI | None = None, limit: int | None = None) -> list[LogEntry]:
-    """Commits newest first (first parents); with ``uri``, only those that changed that subtree."""
+@dataclass(frozen=True)
+class LogFilter:
+    """Which commits `ov snapshot log` lists (of those that changed its ``--uri``): made between ``after`` and ``before`` (epoch seconds, both included), through one of ``via`` and
+    by one of ``commands`` (each a value or its first words: ``hook`` is ``hook claude`` too)."""
+
+    after: float | None = None
+    before: float | None = None
+    via: tuple[str, ...] = ()
+    commands: tuple[str, ...] = ()
+
+    def takes(self, entry: LogEntry, when: int) -> bool:
+        if self.before is not None and when > self.before:
+            return False
+        return _names_one_of(entry.via, self.via) and _names_one_of(entry.command, self.commands)
+
+
+@dataclass(frozen=True)
+class LogResult:
+    entries: list[LogEntry]
+    capped: bool = False  # stopped at MAX_LOG entries with older commits left unread
+
+
+def log(store, uri: VikingURI | None = None, limit: int | None = None, *, where: LogFilter | None = None) -> LogResult:
+    """Commits newest first by commit time, as ``git log`` lists them: those merged in by a pull
+    too, each with its own command and adapter (a merge is listed for ``uri`` only when it made
+    that subtree other than every side it joined: what it took from one side, that side's commits
+    wrote). With ``uri``, only the commits that changed that subtree; ``where`` filters further."""
+    where = where or LogFilter()
     if not store.exists or store.git.head() is None:
-        return []
+        return LogResult([])
     git = store.git
     path = uri.path if uri is not None and not uri.is_root else ""
+    touched = _Touched(git, path) if path else None
     tags = _tags_by_commit(git)
     out: list[LogEntry] = []
-    commit_id = git.head()
-    while commit_id is not None and (limit is None or len(out) < limit) and len(out) < MAX_LOG:
-        commit = git.repo[commit_id]
-        parent = commit.parents[0] if commit.parents else None
-        if not path or _touched(git, commit, parent, path):
-            out.append(_entry(commit, tags.get(commit.id, ())))
-        commit_id = parent
-    return out
+    wanted = MAX_LOG if limit is None else min(limit, MAX_LOG)
+    for commit, parent_trees in _walk(git, git.head()):
+        if len(out) >= wanted:
+            return LogResult(out, capped=wanted == MAX_LOG and (limit is None or limit > MAX_LOG))
+        if where.after is not None and commit.commit_time < where.after:
+            break  # every commit still to come is older (commit time order)
+        if touched is not None and not touched(commit.tree, parent_trees):
+            continue
+        entry = _entry(commit, tags.get(commit.id, ()))
+        if where.takes(entry, commit.commit_time):
+            out.append(entry)
+    return LogResult(out)
 
 
-def _touched(git, commit, parent_id: bytes | None, path: str) -> bool:
-    # Each tree is asked for the name as it spells it: a commit that changed only the spelling
-    # (a decomposed name renamed to NFC) shows as touching it.
-    before_tree = git.repo[parent_id].tree if parent_id is not None else None
-    now, before = git.spelled(commit.tree, path), git.spelled(before_tree, path)
-    return (now, git.entry(commit.tree, now)) != (before, git.entry(before_tree, before))
+def _names_one_of(value: str | None, wanted: tuple[str, ...]) -> bool:
+    """Whether ``value`` is one of ``wanted`` or starts with one of them and a space (none
+    wanted: any value)."""
+    if not wanted:
+        return True
+    return value is not None and any(value == w or value.startswith(w + " ") for w in wanted)
+
+
+def _walk(git, head: bytes):
+    """(commit, its parents' trees) of every commit reachable from ``head``, newest commit time
+    first. Each commit object is read once: a parent when its first child is listed, its tree
+    kept until the parent is listed itself (an audit of a long history is mostly these reads)."""
+    import heapq
+    from itertools import count
+
+    order = count()  # same-second commits: in the order they were reached, a child before its parent
+    first = git.repo[head]
+    queue = [(-first.commit_time, next(order), first)]
+    seen = {head}
+    trees: dict[bytes, bytes] = {}
+    while queue:
+        commit = heapq.heappop(queue)[2]
+        for parent_id in commit.parents:
+            if parent_id not in seen:
+                seen.add(parent_id)
+                parent = git.repo[parent_id]
+                trees[parent_id] = parent.tree
+                heapq.heappush(queue, (-parent.commit_time, next(order), parent))
+        # A parent listed before this child (a clock set back on one machine) is read again.
+        yield commit, [trees[p] if p in trees else git.tree_of(p) for p in commit.parents]
+        trees.pop(commit.id, None)
+
+
+class _Touched:
+    """Whether a commit changed ``path``: its entry there (and its spelling) differs from the
+    entry in each of its parents' trees (in the empty tree for the first commit). Each tree's
+    entry is looked up once: a commit's "now" is its child's "before"."""
+
+    def __init__(self, git, path: str) -> None:
+        self.git, self.path = git, path
+        self.found: dict[bytes | None, tuple[str, tuple[int, bytes] | None]] = {None: (path, None)}
+
+    def __call__(self, tree: bytes, parent_trees: list[bytes]) -> bool:
+        now = self._at(tree)
+        return all(self._at(t) != now for t in parent_trees or [None])
+
+    def _at(self, tree: bytes | None) -> tuple[str, tuple[int, bytes] | None]:
+        # Each tree is asked for the name as it spells it: a commit that changed only the spelling
+        # (a decomposed name renamed to NFC) shows as touching it.
+        found = self.found.get(tree)
+        if found is None:
+            name = self.git.spelled(tree, self.path)
+            found = self.found[tree] = (name, self.git.entry(tree, name))
+        return found
 
 
 def trailers(commit) -> list[tuple[str, str]]:
@@ -257,8 +346,21 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
     command = next((v for k, v in found if k == "Ov-Command"), "")
     via = next((v for k, v in found if k == "Ov-Via"), None) or None
     uris = tuple(v for k, v in found if k == "Ov-Uri")
+    more = next((v for k, v in found if k == "Ov-Uri-More"), "0")
+    hand_edits = tuple(v for k, v in found if k == "Ov-Hand-Edit")
     when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-    return LogEntry(commit.id.decode(), when, commit.author.decode("utf-8", "replace"), subject, command, uris, tags, via)
+    return LogEntry(
+        commit.id.decode(),
+        when,
+        commit.author.decode("utf-8", "replace"),
+        subject,
+        command,
+        uris,
+        tags,
+        via,
+        uris_more=int(more) if more.isdigit() else 0,
+        hand_edits=hand_edits,
+    )
 
 
 def _tags_by_commit(git) -> dict[bytes, tuple[str, ...]]:
@@ -274,15 +376,19 @@ def _tags_by_commit(git) -> dict[bytes, tuple[str, ...]]:
 # --- show and diff ----------------------------------------------------------------
 
 
-def show(store, rev: str, uri: VikingURI | None = None) -> dict:
-    """What commit ``rev`` changed (below ``uri`` when given), or a file as it was at ``rev``."""
+def show(store, rev: str, uri: VikingURI | None = None, *, changes: bool = False) -> dict:
+    """What commit ``rev`` changed (below ``uri`` when given), or a file as it was at ``rev``
+    (``changes``: what the commit changed in that file instead). A ``uri`` the commit removed
+    shows as its deletion."""
     git = store.git
     commit_id = resolve(store, rev)
     commit = git.repo[commit_id]
+    parent = commit.parents[0] if commit.parents else None
+    parent_tree = git.repo[parent].tree if parent else None
     path = uri.path if uri is not None and not uri.is_root else ""
     if path:
         found = git.entry(commit.tree, git.spelled(commit.tree, path))
-        if found is not None and not stat.S_ISDIR(found[0]):
+        if found is not None and not stat.S_ISDIR(found[0]) and not changes:
             refused = _refused(path, found[0])
             if refused:
                 return {"commit": commit_id.decode(), "uri": str(uri), "refused": refused}
@@ -290,12 +396,10 @@ def show(store, rev: str, uri: VikingURI | None = None) -> dict:
             if looks_binary(data):
                 return {"commit": commit_id.decode(), "uri": str(uri), "binary": True, "size": len(data)}
             return {"commit": commit_id.decode(), "uri": str(uri), "content": data.decode("utf-8")}
-        if found is None:
+        if found is None and git.entry(parent_tree, git.spelled(parent_tree, path)) is None:
             raise NotFound(f"{uri} did not exist at {rev}", hint=f"see `ov snapshot log --uri {uri}`")
-    parent = commit.parents[0] if commit.parents else None
-    changes = _changes(store, git.repo[parent].tree if parent else None, commit.tree, path)
     entry = _entry(commit, _tags_by_commit(git).get(commit_id, ()))
-    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": changes}
+    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": _changes(store, parent_tree, commit.tree, path)}
 
 
 def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: VikingURI | None = None) -> dict:
