@@ -63,7 +63,10 @@ def snapshot_log(
 
     def human() -> None:
         if not entries:
-            nothing("no commits" + (f" touched {uri}" if uri else "") + (" matched the filters" if where != history.LogFilter() else ""))
+            if where == history.LogFilter():
+                nothing("no commits" + (f" touched {uri}" if uri else ""))
+            else:
+                nothing("no commits" + (f" that touched {uri}" if uri else "") + " matched the filters")
         # Who made each commit matters when several users share an account; the name alone, in
         # a column as wide as the longest shown, keeps the subjects aligned.
         authors = [_author_name(e.author) for e in entries]
