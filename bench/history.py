@@ -4,11 +4,14 @@
    seeded tree (each write one commit, spread over 100 files); then
    ``ov.history.snapshots.diff(store, "HEAD~1000", "HEAD")`` is timed ``--reps`` times
    (p50): the cost of auditing everything those commits changed.
-2. **restore**: in a ``--files`` (10,000) file store, a subtree of 100 files is
+2. **log**: ``ov.history.snapshots.log`` of the whole history, and of one seeded file
+   (``--uri``) no commit since the seeding touched: the walk of every commit an audit of
+   "what changed this" makes (p50 over ``--reps``).
+3. **restore**: in a ``--files`` (10,000) file store, a subtree of 100 files is
    rewritten in one commit, then ``ov.history.snapshots.restore(store, "HEAD~1", uri)``
    brings it back (one new commit) and the next round rewrites it again;
    p50 over ``--reps`` restores.
-3. **export / import**: ``ov.ovpack.transfer`` export of the whole ``viking://resources``
+4. **export / import**: ``ov.ovpack.transfer`` export of the whole ``viking://resources``
    tree of that store, and import of the pack into a second account; MB/s of
    file content (median of ``--pack-reps``). Skipped with a note when ov has no
    ``ov.ovpack.transfer`` module.
@@ -42,6 +45,16 @@ def time_diff(store, commits: int, reps: int) -> tuple[dict, int]:
         seconds.append(elapsed)
         changed = len(result["changes"])
     return common.summarize(seconds), changed
+
+
+def time_log(store, reps: int) -> dict[str, dict]:
+    from ov.history import snapshots as history
+
+    untouched = store.uri("viking://resources/seed/d00/d00/f0000000.md")
+    out = {}
+    for name, call in (("all", lambda: history.log(store)), ("uri", lambda: history.log(store, untouched))):
+        out[name] = common.summarize([common.time_call(call)[0] for _ in range(reps)])
+    return out
 
 
 def time_restore(store, reps: int) -> tuple[dict, int]:
@@ -109,13 +122,16 @@ def main(argv: list[str] | None = None) -> int:
         build_history(store, args.commits)
         print(f"{args.files} files seeded in {seed_s:.1f} s; {args.commits} commits in {time.perf_counter() - start:.1f} s")
         diff_stats, changed = time_diff(store, args.commits, args.reps)
+        log_stats = time_log(store, args.reps)
         restore_stats, written = time_restore(store, args.reps)
         rows = [
             (f"diff HEAD~{args.commits} HEAD ({changed} files)", diff_stats["p50_ms"], diff_stats["p90_ms"]),
+            (f"log (all {args.commits}+ commits)", log_stats["all"]["p50_ms"], log_stats["all"]["p90_ms"]),
+            ("log --uri of a file no commit since the seeding touched", log_stats["uri"]["p50_ms"], log_stats["uri"]["p90_ms"]),
             (f"restore of a {written}-file subtree (one commit)", restore_stats["p50_ms"], restore_stats["p90_ms"]),
         ]
         common.print_table(("operation", "p50 ms", "p90 ms"), rows, title=f"History, {args.files} files")
-        report.metrics.update(diff=diff_stats | {"files": changed}, restore=restore_stats | {"files": written})
+        report.metrics.update(diff=diff_stats | {"files": changed}, log=log_stats["all"], log_uri=log_stats["uri"], restore=restore_stats | {"files": written})
         if importlib.util.find_spec("ov.ovpack.transfer") is not None:
             pack = time_pack(home, store, args.pack_reps)
             report.metrics["ovpack"] = pack
