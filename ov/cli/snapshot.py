@@ -45,7 +45,7 @@ def snapshot_log(
         list[str] | None, typer.Option("--command", help="Only commits of this command (remember, commit, pull, ...); repeat for several.", show_default=False)
     ] = None,
 ) -> None:
-    """List commits newest first (those a pull merged in too), with the author, the command, the URIs each one touched and the files it took in edited by hand."""
+    """List commits newest first (those a pull merged in too): author, command, the URIs each touched, hand edits it kept."""
     from ov.history import snapshots as history
     from ov.timespec import parse_time
 

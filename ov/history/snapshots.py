@@ -230,8 +230,9 @@ def _names_gone(missing: KeyError) -> str:
 
 @dataclass(frozen=True)
 class LogFilter:
-    """Which commits `ov snapshot log` lists (of those that changed its ``--uri``): made between ``after`` and ``before`` (epoch seconds, both included), through one of ``via`` and
-    by one of ``commands`` (each a value or its first words: ``hook`` is ``hook claude`` too)."""
+    """Which commits `ov snapshot log` lists (of those that changed its ``--uri``): made between
+    ``after`` and ``before`` (epoch seconds, both included), through one of ``via`` and by one of
+    ``commands`` (each a value or its first words: ``hook`` is ``hook claude`` too)."""
 
     after: float | None = None
     before: float | None = None
@@ -246,6 +247,8 @@ class LogFilter:
 
 @dataclass(frozen=True)
 class LogResult:
+    """The commits a log lists, and whether it stopped at its cap with more to list."""
+
     entries: list[LogEntry]
     capped: bool = False  # stopped at MAX_LOG entries with older commits left unread
 
