@@ -237,3 +237,20 @@ def test_an_unfiltered_log_says_when_it_stops_at_its_cap(ov, monkeypatch):
     assert len(ok(whole)) == 2 and whole.stderr == ""
     monkeypatch.setattr(snapshots, "MAX_LOG", 4)  # init and three writes: all of them, nothing to say
     assert ov("snapshot", "log", "--json").stderr == ""
+
+
+def test_log_and_show_json_of_a_session_commit_snapshot(ov, ov_home, snapshot):
+    """The shape scripts read: a session commit's log entry (hand edits and the URI count
+    included) and show's fields around it; ids and times masked."""
+    assert ov("remember", "My name is Dana").exit_code == 0
+    profile = account(ov_home) / "user" / "default" / "memories" / "profile.md"
+    profile.write_text(profile.read_text().replace("- Name: Dana", "- Name: Dana\n- Role: staff engineer", 1))
+    assert ov("session", "add", "s1", "--text", "I work at Initech").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    entry = ok(ov("snapshot", "log", "-n", "1", "--json"))[0]
+    shown = ok(ov("snapshot", "show", "HEAD", "--stat", "--json"))
+    masked = {"commit": "<commit>", "time": "<time>"}
+    assert {**entry, **masked} == snapshot
+    # The diffs are the session's and the memory's own (their formats have their snapshots).
+    fields = {k: v for k, v in shown.items() if k not in ("changes", "stat")}
+    assert {**fields, **masked, "parents": ["<parent>"] * len(shown["parents"])} == snapshot
