@@ -57,7 +57,10 @@ def chunk_code(text: str, max_tokens: int) -> list[tuple[int, int]]:
     if estimate_tokens(text) <= max_tokens:
         return [(0, len(lines))]
     sizes = [estimate_tokens(line) for line in lines]
-    blocks = _blocks(lines, sizes, 0, len(lines), max_tokens)
+    # Each line's indent measured once (None: blank): measured again at every level of the
+    # recursion, it was most of a rebuild's reading (2,000 code files: 20 of 36 s).
+    indents = [_indent(line) if line.strip() else None for line in lines]
+    blocks = _blocks(indents, sizes, 0, len(lines), max_tokens)
     return _pack(blocks, sizes, max_tokens)
 
 
@@ -74,17 +77,17 @@ def defined_names(text: str, limit: int = TITLE_NAMES) -> list[str]:
 
 
 def _indent(line: str) -> int:
-    wide = line.expandtabs(4)
-    return len(wide) - len(wide.lstrip())
+    lead = line[: len(line) - len(line.lstrip())]
+    return len(lead.expandtabs(4)) if "\t" in lead else len(lead)
 
 
-def _depth(lines: list[str], start: int, end: int) -> int:
-    return min((_indent(lines[k]) for k in range(start, end) if lines[k].strip()), default=0)
+def _depth(indents: list[int | None], start: int, end: int) -> int:
+    return min((indent for indent in indents[start:end] if indent is not None), default=0)
 
 
-def _blocks(lines: list[str], sizes: list[int], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
-    depth = _depth(lines, start, end)
-    cuts = [start] + [k for k in range(start + 1, end) if lines[k].strip() and not lines[k - 1].strip() and _indent(lines[k]) == depth]
+def _blocks(indents: list[int | None], sizes: list[int], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
+    depth = _depth(indents, start, end)
+    cuts = [start] + [k for k in range(start + 1, end) if indents[k] == depth and indents[k - 1] is None]
     out: list[tuple[int, int]] = []
     for a, b in zip(cuts, [*cuts[1:], end], strict=True):
         if sum(sizes[a:b]) <= max_tokens or b - a == 1:
@@ -92,18 +95,18 @@ def _blocks(lines: list[str], sizes: list[int], start: int, end: int, max_tokens
             continue
         # Too big: one level deeper (its header line goes with the first inner block), else between lines.
         # Each level deeper is more indented, so this ends.
-        inner = _blocks(lines, sizes, a + 1, b, max_tokens) if _depth(lines, a + 1, b) > depth else []
+        inner = _blocks(indents, sizes, a + 1, b, max_tokens) if _depth(indents, a + 1, b) > depth else []
         if len(inner) > 1:
             # The header (a class line, its docstring) goes with the first inner block that follows it.
             joined = 2 if sum(sizes[a : inner[1][1]]) <= max_tokens else 1
             out.append((a, inner[joined - 1][1]))
             out.extend(inner[joined:])
         else:
-            out.extend(_between_lines(lines, sizes, a, b, max_tokens))
+            out.extend(_between_lines(indents, sizes, a, b, max_tokens))
     return out
 
 
-def _between_lines(lines: list[str], sizes: list[int], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
+def _between_lines(indents: list[int | None], sizes: list[int], start: int, end: int, max_tokens: int) -> list[tuple[int, int]]:
     """[start, end) cut into runs of at most ``max_tokens``, each ending at a blank line where one is in reach."""
     out: list[tuple[int, int]] = []
     a, size, blank = start, 0, None
@@ -113,7 +116,7 @@ def _between_lines(lines: list[str], sizes: list[int], start: int, end: int, max
             out.append((a, cut))
             a, size, blank = cut, sum(sizes[cut:k]), None
         size += sizes[k]
-        if not lines[k].strip():
+        if indents[k] is None:
             blank = k + 1
     out.append((a, end))
     return out
