@@ -344,6 +344,14 @@ class IndexDamaged(IndexUnavailable):
     code = "index_damaged"
 
 
+class IndexNotBuilt(IndexUnavailable):
+    """There is no index this configuration can search, and the caller may not build one (the
+    prompt hook: a build takes seconds to minutes, its deadline is one second)."""
+
+    code = "index_not_built"
+    hint = "the next search builds it, or `ov reindex`"
+
+
 class IndexDamagedReadOnly(IndexUnavailable):
     """The full-text index is damaged on a store ov may not write to (a read-only mount, another
     user's store): the rebuild that repairs it writes, so no search can. Not an :class:`IndexDamaged`,

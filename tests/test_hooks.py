@@ -1577,6 +1577,85 @@ def test_a_prompt_during_a_rebuild_for_another_embedder_searches_the_full_text_i
     assert record["index"] == "being built" and "the embedder was removed" in record["searched"]
 
 
+def _handbook(folder: Path) -> Path:
+    """A folder of more records than a prompt hook indexes itself, one of them about zebrafish."""
+    from ov.hosts.runtime import HOOK_BUILD_RECORDS
+
+    for i in range(HOOK_BUILD_RECORDS + 20):
+        page = folder / f"part{i // 20:02d}" / f"page{i:03d}.md"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(f"# Page {i}\n\nNotes on topic number {i} of the handbook.\n", encoding="utf-8")
+    (folder / "part00" / "fish.md").write_text("# Fish\n\nThe zebrafish tank is cleaned every Wednesday.\n", encoding="utf-8")
+    return folder
+
+
+def _index_job_done(home: Path, count: int = 1) -> dict:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        jobs = [r for r in _log(home) if r.get("kind") == "index"]
+        if len(jobs) >= count:
+            return jobs[count - 1]
+        time.sleep(0.05)
+    raise AssertionError(f"no index job finished: {_log(home)}")
+
+
+def test_a_prompt_right_after_add_resource_finds_what_was_added(ov, project, ov_home, tmp_path):
+    """On a new store the prompts after `ov add-resource` got nothing until a job had built the
+    whole index, vectors included (106 s for 2,000 code files): add-resource now builds its full
+    text before it returns, and the vectors follow in the job the next prompt starts."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("add-resource", str(_handbook(tmp_path / "handbook")), "--to", "viking://resources/handbook").exit_code == 0
+    meta = json.loads((ov_home / "state" / "default" / "index" / "meta.json").read_text())
+    assert meta["vectors_stale"] and meta["records"] > 200  # its full text, built by the add
+    prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["outcome"] == "injected" and record["index"] == "vectors being made" and record.get("index_job")
+    assert _index_job_done(ov_home)["outcome"] == "index built"
+    meta = json.loads((ov_home / "state" / "default" / "index" / "meta.json").read_text())
+    assert not meta["vectors_stale"] and meta["vectors"] >= meta["records"]
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+
+
+def test_a_prompt_on_a_large_unbuilt_index_answers_at_once_and_leaves_the_build_to_a_job(ov, project, ov_home, tmp_path):
+    """The hook built any unbuilt index itself, and a large one ran past its deadline (1.1-2.4 s
+    after an add of 2,000 files: SIGALRM waits for tantivy and the embedder, then the half-built
+    folder is removed). It builds only a small store's full text now; a larger one is the job's."""
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("add-resource", str(_handbook(tmp_path / "handbook")), "--to", "viking://resources/handbook").exit_code == 0
+    assert ov("config", "set", "retrieval.language", "german").exit_code == 0  # the full text is to be rebuilt
+    prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
+    assert _hook("claude", "prompt-submit", prompt) == ""
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["outcome"] == "nothing to inject: the index is being built" and record["index"] == "being built"
+    assert record["ms"] < 1000 and record.get("index_job")
+    assert not list((ov_home / "state" / "default").glob("index.new-*"))  # nothing half-built left behind
+    assert _index_job_done(ov_home)["outcome"] == "index built"
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+
+
+def test_a_prompt_during_the_rebuild_for_a_new_schema_searches_the_old_full_text(ov, project, ov_home, index_held):
+    """An index of the previous schema (10: code chunked as Markdown) has the full-text layout this
+    ov reads: the prompts during its rebuild search it, where they waited half the deadline for
+    the lock and got nothing until the job was done."""
+    from ov.index.lexical import READABLE_SCHEMA
+
+    assert ov("write", "viking://resources/fish/tank.md", "--content", "# Tank\n\nThe zebrafish tank is cleaned every Wednesday.\n").exit_code == 0
+    assert ov("find", "zebrafish").exit_code == 0
+    meta_path = ov_home / "state" / "default" / "index" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta_path.write_text(json.dumps({**meta, "schema_version": READABLE_SCHEMA}))  # as the previous ov left it
+    index_held()  # the job, rebuilding it
+    prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["index"] == "being built" and f"index schema {READABLE_SCHEMA}" in record["searched"]
+    meta_path.write_text(json.dumps({**meta, "schema_version": READABLE_SCHEMA - 1}))  # older: another layout
+    assert _hook("claude", "prompt-submit", prompt) == ""
+    assert [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]["outcome"] == "nothing to inject: the index is being built"
+
+
 def test_a_prompt_on_an_index_behind_the_store_starts_a_job_that_catches_it_up(ov, project, ov_home):
     """After an add-resource no hook made, prompts searched the old index until the next turn's
     capture, and the log said only "nothing to inject"."""

@@ -41,6 +41,13 @@ def add_resource(
             strict=strict,
             progress=progress,
         )
+        if result.commit:
+            from ov.index.sync import index_after_add
+
+            # Its full text, so the next prompt finds what was added (the hook never builds an index).
+            unindexed = index_after_add(runtime().store, progress)
+            if unindexed:
+                result.warnings.append(unindexed)
     data = result.to_dict()
 
     def human() -> None:

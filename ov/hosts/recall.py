@@ -62,6 +62,7 @@ class Block:
     uris: list[str] = field(default_factory=list)
     omitted: int = 0
     unbuilt: bool = False  # the index is being built elsewhere: nothing was searched
+    built: bool = False  # the search built the index's full text (a small store)
     stale: bool = False  # the index searched is behind the store's last commit
     behind: str = ""  # why the index was searched as it is (its vectors are to be rebuilt, ...), for the log
     # Why there is no text, for the log: an empty store and a cut-off read alike otherwise.
@@ -427,9 +428,9 @@ def prompt(
 ) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it). ``indices``: the store's
-    :class:`~ov.index.sync.Indices`, with how long to wait for a build another process is doing
-    (then nothing is searched)."""
-    from ov.errors import RecordDamaged, StoreLocked
+    :class:`~ov.index.sync.Indices`, one that never builds the index (then, with none to search,
+    nothing is searched)."""
+    from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
     from ov.hosts.topic import about
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
@@ -465,10 +466,11 @@ def prompt(
     )
     try:
         result = search(store, about(text), options, indices=indices)
-    except StoreLocked:
-        return Block(None, unbuilt=True)  # another process is building the index: nothing to search yet
+    except (IndexNotBuilt, StoreLocked):
+        return Block(None, unbuilt=True)  # a job builds the index: nothing to search yet
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     behind = result.index.get("behind") or ""
+    built = any(action.startswith("rebuilt") for action in result.index.get("actions", ()))
     if block is None or not block.entries:
         if min_score and 0 < relevance < min_score:
             why = "below hooks.prompt_min_score"
@@ -476,5 +478,5 @@ def prompt(
             why = "no result fits within hooks.prompt_budget and hooks.max_chars"
         else:
             why = "nothing in the store matches the prompt"
-        return Block(None, stale=stale, behind=behind, why=why, relevance=relevance)
-    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance)
+        return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built)
+    return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)

@@ -48,6 +48,8 @@ END_EVENTS = ("pre-compact", "session-end")
 # Events that only read the store: on an account that does not exist while others do, they inject
 # nothing and log why (AccountNotFound); the capture events create the account, as any write does.
 RECALL_EVENTS = ("session-start", "prompt-submit")
+# The most records a prompt hook indexes itself (a new store's full text): about 0.1 s at most.
+HOOK_BUILD_RECORDS = 200
 
 
 class HookTimeout(BaseException):
@@ -80,7 +82,7 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> s
         return host.answer(event, None)  # no home, no log to say why: `ov doctor` says it
     record: dict = {"host": host_name, "event": event}
     try:
-        answer = _handle(home, host, event, raw, record, environ)
+        answer = _handle(home, host, event, raw, record, environ, started)
     except HookTimeout as exc:
         answer = host.answer(event, None)
         record.update(outcome="timeout", error=str(exc))
@@ -92,7 +94,7 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> s
     return answer
 
 
-def _handle(home, host, event: str, raw: bytes | None, record: dict, environ) -> str:
+def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, started: float) -> str:
     from ov.config import load_config
 
     if raw is None:
@@ -122,7 +124,9 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ) ->
     store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS)
     record["peer"] = store.identity.peer
     seconds = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0)
-    with _deadline(seconds):
+    # Counted from the hook's start: reading the input, the config and the store are the host's
+    # wait too (a few hundred ms on a busy machine, which the log's ms showed past the deadline).
+    with _deadline(max(seconds - (time.monotonic() - started), 0.001), said=seconds):
         if event == "session-start":
             return host.answer(event, _session_start(store, host, hook, session, record))
         if event == "prompt-submit":
@@ -198,13 +202,17 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
     if recall.is_trivial(hook.prompt):
         record["outcome"] = "skipped: trivial prompt"
         return None
-    from ov.index.sync import Indices
+    from ov.hosts import index_retry
+    from ov.index.sync import GLANCE, Indices
 
-    # A build or update another process is doing: one that ends within half the deadline is
-    # searched, one that does not is left to it.
-    indices = Indices(store, lock_wait=hooks.deadline / 2)
-    if not indices.ready():
-        _build_index(store, session, record)
+    # The index as it is, or the full text of a small store: a larger build (seconds to minutes)
+    # is the job's, and so is a wait for one. Built in the hook, a large store's index ran past
+    # the deadline, SIGALRM waiting for tantivy's commit and the embedder's batches (1.1-2.4 s
+    # after an add of 2,000 files).
+    indices = Indices(store, lock_wait=GLANCE, build_limit=HOOK_BUILD_RECORDS)
+    unready = indices.unready()
+    if unready is not None:
+        _build_index(store, session, record, doing=_doing(unready))
     block = recall.prompt(
         store,
         hook.prompt or "",
@@ -217,25 +225,36 @@ def _prompt(store, hook, session: str, record: dict) -> str | None:
     _record_block(record, block, hooks.prompt_min_score)
     if block.behind:
         record["searched"] = block.behind
+    if block.built or block.unbuilt:
+        # The search built a small store's full text (whatever made the last job fail is gone,
+        # and its vectors are still to be made), or found the index damaged: a job, if none runs.
+        if block.built:
+            index_retry.clear_failure(store)
+        unready = indices.unready()
+        if unready is not None and "index_job" not in record and "(a job already running)" not in record.get("index", ""):
+            _build_index(store, session, record, doing=_doing(unready))
     if block.unbuilt:
         record["outcome"] = "nothing to inject: the index is being built"
-    elif block.stale:
+    elif block.stale and unready is None:
         # Behind a commit no hook made (an add-resource, a CLI write): without a job the prompts
         # would search the old index until the next turn's capture, and the log would not say why.
         _build_index(store, session, record, doing="behind the store: catching up")
-    elif not block.behind:  # (one searched as it is awaits the rebuild the job above was started for)
-        from ov.hosts import index_retry
-
+    elif not block.behind and unready is None:  # (else it awaits the job started above, failed or not)
         index_retry.clear_failure(store)  # caught up, whoever did it: a later job need not wait
     return block.text
 
 
+def _doing(unready: str) -> str:
+    from ov.index.sync import VECTORS_TO_MAKE
+
+    return "vectors being made" if unready == VECTORS_TO_MAKE else "being built"
+
+
 def _build_index(store, session: str, record: dict, *, doing: str = "being built") -> None:
-    """Build the index in a background job too (a new store, or one whose embedder or language
-    changed), or catch it up (``doing``). The hook, started first, builds it as well, which a small
-    store finishes at once; a large one outlasts the hook's deadline, and the job, which has none,
-    finishes it for the prompts after. One job at a time: the prompts during a long build start no
-    other."""
+    """Build the index in a background job (a new store, or one whose embedder or language
+    changed; the vectors of one whose full text was built first), or catch it up (``doing``). The
+    hook builds only a small store's full text itself; the job, which has no deadline, builds the
+    rest for the prompts after. One job at a time: the prompts during a long build start no other."""
     from ov.hosts import index_retry
 
     blocked = index_retry.blocked(store)
@@ -314,14 +333,15 @@ def _message(exc: Exception) -> str:
 
 
 @contextmanager
-def _deadline(seconds: float):
-    """Raise HookTimeout in this (main) thread after ``seconds``; a no-op where signals cannot."""
+def _deadline(seconds: float, said: float | None = None):
+    """Raise HookTimeout in this (main) thread after ``seconds``; a no-op where signals cannot.
+    ``said``: the deadline the message names, when ``seconds`` is what is left of it."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def expire(signum, frame):
-        raise HookTimeout(f"no answer within {seconds:g} s (hooks.deadline)")
+        raise HookTimeout(f"no answer within {seconds if said is None else said:g} s (hooks.deadline)")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)

@@ -83,7 +83,7 @@ def _run(home, job: dict) -> dict:
     from ov.hosts.capture import capture, clear_live, live_dir
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
-    from ov.index.sync import Indices
+    from ov.index.sync import VECTORS_TO_MAKE, Indices
     from ov.sessions.session import read_meta
     from ov.store.store import Store
 
@@ -110,8 +110,12 @@ def _run(home, job: dict) -> dict:
         from ov.errors import StoreLocked
         from ov.hosts import index_retry
 
+        indices = Indices(store)
         try:
-            opened = Indices(store).open()
+            opened = indices.open()
+            if indices.unready() == VECTORS_TO_MAKE and not opened.actions:
+                # Its full text was built first, and another process held the index meanwhile.
+                opened = indices.catch_up()
         except StoreLocked:
             raise  # another process holds the index: it is building it, and a later job may go on
         except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
@@ -120,6 +124,10 @@ def _run(home, job: dict) -> dict:
             except OSError:
                 pass  # the job's own error is the one to log
             raise
+        if indices.unready() == VECTORS_TO_MAKE:
+            # The embedder failed (an API down): the prompts would start this job again on every turn.
+            index_retry.record_failure(store, "the vectors could not be made (the embedder failed); the full text is searched meanwhile")
+            return out | {"outcome": "index built without vectors", "records": opened.meta.records}
         index_retry.clear_failure(store)
         return out | {"outcome": "index built", "records": opened.meta.records}
     if job["kind"] == "commit":

@@ -38,6 +38,11 @@ from ov.uri import nfc
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
 SCHEMA_VERSION = 11  # 11: code and data chunked by their blocks, not as Markdown
+# The oldest schema whose full-text index this ov reads as its own: the same fields, analyzer and
+# stored values, records cut otherwise (10 chunked code as Markdown). The prompt hook searches such
+# an index while a job rebuilds it; raise it to SCHEMA_VERSION with a change to what is stored or
+# how text is analysed.
+READABLE_SCHEMA = 10
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.

@@ -45,6 +45,7 @@ from pathlib import Path
 from ov.errors import (
     IndexDamaged,
     IndexDamagedReadOnly,
+    IndexNotBuilt,
     IndexUnavailable,
     OvError,
     StoreLocked,
@@ -52,7 +53,7 @@ from ov.errors import (
 )
 from ov.files import atomic_write, json_bytes
 from ov.index.held import HeldVectors, generation_key
-from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
+from ov.index.lexical import READABLE_SCHEMA, SCHEMA_VERSION, LexicalIndex
 from ov.index.records import Record, committed_records, left_out_because
 from ov.progress import Progress, counting
 from ov.store.lock import WriteLock
@@ -70,6 +71,10 @@ LARGE_DIFF = 1000
 # way do not compare with new ones, whatever the model. Bump it when any of them changes what a
 # vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
 VECTOR_RECIPE = 1
+# How long a process that does not wait for the index's lock waits for it: enough to pass a dead
+# holder's ticket in the queue (a wait of 0 gives up before looking at it).
+GLANCE = 0.05
+VECTORS_TO_MAKE = "vectors to be made"  # Indices.unready(): its full text is built, searched meanwhile
 # The stages a build or an update reports (ov.progress).
 READING, FULL_TEXT, VECTORS = "index: reading files", "index: full text", "index: vectors"
 
@@ -129,7 +134,14 @@ class Indices:
     """The full-text and vector indices of one store."""
 
     def __init__(
-        self, store, *, warm=None, held: HeldVectors | None = None, lock_wait: float | None = None, progress: Progress | None = None
+        self,
+        store,
+        *,
+        warm=None,
+        held: HeldVectors | None = None,
+        lock_wait: float | None = None,
+        progress: Progress | None = None,
+        build_limit: int | None = None,
     ) -> None:
         """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
         keeps, so that its embedder stays loaded from one ``Indices`` to the next; ``held``: the
@@ -137,8 +149,14 @@ class Indices:
         how long to wait for a build or update another process is doing (default: the store's
         lock timeout); a caller with a deadline (the prompt hook) waits less than it has.
         ``progress``: told how a build, a rebuild or a catch-up goes (:mod:`ov.progress`); the first
-        search after a large add reads and indexes every file, which takes a while."""
+        search after a large add reads and indexes every file, which takes a while. ``build_limit``:
+        for a caller with a deadline (the prompt hook), which searches the index as it is: where
+        :meth:`open` would build, rebuild or repair it, it builds the full text of a store of at
+        most that many records (vectors left to others, :data:`VECTORS_TO_MAKE`) when no other
+        process holds the index, and otherwise raises :class:`~ov.errors.IndexNotBuilt` (a damaged
+        index is marked as not built first, for a build elsewhere)."""
         self.store = store
+        self._build_limit = build_limit
         self.root = store.state / INDEX_DIR
         self._cache: OpenIndex | None = None
         # The entries of HEAD the last build could not take (a name that is not UTF-8 text, a
@@ -175,17 +193,24 @@ class Indices:
         if cached is not None and cached.meta.commit == head and not cached.actions:
             return cached
         meta = Meta.read(self.root / META_NAME)
+        damaged: str | None = None
         if meta is not None and (meta.commit == head or full_text_only):
             problem = self.incompatibility(meta)
-            if problem is None or (full_text_only and self._text_incompatibility(meta) is None):
+            if problem is None or (full_text_only and self._text_incompatibility(meta, as_is=True) is None):
                 try:
                     opened = self._behind(self._load(meta, [], strict=True, stale=meta.commit != head, vectors=not full_text_only), head)
-                except IndexUnavailable:
-                    pass  # damaged: repaired below, under the lock
+                except IndexUnavailable as exc:
+                    damaged = exc.message  # repaired below, under the lock
                 else:
                     if problem is not None:
                         opened.behind = f"the index is to be rebuilt ({problem}): its full text searched as it is"
+                    elif meta.vectors_stale and not full_text_only and self._build_limit is None and self._embedder() is not None:
+                        # Its full text was built first (a rebuild, an add-resource): the vectors
+                        # are made here, unless another process is making them.
+                        return self._with_vectors(head) or opened
                     return opened
+        if self._build_limit is not None:
+            return self._small_build(head, meta, damaged)
         try:
             lock = WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home)
             lock.acquire()
@@ -213,6 +238,46 @@ class Indices:
                     hint="retry in a moment (a large store takes a while to index the first time)",
                 ) from exc
             raise
+        try:
+            return self._catch_up(head)
+        finally:
+            lock.release()
+
+    def _small_build(self, head: str | None, meta: Meta | None, damaged: str | None) -> OpenIndex:
+        """For :attr:`_build_limit`: the full text of a small store built here; else IndexNotBuilt.
+
+        The hook answered past its deadline when it built any store in-process: SIGALRM waited for
+        tantivy's commit and the embedder's batches, then the half-built folder was removed
+        (1.1-2.4 s after an add of 2,000 files). The records are read before anything is written,
+        so a store past the limit costs the reading of that many records, and nothing to undo."""
+        why = "there is no index yet" if meta is None else damaged or self.incompatibility(meta) or "it is behind HEAD"
+        try:
+            lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
+            lock.acquire()
+        except (StoreLocked, StoreNotWritable):
+            raise IndexNotBuilt(f"the index is not searched as it is: {why}; another process holds it") from None
+        try:
+            current = Meta.read(self.root / META_NAME)
+            if damaged is not None and current is not None and meta is not None and _same_build(current, meta):
+                (self.root / META_NAME).unlink()  # read as not built from now on: a job rebuilds it
+            try:
+                self._rebuild(head, why, vectors=False, limit=self._build_limit)
+            except _TooLarge:
+                raise IndexNotBuilt(f"the index is not searched as it is: {why}; it is built by a job") from None
+            rebuilt = Meta.read(self.root / META_NAME)
+            assert rebuilt is not None
+            return self._load(rebuilt, [f"rebuilt: {why}"], vectors=False)
+        finally:
+            lock.release()
+
+    def _with_vectors(self, head: str | None) -> OpenIndex | None:
+        """The index caught up, its missing vectors made; None when another process holds its lock
+        (making them, most likely): the caller searches its full text meanwhile."""
+        try:
+            lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
+            lock.acquire()
+        except (StoreLocked, StoreNotWritable):
+            return None
         try:
             return self._catch_up(head)
         finally:
@@ -272,10 +337,58 @@ class Indices:
         """Whether :meth:`open` with ``full_text_only`` reads the index as it is: it is built, and
         for this configuration. Otherwise opening it builds it (seconds for a large store, with
         vectors), which a caller with a deadline may not see finished."""
+        return self.unready() in (None, VECTORS_TO_MAKE)
+
+    def unready(self) -> str | None:
+        """What a build has to do before the index is whole, or None: ``"not built"``, ``"to be
+        rebuilt"``, or :data:`VECTORS_TO_MAKE` for one whose full text was built first."""
         if not self.store.exists:
-            return True
+            return None
         meta = Meta.read(self.root / META_NAME)
-        return meta is not None and self.incompatibility(meta) is None
+        if meta is None:
+            return "not built"
+        if self.incompatibility(meta) is not None:
+            return "to be rebuilt"
+        if meta.vectors_stale and self._embedder() is not None:
+            return VECTORS_TO_MAKE
+        return None
+
+    def catch_up(self) -> OpenIndex:
+        """The index caught up with HEAD, its vectors made, waiting for another process that holds
+        it as long as :meth:`open` would: for the hooks' job, where a search (:meth:`open`) would
+        search the full text as it is while another process holds it."""
+        with WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home):
+            return self._catch_up(self._head())
+
+    def build_full_text(self) -> str | None:
+        """Where the next search would build or rebuild the index (none yet, another schema or
+        language, a change that is most of it), build its full text now and leave its vectors
+        to that search or the hooks' job (:data:`VECTORS_TO_MAKE`); what was done, or None.
+
+        For a command that wrote much (``add-resource``), which the user waits for anyway: the
+        prompt hook never builds an index, so the prompts right after adding a project to a new
+        store found nothing of it until a job had built the index, vectors included (106 s for
+        2,000 code files). A smaller change is left to the catch-up, which embeds as it goes.
+        Nothing is done while another process holds the index (it is building it)."""
+        try:
+            lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
+            lock.acquire()
+        except StoreLocked:
+            return None
+        try:
+            head = self._head()
+            meta = Meta.read(self.root / META_NAME)
+            problem = "no index yet" if meta is None else self.incompatibility(meta)
+            if problem is None and meta.commit != head:
+                changed = _changed_paths(self.store.git, meta.commit, head)
+                if changed is not None and _rebuilt_rather(changed, meta.records):
+                    problem = f"{counted(changed, 'path')} changed, most of the index"
+            if problem is None:
+                return None
+            self._rebuild(head, problem, vectors=False)
+            return f"rebuilt the full text: {problem}"
+        finally:
+            lock.release()
 
     def rebuild(self, reason: str = "requested") -> OpenIndex:
         """Build the index anew from HEAD; :attr:`left_out` then names the files it could not take."""
@@ -386,8 +499,7 @@ class Indices:
                 _log().info("%s; the vectors are rebuilt", exc.message)
                 meta.vectors_stale = True
         if meta.vectors_stale and self._embedder() is not None:
-            self._rebuild_vectors(meta, lexical)
-            actions.append("vectors rebuilt")
+            actions.append("vectors rebuilt" if self._rebuild_vectors(meta, lexical) else "vectors still to be made")
         return self._load(meta, actions, lexical=lexical)
 
     def _undo_dead_update(self, meta: Meta, lexical: LexicalIndex) -> tuple[set[str], list[int]] | None:
@@ -428,7 +540,7 @@ class Indices:
             if new is not None and new_mode is not None and not _is_dir_mode(new_mode):
                 # A link, a submodule, a name not UTF-8: no records (left_out_because)
                 paths[new.decode("utf-8", "surrogateescape")] = new_mode, new_sha
-        if len(paths) >= LARGE_DIFF and len(paths) > meta.records // 2:
+        if _rebuilt_rather(len(paths), meta.records):
             # Replacing most of an index path by path costs about 1.5x a rebuild (5,000 files
             # moved: 5.6 s against 3.7 s): each delete is a term, and the deleted records weigh on
             # the merges. A rebuild writes a fresh index beside it.
@@ -562,20 +674,26 @@ class Indices:
             if path.name not in keep:
                 path.unlink(missing_ok=True)
 
-    def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> None:
+    def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> bool:
         from ov.index.lexical import Filters
-        from ov.index.vectors import VectorIndex
 
-        embedder = self._embedder()
         # The records are read again from the indexed commit: the full-text index stores what a
         # hit shows, not everything a vector is made from (a message's previous one).
         labels = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
         records = [r for r in _records_at(self.store.git, meta.commit, self._progress) if r.id in labels]
+        return self._make_vectors(meta, records, [labels[r.id] for r in records])
+
+    def _make_vectors(self, meta: Meta, records: list[Record], labels: list[int]) -> bool:
+        """Every vector of the index ``meta`` describes, from its ``records`` (labelled ``labels``),
+        in a new generation; False, left stale, when the embedder fails."""
+        from ov.index.vectors import VectorIndex
+
+        embedder = self._embedder()
         try:
-            matrix, vector_labels = _embed(embedder, records, [labels[r.id] for r in records], self._progress)
+            matrix, vector_labels = _embed(embedder, records, labels, self._progress)
         except OvError as exc:
             _log().warning("vectors still behind: %s", exc)
-            return
+            return False
         vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
         vectors.add(matrix, vector_labels)
         gen_file = _next_vectors_file(meta)
@@ -584,11 +702,18 @@ class Indices:
         meta.embedder = _made_by(embedder)
         meta.write(self.root / META_NAME)
         self._sweep_vector_files(meta)
+        return True
 
     # --- rebuilding ------------------------------------------------------------
 
-    def _rebuild(self, head: str | None, reason: str) -> None:
-        """Build everything from HEAD in a new directory, then swap it in."""
+    def _rebuild(self, head: str | None, reason: str, *, vectors: bool = True, limit: int | None = None) -> None:
+        """Build the full text from HEAD in a new directory and swap it in, then make its vectors
+        (``vectors=False``: left to the next search or the hooks' job, :data:`VECTORS_TO_MAKE`).
+        ``limit``: :class:`_TooLarge` before anything is written when HEAD has more records.
+
+        The full text is swapped in first, its vectors marked stale, because it is what the
+        prompt hook searches: built with the vectors in one go, a store of 2,000 code files had
+        no index at all for 106 s, of which the full text took 28."""
         import shutil  # Deferred with what it imports (bz2, lzma): only a rebuild removes folders.
 
         _log().info("rebuilding the index: %s", reason)
@@ -601,7 +726,7 @@ class Indices:
                 _remove(leftover)
         work.mkdir(parents=True)
         try:
-            self._build_into(work, head, language)
+            records = self._build_into(work, head, language, limit)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
@@ -611,13 +736,16 @@ class Indices:
             os.replace(self.root, old)
         os.replace(work, self.root)
         _remove(old)
+        meta = Meta.read(self.root / META_NAME)
+        if vectors and meta is not None and meta.vectors_stale and self._embedder() is not None:
+            self._make_vectors(meta, records, list(range(len(records))))
 
-    def _build_into(self, work: Path, head: str | None, language: str) -> None:
-        from ov.index.vectors import VectorIndex
-
+    def _build_into(self, work: Path, head: str | None, language: str, limit: int | None = None) -> list[Record]:
+        """The full-text index of HEAD's records written into ``work``, its vectors marked stale
+        (when there is an embedder); returns the records, labelled by their position."""
         git = self.store.git
+        records = _records_at(git, head, self._progress, self.left_out, limit)
         lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
-        records = _records_at(git, head, self._progress, self.left_out)
         try:
             for label, record in enumerate(counting(records, self._progress, FULL_TEXT)):
                 lexical.add(record, label)
@@ -625,21 +753,12 @@ class Indices:
         except BaseException:
             lexical.abandon()
             raise
-        embedder = self._embedder()
         meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
-        if embedder is not None:
-            try:
-                matrix, vector_labels = _embed(embedder, records, list(range(len(records))), self._progress)
-                vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
-                vectors.add(matrix, vector_labels)
-                meta.vectors_file = _next_vectors_file(None)
-                vectors.save(work / meta.vectors_file)
-                meta.embedder, meta.vectors = _made_by(embedder), vectors.live
-            except OvError as exc:
-                _log().warning("index built without vectors: %s", exc)
-                meta.embedder, meta.vectors_stale = _identity(self.resolution), True
+        if self._embedder() is not None:
+            meta.embedder, meta.vectors_stale = _identity(self.resolution), True
         meta.built_at = meta.updated_at = time.time()
         meta.write(work / META_NAME)
+        return records
 
     # --- helpers ---------------------------------------------------------------
 
@@ -663,9 +782,11 @@ class Indices:
             return "the vector file is missing"  # a delta gone is damage to the vectors alone: they are rebuilt
         return None
 
-    def _text_incompatibility(self, meta: Meta) -> str | None:
-        """Why the full-text index of ``meta`` cannot be searched by this configuration, or None."""
-        if meta.schema_version != SCHEMA_VERSION:
+    def _text_incompatibility(self, meta: Meta, *, as_is: bool = False) -> str | None:
+        """Why the full-text index of ``meta`` cannot be searched by this configuration, or None.
+        ``as_is``: searched as it is until a rebuild replaces it, which an older schema this ov
+        still reads (:data:`~ov.index.lexical.READABLE_SCHEMA`) may be."""
+        if meta.schema_version != SCHEMA_VERSION and not (as_is and READABLE_SCHEMA <= meta.schema_version < SCHEMA_VERSION):
             return f"index schema {meta.schema_version}, ov needs {SCHEMA_VERSION}"
         if meta.language != self.store.config.retrieval.language:
             return f"index language {meta.language}, configured {self.store.config.retrieval.language}"
@@ -746,6 +867,30 @@ class Indices:
         return head.decode() if head else None
 
 
+def index_after_add(store, progress: Progress | None = None) -> str | None:
+    """:meth:`Indices.build_full_text` after an add that committed; a warning when it failed. The
+    add itself stands: the next search builds the index as it would have."""
+    try:
+        Indices(store, progress=progress).build_full_text()
+    except (OvError, OSError) as exc:
+        return f"the search index was not built ({getattr(exc, 'message', None) or exc}); the next search builds it"
+    return None
+
+
+def _rebuilt_rather(changed: int, records: int) -> bool:
+    """Whether a change of ``changed`` paths to an index of ``records`` is applied by a rebuild."""
+    return changed >= LARGE_DIFF and changed > records // 2
+
+
+def _changed_paths(git, commit: str | None, head: str | None) -> int | None:
+    """How many files differ between ``commit`` and ``head``; None when ``commit`` is not in the repository."""
+    old_tree = _tree_or_none(git, commit)
+    if old_tree is None and commit is not None:
+        return None
+    new_tree = git.tree_of(head.encode()) if head else None
+    return sum(1 for _ in git.repo.object_store.tree_changes(old_tree, new_tree))
+
+
 def _remove(path: Path) -> None:
     """Remove what was set aside at ``path``: a folder, or a file or link where the index folder
     should have been (rmtree refuses those, and they would stay beside the index for good)."""
@@ -764,6 +909,10 @@ def _same_build(a: Meta, b: Meta) -> bool:
 
 class _Rebuild(Exception):
     pass
+
+
+class _TooLarge(Exception):
+    """HEAD holds more records than a build was allowed (:attr:`Indices._build_limit`)."""
 
 
 def _cannot_rebuild(damage: IndexUnavailable, refused: StoreNotWritable) -> IndexDamagedReadOnly:
@@ -795,10 +944,11 @@ def _made_by(embedder) -> dict:
     return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
 
 
-def _records_at(git, commit: str | None, progress: Progress | None = None, left_out: list[str] | None = None) -> list[Record]:
+def _records_at(git, commit: str | None, progress: Progress | None = None, left_out: list[str] | None = None, limit: int | None = None) -> list[Record]:
     """Every record of the files of ``commit`` (none for no commit). ``left_out`` is given the
     (path, why) of the entries that can have none, whatever they hold
-    (:func:`~ov.index.records.left_out_because`)."""
+    (:func:`~ov.index.records.left_out_because`). :class:`_TooLarge` as soon as there are more
+    than ``limit``."""
     records: list[Record] = []
     tree = git.tree_of(commit.encode()) if commit else None
     # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
@@ -810,6 +960,8 @@ def _records_at(git, commit: str | None, progress: Progress | None = None, left_
                 left_out.append((shown(path), why))
             continue
         records.extend(committed_records(git, path, mode, sha))
+        if limit is not None and len(records) > limit:
+            raise _TooLarge
     return records
 
 

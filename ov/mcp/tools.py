@@ -600,6 +600,10 @@ def _add_resource(store, args: _Args, _context: Context) -> str:
 
     source = args.text("source", required=True)
     result = add_resource(store, source, to=args.text("to"), parent=args.text("parent"), exclude=tuple(args.texts("exclude")), reason=args.text("reason"))
+    if result.commit:
+        from ov.index.sync import index_after_add
+
+        index_after_add(store)  # its full text, for the prompts that follow (a failure is the next find's to repair)
     counts = f"{len(result.added)} added, {len(result.updated)} updated, {len(result.removed)} removed, {result.unchanged} unchanged"
     return f"{result.root}: {counts}" + (f" (commit {result.commit[:10]})" if result.commit else "") + _redacted_note(result.redacted)
 
