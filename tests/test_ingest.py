@@ -893,14 +893,39 @@ def test_each_split_document_has_a_folder_of_its_own(ov, ov_home, tmp_path):
     # The same source again: the same folders, nothing written.
     again = ov("add-resource", str(root), "--json").json["result"]
     assert not again["changed"] and again["unchanged"] == len(manifest)
-    # guide.md made short is a file again; guide.rst's sections take the folder, and none is left behind.
+    # guide.md made short is a file again, and none of its sections is left behind; guide.rst's
+    # keep their folder (links to them hold), though the plain name is free now.
     (root / "guide.md").write_text("# Guide\n\nShort now.\n")
     assert ov("add-resource", str(root)).exit_code == 0
     manifest = json.loads((ov_home / "accounts/default/resources/docs/.sources.json").read_text())["files"]
     stored = {u.removeprefix("viking://resources/docs/") for u in _stored_uris(ov, "viking://resources/docs")}
-    assert "guide.md" in manifest and not any(rel.startswith("guide_2/") for rel in stored)
-    assert {Path(manifest[rel]["uri"]).name for rel in manifest if rel.startswith("guide/")} == {"guide.rst"}
-    assert stored == set(manifest) | {"guide", "hosts", "hosts_2"}
+    assert "guide.md" in manifest and not any(rel.startswith("guide/") for rel in stored)
+    assert {Path(manifest[rel]["uri"]).name for rel in manifest if rel.startswith("guide_2/")} == {"guide.rst"}
+    assert stored == set(manifest) | {"guide_2", "hosts", "hosts_2"}
+
+
+def test_a_split_document_keeps_its_folder_when_another_of_its_name_comes_before_it(ov, ov_home, tmp_path):
+    """A long guide.md added beside a long guide.rst sorts first and took guide/, moving the
+    sections of guide.rst (every URI of them, in links and memories) to guide_2/: first come keeps
+    the plain name."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "guide.rst").write_text(_long_rst("Guide", 4))
+    (root / "hosts.md").write_text("# Hosts\n\n" + "\n\n".join(f"## Host part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    manifest_path = ov_home / "accounts/default/resources/docs/.sources.json"
+    before = json.loads(manifest_path.read_text())["files"]
+    assert {Path(before[rel]["uri"]).name for rel in before if rel.startswith("guide/")} == {"guide.rst"}
+    (root / "guide.md").write_text("# Guide\n\n" + "\n\n".join(f"## Md part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    (root / "hosts").mkdir()  # and a folder of the name another document's sections hold
+    (root / "hosts" / "readme.md").write_text("# Hosts folder\n\nA file of the folder.\n")
+    added = ov("add-resource", str(root), "--json").json["result"]
+    after = json.loads(manifest_path.read_text())["files"]
+    owners = {rel.split("/", 1)[0]: Path(entry["uri"]).name for rel, entry in after.items() if "/" in rel}
+    assert owners == {"guide": "guide.rst", "guide_2": "guide.md", "hosts": "readme.md", "hosts_2": "hosts.md"}
+    # guide.rst's sections were not touched; hosts.md's moved, since a folder of the source keeps its name.
+    assert not any(uri.startswith("viking://resources/docs/guide/") for uri in added["added"] + added["updated"] + added["removed"])
+    assert {rel for rel in after if rel.startswith("guide/")} == {rel for rel in before if rel.startswith("guide/")}
 
 
 def test_a_folder_too_deep_for_its_summaries_is_refused_before_anything_is_written(ov, tmp_path, store_state):

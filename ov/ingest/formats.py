@@ -11,3 +11,7 @@ HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
 PDF_EXTENSIONS = frozenset({".pdf"})
 NOTEBOOK_EXTENSIONS = frozenset({".ipynb"})
 DOCUMENT_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | HTML_EXTENSIONS | PDF_EXTENSIONS | NOTEBOOK_EXTENSIONS
+# How the entries of a long document's folder of sections are named: numbered in document order,
+# two digits at least (``01_Intro.md``, ``02_Setup/``, ``00_`` for a preamble; ov.ingest.splitter).
+# What tells such a folder from a folder of the source of the same name.
+SECTION_NAME = r"[0-9]{2,}_"

@@ -25,11 +25,12 @@ from dataclasses import dataclass, field, replace
 
 from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirectory, NotFound, proposal, quote
 from ov.files import json_bytes
-from ov.ingest.formats import MARKDOWN_EXTENSIONS
+from ov.ingest.formats import MARKDOWN_EXTENSIONS, SECTION_NAME
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
 from ov.ingest.sources import Collected, collect, is_url, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
+from ov.regex import LazyPattern
 from ov.store import sidecar
 from ov.store.store import Store, Transaction
 from ov.uri import CASE_TWINS, VikingURI, is_stored_segment, join_new, path_twins, segment_name
@@ -125,7 +126,9 @@ def add_resource(
         reason, found = redact(reason)
         result.redacted += found
     result.bytes_read = sum(len(f.data) for f in collected.files)
-    files, provenance = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
+    parsed = _parse_all(collected, result, progress, store.config.store.max_file_bytes)
+    # Laid out again by the plan, where the folders an earlier add gave split documents are known.
+    files, _ = parsed.laid_out({})
     # Stored as they are (Linux keeps both), but a teammate on macOS or Windows who pulls the store
     # keeps one: said as a pull says it.
     result.warnings += [f"added {quote(first)} and {quote(second)}, {why}" for first, second, why in path_twins(sorted(files)) if why == CASE_TWINS]
@@ -152,7 +155,7 @@ def add_resource(
             tokens=dict(result.tokens),
         )
         with store.draft() as draft:
-            root = _plan(store, draft, collected, files, provenance, target, to, parent, reason, include, exclude, planned, progress)
+            root = _plan(store, draft, collected, parsed, target, to, parent, reason, include, exclude, planned, progress)
             draft.stage()
         try:
             with store.transaction() as tx:
@@ -160,7 +163,7 @@ def add_resource(
                     draft.hand_over(tx)
                     result = planned
                 else:  # another writer changed what the plan read: plan again, under the lock
-                    root = _plan(store, tx, collected, files, provenance, target, to, parent, reason, include, exclude, result, progress)
+                    root = _plan(store, tx, collected, parsed, target, to, parent, reason, include, exclude, result, progress)
                 commit = tx.commit("add-resource", [root])
                 result.commit = commit.commit
         finally:
@@ -173,8 +176,7 @@ def _plan(
     store: Store,
     tx: Transaction,
     collected: Collected,
-    files: dict[str, bytes],
-    provenance: dict[str, dict],
+    parsed: _Parsed,
     target: VikingURI | None,
     to: str | None,
     parent: str | None,
@@ -194,6 +196,7 @@ def _plan(
         # The usual "update my docs" run does not restate why they were added. Redacted again: an
         # older ov kept it as given.
         reason = redact(old_manifest["reason"])[0]
+    files, provenance = parsed.laid_out(_document_folders(old_manifest))
     manifest = _manifest(collected, reason, include, exclude, provenance)
     renamed = respelled(set(old_manifest.get("files", {})) - set(files), files)
     for rel in sorted(files):
@@ -269,7 +272,7 @@ def added_from(store: Store, uri: VikingURI) -> str | None:
 # --- parsing and layout ---------------------------------------------------------
 
 
-def _parse_all(collected: Collected, result: AddResult, progress: Progress | None, max_file_bytes: int) -> tuple[dict[str, bytes], dict[str, dict]]:
+def _parse_all(collected: Collected, result: AddResult, progress: Progress | None, max_file_bytes: int) -> _Parsed:
     from ov.ingest.parsers import detect_format, parse_source  # Deferred: parsers pull in pypdf/markdownify lazily too.
     from ov.redact.engine import redact
 
@@ -280,11 +283,7 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
         in_extracted[0] += found
         return cleaned
 
-    files: dict[str, bytes] = {}
-    provenance: dict[str, dict] = {}
-    layout = Layout()
-    folders = _stored_folders([src.relpath for src in collected.files]) if collected.kind == "directory" else {}
-    layout.reserve(folders.values())
+    parsed = _Parsed(_stored_folders([src.relpath for src in collected.files]) if collected.kind == "directory" else {})
     total = len(collected.files)
     for done, src in enumerate(collected.files, start=1):
         pdf = detect_format(src) == "pdf"
@@ -305,17 +304,71 @@ def _parse_all(collected: Collected, result: AddResult, progress: Progress | Non
             result.skipped.append(Skipped(src.relpath, f"would be stored as one file of {largest} bytes, over store.max_file_bytes ({max_file_bytes}; `ov config set` raises it)"))
             continue
         result.redacted += in_extracted[0]
-        base = folders[posixpath.dirname(src.relpath)] if collected.kind == "directory" else ""
-        own = _sections_folder(pieces) if not src.standalone else None
-        within = layout.folder(posixpath.join(base, own)) if own else ""
-        for piece in pieces:
-            rel = posixpath.join(within, piece.relpath.split("/", 1)[1]) if within else posixpath.join(base, piece.relpath)
-            rel = layout.claim(rel, within=within)
-            files[rel] = piece.text.encode("utf-8")
-            provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
+        parsed.documents.append((src, pieces))
         if progress:
             progress("parse", done, total)
-    return files, provenance
+    return parsed
+
+
+@dataclass
+class _Parsed:
+    """The documents of an add, parsed, and the folders of the source as stored."""
+
+    folders: dict[str, str]  # {folder of the source: its path under the import root} (_stored_folders)
+    documents: list[tuple[SourceFile, list[Piece]]] = field(default_factory=list)
+
+    def laid_out(self, kept: dict[str, str]) -> tuple[dict[str, bytes], dict[str, dict]]:
+        """{path under the import root: bytes} and {path: provenance} of every piece.
+
+        ``kept``: {source: the folder an earlier add gave its sections} (:func:`_document_folders`).
+        A split document keeps that folder while it is still split and the folder is still free
+        for it, whichever documents come before it now: laid out in order alone, a long
+        ``guide.md`` added beside a long ``guide.rst`` took ``guide/`` and moved the sections of
+        ``guide.rst`` to ``guide_2/`` (every link to them broken). First come keeps the name."""
+        layout = Layout()
+        layout.reserve(self.folders.values())
+        slots: list[tuple[SourceFile, list[Piece], str, str | None]] = []
+        for src, pieces in self.documents:
+            base = self.folders[posixpath.dirname(src.relpath)] if self.folders else ""
+            own = _sections_folder(pieces) if not src.standalone else None
+            slots.append((src, pieces, base, posixpath.join(base, own) if own else None))
+        held = {i: layout.folder(folder, keep=kept.get(src.uri)) for i, (src, _, _, folder) in enumerate(slots) if folder and kept.get(src.uri)}
+        files: dict[str, bytes] = {}
+        provenance: dict[str, dict] = {}
+        for i, (src, pieces, base, folder) in enumerate(slots):
+            within = held.get(i) or (layout.folder(folder) if folder else "")
+            for piece in pieces:
+                rel = posixpath.join(within, piece.relpath.split("/", 1)[1]) if within else posixpath.join(base, piece.relpath)
+                rel = layout.claim(rel, within=within)
+                files[rel] = piece.text.encode("utf-8")
+                provenance[rel] = {**piece.provenance.to_dict(), "title": piece.title}
+        return files, provenance
+
+
+_SECTION_NAME = LazyPattern(SECTION_NAME)
+
+
+def _document_folders(manifest: dict) -> dict[str, str]:
+    """{source: the folder of its sections} of the split documents an earlier add recorded in
+    ``manifest``: the folder above the numbered entries (``guide_2`` for ``guide_2/01_Intro.md``
+    and ``guide_2/02_Setup/01_Install.md``), of a source whose every stored file is a section."""
+    by_source: dict[str, list[str]] = {}
+    for rel, entry in (manifest.get("files") or {}).items():
+        if isinstance(entry, dict) and isinstance(entry.get("uri"), str) and isinstance(rel, str):
+            by_source.setdefault(entry["uri"], []).append(rel)
+    out: dict[str, str] = {}
+    for source, rels in by_source.items():
+        tops = set()
+        for rel in rels:
+            parts = rel.split("/")
+            first = next((i for i, part in enumerate(parts) if _SECTION_NAME.match(part)), None)
+            if first is None or first == 0:
+                break  # a document kept whole, or not one ov split
+            tops.add("/".join(parts[:first]))
+        else:
+            if len(tops) == 1:
+                out[source] = tops.pop()
+    return out
 
 
 def _sections_folder(pieces: list[Piece]) -> str | None:

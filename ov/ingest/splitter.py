@@ -359,7 +359,7 @@ class _Splitter:
         pieces: list[Piece] = []
         for number, entry in zip(numbers, entries):
             first, last = entry.units[0], entry.units[-1]
-            stem = f"{number:0{width}d}_{sanitize_segment(first.title)}"
+            stem = f"{number:0{width}d}_{sanitize_segment(first.title)}"  # SECTION_NAME (ov.ingest.formats)
             if entry.kind == "dir":
                 pieces.extend(self.directory(f"{dirpath}/{stem}", entry.children))
             elif entry.kind == "parts":
