@@ -171,6 +171,23 @@ def test_a_split_document_stored_under_a_number_is_named_by_its_name(ov, tmp_pat
         assert found.index(sections[-1]) < found.index("viking://resources/docs/other.md"), found
 
 
+def test_a_document_under_a_number_is_named_but_not_the_source_folder_that_took_its_name(ov, project, tmp_path):
+    """A long hosts.md beside a real folder hosts/ is stored as hosts_2/: "hosts.md" named both,
+    and lifted the folder's own files (and its summary) as the document. Only a folder of
+    sections is the document; the folder hosts/ is ranked by the query's words like any other."""
+    (tmp_path / "docs" / "hosts").mkdir(parents=True)
+    _long_doc(tmp_path / "docs" / "hosts.md")
+    (tmp_path / "docs" / "hosts" / "notes.md").write_text("# Notes\n\nThe kitchen rota: who waters the plants on Fridays.\n")
+    assert ov("add-resource", str(tmp_path / "docs")).exit_code == 0
+    for query in ("what does hosts.md say of a gate, a review, an allow list", "[hosts](docs/hosts.md): gate, review, allow list"):
+        found = ranked(ov, query)
+        sections = [uri for uri in found if uri.startswith("viking://resources/docs/hosts_2")]
+        assert found[: len(sections)] == sections, found
+        assert "viking://resources/docs/hosts/notes.md" not in found[: len(sections) + 1], found
+    block = prompt_block(project, "what does hosts.md say of a gate, a review, an allow list?")
+    assert "hosts_2/02_Gates" in block and "kitchen rota" not in block
+
+
 def test_a_file_without_the_extension_is_not_the_document_named(ov):
     # (found by an audit: "hosts.md" named /etc/hosts added as a file "hosts", and lifted it first)
     write(ov, "viking://resources/net/hosts", "127.0.0.1 localhost\n10.0.0.2 build\n")

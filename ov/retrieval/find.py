@@ -41,7 +41,7 @@ from ov.index.records import CONTEXT_TYPES, Record
 from ov.index.vectors import nearest_records
 from ov.progress import Progress
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
-from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_pattern, match, named_paths, names, place_pattern, query_words
+from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_pattern, match, named_paths, place_pattern, query_words, sections_pattern
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
 from ov.sessions.messages import says_nothing
 from ov.uri import VikingURI
@@ -353,7 +353,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
         return []
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
-    _favour_named(named, records, scores)
+    _favour_named(named, records, scores, lexical)
     if not opened.outdated:
         return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
@@ -638,7 +638,7 @@ def _add_named(lexical, named: Named, filters: Filters, records: dict[str, Recor
             scores.setdefault(hit.record.id, 0.0)
 
 
-def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, float]) -> None:
+def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, float], lexical) -> None:
     """Put first the records of a file or folder the query names by its path or file name ("look
     at tests/conftest.py": :mod:`ov.retrieval.named`), and of a folder it names: each scores just
     above the best record it does not name (by :data:`NAMED_LIFT` of that score and its own), so
@@ -651,7 +651,12 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
         return
     named: dict[tuple[int, bool], list[str]] = {}
     for rid, record in records.items():
-        if record.kind != "message" and (surely := names(record.uri, paths, folder=record.level < 2)):
+        if record.kind == "message":
+            continue
+        surely, file = match(record.uri, paths, folder=record.level < 2)
+        if file and record.level < 2 and not lexical.uris_matching(sections_pattern(record.uri), 1):
+            continue  # a folder named like the document (``hosts/`` beside ``hosts_2/``), not its sections
+        if surely:
             named.setdefault((surely, holds_line(record, line_named(record.uri, paths))), []).append(rid)
     for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
         top = max(scores.values())

@@ -42,7 +42,7 @@ import functools
 from collections.abc import Collection
 from typing import NamedTuple
 
-from ov.ingest.formats import DOCUMENT_EXTENSIONS
+from ov.ingest.formats import DOCUMENT_EXTENSIONS, SECTION_NAME
 from ov.regex import LazyPattern
 
 # A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
@@ -60,6 +60,10 @@ _FILE_NAME = LazyPattern(r"[\w-]+(?:\.[\w-]+)*\.[A-Za-z][\w-]{0,15}|\.[A-Za-z][\
 _DRIVE = LazyPattern(r"[A-Za-z]:$")
 # The number ingest puts after a document's name when another file took it (hosts_2/, hosts_2.md).
 _NUMBER = "(?:_[0-9]+)?"
+# A section of a document's folder of sections (01_Intro.md, 02_Setup/), in Python's syntax and in
+# tantivy's (with what follows): what tells that folder from a folder of the source of its name.
+_SECTION = LazyPattern(SECTION_NAME)
+SECTION = f"{SECTION_NAME}.+"
 # A viking:// URI in running text, with what may stand around it: left out of the ranked words.
 _PLACE_WORD = LazyPattern(r"(?<!\S)\S*viking://\S*")
 SCHEME = "viking://"
@@ -156,7 +160,7 @@ def _file_pattern(segments: tuple[str, ...], *, below: bool = False, numbered: b
     if numbered:
         stem, dot, ext = segments[-1].rpartition(".") if "." in segments[-1] else (segments[-1], "", "")
         path = _escaped((*segments[:-1], stem)) + _NUMBER + (_escaped((f".{ext}",)) if dot else "")
-    return f"(?i:viking://(?:.*/)?{path}{'/.+' if below else ''})"
+    return f"(?i:viking://(?:.*/)?{path}{'/' + SECTION if below else ''})"
 
 
 def _unnumbered(segment: str) -> str:
@@ -264,7 +268,10 @@ def match(uri: str, named: Named, *, folder: bool = False) -> tuple[int, bool]:
 
     A document's name (``hosts.md``) names its folder of sections (``hosts/``, ``hosts_2/``) and
     what is in it, never a file of the stem's name (``hosts``, ``/etc/hosts`` added as it is): a
-    record at the stem's place is the document only when it is a folder's (``folder``)."""
+    record at the stem's place is the document only when it is a folder's (``folder``), and one
+    below it only when it is a section (``01_Intro.md``). The source's own folder ``hosts/``, beside
+    which the document became ``hosts_2/``, holds no sections: its files are not the document.
+    (Whether a folder's own record is a document's is for :data:`SECTION` to tell, in the index.)"""
     for place in named.places:
         name = place.rsplit("/", 1)[-1]
         spelled = [(place, True)]
@@ -284,6 +291,8 @@ def match(uri: str, named: Named, *, folder: bool = False) -> tuple[int, bool]:
             for (wanted, file), mine in _spelled(segments[: end + 1], named.within, lambda entry: entry[1]):
                 if file and end == len(segments) - 1 and not folder:
                     continue  # a file of a document's stem (``hosts`` for ``hosts.md``) is not that document
+                if file and end < len(segments) - 1 and not _SECTION.match(segments[end + 1]):
+                    continue  # in a folder of the stem's name that is not the document's (``hosts/`` beside ``hosts_2/``)
                 matched = _matched(mine, wanted)
                 if matched:
                     best = max(best, (matched, file))
@@ -313,8 +322,14 @@ def lookup_pattern(named: Named) -> str | None:
         if _FILE_NAME.fullmatch(name):
             alternatives.append(_escaped((place,)))
             if stem := _document_stem(name):
-                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/.+)")
+                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/{SECTION})")
     return "|".join(alternatives) or None
+
+
+def sections_pattern(folder_uri: str) -> str:
+    """A regular expression (tantivy's syntax) for the sections of a document stored as the folder
+    ``folder_uri``: what a folder named after a document (``hosts/``) holds when it is the document."""
+    return f"{_escaped((folder_uri.rstrip('/'),))}/{SECTION}"
 
 
 def _escaped(segments: tuple[str, ...]) -> str:
