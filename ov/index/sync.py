@@ -366,9 +366,9 @@ class Indices:
         to that search or the hooks' job (:data:`VECTORS_TO_MAKE`); what was done, or None.
 
         For a command that wrote much (``add-resource``), which the user waits for anyway: the
-        prompt hook never builds an index, so the prompts right after adding a project to a new
-        store found nothing of it until a job had built the index, vectors included (106 s for
-        2,000 code files). A smaller change is left to the catch-up, which embeds as it goes.
+        prompt hook builds no more than a small store's full text, so the prompts right after
+        adding a project to a new store found nothing of it until a job had built the index,
+        vectors included (106 s for 2,000 code files). A smaller change is left to the catch-up, which embeds as it goes.
         Nothing is done while another process holds the index (it is building it)."""
         try:
             lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
