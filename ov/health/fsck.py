@@ -380,7 +380,7 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
         reindex = "run `ov reindex`"
         build = "the next search builds it, or run `ov reindex`"
         catch_up = "the next search catches up"
-        retry = "the next search retries"
+        retry = "the next search makes them"
         rewrite = "the next index update rewrites it"
     else:
         rebuild = reindex = build = "run `ov reindex` once ov may write to the store (the store problem says why it may not)"
@@ -479,7 +479,7 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
                 # Damage inside a copy of the right size loads and is searched: only this finds it.
                 add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", reindex))
     elif meta.vectors_stale:
-        add(Finding("index", "note", "vectors are behind (the embedder failed last time)", retry))
+        add(Finding("index", "note", "vectors are behind (not made yet after the full text, or the embedder failed last time)", retry))
 
 
 # Quantising to 16 bits moves a copy's component by at most 2e-5 from the index's; a component
