@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import defaultdict
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import common
 
@@ -134,7 +134,7 @@ def evaluate(stores: dict, questions: list[dict], tiers: tuple[str, ...]) -> tup
 def copy_project(folder: Path, into: Path) -> Path:
     """``folder`` copied into ``into``: the files git tracks in a checkout, else all but :data:`IGNORED`."""
     target = into / folder.name
-    tracked = subprocess.run(["git", "-C", str(folder), "ls-files", "-z"], capture_output=True)
+    tracked = subprocess.run(["git", "-C", str(folder), "ls-files", "-z"], capture_output=True, check=False)
     if tracked.returncode != 0 or not tracked.stdout:
         shutil.copytree(folder, target, ignore=shutil.ignore_patterns(*IGNORED), symlinks=True)
         return target
