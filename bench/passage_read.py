@@ -8,7 +8,7 @@ abstracts in windows of 128 word pieces), once through hnswlib and once through 
 (an index small enough for it: ``--flat-records``). ``--candidates`` records are asked for, half of
 them among the nearest (as a query's full-text hits are): p50 and p90 over ``--reps`` queries, with
 the nearest-records search of the same queries beside it as the baseline. Such a find also takes
-its nearest records among those its filters let through (``find._nearest_allowed``): timed over a
+its nearest records among those its filters let through (``ov.retrieval.fusion.nearest_allowed``): timed over a
 full-text index of the same records, unscoped (the label check of the nearest 200 alone), scoped
 to a seventh of the records and to ten of them (the records listed and searched alone). No model is loaded: the
 cost of embedding the query (about 30 ms with MiniLM) comes on top of all of them.
@@ -64,7 +64,7 @@ def measure(vectors, matrix, lexical, records: int, candidates: int, reps: int, 
 
     from ov.index.lexical import Filters
     from ov.index.vectors import nearest_records, record_similarities
-    from ov.retrieval.find import _nearest_allowed
+    from ov.retrieval.fusion import nearest_allowed
 
     # What find's filters are for one user of an account, unscoped and scoped.
     unscoped = Filters(types=("memory", "resource", "skill", "session"), exclude_kinds=("log",), owners=("default", ""))
@@ -79,9 +79,9 @@ def measure(vectors, matrix, lexical, records: int, candidates: int, reps: int, 
         asked = list(neighbours)[: candidates // 2] + [int(r) for r in rng.choice(records, candidates - candidates // 2, replace=False)]
         elapsed, _ = common.time_call(lambda: record_similarities(vectors, query, asked, neighbours))
         known = set(list(neighbours)[: candidates // 2])  # the full-text hits among them passed already
-        everyone, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, unscoped, known))
-        within, _ = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, scoped, set()))
-        few, found = common.time_call(lambda: _nearest_allowed(vectors, lexical, query, 200, tiny, set()))
+        everyone, _ = common.time_call(lambda: nearest_allowed(vectors, lexical, query, 200, unscoped, known))
+        within, _ = common.time_call(lambda: nearest_allowed(vectors, lexical, query, 200, scoped, set()))
+        few, found = common.time_call(lambda: nearest_allowed(vectors, lexical, query, 200, tiny, set()))
         assert sorted(found) == list(range(TINY)), sorted(found)  # every record of the scope, however far
         if rep:
             search.append(seconds)

@@ -1837,31 +1837,31 @@ class _Passing:
 
 def test_the_nearest_records_obey_the_filters_and_the_search_for_them_is_bounded(monkeypatch):
     from ov.index.lexical import Filters
-    from ov.retrieval import find as find_module
-    from ov.retrieval.find import NEAREST_SCAN, _nearest_allowed
+    from ov.retrieval import fusion
+    from ov.retrieval.fusion import NEAREST_SCAN, nearest_allowed
 
     # Every nearest record passes (an unscoped find in a one-user account): one look, at the
     # records the full text did not find (its hits passed the same filters).
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: True)
-    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={2})) == [0, 1, 2, 3, 4]
+    assert list(nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={2})) == [0, 1, 2, 3, 4]
     assert vectors.asked == [(5, False)] and lexical.looked == [4]
 
     # A small part passes (a scope of a few records, under a sixteenth of the store): they are
     # listed and searched alone, however far from the query they lie in the whole store.
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label >= 990)
-    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [990, 991, 992, 993, 994]
+    assert list(nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [990, 991, 992, 993, 994]
     assert vectors.asked == [(5, False), (5, True)] and lexical.looked == [5, -1]
 
     # A larger part (a tenth): more neighbours are asked for, as many as the share that passed says
     # will fill the pool (a fifth of the first five: 5 / 0.2 and a quarter more), none looked at
     # twice. So is a small part of a store too large to list its records.
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label % 10 == 0)
-    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={7})) == [0, 7, 10, 20, 30]
+    assert list(nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known={7})) == [0, 7, 10, 20, 30]
     assert vectors.asked == [(5, False), (32, False)] and lexical.looked == [5, 32 - 5 - 1]
 
-    monkeypatch.setattr(find_module, "FILTERED_SEARCH", 3)
+    monkeypatch.setattr(fusion, "FILTERED_SEARCH", 3)
     vectors, lexical = _Nearest(1000), _Passing(1000, lambda label: label in (2, 500, 501, 502))
-    assert list(_nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [2]
+    assert list(nearest_allowed(vectors, lexical, [1.0], 5, Filters(), known=set())) == [2]
     # ... where the search stops after NEAREST_SCAN pools with what it found.
     assert vectors.asked[-1] == (5 * NEAREST_SCAN, False) and all(not listed for _, listed in vectors.asked)
 
@@ -2319,7 +2319,7 @@ def test_a_record_of_several_passages_is_found_by_its_nearest_one_and_removed_wh
 
 def test_the_measured_choice_of_candidates_and_passages_by_kind_of_embedder_and_its_overrides():
     from ov.config import RetrievalConfig
-    from ov.retrieval.find import FIRST_PASSAGE_WEIGHT, candidate_similarity
+    from ov.retrieval.fusion import FIRST_PASSAGE_WEIGHT, candidate_similarity
 
     assert candidate_similarity(RetrievalConfig(), static=True) == (False, 0.0)
     assert candidate_similarity(RetrievalConfig(), static=False) == (True, FIRST_PASSAGE_WEIGHT)
