@@ -191,3 +191,20 @@ def test_messages_are_one_record_each_with_neighbours_and_a_log():
     # An append in progress (no final newline) is not read as a message yet.
     partial = data + b'{"id": "m4", "role": "user", "parts": [{"type": "text", "text": "half'
     assert len([r for r in records_for("user/u/sessions/s1/messages.jsonl", partial) if r.kind == "message"]) == 3
+
+
+def test_every_chunk_of_code_carries_what_its_file_is_about():
+    records = records_for("resources/shop/billing/orders.py", MODULE.encode())
+    last = records[-1]
+    # Its path in words, the module's docstring (a chunk far below it never says it), and the names
+    # the chunk defines split into words.
+    assert "shop billing orders" in last.about and "what a customer bought" in last.about
+    assert "step_11" in last.about
+    assert all("what a customer bought" in r.about for r in records)
+    # camelCase is split, acronyms kept whole; a licence header is not what a file is about.
+    source = "# orders.py -- What customers bought.\n# Copyright (C) 2024 Shop Ltd\n# SPDX-License-Identifier: MIT\n\nclass CliRunner:\n    pass\n\n\nclass HTTPServer:\n    pass\n"
+    (record,) = records_for("resources/shop/orders.py", source.encode())
+    assert "Cli Runner" in record.about and "HTTP Server" in record.about
+    assert "What customers bought." in record.about and "Copyright" not in record.about and "SPDX" not in record.about
+    # Prose has no such field: its headings are in its text.
+    assert all(r.about == "" for r in records_for("resources/shop/guide.md", b"# Guide\n\nWords.\n"))

@@ -13,6 +13,12 @@ is a heading that names the records after it. So a file that is not prose is cut
 
 and each record is titled by the names it defines (``def``, ``class``, ``function``,
 ``fn``, ``func``, ...), which is what a query about code names.
+
+A question about code is asked in words ("how are the small packs folded together?"), and the
+chunk that answers it, a function deep in a module, rarely holds them: the module's opening
+docstring or comment says what the file does, its path says where it sits (``store/packfold``),
+and a name says in one word what a block is (``fold_packs``, ``CliRunner``). :func:`about` gathers
+those for each chunk of a file, matched beside its text (:attr:`ov.index.records.Record.about`).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from ov.lines import even_runs, lines_of
 from ov.regex import LazyPattern
 from ov.tokens import estimate_tokens
 
-__all__ = ["chunk_code", "defined_names", "is_prose"]
+__all__ = ["about", "chunk_code", "defined_names", "is_prose", "lead", "name_words", "split_name"]
 
 # Files read as Markdown: documents, and text whose "#" lines are more likely headings than comments.
 _PROSE_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | frozenset({".txt", ".text", ".adoc", ".asciidoc", ".org", ".tex"})
@@ -38,6 +44,18 @@ _DEFINITION = LazyPattern(
     re.MULTILINE,
 )
 TITLE_NAMES = 4
+# The names of a chunk its ``about`` holds (a title shows four).
+ABOUT_NAMES = 16
+# Of a file's opening comment or docstring, what its ``about`` holds: what the file does, not a
+# licence or a changelog.
+LEAD_CHARS = 800
+# A file's opening: a docstring ('"""', "'''", "/**"), or a run of comment lines (#, //, --, ;, %),
+# after a shebang, an encoding line and a licence header.
+_DOCSTRING = LazyPattern(r"""\A\s*(?:[rRuUbB]{0,2}(?:\"\"\"(.*?)\"\"\"|'''(.*?)''')|/\*\*?(.*?)\*/)""", re.DOTALL)
+_COMMENT_LINE = LazyPattern(r"^\s*(?:#!?|//[/!]?|--|;+|%)\s?(.*)$")
+_LICENCE = LazyPattern(r"copyright|licen[cs]e|spdx|all rights reserved|warranty|free software|you may not use", re.IGNORECASE)
+# A run of capitals and the word after it (``HTTPServer``: "HTTP Server"), or a capital and its lower case.
+_CAMEL = LazyPattern(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
 def is_prose(name: str) -> bool:
@@ -74,6 +92,51 @@ def defined_names(text: str, limit: int = TITLE_NAMES) -> list[str]:
             if len(names) == limit:
                 break
     return names
+
+
+def about(path: str, text: str) -> str:
+    """What every chunk of the code file ``path`` (holding ``text``) is about beyond its own lines:
+    the file's path as words and its opening comment or docstring (:func:`lead`). A chunk adds
+    the names it defines (:func:`name_words`)."""
+    folders, _, name = path.rpartition("/")
+    stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
+    parts = [*folders.split("/")[1:], stem]  # the first is the scope (resources, skills): every file's
+    return "\n".join(t for t in (" ".join(split_name(p) for p in parts), lead(text)) if t)
+
+
+def name_words(names: list[str]) -> str:
+    """``names`` as words (:func:`split_name`)."""
+    return " ".join(split_name(n) for n in names)
+
+
+def split_name(name: str) -> str:
+    """``name`` in words: ``CliRunner`` -> "Cli Runner", ``HTTPServer`` -> "HTTP Server"; the
+    analyzer splits ``snake_case`` and ``kebab-case`` already."""
+    return _CAMEL.sub(" ", name)
+
+
+def lead(text: str) -> str:
+    """The opening docstring or comment of a source file, up to :data:`LEAD_CHARS`: a docstring
+    after the opening comment lines wins; of a comment that holds a licence, only the lines before
+    it (``# objects.py -- Access to base git objects``); "" when the file opens with code."""
+    lines = lines_of(text[: LEAD_CHARS * 8])
+    start, comment = 0, []
+    while start < len(lines) and (not lines[start].strip() or _COMMENT_LINE.match(lines[start])):
+        said = _COMMENT_LINE.match(lines[start])
+        if said and said.group(1).strip():
+            comment.append(said.group(1).strip())
+        start += 1
+    docstring = _DOCSTRING.match("\n".join(lines[start:]))
+    if docstring:
+        body = next(group for group in docstring.groups() if group is not None)
+        return _clipped(" ".join(line.strip(" *") for line in body.splitlines()))
+    licence = next((k for k, line in enumerate(comment) if _LICENCE.search(line)), len(comment))
+    return _clipped(" ".join(comment[:licence]))
+
+
+def _clipped(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= LEAD_CHARS else text[:LEAD_CHARS].rsplit(" ", 1)[0]
 
 
 def _indent(line: str) -> int:

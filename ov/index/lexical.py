@@ -37,12 +37,12 @@ from ov.uri import nfc
 
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
-SCHEMA_VERSION = 11  # 11: code and data chunked by their blocks, not as Markdown
+SCHEMA_VERSION = 12  # 12: what a code file is about (its path, its opening comment, the names defined) in a field of its own
 # The oldest schema whose full-text index this ov reads as its own: the same fields, analyzer and
-# stored values, records cut otherwise (10 chunked code as Markdown). The prompt hook searches such
-# an index while a job rebuilds it; raise it to SCHEMA_VERSION with a change to what is stored or
-# how text is analysed.
-READABLE_SCHEMA = 10
+# stored values, records cut otherwise (10 chunked code as Markdown, 11 had no "about" field, which
+# tantivy refuses to open with this schema). The prompt hook searches such an index while a job
+# rebuilds it; raise it to SCHEMA_VERSION with a change to what is stored or how text is analysed.
+READABLE_SCHEMA = 12
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.
@@ -194,6 +194,7 @@ def _schema():
     for name in ("title", "text", "speaker"):
         sb.add_text_field(name, stored=True, tokenizer_name=ANALYZER)
     sb.add_text_field("context", tokenizer_name=ANALYZER)
+    sb.add_text_field("about", tokenizer_name=ANALYZER)  # a code chunk's file and names (Record.about): matched, never shown
     # What a hit shows, when the text that ranks is not all of it (Record.search_text): stored, never matched.
     sb.add_bytes_field("shown", stored=True, indexed=False)
     sb.add_unsigned_field("level", stored=True, indexed=True, fast=True)
@@ -316,6 +317,8 @@ class LexicalIndex:
             # A hit shows the text as written, not the NFC copy that ranks.
             doc.add_bytes("shown", record.text.encode("utf-8"))
         doc.add_text("context", nfc(record.context))
+        if record.about:
+            doc.add_text("about", nfc(record.about))
         for ancestor in _ancestors(record.path):
             doc.add_text("ancestors", ancestor)
         for name in ("level", "start_line", "end_line"):

@@ -75,6 +75,11 @@ class Record:
     # a summary without the template words every summary ov generates shares ("## Key terms").
     # Only records made from the store have it; the full-text index keeps what a hit shows.
     search_text: str | None = None
+    # What a code chunk is about beyond its own lines: its file's path, the file's opening comment or
+    # docstring (what the whole file does, which the chunk holding a function rarely says), and the
+    # names the chunk defines as words (``group_commit``, ``CliRunner`` -> "cli runner"). Matched in
+    # a field of its own (ov.retrieval.find), never shown; "" for prose, memories and messages.
+    about: str = ""
 
     @property
     def searched(self) -> str:
@@ -243,19 +248,22 @@ def _chunk(base: dict, path: str, directory: str, n: int, text: str, title: str,
 
 def _code_records(base: dict, path: str, directory: str, text: str, mtime: float) -> list[Record]:
     """Code and data: cut by their blocks, titled by the names each record defines (:mod:`ov.index.code`)."""
-    from ov.index.code import chunk_code, defined_names
+    from ov.index import code
     from ov.lines import lines_of
 
     name = path.rsplit("/", 1)[-1]
     named = (name.rsplit(".", 1)[0] if "." in name else name).replace("_", " ").replace("-", " ")
     lines = lines_of(text, keepends=True)
+    whole = code.about(path, text)
     out = []
-    for n, (a, b) in enumerate(chunk_code(text, CHUNK_MAX_TOKENS)):
+    for n, (a, b) in enumerate(code.chunk_code(text, CHUNK_MAX_TOKENS)):
         body = "".join(lines[a:b])
         if not body.strip():
             continue
-        title = " ".join(t for t in (named, ", ".join(defined_names(body))) if t)
-        out.append(_chunk(base, path, directory, n, body, title, (a + 1, b), mtime))
+        names = code.defined_names(body, code.ABOUT_NAMES)
+        title = " ".join(t for t in (named, ", ".join(names[: code.TITLE_NAMES])) if t)
+        chunk = _chunk(base, path, directory, n, body, title, (a + 1, b), mtime)
+        out.append(replace(chunk, about="\n".join(t for t in (whole, code.name_words(names)) if t)))
     return out
 
 

@@ -1,0 +1,60 @@
+"""Files that quote the code rather than hold it: tests, generated files, translation catalogues.
+
+A question about a project ("how are the packs folded?", a pasted error message) is answered by
+the module that does it. Its tests say the same words (they name what they test, and quote its
+messages), and so do a translation catalogue (every message, word for word) and a generated
+file: matched word by word they outrank the module, and on ov's own repository they came first
+for a third of the questions (docs/benchmarks.md, ``code_questions.py``). So their records rank
+below what they quote (:func:`lower_secondary`), unless the query asks for them ("which test
+covers the lock?", "the French translation of ...").
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from ov.regex import LazyPattern
+
+# Folders that hold tests, and the names test runners look for (pytest, go test, jest, JUnit, ...).
+_TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "test_data"})
+_TEST_NAME = LazyPattern(r"^(?:test_.+\.py|.+_test\.(?:py|go|rb|exs?)|conftest\.py|.+\.(?:test|spec)\.[cm]?[jt]sx?|.+Tests?\.(?:java|kt|cs|scala))$")
+# Written by a tool, not by hand: protobuf and gRPC stubs, minified bundles, lock files.
+_GENERATED_NAME = LazyPattern(
+    r"^(?:.+_pb2(?:_grpc)?\.pyi?|.+\.pb\.go|.+\.min\.(?:js|css)|.+\.generated\.\w+|package-lock\.json|yarn\.lock|pnpm-lock\.yaml"
+    r"|poetry\.lock|uv\.lock|Pipfile\.lock|Cargo\.lock|Gemfile\.lock|composer\.lock|go\.sum)$"
+)
+_CATALOGUE_SUFFIXES = frozenset({".po", ".pot"})
+# A query that names tests, fixtures, generated code or translations asks for those files.
+_ASKS_FOR_THEM = re.compile(r"\b(?:tests?|testing|tested|pytest|unittest|spec|specs|fixtures?|conftest|mocks?|generated|translations?|translated|locales?|catalogues?|catalogs?)\b", re.IGNORECASE)
+
+# The share of its score a secondary file keeps: from 0.5 to 0.8 the same first files on 40
+# questions about two projects (bench/code_questions.py), and at 0.9 tests still came first.
+SECONDARY_WEIGHT = 0.7
+
+
+def is_secondary(path: str) -> bool:
+    """Whether the store file ``path`` quotes code rather than holds it (see the module docstring)."""
+    pure = PurePosixPath(path)
+    name = pure.name
+    if pure.suffix.lower() in _CATALOGUE_SUFFIXES or _GENERATED_NAME.match(name):
+        return True
+    from ov.index.code import is_prose
+
+    if is_prose(name):
+        return False  # a document about tests is read as any document
+    return bool(_TEST_NAME.match(name)) or any(part.lower() in _TEST_FOLDERS for part in pure.parts[:-1])
+
+
+def asks_for_secondary(query: str) -> bool:
+    """Whether ``query`` names tests, generated files or translations: then they rank as any file."""
+    return bool(_ASKS_FOR_THEM.search(query))
+
+
+def lower_secondary(query: str, records: dict, scores: dict[str, float], weight: float = SECONDARY_WEIGHT) -> None:
+    """Scale the scores of the records of secondary files by ``weight``, unless ``query`` asks for them."""
+    if weight >= 1.0 or asks_for_secondary(query):
+        return
+    for rid, record in records.items():
+        if record.kind == "chunk" and is_secondary(record.path):
+            scores[rid] *= weight

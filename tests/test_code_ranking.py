@@ -1,0 +1,37 @@
+"""`ov find` on a project's code: what a question about it puts first."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def full_text_only(ov):
+    """Ranking by words; the built-in model's vectors would move scores a little."""
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+
+
+def write(ov, uri: str, text: str) -> None:
+    result = ov("write", uri, "--content", text)
+    assert result.exit_code == 0, result.stderr
+
+
+def first(ov, query: str) -> dict:
+    result = ov("find", query, "--json")
+    assert result.exit_code == 0, result.stderr
+    return result.json["result"]["resources"][0]
+
+
+MESSAGE = "the store is locked by another process"
+
+
+def test_the_file_that_raises_a_message_comes_before_its_tests_and_catalogues(ov):
+    write(ov, "viking://resources/proj/store/lock.py", f'class Locked(Exception):\n    pass\n\n\ndef take(path):\n    if held(path):\n        raise Locked("{MESSAGE}")\n')
+    tests = "".join(f'def test_lock_{i}(tmp_path):\n    with raises(Locked, match="{MESSAGE}"):\n        take(tmp_path)  # the store is locked\n\n\n' for i in range(3))
+    write(ov, "viking://resources/proj/tests/test_lock.py", tests)
+    write(ov, "viking://resources/proj/locale/fr/LC_MESSAGES/proj.po", f'msgid "{MESSAGE}"\nmsgstr "le magasin est verrouillé par un autre processus"\n')
+    write(ov, "viking://resources/proj/locale/proj.pot", f'#: store/lock.py:7\nmsgid "{MESSAGE}"\nmsgstr ""\n')
+    result = ov("find", MESSAGE, "--json").json["result"]["resources"]
+    assert result[0]["uri"] == "viking://resources/proj/store/lock.py"
+    # Asked for, tests rank by their words as any file does.
+    assert first(ov, "which test checks that the store is locked?")["uri"] == "viking://resources/proj/tests/test_lock.py"
