@@ -794,6 +794,19 @@ def test_editing_the_file_invalidates_the_cache(home: Home) -> None:
     assert load_config(home).config == Config()
 
 
+def test_a_set_leaves_the_next_load_validated(home: Home, monkeypatch) -> None:
+    """`ov config set` validated what it wrote; the first command after it (a hook, most often)
+    validated it again, paying pydantic's import and schema build, and the prompt hook after a
+    `config set` ran past its deadline on a loaded machine."""
+    from ov.config import loading
+
+    set_value(home, "store.lock_timeout", "3")
+    set_value(home, "retrieval.language", "german")
+    monkeypatch.setattr(loading, "validate_config_text", lambda raw, path: pytest.fail("validated again"))
+    loaded = load_config(home)
+    assert loaded.config.store.lock_timeout == 3.0 and loaded.config.retrieval.language == "german" and loaded.exists
+
+
 def test_set_invalidates_the_cache(ov, home: Home) -> None:
     assert ov("config", "set", "store.lock_timeout", "3").exit_code == 0
     assert ov("config", "get", "store.lock_timeout").stdout == "3.0\n"

@@ -7,7 +7,7 @@ each wrote the file as it read it, and one of the two settings was lost.
 import dataclasses
 from typing import Any
 
-from ov.config.loading import LoadedConfig, parse_yaml, read_file, shown, validate
+from ov.config.loading import LoadedConfig, cache_validated, parse_yaml, read_file, shown, validate
 from ov.config.schema import CONFIG_VERSION, is_text_field, require_key
 from ov.errors import ConfigError
 from ov.files import atomic_write, file_lock
@@ -122,5 +122,8 @@ def _change(home: Home, key: str, change, text: str | None) -> LoadedConfig:
         home.ensure()
         # The user's alone when new (it may name keys, and sits in the home, whose fence a home
         # the user made is not); a file that exists keeps its permissions (atomic_write).
-        atomic_write(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode(), mode=0o600)
+        written = yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
+        atomic_write(path, written, mode=0o600)
+        after = dataclasses.replace(after, exists=True)
+        cache_validated(home, written, after)  # validated already: the next command need not
     return dataclasses.replace(after, exists=raw is not None or changed)

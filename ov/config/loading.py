@@ -83,8 +83,7 @@ def load_config(home: Home) -> LoadedConfig:
     raw = read_file(path)
     if raw is None:
         return LoadedConfig(Config(), path, exists=False)
-    schema = _schema_digest()
-    key = hashlib.sha256(raw + b"|" + schema.encode()).hexdigest() if schema else None
+    key = _cache_key(raw)
     cache_path = home.state_root / "config.cache.json"
     if key:
         try:
@@ -95,15 +94,30 @@ def load_config(home: Home) -> LoadedConfig:
         except (OSError, ValueError, KeyError, TypeError):
             pass
     loaded = validate_config_text(raw, path)
-    if key:
-        try:
-            invalid = [dataclasses.asdict(value) for value in loaded.invalid]
-            payload = {"key": key, "config": loaded.config.as_dict(), "invalid": invalid, "unknown": list(loaded.unknown)}
-            home.ensure(cache_path.parent)
-            atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
-        except OSError:
-            pass  # the cache only saves time; a read-only home still works
+    cache_validated(home, raw, loaded)
     return loaded
+
+
+def cache_validated(home: Home, raw: bytes, loaded: LoadedConfig) -> None:
+    """Keep ``loaded``, what the file's bytes ``raw`` validated as, for the next load: `ov config
+    set` calls it with what it wrote, or the first hook after a change paid pydantic's import and
+    schema build (0.5 s, 2 s on a loaded machine) and ran past its deadline."""
+    key = _cache_key(raw)
+    if not key or any(value.stops for value in loaded.invalid):
+        return
+    try:
+        invalid = [dataclasses.asdict(value) for value in loaded.invalid]
+        payload = {"key": key, "config": loaded.config.as_dict(), "invalid": invalid, "unknown": list(loaded.unknown)}
+        cache_path = home.state_root / "config.cache.json"
+        home.ensure(cache_path.parent)
+        atomic_write(cache_path, json.dumps(payload, sort_keys=True).encode())
+    except OSError:
+        pass  # the cache only saves time; a read-only home still works
+
+
+def _cache_key(raw: bytes) -> str | None:
+    schema = _schema_digest()
+    return hashlib.sha256(raw + b"|" + schema.encode()).hexdigest() if schema else None
 
 
 @functools.cache
