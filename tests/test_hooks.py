@@ -1635,23 +1635,24 @@ def test_a_prompt_on_a_large_unbuilt_index_answers_at_once_and_leaves_the_build_
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
 
 
-def test_a_prompt_during_the_rebuild_for_a_new_schema_searches_the_old_full_text(ov, project, ov_home, index_held):
-    """An index of the previous schema (10: code chunked as Markdown) has the full-text layout this
-    ov reads: the prompts during its rebuild search it, where they waited half the deadline for
-    the lock and got nothing until the job was done."""
-    from ov.index.lexical import READABLE_SCHEMA
+def test_a_prompt_during_the_rebuild_for_a_new_schema_searches_the_old_full_text(ov, project, ov_home, index_held, monkeypatch):
+    """An index of an older schema whose full-text layout this ov reads as its own (records cut
+    otherwise, as 10 -> 11 was: code chunked as Markdown) is searched by the prompts during its
+    rebuild, where they waited half the deadline for the lock and got nothing until the job was
+    done. Played as the next ov with such a change: its schema one above the index's."""
+    from ov.index import sync
 
     assert ov("write", "viking://resources/fish/tank.md", "--content", "# Tank\n\nThe zebrafish tank is cleaned every Wednesday.\n").exit_code == 0
     assert ov("find", "zebrafish").exit_code == 0
-    meta_path = ov_home / "state" / "default" / "index" / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    meta_path.write_text(json.dumps({**meta, "schema_version": READABLE_SCHEMA}))  # as the previous ov left it
+    built = sync.SCHEMA_VERSION
+    monkeypatch.setattr(sync, "SCHEMA_VERSION", built + 1)
+    monkeypatch.setattr(sync, "READABLE_SCHEMA", built)
     index_held()  # the job, rebuilding it
     prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
     record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
-    assert record["index"] == "being built" and f"index schema {READABLE_SCHEMA}" in record["searched"]
-    meta_path.write_text(json.dumps({**meta, "schema_version": READABLE_SCHEMA - 1}))  # older: another layout
+    assert record["index"] == "being built" and f"index schema {built}" in record["searched"]
+    monkeypatch.setattr(sync, "READABLE_SCHEMA", built + 1)  # a change to the fields: not read
     assert _hook("claude", "prompt-submit", prompt) == ""
     assert [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]["outcome"] == "nothing to inject: the index is being built"
 
