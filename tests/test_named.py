@@ -296,6 +296,19 @@ def test_a_pasted_traceback_gets_the_files_it_names(ov, project):
 
 
 
+def test_ov_find_reads_a_pasted_traceback_as_the_prompt_hook_does(ov):
+    # (found by an audit: only the prompt hook's search reduced a traceback; `ov find` and the MCP
+    # find ranked the frames' words, and the files they name came after a README)
+    write(ov, "viking://resources/shop/pricing.py", "def price(items):\n    return sum(item.cost for item in items)\n")
+    write(ov, "viking://resources/shop/cart.py", "def checkout(items):\n    total = price(items)\n    return total\n")
+    write(ov, "viking://resources/shop/README.md", "# Shop\n\nA small shop: a cart, prices, a checkout, and the items a user buys in line, in main.\n")
+    found = ov("find", f"this fails, why?\n{PYTHON}", "--json")
+    assert found.exit_code == 0, found.stderr
+    hits = found.json["result"]["resources"]
+    assert [h["uri"] for h in hits[:2]] == ["viking://resources/shop/pricing.py", "viking://resources/shop/cart.py"]
+    assert "item.cost" in hits[0]["snippet"]
+
+
 @pytest.mark.parametrize(("helpers", "line"), [(30, 42), (400, 702)])  # one record; a chunk of many
 def test_a_file_a_traceback_names_shows_the_line_it_names(ov, helpers, line):
     # (found by an audit: the snippet followed the error's words, "cost", to the file's first lines)

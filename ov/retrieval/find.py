@@ -231,14 +231,26 @@ class FindResult:
 
 def find(store, query: str, options: FindOptions = FindOptions(), *, indices=None, progress: Progress | None = None) -> FindResult:
     """Search the store; an empty store or a query without hits gives an empty result. ``progress``
-    is told how building or catching up the index goes (:mod:`ov.progress`), when it must."""
+    is told how building or catching up the index goes (:mod:`ov.progress`), when it must. A
+    pasted traceback is ranked as its error and files (:func:`asked`)."""
     from ov.index.sync import Indices
 
     check_limit(options.limit)
     indices = indices or Indices(store, progress=progress)
-    opened, hits = indices.use(lambda opened: (opened, rank(store, opened, query, options)))
+    words = asked(query)
+    opened, hits = indices.use(lambda opened: (opened, rank(store, opened, words, options)))
     mode = "lexical" if options.lexical_only else opened.mode
     return FindResult(query, hits, mode, opened.embedding, index_info(opened))
+
+
+def asked(query: str) -> str:
+    """What a find or a search ranks for ``query`` as typed: a pasted traceback in it read as its
+    error lines and the files of its frames (:func:`ov.tracebacks.focus`), on one line. ``ov
+    find``, the MCP find and the prompt hook (through the search's plan) rank the same words: the
+    frames' words matched every file of a store of code a little, and buried the file named."""
+    from ov.tracebacks import focus
+
+    return " ".join(focus(query).split())
 
 
 def index_info(opened) -> dict:

@@ -173,12 +173,12 @@ def plan_query(
 
 
 def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: str = "") -> QueryPlan:
-    """The query itself (a pasted traceback in it reduced to its error and files:
-    :func:`~ov.tracebacks.focus`); in a session, also the query joined with the topic
+    """The query itself (a pasted traceback in it reduced to its error and files, as a find reads
+    it: :func:`~ov.retrieval.find.asked`); in a session, also the query joined with the topic
     words of the last user messages."""
-    from ov.tracebacks import focus
+    from ov.retrieval.find import asked
 
-    query = " ".join(focus(query).split())
+    query = asked(query)
     queries = [TypedQuery(query, None, "the query as given", 1)]
     reasoning = (f"{why}; " if why else "") + "deterministic plan: the query as given"
     words = topic_words(query, messages or []) if leans_on_conversation(query) else []
