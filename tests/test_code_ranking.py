@@ -22,6 +22,13 @@ def first(ov, query: str) -> dict:
     return result.json["result"]["resources"][0]
 
 
+def test_a_question_finds_the_name_a_class_spells_in_one_word(ov):
+    # CliRunner is one word to the index; its chunk's words beside its text (Record.about) hold "cli runner".
+    write(ov, "viking://resources/app/testing.py", "class CliRunner:\n    def invoke(self, app, args):\n        return app(args)\n")
+    write(ov, "viking://resources/app/jobs.py", "class JobQueue:\n    def put(self, job):\n        self.jobs.append(job)  # its runner takes it from here\n")
+    assert first(ov, "where is the cli runner?")["uri"] == "viking://resources/app/testing.py"
+
+
 MESSAGE = "the store is locked by another process"
 
 
@@ -33,5 +40,7 @@ def test_the_file_that_raises_a_message_comes_before_its_tests_and_catalogues(ov
     write(ov, "viking://resources/proj/locale/proj.pot", f'#: store/lock.py:7\nmsgid "{MESSAGE}"\nmsgstr ""\n')
     result = ov("find", MESSAGE, "--json").json["result"]["resources"]
     assert result[0]["uri"] == "viking://resources/proj/store/lock.py"
-    # Asked for, tests rank by their words as any file does.
-    assert first(ov, "which test checks that the store is locked?")["uri"] == "viking://resources/proj/tests/test_lock.py"
+    # Asked for, tests rank by their words as any file does, and only tests: the catalogues stay below.
+    asked = ov("find", "which test checks that the store is locked?", "--json").json["result"]["resources"]
+    assert asked[0]["uri"] == "viking://resources/proj/tests/test_lock.py"
+    assert [h["uri"] for h in asked].index("viking://resources/proj/store/lock.py") < [h["uri"] for h in asked].index("viking://resources/proj/locale/proj.pot")

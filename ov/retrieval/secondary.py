@@ -25,36 +25,41 @@ _GENERATED_NAME = LazyPattern(
     r"|poetry\.lock|uv\.lock|Pipfile\.lock|Cargo\.lock|Gemfile\.lock|composer\.lock|go\.sum)$"
 )
 _CATALOGUE_SUFFIXES = frozenset({".po", ".pot"})
-# A query that names tests, fixtures, generated code or translations asks for those files.
-_ASKS_FOR_THEM = re.compile(r"\b(?:tests?|testing|tested|pytest|unittest|spec|specs|fixtures?|conftest|mocks?|generated|translations?|translated|locales?|catalogues?|catalogs?)\b", re.IGNORECASE)
+# A query that names tests, generated code or translations asks for those files, and only those:
+# "Could not load the test file" is a message to find the source of, and its catalogues stay below.
+_ASKS_FOR = {
+    "test": re.compile(r"\b(?:tests?|testing|tested|pytest|unittest|specs?|fixtures?|conftest|mocks?)\b", re.IGNORECASE),
+    "generated": re.compile(r"\b(?:generated|minified|lock\s*files?|stubs?)\b", re.IGNORECASE),
+    "catalogue": re.compile(r"\b(?:translations?|translated|locales?|catalogues?|catalogs?|gettext|i18n|l10n)\b", re.IGNORECASE),
+}
 
 # The share of its score a secondary file keeps: from 0.5 to 0.8 the same first files on 40
 # questions about two projects (bench/code_questions.py), and at 0.9 tests still came first.
 SECONDARY_WEIGHT = 0.7
 
 
-def is_secondary(path: str) -> bool:
-    """Whether the store file ``path`` quotes code rather than holds it (see the module docstring)."""
+def secondary_kind(path: str) -> str | None:
+    """What the store file ``path`` is when it quotes code rather than holds it: ``test``,
+    ``generated`` or ``catalogue``; None for the code itself and for any document."""
     pure = PurePosixPath(path)
     name = pure.name
-    if pure.suffix.lower() in _CATALOGUE_SUFFIXES or _GENERATED_NAME.match(name):
-        return True
+    if pure.suffix.lower() in _CATALOGUE_SUFFIXES:
+        return "catalogue"
+    if _GENERATED_NAME.match(name):
+        return "generated"
     from ov.index.code import is_prose
 
     if is_prose(name):
-        return False  # a document about tests is read as any document
-    return bool(_TEST_NAME.match(name)) or any(part.lower() in _TEST_FOLDERS for part in pure.parts[:-1])
-
-
-def asks_for_secondary(query: str) -> bool:
-    """Whether ``query`` names tests, generated files or translations: then they rank as any file."""
-    return bool(_ASKS_FOR_THEM.search(query))
+        return None  # a document about tests is read as any document
+    if _TEST_NAME.match(name) or any(part.lower() in _TEST_FOLDERS for part in pure.parts[:-1]):
+        return "test"
+    return None
 
 
 def lower_secondary(query: str, records: dict, scores: dict[str, float], weight: float = SECONDARY_WEIGHT) -> None:
-    """Scale the scores of the records of secondary files by ``weight``, unless ``query`` asks for them."""
-    if weight >= 1.0 or asks_for_secondary(query):
-        return
+    """Scale by ``weight`` the scores of the records of files that quote code (:func:`secondary_kind`),
+    but for the kinds ``query`` asks for."""
+    asked = {kind for kind, pattern in _ASKS_FOR.items() if pattern.search(query)}
     for rid, record in records.items():
-        if record.kind == "chunk" and is_secondary(record.path):
+        if record.kind == "chunk" and (kind := secondary_kind(record.path)) is not None and kind not in asked:
             scores[rid] *= weight
