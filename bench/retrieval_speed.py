@@ -12,6 +12,9 @@ directory under ``viking://resources/corpus``. Then, per size:
 2. **find, in-process, warm**: one ``Indices`` kept open, ``--queries`` (50)
    seeded 2-4 word queries, each asked ``--reps`` (5) times after one untimed
    round, ``FindOptions(limit=10)``: p50 / p95;
+   Then the phrase bonus's cost (``retrieval.phrase_weight``): the same queries, warm, with the
+   weight 0 and as configured (1.0), interleaved query by query on the same store and index, the
+   order alternating: p50 of each;
 3. **incremental update**: ``--update-reps`` (20) times, ``store.write`` of one
    file (new files and replacements alternating; not timed), then
    ``Indices(store).open()`` timed on a fresh ``Indices`` (what the next
@@ -129,6 +132,28 @@ def bench_find(store, indices, queries: list[str], reps: int) -> tuple[list[floa
     return samples, hits / max(len(queries), 1)
 
 
+def bench_phrase(store, indices, queries: list[str], reps: int) -> dict[str, list[float]]:
+    """Warm find with ``retrieval.phrase_weight`` 0 (``off``) and as configured (``on``), the two
+    interleaved query by query, the order alternating, so that load and caches weigh on both alike."""
+    from ov.retrieval.find import FindOptions, find
+
+    options = FindOptions(limit=10)
+    configured = store.config
+    settings = {"off": common.config_with(configured, [("retrieval.phrase_weight", "0")]), "on": configured}
+    samples: dict[str, list[float]] = {"off": [], "on": []}
+    try:
+        for rep in range(reps + 1):  # the first round untimed
+            for i, q in enumerate(queries):
+                for which in ("off", "on") if (rep + i) % 2 == 0 else ("on", "off"):
+                    store.config = settings[which]
+                    elapsed, _ = common.time_call(lambda q=q: find(store, q, options, indices=indices))
+                    if rep:
+                        samples[which].append(elapsed)
+    finally:
+        store.config = configured
+    return samples
+
+
 def bench_update(store, corpus: Corpus, count: int, reps: int) -> dict[str, list[float]]:
     from ov.index.sync import Indices
 
@@ -240,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
             find_stats = common.summarize(samples)
             find_stats["p95_ms"] = common.percentile([s * 1000 for s in samples], 95)
             print(f"  find warm: p50 {find_stats['p50_ms']:.1f} ms, p95 {find_stats['p95_ms']:.1f} ms ({avg_hits:.1f} hits a query)")
+            phrase = {k: common.summarize(v) for k, v in bench_phrase(store, indices, queries, args.reps).items()}
+            weight = store.config.retrieval.phrase_weight
+            print(f"  phrase bonus: find p50 {phrase['off']['p50_ms']:.2f} ms with phrase_weight 0, {phrase['on']['p50_ms']:.2f} ms with {weight} (interleaved)")
             updates = bench_update(store, corpus, size, args.update_reps)
             upd = {k: common.summarize(v) for k, v in updates.items()}
             print(f"  incremental open after one write: fresh p50 {upd['fresh']['p50_ms']:.1f} ms, long-lived p50 {upd['long_lived']['p50_ms']:.1f} ms, unchanged fresh p50 {upd['unchanged_fresh']['p50_ms']:.1f} ms")
@@ -256,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 "mode": opened.mode,
                 "find": find_stats,
                 "hits_per_query": avg_hits,
+                "phrase": {"weight": weight, "off": phrase["off"], "on": phrase["on"], "cost_p50_ms": phrase["on"]["p50_ms"] - phrase["off"]["p50_ms"]},
                 "update": upd,
             }
             if size == cold_size:
