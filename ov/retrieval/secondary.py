@@ -4,7 +4,7 @@ A question about a project ("how are the packs folded?", a pasted error message)
 the module that does it. Its tests say the same words (they name what they test, and quote its
 messages), and so do a translation catalogue (every message, word for word) and a generated
 file: matched word by word they outrank the module, and on ov's own repository they came first
-for a third of the questions (docs/benchmarks.md, ``code_questions.py``). So their records rank
+for 8 of 20 questions (docs/benchmarks.md, ``code_questions.py``). So their records rank
 below what they quote (:func:`lower_secondary`), unless the query asks for them ("which test
 covers the lock?", "the French translation of ...").
 """
