@@ -873,6 +873,31 @@ def test_find_shows_a_text_once_and_names_its_other_places(ov):
     assert lines.index("  (also at 1 other place: viking://resources/b/README.md:1-3)") < lines.index(results[1])
 
 
+def test_find_reads_a_pasted_traceback_as_the_prompt_hook_does(ov):
+    # (found by an audit: the tool ranked the frames' words, and named the files of installed
+    # packages' frames as well as the user's)
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/.venv/lib/python3.11/site-packages/click/core.py", line 1078, in main\n    rv = self.invoke(ctx)\n'
+        '  File "/home/me/src/shop/shop/cart.py", line 2, in checkout\n    total = price(items)\n'
+        '  File "/home/me/src/shop/shop/pricing.py", line 2, in price\n    return sum(item.cost for item in items)\n'
+        "AttributeError: 'dict' object has no attribute 'cost'\n"
+    )
+    files = {
+        "shop/pricing.py": "def price(items):\n    return sum(item.cost for item in items)\n",
+        "shop/cart.py": "def checkout(items):\n    total = price(items)\n    return total\n",
+        "vendor/click/core.py": "class Command:\n    def main(self, ctx):\n        rv = self.invoke(ctx)\n        return rv\n",
+    }
+    for path, text in files.items():
+        assert ov("write", f"viking://resources/{path}", "--content", text).exit_code == 0
+
+    async def body(client):
+        return _text(await _call(client, "find", {"query": f"this fails, why?\n{paste}", "limit": 3}))
+
+    results = [line.split("  ")[0] for line in _results(_with_client(body)).splitlines() if line.startswith("viking://")]
+    assert sorted(results[:2]) == ["viking://resources/shop/cart.py:1-3", "viking://resources/shop/pricing.py:1-2"], results
+
+
 def test_the_registered_identity_is_the_one_tools_act_as(ov):
     async def body(client):
         return _text(await _call(client, "remember", {"text": "I prefer early meetings"}))
