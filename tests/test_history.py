@@ -356,6 +356,59 @@ def test_a_whole_scope_or_a_users_tree_can_be_restored(history, ov_home):
     assert ok(history("snapshot", "restore", "HEAD~3", "--uri", "viking://~", "--dry-run", "--json"))["deleted"] == [MEMORY]
 
 
+def test_restore_leaves_live_sessions_as_they_are_and_says_so(ov, ov_home):
+    """(an audit: restoring viking://~ to a tag before a live session deleted its captured turns,
+    or cut them back to the tag's, and the host's next capture read on past them: lost for good.)
+    A session whose messages no `ov commit` archived yet is no history to roll back."""
+    sessions = "viking://user/default/sessions"
+    assert ov("session", "add", "grown", "--text", "alpha is one").exit_code == 0
+    assert ov("session", "new", "--id", "idle").exit_code == 0  # no message: nothing live to lose
+    assert ov("snapshot", "tag", "before").exit_code == 0
+    assert ov("session", "add", "grown", "--text", "beta is two").exit_code == 0
+    assert ov("session", "add", "fresh", "--text", "the release train leaves on Thursdays").exit_code == 0
+    assert ov("remember", "I like tea").exit_code == 0
+    assert ov("session", "new", "--id", "later").exit_code == 0
+
+    dry = ok(ov("snapshot", "restore", "before", "--uri", "viking://~", "--dry-run", "--json"))
+    assert dry["kept_live"] == [f"{sessions}/fresh", f"{sessions}/grown"]
+    assert not any("/grown/" in u or "/fresh/" in u for u in dry["written"] + dry["deleted"])
+    text = ok(ov("snapshot", "restore", "before", "--uri", "viking://~", "--dry-run")).stdout
+    assert f"would keep {sessions}/fresh: a live session" in text
+    plan = ok(ov("snapshot", "restore", "before", "--uri", "viking://~", "--json"))
+    assert plan["kept_live"] == dry["kept_live"] and plan["commit"]
+    assert f"{sessions}/later/.meta.json" in plan["deleted"] and MEMORY in plan["deleted"]  # the rest is restored
+    def texts(sid):
+        return [m["parts"][0]["text"] for m in ok(ov("session", "show", sid, "--json"))["messages"]]
+
+    assert texts("grown") == ["alpha is one", "beta is two"] and texts("fresh") == ["the release train leaves on Thursdays"]
+    # Named alone, a live session is kept too, and the restore says that is all it found.
+    alone = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown"))
+    assert f"kept {sessions}/grown: a live session" in alone.stdout and "nothing else differs from before" in alone.stdout
+
+
+def test_restore_writes_again_the_summaries_above_what_it_brings_back(ov, tmp_path):
+    """(an audit: undoing `ov rm -r` brought the folder back, but the summary above it, which rm
+    had written again, still said "This directory is empty.")"""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "auth.md").write_text("# Auth\n\nAuth uses JWT tokens issued by the gateway.\n")
+    assert ov("add-resource", str(docs), "--to", "viking://resources/hb").exit_code == 0
+    before = ok(ov("abstract", "viking://resources")).stdout
+    assert "hb/" in before and ov("snapshot", "tag", "before-rm").exit_code == 0
+    assert ov("rm", "-r", "viking://resources/hb").exit_code == 0
+    assert "hb/" not in ok(ov("abstract", "viking://resources")).stdout
+    plan = ok(ov("snapshot", "restore", "before-rm", "--uri", "viking://resources/hb", "--json"))
+    assert ok(ov("abstract", "viking://resources")).stdout == before
+    # in the restore's own commit, which names the files it restored as before
+    shown = ok(ov("snapshot", "show", plan["commit"], "--json"))
+    assert "viking://resources/.abstract.md" in [c["uri"] for c in shown["changes"]]
+    assert "viking://resources/.abstract.md" not in plan["written"]
+    # the folder a move left, brought back: the summary lists both places
+    assert ov("mv", "viking://resources/hb", "viking://resources/moved").exit_code == 0
+    ok(ov("snapshot", "restore", "before-rm", "--uri", "viking://resources/hb", "--json"))
+    assert "Holds 2 subdirectories (hb/ and moved/)" in ok(ov("abstract", "viking://resources")).stdout
+
+
 def test_log_names_who_made_each_commit_in_one_column(history):
     """Several users may share an account: the text log names each commit's author (as --json
     does), by name alone and padded, so that the subjects still start in one column."""

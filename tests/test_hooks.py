@@ -914,6 +914,50 @@ def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_pa
     assert [m["id"] for m in ov("session", "show", "cc-long", "--json").json["result"]["messages"]] == [f"u{i}" for i in range(12)]
 
 
+def test_a_capture_reads_again_the_turns_a_restore_took_back(ov, ov_home, tmp_path, monkeypatch):
+    """(an audit: a restore rolled a session back past turns already captured, and every later
+    capture read on from its saved offset: those turns never came back.) A capture that finds
+    the session without the last message it stored reads the transcript from the start, and
+    stores only what the session lacks."""
+    from ov.hosts import claude
+    from ov.hosts.capture import capture
+    from ov.hosts.host import HookInput
+
+    store = _store(ov_home)
+    path = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "Remember that the release train leaves on Thursdays"), _assistant("a1", "m1", [{"type": "text", "text": "Noted."}])])
+    hook = HookInput("claude", "stop", "back", transcript_path=str(path))
+
+    def captured():
+        got = capture(store, claude.HOST, hook, "cc-back")
+        return got.added, got.duplicates
+
+    def ids():
+        return [m["id"] for m in ov("session", "show", "cc-back", "--json").json["result"]["messages"]]
+
+    assert captured() == (2, 0)
+    assert ov("snapshot", "tag", "one-turn").exit_code == 0
+    _claude_transcript(path, [_user("u2", "And code freeze is on Wednesdays"), _assistant("a2", "m2", [{"type": "text", "text": "Noted."}])])
+    assert captured() == (2, 0)
+    assert ov("commit", "cc-back").exit_code == 0  # archived: history a restore may roll back
+    assert ov("snapshot", "restore", "one-turn").exit_code == 0
+    assert ids() == ["u1", "a1"]
+
+    _claude_transcript(path, [_user("u3", "Thanks")])
+    assert captured() == (3, 2)
+    assert ids() == ["u1", "a1", "u2", "a2", "u3"]
+    # The session holds the turn the capture stored last: the next one reads on, as before.
+    _claude_transcript(path, [_user("u4", "Bye")])
+    assert captured() == (1, 0)
+    # Archived by a commit before the last one (its id out of the meta's window, in the session's
+    # record of archived ids), that turn is still the session's: read on too.
+    monkeypatch.setattr("ov.sessions.commit.ARCHIVED_IDS_KEPT", 0)
+    assert ov("commit", "cc-back").exit_code == 0
+    assert ov("session", "add", "cc-back", "--text", "a note by hand").exit_code == 0
+    assert ov("commit", "cc-back").exit_code == 0
+    _claude_transcript(path, [_user("u5", "Back again")])
+    assert captured() == (1, 0)
+
+
 def test_half_an_emoji_in_a_transcript_loses_one_character_not_the_message(ov, project, ov_home, tmp_path):
     transcript = tmp_path / "rollout.jsonl"
     transcript.write_text(_codex_line("deploy done ").replace('done ', 'done \\ud83d') + _codex_line("next"))

@@ -166,8 +166,10 @@ def snapshot_restore(
             plain(f"{verb[0]} viking://{path}")
         for path in plan.delete:
             plain(f"{verb[1]} viking://{path}")
+        for path in plan.kept_live:
+            plain(f"{'would keep' if dry_run else 'kept'} viking://{path}: a live session (its messages are not archived yet; `ov commit` archives them)")
         if not plan.write and not plan.delete:
-            plain(f"already as at {rev}: nothing to restore")
+            plain(f"nothing else differs from {rev}: nothing to restore" if plan.kept_live else f"already as at {rev}: nothing to restore")
         elif plan.new_commit:
             plain(f"restored to {rev} ({short(plan.commit)}) in commit {short(plan.new_commit)}")
 

@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 
 from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree
 from ov.files import looks_binary
+from ov.store.sidecar import MESSAGES
 from ov.store.treepaths import quoted, shown
 from ov.uri import VikingURI
 
@@ -116,12 +117,15 @@ class FileChange:
 
 @dataclass
 class RestorePlan:
-    """What restoring a snapshot writes and deletes, and the commit it made."""
+    """What restoring a snapshot writes and deletes, the live sessions it leaves as they are, and
+    the commit it made."""
 
     rev: str
     commit: str
     write: list[str] | set[str] = field(default_factory=set)  # a set while planned, sorted when done
     delete: list[str] | set[str] = field(default_factory=set)
+    # The folders of the live sessions that differ from the revision, left as they are (see _left_live).
+    kept_live: list[str] | set[str] = field(default_factory=set)
     new_commit: str | None = None
 
     @property
@@ -129,7 +133,7 @@ class RestorePlan:
         return bool(self.write or self.delete)
 
     def sorted(self) -> RestorePlan:
-        self.write, self.delete = sorted(self.write), sorted(self.delete)
+        self.write, self.delete, self.kept_live = sorted(self.write), sorted(self.delete), sorted(self.kept_live)
         return self
 
     def to_dict(self) -> dict:
@@ -138,6 +142,7 @@ class RestorePlan:
             "source_commit": self.commit,
             "written": ["viking://" + p for p in self.write],
             "deleted": ["viking://" + p for p in self.delete],
+            "kept_live": ["viking://" + p for p in self.kept_live],
             "commit": self.new_commit,
         }
 
@@ -502,7 +507,12 @@ def _file_change(path: str, before: bytes | None, after: bytes | None) -> FileCh
 
 
 def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = False) -> RestorePlan:
-    """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD.
+    """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD, with the
+    generated summaries of the folders above it written again (as ``ov rm`` and ``ov mv`` do).
+
+    A live session (messages captured and not yet archived by ``ov commit``) is left as it is: it
+    is a conversation still going on, not history to roll back, and the host's next capture
+    reads on from where the last one stopped (:func:`_left_live`).
 
     A restore of thousands of files reads, checks and writes each of them: seconds that every
     other writer (a hook capturing a turn) would wait through, and time out in, if the write lock
@@ -522,7 +532,8 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
         now = _entries(git, draft.tree, path)
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
-        _plan_restore(draft, then, now, then.keys() | now.keys(), plan, apply=not dry_run)
+        live = _live_sessions(git, now)
+        _plan_restore(draft, then, now, _left_live(then.keys() | now.keys(), then, now, live, plan), plan, apply=not dry_run)
         if dry_run:
             draft.require_clean_plan()  # what the restore would refuse
         if dry_run or not plan.changed:
@@ -531,10 +542,12 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     try:
         with store.transaction() as tx:
             stale = draft.stale(tx, target)
+            if stale is not None and _liveness_changed(git, tx.tree, stale, live):
+                stale = None  # a session became live, or was committed, meanwhile: its files are planned with the rest
             if stale is None:  # nothing of the draft holds: the whole plan, under the lock
                 plan = RestorePlan(rev, source.decode())
                 now = _entries(git, tx.tree, path)
-                _plan_restore(tx, then, now, then.keys() | now.keys(), plan)
+                _plan_restore(tx, then, now, _left_live(then.keys() | now.keys(), then, now, _live_sessions(git, now), plan), plan)
             else:
                 draft.hand_over(tx)
                 spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
@@ -543,13 +556,56 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
                 # (and checked) again too.
                 inside += sorted({folder for p in inside for folder in _folders_of(p) if folder in then} - set(inside))
                 now = {p: found for p in inside if (found := git.entry(tx.tree, p)) is not None and not stat.S_ISDIR(found[0])}
-                _plan_restore(tx, then, now, inside, plan)
+                _plan_restore(tx, then, now, _left_live(inside, then, now, live, plan), plan)
             if plan.changed:
+                # The summariser, only for a restore that writes.
+                from ov.ingest.resource import refresh_summaries_above
+
+                refresh_summaries_above(store, tx, [target])
                 subject = f"ov snapshot restore {target} to {rev} ({source.decode()[:10]})"
                 plan.new_commit = tx.commit("snapshot restore", [target], subject=subject).commit
     finally:
         draft.discard()
     return plan.sorted()
+
+
+def _session_folder(path: str) -> str | None:
+    """The folder of the session ``path`` is in or names (``user/U/sessions/S``), None outside any."""
+    parts = path.split("/")
+    return "/".join(parts[:4]) if len(parts) >= 4 and parts[0] == "user" and parts[2] == "sessions" else None
+
+
+def _live_sessions(git, entries: dict[str, tuple[int, bytes]]) -> set[str]:
+    """The folders of the sessions among ``entries`` (path -> (mode, blob id)) whose message log
+    holds messages no ``ov commit`` archived yet: live ones, still being captured."""
+    empty = git.blob_id(b"")
+    return {folder for p, (_, sha) in entries.items() if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}" and sha != empty}
+
+
+def _left_live(paths, then: dict, now: dict, live: set[str], plan: RestorePlan) -> list[str]:
+    """``paths`` but those of the ``live`` sessions, whose folders are noted in ``plan.kept_live``
+    when the restore would have changed them. Rolled back, a live session lost the turns captured
+    since the revision for good: the host's next capture reads its transcript on from where the
+    last one stopped. Its archives and .meta.json stay with it, which count its messages."""
+    out = []
+    for p in paths:
+        folder = _session_folder(p)
+        if folder in live:
+            if then.get(p) != now.get(p):
+                plan.kept_live.add(folder)
+            continue
+        out.append(p)
+    return out
+
+
+def _liveness_changed(git, tree, stale: set[str], live: set[str]) -> bool:
+    """Whether a commit since the draft made a session live or archived its messages (its log
+    among the ``stale`` paths, ``tree`` the one under the lock): the draft chose its files by that."""
+    for p in stale:
+        folder = _session_folder(p)
+        if folder and p == f"{folder}/{MESSAGES}" and bool(_live_sessions(git, {p: e} if (e := git.entry(tree, p)) else {})) != (folder in live):
+            return True
+    return False
 
 
 def _folders_of(path: str) -> list[str]:

@@ -79,6 +79,10 @@ def capture(store, host, hook, session_id: str) -> Captured:
                 start = 0  # replaced by a shorter file: read from the start, and count its lines anew
         except OSError:
             pass
+        if start and _lost_messages(store, session_id, state.get("last")):
+            # The session no longer holds what the last capture stored (a restore rolled it back):
+            # read from the start, and the session keeps what it still holds once.
+            start = 0
         # How often each line without an id of its own came before `start` (its id numbers the repeats).
         seen = _line_counts(state) if start else LineCounts()
         resent = not start
@@ -115,16 +119,44 @@ def capture(store, host, hook, session_id: str) -> Captured:
                 continue
         messages.append(message)
     result = Captured(dropped=dropped)
+    last = state.get("last") if end is not None and start else None  # read from the start: what it stored before is not looked for
     if messages:
         added = add_messages(store, session_id, messages, resent=resent)
         result.added, result.duplicates, result.commit = len(added.added), len(added.duplicates), added.commit
-    if end is not None and end != state.get("offset"):
-        _write_state(store, state_path, {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()})
+        last = added.added[-1] if added.added else last
+    if end is not None and (end != state.get("offset") or last != state.get("last")):
+        saved = {"transcript": str(transcript), "offset": end, "head": _head(transcript, end), "lines": seen.to_state()}
+        _write_state(store, state_path, {**saved, "last": last} if last is not None else saved)
     elif end is None and seen.to_state() != state.get("lines"):
         _write_state(store, state_path, {**state, "lines": seen.to_state()})
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
+
+
+def _lost_messages(store, session_id: str, last) -> bool:
+    """Whether the session no longer holds ``last``, the id of the last message a capture of it
+    stored: a restore of the store took back turns the transcript gave. A session that is gone
+    was deleted (`ov session delete`): its next turns start it anew, as before. When in doubt
+    (no id noted, a session an older ov wrote, a damaged record) the capture reads on."""
+    from ov.errors import OvError
+    from ov.sessions import session
+
+    if not isinstance(last, str):
+        return False
+    try:
+        meta = session.read_meta(store, session_id)
+        if meta is None or not isinstance(meta.get("live_ids"), list):
+            return False
+        if last in meta["live_ids"] or last in meta.get("archived_ids", []):
+            return False
+        if len(meta.get("archived_ids", [])) >= session.archived_count(meta):
+            return True  # every archived id is in the meta, and this one is not among them
+        # Archived by an earlier commit than the last: in the complete record (read only now, rarely).
+        record = store.path(session.archived_ids_uri(session.session_uri(store, session_id))).read_bytes()
+    except (OvError, OSError):
+        return False
+    return last not in session.archived_ids_in(record)
 
 
 def _without_lone_surrogates(value):
