@@ -617,6 +617,8 @@ def test_a_store_ov_may_not_write_to_is_one_clear_error_and_status_still_reads_i
         status = as_user("status", "--json")
         assert status.exit_code == 0, status.stderr
         assert status.json["result"]["clean"] and "write.queue: Permission denied" in status.json["result"]["read_only"]
+        diff = as_user("snapshot", "diff", "--json")  # takes the write lock as status does, and goes on without it
+        assert diff.exit_code == 0 and diff.json["result"]["changes"] == [], diff.stderr
         fsck = as_user("fsck", "--json")
         report = json.loads(fsck.stdout)["result"]
         findings = report["findings"]

@@ -409,6 +409,47 @@ def test_restore_writes_again_the_summaries_above_what_it_brings_back(ov, tmp_pa
     assert "Holds 2 subdirectories (hb/ and moved/)" in ok(ov("abstract", "viking://resources")).stdout
 
 
+def test_a_work_tree_diff_waits_for_a_write_in_progress_and_never_shows_its_files(ov, ov_home):
+    """(an audit: `snapshot diff` run while a restore moved its 2,000 files into place listed them
+    as hand edits, where `ov status` waits for the write lock and never does.)"""
+    import threading
+
+    from ov.store.lock import WriteLock
+
+    assert ov("write", "viking://resources/a.md", "--content", "one\n").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "0.5").exit_code == 0
+    written = ov_home / "accounts/default/resources/a.md"
+    held, done = threading.Event(), threading.Event()
+
+    def writer():  # a write of ov's, half applied while it holds the lock, then rolled back
+        lock = WriteLock(ov_home / "state/default/write.lock", 5)
+        lock.acquire()
+        try:
+            written.write_text("half applied\n")
+            held.set()
+            done.wait(10)
+            written.write_text("one\n")
+        finally:
+            lock.release()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        assert held.wait(5)
+        locked = ov("snapshot", "diff", "--json")
+        assert locked.exit_code != 0 and locked.error["code"] == "store_locked", locked.stdout
+        assert "write in progress" in locked.error["message"] and "half applied" not in locked.stdout
+        # Waited for, the write ends before the diff reads: no hand edit to show.
+        assert ov("config", "set", "store.lock_timeout", "10").exit_code == 0
+        threading.Timer(0.3, done.set).start()
+        assert ok(ov("snapshot", "diff", "--json"))["changes"] == []
+    finally:
+        done.set()
+        thread.join()
+    written.write_text("by hand\n")  # a hand edit, as before, once nothing writes
+    assert [c["uri"] for c in ok(ov("snapshot", "diff", "--json"))["changes"]] == ["viking://resources/a.md"]
+
+
 def test_log_names_who_made_each_commit_in_one_column(history):
     """Several users may share an account: the text log names each commit's author (as --json
     does), by name alone and padded, so that the subjects still start in one column."""

@@ -419,8 +419,8 @@ def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: Vik
     _require_history(store)
     path = uri.path if uri is not None and not uri.is_root else ""
     if from_rev is None and to_rev is None:
-        head = git.head()
-        changes = _worktree_changes(store, git.tree_of(head), path)
+        head, contents = _worktree_contents(store, path)
+        changes = sorted((_file_change(rel, before, after) for rel, before, after in contents), key=lambda c: c.path)
         return {"from": head.decode() if head else None, "to": "work tree", "changes": changes}
     old = resolve(store, from_rev or "HEAD")
     new = resolve(store, to_rev or "HEAD")
@@ -457,24 +457,37 @@ def _refused(path: str, mode: int) -> str:
     return problem if problem is not None and (mode not in FILE_MODES or shown(path) != path) else ""
 
 
-def _worktree_changes(store, tree, path: str) -> list[FileChange]:
+def _worktree_contents(store, path: str) -> tuple[bytes | None, list[tuple[str, bytes | None, bytes | None]]]:
+    """HEAD, and (path, content at HEAD, content in the work tree) of each file below ``path``
+    that differs: read as `ov status` reads the work tree (:meth:`Store.quiet`), so a write of
+    ov's being applied (a large restore moving its files into place) is never taken for hand
+    edits. Only the reading holds the lock; the diffs are made after."""
+    from ov.errors import StoreLocked
     from ov.store.worktree import scan
 
     git = store.git
-    changes = scan(git, refresh_index=False)
-    out = []
-    spellings = {path, git.spelled(tree, path)}
-    for rel in changes.changed_paths:
-        if path and not _below(rel, spellings):
-            continue
-        found = git.entry(tree, rel)
-        before = git.blob_data(found[1]) if found is not None else None
-        try:
-            after = (git.worktree / rel).read_bytes()
-        except FileNotFoundError:
-            after = None
-        out.append(_file_change(rel, before, after))
-    return sorted(out, key=lambda c: c.path)
+    try:
+        with store.quiet():
+            head = git.head()
+            tree = git.tree_of(head)
+            changes = scan(git, refresh_index=False)
+            spellings = {path, git.spelled(tree, path)}
+            out = []
+            for rel in changes.changed_paths:
+                if path and not _below(rel, spellings):
+                    continue
+                found = git.entry(tree, rel)
+                try:
+                    after = (git.worktree / rel).read_bytes()
+                except FileNotFoundError:
+                    after = None
+                out.append((rel, git.blob_data(found[1]) if found is not None else None, after))
+    except StoreLocked as exc:
+        raise StoreLocked(
+            f"cannot tell hand edits from the write in progress: {exc.message}",
+            hint="run the diff again once it is done (store.lock_timeout sets how long ov waits)",
+        ) from None
+    return head, out
 
 
 def _below(name: str, paths: set[str]) -> bool:

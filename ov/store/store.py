@@ -695,15 +695,10 @@ class Store:
 
         if not self.exists:
             return StoreStatus(self, None, None, WorktreeChanges())
-        lock = self.write_lock()
-        try:
-            lock.acquire()
-        except StoreNotWritable as exc:
-            pending = "; an interrupted commit is pending" if (self.state / JOURNAL_NAME).exists() else ""
-            return StoreStatus(self, self.git.head(), None, scan(self.git, refresh_index=False), read_only=exc.message + pending)
-        try:
-            recovered = self.git.recover(sweep=True)
-            lock.sweep_queue()
+        with self.quiet(sweep=True) as quiet:
+            if quiet.read_only is not None:
+                return StoreStatus(self, self.git.head(), None, scan(self.git, refresh_index=False), read_only=quiet.read_only)
+            recovered = quiet.recovered
             changes = scan(self.git)
             if changes.temporary:
                 # Under the write lock no atomic write is in flight: these were left by a kill.
@@ -712,9 +707,35 @@ class Store:
                     remove_empty_parents((self.root / rel).parent, self.root)
                 swept = f"removed {len(changes.temporary)} temporary file(s) of interrupted writes"
                 recovered = f"{recovered}; {swept}" if recovered else swept
+        return StoreStatus(self, self.git.head(), recovered, changes)
+
+    @contextmanager
+    def quiet(self, *, sweep: bool = False) -> Iterator[Quiet]:
+        """The work tree as no write leaves it half applied, for a command that compares it with
+        HEAD (`ov status`, `ov snapshot diff`): held under the write lock, waited for as a writer
+        waits (``store.lock_timeout``, then :class:`StoreLocked`), with a commit a crash
+        interrupted finished or undone first and what killed writers left swept. Without the
+        lock, a large restore moving its files into place reads as thousands of hand edits.
+
+        ``sweep``: `ov status`'s look for what a crash left (:meth:`GitStore.recover`), which it
+        says in its own output; otherwise what was recovered is said on stderr, as a writer says
+        it. A user the system does not let write to the store gets the work tree as it is, with
+        ``read_only`` saying why."""
+        lock = self.write_lock()
+        try:
+            lock.acquire()
+        except StoreNotWritable as exc:
+            pending = "; an interrupted commit is pending" if (self.state / JOURNAL_NAME).exists() else ""
+            yield Quiet(None, exc.message + pending)
+            return
+        try:
+            recovered = self.git.recover(sweep=sweep)
+            if not sweep:
+                _report_recovery(recovered)
+            lock.sweep_queue()
+            yield Quiet(recovered)
         finally:
             lock.release()
-        return StoreStatus(self, self.git.head(), recovered, changes)
 
     def snapshot_commit(self, message: str) -> CommitResult:
         """Record every hand edit of the work tree as one commit (none when clean)."""
@@ -939,6 +960,13 @@ class StoreStatus:
     recovered: str | None
     changes: WorktreeChanges
     read_only: str | None = None  # why nothing was recovered or swept: ov may not write to the store
+
+
+class Quiet(NamedTuple):
+    """What :meth:`Store.quiet` did before it handed over the work tree."""
+
+    recovered: str | None  # what a crash left that was finished, undone or removed
+    read_only: str | None = None  # why the work tree is read without the lock: ov may not write to the store
 
 
 class Transaction:
