@@ -223,6 +223,21 @@ def test_restore_of_a_file_brings_its_content_back(history, ov_home):
     assert ok(history("snapshot", "restore", "HEAD", "--uri", "viking://resources/a.md", "--json"))["commit"] is None
 
 
+def test_restore_names_apart_the_files_whose_later_changes_it_undoes(history):
+    """(an audit: the docs said the --dry-run list names a file whose later changes a restore
+    undoes; it listed it like a file brought back, which loses nothing.)"""
+    assert history("write", "viking://resources/b.md", "--content", "bee\n").exit_code == 0
+    assert history("snapshot", "tag", "with-b").exit_code == 0
+    assert history("rm", "viking://resources/b.md").exit_code == 0
+    assert history("edit", "viking://resources/a.md", "--old", "three", "--new", "four").exit_code == 0
+    dry = ok(history("snapshot", "restore", "with-b", "--uri", "viking://resources", "--dry-run", "--json"))
+    assert dry["written"] == ["viking://resources/a.md", "viking://resources/b.md"] and dry["deleted"] == []
+    assert dry["rolled_back"] == ["viking://resources/a.md"]
+    text = ok(history("snapshot", "restore", "with-b", "--uri", "viking://resources", "--dry-run")).stdout.splitlines()
+    assert text[:2] == ["would roll back viking://resources/a.md (changed since with-b: those changes are undone)", "would write viking://resources/b.md"]
+    assert ok(history("snapshot", "restore", "with-b", "--uri", "viking://resources", "--json"))["rolled_back"] == dry["rolled_back"]
+
+
 def test_restore_refuses_to_overwrite_hand_edits(history, ov_home, store_state):
     (ov_home / "accounts/default/resources/a.md").write_text("edited by hand\n")
     before = store_state()

@@ -152,7 +152,7 @@ def snapshot_diff(
 def snapshot_restore(
     rev: Annotated[str, typer.Argument(help="The revision to bring back.", show_default=False)],
     uri: UriOption = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written and deleted.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written (rolled back, for a file changed since), deleted and kept (a live session).")] = False,
 ) -> None:
     """Bring a subtree (or everything) back to a revision, as a new commit on top (history is kept)."""
     from ov.history import snapshots as history
@@ -162,8 +162,12 @@ def snapshot_restore(
 
     def human() -> None:
         verb = ("would write", "would delete") if dry_run else ("wrote", "deleted")
+        rolled_back = set(plan.rolled_back)
         for path in plan.write:
-            plain(f"{verb[0]} viking://{path}")
+            if path in rolled_back:  # what it holds now, changed since, is lost with the restore
+                plain(f"{'would roll back' if dry_run else 'rolled back'} viking://{path} (changed since {rev}: those changes are undone)")
+            else:
+                plain(f"{verb[0]} viking://{path}")
         for path in plan.delete:
             plain(f"{verb[1]} viking://{path}")
         for path in plan.kept_live:

@@ -124,6 +124,8 @@ class RestorePlan:
     commit: str
     write: list[str] | set[str] = field(default_factory=set)  # a set while planned, sorted when done
     delete: list[str] | set[str] = field(default_factory=set)
+    # Those of ``write`` there now with other content, changed since the revision: changes undone.
+    rolled_back: list[str] | set[str] = field(default_factory=set)
     # The folders of the live sessions that differ from the revision, left as they are (see _left_live).
     kept_live: list[str] | set[str] = field(default_factory=set)
     new_commit: str | None = None
@@ -134,6 +136,7 @@ class RestorePlan:
 
     def sorted(self) -> RestorePlan:
         self.write, self.delete, self.kept_live = sorted(self.write), sorted(self.delete), sorted(self.kept_live)
+        self.rolled_back = sorted(self.rolled_back)
         return self
 
     def to_dict(self) -> dict:
@@ -141,6 +144,7 @@ class RestorePlan:
             "rev": self.rev,
             "source_commit": self.commit,
             "written": ["viking://" + p for p in self.write],
+            "rolled_back": ["viking://" + p for p in self.rolled_back],
             "deleted": ["viking://" + p for p in self.delete],
             "kept_live": ["viking://" + p for p in self.kept_live],
             "commit": self.new_commit,
@@ -644,6 +648,7 @@ def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[i
     wanted: dict[str, tuple[int, bytes] | None] = {}
     for rel in paths:
         plan.write.discard(rel)
+        plan.rolled_back.discard(rel)
         plan.delete.discard(rel)
         tx.changes.pop(rel, None)
         if now.get(rel) != then.get(rel):
@@ -673,6 +678,8 @@ def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[i
                 tx.delete(VikingURI(tuple(rel.split("/"))))
         else:
             plan.write.add(rel)
+            if now.get(rel) is not None:
+                plan.rolled_back.add(rel)
             if apply:
                 tx.put(VikingURI(tuple(rel.split("/"))), git.blob_data(entry[1]))
 
