@@ -399,6 +399,8 @@ def test_restore_leaves_live_sessions_as_they_are_and_says_so(ov, ov_home):
     # Named alone, a live session is kept too, and the restore says that is all it found.
     alone = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown"))
     assert f"kept {sessions}/grown: a live session" in alone.stdout and "nothing else differs from before" in alone.stdout
+    part = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown/.meta.json", "--json"))
+    assert part["kept_live"] == [f"{sessions}/grown"] and part["written"] == [] and part["commit"] is None
 
 
 def test_restore_writes_again_the_summaries_above_what_it_brings_back(ov, tmp_path):
@@ -561,6 +563,18 @@ def test_writes_during_a_subtree_restore_outside_it_stay_and_inside_it_are_resto
     assert (big_removed / "resources/other.md").read_text() == "kept"
     assert [e["command"] for e in ok(ov("snapshot", "log", "-n", "3", "--json"))] == ["snapshot restore", "write", "write"]
     assert ok(ov("status", "--json"))["clean"]
+
+
+def test_a_session_that_becomes_live_while_a_large_restore_is_prepared_is_kept(ov, ov_process, big_removed, during_preparation):
+    """The draft chose the files of the sessions live when it looked: one whose first turn a hook
+    captured meanwhile is planned again under the lock, and kept."""
+    done = during_preparation(lambda: ov_process("session", "add", "meanwhile", "--text", "captured during the restore", "--json"))
+    plan = ok(ov("snapshot", "restore", "with-big", "--json"))
+    assert done[0].exit_code == 0, done[0].stderr
+    assert plan["kept_live"] == ["viking://user/default/sessions/meanwhile"]
+    assert not any("/sessions/" in u for u in plan["deleted"])
+    shown = ok(ov("session", "show", "meanwhile", "--json"))
+    assert [m["parts"][0]["text"] for m in shown["messages"]] == ["captured during the restore"]
 
 
 def test_a_file_committed_at_a_subtree_restores_own_path_while_it_is_prepared_is_replaced_by_the_folder(ov, ov_process, big_removed, during_preparation):

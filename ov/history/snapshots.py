@@ -549,7 +549,7 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
         now = _entries(git, draft.tree, path)
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
-        live = _live_sessions(git, now)
+        live = _live_sessions(git, draft.tree, now, path)
         _plan_restore(draft, then, now, _left_live(then.keys() | now.keys(), then, now, live, plan), plan, apply=not dry_run)
         if dry_run:
             draft.require_clean_plan()  # what the restore would refuse
@@ -559,12 +559,12 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     try:
         with store.transaction() as tx:
             stale = draft.stale(tx, target)
-            if stale is not None and _liveness_changed(git, tx.tree, stale, live):
+            if stale is not None and _liveness_changed(git, tx.tree, stale, live, path):
                 stale = None  # a session became live, or was committed, meanwhile: its files are planned with the rest
             if stale is None:  # nothing of the draft holds: the whole plan, under the lock
                 plan = RestorePlan(rev, source.decode())
                 now = _entries(git, tx.tree, path)
-                _plan_restore(tx, then, now, _left_live(then.keys() | now.keys(), then, now, _live_sessions(git, now), plan), plan)
+                _plan_restore(tx, then, now, _left_live(then.keys() | now.keys(), then, now, _live_sessions(git, tx.tree, now, path), plan), plan)
             else:
                 draft.hand_over(tx)
                 spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
@@ -592,11 +592,16 @@ def _session_folder(path: str) -> str | None:
     return "/".join(parts[:4]) if len(parts) >= 4 and parts[0] == "user" and parts[2] == "sessions" else None
 
 
-def _live_sessions(git, entries: dict[str, tuple[int, bytes]]) -> set[str]:
-    """The folders of the sessions among ``entries`` (path -> (mode, blob id)) whose message log
-    holds messages no ``ov commit`` archived yet: live ones, still being captured."""
+def _live_sessions(git, tree, entries: dict[str, tuple[int, bytes]], path: str) -> set[str]:
+    """The folders of the sessions among ``entries`` (path -> (mode, blob id) in ``tree``), and of
+    the one ``path`` lies in, whose message log holds messages no ``ov commit`` archived yet:
+    live ones, still being captured."""
     empty = git.blob_id(b"")
-    return {folder for p, (_, sha) in entries.items() if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}" and sha != empty}
+    logs = {p: sha for p, (_, sha) in entries.items() if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}"}
+    around = _session_folder(path)
+    if around and (found := git.entry(tree, f"{around}/{MESSAGES}")) is not None:
+        logs[f"{around}/{MESSAGES}"] = found[1]
+    return {p.rsplit("/", 1)[0] for p, sha in logs.items() if sha != empty}
 
 
 def _left_live(paths, then: dict, now: dict, live: set[str], plan: RestorePlan) -> list[str]:
@@ -615,14 +620,15 @@ def _left_live(paths, then: dict, now: dict, live: set[str], plan: RestorePlan) 
     return out
 
 
-def _liveness_changed(git, tree, stale: set[str], live: set[str]) -> bool:
+def _liveness_changed(git, tree, stale: set[str], live: set[str], path: str) -> bool:
     """Whether a commit since the draft made a session live or archived its messages (its log
-    among the ``stale`` paths, ``tree`` the one under the lock): the draft chose its files by that."""
-    for p in stale:
-        folder = _session_folder(p)
-        if folder and p == f"{folder}/{MESSAGES}" and bool(_live_sessions(git, {p: e} if (e := git.entry(tree, p)) else {})) != (folder in live):
-            return True
-    return False
+    among the ``stale`` paths, or the log of the session ``path`` lies in; ``tree``: the one
+    under the lock): the draft chose its files by that."""
+    logs = {p for p in stale if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}"}
+    if _session_folder(path):
+        logs.add(f"{_session_folder(path)}/{MESSAGES}")
+    now = {p: found for p in logs if (found := git.entry(tree, p)) is not None}
+    return bool({p.rsplit("/", 1)[0] for p in logs} & (live ^ _live_sessions(git, tree, now, "")))
 
 
 def _folders_of(path: str) -> list[str]:
