@@ -11,7 +11,9 @@ Each capture also marks the session live (``state/{account}/hooks/live/{user}/{s
 mtime the last capture): the next session start commits sessions whose host never ended them.
 The state is derived: losing it makes the next capture read the transcript from the start and
 store nothing twice. So a session start also removes the state of sessions committed since
-their last capture and idle ``hooks.orphan_after`` (:func:`prune_states`).
+their last capture and idle ``hooks.orphan_after`` (:func:`prune_states`). A capture that finds
+the session without the last message a capture stored in it (a restore of the store rolled the
+session back past it) reads from the start the same way.
 """
 
 from __future__ import annotations
