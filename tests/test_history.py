@@ -396,11 +396,15 @@ def test_restore_leaves_live_sessions_as_they_are_and_says_so(ov, ov_home):
         return [m["parts"][0]["text"] for m in ok(ov("session", "show", sid, "--json"))["messages"]]
 
     assert texts("grown") == ["alpha is one", "beta is two"] and texts("fresh") == ["the release train leaves on Thursdays"]
-    # Named alone, a live session is kept too, and the restore says that is all it found.
-    alone = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown"))
-    assert f"kept {sessions}/grown: a live session" in alone.stdout and "nothing else differs from before" in alone.stdout
+    # Only what is kept differs from the tag: the restore says so.
+    again = ok(ov("snapshot", "restore", "before", "--uri", "viking://~"))
+    assert f"kept {sessions}/grown: a live session" in again.stdout and "nothing else differs from before" in again.stdout
+    # Named, a live session (or a file of it: a damaged .meta.json, as its error's hint says) is restored.
     part = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown/.meta.json", "--json"))
-    assert part["kept_live"] == [f"{sessions}/grown"] and part["written"] == [] and part["commit"] is None
+    assert part["kept_live"] == [] and part["written"] == [f"{sessions}/grown/.meta.json"]
+    named = ok(ov("snapshot", "restore", "before", "--uri", f"{sessions}/grown", "--json"))
+    assert named["kept_live"] == [] and named["written"] == [f"{sessions}/grown/messages.jsonl"]
+    assert texts("grown") == ["alpha is one"]
 
 
 def test_restore_writes_again_the_summaries_above_what_it_brings_back(ov, tmp_path):

@@ -171,7 +171,7 @@ def snapshot_restore(
         for path in plan.delete:
             plain(f"{verb[1]} viking://{path}")
         for path in plan.kept_live:
-            plain(f"{'would keep' if dry_run else 'kept'} viking://{path}: a live session (its messages are not archived yet; `ov commit` archives them)")
+            plain(f"{'would keep' if dry_run else 'kept'} viking://{path}: a live session (its messages are not archived yet; name it with --uri to restore it)")
         if not plan.write and not plan.delete:
             plain(f"nothing else differs from {rev}: nothing to restore" if plan.kept_live else f"already as at {rev}: nothing to restore")
         elif plan.new_commit:

@@ -527,9 +527,10 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     """Bring ``uri`` (or everything) back to ``rev`` as one new commit on top of HEAD, with the
     generated summaries of the folders above it written again (as ``ov rm`` and ``ov mv`` do).
 
-    A live session (messages captured and not yet archived by ``ov commit``) is left as it is: it
-    is a conversation still going on, not history to roll back, and the host's next capture
-    reads on from where the last one stopped (:func:`_left_live`).
+    A live session (messages captured and not yet archived by ``ov commit``) below ``uri`` is
+    left as it is: it is a conversation still going on, not history to roll back, and the host's
+    next capture reads on from where the last one stopped (:func:`_left_live`). One ``uri``
+    names, or lies in, is restored as asked.
 
     A restore of thousands of files reads, checks and writes each of them: seconds that every
     other writer (a hook capturing a turn) would wait through, and time out in, if the write lock
@@ -549,7 +550,7 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
         now = _entries(git, draft.tree, path)
         if path and not then and not now:
             raise NotFound(f"{uri} exists neither at {rev} nor now")
-        live = _live_sessions(git, draft.tree, now, path)
+        live = _live_sessions(git, now, path)
         _plan_restore(draft, then, now, _left_live(then.keys() | now.keys(), then, now, live, plan), plan, apply=not dry_run)
         if dry_run:
             draft.require_clean_plan()  # what the restore would refuse
@@ -564,7 +565,7 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
             if stale is None:  # nothing of the draft holds: the whole plan, under the lock
                 plan = RestorePlan(rev, source.decode())
                 now = _entries(git, tx.tree, path)
-                _plan_restore(tx, then, now, _left_live(then.keys() | now.keys(), then, now, _live_sessions(git, tx.tree, now, path), plan), plan)
+                _plan_restore(tx, then, now, _left_live(then.keys() | now.keys(), then, now, _live_sessions(git, now, path), plan), plan)
             else:
                 draft.hand_over(tx)
                 spellings = {path, git.spelled(source_tree, path), git.spelled(tx.tree, path)}
@@ -592,16 +593,14 @@ def _session_folder(path: str) -> str | None:
     return "/".join(parts[:4]) if len(parts) >= 4 and parts[0] == "user" and parts[2] == "sessions" else None
 
 
-def _live_sessions(git, tree, entries: dict[str, tuple[int, bytes]], path: str) -> set[str]:
-    """The folders of the sessions among ``entries`` (path -> (mode, blob id) in ``tree``), and of
-    the one ``path`` lies in, whose message log holds messages no ``ov commit`` archived yet:
-    live ones, still being captured."""
+def _live_sessions(git, entries: dict[str, tuple[int, bytes]], path: str) -> set[str]:
+    """The folders of the sessions among ``entries`` (path -> (mode, blob id)) whose message log
+    holds messages no ``ov commit`` archived yet: live ones, still being captured. The session
+    the restored ``path`` names, or lies in, is not among them: that one was asked for (a
+    damaged .meta.json brought back, as its error's hint says)."""
     empty = git.blob_id(b"")
-    logs = {p: sha for p, (_, sha) in entries.items() if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}"}
-    around = _session_folder(path)
-    if around and (found := git.entry(tree, f"{around}/{MESSAGES}")) is not None:
-        logs[f"{around}/{MESSAGES}"] = found[1]
-    return {p.rsplit("/", 1)[0] for p, sha in logs.items() if sha != empty}
+    asked = _session_folder(path)
+    return {folder for p, (_, sha) in entries.items() if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}" and sha != empty and folder != asked}
 
 
 def _left_live(paths, then: dict, now: dict, live: set[str], plan: RestorePlan) -> list[str]:
@@ -622,13 +621,10 @@ def _left_live(paths, then: dict, now: dict, live: set[str], plan: RestorePlan) 
 
 def _liveness_changed(git, tree, stale: set[str], live: set[str], path: str) -> bool:
     """Whether a commit since the draft made a session live or archived its messages (its log
-    among the ``stale`` paths, or the log of the session ``path`` lies in; ``tree``: the one
-    under the lock): the draft chose its files by that."""
+    among the ``stale`` paths; ``tree``: the one under the lock): the draft chose its files by that."""
     logs = {p for p in stale if (folder := _session_folder(p)) and p == f"{folder}/{MESSAGES}"}
-    if _session_folder(path):
-        logs.add(f"{_session_folder(path)}/{MESSAGES}")
     now = {p: found for p in logs if (found := git.entry(tree, p)) is not None}
-    return bool({p.rsplit("/", 1)[0] for p in logs} & (live ^ _live_sessions(git, tree, now, "")))
+    return bool({p.rsplit("/", 1)[0] for p in logs} & (live ^ _live_sessions(git, now, path)))
 
 
 def _folders_of(path: str) -> list[str]:
