@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from dulwich.repo import Repo
@@ -818,6 +819,18 @@ def test_grep_refuses_a_pattern_whose_counted_repeats_would_take_a_gigabyte_to_c
     assert ov("grep", "(?:a{2,100}){1000}|a{4}", "--json").json["result"][0]["line"] == 1  # a range's maximum is not written out
 
 
+@pytest.mark.parametrize("pattern", ["=" * 3000, "a" * 100_000, "[=]" * 1500, "\\=" * 1500])
+def test_grep_refuses_a_pattern_too_long_for_its_time_limit_to_hold(ov, pattern):
+    """(found by an audit: a run of 3,000 "=" held a grep for minutes: the regex package readies a
+    literal run for its fast search in time cubic in its length, deaf to the time limit)"""
+    assert ov("write", "viking://resources/r.md", "--content", "".join(f"line {i} lorem ipsum dolor sit amet\n" for i in range(200))).exit_code == 0
+    started = time.monotonic()
+    result = ov("grep", pattern, "--json")
+    assert result.exit_code == 2 and time.monotonic() - started < 5
+    assert "is too long: grep takes at most 500 characters" in result.error["message"] and "={3000}" in result.error["hint"]
+    assert ov("grep", "={3000}|line 7\\b", "--json").json["result"][0]["line"] == 8  # a counted run is no literal to ready
+
+
 @pytest.mark.parametrize("pattern, base, expected", [
     ("**/*.md", "viking://resources", ["viking://resources/guide/auth.md", "viking://resources/guide/intro.md", "viking://resources/readme.md"]),
     ("*.md", "viking://resources", ["viking://resources/readme.md"]),
@@ -831,6 +844,25 @@ def test_glob(ov, docs, pattern, base, expected):
     result = ov("glob", pattern, "--uri", base, "--json")
     assert result.exit_code == 0, result.stderr
     assert result.json["result"] == expected
+
+
+def test_glob_answers_within_grep_s_time_limit(ov, monkeypatch):
+    """(found by an audit: glob had no time limit, and "*" * 30 + "x" never answered: each star
+    in a row multiplied the ways to match) Stars in a row are one star; the rest meets a time limit."""
+    name = "a" * 120
+    assert ov("write", f"viking://resources/{name}.md", "--content", "x\n").exit_code == 0
+    started = time.monotonic()
+    assert ov("glob", "*" * 30 + "x", "--json").json["result"] == []
+    assert ov("glob", "**/" * 30 + "*" * 30 + ".md", "--json").json["result"] == [f"viking://resources/{name}.md"]
+    assert ov("glob", "*a" * 30 + "*.mdx", "--json").json["result"] == []
+    assert time.monotonic() - started < 5
+    monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", 0.0)  # the limit is spent before the first name
+    result = ov("glob", "*a*.md", "--uri", "viking://resources", "--json")
+    assert result.exit_code == 2
+    assert result.error["message"] == f"glob of '*a*.md' took more than 0 s (stopped at viking://resources/{name}.md)"
+    assert "use fewer" in result.error["hint"] and "--uri" in result.error["hint"]
+    too_long = ov("glob", "a" * 600, "--json")
+    assert too_long.exit_code == 2 and "is too long: glob takes at most 500 characters" in too_long.error["message"]
 
 
 def test_scope_wide_walks_leave_out_other_users_spaces_and_say_how_many(ov):

@@ -1533,6 +1533,25 @@ def test_grep_that_stops_at_its_limit_says_more_lines_match():
     assert note == "[… more lines match: this is the first 3 (`limit`); ask with a higher `limit`, or narrow the `pattern` or `uri`]"
 
 
+def test_grep_and_glob_answer_a_pattern_the_matcher_cannot_cut_short_within_their_time_limit(ov):
+    """(found by an audit: grep of "=" * 3000 and glob of "*" * 30 + "x" were never answered, each
+    holding a worker thread at full CPU, and stdin's close then waited for them)"""
+    assert ov("write", "viking://resources/notes.md", "--content", "".join(f"line {i} lorem ipsum dolor sit amet\n" for i in range(200))).exit_code == 0
+    calls = {
+        2: ("grep", {"pattern": "=" * 3000}),
+        3: ("grep", {"pattern": "a" * 100_000}),
+        4: ("glob", {"pattern": "*" * 30 + "x"}),
+        5: ("glob", {"pattern": "*" * 30 + "s.md", "uri": "viking://resources"}),
+    }
+    started = time.monotonic()
+    answers = {a["id"]: a["result"] for a in _raw([INIT] + [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": n, "arguments": a}} for i, (n, a) in calls.items()], timeout=30)}
+    assert time.monotonic() - started < 20
+    for request in (2, 3):
+        assert answers[request]["isError"] and "is too long: grep takes at most 500 characters" in answers[request]["content"][0]["text"]
+    assert answers[4]["content"][0]["text"] == "no path matches"
+    assert answers[5]["content"][0]["text"] == "viking://resources/notes.md"
+
+
 def test_no_hint_an_error_class_gives_speaks_command_line_to_a_tool():
     """Every class's own hint, as the MCP server spells it: a command some tool runs is named as
     that tool, and nothing is left unspelled."""

@@ -28,6 +28,12 @@ _WILDCARDS = set("*?[")
 # ~0.5 s and 250 MB), so nested counts such as (?:(?:a{200}){200}){100} (4 million) took seconds
 # and a gigabyte before they could be refused.
 GREP_MAX_EXPANDED = 1_000_000
+# The longest pattern grep takes. The regex package readies a literal run of a pattern (a string,
+# escaped or one-character classes: "="*3000, "[=]"*1500) for a fast search with a table it builds
+# in time cubic in the run's length, inside the first search and deaf to its time limit (1,000
+# characters: ~1.4 s, 1,500: ~3.7 s, 3,000: ~30 s, measured), so such a pattern held a grep far past
+# GREP_SECONDS. At this length the table costs ~0.15 s.
+GREP_MAX_PATTERN = 500
 _REPEAT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
@@ -56,6 +62,7 @@ def grep(
     and a matcher that avoids much of the backtracking that makes ``re`` hang."""
     import regex as engine  # Deferred: only grep needs it.
 
+    _refuse_long(pattern, "regular expression", "grep", "grep for a shorter part of the text; a run of one character can be counted, as in ={3000}")
     if expanded_size(pattern) > GREP_MAX_EXPANDED:
         raise InvalidInput(
             f"the regular expression {quote(pattern)} is too large to compile: its counted repeats"
@@ -117,6 +124,13 @@ def grep(
                     found += 1
                     if limit is not None and found >= limit:
                         return
+
+
+def _refuse_long(pattern: str, kind: str, command: str, hint: str) -> None:
+    """InvalidInput for a pattern longer than :data:`GREP_MAX_PATTERN`: the matcher's time limit
+    cannot hold for it."""
+    if len(pattern) > GREP_MAX_PATTERN:
+        raise InvalidInput(f"the {kind} {quote(pattern)} is too long: {command} takes at most {GREP_MAX_PATTERN:,} characters", hint=hint)
 
 
 def _lines_only(pattern: str) -> bool:
@@ -209,24 +223,43 @@ def glob(store: Store, pattern: str, base: VikingURI, *, show_all: bool = False)
     pattern = pattern.strip("/")
     if not pattern:
         raise InvalidInput("empty glob pattern")
+    _refuse_long(pattern, "glob pattern", "glob", "glob for a shorter path, or from a folder nearer to it (a whole viking:// URI's fixed part does not count)")
     # Names compared in NFC, as URIs are: `café*` finds a file stored under a decomposed name.
-    regex = compile_glob(nfc(pattern))
-    matches = []
+    compiled = compile_glob(nfc(pattern))
+    # Each star may match any run of a name, so a name with many of them ("*a*a*a*b") tries
+    # polynomially many ways to match, with an exponent of their number: the glob has grep's
+    # time limit, and the regex package's matcher stops there.
+    deadline = time.monotonic() + GREP_SECONDS
+
+    def matches(uri: VikingURI) -> bool:
+        try:
+            return compiled.fullmatch(nfc(uri.relative_to(base)), timeout=max(deadline - time.monotonic(), 0.0)) is not None
+        except TimeoutError:
+            raise InvalidInput(
+                f"glob of {quote(pattern)} took more than {GREP_SECONDS:g} s (stopped at {uri})",
+                hint="every `*` in a name may match any part of it, so many in one name try very many ways to match:"
+                " use fewer, or glob fewer files with {uri}",
+                arguments={"uri"},
+            ) from None
+
     leave_out = store.leave_out(base)
-    for uri, _path in store.walk_files(base, show_all=show_all, leave_out=leave_out):
-        if regex.fullmatch(nfc(uri.relative_to(base))):
-            matches.append(str(uri))
+    found = {str(uri) for uri, _path in store.walk_files(base, show_all=show_all, leave_out=leave_out) if matches(uri)}
     # Directories match too (e.g. `resources/*`), without walking into them twice.
-    for uri in _dirs(store, base, show_all, leave_out):
-        if regex.fullmatch(nfc(uri.relative_to(base))):
-            matches.append(str(uri))
-    return sorted(set(matches))
+    found.update(str(uri) for uri in _dirs(store, base, show_all, leave_out) if matches(uri))
+    return sorted(found)
 
 
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Translate a path glob to a regex (Python 3.11 has no ``**``-aware translator)."""
+def compile_glob(pattern: str):
+    """Translate a path glob to a pattern of the ``regex`` package (Python 3.11 has no
+    ``**``-aware translator), matched with a time limit. Stars in a row are one star, and ``**``
+    segments in a row one ``**``: each more in a row only multiplied the ways to match."""
+    import regex as engine  # Deferred: only grep and glob need it.
+
     out = []
-    parts = pattern.split("/")
+    parts: list[str] = []
+    for part in pattern.split("/"):
+        if part != "**" or parts[-1:] != ["**"]:
+            parts.append(part)
     for index, part in enumerate(parts):
         last = index == len(parts) - 1
         if part == "**":
@@ -237,13 +270,14 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         while i < len(part):
             ch = part[i]
             if ch == "*":
-                seg.append("[^/]*")
+                if not seg or seg[-1] != "[^/]*":
+                    seg.append("[^/]*")
             elif ch == "?":
                 seg.append("[^/]")
             elif ch == "[":
                 end = part.find("]", i + 2)
                 if end == -1:
-                    seg.append(re.escape(ch))
+                    seg.append(engine.escape(ch))
                 else:
                     body = part[i + 1 : end]
                     if body.startswith("!"):
@@ -251,12 +285,12 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
                     seg.append(f"[{body.replace(chr(92), chr(92) * 2)}]")
                     i = end
             else:
-                seg.append(re.escape(ch))
+                seg.append(engine.escape(ch))
             i += 1
         out.append("".join(seg) + ("" if last else "/"))
     try:
-        return re.compile("".join(out))
-    except (re.error, OverflowError, RecursionError) as exc:
+        return engine.compile("".join(out))
+    except (engine.error, OverflowError, RecursionError) as exc:
         raise InvalidInput(f"invalid glob pattern {quote(pattern)}: {exc}") from None
 
 
