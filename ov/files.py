@@ -367,7 +367,15 @@ def append_log(path: Path, record: dict, make_folder: Callable[[Path], object] |
     the hook and MCP logs are diagnostics a process appends to for days. The log's folder is made
     by ``make_folder`` (default: as any folder) only when it is missing: a hook logs every run.
     A failure to write is the caller's to ignore (a log never fails what it records)."""
-    line = json.dumps({"ts": round(time.time(), 3), **record}, ensure_ascii=False, sort_keys=True, default=str) + "\n"
+    entry = {"ts": round(time.time(), 3), **record}
+    try:
+        # A file name that was not UTF-8 is written as its bytes were (surrogateescape).
+        data = (json.dumps(entry, ensure_ascii=False, sort_keys=True, default=str) + "\n").encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        # A lone surrogate no byte stands for (half a UTF-16 pair an MCP client sent as "\ud800",
+        # in a tool's or an argument's name): the line is written with JSON's escapes instead,
+        # which say it as it was, so the call is still logged.
+        data = (json.dumps(entry, ensure_ascii=True, sort_keys=True, default=str) + "\n").encode("ascii")
     try:
         if path.stat().st_size > LOG_MAX_BYTES:
             os.replace(path, rotated(path))
@@ -382,7 +390,7 @@ def append_log(path: Path, record: dict, make_folder: Callable[[Path], object] |
             make_folder(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
     try:
-        os.write(fd, line.encode("utf-8", "surrogateescape"))
+        os.write(fd, data)
     finally:
         os.close(fd)
 

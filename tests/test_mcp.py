@@ -274,6 +274,24 @@ def test_the_servers_log_is_private_and_so_is_the_home_it_makes(ov_home, umask_0
     assert sorted(p.name for p in ov_home.iterdir()) == ["logs"]  # a read: nothing else
 
 
+def test_a_lone_surrogate_in_a_tool_or_argument_name_is_refused_and_the_call_logged(ov_home):
+    """(found by an audit: the call's log line could not be written, and with the call pending
+    when stdin closed the server exited 1 with a traceback)"""
+    lines = [
+        INIT,
+        '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "find", "arguments": {"query": "x", "typ\\ud800": 1}}}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "find\\ud800", "arguments": {"query": "x"}}}',
+    ]
+    data = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines).encode()
+    proc = subprocess.run([OV, "mcp"], input=data, capture_output=True, timeout=60, env=dict(os.environ))
+    assert proc.returncode == 0 and proc.stderr == b""
+    answers = {a["id"]: a for a in map(json.loads, proc.stdout.decode().splitlines())}
+    assert answers[2]["result"]["isError"] and answers[2]["result"]["content"][0]["text"].startswith("an argument name of find is not valid Unicode: it holds a lone surrogate")
+    assert answers[3]["error"]["code"] == -32602 and answers[3]["error"]["message"].startswith("unknown tool: 'find\\ud800'")
+    records = [json.loads(line) for line in (ov_home / "logs" / "mcp.jsonl").read_text().splitlines()]
+    assert sorted((r["tool"], r["outcome"]) for r in records) == [("find", "error"), ("find\ud800", "unknown tool")]
+
+
 # `ov mcp` with a thread still running when it is done (a library's, say): the process then exits
 # through Python's own shutdown, which flushes stdout once more.
 THREAD_LEFT_PROBE = (

@@ -317,6 +317,8 @@ class _Args:
         # A key the tool does not take is a call it cannot make: run without it, `find` with `type`
         # would rank every type and `remember` with `user` would write to this server's user.
         taken = _BY_NAME[tool]["inputSchema"]["properties"]
+        if any(_lone_surrogate(key) for key in values):
+            raise InvalidInput(f"an argument name of {tool} is not valid Unicode: it holds a lone surrogate")
         unknown = sorted(key for key in values if key not in taken)
         if unknown:
             raise InvalidInput(f"the `{tool}` tool takes no {', '.join(f'`{key}`' for key in unknown)}{_meant(unknown, taken)}")
@@ -330,12 +332,8 @@ class _Args:
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,))):
             raise InvalidInput(f"`{key}` of {self.tool} must be {_kind_name(kinds)}, not {type(value).__name__}")
         for text in [value] if isinstance(value, str) else value if isinstance(value, list) else ():
-            if isinstance(text, str) and not text.isascii():
-                try:
-                    text.encode("utf-8")
-                except UnicodeEncodeError:
-                    # JSON may carry half of a UTF-16 pair (\ud800) that no file or index can hold.
-                    raise InvalidInput(f"`{key}` of {self.tool} is not valid Unicode: it holds a lone surrogate") from None
+            if isinstance(text, str) and _lone_surrogate(text):
+                raise InvalidInput(f"`{key}` of {self.tool} is not valid Unicode: it holds a lone surrogate")
         return value
 
     def text(self, key: str, default=None, *, required: bool = False) -> str | None:
@@ -358,6 +356,18 @@ class _Args:
         if required and not values:
             raise InvalidInput(f"{self.tool} needs at least one entry in `{key}`")
         return values
+
+
+def _lone_surrogate(text: str) -> bool:
+    """Whether ``text`` holds half of a UTF-16 pair (JSON's "\\ud800"), which no file or index
+    can hold."""
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _meant(unknown: list[str], taken) -> str:
