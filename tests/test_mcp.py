@@ -1310,12 +1310,74 @@ def test_a_read_too_long_says_where_to_read_on_and_a_line_longer_than_a_result_c
     assert left == 900 - last and says == f'read on with "uris": ["{big}"], "lines": "{last + 1}:900"'
     assert read({"uris": [big], "lines": f"{last + 1}:900"}).split("\n")[1].startswith(f"line {last + 1} ")  # as the note says
     # One line longer than a whole result: its start, and reading on gets past it.
-    text = read({"uris": [wide, big]})
-    note = f'[… the rest of this line and 1002 lines left out: a result holds 40,000 characters; read on with "uris": ["{wide}"], "lines": "2:"]'
+    text = read({"uris": [wide]})
+    note = f'[… the rest of this line and 1 line left out: a result holds 40,000 characters; read on with "uris": ["{wide}"], "lines": "2:"]'
     assert text.startswith(f"=== {wide}\nvar a=1;") and text.endswith(f"\n{note}") and len(text) == 40_000
     assert read({"uris": [wide], "lines": "2:"}) == f"=== {wide} (lines 2-2 of 2)\nend"
+    # Two files too long share the result, each cut where its share ends, each saying how to read it on.
+    wide_block, big_block = read({"uris": [wide, big]}).split(f"\n=== {big}\n")
+    shared = "a result holds 40,000 characters, shared by the 2 files"
+    wide_start, wide_note = wide_block.split("\n")[1:]
+    assert wide_note == f'[… the rest of this line and 1 line left out: {shared}; read on with "uris": ["{wide}"], "lines": "2:"]'
+    *lines, big_note = big_block.split("\n")
+    assert lines == [f"line {i} " + "x" * 90 for i in range(1, len(lines) + 1)]
+    assert big_note == f'[… {1000 - len(lines)} lines left out: {shared}; read on with "uris": ["{big}"], "lines": "{len(lines) + 1}:"]'
+    assert 39_800 < len(wide_block) + len(big_block) + len(f"\n=== {big}\n") <= 40_000 and abs(len(wide_block) - len(big_block)) < 200
     alone = read({"uris": [wide], "lines": "1"})  # nothing to read on to: the note does not send the model back
     assert alone.endswith("\n[… the rest of this line left out: a result holds 40,000 characters]") and len(alone) == 40_000
+
+
+def test_a_read_of_several_files_shows_each_and_names_each_it_cut(ov_home):
+    """(found by an audit: `read` of [big, small1, small2] showed big's first 832 lines and a note
+    to read big on; the small files were neither shown nor named) Each file has a share of the
+    result, the smallest first: what a small one leaves goes to the larger."""
+    data = {
+        "viking://resources/big.txt": "".join(f"line {i} lorem ipsum dolor sit amet consectetur\n" for i in range(1, 5001)),
+        "viking://resources/small1.md": "the small1 answer\n",
+        "viking://resources/mid.md": "".join(f"mid {i} " + "y" * 60 + "\n" for i in range(1, 201)),  # 14 KB: whole, within its share
+        "viking://resources/small2.md": "the small2 answer",
+    }
+    import os as _os
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    for uri, content in data.items():
+        tools.call(context, "write", {"uri": uri, "content": content})
+    (answer,) = [a["result"] for a in _raw([INIT, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "read", "arguments": {"uris": list(data)}}}]) if a["id"] == 2]
+    text = answer["content"][0]["text"]
+    assert len(text) <= 40_000
+    blocks = dict(re.findall(r"(?ms)^=== (\S+)\n(.*?)(?=\n=== |\Z)", text))
+    assert list(blocks) == list(data)
+    for uri in ("viking://resources/small1.md", "viking://resources/mid.md", "viking://resources/small2.md"):
+        assert blocks[uri] == data[uri].removesuffix("\n")
+    *shown, note = blocks["viking://resources/big.txt"].split("\n")
+    assert shown == [f"line {i} lorem ipsum dolor sit amet consectetur" for i in range(1, len(shown) + 1)] and len(shown) > 400
+    assert note == f'[… {5000 - len(shown)} lines left out: a result holds 40,000 characters, shared by the 4 files; read on with "uris": ["viking://resources/big.txt"], "lines": "{len(shown) + 1}:"]'
+    assert len(text) > 39_900  # the small files' leftovers went to the large one
+
+
+def test_a_read_of_many_large_files_holds_its_answer_not_the_files(ov_home):
+    """(found by an audit: 20 x an 8 MB file held 650 MB to answer 40,000 characters) Each file is
+    read as far as its share of the result reaches; `uris` takes at most 20."""
+    import os as _os
+    import tracemalloc
+
+    from ov.mcp import tools
+
+    context = tools.Context.resolve({}, _os.environ)
+    big = "viking://resources/big.txt"
+    tools.call(context, "write", {"uri": big, "content": "".join(f"line {i} lorem ipsum dolor sit amet consectetur {i * 7919}\n" for i in range(130_000))})
+    tracemalloc.start()
+    try:
+        text = tools.call(context, "read", {"uris": [big] * 20})["content"][0]["text"]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text.count(f"=== {big}\n") == 20 and text.count(f'read on with "uris": ["{big}"]') == 20 and len(text) <= 40_000
+    assert peak < 6_000_000, peak  # the file is 8 MB: not one is held whole
+    refused = tools.call(context, "read", {"uris": [big] * 21})
+    assert refused["isError"] and refused["content"][0]["text"] == "`uris` of read holds at most 20 entries, not 21\nhint: make several calls of 20 at most"
 
 
 def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():

@@ -30,13 +30,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ov.errors import ConfigError, InvalidInput, OvError, os_failure, spelled
-from ov.lines import lines_of
+from ov.lines import FileLines, unended
 from ov.retrieval import MAX_RESULTS
 from ov.store.sidecar import ABSTRACT, OVERVIEW
 from ov.wording import counted
 
 PREFIX_BUDGET = 1500
 MAX_RESULT_CHARS = 40_000  # a tool result a model can take in; a longer one is cut and says how to ask for less
+# The files one `read` takes: each has at least a 2,000-character share of the result.
+MAX_READ_URIS = 20
 ALSO_NAMED = 10  # the other places of a result's text a find names (a model may read any of them)
 
 _STR = {"type": "string"}
@@ -72,7 +74,7 @@ TOOLS = (
         {"query": _STR, "mode": {"enum": ["list", "context"]}, "budget": _INT, "session": _SESSION, "uri": _URI, "limit": _RESULTS, "types": _TYPES},
         ("query",),
     ),
-    _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR}, "lines": _STR}, ("uris",)),
+    _tool("read", "Read files by URI, whole or lines START:END.", {"uris": {"type": "array", "items": _STR, "maxItems": MAX_READ_URIS}, "lines": _STR}, ("uris",)),
     _tool("ls", "List a directory: its entries, a folder with its abstract where it has one.", {"uri": _URI, "recursive": _BOOL, "offset": _OFFSET}),
     _tool("tree", "The tree below a URI.", {"uri": _URI, "depth": _INT}),
     _tool("stat", "Size, times and provenance of a URI (a memory's created/updated times and sources).", {"uri": _URI}, ("uri",)),
@@ -355,6 +357,9 @@ class _Args:
             raise InvalidInput(f"`{key}` of {self.tool} must be a list of strings")
         if required and not values:
             raise InvalidInput(f"{self.tool} needs at least one entry in `{key}`")
+        most = _BY_NAME[self.tool]["inputSchema"]["properties"][key].get("maxItems")
+        if most is not None and len(values) > most:
+            raise InvalidInput(f"`{key}` of {self.tool} holds at most {most} entries, not {len(values)}", hint=f"make several calls of {most} at most")
         return values
 
 
@@ -502,27 +507,83 @@ def _hits(hits, mode: str) -> Listing | str:
     return Listing(results, "result", advice=_NARROWER)
 
 
-def _read(store, args: _Args, _context: Context) -> Listing:
-    from ov.store.store import parse_line_range
+def _read(store, args: _Args, _context: Context) -> str:
+    """The files ``uris`` name, each within a share of the result: the smallest first, each taking
+    at most an even share of what is left, so that a large file does not push the others out and
+    what a small one leaves goes to the larger. A file cut says where, and how to read it on.
+    Each file is read as far as its share reaches: twenty large files cost their shares, not
+    their sizes."""
+    from contextlib import ExitStack
+
+    from ov.store.store import line_span, parse_line_range
 
     start, end = parse_line_range(args.text("lines"))
-    items: list[str] = []
-    places: list[tuple[str, int]] = []  # the file and line of each item: where a cut read goes on from
-    for uri in args.texts("uris", required=True):
-        result = store.read(store.uri(uri), start, end)
-        head = f"{uri}" + (f" (lines {result.start_line}-{result.end_line} of {result.total_lines})" if start or end else "")
-        text = lines_of(result.content)  # the lines `lines` counts
-        first = max(result.start_line, 1)
-        items += [f"=== {head}", *text]
-        places += [(uri, first), *((uri, first + i) for i in range(len(text)))]
+    uris = args.texts("uris", required=True)
+    with ExitStack() as stack:
+        files = []
+        for uri in uris:  # each opened and checked before any is read: a bad one fails the call
+            lines = stack.enter_context(store.open_lines(store.uri(uri)))
+            files.append(_FileRead(uri, lines, *line_span(uri, lines.total, start, end), start, end, len(uris)))
+        blocks = [""] * len(files)
+        room = MAX_RESULT_CHARS - (len(files) - 1)  # the newlines between the files
+        by_size = sorted(range(len(files)), key=lambda i: files[i].lines.size)
+        for done, i in enumerate(by_size):
+            blocks[i] = files[i].block(room // (len(files) - done))
+            room -= len(blocks[i])
+    return "\n".join(blocks)
 
-    def read_on(shown: int) -> str:
-        if shown == len(places):
-            return ""  # only the rest of the last line is left out, and no call can show it
-        uri, line = places[shown]
-        return f'read on with "uris": [{json.dumps(uri)}], "lines": "{line}:{end or ""}"'
 
-    return Listing(items, "line", advice=read_on)
+@dataclass(frozen=True)
+class _FileRead:
+    """One file of a ``read``: lines ``first`` to ``last`` of it, of the range ``start``:``end`` asked."""
+
+    uri: str  # as the call named it
+    lines: FileLines
+    first: int
+    last: int
+    start: int | None
+    end: int | None
+    files: int  # how many the call named: they share a result
+
+    def block(self, share: int) -> str:
+        """Its header and the lines that fit in ``share`` characters, and when not all of them
+        do, a note of what was left out and how to read on."""
+        head = f"=== {self.uri}" + (f" (lines {self.first}-{max(self.last, self.first - 1)} of {self.lines.total})" if self.start or self.end else "")
+        shown: list[str] = []
+        size = len(head)
+        pending = None  # the text of the first line not shown
+        for line in self.lines.lines(self.first, self.last, longest=share):  # a line longer than the share is never read whole
+            text = unended(line)
+            if size + 1 + len(text) > share:
+                pending = text
+                break
+            shown.append(text)
+            size += 1 + len(text)
+        else:
+            return "\n".join([head, *shown])
+        # Lines give way to the note: it is part of the share.
+        while shown and size + 1 + len(self._note(self.first + len(shown), partial=False)) > share:
+            pending = shown.pop()
+            size -= 1 + len(pending)
+        if not shown:
+            # Not one whole line fits (a minified file's): its start, else reading on would show
+            # no more than this did.
+            note = self._note(self.first, partial=True)
+            space = share - size - 2 - len(note)
+            if space > 0:
+                return "\n".join([head, pending[:space], note])
+        return "\n".join([head, *shown, self._note(self.first + len(shown), partial=False)])
+
+    def _note(self, next_line: int, *, partial: bool) -> str:
+        """What is left out from line ``next_line`` (shown in part when ``partial``), and the call that reads on."""
+        if partial:
+            next_line += 1
+        left = self.last - next_line + 1
+        gone = (["the rest of this line"] if partial else []) + ([counted(left, "line")] if left > 0 else [])
+        holds = f"a result holds {MAX_RESULT_CHARS:,} characters" + (f", shared by the {self.files} files" if self.files > 1 else "")
+        if left <= 0:
+            return f"[… {' and '.join(gone)} left out: {holds}]"  # only the rest of the last line: no call can show it
+        return f'[… {" and ".join(gone)} left out: {holds}; read on with "uris": [{json.dumps(self.uri)}], "lines": "{next_line}:{self.end or ""}"]'
 
 
 def _ls(store, args: _Args, _context: Context) -> Listing | str:

@@ -44,7 +44,7 @@ from ov.errors import (
 from ov.files import content_problem, looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
-from ov.lines import count_lines, lines_of
+from ov.lines import FileLines, count_lines
 from ov import users
 from ov.store import sidecar
 from ov.progress import Progress, counting
@@ -387,6 +387,17 @@ class Store:
         return info
 
     def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
+        with self.open_lines(uri) as lines:
+            first, last = line_span(uri, lines.total, start, end)
+            if start is None and end is None:
+                return ReadResult(str(uri), lines.text(), 1 if lines.total else 0, lines.total, lines.total)
+            return ReadResult(str(uri), "".join(lines.lines(first, last)), first, max(last, first - 1), lines.total)
+
+    @contextmanager
+    def open_lines(self, uri: VikingURI) -> Iterator[FileLines]:
+        """The lines of the file at ``uri``, read as they are taken (:class:`~ov.lines.FileLines`),
+        for as long as the context lasts; what :meth:`read` refuses (a folder, a file that is not
+        text) is refused here."""
         path = self._existing(uri)
         if _is_dir(uri, path):
             if _memories_folder(uri) and not any(True for _ in self.entries(uri, show_all=False)):
@@ -398,23 +409,11 @@ class Store:
             has_overview = not uri.is_root and (path / sidecar.OVERVIEW).is_file()
             overview = f", or read its overview with {proposal('overview', uri=str(uri))}" if has_overview else ""
             raise IsADirectory(f"{uri} is a directory", hint=f"list it with {proposal('ls', uri=str(uri))}{overview}")
-        data = path.read_bytes()
-        if looks_binary(data):
-            raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with {proposal('stat', uri=str(uri))}")
-        text = data.decode("utf-8")
-        lines = lines_of(text, keepends=True)
-        total = len(lines)
-        first = 1 if start is None else start
-        last = total if end is None else min(end, total)
-        if first < 1 or (end is not None and end < first):
-            # Said as the user wrote it: `-l 0` is (0, 0) here, and "0:0" is not what was typed.
-            given = str(start) if start == end else f"{'' if start is None else start}:{'' if end is None else end}"
-            raise InvalidInput(f"invalid line range {given}", hint="lines count from 1; use START:END, START:, :END or N")
-        if start is None and end is None:
-            return ReadResult(str(uri), text, 1 if total else 0, total, total)
-        if first > total and total:
-            raise InvalidInput(f"{uri} has {total} lines; line {first} does not exist")
-        return ReadResult(str(uri), "".join(lines[first - 1 : last]), first, max(last, first - 1), total)
+        with path.open("rb") as file:
+            lines = FileLines.scan(file)
+            if lines is None:
+                raise BinaryContent(f"{uri} is not UTF-8 text", hint=f"see its size with {proposal('stat', uri=str(uri))}")
+            yield lines
 
     def abstract(self, uri: VikingURI) -> str:
         return self._sidecar_body(uri, sidecar.ABSTRACT, "abstract (L0)")
@@ -1385,6 +1384,21 @@ def _signature(path: Path | str) -> tuple[int, int, int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+def line_span(uri: object, total: int, start: int | None, end: int | None) -> tuple[int, int]:
+    """The first and last line that ``start``:``end`` (:func:`parse_line_range`) asks of a file
+    of ``total`` lines; InvalidInput for a range it does not have. The last is ``first - 1``
+    when the range holds no line."""
+    first = 1 if start is None else start
+    last = total if end is None else min(end, total)
+    if first < 1 or (end is not None and end < first):
+        # Said as the user wrote it: `-l 0` is (0, 0) here, and "0:0" is not what was typed.
+        given = str(start) if start == end else f"{'' if start is None else start}:{'' if end is None else end}"
+        raise InvalidInput(f"invalid line range {given}", hint="lines count from 1; use START:END, START:, :END or N")
+    if first > total and total:
+        raise InvalidInput(f"{uri} has {total} lines; line {first} does not exist")
+    return first, last
 
 
 def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
