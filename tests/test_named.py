@@ -196,6 +196,15 @@ def test_a_file_without_the_extension_is_not_the_document_named(ov):
         assert ranked(ov, query)[0] == "viking://resources/notes/gate.md", query
 
 
+@pytest.mark.parametrize("name", ["…/big.txt", "notes’ draft/plan.md", "<b>/tag.md", "a<b>.md"])
+def test_a_name_with_punctuation_not_ascii_or_angle_brackets_is_looked_up_as_written(ov, name):
+    """(found by an audit: a query naming "…/big.txt" failed, "ov failed: ValueError", as the
+    index's regular expressions refuse an escaped character not ASCII, and read \\< as a word's start)"""
+    write(ov, f"viking://resources/{name}", "the plan of record\n")
+    write(ov, "viking://resources/other.md", "another plan\n")
+    assert ranked(ov, f"what does {name} say of the plan")[0] == f"viking://resources/{name}"
+
+
 def test_a_file_named_whose_words_the_query_lacks_is_found_by_its_name(ov):
     write(ov, "viking://resources/proj/tests/conftest.py", "import pytest\n\n@pytest.fixture\ndef index(tmp_path):\n    return build(tmp_path)\n")
     write(ov, "viking://resources/proj/notes.md", "# Notes\n\nWhy is it slow? Because the cache is cold.\n")

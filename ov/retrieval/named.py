@@ -333,7 +333,10 @@ def sections_pattern(folder_uri: str) -> str:
 
 
 def _escaped(segments: tuple[str, ...]) -> str:
-    return "/".join("".join(f"\\{c}" if not (c.isalnum() or c in "_/:") else c for c in segment) for segment in segments)
+    """``segments`` as a literal of the index's (Rust) regular expressions: ASCII punctuation
+    escaped but ``<`` and ``>`` (``\\<`` is a word's start there) and any other character as it
+    is (escaping one not ASCII is an error there: a prompt naming ``…/big.txt`` failed its find)."""
+    return "/".join("".join(f"\\{c}" if c.isascii() and not (c.isalnum() or c in "_/:<>") else c for c in segment) for segment in segments)
 
 
 def _matched(segments: list[str], wanted: tuple[str, ...]) -> int:
