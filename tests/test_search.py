@@ -93,6 +93,38 @@ def test_deterministic_plan_is_the_query_itself(store):
     assert [(q.query, q.context_type, q.priority) for q in plan.queries] == [("how often are keys rotated", None, 1)]
 
 
+def test_a_long_query_is_read_to_its_first_two_thousand_characters_after_a_traceback_is_focused(store):
+    """(found by an audit: a pasted 125 KB query took `search` 11 s, read whole at each of its
+    rankings) The plan's query is cut at a space; a traceback's error, at its end, is kept."""
+    from ov.retrieval.plan import QUERY_CHARS
+
+    words = " ".join(f"word{i}" for i in range(30_000))
+    (query,) = plan_query(store, words).queries
+    assert len(query.query) <= QUERY_CHARS and words.startswith(query.query + " ") and len(query.query) > QUERY_CHARS - 20
+    unbroken = "x" * 5000
+    assert plan_query(store, unbroken).queries[0].query == "x" * QUERY_CHARS
+    frames = "".join(f'  File "/srv/app/mod{i}.py", line {i}, in f{i}\n    g{i}()\n' for i in range(300))
+    traceback = f"Traceback (most recent call last):\n{frames}KeyError: 'sku'\n"
+    assert len(traceback) > 10_000 and "KeyError: 'sku'" in plan_query(store, traceback).queries[0].query
+
+
+def test_a_search_of_a_pasted_document_embeds_what_it_reads_once(cli_store):
+    """The built-in model embeds a query word by word: a 90 KB query read whole at each of a
+    search's rankings took 14 s. Cut, and embedded once a search, it takes a fraction of one."""
+    import time
+
+    assert cli_store("config", "set", "embedding.provider", "builtin").exit_code == 0
+    assert cli_store("search", "warm up the index", "--json").exit_code == 0
+    pasted = "how often are API keys rotated in the vault? " + " ".join(f"filler{i} text" for i in range(9000))
+    started = time.monotonic()
+    result = cli_store("search", pasted, "--json")
+    took = time.monotonic() - started
+    assert result.exit_code == 0, result.stderr
+    assert result.json["result"]["resources"][0]["uri"] == "viking://resources/security/keys.md"
+    assert len(result.json["result"]["query_plan"]["queries"][0]["query"]) <= 2000
+    assert took < 4, took
+
+
 def test_deterministic_plan_adds_the_topic_of_the_conversation(store):
     say(store, "s1", ("user", "Where do we keep the API keys for billing?"), ("assistant", "In the vault, under billing/."), ("user", "and how do I rotate them?"))
     plan = plan_query(store, "and how do I rotate them?", session_context(store, "s1"))

@@ -124,10 +124,21 @@ class OpenIndex:
     # (None: gone). A search leaves out what HEAD no longer holds (ov.retrieval.find). None: the
     # indexed commit is not in the repository, and nothing the index holds can be shown.
     outdated: dict[str, bytes | None] | None = field(default_factory=dict)
+    _query_vectors: dict = field(default_factory=dict, repr=False)
 
     @property
     def mode(self) -> str:
         return "hybrid" if self.vectors is not None and self.embedder is not None else "lexical"
+
+    def query_vector(self, text: str):
+        """The embedder's vector of the query ``text``, made once while the index is open: a
+        search ranks each query of its plan over the scope, its directories' summaries and below
+        each directory it expands, and embedded it again each time (13 times, 40 s for a pasted
+        90 KB query)."""
+        vector = self._query_vectors.get(text)
+        if vector is None:
+            vector = self._query_vectors[text] = self.embedder.embed_query(text)
+        return vector
 
 
 class Indices:

@@ -41,7 +41,7 @@ def add_vectors(opened, config, words: str, options, filters: Filters, pool: int
     weights_by_type = vector_weights(config, static)
     if opened.vectors is None or options.lexical_only or not any(w > 0 for w in weights_by_type.values()) or not words.strip():
         return
-    query_vector = opened.embedder.embed_query(words)
+    query_vector = opened.query_vector(words)
     # The vector ranking is the nearest `pool` records. A full-text candidate among them takes
     # its cosine; one outside them takes none with a static model (it is not near the query,
     # so it loses ground) and its own, read from the index, with a model that reads context
