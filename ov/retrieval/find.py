@@ -41,7 +41,7 @@ from ov.progress import Progress
 from ov.retrieval.at_head import as_at_head
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.fusion import LEXICAL_FLOOR, add_vectors
-from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_pattern, match, named_paths, place_pattern, query_words, sections_pattern
+from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
 from ov.retrieval.secondary import lower_secondary
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
 from ov.sessions.messages import says_nothing
@@ -404,12 +404,13 @@ def _add_named(lexical, named: Named, filters: Filters, records: dict[str, Recor
     """The records of the files ``named`` names that the ranking did not find, as candidates of no
     score of their own: a prompt that names a file wants it whatever its words match ("what is
     wrong in docs/hosts.md" finds no word of that file). Looked up by name in the index's URIs
-    (:func:`~ov.retrieval.named.lookup_pattern`), once for all the rankings of a search."""
-    pattern = lookup_pattern(named) if named else None
-    if pattern is None:
+    (:func:`~ov.retrieval.named.lookup_patterns`), once for all the rankings of a search."""
+    patterns = lookup_patterns(named) if named else []
+    if not patterns:
         return
     have = {record.uri for record in records.values()}
-    missing = tuple(uri for uri in lexical.uris_matching(pattern, LOOKUP) if uri not in have and match(uri, named)[1])
+    found = dict.fromkeys(uri for pattern in patterns for uri in lexical.uris_matching(pattern, LOOKUP))
+    missing = tuple(uri for uri in found if uri not in have and match(uri, named)[1])
     if not missing:
         return
     for hit in lexical.fetch(replace(filters, uris=missing), LOOKUP):

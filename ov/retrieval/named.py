@@ -21,7 +21,7 @@ reads as Markdown is stored as ``{stem}.md``, or as a folder ``{stem}/`` of its 
 (:mod:`ov.ingest.splitter`): ``docs/hosts.md`` and ``guide.rst`` name those. A Markdown link's target
 (``[the hooks](docs/hosts.md#failing-open)``) is a path like any other, its anchor left out, and so
 is a pytest test id's file (``tests/test_cart.py::test_total``). A file named is wanted whether or
-not the query's words found it: :func:`lookup_pattern` finds it in the index by name.
+not the query's words found it: :func:`lookup_patterns` find it in the index by name.
 
 A name says which file is meant only when few files have it: "README.md", "config.yaml" or
 "src/index.ts" in a store of fifty projects names none of them (it lifted ten READMEs into a
@@ -90,7 +90,7 @@ class Named(NamedTuple):
     # with whether it stands for a file (a document's sections are the document).
     within: dict[str, tuple[tuple[tuple[str, ...], bool], ...]]
     # Each word that names a file, as its lower-case segments, with the regular expression (tantivy's
-    # syntax) for that file's URIs, a document's sections included: see :func:`lookup_pattern`.
+    # syntax) for that file's URIs, a document's sections included: see :func:`lookup_patterns`.
     files: dict[tuple[str, ...], str]
     # Each word that names a folder, the same way: the regular expression for the folder's store
     # path, which counts the folders of that name (:func:`ambiguous`).
@@ -312,18 +312,21 @@ def _spelled(segments: list[str], by_name: dict, document) -> list:
     return out
 
 
-def lookup_pattern(named: Named) -> str | None:
-    """A regular expression (tantivy's syntax, matched against a record's whole URI) for the files
+def lookup_patterns(named: Named) -> list[str]:
+    """Regular expressions (tantivy's syntax, matched against a record's whole URI) for the files
     ``named`` names, a document's sections included, wherever they are: what finds a file the query
-    names when its words do not. None when it names no file (a folder is found by the words)."""
-    alternatives = list(named.files.values())
+    names when its words do not. One a file: tantivy refuses a pattern past 1,000 states, which the
+    names of three documents joined in one passed (a query naming them failed), and a file's own
+    is the one :func:`ambiguous` already looked up. None for a folder: its words find it."""
+    patterns = list(named.files.values())
     for place in named.places:
         name = place.rsplit("/", 1)[-1]
         if _FILE_NAME.fullmatch(name):
-            alternatives.append(_escaped((place,)))
+            pattern = _escaped((place,))
             if stem := _document_stem(name):
-                alternatives.append(f"{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/{SECTION})")
-    return "|".join(alternatives) or None
+                pattern += f"|{_escaped((place[: -len(name)] + stem,))}(?:\\.md|/{SECTION})"
+            patterns.append(pattern)
+    return patterns
 
 
 def sections_pattern(folder_uri: str) -> str:
