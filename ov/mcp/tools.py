@@ -11,7 +11,8 @@ and so does a full disk or a write the system refused in ov's home, as the CLI r
 
 A result longer than ``MAX_RESULT_CHARS`` is cut after the last whole entry, line or result that
 fits (a :class:`Listing`), and ends with a note saying how many were left out and how to ask that
-tool for fewer with its own arguments; ``ls`` names the ``offset`` to list on from. A ``grep``
+tool for fewer with its own arguments; ``ls`` names the ``offset`` to list on from. ``read`` gives
+each file it names a share of the result and says of each file it cut where to read on. A ``grep``
 that stops at its ``limit`` says whether more lines match. A ``find`` or ``search`` starts with a
 line saying how it was answered (hybrid or lexical only, and the index's state: what ``--json`` has
 under ``retrieval`` and ``index``), after the line the CLI warns with on stderr when the index is
@@ -197,7 +198,7 @@ class Listing:
 
     Cut, the answer keeps the items that fit whole: a model reading a list cut mid-line cannot tell
     what the last entry was, and "read fewer lines" means nothing to ``ls``. ``advice`` may depend
-    on where the cut fell (``read`` names the line to read on from): it is then called with the
+    on where the cut fell (``ls`` names the ``offset`` to list on from): it is then called with the
     number of items shown, the last perhaps only in part."""
 
     items: list[str]
@@ -231,7 +232,7 @@ class Listing:
         while True:
             text = "\n".join(self.items[:shown])
             if shown <= 1 and shown < len(self.items):
-                # An item too long to follow even the first (a minified file's line after read's
+                # An item too long to follow even the first (a line longer than a result after a
                 # header): its start, else asking again would show no more than this did.
                 note = self._note(limit, shown + 1, partial=True)
                 space = room - (len(text) + 1 if shown else 0) - 1 - len(note)
