@@ -665,7 +665,7 @@ def test_forget_and_session_commit(ov):
 
     committed, forgot, empty = _with_client(body)
     assert committed.startswith("archived 1 messages into viking://user/default/sessions/s1/history/archive_001")
-    assert forgot.startswith("forgot viking://user/default/memories/") and "snapshot log" in forgot
+    assert forgot.startswith("forgot viking://user/default/memories/") and "to undo, run `ov snapshot restore " in forgot
     assert empty == "nothing to commit in viking://user/default/sessions/s1"
 
 
@@ -1673,3 +1673,58 @@ def test_the_calls_log_is_rotated_as_the_hooks_log_is(ov_home):
     assert record["tool"] == "health" and record["outcome"] == "ok" and "ts" in record
     serve(2)  # under the limit: appended
     assert [json.loads(line)["tool"] for line in log.read_text().splitlines()] == ["health", "health"]
+
+
+def _tool(name: str, arguments: dict) -> tuple[str, bool]:
+    """The text of an in-process call of tool ``name``, and whether it is a tool error."""
+    from ov.mcp import tools
+
+    answer = tools.call(tools.Context.resolve({}, os.environ), name, arguments)
+    return answer["content"][0]["text"], bool(answer.get("isError"))
+
+
+def test_forget_of_a_file_of_several_facts_names_them_and_how_to_undo(ov):
+    # (found by an audit: forgetting profile.md, the file a find named for "which editor", took the
+    # employer and the city with it, and said only "forgot …")
+    for fact in ("I work at Acme Corp", "My editor is Vim", "I live in Lisbon", "I was born in 1980"):
+        assert ov("remember", fact).exit_code == 0
+    profile = "viking://user/default/memories/profile.md"
+    said, error = _tool("forget", {"uri": profile})
+    assert not error and said.startswith(f"forgot {profile} (commit ")
+    assert 'with all 4 of its lines, "- Works at Acme Corp"; "- Editor: Vim"; "- Lives in Lisbon" and 1 more' in said
+    undo = said.split("to undo, run `")[1].rstrip("`")
+    assert undo.startswith("ov snapshot restore ") and undo.endswith(f"~1 --uri {profile}")
+    assert ov(*undo.split()[1:]).exit_code == 0  # what it says brings them all back
+    assert "Acme" in ov("read", profile).stdout and "Lisbon" in ov("read", profile).stdout
+
+
+def test_forget_takes_one_line_of_a_memory(ov):
+    for fact in ("I work at Acme Corp", "My editor is Vim", "I live in Lisbon"):
+        assert ov("remember", fact).exit_code == 0
+    profile = "viking://user/default/memories/profile.md"
+    said, error = _tool("forget", {"uri": profile, "match": "vim"})
+    assert not error and said.startswith(f'forgot the line "- Editor: Vim" of {profile}, 2 lines kept (commit ')
+    kept = ov("read", profile).stdout
+    assert "Vim" not in kept and "Acme" in kept and "Lisbon" in kept and '"version": 4' in kept
+    # By its number, as `read` shows it; the last fact takes the file with it.
+    said, error = _tool("forget", {"uri": profile, "line": 2})
+    assert not error and said.startswith(f'forgot the line "- Lives in Lisbon" of {profile}, 1 line kept')
+    said, error = _tool("forget", {"uri": profile, "match": "lives"})
+    assert error and said == f'no line of {profile} holds "lives"\nhint: its lines are: "- Works at Acme Corp"'
+    said, error = _tool("forget", {"uri": profile, "line": 2})
+    assert error and said.endswith('name one with "match"')
+    assert _tool("forget", {"uri": profile, "match": "acme"})[0].startswith(f"forgot {profile} (commit ")
+    assert ov("read", profile).exit_code == 1
+
+
+def test_forget_refuses_a_match_of_several_lines(ov):
+    for fact in ("I work at Acme Corp", "I live in Lisbon"):
+        assert ov("remember", fact).exit_code == 0
+    said = ov("forget", "viking://~/memories/profile.md", "--match", "o")
+    assert said.exit_code == 2 and "2 lines of viking://user/default/memories/profile.md hold that text" in said.stderr
+    assert "give --match more of the line's words, or its --line" in said.stderr
+    assert "Lisbon" in ov("read", "viking://~/memories/profile.md").stdout
+    wrong = ov("forget", "viking://~/memories/profile.md", "--line", "1", "--match", "Lisbon")
+    assert wrong.exit_code == 2 and 'line 1 of viking://user/default/memories/profile.md does not hold "Lisbon": it is "- Works at Acme Corp"' in wrong.stderr
+    done = ov("forget", "viking://~/memories/profile.md", "--line", "1", "--json").json["result"]
+    assert done["lines"] == ["- Works at Acme Corp"] and done["kept"] == 1 and done["deleted"] is False

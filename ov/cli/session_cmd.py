@@ -264,16 +264,24 @@ def refile(
     emit(result.to_dict(), human)
 
 
-def forget(uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)]) -> None:
-    """Remove one memory (one commit; git history keeps it)."""
+def forget(
+    uri: Annotated[str, typer.Argument(help="The memory's URI.", show_default=False)],
+    match: Annotated[str | None, typer.Option("--match", help="Forget only the line that holds this text.", show_default=False)] = None,
+    line: Annotated[int | None, typer.Option("--line", min=1, help="Forget only this line (its number, as `ov read` shows it).", show_default=False)] = None,
+) -> None:
+    """Remove one memory, or one line of it with --match or --line (one commit; git history keeps it).
+
+    A memory file may hold several facts (profile.md: where you work, your editor, your city):
+    forgetting the file forgets them all, and says which.
+    """
     from ov.sessions.remember import forget as run_forget
 
     store = runtime().store
-    result = run_forget(store, store.uri(uri))
+    result = run_forget(store, store.uri(uri), match=match, line=line)
 
     def human() -> None:
-        plain(f"forgot {result.uri} (commit {short(result.commit)})")
+        plain(result.summary)
         if result.note:
             warn(f"{result.note}; to forget the words too, `ov rm -r {result.sources[0]}` (the whole conversation it holds)")
 
-    emit({"uri": result.uri, "commit": result.commit, "sources": list(result.sources)}, human)
+    emit(result.to_dict(), human)

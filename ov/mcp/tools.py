@@ -88,7 +88,7 @@ TOOLS = (
         ("text",),
         read_only=False,
     ),
-    _tool("forget", "Delete a memory (history keeps it).", {"uri": _URI}, ("uri",), read_only=False),
+    _tool("forget", "Delete a memory file, or with match/line only that line of it (history keeps it).", {"uri": _URI, "match": _STR, "line": _INT}, ("uri",), read_only=False),
     _tool(
         "add_resource",
         "Ingest a local file, folder or URL with summaries.",
@@ -661,10 +661,8 @@ def _remember(store, args: _Args, _context: Context) -> str:
 def _forget(store, args: _Args, _context: Context) -> str:
     from ov.sessions.remember import forget
 
-    uri = args.text("uri", required=True)
-    result = forget(store, store.uri(uri))
-    said = f"forgot {uri} (commit {result.commit[:10] if result.commit else '-'}; `ov snapshot log` keeps it)"
-    return f"{said}\n{result.note}" if result.note else said
+    result = forget(store, store.uri(args.text("uri", required=True)), match=args.text("match"), line=args.number("line"))
+    return f"{result.summary}\n{result.note}" if result.note else result.summary
 
 
 def _add_resource(store, args: _Args, _context: Context) -> str:
