@@ -1728,3 +1728,13 @@ def test_forget_refuses_a_match_of_several_lines(ov):
     assert wrong.exit_code == 2 and 'line 1 of viking://user/default/memories/profile.md does not hold "Lisbon": it is "- Works at Acme Corp"' in wrong.stderr
     done = ov("forget", "viking://~/memories/profile.md", "--line", "1", "--json").json["result"]
     assert done["lines"] == ["- Works at Acme Corp"] and done["kept"] == 1 and done["deleted"] is False
+
+
+def test_remember_offers_only_the_types_a_text_can_be(ov):
+    from ov.mcp.tools import definitions
+
+    schema = next(t for t in definitions() if t["name"] == "remember")["inputSchema"]
+    assert schema["properties"]["type"]["enum"] == ["profile", "preferences", "entities", "events"]
+    said, error = _tool("remember", {"text": "Lesson learned: run the migrations before deploying", "type": "experiences"})
+    assert error and said.startswith("ov learns memories of type experiences from a session")
+    assert 'remember the lesson with no "type"' in said and '("type": "events")' in said

@@ -677,9 +677,28 @@ def test_remember_with_a_type_keeps_the_text_as_that_type(ov, memory_type, path)
 def test_remember_with_a_type_that_needs_a_statement_is_refused(ov, store_state):
     assert ov("init").exit_code == 0
     before = store_state()
-    result = ov("remember", "the weather was nice", "--type", "experiences", "--json")
+    result = ov("remember", "the weather was nice", "--type", "entities", "--json")
     assert result.exit_code == 2 and "could not turn" in result.error["message"]
+    assert result.error["hint"].startswith('say it as a fact about a system or a team ("The billing service runs on Kubernetes"')
     assert store_state() == before
+    # What the hint says is what the rules read as one.
+    assert ov("remember", "The search cluster runs on three nodes", "--type", "entities").exit_code == 0
+
+
+@pytest.mark.parametrize("memory_type", ["experiences", "trajectories"])
+def test_remember_refuses_a_type_only_a_session_teaches(ov, store_state, memory_type):
+    # (found by an audit: the MCP schema offered "experiences", which no text could become, and its
+    # error said "say it as an explicit statement", which no rewording satisfies)
+    assert ov("init").exit_code == 0
+    before = store_state()
+    for text in ("I fixed the flaky login test by seeding the RNG", "Situation: CI was red. Approach: pinned numpy. Reflect: that fixed it."):
+        result = ov("remember", text, "--type", memory_type, "--json")
+        assert result.exit_code == 2 and result.error["message"].startswith(f"ov learns memories of type {memory_type} from a session")
+        assert "remember the lesson with no --type" in result.error["hint"] and "(--type events)" in result.error["hint"]
+    assert store_state() == before
+    # The two ways the hint gives work.
+    assert ov("remember", "Remember that seeding the RNG fixes the flaky login test").exit_code == 0
+    assert ov("remember", "I fixed the flaky login test by seeding the RNG", "--type", "events").exit_code == 0
 
 
 @pytest.mark.parametrize("argv, code, words", [

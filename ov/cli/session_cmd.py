@@ -221,7 +221,7 @@ def session_commit(
 
 def remember(
     text: Annotated[str, typer.Argument(help="What to remember, e.g. \"I prefer tabs over spaces\".", show_default=False)],
-    memory_type: Annotated[str | None, typer.Option("--type", help="profile, preferences, entities, events, trajectories or experiences.")] = None,
+    memory_type: Annotated[str | None, typer.Option("--type", help="profile, preferences, entities or events (experiences and trajectories are learnt from sessions).")] = None,
 ) -> None:
     """Write a long-term memory now, deterministically (one commit); prints its URI and the commit.
 

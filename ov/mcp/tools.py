@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from ov.errors import ConfigError, InvalidInput, OvError, os_failure, spelled
 from ov.lines import FileLines, unended
 from ov.retrieval import MAX_RESULTS
+from ov.sessions.memory.schema import TEXT_TYPES
 from ov.store.sidecar import ABSTRACT, OVERVIEW
 from ov.wording import counted
 
@@ -84,7 +85,7 @@ TOOLS = (
     _tool(
         "remember",
         "Keep a fact, preference or decision as a memory now (never secrets or transient state).",
-        {"text": _STR, "type": {"enum": ["profile", "preferences", "entities", "events", "experiences"]}},
+        {"text": _STR, "type": {"enum": list(TEXT_TYPES)}},
         ("text",),
         read_only=False,
     ),

@@ -14,6 +14,7 @@ from datetime import UTC, datetime, timezone
 
 from ov.errors import InvalidInput, IsADirectory, NotFound, proposal
 from ov.identity import validate_id
+from ov.sessions.memory.schema import TEXT_TYPES
 from ov.store.store import Store
 from ov.uri import VikingURI
 from ov.wording import counted
@@ -82,7 +83,13 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         )
     schemas = load_schemas(store.home.root / "memory_schemas")
     if memory_type is not None and memory_type not in schemas:
-        raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(sorted(schemas)))
+        raise InvalidInput(f"unknown memory type {memory_type!r}", hint="types: " + ", ".join(TEXT_TYPES))
+    if memory_type is not None and memory_type not in TEXT_TYPES:
+        raise InvalidInput(
+            f"ov learns memories of type {memory_type} from a session (its goal, the steps tried and what came of them), never from one text",
+            hint=f'remember the lesson with no {{type}} ("Remember that seeding the RNG fixes the flaky login test"), or as a dated note ({{type=events}}); a session\'s commit learns its {memory_type}',
+            arguments={"type"},
+        )
     when = datetime.now(timezone.utc)
 
     unread: list[str] = []
@@ -110,10 +117,10 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         candidates = [*(c for c in candidates if c.memory_type != "events"), *note]
     if not candidates and memory_type is not None:
         candidates = _as_typed(text, memory_type, when, store.identity.user)
-    if not candidates and memory_type is not None:
+    if not candidates and memory_type is not None:  # only entities: the other text types keep any text
         raise InvalidInput(
             f"could not turn the text into a memory of type {memory_type}",
-            hint=f"say it as an explicit statement, or pick another {{type}} than {memory_type}",
+            hint=f"say it as {_STATED.get(memory_type, 'an explicit statement')}, or pick another {{type}} than {memory_type}",
             arguments={"type"},
         )
     if not candidates:
@@ -143,6 +150,10 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+# How a statement of a type the rules read is put, for a text they did not read as one.
+_STATED = {"entities": 'a fact about a system or a team ("The billing service runs on Kubernetes", "We moved CI to GitHub Actions")'}
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,10 @@ DERIVED_PLACEHOLDERS = ("yyyy", "mm", "dd", "timestamp")
 RESERVED_FIELDS = ("memory_type", "version", "created_at", "updated_at", "sources")
 SCHEMA_KEYS = ("memory_type", "description", "filename_template", "operation_mode", "fields", "content_sections")
 FIELD_KEYS = ("name", "type", "description", "merge_op")
+# The types one text is read as (`ov remember --type`, the MCP `type`). The others (experiences,
+# trajectories, a type of the user's own schemas) are learnt from a session: its goal, the steps
+# tried and what came of them, which no single text holds.
+TEXT_TYPES = ("profile", "preferences", "entities", "events")
 
 _NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
