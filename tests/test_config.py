@@ -19,7 +19,13 @@ DEFAULTS = {
     "identity": {"account": None, "user": None, "peer": None},
     "store": {"lock_timeout": 10.0, "max_file_bytes": 10 * 1024 * 1024, "auto_pack_loose": 6700, "auto_pack_limit": 50},
     "output": {"color": "auto"},
-    "ingest": {"max_source_bytes": 20 * 1024 * 1024, "url_timeout": 20.0, "url_max_bytes": 20 * 1024 * 1024},
+    "ingest": {
+        "max_source_bytes": 20 * 1024 * 1024,
+        "max_source_files": 10_000,
+        "max_source_total_bytes": 100 * 1024 * 1024,
+        "url_timeout": 20.0,
+        "url_max_bytes": 20 * 1024 * 1024,
+    },
     "llm": {
         "model": None,
         "api_base": None,
@@ -385,6 +391,8 @@ def test_config_keys() -> None:
         "store.auto_pack_limit",
         "output.color",
         "ingest.max_source_bytes",
+        "ingest.max_source_files",
+        "ingest.max_source_total_bytes",
         "ingest.url_timeout",
         "ingest.url_max_bytes",
         "llm.model",

@@ -1613,3 +1613,45 @@ def test_fsck_names_a_notebook_an_older_ov_stored_as_json_with_the_add_that_conv
     assert ov("rm", "viking://resources/loose.ipynb").exit_code == 0
     assert not [f for f in ov("fsck", "--json").json["result"]["findings"] if "notebook" in f["message"]]
     assert ov("read", "viking://resources/nbs/churn.md").stdout.startswith("# Churn")
+
+
+def _project(folder: Path) -> Path:
+    """A folder of 12 files to add (3 of them a lockfile, a hidden file and a large one, skipped)."""
+    for name in ("docs/a.md", "docs/b.md", "docs/c.md", "docs/d.md", "docs/e.md", "src/x.py", "src/y.py", "src/z.py", "README.md"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(f"# {name}\n{name} says something.\n")
+    (folder / "uv.lock").write_text("lock\n")
+    (folder / ".env").write_text("X=1\n")
+    (folder / "big.md").write_text("# Big\n" + "x" * 5000 + "\n")  # past ingest.max_source_bytes: counts for nothing
+    return folder
+
+
+def test_a_folder_of_more_files_than_the_limit_is_refused_before_anything_is_written(ov, tmp_path, store_state):
+    # (found by an audit: `add_resource /usr/share` read 665 MB and ran nine minutes, every other
+    # write of the MCP server waiting behind it)
+    folder = _project(tmp_path / "project")
+    assert ov("config", "set", "ingest.max_source_bytes", "1000").exit_code == 0
+    assert ov("config", "set", "ingest.max_source_files", "8").exit_code == 0
+    before = store_state()
+    refused = ov("add-resource", str(folder), "--json")
+    assert refused.exit_code == 2 and refused.error["code"] == "source_too_large"
+    assert refused.error["message"] == (
+        f"{folder} holds 9 files (336 bytes) to add, more than ingest.max_source_files (8 files) allows; the most in docs/ (5), src/ (3): nothing was added"
+    )
+    hint = refused.error["hint"]
+    assert "add one of its subfolders, or leave parts out with --exclude" in hint and "`ov config set ingest.max_source_files N`" in hint
+    assert "--include picks the files to add, --no-limit adds it as it is" in hint
+    assert store_state() == before
+    # What the hint says works: a subfolder, an --exclude, the override.
+    assert ov("add-resource", str(folder / "docs")).exit_code == 0
+    assert ov("add-resource", str(folder), "--exclude", "docs/", "--to", "viking://resources/code").exit_code == 0
+    added = ov("add-resource", str(folder), "--to", "viking://resources/all", "--no-limit", "--json").json["result"]
+    assert len(added["added"]) == 9
+
+
+def test_a_folder_of_more_bytes_than_the_limit_is_refused(ov, tmp_path):
+    folder = _project(tmp_path / "project")
+    assert ov("config", "set", "ingest.max_source_total_bytes", "200").exit_code == 0
+    refused = ov("add-resource", str(folder), "--json")
+    assert refused.exit_code == 2 and "holds 10 files (5,343 bytes) to add, more than ingest.max_source_total_bytes (200 bytes) allows" in refused.error["message"]
+    assert "`ov config set ingest.max_source_total_bytes N`" in refused.error["hint"]

@@ -1738,3 +1738,15 @@ def test_remember_offers_only_the_types_a_text_can_be(ov):
     said, error = _tool("remember", {"text": "Lesson learned: run the migrations before deploying", "type": "experiences"})
     assert error and said.startswith("ov learns memories of type experiences from a session")
     assert 'remember the lesson with no "type"' in said and '("type": "events")' in said
+
+
+def test_add_resource_refuses_a_folder_past_the_limit_with_no_way_round_it(ov, tmp_path, ov_home):
+    folder = tmp_path / "project"
+    for i in range(4):
+        (folder / "docs").mkdir(parents=True, exist_ok=True)
+        (folder / "docs" / f"{i}.md").write_text(f"# Doc {i}\n")
+    assert ov("config", "set", "ingest.max_source_files", "3").exit_code == 0
+    said, error = _tool("add_resource", {"source": str(folder)})
+    assert error and said.startswith(f"{folder} holds 4 files (") and "more than ingest.max_source_files (3 files) allows; the most in docs/ (4)" in said
+    assert said.endswith('hint: add one of its subfolders, or leave parts out with "exclude"; `ov config set ingest.max_source_files N` raises the limit')
+    assert not (ov_home / "accounts").exists()  # nothing written, not even the account

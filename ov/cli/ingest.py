@@ -25,29 +25,42 @@ def add_resource(
     exclude: Annotated[list[str] | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns.")] = None,
     reason: Annotated[str | None, typer.Option("--reason", help="Why this source matters; kept as its description (L0).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Abort with no commit if any file fails to parse or read.")] = False,
+    no_limit: Annotated[bool, typer.Option("--no-limit", help="Add a folder of more files or bytes than ingest.max_source_files and ingest.max_source_total_bytes allow.")] = False,
 ) -> None:
-    """Add documents, code, PDFs, web pages or a URL as resources, with L0/L1 summaries (one commit)."""
+    """Add documents, code, PDFs, web pages or a URL as resources, with L0/L1 summaries (one commit).
+
+    A folder that holds more files to add than ingest.max_source_files (10,000), or more bytes than
+    ingest.max_source_total_bytes (100 MiB), is refused before anything is written: narrow it with
+    --include or --exclude, add a subfolder, or pass --no-limit.
+    """
     from ov.ingest.resource import add_resource as run_add
+    from ov.ingest.sources import SourceTooLarge
 
-    with progress_bar() as progress:
-        result = run_add(
-            runtime().store,
-            source,
-            to=to,
-            parent=parent,
-            include=tuple(include or ()),
-            exclude=tuple(exclude or ()),
-            reason=reason,
-            strict=strict,
-            progress=progress,
-        )
-        if result.commit:
-            from ov.index.sync import index_after_add
+    try:
+        with progress_bar() as progress:
+            result = run_add(
+                runtime().store,
+                source,
+                to=to,
+                parent=parent,
+                include=tuple(include or ()),
+                exclude=tuple(exclude or ()),
+                reason=reason,
+                strict=strict,
+                progress=progress,
+                unlimited=no_limit,
+            )
+            if result.commit:
+                from ov.index.sync import index_after_add
 
-            # Its full text, so the next prompt finds what was added (the hook never builds an index).
-            unindexed = index_after_add(runtime().store, progress)
-            if unindexed:
-                result.warnings.append(unindexed)
+                # Its full text, so the next prompt finds what was added (the hook never builds an index).
+                unindexed = index_after_add(runtime().store, progress)
+                if unindexed:
+                    result.warnings.append(unindexed)
+    except SourceTooLarge as exc:  # a terminal may add it anyway; an MCP tool call may not
+        exc.hint += "; {include} picks the files to add, {no_limit} adds it as it is"
+        exc.arguments |= {"include", "no_limit"}
+        raise
     data = result.to_dict()
 
     def human() -> None:

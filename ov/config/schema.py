@@ -53,6 +53,10 @@ class IngestConfig:
 
     max_source_bytes: Annotated[int, Positive(MOST_BYTES)] = 20 * 1024 * 1024
     """Files larger than this are skipped (reported in the summary)."""
+    max_source_files: Annotated[int, Positive()] = 10_000
+    """A folder with more files to add is refused before any is read (`ov add-resource --no-limit` adds it)."""
+    max_source_total_bytes: Annotated[int, Positive()] = 100 * 1024 * 1024
+    """A folder whose files to add hold more bytes is refused before they are read (`--no-limit` adds it)."""
     url_timeout: Annotated[float, Positive()] = 20.0
     """Seconds a URL fetch may take, connection and download together."""
     url_max_bytes: Annotated[int, Positive(MOST_BYTES)] = 20 * 1024 * 1024

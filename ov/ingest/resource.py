@@ -27,7 +27,7 @@ from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirecto
 from ov.files import json_bytes
 from ov.ingest.formats import MARKDOWN_EXTENSIONS, SECTION_NAME
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
-from ov.ingest.sources import Collected, collect, is_url, kept_url, local_source, refuse_store_source
+from ov.ingest.sources import Collected, SourceLimit, collect, is_url, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
 from ov.regex import LazyPattern
@@ -95,7 +95,12 @@ def add_resource(
     reason: str | None = None,
     strict: bool = False,
     progress: Progress | None = None,
+    unlimited: bool = False,
 ) -> AddResult:
+    """Add ``source`` (one commit). A folder that holds more files, or bytes, to add than
+    ``ingest.max_source_files`` and ``ingest.max_source_total_bytes`` allow is refused
+    (SourceTooLarge) before anything is written, unless ``unlimited``: such an add held every
+    other write of an MCP server for minutes."""
     started = time.perf_counter()
     if not source.strip():
         # An empty path is the working directory to the OS: a script's unset $DIR, or a model's
@@ -115,6 +120,7 @@ def add_resource(
         max_bytes=limits.max_source_bytes,
         url_timeout=limits.url_timeout,
         url_max_bytes=limits.url_max_bytes,
+        limit=None if unlimited else SourceLimit(limits.max_source_files, limits.max_source_total_bytes),
     )
     result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped), redacted=collected.redacted)
     if reason is not None:

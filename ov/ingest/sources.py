@@ -64,6 +64,30 @@ class FetchError(OvError):
     hint = "check the URL, and that this machine reaches the server (network, proxy settings such as HTTPS_PROXY)"
 
 
+@dataclass(frozen=True)
+class SourceLimit:
+    """The most files one add takes from a folder, and the most bytes they hold together
+    (``ingest.max_source_files``, ``ingest.max_source_total_bytes``): an add of /usr/share read
+    665 MB and took nine minutes, every other write of an MCP server waiting behind it."""
+
+    files: int
+    bytes: int
+
+
+class SourceTooLarge(InvalidInput):
+    """A folder holds more to add than :class:`SourceLimit` allows: refused before anything is
+    written, and before more than the limit is read."""
+
+    code = "source_too_large"
+
+
+# Past the limit the walk only counts what it would add, to say how much there is and where; it
+# stops counting at this many times the limit (a model may name "/").
+COUNTED_PAST_LIMIT = 10
+# The subfolders a refusal names, those with the most files to add.
+NAMED_FOLDERS = 3
+
+
 @dataclass
 class Collected:
     """The files read from a source (file, folder or URL) before they are added."""
@@ -88,12 +112,13 @@ def collect(
     max_bytes: int,
     url_timeout: float,
     url_max_bytes: int,
+    limit: SourceLimit | None = None,
 ) -> Collected:
     if is_url(source):
         return fetch_url(source, timeout=url_timeout, max_bytes=url_max_bytes)
     if "://" in source:
         raise InvalidInput(f"{quote(_shown(kept_url(source)[0]))} is neither a local path nor an http(s) URL")
-    return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes)
+    return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes, limit=limit)
 
 
 def local_source(path: str | os.PathLike) -> str:
@@ -102,10 +127,17 @@ def local_source(path: str | os.PathLike) -> str:
 
 
 def collect_path(
-    path: Path, *, include: Sequence[str] = (), exclude: Sequence[str] = (), max_bytes: int, machine_files: bool = False
+    path: Path,
+    *,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    max_bytes: int,
+    machine_files: bool = False,
+    limit: SourceLimit | None = None,
 ) -> Collected:
     """What a local file or folder holds. ``machine_files`` keeps lockfiles, minified bundles and
-    source maps (:data:`LOCKFILES`, :data:`MACHINE_SUFFIXES`): a skill's scripts run with them."""
+    source maps (:data:`LOCKFILES`, :data:`MACHINE_SUFFIXES`): a skill's scripts run with them.
+    SourceTooLarge for a folder that holds more to add than ``limit``."""
     if not os.path.lexists(path):
         raise InvalidInput(f"{_shown(str(path))} does not exist", hint="give a file, a directory or an http(s) URL")
     given = path.absolute()
@@ -138,7 +170,7 @@ def collect_path(
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
-    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files)
+    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files, limit)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")
     return collected
@@ -266,8 +298,10 @@ def _http_hint(status: int) -> str | None:
     return None
 
 
-def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int, machine_files: bool) -> None:
+def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int, machine_files: bool, limit: SourceLimit | None = None) -> None:
     gitignore = _git_ignores(root)
+    held = 0  # the bytes of collected.files
+    past: _PastLimit | None = None
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
@@ -288,10 +322,75 @@ def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: l
             if reason:
                 collected.skipped.append(Skipped(_shown(rel), reason))
             else:
+                size = _size(root / rel, max_bytes) if limit is not None else 0
+                if limit is not None and past is None and (len(collected.files) >= limit.files or held + size > limit.bytes):
+                    past = _PastLimit(limit, collected, held)
+                if past is not None:  # counted, not read
+                    if not past.count(rel, size):
+                        past.refuse(root)
+                    continue
+                kept = len(collected.files)
                 # A hidden name an --include took is stored without its dot, as a hidden file named on
                 # its own is: ls, grep and the summaries show it, and `.overview.md` is ov's own.
                 _add_file(collected, root / rel, "/".join(part.lstrip(".") or part for part in rel.split("/")), max_bytes)
+                held += sum(len(f.data) for f in collected.files[kept:])
+    if past is not None:
+        past.refuse(root)
     collected.skipped.extend(Skipped(path, "unreadable .gitignore (its rules not applied)") for path in gitignore.unreadable())
+
+
+def _size(path: Path, max_bytes: int) -> int:
+    """The bytes ``path`` adds: none for a file too large to add, or gone, which are skipped."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return 0
+    return size if size <= max_bytes else 0
+
+
+class _PastLimit:
+    """What a folder holds to add once it holds more than its :class:`SourceLimit`: the files
+    and bytes, counted without reading them, and the subfolders that hold the most."""
+
+    def __init__(self, limit: SourceLimit, collected: Collected, held: int) -> None:
+        self.limit = limit
+        self.files = len(collected.files)
+        self.bytes = held
+        self.by_folder: dict[str, int] = {}
+        for f in collected.files:
+            self._in_folder(f.relpath)
+
+    def _in_folder(self, rel: str) -> None:
+        if "/" in rel:
+            top = rel.split("/", 1)[0] + "/"
+            self.by_folder[top] = self.by_folder.get(top, 0) + 1
+
+    def count(self, rel: str, size: int) -> bool:
+        """Count one more file; False once there are too many to go on counting."""
+        self.files += 1
+        self.bytes += size
+        self._in_folder(rel)
+        return self.files <= COUNTED_PAST_LIMIT * self.limit.files
+
+    def refuse(self, root: Path):
+        limit = self.limit
+        many = self.files > COUNTED_PAST_LIMIT * limit.files
+        holds = f"more than {COUNTED_PAST_LIMIT * limit.files:,} files" if many else f"{self.files:,} files ({_mib(self.bytes)})"
+        passed = [f"ingest.max_source_files ({limit.files:,} files)"] if self.files > limit.files else []
+        passed += [f"ingest.max_source_total_bytes ({_mib(limit.bytes)})"] if self.bytes > limit.bytes else []
+        most = sorted(self.by_folder.items(), key=lambda item: (-item[1], item[0]))[:NAMED_FOLDERS]
+        where = f"; the most in {', '.join(f'{_shown(name)} ({n:,})' for name, n in most)}" if most else ""
+        raise SourceTooLarge(
+            f"{_shown(str(root))} holds {holds} to add, more than {' and '.join(passed)} {'allow' if len(passed) > 1 else 'allows'}{where}: nothing was added",
+            hint=f"add one of its subfolders, or leave parts out with {{exclude}}; `ov config set {passed[0].split(' ')[0]} N` raises the limit",
+            arguments={"exclude"},
+        )
+
+
+def _mib(count: int) -> str:
+    if count < 2**20:
+        return f"{count:,} bytes"
+    return f"{count / 2**20:,.1f} MiB"
 
 
 class _GitIgnores:
