@@ -600,7 +600,7 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert out["grep"] == "viking://resources/handbook/deploy.md:3: Staging deploys run with make ship."
     assert "viking://resources/handbook/deploy.md" in out["glob"]
     assert out["write"].startswith("wrote viking://resources/notes/todo.md (commit ")
-    assert out["edit"].startswith("replaced 1 occurrence in viking://resources/notes/todo.md")
+    assert out["edit"].startswith("replaced 1 occurrence in viking://resources/notes/todo.md (commit ")
     assert "store" in out["health"] and "index" in out["health"]
     # One commit per mutating call, named for what it did.
     log = ov("snapshot", "log", "--json").json["result"]
@@ -608,7 +608,7 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert commands[:4] == ["edit", "write", "add-resource", "remember"]
 
 
-def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(ov):
+def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(ov, ov_home):
     # An audit: "which indentation do I use for YAML" (limit 5) gave a past session twice (its L1
     # and its L0) and the caller's own question and "working on it" above the answer.
     def say(sid, *turns):
@@ -619,6 +619,9 @@ def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(
     assert ov("commit", "old").exit_code == 0
     say("live", ("user", "which indentation do I use for YAML files?"), ("assistant", "(working on it) which indentation for YAML files"))
     assert ov("remember", "I prefer 2-space indentation in YAML config files").exit_code == 0
+    from ov.hosts import hooklog
+
+    hooklog.append(ov_home, {"event": "session-start", "session": "cc-not-captured-yet"})  # as the hook logs it
 
     async def body(client):
         asked = {"query": "which indentation do I use for YAML files", "limit": 5}
@@ -1251,7 +1254,7 @@ def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_t
         "grep": [f"{m['uri']}:{m['line']}: {m['text']}" for m in ov("grep", "staging", "--uri", base, "--json").json["result"]],
     }
     advice = {
-        "ls": ("entries", 'list on with the same arguments and "offset": {shown}; or list a subfolder (`uri`), or name them all, without abstracts, with `tree` and `depth` 1'),
+        "ls": ("entries", 'list on with the same arguments and "offset": {shown}; or list a subfolder (`uri`)'),
         "glob": ("paths", "narrow the `pattern`, or glob below a subfolder (`uri`)"),
         "grep": ("matching lines", "narrow the `pattern` or `uri`, or ask for a lower `limit`"),
     }
@@ -1262,7 +1265,7 @@ def test_a_result_too_long_is_cut_after_a_whole_entry_and_says_how_to_ask_that_t
         assert shown == expected[: len(shown)] and left == len(expected) - len(shown) > 0, name
         assert len("\n".join(expected[: len(shown) + 1])) + 1 + len(answers[name]["content"][0]["text"].rsplit("\n", 1)[1]) > 40_000
     shown, left, unit, says = _cut(answers["tree"]["content"][0]["text"])
-    assert (unit, says) == ("entries", "ask for a `depth` below 3, or the tree of a subfolder (`uri`)")
+    assert (unit, says) == ("entries", "ask for a `depth` below 2, or the tree of a subfolder (`uri`), or list the folder page by page with `ls` and its `offset`")
     assert shown[:3] == ["handbook/", "  folder000/", f"    {LONG_NAME.format(0)}"] and len(shown) + left == 1 + 300 + 300 * 6
     # The tool's own arguments do what the note says: a subfolder fits.
     async def body(client):
@@ -1750,3 +1753,52 @@ def test_add_resource_refuses_a_folder_past_the_limit_with_no_way_round_it(ov, t
     assert error and said.startswith(f"{folder} holds 4 files (") and "more than ingest.max_source_files (3 files) allows; the most in docs/ (4)" in said
     assert said.endswith('hint: add one of its subfolders, or leave parts out with "exclude"; `ov config set ingest.max_source_files N` raises the limit')
     assert not (ov_home / "accounts").exists()  # nothing written, not even the account
+
+
+def test_find_reads_the_index_as_it_is_while_another_process_updates_it(ov, index_held):
+    # (found by an audit: a find waited up to store.lock_timeout, 9.1 s, for another process's
+    # update, where the docs say it reads the index as it is and says it is behind)
+    import time
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/jam.md", "--content", "Marmalade is made from oranges.\n").exit_code == 0
+    assert ov("find", "marmalade").exit_code == 0
+    assert ov("write", "viking://resources/tea.md", "--content", "Earl Grey is flavoured with bergamot.\n").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "8").exit_code == 0
+    index_held()
+    started = time.monotonic()
+    said, error = _tool("find", {"query": "marmalade"})
+    assert time.monotonic() - started < 4
+    assert not error and said.startswith("warning: the index is behind HEAD while another ov process brings it up to date")
+    assert "viking://resources/jam.md" in said
+
+
+def test_results_tell_the_model_only_what_its_tools_can_do(ov, ov_home, tmp_path):
+    # (found by an audit: each of these said something the model could not act on, or nothing)
+    from ov.hosts import hooklog
+
+    assert ov("write", "viking://resources/notes/a.md", "--content", "alpha beta\n").exit_code == 0
+    said, error = _tool("edit", {"uri": "viking://resources/notes/a.md", "old": "alpha", "new": "alpha"})
+    assert not error and said == "viking://resources/notes/a.md is unchanged: `new` is the same as `old`; nothing changed, no commit"
+    said, error = _tool("edit", {"uri": "viking://resources/notes/b.md", "old": "x", "new": "y"})
+    assert error and said == 'viking://resources/notes/b.md does not exist\nhint: see what is there with `ls {"uri": "viking://resources/notes"}`'
+    # A flat folder cut: a lower depth changes nothing, ls pages through it.
+    for i in range(220):  # 220 names of 200 characters: past a result's 40,000
+        (tmp_path / "flat").mkdir(exist_ok=True)
+        (tmp_path / "flat" / f"{'n' * 200}{i:03}.md").write_text(f"# {i}\n")
+    assert ov("add-resource", str(tmp_path / "flat")).exit_code == 0
+    said, error = _tool("tree", {"uri": "viking://resources/flat", "depth": 100000})
+    assert not error and said.endswith("ask for the tree of a subfolder (`uri`), or list the folder page by page with `ls` and its `offset`]")
+    said, error = _tool("search", {"query": "alpha", "mode": "list", "budget": 50})
+    assert error and said.startswith("`budget` is for mode context")
+    # A session ov holds, or one a hook named (not captured before its first turn ends), is taken;
+    # any other is refused.
+    said, error = _tool("find", {"query": "alpha", "session": "cc-typo"})
+    assert error and said.startswith("no session cc-typo is held by ov or named by its hooks")
+    assert 'ls {"uri": "viking://~/sessions"}' in said
+    hooklog.append(ov_home, {"event": "session-start", "session": "cc-new"})
+    for tool in ("find", "search"):
+        said, error = _tool(tool, {"query": "alpha", "session": "cc-new"})
+        assert not error and "viking://resources/notes/a.md" in said, tool
+    said, error = _tool("session_commit", {"session": "cc-typo"})
+    assert error and said == 'session cc-typo does not exist\nhint: list sessions with `ls {"uri": "viking://~/sessions"}`'

@@ -31,6 +31,22 @@ def append(home_root: Path, record: dict) -> None:
         pass  # a read-only or full home: the hook still answers
 
 
+def names_session(home_root: Path, session: str) -> bool:
+    """Whether a hook run logged ``session`` (in the log or its rotated file): the session-start
+    context names a session that is not captured until its first turn ends."""
+    from ov.files import rotated
+
+    said = f'"session": {json.dumps(session, ensure_ascii=False)}'.encode()
+    path = log_path(home_root)
+    for candidate in (path, rotated(path)):
+        try:
+            if said in candidate.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def read(home_root: Path, *, host: str | None = None, last: int | None = None) -> list[dict]:
     """The logged records, oldest first (the rotated file's too), optionally one host's and the last ``last``."""
     records = [r for r in _records(home_root) if host is None or r.get("host") == host]

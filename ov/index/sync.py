@@ -153,12 +153,15 @@ class Indices:
         lock_wait: float | None = None,
         progress: Progress | None = None,
         build_limit: int | None = None,
+        stale_wait: float | None = None,
     ) -> None:
         """``warm``: a :class:`~ov.index.embedders.registry.WarmEmbedders` a long-lived process
         keeps, so that its embedder stays loaded from one ``Indices`` to the next; ``held``: the
         :class:`~ov.index.held.HeldVectors` it keeps, so that its vectors do too. ``lock_wait``:
         how long to wait for a build or update another process is doing (default: the store's
         lock timeout); a caller with a deadline (the prompt hook) waits less than it has.
+        ``stale_wait``: how long to wait for it when the index as it is could be searched instead
+        (default ``lock_wait``); the MCP server waits not at all, and says the index is behind.
         ``progress``: told how a build, a rebuild or a catch-up goes (:mod:`ov.progress`); the first
         search after a large add reads and indexes every file, which takes a while. ``build_limit``:
         for a caller with a deadline (the prompt hook), which searches the index as it is: where
@@ -176,6 +179,7 @@ class Indices:
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
+        self._stale_wait = self._lock_wait if stale_wait is None else stale_wait
         self._progress = progress
         self._dropped: str | None = None  # why discard() dropped the index, for the rebuild's action
         # The vector generation last loaded or written, searched as it is rather than read again (an
@@ -222,8 +226,10 @@ class Indices:
                     return opened
         if self._build_limit is not None:
             return self._small_build(head, meta, damaged)
+        # With an index to search as it is, a caller may rather not wait for another process's update.
+        wait = self._stale_wait if meta is not None and self.incompatibility(meta) is None else self._lock_wait
         try:
-            lock = WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home)
+            lock = WriteLock(self.store.state / "index.lock", wait, home=self.store.home)
             lock.acquire()
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.

@@ -30,7 +30,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ov.errors import ConfigError, InvalidInput, OvError, os_failure, spelled
+from ov.errors import ConfigError, InvalidInput, NotFound, OvError, os_failure, spelled
 from ov.lines import FileLines, unended
 from ov.retrieval import MAX_RESULTS
 from ov.sessions.memory.schema import TEXT_TYPES
@@ -141,10 +141,12 @@ class Context:
         return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders(), HeldVectors())
 
     def indices(self, store):
-        """The indices of ``store`` with the embedder and the vectors this server keeps loaded."""
+        """The indices of ``store`` with the embedder and the vectors this server keeps loaded.
+        While another process updates them, a find reads them as they are and says they are
+        behind, rather than hold the model up to ``store.lock_timeout``."""
         from ov.index.sync import Indices
 
-        return Indices(store, warm=self.embedders, held=self.vectors)
+        return Indices(store, warm=self.embedders, held=self.vectors, stale_wait=0)
 
     def store(self, *, read_only: bool = False, config=None):
         """A store for one call: the config (``config``, else the file's) and identity as they are now."""
@@ -417,7 +419,8 @@ def _find(store, args: _Args, context: Context) -> Listing | str:
     query = args.text("query", required=True)
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
-    result = find(store, query, FindOptions(**_filters(store, args), exclude=_own_log(store, args.text("session")), one_level=True), indices=context.indices(store))
+    session, _captured = _session(store, args)
+    result = find(store, query, FindOptions(**_filters(store, args), exclude=_own_log(store, session), one_level=True), indices=context.indices(store))
     return _headed(result, _hits(result.hits, result.mode))
 
 
@@ -431,24 +434,39 @@ def _own_log(store, session: str | None) -> tuple[str, ...]:
     return (f"{session_uri(store, session).path}/{MESSAGES}",)
 
 
+def _session(store, args: _Args) -> tuple[str | None, bool]:
+    """The caller's ``session`` of a find or a search, and whether ov holds it yet. One not
+    captured yet is taken when a hook named it (the session-start context names a session before
+    its first turn is captured); any other is refused: a mistyped id left the caller's own live
+    messages in the results, unsaid."""
+    from ov.sessions.session import LIST_SESSIONS, read_meta, session_uri
+
+    session = args.text("session")
+    if not session:
+        return None, False
+    session_uri(store, session)  # a malformed id is an error, not a session to ignore
+    if read_meta(store, session) is not None:
+        return session, True
+    from ov.hosts.capture import live_sessions
+    from ov.hosts.hooklog import names_session
+
+    if names_session(store.home.root, session) or any(sid == session for sid, _ in live_sessions(store)):
+        return session, False
+    raise NotFound(f"no session {session} is held by ov or named by its hooks", hint=f"give the session of <ov-context kind=session-start>, or no `session`; {LIST_SESSIONS}")
+
+
 def _search(store, args: _Args, context: Context) -> Listing | str:
     from ov.retrieval.search import SearchOptions, search
 
     mode = args.text("mode", "context")
-    options = SearchOptions(session_id=_captured(store, args.text("session")), mode=mode, budget=args.number("budget"), **_filters(store, args))
+    budget = args.number("budget")
+    if budget is not None and mode == "list":
+        raise InvalidInput("`budget` is for mode context: a list holds `limit` results", hint="drop `budget`, or ask for a lower `limit`")
+    session, captured = _session(store, args)
+    # One not captured yet has nothing to leave out of the search.
+    options = SearchOptions(session_id=session if captured else None, mode=mode, budget=budget, **_filters(store, args))
     result = search(store, args.text("query", required=True), options, indices=context.indices(store))
     return _headed(result, _searched(result, mode))
-
-
-def _captured(store, session: str | None) -> str | None:
-    """``session`` when ov holds it; None for one not captured yet (the session-start context
-    names a session before its first prompt is captured: nothing of it to leave out yet)."""
-    from ov.sessions.session import read_meta, session_uri
-
-    if not session:
-        return None
-    session_uri(store, session)  # a malformed id is an error, not a session to ignore
-    return session if read_meta(store, session) is not None else None
 
 
 def _searched(result, mode: str) -> Listing | str:
@@ -597,11 +615,12 @@ def _ls(store, args: _Args, _context: Context) -> Listing | str:
     if offset >= len(entries):
         return f"no entries from `offset` {offset}: there are {len(entries)}"
     items = [f"{e.uri}{'/' if e.is_dir else ''}" + (f"  {e.abstract}" if e.abstract else "") for e in entries[offset:]]
-    other = "drop `recursive`" if recursive else "name them all, without abstracts, with `tree` and `depth` 1"
+    # `tree` is no way round it: a tree of the folder is cut as a listing is, and has no `offset`.
+    other = ", or drop `recursive`" if recursive else ""
 
     def list_on(shown: int) -> str:
         # The entries come in the same order each time, so the next call starts where this one stopped.
-        return f'list on with the same arguments and "offset": {offset + shown}; or list a subfolder (`uri`), or {other}'
+        return f'list on with the same arguments and "offset": {offset + shown}; or list a subfolder (`uri`){other}'
 
     return Listing(items, "entry", "entries", list_on)
 
@@ -610,16 +629,25 @@ def _tree(store, args: _Args, _context: Context) -> Listing:
     depth = args.number("depth", 3)
     root = store.tree(store.uri(args.text("uri", "viking://")), depth=depth)
     lines: list[str] = []
+    levels: list[int] = []  # each line's depth below the root
 
-    def walk(node, depth: int) -> None:
+    def walk(node, level: int) -> None:
         slash = "/" if node.type == "directory" and not node.name.endswith("/") else ""  # the root is named viking://
-        lines.append("  " * depth + node.name + slash + (" …" if node.truncated else ""))
+        lines.append("  " * level + node.name + slash + (" …" if node.truncated else ""))
+        levels.append(level)
         for child in node.children:
-            walk(child, depth + 1)
+            walk(child, level + 1)
 
     walk(root, 0)
-    lower = f"a `depth` below {depth}, or " if depth > 1 else ""
-    return Listing(lines, "entry", "entries", f"ask for {lower}the tree of a subfolder (`uri`)")
+
+    def advice(shown: int) -> str:
+        # A lower depth shortens only a tree that goes deeper than its first level; a flat folder
+        # is listed page by page.
+        deepest = max(levels[:shown] or [0])
+        lower = f"a `depth` below {deepest}, or " if deepest > 1 else ""
+        return f"ask for {lower}the tree of a subfolder (`uri`), or list the folder page by page with `ls` and its `offset`"
+
+    return Listing(lines, "entry", "entries", advice)
 
 
 def _stat(store, args: _Args, _context: Context) -> str:
@@ -693,8 +721,9 @@ def _edit(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
     new, redacted = _scrubbed(args.text("new", required=True))
     result, count = store.edit(store.uri(uri), args.text("old", required=True), new, replace_all=args.flag("all"))
-    done = f"replaced {counted(count, 'occurrence')} in {uri}" + (f" (commit {result.commit[:10]})" if result.commit else "")
-    return done + _redacted_note(redacted)
+    if not result.commit:  # `new` is `old`: said as `write` of the same content says it
+        return f"{uri} is unchanged: `new` is the same as `old`; nothing changed, no commit" + _redacted_note(redacted)
+    return f"replaced {counted(count, 'occurrence')} in {uri} (commit {result.commit[:10]})" + _redacted_note(redacted)
 
 
 def _scrubbed(text: str) -> tuple[str, int]:

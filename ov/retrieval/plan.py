@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ov.errors import InvalidInput, NotFound
+from ov.errors import InvalidInput
 from ov.regex import LazyPattern
 from ov.store import sidecar
 
@@ -120,11 +120,11 @@ class SessionContext:
 
 def session_context(store: Store, session_id: str) -> SessionContext:
     """The session's live messages and newest summary; NotFound for a session that does not exist."""
-    from ov.sessions.session import read_messages, read_meta, session_uri
+    from ov.sessions.session import no_session, read_messages, read_meta, session_uri
 
     uri = session_uri(store, session_id)  # InvalidId for a malformed id
     if read_meta(store, session_id) is None:
-        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+        raise no_session(session_id)
     return SessionContext(session_id, str(uri), read_messages(store, session_id), _newest_summary(store.path(uri) / sidecar.HISTORY))
 
 

@@ -49,6 +49,7 @@ from ov.sessions.session import (
     archived_ids_uri,
     load_meta,
     message_text,
+    no_session,
     now_iso,
     parse_messages,
     read_archived_ids,
@@ -152,7 +153,7 @@ def _plan(
     messages_uri = VikingURI((*uri.parts, MESSAGES))
     meta_data = tx.existing_file(meta_uri)
     if meta_data is None:
-        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+        raise no_session(session_id)
     meta = load_meta(meta_data, meta_uri)
     live = parse_messages(tx.existing_file(messages_uri) or b"")
     to_archive = live[: max(len(live) - keep, 0)]  # --keep past the live messages keeps them all

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from ov.errors import AlreadyExists, InvalidId, NotFound, RecordDamaged
+from ov.errors import AlreadyExists, InvalidId, NotFound, RecordDamaged, proposal
 from ov.files import json_bytes
 from ov.identity import validate_id
 from ov.sessions.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.sessions.session
@@ -59,6 +59,7 @@ _META_TALLIES = ("llm_token_usage", "memories_extracted")
 # The archives `ov commit` names in extraction_pending: a name read from a hand-edited meta goes into a path.
 _ARCHIVE_NAME_RE = re.compile(rf"{sidecar.ARCHIVE_PREFIX}\d{{3,}}")
 # Not `ov mv`: a folder under sessions/ holding a messages.jsonl is refused by it (ov's own record).
+LIST_SESSIONS = f"list sessions with {proposal('ls', uri='viking://~/sessions')}"
 _NOT_A_SESSION = "a folder under sessions/ without .meta.json is no session: remove it with `ov rm -r` (`ov snapshot restore` brings back a .meta.json it had)"
 
 
@@ -295,7 +296,7 @@ def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
     canonical = [str(store.uri(u)) for u in uris]
     uri = session_uri(store, session_id)
     meta_uri = VikingURI((*uri.parts, META))
-    store.require_before_lock(meta_uri, _no_session(session_id))  # a mistyped account: no trace of it
+    store.require_before_lock(meta_uri, no_session(session_id))  # a mistyped account: no trace of it
     with store.transaction() as tx:
         meta = _require_meta(tx, meta_uri, session_id)
         used = {entry["uri"]: entry for entry in meta.get("used", [])}
@@ -313,7 +314,7 @@ def record_used(store: Store, session_id: str, uris: list[str]) -> CommitResult:
 def delete(store: Store, session_id: str) -> CommitResult:
     uri = session_uri(store, session_id)
     if not _is_session(store, uri):
-        hint = _NOT_A_SESSION if store.path(uri).exists() else "list sessions with `ov session list`"
+        hint = _NOT_A_SESSION if store.path(uri).exists() else LIST_SESSIONS
         raise NotFound(f"session {session_id} does not exist", hint=hint)
     return store.rm(uri, recursive=True)
 
@@ -353,7 +354,7 @@ def show(store: Store, session_id: str, *, last: int | None = None) -> dict:
     uri = session_uri(store, session_id)
     meta = read_meta(store, session_id)
     if meta is None:
-        raise NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+        raise no_session(session_id)
     messages = read_messages(store, session_id)
     archives = []
     history = store.path(VikingURI((*uri.parts, sidecar.HISTORY)))
@@ -453,12 +454,14 @@ def read_messages(store: Store, session_id: str) -> list[dict]:
 def _require_meta(tx, meta_uri: VikingURI, session_id: str) -> dict:
     data = tx.existing_file(meta_uri)
     if data is None:
-        raise _no_session(session_id)
+        raise no_session(session_id)
     return load_meta(data, meta_uri)
 
 
-def _no_session(session_id: str) -> NotFound:
-    return NotFound(f"session {session_id} does not exist", hint="list sessions with `ov session list`")
+def no_session(session_id: str) -> NotFound:
+    """The error for a session ov does not hold, with a way to list those it does that both
+    edges have (`ov session list` is the command line's alone)."""
+    return NotFound(f"session {session_id} does not exist", hint=LIST_SESSIONS)
 
 
 def _new_meta(session_id: str, store: Store, peer: str | None) -> dict:

@@ -487,7 +487,7 @@ class Store:
         if not old:
             raise InvalidInput("the text to replace is empty")
         _refuse_bookkeeping(uri)
-        gone = NotFound(f"{uri} does not exist")
+        gone = NotFound(f"{uri} does not exist", hint=_parent_hint(uri))
         self.require_before_lock(uri, gone)
         with self.transaction() as tx:
             current = tx.existing_file(uri)
