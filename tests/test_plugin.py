@@ -415,7 +415,7 @@ def test_the_skill_names_only_tools_and_arguments_ov_has():
     """The skill teaches ov's real tools: each tool and argument it names exists, with the values it uses."""
     text = (plugin.SKILL_MD).split("---", 2)[2]
     schemas = {t["name"]: t["inputSchema"]["properties"] for t in TOOLS}
-    taught = {"find": ["query", "limit", "types", "uri"], "search": ["query", "mode", "budget"], "read": ["uris", "lines"], "remember": ["text", "type"], "forget": []}
+    taught = {"find": ["query", "limit", "types", "uri"], "search": ["query", "mode", "budget"], "read": ["uris", "lines"], "remember": ["text", "type"], "forget": ["match"]}
     for tool, arguments in taught.items():
         assert f"`{tool}`" in text
         for argument in arguments:

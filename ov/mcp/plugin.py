@@ -179,7 +179,8 @@ set it when you are sure: `preferences`, `profile` (facts about the user), `enti
 Never remember secrets (keys, tokens, passwords, connection strings), transient state (a
 branch checked out now, a process running, today's failing test), guesses you have not
 confirmed, or whole transcripts and long outputs. To correct a memory, remember the correct
-statement; `forget` removes one by its URI when the user asks.
+statement; `forget` removes one by its URI when the user asks, and only the line that holds
+`match` when the file holds other facts too (a find names `profile.md` for each of them).
 """
 
 
