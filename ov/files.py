@@ -400,6 +400,19 @@ def rotated(path: Path) -> Path:
     return path.with_name(path.name + ".1")
 
 
+def log_holds(path: Path, key: str, value: str) -> bool:
+    """Whether a line of the log at ``path`` (or of its rotated file) records ``key`` as
+    ``value``, as :func:`append_log` writes it: one scan of the bytes, no line parsed."""
+    said = f"{json.dumps(key)}: {json.dumps(value, ensure_ascii=False)}".encode()
+    for candidate in (path, rotated(path)):
+        try:
+            if said in candidate.read_bytes():
+                return True
+        except OSError:
+            continue
+    return False
+
+
 def size_problem(size: int, max_file_bytes: int, backup: bool) -> str | None:
     """Why a reader refuses a file of ``size`` bytes, or None. An import is held to the importing
     store's ``store.max_file_bytes``, as a write is (and a pull says so of such a file); a backup restores what the account held,

@@ -24,6 +24,7 @@ from ov.errors import HomeInvalid, quote
 from ov.identity import validate_id
 
 HOME_ENV = "OV_HOME"
+HOOK_LOG = "hooks.jsonl"  # in logs/: one line per hook run (ov.hosts.hooklog), read by the MCP server too
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,10 @@ class Home:
         except NotADirectoryError:
             raise HomeInvalid(f"{named} is below a file: a part of its path is not a folder") from None
         return cls(root)
+
+    @property
+    def hook_log(self) -> Path:
+        return self.root / "logs" / HOOK_LOG
 
     @property
     def config_path(self) -> Path:

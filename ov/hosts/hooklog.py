@@ -13,38 +13,23 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-LOG_NAME = "hooks.jsonl"
+from ov.home import HOOK_LOG, Home
+
+LOG_NAME = HOOK_LOG
 
 
 def log_path(home_root: Path) -> Path:
-    return home_root / "logs" / LOG_NAME
+    return Home(home_root).hook_log
 
 
 def append(home_root: Path, record: dict) -> None:
     """Append ``record`` (plus the time) to the log; a failure to log is never an error of the hook."""
     from ov.files import append_log
-    from ov.home import Home
 
     try:
         append_log(log_path(home_root), record, Home(home_root).ensure)
     except OSError:
         pass  # a read-only or full home: the hook still answers
-
-
-def names_session(home_root: Path, session: str) -> bool:
-    """Whether a hook run logged ``session`` (in the log or its rotated file): the session-start
-    context names a session that is not captured until its first turn ends."""
-    from ov.files import rotated
-
-    said = f'"session": {json.dumps(session, ensure_ascii=False)}'.encode()
-    path = log_path(home_root)
-    for candidate in (path, rotated(path)):
-        try:
-            if said in candidate.read_bytes():
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def read(home_root: Path, *, host: str | None = None, last: int | None = None) -> list[dict]:

@@ -447,10 +447,9 @@ def _session(store, args: _Args) -> tuple[str | None, bool]:
     session_uri(store, session)  # a malformed id is an error, not a session to ignore
     if read_meta(store, session) is not None:
         return session, True
-    from ov.hosts.capture import live_sessions
-    from ov.hosts.hooklog import names_session
+    from ov.files import log_holds
 
-    if names_session(store.home.root, session) or any(sid == session for sid, _ in live_sessions(store)):
+    if log_holds(store.home.hook_log, "session", session):  # a captured one has its meta (above)
         return session, False
     raise NotFound(f"no session {session} is held by ov or named by its hooks", hint=f"give the session of <ov-context kind=session-start>, or no `session`; {LIST_SESSIONS}")
 
