@@ -1191,6 +1191,14 @@ CASES = [
                   [("assistant", "Don't use mypy anymore."), "Stop using black for formatting.", "Don't use tabs here."]],
                  {"preferences/default/black.md": "- Don't use black for formatting", "preferences/default/mypy.md": "- Use mypy in strict mode"},
                  None, id="the-user-taking-back-an-instruction-in-a-session-ends-it"),
+    # --- (found by a review, rev11b) a move to a platform is no home --------------------------------------------------
+    pytest.param(["I live in Porto", ["we moved to Kubernetes last month and the deploys are way faster", "We moved to Vercel.",
+                                      "ok so we moved to AWS", "We've moved to Supabase for auth", "we moved to Terraform Cloud"]],
+                 {"profile.md": "- Lives in Porto"}, None, id="a-move-to-a-platform-in-a-session-is-no-home"),
+    pytest.param(["I live in Porto", "I moved to Postgres"], {"profile.md": "- Lives in Porto\n- Moved to Postgres"}, None,
+                 id="i-moved-to-a-database-is-no-home"),
+    pytest.param(["I live in Porto", ["we just moved to San Francisco"], "We relocated to Salt Lake City"], {"profile.md": "- Lives in Salt Lake City"}, None,
+                 id="a-move-to-a-city-of-more-words-is-a-home"),
 ]
 
 

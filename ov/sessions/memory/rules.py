@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
+from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
@@ -63,8 +64,6 @@ _USE_INSTEAD_RE = re.compile(
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
 _MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
-# A place is named, without a version or a product's inner capital: not "Python 3.12", "GitHub".
-_NOT_A_PLACE_RE = re.compile(r"\d|[a-z][A-Z]")
 LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
@@ -81,8 +80,6 @@ _MOSTLY_WRITE_RE = re.compile(
 )
 # Not "Language:" ("my language is German" is a spoken one). What "I mostly write X" may name: not "PRs".
 _LANGUAGE_KEYS = ("Main language:", "Primary language:", "Programming language:")
-_PROGRAMMING_LANGUAGES = frozenset("python go golang rust java kotlin scala swift typescript javascript c c++ c# f# ruby php elixir erlang "
-                                   "haskell ocaml clojure dart lua perl r julia zig nim objective-c shell bash sql groovy crystal fortran".split())
 # "I joined the Platform team" says what "my team is Platform" says.
 _JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
 # A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
@@ -187,7 +184,7 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _LIVE_RE.match(clause):
         lead = "Lives in " if m.group("live") else f"Is {m.group('based').lower()} in "
         return _place(lead, m.group("x"), restore)
-    if (m := _MOSTLY_WRITE_RE.match(clause)) and m.group("x").lower() in _PROGRAMMING_LANGUAGES:
+    if (m := _MOSTLY_WRITE_RE.match(clause)) and m.group("x").lower() in PROGRAMMING_LANGUAGES:
         return Statement("profile", "Main language: ", restore(m.group("x")), ("profile", "main language"), {}, probes=_LANGUAGE_KEYS)
     if m := _ON_TIME_RE.match(clause):
         return Statement("profile", "Timezone: ", restore(m.group("x")), ("profile", "timezone"), {})
@@ -378,8 +375,8 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
 
 def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bool = False) -> Statement | None:
     place = value_of(raw, restore)
-    if not informative(place) or (moved and (_NOT_A_PLACE_RE.search(place) or place.lower() in _PROGRAMMING_LANGUAGES or not looks_like_name(place))):
-        return None  # "I moved to Python 3.12 for this script", "to Rust for the parser": what the code is on, no home
+    if not informative(place) or (moved and not is_place(place)):
+        return None  # "I moved to Python 3.12 for this script", "we moved to Vercel": what the code is on, no home
     return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS,
                      otherwise=f"Moved to {place}" if moved else "", only_amends=only_amends)
 
