@@ -1191,7 +1191,7 @@ CASES = [
                   [("assistant", "Don't use mypy anymore."), "Stop using black for formatting.", "Don't use tabs here."]],
                  {"preferences/default/black.md": "- Don't use black for formatting", "preferences/default/mypy.md": "- Use mypy in strict mode"},
                  None, id="the-user-taking-back-an-instruction-in-a-session-ends-it"),
-    # --- (found by a review, rev11b) a move to a platform is no home --------------------------------------------------
+    # --- (found by a review, rev11b) a move to a platform is no home; a card's history is no line of what it runs ------
     pytest.param(["I live in Porto", ["we moved to Kubernetes last month and the deploys are way faster", "We moved to Vercel.",
                                       "ok so we moved to AWS", "We've moved to Supabase for auth", "we moved to Terraform Cloud"]],
                  {"profile.md": "- Lives in Porto"}, None, id="a-move-to-a-platform-in-a-session-is-no-home"),
@@ -1199,6 +1199,15 @@ CASES = [
                  id="i-moved-to-a-database-is-no-home"),
     pytest.param(["I live in Porto", ["we just moved to San Francisco"], "We relocated to Salt Lake City"], {"profile.md": "- Lives in Salt Lake City"}, None,
                  id="a-move-to-a-city-of-more-words-is-a-home"),
+    pytest.param(["Our CI runs on Jenkins", ("stored", "entities/systems/deploy.md", "# Deploy\n\n- Migrated off Jenkins in 2024\n- Runs on Argo"),
+                  ("stored", "entities/systems/release.md", "# Release\n\n- Was on Jenkins until May\n- Runs on Argo"),
+                  ("stored", "entities/systems/mobile_builds.md", "# Mobile builds\n\n- Build on Jenkins agents"),
+                  ["We switched from Jenkins to Buildkite."]],
+                 {"profile.md": "- Team switched from Jenkins to Buildkite", "entities/systems/ci.md": "# CI\n\n- Runs on Buildkite",
+                  "entities/systems/deploy.md": "# Deploy\n\n- Migrated off Jenkins in 2024\n- Runs on Argo",
+                  "entities/systems/release.md": "# Release\n\n- Was on Jenkins until May\n- Runs on Argo",
+                  "entities/systems/mobile_builds.md": "# Mobile builds\n\n- Build on Buildkite agents"},
+                 None, id="a-teams-switch-leaves-a-cards-line-of-history"),
 ]
 
 

@@ -52,6 +52,12 @@ def _named_and_kind(name: str, stem: str) -> bool:
 
 # A switch for a purpose ("from Python to Go for the CLI") is no switch of what the systems run.
 _SCOPED_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
+# A card's line of its history ("Migrated off Jenkins in 2024", "Replaced Travis with Jenkins", "Was
+# on Jenkins until May"): the old tool named there is what it was, which a swap would rewrite.
+_CHANGE_RE = re.compile(
+    r"(?i)\b(?:migrat|mov(?:ed|ing)\b|replac|switch|swapp|port(?:ed|ing)\b|drop|retir|remov|deprecat|sunset|decommission|ditch|"
+    r"abandon|used\s+to\b|was\b|were\b|formerly\b|previously\b|until\b|before\b|instead\s+of\b|off\b|away\s+from\b)"
+)
 
 
 def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, read: Callable[[str], str | None],
@@ -61,7 +67,8 @@ def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, re
     names Buildkite, as the team's own lines do (the cards are the team's systems, whatever their
     name). Not a line naming it at a version ("Runs Node 18" is no line of "from Node to Bun"'s), nor
     for a switch for a purpose ("... to Go for the CLI"); the card named for the old value keeps
-    its lines, and no card is made."""
+    its lines, a card that tells of a change naming it (:data:`_CHANGE_RE`) keeps its lines too, and
+    no card is made."""
     if switch.swap is None or _SCOPED_RE.search(f" {switch.swap[1]} "):
         return []
     old, new = switch.swap
@@ -72,8 +79,8 @@ def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, re
         path, stem = f"{folder}/{name}", name.removesuffix(".md")
         text = read(path) if name.endswith(".md") and not name.startswith(".") and stem != "_".join(old.lower().split()) else None
         items = [line for line in (text or "").split(TRAILER_OPEN, 1)[0].splitlines() if re.match(r"\s*[-*+]\s", line) and not is_history(line)]
-        found = [m for line in items for m in named.finditer(line)]
-        if found and not any(m.group("version") for m in found):
+        found = [(m, line) for line in items for m in named.finditer(line)]
+        if found and not any(m.group("version") or _CHANGE_RE.search(line) for m, line in found):
             fields = {"category": "systems", "name": stem, CONTENT_FIELD: [{"swap": old, "to": new}]}
             out.append((path, Candidate("entities", fields, list(switch.source_message_ids), only_amends=True)))
     return out
