@@ -186,6 +186,17 @@ def test_session_start_leaves_out_what_no_longer_holds(ov, project, ov_home):
     assert "tabs.md" in ov("find", "tabs", "--json").stdout
 
 
+def test_session_start_keeps_a_limit_said_with_no_longer_than(ov, project, ov_home):
+    # (found by a review: "no longer than" is a limit that holds, not history, and was left out)
+    memories = "viking://user/default/memories"
+    assert ov("write", f"{memories}/preferences/default/functions.md", "--content", "- No longer than 50 lines per function\n").exit_code == 0
+    card = "# Commits\n\n- Subject lines: no longer than 72 characters\n"
+    assert ov("write", f"{memories}/entities/systems/commits.md", "--content", card).exit_code == 0
+    text = _undated(_context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project)))))
+    assert "functions.md: No longer than 50 lines per function\n" in text
+    assert "commits.md: Commits — Subject lines: no longer than 72 characters\n" in text
+
+
 def test_session_start_shows_the_newest_events_of_a_day_not_the_last_names(ov, project, ov_home):
     # (found by an audit: within a day the files are named by their words, and "recent events" were
     # the last names in the alphabet, so the newest event of the day could be left out)

@@ -56,7 +56,8 @@ def decode_memory(data: bytes, uri: object) -> str:
 TRAILER_OPEN = "<!-- MEMORY_FIELDS"
 # A line of what no longer holds ("No longer prefers tabs", "Is no longer a manager", "Editor: no
 # longer Vim"), as a correction leaves the line it ended: history, kept for the record and for search.
-_HISTORY_RE = re.compile(r"(?i)^\s*(?:[-*+]\s+)?(?:no\s+longer|is\s+no\s+longer|are\s+no\s+longer|[^:\n]{1,40}:\s+no\s+longer)\s")
+# Not a limit that holds: "No longer than 50 lines per function", "Subject lines: no longer than 72 characters".
+_HISTORY_RE = re.compile(r"(?i)^\s*(?:[-*+]\s+)?(?:no\s+longer|is\s+no\s+longer|are\s+no\s+longer|[^:\n]{1,40}:\s+no\s+longer)\s+(?!than\b)")
 
 
 def is_history(line: str) -> bool:
