@@ -1208,6 +1208,12 @@ CASES = [
                   "entities/systems/release.md": "# Release\n\n- Was on Jenkins until May\n- Runs on Argo",
                   "entities/systems/mobile_builds.md": "# Mobile builds\n\n- Build on Buildkite agents"},
                  None, id="a-teams-switch-leaves-a-cards-line-of-history"),
+    pytest.param(["Always use black for formatting", "Always use isort", "Use mypy in strict mode",
+                  [("assistant", "Want me to run black?"), "Don't use black anymore, it's way too slow.", "stop using isort pls",
+                   "Stop using mypy, at least for this PR."]],
+                 {"preferences/default/black.md": "- Don't use black", "preferences/default/isort.md": "- Don't use isort",
+                  "preferences/default/mypy.md": "- Use mypy in strict mode"},
+                 None, id="an-instruction-taken-back-with-its-reason-or-a-please-ends-it"),
 ]
 
 

@@ -119,8 +119,8 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
 # instruction taken back, said outright (not "don't use ruff format here": a task's; nor "stop
 # running the tests", which stops what is being done).
 _REVERSAL_RE = re.compile(
-    rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>using)\s+(?P<a>.+)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+)|"
-    rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)$"
+    rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>using)\s+(?P<a>.+?)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+?)|"
+    rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)(?:,?\s+(?:please|pls|plz|thanks|thx|ty))?$"
 )
 
 
@@ -145,8 +145,9 @@ def reversal(body: str, restore, subject: str) -> Statement | None:
 
 
 def is_reversal(clause: str) -> bool:
-    """Whether ``clause`` takes back an instruction outright (see :func:`reversal`)."""
-    return _REVERSAL_RE.match(clause) is not None
+    """Whether ``clause`` takes back an instruction outright (see :func:`reversal`), read as
+    :func:`reversal` reads it: its reason apart ("Don't use black anymore, it's too slow")."""
+    return _REVERSAL_RE.match(_REASON_RE.sub("", clause)) is not None
 
 
 def wish(body: str, restore, subject: str) -> Statement | None:
