@@ -1214,6 +1214,11 @@ CASES = [
                  {"preferences/default/black.md": "- Don't use black", "preferences/default/isort.md": "- Don't use isort",
                   "preferences/default/mypy.md": "- Use mypy in strict mode"},
                  None, id="an-instruction-taken-back-with-its-reason-or-a-please-ends-it"),
+    pytest.param(["I prefer 2 reviewers per PR", ["I like having one reviewer per PR.", "I like getting two coffees per day."]],
+                 {"preferences/default/2_reviewers_per.md": "- No longer prefers 2 reviewers per PR",
+                  "preferences/default/one_reviewer_per.md": "- Likes having one reviewer per PR",
+                  "preferences/default/two_coffees_per.md": "- Likes getting two coffees per day"},
+                 None, id="a-count-had-with-more-words-ends-the-old"),
 ]
 
 

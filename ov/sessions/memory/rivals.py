@@ -80,13 +80,13 @@ def choice(body: str) -> Choice | None:
         return None
     obj = choice_of(obj)
     parts = _CONTEXT_RE.split(obj, maxsplit=1)
-    chosen, context = parts[0], parts[1] if len(parts) > 1 else ""
-    if len(chosen.split()) > MAX_CHOICE_WORDS:
+    chosen, context = _HAVING_RE.sub("", parts[0]), parts[1] if len(parts) > 1 else ""
+    if len(chosen.split()) > MAX_CHOICE_WORDS:  # (how a count is had is no word of it: "having one reviewer per PR")
         return None
     words = frozenset(w.lower() for w in _WORD_RE.findall(_NUMBER_RE.sub(" ", context)) if w.lower() not in _EMPTY)
     # Only the choice's own numbers: one in its context may name the context ("tabs in Python 2").
     numbers = tuple(_WORD_NUMBERS.get(n.lower(), n) for n in _NUMBER_RE.findall(chosen))
-    return Choice(kind, _HAVING_RE.sub("", chosen), words, numbers)
+    return Choice(kind, chosen, words, numbers)
 
 
 def value_kind(chosen: str) -> str:
