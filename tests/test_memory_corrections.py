@@ -1199,6 +1199,8 @@ CASES = [
                  id="i-moved-to-a-database-is-no-home"),
     pytest.param(["I live in Porto", ["we just moved to San Francisco"], "We relocated to Salt Lake City"], {"profile.md": "- Lives in Salt Lake City"}, None,
                  id="a-move-to-a-city-of-more-words-is-a-home"),
+    pytest.param(["I live in Porto", "I moved to Austin, TX"], {"profile.md": "- Lives in Austin, TX"}, None,
+                 id="a-move-to-a-city-and-its-states-code-is-a-home"),
     pytest.param(["Our CI runs on Jenkins", ("stored", "entities/systems/deploy.md", "# Deploy\n\n- Migrated off Jenkins in 2024\n- Runs on Argo"),
                   ("stored", "entities/systems/release.md", "# Release\n\n- Was on Jenkins until May\n- Runs on Argo"),
                   ("stored", "entities/systems/mobile_builds.md", "# Mobile builds\n\n- Build on Jenkins agents"),

@@ -4,8 +4,8 @@ In a coding session "we moved to Vercel" and "I moved to Postgres" name what the
 such a move is said far more often there than a move of house; read as a home, it would replace
 the user's stored one ("Lives in Porto" -> "Lives in Vercel"). A place is a name (capitalised
 words) that is not what code is written in or runs on: no version or digits ("Go 1.22", "K8s"),
-no inner capital ("GitHub", "PostgreSQL"), no initialism but a country's or a city's ("AWS",
-"GCP"; "the UK", "NYC" are places), no programming language, no known tool of the user's setup
+no inner capital ("GitHub", "PostgreSQL"), no initialism first but a country's or a city's ("AWS",
+"GCP"; "NYC", "Austin, TX" are places), no programming language, no known tool of the user's setup
 (:data:`ov.sessions.memory.kinds.KINDS`) and no platform, service or framework a team moves to.
 """
 
@@ -60,6 +60,7 @@ def is_place(value: str) -> bool:
         return False
     if value.lower() in PROGRAMMING_LANGUAGES or words[0].lower().strip(".,") in _PLATFORMS:
         return False
-    if any(w.isupper() and len(w) > 1 and w.lower().strip(".") not in _PLACE_INITIALISMS for w in words):
-        return False  # "AWS", "GCP", "GKE"
+    first = words[0].strip(".,")
+    if first.isupper() and len(first) > 1 and first.lower() not in _PLACE_INITIALISMS:
+        return False  # "AWS", "GKE Autopilot" (a region's code after a city is the place's: "Austin, TX")
     return not any(value.lower() == name or value.lower().startswith(f"{name} ") for names in KINDS.values() for name in names)
