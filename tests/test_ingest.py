@@ -928,6 +928,34 @@ def test_a_split_document_keeps_its_folder_when_another_of_its_name_comes_before
     assert {rel for rel in after if rel.startswith("guide/")} == {rel for rel in before if rel.startswith("guide/")}
 
 
+def test_a_document_whose_folder_a_source_folder_takes_moves_alone(ov, ov_home, tmp_path):
+    """guide.rst's sections in guide/, guide.md's in guide_2/; then the source gets a folder
+    guide_2/ of its own. guide.md, which sorts first, lost its folder and took the free guide/,
+    moving guide.rst's sections to guide_3/ as well: only the document whose folder was taken
+    moves, and its old sections go in the same commit."""
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "guide.rst").write_text(_long_rst("Guide", 4))
+    assert ov("add-resource", str(root)).exit_code == 0
+    (root / "guide.md").write_text("# Guide\n\n" + "\n\n".join(f"## Md part {i}\n{LONG_SECTION}" for i in range(4)) + "\n")
+    assert ov("add-resource", str(root)).exit_code == 0
+    manifest_path = ov_home / "accounts/default/resources/docs/.sources.json"
+    before = json.loads(manifest_path.read_text())["files"]
+    assert {rel.split("/", 1)[0]: Path(entry["uri"]).name for rel, entry in before.items() if "/" in rel} == {"guide": "guide.rst", "guide_2": "guide.md"}
+    (root / "guide_2").mkdir()
+    (root / "guide_2" / "notes.md").write_text("# Notes\n\nA file of the folder.\n")
+    count = len(commits(ov_home))
+    added = ov("add-resource", str(root), "--json").json["result"]
+    after = json.loads(manifest_path.read_text())["files"]
+    owners = {rel.split("/", 1)[0]: Path(entry["uri"]).name for rel, entry in after.items() if "/" in rel}
+    assert owners == {"guide": "guide.rst", "guide_2": "notes.md", "guide_3": "guide.md"}
+    assert {rel for rel in after if rel.startswith("guide/")} == {rel for rel in before if rel.startswith("guide/")}
+    assert not any(uri.startswith("viking://resources/docs/guide/") for uri in added["added"] + added["updated"] + added["removed"])
+    stored = {u.removeprefix("viking://resources/docs/") for u in _stored_uris(ov, "viking://resources/docs")}
+    assert stored == set(after) | {"guide", "guide_2", "guide_3"}  # guide.md's old sections removed
+    assert len(commits(ov_home)) == count + 1
+
+
 def test_a_folder_too_deep_for_its_summaries_is_refused_before_anything_is_written(ov, tmp_path, store_state):
     # (found as a bug: a folder whose deepest directory was 3,062 bytes got summaries of 3,075
     # bytes, which neither read nor restore accepts)

@@ -108,15 +108,20 @@ class Layout:
             parts = nfc(folder).split("/")
             self.dirs.update("/".join(parts[:i]) for i in range(1, len(parts) + 1) if parts[0])
 
-    def folder(self, rel: str, *, keep: str | None = None) -> str:
-        """A folder for one document's sections at ``rel``, or ``rel`` numbered (``hosts_2``)
-        when a file, a folder or another document has that path; then owned by that document.
-        ``keep``: the folder an earlier add gave the document, its own while it is free."""
+    def keep(self, rel: str, kept: str | None) -> str | None:
+        """``kept``, the folder an earlier add gave the sections of the document at ``rel`` (``rel``
+        or ``rel`` numbered), now that document's again; None when it is no longer free for it."""
         rel = nfc(rel)
-        if keep is not None and self._free(keep) and (keep == rel or (keep.startswith(rel + "_") and keep[len(rel) + 1 :].isdigit())):
-            self.owned.add(keep)
-            self.dirs.add(keep)
-            return keep
+        if kept is None or not self._free(kept) or not (kept == rel or (kept.startswith(rel + "_") and kept[len(rel) + 1 :].isdigit())):
+            return None
+        self.owned.add(kept)
+        self.dirs.add(kept)
+        return kept
+
+    def folder(self, rel: str) -> str:
+        """A folder for one document's sections at ``rel``, or ``rel`` numbered (``hosts_2``)
+        when a file, a folder or another document has that path; then owned by that document."""
+        rel = nfc(rel)
         candidate, n = rel, 2
         while not self._free(candidate):
             candidate, n = f"{rel}_{n}", n + 1

@@ -338,7 +338,9 @@ class _Parsed:
             base = self.folders[posixpath.dirname(src.relpath)] if self.folders else ""
             own = _sections_folder(pieces) if not src.standalone else None
             slots.append((src, pieces, base, posixpath.join(base, own) if own else None))
-        held = {i: layout.folder(folder, keep=kept.get(src.uri)) for i, (src, _, _, folder) in enumerate(slots) if folder and kept.get(src.uri)}
+        # Every folder still free is claimed before any document is numbered: one whose folder a
+        # source folder took, claiming in turn, took the plain name another document kept.
+        held = {i: keep for i, (src, _, _, folder) in enumerate(slots) if folder and (keep := layout.keep(folder, kept.get(src.uri)))}
         files: dict[str, bytes] = {}
         provenance: dict[str, dict] = {}
         for i, (src, pieces, base, folder) in enumerate(slots):
