@@ -597,3 +597,34 @@ def test_resolving_an_embedder_loads_no_llm_client_and_compiles_no_hashing_patte
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["[]", "True"]
+
+
+def test_a_failing_embedder_is_not_asked_for_every_vector_again_by_every_search(llm_server, api_key, ov, tmp_path):  # noqa: F811
+    """The full text is built first and the next search makes the vectors: with the embedder
+    failing (an API down, a quota spent) every `ov find` read every record and asked for their
+    vectors again, seconds each (a minute with an API that times out), and paid for the batches
+    that passed. One search tries; the next ones search the full text and say why, until the
+    store changes or `ov reindex`."""
+    for key, value in [("embedding.provider", "litellm"), ("embedding.model", "openai/test-embedding"), ("embedding.api_base", llm_server.base_url), ("embedding.api_key_env", API_KEY_ENV)]:
+        assert ov("config", "set", key, value).exit_code == 0
+    llm_server.handler = lambda request: Reply(status=500, body={"error": {"message": "the service is down"}}) if request.endpoint == EMBEDDINGS else None
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i in range(5):
+        (folder / f"note{i}.md").write_text(f"# Note {i}\n\nThe cache warms at {i} o'clock.\n")
+    assert ov("add-resource", str(folder)).exit_code == 0  # its full text, vectors to be made
+    first = ov("find", "cache warms", "--json").json["result"]
+    assert "vectors still to be made" in first["index"]["actions"]
+    asked = len(llm_server.embedding_requests())
+    second = ov("find", "cache warms", "--json").json["result"]
+    assert len(llm_server.embedding_requests()) == asked  # a lexical search embeds no query either
+    assert not second["index"].get("actions") and second["resources"]
+    assert "the embedder failed" in second["retrieval"]["embedding"]["reason"]
+    [note] = [f for f in ov("fsck", "--json").json["result"]["findings"] if f["area"] == "index"]
+    assert note["message"].startswith("vectors are behind: the embedder failed") and "the service is down" in note["message"]
+    [index] = [c for c in ov("doctor", "--json").json["result"]["checks"] if c["name"] == "index"]
+    assert index["status"] == "warn" and "the embedder failed" in index["detail"]
+    llm_server.handler = None  # the API is back, and the store changes: the vectors are made
+    assert ov("write", "viking://resources/notes/more.md", "--content", "# More\n\nThe cache cools at ten.\n").exit_code == 0
+    third = ov("find", "cache warms", "--json").json["result"]
+    assert "vectors rebuilt" in third["index"]["actions"] and third["retrieval"]["embedding"]["available"]

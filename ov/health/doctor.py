@@ -200,6 +200,12 @@ def _index(store, *, probe: bool, indices=None, updatable: bool = True) -> list[
         # a new generation of the vectors starts from this file, finds it damaged and rebuilds them.
         detail = f"the vector index's hnswlib file is damaged: {status['vector_file_damage']} (searches read its copy meanwhile)"
         index = Check("index", "warn", detail, "run `ov reindex`")
+    elif status.get("vectors_failure"):
+        detail = f"{counted(status['records'], 'record')}, searched by their full text: the vectors are to be made, and {status['vectors_failure']}"
+        index = Check("index", "warn", detail, "run `ov reindex` once the embedder answers")
+    elif status.get("vectors_stale") and updatable:
+        # Its full text was built first (an add-resource, a rebuild): a normal state that catches up.
+        index = Check("index", "ok", f"{counted(status['records'], 'record')}, its vectors still to be made: the next search or the hooks' job makes them")
     elif status.get("commit") != status.get("head") and not updatable:
         detail = f"{counted(status['records'], 'record')}, behind HEAD: ov may not update it, so searches read it as it is"
         index = Check("index", "warn", detail, "see the writable check")

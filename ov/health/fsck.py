@@ -479,7 +479,11 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
                 # Damage inside a copy of the right size loads and is searched: only this finds it.
                 add(Finding("index", "problem", f"the {name} copy of the vectors differs from the index in {differing} of {len(in_generation)} vectors", reindex))
     elif meta.vectors_stale:
-        add(Finding("index", "note", "vectors are behind (not made yet after the full text, or the embedder failed last time)", retry))
+        failed = indices.vectors_failure() if refused is None else None
+        if failed is not None:
+            add(Finding("index", "note", f"vectors are behind: {failed}", "run `ov reindex` once the embedder answers"))
+        else:
+            add(Finding("index", "note", "vectors are behind (not made yet after the full text, or the embedder failed last time)", retry))
 
 
 # Quantising to 16 bits moves a copy's component by at most 2e-5 from the index's; a component

@@ -13,6 +13,7 @@ tree, never committed)::
                        search that compares the nearest groups (ov.index.vector_groups)
     vectors-{gen}.delta what changed since that generation, while it is little
                        (ov.index.vector_delta)
+    vectors.failed.json when and why the embedder last failed to make its vectors
 
 :meth:`Indices.open` is called before every search. When HEAD moved since the
 indexed commit, the indices catch up from the git diff of the two trees: only
@@ -75,6 +76,13 @@ VECTOR_RECIPE = 1
 # holder's ticket in the queue (a wait of 0 gives up before looking at it).
 GLANCE = 0.05
 VECTORS_TO_MAKE = "vectors to be made"  # Indices.unready(): its full text is built, searched meanwhile
+# When and why the embedder last failed to make the vectors of the index beside it (a rebuild's new
+# folder starts without one). A search that finds them still to be made tries again only this many
+# seconds after: each try reads every record and asks the embedder again, seconds a search (a
+# minute with an API that times out), paid for batch by batch up to the one that fails. A change
+# to the store (the catch-up), the hooks' job and `ov reindex` try at once.
+VECTORS_FAILED_NAME = "vectors.failed.json"
+VECTORS_RETRY_AFTER = 300
 # The stages a build or an update reports (ov.progress).
 READING, FULL_TEXT, VECTORS = "index: reading files", "index: full text", "index: vectors"
 
@@ -220,6 +228,10 @@ class Indices:
                     if problem is not None:
                         opened.behind = f"the index is to be rebuilt ({problem}): its full text searched as it is"
                     elif meta.vectors_stale and not full_text_only and self._build_limit is None and self._embedder() is not None:
+                        failed = self.vectors_failure()
+                        if failed is not None:
+                            opened.embedding = {**opened.embedding, "reason": f"{failed}; this search is lexical"}
+                            return opened
                         # Its full text was built first (a rebuild, an add-resource): the vectors
                         # are made here, unless another process is making them.
                         return self._with_vectors(head) or opened
@@ -370,6 +382,18 @@ class Indices:
             return VECTORS_TO_MAKE
         return None
 
+    def vectors_failure(self, now: float | None = None) -> str | None:
+        """Why a search does not make the vectors still to be made: the embedder failed to
+        within :data:`VECTORS_RETRY_AFTER` seconds (what it said); None when it may try."""
+        try:
+            failed = json.loads((self.root / VECTORS_FAILED_NAME).read_text(encoding="utf-8"))
+            age = (time.time() if now is None else now) - float(failed["at"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if not 0 <= age < VECTORS_RETRY_AFTER:
+            return None
+        return f"the embedder failed {int(age)} s ago ({failed.get('error')}); a search tries again after {VECTORS_RETRY_AFTER // 60} minutes"
+
     def catch_up(self) -> OpenIndex:
         """The index caught up with HEAD, its vectors made, waiting for another process that holds
         it as long as :meth:`open` would: for the hooks' job, where a search (:meth:`open`) would
@@ -436,6 +460,8 @@ class Indices:
                 embedder=meta.embedder,
                 problem=problem,
                 damage=None if problem else self.damage(meta),
+                vectors_stale=bool(meta.vectors_stale and meta.embedder),
+                vectors_failure=self.vectors_failure() if meta.vectors_stale else None,
             )
             out["vector_file_damage"] = None if problem or out["damage"] else self.vector_file_damage(meta)
         return out
@@ -710,6 +736,7 @@ class Indices:
             matrix, vector_labels = _embed(embedder, records, labels, self._progress)
         except OvError as exc:
             _log().warning("vectors still behind: %s", exc)
+            atomic_write(self.root / VECTORS_FAILED_NAME, json_bytes({"at": time.time(), "error": exc.message}), durable=False)
             return False
         vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
         vectors.add(matrix, vector_labels)
@@ -718,6 +745,7 @@ class Indices:
         meta.vectors_file, meta.vectors_delta, meta.vectors, meta.vectors_stale = gen_file, None, vectors.live, False
         meta.embedder = _made_by(embedder)
         meta.write(self.root / META_NAME)
+        (self.root / VECTORS_FAILED_NAME).unlink(missing_ok=True)
         self._sweep_vector_files(meta)
         return True
 
