@@ -706,6 +706,42 @@ def test_a_read_the_system_failed_keeps_the_index(docs, ov_home, monkeypatch, os
     assert "actions" not in found(docs, "risotto")["index"]
 
 
+def test_a_prompt_that_waited_for_a_build_searches_it_rather_than_build_it_again(docs, ov_home, monkeypatch):
+    """The prompt hook read "not built", then got the lock as the job's build ended: it built the
+    full text again, without the vectors the job had just made (another job to make them)."""
+    import threading
+
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index import sync
+    from ov.store.lock import WriteLock
+    from ov.store.store import Store
+
+    assert docs("config", "set", "embedding.provider", "hash").exit_code == 0
+    found(docs, "risotto")
+    root = index_dir(ov_home)
+    built = (root / "meta.json").read_text()
+    assert not json.loads(built)["vectors_stale"]
+    root.rename(root.with_name("index.building"))  # the job's build, not swapped in yet
+    monkeypatch.setattr(sync, "GLANCE", 5.0)  # the hook's glance at the lock, long enough to span the swap
+    held, done = threading.Event(), threading.Event()
+
+    def job() -> None:
+        with WriteLock(ov_home / "state" / "default" / "index.lock", 5):
+            held.set()
+            time.sleep(0.5)  # the hook reads that there is no index, then waits for the lock
+            root.with_name("index.building").rename(root)
+        done.set()
+
+    threading.Thread(target=job, daemon=True).start()
+    assert held.wait(10)
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    opened = sync.Indices(store, lock_wait=sync.GLANCE, build_limit=200).open(full_text_only=True)
+    assert done.wait(10) and opened.actions == [] and opened.meta.records > 0
+    assert (root / "meta.json").read_text() == built  # its vectors kept
+
+
 def test_a_read_failure_drops_the_index_it_read_and_not_a_newer_one(docs, ov_home):
     """What a search that meets a damaged index does, by steps: the index it read is marked not
     built (so a hook's ready() starts a build job), unless another process replaced it meanwhile."""

@@ -287,6 +287,17 @@ class Indices:
             raise IndexNotBuilt(f"the index is not searched as it is: {why}; another process holds it") from None
         try:
             current = Meta.read(self.root / META_NAME)
+            if current is not None and (meta is None or not _same_build(current, meta)) and self._text_incompatibility(current, as_is=True) is None:
+                # Built while this waited for the lock (the job's build, done just then): searched,
+                # not built again without the vectors the job had just made.
+                try:
+                    opened = self._behind(self._load(current, [], stale=current.commit != head, vectors=False), head)
+                except IndexUnavailable:
+                    pass  # damaged as well: built below
+                else:
+                    if (problem := self.incompatibility(current)) is not None:
+                        opened.behind = f"the index is to be rebuilt ({problem}): its full text searched as it is"
+                    return opened
             if damaged is not None and current is not None and meta is not None and _same_build(current, meta):
                 (self.root / META_NAME).unlink()  # read as not built from now on: a job rebuilds it
             try:
