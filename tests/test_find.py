@@ -742,6 +742,35 @@ def test_a_prompt_that_waited_for_a_build_searches_it_rather_than_build_it_again
     assert (root / "meta.json").read_text() == built  # its vectors kept
 
 
+def test_a_prompt_tells_a_store_too_large_to_build_without_reading_its_files(ov, ov_home, tmp_path, monkeypatch):
+    """The prompt hook builds only a small store's full text: it read a large store's files up to
+    the limit to find it too large (0.2-0.5 s of its one-second deadline on every prompt until the
+    job's build, and prompts ran past it). Its files are counted first, their content unread."""
+    from ov.config import load_config
+    from ov.errors import IndexNotBuilt
+    from ov.home import Home
+    from ov.hosts.runtime import HOOK_BUILD_RECORDS
+    from ov.identity import Identity
+    from ov.index.sync import GLANCE, Indices
+    from ov.store.gitstore import GitStore
+    from ov.store.store import Store
+
+    folder = tmp_path / "handbook"
+    for i in range(HOOK_BUILD_RECORDS + 10):
+        (folder / f"part{i // 50}").mkdir(parents=True, exist_ok=True)
+        (folder / f"part{i // 50}" / f"page{i:03d}.md").write_text(f"# Page {i}\n\nTopic {i} of the handbook.\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    assert ov("config", "set", "retrieval.language", "german").exit_code == 0  # its full text is to be rebuilt
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    read = []
+    real = GitStore.blob_data
+    monkeypatch.setattr(GitStore, "blob_data", lambda self, sha: read.append(sha) or real(self, sha))
+    with pytest.raises(IndexNotBuilt):
+        Indices(store, lock_wait=GLANCE, build_limit=HOOK_BUILD_RECORDS).open(full_text_only=True)
+    assert read == []
+    assert not list((ov_home / "state" / "default").glob("index.new-*"))
+
+
 def test_a_read_failure_drops_the_index_it_read_and_not_a_newer_one(docs, ov_home):
     """What a search that meets a damaged index does, by steps: the index it read is marked not
     built (so a hook's ready() starts a build job), unless another process replaced it meanwhile."""

@@ -355,6 +355,14 @@ def left_out_because(path: str, mode: int) -> str | None:
     return stored_problem(path, mode)
 
 
+def counts_as_records(path: str, mode: int) -> bool:
+    """Whether the committed entry ``path`` has records by its name alone: a file ov writes that
+    is no bookkeeping or other dot-file (of those, only a binary or empty one has none). What tells
+    a store's size without reading a file."""
+    name = path.rsplit("/", 1)[-1]
+    return left_out_because(path, mode) is None and name not in BOOKKEEPING and not name.startswith(".")
+
+
 def committed_records(git, path: str, mode: int, sha: bytes) -> list[Record]:
     """The records of ``path`` as committed (git mode ``mode``, blob ``sha``), dated by its
     work-tree write time; none for an entry ov never writes (:func:`left_out_because`)."""
