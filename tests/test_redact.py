@@ -239,6 +239,15 @@ POSITIVE = [
         1,
     ),
     ("hex-password", 'password = "' + "9c" * 32 + '"', "9c" * 32, 'password = "[REDACTED:assigned_secret]"', 1),
+    # (found by a review) A password made of words, one of them "password", is no name: people
+    # name keys and resources in lower-case words or camelCase, not `Summer2024Password`.
+    ("code-password-of-words", 'password = "Summer2024Password"', "Summer2024Password", 'password = "[REDACTED:assigned_secret]"', 1),
+    ("env-password-of-words", "PASSWORD=Summer2024Password", "Summer2024Password", "PASSWORD=[REDACTED:assigned_secret]", 1),
+    ("yaml-password-of-words", 'password: "Summer2024Password"', "Summer2024Password", 'password: "[REDACTED:assigned_secret]"', 1),
+    ("json-password-of-words", '{"password": "Correct-Horse-9"}', "Correct-Horse-9", '"password": "[REDACTED:assigned_secret]"', 1),
+    ("json-secret-words-written-after", '{"client_secret": "MySecretToken"}', "MySecretToken", '"client_secret": "[REDACTED:assigned_secret]"', 1),
+    ("code-token-words-written-after", "auth_token = 'TokenOfMarch7'", "TokenOfMarch7", "auth_token = '[REDACTED:assigned_secret]'", 1),
+    ("yaml-password-written-after", "db:\n  password: Spring-Password-2025", "Spring-Password-2025", "  password: [REDACTED:assigned_secret]", 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -352,6 +361,8 @@ NEGATIVE = [
     ("code-class-with-digits", "token_cls = Sam3LiteTextModel2\nsecret = Model3Config\nauth_model = GPT4Turbo2024Preview"),
     ("code-classes-written-after", "session_token_cls = Llama3ForCausalLM\napi_key_class = Mistral7BInstruct\ntoken_mixer = Resnet50Backbone2d"),
     ("hash-named-digests", 'password_hash = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"\ntoken_sha256 = "' + "ab" * 32 + '"'),
+    # Names of secrets, not secrets: a Kubernetes secret's name, a field in camelCase.
+    ("secret-names-written-after", 'existingSecret: postgres-auth-token\nsecret: redis-password-2\n"auth": "accessToken"'),
     ("digests-written-after", "api_key_digest: 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e\nsecret_checksum = 'D41D8CD98F00B204E9800998ECF8427E'"),
     ("empty", ""),
 ]
@@ -455,6 +466,14 @@ def test_redact_value_walks_json():
     assert OPAQUE not in json.dumps(out) and "hunter2" not in json.dumps(out)
     assert value["env"]["DB_PASSWORD"] == "hunter2", "the input is not modified"
     assert redact_value(out) == (out, 0)
+
+
+def test_a_password_of_words_under_a_secret_key_is_redacted_in_data():
+    """A tool's input holds `{"password": "Summer2024Password"}`: the word "Password" in it makes no name."""
+    value = {"password": "Summer2024Password", "db_secret": "OurSecretIs9", "secret_ref": "db-credentials"}
+    out, n = redact_value(value)
+    assert n == 2
+    assert out == {"password": "[REDACTED:assigned_secret]", "db_secret": "[REDACTED:assigned_secret]", "secret_ref": "db-credentials"}
 
 
 def test_redact_value_leaves_non_strings_alone():

@@ -77,6 +77,12 @@ _NAME_CHARS = LazyPattern(r"[A-Za-z_][\w.-]*")
 _ENV_NAME = LazyPattern(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _HEADER_NAME = LazyPattern(r"(?:[A-Z][A-Za-z0-9]*-)+[A-Z][A-Za-z0-9]*")
 _SNAKE_WORDS = LazyPattern(r"[a-z]+(?:[_.][a-z]+)+")
+# How people name a key or a resource that holds a secret: lower-case words joined
+# (`db-credentials`, `admin_password_2`, the names of Kubernetes secrets) or a code
+# identifier in camelCase words (`apiKey`, `adminPasswordKey`). A password built of words has
+# capitals or digits among them instead (`Summer2024Password`, `MyPasswordIs42`).
+_LOWER_COMPOUND = LazyPattern(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
+_CAMEL_IDENT = LazyPattern(r"[a-z]+(?:[A-Z][a-z]+)+")
 _DOTTED_NAME = LazyPattern(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CAMEL_TYPE = LazyPattern(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 # Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
@@ -192,8 +198,8 @@ def _is_name(value: str, name: str = "") -> bool:
         name_words = _words(name)
         if name_words.endswith(words) or name_words.rsplit("_", 1)[-1].startswith(words):
             return True  # an enum spelling its own name: AUTH = "auth", password: "pass"
-    composed = any(c in "_.-" for c in value) or bool(_CAMEL.search(value))
-    return composed and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
+    named = bool(_LOWER_COMPOUND.fullmatch(value) or _CAMEL_IDENT.fullmatch(value))
+    return named and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
 
 
 _CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
