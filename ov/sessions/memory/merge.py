@@ -32,6 +32,11 @@ from ov.uri import nfc
 _RESTATE_RE = re.compile(r"^(?:actually|correction)\b[\s,:;-]*(?P<rest>.+)$", re.IGNORECASE)
 # "Not X" / "No longer X": the line is kept as written and replaces the line saying X.
 _NEGATE_RE = re.compile(r"^(?:not|no longer)\s+(?P<rest>.+)$", re.IGNORECASE)
+# The words that say the value after them is the one left behind by a change ("switched from X",
+# "replaced X with", "instead of X"): such a line is the record of the change, not a use of X.
+_LEFT_BEHIND = r"(?:(?:switched|moved|migrated|changed|gone|went)(?:\s+over)?\s+from|replaced|swapped|instead\s+of|rather\s+than)\s+"
+# A value said with its scope ("Go for the CLI", "Drone for the mobile app"): changed only there.
+SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
 _ITEM_RE = re.compile(r"^(?P<prefix>\s*(?:[-*+]|\d+[.)])\s+)?(?P<body>.*?)\s*$")
 _KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
 _TRAILING_PUNCT = ".!;,:"
@@ -134,7 +139,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
                 lines[:] = patch_text("\n".join(lines), op.otherwise or op.line, moves=moves).splitlines()
             continue
         if isinstance(op, Swap):
-            if not apply_swap(lines, op.old, op.new) and op.otherwise:
+            if not apply_swap(lines, op.old, op.new, op.otherwise or "") and op.otherwise:
                 lines[:] = patch_text("\n".join(lines), op.otherwise, moves=moves).splitlines()
             continue
         line = op.rstrip()
@@ -196,23 +201,44 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Mo
     return True
 
 
-def apply_swap(lines: list[str], old: str, new: str) -> bool:
+def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> bool:
     """Put ``new`` in place of the value ``old`` in each line that names it; False when none does.
 
     "I switched from Neovim to Zed" turns "Editor: Neovim" into "Editor: Zed" and "Uses Neovim
     daily" into "Uses Zed daily": the value is matched as whole words, case aside. A line that
-    says the old value is no longer so ("No longer uses Neovim") is left alone, and a line the
-    swap makes a copy of another is removed.
+    says the old value is no longer so ("No longer uses Neovim") or records a switch away from it
+    ("Team switched from Python to Go") is left alone, and a line the swap makes a copy of another
+    is removed. True too when a line already records this switch ("Team replaced Python with Go"
+    for "we switched from Python to Go"), or the two values are one; ``otherwise``, the line saying
+    the switch, takes the place of a record that says it without the new value's scope ("Go",
+    where the switch is to "Go for the CLI").
     """
-    pattern = re.compile(rf"(?<![\w-]){re.escape(' '.join(nfc(old).split()))}(?![\w-])", re.IGNORECASE)
-    hits = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(nfc(line))]
+    def named(value: str) -> str:
+        return rf"(?<![\w-]){re.escape(' '.join(nfc(value).split()))}(?![\w-])"
+
+    pattern = re.compile(named(old), re.IGNORECASE)
+    items = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(nfc(line))]
+    # A recorded switch from ``old`` stays as it was said: swapped, "switched from Python to Go"
+    # would say "from Go to Go". When it names ``new`` too, it already says this switch.
+    left_behind = re.compile(_LEFT_BEHIND + named(old), re.IGNORECASE)
+    records = [i for i in items if left_behind.search(nfc(lines[i]))]
+    if normalise(old) == normalise(new):
+        return True  # nothing changes, and no line is to be written saying a thing replaced itself
+    said = any(re.search(named(new), nfc(lines[i]), re.IGNORECASE) for i in records)
+    unscoped = SCOPE_RE.split(f"{new} ", maxsplit=1)[0].strip()
+    if not said and otherwise and unscoped != new.strip():
+        narrower = [i for i in records if re.search(named(unscoped), nfc(lines[i]), re.IGNORECASE)]
+        if narrower:
+            lines[narrower[0]] = otherwise.rstrip()
+            said = True
+    hits = [i for i in items if i not in records]
     for i in reversed(hits):
         swapped = pattern.sub(lambda _match: new, nfc(lines[i]), count=1)
         if _present([line for j, line in enumerate(lines) if j != i], _split(swapped)[1]):
             del lines[i]
         else:
             lines[i] = swapped
-    return bool(hits)
+    return bool(hits) or said
 
 
 def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) -> list[str]:

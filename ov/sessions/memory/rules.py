@@ -365,6 +365,8 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
     old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
     if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
         return None
+    if old.casefold().split() == new.casefold().split():
+        return None  # "from Go to Go" says no change
     verb, rest = tx.third_person_parts(restore(clause[match.end("who") :]))
     said = f"{verb} {rest}".strip()
     lead = "Team " if match.group("who").lower() == "we" else ""

@@ -18,6 +18,7 @@ from datetime import datetime
 from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.facts import SYSTEM_NOUNS
 from ov.sessions.memory.files import TRAILER_OPEN, is_history
+from ov.sessions.memory.merge import SCOPE_RE
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 
 # Words that name one copy of a system among others of its kind.
@@ -50,8 +51,6 @@ def _named_and_kind(name: str, stem: str) -> bool:
     return len(words) == 2 and words[0] == stem and (words[1] in SYSTEM_NOUNS or words[1].rstrip("s") in SYSTEM_NOUNS)
 
 
-# A switch for a purpose ("from Python to Go for the CLI") is no switch of what the systems run.
-_SCOPED_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
 # A card's line of its history ("Migrated off Jenkins in 2024", "Replaced Travis with Jenkins", "Was
 # on Jenkins until May"): the old tool named there is what it was, which a swap would rewrite.
 _CHANGE_RE = re.compile(
@@ -69,7 +68,8 @@ def switched_cards(entities: MemorySchema, switch: Candidate, when: datetime, re
     for a switch for a purpose ("... to Go for the CLI"); the card named for the old value keeps
     its lines, a card that tells of a change naming it (:data:`_CHANGE_RE`) keeps its lines too, and
     no card is made."""
-    if switch.swap is None or _SCOPED_RE.search(f" {switch.swap[1]} "):
+    # A switch for a purpose ("from Python to Go for the CLI") is no switch of what the systems run.
+    if switch.swap is None or SCOPE_RE.search(f" {switch.swap[1]} "):
         return []
     old, new = switch.swap
     folder = entities.path_for({"category": "systems", "name": "x"}, when).rpartition("/")[0]
