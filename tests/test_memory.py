@@ -15,6 +15,7 @@ from ov.sessions.memory.files import build_meta, parse_memory, render_memory
 from ov.sessions.memory.merge import merge_fields, patch_text
 from ov.sessions.memory.plan import build_memory_diff, plan_memory_writes
 from ov.sessions.memory.schema import load_schemas
+from ov.sessions.memory.standing import looks_like_name
 
 WHEN = datetime(2026, 4, 21, 10, 30, 5, tzinfo=UTC)
 ARCHIVE = "viking://user/alice/sessions/s1/history/archive_001"
@@ -979,3 +980,14 @@ def test_diff_entries_keep_the_reference_key_order():
 @pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
 def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) < 400
+
+
+@pytest.mark.parametrize(("value", "named"), [
+    # (written after the rule) lower-case particles between a place's capitalised parts
+    ("Rothenburg ob der Tauber", True), ("Kingston upon Thames", True), ("Saint-Rémy-de-Provence", True),
+    ("Neustadt an der Weinstraße", True), ("San Sebastián de los Reyes", True), ("Berwick-upon-Tweed", True),
+    ("Paris on Tuesday", False), ("cloud-hosted", False), ("Berlin-based", False), ("Lisbon on weekends", False),
+    ("Sintra on", False), ("Wien-bound", False),
+])
+def test_a_name_holds_the_particles_of_places(value, named):
+    assert looks_like_name(value) is named

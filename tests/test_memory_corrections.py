@@ -1192,6 +1192,16 @@ CASES = [
     pytest.param(["I live in Porto", ["We moved to Utrecht last spring."]], {"profile.md": "- Lives in Utrecht"}, None,
                  id="we-moved-to-a-place-replaces-where-the-user-lives"),
     pytest.param([["We moved to Utrecht last spring."]], {}, None, id="we-moved-in-a-session-with-no-home-stored-keeps-nothing"),
+    # (found by a review) a place's name holds lower-case particles between its capitalised parts
+    pytest.param(["I live in Porto", ["We moved to Freiburg im Breisgau."]], {"profile.md": "- Lives in Freiburg im Breisgau"}, None,
+                 id="a-move-to-a-place-with-a-particle"),
+    pytest.param(["I live in Porto", ["I moved to Henley-on-Thames last year."]], {"profile.md": "- Lives in Henley-on-Thames"}, None,
+                 id="a-move-to-a-place-with-a-joined-particle"),
+    pytest.param(["I live in Porto", "I've relocated to Burton upon Trent"], {"profile.md": "- Lives in Burton upon Trent"}, None,
+                 id="a-relocation-to-a-place-with-a-particle"),
+    pytest.param(["I live in Porto", ["We moved to Lisbon on Friday.", "I moved to Go on Linux for the CLI."]], {"profile.md": "- Lives in Porto"},
+                 None, id="a-particle-before-a-day-or-after-a-language-makes-no-place"),
+
     pytest.param(["I live in Porto", ["We relocated to Ghent in the autumn."], "I moved to Leeds back in May"], {"profile.md": "- Lives in Leeds"}, None,
                  id="when-a-move-was-is-no-part-of-the-place"),
     pytest.param(["I prefer 3 monitors", ["I like having two monitors."]],

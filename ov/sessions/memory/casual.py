@@ -5,7 +5,8 @@ lisbon", "Shell's fish, terminal is WezTerm" or "bullet points > paragraphs". Th
 same statements with their apostrophes, their "my" or their verb dropped:
 
 - a contraction typed without its apostrophe ("im", "ive", "dont", "doesnt", "isnt") is the
-  contraction; never one that is a word of its own ("its", "id", "ill", "were", "wont");
+  contraction; never one that is a word of its own ("its", "id", "ill", "were", "wont"), nor "im"
+  between a place's capitalised words ("Freiburg im Breisgau");
 - asked to remember, a clause that opens on a key of the user's setup with no determiner ("Shell's
   fish", "terminal is WezTerm", "default shell is zsh") is the user's ("my shell is fish"): said of
   a system, it would name it ("the shell is", "our CI's shell is"). Only when asked, since in a
@@ -47,9 +48,20 @@ def spelled_out(text: str) -> str:
         word = match.group(0)
         if word.isupper() and len(word) > 1:
             return word  # "IM", "OS": an abbreviation
+        if word == "im" and _between_name_words(match):
+            return word  # "we moved to Freiburg im Breisgau": a place's particle
         return "I" if word.lower() == "i" else _CONTRACTIONS[word.lower()]
 
     return _CONTRACTION_RE.sub(put_back, text)
+
+
+def _between_name_words(match: re.Match[str]) -> bool:
+    """The word stands between capitalised words, the first not opening a sentence ("to Freiburg im
+    Breisgau"; "Yes im Bob" says "I'm")."""
+    before = match.string[max(0, match.start() - 80) : match.start()].split()
+    after = match.string[match.end() : match.end() + 2]
+    opens = len(before) < 2 or before[-2].endswith((".", "!", "?"))
+    return not opens and before[-1][:1].isupper() and after[:1] == " " and after[1:].isupper()
 
 
 def owned(text: str) -> str:

@@ -68,6 +68,15 @@ _TITLE_WORD_RE = re.compile(r"\b[A-Z][a-z][\w'-]*")
 # What a name may hold besides capitalised words: particles ("Ludwig van Beethoven", "Bank of America",
 # "Johnson & Johnson") and numbers ("Atlas 2", "v2"). A status is no name ("OOO", "OK", "TBD").
 _NAME_PARTICLES = frozenset(("de", "van", "von", "der", "den", "da", "di", "del", "du", "la", "le", "of", "the", "&", "and", "y", "bin"))
+# The particles of places' names between their capitalised parts: "Newcastle upon Tyne", "Frankfurt am
+# Main", "Boulogne-sur-Mer", "Stratford-upon-Avon", "Weston-super-Mare". Written apart, one needs a
+# capitalised word on each side that is no day or month ("Berlin on Monday" says when); joined by
+# hyphens, these and a few more ("Ashton-under-Lyne", "Stoke-by-Nayland") are one name.
+_PLACE_PARTICLES = frozenset(("upon", "on", "am", "im", "an", "sur", "sous", "en", "les", "lès", "aux", "au", "op", "ter", "ten", "zum", "zur", "vor", "ob", "bei",
+                              "dos", "das", "do", "della", "dello", "dei", "degli", "des", "los", "las"))
+_JOINED_PARTICLES = _PLACE_PARTICLES | _NAME_PARTICLES | frozenset(("in", "under", "by", "super", "next", "sub", "lez"))
+_TIME_WORD_RE = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september"
+                           r"|october|november|december")
 _STATUS_ABBREVIATIONS = frozenset(("ooo", "ok", "okay", "wfh", "afk", "pto", "tbd", "tba", "asap", "n/a", "eta", "eod", "fyi", "wip", "brb", "ooto"))
 # Objects that name something on the table in this conversation: "your suggestion", "option B",
 # "the second approach", "the above", "... right now". Liking one is a reply, not a standing taste
@@ -282,18 +291,25 @@ def on_the_table(obj: str) -> bool:
 
 
 def looks_like_name(value: str) -> bool:
-    """Whether ``value`` names someone or something: "Dana Lee", "Bank of America", "Atlas 2"; not
-    "OOO until Monday", "2 weeks late", "GitHub-hosted", "US-based"."""
+    """Whether ``value`` names someone or something: "Dana Lee", "Bank of America", "Atlas 2",
+    "Newcastle upon Tyne", "Stratford-upon-Avon"; not "OOO until Monday", "2 weeks late",
+    "GitHub-hosted", "US-based"."""
     words = [w for w in (w.strip(".,;:!?\"'()") for w in value.split()) if w]
     if not any(c.isupper() for w in words for c in w):
         return False
-    for word in words:
+    for i, word in enumerate(words):
         if word.lower() in _STATUS_ABBREVIATIONS:
             return False
         if word.lower() in _NAME_PARTICLES:
             continue
+        following = next((w for w in words[i + 1 :] if w.lower() not in _NAME_PARTICLES), "")  # ("an der Saale")
+        if word.lower() in _PLACE_PARTICLES and i and following[:1].isupper() and not _TIME_WORD_RE.fullmatch(following):
+            continue  # "Newcastle upon Tyne"
         if not (word[0].isupper() or any(c.isdigit() for c in word)):
             return False  # a lowercase word of content: "with the delay", "until Monday"
-        if any(part.isalpha() and part.islower() for part in word.split("-")[1:]):
-            return False  # "GitHub-hosted", "AI-first", "Auth0-based": a description
+        parts = word.split("-")
+        for j, part in enumerate(parts[1:], start=1):
+            joined = part.lower() in _JOINED_PARTICLES and parts[j + 1 : j + 2] != [] and parts[j + 1][:1].isupper()
+            if part.isalpha() and part.islower() and not joined:
+                return False  # "GitHub-hosted", "AI-first", "Auth0-based": a description; not "Stratford-upon-Avon"
     return True
