@@ -463,9 +463,19 @@ CASES = [
                  id="replaced-x-with-y"),
     pytest.param(["We use Jira for tickets", "We switched from Jira to Linear"], {"profile.md": "- Team uses Linear for tickets"}, None,
                  id="a-team-tool-switched"),
-    pytest.param(["We shipped v2 yesterday"], {f"events/{TODAY:%Y/%m/%d}/shipped_v2_yesterday.md":
+    pytest.param(["We shipped v2 yesterday"], {f"events/{TODAY:%Y/%m/%d}/shipped_v2.md":
                  f"- We shipped v2 yesterday ({TODAY - timedelta(days=1):%Y-%m-%d})"}, None, id="a-dated-team-note-is-an-event"),
     pytest.param(["I'm on macOS", "I'm on Linux now"], {"profile.md": "- OS: Linux"}, None, id="a-first-person-fact-corrected"),
+    # (found by a review) a dated note is filed under its day and its text keeps the date: its name says neither
+    pytest.param(["Remember: dentist tomorrow at 3pm"], {f"events/{TODAY:%Y/%m/%d}/dentist.md":
+                 f"- Dentist tomorrow ({TODAY + timedelta(days=1):%Y-%m-%d}) at 3pm"}, None, id="a-dated-note-is-named-without-its-day"),
+    pytest.param(["Remember that the plumber comes tonight", "Remember that on 2027-01-04 the office reopens",
+                  "Remember that the board review is next Thursday"],
+                 {f"events/{TODAY:%Y/%m/%d}/plumber_comes.md": "- The plumber comes tonight",
+                  f"events/{TODAY:%Y/%m/%d}/office_reopens.md": "- On 2027-01-04 the office reopens",
+                  f"events/{TODAY:%Y/%m/%d}/board_review.md": "- The board review is next Thursday"}, None,
+                 id="notes-written-after-are-named-without-their-days"),
+
     # --- a known tool said as a change is the value of its key, whatever the stored key's wording (kinds.py)
     pytest.param(["My editor is Sublime Text", "I switched to Emacs a while ago"], {"profile.md": "- Editor: Emacs"}, None,
                  id="switched-to-a-tool-of-a-key"),
@@ -1260,6 +1270,11 @@ def test_memories(ov, ov_home, steps, expected, updates):
     if updates is not None:
         got = {op["uri"].split("/memories/", 1)[1]: (op["before"], op["after"]) for op in diff["updates"]}
         assert got == updates
+
+
+def test_a_note_made_on_purpose_is_named_without_its_day(ov, ov_home):
+    made = ov("remember", "--type", "events", "flu shot tomorrow morning", "--json").json["result"]["uris"][0]
+    assert made.endswith(f"/events/{TODAY:%Y/%m/%d}/flu_shot.md"), made
 
 
 @pytest.mark.parametrize("text", [

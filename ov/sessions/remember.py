@@ -245,7 +245,7 @@ def _as_typed(text: str, memory_type: str, when: datetime, user: str) -> list:
     text = _one_line(text)
     line = "- " + tx.capitalise(tx.absolute_dates(tx.clean(text), when))
     topic = topics.slug(text, fallback="note")
-    fields = {"events": {"event": topic}, "preferences": {"subject": user, "topic": topic}, "profile": {}}.get(memory_type)
+    fields = {"events": {"event": topics.event_name(text)}, "preferences": {"subject": user, "topic": topic}, "profile": {}}.get(memory_type)
     return [] if fields is None else [Candidate(memory_type, {**fields, "content": line}, ["remember"])]
 
 

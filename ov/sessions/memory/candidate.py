@@ -123,7 +123,7 @@ def candidate_of(statement: Statement) -> Candidate:
         obj = tx.voiced(statement.obj, "they") if _of_the_user(statement) else statement.obj
         line = tx.capitalise(statement.lead + obj)
         if statement.memory_type == "events":
-            fields["event"] = topics.slug(statement.obj, fallback="note")
+            fields["event"] = topics.event_name(statement.obj)
         fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
         older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
         present, lesser = same_choice(statement.lead, obj)  # (a liking is a preference's)

@@ -219,7 +219,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         note = restore(body)
         if not informative(note):
             return None
-        return Statement("events", "", note, ("events", topics.slug(note, fallback="note")), {})
+        return Statement("events", "", note, ("events", topics.event_name(note)), {})
     if not informative(fact):
         return None
     return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})

@@ -55,6 +55,21 @@ def slug(text: str, fallback: str = "general") -> str:
     return _topic(_spelled(_CLAUSE_END_RE.split(text, maxsplit=1)[0]), fallback)
 
 
+# What says when, not what: a dated note is filed under its day (events/YYYY/MM/DD/) and its text
+# keeps the date, so in its name a date says nothing more, and "tomorrow" is wrong from the next day
+# (with the date the text was given after it, and the part of the day: "tomorrow (2026-12-06) morning").
+_WHEN_RE = re.compile(
+    r"(?i)\(?\b\d{4}-\d{2}-\d{2}\b\)?|\b(?:yesterday|today|tomorrow|tonight)(?:\s*\(\d{4}-\d{2}-\d{2}\))?(?:\s+(?:morning|afternoon|evening|night)\b)?"
+    r"|\b(?:next|last|this)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|week(?:end)?|month|year|sprint|morning|afternoon|evening|night)\b"
+)
+
+
+def event_name(text: str) -> str:
+    """A dated note's name: the :func:`slug` of its text without the days it names ("dentist
+    tomorrow (2026-12-06) at 3pm" -> ``dentist``; "the deploy failed today" -> ``deploy_failed``)."""
+    return slug(_WHEN_RE.sub(" ", text), fallback="note")
+
+
 def names_topic(text: str, topic: str) -> bool:
     """Whether ``text`` names ``topic`` in so many words: its words, spelled as :func:`slug` spells
     them, hold the topic's in a row, case and articles aside. "Prefers C++" names ``cpp`` and
