@@ -363,6 +363,7 @@ NEGATIVE = [
     ("hash-named-digests", 'password_hash = "2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"\ntoken_sha256 = "' + "ab" * 32 + '"'),
     # Names of secrets, not secrets: a Kubernetes secret's name, a field in camelCase.
     ("secret-names-written-after", 'existingSecret: postgres-auth-token\nsecret: redis-password-2\n"auth": "accessToken"'),
+    ("credential-kinds-named", '{"auth": "AccessToken", "secret": "ClientSecret", "token": "RefreshToken"}'),
     ("digests-written-after", "api_key_digest: 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e\nsecret_checksum = 'D41D8CD98F00B204E9800998ECF8427E'"),
     ("empty", ""),
 ]

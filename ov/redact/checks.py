@@ -83,6 +83,12 @@ _SNAKE_WORDS = LazyPattern(r"[a-z]+(?:[_.][a-z]+)+")
 # capitals or digits among them instead (`Summer2024Password`, `MyPasswordIs42`).
 _LOWER_COMPOUND = LazyPattern(r"[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+")
 _CAMEL_IDENT = LazyPattern(r"[a-z]+(?:[A-Z][a-z]+)+")
+# A kind of credential named in capitalised words (`ApiKey`, `AccessToken`, `ClientSecret`: a
+# scheme's or a field's name) holds no other word; `MySecretToken` and `PasswordReset` do.
+_KIND_OF_SECRET = LazyPattern(
+    r"(?:(?:api|access|refresh|id|client|bearer|oauth|session|private|master|service|account|app|user|admin|root|bot"
+    r"|webhook|consumer|deploy|signing|encryption|ssh|jwt|hmac|auth|secret|password|passwd|token|key|keys)(?:_|$))+"
+)
 _DOTTED_NAME = LazyPattern(r"[a-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _CAMEL_TYPE = LazyPattern(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 # Absolute paths, and relative resource paths in lowercase (base64 secrets are mixed case).
@@ -198,7 +204,7 @@ def _is_name(value: str, name: str = "") -> bool:
         name_words = _words(name)
         if name_words.endswith(words) or name_words.rsplit("_", 1)[-1].startswith(words):
             return True  # an enum spelling its own name: AUTH = "auth", password: "pass"
-    named = bool(_LOWER_COMPOUND.fullmatch(value) or _CAMEL_IDENT.fullmatch(value))
+    named = bool(_LOWER_COMPOUND.fullmatch(value) or _CAMEL_IDENT.fullmatch(value) or _KIND_OF_SECRET.fullmatch(words))
     return named and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
 
 

@@ -61,8 +61,9 @@ text and towards keeping code:
   ``your_api_key``, ``changeme``, ``xxxx``, ``****``, ``sk-...``); names
   (``"api_key"``, ``GITHUB_TOKEN``, ``X-Api-Key``, an enum spelling its own
   name; a secret's name in lower-case words or camelCase, ``db-credentials``,
-  ``accessToken``, but not words with capitals and digits, ``Summer2024Password``,
-  which is how a password is made of words); paths; URLs without credentials; quoted type annotations and prose
+  ``accessToken``, or a kind of credential, ``ClientSecret``; but not other words
+  with capitals or digits, ``Summer2024Password``, ``MySecretToken``, which is how a
+  password is made of words); paths; URLs without credentials; quoted type annotations and prose
   of six words or more. Unquoted code is skipped too: calls and subscripts
   (``get_token()``), attribute paths (``self.token``), variables in code
   (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
