@@ -899,7 +899,7 @@ CASES = [
                  id="what-the-team-keeps-in-files-is-at-a-path"),
     pytest.param(["I'm off sick with the flu", "We're moving offices this week"],
                  {f"events/{TODAY:%Y/%m/%d}/off_sick.md": "- I'm off sick with the flu",
-                  f"events/{TODAY:%Y/%m/%d}/moving_offices_this.md": "- We're moving offices this week"}, None,
+                  f"events/{TODAY:%Y/%m/%d}/moving_offices.md": "- We're moving offices this week"}, None,
                  id="a-note-is-named-by-its-content-words-not-its-speaker"),
     pytest.param([("stored", "profile.md", "- Ide: PyCharm"), "My CI provider is CircleCI", "my os is Arch", "My IDE is Zed"],
                  {"profile.md": "- IDE: Zed\n- CI provider: CircleCI\n- OS: Arch"}, None, id="an-initialism-in-a-key-keeps-its-capitals"),
