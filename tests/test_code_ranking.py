@@ -44,3 +44,16 @@ def test_the_file_that_raises_a_message_comes_before_its_tests_and_catalogues(ov
     asked = ov("find", "which test checks that the store is locked?", "--json").json["result"]["resources"]
     assert asked[0]["uri"] == "viking://resources/proj/tests/test_lock.py"
     assert [h["uri"] for h in asked].index("viking://resources/proj/store/lock.py") < [h["uri"] for h in asked].index("viking://resources/proj/locale/proj.pot")
+
+
+def test_the_files_ingest_takes_for_machines_rank_as_generated():
+    """One list of lockfiles and bundles (ov.ingest.formats) for what ingest skips and what find
+    ranks below code: secondary.py had a shorter copy of its own (bun.lock, flake.lock and source
+    maps were code to it)."""
+    from ov.ingest.formats import LOCKFILES
+    from ov.retrieval.secondary import secondary_kind
+
+    assert {secondary_kind(f"viking://resources/proj/{name}") for name in LOCKFILES} == {"generated"}
+    assert secondary_kind("viking://resources/proj/dist/app.js.map") == "generated"
+    assert secondary_kind("viking://resources/proj/api/service_pb2.py") == "generated"
+    assert secondary_kind("viking://resources/proj/src/lock.py") is None

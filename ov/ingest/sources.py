@@ -27,6 +27,7 @@ from urllib.parse import unquote, urlsplit
 from ov.errors import InvalidInput, OvError, quote
 from ov.files import binary_data, special_kind
 from ov.home import Home
+from ov.ingest.formats import LOCKFILES, MACHINE_SUFFIXES
 from ov.ingest.model import SourceFile, Skipped
 from ov.uri import sanitize_segment
 from ov.urls import has_userinfo, without_userinfo
@@ -38,16 +39,6 @@ GENERATED_DIRS = frozenset({"__pycache__", "node_modules"})
 # What makes a folder an installed environment, whatever its name (`venv/`, `env/`, `.tox/py312/`):
 # thousands of files of other people's packages, and Python <= 3.12 writes no .gitignore into one.
 ENVIRONMENT_MARKERS = (("pyvenv.cfg", "Python virtual environment (holds pyvenv.cfg)"), ("conda-meta", "conda environment (holds conda-meta/)"))
-# Files tools write for machines, not people: dependency lockfiles, minified bundles and source
-# maps (hundreds of kilobytes of hashes or one line of code each, that would crowd the index and the
-# summaries). A folder outside git, or a committed dist/, has no .gitignore to leave them out;
-# --include takes them back.
-LOCKFILES = frozenset({
-    "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock",
-    "pnpm-lock.yaml", "bun.lock", "Cargo.lock", "Gemfile.lock", "composer.lock", "go.sum", "Podfile.lock",
-    "pubspec.lock", "mix.lock", "flake.lock", "packages.lock.json", "Package.resolved",
-})  # fmt: skip
-MACHINE_SUFFIXES = ((".min.js", "minified bundle"), (".min.css", "minified bundle"), (".map", "source map"))
 # Binary formats a parser reads; every other binary file is skipped.
 PARSEABLE_BINARY = frozenset({".pdf"})
 NOT_UTF8_NAME = "name is not UTF-8"

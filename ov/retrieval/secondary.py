@@ -14,23 +14,22 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from ov.ingest.formats import LOCKFILES, MACHINE_SUFFIXES
 from ov.regex import LazyPattern
 
 # Folders that hold tests, and the names test runners look for (pytest, go test, jest, JUnit, ...).
 _TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "test_data"})
 _TEST_NAME = LazyPattern(r"^(?:test_.+\.py|.+_test\.(?:py|go|rb|exs?)|conftest\.py|.+\.(?:test|spec)\.[cm]?[jt]sx?|.+Tests?\.(?:java|kt|cs|scala))$")
-# Written by a tool, not by hand: protobuf and gRPC stubs, minified bundles, lock files.
-_GENERATED_NAME = LazyPattern(
-    r"^(?:.+_pb2(?:_grpc)?\.pyi?|.+\.pb\.go|.+\.min\.(?:js|css)|.+\.generated\.\w+|package-lock\.json|yarn\.lock|pnpm-lock\.yaml"
-    r"|poetry\.lock|uv\.lock|Pipfile\.lock|Cargo\.lock|Gemfile\.lock|composer\.lock|go\.sum)$"
-)
+# Written by a tool, not by hand: protobuf and gRPC stubs, files named generated; besides the
+# lockfiles and minified bundles ingest skips unless asked (ov.ingest.formats).
+_GENERATED_NAME = LazyPattern(r"^(?:.+_pb2(?:_grpc)?\.pyi?|.+\.pb\.go|.+\.generated\.\w+)$")
 _CATALOGUE_SUFFIXES = frozenset({".po", ".pot"})
 # A query that names tests, generated code or translations asks for those files, and only those:
 # "Could not load the test file" is a message to find the source of, and its catalogues stay below.
 _ASKS_FOR = {
-    "test": re.compile(r"\b(?:tests?|testing|tested|pytest|unittest|specs?|fixtures?|conftest|mocks?)\b", re.IGNORECASE),
-    "generated": re.compile(r"\b(?:generated|minified|lock\s*files?|stubs?)\b", re.IGNORECASE),
-    "catalogue": re.compile(r"\b(?:translations?|translated|locales?|catalogues?|catalogs?|gettext|i18n|l10n)\b", re.IGNORECASE),
+    "test": LazyPattern(r"\b(?:tests?|testing|tested|pytest|unittest|specs?|fixtures?|conftest|mocks?)\b", re.IGNORECASE),
+    "generated": LazyPattern(r"\b(?:generated|minified|lock\s*files?|stubs?)\b", re.IGNORECASE),
+    "catalogue": LazyPattern(r"\b(?:translations?|translated|locales?|catalogues?|catalogs?|gettext|i18n|l10n)\b", re.IGNORECASE),
 }
 
 # The share of its score a secondary file keeps: from 0.5 to 0.8 the same first files on 40
@@ -45,7 +44,7 @@ def secondary_kind(path: str) -> str | None:
     name = pure.name
     if pure.suffix.lower() in _CATALOGUE_SUFFIXES:
         return "catalogue"
-    if _GENERATED_NAME.match(name):
+    if name in LOCKFILES or _GENERATED_NAME.match(name) or name.endswith(tuple(suffix for suffix, _ in MACHINE_SUFFIXES)):
         return "generated"
     from ov.index.code import is_prose
 
