@@ -94,6 +94,26 @@ def test_a_tag_cannot_be_created_twice(history):
     assert again.exit_code == 1 and "already exists" in again.error["message"]
 
 
+def test_a_tag_can_be_deleted_and_an_unknown_one_is_refused(history, ov_home):
+    """(`ov snapshot tag -d NAME` did not exist: a mistaken tag stayed for good.)"""
+    repo = Repo(str(ov_home / "accounts/default"))
+    parent = ok(history("snapshot", "show", "HEAD~1", "--json"))["commit"]
+    assert history("snapshot", "tag", "v1", "HEAD~1").exit_code == 0 and history("snapshot", "tag", "v2").exit_code == 0
+    repo.refs[b"refs/tags/release/1.0"] = repo.head()  # plain git's, with a folder
+    commits = len(ok(history("snapshot", "log", "--json")))
+    assert ok(history("snapshot", "tag", "-d", "v1", "--json")) == {"tag": "v1", "commit": parent, "deleted": True}
+    assert history("snapshot", "tag", "--delete", "release/1.0").stdout == f"deleted tag release/1.0 (was {head(ov_home)[:10]})\n"
+    assert ok(history("snapshot", "tag", "--json")) == [{"tag": "v2", "commit": head(ov_home)}]
+    assert len(ok(history("snapshot", "log", "--json"))) == commits  # the commits stay; a tag is no commit
+    for name in ("v1", "nosuch", "../v2"):
+        refused = history("snapshot", "tag", "-d", name, "--json")
+        assert refused.exit_code == 1 and refused.error == {"code": "not_found", "message": f"no tag '{name}'", "hint": "`ov snapshot tag` lists the tags"}
+    for argv in (("-d",), ("-d", "v2", "HEAD")):
+        assert history("snapshot", "tag", *argv, "--json").exit_code == 2
+    assert ok(history("snapshot", "tag", "--json")) == [{"tag": "v2", "commit": head(ov_home)}]
+    assert history("snapshot", "tag", "v1").exit_code == 0  # the name is free again
+
+
 def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
     """(an audit: `ov snapshot tag main` was taken, and plain git then read "main" as the stale tag.)"""
     Repo(str(ov_home / "accounts/default")).refs[b"refs/heads/side"] = Repo(str(ov_home / "accounts/default")).head()

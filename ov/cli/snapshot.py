@@ -185,11 +185,19 @@ def snapshot_restore(
 def snapshot_tag(
     name: Annotated[str | None, typer.Argument(help="The tag to create (none: list the tags).")] = None,
     rev: Annotated[str | None, typer.Argument(help="The revision to name (default: HEAD).")] = None,
+    delete: Annotated[bool, typer.Option("--delete", "-d", help="Remove the tag NAME (the commits it named stay).")] = False,
 ) -> None:
-    """Name a revision, to restore or diff against it later; without a name, list the tags."""
+    """Name a revision, to restore or diff against it later; without a name, list the tags; with -d, remove one."""
+    from ov.errors import InvalidInput
     from ov.history import snapshots as history
 
     store = runtime().store
+    if delete:
+        if name is None or rev is not None:
+            raise InvalidInput("--delete takes one tag's name and no revision", hint="ov snapshot tag -d NAME")
+        removed = history.delete_tag(store, name)
+        emit(removed, lambda: plain(f"deleted tag {name}" + (f" (was {short(removed['commit'])})" if removed["commit"] else "")))
+        return
     if name is None:
         listed = history.tags(store)
 

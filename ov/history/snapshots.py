@@ -704,7 +704,7 @@ def tag(store, name: str, rev: str | None = None) -> dict:
     branch = b"refs/heads/" + name.encode()
     if branch == BRANCH or branch in refs:
         # Plain git reads the name as the tag first ("ambiguous"): `git log main` would show the
-        # tagged commit, not the branch ov commits to, and ov cannot move or delete a tag.
+        # tagged commit, not the branch ov commits to.
         raise InvalidInput(f"{name!r} is the name of a branch", hint="choose another name, e.g. before-cleanup")
     ref = TAG_PREFIX + name.encode()
     if ref in refs:
@@ -712,6 +712,29 @@ def tag(store, name: str, rev: str | None = None) -> dict:
     if not refs.add_if_new(ref, commit):
         raise AlreadyExists(f"tag {name} already exists")
     return {"tag": name, "commit": commit.decode()}
+
+
+def delete_tag(store, name: str) -> dict:
+    """Remove the tag ``name`` (the commits it named stay); NotFound for a name no tag has.
+
+    The name is taken as it is listed (``ov snapshot tag``), so a tag plain git made with folders
+    (release/1.0) or one that names no commit can be removed too."""
+    refs = store.git.repo.refs if store.exists else None
+    ref = TAG_PREFIX + name.encode()
+    parts = name.split("/")
+    # A name that is not a tag's (``../x``) is never joined into a ref's path.
+    sha = refs.read_ref(ref) if refs is not None and all(_TAG_RE.match(p) for p in parts) else None
+    if sha is None:
+        raise NotFound(f"no tag {name!r}", hint="`ov snapshot tag` lists the tags")
+    try:
+        found = _peel(store.git, sha)
+        named = found.decode() if _kind(store.git, found) == "commit" else None
+    except KeyError:
+        named = None  # it named an object the store does not hold: nothing to say it named
+    # Only the tag as it was read is removed: one made again meanwhile, by another process, stays.
+    if not refs.remove_if_equals(ref, sha):
+        raise NotFound(f"no tag {name!r}", hint="it was removed or moved meanwhile: `ov snapshot tag` lists the tags")
+    return {"tag": name, "commit": named, "deleted": True}
 
 
 def tags(store) -> list[dict]:
