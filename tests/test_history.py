@@ -232,6 +232,24 @@ def test_restore_undoes_a_memory_as_a_new_commit_and_search_follows(history, ov_
     assert ok(history("find", "tea", "--json"))["total"] == 1
 
 
+def test_a_revision_or_tag_read_from_a_file_keeps_its_newline_out(history, ov_home):
+    """(a review: `ov snapshot restore "REV<newline>"` cut the restore's commit subject in two, and
+    `ov snapshot tag "v1<newline>"` was an internal RefFormatError.)"""
+    assert ok(history("snapshot", "tag", "v1\n", "HEAD~1\n", "--json"))["tag"] == "v1"
+    assert ok(history("snapshot", "show", " v1\n", "--json"))["command"] == "edit"
+    plan = ok(history("snapshot", "restore", "v1\n", "--uri", "viking://user/default/memories", "--json"))
+    assert plan["rev"] == "v1"
+    message = Repo(str(ov_home / "accounts/default"))[plan["commit"].encode()].message.decode()
+    subject, blank = message.split("\n")[:2]
+    assert subject.startswith("ov snapshot restore viking://user/default/memories to v1 (") and blank == ""
+    assert ok(history("snapshot", "log", "-n", "1", "--json"))[0]["subject"] == subject
+    assert ok(history("snapshot", "tag", "-d", "v1\n", "--json"))["tag"] == "v1"
+    # Whitespace inside is no revision and no tag's name.
+    for argv in (("show", "HEAD\n~1"), ("tag", "v\n2"), ("tag", "v2", "HEAD\nx")):
+        assert history("snapshot", *argv, "--json").exit_code == 2
+    assert ok(history("snapshot", "tag", "--json")) == []
+
+
 def test_restore_of_a_file_brings_its_content_back(history, ov_home):
     plan = ok(history("snapshot", "restore", "HEAD~2", "--uri", "viking://resources/a.md", "--json"))
     assert plan["written"] == ["viking://resources/a.md"]

@@ -165,7 +165,7 @@ def snapshot_restore(
         rolled_back = set(plan.rolled_back)
         for path in plan.write:
             if path in rolled_back:  # what it holds now, changed since, is lost with the restore
-                plain(f"{'would roll back' if dry_run else 'rolled back'} viking://{path} (changed since {rev}: those changes are undone)")
+                plain(f"{'would roll back' if dry_run else 'rolled back'} viking://{path} (changed since {plan.rev}: those changes are undone)")
             else:
                 plain(f"{verb[0]} viking://{path}")
         for path in plan.delete:
@@ -173,9 +173,9 @@ def snapshot_restore(
         for path in plan.kept_live:
             plain(f"{'would keep' if dry_run else 'kept'} viking://{path}: a live session (its messages are not archived yet; name it with --uri to restore it)")
         if not plan.write and not plan.delete:
-            plain(f"nothing else differs from {rev}: nothing to restore" if plan.kept_live else f"already as at {rev}: nothing to restore")
+            plain(f"nothing else differs from {plan.rev}: nothing to restore" if plan.kept_live else f"already as at {plan.rev}: nothing to restore")
         elif plan.new_commit:
-            plain(f"restored to {rev} ({short(plan.commit)}) in commit {short(plan.new_commit)}")
+            plain(f"restored to {plan.rev} ({short(plan.commit)}) in commit {short(plan.new_commit)}")
 
     emit({**plan.to_dict(), "dry_run": dry_run}, human)
 

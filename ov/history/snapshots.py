@@ -29,11 +29,11 @@ from ov.uri import VikingURI
 TAG_PREFIX = b"refs/tags/"
 MAX_LOG = 10_000
 DIFF_CONTEXT = 3
-_REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._/-]*)(?P<walk>(?:~\d*|\^)*)$")
+_REV_RE = re.compile(r"^(?P<base>[A-Za-z0-9][A-Za-z0-9._/-]*)(?P<walk>(?:~\d*|\^)*)\Z")
 _WALK_RE = re.compile(r"~(\d*)|\^")
 # git's rules for a ref's name also refuse "..", a name ending in "." and one ending in ".lock"
-# (which ov's sweep of stale locks would take for a lock file).
-_TAG_RE = re.compile(r"^(?!.*\.\.)(?!.*\.lock$)[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?<!\.)$")
+# (which ov's sweep of stale locks would take for a lock file). \Z, not $: "$" lets a last "\n" through.
+_TAG_RE = re.compile(r"^(?!.*\.\.)(?!.*\.lock\Z)[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?<!\.)\Z")
 
 
 class UnknownRevision(InvalidInput):
@@ -154,12 +154,20 @@ class RestorePlan:
 # --- revisions ------------------------------------------------------------------
 
 
+def revision(rev: str) -> str:
+    """``rev`` without the whitespace around it: a revision read from a file or a program's output
+    ends in a newline, which in a restore's commit subject cut it in two. Whitespace inside is
+    left for :func:`resolve` to refuse."""
+    return rev.strip()
+
+
 def resolve(store, rev: str) -> bytes:
     """The commit id ``rev`` names; InvalidInput for a malformed one, UnknownRevision for one that names
     no commit; NotFound when the store has no history at all."""
     git = store.git
     _require_history(store)
-    match = _REV_RE.match(rev.strip())
+    rev = revision(rev)
+    match = _REV_RE.match(rev)
     if not match:
         hint = "use a commit id, a tag, HEAD, or one of them with ~N"
         if "@{" in rev:  # git's reflog times (HEAD@{yesterday}): ov keeps no reflog, its log has the times
@@ -393,6 +401,7 @@ def show(store, rev: str, uri: VikingURI | None = None, *, changes: bool = False
     (``changes``: what the commit changed in that file instead). A ``uri`` the commit removed
     shows as its deletion."""
     git = store.git
+    rev = revision(rev)
     commit_id = resolve(store, rev)
     commit = git.repo[commit_id]
     parent = commit.parents[0] if commit.parents else None
@@ -539,6 +548,7 @@ def restore(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fa
     a hand edit changed since are planned again, and the rest is moved into place and committed.
     """
     git = store.git
+    rev = revision(rev)  # as the commit's subject and the plan name it
     source = resolve(store, rev)
     # Any subtree, a scope or a user's tree included: the whole store may be restored, so may a part.
     path = uri.path if uri is not None and not uri.is_root else ""
@@ -691,6 +701,7 @@ def _plan_restore(tx, then: dict[str, tuple[int, bytes]], now: dict[str, tuple[i
 
 def tag(store, name: str, rev: str | None = None) -> dict:
     """Name a commit (default HEAD) so it can be given as a revision later."""
+    name = revision(name)  # read from a file, it ends in a newline
     if not _TAG_RE.match(name) or name == "HEAD" or re.fullmatch(r"[0-9a-fA-F]{4,40}", name):
         raise InvalidInput(
             f"{name!r} is not a usable tag name",
@@ -719,6 +730,7 @@ def delete_tag(store, name: str) -> dict:
 
     The name is taken as it is listed (``ov snapshot tag``), so a tag plain git made with folders
     (release/1.0) or one that names no commit can be removed too."""
+    name = revision(name)
     refs = store.git.repo.refs if store.exists else None
     ref = TAG_PREFIX + name.encode()
     parts = name.split("/")
