@@ -119,6 +119,17 @@ def test_log_is_in_commit_time_order_across_a_merge_and_lists_both_sides(ov, ov_
     assert [e["command"] for e in ok(ov("snapshot", "log", "--uri", "viking://resources", "--json"))] == ["pull", "write", "commit"]
 
 
+def test_log_after_reads_on_past_a_commit_whose_clock_ran_slow(dated, ov_home):
+    """(a review: `--after` stopped at the first older commit, and a commit made on a machine whose
+    clock was a week slow hid every commit it was made on top of, those of the days asked for.)"""
+    commit_at(ov_home, NOON - 7 * DAY, "slow.md", "Ov-Command: write\nOv-Via: cli\nOv-Uri: viking://resources/slow.md\n")  # on top of late.md
+    commit_at(ov_home, NOON + 5 * DAY, "after.md", "Ov-Command: write\nOv-Via: cli\nOv-Uri: viking://resources/after.md\n")
+    assert subjects(ok(dated("snapshot", "log", "--after", day(1), "--json"))) == ["after.md", "late.md", "told.md", "hooked.md"]
+    assert subjects(ok(dated("snapshot", "log", "--after", day(1), "--uri", "viking://resources/late.md", "--json"))) == ["late.md"]
+    # The slow commit itself is listed by the time it says.
+    assert subjects(ok(dated("snapshot", "log", "--after", day(-8), "--before", day(-6), "--json"))) == ["slow.md"]
+
+
 @pytest.fixture
 def homes(tmp_path, monkeypatch, ov):
     paths = {"a": tmp_path / "home-a", "b": tmp_path / "home-b"}

@@ -284,11 +284,18 @@ def log(store, uri: VikingURI | None = None, limit: int | None = None, *, where:
     tags = _tags_by_commit(git)
     out: list[LogEntry] = []
     wanted = MAX_LOG if limit is None else min(limit, MAX_LOG)
+    older = 0
     for commit, parent_trees in _walk(git, git.head()):
         if len(out) >= wanted:
             return LogResult(out, capped=wanted == MAX_LOG and (limit is None or limit > MAX_LOG))
         if where.after is not None and commit.commit_time < where.after:
-            break  # every commit still to come is older (commit time order)
+            # Commit time is no order of ancestry: a commit made on a machine whose clock ran slow
+            # looks older than the commits it was made on top of, which are read only after it.
+            # So the walk reads on, past as many older commits as a log lists at most.
+            older += 1
+            if older >= MAX_LOG:
+                break
+            continue
         if touched is not None and not touched(commit.tree, parent_trees):
             continue
         entry = _entry(commit, tags.get(commit.id, ()))
