@@ -130,6 +130,31 @@ def test_log_after_reads_on_past_a_commit_whose_clock_ran_slow(dated, ov_home):
     assert subjects(ok(dated("snapshot", "log", "--after", day(-8), "--before", day(-6), "--json"))) == ["slow.md"]
 
 
+# Zones without summer time, so the offsets hold whenever the test runs (Etc/GMT+8 is UTC-8).
+@pytest.mark.parametrize(("zone", "shown"), [("Asia/Tokyo", "T21:00:00+09:00"), ("Etc/GMT+8", "T04:00:00-08:00"), ("UTC", "T12:00:00+00:00")])
+def test_log_and_show_give_times_in_the_users_zone_and_json_in_utc(dated, zone, shown):
+    """(a review: the text log gave UTC times while events are filed by the user's day: a commit
+    made in the evening of the 5th in California read as the 6th.)"""
+    import os
+
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        late = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY)) + shown
+        assert ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1] == late
+        assert ok(dated("snapshot", "show", "HEAD")).stdout.splitlines()[1].startswith(late + "  default")
+        utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOON + 3 * DAY))
+        assert ok(dated("snapshot", "log", "-n", "1", "--json"))[0]["time"] == utc
+        assert ok(dated("snapshot", "show", "HEAD", "--json"))["time"] == utc
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
 @pytest.fixture
 def homes(tmp_path, monkeypatch, ov):
     paths = {"a": tmp_path / "home-a", "b": tmp_path / "home-b"}

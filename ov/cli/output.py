@@ -210,3 +210,15 @@ def labelled_stdout() -> Iterator[None]:
 
 def short(commit: str | None) -> str:
     return commit[:10] if commit else "-"
+
+
+def local_time(iso: str) -> str:
+    """An ISO time (``...Z``, as JSON gives it) in this machine's time zone, its offset said
+    (``2026-12-05T18:03:58+01:00``): the user's day, the one events are filed under."""
+    from datetime import datetime
+
+    try:
+        when = datetime.fromisoformat(iso)
+    except ValueError:
+        return iso
+    return when.astimezone().isoformat(timespec="seconds")

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, note, nothing, plain, short
+from ov.cli.output import emit, local_time, note, nothing, plain, short
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime
 
 app = typer.Typer(cls=OvGroup, help="Record and inspect the store's history.", no_args_is_help=True)
@@ -74,7 +74,7 @@ def snapshot_log(
         for e, author in zip(entries, authors):
             tags = f" [{', '.join(e.tags)}]" if e.tags else ""
             via = f" (via {e.via})" if e.via else ""
-            plain(f"{short(e.commit)} {e.time} {author.ljust(width)} {e.subject}{tags}{via}")
+            plain(f"{short(e.commit)} {local_time(e.time)} {author.ljust(width)} {e.subject}{tags}{via}")
             shown = [u for u in e.uris if u not in e.subject]
             for u in shown[:5]:
                 plain(f"    {u}")
@@ -115,7 +115,7 @@ def snapshot_show(
             plain(f"{result['uri']} at {short(result['commit'])}: not shown, ov never writes it: {result['refused']}")
             return
         plain(f"commit {result['commit']}" + (f"  [{', '.join(result['tags'])}]" if result["tags"] else ""))
-        plain(f"{result['time']}  {result['author']}")
+        plain(f"{local_time(result['time'])}  {result['author']}")
         plain(f"    {result['subject']}")
         for edited in result["hand_edits"]:
             plain(f"    hand edit kept: {edited} (lines of it are the user's)")
