@@ -184,6 +184,27 @@ def test_diff_between_revisions_since_a_revision_and_of_hand_edits(history, ov_h
     assert "+four" in history("snapshot", "diff").stdout
 
 
+def test_show_diff_and_restore_give_their_changes_in_one_shape(history, ov_home):
+    """(a review: a restore gave `written`/`deleted` where show and diff give `changes`, and a diff
+    with the work tree said so only by a sentinel in `to`.) Each keeps its own keys as well."""
+    assert history("write", "viking://resources/b.md", "--content", "b\n").exit_code == 0
+    (ov_home / "accounts/default/resources/a.md").write_text("by hand\n")
+    edits = ok(history("snapshot", "diff", "--json"))
+    assert (edits["to"], edits["work_tree"]) == ("work tree", True)
+    assert [(c["uri"], c["change"]) for c in edits["changes"]] == [("viking://resources/a.md", "modified")]
+    assert ok(history("snapshot", "diff", "HEAD~1", "--json"))["work_tree"] is False
+    (ov_home / "accounts/default/resources/a.md").write_text("one\nthree\n")
+    expected = [{"uri": "viking://resources/a.md", "change": "modified"}, {"uri": "viking://resources/b.md", "change": "deleted"}]
+    shown = ok(history("snapshot", "diff", "HEAD", "HEAD~3", "--uri", "viking://resources", "--json"))
+    assert [{k: c[k] for k in ("uri", "change")} for c in shown["changes"]] == expected
+    for argv in (("--dry-run",), ()):
+        plan = ok(history("snapshot", "restore", "HEAD~3", "--uri", "viking://resources", *argv, "--json"))
+        assert plan["changes"] == expected
+        assert (plan["written"], plan["rolled_back"], plan["deleted"]) == (["viking://resources/a.md"], ["viking://resources/a.md"], ["viking://resources/b.md"])
+    back = ok(history("snapshot", "restore", "HEAD~1", "--uri", "viking://resources", "--json"))
+    assert back["changes"] == [{"uri": "viking://resources/a.md", "change": "modified"}, {"uri": "viking://resources/b.md", "change": "added"}]
+
+
 def test_stat_lists_each_changed_file_with_its_lines_instead_of_the_diffs(history):
     """An add-resource commit's diffs run to tens of thousands of lines."""
     shown = history("snapshot", "show", "HEAD~1", "--stat").stdout.splitlines()

@@ -254,6 +254,12 @@ def test_import_dry_run_says_what_would_be_written_replaced_and_deleted_and_chan
     assert result["written"] == ["viking://resources/proj/docs/auth.md"]
     assert result["replaced"] == ["viking://resources/proj/intro.md"]
     assert result["removed"] == ["viking://resources/proj/extra.md"] and result["deleted"] == 1
+    # and in the shape `ov snapshot restore` and `diff` give
+    assert result["changes"] == [
+        {"uri": "viking://resources/proj/docs/auth.md", "change": "added"},
+        {"uri": "viking://resources/proj/extra.md", "change": "deleted"},
+        {"uri": "viking://resources/proj/intro.md", "change": "modified"},
+    ]
     human = ov("import", str(dest), "viking://resources", "--on-conflict", "overwrite", "--dry-run").stdout
     assert "would replace viking://resources/proj/intro.md\n" in human and "would delete viking://resources/proj/extra.md\n" in human
     # what the import itself would refuse, the dry run refuses too
@@ -418,6 +424,7 @@ def test_restore_dry_run_says_what_would_be_written_and_replaced_and_changes_not
     assert (result["dry_run"], result["action"], result["commit"], result["files"]) == (True, "restored", None, 2)
     assert result["written"] == ["viking://resources/proj/docs/auth.md"] and result["replaced"] == ["viking://resources/proj/intro.md"]
     assert result["removed"] == [] and _whole_home(ov_home) == before
+    assert result["changes"] == [{"uri": "viking://resources/proj/docs/auth.md", "change": "added"}, {"uri": "viking://resources/proj/intro.md", "change": "modified"}]
     human = ov("restore", str(dest), "--on-conflict", "overwrite", "--dry-run").stdout
     assert "would write viking://resources/proj/docs/auth.md\n" in human and "would replace viking://resources/proj/intro.md\n" in human
     assert "nothing changed: --dry-run" in human

@@ -115,6 +115,15 @@ class FileChange:
         return out
 
 
+def listed_changes(added=(), modified=(), deleted=()) -> list[dict]:
+    """The common shape of what a command changed, or would change, in ``--json``: ``{uri, change}``
+    (``added``, ``modified`` or ``deleted``) for each URI, by URI, as ``show`` and ``diff`` give
+    each file (they add its diff). A restore and an import's dry run give it beside the lists
+    of their own words (``written``, ``replaced``, ...), which stay."""
+    kinds = [(u, "added") for u in added] + [(u, "modified") for u in modified] + [(u, "deleted") for u in deleted]
+    return [{"uri": u, "change": change} for u, change in sorted(kinds)]
+
+
 @dataclass
 class RestorePlan:
     """What restoring a snapshot writes and deletes, the live sessions it leaves as they are, and
@@ -140,6 +149,7 @@ class RestorePlan:
         return self
 
     def to_dict(self) -> dict:
+        rolled_back = set(self.rolled_back)
         return {
             "rev": self.rev,
             "source_commit": self.commit,
@@ -148,6 +158,11 @@ class RestorePlan:
             "deleted": ["viking://" + p for p in self.delete],
             "kept_live": ["viking://" + p for p in self.kept_live],
             "commit": self.new_commit,
+            "changes": listed_changes(
+                ["viking://" + p for p in self.write if p not in rolled_back],
+                ["viking://" + p for p in self.rolled_back],
+                ["viking://" + p for p in self.delete],
+            ),
         }
 
 
@@ -441,11 +456,12 @@ def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: Vik
     if from_rev is None and to_rev is None:
         head, contents = _worktree_contents(store, path)
         changes = sorted((_file_change(rel, before, after) for rel, before, after in contents), key=lambda c: c.path)
-        return {"from": head.decode() if head else None, "to": "work tree", "changes": changes}
+        # "to" stays "work tree" for the scripts that read it; ``work_tree`` says it without a sentinel.
+        return {"from": head.decode() if head else None, "to": "work tree", "work_tree": True, "changes": changes}
     old = resolve(store, from_rev or "HEAD")
     new = resolve(store, to_rev or "HEAD")
     changes = _changes(store, git.repo[old].tree, git.repo[new].tree, path)
-    return {"from": old.decode(), "to": new.decode(), "changes": changes}
+    return {"from": old.decode(), "to": new.decode(), "work_tree": False, "changes": changes}
 
 
 def _changes(store, old_tree, new_tree, path: str) -> list[FileChange]:

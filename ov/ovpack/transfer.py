@@ -31,6 +31,7 @@ from ov.errors import (
     UnsafeTree,
     quote,
 )
+from ov.history.snapshots import listed_changes
 from ov.ovpack.format import (
     BACKUP_ROOT,
     EXTENSION,
@@ -112,6 +113,7 @@ class ImportResult:
                 del out[key]
         else:
             out.update(written=list(self.written), replaced=list(self.replaced), removed=list(self.removed))
+            out["changes"] = listed_changes(self.written, self.replaced, self.removed)
         return out
 
 
