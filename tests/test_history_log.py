@@ -155,6 +155,27 @@ def test_log_and_show_give_times_in_the_users_zone_and_json_in_utc(dated, zone, 
         time.tzset()
 
 
+def test_show_of_a_merge_says_so_and_what_it_brought_into_its_first_parent(ov, ov_home):
+    """(a review: `show` of a merge gave its changes against its first parent as a commit's own,
+    never saying it joined two lines.)"""
+    assert ov("init").exit_code == 0
+    base = Repo(str(account(ov_home))).head()
+    ours = commit_at(ov_home, NOON + 2 * DAY, "ours.md", "Ov-Command: write\nOv-Via: cli\n")
+    theirs = commit_at(ov_home, NOON + DAY, "theirs.md", "Ov-Command: commit\nOv-Via: hook codex\n", parents=[base])
+    merge = commit_at(ov_home, NOON + 3 * DAY, "both.md", "Ov-Command: pull\nOv-Via: cli\n", parents=[ours, theirs])
+    shown = ok(ov("snapshot", "show", "HEAD", "--json"))
+    assert (shown["merge"], shown["against"], shown["parents"]) == (True, ours.decode(), [ours.decode(), theirs.decode()])
+    # What came in from the other line (theirs.md) and the merge's own (both.md); ours.md was there.
+    assert [(c["uri"], c["change"]) for c in shown["changes"]] == [("viking://resources/both.md", "added"), ("viking://resources/theirs.md", "added")]
+    text = ok(ov("snapshot", "show", "HEAD", "--stat")).stdout.splitlines()
+    assert text[0] == f"commit {merge.decode()}" and text[1] == f"Merge: {ours.decode()[:10]} {theirs.decode()[:10]}"
+    assert f"    (a merge: the changes it brought into its first parent, {ours.decode()[:10]})" in text
+    single = ok(ov("snapshot", "show", "HEAD~1", "--json"))
+    assert (single["merge"], single["against"]) == (False, base.decode())
+    assert "Merge:" not in ok(ov("snapshot", "show", "HEAD~1")).stdout
+    assert ok(ov("snapshot", "show", base.decode(), "--json"))["against"] is None  # the first commit
+
+
 @pytest.fixture
 def homes(tmp_path, monkeypatch, ov):
     paths = {"a": tmp_path / "home-a", "b": tmp_path / "home-b"}
@@ -289,4 +310,4 @@ def test_log_and_show_json_of_a_session_commit_snapshot(ov, ov_home, snapshot):
     assert {**entry, **masked} == snapshot
     # The diffs are the session's and the memory's own (their formats have their snapshots).
     fields = {k: v for k, v in shown.items() if k not in ("changes", "stat")}
-    assert {**fields, **masked, "parents": ["<parent>"] * len(shown["parents"])} == snapshot
+    assert {**fields, **masked, "parents": ["<parent>"] * len(shown["parents"]), "against": "<parent>"} == snapshot

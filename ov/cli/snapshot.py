@@ -115,10 +115,14 @@ def snapshot_show(
             plain(f"{result['uri']} at {short(result['commit'])}: not shown, ov never writes it: {result['refused']}")
             return
         plain(f"commit {result['commit']}" + (f"  [{', '.join(result['tags'])}]" if result["tags"] else ""))
+        if result["merge"]:  # as git show says it
+            plain("Merge: " + " ".join(short(p) for p in result["parents"]))
         plain(f"{local_time(result['time'])}  {result['author']}")
         plain(f"    {result['subject']}")
         for edited in result["hand_edits"]:
             plain(f"    hand edit kept: {edited} (lines of it are the user's)")
+        if result["merge"]:
+            plain(f"    (a merge: the changes it brought into its first parent, {short(result['against'])})")
         plain()
         _print_stat(result) if stat else _print_diffs(result["changes"])
 

@@ -442,7 +442,16 @@ def show(store, rev: str, uri: VikingURI | None = None, *, changes: bool = False
         if found is None and git.entry(parent_tree, git.spelled(parent_tree, path)) is None:
             raise NotFound(f"{uri} did not exist at {rev}", hint=f"see `ov snapshot log --uri {uri}`")
     entry = _entry(commit, _tags_by_commit(git).get(commit_id, ()))
-    return {**entry.to_dict(), "parents": [p.decode() for p in commit.parents], "changes": _changes(store, parent_tree, commit.tree, path)}
+    # A merge's changes are what it brought into its first parent, the line it was made on (git's
+    # `show --first-parent`): for a pull, what came from the other machine and how it was joined.
+    # `against` says which commit they are taken against, `merge` that there are other parents.
+    return {
+        **entry.to_dict(),
+        "parents": [p.decode() for p in commit.parents],
+        "merge": len(commit.parents) > 1,
+        "against": parent.decode() if parent else None,
+        "changes": _changes(store, parent_tree, commit.tree, path),
+    }
 
 
 def diff(store, from_rev: str | None = None, to_rev: str | None = None, uri: VikingURI | None = None) -> dict:
