@@ -20,6 +20,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from ov.changes import listed_changes
 from ov.errors import AlreadyExists, InvalidInput, NotFound, UnsafeTree
 from ov.files import looks_binary
 from ov.store.sidecar import MESSAGES
@@ -113,15 +114,6 @@ class FileChange:
         if with_diff:
             out["diff"] = self.diff
         return out
-
-
-def listed_changes(added=(), modified=(), deleted=()) -> list[dict]:
-    """The common shape of what a command changed, or would change, in ``--json``: ``{uri, change}``
-    (``added``, ``modified`` or ``deleted``) for each URI, by URI, as ``show`` and ``diff`` give
-    each file (they add its diff). A restore and an import's dry run give it beside the lists
-    of their own words (``written``, ``replaced``, ...), which stay."""
-    kinds = [(u, "added") for u in added] + [(u, "modified") for u in modified] + [(u, "deleted") for u in deleted]
-    return [{"uri": u, "change": change} for u, change in sorted(kinds)]
 
 
 @dataclass

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ov.changes import listed_changes
 from ov.errors import (
     AlreadyExists,
     InvalidInput,
@@ -31,7 +32,6 @@ from ov.errors import (
     UnsafeTree,
     quote,
 )
-from ov.history.snapshots import listed_changes
 from ov.ovpack.format import (
     BACKUP_ROOT,
     EXTENSION,
