@@ -1714,6 +1714,26 @@ def test_a_prompt_during_the_rebuild_for_a_new_schema_searches_the_old_full_text
     assert [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]["outcome"] == "nothing to inject: the index is being built"
 
 
+def test_a_prompt_after_the_upgrade_to_schema_12_searches_the_schema_11_index_while_a_job_rebuilds_it(ov, project, ov_home, tmp_path):
+    """Schema 12 added a field, and tantivy opens an index only with the schema it was written
+    with: after the upgrade every prompt on a store too large for the hook to rebuild got nothing
+    until the job's rebuild was done. The old index is opened with its own schema meanwhile."""
+    from tests.old_indexes import as_schema_11
+
+    assert ov("config", "set", "embedding.provider", "none").exit_code == 0
+    assert ov("add-resource", str(_handbook(tmp_path / "handbook")), "--to", "viking://resources/handbook").exit_code == 0
+    root = as_schema_11(ov_home)
+    prompt = _stdin("claude", cwd=str(project), prompt="when is the zebrafish tank cleaned?")
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["outcome"] == "injected" and record["index"] == "being built" and record.get("index_job")
+    assert "index schema 11, ov needs 12" in record["searched"]
+    assert _index_job_done(ov_home)["outcome"] == "index built"
+    assert json.loads((root / "meta.json").read_text())["schema_version"] == 12
+    assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+
+
 def test_a_prompt_on_an_index_behind_the_store_starts_a_job_that_catches_it_up(ov, project, ov_home):
     """After an add-resource no hook made, prompts searched the old index until the next turn's
     capture, and the log said only "nothing to inject"."""

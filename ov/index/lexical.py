@@ -38,11 +38,16 @@ from ov.uri import nfc
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
 SCHEMA_VERSION = 12  # 12: what a code file is about (its path, its opening comment, the names defined) in a field of its own
-# The oldest schema whose full-text index this ov reads as its own: the same fields, analyzer and
-# stored values, records cut otherwise (10 chunked code as Markdown, 11 had no "about" field, which
-# tantivy refuses to open with this schema). The prompt hook searches such an index while a job
-# rebuilds it; raise it to SCHEMA_VERSION with a change to what is stored or how text is analysed.
-READABLE_SCHEMA = 12
+# The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
+# analyzer and stored values, records cut otherwise (10 chunked code as Markdown) or fields since
+# added (11 had no "about"). 9 analysed text before NFC and without combining marks: a query
+# with an accent or an Indic vowel sign would not match its words. Raise it to SCHEMA_VERSION with
+# a change to what is stored or how text is analysed; a field added goes in _ADDED_FIELDS.
+READABLE_SCHEMA = 10
+# The matched fields each schema added since READABLE_SCHEMA. tantivy opens an index only with
+# the schema it was written with, so an older one is opened with its own and searched without
+# them: after an upgrade the prompts kept nothing but an error until the rebuild was done.
+_ADDED_FIELDS = {12: ("about",)}
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.
@@ -124,7 +129,7 @@ def _read_failure() -> Iterator[None]:
 READ_ONLY_ATTEMPTS = 5
 
 
-def _open_read_only(path: Path, refused: StoreNotWritable):
+def _open_read_only(path: Path, refused: StoreNotWritable, schema):
     """The tantivy index in ``path``, a folder ov may not write to, opened for reading.
 
     tantivy has no read-only open: even a reader takes a lock file in the index's folder
@@ -141,14 +146,14 @@ def _open_read_only(path: Path, refused: StoreNotWritable):
     """
     for attempt in range(READ_ONLY_ATTEMPTS):
         try:
-            return _open_view(path, refused)
+            return _open_view(path, refused, schema)
         except ValueError as exc:
             if "FileDoesNotExist" not in str(exc) or attempt == READ_ONLY_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _open_view(path: Path, refused: StoreNotWritable):
+def _open_view(path: Path, refused: StoreNotWritable, schema):
     """One try of :func:`_open_read_only`."""
     import shutil  # Deferred with what it imports: only a store ov may not write to needs it.
     import tempfile
@@ -165,7 +170,7 @@ def _open_view(path: Path, refused: StoreNotWritable):
             if entry.name != "meta.json" and not entry.name.startswith(".tantivy-"):
                 os.symlink(entry.path, view / entry.name)
         with _writing(view):
-            return _tantivy().Index(_schema(), path=str(view), reuse=True)
+            return _tantivy().Index(schema, path=str(view), reuse=True)
     finally:
         # Moved away first: tantivy's reader reloads once from a thread of its own as it opens,
         # and its lock file made again in a view being removed would keep the folder there.
@@ -185,8 +190,15 @@ def analyzer(language: str, *, for_query: bool = False):
     return builder.build()
 
 
-def _schema():
+def _lacks(version: int) -> frozenset[str]:
+    """The matched fields an index of schema ``version`` lacks (:data:`_ADDED_FIELDS`)."""
+    return frozenset(name for added, names in _ADDED_FIELDS.items() if added > version for name in names)
+
+
+def _schema(version: int = SCHEMA_VERSION):
+    """The tantivy schema of ``version`` (this ov's, or a readable older one's)."""
     tantivy = _tantivy()
+    lacks = _lacks(version)
     sb = tantivy.SchemaBuilder()
     for name in ("id", "path", "uri", "kind", "type", "owner", "parent", "session_id", "message_id", "role"):
         sb.add_text_field(name, stored=True, tokenizer_name="raw")
@@ -194,7 +206,8 @@ def _schema():
     for name in ("title", "text", "speaker"):
         sb.add_text_field(name, stored=True, tokenizer_name=ANALYZER)
     sb.add_text_field("context", tokenizer_name=ANALYZER)
-    sb.add_text_field("about", tokenizer_name=ANALYZER)  # a code chunk's file and names (Record.about): matched, never shown
+    if "about" not in lacks:
+        sb.add_text_field("about", tokenizer_name=ANALYZER)  # a code chunk's file and names (Record.about): matched, never shown
     # What a hit shows, when the text that ranks is not all of it (Record.search_text): stored, never matched.
     sb.add_bytes_field("shown", stored=True, indexed=False)
     sb.add_unsigned_field("level", stored=True, indexed=True, fast=True)
@@ -258,9 +271,12 @@ class _Reading:
 class LexicalIndex:
     """One tantivy index in a directory."""
 
-    def __init__(self, index, language: str, path: Path | None = None, *, refused: StoreNotWritable | None = None) -> None:
+    def __init__(self, index, language: str, path: Path | None = None, *, refused: StoreNotWritable | None = None, lacks: frozenset[str] = frozenset()) -> None:
         self._index = index
         self.language = language
+        # The matched fields an index of an older schema lacks: a search leaves them out. Such an
+        # index is only read (Indices catches up none but its own schema's).
+        self.lacks = lacks
         self._path = path  # None: in memory
         # Why this index was opened through a view (:func:`_open_read_only`): each write raises it.
         self._refused = refused
@@ -270,8 +286,13 @@ class LexicalIndex:
         self._reading: _Reading | None = None
 
     @classmethod
-    def open(cls, path: Path, language: str, *, create: bool = False) -> LexicalIndex:
+    def open(cls, path: Path, language: str, *, create: bool = False, schema_version: int = SCHEMA_VERSION) -> LexicalIndex:
+        """The index in ``path``, written by schema ``schema_version`` (an older one is for reading:
+        :data:`READABLE_SCHEMA`); ``create`` makes it when there is none."""
         tantivy = _tantivy()
+        if create or not READABLE_SCHEMA <= schema_version <= SCHEMA_VERSION:
+            schema_version = SCHEMA_VERSION  # another schema's index does not open: the caller rebuilds it
+        schema = _schema(schema_version)
         if create:
             path.mkdir(parents=True, exist_ok=True)
         elif not path.is_dir() or not tantivy.Index.exists(str(path)):
@@ -279,13 +300,13 @@ class LexicalIndex:
         refused = None
         try:
             with _writing(path):
-                index = tantivy.Index(_schema(), path=str(path), reuse=not create)
+                index = tantivy.Index(schema, path=str(path), reuse=not create)
         except StoreNotWritable as exc:
             if create:
                 raise
-            index, refused = _open_read_only(path, exc), exc
+            index, refused = _open_read_only(path, exc, schema), exc
         index.register_tokenizer(ANALYZER, analyzer(language))
-        return cls(index, language, path, refused=refused)
+        return cls(index, language, path, refused=refused, lacks=_lacks(schema_version))
 
     @classmethod
     def empty(cls, language: str) -> LexicalIndex:
@@ -505,7 +526,7 @@ class LexicalIndex:
         schema = self._index.schema
         should = []
         for field, boost in weights.items():
-            if boost <= 0:
+            if boost <= 0 or field in self.lacks:
                 continue
             for word in terms.words:
                 should.append((tantivy.Occur.Should, _boost(tantivy.Query.term_query(schema, field, word), boost)))

@@ -243,21 +243,30 @@ class Indices:
                     return opened
         if self._build_limit is not None:
             return self._small_build(head, meta, damaged)
-        # With an index to search as it is, a caller may rather not wait for another process's update.
-        wait = self._stale_wait if meta is not None and self.incompatibility(meta) is None else self._lock_wait
+        # With an index to search as it is, a caller may rather not wait for another process's
+        # update or rebuild: one to be rebuilt is searched by its full text (an older schema's, or
+        # vectors of another embedder), which `ov find` during the job's rebuild after an upgrade
+        # waited the lock's timeout for, and then failed.
+        problem = None if meta is None else self.incompatibility(meta)
+        as_is = meta is not None and (problem is None or self._text_incompatibility(meta, as_is=True) is None)
         try:
-            lock = WriteLock(self.store.state / "index.lock", wait, home=self.store.home)
+            lock = WriteLock(self.store.state / "index.lock", self._stale_wait if as_is else self._lock_wait, home=self.store.home)
             lock.acquire()
         except (StoreLocked, StoreNotWritable) as exc:
             # Another process is updating it, or this user may not: searched as it is.
-            if meta is not None and self.incompatibility(meta) is None:
+            if as_is:
                 try:
-                    opened = self._behind(self._load(meta, [], stale=True), head)
+                    opened = self._behind(self._load(meta, [], stale=True, vectors=problem is None), head)
                 except IndexUnavailable as damage:
                     if isinstance(exc, StoreNotWritable):
                         raise _cannot_rebuild(damage, exc) from None
                     raise
-                if isinstance(exc, StoreNotWritable) and meta.commit != head:
+                if problem is not None:
+                    doing = f"cannot be ({exc.message})" if isinstance(exc, StoreNotWritable) else "another ov process is rebuilding it"
+                    opened.behind = f"the index is to be rebuilt ({problem}) and {doing}: its full text searched as it is"
+                    if self._embedder() is not None:
+                        opened.embedding = {**opened.embedding, "available": False, "reason": "the index is being rebuilt; this search is lexical"}
+                elif isinstance(exc, StoreNotWritable) and meta.commit != head:
                     opened.behind = f"the index is behind HEAD and cannot be updated ({exc.message}): searched as it is, without what was committed since"
                 elif meta.commit != head:
                     # Said as the case above is: results that miss a file just written look like
@@ -901,7 +910,7 @@ class Indices:
         ``vectors=False`` leaves them unloaded (and the result uncached: it is not the whole index)."""
         if lexical is None:
             try:
-                lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+                lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language, schema_version=meta.schema_version)
                 lexical.count()
             except (OSError, ValueError, FileNotFoundError) as exc:
                 raise IndexUnavailable(f"the full-text index does not open: {exc}", hint="run `ov reindex`") from None
