@@ -111,14 +111,39 @@ class Meta:
 
     @classmethod
     def read(cls, path: Path) -> Meta | None:
+        """The meta in ``path``; None (an index to rebuild) when there is none or it is not one
+        this ov writes: not JSON, a field missing, unknown or of another type. A schema version
+        written as "12" raised TypeError on every prompt and every find where it was compared."""
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(**data)
+            meta = cls(**data)
         except (OSError, ValueError, TypeError):
             return None
+        for name, kinds in _META_TYPES.items():
+            value = getattr(meta, name)
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                return None
+        return meta
 
     def write(self, path: Path) -> None:
         atomic_write(path, json_bytes(self.__dict__))
+
+
+# The types of Meta's fields as JSON gives them (a bool is an int to isinstance, and is refused as one).
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "schema_version": (int,),
+    "commit": (str, type(None)),
+    "language": (str,),
+    "embedder": (dict, type(None)),
+    "vectors_file": (str, type(None)),
+    "vectors_delta": (str, type(None)),
+    "vectors_stale": (bool,),
+    "next_label": (int,),
+    "records": (int,),
+    "vectors": (int,),
+    "built_at": (int, float),
+    "updated_at": (int, float),
+}
 
 
 @dataclass
