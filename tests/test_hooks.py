@@ -1675,6 +1675,25 @@ def test_a_prompt_right_after_add_resource_finds_what_was_added(ov, project, ov_
     assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
 
 
+def test_a_prompt_right_after_a_small_add_to_a_built_index_finds_what_was_added(ov, project, ov_home, tmp_path):
+    """A small add to a built index (the built-in model's vectors) was left to the catch-up: the
+    prompt right after it searched the index as it was and found nothing of it until the job was
+    done. The add applies it, vectors and all, before it returns."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0  # built, with vectors
+    (tmp_path / "quokka.md").write_text("# Quokka\n\nThe quokka enclosure opens at nine.\n", encoding="utf-8")
+    assert ov("add-resource", str(tmp_path / "quokka.md"), "--to", "viking://resources/zoo/quokka.md").exit_code == 0
+    meta = json.loads((ov_home / "state" / "default" / "index" / "meta.json").read_text())
+    assert not meta["vectors_stale"] and meta["vectors"] >= meta["records"]
+    prompt = _stdin("claude", cwd=str(project), prompt="when does the quokka enclosure open?")
+    assert "opens at nine" in _context("claude", _hook("claude", "prompt-submit", prompt))
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["outcome"] == "injected" and "index" not in record and "index_job" not in record
+    found = ov("find", "quokka enclosure", "--json").json["result"]
+    assert found["resources"][0]["uri"].startswith("viking://resources/zoo/quokka.md") and found["retrieval"]["mode"] == "hybrid"
+    assert not found["index"].get("actions")  # nothing left to catch up
+
+
 def test_a_prompt_on_a_large_unbuilt_index_answers_at_once_and_leaves_the_build_to_a_job(ov, project, ov_home, tmp_path):
     """The hook built any unbuilt index itself, and a large one ran past its deadline (1.1-2.4 s
     after an add of 2,000 files: SIGALRM waits for tantivy and the embedder, then the half-built

@@ -73,6 +73,11 @@ TEXT_DIR = "text"
 EMBED_BATCH = 256
 # A diff of at least this many paths that touches most of the index is applied by a rebuild.
 LARGE_DIFF = 1000
+# An add of up to this many paths updates the index before it returns, so the prompt right after
+# it finds what was added: the hook searches the index as it is, and found nothing of a small add
+# until the job's catch-up was done. Its vectors are made there too (the built-in model embeds a
+# file in milliseconds, an API one batch for a few files); a larger add is left to the catch-up.
+UPDATE_AT_ADD = 200
 # How a record becomes vectors (embed_text, _embed, an embedder's passages): vectors made another
 # way do not compare with new ones, whatever the model. Bump it when any of them changes what a
 # vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
@@ -459,7 +464,9 @@ class Indices:
         For a command that wrote much (``add-resource``), which the user waits for anyway: the
         prompt hook builds no more than a small store's full text, so the prompts right after
         adding a project to a new store found nothing of it until a job had built the index,
-        vectors included (106 s for 2,000 code files). A smaller change is left to the catch-up, which embeds as it goes.
+        vectors included (106 s for 2,000 code files). A change of up to :data:`UPDATE_AT_ADD`
+        paths is applied here, vectors and all (:meth:`_update_now`); a larger one that is not
+        most of the index is left to the catch-up, which embeds as it goes.
         Nothing is done while another process holds the index (it is building it)."""
         try:
             lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
@@ -474,12 +481,32 @@ class Indices:
                 changed = _changed_paths(self.store.git, meta.commit, head)
                 if changed is not None and _rebuilt_rather(changed, meta.records):
                     problem = f"{counted(changed, 'path')} changed, most of the index"
+                elif changed is not None and changed <= UPDATE_AT_ADD:
+                    return self._update_now(meta, head)
             if problem is None:
                 return None
             self._rebuild(head, problem, vectors=False)
             return f"rebuilt the full text: {problem}"
         finally:
             lock.release()
+
+    def _update_now(self, meta: Meta, head: str | None) -> str | None:
+        """Apply the change from ``meta.commit`` to ``head`` (under the index lock), its records'
+        vectors made as a catch-up makes them; vectors still to be made stay so (a search or the
+        job makes them all). An update that fails is left to the next search, which rebuilds."""
+        try:
+            lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
+        except (OSError, ValueError) as exc:
+            _log().info("the index was not updated after the add: %s", exc)
+            return None
+        try:
+            changed = self._apply_diff(meta, lexical, head, undone=self._undo_dead_update(meta, lexical))
+        except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
+            lexical.abandon()
+            _log().info("the index was not updated after the add: %s", exc)
+            return None
+        self._cache = None
+        return f"updated {counted(changed, 'path')}"
 
     def rebuild(self, reason: str = "requested") -> OpenIndex:
         """Build the index anew from HEAD; :attr:`left_out` then names the files it could not take."""
