@@ -36,8 +36,8 @@ def as_schema_11(home: Path, account: str = "default") -> Path:
     import tantivy
 
     from ov.config import load_config
-    from ov.identity import Identity
     from ov.home import Home
+    from ov.identity import Identity
     from ov.index.lexical import LexicalIndex, analyzer
     from ov.index.sync import _records_at
     from ov.store.store import Store

@@ -4,7 +4,6 @@ rebuilt where it can be, rebuilt cleanly where it cannot."""
 from __future__ import annotations
 
 import json
-import logging
 
 import pytest
 
