@@ -1388,7 +1388,7 @@ def test_a_read_only_open_that_a_writer_races_is_tried_again(monkeypatch, tmp_pa
 
     tries = []
 
-    def racing(path, refused):
+    def racing(path, refused, schema):
         tries.append(path)
         if len(tries) < 3:
             raise ValueError('Failed to open file for read: FileDoesNotExist("/tmp/ov-index-view-x/index/a.del")')
@@ -1396,11 +1396,11 @@ def test_a_read_only_open_that_a_writer_races_is_tried_again(monkeypatch, tmp_pa
 
     monkeypatch.setattr(lexical, "_open_view", racing)
     refused = StoreNotWritable(tmp_path, "Permission denied")
-    assert lexical._open_read_only(tmp_path, refused) == "the index" and len(tries) == 3
+    assert lexical._open_read_only(tmp_path, refused, None) == "the index" and len(tries) == 3
     tries.clear()
     monkeypatch.setattr(lexical, "READ_ONLY_ATTEMPTS", 2)
     with pytest.raises(ValueError, match="FileDoesNotExist"):
-        lexical._open_read_only(tmp_path, refused)
+        lexical._open_read_only(tmp_path, refused, None)
 
 
 def test_a_read_only_mount_is_searched_and_its_full_text_index_refuses_every_write(ov, ov_home, read_only_mount, tmp_path, monkeypatch):
