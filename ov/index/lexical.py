@@ -46,7 +46,7 @@ SCHEMA_VERSION = 12  # 12: what a code file is about (its path, its opening comm
 READABLE_SCHEMA = 10
 # The matched fields each schema added since READABLE_SCHEMA. tantivy opens an index only with
 # the schema it was written with, so an older one is opened with its own and searched without
-# them: after an upgrade the prompts kept nothing but an error until the rebuild was done.
+# them: after the upgrade to 12 the prompts got nothing until the rebuild was done.
 _ADDED_FIELDS = {12: ("about",)}
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
