@@ -75,8 +75,9 @@ EMBED_BATCH = 256
 LARGE_DIFF = 1000
 # An add of up to this many paths updates the index before it returns, so the prompt right after
 # it finds what was added: the hook searches the index as it is, and found nothing of a small add
-# until the job's catch-up was done. Its vectors are made there too (the built-in model embeds a
-# file in milliseconds, an API one batch for a few files); a larger add is left to the catch-up.
+# until the job's catch-up was done. Its vectors are made there too (a one-file add with the
+# built-in model: 0.3-0.5 s, mostly loading it, which the first find after it no longer pays; an API
+# one batch for a few files); a larger add is left to the catch-up.
 UPDATE_AT_ADD = 200
 # How a record becomes vectors (embed_text, _embed, an embedder's passages): vectors made another
 # way do not compare with new ones, whatever the model. Bump it when any of them changes what a
