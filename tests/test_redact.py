@@ -248,6 +248,13 @@ POSITIVE = [
     ("json-secret-words-written-after", '{"client_secret": "MySecretToken"}', "MySecretToken", '"client_secret": "[REDACTED:assigned_secret]"', 1),
     ("code-token-words-written-after", "auth_token = 'TokenOfMarch7'", "TokenOfMarch7", "auth_token = '[REDACTED:assigned_secret]'", 1),
     ("yaml-password-written-after", "db:\n  password: Spring-Password-2025", "Spring-Password-2025", "  password: [REDACTED:assigned_secret]", 1),
+    # (found by a review) Under a password's name a capitalised word is the password, not a type
+    # (outside a block of code) nor a kind of credential, which a token or a secret may name.
+    ("yaml-password-capitalised-words", "db:\n  password: PasswordReset\n", "PasswordReset", "  password: [REDACTED:assigned_secret]\n", 1),
+    ("yaml-top-level-password-word", "password: Bluebird", "Bluebird", "password: [REDACTED:assigned_secret]", 1),
+    ("env-password-of-credential-words", "password=AccessToken", "AccessToken", "password=[REDACTED:assigned_secret]", 1),
+    ("json-password-of-credential-words", '{"password": "AccessToken"}', "AccessToken", '"password": "[REDACTED:assigned_secret]"', 1),
+    ("yaml-db-pass-of-credential-words", "DB_PASS: RefreshToken", "RefreshToken", "DB_PASS: [REDACTED:assigned_secret]", 1),
     (
         "several",
         f"OPENAI_API_KEY={OPENAI}\nANTHROPIC_API_KEY={ANTHROPIC}\nDB_PASSWORD=hunter2\n",
@@ -364,6 +371,9 @@ NEGATIVE = [
     # Names of secrets, not secrets: a Kubernetes secret's name, a field in camelCase.
     ("secret-names-written-after", 'existingSecret: postgres-auth-token\nsecret: redis-password-2\n"auth": "accessToken"'),
     ("credential-kinds-named", '{"auth": "AccessToken", "secret": "ClientSecret", "token": "RefreshToken"}'),
+    # A password's type in a block of code (a class, an interface, an agent's file reader's view of one).
+    ("password-typed-in-code-blocks", "class User(BaseModel):\n    password: PasswordHash\ninterface Login {\n  password: HashedPassword\n}\n     3→class Form:\n     4→    passphrase: SecretPhrase"),
+    ("password-names-kept", "passwordKey: adminPassword\non_pass: AccessToken\nsecret: ClientSecret\ntoken: Histogram"),
     ("digests-written-after", "api_key_digest: 3f2c1e9a7b4d5c6e8f9a0b1c2d3e4f5a6b7c8d9e\nsecret_checksum = 'D41D8CD98F00B204E9800998ECF8427E'"),
     ("empty", ""),
 ]

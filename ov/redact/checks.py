@@ -36,6 +36,7 @@ __all__ = [
     "is_secret_name",
     "is_secret_value",
     "looks_made_up",
+    "names_a_password",
     "not_masked",
     "not_placeholder",
 ]
@@ -204,8 +205,21 @@ def _is_name(value: str, name: str = "") -> bool:
         name_words = _words(name)
         if name_words.endswith(words) or name_words.rsplit("_", 1)[-1].startswith(words):
             return True  # an enum spelling its own name: AUTH = "auth", password: "pass"
-    named = bool(_LOWER_COMPOUND.fullmatch(value) or _CAMEL_IDENT.fullmatch(value) or _KIND_OF_SECRET.fullmatch(words))
+    # A kind of credential is what a token or a secret is (`"auth": "AccessToken"`); a password is
+    # no kind of token, so under a password's name those words are the password.
+    kind = bool(_KIND_OF_SECRET.fullmatch(words)) and not names_a_password(name)
+    named = bool(_LOWER_COMPOUND.fullmatch(value) or _CAMEL_IDENT.fullmatch(value) or kind)
     return named and bool(_SECRET_WORD.search(words) or _KEY_WORD.search(words))
+
+
+# A name whose last word says its value is a password (`password`, `DB_PASS`, `admin_pwd`): the
+# value is the password whatever its case, where a token's or a secret's may name a kind or a type.
+_PASSWORD_WORD = LazyPattern(r"(?:^|_)(?:passw(?:or)?d|passphrase|passcode|pwd|pass|pw)$")
+
+
+def names_a_password(name: str) -> bool:
+    words = _words(name.rsplit(".", 1)[-1])
+    return bool(_PASSWORD_WORD.search(words)) and not _PASS_NOT_SECRET.search(words)
 
 
 _CAPITALISED_WORD = LazyPattern(r"[A-Z]?[a-z]{3,}")
@@ -272,7 +286,8 @@ def is_secret_value(
 ) -> bool:
     """Whether the value assigned to a secret-looking name is worth redacting.
 
-    ``spaced``: whitespace around ``=``; ``colon``: the separator was ``:``;
+    ``spaced``: whitespace around ``=``; ``colon``: the separator was ``:`` where a type may
+    follow (see :func:`check_assignment`);
     ``after``: the text right after the value (after the closing quote if quoted).
     """
     value = value.strip()
@@ -395,12 +410,16 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
         if not _is_generated(value) or m.string[m.start() - 1 : m.start()] == ":":
             return False
     after_at = m.end() if quoted else end
+    # `token: Histogram` annotates a type; `password: PasswordReset` in YAML is a password made of
+    # words. A password's name takes a type only inside a block of code (`class User:`, `interface
+    # Login {`); elsewhere a capitalised word after it is its value.
+    typed = colon and (not names_a_password(name) or _in_code_block(m))
     return is_secret_value(
         value,
         quoted=quoted,
         name=name.rsplit(".", 1)[-1],
         spaced=spaced,
-        colon=colon,
+        colon=typed,
         after=m.string[after_at : after_at + 12].lstrip(" \t"),
     )
 
@@ -454,6 +473,42 @@ _KEY_LINE_START = LazyPattern(
     r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)|(?:[A-Za-z]:[\\/])?[^\s:]{1,400}(?::\d{1,7}[:-]|-\d{1,7}-))?"
     r"[ \t]*(?:(?:#|//)[ \t]*)?(?:[-*+?][ \t]+)*(?:\\?[\"'])?"
 )
+# The gutter a file reader or grep puts before a line (as in _KEY_LINE_START), then the line's indentation.
+_GUTTER_INDENT = LazyPattern(
+    r"(?:[ \t]*\d{1,7}(?:→|\t|:|-)|(?:[A-Za-z]:[\\/])?[^\s:]{1,400}(?::\d{1,7}[:-]|-\d{1,7}-))?(?P<indent>[ \t]*)"
+)
+# A line that opens a block of code whose members are annotated: a class, function, interface,
+# struct or record header (Python's ends in `:`), or any line ending in `{` or `(`. A YAML
+# mapping's parent (`db:`) is none of these.
+_CODE_BLOCK_HEADER = LazyPattern(
+    r"(?:(?:export|public|private|protected|internal|abstract|final|data|sealed|pub|async|declare|default)\s+)*"
+    r"(?:class|def|interface|struct|enum|record|trait|impl|type|fn|func|function|object|namespace)\b.*[:{(]\s*$"
+    r"|.*[{(]\s*$"
+)
+# How far back the block's header is looked for: one bounded read per candidate keeps it linear.
+_BLOCK_HEADER_CHARS = 4096
+
+
+def _in_code_block(m: re.Match[str]) -> bool:
+    """Whether the key of ``m`` is a member of a block of code: the nearest line above it that is
+    indented less (its parent) opens a class, a function, an interface or a brace."""
+    text = m.string
+    line_start = _line_start(text, m.start())
+    if line_start is None:
+        return False
+    gutter = _GUTTER_INDENT.match(text, line_start, m.start())
+    indent = len(gutter["indent"]) if gutter else 0
+    if indent == 0:
+        return False  # a top-level key has no parent block
+    above = text[max(0, line_start - _BLOCK_HEADER_CHARS) : line_start].splitlines()
+    for line in reversed(above):
+        line_gutter = _GUTTER_INDENT.match(line)
+        content = line[line_gutter.end() :] if line_gutter else line
+        if content.strip() and len(line_gutter["indent"] if line_gutter else "") < indent:
+            return bool(_CODE_BLOCK_HEADER.match(content))
+    return False
+
+
 _PLAIN_WORD = LazyPattern(r"[A-Za-z]+")
 # `base64-encoded`, `case-sensitive`, `auto-generated`: a compound ending in a word is a description.
 _COMPOUND_WORD = LazyPattern(r"[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)*[-_][a-z]+")

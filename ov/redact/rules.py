@@ -61,12 +61,16 @@ text and towards keeping code:
   ``your_api_key``, ``changeme``, ``xxxx``, ``****``, ``sk-...``); names
   (``"api_key"``, ``GITHUB_TOKEN``, ``X-Api-Key``, an enum spelling its own
   name; a secret's name in lower-case words or camelCase, ``db-credentials``,
-  ``accessToken``, or a kind of credential, ``ClientSecret``; but not other words
+  ``accessToken``, or a kind of credential, ``ClientSecret``, except under a
+  password's name, ``password=AccessToken``; but not other words
   with capitals or digits, ``Summer2024Password``, ``MySecretToken``, which is how a
   password is made of words); paths; URLs without credentials; quoted type annotations and prose
   of six words or more. Unquoted code is skipped too: calls and subscripts
   (``get_token()``), attribute paths (``self.token``), variables in code
-  (``api_key = key``, ``f(token=tok)``), type names (``password: str``).
+  (``api_key = key``, ``f(token=tok)``), type names (``password: str``,
+  ``token: Histogram``; a capitalised word after a password's name is a type only
+  in a block of code, under ``class User:`` or ``interface Login {``, and in YAML,
+  ``password: PasswordReset``, the password).
   A random-looking value (digits mixed with letters) outweighs these guesses,
   but for a name in code that is half words or more, digits and all
   (``token_cls = Sam3LiteTextModel2``: unquoted, spaces around ``=``). A hex
