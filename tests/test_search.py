@@ -690,6 +690,10 @@ def test_messages_that_say_nothing_are_no_evidence(store):
         assert says_nothing(empty), empty
     for full in ("[tool Bash completed] 2 files reformatted", "ok, use port 8443", "thanks, the deploy works now", "No, keep black"):
         assert not says_nothing(full), full
+    # An outcome in words of courtesy is one (found by a review: "it failed" and "it works now"
+    # were dropped); more written after the rule. A tool's bare "failed" status stays no one's word.
+    for outcome in ("it failed", "it works now", "It worked!", "ok that worked", "great, works now", "it broke again"):
+        assert not says_nothing(outcome), outcome
 
 
 def test_a_message_its_sessions_overview_quotes_is_not_shown_again(store):

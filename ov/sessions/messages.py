@@ -548,6 +548,20 @@ _STATUS = frozenset(
     ("complete", "completed", "done", "failed", "finished", "pending", "running", "started", "succeeded", "success", "successful")
     + ("successfully", "worked")
 )
+# What a message says of how the work went, though its words are all courtesy ("it works now", "it
+# failed"): an outcome, which the search keeps as evidence and a session's experience reads as the
+# user's verdict (ov.sessions.memory.experience). "that works" agrees as often as it reports; both
+# carry the answer to what was asked.
+SUCCESS_SAID = re.compile(
+    r"(?i)\b(?:(?:that|this|it|you)\s+(?:fixed|solved|resolved|did)\s+(?:it|the\b)|(?:that|this|it)\s+(?:works|worked|did\s+the\s+trick)|"
+    r"works\s+now|working\s+now|(?:it's|it\s+is|that's|that\s+is)\s+(?:fixed|solved|working)|fixed\s+now|problem\s+solved|"
+    r"(?:is|are)\s+(?:now\s+)?(?:gone|fixed|resolved)|went\s+away|"
+    r"(?:all\s+)?(?:the\s+)?(?:tests?|ci|build|checks?)\s+(?:pass|passes|passed|are\s+passing|is\s+passing|is\s+green|are\s+green)\b)"
+)
+FAILURE_SAID = re.compile(
+    r"(?i)\b(?:fail(?:s|ed|ing|ures?)?|broken|broke|errors?|crash(?:es|ed)?|regress(?:ed|ion)?|"
+    r"(?:is|are|went|turned|goes|still|now|stays?)\s+red)\b"
+)
 _LETTERS = re.compile(r"[^\W\d_]+")
 _TOOL_STATUS = re.compile(r"\[tool [^\]\s]+(?: [^\]\s]*)?\]")
 
@@ -561,6 +575,9 @@ def says_nothing(text: str) -> bool:
     """Whether a message's text (:func:`message_text`) carries no content: only words of
     acknowledgement and tool status lines without what the tool did ("[tool shell pending]",
     "[tool apply_patch completed] Success."). A tool line with its output ("[tool Bash completed]
-    reformatted cart.py") and a number ("3 files") carry content."""
+    reformatted cart.py"), a number ("3 files") and an outcome ("it works now", "it failed": a tool's
+    bare status is no one's word on it) carry content."""
     rest = _TOOL_STATUS.sub(" ", text)
-    return not any(ch.isdigit() for ch in rest) and courtesy_only(rest, _STATUS)
+    if any(ch.isdigit() for ch in rest) or SUCCESS_SAID.search(rest) or FAILURE_SAID.search(rest):
+        return False
+    return courtesy_only(rest, _STATUS)

@@ -47,6 +47,8 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.rules import informative
+from ov.sessions.messages import FAILURE_SAID as _FAILED_RE
+from ov.sessions.messages import SUCCESS_SAID as _SUCCESS_RE
 from ov.sessions.messages import message_text
 
 MAX_STEPS = 10
@@ -66,12 +68,6 @@ _GOAL_RE = re.compile(
     rf"(?:please\s+)?(?P<verb>{_TASK_VERBS})\s+(?P<x>.+)$",
     re.I,
 )
-_SUCCESS_RE = re.compile(
-    r"(?i)\b(?:(?:that|this|it|you)\s+(?:fixed|solved|resolved|did)\s+(?:it|the\b)|(?:that|this|it)\s+(?:works|worked|did\s+the\s+trick)|"
-    r"works\s+now|working\s+now|(?:it's|it\s+is|that's|that\s+is)\s+(?:fixed|solved|working)|fixed\s+now|problem\s+solved|"
-    r"(?:is|are)\s+(?:now\s+)?(?:gone|fixed|resolved)|went\s+away|"
-    r"(?:all\s+)?(?:the\s+)?(?:tests?|ci|build|checks?)\s+(?:pass|passes|passed|are\s+passing|is\s+passing|is\s+green|are\s+green)\b)"
-)
 # A success sentence with one of these is hedged or negated: "not fixed", "still fails", "but", "if";
 # or it says how things were, not how they are: "the tests passed before your edit", "that worked on
 # my machine yesterday".
@@ -79,14 +75,10 @@ _HEDGE_RE = re.compile(
     r"(?i)\b(?:not|no(?!\s+(?:more|longer)\b)|never|still|but|if|unless|until|almost|partly|except|"
     r"before|earlier|previously|yesterday|used\s+to|last\s+(?:time|week|night)|on\s+my\s+machine)\b|n't\b"
 )
-# Anywhere in the closing message, these leave the outcome unclear: "That fixed it. The e2e test fails
-# though." So do a red build ("now CI is red") and what says the agent's change is not what works:
+# Anywhere in the closing message, a failure (_FAILED_RE: "That fixed it. The e2e test fails
+# though.", "now CI is red") leaves the outcome unclear, and so does what says the agent's change is not what works:
 # undone ("revert it", "I rolled it back and it works now") or done by the user instead ("forget it,
 # I rewrote the test myself").
-_FAILED_RE = re.compile(
-    r"(?i)\b(?:fail(?:s|ed|ing|ures?)?|broken|broke|errors?|crash(?:es|ed)?|regress(?:ed|ion)?|"
-    r"(?:is|are|went|turned|goes|still|now|stays?)\s+red)\b"
-)
 _UNDONE_RE = re.compile(
     r"(?i)\b(?:revert(?:s|ed|ing)?|roll(?:ed|ing)?\s+(?:it\s+|that\s+|this\s+)?back|undo|undid|"
     r"forget\s+(?:it|that|this)|never\s*mind|give\s+up|gave\s+up|"
