@@ -1325,8 +1325,8 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     # (a settings file: PASSWORD=... is a password there).
     (project / ".env").write_text("AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nDB_PASSWORD=hunter2-but-longer\n")
     data = ov("add-resource", str(project / ".env"), "--to", "viking://resources/envfile", "--json").json["result"]
-    assert data["added"] == ["viking://resources/envfile/env"] and data["redacted"] == 2
-    assert ov("read", "viking://resources/envfile/env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\nDB_PASSWORD=[REDACTED:assigned_secret]\n"
+    assert data["added"] == ["viking://resources/envfile/_.env"] and data["redacted"] == 2
+    assert ov("read", "viking://resources/envfile/_.env").stdout == "AWS_ACCESS_KEY_ID=[REDACTED:aws_access_key_id]\nDB_PASSWORD=[REDACTED:assigned_secret]\n"
 
     # YAML, JSON and TOML hold settings too (a docker-compose.yml kept POSTGRES_PASSWORD); a schema's
     # field named password is no secret.
@@ -1359,9 +1359,9 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
 @pytest.mark.parametrize(
     ("name", "stored", "text", "redacted"),
     [
-        (".env.production", "env.production", "DATABASE_PASSWORD=Zx9pQ2rT7v\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
-        (".env.local", "env.local", "DATABASE_PASSWORD=hunter\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
-        (".envrc", "envrc", "export DB_PASSWORD=hunter\n", "export DB_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (".env.production", "_.env.production", "DATABASE_PASSWORD=Zx9pQ2rT7v\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (".env.local", "_.env.local", "DATABASE_PASSWORD=hunter\n", "DATABASE_PASSWORD=[REDACTED:assigned_secret]\n"),
+        (".envrc", "_.envrc", "export DB_PASSWORD=hunter\n", "export DB_PASSWORD=[REDACTED:assigned_secret]\n"),
         (
             "terraform.tfstate",
             "terraform.tfstate",
@@ -1371,7 +1371,7 @@ def test_secrets_are_redacted_before_anything_is_stored(ov, ov_home, tmp_path):
     ],
 )
 def test_a_settings_file_added_on_its_own_is_redacted_in_full(ov, tmp_path, name, stored, text, redacted):
-    # The leading dot is gone from the stored name; whether a file holds settings is judged by
+    # The stored name is shown (`_.env.production`); whether a file holds settings is judged by
     # the name it has on disk.
     (tmp_path / name).write_text(text)
     data = ov("add-resource", str(tmp_path / name), "--to", "viking://resources/prod", "--json").json["result"]

@@ -136,11 +136,34 @@ def test_an_include_that_names_a_hidden_path_takes_it(ov, ov_home, tmp_path):
     (project / ".venv/lib/x.yml").write_text("a: 1\n")
     (project / ".env").write_text("A=1\n")
     data = ov("add-resource", str(project), "--include", ".github/workflows/*.yml", "--include", ".pre-commit-config.yaml,*.py", "--json").json["result"]
-    # Stored without the dots, as a hidden file added on its own is: ls and the summaries show them.
-    assert stored(ov_home, "proj") == {"github/workflows/ci.yml", "pre-commit-config.yaml", "app.py"}
+    # Stored with a `_` before the dot, as a hidden file added on its own is: ls and the summaries
+    # show them (ov's own files are the hidden ones), and the name says the source's.
+    assert stored(ov_home, "proj") == {"_.github/workflows/ci.yml", "_.pre-commit-config.yaml", "app.py"}
     reasons = skipped(data)
     assert reasons[".github/CODEOWNERS"] == "not matched by --include"
     assert reasons[".venv/"] == reasons[".env"] == "hidden", "a pattern that does not spell the dot takes no hidden path"
+
+
+def test_a_hidden_path_is_stored_apart_from_its_shown_twin(ov, ov_home, tmp_path):
+    # Found by a review: `.github/` was stored as `github/`, so a `github/` beside it was renamed
+    # `github_2/` (sorted after it) and neither name said which was which.
+    project = tmp_path / "proj"
+    for rel, text in {".github/workflows/ci.yml": "on: push\n", "github/workflows/ci.yml": "name: mirror\n", ".env": "A=1\n", "env": "B=2\n", "_.cache": "c\n"}.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    (project / ".env.production").write_text("DB_PASSWORD=hunter2-but-longer\n")
+    data = ov("add-resource", str(project), "--include", ".github/**,github/**,.env*,env,_.cache", "--json").json["result"]
+    assert stored(ov_home, "proj") == {
+        "_.github/workflows/ci.yml", "github/workflows/ci.yml", "_.env", "env", "_.env.production", "__.cache",
+    }
+
+    def read(rel: str) -> str:
+        return ov("read", f"viking://resources/proj/{rel}").stdout
+
+    assert (read("_.github/workflows/ci.yml"), read("github/workflows/ci.yml")) == ("on: push\n", "name: mirror\n")
+    assert (read("_.env"), read("env")) == ("A=1\n", "B=2\n")
+    # A hidden settings file in a folder is redacted as one, by the name it has on disk.
+    assert read("_.env.production") == "DB_PASSWORD=[REDACTED:assigned_secret]\n" and data["redacted"] == 1
 
 
 def test_a_python_file_is_read_in_the_encoding_it_declares(ov, ov_home, tmp_path):

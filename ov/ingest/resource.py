@@ -417,9 +417,9 @@ def _redacted_source(src: SourceFile) -> tuple[SourceFile, int]:
 
 def _is_settings_file(src: SourceFile) -> bool:
     """Whether ``src`` is a settings file (see _SETTINGS_SUFFIXES), by the name it has on disk: a
-    hidden file added on its own is stored without its leading dot (``.env.production`` as
-    ``env.production``), and ``env.py`` is code where ``.env.py`` would not be."""
-    on_disk = src.uri if src.standalone and src.kind == "file" else src.relpath
+    hidden file is stored under another (``.env.production`` as ``_.env.production``), and
+    ``env.py`` is code where ``.env.py`` would not be."""
+    on_disk = src.uri if src.kind == "file" else src.relpath
     name = posixpath.basename(on_disk.replace("\\", "/")).lower()
     return (
         name.startswith((".env.", ".envrc"))

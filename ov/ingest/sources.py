@@ -44,6 +44,20 @@ PARSEABLE_BINARY = frozenset({".pdf"})
 NOT_UTF8_NAME = "name is not UTF-8"
 PYTHON_SUFFIXES = frozenset({".py", ".pyw", ".pyi"})
 # PEP 263's declaration (the regular expression the PEP gives).
+# A hidden name, and one that reads as a shown one (underscores, then a dot).
+_HIDDEN_OR_SHOWN = re.compile(r"_*\.(?!\.?$)")
+
+
+def shown_name(name: str) -> str:
+    """The name a file or folder of a source is stored under: itself, but for a hidden name, which
+    takes a ``_`` in front (``.github`` is ``_.github``, ``.env`` is ``_.env``). ov's own files are
+    the hidden ones (``.overview.md``, ``.sources.json``), and ls, grep and the summaries pass them
+    by. A name that already reads that way takes one more (``_.cache`` is ``__.cache``), so every
+    stored name gives back its source's (drop one ``_`` before ``_*.``), and ``.env`` never takes
+    the place of an ``env`` beside it."""
+    return "_" + name if _HIDDEN_OR_SHOWN.match(name) else name
+
+
 _CODING_LINE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 
@@ -147,7 +161,7 @@ def collect_path(
         collected = Collected(_stem_name(path.name), "file", str(path))
         # A file named on purpose is shown: `.env` kept as `.env` would be stored where ls, grep
         # and the summaries never look (ov's own files are the hidden ones), yet committed.
-        _add_file(collected, path, path.name.lstrip(".") or path.name, max_bytes, standalone=True)
+        _add_file(collected, path, shown_name(path.name), max_bytes, standalone=True)
         return collected
     if not path.is_dir():
         try:
@@ -321,9 +335,8 @@ def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: l
                         past.refuse(root)
                     continue
                 kept = len(collected.files)
-                # A hidden name an --include took is stored without its dot, as a hidden file named on
-                # its own is: ls, grep and the summaries show it, and `.overview.md` is ov's own.
-                _add_file(collected, root / rel, "/".join(part.lstrip(".") or part for part in rel.split("/")), max_bytes)
+                # A hidden name an --include took is shown, as a hidden file named on its own is.
+                _add_file(collected, root / rel, "/".join(shown_name(part) for part in rel.split("/")), max_bytes)
                 held += sum(len(f.data) for f in collected.files[kept:])
     if past is not None:
         past.refuse(root)
