@@ -1637,9 +1637,14 @@ def test_fsck_names_a_notebook_an_older_ov_stored_as_json_with_the_add_that_conv
     assert "'resources/loose.ipynb', 'resources/nbs/churn.ipynb'" in note["message"] and "data.ipynb" not in note["message"]
     assert f"`ov add-resource {source}`" in note["fix"] and "`ov rm` the JSON copy" in note["fix"]
     assert ov("snapshot", "log", "-n", "1", "--json").json["result"][0]["commit"] == head  # nothing rewritten
+    # `ov status` says so in one line, pointing to fsck (found by a review: only fsck named them).
+    status = ov("status")
+    assert "note: 2 notebooks stored as JSON by an older ov" in status.stdout and "`ov fsck`" in status.stdout
+    assert ov("status", "--json").json["result"]["notebooks_as_json"] == ["viking://resources/loose.ipynb", "viking://resources/nbs/churn.ipynb"]
     assert ov("add-resource", str(source)).exit_code == 0
     assert ov("rm", "viking://resources/loose.ipynb").exit_code == 0
     assert not [f for f in ov("fsck", "--json").json["result"]["findings"] if "notebook" in f["message"]]
+    assert "stored as JSON" not in ov("status").stdout and ov("status", "--json").json["result"]["notebooks_as_json"] == []
     assert ov("read", "viking://resources/nbs/churn.md").stdout.startswith("# Churn")
 
 

@@ -11,6 +11,7 @@ from ov import __version__
 from ov.cli.output import emit, nothing, plain, short
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.uri import SCHEME
+from ov.wording import counted
 
 
 def register(app: typer.Typer) -> None:
@@ -30,6 +31,7 @@ def init() -> None:
 
 def status() -> None:
     """Show the store, the identity in use, edits made by hand outside ov, and pull conflicts."""
+    from ov.health import notebooks
     from ov.history import remotes
     from ov.store.treepaths import shown
 
@@ -60,6 +62,8 @@ def status() -> None:
         "conflicts": [_uri(p) for p in remotes.conflicts(rt.store)] if rt.store.exists else [],
         # Changed here, deleted on the remote: the last pull kept ours; listed until it changes again.
         "kept_deleted_there": [_uri(p) for p in remotes.kept_conflicts(rt.store)] if rt.store.exists else [],
+        # Searched and shown as JSON until added again; `ov fsck` names them and the add that converts them.
+        "notebooks_as_json": [_uri(p) for p in notebooks.at_head(rt.store.git)] if report.head else [],
     }
 
     def human() -> None:
@@ -94,6 +98,8 @@ def status() -> None:
             plain(f"  conflict  {uri} (the remote's version from `ov pull`: merge what you need, then `ov rm` it)")
         for uri in payload["kept_deleted_there"]:
             plain(f"  conflict  {uri} (changed here, deleted on the remote: `ov pull` kept it; `ov rm` it if the deletion should win)")
+        if as_json := payload["notebooks_as_json"]:
+            plain(f"note: {counted(len(as_json), 'notebook')} stored as JSON by an older ov, searched and shown as JSON (`ov fsck` names them and the add that stores them as Markdown)")
 
     emit(payload, human)
 

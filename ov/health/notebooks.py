@@ -1,4 +1,4 @@
-"""Notebooks an older ov stored as JSON: what ``ov fsck`` reports of them.
+"""Notebooks an older ov stored as JSON: what ``ov fsck`` reports of them, and ``ov status`` counts.
 
 ov stores a Jupyter notebook as the Markdown a reader sees (:mod:`ov.ingest.notebook`); one added
 before that is still its JSON, base64 plots and all, committed, indexed and shown in snippets as
@@ -27,6 +27,21 @@ def stored_as_json(paths_and_data: list[tuple[str, bytes]]) -> list[str]:
         if notebook_markdown(text) is not None:
             found.append(path)
     return found
+
+
+def at_head(git) -> list[str]:
+    """HEAD's notebooks stored as JSON, for ``ov status``: one line there, ``ov fsck`` the rest. A
+    blob that is missing or damaged is fsck's to report, not counted here."""
+    from ov.store.gitstore import object_damage
+
+    found = []
+    for path, _mode, sha in git.iter_entries(git.tree_of(git.head())):
+        if path.lower().endswith(".ipynb"):
+            try:
+                found.append((path, git.blob_data(sha)))
+            except (KeyError, *object_damage()):
+                continue
+    return stored_as_json(found)
 
 
 def finding(store, paths: list[str], listed) -> tuple[str, str]:
