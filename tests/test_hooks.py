@@ -1548,13 +1548,27 @@ def test_a_prompt_gets_no_archive_of_its_own_session(ov, project, ov_home):
         assert ov("commit", session).exit_code == 0
     assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
     asked = _stdin("claude", "s-own", cwd=str(project), prompt="which Postgres version is the billing service migrating to?")
-    sent = _elements(_context("claude", _hook("claude", "prompt-submit", asked)))
-    assert any("/sessions/cc-s-other/" in uri for uri in sent), sent
+    block = _context("claude", _hook("claude", "prompt-submit", asked))
+    sent = _elements(block)
+    assert any("/sessions/cc-s-other/" in uri for uri in sent) and 'session="ongoing"' not in block, sent
     assert not any("/sessions/cc-s-own" in uri for uri in sent), sent
     assert _log(ov_home)[-1]["uris"] == sent
     # A session not captured yet has nothing of its own: the same question recalls both.
     elsewhere = _elements(_context("claude", _hook("claude", "prompt-submit", _stdin("claude", "s-new", cwd=str(project), prompt="which Postgres version is the billing service migrating to?"))))
     assert any("/sessions/cc-s-own/" in uri for uri in elsewhere) and any("/sessions/cc-s-other/" in uri for uri in elsewhere), elsewhere
+
+
+def test_a_prompt_recalls_another_live_session_and_says_it_is_ongoing(ov, project, ov_home):
+    """(found by a review: session B's live messages came in session A's prompt block, unmarked)
+    Two agents on one store share what they say at once, as the product's "no asynchronous window"
+    asks; an entry from a session not committed yet says so, a committed one does not."""
+    for session, text in {"cc-s-own": "Let's look at the billing service's database next.", "cc-s-other": "The billing service's Postgres runs on port 6543 behind pgbouncer."}.items():
+        assert ov("session", "add", session, "--text", text).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0
+    asked = _stdin("claude", "s-own", cwd=str(project), prompt="which port does the billing service's Postgres run on?")
+    block = _context("claude", _hook("claude", "prompt-submit", asked))
+    (entry,) = [line for line in block.splitlines() if "/sessions/cc-s-other/messages.jsonl" in line]
+    assert 'session="ongoing"' in entry and "cc-s-own" not in block
 
 
 def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after_it_are_read(tmp_path, monkeypatch):

@@ -41,8 +41,14 @@ def is_session_log(rel: str) -> bool:
     append every captured turn to it, so ov writes it past ``store.max_file_bytes`` itself (a pull
     says nothing of its size)."""
     *folder, name = rel.split("/")
-    # The live log (sessions/<id>/messages.jsonl), or one `ov commit` archived.
-    return name == MESSAGES and ((len(folder) >= 2 and folder[-2] == "sessions") or is_session_archive(folder))
+    return is_live_log(rel) or (name == MESSAGES and is_session_archive(folder))
+
+
+def is_live_log(rel: str) -> bool:
+    """Whether ``rel`` is a session's live log (``sessions/<id>/messages.jsonl``): what was said
+    since its last commit, in a conversation going on or one its host never ended."""
+    *folder, name = rel.split("/")
+    return name == MESSAGES and len(folder) >= 2 and folder[-2] == "sessions"
 
 
 def is_session_archive(parts: list[str] | tuple[str, ...]) -> bool:
