@@ -375,13 +375,13 @@ def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None =
         attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
     if hit.kind == "message":
         attrs.extend([("message", hit.message_id), ("role", hit.role)])
+        if hit.record is not None and sidecar.is_live_log(hit.record.path):
+            # Another agent's conversation going on beside this one (the asking session's own is
+            # never searched): what it says may still change, unlike what a commit archived.
+            attrs.append(("session", "ongoing"))
     dated = entry_date(hit)
     if dated:
         attrs.append(("date", dated))
-    if hit.kind == "message" and hit.record is not None and sidecar.is_live_log(hit.record.path):
-        # Another agent's conversation going on beside this one (the asking session's own is
-        # never searched): what it says may still change, unlike what a commit archived.
-        attrs.append(("session", "ongoing"))
     return render_element(attrs, None if tier == "uri" else text)
 
 
