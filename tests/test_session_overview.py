@@ -157,6 +157,9 @@ def test_an_open_issue_is_a_question_left_unanswered():
     assert _section(working_memory(in_a_row, "s"), OPEN_ISSUES) == [NONE]
     answered = said[:2] + [_msg("user", "ok, switch to utf-8-sig then"), _msg("assistant", "Done: the importer opens files as utf-8-sig.")]
     assert _section(working_memory(answered, "s"), OPEN_ISSUES) == [NONE]
+    # Chinese and Japanese end a question with a full-width mark (found by a review: left out).
+    cjk = [_msg("user", "服务器用的是哪个端口？"), _msg("assistant", "你是说生产环境的服务器吗？"), _msg("user", "サーバーのポートは何番ですか？")]
+    assert _items(working_memory(cjk, "s"), OPEN_ISSUES) == ["服务器用的是哪个端口？", "サーバーのポートは何番ですか？"]
 
 
 def test_errors_name_the_raised_error_not_the_traceback_header():

@@ -26,7 +26,7 @@ from ov import tracebacks
 from ov.regex import LazyPattern
 from ov.sessions.messages import courtesy_only, message_text, stored_parts
 from ov.store import sidecar
-from ov.summaries.text import as_sentence, clipped, truncate_generated
+from ov.summaries.text import as_sentence, asks, clipped, truncate_generated
 
 # The sections, in the order they are written.
 CURRENT_STATE, TASK, FACTS, FILES, ERRORS, OPEN_ISSUES = SECTIONS = (
@@ -160,7 +160,7 @@ def _current_state(said: list[tuple[str, str]]) -> list[str]:
 def _decides(line: str) -> bool:
     """Whether ``line`` decides or states a change (:data:`_DECISION_RE`); a question never does
     ("should we go with Postgres?" is asked, not decided)."""
-    return bool(_DECISION_RE.search(line)) and not line.endswith("?") and not courtesy_only(line)
+    return bool(_DECISION_RE.search(line)) and not asks(line) and not courtesy_only(line)
 
 
 def _decisions(said: list[tuple[str, str]]) -> list[str]:
@@ -185,7 +185,7 @@ def _open_questions(said: list[tuple[str, str]]) -> list[str]:
     user sent in a row: one reply may answer them all)."""
     unanswered = []
     for i, (role, text) in enumerate(said):
-        if role != "user" or not text.rstrip().endswith("?"):
+        if role != "user" or not asks(text):
             continue
         replies = dropwhile(lambda message: message[0] == "user", islice(said, i + 1, None))
         if not any(_answers(reply) for _, reply in takewhile(lambda message: message[0] == "assistant", replies)):
@@ -199,7 +199,7 @@ def _answers(reply: str) -> bool:
     from ov.sessions.memory.text import split_sentences
 
     return any(
-        not (courtesy_only(sentence) or sentence.endswith("?") or _DEFERRAL_RE.search(sentence))
+        not (courtesy_only(sentence) or asks(sentence) or _DEFERRAL_RE.search(sentence))
         for sentence in split_sentences(" ".join(_written(reply).split()), semicolon=False)
     )
 

@@ -22,6 +22,15 @@ def sentences(text: str) -> list[str]:
     return out
 
 
+# A question's end in the scripts a sentence end is known in: Chinese and Japanese write a full-width one.
+QUESTION_MARKS = ("?", "？")
+
+
+def asks(sentence: str) -> bool:
+    """Whether ``sentence`` ends in a question mark (``?`` or ``？``)."""
+    return sentence.rstrip().endswith(QUESTION_MARKS)
+
+
 def join_sentences(first: str, second: str) -> str:
     if not first or not second:
         return first or second
