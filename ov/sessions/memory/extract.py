@@ -131,13 +131,14 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
-from ov.sessions.memory.facts import fact_probes, remembered, without_ask
+from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
 from ov.sessions.memory.meant import value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import says_nothing, taken_back
+from ov.sessions.memory.systems import fact_probes
 from ov.sessions.messages import message_text
 
 # "No, I meant X": a longer X is a new thought, not a swapped word.

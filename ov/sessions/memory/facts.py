@@ -45,6 +45,7 @@ from ov.sessions.memory.instructions import (
     wish,
 )
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
+from ov.sessions.memory.moves import ownership_moved, system_moved
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
@@ -59,39 +60,23 @@ from ov.sessions.memory.rules import (
 )
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment, passing_remark
+from ov.sessions.memory.systems import (
+    ADDRESS_PROBES,
+    ADDRESS_RE,
+    NOT_NAMES,
+    REGION_RE,
+    TEAM_NOUNS,
+    VERSIONED_RE,
+    entity_fact,
+    fact_probes,
+    names_a_system,
+)
 
 _REMEMBER_RE = re.compile(
     r"^(?:please\s+)?(?:remember|keep\s+in\s+mind|don't\s+forget|do\s+not\s+forget|note\s+that|note:)"
     r"(?:\s+that\b)?[,:]?\s*(?P<x>.+)$",
     re.I,
 )
-# "we moved CI to Buildkite": where a system now runs.
-_SYSTEM_MOVED_RE = re.compile(
-    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
-    r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
-    re.I,
-)
-# "the staging server moved to staging2.internal:9443": the system is named as what moved.
-_MOVED_ITSELF_RE = re.compile(
-    r"^(?:(?P<det>the|our)\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
-    r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
-    re.IGNORECASE,
-)
-# "Ownership of the search service moved to the platform team": who owns a system now.
-_OWNERSHIP_MOVED_RE = re.compile(
-    r"^(?:the\s+)?ownership\s+of\s+(?:the\s+|our\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+)?"
-    r"(?:moved|passed|went|changed|was\s+(?:moved|handed|transferred)|transferred)\s+(?:over\s+)?to\s+(?P<new>.+)$",
-    re.I,
-)
-_OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong to", "Ownership moved to")
-# A corrected fact replaces the stored one with the same verb and one of these after it (fact_probes).
-_PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
-# A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
-_CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
-# What a move replaces: the lines that say where a system ran.
-_PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to",
-                   "Run on", "Run in", "Are on", "Are in", "Are hosted on", "Are hosted in", "Live on", "Live in", "Use")  # (and a plural's)
-
 # A day named in a first-person note makes it an event, not a standing fact.
 _DAY_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
@@ -121,10 +106,6 @@ _TEAM_SYSTEM_RE = re.compile(
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3})$",
     re.I,
 )
-# "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
-# version replaces the one naming it at this one, whatever its verb (see fact_probes).
-_VERSIONED_RE = re.compile(r"^(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d[\w.]*$")
-_VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
 # A note that names a day or tells what happened is an event, not a standing fact.
 _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
@@ -140,24 +121,6 @@ _PERSON_FACT_RE = re.compile(
     r"is\s+responsible\s+for|is\s+in\s+charge\s+of|knows)\s+.+)$",
     re.I,
 )
-# The things "remember that our X ..." may state a fact about: entities/systems/{X} ("the build
-# servers" too), or entities/teams/{X} for "the payments team".
-SYSTEM_NOUNS = frozenset(
-    "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
-    "gateway proxy broker vpn ci cdn domain instance machine service box worker app website site frontend backend "
-    "repo monorepo warehouse storage job".split()
-)
-TEAM_NOUNS = frozenset(("team", "squad"))
-# What the team keeps in files, whose place is a path in a repository: "our deploy config is in
-# k8s/prod", and "moved to infra/terraform" is where it lives now, not a move in the code at hand.
-FILE_NOUNS = frozenset(("config", "configuration", "manifest", "chart", "playbook", "migration", "fixture", "dotfile"))
-
-
-def _names_a_system(word: str) -> bool:
-    word = word.lower()
-    return word in SYSTEM_NOUNS or word in FILE_NOUNS or (word.endswith("s") and (word[:-1] in SYSTEM_NOUNS or word[:-1] in FILE_NOUNS))
-
-
 def without_ask(text: str) -> str:
     """``text`` without a leading "remember that", "note that", "keep in mind" and the like (said
     twice too: ``ov remember "Remember that ..."`` is read as "remember that remember that ...")."""
@@ -189,9 +152,9 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         statement_of(body, restore, subject)
         or _system_fact(body, restore)
         or _address_fact(body, restore)
-        or _system_moved(body, restore)
+        or system_moved(body, restore)
         or _team_system(body, restore)
-        or _ownership_moved(body, restore)
+        or ownership_moved(body, restore)
         or joined_employer(body, restore)
         or team_rule(body, restore, subject)
         or _team_change(body, restore)
@@ -234,15 +197,15 @@ def _system_fact(body: str, restore) -> Statement | None:
     words = raw_name.split()
     # "the staging DB password rotates monthly": the system is the staging DB, the fact is about its password.
     # A team is one when named ("the payments team"); "our team" alone is the user's (see TEAM_RE).
-    last = max((i for i, w in enumerate(words) if _names_a_system(w) or (i and w.lower() in TEAM_NOUNS)), default=None)
+    last = max((i for i, w in enumerate(words) if names_a_system(w) or (i and w.lower() in TEAM_NOUNS)), default=None)
     if last is None or _DATED_RE.search(pred) or PASSING_STATE_RE.search(pred):
         return None
     attribute = " ".join(words[last + 1 :])
     name, fact = restore(" ".join(words[: last + 1])), restore(f"{attribute} {pred}" if attribute else pred)
     if not informative(fact):
         return None
-    statement = _entity_fact(name, fact)
-    if (probes := fact_probes(statement.fact)) == _ADDRESS_PROBES:
+    statement = entity_fact(name, fact)
+    if (probes := fact_probes(statement.fact)) == ADDRESS_PROBES:
         statement.probes = probes  # "the metrics server is metrics-2.internal:9091": one address at a time
     return statement
 
@@ -256,125 +219,31 @@ _ADDRESS_FACT_RE = re.compile(
     r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|(?-i:[A-Z])[\w.+-]*\s+v?\d[\w.]*|\S+))(?:\s*[,;\u2014]\s+.*)?$",
     re.I,
 )
-# At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
-# file, where a bug is); on a named thing at a version.
-_ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
-# The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
-# "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
-_ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*")
-_REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
-
 
 def _address_fact(body: str, restore) -> Statement | None:
     """"Redis is at cache-01.internal:6379" -> entities/systems/redis.md: "Is at cache-01.internal:6379",
     in place of the line saying where it was ("Is at ...": a thing sits at one address at a time)."""
     match = _ADDRESS_FACT_RE.match(body)
     where = restore(match.group("where")).rstrip(".,;") if match else ""
-    if not match or not (_REGION_RE if match.group("prep").lower() == "in" else _ADDRESS_RE).match(where) and not _VERSIONED_RE.match(where):
+    if not match or not (REGION_RE if match.group("prep").lower() == "in" else ADDRESS_RE).match(where) and not VERSIONED_RE.match(where):
         return None  # (a thing at a version, "billing is on Postgres 16", is a system too)
     name = restore(match.group("name"))
-    if name.split()[0].lower() in _NOT_NAMES:
+    if name.split()[0].lower() in NOT_NAMES:
         return None  # "it is at ...", "my laptop is on ...": no name of a system
-    fact = _entity_fact(name, restore(match.group("pred")).rstrip(".,;"))
+    fact = entity_fact(name, restore(match.group("pred")).rstrip(".,;"))
     fact.probes = fact_probes(fact.fact)
     return fact
-
-
-def _entity_fact(name: str, fact: str) -> Statement:
-    """A fact about a system, or about a team ("the payments team": entities/teams/payments, named
-    as "I joined the Payments team" names it)."""
-    words = name.split()
-    category = "teams" if words[-1].lower() in TEAM_NOUNS and len(words) > 1 else "systems"
-    if category == "teams":
-        name = " ".join(words[:-1])
-    return Statement("entities", "", name, ("entities", category, name.lower()), {"category": category}, fact=tx.capitalise(fact))
-
-
-def fact_probes(fact: str) -> tuple[str, ...]:
-    """The stored facts a corrected one replaces: those with the same verb and preposition
-    ("Is in eu-central-1" replaces "Is in eu-west-1"), and for a fact that says where something
-    is, the others that say so with the same preposition ("Is in us-west-2" replaces "Lives in
-    us-east-1"; a port is no place: "Is on port 5433" replaces the lines naming a port, "Runs on port
-    5432" too, and no other); () for a bare
-    "is", which merge's word overlap decides."""
-    words = fact.split()
-    if 1 < len(words) <= 3 and _ADDRESS_RE.match(words[-1].rstrip(".,;")) and not re.match(r"(?i)v?\d", words[-1]) and (len(words) == 2 or words[1].lower() == "at"):
-        return _ADDRESS_PROBES  # "Is staging2.internal:9443", "Is at cache-02.internal": one address at a time
-    if len(words) > 3 and words[1].lower() in ("on", "at") and words[2].lower() == "port":
-        # the port it is on, whatever the verb: "Is on port 8443" replaces "Runs on port 8080" (a port is no version)
-        return tuple(dict.fromkeys(f"{verb} {prep} port" for verb in (words[0], "Is", "Runs", "Listens", "Lives") for prep in ("on", "at")))
-    versions = _version_probes(fact)
-    if versions:
-        return versions
-    if len(words) < 3 or words[1].lower() not in _PLACE_PREPOSITIONS:
-        return ()
-    lead = f"{words[0]} {words[1]}"
-    if lead.lower() not in {p.lower() for p in _PLACEMENT_LEADS} or words[2][:1].isdigit():
-        return (lead,)
-    return tuple(dict.fromkeys((lead, *(p for p in _PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
-
-
-def _version_probes(fact: str) -> tuple[str, ...]:
-    """"Are on Node 20" replaces "Runs Node 18", "Uses Node 16", "Is on Node 18": the same thing
-    at another version; () for a fact that names no version."""
-    for lead in sorted(_VERSION_LEADS, key=len, reverse=True):
-        if fact.lower().startswith(lead.lower() + " "):
-            named = _VERSIONED_RE.match(fact[len(lead) + 1 :].strip())
-            return tuple(f"{verb} {named.group('name')} #" for verb in _VERSION_LEADS) if named else ()
-    return ()
 
 
 def _team_system(body: str, restore) -> Statement | None:
     """"we use MySQL for the orders database" -> entities/systems/orders_database.md: "Uses MySQL"."""
     match = _TEAM_SYSTEM_RE.match(body)
-    if not match or not _names_a_system(match.group("name").split()[-1]) or _DATED_RE.search(body):
+    if not match or not names_a_system(match.group("name").split()[-1]) or _DATED_RE.search(body):
         return None
     value = value_of(match.group("x"), restore)
     if not informative(value) or len(value.split()) > 4:
         return None
-    return _entity_fact(restore(match.group("name")), f"{tx.conjugate(match.group('verb').lower())} {value}")
-
-
-def _ownership_moved(body: str, restore) -> Statement | None:
-    """"ownership of the search service moved to the platform team" -> entities/systems/search_service.md:
-    "Is owned by the platform team", in place of the line saying who owned it."""
-    match = _OWNERSHIP_MOVED_RE.match(body)
-    if not match or not _names_a_system(match.group("name").split()[-1]):
-        return None
-    new = value_of(match.group("new"), restore)
-    if not informative(new):
-        return None
-    fact = _entity_fact(restore(match.group("name")), f"Is owned by {new}")
-    fact.probes = _OWNER_LEADS
-    return fact
-
-
-def _system_moved(body: str, restore) -> Statement | None:
-    """"we moved CI to Buildkite", "the staging server moved to staging2.internal:9443" ->
-    entities/systems/ci.md: "Moved to Buildkite", in place of where it ran (its address too)."""
-    match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
-    if not match:
-        return None
-    name, new = restore(match.group("name")), value_of(match.group("new"), restore)
-    kept_in_files = name.split()[-1].lower().removesuffix("s") in FILE_NOUNS
-    if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
-        return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
-    slot = ("entities", "systems", name.lower())
-    probes = (*_PLACEMENT_LEADS, *_ADDRESS_PROBES) if _ADDRESS_RE.match(new) else _PLACEMENT_LEADS
-    if not _ADDRESS_RE.match(new) and (versioned := _VERSIONED_RE.match(new)):
-        # "moved to Python 3.12" is a new version of what it runs, not a new place: it replaces
-        # "Runs Python 3.11", never "Runs on Kubernetes".
-        probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*_VERSION_LEADS, "Moved to"))
-    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
-
-
-def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
-    """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of its own ("our Redis",
-    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey")."""
-    if _names_a_system(name.split()[-1]) or _ADDRESS_RE.match(new) or _REGION_RE.match(new):
-        return _names_a_system(name.split()[-1]) or (name.split()[0].lower() not in _NOT_NAMES and name[:1].isupper() and len(name.split()) <= 2)
-    determined = "det" in match.re.groupindex and match.group("det") is not None and name[:1].isupper() and len(name.split()) <= 2
-    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())  # ("our office" names none)
+    return entity_fact(restore(match.group("name")), f"{tx.conjugate(match.group('verb').lower())} {value}")
 
 
 def _team_change(body: str, restore) -> Statement | None:
@@ -389,10 +258,7 @@ def _person_fact(body: str, restore) -> Statement | None:
     if not match or _DATED_RE.search(match.group("pred")):
         return None
     name, fact = restore(match.group("name")), restore(match.group("pred"))
-    if not informative(fact) or name.split()[0].lower() in _NOT_NAMES:
+    if not informative(fact) or name.split()[0].lower() in NOT_NAMES:
         return None
     return Statement("entities", "", name, ("entities", "people", name.lower()), {"category": "people"}, fact=tx.capitalise(fact))
 
-
-# Capitalised words that open a sentence without naming anyone.
-_NOT_NAMES = frozenset("it this that there here everyone nobody someone the our my we they he she you i".split())

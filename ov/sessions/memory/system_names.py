@@ -16,10 +16,10 @@ from collections.abc import Callable
 from datetime import datetime
 
 from ov.sessions.memory.candidate import Candidate
-from ov.sessions.memory.facts import SYSTEM_NOUNS
 from ov.sessions.memory.files import TRAILER_OPEN, is_history
 from ov.sessions.memory.merge import SCOPE_RE
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
+from ov.sessions.memory.systems import SYSTEM_NOUNS
 
 # Words that name one copy of a system among others of its kind.
 _INSTANCE_WORDS = frozenset((

@@ -1,0 +1,86 @@
+"""What moved, asked to be remembered: a system to a new place ("we moved CI to Buildkite", "the staging
+server moved to staging2.internal:9443") or to a new owner ("ownership of the search service moved to
+the platform team"). Its card's line saying where it ran, or who owned it, is replaced.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory.rules import Statement, informative, value_of
+from ov.sessions.memory.systems import (
+    ADDRESS_PROBES,
+    ADDRESS_RE,
+    FILE_NOUNS,
+    NOT_NAMES,
+    PLACEMENT_LEADS,
+    REGION_RE,
+    VERSION_LEADS,
+    VERSIONED_RE,
+    entity_fact,
+    names_a_system,
+)
+
+# "we moved CI to Buildkite": where a system now runs.
+_SYSTEM_MOVED_RE = re.compile(
+    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
+    r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
+    re.I,
+)
+# "the staging server moved to staging2.internal:9443": the system is named as what moved.
+_MOVED_ITSELF_RE = re.compile(
+    r"^(?:(?P<det>the|our)\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+|was\s+|got\s+)?(?:moved|migrated)\s+(?:over\s+)?"
+    r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
+    re.IGNORECASE,
+)
+# "Ownership of the search service moved to the platform team": who owns a system now.
+_OWNERSHIP_MOVED_RE = re.compile(
+    r"^(?:the\s+)?ownership\s+of\s+(?:the\s+|our\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:has\s+)?"
+    r"(?:moved|passed|went|changed|was\s+(?:moved|handed|transferred)|transferred)\s+(?:over\s+)?to\s+(?P<new>.+)$",
+    re.I,
+)
+_OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong to", "Ownership moved to")
+# A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
+_CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
+
+
+def ownership_moved(body: str, restore) -> Statement | None:
+    """"ownership of the search service moved to the platform team" -> entities/systems/search_service.md:
+    "Is owned by the platform team", in place of the line saying who owned it."""
+    match = _OWNERSHIP_MOVED_RE.match(body)
+    if not match or not names_a_system(match.group("name").split()[-1]):
+        return None
+    new = value_of(match.group("new"), restore)
+    if not informative(new):
+        return None
+    fact = entity_fact(restore(match.group("name")), f"Is owned by {new}")
+    fact.probes = _OWNER_LEADS
+    return fact
+
+
+def system_moved(body: str, restore) -> Statement | None:
+    """"we moved CI to Buildkite", "the staging server moved to staging2.internal:9443" ->
+    entities/systems/ci.md: "Moved to Buildkite", in place of where it ran (its address too)."""
+    match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
+    if not match:
+        return None
+    name, new = restore(match.group("name")), value_of(match.group("new"), restore)
+    kept_in_files = name.split()[-1].lower().removesuffix("s") in FILE_NOUNS
+    if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
+        return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
+    slot = ("entities", "systems", name.lower())
+    probes = (*PLACEMENT_LEADS, *ADDRESS_PROBES) if ADDRESS_RE.match(new) else PLACEMENT_LEADS
+    if not ADDRESS_RE.match(new) and (versioned := VERSIONED_RE.match(new)):
+        # "moved to Python 3.12" is a new version of what it runs, not a new place: it replaces
+        # "Runs Python 3.11", never "Runs on Kubernetes".
+        probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*VERSION_LEADS, "Moved to"))
+    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
+
+
+def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
+    """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of its own ("our Redis",
+    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey")."""
+    if names_a_system(name.split()[-1]) or ADDRESS_RE.match(new) or REGION_RE.match(new):
+        return names_a_system(name.split()[-1]) or (name.split()[0].lower() not in NOT_NAMES and name[:1].isupper() and len(name.split()) <= 2)
+    determined = "det" in match.re.groupindex and match.group("det") is not None and name[:1].isupper() and len(name.split()) <= 2
+    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())  # ("our office" names none)

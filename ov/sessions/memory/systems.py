@@ -1,0 +1,97 @@
+"""What names a system and where a system is: the words for one, its address, its version, and the
+stored lines a new place or address replaces.
+
+"our staging DB", "the build servers", "the payments team" name what a fact asked to be remembered
+is about (:mod:`ov.sessions.memory.facts`); "Is at cache-01:6379", "Runs on Postgres 16", "Is in
+eu-west-1" say where it is, and a later fact saying so otherwise replaces them (:func:`fact_probes`),
+as a move does (:mod:`ov.sessions.memory.moves`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory.rules import Statement
+
+# The things "remember that our X ..." may state a fact about: entities/systems/{X} ("the build
+# servers" too), or entities/teams/{X} for "the payments team".
+SYSTEM_NOUNS = frozenset(
+    "db database server cluster api endpoint queue bucket cache pipeline registry environment env host vm "
+    "gateway proxy broker vpn ci cdn domain instance machine service box worker app website site frontend backend "
+    "repo monorepo warehouse storage job".split()
+)
+TEAM_NOUNS = frozenset(("team", "squad"))
+# What the team keeps in files, whose place is a path in a repository: "our deploy config is in
+# k8s/prod", and "moved to infra/terraform" is where it lives now, not a move in the code at hand.
+FILE_NOUNS = frozenset(("config", "configuration", "manifest", "chart", "playbook", "migration", "fixture", "dotfile"))
+
+
+def names_a_system(word: str) -> bool:
+    word = word.lower()
+    return word in SYSTEM_NOUNS or word in FILE_NOUNS or (word.endswith("s") and (word[:-1] in SYSTEM_NOUNS or word[:-1] in FILE_NOUNS))
+
+# A corrected fact replaces the stored one with the same verb and one of these after it (fact_probes).
+PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through".split())
+# What a move replaces: the lines that say where a system ran.
+PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to",
+                   "Run on", "Run in", "Are on", "Are in", "Are hosted on", "Are hosted in", "Live on", "Live in", "Use")  # (and a plural's)
+# "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
+# version replaces the one naming it at this one, whatever its verb (see fact_probes).
+VERSIONED_RE = re.compile(r"^(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d[\w.]*$")
+VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
+# At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
+# file, where a bug is); on a named thing at a version.
+ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
+# The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
+# "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
+ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*")
+REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
+
+
+def entity_fact(name: str, fact: str) -> Statement:
+    """A fact about a system, or about a team ("the payments team": entities/teams/payments, named
+    as "I joined the Payments team" names it)."""
+    words = name.split()
+    category = "teams" if words[-1].lower() in TEAM_NOUNS and len(words) > 1 else "systems"
+    if category == "teams":
+        name = " ".join(words[:-1])
+    return Statement("entities", "", name, ("entities", category, name.lower()), {"category": category}, fact=tx.capitalise(fact))
+
+
+def fact_probes(fact: str) -> tuple[str, ...]:
+    """The stored facts a corrected one replaces: those with the same verb and preposition
+    ("Is in eu-central-1" replaces "Is in eu-west-1"), and for a fact that says where something
+    is, the others that say so with the same preposition ("Is in us-west-2" replaces "Lives in
+    us-east-1"; a port is no place: "Is on port 5433" replaces the lines naming a port, "Runs on port
+    5432" too, and no other); () for a bare
+    "is", which merge's word overlap decides."""
+    words = fact.split()
+    if 1 < len(words) <= 3 and ADDRESS_RE.match(words[-1].rstrip(".,;")) and not re.match(r"(?i)v?\d", words[-1]) and (len(words) == 2 or words[1].lower() == "at"):
+        return ADDRESS_PROBES  # "Is staging2.internal:9443", "Is at cache-02.internal": one address at a time
+    if len(words) > 3 and words[1].lower() in ("on", "at") and words[2].lower() == "port":
+        # the port it is on, whatever the verb: "Is on port 8443" replaces "Runs on port 8080" (a port is no version)
+        return tuple(dict.fromkeys(f"{verb} {prep} port" for verb in (words[0], "Is", "Runs", "Listens", "Lives") for prep in ("on", "at")))
+    versions = _version_probes(fact)
+    if versions:
+        return versions
+    if len(words) < 3 or words[1].lower() not in PLACE_PREPOSITIONS:
+        return ()
+    lead = f"{words[0]} {words[1]}"
+    if lead.lower() not in {p.lower() for p in PLACEMENT_LEADS} or words[2][:1].isdigit():
+        return (lead,)
+    return tuple(dict.fromkeys((lead, *(p for p in PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
+
+
+def _version_probes(fact: str) -> tuple[str, ...]:
+    """"Are on Node 20" replaces "Runs Node 18", "Uses Node 16", "Is on Node 18": the same thing
+    at another version; () for a fact that names no version."""
+    for lead in sorted(VERSION_LEADS, key=len, reverse=True):
+        if fact.lower().startswith(lead.lower() + " "):
+            named = VERSIONED_RE.match(fact[len(lead) + 1 :].strip())
+            return tuple(f"{verb} {named.group('name')} #" for verb in VERSION_LEADS) if named else ()
+    return ()
+
+
+# Capitalised words that open a sentence without naming anyone.
+NOT_NAMES = frozenset("it this that there here everyone nobody someone the our my we they he she you i".split())
