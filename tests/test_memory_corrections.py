@@ -1254,6 +1254,26 @@ CASES = [
                   "preferences/default/one_reviewer_per.md": "- Likes having one reviewer per PR",
                   "preferences/default/two_coffees_per.md": "- Likes getting two coffees per day"},
                  None, id="a-count-had-with-more-words-ends-the-old"),
+    # --- (mem12) a role's move, a country or a remark after a home, a tool no longer used, a switch of product,
+    # a correction in a sentence of its own, a day that is no version ----------------------------------------------
+    pytest.param(["Our COO moved to Shopify"], {f"events/{TODAY:%Y/%m/%d}/coo_moved_to.md": "- Our COO moved to Shopify"}, None,
+                 id="a-roles-move-asked-to-be-remembered-is-a-note-not-a-system"),
+    pytest.param([["Our new Designer moved to Figma.", "Our CFO moved to Canva last week."]], {}, None, id="a-roles-move-in-a-session-is-nothing"),
+    pytest.param(["I live in Porto", ["Our CEO moved to Berlin."]], {"profile.md": "- Lives in Porto"}, None, id="a-roles-move-is-no-home"),
+    pytest.param(["Our Admin is at admin.internal:8080", ["Our Admin moved to admin2.internal:8443"]],
+                 {"entities/systems/admin.md": "# Admin\n\n- Moved to admin2.internal:8443"}, None, id="a-roles-name-at-an-address-is-a-system"),
+    pytest.param(["Our Elasticsearch is at es.internal:9200", ["Our Elasticsearch moved to OpenSearch."]],
+                 {"entities/systems/elasticsearch.md": "# Elasticsearch\n\n- Moved to OpenSearch"}, None,
+                 id="a-system-moved-to-another-product-loses-its-old-address"),
+    pytest.param(["Our CI is at ci.internal:8080", "Our CI runs on Jenkins", "we moved CI to Buildkite"],
+                 {"entities/systems/ci.md": "# CI\n\n- Moved to Buildkite"}, None, id="a-system-moved-to-another-product-asked-loses-its-old-address"),
+    pytest.param(["Our Postgres cluster runs in us-west-2", "Our Postgres cluster is at pg.internal:5432", ["we moved our Postgres cluster to eu-central-1"]],
+                 {"entities/systems/postgres_cluster.md": "# Postgres cluster\n\n- Moved to eu-central-1\n- Is at pg.internal:5432"}, None,
+                 id="a-system-moved-to-a-region-keeps-its-address"),
+    pytest.param(["the offsite is on April 14th", "The migration is on Sept 9"],
+                 {f"events/{TODAY:%Y/%m/%d}/offsite.md": "- The offsite is on April 14th",
+                  f"events/{TODAY:%Y/%m/%d}/migration.md": "- The migration is on Sept 9"}, None,
+                 id="a-day-is-no-version-a-note-of-it-is-filed-under-the-day-said"),
 ]
 
 

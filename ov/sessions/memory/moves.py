@@ -1,6 +1,12 @@
 """What moved, asked to be remembered: a system to a new place ("we moved CI to Buildkite", "the staging
 server moved to staging2.internal:9443") or to a new owner ("ownership of the search service moved to
-the platform team"). Its card's line saying where it ran, or who owned it, is replaced.
+the platform team"). Its card's line saying where it ran, or who owned it, is replaced; a move to an
+address or to another product ("our Redis moved to Valkey") replaces its address too, which was the
+old one's (a move to a region or to a folder of the repository leaves it).
+
+A role is no system: "our CTO moved to Google" says a person left, and the role stays the team's,
+held by someone else; asked to be remembered, it is a dated note of what happened, never a card
+(entities/systems/cto.md would tell every later session the CTO is at Google).
 """
 
 from __future__ import annotations
@@ -43,6 +49,14 @@ _OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong
 # A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
 _CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
 
+# Words for what a person does, a role the team has: whoever "moved" is a person, not a system.
+_ROLES = frozenset((
+    "ceo", "cto", "cfo", "coo", "cio", "ciso", "cpo", "cmo", "vp", "svp", "evp", "president", "founder", "cofounder", "co-founder",
+    "manager", "boss", "lead", "director", "head", "chair", "owner", "intern", "engineer", "developer", "dev", "designer", "architect",
+    "admin", "sysadmin", "dba", "sre", "pm", "em", "recruiter", "colleague", "coworker", "co-worker", "teammate", "mentor",
+    "consultant", "contractor", "analyst", "scientist", "researcher", "officer", "tester", "writer", "advocate", "hire",
+))
+
 
 def ownership_moved(body: str, restore) -> Statement | None:
     """"ownership of the search service moved to the platform team" -> entities/systems/search_service.md:
@@ -69,7 +83,9 @@ def system_moved(body: str, restore) -> Statement | None:
     if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
         return None  # "moved to services/billing/", "to api/search.py": a move in the code, not where it runs
     slot = ("entities", "systems", name.lower())
-    probes = (*PLACEMENT_LEADS, *ADDRESS_PROBES) if ADDRESS_RE.match(new) else PLACEMENT_LEADS
+    # A move to an address, or to another product ("our Redis moved to Valkey", "we moved CI to
+    # Buildkite"), is a switch: the address it had was the old one's, and is no longer known to hold.
+    probes = PLACEMENT_LEADS if _CODE_PATH_RE.match(new) or REGION_RE.match(new) else (*PLACEMENT_LEADS, *ADDRESS_PROBES)
     if not ADDRESS_RE.match(new) and (versioned := VERSIONED_RE.match(new)):
         # "moved to Python 3.12" is a new version of what it runs, not a new place: it replaces
         # "Runs Python 3.11", never "Runs on Kubernetes".
@@ -79,8 +95,12 @@ def system_moved(body: str, restore) -> Statement | None:
 
 def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
     """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of its own ("our Redis",
-    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey")."""
+    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey");
+    never one named by a role moved to a named thing ("our CTO moved to Google"): see the module's doc (at an
+    address, "our Admin moved to admin2.internal", a role's name is a system's: an admin panel)."""
     if names_a_system(name.split()[-1]) or ADDRESS_RE.match(new) or REGION_RE.match(new):
         return names_a_system(name.split()[-1]) or (name.split()[0].lower() not in NOT_NAMES and name[:1].isupper() and len(name.split()) <= 2)
+    if name.split()[-1].lower().removesuffix("s") in _ROLES:
+        return False
     determined = "det" in match.re.groupindex and match.group("det") is not None and name[:1].isupper() and len(name.split()) <= 2
     return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())  # ("our office" names none)

@@ -37,8 +37,11 @@ PLACE_PREPOSITIONS = frozenset("in on at to from behind under inside via through
 PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is hosted in", "Is hosted at", "Lives on", "Lives in", "Uses", "Moved to",
                    "Run on", "Run in", "Are on", "Are in", "Are hosted on", "Are hosted in", "Live on", "Live in", "Use")  # (and a plural's)
 # "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
-# version replaces the one naming it at this one, whatever its verb (see fact_probes).
-VERSIONED_RE = re.compile(r"^(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d[\w.]*$")
+# version replaces the one naming it at this one, whatever its verb (see fact_probes). A day is
+# none: "the launch is on March 3rd" names when, not what it runs on.
+_DAY_NAME = (r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|"
+             r"october|november|december|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)")
+VERSIONED_RE = re.compile(rf"^(?!{_DAY_NAME}\b)(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d(?!\d*(?i:st|nd|rd|th)\b)[\w.]*$")
 VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
 # At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
 # file, where a bug is); on a named thing at a version.
