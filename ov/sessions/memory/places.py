@@ -7,6 +7,10 @@ words) that is not what code is written in or runs on: no version or digits ("Go
 no inner capital ("GitHub", "PostgreSQL"), no initialism first but a country's or a city's ("AWS",
 "GCP"; "NYC", "Austin, TX" are places), no programming language, no known tool of the user's setup
 (:data:`ov.sessions.memory.kinds.KINDS`) and no platform, service or framework a team moves to.
+A country's "the" is the place's ("we moved to the UK", "the Netherlands": "Lives in the UK"). What
+follows a comma is the place's only when it is a name too, the region or country of a city ("Austin,
+TX", "Porto, Portugal"); any other words there are a remark of their own ("we just moved to San
+Francisco, the fog is wild").
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ _PLACE_INITIALISMS = frozenset(("uk", "us", "usa", "uae", "eu", "nyc", "la", "sf
 _PLATFORMS = frozenset((
     # clouds, hosts, orchestration
     "azure", "google", "amazon", "heroku", "vercel", "netlify", "render", "railway", "fly", "cloudflare", "fastly", "akamai",
-    "digitalocean", "linode", "hetzner", "vultr", "ovh", "scaleway", "oracle", "openshift", "kubernetes", "nomad", "docker",
+    "cloud", "digitalocean", "linode", "hetzner", "vultr", "ovh", "scaleway", "oracle", "openshift", "kubernetes", "nomad", "docker",
     "podman", "swarm", "lambda", "fargate", "supabase", "firebase", "appwrite", "convex", "neon", "planetscale", "upstash",
     # runtimes, frameworks, build tools
     "node", "deno", "bun", "react", "vue", "svelte", "sveltekit", "angular", "next", "nuxt", "remix", "astro", "gatsby", "django",
@@ -55,6 +59,7 @@ def is_place(value: str) -> bool:
         KINDS,  # (kinds reads the rules, which read this)
     )
 
+    value = re.sub(r"(?i)^the\s+", "", value)  # "the UK", "the Netherlands": the name is what follows
     words = value.split()
     if not words or _NOT_A_PLACE_RE.search(value) or not looks_like_name(value):
         return False
@@ -64,3 +69,10 @@ def is_place(value: str) -> bool:
     if first.isupper() and len(first) > 1 and first.lower() not in _PLACE_INITIALISMS:
         return False  # "AWS", "GKE Autopilot" (a region's code after a city is the place's: "Austin, TX")
     return not any(value.lower() == name or value.lower().startswith(f"{name} ") for names in KINDS.values() for name in names)
+
+
+def place_named(value: str) -> str:
+    """``value`` without a remark after a comma that names no region of the place ("San Francisco,
+    the fog is wild" -> "San Francisco"; "Austin, TX" and "Porto, Portugal" as they are)."""
+    place, comma, rest = value.partition(",")
+    return value if not comma or (looks_like_name(rest) and len(rest.split()) <= 3) else place.rstrip()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place
+from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
     MY_RE,
@@ -63,7 +63,7 @@ _USE_INSTEAD_RE = re.compile(
 )
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
-_MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?-i:[A-Z]).*)$", re.I)
+_MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?:the\s+)?(?-i:[A-Z]).*)$", re.I)
 LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
@@ -376,7 +376,7 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
 
 
 def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bool = False) -> Statement | None:
-    place = value_of(raw, restore)
+    place = place_named(value_of(raw, restore))
     if not informative(place) or (moved and not is_place(place)):
         return None  # "I moved to Python 3.12 for this script", "we moved to Vercel": what the code is on, no home
     return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS,
