@@ -137,8 +137,8 @@ def candidate_of(statement: Statement) -> Candidate:
     rivalry = None
     if statement.memory_type == "preferences" and "subject" in fields:
         rivalry = Rivalry((("subject", fields["subject"]),), said=line, marked=statement.marked, switched=statement.ends)
-    elif statement.swap and statement.subject:  # "we switched from ruff to black": what said to use ruff
-        rivalry = Rivalry((("subject", statement.subject),), switched=statement.swap[0])
+    elif (statement.swap or statement.ends) and statement.subject:  # "we switched from ruff to black", "I don't use ruff anymore"
+        rivalry = Rivalry((("subject", statement.subject),), switched=statement.swap[0] if statement.swap else statement.ends)  # what said to use ruff
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
     return Candidate(
         statement.memory_type,

@@ -277,8 +277,8 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
 def _read(clause: str, restore, ctx: _Context) -> Statement | None:
     statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
-    if statement is not None and ctx.asked and statement.slot == ("profile", "location"):
-        statement.only_amends = False  # "we moved to Rotterdam" asked to be remembered: the user's move, kept
+    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ")):
+        statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore" asked to be remembered: kept
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):

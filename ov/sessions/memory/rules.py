@@ -114,9 +114,9 @@ _VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually
 )
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
-_NO_LONGER_RE = re.compile(rf"^I\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
-_NOT_ANYMORE_RE = re.compile(rf"^I\s+(?:don't|do\s+not|dont)\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+?)\s+any\s?more$", re.I)
-_STOPPED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+stopped\s+(?P<verb>using|preferring|liking|working)\s+(?P<x>.+)$", re.I)
+_NO_LONGER_RE = re.compile(rf"^(?P<who>I|we)\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
+_NOT_ANYMORE_RE = re.compile(rf"^(?P<who>I|we)\s+(?:don't|do\s+not|dont)\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+?)\s+any\s?more$", re.I)
+_STOPPED_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+stopped\s+(?P<verb>using|preferring|liking|working)\s+(?P<x>.+)$", re.I)
 _NOT_IDENTITY_NOW_RE = re.compile(
     r"^(?:I\s+am|I'm|Im)\s+(?:no\s+longer\s+(?P<x>(?:a|an)\s+.+)|not\s+(?P<y>(?:a|an)\s+.+?)\s+any\s?more)$", re.I
 )
@@ -240,14 +240,18 @@ def informative(obj: str, *, any_length: bool = False) -> bool:
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
     if m := _NO_LONGER_RE.match(clause) or _NOT_ANYMORE_RE.match(clause) or _STOPPED_RE.match(clause):
-        verb = _GERUNDS.get(m.group("verb").lower(), m.group("verb").lower())
-        lead = f"No longer {tx.conjugate(verb)} "
+        verb, team = _GERUNDS.get(m.group("verb").lower(), m.group("verb").lower()), m.group("who").lower() == "we"
+        if team and verb != "use":
+            return None  # "we no longer like X", "we don't work Fridays anymore": no change of the team's tools
+        lead = f"{'Team no' if team else 'No'} longer {tx.conjugate(verb)} "
         if verb in _PREFERENCE_VERBS:
             return _preference(lead, m.group("x"), restore, subject)
-        obj = restore(m.group("x"))
+        obj = value_of(m.group("x"), restore)  # (not its reason: "black, it's too slow")
         if not informative(obj):
             return None
-        return Statement("profile", lead, obj, ("profile", "not", (lead + obj).lower()), {})
+        # What is no longer used ends a stored instruction or preference to use it (rivals); the team's
+        # line, as a team's move, only amends a stored one unless asked to be remembered (extract._read).
+        return Statement("profile", lead, obj, ("profile", "not", (lead + obj).lower()), {}, ends=obj if verb == "use" else "", only_amends=team)
     if (m := _NOT_IDENTITY_NOW_RE.match(clause)) and not _NOT_IDENTITY_RE.match(m.group("x") or m.group("y")):
         return _profile("Is no longer ", m.group("x") or m.group("y"), restore)
     if m := _MY_ISNT_RE.match(clause):

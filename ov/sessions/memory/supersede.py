@@ -74,6 +74,8 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         return (positive, "*: " + obj) if positive.startswith("Uses ") else (positive,)
     if lead.startswith("Is no longer "):
         return ("Is " + obj,)
+    if lead.startswith("Team no longer "):
+        return ("Team " + lead[len("Team no longer ") :] + obj,)  # "Team no longer uses Jira" ends "Team uses Jira"
     if lead.endswith(": no longer "):
         return (lead[: -len(" no longer ")] + " " + obj,)
     if lead.endswith(": "):
