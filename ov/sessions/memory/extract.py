@@ -134,7 +134,7 @@ from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark
-from ov.sessions.memory.meant import value_meant
+from ov.sessions.memory.meant import apologised, value_again, value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import says_nothing, taken_back
@@ -259,8 +259,13 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
         if match:
             # Only "I meant X" may be a bare fragment; "actually X" must be a whole statement.
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
-            _correct(unmark(match.group("x"))[0], restore, ctx, found, fragments=said_meant)
+            body = unmark(match.group("x"))[0]
+            again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"
+            _correct(again or body, restore, ctx, found, fragments=said_meant or again is not None)
             return
+    if (meant := apologised(clause)) is not None:  # "Sorry, MySQL" too
+        _correct(meant, restore, ctx, found, fragments=True)
+        return
     if says_nothing(without_ask(clause)):
         return  # "I think so", "I guess": an answer to something else, nothing of its own to keep
     plain, changed = unmark(clause)

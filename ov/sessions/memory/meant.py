@@ -5,14 +5,22 @@ clause of its own ("I meant the staging server crashed"), when X points at a pla
 or the conversation and the statement is a profile line or a preference ("I meant line 42",
 "the other file"), or when X says "X, not Y" and Y is not what the statement said ("line 42,
 not 24" after "my editor is Neovim"). When Y is, X takes Y's place ("spaces, not tabs" after
-"I prefer tabs in Go": "Prefers spaces in Go").
+"I prefer tabs in Go": "Prefers spaces in Go"). A name meant for a fact said with its verb replaces
+its first name ("MySQL" for "uses Postgres for analytics": "uses MySQL for analytics").
+
+"I meant X" is said in other words too, X a name: "actually no, it's X" ("it" is the value just
+said; not "actually, that's fine"), and a name alone after an apology, "sorry, MySQL" (or a known tool or choice typed in lower case, "oops,
+spaces"; not "sorry, wrong chat", "sorry, thanks").
 """
 
 from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.choices import EXCLUSIVE
+from ov.sessions.memory.kinds import KINDS
 from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.standing import looks_like_name
 
 # "I meant X" is about something else when X is a clause of its own ("the staging server crashed",
 # "CI is down", "it works"): a subject, then a verb, which no value of a key or a preference has.
@@ -36,6 +44,36 @@ _PLACE_RE = re.compile(
 )
 # "I meant X, not Y": Y is what the statement said, or the fragment is about something else.
 _NOT_THAT_RE = re.compile(r"(?i)^(?P<x>.+?),?\s+(?:and\s+)?not\s+(?P<y>.+)$")
+# The name in a fact said with its verb ("uses Postgres 15 for analytics").
+_NAME_RUN_RE = re.compile(r"(?<![\w-])[A-Z][\w.+#-]*(?:\s+(?:v?\d[\w.]*|[A-Z][\w.+#-]*))*")
+# "Actually no, it's Helix", "no wait, that's MySQL": "it" is the value just said.
+_IT_IS_RE = re.compile(r"(?i)^(?:it's|it\s+is|that's|that\s+is|make\s+(?:it|that))\s+(?P<x>.+)$")
+# "Sorry, MySQL", "oops - Helix": an apology, then what was meant.
+_SORRY_RE = re.compile(r"(?i)^(?:sorry|oops|whoops|err?)\s*[,.!:\u2013\u2014-]+\s*(?P<x>.+?)[.!]*$")
+# What is typed in lower case and still names a value: a known tool or choice ("sorry, zsh", "oops, spaces").
+_KNOWN_VALUES = frozenset((*(name for names in KINDS.values() for name in names), *(choice for pair in EXCLUSIVE for choice in pair)))
+_COURTESY = frozenset(("thanks", "thank", "thx", "ok", "okay", "yes", "no", "nope", "sure", "please", "hi", "hello", "bye", "never", "nevermind"))
+
+
+def value_again(body: str) -> str | None:
+    """The value "it's X" names after a correction's lead ("actually no, it's Helix": "Helix"), or None."""
+    match = _IT_IS_RE.match(body)
+    return _a_value(match.group("x").strip().rstrip(".!")) if match else None
+
+
+def apologised(clause: str) -> str | None:
+    """The name said alone after an apology ("sorry, MySQL": "MySQL"), as "I meant MySQL" says it; None
+    for anything else ("sorry, wrong chat", "sorry, thanks", "sorry for the delay")."""
+    match = _SORRY_RE.match(clause)
+    return _a_value(match.group("x").strip()) if match else None
+
+
+def _a_value(said: str) -> str | None:
+    """``said`` when it names a value (a name, a known tool or choice), None for words of the moment
+    ("fine", "wrong chat", "thanks")."""
+    if not said or len(said.split()) > 4 or said.split()[0].lower() in _COURTESY:
+        return None
+    return said if looks_like_name(said) or said.lower() in _KNOWN_VALUES else None
 
 
 def value_meant(fragment: str, target: Statement) -> str | None:
@@ -46,7 +84,13 @@ def value_meant(fragment: str, target: Statement) -> str | None:
         return None
     instead = _NOT_THAT_RE.match(fragment)
     if instead is None:
-        return fragment
+        if target.slot[:2] != ("profile", "fact"):
+            return fragment
+        # a fact said with its verb ("Uses bash at work", the team's "uses Jenkins for CI"): its first
+        # name, or known tool or choice, is the value; else all that follows the verb
+        verb, _, said = target.obj.partition(" ") if target.lead == "Team " else ("", "", target.obj)
+        names = [*_NAME_RUN_RE.findall(said), *(w for w in said.split()[:1] if w.lower() in _KNOWN_VALUES)]
+        return f"{verb} {said.replace(names[0], fragment, 1) if names else fragment}".strip()
     said = re.compile(rf"(?i)(?<![\w-]){re.escape(instead.group('y'))}(?![\w-])")
     if not said.search(target.obj):
         return None
