@@ -34,8 +34,9 @@ my K is Y; I switched my K (from Z) to Y  profile: "K: Y"; or entities/{category
                                           the user's K"); none when Y passes ("failing", "out",
                                           "in the stash", "#1234", a build's "green")
 I no longer V X; I don't V X anymore;     "No longer Vs X": a preference when V is prefer, like,
-I've stopped V-ing X                      love, enjoy or want; profile when V is use, work,
-                                          live, write, code or program
+I've stopped V-ing X (we: V use only)     love, enjoy or want; profile when V is use, work,
+                                          live, write, code or program; "use" also ends a
+                                          stored instruction or preference to use X
 I'm no longer a X; I'm not a X anymore    profile: "Is no longer a X"
 my K is no longer Y; my K isn't Y anymore profile: "K: no longer Y"
 I switched / moved / migrated / changed   profile: each stored line naming X names Y instead
@@ -59,9 +60,9 @@ remember (that) / note that / keep in     X is read by the rules above; else a f
 mind that / don't forget (that) X;        the team, an instruction, a first-person fact, or a dated
 X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions.memory.facts`)
 remember to / don't forget to X           preferences: "Remember to X"
-actually X / correction: X / scratch      corrects the statement it refers to (see _correct)
-that, X / I was wrong, X / no wait, X /
-update: X / no, I meant X / I meant X;
+actually X / correction: X / scratch      corrects the statement it refers to (see _correct);
+that, X / I was wrong, X / no wait, X /   after a lead "it's X" is "I meant X", and so is a
+update: X / no, I meant X / I meant X;    name alone after "sorry, " (:mod:`meant`)
 correction to what I said before: X;
 changed my mind, X / on second thought, X;
 X now; now X; I now X; X these days; X
