@@ -7,7 +7,8 @@ words) that is not what code is written in or runs on: no version or digits ("Go
 no inner capital ("GitHub", "PostgreSQL"), no initialism first but a country's or a city's ("AWS",
 "GCP"; "NYC", "Austin, TX" are places), no programming language, no known tool of the user's setup
 (:data:`ov.sessions.memory.kinds.KINDS`) and no platform, service or framework a team moves to.
-A country's "the" is the place's ("we moved to the UK", "the Netherlands": "Lives in the UK"). What
+A country's "the" is the place's ("we moved to the UK", "the Netherlands", "the Bay Area": "Lives in
+the UK"; not "the Enterprise Plan"). What
 follows a comma is the place's only when it is a name too, the region or country of a city ("Austin,
 TX", "Porto, Portugal"); any other words there are a remark of their own ("we just moved to San
 Francisco, the fog is wild").
@@ -27,6 +28,11 @@ PROGRAMMING_LANGUAGES = frozenset(
 )
 # The initialisms that name places: what "we moved to the UK" says.
 _PLACE_INITIALISMS = frozenset(("uk", "us", "usa", "uae", "eu", "nyc", "la", "sf", "dc", "bc", "nsw", "qld", "nz"))
+# The places named with "the": an initialism's, or a plural's, a republic's, a region's ("the
+# Netherlands", "the Czech Republic", "the Bay Area"); any other name after "the" is a thing's.
+_THE_PLACE_RE = re.compile(
+    rf"(?i)^(?:(?:{'|'.join(_PLACE_INITIALISMS)})|.*(?:s|\b(?:republic|kingdom|area|valley|coast|hague|gambia|congo|riviera)))$"
+)
 # What a team moves its code, its data or its work to, by the first word of its name (lower case):
 # clouds and hosts, runtimes and frameworks, databases and queues, build, deploy and work tools.
 _PLATFORMS = frozenset((
@@ -59,8 +65,10 @@ def is_place(value: str) -> bool:
         KINDS,  # (kinds reads the rules, which read this)
     )
 
-    value = re.sub(r"(?i)^the\s+", "", value)  # "the UK", "the Netherlands": the name is what follows
-    words = value.split()
+    named = re.sub(r"(?i)^the\s+", "", value)  # "the UK", "the Netherlands": the name is what follows
+    if named != value and not _THE_PLACE_RE.match(named):
+        return False  # "the Enterprise Plan", "the App Router": a thing, not a place
+    value, words = named, named.split()
     if not words or _NOT_A_PLACE_RE.search(value) or not looks_like_name(value):
         return False
     if value.lower() in PROGRAMMING_LANGUAGES or words[0].lower().strip(".,") in _PLATFORMS:

@@ -13,7 +13,8 @@ list of rivals, and its file is named for the old value, which only the stored l
   formatting", "light roast coffee in the morning" "dark roast coffee in the morning"), when the new one is said as a correction ("actually", "now", "instead", ...):
   unmarked, two likings for the same context may both hold ("tea in the morning", "coffee in
   the morning");
-- a switch from X to Y ("we switched from ruff to black") ends what said to prefer or use X.
+- a switch from X to Y ("we switched from ruff to black") ends what said to prefer or use X, and so
+  does X no longer used ("we don't use ruff anymore"; "poetry for packaging": only for packaging).
 
 So the planner reads each file of the folder and asks :meth:`Rivalry.rules_out` of each line: a
 liking it rules out becomes "No longer prefers ...", an instruction to use it is removed (an
@@ -142,7 +143,10 @@ class Rivalry:
         if old is None:
             return False
         if self.switched:
-            return old.kind == "choice" and old.chosen.lower() == self.switched.lower()
+            # what was switched from, or is no longer used, in its context if it names one ("poetry for packaging")
+            gone = choice(f"Use {self.switched}")
+            return (old.kind == "choice" and gone is not None and old.chosen.lower() == gone.chosen.lower()
+                    and (not gone.context or _compatible(gone.context, old.context)))
         new = choice(self.said)
         if new is None or " ".join(body.split()).lower() == " ".join(self.said.split()).lower():
             return False
