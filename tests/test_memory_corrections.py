@@ -986,6 +986,9 @@ CASES = [
     # --- an adverb before the verb stays before it, -ly or not (found by a review: "Team alwayses squash ...")
     pytest.param(["We always squash merge into main", "I often pair on reviews"],
                  {"profile.md": "- Team always squashes merge into main\n- Often pairs on reviews"}, None, id="an-adverb-before-the-verb"),
+    pytest.param(["We no longer like long meetings", "I no longer really enjoy pairing"],
+                 {"profile.md": "- Team no longer likes long meetings\n- No longer really enjoys pairing"}, None,
+                 id="no-longer-before-the-verb"),
     # --- negatives: no memory at all ------------------------------------------------------------
     pytest.param([["Our staging DB runs on port 5433."]], {}, None, id="a-fact-without-remember"),
     pytest.param([["Do I prefer tabs?"]], {}, None, id="question"),

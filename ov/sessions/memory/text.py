@@ -327,8 +327,13 @@ def third_person_parts(rest: str) -> tuple[str, str]:
             return capitalise(_IRREGULAR_3RD[contraction]), rest[len(contraction) :].strip()
     words = rest.split()
     lead: list[str] = []
-    while len(words) > 1 and (words[0].lower().endswith("ly") or words[0].lower() in _ADVERBS):
-        lead.append(words.pop(0))
+    while len(words) > 1:
+        if words[0].lower().endswith("ly") or words[0].lower() in _ADVERBS:
+            lead.append(words.pop(0))
+        elif len(words) > 2 and " ".join(words[:2]).lower() == "no longer":  # "we no longer like X" was "Team noes longer like X"
+            lead.extend((words.pop(0), words.pop(0)))
+        else:
+            break
     if not words:
         return "", rest
     if len(words) > 1 and words[0].lower() == "do" and words[1].lower() == "not":
