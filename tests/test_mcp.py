@@ -919,6 +919,28 @@ def test_find_reads_a_pasted_traceback_as_the_prompt_hook_does(ov):
     assert sorted(results[:2]) == ["viking://resources/shop/cart.py:1-3", "viking://resources/shop/pricing.py:1-2"], results
 
 
+
+def test_find_reads_a_long_query_to_its_first_two_thousand_characters_after_focusing_it(ov):
+    """(found by an audit: a 90 KB query took find 1.4 s, every word of it ranked; search cut it
+    to 2,000 characters) find cuts it as search does, after a pasted traceback is focused: its
+    error is at its end."""
+    assert ov("write", "viking://resources/zebra.md", "--content", "# Zebra\n\nZebra crossings are painted white.\n").exit_code == 0
+    assert ov("write", "viking://resources/pricing.py", "--content", "def price(items):\n    raise OverflowError('quokka total')\n").exit_code == 0
+    filler = " ".join(f"filler{i}" for i in range(10_000))  # 90 KB of words no file holds
+    frames = "".join(f'  File "/srv/app/mod{i}.py", line {i}, in f{i}\n    g{i}()\n' for i in range(1500))
+    traceback = f"why?\nTraceback (most recent call last):\n{frames}OverflowError: quokka total\n"
+    assert len(filler) > 80_000 and len(traceback) > 80_000
+
+    async def body(client):
+        queries = (f"{filler} zebra crossings", filler, f"zebra crossings {filler}", traceback)
+        return [_results(_text(await _call(client, "find", {"query": query}))) for query in queries]
+
+    past_the_cut, without, within, focused = _with_client(body)
+    assert past_the_cut == without  # its last words are past the 2,000 characters read: not ranked
+    assert within.startswith("viking://resources/zebra.md")
+    assert focused.startswith("viking://resources/pricing.py")
+
+
 def test_the_registered_identity_is_the_one_tools_act_as(ov):
     async def body(client):
         return _text(await _call(client, "remember", {"text": "I prefer early meetings"}))

@@ -96,7 +96,7 @@ def test_deterministic_plan_is_the_query_itself(store):
 def test_a_long_query_is_read_to_its_first_two_thousand_characters_after_a_traceback_is_focused(store):
     """(found by an audit: a pasted 125 KB query took `search` 11 s, read whole at each of its
     rankings) The plan's query is cut at a space; a traceback's error, at its end, is kept."""
-    from ov.retrieval.plan import QUERY_CHARS
+    from ov.retrieval.find import QUERY_CHARS
 
     words = " ".join(f"word{i}" for i in range(30_000))
     (query,) = plan_query(store, words).queries

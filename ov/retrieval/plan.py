@@ -41,11 +41,6 @@ MAX_QUERIES = 5
 # What the planner sees of the session: the last few messages, each cut short, and the newest summary.
 RECENT_MESSAGES = 5
 MESSAGE_CHARS = 1000
-# What a search reads of its query: what the planner's model is shown of it, and what an embedder
-# is given of a record (EMBED_CHARS). Each query of a plan is ranked many times (over the scope, the
-# summaries, below each directory expanded), each time reading its words and dates: a pasted
-# 90 KB query took 14 s, its answer no better than its opening's.
-QUERY_CHARS = 2000
 SUMMARY_CHARS = 4000
 # The deterministic follow-up query: topic words of the last few user messages.
 TOPIC_MESSAGES = 3
@@ -183,7 +178,7 @@ def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: s
     words of the last user messages."""
     from ov.retrieval.find import asked
 
-    query = bounded_query(asked(query))  # a traceback's error is at its end: focused first
+    query = asked(query)
     queries = [TypedQuery(query, None, "the query as given", 1)]
     reasoning = (f"{why}; " if why else "") + "deterministic plan: the query as given"
     words = topic_words(query, messages or []) if leans_on_conversation(query) else []
@@ -191,16 +186,6 @@ def deterministic_plan(query: str, messages: list[dict] | None = None, *, why: s
         queries.append(TypedQuery(f"{query} {' '.join(words)}", None, "the query in the context of the conversation", 2))
         reasoning += f", and the query with the topic of the last user messages ({', '.join(words)})"
     return QueryPlan(reasoning, queries, "deterministic")
-
-
-def bounded_query(query: str) -> str:
-    """``query``'s first :data:`QUERY_CHARS` characters, cut at a space where one is near (a word
-    cut in two is a word of no record)."""
-    if len(query) <= QUERY_CHARS:
-        return query
-    cut = query[:QUERY_CHARS]
-    space = cut.rfind(" ", QUERY_CHARS // 2)
-    return cut[:space] if space > 0 else cut
 
 
 def leans_on_conversation(query: str) -> bool:
@@ -274,6 +259,7 @@ def llm_plan(
 
 def build_messages(prompt: PromptTemplate, max_prompt_chars: int, query: str, messages: list[dict], summary: str, types: tuple[str, ...]) -> list[dict[str, str]]:
     """The chat messages, within ``max_prompt_chars``: the summary is cut first, then the oldest messages go."""
+    from ov.retrieval.find import QUERY_CHARS
     from ov.sessions.session import message_text
 
     recent = [f"[{m.get('role', '')}]: {_cut(' '.join(message_text(m).split()), MESSAGE_CHARS)}" for m in messages[-RECENT_MESSAGES:]]
