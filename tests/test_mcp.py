@@ -969,7 +969,6 @@ def test_the_server_acts_for_one_user_and_opens_no_other_users_space(ov, ov_home
     peer = "viking://user/alice/peers/dr/memories/note.md"
     refused = [
         ("read", {"uris": [memory]}),
-        ("read", {"uris": ["viking://resources/zoo.md", peer]}),
         ("ls", {"uri": "viking://user/alice"}),
         ("tree", {"uri": "viking://user/alice/sessions"}),
         ("stat", {"uri": memory}),
@@ -988,6 +987,10 @@ def test_the_server_acts_for_one_user_and_opens_no_other_users_space(ov, ov_home
         error, text = call(name, arguments)
         assert error and "another user's space ('alice'); this server acts for user 'bob'" in text, (name, text)
     assert _git_head(ov_home) == head, "a refused call commits nothing"
+    # Of several files, the other user's is named with the refusal and the shared one is read.
+    error, text = call("read", {"uris": ["viking://resources/zoo.md", peer]})
+    assert not error and text.startswith("=== viking://resources/zoo.md\nzebra stripes\n") and "zebra peer" not in text
+    assert f"=== {peer} (not read)\nerror: {peer} is in another user's space ('alice'); this server acts for user 'bob'" in text
     assert "zebra diet plan" in ov("read", memory).stdout and ov("read", peer).stdout == "zebra peer\n", "nothing was changed"
     # Scope-wide walks leave alice's space out, as find's ranking does; bob's own and shared files stay.
     assert call("grep", {"pattern": "zebra"}) == (False, "viking://resources/zoo.md:1: zebra stripes")
@@ -1380,6 +1383,40 @@ def test_a_read_of_several_files_shows_each_and_names_each_it_cut(ov_home):
     assert shown == [f"line {i} lorem ipsum dolor sit amet consectetur" for i in range(1, len(shown) + 1)] and len(shown) > 400
     assert note == f'[… {5000 - len(shown)} lines left out: a result holds 40,000 characters, shared by the 4 files; read on with "uris": ["viking://resources/big.txt"], "lines": "{len(shown) + 1}:"]'
     assert len(text) > 39_900  # the small files' leftovers went to the large one
+
+
+
+def test_a_read_of_several_files_names_each_it_could_not_read_and_reads_the_others(ov, ov_home):
+    """(found by an audit: one missing, binary or forbidden URI failed the whole call, and the
+    model learnt nothing of the files it could read) Each file that cannot be read is named in
+    its place with its error; the call is an error only when none could be read."""
+    assert ov("write", "viking://resources/notes/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "bravo\n").exit_code == 0
+    (ov_home / "accounts/default/resources/logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    good, missing, folder, binary = "viking://resources/notes/a.md", "viking://resources/gone.md", "viking://resources/notes", "viking://resources/logo.png"
+    other = "viking://user/alice/memories/x.md"
+    calls = [
+        [good, missing, folder, "viking://resources/b.md", binary, other],
+        [missing],
+        [missing, binary],
+    ]
+    lines = [INIT] + [{"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "read", "arguments": {"uris": uris}}} for i, uris in enumerate(calls, 2)]
+    answers = {a["id"]: a["result"] for a in _raw(lines) if a["id"] != 1}
+    mixed, alone, none = (answers[i] for i in (2, 3, 4))
+    assert not mixed.get("isError")
+    blocks = re.findall(r"(?ms)^=== (.+?)\n(.*?)(?=\n=== |\Z)", mixed["content"][0]["text"])
+    assert [uri for uri, _ in blocks] == [good, f"{missing} (not read)", f"{folder} (not read)", "viking://resources/b.md", f"{binary} (not read)", f"{other} (not read)"]
+    by_uri = dict(blocks)
+    assert by_uri[good] == "alpha" and by_uri["viking://resources/b.md"] == "bravo"
+    assert by_uri[f"{missing} (not read)"].startswith(f"error: {missing} ") and "\nhint: " in by_uri[f"{missing} (not read)"]
+    assert by_uri[f"{folder} (not read)"].startswith(f"error: {folder} is a directory\nhint: list it with `ls ")
+    assert by_uri[f"{binary} (not read)"].startswith(f"error: {binary} is not UTF-8 text\nhint: see its size with `stat ")
+    assert by_uri[f"{other} (not read)"].startswith(f"error: {other} is in another user's space")
+    # One file: its error is the call's, as it always was.
+    assert alone["isError"] and alone["content"][0]["text"].startswith(f"{missing} ") and "===" not in alone["content"][0]["text"]
+    assert alone["content"][0]["text"] in by_uri[f"{missing} (not read)"]
+    # None of several: an error naming each.
+    assert none["isError"] and none["content"][0]["text"].startswith(f"=== {missing} (not read)\nerror: ") and f"\n=== {binary} (not read)\nerror: " in none["content"][0]["text"]
 
 
 def test_a_read_of_many_large_files_holds_its_answer_not_the_files(ov_home):

@@ -177,10 +177,7 @@ def call(context: Context, name, arguments, record: dict | None = None) -> dict:
         store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name])
         answer = handler(store, args, context)
     except OvError as exc:
-        if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
-            # The class's hint speaks of both edges; here the tool and its arguments are known.
-            exc.hint = f"`{name}` takes {', '.join(_BY_NAME[name]['inputSchema']['properties']) or 'no arguments'} (see its inputSchema)"
-        return _ov_error(exc)
+        return _ov_error(_of_tool(exc, name))
     except Exception as exc:  # the MCP edge: a full disk or a refused write, as the CLI reports them
         known = os_failure(exc, context.home.root)
         if known is None:
@@ -190,6 +187,8 @@ def call(context: Context, name, arguments, record: dict | None = None) -> dict:
         # One commit per mutating call; the log ties the call to it, for `ov snapshot show`.
         if record is not None and store is not None and store.commits:
             record["commit"] = store.commits[-1]
+    if isinstance(answer, Failed):
+        return _error(answer.text)
     listing = answer if isinstance(answer, Listing) else Listing(answer.split("\n"), "line")
     return {"content": [{"type": "text", "text": listing.fitted(MAX_RESULT_CHARS)}]}
 
@@ -256,6 +255,14 @@ class Listing:
             gone.append(counted(left, self.unit, self.plural) + (" (and more past the `limit`)" if self.more else ""))
         advice = self.advice(shown) if callable(self.advice) else self.advice
         return f"[… {' and '.join(gone)} left out: a result holds {limit:,} characters" + (f"; {advice}]" if advice else "]")
+
+
+def _of_tool(exc: OvError, name: str) -> OvError:
+    """``exc`` of a call of tool ``name``; an InvalidInput with its class's hint, which speaks of
+    both edges, given one naming the tool's arguments."""
+    if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
+        exc.hint = f"`{name}` takes {', '.join(_BY_NAME[name]['inputSchema']['properties']) or 'no arguments'} (see its inputSchema)"
+    return exc
 
 
 def _error(text: str) -> dict:
@@ -526,30 +533,62 @@ def _hits(hits, mode: str) -> Listing | str:
     return Listing(results, "result", advice=_NARROWER)
 
 
-def _read(store, args: _Args, _context: Context) -> str:
+def _read(store, args: _Args, context: Context) -> str | Failed:
     """The files ``uris`` name, each within a share of the result: the smallest first, each taking
     at most an even share of what is left, so that a large file does not push the others out and
     what a small one leaves goes to the larger. A file cut says where, and how to read it on.
     Each file is read as far as its share reaches: twenty large files cost their shares, not
-    their sizes."""
+    their sizes.
+
+    Of several files, one that cannot be read (missing, a folder, not text, another user's) is
+    named with its error in its place and the others are read: a model that asked for five files
+    learns what four of them hold and why the fifth did not come. The call is an error only when
+    no file could be read; a single file's error is the call's, as it always was."""
     from contextlib import ExitStack
 
     from ov.store.store import line_span, parse_line_range
 
-    start, end = parse_line_range(args.text("lines"))
+    start, end = parse_line_range(args.text("lines"))  # the call's own argument: wrong for every file
     uris = args.texts("uris", required=True)
     with ExitStack() as stack:
-        files = []
-        for uri in uris:  # each opened and checked before any is read: a bad one fails the call
-            lines = stack.enter_context(store.open_lines(store.uri(uri)))
-            files.append(_FileRead(uri, lines, *line_span(uri, lines.total, start, end), start, end, len(uris)))
-        blocks = [""] * len(files)
-        room = MAX_RESULT_CHARS - (len(files) - 1)  # the newlines between the files
-        by_size = sorted(range(len(files)), key=lambda i: files[i].lines.size)
+        files: list[_FileRead | _Unread] = []
+        for uri in uris:  # each opened and checked before any is read
+            try:
+                lines = stack.enter_context(store.open_lines(store.uri(uri)))
+                files.append(_FileRead(uri, lines, *line_span(uri, lines.total, start, end), start, end, len(uris)))
+            except Exception as exc:
+                error = exc if isinstance(exc, OvError) else os_failure(exc, context.home.root)
+                if error is None or len(uris) == 1:
+                    raise  # a bug; or the one file's error, the call's (the edge answers it)
+                files.append(_Unread(uri, error))
+        blocks = [f.block() if isinstance(f, _Unread) else "" for f in files]
+        room = MAX_RESULT_CHARS - (len(files) - 1) - sum(map(len, blocks))  # less the newlines between the files
+        readable = [i for i, f in enumerate(files) if isinstance(f, _FileRead)]
+        by_size = sorted(readable, key=lambda i: files[i].lines.size)
         for done, i in enumerate(by_size):
-            blocks[i] = files[i].block(room // (len(files) - done))
+            blocks[i] = files[i].block(max(room, 0) // (len(by_size) - done))
             room -= len(blocks[i])
-    return "\n".join(blocks)
+    text = "\n".join(blocks)
+    return text if readable else Failed(text)
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A tool's answer that is an error (``isError``) and says more than one exception does: the
+    errors of each file a ``read`` could not read."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class _Unread:
+    """A file of a ``read`` of several that could not be read, and why."""
+
+    uri: str  # as the call named it
+    error: OvError
+
+    def block(self) -> str:
+        return f"=== {self.uri} (not read)\nerror: {_ov_error(_of_tool(self.error, 'read'))['content'][0]['text']}"
 
 
 @dataclass(frozen=True)
