@@ -1442,6 +1442,42 @@ def test_a_read_of_many_large_files_holds_its_answer_not_the_files(ov_home):
     assert refused["isError"] and refused["content"][0]["text"] == "`uris` of read holds at most 20 entries, not 21\nhint: make several calls of 20 at most"
 
 
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the server's peak memory from /proc")
+def test_stat_of_a_large_file_counts_its_lines_without_holding_it(ov, ov_home):
+    """(found by an audit: `stat` read the whole file, and held it twice, bytes and text, to count
+    its lines: 500 MB for a 500 MB file) It is read once in parts: its lines, whether it is text
+    and its blob id (committed or not) taken as they come."""
+    assert ov("write", "viking://resources/small.md", "--content", "one\ntwo\n").exit_code == 0
+    big = ov_home / "accounts/default/resources/big.txt"
+    with big.open("wb") as out:  # 128 MB, put there by hand (no write takes a file this large)
+        for _ in range(64):
+            out.write(("x" * 63 + "\n").encode() * 32_768)
+    (ov_home / "accounts/default/resources/blob.bin").write_bytes(b"\x00" * 10 + b"text after")
+
+    def peak(pid: int) -> int:
+        """The process's peak resident memory so far, in kB."""
+        status = Path(f"/proc/{pid}/status").read_text()
+        return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M).group(1))
+
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "stat", {"uri": "viking://resources/small.md"}))
+        small = json.loads(host.answer(2)["result"]["content"][0]["text"])
+        before = peak(host.proc.pid)  # the server with the store's modules loaded
+        host.send(_tool_call(3, "stat", {"uri": "viking://resources/big.txt"}), _tool_call(4, "stat", {"uri": "viking://resources/blob.bin"}))
+        large = json.loads(host.answer(3)["result"]["content"][0]["text"])
+        binary = json.loads(host.answer(4)["result"]["content"][0]["text"])
+        after = peak(host.proc.pid)
+    finally:
+        host.proc.stdin.close()
+        host.proc.wait(timeout=60)
+    assert (small["size"], small["lines"], small["binary"], small["state"]) == (8, 2, False, "committed")
+    assert (large["size"], large["lines"], large["binary"], large["state"]) == (128 * 1024 * 1024, 2_097_152, False, "untracked")
+    assert (binary["size"], binary["lines"], binary["binary"]) == (20, None, True)
+    assert after - before < 16 * 1024, (before, after)  # not the 128 MB file, let alone twice
+
+
 def test_a_short_result_is_whole_and_a_plain_answer_too_long_is_cut_at_a_line():
     from ov.mcp.tools import Listing
 

@@ -530,6 +530,15 @@ class GitStore:
 
         return Blob.from_string(data).id
 
+    @staticmethod
+    def blob_hash(size: int):
+        """A hash that, given the ``size`` bytes of a file as they are read, has their blob's id as
+        ``hexdigest()`` (:meth:`blob_id` of them held at once): a file of hundreds of megabytes is
+        never held to be compared with HEAD's. A blob's id is the SHA-1 of its header and bytes."""
+        import hashlib
+
+        return hashlib.sha1(b"blob %d\x00" % size, usedforsecurity=False)
+
     def iter_files(self, tree_id: bytes | None, prefix: str = "") -> Iterator[tuple[str, bytes]]:
         """(path, blob sha) of every entry of ``tree_id`` below ``prefix`` that is not a folder,
         as :meth:`iter_entries` yields them: for readers of ov's own files. A reader that writes

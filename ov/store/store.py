@@ -44,7 +44,7 @@ from ov.errors import (
 from ov.files import content_problem, looks_binary, remove_empty_parents, special_kind
 from ov.home import Home
 from ov.identity import DEFAULT_ID, Identity
-from ov.lines import FileLines, count_lines
+from ov.lines import FileLines
 from ov import users
 from ov.store import sidecar
 from ov.progress import Progress, counting
@@ -378,12 +378,21 @@ class Store:
             info["has_abstract"] = (path / sidecar.ABSTRACT).is_file()
             info["has_overview"] = (path / sidecar.OVERVIEW).is_file()
         else:
-            data = path.read_bytes()
+            # Read once, in parts: its lines counted, told text or not and its blob id taken as they
+            # come, so a file of 500 MB costs a read of it, not 500 MB held twice (bytes and text).
+            with path.open("rb") as file:
+                st = os.fstat(file.fileno())  # the file read: a write since the stat above replaced it
+                blob = self.git.blob_hash(st.st_size) if self.exists else None
+                reading = _Hashed(file, blob) if blob is not None else file
+                lines = FileLines.scan(reading)
+                while blob is not None and reading.read(1 << 20):
+                    pass  # the rest of a file that is not text, for its id
+            info["modified"] = _iso(st.st_mtime)
             info["size"] = st.st_size
-            info["binary"] = looks_binary(data)
-            info["lines"] = None if info["binary"] else count_lines(data.decode("utf-8"))
-            if self.exists:
-                info["state"] = self._file_state(uri, data)
+            info["binary"] = lines is None
+            info["lines"] = None if lines is None else lines.total
+            if blob is not None:
+                info["state"] = self._file_state(uri, blob.hexdigest().encode())
         return info
 
     def read(self, uri: VikingURI, start: int | None = None, end: int | None = None) -> ReadResult:
@@ -908,12 +917,13 @@ class Store:
                 hint = f"write one with {proposal('write', uri=str(place), content=...)}"
             raise NotFound(f"{uri} has no {label}", hint=hint) from None
 
-    def _file_state(self, uri: VikingURI, data: bytes) -> str:
+    def _file_state(self, uri: VikingURI, blob_id: bytes) -> str:
+        """Whether the file at ``uri``, whose content has ``blob_id``, is as HEAD holds it."""
         git = self.git
         found = git.entry(git.tree_of(git.head()), uri.path)
         if found is None:
             return "untracked"
-        return "committed" if found[1] == git.blob_id(data) else "modified"
+        return "committed" if found[1] == blob_id else "modified"
 
     def require_content_uri(self, uri: VikingURI) -> None:
         self._require_place(uri, file_place_problem(uri))
@@ -1384,6 +1394,19 @@ def _signature(path: Path | str) -> tuple[int, int, int] | None:
     except (FileNotFoundError, NotADirectoryError):
         return None
     return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class _Hashed:
+    """A binary file whose bytes go to ``digest`` as they are read."""
+
+    def __init__(self, file, digest) -> None:
+        self.file = file
+        self.digest = digest
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        self.digest.update(data)
+        return data
 
 
 def line_span(uri: object, total: int, start: int | None, end: int | None) -> tuple[int, int]:
