@@ -5,7 +5,9 @@ index, writing or reading a pack, checking the store) takes an optional ``progre
 calls it as ``progress(stage, done, total)``: ``stage`` is a short phrase a person reads ("reading
 files"), ``done`` how many of its steps are done, ``total`` how many there are, or None when that is
 not known in advance. The core neither knows nor cares what is done with it: the command line draws
-a bar on a terminal (:mod:`ov.cli.progress`); the hooks and the MCP server pass nothing.
+a bar on a terminal (:mod:`ov.cli.progress`); the hooks pass nothing. A callback may raise to stop
+the operation between two steps, which then ends as on any error, one commit or nothing: the MCP
+server's ``add_resource`` does when its call is cancelled or the server stops.
 """
 
 from __future__ import annotations

@@ -160,7 +160,7 @@ def test_a_tool_that_raises_past_exception_gets_an_error_and_the_server_goes_on(
     class Panic(BaseException):
         pass
 
-    def panicking(context, name, arguments, record=None):
+    def panicking(context, name, arguments, record=None, *, stop=None):
         raise Panic("capacity overflow")
 
     monkeypatch.setattr(tools, "call", panicking)
@@ -444,6 +444,93 @@ def test_a_second_stop_signal_ends_the_server_at_once_and_leaves_nothing_half_do
     assert code == 130 and [a["id"] for a in rest] == [1]  # the write was cut short, unanswered
     assert ov("snapshot", "log", "--json").json["result"] == head and ov("fsck").exit_code == 0
     assert ov("read", "viking://resources/cut.md").exit_code != 0
+
+
+
+@pytest.fixture(scope="module")
+def large_folder(tmp_path_factory) -> Path:
+    """10,000 files of 4 KB (the most files an add takes): an add of it runs for tens of seconds."""
+    folder = tmp_path_factory.mktemp("large") / "docs"
+    paragraph = "The deploy pipeline copies each build to staging before it reaches production. " * 50
+    for d in range(100):
+        (folder / f"d{d:02}").mkdir(parents=True)
+        for i in range(100):
+            (folder / f"d{d:02}" / f"n{i:02}.md").write_text(f"Note {d}-{i}.\n\n{paragraph}\n")
+    return folder
+
+
+def _one_commit_or_nothing(ov, head: list) -> list[str]:
+    """The commands committed since ``head`` (nothing, or the add whole), the store checked."""
+    log = ov("snapshot", "log", "--json").json["result"]
+    assert ov("fsck").exit_code == 0
+    return [e["command"] for e in log[: len(log) - len(head)]]
+
+
+def test_a_large_add_in_flight_when_stdin_closes_ends_in_bounded_time_one_commit_or_nothing(ov, ov_home, large_folder):
+    """(found by an audit: the server finished a 10,000-file add, committed and indexed it after
+    its client had closed stdin, and only then exited) The calls received have LEFT_GRACE seconds;
+    then the add stops between two files, writes nothing, and the process exits."""
+    from ov.mcp.server import LEFT_GRACE
+
+    assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    host = _Host()
+    host.send(INIT, _tool_call(2, "add_resource", {"source": str(large_folder)}), _tool_call(3, "remember", {"text": "I prefer tabs"}))
+    host.answer(1)
+    time.sleep(1)  # the add is under way
+    closed = time.monotonic()
+    rest, code, stderr = host.finish()  # stdin closed; stdout still read
+    took = time.monotonic() - closed
+    assert code == 0 and stderr == b""
+    assert took < LEFT_GRACE + 10, took  # not the add's minute: stopped between two files
+    by_id = {a["id"]: a["result"] for a in rest}
+    committed = _one_commit_or_nothing(ov, head)
+    if committed:  # it ended within the grace after all: the add whole, and the call queued behind it
+        assert committed[-1] == "add-resource" and "10000 added" in by_id[2]["content"][0]["text"]
+    else:
+        assert by_id[2]["isError"] and by_id[2]["content"][0]["text"].startswith(
+            "add_resource was stopped before its commit: ov's MCP server is stopping (stdin closed); nothing was added"
+        )
+        assert by_id[3]["isError"] and by_id[3]["content"][0]["text"].startswith("not run: ov's MCP server is stopping (stdin closed)")
+        assert not (ov_home / "accounts/default/resources/docs").exists()
+    logged = _calls_logged(ov_home)
+    assert logged["add_resource"]["outcome"] == ("ok" if committed else "error") and "ms" in logged["add_resource"]
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "cancelled"])
+def test_a_large_add_stops_between_two_files_on_sigterm_or_its_cancellation(ov, ov_home, large_folder, how):
+    """SIGTERM, which a host sends a server that outlives its stdin, and a cancellation of the call
+    stop an add under way before its commit: nothing is written, and the server goes on (a
+    cancellation) or exits (SIGTERM) at once rather than after the add."""
+    assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "add_resource", {"source": str(large_folder)}))
+        host.answer(1)
+        time.sleep(1)  # the add is under way
+        stopped = time.monotonic()
+        if how == "SIGTERM":
+            host.proc.send_signal(signal.SIGTERM)
+            assert host.proc.wait(timeout=30) == 0
+            answer = host.answer(2)["result"]
+            assert answer["isError"] and answer["content"][0]["text"].startswith(
+                "add_resource was stopped before its commit: ov's MCP server is stopping (SIGTERM); nothing was added"
+            )
+        else:
+            host.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}, PING | {"id": 3})
+            assert host.answer(3)["result"] == {}
+            host.send(_tool_call(4, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
+            assert host.answer(4)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")  # once the add has stopped
+        assert time.monotonic() - stopped < 15
+    finally:
+        rest, _code, stderr = host.finish()
+    assert stderr == b""
+    if how == "cancelled":
+        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}  # a cancelled call is not answered
+    assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
+    assert not (ov_home / "accounts/default/resources/docs").exists()
+    assert _calls_logged(ov_home)["add_resource"]["outcome"] == "error"
 
 
 def test_a_cancelled_call_not_yet_started_is_never_run_and_one_running_ends_unanswered(ov, ov_home):
@@ -1458,7 +1545,7 @@ def test_stat_of_a_large_file_counts_its_lines_without_holding_it(ov, ov_home):
     def peak(pid: int) -> int:
         """The process's peak resident memory so far, in kB."""
         status = Path(f"/proc/{pid}/status").read_text()
-        return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.M).group(1))
+        return int(re.search(r"^VmHWM:\s+(\d+) kB", status, re.MULTILINE).group(1))
 
     host = _Host()
     try:

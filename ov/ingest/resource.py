@@ -611,6 +611,13 @@ def _refresh_sidecars(
         levels.setdefault(rel_dir.count("/") + 1 if rel_dir else 0, []).append(rel_dir)
     fresh: dict[str, str] = {}
     done = 0
+
+    def summarised() -> None:  # each folder as it is done: one summarised by a model takes seconds
+        nonlocal done
+        done += 1
+        if progress:
+            progress("summarise", done, len(stale))
+
     with _summary_pool(len(stale), llm) as pool:
         for depth in sorted(levels, reverse=True):  # deepest first: parents list their children's new L0
             jobs = []
@@ -619,10 +626,7 @@ def _refresh_sidecars(
                 description = reason if not rel_dir else None
                 source = {"kind": collected.kind, "uri": collected.uri} if not rel_dir else None
                 jobs.append(_prepare(store, tx, dir_uri, tree[rel_dir], description, source, fresh))
-            _summarise_all(store, tx, jobs, fresh, llm, prompts_dir, result, pool)
-            done += len(jobs)
-            if progress:
-                progress("summarise", done, len(stale))
+            _summarise_all(store, tx, jobs, fresh, llm, prompts_dir, result, pool, summarised)
     for ancestor in _ancestors(root):
         job = _prepare(store, tx, ancestor, _disk_children(store, tx, ancestor), None, None, fresh)
         _summarise_all(store, tx, [job], fresh, llm, prompts_dir, result, None)
@@ -690,18 +694,21 @@ def offline_sidecars(dir_uri: str, infos: list, description: str | None, source:
     return render_sidecars(dir_uri, summary, source=source, generated_by=GENERATOR)
 
 
-def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result: AddResult, pool) -> None:
+def _summarise_all(store, tx, jobs: list[_Job], fresh, llm, prompts_dir, result: AddResult, pool, each=None) -> None:
+    """The summaries of ``jobs`` put in ``tx``; ``each()`` after each one."""
     if pool is not None:
         args = [(str(j.dir_uri), j.infos, j.description, j.source) for j in jobs]
         outputs = list(pool.map(offline_sidecars, *zip(*args), chunksize=max(1, len(jobs) // 8)))
     else:
-        outputs = [_summarise_here(store, job, llm, prompts_dir, result) for job in jobs]
+        outputs = (_summarise_here(store, job, llm, prompts_dir, result) for job in jobs)  # each made as it is put
     for job, (abstract_text, overview_text) in zip(jobs, outputs):
         result.summaries += 1
         fresh[str(job.dir_uri)] = sidecar.body(abstract_text)
         _put_if_changed(tx, VikingURI((*job.dir_uri.parts, sidecar.OVERVIEW)), overview_text.encode("utf-8"))
         if not job.user_written:
             _put_if_changed(tx, VikingURI((*job.dir_uri.parts, sidecar.ABSTRACT)), abstract_text.encode("utf-8"))
+        if each is not None:
+            each()
 
 
 def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tuple[str, str]:

@@ -11,19 +11,23 @@ client drives every test, so conformance is checked by the reference implementat
 Calls run on a small pool of threads, so a slow ``add_resource`` does not hold up a ``find``;
 calls that change the store (the tools not marked read-only) run one at a time on a thread of
 their own, in the order they arrived: "My editor is Vim", then "... Helix" sent together must leave
-Helix, as they would one after the other. Answers are written whole, one per line, under a lock. When stdin closes, calls still running
-are answered before the process exits. A client that goes away (its end of stdout closed: the
-host quit) ends the session, which is not an error: nothing more is read, the calls already
-received run to their end and are logged, and the process exits 0. SIGINT (a Ctrl-C reaches the
-host's whole process group), SIGTERM (how a host stops a server that outlives stdin) and SIGHUP
-(the host's terminal closed) stop it as cleanly: nothing more is read, the calls already running finish (a write is one commit or
-nothing), those not yet started are answered as not run, and the process exits 0; a second
+Helix, as they would one after the other. Answers are written whole, one per line, under a lock. When stdin closes (MCP's end
+of a session), the calls received have ``LEFT_GRACE`` seconds to end and be answered, then the
+server stops as on SIGTERM: a client that has left is owed no ten-thousand-file add. A client
+that goes away (its end of stdout closed: the host quit) ends the session the same way, which is
+not an error: nothing more is read, the calls are logged, and the process exits 0. SIGINT (a
+Ctrl-C reaches the host's whole process group), SIGTERM (how a host stops a server that outlives
+stdin) and SIGHUP (the host's terminal closed) stop it as cleanly: nothing more is read, the
+calls already running finish (a write is one commit or nothing; an ``add_resource`` stops at its
+next file, before its commit, with nothing written), those not yet started are answered as not
+run, and the process exits 0; a second
 signal ends it at once, as SIGKILL would, and the journal leaves no write half-done. The reading
 is done on a thread of its own, so that the main thread only waits (for the end of stdin or a
 signal) and never has a signal land inside the handling of a message.
 
 A ``notifications/cancelled`` drops the call it names if it has not started (it is never run
-nor answered, as MCP asks); one already running goes on to its end, unanswered. A line longer
+nor answered, as MCP asks); one already running goes on to its end, unanswered, but for an
+``add_resource``, which stops at its next file with nothing written. A line longer
 than ``MAX_LINE`` is read to its end without being kept and answered with one error, with its
 id when the line's start or end holds it.
 
@@ -47,12 +51,16 @@ import re
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 
 # Newest first; a client asking for one of these gets it back.
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 WORKERS = 4
+# Once stdin closes (MCP's way to end a session) or the client has gone, what the calls received
+# have to end in before the server stops as on a signal: a script's calls, piped in before it
+# closes stdin, are answered, and a 10,000-file add does not keep the process for a minute.
+LEFT_GRACE = 5.0  # seconds
 MAX_LINE = 64 * 1024 * 1024  # the longest message read, in bytes without its newline
 CHUNK = 64 * 1024  # what one read of stdin asks for: a pipe's buffer
 ENDS_KEPT = 64 * 1024  # of a line too long, the bytes kept from its start and from its end, to find its id
@@ -86,7 +94,7 @@ class Server:
         self._context = None
         self.client: str | None = None  # the client's name (initialize's clientInfo.name): commits say "via mcp NAME"
         self.gone = False  # the client closed its end of stdout: nothing more can reach it
-        self.stopping: str | None = None  # the signal that stops the server ("SIGTERM"): no call starts after it
+        self.stopping: str | None = None  # why the server stops ("SIGTERM", "stdin closed"): no call starts after it
         self.signals = 0  # how many of those came
         self.failure: BaseException | None = None  # what ended the reading thread, raised again by serve()
 
@@ -107,6 +115,12 @@ class Server:
             read_all = self._wait(wake_read, stop_on)
             with self.handling:  # the line being handled as a signal came is done, and no other will be
                 pass
+            if read_all and not self.stopping:
+                # The client closed stdin or went away: the calls received have LEFT_GRACE
+                # seconds, then the server stops (a signal meanwhile stops it at once).
+                _done, running = wait(self._unfinished(), timeout=LEFT_GRACE)
+                if running:
+                    self.stopping = self.stopping or ("client gone" if self.gone else "stdin closed")
             for future in self._unfinished():
                 if not future.cancelled():
                     future.result()
@@ -306,7 +320,7 @@ class Server:
                 record.update(outcome="not run", stopped=self.stopping)
                 answer = _result(call.id, _stopped(self.stopping))
             else:
-                answer = self._answer(call.id, call.params, record)
+                answer = self._answer(call, record)
             if call.cancelled:
                 record["cancelled"] = True  # asked once it had started: it ran to its end, and the client wants no answer
                 answer = None
@@ -325,9 +339,9 @@ class Server:
                 record["client"] = "gone"  # the answer did not reach it
             self._log(record, started)
 
-    def _answer(self, request_id, params, record: dict) -> dict:
+    def _answer(self, received: _Call, record: dict) -> dict:
         """The answer to a ``tools/call``; its outcome is noted in ``record``."""
-        name = record["tool"]
+        request_id, params, name = received.id, received.params, record["tool"]
         arguments = params.get("arguments") if isinstance(params, dict) else None
         from ov.errors import OvError
 
@@ -335,7 +349,7 @@ class Server:
             from ov.mcp.tools import call
 
             context = self.context()
-            result = call(context, name, arguments if arguments is not None else {}, record)
+            result = call(context, name, arguments if arguments is not None else {}, record, stop=lambda: self._stop(received))
             record["outcome"] = "error" if result.get("isError") else "ok"
             loaded = context.embedders.newly_loaded()
             if loaded:
@@ -356,6 +370,13 @@ class Server:
         if result.get("isError") and "error" not in record:
             record["error"] = result["content"][0]["text"][:500]
         return _result(request_id, result)
+
+    def _stop(self, call: _Call) -> str | None:
+        """Why the running ``call`` should stop where it can (an add between two files, before
+        its commit), or None: the client cancelled it, or the server is stopping."""
+        if call.cancelled:
+            return "the client cancelled it"
+        return f"ov's MCP server is stopping ({self.stopping})" if self.stopping else None
 
     def context(self):
         """Home and identity, resolved once (flags of the registered command, env, config)."""
@@ -527,8 +548,8 @@ def _leading_id(head: bytes):
         return None
 
 
-def _stopped(signal_name: str) -> dict:
-    text = f"not run: ov's MCP server is stopping ({signal_name}), so this call was not started and changed nothing; make it again once the server is back"
+def _stopped(why: str) -> dict:
+    text = f"not run: ov's MCP server is stopping ({why}), so this call was not started and changed nothing; make it again once the server is back"
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 

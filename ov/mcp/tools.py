@@ -30,7 +30,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ov.errors import ConfigError, InvalidInput, NotFound, OvError, os_failure, spelled
+from ov.errors import ConfigError, Interrupted, InvalidInput, NotFound, OvError, os_failure, spelled
 from ov.lines import FileLines, unended
 from ov.retrieval import MAX_RESULTS
 from ov.sessions.memory.schema import TEXT_TYPES
@@ -161,9 +161,10 @@ class Context:
         return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True)
 
 
-def call(context: Context, name, arguments, record: dict | None = None) -> dict:
+def call(context: Context, name, arguments, record: dict | None = None, *, stop: Callable[[], str | None] | None = None) -> dict:
     """The result of tool ``name`` (MCP ``CallToolResult``); UnknownTool for a name ov has not.
-    The commit the call made, if any, is put in ``record`` (its line of the log) as ``commit``."""
+    The commit the call made, if any, is put in ``record`` (its line of the log) as ``commit``.
+    ``stop`` says why the call should stop where it can, or None (:meth:`_Args.stopped`)."""
     from ov.mcp.server import UnknownTool
 
     handler = _HANDLERS.get(name) if isinstance(name, str) else None
@@ -173,7 +174,7 @@ def call(context: Context, name, arguments, record: dict | None = None) -> dict:
         return _error("arguments must be a JSON object")
     store = None
     try:
-        args = _Args(name, arguments)  # an argument the tool does not take is refused before the store is opened
+        args = _Args(name, arguments, stop)  # an argument the tool does not take is refused before the store is opened
         store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name])
         answer = handler(store, args, context)
     except OvError as exc:
@@ -322,11 +323,13 @@ def _tool_call(name: str, arguments: list[tuple[str, object]]) -> str | None:
 
 
 class _Args:
-    """A tool's arguments, each checked against what the schema says before it is used."""
+    """A tool's arguments, each checked against what the schema says before it is used, and
+    whether the call is still wanted."""
 
-    def __init__(self, tool: str, values: dict) -> None:
+    def __init__(self, tool: str, values: dict, stop: Callable[[], str | None] | None = None) -> None:
         self.tool = tool
         self.values = values
+        self._stop = stop
         # A key the tool does not take is a call it cannot make: run without it, `find` with `type`
         # would rank every type and `remember` with `user` would write to this server's user.
         taken = _BY_NAME[tool]["inputSchema"]["properties"]
@@ -335,6 +338,12 @@ class _Args:
         unknown = sorted(key for key in values if key not in taken)
         if unknown:
             raise InvalidInput(f"the `{tool}` tool takes no {', '.join(f'`{key}`' for key in unknown)}{_meant(unknown, taken)}")
+
+    def stopped(self) -> str | None:
+        """Why the call should stop where it can (the client cancelled it, the server is
+        stopping), or None: asked by a tool that runs long, between steps it can stop at with
+        nothing written."""
+        return self._stop() if self._stop is not None else None
 
     def _get(self, key: str, kinds, default, required: bool):
         if key not in self.values or self.values[key] is None:
@@ -735,9 +744,16 @@ def _forget(store, args: _Args, _context: Context) -> str:
 def _add_resource(store, args: _Args, _context: Context) -> str:
     from ov.ingest.resource import add_resource
 
+    def step(_stage: str, _done: int, _total: int | None) -> None:
+        # Between two files or folders, before the commit: stopped here, the add writes nothing
+        # (a progress callback that raises ends the operation as any error does: no commit).
+        why = args.stopped()
+        if why:
+            raise Interrupted(f"add_resource was stopped before its commit: {why}; nothing was added", hint="make the call again to add it")
+
     source = args.text("source", required=True)
-    result = add_resource(store, source, to=args.text("to"), parent=args.text("parent"), exclude=tuple(args.texts("exclude")), reason=args.text("reason"))
-    if result.commit:
+    result = add_resource(store, source, to=args.text("to"), parent=args.text("parent"), exclude=tuple(args.texts("exclude")), reason=args.text("reason"), progress=step)
+    if result.commit and not args.stopped():  # the next find catches the index up
         from ov.index.sync import index_after_add
 
         index_after_add(store)  # its full text, for the prompts that follow (a failure is the next find's to repair)
