@@ -322,7 +322,7 @@ class Server:
             else:
                 answer = self._answer(call, record)
             if call.cancelled:
-                record["cancelled"] = True  # asked once it had started: it ran to its end, and the client wants no answer
+                record["cancelled"] = True  # asked once it had started: it ran to its end (an add stopped), and the client wants no answer
                 answer = None
             call.send(answer)
             if record.get("commit") and not self.stopping:

@@ -271,8 +271,13 @@ def _error(text: str) -> dict:
 
 
 def _ov_error(exc: OvError) -> dict:
+    return _error(_error_text(exc))
+
+
+def _error_text(exc: OvError) -> str:
+    """ov's message and its hint, the arguments and commands it proposes spelled as tool calls."""
     hint = exc.hint_for(_argument, _tool_call)
-    return _error(exc.message + (f"\nhint: {hint}" if hint else ""))
+    return exc.message + (f"\nhint: {hint}" if hint else "")
 
 
 def _argument(name: str, value: str | None) -> str:
@@ -597,7 +602,7 @@ class _Unread:
     error: OvError
 
     def block(self) -> str:
-        return f"=== {self.uri} (not read)\nerror: {_ov_error(_of_tool(self.error, 'read'))['content'][0]['text']}"
+        return f"=== {self.uri} (not read)\nerror: {_error_text(_of_tool(self.error, 'read'))}"
 
 
 @dataclass(frozen=True)
