@@ -1129,6 +1129,23 @@ def test_opencode_messages_become_text_and_tool_parts():
     assert messages[1]["parts"][0] == {"type": "tool", "tool_name": "bash", "tool_status": "completed", "tool_id": "c1", "tool_input": {"command": "ls"}, "tool_output": "a.txt"}
 
 
+@pytest.mark.parametrize("created", [1e20, -1e18, 10**30, float("nan")])
+def test_an_opencode_message_with_a_time_out_of_range_costs_its_time_not_the_capture(ov, ov_home, created):
+    """(found by an audit: one message with `time.created` 1e20 raised OSError in the hook, and
+    since the plugin resends the newest messages every turn, no later turn of the session was captured)"""
+    from ov.hosts import opencode
+    from ov.hosts.capture import capture
+
+    messages = [
+        {"info": {"id": "msg_u1", "role": "user", "time": {"created": 1796480000001}}, "parts": [{"type": "text", "text": "The quokka service listens on port 421."}]},
+        {"info": {"id": "msg_a1", "role": "assistant", "time": {"created": created}}, "parts": [{"type": "text", "text": "Noted, port 421."}]},
+    ]
+    hook = opencode.HOST.parse("stop", {"session_id": "ses_1", "cwd": "/w", "messages": messages})
+    read = opencode.HOST.fallback_messages(hook, 100)
+    assert [m["id"] for m in read] == ["msg_u1", "msg_a1"] and "created_at" not in read[1]
+    assert capture(_store(ov_home), opencode.HOST, hook, "oc-ses_1").added == 2
+
+
 def test_opencode_runs_quoting_of_the_message_is_undone():
     from ov.hosts import opencode
 

@@ -91,10 +91,22 @@ def _message(entry: object, limit: int) -> dict | None:
     if not parts:
         return None
     message = {"id": info["id"], "role": role, "parts": parts}
-    created = (info.get("time") or {}).get("created") if isinstance(info.get("time"), dict) else None
-    if isinstance(created, (int, float)):
-        message["created_at"] = datetime.fromtimestamp(created / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    created = _created_at(info.get("time").get("created") if isinstance(info.get("time"), dict) else None)
+    if created is not None:
+        message["created_at"] = created
     return message
+
+
+def _created_at(millis: object) -> str | None:
+    """OpenCode's ``time.created`` (milliseconds since the epoch) as ISO 8601, or None for a
+    value no calendar holds: the plugin resends a session's newest messages every turn, so one
+    message out of range (1e20, -1e18, NaN) must cost its time, not every later capture."""
+    if not isinstance(millis, (int, float)) or isinstance(millis, bool):
+        return None
+    try:
+        return datetime.fromtimestamp(millis / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _unquoted(text: str) -> str:
