@@ -1146,6 +1146,29 @@ def test_an_opencode_message_with_a_time_out_of_range_costs_its_time_not_the_cap
     assert capture(_store(ov_home), opencode.HOST, hook, "oc-ses_1").added == 2
 
 
+def test_a_message_whose_only_defect_is_its_time_is_kept_with_the_captures_time(ov, ov_home, tmp_path):
+    """(found by an audit: a Gemini turn with `"timestamp": "Sat Dec 5 2026 10:00"` and a Claude Code
+    line with a year 99999 were dropped whole, prompt and answer, and `ov hooks log` said "nothing new")"""
+    from ov.hosts import claude, gemini
+    from ov.hosts.capture import capture
+
+    store = _store(ov_home)
+    said = {"session_id": "g1", "cwd": "/w", "hook_event_name": "AfterAgent", "prompt": "The wombat service listens on port 5151.",
+            "prompt_response": "Noted, 5151.", "stop_hook_active": False, "timestamp": "Sat Dec 5 2026 10:00"}
+    assert capture(store, gemini.HOST, gemini.HOST.parse("stop", said), "gm-g1").added == 2
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [{**_user("u1", "The numbat queue drains at midnight."), "timestamp": "99999-99-99T99:99:99Z"}])
+    hook = claude.HOST.parse("stop", {"session_id": "c1", "cwd": "/w", "transcript_path": str(transcript)})
+    assert capture(store, claude.HOST, hook, "cc-c1").added == 1
+    for session in ("gm-g1", "cc-c1"):
+        shown = ov("session", "show", session, "--json").json["result"]
+        assert shown["total_messages"] >= 1
+
+
+def test_hooks_log_says_when_a_capture_dropped_messages(ov, ov_home):
+    hooklog.append(ov_home, {"event": "stop (job)", "host": "gemini", "kind": "capture", "captured": 0, "dropped": 2, "outcome": "nothing new", "session": "gm-x", "ts": time.time()})
+    assert "nothing new (2 malformed messages dropped)" in ov("hooks", "log").stdout
+
+
 def test_opencode_runs_quoting_of_the_message_is_undone():
     from ov.hosts import opencode
 

@@ -107,6 +107,9 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
             what += f" (best relevance {number(r['relevance']):.2f}" + (f", hooks.prompt_min_score {number(cut):g})" if cut else ")")
         if r.get("captured"):
             what += f", {counted(r['captured'], 'message')}"
+        if isinstance(r.get("dropped"), int) and r["dropped"] > 0:
+            # Messages the host wrote so that no session could store them: lost, and "nothing new" would hide it.
+            what += f" ({counted(r['dropped'], 'malformed message')} dropped)"
         if r.get("error"):
             what += f": {r['error']}"
         if isinstance(r.get("config_warnings"), list) and r["config_warnings"]:

@@ -63,7 +63,6 @@ def state_file(state: Path, session_id: str) -> Path:
 
 def capture(store, host, hook, session_id: str) -> Captured:
     """Add what the transcript (or the hook input) holds beyond the last capture to ``session_id``."""
-    from ov.sessions.messages import normalise_message
     from ov.sessions.session import add_messages
 
     limit = store.config.hooks.tool_output_chars
@@ -108,18 +107,11 @@ def capture(store, host, hook, session_id: str) -> Captured:
     # One malformed line must not lose the turn: keep every message the session accepts.
     messages, dropped = [], 0
     for message in raw:
-        try:
-            normalise_message(message)
-        except InvalidInput:
-            # A host that cut its output inside an emoji leaves half of it (a lone surrogate), which
-            # no file can hold: that character is replaced, not the whole message lost.
-            message = _without_lone_surrogates(message)
-            try:
-                normalise_message(message)
-            except InvalidInput:
-                dropped += 1
-                continue
-        messages.append(message)
+        kept = _storable(message)
+        if kept is None:
+            dropped += 1
+        else:
+            messages.append(kept)
     result = Captured(dropped=dropped)
     last = state.get("last") if end is not None and start else None  # read from the start: what it stored before is not looked for
     if messages:
@@ -134,6 +126,31 @@ def capture(store, host, hook, session_id: str) -> Captured:
     if messages:
         mark_live(store, session_id, hook.host, str(transcript) if transcript is not None else None)
     return result
+
+
+def _storable(message: dict) -> dict | None:
+    """``message`` as the session accepts it, or None. A defect that costs a detail costs only
+    that detail: a host that cut its output inside an emoji leaves half of it (a lone surrogate),
+    which no file can hold, and that character is replaced; a time the host wrote wrong (Gemini's
+    "Sat Dec 5 2026 10:00", a year 99999) is left out, and the session stamps the capture's."""
+    from ov.sessions.messages import normalise_message
+
+    try:
+        normalise_message(message)
+        return message
+    except InvalidInput:
+        pass
+    message = _without_lone_surrogates(message)
+    candidates = [message]
+    if isinstance(message, dict) and "created_at" in message:
+        candidates.append({key: value for key, value in message.items() if key != "created_at"})
+    for candidate in candidates:
+        try:
+            normalise_message(candidate)
+            return candidate
+        except InvalidInput:
+            continue
+    return None
 
 
 def _lost_messages(store, session_id: str, last) -> bool:
