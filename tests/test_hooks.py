@@ -1067,6 +1067,33 @@ def test_codex_rollout_keeps_the_conversation_and_its_tool_calls(tmp_path):
     assert [m["id"] for m in again] == [m["id"] for m in messages]
 
 
+# Codex 0.171.0's rollout line when a subagent it spawned ends (trimmed of its metadata).
+_CODEX_SUBAGENT_NOTIFICATION = {
+    "timestamp": "2026-12-05T16:21:17.546Z", "ordinal": 23, "type": "response_item",
+    "payload": {"type": "message", "id": "msg_01a24702-8669-7d90-9867-7a77d32da785", "role": "user", "content": [{"type": "input_text", "text": (
+        '<subagent_notification>\n{"agent_path":"01a24702-8494-7623-8ac2-f431151889e7","status":{"completed":"I prefer tabs over spaces."}}\n</subagent_notification>'
+    )}], "internal_chat_message_metadata_passthrough": {"content_item_kinds": ["multi_agent.subagent_notification"]}},
+}
+
+
+def test_codex_subagent_notification_is_neither_captured_as_the_users_nor_given_recall(ov, project, ov_home, tmp_path):
+    """(found by an audit: Codex's notification carrying a subagent's answer was stored as role
+    "user", among what the user said, and its UserPromptSubmit got recall)"""
+    from ov.hosts import codex
+
+    said = {"timestamp": "2026-12-05T16:21:16.900Z", "type": "response_item",
+            "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Survey the YAML files for me."}]}}
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(json.dumps(said) + "\n" + json.dumps(_CODEX_SUBAGENT_NOTIFICATION) + "\n")
+    messages, _ = codex.HOST.transcript_messages(path, 0, 100)
+    assert [m["content"][0]["text"] for m in messages] == ["Survey the YAML files for me."]
+
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    notification = _CODEX_SUBAGENT_NOTIFICATION["payload"]["content"][0]["text"]
+    assert _hook("codex", "prompt-submit", _stdin("codex", cwd=str(project), prompt=notification)) == ""
+    assert _log(ov_home)[-1]["outcome"] == "skipped: a message Codex wrote itself"
+
+
 def test_gemini_turn_end_is_captured_without_the_recall_it_was_given(ov, project, ov_home):
     data = _stdin(
         "gemini",

@@ -9,7 +9,7 @@ Rollout lines are ``{timestamp, type, payload}``. The conversation is in ``respo
 ``message`` (role user, assistant or developer, content parts ``input_text``/``output_text``),
 ``function_call``/``function_call_output`` and ``custom_tool_call``/``custom_tool_call_output``
 (paired by ``call_id``). Developer messages and the user-role messages Codex writes itself
-(environment context, AGENTS.md instructions) are not what the user said, and hook context
+(environment context, AGENTS.md instructions, a subagent's notification) are not what the user said, and hook context
 arrives as developer messages: all are left out. ``event_msg`` lines repeat the conversation
 for the UI and are skipped.
 """
@@ -29,8 +29,16 @@ from ov.hosts.transcript import (
     line_id,
 )
 
-# User-role messages Codex writes itself, recognised by how their text starts.
-_HOST_WRITTEN = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>", "<user_shell_command>")
+# User-role messages Codex writes itself, recognised by how their text starts. A subagent's
+# notification carries the subagent's (model-written) answer: it is not what the user said either.
+_HOST_WRITTEN = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<turn_aborted>",
+    "<user_shell_command>",
+    "<subagent_notification>",
+)
 
 
 class Codex(Host):
@@ -38,6 +46,10 @@ class Codex(Host):
     label = "Codex"
     prefix = "cx"
     reads_transcript = True
+
+    def wrote_itself(self, prompt: str) -> bool:
+        # Codex fires UserPromptSubmit for a subagent's notification too.
+        return prompt.lstrip().startswith(_HOST_WRITTEN)
 
     def transcript_messages(self, path: Path, start: int, limit: int, seen: LineCounts | None = None) -> tuple[list[dict], int]:
         lines, end = jsonl_from(path, start)

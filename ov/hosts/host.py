@@ -92,6 +92,11 @@ class Host:
             safe = f"{safe[: MAX_SESSION_ID - 11]}-{digest}"
         return f"{self.prefix}-{safe}"
 
+    def wrote_itself(self, prompt: str) -> bool:
+        """Whether a prompt the host's prompt hook sent is a message the host wrote itself, not
+        the user's (no recall for it); the default: every prompt is the user's."""
+        return False
+
     # --- answering ----------------------------------------------------------------
 
     def answer(self, event: str, context: str | None) -> str:

@@ -130,7 +130,7 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
         if event == "session-start":
             return host.answer(event, _session_start(store, host, hook, session, record))
         if event == "prompt-submit":
-            return host.answer(event, _prompt(store, hook, session, record))
+            return host.answer(event, _prompt(store, host, hook, session, record))
         _background(store, host, hook, event, session, record)
         return host.answer(event, None)
 
@@ -195,10 +195,13 @@ def _session_start(store, host, hook, session: str, record: dict) -> str | None:
     return block.text
 
 
-def _prompt(store, hook, session: str, record: dict) -> str | None:
+def _prompt(store, host, hook, session: str, record: dict) -> str | None:
     from ov.hosts import recall
 
     hooks = store.config.hooks
+    if hook.prompt and host.wrote_itself(hook.prompt):
+        record["outcome"] = f"skipped: a message {host.label} wrote itself"
+        return None
     if recall.is_trivial(hook.prompt):
         record["outcome"] = "skipped: trivial prompt"
         return None
