@@ -32,8 +32,10 @@ time.sleep(float(sys.argv[1]))
 payload = json.loads(sys.stdin.read())
 with open(sys.argv[2], "a") as log:
     log.write(json.dumps({"event": sys.argv[-1], "payload": payload}) + "\\n")
-print(json.dumps({"context": "<ov-context>remembered</ov-context>"}))
+print(json.dumps({"context": f"<ov-context>{sys.argv[-1]}</ov-context>"}))
 """
+
+START, PROMPT = "<ov-context>session-start</ov-context>", "<ov-context>prompt-submit</ov-context>"
 
 # Drives the plugin as `opencode run` does: a user message, the idle event (not awaited), then
 # dispose, then process.exit() at once.
@@ -67,12 +69,52 @@ process.exit(0);
 """
 
 
-def _drive(tmp_path: Path, delay: float, history: int = 0) -> tuple[list[dict], dict]:
+# Drives two turns of one session, as OpenCode's TUI does in one process, and a subagent's child
+# session (its parentID read through the SDK client, or from OpenCode's session.created event).
+DRIVER_SESSIONS = """\
+import { OvMemory } from "./ov-memory.mjs";
+const sessions = {
+  ses_1: { id: "ses_1" },
+  ses_child: { id: "ses_child", parentID: "ses_1" },
+  ses_child2: { id: "ses_child2", parentID: "ses_1" },
+};
+const client = {
+  session: {
+    get: async ({ path }) => ({ data: sessions[path.id] }),
+    messages: async ({ path }) => ({ data: [{ info: { id: `m_${path.id}`, role: "user", sessionID: path.id }, parts: [{ type: "text", text: "hi" }] }] }),
+  },
+};
+const hooks = await OvMemory({ client, directory: process.cwd() });
+const request = async (id) => {
+  await hooks["experimental.chat.messages.transform"]({}, { messages: [{ info: { sessionID: id, role: "user" }, parts: [] }] });
+  const system = { system: ["You are ..."] };
+  await hooks["experimental.chat.system.transform"]({ sessionID: id, model: { id: "m" } }, system);
+  return system.system.slice(1);
+};
+const turn = async (id, said) => {
+  await hooks["chat.message"]({ sessionID: id }, { parts: [{ type: "text", text: said }] });
+  const seen = [await request(id), await request(id)];
+  hooks.event({ event: { type: "session.idle", properties: { sessionID: id } } });
+  return seen;
+};
+const seen = {};
+seen.first = await turn("ses_1", "I prefer tabs.");
+hooks.event({ event: { type: "session.created", properties: { info: { id: "ses_event", parentID: "ses_1" } } } });
+seen.child = await turn("ses_child", "I prefer two-space indentation in every YAML file. Survey the YAML files.");
+seen.child_by_event = await turn("ses_event", "Survey the JSON files.");
+seen.second = await turn("ses_1", "How should I indent the new module?");
+console.log(JSON.stringify(seen));
+await hooks.dispose();
+process.exit(0);
+"""
+
+
+def _drive(tmp_path: Path, delay: float, history: int = 0, driver: str = DRIVER) -> tuple[list[dict], dict]:
     log = tmp_path / "calls.jsonl"
     fake = tmp_path / "fake_ov.py"
     fake.write_text(FAKE_OV)
     (tmp_path / "ov-memory.mjs").write_text(plugin_source([sys.executable, str(fake), str(delay), str(log)]))
-    (tmp_path / "driver.mjs").write_text(DRIVER)
+    (tmp_path / "driver.mjs").write_text(driver)
     env = {k: v for k, v in os.environ.items() if not k.startswith("NODE_")} | {"HISTORY": str(history)}
     proc = subprocess.run([NODE or "node", "driver.mjs"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -93,14 +135,22 @@ def test_recall_goes_to_the_system_prompt_not_the_users_message(tmp_path):
     assert calls[1]["payload"]["prompt"] == "I prefer tabs."
     # Both answers (session start, then the prompt's recall) are added to the agent's requests of
     # the prompt's turn, a tool call's second request too.
-    assert seen["first"] == seen["second"] == ["<ov-context>remembered</ov-context>"] * 2
+    assert seen["first"] == seen["second"] == [START, PROMPT]
 
 
 def test_recall_goes_to_no_title_request_and_no_request_after_its_turn(tmp_path):
     """(found by an audit: every request of the session got the recall, OpenCode's title request to
     its small model, perhaps another provider, included, and requests long after the prompt)"""
     _calls, seen = _drive(tmp_path, delay=0)
-    assert seen["title"] == [] and seen["after"] == []
+    assert seen["title"] == [] and seen["after"] == [START]  # the session's start block stays, as on the other hosts
+
+
+def test_the_session_start_block_reaches_every_turn_of_the_session(tmp_path):
+    """(found by an audit: the profile and preferences reached only a session's first turn; from the
+    second prompt of a TUI session on, the agent had none of them)"""
+    calls, seen = _drive(tmp_path, delay=0, driver=DRIVER_SESSIONS)
+    assert seen["first"] == seen["second"] == [[START, PROMPT]] * 2
+    assert [c["event"] for c in calls if c["payload"]["session_id"] == "ses_1"] == ["session-start", "prompt-submit", "stop", "prompt-submit", "stop"]
 
 
 def test_a_long_sessions_capture_sends_its_newest_messages_within_what_ov_reads(tmp_path):

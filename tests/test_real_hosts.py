@@ -285,3 +285,45 @@ def test_opencode_gives_recall_to_its_agents_requests_and_not_the_title_request(
     assert title and len(agent) >= 2, texts  # the tool call's answer is a second request of the turn
     assert not [t for t in title if "ov-context" in t]
     assert all('ov-context kind="session-start"' in t and REMEMBERED in t for t in agent), agent
+
+
+def test_opencode_keeps_the_session_start_block_for_every_turn_of_a_session(opencode_host, tmp_path):
+    """(found by an audit: in one OpenCode process, as its TUI runs, the profile and preferences
+    reached only a session's first turn; Claude Code, Codex and Gemini CLI keep them for the session)"""
+    import re
+    import socket
+
+    from tests.realhosts import kill_group
+
+    env = _wire(opencode_host, tmp_path)
+    _ov(env, "remember", PREFERENCE)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    host = opencode_host
+    with open(tmp_path / "serve.out", "wb") as out:
+        server = subprocess.Popen(
+            [str(host.binary), "serve", "--port", str(port)], cwd=host.project, env={**host.env, "PWD": str(host.project)},
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        first = host.run(QUESTION, args=["--attach", url, "--format", "json"]).check()
+        session = re.search(r'"sessionID":"(ses_[^"]+)"', first.stdout).group(1)
+        second = host.run("Write the module header for me please.", session=session, args=["--attach", url, "--format", "json"]).check()
+    finally:
+        kill_group(server.pid)
+        server.wait()
+    stub = host.stub
+    for run in (first, second):
+        agent = [stub.text_of(r) for r in run.requests if stub.is_model_request(r) and "title generator" not in stub.text_of(r)]
+        assert agent and all('ov-context kind="session-start"' in t and REMEMBERED in t for t in agent), agent
+    starts = [r for r in _log(env) if r.get("event") == "session-start"]
+    assert len(starts) == 1, starts  # one session, one start: the block is kept, not asked for again

@@ -5,14 +5,15 @@ ov's plugin (:func:`plugin_source`, written by ``ov install hooks``) starts ``ov
 something must happen, never per streamed part:
 
 * on a user message (``chat.message``): ``session-start`` once per session, then
-  ``prompt-submit`` with the prompt; the answers are kept for that prompt's turn and added to the
-  system prompt (``experimental.chat.system.transform``) of each model request the session's
-  agent makes in it (a tool call's answer is another request), so recall never lands in the
-  user's own message. OpenCode also asks a model for the session's title (``small_model``,
+  ``prompt-submit`` with the prompt; the answers are added to the system prompt
+  (``experimental.chat.system.transform``) of each model request the session's agent makes (a
+  tool call's answer is another request), so recall never lands in the user's own message. The
+  session-start block is kept for the whole session, as the other hosts keep their SessionStart
+  context in the conversation; the prompt's answer only for that prompt's turn. OpenCode also asks a model for the session's title (``small_model``,
   perhaps another provider) with the session's id: that request gets nothing. The hook input
   cannot tell them apart, so the plugin goes by OpenCode's loop, which transforms the messages
   (``experimental.chat.messages.transform``) right before each of the agent's own requests and
-  never before a title's. The turn's end drops the recall: no later request carries it;
+  never before a title's. The turn's end drops the prompt's recall: no later request carries it;
 * when a turn ends (``session.idle``): ``stop`` with the session's messages, read through the
   plugin's SDK client. OpenCode does not await event handlers, and ``opencode run`` exits as
   soon as the turn is idle, so the plugin's ``dispose`` (which OpenCode awaits before exiting)
@@ -167,7 +168,9 @@ function ov(event, payload) {
 }
 
 export const OvMemory = async ({ client, directory }) => {
-  const started = new Set();
+  // session -> its session-start block, added to every one of its agent's requests, as the other
+  // hosts keep their session-start context in the conversation.
+  const started = new Map();
   const recall = new Map();  // session -> what ov gave its current prompt, until the turn ends
   const armed = new Set();  // sessions whose next system prompt is their agent's own model request
   const pending = new Set();
@@ -187,15 +190,13 @@ export const OvMemory = async ({ client, directory }) => {
   return {
     "chat.message": async (input, output) => {
       const id = input.sessionID;
-      const context = [];
       if (!started.has(id)) {
-        started.add(id);
+        started.set(id, []);
         const start = await ov("session-start", { session_id: id, cwd: directory, source: "startup" });
-        if (start.context) context.push(start.context);
+        if (start.context) started.set(id, [start.context]);
       }
       const prompt = await ov("prompt-submit", { session_id: id, cwd: directory, prompt: text(output.parts) });
-      if (prompt.context) context.push(prompt.context);
-      recall.set(id, context);
+      recall.set(id, prompt.context ? [prompt.context] : []);
     },
     // OpenCode's loop transforms a session's messages right before each model request of its
     // agent, and never before the requests it makes on the side with the same session id (the
@@ -206,8 +207,8 @@ export const OvMemory = async ({ client, directory }) => {
     },
     "experimental.chat.system.transform": async (input, output) => {
       if (!armed.delete(input.sessionID)) return;
-      const context = recall.get(input.sessionID);
-      if (context && context.length) output.system.push(...context);
+      const context = [...(started.get(input.sessionID) || []), ...(recall.get(input.sessionID) || [])];
+      if (context.length) output.system.push(...context);
     },
     // OpenCode calls this without awaiting it, and `opencode run` exits right after the turn's
     // idle: the work is kept in `pending` (before the first await) so that dispose can wait for it.
@@ -215,14 +216,15 @@ export const OvMemory = async ({ client, directory }) => {
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
       if (event.type === "session.idle" || event.type === "session.error") {
-        // The prompt's turn is over: its recall goes with it.
+        // The prompt's turn is over: its recall goes with it (the session-start block stays).
         recall.delete(id);
         armed.delete(id);
       }
+      const send = (hook) => messages(id).then((all) => ov(hook, { session_id: id, cwd: directory, messages: newest(all) }));
       if (event.type === "session.idle") {
-        track(messages(id).then((all) => ov("stop", { session_id: id, cwd: directory, messages: newest(all) })));
+        track(send("stop"));
       } else if (event.type === "session.compacted") {
-        track(messages(id).then((all) => ov("pre-compact", { session_id: id, cwd: directory, messages: newest(all) })));
+        track(send("pre-compact"));
       }
     },
     // Awaited by OpenCode before it exits: a turn's capture is not cut off, and a host that
