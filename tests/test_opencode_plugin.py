@@ -153,6 +153,14 @@ def test_the_session_start_block_reaches_every_turn_of_the_session(tmp_path):
     assert [c["event"] for c in calls if c["payload"]["session_id"] == "ses_1"] == ["session-start", "prompt-submit", "stop", "prompt-submit", "stop"]
 
 
+def test_a_subagents_session_gets_no_recall_and_is_not_captured(tmp_path):
+    """(found by an audit: the prompt the model wrote for a subagent was captured as the user's words,
+    in the child session, and became a user memory; the subagent got a session-start block too)"""
+    calls, seen = _drive(tmp_path, delay=0, driver=DRIVER_SESSIONS)
+    assert seen["child"] == seen["child_by_event"] == [[], []]
+    assert {c["payload"]["session_id"] for c in calls} == {"ses_1"}
+
+
 def test_a_long_sessions_capture_sends_its_newest_messages_within_what_ov_reads(tmp_path):
     """ov reads at most 16 MiB of a hook's input: a session of 20 MB of messages sends its newest
     ones, up to 4 million characters, the turn just ended among them."""

@@ -327,3 +327,27 @@ def test_opencode_keeps_the_session_start_block_for_every_turn_of_a_session(open
         assert agent and all('ov-context kind="session-start"' in t and REMEMBERED in t for t in agent), agent
     starts = [r for r in _log(env) if r.get("event") == "session-start"]
     assert len(starts) == 1, starts  # one session, one start: the block is kept, not asked for again
+
+
+def test_opencode_never_takes_a_subagents_prompt_for_the_users_words(opencode_host, tmp_path):
+    """(found by an audit: the prompt the model wrote for a subagent (OpenCode's task tool, a child
+    session) was captured as the user's words and committed as a user preference)"""
+    from tests.stubs.base import ToolCall
+
+    env = _wire(opencode_host, tmp_path, config={"hooks.orphan_after": "0"})
+    stub = opencode_host.stub
+    told = "I prefer two-space indentation in every YAML file. Survey the YAML files."
+    stub.script = [ToolCall("task", {"description": "indent survey", "prompt": told, "subagent_type": "general"}), "subagent done", "parent done"]
+    run = opencode_host.run("Survey the YAML files for me.", timeout=120).check()
+    texts = [stub.text_of(r) for r in run.requests if stub.is_model_request(r)]
+    subagent = [t for t in texts if told in t and "title generator" not in t and "subagent done" not in t]
+    assert subagent, texts  # the subagent ran, in its own session
+    assert not [t for t in subagent if "ov-context" in t]
+    parent = _wait_for(env, lambda r: r.get("event") == "stop (job)", "capture of the turn")["session"]
+    sessions = {r.get("session") for r in _log(env) if r.get("session")}
+    assert sessions == {parent}, _log(env)  # no hook ran for the child session
+    stub.script = []
+    opencode_host.run("thanks").check()  # the next session's start commits the first
+    _wait_for(env, lambda r: _committed(r) and r.get("session") == parent, "commit of the first session")
+    memories = _ov(env, "ls", "-r", "viking://user/default/memories").stdout
+    assert "two-space" not in memories and "two_space" not in memories, memories

@@ -9,11 +9,15 @@ something must happen, never per streamed part:
   (``experimental.chat.system.transform``) of each model request the session's agent makes (a
   tool call's answer is another request), so recall never lands in the user's own message. The
   session-start block is kept for the whole session, as the other hosts keep their SessionStart
-  context in the conversation; the prompt's answer only for that prompt's turn. OpenCode also asks a model for the session's title (``small_model``,
-  perhaps another provider) with the session's id: that request gets nothing. The hook input
+  context in the conversation; the prompt's answer only for that prompt's turn. OpenCode also
+  asks a model for the session's title (``small_model``, perhaps another provider) with the
+  session's id: that request gets nothing. The hook input
   cannot tell them apart, so the plugin goes by OpenCode's loop, which transforms the messages
   (``experimental.chat.messages.transform``) right before each of the agent's own requests and
   never before a title's. The turn's end drops the prompt's recall: no later request carries it;
+* a subagent's session (OpenCode's ``task`` tool runs one as a child session, with a
+  ``parentID``) gets nothing and sends nothing: what it is told is the prompt a model wrote, not
+  the user's words. Its answer comes back to the user's session as the tool's output;
 * when a turn ends (``session.idle``): ``stop`` with the session's messages, read through the
   plugin's SDK client. OpenCode does not await event handlers, and ``opencode run`` exits as
   soon as the turn is idle, so the plugin's ``dispose`` (which OpenCode awaits before exiting)
@@ -173,6 +177,10 @@ export const OvMemory = async ({ client, directory }) => {
   const started = new Map();
   const recall = new Map();  // session -> what ov gave its current prompt, until the turn ends
   const armed = new Set();  // sessions whose next system prompt is their agent's own model request
+  // session -> whether it is a subagent's (a child session, with a parentID). Its "user" message is
+  // the prompt a model wrote for the subagent, not the user's words: ov gives it no recall and
+  // captures none of it. The subagent's answer comes back to the parent as its task tool's output.
+  const children = new Map();
   const pending = new Set();
   const track = (work) => {
     const done = work.catch(() => {}).finally(() => pending.delete(done));
@@ -187,9 +195,22 @@ export const OvMemory = async ({ client, directory }) => {
       return [];
     }
   };
+  const child = async (id) => {
+    if (!children.has(id)) {
+      try {
+        const res = await client.session.get({ path: { id } });
+        if (!res || !res.data) return false;  // not known: the user's, as before; asked again next time
+        children.set(id, Boolean(res.data.parentID));
+      } catch {
+        return false;
+      }
+    }
+    return children.get(id);
+  };
   return {
     "chat.message": async (input, output) => {
       const id = input.sessionID;
+      if (await child(id)) return;
       if (!started.has(id)) {
         started.set(id, []);
         const start = await ov("session-start", { session_id: id, cwd: directory, source: "startup" });
@@ -213,6 +234,13 @@ export const OvMemory = async ({ client, directory }) => {
     // OpenCode calls this without awaiting it, and `opencode run` exits right after the turn's
     // idle: the work is kept in `pending` (before the first await) so that dispose can wait for it.
     event: async ({ event }) => {
+      const info = event.properties && event.properties.info;
+      if (info && info.id && event.type === "session.deleted") {
+        started.delete(info.id);
+        children.delete(info.id);
+      } else if (info && info.id && (event.type === "session.created" || event.type === "session.updated")) {
+        children.set(info.id, Boolean(info.parentID));
+      }
       const id = event.properties && event.properties.sessionID;
       if (!id) return;
       if (event.type === "session.idle" || event.type === "session.error") {
@@ -220,7 +248,7 @@ export const OvMemory = async ({ client, directory }) => {
         recall.delete(id);
         armed.delete(id);
       }
-      const send = (hook) => messages(id).then((all) => ov(hook, { session_id: id, cwd: directory, messages: newest(all) }));
+      const send = (hook) => child(id).then((sub) => sub ? null : messages(id).then((all) => ov(hook, { session_id: id, cwd: directory, messages: newest(all) })));
       if (event.type === "session.idle") {
         track(send("stop"));
       } else if (event.type === "session.compacted") {
