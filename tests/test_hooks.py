@@ -529,6 +529,36 @@ def test_a_recall_hook_stops_at_its_deadline(ov, project, ov_home, monkeypatch):
     assert not finished and _log(ov_home)[-1]["outcome"] == "timeout"
 
 
+class _LateStdin:
+    """The host's input, arriving ``delay`` seconds after the hook started: a slow start (a loaded
+    machine took 1-3 s to reach the hook's work), counted against the hook's deadline."""
+
+    def __init__(self, data: bytes, delay: float) -> None:
+        self.buffer = self
+        self.data, self.delay = data, delay
+
+    def read(self, size: int = -1) -> bytes:
+        time.sleep(self.delay)
+        return self.data
+
+
+def test_an_end_hook_is_not_cut_by_the_recall_deadline(ov, project, ov_home, tmp_path, monkeypatch):
+    """hooks.deadline is the recall's: a session end past it was cut before it marked the session
+    live or started its commit, and the session was lost (found by an audit: 5 of 10 session ends
+    at once timed out at the default 1 s)."""
+    assert ov("config", "set", "hooks.deadline", "0.2").exit_code == 0
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "The widget port is 8123."), _assistant("a1", "m1", [{"type": "text", "text": "Noted."}])])
+    monkeypatch.setattr(sys, "stdin", _LateStdin(_stdin("claude", "late", cwd=str(project), transcript_path=str(transcript)), 0.5))
+    assert run("claude", "session-end") == ""
+    assert _log(ov_home)[-1]["outcome"] == "commit started", _log(ov_home)[-1]
+    assert _wait_job(ov_home, "cc-late")["outcome"] == "committed"
+    assert ov("session", "show", "cc-late", "--json").json["result"]["archives"]
+    # The recall, which the host waits on to inject, still answers at the deadline.
+    monkeypatch.setattr(sys, "stdin", _LateStdin(_stdin("claude", "next", cwd=str(project), prompt="which port does the widget use?"), 0.5))
+    assert run("claude", "prompt-submit") == ""
+    assert _log(ov_home)[-1]["outcome"] == "timeout" and "hooks.deadline" in _log(ov_home)[-1]["error"]
+
+
 def test_a_store_locked_by_a_long_writer_does_not_hold_up_recall(ov, project, ov_home):
     assert ov("remember", "I prefer short answers").exit_code == 0
     from ov.config import load_config

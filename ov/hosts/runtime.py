@@ -17,8 +17,10 @@ session-end    and catch the index up, in a detached job under the commit barrie
 host gets its no-op answer and exit code 0, and the reason goes to ``$OV_HOME/logs/hooks.jsonl``
 with the time, host, event, session, duration, outcome and the URIs injected. Recall hooks also
 stop at ``hooks.deadline`` seconds (a session start also waits for running commits): the agent
-never waits for a slow store. This is one of the few places where every exception is caught,
-because an agent's turn matters more than ov's.
+never waits for a slow store. The capture events are not the recall's to cut: they stop at
+``CAPTURE_DEADLINE`` only before they mark the session live, and never between that mark and the
+start of its job. This is one of the few places where every exception is caught, because an
+agent's turn matters more than ov's.
 
 Host sessions map to ov sessions (``cc-<id>``, ``cx-…``, ``gm-…``, ``oc-…``, ``cu-…``). Without
 an explicit peer, the workspace (the git root above the hook's ``cwd``, else the ``cwd``) is the
@@ -50,6 +52,12 @@ END_EVENTS = ("pre-compact", "session-end")
 RECALL_EVENTS = ("session-start", "prompt-submit")
 # The most records a prompt hook indexes itself (a new store's full text): about 0.1 s at most.
 HOOK_BUILD_RECORDS = 200
+# Seconds a stop, pre-compact or session-end hook may take to read its input and decide to capture
+# (at least hooks.deadline). Their work is a mark and a fork (ms), but a loaded machine took 1-3 s
+# to reach it, and the recall's deadline then lost ended sessions (never captured, or marked live
+# with no commit started). Half the 10 s ov installs for stop and session-end, leaving room for the
+# interpreter's start, which the host counts too; Codex cuts its SessionEnd at 3 s itself.
+CAPTURE_DEADLINE = 5.0
 
 
 class HookTimeout(BaseException):
@@ -123,15 +131,18 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
     config = loaded.config
     store = _store(home, config, hook, environ, read_only=event in RECALL_EVENTS)
     record["peer"] = store.identity.peer
-    seconds = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0)
+    if event in RECALL_EVENTS:
+        seconds, name = config.hooks.deadline + (config.hooks.commit_wait if event == "session-start" else 0), "hooks.deadline"
+    else:
+        seconds, name = max(config.hooks.deadline, CAPTURE_DEADLINE), "the capture's bound"
     # Counted from the hook's start: reading the input, the config and the store are the host's
     # wait too (a few hundred ms on a busy machine, which the log's ms showed past the deadline).
-    with _deadline(max(seconds - (time.monotonic() - started), 0.001), said=seconds):
+    with _deadline(max(seconds - (time.monotonic() - started), 0.001), said=seconds, name=name) as lift:
         if event == "session-start":
             return host.answer(event, _session_start(store, host, hook, session, record))
         if event == "prompt-submit":
             return host.answer(event, _prompt(store, host, hook, session, record))
-        _background(store, host, hook, event, session, record)
+        _background(store, host, hook, event, session, record, lift)
         return host.answer(event, None)
 
 
@@ -276,7 +287,7 @@ def _build_index(store, session: str, record: dict, *, doing: str = "being built
         record["index_job"] = pid
 
 
-def _background(store, host, hook, event: str, session: str, record: dict) -> None:
+def _background(store, host, hook, event: str, session: str, record: dict, lift) -> None:
     from ov.hosts import background
     from ov.hosts.capture import live_dir, mark_live
 
@@ -290,6 +301,9 @@ def _background(store, host, hook, event: str, session: str, record: dict) -> No
         record["outcome"] = "nothing to capture"
         return
     kind = "commit" if committing else "capture"
+    # From here the hook runs to its end (ms: a file and a fork): cut between the mark and the
+    # job's start, an ended session would wait for the orphan sweep (hooks.orphan_after).
+    lift()
     # Marked live now, not by the job: an end hook right after this one must know there is a turn.
     mark_live(store, session, host.name, hook.transcript_path if has_transcript else None)
     barrier = background.barrier_dir(store) if committing else background.captures_dir(store)
@@ -336,20 +350,21 @@ def _message(exc: Exception) -> str:
 
 
 @contextmanager
-def _deadline(seconds: float, said: float | None = None):
+def _deadline(seconds: float, said: float | None = None, name: str = "hooks.deadline"):
     """Raise HookTimeout in this (main) thread after ``seconds``; a no-op where signals cannot.
-    ``said``: the deadline the message names, when ``seconds`` is what is left of it."""
+    ``said``: the deadline the message names (``name``), when ``seconds`` is what is left of it.
+    Yields a function that lifts the deadline, for work that must not be cut once begun."""
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
+        yield lambda: None
         return
 
     def expire(signum, frame):
-        raise HookTimeout(f"no answer within {seconds if said is None else said:g} s (hooks.deadline)")
+        raise HookTimeout(f"no answer within {seconds if said is None else said:g} s ({name})")
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        yield lambda: signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
