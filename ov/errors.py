@@ -375,13 +375,19 @@ class TooLarge(OvError):
 
 
 class DiskFull(OvError):
-    """The file system ov writes to is full (ENOSPC) or the user's quota is used up (EDQUOT)."""
+    """The file system ov writes to is full (ENOSPC), the user's quota is used up (EDQUOT), or a
+    file reached the process's limit on a file's size (EFBIG, ``ulimit -f``): no room, whichever."""
 
     code = "disk_full"
     hint = "free some space there (or raise the quota), then run the command again (nothing already committed is lost)"
 
-    def __init__(self, path: object, *, hint: str | None = None) -> None:
-        super().__init__(f"no space left on device under {path}", hint=hint)
+    def __init__(self, path: object, *, hint: str | None = None, size_limit: bool = False) -> None:
+        if size_limit:
+            message = f"a file under {path} reached the limit on a file's size (`ulimit -f`)"
+            hint = hint or "raise the limit (`ulimit -f unlimited`), then run the command again (nothing already committed is lost)"
+        else:
+            message = f"no space left on device under {path}"
+        super().__init__(message, hint=hint)
         self.path = path
 
 
@@ -398,7 +404,7 @@ class StoreNotWritable(OvError):
 
 
 NOT_WRITABLE_ERRNOS = frozenset((errno.EACCES, errno.EPERM, errno.EROFS))
-NO_SPACE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None)) if e is not None)
+NO_SPACE_ERRNOS = frozenset(e for e in (errno.ENOSPC, getattr(errno, "EDQUOT", None), errno.EFBIG) if e is not None)
 # Rust libraries (tantivy) raise ValueError with no errno attribute: std::io::Error prints an OS
 # error as "MESSAGE (os error N)", or in a debug dump as "Os { code: N, kind: StorageFull, ... }".
 _RUST_OS_ERROR = re.compile(r"\(os error (\d+)\)|\bcode: (\d+)")
@@ -412,11 +418,15 @@ def _rust_os_errors(text: str) -> list[int]:
 def disk_full(exc: BaseException, path: object) -> DiskFull | None:
     """The :class:`DiskFull` that ``exc`` means (``path``: where ov was writing), or None."""
     if isinstance(exc, OSError):
+        codes = [exc.errno]
         found = exc.errno in NO_SPACE_ERRNOS
     else:
         text = str(exc)
-        found = any(code in NO_SPACE_ERRNOS for code in _rust_os_errors(text)) or "StorageFull" in text or "QuotaExceeded" in text
-    return DiskFull(path) if found else None
+        codes = _rust_os_errors(text)
+        found = any(code in NO_SPACE_ERRNOS for code in codes) or "StorageFull" in text or "QuotaExceeded" in text or "FileTooLarge" in text
+        if "FileTooLarge" in text:
+            codes.append(errno.EFBIG)
+    return DiskFull(path, size_limit=errno.EFBIG in codes) if found else None
 
 
 def not_writable(exc: BaseException, path: object) -> StoreNotWritable | None:

@@ -911,3 +911,82 @@ def test_json_says_what_it_does_where_the_output_is_never_ovs_json(ov):
     assert said("find") == "Print machine-readable JSON."
     failed = ov("mcp", "--user", "bad/x", "--json")
     assert failed.exit_code == 2 and json.loads(failed.stdout or failed.stderr)["error"]["code"] == "invalid_id"
+
+
+# --- a limit on a file's size (`ulimit -f`) ----------------------------------------------
+
+
+def test_a_file_size_limit_is_no_room_as_a_full_disk_is():
+    from ov.errors import DiskFull, disk_full
+
+    found = disk_full(OSError(errno.EFBIG, os.strerror(errno.EFBIG)), "/data/ov")
+    assert isinstance(found, DiskFull) and found.code == "disk_full"
+    assert found.message == "a file under /data/ov reached the limit on a file's size (`ulimit -f`)" and "ulimit" in found.hint
+    tantivy = ValueError("Internal error: 'File too large (os error 27)'")
+    assert isinstance(disk_full(tantivy, "/data/ov"), DiskFull)
+    assert disk_full(OSError(errno.ENOSPC, "full"), "/data/ov").message == "no space left on device under /data/ov"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_under_a_file_size_limit_an_add_stands_a_write_is_refused_and_find_searches_as_it_is(hermetic_env, ov_process, tmp_path):
+    """(found by an audit) Under `ulimit -f`, the full-text index of a store holding one large file
+    cannot be written (EFBIG, which tantivy reports as a ValueError): add-resource said "internal
+    error" and exit 1 after its commit had landed, `ov write` of a large file "internal error", and
+    `ov find` too instead of searching the index it had."""
+    import base64
+    import resource
+
+    limit = 100 * 1024
+
+    def limited(*args: str) -> subprocess.CompletedProcess:
+        hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+        return subprocess.run(
+            [sys.executable, "-m", "ov", *args], capture_output=True, text=True, timeout=120, check=False,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard)),
+        )
+
+    def large(name: str):
+        path = tmp_path / name
+        path.write_text(base64.encodebytes(os.urandom(3 * limit)).decode())
+        return path
+
+    assert ov_process("write", "viking://resources/large.md", "--from-file", str(large("large.txt"))).exit_code == 0
+    source = tmp_path / "docs"
+    source.mkdir()
+    for i in range(5):
+        (source / f"note{i}.md").write_text(f"# Note {i}\n\nThe heron migrates in spring, note {i}.\n")
+    added = limited("add-resource", str(source), "--to", "viking://resources/docs")
+    assert added.returncode == 0, added.stderr
+    assert "the search index was not built" in added.stderr and "limit on a file's size" in added.stderr
+    assert "internal error" not in added.stderr
+    assert len(ov_process("ls", "viking://resources/docs", "--json").json["result"]) >= 5
+
+    refused = limited("write", "viking://resources/larger.md", "--from-file", str(large("larger.txt")), "--json")
+    assert refused.returncode == 1 and json.loads(refused.stderr)["error"]["code"] == "disk_full", refused.stderr
+    assert "limit on a file's size" in json.loads(refused.stderr)["error"]["message"]
+
+    assert ov_process("find", "heron").exit_code == 0  # no limit: the index is built
+    assert ov_process("write", "viking://resources/larger.md", "--from-file", str(large("larger.txt"))).exit_code == 0
+    searched = limited("find", "heron", "--json")
+    assert searched.returncode == 0, searched.stderr
+    assert "behind HEAD and cannot be updated" in searched.stderr
+    assert any("docs/note" in hit["uri"] for hit in json.loads(searched.stdout)["result"]["resources"])
+
+
+def test_an_index_failure_after_add_resource_committed_is_a_warning(ov, tmp_path, monkeypatch):
+    """tantivy reports its failures as ValueErrors; one the index cannot name (a writer killed by
+    an earlier IO error) ended add-resource in "internal error" and exit 1, its commit landed."""
+    from ov.index import sync
+
+    def killed(self):
+        raise ValueError("Internal error: 'An index writer was killed.'")
+
+    source = tmp_path / "docs"
+    source.mkdir()
+    (source / "a.md").write_text("# A\n\nThe heron migrates in spring.\n")
+    with monkeypatch.context() as patch:
+        patch.setattr(sync.Indices, "build_full_text", killed)
+        added = ov("add-resource", str(source), "--to", "viking://resources/docs")
+    assert added.exit_code == 0, added.stderr
+    assert "the search index was not built (ValueError: Internal error: 'An index writer was killed.')" in added.stderr
+    assert ov("find", "heron", "--json").json["result"]["resources"]

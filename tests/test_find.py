@@ -2193,6 +2193,27 @@ def test_a_vector_file_written_short_is_never_swapped_in(tmp_path, monkeypatch):
     assert target.read_bytes() == good and sorted(p.name for p in target.parent.iterdir()) == ["vectors.bin", "vectors.exact"]
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="RLIMIT_FSIZE is POSIX")
+def test_a_vector_file_cut_at_the_file_size_limit_is_no_room_not_damage(tmp_path):
+    """hnswlib's write cut short at `ulimit -f` read as a damaged index ("run `ov reindex`"), which
+    the same limit stops again: it is EFBIG, no room, as a full disk's is."""
+    script = f"""
+import errno, resource
+import numpy as np
+from ov.index.vectors import VectorIndex
+vectors = VectorIndex.create(64, 2000)
+vectors.add(np.random.default_rng(1).random((2000, 64), dtype=np.float32), list(range(2000)))
+resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+try:
+    vectors.save(__import__("pathlib").Path({str(tmp_path / "vectors.bin")!r}))
+except OSError as exc:
+    print(errno.errorcode[exc.errno])
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stdout.strip() == "EFBIG", proc.stderr
+    assert not (tmp_path / "vectors.bin").exists()
+
+
 def _unit_rows(count: int, dimension: int, seed: int):
     import numpy as np
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import (
+    DiskFull,
     IndexDamaged,
     IndexDamagedReadOnly,
     IndexNotBuilt,
@@ -51,6 +52,7 @@ from ov.errors import (
     OvError,
     StoreLocked,
     StoreNotWritable,
+    disk_full,
 )
 from ov.files import atomic_write, json_bytes
 from ov.index.held import HeldVectors, generation_key
@@ -314,8 +316,26 @@ class Indices:
             raise
         try:
             return self._catch_up(head)
+        except (DiskFull, OSError) as exc:
+            full = exc if isinstance(exc, DiskFull) else disk_full(exc, self.root)
+            if full is None:
+                raise
+            # No room to bring it up to date (a full disk, a file-size limit): the index as it
+            # was is searched, as one this user may not write is; the next search tries again.
+            return self._as_it_is(head, full)
         finally:
             lock.release()
+
+    def _as_it_is(self, head: str | None, full: DiskFull) -> OpenIndex:
+        """The index on disk, searched though the catch-up that failed with ``full`` left it behind
+        HEAD; ``full`` raised when there is none to search (a first build with no room)."""
+        meta = Meta.read(self.root / META_NAME)
+        if meta is None or self.incompatibility(meta) is not None:
+            raise full
+        opened = self._behind(self._load(meta, [], stale=meta.commit != head), head)
+        if meta.commit != head:
+            opened.behind = f"the index is behind HEAD and cannot be updated ({full.message}): searched as it is, without what was committed since"
+        return opened
 
     def _small_build(self, head: str | None, meta: Meta | None, damaged: str | None) -> OpenIndex:
         """For :attr:`_build_limit`: the full text of a small store built here; else IndexNotBuilt.
@@ -607,6 +627,8 @@ class Indices:
                 undone = self._undo_dead_update(meta, lexical)
                 changed = self._apply_diff(meta, lexical, head, undone=undone)
             except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
+                if isinstance(exc, OSError) and disk_full(exc, self.root) is not None:
+                    raise  # a rebuild needs more room than the update that found none
                 reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
                 self._rebuild(head, reason)
                 meta = Meta.read(self.root / META_NAME)
@@ -995,8 +1017,11 @@ def index_after_add(store, progress: Progress | None = None) -> str | None:
     add itself stands: the next search builds the index as it would have."""
     try:
         Indices(store, progress=progress).build_full_text()
-    except (OvError, OSError) as exc:
-        return f"the search index was not built ({getattr(exc, 'message', None) or exc}); the next search builds it"
+    except Exception as exc:  # noqa: BLE001 - the add is committed: exit 1 would say it failed
+        # tantivy reports its IO failures as ValueErrors, most of them untyped (a file-size
+        # limit's EFBIG was): whatever stopped the derived index, the add stands.
+        why = exc.message if isinstance(exc, OvError) else f"{type(exc).__name__}: {exc}"
+        return f"the search index was not built ({why}); the next search builds it"
     return None
 
 

@@ -431,6 +431,16 @@ class ExactVectors:
         return self._matrix
 
 
+def _size_limit() -> int | None:
+    """The process's limit on a file's size in bytes (``ulimit -f``), or None where there is none."""
+    try:
+        import resource  # Deferred: only a failed vector write asks.
+    except ImportError:  # Windows
+        return None
+    soft, _hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
 def _field_sums(positive: int, negative: int, count: int, shift: int, factor: float, scales) -> list[float]:
     """The similarities held in ``count`` 32-bit fields of the sums of the positive and the
     negative weights' products (:meth:`ExactVectors._plain_similarities`)."""
@@ -516,6 +526,10 @@ class VectorIndex:
             free = os.statvfs(path.parent)
             if free.f_bavail * free.f_frsize < max(written, 1 << 20):
                 raise OSError(errno.ENOSPC, "no space left for the vector index", str(path)) from None
+            limit = _size_limit()
+            if limit is not None and written >= limit:
+                # Cut at the process's limit on a file's size (`ulimit -f`): no room, not damage.
+                raise OSError(errno.EFBIG, "the vector index reached the limit on a file's size", str(path)) from None
             from ov.errors import IndexUnavailable
 
             raise IndexUnavailable(f"the vector index could not be written whole: {exc}") from None
