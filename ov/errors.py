@@ -18,6 +18,7 @@ written as it is typed: the user, or an agent with a shell, runs it in a termina
 
 from __future__ import annotations
 
+import copy
 import errno
 import json
 import os
@@ -94,7 +95,13 @@ class OvError(Exception):
         """An error of ``kind`` (else this one's class) that says ``message`` and gives this one's
         advice: its hint and the arguments the hint names, which a new error given the hint alone
         would leave as unspelled placeholders."""
-        error = (kind or type(self))(message, hint=self.hint)
+        if kind is None:
+            # A copy, not a new one: a class whose constructor takes no message (DiskFull takes a
+            # path) would have said "no space left on device under <message>".
+            error = copy.copy(self)
+            error.message, error.args = message, (message,)
+            return error
+        error = kind(message, hint=self.hint)
         error.arguments = self.arguments
         return error
 

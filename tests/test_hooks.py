@@ -1565,6 +1565,28 @@ def test_a_background_job_logs_the_config_values_it_could_not_use(ov, project, o
     assert out["captured"] == 1
     assert len(out["config_warnings"]) == 1 and "hooks.prompt_min_score = 1.5" in out["config_warnings"][0]
 
+
+def test_a_commit_job_whose_index_catch_up_fails_still_logs_its_commit(ov, project, ov_home, tmp_path, monkeypatch):
+    """(found by an audit on a nearly full disk: the job's commit landed, then the index's
+    catch-up raised and its record became `error: DiskFull`, naming neither commit nor memories)"""
+    from ov.errors import DiskFull
+    from ov.hosts import background, worker
+    from ov.index.sync import Indices
+
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "My shell is fish.")])
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    _hook("claude", "session-end", _stdin("claude", "F", cwd=str(project), transcript_path=str(transcript)))
+
+    def full(self):
+        raise DiskFull(ov_home / "state")
+
+    monkeypatch.setattr(Indices, "open", full)
+    out = worker._run(Home(ov_home), jobs[0])
+    assert out["commit"] and out["captured"] == 1
+    assert out["index"].startswith("not updated (no space left on device under ") and out["index"].endswith("the next search catches up")
+    assert ov("read", "viking://user/default/memories/profile.md").stdout.count("fish") == 1
+
 def test_a_prompt_nothing_in_the_store_answers_well_gets_nothing(ov, project, ov_home):
     assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run from the release branch with make ship.\n").exit_code == 0
     assert ov("write", "viking://resources/ops/oncall.md", "--content", "# On call\n\nThe on-call rota changes every Monday.\n").exit_code == 0

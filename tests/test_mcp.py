@@ -1628,6 +1628,12 @@ def test_an_error_said_again_in_other_words_keeps_the_arguments_its_hint_names()
         outer = inner.restated("a.md: too long", kind)
         assert type(outer) is (kind or InvalidInput) and outer.message == "a.md: too long"
         assert outer.hint_for(tools._argument, tools._tool_call) == 'use "mode": "append" instead'
+    # an error whose constructor takes no message (DiskFull takes a path) is said again as itself
+    from ov.errors import DiskFull
+
+    full = DiskFull("/home/u/.ov").restated("message 2: no space left on device under /home/u/.ov")
+    assert type(full) is DiskFull and str(full) == full.message == "message 2: no space left on device under /home/u/.ov"
+    assert full.path == "/home/u/.ov" and full.hint == DiskFull.hint
 
 
 def test_a_proposed_call_is_spelled_whole_whatever_its_values_hold():

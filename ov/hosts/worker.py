@@ -174,7 +174,13 @@ def _run(home, job: dict) -> dict:
     if out.get("captured") or out.get("commit"):
         with background.holding_index_job(store, config.store.lock_timeout) as held:
             if held:
-                Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+                try:
+                    Indices(store).open()  # the next recall finds what this job wrote without catching up itself
+                except Exception as exc:  # noqa: BLE001 - the capture and commit stand: the record says so
+                    # A full disk or tantivy's untyped IO errors here replaced the whole record with
+                    # an error, and `ov hooks log` showed a committed session as failed.
+                    why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+                    out["index"] = f"not updated ({why}); the next search catches up"
             else:
                 out["index"] = "left to the index job running"
     return out
