@@ -927,6 +927,32 @@ def test_doctor_checks_a_codex_projects_trust_and_reads_its_reviews_from_the_use
     assert off["status"] == "fail" and str(project / ".codex" / "config.toml") in off["detail"]
 
 
+def test_a_hosts_own_switch_that_turns_hooks_off_is_named_at_install_and_by_doctor(ov, user_home, project):
+    """Claude Code's "disableAllHooks" and Gemini CLI's hooksConfig run no hook of ov's: install
+    said "installed" and doctor "ok", then "no hook has run yet", as for hooks that would run."""
+    claude, gemini = user_home / ".claude" / "settings.json", user_home / ".gemini" / "settings.json"
+    claude.write_text('{"disableAllHooks": true}\n')
+    gemini.write_text('{\n  // off for now\n  "hooksConfig": {"enabled": false}\n}\n')
+    notes = ov("install", "hooks", "--host", "claude", "--host", "gemini", "--yes", "--json").json["result"]["notes"]
+    assert any(n.startswith("claude") and f'"disableAllHooks": true in {claude}' in n for n in notes), notes
+    assert any(n.startswith("gemini") and '"hooksConfig": {"enabled": false}' in n for n in notes), notes
+    checks = _checks(ov)
+    for host, path in (("claude", claude), ("gemini", gemini)):
+        check = checks[f"{host} hooks (user)"]
+        assert check["status"] == "fail" and str(path) in check["detail"] and "skips them" in check["detail"], check
+    # A later layer has the last word: the project's false turns Claude's hooks back on there.
+    (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}')
+    assert _checks(ov)["claude hooks (user)"]["status"] == "ok"
+    # Gemini's list of disabled hooks, by name: one of ov's listed is named too.
+    gemini.write_text('{"hooksConfig": {"disabled": ["lint", "ov-stop"]}}')
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    check = _checks(ov)["gemini hooks (user)"]
+    assert check["status"] == "fail" and f"ov-stop is listed in hooksConfig.disabled of {gemini}" in check["detail"], check
+    gemini.write_text('{"hooksConfig": {"disabled": ["lint"]}}')
+    assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
+    assert _checks(ov)["gemini hooks (user)"]["status"] == "ok"
+
+
 def test_ovs_server_in_a_codex_project_is_behind_the_same_trust(ov, project):
     """The project's .codex/config.toml, where `ov install mcp --scope project` puts the server, is
     as ignored by Codex as its hooks until the project is trusted."""

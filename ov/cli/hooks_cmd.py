@@ -332,7 +332,7 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
     notes = []
     for change in changes:
         if change.spec.kind == "hooks":  # --with-mcp's changes are behind no hook gate (and would say it twice)
-            notes.extend(gates.after_install(change.spec, _receipts(), trust=trust, dry_run=dry_run))
+            notes.extend(gates.after_install(change.spec, _receipts(), trust=trust, dry_run=dry_run, project=project_dir()))
     return notes
 
 

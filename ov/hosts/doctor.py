@@ -67,7 +67,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             continue
         wired.add(host)
         for spec, entries in present:
-            out.append(_entries_check(spec, entries, current, env))
+            out.append(_entries_check(spec, entries, current, env, project))
             if host == "codex":
                 out.extend(_codex_gates(spec, env))
         out.append(_last_run(host, log))
@@ -160,7 +160,7 @@ def _mcp_leftovers(spec: install.Spec, project: Path, env) -> list[Check]:
     return out
 
 
-def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str], env) -> Check:
+def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: list[str], env, project: Path) -> Check:
     name = f"{spec.host} hooks ({spec.scope})"
     if spec.shape != "plugin":
         missing = [native for native, _event, _t in spec.events if native not in entries]
@@ -188,6 +188,13 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         # host refuses every prompt (Gemini reads the shell's "not found" as a deny).
         detail = f"{spec.path}: {counted(len(unguarded), 'entry', 'entries')} written by an older ov; if their ov cannot start, {load(spec.host).label} refuses every prompt"
         return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    from ov.hosts import gates
+
+    off = gates.hooks_switched_off(spec, project, env) if spec.host != "codex" else None  # Codex's: its review check says it
+    if off is not None:
+        # The host's own switch, set on purpose: named, not flipped ("no hook has run yet" sent users to wait).
+        detail = f"{spec.path}: {counted(len(commands), 'hook')}, but {load(spec.host).label} skips them: {off}"
+        return Check(name, "fail", detail, "change that setting if ov's hooks should run (ov leaves it as you set it)")
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
 
 

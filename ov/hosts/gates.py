@@ -46,11 +46,16 @@ from ov.wording import counted
 _CODEX_EVENTS = {"SessionStart": "session_start", "UserPromptSubmit": "user_prompt_submit", "Stop": "stop", "PreCompact": "pre_compact", "SessionEnd": "session_end"}
 
 
-def after_install(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> list[str]:
+def after_install(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool, project: Path | None = None) -> list[str]:
     """What the user must know of ``spec``'s host's gate once ov's hooks are in, or what ``trust``
-    did about it (recorded in the receipt under ``receipts_dir``)."""
+    did about it (recorded in the receipt under ``receipts_dir``); ``project``: the folder the
+    install ran in, whose settings may switch the host's hooks off there."""
     if spec.host == "codex":
         return _codex(spec, receipts_dir, trust=trust, dry_run=dry_run)
+    off = hooks_switched_off(spec, project)
+    if off is not None:
+        # The user turned hooks off on purpose: say so rather than flip it.
+        return [f"{spec.host:8} skips ov's hooks: {off}; they will not run until that is changed"]
     if spec.host == "gemini" and spec.scope == "project":
         return [f"gemini   runs project hooks only in a trusted folder: trust {spec.path.parent.parent} when Gemini CLI asks"]
     if spec.host == "claude" and spec.scope == "project":
@@ -332,6 +337,65 @@ def codex_hooks_off(spec: Spec, env=None) -> Path | None:
         if value is not None:
             off = path if value is False else None
     return off
+
+
+def hooks_switched_off(spec: Spec, project: Path | None = None, env=None) -> str | None:
+    """The host's own setting that keeps ov's hooks in ``spec``'s file from running, said as
+    "SETTING in FILE", or None. ``project``: the folder the hooks would run in (a user-scope
+    spec's hooks run in every project, whose own settings have the last word there).
+
+    * Codex: ``[features] hooks = false`` (:func:`codex_hooks_off`).
+    * Claude Code: ``"disableAllHooks": true``; a later layer (user, project, project local)
+      has the last word, as Claude Code's "a project-level false overrides a user-level true".
+    * Gemini CLI: ``"hooksConfig": {"enabled": false}`` (the later layer wins), or ov's hooks by
+      name (``ov-<event>``) in a ``hooksConfig.disabled`` or older ``hooks.disabled`` list,
+      which Gemini CLI takes across layers (``/hooks disable`` writes it).
+    """
+    if spec.host == "codex":
+        off = codex_hooks_off(spec, env)
+        return f"[features] hooks = false in {off}" if off is not None else None
+    if spec.host not in ("claude", "gemini"):
+        return None
+    from ov.hosts.hostconfig import config_dir
+
+    if spec.scope == "project":
+        project = spec.path.parent.parent
+    folder = config_dir(spec.host, "user", Path(), env)
+    layers = [folder / "settings.json"]
+    if project is not None:
+        layers += [project / f".{spec.host}" / "settings.json"] + ([project / ".claude" / "settings.local.json"] if spec.host == "claude" else [])
+    off, names, disabled = None, set(), None
+    for path in layers:
+        values = _settings(path)
+        if spec.host == "claude":
+            value = values.get("disableAllHooks")
+            if isinstance(value, bool):
+                off = f'"disableAllHooks": true in {path}' if value else None
+            continue
+        config = values.get("hooksConfig") if isinstance(values.get("hooksConfig"), dict) else {}
+        if isinstance(config.get("enabled"), bool):
+            off = f'"hooksConfig": {{"enabled": false}} in {path}' if not config["enabled"] else None
+        hooks = values.get("hooks") if isinstance(values.get("hooks"), dict) else {}
+        for key, listed in (("hooksConfig.disabled", config.get("disabled")), ("hooks.disabled", hooks.get("disabled"))):
+            ours = sorted({f"ov-{event}" for _native, event, _t in spec.events} & set(listed if isinstance(listed, list) else []) - names)
+            if ours:
+                names.update(ours)
+                disabled = f"{', '.join(ours)} {'is' if len(ours) == 1 else 'are'} listed in {key} of {path}"
+    if off is None and names:
+        off = disabled
+    return off
+
+
+def _settings(path: Path) -> dict:
+    """A host's settings file read as JSON with comments; {} when absent or unreadable (doctor
+    says what is wrong with a file ov writes, and an install refuses it)."""
+    from ov.hosts import jsonc
+
+    try:
+        value = jsonc.parse(path.read_text(encoding="utf-8-sig"), name=path, comments=True).value()
+    except (OSError, ValueError, jsonc.ConfigFileInvalid):
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _toml(path: Path) -> dict:
