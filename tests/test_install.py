@@ -94,7 +94,8 @@ def test_each_hosts_file_has_the_shape_that_host_reads(ov, user_home, tmp_path, 
     os.environ["HOME"] = str(fresh)  # monkeypatched per test by the hermetic fixture
     assert ov("install", "hooks", *_hosts_args(), "--yes").exit_code == 0
     command = install.hook_command(install.ov_command(), "HOST", "EVENT").rsplit(" hook ", 1)[0]
-    files = {name: data.decode().replace(command, "<ov>") for name, data in _tree(fresh).items() if data != b"<dir>"}
+    # The install's OV_HOME (this test's) is pinned ahead of each hook's ov.
+    files = {name: data.decode().replace(os.environ["OV_HOME"], "<ov-home>").replace(command, "<ov>") for name, data in _tree(fresh).items() if data != b"<dir>"}
     assert files == snapshot
 
 
@@ -207,8 +208,7 @@ def test_no_host_found_is_bad_input(ov, tmp_path, monkeypatch):
 def test_the_command_is_an_absolute_ov(ov, user_home):
     assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0
     command = json.loads((user_home / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"]
-    program = command.split(" hook ")[0].strip("'")
-    assert os.path.isabs(program.split()[0]) and command.endswith("hook codex stop")
+    assert os.path.isabs(install.hook_program(command)) and command.endswith("hook codex stop")
 
 
 # --- doctor ---------------------------------------------------------------------------------------
@@ -656,6 +656,80 @@ def test_gemini_entries_are_guarded_and_still_ovs(program):
     assert install.is_ours(older) and not install.is_guarded(older) and install.hook_program(older) == program[0]
 
 
+@pytest.mark.skipif(shutil.which("bash") is None or shutil.which("env") is None, reason="hosts run hooks through a shell")
+@pytest.mark.parametrize("guard", [False, True])
+def test_a_hook_entry_starts_ov_with_the_home_and_identity_it_pins(tmp_path, guard):
+    """The host's own environment (a desktop launcher, a new shell) holds no OV_HOME: the entry
+    sets it, a path with a space and a quote in it too, guarded (Gemini) or not."""
+    folder = tmp_path / "my venv" / "bin"
+    folder.mkdir(parents=True)
+    program = folder / "ov"
+    program.write_text('#!/bin/sh\ncat >/dev/null\nprintf "%s|%s|%s" "$OV_HOME" "$OV_ACCOUNT" "$*"\n')
+    program.chmod(0o755)
+    pins = {"OV_HOME": str(tmp_path / "it's my home"), "OV_ACCOUNT": "acct-work"}
+    command = install.hook_command([str(program)], "gemini", "stop", guard=guard, env=pins)
+    assert install.is_ours(command) and install.is_guarded(command) is guard
+    assert install.hook_program(command) == str(program) and install.hook_env(command) == pins
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("OV_")}
+    ran = subprocess.run(["bash" if guard else "sh", "-c", command], input="{}", capture_output=True, text=True, env=environ, timeout=30, check=False)
+    assert (ran.returncode, ran.stdout) == (0, f"{pins['OV_HOME']}|acct-work|hook gemini stop"), ran.stderr
+    if guard:
+        program.unlink()  # the guard still turns an ov that cannot start into a non-blocking failure
+        assert subprocess.run(["bash", "-c", command], input=b"{}", capture_output=True, env=environ, timeout=30, check=False).returncode == 1
+
+
+def test_one_install_pins_one_store_and_identity_into_hooks_and_server(ov, user_home, monkeypatch):
+    """The server's entry pinned the install's OV_HOME, the hooks nothing, and --account/--user
+    were accepted and dropped: the agent's `remember` and the hooks' recall used two stores."""
+    home = os.environ["OV_HOME"]
+    result = ov("install", "hooks", "--host", "claude", "--host", "opencode", "--yes", "--with-mcp", "--account", "acct-work", "--user", "alice")
+    assert result.exit_code == 0, result.stderr
+    pins = {"OV_HOME": home, "OV_ACCOUNT": "acct-work", "OV_USER": "alice"}
+    settings = user_home / ".claude" / "settings.json"
+    commands = _ov_handlers(settings)
+    assert len(commands) == 5 and all(install.hook_env(c) == pins for c in commands), commands
+    assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["env"] == pins
+    plugin = (user_home / ".config" / "opencode" / "plugins" / "ov-memory.js").read_text()
+    assert "const OV = " + json.dumps(install.pinned_command(install.ov_command(), pins)) + ";" in plugin
+    opencode = json.loads((user_home / ".config" / "opencode" / "opencode.json").read_text())
+    assert opencode["mcp"]["ov"]["environment"] == pins
+    installed = settings.read_text()
+    assert ov("install", "hooks", "--host", "claude", "--yes", "--account", "acct-work", "--user", "alice").exit_code == 0
+    assert settings.read_text() == installed  # idempotent
+    # Hooks and server agree: doctor, run as that identity, finds nothing to say of them.
+    monkeypatch.setenv("OV_ACCOUNT", "acct-work")
+    monkeypatch.setenv("OV_USER", "alice")
+    checks = _checks(ov)
+    assert checks["claude hooks (user)"]["status"] == checks["claude mcp (user)"]["status"] == "ok"
+    # Run from another environment, doctor says where the hooks write.
+    monkeypatch.delenv("OV_USER")
+    check = _checks(ov)["claude hooks (user)"]
+    assert check["status"] == "warn" and "pinned to OV_USER=alice" in check["detail"], check
+    # Installed again without the identity: the hooks pin only the home, like the server.
+    monkeypatch.delenv("OV_ACCOUNT")
+    assert ov("install", "hooks", "--host", "claude", "--yes", "--with-mcp").exit_code == 0
+    assert all(install.hook_env(c) == {"OV_HOME": home} for c in _ov_handlers(settings)) and len(_ov_handlers(settings)) == 5
+    assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["env"] == {"OV_HOME": home}
+    assert ov("uninstall", "hooks", "--with-mcp").exit_code == 0
+    assert settings.read_text() == CLAUDE_SETTINGS
+
+
+def test_a_projects_entries_refuse_an_identity_given_to_the_install(ov, project, monkeypatch):
+    """A project's files are committed: --account there would have been dropped unseen (or, written,
+    made every teammate act as this identity). An identity from the environment is named as not written."""
+    before = (project / ".claude" / "settings.json").read_text()
+    refused = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--user", "alice", "--json")
+    assert refused.exit_code == 2 and "--user" in refused.error["message"], refused.stderr
+    assert (project / ".claude" / "settings.json").read_text() == before
+    assert ov("install", "mcp", "--host", "claude", "--scope", "project", "--yes", "--account", "acct").exit_code == 2
+    monkeypatch.setenv("OV_USER", "dana")
+    result = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json")
+    assert result.exit_code == 0
+    assert all(not install.hook_env(c) for c in _ov_handlers(project / ".claude" / "settings.json"))
+    (warning,) = [w for w in result.json["result"]["warnings"] if "not written into the project's hook entries" in w]
+    assert warning.startswith("OV_HOME, OV_USER set here")
+
+
 def test_on_windows_gemini_entries_stay_unguarded_and_quoted(monkeypatch):
     """Gemini runs hooks through PowerShell there: a bash guard would break every entry."""
     from ov.hosts import ovcommand
@@ -692,7 +766,7 @@ def test_a_reinstall_upgrades_an_older_ovs_gemini_entries_in_place(ov, user_home
     settings = user_home / ".gemini" / "settings.json"
     assert ov("install", "hooks", "--host", "gemini", "--yes").exit_code == 0
     guarded = settings.read_text()
-    older = re.sub(r'"shopt -s execfail; exec (.*?) \|\| exit 1"', r'"\1"', guarded)
+    older = re.sub(r'"shopt -s execfail; (?:\S+=\S+ )*exec (.*?) \|\| exit 1"', r'"\1"', guarded)
     assert older != guarded
     settings.write_text(older)  # as an older ov wrote them
     check = _checks(ov)["gemini hooks (user)"]
@@ -757,9 +831,10 @@ def test_user_scope_keeps_the_absolute_ov_even_when_path_finds_it(ov, user_home,
     assert result.exit_code == 0, result.stderr
     report = result.json["result"]
     assert (report["command"], report["portable"], report["warnings"]) == ([str(_this_ov())], False, []) and not result.stderr
-    assert all(c.startswith(f"{_this_ov()} hook claude ") for c in _ov_handlers(user_home / ".claude" / "settings.json"))
+    assert all(install.hook_program(c) == str(_this_ov()) for c in _ov_handlers(user_home / ".claude" / "settings.json"))
     assert json.loads((user_home / ".claude.json").read_text())["mcpServers"]["ov"]["command"] == str(_this_ov())
-    assert f"const OV = {json.dumps([str(_this_ov())])};" in (user_home / ".config" / "opencode" / "plugins" / "ov-memory.js").read_text()
+    pinned = install.pinned_command([str(_this_ov())], {"OV_HOME": os.environ["OV_HOME"]})  # the hooks' store is the server's
+    assert f"const OV = {json.dumps(pinned)};" in (user_home / ".config" / "opencode" / "plugins" / "ov-memory.js").read_text()
 
 
 def test_reinstalling_moves_between_the_two_forms_without_doubling(ov, project, tmp_path, monkeypatch):
@@ -1060,7 +1135,7 @@ def test_a_backup_is_the_file_before_ovs_first_install_when_another_ov_installs_
     linked.symlink_to(_this_ov())
     monkeypatch.setattr(sys, "argv", [str(linked)])  # as the console script started through the link sees itself
     assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
-    assert all(c.startswith(str(linked)) for c in _ov_handlers(settings))
+    assert all(install.hook_program(c) == str(linked) for c in _ov_handlers(settings))
     assert backup.read_text() == CLAUDE_SETTINGS
     assert ov("uninstall", "hooks").exit_code == 0
     assert settings.read_text() == CLAUDE_SETTINGS and not backup.exists()

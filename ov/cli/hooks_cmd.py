@@ -58,14 +58,41 @@ def hook(
     """
     from ov.hosts.runtime import run
 
-    flags = runtime().flags
-    environ = dict(os.environ)
-    for field, name in (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER")):
-        if flags.get(field):
-            environ[name] = flags[field]
-    answer = run(host.value, event.value, environ=environ)
+    answer = run(host.value, event.value, environ=_with_flags())
     if answer:
         sys.stdout.write(answer + "\n")
+
+
+_FLAG_VARIABLES = (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER"))
+
+
+def _with_flags() -> dict[str, str]:
+    """This process's environment with the command's --account, --user and --peer in it, as the
+    variables they override."""
+    flags = runtime().flags
+    environ = dict(os.environ)
+    environ.update({name: flags[field] for field, name in _FLAG_VARIABLES if flags.get(field)})
+    return environ
+
+
+def _install_env(scope: ScopeChoice) -> dict[str, str]:
+    """The environment whose ov home and identity an install pins into a user's entries, hooks
+    and server alike: one install, one store, one user. A project's files, which a team commits,
+    pin none (install.pinned_env), so --account, --user or --peer there would be dropped unseen:
+    refused instead."""
+    from ov.errors import InvalidInput
+    from ov.identity import validate_id
+
+    given = {field: value for field, value in runtime().flags.items() if value}
+    for field, value in given.items():
+        validate_id(value, field)
+    if given and scope.value == "project":
+        options = ", ".join(f"--{field}" for field in given)
+        raise InvalidInput(
+            f"{options} cannot be written into a project's entries: the team commits them, and every teammate's hooks would act as this identity",
+            hint="install in user scope (--scope user) to pin it, or set OV_ACCOUNT, OV_USER or OV_PEER where the host starts",
+        )
+    return _with_flags()
 
 
 @app.command("log", cls=OvCommand)
@@ -168,12 +195,16 @@ def install_hooks(
         return
     from ov.hosts import install
 
+    environ = _install_env(scope)
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     with _installing(dry_run):
-        changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts()) for h in hosts]
+        changes = [install.plan_install(install.spec(h, scope.value, project_dir()), command, _receipts(), environ) for h in hosts]
         if with_mcp:
-            changes += [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks) for h, hooks in zip(hosts, changes)]
+            changes += [
+                install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), along=hooks, env=environ)
+                for h, hooks in zip(hosts, changes)
+            ]
 
         def notes() -> list[str]:
             # Gates come after the files are written: Codex's review is keyed by the written entries.
@@ -183,7 +214,7 @@ def install_hooks(
         # --with-mcp's server is "registered", as `ov install mcp` says: Gemini's hooks and server
         # share one settings.json, and two lines "installed: …/settings.json" read as one said twice.
         verbs = {"hooks": "installed", "mcp": "registered"}
-        _finish(changes, dry_run, notes, verb=verbs, report=install.command_report(scope.value, command, mcp=with_mcp))
+        _finish(changes, dry_run, notes, verb=verbs, report=install.command_report(scope.value, command, mcp=with_mcp, hooks=True, env=environ))
 
 
 @uninstall_app.command("hooks", cls=OvCommand)
@@ -210,11 +241,13 @@ def install_mcp(
     """Register ov's MCP server (`ov mcp`) with Claude Code, Codex, Gemini CLI, Cursor and OpenCode."""
     from ov.hosts import install
 
+    environ = _install_env(scope)
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     with _installing(dry_run):
-        changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust) for h in hosts]
-        _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=install.command_report(scope.value, command, mcp=True))
+        changes = [install.plan_mcp_install(install.mcp_spec(h, scope.value, project_dir()), command, _receipts(), trust=trust, env=environ) for h in hosts]
+        report = install.command_report(scope.value, command, mcp=True, env=environ)
+        _finish(changes, dry_run, lambda: _mcp_notes(changes, trust), verb="registered", report=report)
 
 
 @uninstall_app.command("mcp", cls=OvCommand)

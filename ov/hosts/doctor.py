@@ -43,6 +43,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
     out = []
     wired = set()
     unreadable: set[Path] = set()  # said once: Gemini's hooks and server share one file
+    hooks_pin: dict[tuple[str, str], dict[str, str]] = {}  # what each host's hooks pin, by (host, scope)
     for host in install.HOSTS:
         present, said = [], False
         for scope in install.SCOPES:
@@ -68,6 +69,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
         wired.add(host)
         for spec, entries in present:
             out.append(_entries_check(spec, entries, current, env, project))
+            hooks_pin[(host, spec.scope)] = install.hook_env(next(c for cs in entries.values() for c in cs))
             if host == "codex":
                 out.extend(_codex_gates(spec, env))
         out.append(_last_run(host, log))
@@ -82,7 +84,7 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
                     unreadable.add(spec.path)
                 continue
             if command:
-                out.append(_mcp_check(spec, command, env))
+                out.append(_mcp_check(spec, command, env, hooks_pin.get((host, scope))))
                 if host == "codex" and scope == "project" and not any(c.name == _CODEX_PROJECT_TRUST for c in out):
                     out.append(_codex_project_trust(spec, env, "ov's MCP server"))
             else:
@@ -188,6 +190,13 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         # host refuses every prompt (Gemini reads the shell's "not found" as a deny).
         detail = f"{spec.path}: {counted(len(unguarded), 'entry', 'entries')} written by an older ov; if their ov cannot start, {load(spec.host).label} refuses every prompt"
         return Check(name, "warn", detail, f"ov install hooks --host {spec.host} --scope {spec.scope}")
+    pins = install.hook_env(commands[0])
+    differs = sorted(k for k in install.SERVER_ENV if _selects(pins).get(k) != _selects(install.server_env(env)).get(k)) if pins else []
+    if differs:
+        # What the hooks record goes where they are pinned; this ov (its `hooks log`, its store) looks elsewhere.
+        said = ", ".join(f"{k}={pins[k]}" if k in pins else f"no {k}" for k in differs)
+        detail = f"{spec.path}: {counted(len(commands), 'hook')} pinned to {said}, unlike this ov's environment: they {'write to another home' if 'OV_HOME' in differs else 'act as another identity'} than this ov reads"
+        return Check(name, "warn", detail, f"run ov with {said.replace(', ', ' ')}, or install again from this environment: ov install hooks --host {spec.host}")
     from ov.hosts import gates
 
     off = gates.hooks_switched_off(spec, project, env) if spec.host != "codex" else None  # Codex's: its review check says it
@@ -198,8 +207,9 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
 
 
-def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
-    """Start the registered server as the host would and ask it for its tools (bounded)."""
+def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str, str] | None = None) -> Check:
+    """Start the registered server as the host would and ask it for its tools (bounded).
+    ``hooks_pin``: the home and identity the host's hooks in the same scope pin, when installed."""
     import json
     import subprocess
 
@@ -224,18 +234,25 @@ def _mcp_check(spec: install.Spec, command: list[str], env) -> Check:
         tools = next(a["result"]["tools"] for a in answers if a.get("id") == 2)
     except (OSError, subprocess.TimeoutExpired, ValueError, StopIteration, KeyError, TypeError) as exc:
         return Check(name, "fail", f"{' '.join(command)} does not list its tools ({type(exc).__name__})", fix)
-    # The entry pins the store and identity the install ran with; the hooks act on the host's
+    # The entry pins the store and identity the install ran with, and so do the hooks this ov
+    # installs with it; hooks that pin nothing (an older ov's, a project's) act on the host's
     # environment, like this ov. Two stores would split what the agent reads from what it records.
-    pinned, here = install.registered_mcp_env(spec), install.server_env(env)
+    pinned = install.registered_mcp_env(spec)
+    if hooks_pin:
+        here, unlike = hooks_pin, "unlike the home and identity its hooks pin"
+    else:
+        here, unlike = install.server_env(env), "unlike this ov's environment"
     chosen_pinned, chosen_here = _selects(pinned), _selects(here)
     differs = sorted(k for k in install.SERVER_ENV if chosen_pinned.get(k) != chosen_here.get(k))
     if differs:
         said = ", ".join(f"{k}={pinned[k]}" if k in pinned else f"no {k}" for k in differs)
         if spec.scope == "project":  # a project's entry pins nothing (install.pinned_env): the host's environment must carry them
             fix = f"set {', '.join(differs)} where the host starts, or register in user scope: ov install mcp --host {spec.host}"
+        elif hooks_pin:
+            fix = f"ov install hooks --host {spec.host} --with-mcp  (both from one environment, with its --account, --user, --peer)"
         else:
             fix += "  (from the environment the hooks run in)"
-        return Check(name, "warn", f"{spec.path} starts the server with {said}, unlike this ov's environment", fix)
+        return Check(name, "warn", f"{spec.path} starts the server with {said}, {unlike}", fix)
     if install.registered_mcp_required(spec):
         # What an older ov wrote: it works today, and stops Codex from starting the day ov cannot.
         detail = f"{spec.path} marks ov's server `required = true`: Codex will not start at all while the server cannot"

@@ -20,16 +20,19 @@ from pathlib import Path
 
 from ov.hosts.filechange import Change, given_back, parse, read, valueless
 from ov.hosts.hostconfig import HostConfigError, Spec
-from ov.hosts.ovcommand import hook_command, is_ours
+from ov.hosts.ovcommand import hook_command, is_ours, pinned_command, pinned_env
 from ov.hosts.receipts import file_gone, new_receipt, read_receipt
 
 
-def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
-    """ov's handlers for each of ``spec_``'s events, replacing any ov handler the file holds."""
+def plan_install(spec_: Spec, command: list[str], receipts_dir: Path, env=None) -> Change:
+    """ov's handlers for each of ``spec_``'s events, replacing any ov handler the file holds;
+    each pins the home and identity ``env`` sets (:func:`~ov.hosts.ovcommand.pinned_env`: in a
+    user's file), as the server entry does, so that hooks and server use one store."""
     before = read(spec_.path)
     receipt = read_receipt(receipts_dir, spec_) or {}
+    pinned = pinned_env(spec_.scope, env)
     if spec_.shape == "plugin":
-        return _plan_plugin(spec_, before, command, receipt)
+        return _plan_plugin(spec_, before, pinned_command(command, pinned), receipt)
     doc = parse(spec_, before)
     created = [list(p) for p in receipt.get("created", [])] if before is not None else []
     remove_ours(doc, spec_)
@@ -41,7 +44,7 @@ def plan_install(spec_: Spec, command: list[str], receipts_dir: Path) -> Change:
     for native, event, timeout in spec_.events:
         if ("hooks", native) not in doc:
             created.append(["hooks", native])
-        doc.append(("hooks", native), _entry(spec_, command, native, event, timeout))
+        doc.append(("hooks", native), _entry(spec_, command, native, event, timeout, pinned))
     after = doc.text().encode("utf-8")
     if before is None and not after.endswith(b"\n"):
         after += b"\n"
@@ -117,8 +120,8 @@ def plugin_outdated(spec_: Spec) -> bool:
 # --- the nested and flat shapes -----------------------------------------------------------------
 
 
-def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int) -> dict:
-    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event, guard=spec_.guarded), "timeout": timeout}
+def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int, pinned: dict[str, str]) -> dict:
+    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event, guard=spec_.guarded, env=pinned), "timeout": timeout}
     if spec_.named:
         handler = {"name": f"ov-{event}", **handler}
     if spec_.shape == "flat":

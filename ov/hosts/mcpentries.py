@@ -47,11 +47,12 @@ def mcp_entry(host: str, command: list[str], *, trust: bool = False, env: dict[s
     return ("mcp_servers" if host == "codex" else "mcpServers", MCP_NAME), entry
 
 
-def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False, along: Change | None = None) -> Change:
+def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, trust: bool = False, along: Change | None = None, env=None) -> Change:
     """Register ov's server in ``spec_``'s file. ``along``: the hooks' install planned in the same
     run; when it writes the same file (Gemini keeps hooks and servers in one settings.json) the
     server goes into what it writes, and both changes write the same bytes, each with its own
-    receipt (planned apart, the second write would drop the first one's entries).
+    receipt (planned apart, the second write would drop the first one's entries). ``env``: the
+    environment whose home and identity the entry pins (this process's by default).
 
     An entry named ``ov`` that is not ov's (:func:`is_our_server`) is refused, never replaced: it
     is the user's own server."""
@@ -59,7 +60,7 @@ def plan_mcp_install(spec_: Spec, command: list[str], receipts_dir: Path, *, tru
     receipt = read_receipt(receipts_dir, spec_) or {}
     shared = along if along is not None and along.spec.path == spec_.path else None
     text = shared.after if shared is not None else before
-    path, entry = mcp_entry(spec_.host, command, trust=trust, env=pinned_env(spec_.scope))
+    path, entry = mcp_entry(spec_.host, command, trust=trust, env=pinned_env(spec_.scope, env))
     if spec_.shape == "mcp-toml":
         from ov.hosts import tomltable
 

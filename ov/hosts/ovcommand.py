@@ -10,8 +10,11 @@
   with ``hook HOST EVENT`` (Gemini's, guarded, with `` || exit 1`` after it: :func:`hook_command`)
   and a server's command line with ``mcp``. An install from another ov, or on another machine,
   or an older ov's entry, is replaced rather than doubled, and an uninstall finds it.
-* **What the server is told** (:func:`server_env`, :func:`pinned_env`): the ov home and identity
-  the install ran with, which a host's own environment would not carry.
+* **What the entries are told** (:func:`server_env`, :func:`pinned_env`): the ov home and
+  identity the install ran with, which a host's own environment would not carry: in the server
+  entry's ``env``, and ahead of each hook's ``ov`` (``env OV_HOME=… ov hook …``; Gemini's guarded
+  command sets them in its own bash), so that one install's hooks and server use one store as one
+  user. A project's files, which a team commits, pin nothing.
 """
 
 from __future__ import annotations
@@ -36,8 +39,15 @@ _OV = r"(?:^|[\s/\\'\"])(?:ov|(?i:ov\.(?:exe|cmd|bat))|-m\s+ov)['\"]?\s+"
 # error (the turn goes on; Gemini shows the shell's message as a warning). Bash only: Gemini runs
 # hooks through `bash -c` everywhere but on Windows, where ov writes no guard.
 GUARDED_HERE = os.name != "nt"
-_GUARD_HEAD = "shopt -s execfail; exec "
+_GUARD_START = "shopt -s execfail; "
+_GUARD_HEAD = _GUARD_START + "exec "
 _GUARD_TAIL = " || exit 1"
+# The program that sets a pinned home and identity for the ov it starts, in every host's shell
+# (fish and csh have no `NAME=value command`) and for OpenCode's spawn, which runs no shell.
+_ENV = "env"
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# Where no `env` program is there to carry them (Windows), the hooks follow the host's environment.
+PINS_HOOKS_HERE = os.name != "nt"
 _GUARDED_TAIL = r"(?:\s*\|\|\s*exit\s+1)?"
 _OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)" + _GUARDED_TAIL + r"\s*$")
 _OUR_SERVER = re.compile(_OV + r"mcp\s*$")
@@ -53,18 +63,59 @@ def is_ours(command: object) -> bool:
 
 def is_guarded(command: str) -> bool:
     """Whether ov's hook ``command`` has the guard that keeps a host from blocking when ov cannot start."""
-    return command.startswith(_GUARD_HEAD) and command.rstrip().endswith(_GUARD_TAIL)
+    words = _words(command[len(_GUARD_START) :]) if command.startswith(_GUARD_START) and command.rstrip().endswith(_GUARD_TAIL) else None
+    rest = _after_assignments(words or [])
+    return bool(rest) and rest[0] == "exec"
 
 
 def hook_program(command: str) -> str | None:
-    """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``), guard or not."""
+    """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``),
+    guard or not, past the home and identity pinned ahead of it."""
+    parts = _launch(command)
+    return parts[0] if parts else None
+
+
+def hook_env(command: str) -> dict[str, str]:
+    """The home and identity ov's hook ``command`` pins (``env NAME=value … ov hook …``), if any."""
+    words = _words(_unguarded(command)) or []
+    if words[:1] == [_ENV]:
+        words = words[1:]
+    out = {}
+    for word in words:
+        if not _ASSIGNMENT.match(word):
+            break
+        name, _, value = word.partition("=")
+        out[name] = value
+    return out
+
+
+def _launch(command: str) -> list[str] | None:
+    """``command``'s words from the program that starts ov on: past the guard, `env` and its assignments."""
+    words = _words(_unguarded(command))
+    if words is None:
+        return None
+    rest = _after_assignments(words[1:] if words[:1] == [_ENV] else words)
+    return rest[1:] if rest[:1] == ["exec"] else rest
+
+
+def _unguarded(command: str) -> str:
     if is_guarded(command):
-        command = command[len(_GUARD_HEAD) : command.rstrip().rindex(_GUARD_TAIL)]
+        return command[len(_GUARD_START) : command.rstrip().rindex(_GUARD_TAIL)]
+    return command
+
+
+def _words(text: str) -> list[str] | None:
     try:
-        parts = shlex.split(command)
+        return shlex.split(text)
     except ValueError:
         return None
-    return parts[0] if parts else None
+
+
+def _after_assignments(words: list[str]) -> list[str]:
+    i = 0
+    while i < len(words) and _ASSIGNMENT.match(words[i]):
+        i += 1
+    return words[i:]
 
 
 def is_our_server(entry: object) -> bool:
@@ -117,11 +168,12 @@ def entry_command(scope: str, env=None) -> list[str]:
     return command
 
 
-def command_report(scope: str, command: list[str], *, mcp: bool = False, env=None) -> dict:
+def command_report(scope: str, command: list[str], *, mcp: bool = False, hooks: bool = False, env=None) -> dict:
     """What an install's report says of the ``command`` it wrote into ``scope``'s files: the
     command, whether it names no path of this machine, and a warning when a project's files,
-    which teammates share, name one, or (``mcp``) when the server entry leaves out the ov home or
-    identity set here (:func:`pinned_env`)."""
+    which teammates share, name one, or when the entries (``hooks``, ``mcp``) leave out the ov
+    home or identity set here (``env``: this process's environment with the install's
+    ``--account``, ``--user``, ``--peer``; :func:`pinned_env`)."""
     portable = command == [BARE_OV]
     warnings = []
     if scope == "project" and not portable:
@@ -129,12 +181,18 @@ def command_report(scope: str, command: list[str], *, mcp: bool = False, env=Non
             f"the project's entries run {shlex.join(command)}, a path on this machine that a teammate's checkout will not have; "
             "put ov on PATH and run the install again for a portable `ov` entry"
         )
-    unpinned = sorted(server_env(env)) if mcp and scope == "project" else []
+    unpinned = sorted(server_env(env)) if (mcp or hooks) and scope == "project" else []
     if unpinned:
+        entries = "hook and MCP entries" if hooks and mcp else "hook entries" if hooks else "MCP entries"
         warnings.append(
-            f"{', '.join(unpinned)} set here are not written into the project's MCP entries, which teammates share; "
-            "a host that starts servers with an environment of its own (Codex) runs ov's with ov's defaults: "
-            "set them where the host starts, or register ov's server in user scope"
+            f"{', '.join(unpinned)} set here are not written into the project's {entries}, which teammates share; "
+            "a host started without them (from a desktop launcher, or Codex's servers, which get an environment of their own) uses ov's defaults: "
+            "set them where the host starts, or install in user scope"
+        )
+    if hooks and scope == "user" and not PINS_HOOKS_HERE and server_env(env):
+        warnings.append(
+            f"{', '.join(sorted(server_env(env)))} cannot be written into the hook entries on this system (no `env` program): "
+            "the hooks use the host's environment, which must set them too, or they use another store than the MCP server"
         )
     return {"command": command, "portable": portable, "warnings": warnings}
 
@@ -157,11 +215,28 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def hook_command(command: list[str], host: str, event: str, *, guard: bool = False) -> str:
+def hook_command(command: list[str], host: str, event: str, *, guard: bool = False, env: dict[str, str] | None = None) -> str:
     """The hook entry's command line; ``guard``: wrapped so that the host does not block on an
-    ``ov`` that cannot start (not on Windows, where Gemini runs hooks through PowerShell)."""
+    ``ov`` that cannot start (not on Windows, where Gemini runs hooks through PowerShell);
+    ``env``: the home and identity pinned for it (:func:`pinned_command`)."""
+    # NAME=value with the value quoted: a shell takes a word as an assignment only when the name
+    # and `=` are bare (`'OV_HOME=/a b'` is a command name); `env` reads either.
+    assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted((env or {}).items())] if PINS_HOOKS_HERE else []
     line = shlex.join([*command, "hook", host, event])
-    return f"{_GUARD_HEAD}{line}{_GUARD_TAIL}" if guard and GUARDED_HERE else line
+    if guard and GUARDED_HERE:
+        # Set by bash itself: through `env`, an ov that cannot start would be env's 127 again,
+        # the exit code Gemini takes for "deny", past the guard.
+        return f"{_GUARD_START}{''.join(a + ' ' for a in assignments)}exec {line}{_GUARD_TAIL}"
+    return " ".join([_ENV, *assignments, line]) if assignments else line
+
+
+def pinned_command(command: list[str], env: dict[str, str] | None) -> list[str]:
+    """``command`` started with ``env`` set (``env NAME=value … ov``): what a hook entry or
+    OpenCode's plugin runs, so the hooks use the store and identity the server entry pins.
+    Unchanged without ``env``, and where no ``env`` program is (Windows: see :func:`command_report`)."""
+    if not env or not PINS_HOOKS_HERE:
+        return list(command)
+    return [_ENV, *(f"{name}={value}" for name, value in sorted(env.items())), *command]
 
 
 def pinned_env(scope: str, env=None) -> dict[str, str]:
