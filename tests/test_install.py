@@ -268,6 +268,65 @@ def test_cursor_running_claudes_hooks_is_answered_once(ov, user_home, tmp_path):
     assert "short commit" in json.loads(run("cursor", "session-start", json.dumps(payload).encode()))["additional_context"]
 
 
+def test_hooks_in_the_users_file_and_the_projects_answer_each_event_once(ov, project, monkeypatch):
+    """A project's committed hooks (a bare `ov`) beside the user's own (an absolute path): the host
+    ran both, and every prompt got its recall twice. The project's entry defers to the user's."""
+    from ov.hosts import hooklog
+    from ov.hosts.runtime import run
+
+    (Path(os.environ["HOME"]) / ".claude").mkdir(parents=True, exist_ok=True)
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    assert ov("remember", "I prefer short commit messages").exit_code == 0
+    payload = json.dumps({"session_id": "s", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}).encode()
+
+    def log() -> str:
+        return hooklog.read(Path(os.environ["OV_HOME"]))[-1]["outcome"]
+
+    # Alone, the project's entry answers.
+    assert "short commit" in run("claude", "session-start", payload, scope="project")
+    result = ov("install", "hooks", "--host", "claude", "--yes", "--json")
+    (note,) = [n for n in result.json["result"]["notes"] if "your file and the project's" in n]
+    assert "each event is answered once" in note
+    assert run("claude", "session-start", payload, scope="project") == "" and log() == "skipped: the user-scope hook answers"
+    assert "short commit" in run("claude", "session-start", payload)  # the user's entry
+    # As the host runs it: the project's command line, through the console script.
+    (command,) = [c for c in _ov_handlers(project / ".claude" / "settings.json") if c.endswith("session-start --scope project")]
+    ran = subprocess.run(["sh", "-c", command], input=payload, capture_output=True, timeout=60, check=False)
+    assert (ran.returncode, ran.stdout) == (0, b"") and log() == "skipped: the user-scope hook answers"
+    assert _checks(ov)["claude scopes"]["status"] == "ok"
+    # An older ov's project entries say nothing of their scope: both answer, and doctor says so.
+    settings = project / ".claude" / "settings.json"
+    settings.write_text(settings.read_text().replace(" --scope project", ""))
+    check = _checks(ov)["claude scopes"]
+    assert check["status"] == "warn" and "every event runs ov twice" in check["detail"] and check["fix"].startswith("ov install hooks --host claude --scope project")
+    # The user's entry gone for one event: the project's answers it.
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    user = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    data = json.loads(user.read_text())
+    del data["hooks"]["SessionStart"]
+    user.write_text(json.dumps(data))
+    assert "short commit" in run("claude", "session-start", payload, scope="project")
+
+
+def test_a_project_codex_hook_answers_while_the_users_is_unreviewed(ov, project):
+    """Codex skips a user's hook until reviewed: the project's deferring to it would leave none."""
+    from ov.hosts.hookentries import user_scope_answers
+
+    assert ov("install", "hooks", "--host", "codex", "--yes").exit_code == 0
+    assert not user_scope_answers("codex", "stop")
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert user_scope_answers("claude", "stop") and not user_scope_answers("gemini", "stop")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["ov hook claude stop --scope project", "/a/ov hook cursor stop --scope  project", "shopt -s execfail; exec ov hook gemini stop --scope project || exit 1"],
+)
+def test_a_projects_entry_is_ovs_and_says_it_defers(command):
+    assert install.is_ours(command) and install.defers(command)
+    assert not install.defers("ov hook claude stop") and not install.is_ours("ov hook claude stop --scope elsewhere")
+
+
 # --- the MCP server's registration ---------------------------------------------------------------
 
 CODEX_CONFIG = '# my Codex settings\nmodel = "o3"  # the good one\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\nenv = { TOKEN_FILE = "~/.docs" }\n'
@@ -785,11 +844,11 @@ def test_project_scope_runs_a_bare_ov_when_path_finds_this_one(ov, project, tmp_
     assert result.exit_code == 0, result.stderr
     report = result.json["result"]
     assert report["command"] == ["ov"] and report["portable"] is True and report["warnings"] == []
-    assert sorted(_ov_handlers(project / ".claude" / "settings.json")) == sorted(f"ov hook claude {e}" for e in ("session-start", "prompt-submit", "stop", "pre-compact", "session-end"))
+    assert sorted(_ov_handlers(project / ".claude" / "settings.json")) == sorted(f"ov hook claude {e} --scope project" for e in ("session-start", "prompt-submit", "stop", "pre-compact", "session-end"))
     assert json.loads((project / ".claude" / "settings.json").read_text())["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "make lint"}]}
-    assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "ov hook codex stop"
-    assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "ov hook cursor stop"
-    assert '"command": "shopt -s execfail; exec ov hook gemini session-start || exit 1"' in (project / ".gemini" / "settings.json").read_text()
+    assert json.loads((project / ".codex" / "hooks.json").read_text())["hooks"]["Stop"][0]["hooks"][0]["command"] == "ov hook codex stop --scope project"
+    assert json.loads((project / ".cursor" / "hooks.json").read_text())["hooks"]["stop"][0]["command"] == "ov hook cursor stop --scope project"
+    assert '"command": "shopt -s execfail; exec ov hook gemini session-start --scope project || exit 1"' in (project / ".gemini" / "settings.json").read_text()
     plugin = (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
     assert '\nconst OV = ["ov"];\n' in plugin and str(_this_ov()) not in plugin
     # The MCP registrations name no path of this machine either.
@@ -807,7 +866,7 @@ def test_project_scope_keeps_the_absolute_ov_and_warns_when_path_has_none(ov, pr
     result = ov("install", "hooks", "--host", "claude", "--host", "opencode", "--scope", "project", "--yes")
     assert result.exit_code == 0, result.stderr
     assert result.stderr.startswith("warning: the project's entries run ") and "a path on this machine" in result.stderr and "put ov on PATH" in result.stderr
-    assert install.hook_command(install.ov_command(), "claude", "session-start") in _ov_handlers(project / ".claude" / "settings.json")
+    assert install.hook_command(install.ov_command(), "claude", "session-start", scope="project") in _ov_handlers(project / ".claude" / "settings.json")
     assert f"const OV = {json.dumps(install.ov_command())};" in (project / ".opencode" / "plugins" / "ov-memory.js").read_text()
     report = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json").json["result"]
     assert report["command"] == install.ov_command() and report["portable"] is False and "a path on this machine" in report["warnings"][0]
@@ -880,7 +939,7 @@ def test_a_bare_install_over_a_teammates_absolute_one_replaces_it(ov, project, t
     settings.write_text(json.dumps(data, indent=2))
     _path_with(monkeypatch, tmp_path / "bin", _this_ov())
     assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
-    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "ov hook claude session-start", "timeout": 30}]}]
+    assert json.loads(settings.read_text())["hooks"]["SessionStart"] == [{"hooks": [{"type": "command", "command": "ov hook claude session-start --scope project", "timeout": 30}]}]
 
 
 def test_doctor_checks_that_path_finds_a_project_entrys_bare_ov(ov, project, tmp_path, monkeypatch):

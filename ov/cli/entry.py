@@ -68,9 +68,10 @@ def _closed_streams_to_devnull() -> None:
 
 
 def _hook(args: list[str]) -> int | None:
-    """The exit code of ``ov hook HOST EVENT`` run directly, or None for any other command line
-    (``ov hook --help`` and misspelt hosts or events among them: typer explains those)."""
-    if len(args) != 3 or args[0] != "hook":
+    """The exit code of ``ov hook HOST EVENT [--scope user|project]`` run directly, or None for
+    any other command line (``ov hook --help`` and misspelt hosts or events among them: typer
+    explains those)."""
+    if len(args) not in (3, 5) or args[0] != "hook" or (len(args) == 5 and (args[3] != "--scope" or args[4] not in ("user", "project"))):
         return None
     from ov.hosts.host import EVENTS, HOST_MODULES
 
@@ -78,7 +79,7 @@ def _hook(args: list[str]) -> int | None:
         return None
     from ov.hosts.runtime import main
 
-    return main(args[1], args[2])
+    return main(args[1], args[2], scope=args[4] if len(args) == 5 else "user")
 
 
 _IDENTITY_OPTIONS = {"--account": "account", "--user": "user", "--peer": "peer"}

@@ -48,6 +48,10 @@ def register(root: typer.Typer) -> None:
 def hook(
     host: Annotated[HostChoice, typer.Argument(help="The coding agent calling: " + ", ".join(HOST_MODULES) + ".")],
     event: Annotated[EventChoice, typer.Argument(help="The lifecycle event: " + ", ".join(EVENTS) + ".")],
+    scope: Annotated[
+        ScopeChoice,
+        typer.Option("--scope", help="The file the entry is in; a project's (`ov install hooks --scope project` writes it) answers nothing where the user's own file holds ov's hook for the event, which the host runs too."),
+    ] = ScopeChoice.user,
 ) -> None:
     """Run one hook: read the host's JSON on stdin, answer in its format, always exit 0.
 
@@ -58,7 +62,7 @@ def hook(
     """
     from ov.hosts.runtime import run
 
-    answer = run(host.value, event.value, environ=_with_flags())
+    answer = run(host.value, event.value, environ=_with_flags(), scope=scope.value)
     if answer:
         sys.stdout.write(answer + "\n")
 
@@ -360,13 +364,25 @@ def _chosen_hosts(host, yes: bool) -> list[str]:
 
 def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
     """What the user must know (or what --trust did) about each host's own gate."""
-    from ov.hosts import gates
+    from ov.hosts import gates, install
 
     notes = []
     for change in changes:
         if change.spec.kind == "hooks":  # --with-mcp's changes are behind no hook gate (and would say it twice)
             notes.extend(gates.after_install(change.spec, _receipts(), trust=trust, dry_run=dry_run, project=project_dir()))
+            twice = None if dry_run else install.runs_twice(change.spec.host, project_dir())
+            if twice is not None:
+                notes.append(_both_scopes(change.spec.host, twice))
     return notes
+
+
+def _both_scopes(host: str, twice: bool) -> str:
+    """What an install says when ov's hooks are in the host's user file and the project's: the host runs both."""
+    if not twice:
+        return f"{host:8} has ov's hooks in your file and the project's: the project's defer to yours, so each event is answered once"
+    if host == "opencode":
+        return f"{host:8} loads ov's plugin from your folder and the project's: every event runs ov twice; keep one (ov uninstall hooks --host opencode --scope user, or --scope project)"
+    return f"{host:8} has ov's hooks in your file and the project's, an older ov's without --scope project: every event runs ov twice; `ov install hooks --host {host} --scope project` makes the project's defer to yours"
 
 
 def _finish(changes, dry_run: bool, notes_after, verb: str | dict[str, str], report: dict | None = None) -> None:

@@ -72,6 +72,8 @@ def checks(home_root: Path, project: Path, env=None) -> list[Check]:
             hooks_pin[(host, spec.scope)] = install.hook_env(next(c for cs in entries.values() for c in cs))
             if host == "codex":
                 out.extend(_codex_gates(spec, env))
+        if len(present) == 2:
+            out.append(_scopes_check(host, project, env))
         out.append(_last_run(host, log))
     for host in install.HOSTS:
         for scope in install.SCOPES:
@@ -205,6 +207,17 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         detail = f"{spec.path}: {counted(len(commands), 'hook')}, but {load(spec.host).label} skips them: {off}"
         return Check(name, "fail", detail, "change that setting if ov's hooks should run (ov leaves it as you set it)")
     return Check(name, "ok", f"{spec.path}: {counted(len(commands), 'hook')}")
+
+
+def _scopes_check(host: str, project: Path, env) -> Check:
+    """ov's hooks in the user's file and the project's: the host runs both."""
+    name = f"{host} scopes"
+    if not install.runs_twice(host, project, env):
+        return Check(name, "ok", "ov's hooks are in your file and the project's: the project's defer to yours, so each event is answered once")
+    detail = f"ov's hooks are in your file and the project's, and {load(host).label} runs both: every event runs ov twice and recall is injected twice"
+    if host == "opencode":
+        return Check(name, "warn", detail, f"keep one: ov uninstall hooks --host {host} --scope user (or --scope project)")
+    return Check(name, "warn", detail, f"ov install hooks --host {host} --scope project  (its entries then defer to yours)")
 
 
 def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str, str] | None = None) -> Check:

@@ -107,6 +107,50 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     return found
 
 
+def user_scope_answers(host: str, event: str, env=None) -> bool:
+    """Whether the user's own file of ``host`` holds ov's hook for ``event``, one the host runs:
+    then a project's entry for it, which the host runs as well, answers nothing (each event once,
+    recall injected once). The user's entry is the one kept: it pins the user's store and identity,
+    and it runs in every project, trusted or not. Codex runs a user's hook only once reviewed: an
+    unreviewed one leaves the project's to answer. A file that cannot be read answers nothing."""
+    from ov.errors import OvError
+    from ov.hosts.hostconfig import spec
+
+    try:
+        user = spec(host, "user", Path(), env)
+        entries = installed_entries(user)
+    except (OvError, OSError):
+        return False
+    if not any(e == event and native in entries for native, e, _t in user.events):
+        return False
+    if host == "codex":
+        from ov.hosts.gates import codex_unreviewed
+
+        return codex_unreviewed(user, env) == (0, 0)
+    return True
+
+
+def runs_twice(host: str, project: Path, env=None) -> bool | None:
+    """Whether ``host`` runs ov twice per event, from the user's file and ``project``'s: None when
+    not both hold ov's hooks; False when the project's entries defer (:func:`user_scope_answers`);
+    True for an older ov's project entries (no ``--scope project``) and for OpenCode, whose two
+    plugins both answer."""
+    from ov.errors import OvError
+    from ov.hosts.hostconfig import spec
+    from ov.hosts.ovcommand import defers
+
+    specs = [spec(host, scope, project, env) for scope in ("user", "project")]
+    if specs[0].path == specs[1].path:
+        return None  # the project is HOME: one file
+    try:
+        user, shared = (installed_entries(s) for s in specs)
+    except (OvError, OSError):
+        return None  # doctor says what is wrong with the file
+    if not user or not shared:
+        return None
+    return host == "opencode" or not all(defers(c) for cs in shared.values() for c in cs)
+
+
 def plugin_outdated(spec_: Spec) -> bool:
     """Whether ov's plugin at ``spec_.path`` differs from the one this ov writes for the same
     command: an upgrade changed the plugin, and the file keeps the old one until reinstalled."""
@@ -121,7 +165,8 @@ def plugin_outdated(spec_: Spec) -> bool:
 
 
 def _entry(spec_: Spec, command: list[str], native: str, event: str, timeout: int, pinned: dict[str, str]) -> dict:
-    handler: dict = {"type": "command", "command": hook_command(command, spec_.host, event, guard=spec_.guarded, env=pinned), "timeout": timeout}
+    line = hook_command(command, spec_.host, event, guard=spec_.guarded, env=pinned, scope=spec_.scope)
+    handler: dict = {"type": "command", "command": line, "timeout": timeout}
     if spec_.named:
         handler = {"name": f"ov-{event}", **handler}
     if spec_.shape == "flat":

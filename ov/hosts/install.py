@@ -33,6 +33,7 @@ from ov.hosts.hookentries import (
     plan_install,
     plan_uninstall,
     plugin_outdated,
+    runs_twice,
 )
 from ov.hosts.hostconfig import (
     HOSTS,
@@ -61,6 +62,7 @@ from ov.hosts.ovcommand import (
     GUARDED_HERE,
     SERVER_ENV,
     command_report,
+    defers,
     entry_command,
     hook_command,
     hook_env,
@@ -92,6 +94,7 @@ __all__ = [
     "backup_path",
     "command_report",
     "config_dir",
+    "defers",
     "detect",
     "entry_command",
     "former_mcp_specs",
@@ -121,6 +124,7 @@ __all__ = [
     "registered_mcp_env",
     "registered_mcp_required",
     "registered_mcp_untrusted",
+    "runs_twice",
     "same_file",
     "server_env",
     "spec",

@@ -49,7 +49,12 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Where no `env` program is there to carry them (Windows), the hooks follow the host's environment.
 PINS_HOOKS_HERE = os.name != "nt"
 _GUARDED_TAIL = r"(?:\s*\|\|\s*exit\s+1)?"
-_OURS = re.compile(_OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)" + _GUARDED_TAIL + r"\s*$")
+# A project's entry says so (`--scope project`): where the user's own file holds ov's hook for the
+# event too, the host runs both, and the project's defers (:func:`ov.hosts.hookentries.user_scope_answers`).
+PROJECT_MARK = ("--scope", "project")
+_OURS = re.compile(
+    _OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)(\s+--scope\s+project)?" + _GUARDED_TAIL + r"\s*$"
+)
 _OUR_SERVER = re.compile(_OV + r"mcp\s*$")
 
 # What says which store and identity ov acts for, when it comes from the environment.
@@ -59,6 +64,12 @@ SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
 def is_ours(command: object) -> bool:
     """Whether a hook handler's command is ov's (``… ov hook HOST EVENT``, guarded or not)."""
     return isinstance(command, str) and _OURS.search(command) is not None
+
+
+def defers(command: object) -> bool:
+    """Whether ov's hook ``command`` is a project's entry, which defers to a user's (``--scope project``)."""
+    match = _OURS.search(command) if isinstance(command, str) else None
+    return match is not None and match.group(3) is not None
 
 
 def is_guarded(command: str) -> bool:
@@ -215,14 +226,15 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def hook_command(command: list[str], host: str, event: str, *, guard: bool = False, env: dict[str, str] | None = None) -> str:
+def hook_command(command: list[str], host: str, event: str, *, guard: bool = False, env: dict[str, str] | None = None, scope: str = "user") -> str:
     """The hook entry's command line; ``guard``: wrapped so that the host does not block on an
     ``ov`` that cannot start (not on Windows, where Gemini runs hooks through PowerShell);
-    ``env``: the home and identity pinned for it (:func:`pinned_command`)."""
+    ``env``: the home and identity pinned for it (:func:`pinned_command`); ``scope``: the file's,
+    a project's entry saying so (:data:`PROJECT_MARK`)."""
     # NAME=value with the value quoted: a shell takes a word as an assignment only when the name
     # and `=` are bare (`'OV_HOME=/a b'` is a command name); `env` reads either.
     assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted((env or {}).items())] if PINS_HOOKS_HERE else []
-    line = shlex.join([*command, "hook", host, event])
+    line = shlex.join([*command, "hook", host, event, *(PROJECT_MARK if scope == "project" else ())])
     if guard and GUARDED_HERE:
         # Set by bash itself: through `env`, an ov that cannot start would be env's 127 again,
         # the exit code Gemini takes for "deny", past the guard.

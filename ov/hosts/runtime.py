@@ -66,17 +66,18 @@ class HookTimeout(BaseException):
     commit landed, a recall's that fails open) would take it for its own and go on past the deadline."""
 
 
-def main(host_name: str, event: str) -> int:
+def main(host_name: str, event: str, scope: str = "user") -> int:
     """The hook process: stdin to stdout, always exit 0."""
-    answer = run(host_name, event)
+    answer = run(host_name, event, scope=scope)
     if answer:
         sys.stdout.write(answer + "\n")
     return 0
 
 
-def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> str:
+def run(host_name: str, event: str, raw: bytes | None = None, environ=None, scope: str = "user") -> str:
     """The answer to one hook call (the host's no-op on any failure); logs one line. ``raw`` is
-    the host's input, by default read from stdin here, where a stdin that cannot be read fails open too."""
+    the host's input, by default read from stdin here, where a stdin that cannot be read fails open too.
+    ``scope``: the file the host ran the entry from, as the entry says (a project's defers to a user's)."""
     from ov.home import Home
 
     environ = os.environ if environ is None else environ
@@ -90,7 +91,7 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> s
         return host.answer(event, None)  # no home, no log to say why: `ov doctor` says it
     record: dict = {"host": host_name, "event": event}
     try:
-        answer = _handle(home, host, event, raw, record, environ, started)
+        answer = _handle(home, host, event, raw, record, environ, started, scope)
     except HookTimeout as exc:
         answer = host.answer(event, None)
         record.update(outcome="timeout", error=str(exc))
@@ -102,7 +103,7 @@ def run(host_name: str, event: str, raw: bytes | None = None, environ=None) -> s
     return answer
 
 
-def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, started: float) -> str:
+def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, started: float, scope: str = "user") -> str:
     from ov.config import load_config
 
     if raw is None:
@@ -115,6 +116,13 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
         raise HookInputError(f"the hook input is not JSON ({exc})") from None
     except RecursionError:
         raise HookInputError("the hook input is nested too deeply to read") from None
+    if scope == "project":
+        from ov.hosts.hookentries import user_scope_answers
+
+        if user_scope_answers(host.name, event, environ):
+            # The host runs the user's entry for this event too: it answers, once.
+            record["outcome"] = "skipped: the user-scope hook answers"
+            return host.answer(event, None)
     if host.name == "claude" and _from_cursor(payload, environ):
         # Cursor runs Claude Code's hooks too ("Third-party skills"): answer one channel only.
         if any((home.root / "installs").glob("cursor-*.json")):
