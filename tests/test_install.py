@@ -1101,6 +1101,28 @@ def test_ovs_server_in_a_codex_project_is_behind_the_same_trust(ov, project):
     assert not ov("install", "mcp", "--host", "codex", "--scope", "project", "--yes", "--json").json["result"]["notes"]
 
 
+@pytest.mark.parametrize(
+    ("host", "text"),
+    [
+        ("claude", '{\n  "hooks": {\n    "UserPromptSubmit": [ ]\n  }\n}\n'),
+        ("claude", "{ }"),
+        ("claude", "{\n}\n"),
+        ("claude", '{"hooks": { }, "note": "[ ] { }"}'),
+        ("cursor", '{"version": 1, "hooks": {"stop": [\n]}}'),
+        ("gemini", '{\n  // mine\n  "hooks": {\t},\n  "mcpServers": { }\n}'),
+    ],
+)
+def test_an_empty_container_written_with_whitespace_comes_back_byte_for_byte(ov, user_home, host, text):
+    """The in-place editor gives an emptied container back as `[]`: `"UserPromptSubmit": [ ]` came
+    back `[]`, and the .ov.bak stayed beside it. The file as the user wrote it comes back instead."""
+    settings = install.spec(host, "user", Path.cwd()).path
+    settings.write_text(text)
+    assert ov("install", "hooks", "--host", host, "--yes", "--with-mcp").exit_code == 0
+    assert ov("uninstall", "hooks", "--host", host, "--with-mcp").exit_code == 0
+    assert settings.read_text() == text
+    assert not settings.with_name(settings.name + ".ov.bak").exists() and not list(_installs().glob("*"))
+
+
 def test_hooks_with_mcp_in_one_file_keeps_both(ov, user_home):
     """Gemini keeps hooks and servers in one settings.json: the server's entry joins the hooks'
     (written apart, the second write dropped the hooks), and each uninstall takes out its own."""

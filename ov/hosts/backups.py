@@ -112,6 +112,27 @@ def before_ov(spec_: Spec, receipts_dir: Path):
     return doc if probe.text() == doc.text() and not is_our_server(doc.get(server)) else None
 
 
+def as_backed_up(spec_: Spec, receipts_dir: Path, after: bytes | None) -> bytes | None:
+    """What an uninstall writes: ``after``, or the file as it was before ov's first write where
+    ``after`` differs from it only in an empty container the user wrote with whitespace inside
+    (``"Stop": [ ]``), which the in-place editor gives back as ``[]`` once ov's entries are out
+    (:func:`ov.hosts.jsonc.collapse_empty`). Then the file comes back byte for byte, and its
+    backup, the same bytes, goes."""
+    if after is None or spec_.shape not in ("nested", "flat", "mcp-json"):
+        return after
+    from ov.hosts.jsonc import collapse_empty
+
+    for backup in _backups(spec_, receipts_dir):
+        try:
+            data = backup.read_bytes()
+            text = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if data != after and collapse_empty(text).encode("utf-8") == after:
+            return data
+    return after
+
+
 def has_backup(spec_: Spec, receipts_dir: Path) -> bool:
     """Whether the file before ov's first write is kept: when it is not, ov made the file (a
     file ov found keeps its backup until the uninstall gives it back)."""

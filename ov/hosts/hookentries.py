@@ -65,6 +65,7 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
             return Change(spec_, before, before, None, [f"{spec_.path} is not ov's plugin: left as it is"])
         return Change(spec_, before, None, None, spec_receipt=receipt)
     # Here, not at the top: backups builds on this module's remove_ours.
+    from ov.hosts import backups
     from ov.hosts.backups import before_ov, drop_emptied, filled, has_backup
 
     doc = parse(spec_, before)
@@ -80,7 +81,7 @@ def plan_uninstall(spec_: Spec, receipts_dir: Path) -> Change:
     after: bytes | None = given_back(spec_, doc, receipt)
     if doc.value() == {} and (receipt.get("created_file") or (ours and not has_backup(spec_, receipts_dir))):
         after = None  # ov made the file (a file ov found keeps a backup until it is given back): it goes
-    return Change(spec_, before, after, None, spec_receipt=receipt)
+    return Change(spec_, before, backups.as_backed_up(spec_, receipts_dir, after), None, spec_receipt=receipt)
 
 
 def installed_entries(spec_: Spec) -> dict[str, list[str]]:

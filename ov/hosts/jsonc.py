@@ -17,7 +17,8 @@ line (or its span and its comma, on a shared line) and the comma the previous it
 needs; an object or array left with nothing but whitespace inside becomes ``{}`` or ``[]``. So
 ``set`` or ``append`` followed by ``remove`` of the same thing gives back the original text, with
 two exceptions: an empty container written with whitespace inside (``{ }``, ``[\\n]``) comes back
-as ``{}``/``[]``, and a file that held no value keeps the ``{}`` its first edit gave it. Parents
+as ``{}``/``[]`` (:func:`collapse_empty`; the installers then give back the file they kept), and a
+file that held no value keeps the ``{}`` its first edit gave it. Parents
 that an insertion made go again with ``remove(..., prune=True)``.
 
 This module reads and writes no file: text comes in and text goes out. Callers read a file as
@@ -128,6 +129,25 @@ def parse(
     label = os.fspath(name)
     root = _Parser(text, label, comments, trailing_commas).document(empty_as_object)
     return Document(text, label, comments, trailing_commas, root)
+
+
+# A string, a comment, or an empty container with whitespace inside: what collapse_empty scans for.
+_EMPTY_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/|\{\s*\}|\[\s*\]', re.DOTALL)
+
+
+def collapse_empty(text: str) -> str:
+    """``text`` with every empty object or array written with whitespace inside (``{ }``,
+    ``[\\n]``) as ``{}`` or ``[]``, what a removal that empties a container leaves; strings and
+    comments as they are. Where an uninstall's text equals the original's so collapsed, the
+    original is what the user had (:func:`ov.hosts.backups.as_backed_up`)."""
+
+    def collapsed(match: re.Match) -> str:
+        token = match.group()
+        if token[0] in "{[" and token[-1] in "}]":
+            return token[0] + token[-1]
+        return token
+
+    return _EMPTY_SCAN.sub(collapsed, text)
 
 
 class Document:

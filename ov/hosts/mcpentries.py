@@ -103,6 +103,7 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
     if data is None:
         return Change(spec_, before, None, None, spec_receipt=receipt)
     # Here, not at the top: backups builds on this module's mcp_entry.
+    from ov.hosts import backups
     from ov.hosts.backups import before_ov, drop_emptied, filled, has_backup
 
     path, _entry = mcp_entry(spec_.host, [])
@@ -135,8 +136,7 @@ def plan_mcp_uninstall(spec_: Spec, receipts_dir: Path, *, along: Change | None 
     if said is not None:
         # The server's change is none: the file stays as it is, or as the hooks' change (``along``) leaves it.
         return Change(spec_, data, data, None, [f"{said}: left as it is"], spec_receipt=receipt)
-    if made:
-        after = None
+    after = None if made else backups.as_backed_up(spec_, receipts_dir, after)
     if shared is not None:
         shared.after = after
     return Change(spec_, before, after, None, spec_receipt=receipt)
