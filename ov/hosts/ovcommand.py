@@ -196,7 +196,7 @@ def command_report(scope: str, command: list[str], *, mcp: bool = False, hooks: 
     if unpinned:
         entries = "hook and MCP entries" if hooks and mcp else "hook entries" if hooks else "MCP entries"
         warnings.append(
-            f"{', '.join(unpinned)} set here are not written into the project's {entries}, which teammates share; "
+            f"{', '.join(unpinned)} set here {'is' if len(unpinned) == 1 else 'are'} not written into the project's {entries}, which teammates share; "
             "a host started without them (from a desktop launcher, or Codex's servers, which get an environment of their own) uses ov's defaults: "
             "set them where the host starts, or install in user scope"
         )
