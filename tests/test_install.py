@@ -318,6 +318,43 @@ def test_a_project_codex_hook_answers_while_the_users_is_unreviewed(ov, project)
     assert user_scope_answers("claude", "stop") and not user_scope_answers("gemini", "stop")
 
 
+def test_a_project_hook_answers_where_the_users_ov_cannot_start(ov, project, tmp_path):
+    """The user's file holds an older ov's entries whose ov is gone (its virtualenv removed): the
+    host runs them and they fail, so a project's entry deferring to them left every event unanswered."""
+    from ov.hosts.hookentries import user_scope_answers
+
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert user_scope_answers("claude", "prompt-submit")
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    commands = _ov_handlers(settings)
+    gone = str(tmp_path / "removed-venv" / "bin" / "ov")
+    text = settings.read_text()
+    for command in commands:
+        text = text.replace(command, f"{shlex.quote(gone)} hook claude {command.rsplit(' ', 1)[1]}")
+    settings.write_text(text)
+    assert not user_scope_answers("claude", "prompt-submit")
+    # One run by name: whether PATH finds it is the hook's environment's to say.
+    settings.write_text(text.replace(shlex.quote(gone), "ov-of-another-name"))
+    assert not user_scope_answers("claude", "prompt-submit")
+
+
+def test_the_deferral_reads_a_large_user_file_in_little_time(ov, project):
+    """Every hook of a project's entry reads the user's file: a settings.json of a few MB took the
+    editing parser seconds, outside the hook's deadline, on every prompt."""
+    import time
+
+    from ov.hosts.hookentries import user_scope_answers
+
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["permissions"] = {"allow": [f"Bash(tool-{i} *)" for i in range(250_000)]}
+    settings.write_text(json.dumps(data, indent=2))
+    started = time.monotonic()
+    assert user_scope_answers("claude", "prompt-submit")
+    assert time.monotonic() - started < 1.5
+
+
 @pytest.mark.parametrize(
     "command",
     ["ov hook claude stop --scope project", "/a/ov hook cursor stop --scope  project", "shopt -s execfail; exec ov hook gemini stop --scope project || exit 1"],

@@ -362,8 +362,7 @@ def _program(command: str) -> str | None:
 
 
 def _runs(program: str) -> bool:
-    path = Path(program)
-    return path.is_file() and os.access(path, os.X_OK)
+    return install.starts(program)
 
 
 def _where(program: str, env) -> str:

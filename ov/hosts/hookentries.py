@@ -98,9 +98,8 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
             return {}
         command = _plugin_command(text)
         return {"plugin": [shlex.join(command)] if command else []}
-    doc = parse(spec_, before)
     found: dict[str, list[str]] = {}
-    hooks = doc.get(("hooks",), {})
+    hooks = _value(spec_, before).get("hooks", {})
     for native, items in (hooks.items() if isinstance(hooks, dict) else []):
         for handler in _handlers(spec_, items):
             if is_ours(handler.get("command")):
@@ -108,21 +107,37 @@ def installed_entries(spec_: Spec) -> dict[str, list[str]]:
     return found
 
 
+def _value(spec_: Spec, data: bytes) -> dict:
+    """The host file ``data`` as a plain value: through the C parser where it is plain JSON, as
+    most are, since a project's hook reads the user's file on every prompt
+    (:func:`user_scope_answers`) and the editing parser took seconds over a file of a few MB; a
+    file with comments, or one that does not parse, goes through :func:`parse`, which says why."""
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError too: parse says the file is not UTF-8
+        value = None
+    return value if isinstance(value, dict) else parse(spec_, data).value()
+
+
 def user_scope_answers(host: str, event: str, env=None) -> bool:
     """Whether the user's own file of ``host`` holds ov's hook for ``event``, one the host runs:
     then a project's entry for it, which the host runs as well, answers nothing (each event once,
     recall injected once). The user's entry is the one kept: it pins the user's store and identity,
     and it runs in every project, trusted or not. Codex runs a user's hook only once reviewed: an
-    unreviewed one leaves the project's to answer. A file that cannot be read answers nothing."""
+    unreviewed one leaves the project's to answer, as does an entry whose ov cannot start (an
+    older ov's, its virtualenv since removed). A file that cannot be read answers nothing."""
     from ov.errors import OvError
     from ov.hosts.hostconfig import spec
+    from ov.hosts.ovcommand import hook_program, starts
 
     try:
         user = spec(host, "user", Path(), env)
         entries = installed_entries(user)
     except (OvError, OSError):
         return False
-    if not any(e == event and native in entries for native, e, _t in user.events):
+    commands = [c for native, e, _t in user.events if e == event for c in entries.get(native, [])]
+    programs = [hook_program(c) for c in commands]
+    if not any(p is not None and starts(p, env) for p in programs):
         return False
     if host == "codex":
         from ov.hosts.gates import codex_unreviewed

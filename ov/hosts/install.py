@@ -76,6 +76,7 @@ from ov.hosts.ovcommand import (
     pinned_env,
     same_file,
     server_env,
+    starts,
 )
 from ov.hosts.receipts import BACKUP_SUFFIX, apply, backup_path, never_written, notes_of_apply, read_receipt
 
@@ -128,4 +129,5 @@ __all__ = [
     "same_file",
     "server_env",
     "spec",
+    "starts",
 ]

@@ -218,6 +218,13 @@ def on_path(program: str, env=None) -> str | None:
     return found if found and os.path.isabs(found) else None
 
 
+def starts(program: str, env=None) -> bool:
+    """Whether a host could start ``program``, an entry's (:func:`hook_program`): a file that
+    may be run, by its path, or found on PATH (``env``'s, else this process's) by its name."""
+    path = program if os.path.isabs(program) else on_path(program, env)
+    return path is not None and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def same_file(a: str, b: str) -> bool:
     """Whether two paths name one file (through links, or a shorter spelling of the same path)."""
     try:
