@@ -109,6 +109,30 @@ process.exit(0);
 """
 
 
+# OpenCode's server never answers the plugin's question of whose session it is.
+DRIVER_STALLED_LOOKUP = """\
+import { OvMemory } from "./ov-memory.mjs";
+let asked = 0;
+const client = {
+  session: {
+    get: () => { asked += 1; return new Promise(() => {}); },
+    messages: async () => ({ data: [{ info: { id: "m1", role: "user" }, parts: [{ type: "text", text: "hi" }] }] }),
+  },
+};
+const hooks = await OvMemory({ client, directory: process.cwd() });
+const started = Date.now();
+await hooks["chat.message"]({ sessionID: "ses_1" }, { parts: [{ type: "text", text: "I prefer tabs." }] });
+const waited = Date.now() - started;
+await hooks["experimental.chat.messages.transform"]({}, { messages: [{ info: { sessionID: "ses_1", role: "user" }, parts: [] }] });
+const system = { system: ["You are ..."] };
+await hooks["experimental.chat.system.transform"]({ sessionID: "ses_1", model: { id: "m" } }, system);
+hooks.event({ event: { type: "session.idle", properties: { sessionID: "ses_1" } } });
+await hooks.dispose();
+console.log(JSON.stringify({ waited, asked, system: system.system.slice(1) }));
+process.exit(0);
+"""
+
+
 def _drive(tmp_path: Path, delay: float, history: int = 0, driver: str = DRIVER) -> tuple[list[dict], dict]:
     log = tmp_path / "calls.jsonl"
     fake = tmp_path / "fake_ov.py"
@@ -170,3 +194,12 @@ def test_a_long_sessions_capture_sends_its_newest_messages_within_what_ov_reads(
     assert sent[-1] == "m1" and sent[:-1] == [f"old{i}" for i in range(17, 20)]
     assert len(json.dumps(stop)) < 16 * 1024 * 1024
 
+
+
+def test_a_session_lookup_that_never_answers_holds_no_turn(tmp_path):
+    """OpenCode awaits chat.message before it asks the model, and the plugin asked its server whose
+    session it is with no time limit: a server that did not answer held the user's turn for good
+    (and the turn's capture, until dispose gave up). Unknown, it is the user's session, asked again."""
+    calls, seen = _drive(tmp_path, delay=0, driver=DRIVER_STALLED_LOOKUP)
+    assert seen["waited"] < 10_000 and seen["system"] == [START, PROMPT]
+    assert [c["event"] for c in calls] == ["session-start", "prompt-submit", "stop"] and seen["asked"] == 2

@@ -137,6 +137,9 @@ const OV = __OV_COMMAND__;
 // whole history would outgrow what ov reads of one hook's input (16 MiB). ov drops the messages
 // it already has, so each turn's capture needs only the newest.
 const MAX_SEND = 4000000;
+// How long a session's lookup (whether it is a subagent's) may take: OpenCode's own server, in
+// the same process, answers in milliseconds.
+const LOOKUP_MS = 2000;
 
 function newest(all) {
   let size = 0;
@@ -197,12 +200,19 @@ export const OvMemory = async ({ client, directory }) => {
   };
   const child = async (id) => {
     if (!children.has(id)) {
+      // OpenCode awaits chat.message before it asks the model, and its SDK calls have no time
+      // limit: a server that does not answer in LOOKUP_MS holds no turn. Unknown, the session is
+      // the user's, as before, and asked about again next time.
+      let timer;
+      const late = new Promise((resolve) => { timer = setTimeout(resolve, LOOKUP_MS, null); });
       try {
-        const res = await client.session.get({ path: { id } });
-        if (!res || !res.data) return false;  // not known: the user's, as before; asked again next time
+        const res = await Promise.race([client.session.get({ path: { id } }), late]);
+        if (!res || !res.data) return false;
         children.set(id, Boolean(res.data.parentID));
       } catch {
         return false;
+      } finally {
+        clearTimeout(timer);
       }
     }
     return children.get(id);
