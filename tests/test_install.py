@@ -810,6 +810,19 @@ def test_one_install_pins_one_store_and_identity_into_hooks_and_server(ov, user_
     assert settings.read_text() == CLAUDE_SETTINGS
 
 
+def test_doctors_fix_for_hooks_pinned_elsewhere_is_a_line_a_shell_runs(ov, user_home, tmp_path, monkeypatch):
+    """The fix named the pinned home unquoted (`run ov with OV_HOME=/home/me/my ov`): a home with a
+    space, a quote or a `$` pasted into a shell set another one."""
+    home = tmp_path / "my $HOME's ov"
+    monkeypatch.setenv("OV_HOME", str(home))
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    monkeypatch.setenv("OV_HOME", str(tmp_path / "another"))
+    check = _checks(ov)["claude hooks (user)"]
+    assert check["status"] == "warn"
+    words = shlex.split(check["fix"].split(",")[0])
+    assert f"OV_HOME={home}" in words, check["fix"]
+
+
 def test_a_projects_entries_refuse_an_identity_given_to_the_install(ov, project, monkeypatch):
     """A project's files are committed: --account there would have been dropped unseen (or, written,
     made every teammate act as this identity). An identity from the environment is named as not written."""

@@ -19,6 +19,7 @@ uninstall settles it. Nothing here changes anything.
 from __future__ import annotations
 
 import os
+import shlex
 import time
 from pathlib import Path
 
@@ -198,7 +199,9 @@ def _entries_check(spec: install.Spec, entries: dict[str, list[str]], current: l
         # What the hooks record goes where they are pinned; this ov (its `hooks log`, its store) looks elsewhere.
         said = ", ".join(f"{k}={pins[k]}" if k in pins else f"no {k}" for k in differs)
         detail = f"{spec.path}: {counted(len(commands), 'hook')} pinned to {said}, unlike this ov's environment: they {'write to another home' if 'OV_HOME' in differs else 'act as another identity'} than this ov reads"
-        return Check(name, "warn", detail, f"run ov with {said.replace(', ', ' ')}, or install again from this environment: ov install hooks --host {spec.host}")
+        # Quoted as a shell reads it: a home with a space, a quote or a `$` is pasted as it is.
+        run_with = " ".join([*(f"{k}={shlex.quote(pins[k])}" for k in differs if k in pins), *(f"without {k}" for k in differs if k not in pins)])
+        return Check(name, "warn", detail, f"run ov with {run_with}, or install again from this environment: ov install hooks --host {spec.host}")
     from ov.hosts import gates
 
     off = gates.hooks_switched_off(spec, project, env) if spec.host != "codex" else None  # Codex's: its review check says it
