@@ -338,6 +338,21 @@ def test_a_project_hook_answers_where_the_users_ov_cannot_start(ov, project, tmp
     assert not user_scope_answers("claude", "prompt-submit")
 
 
+def test_a_projects_hooks_in_the_users_own_file_answer(ov, monkeypatch):
+    """A project at HOME (`ov install hooks --scope project` run in ~) writes its entries into the
+    user's own file: each deferred to itself, the user's entry it found there, and no event was
+    ever answered. An entry that defers answers for no one."""
+    from ov.hosts.runtime import run
+
+    home = Path(os.environ["HOME"])
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(home)
+    assert ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes").exit_code == 0
+    assert ov("remember", "I prefer short commit messages").exit_code == 0
+    payload = json.dumps({"session_id": "s", "cwd": str(home), "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    assert "short commit" in run("claude", "session-start", payload, scope="project")
+
+
 def test_the_deferral_reads_a_large_user_file_in_little_time(ov, project):
     """Every hook of a project's entry reads the user's file: a settings.json of a few MB took the
     editing parser seconds, outside the hook's deadline, on every prompt."""

@@ -125,17 +125,19 @@ def user_scope_answers(host: str, event: str, env=None) -> bool:
     recall injected once). The user's entry is the one kept: it pins the user's store and identity,
     and it runs in every project, trusted or not. Codex runs a user's hook only once reviewed: an
     unreviewed one leaves the project's to answer, as does an entry whose ov cannot start (an
-    older ov's, its virtualenv since removed). A file that cannot be read answers nothing."""
+    older ov's, its virtualenv since removed), and a project's entry found there (a project at
+    HOME writes into the user's own file): it defers too, and would answer for no one. A file
+    that cannot be read answers nothing."""
     from ov.errors import OvError
     from ov.hosts.hostconfig import spec
-    from ov.hosts.ovcommand import hook_program, starts
+    from ov.hosts.ovcommand import defers, hook_program, starts
 
     try:
         user = spec(host, "user", Path(), env)
         entries = installed_entries(user)
     except (OvError, OSError):
         return False
-    commands = [c for native, e, _t in user.events if e == event for c in entries.get(native, [])]
+    commands = [c for native, e, _t in user.events if e == event for c in entries.get(native, []) if not defers(c)]
     programs = [hook_program(c) for c in commands]
     if not any(p is not None and starts(p, env) for p in programs):
         return False
