@@ -990,3 +990,23 @@ def test_an_index_failure_after_add_resource_committed_is_a_warning(ov, tmp_path
     assert added.exit_code == 0, added.stderr
     assert "the search index was not built (ValueError: Internal error: 'An index writer was killed.')" in added.stderr
     assert ov("find", "heron", "--json").json["result"]["resources"]
+
+
+def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_debug(ov, tmp_path, monkeypatch):
+    """(review) The catch that keeps a committed add at exit 0 took a bug (a TypeError) for an
+    index failure: the warning read as the disk's or tantivy's, and OV_DEBUG showed nothing."""
+    from ov.index import sync
+
+    def bug(self):
+        raise TypeError("'NoneType' object is not subscriptable")
+
+    source = tmp_path / "docs"
+    source.mkdir()
+    (source / "a.md").write_text("# A\n\nThe heron migrates in spring.\n")
+    monkeypatch.setattr(sync.Indices, "build_full_text", bug)
+    added = ov("add-resource", str(source), "--to", "viking://resources/docs")
+    assert added.exit_code == 0, added.stderr
+    assert "internal error: TypeError" in added.stderr and "OV_DEBUG=1" in added.stderr
+    monkeypatch.setenv("OV_DEBUG", "1")
+    with pytest.raises(TypeError):  # main raises what it would call an internal error
+        ov("add-resource", str(source), "--to", "viking://resources/docs2")

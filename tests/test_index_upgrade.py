@@ -118,3 +118,18 @@ def test_find_rebuilds_an_index_of_a_malformed_meta(tank, ov_home, malformed):
     path.write_text(changed if isinstance(changed, str) else json.dumps(changed), encoding="utf-8")
     result = _found(tank, "zebrafish")
     assert _uris(result)[0] == "viking://resources/fish/tank.md" and result["index"]["actions"][0].startswith("rebuilt: ")
+
+
+def test_a_schema_11_index_on_a_read_only_mount_is_searched_by_its_full_text(tank, ov_home, read_only_mount, tmp_path, monkeypatch):
+    """The read-only view opens the older index with its own schema, as a writable open does."""
+    import tempfile
+
+    as_schema_11(ov_home)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    monkeypatch.setenv("OV_HOME", str(read_only_mount(ov_home)))
+    result = _found(tank, "when is the zebrafish tank cleaned")
+    assert _uris(result)[0] == "viking://resources/fish/tank.md"
+    assert "index schema 11, ov needs 12" in result["index"]["behind"]
+    assert list(temporary.iterdir()) == []

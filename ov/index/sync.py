@@ -1020,7 +1020,14 @@ def index_after_add(store, progress: Progress | None = None) -> str | None:
     except Exception as exc:  # noqa: BLE001 - the add is committed: exit 1 would say it failed
         # tantivy reports its IO failures as ValueErrors, most of them untyped (a file-size
         # limit's EFBIG was): whatever stopped the derived index, the add stands.
-        why = exc.message if isinstance(exc, OvError) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, OvError):
+            why = exc.message
+        elif isinstance(exc, (OSError, ValueError)):
+            why = f"{type(exc).__name__}: {exc}"
+        else:  # not the disk's or tantivy's: a bug, said as one, and raised where OV_DEBUG asks for it
+            if os.environ.get("OV_DEBUG"):
+                raise
+            why = f"internal error: {type(exc).__name__}: {exc}; OV_DEBUG=1 shows where, please report it"
         return f"the search index was not built ({why}); the next search builds it"
     return None
 
