@@ -2,7 +2,8 @@
 for ``--after``/``--before``, and the dates a question names in words ("on 3 June, 2023", "last
 week") for retrieval to favour.
 
-A relative span counts back from now; a date or time without a zone is UTC.
+A relative span counts back from now; a date or time of ``--after``/``--before`` without a zone is in
+this machine's time zone (``TZ``), as git reads one; the dates a question names are UTC days.
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ def parse_time(text: str, *, now: float | None = None) -> float:
             f"{text!r} is not a time",
             hint="use a span back from now (30m, 2h, 7d, 2w) or an ISO date/time (2026-05-01, 2026-05-01T10:00:00Z)",
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
+    # One without a zone is in this machine's, as git reads it and as `ov snapshot log` shows
+    # times (events are filed by the local day): read as UTC, a time copied from the log was hours off.
     return parsed.timestamp()
 
 

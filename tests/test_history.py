@@ -114,6 +114,27 @@ def test_a_tag_can_be_deleted_and_an_unknown_one_is_refused(history, ov_home):
     assert history("snapshot", "tag", "v1").exit_code == 0  # the name is free again
 
 
+def test_a_tag_moved_while_it_is_deleted_stays_and_is_said_to_have_moved(history, ov_home, monkeypatch):
+    """(review) A tag another process moved between the read and the removal was kept, as it
+    should be, but the error said there was no such tag."""
+    from ov.history import snapshots
+
+    repo = Repo(str(ov_home / "accounts/default"))
+    assert history("snapshot", "tag", "v1").exit_code == 0
+    parent = ok(history("snapshot", "show", "HEAD~1", "--json"))["commit"]
+    peel = snapshots._peel
+
+    def moved_meanwhile(git, sha):
+        repo.refs[b"refs/tags/v1"] = parent.encode()  # `git tag -f v1 HEAD~1` by another process
+        return peel(git, sha)
+
+    monkeypatch.setattr(snapshots, "_peel", moved_meanwhile)
+    refused = history("snapshot", "tag", "-d", "v1", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "already_exists"
+    assert refused.error["message"] == f"tag 'v1' was moved meanwhile (it names {parent[:10]} now): it was not deleted"
+    assert ok(history("snapshot", "tag", "--json")) == [{"tag": "v1", "commit": parent}]
+
+
 def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
     """(an audit: `ov snapshot tag main` was taken, and plain git then read "main" as the stale tag.)"""
     Repo(str(ov_home / "accounts/default")).refs[b"refs/heads/side"] = Repo(str(ov_home / "accounts/default")).head()

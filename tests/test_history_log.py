@@ -155,6 +155,33 @@ def test_log_and_show_give_times_in_the_users_zone_and_json_in_utc(dated, zone, 
         time.tzset()
 
 
+@pytest.mark.parametrize("zone", ["Asia/Tokyo", "Etc/GMT+8"])
+def test_a_time_without_a_zone_is_read_in_the_users_zone_as_the_log_shows_times(dated, zone):
+    """(review) `--after` read 2026-..T09:00 as UTC while the log shows times in the user's zone:
+    a time copied from the log without its offset was hours off. A zone said is kept."""
+    import os
+
+    before = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        shown = ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1]  # its offset at the end
+        (newest,) = subjects(ok(dated("snapshot", "log", "-n", "1", "--json")))
+        local = shown[:19]
+        assert newest in subjects(ok(dated("snapshot", "log", "--after", local, "--json")))
+        later = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(NOON + 3 * DAY + 60))
+        assert newest not in subjects(ok(dated("snapshot", "log", "--after", later, "--json")))
+        assert newest in subjects(ok(dated("snapshot", "log", "--after", shown, "--json")))
+        day = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY))
+        assert newest in subjects(ok(dated("snapshot", "log", "--after", day, "--before", day + "T23:59:59", "--json")))
+    finally:
+        if before is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = before
+        time.tzset()
+
+
 def test_show_of_a_merge_says_so_and_what_it_brought_into_its_first_parent(ov, ov_home):
     """(a review: `show` of a merge gave its changes against its first parent as a commit's own,
     never saying it joined two lines.)"""

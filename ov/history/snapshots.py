@@ -769,7 +769,14 @@ def delete_tag(store, name: str) -> dict:
         named = None  # it named an object the store does not hold: nothing to say it named
     # Only the tag as it was read is removed: one made again meanwhile, by another process, stays.
     if not refs.remove_if_equals(ref, sha):
-        raise NotFound(f"no tag {name!r}", hint="it was removed or moved meanwhile: `ov snapshot tag` lists the tags")
+        now = refs.read_ref(ref)
+        if now is None:
+            raise NotFound(f"no tag {name!r}", hint="it was removed meanwhile: `ov snapshot tag` lists the tags")
+        # Moved by another process (plain git's `tag -f`): what it names now was not asked about.
+        raise AlreadyExists(
+            f"tag {name!r} was moved meanwhile (it names {now.decode()[:10]} now): it was not deleted",
+            hint=f"`ov snapshot tag -d {name}` again deletes it as it is now",
+        )
     return {"tag": name, "commit": named, "deleted": True}
 
 
