@@ -1308,6 +1308,13 @@ CASES = [
     pytest.param(["I use bash at work. Oops, zsh."], {"profile.md": "- Uses zsh at work"}, None, id="a-known-tool-after-an-apology-replaces-the-tool"),
     pytest.param([["My shell is fish.", "Sorry, my bad.", "Actually, that's fine.", "Sorry, Thanks!"]], {"profile.md": "- Shell: fish"}, None,
                  id="an-apology-or-its-fine-is-no-correction"),
+    # (review) a name said to someone after an apology is no value: the agent's, or a person's where a known tool was said
+    pytest.param([["My editor is Neovim.", "Sorry, Claude."]], {"profile.md": "- Editor: Neovim"}, None, id="an-apology-to-the-agent-corrects-nothing"),
+    pytest.param([["My shell is zsh.", "Sorry, Priya!"]], {"profile.md": "- Shell: zsh"}, None, id="an-apology-to-a-person-after-a-known-tool-corrects-nothing"),
+    pytest.param([["My browser is Safari.", "Oops, Gemini."]], {"profile.md": "- Browser: Safari"}, None, id="oops-to-the-agent-corrects-nothing"),
+    pytest.param([["I work at Acme.", "Sorry, Monday."]], {"profile.md": "- Works at Acme"}, None, id="a-day-after-an-apology-corrects-nothing"),
+    pytest.param([["My terminal is Kitty.", "Sorry, Ghostty."]], {"profile.md": "- Terminal: Ghostty"}, None, id="an-apology-then-a-known-tool-still-corrects"),
+    pytest.param([["My editor is VS Code.", "Sorry, Cursor."]], {"profile.md": "- Editor: Cursor"}, None, id="an-agents-name-that-is-a-known-tool-still-corrects"),
     pytest.param(["the offsite is on April 14th", "The migration is on Sept 9"],
                  {f"events/{TODAY:%Y/%m/%d}/offsite.md": "- The offsite is on April 14th",
                   f"events/{TODAY:%Y/%m/%d}/migration.md": "- The migration is on Sept 9"}, None,

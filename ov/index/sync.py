@@ -1017,7 +1017,7 @@ def index_after_add(store, progress: Progress | None = None) -> str | None:
     add itself stands: the next search builds the index as it would have."""
     try:
         Indices(store, progress=progress).build_full_text()
-    except Exception as exc:  # noqa: BLE001 - the add is committed: exit 1 would say it failed
+    except Exception as exc:  # the add is committed: exit 1 would say it failed
         # tantivy reports its IO failures as ValueErrors, most of them untyped (a file-size
         # limit's EFBIG was): whatever stopped the derived index, the add stands.
         if isinstance(exc, OvError):

@@ -264,7 +264,7 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
             again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"
             _correct(again or body, restore, ctx, found, fragments=said_meant or again is not None)
             return
-    if (meant := apologised(clause)) is not None:  # "Sorry, MySQL" too
+    if (meant := apologised(clause, found[-1] if found else None)) is not None:  # "Sorry, MySQL" too
         _correct(meant, restore, ctx, found, fragments=True)
         return
     if says_nothing(without_ask(clause)):

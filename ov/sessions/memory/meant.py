@@ -19,8 +19,9 @@ import re
 
 from ov.sessions.memory.choices import EXCLUSIVE
 from ov.sessions.memory.kinds import KINDS
+from ov.sessions.memory.pasted import ADDRESSEES
 from ov.sessions.memory.rules import Statement
-from ov.sessions.memory.standing import looks_like_name
+from ov.sessions.memory.standing import TIME_WORD_RE, looks_like_name
 
 # "I meant X" is about something else when X is a clause of its own ("the staging server crashed",
 # "CI is down", "it works"): a subject, then a verb, which no value of a key or a preference has.
@@ -61,18 +62,33 @@ def value_again(body: str) -> str | None:
     return _a_value(match.group("x").strip().rstrip(".!")) if match else None
 
 
-def apologised(clause: str) -> str | None:
+def apologised(clause: str, said: Statement | None = None) -> str | None:
     """The name said alone after an apology ("sorry, MySQL": "MySQL"), as "I meant MySQL" says it; None
-    for anything else ("sorry, wrong chat", "sorry, thanks", "sorry for the delay")."""
+    for anything else ("sorry, wrong chat", "sorry, thanks", "sorry for the delay").
+
+    A name after "sorry" is also whom it is said to: the agent ("sorry, Claude"), or a person.
+    Where ``said``, the statement it would correct, names a known tool or choice ("Shell: zsh"),
+    only another known one corrects it ("sorry, fish"; not "sorry, Priya")."""
     match = _SORRY_RE.match(clause)
-    return _a_value(match.group("x").strip()) if match else None
+    meant = _a_value(match.group("x").strip()) if match else None
+    if meant is None or meant.lower() in _KNOWN_VALUES:
+        return meant
+    if meant.split()[0].lower() in ADDRESSEES:
+        return None
+    return None if said is not None and _names_a_known_value(said.obj) else meant
+
+
+def _names_a_known_value(text: str) -> bool:
+    """Whether ``text`` holds a known tool or choice, one word or several ("Uses VS Code at work")."""
+    words = re.findall(r"[\w.+#!-]+", text.lower())
+    return any(" ".join(words[i : i + n]) in _KNOWN_VALUES for n in (1, 2, 3) for i in range(len(words)))
 
 
 def _a_value(said: str) -> str | None:
     """``said`` when it names a value (a name, a known tool or choice), None for words of the moment
     ("fine", "wrong chat", "thanks")."""
-    if not said or len(said.split()) > 4 or said.split()[0].lower() in _COURTESY:
-        return None
+    if not said or len(said.split()) > 4 or said.split()[0].lower() in _COURTESY or TIME_WORD_RE.fullmatch(said.split()[0]):
+        return None  # nor a day's or a month's name: "sorry, Monday" puts something off
     return said if looks_like_name(said) or said.lower() in _KNOWN_VALUES else None
 
 

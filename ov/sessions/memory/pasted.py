@@ -57,7 +57,7 @@ _GREETING_RE = re.compile(
     r"(?i)^\s*(?:hi|hello|hey|dear|greetings|good\s+(?:morning|afternoon|evening))\b\s*(?P<to>[^\n.?,:!]{0,40}?)\s*[,:!]?\s*$"
 )
 # Whom a user greets in their own message: the agent ("Hey Claude,"), or no one ("Hi there,").
-_ADDRESSEES = frozenset(("claude", "codex", "gemini", "cursor", "opencode", "copilot", "assistant", "there"))
+ADDRESSEES = frozenset(("claude", "codex", "gemini", "cursor", "opencode", "copilot", "assistant", "there"))
 _SIGN_OFF_RE = re.compile(
     r"(?i)^\s*(?:best(?:\s+(?:regards|wishes))?|(?:kind|warm|warmest|many)\s+(?:regards|thanks)|regards|thanks(?:\s+again)?|"
     r"thank\s+you|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|all\s+the\s+best|take\s+care|talk\s+soon|love|--|\u2014)"
@@ -121,7 +121,7 @@ def _letters(lines: list[str]) -> list[tuple[int, int]]:
             hello = _GREETING_RE.match(line)
             to = hello.group("to").lower() if hello else ""
             # a letter greets someone other than the agent ("Hi Priya,"): "Hi," or "Hey Claude," opens the user's own message
-            greeting, to = (i, to) if to and to.split()[0] not in _ADDRESSEES else (None, "")
+            greeting, to = (i, to) if to and to.split()[0] not in ADDRESSEES else (None, "")
             continue
         sign_off = _SIGN_OFF_RE.match(line)
         if sign_off is None:

@@ -75,7 +75,7 @@ _NAME_PARTICLES = frozenset(("de", "van", "von", "der", "den", "da", "di", "del"
 _PLACE_PARTICLES = frozenset(("upon", "on", "am", "im", "an", "sur", "sous", "en", "les", "lès", "aux", "au", "op", "ter", "ten", "zum", "zur", "vor", "ob", "bei",
                               "dos", "das", "do", "della", "dello", "dei", "degli", "des", "los", "las"))
 _JOINED_PARTICLES = _PLACE_PARTICLES | _NAME_PARTICLES | frozenset(("in", "under", "by", "super", "next", "sub", "lez"))
-_TIME_WORD_RE = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september"
+TIME_WORD_RE = re.compile(r"(?i)(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july|august|september"
                            r"|october|november|december")
 _STATUS_ABBREVIATIONS = frozenset(("ooo", "ok", "okay", "wfh", "afk", "pto", "tbd", "tba", "asap", "n/a", "eta", "eod", "fyi", "wip", "brb", "ooto"))
 # Objects that name something on the table in this conversation: "your suggestion", "option B",
@@ -303,7 +303,7 @@ def looks_like_name(value: str) -> bool:
         if word.lower() in _NAME_PARTICLES:
             continue
         following = next((w for w in words[i + 1 :] if w.lower() not in _NAME_PARTICLES), "")  # ("an der Saale")
-        if word.lower() in _PLACE_PARTICLES and i and following[:1].isupper() and not _TIME_WORD_RE.fullmatch(following):
+        if word.lower() in _PLACE_PARTICLES and i and following[:1].isupper() and not TIME_WORD_RE.fullmatch(following):
             continue  # "Newcastle upon Tyne"
         if not (word[0].isupper() or any(c.isdigit() for c in word)):
             return False  # a lowercase word of content: "with the delay", "until Monday"
