@@ -1990,3 +1990,24 @@ def test_results_tell_the_model_only_what_its_tools_can_do(ov, ov_home, tmp_path
         assert not error and "viking://resources/notes/a.md" in said, tool
     said, error = _tool("session_commit", {"session": "cc-typo"})
     assert error and said == 'session cc-typo does not exist\nhint: list sessions with `ls {"uri": "viking://~/sessions"}`'
+
+
+def test_calls_piped_before_stdin_closes_are_all_answered_while_they_keep_ending(monkeypatch):
+    """(review) The grace after stdin closed counted from the close: a script's calls piped in
+    at once were answered only as far as LEFT_GRACE seconds went, the rest "not run" (a loaded
+    machine's flake). Only LEFT_GRACE seconds without any call ending stop the server."""
+    import io
+
+    from ov.mcp import server as server_module, tools
+
+    def slow(context, name, arguments, record=None, *, stop=None):
+        time.sleep(0.3)
+        return {"content": [{"type": "text", "text": f"remembered {arguments['text']}"}]}
+
+    monkeypatch.setattr(tools, "call", slow)
+    monkeypatch.setattr(server_module, "LEFT_GRACE", 1.0)
+    calls = [_tool_call(n, "remember", {"text": f"fact {n}"}) for n in range(2, 10)]  # 2.4 s in all, one at a time
+    out = io.BytesIO()
+    assert server_module.Server(out=out).serve(io.BytesIO("".join(json.dumps(line) + "\n" for line in [INIT, *calls]).encode())) == 0
+    answers = {a["id"]: a["result"] for a in map(json.loads, out.getvalue().decode().splitlines())}
+    assert [answers[n]["content"][0]["text"] for n in range(2, 10)] == [f"remembered fact {n}" for n in range(2, 10)]

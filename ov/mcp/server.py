@@ -12,8 +12,8 @@ Calls run on a small pool of threads, so a slow ``add_resource`` does not hold u
 calls that change the store (the tools not marked read-only) run one at a time on a thread of
 their own, in the order they arrived: "My editor is Vim", then "... Helix" sent together must leave
 Helix, as they would one after the other. Answers are written whole, one per line, under a lock. When stdin closes (MCP's end
-of a session), the calls received have ``LEFT_GRACE`` seconds to end and be answered, then the
-server stops as on SIGTERM: a client that has left is owed no ten-thousand-file add. A client
+of a session), the calls received go on while one of them ends at least every ``LEFT_GRACE``
+seconds, then the server stops as on SIGTERM: a client that has left is owed no ten-thousand-file add. A client
 that goes away (its end of stdout closed: the host quit) ends the session the same way, which is
 not an error: nothing more is read, the calls are logged, and the process exits 0. SIGINT (a
 Ctrl-C reaches the host's whole process group), SIGTERM (how a host stops a server that outlives
@@ -51,14 +51,14 @@ import re
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from pathlib import Path
 
 # Newest first; a client asking for one of these gets it back.
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 WORKERS = 4
-# Once stdin closes (MCP's way to end a session) or the client has gone, what the calls received
-# have to end in before the server stops as on a signal: a script's calls, piped in before it
+# Once stdin closes (MCP's way to end a session) or the client has gone, how long the calls
+# received may go on without one of them ending before the server stops as on a signal: a script's calls, piped in before it
 # closes stdin, are answered, and a 10,000-file add does not keep the process for a minute.
 LEFT_GRACE = 5.0  # seconds
 MAX_LINE = 64 * 1024 * 1024  # the longest message read, in bytes without its newline
@@ -116,11 +116,7 @@ class Server:
             with self.handling:  # the line being handled as a signal came is done, and no other will be
                 pass
             if read_all and not self.stopping:
-                # The client closed stdin or went away: the calls received have LEFT_GRACE
-                # seconds, then the server stops (a signal meanwhile stops it at once).
-                _done, running = wait(self._unfinished(), timeout=LEFT_GRACE)
-                if running:
-                    self.stopping = self.stopping or ("client gone" if self.gone else "stdin closed")
+                self._grace()
             for future in self._unfinished():
                 if not future.cancelled():
                     future.result()
@@ -137,6 +133,17 @@ class Server:
         if self.failure is not None:
             raise self.failure
         return 0
+
+    def _grace(self) -> None:
+        """The client closed stdin or went away: the calls received go on while one ends at least
+        every LEFT_GRACE seconds, then the server stops (a signal meanwhile stops it at once).
+        Counted from the close, a script's calls piped in at once were cut off wherever the
+        machine's load put LEFT_GRACE; only a call that runs on alone (an add) is stopped."""
+        running = self._unfinished()
+        while running and not self.stopping:
+            done, running = wait(running, timeout=LEFT_GRACE, return_when=FIRST_COMPLETED)
+            if not done:
+                self.stopping = "client gone" if self.gone else "stdin closed"
 
     def _read(self, stream, wake: int) -> None:
         """The reading thread: each line handled in turn until stdin ends, the client goes away or
