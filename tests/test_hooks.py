@@ -1437,10 +1437,20 @@ def test_hooks_log_shows_what_happened(ov, project, remembered):
     records = ov("hooks", "log", "--json").json["result"]
     assert [r["event"] for r in records][-2:] == ["session-start", "prompt-submit"]
     assert records[-2]["outcome"] == "injected" and records[-2]["session"] == "cc-s-log"
-    shown = ov("hooks", "log", "--host", "claude", "-n", "1")
+    # times in the user's zone with its offset, as `snapshot log` gives them (a zone without summer time)
+    zone = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Tokyo"
+    time.tzset()
+    try:
+        shown = ov("hooks", "log", "--host", "claude", "-n", "1")
+    finally:
+        if zone is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = zone
+        time.tzset()
     assert shown.exit_code == 0 and "prompt-submit" in shown.stdout and "skipped: trivial prompt" in shown.stdout
-    # times in UTC, as `snapshot log` gives them, whatever the local zone
-    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(records[-1]["ts"]))
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S+09:00", time.gmtime(records[-1]["ts"] + 9 * 3600))
     assert shown.stdout.startswith(stamp + "  claude")
     # A record damaged by hand or by a disk (fields of the wrong type) is shown as well as it can be.
     with hooklog.log_path(Home.from_env().root).open("a", encoding="utf-8") as f:

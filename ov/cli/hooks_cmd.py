@@ -117,7 +117,7 @@ def log(
 
 
 def _print(records: list[dict], host: str | None, root: Path) -> None:
-    import time
+    from datetime import datetime, timezone
 
     if not records:
         nothing(_none_ran(host, root))
@@ -127,7 +127,8 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
         return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) < 1e12 else 0.0
 
     for r in records:
-        when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(number(r.get("ts"))))  # as `snapshot log` gives times
+        # In this machine's zone with its offset, as `snapshot log` gives times (the user's day).
+        when = datetime.fromtimestamp(number(r.get("ts")), timezone.utc).astimezone().isoformat(timespec="seconds")
         what = str(r.get("outcome") or "")
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
