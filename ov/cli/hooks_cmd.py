@@ -117,7 +117,7 @@ def log(
 
 
 def _print(records: list[dict], host: str | None, root: Path) -> None:
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
 
     if not records:
         nothing(_none_ran(host, root))
@@ -128,7 +128,7 @@ def _print(records: list[dict], host: str | None, root: Path) -> None:
 
     for r in records:
         # In this machine's zone with its offset, as `snapshot log` gives times (the user's day).
-        when = datetime.fromtimestamp(number(r.get("ts")), timezone.utc).astimezone().isoformat(timespec="seconds")
+        when = datetime.fromtimestamp(number(r.get("ts")), UTC).astimezone().isoformat(timespec="seconds")
         what = str(r.get("outcome") or "")
         uris = [str(u) for u in r["uris"]] if isinstance(r.get("uris"), list) else []
         if uris:
