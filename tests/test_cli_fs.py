@@ -780,7 +780,7 @@ def test_grep_stops_a_pattern_that_backtracks_for_ever_with_a_clear_error(ov, mo
     assert ov("write", "viking://resources/r.md", "--content", "fine\n" + "a" * 40 + "!").exit_code == 0
     result = ov("grep", "(a|aa)+$", "--json")
     assert result.exit_code == 2
-    assert "took more than 0.5 s (stopped at viking://resources/r.md:2)" in result.error["message"]
+    assert "took more than 0.5 s in one file (stopped at viking://resources/r.md:2)" in result.error["message"]
     assert "nested repeats" in result.error["hint"]
     assert ov("grep", "(a+)+!", "--json").json["result"][0]["line"] == 2  # a nested repeat the matcher handles
 
@@ -1248,3 +1248,51 @@ def test_a_hidden_user_id_an_older_ov_made_is_another_users_space_like_any_other
     # named, it is read as before
     assert ov("read", "viking://user/.bob/memories/preferences.md").stdout == "- Prefers zebra keyboards\n"
     assert "zebra keyboards" in ov("grep", "zebra", "--uri", "viking://user/.bob").stdout
+
+
+def test_grep_prints_the_lines_it_found_before_a_later_file_stops_it(ov, monkeypatch):
+    """(found by an audit: grep collected every match before printing, so `ov grep X | head -1`
+    waited for the whole store, and the matches found before an error were lost) Each line is
+    printed as the walk finds it: those of a.md are out before r.md's pattern runs out of time."""
+    monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", 0.5)
+    assert ov("write", "viking://resources/a.md", "--content", "aa\n").exit_code == 0
+    assert ov("write", "viking://resources/r.md", "--content", "a" * 40 + "!").exit_code == 0
+    result = ov("grep", "(a|aa)+$")
+    assert result.exit_code == 2
+    assert result.stdout == "viking://resources/a.md:1:aa\n"
+    assert "stopped at viking://resources/r.md:1" in result.stderr
+
+
+def test_grep_time_limit_is_for_each_file_not_the_whole_walk(ov, ov_home, monkeypatch):
+    """(found by an audit: a plain grep of a store of 50,000 files failed after 10 s in all,
+    blaming its pattern) A walk that takes longer than the limit, each file searched at once, finds
+    every line; so does a grep whose reader holds it between two matches."""
+    from ov.store.store import Store
+
+    for name in ("a", "b", "c"):
+        assert ov("write", f"viking://resources/{name}.md", "--content", "plain text\nmore text\n").exit_code == 0
+    monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", 0.3)
+    walk = Store.walk_files
+
+    def slow_walk(self, *args, **kwargs):
+        for found in walk(self, *args, **kwargs):
+            time.sleep(0.15)  # a large store: the walk takes long, the search of each file does not
+            yield found
+
+    monkeypatch.setattr(Store, "walk_files", slow_walk)
+    result = ov("grep", "text", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert len(result.json["result"]) == 6
+
+    monkeypatch.setattr(Store, "walk_files", walk)
+    from ov.config import Config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.retrieval.grep import grep
+
+    store = Store(Home(ov_home), Identity(), Config())
+    held = []
+    for match in grep(store, "text", store.uri("viking://resources")):
+        held.append(match)
+        time.sleep(0.2)  # a reader slower than the limit, between two matches of the same file
+    assert len(held) == 6

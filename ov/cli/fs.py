@@ -171,25 +171,36 @@ def grep(
 
     store = runtime().store
     base = store.uri(uri)
-    matches = list(run_grep(store, pattern, base, ignore_case=ignore_case, show_all=show_all, limit=max_count))
-
-    def human() -> None:
-        if styled():
-            from rich.text import Text
-
-            from ov.cli.output import console
-
-            out = console()
-            for m in matches:
-                out.print(Text.assemble((m.uri, "magenta"), ":", (str(m.line), "green"), ":", m.text))
-        else:
-            for m in matches:
-                plain(f"{m.uri}:{m.line}:{m.text}")
-
-    emit([dataclasses.asdict(m) for m in matches], human)
+    matches = run_grep(store, pattern, base, ignore_case=ignore_case, show_all=show_all, limit=max_count)
+    if runtime().json:
+        found = [dataclasses.asdict(m) for m in matches]
+        emit(found, lambda: None)  # one JSON document: the matches are collected first
+    else:
+        # Each line as it is found, as grep(1) prints: `ov grep X | head -1` ends at the first
+        # match, and a broad pattern over a large store does not hold every match in memory.
+        found = _print_matches(matches)
     _others_left_out(store, "ov grep PATTERN --uri")
-    if not matches:
+    if not found:
         raise typer.Exit(1)  # as grep(1) does: a script can write `if ov grep PATTERN; then`
+
+
+def _print_matches(matches) -> int:
+    """Print each match of ``ov grep`` as the walk finds it; how many there were."""
+    count = 0
+    out = None
+    if styled():
+        from rich.text import Text
+
+        from ov.cli.output import console
+
+        out = console()
+    for m in matches:
+        if out is not None:
+            out.print(Text.assemble((m.uri, "magenta"), ":", (str(m.line), "green"), ":", m.text))
+        else:
+            plain(f"{m.uri}:{m.line}:{m.text}")
+        count += 1
+    return count
 
 
 def glob(

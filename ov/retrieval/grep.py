@@ -17,7 +17,9 @@ from ov.uri import SCHEME, VikingURI, nfc
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
 # A pattern whose nested repeats backtrack exponentially ("(a|aa)+$") would hold a process (an
-# MCP server's tool call among them) for ever: a whole grep gets this long to match.
+# MCP server's tool call among them) for ever: the search of each file gets this long to match.
+# Each file, not the whole walk: a plain pattern over a large store (50,000 files: ~10 s on a busy
+# laptop) ran out of a limit for the whole grep and was blamed as if it were stuck.
 GREP_SECONDS = 10.0
 # Lines searched at once before each is searched alone (a whole small file; a large one in parts,
 # so that a few matches in a large file do not cost a search of each of its lines).
@@ -58,8 +60,8 @@ def grep(
     """Lines matching ``pattern`` in the text files below ``base``, in path order; other users'
     spaces are left out of a grep of the root or ``viking://user`` (``Store.leave_out``, which records them).
 
-    Matched by the ``regex`` package, ``re``'s syntax with a time limit (:data:`GREP_SECONDS`)
-    and a matcher that avoids much of the backtracking that makes ``re`` hang."""
+    Matched by the ``regex`` package, ``re``'s syntax with a time limit for each file
+    (:data:`GREP_SECONDS`) and a matcher that avoids much of the backtracking that makes ``re`` hang."""
     import regex as engine  # Deferred: only grep needs it.
 
     _refuse_long(pattern, "regular expression", "grep", "grep for a shorter part of the text; a run of one character can be counted, as in ={3000}")
@@ -81,7 +83,6 @@ def grep(
     # has no matching line, and most files, and most of a large file, match nothing. A search per
     # line costs ~3 us with the matcher's time limit (ten times what it costs without).
     whole = None if _lines_only(pattern) else engine.compile(pattern, (engine.IGNORECASE if ignore_case else 0) | engine.MULTILINE)
-    deadline = time.monotonic() + GREP_SECONDS
     found = 0
     for uri, path in store.walk_files(base, show_all=show_all, leave_out=store.leave_out(base)):
         try:
@@ -95,30 +96,37 @@ def grep(
         if looks_binary(data):
             continue
         lines = lines_of(data.decode("utf-8"))
+        # The time the searches of this file took, not the time since it was opened: the caller
+        # may hold the generator between two matches (a pager reading slowly) for any time.
+        left = GREP_SECONDS
         for first in range(0, len(lines), GREP_BLOCK_LINES):
             block = lines[first : first + GREP_BLOCK_LINES]
+            started = time.monotonic()
             try:
                 # Joined by "\n" alone: the only line end ^ and $ know, where splitlines knows
                 # eleven. Half the time left at most: a block that takes longer is searched line by
                 # line in the rest, which names the line the pattern is stuck on.
-                if whole is not None and not whole.search("\n".join(block), timeout=max(deadline - time.monotonic(), 0.0) / 2):
-                    continue
+                skip = whole is not None and not whole.search("\n".join(block), timeout=max(left, 0.0) / 2)
             except TimeoutError:
-                whole = None
+                whole, skip = None, False
                 # The matcher's time limit overshoots (0.25 s asked, 0.67 s taken, measured): the
                 # block could use up the whole limit, and the first line would be blamed. The line
                 # by line search has half the limit from now, to name the line that is stuck.
-                deadline = max(deadline, time.monotonic() + GREP_SECONDS / 2)
+                left = max(left - (time.monotonic() - started), GREP_SECONDS / 2)
+            else:
+                left -= time.monotonic() - started
+            if skip:
+                continue
             for number, line in enumerate(block, start=first + 1):
+                started = time.monotonic()
                 try:
-                    hit = compiled.search(line, timeout=max(deadline - time.monotonic(), 0.0))
+                    hit = compiled.search(line, timeout=max(left, 0.0))
                 except TimeoutError:
                     raise InvalidInput(
-                        f"grep of {quote(pattern)} took more than {GREP_SECONDS:g} s (stopped at {uri}:{number})",
-                        hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern,"
-                        " or grep fewer files with {uri}",
-                        arguments={"uri"},
+                        f"grep of {quote(pattern)} took more than {GREP_SECONDS:g} s in one file (stopped at {uri}:{number})",
+                        hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern",
                     ) from None
+                left -= time.monotonic() - started
                 if hit:
                     yield GrepMatch(str(uri), number, line)
                     found += 1
