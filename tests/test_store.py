@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -1166,3 +1167,24 @@ def test_a_commit_flushes_the_folder_of_the_branch_it_moved(ov, ov_home, tmp_pat
     moved = [c.n for c in calls if c.op in ("rename", "replace") and c.args[-1].endswith("/.git/refs/heads/main")]
     assert moved
     assert any(c.op == "fsync" and c.n > moved[-1] and c.args[0].endswith("/.git/refs/heads") for c in calls)
+
+
+def test_a_clean_status_leaves_the_git_index_alone(store: Store):
+    """(found by an audit: every `ov status` rewrote the whole .git/index, ~1 s at 30,000 files,
+    under the write lock) A status that finds every file as the index records it writes nothing;
+    one that finds a change writes the index again."""
+    for i in range(20):
+        store.write(store.uri(f"viking://resources/docs/f{i}.md"), f"{i}\n".encode())
+    index = store.root / ".git" / "index"
+    store.status()
+    before = index.stat()
+    time.sleep(0.01)
+    assert store.status().changes.clean
+    after = index.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    (store.root / "resources/docs/f3.md").write_text("hand edit\n")
+    assert store.status().changes.modified == ["resources/docs/f3.md"]
+    edited = index.stat()
+    assert (edited.st_ino, edited.st_mtime_ns) != (after.st_ino, after.st_mtime_ns)
+    assert store.status().changes.modified == ["resources/docs/f3.md"]
+    assert index.stat().st_mtime_ns == edited.st_mtime_ns, "the index already records the edit"
