@@ -164,6 +164,9 @@ def grep(
 ) -> None:
     """Search file contents line by line with a regular expression.
 
+    Prints each matching line as it finds it (--json: one list at the end). A pattern stuck on one
+    file for 10 s (nested repeats such as (a|aa)+) is stopped with an error.
+
     Exits like grep(1) and rg: 0 when a line matches, 1 when none does (with --json, after printing
     the empty list), 2 on any error (a bad pattern, a --uri that does not exist, a store it cannot read).
     """

@@ -937,7 +937,7 @@ class GitStore:
         a queue of writers would each spend holding the lock. So while others wait, a writer only
         notes its paths in ``index.pending``, and the first writer with nobody behind it brings
         every noted path up to date in one pass. When the store is quiet, the index agrees
-        with HEAD (and ``ov status`` rewrites it whole in any case).
+        with HEAD (and ``ov status`` rewrites it whole when an entry is out of step).
         """
         pending = self.state / INDEX_PENDING
         if defer:

@@ -3,8 +3,8 @@
 ov writes commits without touching ``.git/index`` (rewriting it would cost time
 proportional to the store on every write). This module compares the work tree
 with HEAD when asked (``ov status``, ``ov snapshot commit``), using the git
-index as a stat cache, and then rewrites the index so that plain ``git
-status`` in the account repository agrees with ``ov status``.
+index as a stat cache, and then rewrites the index, when an entry differs, so that
+plain ``git status`` in the account repository agrees with ``ov status``.
 """
 
 from __future__ import annotations
