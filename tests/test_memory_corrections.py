@@ -1246,6 +1246,22 @@ CASES = [
                   "entities/systems/release.md": "# Release\n\n- Was on Jenkins until May\n- Runs on Argo",
                   "entities/systems/mobile_builds.md": "# Mobile builds\n\n- Build on Buildkite agents"},
                  None, id="a-teams-switch-leaves-a-cards-line-of-history"),
+    # --- (found by an audit, scalemem12) a switch changes what holds now, never the past or someone else's tool ---------
+    pytest.param(["I used Jenkins at my previous job for three years", "We use Jenkins for CI", "We switched from Jenkins to Buildkite"],
+                 {"profile.md": "- Used Jenkins at their previous job for three years\n- Team uses Buildkite for CI"}, None,
+                 id="a-teams-switch-leaves-a-past-line-naming-the-old-tool"),
+    pytest.param(["I used to use Vim", "I use Vim daily", "I switched from Vim to Helix"], {"profile.md": "- Used to use Vim\n- Uses Helix daily"},
+                 None, id="a-switch-leaves-a-used-to-line"),
+    pytest.param(["My manager Sam uses Jira", "We use Jira for tickets", "We switched from Jira to Linear"],
+                 {"profile.md": "- The user's manager Sam uses Jira\n- Team uses Linear for tickets"}, None,
+                 id="a-teams-switch-leaves-someone-elses-tool"),
+    pytest.param(["I used Jenkins at my previous job for three years", "We switched from Jenkins to Buildkite"],
+                 {"profile.md": "- Used Jenkins at their previous job for three years\n- Team switched from Jenkins to Buildkite"}, None,
+                 id="a-switch-naming-only-a-past-line-is-recorded"),
+    pytest.param(["I use Emacs as my editor", "I switched to Neovim as my editor"], {"profile.md": "- Editor: Neovim"}, None,
+                 id="a-new-editor-replaces-the-line-of-the-old-one-said-with-as"),
+    pytest.param(["I mostly use Helix", "I've moved over to Zed"], {"profile.md": "- Editor: Zed"}, None,
+                 id="a-new-editor-replaces-the-line-of-the-old-one-said-with-an-adverb"),
     pytest.param(["Always use black for formatting", "Always use isort", "Use mypy in strict mode",
                   [("assistant", "Want me to run black?"), "Don't use black anymore, it's way too slow.", "stop using isort pls",
                    "Stop using mypy, at least for this PR."]],
@@ -1690,3 +1706,45 @@ def test_a_role_leaves_broken_cards_and_sidecars_of_its_folder_alone(ov, ov_home
     assert "No longer the user's manager" in (people / "dana.md").read_text()
     assert (people / "lee.md").read_text().startswith("# Lee\n\n- The user's manager\n")
     assert (people / ".overview.md").read_text() == "The user's manager is Dana.\n"
+
+
+@pytest.mark.parametrize("key, tool, other", [("Editor", "Helix", "Zed"), ("Shell", "nushell", "fish"), ("OS", "Fedora", "macOS"),
+                                              ("Terminal", "WezTerm", "Ghostty"), ("Browser", "Vivaldi", "Safari")])
+@pytest.mark.parametrize("said", ["I use {tool}", "I use {tool} as my {kind}", "I mostly use {tool}", "I'm on {tool} for everything",
+                                  "I run {tool} on my laptop", "I'm using {tool} with a custom config", "I use {tool} at work",
+                                  "I've been using {tool} since March", "I use {tool} (nightly)", "I use {tool}, with few plugins"])
+def test_every_line_extraction_writes_of_a_tool_is_found_by_its_kinds_probes(key, tool, other, said):
+    """A later tool of the same kind ends the line ov itself wrote of the earlier one, whatever its wording."""
+    from ov.sessions.memory.extract import extract_text
+    from ov.sessions.memory.kinds import kind_probes
+    from ov.sessions.memory.merge import apply_supersede
+
+    written = [line for candidate in extract_text(said.format(tool=tool, kind=key.lower()), when=datetime.now(UTC))
+               for line in candidate.fields.get("content", "").splitlines() if tool.lower() in line.lower()]
+    assert written, said
+    lines = list(written)
+    assert apply_supersede(lines, kind_probes(key, other), f"- {key}: {other}"), written
+    assert lines == [f"- {key}: {other}"]
+
+
+@pytest.mark.parametrize("line", ["Uses fish tacos on Fridays", "Uses cursor pagination for the API", "Is on edge about the release",
+                                  "Uses Emacs Lisp for config", "Used Emacs at their previous job"])
+def test_a_kinds_probes_leave_a_longer_name_or_the_past_alone(line):
+    from ov.sessions.memory.kinds import kind_probes
+    from ov.sessions.memory.merge import apply_supersede
+
+    assert not apply_supersede([f"- {line}"], kind_probes("Editor", "Zed")
+                               + kind_probes("Shell", "zsh") + kind_probes("Browser", "Safari"), "- New")
+
+
+@pytest.mark.parametrize("line, now", [
+    ("Team deploys with Nomad", True), ("Mostly writes Kotlin", True), ("Always run migrations with Flyway", True),
+    ("Package manager: pnpm", True), ("Is on Postgres 16 for analytics", True),
+    ("Deployed with Nomad at Initech", False), ("Has written Kotlin for years", False), ("Wrote Perl at their first job", False),
+    ("Ran Postgres until the spring", False), ("Priya deploys with Nomad", False), ("Their old team used pnpm", False),
+    ("Old package manager: npm", False), ("Moved to Kotlin in 2021", False), ("Never run migrations with Flyway", False),
+])
+def test_only_a_line_of_what_holds_now_is_one_a_switch_changes(line, now):
+    from ov.sessions.memory.now import holds_now
+
+    assert holds_now(line) is now

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.merge import NAME_END
 from ov.sessions.memory.rules import Statement
 
 # The known tools of each kind, lower case; names of more than one word are matched whole.
@@ -31,7 +32,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "Browser": ("firefox", "chrome", "google chrome", "chromium", "safari", "arc", "brave", "edge", "vivaldi", "opera"),
 }
 # The leads of a profile line that say which tool the user is on ("Uses Neovim", "Is on macOS").
-_USING_LEADS = ("Uses", "Is on", "Is using", "Runs", "Is running", "Switched to", "Moved to")
+_USING_LEADS = ("Uses", "Is on", "Is using", "Runs", "Is running", "Has been using", "Has been on", "Switched to", "Moved to")
 
 
 def kind_of(value: str) -> tuple[str, str] | None:
@@ -41,15 +42,10 @@ def kind_of(value: str) -> tuple[str, str] | None:
     best: tuple[str, str] | None = None
     for key, names in KINDS.items():
         for name in names:
-            match = re.match(rf"(?i){re.escape(name)}(?=$|\s*[(,;.]|\s+(?:{_TAIL})\b)", said)
+            match = re.match(rf"(?i){re.escape(name)}{NAME_END}", said)
             if match and (best is None or len(match.group(0)) > len(best[1])):
                 best = (key, match.group(0))
     return best
-
-
-# What may follow a tool's name in the same statement without naming another thing: when, how long,
-# what for ("Emacs a while ago", "nushell these days", "Fedora for everything").
-_TAIL = r"a\s+while|a\s+few|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead"
 
 
 def kind_probes(key: str, name: str) -> tuple[str, ...]:
@@ -57,10 +53,10 @@ def kind_probes(key: str, name: str) -> tuple[str, ...]:
     ("Editor: ...", "Default editor: ..."), and those saying the user uses or is on another tool
     of its kind ("Uses Neovim")."""
     others = [n for n in KINDS[key] if n.lower() != name.lower()]
-    # The tool alone or before what it is for ("Uses Neovim for everything"), never a longer name ("Uses fish tacos").
-    using = (f"{_anycase(f'{lead} {other}')}{tail}" for lead in _USING_LEADS[:3] for other in others for tail in (" for *", " (*", ",*"))
+    # The tool whole, alone or before when or what it is for ("Uses Neovim for everything", "Uses
+    # Emacs as their editor": what extraction writes), never a longer name ("Uses fish tacos").
     keys = (f"{_anycase(key)}: *", *(f"{_anycase(f'{word} {key}')}: *" for word in _IN_USE))
-    return (f"{key}:", *keys, *(f"{lead} {other}$" for lead in _USING_LEADS for other in others), *using)
+    return (f"{key}:", *keys, *(f"{lead} {other} +" for lead in _USING_LEADS for other in others))
 
 
 # Words before a key that still name the one in use ("my default shell"), unlike "favourite" or "old".

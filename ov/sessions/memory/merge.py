@@ -24,6 +24,7 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.now import holds_now
 from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
 from ov.sessions.memory.schema import MemorySchema
 from ov.uri import nfc
@@ -37,6 +38,12 @@ _NEGATE_RE = re.compile(r"^(?:not|no longer)\s+(?P<rest>.+)$", re.IGNORECASE)
 _LEFT_BEHIND = r"(?:(?:switched|moved|migrated|changed|gone|went)(?:\s+over)?\s+from|replaced|swapped|instead\s+of|rather\s+than)\s+"
 # A value said with its scope ("Go for the CLI", "Drone for the mobile app"): changed only there.
 SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
+# What may follow a name in its statement and leave it whole: the end, punctuation, or a word of
+# when, how long or what for ("Emacs a while ago", "nushell these days", "Emacs as their editor"); not
+# "fish tacos" or "Emacs Lisp". A probe ending in " +" is a name so followed (see _matches).
+NAME_END = (
+    r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead)\b)"
+)
 _ITEM_RE = re.compile(r"^(?P<prefix>\s*(?:[-*+]|\d+[.)])\s+)?(?P<body>.*?)\s*$")
 _KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
 _TRAILING_PUNCT = ".!;,:"
@@ -205,10 +212,11 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
     """Put ``new`` in place of the value ``old`` in each line that names it; False when none does.
 
     "I switched from Neovim to Zed" turns "Editor: Neovim" into "Editor: Zed" and "Uses Neovim
-    daily" into "Uses Zed daily": the value is matched as whole words, case aside. A line that
-    says the old value is no longer so ("No longer uses Neovim") or records a switch away from it
-    ("Team switched from Python to Go") is left alone, and a line the swap makes a copy of another
-    is removed. True too when a line already records this switch ("Team replaced Python with Go"
+    daily" into "Uses Zed daily": the value is matched as whole words, case aside. Only a line of
+    what holds now changes (:func:`ov.sessions.memory.now.holds_now`): one of the past, of another
+    time or of someone else ("Used Neovim at their previous job", "Sam uses Neovim") is left alone,
+    as is one that says the old value is no longer so ("No longer uses Neovim") or records a switch
+    away from it ("Team switched from Python to Go"); a line the swap makes a copy of another is removed. True too when a line already records this switch ("Team replaced Python with Go"
     for "we switched from Python to Go"), or the two values are one; ``otherwise``, the line saying
     the switch, takes the place of a record that says it without the new value's scope ("Go",
     where the switch is to "Go for the CLI").
@@ -231,7 +239,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
         if narrower:
             lines[narrower[0]] = otherwise.rstrip()
             said = True
-    hits = [i for i in items if i not in records]
+    hits = [i for i in items if i not in records and holds_now(_split(lines[i])[1])]
     for i in reversed(hits):
         swapped = pattern.sub(lambda _match: new, nfc(lines[i]), count=1)
         if _present([line for j, line in enumerate(lines) if j != i], _split(swapped)[1]):
@@ -277,6 +285,9 @@ def _matches(body: str, probe: str) -> bool:
         return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
     if want.endswith("$"):  # the whole statement: "prefers tabs$" is not "Prefers tabs in Go code"
         return normalise(want[:-1]) in (have, normalise(_statements(body)[0]))
+    if want.endswith(" +"):  # a name whole: "uses emacs +" matches "Uses Emacs as their editor", not "Uses Emacs Lisp"
+        name = re.compile(r"(?:(?:\w+ly|always|still|also|now)\s+)?" + re.escape(normalise(want[:-2])) + NAME_END)  # "Mostly uses Helix"
+        return any(name.match(text) for text in (have, normalise(_statements(body)[0])))
     if "*" in want[1:]:  # a pattern, as typed: "Is a* at [A-Z]*" matches "Is a backend engineer at Stripe", not "... at heart"
         return fnmatch.fnmatchcase(" ".join(nfc(body).split()), " ".join(nfc(probe).split()))
     if want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"

@@ -1,0 +1,72 @@
+"""Whether a stored line says what holds now, of the user or their team: the lines a change of value rewrites.
+
+"We switched from Jenkins to Buildkite" makes "Team uses Jenkins for CI", "Uses Jenkins daily",
+"CI: Jenkins" and "Always use Jenkins" name Buildkite; a line of another time or of someone else
+stays as it was said, or the profile would tell a false past ("Used Buildkite at their previous
+job"). Read from the line's verb, as ov words its lines (third person, no subject, or "Team"):
+
+- a line in the past or the perfect ("Used ...", "Worked with ...", "Was on ...", "Has used ...");
+- a line dated or set at another time ("... in 2019", "... (2026-05-01)", "... until May", "at their
+  previous job", "used to");
+- a line whose subject is someone or something else ("Sarah uses ...", "The backend uses ...");
+- a line saying not to use the value ("Never use ...", "Does not use ..."), which the change keeps true.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory.text import is_past
+
+# The subject ov writes for the user's team; a line of the user has none.
+_TEAM_RE = re.compile(r"(?i)^(?:(?:the|our|their)\s+)?(?:team|we)\s+")
+# A key's line ("CI: Jenkins", "Default editor: Neovim"), and the words of a key of another time.
+_KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
+_OLD_KEY_RE = re.compile(r"(?i)\b(?:previous|former|old|past|prior|first|ex)\b")
+# Dates, years, and the words that set a statement at another time than now.
+_ANOTHER_TIME_RE = re.compile(
+    r"(?i)\b(?:\d{4}-\d{2}-\d{2}|(?:19|20)\d{2}|previous(?:ly)?|former(?:ly)?|prior|until|till|ago|used\s+to|back\s+(?:then|in|when)|"
+    r"in\s+the\s+past|at\s+the\s+time|(?:old|last|first)\s+(?:job|role|team|company|employer|gig|position))\b"
+)
+# Words before a verb that leave its tense as it is ("Always use", "Still uses", "Mostly uses").
+_ADVERBS = frozenset(("always", "also", "still", "usually", "mostly", "often", "now", "currently", "only", "just", "generally", "normally"))
+# Leads that say not to use, or that the user does not use, the value.
+_REFUSING = frozenset(("never", "don't", "dont", "avoid", "not", "no", "stop"))
+# Participles that do not end in -ed, after "has"/"have": "Has been on Jenkins", "Has written ...".
+_PARTICIPLES = frozenset(("been", "done", "gone", "known", "seen", "taken", "given", "written", "grown", "begun", "run", "worn", "chosen"))
+# Determiners opening a subject of its own ("The backend uses ...", "His team uses ...").
+_DETERMINERS = frozenset(("the", "a", "an", "this", "that", "these", "those", "his", "her", "its", "their", "our", "my"))
+
+
+def holds_now(body: str) -> bool:
+    """Whether the line text ``body`` (no bullet) says what holds now of the user or their team (see
+    the module's docstring): "Team uses Jenkins for CI" and "Editor: Emacs" do; "Used Jenkins at
+    their previous job", "Worked with project-0023 using Go" and "Sarah uses Jenkins" do not."""
+    if _ANOTHER_TIME_RE.search(body):
+        return False
+    key = _KEY_RE.match(body)
+    if key and len(key.group("key").split()) <= 3:  # a key, not a statement going on after a colon
+        return not _OLD_KEY_RE.search(key.group("key"))
+    words = _TEAM_RE.sub("", body.strip(), count=1).split()
+    while words and (words[0].lower() in _ADVERBS or (words[0].lower().endswith("ly") and len(words) > 1)):
+        words = words[1:]
+    if not words:
+        return False
+    verb = words[0].lower()
+    after = words[1].lower() if len(words) > 1 else ""
+    if verb in _REFUSING or after in ("not", "n't") or verb in ("doesn't", "isn't") or (verb, after) == ("do", "not"):
+        return False
+    if is_past(verb) or verb in ("had", "did") or (verb in ("has", "have") and (is_past(after) or after in _PARTICIPLES)):
+        return False
+    return verb not in _DETERMINERS and not _subject(words)
+
+
+def _subject(words: list[str]) -> bool:
+    """Whether ``words`` open with a subject of their own, named ("Sarah uses Jenkins", "Manager Sam
+    runs ...", "Project-0023 uses Go"): capitalised words, the first no verb of the third person,
+    then one."""
+    if not words[0][:1].isupper() or words[0].lower().endswith("s") or words[0].lower() in ("is", "has", "does"):
+        return False  # "Uses Jenkins", "Runs on Jenkins", "(Always) run ...": the line's own verb
+    rest = iter(words[1:])
+    word = next((w for w in rest if not w[:1].isupper()), "")
+    return word in ("is", "has", "was", "were", "had", "does", "did") or is_past(word) or (word.endswith("s") and not word.endswith("ss"))
