@@ -216,6 +216,30 @@ def _memory_file(content: str, updated_at: str, memory_type: str) -> str:
     return f"{content}\n\n<!-- MEMORY_FIELDS\n{json.dumps(meta, indent=2, sort_keys=True)}\n-->\n"
 
 
+def test_session_start_keeps_a_long_profiles_key_and_newest_lines_and_points_to_the_rest(ov, project, ov_home):
+    # (found by an audit: a profile past ~90 lines was dropped whole, without a pointer: the agent no
+    # longer saw the user's name or editor)
+    from ov.tokens import estimate_tokens
+
+    assert ov("remember", "My name is Ada").exit_code == 0
+    assert ov("remember", "I prefer tabs over spaces").exit_code == 0
+    projects = [f"- Works on the service-{i:03d} repository with Python and Postgres" for i in range(150)]
+    # Key lines at the top, in the middle and near the end, as ov keeps them in place when they change.
+    lines = ["- Name: Ada", "- Editor: Helix", *projects[:75], "- Shell: fish", *projects[75:], "- Timezone: CET", "- Prefers standing meetings short"]
+    assert ov("write", "viking://user/default/memories/profile.md", "--content", _memory_file("\n".join(lines), "2026-12-01T10:00:00Z", "profile")).exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    assert estimate_tokens(text) <= 1500 + 10
+    profile = text.split('type="profile">\n', 1)[1].split("\n</context>", 1)[0].splitlines()
+    shown = [line for line in profile if line.startswith("- ")]
+    # The key lines first, then the newest; shown in the file's order, the rest counted with the way to it.
+    assert shown[:3] == ["- Name: Ada", "- Editor: Helix", "- Shell: fish"]
+    assert shown[-3:] == [projects[-1], "- Timezone: CET", "- Prefers standing meetings short"]
+    assert shown == [line for line in lines if line in shown] and projects[0] not in shown and len(shown) > 20
+    assert profile[-1] == f"… {len(lines) - len(shown)} more lines: `ov read viking://user/default/memories/profile.md`"
+    # The indexes after it keep their share.
+    assert "Prefers tabs over spaces" in text and "omitted" not in _log(ov_home)[-1]
+
+
 def test_session_start_gives_every_index_a_share_and_shows_the_newest_first(ov, project, ov_home):
     # (found by an audit: past ~60 preferences the block was only an alphabetical slice of them, and
     # the workspace memories, entities, experiences and even today's events were left out)
@@ -323,12 +347,14 @@ def test_the_size_cap_is_a_budget_of_whole_elements_and_the_log_names_what_was_s
     assert ov("config", "set", "hooks.max_chars", "2000").exit_code == 0
     text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
     record = _log(ov_home)[-1]
-    # A profile of 25,000 characters does not fit in 2,000: it is left out and counted, as it would
-    # be for want of tokens, and the index of preferences that fits takes its place, whole.
+    # A profile of 25,000 characters does not fit in 2,000: its one line is left out and counted,
+    # with the way to it, as it would be for want of tokens, and the index of preferences that fits
+    # takes its place, whole.
     assert len(text) <= 2000 and text.endswith("</ov-context>") and "word word" not in text
+    assert "… 1 more line: `ov read viking://user/default/memories/profile.md`" in text
     # The log's URIs are the elements' own, exactly (an index's trailing "/" was left out).
-    assert _elements(text) == record["uris"] == ["viking://user/default/memories/preferences/"]
-    assert record["chars"] == len(text) and record["omitted"] >= 1
+    assert _elements(text) == record["uris"] == ["viking://user/default/memories/profile.md", "viking://user/default/memories/preferences/"]
+    assert record["chars"] == len(text)
     # Before a prompt: results fall to cheaper tiers, then are left out; the log has the ones sent.
     for i in range(1, 7):
         content = f"# Deploy billing {i}\nTo deploy the billing service run make deploy-billing-{i} and watch the canary dashboard for region {i}.\n"

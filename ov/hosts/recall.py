@@ -148,7 +148,10 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         not_text.append(str(profile))
     elif text:
         content, _meta = _parsed(parse_memory, text)
-        if content and not add([("uri", str(profile)), ("type", "profile")], content):
+        profile_attrs = [("uri", str(profile)), ("type", "profile")]
+        # A profile too long to fit whole keeps its key lines and newest lines in half of what is
+        # left, with the way to the rest: dropped whole, the agent lost the user's name and editor.
+        if content and not add(profile_attrs, content) and not take(profile_attrs, _profile_lines(profile, content, left // 2)):
             omitted += 1
 
     if archive_of:
@@ -178,6 +181,41 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
         return Block(None, omitted=omitted, why=why, not_text=not_text)
     return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text)
+
+
+def _profile_lines(uri: VikingURI, content: str, budget: int) -> str:
+    """The profile's element within ``budget`` tokens, when it does not fit whole: its key lines
+    ("- Name: Ada", "- Editor: Helix": one value each, kept in place as they change) first, then its
+    newest (new lines are added at the end), shown in the file's order, and a count of the rest
+    with the way to them. Only the count when no line fits."""
+    from ov.retrieval.context import render_element
+    from ov.sessions.memory.merge import line_key
+
+    lines = content.splitlines()
+    shown = [i for i, line in enumerate(lines) if line.strip()]
+    keyed = [i for i in shown if line_key(lines[i])]
+    rest = set(shown) - set(keyed)
+    order = keyed + [i for i in reversed(shown) if i in rest]
+    attrs = [("uri", str(uri)), ("type", "profile")]
+
+    def element(chosen: list[int]) -> str:
+        more = len(shown) - len(chosen)
+        pointer = [f"… {more} more {'line' if more == 1 else 'lines'}: `ov read {uri}`"] if more else []
+        return render_element(attrs, "\n".join([*(lines[i] for i in sorted(chosen)), *pointer]))
+
+    # Each line's cost is counted once (a profile of thousands of lines is not rendered per line);
+    # the sum only overestimates (each line rounds up), and the element is checked as rendered.
+    left = budget - estimate_tokens(element(shown[:0])) - 1
+    chosen: list[int] = []
+    for i in order:
+        cost = estimate_tokens(lines[i]) + 1
+        if cost > left:
+            break
+        chosen.append(i)
+        left -= cost
+    while chosen and estimate_tokens(element(chosen)) + 1 > budget:
+        chosen.pop()
+    return element(chosen)
 
 
 def _index_attrs(title: str, root: VikingURI) -> list[tuple[str, str]]:
