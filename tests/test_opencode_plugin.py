@@ -174,7 +174,10 @@ def test_the_session_start_block_reaches_every_turn_of_the_session(tmp_path):
     second prompt of a TUI session on, the agent had none of them)"""
     calls, seen = _drive(tmp_path, delay=0, driver=DRIVER_SESSIONS)
     assert seen["first"] == seen["second"] == [[START, PROMPT]] * 2
-    assert [c["event"] for c in calls if c["payload"]["session_id"] == "ses_1"] == ["session-start", "prompt-submit", "stop", "prompt-submit", "stop"]
+    events = [c["event"] for c in calls if c["payload"]["session_id"] == "ses_1"]
+    # One session start, then each turn's prompt and capture; a turn's capture is not awaited by the
+    # host (session.idle), so on a loaded machine it may be logged after the next turn's prompt.
+    assert events[0] == "session-start" and sorted(events[1:]) == ["prompt-submit", "prompt-submit", "stop", "stop"]
 
 
 def test_a_subagents_session_gets_no_recall_and_is_not_captured(tmp_path):
