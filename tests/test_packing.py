@@ -209,6 +209,38 @@ def test_the_threshold_decides_and_0_turns_packing_off(store):
     assert packing.auto_pack(git, estimate).packed > 0 and not loose(git)
 
 
+def test_loose_bytes_make_a_run_due_however_few_the_objects_and_it_takes_the_largest(store, monkeypatch):
+    grow(store, 40)
+    git = store.git
+    objects = git.worktree / ".git" / "objects"
+    estimate = packing.estimate_loose_bytes(objects)
+    assert estimate > 0 and len(loose(git)) < 6700
+    monkeypatch.setattr(packing, "LOOSE_BYTES", estimate + 1)
+    assert not packing.due(git, 6700) and packing.auto_pack(git, 6700) is None
+    sizes = {sha: (objects / sha[:2] / sha[2:]).stat().st_size for sha in loose(git)}
+    # The run counts them all: an estimate over the threshold by chance packs nothing.
+    assert packing.pack_loose(git, largest=True, above=sum(sizes.values()) + 1).packed == 0
+    monkeypatch.setattr(packing, "LOOSE_BYTES", min(estimate, sum(sizes.values())))
+    assert packing.due(git, 6700) and not packing.due(git, 0)  # 0 still turns packing off
+    largest = max(sizes, key=sizes.get)
+    run = packing.auto_pack(git, 6700)
+    assert run.packed > 0 and largest not in loose(git)
+    assert fresh(git).blob_data(largest.encode())
+
+
+def test_a_long_session_packed_after_each_turn_keeps_git_within_a_bound(store, monkeypatch):
+    # Each turn stores the whole messages.jsonl again: ~6 MB of loose copies by turn 150, far
+    # under the count's threshold; the bytes' threshold, lowered here, keeps them near it.
+    monkeypatch.setattr(packing, "LOOSE_BYTES", 1 << 20)
+    for turn in range(150):
+        grow(store, 1, start=turn)
+        packing.pack_after_write(store)
+    git_dir = store.git.worktree / ".git"
+    size = sum(f.stat().st_size for f in git_dir.rglob("*") if f.is_file())
+    assert size < 2 << 20, size  # ~6 MB unpacked
+    assert everything(fresh(store.git))
+
+
 def test_a_second_packer_skips_while_one_runs(store):
     grow(store, 3)
     in_folder_17(store, "viking://resources/probe.md")

@@ -7,8 +7,11 @@ command that walks the object folders slow. So, after a command that wrote (neve
 process, see :func:`auto_pack`'s callers), the loose objects are estimated as git does (one
 fan-out folder counted, times 256); above ``store.auto_pack_loose`` the oldest of them, at most
 :data:`PACK_OBJECTS` (and :data:`PACK_BYTES` of content) a run, go into one new pack, where each
-version of a file is stored as its difference from a neighbouring version. A store far behind
-is caught up over successive runs. Once ``store.auto_pack_limit`` packs are there, a run also
+version of a file is stored as its difference from a neighbouring version. Their bytes are
+estimated too (a quarter of the folders' file sizes): a long session's copies of its
+``messages.jsonl`` took 236 MB in 6,406 objects, under that count, and above :data:`LOOSE_BYTES`
+a run packs the largest first, the newest superseded copies. A store far behind is caught up
+over successive runs. Once ``store.auto_pack_limit`` packs are there, a run also
 folds them into fewer (:mod:`ov.store.packfold`). A command starts its run in a detached process
 (:func:`ov.hosts.background.start_packing`) and does not wait for it.
 
@@ -47,6 +50,15 @@ from ov.files import flush_folder
 
 # The fan-out folder counted to estimate the loose objects (git counts objects/17 too).
 SAMPLE_FOLDER = "17"
+# The fan-out folders whose files' sizes estimate the loose objects' bytes: a few large objects
+# (the copies of a long session's messages.jsonl) hold most of them, and one folder of 256 too
+# often holds none of those. A listing and a stat a file of a quarter of the folders: ~4 ms at
+# 4,800 objects (all of them: 14 ms, on every command that wrote).
+SAMPLE_BYTES_FOLDERS = tuple(f"{n:02x}" for n in range(3, 256, 4))
+# Loose files of about this many bytes on disk and a run is due whatever their count: each turn of
+# a session stores its whole messages.jsonl again, so 800 turns of a 1.2 MB session left 236 MB
+# of loose copies in 6,406 objects, under the count's threshold (store.auto_pack_loose).
+LOOSE_BYTES = 16 << 20
 # At most this many objects a run, and this many bytes of their content (all held in memory
 # while the pack is written): about a second on a quiet 2-core machine, 4,000 took up to 4.8 s
 # under a load of 6 (docs/benchmarks.md, bench/packing.py).
@@ -97,9 +109,44 @@ def estimate_loose(objects: Path) -> int:
         return 0
 
 
+def estimate_loose_bytes(objects: Path) -> int:
+    """About how many bytes the loose files of ``objects`` take: those of SAMPLE_BYTES_FOLDERS,
+    scaled to all 256."""
+    total = 0
+    for name in SAMPLE_BYTES_FOLDERS:
+        try:
+            with os.scandir(objects / name) as entries:
+                for entry in entries:
+                    if len(entry.name) == 38:
+                        try:
+                            total += entry.stat(follow_symlinks=False).st_size
+                        except FileNotFoundError:
+                            continue  # packed meanwhile
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+    return total * 256 // len(SAMPLE_BYTES_FOLDERS)
+
+
+def _loose_due(objects: Path, threshold: int) -> str:
+    """Why a batch of loose objects is due: "count" (about ``threshold`` of them), "bytes" (about
+    LOOSE_BYTES of loose files, however few), whichever is further past its threshold, or ""
+    (neither, or ``threshold`` 0: packing off)."""
+    if threshold <= 0:
+        return ""
+    count = estimate_loose(objects) / threshold
+    if count >= 2:
+        return "count"  # far behind by number: the bytes' sample would stat a file of every 4
+    size = estimate_loose_bytes(objects) / LOOSE_BYTES
+    if max(count, size) < 1:
+        return ""
+    # The oldest objects first for their number, the largest for their bytes: oldest first, a
+    # long session's copies were packed smallest first, and its .git kept growing.
+    return "bytes" if size > count else "count"
+
+
 def due(git, threshold: int, limit: int = 0) -> bool:
-    """Whether a run would have work: about ``threshold`` or more loose objects (0: never), or
-    ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.folding`:
+    """Whether a run would have work: about ``threshold`` or more loose objects, or about
+    LOOSE_BYTES of loose files (``threshold`` 0: never), or ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.folding`:
     not a set a fold failed on, unchanged since).
     A folder listing or two, for a command to decide whether to start a run at all."""
     if not git.exists:
@@ -107,7 +154,7 @@ def due(git, threshold: int, limit: int = 0) -> bool:
     from ov.store.packfold import folding
 
     objects = git.worktree / ".git" / "objects"
-    return (threshold > 0 and estimate_loose(objects) >= threshold) or bool(folding(git, limit))
+    return bool(_loose_due(objects, threshold)) or bool(folding(git, limit))
 
 
 def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
@@ -131,13 +178,14 @@ def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
 
 def run(git, threshold: int, limit: int = 0) -> PackRun:
     """One run, its caller holding the pack lock: a batch of loose objects packed when about
-    ``threshold`` are loose, then the packs folded into one when ``limit`` are there (0: never)."""
+    ``threshold`` are loose (the oldest) or their files hold about LOOSE_BYTES (the largest), then the packs folded into one when ``limit`` are there (0: never)."""
     from ov.store.packfold import fold, folding
 
     objects = git.worktree / ".git" / "objects"
     done = PackRun(0, 0, 0, 0, 0.0)
-    if threshold > 0 and estimate_loose(objects) >= threshold:
-        done = pack_loose(git)
+    why = _loose_due(objects, threshold)
+    if why:
+        done = pack_loose(git, largest=why == "bytes", above=LOOSE_BYTES if why == "bytes" else 0)
     bases = folding(git, limit)
     if bases:
         folded = fold(git, bases)
@@ -182,14 +230,29 @@ def pack_after_write(store, held: bool = False) -> PackRun | None:
         return None
 
 
-def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES) -> PackRun:
-    """Move the oldest loose objects (at most ``most`` of them, ``most_bytes`` of content) into
-    one new pack with deltas, then delete their loose files. The caller holds the pack lock."""
+def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES, largest: bool = False, above: int = 0) -> PackRun:
+    """Move the oldest loose objects (``largest``: the largest; at most ``most`` of them,
+    ``most_bytes`` of content) into one new pack with deltas, then delete their loose files. The
+    caller holds the pack lock.
+
+    The largest are the newest superseded copies of the files that grow, a long session's
+    messages.jsonl: oldest first, a run of PACK_BYTES took its first, smallest versions, and
+    each turn added a larger copy than a run took away. Largest first, a run takes a few dozen
+    successive versions, which the pack stores as one copy and the lines each added.
+
+    ``above``: nothing is packed unless the loose files take at least that many bytes, counted
+    all (the estimate that made the run due samples a quarter of them). Runs packing a copy or
+    two each, the next turn's estimate over the threshold again, would store a whole copy in a
+    pack each turn; counted, each run takes a few dozen turns' copies and the next waits for as
+    many turns."""
     started = time.monotonic()
     disk = git.repo.object_store
     batch, dropped = [], []
     size = 0
-    for sha, path, disk_bytes in _oldest_loose(Path(disk.path)):
+    found = _oldest_loose(Path(disk.path), largest)
+    if above and sum(disk_bytes for _, _, disk_bytes in found) < above:
+        return PackRun(0, 0, 0, 0, time.monotonic() - started)
+    for sha, path, disk_bytes in found:
         if len(batch) >= most or size >= most_bytes:
             break
         if disk.contains_packed(sha.encode()):
@@ -226,9 +289,10 @@ def mark_kept(base: str) -> None:
         pass
 
 
-def _oldest_loose(objects: Path) -> list[tuple[str, str, int]]:
-    """(sha, path, size on disk) of every loose object, oldest first: the objects of
-    consecutive commits go into one pack, where the versions of a file delta against each other."""
+def _oldest_loose(objects: Path, largest: bool = False) -> list[tuple[str, str, int]]:
+    """(sha, path, size on disk) of every loose object, oldest first (``largest``: largest
+    first): the objects of consecutive commits, or a file's successive largest versions, go into
+    one pack, where the versions of a file delta against each other."""
     found = []
     for folder in os.scandir(objects):
         if len(folder.name) != 2 or not folder.is_dir(follow_symlinks=False):
@@ -245,7 +309,7 @@ def _oldest_loose(objects: Path) -> list[tuple[str, str, int]]:
                     found.append((info.st_mtime, folder.name + entry.name, entry.path, info.st_size))
         except FileNotFoundError:
             continue
-    found.sort()
+    found.sort(key=(lambda f: (-f[3], f[0])) if largest else None)
     return [(sha, path, disk_bytes) for _, sha, path, disk_bytes in found]
 
 
