@@ -146,9 +146,10 @@ def _loose_due(objects: Path, threshold: int) -> str:
 
 def due(git, threshold: int, limit: int = 0) -> bool:
     """Whether a run would have work: about ``threshold`` or more loose objects, or about
-    LOOSE_BYTES of loose files (``threshold`` 0: never), or ``limit`` or more packs of the kind a run folds together (0: never; :func:`ov.store.packfold.folding`:
-    not a set a fold failed on, unchanged since).
-    A folder listing or two, for a command to decide whether to start a run at all."""
+    LOOSE_BYTES of loose files (``threshold`` 0: never), or ``limit`` or more packs of the kind
+    a run folds together (0: never; :func:`ov.store.packfold.folding`: not a set a fold failed
+    on, unchanged since). A few folder listings, for a command to decide whether to start a run
+    at all."""
     if not git.exists:
         return False
     from ov.store.packfold import folding
@@ -178,7 +179,8 @@ def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
 
 def run(git, threshold: int, limit: int = 0) -> PackRun:
     """One run, its caller holding the pack lock: a batch of loose objects packed when about
-    ``threshold`` are loose (the oldest) or their files hold about LOOSE_BYTES (the largest), then the packs folded into one when ``limit`` are there (0: never)."""
+    ``threshold`` are loose (the oldest) or their files hold about LOOSE_BYTES (the largest),
+    then the packs folded into one when ``limit`` are there (0: never)."""
     from ov.store.packfold import fold, folding
 
     objects = git.worktree / ".git" / "objects"
