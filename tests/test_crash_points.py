@@ -332,7 +332,9 @@ def trial(expected: Expected, point: int, workdir: Path, base_env: dict[str, str
             problems.append(
                 f"`ov status` not clean: modified {result['modified']}, added {result['added']}, deleted {result['deleted']}"
             )
-    left = crashpoint.leftovers(home)
+    # The index's folder is the index's: its next update, under the index lock, removes what a
+    # killed update left there (`ov status` does not open the index). Checked at the end, after a find.
+    left = [p for p in crashpoint.leftovers(home) if not p.startswith("state/default/index/")]
     if left:
         problems.append(f"left behind after the next `ov status`: {crashpoint.describe_paths(left, 12)}")
 

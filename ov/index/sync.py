@@ -54,7 +54,7 @@ from ov.errors import (
     StoreNotWritable,
     disk_full,
 )
-from ov.files import atomic_write, json_bytes
+from ov.files import atomic_write, json_bytes, remove_stale_replacements
 from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import READABLE_SCHEMA, SCHEMA_VERSION, LexicalIndex
 from ov.index.records import (
@@ -653,7 +653,11 @@ class Indices:
         Replaying only the diff from ``meta.commit`` left its records wherever a path had the same
         blob at both ends (a session's messages file: empty, turns, empty again after a commit),
         and searches returned them until ``ov reindex``. The vectors need no undoing: a vector
-        file is only taken over with the new meta."""
+        file is only taken over with the new meta.
+
+        The temporary files of its atomic writes (a ``meta.json`` killed before its rename) go
+        too: every writer of this folder holds the index lock the caller holds."""
+        remove_stale_replacements(self.root)
         note = _read_note(self.root / UPDATE_NAME)
         if note is not None and (note.get("commit"), note.get("next_label")) != (meta.commit, meta.next_label):
             note = None  # an update that finished (its meta.json was written, its note not yet removed)
