@@ -302,3 +302,24 @@ def index_held(ov, ov_home):
     for holder in holders:
         holder.kill()
         holder.wait()
+
+
+@pytest.fixture
+def time_zone():
+    """``time_zone(name)`` makes ``name`` this process's zone (TZ, then ``time.tzset``) for the rest
+    of the test; the zone before it comes back afterwards."""
+    import time
+
+    before = os.environ.get("TZ")
+
+    def use(name: str) -> None:
+        os.environ["TZ"] = name
+        time.tzset()
+
+    yield use
+    if before is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = before
+    time.tzset()
+

@@ -132,54 +132,32 @@ def test_log_after_reads_on_past_a_commit_whose_clock_ran_slow(dated, ov_home):
 
 # Zones without summer time, so the offsets hold whenever the test runs (Etc/GMT+8 is UTC-8).
 @pytest.mark.parametrize(("zone", "shown"), [("Asia/Tokyo", "T21:00:00+09:00"), ("Etc/GMT+8", "T04:00:00-08:00"), ("UTC", "T12:00:00+00:00")])
-def test_log_and_show_give_times_in_the_users_zone_and_json_in_utc(dated, zone, shown):
+def test_log_and_show_give_times_in_the_users_zone_and_json_in_utc(dated, zone, shown, time_zone):
     """(a review: the text log gave UTC times while events are filed by the user's day: a commit
     made in the evening of the 5th in California read as the 6th.)"""
-    import os
-
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
-        late = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY)) + shown
-        assert ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1] == late
-        assert ok(dated("snapshot", "show", "HEAD")).stdout.splitlines()[1].startswith(late + "  default")
-        utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOON + 3 * DAY))
-        assert ok(dated("snapshot", "log", "-n", "1", "--json"))[0]["time"] == utc
-        assert ok(dated("snapshot", "show", "HEAD", "--json"))["time"] == utc
-    finally:
-        if before is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
+    time_zone(zone)
+    late = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY)) + shown
+    assert ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1] == late
+    assert ok(dated("snapshot", "show", "HEAD")).stdout.splitlines()[1].startswith(late + "  default")
+    utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(NOON + 3 * DAY))
+    assert ok(dated("snapshot", "log", "-n", "1", "--json"))[0]["time"] == utc
+    assert ok(dated("snapshot", "show", "HEAD", "--json"))["time"] == utc
 
 
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "Etc/GMT+8"])
-def test_a_time_without_a_zone_is_read_in_the_users_zone_as_the_log_shows_times(dated, zone):
+def test_a_time_without_a_zone_is_read_in_the_users_zone_as_the_log_shows_times(dated, zone, time_zone):
     """(review) `--after` read 2026-..T09:00 as UTC while the log shows times in the user's zone:
     a time copied from the log without its offset was hours off. A zone said is kept."""
-    import os
-
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
-        shown = ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1]  # its offset at the end
-        (newest,) = subjects(ok(dated("snapshot", "log", "-n", "1", "--json")))
-        local = shown[:19]
-        assert newest in subjects(ok(dated("snapshot", "log", "--after", local, "--json")))
-        later = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(NOON + 3 * DAY + 60))
-        assert newest not in subjects(ok(dated("snapshot", "log", "--after", later, "--json")))
-        assert newest in subjects(ok(dated("snapshot", "log", "--after", shown, "--json")))
-        day = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY))
-        assert newest in subjects(ok(dated("snapshot", "log", "--after", day, "--before", day + "T23:59:59", "--json")))
-    finally:
-        if before is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
+    time_zone(zone)
+    shown = ok(dated("snapshot", "log", "-n", "1")).stdout.split()[1]  # its offset at the end
+    (newest,) = subjects(ok(dated("snapshot", "log", "-n", "1", "--json")))
+    local = shown[:19]
+    assert newest in subjects(ok(dated("snapshot", "log", "--after", local, "--json")))
+    later = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(NOON + 3 * DAY + 60))
+    assert newest not in subjects(ok(dated("snapshot", "log", "--after", later, "--json")))
+    assert newest in subjects(ok(dated("snapshot", "log", "--after", shown, "--json")))
+    day = time.strftime("%Y-%m-%d", time.localtime(NOON + 3 * DAY))
+    assert newest in subjects(ok(dated("snapshot", "log", "--after", day, "--before", day + "T23:59:59", "--json")))
 
 
 def test_show_of_a_merge_says_so_and_what_it_brought_into_its_first_parent(ov, ov_home):

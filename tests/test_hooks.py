@@ -1457,24 +1457,15 @@ def test_the_detached_worker_gets_its_job_on_stdin_in_a_session_of_its_own(tmp_p
     assert got == {"job": '{"kind": "capture"}', "sid": pid, "pid": pid, "passed": True, "other": False}
 
 
-def test_hooks_log_shows_what_happened(ov, project, remembered):
+def test_hooks_log_shows_what_happened(ov, project, remembered, time_zone):
     _hook("claude", "session-start", _stdin("claude", "s-log", cwd=str(project)))
     _hook("claude", "prompt-submit", _stdin("claude", "s-log", cwd=str(project), prompt="ok"))
     records = ov("hooks", "log", "--json").json["result"]
     assert [r["event"] for r in records][-2:] == ["session-start", "prompt-submit"]
     assert records[-2]["outcome"] == "injected" and records[-2]["session"] == "cc-s-log"
     # times in the user's zone with its offset, as `snapshot log` gives them (a zone without summer time)
-    zone = os.environ.get("TZ")
-    os.environ["TZ"] = "Asia/Tokyo"
-    time.tzset()
-    try:
-        shown = ov("hooks", "log", "--host", "claude", "-n", "1")
-    finally:
-        if zone is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = zone
-        time.tzset()
+    time_zone("Asia/Tokyo")
+    shown = ov("hooks", "log", "--host", "claude", "-n", "1")
     assert shown.exit_code == 0 and "prompt-submit" in shown.stdout and "skipped: trivial prompt" in shown.stdout
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S+09:00", time.gmtime(records[-1]["ts"] + 9 * 3600))
     assert shown.stdout.startswith(stamp + "  claude")

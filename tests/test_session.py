@@ -628,27 +628,15 @@ def test_forget_names_the_session_archive_that_still_holds_the_words(ov):
 
 
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/Los_Angeles", "Pacific/Kiritimati", "Etc/GMT+12"])
-def test_relative_days_are_the_users_days(ov, zone):
+def test_relative_days_are_the_users_days(ov, zone, time_zone):
     # (found by an audit: "tomorrow" was the day after the UTC date, so in Tokyo in the morning it
     # named the user's today, and the event was filed under the UTC day)
-    import os
-    import time
-
-    before = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
-        local = datetime.now(timezone.utc).astimezone()
-        result = ov("remember", "Remember that the release is tomorrow", "--json")
-        assert result.json["result"]["uris"] == [f"viking://user/default/memories/events/{local:%Y/%m/%d}/release.md"]
-        tomorrow = (local + timedelta(days=1)).strftime("%Y-%m-%d")
-        assert ov("read", result.json["result"]["uris"][0]).stdout.startswith(f"- The release is tomorrow ({tomorrow})\n")
-    finally:
-        if before is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = before
-        time.tzset()
+    time_zone(zone)
+    local = datetime.now(timezone.utc).astimezone()
+    result = ov("remember", "Remember that the release is tomorrow", "--json")
+    assert result.json["result"]["uris"] == [f"viking://user/default/memories/events/{local:%Y/%m/%d}/release.md"]
+    tomorrow = (local + timedelta(days=1)).strftime("%Y-%m-%d")
+    assert ov("read", result.json["result"]["uris"][0]).stdout.startswith(f"- The release is tomorrow ({tomorrow})\n")
 
 
 def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_does(ov):
