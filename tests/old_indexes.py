@@ -39,14 +39,14 @@ def as_schema_11(home: Path, account: str = "default") -> Path:
     from ov.home import Home
     from ov.identity import Identity
     from ov.index.lexical import LexicalIndex, analyzer
-    from ov.index.sync import _records_at
+    from ov.index.rebuild import records_at
     from ov.store.store import Store
 
     ov_home = Home(home)
     store = Store(ov_home, Identity(account=account), load_config(ov_home).config)
     root = store.state / "index"
     meta = json.loads((root / "meta.json").read_text(encoding="utf-8"))
-    records = _records_at(store.git, meta["commit"])
+    records = records_at(store.git, meta["commit"])
     shutil.rmtree(root / "text")
     (root / "text").mkdir()
     index = tantivy.Index(_schema_11(), path=str(root / "text"))

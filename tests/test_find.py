@@ -810,6 +810,7 @@ def test_a_rebuild_of_a_damaged_index_cut_short_leaves_it_not_built(docs, ov_hom
     from ov.config import load_config
     from ov.home import Home
     from ov.identity import Identity
+    from ov.index import rebuild
     from ov.index.sync import Indices
     from ov.store.store import Store
 
@@ -823,7 +824,7 @@ def test_a_rebuild_of_a_damaged_index_cut_short_leaves_it_not_built(docs, ov_hom
         raise TimeoutError("the hook's deadline")
 
     with monkeypatch.context() as patch, pytest.raises(TimeoutError):
-        patch.setattr(Indices, "_build_into", deadline)
+        patch.setattr(rebuild, "_build_into", deadline)
         Indices(store).open(full_text_only=True)
     assert not Indices(store).ready()
     assert uris(found(docs, "risotto")) == ["viking://resources/notes/cooking.md"]
@@ -899,7 +900,7 @@ def test_a_killed_update_leaves_no_records_where_a_path_came_back_to_its_blob(ov
 
 def test_a_change_to_most_of_the_index_is_applied_by_a_rebuild(docs, monkeypatch):
     # Path by path, a folder of 5,000 files moved took 1.5x a rebuild to catch up.
-    monkeypatch.setattr("ov.index.sync.LARGE_DIFF", 4)
+    monkeypatch.setattr("ov.index.update.LARGE_DIFF", 4)
     found(docs, "risotto")
     assert docs("mv", "viking://resources/handbook", "viking://resources/guide").exit_code == 0
     result = found(docs, "rotate API keys")
@@ -989,7 +990,7 @@ def test_vectors_made_by_another_recipe_are_rebuilt(docs, ov_home, monkeypatch):
     meta_path.write_text(json.dumps(meta))
     assert "actions" not in found(docs, "risotto")["index"]
     # A later ov that makes vectors another way rebuilds them once.
-    monkeypatch.setattr("ov.index.sync.VECTOR_RECIPE", 2)
+    monkeypatch.setattr("ov.index.folder.VECTOR_RECIPE", 2)
     result = found(docs, "risotto")
     assert result["index"]["actions"] == ["rebuilt: vectors made by ov's recipe 1, this ov makes recipe 2"]
     assert json.loads(meta_path.read_text())["embedder"]["recipe"] == 2
@@ -1146,7 +1147,8 @@ def _committed(store) -> int:
 
 
 def test_building_catching_up_and_rebuilding_the_index_say_how_far_along_they_are(docs):
-    from ov.index.sync import FULL_TEXT, READING, VECTORS, Indices
+    from ov.index.folder import FULL_TEXT, READING, VECTORS
+    from ov.index.sync import Indices
 
     told = _Told()
     opened = Indices(_store(), progress=told).open()  # the first search builds the index

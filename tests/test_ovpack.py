@@ -556,7 +556,7 @@ def test_vectors_made_in_several_batches_are_the_vectors_made_in_one(ov, project
     records give run on across batches, and the bytes are those of a single batch."""
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
     one, _ = _export(ov, tmp_path, "viking://resources/proj", "one.ovpack", "--include-vectors")
-    monkeypatch.setattr("ov.index.sync.EMBED_BATCH", 2)
+    monkeypatch.setattr("ov.index.vector_writes.EMBED_BATCH", 2)
     batched, result = _export(ov, tmp_path, "viking://resources/proj", "batched.ovpack", "--include-vectors")
     assert result["vectors"] > 2  # more than one batch
     with zipfile.ZipFile(one) as a, zipfile.ZipFile(batched) as b:

@@ -366,9 +366,10 @@ def _check_index(store, head: str, report: FsckReport, refused, progress: Progre
     update the index, so what they would settle is left as it is while that holds: the fixes say
     so rather than promise what the next search cannot do."""
     from ov.errors import IndexDamaged, StoreNotWritable
+    from ov.index.folder import META_NAME, TEXT_DIR, Meta
     from ov.index.lexical import Filters, LexicalIndex
     from ov.index.records import committed_records
-    from ov.index.sync import META_NAME, TEXT_DIR, Indices, Meta
+    from ov.index.sync import Indices
 
     add = report.findings.append
     indices = Indices(store)

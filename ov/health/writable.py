@@ -18,7 +18,7 @@ def folders(store) -> list[Path]:
     """The folders of ``store`` every kind of write needs: its state (locks, journal, queue), the
     full-text index (its updates; a search of a store ov may not write to reads it through a view),
     the work tree and its repository."""
-    from ov.index.sync import INDEX_DIR, TEXT_DIR
+    from ov.index.folder import INDEX_DIR, TEXT_DIR
 
     git = store.root / ".git"
     return [store.state, store.state / INDEX_DIR / TEXT_DIR, store.root, git, git / "objects"]

@@ -1,47 +1,26 @@
-"""Keeping the indices in step with the commits.
+"""Keeping the indices in step with the commits, for the searches that read them.
 
-The indices of an account live in ``state/{account}/index/`` (outside the work
-tree, never committed)::
+An index folder (:mod:`ov.index.folder`) holds the full text (tantivy) and, with an embedder,
+the vectors (hnswlib and its copies) of one commit; ``meta.json`` says which.
+:meth:`Indices.open` is called before every search. When HEAD moved since the indexed commit,
+the indices catch up from the git diff of the two trees, kill-safe (:mod:`ov.index.update`).
+When ``meta.json`` is missing or unreadable, the schema version, language or embedder differ,
+or the index files fail to open, everything is rebuilt from HEAD into a fresh directory that
+replaces the old one (:mod:`ov.index.rebuild`). The vectors are written by
+:mod:`ov.index.vector_writes`; a full text built first is searched while they are made.
 
-    meta.json          the commit they reflect, schema version, language,
-                       embedder fingerprint, vector file, next label, counts
-    text/              tantivy
-    vectors-{gen}.hnsw hnswlib (only with an embedder)
-    vectors-{gen}.exact the same vectors quantised by component, while there are few
-                       enough to search exhaustively (see ov.index.vectors)
-    vectors-{gen}.groups above that, the same grouped around centroids, for a cold
-                       search that compares the nearest groups (ov.index.vector_groups)
-    vectors-{gen}.delta what changed since that generation, while it is little
-                       (ov.index.vector_delta)
-    vectors.failed.json when and why the embedder last failed to make its vectors
-
-:meth:`Indices.open` is called before every search. When HEAD moved since the
-indexed commit, the indices catch up from the git diff of the two trees: only
-the changed paths are read again. When ``meta.json`` is missing or unreadable,
-the schema version, language or embedder differ, or the index files fail to
-open, everything is rebuilt from HEAD into a fresh directory that replaces the
-old one. A session's messages file is updated record by record, every other
-changed path whole. ``meta.json`` is written last, so an update that dies
-half-way is undone and replayed: before its full-text commit an update writes
-``update.json``, the paths it replaces and the vector labels it removes; the
-next update deletes the records it added (labelled from the meta's next label
-on) and replaces those paths whole as well as the changed ones. Without the
-note the dead update's records stayed wherever the path was back to the blob
-it had (a session's messages file, empty again after a commit). Labels and the
-vector file generation are only taken over with the new meta, so the vectors
-are the meta's own.
-
-Updates hold ``state/{account}/index.lock``; searches never wait for writers of
-the store.
+Updates hold ``state/{account}/index.lock``; searches never wait for writers of the store. A
+search that may not wait (the prompt hook, the MCP server) reads the index as it is, leaving out
+what HEAD changed since (:func:`outdated_paths`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ov.errors import (
     DiskFull,
@@ -54,104 +33,37 @@ from ov.errors import (
     StoreNotWritable,
     disk_full,
 )
-from ov.files import atomic_write, json_bytes, remove_stale_replacements
+from ov.index.folder import (
+    INDEX_DIR,
+    META_NAME,
+    TEXT_DIR,
+    VECTORS_FAILED_NAME,
+    Meta,
+    identity,
+    same_build,
+)
 from ov.index.held import HeldVectors, generation_key
 from ov.index.lexical import READABLE_SCHEMA, SCHEMA_VERSION, LexicalIndex
-from ov.index.records import (
-    Record,
-    committed_records,
-    counts_as_records,
-    left_out_because,
-)
-from ov.progress import Progress, counting
+from ov.index.records import left_out_because
+from ov.progress import Progress
 from ov.store.lock import WriteLock
-from ov.store.treepaths import shown
-from ov.wording import counted
 
-INDEX_DIR = "index"
-META_NAME = "meta.json"
-UPDATE_NAME = "update.json"  # what an update is applying, written before its full-text commit
-TEXT_DIR = "text"
-EMBED_BATCH = 256
-# A diff of at least this many paths that touches most of the index is applied by a rebuild.
-LARGE_DIFF = 1000
 # An add of up to this many paths updates the index before it returns, so the prompt right after
 # it finds what was added: the hook searches the index as it is, and found nothing of a small add
 # until the job's catch-up was done. Its vectors are made there too (a one-file add with the
 # built-in model: 0.3-0.5 s, mostly loading it, which the first find after it no longer pays; an API
 # one batch for a few files); a larger add is left to the catch-up.
 UPDATE_AT_ADD = 200
-# How a record becomes vectors (embed_text, _embed, an embedder's passages): vectors made another
-# way do not compare with new ones, whatever the model. Bump it when any of them changes what a
-# vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
-VECTOR_RECIPE = 1
 # How long a process that does not wait for the index's lock waits for it: enough to pass a dead
 # holder's ticket in the queue (a wait of 0 gives up before looking at it).
 GLANCE = 0.05
 VECTORS_TO_MAKE = "vectors to be made"  # Indices.unready(): its full text is built, searched meanwhile
-# When and why the embedder last failed to make the vectors of the index beside it (a rebuild's new
-# folder starts without one). A search that finds them still to be made tries again only this many
-# seconds after: each try reads every record and asks the embedder again, seconds a search (a
-# minute with an API that times out), paid for batch by batch up to the one that fails. A change
-# to the store (the catch-up), the hooks' job and `ov reindex` try at once.
-VECTORS_FAILED_NAME = "vectors.failed.json"
+# A search that finds the vectors still to be made tries again only this many seconds after the
+# embedder last failed to make them (VECTORS_FAILED_NAME): each try reads every record and asks the
+# embedder again, seconds a search (a minute with an API that times out), paid for batch by batch
+# up to the one that fails. A change to the store (the catch-up), the hooks' job and `ov reindex`
+# try at once.
 VECTORS_RETRY_AFTER = 300
-# The stages a build or an update reports (ov.progress).
-READING, FULL_TEXT, VECTORS = "index: reading files", "index: full text", "index: vectors"
-
-
-@dataclass
-class Meta:
-    """What an index folder holds: the commit it reflects, its schema, language and vectors."""
-
-    schema_version: int
-    commit: str | None
-    language: str
-    embedder: dict | None
-    vectors_file: str | None = None
-    vectors_delta: str | None = None  # the generation's delta (ov.index.vector_delta), if any
-    vectors_stale: bool = False
-    next_label: int = 0
-    records: int = 0
-    vectors: int = 0  # live vectors, the delta's changes counted
-    built_at: float = 0.0
-    updated_at: float = 0.0
-
-    @classmethod
-    def read(cls, path: Path) -> Meta | None:
-        """The meta in ``path``; None (an index to rebuild) when there is none or it is not one
-        this ov writes: not JSON, a field missing, unknown or of another type. A schema version
-        written as "12" raised TypeError on every prompt and every find where it was compared."""
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            meta = cls(**data)
-        except (OSError, ValueError, TypeError):
-            return None
-        for name, kinds in _META_TYPES.items():
-            value = getattr(meta, name)
-            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-                return None
-        return meta
-
-    def write(self, path: Path) -> None:
-        atomic_write(path, json_bytes(self.__dict__))
-
-
-# The types of Meta's fields as JSON gives them (a bool is an int to isinstance, and is refused as one).
-_META_TYPES: dict[str, tuple[type, ...]] = {
-    "schema_version": (int,),
-    "commit": (str, type(None)),
-    "language": (str,),
-    "embedder": (dict, type(None)),
-    "vectors_file": (str, type(None)),
-    "vectors_delta": (str, type(None)),
-    "vectors_stale": (bool,),
-    "next_label": (int,),
-    "records": (int,),
-    "vectors": (int,),
-    "built_at": (int, float),
-    "updated_at": (int, float),
-}
 
 
 @dataclass
@@ -343,7 +255,7 @@ class Indices:
         The hook answered past its deadline when it built any store in-process: SIGALRM waited for
         tantivy's commit and the embedder's batches, then the half-built folder was removed
         (1.1-2.4 s after an add of 2,000 files). A store past the limit is told by its files'
-        names, none read (:func:`_records_at`), and nothing is written for it."""
+        names, none read (:func:`~ov.index.rebuild.records_at`), and nothing is written for it."""
         why = "there is no index yet" if meta is None else damaged or self.incompatibility(meta) or "it is behind HEAD"
         try:
             lock = WriteLock(self.store.state / "index.lock", GLANCE, home=self.store.home)
@@ -352,7 +264,7 @@ class Indices:
             raise IndexNotBuilt(f"the index is not searched as it is: {why}; another process holds it") from None
         try:
             current = Meta.read(self.root / META_NAME)
-            if current is not None and (meta is None or not _same_build(current, meta)) and self._text_incompatibility(current, as_is=True) is None:
+            if current is not None and (meta is None or not same_build(current, meta)) and self._text_incompatibility(current, as_is=True) is None:
                 # Built while this waited for the lock (the job's build, done just then): searched,
                 # not built again without the vectors the job had just made.
                 try:
@@ -363,11 +275,13 @@ class Indices:
                     if (problem := self.incompatibility(current)) is not None:
                         opened.behind = f"the index is to be rebuilt ({problem}): its full text searched as it is"
                     return opened
-            if damaged is not None and current is not None and meta is not None and _same_build(current, meta):
+            if damaged is not None and current is not None and meta is not None and same_build(current, meta):
                 (self.root / META_NAME).unlink()  # read as not built from now on: a job rebuilds it
+            from ov.index.rebuild import TooLarge
+
             try:
                 self._rebuild(head, why, vectors=False, limit=self._build_limit)
-            except _TooLarge:
+            except TooLarge:
                 raise IndexNotBuilt(f"the index is not searched as it is: {why}; it is built by a job") from None
             rebuilt = Meta.read(self.root / META_NAME)
             assert rebuilt is not None
@@ -395,7 +309,7 @@ class Indices:
         a secret just edited out, text and all."""
         if opened.meta.commit != head:
             git = self.store.git
-            old_tree = _tree_or_none(git, opened.meta.commit)
+            old_tree = opened.meta.indexed_tree(git)
             if old_tree is None and opened.meta.commit is not None:
                 # The indexed commit is not in the repository (a branch reset by hand): what the
                 # index holds cannot be told from what HEAD holds, so nothing of it is shown.
@@ -433,7 +347,7 @@ class Indices:
         try:
             with WriteLock(self.store.state / "index.lock", self._lock_wait, home=self.store.home):
                 current = Meta.read(self.root / META_NAME)
-                if current is not None and _same_build(current, meta):
+                if current is not None and same_build(current, meta):
                     (self.root / META_NAME).unlink()
         except StoreLocked:
             pass
@@ -494,13 +408,16 @@ class Indices:
             lock.acquire()
         except StoreLocked:
             return None
+        from ov.index.update import changed_paths, rebuilt_rather
+        from ov.wording import counted
+
         try:
             head = self._head()
             meta = Meta.read(self.root / META_NAME)
             problem = "no index yet" if meta is None else self.incompatibility(meta)
             if problem is None and meta.commit != head:
-                changed = _changed_paths(self.store.git, meta.commit, head)
-                if changed is not None and _rebuilt_rather(changed, meta.records):
+                changed = changed_paths(self.store.git, meta, head)
+                if changed is not None and rebuilt_rather(changed, meta.records):
                     problem = f"{counted(changed, 'path')} changed, most of the index"
                 elif changed is not None and changed <= UPDATE_AT_ADD:
                     return self._update_now(meta, head)
@@ -515,14 +432,17 @@ class Indices:
         """Apply the change from ``meta.commit`` to ``head`` (under the index lock), its records'
         vectors made as a catch-up makes them; vectors still to be made stay so (a search or the
         job makes them all). An update that fails is left to the next search, which rebuilds."""
+        from ov.index.update import Rebuild, undo_dead_update
+        from ov.wording import counted
+
         try:
             lexical = LexicalIndex.open(self.root / TEXT_DIR, meta.language)
         except (OSError, ValueError) as exc:
             _log().info("the index was not updated after the add: %s", exc)
             return None
         try:
-            changed = self._apply_diff(meta, lexical, head, undone=self._undo_dead_update(meta, lexical))
-        except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
+            changed = self._apply_diff(meta, lexical, head, undone=undo_dead_update(self.root, meta, lexical))
+        except (Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
             lexical.abandon()
             _log().info("the index was not updated after the add: %s", exc)
             return None
@@ -604,6 +524,10 @@ class Indices:
     # --- catching up -----------------------------------------------------------
 
     def _catch_up(self, head: str | None) -> OpenIndex:
+        """The index caught up with HEAD, or rebuilt; under the index lock."""
+        from ov.index.update import Rebuild, undo_dead_update
+        from ov.wording import counted
+
         meta = Meta.read(self.root / META_NAME)
         problem = (self._dropped or "no index yet") if meta is None else self.incompatibility(meta)
         if problem is None and meta is not None:
@@ -624,12 +548,12 @@ class Indices:
         actions = []
         if meta.commit != head:
             try:
-                undone = self._undo_dead_update(meta, lexical)
+                undone = undo_dead_update(self.root, meta, lexical)
                 changed = self._apply_diff(meta, lexical, head, undone=undone)
-            except (_Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
+            except (Rebuild, IndexDamaged, OSError, ValueError, KeyError) as exc:
                 if isinstance(exc, OSError) and disk_full(exc, self.root) is not None:
                     raise  # a rebuild needs more room than the update that found none
-                reason = str(exc) if isinstance(exc, _Rebuild) else f"the update failed ({exc})"
+                reason = str(exc) if isinstance(exc, Rebuild) else f"the update failed ({exc})"
                 self._rebuild(head, reason)
                 meta = Meta.read(self.root / META_NAME)
                 assert meta is not None
@@ -645,269 +569,46 @@ class Indices:
             actions.append("vectors rebuilt" if self._rebuild_vectors(meta, lexical) else "vectors still to be made")
         return self._load(meta, actions, lexical=lexical)
 
-    def _undo_dead_update(self, meta: Meta, lexical: LexicalIndex) -> tuple[set[str], list[int]] | None:
-        """For an update that died before its ``meta.json`` (its note in ``update.json`` is about
-        ``meta``): its records deleted, and (the paths it replaced, the vector labels it removed),
-        for the replay to replace and remove again; None when no update died.
+    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None, *, undone: tuple[set[str], list[int]] | None) -> int:
+        """:func:`ov.index.update.apply_diff` on this index, its vectors made by the configured embedder."""
+        from ov.index.update import apply_diff
 
-        Replaying only the diff from ``meta.commit`` left its records wherever a path had the same
-        blob at both ends (a session's messages file: empty, turns, empty again after a commit),
-        and searches returned them until ``ov reindex``. The vectors need no undoing: a vector
-        file is only taken over with the new meta.
-
-        The temporary files of its atomic writes (a ``meta.json`` killed before its rename) go
-        too: every writer of this folder holds the index lock the caller holds."""
-        remove_stale_replacements(self.root)
-        note = _read_note(self.root / UPDATE_NAME)
-        if note is not None and (note.get("commit"), note.get("next_label")) != (meta.commit, meta.next_label):
-            note = None  # an update that finished (its meta.json was written, its note not yet removed)
-        if note is None:
-            if lexical.has_labels_from(meta.next_label):
-                # An ov without notes died mid-update: what it removed cannot be told.
-                raise _Rebuild("an index update was cut short")
-            return None
-        lexical.delete_labels_from(meta.next_label)
-        return set(note["paths"]), list(note["removed"])
-
-    def _apply_diff(self, meta: Meta, lexical: LexicalIndex, head: str | None, *, undone: tuple[set[str], list[int]] | None = None) -> int:
-        """Bring ``lexical`` and the vectors from ``meta.commit`` to ``head``; ``undone``: the paths
-        and vector labels of a dead update (:meth:`_undo_dead_update`), replaced and removed too."""
-        git = self.store.git
-        old_tree = _tree_or_none(git, meta.commit)
-        new_tree = git.tree_of(head.encode()) if head else None
-        paths: dict[str, tuple[int, bytes] | None] = {}  # path -> its (mode, blob) at HEAD, None: gone
-        before: dict[str, tuple[int, bytes]] = {}  # a path's (mode, blob) at the indexed commit, where it had one
-        if old_tree is None and meta.commit is not None:
-            raise _Rebuild("the indexed commit is not in the repository")
-        for (old, new), (old_mode, new_mode), (old_sha, new_sha) in git.repo.object_store.tree_changes(old_tree, new_tree):
-            if old is not None:
-                paths.setdefault(old.decode("utf-8", "surrogateescape"), None)
-                if old_mode is not None and not _is_dir_mode(old_mode):
-                    before[old.decode("utf-8", "surrogateescape")] = old_mode, old_sha
-            if new is not None and new_mode is not None and not _is_dir_mode(new_mode):
-                # A link, a submodule, a name not UTF-8: no records (left_out_because)
-                paths[new.decode("utf-8", "surrogateescape")] = new_mode, new_sha
-        if _rebuilt_rather(len(paths), meta.records):
-            # Replacing most of an index path by path costs about 1.5x a rebuild (5,000 files
-            # moved: 5.6 s against 3.7 s): each delete is a term, and the deleted records weigh on
-            # the merges. A rebuild writes a fresh index beside it.
-            raise _Rebuild(f"{counted(len(paths), 'path')} changed, most of the index")
-        redone, removed_before = undone if undone is not None else (set(), [])
-        for path in redone - paths.keys():
-            paths[path] = _entry_or_none(git, new_tree, path)
-        whole: list[str] = []  # paths whose records are all replaced
-        removed_ids: list[str] = []
-        records: list[Record] = []
-        for path, entry in counting(sorted(paths.items()), self._progress, READING):
-            if entry is not None:
-                new_records = committed_records(git, path, *entry)
-                # A dead update's path lost records the diff does not name: replaced whole.
-                changed = None if path in redone else _changed_records(git, path, before.get(path), new_records)
-                if changed is not None:
-                    gone, new_records = changed
-                    removed_ids.extend(gone)
-                else:
-                    whole.append(path)
-                records.extend(new_records)
-            else:
-                whole.append(path)
-        removed_labels = sorted(set(lexical.labels_of_paths(whole) + lexical.labels_of_ids(removed_ids) + removed_before))
-        for path in whole:
-            lexical.delete_path(path)
-        lexical.delete_ids(removed_ids)
-        labels = list(range(meta.next_label, meta.next_label + len(records)))
-        update = self._update_vectors(meta, records, labels, removed_labels)
-        for record, label in counting(list(zip(records, labels)), self._progress, FULL_TEXT):
-            lexical.add(record, label)
-        # Written before the commit: if this process dies before meta.json, the next update undoes
-        # what the commit did from it (_undo_dead_update). Not flushed to disk (one fsync less on
-        # every update, a hook's catch-up included): a kill leaves it in the page cache, and a
-        # power cut that loses it leaves records past next_label without a note, which rebuilds.
-        note = {"commit": meta.commit, "next_label": meta.next_label, "paths": sorted(paths), "removed": removed_labels}
-        atomic_write(self.root / UPDATE_NAME, json_bytes(note), durable=False)
-        lexical.commit()
-        meta.commit = head
-        meta.next_label += len(records)
-        meta.records = lexical.count()
-        if update is not None:
-            meta.vectors_file, meta.vectors_delta, meta.vectors = update
-        meta.updated_at = time.time()
-        meta.write(self.root / META_NAME)
-        (self.root / UPDATE_NAME).unlink(missing_ok=True)
-        if update is not None:
-            self._sweep_vector_files(meta)
-        return len(paths)
-
-    def _update_vectors(self, meta: Meta, records: list[Record], labels: list[int], removed: list[int]):
-        """Apply a diff to the vectors: into a new delta while the change since the generation is
-        small (ov.index.vector_delta), else into a new generation. (vector file, delta file,
-        live vectors) of the result, or None when there are no vectors to update."""
-        from ov.index.vector_delta import DELTA_LIMIT, DELTA_SUFFIX, Delta
-        from ov.index.vectors import VectorIndex, exact_fits, stacked
-
-        embedder = self._embedder()
-        if embedder is None or meta.embedder is None or meta.vectors_stale or not meta.vectors_file:
-            return None
-        dimension = meta.embedder["dimension"]
-        try:
-            matrix, vector_labels = _embed(embedder, records, labels, self._progress)
-            delta = Delta.load(self.root / meta.vectors_delta, dimension) if meta.vectors_delta else Delta.empty(dimension, meta.vectors)
-            base = self._copy_of(meta, dimension, delta.base_live)
-            if base is not None:
-                changed = delta.changed(removed, dict(zip(vector_labels, matrix)), base)
-                if changed.size <= DELTA_LIMIT:
-                    delta_file = _next_vectors_file(meta, DELTA_SUFFIX)
-                    changed.write(self.root / delta_file)
-                    return meta.vectors_file, delta_file, changed.live
-            vectors = VectorIndex.load(self.root / meta.vectors_file, dimension, delta.base_live, for_update=True)
-        except OvError as exc:
-            _log().warning("vectors left behind: %s", exc)
-            meta.vectors_stale = True
-            return None
-        except (OSError, RuntimeError, ValueError) as exc:
-            _log().warning("vector index unreadable (%s); it will be rebuilt", exc)
-            meta.vectors_stale = True
-            return None
-        # The delta folded in, then this change, into a new generation.
-        vectors.remove(sorted(delta.removed))
-        if delta.added.live:
-            rows = delta.added.rows()
-            vectors.add(stacked(rows, list(rows), dimension), list(rows))
-        vectors.remove(removed)
-        vectors.add(matrix, vector_labels)
-        gen_file = _next_vectors_file(meta)
-        vectors.save(self.root / gen_file)
-        # Searched as it is where load_for_search would read this hnswlib index back (a process
-        # with numpy, past the flat copy's limit).
-        if exact_fits(vectors.live, dimension):
-            self._held.drop(self.root)
-        else:
-            self._held.put(self.root, generation_key(self.root, gen_file, meta.built_at), vectors)
-        return gen_file, None, vectors.live
-
-    def _copy_of(self, meta: Meta, dimension: int, live: int):
-        """The generation's vectors, to count the passages a delta removes: as this object holds
-        them, else its flat or grouped copy, loaded (no hnswlib); None when neither is there."""
-        from ov.index import vector_groups
-        from ov.index.vectors import ExactVectors, exact_fits, exact_path, groups_path
-
-        key = generation_key(self.root, meta.vectors_file, meta.built_at)
-        held = self._held.get(self.root, key)
-        if held is not None:
-            return held
-        path = self.root / meta.vectors_file
-        try:
-            if exact_fits(live, dimension):
-                # What load_for_search reads for the search after this update: read once, kept.
-                copy = ExactVectors.load(exact_path(path), dimension, live)
-                self._held.put(self.root, key, copy)
-                return copy
-            if vector_groups.grouped_fits(live, dimension):
-                return vector_groups.GroupedVectors.load(groups_path(path), dimension, live)
-        except (OSError, ValueError):
-            pass  # the generation's own file is the authority: the update folds into a new one
-        return None
-
-    def _sweep_vector_files(self, meta: Meta) -> None:
-        """Remove every vector file ``meta`` does not name: the generation or delta it replaced,
-        and any that an update killed before its ``meta.json`` was written left behind."""
-        from ov.index.vectors import exact_path, groups_path
-
-        keep = {meta.vectors_delta}
-        if meta.vectors_file:
-            generation = self.root / meta.vectors_file
-            keep |= {generation.name, exact_path(generation).name, groups_path(generation).name}
-        for path in self.root.glob("vectors-*"):
-            if path.name not in keep:
-                path.unlink(missing_ok=True)
+        return apply_diff(self.store.git, self.root, meta, lexical, head, embedder=self._embedder(), held=self._held, progress=self._progress, undone=undone)
 
     def _rebuild_vectors(self, meta: Meta, lexical: LexicalIndex) -> bool:
+        """Every vector of the index ``meta`` describes made anew (its full text as it is); False
+        when the embedder failed (:func:`ov.index.vector_writes.make_vectors`)."""
         from ov.index.lexical import Filters
+        from ov.index.rebuild import records_at
+        from ov.index.vector_writes import make_vectors
 
         # The records are read again from the indexed commit: the full-text index stores what a
         # hit shows, not everything a vector is made from (a message's previous one).
         labels = {h.record.id: h.label for h in lexical.fetch(Filters(), max(lexical.count(), 1))}
-        records = [r for r in _records_at(self.store.git, meta.commit, self._progress) if r.id in labels]
-        return self._make_vectors(meta, records, [labels[r.id] for r in records])
-
-    def _make_vectors(self, meta: Meta, records: list[Record], labels: list[int]) -> bool:
-        """Every vector of the index ``meta`` describes, from its ``records`` (labelled ``labels``),
-        in a new generation; False, left stale, when the embedder fails."""
-        from ov.index.vectors import VectorIndex
-
-        embedder = self._embedder()
-        try:
-            matrix, vector_labels = _embed(embedder, records, labels, self._progress)
-        except OvError as exc:
-            _log().warning("vectors still behind: %s", exc)
-            atomic_write(self.root / VECTORS_FAILED_NAME, json_bytes({"at": time.time(), "error": exc.message}), durable=False)
-            return False
-        vectors = VectorIndex.create(embedder.fingerprint.dimension, len(vector_labels))
-        vectors.add(matrix, vector_labels)
-        gen_file = _next_vectors_file(meta)
-        vectors.save(self.root / gen_file)
-        meta.vectors_file, meta.vectors_delta, meta.vectors, meta.vectors_stale = gen_file, None, vectors.live, False
-        meta.embedder = _made_by(embedder)
-        meta.write(self.root / META_NAME)
-        (self.root / VECTORS_FAILED_NAME).unlink(missing_ok=True)
-        self._sweep_vector_files(meta)
-        return True
-
-    # --- rebuilding ------------------------------------------------------------
+        records = [r for r in records_at(self.store.git, meta.commit, self._progress) if r.id in labels]
+        return make_vectors(self.root, self._embedder(), meta, records, [labels[r.id] for r in records], self._progress)
 
     def _rebuild(self, head: str | None, reason: str, *, vectors: bool = True, limit: int | None = None) -> None:
-        """Build the full text from HEAD in a new directory and swap it in, then make its vectors
-        (``vectors=False``: left to the next search or the hooks' job, :data:`VECTORS_TO_MAKE`).
-        ``limit``: :class:`_TooLarge` before anything is written when HEAD has more records.
+        """Build the full text from HEAD in a new directory and swap it in (:func:`ov.index.rebuild.build`),
+        then make its vectors (``vectors=False``: left to the next search or the hooks' job,
+        :data:`VECTORS_TO_MAKE`). ``limit``: :class:`~ov.index.rebuild.TooLarge` before anything
+        is written when HEAD has more records.
 
         The full text is swapped in first, its vectors marked stale, because it is what the
         prompt hook searches: built with the vectors in one go, a store of 2,000 code files had
         no index at all for 106 s, of which the full text took 28."""
-        import shutil  # Deferred with what it imports (bz2, lzma): only a rebuild removes folders.
+        from ov.index.rebuild import build
+        from ov.index.vector_writes import make_vectors
 
         _log().info("rebuilding the index: %s", reason)
         language = self.store.config.retrieval.language
-        work = self.root.with_name(f"{INDEX_DIR}.new-{os.getpid()}")
-        # Under the index lock, any other half-built or swapped-out index belongs to a rebuild
-        # that was killed (or failed on a full disk): it is only wasted space.
-        for kind in ("new", "old"):
-            for leftover in self.root.parent.glob(f"{INDEX_DIR}.{kind}-*"):
-                _remove(leftover)
-        work.mkdir(parents=True)
-        try:
-            records = self._build_into(work, head, language, limit)
-        except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
-            raise
+        records = build(
+            self.root, self.store.git, head, language, embedder=identity(self.resolution), progress=self._progress, left_out=self.left_out, limit=limit
+        )
         self._cache = None
-        old = self.root.with_name(f"{INDEX_DIR}.old-{os.getpid()}")
-        if self.root.exists():
-            os.replace(self.root, old)
-        os.replace(work, self.root)
-        _remove(old)
         meta = Meta.read(self.root / META_NAME)
         if vectors and meta is not None and meta.vectors_stale and self._embedder() is not None:
-            self._make_vectors(meta, records, list(range(len(records))))
-
-    def _build_into(self, work: Path, head: str | None, language: str, limit: int | None = None) -> list[Record]:
-        """The full-text index of HEAD's records written into ``work``, its vectors marked stale
-        (when there is an embedder); returns the records, labelled by their position."""
-        git = self.store.git
-        records = _records_at(git, head, self._progress, self.left_out, limit)
-        lexical = LexicalIndex.open(work / TEXT_DIR, language, create=True)
-        try:
-            for label, record in enumerate(counting(records, self._progress, FULL_TEXT)):
-                lexical.add(record, label)
-            lexical.commit()
-        except BaseException:
-            lexical.abandon()
-            raise
-        meta = Meta(SCHEMA_VERSION, head, language, None, next_label=len(records), records=lexical.count())
-        if self._embedder() is not None:
-            meta.embedder, meta.vectors_stale = _identity(self.resolution), True
-        meta.built_at = meta.updated_at = time.time()
-        meta.write(work / META_NAME)
-        return records
+            make_vectors(self.root, self._embedder(), meta, records, list(range(len(records))), self._progress)
 
     # --- helpers ---------------------------------------------------------------
 
@@ -916,7 +617,7 @@ class Indices:
         problem = self._text_incompatibility(meta)
         if problem is not None:
             return problem
-        wanted = _identity(self.resolution)
+        wanted = identity(self.resolution)
         have = meta.embedder
         if (wanted is None) != (have is None):
             return "the embedder changed" if wanted is not None else "the embedder was removed"
@@ -925,8 +626,8 @@ class Indices:
                 return f"vectors from {have.get('provider')}:{have.get('model')}, configured {wanted['provider']}:{wanted['model']}"
             if wanted.get("dimension") not in (None, have.get("dimension")):
                 return "the embedder's dimension changed"
-            if have.get("recipe", 1) != VECTOR_RECIPE:
-                return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {VECTOR_RECIPE}"
+            if have.get("recipe", 1) != wanted["recipe"]:
+                return f"vectors made by ov's recipe {have.get('recipe', 1)}, this ov makes recipe {wanted['recipe']}"
         if meta.vectors_file and not (self.root / meta.vectors_file).is_file():
             return "the vector file is missing"  # a delta gone is damage to the vectors alone: they are rebuilt
         return None
@@ -1036,43 +737,6 @@ def index_after_add(store, progress: Progress | None = None) -> str | None:
     return None
 
 
-def _rebuilt_rather(changed: int, records: int) -> bool:
-    """Whether a change of ``changed`` paths to an index of ``records`` is applied by a rebuild."""
-    return changed >= LARGE_DIFF and changed > records // 2
-
-
-def _changed_paths(git, commit: str | None, head: str | None) -> int | None:
-    """How many files differ between ``commit`` and ``head``; None when ``commit`` is not in the repository."""
-    old_tree = _tree_or_none(git, commit)
-    if old_tree is None and commit is not None:
-        return None
-    new_tree = git.tree_of(head.encode()) if head else None
-    return sum(1 for _ in git.repo.object_store.tree_changes(old_tree, new_tree))
-
-
-def _remove(path: Path) -> None:
-    """Remove what was set aside at ``path``: a folder, or a file or link where the index folder
-    should have been (rmtree refuses those, and they would stay beside the index for good)."""
-    import shutil
-
-    if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        path.unlink(missing_ok=True)
-
-
-def _same_build(a: Meta, b: Meta) -> bool:
-    """Whether two reads of ``meta.json`` describe the same state of the index folder."""
-    return (a.commit, a.built_at, a.updated_at, a.vectors_file, a.vectors_delta) == (b.commit, b.built_at, b.updated_at, b.vectors_file, b.vectors_delta)
-
-
-class _Rebuild(Exception):
-    pass
-
-
-class _TooLarge(Exception):
-    """HEAD holds more records than a build was allowed (:attr:`Indices._build_limit`)."""
-
 
 def _cannot_rebuild(damage: IndexUnavailable, refused: StoreNotWritable) -> IndexDamagedReadOnly:
     """The error of a damaged index on a store ov may not write to. Searches repair damage by a
@@ -1089,111 +753,6 @@ def _log():
     return logging.getLogger(__name__)
 
 
-def _identity(resolution) -> dict | None:
-    """provider/model (and dimension when known without a call) of the configured embedder."""
-    embedder = resolution.embedder
-    if embedder is None:
-        return None
-    info = resolution.as_dict()
-    return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension"), "recipe": VECTOR_RECIPE}
-
-
-def _made_by(embedder) -> dict:
-    """What meta.json records of the vectors' making: the embedder's fingerprint and the recipe."""
-    return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
-
-
-def _records_at(git, commit: str | None, progress: Progress | None = None, left_out: list[str] | None = None, limit: int | None = None) -> list[Record]:
-    """Every record of the files of ``commit`` (none for no commit). ``left_out`` is given the
-    (path, why) of the entries that can have none, whatever they hold
-    (:func:`~ov.index.records.left_out_because`). :class:`_TooLarge` as soon as there are more
-    than ``limit``, before any file is read when its files say so by their names."""
-    records: list[Record] = []
-    tree = git.tree_of(commit.encode()) if commit else None
-    # Listed first, when someone is told how far along it is: the walk is fast, the reading is not.
-    files = git.iter_entries(tree) if progress is None and limit is None else list(git.iter_entries(tree))
-    if limit is not None and sum(1 for path, mode, _ in files if counts_as_records(path, mode)) > limit:
-        # Read up to the limit to learn as much, 200 files took a prompt 0.2-0.5 s of its deadline.
-        raise _TooLarge
-    for path, mode, sha in counting(files, progress, READING):
-        why = left_out_because(path, mode)
-        if why is not None:
-            if left_out is not None:
-                left_out.append((shown(path), why))
-            continue
-        records.extend(committed_records(git, path, mode, sha))
-        if limit is not None and len(records) > limit:
-            raise _TooLarge
-    return records
-
-
-def embed_text(record: Record) -> str:
-    """What a record's vectors are made from (the embedder cuts it into passages)."""
-    head = f"{record.title}\n" if record.title else ""
-    return head + record.searched
-
-
-def _embed(embedder, records: list[Record], labels: list[int], progress: Progress | None = None):
-    """The vectors of ``records`` (labelled ``labels``): one per passage, and their vector labels."""
-    import numpy as np
-
-    from ov.index.embedders.base import EMBED_CHARS
-    from ov.index.vectors import MAX_PARTS, part_labels
-
-    texts: list[str] = []
-    vector_labels: list[int] = []
-    for record, label in zip(records, labels):
-        # A session's whole log is never a result (its messages are), and a vector of it would only
-        # take one of the nearest places a message could have (LoCoMo R@10 0.834 -> 0.837 without):
-        # it gets the zero vector of a blank text, near nothing, and no embedding call.
-        passages = [""] if record.kind == "log" else embedder.passages(embed_text(record))
-        if record.previous and not embedder.static:
-            # A reply often means little without what it answers ("Yes, last June"): a model that
-            # reads context also sees it with the message before it, and the nearer vector counts.
-            passages = passages[: MAX_PARTS - 1] + [f"{record.previous}\n{record.text}"[:EMBED_CHARS]]
-        texts.extend(passages)
-        vector_labels.extend(part_labels(label, len(passages)))
-    if not texts:
-        return np.zeros((0, embedder.fingerprint.dimension), dtype=np.float32), []
-    parts = []
-    for start in counting(range(0, len(texts), EMBED_BATCH), progress, VECTORS):
-        parts.append(embedder.embed(texts[start : start + EMBED_BATCH]))
-    return np.vstack(parts).astype(np.float32), vector_labels
-
-
-def _next_vectors_file(meta: Meta | None, suffix: str = ".hnsw") -> str:
-    """The name of the vector file after those ``meta`` names (a generation's, or with ``suffix``
-    ``.delta`` a delta's): numbered past both, so that neither is ever written over."""
-    gen = -1
-    for name in (meta.vectors_file, meta.vectors_delta) if meta is not None else ():
-        try:
-            gen = max(gen, int(name.split("-")[1].split(".")[0]))
-        except (AttributeError, IndexError, ValueError):
-            pass
-    return f"vectors-{gen + 1:06d}{suffix}"
-
-
-def _changed_records(git, path: str, old: tuple[int, bytes] | None, new: list[Record]) -> tuple[list[str], list[Record]] | None:
-    """For a session's messages file that changed: (the ids of the records to remove, the records to
-    add); None where the path's records are replaced whole.
-
-    A live session's file grows by a turn at a time, and replacing it whole made each turn cost the
-    whole session again (at 4,000 messages, 3–10 s of the job after every turn, most of it hnswlib
-    taking every message's vector anew). A record whose every field is as it was keeps its place
-    and its vector: the new message, the one before it (its neighbour is new) and the conversation
-    record are what change. Ids must be unique on both sides, since removal is by id."""
-    from ov.index.records import is_message_log
-
-    if old is None or not is_message_log(path):
-        return None
-    old_records = committed_records(git, path, *old)
-    was = {record.id: record for record in old_records}
-    now = {record.id for record in new}
-    if len(was) != len(old_records) or len(now) != len(new):
-        return None
-    kept = {record.id for record in new if was.get(record.id) == record}
-    return [rid for rid in was if rid not in kept], [record for record in new if record.id not in kept]
-
 
 def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: str = "") -> dict[str, bytes | None]:
     """The files of ``old_tree`` that ``new_tree`` changes: path -> its blob in ``new_tree``
@@ -1209,49 +768,11 @@ def outdated_paths(git, old_tree: bytes | None, new_tree: bytes | None, prefix: 
         new_mode, new_sha = new_entries.get(name, (None, None))
         if new_sha == sha:
             continue
-        if _is_dir_mode(mode):
-            out.update(outdated_paths(git, sha, new_sha if new_mode is not None and _is_dir_mode(new_mode) else None, path + "/"))
+        if stat.S_ISDIR(mode):
+            out.update(outdated_paths(git, sha, new_sha if new_mode is not None and stat.S_ISDIR(new_mode) else None, path + "/"))
         else:
-            kept = new_mode is not None and not _is_dir_mode(new_mode) and left_out_because(path, new_mode) is None
+            kept = new_mode is not None and not stat.S_ISDIR(new_mode) and left_out_because(path, new_mode) is None
             out[path] = new_sha if kept else None
     return out
 
-
-def _read_note(path: Path) -> dict | None:
-    """An update's note (``update.json``), or None when there is none or it does not read whole."""
-    try:
-        note = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if not isinstance(note, dict) or not isinstance(note.get("paths"), list) or not isinstance(note.get("removed"), list):
-        return None
-    return note
-
-
-def _entry_or_none(git, tree: bytes | None, path: str) -> tuple[int, bytes] | None:
-    """(mode, blob) of the file ``path`` in ``tree``; None when it holds no file there."""
-    from dulwich.object_store import tree_lookup_path
-
-    if tree is None:
-        return None
-    try:
-        mode, sha = tree_lookup_path(git.repo.object_store.__getitem__, tree, path.encode("utf-8", "surrogateescape"))
-    except (KeyError, NotADirectoryError):
-        return None
-    return None if _is_dir_mode(mode) else (mode, sha)
-
-
-def _tree_or_none(git, commit: str | None):
-    if commit is None:
-        return None
-    try:
-        return git.tree_of(commit.encode())
-    except KeyError:
-        return None
-
-
-def _is_dir_mode(mode: int) -> bool:
-    import stat
-
-    return stat.S_ISDIR(mode)
 

@@ -152,7 +152,7 @@ class _Vectors:
 
     def add(self, record) -> dict:
         """Queue ``record``'s vector; what its line of the records says about where it is."""
-        from ov.index.sync import EMBED_BATCH, embed_text
+        from ov.index.vector_writes import EMBED_BATCH, embed_text
 
         self._texts.append(self.embedder.passages(embed_text(record))[0])
         offset = self.count * self.dimensions

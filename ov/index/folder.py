@@ -1,0 +1,125 @@
+"""An index folder: the names of its files, and ``meta.json``, what it holds.
+
+The indices of an account live in ``state/{account}/index/`` (outside the work
+tree, never committed)::
+
+    meta.json          the commit they reflect, schema version, language,
+                       embedder fingerprint, vector file, next label, counts
+    text/              tantivy
+    update.json        what an update is applying (ov.index.update)
+    vectors-{gen}.hnsw hnswlib (only with an embedder)
+    vectors-{gen}.exact the same vectors quantised by component, while there are few
+                       enough to search exhaustively (see ov.index.vectors)
+    vectors-{gen}.groups above that, the same grouped around centroids, for a cold
+                       search that compares the nearest groups (ov.index.vector_groups)
+    vectors-{gen}.delta what changed since that generation, while it is little
+                       (ov.index.vector_delta)
+    vectors.failed.json when and why the embedder last failed to make its vectors
+
+Every search reads ``meta.json``: this module imports nothing a prompt hook does not need.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.files import atomic_write, json_bytes
+
+INDEX_DIR = "index"
+META_NAME = "meta.json"
+TEXT_DIR = "text"
+# When and why the embedder last failed to make the vectors of the index beside it (a rebuild's new
+# folder starts without one): Indices.vectors_failure.
+VECTORS_FAILED_NAME = "vectors.failed.json"
+# How a record becomes vectors (embed_text, embed, an embedder's passages): vectors made another
+# way do not compare with new ones, whatever the model. Bump it when any of them changes what a
+# vector is made of, and every index rebuilds once. An index that does not record it is recipe 1.
+VECTOR_RECIPE = 1
+# The stages a build or an update reports (ov.progress).
+READING, FULL_TEXT, VECTORS = "index: reading files", "index: full text", "index: vectors"
+
+
+@dataclass
+class Meta:
+    """What an index folder holds: the commit it reflects, its schema, language and vectors."""
+
+    schema_version: int
+    commit: str | None
+    language: str
+    embedder: dict | None
+    vectors_file: str | None = None
+    vectors_delta: str | None = None  # the generation's delta (ov.index.vector_delta), if any
+    vectors_stale: bool = False
+    next_label: int = 0
+    records: int = 0
+    vectors: int = 0  # live vectors, the delta's changes counted
+    built_at: float = 0.0
+    updated_at: float = 0.0
+
+    @classmethod
+    def read(cls, path: Path) -> Meta | None:
+        """The meta in ``path``; None (an index to rebuild) when there is none or it is not one
+        this ov writes: not JSON, a field missing, unknown or of another type. A schema version
+        written as "12" raised TypeError on every prompt and every find where it was compared."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            meta = cls(**data)
+        except (OSError, ValueError, TypeError):
+            return None
+        for name, kinds in _META_TYPES.items():
+            value = getattr(meta, name)
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                return None
+        return meta
+
+    def write(self, path: Path) -> None:
+        atomic_write(path, json_bytes(self.__dict__))
+
+    def indexed_tree(self, git) -> bytes | None:
+        """The tree of the commit the index reflects; None for no commit, or one that is not in
+        the repository (a branch reset by hand)."""
+        if self.commit is None:
+            return None
+        try:
+            return git.tree_of(self.commit.encode())
+        except KeyError:
+            return None
+
+
+# The types of Meta's fields as JSON gives them (a bool is an int to isinstance, and is refused as one).
+_META_TYPES: dict[str, tuple[type, ...]] = {
+    "schema_version": (int,),
+    "commit": (str, type(None)),
+    "language": (str,),
+    "embedder": (dict, type(None)),
+    "vectors_file": (str, type(None)),
+    "vectors_delta": (str, type(None)),
+    "vectors_stale": (bool,),
+    "next_label": (int,),
+    "records": (int,),
+    "vectors": (int,),
+    "built_at": (int, float),
+    "updated_at": (int, float),
+}
+
+
+def same_build(a: Meta, b: Meta) -> bool:
+    """Whether two reads of ``meta.json`` describe the same state of the index folder."""
+    return (a.commit, a.built_at, a.updated_at, a.vectors_file, a.vectors_delta) == (b.commit, b.built_at, b.updated_at, b.vectors_file, b.vectors_delta)
+
+
+def identity(resolution) -> dict | None:
+    """provider/model (and dimension when known without a call) of the configured embedder, as
+    ``meta.json`` records the vectors' making (:func:`made_by`)."""
+    embedder = resolution.embedder
+    if embedder is None:
+        return None
+    info = resolution.as_dict()
+    return {"provider": info.get("provider"), "model": info.get("model"), "dimension": info.get("dimension"), "recipe": VECTOR_RECIPE}
+
+
+def made_by(embedder) -> dict:
+    """What meta.json records of the vectors' making: the embedder's fingerprint and the recipe."""
+    return {**embedder.fingerprint.as_dict(), "recipe": VECTOR_RECIPE}
