@@ -120,6 +120,45 @@ def test_find_rebuilds_an_index_of_a_malformed_meta(tank, ov_home, malformed):
     assert _uris(result)[0] == "viking://resources/fish/tank.md" and result["index"]["actions"][0].startswith("rebuilt: ")
 
 
+_MALFORMED_EMBEDDER = {
+    "dimension-string": lambda block: {**block, "dimension": str(block["dimension"])},
+    "dimension-float": lambda block: {**block, "dimension": float(block["dimension"])},
+    "dimension-bool": lambda block: {**block, "dimension": True},
+    "dimension-zero": lambda block: {**block, "dimension": 0},
+    "dimension-missing": lambda block: {k: v for k, v in block.items() if k != "dimension"},
+    "provider-number": lambda block: {**block, "provider": 7},
+    "model-missing": lambda block: {k: v for k, v in block.items() if k != "model"},
+    "recipe-string": lambda block: {**block, "recipe": "1"},
+    "recipe-bool": lambda block: {**block, "recipe": True},
+}
+
+
+@pytest.mark.parametrize("malformed", _MALFORMED_EMBEDDER, ids=list(_MALFORMED_EMBEDDER))
+def test_a_malformed_embedder_in_meta_reads_as_an_index_to_rebuild(ov, ov_home, malformed):
+    """The embedder recorded in meta.json is read as the schema is: a dimension of 256.0 passed
+    every comparison, and `ov fsck` ended in "internal error" where it loaded the vectors with it."""
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.index.sync import Indices
+    from ov.store.store import Store
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    _write(ov, "viking://resources/fish/tank.md", "# Tank\n\nThe zebrafish tank is cleaned every Wednesday.\n")
+    assert _found(ov, "zebrafish")["resources"]
+    path = ov_home / INDEX / "meta.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    made = meta["embedder"]
+    path.write_text(json.dumps({**meta, "embedder": _MALFORMED_EMBEDDER[malformed](made)}), encoding="utf-8")
+    store = Store(Home(ov_home), Identity(), load_config(Home(ov_home)).config)
+    assert Indices(store).unready() == "not built"
+    checked = ov("fsck", "--json")
+    assert "internal" not in checked.stderr, checked.stderr
+    result = _found(ov, "when is the zebrafish tank cleaned")
+    assert result["index"]["actions"][0].startswith("rebuilt: ") and _uris(result)[0] == "viking://resources/fish/tank.md"
+    assert json.loads(path.read_text(encoding="utf-8"))["embedder"] == made and Indices(store).unready() is None
+
+
 def test_a_schema_11_index_on_a_read_only_mount_is_searched_by_its_full_text(tank, ov_home, read_only_mount, tmp_path, monkeypatch):
     """The read-only view opens the older index with its own schema, as a writable open does."""
     import tempfile

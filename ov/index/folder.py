@@ -72,6 +72,8 @@ class Meta:
             value = getattr(meta, name)
             if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
                 return None
+        if meta.embedder is not None and not _is_embedder_block(meta.embedder, made=bool(meta.vectors_file) and not meta.vectors_stale):
+            return None
         return meta
 
     def write(self, path: Path) -> None:
@@ -103,6 +105,25 @@ _META_TYPES: dict[str, tuple[type, ...]] = {
     "built_at": (int, float),
     "updated_at": (int, float),
 }
+
+
+def _is_embedder_block(block: dict, *, made: bool) -> bool:
+    """Whether ``block`` is an embedder as meta.json records it (:func:`identity`, :func:`made_by`):
+    provider and model as text, a positive dimension (None while the vectors are still to be made,
+    when only a call to the embedder tells it), a recipe number if any (none before recipes were
+    recorded). Read as it came, a dimension of "256" or 256.0 passed every comparison and failed
+    where the vectors were loaded or checked (`ov fsck`: internal error), a missing one as a KeyError."""
+    dimension, recipe = block.get("dimension"), block.get("recipe", VECTOR_RECIPE)
+    return (
+        isinstance(block.get("provider"), str)
+        and isinstance(block.get("model"), str)
+        and (_is_count(dimension) and dimension > 0 or dimension is None and not made)
+        and _is_count(recipe)
+    )
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def same_build(a: Meta, b: Meta) -> bool:
