@@ -396,6 +396,12 @@ class DiskFull(OvError):
             message = f"no space left on device under {path}"
         super().__init__(message, hint=hint)
         self.path = path
+        self.size_limit = size_limit
+
+    def at(self, path: object) -> DiskFull:
+        """The same failure, said of ``path``: for a write into a folder that is gone by the time
+        anyone reads the message (a rebuild's, removed when it fails)."""
+        return DiskFull(path, hint=self.hint, size_limit=self.size_limit)
 
 
 class StoreNotWritable(OvError):
@@ -408,6 +414,11 @@ class StoreNotWritable(OvError):
     def __init__(self, path: object, reason: str = "Permission denied", *, hint: str | None = None) -> None:
         super().__init__(f"ov cannot write to {path}: {reason}", hint=hint)
         self.path = path
+        self.reason = reason
+
+    def at(self, path: object) -> StoreNotWritable:
+        """The same refusal, said of ``path`` (see :meth:`DiskFull.at`)."""
+        return StoreNotWritable(path, self.reason, hint=self.hint)
 
 
 NOT_WRITABLE_ERRNOS = frozenset((errno.EACCES, errno.EPERM, errno.EROFS))

@@ -2152,6 +2152,28 @@ def test_a_failed_rebuild_leaves_no_half_built_index_and_a_killed_ones_is_swept(
     assert docs("reindex").exit_code == 0 and found(docs, "risotto")["resources"]
 
 
+def test_no_room_for_a_rebuild_names_the_index_folder_not_the_one_it_was_built_in(docs, ov_home, tmp_path, monkeypatch):
+    """The error and add-resource's warning named the folder the rebuild wrote into
+    (`index.new-1234`), removed by the time anyone read them."""
+    from ov.index import lexical
+
+    def disk_full_at_commit(self):
+        with lexical._writing(self._path):  # as tantivy says it, translated where ov says it
+            raise ValueError("An IO error occurred: 'No space left on device (os error 28)'")
+
+    monkeypatch.setattr(lexical.LexicalIndex, "commit", disk_full_at_commit)
+    failed = docs("reindex", "--json")
+    assert failed.exit_code == 1 and failed.error["code"] == "disk_full"
+    assert failed.error["message"] == f"no space left on device under {index_dir(ov_home)}"
+    source = tmp_path / "notes"
+    source.mkdir()
+    (source / "heron.md").write_text("# Heron\n\nThe heron migrates in spring.\n")
+    added = docs("add-resource", str(source), "--to", "viking://resources/birds")
+    assert added.exit_code == 0
+    assert f"the search index was not built (no space left on device under {index_dir(ov_home)})" in added.stderr
+    assert ".new-" not in failed.stderr + added.stderr
+
+
 def test_a_vector_file_written_short_is_never_swapped_in(tmp_path, monkeypatch):
     """hnswlib does not check its writes: on a full disk it leaves a short file silently. The
     file is loaded back when the disk is (nearly) full after the write."""

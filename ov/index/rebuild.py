@@ -11,6 +11,7 @@ import os
 import time
 from pathlib import Path
 
+from ov.errors import DiskFull, StoreNotWritable
 from ov.index.folder import FULL_TEXT, INDEX_DIR, META_NAME, READING, TEXT_DIR, Meta
 from ov.index.lexical import SCHEMA_VERSION, LexicalIndex
 from ov.index.records import (
@@ -54,8 +55,12 @@ def build(
     work.mkdir(parents=True)
     try:
         records = _build_into(work, git, head, language, embedder, progress, left_out, limit)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(work, ignore_errors=True)
+        if isinstance(exc, (DiskFull, StoreNotWritable)) and isinstance(exc.path, (str, os.PathLike)) and Path(exc.path).is_relative_to(work):
+            # Said of the folder it was built in, the warning named one that was gone by the time
+            # anyone read it (`index.new-1234`): the index's own is the one to look at.
+            raise exc.at(root) from exc
         raise
     old = root.with_name(f"{INDEX_DIR}.old-{os.getpid()}")
     if root.exists():
