@@ -1053,6 +1053,43 @@ def test_a_codex_call_that_failed_is_stored_as_failed(ov, project, ov_home, tmp_
     assert [(p["tool_output"], p["tool_status"]) for p in results] == [("2 failed", "error"), ("a.py", "completed")]
 
 
+def test_a_codex_command_that_exited_non_zero_is_stored_as_failed_without_its_header(ov, project, ov_home, tmp_path):
+    """How Codex words a command's end: 0.171's exec_command output (read from a real rollout),
+    an older text form and an older JSON string. The exit code marks the call; the header's chunk
+    id, wall time and token count are not kept."""
+
+    def call(call_id, output):
+        return "".join(
+            json.dumps({"timestamp": "2026-12-01T10:00:00Z", "type": "response_item", "payload": payload}) + "\n"
+            for payload in (
+                {"type": "function_call", "name": "exec_command", "arguments": '{"cmd": "pytest"}', "call_id": call_id},
+                {"type": "function_call_output", "call_id": call_id, "output": output},
+            )
+        )
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(
+        _codex_line("run the tests")
+        + call("c1", "Chunk ID: d9e135\nWall time: 0.0000 seconds\nProcess exited with code 3\nOriginal token count: 4\nOutput:\n2 failed\n")
+        + call("c2", "Chunk ID: 0a1b2c\nWall time: 0.1000 seconds\nProcess exited with code 0\nOriginal token count: 2\nOutput:\nall passed\n")
+        + call("c3", "Exit code: 1\nWall time: 0.2 seconds\nOutput:\nlint failed")
+        + call("c4", json.dumps({"output": "ok \u2705\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}}))
+        + call("c5", json.dumps({"output": "no such file\n", "metadata": {"exit_code": 2}}))
+        + call("c6", "Output:\nwritten by a tool, not a command")
+    )
+    assert _hook("codex", "stop", _stdin("codex", "exits", cwd=str(project), transcript_path=str(transcript))) == ""
+    _wait_job(ov_home, "cx-exits")
+    results = [p for m in ov("session", "show", "cx-exits", "--json").json["result"]["messages"] if m["role"] == "tool" for p in m["parts"]]
+    assert [(p["tool_output"], p["tool_status"]) for p in results] == [
+        ("2 failed\n", "error"),
+        ("all passed\n", "completed"),
+        ("lint failed", "error"),
+        ("ok \u2705\n", "completed"),
+        ("no such file\n", "error"),
+        ("Output:\nwritten by a tool, not a command", "completed"),
+    ]
+
+
 def test_a_transcript_rewritten_longer_is_read_from_its_start(ov, project, ov_home, tmp_path):
     """A host that rewrites its transcript rather than appending: reading on from the old offset
     would start mid-line and skip the new lines before it."""

@@ -100,6 +100,21 @@ def test_codex_remembers_across_sessions(codex_host, tmp_path):
     _remembers(codex_host, env, first, second)
 
 
+def test_codex_command_that_fails_is_captured_as_failed(codex_host, tmp_path):
+    """The real Codex's words for a command's end ("Process exited with code 3" in 0.171) mark the
+    captured call failed, and its header (chunk id, wall time, token count) is not kept."""
+    from tests.stubs.base import ToolCall
+
+    env = _wire(codex_host, tmp_path, "--trust")
+    codex_host.stub.script = [ToolCall("exec_command", {"cmd": "echo CHECK-OUT; exit 3"}), "The check failed."]
+    codex_host.run("run the check", args=["--dangerously-bypass-approvals-and-sandbox"]).check()
+    session = _wait_for(env, _committed, "commit of the session")["session"]
+    archive = f"viking://user/default/sessions/{session}/history/archive_001/messages.jsonl"
+    archived = [json.loads(line) for line in _ov(env, "read", archive).stdout.splitlines() if line.strip()]
+    results = [part for message in archived if message["role"] == "tool" for part in message["parts"]]
+    assert [(part["tool_output"], part["tool_status"]) for part in results] == [("CHECK-OUT\n", "error")]
+
+
 def test_codex_without_trust_runs_no_hook_and_doctor_says_so(codex_host, tmp_path):
     env = _wire(codex_host, tmp_path)
     codex_host.run(PREFERENCE).check()

@@ -17,6 +17,7 @@ for the UI and are skipped.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from ov.hosts.host import Host
@@ -94,9 +95,44 @@ def _message(item: dict, limit: int) -> dict | None:
         if isinstance(output, dict):  # {"content": ..., "success": ...} in some versions
             failed = output.get("success") is False
             output = output.get("content", json.dumps(output, ensure_ascii=False))
+        if isinstance(output, str):
+            output, exit_code = _command_output(output)
+            failed = failed or bool(exit_code)
         message = {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
         return {**message, "is_error": True} if failed else message
     return None  # reasoning, web search and shell status items: not conversation
+
+
+# What Codex puts before a command's output: 0.171 writes "Chunk ID: …", "Wall time: …",
+# "Process exited with code N", "Original token count: …" and "Output:"; older versions wrote
+# "Exit code: N", "Wall time: …" and "Output:", or a JSON string {"output", "metadata": {"exit_code"}}.
+_HEADER_LINE = re.compile(r"(?:Chunk ID|Wall time|Original token count|Total output lines): .*|Exit code: -?\d+|Process exited with code -?\d+")
+_EXIT_CODE = re.compile(r"^(?:Exit code:|Process exited with code) (-?\d+)$", re.MULTILINE)
+
+
+def _command_output(text: str) -> tuple[str, int | None]:
+    """A shell call's output without Codex's header, and its exit code (None when the text is no
+    command's output). The header says how the command ended, which is what marks the call failed;
+    its chunk ids, timings and token counts tell a later reader nothing."""
+    if text.startswith("{"):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return text, None
+        metadata = value.get("metadata") if isinstance(value, dict) else None
+        if isinstance(metadata, dict) and isinstance(value.get("output"), str):
+            code = metadata.get("exit_code")
+            return value["output"], code if isinstance(code, int) and not isinstance(code, bool) else None
+        return text, None
+    lines = text.split("\n", 8)
+    for end, line in enumerate(lines[:8]):
+        if line == "Output:" and end:
+            head = "\n".join(lines[:end])
+            code = _EXIT_CODE.search(head)
+            return "\n".join(lines[end + 1 :]), int(code.group(1)) if code else None
+        if not _HEADER_LINE.fullmatch(line):
+            break
+    return text, None
 
 
 def _as_text(value: object) -> str:
