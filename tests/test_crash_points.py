@@ -172,6 +172,17 @@ def prep_snapshot_restore(p: Prep) -> list[str]:
     return ["snapshot", "restore", "before", "--uri", "viking://resources/proj"]
 
 
+def prep_snapshot_revert(p: Prep) -> list[str]:
+    # One add-resource taken back while later writes to other files stay: its files deleted and
+    # the summaries above them written again, in one commit.
+    p.base()
+    p.ov("add-resource", str(p.folder("proj", 60)))
+    p.ov("snapshot", "tag", "wrong")
+    for i in range(0, 12, 3):
+        p.ov("write", f"viking://resources/ledger/f{i:02d}.md", "-c", f"changed after the add {i}\n")
+    return ["snapshot", "revert", "wrong"]
+
+
 def prep_mv_folder(p: Prep) -> list[str]:
     # A folder add-resource summarised, renamed: its files move and the summaries above it and its
     # own are written again, all in one commit.
@@ -224,6 +235,7 @@ SCENARIOS: dict[str, Callable[[Prep], list[str]]] = {
     "session-commit": prep_session_commit,
     "import-overwrite": prep_import,
     "snapshot-restore": prep_snapshot_restore,
+    "snapshot-revert": prep_snapshot_revert,
     "mv-folder": prep_mv_folder,
     "snapshot-restore-folder": prep_snapshot_restore_folder,
     "mv-folder-large": prep_mv_folder_large,

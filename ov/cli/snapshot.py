@@ -184,6 +184,36 @@ def snapshot_restore(
     emit({**plan.to_dict(), "dry_run": dry_run}, human)
 
 
+@app.command("revert", cls=OvCommand)
+def snapshot_revert(
+    rev: Annotated[str, typer.Argument(help="The commit whose changes to take back.", show_default=False)],
+    uri: Annotated[str | None, typer.Option("--uri", "-u", help="Only its changes to this file or subtree (a session commit's memories: viking://~/memories).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written, deleted and merged.")] = False,
+) -> None:
+    """Take back what one commit changed, as a new commit on top: later changes stay (git revert)."""
+    from ov.history.revert import revert
+
+    store = runtime().store
+    result = revert(store, rev, store.uri(uri) if uri else None, dry_run=dry_run)
+    plan = result.plan
+
+    def human() -> None:
+        merged = set(result.merged)
+        for path in plan.write:
+            if path in merged:  # changed since too: only the commit's lines go
+                plain(f"{'would merge' if dry_run else 'merged'} viking://{path} (its later changes kept)")
+            else:
+                plain(f"{'would write' if dry_run else 'wrote'} viking://{path}")
+        for path in plan.delete:
+            plain(f"{'would delete' if dry_run else 'deleted'} viking://{path}")
+        if not plan.changed:
+            plain(f"nothing to revert: what {result.rev} ({short(result.reverted)}) changed is already undone")
+        elif plan.new_commit:
+            plain(f"reverted {short(result.reverted)} ({result.subject}) in commit {short(plan.new_commit)}")
+
+    emit({**result.to_dict(), "dry_run": dry_run}, human)
+
+
 # Listing tags reads; naming a commit needs one, so the account must exist either way.
 @app.command("tag", cls=ReadCommand)
 def snapshot_tag(

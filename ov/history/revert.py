@@ -1,0 +1,198 @@
+"""``ov snapshot revert REV``: take back what one commit changed, keeping every later change.
+
+A restore brings whole files back to a revision, so it also undoes what later commits did to
+them. A revert is git's: a **new** commit that undoes only REV's changes (below ``--uri`` when
+given), each file put back as REV's parent had it, while the files REV did not touch, and the
+later changes to those it did, stay. "The agent learned something wrong in that session: take
+back that commit only."
+
+Each file REV changed is judged against HEAD: still as REV left it, it goes back to what it was
+before; already as it was before (reverted by hand, or this revert retried after it landed),
+nothing is left to do. A file changed again since is a conflict, except where the rules that
+merge two machines' versions of a file on a pull decide it: a memory file is merged line by line
+(:mod:`ov.sessions.memory.sync`: the lines REV added go, the later ones stay), and a generated
+summary (L0/L1) is written again, as the summaries above every file the revert changes are. Any
+other conflict refuses the whole revert, naming its files, with nothing changed: the later
+change is newer knowledge, which a revert must not drop without a word.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ov.changes import listed_changes
+from ov.errors import InvalidInput, NotFound, OvError
+from ov.history.snapshots import RestorePlan, _entries, _plan_restore, resolve, revision
+from ov.store.sidecar import SIDECARS
+from ov.uri import VikingURI
+
+_SHORT = 10
+
+
+class NotRevertible(InvalidInput):
+    """A revision that names a commit no revert can take back on its own: the first one, or a merge."""
+
+    code = "not_revertible"
+    hint = "`ov snapshot log` lists the commits; `ov snapshot restore REV --uri URI` brings files back to a revision"
+
+
+class RevertConflict(OvError):
+    """Files the commit to revert changed that later commits changed again."""
+
+    code = "revert_conflict"
+    hint = "`ov snapshot diff REV --uri URI` shows the later change; revert the other files with --uri, or restore a file whole"
+    paths: tuple[str, ...] = ()
+
+    def __init__(self, message: str, paths: list[str], *, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.paths = tuple(paths)
+
+    def to_dict(self) -> dict:
+        return {**super().to_dict(), "conflicts": ["viking://" + p for p in self.paths]}
+
+
+@dataclass
+class RevertResult:
+    """What reverting a commit wrote and deleted, what it found already undone, and its commit."""
+
+    rev: str
+    reverted: str  # the commit taken back
+    subject: str  # its subject
+    plan: RestorePlan
+    merged: list[str] = field(default_factory=list)  # memory files merged with their later changes
+    unchanged: list[str] = field(default_factory=list)  # already as before REV: nothing to undo
+
+    def to_dict(self) -> dict:
+        plan = self.plan
+        existing = set(plan.rolled_back)
+        return {
+            "rev": self.rev,
+            "reverted": self.reverted,
+            "reverted_subject": self.subject,
+            "written": ["viking://" + p for p in plan.write],
+            "deleted": ["viking://" + p for p in plan.delete],
+            "merged": ["viking://" + p for p in self.merged],
+            "unchanged": ["viking://" + p for p in self.unchanged],
+            "commit": plan.new_commit,
+            "changes": listed_changes(
+                ["viking://" + p for p in plan.write if p not in existing],
+                ["viking://" + p for p in plan.rolled_back],
+                ["viking://" + p for p in plan.delete],
+            ),
+        }
+
+
+def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = False) -> RevertResult:
+    """Undo what commit ``rev`` changed (below ``uri`` when given) as one new commit on top of
+    HEAD, with the generated summaries above the files it changes written again (as a restore
+    writes them). :class:`RevertConflict` when a later commit changed one of those files in a way
+    no merge rule decides, :class:`NotRevertible` for the first commit and a merge; either way,
+    and for a hand edit in the way, nothing is changed. ``dry_run``: the plan only.
+
+    Planned under the write lock: a revert touches the files of one commit, not a whole subtree."""
+    git = store.git
+    rev = revision(rev)
+    commit_id = resolve(store, rev)
+    commit = git.repo[commit_id]
+    short = commit_id.decode()[:_SHORT]
+    if not commit.parents:
+        raise NotRevertible(f"{rev} ({short}) is the store's first commit: there is nothing before it to go back to")
+    if len(commit.parents) > 1:
+        raise NotRevertible(
+            f"{rev} ({short}) is a merge (a pull's): it joined two lines of history, and reverting it would take one back whole",
+            hint="revert the commits it brought in one by one (`ov snapshot log` lists them), or bring files back with `ov snapshot restore REV --uri URI`",
+        )
+    subject = commit.message.decode("utf-8", "replace").split("\n", 1)[0]
+    path = uri.path if uri is not None and not uri.is_root else ""
+    before = _entries(git, git.repo[commit.parents[0]].tree, path)
+    after = _entries(git, commit.tree, path)
+    touched = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    if path and not touched:
+        raise NotFound(f"{rev} ({short}) changed nothing below {uri}", hint=f"`ov snapshot show {short} --stat` lists what it changed")
+    result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
+    with store.draft() if dry_run else store.transaction() as tx:
+        wanted, now = _judge(tx, touched, before, after, result, store=not dry_run)
+        _plan_restore(tx, wanted, now, sorted(wanted), result.plan, apply=not dry_run)
+        if dry_run:
+            tx.require_clean_plan()
+        elif result.plan.changed:
+            from ov.ingest.resource import refresh_summaries_above
+
+            changed = [VikingURI(tuple(p.split("/"))) for p in sorted(wanted)]
+            refresh_summaries_above(store, tx, changed)
+            message = f"ov snapshot revert {short}: {subject}" if subject else f"ov snapshot revert {short}"
+            result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message).commit
+    result.plan.sorted()
+    result.merged.sort()
+    return result
+
+
+def _judge(tx, touched: list[str], before: dict, after: dict, result: RevertResult, *, store: bool) -> tuple[dict, dict]:
+    """(path -> the entry the revert puts there, path -> the entry HEAD holds) for each of the
+    ``touched`` paths the revert changes; RevertConflict naming every path none of the rules
+    decides. ``store``: keep a merged memory's blob in the object store (a dry run only says it)."""
+    git = tx.git
+    wanted: dict[str, tuple[int, bytes] | None] = {}
+    now: dict[str, tuple[int, bytes]] = {}
+    conflicts = []
+    for p in touched:
+        was, became, found = before.get(p), after.get(p), git.entry(tx.tree, p)
+        if found is not None:
+            now[p] = found
+        if found == became:
+            wanted[p] = was
+        elif found == was:
+            result.unchanged.append(p)
+        elif _summary(git, p, became, found):
+            continue  # written again with the summaries above what the revert changes
+        elif (merged := _merged_memory(git, p, was, became, found, store=store)) is not None:
+            if merged != found:
+                wanted[p] = merged
+                result.merged.append(p)
+            else:
+                result.unchanged.append(p)
+        else:
+            conflicts.append(p)
+    if conflicts:
+        listed = ", ".join("viking://" + p for p in conflicts[:10]) + (f" (+{len(conflicts) - 10} more)" if len(conflicts) > 10 else "")
+        raise RevertConflict(
+            f"cannot revert {result.rev} ({result.reverted[:_SHORT]}): later commits changed {len(conflicts)} of its files again: {listed}; nothing was changed",
+            conflicts,
+            hint=f"see what changed since with `ov snapshot diff {result.reverted[:_SHORT]} --uri URI`; revert only the other files with"
+            " --uri, or bring a file back whole with `ov snapshot restore REV --uri URI`",
+        )
+    # The entries left as HEAD holds them are not the revert's to change or check.
+    return wanted, {p: now[p] for p in wanted if p in now}
+
+
+def _summary(git, path: str, became, found) -> bool:
+    """Whether ``path`` is a summary ingest generated, as REV left it and as HEAD holds it (or gone)."""
+    from ov.ingest.resource import is_generated_summary
+
+    if path.rsplit("/", 1)[-1] not in SIDECARS:
+        return False
+    return all(e is None or is_generated_summary(git.blob_data(e[1])) for e in (became, found))
+
+
+def _merged_memory(git, path: str, was, became, found, *, store: bool) -> tuple[int, bytes] | None:
+    """The entry of a memory file with REV's change taken out of HEAD's version: merged as a pull
+    merges two versions (:func:`ov.sessions.memory.sync.merge_versions`), REV's version the
+    common one, HEAD's one side and the one before REV the other. None for a file that is no
+    memory, that REV created or removed, or that the rules cannot decide."""
+    if None in (was, became, found) or not path.endswith(".md") or "memories" not in path.split("/")[:-1]:
+        return None
+    from ov.sessions.memory.sync import merge_versions
+
+    try:
+        base, ours, theirs = (git.blob_data(e[1]).decode("utf-8") for e in (became, found, was))
+    except UnicodeDecodeError:
+        return None
+    merged = merge_versions(base, ours, theirs)
+    if merged is None:
+        return None
+    data = merged.encode("utf-8")
+    if store:
+        from dulwich.objects import Blob
+
+        git.repo.object_store.add_object(Blob.from_string(data))
+    return found[0], git.blob_id(data)

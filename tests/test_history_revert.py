@@ -1,0 +1,158 @@
+"""`ov snapshot revert REV`: one commit taken back, every later change kept."""
+
+from __future__ import annotations
+
+import time
+
+from dulwich.objects import Commit
+from dulwich.repo import Repo
+
+from tests.test_history import head, ok
+
+TEA = "viking://user/default/memories/preferences/default/tea.md"
+TEA_FILE = "accounts/default/user/default/memories/preferences/default/tea.md"
+
+
+def _remember_three(ov):
+    """Three updates of one memory, each a commit (a second apart: their updated_at differ)."""
+    for text in ("I like tea", "I like tea with milk", "I like tea with lemon"):
+        assert ov("remember", text).exit_code == 0
+        time.sleep(1.05)
+
+
+def test_revert_takes_back_one_memory_update_and_keeps_the_later_one(ov, ov_home):
+    _remember_three(ov)
+    milk = ok(ov("snapshot", "log", "-n", "2", "--json"))[1]["commit"]
+    old_head = head(ov_home)
+    result = ok(ov("snapshot", "revert", milk[:8], "--json"))
+    assert result["reverted"] == milk and result["merged"] == [TEA] and result["written"] == [TEA]
+    assert result["changes"] == [{"uri": TEA, "change": "modified"}]
+    text = (ov_home / TEA_FILE).read_text()
+    assert "with lemon" in text and "with milk" not in text and "- Likes tea\n" in text
+    repo = Repo(str(ov_home / "accounts/default"))
+    assert repo[repo.head()].parents == [old_head.encode()]  # a new commit on top
+    entry = ok(ov("snapshot", "log", "-n", "1", "--json"))[0]
+    assert entry["command"] == "snapshot revert" and entry["subject"].startswith(f"ov snapshot revert {milk[:10]}: ov remember")
+    assert entry["uris"] == [TEA]
+    assert ok(ov("status", "--json"))["clean"]
+    # The revert itself can be reverted: the line comes back.
+    ok(ov("snapshot", "revert", "HEAD", "--json"))
+    assert "with milk" in (ov_home / TEA_FILE).read_text()
+
+
+def test_revert_of_the_commit_that_made_a_memory_removes_it_and_search_follows(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "apples\n").exit_code == 0
+    memory = ok(ov("remember", "I like oolong tea", "--json"))["uris"][0]
+    assert memory in [r["uri"] for r in ok(ov("find", "oolong", "--json"))["memories"]]
+    result = ok(ov("snapshot", "revert", "HEAD", "--json"))
+    assert result["deleted"] == [memory] and result["changes"] == [{"uri": memory, "change": "deleted"}]
+    assert memory not in [r["uri"] for r in ok(ov("find", "oolong", "--json"))["memories"]]
+    assert (ov_home / "accounts/default/resources/a.md").read_text() == "apples\n"
+
+
+def test_revert_keeps_the_later_changes_to_other_files(ov, ov_home):
+    assert ov("write", "viking://resources/a.md", "--content", "a1\n").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "b1\n").exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "a2\n").exit_code == 0
+    assert ov("write", "viking://resources/c.md", "--content", "c1\n").exit_code == 0
+    result = ok(ov("snapshot", "revert", "HEAD~2", "--json"))  # the write of b.md
+    assert result["deleted"] == ["viking://resources/b.md"] and result["written"] == []
+    root = ov_home / "accounts/default/resources"
+    assert not (root / "b.md").exists()
+    assert (root / "a.md").read_text() == "a2\n" and (root / "c.md").read_text() == "c1\n"
+    # A restore of the same revision would have taken a.md and c.md back too.
+    assert ok(ov("snapshot", "show", "HEAD", "--json"))["changes"][0]["uri"] == "viking://resources/b.md"
+
+
+def test_a_file_changed_again_later_is_a_conflict_and_nothing_changes(ov, store_state):
+    assert ov("write", "viking://resources/a.md", "--content", "one\n").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "bee\n").exit_code == 0
+    assert ov("edit", "viking://resources/a.md", "--old", "one", "--new", "two").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "wasp\n").exit_code == 0
+    assert ov("edit", "viking://resources/a.md", "--old", "two", "--new", "three").exit_code == 0
+    before = store_state()
+    # HEAD~2 edited a.md; HEAD edited it again.
+    result = ov("snapshot", "revert", "HEAD~2", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "revert_conflict"
+    assert result.error["conflicts"] == ["viking://resources/a.md"]
+    assert "viking://resources/a.md" in result.error["message"] and "nothing was changed" in result.error["message"]
+    assert store_state() == before
+    text = ov("snapshot", "revert", "HEAD~2")
+    assert text.exit_code == 1 and "viking://resources/a.md" in text.stderr
+    assert store_state() == before
+
+
+def test_the_first_commit_and_a_merge_are_refused_and_nothing_changes(ov, ov_home, store_state):
+    assert ov("write", "viking://resources/a.md", "--content", "one\n").exit_code == 0
+    repo = Repo(str(ov_home / "accounts/default"))
+    first = [e.commit.id for e in repo.get_walker()][-1].decode()
+    before = store_state()
+    result = ov("snapshot", "revert", first, "--json")
+    assert result.exit_code == 2 and result.error["code"] == "not_revertible" and "first commit" in result.error["message"]
+    assert store_state() == before
+    # A merge as a pull makes one: two parents, HEAD's tree.
+    tip = repo[repo.head()]
+    merge = Commit()
+    merge.tree, merge.parents = tip.tree, [tip.id, tip.parents[0]]
+    merge.author = merge.committer = tip.author
+    merge.author_time = merge.commit_time = tip.commit_time + 1
+    merge.author_timezone = merge.commit_timezone = 0
+    merge.message = b"ov pull origin: merge 1234567890\n"
+    repo.object_store.add_object(merge)
+    repo.refs[b"refs/heads/main"] = merge.id
+    before = store_state()
+    result = ov("snapshot", "revert", "HEAD", "--json")
+    assert result.exit_code == 2 and result.error["code"] == "not_revertible" and "merge" in result.error["message"]
+    assert store_state() == before
+
+
+def test_dry_run_lists_and_changes_nothing_and_a_retry_finds_nothing_to_do(ov, store_state):
+    assert ov("write", "viking://resources/a.md", "--content", "one\n").exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "two\n").exit_code == 0
+    assert ov("write", "viking://resources/b.md", "--content", "bee\n").exit_code == 0
+    before = store_state()
+    dry = ok(ov("snapshot", "revert", "HEAD~1", "--dry-run", "--json"))
+    assert dry["written"] == ["viking://resources/a.md"] and dry["commit"] is None and dry["dry_run"]
+    assert ok(ov("snapshot", "revert", "HEAD~1", "--dry-run")).stdout.startswith("would write viking://resources/a.md")
+    assert store_state() == before
+    done = ok(ov("snapshot", "revert", "HEAD~1", "--json"))
+    assert done["written"] == dry["written"] and done["commit"]
+    # Once it landed, the same commit has nothing left to take back (a retry after a crash).
+    again = ok(ov("snapshot", "revert", done["reverted"], "--json"))
+    assert again["commit"] is None and again["unchanged"] == ["viking://resources/a.md"]
+    assert "nothing to revert" in ok(ov("snapshot", "revert", done["reverted"])).stdout
+
+
+def test_a_hand_edit_in_the_way_is_refused(ov, ov_home, store_state):
+    assert ov("write", "viking://resources/a.md", "--content", "one\n").exit_code == 0
+    (ov_home / "accounts/default/resources/a.md").write_text("by hand\n")
+    before = store_state()
+    for dry in ((), ("--dry-run",)):
+        result = ov("snapshot", "revert", "HEAD", *dry, "--json")
+        assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert store_state() == before
+
+
+def test_uri_takes_back_only_that_part_of_the_commit(ov, ov_home):
+    assert ov("write", "viking://resources/d/a.md", "--content", "a\n").exit_code == 0
+    assert ov("write", "viking://resources/d/b.md", "--content", "b\n").exit_code == 0
+    assert ov("rm", "-r", "viking://resources/d").exit_code == 0
+    result = ok(ov("snapshot", "revert", "HEAD", "--uri", "viking://resources/d/b.md", "--json"))
+    assert result["written"] == ["viking://resources/d/b.md"] and result["changes"] == [{"uri": "viking://resources/d/b.md", "change": "added"}]
+    assert (ov_home / "accounts/default/resources/d/b.md").exists() and not (ov_home / "accounts/default/resources/d/a.md").exists()
+    untouched = ov("snapshot", "revert", "HEAD~3", "--uri", "viking://resources/d/b.md", "--json")
+    assert untouched.exit_code == 1 and untouched.error["code"] == "not_found"
+
+
+def test_reverting_an_add_resource_removes_its_folder_and_the_summary_above_forgets_it(ov, tmp_path):
+    for name in ("hb", "other"):
+        docs = tmp_path / name
+        docs.mkdir()
+        (docs / "auth.md").write_text(f"# Auth {name}\n\nAuth uses JWT tokens issued by the gateway.\n")
+        assert ov("add-resource", str(docs), "--to", f"viking://resources/{name}").exit_code == 0
+    assert "hb/" in ok(ov("abstract", "viking://resources")).stdout
+    ok(ov("snapshot", "revert", "HEAD~1", "--json"))
+    summary = ok(ov("abstract", "viking://resources")).stdout
+    assert "hb/" not in summary and "other/" in summary
+    assert ov("stat", "viking://resources/hb").exit_code == 1
+    assert ov("fsck").exit_code == 0 and ok(ov("status", "--json"))["clean"]
