@@ -135,6 +135,32 @@ def test_a_tag_moved_while_it_is_deleted_stays_and_is_said_to_have_moved(history
     assert ok(history("snapshot", "tag", "--json")) == [{"tag": "v1", "commit": parent}]
 
 
+def test_an_annotated_tag_moved_while_it_is_deleted_is_said_to_name_its_commit(history, ov_home, monkeypatch):
+    """(review) A tag moved meanwhile with `git tag -a -f` was said to name its tag object, an id
+    no ov command shows, not the commit it marks."""
+    from dulwich.objects import Tag
+
+    from ov.history import snapshots
+
+    repo = Repo(str(ov_home / "accounts/default"))
+    assert history("snapshot", "tag", "v1").exit_code == 0
+    parent = ok(history("snapshot", "show", "HEAD~1", "--json"))["commit"]
+    annotated = Tag()
+    annotated.name, annotated.object, annotated.message = b"v1", (repo[parent.encode()].__class__, parent.encode()), b"moved\n"
+    annotated.tagger, annotated.tag_time, annotated.tag_timezone = b"other <o@example.com>", 1_700_000_000, 0
+    repo.object_store.add_object(annotated)
+    peel = snapshots._peel
+
+    def moved_meanwhile(git, sha):
+        repo.refs[b"refs/tags/v1"] = annotated.id  # `git tag -a -f v1 HEAD~1` by another process
+        return peel(git, sha)
+
+    monkeypatch.setattr(snapshots, "_peel", moved_meanwhile)
+    refused = history("snapshot", "tag", "-d", "v1", "--json")
+    assert refused.exit_code == 1 and refused.error["code"] == "already_exists"
+    assert refused.error["message"] == f"tag 'v1' was moved meanwhile (it names {parent[:10]} now): it was not deleted"
+
+
 def test_a_tag_named_as_a_branch_is_refused(history, ov_home):
     """(an audit: `ov snapshot tag main` was taken, and plain git then read "main" as the stale tag.)"""
     Repo(str(ov_home / "accounts/default")).refs[b"refs/heads/side"] = Repo(str(ov_home / "accounts/default")).head()

@@ -773,6 +773,12 @@ def delete_tag(store, name: str) -> dict:
         if now is None:
             raise NotFound(f"no tag {name!r}", hint="it was removed meanwhile: `ov snapshot tag` lists the tags")
         # Moved by another process (plain git's `tag -f`): what it names now was not asked about.
+        # An annotated tag (`tag -a`) is named by the commit it marks, as `tag` lists it, not by
+        # the tag object its ref holds, which no other command shows.
+        try:
+            now = _peel(store.git, now)
+        except KeyError:
+            pass  # it names an object the store lacks: that object's id is all there is to say
         raise AlreadyExists(
             f"tag {name!r} was moved meanwhile (it names {now.decode()[:10]} now): it was not deleted",
             hint=f"`ov snapshot tag -d {name}` again deletes it as it is now",
