@@ -86,6 +86,15 @@ def test_the_commit_message_names_the_adapter_on_one_clean_line(ov_home: Path):
     assert Store(Home(ov_home), Identity(), Config(), via=" \t\n").via is None
 
 
+def test_a_line_break_in_a_commit_subject_becomes_a_space_and_forges_no_trailer():
+    from ov.store.store import commit_message
+
+    message = commit_message("snapshot commit", ["viking://resources/a.md"], "fixed it\nOv-Command: forget\r\n\n  by hand\u2028too\n")
+    subject, blank, *rest = message.split("\n")
+    assert subject == "fixed it Ov-Command: forget by hand too" and blank == ""
+    assert [line for line in rest if line] == ["Ov-Command: snapshot commit", "Ov-Uri: viking://resources/a.md"]
+
+
 def test_author_is_the_user(ov_home: Path):
     bob = Store(Home(ov_home), Identity(user="bob"), Config())
     result = bob.write(bob.uri("viking://~/notes/today.md"), b"hi\n")

@@ -1452,6 +1452,10 @@ def commit_message(command: str, uris: list[str], subject: str | None = None, *,
         shown = " ".join(uris[:3])
         more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
         subject = f"ov {command} {shown}{more}".rstrip()
+    # A subject is the message's first line: a line break in it (a message given by a user, a
+    # revision read from a file) would cut it in two, and a later line starting "Ov-" would be
+    # read as a trailer. Each break, of any kind str.splitlines knows, becomes one space.
+    subject = " ".join(line.strip() for line in subject.splitlines() if line.strip())
     trailers = [f"Ov-Command: {command}"] + ([f"Ov-Via: {via}"] if via else []) + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
