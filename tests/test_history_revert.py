@@ -156,3 +156,18 @@ def test_reverting_an_add_resource_removes_its_folder_and_the_summary_above_forg
     assert "hb/" not in summary and "other/" in summary
     assert ov("stat", "viking://resources/hb").exit_code == 1
     assert ov("fsck").exit_code == 0 and ok(ov("status", "--json"))["clean"]
+
+
+def test_a_session_commits_memories_alone_can_be_taken_back(ov, ov_home):
+    """The auditor's case: what one session taught is wrong; its archive stays as the record."""
+    messages = '[{"role":"user","text":"I prefer dark mode in every editor."},{"role":"assistant","text":"Noted."}]'
+    assert ov("session", "add-messages", "S1", messages).exit_code == 0
+    assert ov("commit", "S1").exit_code == 0
+    learned = [u for u in ok(ov("snapshot", "log", "-n", "1", "--json"))[0]["uris"] if "/memories/" in u]
+    assert learned
+    result = ok(ov("snapshot", "revert", "HEAD", "--uri", "viking://~/memories", "--json"))
+    assert result["deleted"] == learned and result["written"] == []
+    account = ov_home / "accounts/default"
+    assert not any((account / u.removeprefix("viking://")).exists() for u in learned)
+    assert (account / "user/default/sessions/S1/history/archive_001/memory_diff.json").exists()
+    assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0

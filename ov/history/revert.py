@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ov.changes import listed_changes
 from ov.errors import InvalidInput, NotFound, OvError
-from ov.history.snapshots import RestorePlan, _entries, _plan_restore, resolve, revision
+from ov.history.snapshots import RestorePlan, _below, _plan_restore, resolve, revision
 from ov.store.sidecar import SIDECARS
 from ov.uri import VikingURI
 
@@ -104,9 +104,8 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
         )
     subject = commit.message.decode("utf-8", "replace").split("\n", 1)[0]
     path = uri.path if uri is not None and not uri.is_root else ""
-    before = _entries(git, git.repo[commit.parents[0]].tree, path)
-    after = _entries(git, commit.tree, path)
-    touched = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    before, after = _changed(git, git.repo[commit.parents[0]].tree, commit.tree, path)
+    touched = sorted(before.keys() | after.keys())
     if path and not touched:
         raise NotFound(f"{rev} ({short}) changed nothing below {uri}", hint=f"`ov snapshot show {short} --stat` lists what it changed")
     result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
@@ -125,6 +124,22 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     result.plan.sorted()
     result.merged.sort()
     return result
+
+
+def _changed(git, old_tree: bytes, new_tree: bytes, path: str) -> tuple[dict[str, tuple[int, bytes]], dict[str, tuple[int, bytes]]]:
+    """path -> (mode, blob id) before and after of each file the commit changed below ``path``
+    (in any spelling it has there): the changed entries only, as git's diff reads two trees, not
+    every file of the store."""
+    spellings = {git.spelled(old_tree, path), git.spelled(new_tree, path)}
+    before: dict[str, tuple[int, bytes]] = {}
+    after: dict[str, tuple[int, bytes]] = {}
+    for names, modes, shas in git.repo.object_store.tree_changes(old_tree, new_tree):
+        for name, mode, sha, side in zip(names, modes, shas, (before, after)):
+            if name is not None:
+                rel = name.decode("utf-8", "surrogateescape")
+                if not path or _below(rel, spellings):
+                    side[rel] = (mode, sha)
+    return before, after
 
 
 def _judge(tx, touched: list[str], before: dict, after: dict, result: RevertResult, *, store: bool) -> tuple[dict, dict]:
