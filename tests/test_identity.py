@@ -394,7 +394,7 @@ OTHERS = {
     "write", "edit", "mkdir", "rm", "mv", "add-resource", "add-skill", "doctor", "init", "version", "pull",
     "import", "restore", "remember", "forget", "refile", "commit", "hook", "mcp", "remote add", "remote remove",
     "session new", "session add", "session add-messages", "session used", "session delete", "session commit",
-    "config show", "config get", "config set", "config unset", "snapshot commit", "snapshot restore", "hooks log",
+    "config show", "config get", "config set", "config unset", "snapshot commit", "snapshot restore", "snapshot revert", "hooks log",
     "install hooks", "install mcp", "uninstall hooks", "uninstall mcp", "plugin build",
 }
 
