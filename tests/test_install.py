@@ -288,6 +288,9 @@ def test_hooks_in_the_users_file_and_the_projects_answer_each_event_once(ov, pro
     (note,) = [n for n in result.json["result"]["notes"] if "your file and the project's" in n]
     assert "each event is answered once" in note
     assert run("claude", "session-start", payload, scope="project") == "" and log() == "skipped: the user-scope hook answers"
+    # The skipped run names its session, as the user's entry's run does (`ov hooks log` shows both).
+    assert hooklog.read(Path(os.environ["OV_HOME"]))[-1]["session"] == "cc-s"
+    assert "cc-s" in ov("hooks", "log").stdout.splitlines()[-1]
     assert "short commit" in run("claude", "session-start", payload)  # the user's entry
     # As the host runs it: the project's command line, through the console script.
     (command,) = [c for c in _ov_handlers(project / ".claude" / "settings.json") if c.endswith("session-start --scope project")]

@@ -36,7 +36,7 @@ import signal
 import sys
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, replace
 from pathlib import Path
 
@@ -120,8 +120,11 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
         from ov.hosts.hookentries import user_scope_answers
 
         if user_scope_answers(host.name, event, environ):
-            # The host runs the user's entry for this event too: it answers, once.
+            # The host runs the user's entry for this event too: it answers, once. The log line
+            # still names the session, so that `ov hooks log` puts it beside the user's entry's.
             record["outcome"] = "skipped: the user-scope hook answers"
+            with suppress(HookInputError):
+                record["session"] = host.ov_session(host.parse(event, payload))
             return host.answer(event, None)
     if host.name == "claude" and _from_cursor(payload, environ):
         # Cursor runs Claude Code's hooks too ("Third-party skills"): answer one channel only.
