@@ -383,6 +383,23 @@ def test_the_builders_ov_home_travels_in_the_launcher(ov, tmp_path, ov_home):
     assert other.stdout.strip() == "/elsewhere"
 
 
+def test_the_builds_identity_options_travel_in_the_launcher(ov, tmp_path, monkeypatch):
+    """`ov plugin build --user bob` wrote a launcher without bob: the package's server then acted
+    as whoever the host's environment named, where `ov install --user bob` pins bob in every entry."""
+    out = tmp_path / "pkg"
+    monkeypatch.setenv("OV_PEER", "laptop")
+    assert ov("--account", "acme", "--user", "bob", "plugin", "build", "--out", str(out)).exit_code == 0
+    lines = (out / "bin" / "ov").read_text().splitlines(keepends=True)
+    probe = "import os; print(os.environ.get('OV_ACCOUNT'), os.environ.get('OV_USER'), os.environ.get('OV_PEER'))"
+    launcher = "".join(f"exec {sys.executable} -c {probe!r}\n" if line.startswith("exec ") else line for line in lines)
+    (out / "bin" / "probe").write_text(launcher)
+    (out / "bin" / "probe").chmod(0o755)
+    bare = {k: v for k, v in os.environ.items() if k not in ("OV_ACCOUNT", "OV_USER", "OV_PEER")}
+    assert subprocess.run([str(out / "bin" / "probe")], env=bare, capture_output=True, text=True, check=True).stdout.split() == ["acme", "bob", "laptop"]
+    refused = ov("--user", "not a name", "plugin", "build", "--out", str(tmp_path / "other"))
+    assert refused.exit_code != 0 and not (tmp_path / "other").exists()
+
+
 def test_an_empty_folder_is_used(ov, tmp_path):
     out = tmp_path / "empty"
     out.mkdir()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -62,41 +61,9 @@ def hook(
     """
     from ov.hosts.runtime import run
 
-    answer = run(host.value, event.value, environ=_with_flags(), scope=scope.value)
+    answer = run(host.value, event.value, environ=runtime().environ(), scope=scope.value)
     if answer:
         sys.stdout.write(answer + "\n")
-
-
-_FLAG_VARIABLES = (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER"))
-
-
-def _with_flags() -> dict[str, str]:
-    """This process's environment with the command's --account, --user and --peer in it, as the
-    variables they override."""
-    flags = runtime().flags
-    environ = dict(os.environ)
-    environ.update({name: flags[field] for field, name in _FLAG_VARIABLES if flags.get(field)})
-    return environ
-
-
-def _install_env(scope: ScopeChoice) -> dict[str, str]:
-    """The environment whose ov home and identity an install pins into a user's entries, hooks
-    and server alike: one install, one store, one user. A project's files, which a team commits,
-    pin none (install.pinned_env), so --account, --user or --peer there would be dropped unseen:
-    refused instead."""
-    from ov.errors import InvalidInput
-    from ov.identity import validate_id
-
-    given = {field: value for field, value in runtime().flags.items() if value}
-    for field, value in given.items():
-        validate_id(value, field)
-    if given and scope.value == "project":
-        options = ", ".join(f"--{field}" for field in given)
-        raise InvalidInput(
-            f"{options} cannot be written into a project's entries: the team commits them, and every teammate's hooks would act as this identity",
-            hint="install in user scope (--scope user) to pin it, or set OV_ACCOUNT, OV_USER or OV_PEER where the host starts",
-        )
-    return _with_flags()
 
 
 @app.command("log", cls=OvCommand)
@@ -200,7 +167,7 @@ def install_hooks(
         return
     from ov.hosts import install
 
-    environ = _install_env(scope)
+    environ = runtime().install_environ(scope.value)
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     with _installing(dry_run):
@@ -246,7 +213,7 @@ def install_mcp(
     """Register ov's MCP server (`ov mcp`) with Claude Code, Codex, Gemini CLI, Cursor and OpenCode."""
     from ov.hosts import install
 
-    environ = _install_env(scope)
+    environ = runtime().install_environ(scope.value)
     hosts = _chosen_hosts(host, yes)
     command = install.entry_command(scope.value)
     with _installing(dry_run):

@@ -42,14 +42,17 @@ def plugin_build(
     """Write an Agent Plugins 1.0 package: ov's MCP server and a skill that teaches recall and remember.
 
     The package holds plugin.json, mcp.json, skills/ov-memory/SKILL.md and bin/ov, a launcher
-    that starts this ov (build the package again if ov moves). Install it through the host's
+    that starts this ov (build the package again if ov moves) with the ov home and the identity
+    (--account, --user, --peer) set here, as `ov install` pins them. Install it through the host's
     plugin marketplace, e.g. Codex: list it in a local .agents/plugins/marketplace.json, then
     `codex plugin marketplace add DIR` and `codex plugin add ov@MARKETPLACE`.
     """
     from ov.hosts.ovcommand import ov_command, server_env
     from ov.mcp import plugin
 
-    written = plugin.build(out, ov_command(), server_env())
+    # What an install pins into a user's entries (the ov home, --account, --user, --peer), the
+    # launcher carries: the host starts the package's server without them.
+    written = plugin.build(out, ov_command(), server_env(runtime().install_environ()))
     root = written[0].parent
     result = {"out": str(root), "files": [str(p.relative_to(root)) for p in written], "version": __version__}
     emit(result, lambda: plain(f"wrote the ov plugin package ({len(written)} files) to {root}"))

@@ -240,6 +240,10 @@ def runtime() -> Runtime:
     return current
 
 
+# The identity options every command takes, and the variables they override.
+FLAG_VARIABLES = (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER"))
+
+
 class Runtime:
     def __init__(
         self,
@@ -274,6 +278,33 @@ class Runtime:
             "peer": self.loaded_config.config.identity.peer,
         }
         return resolve_identity(self.flags, os.environ, configured)
+
+    def environ(self) -> dict[str, str]:
+        """This process's environment with the command's --account, --user and --peer in it, as
+        the variables they override: what a hook runs as, and what an install or a plugin build
+        writes into the entries it makes (:meth:`install_environ`)."""
+        environ = dict(os.environ)
+        environ.update({name: self.flags[field] for field, name in FLAG_VARIABLES if self.flags.get(field)})
+        return environ
+
+    def install_environ(self, scope: str = "user") -> dict[str, str]:
+        """The environment whose ov home and identity an install (or a plugin build, which is
+        one user's) pins into the entries it writes, hooks and server alike: one install, one
+        store, one user. A project's files, which a team commits, pin none
+        (:func:`ov.hosts.ovcommand.pinned_env`), so --account, --user or --peer there would be
+        dropped unseen: refused instead."""
+        from ov.identity import validate_id
+
+        given = {field: value for field, value in self.flags.items() if value}
+        for field, value in given.items():
+            validate_id(value, field)
+        if given and scope == "project":
+            options = ", ".join(f"--{field}" for field in given)
+            raise InvalidInput(
+                f"{options} cannot be written into a project's entries: the team commits them, and every teammate's hooks would act as this identity",
+                hint="install in user scope (--scope user) to pin it, or set OV_ACCOUNT, OV_USER or OV_PEER where the host starts",
+            )
+        return self.environ()
 
     def landed(self) -> str | None:
         """The commit this command's store landed last, if it opened one."""

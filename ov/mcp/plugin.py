@@ -23,9 +23,11 @@ and says what to do when that ov has moved: build the package again. The price: 
 built on one machine points at that machine's ov; and ``sh`` is POSIX, so a Windows host
 would need a ``.cmd`` launcher this module does not write. The launcher passes on the
 environment the host gives it, and hosts choose that: Codex starts a plugin's server with HOME,
-PATH and a few more, without ``OV_HOME``. So a package built with ``OV_HOME`` set carries it
-in the launcher, as the default for a host that does not set it: the server's tools act on the
-same store as the hooks.
+PATH and a few more, without ``OV_HOME``. So a package carries what ``ov install`` pins into a
+user's entries (:func:`~ov.hosts.ovcommand.server_env`: ``OV_HOME``, ``OV_ACCOUNT``, ``OV_USER``,
+``OV_PEER`` set where it is built, ``--account``, ``--user``, ``--peer`` given to the build) in
+the launcher, as the default for a host that does not set it: the server's tools act on the same
+store, as the same user, as the hooks.
 
 :func:`build` writes into a fresh folder beside ``out`` and swaps it in at the end, each file
 written with :func:`~ov.files.atomic_write`: a failed build leaves the earlier package as it
@@ -85,7 +87,7 @@ def mcp_config() -> dict:
 
 def launcher(command: list[str], env: dict[str, str] | None = None) -> bytes:
     """``bin/ov``: runs ``command`` (the absolute command of an ov) with the launcher's arguments,
-    with ``env`` (the builder's ``OV_HOME``) for what the host's environment does not set."""
+    with ``env`` (the builder's ov home and identity) for what the host's environment does not set."""
     if not command or not Path(command[0]).is_absolute():
         raise InvalidInput(f"the launcher needs an absolute command, not {command!r}", hint="run `ov plugin build` from an installed ov")
     gone = f"ov plugin: {command[0]} is gone; build this package again with `ov plugin build`"
