@@ -772,21 +772,32 @@ def test_gemini_entries_are_guarded_and_still_ovs(program):
 
 @pytest.mark.skipif(shutil.which("bash") is None or shutil.which("env") is None, reason="hosts run hooks through a shell")
 @pytest.mark.parametrize("guard", [False, True])
-def test_a_hook_entry_starts_ov_with_the_home_and_identity_it_pins(tmp_path, guard):
+@pytest.mark.parametrize("venv", ["my venv", "my venv=2"])
+def test_a_hook_entry_starts_ov_with_the_home_and_identity_it_pins(tmp_path, guard, venv):
     """The host's own environment (a desktop launcher, a new shell) holds no OV_HOME: the entry
-    sets it, a path with a space and a quote in it too, guarded (Gemini) or not."""
-    folder = tmp_path / "my venv" / "bin"
+    sets it, a path with a space and a quote in it too, guarded (Gemini) or not. A `=` in ov's
+    path made `env` take the path for one more assignment and run `hook` instead."""
+    folder = tmp_path / venv / "bin"
     folder.mkdir(parents=True)
     program = folder / "ov"
     program.write_text('#!/bin/sh\ncat >/dev/null\nprintf "%s|%s|%s" "$OV_HOME" "$OV_ACCOUNT" "$*"\n')
     program.chmod(0o755)
-    pins = {"OV_HOME": str(tmp_path / "it's my home"), "OV_ACCOUNT": "acct-work"}
+    pins = {"OV_HOME": str(tmp_path / "it's my home=1"), "OV_ACCOUNT": "acct-work"}
     command = install.hook_command([str(program)], "gemini", "stop", guard=guard, env=pins)
     assert install.is_ours(command) and install.is_guarded(command) is guard
     assert install.hook_program(command) == str(program) and install.hook_env(command) == pins
     environ = {k: v for k, v in os.environ.items() if not k.startswith("OV_")}
-    ran = subprocess.run(["bash" if guard else "sh", "-c", command], input="{}", capture_output=True, text=True, env=environ, timeout=30, check=False)
-    assert (ran.returncode, ran.stdout) == (0, f"{pins['OV_HOME']}|acct-work|hook gemini stop"), ran.stderr
+    expected = (0, f"{pins['OV_HOME']}|acct-work|hook gemini stop")
+    # Each host's shell: Gemini's bash, Claude Code's sh, Codex's login $SHELL (any of these).
+    shells = ["bash"] if guard else [s for s in ("sh", "bash", "zsh", "fish") if shutil.which(s)]
+    for shell in shells:
+        ran = subprocess.run([shell, "-c", command], input="{}", capture_output=True, text=True, env=environ, timeout=30, check=False)
+        assert (ran.returncode, ran.stdout) == expected, (shell, ran.stderr)
+    # OpenCode's plugin spawns the pinned command with no shell.
+    spawned = [*install.pinned_command([str(program)], pins), "hook", "opencode", "stop"]
+    ran = subprocess.run(spawned, input="{}", capture_output=True, text=True, env=environ, timeout=30, check=False)
+    assert (ran.returncode, ran.stdout) == (0, f"{pins['OV_HOME']}|acct-work|hook opencode stop"), ran.stderr
+    assert install.hook_program(shlex.join(spawned)) == str(program) and install.hook_env(shlex.join(spawned)) == pins
     if guard:
         program.unlink()  # the guard still turns an ov that cannot start into a non-blocking failure
         assert subprocess.run(["bash", "-c", command], input=b"{}", capture_output=True, env=environ, timeout=30, check=False).returncode == 1

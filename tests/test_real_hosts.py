@@ -366,3 +366,23 @@ def test_opencode_never_takes_a_subagents_prompt_for_the_users_words(opencode_ho
     _wait_for(env, lambda r: _committed(r) and r.get("session") == parent, "commit of the first session")
     memories = _ov(env, "ls", "-r", "viking://user/default/memories").stdout
     assert "two-space" not in memories and "two_space" not in memories, memories
+
+
+@pytest.mark.parametrize("fixture", ["claude_host", "codex_host", "gemini_host", "opencode_host"])
+def test_hooks_start_an_ov_whose_path_and_home_hold_an_equals_sign_and_a_space(request, tmp_path, fixture):
+    """`env` reads any word holding a `=` ahead of its program as one more assignment: an ov in
+    `…/my venv=2/bin/` pinned a home and then ran `hook` (exit 127) in every host's hooks. Each host
+    runs them its own way: Claude Code and Gemini CLI through a shell, Codex through the user's
+    login shell, OpenCode's plugin with none."""
+    host = request.getfixturevalue(fixture)
+    link = tmp_path / "my venv=2" / "bin" / "ov"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(Path(sys.executable).parent / "ov")
+    host.env["OV_HOME"] = str(tmp_path / "my home=1")
+    env = {**host.env, "PATH": f"{HOSTS_PREFIX / 'bin'}{os.pathsep}{host.env.get('PATH', '')}"}
+    trust = ["--trust"] if host.name == "codex" else []
+    subprocess.run([str(link), "install", "hooks", "--host", host.name, "--yes", *trust], env=env, cwd=host.project, check=True, capture_output=True, timeout=120)
+    host.run(PREFERENCE).check()
+    ran = _wait_for(env, lambda r: r.get("host") == host.name and r.get("event") == "prompt-submit", f"{host.name}'s prompt hook")
+    assert ran.get("outcome") != "error", ran
+    assert (Path(env["OV_HOME"]) / "logs" / "hooks.jsonl").is_file()

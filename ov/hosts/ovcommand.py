@@ -12,8 +12,8 @@
   or an older ov's entry, is replaced rather than doubled, and an uninstall finds it.
 * **What the entries are told** (:func:`server_env`, :func:`pinned_env`): the ov home and
   identity the install ran with, which a host's own environment would not carry: in the server
-  entry's ``env``, and ahead of each hook's ``ov`` (``env OV_HOME=… ov hook …``; Gemini's guarded
-  command sets them in its own bash), so that one install's hooks and server use one store as one
+  entry's ``env``, and ahead of each hook's ``ov`` (``env OV_HOME=… ov hook …``, an ``ov`` whose
+  path holds a ``=`` through ``sh``; Gemini's guarded command sets them in its own bash), so that one install's hooks and server use one store as one
   user. A project's files, which a team commits, pin nothing.
 """
 
@@ -46,6 +46,13 @@ _GUARD_TAIL = " || exit 1"
 # (fish and csh have no `NAME=value command`) and for OpenCode's spawn, which runs no shell.
 _ENV = "env"
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# `env` takes each word holding a `=` ahead of its command for one more assignment (POSIX: the
+# first word without one is the program), a path too: `env OV_HOME=… /opt/a=b/bin/ov hook …` set
+# a variable named "/opt/a" and ran `hook`. Such a program is started by `sh`, whose
+# `exec "$0" "$@"` runs its first argument as the program (single-quoted: literal in sh, bash,
+# zsh, fish and csh alike, and no shell at all for OpenCode's spawn). A value may hold `=`: env
+# splits an assignment at its first.
+_BY_SH = ("sh", "-c", 'exec "$0" "$@"')
 # Where no `env` program is there to carry them (Windows), the hooks follow the host's environment.
 PINS_HOOKS_HERE = os.name != "nt"
 _GUARDED_TAIL = r"(?:\s*\|\|\s*exit\s+1)?"
@@ -106,6 +113,8 @@ def _launch(command: str) -> list[str] | None:
     if words is None:
         return None
     rest = _after_assignments(words[1:] if words[:1] == [_ENV] else words)
+    if words[:1] == [_ENV] and tuple(rest[: len(_BY_SH)]) == _BY_SH:
+        return rest[len(_BY_SH) :]
     return rest[1:] if rest[:1] == ["exec"] else rest
 
 
@@ -241,12 +250,13 @@ def hook_command(command: list[str], host: str, event: str, *, guard: bool = Fal
     # NAME=value with the value quoted: a shell takes a word as an assignment only when the name
     # and `=` are bare (`'OV_HOME=/a b'` is a command name); `env` reads either.
     assignments = [f"{name}={shlex.quote(value)}" for name, value in sorted((env or {}).items())] if PINS_HOOKS_HERE else []
-    line = shlex.join([*command, "hook", host, event, *(PROJECT_MARK if scope == "project" else ())])
+    words = ["hook", host, event, *(PROJECT_MARK if scope == "project" else ())]
+    line = shlex.join([*command, *words])
     if guard and GUARDED_HERE:
         # Set by bash itself: through `env`, an ov that cannot start would be env's 127 again,
         # the exit code Gemini takes for "deny", past the guard.
         return f"{_GUARD_START}{''.join(a + ' ' for a in assignments)}exec {line}{_GUARD_TAIL}"
-    return " ".join([_ENV, *assignments, line]) if assignments else line
+    return " ".join([_ENV, *assignments, shlex.join([*_after_env(command), *words])]) if assignments else line
 
 
 def pinned_command(command: list[str], env: dict[str, str] | None) -> list[str]:
@@ -255,7 +265,12 @@ def pinned_command(command: list[str], env: dict[str, str] | None) -> list[str]:
     Unchanged without ``env``, and where no ``env`` program is (Windows: see :func:`command_report`)."""
     if not env or not PINS_HOOKS_HERE:
         return list(command)
-    return [_ENV, *(f"{name}={value}" for name, value in sorted(env.items())), *command]
+    return [_ENV, *(f"{name}={value}" for name, value in sorted(env.items())), *_after_env(command)]
+
+
+def _after_env(command: list[str]) -> list[str]:
+    """``command`` as `env` runs it after its assignments: a program whose path holds a `=` through `sh` (:data:`_BY_SH`)."""
+    return [*_BY_SH, *command] if "=" in command[0] else list(command)
 
 
 def pinned_env(scope: str, env=None) -> dict[str, str]:
