@@ -336,6 +336,12 @@ def test_a_project_hook_answers_where_the_users_ov_cannot_start(ov, project, tmp
         text = text.replace(command, f"{shlex.quote(gone)} hook claude {command.rsplit(' ', 1)[1]}")
     settings.write_text(text)
     assert not user_scope_answers("claude", "prompt-submit")
+    # The install and doctor say who answers: the project's entries, not "they defer to yours".
+    installed = ov("install", "hooks", "--host", "claude", "--scope", "project", "--yes", "--json")
+    (note,) = [n for n in installed.json["result"]["notes"] if "your file and the project's" in n]
+    assert "defer to yours" not in note and "the project's answer, not yours" in note and gone in note, note
+    scopes = _checks(ov)["claude scopes"]
+    assert "defer to yours" not in scopes["detail"] and "the project's answer, not yours" in scopes["detail"], scopes
     # One run by name: whether PATH finds it is the hook's environment's to say.
     settings.write_text(text.replace(shlex.quote(gone), "ov-of-another-name"))
     assert not user_scope_answers("claude", "prompt-submit")

@@ -346,7 +346,14 @@ def _gates(changes, trust: bool, dry_run: bool) -> list[str]:
 
 def _both_scopes(host: str, twice: bool) -> str:
     """What an install says when ov's hooks are in the host's user file and the project's: the host runs both."""
+    from ov.hosts import install
+
     if not twice:
+        silent = install.user_scope_silent(host)
+        if silent is not None:
+            # The project's entries answer in place of yours (the hook itself checks on each run):
+            # "they defer to yours" would say the opposite of what happens.
+            return f"{host:8} has ov's hooks in your file and the project's; the project's answer, not yours: {silent} (`ov doctor` says more)"
         return f"{host:8} has ov's hooks in your file and the project's: the project's defer to yours, so each event is answered once"
     if host == "opencode":
         return f"{host:8} loads ov's plugin from your folder and the project's: every event runs ov twice; keep one (ov uninstall hooks --host opencode --scope user, or --scope project)"

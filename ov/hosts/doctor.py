@@ -216,6 +216,10 @@ def _scopes_check(host: str, project: Path, env) -> Check:
     """ov's hooks in the user's file and the project's: the host runs both."""
     name = f"{host} scopes"
     if not install.runs_twice(host, project, env):
+        silent = install.user_scope_silent(host, env=env)
+        if silent is not None:
+            # Each event is still answered once, by the project's entries: the user's own check says what to fix.
+            return Check(name, "ok", f"ov's hooks are in your file and the project's; the project's answer, not yours: {silent}")
         return Check(name, "ok", "ov's hooks are in your file and the project's: the project's defer to yours, so each event is answered once")
     detail = f"ov's hooks are in your file and the project's, and {load(host).label} runs both: every event runs ov twice and recall is injected twice"
     if host == "opencode":

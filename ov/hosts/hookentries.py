@@ -123,11 +123,19 @@ def user_scope_answers(host: str, event: str, env=None) -> bool:
     """Whether the user's own file of ``host`` holds ov's hook for ``event``, one the host runs:
     then a project's entry for it, which the host runs as well, answers nothing (each event once,
     recall injected once). The user's entry is the one kept: it pins the user's store and identity,
-    and it runs in every project, trusted or not. Codex runs a user's hook only once reviewed: an
-    unreviewed one leaves the project's to answer, as does an entry whose ov cannot start (an
-    older ov's, its virtualenv since removed), and a project's entry found there (a project at
-    HOME writes into the user's own file): it defers too, and would answer for no one. A file
-    that cannot be read answers nothing."""
+    and it runs in every project, trusted or not. When it does not run (:func:`user_scope_silent`)
+    the project's answers."""
+    return user_scope_silent(host, (event,), env) is None
+
+
+def user_scope_silent(host: str, events=None, env=None) -> str | None:
+    """Why the user's own file of ``host`` answers none of ``events`` (ov's events; all of the
+    host's by default) for a project's entry that defers to it, said for a person; None when it
+    answers them all. Codex runs a user's hook only once reviewed: an unreviewed one leaves the
+    project's to answer, as does an entry whose ov cannot start (an older ov's, its virtualenv
+    since removed), and a project's entry found there (a project at HOME writes into the user's
+    own file): it defers too, and would answer for no one. A file that cannot be read answers
+    nothing."""
     from ov.errors import OvError
     from ov.hosts.hostconfig import spec
     from ov.hosts.ovcommand import defers, hook_program, starts
@@ -136,16 +144,22 @@ def user_scope_answers(host: str, event: str, env=None) -> bool:
         user = spec(host, "user", Path(), env)
         entries = installed_entries(user)
     except (OvError, OSError):
-        return False
-    commands = [c for native, e, _t in user.events if e == event for c in entries.get(native, []) if not defers(c)]
-    programs = [hook_program(c) for c in commands]
-    if not any(p is not None and starts(p, env) for p in programs):
-        return False
+        return "your file cannot be read"
+    for native, event, _t in user.events:
+        if events is not None and event not in events:
+            continue
+        commands = [c for c in entries.get(native, []) if not defers(c)]
+        if not commands:
+            return f"your file has no ov hook for {native}"
+        programs = [p for p in map(hook_program, commands) if p is not None]
+        if not any(starts(p, env) for p in programs):
+            return f"the ov your file runs cannot start ({programs[0] if programs else commands[0]})"
     if host == "codex":
         from ov.hosts.gates import codex_unreviewed
 
-        return codex_unreviewed(user, env) == (0, 0)
-    return True
+        if codex_unreviewed(user, env) != (0, 0):
+            return "Codex has not reviewed your file's hooks"
+    return None
 
 
 def runs_twice(host: str, project: Path, env=None) -> bool | None:

@@ -34,6 +34,7 @@ from ov.hosts.hookentries import (
     plan_uninstall,
     plugin_outdated,
     runs_twice,
+    user_scope_silent,
 )
 from ov.hosts.hostconfig import (
     HOSTS,
@@ -130,4 +131,5 @@ __all__ = [
     "server_env",
     "spec",
     "starts",
+    "user_scope_silent",
 ]
