@@ -1172,6 +1172,62 @@ def test_a_hosts_own_switch_that_turns_hooks_off_is_named_at_install_and_by_doct
     assert _checks(ov)["gemini hooks (user)"]["status"] == "ok"
 
 
+def test_an_administrators_switch_that_turns_hooks_off_is_named_too(ov, user_home, project, tmp_path, monkeypatch):
+    """An administrator's settings turn every user's hooks off (Claude Code's managed settings,
+    Gemini CLI's system settings, Codex's /etc/codex) and were not read: install said "installed",
+    doctor "ok". Claude Code and Codex read them from fixed folders (`root` stands in for `/`);
+    Gemini CLI from where its own variables say."""
+    from ov.hosts import gates
+
+    root = tmp_path / "system-root"
+    assert ov("install", "hooks", "--host", "claude", "--host", "codex", "--yes").exit_code == 0
+    claude, codex = install.spec("claude", "user", project), install.spec("codex", "user", project)
+    assert gates.hooks_switched_off(claude, project, root=root) is None and gates.hooks_switched_off(codex, project, root=root) is None
+
+    managed = gates.system_dir("claude", root)
+    managed.mkdir(parents=True)
+    (managed / "managed-settings.json").write_text('{"allowManagedHooksOnly": true}')
+    assert gates.hooks_switched_off(claude, project, root=root) == f'"allowManagedHooksOnly": true in {managed / "managed-settings.json"}'
+    # A drop-in comes last, over every layer of the user's: a project's false does not win over it.
+    (managed / "managed-settings.json").write_text('{"allowManagedHooksOnly": false}')
+    (managed / "managed-settings.d").mkdir()
+    (managed / "managed-settings.d" / "50-hooks.json").write_text('{"disableAllHooks": true}')
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}')
+    assert gates.hooks_switched_off(claude, project, root=root) == f'"disableAllHooks": true in {managed / "managed-settings.d" / "50-hooks.json"}'
+
+    etc = gates.system_dir("codex", root)
+    etc.mkdir(parents=True)
+    (etc / "config.toml").write_text("[features]\nhooks = false\n")  # under the user's: their true wins
+    user_config = user_home / ".codex" / "config.toml"
+    user_config.write_text("[features]\nhooks = true\n")
+    assert gates.hooks_switched_off(codex, project, root=root) is None
+    (etc / "managed_config.toml").write_text("[features]\nhooks = false\n")  # over it
+    assert gates.hooks_switched_off(codex, project, root=root) == f"[features] hooks = false in {etc / 'managed_config.toml'}"
+    (etc / "managed_config.toml").unlink()
+    (etc / "requirements.toml").write_text("allow_managed_hooks_only = true\n")
+    assert gates.hooks_switched_off(codex, project, root=root) == f"allow_managed_hooks_only = true in {etc / 'requirements.toml'}"
+
+    # Gemini CLI's system settings, over the user's: install and doctor name them.
+    system, defaults = tmp_path / "gemini-system.json", tmp_path / "gemini-defaults.json"
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_SETTINGS_PATH", str(system))
+    monkeypatch.setenv("GEMINI_CLI_SYSTEM_DEFAULTS_PATH", str(defaults))
+    system.write_text('{"hooksConfig": {"enabled": false}}')
+    notes = ov("install", "hooks", "--host", "gemini", "--yes", "--json").json["result"]["notes"]
+    assert any(n.startswith("gemini") and f'"hooksConfig": {{"enabled": false}} in {system}' in n for n in notes), notes
+    check = _checks(ov)["gemini hooks (user)"]
+    assert check["status"] == "fail" and str(system) in check["detail"], check
+    # Its system defaults lie under the user's settings, which turn hooks on again.
+    system.unlink()
+    defaults.write_text('{"hooksConfig": {"enabled": false}}')
+    settings = user_home / ".gemini" / "settings.json"
+    text = settings.read_text()
+    settings.write_text(text.replace("{", '{"hooksConfig": {"enabled": true}, ', 1))
+    assert _checks(ov)["gemini hooks (user)"]["status"] == "ok"
+    settings.write_text(text)
+    assert defaults.name in _checks(ov)["gemini hooks (user)"]["detail"]
+
+
 def test_ovs_server_in_a_codex_project_is_behind_the_same_trust(ov, project):
     """The project's .codex/config.toml, where `ov install mcp --scope project` puts the server, is
     as ignored by Codex as its hooks until the project is trusted."""

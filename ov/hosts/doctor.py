@@ -312,7 +312,7 @@ def _codex_gates(spec: install.Spec, env) -> list[Check]:
     suffix = "" if spec.scope == "user" else f" ({spec.scope})"
     off = gates.codex_hooks_off(spec, env)
     if off is not None:
-        return [Check(f"codex review{suffix}", "fail", f"Codex's hooks are turned off in {off}", "set `hooks = true` under [features] there")]
+        return [Check(f"codex review{suffix}", "fail", f"Codex skips ov's hooks: {off}", "change that setting if ov's hooks should run (ov leaves it as you set it)")]
     out = [_codex_project_trust(spec, env, "ov's hooks")] if spec.scope == "project" else []
     never, changed = gates.codex_unreviewed(spec, env)
     if never or changed:

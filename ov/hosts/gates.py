@@ -72,8 +72,8 @@ _PROJECT_TRUST_GRANTS = "Codex then loads all of the project's .codex/ config, i
 def _codex(spec: Spec, receipts_dir: Path, *, trust: bool, dry_run: bool) -> list[str]:
     off = codex_hooks_off(spec)
     if off is not None:
-        # The user turned hooks off on purpose: say so rather than flip it.
-        return [f"codex    hooks are turned off in {off} ([features] hooks = false): ov's hooks will not run until you set it to true"]
+        # The user (or an administrator) turned hooks off on purpose: say so rather than flip it.
+        return [f"codex    skips ov's hooks: {off}; they will not run until that is changed"]
     project = codex_project(spec)
     config = codex_user_config(spec)
     state = codex_project_trust(spec) if project else None
@@ -325,35 +325,101 @@ def codex_project_trust(spec: Spec, env=None) -> str | None:
     return None
 
 
-def codex_hooks_off(spec: Spec, env=None) -> Path | None:
-    """The ``config.toml`` that turns Codex's hooks off (``[features] hooks = false``, or the old
-    ``codex_hooks``), or None. In project scope the project's own file, which Codex layers over the
-    user's, has the last word."""
-    files = [codex_user_config(spec, env)] + ([spec.path.parent / "config.toml"] if spec.scope == "project" else [])
+# Where an administrator's settings of each host live, by system: Claude Code's managed settings,
+# Gemini CLI's system settings, Codex's /etc/codex (its system config, legacy managed config and
+# requirements). The released Claude Code reads its folder from no variable
+# (CLAUDE_CODE_MANAGED_SETTINGS_PATH is honoured by internal builds only) and Codex has none; Gemini
+# CLI's variables move its files (:func:`system_layers`), and ov follows them as Gemini CLI does.
+_SYSTEM_DIRS = {
+    "claude": {"darwin": "/Library/Application Support/ClaudeCode", "win32": "C:\\Program Files\\ClaudeCode", "linux": "/etc/claude-code"},
+    "gemini": {"darwin": "/Library/Application Support/GeminiCli", "win32": "C:\\ProgramData\\gemini-cli", "linux": "/etc/gemini-cli"},
+    "codex": {"darwin": "/etc/codex", "linux": "/etc/codex"},
+}
+
+
+def system_dir(host: str, root: Path | None = None) -> Path | None:
+    """The folder of ``host``'s administrator's settings on this system, or None where it has
+    none. ``root``: the file system's root it hangs from (``/``; a test's folder stands in)."""
+    import sys
+
+    system = "darwin" if sys.platform == "darwin" else "win32" if os.name == "nt" else "linux"  # "linux": any other Unix too
+    folder = _SYSTEM_DIRS.get(host, {}).get(system)
+    if folder is None:
+        return None
+    return Path(folder) if root is None else Path(root) / Path(folder).relative_to(Path(folder).anchor)
+
+
+def system_layers(host: str, env=None, root: Path | None = None) -> tuple[list[Path], list[Path]]:
+    """``host``'s administrator's settings files that it layers under the user's (lowest first)
+    and over the user's and the project's (highest last): Claude Code's ``managed-settings.json``
+    then its ``managed-settings.d/*.json`` drop-ins, over everything; Gemini CLI's
+    ``system-defaults.json`` under and ``settings.json`` over, or where
+    ``GEMINI_CLI_SYSTEM_DEFAULTS_PATH`` and ``GEMINI_CLI_SYSTEM_SETTINGS_PATH`` say; Codex's
+    ``config.toml`` under and its legacy ``managed_config.toml`` over (its ``requirements.toml``
+    constrains rather than layers: :func:`codex_hooks_off`)."""
+    env = os.environ if env is None else env
+    folder = system_dir(host, root)
+    if host == "gemini":
+        settings = Path(env["GEMINI_CLI_SYSTEM_SETTINGS_PATH"]) if env.get("GEMINI_CLI_SYSTEM_SETTINGS_PATH") else folder / "settings.json" if folder else None
+        defaults = Path(env["GEMINI_CLI_SYSTEM_DEFAULTS_PATH"]) if env.get("GEMINI_CLI_SYSTEM_DEFAULTS_PATH") else settings.parent / "system-defaults.json" if settings else None
+        return [p for p in [defaults] if p], [p for p in [settings] if p]
+    if folder is None:
+        return [], []
+    if host == "claude":
+        try:
+            dropins = sorted(p for p in (folder / "managed-settings.d").iterdir() if p.suffix == ".json" and not p.name.startswith("."))
+        except OSError:
+            dropins = []
+        return [], [folder / "managed-settings.json", *dropins]
+    if host == "codex":
+        return [folder / "config.toml"], [folder / "managed_config.toml"]
+    return [], []
+
+
+def codex_hooks_off(spec: Spec, env=None, root: Path | None = None) -> str | None:
+    """What turns Codex's hooks off, or ov's among them, said as "SETTING in FILE"; None when
+    nothing does. ``[features] hooks = false`` (or the old ``codex_hooks``) in the last of the
+    system's ``config.toml``, the user's, the project's (in project scope) and the system's
+    managed config to set it; or the system's ``requirements.toml``: ``allow_managed_hooks_only``
+    (only an administrator's hooks run) or its own ``[features] hooks = false``. ``root``: as for
+    :func:`system_dir`."""
+    under, over = system_layers("codex", env, root)
+    files = [*under, codex_user_config(spec, env)] + ([spec.path.parent / "config.toml"] if spec.scope == "project" else []) + over
     off = None
     for path in files:
         features = _toml(path).get("features")
         value = features.get("hooks", features.get("codex_hooks")) if isinstance(features, dict) else None
         if value is not None:
-            off = path if value is False else None
+            off = f"[features] hooks = false in {path}" if value is False else None
+    folder = system_dir("codex", root)
+    requirements = _toml(folder / "requirements.toml") if folder is not None else {}
+    if requirements.get("allow_managed_hooks_only") is True:
+        return f"allow_managed_hooks_only = true in {folder / 'requirements.toml'}"
+    features = requirements.get("features")
+    if isinstance(features, dict) and features.get("hooks") is False:
+        return f"[features] hooks = false in {folder / 'requirements.toml'}"
     return off
 
 
-def hooks_switched_off(spec: Spec, project: Path | None = None, env=None) -> str | None:
+def hooks_switched_off(spec: Spec, project: Path | None = None, env=None, root: Path | None = None) -> str | None:
     """The host's own setting that keeps ov's hooks in ``spec``'s file from running, said as
     "SETTING in FILE", or None. ``project``: the folder the hooks would run in (a user-scope
-    spec's hooks run in every project, whose own settings have the last word there).
+    spec's hooks run in every project, whose own settings have the last word there). An
+    administrator's settings (:func:`system_layers`) count as the user's do. ``root``: as for
+    :func:`system_dir`.
 
-    * Codex: ``[features] hooks = false`` (:func:`codex_hooks_off`).
-    * Claude Code: ``"disableAllHooks": true``; a later layer (user, project, project local)
-      has the last word, as Claude Code's "a project-level false overrides a user-level true".
-    * Gemini CLI: ``"hooksConfig": {"enabled": false}`` (the later layer wins), or ov's hooks by
-      name (``ov-<event>``) in a ``hooksConfig.disabled`` or older ``hooks.disabled`` list,
-      which Gemini CLI takes across layers (``/hooks disable`` writes it).
+    * Codex: :func:`codex_hooks_off`.
+    * Claude Code: ``"disableAllHooks": true``; a later layer (user, project, project local,
+      managed) has the last word, as Claude Code's "a project-level false overrides a user-level
+      true"; and the managed settings' ``"allowManagedHooksOnly": true``, which runs no user,
+      project or plugin hook.
+    * Gemini CLI: ``"hooksConfig": {"enabled": false}`` (the later layer wins: system defaults,
+      user, workspace, system), or ov's hooks by name (``ov-<event>``) in a ``hooksConfig.disabled``
+      or older ``hooks.disabled`` list, which Gemini CLI takes across layers (``/hooks disable``
+      writes it).
     """
     if spec.host == "codex":
-        off = codex_hooks_off(spec, env)
-        return f"[features] hooks = false in {off}" if off is not None else None
+        return codex_hooks_off(spec, env, root)
     if spec.host not in ("claude", "gemini"):
         return None
     from ov.hosts.hostconfig import config_dir
@@ -361,9 +427,11 @@ def hooks_switched_off(spec: Spec, project: Path | None = None, env=None) -> str
     if spec.scope == "project":
         project = spec.path.parent.parent
     folder = config_dir(spec.host, "user", Path(), env)
-    layers = [folder / "settings.json"]
+    under, over = system_layers(spec.host, env, root)
+    layers = [*under, folder / "settings.json"]
     if project is not None:
         layers += [project / f".{spec.host}" / "settings.json"] + ([project / ".claude" / "settings.local.json"] if spec.host == "claude" else [])
+    layers += over
     off, names, disabled = None, set(), None
     for path in layers:
         values = _settings(path)
@@ -371,6 +439,8 @@ def hooks_switched_off(spec: Spec, project: Path | None = None, env=None) -> str
             value = values.get("disableAllHooks")
             if isinstance(value, bool):
                 off = f'"disableAllHooks": true in {path}' if value else None
+            if path in over and values.get("allowManagedHooksOnly") is True:
+                return f'"allowManagedHooksOnly": true in {path}'
             continue
         config = values.get("hooksConfig") if isinstance(values.get("hooksConfig"), dict) else {}
         if isinstance(config.get("enabled"), bool):
