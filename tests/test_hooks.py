@@ -1187,6 +1187,25 @@ def test_codex_subagent_notification_is_neither_captured_as_the_users_nor_given_
     assert _log(ov_home)[-1]["outcome"] == "skipped: a message Codex wrote itself"
 
 
+def test_a_codex_subagents_turns_get_no_recall_and_are_not_captured_under_the_parent(ov, project, ov_home, tmp_path):
+    """Codex runs a spawned subagent's turn under the parent's session_id, with the subagent's own
+    rollout and `agent_id`/`agent_type` (seen with Codex 0.171.0): its prompt, the model's words
+    for the task, got recall as the user's, and its stop would read the subagent's rollout as
+    the parent's transcript."""
+    assert ov("remember", "I prefer tabs over spaces for indentation").exit_code == 0
+    parent = {"cwd": str(project), "transcript_path": str(tmp_path / "rollout-parent.jsonl")}
+    asked = "Which indentation do I prefer, tabs over spaces?"
+    assert "tabs" in _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "p-1", prompt=asked, **parent)))
+    child = tmp_path / "rollout-child.jsonl"
+    child.write_text(json.dumps({"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": asked}]}}) + "\n")
+    subagent = {"cwd": str(project), "transcript_path": str(child), "agent_id": "01a247b2-3448-7250-a5cc-f9720f1acaf8", "agent_type": "default"}
+    for event in ("prompt-submit", "stop", "session-end"):
+        assert _hook("codex", event, _stdin("codex", "p-1", prompt=asked, **subagent)) == ""
+        last = _log(ov_home)[-1]
+        assert (last["event"], last["outcome"], last["session"]) == (event, "skipped: a subagent's turn", "cx-p-1")
+    assert ov("session", "show", "cx-p-1", "--json").exit_code != 0  # nothing captured for it
+
+
 def test_gemini_turn_end_is_captured_without_the_recall_it_was_given(ov, project, ov_home):
     data = _stdin(
         "gemini",

@@ -386,3 +386,25 @@ def test_hooks_start_an_ov_whose_path_and_home_hold_an_equals_sign_and_a_space(r
     ran = _wait_for(env, lambda r: r.get("host") == host.name and r.get("event") == "prompt-submit", f"{host.name}'s prompt hook")
     assert ran.get("outcome") != "error", ran
     assert (Path(env["OV_HOME"]) / "logs" / "hooks.jsonl").is_file()
+
+
+def test_codex_gives_a_subagents_turn_no_recall_and_no_capture(codex_host, tmp_path):
+    """(found driving Codex 0.171.0: a subagent spawned with multi_agent_v1's spawn_agent runs its
+    turn under the parent's session_id, with its own rollout and `agent_id`; its prompt, the
+    model's words for the task, reached ov's prompt hook as the user's)"""
+    from tests.stubs.base import ToolCall
+
+    env = _wire(codex_host, tmp_path, "--trust")
+    _ov(env, "remember", PREFERENCE)
+    stub = codex_host.stub
+    told = "SUBTASK: which indentation does the user prefer, tabs over spaces? Survey the Python files."
+    sleep = ToolCall("exec_command", {"cmd": "sleep 5"})  # parent or subagent: either keeps the run open for the other
+    stub.script = [ToolCall("spawn_agent", {"message": told, "agent_type": "default"}), sleep, sleep, "done", "done", "done"]
+    run = codex_host.run("Survey the Python files for me.", timeout=180).check()
+    child = [stub.text_of(r) for r in run.requests if stub.is_model_request(r) and stub.text_of(r).rstrip().endswith(told)]
+    assert child and not [t for t in child if "ov-context" in t], child  # the subagent ran, given nothing by ov
+    skipped = _wait_for(env, lambda r: r.get("outcome") == "skipped: a subagent's turn", "the subagent's skipped prompt hook")
+    parent = _wait_for(env, lambda r: r.get("event") == "stop (job)", "capture of the parent's turn")
+    assert skipped["event"] == "prompt-submit" and skipped["session"] == parent["session"]
+    prompts = [r for r in _log(env) if r.get("event") == "prompt-submit" and not r["outcome"].startswith("skipped")]
+    assert len(prompts) == 1, _log(env)  # the user's prompt alone

@@ -11,7 +11,8 @@ Rollout lines are ``{timestamp, type, payload}``. The conversation is in ``respo
 (paired by ``call_id``). Developer messages and the user-role messages Codex writes itself
 (environment context, AGENTS.md instructions, a subagent's notification) are not what the user said, and hook context
 arrives as developer messages: all are left out. ``event_msg`` lines repeat the conversation
-for the UI and are skipped.
+for the UI and are skipped. A subagent's hooks carry the parent's ``session_id`` with the
+subagent's rollout and ``agent_id``: ov leaves them alone (:meth:`Codex.from_subagent`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from ov.hosts.host import Host
+from ov.hosts.host import HookInput, Host
 from ov.hosts.transcript import (
     LineCounts,
     bound,
@@ -47,6 +48,14 @@ class Codex(Host):
     label = "Codex"
     prefix = "cx"
     reads_transcript = True
+
+    def from_subagent(self, hook: HookInput) -> bool:
+        # A subagent (multi_agent_v1's spawn_agent) runs in a thread of its own, with its own
+        # rollout, yet its hooks carry the parent's session_id; they say whose turn it is with
+        # `agent_id` and `agent_type` (seen with Codex 0.171.0: UserPromptSubmit for the prompt
+        # the parent's model wrote for it).
+        agent = hook.payload.get("agent_id")
+        return isinstance(agent, str) and bool(agent)
 
     def wrote_itself(self, prompt: str) -> bool:
         # Codex fires UserPromptSubmit for a subagent's notification too.

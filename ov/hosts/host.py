@@ -92,6 +92,12 @@ class Host:
             safe = f"{safe[: MAX_SESSION_ID - 11]}-{digest}"
         return f"{self.prefix}-{safe}"
 
+    def from_subagent(self, hook: HookInput) -> bool:
+        """Whether ``hook`` comes from a subagent's turn that the host runs under its parent's
+        session (no recall, no capture: its prompt is the model's words, and its answer reaches
+        the parent's own transcript); the default: the host runs no such turns through ov's hooks."""
+        return False
+
     def wrote_itself(self, prompt: str) -> bool:
         """Whether a prompt the host's prompt hook sent is a message the host wrote itself, not
         the user's (no recall for it); the default: every prompt is the user's."""

@@ -136,6 +136,12 @@ def _handle(home, host, event: str, raw: bytes | None, record: dict, environ, st
     hook = host.parse(event, payload)
     session = host.ov_session(hook)
     record["session"] = session
+    if host.from_subagent(hook):
+        # Under the parent's session id, with the subagent's transcript: recall would answer the
+        # model's words for its task, a capture would read another transcript as the parent's,
+        # an end would commit the parent's session early. As for OpenCode's child sessions.
+        record["outcome"] = "skipped: a subagent's turn"
+        return host.answer(event, None)
     loaded = load_config(home)
     if loaded.warnings:  # the hook works on (with defaults for what it cannot use); the log says why
         record["config_warnings"] = list(loaded.warnings)
