@@ -1195,6 +1195,10 @@ def test_an_administrators_switch_that_turns_hooks_off_is_named_too(ov, user_hom
     (project / ".claude").mkdir(exist_ok=True)
     (project / ".claude" / "settings.local.json").write_text('{"disableAllHooks": false}')
     assert gates.hooks_switched_off(claude, project, root=root) == f'"disableAllHooks": true in {managed / "managed-settings.d" / "50-hooks.json"}'
+    (managed / "managed-settings.d" / "50-hooks.json").write_text('{"disableAllHooks": false}')
+    (managed / "managed-settings.json").write_text('{"allowManagedHooksOnly": true}')
+    (managed / "managed-settings.d" / "90-open.json").write_text('{"allowManagedHooksOnly": false}')
+    assert gates.hooks_switched_off(claude, project, root=root) is None
 
     etc = gates.system_dir("codex", root)
     etc.mkdir(parents=True)

@@ -432,15 +432,16 @@ def hooks_switched_off(spec: Spec, project: Path | None = None, env=None, root: 
     if project is not None:
         layers += [project / f".{spec.host}" / "settings.json"] + ([project / ".claude" / "settings.local.json"] if spec.host == "claude" else [])
     layers += over
-    off, names, disabled = None, set(), None
+    off, names, disabled, managed_only = None, set(), None, None
     for path in layers:
         values = _settings(path)
         if spec.host == "claude":
             value = values.get("disableAllHooks")
             if isinstance(value, bool):
                 off = f'"disableAllHooks": true in {path}' if value else None
-            if path in over and values.get("allowManagedHooksOnly") is True:
-                return f'"allowManagedHooksOnly": true in {path}'
+            only = values.get("allowManagedHooksOnly") if path in over else None
+            if isinstance(only, bool):  # a later drop-in has the last word here too
+                managed_only = f'"allowManagedHooksOnly": true in {path}' if only else None
             continue
         config = values.get("hooksConfig") if isinstance(values.get("hooksConfig"), dict) else {}
         if isinstance(config.get("enabled"), bool):
@@ -453,7 +454,7 @@ def hooks_switched_off(spec: Spec, project: Path | None = None, env=None, root: 
                 disabled = f"{', '.join(ours)} {'is' if len(ours) == 1 else 'are'} listed in {key} of {path}"
     if off is None and names:
         off = disabled
-    return off
+    return managed_only or off
 
 
 def _settings(path: Path) -> dict:
