@@ -158,15 +158,20 @@ def test_consecutive_versions_of_a_file_are_stored_as_deltas(store):
     # 60 versions of a file growing to ~50 KB: ~1.5 MB whole, ~0.8 MB as loose files, as
     # deltas a few KB beside the pack's index (28 bytes an object).
     assert run.pack_bytes < raw / 10 and run.pack_bytes < run.loose_bytes / 5
-    assert sum(1 for depth in chain_depths(packs(git)[0]) if depth) == 59  # each version but the newest
+    depths = chain_depths(packs(git)[0])
+    assert sum(1 for depth in depths if depth) == 59  # each version but the newest
+    assert max(depths) == 1  # each a copy of the newest one's start: a read applies one delta
 
 
 def test_a_delta_chain_never_grows_past_the_depth_bound(store, monkeypatch):
-    monkeypatch.setattr(packing, "DELTA_DEPTH", 4)
     grow(store, 30)
+    monkeypatch.setattr(packing, "DELTA_DEPTH", 1)
     pack_all(store.git)
-    depths = chain_depths(packs(store.git)[0])
-    assert max(depths) == 4  # reached, never passed
+    assert max(chain_depths(packs(store.git)[0])) == 1
+    grow(store, 10, start=30)
+    monkeypatch.setattr(packing, "DELTA_DEPTH", 0)  # no base short enough: every object whole
+    pack_all(store.git)
+    assert max(chain_depths(packs(store.git)[-1])) == 0 or max(chain_depths(packs(store.git)[0])) == 0
     assert everything(fresh(store.git))  # every version still reads
 
 

@@ -371,33 +371,41 @@ def _name_paths(batch: list[_Loose]) -> None:
 
 def _with_deltas(batch: list[_Loose]) -> Iterator:
     """The pack records of ``batch`` (sorted by type, path and size, largest first), each the
-    smallest delta against one of the DELTA_WINDOW objects before it, or whole.
+    smallest delta against its path's first object or one of the DELTA_WINDOW objects before
+    it, or whole.
 
     dulwich's own ``deltify_pack_objects`` does the same search but bounds no delta chain (the
     200 versions of a growing file in one pack became a chain 200 deltas deep, applied in full
     on every read of the oldest one) and no time: its ``create_delta`` took 15 ms for some
     30 KB pairs of a session file (text of few distinct characters), 10 s for one run. Here a
-    base is taken only while its chain is shorter than DELTA_DEPTH; the delta of what two
-    versions share at their start and end (a file appended to: all of it) is tried first, in
-    linear time; ``create_delta`` only where that saves little, between versions of one path,
-    and only for DELTA_SECONDS a run. A delta is kept only under half the object (git's own
-    cut-off).
+    base is taken only while its chain is shorter than DELTA_DEPTH; the path's first (largest)
+    version is tried first, so that the versions of a file appended to all copy from it and
+    their chains stay one delta deep (from the one before each, they made a chain as long as
+    the run, and a fold that rebased its first on another pack's pushed them past the bound);
+    the deltas of :func:`cheap_delta` come first, in linear time; ``create_delta`` only where
+    they save little, between versions of one path, and only for DELTA_SECONDS a run. A delta
+    is kept only under half the object (git's own cut-off).
     """
     from dulwich.pack import UnpackedObject, create_delta
 
     window: list[tuple[_Loose, bytes, int]] = []  # (object, its sha, its chain depth), newest first
+    roots: dict[tuple[int, bytes], tuple[_Loose, bytes, int]] = {}  # each path's first object
     searched = 0.0
     for obj in batch:
         best, base, depth = None, None, 0
         limit, enough = len(obj.raw) // 2, len(obj.raw) // 32
         # A commit differs from the one before in ids and times, and a small object can save a
         # few hundred bytes at most: their search cost most of a run, for about 1% of the pack.
-        tried = window if obj.type_num != 1 and len(obj.raw) >= DELTA_MIN_BYTES else ()
+        tried = []
+        if obj.type_num != 1 and len(obj.raw) >= DELTA_MIN_BYTES:
+            root = roots.get((obj.type_num, obj.hint)) if obj.hint else None
+            tried = ([root] if root is not None else []) + [entry for entry in window if entry is not root]
         for candidate, candidate_sha, candidate_depth in tried:
             if candidate.type_num != obj.type_num or candidate_depth >= DELTA_DEPTH:
                 continue
-            delta = _edge_delta(candidate.raw, obj.raw)
-            if len(delta) > enough and candidate.hint == obj.hint and searched < DELTA_SECONDS:
+            same_path = candidate.hint == obj.hint
+            delta = cheap_delta(candidate.raw, obj.raw, enough, lines=same_path)
+            if len(delta) > enough and same_path and searched < DELTA_SECONDS:
                 started = time.monotonic()
                 found = b"".join(create_delta(candidate.raw, obj.raw))
                 searched += time.monotonic() - started
@@ -411,6 +419,19 @@ def _with_deltas(batch: list[_Loose]) -> Iterator:
         yield UnpackedObject(obj.type_num, sha=sha, delta_base=base, decomp_len=len(chunks[0]), decomp_chunks=chunks)
         window.insert(0, (obj, sha, depth))
         del window[DELTA_WINDOW:]
+        roots.setdefault((obj.type_num, obj.hint), window[0])
+
+
+def cheap_delta(base: bytes, target: bytes, enough: int, lines: bool = True) -> bytes:
+    """The smaller of two git deltas making ``target`` from ``base``, each in linear time: what
+    they share at the start and the end (a file appended to: all of it), then, when that leaves
+    more than ``enough`` and ``lines``, the lines of ``target`` found in ``base`` (a file changed
+    in several places: a session's ``.meta.json``, its counts at the top and its list of ids
+    growing at the end, where the first left all between to insert)."""
+    delta = _edge_delta(base, target)
+    if len(delta) > enough and lines:
+        delta = min(delta, _line_delta(base, target), key=len)
+    return delta
 
 
 def _edge_delta(base: bytes, target: bytes) -> bytes:
@@ -421,11 +442,7 @@ def _edge_delta(base: bytes, target: bytes) -> bytes:
     tail = _shared(lambda n: base[len(base) - n :] == target[len(target) - n :], most - head)
     out = bytearray(_size(len(base)) + _size(len(target)))
     _copy(out, 0, head)
-    middle = memoryview(target)[head : len(target) - tail]
-    for at in range(0, len(middle), 127):  # an insert carries at most 127 bytes
-        piece = middle[at : at + 127]
-        out.append(len(piece))
-        out += piece
+    _insert(out, memoryview(target)[head : len(target) - tail])
     _copy(out, len(base) - tail, tail)
     return bytes(out)
 
@@ -441,6 +458,55 @@ def _shared(same, most: int) -> int:
         else:
             high = middle - 1
     return low
+
+
+def _line_delta(base: bytes, target: bytes) -> bytes:
+    """A git delta making ``target`` from ``base`` line by line: each line of ``target`` that
+    continues the bytes of ``base`` copied last, or is found among its lines, copied; the rest
+    inserted. One pass over each."""
+    starts: dict[bytes, int] = {}
+    at = 0
+    for line in _lines(base):
+        starts.setdefault(line, at)
+        at += len(line)
+    out = bytearray(_size(len(base)) + _size(len(target)))
+    copy_at, copy_length = 0, 0  # the copy being extended
+    insert = bytearray()
+    for line in _lines(target):
+        if copy_length and base.startswith(line, copy_at + copy_length):
+            copy_length += len(line)
+            continue
+        found = starts.get(line) if len(line) > 8 else None  # a copy costs up to 8 bytes
+        if found is None:
+            _copy(out, copy_at, copy_length)
+            copy_length = 0
+            insert += line
+            continue
+        _insert(out, insert)
+        insert.clear()
+        _copy(out, copy_at, copy_length)
+        copy_at, copy_length = found, len(line)
+    _copy(out, copy_at, copy_length)
+    _insert(out, insert)
+    return bytes(out)
+
+
+def _lines(data: bytes) -> list[bytes]:
+    """``data``'s lines, each with its newline (the last may have none)."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    lines = [line + b"\n" for line in lines]
+    if last:
+        lines.append(last)
+    return lines
+
+
+def _insert(out: bytearray, data: bytes | memoryview) -> None:
+    """Insert instructions for ``data`` (127 bytes at most each)."""
+    for at in range(0, len(data), 127):
+        piece = data[at : at + 127]
+        out.append(len(piece))
+        out += piece
 
 
 def _size(size: int) -> bytes:
