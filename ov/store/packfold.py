@@ -1,10 +1,10 @@
 """Folding packs into one, their deltas kept: git's ``gc.autoPackLimit``, with its geometric rule.
 
 Each packing run (:mod:`ov.store.packing`) leaves a pack of at most 3,000 objects, and every
-object lookup searches every pack's index in turn: over years a store would hold hundreds. So
-once ``store.auto_pack_limit`` (50, git's default) packs are there, a run folds some of them into
-one new pack, as ``git repack --geometric=2`` picks them: the smallest, and each larger one under
-twice what is folded below it. Packs of equal size all go; a large pack that is at least twice
+object lookup searches every pack's index in turn: over years a store would hold hundreds. So a
+run that wrote a pack, or any run once ``store.auto_pack_limit`` (50, git's default) packs are
+there, folds some of them into one new pack, as ``git repack --geometric=2`` picks them: the
+smallest, and each larger one under twice what is folded below it. Packs of equal size all go; a large pack that is at least twice
 the rest stays, so an object is copied about log2(store / run) times over the store's life
 rather than once every fifty runs.
 
@@ -85,10 +85,11 @@ class Fold:
     seconds: float
 
 
-def to_fold(pack_dir: Path, limit: int) -> list[str]:
+def to_fold(pack_dir: Path, limit: int, fresh: bool = False) -> list[str]:
     """The packs (paths without their suffix) a run folds into one now: none until ``limit``
-    (0: never) packs of the kind a fold takes are there, then git's geometric choice, smallest
-    first. One listing of the pack folder, a ``stat`` a pack."""
+    (0: never) packs of the kind a fold takes are there, or (``fresh``) the run has just written
+    one, then git's geometric choice, smallest first. One listing of the pack folder, a ``stat`` a
+    pack."""
     if limit <= 0:
         return []
     from ov.store.gitstore import SMALL_PACK_BYTES
@@ -109,16 +110,16 @@ def to_fold(pack_dir: Path, limit: int) -> list[str]:
             continue
         if kept == 0 or (kept is None and size >= SMALL_PACK_BYTES):
             sized.append((size, os.path.join(pack_dir, base)))  # a .keep with a reason in it is git's: left as it is
-    if len(sized) < limit:
+    if len(sized) < (2 if fresh else limit):
         return []
     sized.sort()
     split = _geometric_split([size for size, _ in sized])
     return [base for _, base in sized[:split]] if split >= 2 else []
 
 
-def folding(git, limit: int) -> list[str]:
+def folding(git, limit: int, fresh: bool = False) -> list[str]:
     """:func:`to_fold`, less a set of packs a fold already failed on and that is unchanged since."""
-    bases = to_fold(git.worktree / ".git" / "objects" / "pack", limit)
+    bases = to_fold(git.worktree / ".git" / "objects" / "pack", limit, fresh)
     if bases:
         failed = _read_failure(git.state)
         if failed is not None and failed["packs"] == _signature(bases):

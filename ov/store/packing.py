@@ -11,9 +11,11 @@ version of a file is stored as its difference from a neighbouring version. Their
 estimated too (a quarter of the folders' file sizes): a long session's copies of its
 ``messages.jsonl`` took 236 MB in 6,406 objects, under that count, and above :data:`LOOSE_BYTES`
 a run packs the largest first, the newest superseded copies. A store far behind is caught up
-over successive runs. Once ``store.auto_pack_limit`` packs are there, a run also
-folds them into fewer (:mod:`ov.store.packfold`). A command starts its run in a detached process
-(:func:`ov.hosts.background.start_packing`) and does not wait for it.
+over successive runs. A run that wrote a pack, or any once ``store.auto_pack_limit`` packs are
+there, then folds packs into fewer as git's geometric repack does (:mod:`ov.store.packfold`),
+which stores each older pack's whole version of a file as a delta against the newer one. A
+command starts its run in a detached process (:func:`ov.hosts.background.start_packing`) and
+does not wait for it.
 
 **Without the write lock.** Writers wait for that lock and hooks give up after a while, so a
 packer takes a lock of its own (``state/{account}/pack.lock``; a second packer skips) and
@@ -64,6 +66,11 @@ LOOSE_BYTES = 16 << 20
 # under a load of 6 (docs/benchmarks.md, bench/packing.py).
 PACK_OBJECTS = 3000
 PACK_BYTES = 32 << 20
+# Once a run holds PACK_BYTES of content it still takes the loose files of at most this many
+# bytes, up to PACK_OBJECTS: each turn of a session leaves a commit and a few trees of a few
+# hundred bytes, each a file taking a 4 KB block, which the runs that took the largest copies
+# left behind (6,000 files, 24 MB on disk, by turn 1,000 of a long session).
+SMALL_LOOSE = 4096
 # How many preceding objects each one is compared with, and how long a chain of deltas may grow
 # (git's defaults): reading an object applies at most DELTA_DEPTH deltas.
 DELTA_WINDOW = 10
@@ -180,7 +187,8 @@ def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
 def run(git, threshold: int, limit: int = 0) -> PackRun:
     """One run, its caller holding the pack lock: a batch of loose objects packed when about
     ``threshold`` are loose (the oldest) or their files hold about LOOSE_BYTES (the largest),
-    then the packs folded into one when ``limit`` are there (0: never)."""
+    then packs folded into one as git's geometric rule picks them, when a pack was written or
+    ``limit`` are there (0: never)."""
     from ov.store.packfold import fold, folding
 
     objects = git.worktree / ".git" / "objects"
@@ -188,7 +196,9 @@ def run(git, threshold: int, limit: int = 0) -> PackRun:
     why = _loose_due(objects, threshold)
     if why:
         done = pack_loose(git, largest=why == "bytes", above=LOOSE_BYTES if why == "bytes" else 0)
-    bases = folding(git, limit)
+    # After a new pack, git's geometric rule at once: each run's pack holds a whole version of
+    # the files it took, which only a fold turns into a delta (ov.store.packfold).
+    bases = folding(git, limit, fresh=done.packed > 0)
     if bases:
         folded = fold(git, bases)
         done = replace(done, folded=folded.packs, pack_bytes=done.pack_bytes + folded.pack_bytes, seconds=done.seconds + folded.seconds)
@@ -234,8 +244,8 @@ def pack_after_write(store, held: bool = False) -> PackRun | None:
 
 def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES, largest: bool = False, above: int = 0) -> PackRun:
     """Move the oldest loose objects (``largest``: the largest; at most ``most`` of them,
-    ``most_bytes`` of content) into one new pack with deltas, then delete their loose files. The
-    caller holds the pack lock.
+    ``most_bytes`` of content, then only files of at most SMALL_LOOSE bytes) into one new pack
+    with deltas, then delete their loose files. The caller holds the pack lock.
 
     The largest are the newest superseded copies of the files that grow, a long session's
     messages.jsonl: oldest first, a run of PACK_BYTES took its first, smallest versions, and
@@ -255,8 +265,10 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES, larg
     if above and sum(disk_bytes for _, _, disk_bytes in found) < above:
         return PackRun(0, 0, 0, 0, time.monotonic() - started)
     for sha, path, disk_bytes in found:
-        if len(batch) >= most or size >= most_bytes:
+        if len(batch) >= most or size >= 2 * most_bytes:
             break
+        if size >= most_bytes and disk_bytes > SMALL_LOOSE:
+            continue  # the content's bound reached: only the small ones still go
         if disk.contains_packed(sha.encode()):
             dropped.append((path, disk_bytes))  # a copy left by a crash, or stored ahead and packed
             continue
@@ -438,8 +450,9 @@ def _edge_delta(base: bytes, target: bytes) -> bytes:
     """A git delta making ``target`` from ``base``: what they share at the start and at the end
     copied, the middle inserted."""
     most = min(len(base), len(target))
-    head = _shared(lambda n: base[:n] == target[:n], most)
-    tail = _shared(lambda n: base[len(base) - n :] == target[len(target) - n :], most - head)
+    view = memoryview(base)  # compared in place: a slice of bytes is a copy
+    head = _shared(lambda n: target.startswith(view[:n]), most)
+    tail = _shared(lambda n: target.endswith(view[len(base) - n :]), most - head)
     out = bytearray(_size(len(base)) + _size(len(target)))
     _copy(out, 0, head)
     _insert(out, memoryview(target)[head : len(target) - tail])
