@@ -57,7 +57,10 @@ def main() -> int:
             os.nice(10)  # tidying: the user's next command, on the same cores, comes first
         except (AttributeError, OSError):
             pass
-        _pack(home, job, held=background.fcntl is not None)
+        # Nobody waits for this process: it goes on while runs are due (a store far behind).
+        from ov.store.packing import CATCH_UP_SECONDS
+
+        _pack(home, job, held=background.fcntl is not None, seconds=CATCH_UP_SECONDS)
         return 0
     record = {"host": job.get("host"), "event": f"{job.get('event')} (job)", "session": job.get("session"), "kind": job.get("kind")}
     try:
@@ -186,15 +189,16 @@ def _run(home, job: dict) -> dict:
     return out
 
 
-def _pack(home, job: dict, held: bool = False):
+def _pack(home, job: dict, held: bool = False, seconds: float = 0):
     """A packing run for the job's account when it has work (ov.store.packing); ``held``: this
-    process holds the pack lock already (handed over by :func:`background.start_packing`)."""
+    process holds the pack lock already (handed over by :func:`background.start_packing`);
+    ``seconds``: how long further runs may go on while one is due."""
     from ov.config import load_config
     from ov.identity import Identity
     from ov.store.packing import pack_after_write
     from ov.store.store import Store
 
-    return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config), held=held)
+    return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config), held=held, seconds=seconds)
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import os
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 from pathlib import Path
 
 from ov.files import flush_folder
@@ -78,6 +78,10 @@ DELTA_DEPTH = 50
 DELTA_MIN_BYTES = 512
 # Seconds of dulwich's general delta search a run may spend (see _with_deltas).
 DELTA_SECONDS = 0.5
+# How long the detached packer, which nobody waits for, goes on with runs while one is due: a
+# store far behind is caught up by the first command's packer, not over a dozen commands; each
+# run stays bounded in what it holds in memory.
+CATCH_UP_SECONDS = 30.0
 LOCK_NAME = "pack.lock"
 _TYPES = {b"commit": 1, b"tree": 2, b"blob": 3, b"tag": 4}
 _HEX = frozenset("0123456789abcdef")
@@ -93,6 +97,14 @@ class PackRun:
     pack_bytes: int  # the size of the new packs and their indexes
     seconds: float
     folded: int = 0  # packs folded into one (ov.store.packfold)
+    runs: int = 1  # the runs these are the sums of
+
+    def __add__(self, other: PackRun) -> PackRun:
+        return PackRun(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+    @property
+    def worked(self) -> bool:
+        return bool(self.packed or self.dropped or self.folded)
 
 
 @dataclass
@@ -165,10 +177,11 @@ def due(git, threshold: int, limit: int = 0) -> bool:
     return bool(_loose_due(objects, threshold)) or bool(folding(git, limit))
 
 
-def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
-    """:func:`run` when it has work (:func:`due`) and no other packer is running; None when it had
-    nothing to do or another packer is running. For a command that has finished its work: it may
-    take seconds, and nobody should be waiting on a hook for it."""
+def auto_pack(git, threshold: int, limit: int = 0, seconds: float = 0) -> PackRun | None:
+    """:func:`run` when it has work (:func:`due`) and no other packer is running (``seconds``:
+    :func:`runs`); None when it had nothing to do or another packer is running. For a command
+    that has finished its work: it may take seconds, and nobody should be waiting on a hook for
+    it."""
     if not due(git, threshold, limit):
         return None
     from filelock import FileLock, Timeout
@@ -179,7 +192,7 @@ def auto_pack(git, threshold: int, limit: int = 0) -> PackRun | None:
     except (Timeout, OSError):  # another packer (or no state folder to hold the lock in)
         return None
     try:
-        return run(git, threshold, limit)
+        return runs(git, threshold, limit, seconds)
     finally:
         lock.release()
 
@@ -205,6 +218,17 @@ def run(git, threshold: int, limit: int = 0) -> PackRun:
     return done
 
 
+def runs(git, threshold: int, limit: int = 0, seconds: float = 0) -> PackRun:
+    """:func:`run`, then more runs while one is due and the last did some work, until ``seconds``
+    have passed (0: one run); what they did, summed."""
+    started = time.monotonic()
+    done = last = run(git, threshold, limit)
+    while last.worked and time.monotonic() - started < seconds and due(git, threshold, limit):
+        last = run(git, threshold, limit)
+        done += last
+    return done
+
+
 def packing_now(state: Path) -> bool:
     """Whether a packer of the account whose state folder is ``state`` is running."""
     from filelock import FileLock, Timeout
@@ -222,19 +246,20 @@ def packing_now(state: Path) -> bool:
     return False
 
 
-def pack_after_write(store, held: bool = False) -> PackRun | None:
+def pack_after_write(store, held: bool = False, seconds: float = 0) -> PackRun | None:
     """:func:`auto_pack` for ``store`` at its configured thresholds, after a command or a job that
-    wrote (``held``: the caller holds the pack lock, and :func:`run` runs without taking it); a
-    failure (a full disk) is logged, never raised: the command's own work is done. ``store`` may
-    be how to open it (a job or the MCP server opens one for this): a failure to open it (a
-    config made invalid meanwhile) is one of packing's too."""
+    wrote (``held``: the caller holds the pack lock, and :func:`runs` runs without taking it;
+    ``seconds``: how long further runs may go on, for a packer nobody waits for); a failure (a
+    full disk) is logged, never raised: the command's own work is done. ``store`` may be how to
+    open it (a job or the MCP server opens one for this): a failure to open it (a config made
+    invalid meanwhile) is one of packing's too."""
     try:
         if callable(store):
             store = store()
         config = store.config.store
         if held:
-            return run(store.git, config.auto_pack_loose, config.auto_pack_limit) if store.git.exists else None
-        return auto_pack(store.git, config.auto_pack_loose, config.auto_pack_limit)
+            return runs(store.git, config.auto_pack_loose, config.auto_pack_limit, seconds) if store.git.exists else None
+        return auto_pack(store.git, config.auto_pack_loose, config.auto_pack_limit, seconds)
     except Exception as exc:  # noqa: BLE001 - tidying only: every object is still where it was
         import logging
 
@@ -242,7 +267,7 @@ def pack_after_write(store, held: bool = False) -> PackRun | None:
         return None
 
 
-def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES, largest: bool = False, above: int = 0) -> PackRun:
+def pack_loose(git, most: int | None = None, most_bytes: int | None = None, largest: bool = False, above: int = 0) -> PackRun:
     """Move the oldest loose objects (``largest``: the largest; at most ``most`` of them,
     ``most_bytes`` of content, then only files of at most SMALL_LOOSE bytes) into one new pack
     with deltas, then delete their loose files. The caller holds the pack lock.
@@ -258,6 +283,8 @@ def pack_loose(git, most: int = PACK_OBJECTS, most_bytes: int = PACK_BYTES, larg
     pack each turn; counted, each run takes a few dozen turns' copies and the next waits for as
     many turns."""
     started = time.monotonic()
+    most = PACK_OBJECTS if most is None else most
+    most_bytes = PACK_BYTES if most_bytes is None else most_bytes
     disk = git.repo.object_store
     batch, dropped = [], []
     size = 0
