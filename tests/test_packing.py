@@ -163,6 +163,25 @@ def test_consecutive_versions_of_a_file_are_stored_as_deltas(store):
     assert max(depths) == 1  # each a copy of the newest one's start: a read applies one delta
 
 
+def test_a_file_changed_at_its_start_and_its_end_is_stored_as_the_lines_that_changed(store, monkeypatch):
+    # A session's .meta.json: its counts and times at the top, its list of ids growing at the
+    # end. What the two versions share at their start and end left all between to insert, and
+    # dulwich's search is bounded in time (here: none at all).
+    from ov.files import json_bytes
+
+    monkeypatch.setattr(packing, "DELTA_SECONDS", 0)
+    ids = [said(n)[:40] for n in range(200)]
+    raw = 0
+    for turn in range(30):
+        ids.append(said(1000 + turn)[:40])
+        data = json_bytes({"count": len(ids), "ids": ids, "tokens": {"in": turn * 7, "out": turn * 3}, "updated_at": f"2026-01-01T00:00:{turn:02d}Z"})
+        store.write(store.uri("viking://resources/meta.json"), data)
+        raw += len(data)
+    (run,) = pack_all(store.git)
+    assert run.pack_bytes < raw / 8, (run.pack_bytes, raw)  # one compressed copy (about half) and 29 small deltas
+    assert everything(fresh(store.git))
+
+
 def test_a_delta_chain_never_grows_past_the_depth_bound(store, monkeypatch):
     grow(store, 30)
     monkeypatch.setattr(packing, "DELTA_DEPTH", 1)
@@ -264,6 +283,9 @@ def test_a_long_session_s_packs_grow_with_its_content_not_with_its_turns_squared
     assert packed < 1.5 * content, (packed, content)  # one copy (of words zlib cannot shrink much) and each turn's lines
     assert len(packs(git)) <= 3  # git's geometric rule, applied after each run
     assert everything(fresh(git))
+    if HAS_GIT:
+        checked = git_fsck(git)
+        assert checked.returncode == 0, checked.stderr
 
 
 def test_the_detached_packer_catches_a_store_up_in_one_go_a_command_s_run_once(store, monkeypatch):
