@@ -42,7 +42,7 @@ class StoreConfig:
     auto_pack_loose: Annotated[int, Positive(least=0)] = 6700
     """About this many loose git objects (git's `gc.auto`) and a command that wrote packs a batch of them, with deltas; 0 never does."""
     auto_pack_limit: Annotated[int, Positive(least=0)] = 50
-    """This many packs (git's `gc.autoPackLimit`) and a command that wrote folds them into fewer, their deltas kept; 0 never does."""
+    """This many packs (git's `gc.autoPackLimit`) and a command that wrote folds them into fewer, their deltas kept (a run that wrote a pack folds it into the others by git's geometric rule whatever their number); 0 never does."""
 
 
 @dataclass(frozen=True)
