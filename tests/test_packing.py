@@ -517,18 +517,16 @@ def test_a_merge_of_small_packs_while_a_packer_marks_its_pack_leaves_that_pack_a
         disk.add_objects([(Blob.from_string(f"batch {batch} object {n}\n".encode()), None) for n in range(3)])
     before = everything(fresh(store.git))
     packer = fresh(store.git)
-    cls = type(packer.repo.object_store)
-    real, merged = cls.add_pack_data, []
+    real, merged = packing.write_pack, []
 
-    def then_a_commit_merges(self, *args, **kwargs):
-        pack = real(self, *args, **kwargs)
+    def then_a_commit_merges(*args, **kwargs):
+        pack = real(*args, **kwargs)  # in place, not marked yet
         if not merged:
-            merged.append(None)  # (the merge's own pack comes through here too)
-            merged[0] = fresh(store.git).merge_small_packs()  # under the write lock, not the packer's
+            merged.append(fresh(store.git).merge_small_packs())  # under the write lock, not the packer's
         return pack
 
     with monkeypatch.context() as patch, FileLock(store.git.state / packing.LOCK_NAME):  # as auto_pack holds it
-        patch.setattr(cls, "add_pack_data", then_a_commit_merges)
+        patch.setattr(packing, "write_pack", then_a_commit_merges)
         run = packing.pack_loose(packer)
     assert merged == [0] and run.packed > 0
     folder = store.git.worktree / ".git/objects/pack"

@@ -61,7 +61,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov.files import flush_folder
-from ov.store.packing import DELTA_DEPTH, DELTA_MIN_BYTES, cheap_delta, mark_kept
+from ov.store.packing import (
+    DELTA_DEPTH,
+    DELTA_MIN_BYTES,
+    cheap_delta,
+    mark_kept,
+    write_pack,
+)
 
 FACTOR = 2  # git's --geometric=2
 # How much of a whole blob's start says which earlier whole blobs it may be a version of, how
@@ -249,10 +255,9 @@ def fold(git, bases: list[str]) -> Fold:
 
 def _write(pack_dir: str, bases: list[str], object_format) -> tuple[str, int]:
     """Write the objects of the packs ``bases`` (each once) as one pack and its index, flushed
-    and renamed into place; its path without suffix and how many objects it holds."""
-    import tempfile
-
-    from dulwich.pack import iter_sha1, load_pack_index, write_pack_index
+    and renamed into place (:func:`~ov.store.packing.write_pack`); its path without suffix and
+    how many objects it holds."""
+    from dulwich.pack import load_pack_index
 
     listed = []  # each pack's (offset, sha, crc32) in the order of its file
     # The newest pack first: its versions stay whole, the older packs' become deltas against them.
@@ -263,42 +268,19 @@ def _write(pack_dir: str, bases: list[str], object_format) -> tuple[str, int]:
         finally:
             index.close()
     count = len({sha for _, entries in listed for _, sha, _ in entries})
-    fd, temp = tempfile.mkstemp(dir=pack_dir, suffix=".pack")  # recover() sweeps a killed run's
-    try:
-        with os.fdopen(fd, "wb") as f:
-            out = _Out(f)
-            out.write(b"PACK" + (2).to_bytes(4, "big") + count.to_bytes(4, "big"))
-            for base, entries in listed:
-                _copy_pack(base, entries, out, object_format)
-            if len(out.written) != count:
-                raise ValueError(f"a fold copied {len(out.written)} objects of {count}")
-            checksum = out.digest.digest()
-            f.write(checksum)
-            f.flush()
-            os.fsync(f.fileno())
-        index_entries = sorted((sha, offset, crc) for sha, (offset, _depth, crc) in out.written.items())
-        target = os.path.join(pack_dir, "pack-" + iter_sha1(sha for sha, _, _ in index_entries).decode("ascii"))
-        if os.path.exists(target + ".idx"):
-            os.unlink(temp)  # a pack of these very objects is there (one of the folded held them all)
-            return target, count
-        fd, temp_idx = tempfile.mkstemp(dir=pack_dir, suffix=".idx")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                write_pack_index(f, index_entries, checksum)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(temp, 0o444)
-            os.chmod(temp_idx, 0o444)
-            # The pack first: a reader lists a pack once its index is there.
-            os.replace(temp, target + ".pack")
-            os.replace(temp_idx, target + ".idx")
-        except BaseException:
-            _unlink(temp_idx)
-            raise
-    except BaseException:
-        _unlink(temp)
-        raise
-    return target, count
+
+    def write(f) -> tuple[list, bytes]:
+        out = _Out(f)
+        out.write(b"PACK" + (2).to_bytes(4, "big") + count.to_bytes(4, "big"))
+        for base, entries in listed:
+            _copy_pack(base, entries, out, object_format)
+        if len(out.written) != count:
+            raise ValueError(f"a fold copied {len(out.written)} objects of {count}")
+        checksum = out.digest.digest()
+        f.write(checksum)
+        return sorted((sha, offset, crc) for sha, (offset, _depth, crc) in out.written.items()), checksum
+
+    return write_pack(pack_dir, write), count
 
 
 def _age(base: str) -> tuple[int, str]:

@@ -307,11 +307,19 @@ def pack_loose(git, most: int | None = None, most_bytes: int | None = None, larg
     if batch:
         _name_paths(batch)
         batch.sort(key=lambda o: (o.type_num, o.hint, -len(o.raw)))
-        pack = disk.add_pack_data(len(batch), _with_deltas(batch))
+        from dulwich.pack import write_pack_data
+
+        def write(f) -> tuple[list, bytes]:
+            # The index from what was written: dulwich's add_pack_data read the pack back,
+            # applying every delta to hash each object again (a fifth of a run).
+            entries, checksum = write_pack_data(f.write, _with_deltas(batch), disk.object_format, num_records=len(batch))
+            return sorted((sha, offset, crc) for sha, (offset, crc) in entries.items()), checksum
+
+        pack = write_pack(disk.pack_dir, write)
         # git's mark for a pack to keep as it is: the merge of small packs under the write lock
         # (GitStore.merge_small_packs) would write its objects out whole, without their deltas.
-        mark_kept(pack._basename)
-        pack_bytes = sum(os.path.getsize(p) for p in (pack._data_path, pack._idx_path))
+        mark_kept(pack)
+        pack_bytes = sum(os.path.getsize(pack + suffix) for suffix in (".pack", ".idx"))
     if batch or dropped:
         # The renames of this pack and its index (or of the pack another writer made, which holds
         # the dropped ones) reach the disk before any loose copy is deleted.
@@ -319,6 +327,54 @@ def pack_loose(git, most: int | None = None, most_bytes: int | None = None, larg
         _delete([o.path for o in batch] + [path for path, _ in dropped])
     loose_bytes = sum(o.disk_bytes for o in batch) + sum(b for _, b in dropped)
     return PackRun(len(batch), len(dropped), loose_bytes, pack_bytes, time.monotonic() - started)
+
+
+def write_pack(pack_dir: str, write) -> str:
+    """A new pack in ``pack_dir``: ``write(f)`` writes its data into a temporary file and returns
+    its index's entries, sorted (sha, offset, crc32), and its checksum. The file is flushed, its
+    index written and flushed, both made read-only and renamed into place, the pack first (a
+    reader lists a pack once its index is there). Its path without suffix; where a pack of these
+    very objects is there already (its name comes from them), that one's, and the file written is
+    removed. A killed writer's temporary files are swept by
+    :meth:`~ov.store.gitstore.GitStore.recover`."""
+    import tempfile
+
+    from dulwich.pack import iter_sha1, write_pack_index
+
+    fd, temp = tempfile.mkstemp(dir=pack_dir, suffix=".pack")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            entries, checksum = write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        target = os.path.join(pack_dir, "pack-" + iter_sha1(sha for sha, _, _ in entries).decode("ascii"))
+        if os.path.exists(target + ".idx"):
+            os.unlink(temp)
+            return target
+        fd, temp_idx = tempfile.mkstemp(dir=pack_dir, suffix=".idx")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                write_pack_index(f, entries, checksum)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(temp, 0o444)
+            os.chmod(temp_idx, 0o444)
+            os.replace(temp, target + ".pack")
+            os.replace(temp_idx, target + ".idx")
+        except BaseException:
+            _unlink(temp_idx)
+            raise
+    except BaseException:
+        _unlink(temp)
+        raise
+    return target
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def mark_kept(base: str) -> None:
