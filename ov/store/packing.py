@@ -11,11 +11,11 @@ version of a file is stored as its difference from a neighbouring version. Their
 estimated too (a quarter of the folders' file sizes): a long session's copies of its
 ``messages.jsonl`` took 236 MB in 6,406 objects, under that count, and above :data:`LOOSE_BYTES`
 a run packs the largest first, the newest superseded copies. A store far behind is caught up
-over successive runs. A run that wrote a pack, or any once ``store.auto_pack_limit`` packs are
-there, then folds packs into fewer as git's geometric repack does (:mod:`ov.store.packfold`),
-which stores each older pack's whole version of a file as a delta against the newer one. A
-command starts its run in a detached process (:func:`ov.hosts.background.start_packing`) and
-does not wait for it.
+over successive runs, which the detached packer goes on with for :data:`CATCH_UP_SECONDS`. A
+run that wrote a pack, or any once ``store.auto_pack_limit`` packs are there, then folds packs
+into fewer as git's geometric repack does (:mod:`ov.store.packfold`), which stores each older
+pack's whole version of a file as a delta against the newer one. A command starts its run in a
+detached process (:func:`ov.hosts.background.start_packing`) and does not wait for it.
 
 **Without the write lock.** Writers wait for that lock and hooks give up after a while, so a
 packer takes a lock of its own (``state/{account}/pack.lock``; a second packer skips) and
