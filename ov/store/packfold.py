@@ -4,9 +4,9 @@ Each packing run (:mod:`ov.store.packing`) leaves a pack of at most 3,000 object
 object lookup searches every pack's index in turn: over years a store would hold hundreds. So a
 run that wrote a pack, or any run once ``store.auto_pack_limit`` (50, git's default) packs are
 there, folds some of them into one new pack, as ``git repack --geometric=2`` picks them: the
-smallest, and each larger one under twice what is folded below it. Packs of equal size all go; a large pack that is at least twice
-the rest stays, so an object is copied about log2(store / run) times over the store's life
-rather than once every fifty runs.
+smallest, and each larger one under twice what is folded below it. Packs of equal size all go;
+a large pack that is at least twice the rest stays, so an object is copied about
+log2(store / run) times over the store's life.
 
 **Copied, not repacked.** Each object's record is copied from its pack byte for byte, checked
 against the CRC its index holds: a delta stays a delta against the same base (an offset delta's
