@@ -182,6 +182,23 @@ def test_a_file_changed_at_its_start_and_its_end_is_stored_as_the_lines_that_cha
     assert everything(fresh(store.git))
 
 
+def test_the_linear_deltas_rebuild_any_version_from_any_other():
+    import random
+
+    from dulwich.pack import apply_delta
+
+    from ov.store.deltas import cheap_delta
+
+    rng = random.Random(7)
+    for _ in range(300):
+        base = bytes(rng.choice(b"ab\n\ncdefgh") for _ in range(rng.randint(0, 3000)))
+        target = bytearray(base)
+        for _ in range(rng.randint(0, 5)):  # lines and bytes replaced, inserted, cut anywhere
+            at = rng.randint(0, len(target))
+            target[at : at + rng.randint(0, 50)] = bytes(rng.choice(b"ab\nxyz") for _ in range(rng.randint(0, 300)))
+        assert b"".join(apply_delta(base, cheap_delta(base, bytes(target), 0))) == target
+
+
 def test_a_delta_chain_never_grows_past_the_depth_bound(store, monkeypatch):
     grow(store, 30)
     monkeypatch.setattr(packing, "DELTA_DEPTH", 1)

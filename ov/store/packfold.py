@@ -22,7 +22,7 @@ others as deltas against it: a long session's ``messages.jsonl`` (2.3 MB at 1,50
 kept whole once per run, and ``.git`` grew with the square of the session. So a whole blob of a
 folded pack whose start (:data:`HEAD_BYTES`) is that of a whole blob written before it in the new
 pack, the newest pack's first, is stored as a delta against it where
-:func:`~ov.store.packing.cheap_delta` finds one under half its size: the one record inflated,
+:func:`~ov.store.deltas.cheap_delta` finds one under half its size: the one record inflated,
 and the candidate it is compared with. The packs are written newest first, so the newest version
 stays whole and the older ones become the copies of its start they are.
 
@@ -61,13 +61,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ov.files import flush_folder
-from ov.store.packing import (
-    DELTA_DEPTH,
-    DELTA_MIN_BYTES,
-    cheap_delta,
-    mark_kept,
-    write_pack,
-)
+from ov.store.deltas import cheap_delta
+from ov.store.packing import DELTA_DEPTH, DELTA_MIN_BYTES, mark_kept, write_pack
 
 FACTOR = 2  # git's --geometric=2
 # How much of a whole blob's start says which earlier whole blobs it may be a version of, how
