@@ -18,6 +18,7 @@ from mcp.client.stdio import stdio_client
 
 from ov.mcp.tools import PREFIX_BUDGET, definitions
 from ov.tokens import estimate_tokens
+from tests.llm_server import API_KEY, API_KEY_ENV, LLMServer, make_llm_config
 
 OV = str(Path(sys.executable).parent / "ov")
 
@@ -376,34 +377,47 @@ def _calls_logged(ov_home: Path) -> dict:
     return {r["tool"]: r for r in map(json.loads, (ov_home / "logs" / "mcp.jsonl").read_text().splitlines())}
 
 
+# A grep the matcher backtracks on until its time limit (GREP_SECONDS): a call that runs for seconds and cannot stop.
+SLOW_GREP = ("(a|aa)+$", "a" * 60 + "b\n")
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_stop_signal_lets_the_call_running_finish_answers_those_waiting_and_exits_0(ov, ov_home, signum):
     """(found by an audit: SIGINT, a Ctrl-C reaching the host's process group, failed the call
     running and every write queued with "ov failed: RuntimeError: cannot schedule new futures
-    after interpreter shutdown", a traceback and exit 1, and committed nothing)"""
-    import time
-
+    after interpreter shutdown", a traceback and exit 1, and committed nothing) A write waiting
+    for the lock stops there, nothing written (it waited for the lock's whole timeout before), and
+    one queued behind it is not run."""
     assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
     lock = _held_lock(ov_home)
     queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
     host = _Host()
     try:
-        host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/kept.md", "content": "finished after the signal\n"}), REMEMBER | {"id": 3}, PING | {"id": 4})
-        assert host.answer(4)["result"] == {}  # both calls received
+        host.send(
+            INIT,
+            _tool_call(2, "write", {"uri": "viking://resources/kept.md", "content": "never written\n"}),
+            REMEMBER | {"id": 3},
+            PING | {"id": 4},
+        )
+        assert host.answer(4)["result"] == {}  # every call received
         _until_started(ov_home, queued)
         host.proc.send_signal(signum)
-        time.sleep(0.3)  # taken by the server before the write it runs can end
+        assert host.proc.wait(timeout=30) == 0  # at once, while the lock is still held
     finally:
         lock.release()
     rest, code, stderr = host.finish()
     assert code == 0 and stderr == b""  # a stop, not a crash: no traceback
     by_id = {a["id"]: a for a in rest}
-    assert by_id[2]["result"]["content"][0]["text"].startswith("wrote viking://resources/kept.md (commit ")
+    stopped = by_id[2]["result"]
+    assert stopped["isError"] and stopped["content"][0]["text"].startswith(
+        f"the write was stopped while it waited for the store's write lock (ov's MCP server is stopping ({signum.name})): nothing was written"
+    )
     refused = by_id[3]["result"]
     assert refused["isError"] and refused["content"][0]["text"].startswith(f"not run: ov's MCP server is stopping ({signum.name})")
-    assert [e["command"] for e in ov("snapshot", "log", "--json").json["result"]][:2] == ["write", "init"]  # the write landed, the remember did not
+    assert ov("snapshot", "log", "--json").json["result"] == head  # neither write landed
     logged = _calls_logged(ov_home)
-    assert logged["write"]["outcome"] == "ok" and logged["write"]["commit"]
+    assert logged["write"]["outcome"] == "error" and "commit" not in logged["write"]
     assert (logged["remember"]["outcome"], logged["remember"]["stopped"]) == ("not run", signum.name)
 
 
@@ -425,26 +439,17 @@ def test_a_stop_signal_ends_the_server_whose_stdin_stays_open(ov, ov_home, signu
 
 
 def test_a_second_stop_signal_ends_the_server_at_once_and_leaves_nothing_half_done(ov, ov_home):
-    import time
-
-    assert ov("init").exit_code == 0
+    assert ov("write", "viking://resources/slow.md", "--content", SLOW_GREP[1]).exit_code == 0
     head = ov("snapshot", "log", "--json").json["result"]
-    lock = _held_lock(ov_home)
-    try:
-        queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
-        host = _Host()
-        host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/cut.md", "content": "never written\n"}))
-        _until_started(ov_home, queued)
-        host.proc.send_signal(signal.SIGINT)
-        time.sleep(0.3)
-        host.proc.send_signal(signal.SIGINT)  # the write still waits for the lock: the server does not
-        rest, code, _stderr = host.finish()
-    finally:
-        lock.release()
-    assert code == 130 and [a["id"] for a in rest] == [1]  # the write was cut short, unanswered
+    host = _Host()
+    host.send(INIT, _tool_call(2, "grep", {"pattern": SLOW_GREP[0]}), PING | {"id": 3})
+    host.answer(3)
+    host.proc.send_signal(signal.SIGINT)
+    time.sleep(0.3)
+    host.proc.send_signal(signal.SIGINT)  # the grep still runs: the server does not wait for it
+    rest, code, _stderr = host.finish()
+    assert code == 130 and rest == []  # the grep was cut short, unanswered
     assert ov("snapshot", "log", "--json").json["result"] == head and ov("fsck").exit_code == 0
-    assert ov("read", "viking://resources/cut.md").exit_code != 0
-
 
 
 @pytest.fixture(scope="module")
@@ -533,17 +538,65 @@ def test_a_large_add_stops_between_two_files_on_sigterm_or_its_cancellation(ov, 
     assert _calls_logged(ov_home)["add_resource"]["outcome"] == "error"
 
 
-def test_a_cancelled_call_not_yet_started_is_never_run_and_one_running_ends_unanswered(ov, ov_home):
+def _cancel(request_id) -> dict:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "user pressed Esc"}}
+
+
+@pytest.mark.parametrize("how", ["cancelled", "SIGTERM"])
+def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_written(ov, ov_home, monkeypatch, how):
+    """(found by an audit: a session_commit whose model was slow ignored its cancellation and the
+    server's stop: it waited for the answer, up to llm.timeout, then committed)"""
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    llm_server = LLMServer().start()
+    llm_config = make_llm_config(llm_server)
+    for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env), ("llm.timeout", "120")):
+        assert ov("config", "set", key, value).exit_code == 0
+    assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    llm_server.delay(120)  # a model that answers in two minutes
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "session_commit", {"session": "s1"}))
+        host.answer(1)
+        deadline = time.monotonic() + 30
+        while not llm_server.chat_requests():  # the model is asked
+            assert time.monotonic() < deadline, "the model was never asked"
+            time.sleep(0.01)
+        stopped = time.monotonic()
+        if how == "SIGTERM":
+            host.proc.send_signal(signal.SIGTERM)
+            assert host.proc.wait(timeout=30) == 0
+            answer = host.answer(2)["result"]
+            assert answer["isError"] and answer["content"][0]["text"].startswith(
+                "the memory extraction was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))\nhint: nothing was written"
+            )
+        else:
+            host.send(_cancel(2), _tool_call(3, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
+            # Writes run one at a time: the next is answered once the session_commit has stopped.
+            assert host.answer(3)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")
+        assert time.monotonic() - stopped < 5
+    finally:
+        rest, _code, stderr = host.finish()
+        llm_server.close()
+    assert stderr == b""
+    if how == "cancelled":
+        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}  # a cancelled call is not answered
+    assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
+    assert not (ov_home / "accounts/default/user/default/sessions/s1/history").exists()  # nothing archived
+    assert "I prefer small pull requests." in (ov_home / "accounts/default/user/default/sessions/s1/messages.jsonl").read_text()
+    logged = _calls_logged(ov_home)["session_commit"]
+    assert logged["outcome"] == "error" and logged.get("cancelled", False) is (how == "cancelled")
+
+
+def test_a_cancelled_call_not_yet_started_is_never_run_and_one_waiting_for_the_lock_stops_unanswered(ov, ov_home):
     """(found by an audit: notifications/cancelled was ignored, and a write the user had cancelled
-    while it waited in the queue was committed later)"""
+    while it waited in the queue was committed later; one cancelled while it waited for the store's
+    lock waited on, for the lock's whole timeout, and committed)"""
     assert ov("init").exit_code == 0
     lock = _held_lock(ov_home)
     queued = set((ov_home / "state" / "default" / "write.queue").iterdir())
     host = _Host()
-
-    def cancel(request_id) -> dict:
-        return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "user pressed Esc"}}
-
     try:
         host.send(INIT, _tool_call(2, "write", {"uri": "viking://resources/running.md", "content": "one commit or nothing\n"}))
         host.answer(1)
@@ -551,23 +604,27 @@ def test_a_cancelled_call_not_yet_started_is_never_run_and_one_running_ends_unan
         host.send(
             _tool_call(3, "write", {"uri": "viking://resources/waiting.md", "content": "cancelled in the queue\n"}),
             [_tool_call(5, "remember", {"text": "I prefer tabs"}), PING | {"id": 6}],  # a batch: its answers without the one cancelled
-            cancel(3),
-            cancel(5),
-            cancel(2),
-            cancel(99),  # not a call of this session: ignored
+            _cancel(3),
+            _cancel(5),
+            _cancel(2),
+            _cancel(99),  # not a call of this session: ignored
             PING | {"id": 4},
         )
         assert host.answer(6) == [{"jsonrpc": "2.0", "id": 6, "result": {}}]
         assert host.answer(4)["result"] == {}
+        deadline = time.monotonic() + 5
+        while not (ov_home / "logs" / "mcp.jsonl").exists() or "write" not in _calls_logged(ov_home):
+            assert time.monotonic() < deadline, "the write cancelled while it waited for the lock did not stop"
+            time.sleep(0.01)
     finally:
         lock.release()
-    rest, code, stderr = host.finish()  # stdin closed: the running call is waited for
+    rest, code, stderr = host.finish()
     assert code == 0 and stderr == b"" and rest == []  # neither call is answered
     log = ov("snapshot", "log", "--json").json["result"]
-    assert [e["subject"] for e in log][:2] == ["ov write viking://resources/running.md", "ov init: account default"]  # the running one ran to its end
-    assert ov("read", "viking://resources/waiting.md").exit_code != 0
+    assert [e["subject"] for e in log] == ["ov init: account default"]
+    assert ov("read", "viking://resources/running.md").exit_code != 0 and ov("read", "viking://resources/waiting.md").exit_code != 0
     logged = _calls_logged(ov_home)
-    assert logged["write"]["outcome"] == "ok" and logged["write"]["cancelled"] is True
+    assert logged["write"]["outcome"] == "error" and logged["write"]["cancelled"] is True
     assert logged["remember"]["outcome"] == "cancelled"
 
 

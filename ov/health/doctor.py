@@ -20,10 +20,10 @@ and, when ov knows it, the licence of the weights, in its detail and as ``tier``
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass, field, replace
 
 from ov.errors import proposal
+from ov.waiting import waited
 from ov.wording import counted
 
 PROBE_SECONDS = 20.0
@@ -83,26 +83,6 @@ def diagnose_on_defaults(error, store, *, probe: bool = True, indices=None) -> l
 def config_failure(error) -> Check:
     """The finding for a config file that does not load (the other checks then use the defaults)."""
     return Check("config", "fail", error.message, error.hint or "fix the file; `ov config show` names the line")
-
-
-def _bounded(call, seconds: float):
-    """``call()``'s result, or raise TimeoutError after ``seconds`` (the call is left to finish alone)."""
-    box: dict = {}
-
-    def target() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # handed back to the caller below
-            box["error"] = exc
-
-    worker = threading.Thread(target=target, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise TimeoutError(f"no answer in {seconds:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box.get("value")
 
 
 def _config(loaded) -> Check:
@@ -222,7 +202,7 @@ def _probe_embedder(indices, embedding: dict) -> Check:
     try:
         if hasattr(embedder, "load"):
             embedder.load()  # seconds for a local model (torch): not the model's answer, so outside the bound
-        vectors = _bounded(lambda: embedder.embed(["ov doctor probe"]), PROBE_SECONDS)
+        vectors = waited(lambda: embedder.embed(["ov doctor probe"]), seconds=PROBE_SECONDS)
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("embedder", "fail", f"{name} does not embed: {getattr(exc, 'message', None) or exc}", "see docs/retrieval.md#embedders")
     return Check("embedder", "ok", f"{name}, {len(vectors[0])} dimensions (probed)" + _licence(embedding))
@@ -251,7 +231,7 @@ def _llm(config, *, probe: bool) -> Check:
         import_litellm()  # seconds on a slow machine: not the model's time, so outside the bound
     messages = [{"role": "user", "content": "Reply with the single word: ok"}]
     try:
-        _bounded(lambda: complete(config, messages, purpose="doctor probe", max_tokens=5), min(config.timeout, PROBE_SECONDS))
+        waited(lambda: complete(config, messages, purpose="doctor probe", max_tokens=5), seconds=min(config.timeout, PROBE_SECONDS))
     except Exception as exc:  # any failure of the model is the finding itself
         return Check("llm", "fail", f"{where} does not answer: {getattr(exc, 'message', None) or exc}", f"check llm.model, llm.api_base and the key, then {proposal('doctor')} again")
     return Check("llm", "ok", f"{where} (answered a probe)")

@@ -24,10 +24,12 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ov.config import LLMConfig
-from ov.errors import EXIT_RUNTIME, OvError
+from ov.errors import EXIT_RUNTIME, Interrupted, OvError
+from ov.waiting import Stop, Stopped, waited
 
 if TYPE_CHECKING:
     from ov.llm.routes import Route
@@ -78,6 +80,7 @@ def complete(
     temperature: float | None = None,
     max_tokens: int | None = None,
     usage: UsageLog | None = None,
+    stop: Stop | None = None,
 ) -> Completion:
     """Send ``messages`` to the configured model and return its text and token usage.
 
@@ -85,6 +88,8 @@ def complete(
     ``temperature`` and ``max_tokens`` override the config for this call (a prompt
     template may pin its own temperature). ``usage``: where the call's tokens are logged once
     the model answered, an empty answer included. Every failure is an :class:`LLMError`.
+    ``stop`` (:mod:`ov.waiting`): the wait for the answer ends as soon as it gives a reason, with
+    :class:`~ov.errors.Interrupted` (the request is left to end alone; its answer is dropped).
     """
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
@@ -94,9 +99,14 @@ def complete(
     temperature = config.temperature if temperature is None else temperature
     native = native_route(model, config.api_base, key, LLMError, section="llm")
     if native is not None:
-        completion = _complete_natively(native, config, messages, purpose, max_tokens, temperature)
+        ask = partial(_complete_natively, native, config, messages, purpose, max_tokens, temperature)
     else:
-        completion = _complete_with_litellm(model, key, config, messages, purpose, max_tokens, temperature)
+        ask = partial(_complete_with_litellm, model, key, config, messages, purpose, max_tokens, temperature)
+    try:
+        completion = waited(ask, stop=stop)
+    except Stopped as stopped:
+        # A caller with a stop writes one commit or nothing, and its commit comes after the answer.
+        raise Interrupted(f"the {purpose} was stopped while {model} was answering ({stopped.why})", hint="nothing was written; make the call again") from None
     if usage is not None:
         usage.record(model, completion.prompt_tokens, completion.completion_tokens)
     if not completion.text.strip():
@@ -207,20 +217,21 @@ def complete_json(
     spent: dict[str, Any] | None = None,
     temperature: float | None = None,
     usage: UsageLog | None = None,
+    stop: Stop | None = None,
 ) -> T:
     """One call whose answer ``parse`` turns into a value, and one repair request when it cannot.
 
     ``parse`` raises ValueError saying what is wrong; the model is shown that and the expected
     ``shape`` once, with its answer cut to what ``llm.max_prompt_chars`` leaves room for.
     ``spent`` adds up the prompt and completion tokens of every call made, also when it fails
-    (they were billed); ``usage`` logs each call (:func:`complete`). Raises :class:`UnusableAnswer`
+    (they were billed); ``usage`` logs each call and ``stop`` may end its wait (:func:`complete`). Raises :class:`UnusableAnswer`
     when the repaired answer cannot be used either, and LLMError when a call fails.
     """
     spent = {} if spent is None else spent
 
     def ask(conversation: list[dict[str, Any]]) -> str:
         try:
-            answer = complete(config, conversation, purpose=purpose, temperature=temperature, usage=usage)
+            answer = complete(config, conversation, purpose=purpose, temperature=temperature, usage=usage, stop=stop)
         except EmptyAnswer as empty:
             add_spent(spent, empty.completion)
             raise

@@ -18,16 +18,17 @@ that goes away (its end of stdout closed: the host quit) ends the session the sa
 not an error: nothing more is read, the calls are logged, and the process exits 0. SIGINT (a
 Ctrl-C reaches the host's whole process group), SIGTERM (how a host stops a server that outlives
 stdin) and SIGHUP (the host's terminal closed) stop it as cleanly: nothing more is read, the
-calls already running finish (a write is one commit or nothing; an ``add_resource`` stops at its
-next file, before its commit, with nothing written), those not yet started are answered as not
-run, and the process exits 0; a second
+calls already running finish (a write is one commit or nothing), but for a write where it waits,
+which stops with nothing written (an ``add_resource`` at its next file, a ``session_commit``
+while its model answers, any write while it waits for the store's lock: :attr:`Store.stop`),
+those not yet started are answered as not run, and the process exits 0; a second
 signal ends it at once, as SIGKILL would, and the journal leaves no write half-done. The reading
 is done on a thread of its own, so that the main thread only waits (for the end of stdin or a
 signal) and never has a signal land inside the handling of a message.
 
 A ``notifications/cancelled`` drops the call it names if it has not started (it is never run
-nor answered, as MCP asks); one already running goes on to its end, unanswered, but for an
-``add_resource``, which stops at its next file with nothing written. A line longer
+nor answered, as MCP asks); one already running goes on to its end, unanswered, but for a write
+where it waits, which stops there with nothing written, as on a signal. A line longer
 than ``MAX_LINE`` is read to its end without being kept and answered with one error, with its
 id when the line's start or end holds it.
 

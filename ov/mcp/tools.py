@@ -148,8 +148,9 @@ class Context:
 
         return Indices(store, warm=self.embedders, held=self.vectors, stale_wait=0)
 
-    def store(self, *, read_only: bool = False, config=None):
-        """A store for one call: the config (``config``, else the file's) and identity as they are now."""
+    def store(self, *, read_only: bool = False, config=None, stop: Callable[[], str | None] | None = None):
+        """A store for one call: the config (``config``, else the file's) and identity as they are
+        now; ``stop``: why the call's write should stop while it waits (:attr:`Store.stop`)."""
         from ov.config import load_config
         from ov.identity import resolve_identity
         from ov.store.store import Store
@@ -158,7 +159,7 @@ class Context:
             config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
         # Confined: the server acts for one user, so no tool reads or changes another's space.
-        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True)
+        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True, stop=stop)
 
 
 def call(context: Context, name, arguments, record: dict | None = None, *, stop: Callable[[], str | None] | None = None) -> dict:
@@ -175,7 +176,8 @@ def call(context: Context, name, arguments, record: dict | None = None, *, stop:
     store = None
     try:
         args = _Args(name, arguments, stop)  # an argument the tool does not take is refused before the store is opened
-        store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name])
+        # A write stops where it waits (for the lock, for a model) with nothing written; a read runs to its end.
+        store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name], stop=None if _READ_ONLY[name] else args.stopped)
         answer = handler(store, args, context)
     except OvError as exc:
         return _ov_error(_of_tool(exc, name))

@@ -37,7 +37,7 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ov.errors import InvalidInput, NotFound
+from ov.errors import Interrupted, InvalidInput, NotFound
 from ov.files import json_bytes
 from ov.sessions.overview import working_memory
 from ov.sessions.session import (
@@ -188,6 +188,8 @@ def _plan(
     extracted = [m for _, messages in pending for m in messages] + to_archive
     try:
         diff, writes, tokens, report.model_failed = _extract(store, tx, extracted, str(archive), when, meta.get("peer"), answers, ask_model=ask_model)
+    except Interrupted:
+        raise  # stopped while the model answered (an MCP call cancelled): no failure to record, nothing written
     except Exception as exc:  # noqa: BLE001 - the archive must survive any extraction failure
         # Not hidden: the report, the CLI, the hook log and .failed.json name the error, and the
         # messages stay pending until a commit extracts them (a bug fixed by an upgrade, say).
@@ -385,6 +387,7 @@ def _extract(
                 prompts_dir=store.home.root / "prompts",
                 peer=peer,
                 usage=UsageLog(store.state, "extraction"),
+                stop=store.stop,  # an MCP call cancelled while the model answers: nothing is written
             )
         # An offline laptop, an expired key or a broken prompt override must not lose the
         # memories (ConfigError: the override does not load); a bug still fails.

@@ -28,6 +28,11 @@ lock and checks whether that commit landed.
 
 The lock is re-entrant within a thread: code that already holds it (a holder
 committing a request through the same functions a command uses) passes through.
+
+A writer with a ``stop`` (an MCP call: its client may cancel it, its server may stop) asks it
+while it waits, every :data:`~ov.waiting.STOP_POLL` s, and gives up with
+:class:`~ov.errors.Interrupted`, nothing written, as soon as it says why; unless the holder has
+claimed its request, which is then being committed: its outcome is waited for, as one commit.
 """
 
 from __future__ import annotations
@@ -39,10 +44,11 @@ import time
 from pathlib import Path
 from types import TracebackType
 
-from ov.errors import StoreLocked, not_writable, proposal
+from ov.errors import Interrupted, StoreLocked, not_writable, proposal
 from ov.files import atomic_write, write_new
 from ov.home import Home, make_folder
 from ov.names import TEMP_MARKER
+from ov.waiting import STOP_POLL, Stop
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
@@ -60,10 +66,11 @@ class WriteLock:
     """``home``: the home the lock's folder is in, which makes that folder (the first a writer
     may need in a new home) when missing (:meth:`~ov.home.Home.ensure`); None: made as any."""
 
-    def __init__(self, path: Path, timeout: float, *, home: Home | None = None) -> None:
+    def __init__(self, path: Path, timeout: float, *, home: Home | None = None, stop: Stop | None = None) -> None:
         self.path = path
         self.home = home
         self.timeout = timeout
+        self.stop = stop  # see the module's docstring
         self.queue = path.with_name(path.stem + ".queue")
         self._lock = None
         self._ticket = None
@@ -98,6 +105,7 @@ class WriteLock:
         # Deferred: filelock costs ~20 ms to import, and only writers need it.
         from filelock import FileLock, Timeout
 
+        self._check_stop(None, queued=False)  # stopped already: no ticket is taken
         deadline = time.monotonic() + self.timeout
         make_folder(self.queue, self.home)  # perhaps the first folder of the home: made private
         # The ticket is locked under a hidden name and then renamed into the queue, so no
@@ -141,7 +149,7 @@ class WriteLock:
                     # claimed it already (one whose ticket showed late can still be at it).
                     claimed = not _withdraw(self.queue, name)
                 self._lock = FileLock(self.path)
-                self._lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
+                self._take(self._lock, deadline, name, Timeout, stoppable=not claimed)
                 if claimed:
                     # The claimer held the lock until now: it served the request, gave it back,
                     # or died while landing it (then ``leftover`` says what it recorded).
@@ -175,6 +183,31 @@ class WriteLock:
                 raise
         _HELD[self._key] = self
         return None
+
+    def _take(self, lock, deadline: float, name: str, timeout_error, *, stoppable: bool) -> None:
+        """Take the lock file by ``deadline``, asking ``stop`` meanwhile when ``stoppable`` (no
+        holder has this writer's request)."""
+        if self.stop is None or not stoppable:
+            lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
+            return
+        while True:
+            self._check_stop(name, queued=False)
+            left = deadline - time.monotonic()
+            try:
+                lock.acquire(timeout=max(min(left, STOP_POLL), 0), poll_interval=_POLL)
+                return
+            except timeout_error:
+                if left <= STOP_POLL:
+                    raise
+
+    def _check_stop(self, name: str | None, *, queued: bool) -> None:
+        """:class:`~ov.errors.Interrupted` when ``stop`` says this writer is no longer wanted;
+        nothing when it says nothing, or when ``queued`` (this writer left its change as a
+        request, ticket ``name``) and the holder has claimed it: it is being committed."""
+        why = self.stop() if self.stop is not None else None
+        if not why or (queued and not _withdraw(self.queue, name)):
+            return
+        raise Interrupted(f"the write was stopped while it waited for the store's write lock ({why}): nothing was written", hint="make the call again")
 
     def _outcome(self, name: str) -> dict | None:
         """The served outcome of this writer's request, if any. A recorded but unconfirmed one
@@ -218,9 +251,13 @@ class WriteLock:
                 raise timeout_error(str(self.path))
             if served is not None and served():
                 return
+            self._check_stop(name, queued=served is not None)
             # A writer with a request looks for its outcome now and then: a holder ahead may
-            # serve it while a long command between them still waits for its own turn.
+            # serve it while a long command between them still waits for its own turn; one
+            # with a stop asks it as often.
             step = min(remaining, _SERVED_POLL) if served is not None else remaining
+            if self.stop is not None:
+                step = min(step, STOP_POLL)
             released = _wait_released(predecessor, step)
             if released is None:
                 probe = file_lock(predecessor)

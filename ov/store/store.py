@@ -53,6 +53,7 @@ from ov.store.treepaths import shown
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges, own_repository, recorded
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
+from ov.waiting import Stop
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
@@ -136,7 +137,15 @@ class Store:
     """
 
     def __init__(
-        self, home: Home, identity: Identity, config: Config, *, read_only: bool = False, via: str | None = None, confined: bool = False
+        self,
+        home: Home,
+        identity: Identity,
+        config: Config,
+        *,
+        read_only: bool = False,
+        via: str | None = None,
+        confined: bool = False,
+        stop: Stop | None = None,
     ) -> None:
         self.home = home
         self.identity = identity
@@ -152,6 +161,9 @@ class Store:
         # commit, so an audit tells an agent's writes from the user's own. None: not said.
         self.via = via_text(via)
         self.commits: list[str] = []  # the commits this store made, oldest first (the MCP log names them)
+        # Why its writer is no longer wanted (an MCP call cancelled, its server stopping), or None:
+        # a write stops while it waits for the lock or a model, never once its commit has begun.
+        self.stop = stop
         # The other users' spaces the last listing or walk from a scope-wide place left out (:meth:`leave_out`).
         self.left_out: tuple[VikingURI, ...] = ()
         if read_only:
@@ -773,7 +785,7 @@ class Store:
     def write_lock(self, timeout: float | None = None) -> WriteLock:
         """The account's write lock, not taken yet (``timeout``: the configured one). A writer
         may be the first under the home: the lock makes its folders through the home's :meth:`~ov.home.Home.ensure`."""
-        return WriteLock(self.lock_path, self.config.store.lock_timeout if timeout is None else timeout, home=self.home)
+        return WriteLock(self.lock_path, self.config.store.lock_timeout if timeout is None else timeout, home=self.home, stop=self.stop)
 
     def make_repo(self) -> bool:
         """Create the account's repository (under the write lock); False when it exists. Its

@@ -35,6 +35,7 @@ from ov.wording import counted
 if TYPE_CHECKING:
     from ov.config import LLMConfig
     from ov.llm.usage import UsageLog
+    from ov.waiting import Stop
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +79,13 @@ def extract_with_llm(
     prompts_dir: Path | None,
     peer: str | None = None,
     usage: UsageLog | None = None,
+    stop: Stop | None = None,
 ) -> tuple[list[Candidate], dict[str, int]]:
     """Candidates proposed by the model for ``messages``, and the tokens its calls used.
 
     ``existing`` maps memory paths (relative to the memories root) to their
-    visible text; ``usage`` logs each call. Every failure is an :class:`LLMError`.
+    visible text; ``usage`` logs each call; ``stop`` may end the wait for an answer
+    (:func:`~ov.llm.client.complete`). Every failure is an :class:`LLMError`.
     """
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=VARIABLES, requires=REQUIRED)
     chat = build_messages(prompt, config.max_prompt_chars, schemas, messages, existing, user=user, when=when)
@@ -90,7 +93,7 @@ def extract_with_llm(
         chat[-1] = {**chat[-1], "content": chat[-1]["content"] + PEER_NOTE.format(peer=peer)}
     tokens = {"prompt_tokens": 0, "completion_tokens": 0}
     try:
-        items = complete_json(config, chat, parse_answer, shape=ANSWER_SHAPE, purpose=PURPOSE, spent=tokens, temperature=prompt.temperature, usage=usage)
+        items = complete_json(config, chat, parse_answer, shape=ANSWER_SHAPE, purpose=PURPOSE, spent=tokens, temperature=prompt.temperature, usage=usage, stop=stop)
     except UnusableAnswer as exc:
         raise ExtractionError(
             exc.message,
