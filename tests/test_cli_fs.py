@@ -859,10 +859,27 @@ def test_glob_answers_within_grep_s_time_limit(ov, monkeypatch):
     monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", 0.0)  # the limit is spent before the first name
     result = ov("glob", "*a*.md", "--uri", "viking://resources", "--json")
     assert result.exit_code == 2
-    assert result.error["message"] == f"glob of '*a*.md' took more than 0 s (stopped at viking://resources/{name}.md)"
+    assert result.error["message"] == f"glob of '*a*.md' took more than 0 s on one name (stopped at viking://resources/{name}.md)"
     assert "use fewer" in result.error["hint"] and "--uri" in result.error["hint"]
     too_long = ov("glob", "a" * 600, "--json")
     assert too_long.exit_code == 2 and "is too long: glob takes at most 500 characters" in too_long.error["message"]
+
+
+def test_glob_gives_each_name_the_time_limit_not_the_whole_walk(ov, tmp_path, monkeypatch):
+    """(found by an audit: glob had one 10 s limit for its whole walk, so a store large enough
+    failed a plain pattern, blamed on the name the walk had reached) The limit is lowered through
+    its constant below what the walk takes in all, as a large store's walk exceeds 10 s."""
+    folder = tmp_path / "docs"
+    for d in range(10):
+        (folder / f"d{d}").mkdir(parents=True)
+        for i in range(100):
+            (folder / f"d{d}" / f"n{i}.md").write_text(f"note {d}-{i}\n")
+    assert ov("add-resource", str(folder)).exit_code == 0
+    started = time.monotonic()
+    assert len(ov("glob", "**/n1*.md", "--json").json["result"]) == 110
+    walk = time.monotonic() - started
+    monkeypatch.setattr("ov.retrieval.grep.GREP_SECONDS", max(walk / 4, 0.05))  # each name takes microseconds
+    assert len(ov("glob", "**/n1*.md", "--json").json["result"]) == 110
 
 
 def test_scope_wide_walks_leave_out_other_users_spaces_and_say_how_many(ov):

@@ -17,9 +17,10 @@ from ov.uri import SCHEME, VikingURI, nfc
 # Files larger than this are not scanned by grep (they are rare in a text store and slow).
 GREP_MAX_FILE_BYTES = 8 * 1024 * 1024
 # A pattern whose nested repeats backtrack exponentially ("(a|aa)+$") would hold a process (an
-# MCP server's tool call among them) for ever: the search of each file gets this long to match.
-# Each file, not the whole walk: a plain pattern over a large store (50,000 files: ~10 s on a busy
-# laptop) ran out of a limit for the whole grep and was blamed as if it were stuck.
+# MCP server's tool call among them) for ever: each unit of work (a file grep searches, a name glob
+# matches) gets this long to match (:class:`MatchTime`). Each unit, not the whole walk: a plain
+# pattern over a large store (50,000 files: ~10 s on a busy laptop) ran out of a limit for the
+# whole walk and was blamed as if it were stuck.
 GREP_SECONDS = 10.0
 # Lines searched at once before each is searched alone (a whole small file; a large one in parts,
 # so that a few matches in a large file do not cost a search of each of its lines).
@@ -46,6 +47,24 @@ class GrepMatch:
     uri: str
     line: int
     text: str
+
+
+class MatchTime:
+    """The time the matcher may spend on one unit of work (a file grep searches, a name glob
+    matches): :data:`GREP_SECONDS`, less what its searches took. Counted as they take it, not
+    since the unit began: the caller may hold grep's generator between two matches for any time."""
+
+    def __init__(self) -> None:
+        self.left = GREP_SECONDS
+
+    def search(self, match, text: str, *, share: float = 1.0):
+        """``match(text, timeout=...)`` (a compiled pattern's search or fullmatch) with ``share`` of
+        the time left; TimeoutError past it (the time taken is counted either way)."""
+        started = time.monotonic()
+        try:
+            return match(text, timeout=max(self.left, 0.0) * share)
+        finally:
+            self.left -= time.monotonic() - started
 
 
 def grep(
@@ -96,37 +115,30 @@ def grep(
         if looks_binary(data):
             continue
         lines = lines_of(data.decode("utf-8"))
-        # The time the searches of this file took, not the time since it was opened: the caller
-        # may hold the generator between two matches (a pager reading slowly) for any time.
-        left = GREP_SECONDS
+        clock = MatchTime()
         for first in range(0, len(lines), GREP_BLOCK_LINES):
             block = lines[first : first + GREP_BLOCK_LINES]
-            started = time.monotonic()
             try:
                 # Joined by "\n" alone: the only line end ^ and $ know, where splitlines knows
                 # eleven. Half the time left at most: a block that takes longer is searched line by
                 # line in the rest, which names the line the pattern is stuck on.
-                skip = whole is not None and not whole.search("\n".join(block), timeout=max(left, 0.0) / 2)
+                skip = whole is not None and not clock.search(whole.search, "\n".join(block), share=0.5)
             except TimeoutError:
                 whole, skip = None, False
                 # The matcher's time limit overshoots (0.25 s asked, 0.67 s taken, measured): the
                 # block could use up the whole limit, and the first line would be blamed. The line
                 # by line search has half the limit from now, to name the line that is stuck.
-                left = max(left - (time.monotonic() - started), GREP_SECONDS / 2)
-            else:
-                left -= time.monotonic() - started
+                clock.left = max(clock.left, GREP_SECONDS / 2)
             if skip:
                 continue
             for number, line in enumerate(block, start=first + 1):
-                started = time.monotonic()
                 try:
-                    hit = compiled.search(line, timeout=max(left, 0.0))
+                    hit = clock.search(compiled.search, line)
                 except TimeoutError:
                     raise InvalidInput(
                         f"grep of {quote(pattern)} took more than {GREP_SECONDS:g} s in one file (stopped at {uri}:{number})",
                         hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern",
                     ) from None
-                left -= time.monotonic() - started
                 if hit:
                     yield GrepMatch(str(uri), number, line)
                     found += 1
@@ -235,16 +247,15 @@ def glob(store: Store, pattern: str, base: VikingURI, *, show_all: bool = False)
     # Names compared in NFC, as URIs are: `café*` finds a file stored under a decomposed name.
     compiled = compile_glob(nfc(pattern))
     # Each star may match any run of a name, so a name with many of them ("*a*a*a*b") tries
-    # polynomially many ways to match, with an exponent of their number: the glob has grep's
-    # time limit, and the regex package's matcher stops there.
-    deadline = time.monotonic() + GREP_SECONDS
+    # polynomially many ways to match, with an exponent of their number: each name has the time
+    # grep gives each file, and the regex package's matcher stops there.
 
     def matches(uri: VikingURI) -> bool:
         try:
-            return compiled.fullmatch(nfc(uri.relative_to(base)), timeout=max(deadline - time.monotonic(), 0.0)) is not None
+            return MatchTime().search(compiled.fullmatch, nfc(uri.relative_to(base))) is not None
         except TimeoutError:
             raise InvalidInput(
-                f"glob of {quote(pattern)} took more than {GREP_SECONDS:g} s (stopped at {uri})",
+                f"glob of {quote(pattern)} took more than {GREP_SECONDS:g} s on one name (stopped at {uri})",
                 hint="every `*` in a name may match any part of it, so many in one name try very many ways to match:"
                 " use fewer, or glob fewer files with {uri}",
                 arguments={"uri"},
