@@ -1688,3 +1688,39 @@ def test_a_folder_of_more_bytes_than_the_limit_is_refused(ov, tmp_path):
     refused = ov("add-resource", str(folder), "--json")
     assert refused.exit_code == 2 and "holds 10 files (5,343 bytes) to add, more than ingest.max_source_total_bytes (200 bytes) allows" in refused.error["message"]
     assert "`ov config set ingest.max_source_total_bytes N`" in refused.error["hint"]
+
+
+def test_an_add_can_be_stopped_while_it_gathers_a_folders_files(ov, ov_home, tmp_path):
+    """(found by an audit: gathering a folder's 10,000 files took seconds in which an MCP server's
+    cancellation or stop was not asked: the first question came at parsing, after them all) The
+    walk tells its progress of each name, so a callback that raises stops it there, before any
+    file after it is read; nothing is written."""
+    from ov.config import load_config
+    from ov.errors import Interrupted
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.ingest.resource import add_resource
+    from ov.store.store import Store
+
+    folder = tmp_path / "notes"
+    for d in range(3):
+        (folder / f"d{d}").mkdir(parents=True)
+        for i in range(5):
+            (folder / f"d{d}" / f"n{i}.md").write_text(f"note {d}-{i}\n")
+    assert ov("init").exit_code == 0
+    head = ov("snapshot", "log", "--json").json["result"]
+    store = Store(Home.from_env(), Identity(), load_config(Home.from_env()).config)
+    told: list[tuple[str, int, int | None]] = []
+
+    def progress(stage: str, done: int, total: int | None) -> None:
+        told.append((stage, done, total))
+        if stage == "gather" and done == 7:
+            raise Interrupted("stopped")
+
+    with pytest.raises(Interrupted):
+        add_resource(store, str(folder), progress=progress)
+    assert told == [("gather", done, None) for done in range(8)]  # one step a name, stopped at the eighth
+    assert ov("snapshot", "log", "--json").json["result"] == head
+    told.clear()
+    result = add_resource(store, str(folder), progress=lambda *step: told.append(step))
+    assert len(result.added) == 15 and [s for s in told if s[0] == "gather"][-1] == ("gather", 14, None)

@@ -121,6 +121,7 @@ def add_resource(
         url_timeout=limits.url_timeout,
         url_max_bytes=limits.url_max_bytes,
         limit=None if unlimited else SourceLimit(limits.max_source_files, limits.max_source_total_bytes),
+        progress=progress,
     )
     result = AddResult(root="", source=collected.uri, skipped=list(collected.skipped), redacted=collected.redacted)
     if reason is not None:

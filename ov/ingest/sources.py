@@ -29,6 +29,7 @@ from ov.files import binary_data, special_kind
 from ov.home import Home
 from ov.ingest.formats import LOCKFILES, MACHINE_SUFFIXES
 from ov.ingest.model import SourceFile, Skipped
+from ov.progress import Progress
 from ov.uri import sanitize_segment
 from ov.urls import has_userinfo, without_userinfo
 
@@ -118,12 +119,15 @@ def collect(
     url_timeout: float,
     url_max_bytes: int,
     limit: SourceLimit | None = None,
+    progress: Progress | None = None,
 ) -> Collected:
+    """What ``source`` (a URL, a file, a folder) holds; ``progress`` is told of each name a
+    folder's walk gathers (stage ``gather``), and may raise to stop it."""
     if is_url(source):
         return fetch_url(source, timeout=url_timeout, max_bytes=url_max_bytes)
     if "://" in source:
         raise InvalidInput(f"{quote(_shown(kept_url(source)[0]))} is neither a local path nor an http(s) URL")
-    return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes, limit=limit)
+    return collect_path(Path(source), include=include, exclude=exclude, max_bytes=max_bytes, limit=limit, progress=progress)
 
 
 def local_source(path: str | os.PathLike) -> str:
@@ -139,6 +143,7 @@ def collect_path(
     max_bytes: int,
     machine_files: bool = False,
     limit: SourceLimit | None = None,
+    progress: Progress | None = None,
 ) -> Collected:
     """What a local file or folder holds. ``machine_files`` keeps lockfiles, minified bundles and
     source maps (:data:`LOCKFILES`, :data:`MACHINE_SUFFIXES`): a skill's scripts run with them.
@@ -175,7 +180,7 @@ def collect_path(
             raise InvalidInput(f"{path} does not exist (a symbolic link to nowhere?)") from None
         raise InvalidInput(f"{path} is a {kind}, neither a file nor a directory")
     collected = Collected(sanitize_segment(path.name), "directory", str(path))
-    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files, limit)
+    _walk(collected, path, include_filter, exclude_filter, hidden_includes, max_bytes, machine_files, limit, progress)
     if not collected.files and not collected.skipped:
         raise InvalidInput(f"{path} holds no files")
     return collected
@@ -303,10 +308,21 @@ def _http_hint(status: int) -> str | None:
     return None
 
 
-def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: list[list[str]], max_bytes: int, machine_files: bool, limit: SourceLimit | None = None) -> None:
+def _walk(
+    collected: Collected,
+    root: Path,
+    include,
+    exclude,
+    hidden_includes: list[list[str]],
+    max_bytes: int,
+    machine_files: bool,
+    limit: SourceLimit | None = None,
+    progress: Progress | None = None,
+) -> None:
     gitignore = _git_ignores(root)
     held = 0  # the bytes of collected.files
     past: _PastLimit | None = None
+    seen = 0  # the names looked at: 10,000 take about a second, which a stop must not wait out
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root).replace(os.sep, "/")
         rel_dir = "" if rel_dir == "." else rel_dir + "/"
@@ -320,6 +336,9 @@ def _walk(collected: Collected, root: Path, include, exclude, hidden_includes: l
                 keep.append(name)
         dirnames[:] = keep
         for name in sorted(filenames):
+            if progress:
+                progress("gather", seen, None)
+            seen += 1
             rel = rel_dir + name
             reason = _skip_file_reason(root / rel, name, rel, gitignore, include, exclude, hidden_includes)
             if reason is None and not machine_files and not include:

@@ -19,7 +19,8 @@ not an error: nothing more is read, the calls are logged, and the process exits 
 Ctrl-C reaches the host's whole process group), SIGTERM (how a host stops a server that outlives
 stdin) and SIGHUP (the host's terminal closed) stop it as cleanly: nothing more is read, the
 calls already running finish (a write is one commit or nothing), but for a write where it waits,
-which stops with nothing written (an ``add_resource`` at its next file, a ``session_commit``
+which stops with nothing written (an ``add_resource`` at its next file, gathered or read; a
+commit begun is waited for and lands whole; a ``session_commit``
 while its model answers, any write while it waits for the store's lock: :attr:`Store.stop`),
 those not yet started are answered as not run, and the process exits 0; a second
 signal ends it at once, as SIGKILL would, and the journal leaves no write half-done. The reading
