@@ -77,6 +77,24 @@ def test_tools_are_listed_with_schemas_and_one_line_descriptions(snapshot):
     assert definitions() == snapshot
 
 
+def test_the_docs_name_every_tool_and_its_arguments_as_tools_list_does():
+    """(found by an audit: docs/mcp.md gave `glob` grep's `ignore_case` and `limit`, and `stat`
+    the `recursive` and `offset` of `ls`) Each row of its table of tools names the tools it is
+    about and, for each in turn, the arguments it takes, in bold those it requires."""
+    docs = (Path(__file__).parents[1] / "docs" / "mcp.md").read_text(encoding="utf-8")
+    table = docs.split("\n| tool | does | arguments |\n|---|---|---|\n", 1)[1].split("\n\n")[0]
+    documented = {}
+    for row in table.splitlines():
+        tools_cell, _does, arguments_cell = row.strip("|").split(" | ")
+        names = re.findall(r"`(\w+)`", tools_cell)
+        groups = re.sub(r"\([^)]*\)", "", arguments_cell).split(" / ")  # an enum's values in brackets are no arguments
+        assert len(groups) in (1, len(names)), row
+        for name, group in zip(names, groups * len(names) if len(groups) == 1 else groups):
+            documented[name] = (set(re.findall(r"`(\w+)`", group)), set(re.findall(r"\*\*`(\w+)`\*\*", group)))
+    listed = {d["name"]: (set(d["inputSchema"]["properties"]), set(d["inputSchema"].get("required", ()))) for d in definitions()}
+    assert documented == listed
+
+
 def test_all_tool_definitions_fit_the_prefix_budget():
     listed = json.dumps({"tools": definitions()})
     assert estimate_tokens(listed) <= PREFIX_BUDGET
