@@ -7,7 +7,9 @@ found on PATH, Codex has the review of ov's hooks on record (and, for a project'
 trusts the project: it loads nothing of an untrusted project's ``.codex/``), Cursor is not
 answered twice, and the last hook run of that host, from the hook log, with its outcome
 ("session-start injected 3 entries 2 h ago"). Each registered MCP server is started as its
-host would start it and must list its tools. A host's file that does not parse is a failure
+host would start it and must list its tools; a project's only when its command line is the one
+this ov writes there (a project's file comes with whatever repository was cloned: a diagnostic
+runs none of its code). A host's file that does not parse is a failure
 with its line (whether ov's entries are in it cannot be told, and an install would refuse it);
 a file ov's receipt names and that was removed by hand (or that an install killed half-way never
 wrote), and ov's server left where an earlier ov registered it (``~/.claude.json`` under
@@ -235,6 +237,7 @@ def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str,
 
     name = f"{spec.host} mcp ({spec.scope})"
     fix = f"ov install mcp --host {spec.host} --scope {spec.scope}"
+    registered = command
     if not os.path.isabs(command[0]):
         found = install.on_path(command[0], env)
         if found is None:
@@ -242,6 +245,10 @@ def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str,
         command = [found, *command[1:]]  # what a host started with this PATH would start
     elif not _runs(command[0]):
         return Check(name, "fail", f"{spec.path} starts {command[0]}, which no longer exists", fix)
+    if spec.scope == "project" and not install.is_installed_server(registered, spec.scope, env):
+        # A project's file comes with whatever repository was cloned: a diagnostic runs none of its code.
+        detail = f"{spec.path}: not started (a project's file, and not the command line this ov writes there: {shlex.join(registered)}); run it yourself to check, if you trust it"
+        return Check(name, "warn", detail, f"{fix}  (writes this ov's own entry)")
     requests = [
         {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "ov doctor", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -249,7 +256,9 @@ def _mcp_check(spec: install.Spec, command: list[str], env, hooks_pin: dict[str,
     ]
     data = "".join(json.dumps(r) + "\n" for r in requests).encode()
     try:
-        proc = subprocess.run(command, input=data, capture_output=True, timeout=MCP_PROBE_SECONDS)
+        # PYTHONSAFEPATH: a `python -m ov` entry would import an `ov` package from the folder doctor
+        # runs in (a checkout) before the installed one.
+        proc = subprocess.run(command, input=data, capture_output=True, timeout=MCP_PROBE_SECONDS, env={**os.environ, "PYTHONSAFEPATH": "1"})
         answers = [json.loads(line) for line in proc.stdout.decode("utf-8", "replace").splitlines() if line.strip()]
         tools = next(a["result"]["tools"] for a in answers if a.get("id") == 2)
     except (OSError, subprocess.TimeoutExpired, ValueError, StopIteration, KeyError, TypeError) as exc:

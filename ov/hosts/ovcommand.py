@@ -62,7 +62,13 @@ PROJECT_MARK = ("--scope", "project")
 _OURS = re.compile(
     _OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)(\s+--scope\s+project)?" + _GUARDED_TAIL + r"\s*$"
 )
-_OUR_SERVER = re.compile(_OV + r"mcp\s*$")
+# A server entry is ov's by its words, not by how its joined line ends: `bash -c '…' ov mcp`
+# ends in `ov mcp` too, and runs whatever its `-c` says (`ov` and `mcp` are only its $0 and $1).
+# So the program itself must be ov (any path of it, Windows' launchers), or a Python started with
+# exactly `-m ov`; then `mcp` and nothing else. The separators are both systems': an entry
+# written on Windows is read here too.
+_OV_PROGRAM = re.compile(r"(?:^|.*[/\\])(?:ov|(?i:ov\.(?:exe|cmd|bat)))$")
+_PYTHON_PROGRAM = re.compile(r"(?i:(?:^|.*[/\\])(?:python|pypy)[0-9.]*w?(?:\.exe)?)$")
 
 # What says which store and identity ov acts for, when it comes from the environment.
 SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
@@ -139,16 +145,33 @@ def _after_assignments(words: list[str]) -> list[str]:
 
 
 def is_our_server(entry: object) -> bool:
-    """Whether a host's server entry named ``ov`` is ov's: its command line ends with ``ov mcp``
-    (a bare ``ov``, any path of it, ``ov.exe``, ``ov.cmd``, ``ov.bat``, ``python -m ov``), as the hooks' are recognised. An entry with
+    """Whether a host's server entry named ``ov`` is ov's: its command line is ``ov mcp`` (a bare
+    ``ov``, any path of it, ``ov.exe``, ``ov.cmd``, ``ov.bat``), or a Python's ``-m ov mcp``, after
+    at most ``env`` and its assignments; a shell or an interpreter running code of its own, or
+    anything more around it, is not ov's, whatever words follow (:data:`_OV_PROGRAM`). An entry with
     neither a command nor a URL starts no server (Codex refuses to load one): it is what earlier
     builds' uninstall left of ov's Codex table (``[mcp_servers.ov.env]``), so it counts as ov's."""
     if not isinstance(entry, dict):
         return False
     line = server_command(entry)
     if line is not None:
-        return _OUR_SERVER.search(shlex.join(line)) is not None
+        words = _after_assignments(line[1:]) if line[:1] == [_ENV] else line
+        if len(words) == 4 and words[1:3] == ["-m", "ov"]:
+            return _PYTHON_PROGRAM.match(words[0]) is not None and words[3] == "mcp"
+        return len(words) == 2 and _OV_PROGRAM.match(words[0]) is not None and words[1] == "mcp"
     return not any(key in entry for key in ("command", "url", "httpUrl", "serverUrl"))
+
+
+def is_installed_server(line: list[str], scope: str, env=None) -> bool:
+    """Whether ``line`` is the command line an install of this very ov writes into ``scope``'s
+    server entry (:func:`entry_command` with ``mcp``): so ``ov doctor`` may start it, as it would
+    start ``ov mcp`` itself. A project's file comes with the repository, and what it names
+    otherwise, even an entry :func:`is_our_server` takes for ov's (a script called ``ov`` in the
+    checkout), is that repository's code."""
+    expected = [*entry_command(scope, env), "mcp"]
+    if len(line) != len(expected) or line[1:] != expected[1:]:
+        return False
+    return line[0] == expected[0] or (os.path.isabs(line[0]) and os.path.isabs(expected[0]) and same_file(line[0], expected[0]))
 
 
 def server_command(entry: dict) -> list[str] | None:
