@@ -20,12 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-# The tag of the block ov injects (ov.hosts.recall writes it).
-FENCE_TAG = "ov-context"
+from ov.retrieval.fence import FENCE_TAG, HOST_WRAPPERS
+
+_WRAPPED = "|".join(re.escape(tag) for tag in (FENCE_TAG, *HOST_WRAPPERS))
 _INJECTED = re.compile(
-    r"<(?P<tag>ov-context|hook_context|system-reminder)\b[^>]*>.*?</(?P=tag)>\s*"
+    rf"<(?P<tag>{_WRAPPED})\b[^>]*>.*?</(?P=tag)>\s*"
     # Gemini CLI escapes the brackets of what a hook injects when it echoes it back.
-    r"|&lt;ov-context\b.*?&lt;/ov-context&gt;\s*",
+    rf"|&lt;{re.escape(FENCE_TAG)}\b.*?&lt;/{re.escape(FENCE_TAG)}&gt;\s*",
     re.DOTALL,
 )
 # A transcript larger than this is read from its end: a capture must stay cheap.
