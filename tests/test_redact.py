@@ -391,6 +391,9 @@ BY_SHAPE_SECRETS = [
     ("shell-export", "#!/bin/sh\nexport DB_PASSWORD=Xk9mPq2vLr8sTw4zQ\n./run.sh\n", 1),
     ("readme-code-span", "Use `export DB_PASSWORD=Xk9mPq2vLr8sTw4zQ` then run.", 1),
     ("django-settings", 'SECRET_KEY = "django-insecure-8f7s6d5f4g3h2j1k0l9z"', 1),
+    # What `django-admin startproject` writes: 50 characters of a-z0-9!@#$%^&*(-_=+), parentheses mostly among them.
+    ("django-generated-key", "SECRET_KEY = 'django-insecure-q3w(9x!2m%k8z@p7&r^t5v*b1n=c)h6j_4l-e+f0g#y'", 1),
+    ("django-production-key", 'SECRET_KEY = "k)2v8#n(z^m4@q7r!t+w=x_1s&c%b9e*h0j-l3p5d(y6u)"', 1),
     ("python-literal", "client_secret = 'q8Zr2LmT5vXw9KpB3nYc'", 1),
     ("yaml-in-markdown", "```yaml\ndb:\n  password: Tq8vR2mZ4xW9kL3p\n```", 1),
     ("cli-flag", "mytool deploy --api-token Zr2q8LmT5vXw9KpB3n", 1),
@@ -424,6 +427,8 @@ BY_SHAPE_KEPT = [
     ("uuid-key", 'SESSION_KEY = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"'),
     ("uuid4-token-upper", 'SESSION_TOKEN = "7C9E6679-7425-40DE-944B-E07FC1F90AE7"'),
     ("base64-of-words", 'TEST_TOKEN = "dGVzdC10b2tlbi1mb3ItdW5pdC10ZXN0cw=="  # base64 of test-token-for-unit-tests'),
+    # A call inside quotes is code quoted, or words: parentheses alone make no secret.
+    ("quoted-calls", 'api_key = "os.getenv(API_KEY_V2)"\ntoken = "Tensor(float32)"\nSECRET_KEY = "get_random_secret_key()"'),
 ]
 
 

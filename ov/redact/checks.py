@@ -426,6 +426,10 @@ def check_assignment(m: re.Match[str], start: int, end: int) -> bool:
 
 # One token of a secret's characters: no call, subscript, quote or space (`Norm(size)`, `a[0]`).
 _SECRET_TOKEN = LazyPattern(r"[^\s()\[\]{}<>\"'`,;]+")
+# Inside quotes a value is a literal, never a call: a parenthesis there is a secret's character like
+# any other (Django's `get_random_secret_key()` draws from `a-z0-9!@#$%^&*(-_=+)`, so most of its
+# keys hold one). Brackets and braces still make a regex or a placeholder (`[A-Z]{32}`, `${VAR}`).
+_QUOTED_SECRET_TOKEN = LazyPattern(r"[^\s\[\]{}<>\"'`,;]+")
 
 
 _UUID = LazyPattern(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -446,11 +450,12 @@ def _encoded_words(value: str) -> bool:
     return text.isprintable() and ":" not in text and words >= 0.7 * len(text)
 
 
-def _random_token(value: str) -> bool:
-    """Shaped like a generated secret: one token with a random-looking run (:func:`_has_random_part`)
-    that is not mostly words, as a class name with a digit in it is (`Sam3LiteTextRepMixer`), nor an
-    identifier (a UUID) or words in base64 (:func:`_encoded_words`)."""
-    if not _SECRET_TOKEN.fullmatch(value) or not _has_random_part(value) or _UUID.fullmatch(value) or _encoded_words(value):
+def _random_token(value: str, *, quoted: bool = False) -> bool:
+    """Shaped like a generated secret: one token (``quoted``: a string literal's, which may hold
+    parentheses) with a random-looking run (:func:`_has_random_part`) that is not mostly words, as a
+    class name with a digit in it is (`Sam3LiteTextRepMixer`), nor an identifier (a UUID) or words
+    in base64 (:func:`_encoded_words`)."""
+    if not (_QUOTED_SECRET_TOKEN if quoted else _SECRET_TOKEN).fullmatch(value) or not _has_random_part(value) or _UUID.fullmatch(value) or _encoded_words(value):
         return False
     return not _mostly_words(value)
 
@@ -460,7 +465,7 @@ def check_assignment_by_shape(m: re.Match[str], start: int, end: int) -> bool:
     is shaped like a generated one too (:func:`_random_token`), which no example (`password="hunter2"`),
     placeholder (`changeme`, `<password>`, `${VAR}`), regex (`r"[A-Za-z0-9]{32}"`) or expression
     (`request.form["password"]`, `Norm3d(size)`) is."""
-    return _random_token(m.string[start:end]) and check_assignment(m, start, end)
+    return _random_token(m.string[start:end], quoted=_quoted(m)) and check_assignment(m, start, end)
 
 
 _ASSIGNMENT_START = LazyPattern(r"[A-Za-z_]\w*=")
