@@ -32,6 +32,10 @@ SHAPES = {
     "40-char base64 tokens": "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3 ",
     # Each one read as a path (segments of words) after "secret": a run of capitals failing at its end.
     "40-char path shapes": "secret 1a/" + "B" * 34 + "2Xk ",
+    # cli_password's command lines: any tool's `login` where a command starts, Samba's and Oracle's logins.
+    "login commands": '"a b login ',
+    "samba users -U a%": "-U a%",
+    "oracle logins": "sqlplus a/",
 }
 
 

@@ -102,6 +102,24 @@ POSITIVE = [
     ("bearer-anywhere", f'{{"headers": {{"auth": "Bearer {OPAQUE}"}}}}', OPAQUE, '"auth": "Bearer [REDACTED:bearer_token]"', 1),
     ("authorization-basic", "Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "Authorization: Basic [REDACTED:authorization]", 1),
     ("authorization-raw", f"Authorization: {OPAQUE}", OPAQUE, "Authorization: [REDACTED:authorization]", 1),
+    # The password option of a tool's `login` (Azure's service principal, OpenShift, Helm), OpenLDAP's
+    # `-w`, a password joined to its user (Oracle's `user/pw@db`, Samba's `-U user%pw`); the whole
+    # of an Azure client secret, its first four characters included.
+    ("az-login", "az login --service-principal -u 1111-22 -p Xk9mPq2vLr8sTw4zQa --tenant t", "Xk9mPq2vLr8sTw4zQa", "-p [REDACTED:cli_password] --tenant", 1),
+    ("az-login-client-secret", "az login --service-principal -u 1111-22 -p abc8Q~deFGhijKLmnOPqrSTuvWXyz0123456789 --tenant t", "abc8", "-p [REDACTED:azure_client_secret] --tenant", 1),
+    ("oc-login", "oc login https://api.c1:6443 -u dev -p Tr0ub4dor3xQ", "Tr0ub4dor3xQ", "-u dev -p [REDACTED:cli_password]", 1),
+    ("helm-registry-login", "helm registry login ghcr.io -u me -p 'p@ss w0rd'", "p@ss w0rd", "-p '[REDACTED:cli_password]'", 1),
+    ("any-tools-login-in-a-command", '{"command": "regctl registry login r.io -u ci -p Xk9mPq2vLr8s"}', "Xk9mPq2vLr8s", "-u ci -p [REDACTED:cli_password]", 1),
+    ("any-tools-login-after-a-prompt", "$ crane auth login r.io -u ci -p Xk9mPq2vLr8s", "Xk9mPq2vLr8s", "-u ci -p [REDACTED:cli_password]", 1),
+    ("ldapsearch-w", "ldapsearch -x -D cn=admin,dc=ex,dc=org -w Xk9mPq2vLr8sTw4zQa -b dc=ex", "Xk9mPq2vLr8sTw4zQa", "-w [REDACTED:cli_password] -b dc=ex", 1),
+    ("ldapmodify-w-attached", "ldapmodify -x -D cn=admin -wS3cr3tpass -f add.ldif", "S3cr3tpass", "-w[REDACTED:cli_password] -f add.ldif", 1),
+    ("sqlplus", "sqlplus scott/Xk9mPq2vLr8sTw4zQa@orcl", "Xk9mPq2vLr8sTw4zQa", "sqlplus scott/[REDACTED:cli_password]@orcl", 1),
+    ("sqlplus-options", "sqlplus -s -L system/Summer2026!@//db:1521/svc @run.sql", "Summer2026!", "system/[REDACTED:cli_password]@//db:1521/svc @run.sql", 1),
+    ("rman-target", "rman target sys/oracle123 nocatalog", "oracle123", "target sys/[REDACTED:cli_password] nocatalog", 1),
+    ("expdp-userid", "expdp userid=scott/tiger77 directory=d dumpfile=x.dmp", "tiger77", "userid=scott/[REDACTED:cli_password] directory", 1),
+    ("smbclient-U", "smbclient //srv/share -U bob%Xk9mPq2vLr8sTw4zQa -c ls", "Xk9mPq2vLr8sTw4zQa", "-U bob%[REDACTED:cli_password] -c ls", 1),
+    ("rpcclient-domain-user", "rpcclient -U 'CORP\\bob%p@ssw0rd99' 10.0.0.5", "p@ssw0rd99", "'CORP\\bob%[REDACTED:cli_password]'", 1),
+    ("net-username", "net rpc password alice -S dc1 --user=admin%Zq8x7Lm2", "Zq8x7Lm2", "--user=admin%[REDACTED:cli_password]", 1),
     ("private-key-rsa", private_key("RSA "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
     ("private-key-ec", private_key("EC "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
     ("private-key-openssh", private_key("OPENSSH "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
@@ -300,6 +318,11 @@ def test_every_rule_has_a_positive_case():
 
 
 NEGATIVE = [
+    # Ports, paths and format strings beside the options above.
+    ("login-port", "ssh login@bastion -p 2222\nthe login page -p is for the port\n"),
+    ("ldap-prompt", "ldapsearch -x -W -D cn=admin -b dc=ex\nldapadd -x -y ~/.ldappw -f a.ldif"),
+    ("sqlplus-no-login", "sqlplus /nolog @run.sql > logs/out.txt\nsqlplus / as sysdba\nsqlplus -s @scripts/a/b.sql > out/x.log"),
+    ("dash-U-without-percent", "psql -U postgres -c 'select 100%2'\nsort -u a/b%c"),
     ("prose-password", "Please reset your password from the settings page."),
     ("prose-password-colon", "Password: must be at least 8 characters long."),
     ("prose-token", "The token budget is 2000, so the tokenizer trims long files."),
@@ -548,13 +571,19 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         (fake(40) + " ") * 5_000 + "secret",
         # Shaped like a path whose last segment fails to read as words after a run of capitals.
         ("secret 1a/" + "B" * 34 + "2Xk ") * 100,
+        # The command lines of cli_password: each start must not read the rest of the line again.
+        '"a b login ' * 20_000 + "-p",
+        "az login " * 20_000 + "-p",
+        "-U a%" * 25_000,
+        "sqlplus a/" * 10_000,
+        "ldapsearch -x " * 10_000 + "-w",
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
         "key-names", "sk-run", "at-run", "assignment-chain", "json-key-chain", "quoted-chain", "flag-chain",
         "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
         "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
-        "aws-secret-path-shapes",
+        "aws-secret-path-shapes", "any-login-words", "az-logins", "samba-users", "oracle-logins", "ldap-options",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

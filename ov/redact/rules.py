@@ -336,8 +336,9 @@ RULES: tuple[Rule, ...] = (
     Rule("age_secret_key", LazyPattern(_token("AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}")), ("age-secret-key-1",)),
     Rule(
         "azure_client_secret",
-        # Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more.
-        LazyPattern(r"Q~(?<=(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~)[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
+        # Entra ID client secrets: three characters, a digit, `Q~`, then 31 to 34 more; all of it
+        # (matched from `Q~` with the four before it in a lookbehind, those four were kept).
+        LazyPattern(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])"),
         ("q~",),
     ),
     Rule(
@@ -408,16 +409,23 @@ RULES: tuple[Rule, ...] = (
         "cli_password",
         # Commands that take a password as a short option, each with its own spelling. mysql's
         # must be attached (`-pSECRET`): `-p db` prompts and reads `db` as the database. Only the
-        # named commands: `-p` is a port, a path or `--parents` everywhere else.
+        # named commands and kinds: `-p` is a port, a path or `--parents` everywhere else.
         LazyPattern(
             r"(?<![\w./-])(?:"
             r"(?:mysql\w*|mariadb(?:-\w+)?)(?![\w-])" + _CLI_ARGS + r"-p(?=[^\s-])"
             r"|7z[az]?(?![\w-])" + _CLI_ARGS + r"-p(?=\S)"
             r"|sshpass(?![\w-])" + _CLI_ARGS + r"-p[ \t]*"
-            r"|(?:docker|podman|nerdctl|buildah)[ \t]+login(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
+            # A `login` subcommand's `-p` is its password: the registries' and clouds' named
+            # anywhere (`docker login`, `az login`, `oc login`), any tool's where a command line
+            # surely starts (quoted, as a tool call's `"command"`, in a code span, after a `$ `
+            # prompt, `;`, `&&`, `|`, `(`, `sudo`). Not at a bare line start: "the login page -p …" is prose.
+            r"|(?:(?:docker|podman|nerdctl|buildah|skopeo|az|oc|cf|helm[ \t]+registry)[ \t]+"
+            r"|(?:(?<=[\"'`;&|(])|(?<=\$ ))[ \t]*(?:sudo[ \t]+)?[\w-]+[ \t]+(?:[\w-]+[ \t]+)?)login(?=[ \t])" + _CLI_ARGS + r"-p[ \t]+"
             r"|mongo(?:sh|dump|restore|import|export)?(?![\w-])" + _CLI_ARGS + r"-p[ \t]+"
             r"|redis-cli(?![\w-])" + _CLI_ARGS + r"-a[ \t]+"
-            r"|(?:zip|unzip|sqlcmd|bcp|ipmitool)(?![\w-])" + _CLI_ARGS + r"-P[ \t]+"
+            # OpenLDAP's clients (ldapsearch, ldapmodify, ldapadd, ldapwhoami, ...): `-w` (`-W` prompts).
+            r"|ldap\w*(?![\w-])" + _CLI_ARGS + r"-w(?:[ \t]+|(?=[^\s-]))"
+            r"|(?:zip|unzip|sqlcmd|bcp|ipmitool|mosquitto_\w+)(?![\w-])" + _CLI_ARGS + r"-P[ \t]+"
             r"|ssh-keygen(?![\w-])" + _CLI_ARGS + r"-[NP][ \t]+"
             # keytool's and jarsigner's, and openssl's `pass:` argument, are spelled like no one else's.
             r"|(?<=[ \t])-(?:src|dest|new)?(?:store|key)pass[ \t]+"
@@ -427,7 +435,26 @@ RULES: tuple[Rule, ...] = (
             # Shell quotes only: a backtick is command substitution (or, in Markdown, the end of code).
             r")" + _NOT_DONE + r"(?:" + _SHELL_QUOTED + r"|(?P<secret>(?:[^\s\"'`;|&]|&(?!&)){1,256}))"
         ),
-        ("mysql", "mariadb", "7z", "sshpass", "login", "mongo", "redis-cli", "zip", "sqlcmd", "bcp", "ipmitool", "ssh-keygen", "pass", "htpasswd"),
+        ("mysql", "mariadb", "7z", "sshpass", "login", "mongo", "redis-cli", "ldap", "zip", "sqlcmd", "bcp", "ipmitool", "mosquitto", "ssh-keygen", "pass", "htpasswd"),
+        check_cli_password,
+    ),
+    Rule(
+        "cli_password",
+        # A password joined to its user in one argument. Oracle's tools take `user/password@db`
+        # first, after options only (`sqlplus -s scott/pw@orcl`, `rman target sys/pw@db`,
+        # `expdp userid=scott/pw`): a later `a/b` is a path. Samba's (smbclient, rpcclient,
+        # smbcacls, net) and impacket's take `-U user%password` (`--user=`, `--username=`).
+        LazyPattern(
+            r"(?<![\w./-])(?:"
+            r"(?:sqlplus|sqlcl|rman|expdp|impdp|sqlldr|dgmgrl)(?:[ \t]+-{1,2}[\w-]+){0,8}[ \t]+"
+            r"(?:(?:target|catalog|auxiliary)[ \t]+)?(?:userid=)?[\"']?[^\s/@\"'=]{1,128}/"
+            # The database after `@`; a Samba password may hold an `@`.
+            + _NOT_DONE + r"(?P<secret>[^\s/@\"'`;|&]{1,256})(?![^\s@\"'`;|&])"
+            r"|(?:-U[ \t]*|--user(?:name)?(?:=|[ \t]+))[\"']?[^\s%/\"'=-][^\s%/\"'=]{0,127}%"
+            + _NOT_DONE + r"(?P<secret_samba>[^\s\"'`;|&]{1,256})"
+            r")"
+        ),
+        ("sqlplus", "sqlcl", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "-u", "--user"),
         check_cli_password,
     ),
     Rule(
