@@ -1259,6 +1259,41 @@ def test_an_agents_write_and_edit_are_redacted_before_they_are_stored(ov_home):
     assert OPENAI not in text and text.count("[REDACTED:") == 2 and "# Deploying" in text
 
 
+def test_a_key_sent_in_parts_is_redacted_across_the_seam(ov_home, ov):
+    """mcp.md tells a model to send a larger text in parts: a key split between a `write` and an
+    `append`, or completed by an `edit`, matches no rule in either part. The file the commit
+    holds is what must have none; text the user wrote far from the seam is left as it was."""
+    import os as _os
+
+    from ov.mcp import tools
+    from ov.redact.engine import SEAM_CHARS
+    from tests.secrets_corpus import OPENAI_PROJ, OPENSSH
+
+    context = tools.Context.resolve({}, _os.environ)
+    far = "password=hunter2 is the example the docs give\n"  # what a full redaction would take for a secret
+    notes = "viking://resources/notes/cfg.md"
+    assert ov("write", notes, "--content", far + "x\n" * SEAM_CHARS).exit_code == 0
+    tools.call(context, "write", {"uri": notes, "content": "The key we use is " + OPENAI_PROJ[:14], "mode": "append"})
+    appended = tools.call(context, "write", {"uri": notes, "content": OPENAI_PROJ[14:] + " and it rotates monthly.\n", "mode": "append"})
+
+    block = OPENSSH
+    keyfile = "viking://resources/notes/key.md"
+    tools.call(context, "write", {"uri": keyfile, "content": block[: len(block) // 2]})
+    tools.call(context, "write", {"uri": keyfile, "content": block[len(block) // 2 :], "mode": "append"})
+
+    edits = "viking://resources/notes/edit.md"
+    tools.call(context, "write", {"uri": edits, "content": f"the key is {OPENAI_PROJ[:14]} X\n"})
+    edited = tools.call(context, "edit", {"uri": edits, "old": " X", "new": OPENAI_PROJ[14:]})
+
+    store = context.store()
+    texts = {uri: store.read(store.uri(uri)).content for uri in (notes, keyfile, edits)}
+    assert not any(OPENAI_PROJ in text for text in texts.values()), texts
+    assert appended["content"][0]["text"].endswith("; 1 secret redacted") and edited["content"][0]["text"].endswith("; 1 secret redacted")
+    assert texts[notes].startswith(far) and texts[notes].endswith("The key we use is [REDACTED:openai_key] and it rotates monthly.\n")
+    assert texts[keyfile].replace("[REDACTED:private_key]", "").strip() == "", texts[keyfile]  # the first half's marker, then the rest's
+    assert texts[edits] == "the key is [REDACTED:openai_key]\n"
+
+
 def test_find_below_a_place_that_does_not_exist_is_a_tool_error(ov_home):
     """Agents mistype URIs too: "no results" would send the model looking elsewhere."""
     import os as _os

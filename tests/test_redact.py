@@ -127,6 +127,8 @@ POSITIVE = [
     ("private-key-pkcs8", private_key(""), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
     ("private-key-encrypted", private_key("ENCRYPTED "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
     ("private-key-pgp", private_key("PGP "), PRIVATE_KEY_BODY, "[REDACTED:private_key]", 1),
+    # The rest of a key written in parts, its first part redacted already as a truncated key.
+    ("private-key-rest", "[REDACTED:private_key]Zm9vYmFy/+q\nQUJDREVGR0hJSktMTU5PUA==\n-----END OPENSSH PRIVATE KEY-----\n", "QUJDREVGR0hJSktMTU5PUA==", "[REDACTED:private_key][REDACTED:private_key]\n", 1),
     (
         "private-key-truncated",
         "$ head -3 id_rsa\n-----BEGIN RSA PRIVATE KEY-----\n" + fake(64) + "\n" + fake(64) + "\n$ ls",
@@ -577,6 +579,7 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "-U a%" * 25_000,
         "sqlplus a/" * 10_000,
         "ldapsearch -x " * 10_000 + "-w",
+        "[REDACTED:private_key]" + "\nAAAA" * 25_000,
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
@@ -584,6 +587,7 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
         "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
         "aws-secret-path-shapes", "any-login-words", "az-logins", "samba-users", "oracle-logins", "ldap-options",
+        "private-key-rest-without-end",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

@@ -773,26 +773,20 @@ def _write(store, args: _Args, _context: Context) -> str:
     mode = args.text("mode", "replace")
     if mode not in ("replace", "append", "create"):
         raise InvalidInput(f"unknown mode {mode!r}", hint="modes are: replace, append, create")
-    content, redacted = _scrubbed(args.text("content", required=True))
-    result = store.write(store.file_uri(uri), content.encode("utf-8"), mode)
-    return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)") + _redacted_note(redacted)
+    # Redacted by the store, under its lock: an append's secret may begin in what the file held
+    # (a key sent in parts). What a model writes came from a session, and a key stored in a commit
+    # stays in history and in every backup (PRODUCT.md, sessions and memory).
+    result = store.write(store.file_uri(uri), args.text("content", required=True).encode("utf-8"), mode, redact=True)
+    return f"wrote {uri}" + (f" (commit {result.commit[:10]})" if result.commit else " (unchanged)") + _redacted_note(result.redacted)
 
 
 def _edit(store, args: _Args, _context: Context) -> str:
     uri = args.text("uri", required=True)
-    new, redacted = _scrubbed(args.text("new", required=True))
-    result, count = store.edit(store.uri(uri), args.text("old", required=True), new, replace_all=args.flag("all"))
+    new = args.text("new", required=True)
+    result, count = store.edit(store.uri(uri), args.text("old", required=True), new, replace_all=args.flag("all"), redact=True)
     if not result.commit:  # `new` is `old`: said as `write` of the same content says it
-        return f"{uri} is unchanged: `new` is the same as `old`; nothing changed, no commit" + _redacted_note(redacted)
-    return f"replaced {counted(count, 'occurrence')} in {uri} (commit {result.commit[:10]})" + _redacted_note(redacted)
-
-
-def _scrubbed(text: str) -> tuple[str, int]:
-    """An agent's text with its secrets redacted: what a model writes came from a session, and a
-    key stored in a commit stays in history and in every backup (PRODUCT.md, sessions and memory)."""
-    from ov.redact.engine import redact
-
-    return redact(text)
+        return f"{uri} is unchanged: `new` is the same as `old`; nothing changed, no commit" + _redacted_note(result.redacted)
+    return f"replaced {counted(count, 'occurrence')} in {uri} (commit {result.commit[:10]})" + _redacted_note(result.redacted)
 
 
 def _redacted_note(count: int) -> str:

@@ -98,6 +98,24 @@ def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
     return text, total
 
 
+# How far around what a write changed its seams are read again: a secret that one write
+# completes (a key sent in two `append`s, an `edit` that finishes one) lies across a seam, and a
+# private key's block (BEGIN to END, a few KB) is the longest secret a rule reads.
+SEAM_CHARS = 16384
+
+
+def redact_span(text: str, start: int, end: int) -> tuple[str, int]:
+    """``text`` with the secrets redacted that lie in ``text[start:end]`` (what a write put there)
+    or across its seams: :func:`redact` from the line holding :data:`SEAM_CHARS` before ``start``
+    to the end of the line holding as many after ``end``. Redacting each part alone kept a key
+    split in two whole. What lies further off is left as it was written."""
+    low = text.rfind("\n", 0, max(0, start - SEAM_CHARS)) + 1
+    high = text.find("\n", min(len(text), end + SEAM_CHARS))
+    high = len(text) if high == -1 else high
+    redacted, count = redact(text[low:high])
+    return (text[:low] + redacted + text[high:], count) if count else (text, 0)
+
+
 # A piece of a known secret this long, echoed back ("Incorrect API key provided: sk-proj-AbCdEfGh..."),
 # gives away most of it; shorter runs match ordinary words.
 KNOWN_PIECE_CHARS = 8

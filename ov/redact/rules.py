@@ -225,6 +225,16 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "private_key",
+        # The rest of a key whose start is redacted already (up to its END line; from mid-line):
+        # a key written in parts, the first part alone taken as a truncated one (Store.write's ``redact``).
+        LazyPattern(
+            r"\[REDACTED:private_key\](?P<secret>[A-Za-z0-9+/=]*+[ \t]*(?:\r?\n|\\n)"
+            r"(?:[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z][\w-]*:[^\r\n\\]*)?[ \t]*(?:\r?\n|\\n))*+" + _PRIVATE_KEY_LABEL.format(end="END") + ")"
+        ),
+        ("[redacted:private_key]",),
+    ),
+    Rule(
+        "private_key",
         # PuTTY keys keep the private half in base64 lines after `Private-Lines: N`.
         LazyPattern(
             r"Private-Lines:[ \t]*\d+\r?\n"

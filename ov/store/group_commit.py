@@ -232,7 +232,7 @@ def encode(result: Any) -> dict:
 
 
 def decode_commit(data: dict) -> CommitResult:
-    return CommitResult(data["command"], tuple(data["uris"]), data["commit"])
+    return CommitResult(data["command"], tuple(data["uris"]), data["commit"], data.get("redacted", 0))
 
 
 def _serve_one(store: Store, chain: CommitChain, content: dict) -> dict:

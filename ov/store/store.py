@@ -14,7 +14,7 @@ import os
 import stat as stat_mod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Literal, NamedTuple
@@ -116,6 +116,7 @@ class CommitResult:
     command: str
     uris: tuple[str, ...]
     commit: str | None
+    redacted: int = 0  # secrets a write asked to redact replaced (Store.write's and edit's ``redact``)
 
     @property
     def changed(self) -> bool:
@@ -479,7 +480,10 @@ class Store:
         """A transaction planned without the write lock; see :class:`Draft`."""
         return Draft(self)
 
-    def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace") -> CommitResult:
+    def write(self, uri: VikingURI, data: bytes, mode: WriteMode = "replace", *, redact: bool = False) -> CommitResult:
+        """Write ``data`` to the file at ``uri`` (``mode``: replace it, append to it, create it).
+        ``redact``: its secrets go (a model's text, which came from its session), and an append's
+        across the seam with what the file held: a key sent in two parts is whole only there."""
         self.require_file_uri(uri)
         _refuse_bookkeeping(uri)
         self._check_text(uri, data)
@@ -489,22 +493,31 @@ class Store:
 
         # Checked text is UTF-8, so it travels as text in a queued request.
         args = {"uri": str(uri), "text": data.decode("utf-8", "surrogateescape"), "mode": mode}
+        if redact:  # only then: a holder from before the argument still serves every other write
+            args["redact"] = True
         return group_commit.run(self, "write", args, group_commit.decode_commit)
 
-    def _write(self, uri: VikingURI, data: bytes, mode: WriteMode) -> CommitResult:
+    def _write(self, uri: VikingURI, data: bytes, mode: WriteMode, redact: bool = False) -> CommitResult:
         with self.transaction() as tx:
             current = tx.existing_file(uri)
             if mode == "create" and current is not None:
                 raise AlreadyExists(f"{uri} already exists", hint="use {mode=replace} or {mode=append}", arguments={"mode"})
             new = (current or b"") + data if mode == "append" else data
+            redacted = 0
+            if redact:
+                kept = current if mode == "append" and current else b""
+                new, redacted = _redacted_after(new, kept)
             self._check_size(uri, new)
             if uri.name in sidecar.SIDECARS:  # what the file will hold, appended to or not
                 _check_sidecar(uri, new)
                 new = sidecar.by_hand(new, "write")
             tx.put(uri, new)
-            return tx.commit("write", [uri])
+            return replace(tx.commit("write", [uri]), redacted=redacted)
 
-    def edit(self, uri: VikingURI, old: str, new: str, *, replace_all: bool = False) -> tuple[CommitResult, int]:
+    def edit(self, uri: VikingURI, old: str, new: str, *, replace_all: bool = False, redact: bool = False) -> tuple[CommitResult, int]:
+        """Replace ``old`` with ``new`` in the file at ``uri`` (once, or each time: ``replace_all``).
+        ``redact``: secrets go from what the edit put there and across its seams (``new`` that
+        completes a key the text beside it began)."""
         if not old:
             raise InvalidInput("the text to replace is empty")
         _refuse_bookkeeping(uri)
@@ -523,12 +536,19 @@ class Store:
             if count > 1 and not replace_all:
                 raise AmbiguousMatch(f"the text to replace occurs {count} times in {uri}")
             updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+            redacted = 0
+            if redact:
+                from ov.redact.engine import redact_span
+
+                # Between the first replacement and the last: the text after the last is the old text's end.
+                first, last = text.find(old), (text.rfind(old) if replace_all else text.find(old)) + len(old)
+                updated, redacted = redact_span(updated, first, len(updated) - (len(text) - last))
             data = updated.encode("utf-8")
             if uri.name in sidecar.SIDECARS:
                 _check_sidecar(uri, data, before=current)
                 data = sidecar.by_hand(data, "edit")
             tx.put(uri, data)
-            return tx.commit("edit", [uri]), count if replace_all else 1
+            return replace(tx.commit("edit", [uri]), redacted=redacted), count if replace_all else 1
 
     def mkdir(self, uri: VikingURI, description: str | None = None) -> CommitResult:
         self.require_content_uri(uri)
@@ -1451,9 +1471,19 @@ def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
         raise InvalidInput(f"invalid line range {text!r}", hint="use START:END, START:, :END or N") from None
 
 
-def locked_write(store: Store, uri: str, text: str, mode: WriteMode) -> CommitResult:
+def locked_write(store: Store, uri: str, text: str, mode: WriteMode, redact: bool = False) -> CommitResult:
     """The locked step of :meth:`Store.write` (checked before the lock), as a queued request runs it."""
-    return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode)
+    return store._write(store.uri(uri), text.encode("utf-8", "surrogateescape"), mode, redact)
+
+
+def _redacted_after(data: bytes, kept: bytes) -> tuple[bytes, int]:
+    """``data``, which is ``kept`` and then what a write put after it, with the secrets redacted
+    in what the write put there and across the seam (:func:`ov.redact.engine.redact_span`)."""
+    from ov.redact.engine import redact_span
+
+    text = data.decode("utf-8", "surrogateescape")
+    redacted, count = redact_span(text, len(kept.decode("utf-8", "surrogateescape")), len(text))
+    return (redacted.encode("utf-8", "surrogateescape"), count) if count else (data, 0)
 
 
 def commit_message(command: str, uris: list[str], subject: str | None = None, *, via: str | None = None, hand_edits: Sequence[str] = ()) -> str:
