@@ -23,8 +23,11 @@ TEMP_MARKER = ".ov-tmp-"
 _HFS_IGNORED = dict.fromkeys([0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF])
 # Names git gives a meaning inside a tree; each is refused in every spelling below.
 _GIT_NAMES = frozenset({".git", ".gitmodules", ".gitattributes"})
+# Of those, the ones git refuses only when they are not a plain file (a link, a folder).
+_GIT_FILE_NAMES = frozenset({".gitmodules", ".gitattributes"})
 # Their NTFS 8.3 short names ("git~1", "gitmod~2", and the hashed fallbacks git also checks).
 _SHORT_NAME_RE = re.compile(r"(?:git|gitmod|gi7eba|gitatt|gi7d29)~[0-9]+")
+_SHORT_NAMES = {"git": ".git", "gitmod": ".gitmodules", "gi7eba": ".gitmodules", "gitatt": ".gitattributes", "gi7d29": ".gitattributes"}
 
 
 def reserved_reason(name: str) -> str | None:
@@ -38,9 +41,23 @@ def reserved_reason(name: str) -> str | None:
 
 def is_git_name(name: str) -> bool:
     """Whether some file system reads ``name`` as ``.git``, ``.gitmodules`` or ``.gitattributes``."""
+    return git_name(name) is not None
+
+
+def is_git_file_name(name: str) -> bool:
+    """Whether ``name`` reads as ``.gitmodules`` or ``.gitattributes``: names git refuses in a tree
+    only when they are not a plain file (``git fsck``'s ``gitmodulesSymlink``); as a plain file
+    each is what a hosting service's template or ``git lfs track`` commits."""
+    return git_name(name) in _GIT_FILE_NAMES
+
+
+def git_name(name: str) -> str | None:
+    """The name of git's (``.git``, ``.gitmodules``, ``.gitattributes``) some file system reads ``name`` as, or None."""
     if name.isascii() and "gi" not in name.lower():
-        return False  # the common case, checked on every path a commit writes: no translation
+        return None  # the common case, checked on every path a commit writes: no translation
     # NTFS drops trailing dots and spaces and reads "name:stream" as "name"; HFS+ drops the
     # ignorable code points; both compare without case. What is left is what git compares.
     core = name.translate(_HFS_IGNORED).split(":", 1)[0].rstrip(" .").lower()
-    return core in _GIT_NAMES or bool(_SHORT_NAME_RE.fullmatch(core))
+    if core in _GIT_NAMES:
+        return core
+    return _SHORT_NAMES[core.partition("~")[0]] if _SHORT_NAME_RE.fullmatch(core) else None

@@ -718,6 +718,11 @@ HOSTILE = {
     "gitlink": ((b"resources", b"sub"), GITLINK, b"0123456789abcdef0123456789abcdef01234567"),
     "temp-file": ((b"resources", b"a.md.ov-tmp-1"), FILE, b"x\n"),
     "too-long": ((b"resources", *[b"d" * 200] * 16, b"x.md"), FILE, b"x\n"),
+    # git refuses these names when they are not plain files; inside a scope ov never writes one at all.
+    "gitmodules-link": ((b".gitmodules",), LINK, b"/etc/passwd"),
+    "gitattributes-folder": ((b".gitattributes", b"x"), FILE, b"x\n"),
+    "gitattributes-ntfs-short-link": ((b"gitatt~1",), LINK, b"../x"),
+    "gitattributes-in-a-scope": ((b"resources", b".gitattributes"), FILE, b"*.md filter=lfs\n"),
 }
 
 
@@ -1003,20 +1008,29 @@ def test_files_outside_the_scopes_on_the_remote_are_kept_in_the_tree_and_ignored
     from dulwich.repo import Repo
 
     shared_start(homes, str(bare))
-    add_commit(bare, {(b"README.md",): (FILE, b"# team context\n"), (b".github", b"ci.yml"): (FILE, b"on: push\n")})
+    # A plain .gitattributes or .gitmodules too: git reserves those names only for what is not a plain file.
+    add_commit(
+        bare,
+        {
+            (b"README.md",): (FILE, b"# team context\n"),
+            (b".github", b"ci.yml"): (FILE, b"on: push\n"),
+            (b".gitattributes",): (FILE, b"* text=auto\n"),
+            (b".GITMODULES",): (FILE, b""),
+        },
+    )
     write(homes, "b", "viking://resources/mine.md", "local\n")  # the pull merges
     for home in ("a", "b"):  # a: fast-forward, b: merge
         pulled = homes(home, "pull", "--json")
         assert pulled.exit_code == 0, pulled.stderr
         assert "README.md" not in pulled.json["result"]["changed"]
         account = homes.path[home] / "accounts" / "default"
-        assert not (account / "README.md").exists() and not (account / ".github").exists()
+        assert not [p for p in ("README.md", ".github", ".gitattributes", ".GITMODULES") if (account / p).exists()]
         assert homes(home, "status", "--json").json["result"]["clean"]
         assert homes(home, "fsck").exit_code == 0
     assert homes("b", "push").exit_code == 0
     with Repo(str(bare)) as repo:
         tree = repo[repo[repo.refs[b"refs/heads/main"]].tree]
-        assert b"README.md" in tree and b"resources" in tree
+        assert {b"README.md", b".gitattributes", b".GITMODULES", b"resources"} <= set(tree)
 
 
 def test_a_merge_writes_the_generated_summaries_again_instead_of_conflict_copies(homes, bare, tmp_path):

@@ -22,6 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from ov.errors import quote
+from ov.names import is_git_file_name
 from ov.uri import PUBLIC_SCOPES, segment_problem, work_path_problem
 
 # git's modes of a regular file: ov writes the first, plain git the second for an executable
@@ -64,8 +65,15 @@ def ignored_entry(name: bytes, mode: int) -> bool:
     scopes (``README.md``, ``.gitignore``, ``docs/``), which a hosting service or a teammate with
     plain git committed. As ``ov status`` ignores such a file in the work tree, ov never reads it
     from a tree nor writes it to the work tree; a pull keeps it in the tree as it is, so that a push
-    gives it back. An escape (``.git``, ``..``), a link or a submodule is never ignored but refused."""
-    return name.decode("utf-8", "replace") not in PUBLIC_SCOPES and entry_problem(name, mode) is None
+    gives it back. So is a plain ``.gitattributes`` or ``.gitmodules`` (``* text=auto``, ``git lfs
+    track``): git reserves those names only for what is not a plain file. An escape (``.git``,
+    ``..``), a link or a submodule, and a folder or link of those two names, is never ignored but refused."""
+    text = name.decode("utf-8", "replace")
+    if text in PUBLIC_SCOPES:
+        return False
+    if mode in FILE_MODES and is_git_file_name(text):
+        return True
+    return entry_problem(name, mode) is None
 
 
 def in_scopes(path: str) -> bool:
