@@ -102,6 +102,12 @@ POSITIVE = [
     ("bearer-anywhere", f'{{"headers": {{"auth": "Bearer {OPAQUE}"}}}}', OPAQUE, '"auth": "Bearer [REDACTED:bearer_token]"', 1),
     ("authorization-basic", "Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy", "Authorization: Basic [REDACTED:authorization]", 1),
     ("authorization-raw", f"Authorization: {OPAQUE}", OPAQUE, "Authorization: [REDACTED:authorization]", 1),
+    # A session's cookie, where cookies are sent; a line of ~/.pgpass.
+    ("curl-cookie", "curl -b 'session=9f8e7d6c5b4a39281706f5e4d3c2b1a0' https://app.example.com/api", "9f8e7d6c5b4a392817", "-b 'session=[REDACTED:session_cookie]'", 1),
+    ("cookie-header-second", "Cookie: theme=dark; _session_id=q8vr2mz4xw9kl3pt7s; lang=en", "q8vr2mz4xw9kl3pt7s", "_session_id=[REDACTED:session_cookie]; lang=en", 1),
+    ("set-cookie", "Set-Cookie: JSESSIONID=A1B2C3D4E5F60718293A; Path=/; HttpOnly", "A1B2C3D4E5F60718293A", "JSESSIONID=[REDACTED:session_cookie]; Path=/", 1),
+    ("pgpass-line", "db.example.com:5432:app:app_user:Xk9mPq2vLr8s\n*:*:*:postgres:S3cr3tpass\n", "Xk9mPq2vLr8s", "app_user:[REDACTED:pgpass_password]\n*:*:*:postgres:[REDACTED:pgpass_password]\n", 2),
+    ("pgpass-echo", 'echo "localhost:5432:*:bob:Tr0ub4dor3x" >> ~/.pgpass', "Tr0ub4dor3x", 'bob:[REDACTED:pgpass_password]" >>', 1),
     # The password option of a tool's `login` (Azure's service principal, OpenShift, Helm), OpenLDAP's
     # `-w`, a password joined to its user (Oracle's `user/pw@db`, Samba's `-U user%pw`); the whole
     # of an Azure client secret, its first four characters included.
@@ -324,6 +330,8 @@ NEGATIVE = [
     ("login-port", "ssh login@bastion -p 2222\nthe login page -p is for the port\n"),
     ("ldap-prompt", "ldapsearch -x -W -D cn=admin -b dc=ex\nldapadd -x -y ~/.ldappw -f a.ldif"),
     ("sqlplus-no-login", "sqlplus /nolog @run.sql > logs/out.txt\nsqlplus / as sysdba\nsqlplus -s @scripts/a/b.sql > out/x.log"),
+    ("cookies-not-a-session", "Cookie: theme=dark; lang=en\nCookie: sessionid=<your-session-id>\ngit checkout -b session-9f8e7d6c5b4a"),
+    ("colon-runs", "10:20:30:40:50\nmain.c:12:3: warning: unused\nlocalhost:5432:*:me:password\n"),
     ("dash-U-without-percent", "psql -U postgres -c 'select 100%2'\nsort -u a/b%c"),
     ("prose-password", "Please reset your password from the settings page."),
     ("prose-password-colon", "Password: must be at least 8 characters long."),
@@ -580,6 +588,9 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "sqlplus a/" * 10_000,
         "ldapsearch -x " * 10_000 + "-w",
         "[REDACTED:private_key]" + "\nAAAA" * 25_000,
+        "Cookie: a=b;" * 20_000,
+        "curl -b a=" * 20_000,
+        "\na.b:1:" * 20_000,
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
@@ -587,7 +598,7 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "line-number-colons", "numbered-key-lines", "grep-gutter-colons", "grep-gutter-dashes",
         "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
         "aws-secret-path-shapes", "any-login-words", "az-logins", "samba-users", "oracle-logins", "ldap-options",
-        "private-key-rest-without-end",
+        "private-key-rest-without-end", "cookie-pairs", "curl-cookie-runs", "pgpass-shapes",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

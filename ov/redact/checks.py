@@ -30,6 +30,7 @@ __all__ = [
     "check_netrc",
     "check_prose",
     "check_sas_signature",
+    "check_session_cookie",
     "check_url_password",
     "has_digit",
     "is_generated_token",
@@ -324,6 +325,13 @@ QUOTE_GROUPS = ("dq", "sq", "bq", "eq")
 def has_digit(m: re.Match[str], start: int, end: int) -> bool:
     secret = m.string[start:end]
     return any(c.isdigit() for c in secret) and not _MASKED.search(secret)
+
+
+def check_session_cookie(m: re.Match[str], start: int, end: int) -> bool:
+    """A session cookie's value: a generated id (8 characters or more, a digit among them), not
+    an example's placeholder (`sessionid=<your-session>`, `session=xxxxxxxx`)."""
+    value = m.string[start:end]
+    return len(value) >= 8 and has_digit(m, start, end) and not _is_placeholder(value)
 
 
 def check_credential(m: re.Match[str], start: int, end: int) -> bool:

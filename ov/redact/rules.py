@@ -135,6 +135,7 @@ from ov.redact.checks import (
     check_netrc,
     check_prose,
     check_sas_signature,
+    check_session_cookie,
     check_url_password,
     has_digit,
     is_generated_token,
@@ -410,6 +411,20 @@ RULES: tuple[Rule, ...] = (
         check_credential,
     ),
     Rule(
+        "session_cookie",
+        # A session's cookie (`session`, `sessionid`, `_session_id`, `PHPSESSID`, `JSESSIONID`,
+        # `connect.sid`, `laravel_session`) where cookies are sent: a `Cookie:` or `Set-Cookie:`
+        # header, or curl's `-b` / `--cookie`. Whoever holds it is logged in as its user.
+        LazyPattern(
+            r"(?i)(?:(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*|(?<![\w./-])curl(?![\w-])" + _CLI_ARGS + r"(?:-b|--cookie)[ \t]+[\"']?)"
+            # Other cookies before it, each bounded: one header's search stays short.
+            r"(?:[^\s;=\"']{1,64}=[^\s;\"']{0,1024};[ \t]*){0,16}?"
+            r"(?P<name>[\w.-]{0,40}(?:sess|sid)[\w.-]{0,40})=" + _NOT_DONE + r"(?P<secret>[^\s;\"',]{1,4096})"
+        ),
+        ("cookie", "curl"),
+        check_session_cookie,
+    ),
+    Rule(
         "user_password",
         LazyPattern(r"-(?<![\w-]-)(?:u|-user)[ \t]+[\"']?[^\s:\"'/@\[\]=]+:" + _NOT_DONE + r"(?P<secret>[^\s\"']+)"),
         ("-u ", "-u\t", "--user"),
@@ -466,6 +481,18 @@ RULES: tuple[Rule, ...] = (
         ),
         ("sqlplus", "sqlcl", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "-u", "--user"),
         check_cli_password,
+    ),
+    Rule(
+        "pgpass_password",
+        # A line of PostgreSQL's ~/.pgpass, `host:port:database:user:password` (`*` for any), alone
+        # on its line or quoted (`echo "…" >> ~/.pgpass`). The host holds a letter or a dot (a name,
+        # an address) and the port is a number: `10:20:30:40:50` is no such line.
+        LazyPattern(
+            r"(?m)(?:^|(?<=[\"']))[ \t]*(?:\*|[\w.-]{0,252}[A-Za-z.][\w.-]{0,252}):(?:\d{1,5}|\*):"
+            r"[^\s:\"']{1,128}:[^\s:\"']{1,128}:" + _NOT_DONE + r"(?P<secret>(?:[^\s:\\\"']|\\.){1,256})(?=[\"']|[ \t]*\r?$)"
+        ),
+        (":",),
+        check_url_password,
     ),
     Rule(
         "netrc_password",
