@@ -435,10 +435,10 @@ def test_extraction_negative(text):
      ("guaranteed", True, "guaranteed"), ("proceed", False, "proceeds")],
 )
 def test_a_past_form_is_told_apart_and_left_as_it_is(verb, past, third):
-    from ov.sessions.memory import text as tx
+    from ov.sessions.memory import verbs
 
-    assert tx.is_past(verb) is past
-    assert tx.conjugate(verb) == third
+    assert verbs.is_past(verb) is past
+    assert verbs.conjugate(verb) == third
 
 
 @pytest.mark.parametrize(

@@ -189,7 +189,7 @@ def _profile_lines(uri: VikingURI, content: str, budget: int) -> str:
     newest (new lines are added at the end), shown in the file's order, and a count of the rest
     with the way to them. Only the count when no line fits."""
     from ov.retrieval.context import render_element
-    from ov.sessions.memory.merge import line_key
+    from ov.sessions.memory.lines import line_key
 
     lines = content.splitlines()
     shown = [i for i, line in enumerate(lines) if line.strip()]

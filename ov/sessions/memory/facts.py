@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
-from ov.sessions.memory import topics
+from ov.sessions.memory import topics, verbs
 from ov.sessions.memory.employer import joined_employer
 from ov.sessions.memory.instructions import (
     CONDITIONAL_STEP_RE,
@@ -172,7 +172,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
         first = mine = team = None  # something that happened on a day, or a passing state: a note for events
     if first:
-        verb, fact = tx.third_person_parts(restore(first.group("rest")))
+        verb, fact = verbs.third_person_parts(restore(first.group("rest")))
         lead = verb + " " if verb else ""
     elif mine:
         lead, fact = "The user's ", restore(mine.group("rest"))
@@ -243,7 +243,7 @@ def _team_system(body: str, restore) -> Statement | None:
     value = value_of(match.group("x"), restore)
     if not informative(value) or len(value.split()) > 4:
         return None
-    return entity_fact(restore(match.group("name")), f"{tx.conjugate(match.group('verb').lower())} {value}")
+    return entity_fact(restore(match.group("name")), f"{verbs.conjugate(match.group('verb').lower())} {value}")
 
 
 def _team_change(body: str, restore) -> Statement | None:

@@ -17,13 +17,21 @@ reproducible from the same inputs.
 from __future__ import annotations
 
 import fnmatch
-import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.lines import (
+    KEY_RE,
+    TRAILING_PUNCT,
+    content_words,
+    is_item,
+    normalise,
+    present,
+    split_item,
+)
 from ov.sessions.memory.now import holds_now
 from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
 from ov.sessions.memory.schema import MemorySchema
@@ -43,14 +51,6 @@ SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
 # "fish tacos" or "Emacs Lisp". A probe ending in " +" is a name so followed (see _matches).
 NAME_END = (
     r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead)\b)"
-)
-_ITEM_RE = re.compile(r"^(?P<prefix>\s*(?:[-*+]|\d+[.)])\s+)?(?P<body>.*?)\s*$")
-_KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
-_TRAILING_PUNCT = ".!;,:"
-# Words that say nothing about which fact a line states.
-_STOPWORDS = frozenset(
-    "a an the i me my mine is am are was were be been to of in on at for and or but with by as it its "
-    "this that these those their they user user's now currently still instead anymore any more".split()
 )
 # A correction may replace a line only if they share at least this share of its content words.
 MIN_OVERLAP = 0.5
@@ -140,7 +140,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
             _apply_replace(lines, *op)
             continue
         if isinstance(op, Supersede):
-            if any(_is_item(line) and _matches(_split(line)[1], probe) for line in lines for probe in op.present):
+            if any(is_item(line) and _matches(split_item(line)[1], probe) for line in lines for probe in op.present):
                 continue  # a stored line already says it, or more
             if not apply_supersede(lines, op.probes, op.line, moves) and op.append:
                 lines[:] = patch_text("\n".join(lines), op.otherwise or op.line, moves=moves).splitlines()
@@ -150,13 +150,13 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
                 lines[:] = patch_text("\n".join(lines), op.otherwise, moves=moves).splitlines()
             continue
         line = op.rstrip()
-        prefix, body = _split(line)
+        prefix, body = split_item(line)
         restated, negated = _RESTATE_RE.match(body), _NEGATE_RE.match(body)
         if restated:
             line, probe = prefix + _capitalise(restated.group("rest")), restated.group("rest")
         else:  # a negation ("No longer X"): a plain line was merged above (see _plain)
             probe = negated.group("rest") if negated else body
-        if _present(lines, _split(line)[1]):
+        if present(lines, split_item(line)[1]):
             continue
         target = find_target(lines, probe)
         if target is None:
@@ -169,7 +169,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
 def _plain(line: str) -> bool:
     """Whether ``line`` of incoming text is merged as it is (appended unless present): not a
     correction ("Actually, X", "No longer X"), or a heading."""
-    body = _split(line.rstrip())[1]
+    body = split_item(line.rstrip())[1]
     return body.startswith("#") or not (_RESTATE_RE.match(body) or _NEGATE_RE.match(body))
 
 
@@ -190,18 +190,18 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Mo
     my name is Ada"), keeps that statement, as a line of its own or, through ``moves``, in the
     file it belongs to: a correction ends what it names and nothing else (see :func:`_other_clauses`).
     """
-    hits = [i for i, line in enumerate(lines) if _is_item(line) and any(_matches(_split(line)[1], p) for p in probes)]
+    hits = [i for i, line in enumerate(lines) if is_item(line) and any(_matches(split_item(line)[1], p) for p in probes)]
     if not hits:
         return False
-    prefix, body = _split(new.rstrip())
+    prefix, body = split_item(new.rstrip())
     restated = _RESTATE_RE.match(body)
     body = _capitalise(restated.group("rest")) if restated else body
-    line = (prefix or _split(lines[hits[0]])[0]) + body
+    line = (prefix or split_item(lines[hits[0]])[0]) + body
     others = [line_ for i, line_ in enumerate(lines) if i not in hits]
     kept = [clause for i in hits for clause in _other_clauses(lines[i], others, moves)]
     for i in reversed(hits[1:]):
         del lines[i]
-    if _present(others, body):
+    if present(others, body):
         lines[hits[0] : hits[0] + 1] = kept
     elif nfc(line) != nfc(lines[hits[0]]):  # the same line with its accent typed decomposed changes nothing
         lines[hits[0] : hits[0] + 1] = [line, *kept]
@@ -225,7 +225,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
         return rf"(?<![\w-]){re.escape(' '.join(nfc(value).split()))}(?![\w-])"
 
     pattern = re.compile(named(old), re.IGNORECASE)
-    items = [i for i, line in enumerate(lines) if _is_item(line) and not _NEGATE_RE.match(_split(line)[1]) and pattern.search(nfc(line))]
+    items = [i for i, line in enumerate(lines) if is_item(line) and not _NEGATE_RE.match(split_item(line)[1]) and pattern.search(nfc(line))]
     # A recorded switch from ``old`` stays as it was said: swapped, "switched from Python to Go"
     # would say "from Go to Go". When it names ``new`` too, it already says this switch.
     left_behind = re.compile(_LEFT_BEHIND + named(old), re.IGNORECASE)
@@ -239,10 +239,10 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
         if narrower:
             lines[narrower[0]] = otherwise.rstrip()
             said = True
-    hits = [i for i in items if i not in records and holds_now(_split(lines[i])[1])]
+    hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1])]
     for i in reversed(hits):
         swapped = pattern.sub(lambda _match: new, nfc(lines[i]), count=1)
-        if _present([line for j, line in enumerate(lines) if j != i], _split(swapped)[1]):
+        if present([line for j, line in enumerate(lines) if j != i], split_item(swapped)[1]):
             del lines[i]
         else:
             lines[i] = swapped
@@ -260,25 +260,25 @@ def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) 
     ("tabs, but only in Go") is part of the value it follows. ``moves`` is told each statement in
     the words an older version merged, first person included; one it does not take stays here.
     """
-    prefix, body = _split(line)
-    if not _is_item(line):
+    prefix, body = split_item(line)
+    if not is_item(line):
         return []
     kept: list[str] = []
     for part in _statements(body)[1:]:
-        if part and not (moves is not None and moves(part)) and not _present([*lines, *kept], part):
+        if part and not (moves is not None and moves(part)) and not present([*lines, *kept], part):
             kept.append(prefix + _capitalise(part))
     return kept
 
 
 def _statements(body: str) -> list[str]:
     """The statements of a line's text, split as :func:`_other_clauses` says; the first is never empty."""
-    parts = [clause.strip().rstrip(_TRAILING_PUNCT) for part in re.split(r";\s+", body) for clause in tx.clauses(part)]
+    parts = [clause.strip().rstrip(TRAILING_PUNCT) for part in re.split(r";\s+", body) for clause in tx.clauses(part)]
     return [part for part in parts if part] or [body]
 
 
 def _matches(body: str, probe: str) -> bool:
     have, want = normalise(body), " ".join(nfc(probe).lower().split())
-    key = _KEY_RE.match(body)
+    key = KEY_RE.match(body)
     if want.endswith(":"):
         return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
     if want.startswith("*:"):
@@ -298,11 +298,11 @@ def _matches(body: str, probe: str) -> bool:
 
 def find_target(lines: Sequence[str], probe: str) -> int | None:
     """The index of the one line ``probe`` corrects, or None when it cannot be told."""
-    items = [(i, _split(line)[1]) for i, line in enumerate(lines) if _is_item(line)]
-    key = _KEY_RE.match(probe)
+    items = [(i, split_item(line)[1]) for i, line in enumerate(lines) if is_item(line)]
+    key = KEY_RE.match(probe)
     if key:
         wanted = normalise(key.group("key"))
-        same_key = [i for i, body in items if (m := _KEY_RE.match(body)) and normalise(m.group("key")) == wanted]
+        same_key = [i for i, body in items if (m := KEY_RE.match(body)) and normalise(m.group("key")) == wanted]
         if len(same_key) == 1:
             return same_key[0]
     exact = [i for i, body in items if normalise(body) == normalise(probe)]
@@ -317,24 +317,6 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
     return scored[0][1]
 
 
-def line_key(line: str) -> str | None:
-    """The key a line states a value of (``- Shell: zsh`` -> ``shell``), normalised; None for a line without one."""
-    match = _KEY_RE.match(_split(nfc(line))[1])
-    return normalise(match.group("key")) if match else None
-
-
-@functools.lru_cache(maxsize=8192)  # a file's lines are compared with every probe of every op merged into it
-def normalise(text: str) -> str:
-    """The form two lines are compared in: NFC (an accent typed decomposed is the same letter), no
-    bullet, lower case, single spaces, no trailing punctuation."""
-    body = _split(nfc(text))[1]
-    return " ".join(body.lower().split()).rstrip(_TRAILING_PUNCT + " ")
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
-
-
 def _apply_replace(lines: list[str], old: str, new: str) -> None:
     matches = [i for i, line in enumerate(lines) if line.strip() and normalise(line) == normalise(old)]
     new = new.rstrip()
@@ -343,12 +325,12 @@ def _apply_replace(lines: list[str], old: str, new: str) -> None:
             del lines[i]
         return
     if not matches:
-        if not _present(lines, new):
+        if not present(lines, new):
             _append(lines, new)
         return
-    if not _split(new)[0]:
-        new = _split(lines[matches[0]])[0] + new.strip()  # keep the bullet style of the line it replaces
-    if _present([line for i, line in enumerate(lines) if i not in matches], new):
+    if not split_item(new)[0]:
+        new = split_item(lines[matches[0]])[0] + new.strip()  # keep the bullet style of the line it replaces
+    if present([line for i, line in enumerate(lines) if i not in matches], new):
         for i in reversed(matches):
             del lines[i]
         return
@@ -366,22 +348,6 @@ def _append(lines: list[str], line: str) -> None:
 
 def _is_heading(line: str) -> bool:
     return line.lstrip().startswith("#")
-
-
-def _present(lines: Sequence[str], body: str) -> bool:
-    wanted = normalise(body)
-    return any(line.strip() and normalise(line) == wanted for line in lines)
-
-
-def _is_item(line: str) -> bool:
-    body = _split(line)[1]
-    return bool(body) and not body.startswith("#")
-
-
-def _split(line: str) -> tuple[str, str]:
-    match = _ITEM_RE.match(line)
-    assert match is not None  # the pattern matches every string
-    return match.group("prefix") or "", match.group("body")
 
 
 def _capitalise(text: str) -> str:

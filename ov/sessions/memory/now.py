@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory.text import is_past
+from ov.sessions.memory.verbs import is_past
 
 # The subject ov writes for the user's team; a line of the user has none.
 _TEAM_RE = re.compile(r"(?i)^(?:(?:the|our|their)\s+)?(?:team|we)\s+")

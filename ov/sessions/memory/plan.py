@@ -20,8 +20,9 @@ from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.choices import choice_of
 from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
+from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
-from ov.sessions.memory.merge import Moves, merge_fields, normalise
+from ov.sessions.memory.merge import Moves, merge_fields
 from ov.sessions.memory.rivals import endings
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full, switched_cards

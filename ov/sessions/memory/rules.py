@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
-from ov.sessions.memory import topics
+from ov.sessions.memory import topics, verbs
 from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
@@ -207,7 +207,7 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := _ALWAYS_RE.match(clause):
         obj = restore(m.group("x"))
         # "I never understood regexes" tells of the past, "I always forget the flag for this" of the task.
-        if not informative(obj) or points_back(obj) or of_the_moment(obj) or tx.is_past(obj.split()[0]):
+        if not informative(obj) or points_back(obj) or of_the_moment(obj) or verbs.is_past(obj.split()[0]):
             return None
         return _always(m.group("adv"), obj, subject, habit=True)
     if m := _STANDING_RE.match(clause):
@@ -243,7 +243,7 @@ def _negation(clause: str, restore, subject: str) -> Statement | None:
         verb, team = _GERUNDS.get(m.group("verb").lower(), m.group("verb").lower()), m.group("who").lower() == "we"
         if team and verb != "use":
             return None  # "we no longer like X", "we don't work Fridays anymore": no change of the team's tools
-        lead = f"{'Team no' if team else 'No'} longer {tx.conjugate(verb)} "
+        lead = f"{'Team no' if team else 'No'} longer {verbs.conjugate(verb)} "
         if verb in _PREFERENCE_VERBS:
             return _preference(lead, m.group("x"), restore, subject)
         obj = value_of(m.group("x"), restore)  # (not its reason: "black, it's too slow")
@@ -269,7 +269,7 @@ def _always(adverb: str, obj: str, subject: str, *, habit: bool = False) -> Stat
         if habit and (said := tx.voiced(obj, "you")) != obj:  # older versions stored the habit's "my"
             statement.obj, statement.probes = said, (*supersedes("preferences", statement.lead, obj), statement.lead + obj + "$")
         return statement
-    verb, rest = tx.third_person_parts(obj)
+    verb, rest = verbs.third_person_parts(obj)
     lead = f"{adverb.capitalize()} {verb.lower()} " if rest else f"{adverb.capitalize()} "
     topic = topics.slug(obj)
     return Statement("preferences", lead, rest or verb.lower(), ("preferences", topic), {"subject": subject, "topic": topic})
@@ -352,7 +352,7 @@ def team_says(team: re.Match[str], restore) -> str:
     rest = re.sub(r"^'re\b", "are", restore(team.group("rest")))
     if not team.group("we"):
         return rest
-    verb, obj = tx.third_person_parts(rest)
+    verb, obj = verbs.third_person_parts(rest)
     return f"{verb[:1].lower()}{verb[1:]} {obj}".strip()
 
 
@@ -371,7 +371,7 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
         return None
     if old.casefold().split() == new.casefold().split():
         return None  # "from Go to Go" says no change
-    verb, rest = tx.third_person_parts(restore(clause[match.end("who") :]))
+    verb, rest = verbs.third_person_parts(restore(clause[match.end("who") :]))
     said = f"{verb} {rest}".strip()
     lead = "Team " if match.group("who").lower() == "we" else ""
     if lead:

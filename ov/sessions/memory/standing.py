@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory.text import is_past
+from ov.sessions.memory.verbs import is_past
 
 # "my K is Y" (rules reads it; passing_remark asks whether Y only passes).
 MY_RE = re.compile(r"^my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:is|are)\s+(?P<y>.+)$", re.IGNORECASE)

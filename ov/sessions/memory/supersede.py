@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory import verbs
 from ov.sessions.memory.choices import choice_of, choice_probes, opposed
 
 # What ends a company's name without naming it: "Acme Corp" is the "Acme" the user worked at.
@@ -57,7 +58,7 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
                 return (other + rest + obj,)
             # An instruction also replaces its lines in the wording of older versions ("Always uses ..."),
             # and with the user's "my" as a habit voices it ("review your own PRs"): one line, whoever said it.
-            verb, after = tx.third_person_parts(obj)
+            verb, after = verbs.third_person_parts(obj)
             said = tx.voiced(obj, "you")
             voiced = (other + said, f"{adverb} {said}$") if said != obj else ()
             # and the team's convention it contradicts ("Keep PRs small (team convention)": rules.convention)

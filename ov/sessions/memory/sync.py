@@ -16,7 +16,7 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory.files import parse_memory, render_memory
-from ov.sessions.memory.merge import line_key, normalise
+from ov.sessions.memory.lines import line_key, normalise
 
 
 def merge_versions(base: str | None, ours: str, theirs: str) -> str | None:

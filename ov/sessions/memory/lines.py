@@ -1,0 +1,57 @@
+"""One line of a memory's text: its bullet, its key, and the form two lines are compared in.
+
+Merging (:mod:`ov.sessions.memory.merge`) and syncing compare lines as :func:`normalise` makes
+them, so "- Editor: Neovim." and "* editor:  neovim" are one line.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from ov.uri import nfc
+
+_ITEM_RE = re.compile(r"^(?P<prefix>\s*(?:[-*+]|\d+[.)])\s+)?(?P<body>.*?)\s*$")
+KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
+TRAILING_PUNCT = ".!;,:"
+
+# Words that say nothing about which fact a line states.
+_STOPWORDS = frozenset(
+    "a an the i me my mine is am are was were be been to of in on at for and or but with by as it its "
+    "this that these those their they user user's now currently still instead anymore any more".split()
+)
+
+
+@functools.lru_cache(maxsize=8192)  # a file's lines are compared with every probe of every op merged into it
+def normalise(text: str) -> str:
+    """The form two lines are compared in: NFC (an accent typed decomposed is the same letter), no
+    bullet, lower case, single spaces, no trailing punctuation."""
+    body = split_item(nfc(text))[1]
+    return " ".join(body.lower().split()).rstrip(TRAILING_PUNCT + " ")
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
+
+
+def line_key(line: str) -> str | None:
+    """The key a line states a value of (``- Shell: zsh`` -> ``shell``), normalised; None for a line without one."""
+    match = KEY_RE.match(split_item(nfc(line))[1])
+    return normalise(match.group("key")) if match else None
+
+
+def present(lines: Sequence[str], body: str) -> bool:
+    wanted = normalise(body)
+    return any(line.strip() and normalise(line) == wanted for line in lines)
+
+
+def is_item(line: str) -> bool:
+    body = split_item(line)[1]
+    return bool(body) and not body.startswith("#")
+
+
+def split_item(line: str) -> tuple[str, str]:
+    match = _ITEM_RE.match(line)
+    assert match is not None  # the pattern matches every string
+    return match.group("prefix") or "", match.group("body")

@@ -1,0 +1,85 @@
+"""The verbs of a line said of the user: "I use fish" is "Uses fish", "I never understood regexes" in the past.
+
+ov words what the user says of themselves in the third person, without a subject ("Prefers tabs",
+"Always squashes commits"); these rules conjugate the verb that follows "I" or "we", and tell a
+past-tense form from a present one, by their forms alone.
+"""
+
+from __future__ import annotations
+
+from ov.sessions.memory.text import capitalise
+
+_IRREGULAR_3RD = {
+    "am": "is", "are": "is", "be": "is", "have": "has", "do": "does", "go": "goes",
+    "don't": "does not", "dont": "does not", "can't": "cannot", "cant": "cannot", "won't": "will not",
+    "'m": "is", "'ve": "has", "'ll": "will", "'d": "would",
+}
+# Irregular past-tense forms ("-ed" covers the rest, see is_past).
+_PAST = frozenset(
+    "was were had did went made said got took came saw knew thought wrote ran built left bought told found gave began "
+    "met lost sent spent kept felt became understood misunderstood forgot forgave stood heard held brought caught taught "
+    "fought sought meant sat slept wore chose spoke broke drove ate drank fell grew threw blew drew flew forbade "
+    "hid rode rose sang sank swam swore tore woke won wound "
+    # past forms of verbs ending in -ee, which the -eed rule ("need", "proceed") would take for present
+    "agreed disagreed freed guaranteed decreed refereed".split()
+)
+# Words that stay as they are after "I": modals and past-tense forms.
+_UNCHANGED = frozenset(("can", "could", "will", "would", "shall", "should", "must", "might", "may")) | _PAST
+# Adverbs without -ly that stand before a verb ("I often pair", "we also use").
+_ADVERBS = frozenset(("always", "never", "often", "sometimes", "seldom", "also", "still", "just", "already", "even", "only", "ever"))
+# "-ed" words that are no past tense ("I need", "I embed").
+_NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed"))
+
+
+def third_person(rest: str) -> str:
+    """What follows "I", said of the user: "use fish" -> "Uses fish", "'m tired" -> "Is tired"."""
+    lead, obj = third_person_parts(rest)
+    return capitalise(f"{lead} {obj}".strip())
+
+
+def third_person_parts(rest: str) -> tuple[str, str]:
+    """(verb phrase, object) of :func:`third_person`: "really use fish" -> ("Really uses", "fish").
+
+    Adverbs stay before the verb they modify: those ending in -ly and those of how often or how far
+    that do not ("always", "often", "also", "still": "we always squash" was "Team alwayses squash").
+    """
+    rest = rest.strip()
+    for contraction in ("'m", "'ve", "'ll", "'d"):
+        if rest.lower().startswith(contraction):
+            return capitalise(_IRREGULAR_3RD[contraction]), rest[len(contraction) :].strip()
+    words = rest.split()
+    lead: list[str] = []
+    while len(words) > 1:
+        if words[0].lower().endswith("ly") or words[0].lower() in _ADVERBS:
+            lead.append(words.pop(0))
+        elif len(words) > 2 and " ".join(words[:2]).lower() == "no longer":  # "we no longer like X" was "Team noes longer like X"
+            lead.extend((words.pop(0), words.pop(0)))
+        else:
+            break
+    if not words:
+        return "", rest
+    if len(words) > 1 and words[0].lower() == "do" and words[1].lower() == "not":
+        lead.append("does not")
+        words = words[2:]
+    else:
+        lead.append(conjugate(words.pop(0)))
+    return capitalise(" ".join(lead)), " ".join(words)
+
+
+def conjugate(verb: str) -> str:
+    lower = verb.lower()
+    if lower in _IRREGULAR_3RD:
+        return _IRREGULAR_3RD[lower]
+    if lower in _UNCHANGED or is_past(lower) or not lower.isalpha():
+        return verb
+    if lower.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(lower) > 1 and lower.endswith("y") and lower[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def is_past(verb: str) -> bool:
+    """Whether ``verb`` is a past-tense form: "understood", "used"; not "need" or "embed"."""
+    lower = verb.lower()
+    return lower in _PAST or (lower.endswith("ed") and not lower.endswith("eed") and lower not in _NOT_PAST_ED)
