@@ -1314,6 +1314,14 @@ CASES = [
     pytest.param(["Our Postgres cluster runs in us-west-2", "Our Postgres cluster is at pg.internal:5432", ["we moved our Postgres cluster to eu-central-1"]],
                  {"entities/systems/postgres_cluster.md": "# Postgres cluster\n\n- Moved to eu-central-1\n- Is at pg.internal:5432"}, None,
                  id="a-system-moved-to-a-region-keeps-its-address"),
+    pytest.param([("stored", "profile.md", "- Team uses Jenkins for CI\n- Chris uses Jenkins\n- Marcus' team deploys with Jenkins"),
+                  ["We switched from Jenkins to Buildkite."]],
+                 {"profile.md": "- Team uses Buildkite for CI\n- Chris uses Jenkins\n- Marcus' team deploys with Jenkins"}, None,
+                 id="a-switch-leaves-what-another-person-uses"),
+    pytest.param([("stored", "profile.md", "- Uses Jenkins since 2019\n- Team runs nightly builds on Jenkins (since March 2022)"),
+                  "We moved from Jenkins to Buildkite"],
+                 {"profile.md": "- Uses Buildkite\n- Team runs nightly builds on Buildkite"}, None,
+                 id="a-switch-rewrites-a-line-held-since-a-time-without-it"),
     pytest.param(["My terminal is Alacritty. Actually no, it's WezTerm."], {"profile.md": "- Terminal: WezTerm"}, None,
                  id="actually-no-its-x-corrects-the-value-just-said"),
     pytest.param([["My browser is Firefox.", "Oops, Brave."]], {"profile.md": "- Browser: Brave"}, None, id="a-name-after-an-apology-corrects"),
@@ -1743,6 +1751,11 @@ def test_a_kinds_probes_leave_a_longer_name_or_the_past_alone(line):
     ("Deployed with Nomad at Initech", False), ("Has written Kotlin for years", False), ("Wrote Perl at their first job", False),
     ("Ran Postgres until the spring", False), ("Priya deploys with Nomad", False), ("Their old team used pnpm", False),
     ("Old package manager: npm", False), ("Moved to Kotlin in 2021", False), ("Never run migrations with Flyway", False),
+    # (written after the rule) a name that ends like a verb's "-s" is a subject; "since" a time says since when it holds now
+    ("Marcus deploys with Nomad", False), ("Thomas runs CI on Jenkins", False), ("Agnes still uses pnpm", False),
+    ("Carlos Mendes writes Kotlin", False), ("Lena's team uses pnpm", False), ("James maintains the Nomad cluster", False),
+    ("Runs CI on Jenkins since 2021", True), ("Team deploys with Nomad since March", True), ("Uses pnpm (since 2023-02)", True),
+    ("Hosts docs on Confluence", True), ("Uses pnpm since 2019 until 2021", False),
 ])
 def test_only_a_line_of_what_holds_now_is_one_a_switch_changes(line, now):
     from ov.sessions.memory.now import holds_now

@@ -32,7 +32,7 @@ from ov.sessions.memory.lines import (
     present,
     split_item,
 )
-from ov.sessions.memory.now import holds_now
+from ov.sessions.memory.now import holds_now, without_since
 from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
 from ov.sessions.memory.schema import MemorySchema
 from ov.uri import nfc
@@ -216,7 +216,8 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
     what holds now changes (:func:`ov.sessions.memory.now.holds_now`): one of the past, of another
     time or of someone else ("Used Neovim at their previous job", "Sam uses Neovim") is left alone,
     as is one that says the old value is no longer so ("No longer uses Neovim") or records a switch
-    away from it ("Team switched from Python to Go"); a line the swap makes a copy of another is removed. True too when a line already records this switch ("Team replaced Python with Go"
+    away from it ("Team switched from Python to Go"); one saying since when it holds loses that time
+    ("Uses Neovim since 2019" -> "Uses Zed"); a line the swap makes a copy of another is removed. True too when a line already records this switch ("Team replaced Python with Go"
     for "we switched from Python to Go"), or the two values are one; ``otherwise``, the line saying
     the switch, takes the place of a record that says it without the new value's scope ("Go",
     where the switch is to "Go for the CLI").
@@ -241,7 +242,7 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
             said = True
     hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1])]
     for i in reversed(hits):
-        swapped = pattern.sub(lambda _match: new, nfc(lines[i]), count=1)
+        swapped = without_since(pattern.sub(lambda _match: new, nfc(lines[i]), count=1))  # (the new value holds since the switch)
         if present([line for j, line in enumerate(lines) if j != i], split_item(swapped)[1]):
             del lines[i]
         else:
