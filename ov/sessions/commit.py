@@ -213,7 +213,7 @@ def _plan(
         _add_token_usage(meta, tokens)
         for path, text in writes.items():
             written = VikingURI(tuple(path.split("/")))
-            if text is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+            if text is None:  # its lines moved to their topic's file (see amends.gather_from_general)
                 tx.delete(written)
             else:
                 tx.put(written, text.encode("utf-8"))

@@ -143,7 +143,7 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
         uris = []  # in order of mention: the memory first, then any file it amends
         for (_root, rel), content in writes.items():
             uri = VikingURI((*root.parts, *rel.split("/")))
-            if content is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+            if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
                 tx.delete(uri)
             else:
                 tx.put(uri, content.encode("utf-8"))
@@ -212,7 +212,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
         written = []
         for (root, rel), content in writes.items():
             uri = VikingURI((*by_root[root].parts, *rel.split("/")))
-            if content is None:  # its lines moved to their topic's file (see plan._gather_from_general)
+            if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
                 tx.delete(uri)
             else:
                 tx.put(uri, content.encode("utf-8"))

@@ -15,15 +15,13 @@ from typing import Any
 
 from ov.errors import InvalidInput
 from ov.sessions.memory import text as tx
-from ov.sessions.memory import topics
+from ov.sessions.memory.amends import end_rivals, gather_from_general, take_roles
 from ov.sessions.memory.candidate import Candidate
-from ov.sessions.memory.choices import choice_of
 from ov.sessions.memory.extract import extract_text
-from ov.sessions.memory.files import build_meta, format_time, parse_memory, render_memory, repaired_memory
+from ov.sessions.memory.files import build_meta, format_time, render_memory, repaired_memory
 from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields
-from ov.sessions.memory.rivals import endings
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full, switched_cards
 from ov.uri import nfc
@@ -31,8 +29,6 @@ from ov.uri import nfc
 OPERATION_KINDS = ("adds", "updates", "deletes")
 # Beyond this many numbered siblings something is wrong with the caller, not the name.
 MAX_SUFFIX = 1000
-# The topic a preference is filed under when no word of it names one (see topics.slug).
-GENERAL = "general"
 # Plans made in a row for the statements freed from corrected lines (see _freed): each takes those
 # the one before freed. A statement a further plan would free stays in its line's file, as before.
 FREED_ROUNDS = 3
@@ -132,20 +128,9 @@ def _plan_once(
         if candidate.in_systems and listing is not None and "entities" in schemas:
             for card, amend in switched_cards(schemas["entities"], candidate, when, read, listing):
                 groups.setdefault(card, (schemas["entities"], []))[1].append(amend)
-    _gather_from_general(groups, read, when)
-    for path, schema, candidate in roles:
-        role = candidate.role or ""
-        line = f"- No longer {role[:1].lower()}{role[1:]}"
-        folder = path.rpartition("/")[0]
-        for name in listing(folder):
-            other = f"{folder}/{name}" if folder else name
-            if other == path or name.startswith(".") or not name.endswith(".md") or (other in groups and groups[other][0] is not schema):
-                continue  # itself, a summary sidecar, not a memory, or another type's file
-            if other not in groups and not _holds_role(read(other), role):
-                continue
-            amend = Candidate(schema.memory_type, {CONTENT_FIELD: line}, list(candidate.source_message_ids), replaces=(role,), only_amends=True)
-            groups.setdefault(other, (schema, []))[1].append(amend)
-    _end_rivals(schemas, rivalries, groups, read, when, listing)
+    gather_from_general(groups, read, when)
+    take_roles(roles, groups, read, listing)
+    end_rivals(schemas, rivalries, groups, read, when, listing)
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
@@ -205,23 +190,6 @@ def _plan_file(
         )
 
 
-def _end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: dict[str, tuple[MemorySchema, list[Candidate]]],
-                read: Callable[[str], str | None], when: datetime, listing: Callable[[str], list[str]] | None) -> None:
-    """End the stored preferences each candidate's rivalry rules out, in the files of its subject's
-    folder (see :mod:`ov.sessions.memory.rivals`): only stored lines, never a file's creation."""
-    schema = schemas.get("preferences")
-    for candidate in rivalries if schema is not None else ():
-        rivalry = candidate.rivalry
-        if rivalry is None or listing is None:
-            continue
-        folder = schema.path_for({**dict(rivalry.folder_fields), "topic": GENERAL}, when).rpartition("/")[0]
-        for path, content in endings(rivalry, folder, listing(folder), read):
-            fields = {**dict(rivalry.folder_fields), "topic": path.rpartition("/")[2][: -len(".md")], CONTENT_FIELD: content}
-            probes = (f"{content[2:].replace('No longer ', '', 1)}$",) if isinstance(content, str) else ()
-            amend = Candidate(schema.memory_type, fields, list(candidate.source_message_ids), replaces=probes, only_amends=True)
-            groups.setdefault(path, (schema, []))[1].append(amend)
-
-
 def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Callable[[str], str | None], when: datetime) -> str:
     """``path``, or the file an older ov named for the same topic ("caf.md" for café, "c.md" for
     C++, "cmake.md" for Make over CMake) when only that one exists and names the topic's word
@@ -236,37 +204,6 @@ def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Ca
         if text is not None and re.search(rf"(?<![\w+#]){re.escape(nfc(word))}(?![\w+#])", nfc(text), re.IGNORECASE):
             return former
     return path
-
-
-def _gather_from_general(groups: dict[str, tuple[MemorySchema, list[Candidate]]], read: Callable[[str], str | None], when: datetime) -> None:
-    """Move into each topic file written the lines of its topic that an older ov left in
-    ``general.md`` ("- Prefers Make", filed there before "Make" named its own topic).
-
-    Left there, two files would say the same thing, and a correction ("I prefer CMake over Make")
-    would end only one of them. A line is the topic's when the choice it states (what comes before
-    "over", see :func:`ov.sessions.memory.choices.choice_of`) names the topic in words spelled as
-    topics are (:func:`ov.sessions.memory.topics.names_topic`): "Prefers Make over CMake" is make's, not
-    cmake's; "Prefers C++" is cpp's, not c's. Each line moves once, in the same write as
-    the statement that named its topic; a ``general.md`` left with no line is removed.
-    """
-    taken: set[str] = set()
-    for path, (schema, group) in list(groups.items()):
-        topic = group[0].fields.get("topic")
-        if schema.add_only or "topic" not in schema.field_names or not isinstance(topic, str) or topic in ("", GENERAL):
-            continue
-        general = schema.path_for({**group[0].fields, "topic": GENERAL}, when)
-        text = read(general) if general != path else None
-        if text is None:
-            continue
-        content = repaired_memory(text)[0]
-        lines = [line.strip() for line in content.splitlines() if line.lstrip().startswith(("- ", "* ", "+ "))]
-        moved = [line for line in lines if line not in taken and topics.names_topic(choice_of(nfc(line)), topic)]
-        if not moved:
-            continue
-        taken.update(moved)
-        group.insert(0, Candidate(schema.memory_type, {**group[0].fields, CONTENT_FIELD: "\n".join(moved)}))
-        removal: Any = [{"replace": line, "with": ""} for line in moved]
-        groups.setdefault(general, (schema, []))[1].append(Candidate(schema.memory_type, {**group[0].fields, "topic": GENERAL, CONTENT_FIELD: removal}))
 
 
 def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, user: str | None) -> list[Candidate]:
@@ -287,18 +224,6 @@ def _freed(schemas: Mapping[str, MemorySchema], statement: str, when: datetime, 
     # What its line would replace is newer or as old, so it holds: a freed "Name: Ada" beside a
     # stored or just said "Name: Bob" is dropped, as a later "my name is ..." would replace it.
     return [Candidate(c.memory_type, c.fields, c.source_message_ids, present=(*c.present, *c.replaces), formerly=c.formerly) for c in found]
-
-
-def _holds_role(text: str | None, role: str) -> bool:
-    """Whether a stored memory's text states ``role``; a file that is not a readable memory (edited
-    by hand past recognition) is left alone rather than failing the write that named the role."""
-    if text is None or role.lower() not in text.lower():
-        return False
-    try:
-        parse_memory(text)
-    except InvalidInput:
-        return False
-    return True
 
 
 def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
