@@ -17,7 +17,7 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.choices import choice_of
 from ov.sessions.memory.files import parse_memory, repaired_memory
-from ov.sessions.memory.rivals import endings
+from ov.sessions.memory.rivals import ended, endings
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.uri import nfc
 
@@ -45,21 +45,30 @@ def take_roles(roles: list[tuple[str, MemorySchema, Candidate]], groups: Groups,
             groups.setdefault(other, (schema, []))[1].append(amend)
 
 
-def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: Groups,
+def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], groups: Groups, order: Mapping[int, int],
                read: Callable[[str], str | None], when: datetime, listing: Callable[[str], list[str]] | None) -> None:
-    """End the stored preferences each candidate's rivalry rules out, in the files of its subject's
-    folder (see :mod:`ov.sessions.memory.rivals`): only stored lines, never a file's creation."""
+    """End the preferences each candidate's rivalry rules out, in the files of its subject's folder
+    (see :mod:`ov.sessions.memory.rivals`): the stored lines, and those the plan stores from what was
+    said before it (``order``: each candidate's place, by ``id``), as "Always use black" said earlier
+    in the session "I don't use black anymore" ends; never a file's creation."""
     schema = schemas.get("preferences")
     for candidate in rivalries if schema is not None else ():
         rivalry = candidate.rivalry
         if rivalry is None or listing is None:
             continue
         folder = schema.path_for({**dict(rivalry.folder_fields), "topic": GENERAL}, when).rpartition("/")[0]
-        for path, content in endings(rivalry, folder, listing(folder), read):
+        found = endings(rivalry, folder, listing(folder), read)
+        for path, (kind, group) in groups.items():
+            before = [n for n, c in enumerate(group) if order.get(id(c), -1) < order[id(candidate)] and isinstance(c.fields.get(CONTENT_FIELD), str)]
+            if kind is schema and path.rpartition("/")[0] == folder and before:
+                said = "\n".join(group[n].fields[CONTENT_FIELD] for n in before if not group[n].only_amends)
+                found.extend((path, ending, before[-1] + 1) for ending in ended(rivalry, said))  # (a line said again later stays)
+        for path, content, *at in found:
             fields = {**dict(rivalry.folder_fields), "topic": path.rpartition("/")[2][: -len(".md")], CONTENT_FIELD: content}
             probes = (f"{content[2:].replace('No longer ', '', 1)}$",) if isinstance(content, str) else ()
             amend = Candidate(schema.memory_type, fields, list(candidate.source_message_ids), replaces=probes, only_amends=True)
-            groups.setdefault(path, (schema, []))[1].append(amend)
+            group = groups.setdefault(path, (schema, []))[1]
+            group.insert(at[0] if at else len(group), amend)
 
 
 def gather_from_general(groups: Groups, read: Callable[[str], str | None], when: datetime) -> None:

@@ -176,8 +176,11 @@ def _of_the_user(statement: Statement) -> bool:
 
 
 def dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
-    """``candidates`` with each memory once, in order of first mention, keeping every source message."""
+    """``candidates`` with each memory once, in order of first mention, keeping every source message;
+    one said again after a candidate that may end it (a rivalry) takes its later place, where that
+    one no longer ends it (see :func:`ov.sessions.memory.amends.end_rivals`)."""
     merged: dict[tuple, Candidate] = {}
+    rivalled: set[tuple] = set()  # the memories said before the latest candidate with a rivalry
     for candidate in candidates:
         key = (candidate.memory_type, tuple(sorted(candidate.fields.items())))
         if key in merged and merged[key].only_amends and not candidate.only_amends:
@@ -187,8 +190,13 @@ def dedupe(candidates: Iterable[Candidate]) -> list[Candidate]:
         elif key in merged:
             sources = merged[key].source_message_ids
             sources.extend(s for s in candidate.source_message_ids if s not in sources)
+            if key in rivalled:
+                merged[key] = merged.pop(key)
+                rivalled.discard(key)
         else:
             merged[key] = candidate
+        if candidate.rivalry is not None:
+            rivalled = set(merged) - {key}
     return list(merged.values())
 
 

@@ -373,6 +373,8 @@ def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragm
     target.lead, target.obj, target.noun, target.fact = new.lead, new.obj, new.noun, new.fact
     target.slot, target.path_fields = new.slot, new.path_fields
     target.sources.append(ctx.msg_id)
+    if any(s.ends or s.swap for s in found[found.index(target) + 1 :]):
+        found.append(found.pop(found.index(target)))  # said again after what ended it: it holds after that
 
 
 def _swap_fragment(fragment: str, recent: list[Statement], ctx: _Context, fragments: bool) -> None:

@@ -104,6 +104,7 @@ def _plan_once(
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     rivalries: list[Candidate] = []
+    order: dict[int, int] = {}  # each candidate's place in what was said, by id (see end_rivals)
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
@@ -121,6 +122,7 @@ def _plan_once(
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
         groups.setdefault(path, (schema, []))[1].append(candidate)
+        order[id(candidate)] = len(order)
         if candidate.role and listing is not None and not schema.add_only:
             roles.append((path, schema, candidate))
         if candidate.rivalry is not None and listing is not None:
@@ -130,7 +132,7 @@ def _plan_once(
                 groups.setdefault(card, (schemas["entities"], []))[1].append(amend)
     gather_from_general(groups, read, when)
     take_roles(roles, groups, read, listing)
-    end_rivals(schemas, rivalries, groups, read, when, listing)
+    end_rivals(schemas, rivalries, groups, order, read, when, listing)
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
@@ -167,6 +169,8 @@ def _plan_file(
     if fields is None or fields == existing:
         return
     after = fields.get(CONTENT_FIELD, "").strip()
+    if existing is None and not after:
+        return  # all it would say, something said after it ended ("Always use black", "I don't use black anymore")
     if existing is not None and not after and existing[CONTENT_FIELD].strip():
         # Every line of it moved or was deleted: a memory that says nothing is no memory.
         plan.writes[path] = None

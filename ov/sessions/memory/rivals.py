@@ -185,8 +185,11 @@ def endings(rivalry: Rivalry, folder: str, names: list[str], read) -> list[tuple
             content = repaired_memory(text)[0]
         except InvalidInput:
             continue  # edited past recognition: left alone rather than failing the write
-        for line in content.splitlines():
-            body = re.sub(r"^\s*[-*+]\s+", "", line).strip()
-            if line.lstrip().startswith(("- ", "* ", "+ ")) and rivalry.rules_out(body):
-                out.append((path, rivalry.ending(line)))
+        out.extend((path, ending) for ending in ended(rivalry, content))
     return out
+
+
+def ended(rivalry: Rivalry, content: str) -> list[str | list[dict[str, str]]]:
+    """The content ending each line of ``content`` (a memory's text) that ``rivalry`` rules out."""
+    bodies = ((line, re.sub(r"^\s*[-*+]\s+", "", line).strip()) for line in content.splitlines())
+    return [rivalry.ending(line) for line, body in bodies if line.lstrip().startswith(("- ", "* ", "+ ")) and rivalry.rules_out(body)]
