@@ -1332,6 +1332,13 @@ CASES = [
     pytest.param([["Always use isort", "I stopped using isort", "Actually, always use isort"]],
                  {"preferences/default/isort.md": "- Always use isort", "profile.md": "- No longer uses isort"}, None,
                  id="an-instruction-said-again-after-its-ending-holds"),
+    # (written after the rule) the team's thing moved to a named product lives there now, its old address gone
+    pytest.param(["Our runbooks live at https://runbooks.acme.dev", "We moved our runbooks to Confluence"],
+                 {"entities/systems/runbooks.md": "# Runbooks\n\n- Moved to Confluence"}, None, id="a-teams-thing-moved-to-a-product-loses-its-address"),
+    pytest.param(["Our roadmap is at https://roadmap.acme.dev", ["we moved the roadmap to Linear"]],
+                 {"entities/systems/roadmap.md": "# Roadmap\n\n- Moved to Linear"}, None, id="a-teams-thing-moved-to-a-product-in-a-session"),
+    pytest.param(["We moved our standup to Thursday"], {"profile.md": "- Team moved their standup to Thursday"}, None,
+                 id="a-move-to-a-day-is-no-product-and-our-is-the-teams"),
     pytest.param(["My terminal is Alacritty. Actually no, it's WezTerm."], {"profile.md": "- Terminal: WezTerm"}, None,
                  id="actually-no-its-x-corrects-the-value-just-said"),
     pytest.param([["My browser is Firefox.", "Oops, Brave."]], {"profile.md": "- Browser: Brave"}, None, id="a-name-after-an-apology-corrects"),

@@ -1,8 +1,8 @@
 """What moved, asked to be remembered: a system to a new place ("we moved CI to Buildkite", "the staging
 server moved to staging2.internal:9443") or to a new owner ("ownership of the search service moved to
 the platform team"). Its card's line saying where it ran, or who owned it, is replaced; a move to an
-address or to another product ("our Redis moved to Valkey") replaces its address too, which was the
-old one's (a move to a region or to a folder of the repository leaves it).
+address or to another product ("our Redis moved to Valkey", "we moved our docs to Notion") replaces its
+address too, which was the old one's (a move to a region or to a folder of the repository leaves it).
 
 A role is no system: "our CTO moved to Google" says a person left, and the role stays the team's,
 held by someone else; asked to be remembered, it is a dated note of what happened, never a card
@@ -17,6 +17,7 @@ from ov.sessions.memory.rules import Statement, informative, value_of
 from ov.sessions.memory.systems import (
     ADDRESS_PROBES,
     ADDRESS_RE,
+    DAY_NAME,
     FILE_NOUNS,
     NOT_NAMES,
     PLACEMENT_LEADS,
@@ -29,7 +30,7 @@ from ov.sessions.memory.systems import (
 
 # "we moved CI to Buildkite": where a system now runs.
 _SYSTEM_MOVED_RE = re.compile(
-    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:our\s+|the\s+)?"
+    r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:(?P<our>our|the)\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
 )
@@ -95,12 +96,16 @@ def system_moved(body: str, restore) -> Statement | None:
 
 def _moved_system(match: re.Match[str], name: str, new: str) -> bool:
     """Whether what moved is a system: named as one ("the staging server", "CI"), or by a name of its own ("our Redis",
-    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey");
+    "Grafana") moved to an address, a port or a region, or after "our" / "the" to a named thing ("our Redis moved to Valkey"),
+    or a thing of the team's the team moved to one ("we moved our docs to Notion", not "our standup to Monday");
     never one named by a role moved to a named thing ("our CTO moved to Google"): see the module's doc (at an
     address, "our Admin moved to admin2.internal", a role's name is a system's: an admin panel)."""
     if names_a_system(name.split()[-1]) or ADDRESS_RE.match(new) or REGION_RE.match(new):
         return names_a_system(name.split()[-1]) or (name.split()[0].lower() not in NOT_NAMES and name[:1].isupper() and len(name.split()) <= 2)
     if name.split()[-1].lower().removesuffix("s") in _ROLES:
         return False
+    named = len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split()) and not re.match(rf"{DAY_NAME}\b", new)
+    if "our" in match.re.groupindex and match.group("our") is not None and len(name.split()) <= 2:
+        return named  # "we moved our docs to Notion": where a thing of the team's lives now (not "our standup to Monday")
     determined = "det" in match.re.groupindex and match.group("det") is not None and name[:1].isupper() and len(name.split()) <= 2
-    return determined and len(new.split()) <= 3 and all(w[:1].isupper() or w[:1].isdigit() for w in new.split())  # ("our office" names none)
+    return determined and named  # ("our office moved to Berlin": "office" names none)

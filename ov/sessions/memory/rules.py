@@ -349,7 +349,7 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
 
 def team_says(team: re.Match[str], restore) -> str:
     """"we use Jira for tickets" -> "uses Jira for tickets"; "our team uses ..." as it is."""
-    rest = re.sub(r"^'re\b", "are", restore(team.group("rest")))
+    rest = tx.voiced(re.sub(r"^'re\b", "are", restore(team.group("rest"))), "team")  # "our docs" are the team's: "their docs"
     if not team.group("we"):
         return rest
     verb, obj = verbs.third_person_parts(rest)

@@ -39,16 +39,17 @@ PLACEMENT_LEADS = ("Runs on", "Runs in", "Is on", "Is in", "Is hosted on", "Is h
 # "Node 18", "Postgres 15", "Python 3.12": a named thing at a version. A fact naming it at another
 # version replaces the one naming it at this one, whatever its verb (see fact_probes). A day is
 # none: "the launch is on March 3rd" names when, not what it runs on.
-_DAY_NAME = (r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|"
+DAY_NAME = (r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|"
              r"october|november|december|mon|tue|wed|thu|fri|sat|sun|monday|tuesday|wednesday|thursday|friday|saturday|sunday)")
-VERSIONED_RE = re.compile(rf"^(?!{_DAY_NAME}\b)(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d(?!\d*(?i:st|nd|rd|th)\b)[\w.]*$")
+VERSIONED_RE = re.compile(rf"^(?!{DAY_NAME}\b)(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d(?!\d*(?i:st|nd|rd|th)\b)[\w.]*$")
 VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
 # At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
 # file, where a bug is); on a named thing at a version.
 ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
 # The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
 # "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
-ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*")
+ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*",
+                  "Are *.*", "Are *:[0-9]*", "Are at", "Are reachable at", "Live at", "Sit at")  # (and a plural's: "our docs are at ...")
 REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
 

@@ -278,15 +278,17 @@ def key_name(typed: str) -> str:
 # The user's first person in a line said of them ("they") or to the agent ("you"). Lowercase
 # only ("My Chemical Romance" is a name), and never inside a quotation, code or a hyphenated name.
 _FIRST_PERSON = {"they": {"my": "their", "mine": "theirs", "me": "them", "myself": "themselves"},
-                 "you": {"my": "your", "mine": "yours", "me": "you", "myself": "yourself"}}
-_FIRST_PERSON_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|(?<![\w-])(my|mine|me|myself)(?![\w-])")  # not "oh-my-zsh"
+                 "you": {"my": "your", "mine": "yours", "me": "you", "myself": "yourself"},
+                 "team": {"our": "their", "ours": "theirs", "us": "them", "ourselves": "themselves"}}  # (what "we" say of the team)
+_FIRST_PERSON_RE = re.compile(r"`[^`]*`|\"[^\"]*\"|(?<!\w)'[^']*'(?!\w)|(?<![\w-])(my|mine|me|myself|our|ours|us|ourselves)(?![\w-])")  # not "oh-my-zsh"
 
 
 def voiced(text: str, person: str) -> str:
     """``text``, said by the user, as a line about them (``person`` "they": "review my own PRs" ->
-    "review their own PRs") or an instruction to the agent ("you": "review your own PRs")."""
+    "review their own PRs"), an instruction to the agent ("you": "review your own PRs"), or a line
+    about their team ("team": "moved our standup to Thursday" -> "moved their standup ...")."""
     words = _FIRST_PERSON[person]
-    return _FIRST_PERSON_RE.sub(lambda m: words[m.group(1)] if m.group(1) else m.group(0), text)
+    return _FIRST_PERSON_RE.sub(lambda m: words.get(m.group(1), m.group(1)) if m.group(1) else m.group(0), text)
 
 
 def absolute_dates(text: str, day: datetime) -> str:
