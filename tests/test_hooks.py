@@ -240,6 +240,17 @@ def test_session_start_keeps_a_long_profiles_key_and_newest_lines_and_points_to_
     assert "Prefers tabs over spaces" in text and "omitted" not in _log(ov_home)[-1]
 
 
+def test_session_start_keeps_where_a_long_profiles_user_works_and_lives(ov, project):
+    # (a "Works at" or "Lives in" line holds one value as a key's does, and was cut with the old lines)
+    projects = [f"- Works on the service-{i:03d} repository with Python and Postgres" for i in range(150)]
+    lines = ["- Is a staff engineer", "- Works for Initech", "- Is based in Lisbon", *projects, "- Works as a site reliability lead"]
+    assert ov("write", "viking://user/default/memories/profile.md", "--content", _memory_file("\n".join(lines), "2026-12-01T10:00:00Z", "profile")).exit_code == 0
+    text = _context("claude", _hook("claude", "session-start", _stdin("claude", cwd=str(project))))
+    shown = [line for line in text.split('type="profile">\n', 1)[1].split("\n</context>", 1)[0].splitlines() if line.startswith("- ")]
+    assert shown[:2] == ["- Works for Initech", "- Is based in Lisbon"] and shown[-1] == "- Works as a site reliability lead"
+    assert "- Is a staff engineer" not in shown and projects[0] not in shown
+
+
 def test_session_start_gives_every_index_a_share_and_shows_the_newest_first(ov, project, ov_home):
     # (found by an audit: past ~60 preferences the block was only an alphabetical slice of them, and
     # the workspace memories, entities, experiences and even today's events were left out)

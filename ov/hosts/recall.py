@@ -185,15 +185,16 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
 
 def _profile_lines(uri: VikingURI, content: str, budget: int) -> str:
     """The profile's element within ``budget`` tokens, when it does not fit whole: its key lines
-    ("- Name: Ada", "- Editor: Helix": one value each, kept in place as they change) first, then its
+    ("- Name: Ada", "- Editor: Helix", "- Works at Acme", "- Lives in Porto": one value each, kept in
+    place as they change: :func:`ov.sessions.memory.lines.is_key_line`) first, then its
     newest (new lines are added at the end), shown in the file's order, and a count of the rest
     with the way to them. Only the count when no line fits."""
     from ov.retrieval.context import render_element
-    from ov.sessions.memory.lines import line_key
+    from ov.sessions.memory.lines import is_key_line
 
     lines = content.splitlines()
     shown = [i for i, line in enumerate(lines) if line.strip()]
-    keyed = [i for i in shown if line_key(lines[i])]
+    keyed = [i for i in shown if is_key_line(lines[i])]
     rest = set(shown) - set(keyed)
     order = keyed + [i for i in reversed(shown) if i in rest]
     attrs = [("uri", str(uri)), ("type", "profile")]

@@ -17,8 +17,9 @@ from typing import Any
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.choices import choice_probes, rivals, same_choice
+from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.rivals import Rivalry
-from ov.sessions.memory.rules import LOCATION_LEADS, Statement
+from ov.sessions.memory.rules import Statement
 from ov.sessions.memory.supersede import NEGATIVE, POSITIVE, supersedes
 from ov.sessions.memory.systems import fact_probes
 

@@ -41,6 +41,19 @@ def line_key(line: str) -> str | None:
     return normalise(match.group("key")) if match else None
 
 
+# Where the user lives, one line whichever way it was said (rules read each of them).
+LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
+# The leads of the lines that hold one value of the user at a time, as a key's line does: a new
+# one replaces the stored one in place (see ov.sessions.memory.supersede).
+_ONE_VALUE_RE = re.compile(r"(?i)^(?:works\s+(?:at|for|as)|" + "|".join(re.escape(lead) for lead in LOCATION_LEADS) + r")\s")
+
+
+def is_key_line(line: str) -> bool:
+    """Whether ``line`` states one value of the user at a time, kept in place as it changes: a key's
+    ("- Editor: Helix"), or where the user works or lives ("- Works at Acme", "- Lives in Porto")."""
+    return line_key(line) is not None or bool(_ONE_VALUE_RE.match(normalise(line)))
+
+
 def present(lines: Sequence[str], body: str) -> bool:
     wanted = normalise(body)
     return any(line.strip() and normalise(line) == wanted for line in lines)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics, verbs
+from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
 from ov.sessions.memory.secrets import names_a_secret
 from ov.sessions.memory.standing import (
@@ -64,7 +65,6 @@ _USE_INSTEAD_RE = re.compile(
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
 _MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?:the\s+)?(?-i:[A-Z]).*)$", re.I)
-LOCATION_LEADS = ("Lives in", "Is based in", "Is located in", "Is living in", "Moved to", "Relocated to")
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
     r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|"  # not "GPT-4":
