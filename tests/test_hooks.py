@@ -1413,6 +1413,8 @@ def test_task_words_are_a_topic_in_a_question_for_knowledge_not_one_put_to_the_a
     assert not recall.is_trivial("what does the deploy step change?")
     assert recall.is_trivial("what did you change in the file?")
     assert recall.is_trivial("did the tests pass?")
+    # (written after the rule) asked with a full-width or a turned question mark too
+    assert not recall.is_trivial("the deploy step changes the config？") and not recall.is_trivial("the release branch builds after merging tests؟")
 
 
 @pytest.mark.parametrize(

@@ -977,6 +977,17 @@ def test_diff_entries_keep_the_reference_key_order():
 # --- the package itself -------------------------------------------------------
 
 
+@pytest.mark.parametrize(("text", "lines"), [
+    # (written after the rule) a question ends in any common question mark, and a sentence after one is read on its own
+    ("I use fish now？", []), ("My editor is Helix؟", []), ("So I work at Acme‽", []), ("I prefer tabs❓", []),
+    ("Always squash commits⁇ I never rebase on main.", ["- Never rebase on main"]),
+])
+def test_a_question_in_another_mark_is_no_statement(text, lines):
+    from ov.sessions.memory.extract import extract_text
+
+    assert [c.fields.get("content") for c in extract_text(text, when=datetime.now(UTC))] == lines
+
+
 @pytest.mark.parametrize("path", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
 def test_modules_stay_small(path):
     assert len(path.read_text(encoding="utf-8").splitlines()) < 400

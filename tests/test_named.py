@@ -386,6 +386,7 @@ def test_a_folder_name_many_projects_share_names_none_of_them(ov):
         ("saw your change to app.ts, looks fine", False),
         ("we had app.ts open in the meeting, funny", False),
         ("Why is app.ts so slow?", True),
+        ("saw your change to app.ts, looks fine？", True),  # (a full-width question mark asks too)
         ("please port setup.cfg to pyproject.toml", True),
         ("bump the version in setup.cfg", True),
         ("could you diff app.ts against main", True),

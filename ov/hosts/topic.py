@@ -33,6 +33,7 @@ import re
 from itertools import dropwhile
 
 from ov.retrieval.named import named_paths, without_names
+from ov.summaries.text import QUESTION_MARKS, asks
 
 # Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic, and
 # taken as written (a word is never cut to one of these: "notes" is not "not", "Wes" not "we").
@@ -161,7 +162,7 @@ _FAULT = re.compile(
     re.IGNORECASE,
 )
 _SETTLED = re.compile(r"\b(?:no\s+longer|any\s*more|fixed|gone|resolved|solved|thanks|thank\s+you|thx)\b", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+_SENTENCE_END = re.compile(rf"(?<=[.!;{''.join(QUESTION_MARKS)}])\s+|\n+")
 _CLAUSE_END = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]+\s+")
 
 
@@ -173,7 +174,7 @@ def has_topic(prompt: str) -> bool:
     if any(len(name[-1].rpartition(".")[2]) > 1 for name in named_paths(prompt).files):
         return True  # a file's name ("e.g." is none: its extension is a letter)
     words = _WORD.findall(prompt.lower())
-    asked = "?" in prompt or bool(_QUESTION.search(prompt))
+    asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
     needed = 1 if asked or len(words) <= SHORT else 2
     for word in words:
@@ -205,12 +206,12 @@ def about(prompt: str) -> str:
 
 
 def _asks(sentence: str) -> bool:
-    """Whether ``sentence`` is a question or a request: it ends in "?", says "please" or "can you"
+    """Whether ``sentence`` is a question or a request: it ends in "?" (or "？", ...), says "please" or "can you"
     or what is wanted (:data:`_WANTS_SAID`), reports a fault not said to be over (:data:`_FAULT`),
     or one of its clauses of two words or more opens, past fillers ("ok so", "lol"), with a
     question word or with a word that is neither a subject nor a file's name (a verb: "swap the
     buttons"), nor a verb that has one already ("renamed it yesterday", "works now")."""
-    if sentence.rstrip().endswith("?") or _WANTS.search(sentence) or _WANTS_SAID.search(sentence):
+    if asks(sentence) or _WANTS.search(sentence) or _WANTS_SAID.search(sentence):
         return True
     if _FAULT.search(sentence) and not _SETTLED.search(sentence):
         return True

@@ -22,13 +22,15 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-# A question's end in the scripts a sentence end is known in: Chinese and Japanese write a full-width one.
-QUESTION_MARKS = ("?", "？")
+# A question's end: Chinese and Japanese write a full-width one, Arabic and Persian a turned one;
+# "?!" may be one mark ("⁈", "‽"), and a chat an emoji's ("❓"), maybe with its emoji selector.
+QUESTION_MARKS = ("?", "？", "؟", "‽", "⁇", "⁈", "⁉", "⸮", "❓", "❔")
+_EMOJI_SELECTOR = "\ufe0f"
 
 
 def asks(sentence: str) -> bool:
-    """Whether ``sentence`` ends in a question mark (``?`` or ``？``)."""
-    return sentence.rstrip().endswith(QUESTION_MARKS)
+    """Whether ``sentence`` ends in a question mark (one of :data:`QUESTION_MARKS`: ``?``, ``？``, ``؟``, ...)."""
+    return sentence.rstrip().rstrip(_EMOJI_SELECTOR).endswith(QUESTION_MARKS)
 
 
 def join_sentences(first: str, second: str) -> str:

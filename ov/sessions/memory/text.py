@@ -12,16 +12,18 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ov.summaries.text import QUESTION_MARKS, asks
+
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 # Like CommonMark, a code span may run over a line break.
 _INLINE_CODE_RE = re.compile(r"(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)")
 _MASK_RE = re.compile("\x00(\\d+)\x00")
 _BULLET_RE = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _LIST_ITEM_RE = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-# A sentence ends at . ! ? (or ;) followed by space; the mark stays with the sentence. A period
+# A sentence ends at . ! ? (any question mark: "？", "؟", ...; or ;) followed by space; the mark stays with the sentence. A period
 # inside a word ("v1.2", "3.5 GB", "config.py") has no space after it, and one after an
 # abbreviation ends no sentence (see _ends_sentence).
-_GAP_RE = re.compile(r"(?<=[.!?;])\s+")
+_GAP_RE = re.compile(rf"(?<=[.!;{''.join(QUESTION_MARKS)}])\s+")
 # Abbreviations inside a sentence ("e.g.", "vs."), which never end one.
 _INNER_ABBREVIATIONS = frozenset(("e.g", "i.e", "vs", "cf", "approx", "ca", "viz"))
 # Titles, which a name follows ("Dr. Smith", "St. Louis") as it follows an initial (see _OPENERS).
@@ -224,7 +226,9 @@ def clauses(sentence: str) -> list[str]:
 
 
 def is_question(sentence: str) -> bool:
-    return sentence.rstrip().rstrip(_QUOTES + ")").endswith("?")
+    """Whether ``sentence`` ends in a question mark, before closing quotes: "?", "？", "؟", ... (see
+    :data:`ov.summaries.text.QUESTION_MARKS`)."""
+    return asks(sentence.rstrip().rstrip(_QUOTES + ")"))
 
 
 def is_quoted(sentence: str) -> bool:
