@@ -333,6 +333,37 @@ def test_a_long_patch_normalises_each_line_once(monkeypatch):
     assert len(calls) <= 3 * 4002
 
 
+def test_a_kinds_switch_on_a_long_profile_reads_each_line_once_not_once_per_probe(monkeypatch):
+    """(a kind's switch, some 270 probes, on a 3,000-line profile took 10 s and more: every probe
+    split every line into its statements again; bench/kind_switch.py)"""
+    from ov.sessions.memory import probes
+    from ov.sessions.memory import text as tx
+    from ov.sessions.memory.kinds import kind_probes
+    from ov.sessions.memory.merge import apply_supersede
+
+    calls = []
+    real = tx.clauses
+    monkeypatch.setattr(tx, "clauses", lambda text: calls.append(text) or real(text))
+    probes._first_statement.cache_clear()
+    lines = ["- Editor: Neovim", *(f"- Works on project-{n} with Go and uses Vim there" for n in range(3000)), "- Uses Helix for notes"]
+    assert apply_supersede(lines, kind_probes("Editor", "Emacs"), "- Editor: Emacs")
+    assert lines[0] == "- Editor: Emacs" and lines[-1] == "- Works on project-2999 with Go and uses Vim there"
+    assert len(calls) <= 2 * 3002
+
+
+def test_a_switch_on_a_long_profile_compares_each_line_once(monkeypatch):
+    """(each line the switch rewrote was compared with every other line: 800 rewrites of 3,000 lines)"""
+    from ov.sessions.memory import merge
+
+    calls = []
+    real = merge.normalise.__wrapped__
+    monkeypatch.setattr(merge, "normalise", lambda text: calls.append(text) or real(text))
+    lines = [f"- Team {n} runs nightly builds on Jenkins" for n in range(2000)] + ["- Runs nightly builds on Buildkite", "- Runs nightly builds on Jenkins"]
+    assert merge.apply_swap(lines, "Jenkins", "Buildkite")
+    assert lines[:2] == ["- Team 0 runs nightly builds on Buildkite", "- Team 1 runs nightly builds on Buildkite"] and len(lines) == 2001
+    assert len(calls) <= 4 * 2002
+
+
 def test_patch_rejects_bad_ops():
     with pytest.raises(InvalidInput):
         patch_text("x", {"replace": "x"})

@@ -16,16 +16,14 @@ reproducible from the same inputs.
 
 from __future__ import annotations
 
-import fnmatch
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ov.errors import InvalidInput
-from ov.sessions.memory import text as tx
 from ov.sessions.memory.lines import (
     KEY_RE,
-    TRAILING_PUNCT,
     content_words,
     is_item,
     normalise,
@@ -34,6 +32,7 @@ from ov.sessions.memory.lines import (
 )
 from ov.sessions.memory.now import holds_now, without_since
 from ov.sessions.memory.patch_ops import Supersede, Swap, parse_ops
+from ov.sessions.memory.probes import matches, statements
 from ov.sessions.memory.schema import MemorySchema
 from ov.uri import nfc
 
@@ -46,12 +45,6 @@ _NEGATE_RE = re.compile(r"^(?:not|no longer)\s+(?P<rest>.+)$", re.IGNORECASE)
 _LEFT_BEHIND = r"(?:(?:switched|moved|migrated|changed|gone|went)(?:\s+over)?\s+from|replaced|swapped|instead\s+of|rather\s+than)\s+"
 # A value said with its scope ("Go for the CLI", "Drone for the mobile app"): changed only there.
 SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
-# What may follow a name in its statement and leave it whole: the end, punctuation, or a word of
-# when, how long or what for ("Emacs a while ago", "nushell these days", "Emacs as their editor"); not
-# "fish tacos" or "Emacs Lisp". A probe ending in " +" is a name so followed (see _matches).
-NAME_END = (
-    r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead)\b)"
-)
 # A correction may replace a line only if they share at least this share of its content words.
 MIN_OVERLAP = 0.5
 # Told each statement a corrected line goes on with (see _other_clauses): True when the caller
@@ -140,7 +133,7 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
             _apply_replace(lines, *op)
             continue
         if isinstance(op, Supersede):
-            if any(is_item(line) and _matches(split_item(line)[1], probe) for line in lines for probe in op.present):
+            if any(is_item(line) and matches(split_item(line)[1], op.present) for line in lines):
                 continue  # a stored line already says it, or more
             if not apply_supersede(lines, op.probes, op.line, moves) and op.append:
                 lines[:] = patch_text("\n".join(lines), op.otherwise or op.line, moves=moves).splitlines()
@@ -190,7 +183,7 @@ def apply_supersede(lines: list[str], probes: Sequence[str], new: str, moves: Mo
     my name is Ada"), keeps that statement, as a line of its own or, through ``moves``, in the
     file it belongs to: a correction ends what it names and nothing else (see :func:`_other_clauses`).
     """
-    hits = [i for i, line in enumerate(lines) if is_item(line) and any(_matches(split_item(line)[1], p) for p in probes)]
+    hits = [i for i, line in enumerate(lines) if is_item(line) and matches(split_item(line)[1], probes)]
     if not hits:
         return False
     prefix, body = split_item(new.rstrip())
@@ -241,12 +234,15 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
             lines[narrower[0]] = otherwise.rstrip()
             said = True
     hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1])]
+    said_now = Counter(normalise(line) for line in lines if line.strip())  # (each line's once, not once per hit)
     for i in reversed(hits):
         swapped = without_since(pattern.sub(lambda _match: new, nfc(lines[i]), count=1))  # (the new value holds since the switch)
-        if present([line for j, line in enumerate(lines) if j != i], split_item(swapped)[1]):
+        said_now[normalise(lines[i])] -= 1
+        if said_now[normalise(swapped)] > 0:  # another line says it already
             del lines[i]
         else:
             lines[i] = swapped
+            said_now[normalise(swapped)] += 1
     return bool(hits) or said
 
 
@@ -265,36 +261,10 @@ def _other_clauses(line: str, lines: Sequence[str], moves: Moves | None = None) 
     if not is_item(line):
         return []
     kept: list[str] = []
-    for part in _statements(body)[1:]:
+    for part in statements(body)[1:]:
         if part and not (moves is not None and moves(part)) and not present([*lines, *kept], part):
             kept.append(prefix + _capitalise(part))
     return kept
-
-
-def _statements(body: str) -> list[str]:
-    """The statements of a line's text, split as :func:`_other_clauses` says; the first is never empty."""
-    parts = [clause.strip().rstrip(TRAILING_PUNCT) for part in re.split(r";\s+", body) for clause in tx.clauses(part)]
-    return [part for part in parts if part] or [body]
-
-
-def _matches(body: str, probe: str) -> bool:
-    have, want = normalise(body), " ".join(nfc(probe).lower().split())
-    key = KEY_RE.match(body)
-    if want.endswith(":"):
-        return bool(key) and normalise(key.group("key")) == normalise(want[:-1])
-    if want.startswith("*:"):
-        return bool(key) and normalise(body[key.end("key") + 1 :]) == normalise(want[2:])
-    if want.endswith("$"):  # the whole statement: "prefers tabs$" is not "Prefers tabs in Go code"
-        return normalise(want[:-1]) in (have, normalise(_statements(body)[0]))
-    if want.endswith(" +"):  # a name whole: "uses emacs +" matches "Uses Emacs as their editor", not "Uses Emacs Lisp"
-        name = re.compile(r"(?:(?:\w+ly|always|still|also|now)\s+)?" + re.escape(normalise(want[:-2])) + NAME_END)  # "Mostly uses Helix"
-        return any(name.match(text) for text in (have, normalise(_statements(body)[0])))
-    if "*" in want[1:]:  # a pattern, as typed: "Is a* at [A-Z]*" matches "Is a backend engineer at Stripe", not "... at heart"
-        return fnmatch.fnmatchcase(" ".join(nfc(body).split()), " ".join(nfc(probe).split()))
-    if want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"
-        return re.match(re.escape(normalise(want[:-2])) + r"\s+v?\d", have) is not None
-    want = normalise(want)
-    return bool(want) and (have == want or re.match(re.escape(want) + r"(?:$|[\s,;:(])", have) is not None)
 
 
 def find_target(lines: Sequence[str], probe: str) -> int | None:
