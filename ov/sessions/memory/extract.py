@@ -96,7 +96,7 @@ another choice for the same purpose said as a correction ("actually, black for f
 "ruff for formatting"), wherever its file is (:mod:`ov.sessions.memory.rivals`).
 Git keeps every earlier version.
 
-Ignored: questions (a sentence ending in "?"), conditionals and hedges (a
+Ignored: questions (a sentence ending in "?", "？", ...), conditionals and hedges (a
 statement not at the start of its clause, or in a sentence opening with "if",
 "when", "because", "maybe", "I think", ...), code, block quotes, what the user
 quotes, dictates or pastes (:mod:`ov.sessions.memory.quoted`: "bio reads: I am
