@@ -1332,6 +1332,9 @@ CASES = [
     pytest.param([["Always use isort", "I stopped using isort", "Actually, always use isort"]],
                  {"preferences/default/isort.md": "- Always use isort", "profile.md": "- No longer uses isort"}, None,
                  id="an-instruction-said-again-after-its-ending-holds"),
+    pytest.param(["Always use prettier for markdown", ["we don't use prettier anymore", "Actually, always use prettier for markdown"]],
+                 {"preferences/default/prettier.md": "- Always use prettier for markdown"}, None,
+                 id="a-stored-instruction-said-again-after-its-ending-in-the-session-holds"),
     # (written after the rule) the team's thing moved to a named product lives there now, its old address gone
     pytest.param(["Our runbooks live at https://runbooks.acme.dev", "We moved our runbooks to Confluence"],
                  {"entities/systems/runbooks.md": "# Runbooks\n\n- Moved to Confluence"}, None, id="a-teams-thing-moved-to-a-product-loses-its-address"),

@@ -57,18 +57,19 @@ def end_rivals(schemas: Mapping[str, MemorySchema], rivalries: list[Candidate], 
         if rivalry is None or listing is None:
             continue
         folder = schema.path_for({**dict(rivalry.folder_fields), "topic": GENERAL}, when).rpartition("/")[0]
+        place = order[id(candidate)]
         found = endings(rivalry, folder, listing(folder), read)
         for path, (kind, group) in groups.items():
-            before = [n for n, c in enumerate(group) if order.get(id(c), -1) < order[id(candidate)] and isinstance(c.fields.get(CONTENT_FIELD), str)]
-            if kind is schema and path.rpartition("/")[0] == folder and before:
-                said = "\n".join(group[n].fields[CONTENT_FIELD] for n in before if not group[n].only_amends)
-                found.extend((path, ending, before[-1] + 1) for ending in ended(rivalry, said))  # (a line said again later stays)
-        for path, content, *at in found:
+            said = [c.fields[CONTENT_FIELD] for c in group if order.get(id(c), -1) < place and not c.only_amends and isinstance(c.fields.get(CONTENT_FIELD), str)]
+            if kind is schema and path.rpartition("/")[0] == folder and said:
+                found.extend((path, ending) for ending in ended(rivalry, "\n".join(said)))
+        for path, content in found:
             fields = {**dict(rivalry.folder_fields), "topic": path.rpartition("/")[2][: -len(".md")], CONTENT_FIELD: content}
             probes = (f"{content[2:].replace('No longer ', '', 1)}$",) if isinstance(content, str) else ()
             amend = Candidate(schema.memory_type, fields, list(candidate.source_message_ids), replaces=probes, only_amends=True)
             group = groups.setdefault(path, (schema, []))[1]
-            group.insert(at[0] if at else len(group), amend)
+            # merged after what was said before it, and before what is said again after it, which holds
+            group.insert(next((n for n, c in enumerate(group) if order.get(id(c), -1) > place), len(group)), amend)
 
 
 def gather_from_general(groups: Groups, read: Callable[[str], str | None], when: datetime) -> None:
