@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ov.changes import listed_changes
 from ov.errors import InvalidInput, NotFound, OvError
 from ov.history.snapshots import RestorePlan, _below, _plan_restore, resolve, revision
 from ov.store.sidecar import SIDECARS
@@ -63,22 +62,17 @@ class RevertResult:
     unchanged: list[str] = field(default_factory=list)  # already as before REV: nothing to undo
 
     def to_dict(self) -> dict:
-        plan = self.plan
-        existing = set(plan.rolled_back)
+        shown = self.plan.to_dict()  # what restore says of the same plan: its files and changes
         return {
             "rev": self.rev,
             "reverted": self.reverted,
             "reverted_subject": self.subject,
-            "written": ["viking://" + p for p in plan.write],
-            "deleted": ["viking://" + p for p in plan.delete],
+            "written": shown["written"],
+            "deleted": shown["deleted"],
             "merged": ["viking://" + p for p in self.merged],
             "unchanged": ["viking://" + p for p in self.unchanged],
-            "commit": plan.new_commit,
-            "changes": listed_changes(
-                ["viking://" + p for p in plan.write if p not in existing],
-                ["viking://" + p for p in plan.rolled_back],
-                ["viking://" + p for p in plan.delete],
-            ),
+            "commit": shown["commit"],
+            "changes": shown["changes"],
         }
 
 
