@@ -186,6 +186,14 @@ POSITIVE = [
     ("stripe-webhook", f"STRIPE_WEBHOOK={'whsec_' + fake(32)}", "whsec_", "STRIPE_WEBHOOK=[REDACTED:stripe_key]", 1),
     ("yaml-api-key", "api_key: Zx8Pq2Lm9Rt4", "Zx8Pq2Lm9Rt4", "api_key: [REDACTED:assigned_secret]", 1),
     # "password X" with no verb, when X is made up.
+    # Capitalised parts joined by hyphens read like a header's name, but under a password's name
+    # (or a secret's, with a digit) they are the password.
+    ("env-password-of-words", "DB_PASSWORD=Plaza-Wobble-Turtle7", "Plaza-Wobble-Turtle7", "DB_PASSWORD=[REDACTED:assigned_secret]", 1),
+    ("yaml-password-of-parts", "POSTGRES_PASSWORD: Hx7q-K2mz-Pw9r", "Hx7q-K2mz-Pw9r", "POSTGRES_PASSWORD: [REDACTED:assigned_secret]", 1),
+    ("quoted-password-of-words", 'password = "S3cure-Adm1n"', "S3cure-Adm1n", 'password = "[REDACTED:assigned_secret]"', 1),
+    ("json-secret-of-words", '{"client_secret": "Maple-Orbit-Lantern42"}', "Maple-Orbit-Lantern42", '"client_secret": "[REDACTED:assigned_secret]"', 1),
+    ("prose-password-of-words", "my password is S3cure-Adm1n", "S3cure-Adm1n", "my password is [REDACTED:prose_secret]", 1),
+    ("prose-passphrase-of-words", "the vault passphrase is Copper-Meadow-Falcon", "Copper-Meadow-Falcon", "passphrase is [REDACTED:prose_secret]", 1),
     ("prose-password-no-verb", "the staging login uses password Zx9pQ2rT7v", "Zx9pQ2rT7v", "uses password [REDACTED:prose_secret]", 1),
     ("prose-password-with", "ssh root with password Zx9pQ2rT7v.", "Zx9pQ2rT7v", "with password [REDACTED:prose_secret].", 1),
     ("prose-password-default", "the default password admin123 works", "admin123", "password [REDACTED:prose_secret] works", 1),
@@ -334,6 +342,7 @@ NEGATIVE = [
     ("colon-runs", "10:20:30:40:50\nmain.c:12:3: warning: unused\nlocalhost:5432:*:me:password\n"),
     ("dash-U-without-percent", "psql -U postgres -c 'select 100%2'\nsort -u a/b%c"),
     ("prose-password", "Please reset your password from the settings page."),
+    ("header-name-values", 'api_key: X-Api-Key\n"token_header": "X-Auth-Token"\n{"auth": "X-Access-Token"}'),
     ("prose-password-colon", "Password: must be at least 8 characters long."),
     ("prose-token", "The token budget is 2000, so the tokenizer trims long files."),
     ("prose-tokens", "It used 1,234 tokens; the token count is shown below."),

@@ -197,7 +197,12 @@ def _is_name(value: str, name: str = "") -> bool:
     """The value is itself a name (dict key, enum, env variable, header), not a secret."""
     if not _NAME_CHARS.fullmatch(value) or _has_random_part(value):
         return False
-    if _ENV_NAME.fullmatch(value) or _HEADER_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
+    if _ENV_NAME.fullmatch(value) or _SNAKE_WORDS.fullmatch(value):
+        return True
+    # A header's name (`"auth": "X-Api-Key"`) says where a token goes. A password is no header, so
+    # under its name capitalised parts joined by hyphens are the password (`Plaza-Wobble-Turtle7`),
+    # and so they are under a secret's name with a digit among them, which header names seldom hold.
+    if _HEADER_NAME.fullmatch(value) and not (names_a_password(name) or (is_secret_name(name) and any(c.isdigit() for c in value))):
         return True
     if _DOTTED_NAME.fullmatch(value) or (value.startswith("__") and value.endswith("__")):
         return True
@@ -549,7 +554,7 @@ def looks_made_up(value: str) -> bool:
 def check_prose(m: re.Match[str], start: int, end: int) -> bool:
     """"my password is X": X is a secret unless it reads as a word, a description, a name or code."""
     value = m.string[start:end]
-    if _is_placeholder(value) or _is_name(value) or _PATH.fullmatch(value) or _is_plain_url(value):
+    if _is_placeholder(value) or _is_name(value, m["head"]) or _PATH.fullmatch(value) or _is_plain_url(value):
         return False
     # "password X" with no verb: only a made-up X is the password ("with password Zx9pQ2rT7v",
     # not "password policy"), and `passwd alice2`, `pwd` are commands.
