@@ -144,6 +144,8 @@ POSITIVE = [
     ),
     ("url-password", "DATABASE_URL=postgres://app:s3cr3t-pw@db.internal:5432/app", "s3cr3t-pw", "postgres://app:[REDACTED:url_password]@db.internal:5432/app", 1),
     ("url-password-at-sign", "mongodb://admin:p@ss:w0rd@localhost/db", "p@ss:w0rd", "mongodb://admin:[REDACTED:url_password]@localhost/db", 1),
+    ("url-password-hash", "DATABASE_URL=postgres://payments:Xk9!vR2#pLq7@db.staging.internal:5432/payments", "Xk9!vR2#pLq7", "postgres://payments:[REDACTED:url_password]@db.staging.internal:5432/payments", 1),
+    ("url-password-at-and-hash", "REDIS_URL=redis://:p@ss#w0rd9@cache:6379/0", "p@ss#w0rd9", "redis://:[REDACTED:url_password]@cache:6379/0", 1),
     ("url-password-no-user", "redis://:hunter2@cache:6379/0", "hunter2", "redis://:[REDACTED:url_password]@cache:6379/0", 1),
     ("env-plain", "DB_PASSWORD=hunter2\nDEBUG=true", "hunter2", "DB_PASSWORD=[REDACTED:assigned_secret]\nDEBUG=true", 1),
     ("env-export-quoted", 'export DB_PASSWORD="correct horse battery"', "correct horse", 'export DB_PASSWORD="[REDACTED:assigned_secret]"', 1),

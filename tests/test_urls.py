@@ -29,3 +29,9 @@ def test_an_at_sign_past_the_host_names_no_user(url: str):
 def test_every_url_in_a_text_loses_its_user_info_and_nothing_else():
     text = "from http://bob:p@ss@h/x and ftp://anon@f.example, mail bob@example.com, see https://h/a@b"
     assert replace_userinfo(text, "[X]") == "from http://[X]@h/x and ftp://[X]@f.example, mail bob@example.com, see https://h/a@b"
+
+
+def test_a_hash_in_a_password_is_taken_out_with_it_from_a_text():
+    # Unescaped, `#` would open the fragment; in a message it is more likely half a password.
+    text = "cannot reach redis://:p@ss#w0rd9@cache:6379/0 or postgres://u:Xk9!vR2#pLq7@db:5432/x#top"
+    assert replace_userinfo(text, "[X]") == "cannot reach redis://[X]@cache:6379/0 or postgres://[X]@db:5432/x#top"

@@ -386,8 +386,9 @@ RULES: tuple[Rule, ...] = (
         LazyPattern(
             r"://(?<=[A-Za-z0-9]://)[^\s:/?#@\[\]]{0,256}+:"
             + _NOT_DONE
-            # The host has no `@`, so an unescaped `@` inside the password stays in the password.
-            + r"(?P<secret>[^\s/?#\[\]]{1,256}?)@(?=[A-Za-z0-9\[][^\s/?#@]*(?:[/?#\s]|$))"
+            # The host has no `@`, so the password ends at the last `@` before it: an unescaped `@`
+            # or `#` inside the password stays in the password (`p@ss#w0rd9@cache:6379`).
+            + r"(?P<secret>[^\s/?\[\]]{1,256})@(?=[A-Za-z0-9\[][^\s/?#@]*(?:[/?#\s]|$))"
         ),
         ("://",),
         check_url_password,
