@@ -1263,6 +1263,22 @@ def test_tool_inputs_and_outputs_are_redacted_in_every_form(ov, ov_home):
     assert key[:20] not in raw and "hunter2-Xy" not in raw
 
 
+def test_a_value_redacted_in_one_message_goes_where_a_later_one_repeats_it(ov, ov_home):
+    ov("session", "add", "s", "--text", "they rotated it. the new db password is Tr0ub4dor&3zz")
+    edit = {"type": "tool", "tool_name": "Edit", "tool_status": "completed", "tool_output": "The file has been updated.",
+            "tool_input": {"file_path": "/app/.env", "old_string": "DB_PASSWORD=old", "new_string": "DB_PASSWORD=Tr0ub4dor&3zz"}}
+    later = [
+        {"role": "assistant", "parts": [edit]},
+        {"role": "assistant", "text": "Updated .env; the app connects with 'Tr0ub4dor&3zz' now."},
+    ]
+    result = ov("session", "add-messages", "s", json.dumps(later), "--json").json["result"]
+    assert result["redacted"] == 2
+    raw = (session_dir(ov_home, "s") / "messages.jsonl").read_text()
+    assert "Tr0ub4dor" not in raw and "DB_PASSWORD=old" in raw
+    # Nothing of the value reaches the store, and the digests stay on this machine.
+    assert not any("Tr0ub4dor" in p.read_text(errors="ignore") for p in ov_home.rglob("*") if p.is_file())
+
+
 def test_a_transcript_line_gets_a_hint(ov):
     line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
     result = ov("session", "add-messages", "s", json.dumps([line]), "--json")

@@ -20,7 +20,7 @@ from ov.redact.rules import CONTEXTUAL, RULES, Rule
 from ov.regex import LazyPattern
 from ov.urls import replace_userinfo
 
-__all__ = ["redact", "redact_known", "redact_value"]
+__all__ = ["redact", "redact_known", "redact_value", "replace_known"]
 
 
 def _marker(name: str) -> str:
@@ -45,7 +45,7 @@ def _in_marker(text: str, start: int, end: int) -> bool:
     return opened != -1 and "]" not in before[opened:]
 
 
-def _apply(rule: Rule, text: str, check) -> tuple[str, int]:
+def _apply(rule: Rule, text: str, check, removed: list[str] | None) -> tuple[str, int]:
     groups = _secret_groups(rule.pattern)
     marker = _marker(rule.name)
     has_markers = MARKER in text
@@ -69,6 +69,8 @@ def _apply(rule: Rule, text: str, check) -> tuple[str, int]:
                 pos = max(m.end(), pos)
             continue
         pieces += (text[done:start], marker)
+        if removed is not None:
+            removed.append(text[start:end])
         done = end
         pos = max(m.end(), m.start() + 1)
     if not pieces:
@@ -77,10 +79,11 @@ def _apply(rule: Rule, text: str, check) -> tuple[str, int]:
     return "".join(pieces), len(pieces) // 2
 
 
-def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
+def redact(text: str, *, by_shape_only: bool = False, removed: list[str] | None = None) -> tuple[str, int]:
     """``text`` with every recognised secret replaced by ``[REDACTED:<rule>]``, and how many.
     ``by_shape_only``: hold the rules that judge a value by its context (:data:`CONTEXTUAL`) to
-    their ``by_shape`` checks, or leave them out (documents and code, not settings files)."""
+    their ``by_shape`` checks, or leave them out (documents and code, not settings files).
+    ``removed``: a list to which each secret taken out is appended."""
     if not text:
         return text, 0
     # Lowered once: redaction only removes hints (markers are never matched again).
@@ -93,7 +96,7 @@ def redact(text: str, *, by_shape_only: bool = False) -> tuple[str, int]:
                 continue
             check = rule.by_shape
         if any(hint in lowered for hint in rule.hints):
-            text, count = _apply(rule, text, check)
+            text, count = _apply(rule, text, check, removed)
             total += count
     return text, total
 
@@ -121,26 +124,32 @@ def redact_span(text: str, start: int, end: int) -> tuple[str, int]:
 KNOWN_PIECE_CHARS = 8
 
 
+def replace_known(text: str, known: tuple[str, ...]) -> str:
+    """``text`` with the ``known`` secret values, and any word that is a piece of one at least
+    :data:`KNOWN_PIECE_CHARS` long, replaced by ``[REDACTED:known_secret]``."""
+    secrets = [s for s in known if s and len(s) >= KNOWN_PIECE_CHARS]
+    if not secrets:
+        return text
+    import re  # Deferred: known values are rare, and hooks import this module on every turn.
+
+    marker = _marker("known_secret")
+    for secret in secrets:
+        text = text.replace(secret, marker)
+
+    def piece(match: re.Match) -> str:
+        word = match.group(0).rstrip(".")
+        if len(word) >= KNOWN_PIECE_CHARS and any(word in secret for secret in secrets):
+            return marker + match.group(0)[len(word) :]
+        return match.group(0)
+
+    return re.sub(rf"[A-Za-z0-9_\-.~+/=]{{{KNOWN_PIECE_CHARS},}}", piece, text)
+
+
 def redact_known(text: str, known: tuple[str, ...] = ()) -> str:
     """``text`` fit to show or store although it came from outside ov (a server's error message,
-    a URL the user configured): the ``known`` secret values, and any word that is a piece of one
-    at least :data:`KNOWN_PIECE_CHARS` long, become ``[REDACTED:known_secret]``; the user name and
-    password of a URL go; then what :func:`redact` recognises."""
-    import re  # Deferred: this runs on failures only, and hooks import this module on every turn.
-
-    secrets = [s for s in known if s and len(s) >= KNOWN_PIECE_CHARS]
-    if secrets:
-        marker = _marker("known_secret")
-        for secret in secrets:
-            text = text.replace(secret, marker)
-
-        def piece(match: re.Match) -> str:
-            word = match.group(0).rstrip(".")
-            if len(word) >= KNOWN_PIECE_CHARS and any(word in secret for secret in secrets):
-                return marker + match.group(0)[len(word) :]
-            return match.group(0)
-
-        text = re.sub(rf"[A-Za-z0-9_\-.~+/=]{{{KNOWN_PIECE_CHARS},}}", piece, text)
+    a URL the user configured): the ``known`` secret values go (:func:`replace_known`); the user
+    name and password of a URL go; then what :func:`redact` recognises."""
+    text = replace_known(text, known)
     text = replace_userinfo(text, _marker("url_userinfo"))
     return redact(text)[0]
 
@@ -150,32 +159,41 @@ def redact_known(text: str, known: tuple[str, ...] = ()) -> str:
 _NAME_VALUE_KEYS = (("name", "value"), ("key", "value"), ("Name", "Value"), ("Key", "Value"), ("ParameterKey", "ParameterValue"))
 
 
-def redact_value(value: Any) -> tuple[Any, int]:
+def redact_value(value: Any, *, known: tuple[str, ...] = (), removed: list[str] | None = None) -> tuple[Any, int]:
     """Redact every string inside dicts, lists and tuples; returns (new value, count).
 
     A string under a secret-looking key (``{"password": "hunter2"}``), or the value of
     a name/value pair naming a secret (``{"name": "DB_PASSWORD", "value": "hunter2"}``), is
-    replaced whole, since the key is the only sign that it is a secret.
+    replaced whole, since the key is the only sign that it is a secret. ``known``: secret values
+    to take out wherever they stand (:func:`replace_known`); ``removed``: as for :func:`redact`.
     """
     if isinstance(value, str):
-        return redact(value)
+        if known:
+            text = replace_known(value, known)
+            text, count = redact(text, removed=removed)
+            return text, count + text.count(_marker("known_secret")) - value.count(_marker("known_secret"))
+        return redact(value, removed=removed)
     if isinstance(value, dict):
         total = 0
         out = {}
         for key, item in value.items():
             if isinstance(key, str):
-                key, n = redact(key)
+                key, n = redact(key, removed=removed)
                 total += n
-            item, n = redact_value(item)
+            item, n = redact_value(item, known=known, removed=removed)
             total += n
             secret_key = isinstance(key, str) and is_secret_name(key)
             if secret_key and isinstance(item, str) and is_secret_value(item, quoted=True, name=key):
+                if removed is not None:
+                    removed.append(item)
                 item = _marker("assigned_secret")
                 total += 1
             out[key] = item
         for name_key, value_key in _NAME_VALUE_KEYS:
             name, item = out.get(name_key), out.get(value_key)
             if isinstance(name, str) and isinstance(item, str) and is_secret_name(name) and is_secret_value(item, quoted=True, name=name):
+                if removed is not None:
+                    removed.append(item)
                 out[value_key] = _marker("assigned_secret")
                 total += 1
         return out, total
@@ -183,7 +201,7 @@ def redact_value(value: Any) -> tuple[Any, int]:
         total = 0
         items = []
         for item in value:
-            item, n = redact_value(item)
+            item, n = redact_value(item, known=known, removed=removed)
             total += n
             items.append(item)
         return (items if isinstance(value, list) else tuple(items)), total

@@ -24,10 +24,11 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from ov.errors import AlreadyExists, InvalidId, NotFound, RecordDamaged, proposal
-from ov.files import json_bytes
+from ov.files import atomic_write, json_bytes
 from ov.identity import validate_id
 from ov.sessions.messages import (  # noqa: F401 - the message API is re-exported for callers of ov.sessions.session
     PART_TYPES,
@@ -134,16 +135,25 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any], *, rese
     archived, but the last one's ids, which .meta.json always keeps, so the complete record of
     archived ids is not read."""
     from ov.redact.engine import redact_value
+    from ov.redact.recurring import Removed
     from ov.store import group_commit
     from ov.tokens import estimate_tokens  # noqa: F401 - imported before the lock: other writers wait while it holds
 
     session_uri(store, session_id)  # a bad id is refused before anything else
     messages = normalise_messages(raw_messages, peer=store.identity.peer)  # all or nothing
+    # A value taken out of one message goes wherever a later one repeats it without the words
+    # that gave it away (the agent's Edit of `.env` after "the new db password is ...").
+    removed_path = _removed_path(store, session_id)
+    known = Removed(_read_json(removed_path))
     redacted = 0
     for message in messages:
-        message["parts"], count = redact_value(message["parts"])
+        removed: list[str] = []
+        message["parts"], count = redact_value(message["parts"], known=known.find(message["parts"]), removed=removed)
         message["id"], id_count = _redact_id(message["id"])
         redacted += count + id_count
+        known.add(removed)
+    if known.changed:
+        _write_json(store, removed_path, known.to_state())
     args = {"session_id": session_id, "messages": messages, "redacted": redacted, "resent": resent}
     return group_commit.run(store, "session.add", args, lambda data: AddResult(**data))
 
@@ -200,6 +210,27 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         tx.put(meta_uri, json_bytes(meta))
         commit = tx.commit("session add", [uri])
     return AddResult(str(uri), added, duplicates, redacted, commit.commit)
+
+
+def _removed_path(store: Store, session_id: str) -> Path:
+    """Where the digests of what redaction took out of a session are kept: in the account's state
+    folder, of this machine, never in the store."""
+    return store.state / "redacted" / store.identity.user / f"{session_id.lstrip('.')}.json"
+
+
+def _read_json(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_json(store: Store, path: Path, data: dict) -> None:
+    try:
+        store.home.ensure(path.parent)
+        atomic_write(path, json_bytes(data), mode=0o600)
+    except OSError:
+        pass  # a later repeat of a value goes unrecognised; the message itself was redacted
 
 
 def archived_ids_uri(uri: VikingURI) -> VikingURI:

@@ -1,0 +1,96 @@
+"""The values redaction took out of a session's messages, recognised where a later message repeats them.
+
+A rule sees a secret by its context ("the new db password is Tr0ub4dor&3zz"); the agent's next
+tool call (``Edit`` of ``.env`` with ``"new_string": "Tr0ub4dor&3zz"``) writes the same value with
+no context at all. Each value taken out is remembered as a keyed digest, never as itself, and the
+words of a later message are looked up among them; those found are taken out wherever they stand
+(:func:`ov.redact.engine.replace_known`).
+
+The state is a JSON-able dict the caller keeps out of the store (it is of this machine): a
+random key and the digests by the value's length.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from ov.regex import LazyPattern
+
+__all__ = ["Removed"]
+
+# Shorter values match ordinary words: the engine's pieces of a known secret are as long at least.
+MIN_CHARS = 8
+# What no secret a rule takes out holds: whitespace, quotes, brackets, separators of a list.
+_WORD = LazyPattern(rf"[^\s\"'`<>(){{}}\[\],;]{{{MIN_CHARS},}}")
+# Where a word may hold a value after a name or before a host: `DB_PASSWORD=...`, `u:...@host`.
+_JOINS = LazyPattern(r"[=:@/]")
+# Joins looked at in one word: bounded, so a long word costs a bounded number of digests.
+_MAX_JOINS = 12
+_DIGEST_CHARS = 32
+
+
+class Removed:
+    """The digests of the values taken out of one session's messages so far."""
+
+    def __init__(self, state: dict | None = None) -> None:
+        state = state if isinstance(state, dict) else {}
+        key = state.get("key")
+        self._key = bytes.fromhex(key) if isinstance(key, str) and len(key) == 64 else os.urandom(32)
+        digests = state.get("digests")
+        self._digests: set[str] = {d for d in digests if isinstance(d, str)} if isinstance(digests, list) else set()
+        lengths = state.get("lengths")
+        self._lengths: set[int] = {n for n in lengths if isinstance(n, int)} if isinstance(lengths, list) else set()
+        self.changed = False
+
+    def _digest(self, value: str) -> str:
+        return hmac.new(self._key, value.encode("utf-8"), hashlib.sha256).hexdigest()[:_DIGEST_CHARS]
+
+    def add(self, values: list[str]) -> None:
+        for value in values:
+            value = value.strip()
+            if len(value) >= MIN_CHARS and (digest := self._digest(value)) not in self._digests:
+                self._digests.add(digest)
+                self._lengths.add(len(value))
+                self.changed = True
+
+    def find(self, value: Any) -> tuple[str, ...]:
+        """The values in the strings of ``value`` (JSON-like data) that were taken out before."""
+        if not self._digests:
+            return ()
+        found = []
+        for text in _strings(value):
+            for word in _WORD.findall(text):
+                for candidate in _candidates(word.rstrip(".")):
+                    if len(candidate) in self._lengths and self._digest(candidate) in self._digests:
+                        found.append(candidate)
+        return tuple(dict.fromkeys(found))
+
+    def to_state(self) -> dict:
+        return {"key": self._key.hex(), "digests": sorted(self._digests), "lengths": sorted(self._lengths)}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _strings(item)
+
+
+def _candidates(word: str) -> Iterator[str]:
+    """The word, and each span of it between two of its joins (or a join and an end)."""
+    joins = list(_JOINS.finditer(word))[:_MAX_JOINS]
+    cuts = [0, *(m.end() for m in joins)]
+    ends = [*(m.start() for m in joins), len(word)]
+    for start in cuts:
+        for end in ends:
+            if end - start >= MIN_CHARS:
+                yield word[start:end]
