@@ -615,6 +615,17 @@ def test_an_indented_block_is_code(text, kept):
         ("It broke:\nTypeError: my editor is undefined\n    at f (src/a.js:1:2)\n    at g (src/b.js:3:4)\nI prefer tabs", [1, 2, 3, 4]),
         ("My editor is Vim\n    at f (src/a.js:1:2)\n    at g (src/b.js:3:4)", [1, 2]),  # no error above the frames: the user's line
         ("I work at Acme\n    at the office (main building:3)", []),  # one "at" line is no traceback
+        # (found by an audit) a text given to be worked on after a colon: to the end of the message
+        ("Rewrite this in a friendlier tone:\nI am the maintainer. I prefer short answers.\n\nMy name is Lena.", [1, 3]),
+        ("Could you proofread the following:\n\nMy name is Lena and I work at Globex.", [2]),
+        ("I'd like you to summarize this for the changelog:\nI moved to Berlin.", [1]),
+        ("Fix the typos in my bio:\nI am a sofware enginer at Acme.", [1]),
+        ("Here is the README intro, tighten it:\n\nMy name is Ana.", [2]),
+        # the user's own: no verb asking for a change opens the colon's clause, or nothing follows the verb
+        ("I edit the docs: I prefer short pages.", []),
+        ("Two things:\nI prefer tabs.", []),
+        ("Edit:\nI meant tabs.", []),
+        ("Translate the error messages to German.\nMy name is Dmitri.", []),
     ],
 )
 def test_what_was_pasted_is_masked_line_by_line(text, pasted):
@@ -625,6 +636,23 @@ def test_what_was_pasted_is_masked_line_by_line(text, pasted):
     masked = pasting.mask_pasted(text, spans).split("\n")
     assert [i for i, line in enumerate(masked) if line.startswith("\x00")] == pasted
     assert tx.unmask("\n".join(masked), spans) == text
+
+
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("ok, make it more formal: I live in Oslo and I prefer tea", "ok, make it more formal: "),
+        ("Please translate into French:  My name is Dmitri.\nI prefer tea.", "Please translate into French:  \n"),
+        ("Note: I prefer tabs.", "Note: I prefer tabs."),
+    ],
+)
+def test_a_text_to_work_on_after_a_colon_on_its_line_is_masked(text, kept):
+    from ov.sessions.memory import pasted as pasting
+    from ov.sessions.memory import text as tx
+
+    spans: list[str] = []
+    masked = pasting.mask_pasted(text, spans)
+    assert tx.unmask(masked, [""] * len(spans)) == kept and tx.unmask(masked, spans) == text
 
 
 @pytest.mark.parametrize(

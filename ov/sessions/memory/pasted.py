@@ -16,7 +16,12 @@ single quotes", "Bob Smith  10:42 AM / I prefer tabs"): each of its lines is mas
   ("Best, Sarah", "Thanks,\\nSarah"): from the greeting to the name. "Hi,\\n...\\nThanks,\\nBob" is
   the user signing their own message;
 - a traceback (Python, pytest, JavaScript, Java, Rust: :func:`ov.tracebacks.span`, as retrieval
-  reads one): from its header or first frame to its error lines.
+  reads one): from its header or first frame to its error lines;
+- a text given to be worked on: after a colon whose clause asks for a text to be changed or
+  repeated ("Translate to German:", "proofread this:", "Here is the README intro, tighten it:",
+  "Can you make it sound friendlier:"), from the colon to the end of the message. The clause opens
+  with the verb (after "please", "can you", "I want you to", ...): "I edit the docs: I prefer short
+  pages" is the user's.
 
 The user's words before a paste stay theirs ("Can you reply to this?"); after a header block or a
 chat log, the rest of the message is taken as pasted, since neither says where it ends: a
@@ -64,6 +69,24 @@ _SIGN_OFF_RE = re.compile(
     r"\s*[,!.]?\s*(?P<name>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})?\s*$"
 )
 _NAME_LINE_RE = re.compile(r"^\s*[-\u2013\u2014~]*\s*[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}\s*$")
+# Verbs whose object is a text to change or repeat; "make", "fix", "turn" only with a text's
+# words after them ("make it shorter", "fix the grammar", "turn this into a tweet").
+_EDIT_VERBS = (
+    r"translate|proof-?read|tighten|rewrite|re-write|rephrase|reword|paraphrase|edit|copy-?edit|polish|shorten|condense|"
+    r"summari[sz]e|simplify|improve|correct|critique|trim|soften|refine|reformat|transcribe|quote|repeat|locali[sz]e|"
+    r"spell-?check|(?:clean|tidy|punch|smooth|spruce)\s+(?:\w+\s+)?up|make\s+(?:it|this|that|these|them)\b|"
+    r"(?:fix|check)\s+(?:the\s+)?(?:grammar|typos|spelling|wording|phrasing|tone|punctuation)|turn\s+(?:it|this|that)\s+into"
+)
+# What may stand before the verb in its clause: courtesy, a request to the agent, a sequence word.
+_ASKING = (
+    r"(?:(?:please|pls|kindly|now|then|also|just|and|so|(?:can|could|would|will)\s+you|help\s+me"
+    r"|(?:i|we)(?:'d|\s+would)?\s+(?:want|need|like)\s+you\s+to)\s+)*"
+)
+# The verb with words after it: "Edit: I meant tabs" is the user's own correction.
+_EDIT_ASKED_RE = re.compile(rf"(?i)^\s*{_ASKING}(?:{_EDIT_VERBS})\b\s+[^:\s][^:]*$")
+_INTRODUCING_COLON_RE = re.compile(r":(?=\s|$)")
+# Where a clause of the colon's line starts: after a sentence's end, a comma, a semicolon or a dash.
+_CLAUSE_START_RE = re.compile(r"(?:[.!?;,]|\s[-\u2013\u2014])\s+")
 
 
 def mask_pasted(text: str, spans: list[str]) -> str:
@@ -76,6 +99,13 @@ def mask_pasted(text: str, spans: list[str]) -> str:
     traceback = span(lines)
     if traceback is not None:
         pasted.update(range(traceback[0], traceback[1] + 1))
+    to_edit = _text_to_edit(lines)
+    if to_edit is not None:
+        row, column = to_edit
+        pasted.update(range(row + 1, len(lines)))
+        rest = lines[row][column:].lstrip()
+        if rest and row not in pasted:
+            lines[row] = lines[row][: len(lines[row]) - len(rest)] + tx.mask(rest, spans)
     return "\n".join(tx.mask(line, spans) if i in pasted and line.strip() else line for i, line in enumerate(lines))
 
 
@@ -85,6 +115,18 @@ def wholly_pasted(text: str) -> bool:
     spans: list[str] = []
     masked = mask_pasted(text, spans)
     return not re.search(r"\w", tx.unmask(masked, [""] * len(spans)))  # what is left once each paste is taken out
+
+
+def _text_to_edit(lines: list[str]) -> tuple[int, int] | None:
+    """The line and the column after the first colon that asks for the text after it to be worked
+    on ("Translate to German:", "Here is the intro, tighten it:"), or None."""
+    for row, line in enumerate(lines):
+        for colon in _INTRODUCING_COLON_RE.finditer(line):
+            lead = line[: colon.start()]
+            clause = lead[max((m.end() for m in _CLAUSE_START_RE.finditer(lead)), default=0) :]
+            if _EDIT_ASKED_RE.match(clause):
+                return row, colon.end()
+    return None
 
 
 def _opens_a_log(lines: list[str], i: int) -> bool:
