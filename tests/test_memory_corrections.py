@@ -673,6 +673,14 @@ CASES = [
                  {"preferences/default/tabs.md": "- Prefers tabs in this repo", "preferences/default/answers_short.md": "- Prefers your answers short",
                   "preferences/default/how_rust_handles.md": "- Loves how Rust handles errors",
                   "profile.md": "- Office: above the bakery\n- Main language: Kotlin"}, None, id="what-only-sounds-of-the-moment-stays"),
+    # (found by an audit) a moment named in the reason given after a preference dates the reason, not the preference
+    pytest.param([["I prefer httpx over requests because requests broke our retries last week.",
+                   "I prefer squash merges; we lost a bisect to merge commits last month.",
+                   "I prefer ruff over flake8, it caught two real bugs last time.", "I prefer Postgres this quarter."]],
+                 {"preferences/default/httpx.md": "- Prefers httpx over requests because requests broke our retries last week",
+                  "preferences/default/squash_merges.md": "- Prefers squash merges",
+                  "preferences/default/ruff.md": "- Prefers ruff over flake8, it caught two real bugs last time"}, None,
+                 id="a-moment-in-the-reason-after-a-preference"),
     # --- what the user says of the conversation is no standing taste ------------------------------
     pytest.param([["I like your suggestion.", "I prefer option B.", "I love Python but I hate its packaging.", "I never understood regexes.",
                    "I always forget the flag for this.", "I am an idiot, I forgot to save the file.",

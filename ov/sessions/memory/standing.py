@@ -111,7 +111,9 @@ def of_the_moment(text: str) -> bool:
     time that passes: it points at something shown ("below", "above", "here", "this API", "how fast
     this is") or names a stretch that ends ("this sprint", "today", "right now"; "for now" says
     how long a standing value holds); "in this repo" names where the user works, which a standing
-    preference may be scoped to."""
+    preference may be scoped to. Only the statement's own clause is read, not the reason given
+    after it: "typer over click — we moved all our CLIs to typer last month" stands."""
+    text = own_clause(text)
     if _MOMENT_RE.search(text):
         return True
     # As typed: a capital makes a word a title's ("I love This Is Us"), which points at nothing.
@@ -123,6 +125,29 @@ def of_the_moment(text: str) -> bool:
         if word in ("this", "these") and after not in _SCOPES and after != "days":
             return True
     return False
+
+
+# Where a reason or an aside after a statement starts: a dash, a semicolon, a word that gives a
+# cause ("since npm broke our lockfile last time"); "as of" and "since when" date the statement.
+_REASON_RE = re.compile(
+    r"(?i)\s*(?:[\u2013\u2014;]|\s-\s)\s*|[\s,(]+(?:because|since(?!\s+when\b)|as(?!\s+(?:of|long|well|much|many|soon|far)\b)"
+    r"|cause|'cause|cos|given\s+that|now\s+that|ever\s+since|seeing\s+(?:as|that))\s+(?=\S)"
+)
+# After a comma, a clause of its own in the past tense gives a reason: ", npm broke our lockfile
+# last week", ", we moved all our CLIs to typer last month".
+# The subject is one or two words ("we", "the team"), the verb the next.
+_CLAUSE_AFTER_COMMA_RE = re.compile(r",\s+[\w'-]+\s+(?P<second>[\w'-]+)(?:\s+(?P<third>[\w'-]+))?")
+
+
+def own_clause(text: str) -> str:
+    """``text`` up to a reason or an aside given after it (see :data:`_REASON_RE`)."""
+    reason = _REASON_RE.search(text)
+    if reason is not None and reason.start() > 0:
+        text = text[: reason.start()]
+    for comma in _CLAUSE_AFTER_COMMA_RE.finditer(text):
+        if any(word and is_past(word) for word in (comma.group("second"), comma.group("third"))):
+            return text[: comma.start()]
+    return text
 
 
 # What is shown in the conversation: "the error above", "my code is below".
