@@ -681,6 +681,17 @@ CASES = [
                   "preferences/default/squash_merges.md": "- Prefers squash merges",
                   "preferences/default/ruff.md": "- Prefers ruff over flake8, it caught two real bugs last time"}, None,
                  id="a-moment-in-the-reason-after-a-preference"),
+    # (found by an audit) asking the agent ("I want you to", "I'd like you to") is an imperative; it stands when it
+    # says so, or after "from now on", "going forward", which make any instruction of the work a standing one
+    pytest.param([["ok and also from now on I want you to always run ruff format before committing"],
+                  ["going forward I want you to use httpx, not requests"], ["I'd like you to always write docstrings in Google style."],
+                  ["Moving forward, add type hints to new functions."],
+                  ["I want you to use the staging database for this.", "I'd like you to rename this function."]],
+                 {"preferences/default/run_ruff_format.md": "- Always run ruff format before committing",
+                  "preferences/default/httpx.md": "- Always use httpx, not requests",
+                  "preferences/default/write_docstrings.md": "- Always write docstrings in Google style",
+                  "preferences/default/add_type_hints.md": "- Always add type hints to new functions"}, None,
+                 id="asking-the-agent-from-now-on-is-a-standing-instruction"),
     # --- what the user says of the conversation is no standing taste ------------------------------
     pytest.param([["I like your suggestion.", "I prefer option B.", "I love Python but I hate its packaging.", "I never understood regexes.",
                    "I always forget the flag for this.", "I am an idiot, I forgot to save the file.",

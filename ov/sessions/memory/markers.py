@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.rules import INSTRUCTION_VERBS
+
 # "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
 # which extract reads); they are not part of what is stored.
 # So do "going forward", "in future", "from here on": what follows holds from now on (at the start,
@@ -33,6 +35,31 @@ CORRECTION_MARKER = (
 CORRECTION_LEAD = rf"^{CORRECTION_MARKER}\s*[,:;\u2013\u2014-]?\s*"
 # "for now" and "until now" are part of what is said, not a change.
 _NOW_KEEPS = frozenset("for until till right just by from to up".split())
+
+# "I want you to", "I'd like you to": the user asking the agent, which is an imperative ("I want you to
+# always run ruff" is "always run ruff"). Standing only when it says so itself (always, never, ...)
+# or after a marker of what holds from now on; "I want you to use httpx" alone is this task's.
+_ASKED_OF_YOU = (
+    r"(?:I|we)(?:\s+(?:really|also|just))?(?:\s+(?:want|need|would\s+(?:like|love|prefer))|'d\s+(?:really\s+)?(?:like|love|prefer))"
+    r"\s+(?:for\s+)?you\s+to\s+"
+)
+_FROM_NOW_LEAD = rf"(?:{_FROM_NOW})[,:]?\s+"
+_ASKED_RE = re.compile(rf"(?is)^(?P<lead>{_FROM_NOW_LEAD})?(?P<ask>{_ASKED_OF_YOU})?(?P<x>.*)$")
+_STANDING_WORD_RE = re.compile(r"(?i)(?:always|never|don't|dont|do\s+not|stop|avoid|consistently|routinely)\b")
+
+
+def as_instruction(clause: str) -> str:
+    """``clause`` as the standing imperative it asks for: "from now on I want you to always run ruff"
+    and "going forward, run ruff" -> "from now on, always run ruff"; "I'd like you to never push to
+    main" -> "never push to main". "I want you to use httpx" (this task's) stays as it is."""
+    m = _ASKED_RE.match(clause)
+    lead, asked, what = m.group("lead"), m.group("ask"), m.group("x")
+    standing = _STANDING_WORD_RE.match(what)
+    if lead and (standing or re.match(rf"(?i)(?:{INSTRUCTION_VERBS})\s", what)):
+        # What holds from now on is as standing as what is always done.
+        return f"{lead.strip(' ,:')}, {what if standing else 'always ' + what}"
+    return what if asked and standing and not lead else clause
+
 
 # "Not on Windows anymore - I switched to Fedora", "I'm no longer using npm, I've moved to pnpm":
 # a switch from the value the first half names (see restated_change).
