@@ -134,7 +134,7 @@ from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
-from ov.sessions.memory.markers import CORRECTION_LEAD, restated_change, unmark, as_instruction
+from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
 from ov.sessions.memory.meant import apologised, value_again, value_meant
 from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
 from ov.sessions.memory.secrets import states_a_secret
