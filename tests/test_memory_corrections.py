@@ -522,6 +522,10 @@ CASES = [
     pytest.param(["I use VS Code", "I don't use VS Code anymore, I use Cursor"], {"profile.md": "- No longer uses VS Code\n- Uses Cursor"},
                  None, id="comma-splice"),
     pytest.param(["My editor is Vim - my shell is fish"], {"profile.md": "- Editor: Vim\n- Shell: fish"}, None, id="dash"),
+    # (found by an audit) " so " after a value opens what follows from it, whatever its verb
+    pytest.param(["My timezone is Europe/Berlin so schedule the export cron for 06:00 my time. My shell is fish so adjust the install script. "
+                  "My editor is Helix so configure the LSP for it."],
+                 {"profile.md": "- Timezone: Europe/Berlin\n- Shell: fish\n- Editor: Helix"}, None, id="a-value-ends-before-so-and-a-request"),
     pytest.param(["I'm in Berlin, so my timezone is CET"], {"profile.md": "- Is in Berlin\n- Timezone: CET"}, None, id="so-my"),
     pytest.param(["I work at Acme", "I left Acme and now work at Initech"], {"profile.md": "- Works at Initech"}, None,
                  id="left-and-now-work-at"),  # (the employer line says where they work: "Left Acme" beside it said no more)

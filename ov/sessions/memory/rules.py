@@ -107,10 +107,14 @@ TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s
 # "My manager said her editor is Emacs" says nothing about the user's editor.
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
 # A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
-# "Neovim so keep lines short", "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside).
+# "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside). After a value " so " opens what
+# follows from it, whatever the verb ("Neovim so keep lines short", "Europe/Berlin so schedule the
+# cron for 06:00 my time", "fish so adjust the script"), but for the phrases "so" makes with the
+# word after it ("so far", "so much", "and so on").
+_SO_PHRASES = r"far|much|many|long|little|few|on|forth|called|to\s+speak|yet|often|too"
 _VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
     r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
-    r"\s+so\s+(?=(?:I|I'm|I've|we|you|please|it|it's|that|my|our|keep|use|make|don't|do)\b)|\s+[-\u2013\u2014]+\s).*$"
+    rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s).*$"
 )
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
