@@ -696,6 +696,10 @@ CASES = [
                   "preferences/default/write_docstrings.md": "- Always write docstrings in Google style",
                   "preferences/default/add_type_hints.md": "- Always add type hints to new functions"}, None,
                  id="asking-the-agent-from-now-on-is-a-standing-instruction"),
+    # (found by an audit) a contrast with what was just proposed ("though", "however") answers about the task at hand
+    pytest.param([["I don't want a 10 minute leeway though, 30 seconds is plenty.", "I prefer a flat config file though.",
+                   "I don't want retries on the webhook handler, however.", "I don't want mocks in integration tests."]],
+                 {"preferences/default/mocks.md": "- Does not want mocks in integration tests"}, None, id="a-contrast-with-a-proposal-is-of-the-task"),
     # --- what the user says of the conversation is no standing taste ------------------------------
     pytest.param([["I like your suggestion.", "I prefer option B.", "I love Python but I hate its packaging.", "I never understood regexes.",
                    "I always forget the flag for this.", "I am an idiot, I forgot to save the file.",

@@ -113,6 +113,8 @@ def of_the_moment(text: str) -> bool:
     how long a standing value holds); "in this repo" names where the user works, which a standing
     preference may be scoped to. Only the statement's own clause is read, not the reason given
     after it: "typer over click — we moved all our CLIs to typer last month" stands."""
+    if _CONTRAST_RE.search(text):
+        return True
     text = own_clause(text)
     if _MOMENT_RE.search(text):
         return True
@@ -125,6 +127,12 @@ def of_the_moment(text: str) -> bool:
         if word in ("this", "these") and after not in _SCOPES and after != "days":
             return True
     return False
+
+
+# A contrast with what was just said ("I don't want a 10 minute leeway though, 30 seconds is plenty",
+# "..., however."): an answer to a proposal in the conversation, about the task at hand. Not "even
+# though" or "although", which open a concession of the statement's own.
+_CONTRAST_RE = re.compile(r"(?i)(?<!even\s)\b(?:though|however)\s*(?=[,.;:!?)\u2013\u2014-]|$)")
 
 
 # Where a reason or an aside after a statement starts: a dash, a semicolon, a word that gives a
