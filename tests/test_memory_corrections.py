@@ -791,6 +791,12 @@ CASES = [
     # (found by an audit) the same choice said again is not stored again; said with more, it extends the line
     pytest.param([["I prefer tabs over spaces"], ["I prefer tabs"], ["I prefer using tabs"]], {"preferences/default/tabs.md": "- Prefers tabs over spaces"},
                  None, id="the-same-choice-is-stored-once"),
+    # (found by an audit) a habit said again with backticks, an article or another form of its verb is the same line
+    pytest.param([["for the record I always run tests with `pytest -x -q`, don't run the whole verbose suite every time."],
+                  ["I always run tests with pytest -x -q."], ["Always run the tests with pytest -x -q."],
+                  ["I always lint the code with `ruff check`."], ["I always lint code with ruff check."], ["Always linting the code with ruff check."]],
+                 {"preferences/default/run_tests.md": "- Always run tests with `pytest -x -q`, don't run the whole verbose suite every time",
+                  "preferences/default/lint_code.md": "- Always lint the code with `ruff check`"}, None, id="the-same-habit-in-other-words-is-stored-once"),
     pytest.param(["I prefer tabs", "I prefer using tabs", "I prefer tabs over spaces", "I prefer tabs rather than spaces"],
                  {"preferences/default/tabs.md": "- Prefers tabs over spaces"}, None, id="a-choice-said-with-more-extends-its-line"),
     pytest.param(["I like Go over Python", "I like Go", "I like Go over Rust", "I prefer Go"],

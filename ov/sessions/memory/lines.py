@@ -31,6 +31,36 @@ def normalise(text: str) -> str:
     return " ".join(body.lower().split()).rstrip(TRAILING_PUNCT + " ")
 
 
+# What says nothing of which habit a line states: articles, and the backticks around a command.
+_ARTICLE_RE = re.compile(r"(?<![\w-])(?:a|an|the)\s+")
+# A habit's verb after its lead ("Always runs", "Never uses", "Prefers running", "Usually writes").
+_HABIT_VERB_RE = re.compile(r"^(?P<lead>(?:(?:always|never|usually|often|still|also|\w+ly)\s+)+|(?:prefers|likes|loves|hates)\s+)(?P<verb>[a-z]+)\b")
+
+
+@functools.lru_cache(maxsize=8192)
+def said_again(text: str) -> str:
+    """The form in which a line saying again what another says is the same: :func:`normalise`'s,
+    without articles or code's backticks, and with the verb after a habit's lead in its stem, so
+    that "Always run tests with `pytest -x -q`", "Always runs the tests with pytest -x -q" and
+    "Always running tests with pytest -x -q" are one line."""
+    body = _ARTICLE_RE.sub("", normalise(text).replace("`", ""))
+    habit = _HABIT_VERB_RE.match(body)
+    if habit is not None:
+        body = habit.group("lead") + _stem(habit.group("verb")) + body[habit.end() :]
+    return " ".join(body.split())
+
+
+def _stem(verb: str) -> str:
+    """What a verb's forms share: "run", "runs", "running" -> "run"; "use", "uses", "using" -> "us"."""
+    for suffix in ("ing", "es", "s"):
+        if verb.endswith(suffix) and len(verb) - len(suffix) >= 2 and not (suffix == "s" and verb.endswith("ss")):
+            verb = verb[: -len(suffix)]
+            break
+    if len(verb) > 2 and verb[-1] == verb[-2] and verb[-1] not in "aeiousl":
+        verb = verb[:-1]  # "running", "shipping"
+    return verb.rstrip("e") or verb
+
+
 def content_words(text: str) -> set[str]:
     return {w for w in re.findall(r"[\w'+#-]+", normalise(text)) if w not in _STOPWORDS}
 
@@ -55,8 +85,8 @@ def is_key_line(line: str) -> bool:
 
 
 def present(lines: Sequence[str], body: str) -> bool:
-    wanted = normalise(body)
-    return any(line.strip() and normalise(line) == wanted for line in lines)
+    wanted = said_again(body)
+    return any(line.strip() and said_again(line) == wanted for line in lines)
 
 
 def is_item(line: str) -> bool:

@@ -28,6 +28,7 @@ from ov.sessions.memory.lines import (
     is_item,
     normalise,
     present,
+    said_again,
     split_item,
 )
 from ov.sessions.memory.now import holds_now, without_since
@@ -104,7 +105,9 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
 
     1. a blank line is skipped;
     2. a line already present is skipped; lines are compared without bullet
-       markers, case, repeated whitespace or trailing punctuation;
+       markers, case, repeated whitespace, trailing punctuation, articles or code's
+       backticks, and with a habit's verb in its stem (:func:`said_again`); a stored line
+       that opens with it, before a comma or a semicolon, says it already;
     3. a correction ("Actually, X", "Correction: X", "Not X", "No longer X")
        replaces the one line it contradicts: the line with the same ``key:``
        when X is ``key: value``; else the line equal to X; else the only line
@@ -123,10 +126,13 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
         if isinstance(op, str) and _plain(op):
             # The stored lines' normalised forms, kept while only appends change them: a long
             # answer merged into a long file normalises each stored line once, not once per line.
-            seen = {normalise(line) for line in lines if line.strip()} if seen is None else seen
-            if normalise(op) not in seen:
+            seen = {said_again(line) for line in lines if line.strip()} if seen is None else seen
+            said = said_again(op)
+            # A stored line that opens with it says it too: "Always run tests with pytest -x -q"
+            # after "Always run tests with `pytest -x -q`, don't run the whole suite".
+            if said not in seen and not any(form.startswith((f"{said},", f"{said};")) for form in seen):
                 _append(lines, op.rstrip())
-                seen.add(normalise(op))
+                seen.add(said)
             continue
         seen = None  # any other op may replace or remove a line
         if isinstance(op, tuple):
