@@ -696,6 +696,55 @@ def test_messages_that_say_nothing_are_no_evidence(store):
         assert not says_nothing(outcome), outcome
 
 
+def test_a_listing_of_code_the_session_changed_later_does_not_outrank_its_conclusion(store):
+    # An audit (finding 9): asked about a fixed bug, the block showed the agent's Read of the old
+    # code in full (it holds every word of the question) and the conclusion as a bare URI.
+    from ov.sessions.messages import says_nothing, superseded_reads
+
+    def call(tool_id, name, **tool_input):
+        return {"type": "tool", "tool_id": tool_id, "tool_name": name, "tool_status": "pending", "tool_input": tool_input}
+
+    def result(tool_id, name, output):
+        return {"type": "tool", "tool_id": tool_id, "tool_name": name, "tool_status": "completed", "tool_output": output}
+
+    old = "import jwt\n# the auth token leeway covers clock skew between pods\nLEEWAY = timedelta(minutes=10)  # auth token leeway\n"
+    messages = [
+        {"id": "m0", "role": "user", "text": "the auth token leeway test fails, why?"},
+        {"id": "m1", "role": "assistant", "parts": [call("t1", "Read", file_path="/app/auth/tokens.py")]},
+        {"id": "m2", "role": "tool", "parts": [result("t1", "Read", old)]},
+        {"id": "m3", "role": "assistant", "parts": [call("t2", "Edit", file_path="/app/auth/tokens.py", old_string="minutes=10", new_string="seconds=30")]},
+        {"id": "m4", "role": "tool", "parts": [result("t2", "Edit", "The file /app/auth/tokens.py has been updated.")]},
+        {"id": "m5", "role": "assistant", "text": "The auth token leeway is 30 seconds now and the test passes."},
+        {"id": "m6", "role": "assistant", "parts": [call("t3", "Write", file_path="/app/auth/NOTES.md", content="leeway")]},
+        {"id": "m7", "role": "tool", "parts": [result("t3", "Write", "File created successfully at: /app/auth/NOTES.md")]},
+    ]
+    session.add_messages(store, "s1", messages)
+    found = [h.message_id for h in search(store, "the auth token leeway, what did we set it to?").hits]
+    assert "m4" not in found and "m7" not in found  # a write's confirmation says nothing the call did not
+    assert found.index("m5") < found.index("m2") if "m2" in found else "m5" in found
+    block = search(store, "the auth token leeway, what did we set it to?", SearchOptions(mode="context", budget=2000)).context
+    listing = [e.text for e in block.entries if e.message_id == "m2" and e.tier != "uri"]
+    assert all("/app/auth/tokens.py as it was before a later change" in text for text in listing)
+    # Written after the rule: a read of a file nothing changed later, or read again after the
+    # change, shows the file as it is; a patch names its files in its text (Codex's apply_patch).
+    later = [
+        {"role": "assistant", "parts": [call("a", "read_file", absolute_path="/w/app.py"), call("b", "view", path="src/util.py")]},
+        {"role": "tool", "parts": [result("a", "read_file", "x = 1"), result("b", "view", "y = 2")]},
+        {"role": "assistant", "parts": [call("c", "apply_patch", input="*** Begin Patch\n*** Update File: app.py\n@@\n-x = 1\n+x = 2\n*** End Patch")]},
+        {"role": "tool", "parts": [result("c", "apply_patch", "Success. Updated the following files:\nM app.py")]},
+        {"role": "assistant", "parts": [call("d", "Read", file_path="/w/app.py")]},
+        {"role": "tool", "parts": [result("d", "Read", "x = 2")]},
+    ]
+    assert superseded_reads(later) == {}  # the second read's message also shows util.py, unchanged
+    assert superseded_reads(later[:1] + [{"role": "tool", "parts": [result("a", "read_file", "x = 1")]}] + later[2:]) == {1: "/w/app.py"}
+    for empty in ("[tool Edit completed] The file src/app.py has been updated.", "[tool write_file completed] Successfully created and wrote to new file: /w/a.py.",
+                  '[tool shell completed] {"output": "", "metadata": {"exit_code": 0, "duration_seconds": 0.2}}', "[tool apply_patch completed] Success. Updated the following files:\nM app.py"):
+        assert says_nothing(empty), empty
+    for full in ('[tool shell completed] {"output": "", "metadata": {"exit_code": 2}}', "[tool Edit completed] The file app.py has been updated. Here is line 3: x = 2",
+                 "[tool Read completed] LEEWAY = timedelta(seconds=30)", "The file has been updated."):
+        assert not says_nothing(full), full
+
+
 def test_a_message_its_sessions_overview_quotes_is_not_shown_again(store):
     # An audit: the raw message came again below the overview whose Key Facts quote it word for
     # word: the first pass compared it with the summary's abstract, and the overview came later.

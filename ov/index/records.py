@@ -268,6 +268,7 @@ def _code_records(base: dict, path: str, directory: str, text: str, mtime: float
 
 
 def _message_records(base: dict, path: str, directory: str, text: str) -> list[Record]:
+    from ov.sessions.messages import superseded_reads
     from ov.sessions.session import message_text, parse_messages
 
     messages = [m for m in parse_messages(text.encode("utf-8")) if isinstance(m, dict)]
@@ -275,6 +276,16 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
     session_id = parts[parts.index("sessions") + 1] if "sessions" in parts[:-1] else ""
     log_uri = uri_of(path)
     texts = [message_text(m) for m in messages]
+    # A tool's listing of a file the session changed afterwards ranks by its file's name only (not
+    # its words, nor its neighbours') and says that it is the old text: found by the question's
+    # every word, the listing before a fix came first and the session's conclusion was left a bare
+    # URI (the agent read the old value as current).
+    stale = superseded_reads(messages)
+    searched: dict[int, str] = {}
+    for i, file in stale.items():
+        status, _, output = texts[i].partition("] ")
+        searched[i] = f"{status}] {file.rsplit('/', 1)[-1]}"
+        texts[i] = f"{status}] {file} as it was before a later change in this session:\n{output}"
     speakers = [_speaker(m) for m in messages]
     out = []
     for i, message in enumerate(messages):
@@ -289,7 +300,8 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
                 kind="message",
                 parent=log_uri,
                 text=texts[i],
-                context="\n".join(neighbours),
+                search_text=searched.get(i),
+                context="" if i in stale else "\n".join(neighbours),
                 previous=texts[i - 1][:NEIGHBOUR_CHARS] if i > 0 else "",
                 speaker=speakers[i],
                 time=_epoch(message.get("created_at")),

@@ -574,10 +574,96 @@ def courtesy_only(text: str, also: frozenset[str] = frozenset()) -> bool:
 def says_nothing(text: str) -> bool:
     """Whether a message's text (:func:`message_text`) carries no content: only words of
     acknowledgement and tool status lines without what the tool did ("[tool shell pending]",
-    "[tool apply_patch completed] Success."). A tool line with its output ("[tool Bash completed]
-    reformatted cart.py"), a number ("3 files") and an outcome ("it works now", "it failed": a tool's
-    bare status is no one's word on it) carry content."""
+    "[tool apply_patch completed] Success."), or with a tool's word that it did what its call asked
+    and where ("File created successfully at: /app/pricing.py", "The file app/tokens.py has been
+    updated.", a shell's ``{"output": "", "metadata": {"exit_code": 0}}``). A tool line with its
+    output ("[tool Bash completed] reformatted cart.py"), a number ("3 files") and an outcome ("it
+    works now", "it failed": a tool's bare status is no one's word on it) carry content."""
     rest = _TOOL_STATUS.sub(" ", text)
+    also = _STATUS
+    if rest != text:
+        # A tool's result. Its confirmation of a write says what the call said already, and such
+        # results, ranked on their session's words, crowded the session's conclusion out of a block.
+        rest = _FILE_NAME.sub(" ", _EMPTY_RUN.sub(_unless_failed, rest))
+        also = _STATUS | _CONFIRMS
     if any(ch.isdigit() for ch in rest) or SUCCESS_SAID.search(rest) or FAILURE_SAID.search(rest):
         return False
-    return courtesy_only(rest, _STATUS)
+    return courtesy_only(rest, also)
+
+
+# The words of a tool's confirmation that it wrote what it was asked to, paths aside (Claude Code's
+# "File created successfully at:", Gemini CLI's "Successfully created and wrote to new file:",
+# Codex's "Success. Updated the following files: M app.py").
+_CONFIRMS = frozenset(
+    ("a", "added", "and", "applied", "at", "been", "changes", "created", "d", "deleted", "edited", "file", "files")
+    + ("following", "has", "have", "m", "modified", "new", "overwrote", "saved", "the", "to", "updated", "wrote", "written")
+)
+# A path or a file name in a tool's output: "/home/dev/app/x.py", "app/cart/", "pricing.py".
+_FILE_NAME = re.compile(r"(?:~|\.{1,2})?/?(?:[\w.@+-]+/)+[\w.@+-]*|\b[\w-]+\.[A-Za-z]\w{0,7}\b")
+# A shell's result as older Codex builds sent it, JSON with nothing on its output.
+_EMPTY_RUN = re.compile(r'\{\s*"output"\s*:\s*"\s*"\s*(?:,\s*"metadata"\s*:\s*(\{[^{}]*\}))?\s*\}')
+_EXIT_FAILED = re.compile(r'"exit_code"\s*:\s*(?!0\b)-?\d')
+
+
+def _unless_failed(found: re.Match) -> str:
+    """An empty run's JSON says nothing when its exit code is 0 (or not given); a failed one keeps it."""
+    return found.group() if found.group(1) and _EXIT_FAILED.search(found.group(1)) else " "
+
+
+# --- tool results that show a file as it was -------------------------------------------------
+
+# The keys a tool call names its file by (Claude Code, Gemini CLI, OpenCode, Cursor).
+_PATH_KEYS = ("file_path", "path", "filePath", "absolute_path", "notebook_path", "filename", "target_file")
+# A tool that changes the files it names (Edit, Write, MultiEdit, write_file, replace, apply_patch, ...).
+_CHANGES_FILES = re.compile(r"(?i)edit|write|replace|patch|create|delete|remove|move|rename")
+_PATCH_FILE = re.compile(r"(?m)^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$")
+
+
+def _files_of(tool_input: Any) -> list[str]:
+    """The files a tool call's input names: its path fields, or the files a patch's text changes."""
+    if isinstance(tool_input, dict):
+        named = [tool_input[key] for key in _PATH_KEYS if isinstance(tool_input.get(key), str) and tool_input[key].strip()]
+        patches = [value for value in tool_input.values() if isinstance(value, str) and "*** " in value]
+        return named + [path for patch in patches for path in _PATCH_FILE.findall(patch)]
+    return _PATCH_FILE.findall(tool_input) if isinstance(tool_input, str) else []
+
+
+def _same_file(a: str, b: str) -> bool:
+    """One file named twice, maybe once from the project root and once absolutely."""
+    a, b = a.strip().removeprefix("./"), b.strip().removeprefix("./")
+    return a == b or a.endswith("/" + b) or b.endswith("/" + a)
+
+
+def superseded_reads(messages: list[Mapping[str, Any]]) -> dict[int, str]:
+    """The messages (by index) that are tool results showing a file as it was before a later call
+    of the same conversation changed it (a ``Read`` of ``tokens.py``, then an ``Edit`` of it), each
+    with that file. Recalled, such a listing outranked the conclusion the session came to (it holds
+    every word of the question) and told the agent what the code no longer says."""
+    calls: dict[Any, tuple[str, list[str]]] = {}  # tool_id -> (tool name, files its call names)
+    changed: list[tuple[int, str]] = []  # (message index, file) of each call that changes a file
+    for i, message in enumerate(messages):
+        for part in stored_parts(message):
+            if part.get("type") != "tool" or "tool_input" not in part:
+                continue
+            name, files = str(part.get("tool_name", "")), _files_of(part["tool_input"])
+            if part.get("tool_id") is not None:
+                calls[part["tool_id"]] = (name, files)
+            if _CHANGES_FILES.search(name):
+                changed.extend((i, path) for path in files)
+    out: dict[int, str] = {}
+    for i, message in enumerate(messages):
+        results = [p for p in stored_parts(message) if p.get("type") == "tool" and p.get("tool_status") in ("completed", "error")]
+        texts = [p for p in stored_parts(message) if p.get("type") == "text" and str(p.get("text", "")).strip()]
+        if not results or texts:
+            continue
+        stale = []
+        for part in results:
+            name, files = calls.get(part.get("tool_id"), (str(part.get("tool_name", "")), []))
+            files = _files_of(part["tool_input"]) if "tool_input" in part else files
+            later = [path for path in files for j, changed_path in changed if j > i and _same_file(path, changed_path)]
+            if not later or _CHANGES_FILES.search(name):
+                break
+            stale.append(later[0])
+        else:
+            out[i] = stale[0]
+    return out
