@@ -1438,6 +1438,28 @@ def test_a_prompt_with_a_topic_is_searched(prompt):
     assert not recall.is_trivial(prompt)
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    ["what do you know about me?", "who am I?", "tell me about me", "who am I, what's my role?", "what do you remember about me?",
+     "describe me", "what's my team?", "tell me about myself please", "do you know who I am?", "what have you got on me?"],
+)
+def test_a_question_about_the_user_injects_the_profile(prompt, ov, project, ov_home):
+    # An audit (finding 11): the first three were skipped as trivial, and "who am I, what's my
+    # role?" matched nothing, though the profile holds the user's name and role.
+    assert ov("remember", "My name is Priya").exit_code == 0
+    assert ov("remember", "I'm a tech lead on the payments team").exit_code == 0
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)))
+    assert 'uri="viking://user/default/memories/profile.md" type="profile"' in text and "Priya" in text and "tech lead" in text
+    assert text.startswith('<ov-context kind="prompt">') and text.count("<!-- ov: reference data") == 1
+    record = _log(ov_home)[-1]
+    assert record["outcome"] == "injected" and record["uris"][0] == "viking://user/default/memories/profile.md"
+
+
+@pytest.mark.parametrize("prompt", ["thanks", "ok", "I know about me", "tell me", "ok do it", "no worries", "thanks, that's all about me today"])
+def test_a_remark_about_the_user_or_an_acknowledgement_stays_trivial(prompt):
+    assert recall.is_trivial(prompt)
+
+
 def test_steering_prompts_get_nothing_from_a_store_full_of_their_words(ov, project, ov_home):
     code = "# Tests\n\nRun the tests again with make test; ok means it worked. Fix the error, commit and push.\n"
     assert ov("write", "viking://resources/dev/tests.md", "--content", code).exit_code == 0

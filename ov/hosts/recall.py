@@ -94,11 +94,12 @@ def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True, se
 def is_trivial(prompt: str | None) -> bool:
     """True for prompts recall cannot help: empty, a slash or shell command, or with no topic
     (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do it"), files a
-    remark mentions in passing left out (:func:`~ov.hosts.topic.about`)."""
-    from ov.hosts.topic import about, has_topic
+    remark mentions in passing left out (:func:`~ov.hosts.topic.about`), unless it asks about the
+    user ("who am I?": :func:`~ov.hosts.topic.about_user`), which the profile answers."""
+    from ov.hosts.topic import about, about_user, has_topic
 
     text = (prompt or "").strip()
-    return len(text) < 3 or text.startswith(("/", "!")) or not has_topic(about(text))
+    return len(text) < 3 or text.startswith(("/", "!")) or not (has_topic(about(text)) or about_user(text))
 
 
 # --- session start ---------------------------------------------------------------
@@ -142,17 +143,11 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         return True
 
     not_text: list[str] = []
-    profile = VikingURI((*memories.parts, "profile.md"))
-    text = _read(store.path(profile), strict=True)
-    if text is _NOT_TEXT:
-        not_text.append(str(profile))
-    elif text:
-        content, _meta = _parsed(parse_memory, text)
-        profile_attrs = [("uri", str(profile)), ("type", "profile")]
-        # A profile too long to fit whole keeps its key lines and newest lines in half of what is
-        # left, with the way to the rest: dropped whole, the agent lost the user's name and editor.
-        if content and not add(profile_attrs, content) and not take(profile_attrs, _profile_lines(profile, content, left // 2)):
-            omitted += 1
+    profile = _profile(store, left)
+    if profile is _NOT_TEXT:
+        not_text.append(str(VikingURI((*memories.parts, "profile.md"))))
+    elif profile is not None and not take(*profile):
+        omitted += 1
 
     if archive_of:
         overview = _last_archive_overview(store, archive_of)
@@ -181,6 +176,26 @@ def session_start(store, *, peer: str | None, archive_of: str | None, budget: in
         why = "nothing fits within hooks.session_start_budget and hooks.max_chars" if omitted else NOTHING_REMEMBERED
         return Block(None, omitted=omitted, why=why, not_text=not_text)
     return Block(fence("session-start", "\n".join(elements), **attrs), uris, omitted, not_text=not_text)
+
+
+def _profile(store, budget: int):
+    """The profile's element within ``budget`` tokens, with its attributes: whole, or, too long to
+    fit, its key lines and newest lines in half of it, with the way to the rest (dropped whole, the
+    agent lost the user's name and editor). None without a profile, :data:`_NOT_TEXT` for one that
+    is not UTF-8 text."""
+    from ov.retrieval.context import render_element
+    from ov.sessions.memory.files import parse_memory
+
+    uri = VikingURI(("user", store.identity.user, "memories", "profile.md"))
+    text = _read(store.path(uri), strict=True)
+    if text is _NOT_TEXT or not text:
+        return text or None
+    content, _meta = _parsed(parse_memory, text)
+    if not content:
+        return None
+    attrs = [("uri", str(uri)), ("type", "profile")]
+    whole = render_element(attrs, content)
+    return attrs, whole if estimate_tokens(whole) + 1 <= budget else _profile_lines(uri, content, budget // 2)
 
 
 def _profile_lines(uri: VikingURI, content: str, budget: int) -> str:
@@ -470,7 +485,8 @@ def prompt(
     :class:`~ov.index.sync.Indices`, one that never builds the index (then, with none to search,
     nothing is searched)."""
     from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
-    from ov.hosts.topic import about
+    from ov.hosts.topic import about, about_user, has_topic
+    from ov.retrieval.context import HEADER_COST
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
 
@@ -491,6 +507,15 @@ def prompt(
     budget = _within(budget, max_chars, "prompt", preamble=False)
     if budget < 1:
         return Block(None, why="not even the block's header fits in hooks.max_chars")
+    # A question about the user ("who am I?", "what do you know about me?") is answered by the
+    # profile, whatever its words match: they are chatter, or words the profile need not hold.
+    profile = _profile(store, budget // 2) if about_user(text) else None
+    if not isinstance(profile, tuple) or estimate_tokens(profile[1]) + 1 + HEADER_COST > budget:
+        profile = None
+    elif not has_topic(about(text)):
+        return _with_profile(profile, None)  # nothing else to look up: "what do you know about me?"
+    else:
+        budget -= estimate_tokens(profile[1]) + 1
     # The session's own archives are left out: the host still holds that conversation, and a
     # resumed session's start block has its last overview (it came twice in one request).
     own = (session_uri(store, session_id).path,) if session_id is not None else ()
@@ -506,10 +531,16 @@ def prompt(
     try:
         result = search(store, about(text), options, indices=indices)
     except (IndexNotBuilt, StoreLocked):
+        if profile is not None:
+            return _with_profile(profile, None)
         return Block(None, unbuilt=True)  # a job builds the index: nothing to search yet
     block, stale, relevance = result.context, bool(result.index.get("stale")), result.relevance
     behind = result.index.get("behind") or ""
     built = any(action.startswith("rebuilt") for action in result.index.get("actions", ()))
+    if profile is not None:
+        found = _with_profile(profile, block if block is not None and block.entries else None)
+        found.stale, found.behind, found.relevance, found.built = stale, behind, relevance, built
+        return found
     if block is None or not block.entries:
         if min_score and 0 < relevance < min_score:
             why = "below hooks.prompt_min_score"
@@ -519,3 +550,15 @@ def prompt(
             why = "nothing in the store matches the prompt"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built)
     return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)
+
+
+def _with_profile(profile: tuple[list[tuple[str, str]], str], block) -> Block:
+    """The prompt's block with the user's profile first (a question about the user), then the
+    entries of ``block`` (a context block, or None when the search found nothing to show)."""
+    from ov.retrieval.context import HEADER, SEPARATOR
+
+    attrs, element = profile
+    entries = block.rendered.split(SEPARATOR, 1)[1] if block is not None else ""
+    body = SEPARATOR.join([HEADER, element, *([entries] if entries else [])])
+    uris = [dict(attrs)["uri"], *(e.uri for e in block.entries)] if block is not None else [dict(attrs)["uri"]]
+    return Block(fence("prompt", body, preamble=False), uris)

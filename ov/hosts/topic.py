@@ -166,6 +166,25 @@ _SENTENCE_END = re.compile(rf"(?<=[.!;{''.join(QUESTION_MARKS)}])\s+|\n+")
 _CLAUSE_END = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]+\s+")
 
 
+# A question about the user themself ("who am I?", "what do you know about me?", "tell me about
+# myself", "what's my role?"): its words are chatter, or ones the user's profile need not hold
+# ("role" beside "Is a tech lead"), and the profile answers it.
+_ABOUT_USER = re.compile(
+    r"\bwho\s+(?:am\s+i|i\s+am)\b|\babout\s+(?:me|myself)\b|\b(?:describe|summari[sz]e)\s+(?:me|myself)\b"
+    r"|\b(?:know|remember|recall|have|got|stored|kept)\s+(?:of\s+|on\s+|about\s+)?(?:me|myself)\b"
+    r"|\bwhat(?:'?s|\s+is|\s+are|\s+was)?\s+my\s+(?:name|role|job|title|position|team|company|employer|pronouns?|"
+    r"email|time\s*zone|location|background|profile)\b|\bmy\s+profile\b",
+    re.IGNORECASE,
+)
+
+
+def about_user(prompt: str) -> bool:
+    """Whether ``prompt`` asks about the user (:data:`_ABOUT_USER`) in a question or a request for
+    what is known: "who am I?", "tell me about me". A statement about the user ("I know about me")
+    asks nothing."""
+    return bool(_ABOUT_USER.search(prompt)) and ("?" in prompt or bool(_QUESTION.search(prompt)))
+
+
 def has_topic(prompt: str) -> bool:
     """True when ``prompt`` names something to look up: a file ("fix the bug in cart.py"), or a word
     that is neither chatter nor, outside a question asking for knowledge, a task word; two such
