@@ -1422,3 +1422,26 @@ def test_every_session_command_gives_the_id_as_session_and_the_uri_as_uri(ov):
     ]
     assert [(r.exit_code, r.stderr) for r in results] == [(0, "")] * len(results)
     assert [(r.json["result"]["session"], r.json["result"]["uri"]) for r in results] == [("s1", uri)] * len(results)
+
+
+def test_a_statement_about_this_repo_goes_to_the_sessions_peer_not_the_users_memories(ov, ov_home):
+    # An audit (finding 8): "remember that we never use requests in new code in this repo." said in
+    # project A (the workspace is the peer) went to the user's profile, and project B's sessions
+    # were told it as the user's rule.
+    memories = ov_home / "accounts/default/user/default"
+    said = ["good. remember that we never use requests in new code in this repo.", "note that we always pin dependencies in this codebase.",
+            "remember that the current repo uses tabs, not spaces."]
+    for text in said:
+        assert ov("session", "add", "s", "--peer", "payments", "--text", text).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    mine = "".join(p.read_text() for p in (memories / "memories").rglob("*.md"))
+    theirs = "".join(p.read_text() for p in (memories / "peers/payments/memories").rglob("*.md"))
+    assert "requests in new code in this repo" in theirs and "requests" not in mine
+    for words in ("pins dependencies in this codebase", "tabs, not spaces"):
+        assert words in theirs and words not in mine, words
+    # A preference of the user's own stays theirs; without a peer, the user's memories are the only place.
+    assert ov("session", "add", "t", "--peer", "payments", "--text", "remember that I prefer short commit messages").exit_code == 0
+    assert ov("session", "add", "u", "--text", "remember that we never use pip in this codebase.").exit_code == 0
+    assert ov("commit", "t").exit_code == 0 and ov("commit", "u").exit_code == 0
+    mine = "".join(p.read_text() for p in (memories / "memories").rglob("*.md"))
+    assert "short commit messages" in mine and "never uses pip in this codebase" in mine.replace("Team never", "never")

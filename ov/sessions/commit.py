@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
 from ov.errors import Interrupted, InvalidInput, NotFound
@@ -399,6 +400,11 @@ def _extract(
     else:
         candidates = extract_explicit(messages, when=when, user=store.identity.user)
 
+    if peer:
+        # What holds only in the project the session works in ("we never use requests in new code
+        # in this repo") is the peer's: a hook's peer is that project (its workspace). In the
+        # user's own memories it was injected into every other project's sessions as a rule.
+        candidates = [replace(c, about="peer") if c.about != "peer" and _said_of_this_project(c) else c for c in candidates]
     roots = {memories: [c for c in candidates if c.about != "peer"]}
     if peer:
         roots[VikingURI(("user", store.identity.user, "peers", peer, "memories"))] = [c for c in candidates if c.about == "peer"]
@@ -415,6 +421,18 @@ def _extract(
     by_name = {str(root): root for root in roots}
     writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}
     return diff, writes, tokens, model_failed
+
+
+# "in this repo", "this project's", "in the current codebase": a statement that holds in one project only.
+_THIS_PROJECT = re.compile(
+    r"\b(?:this|(?:the\s+)?current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)(?:'s)?\b",
+    re.IGNORECASE,
+)
+
+
+def _said_of_this_project(candidate) -> bool:
+    """Whether a memory's text (any of its fields) says it holds in the project at hand only."""
+    return any(isinstance(value, str) and _THIS_PROJECT.search(value) for value in candidate.fields.values())
 
 
 # The files a model may merge into: one profile, and topic- or name-keyed files it
