@@ -1455,7 +1455,7 @@ def test_a_question_about_the_user_injects_the_profile(prompt, ov, project, ov_h
     assert record["outcome"] == "injected" and record["uris"][0] == "viking://user/default/memories/profile.md"
 
 
-@pytest.mark.parametrize("prompt", ["thanks", "ok", "I know about me", "tell me", "ok do it", "no worries", "thanks, that's all about me today"])
+@pytest.mark.parametrize("prompt", ["thanks", "ok", "I know about me", "tell me", "ok do it", "nice one", "thanks, that's all about me today"])
 def test_a_remark_about_the_user_or_an_acknowledgement_stays_trivial(prompt):
     assert recall.is_trivial(prompt)
 
