@@ -202,3 +202,52 @@ def test_a_key_fact_is_known_by_its_kind(said, decided):
     overview = working_memory([_msg("user", said), _msg("assistant", "Okay.")], "s")
     assert (said in _items(overview, FACTS)) is decided
     assert (said in _items(overview, TASK)) is not decided  # a goal or a decision, not both
+
+
+def _tool(name: str, output: str) -> dict:
+    return {"role": "tool", "created_at": "2026-10-14T08:00:00Z", "parts": [{"type": "tool", "tool_name": name, "tool_status": "completed", "tool_output": output}]}
+
+
+def test_an_audits_sessions_keep_the_users_facts_and_no_remarks_banners_or_promises():
+    # An audit (finding 13): Key Facts held the agent's promise ("I'll remember to use `pytest -x -q`
+    # from now on"), or "none" beside "remember that ..."; Errors the runner's banner and the frame
+    # line; Goals "ah right, they rotated it." and a redacted token handed over.
+    debugging = working_memory(
+        [
+            _msg("user", "test_login_rejects_expired started failing after the pyjwt bump, can you figure out why?"),
+            _tool("Bash", "tests/test_auth.py:89: AssertionError\nE   AssertionError: assert 200 == 401\n======== 1 failed, 141 passed in 4.21s ========"),
+            _msg("user", "ok makes sense. I don't want a 10 minute leeway though. And for the record I always run tests with `pytest -x -q`."),
+            _msg("assistant", "All 14 auth tests pass now with a 30-second leeway. I'll remember to use `pytest -x -q` from now on."),
+            _msg("user", "great, thanks. that fixed it"),
+        ],
+        "s1",
+    )
+    assert _items(debugging, FACTS) == ["And for the record I always run tests with `pytest -x -q`."]
+    assert _items(debugging, "Errors & Corrections") == ["E   AssertionError: assert 200 == 401"]
+    assert "that fixed it" not in _items(debugging, TASK)
+    secrets = working_memory(
+        [
+            _msg("user", "The staging deploy can't reach Postgres."),
+            _msg("assistant", "Password authentication fails for user `payments`."),
+            _msg("user", "ah right, they rotated it. the new db password is [REDACTED:password]."),
+            _msg("user", "my github token is [REDACTED:github_token] if you need to push the fix. And remember that staging Postgres is on db.staging.internal port 5432."),
+        ],
+        "s6",
+    )
+    assert _items(secrets, TASK) == ["The staging deploy can't reach Postgres."]
+    assert _items(secrets, FACTS) == ["And remember that staging Postgres is on db.staging.internal port 5432."]
+    # Written after the rules: a remark that asks or wants something is a goal; a user's note is a
+    # fact; an agent's decision stated beside its promise stays a decision.
+    more = working_memory(
+        [
+            _msg("user", "Set up the nightly export job."),
+            _msg("user", "oh, it needs to run at 2am, can you also add a retry?"),
+            _msg("user", "ok now add a lint job too"),
+            _msg("user", "fyi the export bucket is s3://acme-exports"),
+            _msg("assistant", "We switched from cron to systemd timers. I'll keep an eye on it going forward."),
+            _msg("user", "hmm, that was the old bucket"),
+        ],
+        "s9",
+    )
+    assert _items(more, TASK) == ["Set up the nightly export job.", "oh, it needs to run at 2am, can you also add a retry?", "ok now add a lint job too"]
+    assert _items(more, FACTS) == ["fyi the export bucket is s3://acme-exports", "We switched from cron to systemd timers."]

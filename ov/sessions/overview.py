@@ -24,7 +24,7 @@ from itertools import dropwhile, islice, takewhile
 
 from ov import tracebacks
 from ov.regex import LazyPattern
-from ov.sessions.messages import courtesy_only, message_text, stored_parts
+from ov.sessions.messages import SUCCESS_SAID, courtesy_only, message_text, stored_parts
 from ov.store import sidecar
 from ov.summaries.text import as_sentence, asks, clipped, truncate_generated
 
@@ -85,6 +85,22 @@ _PASTED_RE = LazyPattern(
     r"|[\w./-]+\.\w{1,8}:\d+|def \w+\s*\(|class \w+\s*[:({]|import [\w.]+(?: as \w+)?\s*;?$|from [\w.]+ import |(?:const|let|var) \w+\s*=|function\s*\w*\s*\("
     r"|#include\b|[{}\]]|</?[a-zA-Z][\w-]*[\s/>])|[;{]\s*$"
 )
+# A test runner's summary banner ("=== 1 failed, 141 passed in 4.21s ===") and a frame that only
+# names where the error was ("tests/test_auth.py:89: AssertionError"): the error's own line says it.
+_ERROR_FRAME_RE = LazyPattern(r"^\s*(?:\[tool [^\]]*\]\s*)?(?:[=_*-]{3,}.*[=_*-]{3,}|[\w./\\-]+:\d+:\s*[\w.]+)\s*$")
+# What the user opens a remark with ("ah right, they rotated it", "oh I see, it was the cache"):
+# an interjection, then a subject. Such a line tells how things are, and asks nothing.
+_REMARK_RE = LazyPattern(
+    r"^(?:(?:ah|oh|aha|ahh|ohh|right|i see|ok|okay|hm+|huh|yeah|yes|no|well|lol|got it|makes sense)\b[\s,.!:;-]*)+"
+    r"(?:they|it|that|this|these|those|he|she|we|i|there)(?:'s|'re|'ve|'d|'ll)?\b",
+    re.IGNORECASE,
+)
+_WANTED_RE = LazyPattern(r"\b(?:please|pls|can you|could you|would you|let's|i want|i need|we need|should)\b", re.IGNORECASE)
+# A user's word that something is to be kept: "remember that ...", "for the record ...", "note that ...".
+_NOTED_RE = LazyPattern(r"\b(?:remember that|remember:|for the record|note that|keep in mind|fyi|fwiw|don't forget)\b", re.IGNORECASE)
+# The agent's word about what it will do ("I'll remember to use pytest -x -q from now on"): its
+# promise, not the session's decision (the user's words hold that).
+_PROMISE_RE = LazyPattern(r"^(?:i'll|i will|i'm going to|i am going to|will do|i'll make sure|i'll remember)\b", re.IGNORECASE)
 _CORRECTION_RE = LazyPattern(r"^\s*(actually|no[,.]|correction|that's wrong|not quite)\b", re.IGNORECASE)
 # The brief's frame: the count around the span, then "The user asked:". The span's dates stay: they
 # say when the session was, which a question may name ("what did Maria do in July 2023?").
@@ -108,10 +124,10 @@ def working_memory(messages: list[dict], session_id: str) -> str:
     all_lines = [line.strip() for m in messages for line in message_text(m).splitlines() if line.strip()]
     sections = {
         CURRENT_STATE: _current_state(said),
-        TASK: [goal for text in user_texts[:8] if (goal := _gist(_written(text))) and not _decides(goal)],
+        TASK: [goal for text in user_texts[:8] if (goal := _gist(_written(text))) and not _decides(goal) and not _remark(goal)],
         FACTS: _decisions(said)[:8],
         FILES: sorted({p for m in messages for p in _PATH_RE.findall(message_text(m))} | _context_uris(messages))[:20],
-        ERRORS: [line for line in all_lines if (_ERROR_RE.search(line) and not tracebacks.is_header(line)) or _CORRECTION_RE.match(line)][:8],
+        ERRORS: [line for line in all_lines if (_ERROR_RE.search(line) and not tracebacks.is_header(line) and not _ERROR_FRAME_RE.match(line)) or _CORRECTION_RE.match(line)][:8],
         OPEN_ISSUES: _open_questions(said)[-5:],
     }
     out = [f"# {title}", "", brief, ""]
@@ -167,16 +183,37 @@ def _decisions(said: list[tuple[str, str]]) -> list[str]:
     """The lines that decide or state a change, a paste's never. The agent's line that opens with
     an acknowledgement ("Got it: 4-space indentation from now on.") says again what the user
     decided, which is kept already."""
+    from ov.sessions.memory.text import split_sentences
+
     found = []
     for role, text in said:
         for line in _written(text).splitlines():
             line = line.strip()
+            if role == "user" and _NOTED_RE.search(line):
+                # What the user asked to be remembered is a fact of the session, decided or not
+                # ("remember that staging Postgres is on db.staging.internal port 5432").
+                found.extend(sentence for sentence in split_sentences(line, semicolon=False) if _NOTED_RE.search(sentence))
+                continue
+            if role == "assistant":
+                line = " ".join(sentence for sentence in split_sentences(line, semicolon=False) if not _PROMISE_RE.search(sentence))
             if not _decides(line):
                 continue
             if role == "assistant" and courtesy_only(re.split(r"[:,;.!\u2013\u2014-]", line, maxsplit=1)[0]):
                 continue
             found.append(line)
     return found
+
+
+def _remark(goal: str) -> bool:
+    """Whether a user's sentence is a remark, not a goal: it hands over a secret (redacted, it says
+    nothing to do: "my github token is [REDACTED:github_token] if you need it"), is a note ("fyi
+    the bucket is ...": a key fact), or opens with an
+    interjection and a subject (:data:`_REMARK_RE`) or says how the work went ("that fixed it"),
+    and neither asks nor wants anything."""
+    if "[REDACTED" in goal or _NOTED_RE.search(goal):
+        return True  # (a note is a key fact)
+    said = bool(_REMARK_RE.search(goal) or SUCCESS_SAID.search(goal))  # "that fixed it": a verdict, no goal
+    return said and not asks(goal) and not _WANTED_RE.search(goal)
 
 
 def _open_questions(said: list[tuple[str, str]]) -> list[str]:
