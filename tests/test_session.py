@@ -370,8 +370,9 @@ def test_an_archive_overview_takes_lets_for_a_goal_and_a_paste_for_no_goal():
     assert _section(overview, TASK) == [
         "- Let's fix the failing test.", "- Also keep the old API working.", "- Error handling is slow in the worker.",
     ]
-    # "let's" with a choice after it is a decision; "let's fix ..." is the goal
-    assert _section(overview, FACTS) == ["- Let's use a frozen clock. I'll look at the auth module."]
+    # "let's" with a choice after it is a decision; "let's fix ..." is the goal; the agent's "I'll
+    # look at ..." beside it is its promise, no decision
+    assert _section(overview, FACTS) == ["- Let's use a frozen clock."]
 
 
 def test_an_archive_overview_someone_rewrote_keeps_its_words():
