@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ov.regex import LazyPattern
+
 ELEMENT_TAG = "context"  # one entry of a block (ov.retrieval.context.render_element)
 FENCE_TAG = "ov-context"  # the block a hook injects (ov.hosts.recall writes it)
 # What hosts wrap around a prompt and around what a hook adds to it.
@@ -26,7 +28,7 @@ _NAMES = "|".join(re.escape(name) for name in (ELEMENT_TAG, FENCE_TAG, *HOST_WRA
 # A `<` (or `&lt;`, the spelling hosts echo a fence in, which capture reads as the fence too) where
 # it could start one of those tags, opening or closing, in any case and with any spaces a reader
 # forgives, but not a longer name (`<contextual>`); or where it starts a comment as ov's do.
-_MARK_RE = re.compile(rf"(?:<|&lt;)(?=\s*/?\s*(?:{_NAMES})(?![\w-])|!--\s*ov\s*:)", re.IGNORECASE)
+_MARK_RE = LazyPattern(rf"(?:<|&lt;)(?=\s*/?\s*(?:{_NAMES})(?![\w-])|!--\s*ov\s*:)", re.IGNORECASE)
 
 
 def defuse(text: str) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
+from ov.regex import LazyPattern
 
-SENTENCE_END = re.compile(r"\.(?!\d)(?=\s|$)|[!?](?=\s|$)|[。？！]")
+# Compiled at first use: the prompt hook imports this module for QUESTION_MARKS alone.
+SENTENCE_END = LazyPattern(r"\.(?!\d)(?=\s|$)|[!?](?=\s|$)|[。？！]")
 _CJK_END = "。？！"
 
 
