@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.lines import KEY_RE
 from ov.sessions.memory.verbs import is_past
 
 # The subject ov writes for the user's team; a line of the user has none.
 _TEAM_RE = re.compile(r"(?i)^(?:(?:the|our|their)\s+)?(?:team|we)\s+")
-# A key's line ("CI: Jenkins", "Default editor: Neovim"), and the words of a key of another time.
-_KEY_RE = re.compile(r"^(?P<key>[^:]{1,40}):\s*\S")
+# The words of a key of another time ("Previous CI: Jenkins").
 _OLD_KEY_RE = re.compile(r"(?i)\b(?:previous|former|old|past|prior|first|ex)\b")
 # Dates, years, and the words that set a statement at another time than now.
 _ANOTHER_TIME_RE = re.compile(
@@ -60,7 +60,7 @@ def holds_now(body: str) -> bool:
     their previous job", "Worked with project-0023 using Go" and "Sarah uses Jenkins" do not."""
     if _ANOTHER_TIME_RE.search(without_since(body)):
         return False
-    key = _KEY_RE.match(body)
+    key = KEY_RE.match(body)
     if key and len(key.group("key").split()) <= 3:  # a key, not a statement going on after a colon
         return not _OLD_KEY_RE.search(key.group("key"))
     words = _TEAM_RE.sub("", body.strip(), count=1).split()

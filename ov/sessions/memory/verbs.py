@@ -31,14 +31,9 @@ _ADVERBS = frozenset(("always", "never", "often", "sometimes", "seldom", "also",
 _NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed"))
 
 
-def third_person(rest: str) -> str:
-    """What follows "I", said of the user: "use fish" -> "Uses fish", "'m tired" -> "Is tired"."""
-    lead, obj = third_person_parts(rest)
-    return capitalise(f"{lead} {obj}".strip())
-
-
 def third_person_parts(rest: str) -> tuple[str, str]:
-    """(verb phrase, object) of :func:`third_person`: "really use fish" -> ("Really uses", "fish").
+    """What follows "I", said of the user, as (verb phrase, object): "really use fish" -> ("Really
+    uses", "fish"), "'m tired" -> ("Is", "tired").
 
     Adverbs stay before the verb they modify: those ending in -ly and those of how often or how far
     that do not ("always", "often", "also", "still": "we always squash" was "Team alwayses squash").
