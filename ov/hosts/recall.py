@@ -507,12 +507,13 @@ def prompt(
     budget = _within(budget, max_chars, "prompt", preamble=False)
     if budget < 1:
         return Block(None, why="not even the block's header fits in hooks.max_chars")
+    focus = about(text)  # the prompt's own words, files mentioned in passing left out
     # A question about the user ("who am I?", "what do you know about me?") is answered by the
     # profile, whatever its words match: they are chatter, or words the profile need not hold.
     profile = _profile(store, budget // 2) if about_user(text) else None
     if not isinstance(profile, tuple) or estimate_tokens(profile[1]) + 1 + HEADER_COST > budget:
         profile = None
-    elif not has_topic(about(text)):
+    elif not has_topic(focus):
         return _with_profile(profile, None)  # nothing else to look up: "what do you know about me?"
     else:
         budget -= estimate_tokens(profile[1]) + 1
@@ -529,7 +530,7 @@ def prompt(
         exclude_below=own,
     )
     try:
-        result = search(store, about(text), options, indices=indices)
+        result = search(store, focus, options, indices=indices)
     except (IndexNotBuilt, StoreLocked):
         if profile is not None:
             return _with_profile(profile, None)
