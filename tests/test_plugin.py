@@ -400,6 +400,23 @@ def test_the_builds_identity_options_travel_in_the_launcher(ov, tmp_path, monkey
     assert refused.exit_code != 0 and not (tmp_path / "other").exists()
 
 
+def test_the_identity_the_build_was_told_is_fixed_and_the_environments_a_default(ov, tmp_path, monkeypatch):
+    """`ov plugin build --user bob` wrote bob as a default (`:=`): a host whose environment named
+    another user (or an OV_USER left in a desktop session) ran the package's server as that user,
+    where `ov install --user bob` pins bob. What came from the builder's environment stays a default."""
+    out = tmp_path / "pkg"
+    monkeypatch.setenv("OV_PEER", "laptop")
+    assert ov("--account", "acme", "--user", "bob", "plugin", "build", "--out", str(out)).exit_code == 0
+    lines = (out / "bin" / "ov").read_text().splitlines(keepends=True)
+    probe = "import os; print(os.environ.get('OV_ACCOUNT'), os.environ.get('OV_USER'), os.environ.get('OV_PEER'))"
+    launcher = "".join(f"exec {sys.executable} -c {probe!r}\n" if line.startswith("exec ") else line for line in lines)
+    (out / "bin" / "probe").write_text(launcher)
+    (out / "bin" / "probe").chmod(0o755)
+    hosts = {**os.environ, "OV_ACCOUNT": "other", "OV_USER": "mallory", "OV_PEER": "desktop"}
+    ran = subprocess.run([str(out / "bin" / "probe")], env=hosts, capture_output=True, text=True, check=True)
+    assert ran.stdout.split() == ["acme", "bob", "desktop"]
+
+
 def test_an_empty_folder_is_used(ov, tmp_path):
     out = tmp_path / "empty"
     out.mkdir()

@@ -9,7 +9,7 @@ import typer
 
 from ov import __version__
 from ov.cli.output import emit, plain
-from ov.cli.runtime import OvCommand, OvGroup, ServerCommand, runtime
+from ov.cli.runtime import FLAG_VARIABLES, OvCommand, OvGroup, ServerCommand, runtime
 
 plugin_app = typer.Typer(cls=OvGroup, help="ov as an Agent Plugins package, for hosts that install plugins (Codex).", no_args_is_help=True)
 
@@ -51,8 +51,10 @@ def plugin_build(
     from ov.mcp import plugin
 
     # What an install pins into a user's entries (the ov home, --account, --user, --peer), the
-    # launcher carries: the host starts the package's server without them.
-    written = plugin.build(out, ov_command(), server_env(runtime().install_environ()))
+    # launcher carries: the host starts the package's server without them. What the options
+    # name is fixed; what came from this environment a default the host's may override.
+    fixed = [name for field, name in FLAG_VARIABLES if runtime().flags.get(field)]
+    written = plugin.build(out, ov_command(), server_env(runtime().install_environ()), fixed)
     root = written[0].parent
     result = {"out": str(root), "files": [str(p.relative_to(root)) for p in written], "version": __version__}
     emit(result, lambda: plain(f"wrote the ov plugin package ({len(written)} files) to {root}"))

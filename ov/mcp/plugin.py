@@ -26,8 +26,9 @@ environment the host gives it, and hosts choose that: Codex starts a plugin's se
 PATH and a few more, without ``OV_HOME``. So a package carries what ``ov install`` pins into a
 user's entries (:func:`~ov.hosts.ovcommand.server_env`: ``OV_HOME``, ``OV_ACCOUNT``, ``OV_USER``,
 ``OV_PEER`` set where it is built, ``--account``, ``--user``, ``--peer`` given to the build) in
-the launcher, as the default for a host that does not set it: the server's tools act on the same
-store, as the same user, as the hooks.
+the launcher: what came from the builder's environment as the default for a host that does not
+set it, what the build was told (``--user bob``) fixed, as ``ov install --user bob`` pins it in
+every entry: the server's tools act on the same store, as the same user, as the hooks.
 
 :func:`build` writes into a fresh folder beside ``out`` and swaps it in at the end, each file
 written with :func:`~ov.files.atomic_write`: a failed build leaves the earlier package as it
@@ -41,6 +42,7 @@ import os
 import shlex
 import shutil
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 
 from ov import __version__
@@ -85,9 +87,10 @@ def mcp_config() -> dict:
     return {"$schema": MCP_SCHEMA, "mcpServers": {SERVER: {"type": "stdio", "command": f"./{LAUNCHER}", "args": ["mcp"]}}}
 
 
-def launcher(command: list[str], env: dict[str, str] | None = None) -> bytes:
+def launcher(command: list[str], env: dict[str, str] | None = None, fixed: Collection[str] = ()) -> bytes:
     """``bin/ov``: runs ``command`` (the absolute command of an ov) with the launcher's arguments,
-    with ``env`` (the builder's ov home and identity) for what the host's environment does not set."""
+    with ``env`` (the builder's ov home and identity) for what the host's environment does not set;
+    the variables named in ``fixed`` (what the build was told: ``--user bob``) whatever it sets."""
     if not command or not Path(command[0]).is_absolute():
         raise InvalidInput(f"the launcher needs an absolute command, not {command!r}", hint="run `ov plugin build` from an installed ov")
     gone = f"ov plugin: {command[0]} is gone; build this package again with `ov plugin build`"
@@ -95,9 +98,14 @@ def launcher(command: list[str], env: dict[str, str] | None = None) -> bytes:
         "#!/bin/sh\n"
         "# Starts the ov that built this package (`ov plugin build`); build it again when that ov moves.\n"
         f"[ -x {shlex.quote(command[0])} ] || {{ echo {shlex.quote(gone)} >&2; exit 127; }}\n"
-        + "".join(f": \"${{{k}:={shlex.quote(v)}}}\"; export {k}\n" for k, v in sorted((env or {}).items()))
+        + "".join(_assignment(k, v, k in fixed) for k, v in sorted((env or {}).items()))
         + f"exec {shlex.join(command)} \"$@\"\n"
     ).encode("utf-8")
+
+
+def _assignment(name: str, value: str, fixed: bool) -> str:
+    """The launcher's line setting ``name``: ``value`` always, or (``:=``) where the host's environment leaves it unset or empty."""
+    return f"export {name}={shlex.quote(value)}\n" if fixed else f': "${{{name}:={shlex.quote(value)}}}"; export {name}\n'
 
 
 SKILL_MD = """\
@@ -186,24 +194,25 @@ statement; `forget` removes one by its URI when the user asks, and only the line
 """
 
 
-def files(command: list[str], env: dict[str, str] | None = None) -> dict[str, tuple[bytes, int | None]]:
+def files(command: list[str], env: dict[str, str] | None = None, fixed: Collection[str] = ()) -> dict[str, tuple[bytes, int | None]]:
     """The package: each file's path inside it, its bytes and its mode (None: the default)."""
     return {
         "plugin.json": (json_bytes(manifest()), None),
         "mcp.json": (json_bytes(mcp_config()), None),
-        LAUNCHER: (launcher(command, env), 0o755),
+        LAUNCHER: (launcher(command, env, fixed), 0o755),
         f"skills/{SKILL}/SKILL.md": (SKILL_MD.encode("utf-8"), None),
     }
 
 
-def build(out: Path, command: list[str], env: dict[str, str] | None = None) -> list[Path]:
-    """Write the package into ``out``, which starts ``command`` as ov; return the files written.
+def build(out: Path, command: list[str], env: dict[str, str] | None = None, fixed: Collection[str] = ()) -> list[Path]:
+    """Write the package into ``out``, which starts ``command`` as ov with ``env`` (``fixed``:
+    :func:`launcher`); return the files written.
 
     ``out`` may be missing, empty, or an earlier ov package (which is replaced); anything else
     is refused with :class:`~ov.errors.InvalidInput`.
     """
     out = Path(out).expanduser().resolve()  # a symlinked folder: build where it points
-    contents = files(command, env)
+    contents = files(command, env, fixed)
     replacing = _check_target(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=out.parent))
