@@ -1491,7 +1491,8 @@ def test_the_hook_process_does_not_load_the_command_line_stack(project, ov_home)
 def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     """Recall plans every prompt without a model: the LLM client is not imported; nor are logging and
     shutil, which only a rebuild of the index or a damaged one needs (~7 and ~4 ms of every hook); nor
-    secrets (random, hmac, base64) for the random part of a temporary file's name."""
+    secrets (random, hmac, base64) for the random part of a temporary file's name; nor ov.waiting,
+    which only a writer that may be stopped (the MCP server's) waits with."""
     probe = (
         "import sys, atexit, json\n"
         "sys.argv = ['ov', 'hook', 'claude', 'prompt-submit']\n"
@@ -1507,7 +1508,7 @@ def test_the_prompt_hook_loads_no_language_model_client(ov, project, ov_home):
     proc = subprocess.run([sys.executable, "-c", probe], input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
     assert proc.returncode == 0 and b"make ship" in proc.stdout  # it did recall
     loaded = set(json.loads(proc.stderr.decode().strip().splitlines()[-1]))
-    assert "ov.retrieval.plan" in loaded and not loaded & {"ov.llm.client", "litellm", "typer", "rich", "logging", "shutil", "secrets", "random"}, sorted(loaded)
+    assert "ov.retrieval.plan" in loaded and not loaded & {"ov.llm.client", "litellm", "typer", "rich", "logging", "shutil", "secrets", "random", "ov.waiting"}, sorted(loaded)
     # A turn's end starts the detached worker without importing subprocess (~10 ms).
     stop = subprocess.run([sys.executable, "-c", probe.replace("prompt-submit", "stop")], input=stdin, capture_output=True, timeout=60, env=dict(os.environ))
     loaded = set(json.loads(stop.stderr.decode().strip().splitlines()[-1]))

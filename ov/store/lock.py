@@ -43,12 +43,15 @@ import threading
 import time
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from ov.errors import Interrupted, StoreLocked, not_writable, proposal
 from ov.files import atomic_write, write_new
 from ov.home import Home, make_folder
 from ov.names import TEMP_MARKER
-from ov.waiting import STOP_POLL, Stop
+
+if TYPE_CHECKING:
+    from ov.waiting import Stop
 
 # A waiter checks its predecessor this often; a small commit holds the lock for a few ms.
 _POLL = 0.002
@@ -190,6 +193,9 @@ class WriteLock:
         if self.stop is None or not stoppable:
             lock.acquire(timeout=max(deadline - time.monotonic(), 0), poll_interval=_POLL)
             return
+        # Here: only a writer that may be stopped (the MCP server's) polls; a hook's never does.
+        from ov.waiting import STOP_POLL
+
         while True:
             self._check_stop(name, queued=False)
             left = deadline - time.monotonic()
@@ -257,6 +263,8 @@ class WriteLock:
             # with a stop asks it as often.
             step = min(remaining, _SERVED_POLL) if served is not None else remaining
             if self.stop is not None:
+                from ov.waiting import STOP_POLL
+
                 step = min(step, STOP_POLL)
             released = _wait_released(predecessor, step)
             if released is None:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from ov.config import Config
 from ov.errors import (
@@ -53,7 +53,9 @@ from ov.store.treepaths import shown
 from ov.store.lock import WriteLock
 from ov.store.worktree import WorktreeChanges, own_repository, recorded
 from ov.uri import A_SCOPE, A_SESSION_FOLDER, A_USER_FOLDER, A_USER_ROOT, MAX_PATH_BYTES, PUBLIC_SCOPES, TEMP_MARKER, VikingURI, check_new_path, file_place_problem, from_path, hidden_ids, is_stored_segment, nfc, parse, parse_stored, path_bytes, standing_folder
-from ov.waiting import Stop
+
+if TYPE_CHECKING:
+    from ov.waiting import Stop
 
 WriteMode = Literal["replace", "append", "create"]
 # A draft with at least this many changes stages its files and objects before taking the lock.
