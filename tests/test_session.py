@@ -1280,6 +1280,44 @@ def test_a_value_redacted_in_one_message_goes_where_a_later_one_repeats_it(ov, o
     assert not any("Tr0ub4dor" in p.read_text(errors="ignore") for p in ov_home.rglob("*") if p.is_file())
 
 
+def _recurring_state(ov_home: Path, sid: str) -> Path:
+    [found] = [p for p in ov_home.rglob(f"redacted/default/{sid}.json")]
+    return found
+
+
+@pytest.mark.parametrize(
+    "remove, gone",
+    [
+        (["session", "delete", "s"], {"s"}),
+        (["rm", "-r", "viking://user/default/sessions/s"], {"s"}),
+        (["rm", "-r", "viking://user/default/sessions"], {"s", "other"}),
+    ],
+)
+def test_what_redaction_remembers_of_a_session_goes_with_the_session(ov, ov_home, remove, gone):
+    """The digests of a session's secrets outlived its deletion, on this machine, for good; a later
+    session of the same id started with them. Another session's stay."""
+    for sid in ("s", "other"):
+        assert ov("session", "add", sid, "--text", "the new db password is Tr0ub4dor&3zz").exit_code == 0
+    states = {sid: _recurring_state(ov_home, sid) for sid in ("s", "other")}
+    assert ov(*remove).exit_code == 0
+    assert {sid for sid, path in states.items() if not path.exists()} == gone
+    # A new session of the same id remembers nothing of the deleted one's values.
+    again = [{"role": "assistant", "text": "connected with Tr0ub4dor&3zz"}]
+    assert ov("session", "add-messages", "s", json.dumps(again), "--json").json["result"]["redacted"] == 0
+
+
+def test_what_redaction_remembers_stays_while_the_session_delete_fails(ov, ov_home):
+    """Removed with the commit that removes the session, not before it: a delete refused (a hand
+    edit ov will not discard) leaves the session, and what redaction remembers of it, as they were."""
+    assert ov("session", "add", "s", "--text", "the new db password is Tr0ub4dor&3zz").exit_code == 0
+    state = _recurring_state(ov_home, "s")
+    (session_dir(ov_home, "s") / "notes.md").write_text("my own notes\n")
+    refused = ov("session", "delete", "s")
+    assert refused.exit_code != 0 and session_dir(ov_home, "s").exists() and state.exists()
+    later = [{"role": "assistant", "text": "connected with Tr0ub4dor&3zz"}]
+    assert ov("session", "add-messages", "s", json.dumps(later), "--json").json["result"]["redacted"] == 1
+
+
 def test_a_transcript_line_gets_a_hint(ov):
     line = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "hi"}}
     result = ov("session", "add-messages", "s", json.dumps([line]), "--json")

@@ -6,8 +6,10 @@ no context at all. Each value taken out is remembered as a keyed digest, never a
 words of a later message are looked up among them; those found are taken out wherever they stand
 (:func:`ov.redact.engine.replace_known`).
 
-The state is a JSON-able dict the caller keeps out of the store (it is of this machine): a
-random key and the digests by the value's length.
+The state is a JSON-able dict kept out of the store (it is of this machine): a random key and
+the digests by the value's length, in the account's state folder (:func:`state_path`). It goes
+with its session: a commit that removes the session removes it (:func:`forget`), whatever made
+the commit (``ov session delete``, ``ov rm``, a move, a restore, an import, a pull).
 """
 
 from __future__ import annotations
@@ -15,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 from ov.regex import LazyPattern
 
-__all__ = ["Removed"]
+__all__ = ["Removed", "forget", "state_path"]
 
 # Shorter values match ordinary words: the engine's pieces of a known secret are as long at least.
 MIN_CHARS = 8
@@ -71,6 +74,24 @@ class Removed:
 
     def to_state(self) -> dict:
         return {"key": self._key.hex(), "digests": sorted(self._digests), "lengths": sorted(self._lengths)}
+
+
+def state_path(state: Path, user: str, session_id: str) -> Path:
+    """Where the digests of what redaction took out of ``user``'s session ``session_id`` are kept,
+    in an account's state folder (``state``): of this machine, never in the store."""
+    return state / "redacted" / user / f"{session_id.lstrip('.')}.json"
+
+
+def forget(state: Path, sessions: Iterable[tuple[str, str]]) -> None:
+    """Remove the digests of each ``(user, session id)`` of ``sessions``, removed from the store:
+    they would outlive what the user deleted (and a later session given the same id would start
+    with them). Called once the removal is committed; a file that cannot be removed stays, as the
+    commit does."""
+    for user, session_id in sessions:
+        try:
+            state_path(state, user, session_id).unlink(missing_ok=True)
+        except OSError:
+            pass
 
 
 def _strings(value: Any) -> Iterator[str]:

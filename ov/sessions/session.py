@@ -48,7 +48,7 @@ from ov.store.store import CommitResult, Store
 from ov.uri import VikingURI, is_stored_segment
 
 MESSAGES = sidecar.MESSAGES
-META = ".meta.json"
+META = sidecar.SESSION_META
 # Ids of archived messages kept in .meta.json, where every add reads them; the older ones are
 # looked up in history/.archived_ids.jsonl only when an add brings an id not among these.
 ARCHIVED_IDS_KEPT = 2000
@@ -135,7 +135,7 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any], *, rese
     archived, but the last one's ids, which .meta.json always keeps, so the complete record of
     archived ids is not read."""
     from ov.redact.engine import redact_value
-    from ov.redact.recurring import Removed
+    from ov.redact.recurring import Removed, state_path
     from ov.store import group_commit
     from ov.tokens import estimate_tokens  # noqa: F401 - imported before the lock: other writers wait while it holds
 
@@ -143,7 +143,7 @@ def add_messages(store: Store, session_id: str, raw_messages: list[Any], *, rese
     messages = normalise_messages(raw_messages, peer=store.identity.peer)  # all or nothing
     # A value taken out of one message goes wherever a later one repeats it without the words
     # that gave it away (the agent's Edit of `.env` after "the new db password is ...").
-    removed_path = _removed_path(store, session_id)
+    removed_path = state_path(store.state, store.identity.user, session_id)
     known = Removed(_read_json(removed_path))
     redacted = 0
     for message in messages:
@@ -210,12 +210,6 @@ def locked_add(store: Store, session_id: str, messages: list[dict], redacted: in
         tx.put(meta_uri, json_bytes(meta))
         commit = tx.commit("session add", [uri])
     return AddResult(str(uri), added, duplicates, redacted, commit.commit)
-
-
-def _removed_path(store: Store, session_id: str) -> Path:
-    """Where the digests of what redaction took out of a session are kept: in the account's state
-    folder, of this machine, never in the store."""
-    return store.state / "redacted" / store.identity.user / f"{session_id.lstrip('.')}.json"
 
 
 def _read_json(path: Path) -> dict | None:

@@ -8,6 +8,7 @@ abstract``, ``ov ls``) split the frontmatter off without parsing YAML.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from ov.errors import InvalidInput
@@ -25,8 +26,10 @@ ARCHIVE_PREFIX = "archive_"
 ARCHIVED_IDS = ".archived_ids.jsonl"
 # What add-resource records of an import (its source, reason and files).
 MANIFEST = ".sources.json"
+# What makes a folder below sessions/ a session (ov.sessions.session).
+SESSION_META = ".meta.json"
 # The files of a session folder and its archives that `ov session add` and `ov commit` write.
-SESSION_RECORDS = frozenset({MESSAGES, ".meta.json", "memory_diff.json", ".done", ".failed.json", ARCHIVED_IDS})
+SESSION_RECORDS = frozenset({MESSAGES, SESSION_META, "memory_diff.json", ".done", ".failed.json", ARCHIVED_IDS})
 # ov's own files that describe content rather than being content (not indexed as content).
 BOOKKEEPING = (SESSION_RECORDS - {MESSAGES}) | {MANIFEST, ".relations.json"}
 ABSTRACT_MAX_CHARS = 256
@@ -49,6 +52,18 @@ def is_live_log(rel: str) -> bool:
     since its last commit, in a conversation going on or one its host never ended."""
     *folder, name = rel.split("/")
     return name == MESSAGES and len(folder) >= 2 and folder[-2] == "sessions"
+
+
+def removed_sessions(changes: Mapping[str, bytes | None]) -> list[tuple[str, str]]:
+    """``(user, session id)`` of each session that ``changes`` (path -> content, None: deleted)
+    remove: those whose ``user/U/sessions/S/.meta.json`` they delete."""
+    out = []
+    for path, data in changes.items():
+        if data is None and path.endswith(SESSION_META):
+            parts = path.split("/")
+            if len(parts) == 5 and parts[0] == "user" and parts[2] == "sessions" and parts[4] == SESSION_META:
+                out.append((parts[1], parts[3]))
+    return out
 
 
 def is_session_archive(parts: list[str] | tuple[str, ...]) -> bool:
