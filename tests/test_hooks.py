@@ -1182,7 +1182,8 @@ _CODEX_SUBAGENT_NOTIFICATION = {
 
 def test_codex_subagent_notification_is_neither_captured_as_the_users_nor_given_recall(ov, project, ov_home, tmp_path):
     """(found by an audit: Codex's notification carrying a subagent's answer was stored as role
-    "user", among what the user said, and its UserPromptSubmit got recall)"""
+    "user", among what the user said, and its UserPromptSubmit got recall). What the subagent
+    found is kept, as the result of a `subagent` tool in the parent's session."""
     from ov.hosts import codex
 
     said = {"timestamp": "2026-12-05T16:21:16.900Z", "type": "response_item",
@@ -1190,12 +1191,38 @@ def test_codex_subagent_notification_is_neither_captured_as_the_users_nor_given_
     path = tmp_path / "rollout.jsonl"
     path.write_text(json.dumps(said) + "\n" + json.dumps(_CODEX_SUBAGENT_NOTIFICATION) + "\n")
     messages, _ = codex.HOST.transcript_messages(path, 0, 100)
-    assert [m["content"][0]["text"] for m in messages] == ["Survey the YAML files for me."]
+    assert [(m["role"], m["content"][0]["text"]) for m in messages if m["role"] == "user"] == [("user", "Survey the YAML files for me.")]
+    assert [m["parts"] for m in messages if m["role"] != "user"] == [
+        [{"type": "tool", "tool_name": "subagent", "tool_status": "completed", "tool_output": "I prefer tabs over spaces.", "tool_id": "01a24702-8494-7623-8ac2-f431151889e7"}]
+    ]
 
     assert ov("remember", "I prefer tabs over spaces").exit_code == 0
     notification = _CODEX_SUBAGENT_NOTIFICATION["payload"]["content"][0]["text"]
     assert _hook("codex", "prompt-submit", _stdin("codex", cwd=str(project), prompt=notification)) == ""
     assert _log(ov_home)[-1]["outcome"] == "skipped: a message Codex wrote itself"
+
+
+def _notification(status: object) -> dict:
+    text = "<subagent_notification>\n" + json.dumps({"agent_path": "01a24702-8494-7623-8ac2-f431151889e7", "status": status}) + "\n</subagent_notification>"
+    return {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}}
+
+
+def test_what_a_codex_subagent_found_is_captured_into_the_parents_session(ov, project, ov_home, tmp_path):
+    """Codex writes a subagent's last message into the parent's rollout as a notification (the
+    same text its SubagentStop hook would carry): the parent's capture stores it as the result of
+    a `subagent` tool, in the parent's session, never as the user's words; a failed subagent's
+    error as a failed result; a status with nothing said (still running, shut down) not at all."""
+    rollout = tmp_path / "rollout-parent.jsonl"
+    asked = {"type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Survey the Python files for me."}]}}
+    lines = [asked, _notification({"completed": "The Python files indent with tabs; setup.cfg pins flake8 W191 off."}),
+             _notification({"errored": "the sandbox refused `find /`"}), _notification("running"), _notification({"completed": None}), _notification("shutdown")]
+    rollout.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    _hook("codex", "stop", _stdin("codex", "p-1", cwd=str(project), transcript_path=str(rollout)))
+    assert _wait_job(ov_home, "cx-p-1")["captured"] == 3
+    stored = ov("session", "show", "cx-p-1", "--json").json["result"]["messages"]
+    assert [(m["role"], m["parts"][0].get("text")) for m in stored if m["role"] == "user"] == [("user", "Survey the Python files for me.")]
+    results = [(p["tool_name"], p["tool_status"], p["tool_output"]) for m in stored if m["role"] == "tool" for p in m["parts"]]
+    assert results == [("subagent", "completed", "The Python files indent with tabs; setup.cfg pins flake8 W191 off."), ("subagent", "error", "the sandbox refused `find /`")]
 
 
 def test_a_codex_subagents_turns_get_no_recall_and_are_not_captured_under_the_parent(ov, project, ov_home, tmp_path):

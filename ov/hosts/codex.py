@@ -9,10 +9,15 @@ Rollout lines are ``{timestamp, type, payload}``. The conversation is in ``respo
 ``message`` (role user, assistant or developer, content parts ``input_text``/``output_text``),
 ``function_call``/``function_call_output`` and ``custom_tool_call``/``custom_tool_call_output``
 (paired by ``call_id``). Developer messages and the user-role messages Codex writes itself
-(environment context, AGENTS.md instructions, a subagent's notification) are not what the user said, and hook context
+(environment context, AGENTS.md instructions) are not what the user said, and hook context
 arrives as developer messages: all are left out. ``event_msg`` lines repeat the conversation
 for the UI and are skipped. A subagent's hooks carry the parent's ``session_id`` with the
-subagent's rollout and ``agent_id``: ov leaves them alone (:meth:`Codex.from_subagent`).
+subagent's rollout and ``agent_id``: ov leaves them alone (:meth:`Codex.from_subagent`). What
+the subagent found reaches the parent's rollout as a ``<subagent_notification>`` (a user-role
+message Codex writes, carrying the subagent's last message): it is stored as the result of a
+``subagent`` tool in the parent's session, not as the user's words (:func:`_subagent_result`).
+So ov installs no hook for Codex's SubagentStart and SubagentStop: SubagentStop's
+``last_assistant_message`` is that same text, and SubagentStart carries no task to recall for.
 """
 
 from __future__ import annotations
@@ -33,13 +38,16 @@ from ov.hosts.transcript import (
 
 # User-role messages Codex writes itself, recognised by how their text starts. A subagent's
 # notification carries the subagent's (model-written) answer: it is not what the user said either.
+_NOTIFICATION, _NOTIFICATION_END = "<subagent_notification>", "</subagent_notification>"
+# The tool a subagent's result is stored as the output of (as OpenCode's `task` tool brings its child session's).
+SUBAGENT_TOOL = "subagent"
 _HOST_WRITTEN = (
     "<environment_context>",
     "<user_instructions>",
     "# AGENTS.md instructions",
     "<turn_aborted>",
     "<user_shell_command>",
-    "<subagent_notification>",
+    _NOTIFICATION,
 )
 
 
@@ -86,6 +94,8 @@ def _message(item: dict, limit: int) -> dict | None:
             return None  # developer: instructions and hook context (ov's recall among them)
         blocks = clean_blocks(item.get("content") if isinstance(item.get("content"), list) else [], limit)
         text = "\n".join(iter_text(blocks)).lstrip()
+        if role == "user" and text.startswith(_NOTIFICATION):
+            return _subagent_result(text, limit)
         if not blocks or (role == "user" and text.startswith(_HOST_WRITTEN)):
             return None
         return {"role": role, "content": blocks}
@@ -110,6 +120,29 @@ def _message(item: dict, limit: int) -> dict | None:
         message = {"role": "tool", "tool_call_id": item.get("call_id"), "content": bound(_as_text(output), limit)}
         return {**message, "is_error": True} if failed else message
     return None  # reasoning, web search and shell status items: not conversation
+
+
+def _subagent_result(text: str, limit: int) -> dict | None:
+    """A subagent's notification (``{"agent_path", "status": {"completed": "its last message"}}``,
+    or ``{"errored": "why"}``) as the result of a ``subagent`` tool call: what the subagent found,
+    in the parent's session, where its memories are made; not the user's words. A status with no
+    text (still running, shut down, not found) says nothing to keep."""
+    body = text.strip()[len(_NOTIFICATION) :]
+    body = body[: body.rfind(_NOTIFICATION_END)] if _NOTIFICATION_END in body else body
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return None
+    status = payload.get("status") if isinstance(payload, dict) else None
+    found = [(state, status[state]) for state in ("completed", "errored") if isinstance(status, dict) and isinstance(status.get(state), str) and status[state].strip()]
+    if not found:
+        return None
+    state, output = found[0]
+    part = {"type": "tool", "tool_name": SUBAGENT_TOOL, "tool_status": "error" if state == "errored" else "completed", "tool_output": bound(output, limit)}
+    agent = payload.get("agent_path") or payload.get("agent_id")
+    if isinstance(agent, str) and agent:
+        part["tool_id"] = agent
+    return {"role": "tool", "parts": [part]}
 
 
 # What Codex puts before a command's output: 0.171 writes "Chunk ID: …", "Wall time: …",
