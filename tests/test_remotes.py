@@ -1241,3 +1241,22 @@ def test_a_pulled_file_over_the_file_limit_is_named_with_the_check_an_import_ref
     warnings = pulled.json["result"]["warnings"]
     assert len(warnings) == 1 and "'resources/huge.md': 2000 bytes, over the 1000-byte limit" in warnings[0]
     assert "ov config set store.max_file_bytes 2000" in warnings[0] and warnings[0] in pulled.stderr
+
+
+@pytest.mark.parametrize("merge", [False, True])
+def test_a_pull_that_removes_a_session_takes_what_redaction_remembers_of_it(homes, bare, merge):
+    """A session deleted on another machine, pulled here (fast-forward or merged): what redaction
+    remembered of its secrets on this machine went on for good."""
+    assert homes("b", "session", "add", "s", "--text", "the new db password is Tr0ub4dor&3zz").exit_code == 0
+    [state] = list(homes.path["b"].rglob("redacted/default/s.json"))
+    assert homes("b", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("b", "push").exit_code == 0
+    assert homes("a", "remote", "add", "origin", str(bare)).exit_code == 0
+    assert homes("a", "pull").exit_code == 0
+    assert homes("a", "session", "delete", "s").exit_code == 0
+    assert homes("a", "push").exit_code == 0
+    if merge:
+        write(homes, "b", "viking://resources/mine.md", "written here meanwhile\n")
+    pulled = homes("b", "pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json["result"]["outcome"] == ("merged" if merge else "fast-forward"), pulled.stderr
+    assert not state.exists()

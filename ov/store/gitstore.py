@@ -42,6 +42,7 @@ from ov.errors import IsADirectory, NotADirectory, StoreCorrupt, StoreLocked, Un
 from ov.files import atomic_write, atomic_write_all, flush_folder, kept_mode, remove_empty_parents
 from ov.names import is_git_name
 from ov.progress import Progress, counting
+from ov.store import sidecar
 from ov.store.treepaths import GITLINK_MODE
 from ov.uri import TEMP_MARKER
 
@@ -635,7 +636,19 @@ class GitStore:
         chain = CommitChain(self, expected_head)
         commit = chain.add(changes, message, author)
         chain.land(early, appends, staged, defer_index, progress)
+        if commit is not None:
+            self._forget_sessions(sidecar.removed_sessions(changes))
         return commit
+
+    def _forget_sessions(self, removed: list[tuple[str, str]]) -> None:
+        """What this machine keeps of each session a landed commit removed (``(user, id)``): what
+        redaction remembers of it (:func:`ov.redact.recurring.forget`). Here, where every commit
+        lands (:meth:`commit`, :meth:`move_head`), so that whatever removed the session (``ov
+        session delete``, ``ov rm``, a restore, an import, a pull) takes it, and only once it has."""
+        if removed:
+            from ov.redact.recurring import forget
+
+            forget(self.state, removed)
 
     def _land(
         self,
@@ -894,6 +907,8 @@ class GitStore:
             landing.close()
         self.sync_index(self.tree_of(new), paths)
         (self.state / JOURNAL_NAME).unlink(missing_ok=True)
+        new_tree = self.tree_of(new)
+        self._forget_sessions(sidecar.removed_sessions({p: None for p in paths if p.endswith(sidecar.SESSION_META) and self.entry(new_tree, p) is None}))
 
     def _move_branch(self, old: bytes | None, new: bytes) -> bool:
         """Move the branch from ``old`` to ``new`` (compare-and-set); False when it was not at ``old``.

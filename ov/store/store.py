@@ -1231,20 +1231,13 @@ class Transaction:
         texts = [shown(str(u)) for u in uris]
         message = commit_message(command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits])
         early, self._early = self._early, None
-        changes = self.changes
         commit = self.git.commit(
-            changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
+            self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
         )
         self.changes = {}
         self.appends = {}
         if commit:
             self.store.commits.append(commit.decode())
-            # What this machine keeps of a session goes with it, once its removal is committed.
-            removed = sidecar.removed_sessions(changes)
-            if removed:
-                from ov.redact.recurring import forget
-
-                forget(self.store.state, removed)
         return CommitResult(command, tuple(texts), commit.decode() if commit else None)
 
 
