@@ -97,17 +97,21 @@ def _ov_arguments(line: list[str] | None) -> list[str] | None:
     what :func:`pinned_command` writes); None when its program is not ov: a bare ``ov``, any path
     of it, Windows' ``ov.exe``, ``ov.cmd``, ``ov.bat``, or a Python started with exactly ``-m ov``.
     The one rule that says whether a hook's or a server's entry is ov's."""
-    if not line:
-        return None
-    if line[0] == _ENV:
-        line = _after_assignments(line[1:])
-        if tuple(line[: len(_BY_SH)]) == _BY_SH:
-            line = line[len(_BY_SH) :]
+    line = _past_env(line or [])
     if len(line) >= 3 and line[1:3] == ["-m", "ov"] and _PYTHON_PROGRAM.match(line[0]):
         return line[3:]
     if line and _OV_PROGRAM.match(line[0]):
         return line[1:]
     return None
+
+
+def _past_env(line: list[str]) -> list[str]:
+    """``line`` from the program `env` starts on (past its assignments, and ov's ``sh -c`` for a
+    path holding a `=`: :func:`pinned_command`); ``line`` itself when it does not start with `env`."""
+    if line[:1] != [_ENV]:
+        return line
+    line = _after_assignments(line[1:])
+    return line[len(_BY_SH) :] if tuple(line[: len(_BY_SH)]) == _BY_SH else line
 
 
 def is_guarded(command: str) -> bool:
@@ -120,10 +124,7 @@ def is_guarded(command: str) -> bool:
 def hook_program(command: str) -> str | None:
     """The program ov's hook ``command`` starts (the ``ov``, or the Python of ``python -m ov``),
     guard or not, past the home and identity pinned ahead of it."""
-    line = _launch(command)
-    if line and line[0] == _ENV:
-        line = _after_assignments(line[1:])
-        line = line[len(_BY_SH) :] if tuple(line[: len(_BY_SH)]) == _BY_SH else line
+    line = _past_env(_launch(command) or [])
     return line[0] if line else None
 
 
