@@ -387,6 +387,22 @@ def test_raw_session_logs_do_not_crowd_out_memories(ov):
     assert result["memories"][0]["score"] > max(h["score"] for h in result["sessions"])
 
 
+def test_a_memory_keeps_its_relevance_when_messages_fill_the_candidate_pool(ov):
+    # Found by an audit of a store after months of use: hundreds of messages matching the query's
+    # words in their own text and their neighbours' filled the pool of full-text candidates, and a
+    # memory holding every query word had no relevance in a plain find (0.97 with --type memory).
+    assert ov("config", "set", "retrieval.candidates", "20").exit_code == 0
+    assert ov("remember", "The api service port is 7000").exit_code == 0
+    assert ov("session", "new", "--id", "s1").exit_code == 0
+    lines = [json.dumps({"role": "assistant", "content": f"Done {i}. The api on port 8080 responds; the api port check passed."}) for i in range(40)]
+    assert ov("session", "add-messages", "s1", stdin="\n".join(lines) + "\n").exit_code == 0
+    alone = found(ov, "api port", "--type", "memory")["memories"][0]
+    mixed = found(ov, "api port", "-n", "10")
+    assert len(mixed["sessions"]) > 0
+    assert [h["uri"] for h in mixed["memories"]] == [alone["uri"]]
+    assert mixed["memories"][0]["relevance"] == pytest.approx(alone["relevance"])
+
+
 REGISTRY = (
     '"""The registry of extensions."""\n\n'
     + "".join(f"from app.extensions.import_{i} import ImportExtension{i}  # import the extension\n" for i in range(40))

@@ -309,7 +309,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     records: dict[str, Record] = {}
 
     weights = {"text": 1.0, "title": TITLE_WEIGHT, "about": ABOUT_WEIGHT, "context": config.context_weight, "speaker": config.speaker_weight}
-    lexical_hits = lexical.search(terms, weights, filters, pool, phrase_weight=config.phrase_weight)
+    lexical_hits = _lexical_candidates(lexical, terms, weights, filters, pool, config.phrase_weight)
     # How well the best record answers the query at all, on a scale shared by every query: its BM25
     # against the most a record matching every query word could score, and with vectors its cosine,
     # weighed as in the fusion. Within one ranking only the order matters; across rankings (the
@@ -340,6 +340,25 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     more = replace(options, limit=options.limit + min(changed, options.limit))
     hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
     return as_at_head(store, opened, hits)[: options.limit]
+
+
+def _lexical_candidates(lexical, terms: QueryTerms, weights: dict[str, float], filters: Filters, pool: int, phrase_weight: float) -> list:
+    """The full-text candidates, best first: the ``pool`` best records, and when session messages
+    filled that pool, the ``pool`` best records of the other types beside them.
+
+    A long history's messages match a query's common words in their own text and again through
+    their neighbours' (the context field), so a few hundred of them outscore a memory holding every
+    query word and fill the pool: the memory then had no lexical relevance at all, and the prompt
+    hook's cut-off never reached it. The second search runs only when messages are in a full
+    pool: a store too small to crowd, or a pool of documents alone, pays nothing."""
+    hits = lexical.search(terms, weights, filters, pool, phrase_weight=phrase_weight)
+    types = filters.types or CONTEXT_TYPES
+    others = tuple(t for t in types if t != "session")
+    if len(hits) < pool or not others or not any(hit.record.context_type == "session" for hit in hits):
+        return hits
+    seen = {hit.record.id for hit in hits}
+    more = [hit for hit in lexical.search(terms, weights, replace(filters, types=others), pool, phrase_weight=phrase_weight) if hit.record.id not in seen]
+    return sorted(hits + more, key=lambda hit: -hit.score) if more else hits
 
 
 def _filters(store, options: FindOptions) -> Filters:
