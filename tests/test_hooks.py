@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ov.home import Home
-from ov.hosts import hooklog, recall
+from ov.hosts import hooklog, recall, topic
 from ov.hosts.runtime import run
 from tests.llm_server import llm_config, llm_server  # noqa: F401  (pytest fixtures)
 
@@ -1480,6 +1480,29 @@ def test_a_question_about_the_user_injects_the_profile(prompt, ov, project, ov_h
     assert text.startswith('<ov-context kind="prompt">') and text.count("<!-- ov: reference data") == 1
     record = _log(ov_home)[-1]
     assert record["outcome"] == "injected" and record["uris"][0] == "viking://user/default/memories/profile.md"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "about_the_user"),
+    [("Where do I live?", True), ("where am I based these days?", True), ("who do I work for?", True),
+     ("which editor do I use?", True), ("what shell am I on?", True), ("what do I do for a living?", True),
+     ("where do I put the config?", False), ("where do I work on the parser?", False), ("what's my best option here?", False),
+     ("where am I in the migration?", False), ("which port does the api use?", False), ("I live in Berlin now.", False)],
+)
+def test_a_question_about_where_the_user_lives_or_works_or_their_tools_is_about_the_user(prompt, about_the_user):
+    # An audit of a store after months of use: "Where do I live?" got the old session that said
+    # Lisbon before the profile that says Berlin.
+    assert topic.about_user(prompt) is about_the_user
+
+
+def test_where_do_i_live_gets_the_profile_before_an_old_session(ov, project, ov_home):
+    assert ov("session", "new", "--id", "june").exit_code == 0
+    for said in ("Where do I live? Lisbon, for now.", "I live in Lisbon, near the river, where I live with two cats.", "Living in Lisbon, I live on coffee."):
+        assert ov("session", "add", "june", "--text", said).exit_code == 0
+    assert ov("remember", "I moved to Berlin").exit_code == 0
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="Where do I live?")))
+    assert text.index("<context ") == text.index('<context uri="viking://user/default/memories/profile.md"')
+    assert "Berlin" in text
 
 
 @pytest.mark.parametrize("prompt", ["thanks", "ok", "I know about me", "tell me", "ok do it", "nice one", "thanks, that's all about me today"])

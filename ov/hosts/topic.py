@@ -166,6 +166,8 @@ _SENTENCE_END = re.compile(rf"(?<=[.!;{''.join(QUESTION_MARKS)}])\s+|\n+")
 _CLAUSE_END = re.compile(r"[,:]\s+|\s+[-\u2013\u2014]+\s+")
 
 
+# The end of a short question's clause, a word of time allowed before it.
+_ASKED_NOW = r"(?=\s*(?:now|these\s+days|currently|today|again)?\s*(?:[?.!,;]|$))"
 # A question about the user themself ("who am I?", "what do you know about me?", "tell me about
 # myself", "what's my role?"): its words are chatter, or ones the user's profile need not hold
 # ("role" beside "Is a tech lead"), and the profile answers it.
@@ -173,7 +175,13 @@ _ABOUT_USER = re.compile(
     r"\bwho\s+(?:am\s+i|i\s+am)\b|\babout\s+(?:me|myself)\b|\b(?:describe|summari[sz]e)\s+(?:me|myself)\b"
     r"|\b(?:know|remember|recall|have|got|stored|kept)\s+(?:of\s+|on\s+|about\s+)?(?:me|myself)\b"
     r"|\bwhat(?:'?s|\s+is|\s+are|\s+was)?\s+my\s+(?:name|role|job|title|position|team|company|employer|pronouns?|"
-    r"email|time\s*zone|location|background|profile)\b|\bmy\s+profile\b",
+    r"email|time\s*zone|location|background|profile|editor|shell|terminal|os|browser|city|home\s*town|address)\b|\bmy\s+profile\b"
+    # Where the user lives or works, whom for, and the tools they are on, asked as such: the clause
+    # ends there ("where do I live?", "where am I based these days?"), so "where do I work on the
+    # parser?" asks about the work.
+    r"|\bwhere\s+(?:do|did)\s+i\s+(?:live|work|come\s+from)" + _ASKED_NOW + r"|\bwhere\s+am\s+i\s+(?:from|based|located|living|working)" + _ASKED_NOW
+    + r"|\bwho\s+do\s+i\s+work\s+(?:for|at)" + _ASKED_NOW + r"|\bwhat\s+do\s+i\s+do\s+for\s+(?:a\s+living|work)\b"
+    r"|\b(?:what|which)\s+(?:editor|shell|terminal|os|operating\s+system|browser)\s+(?:do|did|am)\s+i\b",
     re.IGNORECASE,
 )
 
