@@ -609,3 +609,67 @@ def test_the_usage_log_makes_the_accounts_state_folder_private(tmp_path, umask_0
     usage.record(state, "remember", "m", 3, 2)
     assert [p.stat().st_mode & 0o777 for p in (state.parent, state)] == [0o700, 0o700]
     assert [(r.prompt_tokens, r.completion_tokens) for r in usage.read(state)] == [(3, 2)]
+
+
+# --- a request its caller stopped waiting for ---------------------------------------------------
+
+
+def _usage_lines(folder, count: int, within: float) -> list[dict]:
+    """The usage log's lines once it holds ``count`` of them (the request's own thread writes them)."""
+    import time
+
+    from ov.llm import usage
+
+    deadline = time.monotonic() + within
+    while True:
+        path = folder / usage.USAGE_FILE
+        lines = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+        if len(lines) >= count or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.02)
+
+
+def _stop_after(seconds: float):
+    import time
+
+    at = time.monotonic() + seconds
+    return lambda: "the client cancelled it" if time.monotonic() >= at else None
+
+
+def test_a_stopped_request_is_hung_up_at_once_and_noted_as_cancelled(llm_server, llm_config, tmp_path):
+    """(found by an audit: a model request cut short by an MCP cancellation went on in its thread
+    until llm.timeout, and the usage log never heard of it) ov's own client hangs the request up:
+    it ends within moments, and the log has a line for it, cancelled, its cost unknown."""
+    import time
+
+    from ov.errors import Interrupted
+    from ov.llm import usage
+    from ov.llm.usage import UsageLog
+
+    llm_server.delay(60)  # a model that would answer in a minute, within llm.timeout (120 s)
+    config = make_llm_config(llm_server, timeout=120.0)
+    started = time.monotonic()
+    with pytest.raises(Interrupted, match="stopped while openai/test-model was answering"):
+        complete(config, HI, purpose="test", usage=UsageLog(tmp_path, "summary"), stop=_stop_after(0.2))
+    lines = _usage_lines(tmp_path, 1, within=5)
+    assert time.monotonic() - started < 2, "the request was not hung up"
+    assert [(r["purpose"], r["model"], r["prompt_tokens"], r["completion_tokens"], r["cancelled"]) for r in lines] == [("summary", config.model, 0, 0, True)]
+    assert usage.totals(tmp_path)["all"] == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 1}
+    # The next call of the same client is not hung up by the last one's stop.
+    llm_server.chat("Fine.", prompt_tokens=3, completion_tokens=1)
+    assert complete(config, HI, purpose="test", usage=UsageLog(tmp_path, "summary")).text == "Fine."
+    assert [r.get("cancelled", False) for r in _usage_lines(tmp_path, 2, within=1)] == [True, False]
+
+
+def test_a_stopped_request_litellm_sends_is_logged_with_its_tokens_when_it_ends(llm_server, llm_config, tmp_path):
+    """litellm's request cannot be hung up: it runs to its end in its thread, and what it cost is
+    logged then, after the caller was told it stopped."""
+    from ov.errors import Interrupted
+    from ov.llm.usage import UsageLog
+
+    llm_server.chat("late", prompt_tokens=21, completion_tokens=4, delay=1.5)
+    config = make_llm_config(llm_server, model="custom_openai/test-model")
+    with pytest.raises(Interrupted):
+        complete(config, HI, purpose="test", usage=UsageLog(tmp_path, "summary"), stop=_stop_after(0.1))
+    lines = _usage_lines(tmp_path, 1, within=30)
+    assert [(r["prompt_tokens"], r["completion_tokens"], r.get("cancelled", False)) for r in lines] == [(21, 4, False)]

@@ -129,7 +129,8 @@ def usage(
             nothing("no LLM calls recorded" + ("" if rt.loaded_config.config.llm.enabled else " (no llm.model configured: ov runs offline)"))
             return
         for key, row in sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0])):
-            plain(f"{key:40} {row['calls']:6} calls {row['prompt_tokens']:10} prompt {row['completion_tokens']:10} completion tokens")
+            cancelled = f" ({row['cancelled']} cancelled, cost unknown)" if row["cancelled"] else ""
+            plain(f"{key:40} {row['calls']:6} calls {row['prompt_tokens']:10} prompt {row['completion_tokens']:10} completion tokens{cancelled}")
 
     emit(rows, human)
 

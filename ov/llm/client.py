@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -34,7 +35,7 @@ from ov.waiting import Stop, Stopped, waited
 if TYPE_CHECKING:
     from ov.llm.routes import Route
     from ov.llm.usage import UsageLog
-    from ov.llm.wire import CallFailed
+    from ov.llm.wire import CallFailed, Line
 
 T = TypeVar("T")
 
@@ -89,7 +90,9 @@ def complete(
     template may pin its own temperature). ``usage``: where the call's tokens are logged once
     the model answered, an empty answer included. Every failure is an :class:`LLMError`.
     ``stop`` (:mod:`ov.waiting`): the wait for the answer ends as soon as it gives a reason, with
-    :class:`~ov.errors.Interrupted` (the request is left to end alone; its answer is dropped).
+    :class:`~ov.errors.Interrupted`. The request is hung up (ov's own client) or left to end alone
+    (litellm), its answer dropped; ``usage`` still logs what it cost when it ends, or a line
+    ``cancelled`` when it ended without an answer.
     """
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
@@ -98,17 +101,39 @@ def complete(
     max_tokens = max_tokens if max_tokens is not None else config.max_output_tokens
     temperature = config.temperature if temperature is None else temperature
     native = native_route(model, config.api_base, key, LLMError, section="llm")
+    line = None
     if native is not None:
-        ask = partial(_complete_natively, native, config, messages, purpose, max_tokens, temperature)
-    else:
+        from ov.llm.wire import Line
+
+        line = Line()
+        ask = partial(_complete_natively, native, config, messages, purpose, max_tokens, temperature, line)
+    else:  # litellm's request cannot be hung up: one given up on runs to its end (or its timeout)
         ask = partial(_complete_with_litellm, model, key, config, messages, purpose, max_tokens, temperature)
+    abandoned = threading.Event()
+
+    def answered() -> Completion:
+        # Logged from the request's own thread: one whose wait was given up (a stop) is billed when
+        # it ends, after this call has returned; one hung up first is noted as cancelled.
+        try:
+            completion = ask()
+        except LLMError:
+            if abandoned.is_set() and usage is not None:
+                usage.record(model, 0, 0, cancelled=True)
+            raise
+        if usage is not None:
+            usage.record(model, completion.prompt_tokens, completion.completion_tokens)
+        return completion
+
+    def abandon() -> None:
+        abandoned.set()
+        if line is not None:
+            line.hang_up()  # the request ends now, not at llm.timeout
+
     try:
-        completion = waited(ask, stop=stop)
+        completion = waited(answered, stop=stop, abandon=abandon)
     except Stopped as stopped:
         # A caller with a stop writes one commit or nothing, and its commit comes after the answer.
         raise Interrupted(f"the {purpose} was stopped while {model} was answering ({stopped.why})", hint="nothing was written; make the call again") from None
-    if usage is not None:
-        usage.record(model, completion.prompt_tokens, completion.completion_tokens)
     if not completion.text.strip():
         raise EmptyAnswer(
             f"{config.model} returned an empty answer for the {purpose}", completion=completion, hint="check llm.max_output_tokens and the model"
@@ -180,12 +205,14 @@ def native_route(model: str, api_base: str | None, key: str | None, error: type[
         ) from None
 
 
-def _complete_natively(route: Route, config: LLMConfig, messages: list[dict[str, Any]], purpose: str, max_tokens: int, temperature: float) -> Completion:
+def _complete_natively(
+    route: Route, config: LLMConfig, messages: list[dict[str, Any]], purpose: str, max_tokens: int, temperature: float, line: Line
+) -> Completion:
     from ov.llm import native
     from ov.llm.wire import CallFailed
 
     try:
-        answer = native.chat(route, messages, max_tokens=max_tokens, temperature=temperature, timeout=config.timeout)
+        answer = native.chat(route, messages, max_tokens=max_tokens, temperature=temperature, timeout=config.timeout, line=line)
     except CallFailed as failure:
         raise _translate(failure, config, purpose) from None
     text = answer.text if isinstance(answer.text, str) else ""

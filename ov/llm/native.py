@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ov.llm.routes import ANTHROPIC, OLLAMA, Route
-from ov.llm.wire import ANSWER, HTTP, CallFailed, post_json
+from ov.llm.wire import ANSWER, HTTP, CallFailed, Line, post_json
 
 _THINK_RE = re.compile(r"^\s*<(think|thinking)>.*?</\1>", re.DOTALL)
 
@@ -40,13 +40,14 @@ class Answer:
     model: str | None
 
 
-def chat(route: Route, messages: list[dict[str, Any]], *, max_tokens: int, temperature: float | None, timeout: float) -> Answer:
-    """One chat completion of ``messages``; :class:`CallFailed` when it cannot be had."""
+def chat(route: Route, messages: list[dict[str, Any]], *, max_tokens: int, temperature: float | None, timeout: float, line: Line | None = None) -> Answer:
+    """One chat completion of ``messages``; :class:`CallFailed` when it cannot be had. ``line``:
+    where another thread can hang its requests up (:class:`~ov.llm.wire.Line`)."""
     if route.protocol == ANTHROPIC:
-        return _anthropic(route, messages, max_tokens, temperature, timeout)
+        return _anthropic(route, messages, max_tokens, temperature, timeout, line)
     if route.protocol == OLLAMA:
-        return _ollama(route, messages, max_tokens, temperature, timeout)
-    return _openai(route, messages, max_tokens, temperature, timeout)
+        return _ollama(route, messages, max_tokens, temperature, timeout, line)
+    return _openai(route, messages, max_tokens, temperature, timeout, line)
 
 
 def embed(route: Route, texts: list[str], *, timeout: float) -> dict[str, Any]:
@@ -67,7 +68,7 @@ def embed(route: Route, texts: list[str], *, timeout: float) -> dict[str, Any]:
 # --- OpenAI-compatible --------------------------------------------------------------------
 
 
-def _openai(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float) -> Answer:
+def _openai(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float, line: Line | None) -> Answer:
     body: dict[str, Any] = {"model": route.model, "messages": messages}
     body["max_completion_tokens" if route.reasoning else "max_tokens"] = max_tokens
     if temperature is not None and (not route.reasoning or temperature == 1):
@@ -75,7 +76,7 @@ def _openai(route: Route, messages: list[dict[str, Any]], max_tokens: int, tempe
     adapted: set[str] = set()
     while True:
         try:
-            answer = post_json(route.chat_url(), body, route.headers, timeout)
+            answer = post_json(route.chat_url(), body, route.headers, timeout, line=line)
             break
         except CallFailed as failure:
             if not _adapt(body, failure, adapted):
@@ -109,7 +110,7 @@ def _adapt(body: dict[str, Any], failure: CallFailed, adapted: set[str]) -> bool
 # --- Anthropic Messages -------------------------------------------------------------------
 
 
-def _anthropic(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float) -> Answer:
+def _anthropic(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float, line: Line | None) -> Answer:
     system: list[dict[str, str]] = []
     turns: list[dict[str, Any]] = []
     for message in messages:
@@ -126,7 +127,7 @@ def _anthropic(route: Route, messages: list[dict[str, Any]], max_tokens: int, te
         body["system"] = system
     if temperature is not None:
         body["temperature"] = temperature
-    answer = post_json(route.chat_url(), body, route.headers, timeout)
+    answer = post_json(route.chat_url(), body, route.headers, timeout, line=line)
     if not isinstance(answer, dict) or not isinstance(answer.get("content"), list):
         raise CallFailed(ANSWER, "the answer has no content blocks")
     text = "".join(block.get("text", "") for block in answer["content"] if isinstance(block, dict) and block.get("type") == "text")
@@ -139,12 +140,12 @@ def _anthropic(route: Route, messages: list[dict[str, Any]], max_tokens: int, te
 # --- Ollama -------------------------------------------------------------------------------
 
 
-def _ollama(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float) -> Answer:
+def _ollama(route: Route, messages: list[dict[str, Any]], max_tokens: int, temperature: float | None, timeout: float, line: Line | None) -> Answer:
     options: dict[str, Any] = {"num_predict": max_tokens}
     if temperature is not None:
         options["temperature"] = temperature
     body = {"model": route.model, "messages": [{"role": m.get("role"), "content": _text(m.get("content")) or ""} for m in messages], "stream": False, "options": options}
-    answer = post_json(route.chat_url(), body, route.headers, timeout)
+    answer = post_json(route.chat_url(), body, route.headers, timeout, line=line)
     if not isinstance(answer, dict) or not isinstance(answer.get("message"), dict):
         raise CallFailed(ANSWER, "the answer has no message")
     text = _text(answer["message"].get("content"))

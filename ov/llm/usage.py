@@ -28,13 +28,18 @@ class UsageRecord:
     model: str
     prompt_tokens: int
     completion_tokens: int
+    # A request ov stopped waiting for (an MCP call cancelled) that ended without an answer: what
+    # it cost is unknown (a server may bill a prompt it read), and 0 tokens are counted.
+    cancelled: bool = False
 
 
-def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, completion_tokens: int) -> None:
+def record(state_dir: Path, purpose: str, model: str, prompt_tokens: int, completion_tokens: int, *, cancelled: bool = False) -> None:
     """Append one call to the log. A store ov may only read (a search of it with an API embedder
     or a query plan by a model) keeps no log: the call goes uncounted rather than failing the search."""
-    entry = UsageRecord(time.time(), purpose, model, int(prompt_tokens), int(completion_tokens))
-    line = json.dumps(asdict(entry), sort_keys=True) + "\n"
+    entry = asdict(UsageRecord(time.time(), purpose, model, int(prompt_tokens), int(completion_tokens), cancelled))
+    if not cancelled:
+        del entry["cancelled"]  # the lines of every answered call keep the shape older ovs read
+    line = json.dumps(entry, sort_keys=True) + "\n"
     try:
         # A model called before anything else wrote (`ov remember` in a fresh state/): the account's
         # state folder is made here, private, as its other first makers make it.
@@ -60,8 +65,8 @@ class UsageLog:
     state_dir: Path
     purpose: str
 
-    def record(self, model: str, prompt_tokens: int, completion_tokens: int) -> None:
-        record(self.state_dir, self.purpose, model, prompt_tokens, completion_tokens)
+    def record(self, model: str, prompt_tokens: int, completion_tokens: int, *, cancelled: bool = False) -> None:
+        record(self.state_dir, self.purpose, model, prompt_tokens, completion_tokens, cancelled=cancelled)
 
 
 def read(state_dir: Path) -> Iterator[UsageRecord]:
@@ -78,14 +83,16 @@ def read(state_dir: Path) -> Iterator[UsageRecord]:
 
 
 def totals(state_dir: Path, since: float | None = None) -> dict[str, dict[str, int]]:
-    """Calls and tokens per purpose and model (``purpose/model``), plus an ``all`` row."""
+    """Calls and tokens per purpose and model (``purpose/model``), plus an ``all`` row; ``cancelled``:
+    how many of the calls were requests given up on that ended without an answer."""
     out: dict[str, dict[str, int]] = {}
     for rec in read(state_dir):
         if since is not None and rec.time < since:
             continue
         for key in (f"{rec.purpose}/{rec.model}", "all"):
-            row = out.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+            row = out.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 0})
             row["calls"] += 1
+            row["cancelled"] += rec.cancelled
             row["prompt_tokens"] += rec.prompt_tokens
             row["completion_tokens"] += rec.completion_tokens
     return out

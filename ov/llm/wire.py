@@ -6,7 +6,9 @@ JSON. Every way it can fail is one
 :class:`CallFailed` whose ``kind`` says which (``timeout``, ``connection``, ``http``,
 ``answer``); :mod:`ov.llm.client` turns that into the user's error once. There are no retries and
 no redirects (the OpenAI and Anthropic SDKs follow none either); proxies come from the
-environment (``HTTPS_PROXY``, ``NO_PROXY``, ...) as for every urllib client.
+environment (``HTTPS_PROXY``, ``NO_PROXY``, ...) as for every urllib client. A call given a
+:class:`Line` can be hung up from another thread: a caller that stopped waiting for the answer
+(:func:`ov.waiting.waited`) ends the request at once rather than at its timeout.
 
 ``urllib.request`` costs ~20 ms to import, so it is imported inside :func:`post_json`, on the
 first model call only.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from typing import Any
 
@@ -48,8 +51,47 @@ class CallFailed(Exception):
         self.param = param
 
 
-def post_json(url: str, body: dict[str, Any], headers: dict[str, str], timeout: float) -> Any:
-    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer; :class:`CallFailed` otherwise."""
+class Line:
+    """The connection of the requests one call sends (:func:`post_json`'s ``line``), which another
+    thread may :meth:`hang_up`: the request waiting for its answer then fails at once, a
+    :class:`CallFailed` of kind ``connection``, and so does any request the call sends after."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._socket: Any = None
+        self.hung_up = False
+
+    def connected(self, sock: Any) -> None:
+        """``sock`` is the call's connection now (closed at once when the line was hung up meanwhile)."""
+        with self._lock:
+            self._socket = sock
+            if not self.hung_up:
+                return
+        _shut(sock)
+
+    def hang_up(self) -> None:
+        with self._lock:
+            self.hung_up = True
+            sock = self._socket
+        if sock is not None:
+            _shut(sock)
+
+
+def _shut(sock: Any) -> None:
+    """End ``sock``'s traffic both ways: a read blocked on it in another thread returns at once (an
+    end of file). Not ``close()``, which leaves that read blocked on Linux; and the plain socket's
+    ``shutdown``, not TLS's, which would tear the TLS state out from under the reading thread."""
+    import socket
+
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed already, or never connected
+
+
+def post_json(url: str, body: dict[str, Any], headers: dict[str, str], timeout: float, *, line: Line | None = None) -> Any:
+    """POST ``body`` as JSON to ``url`` and return the decoded JSON answer; :class:`CallFailed` otherwise.
+    ``line``: where the request's connection can be hung up from another thread."""
     import http.client  # Deferred: only model calls need urllib (~20 ms with http.client and ssl).
     import urllib.error
     import urllib.request
@@ -66,6 +108,10 @@ def post_json(url: str, body: dict[str, Any], headers: dict[str, str], timeout: 
     request.add_header("User-Agent", f"ov/{__version__}")
     for name, value in headers.items():
         request.add_header(name, value)
+    if line is not None:
+        if line.hung_up:
+            raise CallFailed(CONNECTION, "the request was hung up before it was sent")
+        request.ov_line = line  # type: ignore[attr-defined]  # read by the opener's handlers (_hangable)
     deadline = time.monotonic() + timeout
     try:
         with _opener(url).open(request, timeout=timeout) as response:
@@ -168,11 +214,41 @@ def _opener(url: str) -> Any:
             def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, ARG002 (urllib's signature)
                 return None  # a 3xx stays an HTTPError: a model endpoint that moved is misconfigured
 
-        handlers: list[Any] = [NoRedirect()]
+        class HTTPHandler(urllib.request.HTTPHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(_hangable(http_class, req), req, **kwargs)
+
+        class HTTPSHandler(urllib.request.HTTPSHandler):
+            def do_open(self, http_class, req, **kwargs):
+                return super().do_open(_hangable(http_class, req), req, **kwargs)
+
+        handlers: list[Any] = [NoRedirect(), HTTPHandler()]
         if https:
-            handlers.append(urllib.request.HTTPSHandler(context=_tls_context()))
+            handlers.append(HTTPSHandler(context=_tls_context()))
         _OPENERS[https] = urllib.request.build_opener(*handlers)
     return _OPENERS[https]
+
+
+def _hangable(http_class: Any, request: Any) -> Any:
+    """``http_class``, or for a request sent on a :class:`Line` a maker of its connections that
+    hands the line each socket once connected (urllib opens the connection inside ``open``, out of
+    the caller's reach)."""
+    line = getattr(request, "ov_line", None)
+    if line is None:
+        return http_class
+
+    def make(*args: Any, **kwargs: Any) -> Any:
+        connection = http_class(*args, **kwargs)
+        connect = connection.connect
+
+        def connected() -> None:
+            connect()
+            line.connected(connection.sock)
+
+        connection.connect = connected
+        return connection
+
+    return make
 
 
 def _tls_context() -> Any:
