@@ -129,7 +129,7 @@ def usage(
             nothing("no LLM calls recorded" + ("" if rt.loaded_config.config.llm.enabled else " (no llm.model configured: ov runs offline)"))
             return
         for key, row in sorted(rows.items(), key=lambda kv: (kv[0] == "all", kv[0])):
-            cancelled = f" ({row['cancelled']} cancelled, cost unknown)" if row["cancelled"] else ""
+            cancelled = f" ({row['cancelled']} cancelled, cost unknown)" if row.get("cancelled") else ""
             plain(f"{key:40} {row['calls']:6} calls {row['prompt_tokens']:10} prompt {row['completion_tokens']:10} completion tokens{cancelled}")
 
     emit(rows, human)

@@ -83,16 +83,17 @@ def read(state_dir: Path) -> Iterator[UsageRecord]:
 
 
 def totals(state_dir: Path, since: float | None = None) -> dict[str, dict[str, int]]:
-    """Calls and tokens per purpose and model (``purpose/model``), plus an ``all`` row; ``cancelled``:
-    how many of the calls were requests given up on that ended without an answer."""
+    """Calls and tokens per purpose and model (``purpose/model``), plus an ``all`` row; ``cancelled``
+    (in a row that has any): how many of its calls were requests given up on that ended without an answer."""
     out: dict[str, dict[str, int]] = {}
     for rec in read(state_dir):
         if since is not None and rec.time < since:
             continue
         for key in (f"{rec.purpose}/{rec.model}", "all"):
-            row = out.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 0})
+            row = out.setdefault(key, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
             row["calls"] += 1
-            row["cancelled"] += rec.cancelled
+            if rec.cancelled:
+                row["cancelled"] = row.get("cancelled", 0) + 1
             row["prompt_tokens"] += rec.prompt_tokens
             row["completion_tokens"] += rec.completion_tokens
     return out
