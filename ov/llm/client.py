@@ -48,6 +48,10 @@ _OFFLINE_ENV = {
 }
 
 
+# How long a stopped call waits for the request it hung up to end (it ends in milliseconds).
+HUNG_UP_SECONDS = 1.0
+
+
 class LLMError(OvError):
     """A model call failed: unreachable endpoint, timeout, HTTP error, or an unusable answer."""
 
@@ -109,7 +113,7 @@ def complete(
         ask = partial(_complete_natively, native, config, messages, purpose, max_tokens, temperature, line)
     else:  # litellm's request cannot be hung up: one given up on runs to its end (or its timeout)
         ask = partial(_complete_with_litellm, model, key, config, messages, purpose, max_tokens, temperature)
-    abandoned = threading.Event()
+    abandoned, ended = threading.Event(), threading.Event()
 
     def answered() -> Completion:
         # Logged from the request's own thread: one whose wait was given up (a stop) is billed when
@@ -120,8 +124,11 @@ def complete(
             if abandoned.is_set() and usage is not None:
                 usage.record(model, 0, 0, cancelled=True)
             raise
-        if usage is not None:
-            usage.record(model, completion.prompt_tokens, completion.completion_tokens)
+        else:
+            if usage is not None:
+                usage.record(model, completion.prompt_tokens, completion.completion_tokens)
+        finally:
+            ended.set()
         return completion
 
     def abandon() -> None:
@@ -132,6 +139,10 @@ def complete(
     try:
         completion = waited(answered, stop=stop, abandon=abandon)
     except Stopped as stopped:
+        if line is not None:
+            # Hung up, the request ends in moments: its line is logged before a server that is
+            # stopping exits (a daemon thread does not outlive the process).
+            ended.wait(HUNG_UP_SECONDS)
         # A caller with a stop writes one commit or nothing, and its commit comes after the answer.
         raise Interrupted(f"the {purpose} was stopped while {model} was answering ({stopped.why})", hint="nothing was written; make the call again") from None
     if not completion.text.strip():
