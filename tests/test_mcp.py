@@ -607,6 +607,109 @@ def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_writt
     assert logged["outcome"] == "error" and logged.get("cancelled", False) is (how == "cancelled")
 
 
+def _slow_model(ov, monkeypatch) -> LLMServer:
+    """A model server configured as the store's, that answers its first chat in two minutes (within llm.timeout)."""
+    monkeypatch.setenv(API_KEY_ENV, API_KEY)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    server = LLMServer().start()
+    config = make_llm_config(server)
+    for key, value in (("llm.model", config.model), ("llm.api_base", config.api_base), ("llm.api_key_env", config.api_key_env), ("llm.timeout", "180")):
+        assert ov("config", "set", key, value).exit_code == 0
+    server.delay(120)
+    return server
+
+
+def _until_asked(llm_server: LLMServer) -> None:
+    deadline = time.monotonic() + 30
+    while not llm_server.chat_requests():
+        assert time.monotonic() < deadline, "the model was never asked"
+        time.sleep(0.01)
+
+
+def _until_logged(ov_home: Path, tool: str, within: float) -> dict:
+    """The server's log line of ``tool`` (written when the call ends), waited for up to ``within`` s."""
+    deadline = time.monotonic() + within
+    while True:
+        logged = _calls_logged(ov_home) if (ov_home / "logs" / "mcp.jsonl").exists() else {}
+        if tool in logged:
+            return logged[tool]
+        assert time.monotonic() < deadline, f"{tool} did not end within {within} s"
+        time.sleep(0.01)
+
+
+@pytest.mark.parametrize("how", ["cancelled", "SIGTERM"])
+def test_an_add_whose_model_summarises_a_folder_stops_within_a_second_with_nothing_written(ov, ov_home, monkeypatch, tmp_path, how):
+    """(found by an audit: the summaries an add_resource has a model write did not take the stop: a
+    cancelled add waited for each summary, up to llm.timeout, before it stopped at its next file)"""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "deploy.md").write_text("# Deploy\n\nThe pipeline copies each build to staging first.\n")
+    (folder / "rollback.md").write_text("# Rollback\n\nRevert the release tag, then redeploy.\n")
+    assert ov("init").exit_code == 0
+    llm_server = _slow_model(ov, monkeypatch)
+    head = ov("snapshot", "log", "--json").json["result"]
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "add_resource", {"source": str(folder)}))
+        host.answer(1)
+        _until_asked(llm_server)  # the add is summarising its folder
+        stopped = time.monotonic()
+        if how == "SIGTERM":
+            host.proc.send_signal(signal.SIGTERM)
+            assert host.proc.wait(timeout=30) == 0
+            answer = host.answer(2)["result"]
+            assert answer["isError"] and re.match(
+                r"the overview of viking://resources/docs/? was stopped while openai/test-model was answering \(ov's MCP server is stopping \(SIGTERM\)\)\nhint: nothing was written",
+                answer["content"][0]["text"],
+            ), answer
+        else:
+            host.send(_cancel(2))
+            assert _until_logged(ov_home, "add_resource", within=10)["outcome"] == "error"
+        took = time.monotonic() - stopped
+        assert took < 1.5, took  # not the model's two minutes
+    finally:
+        rest, _code, stderr = host.finish()
+        llm_server.close()
+    assert stderr == b""
+    if how == "cancelled":
+        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}
+    assert _one_commit_or_nothing(ov, head) == []
+    assert not (ov_home / "accounts/default/resources/docs").exists()
+    assert ov("usage", "--json").json["result"]["summary/openai/test-model"] == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 1}
+
+
+@pytest.mark.parametrize("how", ["cancelled", "SIGTERM"])
+def test_a_search_waiting_for_its_query_plan_stops_within_a_second(ov, ov_home, monkeypatch, how):
+    """(found by an audit: a search's query plan did not take the stop: a cancelled search, or one
+    running when the server was told to stop, waited for the model up to llm.timeout)"""
+    assert ov("init").exit_code == 0
+    llm_server = _slow_model(ov, monkeypatch)
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, "search", {"query": "how do we deploy to staging"}))
+        host.answer(1)
+        _until_asked(llm_server)
+        stopped = time.monotonic()
+        if how == "SIGTERM":
+            host.proc.send_signal(signal.SIGTERM)
+            assert host.proc.wait(timeout=30) == 0
+            answer = host.answer(2)["result"]
+            assert answer["isError"] and answer["content"][0]["text"].startswith(
+                "the query plan was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))"
+            ), answer
+        else:
+            host.send(_cancel(2))
+            assert _until_logged(ov_home, "search", within=10)["cancelled"] is True
+        took = time.monotonic() - stopped
+        assert took < 1.5, took
+    finally:
+        rest, _code, stderr = host.finish()
+        llm_server.close()
+    assert stderr == b""
+    if how == "cancelled":
+        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}
+
+
 def test_a_cancelled_call_not_yet_started_is_never_run_and_one_waiting_for_the_lock_stops_unanswered(ov, ov_home):
     """(found by an audit: notifications/cancelled was ignored, and a write the user had cancelled
     while it waited in the queue was committed later; one cancelled while it waited for the store's

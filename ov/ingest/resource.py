@@ -721,7 +721,13 @@ def _summarise_here(store, job: _Job, llm, prompts_dir, result: AddResult) -> tu
         return offline_sidecars(str(job.dir_uri), job.infos, job.description, job.source)
     try:
         summary = summarize_directory(
-            str(job.dir_uri), job.infos, description=job.description, llm=llm, prompts_dir=prompts_dir, usage=UsageLog(store.state, "summary")
+            str(job.dir_uri),
+            job.infos,
+            description=job.description,
+            llm=llm,
+            prompts_dir=prompts_dir,
+            usage=UsageLog(store.state, "summary"),
+            stop=store.stop,  # an MCP call cancelled while the model answers: the add writes nothing
         )
     except LLMError as exc:
         # A flaky or unreachable model must not cost the user the whole add: fall back to the

@@ -20,8 +20,9 @@ Ctrl-C reaches the host's whole process group), SIGTERM (how a host stops a serv
 stdin) and SIGHUP (the host's terminal closed) stop it as cleanly: nothing more is read, the
 calls already running finish (a write is one commit or nothing), but for a write where it waits,
 which stops with nothing written (an ``add_resource`` at its next file, gathered or read; a
-commit begun is waited for and lands whole; a ``session_commit``
-while its model answers, any write while it waits for the store's lock: :attr:`Store.stop`),
+commit begun is waited for and lands whole; an ``add_resource``'s summaries, a ``session_commit``
+or a ``remember`` while its model answers, any write while it waits for the store's lock:
+:attr:`Store.stop`; a ``search`` too, while its model plans),
 those not yet started are answered as not run, and the process exits 0; a second
 signal ends it at once, as SIGKILL would, and the journal leaves no write half-done. The reading
 is done on a thread of its own, so that the main thread only waits (for the end of stdin or a
@@ -29,7 +30,8 @@ signal) and never has a signal land inside the handling of a message.
 
 A ``notifications/cancelled`` drops the call it names if it has not started (it is never run
 nor answered, as MCP asks); one already running goes on to its end, unanswered, but for a write
-where it waits, which stops there with nothing written, as on a signal. A line longer
+where it waits, which stops there with nothing written, as on a signal (and a search waiting for
+its plan's model). A line longer
 than ``MAX_LINE`` is read to its end without being kept and answered with one error, with its
 id when the line's start or end holds it.
 

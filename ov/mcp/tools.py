@@ -150,7 +150,7 @@ class Context:
 
     def store(self, *, read_only: bool = False, config=None, stop: Callable[[], str | None] | None = None):
         """A store for one call: the config (``config``, else the file's) and identity as they are
-        now; ``stop``: why the call's write should stop while it waits (:attr:`Store.stop`)."""
+        now; ``stop``: why the call should stop while it waits (:attr:`Store.stop`)."""
         from ov.config import load_config
         from ov.identity import resolve_identity
         from ov.store.store import Store
@@ -176,8 +176,9 @@ def call(context: Context, name, arguments, record: dict | None = None, *, stop:
     store = None
     try:
         args = _Args(name, arguments, stop)  # an argument the tool does not take is refused before the store is opened
-        # A write stops where it waits (for the lock, for a model) with nothing written; a read runs to its end.
-        store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name], stop=None if _READ_ONLY[name] else args.stopped)
+        # A write stops where it waits (for the lock, for a model) with nothing written; a read
+        # stops only where it waits for a model (a search's query plan), else runs to its end.
+        store = None if name in _OPEN_THEIR_STORE else context.store(read_only=_READ_ONLY[name], stop=args.stopped)
         answer = handler(store, args, context)
     except OvError as exc:
         return _ov_error(_of_tool(exc, name))

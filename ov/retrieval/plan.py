@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ov.llm.prompts import PromptTemplate
     from ov.llm.usage import UsageLog
     from ov.store.store import Store
+    from ov.waiting import Stop
 
 PROMPT = "intent_analysis"
 ANSWER_SHAPE = '{"reasoning": "...", "queries": [{"query": "...", "context_type": "memory|resource|skill", "intent": "...", "priority": 1}]}'
@@ -167,6 +168,7 @@ def plan_query(
             types=tuple(allowed),
             prompts_dir=store.home.root / "prompts",
             usage=UsageLog(store.state, USAGE_PURPOSE),
+            stop=store.stop,  # an MCP search cancelled while the model plans: it ends there
         )
     except LLMError as exc:
         return deterministic_plan(query, messages, why=f"the query planner failed ({exc.message})")
@@ -241,9 +243,11 @@ def llm_plan(
     types: tuple[str, ...] = PLANNED_TYPES,
     prompts_dir: Path | None,
     usage: UsageLog | None = None,
+    stop: Stop | None = None,
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
-    ``usage`` logs every call made, also then."""
+    ``usage`` logs every call made, also then; ``stop`` (:mod:`ov.waiting`) ends the wait for the
+    model with :class:`~ov.errors.Interrupted`."""
     from ov.llm.client import complete_json
     from ov.llm.prompts import CONTRACTS, load_prompt
 
@@ -252,7 +256,7 @@ def llm_plan(
     prompt = load_prompt(PROMPT, prompts_dir=prompts_dir, provides=variables, requires=required)
     chat = build_messages(prompt, config.max_prompt_chars, query, messages, summary, types)
     reasoning, queries = complete_json(
-        config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, temperature=prompt.temperature, usage=usage
+        config, chat, lambda text: parse_plan(text, types), shape=ANSWER_SHAPE, purpose=PURPOSE, temperature=prompt.temperature, usage=usage, stop=stop
     )
     return QueryPlan(reasoning, queries, "llm")
 

@@ -292,7 +292,15 @@ def _llm_choice(store: Store, schemas, text: str, when: datetime) -> list:
     llm = store.config.llm
     try:
         candidates, _ = extract_with_llm(
-            llm, schemas, [message], {}, user=store.identity.user, when=when, prompts_dir=store.home.root / "prompts", usage=UsageLog(store.state, "remember")
+            llm,
+            schemas,
+            [message],
+            {},
+            user=store.identity.user,
+            when=when,
+            prompts_dir=store.home.root / "prompts",
+            usage=UsageLog(store.state, "remember"),
+            stop=store.stop,  # an MCP call cancelled while the model answers: nothing is written
         )
     except (LLMError, ConfigError):  # ConfigError: a prompt override that does not load
         return []  # the deterministic reading below still remembers it

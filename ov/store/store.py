@@ -164,8 +164,9 @@ class Store:
         # commit, so an audit tells an agent's writes from the user's own. None: not said.
         self.via = via_text(via)
         self.commits: list[str] = []  # the commits this store made, oldest first (the MCP log names them)
-        # Why its writer is no longer wanted (an MCP call cancelled, its server stopping), or None:
-        # a write stops while it waits for the lock or a model, never once its commit has begun.
+        # Why its caller is no longer wanted (an MCP call cancelled, its server stopping), or None:
+        # a write stops while it waits for the lock or a model, never once its commit has begun; a
+        # read, while it waits for a model (ov.waiting).
         self.stop = stop
         # The other users' spaces the last listing or walk from a scope-wide place left out (:meth:`leave_out`).
         self.left_out: tuple[VikingURI, ...] = ()

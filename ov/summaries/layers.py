@@ -29,6 +29,7 @@ from ov.summaries.text import truncate_generated
 
 if TYPE_CHECKING:
     from ov.llm.usage import UsageLog
+    from ov.waiting import Stop
 
 SAMPLE_LIMIT = 32
 # Names that usually introduce a directory; they lead the brief paragraph and are always sampled.
@@ -85,13 +86,15 @@ def summarize_directory(
     llm: LLMConfig | None = None,
     prompts_dir: Path | None = None,
     usage: UsageLog | None = None,
+    stop: Stop | None = None,
 ) -> DirectorySummary:
     """The L1 body of ``dir_uri`` from its direct ``children`` (pass them in a stable order).
 
     Without an enabled ``llm`` the summary is extractive and deterministic. With one,
     a model writes it; an answer without an H1 and a brief paragraph is replaced by
     the extractive summary (logged), and network or HTTP failures raise
-    :class:`ov.llm.client.LLMError`. ``usage`` logs the model's call.
+    :class:`ov.llm.client.LLMError`. ``usage`` logs the model's call; ``stop`` (:mod:`ov.waiting`)
+    ends the wait for it with :class:`~ov.errors.Interrupted`.
     """
     # Deferred: session commits and skills import this module for derive_abstract and
     # truncate_generated alone, and the summariser's patterns cost tens of milliseconds.
@@ -99,7 +102,7 @@ def summarize_directory(
 
     sample = sample_children(children)
     if llm is not None and llm.enabled:
-        return _llm_summary(dir_uri, children, sample, description, llm, prompts_dir, usage)
+        return _llm_summary(dir_uri, children, sample, description, llm, prompts_dir, usage, stop)
     overview = extractive_overview(_dir_name(dir_uri), children, sample, description)
     return DirectorySummary(overview=overview, total_entries=len(children), sampled_entries=len(sample))
 
@@ -172,6 +175,7 @@ def _llm_summary(
     llm: LLMConfig,
     prompts_dir: Path | None,
     usage: UsageLog | None,
+    stop: Stop | None,
 ) -> DirectorySummary:
     from ov.llm.client import complete
     from ov.summaries.extractive import extractive_overview
@@ -191,7 +195,7 @@ def _llm_summary(
     if messages is None:
         log.warning("%s: llm.max_prompt_chars leaves no room for the entries; using the extractive summary", dir_uri)
         return DirectorySummary(extractive_overview(name, children, sample, description), len(children), len(sample))
-    completion = complete(llm, messages, purpose=f"overview of {sidecar.directory_uri(dir_uri)}", temperature=prompt.temperature, usage=usage)
+    completion = complete(llm, messages, purpose=f"overview of {sidecar.directory_uri(dir_uri)}", temperature=prompt.temperature, usage=usage, stop=stop)
     tokens = {"prompt_tokens": completion.prompt_tokens, "completion_tokens": completion.completion_tokens}
     overview = clean_overview(completion.text, name)
     if overview is None:
