@@ -484,3 +484,54 @@ def test_a_confined_writers_request_is_confined_when_served(store):
     assert box["result"].commit == _history(store)[0] and len(_history(store)) == len(before) + 1
     assert (store.root / "user/bob/notes.md").read_text() == "mine\n"
     assert not (store.root / "user/alice").exists()
+
+
+@pytest.mark.parametrize("holder", ["confirmed", "died after landing", "died before landing", "died before recording", "gave it back"])
+def test_a_stop_after_the_holder_claimed_the_request_waits_for_its_outcome(store, holder):
+    """(the race a stop can lose: the writer's MCP call is cancelled once the holder has claimed its
+    request) The writer does not give up while its request is being served: a commit that lands is
+    its answer, whatever the stop says. One that comes back unserved (given back, or its holder died
+    before the commit landed) is not written by the writer itself: the stop holds, nothing is written."""
+    from ov.errors import Interrupted
+    from ov.store.gitstore import CommitChain
+    from ov.store.store import Store
+
+    why: list[str] = []
+    writer = Store(store.home, store.identity, store.config, stop=lambda: why[0] if why else None)
+    before = _history(store)
+    lock = WriteLock(store.lock_path, 30)
+    lock.acquire()
+    try:
+        thread, box = _queued_in_thread(writer, "served\n")
+        [request] = lock.requests()
+        content = request.claim()
+        why.append("the client cancelled it")
+        time.sleep(0.3)  # the writer asks its stop meanwhile (every 50 ms)
+        assert thread.is_alive() and not box, box  # claimed: its outcome is waited for
+        if holder == "gave it back":
+            request.back()
+        elif holder != "died before recording":
+            chain = CommitChain(store.git, store.git.head())
+            result = group_commit._serve_one(store, chain, content)
+            request.record({"ok": result, "commit": chain.tip.decode(), "base": chain.base.decode()})
+            if holder != "died before landing":
+                chain.land()
+            if holder == "confirmed":
+                request.confirm()
+        # "died ...": the holder is gone here, its locks released by the kernel
+    finally:
+        lock.release()
+    thread.join(30)
+    assert not thread.is_alive()
+    history = _history(store)
+    if holder in ("confirmed", "died after landing"):
+        assert "error" not in box, box.get("error")
+        assert len(history) == len(before) + 1 and box["result"].commit == history[0]
+        assert (store.root / "resources/q/t.md").read_text() == "served\n"
+    else:
+        assert isinstance(box.get("error"), Interrupted), box
+        assert "the client cancelled it" in str(box["error"]) and "nothing was written" in str(box["error"])
+        assert history == before and not (store.root / "resources/q/t.md").exists()
+    probe = WriteLock(store.lock_path, 1)
+    assert probe.acquire() is None  # the writer left the lock free
+    probe.release()

@@ -73,6 +73,9 @@ def run(store: Store, step: str, args: dict[str, Any], decode: Callable[[dict], 
         leftover = lock.leftover
         if leftover is not None and leftover.get("commit") and _landed(store, leftover["commit"], leftover.get("base")):
             return _noted(store, _decoded(leftover, decode))
+        # Nothing of this writer's has landed: a stop that came while a holder had its request (and
+        # gave it back, or died before its commit landed) holds now, before it writes it itself.
+        lock.check_stop()
         with Transaction(store) as tx:
             pass  # recovery and the queue's sweep, under the lock (taken above; re-entered here)
         try:

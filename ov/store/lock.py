@@ -32,7 +32,9 @@ committing a request through the same functions a command uses) passes through.
 A writer with a ``stop`` (an MCP call: its client may cancel it, its server may stop) asks it
 while it waits, every :data:`~ov.waiting.STOP_POLL` s, and gives up with
 :class:`~ov.errors.Interrupted`, nothing written, as soon as it says why; unless the holder has
-claimed its request, which is then being committed: its outcome is waited for, as one commit.
+claimed its request, which is then being committed: its outcome is waited for, as one commit. A
+request that comes back unserved (given back, or its holder died before its commit landed) is not
+written by its writer once the stop has spoken (:meth:`WriteLock.check_stop`).
 """
 
 from __future__ import annotations
@@ -205,6 +207,14 @@ class WriteLock:
             except timeout_error:
                 if left <= STOP_POLL:
                     raise
+
+    def check_stop(self) -> None:
+        """:class:`~ov.errors.Interrupted` when ``stop`` says why this writer is no longer wanted;
+        for a writer that holds the lock and has written nothing yet (a request it left came back
+        unserved while it waited, so the stop it could not take then holds now). Nothing for a
+        re-entry: the outer writer, perhaps with its commit begun, decides where it stops."""
+        if self._outer is None:
+            self._check_stop(None, queued=False)
 
     def _check_stop(self, name: str | None, *, queued: bool) -> None:
         """:class:`~ov.errors.Interrupted` when ``stop`` says this writer is no longer wanted;
