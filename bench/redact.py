@@ -36,6 +36,9 @@ SHAPES = {
     "login commands": '"a b login ',
     "samba users -U a%": "-U a%",
     "oracle logins": "sqlplus a/",
+    # credential_pair: a login word, then a user and a password that is a plain word (so rejected).
+    "login is a / b": "login is a / b ",
+    "user a pass b": "user a pass b ",
 }
 
 

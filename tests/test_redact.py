@@ -199,6 +199,13 @@ POSITIVE = [
     ("prose-password-no-verb", "the staging login uses password Zx9pQ2rT7v", "Zx9pQ2rT7v", "uses password [REDACTED:prose_secret]", 1),
     ("prose-password-with", "ssh root with password Zx9pQ2rT7v.", "Zx9pQ2rT7v", "with password [REDACTED:prose_secret].", 1),
     ("prose-password-default", "the default password admin123 works", "admin123", "password [REDACTED:prose_secret] works", 1),
+    # (found by an audit: "the staging admin login is admin / S3cure-Adm1n" was kept) A user and
+    # its password said together after a login word, with no key naming the password.
+    ("credential-pair-login-is", "the qa box login is tester / Qz7-Wp4k", "Qz7-Wp4k", "login is tester / [REDACTED:credential_pair]", 1),
+    ("credential-pair-creds-colon", "the backup creds are backup_svc:Lm3$Rt8v", "Lm3$Rt8v", "creds are backup_svc:[REDACTED:credential_pair]", 1),
+    ("credential-pair-user-pass", "ssh with user deploy pass Yt5rE2wq", "Yt5rE2wq", "user deploy pass [REDACTED:credential_pair]", 1),
+    ("credential-pair-for-what", "the login for the grafana dashboard was viewer / N0rth#Star", "N0rth#Star", "was viewer / [REDACTED:credential_pair]", 1),
+    ("credential-pair-both-named", "username/password: ops@acme.io / K1ng-Fisher9.", "K1ng-Fisher9", "ops@acme.io / [REDACTED:credential_pair].", 1),
     ("prose-passphrase-quoted", 'unlock it with passphrase "s3cret!x"', "s3cret!x", 'passphrase "[REDACTED:prose_secret]"', 1),
     # A PIN said outright in a session (memories refused it; the archive kept it).
     ("pin-is", "my PIN is 4921", "4921", "my PIN is [REDACTED:pin]", 1),
@@ -406,6 +413,15 @@ NEGATIVE = [
     ("sig-not-sas", "sig = inspect.signature(f); f(sig=signature)\nhttps://example.com/feed?page=2&sig=abc123def"),
     ("numbered-not-secrets", "     4→  password: str\n5:  token: string\nstep 4: password: reset it from the settings\n  7\t  secret: null\n"),
     ("pin-numbers", "PIN 3 on the GPIO header is ground; pin 4921 is reserved, the pin for the LED is 13."),
+    # Slashes and colons after a login word that hold no password: words, numbers, times, paths, files.
+    (
+        "credential-pair-prose",
+        (
+            "the login page supports read / write roles; the creds are either/or; user stories pass review\n"
+            "the login ratio is 3/4, and the login was 08:45:10Z\nthe default creds are guest/guest\n"
+            "the login is at /etc/login.defs and the sign-in is client / server\nthe login script is login: scripts/login.sh"
+        ),
+    ),
     ("pathological-equals", "token" + "=" * 5000),
     # (found by a review: chats redacted these as secrets) A class or constant named in code, digits
     # and all, is an identifier; a hash-named variable's hex digest is what a check compares with.
@@ -602,6 +618,9 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "Cookie: a=b;" * 20_000,
         "curl -b a=" * 20_000,
         "\na.b:1:" * 20_000,
+        "login is a / " * 20_000,
+        "user a pass " * 20_000,
+        "username/password: " * 20_000,
     ],
     ids=[
         "a-run", "equals-run", "long-value", "comma-run", "unterminated-key", "long-url", "dots-after-bearer",
@@ -610,6 +629,7 @@ def test_one_megabyte_of_ordinary_text_is_fast():
         "grep-context-lines", "sas-signature-run", "aws-secrets-in-a-row", "aws-secret-shapes-in-a-row",
         "aws-secret-path-shapes", "any-login-words", "az-logins", "samba-users", "oracle-logins", "ldap-options",
         "private-key-rest-without-end", "cookie-pairs", "curl-cookie-runs", "pgpass-shapes",
+        "login-pairs", "user-pass-pairs", "both-named-pairs",
     ],
 )
 def test_pathological_inputs_do_not_backtrack(text: str):

@@ -574,6 +574,22 @@ def check_prose(m: re.Match[str], start: int, end: int) -> bool:
     return not (_PLAIN_WORD.fullmatch(value) or _COMPOUND_WORD.fullmatch(value))
 
 
+# A file's name (`creds.md`, `login.py`): what follows a login word as often as a password does.
+_FILE_NAME = LazyPattern(r"[\w-]+\.[a-z]{1,4}")
+
+
+def check_credential_pair(m: re.Match[str], start: int, end: int) -> bool:
+    """"the login is admin / S3cure-Adm1n": the password goes when it is made up (letters with
+    digits or symbols). A word ("read / write", "admin/admin"), a file or a path after a slash
+    (``creds: docs/creds.md``, ``login: src/auth/login.py``), a placeholder and a number pair
+    (a time, a date, a ratio: a user name is not digits alone) stay."""
+    value = m.string[start:end]
+    user = m["user"] if m["user"] is not None else m["named_user"]
+    if user.isdigit() or _is_placeholder(value) or "/" in value or _FILE_NAME.fullmatch(value):
+        return False
+    return looks_made_up(value) and not _is_plain_url(value)
+
+
 def check_cli_password(m: re.Match[str], start: int, end: int) -> bool:
     return check_url_password(m, start, end) and not m.string[start:end].startswith("-")
 

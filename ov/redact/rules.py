@@ -129,6 +129,7 @@ from ov.redact.checks import (
     check_aws_secret,
     check_cli_password,
     check_credential,
+    check_credential_pair,
     check_discord,
     check_flag,
     check_flag_by_shape,
@@ -543,6 +544,28 @@ RULES: tuple[Rule, ...] = (
         check_flag,
         check_flag_by_shape,
     ),
+    Rule(
+        "credential_pair",
+        # A user name and its password said together, no key naming the password: "the staging
+        # login is admin / S3cure-Adm1n", "creds: deploy:Hunter22", "username/password are ops /
+        # Tr0ub4dor", "user admin pass hunter2". The words before say a login follows; the check
+        # wants a made-up password, so "and / or", "read / write" and paths after them stay.
+        LazyPattern(
+            r"(?i)(?<![\w./-])(?:"
+            # A login named, then the pair: `user / password` or `user:password`.
+            r"(?:(?:log-?in|logon|sign-?in)s?(?:[ \t]+details)?|credentials?|creds?"
+            r"|(?:user(?:[ _-]?name)?|login)[ \t]*/[ \t]*pass(?:word|wd)?)(?![\w-])"
+            r"(?:[ \t]+(?:for|of|to|on)(?:[ \t]+(?!(?:is|are|was|were)\b)[\w.@-]{1,40}){1,3}(?=[ \t]+(?:is|are|was|were)\b))?"
+            r"(?:[ \t]+(?:is|are|was|were)(?:[ \t]+(?:now|still|just))?[ \t]+|[ \t]*[:=][ \t]*)"
+            r"(?P<user>[^\s/:\"'`,;]{1,64})(?:[ \t]*/[ \t]*|:)"
+            # A user named, then its password named: `user admin pass hunter2`, `username: a, password: b`.
+            r"|user(?:[ _-]?name)?(?![\w-])(?:[ \t]*[:=][ \t]*|[ \t]+)(?P<named_user>[^\s/:\"'`,;]{1,64})"
+            r"(?:[ \t]*[,;][ \t]*|[ \t]+)(?:and[ \t]+)?pass(?:word|wd)?(?![\w-])(?:[ \t]*[:=][ \t]*|[ \t]+(?:is[ \t]+)?)"
+            r")" + _NOT_DONE + r"(?P<secret>(?![\[(<{$&*])[^\s\"'`]{0,255}[^\s\"'`.,;:!?)\]}>])"
+        ),
+        ("login", "log-in", "logon", "sign-in", "signin", "cred", "user"),
+        check_credential_pair,
+    ),
     Rule("pin", LazyPattern(PIN_STATED), ("pin",)),
     Rule(
         "prose_secret",
@@ -572,4 +595,4 @@ RULES: tuple[Rule, ...] = (
 # ingested resources other than config files are redacted without them, but for an assignment or a
 # flag whose value is random-looking besides (a rule's ``by_shape`` check): `DB_PASSWORD=Xk9mPq2vLr8sTw4zQ`
 # in a README, a secrets.txt or a script's `export` is a password wherever it stands.
-CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "cli_password", "user_password", "pin"})
+CONTEXTUAL = frozenset({"assigned_secret", "prose_secret", "credential_pair", "cli_password", "user_password", "pin"})
