@@ -710,6 +710,31 @@ def test_a_search_waiting_for_its_query_plan_stops_within_a_second(ov, ov_home, 
         assert 2 not in host.answers and 2 not in {a["id"] for a in rest}
 
 
+def test_a_remember_waiting_for_its_model_stops_within_a_second_with_nothing_written(ov, ov_home, monkeypatch):
+    """(found with the summaries: remember's model, which picks the memory's type and file, did not
+    take the stop either)"""
+    assert ov("init").exit_code == 0
+    llm_server = _slow_model(ov, monkeypatch)
+    head = ov("snapshot", "log", "--json").json["result"]
+    host = _Host()
+    try:
+        # A text the rules do not read: the model files it.
+        host.send(INIT, _tool_call(2, "remember", {"text": "Atlas merges are squashed on Fridays"}))
+        host.answer(1)
+        _until_asked(llm_server)
+        stopped = time.monotonic()
+        host.send(_cancel(2))
+        assert _until_logged(ov_home, "remember", within=10)["outcome"] == "error"
+        took = time.monotonic() - stopped
+        assert took < 1.5, took
+    finally:
+        rest, _code, stderr = host.finish()
+        llm_server.close()
+    assert stderr == b"" and rest == []
+    assert _calls_logged(ov_home)["remember"]["cancelled"] is True
+    assert _one_commit_or_nothing(ov, head) == []
+
+
 def test_a_cancelled_call_not_yet_started_is_never_run_and_one_waiting_for_the_lock_stops_unanswered(ov, ov_home):
     """(found by an audit: notifications/cancelled was ignored, and a write the user had cancelled
     while it waited in the queue was committed later; one cancelled while it waited for the store's
