@@ -316,3 +316,39 @@ def test_log_and_show_json_of_a_session_commit_snapshot(ov, ov_home, snapshot):
     # The diffs are the session's and the memory's own (their formats have their snapshots).
     fields = {k: v for k, v in shown.items() if k not in ("changes", "stat")}
     assert {**fields, **masked, "parents": ["<parent>"] * len(shown["parents"]), "against": "<parent>"} == snapshot
+
+
+def test_a_snapshot_commits_message_keeps_its_body_as_git_does(ov, ov_home):
+    """(audit hist14) `-m "subject\\n\\nbody"` and a second `-m` lost everything after the first
+    line. The first paragraph is the subject (its line breaks spaces), the rest the body."""
+    readme = account(ov_home) / "resources" / "readme.md"
+    assert ov("write", "viking://resources/readme.md", "--content", "one\n").exit_code == 0
+    readme.write_text("two\n")
+    message = "Fixed the install step\nfor macOS\n\nbrew moved the formula.   \n\n\n\nOv-Command: remember\nchecked by hand"
+    assert ok(ov("snapshot", "commit", "-m", message, "-m", "Second paragraph.", "--json"))["changed"]
+    entry = ok(ov("snapshot", "log", "-n", "1", "--json"))[0]
+    assert entry["subject"] == "Fixed the install step for macOS"
+    assert entry["body"] == "brew moved the formula.\n\nOv-Command: remember\nchecked by hand\n\nSecond paragraph."
+    # A body line that looks like a trailer is the user's text: the commit is still a snapshot commit.
+    assert entry["command"] == "snapshot commit" and entry["uris"] == ["viking://resources/readme.md"]
+    assert ok(ov("snapshot", "show", "HEAD", "--json"))["body"] == entry["body"]
+    shown = ok(ov("snapshot", "show", "HEAD")).stdout.splitlines()
+    start = shown.index("    Fixed the install step for macOS")
+    assert shown[start + 1 : start + 8] == [
+        "",
+        "    brew moved the formula.",
+        "",
+        "    Ov-Command: remember",
+        "    checked by hand",
+        "",
+        "    Second paragraph.",
+    ]
+    with Repo(str(account(ov_home))) as repo:  # plain git reads the same subject and body
+        assert repo[repo.head()].message.decode().startswith("Fixed the install step for macOS\n\nbrew moved the formula.\n\n")
+    # ov's own commits have none.
+    assert ok(ov("snapshot", "log", "-n", "2", "--json"))[1]["body"] == ""
+    readme.write_text("three\n")
+    assert ok(ov("snapshot", "commit", "-m", "one line", "--json"))["changed"]
+    assert ok(ov("snapshot", "show", "HEAD", "--json"))["body"] == ""
+    refused = ov("snapshot", "commit", "-m", " \n\n ", "-m", "")
+    assert refused.exit_code == 2

@@ -15,10 +15,18 @@ app = typer.Typer(cls=OvGroup, help="Record and inspect the store's history.", n
 
 @app.command("commit", cls=OvCommand)
 def snapshot_commit(
-    message: Annotated[str, typer.Option("-m", "--message", help="What the hand edits were.", show_default=False)],
+    message: Annotated[
+        list[str],
+        typer.Option(
+            "-m",
+            "--message",
+            help="What the hand edits were: the first paragraph is the subject, the rest the body; given twice or more, each is a paragraph (as git's -m).",
+            show_default=False,
+        ),
+    ],
 ) -> None:
     """Record edits made by hand in the work tree as one commit (nothing to do when clean)."""
-    result = runtime().store.snapshot_commit(message)
+    result = runtime().store.snapshot_commit("\n\n".join(message))
     payload = {"command": result.command, "uris": list(result.uris), "commit": result.commit, "changed": result.changed}
     if result.changed:
         text = f"committed {len(result.uris)} hand-edited path(s) (commit {short(result.commit)})"
@@ -119,6 +127,10 @@ def snapshot_show(
             plain("Merge: " + " ".join(short(p) for p in result["parents"]))
         plain(f"{local_time(result['time'])}  {result['author']}")
         plain(f"    {result['subject']}")
+        if result["body"]:  # as git show indents it, under the subject after a blank line
+            plain()
+            for line in result["body"].split("\n"):
+                plain(f"    {line}".rstrip())
         for edited in result["hand_edits"]:
             plain(f"    hand edit kept: {edited} (lines of it are the user's)")
         if result["merge"]:

@@ -60,6 +60,7 @@ class LogEntry:
     # Files whose edit by hand the commit took in (a session commit merges its memories into it):
     # those lines are the user's, not the command's.
     hand_edits: tuple[str, ...] = ()
+    body: str = ""  # the message's paragraphs after the subject, before the trailers: a user's (snapshot commit)
 
     def to_dict(self) -> dict:
         return {
@@ -67,6 +68,7 @@ class LogEntry:
             "time": self.time,
             "author": self.author,
             "subject": self.subject,
+            "body": self.body,
             "command": self.command,
             "via": self.via,
             "uris": list(self.uris),
@@ -368,9 +370,29 @@ class _Touched:
 
 
 def trailers(commit) -> list[tuple[str, str]]:
-    """The ``Ov-*: value`` lines ov writes in its commit messages, in order."""
-    message = commit.message.decode("utf-8", "replace")
-    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in message.splitlines() if line.startswith("Ov-"))]
+    """The ``Ov-*: value`` lines ov writes in its commit messages, in order: those of the
+    message's last paragraph, where ov writes them, so that a line of a user's body (``ov
+    snapshot commit -m``) that starts "Ov-" is not read as one."""
+    return _trailer_lines(_paragraphs(commit)[-1])
+
+
+def _paragraphs(commit) -> list[str]:
+    """The paragraphs of a commit's message (at least one, maybe empty)."""
+    return commit.message.decode("utf-8", "replace").strip("\n").split("\n\n")
+
+
+def _trailer_lines(paragraph: str) -> list[tuple[str, str]]:
+    return [(k, v.strip()) for k, _, v in (line.partition(":") for line in paragraph.splitlines() if line.startswith("Ov-"))]
+
+
+def _body(commit) -> str:
+    """A commit's message after its subject line and before its trailers: the body a user gave
+    ``ov snapshot commit`` (a second ``-m``, or lines after a blank one), "" for ov's own commits."""
+    paragraphs = _paragraphs(commit)
+    last = paragraphs[-1]
+    if len(paragraphs) > 1 and all(line.startswith("Ov-") for line in last.splitlines()):
+        paragraphs = paragraphs[:-1]
+    return "\n\n".join(paragraphs).partition("\n")[2].strip("\n")
 
 
 def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
@@ -394,6 +416,7 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
         via,
         uris_more=int(more) if more.isdigit() else 0,
         hand_edits=hand_edits,
+        body=_body(commit),
     )
 
 

@@ -781,17 +781,19 @@ class Store:
             lock.release()
 
     def snapshot_commit(self, message: str) -> CommitResult:
-        """Record every hand edit of the work tree as one commit (none when clean)."""
+        """Record every hand edit of the work tree as one commit (none when clean). ``message``
+        is read as git reads one: its first paragraph the subject, the rest its body."""
         from ov.store.worktree import read_changes, scan
 
-        if not message.strip():
+        subject, body = message_parts(message)
+        if not subject:
             raise InvalidInput("a snapshot needs a message", hint="pass -m MESSAGE")
         with self.transaction() as tx:
             changes = scan(self.git, refresh_index=False)
             for rel, data in read_changes(self.git, changes).items():
                 tx.changes[rel] = data
             uris = [VikingURI(tuple(p.split("/"))) for p in changes.changed_paths]
-            result = tx.commit("snapshot commit", uris, subject=message.strip().splitlines()[0])
+            result = tx.commit("snapshot commit", uris, subject=subject, body=body)
         scan(self.git)  # the index now matches the new HEAD
         return result
 
@@ -1224,13 +1226,21 @@ class Transaction:
         self.appends.pop(uri.path, None)
 
     def commit(
-        self, command: str, uris: list[VikingURI], subject: str | None = None, progress: Progress | None = None, *, hand_edits: Sequence[str] = ()
+        self,
+        command: str,
+        uris: list[VikingURI],
+        subject: str | None = None,
+        progress: Progress | None = None,
+        *,
+        hand_edits: Sequence[str] = (),
+        body: str = "",
     ) -> CommitResult:
         """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`).
-        ``hand_edits``: the URIs of files whose hand edit this commit takes in (see :meth:`adopt_hand_edits`)."""
+        ``hand_edits``: the URIs of files whose hand edit this commit takes in (see :meth:`adopt_hand_edits`);
+        ``body``: the message's paragraphs after the subject (see :func:`commit_message`)."""
         # A name HEAD held that is not UTF-8 (a snapshot commit drops it) is named with its bytes escaped.
         texts = [shown(str(u)) for u in uris]
-        message = commit_message(command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits])
+        message = commit_message(command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits], body=body)
         early, self._early = self._early, None
         commit = self.git.commit(
             self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
@@ -1489,10 +1499,33 @@ def _redacted_after(data: bytes, kept: bytes) -> tuple[bytes, int]:
     return (redacted.encode("utf-8", "surrogateescape"), count) if count else (data, 0)
 
 
-def commit_message(command: str, uris: list[str], subject: str | None = None, *, via: str | None = None, hand_edits: Sequence[str] = ()) -> str:
-    """``ov CMD URI...`` as the subject; machine-readable trailers in the body (``Ov-Via``: the
-    adapter that wrote, when known; ``Ov-Hand-Edit``: a file whose edit by hand the commit took
-    in, so that the log does not give the user's lines to the command's adapter)."""
+def message_parts(message: str) -> tuple[str, str]:
+    """(subject, body) of a commit message a user wrote, as git reads one: its first paragraph
+    the subject, the paragraphs after it the body. Cleaned as ``git commit -m`` cleans it: the
+    whitespace at the ends of its lines dropped, a run of empty lines made one, none at the
+    start or the end. The subject's line breaks become spaces in :func:`commit_message`."""
+    lines = [line.rstrip() for line in message.splitlines()]
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line:
+            paragraphs[-1].append(line)
+        elif paragraphs[-1]:
+            paragraphs.append([])
+    paragraphs = [p for p in paragraphs if p]
+    if not paragraphs:
+        return "", ""
+    return "\n".join(paragraphs[0]), "\n\n".join("\n".join(p) for p in paragraphs[1:])
+
+
+def commit_message(
+    command: str, uris: list[str], subject: str | None = None, *, via: str | None = None, hand_edits: Sequence[str] = (), body: str = ""
+) -> str:
+    """``ov CMD URI...`` as the subject; ``body`` (a user's words: a snapshot commit's message
+    after its first paragraph) after it; machine-readable trailers in the last paragraph
+    (``Ov-Via``: the adapter that wrote, when known; ``Ov-Hand-Edit``: a file whose edit by hand
+    the commit took in, so that the log does not give the user's lines to the command's
+    adapter). Only that last paragraph is read for trailers (:func:`ov.history.snapshots.trailers`),
+    so a line of the body that starts "Ov-" is the user's text, not a trailer."""
     if subject is None:
         shown = " ".join(uris[:3])
         more = f" (+{len(uris) - 3} more)" if len(uris) > 3 else ""
@@ -1505,7 +1538,8 @@ def commit_message(command: str, uris: list[str], subject: str | None = None, *,
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     trailers += [f"Ov-Hand-Edit: {u}" for u in hand_edits[:MAX_TRAILER_URIS]]
-    return subject + "\n\n" + "\n".join(trailers) + "\n"
+    body = body.strip("\n")
+    return subject + "\n\n" + (body + "\n\n" if body else "") + "\n".join(trailers) + "\n"
 
 
 def via_text(via: str | None) -> str | None:
