@@ -183,6 +183,19 @@ def prep_snapshot_revert(p: Prep) -> list[str]:
     return ["snapshot", "revert", "wrong"]
 
 
+def prep_snapshot_revert_session(p: Prep) -> list[str]:
+    # A session commit taken back whole: the memories it wrote deleted, its session kept as it is
+    # (its messages stay archived), though a turn was captured in it since.
+    p.base()
+    said = ["I prefer dark mode in every editor.", "Noted.", "We always use pnpm, never npm.", "Got it.", "My name is Dana.", "Hi Dana."]
+    turns = [{"role": ("user", "assistant")[i % 2], "text": text, "id": f"s1-{i:03d}"} for i, text in enumerate(said)]
+    p.ov("session", "add-messages", "S1", json.dumps(turns))
+    p.ov("commit", "S1")
+    p.ov("snapshot", "tag", "learned")
+    p.ov("session", "add-messages", "S1", messages(10, 2, "s1"))
+    return ["snapshot", "revert", "learned"]
+
+
 def prep_mv_folder(p: Prep) -> list[str]:
     # A folder add-resource summarised, renamed: its files move and the summaries above it and its
     # own are written again, all in one commit.
@@ -236,6 +249,7 @@ SCENARIOS: dict[str, Callable[[Prep], list[str]]] = {
     "import-overwrite": prep_import,
     "snapshot-restore": prep_snapshot_restore,
     "snapshot-revert": prep_snapshot_revert,
+    "snapshot-revert-session": prep_snapshot_revert_session,
     "mv-folder": prep_mv_folder,
     "snapshot-restore-folder": prep_snapshot_restore_folder,
     "mv-folder-large": prep_mv_folder_large,

@@ -171,3 +171,65 @@ def test_a_session_commits_memories_alone_can_be_taken_back(ov, ov_home):
     assert not any((account / u.removeprefix("viking://")).exists() for u in learned)
     assert (account / "user/default/sessions/S1/history/archive_001/memory_diff.json").exists()
     assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0
+
+
+DARK = '[{"role":"user","text":"I prefer dark mode in every editor."},{"role":"assistant","text":"Noted."}]'
+S1 = "viking://user/default/sessions/S1"
+
+
+def _learned(ov) -> list[str]:
+    """The memory files the newest commit (a session commit) wrote."""
+    return [u for u in ok(ov("snapshot", "log", "-n", "1", "--json"))[0]["uris"] if "/memories/" in u]
+
+
+def test_a_whole_session_commit_reverted_takes_back_its_memories_and_its_messages_stay_archived(ov, ov_home):
+    """(audit hist14) The session's messages came back live, so the next `ov commit` learned again
+    what the revert took back. A later capture in the session no longer stops the revert either."""
+    assert ov("session", "add-messages", "S1", DARK).exit_code == 0
+    assert ov("commit", "S1").exit_code == 0
+    learned = _learned(ov)
+    assert learned
+    assert ov("session", "add", "S1", "--text", "And one more thing about tabs.").exit_code == 0  # captured since
+    dry = ok(ov("snapshot", "revert", "HEAD~1", "--dry-run"))
+    assert f"would keep {S1} as it is" in dry.stdout and "stay archived" in dry.stdout and "--uri" in dry.stdout
+    result = ok(ov("snapshot", "revert", "HEAD~1", "--json"))
+    assert result["deleted"] == learned and result["written"] == [] and result["kept_archived"] == [S1] and result["relived"] == []
+    account = ov_home / "accounts/default"
+    assert not any((account / u.removeprefix("viking://")).exists() for u in learned)
+    assert (account / "user/default/sessions/S1/history/archive_001/messages.jsonl").exists()
+    shown = ok(ov("session", "show", "S1", "--json"))
+    assert [m["parts"][0]["text"] for m in shown["messages"]] == ["And one more thing about tabs."]  # only the later turn is live
+    # The next commit archives the later turn only: what was taken back is not learned again.
+    assert ok(ov("commit", "S1", "--json"))["archived"] == 1
+    assert not any((account / u.removeprefix("viking://")).exists() for u in learned)
+    assert "dark" not in " ".join(r["uri"] for r in ok(ov("find", "dark mode editor", "--json"))["memories"])
+    assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0
+    # Run again, it finds its memories already gone and says the session stays as it is.
+    again = ok(ov("snapshot", "revert", result["reverted"]))
+    assert "nothing else to revert" in again.stdout and f"kept {S1} as it is" in again.stdout
+
+
+def test_a_session_named_with_uri_is_reverted_as_asked_and_the_revert_says_its_messages_are_live_again(ov, ov_home):
+    assert ov("session", "add-messages", "S1", DARK).exit_code == 0
+    assert ov("commit", "S1").exit_code == 0
+    learned = _learned(ov)
+    text = ok(ov("snapshot", "revert", "HEAD", "--uri", S1, "--dry-run")).stdout
+    assert "live again" in text and "`ov commit S1` learns from them again" in text
+    result = ok(ov("snapshot", "revert", "HEAD", "--uri", S1, "--json"))
+    assert result["relived"] == [S1] and result["kept_archived"] == []
+    assert f"{S1}/messages.jsonl" in result["written"] and f"{S1}/history/archive_001/messages.jsonl" in result["deleted"]
+    # Only the session was asked for: the memories stay, and the messages are live again.
+    account = ov_home / "accounts/default"
+    assert all((account / u.removeprefix("viking://")).exists() for u in learned)
+    assert len(ok(ov("session", "show", "S1", "--json"))["messages"]) == 2
+    assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0
+
+
+def test_reverting_other_session_commits_is_unchanged(ov, ov_home):
+    """Only a commit that archived messages keeps its session: a capture reverted takes its turn back."""
+    assert ov("session", "add", "S1", "--text", "first turn").exit_code == 0
+    assert ov("session", "add", "S1", "--text", "a turn to take back").exit_code == 0
+    result = ok(ov("snapshot", "revert", "HEAD", "--json"))
+    assert result["kept_archived"] == [] and f"{S1}/messages.jsonl" in result["written"]
+    assert [m["parts"][0]["text"] for m in ok(ov("session", "show", "S1", "--json"))["messages"]] == ["first turn"]
+

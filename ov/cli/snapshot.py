@@ -199,7 +199,7 @@ def snapshot_restore(
 @app.command("revert", cls=OvCommand)
 def snapshot_revert(
     rev: Annotated[str, typer.Argument(help="The commit whose changes to take back.", show_default=False)],
-    uri: Annotated[str | None, typer.Option("--uri", "-u", help="Only its changes to this file or subtree (a session commit's memories: viking://~/memories).")] = None,
+    uri: Annotated[str | None, typer.Option("--uri", "-u", help="Only its changes to this file or subtree (a session commit's memories: viking://~/memories; its session, whose messages then are live again: viking://~/sessions/S).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only list what would be written, deleted and merged.")] = False,
 ) -> None:
     """Take back what one commit changed, as a new commit on top: later changes stay (git revert)."""
@@ -218,8 +218,21 @@ def snapshot_revert(
                 plain(f"{'would write' if dry_run else 'wrote'} viking://{path}")
         for path in plan.delete:
             plain(f"{'would delete' if dry_run else 'deleted'} viking://{path}")
+        for folder in result.kept_archived:
+            plain(
+                f"{'would keep' if dry_run else 'kept'} viking://{folder} as it is: the messages {short(result.reverted)} archived stay archived,"
+                " so no `ov commit` learns from them again (name it with --uri to put them back live)"
+            )
+        for folder in result.relived:
+            plain(
+                f"viking://{folder}: the messages {short(result.reverted)} archived {'would be' if dry_run else 'are'} live again,"
+                f" and the next `ov commit {folder.rsplit('/', 1)[-1]}` learns from them again"
+            )
         if not plan.changed:
-            plain(f"nothing to revert: what {result.rev} ({short(result.reverted)}) changed is already undone")
+            if result.kept_archived:
+                plain(f"nothing else to revert: what else {result.rev} ({short(result.reverted)}) changed is already undone")
+            else:
+                plain(f"nothing to revert: what {result.rev} ({short(result.reverted)}) changed is already undone")
         elif plan.new_commit:
             plain(f"reverted {short(result.reverted)} ({result.subject}) in commit {short(plan.new_commit)}")
 

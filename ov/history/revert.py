@@ -14,6 +14,11 @@ merge two machines' versions of a file on a pull decide it: a memory file is mer
 summary (L0/L1) is written again, as the summaries above every file the revert changes are. Any
 other conflict refuses the whole revert, naming its files, with nothing changed: the later
 change is newer knowledge, which a revert must not drop without a word.
+
+A session commit (``ov commit``) reverted takes back the memories it wrote; the session's folder
+stays as it is, its messages archived (:func:`_archived_sessions`): put back live, they would be
+learned again by the session's next commit. ``--uri`` naming the session reverts it as asked,
+and the result says its messages are live again (``relived``).
 """
 
 from __future__ import annotations
@@ -21,8 +26,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput, NotFound, OvError
-from ov.history.snapshots import RestorePlan, _below, _plan_restore, resolve, revision
-from ov.store.sidecar import SIDECARS
+from ov.history.snapshots import (
+    RestorePlan,
+    _below,
+    _plan_restore,
+    _session_folder,
+    resolve,
+    revision,
+)
+from ov.store.sidecar import MESSAGES, SIDECARS
 from ov.uri import VikingURI
 
 _SHORT = 10
@@ -60,6 +72,16 @@ class RevertResult:
     plan: RestorePlan
     merged: list[str] = field(default_factory=list)  # memory files merged with their later changes
     unchanged: list[str] = field(default_factory=list)  # already as before REV: nothing to undo
+    # The folders of the sessions REV archived, kept as they are: their messages stay archived.
+    kept_archived: list[str] = field(default_factory=list)
+    # Those the revert was asked for by --uri: their archived messages become live again.
+    relived: list[str] = field(default_factory=list)
+
+    def done(self) -> RevertResult:
+        self.plan.sorted()
+        self.merged.sort()
+        self.unchanged.sort()
+        return self
 
     def to_dict(self) -> dict:
         shown = self.plan.to_dict()  # what restore says of the same plan: its files and changes
@@ -71,6 +93,8 @@ class RevertResult:
             "deleted": shown["deleted"],
             "merged": ["viking://" + p for p in self.merged],
             "unchanged": ["viking://" + p for p in self.unchanged],
+            "kept_archived": ["viking://" + p for p in self.kept_archived],
+            "relived": ["viking://" + p for p in self.relived],
             "commit": shown["commit"],
             "changes": shown["changes"],
         }
@@ -83,7 +107,8 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     no merge rule decides, :class:`NotRevertible` for the first commit and a merge; either way,
     and for a hand edit in the way, nothing is changed. ``dry_run``: the plan only.
 
-    Planned under the write lock: a revert touches the files of one commit, not a whole subtree."""
+    A session whose messages ``rev`` archived keeps its folder as it is (:func:`_archived_sessions`)
+    unless ``uri`` names it or lies in it."""
     git = store.git
     rev = revision(rev)
     commit_id = resolve(store, rev)
@@ -102,22 +127,54 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     touched = sorted(before.keys() | after.keys())
     if path and not touched:
         raise NotFound(f"{rev} ({short}) changed nothing below {uri}", hint=f"`ov snapshot show {short} --stat` lists what it changed")
-    result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
+    asked = _session_folder(path)
+    archived = _archived_sessions(before, after)
+    kept = sorted(archived - {asked})
+    touched = [p for p in touched if _session_folder(p) not in kept]
+
+    def fresh() -> RevertResult:
+        result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
+        result.kept_archived, result.relived = kept, sorted(archived & {asked})
+        return result
+
+    result = fresh()
     with store.draft() if dry_run else store.transaction() as tx:
-        wanted, now = _judge(tx, touched, before, after, result, store=not dry_run)
-        _plan_restore(tx, wanted, now, sorted(wanted), result.plan, apply=not dry_run)
+        changed = _plan(store, tx, touched, before, after, result, apply=not dry_run)
         if dry_run:
             tx.require_clean_plan()
         elif result.plan.changed:
-            from ov.ingest.resource import refresh_summaries_above
-
-            changed = [VikingURI(tuple(p.split("/"))) for p in sorted(wanted)]
-            refresh_summaries_above(store, tx, changed)
             message = f"ov snapshot revert {short}: {subject}" if subject else f"ov snapshot revert {short}"
             result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message).commit
-    result.plan.sorted()
-    result.merged.sort()
-    return result
+    return result.done()
+
+
+def _plan(store, tx, touched: list[str], before: dict, after: dict, result: RevertResult, *, apply: bool = True) -> list[VikingURI]:
+    """Put the revert into ``tx`` (a draft or a locked transaction) and ``result``: each of
+    ``touched`` judged against ``tx``'s HEAD, then the summaries above what it changes written
+    again. The URIs it changes. ``apply`` false (a dry run): the plan only."""
+    wanted, now = _judge(tx, touched, before, after, result, store=apply)
+    _plan_restore(tx, wanted, now, sorted(wanted), result.plan, apply=apply)
+    changed = [VikingURI(tuple(p.split("/"))) for p in sorted(wanted)]
+    if apply and result.plan.changed:
+        from ov.ingest.resource import refresh_summaries_above
+
+        refresh_summaries_above(store, tx, changed)
+    return changed
+
+
+def _archived_sessions(before: dict, after: dict) -> set[str]:
+    """The folders of the sessions whose messages the commit archived (an ``ov commit``: an
+    archive's messages.jsonl it added). Taken back whole, such a session would have its messages
+    live again, and the next ``ov commit`` would learn from them again what the revert takes
+    back: an auditor undoing what an agent learned would get it learned anew. So its folder (the
+    archive, the message log, the meta) is kept as it is, the record of what was said; the
+    memories and other files the commit wrote are taken back."""
+    out = set()
+    for p in after.keys() - before.keys():
+        folder = _session_folder(p)
+        if folder is not None and p.startswith(folder + "/history/") and p.endswith("/" + MESSAGES):
+            out.add(folder)
+    return out
 
 
 def _changed(git, old_tree: bytes, new_tree: bytes, path: str) -> tuple[dict[str, tuple[int, bytes]], dict[str, tuple[int, bytes]]]:
