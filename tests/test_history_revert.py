@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from dulwich.objects import Commit
 from dulwich.repo import Repo
 
+from tests.conftest import numbered_notes
 from tests.test_history import head, ok
 
 TEA = "viking://user/default/memories/preferences/default/tea.md"
@@ -233,3 +235,56 @@ def test_reverting_other_session_commits_is_unchanged(ov, ov_home):
     assert result["kept_archived"] == [] and f"{S1}/messages.jsonl" in result["written"]
     assert [m["parts"][0]["text"] for m in ok(ov("session", "show", "S1", "--json"))["messages"]] == ["first turn"]
 
+
+# --- a large revert and the writes of others --------------------------------------------------
+
+
+@pytest.fixture
+def big_added(ov, ov_home, tmp_path):
+    """A 300-file folder added (the commit to revert, tagged ``big``), then another file written;
+    other writers give up after 1 s."""
+    source = numbered_notes(tmp_path / "big", 300, lambda i: f"# note {i}\n\ntoken{i}\n")
+    assert ov("add-resource", str(source), "--to", "viking://resources/big").exit_code == 0
+    assert ov("snapshot", "tag", "big").exit_code == 0
+    assert ov("write", "viking://resources/other.md", "--content", "kept\n").exit_code == 0
+    assert ov("config", "set", "store.lock_timeout", "1").exit_code == 0
+    return ov_home / "accounts/default"
+
+
+def test_a_write_while_a_large_revert_is_planned_lands_and_the_revert_goes_on_top(ov, ov_process, big_added, during_preparation):
+    """(audit hist14) The revert planned its thousands of deletions under the write lock, so a
+    hook's write meanwhile timed out. Planned in a draft, the write lands and the revert commits
+    on top of it."""
+    done = during_preparation(lambda: ov_process("write", "viking://resources/during.md", "--content", "an agent's write", "--json"))
+    result = ok(ov("snapshot", "revert", "big", "--json"))
+    [write] = done
+    assert write.exit_code == 0, write.stderr
+    repo = Repo(str(big_added))
+    assert repo[repo.head()].parents == [write.json["result"]["commit"].encode()]
+    assert len(result["deleted"]) >= 300 and not (big_added / "resources/big").exists()
+    assert (big_added / "resources/during.md").read_text() == "an agent's write" and (big_added / "resources/other.md").read_text() == "kept\n"
+    assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0
+
+
+def test_a_commit_to_a_file_of_the_revert_while_it_is_planned_is_kept_and_refuses_it(ov, ov_process, big_added, during_preparation, store_state):
+    """Planned against the HEAD before that commit, the revert would have deleted the newer
+    content without a word; judged again under the lock, it is a conflict, and nothing changes."""
+    edited = "viking://resources/big/pkg1/n150.md"
+    done = during_preparation(lambda: ov_process("write", edited, "--content", "newer knowledge\n", "--json"))
+    result = ov("snapshot", "revert", "big", "--json")
+    assert done[0].exit_code == 0, done[0].stderr
+    assert result.exit_code == 1 and result.error["code"] == "revert_conflict" and result.error["conflicts"] == [edited]
+    head, files = store_state()
+    assert head == done[0].json["result"]["commit"] and files["resources/big/pkg1/n150.md"] == b"newer knowledge\n"
+    assert len([p for p in files if p.startswith("resources/big/pkg") and p.rsplit("/", 1)[1].startswith("n")]) == 300
+    assert not any((big_added.parent.parent / "state/default/staging").glob("*"))  # nothing staged is left
+
+
+def test_a_hand_edit_made_while_a_large_revert_is_planned_is_not_deleted(ov, big_added, during_preparation, store_state):
+    by_hand = big_added / "resources/big/pkg2/n250.md"
+    during_preparation(lambda: by_hand.write_text("edited by hand\n"))
+    before = store_state()[0]
+    result = ov("snapshot", "revert", "big", "--json")
+    assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
+    assert store_state()[0] == before and by_hand.read_text() == "edited by hand\n"
+    assert (big_added / "resources/big/pkg0/n007.md").exists()

@@ -19,6 +19,10 @@ A session commit (``ov commit``) reverted takes back the memories it wrote; the 
 stays as it is, its messages archived (:func:`_archived_sessions`): put back live, they would be
 learned again by the session's next commit. ``--uri`` naming the session reverts it as asked,
 and the result says its messages are live again (``relived``).
+
+The plan is made without the write lock, in a draft (:class:`~ov.store.store.Draft`), and taken
+as it stands under the lock unless a commit since changed one of the commit's files or a file
+the draft read was edited (:func:`_still_holds`); then it is made again.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from ov.errors import InvalidInput, NotFound, OvError
 from ov.history.snapshots import (
     RestorePlan,
     _below,
+    _folders_of,
     _plan_restore,
     _session_folder,
     resolve,
@@ -137,15 +142,42 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
         result.kept_archived, result.relived = kept, sorted(archived & {asked})
         return result
 
-    result = fresh()
-    with store.draft() if dry_run else store.transaction() as tx:
-        changed = _plan(store, tx, touched, before, after, result, apply=not dry_run)
-        if dry_run:
-            tx.require_clean_plan()
-        elif result.plan.changed:
-            message = f"ov snapshot revert {short}: {subject}" if subject else f"ov snapshot revert {short}"
-            result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message).commit
-    return result.done()
+    # A revert of a large add deletes thousands of files, each checked for a hand edit first:
+    # seconds every other writer (a hook capturing a turn) would wait through, and time out in,
+    # under the write lock. So it is planned in a draft, against HEAD as it is; under the lock
+    # the plan is taken as it stands when no commit since changed one of REV's files (or a folder
+    # where one is) and no file the draft read was edited meanwhile, else planned again.
+    for attempt in range(1, PLAN_ROUNDS + 1):
+        result = fresh()
+        with store.draft() as draft:
+            changed = _plan(store, draft, touched, before, after, result, apply=not dry_run)
+            if dry_run:
+                draft.require_clean_plan()  # what the revert would refuse
+            if dry_run or not result.plan.changed:
+                return result.done()
+            draft.stage()
+        try:
+            with store.transaction() as tx:
+                if not _still_holds(draft, tx, touched):
+                    if attempt < PLAN_ROUNDS and tx.head != draft.head:
+                        continue  # a commit landed meanwhile: plan again on top of it, still without the lock
+                    # A hand edit the draft could not tell from a write being applied, or a store
+                    # that keeps changing: planned under the lock, where the checks are the real ones.
+                    result = fresh()
+                    changed = _plan(store, tx, touched, before, after, result)
+                else:
+                    draft.hand_over(tx)
+                if result.plan.changed:
+                    message = f"ov snapshot revert {short}: {subject}" if subject else f"ov snapshot revert {short}"
+                    result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message).commit
+        finally:
+            draft.discard()
+        return result.done()
+    raise AssertionError("unreachable: the last round plans under the lock")  # pragma: no cover
+
+
+# Plans made without the lock before one is made under it (as a session commit plans).
+PLAN_ROUNDS = 3
 
 
 def _plan(store, tx, touched: list[str], before: dict, after: dict, result: RevertResult, *, apply: bool = True) -> list[VikingURI]:
@@ -160,6 +192,23 @@ def _plan(store, tx, touched: list[str], before: dict, after: dict, result: Reve
 
         refresh_summaries_above(store, tx, changed)
     return changed
+
+
+def _still_holds(draft, tx, touched: list[str]) -> bool:
+    """Whether the draft's plan holds under the lock (``tx``): no file it read edited since
+    (:meth:`~ov.store.store.Draft.still_holds`), and no commit since it changed one of REV's files,
+    a folder where one of them is, or a file below one of them (a folder where REV had a file):
+    each of those was judged against HEAD as the draft saw it."""
+    if not draft.still_holds(tx):
+        return False
+    if tx.head == draft.head:
+        return True
+    judged = set(touched)
+    folders = {folder for p in touched for folder in _folders_of(p)}
+    for p in tx.git.changed_paths(draft.tree, tx.tree):
+        if p in judged or p in folders or any(folder in judged for folder in _folders_of(p)):
+            return False
+    return True
 
 
 def _archived_sessions(before: dict, after: dict) -> set[str]:
