@@ -288,3 +288,20 @@ def test_a_hand_edit_made_while_a_large_revert_is_planned_is_not_deleted(ov, big
     assert result.exit_code == 1 and result.error["code"] == "hand_edit_conflict"
     assert store_state()[0] == before and by_hand.read_text() == "edited by hand\n"
     assert (big_added / "resources/big/pkg0/n007.md").exists()
+
+
+def test_a_revert_says_when_it_takes_back_the_lines_of_a_hand_edit_the_commit_took_in(ov, ov_home):
+    """(audit hist14) A session commit merged its memory into the user's hand edit of the file;
+    reverting it took the user's lines back too, without a word."""
+    assert ov("remember", "My name is Dana").exit_code == 0
+    profile = ov_home / "accounts/default/user/default/memories/profile.md"
+    profile.write_text(profile.read_text().replace("- Name: Dana", "- Name: Dana\n- Role: staff engineer", 1))
+    assert ov("session", "add", "s1", "--text", "I work at Initech").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    uri = "viking://user/default/memories/profile.md"
+    said = ok(ov("snapshot", "revert", "HEAD", "--dry-run")).stdout
+    assert f"{uri} held a hand edit that" in said and "takes those lines of yours back too" in said
+    assert ok(ov("snapshot", "revert", "HEAD", "--json"))["hand_edits"] == [uri]
+    # A commit that took in no hand edit says none.
+    assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
+    assert ok(ov("snapshot", "revert", "HEAD", "--json"))["hand_edits"] == []

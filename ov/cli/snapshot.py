@@ -218,6 +218,11 @@ def snapshot_revert(
                 plain(f"{'would write' if dry_run else 'wrote'} viking://{path}")
         for path in plan.delete:
             plain(f"{'would delete' if dry_run else 'deleted'} viking://{path}")
+        for path in result.hand_edits:
+            plain(
+                f"viking://{path} held a hand edit that {short(result.reverted)} took in: the revert takes those lines of yours back too"
+                f" (`ov snapshot show {short(result.reverted)} --uri viking://{path}` shows the file as it left it)"
+            )
         for folder in result.kept_archived:
             plain(
                 f"{'would keep' if dry_run else 'kept'} viking://{folder} as it is: the messages {short(result.reverted)} archived stay archived,"

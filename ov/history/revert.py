@@ -38,6 +38,7 @@ from ov.history.snapshots import (
     _session_folder,
     resolve,
     revision,
+    trailers,
 )
 from ov.store.sidecar import MESSAGES, SIDECARS
 from ov.uri import VikingURI
@@ -81,8 +82,13 @@ class RevertResult:
     kept_archived: list[str] = field(default_factory=list)
     # Those the revert was asked for by --uri: their archived messages become live again.
     relived: list[str] = field(default_factory=list)
+    # Files the revert changes that held a hand edit REV took in (a session commit merges its
+    # memories into one, ``Ov-Hand-Edit``): the user's lines of it are taken back too.
+    hand_edits: list[str] = field(default_factory=list)
+    took_in: frozenset[str] = frozenset()  # REV's hand-edited files, by path
 
     def done(self) -> RevertResult:
+        self.hand_edits = sorted(p for p in self.took_in if p in self.plan.write or p in self.plan.delete)
         self.plan.sorted()
         self.merged.sort()
         self.unchanged.sort()
@@ -100,6 +106,7 @@ class RevertResult:
             "unchanged": ["viking://" + p for p in self.unchanged],
             "kept_archived": ["viking://" + p for p in self.kept_archived],
             "relived": ["viking://" + p for p in self.relived],
+            "hand_edits": ["viking://" + p for p in self.hand_edits],
             "commit": shown["commit"],
             "changes": shown["changes"],
         }
@@ -133,6 +140,7 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     if path and not touched:
         raise NotFound(f"{rev} ({short}) changed nothing below {uri}", hint=f"`ov snapshot show {short} --stat` lists what it changed")
     asked = _session_folder(path)
+    took_in = frozenset(v.removeprefix("viking://") for k, v in trailers(commit) if k == "Ov-Hand-Edit")
     archived = _archived_sessions(before, after)
     kept = sorted(archived - {asked})
     touched = [p for p in touched if _session_folder(p) not in kept]
@@ -140,6 +148,7 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     def fresh() -> RevertResult:
         result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
         result.kept_archived, result.relived = kept, sorted(archived & {asked})
+        result.took_in = took_in
         return result
 
     # A revert of a large add deletes thousands of files, each checked for a hand edit first:
