@@ -46,7 +46,8 @@ def test_every_row_of_the_reference_renders_as_two_cells_with_its_default_and_wh
         assert len(cells) == 2 and cells[1].strip(), row
         assert "(default: <code>None</code>)" not in cells[1], row
     assert "<td><code>--mode</code> [replace|append|create]</td>" in html
-    assert "<td><code>-m</code>, <code>--message</code></td>\n<td>What the hand edits were. (required)</td>" in html
+    assert "<td><code>-m</code>, <code>--message</code></td>\n<td>What the hand edits were: the first paragraph is the subject" in html
+    assert "each is a paragraph (as git's -m). (required)</td>" in html
 
 
 def test_completion_scripts_call_back_into_ov():
