@@ -1421,6 +1421,28 @@ def test_a_read_only_open_that_a_writer_races_is_tried_again(monkeypatch, tmp_pa
         lexical._open_read_only(tmp_path, refused, None)
 
 
+def test_a_file_missing_from_an_index_opened_read_only_is_named_in_the_index_folder(ov, ov_home, tmp_path, monkeypatch):
+    # Opened through a view in a temporary folder, removed at once: the error named the view's
+    # copy (/tmp/ov-index-view-.../index/....idx), a file nobody could go and look for.
+    import tempfile
+
+    from ov.errors import StoreNotWritable
+    from ov.index import lexical
+
+    write(ov, "viking://resources/garden.md", "Gardening in spring")
+    found(ov, "gardening")
+    text = index_dir(ov_home) / "text"
+    (segment,) = text.glob("*.idx")
+    segment.unlink()
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    with pytest.raises(ValueError) as missing:
+        lexical._open_read_only(text, StoreNotWritable(text, "Read-only file system"), lexical._schema())
+    assert f'FileDoesNotExist("{segment}")' in str(missing.value) and "ov-index-view" not in str(missing.value)
+    assert list(temporary.iterdir()) == []
+
+
 def test_a_read_only_mount_is_searched_and_its_full_text_index_refuses_every_write(ov, ov_home, read_only_mount, tmp_path, monkeypatch):
     import tempfile
 

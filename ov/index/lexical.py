@@ -169,8 +169,14 @@ def _open_view(path: Path, refused: StoreNotWritable, schema):
         for entry in os.scandir(path):
             if entry.name != "meta.json" and not entry.name.startswith(".tantivy-"):
                 os.symlink(entry.path, view / entry.name)
-        with _writing(view):
-            return _tantivy().Index(schema, path=str(view), reuse=True)
+        # A full disk or a refusal here is the temporary folder's, which stays (the view does not).
+        with _writing(temporary.parent):
+            try:
+                return _tantivy().Index(schema, path=str(view), reuse=True)
+            except ValueError as exc:
+                # tantivy names the file it missed in the view, which is removed below: said of the
+                # index's own folder, where the file is missing ("FileDoesNotExist(/tmp/ov-index-view-...").
+                raise ValueError(str(exc).replace(str(view), str(path))) from None
     finally:
         # Moved away first: tantivy's reader reloads once from a thread of its own as it opens,
         # and its lock file made again in a view being removed would keep the folder there.
