@@ -1996,6 +1996,90 @@ def test_a_prompt_right_after_a_small_add_to_a_built_index_finds_what_was_added(
     assert not found["index"].get("actions")  # nothing left to catch up
 
 
+def _index_job_of(home: Path, event: str, timeout: float = 60) -> dict:
+    """The log line of the first index job ``event`` started, once it is done (a bounded wait)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        jobs = [r for r in _log(home) if r.get("kind") == "index" and r.get("event") == f"{event} (job)"]
+        if jobs:
+            return jobs[0]
+        time.sleep(0.05)
+    raise AssertionError(f"no index job of {event!r} finished: {_log(home)}")
+
+
+@pytest.mark.parametrize("write", ["remember", "write", "commit"])
+def test_the_prompt_after_a_write_recalls_what_it_wrote(write, ov, project, ov_home):
+    """The prompt hook searches the index as it is and only then starts its catch-up: the prompt
+    right after `ov remember` got nothing of it. The write starts the catch-up once it landed."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0  # built, with the built-in model's vectors
+    assert "make ship" in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    fact = "The quokka enclosure opens at nine every Sunday."
+    if write == "remember":
+        assert ov("remember", fact).exit_code == 0
+    elif write == "write":
+        assert ov("write", "viking://resources/zoo/quokka.md", "--content", f"# Quokka\n\n{fact}\n").exit_code == 0
+    else:  # a session committed from the command line, its messages indexed
+        assert ov("session", "add", "s-9", "--text", fact).exit_code == 0
+        assert ov("commit", "s-9").exit_code == 0
+    assert _index_job_of(ov_home, "write")["outcome"] == "index built"
+    text = _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="when does the quokka enclosure open?")))
+    assert "opens at nine every Sunday" in text
+    record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
+    assert record["outcome"] == "injected" and "searched" not in record and "index" not in record
+
+
+def test_the_prompt_after_mcp_writes_recalls_them(ov, project, ov_home):
+    """The MCP server starts the job after answering a call that committed (after the last of a run)."""
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0
+    assert "make ship" in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?")))
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    calls = [
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": "The quokka enclosure opens at nine every Sunday."}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write", "arguments": {"uri": "viking://resources/zoo/wombat.md", "content": "The wombat burrow is fed at noon."}}},
+    ]
+    data = "".join(json.dumps(line) + "\n" for line in [init, *calls]).encode()
+    proc = subprocess.run([sys.executable, "-m", "ov", "mcp"], input=data, capture_output=True, timeout=120, env=dict(os.environ))
+    assert proc.returncode == 0 and all("isError" not in line for line in proc.stdout.decode().splitlines()[1:]), proc.stdout
+    assert _index_job_of(ov_home, "write")["outcome"] == "index built"
+    deadline = time.monotonic() + 60  # the last write's job, or a second round of the first one
+    while time.monotonic() < deadline and json.loads((ov_home / "state/default/index/meta.json").read_text())["commit"] != _store(ov_home).git.head().decode():
+        time.sleep(0.05)
+    for prompt, answer in (("when does the quokka enclosure open?", "every Sunday"), ("when is the wombat burrow fed?", "at noon")):
+        assert answer in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)))
+
+
+def test_an_index_job_looks_again_for_writes_that_landed_while_it_ran(ov, project, ov_home):
+    """A write that lands while the index job runs finds it running and starts none: the job,
+    once its lock is let go, catches up again, or leaves it to the job that took the lock."""
+    import fcntl
+
+    from ov.hosts import background
+
+    assert ov("write", "viking://resources/a.md", "--content", "The cache warms at nine.\n").exit_code == 0
+    assert ov("find", "cache").exit_code == 0
+    assert "nine" in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="when does the cache warm?")))
+    store = _store(ov_home)
+    lock = background.index_job_lock(store)
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # as a running job holds it
+    job = {"once_fd": fd}
+    assert background.index_again(store, job) is False and "once_fd" not in job  # caught up: let go
+    fd = os.open(lock, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    assert ov("remember", "The quokka enclosure opens at nine.").exit_code == 0  # found the job running
+    job = {"once_fd": fd}
+    assert background.index_again(store, job) is True  # behind: taken again, for one more round
+    other = os.open(lock, os.O_RDWR)
+    with pytest.raises(BlockingIOError):
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(other)
+    os.close(job.pop("once_fd"))
+    assert not [r for r in _log(ov_home) if r.get("kind") == "index"]  # no job was started
+
+
 def test_a_prompt_on_a_large_unbuilt_index_answers_at_once_and_leaves_the_build_to_a_job(ov, project, ov_home, tmp_path):
     """The hook built any unbuilt index itself, and a large one ran past its deadline (1.1-2.4 s
     after an add of 2,000 files: SIGALRM waits for tantivy and the embedder, then the half-built
@@ -2080,11 +2164,22 @@ def test_a_prompt_between_a_forget_and_the_catch_up_does_not_bring_the_memory_ba
     prompt = _stdin("claude", cwd=str(project), prompt="which hippopotamus colour theme do I prefer?")
     found = ov("find", "hippopotamus colour theme", "--json").json["result"]  # the index is up to date
     assert "hippopotamus" in _context("claude", _hook("claude", "prompt-submit", prompt))
-    assert ov("forget", found["memories"][0]["uri"]).exit_code == 0
-    assert ov("rm", "viking://resources/ops/colours.md").exit_code == 0
-    answer = _hook("claude", "prompt-submit", prompt)
+    import fcntl
+
+    from ov.hosts.background import index_job_lock
+
+    lock = index_job_lock(_store(ov_home))
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    job = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(job, fcntl.LOCK_EX)  # a job still running from before: the writes start none
+    try:
+        assert ov("forget", found["memories"][0]["uri"]).exit_code == 0
+        assert ov("rm", "viking://resources/ops/colours.md").exit_code == 0
+        answer = _hook("claude", "prompt-submit", prompt)
+    finally:
+        os.close(job)
     record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
-    assert record["index"] == "behind the store: catching up"  # searched as the last job left it
+    assert record["index"] == "behind the store: catching up (a job already running)"  # searched as the last job left it
     assert "hippopotamus" not in answer
 
 

@@ -96,6 +96,9 @@ class OvCommand(_ParsedInterruptibly, TyperCommand):
     # Whether loose objects are packed once the command has written (ov.store.packing), by a
     # detached worker the command does not wait for; never from a hook's process.
     packs_after_write = True
+    # Whether the hooks' index job is started once the command's write landed, so that the next
+    # prompt's recall, which searches the index as it is, finds it (ov.hosts.background).
+    indexes_after_write = True
     # The exit code of every failure (an interrupt aside), for a command whose callers know a
     # convention of its own; None: each error's own code (1 runtime, 2 bad input).
     failure_exit: int | None = None
@@ -124,10 +127,13 @@ class OvCommand(_ParsedInterruptibly, TyperCommand):
         try:
             result = super().invoke(ctx)
             sys.stdout.flush()  # here, where a stdout that refuses the output is told whether a commit landed
-            if self.packs_after_write and current.landed():
-                from ov.hosts.background import start_packing
+            if current.landed() and (self.packs_after_write or self.indexes_after_write):
+                from ov.hosts import background
 
-                start_packing(current.store)
+                if self.indexes_after_write:
+                    background.start_index_after_write(current.store)
+                if self.packs_after_write:
+                    background.start_packing(current.store)
             return result
         except BaseException as exc:
             stopped = interrupted(exc)
@@ -151,6 +157,7 @@ class ReadCommand(OvCommand):
 
     read_only = True
     packs_after_write = False
+    indexes_after_write = False
 
 
 class GrepCommand(ReadCommand):
@@ -166,6 +173,7 @@ class HookCommand(OvCommand):
 
     checks_color = False
     packs_after_write = False
+    indexes_after_write = False  # a hook starts the jobs it needs itself
     json_help = "Report a usage error as JSON (the hook answers in its host's format whatever this says)."
 
 

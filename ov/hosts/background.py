@@ -108,7 +108,10 @@ def start(job: dict, *, home: Home | None = None, barrier: Path | None = None, o
         except BlockingIOError:
             os.close(lock_fd)
             raise AlreadyRunning(str(once)) from None
-        pass_fds = (lock_fd,)  # the worker's copy holds the lock until it exits; the file stays
+        # The worker's copy holds the lock until it exits or lets it go (an index job that looks
+        # again, :func:`index_again`); the file stays.
+        job = {**job, "once_fd": lock_fd}
+        pass_fds = (lock_fd,)
     elif barrier is not None and fcntl is not None:
         make_folder(barrier, home)
         path = barrier / f"{job.get('session', 'job')}-{os.getpid()}-{os.urandom(4).hex()}.lock"
@@ -130,6 +133,68 @@ def start(job: dict, *, home: Home | None = None, barrier: Path | None = None, o
     finally:
         if lock_fd is not None:
             os.close(lock_fd)  # the worker holds its own copy of the locked file
+
+
+def start_index_after_write(store) -> int | None:
+    """Start the index job (``once``, :func:`index_job_lock`) after a write to ``store`` landed,
+    when a prompt hook would otherwise search the index without it: hooks have run in this home
+    (their log exists), the index is built, and it is behind HEAD. The job's pid, else None.
+
+    The prompt hook searches the index as it is and only then starts the catch-up: the prompt
+    right after ``ov remember`` (a CLI or MCP write, a session commit) found nothing of it. The
+    job is done in about a second, before a person's next prompt. Writes in quick succession
+    start one job (the rest find it running); it looks again once done (:func:`index_again`).
+    A CLI or MCP find catches up itself; in a home no hook ever ran in, nothing is started.
+    A failure is logged, never raised: the write is done, and the next prompt starts the job.
+    ``store`` may be how to open it (the MCP server opens one for this)."""
+    try:
+        if callable(store):
+            store = store()
+        if not store.home.hook_log.exists():
+            return None
+        from ov.index.folder import INDEX_DIR, behind
+
+        if not behind(store.state / INDEX_DIR, store.git):
+            return None
+        from ov.hosts import index_retry
+
+        if index_retry.blocked(store):
+            return None  # the last job failed: the prompt hook says why, and tries again later
+        identity = store.identity
+        job = {"kind": "index", "event": "write", "session": None, "identity": {"account": identity.account, "user": identity.user, "peer": identity.peer}}
+        return start(job, home=store.home, once=index_job_lock(store))
+    except AlreadyRunning:
+        return None  # that job looks again when done (index_again)
+    except Exception as exc:  # noqa: BLE001 - the write landed: the next prompt starts the catch-up
+        import logging
+
+        logging.getLogger("ov").debug("index job not started: %s", exc)
+        return None
+
+
+def index_again(store, job: dict) -> bool:
+    """In an index job whose catch-up is done: its lock let go, then True when the index is behind
+    HEAD again and the lock was taken again, for one more round.
+
+    A write that lands while the job runs finds it running and starts none. Let go first and
+    looked at after: the writer's commit lands before it tries the lock, so either it takes the
+    lock (and starts a job) or this sees its commit."""
+    fd = job.pop("once_fd", None)
+    if fd is None or fcntl is None:
+        return False
+    os.close(fd)
+    from ov.index.folder import INDEX_DIR, behind
+
+    if not behind(store.state / INDEX_DIR, store.git):
+        return False
+    fd = os.open(index_job_lock(store), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return False  # another job took it: it catches up
+    job["once_fd"] = fd
+    return True
 
 
 def start_packing(store) -> int | None:

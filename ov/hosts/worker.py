@@ -26,6 +26,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ov.hosts.host import HookInput
 
+# How many times a job catches the index up while writes go on landing (an agent's run of them);
+# the last round's writes are the next prompt's to catch up.
+ROUNDS = 20
+
 
 def main() -> int:
     from ov.errors import HomeInvalid
@@ -86,7 +90,8 @@ def _run(home, job: dict) -> dict:
     from ov.hosts.capture import capture, clear_live, live_dir
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
-    from ov.index.sync import VECTORS_TO_MAKE, Indices
+    from ov.index.folder import INDEX_DIR, behind
+    from ov.index.sync import Indices
     from ov.sessions.session import read_meta
     from ov.store.store import Store
 
@@ -104,35 +109,13 @@ def _run(home, job: dict) -> dict:
         # host's. The commit and the log name the session's own host, as its end hook would have.
         orphan = _orphan(home.state_dir(identity.account), identity.user, session)
         host = orphan.host
-    elif not host:
+    elif not host and session:
         host = host_of_session(session)  # an index job's: the session whose prompt started it
     if host and not job.get("host"):
         out["host"] = host
     store = Store(home, identity, config, via=f"hook {host or 'unknown'}")
     if job["kind"] == "index":
-        from ov.errors import StoreLocked
-        from ov.hosts import index_retry
-
-        indices = Indices(store)
-        try:
-            opened = indices.open()
-            if indices.unready() == VECTORS_TO_MAKE and not opened.actions:
-                # Its full text was built first, and another process held the index meanwhile.
-                opened = indices.catch_up()
-        except StoreLocked:
-            raise  # another process holds the index: it is building it, and a later job may go on
-        except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
-            try:
-                index_retry.record_failure(store, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
-            except OSError:
-                pass  # the job's own error is the one to log
-            raise
-        if indices.unready() == VECTORS_TO_MAKE:
-            # The embedder failed (an API down): the prompts would start this job again on every turn.
-            index_retry.record_failure(store, "the vectors could not be made (the embedder failed); the full text is searched meanwhile")
-            return out | {"outcome": "index built without vectors", "records": opened.meta.records}
-        index_retry.clear_failure(store)
-        return out | {"outcome": "index built", "records": opened.meta.records}
+        return out | _index(store, job)
     if job["kind"] == "commit":
         # A turn's capture may still be adding its messages: commit after it, not without it.
         waited, finished = background.wait_captures(store, session, config.hooks.commit_wait)
@@ -175,18 +158,61 @@ def _run(home, job: dict) -> dict:
     # reads files, not the index, so the catch-up below is no wait of its.
     background.release(job)
     if out.get("captured") or out.get("commit"):
-        with background.holding_index_job(store, config.store.lock_timeout) as held:
-            if held:
-                try:
-                    Indices(store).open()  # the next recall finds what this job wrote without catching up itself
-                except Exception as exc:  # noqa: BLE001 - the capture and commit stand: the record says so
-                    # A full disk or tantivy's untyped IO errors here replaced the whole record with
-                    # an error, and `ov hooks log` showed a committed session as failed.
-                    why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-                    out["index"] = f"not updated ({why}); the next search catches up"
-            else:
-                out["index"] = "left to the index job running"
+        wait, indices = config.store.lock_timeout, Indices(store)  # one for every round: the embedder loads once
+        for _ in range(ROUNDS):
+            with background.holding_index_job(store, wait) as held:
+                if held:
+                    try:
+                        indices.open()  # the next recall finds what this job wrote without catching up itself
+                    except Exception as exc:  # noqa: BLE001 - the capture and commit stand: the record says so
+                        # A full disk or tantivy's untyped IO errors here replaced the whole record with
+                        # an error, and `ov hooks log` showed a committed session as failed.
+                        why = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
+                        out["index"] = f"not updated ({why}); the next search catches up"
+                        break
+                elif wait:
+                    out["index"] = "left to the index job running"
+            # A write that landed meanwhile found this job holding the index job's lock and
+            # started none: looked at once the lock is let go (as background.index_again does).
+            if not held or not behind(store.state / INDEX_DIR, store.git):
+                break
+            wait = 0  # another round only if no job has taken over
     return out
+
+
+def _index(store, job: dict) -> dict:
+    """The index job: the index built or caught up, its vectors made, and again while HEAD moved
+    meanwhile (:func:`ov.hosts.background.index_again`), at most :data:`ROUNDS` times."""
+    from ov.errors import StoreLocked
+    from ov.hosts import background, index_retry
+    from ov.index.sync import VECTORS_TO_MAKE, Indices
+
+    indices = Indices(store)  # one for every round: the embedder is loaded once
+    rounds = 0
+    while True:
+        rounds += 1
+        try:
+            opened = indices.open()
+            if indices.unready() == VECTORS_TO_MAKE and not opened.actions:
+                # Its full text was built first, and another process held the index meanwhile.
+                opened = indices.catch_up()
+        except StoreLocked:
+            raise  # another process holds the index: it is building it, and a later job may go on
+        except Exception as exc:  # logged by main; remembered so that prompts do not restart it at once
+            try:
+                index_retry.record_failure(store, f"{type(exc).__name__}: {getattr(exc, 'message', None) or exc}")
+            except OSError:
+                pass  # the job's own error is the one to log
+            raise
+        if indices.unready() == VECTORS_TO_MAKE:
+            # The embedder failed (an API down): the prompts would start this job again on every turn.
+            index_retry.record_failure(store, "the vectors could not be made (the embedder failed); the full text is searched meanwhile")
+            return {"outcome": "index built without vectors", "records": opened.meta.records}
+        index_retry.clear_failure(store)
+        if rounds >= ROUNDS or not background.index_again(store, job):
+            break
+    done = {"outcome": "index built", "records": opened.meta.records}
+    return done | {"rounds": rounds} if rounds > 1 else done
 
 
 def _pack(home, job: dict, held: bool = False, seconds: float = 0):

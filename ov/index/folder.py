@@ -126,6 +126,16 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def behind(root: Path, git) -> bool:
+    """Whether the index folder ``root`` is built and reflects a commit other than the HEAD of
+    ``git`` (a GitStore): a catch-up has work. One not built is not (the first search builds it)."""
+    meta = Meta.read(root / META_NAME)
+    if meta is None:
+        return False
+    head = git.head()
+    return meta.commit != (head.decode() if head else None)
+
+
 def same_build(a: Meta, b: Meta) -> bool:
     """Whether two reads of ``meta.json`` describe the same state of the index folder."""
     return (a.commit, a.built_at, a.updated_at, a.vectors_file, a.vectors_delta) == (b.commit, b.built_at, b.updated_at, b.vectors_file, b.vectors_delta)

@@ -276,6 +276,11 @@ class Server:
 
         return isinstance(params, dict) and params.get("name") in CHANGES_STORE
 
+    def _writes_waiting(self, call: _Call) -> bool:
+        """Whether writes other than ``call`` are received and not done: the last of them starts what comes after a run of writes."""
+        with self.calls_lock:
+            return any(other is not call and self._changes_the_store(other.params) for other in self.calls.values())
+
     def _submit(self, call: _Call) -> None:
         pool = self.writes if self._changes_the_store(call.params) else self.pool
         call.future = pool.submit(self._call, call)
@@ -344,6 +349,11 @@ class Server:
                 packed = pack_after_write(self.context().store)
                 if packed is not None:
                     record["packed"] = packed.packed + packed.dropped
+                if not self._writes_waiting(call):
+                    # The next prompt's recall finds the write; a run of writes starts one job, after the last.
+                    from ov.hosts.background import start_index_after_write
+
+                    start_index_after_write(self.context().store)
         finally:
             # Whatever became of the answer, the call happened (a commit, say): it is logged.
             if self.gone:
