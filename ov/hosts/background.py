@@ -136,25 +136,21 @@ def start(job: dict, *, home: Home | None = None, barrier: Path | None = None, o
 
 
 def start_index_after_write(store) -> int | None:
-    """Start the index job (``once``, :func:`index_job_lock`) after a write to ``store`` landed,
-    when a prompt hook would otherwise search the index without it: hooks have run in this home
-    (their log exists), the index is built, and it is behind HEAD. The job's pid, else None.
+    """Start the index job (``once``, :func:`index_job_lock`) after a command's write to ``store``
+    landed, when a prompt hook would otherwise search the index without it
+    (:func:`~ov.index.folder.recall_behind`). The job's pid, else None.
 
     The prompt hook searches the index as it is and only then starts the catch-up: the prompt
-    right after ``ov remember`` (a CLI or MCP write, a session commit) found nothing of it. The
-    job is done in about a second, before a person's next prompt. Writes in quick succession
-    start one job (the rest find it running); it looks again once done (:func:`index_again`).
-    A CLI or MCP find catches up itself; in a home no hook ever ran in, nothing is started.
-    A failure is logged, never raised: the write is done, and the next prompt starts the job.
-    ``store`` may be how to open it (the MCP server opens one for this)."""
+    right after ``ov remember`` (``ov write``, ``ov commit``) found nothing of it. The job is done
+    in about a second, before a person's next prompt. Writes in quick succession start one job
+    (the rest find it running); it looks again once done (:func:`index_again`). In a home no hook
+    ever ran in, nothing is started: a find catches up itself. A failure is logged, never raised:
+    the write is done, and the next prompt starts the job. (The MCP server, which keeps the model
+    loaded, catches up itself after answering.)"""
     try:
-        if callable(store):
-            store = store()
-        if not store.home.hook_log.exists():
-            return None
-        from ov.index.folder import INDEX_DIR, behind
+        from ov.index.folder import recall_behind
 
-        if not behind(store.state / INDEX_DIR, store.git):
+        if not recall_behind(store):
             return None
         from ov.hosts import index_retry
 

@@ -126,6 +126,13 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def recall_behind(store) -> bool:
+    """Whether the prompt hook would search ``store``'s index without what HEAD holds: hooks have
+    run in its home (their log exists), and its index is built and :func:`behind` HEAD. The hook
+    searches the index as it is; a CLI or MCP find catches it up itself."""
+    return store.home.hook_log.exists() and behind(store.state / INDEX_DIR, store.git)
+
+
 def behind(root: Path, git) -> bool:
     """Whether the index folder ``root`` is built and reflects a commit other than the HEAD of
     ``git`` (a GitStore): a catch-up has work. One not built is not (the first search builds it)."""

@@ -349,16 +349,35 @@ class Server:
                 packed = pack_after_write(self.context().store)
                 if packed is not None:
                     record["packed"] = packed.packed + packed.dropped
-                if not self._writes_waiting(call):
-                    # The next prompt's recall finds the write; a run of writes starts one job, after the last.
-                    from ov.hosts.background import start_index_after_write
-
-                    start_index_after_write(self.context().store)
+                if not self._writes_waiting(call):  # after the last of a run of writes
+                    self._catch_up_index(record)
         finally:
             # Whatever became of the answer, the call happened (a commit, say): it is logged.
             if self.gone:
                 record["client"] = "gone"  # the answer did not reach it
             self._log(record, started)
+
+    def _catch_up_index(self, record: dict) -> None:
+        """Once a write is answered, where hooks run: the index caught up here, with the model this
+        server keeps loaded, so that the next prompt's recall (which searches the index as it is)
+        finds what was written; it found nothing of an MCP `remember` until a find or the next
+        prompt's job. Never waits for another process's catch-up (a find meanwhile reads the index
+        as it is); a failure is the next search's to repair."""
+        from ov.index.folder import recall_behind
+
+        try:
+            context = self.context()
+            if not context.home.hook_log.exists():
+                return  # no hook here (recall_behind says it again): no config read for nothing
+            store = context.store(read_only=True)
+            indices = context.indices(store)
+            # A build or a rebuild (minutes for a large store) would hold up the next write: the
+            # next find's, or the job the next prompt starts.
+            if recall_behind(store) and indices.unready() is None:
+                opened = indices.open()
+                record["index"] = "; ".join(opened.actions) or ("left to the process updating it" if opened.stale else "caught up")
+        except Exception as exc:  # noqa: BLE001 - the write is done and answered: the log says why the index was not
+            record["index"] = f"not caught up: {getattr(exc, 'message', None) or f'{type(exc).__name__}: {exc}'}"
 
     def _answer(self, received: _Call, record: dict) -> dict:
         """The answer to a ``tools/call``; its outcome is noted in ``record``."""
