@@ -703,7 +703,7 @@ STEPS = [
     ("ov/hosts/runtime.py", "_store", "identity, workspace peer, Store()"),
     ("ov/retrieval/plan.py", "session_context", "session_context (read the live session)"),
     ("ov/retrieval/plan.py", "plan_query", "plan_query (deterministic plan)"),
-    ("ov/index/sync.py", "open", "Indices.open (HEAD, meta, tantivy)"),
+    ("ov/index/opening.py", "open", "Indices.open (HEAD, meta, tantivy)"),
     ("ov/index/sync.py", "_head", "  of which reading HEAD (dulwich)"),
     ("ov/retrieval/search.py", "retrieve", "retrieve (hierarchical ranking)"),
     ("ov/retrieval/find.py", "rank", "  of which find.rank"),

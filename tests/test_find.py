@@ -730,7 +730,7 @@ def test_a_prompt_that_waited_for_a_build_searches_it_rather_than_build_it_again
     from ov.config import load_config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.index import sync
+    from ov.index import opening, sync
     from ov.store.lock import WriteLock
     from ov.store.store import Store
 
@@ -740,7 +740,7 @@ def test_a_prompt_that_waited_for_a_build_searches_it_rather_than_build_it_again
     built = (root / "meta.json").read_text()
     assert not json.loads(built)["vectors_stale"]
     root.rename(root.with_name("index.building"))  # the job's build, not swapped in yet
-    monkeypatch.setattr(sync, "GLANCE", 5.0)  # the hook's glance at the lock, long enough to span the swap
+    monkeypatch.setattr(opening, "GLANCE", 5.0)  # the hook's glance at the lock, long enough to span the swap
     held, done = threading.Event(), threading.Event()
 
     def job() -> None:

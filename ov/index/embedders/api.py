@@ -18,14 +18,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ov.config import EmbeddingConfig
-from ov.index.embedders.base import PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
+from ov.index.embedders.base import LITELLM_PROVIDER, PROBE_TEXT, BaseEmbedder, EmbeddingError, Fingerprint
 
 if TYPE_CHECKING:
     import numpy
 
     from ov.llm.routes import Route
-
-LITELLM_PROVIDER = "litellm"
 
 _USAGE_PURPOSE = "embedding"
 

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 # Text an embedder embeds once to learn a model's dimension: the litellm embedder
 # for an API model, the sentence-transformers one for a model that does not say.
 PROBE_TEXT = "dimension probe"
+# The provider of :mod:`ov.index.embedders.api`, named here so that resolving any other (every
+# prompt hook resolves the configured one) does not import that module.
+LITELLM_PROVIDER = "litellm"
 # What a model that reads a text in one piece is given of it: enough for a record's opening, where
 # its subject is stated; a static model's mean of token vectors gains nothing from more.
 EMBED_CHARS = 2000

@@ -41,8 +41,7 @@ from typing import Any
 from ov.config import Config, EmbeddingConfig, load_config, set_value
 from ov.errors import InvalidInput, OvError, proposal
 from ov.home import Home
-from ov.index.embedders.api import LITELLM_PROVIDER, LiteLLMEmbedder
-from ov.index.embedders.base import BaseEmbedder, Embedder, EmbeddingError
+from ov.index.embedders.base import LITELLM_PROVIDER, BaseEmbedder, Embedder, EmbeddingError
 from ov.index.embedders.builtin import BUILTIN_LICENCE, BUILTIN_NAME, BUILTIN_PROVIDER, MODEL_DIR, BuiltinEmbedder, builtin_available
 from ov.index.embedders.hashing import HASH_MODEL, HASH_PROVIDER, HashEmbedder
 from ov.index.embedders.local import (
@@ -341,6 +340,8 @@ def _resolve_litellm(config: EmbeddingConfig, home: Home, usage_dir: Path | None
     if config.api_key_env and not os.environ.get(config.api_key_env):
         return Resolution(None, f"the environment variable {config.api_key_env} (embedding.api_key_env) is not set")
     where = config.model + (f" at {config.api_base}" if config.api_base else "")
+    # Imported here: resolving any other provider (every prompt hook's) needs neither.
+    from ov.index.embedders.api import LiteLLMEmbedder
     from ov.llm.routes import PROVIDERS, provider_of  # Light: names and regular expressions only.
 
     found = provider_of(config.model)
