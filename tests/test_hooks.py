@@ -852,7 +852,7 @@ def test_a_live_mark_is_written_whole_or_keeps_what_it_named(ov_home, monkeypatc
     os.utime(marked, (1, 1))
     monkeypatch.setattr(files, "_write_fully", _disk_full)
     mark_live(store, "cc-old", "claude", "/t/other.jsonl")
-    assert marked.read_text() == "claude\n/t/old.jsonl" and marked.stat().st_mtime > 1  # still named, its time this capture's
+    assert marked.read_text() == "claude\n/t/old.jsonl\n" and marked.stat().st_mtime > 1  # still named, its time this capture's
     mark_live(store, "cc-new", "claude", "/t/new.jsonl")  # no room for its bytes: empty, not forgotten
     assert (live_dir(store) / "cc-new").read_bytes() == b""
     (live_dir(store) / ".ov-tmp-0a1b2c").write_text("claude")  # a hook killed while writing a mark
@@ -972,6 +972,83 @@ def test_the_sweep_reads_a_sessions_live_mark_once(ov, project, ov_home, tmp_pat
     out = worker._run(Home(ov_home), sweep)
     assert (out["host"], out["captured"], out["outcome"]) == ("claude", 1, "committed")
     assert len(reads) == 1
+
+
+def test_the_sweep_commits_a_session_as_its_own_projects_not_the_sweeping_ones(ov, ov_home, tmp_path, monkeypatch):
+    """(audit multi) A Codex session in project A whose capture job died was swept by a session
+    start in project B: its "this repo" rule was filed under B's workspace peer, its meta said B,
+    and its messages were stamped with B's peer."""
+    from ov.hosts import background, worker
+    from ov.hosts.runtime import workspace_peer
+
+    project_a, project_b = tmp_path / "alpha", tmp_path / "beta"
+    for project in (project_a, project_b):
+        (project / ".git").mkdir(parents=True)
+    peer_a, peer_b = workspace_peer(str(project_a)), workspace_peer(str(project_b))
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("I prefer tabs in this repo."))
+    _hook("codex", "stop", _stdin("codex", "aaa", cwd=str(project_a), transcript_path=str(transcript)))
+    assert [job["kind"] for job in jobs] == ["capture"]  # never run: the job died before it wrote anything
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    jobs.clear()
+    _hook("codex", "session-start", _stdin("codex", "bbb", cwd=str(project_b)))
+    (sweep,) = jobs
+    assert sweep["identity"]["peer"] == peer_b  # the sweeping hook's
+    out = worker._run(Home(ov_home), sweep)
+    assert (out["captured"], out["outcome"]) == (1, "committed")
+    shown = ov("session", "show", "cx-aaa", "--json").json["result"]
+    assert shown["peer"] == peer_a
+    peers = ov_home / "accounts" / "default" / "user" / "default" / "peers"
+    assert [p.name for p in peers.iterdir()] == [peer_a]
+    assert list((peers / peer_a).rglob("tabs*.md"))
+    archived = next((ov_home / "accounts" / "default" / "user" / "default" / "sessions" / "cx-aaa" / "history").rglob("messages.jsonl"))
+    assert {json.loads(line).get("peer") for line in archived.read_text().splitlines()} == {peer_a}
+
+
+def test_the_sweep_of_a_session_that_exists_stamps_its_turns_with_its_own_peer(ov, ov_home, tmp_path, monkeypatch):
+    """A session captured before (its meta names its peer) whose last turn no hook captured (Codex
+    killed by SIGTERM fires no Stop): the sweep from another project stores that turn as the session's."""
+    from ov.hosts import background, worker
+    from ov.hosts.capture import live_dir
+    from ov.hosts.runtime import workspace_peer
+
+    project_a, project_b = tmp_path / "alpha", tmp_path / "beta"
+    for project in (project_a, project_b):
+        (project / ".git").mkdir(parents=True)
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("The staging cluster is called kestrel."))
+    _hook("codex", "stop", _stdin("codex", "aaa", cwd=str(project_a), transcript_path=str(transcript)))
+    assert worker._run(Home(ov_home), jobs[0])["captured"] == 1
+    with transcript.open("a") as f:
+        f.write(_codex_line("The production cluster is called osprey."))
+    (live_dir(_store(ov_home)) / "cx-aaa").write_text("codex\n" + str(transcript))  # as an older ov marked it: no peer
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    jobs.clear()
+    _hook("codex", "session-start", _stdin("codex", "bbb", cwd=str(project_b)))
+    out = worker._run(Home(ov_home), jobs[0])
+    assert out["captured"] == 1
+    archived = next((ov_home / "accounts" / "default" / "user" / "default" / "sessions" / "cx-aaa" / "history").rglob("messages.jsonl"))
+    assert {json.loads(line).get("peer") for line in archived.read_text().splitlines()} == {workspace_peer(str(project_a))}
+
+
+def test_a_live_mark_names_the_peer_its_hook_acted_as(ov_home):
+    from ov.hosts.capture import Mark, live_dir, mark_live, read_mark
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    store = _store(ov_home)
+    mark_live(store, "cc-a", "claude", "/t/a.jsonl")
+    mark_live(Store(store.home, Identity(peer="alpha-0a1b2c"), store.config), "cx-b", "codex")
+    assert read_mark(live_dir(store) / "cc-a") == Mark("claude", "/t/a.jsonl", None, peer_known=True)
+    assert read_mark(live_dir(store) / "cx-b") == Mark("codex", "", "alpha-0a1b2c", peer_known=True)
+    (live_dir(store) / "cx-c").write_text("codex\n/t/c.jsonl")  # an older ov's
+    assert read_mark(live_dir(store) / "cx-c") == Mark("codex", "/t/c.jsonl", None, peer_known=False)
+    (live_dir(store) / "cx-d").write_text("codex\n/t/d.jsonl\n../../etc")  # no peer id
+    assert read_mark(live_dir(store) / "cx-d").peer_known is False
 
 
 def test_one_capture_reads_a_transcript_longer_than_one_read(ov, ov_home, tmp_path, monkeypatch):

@@ -188,14 +188,26 @@ def _without_lone_surrogates(value):
     return value
 
 
+@dataclass(frozen=True)
+class Mark:
+    """What a live mark names: one line each for the host, the transcript ("" for none) and the
+    peer the session's hooks act as ("" for none)."""
+
+    host: str
+    transcript: str
+    peer: str | None
+    peer_known: bool  # False: a mark an older ov wrote, which names no peer
+
+
 def mark_live(store, session_id: str, host: str, transcript: str | None = None) -> None:
-    """Mark the session live: its host, and its transcript, so that the orphan sweep can capture
-    it even when no capture of it ever finished (a job killed before it wrote its state).
+    """Mark the session live: its host, its transcript and its peer, so that the orphan sweep can
+    capture it even when no capture of it ever finished (a job killed before it wrote its state),
+    as the project it belongs to, not as the project of the session start that sweeps it.
 
     Written whole or not at all: a mark cut empty (a full disk, a hook killed mid-write) names
     no transcript, and the sweep cannot capture what it does not find."""
     path = live_dir(store) / session_id
-    data = (host + (f"\n{transcript}" if transcript else "")).encode("utf-8", "surrogateescape")
+    data = f"{host}\n{transcript or ''}\n{store.identity.peer or ''}".encode("utf-8", "surrogateescape")
     try:
         # Not flushed to disk: a stop hook runs on every turn, and a mark a power cut empties is
         # left by the sweep, not cleared.
@@ -209,6 +221,25 @@ def mark_live(store, session_id: str, host: str, transcript: str | None = None) 
             path.touch()
         except OSError:
             pass
+
+
+def read_mark(path: Path) -> Mark:
+    """The live mark at ``path``; OSError when it cannot be read (FileNotFoundError: the session
+    was committed meanwhile). A peer that is no peer id (a mark edited by hand) is not known."""
+    from ov.errors import InvalidId
+    from ov.identity import validate_id
+
+    lines = path.read_text(encoding="utf-8", errors="surrogateescape").split("\n")
+    host, transcript = lines[0].strip(), lines[1].strip() if len(lines) > 1 else ""
+    if len(lines) < 3:
+        return Mark(host, transcript, None, peer_known=False)
+    peer = lines[2].strip() or None
+    if peer is not None:
+        try:
+            validate_id(peer, "peer")
+        except InvalidId:
+            return Mark(host, transcript, None, peer_known=False)
+    return Mark(host, transcript, peer, peer_known=True)
 
 
 def clear_live(store, session_id: str) -> None:
