@@ -242,6 +242,21 @@ def read_mark(path: Path) -> Mark:
     return Mark(host, transcript, peer, peer_known=True)
 
 
+def session_peer(store, session_id: str, mark: Mark | None) -> str | None:
+    """The peer a live session belongs to: the one its meta names (what its commit files its
+    memories under), else its live ``mark``'s; None (the user's own) when neither says."""
+    from ov.errors import RecordDamaged
+    from ov.sessions.session import read_meta
+
+    try:
+        meta = read_meta(store, session_id)
+    except RecordDamaged:
+        meta = None  # its commit says so; the mark still tells whose turns these are
+    if meta is not None:
+        return meta.get("peer")
+    return mark.peer if mark is not None and mark.peer_known else None
+
+
 def clear_live(store, session_id: str) -> None:
     try:
         (live_dir(store) / session_id).unlink()

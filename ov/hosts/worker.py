@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ov.hosts.capture import Mark
     from ov.hosts.host import HookInput
 
 # How many times a job catches the index up while writes go on landing (an agent's run of them);
@@ -87,7 +88,7 @@ def main() -> int:
 def _run(home, job: dict) -> dict:
     from ov.config import load_config
     from ov.hosts import background
-    from ov.hosts.capture import capture, clear_live, live_dir
+    from ov.hosts.capture import capture, clear_live, live_dir, session_peer
     from ov.hosts.host import HookInput, host_of_session, load
     from ov.identity import Identity
     from ov.index.folder import INDEX_DIR, behind
@@ -117,7 +118,7 @@ def _run(home, job: dict) -> dict:
     if orphan is not None:
         # The job came with the sweeping hook's identity, whose peer is the project that session
         # started in: the orphan's turns, memories and meta are its own project's.
-        store = Store(home, replace(identity, peer=_own_peer(store, session, orphan)), config, via=store.via)
+        store = Store(home, replace(identity, peer=session_peer(store, session, orphan.mark)), config, via=store.via)
     if job["kind"] == "index":
         return out | _index(store, job)
     if job["kind"] == "commit":
@@ -231,21 +232,6 @@ def _pack(home, job: dict, held: bool = False, seconds: float = 0):
     return pack_after_write(lambda: Store(home, Identity(**job["identity"]), load_config(home).config), held=held, seconds=seconds)
 
 
-def _own_peer(store, session: str, orphan: Orphan) -> str | None:
-    """The peer an orphan's hooks acted as: its session's (the meta's, what its commit files its
-    memories under), else its live mark's; None (the user's own) when neither says."""
-    from ov.errors import RecordDamaged
-    from ov.sessions.session import read_meta
-
-    try:
-        meta = read_meta(store, session)
-    except RecordDamaged:
-        meta = None  # its commit says so; the mark still tells whose turns these are
-    if meta is not None:
-        return meta.get("peer")
-    return orphan.peer if orphan.peer_known else None
-
-
 @dataclass(frozen=True)
 class Orphan:
     """What a session's live mark, read once, and its last capture tell the sweep about it."""
@@ -253,8 +239,7 @@ class Orphan:
     host: str | None  # the host its hooks came from: the one its mark names, else its id's prefix
     hook: HookInput | None = None  # the input of its last capture (host, transcript); None: nothing to read
     unreadable: str | None = None  # why its turns may be in a transcript the sweep cannot find
-    peer: str | None = None  # the peer its hooks acted as, as its mark names it
-    peer_known: bool = False  # False: no mark, or one an older ov wrote (its session's meta says)
+    mark: Mark | None = None  # its live mark as read (None: none, or one that cannot be read)
 
 
 def _orphan(state: Path, user: str, session: str) -> Orphan:
@@ -270,7 +255,6 @@ def _orphan(state: Path, user: str, session: str) -> Orphan:
     except (OSError, ValueError) as exc:
         return Orphan(host_of_session(session), unreadable=f"its live mark cannot be read ({exc})")
     marked, path = mark.host, mark.transcript
-    peer = {"peer": mark.peer, "peer_known": mark.peer_known}
     host = marked if marked in HOST_MODULES else host_of_session(session)
     try:
         state_of = json.loads(state_file(state, session).read_text(encoding="utf-8"))
@@ -285,8 +269,8 @@ def _orphan(state: Path, user: str, session: str) -> Orphan:
         # always reversible): the mark stays, and the session's next hook rewrites it.
         return Orphan(host, unreadable="its live mark is empty and no capture of it finished, so its transcript is unknown")
     if (marked and marked not in HOST_MODULES) or not transcript:
-        return Orphan(host, **peer)
-    return Orphan(host, HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript), **peer)
+        return Orphan(host, mark=mark)
+    return Orphan(host, HookInput(host=host, event="orphan", session_id=session, transcript_path=transcript), mark=mark)
 
 
 if __name__ == "__main__":
