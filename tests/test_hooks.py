@@ -1936,6 +1936,56 @@ def test_a_prompt_recalls_another_live_session_and_says_it_is_ongoing(ov, projec
     assert 'session="ongoing"' in entry and "cc-s-own" not in block
 
 
+def _projects(tmp_path: Path) -> tuple[Path, Path]:
+    alpha, beta = tmp_path / "alpha", tmp_path / "beta"
+    for project in (alpha, beta):
+        (project / ".git").mkdir(parents=True)
+    return alpha, beta
+
+
+def test_a_prompt_gets_no_memory_of_another_workspace(ov, ov_home, tmp_path):
+    """(audit multi) Each project's "this repo" rule is filed under its workspace peer and shown at
+    its own session starts only; the prompt hook in project B injected A's rule first, unlabelled,
+    and the agent in B read that "this repo" deploys two contradictory ways."""
+    from ov.hosts.runtime import workspace_peer
+
+    alpha, beta = _projects(tmp_path)
+    assert ov("remember", "--peer", workspace_peer(str(alpha)), "This repo deploys with the kubectl frobnicator script").exit_code == 0
+    assert ov("remember", "--peer", workspace_peer(str(beta)), "This repo deploys with the helm frobnicator chart").exit_code == 0
+    assert ov("remember", "The frobnicator dashboards are on grafana.internal for every project").exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0
+    asked = _stdin("claude", "b1", cwd=str(beta), prompt="how does this repo deploy with the frobnicator?")
+    sent = _elements(_context("claude", _hook("claude", "prompt-submit", asked)))
+    assert any(f"/peers/{workspace_peer(str(beta))}/" in uri for uri in sent), sent
+    assert not any(f"/peers/{workspace_peer(str(alpha))}/" in uri for uri in sent), sent
+    # The user's own memories hold in every project; without a peer nothing says which project this is.
+    assert ov("config", "set", "hooks.workspace_peer", "false").exit_code == 0
+    everything = _elements(_context("claude", _hook("claude", "prompt-submit", asked)))
+    assert {f"/peers/{workspace_peer(str(p))}/" for p in (alpha, beta)} <= {uri[uri.index("/peers/") : uri.index("/memories")] + "/" for uri in everything if "/peers/" in uri}, everything
+
+
+def test_a_prompt_recalls_a_conversation_going_on_in_its_own_project_not_in_another(ov, ov_home, tmp_path):
+    """(audit multi) A Claude Code session in project A said its frobnicator listens on port 8123
+    "in this repo"; a Codex prompt in project B got it, marked only `session="ongoing"`. A second
+    agent in the same project still gets it."""
+    alpha, beta = _projects(tmp_path)
+    transcript = _claude_transcript(tmp_path / "cc.jsonl", [_user("u1", "Our frobnicator service listens on port 8123 in this repo.")])
+    assert _hook("claude", "stop", _stdin("claude", "cc1", cwd=str(alpha), transcript_path=str(transcript))) == ""
+    assert _wait_job(ov_home, "cc-cc1")["captured"] == 1
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0
+    question = "which port does the frobnicator service listen on?"
+    here = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-a", cwd=str(alpha), prompt=question)))
+    (entry,) = [line for line in here.splitlines() if "/sessions/cc-cc1/messages.jsonl" in line]
+    assert 'session="ongoing"' in entry
+    there = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-b", cwd=str(beta), prompt=question)))
+    assert "8123" not in there and "cc-cc1" not in there
+    # Once committed, it is a past conversation, recalled in every project with its date.
+    assert ov("commit", "cc-cc1").exit_code == 0
+    assert ov("find", "frobnicator").exit_code == 0  # the index caught up (a prompt's job would)
+    later = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-b", cwd=str(beta), prompt=question)))
+    assert "/sessions/cc-cc1/history/" in later and 'session="ongoing"' not in later
+
+
 def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after_it_are_read(tmp_path, monkeypatch):
     from ov.hosts import transcript
 

@@ -21,7 +21,8 @@ A block that is None says why (:attr:`Block.why`), for the log.
 plan (an LLM call would make every prompt wait on a model), within ``hooks.prompt_budget``;
 trivial prompts ("ok", "thanks", a slash command) get nothing, and so does a prompt whose best
 result is less relevant than ``hooks.prompt_min_score``. A file or folder a remark mentions in
-passing is left out of what is searched (:func:`~ov.hosts.topic.about`).
+passing is left out of what is searched (:func:`~ov.hosts.topic.about`), and so is what belongs
+to another workspace than the hook's peer: its memories and its conversations going on.
 
 Both blocks are fenced in ``<ov-context>`` (which capture cuts out again) with a line saying the
 text is reference data, not instructions, and hold at most ``hooks.max_chars`` characters, fence
@@ -494,6 +495,7 @@ def prompt(
         return Block(None, why="trivial prompt")
     if not store.exists:
         return Block(None, why=NOTHING_REMEMBERED)
+    asking = session_id
     if session_id is not None:
         try:
             captured = read_meta(store, session_id) is not None
@@ -520,6 +522,7 @@ def prompt(
     # The session's own archives are left out: the host still holds that conversation, and a
     # resumed session's start block has its last overview (it came twice in one request).
     own = (session_uri(store, session_id).path,) if session_id is not None else ()
+    own += _other_projects(store, asking)
     options = SearchOptions(
         session_id=session_id,
         mode="context",
@@ -551,6 +554,40 @@ def prompt(
             why = "nothing in the store matches the prompt"
         return Block(None, stale=stale, behind=behind, why=why, relevance=relevance, built=built)
     return Block(fence("prompt", block.rendered, preamble=False), [e.uri for e in block.entries], stale=stale, behind=behind, relevance=relevance, built=built)
+
+
+def _other_projects(store, session_id: str | None) -> tuple[str, ...]:
+    """The store folders of other peers (other workspaces) a prompt's search leaves out, when the
+    hook acts as a peer: their memories, which say what holds in that project ("this repo deploys
+    with helm") and are shown at its own session starts only, and the conversations going on in
+    them (their live logs: what was said since their last commit), which is about that project's
+    work at hand. Without a peer nothing says which project the prompt is in: nothing is left
+    out. What every project's conversations committed stays searchable: dated history, whose
+    project rules the commit filed under that project's peer."""
+    from ov.hosts.capture import live_dir, live_sessions, read_mark, session_peer
+    from ov.sessions.session import MESSAGES, session_uri
+
+    peer = store.identity.peer
+    if peer is None:
+        return ()
+    peers = VikingURI(("user", store.identity.user, "peers"))
+    out: list[str] = []
+    try:
+        with os.scandir(store.path(peers)) as entries:
+            out += sorted(f"{peers.path}/{entry.name}" for entry in entries if entry.name != peer and entry.is_dir())
+    except OSError:
+        pass  # no peer has memories yet
+    for live, _ in live_sessions(store):
+        if live == session_id:
+            continue  # the asking session's own (left out already, or not captured yet)
+        try:
+            mark = read_mark(live_dir(store) / live)
+        except OSError:
+            continue  # committed meanwhile: its conversation is history now
+        other = session_peer(store, live, mark)
+        if other is not None and other != peer:
+            out.append(f"{session_uri(store, live).path}/{MESSAGES}")
+    return tuple(out)
 
 
 def _with_profile(profile: tuple[list[tuple[str, str]], str], block) -> Block:
