@@ -6,10 +6,12 @@ variables, the OpenViking environment names, the config file, ``default``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from ov.errors import InvalidId, quote
 from ov.names import reserved_reason
@@ -114,3 +116,37 @@ def resolve_identity(
 
 def identity_from_environment(flags: Mapping[str, str | None], configured: Mapping[str, str | None]) -> Identity:
     return resolve_identity(flags, os.environ, configured)
+
+
+def workspace_peer(cwd: str) -> str:
+    """The peer id of a workspace: its folder's name and a digest of its path (unique, readable).
+    The workspace is the git root above ``cwd``, else ``cwd`` itself (a hook's working directory
+    is the session's)."""
+    from ov.uri import sanitize_segment
+
+    path = Path(cwd).expanduser().absolute()
+    root = _git_root(path) or path
+    name = sanitize_segment(root.name or "root").strip(".-")[:40] or "workspace"
+    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    return f"{name}-{digest}"
+
+
+# The folders an Agent Plugins package's (and Claude Code's, Cursor's) server is started in: its own.
+PLUGIN_ROOTS = ("PLUGIN_ROOT", "CLAUDE_PLUGIN_ROOT", "CURSOR_PLUGIN_ROOT")
+
+
+def server_workspace(cwd: str, environ: Mapping[str, str]) -> str | None:
+    """The workspace peer of the project an MCP server started in ``cwd`` works in, the one the
+    hooks use for it; None when the folder does not say. Hosts start a registered server in the
+    project's folder, but a plugin's in the plugin's own (``PLUGIN_ROOT``), and a folder in no git
+    repository may be anywhere (the home folder, ``/``): only a git work tree counts."""
+    path = Path(cwd).expanduser().absolute()
+    for name in PLUGIN_ROOTS:
+        root = environ.get(name)
+        if root and (path == Path(root).absolute() or Path(root).absolute() in path.parents):
+            return None
+    return workspace_peer(str(path)) if _git_root(path) is not None else None
+
+
+def _git_root(path: Path) -> Path | None:
+    return next((p for p in (path, *path.parents) if (p / ".git").exists()), None)

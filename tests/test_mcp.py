@@ -1075,6 +1075,46 @@ def test_remembering_a_memory_again_says_what_the_command_says(ov):
     assert said == f"remembered in viking://user/default/memories/profile.md (commit {head[:10]})"
 
 
+def test_remember_files_what_holds_in_this_repo_under_the_projects_workspace(ov, ov_home, tmp_path):
+    """(audit multi) `remember` of "I prefer tabs in this repo." through a server the host started
+    in project A went to the user's own memories, so every project's session start showed it; the
+    same words said in a hooked session in A are A's. The server now acts as A's workspace peer."""
+    from ov.hosts.runtime import run, workspace_peer
+
+    alpha, beta = tmp_path / "alpha", tmp_path / "beta"
+    for project in (alpha, beta):
+        (project / ".git").mkdir(parents=True)
+
+    async def body(client):
+        return [_text(await _call(client, "remember", {"text": text})) for text in ("I prefer tabs in this repo.", "My editor is Helix.")]
+
+    async def run_in(folder):
+        async with Client(StdioServerParameters(command=OV, args=["mcp"], env=dict(os.environ), cwd=str(folder))) as client:
+            return await body(client)
+
+    (alpha / "src").mkdir()
+    tabs, editor = asyncio.run(run_in(alpha / "src"))  # a host started in a folder of the project
+    assert tabs.startswith(f"remembered in viking://user/default/peers/{workspace_peer(str(alpha))}/memories/preferences/")
+    assert editor.startswith("remembered in viking://user/default/memories/profile.md")
+
+    def started(folder) -> str:
+        answer = run("claude", "session-start", json.dumps({"session_id": "s", "cwd": str(folder), "source": "startup"}).encode())
+        return json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+
+    assert "tabs" in started(alpha) and "Helix" in started(alpha)
+    assert "tabs" not in started(beta) and "Helix" in started(beta)
+
+
+def test_an_mcp_server_names_a_workspace_only_where_its_folder_says_which():
+    from ov.identity import server_workspace, workspace_peer
+
+    here = Path.cwd()
+    assert server_workspace(str(here), {}) == workspace_peer(str(here))  # this repository
+    assert server_workspace("/", {}) is None  # a host that starts its servers anywhere: no git work tree
+    plugin = {"PLUGIN_ROOT": str(here)}  # an Agent Plugins package's server starts in its own folder
+    assert server_workspace(str(here), plugin) is None and server_workspace(str(here / "tests"), plugin) is None
+
+
 @pytest.mark.parametrize(
     ("name", "arguments", "says"),
     [

@@ -29,7 +29,6 @@ peer, so project knowledge and personal memories stay apart (``hooks.workspace_p
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -43,6 +42,7 @@ from pathlib import Path
 from ov.errors import HomeInvalid
 from ov.hosts import hooklog
 from ov.hosts.host import HookInputError, load
+from ov.identity import workspace_peer
 
 MAX_STDIN = 16 * 1024 * 1024  # OpenCode sends a session's messages; hosts send a few KB otherwise
 MAX_ORPHANS = 5  # sessions committed by one session start; the rest wait for the next
@@ -182,17 +182,6 @@ def _store(home, config, hook, environ, *, read_only: bool):
     if identity.peer is None and config.hooks.workspace_peer and hook.cwd:
         identity = replace(identity, peer=workspace_peer(hook.cwd))
     return Store(home, identity, config, read_only=read_only, via=f"hook {hook.host}")
-
-
-def workspace_peer(cwd: str) -> str:
-    """The peer id of a workspace: its folder's name and a digest of its path (unique, readable)."""
-    from ov.uri import sanitize_segment
-
-    path = Path(cwd).expanduser().absolute()
-    root = next((p for p in (path, *path.parents) if (p / ".git").exists()), path)
-    name = sanitize_segment(root.name or "root").strip(".-")[:40] or "workspace"
-    digest = hashlib.sha256(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:6]
-    return f"{name}-{digest}"
 
 
 # --- the events --------------------------------------------------------------------

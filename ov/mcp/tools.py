@@ -131,14 +131,24 @@ class Context:
     embedders: object = None  # WarmEmbedders: the model a find loaded serves the next find
     vectors: object = None  # HeldVectors: the vectors a find or health check loaded serve the next one
     via: str = "mcp"  # the Ov-Via of its commits: "mcp" and the client's name from initialize
+    # The workspace peer of the project the host started the server in (its working directory in
+    # a git work tree, not a plugin's folder), as the hooks name it; None when the folder does not say.
+    workspace: str | None = None
 
     @classmethod
     def resolve(cls, flags: dict, environ) -> Context:
+        import os
+
         from ov.home import Home
+        from ov.identity import server_workspace
         from ov.index.embedders.registry import WarmEmbedders  # imports no model stack: only find loads one
         from ov.index.held import HeldVectors
 
-        return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders(), HeldVectors())
+        try:
+            workspace = server_workspace(os.getcwd(), environ)
+        except OSError:
+            workspace = None  # its folder was removed: no project to name
+        return cls(Home.from_env(environ), dict(flags), environ, WarmEmbedders(), HeldVectors(), workspace=workspace)
 
     def indices(self, store):
         """The indices of ``store`` with the embedder and the vectors this server keeps loaded.
@@ -158,8 +168,13 @@ class Context:
         if config is None:
             config = load_config(self.home).config
         configured = {"account": config.identity.account, "user": config.identity.user, "peer": config.identity.peer}
+        identity = resolve_identity(self.flags, self.environ, configured)
+        if identity.peer is None and config.hooks.workspace_peer and self.workspace is not None:
+            # The peer the hooks of a session in this project act as: a session the tools write
+            # and what `remember` is told holds in "this repo" are that project's, as theirs are.
+            identity = replace(identity, peer=self.workspace)
         # Confined: the server acts for one user, so no tool reads or changes another's space.
-        return Store(self.home, resolve_identity(self.flags, self.environ, configured), config, read_only=read_only, via=self.via, confined=True, stop=stop)
+        return Store(self.home, identity, config, read_only=read_only, via=self.via, confined=True, stop=stop)
 
 
 def call(context: Context, name, arguments, record: dict | None = None, *, stop: Callable[[], str | None] | None = None) -> dict:
@@ -739,7 +754,9 @@ def _glob(store, args: _Args, _context: Context) -> Listing | str:
 def _remember(store, args: _Args, _context: Context) -> str:
     from ov.sessions.remember import remember
 
-    return remember(store, args.text("text", required=True), memory_type=args.text("type")).summary
+    # What holds in the project at hand only goes under its peer (None: the project is unknown, and
+    # the memory is the user's, shown in every project).
+    return remember(store, args.text("text", required=True), memory_type=args.text("type"), workspace=store.identity.peer).summary
 
 
 def _forget(store, args: _Args, _context: Context) -> str:

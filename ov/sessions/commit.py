@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 
@@ -344,6 +343,7 @@ def _extract(
     Memories about the user go under ``user/{uid}/memories``; with a peer on the session, the
     model may file memories about that peer under ``user/{uid}/peers/{peer}/memories``.
     """
+    from ov.sessions.memory.candidate import said_of_this_project
     from ov.sessions.memory.plan import plan_memories
     from ov.sessions.memory.schema import load_schemas
     from ov.sessions.remember import lister, reader
@@ -404,7 +404,7 @@ def _extract(
         # What holds only in the project the session works in ("we never use requests in new code
         # in this repo") is the peer's: a hook's peer is that project (its workspace). In the
         # user's own memories it was injected into every other project's sessions as a rule.
-        candidates = [replace(c, about="peer") if c.about != "peer" and _said_of_this_project(c) else c for c in candidates]
+        candidates = [replace(c, about="peer") if c.about != "peer" and said_of_this_project(c) else c for c in candidates]
     roots = {memories: [c for c in candidates if c.about != "peer"]}
     if peer:
         roots[VikingURI(("user", store.identity.user, "peers", peer, "memories"))] = [c for c in candidates if c.about == "peer"]
@@ -421,18 +421,6 @@ def _extract(
     by_name = {str(root): root for root in roots}
     writes = {f"{by_name[root].path}/{rel}": text for (root, rel), text in planned.items()}
     return diff, writes, tokens, model_failed
-
-
-# "in this repo", "this project's", "in the current codebase": a statement that holds in one project only.
-_THIS_PROJECT = re.compile(
-    r"\b(?:this|(?:the\s+)?current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)(?:'s)?\b",
-    re.IGNORECASE,
-)
-
-
-def _said_of_this_project(candidate) -> bool:
-    """Whether a memory's text (any of its fields) says it holds in the project at hand only."""
-    return any(isinstance(value, str) and _THIS_PROJECT.search(value) for value in candidate.fields.values())
 
 
 # The files a model may merge into: one profile, and topic- or name-keyed files it

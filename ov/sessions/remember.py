@@ -49,7 +49,13 @@ def memories_root(store: Store, peer: str | None = None) -> VikingURI:
     return VikingURI(("user", store.identity.user, "memories"))
 
 
-def remember(store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None) -> RememberResult:
+def remember(
+    store: Store, text: str, *, memory_type: str | None = None, peer: str | None = None, workspace: str | None = None
+) -> RememberResult:
+    """Write what ``text`` states as memories, in one commit: the user's, or with ``peer`` all of
+    them that peer's. ``workspace``: the peer of the project the caller works in (an MCP server's):
+    what the text says holds in the project at hand only ("I prefer tabs in this repo") is filed
+    under that peer's memories, as a session's commit files it, and the rest as the user's."""
     from ov.redact.engine import redact
     from ov.sessions.memory.extract import extract_text
     from ov.sessions.memory.facts import without_ask
@@ -129,20 +135,21 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             "only points at the conversation, or is a step for something that may happen (\"if we ..., update ...\")",
             hint='say what to remember as a statement ("I prefer tabs", "Remember that the build takes 20 minutes")',
         )
-    root = memories_root(store, peer)
+    groups = _by_root(store, candidates, peer, workspace)
+    roots = {str(root): root for root in groups}
     with store.transaction() as tx:
         writes, diff = plan_memories(
             schemas,
-            {str(root): candidates},
-            read=reader(tx, root),
-            listing=lister(tx, root),
+            {str(root): group for root, group in groups.items()},
+            read=reader(tx, *groups),
+            listing=lister(tx, *groups),
             when=when,
             archive_uri=FILED_AS_NOTE if memory_type == "events" else "ov remember",  # (a note on purpose: see refile)
             user=store.identity.user,
         )
         uris = []  # in order of mention: the memory first, then any file it amends
-        for (_root, rel), content in writes.items():
-            uri = VikingURI((*root.parts, *rel.split("/")))
+        for (root, rel), content in writes.items():
+            uri = VikingURI((*roots[root].parts, *rel.split("/")))
             if content is None:  # its lines moved to their topic's file (see amends.gather_from_general)
                 tx.delete(uri)
             else:
@@ -150,6 +157,20 @@ def remember(store: Store, text: str, *, memory_type: str | None = None, peer: s
             uris.append(uri)
         result = tx.commit("remember", uris) if uris else None
     return RememberResult([str(u) for u in uris], result.commit if result else None, diff["operations"])
+
+
+def _by_root(store: Store, candidates: list, peer: str | None, workspace: str | None) -> dict[VikingURI, list]:
+    """The candidates by the memories they go under (see :func:`remember`), none empty."""
+    from ov.sessions.memory.candidate import said_of_this_project
+
+    if peer or not workspace:
+        return {memories_root(store, peer): candidates}
+    project = [said_of_this_project(c) for c in candidates]
+    groups = {
+        memories_root(store): [c for c, ours in zip(candidates, project) if not ours],
+        memories_root(store, workspace): [c for c, ours in zip(candidates, project) if ours],
+    }
+    return {root: group for root, group in groups.items() if group}
 
 
 # How a statement of a type the rules read is put, for a text they did not read as one.

@@ -251,3 +251,16 @@ def _lead_of(memory_type: str, line: str) -> tuple[str, str] | None:
         return negated.group(0), body[negated.end() :]
     lead = next((lead for lead in (*_LEADS, *(place + " " for place in LOCATION_LEADS)) if body.startswith(lead) and body[len(lead) :].strip()), None)
     return (lead, body[len(lead) :]) if lead else None
+
+
+# "in this repo", "this project's", "in the current codebase": a statement that holds in one project only.
+_THIS_PROJECT = re.compile(
+    r"\b(?:this|(?:the\s+)?current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)(?:'s)?\b",
+    re.IGNORECASE,
+)
+
+
+def said_of_this_project(candidate: Candidate) -> bool:
+    """Whether a memory's text (any of its fields) says it holds in the project at hand only: a
+    session's commit and the MCP ``remember`` file it under the workspace's peer."""
+    return any(isinstance(value, str) and _THIS_PROJECT.search(value) for value in candidate.fields.values())
