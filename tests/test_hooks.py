@@ -1977,8 +1977,9 @@ def test_a_prompt_recalls_a_conversation_going_on_in_its_own_project_not_in_anot
     here = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-a", cwd=str(alpha), prompt=question)))
     (entry,) = [line for line in here.splitlines() if "/sessions/cc-cc1/messages.jsonl" in line]
     assert 'session="ongoing"' in entry
+    (ov_home / "state" / "default" / "hooks" / "live" / "default" / "not a session").write_text("codex\n\n")  # put there by hand
     there = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-b", cwd=str(beta), prompt=question)))
-    assert "8123" not in there and "cc-cc1" not in there
+    assert "8123" not in there and "cc-cc1" not in there and _log(ov_home)[-1]["outcome"] != "error"
     # Once committed, it is a past conversation, recalled in every project with its date.
     assert ov("commit", "cc-cc1").exit_code == 0
     assert ov("find", "frobnicator").exit_code == 0  # the index caught up (a prompt's job would)

@@ -521,8 +521,8 @@ def prompt(
         budget -= estimate_tokens(profile[1]) + 1
     # The session's own archives are left out: the host still holds that conversation, and a
     # resumed session's start block has its last overview (it came twice in one request).
-    own = (session_uri(store, session_id).path,) if session_id is not None else ()
-    own += _other_projects(store, asking)
+    left_out = (session_uri(store, session_id).path,) if session_id is not None else ()
+    left_out += _other_projects(store, asking)
     options = SearchOptions(
         session_id=session_id,
         mode="context",
@@ -530,7 +530,7 @@ def prompt(
         planner=False,
         min_score=min_score or None,
         full_text_only=True,
-        exclude_below=own,
+        exclude_below=left_out,
     )
     try:
         result = search(store, focus, options, indices=indices)
@@ -564,6 +564,7 @@ def _other_projects(store, session_id: str | None) -> tuple[str, ...]:
     work at hand. Without a peer nothing says which project the prompt is in: nothing is left
     out. What every project's conversations committed stays searchable: dated history, whose
     project rules the commit filed under that project's peer."""
+    from ov.errors import InvalidId
     from ov.hosts.capture import live_dir, live_sessions, read_mark, session_peer
     from ov.sessions.session import MESSAGES, session_uri
 
@@ -582,11 +583,13 @@ def _other_projects(store, session_id: str | None) -> tuple[str, ...]:
             continue  # the asking session's own (left out already, or not captured yet)
         try:
             mark = read_mark(live_dir(store) / live)
+            other = session_peer(store, live, mark)
+            if other is not None and other != peer:
+                out.append(f"{session_uri(store, live).path}/{MESSAGES}")
         except OSError:
             continue  # committed meanwhile: its conversation is history now
-        other = session_peer(store, live, mark)
-        if other is not None and other != peer:
-            out.append(f"{session_uri(store, live).path}/{MESSAGES}")
+        except InvalidId:
+            continue  # a file put there by hand, named as no session is
     return tuple(out)
 
 
