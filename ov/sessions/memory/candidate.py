@@ -19,7 +19,7 @@ from ov.sessions.memory import topics
 from ov.sessions.memory.choices import choice_probes, rivals, same_choice
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.rivals import Rivalry
-from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.supersede import NEGATIVE, POSITIVE, supersedes
 from ov.sessions.memory.systems import fact_probes
 

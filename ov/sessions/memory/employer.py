@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory.markers import CORRECTION_LEAD
-from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
 
 # A company's name: capitalised words ("Datadog", "Acme Corp", "AT&T").

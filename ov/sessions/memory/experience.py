@@ -46,7 +46,7 @@ from datetime import datetime
 from typing import Any
 
 from ov.sessions.memory import text as tx
-from ov.sessions.memory.rules import informative
+from ov.sessions.memory.statement import informative
 from ov.sessions.messages import FAILURE_SAID as _FAILED_RE
 from ov.sessions.messages import SUCCESS_SAID as _SUCCESS_RE
 from ov.sessions.messages import message_text

@@ -136,7 +136,8 @@ from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
 from ov.sessions.memory.meant import apologised, value_again, value_meant
-from ov.sessions.memory.rules import Statement, informative, points_back, statement_of
+from ov.sessions.memory.rules import points_back, statement_of
+from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import says_nothing, taken_back
 from ov.sessions.memory.systems import fact_probes

@@ -35,6 +35,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics, verbs
+from ov.sessions.memory.changes import change_match, changed_value, value_of
 from ov.sessions.memory.employer import joined_employer
 from ov.sessions.memory.instructions import (
     CONDITIONAL_STEP_RE,
@@ -49,17 +50,13 @@ from ov.sessions.memory.moves import ownership_moved, system_moved
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
-    Statement,
-    change_match,
-    changed_value,
-    informative,
     statement_of,
     team_says,
     topical,
-    value_of,
 )
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment, passing_remark
+from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.systems import (
     ADDRESS_PROBES,
     ADDRESS_RE,

@@ -12,15 +12,9 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.rules import (
-    INSTRUCTION_VERBS,
-    Statement,
-    convention,
-    informative,
-    points_back,
-    topical,
-)
+from ov.sessions.memory.rules import INSTRUCTION_VERBS, convention, points_back, topical
 from ov.sessions.memory.standing import of_the_moment
+from ov.sessions.memory.statement import Statement, informative
 
 # Whose coming act or which thing in view a condition names when it is one moment, not a kind of
 # situation: the team's ("if we move CI to Buildkite"), or what the conversation points at ("if that fails").

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory.probes import NAME_END
-from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.statement import Statement
 
 # The known tools of each kind, lower case; names of more than one word are matched whole.
 KINDS: dict[str, tuple[str, ...]] = {

@@ -20,8 +20,8 @@ import re
 from ov.sessions.memory.choices import EXCLUSIVE
 from ov.sessions.memory.kinds import KINDS
 from ov.sessions.memory.pasted import ADDRESSEES
-from ov.sessions.memory.rules import Statement
 from ov.sessions.memory.standing import TIME_WORD_RE, looks_like_name
+from ov.sessions.memory.statement import Statement
 
 # "I meant X" is about something else when X is a clause of its own ("the staging server crashed",
 # "CI is down", "it works"): a subject, then a verb, which no value of a key or a preference has.

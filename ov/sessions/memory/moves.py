@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory.rules import Statement, informative, value_of
+from ov.sessions.memory.changes import value_of
+from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.systems import (
     ADDRESS_PROBES,
     ADDRESS_RE,

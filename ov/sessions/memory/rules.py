@@ -10,10 +10,15 @@ already cleaned: fillers, asides, trailing punctuation and code spans dealt with
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics, verbs
+from ov.sessions.memory.changes import (
+    VALUE_END_RE,
+    change_match,
+    changed_value,
+    value_of,
+)
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
 from ov.sessions.memory.secrets import names_a_secret
@@ -21,17 +26,14 @@ from ov.sessions.memory.standing import (
     MY_RE,
     STANDING_KEYS,
     looks_like_name,
-    names_something,
     of_the_moment,
     on_the_table,
     passing_value,
     points_back,
     self_deprecating,
 )
+from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.supersede import supersedes
-
-# A fact longer than this is a paragraph, not a statement worth a bullet.
-MAX_OBJECT_CHARS = 240
 
 # ("I've come around to spaces" prefers them now)
 _PREFER_RE = re.compile(
@@ -46,21 +48,6 @@ _IDENTITY_RE = re.compile(r"^(?:I\s+am|I'm|Im)\s+(?P<x>(?:a|an)\s+.+)$", re.I)
 _WORK_RE = re.compile(r"^I(?:\s+work\s+(?P<prep>as|at|for|on)|(?:'m|\s+am)\s+working\s+(?P<now>at|for))\s+(?P<x>.+)$", re.I)
 _SWITCHED_RE = re.compile(
     r"^I(?:'ve|\s+have)?\s+(?:switched|changed|moved)\s+my\s+(?P<k>[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+(?:from\s+.+?\s+)?to\s+(?P<y>.+)$", re.I
-)
-# "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
-_CHANGE_FROM_TO_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went)"
-    r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
-    re.I,
-)
-# "we replaced ArgoCD with Flux", "I swapped Jest for Vitest".
-_REPLACED_RE = re.compile(
-    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)\s+(?P<new>.+)$",
-    re.I,
-)
-# "I use zsh now instead of bash", "we use Linear rather than Jira".
-_USE_INSTEAD_RE = re.compile(
-    r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
 )
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
@@ -106,16 +93,6 @@ _CANT_STAND_RE = re.compile(r"^I\s+(?:can't|cannot|can\s+not)\s+(?:stand|bear)\s
 TEAM_RE = re.compile(r"^(?:(?P<we>we)(?:\s+|(?='re\s))|our\s+team\s+|my\s+team\s+)(?P<rest>.+)$", re.I)
 # "My manager said her editor is Emacs" says nothing about the user's editor.
 _REPORTED = frozenset("said says told tells thinks thought asked asks claims claimed mentioned wrote".split())
-# A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
-# "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside). After a value " so " opens what
-# follows from it, whatever the verb ("Neovim so keep lines short", "Europe/Berlin so schedule the
-# cron for 06:00 my time", "fish so adjust the script"), but for the phrases "so" makes with the
-# word after it ("so far", "so much", "and so on").
-_SO_PHRASES = r"far|much|many|long|little|few|on|forth|called|to\s+speak|yet|often|too"
-_VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
-    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
-    rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s).*$"
-)
 # "no longer" and "not ... anymore": the statement a line used to make is no longer true.
 _NEG_VERBS = "use|prefer|like|love|enjoy|want|work|live|write|code|program"
 _NO_LONGER_RE = re.compile(rf"^(?P<who>I|we)\s+no\s+longer\s+(?P<verb>{_NEG_VERBS})\s+(?P<x>.+)$", re.I)
@@ -133,8 +110,6 @@ _NOT_IDENTITY_RE = re.compile(r"(?i)^an?\s+(?:bit|little|lot|tad|few|fan)\b")
 _PREFER_LEADS = {"prefer": "Prefers", "like": "Likes", "love": "Loves", "enjoy": "Enjoys", "dislike": "Dislikes", "hate": "Hates"}
 _PREFERENCE_VERBS = frozenset(("prefer", "like", "love", "enjoy", "want"))
 _GERUNDS = {"using": "use", "preferring": "prefer", "liking": "like", "working": "work"}
-# Objects that point at the conversation rather than state something.
-_DEICTIC = frozenset("it this that these those them you me him her us".split())
 # "my K is ..." where K is a passing thought, or the work at hand ("my output is empty", "my current
 # directory is /tmp"), not a fact about the user.
 _NOT_FACTS = frozenset(
@@ -153,28 +128,6 @@ ENTITY_CATEGORIES = {
     "manager": "people", "boss": "people", "colleague": "people", "teammate": "people", "mentor": "people",
     "product": "products", "app": "products", "service": "products",
 }
-
-
-@dataclass
-class Statement:
-    """One extracted statement, kept editable until the session is read to the end."""
-
-    memory_type: str
-    lead: str  # "Prefers ", "Works at ", "Editor: ", "" ...
-    obj: str  # what the lead is about; a correction may swap it
-    slot: tuple[str, ...]  # what a later correction of the same thing would match
-    path_fields: dict[str, str]
-    sources: list[str] = field(default_factory=list)
-    noun: str = ""  # for entities: the user's word for it ("current project")
-    fact: str = ""  # for entities: a line about it ("Runs on port 5433") instead of "The user's {noun}"
-    marked: bool = False  # a correction of nothing in this session: merge may replace a stored line
-    turn: int = 0  # which user message it came from; corrections look back one message at most
-    swap: tuple[str, str] | None = None  # (old, new): a changed value, put in place in the lines naming it
-    probes: tuple[str, ...] = ()  # stored lines this one replaces, beyond what supersede.supersedes derives
-    otherwise: str = ""  # the line to store instead when no stored line is replaced or swapped
-    only_amends: bool = False  # replaces the lines of ``probes`` or stores nothing (employer.employer_change)
-    subject: str = ""  # who said it: whose preferences a change ends (see rivals)
-    ends: str = ""  # a choice it takes back ("don't use ruff format anymore"): the lines choosing it end (see rivals)
 
 
 def statement_of(clause: str, restore, subject: str) -> Statement | None:
@@ -228,18 +181,6 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     if m := MY_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     return None
-
-
-def informative(obj: str, *, any_length: bool = False) -> bool:
-    """False for an object that only points at the conversation: "it", "that's fine", "to do this";
-    and, unless ``any_length``, for one longer than :data:`MAX_OBJECT_CHARS` (no value is that long)."""
-    words = obj.split()
-    if len(words) > 2 and words[0].lower() == "to":
-        words = words[2:]  # "to do this" points as much as "this"
-    if not words or not (any_length or len(obj) <= MAX_OBJECT_CHARS):
-        return False
-    first = re.sub(r"'s$", "", words[0].rstrip(".,;:!?"))
-    return first.lower() not in _DEICTIC or names_something([first, *(w.strip(".,;:!?") for w in words[1:])], 0)
 
 
 def _negation(clause: str, restore, subject: str) -> Statement | None:
@@ -332,7 +273,7 @@ def _possession(key: str, raw: str, restore, *, negated: bool = False) -> Statem
     shown, key = tx.key_name(key), " ".join(key.lower().split())
     if _REPORTED.intersection(key.split()) or names_a_secret(key) or of_the_moment(key):
         return None  # (and "my team this quarter is ...": a stretch of time that ends, as in the value)
-    value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
+    value = tx.without_aside(VALUE_END_RE.sub("", restore(raw)))
     if key.split()[-1] in _NOT_FACTS and not (key.split()[0] in STANDING_KEYS or _STANDING_VALUE_RE.match(value)):
         return None  # "my output is empty"; not "my home directory is /home/bob", "my output is always JSON"
     no_longer = None if negated else _MY_NOT_RE.match(value)
@@ -360,40 +301,9 @@ def team_says(team: re.Match[str], restore) -> str:
     return f"{verb[:1].lower()}{verb[1:]} {obj}".strip()
 
 
-def change_match(clause: str) -> re.Match[str] | None:
-    """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
-    said by "I" or "we" (group ``who``)."""
-    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
-
-
-def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
-    """A value that changed ("from Neovim to Zed"): stored lines naming the old value name the new
-    one; when none does, the statement itself is stored ("Switched from ...", "Team switched from ...")."""
-    old, new = value_of(match.group("old"), restore), value_of(match.group("new"), restore)
-    old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
-    if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
-        return None
-    if old.casefold().split() == new.casefold().split():
-        return None  # "from Go to Go" says no change
-    verb, rest = verbs.third_person_parts(restore(clause[match.end("who") :]))
-    said = f"{verb} {rest}".strip()
-    lead = "Team " if match.group("who").lower() == "we" else ""
-    if lead:
-        said = said[:1].lower() + said[1:]
-    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
-
-
 def _place(lead: str, raw: str, restore, *, moved: bool = False, only_amends: bool = False) -> Statement | None:
     place = place_named(value_of(raw, restore))
     if not informative(place) or (moved and not is_place(place)):
         return None  # "I moved to Python 3.12 for this script", "we moved to Vercel": what the code is on, no home
     return Statement("profile", lead, place, ("profile", "location"), {}, probes=LOCATION_LEADS,
                      otherwise=f"Moved to {place}" if moved else "", only_amends=only_amends)
-
-
-def value_of(raw: str, restore) -> str:
-    """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
-    value = tx.without_aside(_VALUE_END_RE.sub("", restore(raw)))
-    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
-                  r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
-                  r"(?:\w+|a)\s+(?:years?|months?|weeks?)\s+ago)\b.*$", "", value).strip()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
-from ov.sessions.memory.rules import Statement
+from ov.sessions.memory.statement import Statement
 
 # The things "remember that our X ..." may state a fact about: entities/systems/{X} ("the build
 # servers" too), or entities/teams/{X} for "the payments team".

@@ -1,0 +1,70 @@
+"""A value that changed, as said: "I switched from Neovim to Zed", "we replaced Jest with Vitest".
+
+The stored lines naming the old value name the new one (merge's "swap" op); :func:`value_of` is
+the value as said, without the reason, the aside or the time after it, which the other rules
+that read a value use too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ov.sessions.memory import text as tx
+from ov.sessions.memory import verbs
+from ov.sessions.memory.statement import Statement, informative
+
+# "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
+_CHANGE_FROM_TO_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|migrated|changed|gone|went)"
+    r"(?:\s+over)?\s+from\s+(?P<old>.+?)\s+to\s+(?P<new>.+)$",
+    re.I,
+)
+# "we replaced ArgoCD with Flux", "I swapped Jest for Vitest".
+_REPLACED_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)\s+(?P<new>.+)$",
+    re.I,
+)
+# "I use zsh now instead of bash", "we use Linear rather than Jira".
+_USE_INSTEAD_RE = re.compile(
+    r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
+)
+# A reason or an aside after a value is not part of it: "Vim because it's fast", "Vim, which ...",
+# "Aragorn, he grows ..." (and "Vim by the way": tx.without_aside). After a value " so " opens what
+# follows from it, whatever the verb ("Neovim so keep lines short", "Europe/Berlin so schedule the
+# cron for 06:00 my time", "fish so adjust the script"), but for the phrases "so" makes with the
+# word after it ("so far", "so much", "and so on").
+_SO_PHRASES = r"far|much|many|long|little|few|on|forth|called|to\s+speak|yet|often|too"
+VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually Emacs")
+    r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
+    rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s).*$"
+)
+
+def change_match(clause: str) -> re.Match[str] | None:
+    """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
+    said by "I" or "we" (group ``who``)."""
+    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
+
+
+def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
+    """A value that changed ("from Neovim to Zed"): stored lines naming the old value name the new
+    one; when none does, the statement itself is stored ("Switched from ...", "Team switched from ...")."""
+    old, new = value_of(match.group("old"), restore), value_of(match.group("new"), restore)
+    old = re.sub(r"(?i)^(?:the|my|our)\s+", "", old)
+    if not informative(new) or not informative(old) or len(old.split()) > 4 or len(new.split()) > 6:
+        return None
+    if old.casefold().split() == new.casefold().split():
+        return None  # "from Go to Go" says no change
+    verb, rest = verbs.third_person_parts(restore(clause[match.end("who") :]))
+    said = f"{verb} {rest}".strip()
+    lead = "Team " if match.group("who").lower() == "we" else ""
+    if lead:
+        said = said[:1].lower() + said[1:]
+    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
+
+
+def value_of(raw: str, restore) -> str:
+    """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
+    value = tx.without_aside(VALUE_END_RE.sub("", restore(raw)))
+    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
+                  r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
+                  r"(?:\w+|a)\s+(?:years?|months?|weeks?)\s+ago)\b.*$", "", value).strip()
