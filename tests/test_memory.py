@@ -459,6 +459,16 @@ def test_extraction_negative(text):
     assert extracted(text) == []
 
 
+@pytest.mark.parametrize("word, base", [
+    ("deploying", "deploy"), ("annotates", "annotate"), ("rebased", "rebase"), ("shipping", None), ("pinned", "pin"),
+    ("wrapping", "wrap"), ("retries", "retry"), ("broke", "break"), ("evening", None), ("bring", None), ("ceiling", None),
+])
+def test_the_base_form_of_a_verb_of_the_work(word, base):
+    from ov.sessions.memory import verbs
+
+    assert verbs.base_form(word) == base
+
+
 @pytest.mark.parametrize(
     "verb, past, third",
     [("understood", True, "understood"), ("forgot", True, "forgot"), ("used", True, "used"), ("need", False, "needs"),
@@ -740,6 +750,13 @@ def test_first_person_voiced(person, text, expected):
     # only the first clause's words (found by an audit: "tabs, my editor is Emacs" was tabs_my_editor)
     ("tabs, my editor is Emacs", "tabs"), ("tabs - said no one ever", "tabs"), ("tabs; they line up", "tabs"),
     ("Go, which compiles fast", "go"), ("short, focused commits", "short_focused_commits"),
+    # a verb of the work names its topic in its base form, whatever form it was said in (found by an
+    # audit: "I prefer running tests with pytest -x" was running_tests.md beside run_tests.md)
+    ("writing docs before code", "write_docs"), ("caching API responses", "cache_api_responses"),
+    ("committing early and often", "commit_early"), ("Squashing commits before merge", "squash_commits"),
+    # ... not a word no such verb makes, nor a first word in -s or -ed (a plural, an adjective)
+    ("morning standups", "morning_standups"), ("string formatting", "string_formatting"), ("typed Python", "typed_python"),
+    ("tests in CI", "tests"),
 ])
 def test_a_topic_starts_with_no_qualifier(text, topic):
     from ov.sessions.memory import topics
@@ -752,6 +769,7 @@ def test_a_topic_starts_with_no_qualifier(text, topic):
     ("C++ for systems code", (("c++",), "C++")), ("C# for games", (("c#",), "C#")),
     ("na\u00efve Bayes", (("na_ve_bayes", "nai_ve_bayes"), "na\u00efve")),
     ("Make over CMake", (("cmake",), "Make")),  # before "over" was read
+    ("reviewing PRs daily", (("reviewing_prs_daily",), "reviewing")),  # before a verb's base form named it
     ("tabs over spaces", None), ("C", None), ("\u0442\u0430\u0431\u044b", None),  # the same name, or none an older ov gave
 ])
 def test_the_topic_an_older_ov_gave(text, former):

@@ -1401,6 +1401,16 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/offsite.md": "- The offsite is on April 14th",
                   f"events/{TODAY:%Y/%m/%d}/migration.md": "- The migration is on Sept 9"}, None,
                  id="a-day-is-no-version-a-note-of-it-is-filed-under-the-day-said"),
+    # (audit) a verb's forms name one topic: "I prefer running tests ..." was running_tests.md beside run_tests.md
+    pytest.param(["Lint with ruff before committing", "I prefer linting with ruff --fix"],
+                 {"preferences/default/lint.md": "- Lint with ruff before committing\n- Prefers linting with ruff --fix"}, None,
+                 id="an-ing-form-files-under-the-verbs-topic"),
+    pytest.param(["I like reviewing PRs in the morning", "Always review PRs before lunch"],
+                 {"preferences/default/review_prs.md": "- Likes reviewing PRs in the morning\n- Always review PRs before lunch"}, None,
+                 id="an-instruction-files-under-the-ing-forms-topic"),
+    pytest.param([("stored", "preferences/default/running_tests.md", "- Prefers running tests in parallel"), "I enjoy running tests with xdist"],
+                 {"preferences/default/running_tests.md": "- Prefers running tests in parallel\n- Enjoys running tests with xdist"}, None,
+                 id="a-topic-named-by-its-ing-form-before-is-still-found"),
 ]
 
 

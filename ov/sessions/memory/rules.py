@@ -34,6 +34,7 @@ from ov.sessions.memory.standing import (
 )
 from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.supersede import supersedes
+from ov.sessions.memory.verbs import INSTRUCTION_VERBS
 
 # ("I've come around to spaces" prefers them now)
 _PREFER_RE = re.compile(
@@ -74,13 +75,7 @@ _CALL_ME_RE = re.compile(
     r"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})$"
 )
 # An instruction that stands: "Always use type hints", "Never push directly to main". Only with a
-# verb of the work: "never give up", "always up for it", "never saw this coming" are talk.
-INSTRUCTION_VERBS = (
-    "use|run|write|add|put|commit|push|merge|squash|rebase|test|format|lint|check|include|keep|name|ask|document|"
-    "comment|log|import|return|raise|catch|handle|mock|delete|remove|edit|modify|touch|change|deploy|update|create|"
-    "make|prefer|pin|install|upgrade|skip|disable|enable|reply|answer|explain|show|print|wrap|sort|indent|quote|"
-    "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
-)
+# verb of the work (verbs.INSTRUCTION_VERBS): "never give up", "always up for it", "never saw this coming" are talk.
 _STANDING_RE = re.compile(rf"^(?:please\s+)?(?P<adv>always|never)\s+(?P<x>(?:{INSTRUCTION_VERBS})\s+.+)$", re.I)
 _INSTRUCTION_RE = re.compile(rf"(?:{INSTRUCTION_VERBS})\s", re.IGNORECASE)
 # More ways of liking: "I can't stand Java", "I'm not a fan of meetings".

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.verbs import base_form
 from ov.uri import nfc
 
 # Who says a note, with the verb it opens on ("I'm on call", "we've got a cold"): no word of what it is about.
@@ -86,7 +87,8 @@ def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
     and spelled out C++), when not :func:`slug`'s, and the word as typed that a file of such a
     name must mention to be this topic's: "café over tea" was ``caf`` typed composed and ``cafe``
     decomposed (only ASCII letters and digits made words), "C++ for systems code" ``c++`` (a file
-    ``c.md``, which "C" and "C#" shared: hence the word); "Make over CMake" was ``cmake``."""
+    ``c.md``, which "C" and "C#" shared: hence the word); "Make over CMake" was ``cmake``; "running
+    tests" was ``running_tests`` (before :func:`_activity`)."""
     import unicodedata
 
     new = slug(text)
@@ -94,14 +96,16 @@ def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
     typed = _spelled(text)
     for form in ("NFC", "NFD", None):
         words = typed if form is None else [w.strip(".'-") for w in re.findall(r"[a-z0-9][a-z0-9+#.'-]*", unicodedata.normalize(form, text).lower())]
-        if (old := _topic(words, "general", alternative=False)) not in (new, "general", *names):
+        if (old := _topic(words, "general", alternative=False, activity=False)) not in (new, "general", *names):
             names.append(old)
+    if (said := _topic(typed, "general", activity=False)) not in (new, "general", *names):
+        names.append(said)  # "running_tests", before a topic was named by its verb's base form
     typed = [w.lstrip("+#.'-").strip(".'-") for w in _slug_words(nfc(text))]
-    word = next((w for w in typed if _slug_word(w).lower() == new.split("_")[0]), None)
+    word = next((w for w in typed if _activity(_slug_word(w).lower()) == new.split("_")[0]), None)
     return (tuple(names), word) if names and word else None
 
 
-def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
+def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activity: bool = True) -> str:
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
     start = 0
     while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start)):
@@ -121,8 +125,16 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True) -> str:
         titled = typed_word[:1].isupper() and typed[n - 1][:1].isupper()
         if (kept and word in _SLUG_CUT and not titled) or len(kept) == SLUG_MAX_WORDS:
             break
-        kept.append(word)
+        kept.append(_activity(word) if activity and not kept else word)
     return "_".join(kept) or fallback
+
+
+def _activity(word: str) -> str:
+    """A topic's first word as the verb it names: "running tests" is about what "run tests" is
+    (one file for "I prefer running tests with pytest" and "Run tests with pytest"). Only an -ing
+    form: a first word in -s or -ed is a plural or an adjective there ("tests in CI", "typed
+    Python"), and a word no verb of the work makes ("morning", "string") stays as it is."""
+    return (base_form(word) or word) if word.endswith("ing") else word
 
 
 def _names_a_thing(typed: list[str], at: int) -> bool:

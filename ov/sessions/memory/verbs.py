@@ -14,6 +14,19 @@ _IRREGULAR_3RD = {
     "don't": "does not", "dont": "does not", "can't": "cannot", "cant": "cannot", "won't": "will not",
     "'m": "is", "'ve": "has", "'ll": "will", "'d": "would",
 }
+# The verbs of the work: an instruction opens on one ("Always use type hints", "Never push to main").
+INSTRUCTION_VERBS = (
+    "use|run|write|add|put|commit|push|merge|squash|rebase|test|format|lint|check|include|keep|name|ask|document|"
+    "comment|log|import|return|raise|catch|handle|mock|delete|remove|edit|modify|touch|change|deploy|update|create|"
+    "make|prefer|pin|install|upgrade|skip|disable|enable|reply|answer|explain|show|print|wrap|sort|indent|quote|"
+    "type|annotate|prefix|end|start|open|close|call|break|split|read|store|cache|retry|validate|review|leave"
+)
+_WORK_VERBS = frozenset(INSTRUCTION_VERBS.split("|"))
+# The forms of those verbs that no suffix rule reaches (see base_form).
+_IRREGULAR_BASE = {
+    "ran": "run", "wrote": "write", "written": "write", "made": "make", "kept": "keep", "broke": "break", "broken": "break",
+    "left": "leave", "shown": "show",
+}
 # Irregular past-tense forms ("-ed" covers the rest, see is_past).
 _PAST = frozenset(
     "was were had did went made said got took came saw knew thought wrote ran built left bought told found gave began "
@@ -78,3 +91,27 @@ def is_past(verb: str) -> bool:
     """Whether ``verb`` is a past-tense form: "understood", "used"; not "need" or "embed"."""
     lower = verb.lower()
     return lower in _PAST or (lower.endswith("ed") and not lower.endswith("eed") and lower not in _NOT_PAST_ED)
+
+
+def base_form(word: str) -> str | None:
+    """The base form of a form of a verb of the work (:data:`INSTRUCTION_VERBS`), None for any
+    other word: "running" -> "run", "writes" -> "write", "committed" -> "commit", "modifies" ->
+    "modify", "wrote" -> "write"; "morning", "string" and "thing" are no such form.
+
+    A suffix rule (-ing, -s, -es, -ed, with a doubled consonant or a dropped "e" or "y" put back)
+    proposes a base form, and only a verb of the work is one: the list already names the verbs
+    instructions are said with, so no list of all English verbs is needed."""
+    lower = word.lower()
+    if lower in _WORK_VERBS or lower in _IRREGULAR_BASE:
+        return _IRREGULAR_BASE.get(lower, lower)
+    for suffix in ("ing", "ies", "ied", "es", "ed", "s"):
+        stem = lower[: -len(suffix)]
+        if not lower.endswith(suffix) or len(stem) < 2:
+            continue
+        if suffix in ("ies", "ied"):
+            tried: tuple[str, ...] = (stem + "y",)
+        else:
+            tried = (stem, stem + "e", stem[:-1] if stem[-1] == stem[-2] else stem)  # "running" -> run, "writing" -> write
+        if base := next((verb for verb in tried if verb in _WORK_VERBS), None):
+            return base
+    return None
