@@ -757,11 +757,26 @@ def test_first_person_voiced(person, text, expected):
     # ... not a word no such verb makes, nor a first word in -s or -ed (a plural, an adjective)
     ("morning standups", "morning_standups"), ("string formatting", "string_formatting"), ("typed Python", "typed_python"),
     ("tests in CI", "tests"),
+    # no clause's tail ("even though", "only when") and no clause after a comma telling what happened
+    # (found by an audit: tabs_even_though.md, pnpm_npm_broke.md)
+    ("tabs although the linter complains", "tabs"), ("dark mode only when coding", "dark_mode"), ("rebasing except on main", "rebase"),
+    ("Postgres, MySQL crashed twice", "postgres"), ("small, carefully reviewed PRs", "small_carefully_reviewed"),
 ])
 def test_a_topic_starts_with_no_qualifier(text, topic):
     from ov.sessions.memory import topics
 
     assert topics.slug(text) == topic
+
+
+@pytest.mark.parametrize("text, name", [
+    ("Redis went down during the demo", "redis"), ("the nightly job crashed again", "nightly_job"),
+    ("Merged the auth refactor yesterday", "auth_refactor"), ("Priya joined the team", "priya"), ("Alfred resigned", "alfred"),
+    ("a hundred users signed up", "hundred_users"), ("Ted is out sick", "ted"),
+])
+def test_an_events_name_holds_no_verb_of_what_happened(text, name):
+    from ov.sessions.memory import topics
+
+    assert topics.event_name(text) == name
 
 
 @pytest.mark.parametrize("text, former", [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory.verbs import base_form
+from ov.sessions.memory.verbs import base_form, is_past
 from ov.uri import nfc
 
 # Who says a note, with the verb it opens on ("I'm on call", "we've got a cold"): no word of what it is about.
@@ -18,8 +18,11 @@ _SLUG_SKIP = _SPEAKERS | frozenset(
 _SLUG_CUT = frozenset(
     "over than instead because when whenever while if unless for in on at with without before after rather "
     "so but and or not from by during since as whereas via into onto is are was were will would has have had "
-    "can should must needs need e.g i.e etc vs".split()
+    "can should must needs need e.g i.e etc vs though although till until except uses".split()
 )
+# Words that say how far the qualifier after them holds ("tabs even though ...", "tabs only when
+# ...", "ruff especially for CI"): they start it, and are no word of the topic.
+_BEFORE_CUT = frozenset("even only just especially particularly mostly mainly usually generally also still except".split())
 # Words that start the alternative of a preference ("X over Y"): never where its topic starts.
 _ALTERNATIVE = frozenset(("over", "instead", "rather", "than"))
 # The words of _SLUG_SKIP that never name a thing (the others are verbs, as a tool may be named: Make).
@@ -53,7 +56,31 @@ def slug(text: str, fallback: str = "general") -> str:
     share one file. Only the words of the first clause count: "tabs, my editor is Emacs" is
     ``tabs``, as "tabs - said no one ever" and "tabs; they line up" are.
     """
-    return _topic(_spelled(_CLAUSE_END_RE.split(text, maxsplit=1)[0]), fallback)
+    return _topic(_spelled(_first_clause(text)), fallback)
+
+
+def _first_clause(text: str) -> str:
+    """The words of ``text`` up to where another clause starts: :data:`_CLAUSE_END_RE`, or a comma
+    before a subject and its verb in the past ("pnpm, npm broke too often", "Vim, Emacs felt
+    slow"), not a list of qualities ("short, focused commits", "small, well tested PRs")."""
+    first = _CLAUSE_END_RE.split(text, maxsplit=1)[0]
+    for comma in re.finditer(r",\s*", first):
+        words = first[comma.end() :].split()[:3]
+        subject = words[:1] if len(words) > 1 and _is_event_verb(words[1]) else words[:2] if len(words) > 2 and _is_event_verb(words[2]) else []
+        if subject and not any(w.lower().endswith("ly") or w.lower() in ("well", "very", "not") for w in subject):
+            return first[: comma.start()]
+    return first
+
+
+def _is_event_verb(word: str, *, first: bool = False, after: str = "") -> bool:
+    """Whether ``word`` as typed is a verb telling what happened: in the past ("broke", "met",
+    "failed"; not "need", "embed", nor a short "-ed" word: "red", "bed"), and in lower case, as a
+    capital makes it a name's ("Fred", "Ted"), but for the ``first`` word of a text, whose capital
+    is the sentence's unless the word ``after`` it is the verb ("Shipped the fix", "Ahmed fixed it")."""
+    bare = word.rstrip(".,;:!?").lower()
+    if not is_past(bare) or (bare.endswith("ed") and len(bare) < 5):
+        return False
+    return word[:1].islower() or (first and not _is_event_verb(after))
 
 
 # What says when, not what: a dated note is filed under its day (events/YYYY/MM/DD/) and its text
@@ -67,8 +94,11 @@ _WHEN_RE = re.compile(
 
 def event_name(text: str) -> str:
     """A dated note's name: the :func:`slug` of its text without the days it names ("dentist
-    tomorrow (2026-12-06) at 3pm" -> ``dentist``; "the deploy failed today" -> ``deploy_failed``)."""
-    return slug(_WHEN_RE.sub(" ", text), fallback="note")
+    tomorrow (2026-12-06) at 3pm" -> ``dentist``), and without the verb of what happened: it names
+    what it happened to ("the deploy failed today" -> ``deploy``, "pnpm/npm broke the build" ->
+    ``pnpm_npm``; "shipped the billing rewrite" -> ``billing_rewrite``)."""
+    when = _WHEN_RE.sub(" ", text)
+    return _topic(_spelled(_first_clause(when)), "note", said=when)
 
 
 def names_topic(text: str, topic: str) -> bool:
@@ -105,10 +135,14 @@ def former_slug(text: str) -> tuple[tuple[str, ...], str] | None:
     return (tuple(names), word) if names and word else None
 
 
-def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activity: bool = True) -> str:
+def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activity: bool = True, said: str = "") -> str:
+    """The topic of the words ``typed``; ``said``: the text of an event they are from, whose verbs
+    in the past are no words of its name (see :func:`event_name`)."""
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
+    words = said.split()
+    happened = {w for n, w in enumerate(words) if _is_event_verb(w, first=not n, after=" ".join(words[n + 1 : n + 2]))}
     start = 0
-    while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start)):
+    while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start) or typed[start] in happened):
         if alternative and start and typed[start].lower() in _ALTERNATIVE and _names_a_thing(typed, start - 1):
             # "Make over CMake", "using Make instead of CMake": what comes after "over" is what
             # the user does not prefer, so the word passed over was the topic, a name after all.
@@ -123,8 +157,10 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activit
         word = typed_word.lower()
         # A capitalised word after a capitalised one goes on with a title ("This Is Us"), cut word or not.
         titled = typed_word[:1].isupper() and typed[n - 1][:1].isupper()
-        if (kept and word in _SLUG_CUT and not titled) or len(kept) == SLUG_MAX_WORDS:
+        if (kept and word in _SLUG_CUT and not titled) or len(kept) == SLUG_MAX_WORDS or (kept and typed_word in happened):
             break
+        if kept and word in _BEFORE_CUT and n + 1 < len(typed) and typed[n + 1].lower() in _SLUG_CUT:
+            break  # "tabs even though ...": the qualifier starts at "even"
         kept.append(_activity(word) if activity and not kept else word)
     return "_".join(kept) or fallback
 

@@ -41,7 +41,7 @@ _UNCHANGED = frozenset(("can", "could", "will", "would", "shall", "should", "mus
 # Adverbs without -ly that stand before a verb ("I often pair", "we also use").
 _ADVERBS = frozenset(("always", "never", "often", "sometimes", "seldom", "also", "still", "just", "already", "even", "only", "ever"))
 # "-ed" words that are no past tense ("I need", "I embed").
-_NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed"))
+_NOT_PAST_ED = frozenset(("embed", "shed", "shred", "wed", "bed", "hundred", "sacred", "naked", "wicked", "kindred"))
 
 
 def third_person_parts(rest: str) -> tuple[str, str]:
