@@ -1411,6 +1411,15 @@ CASES = [
     pytest.param([("stored", "preferences/default/running_tests.md", "- Prefers running tests in parallel"), "I enjoy running tests with xdist"],
                  {"preferences/default/running_tests.md": "- Prefers running tests in parallel\n- Enjoys running tests with xdist"}, None,
                  id="a-topic-named-by-its-ing-form-before-is-still-found"),
+    # (audit) "We moved our office to Lisbon" was entities/systems/office.md: a place of the team's that
+    # moved to another is a note of what happened; a system's move (a name of its own) is still its card's
+    pytest.param(["Our studio moved to Berlin", "We've moved our HQ to the Netherlands", "We moved our Grafana to Frankfurt"],
+                 {f"events/{TODAY:%Y/%m/%d}/studio.md": "- Our studio moved to Berlin",
+                  f"events/{TODAY:%Y/%m/%d}/hq_to_netherlands.md": "- We've moved our HQ to the Netherlands",
+                  "entities/systems/grafana.md": "# Grafana\n\n- Moved to Frankfurt"}, None,
+                 id="a-teams-place-moved-to-a-city-is-a-note-not-a-system"),
+    pytest.param([["Our lab moved to Cambridge.", "I prefer tabs."]], {"preferences/default/tabs.md": "- Prefers tabs"}, None,
+                 id="a-teams-place-moved-in-a-session-is-not-kept-unasked"),
 ]
 
 

@@ -46,7 +46,7 @@ from ov.sessions.memory.instructions import (
     wish,
 )
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
-from ov.sessions.memory.moves import ownership_moved, system_moved
+from ov.sessions.memory.moves import ownership_moved, place_moved, system_moved
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
@@ -150,6 +150,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         or _system_fact(body, restore)
         or _address_fact(body, restore)
         or system_moved(body, restore)
+        or place_moved(body, restore)
         or _team_system(body, restore)
         or ownership_moved(body, restore)
         or joined_employer(body, restore)

@@ -6,14 +6,19 @@ address too, which was the old one's (a move to a region or to a folder of the r
 
 A role is no system: "our CTO moved to Google" says a person left, and the role stays the team's,
 held by someone else; asked to be remembered, it is a dated note of what happened, never a card
-(entities/systems/cto.md would tell every later session the CTO is at Google).
+(entities/systems/cto.md would tell every later session the CTO is at Google). Nor is a place of the
+team's that moved to another place ("we moved our office to Lisbon", "our HQ moved to Austin, TX"):
+no code runs there, and it is no fact of the user's own; it is a dated note of what happened too
+(:func:`place_moved`).
 """
 
 from __future__ import annotations
 
 import re
 
+from ov.sessions.memory import topics
 from ov.sessions.memory.changes import value_of
+from ov.sessions.memory.places import is_place
 from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.systems import (
     ADDRESS_PROBES,
@@ -74,12 +79,28 @@ def ownership_moved(body: str, restore) -> Statement | None:
     return fact
 
 
+def place_moved(body: str, restore) -> Statement | None:
+    """"We moved our office to Lisbon", "our HQ moved to Austin, TX": a place of the team's (a thing
+    named by a word, not a system's and not a name of its own: "our Redis moved to Frankfurt" is a
+    system's move) moved to a place (:func:`ov.sessions.memory.places.is_place`), as a dated note."""
+    match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
+    new = value_of(match.group("new"), restore) if match else ""
+    if not match or not is_place(new) or re.match(rf"{DAY_NAME}\b", new):
+        return None  # ("our standup moved to Thursday": a day, when the team meets, is no place)
+    name = match.group("name")
+    site = name[:1].islower() or (name.isupper() and len(name) <= 3)  # "office", "HQ"; not "Redis", "AWS Lambda"
+    if names_a_system(name.split()[-1]) or not site or name.split()[0].lower() in NOT_NAMES:
+        return None
+    note = restore(body)
+    return Statement("events", "", note, ("events", topics.event_name(note)), {})
+
+
 def system_moved(body: str, restore) -> Statement | None:
     """"we moved CI to Buildkite", "the staging server moved to staging2.internal:9443" ->
     entities/systems/ci.md: "Moved to Buildkite", in place of where it ran (its address too)."""
     match = _SYSTEM_MOVED_RE.match(body) or _MOVED_ITSELF_RE.match(body)
-    if not match:
-        return None
+    if not match or place_moved(body, restore):
+        return None  # (a place of the team's moved to another: a note)
     name, new = restore(match.group("name")), value_of(match.group("new"), restore)
     kept_in_files = name.split()[-1].lower().removesuffix("s") in FILE_NOUNS
     if not informative(new) or (_CODE_PATH_RE.match(new) and not kept_in_files) or not _moved_system(match, name, new):
