@@ -60,7 +60,7 @@ remember (that) / note that / keep in     X is read by the rules above; else a f
 mind that / don't forget (that) X;        the team, an instruction, a first-person fact, or a dated
 X, remember that; X. Remember that.       note in events/ (see :mod:`ov.sessions.memory.facts`)
 remember to / don't forget to X           preferences: "Remember to X"
-actually X / correction: X / scratch      corrects the statement it refers to (see _correct);
+actually X / correction: X / scratch      corrects the statement it refers to (see corrections);
 that, X / I was wrong, X / no wait, X /   after a lead "it's X" is "I meant X", and so is a
 update: X / no, I meant X / I meant X;    name alone after "sorry, " (:mod:`meant`)
 correction to what I said before: X;
@@ -122,29 +122,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from ov.sessions.memory import casual, kinds, quoted
 from ov.sessions.memory import text as tx
-from ov.sessions.memory import topics
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
+from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
 from ov.sessions.memory.facts import remembered, without_ask
 from ov.sessions.memory.instructions import CONDITIONAL_STEP_RE, is_reversal, with_alternatives
 from ov.sessions.memory.markers import CORRECTION_LEAD, as_instruction, restated_change, unmark
-from ov.sessions.memory.meant import apologised, value_again, value_meant
+from ov.sessions.memory.meant import apologised, value_again
 from ov.sessions.memory.rules import points_back, statement_of
-from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import says_nothing, taken_back
+from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.systems import fact_probes
 from ov.sessions.messages import message_text
 
-# "No, I meant X": a longer X is a new thought, not a swapped word.
-MAX_FRAGMENT_WORDS = 6
 DEFAULT_SUBJECT = "user"
 
 _CORRECTION_RES = (
@@ -187,7 +184,7 @@ def extract_explicit(
         if message.get("role") != "user":
             continue
         turn += 1
-        ctx = _Context(subject, str(message.get("id") or ""), turn, asked, unread)
+        ctx = Context(subject, str(message.get("id") or ""), turn, asked, unread)
         masked, spans = tx.strip_code(message_text(message, said_only=True))
         masked = casual.spelled_out(quoted.mask_quoted(masked, spans))
         if asked:
@@ -208,7 +205,7 @@ def extract_explicit(
                 sentence = f"Remember that {trailing.group('x')}"
             previous = sentence
             if (change := employer_change(sentence, restore, asked=asked)) is not None:
-                _add(change, ctx, found)
+                add(change, ctx, found)
                 continue
             marker = ""
             for clause in tx.clauses(new_employer(restated_change(sentence))):
@@ -240,18 +237,7 @@ def _restorer(spans: list[str], day: datetime):
     return restore
 
 
-@dataclass(frozen=True)
-class _Context:
-    """Where a statement was made: its subject, message and turn."""
-
-    subject: str
-    msg_id: str
-    turn: int
-    asked: bool = False  # given to be remembered: see extract_explicit
-    unread: list[str] | None = None  # collects the clauses no rule reads: see extract_explicit
-
-
-def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) -> None:
+def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> None:
     if states_a_secret(restore(clause)):
         # Whatever a rule would make of it ("Pass: ...", "Login is admin / ...", a corrected
         # value): a memory is given to every later session. Restored, since a secret may be quoted.
@@ -263,25 +249,25 @@ def _read_clause(clause: str, restore, ctx: _Context, found: list[Statement]) ->
             said_meant = bool(re.search(r"(?i)\bI\s+mean", clause[: match.start("x")]))
             body = unmark(match.group("x"))[0]
             again = value_again(body)  # "actually no, it's Helix" says "I meant Helix"
-            _correct(again or body, restore, ctx, found, fragments=said_meant or again is not None)
+            correct(again or body, restore, ctx, found, _read, fragments=said_meant or again is not None)
             return
     if (meant := apologised(clause, found[-1] if found else None)) is not None:  # "Sorry, MySQL" too
-        _correct(meant, restore, ctx, found, fragments=True)
+        correct(meant, restore, ctx, found, _read, fragments=True)
         return
     if says_nothing(without_ask(clause)):
         return  # "I think so", "I guess": an answer to something else, nothing of its own to keep
     plain, changed = unmark(clause)
     if changed:  # "my editor is Vim now" corrects like "actually, my editor is Vim"
-        _correct(plain, restore, ctx, found, fragments=False)
+        correct(plain, restore, ctx, found, _read, fragments=False)
         return
     statement = _read(clause, restore, ctx)
     if statement is not None:
-        _add(statement, ctx, found)
+        add(statement, ctx, found)
     elif ctx.unread is not None and informative(clause, any_length=True) and re.search(r"\w", clause) and not CONDITIONAL_STEP_RE.match(without_ask(clause)):
         ctx.unread.append(clause)
 
 
-def _read(clause: str, restore, ctx: _Context) -> Statement | None:
+def _read(clause: str, restore, ctx: Context) -> Statement | None:
     statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
     if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ")):
@@ -306,7 +292,7 @@ _IN_VIEW_RE = re.compile(r"(?i)\b(?:(?:for|in|on|across)\s+(?:this|that|these|th
 _NAMED_RE = re.compile(r"[.:/\d]|(?<!^)\b[A-Z]")
 
 
-def _change(clause: str, restore, ctx: _Context) -> Statement | None:
+def _change(clause: str, restore, ctx: Context) -> Statement | None:
     """In a session, what corrects a stored memory as ``ov remember`` would read it: the team's switch
     of a tool ("we switched from ruff to black", stored as it is) and a system's new place or address
     ("the staging server moved to ...", "the staging server is ..."), which only replaces the stored
@@ -328,72 +314,3 @@ def _change(clause: str, restore, ctx: _Context) -> Statement | None:
         statement.probes, statement.only_amends = probes, True
         return statement
     return None
-
-
-def _add(statement: Statement, ctx: _Context, found: list[Statement]) -> None:
-    statement.sources.append(ctx.msg_id)
-    statement.turn, statement.subject = ctx.turn, ctx.subject
-    found.append(statement)
-
-
-def _correct(body: str, restore, ctx: _Context, found: list[Statement], *, fragments: bool) -> None:
-    """Apply "actually X" (or "X now", "X instead", ...): X replaces the statement it corrects, or stands alone.
-
-    A correction refers to something just said, so only statements from this
-    user message or the one before are corrected, except for a statement
-    about the very same thing (same preference topic, profile key, entity
-    kind or note), which is corrected however far back it was made.
-
-    When X is a whole statement, it corrects the latest statement about the
-    same thing; failing that, for preferences and notes, whose topics are
-    guessed from their wording, the latest recent statement of the same type
-    and lead ("Prefers tabs" for "actually, I prefer spaces"). The corrected
-    statement takes X's wording and X's file: "I prefer tabs. Actually, I
-    prefer spaces." is one preference, filed under spaces. With nothing to
-    correct, X is kept; a statement other than a note then carries an
-    "Actually," marker so that merging replaces the stored line it
-    contradicts. When X is only a short fragment after "I meant" ("no, I meant
-    spaces"), it replaces the object of the latest recent statement that has
-    one ("Prefers tabs" -> "Prefers spaces", now under spaces) when it can be
-    its value (:func:`ov.sessions.memory.meant.value_meant`); any other fragment is dropped.
-    """
-    body = tx.without_fillers(body)
-    recent = [s for s in found if s.turn >= ctx.turn - 1]
-    new = _read(body, restore, ctx)
-    new = (kinds.as_kind(new) or new) if new is not None else None  # "I'm on nushell now": the shell, whatever its key
-    if new is None:
-        _swap_fragment(restore(body), recent, ctx, fragments)
-        return
-    target = next((s for s in reversed(found) if s.slot == new.slot), None)
-    if target is None and new.memory_type in ("preferences", "events"):
-        target = next((s for s in reversed(recent) if s.memory_type == new.memory_type and s.lead == new.lead), None)
-    if target is None:
-        new.marked = new.memory_type != "events"
-        _add(new, ctx, found)
-        return
-    target.lead, target.obj, target.noun, target.fact = new.lead, new.obj, new.noun, new.fact
-    target.slot, target.path_fields = new.slot, new.path_fields
-    target.sources.append(ctx.msg_id)
-    if any(s.ends or s.swap for s in found[found.index(target) + 1 :]):
-        found.append(found.pop(found.index(target)))  # said again after what ended it: it holds after that
-
-
-def _swap_fragment(fragment: str, recent: list[Statement], ctx: _Context, fragments: bool) -> None:
-    target = recent[-1] if recent and fragments else None
-    if target is None or not informative(fragment) or len(fragment.split()) > MAX_FRAGMENT_WORDS:
-        return
-    if not (target.lead or target.memory_type == "entities") or target.fact:
-        return
-    fragment = value_meant(fragment, target)
-    if fragment is None:
-        return
-    if target.lead.lower() == "is " and not re.match(r"(?i)an?\s", fragment):
-        fragment = ("an " if fragment[:1].lower() in "aeiou" else "a ") + fragment
-    if target.memory_type == "entities":
-        target.obj = re.sub(r"(?i)^(?:called|named|the)\s+", "", fragment)
-    else:
-        target.obj = fragment
-    if target.memory_type == "preferences" and not target.lead.startswith(("Always ", "Never ")):
-        topic = topics.slug(fragment)  # the file is named for what the preference now says
-        target.slot, target.path_fields = ("preferences", topic), {**target.path_fields, "topic": topic}
-    target.sources.append(ctx.msg_id)
