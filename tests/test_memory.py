@@ -704,7 +704,11 @@ def test_a_sentence_that_takes_itself_back(sentence, following, back):
     "sentence, parts",
     [("I prefer tabs, my editor is Emacs", ["I prefer tabs", "my editor is Emacs"]), ("I like jazz, I hate Java", ["I like jazz", "I hate Java"]),
      ("Actually, I prefer tabs", ["Actually, I prefer tabs"]), ("I was wrong, my editor is Vim", ["I was wrong, my editor is Vim"]),
-     ("I mean, I prefer tabs", ["I mean, I prefer tabs"]), ("No, I meant spaces", ["No, I meant spaces"])],
+     ("I mean, I prefer tabs", ["I mean, I prefer tabs"]), ("No, I meant spaces", ["No, I meant spaces"]),
+     # a clause of the project at hand is one of its own; the project as a thing liked is not
+     ("I want tests first, whereas this project writes them last", ["I want tests first", "this project writes them last"]),
+     ("I use pnpm but in the current repo we use yarn", ["I use pnpm", "in the current repo we use yarn"]),
+     ("I like this repo and its tests", ["I like this repo and its tests"]), ("I enjoy working in this codebase", ["I enjoy working in this codebase"])],
 )
 def test_a_comma_splits_after_a_first_person_clause(sentence, parts):
     from ov.sessions.memory import text as tx

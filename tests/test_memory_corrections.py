@@ -1420,6 +1420,14 @@ CASES = [
                  id="a-teams-place-moved-to-a-city-is-a-note-not-a-system"),
     pytest.param([["Our lab moved to Cambridge.", "I prefer tabs."]], {"preferences/default/tabs.md": "- Prefers tabs"}, None,
                  id="a-teams-place-moved-in-a-session-is-not-kept-unasked"),
+    # (audit) a statement of the user's own and one of the project at hand in one sentence are two
+    pytest.param(["I like small PRs, while this monorepo's CI runs Bazel"],
+                 {"preferences/default/small_prs.md": "- Likes small PRs", "profile.md": "- This monorepo's CI runs Bazel"}, None,
+                 id="a-clause-of-this-repo-is-split-from-the-users-own"),
+    # ... and a sentence asked to be remembered in a session is asked for each of its clauses
+    pytest.param([["Remember that I prefer dark mode and I use tmux for everything."]],
+                 {"preferences/default/dark_mode.md": "- Prefers dark mode", "profile.md": "- Uses tmux for everything"}, None,
+                 id="each-clause-of-a-sentence-asked-to-be-remembered-is-asked"),
 ]
 
 

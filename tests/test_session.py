@@ -1463,6 +1463,22 @@ def test_every_session_command_gives_the_id_as_session_and_the_uri_as_uri(ov):
     assert [(r.json["result"]["session"], r.json["result"]["uri"]) for r in results] == [("s1", uri)] * len(results)
 
 
+def test_a_sentence_of_the_users_own_and_of_this_repo_is_split_between_the_user_and_the_peer(ov, ov_home):
+    # An audit: "I like short commit messages, and this repo uses conventional commits" went whole to the peer.
+    memories = ov_home / "accounts/default/user/default"
+    said = ["remember that I prefer squash merges, but this codebase uses merge commits",
+            "note that my shell is fish, and in this project we pin every dependency"]
+    for text in said:
+        assert ov("session", "add", "s", "--peer", "payments", "--text", text).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    mine = "".join(p.read_text() for p in (memories / "memories").rglob("*.md"))
+    theirs = "".join(p.read_text() for p in (memories / "peers/payments/memories").rglob("*.md"))
+    assert "- Prefers squash merges\n" in mine and "- Shell: fish" in mine
+    assert "merge commits" not in mine and "dependency" not in mine
+    assert "- This codebase uses merge commits" in theirs and "- Team pins every dependency in this project" in theirs
+    assert "squash" not in theirs and "fish" not in theirs
+
+
 def test_a_statement_about_this_repo_goes_to_the_sessions_peer_not_the_users_memories(ov, ov_home):
     # An audit (finding 8): "remember that we never use requests in new code in this repo." said in
     # project A (the workspace is the peer) went to the user's profile, and project B's sessions

@@ -208,13 +208,17 @@ def extract_explicit(
                 add(change, ctx, found)
                 continue
             marker = ""
-            for clause in tx.clauses(new_employer(restated_change(sentence))):
+            # Asked to remember the sentence ("remember that I like X, and this repo uses Y"): every
+            # clause of it (ov remember's own reading asks for each already).
+            ask = "Remember that " if not asked and without_ask(sentence) != sentence else ""
+            for n, clause in enumerate(tx.clauses(new_employer(restated_change(sentence)))):
                 clause = as_instruction(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))))
                 clause = casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):
                     marker = f"{clause}, "  # "Scratch that - my last name is ...": the marker opens the clause after it
                     continue
-                _read_clause(marker + clause, restore, ctx, found)
+                asked_again = n and ask and not marker and without_ask(clause) == clause
+                _read_clause(f"{ask}{clause}" if asked_again else marker + clause, restore, ctx, found)
                 marker = ""
     experience = extract_experience(messages, when=when)
     experiences = [Candidate("experiences", *experience)] if experience else []

@@ -108,6 +108,13 @@ _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
 )
+# The project at hand ("this repo", "the current codebase"): what holds there only is the session's
+# peer's (see ov.sessions.commit), so its words stay in the line that says it.
+_THIS_PROJECT = r"(?:this|the\s+current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)"
+# "this repo uses conventional commits", "this codebase's CI runs ruff": a fact of the project at hand.
+_PROJECT_FACT_RE = re.compile(rf"(?i)^{_THIS_PROJECT}(?:'s\s+[\w-]+)?\s+\S+\s+\S")
+# "in this repo(,) we use spaces" says "we use spaces in this repo", whatever reads it.
+_IN_PROJECT_RE = re.compile(rf"(?i)^(?P<where>in\s+{_THIS_PROJECT})\s*,?\s+(?P<rest>\S.+)$")
 # ("when you write tests, use pytest" is an instruction: see instructions.py)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
@@ -145,6 +152,8 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
             return None
         return topical("Remember to ", obj, subject)
     body, changed = unmark(body)
+    if fronted := _IN_PROJECT_RE.match(body):
+        body = f"{fronted.group('rest')} {fronted.group('where')}"
     statement = (
         statement_of(body, restore, subject)
         or _system_fact(body, restore)
@@ -167,8 +176,9 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
     first = FIRST_PERSON_RE.match(body)
     mine = _MY_FACT_RE.match(body)
     team = TEAM_RE.match(body)
-    if _DAY_RE.search(body) or (team and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
-        first = mine = team = None  # something that happened on a day, or a passing state: a note for events
+    project = _PROJECT_FACT_RE.match(body)
+    if _DAY_RE.search(body) or ((team or project) and _DATED_RE.search(body)) or passing_remark(body) or of_the_moment(body):
+        first = mine = team = project = None  # something that happened on a day, or a passing state: a note for events
     if first:
         verb, fact = verbs.third_person_parts(restore(first.group("rest")))
         lead = verb + " " if verb else ""
@@ -176,12 +186,14 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         lead, fact = "The user's ", restore(mine.group("rest"))
     elif team:
         lead, fact = "Team ", team_says(team, restore)
+    elif project:
+        lead, fact = "", tx.capitalise(restore(body))
     else:
         note = restore(body)
         if not informative(note):
             return None
         return Statement("events", "", note, ("events", topics.event_name(note)), {})
-    if not informative(fact):
+    if not informative(fact) and not project:  # ("this repo" points at no message: it names the project at hand)
         return None
     return Statement("profile", lead, fact, ("profile", "fact", (lead + fact).lower()), {})
 

@@ -124,7 +124,7 @@ def of_the_moment(text: str) -> bool:
         after = words[i + 1].lower() if i + 1 < len(words) else ""
         if word == "here" or (word in _SHOWN and (not after or after in _NOT_NOUNS)):
             return True  # "my code is below", not "my office is above the bakery"
-        if word in ("this", "these") and after not in _SCOPES and after != "days":
+        if word in ("this", "these") and after.removesuffix("'s") not in _SCOPES and after != "days":  # ("this repo's CI" too)
             return True
     return False
 
