@@ -1367,8 +1367,9 @@ CASES = [
                  id="an-ending-ends-the-preference-said-earlier-in-the-session"),
     pytest.param(["Always use tox for tests. We switched from tox to nox."], {"profile.md": "- Team switched from tox to nox"}, None,
                  id="a-switch-ends-the-instruction-said-before-it-in-the-same-text"),
+    # (and the line that ended it goes: an audit found "No longer uses black" kept beside "Always use black")
     pytest.param([["Always use isort", "I stopped using isort", "Actually, always use isort"]],
-                 {"preferences/default/isort.md": "- Always use isort", "profile.md": "- No longer uses isort"}, None,
+                 {"preferences/default/isort.md": "- Always use isort"}, None,
                  id="an-instruction-said-again-after-its-ending-holds"),
     pytest.param(["Always use prettier for markdown", ["we don't use prettier anymore", "Actually, always use prettier for markdown"]],
                  {"preferences/default/prettier.md": "- Always use prettier for markdown"}, None,
@@ -1428,6 +1429,18 @@ CASES = [
     pytest.param([["Remember that I prefer dark mode and I use tmux for everything."]],
                  {"preferences/default/dark_mode.md": "- Prefers dark mode", "profile.md": "- Uses tmux for everything"}, None,
                  id="each-clause-of-a-sentence-asked-to-be-remembered-is-asked"),
+    # (audit) a choice said again after it was said to be no longer used: the newer statement holds, the older line goes
+    pytest.param(["I've stopped using mypy", "Use mypy in strict mode"], {"preferences/default/mypy.md": "- Use mypy in strict mode"}, None,
+                 id="an-instruction-to-use-ends-no-longer-uses"),
+    pytest.param(["I no longer use Docker Compose", "I use Docker Compose for local dev", "I prefer tabs"],
+                 {"profile.md": "- Uses Docker Compose for local dev", "preferences/default/tabs.md": "- Prefers tabs"}, None,
+                 id="uses-again-replaces-no-longer-uses"),
+    pytest.param(["We don't use Sentry anymore", "We use Sentry for errors"], {"profile.md": "- Team uses Sentry for errors"}, None,
+                 id="the-team-using-again-replaces-its-no-longer"),
+    pytest.param(["I don't use pipenv anymore", "Always use uv"], {"profile.md": "- No longer uses pipenv", "preferences/default/uv.md": "- Always use uv"},
+                 None, id="another-choice-leaves-no-longer-uses-alone"),
+    pytest.param([["I don't use black anymore.", "Always use black."]], {"preferences/default/black.md": "- Always use black"}, None,
+                 id="an-instruction-after-no-longer-uses-in-one-session"),
 ]
 
 

@@ -18,7 +18,7 @@ from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
 from ov.sessions.memory.choices import choice_probes, rivals, same_choice
 from ov.sessions.memory.lines import LOCATION_LEADS
-from ov.sessions.memory.rivals import Rivalry
+from ov.sessions.memory.rivals import Rivalry, choice
 from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.supersede import NEGATIVE, POSITIVE, supersedes
 from ov.sessions.memory.systems import fact_probes
@@ -160,12 +160,26 @@ def candidate_of(statement: Statement) -> Candidate:
 
 def _amends(statement: Statement, obj: str, sources: list[str]) -> list[Candidate]:
     """The other files a preference amends: its rivals' ("Prefers spaces" ends "Prefers tabs"), or an
-    instruction's (see :func:`instruction_rival_amends`)."""
+    instruction's (see :func:`instruction_rival_amends`), and the profile's line saying its choice
+    is no longer used (see :func:`used_again`)."""
     if statement.memory_type != "preferences":
         return []
+    again = used_again(statement.lead + obj, sources)
     if not statement.lead:
-        return instruction_rival_amends(statement.path_fields, obj, sources)
-    return rival_amends(statement.path_fields, statement.lead, obj, sources)
+        return [*instruction_rival_amends(statement.path_fields, obj, sources), *again]
+    return [*rival_amends(statement.path_fields, statement.lead, obj, sources), *again]
+
+
+def used_again(said: str, sources: list[str]) -> list[Candidate]:
+    """For a line choosing a thing ("Always use black", "Use black for formatting", "Prefers black"),
+    the removal of the profile's "No longer uses black": said later, the choice holds again, and
+    the older line contradicting it goes, as the choice's own lines go when it is no longer used
+    (rivals). [] for any other line."""
+    chosen = choice(said)
+    if chosen is None or chosen.kind != "choice":
+        return []
+    ended = [{"replace": f"- {lead}{chosen.chosen}", "with": ""} for lead in ("No longer uses ", "Actually, no longer uses ")]
+    return [Candidate("profile", {"content": ended}, list(sources), only_amends=True)]
 
 
 def _of_the_user(statement: Statement) -> bool:

@@ -13,6 +13,7 @@ import re
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import verbs
 from ov.sessions.memory.choices import choice_of, choice_probes, opposed
+from ov.sessions.memory.rivals import choice
 
 # What ends a company's name without naming it: "Acme Corp" is the "Acme" the user worked at.
 _CORPORATE_SUFFIX_RE = re.compile(
@@ -87,4 +88,8 @@ def supersedes(memory_type: str, lead: str, obj: str) -> tuple[str, ...]:
         return ("Works at", "Works for", "No longer works at", "No longer works for", *ROLE_AT_PROBES)
     if lead == "Works as ":
         return ("Works as",)
+    used = re.match(r"(?i)^(?P<team>team\s+)?uses\s+(?P<x>\S.*)$", lead + obj)
+    if used and (chosen := choice(f"Use {used.group('x')}")) is not None:
+        # "I use black" after "I don't use black anymore": the newer statement holds, the line it contradicts goes
+        return (f"{'Team no' if used.group('team') else 'No'} longer uses {chosen.chosen}$",)
     return ()
