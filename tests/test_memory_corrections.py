@@ -1441,6 +1441,18 @@ CASES = [
                  None, id="another-choice-leaves-no-longer-uses-alone"),
     pytest.param([["I don't use black anymore.", "Always use black."]], {"preferences/default/black.md": "- Always use black"}, None,
                  id="an-instruction-after-no-longer-uses-in-one-session"),
+    # (audit) a switch said without the old value replaces the use for the same purpose ("click" beside "typer" for CLIs)
+    pytest.param(["I use click for CLIs", "Actually I switched to typer for CLIs"], {"profile.md": "- Uses typer for CLIs"}, None,
+                 id="a-switch-for-a-purpose-replaces-the-use-for-it"),
+    pytest.param(["I use Jest for unit tests", ["Actually, I've switched to Vitest for unit tests."]], {"profile.md": "- Uses Vitest for unit tests"},
+                 None, id="a-switch-for-a-purpose-in-a-session-corrects-the-stored-use"),
+    pytest.param(["I prefer Poetry for packaging", "I've moved over to uv for packaging"],
+                 {"preferences/default/poetry.md": "- No longer prefers Poetry for packaging", "profile.md": "- Uses uv for packaging"}, None,
+                 id="a-switch-for-a-purpose-ends-the-preference-for-another"),
+    pytest.param(["I use Jest for unit tests", "I switched to Playwright for e2e tests"],
+                 {"profile.md": "- Uses Jest for unit tests\n- Uses Playwright for e2e tests"}, None, id="a-switch-for-another-purpose-leaves-the-use"),
+    pytest.param(["I prefer tabs", ["I've migrated to Zod for the validation layer."]], {"preferences/default/tabs.md": "- Prefers tabs"}, None,
+                 id="a-switch-for-a-purpose-in-a-session-stores-nothing-of-its-own"),
 ]
 
 

@@ -140,6 +140,8 @@ def candidate_of(statement: Statement) -> Candidate:
         rivalry = Rivalry((("subject", fields["subject"]),), said=line, marked=statement.marked, switched=statement.ends)
     elif (statement.swap or statement.ends) and statement.subject:  # "we switched from ruff to black", "I don't use ruff anymore"
         rivalry = Rivalry((("subject", statement.subject),), switched=statement.swap[0] if statement.swap else statement.ends)  # what said to use ruff
+    elif statement.chooses and statement.subject:  # "I switched to typer for CLIs" ends "Prefers click for CLIs"
+        rivalry = Rivalry((("subject", statement.subject),), said=statement.chooses, marked=True)
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
     return Candidate(
         statement.memory_type,

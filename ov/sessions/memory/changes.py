@@ -11,6 +11,8 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import verbs
+from ov.sessions.memory.places import is_place
+from ov.sessions.memory.probes import anycase
 from ov.sessions.memory.statement import Statement, informative
 
 # "I switched from Neovim to Zed", "I've moved over from Vim to Helix": the value changed, whatever its key.
@@ -38,6 +40,34 @@ VALUE_END_RE = re.compile(  # (and a leading "actually": "my editor is actually 
     r"(?i)^(?:actually|really)\s+(?=\S)|\s*(?:,\s*(?:which|who|since|as|so|he|she|they|it|it's|that's)\b|,?\s+(?:because|since)\b|"
     rf"\s+so\s+(?!(?:{_SO_PHRASES})\b)(?=[\w'])|\s+[-\u2013\u2014]+\s).*$"
 )
+
+# "I switched to typer for CLIs", "I've moved over to uv for packaging": another choice for a purpose,
+# said as a change, without the old one (a tool of a known kind is kinds.switched's: "Editor: Zed").
+_SWITCHED_FOR_RE = re.compile(
+    r"^I(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:switched|moved|changed|gone|migrated)(?:\s+over)?\s+to\s+"
+    r"(?P<x>(?P<y>.+?)\s+for\s+\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def switched_for(clause: str, restore) -> Statement | None:
+    """"I switched to typer for CLIs": "Uses typer for CLIs", in place of the stored use of another
+    thing for the same purpose, whatever it was ("Uses click for CLIs"; not "Uses Jest for unit
+    tests" for "for e2e tests"), ending a preference for another choice for it (rivals); not a move
+    of house ("I moved to Berlin for work")."""
+    match = _SWITCHED_FOR_RE.match(clause)
+    value = value_of(match.group("x"), restore) if match else ""
+    if not match or not informative(value) or is_place(restore(match.group("y"))):
+        return None
+    purpose = value[len(restore(match.group("y"))) :].strip()  # "for CLIs"
+    if not purpose.lower().startswith("for "):
+        return None  # (the value's own "for" was cut as an aside's)
+    probes = tuple(f"{lead} * {anycase(purpose)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on"))
+    # In a session ("I've moved to Rust for the parser") it may be the code at hand's: it only corrects
+    # a stored use, unless asked to be remembered (extract._read).
+    return Statement("profile", "Uses ", value, ("profile", "fact", f"uses {value}".lower()), {}, probes=probes, chooses=f"Use {value}",
+                     only_amends=True)
+
 
 def change_match(clause: str) -> re.Match[str] | None:
     """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ov.sessions.memory.probes import NAME_END
+from ov.sessions.memory.probes import NAME_END, anycase
 from ov.sessions.memory.statement import Statement
 
 # The known tools of each kind, lower case; names of more than one word are matched whole.
@@ -55,18 +55,12 @@ def kind_probes(key: str, name: str) -> tuple[str, ...]:
     others = [n for n in KINDS[key] if n.lower() != name.lower()]
     # The tool whole, alone or before when or what it is for ("Uses Neovim for everything", "Uses
     # Emacs as their editor": what extraction writes), never a longer name ("Uses fish tacos").
-    keys = (f"{_anycase(key)}: *", *(f"{_anycase(f'{word} {key}')}: *" for word in _IN_USE))
+    keys = (f"{anycase(key)}: *", *(f"{anycase(f'{word} {key}')}: *" for word in _IN_USE))
     return (f"{key}:", *keys, *(f"{lead} {other} +" for lead in _USING_LEADS for other in others))
 
 
 # Words before a key that still name the one in use ("my default shell"), unlike "favourite" or "old".
 _IN_USE = ("default", "main", "primary", "daily", "usual", "current", "everyday")
-
-
-def _anycase(text: str) -> str:
-    """``text`` as a pattern of merge's probes matching it in any case ("OS" -> "[Oo][Ss]"; [] and
-    brackets of a name taken as they are)."""
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else f"[{c}]" if c in "*?[]" else c for c in text)
 
 
 # "I switched to Emacs", "I've moved over to nushell": a change of the tool, no key named.

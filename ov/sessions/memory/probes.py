@@ -28,6 +28,12 @@ NAME_END = (
 )
 
 
+def anycase(text: str) -> str:
+    """``text`` as a pattern of merge's probes matching it in any case ("OS" -> "[Oo][Ss]"; [] and
+    brackets of a name taken as they are)."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else f"[{c}]" if c in "*?[]" else c for c in text)
+
+
 def statements(body: str) -> list[str]:
     """The statements of a line's text, split where :func:`ov.sessions.memory.text.clauses` or "; " starts one (see :func:`ov.sessions.memory.merge._other_clauses`); the first is never empty."""
     parts = [clause.strip().rstrip(TRAILING_PUNCT) for part in re.split(r";\s+", body) for clause in tx.clauses(part)]

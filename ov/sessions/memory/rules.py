@@ -17,6 +17,7 @@ from ov.sessions.memory.changes import (
     VALUE_END_RE,
     change_match,
     changed_value,
+    switched_for,
     value_of,
 )
 from ov.sessions.memory.lines import LOCATION_LEADS
@@ -133,6 +134,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
     changed = change_match(clause)
     if changed and changed.group("who").lower() == "i":
         return changed_value(changed, clause, restore)
+    if switched := switched_for(clause, restore):
+        return switched
     if m := _LIVE_RE.match(clause):
         lead = "Lives in " if m.group("live") else f"Is {m.group('based').lower()} in "
         return _place(lead, m.group("x"), restore)

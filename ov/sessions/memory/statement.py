@@ -39,6 +39,7 @@ class Statement:
     only_amends: bool = False  # replaces the lines of ``probes`` or stores nothing (employer.employer_change)
     subject: str = ""  # who said it: whose preferences a change ends (see rivals)
     ends: str = ""  # a choice it takes back ("don't use ruff format anymore"): the lines choosing it end (see rivals)
+    chooses: str = ""  # a choice for a purpose said as a change ("Use typer for CLIs"): the others for it end (see rivals)
 
 
 def informative(obj: str, *, any_length: bool = False) -> bool:
