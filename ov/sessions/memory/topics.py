@@ -72,6 +72,10 @@ def _first_clause(text: str) -> str:
     return first
 
 
+# Words after which a form in "-ed" says a state, not what happened: "so tired", "I'm bored", "got married".
+_BEFORE_A_STATE = frozenset("am i'm im is are was were be been being so very too really pretty quite feel feeling felt get got getting".split())
+
+
 def _is_event_verb(word: str, *, first: bool = False, after: str = "") -> bool:
     """Whether ``word`` as typed is a verb telling what happened: in the past ("broke", "met",
     "failed"; not "need", "embed", nor a short "-ed" word: "red", "bed"), and in lower case, as a
@@ -140,7 +144,8 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activit
     in the past are no words of its name (see :func:`event_name`)."""
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
     words = said.split()
-    happened = {w for n, w in enumerate(words) if _is_event_verb(w, first=not n, after=" ".join(words[n + 1 : n + 2]))}
+    happened = {w for n, w in enumerate(words) if _is_event_verb(w, first=not n, after=" ".join(words[n + 1 : n + 2]))
+                and not (n and words[n - 1].lower() in _BEFORE_A_STATE)}
     start = 0
     while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start) or typed[start] in happened):
         if alternative and start and typed[start].lower() in _ALTERNATIVE and _names_a_thing(typed, start - 1):
