@@ -144,7 +144,7 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activit
     in the past are no words of its name (see :func:`event_name`)."""
     typed = [w for w in typed if w and w.lower() not in _ARTICLES]
     words = said.split()
-    happened = {w for n, w in enumerate(words) if _is_event_verb(w, first=not n, after=" ".join(words[n + 1 : n + 2]))
+    happened = {w.strip(".,;:!?()\"'") for n, w in enumerate(words) if _is_event_verb(w, first=not n, after=" ".join(words[n + 1 : n + 2]))
                 and not (n and words[n - 1].lower() in _BEFORE_A_STATE)}
     start = 0
     while start < len(typed) and (typed[start].lower() in _SLUG_SKIP or _qualifies(typed[start], first=not start) or typed[start] in happened):
