@@ -273,7 +273,7 @@ def test_session_start_gives_every_index_a_share_and_shows_the_newest_first(ov, 
     assert estimate_tokens(text) <= 1500 + 10 and len(text) <= 9000
     assert [uri.rsplit("/memories/", 1)[1] for uri in _elements(text)] == ["preferences/", "", "entities/", "experiences/", "events/"]
     assert "billing_service.md: Billing service — Runs on port 8080" in _undated(text)
-    assert "deployed_payments_gateway.md: We deployed the payments gateway" in _undated(text)
+    assert "payments_gateway.md: We deployed the payments gateway" in _undated(text)  # (a note is named without its verb)
     assert "Goal: fix the flaky login test." in text and "The repo builds with make" in text
     shown = re.findall(r"preferences/default/pref(\d{3})\.md", text)
     # Newest first, the oldest left out and counted; and what the other indexes did not use of their

@@ -777,6 +777,7 @@ def test_a_topic_starts_with_no_qualifier(text, topic):
     ("Merged the auth refactor yesterday", "auth_refactor"), ("Priya joined the team", "priya"), ("Alfred resigned", "alfred"),
     ("a hundred users signed up", "hundred_users"), ("Ted is out sick", "ted"),
     # ... but a form in -ed that says a state is a content word
+    ("we rolled the new billing service out", "new_billing_service"), ("I shipped the auth fix to staging", "auth_fix"),
     ("so exhausted after the offsite", "exhausted"), ("I'm worried about the launch", "worried_about_launch"), ("I got engaged", "engaged"),
 ])
 def test_an_events_name_holds_no_verb_of_what_happened(text, name):

@@ -72,6 +72,8 @@ def _first_clause(text: str) -> str:
     return first
 
 
+# Words that only join what follows them: a note's name, cut at three words, does not end on one.
+_JOINING = frozenset(("to", "of", "and", "or", "my", "our", "your", "their", "his", "her", "its", "that", "not", "no", "about"))
 # Words after which a form in "-ed" says a state, not what happened: "so tired", "I'm bored", "got married".
 _BEFORE_A_STATE = frozenset("am i'm im is are was were be been being so very too really pretty quite feel feeling felt get got getting".split())
 
@@ -167,6 +169,8 @@ def _topic(typed: list[str], fallback: str, *, alternative: bool = True, activit
         if kept and word in _BEFORE_CUT and n + 1 < len(typed) and typed[n + 1].lower() in _SLUG_CUT:
             break  # "tabs even though ...": the qualifier starts at "even"
         kept.append(_activity(word) if activity and not kept else word)
+    while said and len(kept) > 1 and kept[-1] in _JOINING:
+        kept.pop()  # "we deployed the payments gateway to production": payments_gateway, not payments_gateway_to
     return "_".join(kept) or fallback
 
 
