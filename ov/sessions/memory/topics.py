@@ -22,7 +22,9 @@ _SLUG_CUT = frozenset(
 )
 # Words that say how far the qualifier after them holds ("tabs even though ...", "tabs only when
 # ...", "ruff especially for CI"): they start it, and are no word of the topic.
-_BEFORE_CUT = frozenset("even only just especially particularly mostly mainly usually generally also still except".split())
+_BEFORE_CUT = frozenset(
+    ("even", "only", "just", "especially", "particularly", "mostly", "mainly", "usually", "generally", "also", "still", "except")
+)
 # Words that start the alternative of a preference ("X over Y"): never where its topic starts.
 _ALTERNATIVE = frozenset(("over", "instead", "rather", "than"))
 # The words of _SLUG_SKIP that never name a thing (the others are verbs, as a tool may be named: Make).
@@ -75,7 +77,10 @@ def _first_clause(text: str) -> str:
 # Words that only join what follows them: a note's name, cut at three words, does not end on one.
 _JOINING = frozenset(("to", "of", "and", "or", "my", "our", "your", "their", "his", "her", "its", "that", "not", "no", "about"))
 # Words after which a form in "-ed" says a state, not what happened: "so tired", "I'm bored", "got married".
-_BEFORE_A_STATE = frozenset("am i'm im is are was were be been being so very too really pretty quite feel feeling felt get got getting".split())
+_BEFORE_A_STATE = frozenset((
+    "am", "i'm", "im", "is", "are", "was", "were", "be", "been", "being", "so", "very", "too", "really", "pretty", "quite",
+    "feel", "feeling", "felt", "get", "got", "getting",
+))
 
 
 def _is_event_verb(word: str, *, first: bool = False, after: str = "") -> bool:
