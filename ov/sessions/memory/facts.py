@@ -58,7 +58,6 @@ from ov.sessions.memory.secrets import states_a_secret
 from ov.sessions.memory.standing import PASSING_STATE_RE, of_the_moment, passing_remark
 from ov.sessions.memory.statement import Statement, informative
 from ov.sessions.memory.systems import (
-    ADDRESS_PROBES,
     ADDRESS_RE,
     NOT_NAMES,
     REGION_RE,
@@ -67,6 +66,7 @@ from ov.sessions.memory.systems import (
     entity_fact,
     fact_probes,
     names_a_system,
+    one_at_a_time,
 )
 
 _REMEMBER_RE = re.compile(
@@ -215,8 +215,8 @@ def _system_fact(body: str, restore) -> Statement | None:
     if not informative(fact):
         return None
     statement = entity_fact(name, fact)
-    if (probes := fact_probes(statement.fact)) == ADDRESS_PROBES:
-        statement.probes = probes  # "the metrics server is metrics-2.internal:9091": one address at a time
+    # "the metrics server is metrics-2.internal:9091", "the api service port is 7000": one address and one port at a time
+    statement.probes = one_at_a_time(statement.fact)
     return statement
 
 

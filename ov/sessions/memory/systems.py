@@ -49,7 +49,15 @@ ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a
 # The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
 # "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
 ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*",
-                  "Are *.*", "Are *:[0-9]*", "Are at", "Are reachable at", "Live at", "Sit at")  # (and a plural's: "our docs are at ...")
+                  "Are *.*", "Are *:[0-9]*", "Are at", "Are reachable at", "Live at", "Sit at",  # (and a plural's: "our docs are at ...")
+                  *(f"{word} {verb}" for word in ("Host", "Hostname", "Address", "URL") for verb in ("is", "are", "was")))  # ("the X host is ...")
+# The stored lines that say which port a system is on, whatever the verb ("Runs on port 8080", "Is at
+# port 8080"), or as its port ("Port is 8080": "the api service port is 8080").
+PORT_PROBES = (*(f"{verb} {prep} port" for verb in ("Is", "Runs", "Listens", "Lives", "Are", "Run", "Listen", "Live") for prep in ("on", "at")),
+               "Port is", "Ports are", "Port number is")
+# A fact that names what a system is reached by as an attribute of it: "Port is 7000", "Host is
+# db-stg-3.internal" (what "the api service port is ..." and "the staging database host is ..." say).
+_ATTRIBUTE_RE = re.compile(r"(?i)^(?P<attr>port(?:\s+number)?|host(?:name)?|address|url)\s+(?:is|are)\s+(?P<value>\S+?)[.,;]?$")
 REGION_RE = re.compile(r"(?i)^[a-z]{2,6}(?:-[a-z]+)+-?\d$")
 
 
@@ -71,11 +79,17 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     5432" too, and no other); () for a bare
     "is", which merge's word overlap decides."""
     words = fact.split()
+    if attribute := _ATTRIBUTE_RE.match(fact):
+        # "Port is 7000" replaces "Port is 8080" and "Runs on port 8080"; "Host is db-2.internal" the
+        # lines saying where the system is: one port and one address at a time, whatever the wording.
+        if attribute.group("attr").lower().startswith("port"):
+            return PORT_PROBES if attribute.group("value").isdigit() else ()
+        return ADDRESS_PROBES if ADDRESS_RE.match(attribute.group("value")) else ()
     if 1 < len(words) <= 3 and ADDRESS_RE.match(words[-1].rstrip(".,;")) and not re.match(r"(?i)v?\d", words[-1]) and (len(words) == 2 or words[1].lower() == "at"):
         return ADDRESS_PROBES  # "Is staging2.internal:9443", "Is at cache-02.internal": one address at a time
     if len(words) > 3 and words[1].lower() in ("on", "at") and words[2].lower() == "port":
         # the port it is on, whatever the verb: "Is on port 8443" replaces "Runs on port 8080" (a port is no version)
-        return tuple(dict.fromkeys(f"{verb} {prep} port" for verb in (words[0], "Is", "Runs", "Listens", "Lives") for prep in ("on", "at")))
+        return tuple(dict.fromkeys((*(f"{words[0]} {prep} port" for prep in ("on", "at")), *PORT_PROBES)))
     versions = _version_probes(fact)
     if versions:
         return versions
@@ -85,6 +99,14 @@ def fact_probes(fact: str) -> tuple[str, ...]:
     if lead.lower() not in {p.lower() for p in PLACEMENT_LEADS} or words[2][:1].isdigit():
         return (lead,)
     return tuple(dict.fromkeys((lead, *(p for p in PLACEMENT_LEADS if p.lower().endswith(" " + words[1].lower())))))
+
+
+def one_at_a_time(fact: str) -> tuple[str, ...]:
+    """The stored lines a system's ``fact`` replaces whatever its verb, said once or again: those saying
+    its address or its port (a system has one of each at a time); () for any other fact, which only a
+    correction replaces."""
+    probes = fact_probes(fact)
+    return probes if probes == ADDRESS_PROBES or "Port is" in probes else ()
 
 
 def _version_probes(fact: str) -> tuple[str, ...]:
