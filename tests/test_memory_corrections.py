@@ -1136,6 +1136,18 @@ CASES = [
     pytest.param(["The metrics server is metrics.internal:9090", "The metrics server is metrics-2.internal:9091"],
                  {"entities/systems/metrics_server.md": "# Metrics server\n\n- Is metrics-2.internal:9091"},
                  None, id="remember-a-new-address-replaces-the-old"),
+    # (longrun audit #3, #8) a system moved from one tool to another is the team's switch too; a switch for the same purpose says it once
+    pytest.param(["We use CircleCI for builds", "We migrated the build pipeline from CircleCI to Buildkite"],
+                 {"profile.md": "- Team uses Buildkite for builds", "entities/systems/build_pipeline.md": "# Build pipeline\n\n- Moved to Buildkite"},
+                 None, id="a-system-migrated-from-a-tool-swaps-the-teams-line"),
+    pytest.param(["We use Sentry for error tracking", "Our error tracking service moved from Sentry to Rollbar"],
+                 {"profile.md": "- Team uses Rollbar for error tracking",
+                  "entities/systems/error_tracking_service.md": "# Error tracking service\n\n- Moved to Rollbar"},
+                 None, id="a-system-that-moved-from-a-tool-swaps-the-teams-line"),
+    pytest.param(["We migrated the CI from TeamCity to Drone"], {"entities/systems/ci.md": "# CI\n\n- Moved to Drone"}, None,
+                 id="a-system-migrated-with-no-teams-line-makes-no-profile"),
+    pytest.param(["We use Travis for deploys", "We switched from Travis to Drone for deploys"], {"profile.md": "- Team uses Drone for deploys"},
+                 None, id="a-switch-for-the-same-purpose-says-it-once"),
     # (longrun audit #2) a port or a host said as the system's attribute is one at a time, as its address is
     pytest.param(["The payments gateway port is 4000", "The payments gateway port is 4100", "the payments gateway port is 4200 these days"],
                  {"entities/systems/payments_gateway.md": "# Payments gateway\n\n- Port is 4200"}, None, id="remember-a-new-port-replaces-the-old"),

@@ -143,6 +143,13 @@ def candidate_of(statement: Statement) -> Candidate:
     elif statement.chooses and statement.subject:  # "I switched to typer for CLIs" ends "Prefers click for CLIs"
         rivalry = Rivalry((("subject", statement.subject),), said=statement.chooses, marked=True)
     otherwise = f"- {tx.capitalise(statement.otherwise)}" if statement.otherwise else None
+    swap, amends = statement.swap, _amends(statement, obj, sources)
+    if statement.memory_type == "entities" and swap:
+        # A system moved from one tool to another ("we migrated CI from Jenkins to GitHub Actions"):
+        # its card says where it moved, and the team's lines naming the old tool, in the profile and
+        # on the other cards, name the new one; a profile with none is left as it is.
+        switch = {"content": [{"swap": swap[0], "to": swap[1]}]}
+        amends, swap = [*amends, Candidate("profile", switch, list(sources), only_amends=True, swap=swap, in_systems=True)], None
     return Candidate(
         statement.memory_type,
         fields,
@@ -150,8 +157,8 @@ def candidate_of(statement: Statement) -> Candidate:
         replaces=replaces,
         present=present,
         only_amends=statement.only_amends,
-        amends=_amends(statement, obj, sources),
-        swap=statement.swap,
+        amends=amends,
+        swap=swap,
         otherwise=otherwise,
         role=role,
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,

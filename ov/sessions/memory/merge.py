@@ -241,8 +241,15 @@ def apply_swap(lines: list[str], old: str, new: str, otherwise: str = "") -> boo
             said = True
     hits = [i for i in items if i not in records and holds_now(split_item(lines[i])[1])]
     said_now = Counter(normalise(line) for line in lines if line.strip())  # (each line's once, not once per hit)
+    scope = new.strip()[len(unscoped) :].strip()
+
+    def put(match: re.Match[str]) -> str:
+        # "Team uses Jenkins for CI" swapped to "GitHub Actions for CI" says "for CI" once
+        after = match.string[match.end() :]
+        return unscoped if scope and re.match(rf"\s+{re.escape(scope)}(?![\w-])", after, re.IGNORECASE) else new
+
     for i in reversed(hits):
-        swapped = without_since(pattern.sub(lambda _match: new, nfc(lines[i]), count=1))  # (the new value holds since the switch)
+        swapped = without_since(pattern.sub(put, nfc(lines[i]), count=1))  # (the new value holds since the switch)
         said_now[normalise(lines[i])] -= 1
         if said_now[normalise(swapped)] > 0:  # another line says it already
             del lines[i]

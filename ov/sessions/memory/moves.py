@@ -56,6 +56,8 @@ _OWNER_LEADS = ("Is owned by", "Are owned by", "Owned by", "Belongs to", "Belong
 # A path in a repository (a folder, a source file), not a URL: where code moved, not a system.
 _CODE_PATH_RE = re.compile(r"(?i)^(?![a-z][\w+.-]*://)(?:[\w.-]*/[\w./-]*|[\w-]+(?:/[\w-]+)*\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|cs|cpp|c|h|php|swift|scala|sh|md|ya?ml|toml|json))$")
 
+# An old value that names a kind of thing, not one: "from the old cluster", "from a VM".
+_SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it|old|new|previous|current)\b")
 # Words for what a person does, a role the team has: whoever "moved" is a person, not a system.
 _ROLES = frozenset((
     "ceo", "cto", "cfo", "coo", "cio", "ciso", "cpo", "cmo", "vp", "svp", "evp", "president", "founder", "cofounder", "co-founder",
@@ -113,7 +115,13 @@ def system_moved(body: str, restore) -> Statement | None:
         # "moved to Python 3.12" is a new version of what it runs, not a new place: it replaces
         # "Runs Python 3.11", never "Runs on Kubernetes".
         probes = tuple(f"{verb} {versioned.group('name')} #" for verb in (*VERSION_LEADS, "Moved to"))
-    return Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
+    moved = Statement("entities", "", name, slot, {"category": "systems"}, fact=f"Moved to {new}", probes=probes)
+    old = re.sub(r"(?i)^(?:the|our|my)\s+", "", value_of(match.group("old"), restore)) if match.group("old") else ""
+    if informative(old) and len(old.split()) <= 4 and not _SOME_RE.match(old) and old.casefold() != new.casefold():
+        # "we migrated CI from Jenkins to GitHub Actions" is the team's switch too: its lines naming
+        # Jenkins ("Team uses Jenkins for CI") name GitHub Actions (candidate.candidate_of)
+        moved.swap = (old, new)
+    return moved
 
 
 def _moved_system(match: re.Match[str], name: str, new: str) -> bool:

@@ -235,7 +235,7 @@ def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
     if isinstance(content, str):  # stored in NFC, as every name and text of the store is
         content = nfc(content)
-    if not (candidate.replaces or candidate.swap or candidate.present) or content is None or spec is None or spec.merge_op != "patch":
+    if not (candidate.replaces or candidate.swap or candidate.present) or not isinstance(content, str) or spec is None or spec.merge_op != "patch":
         return {**candidate.fields, CONTENT_FIELD: content} if content is not None else candidate.fields
     probes = list(candidate.replaces)
 
