@@ -26,6 +26,10 @@ _REPLACED_RE = re.compile(
     r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:replaced|swapped)\s+(?P<old>.+?)\s+(?:with|for)\s+(?P<new>.+)$",
     re.I,
 )
+# "we renamed master to main": the lines naming the old name name the new one.
+_RENAMED_RE = re.compile(
+    r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?P<renamed>renamed)\s+(?P<old>.+?)\s+(?:to|as)\s+(?P<new>.+)$", re.IGNORECASE
+)
 # "I use zsh now instead of bash", "we use Linear rather than Jira".
 _USE_INSTEAD_RE = re.compile(
     r"^(?P<who>I|we)\s+(?:now\s+)?use\s+(?P<new>.+?)\s+(?:now\s+)?(?:instead\s+of|rather\s+than)\s+(?P<old>.+)$", re.I
@@ -72,7 +76,7 @@ def switched_for(clause: str, restore) -> Statement | None:
 def change_match(clause: str) -> re.Match[str] | None:
     """"I switched from X to Y", "we replaced X with Y", "we use Y instead of X": a value that changed,
     said by "I" or "we" (group ``who``)."""
-    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause)
+    return _CHANGE_FROM_TO_RE.match(clause) or _REPLACED_RE.match(clause) or _USE_INSTEAD_RE.match(clause) or _RENAMED_RE.match(clause)
 
 
 def changed_value(match: re.Match[str], clause: str, restore) -> Statement | None:
@@ -89,12 +93,25 @@ def changed_value(match: re.Match[str], clause: str, restore) -> Statement | Non
     lead = "Team " if match.group("who").lower() == "we" else ""
     if lead:
         said = said[:1].lower() + said[1:]
-    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new))
+    # A rename only corrects the lines naming the old name: said in passing, it is the code's as often
+    # ("we renamed parse to parse_args"); asked to be remembered, it is kept (extract._read)
+    renamed = "renamed" in match.re.groupindex
+    return Statement("profile", lead, said, ("profile", "swap", old.lower()), {}, swap=(old, new), only_amends=renamed)
+
+
+# When a value was taken up, said after it: "Zed last month", "fish yesterday", "Helix as of Monday".
+_WHEN_RE = re.compile(
+    r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|as\s+of|in\s+\d{4}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
+    r"(?:\w+|a)\s+(?:years?|months?|weeks?|days?)\s+ago)\b.*$"
+)
 
 
 def value_of(raw: str, restore) -> str:
     """A value as said, without the aside or the time that follows it ("Zed last month" -> "Zed")."""
-    value = tx.without_aside(VALUE_END_RE.sub("", restore(raw)))
-    return re.sub(r"(?i)\s+(?:last|this|a\s+few|recently|yesterday|today|since|in\s+\d{4}|(?:back\s+)?in\s+(?:(?:early|late|mid)[\s-]+)?(?:the\s+)?(?:"
-                  r"january|february|march|april|may|june|july|august|september|october|november|december|spring|summer|autumn|fall|winter)|"
-                  r"(?:\w+|a)\s+(?:years?|months?|weeks?)\s+ago)\b.*$", "", value).strip()
+    return without_when(tx.without_aside(VALUE_END_RE.sub("", restore(raw))))
+
+
+def without_when(value: str) -> str:
+    """``value`` without the time it was taken up, said after it ("fish yesterday" -> "fish")."""
+    return _WHEN_RE.sub("", value).strip()

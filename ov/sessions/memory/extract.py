@@ -277,14 +277,14 @@ def _read_clause(clause: str, restore, ctx: Context, found: list[Statement]) -> 
 def _read(clause: str, restore, ctx: Context) -> Statement | None:
     statement = kinds.switched(without_ask(clause), restore) or remembered(clause, restore, ctx.subject) or statement_of(clause, restore, ctx.subject)
     statement = kinds.keyed(statement) if statement is not None else None  # "my default shell is fish" after "my shell is zsh"
-    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses):
-        statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore" asked to be remembered: kept
     if statement is None and ctx.asked:
         statement = remembered(f"Remember that {clause}", restore, ctx.subject)
         if statement is not None and (statement.memory_type == "events" or points_back(f"{statement.obj} {statement.fact}")):
             return None  # a clause of a longer text is no note of its own, nor one that says "it"
     elif statement is None:
         statement = _change(clause, restore, ctx)
+    if statement is not None and ctx.asked and (statement.slot == ("profile", "location") or statement.lead.startswith("Team ") or statement.chooses):
+        statement.only_amends = False  # "we moved to Rotterdam", "we don't use black anymore", "we renamed X to Y" asked to be remembered: kept
     return statement
 
 

@@ -46,7 +46,7 @@ from ov.sessions.memory.instructions import (
     wish,
 )
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
-from ov.sessions.memory.moves import ownership_moved, place_moved, system_moved
+from ov.sessions.memory.moves import attribute_set, ownership_moved, place_moved, system_moved
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
@@ -156,6 +156,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         body = f"{fronted.group('rest')} {fronted.group('where')}"
     statement = (
         statement_of(body, restore, subject)
+        or attribute_set(body, restore)  # (before "the X host ...", which reads "host" as a verb)
         or _system_fact(body, restore)
         or _address_fact(body, restore)
         or system_moved(body, restore)

@@ -20,9 +20,12 @@ _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?f
 # "As of last weekend, ...", "as of Monday ...": since when what follows holds, a change as well.
 _AS_OF = r"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:[A-Z])[a-z]+(?:\s+\d+)?)"
 _CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
-_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW})$", re.I)
-# "I now prefer", "I actually prefer": the adverb after the subject marks the change as well.
-_CHANGE_INNER_RE = re.compile(r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+")
+_CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF})$", re.I)  # ("as of" too: since when)
+# "I now prefer", "I actually prefer": the adverb after the subject marks the change as well; so
+# does "now" after a named subject ("the api now listens on port 7000", "our CI now runs on ...").
+_CHANGE_INNER_RE = re.compile(
+    r"(?i)\b(?P<v>I|I'm)\s+(?:now|actually)\s+|\b(?P<w>is|are)\s+now\s+|^(?P<s>(?:the|our|my|we)\b(?:\s+[\w.+-]+){0,3}?)\s+now\s+(?=[a-z])"
+)
 # What opens a correction of something said before: "Actually, ...", "Correction: ...", "Scratch
 # that, ...", "I was wrong, ...", "No wait, ...", "Update: ..." ("update" only before a colon or
 # comma: "update the docs" is a task), "Changed my mind, ...", "On second thought, ...". A correction's heading says
@@ -85,7 +88,7 @@ def unmark(clause: str) -> tuple[str, bool]:
         if tail.group("m").lower() == "now" and before.split()[-1:] and before.split()[-1].lower() in _NOW_KEEPS:
             break
         stripped, changed = before, True
-    inner = _CHANGE_INNER_RE.sub(lambda m: (m.group("v") or m.group("w")) + " ", stripped)
+    inner = _CHANGE_INNER_RE.sub(lambda m: (m.group("v") or m.group("w") or m.group("s")) + " ", stripped)
     return inner, changed or inner != stripped
 
 

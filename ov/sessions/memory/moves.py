@@ -32,6 +32,7 @@ from ov.sessions.memory.systems import (
     VERSIONED_RE,
     entity_fact,
     names_a_system,
+    one_at_a_time,
 )
 
 # "we moved CI to Buildkite": where a system now runs.
@@ -39,6 +40,14 @@ _SYSTEM_MOVED_RE = re.compile(
     r"^we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+|since\s+|already\s+|now\s+)?(?:moved|migrated|switched)\s+(?:(?P<our>our|the)\s+)?"
     r"(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?:over\s+)?(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$",
     re.I,
+)
+# "we changed the api port to 9090", "the staging database host changed to db-2.internal": a system's
+# port or host set anew, which is what "the api port is 9090" says (systems.one_at_a_time).
+_ATTRIBUTE_SET_RE = re.compile(
+    r"^(?:we(?:'ve|\s+have)?\s+(?:just\s+|recently\s+|finally\s+)?(?:changed|moved|switched|bumped|set|updated|pointed)\s+)?"
+    r"(?:the|our)\s+(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,3}?)\s+(?P<attr>port|host(?:name)?|address|url)\s+"
+    r"(?:(?:has\s+|was\s+)?(?:changed|moved|switched)\s+)?(?:from\s+\S+\s+)?to\s+(?P<new>.+)$",
+    re.IGNORECASE,
 )
 # "the staging server moved to staging2.internal:9443": the system is named as what moved.
 _MOVED_ITSELF_RE = re.compile(
@@ -122,6 +131,18 @@ def system_moved(body: str, restore) -> Statement | None:
         # Jenkins ("Team uses Jenkins for CI") name GitHub Actions (candidate.candidate_of)
         moved.swap = (old, new)
     return moved
+
+
+def attribute_set(body: str, restore) -> Statement | None:
+    """"we changed the api port to 9090 today" -> entities/systems/api.md: "Port is 9090", in place
+    of the line naming its port; a host, an address or a URL in place of where it was."""
+    match = _ATTRIBUTE_SET_RE.match(body)
+    if not match or not names_a_system(match.group("name").split()[-1]):
+        return None  # "we changed the default port to 8000": a setting of the code at hand
+    new, attribute = value_of(match.group("new"), restore).rstrip(".,;"), match.group("attr").lower()
+    fact = entity_fact(restore(match.group("name")), f"{attribute.capitalize()} is {new}")
+    fact.probes = one_at_a_time(fact.fact)
+    return fact if fact.probes else None  # ("to the new one" names neither a port nor an address)
 
 
 def _moved_system(match: re.Match[str], name: str, new: str) -> bool:

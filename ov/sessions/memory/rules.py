@@ -19,6 +19,7 @@ from ov.sessions.memory.changes import (
     changed_value,
     switched_for,
     value_of,
+    without_when,
 )
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.places import PROGRAMMING_LANGUAGES, is_place, place_named
@@ -174,8 +175,8 @@ def statement_of(clause: str, restore, subject: str) -> Statement | None:
         return _profile("Is ", m.group("x"), restore)
     if (m := _WORK_RE.match(clause)) and not (m.group("now") and m.group("x")[:1].islower()):  # (not "I'm working at home")
         return _profile(f"Works {(m.group('prep') or m.group('now')).lower()} ", m.group("x"), restore)
-    if m := _SWITCHED_RE.match(clause):
-        return _possession(m.group("k"), m.group("y"), restore)
+    if m := _SWITCHED_RE.match(clause):  # (when it changed is no part of the value: "to VS Code last week")
+        return _possession(m.group("k"), without_when(m.group("y")), restore)
     if m := MY_RE.match(clause):
         return _possession(m.group("k"), m.group("y"), restore)
     return None
