@@ -1136,6 +1136,16 @@ CASES = [
     pytest.param(["The metrics server is metrics.internal:9090", "The metrics server is metrics-2.internal:9091"],
                  {"entities/systems/metrics_server.md": "# Metrics server\n\n- Is metrics-2.internal:9091"},
                  None, id="remember-a-new-address-replaces-the-old"),
+    # (longrun audit #5) "X over Y" ends Y's preference said with what Y was for, not one said for a context
+    pytest.param(["I prefer Poetry for managing dependencies", "I prefer uv over Poetry"],
+                 {"preferences/default/poetry.md": "- No longer prefers Poetry", "preferences/default/uv.md": "- Prefers uv over Poetry"},
+                 None, id="x-over-y-ends-y-said-with-its-purpose"),
+    pytest.param(["I prefer Mocha for unit tests", "I prefer Vitest over Mocha now"],
+                 {"preferences/default/mocha.md": "- No longer prefers Mocha", "preferences/default/vitest.md": "- Prefers Vitest over Mocha"},
+                 None, id="x-over-y-now-ends-y-for-what-it-was-for"),
+    pytest.param(["I prefer Jest for the frontend", "I prefer Vitest over Jest"],
+                 {"preferences/default/jest.md": "- Prefers Jest for the frontend", "preferences/default/vitest.md": "- Prefers Vitest over Jest"},
+                 None, id="x-over-y-leaves-y-for-a-context"),
     # (longrun audit #4) a change said in a session in ordinary words: after a lead clause, with the time it happened, "now" inside
     pytest.param(["I work at Initech", ["I got a new job: I now work at Hooli.", ("assistant", "Noted.")]], {"profile.md": "- Works at Hooli"},
                  None, id="session-a-lead-clause-before-a-colon-stops-nothing"),

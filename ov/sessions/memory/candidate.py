@@ -16,7 +16,7 @@ from typing import Any
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics
-from ov.sessions.memory.choices import choice_probes, rivals, same_choice
+from ov.sessions.memory.choices import ended_probes, rivals, same_choice
 from ov.sessions.memory.lines import LOCATION_LEADS
 from ov.sessions.memory.rivals import Rivalry, choice
 from ov.sessions.memory.statement import Statement
@@ -68,7 +68,7 @@ def rival_amends(path_fields: dict[str, str], lead: str, obj: str, sources: list
             "preferences",
             {**path_fields, "topic": topics.slug(rival), "content": f"- No longer prefers {rival}"},
             list(sources),
-            replaces=choice_probes(f"Prefers {rival}"),
+            replaces=ended_probes(f"Prefers {rival}"),
             only_amends=True,
             formerly=topics.former_slug(rival),
         )

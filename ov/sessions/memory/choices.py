@@ -53,6 +53,13 @@ def choice_probes(line: str) -> tuple[str, ...]:
     return (f"{line}$", *(f"{line} {rival}" for rival in ("over", "rather than", "instead of")))
 
 
+def ended_probes(line: str) -> tuple[str, ...]:
+    """Probes for the stored lines a choice ruling out ``line`` ("Prefers unittest") ends: those of
+    :func:`choice_probes`, and the line with what the choice was for ("Prefers unittest for
+    running tests": what both are for), not with a context it was made in ("... for Go code")."""
+    return (*choice_probes(line), f"{line} for ~")
+
+
 def choice_of(obj: str) -> str:
     """What a preference chooses, without the choice it is made over: "tabs over spaces" -> "tabs"."""
     named = _OVER_RE.match(" ".join(obj.split()))

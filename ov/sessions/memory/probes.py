@@ -3,7 +3,7 @@
 A new line names the stored lines it replaces as probes (:func:`ov.sessions.memory.supersede.supersedes`,
 :func:`ov.sessions.memory.kinds.kind_probes`): a key ("editor:"), a value under any key ("*: neovim"),
 a whole statement ("prefers tabs$"), a name whole ("uses emacs +"), a pattern ("Is a* at [A-Z]*"),
-a thing at a version ("runs node #"), or the start of a line. Their meaning is
+a thing at a version ("runs node #"), a thing and what it is for ("Prefers unittest for ~"), or the start of a line. Their meaning is
 :func:`ov.sessions.memory.merge.apply_supersede`'s; here they are made into sets and patterns once,
 so that a profile of thousands of lines is read once per op, not once per probe.
 """
@@ -58,12 +58,14 @@ class _Probes:
     names: re.Pattern[str] | None  # " +": a name whole, on the line and on its first statement
     typed: re.Pattern[str] | None  # "*" further on: a pattern, case and all, on the line as typed
     starts: re.Pattern[str] | None  # " #" (a version after it) and the rest (the start of the line), normalised
+    purposes: re.Pattern[str] | None = None  # " for ~": the line and what it is for, as typed ("Prefers unittest for running tests")
 
     def match(self, body: str) -> bool:
         have, key = normalise(body), KEY_RE.match(body)
         if key and (normalise(key.group("key")) in self.keys or normalise(body[key.end("key") + 1 :]) in self.values):
             return True
-        if (self.starts and self.starts.match(have)) or (self.typed and self.typed.match(" ".join(nfc(body).split()))):
+        typed = " ".join(nfc(body).split())
+        if (self.starts and self.starts.match(have)) or (self.typed and self.typed.match(typed)) or (self.purposes and self.purposes.match(typed)):
             return True
         if not (self.whole or self.names):
             return False
@@ -73,10 +75,12 @@ class _Probes:
 
 @functools.lru_cache(maxsize=256)
 def _probes(probes: tuple[str, ...]) -> _Probes:
-    keys, values, whole, names, typed, versions, starts = set(), set(), set(), [], [], [], []
+    keys, values, whole, names, typed, versions, starts, purposes = set(), set(), set(), [], [], [], [], []
     for probe in probes:
         want = " ".join(nfc(probe).lower().split())
-        if want.endswith(":"):
+        if want.endswith(" for ~"):
+            purposes.append(re.escape(" ".join(nfc(probe).split())[: -len(" for ~")]))
+        elif want.endswith(":"):
             keys.add(normalise(want[:-1]))
         elif want.startswith("*:"):
             values.add(normalise(want[2:]))
@@ -96,6 +100,10 @@ def _probes(probes: tuple[str, ...]) -> _Probes:
         re.compile(rf"(?:(?:\w+ly|always|still|also|now)\s+)?(?:{'|'.join(names)}){NAME_END}") if names else None,  # "Mostly uses Helix"
         re.compile("|".join(typed)) if typed else None,
         re.compile("|".join(started)) if started else None,
+        # what a thing is for, in lowercase words ("for running tests", "for formatting"): not a
+        # context it was chosen in, which is named ("for Go", "for YAML files") or pointed at ("for the frontend", "for work")
+        re.compile(rf"(?i:{'|'.join(purposes)}) for (?!(?:the|my|our|your|their|this|that|these|those|a|an|work|home)\b)[a-z]+(?: [a-z]+)?[.!]?$")
+        if purposes else None,
     )
 
 
