@@ -1136,6 +1136,13 @@ CASES = [
     pytest.param(["The metrics server is metrics.internal:9090", "The metrics server is metrics-2.internal:9091"],
                  {"entities/systems/metrics_server.md": "# Metrics server\n\n- Is metrics-2.internal:9091"},
                  None, id="remember-a-new-address-replaces-the-old"),
+    # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked
+    pytest.param([["Hi, I'm Marta Rossi, a site reliability engineer. I work at Initech.", ("assistant", "Nice to meet you.")]],
+                 {"profile.md": "- Name: Marta Rossi\n- Is a site reliability engineer\n- Works at Initech"}, None,
+                 id="session-a-self-introduction-gives-name-and-role"),
+    pytest.param(["I am Kofi, an embedded developer"], {"profile.md": "- Name: Kofi\n- Is an embedded developer"}, None,
+                 id="remember-a-self-introduction-gives-name-and-role"),
+    pytest.param([["I'm Polish, a proud one.", "I'm Japanese, a native speaker."]], {}, None, id="a-nationality-before-a-comma-is-no-name"),
     # (longrun audit #5) "X over Y" ends Y's preference said with what Y was for, not one said for a context
     pytest.param(["I prefer Poetry for managing dependencies", "I prefer uv over Poetry"],
                  {"preferences/default/poetry.md": "- No longer prefers Poetry", "preferences/default/uv.md": "- Prefers uv over Poetry"},

@@ -11,6 +11,9 @@ same statements with their apostrophes, their "my" or their verb dropped:
   fish", "terminal is WezTerm", "default shell is zsh") is the user's ("my shell is fish"): said of
   a system, it would name it ("the shell is", "our CI's shell is"). Only when asked, since in a
   session "shell is bash" is as often the container's;
+- "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
+  a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
+  session too (:func:`introduced`);
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms").
 """
@@ -75,3 +78,20 @@ def preferred(clause: str) -> str:
     paragraphs"; any other clause as it is."""
     match = _RATHER_THAN_RE.match(clause)
     return f"I prefer {match.group('a').strip()} over {match.group('b').strip()}" if match else clause
+
+
+# "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
+_INTRODUCED_RE = re.compile(
+    r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
+    r"(?P<name>(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)(?:\s+(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+))?)\s*,\s*(?P<role>an?\s+\S.*)$",
+    re.IGNORECASE,
+)
+
+
+def introduced(sentence: str) -> str:
+    """"I'm Dana, a backend engineer" as "My name is Dana, and I'm a backend engineer", which the
+    rules read as two statements; any other sentence as it is."""
+    m = _INTRODUCED_RE.match(sentence)
+    if m is None or re.search(r"(?:ish|ese|ch)$", m.group("name")):
+        return sentence  # "I'm Spanish, a native speaker", "I'm Dutch, a ...": who they are, not their name
+    return f"{m.group('lead')}My name is {m.group('name')}, and I'm {m.group('role')}"
