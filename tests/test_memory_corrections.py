@@ -1136,6 +1136,12 @@ CASES = [
     pytest.param(["The metrics server is metrics.internal:9090", "The metrics server is metrics-2.internal:9091"],
                  {"entities/systems/metrics_server.md": "# Metrics server\n\n- Is metrics-2.internal:9091"},
                  None, id="remember-a-new-address-replaces-the-old"),
+    # (longrun audit #6) a note said again the same day is one note; what it says a thing is, said anew, takes its place
+    pytest.param(["The release train is on Thursdays", "The release train is on Wednesdays"],
+                 {f"events/{TODAY:%Y/%m/%d}/release_train.md": "- The release train is on Wednesdays"}, None,
+                 id="a-note-of-what-a-thing-is-said-anew-the-same-day-replaces-it"),
+    pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo_went_well.md": "- The demo went well"}, None,
+                 id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked
     pytest.param([["Hi, I'm Marta Rossi, a site reliability engineer. I work at Initech.", ("assistant", "Nice to meet you.")]],
                  {"profile.md": "- Name: Marta Rossi\n- Is a site reliability engineer\n- Works at Initech"}, None,

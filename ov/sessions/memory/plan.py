@@ -22,6 +22,7 @@ from ov.sessions.memory.files import build_meta, format_time, render_memory, rep
 from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields
+from ov.sessions.memory.notes import said_that_day
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full, switched_cards
 from ov.uri import nfc
@@ -105,6 +106,7 @@ def _plan_once(
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     rivalries: list[Candidate] = []
     order: dict[int, int] = {}  # each candidate's place in what was said, by id (see end_rivals)
+    restated: dict[str, bool] = {}  # the stored notes of an add_only type said again (see notes.said_that_day)
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
@@ -117,7 +119,11 @@ def _plan_once(
             if fuller != path:  # its card has a heading of its own: the line goes under it
                 content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
                 candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
-        if schema.add_only:
+        if schema.add_only and (again := said_that_day(path, candidate, groups, read)) is not None:
+            if again[1]:
+                continue  # a note of the day says it already
+            path, restated[again[0]] = again[0], True  # what it says of the same thing holds now: it takes that note's place
+        elif schema.add_only:
             path = _free_path(path, groups, read)
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
@@ -136,7 +142,7 @@ def _plan_once(
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
-        existing_text = None if schema.add_only else read(path)
+        existing_text = None if schema.add_only and path not in restated else read(path)
         _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves)
     return plan
 
@@ -163,7 +169,7 @@ def _plan_file(
         return  # "no longer prefers tabs" where nothing said tabs
     fields = existing
     for candidate in group:
-        merged = merge_fields(schema, fields, _incoming(schema, candidate), moves=moves)
+        merged = merge_fields(schema, None if schema.add_only else fields, _incoming(schema, candidate), moves=moves)  # (a note restated: notes)
         if merged is not None:
             fields = merged
     if fields is None or fields == existing:
