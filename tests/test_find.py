@@ -110,6 +110,43 @@ def test_a_directory_summary_is_found_at_its_level(ov):
     assert found(ov, "generated_by component")["total"] == 0
 
 
+def _modules(tmp_path: Path, texts: dict[str, str]) -> Path:
+    folder = tmp_path / "proj"
+    folder.mkdir()
+    for name, text in texts.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+def test_the_files_that_say_it_come_before_the_summaries_that_repeat_them(ov, tmp_path):
+    # (found by a review: in a one-project store the folder's L1, the store's L1 and its L0 came
+    # before the three modules they copy their first sentence from)
+    texts = {f"m{i}.md": f"# Module {i}\n\nThe retry policy uses exponential backoff with jitter for module {i}. Connection pooling is configured here.\n" for i in (1, 2, 3)}
+    assert ov("add-resource", str(_modules(tmp_path, texts))).exit_code == 0
+    for command in ("find", "search"):
+        result = ov(command, "retry policy backoff", "--json").json["result"]
+        hits = [(h["uri"], h["level"]) for h in result["resources"]]
+        assert {uri for uri, _ in hits[:3]} == {f"viking://resources/proj/m{i}.md" for i in (1, 2, 3)}, command
+        assert len({uri for uri, _ in hits}) == len(hits), command  # a directory once, at its better level
+        assert "viking://resources/proj" in {uri for uri, _ in hits[3:]}, command
+    # A level asked for is still what is listed, each directory once.
+    assert {(h["uri"], h["level"]) for h in found(ov, "retry policy backoff", "--level", "0")["resources"]} == {("viking://resources", 0), ("viking://resources/proj", 0)}
+    assert sorted(uris(found(ov, "retry policy backoff", "--level", "0,1"))) == ["viking://resources", "viking://resources/proj"]
+
+
+def test_a_summary_that_says_what_no_single_file_does_keeps_its_place(ov, tmp_path):
+    texts = {
+        "backoff.md": "# Backoff\n\nFailed uploads are retried with a doubling delay, capped at one minute.\n",
+        "pool.md": "# Pool\n\nEach worker keeps eight database connections open and hands them out in turn.\n",
+    }
+    assert ov("add-resource", str(_modules(tmp_path, texts))).exit_code == 0
+    # Words no one file holds together: the folder that holds both keeps its place above the file
+    # that holds some of them.
+    assert uris(found(ov, "retried uploads and database connections"))[:3] == ["viking://resources/proj/backoff.md", "viking://resources/proj", "viking://resources/proj/pool.md"]
+    # The folder's own name with a file's words: the folder says something the file does not.
+    assert uris(found(ov, "proj database connections"))[0] == "viking://resources/proj"
+
+
 def _recipes_and_db(ov, tmp_path: Path) -> None:
     for name, text in {"recipes/bread.md": "# Bread\n\nKnead the dough and let it rise.\n", "db/schema.md": "# Schema\n\nEvery table has an id as its primary key.\n"}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

@@ -459,7 +459,7 @@ def _find(store, args: _Args, context: Context) -> Listing | str:
     if not query.strip():
         raise InvalidInput("the query is empty", hint="say what to look for")
     session, _captured = _session(store, args)
-    result = find(store, query, FindOptions(**_filters(store, args), exclude=_own_log(store, session), one_level=True), indices=context.indices(store))
+    result = find(store, query, FindOptions(**_filters(store, args), exclude=_own_log(store, session)), indices=context.indices(store))
     return _headed(result, _hits(result.hits, result.mode))
 
 

@@ -44,6 +44,7 @@ from ov.retrieval.fusion import LEXICAL_FLOOR, add_vectors
 from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
 from ov.retrieval.secondary import lower_secondary
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
+from ov.retrieval.summaries import SUMMARY_KINDS, defer_summaries
 from ov.sessions.messages import says_nothing
 from ov.uri import VikingURI
 
@@ -79,8 +80,13 @@ class FindOptions:
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
     exclude_below: tuple[str, ...] = ()  # store folders left out with all they hold
     # A directory is one result, its better-matching summary (L0 or L1), as search counts it: the
-    # MCP find returned a past session's overview and abstract as two of five results.
-    one_level: bool = False
+    # MCP find returned a past session's overview and abstract as two of five results, and ov find
+    # a folder's twice. Search ranks each level (its directories start from either).
+    one_level: bool = True
+    # A summary that adds no query word to a result below it goes below that result
+    # (ov.retrieval.summaries). Search ranks directories by their own match to expand them, and
+    # defers them where it merges what it found.
+    defer_summaries: bool = True
 
     def __post_init__(self) -> None:
         check_threshold(self.threshold)
@@ -296,7 +302,7 @@ def rank(store, opened, query: str, options: FindOptions, *, snippets: bool = Tr
 def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> list[Hit]:
     config = store.config.retrieval
     lexical = opened.lexical
-    words = _ranked_words(lexical, query)
+    words = ranked_words(lexical, query)
     terms = lexical.query_terms(words)
     filters = _filters(store, options)
     if opened.outdated is None:
@@ -417,7 +423,7 @@ def _favour_dates(query: str, records: dict[str, Record], scores: dict[str, floa
             scores[rid] *= 1.0 + weight * max(mention.closeness(record.time) for mention in dates)
 
 
-def _ranked_words(lexical, query: str) -> str:
+def ranked_words(lexical, query: str) -> str:
     """``query`` without the ``viking://`` URIs of places the index holds records at, and without
     the lines after file names (:func:`~ov.retrieval.named.query_words`); each place looked up once
     a search."""
@@ -500,12 +506,15 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
         relevance = absolute.get(rid, 0.0)
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
-        unit = record.uri if options.one_level and record.kind in ("abstract", "overview") else record.unit
-        current = best.get(unit)
-        # The best-scoring record stands for its unit; on a tie the lower id does, so it never
-        # depends on the order the rankings happened to produce.
-        if current is None or score > current[0] or (score == current[0] and record.id < current[1].id):
-            best[unit] = (score, record, relevance)
+        _keep_best(best, record.unit, (score, record, relevance))
+    if options.defer_summaries and terms:
+        for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, lexical.analyze_words).items():
+            best[unit] = (score, *best[unit][1:])
+    if options.one_level:
+        directories: dict[str, tuple[float, Record, float]] = {}
+        for unit, item in best.items():
+            _keep_best(directories, item[1].uri if item[1].kind in SUMMARY_KINDS else unit, item)
+        best = directories
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
     if options.threshold is not None:
         ranked = [item for item in ranked if item[2] >= options.threshold]
@@ -516,6 +525,14 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
         _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), line_named(record.uri, named) if named else 0)
         for (score, record, relevance), copies in kept
     ]
+
+
+def _keep_best(best: dict[str, tuple[float, Record, float]], unit: str, item: tuple[float, Record, float]) -> None:
+    """Let ``item`` stand for ``unit`` when it scores best; on a tie the lower id does, so it never
+    depends on the order the rankings happened to produce."""
+    current = best.get(unit)
+    if current is None or item[0] > current[0] or (item[0] == current[0] and item[1].id < current[1].id):
+        best[unit] = item
 
 
 def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = (), line: int = 0) -> Hit:
@@ -564,7 +581,7 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
         if hit.record is not None and not hit.snippet:
             text = hit.found_by or query
             if text not in words_of:
-                words_of[text] = set(lexical.query_terms(_ranked_words(lexical, text)).words)
+                words_of[text] = set(lexical.query_terms(ranked_words(lexical, text)).words)
             words = words_of[text]
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))

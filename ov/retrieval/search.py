@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING
 from ov.errors import InvalidInput, proposal
 from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank
+from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank, ranked_words
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
+from ov.retrieval.summaries import defer_summaries
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
@@ -218,6 +219,8 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         exclude=exclude,
         exclude_below=options.exclude_below,
         lexical_only=options.full_text_only,
+        one_level=False,  # each level of a directory is a starting point; the merge keeps its best
+        defer_summaries=False,  # a directory is expanded for its own match; deferred below (_defer)
     )
     text = typed.query
     direct = rank(store, opened, text, base, snippets=False)
@@ -264,6 +267,17 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
                 keep(child, final)
                 if child.level < 2 and child.uri not in expanded:
                     heapq.heappush(queue, (-final, child.uri))
+    return _defer(opened.lexical, text, found)
+
+
+def _defer(lexical, text: str, found: dict[str, Hit]) -> dict[str, Hit]:
+    """``found`` with each directory summary that adds no query word to a result below it just below
+    that result (:mod:`ov.retrieval.summaries`), as find ranks them. Only the results: the summary's
+    own match still chose which directories to expand and lifted what is below them."""
+    entries = {key: (hit.score, hit.record) for key, hit in found.items() if hit.record is not None}
+    words = lexical.query_terms(ranked_words(lexical, text)).words
+    for key, score in defer_summaries(entries, words, lexical.analyze_words).items():
+        found[key] = replace(found[key], score=score)
     return found
 
 
