@@ -147,6 +147,33 @@ def test_a_summary_that_says_what_no_single_file_does_keeps_its_place(ov, tmp_pa
     assert uris(found(ov, "proj database connections"))[0] == "viking://resources/proj"
 
 
+def test_a_folder_goes_below_its_subfolder_that_moved_and_only_the_listed_results_count():
+    from ov.index.records import Record
+    from ov.retrieval.summaries import defer_summaries
+
+    def record(uri: str, kind: str, text: str) -> Record:
+        level = {"abstract": 0, "overview": 1}.get(kind, 2)
+        return Record(id=uri + kind, path=uri, uri=uri, level=level, kind=kind, context_type="resource", owner="", parent="", text=text)
+
+    entries = {
+        "root": (0.9, record("viking://resources/a", "overview", "alpha beta")),
+        "sub": (0.8, record("viking://resources/a/b", "overview", "alpha beta")),
+        "file": (0.7, record("viking://resources/a/b/f.md", "chunk", "Alpha and beta")),
+        "other": (0.6, record("viking://resources/c.md", "chunk", "alpha")),
+    }
+    def analyze(text: str) -> list[str]:
+        return text.lower().split()
+
+    moved = defer_summaries(entries, ["alpha", "beta"], analyze, shown=4)
+    assert moved["sub"] < 0.7 and moved["root"] < moved["sub"] and moved["root"] > 0.6
+    # The file past the results listed does not count: the subfolder keeps its place, and the
+    # folder goes below it.
+    assert set(defer_summaries(entries, ["alpha", "beta"], analyze, shown=2)) == {"root"}
+    # A summary that matches a word its files do not keeps its place.
+    entries["sub"] = (0.8, record("viking://resources/a/b", "overview", "alpha beta gamma"))
+    assert "sub" not in defer_summaries(entries, ["alpha", "beta", "gamma"], analyze, shown=4)
+
+
 def _recipes_and_db(ov, tmp_path: Path) -> None:
     for name, text in {"recipes/bread.md": "# Bread\n\nKnead the dough and let it rise.\n", "db/schema.md": "# Schema\n\nEvery table has an id as its primary key.\n"}.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)

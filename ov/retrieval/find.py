@@ -63,6 +63,9 @@ ABOUT_WEIGHT = 0.5
 # name alone still goes above the best). Small, so the other results keep nearly their scores when
 # the best is scaled back to what the best match is worth.
 NAMED_LIFT = 0.01
+# How many results' worth of the best a directory's summary is compared with (ov.retrieval.summaries):
+# twice the limit, for the places copies (ov.retrieval.copies) and a threshold leave.
+SHOWN_COMPARED = 2
 
 
 @dataclass(frozen=True)
@@ -508,7 +511,7 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
             score *= session_weight
         _keep_best(best, record.unit, (score, record, relevance))
     if options.defer_summaries and terms:
-        for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, lexical.analyze_words).items():
+        for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, lexical.analyze_words, SHOWN_COMPARED * options.limit).items():
             best[unit] = (score, *best[unit][1:])
     if options.one_level:
         directories: dict[str, tuple[float, Record, float]] = {}

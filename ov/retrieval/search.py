@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from ov.errors import InvalidInput, proposal
 from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
-from ov.retrieval.find import FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank, ranked_words
+from ov.retrieval.find import SHOWN_COMPARED, FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank, ranked_words
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
 from ov.retrieval.summaries import defer_summaries
 from ov.uri import VikingURI
@@ -267,16 +267,16 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
                 keep(child, final)
                 if child.level < 2 and child.uri not in expanded:
                     heapq.heappush(queue, (-final, child.uri))
-    return _defer(opened.lexical, text, found)
+    return _defer(opened.lexical, text, found, options.limit)
 
 
-def _defer(lexical, text: str, found: dict[str, Hit]) -> dict[str, Hit]:
+def _defer(lexical, text: str, found: dict[str, Hit], limit: int) -> dict[str, Hit]:
     """``found`` with each directory summary that adds no query word to a result below it just below
     that result (:mod:`ov.retrieval.summaries`), as find ranks them. Only the results: the summary's
     own match still chose which directories to expand and lifted what is below them."""
     entries = {key: (hit.score, hit.record) for key, hit in found.items() if hit.record is not None}
     words = lexical.query_terms(ranked_words(lexical, text)).words
-    for key, score in defer_summaries(entries, words, lexical.analyze_words).items():
+    for key, score in defer_summaries(entries, words, lexical.analyze_words, SHOWN_COMPARED * limit).items():
         found[key] = replace(found[key], score=score)
     return found
 

@@ -27,17 +27,19 @@ from ov.index.records import Record
 SUMMARY_KINDS = ("abstract", "overview")
 
 
-def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[str], analyze: Callable[[str], list[str]]) -> dict[str, float]:
+def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[str], analyze: Callable[[str], list[str]], shown: int) -> dict[str, float]:
     """The new scores of the summaries among ``entries`` (unit -> (score, its record)) that add no
     query word (``words``, as the index analyses them) to a result below them: each just below the
     lowest score of the results below it that match every query word it matches.
 
-    The deepest summaries go first, so a folder goes below its subfolder's summary where that one
-    moved (and is the only one to cover it). ``analyze`` turns text into index words.
+    Only the first ``shown`` entries are compared (a summary and the results below it past them
+    are not listed): the words of each are read from its text (``analyze``: text to index words),
+    under a millisecond a record, and a ranking holds hundreds of them. As a summary moves down,
+    the next entries come in and are compared in turn. The deepest summaries go first, so a folder
+    goes below its subfolder's summary where that one moved (and is the only one to cover it).
     """
     wanted = frozenset(words)
-    summaries = [key for key, (_, record) in entries.items() if record.kind in SUMMARY_KINDS]
-    if not wanted or not summaries:
+    if not wanted or not any(record.kind in SUMMARY_KINDS for _, record in entries.values()):
         return {}
     matched: dict[str, frozenset[str]] = {}
 
@@ -50,12 +52,24 @@ def defer_summaries(entries: dict[str, tuple[float, Record]], words: Iterable[st
 
     scores = {key: score for key, (score, _) in entries.items()}
     out: dict[str, float] = {}
-    for key in sorted(summaries, key=lambda k: -entries[k][1].uri.count("/")):
-        says = matched_by(key)
-        if not says:
-            continue
-        below = entries[key][1].uri.rstrip("/") + "/"
-        covering = [scores[other] for other, (_, record) in entries.items() if record.kind != "message" and record.uri.startswith(below) and says <= matched_by(other)]
-        if covering and min(covering) <= scores[key]:
-            scores[key] = out[key] = math.nextafter(min(covering), -math.inf)
+    moved = True
+    while moved:
+        moved = False
+        first = sorted(entries, key=lambda k: (-scores[k], entries[k][1].uri, entries[k][1].level, entries[k][1].message_id))[:shown]
+        summaries = sorted((k for k in first if entries[k][1].kind in SUMMARY_KINDS), key=lambda k: -entries[k][1].uri.count("/"))
+        for key in summaries:
+            says = matched_by(key)
+            if not says:
+                continue
+            below = entries[key][1].uri.rstrip("/") + "/"
+            covering = [scores[other] for other in first if _answers_below(entries[other][1], below) and says <= matched_by(other)]
+            if covering and min(covering) <= scores[key]:
+                scores[key] = out[key] = math.nextafter(min(covering), -math.inf)
+                moved = True
     return out
+
+
+def _answers_below(record: Record, folder: str) -> bool:
+    """Whether ``record`` is below ``folder`` (a URI ending in ``/``) and may stand in for its
+    summary: anything but a message."""
+    return record.kind != "message" and record.uri.startswith(folder)
