@@ -20,10 +20,12 @@
    A query that names a file by its path or name ("look at tests/conftest.py")
    puts that file's records first (:mod:`ov.retrieval.named`), found by its name
    when its words are not the query's; a folder named, the records in it.
-6. One result per unit (a file with its best chunk, a directory level, a
-   message), session messages scaled by ``retrieval.session_weight`` when they
-   compete with memories and resources, ties broken by URI: the same input
-   always gives the same order.
+6. One result per unit (a file with its best chunk, a directory by its
+   better summary, a message), session messages scaled by
+   ``retrieval.session_weight`` when they compete with memories and resources,
+   ties broken by URI: the same input always gives the same order. A
+   directory's summary that adds no query word to a result below it goes just
+   below that result (:mod:`ov.retrieval.summaries`).
 7. One result per text (:mod:`ov.retrieval.copies`): units that show the same
    text (a file and its copy) are one result, at the best-ranked one's place,
    naming the others (``Hit.also``); the next results fill the places they

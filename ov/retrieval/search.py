@@ -18,7 +18,9 @@
      the weakest unit of that ranking (it did not make that list).
 
    A unit found both ways keeps its better score: a directory's summary can lift
-   what is below it, never bury a strong match.
+   what is below it, never bury a strong match. As a result, a directory is
+   then ranked as find ranks it: below a result under it that holds every
+   query word its summary matches (:mod:`ov.retrieval.summaries`).
 3. The queries' results merge: each scaled by its query's priority, the best
    score per unit. A directory is one result (its best level), a file one, a
    session message one; the messages of the session being searched from are
