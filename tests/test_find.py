@@ -161,17 +161,17 @@ def test_a_folder_goes_below_its_subfolder_that_moved_and_only_the_listed_result
         "file": (0.7, record("viking://resources/a/b/f.md", "chunk", "Alpha and beta")),
         "other": (0.6, record("viking://resources/c.md", "chunk", "alpha")),
     }
-    def analyze(text: str) -> list[str]:
-        return text.lower().split()
+    def holding(word: str, among: tuple[str, ...]) -> set[tuple[str, str]]:
+        return {(r.uri, r.kind) for _, r in entries.values() if r.uri in among and word in r.text.lower().split()}
 
-    moved = defer_summaries(entries, ["alpha", "beta"], analyze, shown=4)
+    moved = defer_summaries(entries, ["alpha", "beta"], holding, shown=4)
     assert moved["sub"] < 0.7 and moved["root"] < moved["sub"] and moved["root"] > 0.6
     # The file past the results listed does not count: the subfolder keeps its place, and the
     # folder goes below it.
-    assert set(defer_summaries(entries, ["alpha", "beta"], analyze, shown=2)) == {"root"}
+    assert set(defer_summaries(entries, ["alpha", "beta"], holding, shown=2)) == {"root"}
     # A summary that matches a word its files do not keeps its place.
     entries["sub"] = (0.8, record("viking://resources/a/b", "overview", "alpha beta gamma"))
-    assert "sub" not in defer_summaries(entries, ["alpha", "beta", "gamma"], analyze, shown=4)
+    assert "sub" not in defer_summaries(entries, ["alpha", "beta", "gamma"], holding, shown=4)
 
 
 def _recipes_and_db(ov, tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ from ov.retrieval.fusion import LEXICAL_FLOOR, add_vectors
 from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
 from ov.retrieval.secondary import lower_secondary
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
-from ov.retrieval.summaries import SUMMARY_KINDS, defer_summaries
+from ov.retrieval.summaries import SUMMARY_KINDS, defer_summaries, holding_in
 from ov.sessions.messages import says_nothing
 from ov.uri import VikingURI
 
@@ -513,7 +513,7 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
             score *= session_weight
         _keep_best(best, record.unit, (score, record, relevance))
     if options.defer_summaries and terms:
-        for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, lexical.analyze_words, SHOWN_COMPARED * options.limit).items():
+        for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, holding_in(lexical), SHOWN_COMPARED * options.limit).items():
             best[unit] = (score, *best[unit][1:])
     if options.one_level:
         directories: dict[str, tuple[float, Record, float]] = {}

@@ -45,7 +45,7 @@ from ov.progress import Progress
 from ov.retrieval.copies import collapse_copies, same_file
 from ov.retrieval.find import SHOWN_COMPARED, FindOptions, FindResult, Hit, attach_snippets, check_limit, check_threshold, check_types, index_info, named_in, rank, ranked_words
 from ov.retrieval.plan import QueryPlan, TypedQuery, plan_query, session_context
-from ov.retrieval.summaries import defer_summaries
+from ov.retrieval.summaries import defer_summaries, holding_in
 from ov.uri import VikingURI
 
 if TYPE_CHECKING:
@@ -278,7 +278,7 @@ def _defer(lexical, text: str, found: dict[str, Hit], limit: int) -> dict[str, H
     own match still chose which directories to expand and lifted what is below them."""
     entries = {key: (hit.score, hit.record) for key, hit in found.items() if hit.record is not None}
     words = lexical.query_terms(ranked_words(lexical, text)).words
-    for key, score in defer_summaries(entries, words, lexical.analyze_words, SHOWN_COMPARED * limit).items():
+    for key, score in defer_summaries(entries, words, holding_in(lexical), SHOWN_COMPARED * limit).items():
         found[key] = replace(found[key], score=score)
     return found
 
