@@ -1140,7 +1140,7 @@ CASES = [
     pytest.param(["The release train is on Thursdays", "The release train is on Wednesdays"],
                  {f"events/{TODAY:%Y/%m/%d}/release_train.md": "- The release train is on Wednesdays"}, None,
                  id="a-note-of-what-a-thing-is-said-anew-the-same-day-replaces-it"),
-    pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo_went_well.md": "- The demo went well"}, None,
+    pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo.md": "- The demo went well"}, None,
                  id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked
     pytest.param([["Hi, I'm Marta Rossi, a site reliability engineer. I work at Initech.", ("assistant", "Nice to meet you.")]],
