@@ -1136,10 +1136,12 @@ CASES = [
     pytest.param(["The metrics server is metrics.internal:9090", "The metrics server is metrics-2.internal:9091"],
                  {"entities/systems/metrics_server.md": "# Metrics server\n\n- Is metrics-2.internal:9091"},
                  None, id="remember-a-new-address-replaces-the-old"),
-    # (longrun audit #6) a note said again the same day is one note; what it says a thing is, said anew, takes its place
-    pytest.param(["The release train is on Thursdays", "The release train is on Wednesdays"],
-                 {f"events/{TODAY:%Y/%m/%d}/release_train.md": "- The release train is on Wednesdays"}, None,
-                 id="a-note-of-what-a-thing-is-said-anew-the-same-day-replaces-it"),
+    # (longrun audit #6) a note said again the same day is one note; another thing said of the same
+    # thing is a note of its own (a review: "is on Friday" took the place of "is blocked by ...")
+    pytest.param(["The release is blocked by the security review", "The release is on Friday"],
+                 {f"events/{TODAY:%Y/%m/%d}/release.md": "- The release is blocked by the security review",
+                  f"events/{TODAY:%Y/%m/%d}/release_2.md": "- The release is on Friday"}, None,
+                 id="another-note-of-the-same-thing-the-same-day-is-a-note-of-its-own"),
     pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo.md": "- The demo went well"}, None,
                  id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked

@@ -1,11 +1,12 @@
 """A dated note said again: one file of its day, not one per saying.
 
-``ov remember "The default branch is master"`` twice the same day is one note, and ``"The default
-branch is main"`` after it is that note corrected, not a third file: a note of the day names the
-same thing as another of that day (the same file name, ``default_branch.md``, ``default_branch_2.md``,
-...) when its one line says the same, or says what that thing is ("The X is Y", "The Xs are Y")
-with another value. Any other note of the same name is a note of its own, numbered as ever.
-Notes of other days are left as they were: each tells what held on its day.
+``ov remember "The default branch is master"`` twice the same day is one note: a note of the day
+that says what another note of that day and of the same name says (``default_branch.md``,
+``default_branch_2.md``, ...) is already remembered. A note that says something else of the same
+thing is a note of its own, numbered as ever: "The release is blocked by the review" and "The
+release is on Friday" are two facts, and a rule that took the second for the first's new value
+lost the first (a review found it). Notes of other days are left as they were: each tells what
+held on its day.
 """
 
 from __future__ import annotations
@@ -18,32 +19,25 @@ from ov.sessions.memory.files import repaired_memory
 from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.schema import CONTENT_FIELD
 
-# A note saying what a thing is: "The default branch is master", "Our standups are at 9:30".
-_WHAT_IT_IS_RE = re.compile(r"^(?P<thing>\S.*?)\s+(?P<verb>is|are)\s+\S")
 # Numbered copies of one note name looked at: far more than a day holds of one thing.
 _MAX_SAID = 50
 
 
-def said_that_day(path: str, candidate: Candidate, taken: Container[str], read: Callable[[str], str | None]) -> tuple[str, bool] | None:
-    """(the stored note of ``path``'s name that day that ``candidate`` says again, whether it says
-    the same), the candidate's note taking that note's place when it says another value; None when
-    it says something new (a new file, numbered when its name is taken)."""
+def said_that_day(path: str, candidate: Candidate, taken: Container[str], read: Callable[[str], str | None]) -> bool:
+    """Whether a stored note of ``path``'s name that day says what ``candidate`` says."""
     said = _one_line(candidate.fields.get(CONTENT_FIELD))
+    if said is None:
+        return False
     stem = path.removesuffix(".md")
     for n in range(1, _MAX_SAID + 1):
         other = path if n == 1 else f"{stem}_{n}.md"
         text = None if other in taken else read(other)
         if text is None and other not in taken:
-            return None
+            return False
         stored = _one_line(repaired_memory(text)[0]) if text is not None else None
-        if said is None or stored is None:
-            continue
-        if normalise(stored) == normalise(said):
-            return other, True
-        new, old = _WHAT_IT_IS_RE.match(said), _WHAT_IT_IS_RE.match(stored)
-        if new and old and normalise(new.group("thing")) == normalise(old.group("thing")):
-            return other, False
-    return None
+        if stored is not None and normalise(stored) == normalise(said):
+            return True
+    return False
 
 
 def _one_line(content: object) -> str | None:

@@ -106,7 +106,6 @@ def _plan_once(
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     rivalries: list[Candidate] = []
     order: dict[int, int] = {}  # each candidate's place in what was said, by id (see end_rivals)
-    restated: dict[str, bool] = {}  # the stored notes of an add_only type said again (see notes.said_that_day)
     for candidate in (c for outer in candidates for c in (outer, *outer.amends)):
         schema = schemas.get(candidate.memory_type)
         if schema is None:
@@ -119,10 +118,8 @@ def _plan_once(
             if fuller != path:  # its card has a heading of its own: the line goes under it
                 content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
                 candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
-        if schema.add_only and (again := said_that_day(path, candidate, groups, read)) is not None:
-            if again[1]:
-                continue  # a note of the day says it already
-            path, restated[again[0]] = again[0], True  # what it says of the same thing holds now: it takes that note's place
+        if schema.add_only and said_that_day(path, candidate, groups, read):
+            continue  # a note of the day says it already
         elif schema.add_only:
             path = _free_path(path, groups, read)
         elif path in groups and groups[path][0] is not schema:
@@ -142,7 +139,7 @@ def _plan_once(
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
-        existing_text = None if schema.add_only and path not in restated else read(path)
+        existing_text = None if schema.add_only else read(path)
         _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves)
     return plan
 
@@ -169,7 +166,7 @@ def _plan_file(
         return  # "no longer prefers tabs" where nothing said tabs
     fields = existing
     for candidate in group:
-        merged = merge_fields(schema, None if schema.add_only else fields, _incoming(schema, candidate), moves=moves)  # (a note restated: notes)
+        merged = merge_fields(schema, fields, _incoming(schema, candidate), moves=moves)
         if merged is not None:
             fields = merged
     if fields is None or fields == existing:
