@@ -1486,9 +1486,15 @@ CASES = [
     pytest.param([["Our lab moved to Cambridge.", "I prefer tabs."]], {"preferences/default/tabs.md": "- Prefers tabs"}, None,
                  id="a-teams-place-moved-in-a-session-is-not-kept-unasked"),
     # (audit) a statement of the user's own and one of the project at hand in one sentence are two
-    pytest.param(["I like small PRs, while this monorepo's CI runs Bazel"],
+    pytest.param(["I like small PRs, whereas this monorepo's CI runs Bazel"],
                  {"preferences/default/small_prs.md": "- Likes small PRs", "profile.md": "- This monorepo's CI runs Bazel"}, None,
                  id="a-clause-of-this-repo-is-split-from-the-users-own"),
+    # (a review) a condition on an instruction is no clause of its own ("while" is no join)
+    pytest.param(["Never deploy while this repo's release freeze is on"], {"preferences/default/deploy.md": "- Never deploy while this repo's release freeze is on"}, None,
+                 id="a-condition-of-this-repo-stays-with-its-instruction"),
+    pytest.param(["We use Jenkins for CI", "In this repo we migrated CI from Jenkins to GitHub Actions"],
+                 {"profile.md": "- Team uses GitHub Actions in this repo for CI", "entities/systems/ci.md": "# CI\n\n- Moved to GitHub Actions in this repo"},
+                 None, id="a-move-in-this-repo-keeps-its-place-and-no-stray-in"),
     # ... and a sentence asked to be remembered in a session is asked for each of its clauses
     pytest.param([["Remember that I prefer dark mode and I use tmux for everything."]],
                  {"preferences/default/dark_mode.md": "- Prefers dark mode", "profile.md": "- Uses tmux for everything"}, None,

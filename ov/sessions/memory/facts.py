@@ -108,13 +108,11 @@ _DATED_RE = re.compile(
     r"(?i)\b(?:today|tomorrow|yesterday|tonight|\d{4}-\d{2}-\d{2}|(?:on|this|next|last)\s+(?:monday|tuesday|wednesday|thursday|"
     r"friday|saturday|sunday|week|month|year|sprint)|was|were|happened|broke|went)\b"
 )
-# The project at hand ("this repo", "the current codebase"): what holds there only is the session's
-# peer's (see ov.sessions.commit), so its words stay in the line that says it.
-_THIS_PROJECT = r"(?:this|the\s+current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)"
-# "this repo uses conventional commits", "this codebase's CI runs ruff": a fact of the project at hand.
-_PROJECT_FACT_RE = re.compile(rf"(?i)^{_THIS_PROJECT}(?:'s\s+[\w-]+)?\s+\S+\s+\S")
+# "this repo uses conventional commits", "this codebase's CI runs ruff": a fact of the project at hand
+# (text.THIS_PROJECT), the session's peer's (see ov.sessions.commit), so its words stay in its line.
+_PROJECT_FACT_RE = re.compile(rf"(?i)^{tx.THIS_PROJECT}(?:'s\s+[\w-]+)?\s+\S+\s+\S")
 # "in this repo(,) we use spaces" says "we use spaces in this repo", whatever reads it.
-_IN_PROJECT_RE = re.compile(rf"(?i)^(?P<where>in\s+{_THIS_PROJECT})\s*,?\s+(?P<rest>\S.+)$")
+_IN_PROJECT_RE = re.compile(rf"(?i)^(?P<where>in\s+{tx.THIS_PROJECT})\s*,?\s+(?P<rest>\S.+)$")
 # ("when you write tests, use pytest" is an instruction: see instructions.py)
 _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3,80},)|how|what|why|where|who|whether)\b")
 
@@ -153,7 +151,7 @@ def remembered(clause: str, restore, subject: str) -> Statement | None:
         return topical("Remember to ", obj, subject)
     body, changed = unmark(body)
     if fronted := _IN_PROJECT_RE.match(body):
-        body = f"{fronted.group('rest')} {fronted.group('where')}"
+        body = f"{fronted.group('rest')} {fronted.group('where').lower()}"
     statement = (
         statement_of(body, restore, subject)
         or attribute_set(body, restore)  # (before "the X host ...", which reads "host" as a verb)

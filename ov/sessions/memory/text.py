@@ -67,10 +67,8 @@ _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d
 _FIRST_PERSON_AHEAD = r"(?=(?:I|I'm|I've|I'd|Im|my)\b)"
 # "this repo uses ...", "in this codebase we ...": the project at hand (see ov.sessions.commit), as the
 # subject of a clause (a verb after it) or the place its statement holds in.
-_THIS_PROJECT_AHEAD = (
-    r"(?=(?:in\s+)?(?:this|the\s+current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)"
-    r"(?:'s\s+[\w-]+)?\s+(?!and\b|or\b|to\b|of\b|for\b)[\w'])"
-)
+THIS_PROJECT = r"(?:this|the\s+current)\s+(?:repo|repository|project|codebase|monorepo|workspace)\b"
+_THIS_PROJECT_AHEAD = rf"(?=(?:in\s+)?{THIS_PROJECT}(?:'s\s+[\w-]+)?\s+(?!and\b|or\b|to\b|of\b|for\b)[\w'])"
 _CLAUSE_JOIN_RE = re.compile(
     rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}"
     rf"|,\s*so\s+{_FIRST_PERSON_AHEAD}"
@@ -80,8 +78,9 @@ _CLAUSE_JOIN_RE = re.compile(
     # an empty group that marks the join before an instruction (see clauses)
     r"|(?:,\s*|\s+)and\s+(?P<rule>(?=(?:always|never)\b))"
     # "I like short commits, and this repo uses conventional commits": what holds in the project at
-    # hand only is a clause of its own, filed apart from the user's own (a session's peer's)
-    rf"|(?:,\s*(?:and|but|while|whereas|though|although)?|\s+(?:and|but|while|whereas|though|although))\s+{_THIS_PROJECT_AHEAD}",
+    # hand only is a clause of its own, filed apart from the user's own (a session's peer's); not after
+    # "while", "though": "never deploy while this repo's freeze is on" is one instruction with its condition
+    rf"|(?:,\s*(?:and|but|whereas)?|\s+(?:and|but|whereas))\s+{_THIS_PROJECT_AHEAD}",
     re.IGNORECASE,
 )
 # "I left Acme and now work at Initech": a second statement whose "I" is left out.
