@@ -396,8 +396,7 @@ def test_hooks_start_an_ov_whose_path_and_home_hold_an_equals_sign_and_a_space(r
 def test_codex_gives_a_subagents_turn_no_recall_and_no_capture(codex_host, tmp_path):
     """(found driving Codex 0.171.0: a subagent spawned with multi_agent_v1's spawn_agent runs its
     turn under the parent's session_id, with its own rollout and `agent_id`; its prompt, the
-    model's words for the task, reached ov's prompt hook as the user's). What the subagent found
-    reaches the parent's session, from the notification Codex writes into the parent's rollout."""
+    model's words for the task, reached ov's prompt hook as the user's)"""
     from tests.stubs.base import ToolCall
 
     env = _wire(codex_host, tmp_path, "--trust")
@@ -405,8 +404,7 @@ def test_codex_gives_a_subagents_turn_no_recall_and_no_capture(codex_host, tmp_p
     stub = codex_host.stub
     told = "SUBTASK: which indentation does the user prefer, tabs over spaces? Survey the Python files."
     sleep = ToolCall("exec_command", {"cmd": "sleep 5"})  # parent or subagent: either keeps the run open for the other
-    answers = ["FOUND-1: the files indent with tabs", "FOUND-2: the files indent with tabs", "FOUND-3: the files indent with tabs"]
-    stub.script = [ToolCall("spawn_agent", {"message": told, "agent_type": "default"}), sleep, sleep, *answers]
+    stub.script = [ToolCall("spawn_agent", {"message": told, "agent_type": "default"}), sleep, sleep, "done", "done", "done"]
     run = codex_host.run("Survey the Python files for me.", timeout=180).check()
     child = [stub.text_of(r) for r in run.requests if stub.is_model_request(r) and stub.text_of(r).rstrip().endswith(told)]
     assert child and not [t for t in child if "ov-context" in t], child  # the subagent ran, given nothing by ov
@@ -415,20 +413,3 @@ def test_codex_gives_a_subagents_turn_no_recall_and_no_capture(codex_host, tmp_p
     assert skipped["event"] == "prompt-submit" and skipped["session"] == parent["session"]
     prompts = [r for r in _log(env) if r.get("event") == "prompt-submit" and not r["outcome"].startswith("skipped")]
     assert len(prompts) == 1, _log(env)  # the user's prompt alone
-    # Which scripted answer the subagent got depends on the order of the requests: any one of them.
-    found = _wait_for_subagent_result(Path(env["OV_HOME"]), parent["session"])
-    assert found["tool_status"] == "completed" and found["tool_output"] in answers, found
-
-
-def _wait_for_subagent_result(ov_home: Path, session: str, timeout: float = 60) -> dict:
-    """The `subagent` tool result in ``session``'s messages, live or archived by its commit."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for log in ov_home.rglob(f"sessions/{session}/**/messages.jsonl"):
-            for line in log.read_text(encoding="utf-8").splitlines():
-                parts = json.loads(line).get("parts", []) if line.strip() else []
-                found = [p for p in parts if p.get("type") == "tool" and p.get("tool_name") == "subagent"]
-                if found:
-                    return found[0]
-        time.sleep(0.2)
-    raise AssertionError(f"no subagent result in {session}'s messages")
