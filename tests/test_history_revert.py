@@ -42,6 +42,21 @@ def test_revert_takes_back_one_memory_update_and_keeps_the_later_one(ov, ov_home
     assert "with milk" in (ov_home / TEA_FILE).read_text()
 
 
+def test_the_revert_commit_names_the_commit_it_took_back_by_its_full_id(ov, ov_home):
+    """The subject names it by 10 digits, which a store with enough commits may share; the
+    Ov-Reverts trailer holds the full id, as git's "This reverts commit ..." line does."""
+    assert ov("remember", "I like tea").exit_code == 0
+    taken = ok(ov("snapshot", "log", "-n", "1", "--json"))[0]["commit"]
+    ok(ov("snapshot", "revert", "HEAD"))
+    message = Repo(str(ov_home / "accounts/default"))[head(ov_home).encode()].message.decode()
+    assert f"\nOv-Reverts: {taken}\n" in message.split("\n\n")[-1]  # a trailer, in the trailers' paragraph
+    entry = ok(ov("snapshot", "log", "-n", "1", "--json"))[0]
+    assert entry["reverts"] == taken and entry["command"] == "snapshot revert"
+    assert ok(ov("snapshot", "show", "HEAD", "--json"))["reverts"] == taken
+    assert f"This reverts commit {taken}." in ok(ov("snapshot", "show", "HEAD")).stdout
+    assert ok(ov("snapshot", "log", "-n", "2", "--json"))[1]["reverts"] is None  # other commits name none
+
+
 def test_revert_of_the_commit_that_made_a_memory_removes_it_and_search_follows(ov, ov_home):
     assert ov("write", "viking://resources/a.md", "--content", "apples\n").exit_code == 0
     memory = ok(ov("remember", "I like oolong tea", "--json"))["uris"][0]

@@ -131,6 +131,8 @@ def snapshot_show(
             plain()
             for line in result["body"].split("\n"):
                 plain(f"    {line}".rstrip())
+        if result["reverts"]:  # the subject names it by its first digits; git's revert says it so
+            plain(f"    This reverts commit {result['reverts']}.")
         for edited in result["hand_edits"]:
             plain(f"    hand edit kept: {edited} (lines of it are the user's)")
         if result["merge"]:

@@ -178,7 +178,7 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
                     draft.hand_over(tx)
                 if result.plan.changed:
                     message = f"ov snapshot revert {short}: {subject}" if subject else f"ov snapshot revert {short}"
-                    result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message).commit
+                    result.plan.new_commit = tx.commit("snapshot revert", changed, subject=message, reverts=result.reverted).commit
         finally:
             draft.discard()
         return result.done()

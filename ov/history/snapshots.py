@@ -61,6 +61,7 @@ class LogEntry:
     # those lines are the user's, not the command's.
     hand_edits: tuple[str, ...] = ()
     body: str = ""  # the message's paragraphs after the subject, before the trailers: a user's (snapshot commit)
+    reverts: str | None = None  # the full id of the commit a `snapshot revert` took back (Ov-Reverts)
 
     def to_dict(self) -> dict:
         return {
@@ -74,6 +75,7 @@ class LogEntry:
             "uris": list(self.uris),
             "uris_more": self.uris_more,
             "hand_edits": list(self.hand_edits),
+            "reverts": self.reverts,
             "tags": list(self.tags),
         }
 
@@ -404,6 +406,7 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
     uris = tuple(v for k, v in found if k == "Ov-Uri")
     more = next((v for k, v in found if k == "Ov-Uri-More"), "0")
     hand_edits = tuple(v for k, v in found if k == "Ov-Hand-Edit")
+    reverts = next((v for k, v in found if k == "Ov-Reverts"), None) or None
     when = datetime.fromtimestamp(commit.commit_time, tz=timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     return LogEntry(
         commit.id.decode(),
@@ -417,6 +420,7 @@ def _entry(commit, tags: tuple[str, ...]) -> LogEntry:
         uris_more=int(more) if more.isdigit() else 0,
         hand_edits=hand_edits,
         body=_body(commit),
+        reverts=reverts,
     )
 
 

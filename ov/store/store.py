@@ -1234,13 +1234,17 @@ class Transaction:
         *,
         hand_edits: Sequence[str] = (),
         body: str = "",
+        reverts: str = "",
     ) -> CommitResult:
         """Commit the changes collected; ``progress`` is told how writing their files goes (:mod:`ov.progress`).
         ``hand_edits``: the URIs of files whose hand edit this commit takes in (see :meth:`adopt_hand_edits`);
-        ``body``: the message's paragraphs after the subject (see :func:`commit_message`)."""
+        ``body``: the message's paragraphs after the subject; ``reverts``: the full id of the commit
+        this one takes back (see :func:`commit_message`)."""
         # A name HEAD held that is not UTF-8 (a snapshot commit drops it) is named with its bytes escaped.
         texts = [shown(str(u)) for u in uris]
-        message = commit_message(command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits], body=body)
+        message = commit_message(
+            command, texts, subject, via=self.store.via, hand_edits=[shown(str(u)) for u in hand_edits], body=body, reverts=reverts
+        )
         early, self._early = self._early, None
         commit = self.git.commit(
             self.changes, message, self.store.author, self.head, early, self.appends, self.staged, defer_index=self._lock.others_waiting(), progress=progress
@@ -1518,13 +1522,21 @@ def message_parts(message: str) -> tuple[str, str]:
 
 
 def commit_message(
-    command: str, uris: list[str], subject: str | None = None, *, via: str | None = None, hand_edits: Sequence[str] = (), body: str = ""
+    command: str,
+    uris: list[str],
+    subject: str | None = None,
+    *,
+    via: str | None = None,
+    hand_edits: Sequence[str] = (),
+    body: str = "",
+    reverts: str = "",
 ) -> str:
     """``ov CMD URI...`` as the subject; ``body`` (a user's words: a snapshot commit's message
     after its first paragraph) after it; machine-readable trailers in the last paragraph
-    (``Ov-Via``: the adapter that wrote, when known; ``Ov-Hand-Edit``: a file whose edit by hand
-    the commit took in, so that the log does not give the user's lines to the command's
-    adapter). Only that last paragraph is read for trailers (:func:`ov.history.snapshots.trailers`),
+    (``Ov-Via``: the adapter that wrote, when known; ``Ov-Reverts``: the full id of the commit a
+    revert takes back, which its subject names by its first digits only, as git's "This reverts
+    commit ..." line does; ``Ov-Hand-Edit``: a file whose edit by hand the commit took in, so
+    that the log does not give the user's lines to the command's adapter). Only that last paragraph is read for trailers (:func:`ov.history.snapshots.trailers`),
     so a line of the body that starts "Ov-" is the user's text, not a trailer."""
     if subject is None:
         shown = " ".join(uris[:3])
@@ -1534,7 +1546,8 @@ def commit_message(
     # revision read from a file) would cut it in two, and a later line starting "Ov-" would be
     # read as a trailer. Each break, of any kind str.splitlines knows, becomes one space.
     subject = " ".join(line.strip() for line in subject.splitlines() if line.strip())
-    trailers = [f"Ov-Command: {command}"] + ([f"Ov-Via: {via}"] if via else []) + [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
+    trailers = [f"Ov-Command: {command}"] + ([f"Ov-Via: {via}"] if via else []) + ([f"Ov-Reverts: {reverts}"] if reverts else [])
+    trailers += [f"Ov-Uri: {u}" for u in uris[:MAX_TRAILER_URIS]]
     if len(uris) > MAX_TRAILER_URIS:
         trailers.append(f"Ov-Uri-More: {len(uris) - MAX_TRAILER_URIS}")
     trailers += [f"Ov-Hand-Edit: {u}" for u in hand_edits[:MAX_TRAILER_URIS]]
