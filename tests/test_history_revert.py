@@ -305,18 +305,53 @@ def test_a_hand_edit_made_while_a_large_revert_is_planned_is_not_deleted(ov, big
     assert (big_added / "resources/big/pkg0/n007.md").exists()
 
 
-def test_a_revert_says_when_it_takes_back_the_lines_of_a_hand_edit_the_commit_took_in(ov, ov_home):
-    """(audit hist14) A session commit merged its memory into the user's hand edit of the file;
-    reverting it took the user's lines back too, without a word."""
+PROFILE_URI = "viking://user/default/memories/profile.md"
+
+
+def _session_commit_into_a_hand_edit(ov, ov_home):
+    """A session commit that merged what it learned (Initech) into the user's hand edit of the
+    profile (a Role line): the commit took the edit in. The profile's path."""
     assert ov("remember", "My name is Dana").exit_code == 0
     profile = ov_home / "accounts/default/user/default/memories/profile.md"
     profile.write_text(profile.read_text().replace("- Name: Dana", "- Name: Dana\n- Role: staff engineer", 1))
     assert ov("session", "add", "s1", "--text", "I work at Initech").exit_code == 0
     assert ov("commit", "s1").exit_code == 0
-    uri = "viking://user/default/memories/profile.md"
+    assert "Initech" in profile.read_text()
+    return profile
+
+
+def test_a_revert_keeps_the_lines_of_a_hand_edit_the_commit_took_in(ov, ov_home):
+    """(audit hist15) A session commit merged its memory into the user's hand edit of the file;
+    reverting it took the user's lines back too (it only said so). Now only the commit's lines go:
+    the user's, those it took in and those written by hand since, stay."""
+    profile = _session_commit_into_a_hand_edit(ov, ov_home)
     said = ok(ov("snapshot", "revert", "HEAD", "--dry-run")).stdout
-    assert f"{uri} held a hand edit that" in said and "takes those lines of yours back too" in said
-    assert ok(ov("snapshot", "revert", "HEAD", "--json"))["hand_edits"] == [uri]
+    assert f"would merge {PROFILE_URI} (the hand edit" in said and "only its own lines go" in said
+    # A line written by hand after the commit, and committed, stays too.
+    profile.write_text(profile.read_text().replace("- Works at Initech", "- Works at Initech\n- Editor: helix", 1))
+    assert ov("snapshot", "commit", "-m", "my editor").exit_code == 0
+    result = ok(ov("snapshot", "revert", "HEAD~1", "--json"))
+    assert result["hand_edits"] == [PROFILE_URI] and result["kept_hand_edits"] == [] and result["written"] == [PROFILE_URI]
+    text = profile.read_text()
+    assert "- Name: Dana\n- Role: staff engineer\n- Editor: helix\n" in text and "Initech" not in text
+    assert ok(ov("status", "--json"))["clean"] and ov("fsck").exit_code == 0
+    # Run again, there is nothing left to take back.
+    assert ok(ov("snapshot", "revert", result["reverted"], "--json"))["commit"] is None
     # A commit that took in no hand edit says none.
     assert ov("write", "viking://resources/a.md", "--content", "a\n").exit_code == 0
     assert ok(ov("snapshot", "revert", "HEAD", "--json"))["hand_edits"] == []
+
+
+def test_a_hand_edit_whose_lines_cannot_be_told_from_the_commits_is_kept_as_it_is(ov, ov_home, store_state):
+    """Where the merge cannot decide (the file's trailer broken by a later hand edit), the file
+    stays as it is, and the revert says so rather than lose the user's lines."""
+    profile = _session_commit_into_a_hand_edit(ov, ov_home)
+    profile.write_text(profile.read_text().replace('"memory_type": "profile",', '"memory_type": "profile"', 1))
+    assert ov("snapshot", "commit", "-m", "broke its trailer").exit_code == 0
+    kept = profile.read_text()
+    before = store_state()[0]
+    said = ok(ov("snapshot", "revert", "HEAD~1"))
+    assert f"kept {PROFILE_URI} as it is" in said.stdout and "could not be told from yours" in said.stdout
+    assert profile.read_text() == kept and store_state()[0] == before  # nothing else to revert: no commit
+    result = ok(ov("snapshot", "revert", "HEAD~1", "--json"))
+    assert result["kept_hand_edits"] == [PROFILE_URI] and result["hand_edits"] == [] and result["commit"] is None

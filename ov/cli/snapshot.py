@@ -212,18 +212,21 @@ def snapshot_revert(
     plan = result.plan
 
     def human() -> None:
-        merged = set(result.merged)
+        merged, hand_edits = set(result.merged), set(result.hand_edits)
         for path in plan.write:
             if path in merged:  # changed since too: only the commit's lines go
                 plain(f"{'would merge' if dry_run else 'merged'} viking://{path} (its later changes kept)")
+            elif path in hand_edits:  # the commit took in a hand edit: its lines go, the user's stay
+                plain(f"{'would merge' if dry_run else 'merged'} viking://{path} (the hand edit {short(result.reverted)} took in kept: only its own lines go)")
             else:
                 plain(f"{'would write' if dry_run else 'wrote'} viking://{path}")
         for path in plan.delete:
             plain(f"{'would delete' if dry_run else 'deleted'} viking://{path}")
-        for path in result.hand_edits:
+        for path in result.kept_hand_edits:
             plain(
-                f"viking://{path} held a hand edit that {short(result.reverted)} took in: the revert takes those lines of yours back too"
-                f" (`ov snapshot show {short(result.reverted)} --uri viking://{path}` shows the file as it left it)"
+                f"{'would keep' if dry_run else 'kept'} viking://{path} as it is: it held a hand edit that {short(result.reverted)} took in,"
+                " and its lines could not be told from yours"
+                f" (`ov snapshot show {short(result.reverted)}` shows the lines it added: take them out by hand)"
             )
         for folder in result.kept_archived:
             plain(
@@ -236,7 +239,7 @@ def snapshot_revert(
                 f" and the next `ov commit {folder.rsplit('/', 1)[-1]}` learns from them again"
             )
         if not plan.changed:
-            if result.kept_archived:
+            if result.kept_archived or result.kept_hand_edits:
                 plain(f"nothing else to revert: what else {result.rev} ({short(result.reverted)}) changed is already undone")
             else:
                 plain(f"nothing to revert: what {result.rev} ({short(result.reverted)}) changed is already undone")

@@ -20,6 +20,13 @@ stays as it is, its messages archived (:func:`_archived_sessions`): put back liv
 learned again by the session's next commit. ``--uri`` naming the session reverts it as asked,
 and the result says its messages are live again (``relived``).
 
+A session commit may have merged its memories into a file the user had edited by hand
+(``Ov-Hand-Edit``): the file before it is then not the parent's, but the hand edit, which the
+commit's ``memory_diff.json`` holds as that memory's ``before``. Such a file has the commit's
+lines taken out of it as it is now, the hand edit the other side (:func:`_without_rev`), so the
+user's lines stay (``hand_edits``); where that cannot be decided it is left as it is, and the
+revert says so (``kept_hand_edits``), rather than lose what the user wrote.
+
 The plan is made without the write lock, in a draft (:class:`~ov.store.store.Draft`), and taken
 as it stands under the lock unless a commit since changed one of the commit's files or a file
 the draft read was edited (:func:`_still_holds`); then it is made again.
@@ -27,6 +34,7 @@ the draft read was edited (:func:`_still_holds`); then it is made again.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput, NotFound, OvError
@@ -40,6 +48,7 @@ from ov.history.snapshots import (
     revision,
     trailers,
 )
+from ov.store.gitindex import FILE_MODE
 from ov.store.sidecar import MESSAGES, SIDECARS
 from ov.uri import VikingURI
 
@@ -83,12 +92,17 @@ class RevertResult:
     # Those the revert was asked for by --uri: their archived messages become live again.
     relived: list[str] = field(default_factory=list)
     # Files the revert changes that held a hand edit REV took in (a session commit merges its
-    # memories into one, ``Ov-Hand-Edit``): the user's lines of it are taken back too.
+    # memories into one, ``Ov-Hand-Edit``): REV's lines taken out, the user's kept.
     hand_edits: list[str] = field(default_factory=list)
-    took_in: frozenset[str] = frozenset()  # REV's hand-edited files, by path
+    # Those whose lines of REV could not be told from the user's: left as they are.
+    kept_hand_edits: list[str] = field(default_factory=list)
+    # REV's hand-edited files, by path -> the content the hand edit gave them before REV
+    # (its memory_diff.json's ``before``); None when REV's records do not say it.
+    hand_before: dict[str, str | None] = field(default_factory=dict)
 
     def done(self) -> RevertResult:
-        self.hand_edits = sorted(p for p in self.took_in if p in self.plan.write or p in self.plan.delete)
+        self.hand_edits.sort()
+        self.kept_hand_edits.sort()
         self.plan.sorted()
         self.merged.sort()
         self.unchanged.sort()
@@ -107,6 +121,7 @@ class RevertResult:
             "kept_archived": ["viking://" + p for p in self.kept_archived],
             "relived": ["viking://" + p for p in self.relived],
             "hand_edits": ["viking://" + p for p in self.hand_edits],
+            "kept_hand_edits": ["viking://" + p for p in self.kept_hand_edits],
             "commit": shown["commit"],
             "changes": shown["changes"],
         }
@@ -140,7 +155,8 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     if path and not touched:
         raise NotFound(f"{rev} ({short}) changed nothing below {uri}", hint=f"`ov snapshot show {short} --stat` lists what it changed")
     asked = _session_folder(path)
-    took_in = frozenset(v.removeprefix("viking://") for k, v in trailers(commit) if k == "Ov-Hand-Edit")
+    took_in = {v.removeprefix("viking://") for k, v in trailers(commit) if k == "Ov-Hand-Edit"}
+    hand_before = _hand_edited_before(git, commit, took_in & set(touched)) if took_in else {}
     archived = _archived_sessions(before, after)
     kept = sorted(archived - {asked})
     touched = [p for p in touched if _session_folder(p) not in kept]
@@ -148,7 +164,7 @@ def revert(store, rev: str, uri: VikingURI | None = None, *, dry_run: bool = Fal
     def fresh() -> RevertResult:
         result = RevertResult(rev, commit_id.decode(), subject, RestorePlan(rev, commit_id.decode()))
         result.kept_archived, result.relived = kept, sorted(archived & {asked})
-        result.took_in = took_in
+        result.hand_before = hand_before
         return result
 
     # A revert of a large add deletes thousands of files, each checked for a hand edit first:
@@ -263,7 +279,16 @@ def _judge(tx, touched: list[str], before: dict, after: dict, result: RevertResu
         was, became, found = before.get(p), after.get(p), git.entry(tx.tree, p)
         if found is not None:
             now[p] = found
-        if found == became:
+        if p in result.hand_before and found != was:
+            taken = _without_rev(git, was, became, found, result.hand_before[p], store=store)
+            if taken is None:
+                result.kept_hand_edits.append(p)  # as it is: REV's lines are not told from the user's
+            elif taken == found:
+                result.unchanged.append(p)
+            else:
+                wanted[p] = taken
+                result.hand_edits.append(p)
+        elif found == became:
             wanted[p] = was
         elif found == was:
             result.unchanged.append(p)
@@ -314,9 +339,63 @@ def _merged_memory(git, path: str, was, became, found, *, store: bool) -> tuple[
     merged = merge_versions(base, ours, theirs)
     if merged is None:
         return None
-    data = merged.encode("utf-8")
+    return _stored(git, found[0], merged, store=store)
+
+
+def _stored(git, mode: int, text: str, *, store: bool) -> tuple[int, bytes]:
+    """The entry of a file holding ``text``, its blob kept in the object store with ``store``."""
+    data = text.encode("utf-8")
     if store:
         from dulwich.objects import Blob
 
         git.repo.object_store.add_object(Blob.from_string(data))
-    return found[0], git.blob_id(data)
+    return mode, git.blob_id(data)
+
+
+def _hand_edited_before(git, commit, paths: set[str]) -> dict[str, str | None]:
+    """path -> the memory's content as the user's hand edit left it when ``commit`` (a session
+    commit) read it, for each of ``paths``: the ``before`` of its update or delete in the
+    ``memory_diff.json`` the commit wrote. None where no record says it, or two say it
+    differently: the hand edit is not known."""
+    found: dict[str, set[str]] = {p: set() for p in paths}
+    parent_tree = git.repo[commit.parents[0]].tree
+    for (_, new), _, (_, sha) in git.repo.object_store.tree_changes(parent_tree, commit.tree):
+        if new is None or sha is None or not new.endswith(b"/memory_diff.json"):
+            continue
+        try:
+            operations = json.loads(git.blob_data(sha)).get("operations", {})
+            entries = [e for kind in ("updates", "deletes") for e in operations.get(kind, [])]
+        except (ValueError, AttributeError, TypeError):
+            continue  # a record an older ov or a hand wrote otherwise: it says nothing of these files
+        for e in entries:
+            if isinstance(e, dict) and isinstance(e.get("before"), str) and str(e.get("uri", "")).removeprefix("viking://") in found:
+                found[e["uri"].removeprefix("viking://")].add(e["before"])
+    return {p: next(iter(texts)) if len(texts) == 1 else None for p, texts in found.items()}
+
+
+def _without_rev(git, was, became, found, hand: str | None, *, store: bool) -> tuple[int, bytes] | None:
+    """The entry of a memory file REV took a hand edit into, with REV's lines taken out of it as
+    it is now (``found``) and the user's kept: a pull's merge (:func:`~ov.sessions.memory.sync.merge_versions`)
+    with REV's version the common one, HEAD's one side and the hand edit (``hand``, with the
+    trailer the file had before REV) the other. A file REV removed and no commit brought back
+    gets the hand edit back. None when the hand edit is not known or the rules cannot decide:
+    the caller leaves the file as it is."""
+    if hand is None:
+        return None
+    from ov.sessions.memory.files import parse_memory, render_memory
+    from ov.sessions.memory.sync import merge_versions
+
+    try:
+        texts = {k: git.blob_data(e[1]).decode("utf-8") if e is not None else None for k, e in (("was", was), ("became", became), ("found", found))}
+        meta = next((parse_memory(texts[k])[1] for k in ("was", "became", "found") if texts[k] is not None), {})
+    except (UnicodeDecodeError, InvalidInput):
+        return None
+    if not meta:
+        return None
+    before = render_memory(hand, meta)
+    if texts["became"] is None:  # REV removed it: the hand edit comes back, unless a commit since made the file again
+        return _stored(git, was[0] if was is not None else FILE_MODE, before, store=store) if found is None else None
+    if texts["found"] is None:
+        return None  # removed since REV: no later version to keep REV's lines out of
+    merged = merge_versions(texts["became"], texts["found"], before)
+    return None if merged is None else _stored(git, found[0], merged, store=store)
