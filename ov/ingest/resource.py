@@ -16,7 +16,6 @@ documents that disappeared from it).
 
 from __future__ import annotations
 
-import json
 import os
 import posixpath
 import time
@@ -27,6 +26,7 @@ from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirecto
 from ov.files import json_bytes
 from ov.ingest.formats import MARKDOWN_EXTENSIONS, SECTION_NAME
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
+from ov.ingest.origin import read_manifest
 from ov.ingest.sources import Collected, SourceLimit, collect, is_url, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
@@ -196,7 +196,7 @@ def _plan(
     """Put every change of the add into ``tx`` (pieces, removals, manifest, sidecars); the root."""
     root = _resolve_root(store, collected, target, to is not None, parent is not None)
     result.root = str(root)
-    old_manifest = _read_manifest(store, root)
+    old_manifest = read_manifest(store, root)
     if reason is None and isinstance(old_manifest.get("reason"), str):
         from ov.redact.engine import redact
 
@@ -254,7 +254,7 @@ def provenance_of(store: Store, uri: VikingURI) -> dict | None:
     """Where a file written by add-resource came from, from the nearest manifest above it."""
     parent = uri.parent
     while parent is not None and not parent.is_root:
-        manifest = _read_manifest(store, parent)
+        manifest = read_manifest(store, parent)
         if manifest:
             entry = manifest.get("files", {}).get(uri.relative_to(parent))
             return entry
@@ -267,7 +267,7 @@ def added_from(store: Store, uri: VikingURI) -> str | None:
     above it): what to add again to write that folder anew. None when no add-resource made it."""
     parent = uri.parent
     while parent is not None and not parent.is_root:
-        manifest = _read_manifest(store, parent)
+        manifest = read_manifest(store, parent)
         if manifest:
             source = manifest.get("source")
             found = source.get("uri") if isinstance(source, dict) else None
@@ -500,13 +500,13 @@ def _resolve_root(store: Store, collected: Collected, target: VikingURI | None, 
         root = VikingURI(("resources", collected.name))
     store.require_content_uri(root)
     path = store.path(root)
-    same = path.exists() and _same_source(_read_manifest(store, root), collected)
+    same = path.exists() and _same_source(read_manifest(store, root), collected)
     if not same and collected.kind == "http":
         earlier = _root_of_source(store, root.parent, collected)
         if earlier is not None:
             return earlier
     if path.exists() and not same:
-        raise _added_from_elsewhere(root, _read_manifest(store, root), collected)
+        raise _added_from_elsewhere(root, read_manifest(store, root), collected)
     return root
 
 
@@ -553,7 +553,7 @@ def _root_of_source(store: Store, parent: VikingURI, collected: Collected) -> Vi
         if name.startswith(".") or not is_stored_segment(name) or not (folder / name / MANIFEST).is_file():
             continue
         candidate = VikingURI((*parent.parts, name))
-        if _same_source(_read_manifest(store, candidate), collected):
+        if _same_source(read_manifest(store, candidate), collected):
             return candidate
     return None
 
@@ -567,14 +567,6 @@ def _manifest(collected: Collected, reason, include, exclude, provenance: dict[s
         "exclude": list(exclude),
         "files": {rel: provenance[rel] for rel in sorted(provenance)},
     }
-
-
-def _read_manifest(store: Store, root: VikingURI) -> dict:
-    try:
-        data = json.loads((store.path(root) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 # --- summaries ------------------------------------------------------------------

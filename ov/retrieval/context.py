@@ -349,7 +349,8 @@ def _options(store, hit: Hit) -> list[_Option]:
             ("overview", chunk, chunk_lines),
             ("full", _file_text(store, hit), None),
         ]
-    out = [_option(hit, "uri", "", None)]
+    stale = _stale(store, hit)
+    out = [_option(hit, "uri", "", None, stale)]
     kept: list[tuple[str, str, tuple[int, int] | None]] = []
     for tier, text, lines in texts:
         if not text:
@@ -358,19 +359,35 @@ def _options(store, hit: Hit) -> list[_Option]:
             kept[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
             continue
         kept.append((tier, text, lines))
-    out.extend(_option(hit, tier, text, lines) for tier, text, lines in kept)
+    out.extend(_option(hit, tier, text, lines, stale) for tier, text, lines in kept)
     return out
 
 
-def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None) -> _Option:
-    element = render_entry(hit, tier, text, lines)
+def _stale(store, hit: Hit) -> tuple[tuple[str, str], ...]:
+    """``stale`` and ``source`` for a resource file whose source on disk no longer says what the
+    copy does (ov.ingest.origin): its lines are then a past version's, and the agent should read the
+    file itself. Nothing for another result, or a copy that still holds its source's words."""
+    if hit.context_type != "resource" or hit.level < 2 or hit.kind == "message":
+        return ()
+    from ov.ingest.origin import drift
+
+    try:
+        how, source = drift(store, _stored_uri(hit))
+    except InvalidInput:
+        return ()
+    return (("stale", how), ("source", source)) if how else ()
+
+
+def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None, extra: tuple[tuple[str, str], ...] = ()) -> _Option:
+    element = render_entry(hit, tier, text, lines, extra)
     return _Option(tier, text, element, estimate_tokens(element) + estimate_tokens(SEPARATOR), lines)
 
 
-def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None) -> str:
+def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None, extra: tuple[tuple[str, str], ...] = ()) -> str:
     attrs = [("uri", hit.uri), ("type", hit.context_type), ("score", f"{hit.score:.2f}"), ("tier", tier)]
     if lines:
         attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
+    attrs.extend(extra)
     if hit.kind == "message":
         attrs.extend([("message", hit.message_id), ("role", hit.role)])
         if hit.record is not None and sidecar.is_live_log(hit.record.path):
@@ -440,7 +457,7 @@ def _sidecar_text(store, hit: Hit, name: str, level: int) -> str:
     """A directory's summary body (an archive's overview without what its brief repeats:
     :func:`ov.sessions.overview.shown`); the indexed text when the file cannot be read."""
     try:
-        path = store.path(VikingURI(tuple(hit.uri[len("viking://") :].split("/")))) / name
+        path = store.path(_stored_uri(hit)) / name
         body = sidecar.body(path.read_text(encoding="utf-8"))
         if hit.context_type == "session" and name == sidecar.OVERVIEW:
             from ov.sessions.overview import shown
@@ -454,10 +471,15 @@ def _sidecar_text(store, hit: Hit, name: str, level: int) -> str:
     return ""
 
 
+def _stored_uri(hit: Hit) -> VikingURI:
+    """The URI of the stored file or folder ``hit`` shows; InvalidInput for one that cannot be stored."""
+    return VikingURI(tuple(hit.uri[len("viking://") :].split("/")))
+
+
 def _file_text(store, hit: Hit) -> str:
     """The whole file as a reader sees it (a memory without its bookkeeping trailer); "" when unreadable."""
     try:
-        path = store.path(VikingURI(tuple(hit.uri[len("viking://") :].split("/"))))
+        path = store.path(_stored_uri(hit))
         text = path.read_text(encoding="utf-8")
     except (OSError, ValueError, InvalidInput):
         return ""

@@ -1,0 +1,115 @@
+"""Where a stored resource file came from, and whether that file still says what the store holds.
+
+An add records each written file's source in its root's manifest (``.sources.json``): the local
+path or URL, and for a section of a split document the lines it holds. A project keeps changing
+after its add; a prompt block showing a function as it was then, with that copy's line numbers,
+passes for the code on disk unless it says otherwise. :func:`drift` tells, for a local source.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ov.store import sidecar
+from ov.uri import VikingURI
+
+# A source larger than this is not read to compare: a file that big is rarely code an agent edits,
+# and the prompt hook has a deadline.
+_COMPARED_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The source one stored file was written from."""
+
+    source: str  # an absolute local path or an http(s) URL
+    lines: tuple[int, int] | None  # the lines of the source a section holds
+    shared: bool  # the source was split: other stored files hold its other sections
+
+
+def read_manifest(store, root: VikingURI) -> dict:
+    """The manifest of the add rooted at ``root``; {} when there is none or it is not JSON."""
+    try:
+        data = json.loads((store.path(root) / sidecar.MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def origin_of(store, uri: VikingURI) -> Origin | None:
+    """Where the stored file ``uri`` was read from: the nearest manifest above it that names it."""
+    for depth in range(len(uri.parts) - 1, 0, -1):
+        try:
+            text = (store.path(VikingURI(uri.parts[:depth])) / sidecar.MANIFEST).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue
+        except (OSError, ValueError):
+            return None
+        return _origin_in(text, "/".join(uri.parts[depth:]))
+    return None
+
+
+def _origin_in(text: str, rel: str) -> Origin | None:
+    """``rel``'s origin in a manifest's ``text``. A project of thousands of files has a manifest of
+    megabytes, tens of milliseconds to parse whole, and the prompt hook wants a few entries: ov
+    writes it as canonical JSON (ov.files.json_bytes), where a file's entry opens a line at the
+    depth of the ``files`` keys, so that line is looked for and only its value read. A manifest
+    in another shape (edited by hand) is parsed whole."""
+    entry = None
+    at = text.find(f"\n    {json.dumps(rel, ensure_ascii=False)}: {{")
+    if at >= 0:
+        try:
+            entry = json.JSONDecoder().raw_decode(text, text.index("{", at))[0]
+        except ValueError:
+            entry = None
+    if isinstance(entry, dict) and isinstance(entry.get("uri"), str):
+        # The other entries of the same source sit at the same depth, each on a line of its own.
+        shared = text.count(f"\n      \"uri\": {json.dumps(entry['uri'], ensure_ascii=False)}") > 1
+    else:
+        try:
+            files = json.loads(text).get("files")
+        except (ValueError, AttributeError):
+            return None
+        entry = files.get(rel) if isinstance(files, dict) else None
+        if not isinstance(entry, dict) or not isinstance(entry.get("uri"), str):
+            return None
+        shared = sum(1 for other in files.values() if isinstance(other, dict) and other.get("uri") == entry["uri"]) > 1
+    lines = entry.get("lines")
+    span = (lines[0], lines[1]) if isinstance(lines, list) and len(lines) == 2 and all(isinstance(n, int) for n in lines) else None
+    return Origin(entry["uri"], span, shared)
+
+
+def drift(store, uri: VikingURI) -> tuple[str, str]:
+    """``("changed" | "deleted", source path)`` when the local file ``uri`` was added from no longer
+    holds what the store does, ``("", "")`` otherwise (a URL, a source not found, the same words).
+
+    Only a source written after the stored copy is read: an add or a checkout writes the copy, so an
+    older source is the one it was made from. Its words then decide, not its time (a checkout or an
+    editor touches files it does not change); for a section, the lines the manifest says it holds.
+    A copy ov changed on the way (a secret redacted, a PDF turned to text) reads as changed only when
+    its source was written after the add."""
+    origin = origin_of(store, uri)
+    if origin is None or not os.path.isabs(origin.source):
+        return "", ""
+    try:
+        copy = store.path(uri)
+        written = os.stat(copy).st_mtime
+        source = os.stat(origin.source)
+    except FileNotFoundError:
+        return ("deleted", origin.source) if os.path.exists(store.path(uri)) else ("", "")
+    except OSError:
+        return "", ""
+    if source.st_mtime <= written or source.st_size > _COMPARED_BYTES:
+        return "", ""
+    try:
+        now = Path(origin.source).read_text(encoding="utf-8", errors="replace")
+        stored = copy.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return "", ""
+    if origin.shared and origin.lines:
+        first, last = origin.lines
+        now = "\n".join(now.splitlines()[first - 1 : last])
+    return ("", "") if now.strip() == stored.strip() else ("changed", origin.source)
