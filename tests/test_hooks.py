@@ -805,6 +805,44 @@ def test_a_session_no_host_ended_is_committed_by_the_next_start(ov, project, ov_
     assert ov("session", "show", "cx-killed", "--json").json["result"]["archives"]
 
 
+@pytest.mark.parametrize("command", [("commit",), ("session", "commit")])
+def test_a_session_committed_from_the_command_line_is_not_swept_as_one_no_host_ended(command, ov, project, ov_home, tmp_path):
+    """`ov commit` of a session the hooks capture left its live mark: the next session start took
+    the committed session for one no host ended and started a job to sweep it."""
+    from ov.hosts.capture import live_sessions
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("The release train leaves on Thursdays."))
+    _hook("codex", "stop", _stdin("codex", "done", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cx-done")
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-done"]
+    assert ov(*command, "cx-done").exit_code == 0
+    assert live_sessions(_store(ov_home)) == []
+    assert ov("config", "set", "hooks.orphan_after", "0").exit_code == 0
+    _hook("codex", "session-start", _stdin("codex", "next", cwd=str(project)))
+    start = next(r for r in _log(ov_home) if r.get("event") == "session-start")
+    assert "cx-done" not in start.get("orphans", [])
+
+    # The session goes on: its next turn marks it live again, and the sweep commits that turn.
+    with transcript.open("a") as f:
+        f.write(_codex_line("The freeze starts on the 20th."))
+    _hook("codex", "stop", _stdin("codex", "done", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cx-done", 2)
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-done"]
+
+
+def test_a_commit_that_keeps_messages_live_keeps_the_sessions_live_mark(ov, project, ov_home, tmp_path):
+    """What `--keep` left live is still the sweep's to commit when the host never ends the session."""
+    from ov.hosts.capture import live_sessions
+
+    transcript = tmp_path / "rollout.jsonl"
+    transcript.write_text(_codex_line("The release train leaves on Thursdays.") + _codex_line("The freeze starts on the 20th."))
+    _hook("codex", "stop", _stdin("codex", "kept", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cx-kept")
+    assert ov("commit", "cx-kept", "--keep", "1").exit_code == 0
+    assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-kept"]
+
+
 def test_a_session_whose_first_capture_never_finished_is_still_committed_by_the_next_start(ov, project, ov_home, tmp_path):
     """The hook marks the session live with its transcript before the job runs: a job killed before
     it wrote its capture state (a reboot, an OOM kill) leaves the orphan sweep what to capture."""

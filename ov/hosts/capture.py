@@ -264,6 +264,41 @@ def clear_live(store, session_id: str) -> None:
         pass
 
 
+def live_mark_state(store, session_id: str) -> tuple[int, int] | None:
+    """The session's live mark as it is now (None: not live), to tell later whether a capture
+    has marked it since: each mark is a new file (:func:`mark_live`), or a new time."""
+    try:
+        stat = (live_dir(store) / session_id).stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns
+
+
+def settle_committed(store, session_id: str, before: tuple[int, int] | None) -> bool:
+    """After a commit made outside the hooks (``ov commit``), clear the session's live mark when
+    the commit left nothing live; whether it did. Left, the mark made the next session start
+    sweep a committed session as one no host ended, and kept it out of ``ov commit``'s default.
+
+    The mark stays when the session still holds live messages (``--keep``, or a turn captured
+    during the commit: the sweep must still commit them) and when a capture marked it again
+    since ``before`` (:func:`live_mark_state`, read before the commit)."""
+    from ov.errors import OvError
+    from ov.sessions.session import read_meta
+
+    if before is None:
+        return False
+    try:
+        meta = read_meta(store, session_id)
+    except OvError:
+        return False
+    if meta is not None and meta.get("message_count", 0):
+        return False
+    if live_mark_state(store, session_id) != before:
+        return False
+    clear_live(store, session_id)
+    return True
+
+
 def prune_states(store, *, idle: float, keep: str | None = None) -> int:
     """Remove the capture state of the sessions committed since their last capture (no user of
     the account has them marked live) and not captured for ``idle`` seconds, but ``keep``'s; how
