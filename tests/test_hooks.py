@@ -843,6 +843,30 @@ def test_a_commit_that_keeps_messages_live_keeps_the_sessions_live_mark(ov, proj
     assert [sid for sid, _ in live_sessions(_store(ov_home))] == ["cx-kept"]
 
 
+def test_a_deleted_session_starts_anew_from_its_next_turn_and_a_new_transcript_from_its_start(ov, project, ov_home, tmp_path):
+    """The capture state of a deleted session is kept on purpose: dropped, the next turn of the
+    conversation (a resumed one too) read its transcript from the start and brought back what the
+    user deleted. A new conversation written where the old transcript was is read from its start."""
+    transcript = _claude_transcript(tmp_path / "t.jsonl", [_user("u1", "The vault token is in the red binder.")])
+    data = _stdin("claude", "gone", cwd=str(project), transcript_path=str(transcript))
+    _hook("claude", "stop", data)
+    _wait_job(ov_home, "cc-gone")
+    assert ov("session", "delete", "cc-gone").exit_code == 0
+    _claude_transcript(transcript, [_user("u2", "Where do the release notes go?")])
+    _hook("claude", "stop", data)
+    _wait_job(ov_home, "cc-gone", 2)
+    texts = [m["parts"][0]["text"] for m in ov("session", "show", "cc-gone", "--json").json["result"]["messages"]]
+    assert texts == ["Where do the release notes go?"]
+
+    assert ov("session", "delete", "cc-gone").exit_code == 0
+    transcript.unlink()
+    _claude_transcript(transcript, [_user("v1", "A new conversation, longer than the old one was: " + "words " * 40)])
+    _hook("claude", "stop", data)
+    _wait_job(ov_home, "cc-gone", 3)
+    texts = [m["parts"][0]["text"] for m in ov("session", "show", "cc-gone", "--json").json["result"]["messages"]]
+    assert len(texts) == 1 and texts[0].startswith("A new conversation")
+
+
 def test_a_session_whose_first_capture_never_finished_is_still_committed_by_the_next_start(ov, project, ov_home, tmp_path):
     """The hook marks the session live with its transcript before the job runs: a job killed before
     it wrote its capture state (a reboot, an OOM kill) leaves the orphan sweep what to capture."""
