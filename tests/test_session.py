@@ -1306,6 +1306,23 @@ def test_what_redaction_remembers_of_a_session_goes_with_the_session(ov, ov_home
     assert ov("session", "add-messages", "s", json.dumps(again), "--json").json["result"]["redacted"] == 0
 
 
+def test_what_redaction_remembers_is_one_file_per_session_id(ov, ov_home):
+    """The file was named by the id without its leading dots: `.x` and `x` shared one, and a
+    removed folder `sessions/.x` (a tree ov did not write: an import, a pull) took session `x`'s
+    digests with it."""
+    from ov.redact.recurring import forget, state_path
+
+    assert ov("session", "add", "x", "--text", "the new db password is Tr0ub4dor&3zz").exit_code == 0
+    state = _recurring_state(ov_home, "x")
+    root = state.parents[2]
+    assert state == state_path(root, "default", "x")
+    assert len({state_path(root, "default", sid) for sid in ("x", ".x", "..x")}) == 3
+    forget(root, [("default", ".x"), ("default", "..x"), ("..", "x")])
+    assert state.exists()
+    later = [{"role": "assistant", "text": "connected with Tr0ub4dor&3zz"}]
+    assert ov("session", "add-messages", "x", json.dumps(later), "--json").json["result"]["redacted"] == 1
+
+
 def test_what_redaction_remembers_stays_while_the_session_delete_fails(ov, ov_home):
     """Removed with the commit that removes the session, not before it: a delete refused (a hand
     edit ov will not discard) leaves the session, and what redaction remembers of it, as they were."""

@@ -78,16 +78,27 @@ class Removed:
 
 def state_path(state: Path, user: str, session_id: str) -> Path:
     """Where the digests of what redaction took out of ``user``'s session ``session_id`` are kept,
-    in an account's state folder (``state``): of this machine, never in the store."""
-    return state / "redacted" / user / f"{session_id.lstrip('.')}.json"
+    in an account's state folder (``state``): of this machine, never in the store. One file per
+    id, named by the id as it is (a valid id never starts with a dot; stripping one made a folder
+    ``sessions/.x`` forget session ``x``'s)."""
+    return state / "redacted" / user / f"{session_id}.json"
 
 
 def forget(state: Path, sessions: Iterable[tuple[str, str]]) -> None:
     """Remove the digests of each ``(user, session id)`` of ``sessions``, removed from the store:
     they would outlive what the user deleted (and a later session given the same id would start
     with them). Called once the removal is committed; a file that cannot be removed stays, as the
-    commit does."""
+    commit does. A folder whose name is no id (a hand-made ``sessions/.x``, ``..`` in a pulled
+    tree) was never a session ov added messages to: it has nothing here, and its name is no path."""
+    from ov.errors import InvalidId
+    from ov.identity import validate_id
+
     for user, session_id in sessions:
+        try:
+            validate_id(user, "user")
+            validate_id(session_id, "session")
+        except InvalidId:
+            continue
         try:
             state_path(state, user, session_id).unlink(missing_ok=True)
         except OSError:
