@@ -1036,6 +1036,31 @@ def test_the_sweep_reads_a_sessions_live_mark_once(ov, project, ov_home, tmp_pat
     assert len(reads) == 1
 
 
+def test_a_captured_messages_speaker_is_its_role_and_the_workspace_peer_only_its_scope(ov, project, ov_home, tmp_path):
+    """Every captured message carries the workspace peer, and the index took it for the one who
+    spoke: `ov find` named the project folder as the speaker of the user's and the agent's words
+    alike, and a query with the folder's name matched every message of the project as said by it."""
+    from ov.hosts.runtime import workspace_peer
+
+    transcript = _claude_transcript(
+        tmp_path / "t.jsonl",
+        [_user("u1", "Which port does the staging gateway use?"), _assistant("as1", "msg_1", [{"type": "text", "text": "The staging gateway listens on 8443."}])],
+    )
+    _hook("claude", "stop", _stdin("claude", "spk", cwd=str(project), transcript_path=str(transcript)))
+    _wait_job(ov_home, "cc-spk")
+    shown = ov("session", "show", "cc-spk", "--json").json["result"]
+    assert {m["peer"] for m in shown["messages"]} == {workspace_peer(str(project))}  # the scope stays on each message
+    hits = ov("find", "staging gateway", "--json").json["result"]["sessions"]
+    assert sorted((h["role"], h["speaker"]) for h in hits if h.get("message_id")) == [("assistant", ""), ("user", "")]
+    assert "[user " in ov("find", "staging gateway port").stdout
+
+    # A peer given with each message is who spoke it (a chat imported turn by turn), as before.
+    turns = [{"role": "user", "text": "The gateway moved to 9443.", "peer": "caroline"}, {"role": "user", "text": "Noted, thanks.", "peer": "bob"}]
+    assert ov("session", "add-messages", "chat", json.dumps(turns)).exit_code == 0
+    hits = ov("find", "gateway moved", "--json").json["result"]["sessions"]
+    assert ("user", "caroline") in {(h["role"], h["speaker"]) for h in hits if h.get("message_id")}
+
+
 def test_the_sweep_commits_a_session_as_its_own_projects_not_the_sweeping_ones(ov, ov_home, tmp_path, monkeypatch):
     """(audit multi) A Codex session in project A whose capture job died was swept by a session
     start in project B: its "this repo" rule was filed under B's workspace peer, its meta said B,

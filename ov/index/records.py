@@ -286,7 +286,7 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
         status, _, output = texts[i].partition("] ")
         searched[i] = f"{status}] {file.rsplit('/', 1)[-1]}"
         texts[i] = f"{status}] {file} as it was before a later change in this session:\n{output}"
-    speakers = [_speaker(m) for m in messages]
+    speakers = _speakers(messages)
     out = []
     for i, message in enumerate(messages):
         if not texts[i].strip():
@@ -335,14 +335,19 @@ def _message_records(base: dict, path: str, directory: str, text: str) -> list[R
 # --- helpers ------------------------------------------------------------------------
 
 
-def _speaker(message: dict) -> str:
-    """The peer who spoke, when the message names one ("" for the user's and the agent's own turns).
+def _speakers(messages: list[dict]) -> list[str]:
+    """The peer who spoke each message, when it names one ("" for the user's and the agent's own
+    turns: their role says who spoke).
 
     Only real names go into the speaker field: a query that names a person then prefers what
-    that person said, while words like "assistant" or a user id never act as names.
+    that person said, while words like "assistant" or a user id never act as names. A peer that
+    also stands on the agent's turns (an assistant's, a tool's) is the conversation's scope, not a
+    speaker: a hook stamps the workspace peer (``proj-3f2a…``) on every message it captures, and
+    the folder's name then matched every message of the project as the one who said it.
     """
-    peer = message.get("peer")
-    return peer if isinstance(peer, str) else ""
+    peers = [m.get("peer") if isinstance(m.get("peer"), str) else "" for m in messages]
+    scopes = {peer for peer, m in zip(peers, messages) if peer and m.get("role") != "user"}
+    return [peer if peer not in scopes else "" for peer in peers]
 
 
 def _epoch(value) -> float:
