@@ -15,8 +15,11 @@ the one way they are made).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,14 @@ from ov.identity import validate_id
 
 HOME_ENV = "OV_HOME"
 HOOK_LOG = "hooks.jsonl"  # in logs/: one line per hook run (ov.hosts.hooklog), read by the MCP server too
+INSTALLS = "installs"  # ov install's receipts (ov.hosts.receipts): <host>-<kind>-<scope>-<digest>.json
+# A receipt of hooks: today's name, or an older ov's (<host>-<scope>-<digest>.json, all of hooks).
+_HOOKS_RECEIPT = re.compile(r"[a-z]+-(?:hooks-)?(?:user|project)-[0-9a-f]{10}\.json")
+# A hook that ran this recently is in use without a receipt here: a project's committed hooks,
+# installed on another machine. Idle longer, the next prompt's hook starts the catch-up itself.
+HOOKS_RECENT = 3600.0
+# How much of the hook log's end is read for the last run of a hook (its jobs' lines between).
+_LOG_TAIL = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -59,6 +70,38 @@ class Home:
     @property
     def hook_log(self) -> Path:
         return self.root / "logs" / HOOK_LOG
+
+    def hooks_in_use(self) -> bool:
+        """Whether a host's hooks answer from this home: an install of hooks left its receipt here,
+        or a hook ran within :data:`HOOKS_RECENT`. Its log alone says they once ran: after
+        ``ov uninstall hooks`` every write went on starting an index job, for a prompt that never
+        came."""
+        try:
+            if any(_HOOKS_RECEIPT.fullmatch(name) for name in os.listdir(self.root / INSTALLS)):
+                return True
+        except OSError:
+            pass  # no install from this home
+        return self._last_hook_run() >= time.time() - HOOKS_RECENT
+
+    def _last_hook_run(self) -> float:
+        """When a hook last ran, from the end of the hook log: the newest line that is not a
+        background job's (a write's index job logs there too); 0 when none is in the last
+        :data:`_LOG_TAIL` bytes."""
+        try:
+            with open(self.hook_log, "rb") as log:
+                log.seek(max(log.seek(0, os.SEEK_END) - _LOG_TAIL, 0))
+                lines = log.read().splitlines()
+        except OSError:
+            return 0.0
+        for line in reversed(lines):
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # cut by the seek, or by a full disk
+            event = record.get("event") if isinstance(record, dict) else None
+            if isinstance(event, str) and not event.endswith("job") and isinstance(record.get("ts"), (int, float)):
+                return float(record["ts"])
+        return 0.0
 
     @property
     def config_path(self) -> Path:

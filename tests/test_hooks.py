@@ -2244,6 +2244,33 @@ def test_the_prompt_after_a_write_recalls_what_it_wrote(write, ov, project, ov_h
     assert record["outcome"] == "injected" and "searched" not in record and "index" not in record
 
 
+def test_a_write_starts_the_index_job_only_where_hooks_are_installed_or_ran_within_the_hour(ov, project, ov_home, monkeypatch):
+    """The hook log alone decided: after `ov uninstall hooks` (the log stays) every write went on
+    starting an index job, which loads the model, for a prompt that never came."""
+    from ov.hosts import background
+
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy").exit_code == 0
+    _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?"))
+    jobs: list[dict] = []
+    monkeypatch.setattr(background, "start", lambda job, **_kw: jobs.append(job) or 4242)
+
+    def started(fact: str) -> bool:
+        jobs.clear()
+        assert ov("remember", fact).exit_code == 0
+        return [job["kind"] for job in jobs] == ["index"]
+
+    assert started("The quokka enclosure opens at nine.")  # a hook ran a moment ago
+    log = ov_home / "logs" / "hooks.jsonl"
+    aged = [{**json.loads(line), "ts": json.loads(line)["ts"] - 7200} for line in log.read_text().splitlines()]
+    log.write_text("".join(json.dumps(r) + "\n" for r in aged))
+    assert not started("The wombat burrow is fed at noon.")  # the last hook ran two hours ago
+    assert ov("install", "hooks", "--host", "claude", "--yes").exit_code == 0
+    assert started("The koala tree is pruned in May.")  # installed: the next prompt may come any time
+    assert ov("uninstall", "hooks", "--host", "claude").exit_code == 0
+    assert not started("The emu run is swept on Fridays.")
+
+
 def test_the_prompt_after_mcp_writes_recalls_them(ov, project, ov_home):
     """The MCP server catches the index up after answering a call that committed (after the last of
     a run of them), with the model it keeps loaded."""

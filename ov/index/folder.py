@@ -127,10 +127,12 @@ def _is_count(value: object) -> bool:
 
 
 def recall_behind(store) -> bool:
-    """Whether the prompt hook would search ``store``'s index without what HEAD holds: hooks have
-    run in its home (their log exists), and its index is built and :func:`behind` HEAD. The hook
-    searches the index as it is; a CLI or MCP find catches it up itself."""
-    return store.home.hook_log.exists() and behind(store.state / INDEX_DIR, store.git)
+    """Whether the prompt hook would search ``store``'s index without what HEAD holds: hooks
+    answer from its home (:meth:`~ov.home.Home.hooks_in_use`: installed, or run within the hour),
+    and its index is built and :func:`behind` HEAD. The hook searches the index as it is; a CLI or
+    MCP find catches it up itself."""
+    home = store.home
+    return home.hook_log.exists() and behind(store.state / INDEX_DIR, store.git) and home.hooks_in_use()
 
 
 def behind(root: Path, git) -> bool:
