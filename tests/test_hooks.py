@@ -2292,6 +2292,56 @@ def test_the_prompt_after_mcp_writes_recalls_them(ov, project, ov_home):
         assert answer in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)))
 
 
+def test_a_write_to_the_mcp_server_does_not_wait_for_the_last_ones_catch_up(ov, project, ov_home, llm_server):
+    """The server caught the index up on the writes' thread: a write sent right after another
+    waited for that catch-up, the first of which loads the model (about a second with the built-in
+    one; here an embeddings API that takes 4 s). The prompt after the writes still recalls them."""
+    import tests.llm_server as scripted
+
+    config = scripted.make_embedding_config(llm_server)
+    for key in ("provider", "model", "api_base"):
+        assert ov("config", "set", f"embedding.{key}", getattr(config, key)).exit_code == 0
+    assert ov("write", "viking://resources/ops/deploy.md", "--content", "# Deploy\n\nStaging deploys run with make ship.\n").exit_code == 0
+    assert ov("find", "deploy", "--json").json["result"]["retrieval"]["mode"] == "hybrid"
+    _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt="how do staging deploys run?"))
+
+    def slow(request):
+        inputs = request.json.get("input", [])
+        inputs = [inputs] if isinstance(inputs, str) else inputs
+        if request.endpoint != scripted.EMBEDDINGS:
+            return None
+        return scripted.Reply(body=scripted.embeddings_body([scripted.hash_vector(str(text), llm_server.embedding_dim) for text in inputs]), delay=4.0)
+
+    llm_server.handler = slow
+    server = subprocess.Popen([sys.executable, "-m", "ov", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ))
+
+    def call(message: dict) -> float:
+        started = time.monotonic()
+        server.stdin.write((json.dumps(message) + "\n").encode())
+        server.stdin.flush()
+        assert "isError" not in server.stdout.readline().decode()
+        return time.monotonic() - started
+
+    try:
+        call({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        before = len(llm_server.embedding_requests())
+        call({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "remember", "arguments": {"text": "The quokka enclosure opens at nine every Sunday."}}})
+        deadline = time.monotonic() + 30
+        while len(llm_server.embedding_requests()) == before:  # its catch-up embeds what it wrote
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        took = call({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write", "arguments": {"uri": "viking://resources/zoo/wombat.md", "content": "The wombat burrow is fed at noon."}}})
+        assert took < 3.0
+    finally:
+        server.stdin.close()
+        assert server.wait(timeout=120) == 0
+    # The server waits for the last catch-up before it exits.
+    assert json.loads((ov_home / "state/default/index/meta.json").read_text())["commit"] == _store(ov_home).git.head().decode()
+    llm_server.handler = None
+    for prompt, answer in (("when does the quokka enclosure open?", "every Sunday"), ("when is the wombat burrow fed?", "at noon")):
+        assert answer in _context("claude", _hook("claude", "prompt-submit", _stdin("claude", cwd=str(project), prompt=prompt)))
+
+
 def test_an_index_job_looks_again_for_writes_that_landed_while_it_ran(ov, project, ov_home):
     """A write that lands while the index job runs finds it running and starts none: the job,
     once its lock is let go, catches up again, or leaves it to the job that took the lock."""

@@ -91,6 +91,10 @@ class Server:
         self.lock = threading.Lock()  # stdout's: one answer at a time
         self.pool = ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="ov-mcp")
         self.writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ov-mcp-write")
+        # The index's catch-up after a run of writes (:meth:`_catch_up_index`), off the writes'
+        # thread: the first loads the embedder's model (about a second with the built-in one), and
+        # a write that came meanwhile waited for it.
+        self.indexing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ov-mcp-index")
         self.calls_lock = threading.Lock()
         self.pending: set = set()  # the futures of the calls not yet done
         self.calls: dict = {}  # request id -> its _Call, while not done: what a cancellation names
@@ -126,6 +130,7 @@ class Server:
                     future.result()
             self.pool.shutdown(wait=True)
             self.writes.shutdown(wait=True)
+            self.indexing.shutdown(wait=True)  # the last write's catch-up: the prompt after it finds what it wrote
         finally:
             restore()
             if read_all:
@@ -329,6 +334,7 @@ class Server:
     def _call(self, call: _Call) -> None:
         started = time.monotonic()
         record: dict = {"tool": call.tool}
+        catch_up = False
         try:
             if self.stopping:
                 # The server stops before this call started: it is not run (stopping now leaves no
@@ -349,19 +355,30 @@ class Server:
                 packed = pack_after_write(self.context().store)
                 if packed is not None:
                     record["packed"] = packed.packed + packed.dropped
-                if not self._writes_waiting(call):  # after the last of a run of writes
-                    self._catch_up_index(record)
+                catch_up = not self._writes_waiting(call)  # after the last of a run of writes
         finally:
             # Whatever became of the answer, the call happened (a commit, say): it is logged.
             if self.gone:
                 record["client"] = "gone"  # the answer did not reach it
+            if catch_up:
+                # Logged once the index caught up (its "index"), on the catch-up's own thread.
+                self.indexing.submit(self._catch_up_then_log, record, started)
+            else:
+                self._log(record, started)
+
+    def _catch_up_then_log(self, record: dict, started: float) -> None:
+        try:
+            if not self.stopping:  # a signal: the next find or prompt catches up
+                self._catch_up_index(record)
+        finally:
             self._log(record, started)
 
     def _catch_up_index(self, record: dict) -> None:
         """Once a write is answered, where hooks run: the index caught up here, with the model this
         server keeps loaded, so that the next prompt's recall (which searches the index as it is)
         finds what was written; it found nothing of an MCP `remember` until a find or the next
-        prompt's job. Never waits for another process's catch-up (a find meanwhile reads the index
+        prompt's job. On a thread of its own (:attr:`indexing`), so that the next write does not
+        wait for it. Never waits for another process's catch-up (a find meanwhile reads the index
         as it is); a failure is the next search's to repair."""
         from ov.index.folder import recall_behind
 
