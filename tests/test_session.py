@@ -186,8 +186,10 @@ def test_a_bare_commit_leaves_an_agents_live_session_alone(ov, ov_home):
     assert refused.exit_code != 0 and "still being captured by an agent's host (agents)" in refused.stderr
     assert "ov commit agents" in refused.stderr
     assert ov("commit", "agents", "--json").json["result"]["status"] == "committed"  # named: committed
+    assert not (live_dir(store) / "agents").exists()  # committed whole: no sweep is owed it
     # A mark older than the orphan sweep's idle time is a session no host will end: committed bare.
     assert ov("session", "add", "agents", "--role", "user", "--text", "And the linter.").exit_code == 0
+    mark_live(store, "agents", "claude")  # as the host's next capture marks it
     old = time.time() - Config().hooks.orphan_after - 60
     os.utime(live_dir(store) / "agents", (old, old))
     assert ov("commit", "--json").json["result"]["session"] == "agents"
