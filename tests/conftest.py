@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,23 @@ def time_zone():
         os.environ["TZ"] = before
     time.tzset()
 
+
+# The day `store_day` pins the store's clock to: after the messages' fixed times in the tests
+# (2026-05-01) and not the day the tests run, so a test whose expected date comes from this
+# machine's clock instead of the store's fails on every run, not only on one crossing midnight.
+STORE_DAY = datetime(2026, 9, 15, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def store_day(monkeypatch: pytest.MonkeyPatch) -> datetime:
+    """Pins the clock sessions and memories are dated by (``ov.sessions.clock``) to noon UTC of
+    :data:`STORE_DAY`, going on as real time goes (stamps keep their order): every date the store
+    writes in the test falls on that day, wherever the run starts and however long it takes.
+    Returns that instant; ``STORE_DAY.astimezone()`` is the user's day, as events are filed."""
+    import time
+
+    from ov.sessions import clock
+
+    started = time.monotonic()
+    monkeypatch.setattr(clock, "now", lambda: STORE_DAY + timedelta(seconds=time.monotonic() - started))
+    return STORE_DAY

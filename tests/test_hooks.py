@@ -111,7 +111,7 @@ def test_session_start_with_nothing_remembered_injects_nothing(host, project, ov
 
 
 @pytest.mark.parametrize("host", HOSTS)
-def test_session_start_injects_profile_and_preferences_in_the_hosts_format(host, project, remembered, snapshot):
+def test_session_start_injects_profile_and_preferences_in_the_hosts_format(host, store_day, project, remembered, snapshot):
     answer = _hook(host, "session-start", _stdin(host, cwd=str(project)))
     assert _undated(answer) == snapshot
     text = _context(host, answer)
@@ -119,8 +119,7 @@ def test_session_start_injects_profile_and_preferences_in_the_hosts_format(host,
     assert text.startswith(f'<ov-context kind="session-start" session="{PREFIXES[host]}-s-1">') and text.endswith("</ov-context>")
     assert "viking://user/default/memories/profile.md" in text and "Editor: Neovim" in text
     # Each memory with the day it was last updated: beside a correction, the agent tells which is newer.
-    today = time.strftime("%Y-%m-%d", time.gmtime())
-    assert f"preferences/default/tabs.md ({today}): Prefers tabs over spaces" in text
+    assert f"preferences/default/tabs.md ({store_day:%Y-%m-%d}): Prefers tabs over spaces" in text
 
 
 def test_session_start_stays_within_its_budget_and_counts_what_it_left_out(ov, project, ov_home):

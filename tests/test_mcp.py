@@ -898,7 +898,7 @@ def test_every_tool_does_what_its_command_does(ov, tmp_path):
     assert commands[:4] == ["edit", "write", "add-resource", "remember"]
 
 
-def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(ov, ov_home):
+def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(store_day, ov, ov_home):
     # An audit: "which indentation do I use for YAML" (limit 5) gave a past session twice (its L1
     # and its L0) and the caller's own question and "working on it" above the answer.
     def say(sid, *turns):
@@ -928,8 +928,7 @@ def test_find_leaves_out_the_callers_session_and_gives_a_past_session_one_place(
     assert any("/sessions/old/history/" in head for head in heads) and not any("/sessions/live/" in head for head in heads)
     assert "/sessions/live/messages.jsonl" in anyone  # without `session`, ov cannot tell whose it is
     # A memory says the day it was last updated, as a message says its time.
-    today = time.strftime("%Y-%m-%d", time.gmtime())
-    assert re.search(rf"preferences/default/\S+\.md:1-1  \[memory, score [0-9.]+, {today}\]", mine), mine
+    assert re.search(rf"preferences/default/\S+\.md:1-1  \[memory, score [0-9.]+, {store_day:%Y-%m-%d}\]", mine), mine
 
 
 def test_stat_of_a_memory_shows_when_it_was_made_and_changed_and_from_what(ov):

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from ov.sessions.memory.files import parse_memory, render_memory
+from tests.conftest import STORE_DAY
 
 ACCOUNT = "accounts/default/user"
 AT = "2026-05-01T09:00:00Z"
@@ -89,7 +90,7 @@ SEARCHED_EXPERIENCE = (
     "10. bash: `pytest tests/test_pool.py`\n\n"
     "## Reflect\n\nOutcome: success; the user confirmed \"That fixed it\" (2026-05-01)."
 )
-TODAY = datetime.now(UTC).astimezone()  # the user's calendar (this machine's zone), as memories date events
+TODAY = STORE_DAY.astimezone()  # the store's day (the store_day fixture) on the user's calendar, as memories date events
 RETRY_SESSION = [
     "Hey, can you help me add retry logic to the payment client? We use httpx, not requests, in this repo.",
     ("assistant", [said("Sure. Let me look at the client first."), edit("billing/client.py")]),
@@ -1531,7 +1532,7 @@ def test_the_table_is_large_enough():
 
 
 @pytest.mark.parametrize("steps, expected, updates", CASES)
-def test_memories(ov, ov_home, steps, expected, updates):
+def test_memories(store_day, ov, ov_home, steps, expected, updates):
     diff = None
     for n, step in enumerate(steps):
         diff = _run(ov, ov_home, step, f"s{n}")
@@ -1541,7 +1542,7 @@ def test_memories(ov, ov_home, steps, expected, updates):
         assert got == updates
 
 
-def test_a_note_made_on_purpose_is_named_without_its_day(ov, ov_home):
+def test_a_note_made_on_purpose_is_named_without_its_day(store_day, ov, ov_home):
     made = ov("remember", "--type", "events", "flu shot tomorrow morning", "--json").json["result"]["uris"][0]
     assert made.endswith(f"/events/{TODAY:%Y/%m/%d}/flu_shot.md"), made
 

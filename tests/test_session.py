@@ -8,11 +8,13 @@ import re
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from dulwich.repo import Repo
+
+from tests.conftest import STORE_DAY
 
 SESSIONS = "accounts/default/user/default/sessions"
 
@@ -631,15 +633,31 @@ def test_forget_names_the_session_archive_that_still_holds_the_words(ov):
 
 
 @pytest.mark.parametrize("zone", ["Asia/Tokyo", "America/Los_Angeles", "Pacific/Kiritimati", "Etc/GMT+12"])
-def test_relative_days_are_the_users_days(ov, zone, time_zone):
+def test_relative_days_are_the_users_days(ov, zone, time_zone, store_day):
     # (found by an audit: "tomorrow" was the day after the UTC date, so in Tokyo in the morning it
     # named the user's today, and the event was filed under the UTC day)
     time_zone(zone)
-    local = datetime.now(timezone.utc).astimezone()
+    local = store_day.astimezone()  # noon UTC: the next day in Kiritimati, the same day at GMT-12
     result = ov("remember", "Remember that the release is tomorrow", "--json")
     assert result.json["result"]["uris"] == [f"viking://user/default/memories/events/{local:%Y/%m/%d}/release.md"]
     tomorrow = (local + timedelta(days=1)).strftime("%Y-%m-%d")
     assert ov("read", result.json["result"]["uris"][0]).stdout.startswith(f"- The release is tomorrow ({tomorrow})\n")
+
+
+def test_every_date_a_session_and_its_memories_get_comes_from_one_clock(store_day, ov, ov_home):
+    # (a test's expected day came from this machine's clock and the store's from its own: a run
+    # crossing midnight failed) A message's time, a commit's and a remember's memories are all
+    # dated by the store's clock, which the store_day fixture pins to another day than today's.
+    day = f"{store_day:%Y-%m-%d}"
+    assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
+    said = json.loads((session_dir(ov_home, "s1") / "messages.jsonl").read_text().splitlines()[0])
+    assert said["created_at"].startswith(day)
+    assert ov("commit", "s1").exit_code == 0
+    assert ov("remember", "Remember that the release is tomorrow").exit_code == 0
+    memories = ov("ls", "-r", "viking://user/default/memories", "--json").json["result"]
+    stats = [ov("stat", m["uri"], "--json").json["result"] for m in memories if m["uri"].endswith(".md")]
+    assert len(stats) == 2 and all(s["created_at"].startswith(day) and s["updated_at"].startswith(day) for s in stats), stats
+    assert any(f"/events/{store_day.astimezone():%Y/%m/%d}/" in m["uri"] for m in memories)
 
 
 def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_does(ov):
@@ -651,12 +669,12 @@ def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_doe
 
 
 @pytest.mark.parametrize("memory_type, path", [
-    ("events", f"events/{datetime.now(timezone.utc).astimezone():%Y/%m/%d}/staging_db.md"),
+    ("events", f"events/{STORE_DAY.astimezone():%Y/%m/%d}/staging_db.md"),
     ("preferences", "preferences/default/staging_db.md"),
     ("profile", "profile.md"),
     ("entities", "entities/systems/staging_db.md"),
 ])
-def test_remember_with_a_type_keeps_the_text_as_that_type(ov, memory_type, path):
+def test_remember_with_a_type_keeps_the_text_as_that_type(store_day, ov, memory_type, path):
     # The example docs/sessions.md gives: no rule reads the text as an event, so --type makes it one.
     result = ov("remember", "Our staging DB is read-only", "--type", memory_type, "--json")
     assert result.exit_code == 0, result.stderr

@@ -35,10 +35,11 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import datetime
 
 from ov.errors import Interrupted, InvalidInput, NotFound
 from ov.files import json_bytes
+from ov.sessions import clock
 from ov.sessions.overview import working_memory
 from ov.sessions.session import (
     ARCHIVED_IDS_KEPT,
@@ -184,7 +185,7 @@ def _plan(
 
         tx.put(VikingURI((*archive.parts, sidecar.OVERVIEW)), sidecar.render(front, overview).encode())
         tx.put(VikingURI((*archive.parts, sidecar.ABSTRACT)), sidecar.render(front, derive_abstract(overview)).encode())
-    when = datetime.now(timezone.utc)
+    when = clock.now()
     extracted = [m for _, messages in pending for m in messages] + to_archive
     try:
         diff, writes, tokens, report.model_failed = _extract(store, tx, extracted, str(archive), when, meta.get("peer"), answers, ask_model=ask_model)

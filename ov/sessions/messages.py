@@ -55,6 +55,7 @@ from typing import Any, Mapping
 
 from ov.errors import InvalidInput
 from ov.identity import validate_id
+from ov.sessions import clock
 
 ROLES = ("user", "assistant", "system", "tool")
 ROLE_ALIASES = {"developer": "system", "function": "tool"}
@@ -83,7 +84,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return clock.now().isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 # --- reading JSON ------------------------------------------------------------------------

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timezone
+from datetime import datetime
 
 from ov.errors import InvalidInput, IsADirectory, NotFound, proposal
 from ov.identity import validate_id
+from ov.sessions import clock
 from ov.sessions.memory.schema import TEXT_TYPES
 from ov.store.store import Store
 from ov.uri import VikingURI
@@ -96,7 +97,7 @@ def remember(
             hint=f'remember the lesson with no {{type}} ("Remember that seeding the RNG fixes the flaky login test"), or as a dated note ({{type=events}}); a session\'s commit learns its {memory_type}',
             arguments={"type"},
         )
-    when = datetime.now(timezone.utc)
+    when = clock.now()
 
     unread: list[str] = []
 
@@ -202,7 +203,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
     user = store.identity.user
     peers = store.path(VikingURI(("user", user, "peers")))
     roots = [memories_root(store), *(memories_root(store, p.name) for p in sorted(peers.iterdir()) if p.is_dir())] if peers.is_dir() else [memories_root(store)]
-    when = datetime.now(UTC)
+    when = clock.now()
     with store.transaction() as tx:
         moves, found_notes, groups = [], [], {}
         chosen = None if notes is None else {uri.path for uri in notes}
@@ -464,7 +465,7 @@ def _without_line(text: str, fact: str) -> str:
     content = "\n".join(lines[:index] + lines[index + 1 :])
     if not meta:  # a memory written by hand, with no trailer: it gets none
         return content.strip() + "\n"
-    meta = {**meta, "version": int(meta.get("version") or 1) + 1, "updated_at": format_time(datetime.now(UTC))}
+    meta = {**meta, "version": int(meta.get("version") or 1) + 1, "updated_at": format_time(clock.now())}
     return render_memory(content, meta)
 
 

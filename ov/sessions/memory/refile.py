@@ -14,9 +14,10 @@ do not read ("the build takes 20 minutes") is what today's ov makes too, and sta
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 
 from ov.errors import InvalidInput
+from ov.sessions import clock
 from ov.sessions.memory.candidate import Candidate
 from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import parse_memory
@@ -63,4 +64,4 @@ def _created(meta: Mapping) -> datetime:
     try:
         return datetime.fromisoformat(str(meta.get("created_at", "")))
     except ValueError:
-        return datetime.now(UTC)
+        return clock.now()
