@@ -10,6 +10,8 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -366,6 +368,43 @@ class _Host:
         out, err = self.proc.communicate(timeout=60)
         return [json.loads(line) for line in out.decode().splitlines()], self.proc.returncode, err
 
+    def stop(self, how: str, request_id=2) -> str | None:
+        """Stops the call ``request_id`` under way as a host does: ``"SIGTERM"`` to the server, which
+        exits 0 at once and answers the call with an error (its text is returned), or a
+        notifications/cancelled of the call, which is never answered (None)."""
+        if how == "SIGTERM":
+            self.proc.send_signal(signal.SIGTERM)
+            assert self.proc.wait(timeout=30) == 0
+            answer = self.answer(request_id)["result"]
+            assert answer["isError"], answer
+            return answer["content"][0]["text"]
+        self.send(_cancel(request_id))
+        return None
+
+
+@contextmanager
+def _stopping(how: str, tool: str, arguments: dict, *servers: LLMServer) -> Iterator[_Host]:
+    """A :class:`_Host` initialised and sent the call 2 of ``tool``, which the test stops
+    (:meth:`_Host.stop`, ``how``); once the server has ended (stdin closed) and ``servers`` are
+    closed: no traceback on stderr, and a cancelled call never answered. ``host.rest`` is what it
+    answered that was not read."""
+    host = _Host()
+    try:
+        host.send(INIT, _tool_call(2, tool, arguments))
+        host.answer(1)
+        yield host
+    finally:
+        host.rest, _code, stderr = host.finish()
+        for server in servers:
+            server.close()
+    assert stderr == b""
+    if how == "cancelled":
+        assert 2 not in host.answers and 2 not in {a["id"] for a in host.rest}  # a cancelled call is not answered
+
+
+def _cancel(request_id) -> dict:
+    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "user pressed Esc"}}
+
 
 def _tool_call(request_id, name: str, arguments: dict) -> dict:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
@@ -527,79 +566,43 @@ def test_a_large_add_stops_between_two_files_on_sigterm_or_its_cancellation(ov, 
     cancellation) or exits (SIGTERM) at once rather than after the add."""
     assert ov("init").exit_code == 0
     head = ov("snapshot", "log", "--json").json["result"]
-    host = _Host()
-    try:
-        host.send(INIT, _tool_call(2, "add_resource", {"source": str(large_folder)}))
-        host.answer(1)
+    with _stopping(how, "add_resource", {"source": str(large_folder)}) as host:
         time.sleep(1)  # the add is under way
         stopped = time.monotonic()
+        said = host.stop(how)
         if how == "SIGTERM":
-            host.proc.send_signal(signal.SIGTERM)
-            assert host.proc.wait(timeout=30) == 0
-            answer = host.answer(2)["result"]
-            assert answer["isError"] and answer["content"][0]["text"].startswith(
-                "add_resource was stopped before its commit: ov's MCP server is stopping (SIGTERM); nothing was added"
-            )
+            assert said.startswith("add_resource was stopped before its commit: ov's MCP server is stopping (SIGTERM); nothing was added"), said
         else:
-            host.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}, PING | {"id": 3})
+            host.send(PING | {"id": 3})
             assert host.answer(3)["result"] == {}
             host.send(_tool_call(4, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
             assert host.answer(4)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")  # once the add has stopped
         assert time.monotonic() - stopped < 15
-    finally:
-        rest, _code, stderr = host.finish()
-    assert stderr == b""
-    if how == "cancelled":
-        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}  # a cancelled call is not answered
     assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
     assert not (ov_home / "accounts/default/resources/docs").exists()
     assert _calls_logged(ov_home)["add_resource"]["outcome"] == "error"
-
-
-def _cancel(request_id) -> dict:
-    return {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": request_id, "reason": "user pressed Esc"}}
 
 
 @pytest.mark.parametrize("how", ["cancelled", "SIGTERM"])
 def test_a_session_commit_waiting_for_its_model_stops_at_once_with_nothing_written(ov, ov_home, monkeypatch, how):
     """(found by an audit: a session_commit whose model was slow ignored its cancellation and the
     server's stop: it waited for the answer, up to llm.timeout, then committed)"""
-    monkeypatch.setenv(API_KEY_ENV, API_KEY)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    llm_server = LLMServer().start()
-    llm_config = make_llm_config(llm_server)
-    for key, value in (("llm.model", llm_config.model), ("llm.api_base", llm_config.api_base), ("llm.api_key_env", llm_config.api_key_env), ("llm.timeout", "120")):
-        assert ov("config", "set", key, value).exit_code == 0
     assert ov("session", "add", "s1", "--text", "I prefer small pull requests.").exit_code == 0
+    llm_server = _slow_model(ov, monkeypatch)
     head = ov("snapshot", "log", "--json").json["result"]
-    llm_server.delay(120)  # a model that answers in two minutes
-    host = _Host()
-    try:
-        host.send(INIT, _tool_call(2, "session_commit", {"session": "s1"}))
-        host.answer(1)
-        deadline = time.monotonic() + 30
-        while not llm_server.chat_requests():  # the model is asked
-            assert time.monotonic() < deadline, "the model was never asked"
-            time.sleep(0.01)
+    with _stopping(how, "session_commit", {"session": "s1"}, llm_server) as host:
+        _until_asked(llm_server)
         stopped = time.monotonic()
+        said = host.stop(how)
         if how == "SIGTERM":
-            host.proc.send_signal(signal.SIGTERM)
-            assert host.proc.wait(timeout=30) == 0
-            answer = host.answer(2)["result"]
-            assert answer["isError"] and answer["content"][0]["text"].startswith(
+            assert said.startswith(
                 "the memory extraction was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))\nhint: nothing was written"
-            )
+            ), said
         else:
-            host.send(_cancel(2), _tool_call(3, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
+            host.send(_tool_call(3, "write", {"uri": "viking://resources/after.md", "content": "the next write runs\n"}))
             # Writes run one at a time: the next is answered once the session_commit has stopped.
             assert host.answer(3)["result"]["content"][0]["text"].startswith("wrote viking://resources/after.md")
         assert time.monotonic() - stopped < 5
-    finally:
-        rest, _code, stderr = host.finish()
-        llm_server.close()
-    assert stderr == b""
-    if how == "cancelled":
-        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}  # a cancelled call is not answered
     assert _one_commit_or_nothing(ov, head) == ([] if how == "SIGTERM" else ["write"])
     assert not (ov_home / "accounts/default/user/default/sessions/s1/history").exists()  # nothing archived
     assert "I prefer small pull requests." in (ov_home / "accounts/default/user/default/sessions/s1/messages.jsonl").read_text()
@@ -648,31 +651,19 @@ def test_an_add_whose_model_summarises_a_folder_stops_within_a_second_with_nothi
     assert ov("init").exit_code == 0
     llm_server = _slow_model(ov, monkeypatch)
     head = ov("snapshot", "log", "--json").json["result"]
-    host = _Host()
-    try:
-        host.send(INIT, _tool_call(2, "add_resource", {"source": str(folder)}))
-        host.answer(1)
+    with _stopping(how, "add_resource", {"source": str(folder)}, llm_server) as host:
         _until_asked(llm_server)  # the add is summarising its folder
         stopped = time.monotonic()
+        said = host.stop(how)
         if how == "SIGTERM":
-            host.proc.send_signal(signal.SIGTERM)
-            assert host.proc.wait(timeout=30) == 0
-            answer = host.answer(2)["result"]
-            assert answer["isError"] and re.match(
+            assert re.match(
                 r"the overview of viking://resources/docs/? was stopped while openai/test-model was answering \(ov's MCP server is stopping \(SIGTERM\)\)\nhint: nothing was written",
-                answer["content"][0]["text"],
-            ), answer
+                said,
+            ), said
         else:
-            host.send(_cancel(2))
             assert _until_logged(ov_home, "add_resource", within=10)["outcome"] == "error"
         took = time.monotonic() - stopped
         assert took < 1.5, took  # not the model's two minutes
-    finally:
-        rest, _code, stderr = host.finish()
-        llm_server.close()
-    assert stderr == b""
-    if how == "cancelled":
-        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}
     assert _one_commit_or_nothing(ov, head) == []
     assert not (ov_home / "accounts/default/resources/docs").exists()
     assert ov("usage", "--json").json["result"]["summary/openai/test-model"] == {"calls": 1, "prompt_tokens": 0, "completion_tokens": 0, "cancelled": 1}
@@ -684,30 +675,16 @@ def test_a_search_waiting_for_its_query_plan_stops_within_a_second(ov, ov_home, 
     running when the server was told to stop, waited for the model up to llm.timeout)"""
     assert ov("init").exit_code == 0
     llm_server = _slow_model(ov, monkeypatch)
-    host = _Host()
-    try:
-        host.send(INIT, _tool_call(2, "search", {"query": "how do we deploy to staging"}))
-        host.answer(1)
+    with _stopping(how, "search", {"query": "how do we deploy to staging"}, llm_server) as host:
         _until_asked(llm_server)
         stopped = time.monotonic()
+        said = host.stop(how)
         if how == "SIGTERM":
-            host.proc.send_signal(signal.SIGTERM)
-            assert host.proc.wait(timeout=30) == 0
-            answer = host.answer(2)["result"]
-            assert answer["isError"] and answer["content"][0]["text"].startswith(
-                "the query plan was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))"
-            ), answer
+            assert said.startswith("the query plan was stopped while openai/test-model was answering (ov's MCP server is stopping (SIGTERM))"), said
         else:
-            host.send(_cancel(2))
             assert _until_logged(ov_home, "search", within=10)["cancelled"] is True
         took = time.monotonic() - stopped
         assert took < 1.5, took
-    finally:
-        rest, _code, stderr = host.finish()
-        llm_server.close()
-    assert stderr == b""
-    if how == "cancelled":
-        assert 2 not in host.answers and 2 not in {a["id"] for a in rest}
 
 
 def test_a_remember_waiting_for_its_model_stops_within_a_second_with_nothing_written(ov, ov_home, monkeypatch):
@@ -716,21 +693,15 @@ def test_a_remember_waiting_for_its_model_stops_within_a_second_with_nothing_wri
     assert ov("init").exit_code == 0
     llm_server = _slow_model(ov, monkeypatch)
     head = ov("snapshot", "log", "--json").json["result"]
-    host = _Host()
-    try:
-        # A text the rules do not read: the model files it.
-        host.send(INIT, _tool_call(2, "remember", {"text": "Atlas merges are squashed on Fridays"}))
-        host.answer(1)
+    # A text the rules do not read: the model files it.
+    with _stopping("cancelled", "remember", {"text": "Atlas merges are squashed on Fridays"}, llm_server) as host:
         _until_asked(llm_server)
         stopped = time.monotonic()
-        host.send(_cancel(2))
+        host.stop("cancelled")
         assert _until_logged(ov_home, "remember", within=10)["outcome"] == "error"
         took = time.monotonic() - stopped
         assert took < 1.5, took
-    finally:
-        rest, _code, stderr = host.finish()
-        llm_server.close()
-    assert stderr == b"" and rest == []
+    assert host.rest == []
     assert _calls_logged(ov_home)["remember"]["cancelled"] is True
     assert _one_commit_or_nothing(ov, head) == []
 
