@@ -7,7 +7,14 @@ each wrote the file as it read it, and one of the two settings was lost.
 import dataclasses
 from typing import Any
 
-from ov.config.loading import LoadedConfig, cache_validated, parse_yaml, read_file, shown, validate
+from ov.config.loading import (
+    LoadedConfig,
+    cache_validated,
+    parse_yaml,
+    read_file,
+    shown,
+    validate,
+)
 from ov.config.schema import CONFIG_VERSION, is_text_field, require_key
 from ov.errors import ConfigError
 from ov.files import atomic_write, file_lock

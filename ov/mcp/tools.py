@@ -30,7 +30,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ov.errors import ConfigError, Interrupted, InvalidInput, NotFound, OvError, os_failure, spelled
+from ov.errors import (
+    ConfigError,
+    Interrupted,
+    InvalidInput,
+    NotFound,
+    OvError,
+    os_failure,
+    spelled,
+)
 from ov.lines import FileLines, unended
 from ov.retrieval import MAX_RESULTS
 from ov.sessions.memory.schema import TEXT_TYPES
@@ -141,7 +149,9 @@ class Context:
 
         from ov.home import Home
         from ov.identity import server_workspace
-        from ov.index.embedders.registry import WarmEmbedders  # imports no model stack: only find loads one
+
+        # Imports no model stack: only find loads one.
+        from ov.index.embedders.registry import WarmEmbedders
         from ov.index.held import HeldVectors
 
         try:

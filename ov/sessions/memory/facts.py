@@ -46,7 +46,12 @@ from ov.sessions.memory.instructions import (
     wish,
 )
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
-from ov.sessions.memory.moves import attribute_set, ownership_moved, place_moved, system_moved
+from ov.sessions.memory.moves import (
+    attribute_set,
+    ownership_moved,
+    place_moved,
+    system_moved,
+)
 from ov.sessions.memory.rules import (
     FIRST_PERSON_RE,
     TEAM_RE,
