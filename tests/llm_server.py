@@ -21,7 +21,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import select
+import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -89,6 +92,8 @@ class LLMServer:
     embedding_dim: int = 8
     handler: Handler | None = None
     requests: list[Request] = field(default_factory=list, repr=False)
+    # The delayed requests whose client hung up before their answer was due.
+    hung_up: list[Request] = field(default_factory=list, repr=False)
     _queues: dict[str, deque[Reply]] = field(default_factory=lambda: {CHAT: deque(), EMBEDDINGS: deque()}, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _stop: threading.Event = field(default_factory=threading.Event, repr=False)
@@ -185,6 +190,25 @@ class LLMServer:
 
     # --- serving -----------------------------------------------------------
 
+    def _held(self, connection: socket.socket, request: Request, seconds: float) -> bool:
+        """Holds a delayed answer ``seconds``; True when it is not to be sent: the server is closing,
+        or the client hung up meanwhile (its request noted in :attr:`hung_up`)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._stop.wait(min(left, 0.02)):
+                return True
+            # The request was read whole: the connection is readable only once the client closes it.
+            if select.select([connection], [], [], 0)[0]:
+                try:
+                    closed = connection.recv(1, socket.MSG_PEEK) == b""
+                except OSError:
+                    closed = True
+                if closed:
+                    with self._lock:
+                        self.hung_up.append(request)
+                    return True
+        return False
+
     def _answer(self, request: Request) -> Reply:
         with self._lock:
             self.requests.append(request)
@@ -222,8 +246,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         owner = self.server_owner
         request = Request(endpoint, path, {k.lower(): v for k, v in self.headers.items()}, raw)
         reply = owner._answer(request)
-        if reply.delay and owner._stop.wait(reply.delay):
-            return  # shutting down: drop the connection unanswered
+        if reply.delay and owner._held(self.connection, request, reply.delay):
+            return  # shutting down, or the client hung up: drop the connection unanswered
         self._send(reply)
 
     def do_GET(self) -> None:  # noqa: N802

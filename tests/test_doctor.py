@@ -41,6 +41,27 @@ def test_an_unreachable_llm_fails_within_the_bound(ov, monkeypatch):
     assert code == 1 and checks["llm"]["status"] == "fail"
 
 
+def test_an_llm_that_never_answers_is_hung_up_when_the_probe_gives_up(ov, llm_server, llm_config, monkeypatch):
+    """(found by an audit: a probe that timed out left its request running, up to llm.timeout, and
+    said only "no answer in 20 s") The probe hangs its request up, as a cancelled MCP call's is."""
+    import time
+
+    from ov.health import doctor
+
+    monkeypatch.setattr(doctor, "PROBE_SECONDS", 0.5)
+    _use_llm(ov, llm_config)
+    assert ov("config", "set", "llm.timeout", "120").exit_code == 0
+    llm_server.delay(120)  # a model that answers in two minutes, within llm.timeout
+    started = time.monotonic()
+    code, checks = _checks(ov)
+    assert code == 1 and checks["llm"]["status"] == "fail", checks["llm"]
+    assert checks["llm"]["detail"].endswith("does not answer: no answer from openai/test-model to the doctor probe in 0.5 s; ov hung up"), checks["llm"]
+    while not llm_server.hung_up:  # the model's end of the connection was closed, not left to llm.timeout
+        assert time.monotonic() - started < 5, "the probe's request was not hung up"
+        time.sleep(0.01)
+    assert [r.prompt for r in llm_server.hung_up] == [r.prompt for r in llm_server.chat_requests()]
+
+
 def test_the_embedder_is_probed(ov):
     assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
     _code, checks = _checks(ov)

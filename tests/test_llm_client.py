@@ -661,6 +661,25 @@ def test_a_stopped_request_is_hung_up_at_once_and_noted_as_cancelled(llm_server,
     assert [r.get("cancelled", False) for r in _usage_lines(tmp_path, 2, within=1)] == [True, False]
 
 
+def test_a_call_bounded_sooner_than_llm_timeout_says_whether_it_hung_up(llm_server, llm_config):
+    """A bound of the call's own (``seconds``: ov doctor's probe) ends the wait as a stop does:
+    ov's own client hangs the request up; litellm's request cannot be, and the error says it runs on."""
+    import time
+
+    from ov.llm.client import LLMError
+
+    llm_server.delay(60)
+    with pytest.raises(LLMError, match=r"^no answer from openai/test-model to the test in 0.2 s; ov hung up$"):
+        complete(make_llm_config(llm_server, timeout=120.0), HI, purpose="test", seconds=0.2)
+    deadline = time.monotonic() + 5
+    while not llm_server.hung_up:
+        assert time.monotonic() < deadline, "the request was not hung up"
+        time.sleep(0.01)
+    llm_server.chat("late", delay=1.5)
+    with pytest.raises(LLMError, match=r"ov stopped waiting \(litellm's request runs on, up to llm.timeout: 120 s\)$"):
+        complete(make_llm_config(llm_server, model="custom_openai/test-model", timeout=120.0), HI, purpose="test", seconds=0.2)
+
+
 def test_a_stopped_request_litellm_sends_is_logged_with_its_tokens_when_it_ends(llm_server, llm_config, tmp_path):
     """litellm's request cannot be hung up: it runs to its end in its thread, and what it cost is
     logged then, after the caller was told it stopped."""

@@ -86,6 +86,7 @@ def complete(
     max_tokens: int | None = None,
     usage: UsageLog | None = None,
     stop: Stop | None = None,
+    seconds: float | None = None,
 ) -> Completion:
     """Send ``messages`` to the configured model and return its text and token usage.
 
@@ -96,7 +97,9 @@ def complete(
     ``stop`` (:mod:`ov.waiting`): the wait for the answer ends as soon as it gives a reason, with
     :class:`~ov.errors.Interrupted`. The request is hung up (ov's own client) or left to end alone
     (litellm), its answer dropped; ``usage`` still logs what it cost when it ends, or a line
-    ``cancelled`` when it ended without an answer.
+    ``cancelled`` when it ended without an answer. ``seconds``: the wait ends after it, sooner than
+    ``llm.timeout`` (a probe), with an :class:`LLMError` saying so; the request is hung up or left
+    as after a stop.
     """
     if not config.enabled:
         raise LLMError(f"no language model is configured for the {purpose}", hint="set one with: ov config set llm.model MODEL")
@@ -137,19 +140,27 @@ def complete(
             line.hang_up()  # the request ends now, not at llm.timeout
 
     try:
-        completion = waited(answered, stop=stop, abandon=abandon)
+        completion = waited(answered, seconds=seconds, stop=stop, abandon=abandon)
     except Stopped as stopped:
-        if line is not None:
-            # Hung up, the request ends in moments: its line is logged before a server that is
-            # stopping exits (a daemon thread does not outlive the process).
-            ended.wait(HUNG_UP_SECONDS)
+        _let_end(line, ended)
         # A caller with a stop writes one commit or nothing, and its commit comes after the answer.
         raise Interrupted(f"the {purpose} was stopped while {model} was answering ({stopped.why})", hint="nothing was written; make the call again") from None
+    except TimeoutError:  # ``seconds`` passed (``ask`` turns each of its own failures into an LLMError)
+        _let_end(line, ended)
+        left = "ov hung up" if line is not None else f"ov stopped waiting (litellm's request runs on, up to llm.timeout: {config.timeout:g} s)"
+        raise LLMError(f"no answer from {model} to the {purpose} in {seconds:g} s; {left}") from None
     if not completion.text.strip():
         raise EmptyAnswer(
             f"{config.model} returned an empty answer for the {purpose}", completion=completion, hint="check llm.max_output_tokens and the model"
         )
     return completion
+
+
+def _let_end(line, ended: threading.Event) -> None:
+    """Lets a request hung up (``line``: ov's own client) end, in moments: its usage line is logged
+    before a process that gives up on it exits (a daemon thread does not outlive the process)."""
+    if line is not None:
+        ended.wait(HUNG_UP_SECONDS)
 
 
 def _complete_with_litellm(
