@@ -298,6 +298,16 @@ class Interrupted(OvError):
     hint = "nothing to undo; run the command again to finish it"
 
 
+class AnswerStopped(Interrupted):
+    """A call stopped by its caller (an MCP call cancelled, its server stopping) while a model was
+    answering for it. What that left in the store is the caller's to say, not the model client's:
+    a write stops before its commit, with nothing written; a read has nothing to write. The MCP
+    edge says which, per tool."""
+
+    code = "interrupted"
+    hint = "make the call again"
+
+
 class InterruptedAfterCommit(OvError):
     """Ctrl-C arrived once the command's commit had landed: the change is kept, and an exit of
     130 alone would read as "nothing was done"."""

@@ -29,7 +29,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ov.config import LLMConfig
-from ov.errors import EXIT_RUNTIME, Interrupted, OvError
+from ov.errors import EXIT_RUNTIME, AnswerStopped, OvError
 from ov.waiting import Stop, Stopped, waited
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def complete(
     template may pin its own temperature). ``usage``: where the call's tokens are logged once
     the model answered, an empty answer included. Every failure is an :class:`LLMError`.
     ``stop`` (:mod:`ov.waiting`): the wait for the answer ends as soon as it gives a reason, with
-    :class:`~ov.errors.Interrupted`. The request is hung up (ov's own client) or left to end alone
+    :class:`~ov.errors.AnswerStopped`. The request is hung up (ov's own client) or left to end alone
     (litellm), its answer dropped; ``usage`` still logs what it cost when it ends, or a line
     ``cancelled`` when it ended without an answer. ``seconds``: the wait ends after it, sooner than
     ``llm.timeout`` (a probe), with an :class:`LLMError` saying so; the request is hung up or left
@@ -143,8 +143,8 @@ def complete(
         completion = waited(answered, seconds=seconds, stop=stop, abandon=abandon)
     except Stopped as stopped:
         _let_end(line, ended)
-        # A caller with a stop writes one commit or nothing, and its commit comes after the answer.
-        raise Interrupted(f"the {purpose} was stopped while {model} was answering ({stopped.why})", hint="nothing was written; make the call again") from None
+        # Whether anything was written is the caller's to say (a write's commit comes after the answer).
+        raise AnswerStopped(f"the {purpose} was stopped while {model} was answering ({stopped.why})") from None
     except TimeoutError:  # ``seconds`` passed (``ask`` turns each of its own failures into an LLMError)
         _let_end(line, ended)
         left = "ov hung up" if line is not None else f"ov stopped waiting (litellm's request runs on, up to llm.timeout: {config.timeout:g} s)"

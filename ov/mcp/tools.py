@@ -31,6 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ov.errors import (
+    AnswerStopped,
     ConfigError,
     Interrupted,
     InvalidInput,
@@ -288,9 +289,12 @@ class Listing:
 
 def _of_tool(exc: OvError, name: str) -> OvError:
     """``exc`` of a call of tool ``name``; an InvalidInput with its class's hint, which speaks of
-    both edges, given one naming the tool's arguments."""
+    both edges, given one naming the tool's arguments; a write stopped while a model answered
+    says it wrote nothing (it stops before its commit), a read only to make the call again."""
     if isinstance(exc, InvalidInput) and exc.hint == InvalidInput.hint:
         exc.hint = f"`{name}` takes {', '.join(_BY_NAME[name]['inputSchema']['properties']) or 'no arguments'} (see its inputSchema)"
+    elif isinstance(exc, AnswerStopped) and name in CHANGES_STORE:
+        exc.hint = f"nothing was written; {AnswerStopped.hint}"
     return exc
 
 

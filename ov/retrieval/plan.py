@@ -247,7 +247,7 @@ def llm_plan(
 ) -> QueryPlan:
     """The model's plan. Raises LLMError when the call fails or the answer stays unusable after one repair;
     ``usage`` logs every call made, also then; ``stop`` (:mod:`ov.waiting`) ends the wait for the
-    model with :class:`~ov.errors.Interrupted`."""
+    model with :class:`~ov.errors.AnswerStopped`."""
     from ov.llm.client import complete_json
     from ov.llm.prompts import CONTRACTS, load_prompt
 
