@@ -206,6 +206,9 @@ POSITIVE = [
     ("credential-pair-user-pass", "ssh with user deploy pass Yt5rE2wq", "Yt5rE2wq", "user deploy pass [REDACTED:credential_pair]", 1),
     ("credential-pair-for-what", "the login for the grafana dashboard was viewer / N0rth#Star", "N0rth#Star", "was viewer / [REDACTED:credential_pair]", 1),
     ("credential-pair-both-named", "username/password: ops@acme.io / K1ng-Fisher9.", "K1ng-Fisher9", "ops@acme.io / [REDACTED:credential_pair].", 1),
+    # A password that only opens with what credentials are kept as or in is a password all the same.
+    ("credential-pair-kind-word-inside", "the staging login is admin / Pkcs12-Vault9", "Pkcs12-Vault9", "login is admin / [REDACTED:credential_pair]", 1),
+    ("credential-pair-kind-word-and-more", "the creds for grafana are viewer:oauth2Tr0ub", "oauth2Tr0ub", "are viewer:[REDACTED:credential_pair]", 1),
     ("prose-passphrase-quoted", 'unlock it with passphrase "s3cret!x"', "s3cret!x", 'passphrase "[REDACTED:prose_secret]"', 1),
     # A PIN said outright in a session (memories refused it; the archive kept it).
     ("pin-is", "my PIN is 4921", "4921", "my PIN is [REDACTED:pin]", 1),
@@ -420,6 +423,16 @@ NEGATIVE = [
             "the login page supports read / write roles; the creds are either/or; user stories pass review\n"
             "the login ratio is 3/4, and the login was 08:45:10Z\nthe default creds are guest/guest\n"
             "the login is at /etc/login.defs and the sign-in is client / server\nthe login script is login: scripts/login.sh"
+        ),
+    ),
+    # (found by an audit: "credentials are x509/pkcs12" lost its "pkcs12") What credentials are
+    # kept as, checked by or kept in, where a user and a password would stand: formats with their
+    # numbers, auth protocols with their versions, secrets stores.
+    (
+        "credential-pair-kinds",
+        (
+            "the client credentials are x509/pkcs12; the creds are PEM / PKCS#12 or pkcs8\nthe login is ldap/kerberos5, the sign-in is oauth2:saml2\n"
+            "credentials are keychain/1password, and in vault/kv-v2 on prod; the login is sso/oidc over mtls1.3\ncreds are env/ssm-v2 or gcp-kms/x509v3"
         ),
     ),
     ("pathological-equals", "token" + "=" * 5000),

@@ -576,16 +576,28 @@ def check_prose(m: re.Match[str], start: int, end: int) -> bool:
 
 # A file's name (`creds.md`, `login.py`): what follows a login word as often as a password does.
 _FILE_NAME = LazyPattern(r"[\w-]+\.[a-z]{1,4}")
+# What credentials are kept as, checked by or kept in, which a sentence about them names where a
+# pair would stand ("credentials are x509/pkcs12", "the login is ldap/kerberos5", "creds are
+# keychain/1password", "vault/kv-v2"): a format (a version or number and all), an auth protocol,
+# or a secrets store. Only those with a digit or symbol are listed: a plain word is never taken
+# for a password. A fullmatch of one bounded value, so the rule stays linear.
+_CREDENTIAL_KIND = LazyPattern(
+    r"(?i)(?:pkcs|x[.-]?509|p|pfx|pem|der|jks|jwks?|gpg|pgp|ssh-?(?:rsa|ed25519)|oauth|saml|ldaps?|kerberos|krb|ntlm|spnego|oidc"
+    r"|m?tls|ssl|fido|webauthn|u2f|totp|hotp|mfa|2fa|sso|1pass(?:word)?|kv|vault|keychain|keyring|bitwarden|keepass(?:xc)?|kdbx"
+    r"|(?:aws|gcp|azure)?-?kms|s3|ssm|sops|secrets?-?manager)"
+    r"(?:[ #.-]?v?\d{1,2}(?:\.\d{1,2})?a?)?"  # and its version or number: `pkcs#12`, `x509v3`, `oauth2`, `tls1.3`, `kv-v2`
+)
 
 
 def check_credential_pair(m: re.Match[str], start: int, end: int) -> bool:
     """"the login is admin / S3cure-Adm1n": the password goes when it is made up (letters with
     digits or symbols). A word ("read / write", "admin/admin"), a file or a path after a slash
     (``creds: docs/creds.md``, ``login: src/auth/login.py``), a placeholder and a number pair
-    (a time, a date, a ratio: a user name is not digits alone) stay."""
+    (a time, a date, a ratio: a user name is not digits alone) and what credentials are kept as or
+    in ("credentials are x509/pkcs12", :data:`_CREDENTIAL_KIND`) stay."""
     value = m.string[start:end]
     user = m["user"] if m["user"] is not None else m["named_user"]
-    if user.isdigit() or _is_placeholder(value) or "/" in value or _FILE_NAME.fullmatch(value):
+    if user.isdigit() or _is_placeholder(value) or "/" in value or _FILE_NAME.fullmatch(value) or _CREDENTIAL_KIND.fullmatch(value.rstrip(".,;:!?)")):
         return False
     return looks_made_up(value) and not _is_plain_url(value)
 
