@@ -1558,6 +1558,8 @@ def test_a_note_made_on_purpose_is_named_without_its_day(store_day, ov, ov_home)
     "the root password was changed to swordfish", "log in as root with password 'swordfish'", "the admin login uses admin / swordfish",
     "the db user is root:Zx9pQ2rT7v", "the deploy token ab12cd34ef56gh78",
     "The PIN for the door is 4921", "my PIN is: 4921", "the PIN of my card is 4921", "PIN = 49213", "the garage pin is now 123456",
+    # A format's name as the password of a pair is a value all the same.
+    "the credentials are admin/pkcs12", "my password is kerberos5",
 ])
 def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text):
     refused = ov("remember", text, "--json")
@@ -1576,6 +1578,8 @@ def test_remember_refuses_what_a_secret_is_and_stores_nothing(ov, ov_home, text)
     "the wifi password uses WPA2", "the wifi network is HomeNet5G", "the password field must be 12 characters",
     "PIN 3 on the GPIO header is ground", "pin 4921 of the chip is reserved", "the pin for the LED is 13",
     "The secret rotation job lives in app/Http/Middleware/VerifyApiSecretToken.php",
+    # What credentials are kept as, checked by or kept in (found by an audit: "credentials are x509/pkcs12").
+    "the client credentials are x509/pkcs12", "the login is ldap / kerberos5", "our creds are PEM files", "the sign-in is oauth2:saml2",
 ])
 def test_remember_keeps_what_only_sounds_like_a_secret(ov, text):
     assert ov("remember", text).exit_code == 0

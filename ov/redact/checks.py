@@ -589,6 +589,13 @@ _CREDENTIAL_KIND = LazyPattern(
 )
 
 
+def is_credential_kind(word: str) -> bool:
+    """Whether ``word`` is what credentials are kept as, checked by or kept in (``x509``, ``PKCS#12``,
+    ``kerberos5``, ``vault``, ``1password``) or an algorithm (``sha256``), not a value of one."""
+    word = word.rstrip(".,;:!?)")
+    return bool(_CREDENTIAL_KIND.fullmatch(word) or _KIND_VALUE.fullmatch(word))
+
+
 def check_credential_pair(m: re.Match[str], start: int, end: int) -> bool:
     """"the login is admin / S3cure-Adm1n": the password goes when it is made up (letters with
     digits or symbols). A word ("read / write", "admin/admin"), a file or a path after a slash
@@ -597,7 +604,7 @@ def check_credential_pair(m: re.Match[str], start: int, end: int) -> bool:
     in ("credentials are x509/pkcs12", :data:`_CREDENTIAL_KIND`) stay."""
     value = m.string[start:end]
     user = m["user"] if m["user"] is not None else m["named_user"]
-    if user.isdigit() or _is_placeholder(value) or "/" in value or _FILE_NAME.fullmatch(value) or _CREDENTIAL_KIND.fullmatch(value.rstrip(".,;:!?)")):
+    if user.isdigit() or _is_placeholder(value) or "/" in value or _FILE_NAME.fullmatch(value) or is_credential_kind(value):
         return False
     return looks_made_up(value) and not _is_plain_url(value)
 

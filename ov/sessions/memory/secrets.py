@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ov.redact.checks import looks_made_up
+from ov.redact.checks import is_credential_kind, looks_made_up
 from ov.redact.rules import PIN_STATED
 
 
@@ -49,6 +49,11 @@ _LOGIN_HEADS = _words("login logins signin sign-in")
 # Names that are as often a plan or a kind ("my account is free/paid", "the user is admin/owner"):
 # a login only when the second half cannot be a word ("the Jenkins admin account is admin/hunter22").
 _ACCOUNT_HEADS = _words("account accounts user users username")
+# Names whose value may say what kind they are, not what they are: "the credentials are
+# x509/pkcs12", "the login is ldap / kerberos5", "our creds are PEM files".
+_KIND_HEADS = _words("credential credentials creds cred login logins signin sign-in")
+# A value's first word, or the two of a pair ("x509/pkcs12", "ldap / kerberos5").
+_FIRST_WORDS = re.compile(r"\s*(?P<first>[^\s/:,;]+)(?:\s*[/:]\s*(?P<second>[^\s/:,;]+))?")
 _USER_AND_PASSWORD = re.compile(r"\s*(?P<user>[^\s/:]+)\s*(?:/|:(?!//))\s*(?P<password>[^\s/]+)")
 # "my wifi password is bluebird", "the alarm code: 4821", "my passcode's 1234", "the root password
 # was changed to ...", "the admin login uses admin / ..." (a login only); not where a secret
@@ -86,6 +91,8 @@ def states_a_secret(text: str) -> bool:
     for m in _SECRET_STATED.finditer(text):
         key, value = m.group("key"), text[m.end() :]
         head = key.lower().split()[-1]
+        if head in _KIND_HEADS and _names_kinds(value):
+            continue
         if not m.group("uses") and names_a_secret(key):
             return True
         if head in _LOGIN_HEADS and _is_user_and_password(value):
@@ -108,6 +115,13 @@ def _looks_made_up(value: str) -> bool:
     if value[:1] in "\"'":
         return bool(value[1:-1].strip())
     return looks_made_up(value)
+
+
+def _names_kinds(value: str) -> bool:
+    """Whether ``value`` opens with what credentials are kept as or in, both words of a pair being
+    such ("x509/pkcs12", "PEM files"; not "admin / pkcs12")."""
+    words = _FIRST_WORDS.match(value)
+    return bool(words) and all(is_credential_kind(w) for w in words.group("first", "second") if w is not None)
 
 
 def _is_user_and_password(value: str, *, strict: bool = False) -> bool:
