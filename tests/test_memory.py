@@ -997,6 +997,44 @@ def test_hand_written_file_without_trailer_is_merged(schemas):
     assert parse_memory(plan.writes["profile.md"])[1]["version"] == 1
 
 
+def _note(event: str, line: str) -> Candidate:
+    return Candidate("events", {"event": event, "content": f"- {line}"})
+
+
+def test_a_note_giving_a_new_value_replaces_the_note_of_the_old_value_only(schemas):
+    day = schemas["events"].path_for({"event": "migration"}, WHEN)
+    stored = {day: "- The migration is blocked by legal\n", day.replace(".md", "_2.md"): "- The migration is in staging\n"}
+    plan = plan_memory_writes(schemas, [_note("migration", "The migration was moved to production")], read=files(stored), when=WHEN,
+                              archive_uri=ARCHIVE)
+    # "moved to" gives a place as "is in" did; "is blocked by" says another thing of it, which stays
+    assert list(plan.writes) == [day.replace(".md", "_2.md")]
+    assert [(op["before"], op["after"]) for op in plan.operations["updates"]] == [
+        ("- The migration is in staging", "- The migration was moved to production")]
+    assert plan.operations["adds"] == plan.operations["deletes"] == []
+
+
+def test_a_note_giving_a_new_value_ends_another_days_note_of_the_old(schemas):
+    events = schemas["events"]
+    old = events.path_for({"event": "team_lunch"}, WHEN - timedelta(days=40))
+    stored = {old: "- The team lunch is at Nopa\n", events.path_for({"event": "team_lunch"}, WHEN - timedelta(days=90)): "- The team lunch is at Zuni\n"}
+    plan = plan_memory_writes(schemas, [_note("team_lunch", "Our team lunch is at Rintaro now")], read=files(stored), when=WHEN,
+                              archive_uri=ARCHIVE)
+    new = events.path_for({"event": "team_lunch"}, WHEN)
+    assert plan.writes[old] is None and parse_memory(plan.writes[new])[0] == "- Our team lunch is at Rintaro now"
+    assert [op["before"] for op in plan.operations["deletes"]] == ["- The team lunch is at Nopa"]
+    # said again another day, the value is remembered already
+    again = plan_memory_writes(schemas, [_note("team_lunch", "The team lunch is at Nopa.")], read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert again.is_empty
+
+
+@pytest.mark.parametrize("line", ["It is Friday", "The build is not green", "The release is blocked by the review"])
+def test_a_note_not_giving_its_subject_a_plain_value_replaces_nothing(schemas, line):
+    day = schemas["events"].path_for({"event": "release"}, WHEN)
+    stored = {day: "- The release is on Friday\n"}
+    plan = plan_memory_writes(schemas, [_note("release", line)], read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert list(plan.writes) == [day.replace(".md", "_2.md")]
+
+
 def test_add_only_collisions_get_a_suffix(schemas):
     stored = {"events/2026/04/21/release.md": "existing"}
     candidates = [

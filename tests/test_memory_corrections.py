@@ -1143,6 +1143,11 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/release.md": "- The release is blocked by the security review",
                   f"events/{TODAY:%Y/%m/%d}/release_2.md": "- The release is on Friday"}, None,
                  id="another-note-of-the-same-thing-the-same-day-is-a-note-of-its-own"),
+    # a note giving a thing a new value the same way takes the old value's place (git keeps it)
+    pytest.param(["The deploy window is Tuesday", "The deploy window is Thursday now"],
+                 {f"events/{TODAY:%Y/%m/%d}/deploy_window.md": "- The deploy window is Thursday"},
+                 {f"events/{TODAY:%Y/%m/%d}/deploy_window.md": ("- The deploy window is Tuesday", "- The deploy window is Thursday")},
+                 id="a-note-giving-a-new-value-the-same-day-replaces-the-old"),
     pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo.md": "- The demo went well"}, None,
                  id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked

@@ -22,7 +22,7 @@ from ov.sessions.memory.files import build_meta, format_time, render_memory, rep
 from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
 from ov.sessions.memory.merge import Moves, merge_fields
-from ov.sessions.memory.notes import said_that_day
+from ov.sessions.memory.notes import earlier_note
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full, switched_cards
 from ov.uri import nfc
@@ -103,6 +103,8 @@ def _plan_once(
 ) -> MemoryPlan:
     """One plan of :func:`plan_memory_writes`, ``moves`` taking the statements freed from corrected lines."""
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
+    replaced: dict[str, str] = {}  # a note's path -> its text, for the notes a new value replaces in place
+    retired: dict[str, tuple[str, str]] = {}  # the same (and its type), for those of another day, which the new note's file ends
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     rivalries: list[Candidate] = []
     order: dict[int, int] = {}  # each candidate's place in what was said, by id (see end_rivals)
@@ -118,10 +120,15 @@ def _plan_once(
             if fuller != path:  # its card has a heading of its own: the line goes under it
                 content = re.sub(r"^#[^\n]*\n+", "", candidate.fields.get(CONTENT_FIELD, ""))
                 candidate, path = replace(candidate, fields={**candidate.fields, "name": fuller.rpartition("/")[2][:-3], CONTENT_FIELD: content}), fuller
-        if schema.add_only and said_that_day(path, candidate, groups, read):
-            continue  # a note of the day says it already
+        earlier = earlier_note(schema, path, candidate, groups, read, when) if schema.add_only else None
+        if earlier is not None and earlier.same:
+            continue  # a note says it already
+        if earlier is not None and earlier.path.rpartition("/")[0] == path.rpartition("/")[0]:
+            path, replaced[earlier.path] = earlier.path, earlier.text  # the day's note of its old value takes the new one
         elif schema.add_only:
             path = _free_path(path, groups, read)
+            if earlier is not None:
+                retired[earlier.path] = (schema.memory_type, earlier.text)  # another day's note of its old value: the new one is today's
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
         groups.setdefault(path, (schema, []))[1].append(candidate)
@@ -139,8 +146,11 @@ def _plan_once(
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
-        existing_text = None if schema.add_only else read(path)
+        existing_text = replaced.get(path) if schema.add_only else read(path)
         _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves)
+    for path, (memory_type, text) in retired.items():
+        plan.writes[path] = None
+        plan.operations["deletes"].append({"path": path, "memory_type": memory_type, "before": repaired_memory(text)[0]})
     return plan
 
 
@@ -166,7 +176,8 @@ def _plan_file(
         return  # "no longer prefers tabs" where nothing said tabs
     fields = existing
     for candidate in group:
-        merged = merge_fields(schema, fields, _incoming(schema, candidate), moves=moves)
+        # A note is never merged: one that gives a new value takes the place of the old (notes.earlier_note).
+        merged = merge_fields(schema, None if schema.add_only else fields, _incoming(schema, candidate), moves=moves)
         if merged is not None:
             fields = merged
     if fields is None or fields == existing:
