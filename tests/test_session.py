@@ -1516,6 +1516,21 @@ def test_a_sentence_of_the_users_own_and_of_this_repo_is_split_between_the_user_
     assert "squash" not in theirs and "fish" not in theirs
 
 
+def test_every_way_of_naming_the_project_at_hand_splits_fronts_and_files_alike(ov, ov_home):
+    # "this git repo", "the current code base": one pattern (text.THIS_PROJECT) for the split, the
+    # fronting ("in ..., we ...") and the filing under the peer; the split knew only "this repo".
+    memories = ov_home / "accounts/default/user/default"
+    said = ["remember that I like rebasing, and this git repo squashes every PR",
+            "note that my editor is Helix, but in the current code base we use two-space indents"]
+    for text in said:
+        assert ov("session", "add", "s", "--peer", "payments", "--text", text).exit_code == 0
+    assert ov("commit", "s").exit_code == 0
+    mine = "".join(p.read_text() for p in (memories / "memories").rglob("*.md"))
+    theirs = "".join(p.read_text() for p in (memories / "peers/payments/memories").rglob("*.md"))
+    assert "rebasing" in mine and "- Editor: Helix" in mine and "squashes" not in mine and "indents" not in mine
+    assert "- This git repo squashes every PR" in theirs and "- Team uses two-space indents in the current code base" in theirs
+
+
 def test_a_statement_about_this_repo_goes_to_the_sessions_peer_not_the_users_memories(ov, ov_home):
     # An audit (finding 8): "remember that we never use requests in new code in this repo." said in
     # project A (the workspace is the peer) went to the user's profile, and project B's sessions

@@ -277,10 +277,7 @@ def _lead_of(memory_type: str, line: str) -> tuple[str, str] | None:
 
 
 # "in this repo", "this project's", "in the current codebase": a statement that holds in one project only.
-_THIS_PROJECT = re.compile(
-    r"\b(?:this|(?:the\s+)?current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)(?:'s)?\b",
-    re.IGNORECASE,
-)
+_THIS_PROJECT = re.compile(rf"\b{tx.THIS_PROJECT}", re.IGNORECASE)
 
 
 def said_of_this_project(candidate: Candidate) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.text import THIS_PROJECT
 from ov.sessions.memory.verbs import is_past
 
 # "my K is Y" (rules reads it; passing_remark asks whether Y only passes).
@@ -125,7 +126,8 @@ def of_the_moment(text: str) -> bool:
         if word == "here" or (word in _SHOWN and (not after or after in _NOT_NOUNS)):
             return True  # "my code is below", not "my office is above the bakery"
         if word in ("this", "these") and after.removesuffix("'s") not in _SCOPES and after != "days":  # ("this repo's CI" too)
-            return True
+            if not re.match(THIS_PROJECT, " ".join(words[i:]), re.IGNORECASE):  # ("this git repo" is one)
+                return True
     return False
 
 

@@ -67,7 +67,9 @@ _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d
 _FIRST_PERSON_AHEAD = r"(?=(?:I|I'm|I've|I'd|Im|my)\b)"
 # "this repo uses ...", "in this codebase we ...": the project at hand (see ov.sessions.commit), as the
 # subject of a clause (a verb after it) or the place its statement holds in.
-THIS_PROJECT = r"(?:this|the\s+current)\s+(?:repo|repository|project|codebase|monorepo|workspace)\b"
+# One pattern wherever the project at hand is told apart: the split, the fronting ("in this repo, we
+# ...": facts) and the filing (candidate.said_of_this_project).
+THIS_PROJECT = r"(?:this|(?:the\s+)?current)\s+(?:git\s+)?(?:repo|repository|project|codebase|code\s*base|monorepo|workspace)\b"
 _THIS_PROJECT_AHEAD = rf"(?=(?:in\s+)?{THIS_PROJECT}(?:'s\s+[\w-]+)?\s+(?!and\b|or\b|to\b|of\b|for\b)[\w'])"
 _CLAUSE_JOIN_RE = re.compile(
     rf"(?:,\s*|\s+)(?:and|but)\s+{_FIRST_PERSON_AHEAD}"
