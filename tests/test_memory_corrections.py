@@ -1148,6 +1148,11 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/deploy_window.md": "- The deploy window is Thursday"},
                  {f"events/{TODAY:%Y/%m/%d}/deploy_window.md": ("- The deploy window is Tuesday", "- The deploy window is Thursday")},
                  id="a-note-giving-a-new-value-the-same-day-replaces-the-old"),
+    # a time of day is when a meeting is, not a host and port: a note, not a system card
+    pytest.param(["The design review is at 14:00", "The design review moved to 15:30", "The build cache is at 10.4.0.9:8080"],
+                 {f"events/{TODAY:%Y/%m/%d}/design_review.md": "- The design review moved to 15:30",
+                  "entities/systems/build_cache.md": "# Build cache\n\n- Is at 10.4.0.9:8080"}, None,
+                 id="a-meeting-at-a-time-is-a-note-not-a-system"),
     pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo.md": "- The demo went well"}, None,
                  id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked

@@ -44,8 +44,9 @@ DAY_NAME = (r"(?i:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|f
 VERSIONED_RE = re.compile(rf"^(?!{DAY_NAME}\b)(?P<name>[A-Za-z][\w.+-]*(?:\s+[A-Za-z][\w.+-]*)?)\s+v?\d(?!\d*(?i:st|nd|rd|th)\b)[\w.]*$")
 VERSION_LEADS = ("Runs", "Uses", "Is on", "Are on", "Is running", "Are running", "Runs on", "Run on")
 # At or on a host, a URL or a port ("1.2.3" is a version, not a host); in a region ("in auth.py" is a
-# file, where a bug is); on a named thing at a version.
-ADDRESS_RE = re.compile(r"(?i)^(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
+# file, where a bug is); on a named thing at a version. A time of day ("at 9:30", "at 14:00:00") is when
+# a thing happens, not a host and port: a meeting is a note, not a system.
+ADDRESS_RE = re.compile(r"(?i)^(?!\d{1,2}:\d{2}(?::\d{2})?$)(?:https?://\S+|(?=[\w.-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)+(?::\d+)?|[a-z0-9.-]+:\d{2,5}|port\s+\d+)$")
 # The stored lines that say where a system is reached, which a new address replaces ("Is host:port",
 # "Is at host", "Moved to host"): patterns, as merge's supersede matches them.
 ADDRESS_PROBES = ("Is *.*", "Is *:[0-9]*", "Is at", "Is reachable at", "Lives at", "Sits at", "Moved to *.*", "Moved to *:[0-9]*",
