@@ -1162,6 +1162,13 @@ CASES = [
     pytest.param(["I am Kofi, an embedded developer"], {"profile.md": "- Name: Kofi\n- Is an embedded developer"}, None,
                  id="remember-a-self-introduction-gives-name-and-role"),
     pytest.param([["I'm Polish, a proud one.", "I'm Japanese, a native speaker."]], {}, None, id="a-nationality-before-a-comma-is-no-name"),
+    # a nationality or a description before the role is said as it is, not as a name; a name that
+    # ends as some peoples' do ("-ch") is a name
+    pytest.param(["I'm Hungarian, a QA lead"], {"profile.md": "- Is Hungarian\n- Is a QA lead"}, None, id="a-nationality-then-a-role"),
+    pytest.param(["I'm Swedish-born, a data scientist"], {"profile.md": "- Is Swedish-born\n- Is a data scientist"}, None,
+                 id="a-description-then-a-role"),
+    pytest.param(["I'm Heinrich, a platform engineer"], {"profile.md": "- Name: Heinrich\n- Is a platform engineer"}, None,
+                 id="a-name-ending-like-a-nationality-is-a-name"),
     # (longrun audit #5) "X over Y" ends Y's preference said with what Y was for, not one said for a context
     pytest.param(["I prefer Poetry for managing dependencies", "I prefer uv over Poetry"],
                  {"preferences/default/poetry.md": "- No longer prefers Poetry", "preferences/default/uv.md": "- Prefers uv over Poetry"},

@@ -13,13 +13,14 @@ same statements with their apostrophes, their "my" or their verb dropped:
   session "shell is bash" is as often the container's;
 - "I'm Dana, a backend engineer" (a capitalised name of one or two words, then "a" or "an" and
   a role) is "my name is Dana, and I'm a backend engineer": a self-introduction says both, in a
-  session too (:func:`introduced`);
+  session too; "I'm German, a developer" is "I'm German, and I'm a developer" (:func:`introduced`);
 - asked to remember, "A > B" alone in its clause, A and B words without digits, is "I prefer A over
   B" ("bullet points > paragraphs"; not "latency > 200ms").
 """
 
 from __future__ import annotations
 
+import locale
 import re
 
 _CONTRACTIONS = {
@@ -83,15 +84,33 @@ def preferred(clause: str) -> str:
 # "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
 _INTRODUCED_RE = re.compile(
     r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
-    r"(?P<name>(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)(?:\s+(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+))?)\s*,\s*(?P<role>an?\s+\S.*)$",
+    r"(?P<name>(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)(?:\s+(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)|(?-i:-[a-z]+))?)\s*,\s*(?P<role>an?\s+\S.*)$",
     re.IGNORECASE,
 )
 
 
 def introduced(sentence: str) -> str:
     """"I'm Dana, a backend engineer" as "My name is Dana, and I'm a backend engineer", which the
-    rules read as two statements; any other sentence as it is."""
+    rules read as two statements; "I'm German, a developer" and "I'm Italian-speaking, a designer"
+    as "I'm German, and I'm a developer": a nationality or a description, with the role; any other
+    sentence as it is."""
     m = _INTRODUCED_RE.match(sentence)
-    if m is None or re.search(r"(?:ish|ese|ch)$", m.group("name")):
-        return sentence  # "I'm Spanish, a native speaker", "I'm Dutch, a ...": who they are, not their name
+    if m is None:
+        return sentence
+    if _nationality(m.group("name")) or "-" in m.group("name"):  # ("Italian-speaking": a description)
+        if re.search(r"(?i)\b(?:one|native)\b", m.group("role")):
+            return sentence  # "I'm Polish, a proud one", "I'm Japanese, a native speaker": no role of its own
+        return f"{m.group('lead')}I'm {m.group('name')}, and I'm {m.group('role')}"
     return f"{m.group('lead')}My name is {m.group('name')}, and I'm {m.group('role')}"
+
+
+def _nationality(word: str) -> bool:
+    """Whether ``word`` names a people as its language does ("German", "Dutch", "Polish") or by the
+    endings only peoples' names take ("Chinese", "Scottish"). Not by "-an", "-ch" or "-ain", which
+    end given names too ("Brian", "Ulrich") and adjectives ("Certain"): one of those is read as a name."""
+    word = word.casefold()
+    return word in _LANGUAGES or re.search(r"(?:ese|ish)$", word) is not None
+
+
+# Python's own names of languages ("german", "italian", "american"): no list kept here.
+_LANGUAGES = frozenset(name for name in locale.locale_alias if name.isalpha())
