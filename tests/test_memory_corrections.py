@@ -1173,6 +1173,11 @@ CASES = [
     pytest.param(["I prefer Poetry for managing dependencies", "I prefer uv over Poetry"],
                  {"preferences/default/poetry.md": "- No longer prefers Poetry", "preferences/default/uv.md": "- Prefers uv over Poetry"},
                  None, id="x-over-y-ends-y-said-with-its-purpose"),
+    # a body of work a choice was made for ("side projects", "client repos") is a context, not what
+    # both choices are for: a choice over it said without one leaves it
+    pytest.param(["I prefer Kotlin for hobby projects", "I prefer Scala over Kotlin"],
+                 {"preferences/default/kotlin.md": "- Prefers Kotlin for hobby projects", "preferences/default/scala.md": "- Prefers Scala over Kotlin"},
+                 None, id="x-over-y-leaves-y-said-for-a-body-of-work"),
     pytest.param(["I prefer Mocha for unit tests", "I prefer Vitest over Mocha now"],
                  {"preferences/default/mocha.md": "- No longer prefers Mocha", "preferences/default/vitest.md": "- Prefers Vitest over Mocha"},
                  None, id="x-over-y-now-ends-y-for-what-it-was-for"),

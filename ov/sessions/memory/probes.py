@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.lines import KEY_RE, TRAILING_PUNCT, normalise
+from ov.sessions.memory.standing import SCOPES
 from ov.uri import nfc
 
 # What may follow a name in its statement and leave it whole: the end, punctuation, or a word of
@@ -26,6 +27,10 @@ from ov.uri import nfc
 NAME_END = (
     r"(?=$|\s*[(,;.]|\s+(?:a\s+while|a\s+few|last|this|since|recently|now|these|for|with|on|at|as|full[\s-]time|mostly|too|again|instead)\b)"
 )
+
+
+# Where the user works, which a choice may be made for ("for side projects"): a context, not a purpose.
+_SCOPE = rf"(?:{'|'.join(sorted(SCOPES))})"
 
 
 def anycase(text: str) -> str:
@@ -101,8 +106,10 @@ def _probes(probes: tuple[str, ...]) -> _Probes:
         re.compile("|".join(typed)) if typed else None,
         re.compile("|".join(started)) if started else None,
         # what a thing is for, in lowercase words ("for running tests", "for formatting"): not a
-        # context it was chosen in, which is named ("for Go", "for YAML files") or pointed at ("for the frontend", "for work")
-        re.compile(rf"(?i:{'|'.join(purposes)}) for (?!(?:the|my|our|your|their|this|that|these|those|a|an|work|home)\b)[a-z]+(?: [a-z]+)?[.!]?$")
+        # context it was chosen in, which is named ("for Go", "for YAML files"), pointed at ("for the
+        # frontend", "for work") or a body of work ("for side projects", "for personal repos": standing.SCOPES)
+        re.compile(rf"(?i:{'|'.join(purposes)}) for (?!(?:the|my|our|your|their|this|that|these|those|a|an|work|home)\b)"
+                   rf"(?!(?:[a-z]+ )?{_SCOPE}[.!]?$)[a-z]+(?: [a-z]+)?[.!]?$")
         if purposes else None,
     )
 

@@ -125,7 +125,7 @@ def of_the_moment(text: str) -> bool:
         after = words[i + 1].lower() if i + 1 < len(words) else ""
         if word == "here" or (word in _SHOWN and (not after or after in _NOT_NOUNS)):
             return True  # "my code is below", not "my office is above the bakery"
-        if word in ("this", "these") and after.removesuffix("'s") not in _SCOPES and after != "days":  # ("this repo's CI" too)
+        if word in ("this", "these") and after.removesuffix("'s") not in SCOPES and after != "days":  # ("this repo's CI" too)
             if not re.match(THIS_PROJECT, " ".join(words[i:]), re.IGNORECASE):  # ("this git repo" is one)
                 return True
     return False
@@ -163,7 +163,7 @@ def own_clause(text: str) -> str:
 # What is shown in the conversation: "the error above", "my code is below".
 _SHOWN = frozenset(("below", "above", "attached", "following"))
 # What "this" may name that a standing preference is scoped to: where the user works.
-_SCOPES = frozenset((
+SCOPES = frozenset((
     "repo", "repos", "repository", "repositories", "project", "projects", "codebase", "codebases", "monorepo", "team", "company",
     "org", "organization", "organisation", "workspace", "machine", "laptop", "computer", "house", "household",
 ))
