@@ -1139,3 +1139,17 @@ def test_modules_stay_small(path):
 ])
 def test_a_name_holds_the_particles_of_places(value, named):
     assert looks_like_name(value) is named
+
+
+@pytest.mark.parametrize("clause, rest", [
+    ("Big news: I finally switched to Zed", "I finally switched to Zed"),
+    ("Some good news - my team shipped v2", "my team shipped v2"),
+    ("Quick update, I use uv now", "I use uv now"),
+    ("Update: I use uv now", "Update: I use uv now"),  # a correction's marker, read as one
+    ("For Go: I use tabs", "For Go: I use tabs"),  # a scope, not a heading
+    ("Ticket news: I work at Globex", "Ticket news: I work at Globex"),  # a source's words
+])
+def test_a_heading_of_the_users_own_before_a_first_person_clause_is_no_part_of_it(clause, rest):
+    from ov.sessions.memory.quoted import own_words
+
+    assert own_words(clause) == rest

@@ -555,6 +555,15 @@ CASES = [
     pytest.param(["Whenever you touch the schema, add a migration"],
                  {"preferences/default/add_migration.md": "- Whenever you touch the schema, add a migration"}, None,
                  id="whenever-you-any-verb-of-the-work"),
+    # a heading before the statement ("Huge news:") and when it happened ("three weeks ago") leave it read
+    pytest.param(["I live in Madrid", "Huge news: I moved to Valencia."], {"profile.md": "- Lives in Valencia"}, None,
+                 id="a-heading-before-a-move-leaves-it-read"),
+    pytest.param(["I work at Initech", "Personal update - I joined Hooli three weeks ago"], {"profile.md": "- Works at Hooli"}, None,
+                 id="a-heading-and-a-time-around-a-new-employer-leave-it-read"),
+    pytest.param(["I live in Oslo", "Exciting news, I moved to Bergen last spring"], {"profile.md": "- Lives in Bergen"}, None,
+                 id="a-heading-before-a-comma-leaves-a-move-read"),
+    pytest.param(["I work at Acme", "Life update \u2014 I joined Umbrella a few days ago"], {"profile.md": "- Works at Umbrella"}, None,
+                 id="a-heading-before-a-dash-leaves-a-new-employer-read"),
     pytest.param(["I work at Shopify", "I don't work at Shopify anymore, I joined Datadog last month"], {"profile.md": "- Works at Datadog"},
                  None, id="joined-a-new-employer"),
     # (found by an audit) a new employer however said, in a session as with remember, replaces the old

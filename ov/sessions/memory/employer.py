@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.changes import WHEN_TAIL
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
@@ -28,8 +29,8 @@ from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
 # A company's name: capitalised words ("Datadog", "Acme Corp", "AT&T").
 _NAME = r"(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,2}"
 # What may follow the name without being part of it: when, or as what ("Datadog last month",
-# "Globex as a staff engineer").
-_TAIL = r"(?:\s+(?:last|this|a\s+few|recently|in|on|as|since)\b.*)?"
+# "Globex two weeks ago", "Globex as a staff engineer").
+_TAIL = rf"(?:{WHEN_TAIL}|\s+(?:in|on|as|since)\b.*)?"
 # Between the two halves of a change: ", I joined", " and now work at", "; I'm at".
 _SEP = r"\s*(?:[,;:\u2013\u2014]|\s-|\s+and)\s*(?:so\s+|now\s+)?"
 _NOW_AT = (

@@ -214,7 +214,8 @@ def extract_explicit(
             # Asked to remember the sentence ("remember that I like X, and this repo uses Y"): every
             # clause of it (ov remember's own reading asks for each already).
             ask = "Remember that " if not asked and without_ask(sentence) != sentence else ""
-            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(sentence))))):
+            # (the user's own heading goes before the clauses are told apart: "Big news - I ..." is one clause)
+            for n, clause in enumerate(tx.clauses(new_employer(restated_change(casual.introduced(quoted.own_words(sentence)))))):
                 clause = as_instruction(tx.without_aside(quoted.own_words(tx.without_fillers(tx.clean(clause)))))
                 clause = casual.preferred(clause) if asked else clause
                 if _BARE_MARKER_RE.match(clause):

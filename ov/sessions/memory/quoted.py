@@ -68,8 +68,11 @@ _REPORTED_RE = re.compile(
 )
 # "I said", "I just told you", "let me tell you": the user reports their own words.
 _BY_THE_USER_RE = re.compile(r"(?i)\b(?:I(?:'ve|'d)?|let\s+me)\s+(?:(?:just|already|also|even|have|had|never)\s+)*$")
-# A colon after a heading, then the user speaking: "Two things: I prefer tabs", "Preferences: my ...".
-_HEADING_RE = re.compile(r"^(?P<lead>[^:\n]{1,40}?):\s+(?=(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b)")
+# A colon (a dash, a comma) after a heading, then the user speaking: "Two things: I prefer tabs",
+# "Preferences: my ...", "Big news - I moved to Porto", "Quick update, I ...".
+_HEADING_RE = re.compile(
+    r"^(?P<lead>[^:,\n\u2013\u2014]{1,40}?)(?::|,|\s+[-\u2013\u2014]|\u2013|\u2014)\s+(?=(?:I|I'm|I've|I'd|I'll|my|we|we're|we've|our)\b)"
+)
 # What the user's own heading is made of, every word of it: a word that names a part of the
 # message (at least one), and words that count or qualify it. An allow-list, since a heading naming
 # another source or artefact ("Ticket details:", "Interview notes:", "Customer feedback summary:",
@@ -77,12 +80,13 @@ _HEADING_RE = re.compile(r"^(?P<lead>[^:\n]{1,40}?):\s+(?=(?:I|I'm|I've|I'd|I'll
 _HEADING_NOUNS = frozenset((
     "thing", "things", "point", "points", "note", "notes", "context", "background", "preference", "preferences", "reminder",
     "reminders", "info", "summary", "tldr", "ps", "fact", "facts", "detail", "details", "aside", "addendum",
-    "clarification", "bonus", "setup", "basics", "about",
-))  # Not "Update:" or "Correction:": the markers of a correction (ov.sessions.memory.markers) read those.
+    "clarification", "bonus", "setup", "basics", "about", "news", "update", "updates", "announcement",
+))  # Not "Update:" alone or "Correction:": the markers of a correction (ov.sessions.memory.markers) read those.
 _HEADING_QUALIFIERS = frozenset((
     "a", "an", "the", "some", "my", "our", "me", "myself", "us", "one", "two", "three", "four", "five", "few", "couple",
     "of", "quick", "short", "brief", "little", "small", "more", "other", "another", "important", "final", "last",
     "further", "extra", "random", "personal", "general", "side", "main", "key", "relevant", "additional", "useful",
+    "big", "huge", "good", "great", "exciting", "sad", "bad", "fun", "life",
 ))
 _OWN_WORDS_RE = re.compile(
     r"(?i)^(?:(?:as|like)\s+I(?:'ve|\s+have)?\s+(?:said|mentioned|told\s+you)(?:\s+(?:before|earlier|already))?\s*[,:]?\s+"
@@ -166,7 +170,7 @@ def own_words(clause: str) -> str:
         words = _WORD_RE.findall(heading.group("lead").lower())
         # A heading of the message's own ("Two things", "Some context", "My preferences"), never
         # a speaker or a source: "Bob:", "User:", "Bob's notes:", "Sample facts:", "Ticket details:".
-        if len(words) <= 5 and any(w in _HEADING_NOUNS for w in words) and all(
+        if len(words) <= 5 and any(w in _HEADING_NOUNS for w in words) and words != ["update"] and all(
             w in _HEADING_NOUNS or w in _HEADING_QUALIFIERS for w in words
         ):
             clause = clause[heading.end() :]
