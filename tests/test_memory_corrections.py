@@ -1162,6 +1162,14 @@ CASES = [
                  {f"events/{TODAY:%Y/%m/%d}/design_review.md": "- The design review moved to 15:30",
                   "entities/systems/build_cache.md": "# Build cache\n\n- Is at 10.4.0.9:8080"}, None,
                  id="a-meeting-at-a-time-is-a-note-not-a-system"),
+    # a correction for another purpose is another use, however many words the two share; a move to
+    # another version for a purpose replaces that purpose's line, whatever its determiner
+    pytest.param(["I use Mocha for integration tests", "Actually, I use Cypress for browser tests"],
+                 {"profile.md": "- Uses Mocha for integration tests\n- Uses Cypress for browser tests"}, None,
+                 id="a-correction-for-another-purpose-replaces-no-use"),
+    pytest.param(["I use Node 18 for my scripts", "I use Node 18 for the API", "I've moved to Node 20 for the scripts"],
+                 {"profile.md": "- Uses Node 20 for the scripts\n- Uses Node 18 for the API"}, None,
+                 id="a-version-move-for-a-purpose-replaces-that-purposes-line"),
     pytest.param(["The demo went well", "the demo went well."], {f"events/{TODAY:%Y/%m/%d}/demo.md": "- The demo went well"}, None,
                  id="a-note-said-twice-the-same-day-is-one-note"),
     # (longrun audit #9) a self-introduction gives the name and the role, in a session as asked

@@ -66,7 +66,10 @@ def switched_for(clause: str, restore) -> Statement | None:
     purpose = value[len(restore(match.group("y"))) :].strip()  # "for CLIs"
     if not purpose.lower().startswith("for "):
         return None  # (the value's own "for" was cut as an aside's)
-    probes = tuple(f"{lead} * {anycase(purpose)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on"))
+    # the purpose whatever its determiner: "for our CLI" is "for the CLI" ("Uses Go 1.21 for our CLI" moves to 1.22 too)
+    what = re.sub(r"(?i)^for\s+(?:(?:the|our|my|their|a|an)\s+)?", "", purpose)
+    probes = tuple(f"{lead} * for {det}{anycase(what)}" for lead in ("Uses", "Switched to", "Moved to", "Is using", "Is on")
+                   for det in ("", "[Tt]he ", "[Oo]ur ", "[Mm]y ", "[Tt]heir "))  # ("my" is stored as "their")
     # In a session ("I've moved to Rust for the parser") it may be the code at hand's: it only corrects
     # a stored use, unless asked to be remembered (extract._read).
     return Statement("profile", "Uses ", value, ("profile", "fact", f"uses {value}".lower()), {}, probes=probes, chooses=f"Use {value}",

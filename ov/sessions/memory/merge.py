@@ -48,6 +48,9 @@ _LEFT_BEHIND = r"(?:(?:switched|moved|migrated|changed|gone|went)(?:\s+over)?\s+
 SCOPE_RE = re.compile(r"(?i)\s(?:for|in|on|at|with|across|except|but)\s")
 # A correction may replace a line only if they share at least this share of its content words.
 MIN_OVERLAP = 0.5
+# What a thing is used or chosen for, after the thing ("Uses Jest for unit tests"; not "Works for
+# Acme", where "for" follows the verb): a correction for another purpose is another use.
+_PURPOSE_RE = re.compile(r"(?i)^\S+\s+\S.*?\sfor\s+(?:(?:the|a|an|my|our|their|your)\s+)?(?P<p>\S.*?)[.!]?$")
 # Told each statement a corrected line goes on with (see _other_clauses): True when the caller
 # stores it in the file it belongs to, so the line's file no longer keeps it.
 Moves = Callable[[str], bool]
@@ -295,10 +298,18 @@ def find_target(lines: Sequence[str], probe: str) -> int | None:
     words = content_words(probe)
     if not words:
         return None
+    # "Actually I use Playwright for e2e tests" is no correction of "Uses Jest for unit tests"
+    purpose = _purpose(probe)
+    items = [(i, body) for i, body in items if purpose is None or _purpose(body) in (None, purpose)]
     scored = sorted(((len(words & content_words(body)) / len(words), i) for i, body in items), reverse=True)
     if not scored or scored[0][0] < MIN_OVERLAP or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None
     return scored[0][1]
+
+
+def _purpose(text: str) -> str | None:
+    match = _PURPOSE_RE.match(text.strip())
+    return normalise(match.group("p")) if match else None
 
 
 def _apply_replace(lines: list[str], old: str, new: str) -> None:
