@@ -125,10 +125,14 @@ def of_the_moment(text: str) -> bool:
         after = words[i + 1].lower() if i + 1 < len(words) else ""
         if word == "here" or (word in _SHOWN and (not after or after in _NOT_NOUNS)):
             return True  # "my code is below", not "my office is above the bakery"
-        if word in ("this", "these") and after.removesuffix("'s") not in SCOPES and after != "days":  # ("this repo's CI" too)
-            if not re.match(THIS_PROJECT, " ".join(words[i:]), re.IGNORECASE):  # ("this git repo" is one)
-                return True
+        if word in ("this", "these") and after != "days" and not _scoped(after, words[i:]):
+            return True
     return False
+
+
+def _scoped(after: str, words: list[str]) -> bool:
+    """Whether "this" before ``after`` names where the user works: "this repo's CI", "this git repo"."""
+    return after.removesuffix("'s") in SCOPES or re.match(THIS_PROJECT, " ".join(words), re.IGNORECASE) is not None
 
 
 # A contrast with what was just said ("I don't want a 10 minute leeway though, 30 seconds is plenty",
