@@ -61,8 +61,9 @@ def plan_memory_writes(
 
     Upsert candidates with the same path are merged into one file, in order,
     and then into the file already there; a candidate's ``amends`` follow it,
-    and one that ``only_amends`` never creates a file; an add_only candidate always gets a
-    new file, numbered ``name_2.md``, ``name_3.md``, ... when its name is taken.
+    and one that ``only_amends`` never creates a file; an add_only candidate gets a new file,
+    numbered ``name_2.md``, ``name_3.md``, ... when its name is taken, unless a stored note says it
+    already or it gives a new value of one (see :func:`ov.sessions.memory.notes.earlier_note`).
     A candidate with a ``role`` ("The user's manager") takes it from the other files
     of its folder, which ``listing(reldir)`` names: each line saying it there becomes
     "No longer the user's manager". A write that would not change a file's fields is
