@@ -1699,7 +1699,7 @@ def test_a_general_md_left_empty_is_removed_in_the_same_commit(ov, ov_home):
     _run(ov, ov_home, ("stored", "preferences/default/general.md", "- Prefers Make"), "s")
     result = ov("remember", "I prefer Make", "--json").json["result"]
     general = "viking://user/default/memories/preferences/default/general.md"
-    assert result["operations"]["deletes"] == [{"uri": general, "memory_type": "preferences", "before": "- Prefers Make"}]
+    assert result["operations"]["deletes"] == [{"uri": general, "memory_type": "preferences", "deleted_content": "- Prefers Make"}]
     assert general in result["uris"] and _memories(ov_home) == {"preferences/default/make.md": "- Prefers Make"}
     repo = Repo(str(ov_home / "accounts/default"))
     head = repo[repo.head()]

@@ -364,12 +364,14 @@ def _hand_edited_before(git, commit, paths: set[str]) -> dict[str, str | None]:
             continue
         try:
             operations = json.loads(git.blob_data(sha)).get("operations", {})
-            entries = [e for kind in ("updates", "deletes") for e in operations.get(kind, [])]
+            # A delete's text is its deleted_content (OpenViking's key); an ov before 2026-12-06 wrote it as before.
+            entries = [(e, e.get("before")) for e in operations.get("updates", []) if isinstance(e, dict)]
+            entries += [(e, e.get("deleted_content", e.get("before"))) for e in operations.get("deletes", []) if isinstance(e, dict)]
         except (ValueError, AttributeError, TypeError):
             continue  # a record an older ov or a hand wrote otherwise: it says nothing of these files
-        for e in entries:
-            if isinstance(e, dict) and isinstance(e.get("before"), str) and str(e.get("uri", "")).removeprefix("viking://") in found:
-                found[e["uri"].removeprefix("viking://")].add(e["before"])
+        for e, before in entries:
+            if isinstance(before, str) and str(e.get("uri", "")).removeprefix("viking://") in found:
+                found[e["uri"].removeprefix("viking://")].add(before)
     return {p: next(iter(texts)) if len(texts) == 1 else None for p, texts in found.items()}
 
 

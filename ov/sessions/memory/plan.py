@@ -189,7 +189,7 @@ def _plan_file(
     if existing is not None and not after and existing[CONTENT_FIELD].strip():
         # Every line of it moved or was deleted: a memory that says nothing is no memory.
         plan.writes[path] = None
-        plan.operations["deletes"].append({"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD]})
+        plan.operations["deletes"].append({"path": path, "memory_type": schema.memory_type, "deleted_content": existing[CONTENT_FIELD]})
         return
     schema.check_content(after)
     meta_out = build_meta(
