@@ -308,6 +308,33 @@ def test_ctrl_c_says_what_it_stopped_and_that_nothing_landed(ov, store_state, mo
     assert ov("grep", "alpha").exit_code == 0 and ov("find", "alpha", "--json").json["result"]["total"] == 1
 
 
+def test_ctrl_c_while_reindex_makes_vectors_says_they_are_to_make(ov, ov_home, monkeypatch):
+    """The new full text is swapped in before the vectors are made: an interrupt then has dropped
+    the old vectors, and the message says so rather than that the index is kept as it was."""
+    from ov.index import vector_writes
+
+    assert ov("config", "set", "embedding.provider", "hash").exit_code == 0
+    assert ov("write", "viking://resources/a.md", "--content", "alpha\n").exit_code == 0
+    assert ov("reindex", "--json").json["result"]["vectors"] > 0
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patched:
+        patched.setattr(vector_writes, "make_vectors", stopped)
+        rebuilt = ov("reindex")
+    assert rebuilt.exit_code == 130
+    assert rebuilt.stderr.startswith(
+        "error: ov reindex was interrupted while making the vectors: the full text was rebuilt, "
+        "the vectors are made again by the next search or `ov reindex`\n"
+    )
+    assert "kept as it was" not in rebuilt.stderr
+    meta = ov_home / "state" / "default" / "index" / "meta.json"
+    assert json.loads(meta.read_text())["vectors_stale"] is True
+    assert ov("find", "alpha", "--json").json["result"]["total"] == 1
+    assert json.loads(meta.read_text())["vectors"] > 0  # made again by that search
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -94,7 +94,14 @@ def reindex(
         except BaseException as exc:
             if not interrupted(exc):
                 raise
-            # The rebuild is made in a folder of its own and swapped in once complete.
+            if indices.vectors_pending:
+                # The full text is swapped in before the vectors are made (Indices._rebuild): the
+                # old vectors went with the old full text.
+                raise Interrupted(
+                    "ov reindex was interrupted while making the vectors: the full text was rebuilt, "
+                    "the vectors are made again by the next search or `ov reindex`"
+                ) from None
+            # The full text is built in a folder of its own and swapped in once complete.
             raise Interrupted("ov reindex was interrupted: the index in use is kept as it was") from None
     meta = opened.meta
     payload = {"commit": meta.commit, "records": meta.records, "vectors": meta.vectors, "embedding": opened.embedding, "left_out": [path for path, _ in indices.left_out]}

@@ -94,6 +94,9 @@ class Indices(Opening):
         # The entries of HEAD the last build could not take (a name that is not UTF-8 text, a
         # symbolic link, a submodule): (path, shown escaped; why).
         self.left_out: list[tuple[str, str]] = []
+        # Set by a rebuild once its new full text is in use and its vectors are still to make: an
+        # interrupt from then on leaves the index searchable by its text alone, the old vectors gone.
+        self.vectors_pending = False
         self._resolution = None
         self._warm = warm
         self._lock_wait = store.config.store.lock_timeout if lock_wait is None else lock_wait
@@ -377,7 +380,9 @@ class Indices(Opening):
         self._cache = None
         meta = Meta.read(self.root / META_NAME)
         if vectors and meta is not None and meta.vectors_stale and self._embedder() is not None:
+            self.vectors_pending = True
             make_vectors(self.root, self._embedder(), meta, records, list(range(len(records))), self._progress)
+            self.vectors_pending = False
 
     # --- helpers ---------------------------------------------------------------
 
