@@ -191,6 +191,32 @@ def test_the_ov_program_waits_for_a_thread_still_running(tmp_path, hermetic_env)
     assert done.exists()
 
 
+def test_a_second_ctrl_c_during_the_first_ones_clean_up_is_ignored(tmp_path, ov_home):
+    """A user pressing Ctrl-C twice: the second SIGINT, landing while the first one's interrupt is
+    being handled, printed a traceback and killed the process by the signal. Now it is ignored:
+    exit 130 and the first one's message alone."""
+    (tmp_path / "a.md").write_text("alpha\n")
+    script = (
+        "import os, signal, sys\n"
+        "from ov.cli import main\n"
+        "from ov.ingest import resource\n"
+        "def pressed(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "said = main.error\n"
+        "def pressed_again(*args, **kwargs):\n"
+        "    os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return said(*args, **kwargs)\n"
+        "resource.collect, main.error = pressed, pressed_again\n"
+        "from ov.cli.entry import entry\n"
+        f"sys.argv = ['ov', 'add-resource', {str(tmp_path / 'a.md')!r}]\n"
+        "entry()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 130
+    assert proc.stderr.startswith("error: ov add-resource was interrupted") and proc.stderr.count("error:") == 1
+    assert "Traceback" not in proc.stderr
+
+
 # --- exit codes ---------------------------------------------------------------------
 
 

@@ -28,6 +28,7 @@ def entry() -> None:
     if code is None:
         code = _mcp(args)
     if code is None:
+        _interrupt_once()
         from ov.cli.main import run
 
         code = run(args)
@@ -44,6 +45,24 @@ def entry() -> None:
         except (OSError, ValueError):
             pass  # a reader gone away or a closed stream: nothing more can be said
     os._exit(code)
+
+
+def _interrupt_once() -> None:
+    """Ctrl-C raises KeyboardInterrupt once; a second one (a user pressing it twice) is ignored.
+
+    The first sets off the command's clean-up (a staging folder removed, a lock let go) and its
+    one message; a second landing in that clean-up raised again where nothing catches it, and the
+    process died by the signal with a traceback. A SIGINT the parent had ignored stays ignored."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        return
+
+    def interrupted(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupted)
 
 
 def _closed_streams_to_devnull() -> None:
