@@ -966,6 +966,33 @@ def test_json_says_what_it_does_where_the_output_is_never_ovs_json(ov):
     assert failed.exit_code == 2 and json.loads(failed.stdout or failed.stderr)["error"]["code"] == "invalid_id"
 
 
+# --- stored text on a terminal ---------------------------------------------------------
+
+ESCAPES = "okapi \x1b]0;TITLE\x07 then \x1b[2J cleared \x1b[31mred \x9b31m"
+
+
+@pytest.mark.parametrize("color", ["never", "always"])
+def test_a_terminal_is_shown_the_control_sequences_of_stored_text_not_sent_them(ov, monkeypatch, color):
+    """A log's escape sequences in a find or search hit, a session message or a context block
+    cleared the screen, left a colour on or set the title; on a terminal they are shown as
+    `cat -v` shows them. A pipe, --json, `ov read` and `ov grep` still get the text as it is."""
+    assert ov("write", "viking://resources/log.txt", "--content", ESCAPES + "\n").exit_code == 0
+    assert ov("session", "add", "s1", "--text", ESCAPES).exit_code == 0
+    commands = [("find", "okapi"), ("search", "okapi"), ("search", "okapi", "--mode", "context"), ("session", "show", "s1")]
+    for args in commands:
+        assert ESCAPES in ov(*args).stdout, args
+    assert ESCAPES in ov("find", "okapi", "--json").json["result"]["resources"][0]["snippet"]
+    assert ESCAPES in ov("read", "viking://resources/log.txt").stdout
+    assert ESCAPES in ov("grep", "okapi").stdout
+    monkeypatch.setenv("OV_COLOR", color)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    for args in commands:
+        shown = ov(*args).stdout
+        assert "^[]0;TITLE^G then ^[[2J cleared ^[[31mred M-^[31m" in shown, args
+        assert "\x1b]" not in shown and "\x1b[2J" not in shown and "\x1b[31m" not in shown and "\x9b" not in shown, args
+    assert ESCAPES in ov("find", "okapi", "--json").json["result"]["resources"][0]["snippet"]
+
+
 # --- a limit on a file's size (`ulimit -f`) ----------------------------------------------
 
 

@@ -77,6 +77,25 @@ def _configured_color() -> str:
         return "auto"
 
 
+# Control characters in caret notation, as `cat -v` shows them: ESC as ^[, a C1 CSI as M-^[.
+# Tab and line breaks are left to lay the text out.
+_CARETS = {
+    **{c: f"^{chr(c + 64)}" for c in range(0x20) if chr(c) not in "\t\n"},
+    0x7F: "^?",
+    **{c: f"M-^{chr(c - 0x80 + 64)}" for c in range(0x80, 0xA0)},
+}
+
+
+def for_terminal(text: str, stream=None) -> str:
+    """Stored ``text`` (a snippet, a message) as a display shows it: on a terminal, or in styled
+    output, its control characters are made visible (``^[``), so a log's escape sequences cannot
+    clear the screen, leave a colour on, set the title or the clipboard (an OSC), or hide what
+    follows. A pipe gets the text as it is, as ``--json``, ``ov read`` and ``ov grep`` always do."""
+    if not (styled(stream) or (sys.stdout if stream is None else stream).isatty()):
+        return text
+    return text.translate(_CARETS)
+
+
 def print_json(payload: Any, *, stderr: bool = False) -> None:
     stream = sys.stderr if stderr else sys.stdout
     stream.write(json.dumps(payload, indent=2, ensure_ascii=False, default=str) + "\n")

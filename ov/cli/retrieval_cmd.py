@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, note, nothing, plain, short, styled, warn
+from ov.cli.output import emit, for_terminal, note, nothing, plain, short, styled, warn
 from ov.cli.progress import progress_bar
 from ov.cli.runtime import OvCommand, ReadCommand, runtime
 from ov.errors import Interrupted, InvalidInput, interrupted
@@ -254,10 +254,11 @@ def print_hits(buckets: dict, mode: str) -> None:
         else:
             plain(f"# {name}")
         for hit in hits:
-            where = hit.where
+            where = for_terminal(hit.where)
             body = hit.snippet or _preview(hit.abstract)
             if hit.also:
                 body += ("\n" if body else "") + hit.also_line()
+            body = for_terminal(body)
             if fancy:
                 out.print(Text.assemble((f"{hit.score:.3f} ", "cyan"), (where, "blue")))
                 for line in body.splitlines():

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, plain, styled
+from ov.cli.output import emit, for_terminal, plain, styled
 from ov.cli.progress import progress_bar
 from ov.cli.retrieval_cmd import (
     AfterOpt,
@@ -79,7 +79,7 @@ def search(
         if result.context is not None:
             block = result.context
             if block.rendered:
-                plain(block.rendered)
+                plain(for_terminal(block.rendered))
             stats = block.stats
             tiers = ", ".join(f"{n} {tier}" for tier, n in stats["tier_counts"].items() if n)
             footer = f"{stats['returned']} of {stats['candidates']} results, {stats['used_tokens']}/{stats['budget']} tokens"
@@ -101,6 +101,6 @@ def _print_plan(plan) -> None:
     from ov.cli.output import console
 
     out = console()
-    out.print(Text(f"plan ({plan.source}): {plan.reasoning}", style="dim"))
+    out.print(Text(for_terminal(f"plan ({plan.source}): {plan.reasoning}"), style="dim"))  # a model's words
     for q in plan.queries:
-        out.print(Text(f"  [{q.priority}] {q.context_type or 'any type'}: {q.query}", style="dim"))
+        out.print(Text(for_terminal(f"  [{q.priority}] {q.context_type or 'any type'}: {q.query}"), style="dim"))

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ov.cli.output import emit, nothing, plain, short, warn
+from ov.cli.output import emit, for_terminal, nothing, plain, short, warn
 from ov.cli.runtime import OvCommand, OvGroup, ReadCommand, runtime, standard_input
 from ov.errors import InvalidInput
 from ov.wording import counted
@@ -69,8 +69,8 @@ def session_show(
         if data["extraction_pending"]:
             warn(f"memory extraction failed for {', '.join(data['extraction_pending'])}: the next `ov commit {data['session']}` extracts them again")
         for message in data["messages"]:
-            text = session.message_text(message).replace("\n", " ")
-            plain(f"[{message.get('created_at')}] {message.get('role')}: {text[:200]}")  # a hand-edited line may lack either
+            text = for_terminal(session.message_text(message).replace("\n", " ")[:200])
+            plain(f"[{message.get('created_at')}] {message.get('role')}: {text}")  # a hand-edited line may lack either
 
     emit(data, human)
 
