@@ -1733,6 +1733,18 @@ def test_a_snippet_shows_the_part_of_a_long_line_that_holds_the_query_words(ov):
     assert start.startswith("3: This paragraph wanders through gardening") and start.endswith("…")
 
 
+def test_a_snippet_keeps_each_lines_indentation_past_its_least_indented_line(ov):
+    """Nesting is meaning in YAML and Python: `port` under `database` under `staging`. The snippet
+    lost every line's indentation; it keeps what lies past its least-indented line."""
+    write(ov, "viking://resources/app.yaml", "defaults:\n  timeout: 30\nstaging:\n  database:\n    port: 5432\n")
+    [hit] = found(ov, "staging database port")["resources"]
+    assert hit["snippet"] == "3: staging:\n4:   database:\n5:     port: 5432"
+    code = "class Cache:\n    size = 1\n\n    def hello(self):\n        if ready:\n            return 'redis'\n"
+    write(ov, "viking://resources/cache.md", code)
+    [hit] = found(ov, "hello ready redis")["resources"]
+    assert hit["snippet"] == "4: def hello(self):\n5:     if ready:\n6:         return 'redis'"
+
+
 def test_a_snippet_prefers_the_lines_holding_more_of_the_query_words_to_lines_repeating_one(ov):
     lines = ["Keys are cut at the locksmith.", "Keys open doors.", "Keys get lost.", "Nothing here.", "Nothing there.", "Rotate the keys yearly."]
     write(ov, "viking://resources/keys.md", "\n".join(lines) + "\n")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from ov.index.records import Record
 from ov.lines import lines_of
 from ov.regex import LazyPattern
@@ -43,8 +45,18 @@ def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0) ->
     else:
         best_at = _most_words(held, window)
     first = record.start_line + best_at if record.start_line else best_at + 1
-    shown = [f"{first + k}: {focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, at in enumerate(range(best_at, best_at + window))]
+    at_lines = range(best_at, best_at + window)
+    indents = _indents([lines[at] for at in at_lines])
+    shown = [f"{first + k}: {indent}{focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, (at, indent) in enumerate(zip(at_lines, indents))]
     return "\n".join(shown), first, first + window - 1
+
+
+def _indents(lines: list[str]) -> list[str]:
+    """Each line's indentation past the least-indented line's: a snippet of YAML or Python keeps
+    its nesting (which ``port`` is under which section), without the whole chunk's margin."""
+    leading = [line[: len(line) - len(line.lstrip())] if line.strip() else None for line in lines]
+    margin = len(os.path.commonprefix([lead for lead in leading if lead is not None]))
+    return [lead[margin:] if lead is not None else "" for lead in leading]
 
 
 def _most_words(held: list[set[str]], window: int) -> int:
