@@ -320,6 +320,19 @@ def test_not_utf8(home: Home) -> None:
         load_config(home)
 
 
+@pytest.mark.parametrize(("text", "fix"), [("- a\n", "fix the file"), (b"store: \xff\n", "save it as UTF-8")], ids=["list", "not-utf8"])
+def test_a_config_file_that_cannot_be_read_is_fixed_in_the_file_not_with_config_set(ov, home: Home, text, fix) -> None:
+    """`ov config set` reads the file first and refuses it the same way: its hint sent the user
+    round in a loop. Every command, doctor's fix line among them, says to fix or remove the file."""
+    write_config(home, text)
+    for args in (["ls"], ["config", "set", "retrieval.budget", "1000"], ["config", "unset", "retrieval.budget"]):
+        result = ov(*args)
+        assert result.exit_code == 2, args
+        assert f"hint: {fix}" in result.stderr and "or remove it" in result.stderr and "ov config set" not in result.stderr, args
+    doctor = ov("doctor").stdout
+    assert f"fix: {fix}" in doctor and "ov config set" not in doctor
+
+
 def test_config_error_is_bad_input() -> None:
     assert issubclass(ConfigError, InvalidInput)
     assert ConfigError("x").exit_code == 2

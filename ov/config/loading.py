@@ -196,7 +196,7 @@ def read_file(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}", hint="make it a file you may read, or remove it") from None
 
 
 def parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
@@ -205,7 +205,7 @@ def parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
     try:
         data = yaml.safe_load(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text") from None
+        raise ConfigError(f"{path} is not UTF-8 text", hint="save it as UTF-8, or remove it") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -218,7 +218,11 @@ def parse_yaml(raw: bytes, path: Path) -> dict[str, Any]:
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{path} must hold a mapping of settings, not {type(data).__name__}")
+        # `ov config set` reads the file before it changes it: the file itself is what to fix.
+        raise ConfigError(
+            f"{path} must hold a mapping of settings, not {type(data).__name__}",
+            hint="fix the file (`section:`, then indented `key: value` lines) or remove it",
+        )
     data = _plain(data, path)
     version = data.get("version", CONFIG_VERSION)
     if isinstance(version, int) and not isinstance(version, bool) and version > CONFIG_VERSION:
