@@ -276,6 +276,15 @@ def test_an_invalid_identity_stops_every_command(home: Home, text: str, key: str
     assert not cache_path(home).exists()  # a file that stops commands is never cached
 
 
+@pytest.mark.parametrize("args", [["read", "viking://resources/missing.md"], ["stat", "viking://resources/missing.md"], ["ls"]])
+def test_a_config_warning_is_said_once_whether_the_command_fails_or_not(ov, home: Home, args) -> None:
+    """Printing a failure after the command ended read the config again to choose its colours,
+    and said its warnings a second time."""
+    write_config(home, "retrieval:\n  budget: lots\n")
+    result = ov(*args)
+    assert result.stderr.count("retrieval.budget = 'lots'") == 1, result.stderr
+
+
 def test_wrong_type_via_cli(ov, home: Home) -> None:
     write_config(home, "store:\n  lock_timeout: soon\n")
     result = ov("config", "get", "store.lock_timeout", "--json")

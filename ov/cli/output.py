@@ -70,9 +70,9 @@ def console(stderr: bool = False):
 
 def _configured_color() -> str:
     try:
-        from ov.cli.runtime import runtime
+        from ov.cli.runtime import configured_color
 
-        return runtime().loaded_config.config.output.color
+        return configured_color()
     except OvError:
         return "auto"
 

@@ -248,6 +248,14 @@ def runtime() -> Runtime:
     return current
 
 
+def configured_color() -> str:
+    """``output.color`` of the command running; outside one (its error printed once it ended, a
+    usage error) of the config read again, without saying its warnings: the command said them."""
+    current = _CURRENT.get()
+    loaded = current.loaded_config if current is not None else load_config(Home.from_env())
+    return loaded.config.output.color
+
+
 # The identity options every command takes, and the variables they override.
 FLAG_VARIABLES = (("account", "OV_ACCOUNT"), ("user", "OV_USER"), ("peer", "OV_PEER"))
 
