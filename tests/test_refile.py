@@ -117,3 +117,15 @@ def test_named_notes_move_alone_and_one_made_on_purpose_stays(ov, ov_home, memor
 
     refused = ov("refile", "viking://user/default/memories/events/2026/11/20/build_took.md")
     assert refused.exit_code == 2 and "is not a dated note of words `ov remember` files elsewhere now" in refused.stderr
+
+
+def test_with_nothing_to_write_a_home_without_a_store_is_left_without_one(ov, ov_home):
+    """A dry run, a refile with no note to move and a snapshot with no hand edit write nothing:
+    they made the account's repository (an "ov init" commit) only to say there was nothing to do."""
+    for args in (["refile", "--dry-run"], ["refile"], ["snapshot", "commit", "-m", "x"]):
+        result = ov(*args)
+        assert result.exit_code == 0, args
+        assert not (ov_home / "accounts").exists() and not (ov_home / "state").exists(), args
+    named = ov("refile", "viking://user/default/memories/events/2026/11/20/x.md")
+    assert named.exit_code == 2 and "is not a dated note" in named.stderr
+    assert not (ov_home / "accounts").exists()

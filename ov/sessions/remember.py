@@ -204,9 +204,12 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
     peers = store.path(VikingURI(("user", user, "peers")))
     roots = [memories_root(store), *(memories_root(store, p.name) for p in sorted(peers.iterdir()) if p.is_dir())] if peers.is_dir() else [memories_root(store)]
     when = clock.now()
+    chosen = None if notes is None else {uri.path for uri in notes}
+    if not store.exists:  # no store, no note: nothing is moved, and no store is made to say so
+        _refuse_missed(chosen, [])
+        return Refiled([], None)
     with store.transaction() as tx:
         moves, found_notes, groups = [], [], {}
-        chosen = None if notes is None else {uri.path for uri in notes}
         for root in roots:
             for path in sorted(tx.files_below(VikingURI((*root.parts, EVENTS)))):
                 uri = VikingURI(tuple(path.split("/")))
@@ -219,12 +222,7 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
                     # Where the note's words are held now (a file that said them already, unchanged, too).
                     held = (VikingURI((*root.parts, *schemas[c.memory_type].path_for(c.fields, when).split("/"))) for c in found)
                     moves.append((str(uri), list(dict.fromkeys(map(str, held)))))
-        missed = sorted((chosen or set()) - {uri.path for uri in found_notes})
-        if missed:
-            raise InvalidInput(
-                f"viking://{missed[0]} is not a dated note of words `ov remember` files elsewhere now",
-                hint="`ov refile --dry-run` lists the notes it would move",
-            )
+        _refuse_missed(chosen, found_notes)
         if not found_notes:
             return Refiled([], None)
         writes, _diff = plan_memories(schemas, groups, read=reader(tx, *roots), listing=lister(tx, *roots), when=when, archive_uri="ov refile", user=user)
@@ -243,6 +241,16 @@ def refile(store: Store, notes: list[VikingURI] | None = None, *, dry_run: bool 
             tx.delete(note)
         result = tx.commit("refile", [*found_notes, *written])
     return Refiled(moves, result.commit)
+
+
+def _refuse_missed(chosen: set[str] | None, found: list[VikingURI]) -> None:
+    """InvalidInput for the first of the notes ``chosen`` (paths) that is not among those ``found``."""
+    missed = sorted((chosen or set()) - {uri.path for uri in found})
+    if missed:
+        raise InvalidInput(
+            f"viking://{missed[0]} is not a dated note of words `ov remember` files elsewhere now",
+            hint="`ov refile --dry-run` lists the notes it would move",
+        )
 
 
 def lister(tx, *roots: VikingURI):

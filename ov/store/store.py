@@ -788,6 +788,8 @@ class Store:
         subject, body = message_parts(message)
         if not subject:
             raise InvalidInput("a snapshot needs a message", hint="pass -m MESSAGE")
+        if not self.exists and not (self.root.is_dir() and any(self.root.iterdir())):
+            return CommitResult("snapshot commit", (), None)  # no store, no edit: none is made to say so
         with self.transaction() as tx:
             changes = scan(self.git, refresh_index=False)
             for rel, data in read_changes(self.git, changes).items():
