@@ -68,6 +68,9 @@ CASES = [
     ("read-bad-range", ["read", "viking://resources/docs/a.md", "--lines", "x:y"], 2, "invalid_input", "line range"),
     ("read-line-zero", ["read", "viking://resources/docs/a.md", "-l", "0"], 2, "invalid_input", "invalid line range 0\n"),
     ("read-range-backwards", ["read", "viking://resources/docs/a.md", "-l", "3:1"], 2, "invalid_input", "invalid line range 3:1\n"),
+    # (found by an audit: read as START-END, `-1` was `:1` and printed the first line, exit 0)
+    ("read-last-line", ["read", "viking://resources/docs/a.md", "-l", "-1"], 2, "invalid_input", "invalid line range '-1': lines count from 1"),
+    ("read-last-lines", ["read", "viking://resources/docs/a.md", "--lines", "-2"], 2, "invalid_input", "invalid line range '-2'"),
     ("read-range-past-end", ["read", "viking://resources/docs/a.md", "--lines", "9:10"], 2, "invalid_input", "has 3 lines"),
     ("write-both-sources", ["write", "viking://resources/x.md", "--content", "a", "--from-file", "/etc/hostname"], 2, "invalid_input", "not both"),
     ("write-no-content", ["write", "viking://resources/x.md"], 2, "invalid_input", "no content"),

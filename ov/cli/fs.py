@@ -121,7 +121,7 @@ def stat(uri: UriArg) -> None:
 
 def read(
     uri: UriArg,
-    lines: Annotated[str | None, typer.Option("--lines", "-l", help="Line range: START:END, START:, :END or N (1-based, inclusive; a line ends at a newline, as git counts).")] = None,
+    lines: Annotated[str | None, typer.Option("--lines", "-l", help="Line range: START:END, START:, :END or N (1-based, inclusive; a line ends at a newline, as git counts). No negative lines: `| tail -n N` gives the last N.")] = None,
     numbers: Annotated[bool, typer.Option("-n", "--line-numbers", help="Prefix each line with its number.")] = False,
 ) -> None:
     """Print a file's content (L2), or a range of its lines."""

@@ -1479,6 +1479,9 @@ def parse_line_range(text: str | None) -> tuple[int | None, int | None]:
     """``(start, end)`` of a line range as people write it: ``START:END``, ``START:``, ``:END``, ``N``."""
     if text is None:
         return None, None
+    if text.strip().startswith("-"):
+        # Read as START-END, `-1` was `:1`, the first line, for someone who asked for the last.
+        raise InvalidInput(f"invalid line range {text!r}: lines count from 1, from the top", hint="use START:END, START:, :END or N; `| tail -n N` gives the last N lines")
     value = text.strip().replace("-", ":", 1) if ":" not in text else text.strip()
     try:
         if ":" not in value:
