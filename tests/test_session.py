@@ -109,6 +109,10 @@ def test_add_messages_array_and_json_lines(ov):
 @pytest.mark.parametrize("argv, stdin, words", [
     (["session", "add-messages", "s", "[{\"role\": \"user\", \"text\": \"a\"}, {broken"], None, "not valid JSON"),
     (["session", "add-messages", "s"], '{"role": "user", "text": "ok"}\nnot json\n', "line 2"),
+    # (found by an audit: `[]` said "0 message(s) already there" of a session that did not exist)
+    (["session", "add-messages", "s9", "[]"], None, "no messages given"),
+    (["session", "add-messages", "s9"], "[]\n", "no messages given"),
+    (["session", "add-messages", "s9", "-"], "\n\n", "no messages given"),
     (["session", "add", "s", "--role", "wizard", "--text", "x"], None, "unknown role"),
     (["session", "add", "s", "--parts", "[{\"type\": \"video\"}]"], None, "unknown type"),
     (["session", "add", "s", "--parts", "[{\"type\": \"tool\"}]"], None, "tool_name"),

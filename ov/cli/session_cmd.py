@@ -111,14 +111,18 @@ def session_add_messages(
     """Add several messages in one commit (all are validated before any is written)."""
     from ov.sessions import session
 
+    given = InvalidInput("no messages given", hint="pass a JSON array, or pipe an array or JSON lines on standard input")
     if messages is None or messages == "-":  # `-`: standard input, by name
         data = standard_input(asked=messages == "-")
         if data is None:
-            raise InvalidInput("no messages given", hint="pass a JSON array, or pipe an array or JSON lines on standard input")
+            raise given
         raw = data.decode("utf-8", "replace")
     else:
         raw = messages
-    _report_add(session.add_messages(runtime().store, session_id, _messages(raw)))
+    parsed = _messages(raw)
+    if not parsed:  # `[]`: said as for no input, not as "0 message(s) already there" of a session that may not exist
+        raise given
+    _report_add(session.add_messages(runtime().store, session_id, parsed))
 
 
 @app.command("used", cls=OvCommand)
