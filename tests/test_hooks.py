@@ -2054,6 +2054,8 @@ def test_a_prompt_recalls_a_conversation_going_on_in_its_own_project_not_in_anot
     """(audit multi) A Claude Code session in project A said its frobnicator listens on port 8123
     "in this repo"; a Codex prompt in project B got it, marked only `session="ongoing"`. A second
     agent in the same project still gets it."""
+    from ov.hosts.runtime import workspace_peer
+
     alpha, beta = _projects(tmp_path)
     transcript = _claude_transcript(tmp_path / "cc.jsonl", [_user("u1", "Our frobnicator service listens on port 8123 in this repo.")])
     assert _hook("claude", "stop", _stdin("claude", "cc1", cwd=str(alpha), transcript_path=str(transcript))) == ""
@@ -2071,6 +2073,11 @@ def test_a_prompt_recalls_a_conversation_going_on_in_its_own_project_not_in_anot
     assert ov("find", "frobnicator").exit_code == 0  # the index caught up (a prompt's job would)
     later = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-b", cwd=str(beta), prompt=question)))
     assert "/sessions/cc-cc1/history/" in later and 'session="ongoing"' not in later
+    # It names its project: "in this repo" is about other code than the asking project's.
+    entries = [line for line in later.splitlines() if "/sessions/cc-cc1/" in line]
+    assert entries and all(f'project="{workspace_peer(str(alpha))}"' in line for line in entries), entries
+    at_home = _context("codex", _hook("codex", "prompt-submit", _stdin("codex", "cx-a", cwd=str(alpha), prompt=question)))
+    assert "/sessions/cc-cc1/history/" in at_home and 'project="' not in at_home
 
 
 def test_a_transcript_line_longer_than_a_read_is_passed_over_and_the_lines_after_it_are_read(tmp_path, monkeypatch):

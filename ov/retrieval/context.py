@@ -70,6 +70,7 @@ entry's ``also`` in the JSON does.
 from __future__ import annotations
 
 import html
+import json
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput
@@ -153,7 +154,8 @@ class _Option:
 
 def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
     """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring."""
-    options = [_options(store, hit) for hit in hits]
+    projects = session_projects(store, hits)
+    options = [_options(store, hit, projects.get(session_of(hit.uri), "")) for hit in hits]
     chosen, folded = _fit(hits, options, budget - HEADER_COST)
     followers: dict[int, list[Hit]] = {}
     for i, leader in sorted(folded.items()):
@@ -331,8 +333,9 @@ def per_entry_cap(budget: int, candidates: int) -> int:
 # --- the tiers of one result --------------------------------------------------------
 
 
-def _options(store, hit: Hit) -> list[_Option]:
-    """The tiers available for ``hit``, cheapest first; the first is always ``uri``."""
+def _options(store, hit: Hit, project: str = "") -> list[_Option]:
+    """The tiers available for ``hit``, cheapest first; the first is always ``uri``. ``project``:
+    the other project whose conversation ``hit`` is (:func:`session_projects`)."""
     texts: list[tuple[str, str, tuple[int, int] | None]] = []
     if hit.kind == "message":
         full = hit.record.text.strip() if hit.record is not None else ""
@@ -350,7 +353,7 @@ def _options(store, hit: Hit) -> list[_Option]:
             ("full", _file_text(store, hit), None),
         ]
     stale = _stale(store, hit)
-    out = [_option(hit, "uri", "", None, stale)]
+    out = [_option(hit, "uri", "", None, stale, project)]
     kept: list[tuple[str, str, tuple[int, int] | None]] = []
     for tier, text, lines in texts:
         if not text:
@@ -359,7 +362,7 @@ def _options(store, hit: Hit) -> list[_Option]:
             kept[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
             continue
         kept.append((tier, text, lines))
-    out.extend(_option(hit, tier, text, lines, stale) for tier, text, lines in kept)
+    out.extend(_option(hit, tier, text, lines, stale, project) for tier, text, lines in kept)
     return out
 
 
@@ -378,12 +381,12 @@ def _stale(store, hit: Hit) -> tuple[tuple[str, str], ...]:
     return (("stale", how), ("source", source)) if how else ()
 
 
-def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None, extra: tuple[tuple[str, str], ...] = ()) -> _Option:
-    element = render_entry(hit, tier, text, lines, extra)
+def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None, extra: tuple[tuple[str, str], ...] = (), project: str = "") -> _Option:
+    element = render_entry(hit, tier, text, lines, extra, project)
     return _Option(tier, text, element, estimate_tokens(element) + estimate_tokens(SEPARATOR), lines)
 
 
-def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None, extra: tuple[tuple[str, str], ...] = ()) -> str:
+def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None, extra: tuple[tuple[str, str], ...] = (), project: str = "") -> str:
     attrs = [("uri", hit.uri), ("type", hit.context_type), ("score", f"{hit.score:.2f}"), ("tier", tier)]
     if lines:
         attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
@@ -397,7 +400,42 @@ def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None =
     dated = entry_date(hit)
     if dated:
         attrs.append(("date", dated))
+    if project:
+        attrs.append(("project", project))
     return render_element(attrs, None if tier == "uri" else text)
+
+
+def session_projects(store, hits: list[Hit]) -> dict[str, str]:
+    """Session id -> its project, for the conversations among ``hits`` (their messages and archive
+    summaries) of another project than the one asking (the store identity's peer; with none, any
+    project's). The project is the workspace peer the session's hooks acted as (its meta's
+    ``peer``). Its block names it (``project="…"``): a committed conversation of another repository
+    says "this repo listens on 8123" as one of this repository does, and its date alone did not
+    tell the agent that it is about other code."""
+    asking = store.identity.peer
+    out: dict[str, str] = {}
+    for session in dict.fromkeys(session_of(hit.uri) for hit in hits if hit.context_type == "session"):
+        peer = _session_peer(store, session) if session else None
+        if peer and peer != asking:
+            out[session] = peer
+    return out
+
+
+def session_of(uri: str) -> str:
+    """The session id of a URI in a user's sessions (``viking://user/u/sessions/ID/…``), else ""."""
+    parts = uri.removeprefix("viking://").split("/")
+    return parts[3] if len(parts) > 3 and parts[0] == "user" and parts[2] == "sessions" else ""
+
+
+def _session_peer(store, session: str) -> str | None:
+    """The peer a session's meta names; None without one, or for a meta that cannot be read (the
+    session commands report that; a block only leaves the label out)."""
+    try:
+        path = store.path(VikingURI(("user", store.identity.user, "sessions", session, sidecar.SESSION_META)))
+        peer = json.loads(path.read_bytes()).get("peer")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return peer if isinstance(peer, str) else None
 
 
 def entry_date(hit: Hit) -> str:
