@@ -467,6 +467,21 @@ def test_a_memory_keeps_its_relevance_when_messages_fill_the_candidate_pool(ov):
     assert mixed["memories"][0]["relevance"] == pytest.approx(alone["relevance"])
 
 
+def test_a_record_holding_one_rare_word_of_the_query_is_not_a_full_match(ov):
+    # Found by an audit: "which port does the api use?" matched the profile on "use" alone, the
+    # store's rarest query word, with relevance 1.0 (its short text's BM25 and the floor passed
+    # what a record holding every word scores), and the prompt hook injected it.
+    assert ov("remember", "I use neovim as my editor").exit_code == 0
+    for i, said in enumerate(("The api listens on port 8080.", "Restart the api after a change of port.", "The api returns 500 on an empty cart.", "The port clashes with grafana's.")):
+        write(ov, f"viking://resources/notes/n{i}.md", f"# Note {i}\n\n{said}\n")
+    relevance = {h["uri"]: h["relevance"] for bucket in ("memories", "resources") for h in found(ov, "which port does the api use?")[bucket]}
+    assert relevance["viking://user/default/memories/profile.md"] < 0.6  # hooks.prompt_min_score
+    assert relevance["viking://resources/notes/n0.md"] > 0.9  # port and api: an answer need not say "use"
+    # What holds every word it is asked still reads as a full match, and one word of a one-word query too.
+    assert found(ov, "which editor do I use?")["memories"][0]["relevance"] == 1.0
+    assert found(ov, "grafana")["resources"][0]["relevance"] == 1.0
+
+
 REGISTRY = (
     '"""The registry of extensions."""\n\n'
     + "".join(f"from app.extensions.import_{i} import ImportExtension{i}  # import the extension\n" for i in range(40))

@@ -272,6 +272,7 @@ class _Reading:
         self.docs: dict[tuple[int, int], tuple[Record, int]] = {}  # (segment, doc) -> record, label
         self.parents: dict[tuple, dict[str, float | None]] = {}  # (terms, field, kinds) -> uri -> best score
         self.uris: dict[tuple[str, int], tuple[str, ...]] = {}  # (pattern, limit) -> the URIs (or folders) it matched
+        self.held: dict[tuple[tuple[str, ...], str], dict[int, bool]] = {}  # (fields, word) -> label -> holds it
 
 
 class LexicalIndex:
@@ -495,6 +496,32 @@ class LexicalIndex:
                 # total, its IDF negative, and a result's relevance below zero.
                 df = min(searcher.doc_freq(field, word), total)
                 out += math.log(1 + (total - df + 0.5) / (df + 0.5))
+        return out
+
+    def holding(self, terms: QueryTerms, fields: tuple[str, ...], labels: tuple[int, ...]) -> dict[str, set[int]]:
+        """Query word -> the labels of the records of ``labels`` that hold it in one of ``fields``:
+        one look-up a word, read from the labels' fast field (no record is loaded). Within
+        :meth:`reading`, a label asked about again (the rankings of a search share most of their
+        candidates) is not looked up again."""
+        tantivy = _tantivy()
+        schema = self._index.schema
+        fields = tuple(f for f in fields if f not in self.lacks)
+        reading = self._reading
+        searcher = self._searcher()
+        out: dict[str, set[int]] = {}
+        among: dict[tuple[int, ...], object] = {}  # the same labels asked about for every word: one clause
+        with _read_failure():
+            for word in terms.words:
+                memo = reading.held.setdefault((fields, word), {}) if reading is not None else {}
+                todo = tuple(label for label in labels if label not in memo)
+                if todo and fields:
+                    if todo not in among:
+                        among[todo] = _any_of(schema, "label", todo)
+                    held = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
+                    query = tantivy.Query.boolean_query([(tantivy.Occur.Must, held), (tantivy.Occur.Must, among[todo])])
+                    found = {int(label) for label, _ in searcher.search(query, len(todo), order_by_field="label", count=False).hits}
+                    memo.update((label, label in found) for label in todo)
+                out[word] = {label for label in labels if memo.get(label)}
         return out
 
     def analyze_words(self, text: str) -> list[str]:

@@ -60,6 +60,13 @@ TITLE_WEIGHT = 0.3
 # (bench/code_questions.py) 0.3 to 1.0 gave the same first files, and more let a module's docstring
 # outrank the file that raises a message quoted word for word; prose has no such field.
 ABOUT_WEIGHT = 0.5
+# The fields a record holds a query word in, for its share of the query (_shares_held): its own
+# words and who said it, not its neighbours' (a message found by its neighbours alone holds none).
+HELD_FIELDS = ("text", "title", "about", "speaker")
+# The share of a query's words a record must hold to read as a full match (_shares_held): with
+# 2/3, the prompt hook's cut-off kept 89.5 % of LoCoMo's held-back evidence, under its 90 % goal;
+# with 0.6, 91.1 %, as without a cap (docs/benchmarks.md). One word of three reads 0.56 at most.
+FULL_SHARE = 0.6
 # What lifts a record of a file the query names above the best record it does not name: this share
 # of the best's score and its own (so several named files keep their order, and one found by its
 # name alone still goes above the best). Small, so the other results keep nearly their scores when
@@ -330,10 +337,11 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     if lexical_hits:
         best = lexical_hits[0].score + LEXICAL_FLOOR
         ceiling = lexical.idf_sum(terms) or best
+        held = _shares_held(lexical, terms, lexical_hits)
         for hit in lexical_hits:
             scores[hit.record.id] = (hit.score + LEXICAL_FLOOR) / best
             records[hit.record.id] = hit.record
-            absolute[hit.record.id] = min(1.0, (hit.score + LEXICAL_FLOOR) / ceiling)
+            absolute[hit.record.id] = min(1.0, (hit.score + LEXICAL_FLOOR) / ceiling, held.get(hit.label, 1.0))
     add_vectors(opened, config, words, options, filters, pool, lexical_hits, records, scores, absolute)
     strength = max(absolute.values(), default=0.0)
     named = named_in(lexical, query)
@@ -351,6 +359,27 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     more = replace(options, limit=options.limit + min(changed, options.limit))
     hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
     return as_at_head(store, opened, hits)[: options.limit]
+
+
+def _shares_held(lexical, terms: QueryTerms, hits: list) -> dict[int, float]:
+    """The most relevance each full-text hit (by label) may have for the share of the query's
+    words it holds in its own fields or as its speaker (:data:`HELD_FIELDS`): a full match from
+    :data:`FULL_SHARE` of them, in proportion below. One look-up a query word.
+
+    Its BM25 over several fields, short and with the floor on top, could pass what a record
+    holding every word once scores: the profile answered "which port does the api use?" with
+    relevance 1.0 for "use" alone, the rarest word of the store, and the prompt hook injected it.
+    Words, not their IDFs: a share weighed by IDF gave the rare "use" most of that question, and
+    the BM25 weighs it already. A word the store does not hold counts too (no record holds it).
+    The allowance below a whole query is for answers, which rarely repeat a question's every word
+    (LoCoMo's evidence holds the speaker's name and a word or two of it)."""
+    if len(terms.words) < 2:
+        return {}  # nothing to share: a one-word query's BM25 is its match
+    count: dict[int, int] = dict.fromkeys((hit.label for hit in hits), 0)
+    for labels in lexical.holding(terms, HELD_FIELDS, tuple(count)).values():
+        for label in labels:
+            count[label] += 1
+    return {label: min(1.0, held / len(terms.words) / FULL_SHARE) for label, held in count.items()}
 
 
 def _lexical_candidates(lexical, terms: QueryTerms, weights: dict[str, float], filters: Filters, pool: int, phrase_weight: float) -> list:
