@@ -19,9 +19,12 @@ three words ("Carol", "the dentist thing") needs one. Words are taken as written
 regular forms are made from their stems, so no word is cut into another ("notes" is not "not").
 
 A file the prompt names (``fix the bug in cart.py``) is a topic of its own: it names what the store
-may hold, and comes first whatever its words match (:mod:`ov.retrieval.named`). Unless the prompt
-only mentions it in passing, in a remark ("lol I renamed utils.py yesterday, anyway thanks"):
-:func:`about` leaves such names out, and the rest of the prompt is read as any other.
+may hold, and comes first whatever its words match (:mod:`ov.retrieval.named`). So is an identifier
+as code spells it, one word that no sentence in English is made of: ``parse_time``, ``QUERY_CHARS``,
+``WriteLock``, ``ov.hosts.recall`` ("fix the bug in parse_time", "make has_topic faster" were
+skipped, read as the words "parse" and "time"). Unless the prompt only mentions them in passing, in
+a remark ("lol I renamed utils.py yesterday, anyway thanks"): :func:`about` leaves such names out,
+and the rest of the prompt is read as any other.
 
 The lists are English, like the stop words of the default index. Words in other languages count as
 topic words, and the relevance cut-off decides for them as before.
@@ -104,6 +107,10 @@ def _forms(stem: str) -> set[str]:
 
 _TASK = frozenset(form for stem in _TASK_STEMS for form in _forms(stem)) | frozenset(_TASK_IRREGULAR)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # letters only: numbers and single letters name nothing
+# An identifier as code spells it: letters joined by "_" (parse_time, _files_of, QUERY_CHARS,
+# __init__), or a lower-case letter then a capital in one word (WriteLock, hasTopic, iOS). A dotted
+# name (ov.hosts.recall, WriteLock.acquire) is read as a file's name already; ":smile_cat:" is an emoji.
+_IDENTIFIER = re.compile(r"(?<![\w/.:])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w/])|(?<![\w/])\w*[a-z][A-Z]\w*")
 # A question asking for knowledge: task words are its topic ("what does the deploy do?"); a yes/no
 # question or a why about the work ("did the tests pass?", "why did you change that?") is not.
 _ASKS = re.compile(r"^\W*(?:how|what|whats|which|where|when|who)\b|\bhow\b", re.IGNORECASE)
@@ -194,12 +201,15 @@ def about_user(prompt: str) -> bool:
 
 
 def has_topic(prompt: str) -> bool:
-    """True when ``prompt`` names something to look up: a file ("fix the bug in cart.py"), or a word
+    """True when ``prompt`` names something to look up: a file ("fix the bug in cart.py"), an
+    identifier (:data:`_IDENTIFIER`: "make has_topic faster"), or a word
     that is neither chatter nor, outside a question asking for knowledge, a task word; two such
     words in a request of more than :data:`SHORT` words that is not a question ("bump the version
     now", "use the second option" point at what is on the screen)."""
     if any(len(name[-1].rpartition(".")[2]) > 1 for name in named_paths(prompt).files):
         return True  # a file's name ("e.g." is none: its extension is a letter)
+    if _IDENTIFIER.search(prompt):
+        return True  # an identifier: "fix the bug in parse_time", "make WriteLock faster"
     words = _WORD.findall(prompt.lower())
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
@@ -222,35 +232,36 @@ def about(prompt: str) -> str:
     a remark relevant to that file; without it the remark is read by its other words."""
     from ov.tracebacks import span
 
-    if len(prompt.split()) <= SHORT or not named_paths(prompt):
+    if len(prompt.split()) <= SHORT or not (named_paths(prompt) or _IDENTIFIER.search(prompt)):
         return prompt
     lines = prompt.splitlines()
     pasted = span(lines)
     if pasted is not None:
         first, last = pasted
         return "\n".join([about("\n".join(lines[:first])), *lines[first : last + 1], about("\n".join(lines[last + 1 :]))]).strip()
-    return "\n".join(sentence if _asks(sentence) else without_names(sentence) for sentence in _SENTENCE_END.split(prompt))
+    return "\n".join(sentence if _asks(sentence) else _IDENTIFIER.sub(" ", without_names(sentence)) for sentence in _SENTENCE_END.split(prompt))
 
 
 def _asks(sentence: str) -> bool:
     """Whether ``sentence`` is a question or a request: it ends in "?" (or "？", ...), says "please" or "can you"
     or what is wanted (:data:`_WANTS_SAID`), reports a fault not said to be over (:data:`_FAULT`),
     or one of its clauses of two words or more opens, past fillers ("ok so", "lol"), with a
-    question word or with a word that is neither a subject nor a file's name (a verb: "swap the
-    buttons"), nor a verb that has one already ("renamed it yesterday", "works now")."""
+    question word or with a word that is neither a subject nor a file's name nor an identifier (a
+    verb: "swap the buttons"), nor a verb that has one already ("renamed it yesterday", "works now")."""
     if asks(sentence) or _WANTS.search(sentence) or _WANTS_SAID.search(sentence):
         return True
     if _FAULT.search(sentence) and not _SETTLED.search(sentence):
         return True
     for clause in _CLAUSE_END.split(sentence):
-        words = [word for word in (word.strip("`'\"()[]{}<>*!.").lower() for word in clause.split()) if word]
-        rest = list(dropwhile(_FILLERS.__contains__, words))
+        written = [word for word in (word.strip("`'\"()[]{}<>*!.") for word in clause.split()) if word]
+        rest = [word.lower() for word in dropwhile(lambda word: word.lower() in _FILLERS, written)]
         if len(rest) < 2 or not rest[0][0].isalpha():
             continue  # a request says what to do it to ("swap the buttons"); "fine", "funny" is a remark
         opener = rest[0]
         if _QUESTION.match(opener):
             return True
         told = opener in _TOLD or opener.endswith("ed") or (opener.endswith("s") and not opener.endswith(("ss", "us", "is")))
-        if not told and opener.replace("'", "") not in _SUBJECTS and not named_paths(opener).tails:
+        named = named_paths(opener).tails or _IDENTIFIER.fullmatch(written[len(written) - len(rest)])
+        if not told and opener.replace("'", "") not in _SUBJECTS and not named:
             return True
     return False

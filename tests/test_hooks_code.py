@@ -1,0 +1,120 @@
+"""The prompt hook on a store of code: what it answers, and how the code shows in its block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ov.hosts import recall
+from tests.test_hooks import _context, _hook, _log, _stdin, project  # noqa: F401  (a pytest fixture)
+
+TIMESPEC = '''"""Times as people write them."""
+
+import re
+
+# The units a span may be written in, in seconds. A day is 24 hours: a span is
+# counted in hours, never in calendar days, so a change of summer time does not
+# move it. The table is read by parse_span below.
+UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_span(text):
+    """A span such as "3d" in seconds."""
+    return int(text[:-1]) * UNITS[text[-1]]
+
+
+def parse_time(text, now):
+    """A time as written: "now", "3d ago", or an ISO date."""
+    if text == "now":
+        return now
+    if text.endswith(" ago"):
+        return now - parse_span(text[: -len(" ago")])
+    return parse_iso(text)
+
+
+def parse_iso(text):
+    return re.sub("T", " ", text)
+'''
+
+LOCK = '''"""The store's write lock."""
+
+import fcntl
+import os
+
+
+class WriteLock:
+    """One writer at a time: an exclusive lock on the store's lock file."""
+
+    def __init__(self, path):
+        self.path = path
+        self.handle = None
+
+    def acquire(self, timeout):
+        """Take the lock, waiting up to ``timeout`` seconds for another writer."""
+        self.handle = open(self.path, "a+")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        return self
+
+    def release(self):
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+        os.unlink(self.path)
+'''
+
+TOPIC = '''"""Whether a prompt names a topic."""
+
+CHATTER = frozenset("ok thanks yes no".split())
+
+
+def has_topic(prompt):
+    """True when a word of the prompt is not chatter."""
+    return any(word not in CHATTER for word in prompt.lower().split())
+'''
+
+
+@pytest.fixture
+def code(ov, tmp_path: Path) -> Path:
+    """A small project of code, added as a resource (``viking://resources/app``)."""
+    root = tmp_path / "app"
+    for path, text in {"app/timespec.py": TIMESPEC, "app/store/lock.py": LOCK, "app/topic.py": TOPIC}.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    assert ov("add-resource", str(root)).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0  # what is injected, however slow the machine
+    return root
+
+
+def _block(prompt: str, cwd: Path, session: str = "s-1") -> str:
+    return _context("claude", _hook("claude", "prompt-submit", _stdin("claude", session, cwd=str(cwd), prompt=prompt)))
+
+
+def _first(block: str) -> str:
+    """The URI of the block's first entry ("" for no block)."""
+    start = block.find('<context uri="')
+    return block[start + 14 : block.index('"', start + 14)] if start >= 0 else ""
+
+
+@pytest.mark.parametrize(
+    ("prompt", "file"),
+    [("fix the bug in parse_time", "app/timespec.py"), ("make has_topic faster", "app/topic.py")],
+)
+def test_a_request_naming_an_identifier_is_searched(prompt, file, ov, code, project, ov_home):
+    # An audit: these were skipped as trivial prompts ("parse_time" was read as "parse" and "time").
+    assert _first(_block(prompt, project)) == f"viking://resources/app/{file}"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    # (written after the rule) snake_case, CamelCase, a constant, a dunder, a dotted name
+    ["fix the bug in WriteLock", "fix the failing test in test_mcp", "rename QUERY_CHARS to QUERY_LIMIT", "speed up __init__ a bit", "make SnippetGenerator faster",
+     "move ov.hosts.recall up"],
+)
+def test_an_identifier_is_a_topic(prompt):
+    assert not recall.is_trivial(prompt)
+
+
+@pytest.mark.parametrize("prompt", ["lol I renamed parse_time yesterday, anyway thanks", "parse_time works now, thanks", "ok do it"])
+def test_an_identifier_mentioned_in_a_remark_is_no_topic(prompt):
+    assert recall.is_trivial(prompt)
+
