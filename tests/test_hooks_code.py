@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ov.hosts import recall
-from tests.test_hooks import _context, _hook, _log, _stdin, project  # noqa: F401  (a pytest fixture)
+from tests.test_hooks import _context, _hook, _stdin
 
 TIMESPEC = '''"""Times as people write them."""
 
@@ -72,12 +72,37 @@ def has_topic(prompt):
     return any(word not in CHATTER for word in prompt.lower().split())
 '''
 
+URI = '''"""Addresses of the store."""
+
+
+class Address:
+    """An address: its segments, from the root down."""
+
+    def __init__(self, segments):
+        self.segments = tuple(segments)
+
+    @property
+    def parent(self):
+        """The address above this one; None for the root, which has none."""
+        if not self.segments:
+            return None
+        return Address(self.segments[:-1])
+'''
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """The folder the host runs in: a git project."""
+    path = tmp_path / "project"
+    (path / ".git").mkdir(parents=True)
+    return path
+
 
 @pytest.fixture
 def code(ov, tmp_path: Path) -> Path:
     """A small project of code, added as a resource (``viking://resources/app``)."""
     root = tmp_path / "app"
-    for path, text in {"app/timespec.py": TIMESPEC, "app/store/lock.py": LOCK, "app/topic.py": TOPIC}.items():
+    for path, text in {"app/timespec.py": TIMESPEC, "app/store/lock.py": LOCK, "app/topic.py": TOPIC, "app/uri.py": URI}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     assert ov("add-resource", str(root)).exit_code == 0
@@ -118,3 +143,19 @@ def test_an_identifier_is_a_topic(prompt):
 def test_an_identifier_mentioned_in_a_remark_is_no_topic(prompt):
     assert recall.is_trivial(prompt)
 
+
+
+@pytest.mark.parametrize("prompt", ["@app/uri.py", "@app/uri.py why does parent return None?", "@uri.py why does parent return None?"])
+def test_a_file_mentioned_with_an_at_sign_is_named(prompt, ov, code, project, ov_home):
+    # Claude Code, Gemini CLI and Cursor write a file the user picks as "@path": the "@" was read as
+    # part of the path, which then named no file.
+    assert _first(_block(prompt, project)) == "viking://resources/app/app/uri.py"
+
+
+def test_a_prompt_opening_with_an_absolute_path_is_no_slash_command(ov, code, project, ov_home):
+    # An audit: "/home/me/proj/ov/uri.py: ..." was skipped as a slash command.
+    prompt = f"{code}/app/uri.py: parent returns None for the root, why?"
+    assert _first(_block(prompt, project)) == "viking://resources/app/app/uri.py"
+    assert _first(_block("/home/me/elsewhere/app/uri.py line 14 returns None, fix it", project)) == "viking://resources/app/app/uri.py"
+    for command in ("/review", "/model opus", "!ls -la", "/compact keep the uri.py part"):
+        assert recall.is_trivial(command)

@@ -93,14 +93,22 @@ def _within(budget: int, max_chars: int, kind: str, *, preamble: bool = True, se
 
 
 def is_trivial(prompt: str | None) -> bool:
-    """True for prompts recall cannot help: empty, a slash or shell command, or with no topic
-    (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do it"), files a
-    remark mentions in passing left out (:func:`~ov.hosts.topic.about`), unless it asks about the
+    """True for prompts recall cannot help: empty, a slash or shell command (:func:`_command`), or
+    with no topic (:func:`~ov.hosts.topic.has_topic`: only acknowledgements and steering, "ok do
+    it"), files a remark mentions in passing left out (:func:`~ov.hosts.topic.about`), unless it asks about the
     user ("who am I?": :func:`~ov.hosts.topic.about_user`), which the profile answers."""
     from ov.hosts.topic import about, about_user, has_topic
 
     text = (prompt or "").strip()
-    return len(text) < 3 or text.startswith(("/", "!")) or not (has_topic(about(text)) or about_user(text))
+    return len(text) < 3 or _command(text) or not (has_topic(about(text)) or about_user(text))
+
+
+def _command(text: str) -> bool:
+    """Whether ``text`` is a host's slash command (``/review``, ``/model opus``) or a shell command
+    (``!ls``): a first word of ``/`` and a name, never an absolute path ("/home/me/app/cart.py:
+    why does it fail?" asks about that file)."""
+    first = text.split(None, 1)[0]
+    return first.startswith("!") or (first.startswith("/") and "/" not in first[1:])
 
 
 # --- session start ---------------------------------------------------------------

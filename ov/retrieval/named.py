@@ -48,8 +48,9 @@ from ov.regex import LazyPattern
 # A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
 # Tried at the start of a word only, so a long run without either is read once, not once a character.
 _CANDIDATE = LazyPattern(r"(?<!\S)[^\s/\\]*(?:[/\\]|\.[A-Za-z])\S*")
-# What may stand around a path in a sentence: quotes, brackets, punctuation.
-_AROUND = "`'\"()[]{}<>,;!?*"
+# What may stand around a path in a sentence: quotes, brackets, punctuation, and the "@" of a
+# mention (Claude Code, Gemini CLI and Cursor write a file the user picks as "@src/app.py").
+_AROUND = "`'\"()[]{}<>,;!?*@"
 # A line (and column) after a file name: `src/searcher.rs:42`, `conftest.py:10:5`, `#L42`.
 _LINE = LazyPattern(r":(?P<line>\d+)(?::\d+)*:?$|#L(?P<anchor>\d+)(?:-L?\d+)?$")
 # The same, in a word as written (before what may stand after it: "cart.py:40," "(app.js:10:5)").
