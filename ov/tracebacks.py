@@ -17,6 +17,18 @@ Python's ``Traceback (most recent call last):``) is not a traceback and stays as
 installed packages and of the runtime (``site-packages``, ``node_modules``, ``<frozen ...>``,
 ``node:internal``) are not the user's and are left out.
 
+pytest's report of one failing assert has one frame (``tests/test_uri.py:41: AssertionError``) under
+its error lines (``E       assert None == ...``): those ``E`` lines make it a traceback, and the lines
+pytest prints around its run (the progress lines ``tests/test_store.py ....  [ 40%]``, its platform
+and rules) are left out with its source lines: they named every test file it ran.
+
+A paste longer than a query may be (:func:`bounded`: logs, a whole test run) keeps what it asks and
+where it failed, not its opening: the question after it (the last lines that read as sentences, not
+as a log's), the lines that say what failed (``FAILED``, ``ERROR``, ``KeyError: ...``, a file and
+its line), and the sentences around them ("here is the log:"); the opening as far as it fits only
+when none of these is found. A log's lines repeat a few words many times, which outweighed the question's. A question after 4,000 characters of a worker's log
+was never searched, and a test run's failing file was past the cut.
+
 The recognition lives in the basics, not in retrieval, because memory extraction needs it too:
 :func:`span` tells it which lines of a message are a pasted traceback, not the user's words
 (:mod:`ov.sessions.memory.pasted`).
@@ -32,8 +44,14 @@ _PYTHON_FRAME = LazyPattern(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+)')
 _AT_FRAME = LazyPattern(r"^\s*at\s(?:.*[\s(])?(?P<path>(?:[A-Za-z][\w+.-]*:/*)?[^\s():]+):(?P<line>\d+)(?::\d+)?\)?\s*$")
 # pytest's frames: "tests/test_cart.py:12: in test_total", and the failure's "shop/cart.py:40: KeyError".
 _PYTEST_FRAME = LazyPattern(r"^(?P<path>[^\s:\"'<>]+\.[A-Za-z]\w{0,15}):(?P<line>\d+):(?: in \S+| [\w.]+)?\s*$")
-# What pytest prints around its frames: the source (indented, or marked ">"), rules of "_" or "=".
-_PYTEST_NOISE = LazyPattern(r"^(?:>|\s{4}|[_=]{2,}(?:\s|$)|(?:_ )+_\s*$|\s*$)")
+# What pytest prints around its frames: the source (indented, or marked ">"), rules of "_" or "=",
+# and around its run: progress lines ("tests/test_x.py ..F.  [ 40%]"), its platform and set-up.
+_PYTEST_NOISE = LazyPattern(
+    r"^(?:>|\s{4}|[_=]{2,}(?:\s|$)|(?:_ )+_\s*$|\s*$|\S+ [.FEsxXP]+\s*(?:\[\s*\d+%\])?\s*$"
+    r"|(?:platform|rootdir|configfile|plugins|cachedir|collected|collecting) )"
+)
+# pytest's error lines, under the failing source line: "E       AssertionError: ...".
+_PYTEST_ERROR = LazyPattern(r"^E\s{2,}\S")
 _PYTHON_HEADER = LazyPattern(r"^\s*Traceback \(most recent call last\):\s*$")
 # Python's lines between two tracebacks of one chain: they say how, not what.
 _CHAIN = LazyPattern(r"^\s*(?:During handling of the above exception|The above exception was the direct cause)")
@@ -87,7 +105,7 @@ def _frame(line: str) -> bool:
 
 def _enough(frames: int, lines: list[str]) -> bool:
     """Whether ``frames`` frames among ``lines`` make a traceback (see the module docstring)."""
-    return frames >= 2 or (frames == 1 and any(_PYTHON_HEADER.match(line) for line in lines))
+    return frames >= 2 or (frames == 1 and any(_PYTHON_HEADER.match(line) or _PYTEST_ERROR.match(line) for line in lines))
 
 
 def is_header(line: str) -> bool:
@@ -111,3 +129,68 @@ def span(lines: list[str]) -> tuple[int, int] | None:
     while last + 1 < len(lines) and lines[last + 1].strip():
         last += 1
     return first, last
+
+
+# A line of a log or a tool's output rather than of a sentence: a number, a level or a rule first,
+# a time of day, "key=value", a progress count, a path with its line, or mostly other than words.
+_LOGGED = LazyPattern(
+    r"^\s*(?:[\d\[(]|\S*[=_-]{3,}|(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b)"
+    r"|\b\d{1,2}:\d\d(?::\d\d)?\b|\w=\S|\[\s*\d+%\]|\S\.\w+:\d"
+)
+# A line that says what failed: pytest's and unittest's verdicts, an error's name, a file and its line.
+_FAILED = LazyPattern(
+    r"\b(?:FAILED|FAIL|ERROR|FATAL|PANIC|panicked|Traceback)\b|\b\w*(?:Error|Exception|Failure)\b|\S\.[A-Za-z]\w{0,15}:\d+"
+)
+_PLAIN = LazyPattern(r"[^\W\d_][\w'’-]*[,.;:?!]?")
+QUESTION_CHARS = 500  # at most this much of a paste's end is read as the question after it
+
+
+def _sentence(line: str) -> bool:
+    """Whether ``line`` reads as a sentence someone wrote, not as a log's or a tool's output."""
+    words = line.split()
+    return bool(words) and not _LOGGED.search(line) and sum(1 for word in words if _PLAIN.fullmatch(word)) >= 0.7 * len(words)
+
+
+def bounded(text: str, chars: int) -> str:
+    """``text`` on one line, within ``chars`` characters: all of it when it fits; else the question
+    after a paste (its last lines that are sentences, :data:`QUESTION_CHARS` at most), then the
+    lines that say what failed (the last first), then the opening (when neither was found; else
+    the opening's sentences), as far as each fits, in the order they came (see the module docstring). One line too long is cut at a space near its end
+    (a word cut in two is a word of no record)."""
+    words = " ".join(text.split())
+    if len(words) <= chars:
+        return words
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    chosen: set[int] = set()
+    left = chars
+
+    def take(index: int) -> bool:
+        nonlocal left
+        if index in chosen or len(lines[index]) + 1 > left:
+            return False
+        chosen.add(index)
+        left -= len(lines[index]) + 1
+        return True
+
+    if len(lines) > 1:
+        asked = 0
+        for index in range(len(lines) - 1, 0, -1):
+            if not _sentence(lines[index]) or asked + len(lines[index]) > QUESTION_CHARS or not take(index):
+                break
+            asked += len(lines[index])
+        for index in range(len(lines) - 1, -1, -1):
+            if _FAILED.search(lines[index]):
+                take(index)
+        # The opening, when nothing else was found; else only its sentences ("here is the log:"):
+        # a log's lines are the same few words many times, which outweighed the question's.
+        found = bool(chosen)
+        for index in range(len(lines)):
+            if (not found or _sentence(lines[index])) and not take(index) and index not in chosen:
+                break
+    kept = " ".join(lines[index] for index in sorted(chosen)) if chosen else words
+    if len(kept) <= chars:
+        return kept
+    cut = kept[:chars]
+    space = cut.rfind(" ", chars // 2)
+    return cut[:space] if space > 0 else cut

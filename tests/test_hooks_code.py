@@ -89,6 +89,17 @@ class Address:
         return Address(self.segments[:-1])
 '''
 
+TEST_URI = '''from app.uri import Address
+
+
+def test_parent():
+    assert Address(["a", "b"]).parent.segments == ("a",)
+
+
+def test_root_has_no_parent():
+    assert Address([]).parent is None
+'''
+
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
@@ -102,7 +113,7 @@ def project(tmp_path: Path) -> Path:
 def code(ov, tmp_path: Path) -> Path:
     """A small project of code, added as a resource (``viking://resources/app``)."""
     root = tmp_path / "app"
-    for path, text in {"app/timespec.py": TIMESPEC, "app/store/lock.py": LOCK, "app/topic.py": TOPIC, "app/uri.py": URI}.items():
+    for path, text in {"app/timespec.py": TIMESPEC, "app/store/lock.py": LOCK, "app/topic.py": TOPIC, "app/uri.py": URI, "tests/test_uri.py": TEST_URI}.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(text, encoding="utf-8")
     assert ov("add-resource", str(root)).exit_code == 0
@@ -159,3 +170,52 @@ def test_a_prompt_opening_with_an_absolute_path_is_no_slash_command(ov, code, pr
     assert _first(_block("/home/me/elsewhere/app/uri.py line 14 returns None, fix it", project)) == "viking://resources/app/app/uri.py"
     for command in ("/review", "/model opus", "!ls -la", "/compact keep the uri.py part"):
         assert recall.is_trivial(command)
+
+
+FAILURE = """=================================== FAILURES ===================================
+________________________________ test_parent ________________________________
+
+    def test_parent():
+>       assert Address(["a", "b"]).parent.segments == ("a",)
+E       AttributeError: 'NoneType' object has no attribute 'segments'
+
+tests/test_uri.py:5: AttributeError
+=========================== short test summary info ============================
+FAILED tests/test_uri.py::test_parent - AttributeError: 'NoneType' object has no attribute 'segments'
+1 failed, 1542 passed in 88.21s"""
+
+
+def test_pasted_test_output_longer_than_a_query_keeps_its_failing_file(ov, code, project, ov_home):
+    # An audit: 3.3 k characters of pytest output were read to their first 2,000, its progress
+    # lines, and the failing test's file was not in the block.
+    progress = "\n".join(f"tests/test_timespec.py {'.' * 60} [{i:3d}%]" for i in range(1, 40))
+    paste = f"===== test session starts =====\nplatform linux -- Python 3.11.9, pytest-8.3.3\ncollected 1543 items\n\n{progress}\n{FAILURE}"
+    assert len(paste) > 3000
+    block = _block(paste, project)
+    assert _first(block) == "viking://resources/app/tests/test_uri.py" and "app/timespec.py" not in block
+
+
+def test_one_failing_pytest_assert_is_read_as_a_traceback():
+    from ov.tracebacks import focus
+
+    focused = focus(FAILURE)
+    assert focused.splitlines()[-1] == "tests/test_uri.py:5" and "def test_parent" not in focused and "=====" not in focused
+
+
+def test_a_question_after_a_long_log_is_searched(ov, code, project, ov_home):
+    # An audit: "where is the write lock taken?" after 4 k characters of a worker's log got nothing.
+    log = "\n".join(f"2026-12-06T01:00:{i:02d} worker[{i}] job=catchup state=ok elapsed={i}ms queue=0" for i in range(60))
+    for paste in (f"{log}\n\nwhere is the write lock taken?",
+                  # (written after the rule) log levels and times, the question in two sentences
+                  "\n".join(f"INFO 01:{i:02d}:00 worker started the catch-up job" for i in range(60)) + "\nI keep seeing this. Which writer lock does it wait on?"):
+        assert len(paste) > 2500
+        assert "viking://resources/app/app/store/lock.py" in _block(paste, project)
+
+
+def test_a_long_paste_keeps_its_question_and_what_failed():
+    from ov.retrieval.find import QUERY_CHARS, asked
+
+    log = "\n".join(f"INFO 01:00:{i:02d} worker started job index-catchup" for i in range(80))
+    query = asked(f"{log}\nERROR 01:01:00 store.py:88 could not take the lock\n{log}\nWhy does the worker fail to take the lock? It used to work.")
+    assert len(query) <= QUERY_CHARS and "store.py:88 could not take the lock" in query and query.endswith("It used to work.")
+

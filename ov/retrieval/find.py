@@ -272,22 +272,21 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
 def asked(query: str) -> str:
     """What a find or a search ranks for ``query`` as typed: a pasted traceback in it read as its
     error lines and the files of its frames (:func:`ov.tracebacks.focus`), on one line, and of
-    that its first :data:`QUERY_CHARS` characters (:func:`bounded_query`). ``ov find``, the MCP
+    that at most :data:`QUERY_CHARS` characters (:func:`bounded_query`). ``ov find``, the MCP
     find and the prompt hook (through the search's plan) rank the same words: the frames' words
     matched every file of a store of code a little, and buried the file named."""
     from ov.tracebacks import focus
 
-    return bounded_query(" ".join(focus(query).split()))  # focused first: a traceback's error is at its end
+    return bounded_query(focus(query))  # focused first: a traceback's error is at its end
 
 
 def bounded_query(query: str) -> str:
-    """``query``'s first :data:`QUERY_CHARS` characters, cut at a space where one is near (a word
-    cut in two is a word of no record)."""
-    if len(query) <= QUERY_CHARS:
-        return query
-    cut = query[:QUERY_CHARS]
-    space = cut.rfind(" ", QUERY_CHARS // 2)
-    return cut[:space] if space > 0 else cut
+    """``query`` on one line, within :data:`QUERY_CHARS` characters: a paste longer than that keeps
+    the question after it and the lines that say what failed before its opening
+    (:func:`ov.tracebacks.bounded`)."""
+    from ov.tracebacks import bounded
+
+    return bounded(query, QUERY_CHARS)
 
 
 def index_info(opened) -> dict:
