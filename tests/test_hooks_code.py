@@ -219,3 +219,38 @@ def test_a_long_paste_keeps_its_question_and_what_failed():
     query = asked(f"{log}\nERROR 01:01:00 store.py:88 could not take the lock\n{log}\nWhy does the worker fail to take the lock? It used to work.")
     assert len(query) <= QUERY_CHARS and "store.py:88 could not take the lock" in query and query.endswith("It used to work.")
 
+
+
+def _entry(block: str, uri: str) -> tuple[dict[str, str], str]:
+    """The attributes and the text of ``block``'s entry for ``uri``."""
+    import re
+
+    found = re.search(rf'<context (uri="{re.escape(uri)}"[^>]*)>\n(.*?)\n</context>', block, re.DOTALL)
+    assert found, block
+    return dict(re.findall(r'(\w+)="([^"]*)"', found.group(1))), found.group(2)
+
+
+@pytest.fixture
+def lean(ov):
+    """A prompt budget that holds a few lines of each result, as a block of a large store does."""
+    assert ov("config", "set", "hooks.prompt_budget", "120").exit_code == 0
+
+
+def test_a_named_file_shows_the_lines_of_the_identifier_asked_about(ov, code, lean, project, ov_home):
+    # An audit: the path's words ("retrieval", "find") chose the file's imports and comments over
+    # the line that defines what was asked about.
+    attrs, text = _entry(_block("where is parse_time in app/timespec.py?", project), "viking://resources/app/app/timespec.py")
+    assert attrs["lines"].startswith("16-") and text.startswith("def parse_time(text, now):")
+    attrs, text = _entry(_block("how does WriteLock.acquire work in app/store/lock.py?", project), "viking://resources/app/app/store/lock.py")
+    assert attrs["lines"].startswith("14-") and attrs["in"] == "WriteLock"
+    # The window keeps its lines' indentation among themselves (the first line was stripped).
+    assert text.splitlines()[:2] == ["def acquire(self, timeout):", '    """Take the lock, waiting up to ``timeout`` seconds for another writer."""']
+
+
+def test_a_code_entry_names_the_definition_its_lines_are_in(ov, code, lean, project, ov_home):
+    attrs, text = _entry(_block("why does release unlink the lock path?", project), "viking://resources/app/app/store/lock.py")
+    assert attrs["in"] == "WriteLock.release" and "os.unlink(self.path)" in text and not text.startswith("def ")
+    first, last = (int(n) for n in attrs["lines"].split("-"))
+    assert len(text.splitlines()) == last - first + 1 and text.strip() == text
+
+

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from itertools import dropwhile
 
-from ov.retrieval.named import named_paths, without_names
+from ov.retrieval.named import IDENTIFIER, named_paths, without_names
 from ov.summaries.text import QUESTION_MARKS, asks
 
 # Talk around the work: acknowledgements, steering, pronouns, function words. Never a topic, and
@@ -107,10 +107,6 @@ def _forms(stem: str) -> set[str]:
 
 _TASK = frozenset(form for stem in _TASK_STEMS for form in _forms(stem)) | frozenset(_TASK_IRREGULAR)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # letters only: numbers and single letters name nothing
-# An identifier as code spells it: letters joined by "_" (parse_time, _files_of, QUERY_CHARS,
-# __init__), or a lower-case letter then a capital in one word (WriteLock, hasTopic, iOS). A dotted
-# name (ov.hosts.recall, WriteLock.acquire) is read as a file's name already; ":smile_cat:" is an emoji.
-_IDENTIFIER = re.compile(r"(?<![\w/.:])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w/])|(?<![\w/])\w*[a-z][A-Z]\w*")
 # A question asking for knowledge: task words are its topic ("what does the deploy do?"); a yes/no
 # question or a why about the work ("did the tests pass?", "why did you change that?") is not.
 _ASKS = re.compile(r"^\W*(?:how|what|whats|which|where|when|who)\b|\bhow\b", re.IGNORECASE)
@@ -202,13 +198,13 @@ def about_user(prompt: str) -> bool:
 
 def has_topic(prompt: str) -> bool:
     """True when ``prompt`` names something to look up: a file ("fix the bug in cart.py"), an
-    identifier (:data:`_IDENTIFIER`: "make has_topic faster"), or a word
+    identifier (:data:`~ov.retrieval.named.IDENTIFIER`: "make has_topic faster"), or a word
     that is neither chatter nor, outside a question asking for knowledge, a task word; two such
     words in a request of more than :data:`SHORT` words that is not a question ("bump the version
     now", "use the second option" point at what is on the screen)."""
     if any(len(name[-1].rpartition(".")[2]) > 1 for name in named_paths(prompt).files):
         return True  # a file's name ("e.g." is none: its extension is a letter)
-    if _IDENTIFIER.search(prompt):
+    if IDENTIFIER.search(prompt):
         return True  # an identifier: "fix the bug in parse_time", "make WriteLock faster"
     words = _WORD.findall(prompt.lower())
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
@@ -232,14 +228,14 @@ def about(prompt: str) -> str:
     a remark relevant to that file; without it the remark is read by its other words."""
     from ov.tracebacks import span
 
-    if len(prompt.split()) <= SHORT or not (named_paths(prompt) or _IDENTIFIER.search(prompt)):
+    if len(prompt.split()) <= SHORT or not (named_paths(prompt) or IDENTIFIER.search(prompt)):
         return prompt
     lines = prompt.splitlines()
     pasted = span(lines)
     if pasted is not None:
         first, last = pasted
         return "\n".join([about("\n".join(lines[:first])), *lines[first : last + 1], about("\n".join(lines[last + 1 :]))]).strip()
-    return "\n".join(sentence if _asks(sentence) else _IDENTIFIER.sub(" ", without_names(sentence)) for sentence in _SENTENCE_END.split(prompt))
+    return "\n".join(sentence if _asks(sentence) else IDENTIFIER.sub(" ", without_names(sentence)) for sentence in _SENTENCE_END.split(prompt))
 
 
 def _asks(sentence: str) -> bool:
@@ -261,7 +257,7 @@ def _asks(sentence: str) -> bool:
         if _QUESTION.match(opener):
             return True
         told = opener in _TOLD or opener.endswith("ed") or (opener.endswith("s") and not opener.endswith(("ss", "us", "is")))
-        named = named_paths(opener).tails or _IDENTIFIER.fullmatch(written[len(written) - len(rest)])
+        named = named_paths(opener).tails or IDENTIFIER.fullmatch(written[len(written) - len(rest)])
         if not told and opener.replace("'", "") not in _SUBJECTS and not named:
             return True
     return False

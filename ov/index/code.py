@@ -188,3 +188,30 @@ def _between_lines(indents: list[int | None], sizes: list[int], start: int, end:
 def _pack(blocks: list[tuple[int, int]], sizes: list[int], max_tokens: int) -> list[tuple[int, int]]:
     """Consecutive blocks joined into runs of at most ``max_tokens``, about evenly sized."""
     return even_runs(blocks, [sum(sizes[a:b]) for a, b in blocks], max_tokens)
+
+
+def definition(line: str) -> str | None:
+    """The name ``line`` defines (``def acquire(``, ``class WriteLock:``, ``fn main(``), or None."""
+    found = _DEFINITION.match(line)
+    return found.group(1) if found else None
+
+
+def enclosing(lines: list[str], at: int) -> str:
+    """The definitions line ``at`` (0-based) of ``lines`` is inside, outermost first and joined by
+    dots (``WriteLock.acquire``): each less indented line above it that defines a name ("" at a
+    file's top level). By indentation, which code in any language has even where braces rule."""
+    while at < len(lines) and not lines[at].strip():
+        at += 1
+    if at >= len(lines):
+        return ""
+    names: list[str] = []
+    limit = _indent(lines[at])
+    for line in reversed(lines[:at]):
+        if not line.strip() or (indent := _indent(line)) >= limit:
+            continue
+        limit = indent  # a block this line opens holds what is below it, a definition or not
+        if name := definition(line):
+            names.append(name)
+        if not limit:
+            break
+    return ".".join(reversed(names))

@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from dataclasses import dataclass, field
 
 from ov.errors import InvalidInput
@@ -344,13 +345,15 @@ def _options(store, hit: Hit, project: str = "") -> list[_Option]:
         texts = [("abstract", _sidecar_text(store, hit, sidecar.ABSTRACT, 0), None), ("overview", _sidecar_text(store, hit, sidecar.OVERVIEW, 1), None)]
     else:
         record = hit.record
-        chunk = record.text.strip() if record is not None else ""
+        chunk = _lines_shown(lines_of(record.text)) if record is not None else ""
         chunk_lines = (record.start_line, record.end_line) if record is not None and record.start_line else None
         matched = _matched_lines(hit)
+        raw = _file_text(store, hit, stripped=False)
+        whole = raw.strip()
         texts = [
             ("abstract", matched, (hit.start_line, hit.end_line) if hit.start_line else None),
             ("overview", chunk, chunk_lines),
-            ("full", _file_text(store, hit), None),
+            ("full", whole, None),
         ]
     stale = _stale(store, hit)
     out = [_option(hit, "uri", "", None, stale, project)]
@@ -362,7 +365,8 @@ def _options(store, hit: Hit, project: str = "") -> list[_Option]:
             kept[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
             continue
         kept.append((tier, text, lines))
-    out.extend(_option(hit, tier, text, lines, stale, project) for tier, text, lines in kept)
+    scopes = _scopes(hit, raw, [lines for _tier, _text, lines in kept]) if hit.kind != "message" and hit.level == 2 else {}
+    out.extend(_option(hit, tier, text, lines, ((("in", scopes[lines]),) if scopes.get(lines) else ()) + stale, project) for tier, text, lines in kept)
     return out
 
 
@@ -381,12 +385,26 @@ def _stale(store, hit: Hit) -> tuple[tuple[str, str], ...]:
     return (("stale", how), ("source", source)) if how else ()
 
 
+def _scopes(hit: Hit, whole: str, shown: list[tuple[int, int] | None]) -> dict[tuple[int, int], str]:
+    """The definitions (``WriteLock.acquire``) the lines of each of ``shown`` are in, where the
+    file is code and they start inside one: lines from the middle of a function did not say
+    which it was (:func:`ov.index.code.enclosing`; the file's lines, else the chunk's)."""
+    from ov.index.code import enclosing, is_prose
+
+    if hit.record is None or is_prose(hit.uri.rsplit("/", 1)[-1]):
+        return {}
+    lines, offset = (lines_of(whole), 1) if whole else (lines_of(hit.record.text), hit.record.start_line or 1)
+    return {span: name for span in shown if span and (name := enclosing(lines, span[0] - offset))}
+
+
 def _option(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None, extra: tuple[tuple[str, str], ...] = (), project: str = "") -> _Option:
     element = render_entry(hit, tier, text, lines, extra, project)
     return _Option(tier, text, element, estimate_tokens(element) + estimate_tokens(SEPARATOR), lines)
 
 
 def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None = None, extra: tuple[tuple[str, str], ...] = (), project: str = "") -> str:
+    """One result's element; ``extra``: attributes of its lines (``in="WriteLock.acquire"``, the
+    definition they are in; ``stale`` and ``source``), ``project``: another project's conversation."""
     attrs = [("uri", hit.uri), ("type", hit.context_type), ("score", f"{hit.score:.2f}"), ("tier", tier)]
     if lines:
         attrs.append(("lines", f"{lines[0]}-{lines[1]}"))
@@ -488,7 +506,19 @@ def _matched_lines(hit: Hit) -> str:
         return ""
     lines = lines_of(record.text)
     first = hit.start_line - (record.start_line or 1)
-    return "\n".join(lines[max(first, 0) : first + hit.end_line - hit.start_line + 1]).strip()
+    return _lines_shown(lines[max(first, 0) : first + hit.end_line - hit.start_line + 1])
+
+
+def _lines_shown(lines: list[str]) -> str:
+    """``lines`` as an entry shows them: without blank lines at either end, and dedented as a whole,
+    so the first keeps its place among the rest (stripped, ``def write_lock`` stood at column 0
+    over a body indented 8)."""
+    first, end = 0, len(lines)
+    while first < end and not lines[first].strip():
+        first += 1
+    while end > first and not lines[end - 1].strip():
+        end -= 1
+    return textwrap.dedent("\n".join(lines[first:end])).rstrip()
 
 
 def _sidecar_text(store, hit: Hit, name: str, level: int) -> str:
@@ -514,8 +544,9 @@ def _stored_uri(hit: Hit) -> VikingURI:
     return VikingURI(tuple(hit.uri[len("viking://") :].split("/")))
 
 
-def _file_text(store, hit: Hit) -> str:
-    """The whole file as a reader sees it (a memory without its bookkeeping trailer); "" when unreadable."""
+def _file_text(store, hit: Hit, *, stripped: bool = True) -> str:
+    """The whole file as a reader sees it (a memory without its bookkeeping trailer), ``stripped``
+    of the blank space at its ends or with its lines where they are; "" when unreadable."""
     try:
         path = store.path(_stored_uri(hit))
         text = path.read_text(encoding="utf-8")
@@ -528,4 +559,4 @@ def _file_text(store, hit: Hit) -> str:
             text, _fields = parse_memory(text)
         except InvalidInput:
             pass
-    return text.strip()
+    return text.strip() if stripped else text

@@ -43,9 +43,9 @@ from ov.progress import Progress
 from ov.retrieval.at_head import as_at_head
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.fusion import LEXICAL_FLOOR, add_vectors
-from ov.retrieval.named import LOOKUP, Named, ambiguous, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
+from ov.retrieval.named import LOOKUP, Named, ambiguous, identifiers, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
 from ov.retrieval.secondary import lower_secondary
-from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines
+from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines, spells
 from ov.retrieval.summaries import SUMMARY_KINDS, defer_summaries, holding_in
 from ov.sessions.messages import says_nothing
 from ov.uri import VikingURI
@@ -352,11 +352,11 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     lower_secondary(query, records, scores)
     _favour_named(named, records, scores, lexical)
     if not opened.outdated:
-        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
+        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
     changed = sum(1 for sha in opened.outdated.values() if sha is not None)
     more = replace(options, limit=options.limit + min(changed, options.limit))
-    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named)
+    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
     return as_at_head(store, opened, hits)[: options.limit]
 
 
@@ -522,13 +522,21 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
             scores[rid] = top + NAMED_LIFT * (top + scores[rid])  # above the top, one found by name alone too
 
 
-def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None, named: Named | None = None) -> list[Hit]:
+def _units(
+    records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None, named: Named | None = None,
+    query: str = "",
+) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
     top = max(scores.values())
     if top > 0:
         for rid in scores:
             scores[rid] *= strength / top  # the best result scores what the best match is worth
     best: dict[str, tuple[float, Record, float]] = {}
+    # A file's chunk that spells an identifier of the query stands for the file, at the file's best
+    # score: "what is QUERY_CHARS set to in ov/retrieval/find.py?" showed find.py's imports, which
+    # said "retrieval" and "find" most, not the line asked about.
+    names = identifiers(query) if query else frozenset()
+    spelling: dict[str, tuple[float, Record, float]] = {}
     for rid, record in records.items():
         if record.kind == "message" and says_nothing(record.text):
             continue  # "thanks", "[tool shell pending]": found by its neighbours' words, it is no evidence
@@ -540,6 +548,10 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
         _keep_best(best, record.unit, (score, record, relevance))
+        if names and record.level == 2 and record.kind != "message" and spells(record.text, names):
+            _keep_best(spelling, record.unit, (score, record, relevance))
+    for unit, (_score, record, _relevance) in spelling.items():
+        best[unit] = (best[unit][0], record, best[unit][2])
     if options.defer_summaries and terms:
         for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, holding_in(lexical), SHOWN_COMPARED * options.limit).items():
             best[unit] = (score, *best[unit][1:])
@@ -555,7 +567,7 @@ def _units(records, scores, absolute, options: FindOptions, terms: QueryTerms, l
     # The same text under two paths takes one place; the next results take the places it leaves.
     kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit, (lambda a, b: same(a[1], b[1])) if same else None)
     return [
-        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), line_named(record.uri, named) if named else 0)
+        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), line_named(record.uri, named) if named else 0, query)
         for (score, record, relevance), copies in kept
     ]
 
@@ -568,9 +580,12 @@ def _keep_best(best: dict[str, tuple[float, Record, float]], unit: str, item: tu
         best[unit] = item
 
 
-def _hit(record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = (), line: int = 0) -> Hit:
+def _hit(
+    record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = (), line: int = 0, query: str = ""
+) -> Hit:
     """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`.
-    ``line``: the line of its file the query names (:func:`~ov.retrieval.named.line_named`)."""
+    ``line``: the line of its file the query names (:func:`~ov.retrieval.named.line_named`);
+    ``query``: what its snippet's lines are chosen for (:func:`~ov.retrieval.snippets.snippet_lines`)."""
     common = dict(
         uri=record.uri,
         level=record.level,
@@ -597,7 +612,7 @@ def _hit(record: Record, score: float, words: set[str] | None, analyze, relevanc
         return Hit(**common, abstract=clip(record.text, SNIPPET_CHARS * 2))
     if words is None:
         return Hit(**common)
-    snippet, first, last = snippet_lines(record, words, analyze, line)
+    snippet, first, last = snippet_lines(record, words, analyze, line, query)
     return Hit(**common, snippet=snippet, start_line=first, end_line=last)
 
 
@@ -619,7 +634,7 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))
             elif hit.level == 2:
-                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words, line_named(hit.uri, named_paths(text)))
+                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words, line_named(hit.uri, named_paths(text)), text)
                 hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
         out.append(hit)
     return out

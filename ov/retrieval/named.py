@@ -79,6 +79,27 @@ LOOKUP = 200
 SAME_NAME = 3
 
 
+# An identifier as code spells it: letters joined by "_" (parse_time, _files_of, QUERY_CHARS,
+# __init__), or a lower-case letter then a capital in one word (WriteLock, hasTopic, iOS). Not a
+# word of a path ("src/my_app/"), nor an emoji's name (":smile_cat:").
+IDENTIFIER = LazyPattern(r"(?<![\w/.:])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w/])|(?<![\w/])\w*[a-z][A-Z]\w*")
+# A dotted name: ``WriteLock.acquire``, ``Store::open``, ``ov.hosts.recall``.
+_DOTTED = LazyPattern(r"(?<![\w/.:])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?![\w/])")
+_PARTS = LazyPattern(r"\.|::")
+
+
+def identifiers(query: str) -> frozenset[str]:
+    """The identifiers ``query`` spells (:data:`IDENTIFIER`), in lower case; of a dotted name, its
+    last part, when a part is an identifier: what is asked about (``WriteLock.acquire``:
+    ``acquire``, not the class's line; ``self.handle`` and ``os.path.join`` are words)."""
+    found = {name.group().lower() for name in IDENTIFIER.finditer(_DOTTED.sub(" ", query))}
+    for dotted in _DOTTED.finditer(query):
+        parts = _PARTS.split(dotted.group())
+        if any(IDENTIFIER.fullmatch(part) for part in parts):
+            found.add(parts[-1].lower())
+    return frozenset(found)
+
+
 class Named(NamedTuple):
     """What a query names (:func:`named_paths`)."""
 
@@ -235,6 +256,16 @@ def without_names(text: str) -> str:
     """``text`` without its words that name a file, a folder or a ``viking://`` place (those
     :func:`named_paths` reads)."""
     return _CANDIDATE.sub(lambda found: " " if named_paths(found.group()) else found.group(), text)
+
+
+def naming(uri: str, named: Named) -> list[tuple[str, ...]]:
+    """The paths of ``named`` (lower-case segments) that name the file or folder ``uri`` (their last
+    segments are its), a document's folder of sections included."""
+    segments = uri.removeprefix(SCHEME).lower().rstrip("/").split("/")
+    found = [wanted for wanted, _mine in _spelled(segments, named.tails, lambda wanted: bool(_document_stem(wanted[-1]))) if _matched(_mine, wanted)]
+    for end in range(len(segments)):
+        found += [wanted for (wanted, _file), mine in _spelled(segments[: end + 1], named.within, lambda entry: entry[1]) if _matched(mine, wanted)]
+    return found
 
 
 def line_named(uri: str, named: Named) -> int:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 
+from ov.index.code import definition
 from ov.index.records import Record
 from ov.lines import lines_of
 from ov.regex import LazyPattern
+from ov.retrieval.named import identifiers, named_paths, naming, without_names
 
 SNIPPET_LINES = 3
 SNIPPET_CHARS = 300  # of one line of a chunk's snippet
@@ -16,6 +19,8 @@ MESSAGE_SNIPPET_CHARS = SNIPPET_CHARS * 2
 _ASCII_WORD = LazyPattern(r"[A-Za-z0-9]+")
 # Where a piece of text may end without cutting a word in two: after a character that is not a
 # letter or digit, or after a CJK one (the index takes each as a word).
+# A name given a value where a line starts: "QUERY_CHARS = 2000", "limit: int = 3", "const x =".
+_ASSIGNED = LazyPattern(r"^\s*(?:(?:export\s+)?(?:const|let|var|static|final)\s+)?([A-Za-z_$][\w$]*)\s*(?::[^=]{1,80})?=(?!=)")
 _WORD_END = LazyPattern(r"[\W_\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
@@ -25,30 +30,43 @@ def holds_line(record: Record, line: int) -> bool:
     return line > 0 and record.level == 2 and first <= line < first + len(lines_of(record.text))
 
 
-def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0) -> tuple[str, int, int]:
+def snippet_lines(record: Record, words: set[str], analyze, at_line: int = 0, query: str = "") -> tuple[str, int, int]:
     """The few lines of a chunk that hold the most query words, numbered as in the file; around
     line ``at_line`` of the file when the chunk holds it (the line a traceback or ``cart.py:40``
     names: what the user is looking at, whatever words it holds).
 
-    A window of lines is worth the distinct query words it holds, then how many of its lines hold
-    one: three lines that repeat one word lose to the line that holds both words of the query. A
-    line longer than a snippet shows the part of it around its query words (:func:`focus`).
+    A window of lines is worth the identifiers of ``query`` it spells (``parse_time``,
+    ``QUERY_CHARS``: few lines of a file do, and those are what was asked about), then whether one
+    of its lines defines one (``def parse_time``, ``QUERY_CHARS =``: the nearer its top the
+    better), then the distinct query words it holds, then how many of its lines hold one: three
+    lines that repeat one word lose to the line that holds both words of the query. The words of a path ``query`` names this file by
+    (``ov/retrieval/find.py``) are no words to look for in it: its imports and comments said
+    "retrieval" and "find", and won over the line asked about. Among windows worth as much, the
+    one that opens with the line that spells the identifier; blank lines at either end are left
+    out. A line longer than a snippet shows the part of it around its query words
+    (:func:`focus`).
     """
     lines = lines_of(record.text)
     if not lines:
         return "", record.start_line, record.start_line
+    if query:
+        words = _without_path_words(record.uri, words, analyze, query)
     terms = [analyze(line) if line.strip() else [] for line in lines]
     held = [words.intersection(found) for found in terms]
     window = min(SNIPPET_LINES, len(lines))
     if holds_line(record, at_line):
         best_at = min(max(at_line - (record.start_line or 1) - window // 2, 0), len(lines) - window)
     else:
-        best_at = _most_words(held, window)
-    first = record.start_line + best_at if record.start_line else best_at + 1
-    at_lines = range(best_at, best_at + window)
+        names = identifiers(query) if query else frozenset()
+        spelled = [spells(line, names) for line in lines] if names else [frozenset()] * len(lines)
+        defines = [bool(found) and _defines(line, found) for line, found in zip(lines, spelled, strict=True)]
+        best_at = _most_words(held, spelled, defines, window)
+    start, end = _without_blank_ends(lines, best_at, window)
+    first = record.start_line + start if record.start_line else start + 1
+    at_lines = range(start, end)
     indents = _indents([lines[at] for at in at_lines])
     shown = [f"{first + k}: {indent}{focus(lines[at], held[at], analyze, SNIPPET_CHARS, terms[at])}" for k, (at, indent) in enumerate(zip(at_lines, indents))]
-    return "\n".join(shown), first, first + window - 1
+    return "\n".join(shown), first, first + end - start - 1
 
 
 def _indents(lines: list[str]) -> list[str]:
@@ -59,19 +77,63 @@ def _indents(lines: list[str]) -> list[str]:
     return [lead[margin:] if lead is not None else "" for lead in leading]
 
 
-def _most_words(held: list[set[str]], window: int) -> int:
+def _without_path_words(uri: str, words: set[str], analyze, query: str) -> set[str]:
+    """``words`` without the terms of the paths ``query`` names ``uri`` by, but for those its other
+    words hold too."""
+    named = named_paths(query)
+    paths = naming(uri, named) if named else []
+    if not paths:
+        return words
+    path_terms = set(analyze(" ".join(" ".join(path) for path in paths)))
+    return words - (path_terms - set(analyze(without_names(query))))
+
+
+def spells(text: str, names: frozenset[str]) -> frozenset[str]:
+    """The identifiers of ``names`` (lower case) ``text`` spells as a word of its own."""
+    lowered = text.lower()
+    return frozenset(name for name in names if name in lowered and re.search(rf"(?<![a-z0-9_]){re.escape(name)}(?![a-z0-9_])", lowered))
+
+
+def _defines(line: str, names: frozenset[str]) -> bool:
+    """Whether ``line`` defines one of ``names``: a definition (``def``, ``class``, ``fn`` ...) or an
+    assignment (``QUERY_CHARS = 2000``, ``limit: int = 3``)."""
+    defined = definition(line) or (found.group(1) if (found := _ASSIGNED.match(line)) else None)
+    return defined is not None and defined.lower() in names
+
+
+def _most_words(held: list[set[str]], spelled: list[frozenset[str]], defines: list[bool], window: int) -> int:
     """Where the ``window`` lines worth the most start (see :func:`snippet_lines`); ``held``: the
-    query words each line holds."""
+    query words each line holds; ``spelled``: the query's identifiers it spells; ``defines``:
+    whether it defines one."""
     counts = [len(h) for h in held]
-    best_at, best = 0, (-1, -1)
+    best_at, best = 0, (-1, False, -window, -1, -1, -window)
     for i in range(len(held) - window + 1):
         total = sum(counts[i : i + window])
-        if (total, total) <= best:
-            continue  # it holds at most `total` distinct words: it cannot do better
-        worth = (len(set().union(*held[i : i + window])), total)
+        names = len(frozenset().union(*spelled[i : i + window]))
+        defined = any(defines[i : i + window])
+        if (names, defined, 0, total, total) <= best[:5]:
+            continue  # it holds at most `total` distinct words and leads with a definition at best: it cannot do better
+        # The line that defines (else spells) an identifier the nearer the window's top, the better.
+        lead = next((k for k in range(window) if defines[i + k]), None) if defined else None
+        if lead is None:
+            lead = next((k for k in range(window) if spelled[i + k]), 0)
+        # A definition shown from its first line (its signature, then its docstring) before more words.
+        worth = (names, defined, -lead if defined else 0, len(set().union(*held[i : i + window])), total, -lead)
         if worth > best:
             best_at, best = i, worth
     return best_at
+
+
+def _without_blank_ends(lines: list[str], start: int, window: int) -> tuple[int, int]:
+    """The window of ``window`` lines at ``start`` without blank lines at either end (0-based,
+    end-exclusive): one that opens with blank lines moves down to the first line with text, as far
+    as the chunk goes."""
+    while start < len(lines) - 1 and not lines[start].strip():
+        start += 1
+    end = min(start + window, len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    return start, end
 
 
 def focus(text: str, words: set[str], analyze, limit: int, terms: list[str] | None = None) -> str:
