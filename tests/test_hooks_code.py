@@ -254,3 +254,30 @@ def test_a_code_entry_names_the_definition_its_lines_are_in(ov, code, lean, proj
     assert len(text.splitlines()) == last - first + 1 and text.strip() == text
 
 
+
+
+def _section(title: str, said: str) -> str:
+    filler = "\n".join(f"The {title.lower()} part of the guide goes on about routine matter number {i}." for i in range(40))
+    return f"## {title}\n\n{filler}\n\n{said}\n\n{filler}\n"
+
+
+def test_a_section_of_a_long_document_names_its_file_and_lines_in_the_project(ov, project, ov_home, tmp_path):
+    # An audit: "what does ov doctor check?" showed `docs/commands/03_ov_add-skill.md lines="51-53"`,
+    # a file made up by the split, at lines counted from the section's start.
+    root = tmp_path / "handbook"
+    (root / "docs").mkdir(parents=True)
+    guide = "# Guide\n\n" + "\n".join(
+        _section(title, said)
+        for title, said in (("Installing", "Install it with pipx."), ("Configuring", "Set the region in config.toml."),
+                            ("Rotating", "The signing keys are rotated by the quokka job every Monday."), ("Uninstalling", "Remove it with pipx."))
+    )
+    (root / "docs" / "guide.md").write_text(guide, encoding="utf-8")
+    assert ov("add-resource", str(root)).exit_code == 0
+    assert ov("config", "set", "hooks.deadline", "30").exit_code == 0
+    block = _block("which job rotates the signing keys?", project)
+    uri = _first(block)
+    assert uri.startswith("viking://resources/handbook/docs/guide/") and uri != "viking://resources/handbook/docs/guide.md"
+    attrs, text = _entry(block, uri)
+    assert attrs["source"] == "docs/guide.md"
+    first, last = (int(n) for n in attrs["source_lines"].split("-"))
+    assert "rotated by the quokka job" in "\n".join(guide.splitlines()[first - 1 : last])

@@ -62,15 +62,15 @@ def test_a_file_knows_the_source_it_was_added_from(project):
 def test_a_source_unchanged_or_only_touched_is_not_stale(project):
     store, folder = project
     code = uri("viking://resources/proj/timespec.py")
-    assert drift(store, code) == ("", "")
+    assert drift(store, code, origin_of(store, code)) == ("", "")
     later(folder / "timespec.py")  # a checkout or an editor's save of the same words
-    assert drift(store, code) == ("", "")
+    assert drift(store, code, origin_of(store, code)) == ("", "")
 
 
 def test_a_changed_source_is_stale_and_the_block_says_where_to_read_it(project):
     store, folder = project
     later(folder / "timespec.py", CODE.replace("parse_time", "parse_when"))
-    assert drift(store, uri("viking://resources/proj/timespec.py")) == ("changed", str(folder / "timespec.py"))
+    assert drift(store, uri("viking://resources/proj/timespec.py"), origin_of(store, uri("viking://resources/proj/timespec.py"))) == ("changed", str(folder / "timespec.py"))
     block = block_for(store, "parse_time span")
     entry = next(line for line in block.splitlines() if 'uri="viking://resources/proj/timespec.py"' in line)
     assert 'stale="changed"' in entry and f'source="{folder / "timespec.py"}"' in entry
@@ -79,7 +79,7 @@ def test_a_changed_source_is_stale_and_the_block_says_where_to_read_it(project):
 def test_a_deleted_source_is_stale(project):
     store, folder = project
     (folder / "timespec.py").unlink()
-    assert drift(store, uri("viking://resources/proj/timespec.py")) == ("deleted", str(folder / "timespec.py"))
+    assert drift(store, uri("viking://resources/proj/timespec.py"), origin_of(store, uri("viking://resources/proj/timespec.py"))) == ("deleted", str(folder / "timespec.py"))
 
 
 def test_a_section_is_stale_only_when_its_own_lines_changed(project):
@@ -90,8 +90,8 @@ def test_a_section_is_stale_only_when_its_own_lines_changed(project):
     assert origin_of(store, first).shared
     # The last part's words changed; the first section's lines still hold what it does.
     later(folder / "guide.md", GUIDE.replace("Paragraph 8 says", "Paragraph 8 now says"))
-    assert drift(store, first) == ("", "")
-    assert drift(store, last)[0] == "changed"
+    assert drift(store, first, origin_of(store, first)) == ("", "")
+    assert drift(store, last, origin_of(store, last))[0] == "changed"
 
 
 def test_memories_and_unchanged_files_carry_no_stale_mark(project):

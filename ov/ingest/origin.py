@@ -28,6 +28,14 @@ class Origin:
     source: str  # an absolute local path or an http(s) URL
     lines: tuple[int, int] | None  # the lines of the source a section holds
     shared: bool  # the source was split: other stored files hold its other sections
+    added: str  # the path or URL the add was of (the folder, or the file itself)
+
+    def in_project(self) -> str:
+        """The source as the project names it: its path below the folder added (``docs/commands.md``),
+        else as it is (a URL, a file added on its own)."""
+        if os.path.isabs(self.source) and os.path.isabs(self.added) and self.source != self.added:
+            return os.path.relpath(self.source, self.added).replace(os.sep, "/")
+        return self.source
 
 
 def read_manifest(store, root: VikingURI) -> dict:
@@ -58,19 +66,15 @@ def _origin_in(text: str, rel: str) -> Origin | None:
     writes it as canonical JSON (ov.files.json_bytes), where a file's entry opens a line at the
     depth of the ``files`` keys, so that line is looked for and only its value read. A manifest
     in another shape (edited by hand) is parsed whole."""
-    entry = None
-    at = text.find(f"\n    {json.dumps(rel, ensure_ascii=False)}: {{")
-    if at >= 0:
-        try:
-            entry = json.JSONDecoder().raw_decode(text, text.index("{", at))[0]
-        except ValueError:
-            entry = None
-    if isinstance(entry, dict) and isinstance(entry.get("uri"), str):
+    entry = _value_at(text, f"\n    {json.dumps(rel, ensure_ascii=False)}: ")
+    added = _value_at(text, '\n  "source": ')
+    if isinstance(entry, dict) and isinstance(entry.get("uri"), str) and isinstance(added, dict):
         # The other entries of the same source sit at the same depth, each on a line of its own.
         shared = text.count(f"\n      \"uri\": {json.dumps(entry['uri'], ensure_ascii=False)}") > 1
     else:
         try:
-            files = json.loads(text).get("files")
+            manifest = json.loads(text)
+            files, added = manifest.get("files"), manifest.get("source")
         except (ValueError, AttributeError):
             return None
         entry = files.get(rel) if isinstance(files, dict) else None
@@ -79,19 +83,32 @@ def _origin_in(text: str, rel: str) -> Origin | None:
         shared = sum(1 for other in files.values() if isinstance(other, dict) and other.get("uri") == entry["uri"]) > 1
     lines = entry.get("lines")
     span = (lines[0], lines[1]) if isinstance(lines, list) and len(lines) == 2 and all(isinstance(n, int) for n in lines) else None
-    return Origin(entry["uri"], span, shared)
+    root = added.get("uri") if isinstance(added, dict) else None
+    return Origin(entry["uri"], span, shared, root if isinstance(root, str) else "")
 
 
-def drift(store, uri: VikingURI) -> tuple[str, str]:
-    """``("changed" | "deleted", source path)`` when the local file ``uri`` was added from no longer
-    holds what the store does, ``("", "")`` otherwise (a URL, a source not found, the same words).
+def _value_at(text: str, key_line: str):
+    """The JSON value after ``key_line`` (a key as canonical JSON writes it, with its indent), None
+    when there is none or it is not JSON."""
+    at = text.find(key_line)
+    if at < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text, at + len(key_line))[0]
+    except ValueError:
+        return None
+
+
+def drift(store, uri: VikingURI, origin: Origin | None) -> tuple[str, str]:
+    """``("changed" | "deleted", source path)`` when the local file ``uri`` was added from (its
+    ``origin``, :func:`origin_of`) no longer holds what the store does, ``("", "")`` otherwise (a
+    URL, a source not found, the same words).
 
     Only a source written after the stored copy is read: an add or a checkout writes the copy, so an
     older source is the one it was made from. Its words then decide, not its time (a checkout or an
     editor touches files it does not change); for a section, the lines the manifest says it holds.
     A copy ov changed on the way (a secret redacted, a PDF turned to text) reads as changed only when
     its source was written after the add."""
-    origin = origin_of(store, uri)
     if origin is None or not os.path.isabs(origin.source):
         return "", ""
     try:
