@@ -53,7 +53,7 @@ def as_schema_11(home: Path, account: str = "default") -> Path:
     index.register_tokenizer("ov", analyzer(meta["language"]))
     old = LexicalIndex(index, meta["language"], root / "text")
     for label, record in enumerate(records):
-        old.add(replace(record, about=""), label)  # what schema 11 wrote: every field but "about"
+        old.add(replace(record, about="", defines="", identifiers=""), label)  # what schema 11 wrote: none of the fields since
     old.commit()
     old.abandon()
     meta.update(schema_version=11, next_label=len(records), records=len(records))

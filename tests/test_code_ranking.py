@@ -57,3 +57,53 @@ def test_the_files_ingest_takes_for_machines_rank_as_generated():
     assert secondary_kind("viking://resources/proj/dist/app.js.map") == "generated"
     assert secondary_kind("viking://resources/proj/api/service_pb2.py") == "generated"
     assert secondary_kind("viking://resources/proj/src/lock.py") is None
+
+
+def _errors_module(count: int = 40) -> str:
+    """A module of many exception classes: the one a query names is one name among ``count``."""
+    names = [f"Error{i:02d}Kind" for i in range(count // 2)] + ["StoreLocked"] + [f"Fault{i:02d}Kind" for i in range(count // 2)]
+    return '"""Errors."""\n\n' + "".join(f"class {name}(Exception):\n    code = {k}\n\n\n" for k, name in enumerate(names))
+
+
+@pytest.mark.parametrize("query", ["StoreLocked", "where is StoreLocked defined?", "where is StoreLocked declared"])
+def test_the_chunk_that_defines_a_name_comes_before_the_chunks_that_use_it(ov, query):
+    """A module of forty exception classes held StoreLocked once among them; a function catching
+    it, short and saying it twice, ranked first ("defined" matched the files that say "defines")."""
+    write(ov, "viking://resources/proj/errors.py", _errors_module())
+    for k in range(3):
+        write(ov, f"viking://resources/proj/use{k}.py", f"def retry_{k}(store):\n    try:\n        store.write()\n    except StoreLocked:\n        raise StoreLocked('again')  # StoreLocked\n")
+    write(ov, "viking://resources/proj/facts.py", "class Fact:\n    defines: tuple  # the names a file defines: each is defined here\n")
+    result = ov("find", query, "--json").json["result"]["resources"]
+    assert result[0]["uri"] == "viking://resources/proj/errors.py"
+    assert "viking://resources/proj/facts.py" not in [hit["uri"] for hit in result]
+
+
+@pytest.mark.parametrize(("query", "defining"), [("_files_of", "messages.py"), ("_as_it_is", "opening.py"), ("QUERY_CHARS", "find.py"), ("parse_when", "timespec.py")])
+def test_a_compound_name_is_found_whole_not_by_its_words(ov, query, defining):
+    """Split at "_", ``_files_of`` was "files" (of is a stop word) and ``_as_it_is`` nothing at all."""
+    write(ov, "viking://resources/proj/messages.py", "def _files_of(session):\n    return session.files\n")
+    write(ov, "viking://resources/proj/opening.py", "def _as_it_is(index):\n    return index\n")
+    write(ov, "viking://resources/proj/find.py", "QUERY_CHARS = 2000\n\n\ndef bounded(query):\n    return query[:QUERY_CHARS]\n")
+    write(ov, "viking://resources/proj/timespec.py", "def parse_when(text):\n    return text\n")
+    write(ov, "viking://resources/proj/skills.py", "def skills(store):\n    # the files of each skill, as it is in the store, when parsed\n    return [f for f in _files_of(store) if _as_it_is(f)]\n")
+    write(ov, "viking://resources/proj/plan.py", "from find import QUERY_CHARS\n\n\ndef _parse_all(query):\n    return query[:QUERY_CHARS]  # parse it when the query chars are many\n")
+    assert first(ov, query)["uri"] == f"viking://resources/proj/{defining}"
+
+
+@pytest.mark.parametrize("query", ["ov.hosts.recall", "recall", "where is hostconfig defined?"])
+def test_a_module_named_finds_its_file(ov, query):
+    """A module is defined by its file: ``ov.hosts.recall`` found the files importing it first."""
+    write(ov, "viking://resources/proj/ov/hosts/recall.py", '"""What the prompt hook injects."""\n\n\ndef prompt(text):\n    return text\n')
+    write(ov, "viking://resources/proj/ov/hosts/hostconfig.py", '"""Host configuration files."""\n\n\ndef install(host):\n    return host\n')
+    for name in ("runtime", "worker"):
+        write(ov, f"viking://resources/proj/ov/hosts/{name}.py", "from ov.hosts.recall import prompt\nfrom ov.hosts.hostconfig import install\n\n\ndef run(host):\n    return prompt(install(host))\n")
+    want = "hostconfig.py" if "hostconfig" in query else "recall.py"
+    assert first(ov, query)["uri"] == f"viking://resources/proj/ov/hosts/{want}"
+
+
+def test_a_word_in_a_sentence_is_not_taken_for_a_name(ov):
+    """Only a name written as code writes one (or a query of one word) asks for its definition:
+    "the lock" in a question asks for no function named ``lock``."""
+    write(ov, "viking://resources/proj/lock.py", "def lock(path):\n    return path\n")
+    write(ov, "viking://resources/proj/writer.py", "def write(store):\n    # the write lock is taken here, before the commit\n    with store.hold():\n        store.commit()\n")
+    assert first(ov, "where is the write lock taken before the commit?")["uri"] == "viking://resources/proj/writer.py"

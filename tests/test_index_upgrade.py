@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from ov.index.lexical import SCHEMA_VERSION
 from tests.old_indexes import as_schema_11
 
 INDEX = "state/default/index"
@@ -43,16 +44,16 @@ def test_a_schema_11_index_is_searched_as_it_is_while_another_process_rebuilds_i
     index_held()  # the job, rebuilding it
     result = _found(tank, "when is the zebrafish tank cleaned")
     assert _uris(result)[0] == "viking://resources/fish/tank.md"
-    assert "index schema 11, ov needs 12" in result["index"]["behind"]
+    assert f"index schema 11, ov needs {SCHEMA_VERSION}" in result["index"]["behind"]
     assert _uris(_found(tank, "refund invoice"))[0] == "viking://resources/code/billing.py"
 
 
 def test_a_schema_11_index_is_rebuilt_by_the_next_search_that_may(tank, ov_home):
     root = as_schema_11(ov_home)
     result = _found(tank, "zebrafish")
-    assert result["index"]["actions"] == ["rebuilt: index schema 11, ov needs 12"]
+    assert result["index"]["actions"] == [f"rebuilt: index schema 11, ov needs {SCHEMA_VERSION}"]
     assert _uris(result)[0] == "viking://resources/fish/tank.md"
-    assert json.loads((root / "meta.json").read_text())["schema_version"] == 12
+    assert json.loads((root / "meta.json").read_text())["schema_version"] == SCHEMA_VERSION
 
 
 def test_the_oldest_readable_schema_has_this_ovs_analyzer_and_the_fields_it_names():
@@ -61,7 +62,8 @@ def test_the_oldest_readable_schema_has_this_ovs_analyzer_and_the_fields_it_name
     from ov.index import lexical
 
     assert lexical.READABLE_SCHEMA == 10
-    assert lexical._lacks(11) == lexical._lacks(10) == {"about"} and not lexical._lacks(lexical.SCHEMA_VERSION)
+    assert lexical._lacks(11) == lexical._lacks(10) == {"about", "defines", "identifiers"}
+    assert lexical._lacks(12) == {"defines", "identifiers"} and not lexical._lacks(lexical.SCHEMA_VERSION)
 
 
 _MALFORMED = {
@@ -108,7 +110,7 @@ def test_a_malformed_meta_reads_as_an_index_to_rebuild(tank, ov_home, tmp_path, 
     (project / ".git").mkdir(parents=True)
     answer, record = _prompt(project, "when is the zebrafish tank cleaned?")
     assert "Wednesday" in answer and record["outcome"] == "injected", record
-    assert json.loads(path.read_text())["schema_version"] == 12 and Indices(store).unready() is None
+    assert json.loads(path.read_text())["schema_version"] == SCHEMA_VERSION and Indices(store).unready() is None
 
 
 @pytest.mark.parametrize("malformed", ["string", "not-json"])
@@ -170,5 +172,5 @@ def test_a_schema_11_index_on_a_read_only_mount_is_searched_by_its_full_text(tan
     monkeypatch.setenv("OV_HOME", str(read_only_mount(ov_home)))
     result = _found(tank, "when is the zebrafish tank cleaned")
     assert _uris(result)[0] == "viking://resources/fish/tank.md"
-    assert "index schema 11, ov needs 12" in result["index"]["behind"]
+    assert f"index schema 11, ov needs {SCHEMA_VERSION}" in result["index"]["behind"]
     assert list(temporary.iterdir()) == []

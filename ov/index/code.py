@@ -19,6 +19,11 @@ chunk that answers it, a function deep in a module, rarely holds them: the modul
 docstring or comment says what the file does, its path says where it sits (``store/packfold``),
 and a name says in one word what a block is (``fold_packs``, ``CliRunner``). :func:`about` gathers
 those for each chunk of a file, matched beside its text (:attr:`ov.index.records.Record.about`).
+
+An identifier typed in a query (``StoreLocked``, ``_files_of``, ``QUERY_CHARS``) is one thing, which
+the text's words hold only in pieces (``_as_it_is`` is nothing but stop words), and the chunk that
+defines it is the answer, not the many that use it: :func:`defines` and :func:`identifiers` give
+each chunk's names whole, matched in fields of their own (:attr:`ov.index.records.Record.defines`).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from ov.lines import even_runs, lines_of
 from ov.regex import LazyPattern
 from ov.tokens import estimate_tokens
 
-__all__ = ["about", "chunk_code", "defined_names", "is_prose", "lead", "name_words", "split_name"]
+__all__ = ["about", "chunk_code", "defined_names", "defines", "identifiers", "is_prose", "lead", "name_words", "split_name"]
 
 # Files read as Markdown: documents, and text whose "#" lines are more likely headings than comments.
 _PROSE_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | frozenset({".txt", ".text", ".adoc", ".asciidoc", ".org", ".tex"})
@@ -43,6 +48,16 @@ _DEFINITION = LazyPattern(
     r"(?=[ \t]*(?:[(<:{=\[;]|$|extends\b|implements\b|for\b|where\b|struct\b|interface\b))",
     re.MULTILINE,
 )
+# A top-level constant or variable (``QUERY_CHARS = 2000``, ``export const routes =``): defined, as a
+# function is, though no title names it. At the line's start only: an indented one is a local.
+_ASSIGNED = LazyPattern(
+    r"^(?:(?:export[ \t]+)?(?:const|let|var|val|static|final|readonly)[ \t]+)*([A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]*)?=(?!=)",
+    re.MULTILINE,
+)
+# A name written as one thing of several words: snake_case, camelCase, PascalCase, UPPER_CASE.
+_IDENTIFIER = LazyPattern(r"(?<![\w$])[^\W\d][\w$]*")
+_COMPOUND = LazyPattern(r"[^_$]_|[_$][^_$]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+_MODULE = LazyPattern(r"[^\W\d]\w*")
 TITLE_NAMES = 4
 # The names of a chunk its ``about`` holds (a title shows four).
 ABOUT_NAMES = 16
@@ -83,7 +98,7 @@ def chunk_code(text: str, max_tokens: int) -> list[tuple[int, int]]:
 
 
 def defined_names(text: str, limit: int = TITLE_NAMES) -> list[str]:
-    """The first ``limit`` distinct names ``text`` defines, in order."""
+    """The first ``limit`` distinct names ``text`` defines, in order (all of them for -1)."""
     names: list[str] = []
     for match in _DEFINITION.finditer(text):
         name = match.group(1)
@@ -92,6 +107,39 @@ def defined_names(text: str, limit: int = TITLE_NAMES) -> list[str]:
             if len(names) == limit:
                 break
     return names
+
+
+def defines(path: str, text: str, *, first: bool = False) -> str:
+    """The names the chunk ``text`` of the code file ``path`` defines, whole and space-separated:
+    its definitions and top-level assignments, and for the file's ``first`` chunk the module itself
+    (``recall``, ``hosts.recall``, ``ov.hosts.recall``: a file is where its module is defined)."""
+    names = dict.fromkeys(defined_names(text, limit=-1))
+    names.update(dict.fromkeys(match.group(1) for match in _ASSIGNED.finditer(text)))
+    if first:
+        names.update(dict.fromkeys(module_names(path)))
+    return " ".join(names)
+
+
+def module_names(path: str) -> list[str]:
+    """The names the file ``path`` (a store path) is imported by, shortest first: its stem, then
+    each folder above it joined with dots, up to the resource's own folder; none for a file whose
+    name is no identifier (``code-questions.json``). A package's ``__init__`` is the package."""
+    parts = path.split("/")[1:]  # the first is the scope (resources, skills): every file's
+    stem = parts[-1].rsplit(".", 1)[0] if "." in parts[-1][1:] else parts[-1]
+    parts = parts[:-1] if stem == "__init__" else [*parts[:-1], stem]
+    out: list[str] = []
+    for start in range(len(parts) - 1, -1, -1):
+        if not _MODULE.fullmatch(parts[start]):
+            break
+        out.append(".".join(parts[start:]))
+    return out
+
+
+def identifiers(text: str) -> str:
+    """The compound names ``text`` holds, whole, once each, space-separated: ``_files_of``,
+    ``StoreLocked``, ``QUERY_CHARS`` (a plain word is in the text's own words already)."""
+    found = dict.fromkeys(name for name in _IDENTIFIER.findall(text) if _COMPOUND.search(name) and name.strip("_$"))
+    return " ".join(found)
 
 
 def about(path: str, text: str) -> str:

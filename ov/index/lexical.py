@@ -37,7 +37,7 @@ from ov.uri import nfc
 
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
-SCHEMA_VERSION = 12  # 12: what a code file is about (its path, its opening comment, the names defined) in a field of its own
+SCHEMA_VERSION = 13  # 13: a code chunk's names whole (what it defines, the compound names it uses), in fields of their own
 # The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
 # analyzer and stored values, records cut otherwise (10 chunked code as Markdown) or fields since
 # added (11 had no "about"). 9 analysed text before NFC and without combining marks: a query
@@ -47,7 +47,7 @@ READABLE_SCHEMA = 10
 # The matched fields each schema added since READABLE_SCHEMA. tantivy opens an index only with
 # the schema it was written with, so an older one is opened with its own and searched without
 # them: after the upgrade to 12 the prompts got nothing until the rebuild was done.
-_ADDED_FIELDS = {12: ("about",)}
+_ADDED_FIELDS = {12: ("about",), 13: ("defines", "identifiers")}
 # OS errors of a read that say nothing of the index itself (tantivy gives them as text).
 # The system refusing the read (a limit, a network file system, the folder's permissions): the
 # index is fine, and a rebuild would meet the same refusal.
@@ -61,6 +61,20 @@ _PASSING = LazyPattern(
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
 TOKEN_PATTERN = rf"[{_CJK_CLASS}]|[\p{{L}}\p{{M}}\p{{N}}&&[^{_CJK_CLASS}]]+"
 ANALYZER = "ov"
+# Names as code writes them, whole: ``StoreLocked``, ``_files_of``, ``ov.hosts.recall`` (dots join
+# the parts of a module's name), lower-cased and never stemmed or stopped: the fields a code
+# chunk's identifiers are matched in (Record.defines, Record.identifiers).
+NAME_ANALYZER = "ov_name"
+NAME_PATTERN = r"[\p{L}\p{M}\p{N}_$]+(?:\.[\p{L}\p{M}\p{N}_$]+)*"
+NAME_FIELDS = ("defines", "identifiers")
+# A name in a query as typed, and what makes one a name rather than a word: an underscore, a dot or a
+# dollar inside it, or a change of case (camelCase, PascalCase, an acronym before a word).
+_TYPED_NAME = LazyPattern(r"[\w$]+(?:\.[\w$]+)*")
+_COMPOUND_NAME = LazyPattern(r"\w[_.$]\w|[_$]\w|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+# What, beside question words, a query that asks where or how a thing is written says of the asking
+# alone ("where is StoreLocked defined?", "how is the lock implemented?"): dropped from a question
+# (a query holding a question word), kept in a description ("the definition of done").
+_DEFINITION_WORDS = {"english": "defined declared implemented located definition declaration implementation"}
 SHARED_OWNER = "-"
 WRITER_HEAP = 64_000_000
 # A run of CJK characters in a query, asked for as overlapping pairs (phrases). Compiled on first
@@ -185,6 +199,19 @@ def _open_view(path: Path, refused: StoreNotWritable, schema):
         shutil.rmtree(temporary, ignore_errors=True)
 
 
+def name_analyzer():
+    """Names whole, lower-cased (:data:`NAME_ANALYZER`)."""
+    tantivy = _tantivy()
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(NAME_PATTERN))
+    return builder.filter(tantivy.Filter.remove_long(64)).filter(tantivy.Filter.lowercase()).build()
+
+
+def register(index, language: str) -> None:
+    """Give the tantivy ``index`` the analyzers its fields name."""
+    index.register_tokenizer(ANALYZER, analyzer(language))
+    index.register_tokenizer(NAME_ANALYZER, name_analyzer())
+
+
 def analyzer(language: str, *, for_query: bool = False):
     tantivy = _tantivy()
     builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
@@ -214,6 +241,9 @@ def _schema(version: int = SCHEMA_VERSION):
     sb.add_text_field("context", tokenizer_name=ANALYZER)
     if "about" not in lacks:
         sb.add_text_field("about", tokenizer_name=ANALYZER)  # a code chunk's file and names (Record.about): matched, never shown
+    for name in NAME_FIELDS:
+        if name not in lacks:
+            sb.add_text_field(name, tokenizer_name=NAME_ANALYZER)  # a code chunk's names whole: matched, never shown
     # What a hit shows, when the text that ranks is not all of it (Record.search_text): stored, never matched.
     sb.add_bytes_field("shown", stored=True, indexed=False)
     sb.add_unsigned_field("level", stored=True, indexed=True, fast=True)
@@ -253,15 +283,17 @@ class Hit:
 
 @dataclass(frozen=True)
 class QueryTerms:
-    """A query as index terms: words (stemmed), the CJK runs to ask for as phrases, and the
-    whole query as the run of terms a record holding it word for word holds (an error message)."""
+    """A query as index terms: words (stemmed), the CJK runs to ask for as phrases, the
+    whole query as the run of terms a record holding it word for word holds (an error message),
+    and the names it may mean, whole (:data:`NAME_FIELDS`)."""
 
     words: tuple[str, ...]
     phrases: tuple[tuple[str, ...], ...]
     sequence: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.words)
+        return bool(self.words or self.names)
 
 
 class _Reading:
@@ -290,6 +322,7 @@ class LexicalIndex:
         self._writer = None
         self._query_analyzer = None
         self._analyzer = None
+        self._name_analyzer = None
         self._reading: _Reading | None = None
 
     @classmethod
@@ -312,14 +345,14 @@ class LexicalIndex:
             if create:
                 raise
             index, refused = _open_read_only(path, exc, schema), exc
-        index.register_tokenizer(ANALYZER, analyzer(language))
+        register(index, language)
         return cls(index, language, path, refused=refused, lacks=_lacks(schema_version))
 
     @classmethod
     def empty(cls, language: str) -> LexicalIndex:
         """An index in memory with nothing in it (for a store that does not exist yet)."""
         index = _tantivy().Index(_schema())
-        index.register_tokenizer(ANALYZER, analyzer(language))
+        register(index, language)
         return cls(index, language)
 
     # --- writing --------------------------------------------------------------
@@ -347,6 +380,10 @@ class LexicalIndex:
         doc.add_text("context", nfc(record.context))
         if record.about:
             doc.add_text("about", nfc(record.about))
+        for name in NAME_FIELDS:
+            value = getattr(record, name)
+            if value and name not in self.lacks:
+                doc.add_text(name, nfc(value))
         for ancestor in _ancestors(record.path):
             doc.add_text("ancestors", ancestor)
         for name in ("level", "start_line", "end_line"):
@@ -535,7 +572,10 @@ class LexicalIndex:
             self._query_analyzer = analyzer(self.language, for_query=True)
         skip = _question_words(self.language, self._query_analyzer)
         text = nfc(text)
-        tokens = [t for t in self._query_analyzer.analyze(text) if t not in skip]
+        analysed = self._query_analyzer.analyze(text)
+        if any(t in skip for t in analysed):
+            skip = skip | _definition_words(self.language, self._query_analyzer)
+        tokens = [t for t in analysed if t not in skip]
         words = tuple(dict.fromkeys(tokens))
         phrases = []
         for run in () if text.isascii() else _CJK_RUN.findall(text):
@@ -543,7 +583,26 @@ class LexicalIndex:
             phrases.extend(tuple(chars[i : i + 2]) for i in range(len(chars) - 1))
         # As the index holds it: stop words included, since they keep their places in the text.
         sequence = tuple(self.analyze_words(text)) if not phrases else ()
-        return QueryTerms(words, tuple(dict.fromkeys(phrases)), sequence if 2 <= len(sequence) <= PHRASE_MAX_WORDS else ())
+        names = self._names(text, words)
+        if names and not _TYPED_NAME.sub(lambda found: "" if _COMPOUND_NAME.search(found.group()) else found.group(), text).strip(" \t\n?!.,;:'\"`"):
+            # A query of names alone: their words in a row are an import or an attribute's path
+            # ("from ov.hosts.recall import"), which every user of the name holds, not its definition.
+            sequence = ()
+        sequence = sequence if 2 <= len(sequence) <= PHRASE_MAX_WORDS else ()
+        return QueryTerms(words, tuple(dict.fromkeys(phrases)), sequence, names)
+
+    def _names(self, text: str, words: tuple[str, ...]) -> tuple[str, ...]:
+        """The names ``text`` means, whole: each written as code writes a name (``_as_it_is``,
+        ``StoreLocked``, ``QUERY_CHARS``, ``ov.hosts.recall``), and a query of one word alone
+        (``hostconfig``, "where is hostconfig defined?"). A word in a sentence is a word: "the lock"
+        asks for no function named ``lock``."""
+        if self._name_analyzer is None:
+            self._name_analyzer = name_analyzer()
+        typed = _TYPED_NAME.findall(text)
+        chosen = [name for name in typed if _COMPOUND_NAME.search(name)]
+        if not chosen and len(words) == 1:
+            chosen = [name for name in typed if self._query_analyzer.analyze(name) == list(words)]
+        return tuple(dict.fromkeys(t for name in chosen for t in self._name_analyzer.analyze(name)))
 
     def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int, *, phrase_weight: float = 0.0) -> list[Hit]:
         """BM25 over ``weights``' fields (field -> boost), restricted by ``filters``, best first.
@@ -560,6 +619,9 @@ class LexicalIndex:
         should = []
         for field, boost in weights.items():
             if boost <= 0 or field in self.lacks:
+                continue
+            if field in NAME_FIELDS:
+                should.extend((tantivy.Occur.Should, query) for query in self._name_queries(terms.names, field, boost))
                 continue
             for word in terms.words:
                 should.append((tantivy.Occur.Should, _boost(tantivy.Query.term_query(schema, field, word), boost)))
@@ -578,6 +640,24 @@ class LexicalIndex:
             return []
         query = tantivy.Query.boolean_query([(tantivy.Occur.Must, tantivy.Query.boolean_query(should)), *self._filter_clauses(filters)])
         return self._run(query, limit)
+
+    def _name_queries(self, names: tuple[str, ...], field: str, boost: float) -> list:
+        """A record holding a name in ``field`` (NAME_FIELDS) scores ``boost`` times the name's
+        IDF, however many other names it holds: BM25's length norm ranked a module of forty
+        exception classes, the one that defines ``StoreLocked``, below a function catching it."""
+        import math
+
+        tantivy = _tantivy()
+        searcher = self._searcher()
+        total = max(searcher.num_docs, 1)
+        out = []
+        with _read_failure():
+            for name in names:
+                df = min(searcher.doc_freq(field, name), total)
+                if df:
+                    idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+                    out.append(tantivy.Query.const_score_query(tantivy.Query.term_query(self._index.schema, field, name), boost * idf))
+        return out
 
     def fetch(self, filters: Filters, limit: int) -> list[Hit]:
         """Records matching ``filters`` alone (score 0), e.g. the records of vector labels."""
@@ -751,12 +831,21 @@ def _record(doc) -> Record:
     return Record(**values)
 
 
-_QUESTION_CACHE: dict[str, frozenset[str]] = {}
+_QUESTION_CACHE: dict[tuple[str, str], frozenset[str]] = {}
 
 
 def _question_words(language: str, query_analyzer) -> frozenset[str]:
-    found = _QUESTION_CACHE.get(language)
+    return _analysed("question", _QUESTION_WORDS, language, query_analyzer)
+
+
+def _definition_words(language: str, query_analyzer) -> frozenset[str]:
+    return _analysed("definition", _DEFINITION_WORDS, language, query_analyzer)
+
+
+def _analysed(kind: str, lists: dict[str, str], language: str, query_analyzer) -> frozenset[str]:
+    """The words of ``lists[language]`` as the query analyzer gives them, analysed once."""
+    found = _QUESTION_CACHE.get((kind, language))
     if found is None:
-        words = _QUESTION_WORDS.get(language, "")
-        found = _QUESTION_CACHE[language] = frozenset(t for w in words.split() for t in query_analyzer.analyze(w))
+        words = lists.get(language, "")
+        found = _QUESTION_CACHE[(kind, language)] = frozenset(t for w in words.split() for t in query_analyzer.analyze(w))
     return found

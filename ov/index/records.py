@@ -80,6 +80,12 @@ class Record:
     # names the chunk defines as words (``group_commit``, ``CliRunner`` -> "cli runner"). Matched in
     # a field of its own (ov.retrieval.find), never shown; "" for prose, memories and messages.
     about: str = ""
+    # A code chunk's identifiers whole, as a query names them (``StoreLocked``, ``_files_of``,
+    # ``QUERY_CHARS``), which its text holds only as words: the names it defines (and, for a file's
+    # first chunk, the module: ``hostconfig``, ``ov.hosts.recall``), and the compound names it uses.
+    # Matched in fields of their own (ov.index.code.defines, ov.index.code.identifiers); "" elsewhere.
+    defines: str = ""
+    identifiers: str = ""
 
     @property
     def searched(self) -> str:
@@ -263,7 +269,8 @@ def _code_records(base: dict, path: str, directory: str, text: str, mtime: float
         names = code.defined_names(body, code.ABOUT_NAMES)
         title = " ".join(t for t in (named, ", ".join(names[: code.TITLE_NAMES])) if t)
         chunk = _chunk(base, path, directory, n, body, title, (a + 1, b), mtime)
-        out.append(replace(chunk, about="\n".join(t for t in (whole, code.name_words(names)) if t)))
+        about = "\n".join(t for t in (whole, code.name_words(names)) if t)
+        out.append(replace(chunk, about=about, defines=code.defines(path, body, first=not out), identifiers=code.identifiers(body)))
     return out
 
 

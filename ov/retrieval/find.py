@@ -67,6 +67,11 @@ HELD_FIELDS = ("text", "title", "about", "speaker")
 # 2/3, the prompt hook's cut-off kept 89.5 % of LoCoMo's held-back evidence, under its 90 % goal;
 # with 0.6, 91.1 %, as without a cap (docs/benchmarks.md). One word of three reads 0.56 at most.
 FULL_SHARE = 0.6
+# A code chunk's names whole (Record.defines, Record.identifiers), against its text: a query naming
+# an identifier ranks the chunk that defines it above the many that use it, and a compound name
+# (``_files_of``, ``QUERY_CHARS``) above the chunks that hold its parts as words.
+DEFINES_WEIGHT = 2.0
+IDENTIFIERS_WEIGHT = 0.5
 # What lifts a record of a file the query names above the best record it does not name: this share
 # of the best's score and its own (so several named files keep their order, and one found by its
 # name alone still goes above the best). Small, so the other results keep nearly their scores when
@@ -325,7 +330,8 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     scores: dict[str, float] = {}
     records: dict[str, Record] = {}
 
-    weights = {"text": 1.0, "title": TITLE_WEIGHT, "about": ABOUT_WEIGHT, "context": config.context_weight, "speaker": config.speaker_weight}
+    weights = {"text": 1.0, "title": TITLE_WEIGHT, "about": ABOUT_WEIGHT, "defines": DEFINES_WEIGHT, "identifiers": IDENTIFIERS_WEIGHT,
+               "context": config.context_weight, "speaker": config.speaker_weight}
     lexical_hits = _lexical_candidates(lexical, terms, weights, filters, pool, config.phrase_weight)
     # How well the best record answers the query at all, on a scale shared by every query: its BM25
     # against the most a record matching every query word could score, and with vectors its cosine,
