@@ -487,14 +487,17 @@ def _read(path: Path, *, strict: bool = False) -> str | object | None:
 
 
 def prompt(
-    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, indices=None
+    store, text: str, *, session_id: str | None, budget: int, max_chars: int, min_score: float = 0.0, indices=None, cwd: str | None = None
 ) -> Block:
     """The context block for a prompt: none for a trivial prompt, or when the best result scores
     below ``min_score`` (noise costs the agent tokens and misleads it). ``indices``: the store's
     :class:`~ov.index.sync.Indices`, one that never builds the index (then, with none to search,
-    nothing is searched)."""
+    nothing is searched). ``cwd``, the folder the agent works in, says which resources are its
+    project's (:mod:`ov.ingest.origins`): theirs answer a file the prompt names, and another
+    project's entries are marked."""
     from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
     from ov.hosts.topic import about, about_user, has_topic
+    from ov.ingest.origins import projects
     from ov.retrieval.context import HEADER_COST
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri
@@ -531,6 +534,7 @@ def prompt(
     # resumed session's start block has its last overview (it came twice in one request).
     left_out = (session_uri(store, session_id).path,) if session_id is not None else ()
     left_out += _other_projects(store, asking)
+    added = projects(store, cwd)
     options = SearchOptions(
         session_id=session_id,
         mode="context",
@@ -539,6 +543,8 @@ def prompt(
         min_score=min_score or None,
         full_text_only=True,
         exclude_below=left_out,
+        home=added.home,
+        elsewhere=added.elsewhere,
     )
     try:
         result = search(store, focus, options, indices=indices)

@@ -241,6 +241,7 @@ def _prompt(store, host, hook, session: str, record: dict) -> str | None:
         max_chars=hooks.max_chars,
         min_score=hooks.prompt_min_score,
         indices=indices,
+        cwd=hook.cwd,
     )
     _record_block(record, block, hooks.prompt_min_score)
     if block.behind:

@@ -454,8 +454,9 @@ def render_entry(hit: Hit, tier: str, text: str, lines: tuple[int, int] | None =
     dated = entry_date(hit)
     if dated:
         attrs.append(("date", dated))
-    if project:
-        attrs.append(("project", project))
+    # Another project's conversation (its workspace peer) or resource ("other"): docs/hosts.md.
+    if project or hit.project:
+        attrs.append(("project", project or hit.project))
     return render_element(attrs, None if tier == "uri" else text)
 
 

@@ -77,6 +77,9 @@ IDENTIFIERS_WEIGHT = 0.5
 # name alone still goes above the best). Small, so the other results keep nearly their scores when
 # the best is scaled back to what the best match is worth.
 NAMED_LIFT = 0.01
+# What a record of the asking project's resources (FindOptions.home) gains over another's: a tie
+# and little more (README.md, docs/hosts.md are in every project).
+HOME_LIFT = 0.01
 # How many results' worth of the best a directory's summary is compared with (ov.retrieval.summaries):
 # twice the limit, for the places copies (ov.retrieval.copies) and a threshold leave.
 SHOWN_COMPARED = 2
@@ -96,6 +99,9 @@ class FindOptions:
     lexical_only: bool = False
     exclude: tuple[str, ...] = ()  # store paths left out (e.g. the live log of the asking session)
     exclude_below: tuple[str, ...] = ()  # store folders left out with all they hold
+    # The asking project's resources (store folders: ov.ingest.origins): a file named in the query
+    # is theirs before another project's copy of it, and they win a tie.
+    home: tuple[str, ...] = ()
     # A directory is one result, its better-matching summary (L0 or L1), as search counts it: the
     # MCP find returned a past session's overview and abstract as two of five results, and ov find
     # a folder's twice. Search ranks each level (its directories start from either).
@@ -184,6 +190,9 @@ class Hit:
     # The query whose ranking this result comes from, when it is not the one asked: a search plan's
     # (ov.retrieval.search). Its snippet shows that query's words, which chose the record shown.
     found_by: str = field(default="", compare=False, repr=False)
+    # "other" for a result of a resource added from another project's folder than the asking
+    # agent's (SearchOptions.elsewhere): its block entry says so.
+    project: str = ""
 
     @property
     def place(self) -> Place:
@@ -356,7 +365,12 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     _propagate(lexical, terms, records, scores, config.parent_weight, config.conversation_weight)
     _favour_dates(query, records, scores, config.date_weight)
     lower_secondary(query, records, scores)
-    _favour_named(named, records, scores, lexical)
+    home = tuple(f"{folder}/" for folder in options.home)
+    if home:
+        for rid, record in records.items():
+            if record.path.startswith(home):
+                scores[rid] *= 1 + HOME_LIFT
+    _favour_named(named, records, scores, lexical, home)
     if not opened.outdated:
         return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
@@ -502,7 +516,7 @@ def _add_named(lexical, named: Named, filters: Filters, records: dict[str, Recor
             scores.setdefault(hit.record.id, 0.0)
 
 
-def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, float], lexical) -> None:
+def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, float], lexical, home: tuple[str, ...] = ()) -> None:
     """Put first the records of a file or folder the query names by its path or file name ("look
     at tests/conftest.py": :mod:`ov.retrieval.named`), and of a folder it names: each scores just
     above the best record it does not name (by :data:`NAMED_LIFT` of that score and its own), so
@@ -510,7 +524,9 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
     segments, or its ``viking://`` URI) goes above those named less surely. A message is never
     named: its URI is its session's log. The relevance (:attr:`Hit.relevance`) is the record's own
     match and does not move. Of a file's records, the one holding the line the query names after it
-    (``cart.py:40``, a traceback's frame) goes above the others: it is what the file is shown by."""
+    (``cart.py:40``, a traceback's frame) goes above the others: it is what the file is shown by.
+    A file of the asking project's resources (``home``, store folders ending in "/") goes above
+    another project's of the same name, however surely each is named: "README.md" in project B is B's."""
     if not paths:
         return
     named: dict[tuple[int, bool], list[str]] = {}
@@ -521,7 +537,8 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
         if file and record.level < 2 and not lexical.uris_matching(sections_pattern(record.uri), 1):
             continue  # a folder named like the document (``hosts/`` beside ``hosts_2/``), not its sections
         if surely:
-            named.setdefault((surely, holds_line(record, line_named(record.uri, paths))), []).append(rid)
+            ours = bool(home) and record.path.startswith(home)
+            named.setdefault((ours, surely, holds_line(record, line_named(record.uri, paths))), []).append(rid)
     for surely in sorted(named):  # the least sure first: each tier is lifted above the one before
         top = max(scores.values())
         for rid in named[surely]:

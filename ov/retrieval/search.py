@@ -86,6 +86,9 @@ class SearchOptions:
     threshold: float | None = None  # each result whose relevance is below this is left out (find's --threshold)
     full_text_only: bool = False  # no vectors, and the index as it is (Indices.open): the prompt hook
     exclude_below: tuple[str, ...] = ()  # store folders whose records are left out (the prompt hook: its own session's)
+    home: tuple[str, ...] = ()  # the asking project's resources (FindOptions.home)
+    # Resources added from another project's folder (ov.ingest.origins): the block marks their entries.
+    elsewhere: tuple[str, ...] = ()
 
 
 @dataclass
@@ -132,7 +135,9 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
         from ov.retrieval.context import assemble
 
         budget = options.budget if options.budget is not None else store.config.retrieval.budget
-        result.context = assemble(store, hits, budget)
+        elsewhere = tuple(f"viking://{folder}/" for folder in options.elsewhere)
+        shown = [replace(hit, project="other") if elsewhere and f"{hit.uri.rstrip('/')}/".startswith(elsewhere) else hit for hit in hits]
+        result.context = assemble(store, shown, budget)
     return result
 
 
@@ -220,6 +225,7 @@ def _hierarchical(store, opened, typed: TypedQuery, options: SearchOptions, excl
         before=options.before,
         exclude=exclude,
         exclude_below=options.exclude_below,
+        home=options.home,
         lexical_only=options.full_text_only,
         one_level=False,  # each level of a directory is a starting point; the merge keeps its best
         defer_summaries=False,  # a directory is expanded for its own match; deferred below (_defer)
