@@ -107,3 +107,14 @@ def test_a_word_in_a_sentence_is_not_taken_for_a_name(ov):
     write(ov, "viking://resources/proj/lock.py", "def lock(path):\n    return path\n")
     write(ov, "viking://resources/proj/writer.py", "def write(store):\n    # the write lock is taken here, before the commit\n    with store.hold():\n        store.commit()\n")
     assert first(ov, "where is the write lock taken before the commit?")["uri"] == "viking://resources/proj/writer.py"
+
+
+@pytest.mark.parametrize("query", ["where is the Context class defined?", "class Context", "where is the function make_context implemented?"])
+def test_a_word_the_query_calls_a_class_or_function_is_a_name(ov, query):
+    """"the Context class" names a class: on click, "where is the Context class defined?" gave a
+    module using a context many times before the one defining it among its other classes."""
+    classes = "".join(f"class Part{k}:\n    size = {k}\n\n\n" for k in range(30))
+    write(ov, "viking://resources/proj/core.py", f"{classes}class Context:\n    def __init__(self, command):\n        self.command = command\n\n\ndef make_context(command):\n    return Context(command)\n")
+    uses = "".join(f"def complete_{k}(ctx: Context) -> Context:\n    # the context class is made for this context\n    return make_context(ctx.command) or Context(ctx)\n\n\n" for k in range(3))
+    write(ov, "viking://resources/proj/shell_completion.py", uses)
+    assert first(ov, query)["uri"] == "viking://resources/proj/core.py"

@@ -71,6 +71,12 @@ NAME_FIELDS = ("defines", "identifiers")
 # dollar inside it, or a change of case (camelCase, PascalCase, an acronym before a word).
 _TYPED_NAME = LazyPattern(r"[\w$]+(?:\.[\w$]+)*")
 _COMPOUND_NAME = LazyPattern(r"\w[_.$]\w|[_$]\w|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+# A word a query says is a name by calling it one: "the Context class", "the function main",
+# "class Context", "module recall".
+_KINDS = r"(?:class|function|method|def|fn|func|struct|interface|trait|enum|module|constant|variable|macro)"
+_KIND = LazyPattern(rf"(?i:{_KINDS})")
+_NAME_AFTER_KIND = LazyPattern(rf"(?i:\b{_KINDS})\s+([\w$]+(?:\.[\w$]+)*)")
+_NAME_BEFORE_KIND = LazyPattern(rf"([\w$]+(?:\.[\w$]+)*)\s+(?i:{_KINDS}\b)")
 # What, beside question words, a query that asks where or how a thing is written says of the asking
 # alone ("where is StoreLocked defined?", "how is the lock implemented?"): dropped from a question
 # (a query holding a question word), kept in a description ("the definition of done").
@@ -593,15 +599,18 @@ class LexicalIndex:
 
     def _names(self, text: str, words: tuple[str, ...]) -> tuple[str, ...]:
         """The names ``text`` means, whole: each written as code writes a name (``_as_it_is``,
-        ``StoreLocked``, ``QUERY_CHARS``, ``ov.hosts.recall``), and a query of one word alone
-        (``hostconfig``, "where is hostconfig defined?"). A word in a sentence is a word: "the lock"
-        asks for no function named ``lock``."""
+        ``StoreLocked``, ``QUERY_CHARS``, ``ov.hosts.recall``), one the query calls a name ("the
+        Context class", "the function main"), and a query of one word alone (``hostconfig``, "where
+        is hostconfig defined?"). A word in a sentence is a word: "the lock" asks for no function
+        named ``lock``."""
         if self._name_analyzer is None:
             self._name_analyzer = name_analyzer()
         typed = _TYPED_NAME.findall(text)
         chosen = [name for name in typed if _COMPOUND_NAME.search(name)]
+        called = [*_NAME_AFTER_KIND.findall(text), *_NAME_BEFORE_KIND.findall(text)]
+        chosen += [name for name in called if set(self._query_analyzer.analyze(name)) & set(words) and not _KIND.fullmatch(name)]
         if not chosen and len(words) == 1:
-            chosen = [name for name in typed if self._query_analyzer.analyze(name) == list(words)]
+            chosen = [name for name in typed if self._query_analyzer.analyze(name) == list(words) and not _KIND.fullmatch(name)]
         return tuple(dict.fromkeys(t for name in chosen for t in self._name_analyzer.analyze(name)))
 
     def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int, *, phrase_weight: float = 0.0) -> list[Hit]:
