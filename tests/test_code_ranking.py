@@ -118,3 +118,11 @@ def test_a_word_the_query_calls_a_class_or_function_is_a_name(ov, query):
     uses = "".join(f"def complete_{k}(ctx: Context) -> Context:\n    # the context class is made for this context\n    return make_context(ctx.command) or Context(ctx)\n\n\n" for k in range(3))
     write(ov, "viking://resources/proj/shell_completion.py", uses)
     assert first(ov, query)["uri"] == "viking://resources/proj/core.py"
+
+
+def test_a_statement_keeps_the_words_a_question_drops(ov):
+    """"defined", "implemented", "located" say what a question asks ("where is X defined?"), but
+    are the statement's own words where nothing is asked."""
+    write(ov, "viking://resources/notes/done.md", "# Retry\n\nThe retry policy is implemented in the client.\n")
+    write(ov, "viking://resources/notes/plan.md", "# Retry\n\nThe retry policy, in short, and the retry policy's limits.\n")
+    assert first(ov, "retry policy implemented")["uri"] == "viking://resources/notes/done.md"

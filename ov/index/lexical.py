@@ -79,8 +79,10 @@ _NAME_AFTER_KIND = LazyPattern(rf"(?i:\b{_KINDS})\s+([\w$]+(?:\.[\w$]+)*)")
 _NAME_BEFORE_KIND = LazyPattern(rf"([\w$]+(?:\.[\w$]+)*)\s+(?i:{_KINDS}\b)")
 # What, beside question words, a query that asks where or how a thing is written says of the asking
 # alone ("where is StoreLocked defined?", "how is the lock implemented?"): dropped from a question
-# (a query holding a question word), kept in a description ("the definition of done").
+# (a query holding one of its language's interrogatives), kept in a statement ("the definition of
+# done", "the gene is located on chromosome 7", "it has been implemented").
 _DEFINITION_WORDS = {"english": "defined declared implemented located definition declaration implementation"}
+_INTERROGATIVES = {"english": "what where which how why when who"}
 SHARED_OWNER = "-"
 WRITER_HEAP = 64_000_000
 # A run of CJK characters in a query, asked for as overlapping pairs (phrases). Compiled on first
@@ -579,7 +581,8 @@ class LexicalIndex:
         skip = _question_words(self.language, self._query_analyzer)
         text = nfc(text)
         analysed = self._query_analyzer.analyze(text)
-        if any(t in skip for t in analysed):
+        asking = _analysed("interrogative", _INTERROGATIVES, self.language, self._query_analyzer)
+        if any(t in asking for t in analysed):
             skip = skip | _definition_words(self.language, self._query_analyzer)
         tokens = [t for t in analysed if t not in skip]
         words = tuple(dict.fromkeys(tokens))
