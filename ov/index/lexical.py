@@ -593,7 +593,7 @@ class LexicalIndex:
         # As the index holds it: stop words included, since they keep their places in the text.
         sequence = tuple(self.analyze_words(text)) if not phrases else ()
         names = self._names(text, words)
-        if names and not _TYPED_NAME.sub(lambda found: "" if _COMPOUND_NAME.search(found.group()) else found.group(), text).strip(" \t\n?!.,;:'\"`"):
+        if names and _names_alone(text):
             # A query of names alone: their words in a row are an import or an attribute's path
             # ("from ov.hosts.recall import"), which every user of the name holds, not its definition.
             sequence = ()
@@ -841,6 +841,11 @@ def _record(doc) -> Record:
     if shown is not None:
         values["text"] = bytes(shown).decode("utf-8")
     return Record(**values)
+
+
+def _names_alone(text: str) -> bool:
+    """Whether ``text`` holds nothing but names written as code writes them (and punctuation)."""
+    return not any(c.isalnum() for c in _TYPED_NAME.sub(lambda found: "" if _COMPOUND_NAME.search(found.group()) else found.group(), text))
 
 
 _QUESTION_CACHE: dict[tuple[str, str], frozenset[str]] = {}
