@@ -2421,6 +2421,7 @@ def test_a_prompt_after_the_upgrade_to_schema_12_searches_the_schema_11_index_wh
     """Schema 12 added a field, and tantivy opens an index only with the schema it was written
     with: after the upgrade every prompt on a store too large for the hook to rebuild got nothing
     until the job's rebuild was done. The old index is opened with its own schema meanwhile."""
+    from ov.index.lexical import SCHEMA_VERSION
     from tests.old_indexes import as_schema_11
 
     assert ov("config", "set", "embedding.provider", "none").exit_code == 0
@@ -2430,9 +2431,9 @@ def test_a_prompt_after_the_upgrade_to_schema_12_searches_the_schema_11_index_wh
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
     record = [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
     assert record["outcome"] == "injected" and record["index"] == "being built" and record.get("index_job")
-    assert "index schema 11, ov needs 12" in record["searched"]
+    assert f"index schema 11, ov needs {SCHEMA_VERSION}" in record["searched"]
     assert _index_job_done(ov_home)["outcome"] == "index built"
-    assert json.loads((root / "meta.json").read_text())["schema_version"] == 12
+    assert json.loads((root / "meta.json").read_text())["schema_version"] == SCHEMA_VERSION
     assert "Wednesday" in _context("claude", _hook("claude", "prompt-submit", prompt))
     assert "index" not in [r for r in _log(ov_home) if r.get("event") == "prompt-submit"][-1]
 
