@@ -36,7 +36,7 @@ from ov.lines import even_runs, lines_of
 from ov.regex import LazyPattern
 from ov.tokens import estimate_tokens
 
-__all__ = ["about", "chunk_code", "defined_names", "defines", "identifiers", "is_prose", "lead", "name_words", "split_name"]
+__all__ = ["about", "chunk_code", "defined_names", "defines", "definition_line", "identifiers", "is_prose", "lead", "name_words", "split_name"]
 
 # Files read as Markdown: documents, and text whose "#" lines are more likely headings than comments.
 _PROSE_EXTENSIONS = MARKDOWN_EXTENSIONS | RST_EXTENSIONS | frozenset({".txt", ".text", ".adoc", ".asciidoc", ".org", ".tex"})
@@ -118,6 +118,23 @@ def defines(path: str, text: str, *, first: bool = False) -> str:
     if first:
         names.update(dict.fromkeys(module_names(path)))
     return " ".join(names)
+
+
+def definition_line(path: str, text: str, first_line: int, names: tuple[str, ...]) -> int:
+    """The line of the file ``path`` where its chunk ``text`` (starting at line ``first_line``)
+    defines one of ``names`` (lower case, as the index holds them: :func:`defines`), 0 for none:
+    the line a result for that name shows, not a use of it further down. A module is defined by
+    its file's first line."""
+    if not names:
+        return 0
+    wanted = set(names)
+    found = [m for pattern in (_DEFINITION, _ASSIGNED) for m in pattern.finditer(text) if m.group(1).lower() in wanted]
+    if found:
+        start = min(m.start() for m in found)
+        return first_line + text.count("\n", 0, start) + (1 if text[start] == "\n" else 0)
+    if first_line == 1 and wanted.intersection(name.lower() for name in module_names(path)):
+        return 1
+    return 0
 
 
 def module_names(path: str) -> list[str]:

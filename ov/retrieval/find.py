@@ -558,7 +558,7 @@ def _units(
     # A file's chunk that spells an identifier of the query stands for the file, at the file's best
     # score: "what is QUERY_CHARS set to in ov/retrieval/find.py?" showed find.py's imports, which
     # said "retrieval" and "find" most, not the line asked about.
-    names = identifiers(query) if query else frozenset()
+    spelled = identifiers(query) if query else frozenset()
     spelling: dict[str, tuple[float, Record, float]] = {}
     for rid, record in records.items():
         if record.kind == "message" and says_nothing(record.text):
@@ -571,7 +571,7 @@ def _units(
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
         _keep_best(best, record.unit, (score, record, relevance))
-        if names and record.level == 2 and record.kind != "message" and spells(record.text, names):
+        if spelled and record.level == 2 and record.kind != "message" and spells(record.text, spelled):
             _keep_best(spelling, record.unit, (score, record, relevance))
     for unit, (_score, record, _relevance) in spelling.items():
         best[unit] = (best[unit][0], record, best[unit][2])
@@ -587,12 +587,25 @@ def _units(
     if options.threshold is not None:
         ranked = [item for item in ranked if item[2] >= options.threshold]
     words = set(terms.words) if snippets else None
+    names = terms.names
     # The same text under two paths takes one place; the next results take the places it leaves.
     kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit, (lambda a, b: same(a[1], b[1])) if same else None)
     return [
-        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), line_named(record.uri, named) if named else 0, query)
+        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), _line_shown(record, named, names), query)
         for (score, record, relevance), copies in kept
     ]
+
+
+def _line_shown(record: Record, named: Named | None, names: tuple[str, ...]) -> int:
+    """The line a result's snippet is around: the one the query names after the file
+    (``cart.py:40``), else where the record defines a name the query asks for (its definition,
+    not a use of it below), else 0 (the lines holding the most query words)."""
+    from ov.index.code import definition_line
+
+    line = line_named(record.uri, named) if named else 0
+    if not line and names and record.level == 2 and record.start_line:
+        line = definition_line(record.path, record.text, record.start_line, names)
+    return line
 
 
 def _keep_best(best: dict[str, tuple[float, Record, float]], unit: str, item: tuple[float, Record, float]) -> None:
@@ -607,7 +620,7 @@ def _hit(
     record: Record, score: float, words: set[str] | None, analyze, relevance: float, also: tuple[Place, ...] = (), line: int = 0, query: str = ""
 ) -> Hit:
     """The result for ``record``; without ``words`` the snippet is left for :func:`attach_snippets`.
-    ``line``: the line of its file the query names (:func:`~ov.retrieval.named.line_named`);
+    ``line``: the line of its file it is shown around (:func:`_line_shown`);
     ``query``: what its snippet's lines are chosen for (:func:`~ov.retrieval.snippets.snippet_lines`)."""
     common = dict(
         uri=record.uri,
@@ -646,18 +659,20 @@ def attach_snippets(opened, query: str, hits: list[Hit]) -> list[Hit]:
     showed a file's first lines instead of the ones that matched. A file the query names with a
     line (a traceback's frame) shows the lines around it."""
     lexical = opened.lexical
-    words_of: dict[str, set[str]] = {}
+    words_of: dict[str, QueryTerms] = {}
     out = []
     for hit in hits:
         if hit.record is not None and not hit.snippet:
             text = hit.found_by or query
             if text not in words_of:
-                words_of[text] = set(lexical.query_terms(ranked_words(lexical, text)).words)
-            words = words_of[text]
+                words_of[text] = lexical.query_terms(ranked_words(lexical, text))
+            terms = words_of[text]
+            words = set(terms.words)
             if hit.kind == "message":
                 hit = replace(hit, snippet=focus(hit.record.text, words, lexical.analyze_words, MESSAGE_SNIPPET_CHARS))
             elif hit.level == 2:
-                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words, line_named(hit.uri, named_paths(text)), text)
+                line = _line_shown(hit.record, named_paths(text), terms.names)
+                snippet, first, last = snippet_lines(hit.record, words, lexical.analyze_words, line, text)
                 hit = replace(hit, snippet=snippet, start_line=first, end_line=last)
         out.append(hit)
     return out
