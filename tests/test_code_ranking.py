@@ -132,7 +132,7 @@ def test_a_statement_keeps_the_words_a_question_drops(ov):
 def test_a_name_found_shows_the_line_that_defines_it(ov, query, line):
     """The chunk that defines ``QUERY_CHARS`` came first, shown at a use of it further down, where
     the name stands with more of the query's words."""
-    uses = "".join(f"    if len(query) > QUERY_CHARS:  # QUERY_CHARS, the query chars\n        query = query[:QUERY_CHARS]\n" for _ in range(3))
+    uses = "".join("    if len(query) > QUERY_CHARS:  # QUERY_CHARS, the query chars\n        query = query[:QUERY_CHARS]\n" for _ in range(3))
     write(ov, "viking://resources/proj/ov/retrieval/find.py", f'"""Find."""\n\nimport re\nQUERY_CHARS = 2000\n\n\n# bounded: the query cut\ndef bounded(query):\n{uses}    return bounded and query\n')
     hit = first(ov, query)
     assert hit["uri"] == "viking://resources/proj/ov/retrieval/find.py" and hit["lines"][0] <= line <= hit["lines"][1], hit
