@@ -83,3 +83,20 @@ def test_a_manifest_whose_source_is_not_at_its_end_is_read_whole(tmp_path):
     assert _source_folder(str(manifest)) == "/home/me/shop"
     manifest.write_text(json.dumps({"files": {}, "source": {"kind": "url", "uri": "https://example.com/"}}, sort_keys=True), encoding="utf-8")
     assert _source_folder(str(manifest)) is None
+
+
+def test_a_project_added_below_a_folder_of_resources_is_found(ov, tmp_path):
+    from ov.config import load_config
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.ingest.origins import projects
+    from ov.store.store import Store
+
+    shop = _project(tmp_path / "shop", {"README.md": "# Shop\n\nThe shop.\n"})
+    assert ov("add-resource", str(shop), "--to", "viking://resources/work/shop").exit_code == 0
+
+    home = Home.from_env()
+    store = Store(home, Identity(), load_config(home).config)
+    assert projects(store, str(shop / "src")).home == ("resources/work/shop",)
+    assert projects(store, str(tmp_path)).elsewhere == ("resources/work/shop",)
+    assert projects(store, None) == projects(store, "") and not projects(store, None).home
