@@ -398,7 +398,14 @@ def _shares_held(lexical, terms: QueryTerms, hits: list) -> dict[int, float]:
     for labels in lexical.holding(terms, HELD_FIELDS, tuple(count)).values():
         for label in labels:
             count[label] += 1
-    return {label: min(1.0, held / len(terms.words) / FULL_SHARE) for label, held in count.items()}
+    shares = {label: min(1.0, held / len(terms.words) / FULL_SHARE) for label, held in count.items()}
+    if terms.names:
+        # The code that defines a name the query spells is what it asks about, whatever else it
+        # says: "make has_topic faster" holds one word of three ("topic") beside the request's.
+        named = QueryTerms(terms.names, ())
+        for labels in lexical.holding(named, ("defines",), tuple(count)).values():
+            shares.update(dict.fromkeys(labels, 1.0))
+    return shares
 
 
 def _lexical_candidates(lexical, terms: QueryTerms, weights: dict[str, float], filters: Filters, pool: int, phrase_weight: float) -> list:
