@@ -76,7 +76,7 @@ def test_a_resource_not_added_from_a_folder_is_nobodys_project(ov, tmp_path):
 
 
 def test_a_manifest_whose_source_is_not_at_its_end_is_read_whole(tmp_path):
-    from ov.ingest.origins import _source_folder
+    from ov.ingest.origin import _source_folder
 
     manifest = tmp_path / "m.json"
     manifest.write_text(json.dumps({"source": {"kind": "directory", "uri": "/home/me/shop"}, "files": {f"f{k}": {"uri": "x" * 50} for k in range(200)}}), encoding="utf-8")
@@ -89,7 +89,7 @@ def test_a_project_added_below_a_folder_of_resources_is_found(ov, tmp_path):
     from ov.config import load_config
     from ov.home import Home
     from ov.identity import Identity
-    from ov.ingest.origins import projects
+    from ov.ingest.origin import projects
     from ov.store.store import Store
 
     shop = _project(tmp_path / "shop", {"README.md": "# Shop\n\nThe shop.\n"})

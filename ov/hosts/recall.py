@@ -497,7 +497,7 @@ def prompt(
     project's entries are marked."""
     from ov.errors import IndexNotBuilt, RecordDamaged, StoreLocked
     from ov.hosts.topic import about, about_user, has_topic
-    from ov.ingest.origins import projects
+    from ov.ingest.origin import projects
     from ov.retrieval.context import HEADER_COST
     from ov.retrieval.search import SearchOptions, search
     from ov.sessions.session import read_meta, session_uri

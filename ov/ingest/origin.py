@@ -4,6 +4,12 @@ An add records each written file's source in its root's manifest (``.sources.jso
 path or URL, and for a section of a split document the lines it holds. A project keeps changing
 after its add; a prompt block showing a function as it was then, with that copy's line numbers,
 passes for the code on disk unless it says otherwise. :func:`drift` tells, for a local source.
+
+The manifest's ``source`` also says which folder an add was of: a hook knows the folder its agent
+works in (its ``cwd``), so the resources added from that folder, or from one holding it, are that
+project's, and those added from another local folder another project's (:func:`projects`). Search
+then answers a file named in a prompt ("update README.md") from the project's own copy first, and
+the prompt's block marks what comes from another project (docs/hosts.md).
 """
 
 from __future__ import annotations
@@ -11,11 +17,19 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 
 from ov.store import sidecar
 from ov.uri import VikingURI
 
+# The add's source, as canonical JSON writes the key (ov.files.json_bytes).
+_SOURCE_KEY = '\n  "source": '
+# Where a manifest's "source" is looked for first: its end (sorted keys: source, then version).
+# Read on every prompt: only the resources' top folders and the folders one level below them are
+# looked at, and of each manifest only its end (the list of files before it holds one entry a file).
+_TAIL = 4096
+# How deep below resources/ an added folder's manifest is looked for (resources/shop, resources/work/shop).
+_DEPTH = 2
 # A source larger than this is not read to compare: a file that big is rarely code an agent edits,
 # and the prompt hook has a deadline.
 _COMPARED_BYTES = 2 * 1024 * 1024
@@ -67,7 +81,7 @@ def _origin_in(text: str, rel: str) -> Origin | None:
     depth of the ``files`` keys, so that line is looked for and only its value read. A manifest
     in another shape (edited by hand) is parsed whole."""
     entry = _value_at(text, f"\n    {json.dumps(rel, ensure_ascii=False)}: ")
-    added = _value_at(text, '\n  "source": ')
+    added = _value_at(text, _SOURCE_KEY)
     if isinstance(entry, dict) and isinstance(entry.get("uri"), str) and isinstance(added, dict):
         # The other entries of the same source sit at the same depth, each on a line of its own.
         shared = text.count(f"\n      \"uri\": {json.dumps(entry['uri'], ensure_ascii=False)}") > 1
@@ -130,3 +144,73 @@ def drift(store, uri: VikingURI, origin: Origin | None) -> tuple[str, str]:
         first, last = origin.lines
         now = "\n".join(now.splitlines()[first - 1 : last])
     return ("", "") if now.strip() == stored.strip() else ("changed", origin.source)
+
+
+@dataclass(frozen=True)
+class Projects:
+    """The resources added from local folders, as seen from one working folder (store paths)."""
+
+    home: tuple[str, ...] = ()  # added from the working folder or a folder holding it
+    elsewhere: tuple[str, ...] = ()  # added from another local folder: another project's
+
+
+def projects(store, cwd: str | None) -> Projects:
+    """The resources added from a local folder, split by whether that folder holds ``cwd`` (the
+    folder a hook's agent works in); nothing for no ``cwd``."""
+    if not cwd:
+        return Projects()
+    here = _resolved(cwd)
+    home: list[str] = []
+    elsewhere: list[str] = []
+    for path, source in added_folders(store):
+        folder = _resolved(source)
+        (home if here == folder or folder in here.parents else elsewhere).append(path)
+    return Projects(tuple(home), tuple(elsewhere))
+
+
+def added_folders(store) -> list[tuple[str, str]]:
+    """(store path, source folder) of each resource added from a local folder."""
+    root = VikingURI(("resources",))
+    out: list[tuple[str, str]] = []
+    pending = [(store.path(root), root.path, 1)]
+    while pending:
+        folder, path, depth = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                children = sorted((e.name, e.path) for e in entries if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        for name, child in children:
+            source = _source_folder(os.path.join(child, sidecar.MANIFEST))
+            if source is not None:
+                out.append((f"{path}/{name}", source))
+            elif depth < _DEPTH:
+                pending.append((child, f"{path}/{name}", depth + 1))
+    return out
+
+
+def _source_folder(manifest: str) -> str | None:
+    """The local folder the manifest at ``manifest`` says its resource was added from, or None
+    (no manifest, another kind of source, unreadable)."""
+    try:
+        with open(manifest, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(size - _TAIL, 0))
+            tail = f.read().decode("utf-8", errors="replace")
+            source = _value_at(tail, _SOURCE_KEY)
+            if source is None and size > _TAIL:
+                f.seek(0)
+                data = json.loads(f.read())
+                source = data.get("source") if isinstance(data, dict) else None
+    except (OSError, ValueError):
+        return None
+    if not isinstance(source, dict) or source.get("kind") != "directory" or not isinstance(source.get("uri"), str):
+        return None
+    return source["uri"]
+
+
+def _resolved(folder: str) -> PurePath:
+    try:
+        return PurePath(os.path.realpath(folder))
+    except (OSError, ValueError):
+        return PurePath(folder)
