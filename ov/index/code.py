@@ -56,7 +56,9 @@ _ASSIGNED = LazyPattern(
 )
 # A name written as one thing of several words: snake_case, camelCase, PascalCase, UPPER_CASE.
 _IDENTIFIER = LazyPattern(r"(?<![\w$])[^\W\d][\w$]*")
-_COMPOUND = LazyPattern(r"[^_$]_|[_$][^_$]|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+# What makes a name compound, in the code indexed and in a query alike (a query's dotted module
+# path, ``ov.hosts.recall``, too): the index and the query must agree on which names are whole.
+COMPOUND_NAME = LazyPattern(r"\w[_.$]\w|[_$]\w|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 _MODULE = LazyPattern(r"[^\W\d]\w*")
 TITLE_NAMES = 4
 # The names of a chunk its ``about`` holds (a title shows four).
@@ -155,7 +157,7 @@ def module_names(path: str) -> list[str]:
 def identifiers(text: str) -> str:
     """The compound names ``text`` holds, whole, once each, space-separated: ``_files_of``,
     ``StoreLocked``, ``QUERY_CHARS`` (a plain word is in the text's own words already)."""
-    found = dict.fromkeys(name for name in _IDENTIFIER.findall(text) if _COMPOUND.search(name) and name.strip("_$"))
+    found = dict.fromkeys(name for name in _IDENTIFIER.findall(text) if COMPOUND_NAME.search(name) and name.strip("_$"))
     return " ".join(found)
 
 

@@ -31,6 +31,7 @@ from ov.errors import (
     disk_full,
     not_writable,
 )
+from ov.index.code import COMPOUND_NAME
 from ov.index.records import Record
 from ov.regex import LazyPattern
 from ov.uri import nfc
@@ -67,10 +68,9 @@ ANALYZER = "ov"
 NAME_ANALYZER = "ov_name"
 NAME_PATTERN = r"[\p{L}\p{M}\p{N}_$]+(?:\.[\p{L}\p{M}\p{N}_$]+)*"
 NAME_FIELDS = ("defines", "identifiers")
-# A name in a query as typed, and what makes one a name rather than a word: an underscore, a dot or a
-# dollar inside it, or a change of case (camelCase, PascalCase, an acronym before a word).
+# A name in a query as typed; what makes one a name rather than a word (an underscore, a dot or a
+# dollar inside it, or a change of case) is ov.index.code.COMPOUND_NAME, as in the code indexed.
 _TYPED_NAME = LazyPattern(r"[\w$]+(?:\.[\w$]+)*")
-_COMPOUND_NAME = LazyPattern(r"\w[_.$]\w|[_$]\w|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
 # A word a query says is a name by calling it one: "the Context class", "the function main",
 # "class Context", "module recall".
 _KINDS = r"(?:class|function|method|def|fn|func|struct|interface|trait|enum|module|constant|variable|macro)"
@@ -609,7 +609,7 @@ class LexicalIndex:
         if self._name_analyzer is None:
             self._name_analyzer = name_analyzer()
         typed = _TYPED_NAME.findall(text)
-        chosen = [name for name in typed if _COMPOUND_NAME.search(name)]
+        chosen = [name for name in typed if COMPOUND_NAME.search(name)]
         called = [*_NAME_AFTER_KIND.findall(text), *_NAME_BEFORE_KIND.findall(text)]
         chosen += [name for name in called if set(self._query_analyzer.analyze(name)) & set(words) and not _KIND.fullmatch(name)]
         if not chosen and len(words) == 1:
@@ -845,7 +845,7 @@ def _record(doc) -> Record:
 
 def _names_alone(text: str) -> bool:
     """Whether ``text`` holds nothing but names written as code writes them (and punctuation)."""
-    return not any(c.isalnum() for c in _TYPED_NAME.sub(lambda found: "" if _COMPOUND_NAME.search(found.group()) else found.group(), text))
+    return not any(c.isalnum() for c in _TYPED_NAME.sub(lambda found: "" if COMPOUND_NAME.search(found.group()) else found.group(), text))
 
 
 _QUESTION_CACHE: dict[tuple[str, str], frozenset[str]] = {}
