@@ -277,7 +277,7 @@ def test_a_section_of_a_long_document_names_its_file_and_lines_in_the_project(ov
     block = _block("which job rotates the signing keys?", project)
     uri = _first(block)
     assert uri.startswith("viking://resources/handbook/docs/guide/") and uri != "viking://resources/handbook/docs/guide.md"
-    attrs, text = _entry(block, uri)
+    attrs, _text = _entry(block, uri)
     assert attrs["source"] == "docs/guide.md"
     first, last = (int(n) for n in attrs["source_lines"].split("-"))
     assert "rotated by the quokka job" in "\n".join(guide.splitlines()[first - 1 : last])
