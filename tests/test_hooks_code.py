@@ -281,3 +281,26 @@ def test_a_section_of_a_long_document_names_its_file_and_lines_in_the_project(ov
     assert attrs["source"] == "docs/guide.md"
     first, last = (int(n) for n in attrs["source_lines"].split("-"))
     assert "rotated by the quokka job" in "\n".join(guide.splitlines()[first - 1 : last])
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["any ideas?", "any thoughts?", "does that make sense?", "what does this function do?", "what does this line do?",
+     "what's wrong with my code?",
+     # (written after the rule)
+     "what does this file do?", "explain this error", "what's wrong with that snippet?", "any suggestions?", "thoughts on this approach?",
+     "what is this block for?", "how does my code look?"],
+)
+def test_chatter_and_a_question_about_what_is_on_the_screen_get_nothing(prompt, ov, code, project, ov_home):
+    # An audit: each got a block of ten entries of unrelated code (~1,000 tokens).
+    assert recall.is_trivial(prompt)
+    assert _block(prompt, project) == ""
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["what does this parse_time function do?", "what does the deploy step do?", "how do I run the tests?", "what does this function in app/uri.py do?",
+     "any ideas on the uri parent bug?", "what does the error budget mean?"],
+)
+def test_a_question_naming_its_topic_beside_this_function_is_searched(prompt):
+    assert not recall.is_trivial(prompt)

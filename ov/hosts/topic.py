@@ -11,7 +11,9 @@ session began with still hold the user's standing preferences ("run tests with m
 Task words (run, fix, test, commit, file, error, function, version ...) are talk around the work
 in a request ("fix it") and a topic in a question asking how, what, which, where, when or who
 ("what does the deploy step do?"), unless it asks the agent about its own work ("what did you
-change?"). A longer request that is not a question needs two topic words: one word of its own in an
+change?") or points at what is on the screen: "what does this function do?", "what's wrong with my
+code?" name nothing the store could tell apart from the rest (an audit: each got ten entries of
+unrelated code), and neither do "any ideas?" or "does that make sense?". A longer request that is not a question needs two topic words: one word of its own in an
 instruction ("use the second option", "bump the version now") points at what is on the screen,
 while a request about something the store holds names it ("set up the gemini hooks"). A question,
 a request for what is known ("tell me about Carol", "list my preferences") or a prompt of at most
@@ -50,16 +52,16 @@ _CHATTER = frozenset(
     english enough entire etc even evening ever every everything exactly excellent far faster
     fine first five for forever four from further get gets go going gone good got great guess
     had hah haha half has have having he hello help helps her here hey hi him his hm hmm hold
-    honestly hour hours how huh hundred i idea if in inside instead into is isnt it its just k
+    honestly hour hours how huh hundred i idea ideas if in inside instead into is isnt it its just k
     keep kk know last later least leave left less let lets lgtm like lol longer look looks lot
     lots maybe me mean meant min mind mine minute minutes more morning most mostly much must my
     myself nah near need needs neither never new next nice nicer nine no nope nor not nothing
     now nvm of off oh ok okay on once one ones only option options or other others our out
     outside over own pause perfect perhaps pick please pls plz proceed quick quickly quite
-    rather really redo remaining rest retry right same say second see seems seriously seven
+    rather really redo remaining rest retry right same say second see seems sense seriously seven
     shall she shorter should show simpler six slower smaller so some something soon sorry sound
-    sounds still stop such suggest suggestion suppose sure take taking teh ten thank thanks that
-    the their them then there these they thing things think third this those though three
+    sounds still stop such suggest suggestion suggestions suppose sure take taking teh ten thank thanks that
+    the their them then there these they thing things think third this those though thought thoughts three
     through thx time to today tomorrow tonight too top try trying twenty twice two ty ugh uh um
     under until up us use very wait want was way we well were what whatever when where whether
     which while who whole whom whose why will with without wonderful wont would wow wrong y yeah
@@ -71,16 +73,16 @@ _CHATTER = frozenset(
 # do I run the tests?"). These are stems: their regular forms (tests, fixed, running) are made below.
 _TASK_STEMS = (
     """
-    add apply assert backend behavior behaviour branch broken bug build bump cargo catch chain
+    add apply approach assert backend behavior behaviour block branch broken bug build bump cargo catch chain
     change check checkout ci class clean clear clever code comment commit compile confirm
     confirmation crash create dead debug delete deploy detail dict diff edge edit empty endpoint
     error explain extract fail fast file fix flag flaky format formatter frontend function git
-    green handle handler helper implement import improve indentation inline install lint linter
+    green handle handler helper implement import improve indentation inline install issue line lint linter
     list local locally log long loop main make master merge message method misleading miss mock
     modify move name nested npm null obvious open optional output part pass patch pip pipeline
-    plan pnpm point pr print prompt pull push pytest read readable rebase rebuild red refactor
+    plan pnpm point pr print problem prompt pull push pytest read readable rebase rebuild red refactor
     remove rename repair repeat replace rerun return revert review rewrite run ship short simple
-    simplify skip slow small solve spacing split squash stack stash step summarise summarize
+    simplify skip slow small snippet solution solve spacing split squash stack stash step summarise summarize
     table tell test timeout touch trace type typo undo update value variable verbose verify
     version work write yarn zero
     """.split()
@@ -107,6 +109,9 @@ def _forms(stem: str) -> set[str]:
 
 _TASK = frozenset(form for stem in _TASK_STEMS for form in _forms(stem)) | frozenset(_TASK_IRREGULAR)
 _WORD = re.compile(r"[^\W\d_]+", re.UNICODE)  # letters only: numbers and single letters name nothing
+# What points at the screen: a task word after one of these is what the user is looking at, not a
+# topic, even in a question ("what does this function do?", "what's wrong with my code?").
+_POINTING = frozenset(("this", "that", "these", "those", "my", "our", "your", "its"))
 # A question asking for knowledge: task words are its topic ("what does the deploy do?"); a yes/no
 # question or a why about the work ("did the tests pass?", "why did you change that?") is not.
 _ASKS = re.compile(r"^\W*(?:how|what|whats|which|where|when|who)\b|\bhow\b", re.IGNORECASE)
@@ -210,8 +215,8 @@ def has_topic(prompt: str) -> bool:
     asked = any(mark in prompt for mark in QUESTION_MARKS) or bool(_QUESTION.search(prompt))
     tasks_are_topics = bool(_ASKS.search(prompt)) and not _TO_THE_AGENT.search(prompt)
     needed = 1 if asked or len(words) <= SHORT else 2
-    for word in words:
-        if len(word) < 2 or word in _CHATTER or (word in _TASK and not tasks_are_topics):
+    for before, word in zip(["", *words], words, strict=False):
+        if len(word) < 2 or word in _CHATTER or (word in _TASK and (not tasks_are_topics or before in _POINTING)):
             continue
         needed -= 1
         if not needed:
