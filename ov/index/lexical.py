@@ -606,14 +606,16 @@ class LexicalIndex:
         Context class", "the function main"), and a query of one word alone (``hostconfig``, "where
         is hostconfig defined?"). A word in a sentence is a word: "the lock" asks for no function
         named ``lock``."""
-        if self._name_analyzer is None:
-            self._name_analyzer = name_analyzer()
         typed = _TYPED_NAME.findall(text)
         chosen = [name for name in typed if COMPOUND_NAME.search(name)]
         called = [*_NAME_AFTER_KIND.findall(text), *_NAME_BEFORE_KIND.findall(text)]
         chosen += [name for name in called if set(self._query_analyzer.analyze(name)) & set(words) and not _KIND.fullmatch(name)]
         if not chosen and len(words) == 1:
             chosen = [name for name in typed if self._query_analyzer.analyze(name) == list(words) and not _KIND.fullmatch(name)]
+        if not chosen:
+            return ()  # most prompts name nothing: the analyzer is not built for them
+        if self._name_analyzer is None:
+            self._name_analyzer = name_analyzer()
         return tuple(dict.fromkeys(t for name in chosen for t in self._name_analyzer.analyze(name)))
 
     def search(self, terms: QueryTerms, weights: dict[str, float], filters: Filters, limit: int, *, phrase_weight: float = 0.0) -> list[Hit]:
