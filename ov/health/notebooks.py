@@ -46,7 +46,7 @@ def at_head(git) -> list[str]:
 
 def finding(store, paths: list[str], listed) -> tuple[str, str]:
     """The note's message and fix for ``paths``; ``listed`` shows a list of paths."""
-    from ov.ingest.resource import added_from
+    from ov.ingest.origin import added_from
 
     found = [(p, added_from(store, VikingURI(tuple(p.split("/"))))) for p in paths]
     sources = list(dict.fromkeys(source for _, source in found if source is not None))

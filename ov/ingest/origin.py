@@ -43,6 +43,7 @@ class Origin:
     lines: tuple[int, int] | None  # the lines of the source a section holds
     shared: bool  # the source was split: other stored files hold its other sections
     added: str  # the path or URL the add was of (the folder, or the file itself)
+    entry: dict  # the manifest's entry as it is (kind, uri, lines or pages, title): what `ov stat` shows
 
     def in_project(self) -> str:
         """The source as the project names it: its path below the folder added (``docs/commands.md``),
@@ -63,14 +64,36 @@ def read_manifest(store, root: VikingURI) -> dict:
 
 def origin_of(store, uri: VikingURI) -> Origin | None:
     """Where the stored file ``uri`` was read from: the nearest manifest above it that names it."""
-    for depth in range(len(uri.parts) - 1, 0, -1):
+    found = _manifest_above(store, uri)
+    return None if found is None else _origin_in(found[1], uri.relative_to(found[0]))
+
+
+def added_from(store, uri: VikingURI) -> str | None:
+    """The path or URL whose add-resource made the folder that holds ``uri`` (the nearest manifest
+    above it): what to add again to write that folder anew. None when no add-resource made it."""
+    found = _manifest_above(store, uri)
+    if found is None:
+        return None
+    added = _value_at(found[1], _SOURCE_KEY)
+    if not isinstance(added, dict):
         try:
-            text = (store.path(VikingURI(uri.parts[:depth])) / sidecar.MANIFEST).read_text(encoding="utf-8")
+            added = json.loads(found[1]).get("source")
+        except (ValueError, AttributeError):
+            return None
+    value = added.get("uri") if isinstance(added, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def _manifest_above(store, uri: VikingURI) -> tuple[VikingURI, str] | None:
+    """The folder and text of the nearest manifest above ``uri``; None when none is, or it cannot be read."""
+    parent = uri.parent
+    while parent is not None and not parent.is_root:
+        try:
+            return parent, (store.path(parent) / sidecar.MANIFEST).read_text(encoding="utf-8")
         except FileNotFoundError:
-            continue
+            parent = parent.parent
         except (OSError, ValueError):
             return None
-        return _origin_in(text, "/".join(uri.parts[depth:]))
     return None
 
 
@@ -98,7 +121,7 @@ def _origin_in(text: str, rel: str) -> Origin | None:
     lines = entry.get("lines")
     span = (lines[0], lines[1]) if isinstance(lines, list) and len(lines) == 2 and all(isinstance(n, int) for n in lines) else None
     root = added.get("uri") if isinstance(added, dict) else None
-    return Origin(entry["uri"], span, shared, root if isinstance(root, str) else "")
+    return Origin(entry["uri"], span, shared, root if isinstance(root, str) else "", entry)
 
 
 def _value_at(text: str, key_line: str):

@@ -26,7 +26,7 @@ from ov.errors import AlreadyExists, HandEditConflict, InvalidInput, NotADirecto
 from ov.files import json_bytes
 from ov.ingest.formats import MARKDOWN_EXTENSIONS, SECTION_NAME
 from ov.ingest.model import Layout, ParseFailure, Piece, Skipped, SourceFile, respelled
-from ov.ingest.origin import read_manifest
+from ov.ingest.origin import origin_of, read_manifest
 from ov.ingest.sources import Collected, SourceLimit, collect, is_url, kept_url, local_source, refuse_store_source
 from ov.names import is_git_name
 from ov.progress import Progress
@@ -244,36 +244,10 @@ def stat_with_source(store: Store, uri: VikingURI) -> dict:
     add-resource wrote, where it came from (``source``: the path or URL and its lines or pages)."""
     info = store.stat(uri)
     if info["type"] == "file":
-        source = provenance_of(store, uri)
-        if source is not None:
-            info["source"] = source
+        origin = origin_of(store, uri)
+        if origin is not None:
+            info["source"] = origin.entry
     return info
-
-
-def provenance_of(store: Store, uri: VikingURI) -> dict | None:
-    """Where a file written by add-resource came from, from the nearest manifest above it."""
-    parent = uri.parent
-    while parent is not None and not parent.is_root:
-        manifest = read_manifest(store, parent)
-        if manifest:
-            entry = manifest.get("files", {}).get(uri.relative_to(parent))
-            return entry
-        parent = parent.parent
-    return None
-
-
-def added_from(store: Store, uri: VikingURI) -> str | None:
-    """The path or URL whose add-resource made the folder that holds ``uri`` (the nearest manifest
-    above it): what to add again to write that folder anew. None when no add-resource made it."""
-    parent = uri.parent
-    while parent is not None and not parent.is_root:
-        manifest = read_manifest(store, parent)
-        if manifest:
-            source = manifest.get("source")
-            found = source.get("uri") if isinstance(source, dict) else None
-            return found if isinstance(found, str) and found else None
-        parent = parent.parent
-    return None
 
 
 # --- parsing and layout ---------------------------------------------------------
