@@ -107,3 +107,15 @@ def test_a_manifest_edited_into_another_shape_is_still_read(project):
     code, guide = origin_of(store, uri("viking://resources/proj/timespec.py")), origin_of(store, uri(section))
     assert code is not None and code.source == str(folder / "timespec.py") and not code.shared
     assert guide is not None and guide.shared and guide.lines
+
+
+def test_a_manifest_changed_on_disk_is_read_again(project):
+    # The manifest's text is kept between look-ups (a block asks once per candidate); a later add
+    # rewrites it, and what it says then is what counts.
+    store, folder = project
+    assert origin_of(store, uri("viking://resources/proj/timespec.py")).source == str(folder / "timespec.py")
+    manifest = store.path(store.uri("viking://resources/proj")) / ".sources.json"
+    data = json.loads(manifest.read_text())
+    data["files"]["timespec.py"]["uri"] = "/elsewhere/timespec.py"
+    manifest.write_text(json.dumps(data, indent=2, sort_keys=True))
+    assert origin_of(store, uri("viking://resources/proj/timespec.py")).source == "/elsewhere/timespec.py"

@@ -89,12 +89,30 @@ def _manifest_above(store, uri: VikingURI) -> tuple[VikingURI, str] | None:
     parent = uri.parent
     while parent is not None and not parent.is_root:
         try:
-            return parent, (store.path(parent) / sidecar.MANIFEST).read_text(encoding="utf-8")
+            return parent, _read_text(store.path(parent) / sidecar.MANIFEST)
         except FileNotFoundError:
             parent = parent.parent
         except (OSError, ValueError):
             return None
     return None
+
+
+def _read_text(path: Path) -> str:
+    """The text of the manifest at ``path``, read once while it stays the same file: a prompt's
+    block asks for each of its candidates, mostly files of one add whose manifest is megabytes."""
+    stat = os.stat(path)
+    key = (stat.st_ino, stat.st_mtime_ns, stat.st_size)  # a write replaces the file: a new inode
+    cached = _texts.get(str(path))
+    if cached is None or cached[0] != key:
+        cached = (key, path.read_text(encoding="utf-8"))
+        if len(_texts) >= _TEXTS_KEPT:
+            _texts.clear()  # a long-lived server meets many adds; a block, a few
+        _texts[str(path)] = cached
+    return cached[1]
+
+
+_texts: dict[str, tuple[tuple[int, int, int], str]] = {}
+_TEXTS_KEPT = 8
 
 
 def _origin_in(text: str, rel: str) -> Origin | None:
