@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ov.hosts import recall
-from tests.test_hooks import _context, _hook, _stdin
+from tests.test_hooks import _context, _hook, _stdin, project  # noqa: F401  (project: the host's folder, a fixture)
 
 TIMESPEC = '''"""Times as people write them."""
 
@@ -99,14 +99,6 @@ def test_parent():
 def test_root_has_no_parent():
     assert Address([]).parent is None
 '''
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """The folder the host runs in: a git project."""
-    path = tmp_path / "project"
-    (path / ".git").mkdir(parents=True)
-    return path
 
 
 @pytest.fixture
