@@ -355,3 +355,28 @@ def test_a_hand_edit_whose_lines_cannot_be_told_from_the_commits_is_kept_as_it_i
     assert profile.read_text() == kept and store_state()[0] == before  # nothing else to revert: no commit
     result = ok(ov("snapshot", "revert", "HEAD~1", "--json"))
     assert result["kept_hand_edits"] == [PROFILE_URI] and result["hand_edits"] == [] and result["commit"] is None
+
+
+
+@pytest.mark.parametrize("key", ["deleted_content", "before"])
+def test_a_deleted_memorys_text_is_read_under_its_key_or_an_older_ovs(ov_home, key):
+    # memory_diff.json writes a delete's text as deleted_content (OpenViking's key); an ov before
+    # 2026-12-06 wrote it as before. A revert reads the hand edit a commit took in from either.
+    import json
+
+    from ov.config import Config
+    from ov.history.revert import _hand_edited_before
+    from ov.home import Home
+    from ov.identity import Identity
+    from ov.store.store import Store
+
+    store = Store(Home(ov_home), Identity(), Config())
+    store.init()
+    memory = "user/default/memories/preferences/default/make.md"
+    diff = {"operations": {"adds": [], "updates": [], "deletes": [{"uri": f"viking://{memory}", "memory_type": "preferences", key: "- Prefers Make"}]}}
+    with store.transaction() as tx:
+        uri = store.uri("viking://user/default/sessions/s1/history/archive_001/memory_diff.json")
+        tx.put(uri, json.dumps(diff).encode())
+        tx.commit("session commit", [uri])
+    repo = Repo(str(ov_home / "accounts/default"))
+    assert _hand_edited_before(store.git, repo[repo.head()], {memory}) == {memory: "- Prefers Make"}

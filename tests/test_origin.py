@@ -94,7 +94,7 @@ def test_a_section_is_stale_only_when_its_own_lines_changed(project):
     assert drift(store, last, origin_of(store, last))[0] == "changed"
 
 
-def test_memories_and_unchanged_files_carry_no_stale_mark(project):
+def test_an_unchanged_file_carries_no_stale_mark(project):
     store, _folder = project
     assert "stale=" not in block_for(store, "parse_time span")
 
