@@ -1090,3 +1090,24 @@ def test_a_bug_in_the_index_after_add_resource_is_called_one_and_raised_with_ov_
     monkeypatch.setenv("OV_DEBUG", "1")
     with pytest.raises(TypeError):  # main raises what it would call an internal error
         ov("add-resource", str(source), "--to", "viking://resources/docs2")
+
+
+# --- output in a locale that is not UTF-8 -----------------------------------------------------
+
+
+def test_output_to_a_pipe_is_utf8_whatever_the_locale(hermetic_env, ov_process, tmp_path):
+    """Windows opens a pipe in its ANSI code page (cp1252 here stands in): a hook's answer holding
+    "Łukasz" or a Japanese note, and `ov tree`'s box lines, raised UnicodeEncodeError there, and
+    the host read no context. Pipes get UTF-8, as hosts and agents read it."""
+    cp1252 = {"PYTHONIOENCODING": "cp1252"}
+    assert ov_process("remember", "My name is Łukasz").exit_code == 0
+    assert ov_process("write", "viking://resources/ja.md", "--content", "# ログ設定\n\nログは毎日ローテーションされます。\n").exit_code == 0
+    read = ov_process("read", "viking://resources/ja.md", env=cp1252)
+    assert (read.exit_code, read.stderr) == (0, "") and "ローテーション" in read.stdout
+    tree = ov_process("tree", "viking://resources", env=cp1252)
+    assert tree.exit_code == 0 and "└──" in tree.stdout, tree.stderr
+    project = tmp_path / "project"
+    project.mkdir()
+    stdin = json.dumps({"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    hook = ov_process("hook", "claude", "session-start", stdin=stdin, env=cp1252)
+    assert hook.exit_code == 0 and "Łukasz" in json.loads(hook.stdout)["hookSpecificOutput"]["additionalContext"], hook.stderr

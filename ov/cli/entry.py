@@ -24,6 +24,7 @@ def entry() -> None:
     """
     args = sys.argv[1:]
     _closed_streams_to_devnull()
+    _utf8_output()
     code = _hook(args)
     if code is None:
         code = _mcp(args)
@@ -84,6 +85,32 @@ def _closed_streams_to_devnull() -> None:
             os.close(null)
         if fd and getattr(sys, name) is None:
             setattr(sys, name, open(fd, "w", encoding="utf-8", closefd=False))  # noqa: SIM115 - the process's stream from now on
+
+
+def _utf8_output() -> None:
+    """Write UTF-8 to a pipe or a file whatever the locale says, and never fail on a character a
+    terminal's encoding lacks.
+
+    Python opens a pipe in the locale's encoding: the ANSI code page on Windows (cp1252), Latin-1
+    under an old POSIX locale. A hook's answer holding a Japanese note, a profile's "Łukasz" or
+    `ov tree`'s box lines then raised UnicodeEncodeError: the hook failed, and the host read no
+    context. Hosts and agents read ov's output as UTF-8 (JSON says so), as git's and ripgrep's.
+    A terminal keeps its encoding (it draws with it), a character it cannot draw escaped."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = getattr(stream, "encoding", None)
+        if encoding is None or not hasattr(stream, "reconfigure"):
+            continue
+        import codecs
+
+        if codecs.lookup(encoding).name == "utf-8":
+            continue
+        try:
+            if stream.isatty():
+                stream.reconfigure(errors="backslashreplace")
+            else:
+                stream.reconfigure(encoding="utf-8")
+        except (OSError, ValueError):
+            pass  # a closed or detached stream: nothing will be written to it
 
 
 def _hook(args: list[str]) -> int | None:
