@@ -94,6 +94,22 @@ def test_a_section_is_stale_only_when_its_own_lines_changed(project):
     assert drift(store, last, origin_of(store, last))[0] == "changed"
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\x0c", "\x85"])
+def test_a_section_numbers_its_lines_as_the_file_does(project, tmp_path, separator):
+    """Line numbers end at "\\n" alone (ov.lines): a line separator pasted from the web in the first
+    part shifted every later section's lines by one, and a touched guide read as changed."""
+    store, _folder = project
+    folder = tmp_path / "pasted"
+    folder.mkdir()
+    guide = GUIDE.replace("Intro words here.", f"Intro words{separator}pasted here.")
+    (folder / "guide.md").write_text(guide)
+    add_resource(store, str(folder))
+    later(folder / "guide.md")
+    sections = [uri(e.uri) for e in store.ls(store.uri("viking://resources/pasted/guide"), recursive=True) if e.type == "file"]
+    assert len(sections) > 1
+    assert [drift(store, section, origin_of(store, section)) for section in sections] == [("", "")] * len(sections)
+
+
 def test_an_unchanged_file_carries_no_stale_mark(project):
     store, _folder = project
     assert "stale=" not in block_for(store, "parse_time span")

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 
+from ov.lines import lines_of
 from ov.store import sidecar
 from ov.uri import VikingURI
 
@@ -183,7 +184,7 @@ def drift(store, uri: VikingURI, origin: Origin | None) -> tuple[str, str]:
         return "", ""
     if origin.shared and origin.lines:
         first, last = origin.lines
-        now = "\n".join(now.splitlines()[first - 1 : last])
+        now = "\n".join(lines_of(now)[first - 1 : last])  # numbered as the manifest numbers them
     return ("", "") if now.strip() == stored.strip() else ("changed", origin.source)
 
 
