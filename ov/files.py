@@ -326,6 +326,15 @@ def wide_text(data: bytes) -> str | None:
     return None
 
 
+def utf8_text(data: bytes) -> bytes:
+    """``data`` as ov keeps text: UTF-8 without a byte-order mark. UTF-16 or UTF-32 text that
+    starts with its mark (:func:`wide_text`) is encoded again; other data comes back as it is, for
+    the caller's UTF-8 check to refuse. Windows editors and PowerShell 5.1 write both marks."""
+    if (wide := wide_text(data)) is not None:
+        return wide.encode("utf-8", "surrogatepass")
+    return data.removeprefix(codecs.BOM_UTF8)
+
+
 def binary_data(data: bytes) -> bool:
     """True for binary data, False for text, UTF-8 or not (a Latin-1 file is text that ov cannot
     read, not binary data): a NUL byte anywhere, or bytes that are not UTF-8 and hold control

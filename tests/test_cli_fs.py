@@ -243,6 +243,17 @@ def test_write_from_file(ov, tmp_path):
     assert ov("read", "viking://user/default/notes/n.md").stdout == "from a file\n"
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])
+def test_write_from_a_file_with_a_byte_order_mark_stores_utf8(ov, tmp_path, encoding):
+    """A Windows editor's UTF-8 mark would hide a file's first line from `ov grep '^# …'`, and a
+    UTF-16 file was refused: both are stored as the UTF-8 text they hold, from a file or stdin."""
+    source = tmp_path / "note.md"
+    source.write_text("# Überblick\n\nText.\n", encoding=encoding)
+    assert ov("write", "viking://resources/n.md", "--from-file", str(source)).exit_code == 0
+    assert ov("read", "viking://resources/n.md").stdout == "# Überblick\n\nText.\n"
+    assert "n.md" in ov("grep", "^# Über", "--uri", "viking://resources").stdout
+
+
 def test_edit_once_and_all(ov, docs):
     result = ov("edit", "viking://resources/guide/auth.md", "--old", "vault", "--new", "keyring", "--json")
     assert result.json["result"]["replacements"] == 1

@@ -645,6 +645,21 @@ def test_add_skill_file_into_user_scope(ov, tmp_path):
     assert data["uri"] == "viking://user/default/skills/notes"
 
 
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "utf-32"])
+@pytest.mark.parametrize("as_file", [False, True])
+def test_a_skill_saved_with_a_byte_order_mark_is_added_as_utf8(ov, tmp_path, encoding, as_file):
+    """Notepad and PowerShell 5.1 save with a mark (UTF-8's, or UTF-16): SKILL.md was refused as
+    having no frontmatter, or as not UTF-8, while add-resource read the same file."""
+    folder = tmp_path / "skill"
+    folder.mkdir()
+    text = "---\r\nname: rapport\r\ndescription: Génère un rapport PDF.\r\n---\r\n\r\n# Étapes\r\n"
+    (folder / "SKILL.md").write_bytes(text.encode(encoding))
+    result = ov("add-skill", str(folder / "SKILL.md" if as_file else folder))
+    assert result.exit_code == 0, result.stderr
+    assert ov("read", "viking://agent/skills/rapport/SKILL.md").stdout == text  # its line ends as they were
+    assert ov("abstract", "viking://agent/skills/rapport").stdout.strip() == "Génère un rapport PDF."
+
+
 @pytest.mark.parametrize("front, words", [
     ("# no frontmatter", "no frontmatter"),
     ("---\ndescription: d\n---", "no `name`"),

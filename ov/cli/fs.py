@@ -326,15 +326,17 @@ def _content_bytes(content: str | None, from_file: Path | None) -> bytes:
         raise InvalidInput("give either --content or --from-file, not both")
     if content is not None:
         return content.encode("utf-8")
+    from ov.files import utf8_text
+
     if from_file is not None and str(from_file) != "-":
         try:
-            return from_file.read_bytes()
+            return utf8_text(from_file.read_bytes())
         except OSError as exc:
             raise InvalidInput(f"cannot read {from_file}: {exc.strerror}") from None
     data = standard_input(asked=from_file is not None)  # `--from-file -`: standard input, by name
     if data is None:
         raise InvalidInput("no content given", hint="pass --content TEXT, --from-file PATH, or pipe text on standard input")
-    return data
+    return utf8_text(data)
 
 
 def _report(result: CommitResult, done: str, **extra) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ov.errors import InvalidInput, quote
+from ov.files import utf8_text
 from ov.ingest.model import Layout, Skipped, respelled
 from ov.ingest.sources import collect_path
 from ov.store import sidecar
@@ -65,16 +66,18 @@ def add_skill(store: Store, path: str, *, user_scope: bool = False) -> SkillResu
         raise InvalidInput(f"{folder} has no {SKILL_FILE}")
     if skill_md.name != SKILL_FILE:
         raise InvalidInput(f"{skill_md.name} is not a {SKILL_FILE}")
-    meta = parse_skill(skill_md.read_bytes(), str(skill_md))
+    # SKILL.md as UTF-8 without a mark: hosts read a skill's frontmatter from its first bytes.
+    skill_text = utf8_text(skill_md.read_bytes())
+    meta = parse_skill(skill_text, str(skill_md))
     name, description = meta["name"], meta["description"]
     if source.is_dir():
         # Lockfiles and bundles kept: a skill's scripts run with them.
         collected = collect_path(folder, max_bytes=store.config.ingest.max_source_bytes, machine_files=True)
         layout = Layout()
-        files = {layout.claim(f.relpath): f.data for f in collected.files}
+        files = {layout.claim(f.relpath): skill_text if f.relpath == SKILL_FILE else f.data for f in collected.files}
         skipped = collected.skipped
     else:
-        files, skipped = {SKILL_FILE: skill_md.read_bytes()}, []
+        files, skipped = {SKILL_FILE: skill_text}, []
     base = ("user", store.identity.user, "skills") if user_scope else ("agent", "skills")
     root = VikingURI((*base, name))
     result = SkillResult(name, str(root), skipped=list(skipped))
