@@ -30,7 +30,7 @@ def account(home: Path) -> Path:
     return home / "accounts" / "default"
 
 
-def commit_at(home: Path, when: int, name: str, trailers: str, parents: list[bytes] | None = None) -> bytes:
+def commit_at(home: Path, when: int, name: str, trailers: str, parents: list[bytes] | None = None, author: str = "default <default@default.ov>") -> bytes:
     """A commit made at ``when`` (as a machine whose clock said so, or plain git) on top of main,
     adding ``resources/NAME``, with ``trailers`` as its message's body; main moves to it."""
     from dulwich.objects import Blob, Commit
@@ -51,7 +51,7 @@ def commit_at(home: Path, when: int, name: str, trailers: str, parents: list[byt
         repo.object_store.add_object(tree)
         commit = Commit()
         commit.tree, commit.parents = tree.id, parents if parents is not None else [head]
-        commit.author = commit.committer = b"default <default@default.ov>"
+        commit.author = commit.committer = author.encode()
         commit.author_time = commit.commit_time = when
         commit.author_timezone = commit.commit_timezone = 0
         commit.message = f"ov write viking://resources/{name}\n\n{trailers}".encode()
@@ -352,3 +352,17 @@ def test_a_snapshot_commits_message_keeps_its_body_as_git_does(ov, ov_home):
     assert ok(ov("snapshot", "show", "HEAD", "--json"))["body"] == ""
     refused = ov("snapshot", "commit", "-m", " \n\n ", "-m", "")
     assert refused.exit_code == 2
+
+
+def test_log_aligns_authors_by_the_cells_their_names_take(ov, ov_home):
+    """A teammate's commit pulled from a remote may carry any name: "山田太郎" takes eight cells of
+    a terminal, and the subjects after it started four cells to the right of the others'."""
+    from rich.cells import cell_len
+
+    assert ov("init").exit_code == 0
+    commit_at(ov_home, NOON, "a.md", "Ov-Command: write\n", author="山田太郎 <taro@example.com>")
+    commit_at(ov_home, NOON + DAY, "b.md", "Ov-Command: write\n", author="Łukasz Żółć-Brzęczyszczykiewicz <l@example.com>")
+    lines = [line for line in ok(ov("snapshot", "log")).stdout.splitlines() if not line.startswith(" ")]
+    assert len(lines) == 3
+    assert len({cell_len(line[: line.index(" ov ")]) for line in lines}) == 1, lines
+    assert "Łukasz Żółć-Brzęczy…" in lines[0]  # a long name cut to the column, marked

@@ -76,13 +76,16 @@ def snapshot_log(
             else:
                 nothing("no commits" + (f" that touched {uri}" if uri else "") + " matched the filters")
         # Who made each commit matters when several users share an account; the name alone, in
-        # a column as wide as the longest shown, keeps the subjects aligned.
+        # a column as wide as the longest shown, keeps the subjects aligned. Widths in terminal
+        # cells: "山田太郎" takes eight, not four.
+        from rich.cells import cell_len, set_cell_size
+
         authors = [_author_name(e.author) for e in entries]
-        width = max(map(len, authors), default=0)
+        width = max(map(cell_len, authors), default=0)
         for e, author in zip(entries, authors):
             tags = f" [{', '.join(e.tags)}]" if e.tags else ""
             via = f" (via {e.via})" if e.via else ""
-            plain(f"{short(e.commit)} {local_time(e.time)} {author.ljust(width)} {e.subject}{tags}{via}")
+            plain(f"{short(e.commit)} {local_time(e.time)} {set_cell_size(author, width)} {e.subject}{tags}{via}")
             shown = [u for u in e.uris if u not in e.subject]
             for u in shown[:5]:
                 plain(f"    {u}")
@@ -293,8 +296,10 @@ _AUTHOR_MAX = 20
 def _author_name(author: str) -> str:
     """``dana <dana@default.ov>`` as ``dana``, cut to a column's width (commits made by other git
     tools may carry long names)."""
+    from rich.cells import cell_len, set_cell_size
+
     name = author.split(" <", 1)[0].strip() or author
-    return name if len(name) <= _AUTHOR_MAX else name[: _AUTHOR_MAX - 1] + "…"
+    return name if cell_len(name) <= _AUTHOR_MAX else set_cell_size(name, _AUTHOR_MAX - 1).rstrip() + "…"
 
 
 def _print_stat(result: dict) -> None:
