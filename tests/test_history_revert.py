@@ -380,3 +380,22 @@ def test_a_deleted_memorys_text_is_read_under_its_key_or_an_older_ovs(ov_home, k
         tx.commit("session commit", [uri])
     repo = Repo(str(ov_home / "accounts/default"))
     assert _hand_edited_before(store.git, repo[repo.head()], {memory}) == {memory: "- Prefers Make"}
+
+
+def test_a_revert_brings_back_the_hand_edit_of_a_note_a_commit_moved_to_its_day(ov, ov_home, store_day, monkeypatch):
+    # A note given a new value on a later day moves to that day's folder: its update names the
+    # file its before was read from (before_uri), where the revert puts the hand edit back.
+    from datetime import timedelta
+
+    from ov.sessions import clock
+
+    assert ov("remember", "The team offsite is in Porto").exit_code == 0
+    old = ov_home / f"accounts/default/user/default/memories/events/{store_day.astimezone():%Y/%m/%d}/team_offsite.md"
+    old.write_text(old.read_text().replace("in Porto", "in Porto, at the old mill", 1))
+    monkeypatch.setattr(clock, "now", lambda: store_day + timedelta(days=2))
+    assert ov("session", "add", "s1", "--text", "Remember that the team offsite is in Lisbon now.").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    assert not old.exists()
+    result = ok(ov("snapshot", "revert", "HEAD", "--json"))
+    assert result["hand_edits"] == ["viking://" + str(old.relative_to(ov_home / "accounts/default"))]
+    assert old.read_text().startswith("- The team offsite is in Porto, at the old mill\n")

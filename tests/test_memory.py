@@ -1013,15 +1013,26 @@ def test_a_note_giving_a_new_value_replaces_the_note_of_the_old_value_only(schem
     assert plan.operations["adds"] == plan.operations["deletes"] == []
 
 
-def test_a_note_giving_a_new_value_ends_another_days_note_of_the_old(schemas):
+def test_a_note_giving_a_new_value_moves_another_days_note_of_the_old_to_today(schemas):
     events = schemas["events"]
     old = events.path_for({"event": "team_lunch"}, WHEN - timedelta(days=40))
-    stored = {old: "- The team lunch is at Nopa\n", events.path_for({"event": "team_lunch"}, WHEN - timedelta(days=90)): "- The team lunch is at Zuni\n"}
+    created = WHEN - timedelta(days=40)
+    meta = build_meta(events, {"event": "team_lunch"}, version=1, created_at=created, updated_at=created, sources=["ov remember"])
+    stored = {old: render_memory("- The team lunch is at Nopa", meta), events.path_for({"event": "team_lunch"}, WHEN - timedelta(days=90)): "- The team lunch is at Zuni\n"}
     plan = plan_memory_writes(schemas, [_note("team_lunch", "Our team lunch is at Rintaro now")], read=files(stored), when=WHEN,
                               archive_uri=ARCHIVE)
     new = events.path_for({"event": "team_lunch"}, WHEN)
-    assert plan.writes[old] is None and parse_memory(plan.writes[new])[0] == "- Our team lunch is at Rintaro now"
-    assert [op["before"] for op in plan.operations["deletes"]] == ["- The team lunch is at Nopa"]
+    assert plan.writes[old] is None
+    content, moved = parse_memory(plan.writes[new])
+    assert content == "- Our team lunch is at Rintaro now"
+    # one memory whose value changed: an update naming both files, its history carried over
+    assert plan.operations["updates"] == [{"path": new, "before_path": old, "memory_type": "events",
+                                           "before": "- The team lunch is at Nopa", "after": "- Our team lunch is at Rintaro now"}]
+    assert plan.operations["adds"] == plan.operations["deletes"] == []
+    assert moved["version"] == 2 and moved["created_at"] == "2026-03-12T10:30:05Z" and moved["sources"] == ["ov remember", ARCHIVE]
+    diff = build_memory_diff(ARCHIVE, plan.operations, WHEN, "viking://user/alice/memories")
+    assert diff["operations"]["updates"][0]["uri"] == f"viking://user/alice/memories/{new}"
+    assert diff["operations"]["updates"][0]["before_uri"] == f"viking://user/alice/memories/{old}"
     # said again another day, the value is remembered already
     again = plan_memory_writes(schemas, [_note("team_lunch", "The team lunch is at Nopa.")], read=files(stored), when=WHEN, archive_uri=ARCHIVE)
     assert again.is_empty

@@ -664,6 +664,26 @@ def test_every_date_a_session_and_its_memories_get_comes_from_one_clock(store_da
     assert any(f"/events/{store_day.astimezone():%Y/%m/%d}/" in m["uri"] for m in memories)
 
 
+def test_a_notes_new_value_said_on_a_later_day_is_one_update_of_it(store_day, ov, ov_home, monkeypatch):
+    # (a review: the note of the old value showed as deleted and the new one as added, two
+    # memories in memory_diff.json for one whose value changed)
+    from ov.sessions import clock
+
+    assert ov("remember", "The team offsite is in Porto").exit_code == 0
+    later = store_day + timedelta(days=2)
+    monkeypatch.setattr(clock, "now", lambda: later)
+    assert ov("session", "add", "s1", "--text", "Remember that the team offsite is in Lisbon now.").exit_code == 0
+    assert ov("commit", "s1").exit_code == 0
+    root = "viking://user/default/memories/events"
+    old, new = (f"{root}/{day.astimezone():%Y/%m/%d}/team_offsite.md" for day in (store_day, later))
+    diff = json.loads((session_dir(ov_home, "s1") / "history" / "archive_001" / "memory_diff.json").read_text())
+    assert diff["operations"] == {"adds": [], "deletes": [], "updates": [
+        {"uri": new, "before_uri": old, "memory_type": "events", "before": "- The team offsite is in Porto",
+         "after": "- The team offsite is in Lisbon"}]}
+    assert ov("read", new).stdout.startswith("- The team offsite is in Lisbon\n")
+    assert ov("read", old).exit_code != 0  # the note moved to the day its value changed, where the newest are looked for
+
+
 def test_remember_prints_where_the_memory_went_and_its_commit_as_every_write_does(ov):
     """`ov remember` printed the URI alone, where write, add-resource and commit name the commit."""
     said = ov("remember", "I prefer dark mode in every editor")

@@ -370,8 +370,10 @@ def _hand_edited_before(git, commit, paths: set[str]) -> dict[str, str | None]:
         except (ValueError, AttributeError, TypeError):
             continue  # a record an older ov or a hand wrote otherwise: it says nothing of these files
         for e, before in entries:
-            if isinstance(before, str) and str(e.get("uri", "")).removeprefix("viking://") in found:
-                found[e["uri"].removeprefix("viking://")].add(before)
+            # An update of a note moved to today's folder read its before from before_uri.
+            path = str(e.get("before_uri") or e.get("uri", "")).removeprefix("viking://")
+            if isinstance(before, str) and path in found:
+                found[path].add(before)
     return {p: next(iter(texts)) if len(texts) == 1 else None for p, texts in found.items()}
 
 

@@ -33,6 +33,9 @@ MAX_SUFFIX = 1000
 # Plans made in a row for the statements freed from corrected lines (see _freed): each takes those
 # the one before freed. A statement a further plan would free stays in its line's file, as before.
 FREED_ROUNDS = 3
+# An operation's paths (relative to its memories root) and the URIs memory_diff.json names them by:
+# an update of a note moved to today's folder names the file its before was read from too.
+_PATH_KEYS = {"path": "uri", "before_path": "before_uri"}
 
 
 @dataclass
@@ -67,8 +70,9 @@ def plan_memory_writes(
     A candidate with a ``role`` ("The user's manager") takes it from the other files
     of its folder, which ``listing(reldir)`` names: each line saying it there becomes
     "No longer the user's manager". A write that would not change a file's fields is
-    skipped. Operation entries carry ``path`` where ``memory_diff.json`` has ``uri``;
-    see :func:`build_memory_diff`.
+    skipped. Operation entries carry ``path`` where ``memory_diff.json`` has ``uri``, and an
+    update of another day's note, which moves to today's folder, ``before_path`` (``before_uri``)
+    for the file it replaces; see :func:`build_memory_diff`.
 
     A stored line that a correction replaces may go on with statements an older ov merged into it
     ("Prefers tabs over spaces and my name is Ada"). Each is read as ``ov remember`` would read it
@@ -104,8 +108,9 @@ def _plan_once(
 ) -> MemoryPlan:
     """One plan of :func:`plan_memory_writes`, ``moves`` taking the statements freed from corrected lines."""
     groups: dict[str, tuple[MemorySchema, list[Candidate]]] = {}
-    replaced: dict[str, str] = {}  # a note's path -> its text, for the notes a new value replaces in place
-    retired: dict[str, tuple[str, str]] = {}  # the same (and its type), for those of another day, which the new note's file ends
+    # A new note's path -> the stored note of its subject's old value it replaces (path, text): the
+    # same file when of the same day, else another day's, which moves to today's folder.
+    replaced: dict[str, tuple[str, str]] = {}
     roles: list[tuple[str, MemorySchema, Candidate]] = []
     rivalries: list[Candidate] = []
     order: dict[int, int] = {}  # each candidate's place in what was said, by id (see end_rivals)
@@ -125,11 +130,13 @@ def _plan_once(
         if earlier is not None and earlier.same:
             continue  # a note says it already
         if earlier is not None and earlier.path.rpartition("/")[0] == path.rpartition("/")[0]:
-            path, replaced[earlier.path] = earlier.path, earlier.text  # the day's note of its old value takes the new one
+            path, replaced[earlier.path] = earlier.path, (earlier.path, earlier.text)  # the day's note of its old value takes the new one
         elif schema.add_only:
             path = _free_path(path, groups, read)
             if earlier is not None:
-                retired[earlier.path] = (schema.memory_type, earlier.text)  # another day's note of its old value: the new one is today's
+                # Another day's note of its old value: the same note, moved to today's folder, where
+                # the newest notes are looked for (hosts.recall) and an agent finds what holds now.
+                replaced[path] = (earlier.path, earlier.text)
         elif path in groups and groups[path][0] is not schema:
             raise InvalidInput(f"memory types {groups[path][0].memory_type} and {schema.memory_type} both map to {path}")
         groups.setdefault(path, (schema, []))[1].append(candidate)
@@ -147,11 +154,8 @@ def _plan_once(
 
     plan = MemoryPlan()
     for path, (schema, group) in groups.items():
-        existing_text = replaced.get(path) if schema.add_only else read(path)
-        _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves)
-    for path, (memory_type, text) in retired.items():
-        plan.writes[path] = None
-        plan.operations["deletes"].append({"path": path, "memory_type": memory_type, "before": repaired_memory(text)[0]})
+        former, existing_text = replaced.get(path, (path, None)) if schema.add_only else (path, read(path))
+        _plan_file(plan, path, schema, group, existing_text, when=when, archive_uri=archive_uri, moves=moves, former=former)
     return plan
 
 
@@ -165,7 +169,10 @@ def _plan_file(
     when: datetime,
     archive_uri: str,
     moves: Moves,
+    former: str,
 ) -> None:
+    """Plans ``path``'s write from ``existing_text``, the text of the file at ``former`` (``path``
+    unless the file moves there: a note of another day's folder its new value replaces)."""
     existing: dict[str, str] | None = None
     meta: dict[str, Any] = {}
     if existing_text is not None:
@@ -203,10 +210,12 @@ def _plan_file(
     plan.writes[path] = render_memory(after, meta_out)
     if existing is None:
         plan.operations["adds"].append({"path": path, "memory_type": schema.memory_type, "after": after})
-    else:
-        plan.operations["updates"].append(
-            {"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD], "after": after}
-        )
+        return
+    update = {"path": path, "memory_type": schema.memory_type, "before": existing[CONTENT_FIELD], "after": after}
+    if former != path:  # one update naming both files, as its before and after are one memory's
+        plan.writes[former] = None
+        update["before_path"] = former
+    plan.operations["updates"].append(update)
 
 
 def _former_path(schema: MemorySchema, candidate: Candidate, path: str, read: Callable[[str], str | None], when: datetime) -> str:
@@ -327,8 +336,12 @@ def build_memory_diff(
     for kind in OPERATION_KINDS:
         ops[kind] = []
         for entry in operations.get(kind, ()):
-            out: dict[str, Any] = {"uri": entry["uri"] if "uri" in entry else f"{base}/{entry['path']}"}
-            out.update((k, v) for k, v in entry.items() if k not in ("path", "uri"))
+            out: dict[str, Any] = {}
+            for key, value in entry.items():
+                if key in _PATH_KEYS:
+                    out.setdefault(_PATH_KEYS[key], f"{base}/{value}")
+                else:
+                    out[key] = value
             ops[kind].append(out)
     return {
         "archive_uri": archive_uri,
