@@ -1164,3 +1164,27 @@ def test_a_heading_of_the_users_own_before_a_first_person_clause_is_no_part_of_i
     from ov.sessions.memory.quoted import own_words
 
     assert own_words(clause) == rest
+
+
+def _profile_lines(text: str) -> list[str]:
+    return [line for kind, fields in extracted(text) if kind == "profile" for line in fields["content"].splitlines()]
+
+
+@pytest.mark.parametrize("name", ["Brian", "Adrian", "Ian", "Christian", "Vivian", "Dorian", "Julian", "Jordan", "Ryan", "Keenan Malik"])
+def test_a_given_name_that_ends_as_a_peoples_word_is_a_name(name):
+    # ("-ian", "-an": Brazilian and Brian end alike; only a country's name undone from it is a people)
+    assert _profile_lines(f"I'm {name}, a developer") == [f"- Name: {name}", "- Is a developer"]
+    assert _profile_lines(f"My name is {name}") == [f"- Name: {name}"]
+
+
+@pytest.mark.parametrize("people", ["Brazilian", "Mexican", "Peruvian", "Ukrainian", "Pakistani", "Ghanaian", "Sri Lankan", "New Zealander"])
+def test_a_peoples_word_before_a_role_is_no_name(people):
+    # (in a session, where "I'm Mexican" alone is not kept either, the role is)
+    assert _profile_lines(f"I'm {people}, a site reliability engineer") == ["- Is a site reliability engineer"]
+
+
+@pytest.mark.parametrize("text", ["I'm Certain, a developer", "I'm Sure, a developer", "Hi, I'm Positive, a developer"])
+def test_an_answers_word_before_a_role_is_no_name(text):
+    # "I'm certain", "I'm sure", "I'm positive" say nothing of the user: only the role is kept
+    assert _profile_lines(text) == ["- Is a developer"]
+    assert _profile_lines(text.split(",")[-2].split(" a ")[0].lower()) == []

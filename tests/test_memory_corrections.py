@@ -1186,6 +1186,9 @@ CASES = [
                  id="a-description-then-a-role"),
     pytest.param(["I'm Heinrich, a platform engineer"], {"profile.md": "- Name: Heinrich\n- Is a platform engineer"}, None,
                  id="a-name-ending-like-a-nationality-is-a-name"),
+    # a people's word made from a country's name ("Brazil-ian") is no name, nor an answer's word ("certain")
+    pytest.param(["I'm Brazilian, a product designer", "I'm Certain, a developer"],
+                 {"profile.md": "- Is Brazilian\n- Is a product designer\n- Is a developer"}, None, id="a-peoples-word-or-an-answers-word-is-no-name"),
     # (longrun audit #5) "X over Y" ends Y's preference said with what Y was for, not one said for a context
     pytest.param(["I prefer Poetry for managing dependencies", "I prefer uv over Poetry"],
                  {"preferences/default/poetry.md": "- No longer prefers Poetry", "preferences/default/uv.md": "- Prefers uv over Poetry"},

@@ -20,8 +20,10 @@ same statements with their apostrophes, their "my" or their verb dropped:
 
 from __future__ import annotations
 
-import locale
 import re
+
+from ov.sessions.memory.peoples import is_people
+from ov.sessions.memory.standing import says_nothing
 
 _CONTRACTIONS = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't", "isnt": "isn't",
@@ -91,26 +93,18 @@ _INTRODUCED_RE = re.compile(
 
 def introduced(sentence: str) -> str:
     """"I'm Dana, a backend engineer" as "My name is Dana, and I'm a backend engineer", which the
-    rules read as two statements; "I'm German, a developer" and "I'm Italian-speaking, a designer"
-    as "I'm German, and I'm a developer": a nationality or a description, with the role; any other
-    sentence as it is."""
+    rules read as two statements; "I'm German, a developer", "I'm Brazilian, a designer" and "I'm
+    Italian-speaking, a designer" as "I'm German, and I'm a developer": a people's word
+    (:mod:`ov.sessions.memory.peoples`) or a description, with the role; "I'm Certain, a developer"
+    as "I'm certain, and I'm a developer", of which the first says nothing; any other sentence as it is."""
     m = _INTRODUCED_RE.match(sentence)
     if m is None:
         return sentence
-    if _nationality(m.group("name")) or "-" in m.group("name"):  # ("Italian-speaking": a description)
+    if says_nothing(f"I'm {m.group('name')}"):  # "I'm Certain, ...", "I'm Sure, ...": an answer's word, no one's name
+        return f"{m.group('lead')}I'm {m.group('name').lower()}, and I'm {m.group('role')}"
+    # A people's word ("Sri Lankan": the last word) or a description ("Italian-speaking") is no name.
+    if is_people(m.group("name").split()[-1]) or "-" in m.group("name"):
         if re.search(r"(?i)\b(?:one|native)\b", m.group("role")):
             return sentence  # "I'm Polish, a proud one", "I'm Japanese, a native speaker": no role of its own
         return f"{m.group('lead')}I'm {m.group('name')}, and I'm {m.group('role')}"
     return f"{m.group('lead')}My name is {m.group('name')}, and I'm {m.group('role')}"
-
-
-def _nationality(word: str) -> bool:
-    """Whether ``word`` names a people as its language does ("German", "Dutch", "Polish") or by the
-    endings only peoples' names take ("Chinese", "Scottish"). Not by "-an", "-ch" or "-ain", which
-    end given names too ("Brian", "Ulrich") and adjectives ("Certain"): one of those is read as a name."""
-    word = word.casefold()
-    return word in _LANGUAGES or re.search(r"(?:ese|ish)$", word) is not None
-
-
-# Python's own names of languages ("german", "italian", "american"): no list kept here.
-_LANGUAGES = frozenset(name for name in locale.locale_alias if name.isalpha())

@@ -305,7 +305,7 @@ _NO_CONTENT = frozenset((
     "doubt", "know", "see", "agree", "disagree", "understand", "mean", "bet", "assume", "presume", "fear", "feel", "do", "don't",
     "dont", "did", "didn't", "am", "will", "won't", "can", "can't", "cannot", "would", "wouldn't", "could", "couldn't", "should",
     "shouldn't", "have", "haven't", "so", "not", "too", "either", "neither", "yes", "no", "maybe", "perhaps", "probably",
-    "really", "also", "still", "just", "as", "much", "well", "sure", "ok", "okay", "though", "it", "that", "this",
+    "really", "also", "still", "just", "as", "much", "well", "sure", "certain", "positive", "ok", "okay", "though", "it", "that", "this",
     # what agrees with what was said and adds nothing ("I know, right", "I see, exactly")
     "right", "exactly", "indeed", "totally", "absolutely", "definitely", "true", "of", "course",
 ))
