@@ -913,9 +913,9 @@ def test_repeated_statements_merge_their_sources():
         (["I work at Acme. My editor is vim.", "Correction: I work at Globex"], [("profile", {"content": "- Works at Globex"}), ("profile", {"content": "- Editor: vim"})]),
         (["My project is called Atlas", "no, I meant Apollo"], [("entities", {"category": "projects", "name": "Apollo", "content": "# Apollo\n\n- The user's project"})]),
         (["Remember that the demo is on Friday", "actually, remember that the demo is on Monday"], [("events", {"event": "demo", "content": "- The demo is on Monday"})]),
-        # nothing recent to correct: kept, marked so a merge can replace the stored line
-        (["Actually, I work at Globex."], [("profile", {"content": "- Actually, works at Globex"})]),
-        (["I prefer tabs.", "Thanks", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs"}), (P, {"subject": "alice", "topic": "spaces", "content": "- Actually, prefers spaces"})]),
+        # nothing recent to correct: kept as a correction (Candidate.corrects), so a merge can replace the stored line
+        (["Actually, I work at Globex."], [("profile", {"content": "- Works at Globex"})]),
+        (["I prefer tabs.", "Thanks", "Actually, I prefer spaces."], [(P, {"subject": "alice", "topic": "tabs", "content": "- Prefers tabs"}), (P, {"subject": "alice", "topic": "spaces", "content": "- Prefers spaces"})]),
         # a fragment with nothing it can correct is dropped
         (["Remember that I use fish", "I meant zsh"], [("profile", {"content": "- Uses zsh"})]),
         (["Remember that the demo is on Friday", "I meant Monday"], [("events", {"event": "demo", "content": "- The demo is on Friday"})]),
@@ -1188,3 +1188,24 @@ def test_an_answers_word_before_a_role_is_no_name(text):
     # "I'm certain", "I'm sure", "I'm positive" say nothing of the user: only the role is kept
     assert _profile_lines(text) == ["- Is a developer"]
     assert _profile_lines(text.split(",")[-2].split(" a ")[0].lower()) == []
+
+
+@pytest.mark.parametrize("text, line", [
+    ("I'm now based in Oslo", "- Is based in Oslo"),
+    ("These days I work for Hooli", "- Works for Hooli"),
+    ("Scratch that, my terminal is Kitty", "- Terminal: Kitty"),
+    ("Actually, the search cluster runs on OpenSearch", "# Search cluster\n\n- Runs on OpenSearch"),
+])
+def test_a_correction_of_nothing_said_before_is_its_line_as_stored(text, line):
+    # (a review: "I'm now based in Oslo" was "- Actually, is based in Oslo", which only the merge put right)
+    [candidate] = extract_explicit([msg(text)], when=WHEN, user="alice")
+    assert candidate.fields["content"] == line and candidate.corrects
+
+
+@pytest.mark.parametrize("corrects, expected", [(True, "- Is a principal designer at Umbrella"),
+                                                (False, "- Is a lead designer at Umbrella\n- Is a principal designer at Umbrella")])
+def test_a_correcting_candidate_takes_the_place_of_the_line_it_contradicts(schemas, corrects, expected):
+    stored = {"profile.md": render_memory("- Is a lead designer at Umbrella", {"memory_type": "profile", "version": 1})}
+    candidate = Candidate("profile", {"content": "- Is a principal designer at Umbrella"}, corrects=corrects)
+    plan = plan_memory_writes(schemas, [candidate], read=files(stored), when=WHEN, archive_uri=ARCHIVE)
+    assert parse_memory(plan.writes["profile.md"])[0] == expected

@@ -52,6 +52,10 @@ class Candidate:
     rivalry: Rivalry | None = None  # what it ends in the other preference files of its subject (see rivals)
     # A team's switch ("we switched from Jenkins to Buildkite"): ``swap`` is made in the system cards too.
     in_systems: bool = False
+    # A correction of nothing said in its session ("actually, ...", "... now"): each content line
+    # takes the place of the stored line it contradicts, as merge's "Actually, X" does (the planner
+    # writes it so); the content itself is the line to store ("Is based in Oslo").
+    corrects: bool = False
 
     def said_earlier(self) -> Candidate:
         """This memory as a statement made before the stored ones (an older ov's note of it): a
@@ -107,15 +111,13 @@ def _removal(rival: str) -> Any:
 def candidate_of(statement: Statement) -> Candidate:
     """The memory ``statement`` makes: its file's fields, its line, what it replaces and amends."""
     fields = dict(statement.path_fields)
-    marker = "Actually, " if statement.marked else ""
     role = None
     obj = statement.obj
     present: tuple[str, ...] = ()
     if statement.memory_type == "entities":
         fields["name"] = re.sub(r"\.(?=\s|$)", "", statement.obj)  # "Dr. Smith": dr_smith.md, as "J. R. R. Tolkien" j_r_r_tolkien.md
         if statement.fact:
-            line = marker + (statement.fact[:1].lower() + statement.fact[1:] if marker else statement.fact)
-            fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {line}"
+            fields["content"] = f"# {tx.capitalise(statement.obj)}\n\n- {statement.fact}"
         else:
             fields["content"] = f"# {statement.obj}\n\n- The user's {statement.noun}"
             role = f"The user's {statement.noun}"
@@ -125,7 +127,7 @@ def candidate_of(statement: Statement) -> Candidate:
         line = tx.capitalise(statement.lead + obj)
         if statement.memory_type == "events":
             fields["event"] = topics.event_name(statement.obj)
-        fields["content"] = "- " + (f"{marker}{line[:1].lower()}{line[1:]}" if marker else line)
+        fields["content"] = "- " + line
         older = supersedes(statement.memory_type, statement.lead, statement.obj) if obj != statement.obj else ()  # "my" as said
         present, lesser = same_choice(statement.lead, obj)  # (a liking is a preference's)
         replaces = (*supersedes(statement.memory_type, statement.lead, obj), *older, *lesser, *statement.probes)
@@ -164,6 +166,7 @@ def candidate_of(statement: Statement) -> Candidate:
         formerly=topics.former_slug(statement.obj) if fields.get("topic") == topics.slug(statement.obj) else None,
         rivalry=rivalry,
         in_systems=bool(statement.swap) and statement.lead == "Team ",
+        corrects=statement.marked,
     )
 
 

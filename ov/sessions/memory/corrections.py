@@ -51,9 +51,9 @@ def correct(body: str, restore, ctx: Context, found: list[Statement], read, *, f
     and lead ("Prefers tabs" for "actually, I prefer spaces"). The corrected
     statement takes X's wording and X's file: "I prefer tabs. Actually, I
     prefer spaces." is one preference, filed under spaces. With nothing to
-    correct, X is kept; a statement other than a note then carries an
-    "Actually," marker so that merging replaces the stored line it
-    contradicts. When X is only a short fragment after "I meant" ("no, I meant
+    correct, X is kept; a statement other than a note is then marked, and its
+    memory replaces the stored line it contradicts (:attr:`Candidate.corrects
+    <ov.sessions.memory.candidate.Candidate.corrects>`). When X is only a short fragment after "I meant" ("no, I meant
     spaces"), it replaces the object of the latest recent statement that has
     one ("Prefers tabs" -> "Prefers spaces", now under spaces) when it can be
     its value (:func:`ov.sessions.memory.meant.value_meant`); any other fragment is dropped.

@@ -168,6 +168,13 @@ def patch_text(old: str, incoming: str | Mapping[str, str] | Sequence[str | Mapp
     return "\n".join(lines).strip()
 
 
+def as_correction(line: str) -> str:
+    """A content ``line`` as the correction op of rule 3 of :func:`patch_text` ("- Is based in
+    Oslo" -> "- Actually, is based in Oslo"): it takes the place of the line it contradicts."""
+    prefix, body = split_item(line)
+    return f"{prefix}Actually, {body[:1].lower()}{body[1:]}" if is_item(line) else line
+
+
 def _plain(line: str) -> bool:
     """Whether ``line`` of incoming text is merged as it is (appended unless present): not a
     correction ("Actually, X", "No longer X"), or a heading."""

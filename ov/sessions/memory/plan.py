@@ -21,7 +21,7 @@ from ov.sessions.memory.extract import extract_text
 from ov.sessions.memory.files import build_meta, format_time, render_memory, repaired_memory
 from ov.sessions.memory.lines import normalise
 from ov.sessions.memory.markers import CORRECTION_LEAD, unmark
-from ov.sessions.memory.merge import Moves, merge_fields
+from ov.sessions.memory.merge import Moves, as_correction, merge_fields
 from ov.sessions.memory.notes import earlier_note
 from ov.sessions.memory.schema import CONTENT_FIELD, MemorySchema
 from ov.sessions.memory.system_names import named_in_full, switched_cards
@@ -259,6 +259,8 @@ def _incoming(schema: MemorySchema, candidate: Candidate) -> Mapping[str, Any]:
     content, spec = candidate.fields.get(CONTENT_FIELD), schema.field(CONTENT_FIELD)
     if isinstance(content, str):  # stored in NFC, as every name and text of the store is
         content = nfc(content)
+        if candidate.corrects:
+            content = "\n".join(as_correction(line) for line in content.splitlines())
     if not (candidate.replaces or candidate.swap or candidate.present) or not isinstance(content, str) or spec is None or spec.merge_op != "patch":
         return {**candidate.fields, CONTENT_FIELD: content} if content is not None else candidate.fields
     probes = list(candidate.replaces)
