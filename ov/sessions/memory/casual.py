@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import LOWER, NAME_WORD
 from ov.sessions.memory.peoples import is_people
 from ov.sessions.memory.standing import says_nothing
 
@@ -86,7 +87,7 @@ def preferred(clause: str) -> str:
 # "I'm Dana, a backend engineer", "Hi, I am Dana Lee, an SRE at Acme": a name, then a role.
 _INTRODUCED_RE = re.compile(
     r"^(?P<lead>(?:(?:hi|hello|hey)(?:\s+(?:all|everyone|there))?[,!]?\s+)?)(?:I'm|I\s+am)\s+"
-    r"(?P<name>(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)(?:\s+(?-i:[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]+)|(?-i:-[a-z]+))?)\s*,\s*(?P<role>an?\s+\S.*)$",
+    rf"(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s*,\s*(?P<role>an?\s+\S.*)$",
     re.IGNORECASE,
 )
 
@@ -102,8 +103,8 @@ def introduced(sentence: str) -> str:
         return sentence
     if says_nothing(f"I'm {m.group('name')}"):  # "I'm Certain, ...", "I'm Sure, ...": an answer's word, no one's name
         return f"{m.group('lead')}I'm {m.group('name').lower()}, and I'm {m.group('role')}"
-    # A people's word ("Sri Lankan": the last word) or a description ("Italian-speaking") is no name.
-    if is_people(m.group("name").split()[-1]) or "-" in m.group("name"):
+    # A people's word ("Sri Lankan": the last word) or a description ("Italian-speaking"; not "Anne-Sophie") is no name.
+    if is_people(m.group("name").split()[-1]) or re.search(rf"-{LOWER}", m.group("name")):
         if re.search(r"(?i)\b(?:one|native)\b", m.group("role")):
             return sentence  # "I'm Polish, a proud one", "I'm Japanese, a native speaker": no role of its own
         return f"{m.group('lead')}I'm {m.group('name')}, and I'm {m.group('role')}"

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.changes import WHEN_TAIL
 from ov.sessions.memory.markers import CORRECTION_LEAD
 from ov.sessions.memory.statement import Statement
 from ov.sessions.memory.supersede import ROLE_AT_PROBES, company_base
 
 # A company's name: capitalised words ("Datadog", "Acme Corp", "AT&T").
-_NAME = r"(?-i:[A-Z])[\w.&'-]*(?:\s+(?-i:[A-Z])[\w.&'-]*){0,2}"
+_NAME = rf"(?-i:{UPPER})[\w.&'-]*(?:\s+(?-i:{UPPER})[\w.&'-]*){{0,2}}"
 # What may follow the name without being part of it: when, or as what ("Datadog last month",
 # "Globex two weeks ago", "Globex as a staff engineer").
 _TAIL = rf"(?:{WHEN_TAIL}|\s+(?:in|on|as|since)\b.*)?"
@@ -55,7 +56,7 @@ _LEFT_RE = re.compile(
     re.IGNORECASE,
 )
 # A sentence that opens on where the user is now: with a place left just before, the new employer.
-_NOW_AT_RE = re.compile(rf"^(?:(?:and\s+)?now\s+)?{_NOW_AT}\s+(?-i:[A-Z])", re.IGNORECASE)
+_NOW_AT_RE = re.compile(rf"^(?:(?:and\s+)?now\s+)?{_NOW_AT}\s+(?-i:{UPPER})", re.IGNORECASE)
 
 
 def new_employer(sentence: str) -> str:

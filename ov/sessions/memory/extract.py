@@ -131,6 +131,7 @@ from typing import Any
 from ov.sessions.memory import casual, kinds, quoted
 from ov.sessions.memory import text as tx
 from ov.sessions.memory.candidate import Candidate, candidate_of, dedupe
+from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.corrections import Context, add, correct
 from ov.sessions.memory.employer import employer_change, joined, new_employer
 from ov.sessions.memory.experience import extract_experience
@@ -297,7 +298,7 @@ _SOME_RE = re.compile(r"(?i)^(?:an?|some|another|this|that|it|the|old|new|my|our
 _IN_VIEW_RE = re.compile(r"(?i)\b(?:(?:for|in|on|across)\s+(?:this|that|these|those)\b)")
 # A place a system moved to or is at names one: an address, a port, a region, a version, a name
 # ("Moved to Buildkite"); not "the new module", where the move is in the code.
-_NAMED_RE = re.compile(r"[.:/\d]|(?<!^)\b[A-Z]")
+_NAMED_RE = re.compile(rf"[.:/\d]|(?<!^)\b{UPPER}")
 
 
 def _change(clause: str, restore, ctx: Context) -> Statement | None:

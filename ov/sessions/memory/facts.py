@@ -35,6 +35,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics, verbs
+from ov.sessions.memory.capitals import NAME_WORD, UPPER
 from ov.sessions.memory.changes import change_match, changed_value, value_of
 from ov.sessions.memory.employer import joined_employer
 from ov.sessions.memory.instructions import (
@@ -124,7 +125,7 @@ _RECALL_RE = re.compile(r"(?i)^(?:(?:when|if)\b(?!\s+you(?:'re|\s+are)?\s+[^,]{3
 # "Bob owns the billing service": what a named person does for the team, when asked to remember it.
 # Only verbs a person's role takes: "Atlas is our billing service", "Atlas runs on k8s" name no one.
 _PERSON_FACT_RE = re.compile(
-    r"^(?P<name>(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\s+(?P<pred>(?:owns|leads|maintains|manages|reviews|approves|"
+    rf"^(?P<name>(?-i:{NAME_WORD})(?:\s+(?-i:{NAME_WORD}))?)\s+(?P<pred>(?:owns|leads|maintains|manages|reviews|approves|"
     r"is\s+responsible\s+for|is\s+in\s+charge\s+of|knows)\s+.+)$",
     re.I,
 )
@@ -230,7 +231,7 @@ def _system_fact(body: str, restore) -> Statement | None:
 # aside after a comma is no part of it).
 _ADDRESS_FACT_RE = re.compile(
     r"^(?:the\s+|our\s+)?(?P<name>[\w.+-]+(?:\s+[\w.+-]+){0,2}?)\s+(?P<pred>(?:is|are|lives|live|runs|run|sits|listens|is\s+hosted|"
-    r"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|(?-i:[A-Z])[\w.+-]*\s+v?\d[\w.]*|\S+))(?:\s*[,;\u2014]\s+.*)?$",
+    rf"is\s+running|is\s+reachable)\s+(?P<prep>at|on|in)\s+(?P<where>port\s+\d+|(?-i:{UPPER})[\w.+-]*\s+v?\d[\w.]*|\S+))(?:\s*[,;\u2014]\s+.*)?$",
     re.I,
 )
 

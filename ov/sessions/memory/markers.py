@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import NAME_WORD
 from ov.sessions.memory.rules import INSTRUCTION_VERBS
 
 # "now", "these days", "instead" say that a statement replaces an older one (as "actually" does,
@@ -18,7 +19,7 @@ from ov.sessions.memory.rules import INSTRUCTION_VERBS
 # only before a comma: "in future versions ..." is no marker).
 _FROM_NOW = r"from\s+now\s+on|going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on(?:\s+out)?|henceforth"
 # "As of last weekend, ...", "as of Monday ...": since when what follows holds, a change as well.
-_AS_OF = r"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:[A-Z])[a-z]+(?:\s+\d+)?)"
+_AS_OF = rf"as\s+of\s+(?:(?:last|this)\s+\w+|yesterday|today|now|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?-i:{NAME_WORD})(?:\s+\d+)?)"
 _CHANGE_LEAD_RE = re.compile(rf"^(?:(?:(?:now|nowadays|these\s+days|instead|from\s+now\s+on|{_AS_OF})\b[,:]?|(?:{_FROM_NOW}),)\s+)+", re.I)
 _CHANGE_TAIL_RE = re.compile(rf"[,\s]+(?P<m>now|nowadays|these\s+days|instead|{_FROM_NOW}|{_AS_OF})$", re.I)  # ("as of" too: since when)
 # "I now prefer", "I actually prefer": the adverb after the subject marks the change as well; so

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.choices import EXCLUSIVE
 from ov.sessions.memory.kinds import KINDS
 from ov.sessions.memory.pasted import ADDRESSEES
@@ -46,7 +47,7 @@ _PLACE_RE = re.compile(
 # "I meant X, not Y": Y is what the statement said, or the fragment is about something else.
 _NOT_THAT_RE = re.compile(r"(?i)^(?P<x>.+?),?\s+(?:and\s+)?not\s+(?P<y>.+)$")
 # The name in a fact said with its verb ("uses Postgres 15 for analytics").
-_NAME_RUN_RE = re.compile(r"(?<![\w-])[A-Z][\w.+#-]*(?:\s+(?:v?\d[\w.]*|[A-Z][\w.+#-]*))*")
+_NAME_RUN_RE = re.compile(rf"(?<![\w-]){UPPER}[\w.+#-]*(?:\s+(?:v?\d[\w.]*|{UPPER}[\w.+#-]*))*")
 # "Actually no, it's Helix", "no wait, that's MySQL": "it" is the value just said.
 _IT_IS_RE = re.compile(r"(?i)^(?:it's|it\s+is|that's|that\s+is|make\s+(?:it|that))\s+(?P<x>.+)$")
 # "Sorry, MySQL", "oops - Helix": an apology, then what was meant.

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.capitals import UPPER
 from ov.tracebacks import span
 
 _HEADER_RE = re.compile(
@@ -44,7 +45,7 @@ _TIME = r"\d{1,2}:\d{2}(?::\d{2})?(?:\s?[AaPp]\.?[Mm]\.?)?"
 _DATE = r"\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4},?"
 # Who speaks: a person's name (two capitalised words, or one), or a handle ("@bob", "**Bob**", "<bob>").
 _HANDLE = r"@[\w.-]+|\*\*[^*\n]{1,40}\*\*|<[^<>\n]{1,40}>"
-_SPEAKER = rf"(?P<who>@?[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){{0,3}}|{_HANDLE})"
+_SPEAKER = rf"(?P<who>@?{UPPER}[\w.'-]*(?:\s+{UPPER}[\w.'-]*){{0,3}}|{_HANDLE})"
 _WHEN = rf"\[?(?:(?:(?i:today|yesterday)\s+at\s+)?(?:{_DATE}\s*)?{_TIME})\]?"
 _SPEAKER_LINE_RE = re.compile(rf"^\s*{_SPEAKER}\s*(?:[,\u2013\u2014-]\s*)?{_WHEN}\s*:?\s*$")  # "Bob Smith  10:42 AM"
 _SAID_LINE_RE = re.compile(rf"^\s*{_WHEN}\s*[\u2013\u2014-]?\s*{_SPEAKER}\s*:")  # "[10:42] Bob: hi": a message of its own
@@ -66,9 +67,9 @@ ADDRESSEES = frozenset(("claude", "codex", "gemini", "cursor", "opencode", "copi
 _SIGN_OFF_RE = re.compile(
     r"(?i)^\s*(?:best(?:\s+(?:regards|wishes))?|(?:kind|warm|warmest|many)\s+(?:regards|thanks)|regards|thanks(?:\s+again)?|"
     r"thank\s+you|cheers|sincerely|yours(?:\s+(?:truly|sincerely))?|all\s+the\s+best|take\s+care|talk\s+soon|love|--|\u2014)"
-    r"\s*[,!.]?\s*(?P<name>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})?\s*$"
+    rf"\s*[,!.]?\s*(?P<name>(?-i:{UPPER})[\w.'-]*(?:\s+(?-i:{UPPER})[\w.'-]*){{0,2}})?\s*$"
 )
-_NAME_LINE_RE = re.compile(r"^\s*[-\u2013\u2014~]*\s*[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2}\s*$")
+_NAME_LINE_RE = re.compile(rf"^\s*[-\u2013\u2014~]*\s*{UPPER}[\w.'-]*(?:\s+{UPPER}[\w.'-]*){{0,2}}\s*$")
 # Verbs whose object is a text to change or repeat; "make", "fix", "turn" only with a text's
 # words after them ("make it shorter", "fix the grammar", "turn this into a tweet").
 _EDIT_VERBS = (

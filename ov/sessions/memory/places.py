@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import LOWER, UPPER
 from ov.sessions.memory.standing import looks_like_name
 
 # A version, a digit or an inner capital: "Python 3.12", "K8s", "GitHub", "PostgreSQL".
-_NOT_A_PLACE_RE = re.compile(r"\d|[a-z][A-Z]")
+_NOT_A_PLACE_RE = re.compile(rf"\d|{LOWER}{UPPER}")
 PROGRAMMING_LANGUAGES = frozenset(
     "python go golang rust java kotlin scala swift typescript javascript c c++ c# f# ruby php elixir erlang "
     "haskell ocaml clojure dart lua perl r julia zig nim objective-c shell bash sql groovy crystal fortran".split()

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ov.sessions.memory import text as tx
+from ov.sessions.memory.capitals import UPPER
 from ov.sessions.memory.lines import KEY_RE, TRAILING_PUNCT, normalise
 from ov.sessions.memory.standing import SCOPES
 from ov.uri import nfc
@@ -94,7 +95,8 @@ def _probes(probes: tuple[str, ...]) -> _Probes:
         elif want.endswith(" +"):  # a name whole: "uses emacs +" matches "Uses Emacs as their editor", not "Uses Emacs Lisp"
             names.append(re.escape(normalise(want[:-2])))
         elif "*" in want[1:]:  # a pattern, as typed: "Is a* at [A-Z]*" matches "Is a backend engineer at Stripe", not "... at heart"
-            typed.append(fnmatch.translate(" ".join(nfc(probe).split())))
+            # ("[A-Z]" is a capital of any script, as for every rule: "at Ørsted" too)
+            typed.append(fnmatch.translate(" ".join(nfc(probe).split())).replace("[A-Z]", UPPER))
         elif want.endswith(" #"):  # a thing at a version: "runs node #" matches "Runs Node 18", not "Runs Node scripts"
             versions.append(re.escape(normalise(want[:-2])))
         elif normalise(want):

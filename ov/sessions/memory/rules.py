@@ -13,6 +13,7 @@ import re
 
 from ov.sessions.memory import text as tx
 from ov.sessions.memory import topics, verbs
+from ov.sessions.memory.capitals import NAME_WORD, UPPER
 from ov.sessions.memory.changes import (
     VALUE_END_RE,
     change_match,
@@ -54,10 +55,10 @@ _SWITCHED_RE = re.compile(
 )
 # Where the user lives: one line, whichever way it was said.
 _LIVE_RE = re.compile(r"^I(?:\s+(?P<live>live|reside)|(?:'m|\s+am)\s+(?P<based>based|located|living))\s+in\s+(?P<x>.+)$", re.I)
-_MOVED_TO_RE = re.compile(r"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?:the\s+)?(?-i:[A-Z]).*)$", re.I)
+_MOVED_TO_RE = re.compile(rf"^(?P<who>I|we)(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to\s+(?P<x>(?:the\s+)?(?-i:{UPPER}).*)$", re.I)
 # "I'm on Eastern time", "I'm on CET", "I'm on UTC+2": a timezone, the key "my timezone is" sets.
 _ON_TIME_RE = re.compile(
-    r"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\s+time|(?-i:UTC|GMT)(?:\s?[+-]\d{1,2}(?::?\d{2})?)?|"  # not "GPT-4":
+    rf"^I(?:'m|\s+am)\s+on\s+(?P<x>(?-i:{NAME_WORD}(?:\s+{NAME_WORD})?)\s+time|(?-i:UTC|GMT)(?:\s?[+-]\d{{1,2}}(?::?\d{{2}})?)?|"  # not "GPT-4":
     r"(?-i:(?:[PMCE][SD]T|CES?T|EES?T|WES?T|BST|IST|JST|KST|HKT|SGT|MSK|AKST|HST|SAST|AE[SD]T|AWST|NZ[SD]T)))$",
     re.I,
 )
@@ -65,7 +66,7 @@ _ON_TIME_RE = re.compile(
 # "I mostly write docs" says nothing of a language).
 _MOSTLY_WRITE_RE = re.compile(
     r"^I\s+(?:(?P<a>mostly|mainly|primarily)\s+)?(?:write|code|program)(?:\s+(?P<b>mostly|mainly|primarily))?(?:\s+in)?"
-    r"\s+(?(a)|(?(b)|(?!)))(?P<x>(?-i:[A-Z])[\w#+.-]*)(?:\s+(?:these\s+days|nowadays|now))?$",
+    rf"\s+(?(a)|(?(b)|(?!)))(?P<x>(?-i:{UPPER})[\w#+.-]*)(?:\s+(?:these\s+days|nowadays|now))?$",
     re.I,
 )
 # Not "Language:" ("my language is German" is a spoken one). What "I mostly write X" may name: not "PRs".
@@ -74,7 +75,7 @@ _LANGUAGE_KEYS = ("Main language:", "Primary language:", "Programming language:"
 _JOINED_RE = re.compile(r"^I(?:'ve|\s+have)?\s+(?:just\s+)?joined\s+(?:the\s+)?(?P<y>.+?)\s+(?P<k>team|squad)$", re.I)
 # A name to be called by: "call me Dan", "I go by Sam" (a name is capitalised).
 _CALL_ME_RE = re.compile(
-    r"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})$"
+    rf"^(?i:(?:please\s+|you\s+can\s+|just\s+)?call\s+me|I\s+go\s+by)\s+(?P<x>{UPPER}[\w'.-]*(?:\s+{UPPER}[\w'.-]*){{0,2}})$"
 )
 # An instruction that stands: "Always use type hints", "Never push directly to main". Only with a
 # verb of the work (verbs.INSTRUCTION_VERBS): "never give up", "always up for it", "never saw this coming" are talk.

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from ov.sessions.memory.capitals import LOWER, UPPER
 from ov.sessions.memory.text import THIS_PROJECT
 from ov.sessions.memory.verbs import is_past
 
@@ -65,7 +66,7 @@ _PROGRESSIVE_RE = re.compile(
     r"pudding|building|meeting|setting|king|ring|wing|nothing|something)s?\b)[a-z]{2,}ing\b"
 )
 # A title's words state nothing: "Bring It Back" is no state, and its "It" points at nothing.
-_TITLE_WORD_RE = re.compile(r"\b[A-Z][a-z][\w'-]*")
+_TITLE_WORD_RE = re.compile(rf"\b{UPPER}{LOWER}[\w'-]*")
 # What a name may hold besides capitalised words: particles ("Ludwig van Beethoven", "Bank of America",
 # "Johnson & Johnson") and numbers ("Atlas 2", "v2"). A status is no name ("OOO", "OK", "TBD").
 _NAME_PARTICLES = frozenset(("de", "van", "von", "der", "den", "da", "di", "del", "du", "la", "le", "of", "the", "&", "and", "y", "bin"))

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ov.sessions.memory.capitals import UPPER
 from ov.summaries.text import QUESTION_MARKS, asks
 
 _FENCE_RE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
@@ -197,9 +198,9 @@ def _ends_sentence(before: str, after: str) -> bool:
         return False
     if bare in _FINAL_ABBREVIATIONS:
         return not following[:1].islower()
-    if bare in _TITLES or re.fullmatch(r"[A-Z]\.", word):  # a name goes on after it, or another initial
+    if bare in _TITLES or re.fullmatch(rf"{UPPER}\.", word):  # a name goes on after it, or another initial
         earlier = before.split()[-2:-1]
-        initial_near = bool(re.fullmatch(r"[A-Z]\.", following)) or bool(earlier and re.fullmatch(r"[A-Z]\.", earlier[0]))
+        initial_near = bool(re.fullmatch(rf"{UPPER}\.", following)) or bool(earlier and re.fullmatch(rf"{UPPER}\.", earlier[0]))
         name_goes_on = following[:1].isupper() and following.lower() not in _OPENERS
         return not (initial_near or name_goes_on or following[:1].islower())
     return True
