@@ -10,7 +10,8 @@ import unicodedata
 import pytest
 
 from ov.sessions.memory.capitals import LOWER, NAME_WORD, UPPER
-from tests.test_memory_corrections import _memories, _run
+from ov.sessions.memory.files import parse_memory
+from tests.test_memory_corrections import ACCOUNT, _memories, _run
 
 # Letters of mathematics (U+1D400-1D7FF) and phonetic extensions (U+1DF00-1DFFF) are no one's name.
 _NOT_WRITTEN = (range(0x1D400, 0x1D800), range(0x1DF00, 0x1E000))
@@ -68,3 +69,17 @@ def test_names_of_any_script(store_day, ov, ov_home, steps, expected):
         else:
             _run(ov, ov_home, step, f"s{n}")
     assert _memories(ov_home) == expected
+
+
+def test_a_memory_saved_with_a_byte_order_mark_reads_as_without(store_day, ov, ov_home):
+    """An editor's "UTF-8 with BOM" and CRLF: the first line is still a key's, and the next write
+    replaces it and leaves the mark out."""
+    assert ov("remember", "My name is Søren").exit_code == 0
+    assert ov("remember", "My editor is Helix").exit_code == 0
+    path = ov_home / ACCOUNT / "default/memories/profile.md"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_text(encoding="utf-8").replace("\n", "\r\n").encode())
+    assert parse_memory(path.read_text(encoding="utf-8"))[0].splitlines()[0] == "- Name: Søren"
+    assert ov("snapshot", "commit", "-m", "edited in Notepad").exit_code == 0
+    assert ov("remember", "My name is Mette").exit_code == 0
+    assert _memories(ov_home) == {"profile.md": "- Name: Mette\n- Editor: Helix"}
+    assert not path.read_bytes().startswith(b"\xef\xbb\xbf")

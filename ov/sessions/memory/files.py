@@ -119,6 +119,7 @@ def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
     """(visible content, trailer fields). A file without a trailer is all content. Text after the
     trailer is content too: a line added by hand at the end of the file (``echo ... >> file``)
     belongs to the memory, and the next write puts it above the trailer."""
+    text = _unmarked(text)
     opening = None
     for opening in _OPEN_RE.finditer(text):
         pass
@@ -139,6 +140,13 @@ def parse_memory(text: str) -> tuple[str, dict[str, Any]]:
     return (f"{before}\n{after}" if before and after else before or after), meta
 
 
+def _unmarked(text: str) -> str:
+    """``text`` without the byte order mark an editor saving "UTF-8 with BOM" (Notepad, Visual Studio)
+    puts first: glued to the first line, it made that line match no key ("U+FEFF- Name: Jürgen"), so
+    the next "my name is" added a second Name line; the next write leaves it out."""
+    return text.removeprefix("\ufeff")
+
+
 def _check_meta(meta: dict[str, Any]) -> None:
     version = meta.get("version")
     if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 1):
@@ -156,6 +164,7 @@ def repaired_memory(text: str) -> tuple[str, dict[str, Any]]:
     above the last trailer, with no fields, so that the next write keeps what the file says and
     writes a new trailer. A session's memories are planned against the file as it is: refusing
     it would lose every memory of the session with it (the archived messages are not read again)."""
+    text = _unmarked(text)
     try:
         return parse_memory(text)
     except InvalidInput:
