@@ -83,3 +83,21 @@ def test_a_memory_saved_with_a_byte_order_mark_reads_as_without(store_day, ov, o
     assert ov("remember", "My name is Mette").exit_code == 0
     assert _memories(ov_home) == {"profile.md": "- Name: Mette\n- Editor: Helix"}
     assert not path.read_bytes().startswith(b"\xef\xbb\xbf")
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("I prefer spaces over tabs, vielen Dank!", "- Prefers spaces over tabs"),
+        ("Always run the linter first, merci beaucoup.", "- Always run the linter first"),
+        ("I like dark themes, gracias", "- Likes dark themes"),
+        ("I prefer vim, ありがとう", "- Prefers vim"),
+        ("Never push directly to main, спасибо", "- Never push directly to main"),
+        ("I prefer short answers, thank you very much", "- Prefers short answers"),
+        # the user's words, not a sign-off
+        ("I like short answers, no thanks", "- Likes short answers, no thanks"),
+    ],
+)
+def test_a_sign_off_in_any_common_language_is_no_part_of_what_is_kept(store_day, ov, ov_home, said, kept):
+    _run(ov, ov_home, [said], "s1")
+    assert list(_memories(ov_home).values()) == [kept]

@@ -114,7 +114,7 @@ def instruction(body: str, restore, subject: str) -> Statement | None:
 # running the tests", which stops what is being done).
 _REVERSAL_RE = re.compile(
     rf"(?i)^(?:please\s+)?(?:(?:stop|quit)\s+(?P<ing>using)\s+(?P<a>.+?)|no\s+longer\s+(?P<v>{INSTRUCTION_VERBS})\s+(?P<b>.+?)|"
-    rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)(?:,?\s+(?:please|pls|plz|thanks|thx|ty))?$"
+    rf"(?:don't|dont|do\s+not)\s+(?P<w>{INSTRUCTION_VERBS})\s+(?P<c>.+?)\s+any\s?more)(?:,?\s+(?:{tx.COURTESY}))?$"
 )
 
 

@@ -61,6 +61,19 @@ _ASIDE_TAIL_RE = re.compile(
     r"[Ff]or the record|(?:[Aa]s\s+)?a heads[\s-]up))+$"
 )
 
+# A thanks or a please that signs off what is said, in the common languages: no part of it ("I prefer
+# tabs, thanks!", "..., danke.", "..., merci !", "..., 谢谢"). Only after a comma, and only the whole
+# of what follows it: "no thanks" or "thanks to CI" are said. (A quotation keeps it: clean.)
+COURTESY = (
+    r"(?:many\s+)?thanks(?:\s+(?:a\s+lot|again|in\s+advance|so\s+much))?|thank\s+you(?:\s+(?:very|so)\s+much)?|thx|ty|tia|"
+    r"(?-i:cheers)|please|pls|plz|danke(?:\s+(?:sch[öo]n|sehr))?|vielen\s+dank|bitte|merci(?:\s+beaucoup)?|"
+    r"s'il\s+(?:te|vous)\s+pla[iî]t|svp|stp|(?:muchas\s+)?gracias|por\s+favor|grazie(?:\s+mille)?|per\s+favore|"
+    r"obrigad[oa]|dank\s+(?:je|u)(?:\s+wel)?|bedankt|alsjeblieft|alstublieft|(?:большое\s+)?спасибо|пожалуйста|"
+    r"dzi[eę]kuj[eę]|dzi[eę]ki|tack|takk|kiitos|te[sş]ekk[üu]rler|d[eě]kuji|d[ií]ky|"
+    r"谢谢|謝謝|多谢|ありがとう(?:ございます)?|お願いします|감사합니다|고맙습니다|شكرا|תודה"
+)
+_COURTESY_TAIL_RE = re.compile(rf"(?i)\s*[,\uff0c\u3001]\s*(?:{COURTESY})$")
+
 _RELATIVE_DAYS = {"yesterday": -1, "today": 0, "tomorrow": 1}
 _RELATIVE_RE = re.compile(r"\b(yesterday|today|tomorrow)\b(?!\s*\(\d{4}-\d{2}-\d{2}\))", re.IGNORECASE)
 # "X and I Y", "X, but my Y", "X, so my Y", "X - my Y", "X, I Y": where a first-person clause
@@ -272,8 +285,9 @@ def without_fillers(text: str) -> str:
 
 
 def without_aside(text: str) -> str:
-    """``text`` without the asides at its end: "Vim, by the way" -> "Vim", "FYI" alone -> ""."""
-    return _ASIDE_TAIL_RE.sub("", text)
+    """``text`` without the asides and the sign-off at its end: "Vim, by the way" -> "Vim", "FYI"
+    alone -> "", "tabs, thanks" and "tabs, merci" -> "tabs"."""
+    return _ASIDE_TAIL_RE.sub("", _COURTESY_TAIL_RE.sub("", text))
 
 
 def capitalise(text: str) -> str:
