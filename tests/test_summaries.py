@@ -488,3 +488,26 @@ def test_a_licence_header_is_neither_a_files_lead_nor_its_folders_key_terms(ov, 
     # Words above the notice in the same comment are the file's own description.
     facts = file_facts("deploy.sh", "#!/bin/sh\n# Pushes the built site to the bucket.\n#\n# Copyright (c) 2020 Foo\n# MIT licence\necho hi\n")
     assert facts.lead == "Pushes the built site to the bucket."
+
+
+@pytest.mark.parametrize(
+    "notes, function_words",
+    [
+        (["Le service de paiement envoie les factures aux clients chaque mois.",
+          "Les factures sont archivées dans le stockage pendant une année, avec leur reçu."],
+         {"les", "aux", "sont", "dans", "avec", "leur", "une", "chaque"}),
+        (["Los informes se generan cada noche para los equipos de ventas.",
+          "Los equipos reciben los informes por correo, y también desde el portal."],
+         {"los", "cada", "para", "por", "también", "desde"}),
+        (["De back-up van het archief wordt elke nacht gemaakt door de server.",
+          "Het archief is voor de beheerders en wordt na een maand verwijderd."],
+         {"het", "van", "wordt", "door", "voor", "een"}),
+        (["Сервер отправляет отчёты, которые пользователи получают после входа.",
+          "Отчёты хранятся на сервере, что удобно для пользователей."],
+         {"которые", "после", "что", "для"}),
+    ],
+)
+def test_a_folders_key_terms_in_other_languages_are_no_function_words(notes, function_words):
+    children = [ChildInfo(f"note{n}.md", False, text=text) for n, text in enumerate(notes)]
+    terms = {t.lower() for t in key_terms(children)}
+    assert terms and not terms & function_words

@@ -51,6 +51,34 @@ _HANGUL_RUN = re.compile("[\uac00-\ud7af]{2,}")
 _NON_WORD_SCRIPTS = re.compile(f"[{_HAN}\u3040-\u30ff\uac00-\ud7af]+")
 _WORD = re.compile(r"[^\W\d_](?:[\w'’-]*\w)?")
 _URL = re.compile(r"(?:https?|ftp)://\S+|www\.\S+")
+# The function words of the other common languages (articles, pronouns, prepositions, conjunctions,
+# auxiliaries), which lead any count of their text as "the" and "and" lead English's. Words of three
+# letters or more only (shorter ones are never terms), and none that is an English word a topic may
+# be named by ("come", "dove", "son", "sin").
+_OTHER_STOP_WORDS = {
+    "de": """der die das den dem des ein eine einer eines einem einen und oder aber nicht ist sind war waren wird werden
+        wurde wurden hat haben hatte kann können muss müssen soll sollte mit von zum zur auf für bei nach aus über unter
+        vor durch als wie wenn dass auch nur noch schon sich sie wir ihr ihre ihren ihrem dieser diese dieses diesen
+        jeder jede jedes alle allen kein keine keinen mehr sehr hier dort dann bis gibt wieder ohne damit sein seine
+        seiner seinen uns euch einem zwischen""",
+    "fr": """les des une que qui est sont dans pour avec sur par pas plus aux ces cette cet ils elle elles nous vous
+        leur leurs ses sans tout tous toute toutes mais donc car être avoir été fait peut doit entre chaque aussi
+        lors dont comme très peu encore même quand chez vers""",
+    "es": """los las unos unas del por para que está están ser fue sido más pero sus este esta estos estas ese esa
+        esos esas cuando donde también muy sobre entre hasta desde cada todo todos toda todas hay puede debe tiene
+        tienen cual como""",
+    "it": """gli uno una del della dei delle degli dal dalla dai dalle nel nella nei nelle sul sulla per tra fra che non
+        sono essere stato stata viene vengono più anche questo questa questi queste quello quella quando ogni tutti
+        tutte può deve hanno alla alle allo agli""",
+    "pt": """uns umas dos das nos nas por para com que são ser foi está estão mais mas também quando onde cada todos
+        todas pode deve seu sua seus suas este esta isso isto pela pelo pelas pelos não aos""",
+    "nl": """het een van voor met aan bij naar uit door over zijn was wordt worden werd kan moet niet ook als dan dat
+        die deze dit hij zij wij hun nog wel geen meer tot heeft hebben bij naar hoe waar zoals""",
+    "ru": """что как все она так его только мне было вот меня еще ещё нет ему когда даже если уже или быть был него
+        вас там потом себя может они тут где есть надо ней для чем была сам чтобы без чего тоже себе под будет тогда
+        кто этот того потому этого какой ним здесь этом тем при после над больше тот через эти нас про всего них много
+        эту этой перед такой более всегда между также который которые которая которое которых""",
+}
 _STOP_WORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because been before being
     below between both but by can cannot could couldn't did didn't do does doesn't doing don't down during each
@@ -70,7 +98,7 @@ _STOP_WORDS = frozenset(
     enum mut usize isize void undefined typeof instanceof println printf init todo fixme noqa param params rtype
     type types typing annotations future class classes function functions method methods module modules object
     objects string strings optional callable isinstance staticmethod classmethod dataclass""".split()
-)
+) | {word for words in _OTHER_STOP_WORDS.values() for word in words.split()}
 # Bigrams that say nothing about a topic (function words glued together).
 _CJK_STOP_CHARS = frozenset("的了是在和与或及这那个们也就都而之其于被把吗呢吧啊么我你他她它")
 _CJK_STOP_BIGRAMS = frozenset(
