@@ -63,7 +63,8 @@ _ASIDE_TAIL_RE = re.compile(
 
 # A thanks or a please that signs off what is said, in the common languages: no part of it ("I prefer
 # tabs, thanks!", "..., danke.", "..., merci !", "..., 谢谢"). Only after a comma, and only the whole
-# of what follows it: "no thanks" or "thanks to CI" are said. (A quotation keeps it: clean.)
+# of what follows it: "no thanks" or "thanks to CI" are said. A quotation keeps it (an experience's
+# 'the user confirmed "That fixed it, thanks"'): only without_aside drops it.
 COURTESY = (
     r"(?:many\s+)?thanks(?:\s+(?:a\s+lot|again|in\s+advance|so\s+much))?|thank\s+you(?:\s+(?:very|so)\s+much)?|thx|ty|tia|"
     r"(?-i:cheers)|please|pls|plz|danke(?:\s+(?:sch[öo]n|sehr))?|vielen\s+dank|bitte|merci(?:\s+beaucoup)?|"
