@@ -482,6 +482,34 @@ def test_a_record_holding_one_rare_word_of_the_query_is_not_a_full_match(ov):
     assert found(ov, "grafana")["resources"][0]["relevance"] == 1.0
 
 
+def test_the_share_of_the_query_is_counted_for_the_results_shown_not_every_candidate(ov, monkeypatch):
+    # The share cap took one full-text look-up a query word over every candidate (about half a
+    # prompt's ranking); only the results shown and the best relevance need it, and the values
+    # are the ones counting every candidate gives.
+    from ov.index.lexical import LexicalIndex
+    from ov.retrieval.relevance import HELD_FIELDS
+
+    for i in range(60):
+        said = "The api listens on a port." if i % 3 else "Restart the api after a change."
+        write(ov, f"viking://resources/notes/n{i:02}.md", f"# Note {i}\n\n{said} Item {i} of the list.\n")
+    query = "which port does the api listen on?"
+    every = found(ov, query, "-n", "50")["resources"]
+    assert len(every) == 50 and len({h["relevance"] for h in every}) > 1
+    asked: list[int] = []
+    holding = LexicalIndex.holding
+
+    def counting(self, terms, fields, labels):
+        if fields == HELD_FIELDS:
+            asked.extend(labels)
+        return holding(self, terms, fields, labels)
+
+    monkeypatch.setattr(LexicalIndex, "holding", counting)
+    few = found(ov, query, "-n", "3")["resources"]
+    assert few == every[:3]  # the same scores (scaled to the best relevance) and relevances
+    assert 3 <= len(set(asked)) <= 20, len(set(asked))
+    assert found(ov, query, "-n", "50")["resources"] == every
+
+
 REGISTRY = (
     '"""The registry of extensions."""\n\n'
     + "".join(f"from app.extensions.import_{i} import ImportExtension{i}  # import the extension\n" for i in range(40))

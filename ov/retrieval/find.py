@@ -44,6 +44,7 @@ from ov.retrieval.at_head import as_at_head
 from ov.retrieval.copies import ALSO_SHOWN, Place, first_of_each, same_file, same_text
 from ov.retrieval.fusion import LEXICAL_FLOOR, add_vectors
 from ov.retrieval.named import LOOKUP, Named, ambiguous, identifiers, line_named, lookup_patterns, match, named_paths, place_pattern, query_words, sections_pattern
+from ov.retrieval.relevance import Relevance
 from ov.retrieval.secondary import lower_secondary
 from ov.retrieval.snippets import MESSAGE_SNIPPET_CHARS, SNIPPET_CHARS, clip, focus, holds_line, snippet_lines, spells
 from ov.retrieval.summaries import SUMMARY_KINDS, defer_summaries, holding_in
@@ -60,13 +61,6 @@ TITLE_WEIGHT = 0.3
 # (bench/code_questions.py) 0.3 to 1.0 gave the same first files, and more let a module's docstring
 # outrank the file that raises a message quoted word for word; prose has no such field.
 ABOUT_WEIGHT = 0.5
-# The fields a record holds a query word in, for its share of the query (_shares_held): its own
-# words and who said it, not its neighbours' (a message found by its neighbours alone holds none).
-HELD_FIELDS = ("text", "title", "about", "speaker")
-# The share of a query's words a record must hold to read as a full match (_shares_held): with
-# 2/3, the prompt hook's cut-off kept 89.5 % of LoCoMo's held-back evidence, under its 90 % goal;
-# with 0.6, 91.1 %, as without a cap (docs/benchmarks.md). One word of three reads 0.56 at most.
-FULL_SHARE = 0.6
 # A code chunk's names whole (Record.defines, Record.identifiers), against its text: a query naming
 # an identifier ranks the chunk that defines it above the many that use it, and a compound name
 # (``_files_of``, ``QUERY_CHARS``) above the chunks that hold its parts as words.
@@ -347,17 +341,16 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
     # weighed as in the fusion. Within one ranking only the order matters; across rankings (the
     # queries of a search plan, a threshold, the prompt hook's cut-off) a query whose best match
     # covers half its words must not score like a perfect match.
-    absolute: dict[str, float] = {}
+    ceiling = 1.0
     if lexical_hits:
         best = lexical_hits[0].score + LEXICAL_FLOOR
         ceiling = lexical.idf_sum(terms) or best
-        held = _shares_held(lexical, terms, lexical_hits)
         for hit in lexical_hits:
             scores[hit.record.id] = (hit.score + LEXICAL_FLOOR) / best
             records[hit.record.id] = hit.record
-            absolute[hit.record.id] = min(1.0, (hit.score + LEXICAL_FLOOR) / ceiling, held.get(hit.label, 1.0))
-    add_vectors(opened, config, words, options, filters, pool, lexical_hits, records, scores, absolute)
-    strength = max(absolute.values(), default=0.0)
+    relevance = Relevance(lexical, terms, lexical_hits, ceiling, LEXICAL_FLOOR)
+    add_vectors(opened, config, words, options, filters, pool, lexical_hits, records, scores, relevance)
+    strength = relevance.best()
     named = named_in(lexical, query)
     _add_named(lexical, named, filters, records, scores)
     if not scores:
@@ -372,40 +365,12 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
                 scores[rid] *= 1 + HOME_LIFT
     _favour_named(named, records, scores, lexical, home)
     if not opened.outdated:
-        return _units(records, scores, absolute, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
+        return _units(records, scores, relevance, options, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
     # Behind HEAD, a result from a changed file may be left out: the next ones take its place.
     changed = sum(1 for sha in opened.outdated.values() if sha is not None)
     more = replace(options, limit=options.limit + min(changed, options.limit))
-    hits = _units(records, scores, absolute, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
+    hits = _units(records, scores, relevance, more, terms, lexical, config.session_weight, snippets, strength, same_file(store), named, query)
     return as_at_head(store, opened, hits)[: options.limit]
-
-
-def _shares_held(lexical, terms: QueryTerms, hits: list) -> dict[int, float]:
-    """The most relevance each full-text hit (by label) may have for the share of the query's
-    words it holds in its own fields or as its speaker (:data:`HELD_FIELDS`): a full match from
-    :data:`FULL_SHARE` of them, in proportion below. One look-up a query word.
-
-    Its BM25 over several fields, short and with the floor on top, could pass what a record
-    holding every word once scores: the profile answered "which port does the api use?" with
-    relevance 1.0 for "use" alone, the rarest word of the store, and the prompt hook injected it.
-    Words, not their IDFs: a share weighed by IDF gave the rare "use" most of that question, and
-    the BM25 weighs it already. A word the store does not hold counts too (no record holds it).
-    The allowance below a whole query is for answers, which rarely repeat a question's every word
-    (LoCoMo's evidence holds the speaker's name and a word or two of it)."""
-    if len(terms.words) < 2:
-        return {}  # nothing to share: a one-word query's BM25 is its match
-    count: dict[int, int] = dict.fromkeys((hit.label for hit in hits), 0)
-    for labels in lexical.holding(terms, HELD_FIELDS, tuple(count)).values():
-        for label in labels:
-            count[label] += 1
-    shares = {label: min(1.0, held / len(terms.words) / FULL_SHARE) for label, held in count.items()}
-    if terms.names:
-        # The code that defines a name the query spells is what it asks about, whatever else it
-        # says: "make has_topic faster" holds one word of three ("topic") beside the request's.
-        named = QueryTerms(terms.names, ())
-        for labels in lexical.holding(named, ("defines",), tuple(count)).values():
-            shares.update(dict.fromkeys(labels, 1.0))
-    return shares
 
 
 def _lexical_candidates(lexical, terms: QueryTerms, weights: dict[str, float], filters: Filters, pool: int, phrase_weight: float) -> list:
@@ -553,53 +518,55 @@ def _favour_named(paths: Named, records: dict[str, Record], scores: dict[str, fl
 
 
 def _units(
-    records, scores, absolute, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None, named: Named | None = None,
-    query: str = "",
+    records, scores, relevance: Relevance, options: FindOptions, terms: QueryTerms, lexical, session_weight: float, snippets: bool, strength: float, same=None,
+    named: Named | None = None, query: str = "",
 ) -> list[Hit]:
     mixed = len(set(options.types or CONTEXT_TYPES) & set(CONTEXT_TYPES)) > 1
     top = max(scores.values())
     if top > 0:
         for rid in scores:
             scores[rid] *= strength / top  # the best result scores what the best match is worth
-    best: dict[str, tuple[float, Record, float]] = {}
+    # unit -> (score, the record shown, the id of the record whose relevance the unit has)
+    best: dict[str, tuple[float, Record, str]] = {}
     # A file's chunk that spells an identifier of the query stands for the file, at the file's best
     # score: "what is QUERY_CHARS set to in ov/retrieval/find.py?" showed find.py's imports, which
     # said "retrieval" and "find" most, not the line asked about.
     spelled = identifiers(query) if query else frozenset()
-    spelling: dict[str, tuple[float, Record, float]] = {}
+    spelling: dict[str, tuple[float, Record, str]] = {}
     for rid, record in records.items():
         if record.kind == "message" and says_nothing(record.text):
             continue  # "thanks", "[tool shell pending]": found by its neighbours' words, it is no evidence
         score = scores[rid]
-        # A record's own match, not its place in this ranking: scaled to the best result, a
-        # record would read more relevant in a scope where it leads than where a better match
-        # outranks it, and --threshold would keep different records with --uri.
-        relevance = absolute.get(rid, 0.0)
         if mixed and record.context_type == "session" and record.kind == "message":
             score *= session_weight
-        _keep_best(best, record.unit, (score, record, relevance))
+        _keep_best(best, record.unit, (score, record, rid))
         if spelled and record.level == 2 and record.kind != "message" and spells(record.text, spelled):
-            _keep_best(spelling, record.unit, (score, record, relevance))
-    for unit, (_score, record, _relevance) in spelling.items():
+            _keep_best(spelling, record.unit, (score, record, rid))
+    for unit, (_score, record, _rid) in spelling.items():
         best[unit] = (best[unit][0], record, best[unit][2])
     if options.defer_summaries and terms:
         for unit, score in defer_summaries({unit: item[:2] for unit, item in best.items()}, terms.words, holding_in(lexical), SHOWN_COMPARED * options.limit).items():
             best[unit] = (score, *best[unit][1:])
     if options.one_level:
-        directories: dict[str, tuple[float, Record, float]] = {}
+        directories: dict[str, tuple[float, Record, str]] = {}
         for unit, item in best.items():
             _keep_best(directories, item[1].uri if item[1].kind in SUMMARY_KINDS else unit, item)
         best = directories
     ranked = sorted(best.values(), key=lambda item: (-item[0], item[1].uri, item[1].level, item[1].message_id))
     if options.threshold is not None:
-        ranked = [item for item in ranked if item[2] >= options.threshold]
+        relevance.count(item[2] for item in ranked)
+        ranked = [item for item in ranked if relevance.of(item[2]) >= options.threshold]
     words = set(terms.words) if snippets else None
     names = terms.names
     # The same text under two paths takes one place; the next results take the places it leaves.
     kept = first_of_each(ranked, lambda item: same_text(item[1]), options.limit, (lambda a, b: same(a[1], b[1])) if same else None)
+    # A record's own match, not its place in this ranking: scaled to the best result, a record
+    # would read more relevant in a scope where it leads than where a better match outranks it,
+    # and --threshold would keep different records with --uri. Counted for the shown alone.
+    relevance.count(rid for (_score, _record, rid), _copies in kept)
     return [
-        _hit(record, score, words, lexical.analyze_words, relevance, tuple(Place.of(copy[1]) for copy in copies), _line_shown(record, named, names), query)
-        for (score, record, relevance), copies in kept
+        _hit(record, score, words, lexical.analyze_words, relevance.of(rid), tuple(Place.of(copy[1]) for copy in copies), _line_shown(record, named, names), query)
+        for (score, record, rid), copies in kept
     ]
 
 
@@ -615,7 +582,7 @@ def _line_shown(record: Record, named: Named | None, names: tuple[str, ...]) -> 
     return line
 
 
-def _keep_best(best: dict[str, tuple[float, Record, float]], unit: str, item: tuple[float, Record, float]) -> None:
+def _keep_best(best: dict[str, tuple[float, Record, str]], unit: str, item: tuple[float, Record, str]) -> None:
     """Let ``item`` stand for ``unit`` when it scores best; on a tie the lower id does, so it never
     depends on the order the rankings happened to produce."""
     current = best.get(unit)

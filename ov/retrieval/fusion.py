@@ -32,9 +32,9 @@ NEAREST_SCAN = 16
 FIRST_PASSAGE_WEIGHT = 0.3
 
 
-def add_vectors(opened, config, words: str, options, filters: Filters, pool: int, lexical_hits: list, records: dict[str, Record], scores: dict[str, float], absolute: dict[str, float]) -> None:
+def add_vectors(opened, config, words: str, options, filters: Filters, pool: int, lexical_hits: list, records: dict[str, Record], scores: dict[str, float], relevance) -> None:
     """The vector ranking fused into the full-text one (``scores``) and into each record's
-    relevance (``absolute``), the nearest records the words missed added to ``records``: nothing
+    relevance (:meth:`ov.retrieval.relevance.Relevance.blend`), the nearest records the words missed added to ``records``: nothing
     without vectors, for a lexical-only find, or when every type's vector weight is 0."""
     lexical = opened.lexical
     static = getattr(opened.embedder, "static", False)
@@ -77,8 +77,7 @@ def add_vectors(opened, config, words: str, options, filters: Filters, pool: int
         records[hit.record.id] = hit.record
     weight_of = {rid: weights_by_type.get(record.context_type, 0.0) for rid, record in records.items()}
     similarity = {h.record.id: min(1.0, by_label[h.label]) for h in ranked}
-    for rid in absolute.keys() | similarity.keys():
-        absolute[rid] = (absolute.get(rid, 0.0) + weight_of[rid] * similarity.get(rid, 0.0)) / (1 + weight_of[rid])
+    relevance.blend({rid: (weight_of[rid], similarity.get(rid, 0.0)) for rid in {h.record.id for h in lexical_hits} | similarity.keys()})
     _fuse(config.fusion, scores, [(h.record.id, h.score + LEXICAL_FLOOR) for h in lexical_hits], [(h.record.id, by_label[h.label]) for h in ranked], weight_of)
 
 
