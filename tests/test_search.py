@@ -1016,6 +1016,34 @@ def test_cli_context_shows_a_summary_two_folders_share_once(ov, tmp_path):
     assert plain.stdout.count(first["text"]) == 1 and "1 with the text of another" in plain.stderr
 
 
+def test_cli_context_walks_the_code_of_the_entries_it_shows_not_of_every_candidate(ov, tmp_path, monkeypatch):
+    # A review: the block named each code candidate's enclosing definition (a walk of its file's
+    # lines) and rendered its every tier, also for the candidates it then dropped for want of budget
+    # or folded into another entry.
+    from ov.index import code
+
+    (tmp_path / "app").mkdir()
+    for i in range(12):
+        body = "\n".join(f"        total = total + {i * 100 + j}  # the widget gear {j} of {i}" for j in range(30))
+        (tmp_path / "app" / f"gear_{i:02}.py").write_text(f"class Gear{i}:\n    def turn(self, total):\n{body}\n        return total\n")
+    assert ov("add-resource", str(tmp_path / "app")).exit_code == 0
+    walked: list[int] = []
+    enclosing = code.enclosing
+
+    def counting(lines, at):
+        walked.append(id(lines))
+        return enclosing(lines, at)
+
+    monkeypatch.setattr(code, "enclosing", counting)
+    result = ov("search", "widget gear total", "--mode", "context", "--budget", "200", "--json")
+    assert result.exit_code == 0, result.stderr
+    payload = result.json["result"]
+    shown = [e for e in payload["entries"] if e["tier"] != "uri"]
+    assert payload["stats"]["candidates"] >= 10 and shown and 'in="Gear' in payload["rendered"]
+    # The files walked: those of the entries with text, and the first bare URI's (was it worth a tier?)
+    assert 0 < len(set(walked)) <= len(shown) + 1, (len(set(walked)), len(shown))
+
+
 def test_cli_context_never_folds_a_file_into_its_folders_summary(ov, tmp_path):
     # (found by a review: a folder's summary quotes its files' first sentences, so db-failover.md
     # was folded into the runbooks folder's entry and its URI left the block)

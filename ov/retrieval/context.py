@@ -156,6 +156,48 @@ class _Option:
     lines: tuple[int, int] | None = None
 
 
+class _Tiers:
+    """One candidate's tiers, cheapest first (``tiers[0]`` is its URI): each text tier's element is
+    rendered when the block first asks what it costs. Its ``in`` (the definition the lines are in)
+    walks a code file's lines, and its cost counts the whole file's text: a candidate the block
+    drops, or folds into another entry, or leaves a URI, needs neither."""
+
+    def __init__(self, uri: _Option, first: str, texts, render) -> None:
+        self._uri = uri
+        self._first = first  # the cheapest text: what the first pass compares and folds by
+        self._texts = texts  # () -> [(tier, text, lines)], the text tiers without repeats
+        self._render = render  # ([(tier, text, lines)]) -> [_Option]
+        self._kept: list[tuple[str, str, tuple[int, int] | None]] | None = None
+        self._rendered: list[_Option] | None = None
+
+    def __len__(self) -> int:
+        return 1 + len(self.kept)
+
+    def __getitem__(self, at: int) -> _Option:
+        if at == 0:
+            return self._uri
+        if self._rendered is None:
+            self._rendered = self._render(self.kept)
+        return self._rendered[at - 1]
+
+    @property
+    def kept(self) -> list[tuple[str, str, tuple[int, int] | None]]:
+        if self._kept is None:
+            self._kept = self._texts()
+        return self._kept
+
+    def least(self, at: int) -> int:
+        """The least tier ``at`` can cost, rendering nothing: its text's tokens (the element holds
+        every character of it, and more)."""
+        return estimate_tokens(self.text(at)) + estimate_tokens(SEPARATOR)
+
+    def text(self, at: int) -> str:
+        """Tier ``at``'s text, rendering nothing ("" for the URI)."""
+        if at == 0:
+            return ""
+        return self._first if at == 1 else self.kept[at - 1][1]
+
+
 def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
     """The block for ``hits`` (best first) within ``budget`` tokens; see the module docstring."""
     projects = session_projects(store, hits)
@@ -196,7 +238,7 @@ def assemble(store, hits: list[Hit], budget: int) -> ContextBlock:
     return ContextBlock(entries, rendered, stats)
 
 
-def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict[int, int], dict[int, int]]:
+def _fit(hits: list[Hit], options: list[_Tiers], left: int) -> tuple[dict[int, int], dict[int, int]]:
     """Each entry's tier (candidate -> index into its options), and the candidates folded into the
     entry that shows their text (candidate -> that entry), within ``left`` tokens."""
     chosen: dict[int, int] = {}
@@ -219,8 +261,8 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
     # than the budget, the block is the head of the ranking as URIs.
     refused = False
     for i, tiers in enumerate(options):
-        if len(tiers) > 1:  # the cheapest useful tier, else the URI alone
-            text, cost = _shown_as(hits[i], tiers[1]), tiers[1].cost
+        if tiers.text(1):  # the cheapest useful tier, else the URI alone
+            text = _shown_as(hits[i], tiers.text(1))
             if text in shown:
                 folded[i] = shown[text]
                 continue
@@ -228,15 +270,17 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
             if holder is not None:
                 folded[i] = holder
                 continue
-            # The first text in the block (the best hit's, as a rule) is never refused for the
-            # sake of the results after it: they lose their places from the end instead.
-            fair = not shown or cost <= left - later_uris[i] or (cost <= cap and not promised)
-            if not refused and cost <= left and fair:
-                promised = promised or cost > cap
-                chosen[i], shown[text] = 1, i
-                within.append((hits[i], " ".join(text[-1].split()), i))
-                left -= cost
-                continue
+            if not refused and tiers.least(1) <= left:
+                cost = tiers[1].cost
+                # The first text in the block (the best hit's, as a rule) is never refused for the
+                # sake of the results after it: they lose their places from the end instead.
+                fair = not shown or cost <= left - later_uris[i] or (cost <= cap and not promised)
+                if cost <= left and fair:
+                    promised = promised or cost > cap
+                    chosen[i], shown[text] = 1, i
+                    within.append((hits[i], " ".join(text[-1].split()), i))
+                    left -= cost
+                    continue
             refused = True
         if tiers[0].cost > left:
             # Not even its URI fits: the results after it are not taken either. A block holds the
@@ -249,10 +293,12 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
         now, paid = (1, 0) if i in folded else (chosen[i], tiers[chosen[i]].cost)
         wanting = False
         for at in range(len(tiers) - 1, now, -1):
-            text = _shown_as(hits[i], tiers[at])
+            text = _shown_as(hits[i], tiers.text(at))
             if shown.get(text, i) != i:
                 continue  # another entry shows this text already
-            extra = tiers[at].cost - paid
+            extra = tiers.least(at) - paid
+            if extra <= left:
+                extra = tiers[at].cost - paid
             if extra > left:
                 wanting = True
                 continue
@@ -267,11 +313,11 @@ def _fit(hits: list[Hit], options: list[list[_Option]], left: int) -> tuple[dict
     # A message its archive's summary quotes word for word, once that summary is deepened (the
     # overview's "Key Facts" quote the user): the first pass compared it with the summary's abstract.
     for i in [i for i in sorted(chosen) if hits[i].kind == "message" and chosen[i] > 0]:
-        text = " ".join(options[i][chosen[i]].text.split())
+        text = " ".join(options[i].text(chosen[i]).split())
         for j in sorted(chosen):
             holder = hits[j]
             summary = j != i and holder.kind != "message" and chosen[j] > 0 and _archive_of(hits[i]) == holder.uri.rstrip("/")
-            if summary and _holds_words(" ".join(options[j][chosen[j]].text.split()), text):
+            if summary and _holds_words(" ".join(options[j].text(chosen[j]).split()), text):
                 del chosen[i]
                 folded[i] = j
                 break
@@ -296,10 +342,10 @@ def _holds_words(shown: str, words: str) -> bool:
     return False
 
 
-def _shown_as(hit: Hit, option: _Option) -> tuple:
-    """What two entries must share to show the same text: type and speaker (as for copies:
+def _shown_as(hit: Hit, text: str) -> tuple:
+    """What two entries must share to show the same ``text``: type and speaker (as for copies:
     :func:`ov.retrieval.copies.same_text`), what they are (:func:`_kind_of`) and the words."""
-    return (hit.context_type, hit.role, hit.speaker, _kind_of(hit), option.text)
+    return (hit.context_type, hit.role, hit.speaker, _kind_of(hit), text)
 
 
 def _kind_of(hit: Hit) -> str:
@@ -337,10 +383,11 @@ def per_entry_cap(budget: int, candidates: int) -> int:
 # --- the tiers of one result --------------------------------------------------------
 
 
-def _options(store, hit: Hit, project: str = "") -> list[_Option]:
+def _options(store, hit: Hit, project: str = "") -> _Tiers:
     """The tiers available for ``hit``, cheapest first; the first is always ``uri``. ``project``:
     the other project whose conversation ``hit`` is (:func:`session_projects`)."""
-    texts: list[tuple[str, str, tuple[int, int] | None]] = []
+    texts: list[tuple[str, str | None, tuple[int, int] | None]] = []  # None: the whole file, read when needed
+    raw: str | None = None
     if hit.kind == "message":
         full = hit.record.text.strip() if hit.record is not None else ""
         texts = [("abstract", _message_abstract(hit, full), None), ("full", full, None)]
@@ -350,30 +397,39 @@ def _options(store, hit: Hit, project: str = "") -> list[_Option]:
         record = hit.record
         chunk = _lines_shown(lines_of(record.text)) if record is not None else ""
         chunk_lines = (record.start_line, record.end_line) if record is not None and record.start_line else None
-        matched = _matched_lines(hit)
-        raw = _file_text(store, hit, stripped=False)
-        whole = raw.strip()
-        texts = [
-            ("abstract", matched, (hit.start_line, hit.end_line) if hit.start_line else None),
-            ("overview", chunk, chunk_lines),
-            ("full", whole, None),
-        ]
+        texts = [("abstract", _matched_lines(hit), (hit.start_line, hit.end_line) if hit.start_line else None), ("overview", chunk, chunk_lines), ("full", None, None)]
     origin = _origin(store, hit)
-    out = [_option(hit, "uri", "", None, _origin_attrs(origin, "uri", None), project)]
-    kept: list[tuple[str, str, tuple[int, int] | None]] = []
-    for tier, text, lines in texts:
-        if not text:
-            continue
-        if kept and kept[-1][1] == text:
-            kept[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
-            continue
-        kept.append((tier, text, lines))
-    scopes = _scopes(hit, raw, [lines for _tier, _text, lines in kept]) if hit.kind != "message" and hit.level == 2 else {}
-    out.extend(
-        _option(hit, tier, text, lines, ((("in", scopes[lines]),) if scopes.get(lines) else ()) + _origin_attrs(origin, tier, lines), project)
-        for tier, text, lines in kept
-    )
-    return out
+    uri = _option(hit, "uri", "", None, _origin_attrs(origin, "uri", None), project)
+
+    def whole() -> str:
+        nonlocal raw
+        if raw is None:
+            raw = _file_text(store, hit, stripped=False)  # read once, and only when a tier needs it
+        return raw.strip()
+
+    def kept() -> list[tuple[str, str, tuple[int, int] | None]]:
+        out: list[tuple[str, str, tuple[int, int] | None]] = []
+        for tier, text, lines in texts:
+            text = whole() if text is None else text
+            if not text:
+                continue
+            if out and out[-1][1] == text:
+                out[-1] = (tier, text, None if tier == "full" else lines)  # the richer name; the same words
+                continue
+            out.append((tier, text, lines))
+        return out
+
+    def render(tiers: list[tuple[str, str, tuple[int, int] | None]]) -> list[_Option]:
+        scopes = _scopes(hit, raw or "", [lines for _tier, _text, lines in tiers]) if hit.kind != "message" and hit.level == 2 else {}
+        return [
+            _option(hit, tier, text, lines, ((("in", scopes[lines]),) if scopes.get(lines) else ()) + _origin_attrs(origin, tier, lines), project)
+            for tier, text, lines in tiers
+        ]
+
+    first = next((text for _tier, text, _lines in texts if text), None)  # matched lines or section, when there are any
+    if first is None and texts and texts[-1][1] is None:
+        first = whole()
+    return _Tiers(uri, first or "", kept, render)
 
 
 @dataclass(frozen=True)
