@@ -135,3 +135,45 @@ def test_a_manifest_changed_on_disk_is_read_again(project):
     data["files"]["timespec.py"]["uri"] = "/elsewhere/timespec.py"
     manifest.write_text(json.dumps(data, indent=2, sort_keys=True))
     assert origin_of(store, uri("viking://resources/proj/timespec.py")).source == "/elsewhere/timespec.py"
+
+
+def _entry_attrs(block: str, hit_uri: str) -> dict[str, str]:
+    import re
+
+    line = next(line for line in block.splitlines() if f'uri="{hit_uri}"' in line)
+    return dict(re.findall(r'(\w+)="([^"]*)"', line))
+
+
+CLOCK = (
+    '"""A clock for the tests."""\n\n\nclass Clock:\n    """Time that moves only when told."""\n\n'
+    + "".join(f"    def step_{n}(self):\n        self.now = self.now + {n}  # moves the hand {n} ticks\n        return self.now\n\n" for n in range(20))
+    + "    def wind(self, turns):\n        # Winding the spring sets the hour hand back to noon.\n        self.now = 12 * turns\n        return self.now\n"
+)
+
+
+def test_a_result_carries_what_its_block_entry_says_of_its_lines(project):
+    # A review: `ov find --json`, `ov search --json` and the MCP tools showed a result's URI and
+    # lines, but not the definition they are in, a section's file and lines in the project, or that
+    # the source changed since its add; only the block said so.
+    from ov.retrieval.search import SearchOptions, search
+
+    store, folder = project
+    (folder / "clock.py").write_text(CLOCK)
+    add_resource(store, str(folder))
+    later(folder / "clock.py", CLOCK.replace("noon", "midnight"))
+    for query in ("winding the spring sets the hour hand", "Paragraph 3 says things"):
+        hits = find(store, query, FindOptions(limit=3)).hits
+        listed = search(store, query, SearchOptions(mode="list", limit=3, planner=False)).hits
+        # the least budget that shows its matched lines (more would show its section or file)
+        block = next(b for b in (assemble(store, hits[:1], budget) for budget in range(50, 1_000, 10)) if b.entries and b.entries[0].tier != "uri")
+        hit, entry = hits[0].to_dict(), _entry_attrs(block.rendered, hits[0].uri)
+        assert entry["tier"] == "abstract" and entry["lines"] == f"{hit['lines'][0]}-{hit['lines'][1]}", entry
+        said = {name: entry[name] for name in ("in", "source", "source_lines", "stale") if name in entry}
+        assert said, entry
+        assert said == {name: "-".join(map(str, hit[name])) if name == "source_lines" else hit[name] for name in ("in", "source", "source_lines", "stale") if name in hit}
+        assert listed[0].to_dict() == {**hit, "score": listed[0].to_dict()["score"]}
+    code = find(store, "winding the spring sets the hour hand", FindOptions(limit=1)).hits[0]
+    assert (code.within, code.stale, code.source) == ("Clock", "changed", str(folder / "clock.py"))  # its lines start at `def wind`
+    assert code.where.endswith(f"  (in Clock; source {folder / 'clock.py'}; changed)")  # ov find's and the MCP find's line
+    section = find(store, "Paragraph 3 says things", FindOptions(limit=1)).hits[0]
+    assert section.source == "guide.md" and section.source_lines and section.source_lines[0] > section.start_line and not section.stale

@@ -187,6 +187,13 @@ class Hit:
     # "other" for a result of a resource added from another project's folder than the asking
     # agent's (SearchOptions.elsewhere): its block entry says so.
     project: str = ""
+    # Where its lines are, as its block entry says (ov.retrieval.provenance.annotate; a block
+    # names them itself): the definition they are in (``in``), the project file and lines of a
+    # split document's section, "changed" or "deleted" for a source that moved on since its add.
+    within: str = ""
+    source: str = ""
+    source_lines: tuple[int, int] | None = None
+    stale: str = ""
 
     @property
     def place(self) -> Place:
@@ -197,15 +204,23 @@ class Hit:
 
     @property
     def where(self) -> str:
-        """The URI and the part of it that matched: the lines of a chunk, a directory's level (L0
-        or L1: both may match), a message's speaker, time and id."""
+        """The URI and the part of it that matched: the lines of a chunk (and where they are:
+        :attr:`provenance`), a directory's level (L0 or L1: both may match), a message's speaker,
+        time and id."""
         if self.kind == "message":
             return f"{self.uri}  [{self.speaker or self.role} {self.time} {self.message_id}]"
-        if self.level == 2 and self.start_line:
-            return f"{self.uri}:{self.start_line}-{self.end_line}"
         if self.level < 2:
             return f"{self.uri}  (L{self.level})"
-        return self.uri
+        lines = f":{self.start_line}-{self.end_line}" if self.start_line else ""
+        return f"{self.uri}{lines}" + (f"  ({self.provenance})" if self.provenance else "")
+
+    @property
+    def provenance(self) -> str:
+        """Where the lines are beyond the URI, "" when nothing is known (:attr:`within`, :attr:`source`):
+        ``in WriteLock.acquire; source docs/commands.md:51-53; changed``."""
+        source = self.source + (f":{self.source_lines[0]}-{self.source_lines[1]}" if self.source_lines else "")
+        said = [f"in {self.within}" if self.within else "", f"source {source}" if source else "", self.stale]
+        return "; ".join(part for part in said if part)
 
     def also_line(self, shown: int = ALSO_SHOWN) -> str:
         """The other places of this text in one line, "" when there are none:
@@ -230,6 +245,14 @@ class Hit:
             out["title"] = self.title
         if self.also:
             out["also"] = [p.to_dict() for p in self.also]
+        if self.within:
+            out["in"] = self.within
+        if self.source:
+            out["source"] = self.source
+        if self.source_lines:
+            out["source_lines"] = list(self.source_lines)
+        if self.stale:
+            out["stale"] = self.stale
         return out
 
 
@@ -271,10 +294,12 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
 
     check_limit(options.limit)
     indices = indices or Indices(store, progress=progress)
+    from ov.retrieval.provenance import annotate
+
     words = asked(query)
     opened, hits = indices.use(lambda opened: (opened, rank(store, opened, words, options)))
     mode = "lexical" if options.lexical_only else opened.mode
-    return FindResult(query, hits, mode, opened.embedding, index_info(opened))
+    return FindResult(query, annotate(store, hits), mode, opened.embedding, index_info(opened))
 
 
 def asked(query: str) -> str:

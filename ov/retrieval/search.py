@@ -130,6 +130,10 @@ def search(store, query: str, options: SearchOptions = SearchOptions(), *, indic
 
     opened, hits, relevance = (indices or Indices(store, progress=progress)).use(run, full_text_only=options.full_text_only)
     mode = opened.mode if not options.full_text_only else "lexical"
+    if options.mode != "context":
+        from ov.retrieval.provenance import annotate
+
+        hits = annotate(store, hits)  # a block names them for the entries it shows (the prompt hook's)
     result = SearchResult(query, hits, mode, opened.embedding, index_info(opened), plan=plan, relevance=relevance)
     if options.mode == "context":
         from ov.retrieval.context import assemble
