@@ -375,7 +375,7 @@ def _rank(store, opened, query: str, options: FindOptions, snippets: bool) -> li
             records[hit.record.id] = hit.record
     relevance = Relevance(lexical, terms, lexical_hits, ceiling, LEXICAL_FLOOR)
     add_vectors(opened, config, words, options, filters, pool, lexical_hits, records, scores, relevance)
-    strength = relevance.best()
+    strength = relevance.best(likely=sorted(scores, key=lambda rid: -scores[rid])[: options.limit])  # shown, as a rule: counted together
     named = named_in(lexical, query)
     _add_named(lexical, named, filters, records, scores)
     if not scores:

@@ -67,10 +67,11 @@ class Relevance:
         if labels:
             self._cap.update(shares_held(self._lexical, self._terms, labels))
 
-    def best(self) -> float:
+    def best(self, likely: Iterable[str] = ()) -> float:
         """The highest relevance of any candidate, 0.0 without candidates: the candidates taken in
         the order of their relevance uncapped (the most each can have), counted a batch at a time,
-        until none left uncounted could pass the best counted."""
+        until none left uncounted could pass the best counted. ``likely``: the candidates likely to
+        be shown, counted with the first batch (each round costs a look-up a query word)."""
         if self._best is not None:
             return self._best
         rids = sorted(self._own.keys() | self._vector.keys(), key=lambda rid: (-self._value(rid, 1.0), rid))
@@ -79,7 +80,7 @@ class Relevance:
             batch = [rid for rid in rids[start : start + BATCH] if self._value(rid, 1.0) > best]
             if not batch:
                 break
-            self.count(batch)
+            self.count([*batch, *likely] if not start else batch)
             best = max(best, *(self.of(rid) for rid in batch))
         self._best = best
         return best
