@@ -462,3 +462,20 @@ def test_a_prompt_looks_a_file_name_up_once(ov, project, monkeypatch):
     monkeypatch.setattr(cls, "_run", counted)
     assert "build(tmp_path)" in prompt_block(project, "why is tests/conftest.py so slow on my laptop today?")
     assert sum("Regex" in q or "regex" in q.lower() for q in looked_up) == 1, looked_up
+
+
+def test_a_prompt_and_the_index_agree_on_what_is_a_code_name():
+    # A review: a prompt's names (its topic, the names an excerpt spells) and the index's (the
+    # names a chunk spells, a query asks for whole) were two patterns; `__init__` and `OSError`
+    # were names to the index and words to a prompt, "APIs" and "URLs" the other way round.
+    from ov.hosts.topic import has_topic
+    from ov.index.code import identifiers as indexed
+    from ov.retrieval.named import identifiers as spelled
+
+    for name in ("parse_time", "QUERY_CHARS", "__init__", "WriteLock", "hasTopic", "iOS", "OSError", "HTTPServer", "OAuth", "café_au_lait", "v2Api"):
+        assert spelled(f"why does {name} fail?") == {name.lower()}, name
+        assert indexed(f"x = {name}()") == name, name
+        assert has_topic(f"make {name} go away")
+    for word in ("APIs", "IDs", "URLs", "PRs", "UUIDs", "____", "hello"):
+        assert not spelled(f"the {word} again") and indexed(f"# the {word} again") == "", word
+    assert spelled("src/my_app/main.go and :smile_cat: and myApp/src") == frozenset()  # a path's words, an emoji

@@ -54,11 +54,23 @@ _ASSIGNED = LazyPattern(
     r"^(?:(?:export[ \t]+)?(?:const|let|var|val|static|final|readonly)[ \t]+)*([A-Za-z_$][\w$]*)[ \t]*(?::[^=\n]*)?=(?!=)",
     re.MULTILINE,
 )
-# A name written as one thing of several words: snake_case, camelCase, PascalCase, UPPER_CASE.
-_IDENTIFIER = LazyPattern(r"(?<![\w$])[^\W\d][\w$]*")
-# What makes a name compound, in the code indexed and in a query alike (a query's dotted module
-# path, ``ov.hosts.recall``, too): the index and the query must agree on which names are whole.
-COMPOUND_NAME = LazyPattern(r"\w[_.$]\w|[_$]\w|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]")
+# What a code name is, for the index (the names a chunk defines and spells: :func:`identifiers`),
+# a query (ov.index.lexical: the names it asks for whole) and a prompt (ov.retrieval.named.IDENTIFIER:
+# its topic, the names an excerpt spells): one notion, so what a prompt names is what the index holds.
+# A name: a letter or "_" first, then letters, digits, "_" and "$".
+NAME_CHAR = r"[\w$]"
+NAME = rf"[^\W\d]{NAME_CHAR}*"
+# Words joined into one name: by "_" or "$" after a letter or digit (snake_case, UPPER_CASE,
+# __init__; a rule of underscores joins nothing), or by a change of case (camelCase, PascalCase,
+# v2Api, and OSError, HTTPServer: capitals and a capitalised word of two letters or more, where
+# "IDs", "URLs" and "PRs" are plurals).
+JOINED = r"[^\W_][_$]\w"
+CASED = r"[a-z0-9][A-Z]|[A-Z][A-Z][a-z]{2}"
+# A name written as one thing of several words.
+_IDENTIFIER = LazyPattern(rf"(?<!{NAME_CHAR}){NAME}")
+# What makes a name compound, in the code indexed and in a query alike: its words joined, a leading
+# "_" or "$" (_private, $scope), or dots between its parts (a query's module path, ``ov.hosts.recall``).
+COMPOUND_NAME = LazyPattern(rf"{JOINED}|{CASED}|[_$]\w|\w\.\w")
 _MODULE = LazyPattern(r"[^\W\d]\w*")
 TITLE_NAMES = 4
 # The names of a chunk its ``about`` holds (a title shows four).

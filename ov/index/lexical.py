@@ -31,7 +31,7 @@ from ov.errors import (
     disk_full,
     not_writable,
 )
-from ov.index.code import COMPOUND_NAME
+from ov.index.code import COMPOUND_NAME, NAME_CHAR
 from ov.index.records import Record
 from ov.regex import LazyPattern
 from ov.uri import nfc
@@ -70,13 +70,14 @@ NAME_PATTERN = r"[\p{L}\p{M}\p{N}_$]+(?:\.[\p{L}\p{M}\p{N}_$]+)*"
 NAME_FIELDS = ("defines", "identifiers")
 # A name in a query as typed; what makes one a name rather than a word (an underscore, a dot or a
 # dollar inside it, or a change of case) is ov.index.code.COMPOUND_NAME, as in the code indexed.
-_TYPED_NAME = LazyPattern(r"[\w$]+(?:\.[\w$]+)*")
+_TYPED = rf"{NAME_CHAR}+(?:\.{NAME_CHAR}+)*"
+_TYPED_NAME = LazyPattern(_TYPED)
 # A word a query says is a name by calling it one: "the Context class", "the function main",
 # "class Context", "module recall".
 _KINDS = r"(?:class|function|method|def|fn|func|struct|interface|trait|enum|module|constant|variable|macro)"
 _KIND = LazyPattern(rf"(?i:{_KINDS})")
-_NAME_AFTER_KIND = LazyPattern(rf"(?i:\b{_KINDS})\s+([\w$]+(?:\.[\w$]+)*)")
-_NAME_BEFORE_KIND = LazyPattern(rf"([\w$]+(?:\.[\w$]+)*)\s+(?i:{_KINDS}\b)")
+_NAME_AFTER_KIND = LazyPattern(rf"(?i:\b{_KINDS})\s+({_TYPED})")
+_NAME_BEFORE_KIND = LazyPattern(rf"({_TYPED})\s+(?i:{_KINDS}\b)")
 # What, beside question words, a query that asks where or how a thing is written says of the asking
 # alone ("where is StoreLocked defined?", "how is the lock implemented?"): dropped from a question
 # (a query holding one of its language's interrogatives), kept in a statement ("the definition of

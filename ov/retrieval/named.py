@@ -42,6 +42,7 @@ import functools
 from collections.abc import Collection
 from typing import NamedTuple
 
+from ov.index.code import CASED, JOINED, NAME, NAME_CHAR
 from ov.ingest.formats import DOCUMENT_EXTENSIONS, SECTION_NAME
 from ov.regex import LazyPattern
 
@@ -79,10 +80,13 @@ LOOKUP = 200
 SAME_NAME = 3
 
 
-# An identifier as code spells it: letters joined by "_" (parse_time, _files_of, QUERY_CHARS,
-# __init__), or a lower-case letter then a capital in one word (WriteLock, hasTopic, iOS). Not a
-# word of a path ("src/my_app/"), nor an emoji's name (":smile_cat:").
-IDENTIFIER = LazyPattern(r"(?<![\w/.:])_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*(?![\w/])|(?<![\w/])\w*[a-z][A-Z]\w*")
+# An identifier as code spells it, a name whose words are joined (ov.index.code: the index's notion of
+# a compound name): by "_" (parse_time, _files_of, QUERY_CHARS, __init__), or by a change of case
+# (WriteLock, hasTopic, iOS, HTTPServer). Not a word of a path ("src/my_app/", "myApp/src"), nor an
+# emoji's name (":smile_cat:"); a leading "_" alone is emphasis in prose (_really_), not a name.
+IDENTIFIER = LazyPattern(
+    rf"(?<![\w/.:])(?={NAME_CHAR}*?(?:{JOINED})){NAME}(?![\w$/])|(?<![\w/])(?={NAME_CHAR}*?(?:{CASED})){NAME}(?![\w$/])"
+)
 # A dotted name: ``WriteLock.acquire``, ``Store::open``, ``ov.hosts.recall``.
 _DOTTED = LazyPattern(r"(?<![\w/.:])[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+(?![\w/])")
 _PARTS = LazyPattern(r"\.|::")
