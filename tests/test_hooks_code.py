@@ -125,10 +125,16 @@ def _first(block: str) -> str:
 
 @pytest.mark.parametrize(
     ("prompt", "file"),
-    [("fix the bug in parse_time", "app/timespec.py"), ("make has_topic faster", "app/topic.py")],
+    [("fix the bug in parse_time", "app/timespec.py"), ("make has_topic faster", "app/topic.py"), ("fix the bug in WriteLock", "app/store/lock.py"),
+     # a class named by one word and a method by its class, below the cut-off before (0.56, 0.58)
+     ("refactor Address please", "app/uri.py"), ("refactor WriteLock.release please", "app/store/lock.py"),
+     # (written after the fix)
+     ("please speed up Address.parent", "app/uri.py"), ("why is Address so slow?", "app/uri.py"), ("can you make Address immutable", "app/uri.py")],
 )
 def test_a_request_naming_an_identifier_is_searched(prompt, file, ov, code, project, ov_home):
     # An audit: these were skipped as trivial prompts ("parse_time" was read as "parse" and "time").
+    # A request's words ("fix", "bug", "refactor") are not the code's: the code defining the name
+    # asked about is a full match whatever else the request says.
     assert _first(_block(prompt, project)) == f"viking://resources/app/{file}"
 
 

@@ -72,6 +72,10 @@ NAME_FIELDS = ("defines", "identifiers")
 # dollar inside it, or a change of case) is ov.index.code.COMPOUND_NAME, as in the code indexed.
 _TYPED = rf"{NAME_CHAR}+(?:\.{NAME_CHAR}+)*"
 _TYPED_NAME = LazyPattern(_TYPED)
+# A capitalised word (Address, Store; not "I", nor a run of capitals) and what makes it the first
+# of a sentence, where a capital says nothing: the text's start or an end of sentence before it.
+_PROPER_NAME = LazyPattern(r"(?<![\w$.])[A-Z][a-z]+(?![\w$.])")
+_SENTENCE_START = LazyPattern(r"(?:\A|[.!?:;]|\n)[\s\"'(*_`]*\Z")
 # A word a query says is a name by calling it one: "the Context class", "the function main",
 # "class Context", "module recall".
 _KINDS = r"(?:class|function|method|def|fn|func|struct|interface|trait|enum|module|constant|variable|macro)"
@@ -609,6 +613,13 @@ class LexicalIndex:
         named ``lock``."""
         typed = _TYPED_NAME.findall(text)
         chosen = [name for name in typed if COMPOUND_NAME.search(name)]
+        # Of an attribute's path with a class or a compound name in it, the member asked about: the
+        # index holds ``WriteLock.release`` as the ``release`` its class defines (``ov.hosts.recall``,
+        # a module's path, whole: words joined by dots are no name of their own, as in ``os.path``).
+        chosen += [name.rsplit(".", 1)[1] for name in chosen if "." in name and any(COMPOUND_NAME.search(part) or _PROPER_NAME.fullmatch(part) for part in name.split("."))]
+        # A capitalised word inside a sentence is a proper name, a class's as well as a person's
+        # ("fix the bug in Address"): asked for whole, it finds the code that defines it, if any.
+        chosen += [found.group() for found in _PROPER_NAME.finditer(text) if not _SENTENCE_START.search(text, 0, found.start())]
         called = [*_NAME_AFTER_KIND.findall(text), *_NAME_BEFORE_KIND.findall(text)]
         chosen += [name for name in called if set(self._query_analyzer.analyze(name)) & set(words) and not _KIND.fullmatch(name)]
         if not chosen and len(words) == 1:
