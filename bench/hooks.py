@@ -33,10 +33,12 @@ Then, healthy: a ``session-end`` followed at once by a new ``session-start``, wh
 commit (the "next session sees the last one's memories" barrier). The last turn before it states
 a new preference; the script reports whether the new session's block shows it.
 
-``--against REV`` then times the recall hooks in pairs on the same store: each pair runs one hook
-with ov's package as it was at git revision ``REV`` (first on ``PYTHONPATH``, bytecode cached like
-the rest) and as checked out, in alternating order. The median of the pairs' differences
-resolves a few milliseconds, which separate series cannot on a machine whose speed drifts.
+``--against REV`` then times the recall hooks in pairs: each pair runs one hook with ov's package
+as it was at git revision ``REV`` (first on ``PYTHONPATH``, bytecode cached like the rest) and as
+checked out, in alternating order, each on a store of its own that its ov seeded and indexed as
+above (an older ov rebuilds an index of a schema it does not know: one shared store compared
+different indexes across a schema change). The median of the pairs' differences resolves a few
+milliseconds, which separate series cannot on a machine whose speed drifts.
 
 Issue targets: session-start and prompt-submit p50 <= 250 ms and max <= 1.5 s (whole
 processes), stop p50 <= 150 ms, in both conditions. The fixed prefix a session start injects is
@@ -778,37 +780,54 @@ def breakdown(b: Bench, runs: int, report: common.Report) -> None:
                        title=f"-X importtime, one prompt-submit hook process (median of {runs}; importtime adds overhead)")
 
 
-def against(b: Bench, rev: str, pairs: int, report: common.Report) -> None:
-    """Paired A/B: each recall hook with ov at ``rev`` and as checked out, alternating, on one store."""
+def against(b: Bench, rev: str, pairs: int, report: common.Report, files: int, keep: bool = False) -> None:
+    """Paired A/B: each recall hook with ov at ``rev`` and as checked out, alternating, each side on
+    a store its own ov seeded and indexed (:func:`own_side`): one store shared by both sides was
+    built by this ov, and an older ov that finds an index of a schema it does not know rebuilds it,
+    so across a schema change the two sides did not search the same index."""
     old_env = b.env | {"PYTHONPATH": os.pathsep.join(filter(None, [str(common.ov_at_revision(rev)), b.env.get("PYTHONPATH")]))}
-    inputs = {
-        "session-start": lambda i: payload("session-start", str(uuid.uuid4()), b.project, b.project / "none.jsonl"),
-        "prompt-submit": lambda i: payload("prompt-submit", b.session, b.project, b.transcript.path, PROMPTS[i % len(PROMPTS)]),
-    }
-    argv = [*b.ov, "hook", HOST]
-    for event, make in inputs.items():  # untimed: each side compiles its bytecode once
-        for env in (old_env, b.env, old_env, b.env):
-            run_process([*argv, event], env, b.project, json.dumps(make(0)).encode())
-    walls: dict[str, dict[str, list[float]]] = {event: {"at": [], "now": []} for event in inputs}
-    for i in range(pairs):
-        for event, make in inputs.items():
-            data = json.dumps(make(i)).encode()
-            for side in ("at", "now") if i % 2 == 0 else ("now", "at"):
-                walls[event][side].append(run_process([*argv, event], old_env if side == "at" else b.env, b.project, data).wall)
+    with common.temp_home(f"ov-bench-hooks-at-{rev}", keep) as at_home, common.temp_home("ov-bench-hooks-now", keep) as now_home:
+        sides = {"at": own_side(b, at_home, old_env, files), "now": own_side(b, now_home, b.env, files)}
+        inputs = {
+            "session-start": lambda side, i: payload("session-start", str(uuid.uuid4()), side.project, side.project / "none.jsonl"),
+            "prompt-submit": lambda side, i: payload("prompt-submit", side.session, side.project, side.transcript.path, PROMPTS[i % len(PROMPTS)]),
+        }
+        for event, make in inputs.items():  # untimed: each side compiles its bytecode once
+            for name in ("at", "now", "at", "now"):
+                sides[name].hook(event, make(sides[name], 0))
+        walls: dict[str, dict[str, list[float]]] = {event: {"at": [], "now": []} for event in inputs}
+        for i in range(pairs):
+            for event, make in inputs.items():
+                for name in ("at", "now") if i % 2 == 0 else ("now", "at"):
+                    walls[event][name].append(sides[name].hook(event, make(sides[name], i))[0].wall)
     rows = []
-    report.metrics["against"] = {"rev": rev, "pairs": pairs}
-    for event, sides in walls.items():
-        diffs = [(now - at) * 1000 for at, now in zip(sides["at"], sides["now"])]
+    report.metrics["against"] = {"rev": rev, "pairs": pairs, "stores": "one per side, each seeded and indexed by its own ov"}
+    for event, timed in walls.items():
+        diffs = [(now - at) * 1000 for at, now in zip(timed["at"], timed["now"])]
         got = {
-            "at_p50_ms": common.percentile(sides["at"], 50) * 1000,
-            "now_p50_ms": common.percentile(sides["now"], 50) * 1000,
+            "at_p50_ms": common.percentile(timed["at"], 50) * 1000,
+            "now_p50_ms": common.percentile(timed["now"], 50) * 1000,
             "paired_median_diff_ms": common.percentile(diffs, 50),
             "now_faster_share": sum(d < 0 for d in diffs) / len(diffs),
         }
         report.metrics["against"][event] = got
         rows.append((event, got["at_p50_ms"], got["now_p50_ms"], got["paired_median_diff_ms"], f"{got['now_faster_share']:.0%}"))
     common.print_table(("hook", f"p50 ms at {rev}", "p50 ms now", "paired median diff ms", "pairs faster now"), rows,
-                       title=f"Paired A/B against {rev} ({pairs} pairs, alternating order, the same store)")
+                       title=f"Paired A/B against {rev} ({pairs} pairs, alternating order, a store per side seeded alike)")
+
+
+def own_side(b: Bench, home: Path, env: dict[str, str], files: int) -> Bench:
+    """One side of ``--against``: a store in ``home`` seeded as the series' was (:func:`seed`), by the
+    ov that ``env`` runs, with a project and a current session of its own."""
+    tmp = home / "host"
+    project = tmp / "acme-billing"
+    (project / ".git").mkdir(parents=True)
+    session = str(uuid.uuid4())
+    transcript = Transcript(tmp / "claude" / "projects" / "-acme-billing" / f"{session}.jsonl", session, project)
+    side = Bench(b.ov, env | {"OV_HOME": str(home)}, home, project, HookLog(home), session, transcript)
+    seeded = seed(side, files, tmp)
+    print(f"--against: a store seeded in {seeded['seconds']:.1f} s for {'this ov' if env is b.env else env['PYTHONPATH'].split(os.pathsep)[0]}")
+    return side
 
 
 def _python_flags(argv: list[str], flags: list[str]) -> list[str]:
@@ -828,7 +847,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blocks", type=int, default=3, help="blocks per condition the recall series alternate in (default 3)")
     parser.add_argument("--barrier-reps", type=int, default=1, help="session-end then session-start pairs (default 1)")
     parser.add_argument("--breakdown", action="store_true", help="also split a prompt-submit process into imports and steps")
-    parser.add_argument("--against", metavar="REV", help="also time the recall hooks in pairs against ov at git revision REV")
+    parser.add_argument("--against", metavar="REV", help="also time the recall hooks in pairs against ov at git revision REV (a store per side)")
     parser.add_argument("--pairs", type=int, default=60, help="pairs per hook for --against (default 60)")
     common.add_bytecode_option(parser)
     args = parser.parse_args(argv)
@@ -952,7 +971,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.breakdown:
             breakdown(b, 5, report)
         if args.against:
-            against(b, args.against, args.pairs, report)
+            against(b, args.against, args.pairs, report, args.files, args.keep)
 
     report.finish(args.out)
     return 0
