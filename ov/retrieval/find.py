@@ -291,11 +291,10 @@ def find(store, query: str, options: FindOptions = FindOptions(), *, indices=Non
     is told how building or catching up the index goes (:mod:`ov.progress`), when it must. A
     pasted traceback is ranked as its error and files (:func:`asked`)."""
     from ov.index.sync import Indices
+    from ov.retrieval.provenance import annotate
 
     check_limit(options.limit)
     indices = indices or Indices(store, progress=progress)
-    from ov.retrieval.provenance import annotate
-
     words = asked(query)
     opened, hits = indices.use(lambda opened: (opened, rank(store, opened, words, options)))
     mode = "lexical" if options.lexical_only else opened.mode
