@@ -564,7 +564,9 @@ class LexicalIndex:
             for word in terms.words:
                 memo = reading.held.setdefault((fields, word), {}) if reading is not None else {}
                 todo = tuple(label for label in labels if label not in memo)
-                if todo and fields:
+                if todo and fields and not any(searcher.doc_freq(f, word) for f in fields):
+                    memo.update((label, False) for label in todo)  # no record holds it: nothing to search
+                elif todo and fields:
                     if todo not in among:
                         among[todo] = _any_of(schema, "label", todo)
                     held = tantivy.Query.boolean_query([(tantivy.Occur.Should, tantivy.Query.term_query(schema, f, word)) for f in fields])
