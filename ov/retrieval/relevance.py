@@ -50,9 +50,6 @@ class Relevance:
         self._vector.update(similar)
         self._best = None
 
-    def __contains__(self, rid: str) -> bool:
-        return rid in self._own or rid in self._vector
-
     def of(self, rid: str) -> float:
         """``rid``'s relevance, 0.0 for a record neither ranking found (one added by its name)."""
         if self._capped and rid in self._label and self._label[rid] not in self._cap:
