@@ -685,6 +685,26 @@ def test_cjk_exact_words_rank_before_scattered_characters(ov):
     assert uris(found(ov, "长期记忆"))[0] == "viking://resources/zh/exact.md"
 
 
+@pytest.mark.parametrize(
+    ("doc", "other", "query"),
+    [
+        ("ผู้ใช้สามารถเปลี่ยนรหัสผ่านได้ที่หน้าการตั้งค่าบัญชี", "รายงานยอดขายประจำเดือนถูกส่งทางอีเมลทุกวันจันทร์", "รหัสผ่าน"),
+        ("รายงานยอดขายประจำเดือนถูกส่งทางอีเมลทุกวันจันทร์", "ผู้ใช้สามารถเปลี่ยนรหัสผ่านได้ที่หน้าการตั้งค่าบัญชี", "ยอดขาย"),
+        ("ລະບົບຈະສໍາຮອງຂໍ້ມູນທຸກຄືນ", "ກອງປະຊຸມຈະເລີ່ມຕອນເກົ້າໂມງ", "ຂໍ້ມູນ"),
+        ("កម្មវិធីនេះរក្សាទុកឯកសាររបស់អ្នកប្រើ", "អាកាសធាតុថ្ងៃនេះក្តៅណាស់", "ឯកសារ"),
+        ("ဒီစနစ်က စကားဝှက်ကို ပြောင်းလဲနိုင်တယ်", "မနက်ဖြန် အစည်းအဝေး ရှိတယ်", "စကားဝှက်"),
+    ],
+    ids=["thai", "thai-other-word", "lao", "khmer", "myanmar"],
+)
+def test_a_word_inside_a_sentence_of_a_script_without_spaces_is_found(ov, doc, other, query):
+    """Thai, Lao, Khmer and Myanmar put no space between words: a sentence was one token (dropped
+    when over 64 bytes), and no word of it could be found."""
+    write(ov, "viking://resources/sea/doc.md", doc)
+    write(ov, "viking://resources/sea/other.md", other)
+    write(ov, "viking://resources/sea/english.md", "Unrelated English text about gardening.")
+    assert uris(found(ov, query))[0] == "viking://resources/sea/doc.md"
+
+
 @pytest.mark.parametrize("query", ["caf\u00e9", "cafe\u0301"], ids=["typed-composed", "typed-decomposed"])
 def test_a_word_matches_whether_written_and_typed_composed_or_decomposed(ov, query):
     """café written decomposed (e + a combining accent, as macOS gives it) was two tokens, so a

@@ -1,11 +1,12 @@
 """The full-text index: tantivy, BM25, one document per :class:`~ov.index.records.Record`.
 
 Text is analysed by one tantivy analyzer for every language: a regex tokenizer
-that makes each Han, kana and Hangul character a token of its own and every
-other run of letters, combining marks and digits a word, then lower-casing and
-a stemmer. So a Chinese, Japanese or Korean query matches lexically (consecutive
-characters are also asked for as phrases, which ranks exact words first) while
-English keeps its stemming. Queries drop stop words and question words before
+that makes each Han, kana and Hangul character a token of its own (and each
+Thai, Lao, Khmer and Myanmar letter with its marks: those scripts put no space
+between words) and every other run of letters, combining marks and digits a
+word, then lower-casing and a stemmer. So a Chinese, Japanese, Korean or Thai
+query matches lexically (consecutive characters are also asked for as phrases,
+which ranks exact words first) while English keeps its stemming. Queries drop stop words and question words before
 they are built.
 
 Text and queries are put in Unicode NFC before the analyzer sees them (tantivy
@@ -38,12 +39,16 @@ from ov.uri import nfc
 
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
-SCHEMA_VERSION = 13  # 13: a code chunk's names whole (what it defines, the compound names it uses), in fields of their own
+# 13: a code chunk's names whole (what it defines, the compound names it uses), in fields of their own.
+# 14: a Thai, Lao, Khmer or Myanmar letter with its marks a token (a run of them was one).
+SCHEMA_VERSION = 14
 # The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
 # analyzer and stored values, records cut otherwise (10 chunked code as Markdown) or fields since
-# added (11 had no "about"). 9 analysed text before NFC and without combining marks: a query
-# with an accent or an Indic vowel sign would not match its words. Raise it to SCHEMA_VERSION with
-# a change to what is stored or how text is analysed; a field added goes in _ADDED_FIELDS.
+# added (11 had no "about"), or text analysed otherwise only in what no older query could find
+# (13 and before: a sentence of Thai was one token). 9 analysed text before NFC and without
+# combining marks: a query with an accent or an Indic vowel sign would not match its words. Raise
+# it to SCHEMA_VERSION with a change to what is stored or how most text is analysed; a field added
+# goes in _ADDED_FIELDS.
 READABLE_SCHEMA = 10
 # The matched fields each schema added since READABLE_SCHEMA. tantivy opens an index only with
 # the schema it was written with, so an older one is opened with its own and searched without
@@ -60,7 +65,13 @@ _PASSING = LazyPattern(
 # Han, kana and Hangul, with the two marks that live in "Common" (the prolonged
 # sound mark and the ideographic iteration mark) so they do not glue CJK into a word.
 _CJK_CLASS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{30FC}\x{3005}"
-TOKEN_PATTERN = rf"[{_CJK_CLASS}]|[\p{{L}}\p{{M}}\p{{N}}&&[^{_CJK_CLASS}]]+"
+# Scripts written without spaces between words, whose letters take vowel and tone marks: a run of
+# them is a sentence, not a word (and one over 64 bytes was dropped whole). Each letter or digit
+# with the marks it carries is a token, as a CJK character is, and a query asks for its pairs.
+_UNSPACED_CLASS = r"\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+TOKEN_PATTERN = (
+    rf"[{_CJK_CLASS}]|[[{_UNSPACED_CLASS}]&&[\p{{L}}\p{{N}}]]\p{{M}}*|[\p{{L}}\p{{M}}\p{{N}}&&[^{_CJK_CLASS}{_UNSPACED_CLASS}]]+"
+)
 ANALYZER = "ov"
 # Names as code writes them, whole: ``StoreLocked``, ``_files_of``, ``ov.hosts.recall`` (dots join
 # the parts of a module's name), lower-cased and never stemmed or stopped: the fields a code
@@ -90,10 +101,13 @@ _DEFINITION_WORDS = {"english": "defined declared implemented located definition
 _INTERROGATIVES = {"english": "what where which how why when who"}
 SHARED_OWNER = "-"
 WRITER_HEAP = 64_000_000
-# A run of CJK characters in a query, asked for as overlapping pairs (phrases). Compiled on first
-# use (~9 ms with its run form): an ASCII query, what most finds and every English hook ask, never
-# needs it.
-_CJK_RUN = LazyPattern(r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+# A run of CJK characters, or of Thai, Lao, Myanmar or Khmer letters, in a query: its tokens are
+# asked for as overlapping pairs (phrases). Compiled on first use (~9 ms with its run form): an
+# ASCII query, what most finds and every English hook ask, never needs it.
+_CJK_RUN = LazyPattern(
+    r"[\u3005\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    r"\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u19e0-\u19ff\ua9e0-\ua9ff\uaa60-\uaa7f]+"
+)
 # tantivy has built-in stop word lists for these languages only.
 _STOPWORD_LANGUAGES = frozenset(
     "danish dutch english finnish french german hungarian italian norwegian portuguese russian spanish swedish".split()
@@ -595,8 +609,8 @@ class LexicalIndex:
         words = tuple(dict.fromkeys(tokens))
         phrases = []
         for run in () if text.isascii() else _CJK_RUN.findall(text):
-            chars = [c for c in run]
-            phrases.extend(tuple(chars[i : i + 2]) for i in range(len(chars) - 1))
+            units = self.analyze_words(run)  # a character, or a letter with its marks
+            phrases.extend(tuple(units[i : i + 2]) for i in range(len(units) - 1))
         # As the index holds it: stop words included, since they keep their places in the text.
         sequence = tuple(self.analyze_words(text)) if not phrases else ()
         names = self._names(text, words)
