@@ -51,7 +51,7 @@ def as_schema_11(home: Path, account: str = "default") -> Path:
     (root / "text").mkdir()
     index = tantivy.Index(_schema_11(), path=str(root / "text"))
     index.register_tokenizer("ov", analyzer(meta["language"]))
-    old = LexicalIndex(index, meta["language"], root / "text")
+    old = LexicalIndex(index, meta["language"], root / "text", schema_version=11)
     for label, record in enumerate(records):
         old.add(replace(record, about="", defines="", identifiers=""), label)  # what schema 11 wrote: none of the fields since
     old.commit()

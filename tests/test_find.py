@@ -719,6 +719,47 @@ def test_a_word_matches_whether_written_and_typed_composed_or_decomposed(ov, que
     assert nfd["snippet"] == "1: Le cafe\u0301 de Paris"  # shown as written, not as indexed
 
 
+@pytest.mark.parametrize(
+    ("written", "typed"),
+    [
+        ("Die Fußgängerzone ist gesperrt.", "FUSSGÄNGERZONE"),
+        ("Die FUSSGÄNGERZONE ist gesperrt.", "Fußgängerzone"),
+        ("Ｗｅｂｈｏｏｋの署名は２４時間有効です。", "webhook"),
+        ("Webhookの署名は24時間有効です。", "Ｗｅｂｈｏｏｋ"),
+        ("ｷｬｯｼｭを毎晩削除します。", "キャッシュ"),
+        ("Ο λογαριασμός κλειδώθηκε.", "ΛΟΓΑΡΙΑΣΜΌΣ"),
+    ],
+    ids=["sharp-s-typed-upper", "sharp-s-written-upper", "full-width-written", "full-width-typed", "half-width-katakana", "final-sigma"],
+)
+def test_a_word_matches_whatever_its_case_folding_or_width(ov, written, typed):
+    """Case was lower-cased, not folded (ß is ss in upper case, σ ends a Greek word as ς), and
+    full-width Latin letters and half-width katakana, common in Japanese text, were other words."""
+    write(ov, "viking://resources/w/doc.md", f"# Notiz\n\n{written}\n")
+    write(ov, "viking://resources/w/other.md", "# Other\n\nUnrelated English text about gardening.\n")
+    hits = found(ov, typed)["resources"]
+    assert hits and hits[0]["uri"] == "viking://resources/w/doc.md" and hits[0]["relevance"] > 0.5
+    assert written in hits[0]["snippet"]  # shown as written, not as indexed
+
+
+def test_a_title_is_found_folded_and_shown_as_written(ov):
+    write(ov, "viking://resources/w/keys.md", "# ＡＰＩキーの管理\n\nキーは９０日ごとに更新します。\n")
+    hit = found(ov, "API")["resources"][0]
+    assert hit["uri"] == "viking://resources/w/keys.md" and hit["title"].endswith(" ＡＰＩキーの管理")  # (its file name first)
+
+
+def test_the_letters_folded_beyond_lower_case_are_unicodes():
+    import unicodedata
+
+    from ov.index.lexical import _CASEFOLD_ONLY
+
+    wanted = {
+        c
+        for c in map(chr, range(0x80, 0x110000))
+        if unicodedata.normalize("NFKC", c) == c and c.casefold().lower() != c.lower()
+    }
+    assert {c for c in map(chr, range(0x80, 0x20000)) if _CASEFOLD_ONLY.fullmatch(c)} == wanted
+
+
 def test_a_devanagari_word_is_one_word_not_cut_at_its_vowel_signs(ov):
     write(ov, "viking://resources/hi/hindi.md", "\u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e \u0915\u093e \u0907\u0924\u093f\u0939\u093e\u0938")
     # The consonants of हिन्दी, each with another vowel sign: without the marks, the same three tokens.

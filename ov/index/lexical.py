@@ -9,9 +9,12 @@ query matches lexically (consecutive characters are also asked for as phrases,
 which ranks exact words first) while English keeps its stemming. Queries drop stop words and question words before
 they are built.
 
-Text and queries are put in Unicode NFC before the analyzer sees them (tantivy
-has no such filter): ``café`` typed composed and written decomposed (an ``e``
-and a combining accent, as macOS and some keyboards give it) is one word. The
+Text and queries are folded before the analyzer sees them (tantivy has no such
+filter; :func:`fold`): put in Unicode NFKC, so that ``café`` typed composed and
+written decomposed (an ``e`` and a combining accent, as macOS and some keyboards
+give it) is one word, and so are full-width ``ＡＰＩ`` and ``API`` or half-width
+``ﾛｸﾞ`` and ``ログ``; and case-folded where folding is more than lower case, so
+that ``Straße`` is ``STRASSE``. Accents stay: ``resume`` is not ``résumé``. The
 marks belong to words: without them a decomposed accent, and every vowel sign
 of Devanagari and the other Indic scripts, cut a word in pieces.
 """
@@ -40,12 +43,15 @@ from ov.uri import nfc
 # Longer queries are questions and descriptions, not text to find word for word.
 PHRASE_MAX_WORDS = 24
 # 13: a code chunk's names whole (what it defines, the compound names it uses), in fields of their own.
-# 14: a Thai, Lao, Khmer or Myanmar letter with its marks a token (a run of them was one).
+# 14: a Thai, Lao, Khmer or Myanmar letter with its marks a token (a run of them was one), and text
+# folded (fold: compatibility forms and full case folding) where it was put in NFC.
 SCHEMA_VERSION = 14
+# The first schema that indexed text folded: an older one is asked in NFC, as it was written.
+FOLDED_SCHEMA = 14
 # The oldest schema whose full-text index this ov can search, while a rebuild replaces it: the same
 # analyzer and stored values, records cut otherwise (10 chunked code as Markdown) or fields since
 # added (11 had no "about"), or text analysed otherwise only in what no older query could find
-# (13 and before: a sentence of Thai was one token). 9 analysed text before NFC and without
+# (13 and before: a sentence of Thai was one token; a full-width letter or an ß was not folded). 9 analysed text before NFC and without
 # combining marks: a query with an accent or an Indic vowel sign would not match its words. Raise
 # it to SCHEMA_VERSION with a change to what is stored or how most text is analysed; a field added
 # goes in _ADDED_FIELDS.
@@ -121,8 +127,30 @@ _QUESTION_WORDS = {
 
 STORED_TEXT = ("id", "path", "uri", "kind", "type", "owner", "parent", "title", "text", "speaker", "session_id", "message_id", "role")
 STORED_INT = ("level", "start_line", "end_line", "label")
-# The stored fields the analyzer reads, and that are therefore indexed in NFC.
+# The stored fields the analyzer reads, and that are therefore indexed folded (fold).
 _ANALYZED = ("title", "text", "speaker")
+# The characters whose full case folding is more than the lower case tantivy's filter gives them,
+# among those NFKC leaves as they are: ß and ẞ (ss), the final sigma, Greek letters with an iota
+# subscript, and a few letters whose folding adds a mark (tests check the list against Unicode's).
+_CASEFOLD_ONLY = LazyPattern(
+    "[\u00df\u01f0\u0345\u0390\u03b0\u03c2\u1c80-\u1c88\u1e96-\u1e99\u1e9e\u1f50\u1f52\u1f54\u1f56"
+    "\u1f80-\u1faf\u1fb2-\u1fb4\u1fb6\u1fb7\u1fbc\u1fc2-\u1fc4\u1fc6\u1fc7\u1fcc\u1fd2\u1fd6\u1fd7"
+    "\u1fe2\u1fe4\u1fe6\u1fe7\u1ff2-\u1ff4\u1ff6\u1ff7\u1ffc]"
+)
+
+
+def fold(text: str) -> str:
+    """``text`` as the analyzer is given it: in Unicode NFKC (a decomposed accent composed, as
+    :func:`~ov.uri.nfc` does, and full-width Latin letters and digits, half-width katakana, ligatures
+    and the like in their usual form), with the letters whose full case folding is more than lower
+    case folded (:data:`_CASEFOLD_ONLY`): ``Straße`` and ``STRASSE`` are one word. Lower case is the
+    analyzer's; folding only what it leaves keeps most text as written, and it is stored as indexed."""
+    if text.isascii():  # its own fold: the common case loads no Unicode tables
+        return text
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text)
+    return _CASEFOLD_ONLY.sub(lambda found: found.group().casefold(), text)
 
 
 def _tantivy():
@@ -337,9 +365,20 @@ class _Reading:
 class LexicalIndex:
     """One tantivy index in a directory."""
 
-    def __init__(self, index, language: str, path: Path | None = None, *, refused: StoreNotWritable | None = None, lacks: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        index,
+        language: str,
+        path: Path | None = None,
+        *,
+        refused: StoreNotWritable | None = None,
+        lacks: frozenset[str] = frozenset(),
+        schema_version: int = SCHEMA_VERSION,
+    ) -> None:
         self._index = index
         self.language = language
+        # How text is put before the analyzer: as the index's schema did when it wrote the index.
+        self._normal = fold if schema_version >= FOLDED_SCHEMA else nfc
         # The matched fields an index of an older schema lacks: a search leaves them out. Such an
         # index is only read (Indices catches up none but its own schema's).
         self.lacks = lacks
@@ -373,7 +412,7 @@ class LexicalIndex:
                 raise
             index, refused = _open_read_only(path, exc, schema), exc
         register(index, language)
-        return cls(index, language, path, refused=refused, lacks=_lacks(schema_version))
+        return cls(index, language, path, refused=refused, lacks=_lacks(schema_version), schema_version=schema_version)
 
     @classmethod
     def empty(cls, language: str) -> LexicalIndex:
@@ -398,19 +437,26 @@ class LexicalIndex:
         doc = tantivy.Document()
         for name in STORED_TEXT:
             value = record.searched if name == "text" else getattr(record, _FIELD_ATTR.get(name, name))
+            folded = None
             if name in _ANALYZED:
-                value = nfc(value)
+                value, folded = nfc(value), self._normal(value)
+                if name == "text":
+                    value = folded
             doc.add_text(name, SHARED_OWNER if name == "owner" and not value else value)
-        if record.search_text is not None or nfc(record.text) != record.text:
-            # A hit shows the text as written, not the NFC copy that ranks.
+            if folded is not None and folded != value:
+                # A title or a speaker is shown from the first value, as written; the second is
+                # the folded one a query matches ("Straße" is found as "strasse").
+                doc.add_text(name, folded)
+        if record.search_text is not None or self._normal(record.text) != record.text:
+            # A hit shows the text as written, not the folded copy that ranks.
             doc.add_bytes("shown", record.text.encode("utf-8"))
-        doc.add_text("context", nfc(record.context))
+        doc.add_text("context", self._normal(record.context))
         if record.about:
-            doc.add_text("about", nfc(record.about))
+            doc.add_text("about", self._normal(record.about))
         for name in NAME_FIELDS:
             value = getattr(record, name)
             if value and name not in self.lacks:
-                doc.add_text(name, nfc(value))
+                doc.add_text(name, self._normal(value))
         for ancestor in _ancestors(record.path):
             doc.add_text("ancestors", ancestor)
         for name in ("level", "start_line", "end_line"):
@@ -594,13 +640,13 @@ class LexicalIndex:
         """``text`` as the index sees it (for marking matches in snippets)."""
         if self._analyzer is None:
             self._analyzer = analyzer(self.language)
-        return self._analyzer.analyze(nfc(text))
+        return self._analyzer.analyze(self._normal(text))
 
     def query_terms(self, text: str) -> QueryTerms:
         if self._query_analyzer is None:
             self._query_analyzer = analyzer(self.language, for_query=True)
         skip = _question_words(self.language, self._query_analyzer)
-        text = nfc(text)
+        text = self._normal(text)
         analysed = self._query_analyzer.analyze(text)
         asking = _analysed("interrogative", _INTERROGATIVES, self.language, self._query_analyzer)
         if any(t in asking for t in analysed):
