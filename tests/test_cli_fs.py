@@ -782,6 +782,19 @@ def test_grep(ov, docs):
     assert ov("grep", "Files", "-a").stdout == "viking://resources/guide/.overview.md:5:## Files\n"
 
 
+@pytest.mark.parametrize(("written", "typed"), [("NFD", "NFC"), ("NFC", "NFD")])
+def test_grep_matches_an_accent_typed_composed_or_decomposed_and_shows_the_line_as_written(ov, written, typed):
+    """A line written decomposed (an "e" and a combining accent, as macOS gives it) was missed by a
+    pattern typed composed, and the other way round, though `ov find` finds both."""
+    import unicodedata
+
+    line = unicodedata.normalize(written, "Das Gemüse für Zoë, süß")
+    assert ov("write", "viking://resources/n.md", "--content", f"# Notiz\n{line}\n").exit_code == 0
+    result = ov("grep", unicodedata.normalize(typed, "für Zoë"), "--json")
+    assert [(m["line"], m["text"]) for m in result.json["result"]] == [(2, line)]
+    assert ov("grep", unicodedata.normalize(typed, "^Das Gem[üx]se"), "--json").json["result"][0]["line"] == 2
+
+
 def test_grep_stops_a_pattern_that_backtracks_for_ever_with_a_clear_error(ov, monkeypatch):
     """(a|aa)+$ tries exponentially many ways to match 40 a's and a '!': grep gives up after its
     time limit, names the pattern and the line, and says why, instead of hanging."""

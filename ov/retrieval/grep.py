@@ -91,7 +91,7 @@ def grep(
             hint="use smaller counts, or a range such as {1,1000} (only a repeat's minimum is written out)",
         )
     try:
-        compiled = engine.compile(pattern, engine.IGNORECASE if ignore_case else 0)
+        compiled = engine.compile(nfc(pattern), engine.IGNORECASE if ignore_case else 0)
     except (engine.error, OverflowError) as exc:  # OverflowError: a repeat count such as a{99999999999}
         raise InvalidInput(f"invalid pattern {quote(pattern)} (a regular expression): {exc}") from None
     except RecursionError:  # the parser recurses once per nested group: "((((...", 10,000 deep
@@ -101,7 +101,7 @@ def grep(
     # One search of a block of lines first, with ^ and $ at every line: a block it does not match
     # has no matching line, and most files, and most of a large file, match nothing. A search per
     # line costs ~3 us with the matcher's time limit (ten times what it costs without).
-    whole = None if _lines_only(pattern) else engine.compile(pattern, (engine.IGNORECASE if ignore_case else 0) | engine.MULTILINE)
+    whole = None if _lines_only(pattern) else engine.compile(nfc(pattern), (engine.IGNORECASE if ignore_case else 0) | engine.MULTILINE)
     found = 0
     for uri, path in store.walk_files(base, show_all=show_all, leave_out=store.leave_out(base)):
         try:
@@ -114,10 +114,14 @@ def grep(
             continue
         if looks_binary(data):
             continue
-        lines = lines_of(data.decode("utf-8"))
+        text = data.decode("utf-8")
+        lines = lines_of(text)
+        # Searched in NFC, as the pattern is, and shown as written: "résumé" typed composed matches
+        # a line written decomposed (an "e" and a combining accent, as macOS file names give it).
+        searched = lines if text.isascii() else [nfc(line) for line in lines]
         clock = MatchTime()
         for first in range(0, len(lines), GREP_BLOCK_LINES):
-            block = lines[first : first + GREP_BLOCK_LINES]
+            block = searched[first : first + GREP_BLOCK_LINES]
             try:
                 # Joined by "\n" alone: the only line end ^ and $ know, where splitlines knows
                 # eleven. Half the time left at most: a block that takes longer is searched line by
@@ -140,7 +144,7 @@ def grep(
                         hint="nested repeats such as (a|aa)+ try exponentially many ways to match: simplify the pattern",
                     ) from None
                 if hit:
-                    yield GrepMatch(str(uri), number, line)
+                    yield GrepMatch(str(uri), number, lines[number - 1])
                     found += 1
                     if limit is not None and found >= limit:
                         return
