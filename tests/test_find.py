@@ -616,6 +616,8 @@ def test_a_file_name_alone_or_a_folder_is_named_too(project):
             ("viking://resources/A/b.md", "viking://user"),
         ),
         ("pi is 3.14 in v1.2 and no file here", {}, ()),
+        # A name typed decomposed (a file dragged from macOS's Finder) is the NFC name the store holds.
+        ("fix docs/Re\u0301sume\u0301.md and Gru\u0308n.txt", {"r\u00e9sum\u00e9.md": (("docs", "r\u00e9sum\u00e9.md"),), "gr\u00fcn.txt": (("gr\u00fcn.txt",),)}, ()),
     ],
 )
 def test_the_paths_and_file_names_a_query_holds(query, paths, places):

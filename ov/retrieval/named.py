@@ -45,6 +45,7 @@ from typing import NamedTuple
 from ov.index.code import CASED, JOINED, NAME, NAME_CHAR
 from ov.ingest.formats import DOCUMENT_EXTENSIONS, SECTION_NAME
 from ov.regex import LazyPattern
+from ov.uri import nfc
 
 # A word that may name a file: it holds a `/` or `\\`, or a dot before a letter (an extension).
 # Tried at the start of a word only, so a long run without either is read once, not once a character.
@@ -139,7 +140,9 @@ def named_paths(query: str, ambiguous: frozenset[tuple[str, ...]] = frozenset())
     within: dict[str, dict[tuple[tuple[str, ...], bool], None]] = {}
     places: dict[str, None] = {}
     lines: dict[tuple[str, ...], int] = {}
-    for match in _CANDIDATE.finditer(query):
+    # In NFC, as the store's paths are: a name typed decomposed (as macOS gives a file's name dragged
+    # into a terminal) has combining marks, which are no word characters, and named nothing.
+    for match in _CANDIDATE.finditer(nfc(query)):
         word, place, line = _read(match.group())
         if place:
             if word:
