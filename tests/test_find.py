@@ -762,6 +762,33 @@ def test_the_letters_folded_beyond_lower_case_are_unicodes():
     assert {c for c in map(chr, range(0x80, 0x20000)) if _CASEFOLD_ONLY.fullmatch(c)} == wanted
 
 
+_INVOICES = {
+    "en.md": "# Invoice import\n\nThe invoice import runs on the billing server every hour.\n",
+    "fr.md": "# Import des factures\n\nL'import des factures tourne sur le serveur de facturation toutes les heures.\n",
+    "de.md": "# Rechnungsimport\n\nDer Rechnungsimport läuft jede Stunde auf dem Abrechnungsserver.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("plain", "elided", "doc"),
+    [
+        ("where is the invoice import running?", "where's the invoice import running?", "en.md"),
+        ("Sur quel serveur tourne l'import des factures ?", "Sur quel serveur l'import des factures s'exécute-t-il ?", "fr.md"),
+        ("Quel serveur fait l'import des factures ?", "Qu'est-ce qui fait l'import des factures ?", "fr.md"),
+        ("Auf welchem Server läuft der Rechnungsimport?", "Wann läuft der Rechnungsimport auf dem Server?", "de.md"),
+    ],
+)
+def test_a_question_in_any_language_is_as_relevant_with_its_elisions_and_function_words(ov, plain, elided, doc):
+    """A fragment an apostrophe joins to a word ("'s", "qu'", "s'", "-t-") and another language's
+    articles and pronouns counted as query words the note did not hold: "how's ..." scored half of
+    "how is ...", and no French question reached the prompt hook's cut-off."""
+    for name, text in _INVOICES.items():
+        write(ov, f"viking://resources/inv/{name}", text)
+    for query in (plain, elided):
+        best = found(ov, query, "-n", "1")["resources"][0]
+        assert best["uri"] == f"viking://resources/inv/{doc}" and best["relevance"] >= 0.8, (query, best)
+
+
 def test_a_devanagari_word_is_one_word_not_cut_at_its_vowel_signs(ov):
     write(ov, "viking://resources/hi/hindi.md", "\u0939\u093f\u0928\u094d\u0926\u0940 \u092d\u093e\u0937\u093e \u0915\u093e \u0907\u0924\u093f\u0939\u093e\u0938")
     # The consonants of हिन्दी, each with another vowel sign: without the marks, the same three tokens.

@@ -36,6 +36,7 @@ from ov.errors import (
     not_writable,
 )
 from ov.index.code import COMPOUND_NAME, NAME_CHAR
+from ov.index.function_words import foreign, spoken
 from ov.index.records import Record
 from ov.regex import LazyPattern
 from ov.uri import nfc
@@ -85,6 +86,8 @@ ANALYZER = "ov"
 NAME_ANALYZER = "ov_name"
 NAME_PATTERN = r"[\p{L}\p{M}\p{N}_$]+(?:\.[\p{L}\p{M}\p{N}_$]+)*"
 NAME_FIELDS = ("defines", "identifiers")
+# A query's words as written, to tell its language by (ov.index.function_words).
+_LETTERS = LazyPattern(r"[^\W\d_]+")
 # A name in a query as typed; what makes one a name rather than a word (an underscore, a dot or a
 # dollar inside it, or a change of case) is ov.index.code.COMPOUND_NAME, as in the code indexed.
 _TYPED = rf"{NAME_CHAR}+(?:\.{NAME_CHAR}+)*"
@@ -647,10 +650,14 @@ class LexicalIndex:
             self._query_analyzer = analyzer(self.language, for_query=True)
         skip = _question_words(self.language, self._query_analyzer)
         text = self._normal(text)
-        analysed = self._query_analyzer.analyze(text)
+        # Without elided fragments ("how's", "qu'est", "exécute-t-il"): no word of the query.
+        analysed = self._query_analyzer.analyze(spoken(text))
         asking = _analysed("interrogative", _INTERROGATIVES, self.language, self._query_analyzer)
         if any(t in asking for t in analysed):
             skip = skip | _definition_words(self.language, self._query_analyzer)
+        said = foreign(_LETTERS.findall(text.lower()))  # the function words of another language it is in
+        if said:
+            skip = skip | {t for word in said for t in self._query_analyzer.analyze(word)}
         tokens = [t for t in analysed if t not in skip]
         words = tuple(dict.fromkeys(tokens))
         phrases = []

@@ -1,0 +1,30 @@
+"""The words of a query that name nothing, in any language (ov.index.function_words)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ov.index.lexical import LexicalIndex
+
+
+@pytest.fixture(scope="module")
+def index():
+    return LexicalIndex.empty("english")
+
+
+@pytest.mark.parametrize(
+    ("query", "words"),
+    [
+        ("what's the cache's eviction policy?", ("cach", "evict", "polici")),
+        ("¿Dónde se guarda el registro de errores?", ("guarda", "registro", "error")),
+        ("Perché l'esportazione è così lenta?", ("esportazion", "così", "lenta")),
+        ("Wie oft wird das Backup der Datenbank erstellt?", ("oft", "backup", "datenbank", "erstellt")),
+        ("Hoe vaak wordt de back-up van de database gemaakt?", ("vaak", "back", "up", "databas", "gemaakt")),
+        ("Почему экспорт такой медленный?", ("экспорт", "такой", "медленный")),
+        # English borrowing a word or two keeps them: they may be what it asks about.
+        ("the die casting machine and the press", ("die", "cast", "machin", "press")),
+        ("how to cook a la carte dishes", ("cook", "la", "cart", "dish")),
+    ],
+)
+def test_a_querys_elisions_and_the_function_words_of_its_language_are_no_words(index, query, words):
+    assert index.query_terms(query).words == words
